@@ -1,0 +1,70 @@
+/**
+ * toolroute: a permission-aware tool router for LLM agents.
+ *
+ * This is the portable core: web-standard only, so it runs on Deno and on edge runtimes.
+ * Built-in tools, permission mapping, stdio MCP and config files live in the `./deno` entry.
+ *
+ * @example Route a model's tool call
+ * ```ts
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const weather = defineTool({
+ *   name: "get_weather",
+ *   description: "Current weather for a city",
+ *   input: z.object({ city: z.string() }),
+ *   run: ({ city }) => ({ city, sky: "clear" }),
+ * });
+ * const router = new ToolRouter({ functions: [weather] });
+ * const toolSet = await router.expose({ functions: ["get_weather"] });
+ * assertEquals(await toolSet.invoke("get_weather", '{"city":"Oslo"}'), '{"city":"Oslo","sky":"clear"}');
+ * ```
+ *
+ * @module
+ */
+
+export { API_FUNCTION_NAME_PATTERN, toApiFunctionName } from "./src/core/api_function_name.ts";
+export { defineTool } from "./src/core/define_tool.ts";
+export type { FunctionTool, FunctionToolSpec } from "./src/core/define_tool.ts";
+export { defineMcpService } from "./src/core/define_mcp_service.ts";
+export type {
+  McpService,
+  McpServiceSpec,
+  McpServiceToolSpec,
+} from "./src/core/define_mcp_service.ts";
+export { ToolRouter } from "./src/core/tool_router.ts";
+export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
+export type { ToolSelection } from "./src/core/tool_selection.ts";
+export { ToolSet } from "./src/core/tool_set.ts";
+export type { ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
+export type {
+  CallOptions,
+  CallSettings,
+  ToolCallEvent,
+  ToolCallResult,
+} from "./src/core/tool_call.ts";
+export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
+export { ERROR_CODES, isToolError, ToolError } from "./src/core/tool_error.ts";
+export type { ErrorCode } from "./src/core/tool_error.ts";
+export type { ArgumentLimits } from "./src/core/parse_arguments.ts";
+export { truncateMiddle } from "./src/core/result_text.ts";
+export { SOURCE_PRIORITY } from "./src/core/tool_source.ts";
+export type {
+  BashSetting,
+  BuiltinContext,
+  BuiltinSource,
+  GatewayRequest,
+  GatewayResolution,
+  GatewaySource,
+  JsonObjectSchema,
+  MissingTool,
+  RoutedTool,
+  SelectionKey,
+  SourceKind,
+  SourceResolution,
+  ToolContext,
+  ToolProgress,
+} from "./src/core/tool_source.ts";
+export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
+export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";

@@ -1,0 +1,96 @@
+import { API_FUNCTION_NAME_PATTERN, toApiFunctionName } from "./api_function_name.ts";
+import { compileZodInput } from "./zod_input.ts";
+import type { InferArgs, InputSchema } from "./input_schema.ts";
+import type { RoutedTool, ToolContext } from "./tool_source.ts";
+
+/** What `defineTool` takes. */
+export interface FunctionToolSpec<S extends InputSchema> {
+  /** The name the model calls: `^[A-Za-z][A-Za-z0-9_-]{0,63}$`. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** A zod object schema of the arguments; unknown keys are rejected. */
+  input: S;
+  /**
+   * Runs the tool with parsed, typed arguments. A string result is used as it is, `undefined`
+   * becomes `""`, anything else is JSON-encoded. Throw to report a failure to the model.
+   */
+  run(args: InferArgs<S>, context: ToolContext): unknown;
+}
+
+/** A function tool, ready to register with `new ToolRouter({ functions })`. */
+export interface FunctionTool extends RoutedTool {
+  /** Always `"function"`. */
+  readonly source: "function";
+}
+
+/**
+ * Defines a function tool with a zod-typed input.
+ *
+ * Throws a `TypeError` for an invalid name, a missing description, a non-object schema or a
+ * missing `run`.
+ *
+ * @example A tool that adds two numbers
+ * ```ts
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const add = defineTool({
+ *   name: "add",
+ *   description: "Adds two numbers",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => ({ sum: a + b }),
+ * });
+ * const tools = await new ToolRouter({ functions: [add] }).expose({ functions: ["add"] });
+ * assertEquals(await tools.invoke("add", '{"a":1,"b":2}'), '{"sum":3}');
+ * ```
+ *
+ * @param spec The name, description, input schema and handler.
+ * @returns The function tool.
+ */
+export function defineTool<S extends InputSchema>(spec: FunctionToolSpec<S>): FunctionTool {
+  if (spec === null || typeof spec !== "object") {
+    throw new TypeError("Cannot define tool: pass an object with name, description, input and run");
+  }
+  const { name, description, run } = spec;
+  if (typeof name !== "string" || !API_FUNCTION_NAME_PATTERN.test(name)) {
+    const hint = typeof name === "string"
+      ? `; "${toApiFunctionName("tool", name)}" would be valid`
+      : "";
+    throw new TypeError(
+      `Cannot define tool ${
+        JSON.stringify(name)
+      }: the name must match ${API_FUNCTION_NAME_PATTERN}${hint}`,
+    );
+  }
+  checkDescription(description, name);
+  if (typeof run !== "function") {
+    throw new TypeError(`Cannot define tool "${name}": "run" must be a function`);
+  }
+  const input = compileZodInput(spec.input, name);
+  return Object.freeze({
+    name,
+    description,
+    inputSchema: input.jsonSchema,
+    source: "function" as const,
+    origin: name,
+    execute: (args: Record<string, unknown>, context: ToolContext) =>
+      run(input.parse(args, name), context),
+  });
+}
+
+/**
+ * Checks a tool description, throwing a `TypeError` naming the tool when it is not a string.
+ *
+ * @param description The description.
+ * @param owner The tool's name.
+ */
+export function checkDescription(
+  description: unknown,
+  owner: string,
+): asserts description is string {
+  if (typeof description !== "string") {
+    throw new TypeError(`Cannot define tool "${owner}": "description" must be a string`);
+  }
+}

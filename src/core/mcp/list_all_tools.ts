@@ -1,0 +1,33 @@
+import type { Client, McpTool } from "./mcp_sdk.ts";
+
+/** Most pages read from one `tools/list`, against servers whose cursors never end. */
+const MAX_PAGES = 1000;
+
+/**
+ * Lists every tool of a server, following `nextCursor` through all pages.
+ *
+ * Stops at a repeated cursor or after 1000 pages, so a faulty server cannot loop forever.
+ *
+ * @param client The connected client.
+ * @param options The signal and deadline of each page request.
+ * @returns All tools.
+ */
+export async function listAllTools(
+  client: Client,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      signal: options.signal,
+      timeout: options.timeoutMs,
+    });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  return tools;
+}

@@ -1,0 +1,169 @@
+import { ToolError } from "../tool_error.ts";
+import { truncateMiddle } from "../result_text.ts";
+import type { ToolContext } from "../tool_source.ts";
+import {
+  type CallToolResult,
+  type Client,
+  type ContentBlock,
+  McpError,
+  McpErrorCode,
+} from "./mcp_sdk.ts";
+
+/** Options of one MCP tool call. */
+export interface McpCallOptions {
+  /** The SDK request deadline in milliseconds. */
+  timeoutMs?: number;
+  /** Most characters of the result; longer results keep head and tail. */
+  maxResultChars?: number;
+  /** Whether a progress notification resets the deadline (up to `maxTotalTimeoutMs`). */
+  resetTimeoutOnProgress?: boolean;
+  /** The hard deadline when progress resets it. */
+  maxTotalTimeoutMs?: number;
+}
+
+/**
+ * Calls a tool over an MCP client and returns its text, converting errors to `ToolError`s.
+ *
+ * @param client The connected client.
+ * @param toolName The tool's name on the server.
+ * @param args The arguments.
+ * @param context The call's signal and progress listener.
+ * @param options Deadline and result size.
+ * @returns The result text.
+ */
+export async function callMcpTool(
+  client: Client,
+  toolName: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  options: McpCallOptions = {},
+): Promise<string> {
+  let result;
+  try {
+    result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+      signal: context.signal,
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeout: options.maxTotalTimeoutMs,
+      onprogress: context.onProgress
+        ? (p) => context.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
+        : undefined,
+    });
+  } catch (error) {
+    throw mcpErrorToToolError(error, toolName, context.signal);
+  }
+  const text = callToolResultText(result as CallToolResult);
+  const bounded = options.maxResultChars === undefined
+    ? text
+    : truncateMiddle(text, options.maxResultChars);
+  if (result.isError === true) {
+    throw new ToolError(
+      "tool_error",
+      bounded || `Tool "${toolName}" reported an error without a message`,
+    );
+  }
+  return bounded;
+}
+
+/**
+ * Converts what an MCP client call threw into a `ToolError` with the right code.
+ *
+ * @param error What was thrown.
+ * @param toolName The tool's name on the server.
+ * @param signal The call's signal, whose reason wins when it aborted.
+ * @returns The tool error.
+ */
+export function mcpErrorToToolError(
+  error: unknown,
+  toolName: string,
+  signal?: AbortSignal,
+): ToolError {
+  if (signal?.aborted && signal.reason instanceof ToolError) return signal.reason;
+  if (error instanceof ToolError) return error;
+  if (error instanceof McpError) {
+    switch (error.code) {
+      case McpErrorCode.InvalidParams:
+        return new ToolError(
+          "invalid_arguments",
+          `Invalid arguments for tool "${toolName}": ${stripPrefix(error.message)}`,
+        );
+      case McpErrorCode.RequestTimeout:
+        return new ToolError(
+          "timeout",
+          `Tool "${toolName}" did not answer in time: ${stripPrefix(error.message)}`,
+        );
+      case McpErrorCode.ConnectionClosed:
+        return new ToolError(
+          "upstream_unavailable",
+          `The server of tool "${toolName}" closed the connection`,
+        );
+      case McpErrorCode.MethodNotFound:
+        return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`);
+      default:
+        return new ToolError(
+          "tool_error",
+          `Tool "${toolName}" failed: ${stripPrefix(error.message)}`,
+        );
+    }
+  }
+  if (error instanceof Error && error.name === "AbortError") {
+    return new ToolError("aborted", `The call to "${toolName}" was aborted`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolError(
+    "upstream_unavailable",
+    `The server of tool "${toolName}" is unavailable: ${message}`,
+  );
+}
+
+function stripPrefix(message: string): string {
+  return message.replace(/^MCP error -?\d+: /, "");
+}
+
+/**
+ * Joins the content of an MCP tool result into one text: text parts as they are, other parts
+ * described (`[image: image/png, 12 KB]`), separated by blank lines; `structuredContent` as JSON
+ * when there is no text.
+ *
+ * @param result The tool result.
+ * @returns The text.
+ */
+export function callToolResultText(result: CallToolResult): string {
+  const parts = (result.content ?? []).map(describeBlock);
+  const hasText = (result.content ?? []).some((block) => block.type === "text");
+  if (!hasText && result.structuredContent !== undefined) {
+    parts.unshift(JSON.stringify(result.structuredContent));
+  }
+  return parts.join("\n\n");
+}
+
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+    case "audio":
+      return `[${block.type}: ${block.mimeType}, ${sizeOf(block.data)}]`;
+    case "resource": {
+      const resource = block.resource as {
+        uri: string;
+        text?: string;
+        blob?: string;
+        mimeType?: string;
+      };
+      if (typeof resource.text === "string") return resource.text;
+      return `[resource: ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ""}${
+        resource.blob ? `, ${sizeOf(resource.blob)}` : ""
+      }]`;
+    }
+    case "resource_link":
+      return `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
+    default:
+      return `[${(block as { type: string }).type} content]`;
+  }
+}
+
+function sizeOf(base64: string): string {
+  const bytes = Math.floor(base64.length * 3 / 4);
+  return bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`;
+}

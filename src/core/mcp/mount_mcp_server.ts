@@ -1,0 +1,75 @@
+import { toApiFunctionName } from "../api_function_name.ts";
+import type { McpService } from "../define_mcp_service.ts";
+import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
+import { callMcpTool } from "./mcp_call.ts";
+import { listAllTools } from "./list_all_tools.ts";
+import {
+  Client,
+  InMemoryTransport,
+  type McpServer,
+  type McpTool,
+  ToolListChangedNotificationSchema,
+} from "./mcp_sdk.ts";
+
+/**
+ * An SDK `McpServer` (or low-level `Server`) that is not connected yet, described structurally
+ * so the public API names no SDK type.
+ */
+export interface MountableMcpServer {
+  /** Connects the server to a transport. */
+  connect(transport: unknown): Promise<void>;
+  /** Closes the server. */
+  close(): Promise<void>;
+}
+
+/** A local MCP service backed by an SDK `McpServer` connected in-process. */
+export interface MountedMcpService extends McpService {
+  /** Disconnects the client from the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects an SDK `McpServer` in-process over the SDK's `InMemoryTransport` and exposes its tools
+ * as a local MCP service named `id`. The tool list follows `notifications/tools/list_changed`.
+ *
+ * @param id The service name; tools are exposed as `toApiFunctionName(id, tool.name)`.
+ * @param server The SDK server, not yet connected.
+ * @returns The mounted service.
+ */
+export async function mountMcpServer(
+  id: string,
+  server: MountableMcpServer,
+): Promise<MountedMcpService> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "toolroute", version: "0.1.0" });
+  await client.connect(clientSide);
+  let tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
+  });
+  return {
+    name: id,
+    get tools() {
+      return tools;
+    },
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+function toRoutedTool(id: string, client: Client, tool: McpTool): RoutedTool {
+  return Object.freeze({
+    name: toApiFunctionName(id, tool.name),
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema as JsonObjectSchema,
+    outputSchema: tool.outputSchema as JsonObjectSchema | undefined,
+    annotations: tool.annotations as Record<string, unknown> | undefined,
+    source: "local_mcp" as const,
+    origin: `${id}/${tool.name}`,
+    execute: (args: Record<string, unknown>, context: ToolContext) =>
+      callMcpTool(client, tool.name, args, context),
+  });
+}

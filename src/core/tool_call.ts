@@ -1,0 +1,215 @@
+import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
+import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
+import { toResultText, truncateMiddle } from "./result_text.ts";
+import type { RoutedTool, SourceKind, ToolContext, ToolProgress } from "./tool_source.ts";
+
+/** Options of one tool call. */
+export interface CallOptions {
+  /** Aborts the call; the tool's `context.signal` aborts too and the result is `aborted`. */
+  signal?: AbortSignal;
+  /** Deadline in milliseconds; past it the result is `timeout`. Default: the router's. */
+  timeoutMs?: number;
+  /** Receives progress reports from tools that send them. */
+  onProgress?: (progress: ToolProgress) => void;
+}
+
+/** The result of one tool call, with its details. */
+export interface ToolCallResult {
+  /** The text for the model: the result, or a plain-sentence error. */
+  text: string;
+  /** Whether the call failed. */
+  isError: boolean;
+  /** The error's code, when the call failed. */
+  code?: ErrorCode;
+  /** The source that ran the call; absent for `unknown_tool`. */
+  source?: SourceKind;
+  /** The tool name as called. */
+  tool: string;
+}
+
+/** The event the router emits once per call. */
+export interface ToolCallEvent {
+  /** Always `"call"`. */
+  type: "call";
+  /** The tool name as called. */
+  tool: string;
+  /** The source that ran it; absent for `unknown_tool`. */
+  source?: SourceKind;
+  /** The request's user. */
+  userId?: string;
+  /** How long the call took, in milliseconds. */
+  durationMs: number;
+  /** Whether the call failed. */
+  isError: boolean;
+  /** The error's code, when the call failed. */
+  code?: ErrorCode;
+}
+
+/** Settings the router passes to every call. */
+export interface CallSettings {
+  /** Deadline of calls without their own `timeoutMs`. */
+  timeoutMs?: number;
+  /** Most characters of a result; longer results keep head and tail. */
+  maxResultChars?: number;
+  /** Limits on argument text. */
+  argumentLimits?: ArgumentLimits;
+  /** Receives one event per call. */
+  onEvent?: (event: ToolCallEvent) => void;
+}
+
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+/**
+ * Calls one tool: parses the arguments, runs it under the deadline and signal, and converts
+ * every failure the call causes into an error result. This is the router's single catch boundary.
+ *
+ * @param tool The tool, or `undefined` when the name is not exposed.
+ * @param name The name as called.
+ * @param args The model's arguments: JSON text or a parsed object.
+ * @param options The call's signal, deadline and progress listener.
+ * @param settings The router's settings.
+ * @param userId The request's user.
+ * @param known The exposed names, for the unknown-tool message.
+ * @returns The result; never rejects for anything the call caused.
+ */
+export async function callTool(
+  tool: RoutedTool | undefined,
+  name: string,
+  args: unknown,
+  options: CallOptions,
+  settings: CallSettings,
+  userId: string | undefined,
+  known: () => readonly string[],
+): Promise<ToolCallResult> {
+  const started = performance.now();
+  let result: ToolCallResult;
+  try {
+    if (tool === undefined) throw unknownTool(name, known());
+    const parsed = parseArguments(args, settings.argumentLimits);
+    const value = await runGuarded(tool, parsed, options, settings.timeoutMs, userId);
+    let text = toResultText(value);
+    if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
+    result = { text, isError: false, source: tool.source, tool: name };
+  } catch (error) {
+    const failure = toFailure(error, name);
+    result = {
+      text: failure.message,
+      isError: true,
+      code: failure.code,
+      source: tool?.source,
+      tool: name,
+    };
+  }
+  if (settings.onEvent !== undefined) {
+    try {
+      settings.onEvent({
+        type: "call",
+        tool: name,
+        source: result.source,
+        userId,
+        durationMs: performance.now() - started,
+        isError: result.isError,
+        code: result.code,
+      });
+    } catch {
+      // An observer's failure must not change the result.
+    }
+  }
+  return result;
+}
+
+async function runGuarded(
+  tool: RoutedTool,
+  args: Record<string, unknown>,
+  options: CallOptions,
+  defaultTimeoutMs: number | undefined,
+  userId: string | undefined,
+): Promise<unknown> {
+  const outer = options.signal;
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  if (outer === undefined && timeoutMs === undefined) {
+    return await tool.execute(args, {
+      signal: NEVER_ABORTED,
+      userId,
+      onProgress: options.onProgress,
+    });
+  }
+  if (outer?.aborted) {
+    throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
+  }
+  const controller = new AbortController();
+  let fail!: (error: ToolError) => void;
+  const stopped = new Promise<never>((_, reject) => fail = reject);
+  stopped.catch(() => {});
+  const abort = (error: ToolError) => {
+    controller.abort(error);
+    fail(error);
+  };
+  const onAbort = () => abort(new ToolError("aborted", `The call to "${tool.name}" was aborted`));
+  outer?.addEventListener("abort", onAbort, { once: true });
+  const timer = timeoutMs === undefined ? undefined : setTimeout(
+    () =>
+      abort(new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const context: ToolContext = {
+    signal: controller.signal,
+    userId,
+    onProgress: options.onProgress,
+  };
+  try {
+    return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);
+  } catch (error) {
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onAbort);
+  }
+}
+
+function unknownTool(name: string, known: readonly string[]): ToolError {
+  const list = known.length === 0
+    ? "No tools are available in this request"
+    : `Available tools: ${known.slice(0, 30).join(", ")}${known.length > 30 ? ", …" : ""}`;
+  return new ToolError("unknown_tool", `Unknown tool ${JSON.stringify(String(name))}. ${list}`);
+}
+
+/**
+ * Converts anything thrown by a call into a code and a plain-sentence message.
+ *
+ * @param error What was thrown.
+ * @param name The tool's name.
+ * @returns The code and message.
+ */
+export function toFailure(error: unknown, name: string): { code: ErrorCode; message: string } {
+  if (isToolError(error)) return { code: error.code, message: error.message };
+  if (error instanceof Error && error.name === "NotCapable") {
+    return {
+      code: "permission_denied",
+      message: `The sandbox denied the operation: ${error.message}`,
+    };
+  }
+  if (error instanceof Error && error.name === "PermissionDenied") {
+    return {
+      code: "permission_denied",
+      message: `The operating system denied the operation: ${error.message}`,
+    };
+  }
+  return { code: "tool_error", message: `Tool "${name}" failed: ${describeThrown(error)}` };
+}
+
+function describeThrown(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error || "it threw an empty string";
+  if (error === undefined || error === null) return "it failed without a message";
+  if (typeof error === "object") {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === "string" && message !== "") return message;
+    try {
+      return JSON.stringify(error) ?? String(error);
+    } catch {
+      return Object.prototype.toString.call(error);
+    }
+  }
+  return String(error);
+}

@@ -1,0 +1,80 @@
+import type { JsonObjectSchema, RoutedTool } from "./tool_source.ts";
+
+/** A tool in the OpenAI function-calling format. */
+export interface OpenAITool {
+  /** Always `"function"`. */
+  type: "function";
+  /** The function. */
+  function: {
+    /** The name the model calls. */
+    name: string;
+    /** What the tool does. */
+    description: string;
+    /** The JSON Schema of the arguments. */
+    parameters: JsonObjectSchema;
+  };
+}
+
+/** A tool in the Anthropic Messages API format. */
+export interface AnthropicTool {
+  /** The name the model calls. */
+  name: string;
+  /** What the tool does. */
+  description: string;
+  /** The JSON Schema of the arguments. */
+  input_schema: JsonObjectSchema;
+}
+
+/** A tool in the MCP `tools/list` format. */
+export interface McpToolDescription {
+  /** The name the client calls. */
+  name: string;
+  /** What the tool does. */
+  description: string;
+  /** The JSON Schema of the arguments. */
+  inputSchema: JsonObjectSchema;
+  /** The JSON Schema of structured results, when declared. */
+  outputSchema?: JsonObjectSchema;
+  /** Tool annotations, when known. */
+  annotations?: Record<string, unknown>;
+}
+
+/**
+ * Describes a tool in the OpenAI function format.
+ *
+ * @param tool The tool.
+ * @returns The OpenAI tool.
+ */
+export function toOpenAITool(tool: RoutedTool): OpenAITool {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  };
+}
+
+/**
+ * Describes a tool in the Anthropic format.
+ *
+ * @param tool The tool.
+ * @returns The Anthropic tool.
+ */
+export function toAnthropicTool(tool: RoutedTool): AnthropicTool {
+  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
+}
+
+/**
+ * Describes a tool in the MCP format.
+ *
+ * @param tool The tool.
+ * @returns The MCP tool.
+ */
+export function toMcpTool(tool: RoutedTool): McpToolDescription {
+  const out: McpToolDescription = {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+  };
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
+  if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  return out;
+}

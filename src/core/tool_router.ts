@@ -1,0 +1,185 @@
+import type { FunctionTool } from "./define_tool.ts";
+import type { McpService } from "./define_mcp_service.ts";
+import { type MountableMcpServer, mountMcpServer } from "./mcp/mount_mcp_server.ts";
+import type { ArgumentLimits } from "./parse_arguments.ts";
+import { resolveSelection, type ToolSelection } from "./tool_selection.ts";
+import type { CallOptions, CallSettings, ToolCallEvent } from "./tool_call.ts";
+import { ToolSet } from "./tool_set.ts";
+import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source.ts";
+import { ToolRegistry } from "./tool_registry.ts";
+
+/** What `new ToolRouter` takes. */
+export interface ToolRouterOptions {
+  /** Function tools made by `defineTool`. */
+  functions?: readonly FunctionTool[];
+  /** Local MCP services made by `defineMcpService`. */
+  mcpServices?: readonly McpService[];
+  /** The remote MCP gateway (`McpGateway`). */
+  gateway?: GatewaySource;
+  /** The built-in tools (`builtinTools(context)` from the `./deno` entry). */
+  builtins?: BuiltinSource;
+  /** Receives one event per call; it must not throw (a throw is ignored). */
+  onEvent?: (event: ToolCallEvent) => void;
+  /** Deadline of calls that give no `timeoutMs`. Default: none for in-process tools. */
+  timeoutMs?: number;
+  /** Most characters of a result; longer results keep head and tail. Default: no limit. */
+  maxResultChars?: number;
+  /** Limits on the argument text a model may send. */
+  argumentLimits?: ArgumentLimits;
+}
+
+/** Options of a host-side `ToolRouter#invoke`. */
+export interface RouterInvokeOptions extends CallOptions {
+  /** The user whose per-user servers are considered. */
+  userId?: string;
+  /** The built-in context for this call. */
+  context?: BuiltinContext;
+}
+
+/**
+ * Registers tools from five sources and hands each request exactly the tools it may use.
+ *
+ * Priority, highest first: built-in, per-user MCP, local MCP, function, global MCP. When two
+ * selected sources offer the same name the higher wins and `ToolSet#shadowed` reports it.
+ *
+ * @example Expose one function tool and call it
+ * ```ts
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const now = defineTool({
+ *   name: "now",
+ *   description: "The year",
+ *   input: z.object({}),
+ *   run: () => 2026,
+ * });
+ * const router = new ToolRouter({ functions: [now] });
+ * const tools = await router.expose({ functions: ["now"] });
+ * assertEquals(tools.tools[0].function.name, "now");
+ * assertEquals(await tools.invoke("now", "{}"), "2026");
+ * ```
+ */
+export class ToolRouter implements AsyncDisposable {
+  #registry = new ToolRegistry();
+  #gateway?: GatewaySource;
+  #builtins?: BuiltinSource;
+  #settings: CallSettings;
+
+  /**
+   * Creates a router. Throws a `TypeError` when two tools of one source share a name.
+   *
+   * @param options The sources and call settings.
+   */
+  constructor(options: ToolRouterOptions = {}) {
+    for (const tool of options.functions ?? []) this.#registry.addFunction(tool);
+    for (const service of options.mcpServices ?? []) this.#registry.addService(service);
+    this.#gateway = options.gateway;
+    this.#builtins = options.builtins;
+    checkPositive(options.timeoutMs, "timeoutMs");
+    checkPositive(options.maxResultChars, "maxResultChars");
+    this.#settings = {
+      timeoutMs: options.timeoutMs,
+      maxResultChars: options.maxResultChars,
+      argumentLimits: options.argumentLimits,
+      onEvent: options.onEvent,
+    };
+  }
+
+  /**
+   * Registers a function tool. Throws a `TypeError` when the name is taken.
+   *
+   * @param tool The tool made by `defineTool`.
+   */
+  addFunction(tool: FunctionTool): void {
+    this.#registry.addFunction(tool);
+  }
+
+  /**
+   * Registers a local MCP service. Throws a `TypeError` when its name or a tool name is taken.
+   *
+   * @param service The service made by `defineMcpService`.
+   */
+  addMcpService(service: McpService): void {
+    this.#registry.addService(service);
+  }
+
+  /**
+   * Mounts an SDK `McpServer` in-process as a local MCP service named `id`.
+   *
+   * @param id The service name; tools are exposed as `toApiFunctionName(id, tool.name)`.
+   * @param server The SDK server, not yet connected.
+   */
+  async mountMcpServer(id: string, server: MountableMcpServer): Promise<void> {
+    this.#registry.checkServiceName(id);
+    const service = await mountMcpServer(id, server);
+    try {
+      this.#registry.addService(service, service.close);
+    } catch (error) {
+      await service.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Exposes exactly the named tools for one request.
+   *
+   * Unknown names are reported in `missing`; they never throw.
+   *
+   * @param selection What this request may use.
+   * @returns The tool set for the model.
+   */
+  async expose(selection: ToolSelection = {}): Promise<ToolSet> {
+    const resolved = await resolveSelection(
+      selection,
+      this.#registry,
+      this.#builtins,
+      this.#gateway,
+    );
+    return new ToolSet({ ...resolved, userId: selection.userId, settings: this.#settings });
+  }
+
+  /**
+   * Calls any registered tool by name, in priority order: a host-side call, like AI4J's
+   * `ToolUtil.invoke`. Not for model output: use `ToolSet#invoke`, which runs only exposed tools.
+   *
+   * @param name The tool name.
+   * @param args The arguments: JSON text or an object.
+   * @param options The user, built-in context, signal and deadline.
+   * @returns The result text or a plain-sentence error.
+   */
+  async invoke(name: string, args?: unknown, options: RouterInvokeOptions = {}): Promise<string> {
+    const { userId, context, ...callOptions } = options;
+    const everything = await this.expose({
+      builtins: this.#builtins?.names ? [...this.#builtins.names] : [],
+      mcpServers: this.#gateway?.serverIds(userId) ?? [],
+      mcpServices: this.#registry.serviceNames(),
+      functions: this.#registry.functionNames(),
+      userId,
+      context,
+    });
+    return await everything.invoke(name, args, callOptions);
+  }
+
+  /** Closes the gateway, the built-ins' background processes and mounted servers. */
+  async close(): Promise<void> {
+    await Promise.allSettled([
+      this.#gateway?.close?.(),
+      this.#builtins?.close?.(),
+      this.#registry.close(),
+    ]);
+  }
+
+  /** Same as {@linkcode ToolRouter#close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+function checkPositive(value: number | undefined, name: string): void {
+  if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
+    throw new RangeError(
+      `Cannot create router: "${name}" must be a positive number, received ${String(value)}`,
+    );
+  }
+}

@@ -1,0 +1,166 @@
+import type { ToolRegistry } from "./tool_registry.ts";
+import type { ShadowedTool } from "./tool_set.ts";
+import {
+  type BuiltinContext,
+  type BuiltinSource,
+  type GatewaySource,
+  type MissingTool,
+  type RoutedTool,
+  SOURCE_PRIORITY,
+  type SourceKind,
+} from "./tool_source.ts";
+
+/** What one request may use: only what is named here is exposed. */
+export interface ToolSelection {
+  /** Function tool names. */
+  functions?: readonly string[];
+  /** Local MCP service names (every tool of each). */
+  mcpServices?: readonly string[];
+  /** Remote MCP server ids: the user's own servers and global servers. */
+  mcpServers?: readonly string[];
+  /** Built-in tool names: `bash`, `read_file`, `write_file`, `apply_patch`. */
+  builtins?: readonly string[];
+  /** The request's user: selects per-user servers, and reaches tools as `context.userId`. */
+  userId?: string;
+  /** The built-in context of this request, overriding the router's. */
+  context?: BuiltinContext;
+  /** Aborts connecting to remote servers. */
+  signal?: AbortSignal;
+}
+
+/** The tools of a selection after priority is applied. */
+export interface ResolvedSelection {
+  /** One tool per name, the winners. */
+  tools: RoutedTool[];
+  /** Names that lost to a higher source. */
+  shadowed: ShadowedTool[];
+  /** Names that could not be exposed. */
+  missing: MissingTool[];
+}
+
+/**
+ * Resolves a selection against the registry and the slots, applying source priority.
+ *
+ * Throws a `TypeError` when the selection is not well formed (host misuse).
+ *
+ * @param selection The selection.
+ * @param registry Function tools and local services.
+ * @param builtins The built-in slot.
+ * @param gateway The remote MCP slot.
+ * @returns The winners, the shadowed names and the missing names.
+ */
+export async function resolveSelection(
+  selection: ToolSelection,
+  registry: ToolRegistry,
+  builtins: BuiltinSource | undefined,
+  gateway: GatewaySource | undefined,
+): Promise<ResolvedSelection> {
+  checkSelection(selection);
+  const missing: MissingTool[] = [];
+  const tiers: Record<SourceKind, RoutedTool[]> = {
+    builtin: [],
+    user_mcp: [],
+    local_mcp: [],
+    function: [],
+    global_mcp: [],
+  };
+  const builtinNames = unique(selection.builtins);
+  if (builtinNames.length > 0) {
+    if (builtins === undefined) {
+      for (const name of builtinNames) {
+        missing.push({ selection: "builtins", name, reason: "no built-in tools are registered" });
+      }
+    } else {
+      const found = builtins.resolve(builtinNames, selection.context);
+      tiers.builtin = found.tools;
+      missing.push(...found.missing);
+    }
+  }
+  const serverIds = unique(selection.mcpServers);
+  if (serverIds.length > 0) {
+    if (gateway === undefined) {
+      for (const name of serverIds) {
+        missing.push({ selection: "mcpServers", name, reason: "no MCP gateway is registered" });
+      }
+    } else {
+      const found = await gateway.resolve({
+        serverIds,
+        userId: selection.userId,
+        signal: selection.signal,
+      });
+      tiers.user_mcp = found.user;
+      tiers.global_mcp = found.global;
+      missing.push(...found.missing);
+    }
+  }
+  for (const name of unique(selection.mcpServices)) {
+    const service = registry.getService(name);
+    if (service === undefined) {
+      missing.push({
+        selection: "mcpServices",
+        name,
+        reason: "no local MCP service has this name",
+      });
+    } else tiers.local_mcp.push(...service.tools);
+  }
+  for (const name of unique(selection.functions)) {
+    const tool = registry.getFunction(name);
+    if (tool === undefined) {
+      missing.push({ selection: "functions", name, reason: "no function tool has this name" });
+    } else tiers.function.push(tool);
+  }
+  return merge(tiers, missing);
+}
+
+function merge(tiers: Record<SourceKind, RoutedTool[]>, missing: MissingTool[]): ResolvedSelection {
+  const winners = new Map<string, RoutedTool>();
+  const shadowed = new Map<string, ShadowedTool>();
+  for (const source of SOURCE_PRIORITY) {
+    for (const tool of tiers[source]) {
+      const winner = winners.get(tool.name);
+      if (winner === undefined) {
+        winners.set(tool.name, tool);
+        continue;
+      }
+      const entry = shadowed.get(tool.name);
+      if (entry === undefined) {
+        shadowed.set(tool.name, { name: tool.name, winner: winner.source, hidden: [source] });
+      } else entry.hidden.push(source);
+    }
+  }
+  return { tools: [...winners.values()], shadowed: [...shadowed.values()], missing };
+}
+
+function unique(names: readonly string[] | undefined): string[] {
+  if (names === undefined || names.length === 0) return [];
+  return names.length === 1 ? [names[0]] : [...new Set(names)];
+}
+
+function checkSelection(selection: ToolSelection): void {
+  if (selection === null || typeof selection !== "object") {
+    throw new TypeError(
+      'Cannot expose tools: the selection must be an object such as { functions: ["name"] }',
+    );
+  }
+  for (const key of ["functions", "mcpServices", "mcpServers", "builtins"] as const) {
+    const names = selection[key];
+    if (names === undefined) continue;
+    if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) {
+      throw new TypeError(
+        `Cannot expose tools: "${key}" must be an array of names, received ${
+          JSON.stringify(names)
+        }`,
+      );
+    }
+  }
+  if (
+    selection.userId !== undefined &&
+    (typeof selection.userId !== "string" || selection.userId === "")
+  ) {
+    throw new TypeError(
+      `Cannot expose tools: "userId" must be a non-empty string, received ${
+        JSON.stringify(selection.userId)
+      }`,
+    );
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The five sources a tool can come from, highest priority first.
+ *
+ * - `builtin`: bash, read_file, write_file, apply_patch (from the `./deno` entry).
+ * - `user_mcp`: a remote MCP server registered for one user.
+ * - `local_mcp`: an in-process MCP service.
+ * - `function`: a function tool made by `defineTool`.
+ * - `global_mcp`: a remote MCP server shared by every request.
+ */
+export type SourceKind = "builtin" | "user_mcp" | "local_mcp" | "function" | "global_mcp";
+
+/** The sources in priority order: a name from an earlier source wins over a later one. */
+export const SOURCE_PRIORITY: readonly SourceKind[] = Object.freeze([
+  "builtin",
+  "user_mcp",
+  "local_mcp",
+  "function",
+  "global_mcp",
+]);
+
+/** A JSON Schema that describes an object, as tools take. */
+export interface JsonObjectSchema {
+  /** Always `"object"`. */
+  type: "object";
+  /** The properties of the object. */
+  properties?: Record<string, unknown>;
+  /** The names of the required properties. */
+  required?: string[];
+  /** Any other JSON Schema keyword. */
+  [keyword: string]: unknown;
+}
+
+/** Progress of a long call, as MCP progress notifications carry it. */
+export interface ToolProgress {
+  /** Progress so far; increases with each report. */
+  progress: number;
+  /** The total, when known. */
+  total?: number;
+  /** A short human-readable message. */
+  message?: string;
+}
+
+/** What a tool's executor receives besides its arguments. */
+export interface ToolContext {
+  /** Aborts when the caller aborts or the call's deadline passes. */
+  readonly signal: AbortSignal;
+  /** The user of the request, from the selection (never from a tool name). */
+  readonly userId?: string;
+  /** Receives progress reports, when the caller listens. */
+  readonly onProgress?: (progress: ToolProgress) => void;
+}
+
+/**
+ * One tool as the router routes it: what the model sees and how to run it.
+ *
+ * Sources build these; hosts rarely need to.
+ */
+export interface RoutedTool {
+  /** The name the model calls (`^[A-Za-z0-9_-]{1,64}$`). */
+  readonly name: string;
+  /** The description the model reads. */
+  readonly description: string;
+  /** The JSON Schema of the arguments. */
+  readonly inputSchema: JsonObjectSchema;
+  /** The JSON Schema of structured results, when the tool declares one. */
+  readonly outputSchema?: JsonObjectSchema;
+  /** MCP tool annotations (hints such as `readOnlyHint`), when known. */
+  readonly annotations?: Record<string, unknown>;
+  /** The source the tool comes from. */
+  readonly source: SourceKind;
+  /** Where the tool comes from within its source, such as `"weather/query"`. */
+  readonly origin: string;
+  /**
+   * Runs the tool with arguments that are already a plain JSON object.
+   *
+   * Returns the result (a string is used as it is; anything else is JSON-encoded) or throws;
+   * a thrown `ToolError` keeps its code, anything else becomes `tool_error`.
+   */
+  execute(args: Record<string, unknown>, context: ToolContext): unknown;
+}
+
+/** Which part of a selection a missing entry came from. */
+export type SelectionKey = "builtins" | "mcpServers" | "mcpServices" | "functions";
+
+/** A name in a selection that could not be exposed, and why. */
+export interface MissingTool {
+  /** The part of the selection that named it. */
+  selection: SelectionKey;
+  /** The name as given. */
+  name: string;
+  /** Why it is not exposed, in plain words. */
+  reason: string;
+}
+
+/** What a source returns for one request. */
+export interface SourceResolution {
+  /** The tools found. */
+  tools: RoutedTool[];
+  /** The names that could not be resolved. */
+  missing: MissingTool[];
+}
+
+/**
+ * The built-in tool slot of the router. The `./deno` entry's `builtinTools(context)` fills it.
+ *
+ * The context is plain data (see {@linkcode BuiltinContext}); a request may override it.
+ */
+export interface BuiltinSource {
+  /** The names of the built-in tools this source offers. */
+  readonly names: readonly string[];
+  /** Resolves the named tools, bound to the context of this request (or the default one). */
+  resolve(names: readonly string[], context?: BuiltinContext): SourceResolution;
+  /** Stops everything the source started (background processes). */
+  close?(): Promise<void>;
+}
+
+/** What the router asks a gateway for one request. */
+export interface GatewayRequest {
+  /** The server ids named in the selection. */
+  serverIds: readonly string[];
+  /** The request's user, whose per-user servers are considered. */
+  userId?: string;
+  /** Aborts connecting and listing. */
+  signal?: AbortSignal;
+}
+
+/** What a gateway returns for one request. */
+export interface GatewayResolution {
+  /** Tools of the user's own servers (source `user_mcp`). */
+  user: RoutedTool[];
+  /** Tools of the global servers (source `global_mcp`). */
+  global: RoutedTool[];
+  /** Servers that were named but are unknown or unavailable. */
+  missing: MissingTool[];
+}
+
+/** The remote MCP slot of the router. `McpGateway` fills it. */
+export interface GatewaySource {
+  /** Resolves the named servers for one request. */
+  resolve(request: GatewayRequest): Promise<GatewayResolution>;
+  /** The ids of every global server, and of the user's servers when a user is given. */
+  serverIds(userId?: string): string[];
+  /** Closes every connection. */
+  close?(): Promise<void>;
+}
+
+/** Settings of the bash tool: off, on, or on with a sandbox. */
+export type BashSetting = boolean | {
+  /** `"bwrap"` confines commands with bubblewrap; `"none"` does not confine them. */
+  sandbox: "bwrap" | "none";
+  /** Environment variable names passed to commands, replacing the context's `env`. */
+  env?: string[];
+};
+
+/**
+ * The plain-data context that confines the built-in tools of one request.
+ *
+ * The `./deno` entry enforces it and maps it onto Deno's permission flags.
+ */
+export interface BuiltinContext {
+  /** Absolute path of the workspace: read and write. */
+  workspace: string;
+  /** Absolute paths that may be read but not written. Default: none. */
+  readOnlyRoots?: string[];
+  /** Most characters `read_file` returns per call. Default: 12000. */
+  readMaxChars?: number;
+  /** Deadline of a `bash` command, in milliseconds. Default: 30000. */
+  commandTimeoutMs?: number;
+  /** Most characters of command output per call, head and tail kept. Default: 120000. */
+  outputMaxChars?: number;
+  /** Most characters kept in a background process's log. Default: 12000. */
+  processLogChars?: number;
+  /** Whether `bash` is offered, and how it is confined. Default: `false`. */
+  bash?: BashSetting;
+  /** Paths inside the workspace that writes refuse. Default: `[".git"]`. */
+  protectedPaths?: string[];
+  /** Environment variable names passed to commands. Default: PATH, HOME, LANG, TERM. */
+  env?: string[];
+}
