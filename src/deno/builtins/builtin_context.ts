@@ -1,0 +1,233 @@
+import { isAbsolute, normalize, relative } from "pathe";
+import type { BuiltinContext } from "../../core/tool_source.ts";
+
+/** The bash setting after defaults: off, or on with a sandbox and the variables it passes. */
+export type ResolvedBash = false | {
+  /** `"bwrap"` confines commands with bubblewrap; `"none"` does not confine them. */
+  readonly sandbox: "bwrap" | "none";
+  /** Names of the environment variables a command receives. */
+  readonly env: readonly string[];
+};
+
+/**
+ * A {@linkcode BuiltinContext} after validation, with every default filled in.
+ *
+ * Paths are absolute and normalized as declared; real paths (symlinks resolved) are computed
+ * per call by the path checks, so a root that is itself a symlink (such as `/tmp`) still works.
+ */
+export interface ResolvedContext {
+  /** Absolute, normalized path of the workspace: read and write. */
+  readonly workspace: string;
+  /** Absolute, normalized paths that may be read but not written. */
+  readonly readOnlyRoots: readonly string[];
+  /** Most characters `read_file` returns per call. */
+  readonly readMaxChars: number;
+  /** Deadline of a `bash` command, in milliseconds. */
+  readonly commandTimeoutMs: number;
+  /** Most characters of command output per call. */
+  readonly outputMaxChars: number;
+  /** Most characters kept in a background process's log. */
+  readonly processLogChars: number;
+  /** Whether bash is on and how it is confined. */
+  readonly bash: ResolvedBash;
+  /** Paths relative to the workspace (normalized, no `..`) that writes refuse. */
+  readonly protectedPaths: readonly string[];
+  /** Names of the environment variables commands receive (when bash gives none of its own). */
+  readonly env: readonly string[];
+}
+
+/** The defaults of the optional context fields. */
+export const CONTEXT_DEFAULTS = Object.freeze({
+  readMaxChars: 12_000,
+  commandTimeoutMs: 30_000,
+  outputMaxChars: 120_000,
+  processLogChars: 12_000,
+  protectedPaths: Object.freeze([".git"]) as readonly string[],
+  env: Object.freeze(["PATH", "HOME", "LANG", "TERM"]) as readonly string[],
+});
+
+const KNOWN_FIELDS = new Set([
+  "workspace",
+  "readOnlyRoots",
+  "readMaxChars",
+  "commandTimeoutMs",
+  "outputMaxChars",
+  "processLogChars",
+  "bash",
+  "protectedPaths",
+  "env",
+]);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Validates a built-in context and fills in its defaults.
+ *
+ * Throws a `TypeError` for a missing or malformed field (a relative workspace, an unknown field,
+ * a protected path outside the workspace) and a `RangeError` for a limit that is not a positive
+ * integer. Touches no file system: it needs no permission.
+ *
+ * @param context The plain-data context of a request.
+ * @returns The frozen, validated context.
+ */
+export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext {
+  if (context === null || typeof context !== "object" || Array.isArray(context)) {
+    throw new TypeError(
+      'Cannot use built-in context: pass an object such as { workspace: "/abs/path" }',
+    );
+  }
+  for (const key of Object.keys(context)) {
+    if (!KNOWN_FIELDS.has(key)) {
+      throw new TypeError(
+        `Cannot use built-in context: unknown field "${key}", expected one of ${
+          [...KNOWN_FIELDS].join(", ")
+        }`,
+      );
+    }
+  }
+  const workspace = absolutePath(context.workspace, "workspace");
+  const readOnlyRoots = stringList(context.readOnlyRoots, "readOnlyRoots", [])
+    .map((root, i) => absolutePath(root, `readOnlyRoots[${i}]`));
+  const env = stringList(context.env, "env", CONTEXT_DEFAULTS.env).map((name, i) =>
+    envName(name, `env[${i}]`)
+  );
+  return Object.freeze({
+    workspace,
+    readOnlyRoots: Object.freeze(dedupe(readOnlyRoots)),
+    readMaxChars: limit(context.readMaxChars, "readMaxChars", CONTEXT_DEFAULTS.readMaxChars),
+    commandTimeoutMs: limit(
+      context.commandTimeoutMs,
+      "commandTimeoutMs",
+      CONTEXT_DEFAULTS.commandTimeoutMs,
+    ),
+    outputMaxChars: limit(
+      context.outputMaxChars,
+      "outputMaxChars",
+      CONTEXT_DEFAULTS.outputMaxChars,
+    ),
+    processLogChars: limit(
+      context.processLogChars,
+      "processLogChars",
+      CONTEXT_DEFAULTS.processLogChars,
+    ),
+    bash: resolveBash(context.bash, env),
+    protectedPaths: Object.freeze(
+      dedupe(
+        stringList(context.protectedPaths, "protectedPaths", CONTEXT_DEFAULTS.protectedPaths)
+          .map((path, i) => protectedPath(path, workspace, `protectedPaths[${i}]`)),
+      ),
+    ),
+    env: Object.freeze(dedupe(env)),
+  });
+}
+
+function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
+  if (value === undefined || value === false) return false;
+  // `true` picks the confined setting: a command never runs unconfined unless asked to.
+  if (value === true) {
+    return Object.freeze({ sandbox: "bwrap" as const, env: Object.freeze([...env]) });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "bash" must be true, false or { sandbox: "bwrap" | "none" }, received ${
+        describe(value)
+      }`,
+    );
+  }
+  const { sandbox, env: bashEnv, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) {
+    throw new TypeError(
+      `Cannot use built-in context: unknown field "bash.${extra[0]}", expected sandbox or env`,
+    );
+  }
+  if (sandbox !== "bwrap" && sandbox !== "none") {
+    throw new TypeError(
+      `Cannot use built-in context: "bash.sandbox" must be "bwrap" or "none", received ${
+        describe(sandbox)
+      }`,
+    );
+  }
+  const names = bashEnv === undefined
+    ? [...env]
+    : stringList(bashEnv, "bash.env", []).map((name, i) => envName(name, `bash.env[${i}]`));
+  return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+}
+
+function absolutePath(value: unknown, field: string): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an absolute path, received ${
+        describe(value)
+      }`,
+    );
+  }
+  if (value.includes("\0")) {
+    throw new TypeError(`Cannot use built-in context: "${field}" contains a NUL byte`);
+  }
+  if (!isAbsolute(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an absolute path, received "${value}"`,
+    );
+  }
+  const normalized = normalize(value);
+  return normalized.length > 1 && normalized.endsWith("/") ? normalized.slice(0, -1) : normalized;
+}
+
+function protectedPath(value: string, workspace: string, field: string): string {
+  if (value.length === 0 || value.includes("\0")) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be a non-empty path without NUL bytes`,
+    );
+  }
+  const rel = relative(workspace, isAbsolute(value) ? normalize(value) : `${workspace}/${value}`);
+  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must name a path inside the workspace, received "${value}"`,
+    );
+  }
+  return rel;
+}
+
+function stringList(value: unknown, field: string, fallback: readonly string[]): string[] {
+  if (value === undefined) return [...fallback];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an array of strings, received ${
+        describe(value)
+      }`,
+    );
+  }
+  return [...value];
+}
+
+function envName(value: string, field: string): string {
+  if (!ENV_NAME.test(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an environment variable name such as "PATH", received "${value}"`,
+    );
+  }
+  return value;
+}
+
+function limit(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(
+      `Cannot use built-in context: "${field}" must be a positive integer, received ${
+        describe(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+function dedupe(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  return typeof value === "object" ? "an object" : String(value);
+}
