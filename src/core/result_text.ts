@@ -13,6 +13,12 @@ export function toResultText(value: unknown): string {
   if (value === undefined) return "";
   let text: string | undefined;
   try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined || typeof value === "function" || typeof value === "symbol") return text ?? "";
+  try {
     text = JSON.stringify(value, (_key, item) => typeof item === "bigint" ? item.toString() : item);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -81,12 +81,18 @@ export async function callTool(
   userId: string | undefined,
   known: () => readonly string[],
 ): Promise<ToolCallResult> {
-  const started = performance.now();
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))) {
+    throw new RangeError(`Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`);
+  }
+  const started = settings.onEvent === undefined ? 0 : performance.now();
   let result: ToolCallResult;
   try {
     if (tool === undefined) throw unknownTool(name, known());
     const parsed = parseArguments(args, settings.argumentLimits);
-    const value = await runGuarded(tool, parsed, options, settings.timeoutMs, userId);
+    const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
+    const value = options.signal === undefined && timeoutMs === undefined
+      ? await tool.execute(parsed, { signal: NEVER_ABORTED, userId, onProgress: options.onProgress })
+      : await runGuarded(tool, parsed, options, timeoutMs, userId);
     let text = toResultText(value);
     if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
     result = { text, isError: false, source: tool.source, tool: name };

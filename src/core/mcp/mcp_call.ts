@@ -57,6 +57,11 @@ export async function callMcpTool(
     ? text
     : truncateMiddle(text, options.maxResultChars);
   if (result.isError === true) {
+    // The SDK's McpServer reports input validation failures as error results, not JSON-RPC errors.
+    const invalid = /^MCP error -32602: (?:Input validation error: )?/.exec(bounded);
+    if (invalid) {
+      throw new ToolError("invalid_arguments", bounded.slice(invalid[0].length));
+    }
     throw new ToolError(
       "tool_error",
       bounded || `Tool "${toolName}" reported an error without a message`,
