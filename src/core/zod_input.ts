@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { JsonObjectSchema } from "./tool_source.ts";
 import { ToolError } from "./tool_error.ts";
 
