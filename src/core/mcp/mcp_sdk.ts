@@ -29,6 +29,7 @@ export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 export {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
   ToolListChangedNotificationSchema,

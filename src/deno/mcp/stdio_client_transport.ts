@@ -1,0 +1,197 @@
+import type { JSONRPCMessage, Transport } from "../../core/mcp/mcp_sdk.ts";
+import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
+import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
+import { stdioChildCommand, type StdioServerCommand } from "./stdio_child_command.ts";
+
+/** Options of {@linkcode DenoStdioClientTransport}. */
+export interface DenoStdioClientTransportOptions {
+  /** Largest JSON-RPC message read from the server, in bytes. Default: 64 MiB. */
+  maxMessageBytes?: number;
+  /** How long `close()` waits after SIGTERM before SIGKILL, in milliseconds. Default: 2000. */
+  killGraceMs?: number;
+}
+
+const STDERR_TAIL = 4096;
+const encoder = new TextEncoder();
+
+/**
+ * An MCP client transport that runs a stdio server as a child process with `Deno.Command`:
+ * newline-delimited JSON-RPC over the child's stdin and stdout.
+ *
+ * The child gets a minimal environment and, when it is Deno, `--no-prompt` and no permission
+ * beyond the config's flags (see {@linkcode stdioChildCommand}). When the child exits, the
+ * transport closes at once, so pending calls end with `upstream_unavailable`. `close()` stops the
+ * child (SIGTERM, then SIGKILL) and waits for it to exit. A transport runs one child, once.
+ *
+ * Requires `allow-run` permission for the command, and `allow-env` for the inherited variables.
+ *
+ * @tags allow-run, allow-env
+ */
+export class DenoStdioClientTransport implements Transport {
+  /** Called with each message from the server. */
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Called on a fault that does not close the transport (a malformed line, a failed write). */
+  onerror?: (error: Error) => void;
+  /** Called once when the transport closes, whatever closed it. */
+  onclose?: () => void;
+
+  readonly #config: StdioServerCommand;
+  readonly #maxMessageBytes: number;
+  readonly #killGraceMs: number;
+  #child?: Deno.ChildProcess;
+  #writer?: WritableStreamDefaultWriter<Uint8Array>;
+  #done?: Promise<void>;
+  #closed = false;
+  #stderr = "";
+
+  /**
+   * @param config The server's command, arguments, environment and working directory.
+   * @param options Message size limit and kill grace period.
+   */
+  constructor(config: StdioServerCommand, options: DenoStdioClientTransportOptions = {}) {
+    this.#config = config;
+    this.#maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.#killGraceMs = options.killGraceMs ?? 2000;
+  }
+
+  /** The child's process id, once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The last 4 KB the child wrote to stderr, for diagnostics. */
+  get stderrTail(): string {
+    return this.#stderr;
+  }
+
+  /** Spawns the child. Rejects when the command cannot start (not found, not permitted). */
+  start(): Promise<void> {
+    if (this.#child || this.#closed) {
+      return Promise.reject(new Error("The stdio transport was already started; create a new one"));
+    }
+    const resolved = stdioChildCommand(this.#config);
+    try {
+      this.#child = new Deno.Command(resolved.command, {
+        args: resolved.args,
+        env: resolved.env,
+        clearEnv: true,
+        cwd: resolved.cwd,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      this.#closed = true;
+      const reason = error instanceof Error ? error.message : String(error);
+      return Promise.reject(
+        new Error(`Cannot start stdio server "${resolved.command}": ${reason}`, { cause: error }),
+      );
+    }
+    const child = this.#child;
+    this.#writer = child.stdin.getWriter();
+    this.#done = Promise.all([this.#readStdout(child), this.#readStderr(child), child.status])
+      .then(() => this.#finish());
+    return Promise.resolve();
+  }
+
+  /** Writes one message as a line to the child's stdin. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#closed) throw new Error("The stdio server is not running");
+    await this.#writer.write(encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  /** Stops the child and waits until it has exited and its pipes are closed. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (!child || !this.#done) {
+      if (!this.#closed) {
+        this.#closed = true;
+        this.onclose?.();
+      }
+      return;
+    }
+    this.#writer?.close().catch(() => {});
+    kill(child, "SIGTERM");
+    const timer = setTimeout(() => kill(child, "SIGKILL"), this.#killGraceMs);
+    try {
+      await this.#done;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #readStdout(child: Deno.ChildProcess): Promise<void> {
+    const lines = new JsonLineReader(
+      this.#maxMessageBytes,
+      (line) => this.#onLine(line),
+      (line) => this.#onOversized(line),
+    );
+    try {
+      for await (const chunk of child.stdout) lines.push(chunk);
+    } catch (error) {
+      if (!this.#closed) this.#report(error);
+    }
+    lines.end();
+    // The server cannot answer any more: stop it, so pending calls end now, not at their deadline.
+    kill(child, "SIGKILL");
+  }
+
+  async #readStderr(child: Deno.ChildProcess): Promise<void> {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of child.stderr) {
+        this.#stderr = (this.#stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL);
+      }
+    } catch {
+      // The pipe broke with the child; the tail so far is kept.
+    }
+  }
+
+  #onLine(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line)) as JSONRPCMessage;
+    } catch (error) {
+      return this.#report(
+        new Error(`The stdio server sent a line that is not JSON-RPC: ${line.slice(0, 200)}`, {
+          cause: error,
+        }),
+      );
+    }
+    this.onmessage?.(message);
+  }
+
+  /** A message too large to hold: answer its request with an error instead, when it has an id. */
+  #onOversized(line: OversizedLine): void {
+    const id = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(line.tail)?.[1] ??
+      /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(line.head)
+        ?.[1];
+    const text =
+      `The server sent a message of ${line.bytes} bytes, more than the limit of ${this.#maxMessageBytes}`;
+    if (id === undefined) return this.#report(new Error(text));
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id: JSON.parse(id),
+      error: { code: -32603, message: text },
+    } as JSONRPCMessage);
+  }
+
+  #report(error: unknown): void {
+    this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  async #finish(): Promise<void> {
+    await this.#writer?.abort().catch(() => {});
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
+
+function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    child.kill(signal);
+  } catch {
+    // Already exited.
+  }
+}

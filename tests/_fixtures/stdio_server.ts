@@ -1,0 +1,121 @@
+/**
+ * A stdio MCP server for tests: an SDK `McpServer` on a minimal Deno stdin/stdout transport
+ * (newline-delimited JSON-RPC). Runs as a child process; needs no permission for its own work.
+ *
+ * Tools: `echo {text}`, `add {a,b}`, `sleep {ms}`, `crash` (exits the process mid-call), `pid`,
+ * `read {path}` (reads a file, or reports why it cannot), `env {name}` (reads a variable),
+ * `big {chars}` (a result of `chars` characters).
+ *
+ * Usage: `deno run --no-prompt tests/_fixtures/stdio_server.ts`
+ *
+ * @module
+ */
+
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  McpServer,
+  type Transport,
+} from "../../src/core/mcp/mcp_sdk.ts";
+import { z } from "zod";
+
+const encoder = new TextEncoder();
+
+/** Minimal server transport on Deno's stdin and stdout. */
+class DenoStdioServerTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  start(): Promise<void> {
+    this.#read();
+    return Promise.resolve();
+  }
+
+  async #read(): Promise<void> {
+    let buffer = "";
+    for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let index;
+      while ((index = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, index);
+        buffer = buffer.slice(index + 1);
+        if (line.trim() === "") continue;
+        this.onmessage?.(JSONRPCMessageSchema.parse(JSON.parse(line)) as JSONRPCMessage);
+      }
+    }
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await writeAll(JSON.stringify(message) + "\n");
+  }
+
+  close(): Promise<void> {
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+async function writeAll(text: string): Promise<void> {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
+}
+
+const server = new McpServer({ name: "stdio-fixture", version: "1.0.0" });
+const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+
+server.registerTool(
+  "echo",
+  { description: "Echoes text", inputSchema: { text: z.string() } },
+  ({ text: t }) => text(t),
+);
+server.registerTool(
+  "add",
+  { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } },
+  ({ a, b }) => text(String(a + b)),
+);
+server.registerTool(
+  "sleep",
+  { description: "Answers after a delay", inputSchema: { ms: z.number() } },
+  ({ ms }) => new Promise((resolve) => setTimeout(() => resolve(text("slept")), ms)),
+);
+server.registerTool("crash", { description: "Exits mid-call", inputSchema: {} }, () => {
+  setTimeout(() => Deno.exit(3), 20);
+  return new Promise(() => {});
+});
+server.registerTool(
+  "pid",
+  { description: "The process id", inputSchema: {} },
+  () => text(String(Deno.pid)),
+);
+server.registerTool(
+  "read",
+  { description: "Reads a file", inputSchema: { path: z.string() } },
+  ({ path }) => {
+    try {
+      return text(Deno.readTextFileSync(path));
+    } catch (error) {
+      return text(`cannot read: ${(error as Error).name}`);
+    }
+  },
+);
+server.registerTool(
+  "env",
+  { description: "Reads a variable", inputSchema: { name: z.string() } },
+  ({ name }) => {
+    try {
+      return text(Deno.env.get(name) ?? "(unset)");
+    } catch (error) {
+      return text(`cannot read: ${(error as Error).name}`);
+    }
+  },
+);
+server.registerTool(
+  "big",
+  { description: "A large result", inputSchema: { chars: z.number() } },
+  ({ chars }) => text("x".repeat(chars)),
+);
+
+await server.connect(new DenoStdioServerTransport());

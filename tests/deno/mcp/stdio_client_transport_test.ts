@@ -1,0 +1,141 @@
+import { assert, assertEquals, assertRejects } from "@std/assert";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { callMcpTool } from "../../../src/core/mcp/mcp_call.ts";
+import { ToolError } from "../../../src/core/tool_error.ts";
+import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
+
+const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
+const fixture = { command: Deno.execPath(), args: ["run", FIXTURE] };
+
+async function connect(
+  transport: DenoStdioClientTransport,
+): Promise<Client> {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+function ctx(): { signal: AbortSignal } {
+  return { signal: new AbortController().signal };
+}
+
+function alive(pid: number): boolean {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("DenoStdioClientTransport lists and calls the tools of a stdio server child", async () => {
+  const transport = new DenoStdioClientTransport(fixture);
+  const client = await connect(transport);
+  const { tools } = await client.listTools();
+  assert(tools.some((tool) => tool.name === "echo"));
+  assertEquals(await callMcpTool(client, "add", { a: 2, b: 3 }, ctx()), "5");
+  assertEquals(await callMcpTool(client, "echo", { text: "héllo\nworld" }, ctx()), "héllo\nworld");
+  await client.close();
+});
+
+Deno.test("DenoStdioClientTransport ends a call at once with upstream_unavailable when the child crashes", async () => {
+  const transport = new DenoStdioClientTransport(fixture);
+  const client = await connect(transport);
+  let closed = 0;
+  const previous = transport.onclose;
+  transport.onclose = () => {
+    closed++;
+    previous?.();
+  };
+  const started = performance.now();
+  const error = await assertRejects(
+    () => callMcpTool(client, "crash", {}, ctx(), { timeoutMs: 30_000 }),
+    ToolError,
+  );
+  assertEquals(error.code, "upstream_unavailable");
+  assert(performance.now() - started < 10_000, "the call ended at the crash, not at its deadline");
+  assertEquals(closed, 1);
+  await client.close();
+  assertEquals(closed, 1, "onclose fires once");
+});
+
+Deno.test("DenoStdioClientTransport close() stops the child and leaves no process behind", async () => {
+  const transport = new DenoStdioClientTransport(fixture);
+  const client = await connect(transport);
+  const pid = Number(await callMcpTool(client, "pid", {}, ctx()));
+  assertEquals(pid, transport.pid);
+  assert(alive(pid));
+  const pending = callMcpTool(client, "sleep", { ms: 60_000 }, ctx()).catch((e) => e);
+  await client.close();
+  assert(!alive(pid), "the child has exited when close() resolves");
+  assertEquals((await pending as ToolError).code, "upstream_unavailable");
+});
+
+Deno.test("DenoStdioClientTransport spawns a Deno child without -A: it cannot read outside files", async () => {
+  const secret = await Deno.makeTempFile();
+  await Deno.writeTextFile(secret, "secret");
+  try {
+    const client = await connect(new DenoStdioClientTransport(fixture));
+    assertEquals(
+      await callMcpTool(client, "read", { path: secret }, ctx()),
+      "cannot read: NotCapable",
+    );
+    assertEquals(
+      await callMcpTool(client, "env", { name: "PATH" }, ctx()),
+      "cannot read: NotCapable",
+    );
+    await client.close();
+    const allowed = await connect(
+      new DenoStdioClientTransport({
+        ...fixture,
+        args: ["run", `--allow-read=${secret}`, FIXTURE],
+      }),
+    );
+    assertEquals(await callMcpTool(allowed, "read", { path: secret }, ctx()), "secret");
+    await allowed.close();
+  } finally {
+    await Deno.remove(secret);
+  }
+});
+
+Deno.test("DenoStdioClientTransport gives the child only the config's env over a minimal set", async () => {
+  Deno.env.set("TOOLROUTE_TEST_HOST_SECRET", "leak");
+  try {
+    const client = await connect(
+      new DenoStdioClientTransport({
+        ...fixture,
+        args: ["run", "--allow-env", FIXTURE],
+        env: { MY_TOKEN: "t0k" },
+      }),
+    );
+    assertEquals(await callMcpTool(client, "env", { name: "MY_TOKEN" }, ctx()), "t0k");
+    assertEquals(
+      await callMcpTool(client, "env", { name: "TOOLROUTE_TEST_HOST_SECRET" }, ctx()),
+      "(unset)",
+    );
+    assert((await callMcpTool(client, "env", { name: "DENO_DIR" }, ctx())).length > 1);
+    await client.close();
+  } finally {
+    Deno.env.delete("TOOLROUTE_TEST_HOST_SECRET");
+  }
+});
+
+Deno.test("DenoStdioClientTransport answers a message over its size limit with an error, keeping the connection", async () => {
+  const client = await connect(new DenoStdioClientTransport(fixture, { maxMessageBytes: 4096 }));
+  const error = await assertRejects(
+    () => callMcpTool(client, "big", { chars: 100_000 }, ctx()),
+    ToolError,
+  );
+  assertEquals(error.code, "tool_error");
+  assert(error.message.includes("limit of 4096"), error.message);
+  assertEquals(await callMcpTool(client, "echo", { text: "still here" }, ctx()), "still here");
+  await client.close();
+});
+
+Deno.test("DenoStdioClientTransport start() rejects clearly when the command does not exist", async () => {
+  const transport = new DenoStdioClientTransport({ command: "/nonexistent/toolroute-server" });
+  const error = await assertRejects(() => transport.start(), Error);
+  assert(error.message.includes('Cannot start stdio server "/nonexistent/toolroute-server"'));
+  await assertRejects(() => transport.start(), Error, "already started");
+  await transport.close();
+});
