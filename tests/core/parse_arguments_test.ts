@@ -1,0 +1,66 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import { parseArguments } from "../../src/core/parse_arguments.ts";
+import { ToolError } from "../../mod.ts";
+
+function rejects(args: unknown, pattern: RegExp, limits = {}): void {
+  const error = assertThrows(() => parseArguments(args, limits), ToolError);
+  assertEquals(error.code, "invalid_arguments");
+  if (!pattern.test(error.message)) throw new Error(`"${error.message}" does not match ${pattern}`);
+}
+
+Deno.test("parseArguments() parses JSON text and passes objects through", () => {
+  assertEquals(parseArguments('{"a":1,"b":[true,null]}'), { a: 1, b: [true, null] });
+  assertEquals(parseArguments({ a: "x" }), { a: "x" });
+});
+
+Deno.test("parseArguments() treats empty text and undefined as no arguments", () => {
+  assertEquals(parseArguments(""), {});
+  assertEquals(parseArguments("  "), {});
+  assertEquals(parseArguments(undefined), {});
+});
+
+Deno.test("parseArguments() rejects text that is not JSON", () => {
+  rejects("{not json", /not valid JSON/);
+});
+
+Deno.test("parseArguments() rejects JSON that is not an object, and null", () => {
+  rejects("[1,2]", /must be a JSON object, not an array/);
+  rejects("42", /not a number/);
+  rejects("null", /not null/);
+  rejects(null, /not null/);
+  rejects('"text"', /not a string/);
+});
+
+Deno.test("parseArguments() rejects text over the size limit before parsing it", () => {
+  rejects(`{"a":"${"x".repeat(10 * 1024 * 1024)}"}`, /over the limit of 1000000/);
+  rejects('{"a":"xxxxxxxx"}', /over the limit of 5/, { maxChars: 5 });
+});
+
+Deno.test("parseArguments() rejects nesting deeper than the limit, even 100 000 levels", () => {
+  const deep = `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+  rejects(deep, /nested deeper than 64 levels/);
+  rejects({ a: { b: { c: 1 } } }, /deeper than 2/, { maxDepth: 2 });
+});
+
+Deno.test("parseArguments() rejects a cyclic object as too deep", () => {
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  rejects(cyclic, /nested deeper/);
+});
+
+Deno.test("parseArguments() rejects prototype keys and leaves Object.prototype alone", () => {
+  rejects('{"__proto__":{"polluted":true}}', /"__proto__"/);
+  rejects('{"a":{"constructor":{"prototype":{"polluted":true}}}}', /"constructor" at "a"/);
+  rejects('{"a":[{"prototype":1}]}', /"prototype" at "a\[0\]"/);
+  assertEquals(({} as Record<string, unknown>).polluted, undefined);
+});
+
+Deno.test("parseArguments() rejects numbers that are not finite", () => {
+  rejects('{"n":1e309}', /number at "n" is out of range/);
+  rejects({ n: Number.NaN }, /out of range/);
+});
+
+Deno.test("parseArguments() rejects values that are not JSON in parsed objects", () => {
+  rejects({ f: () => 1 }, /not JSON \(function\)/);
+  rejects({ n: 1n }, /not JSON \(bigint\)/);
+});
