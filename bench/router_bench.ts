@@ -17,7 +17,12 @@ const handler = async ({ city, days }: { city: string; days: number }) => {
 const argsText = '{"city":"Oslo","days":3}';
 const argsObject = { city: "Oslo", days: 3 };
 
-const forecast = defineTool({ name: "forecast", description: "Forecast", input: schema, run: handler });
+const forecast = defineTool({
+  name: "forecast",
+  description: "Forecast",
+  input: schema,
+  run: handler,
+});
 const weather = defineMcpService({
   name: "weather",
   tools: { forecast: { description: "Forecast", input: schema, run: handler } },
@@ -26,8 +31,16 @@ const small = new ToolRouter({ functions: [forecast], mcpServices: [weather] });
 const toolSet = await small.expose({ functions: ["forecast"], mcpServices: ["weather"] });
 
 function registry(size: number): ToolRouter {
-  const functions = Array.from({ length: size }, (_, i) =>
-    defineTool({ name: `tool_${i}`, description: `Tool ${i}`, input: z.object({ n: z.number() }), run: () => i }));
+  const functions = Array.from(
+    { length: size },
+    (_, i) =>
+      defineTool({
+        name: `tool_${i}`,
+        description: `Tool ${i}`,
+        input: z.object({ n: z.number() }),
+        run: () => i,
+      }),
+  );
   return new ToolRouter({ functions });
 }
 const names = Array.from({ length: 20 }, (_, i) => `tool_${i * 5}`);
@@ -40,9 +53,13 @@ Deno.bench("(a) floor: JSON.parse + zod parse + handler + JSON.stringify", {
 }, async () => {
   JSON.stringify(await handler(schema.parse(JSON.parse(argsText))));
 });
-Deno.bench("(a') floor without JSON.parse (arguments already an object)", { group: "call" }, async () => {
-  JSON.stringify(await handler(schema.parse(argsObject)));
-});
+Deno.bench(
+  "(a') floor without JSON.parse (arguments already an object)",
+  { group: "call" },
+  async () => {
+    JSON.stringify(await handler(schema.parse(argsObject)));
+  },
+);
 Deno.bench("(b) function tool via toolSet.invoke", { group: "call" }, async () => {
   await toolSet.invoke("forecast", argsText);
 });

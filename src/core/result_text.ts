@@ -17,7 +17,9 @@ export function toResultText(value: unknown): string {
   } catch {
     text = undefined;
   }
-  if (text !== undefined || typeof value === "function" || typeof value === "symbol") return text ?? "";
+  if (text !== undefined || typeof value === "function" || typeof value === "symbol") {
+    return text ?? "";
+  }
   try {
     text = JSON.stringify(value, (_key, item) => typeof item === "bigint" ? item.toString() : item);
   } catch (error) {

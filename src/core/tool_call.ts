@@ -81,8 +81,13 @@ export async function callTool(
   userId: string | undefined,
   known: () => readonly string[],
 ): Promise<ToolCallResult> {
-  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))) {
-    throw new RangeError(`Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`);
+  if (
+    options.timeoutMs !== undefined &&
+    !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))
+  ) {
+    throw new RangeError(
+      `Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`,
+    );
   }
   const started = settings.onEvent === undefined ? 0 : performance.now();
   let result: ToolCallResult;
@@ -91,7 +96,11 @@ export async function callTool(
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const value = options.signal === undefined && timeoutMs === undefined
-      ? await tool.execute(parsed, { signal: NEVER_ABORTED, userId, onProgress: options.onProgress })
+      ? await tool.execute(parsed, {
+        signal: NEVER_ABORTED,
+        userId,
+        onProgress: options.onProgress,
+      })
       : await runGuarded(tool, parsed, options, timeoutMs, userId);
     let text = toResultText(value);
     if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);

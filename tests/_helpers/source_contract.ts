@@ -68,7 +68,10 @@ export interface ContractFixture {
 }
 
 /** Runs the contract's steps against one fixture. */
-export async function runSourceContract(t: Deno.TestContext, fixture: ContractFixture): Promise<void> {
+export async function runSourceContract(
+  t: Deno.TestContext,
+  fixture: ContractFixture,
+): Promise<void> {
   const { toolSet, names, source } = fixture;
   try {
     await t.step("exposes exactly the selected tools, in the OpenAI format", () => {

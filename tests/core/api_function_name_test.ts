@@ -2,7 +2,10 @@ import { assertEquals, assertMatch, assertNotEquals } from "@std/assert";
 import { API_FUNCTION_NAME_PATTERN, toApiFunctionName } from "../../mod.ts";
 
 Deno.test("toApiFunctionName() joins service and tool as they are when both are valid", () => {
-  assertEquals(toApiFunctionName("weather-service", "query_weather"), "weather-service_query_weather");
+  assertEquals(
+    toApiFunctionName("weather-service", "query_weather"),
+    "weather-service_query_weather",
+  );
 });
 
 Deno.test("toApiFunctionName() replaces dots and spaces with underscores", () => {

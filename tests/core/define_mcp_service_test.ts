@@ -7,7 +7,11 @@ Deno.test("defineMcpService() exposes each tool as toApiFunctionName(service, to
     name: "weather-service",
     description: "Weather",
     tools: {
-      query_weather: { description: "Query", input: z.object({ city: z.string() }), run: ({ city }) => city },
+      query_weather: {
+        description: "Query",
+        input: z.object({ city: z.string() }),
+        run: ({ city }) => city,
+      },
       "get forecast": { description: "Forecast", input: z.object({}), run: () => "sunny" },
     },
   });
@@ -21,7 +25,13 @@ Deno.test("defineMcpService() exposes each tool as toApiFunctionName(service, to
 Deno.test("defineMcpService() runs tools with parsed arguments", async () => {
   const service = defineMcpService({
     name: "s",
-    tools: { add: { description: "Add", input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b } },
+    tools: {
+      add: {
+        description: "Add",
+        input: z.object({ a: z.number(), b: z.number() }),
+        run: ({ a, b }) => a + b,
+      },
+    },
   });
   assertEquals(await service.tools[0].execute({ a: 1, b: 2 }, { signal: AbortSignal.abort() }), 3);
 });
@@ -35,7 +45,10 @@ Deno.test("defineMcpService() throws when two tools would get the same exposed n
         "a b": { description: "y", input: z.object({}), run: () => "" },
       },
     }), TypeError);
-  assertEquals(error.message, 'Cannot define MCP service "s": tools "a.b" and "a b" both become "s_a_b"; rename one');
+  assertEquals(
+    error.message,
+    'Cannot define MCP service "s": tools "a.b" and "a b" both become "s_a_b"; rename one',
+  );
 });
 
 Deno.test("defineMcpService() throws a TypeError for a missing name, tools or handler", () => {

@@ -4,7 +4,9 @@ import { contractTools, runSourceContract } from "../_helpers/source_contract.ts
 
 Deno.test("function tools meet the source contract", async (t) => {
   const tools = contractTools();
-  const functions = (["echo", "fail", "wait"] as const).map((name) => defineTool({ name, ...tools[name] }));
+  const functions = (["echo", "fail", "wait"] as const).map((name) =>
+    defineTool({ name, ...tools[name] })
+  );
   const router = new ToolRouter({ functions });
   await runSourceContract(t, {
     toolSet: await router.expose({ functions: ["echo", "fail", "wait"] }),
@@ -36,11 +38,15 @@ Deno.test("mounted SDK McpServers meet the source contract", async (t) => {
   const server = new McpServer({ name: "mounted", version: "1.0.0" });
   for (const name of ["echo", "fail", "wait"] as const) {
     const tool = tools[name];
-    server.registerTool(name, { description: tool.description, inputSchema: tool.input.shape }, async (args, extra) => {
-      // deno-lint-ignore no-explicit-any
-      const text = await (tool.run as any)(args, { signal: extra.signal });
-      return { content: [{ type: "text" as const, text }] };
-    });
+    server.registerTool(
+      name,
+      { description: tool.description, inputSchema: tool.input.shape },
+      async (args, extra) => {
+        // deno-lint-ignore no-explicit-any
+        const text = await (tool.run as any)(args, { signal: extra.signal });
+        return { content: [{ type: "text" as const, text }] };
+      },
+    );
   }
   const router = new ToolRouter();
   await router.mountMcpServer("mounted", server);

@@ -1,8 +1,11 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { z } from "zod";
-import { defineTool, ToolRouter, type ToolCallEvent } from "../../mod.ts";
+import { defineTool, type ToolCallEvent, ToolRouter } from "../../mod.ts";
 
-function routerWith(run: (args: { text?: string }, ctx: { signal: AbortSignal }) => unknown, onEvent?: (e: ToolCallEvent) => void) {
+function routerWith(
+  run: (args: { text?: string }, ctx: { signal: AbortSignal }) => unknown,
+  onEvent?: (e: ToolCallEvent) => void,
+) {
   let calls = 0;
   const tool = defineTool({
     name: "t",
@@ -18,10 +21,20 @@ function routerWith(run: (args: { text?: string }, ctx: { signal: AbortSignal })
 }
 
 Deno.test("call() returns strings as they are, other values as compact JSON, undefined as empty", async () => {
-  for (const [value, text] of [["plain", "plain"], [{ a: [1, 2] }, '{"a":[1,2]}'], [undefined, ""], [7, "7"], [null, "null"]] as const) {
+  for (
+    const [value, text] of [["plain", "plain"], [{ a: [1, 2] }, '{"a":[1,2]}'], [undefined, ""], [
+      7,
+      "7",
+    ], [null, "null"]] as const
+  ) {
     const { router } = routerWith(() => value);
     const tools = await router.expose({ functions: ["t"] });
-    assertEquals(await tools.call("t", "{}"), { text, isError: false, source: "function", tool: "t" });
+    assertEquals(await tools.call("t", "{}"), {
+      text,
+      isError: false,
+      source: "function",
+      tool: "t",
+    });
   }
 });
 
@@ -43,7 +56,11 @@ Deno.test("call() turns bad arguments into invalid_arguments without running the
   ];
   for (const input of inputs) {
     const result = await tools.call("t", input);
-    assertEquals([result.isError, result.code], [true, "invalid_arguments"], String(input).slice(0, 40));
+    assertEquals(
+      [result.isError, result.code],
+      [true, "invalid_arguments"],
+      String(input).slice(0, 40),
+    );
     assert(result.text.length < 500, "the message stays short");
     assert(!result.text.includes("[object Object]"));
     assert(!/\n\s+at /.test(result.text), "no stack trace");
@@ -63,7 +80,10 @@ Deno.test("call() names the missing field and the expected parameters", async ()
   const tools = await new ToolRouter({ functions: [tool] }).expose({ functions: ["weather"] });
   const result = await tools.call("weather", '{"days":2}');
   assertMatch(result.text, /"city"/);
-  assertMatch(result.text, /Expected parameters: city \(string, required\), days \(integer, required\)/);
+  assertMatch(
+    result.text,
+    /Expected parameters: city \(string, required\), days \(integer, required\)/,
+  );
 });
 
 Deno.test("call() turns anything a handler throws into tool_error with its message", async () => {
@@ -116,8 +136,15 @@ Deno.test("call() ends a handler that never resolves at timeoutMs and aborts its
 });
 
 Deno.test("call() uses the router's default timeout", async () => {
-  const tool = defineTool({ name: "t", description: "d", input: z.object({}), run: () => new Promise(() => {}) });
-  const tools = await new ToolRouter({ functions: [tool], timeoutMs: 20 }).expose({ functions: ["t"] });
+  const tool = defineTool({
+    name: "t",
+    description: "d",
+    input: z.object({}),
+    run: () => new Promise(() => {}),
+  });
+  const tools = await new ToolRouter({ functions: [tool], timeoutMs: 20 }).expose({
+    functions: ["t"],
+  });
   assertEquals((await tools.call("t")).code, "timeout");
 });
 
@@ -169,13 +196,24 @@ Deno.test("call() emits one event per call, and a throwing observer changes noth
     isError: false,
     code: undefined,
   });
-  assertEquals([events[1].isError, events[1].code, events[1].source], [true, "unknown_tool", undefined]);
+  assertEquals([events[1].isError, events[1].code, events[1].source], [
+    true,
+    "unknown_tool",
+    undefined,
+  ]);
   assert(events[0].durationMs >= 0);
 });
 
 Deno.test("call() truncates results over the router's maxResultChars, keeping head and tail", async () => {
-  const tool = defineTool({ name: "t", description: "d", input: z.object({}), run: () => "a".repeat(500) + "z".repeat(500) });
-  const tools = await new ToolRouter({ functions: [tool], maxResultChars: 100 }).expose({ functions: ["t"] });
+  const tool = defineTool({
+    name: "t",
+    description: "d",
+    input: z.object({}),
+    run: () => "a".repeat(500) + "z".repeat(500),
+  });
+  const tools = await new ToolRouter({ functions: [tool], maxResultChars: 100 }).expose({
+    functions: ["t"],
+  });
   const text = await tools.invoke("t");
   assert(text.startsWith("a".repeat(50)) && text.endsWith("z".repeat(50)));
   assertMatch(text, /\[\.\.\. 900 characters truncated \.\.\.\]/);

@@ -11,7 +11,12 @@ import {
 } from "../../mod.ts";
 
 const fn = (name: string, text = name) =>
-  defineTool({ name, description: `${name} tool`, input: z.object({}), run: () => `function:${text}` });
+  defineTool({
+    name,
+    description: `${name} tool`,
+    input: z.object({}),
+    run: () => `function:${text}`,
+  });
 
 function fake(name: string, source: SourceKind, userId?: string): RoutedTool {
   return {
@@ -28,15 +33,23 @@ const builtins: BuiltinSource = {
   names: ["read_file"],
   resolve: (names) => ({
     tools: names.includes("read_file") ? [fake("read_file", "builtin")] : [],
-    missing: names.filter((n) => n !== "read_file").map((name) => ({ selection: "builtins", name, reason: "unknown" })),
+    missing: names.filter((n) => n !== "read_file").map((name) => ({
+      selection: "builtins",
+      name,
+      reason: "unknown",
+    })),
   }),
 };
 
 const gateway: GatewaySource = {
   resolve: ({ serverIds, userId }) =>
     Promise.resolve({
-      user: userId && serverIds.includes("mine") ? [fake("search", "user_mcp", userId), fake("read_file", "user_mcp")] : [],
-      global: serverIds.includes("web") ? [fake("search", "global_mcp"), fake("fetch", "global_mcp")] : [],
+      user: userId && serverIds.includes("mine")
+        ? [fake("search", "user_mcp", userId), fake("read_file", "user_mcp")]
+        : [],
+      global: serverIds.includes("web")
+        ? [fake("search", "global_mcp"), fake("fetch", "global_mcp")]
+        : [],
       missing: [],
     }),
   serverIds: (userId) => userId ? ["mine", "web"] : ["web"],
@@ -47,7 +60,12 @@ Deno.test("expose() applies priority builtin > user_mcp > local_mcp > function >
     name: "local",
     tools: { search: { description: "d", input: z.object({}), run: () => "local" } },
   });
-  const router = new ToolRouter({ functions: [fn("local_search"), fn("fetch")], mcpServices: [service], builtins, gateway });
+  const router = new ToolRouter({
+    functions: [fn("local_search"), fn("fetch")],
+    mcpServices: [service],
+    builtins,
+    gateway,
+  });
   const tools = await router.expose({
     builtins: ["read_file"],
     mcpServers: ["mine", "web"],
@@ -69,7 +87,12 @@ Deno.test("expose() applies priority builtin > user_mcp > local_mcp > function >
 
 Deno.test("expose() exposes only what is named and reports unknown names in missing", async () => {
   const router = new ToolRouter({ functions: [fn("a"), fn("b")] });
-  const tools = await router.expose({ functions: ["a", "zzz"], mcpServices: ["none"], mcpServers: ["x"], builtins: ["bash"] });
+  const tools = await router.expose({
+    functions: ["a", "zzz"],
+    mcpServices: ["none"],
+    mcpServers: ["x"],
+    builtins: ["bash"],
+  });
   assertEquals(tools.names, ["a"]);
   assertEquals(tools.missing, [
     { selection: "builtins", name: "bash", reason: "no built-in tools are registered" },
@@ -102,18 +125,38 @@ Deno.test("expose() throws a TypeError for a malformed selection", async () => {
 });
 
 Deno.test("new ToolRouter() throws a TypeError naming both tools of a duplicate name", () => {
-  const error = assertThrows(() => new ToolRouter({ functions: [fn("a", "1"), fn("a", "2")] }), TypeError);
+  const error = assertThrows(
+    () => new ToolRouter({ functions: [fn("a", "1"), fn("a", "2")] }),
+    TypeError,
+  );
   assertEquals(error.message.includes('"a"'), true);
   const service = (name: string, tool: string) =>
-    defineMcpService({ name, tools: { [tool]: { description: "d", input: z.object({}), run: () => "" } } });
-  assertThrows(() => new ToolRouter({ mcpServices: [service("s", "x"), service("s", "y")] }), TypeError, 'service named "s"');
-  const clash = assertThrows(() => new ToolRouter({ mcpServices: [service("a", "b_c"), service("a_b", "c")] }), TypeError);
-  assertEquals(clash.message, 'Cannot register MCP service "a_b": tools "a/b_c" and "a_b/c" are both exposed as "a_b_c"; rename one');
+    defineMcpService({
+      name,
+      tools: { [tool]: { description: "d", input: z.object({}), run: () => "" } },
+    });
+  assertThrows(
+    () => new ToolRouter({ mcpServices: [service("s", "x"), service("s", "y")] }),
+    TypeError,
+    'service named "s"',
+  );
+  const clash = assertThrows(
+    () => new ToolRouter({ mcpServices: [service("a", "b_c"), service("a_b", "c")] }),
+    TypeError,
+  );
+  assertEquals(
+    clash.message,
+    'Cannot register MCP service "a_b": tools "a/b_c" and "a_b/c" are both exposed as "a_b_c"; rename one',
+  );
 });
 
 Deno.test("new ToolRouter() throws for non-tools and bad settings", () => {
   // deno-lint-ignore no-explicit-any
-  assertThrows(() => new ToolRouter({ functions: [{ name: "x" } as any] }), TypeError, "defineTool");
+  assertThrows(
+    () => new ToolRouter({ functions: [{ name: "x" } as any] }),
+    TypeError,
+    "defineTool",
+  );
   assertThrows(() => new ToolRouter({ timeoutMs: 0 }), RangeError, "timeoutMs");
   assertThrows(() => new ToolRouter({ maxResultChars: Number.NaN }), RangeError, "maxResultChars");
 });
@@ -122,7 +165,18 @@ Deno.test("addFunction() and addMcpService() register after construction, with t
   const router = new ToolRouter();
   router.addFunction(fn("late"));
   assertThrows(() => router.addFunction(fn("late")), TypeError);
-  router.addMcpService(defineMcpService({ name: "svc", tools: { t: { description: "d", input: z.object({}), run: () => "svc" } } }));
+  router.addMcpService(
+    defineMcpService({
+      name: "svc",
+      tools: {
+        t: {
+          description: "d",
+          input: z.object({}),
+          run: () => "svc",
+        },
+      },
+    }),
+  );
   const tools = await router.expose({ functions: ["late"], mcpServices: ["svc"] });
   assertEquals(tools.names, ["late", "svc_t"]);
 });
@@ -131,7 +185,10 @@ Deno.test("invoke() on the router calls any registered tool in priority order (h
   const router = new ToolRouter({ functions: [fn("read_file"), fn("only_fn")], builtins, gateway });
   assertEquals(await router.invoke("read_file"), "builtin:read_file:-");
   assertEquals(await router.invoke("only_fn"), "function:only_fn");
-  assertEquals(await router.invoke("search", {}, { userId: "carol" }), "user_mcp:search:carol:carol");
+  assertEquals(
+    await router.invoke("search", {}, { userId: "carol" }),
+    "user_mcp:search:carol:carol",
+  );
   assertEquals(await router.invoke("search"), "global_mcp:search:-");
   assertEquals((await router.invoke("nothing")).startsWith('Unknown tool "nothing"'), true);
 });

@@ -1,0 +1,83 @@
+import { assertEquals, assertRejects } from "@std/assert";
+import {
+  callMcpTool,
+  callToolResultText,
+  mcpErrorToToolError,
+} from "../../../src/core/mcp/mcp_call.ts";
+import {
+  Client,
+  InMemoryTransport,
+  McpError,
+  McpErrorCode,
+  McpServer,
+} from "../../../src/core/mcp/mcp_sdk.ts";
+import { ToolError } from "../../../mod.ts";
+
+Deno.test("callToolResultText() joins text parts with blank lines and describes the others", () => {
+  const text = callToolResultText({
+    content: [
+      { type: "text", text: "first" },
+      { type: "image", data: "A".repeat(16384), mimeType: "image/png" },
+      { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+      { type: "resource", resource: { uri: "file:///a.txt", text: "inline" } },
+      {
+        type: "resource",
+        resource: { uri: "file:///b.bin", blob: "AAAA", mimeType: "application/octet-stream" },
+      },
+      { type: "resource_link", uri: "file:///c", name: "c" },
+    ],
+  });
+  assertEquals(
+    text,
+    "first\n\n[image: image/png, 12 KB]\n\n[audio: audio/wav, 3 B]\n\ninline\n\n[resource: file:///b.bin, application/octet-stream, 3 B]\n\n[resource link: file:///c (c)]",
+  );
+});
+
+Deno.test("callToolResultText() uses structuredContent when there is no text", () => {
+  assertEquals(callToolResultText({ content: [], structuredContent: { n: 1 } }), '{"n":1}');
+  assertEquals(
+    callToolResultText({ content: [{ type: "text", text: "t" }], structuredContent: { n: 1 } }),
+    "t",
+  );
+});
+
+Deno.test("mcpErrorToToolError() maps JSON-RPC errors to stable codes", () => {
+  const code = (error: unknown) => mcpErrorToToolError(error, "t").code;
+  assertEquals(code(new McpError(McpErrorCode.InvalidParams, "bad")), "invalid_arguments");
+  assertEquals(code(new McpError(McpErrorCode.RequestTimeout, "slow")), "timeout");
+  assertEquals(code(new McpError(McpErrorCode.ConnectionClosed, "gone")), "upstream_unavailable");
+  assertEquals(code(new McpError(McpErrorCode.MethodNotFound, "no")), "unknown_tool");
+  assertEquals(code(new McpError(McpErrorCode.InternalError, "oops")), "tool_error");
+  assertEquals(code(new TypeError("fetch failed")), "upstream_unavailable");
+  assertEquals(code(new DOMException("stop", "AbortError")), "aborted");
+  const reason = new ToolError("timeout", "deadline");
+  assertEquals(mcpErrorToToolError(new Error("x"), "t", AbortSignal.abort(reason)), reason);
+});
+
+Deno.test("callMcpTool() returns text, truncates it, and throws tool_error for error results", async () => {
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool(
+    "big",
+    { description: "d" },
+    () => ({ content: [{ type: "text", text: "x".repeat(1000) }] }),
+  );
+  server.registerTool(
+    "bad",
+    { description: "d" },
+    () => ({ isError: true, content: [{ type: "text", text: "nope" }] }),
+  );
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "c", version: "1" });
+  await client.connect(a);
+  const context = { signal: new AbortController().signal };
+  try {
+    const text = await callMcpTool(client, "big", {}, context, { maxResultChars: 100 });
+    assertEquals(text.length < 200 && text.includes("900 characters truncated"), true);
+    const error = await assertRejects(() => callMcpTool(client, "bad", {}, context), ToolError);
+    assertEquals([error.code, error.message], ["tool_error", "nope"]);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});

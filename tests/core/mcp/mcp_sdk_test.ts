@@ -1,0 +1,33 @@
+import { assertEquals } from "@std/assert";
+import {
+  type CallToolResult,
+  Client,
+  InMemoryTransport,
+  McpError,
+  McpServer,
+  Server,
+  StreamableHTTPClientTransport,
+  WebStandardStreamableHTTPServerTransport,
+} from "../../../src/core/mcp/mcp_sdk.ts";
+
+// These lines fail to type-check if an SDK import silently turns into `any`.
+Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
+  const client = new Client({ name: "t", version: "1" });
+  // @ts-expect-error: getServerVersion() returns an Implementation, not a number.
+  const version: number = client.getServerVersion();
+  // @ts-expect-error: the constructor requires server info.
+  new McpServer();
+  // @ts-expect-error: a transport pair is a tuple of transports, not strings.
+  const pair: [string, string] = InMemoryTransport.createLinkedPair();
+  // @ts-expect-error: the URL must be a URL object.
+  new StreamableHTTPClientTransport(42);
+  // @ts-expect-error: handleRequest takes a Request.
+  new WebStandardStreamableHTTPServerTransport({}).handleRequest("x");
+  // @ts-expect-error: content is required in a tool result.
+  const result: CallToolResult = { isError: true };
+  // @ts-expect-error: the low-level server needs its info.
+  new Server();
+  // @ts-expect-error: McpError takes a numeric code.
+  new McpError("x", "y");
+  assertEquals([version, pair, result], [undefined, pair, result]);
+});

@@ -1,0 +1,73 @@
+import { assertEquals, assertRejects } from "@std/assert";
+import { z } from "zod";
+import { McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { defineMcpService, ToolRouter } from "../../../mod.ts";
+
+Deno.test("mountMcpServer() exposes an SDK server's tools under id_tool with their schemas", async () => {
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool(
+    "get-time",
+    {
+      description: "The time",
+      inputSchema: { zone: z.string() },
+      outputSchema: { iso: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    ({ zone }) => ({
+      content: [{ type: "text", text: `noon ${zone}` }],
+      structuredContent: { iso: "12:00" },
+    }),
+  );
+  await using router = new ToolRouter();
+  await router.mountMcpServer("clock", server);
+  const tools = await router.expose({ mcpServices: ["clock"] });
+  const [tool] = tools.toMcp();
+  assertEquals([tool.name, tool.description, tool.annotations], ["clock_get-time", "The time", {
+    readOnlyHint: true,
+  }]);
+  assertEquals(tool.inputSchema.required, ["zone"]);
+  assertEquals(tool.outputSchema?.type, "object");
+  assertEquals(await tools.call("clock_get-time", { zone: "UTC" }), {
+    text: "noon UTC",
+    isError: false,
+    source: "local_mcp",
+    tool: "clock_get-time",
+  });
+});
+
+Deno.test("mountMcpServer() follows the server's tool list when it changes", async () => {
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool(
+    "one",
+    { description: "1" },
+    () => ({ content: [{ type: "text", text: "1" }] }),
+  );
+  await using router = new ToolRouter();
+  await router.mountMcpServer("live", server);
+  assertEquals((await router.expose({ mcpServices: ["live"] })).names, ["live_one"]);
+  server.registerTool(
+    "two",
+    { description: "2" },
+    () => ({ content: [{ type: "text", text: "2" }] }),
+  );
+  for (
+    let i = 0;
+    i < 50 && (await router.expose({ mcpServices: ["live"] })).names.length < 2;
+    i++
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const tools = await router.expose({ mcpServices: ["live"] });
+  assertEquals(tools.names, ["live_one", "live_two"]);
+  assertEquals(await tools.invoke("live_two"), "2");
+});
+
+Deno.test("mountMcpServer() refuses an id that a local service already has", async () => {
+  const router = new ToolRouter({ mcpServices: [defineMcpService({ name: "taken", tools: {} })] });
+  await assertRejects(
+    () => router.mountMcpServer("taken", new McpServer({ name: "s", version: "1" })),
+    TypeError,
+    "taken",
+  );
+  await router.close();
+});
