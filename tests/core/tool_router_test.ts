@@ -4,6 +4,7 @@ import {
   type BuiltinSource,
   defineMcpService,
   defineTool,
+  type FunctionTool,
   type GatewaySource,
   type RoutedTool,
   type SourceKind,
@@ -151,9 +152,8 @@ Deno.test("new ToolRouter() throws a TypeError naming both tools of a duplicate 
 });
 
 Deno.test("new ToolRouter() throws for non-tools and bad settings", () => {
-  // deno-lint-ignore no-explicit-any
   assertThrows(
-    () => new ToolRouter({ functions: [{ name: "x" } as any] }),
+    () => new ToolRouter({ functions: [{ name: "x" } as unknown as FunctionTool] }),
     TypeError,
     "defineTool",
   );
