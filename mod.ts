@@ -68,3 +68,9 @@ export type {
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
 export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
+export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
+export type {
+  CfWorkerValidatorOptions,
+  JsonSchemaValidation,
+  JsonSchemaValidatorProvider,
+} from "./src/core/mcp/cfworker_validator.ts";
