@@ -1,0 +1,135 @@
+import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import { formatIssues, mcpConfigFileSchema, type RawMcpServer } from "./_mcp_config_schema.ts";
+
+/** Options of {@linkcode loadMcpConfig} and {@linkcode parseMcpConfig}. */
+export interface LoadMcpConfigOptions {
+  /**
+   * The variables `${VAR}` expands from. Default: the process environment (`Deno.env`), which
+   * needs `allow-env` for each variable the file names.
+   */
+  env?: Record<string, string | undefined>;
+}
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * Reads an MCP config file in the Claude Desktop format, `{ "mcpServers": { id: config } }`,
+ * ready for `new McpGateway({ servers })`.
+ *
+ * Each server is `{ url, headers?, transport?: "http" | "sse" }` or
+ * `{ command, args?, env?, cwd? }` (a `type` field as other clients write it is understood).
+ * `${VAR}` (or `${VAR:-default}`) in `url`, `headers` and `env` values is replaced from
+ * `options.env` or the environment. Throws a `TypeError` that lists every problem of the file
+ * with its JSON path, or every variable that is not set, with the server and field using it.
+ *
+ * Requires `allow-read` permission for the file, and `allow-env` for the variables it names
+ * unless `options.env` is given.
+ *
+ * @example Load servers from a file
+ * ```ts ignore
+ * import { McpGateway } from "@toolroute/toolroute";
+ * import { loadMcpConfig } from "@toolroute/toolroute/deno";
+ *
+ * const gateway = new McpGateway({ servers: await loadMcpConfig("mcp.json") });
+ * ```
+ *
+ * @tags allow-read, allow-env
+ * @param path The file path.
+ * @param options Where variables come from.
+ * @returns The server configs by id.
+ */
+export async function loadMcpConfig(
+  path: string | URL,
+  options: LoadMcpConfigOptions = {},
+): Promise<Record<string, McpServerConfig>> {
+  const text = await Deno.readTextFile(path);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SyntaxError(
+      `Cannot parse MCP config "${path}": ${(error as Error).message}; fix the JSON`,
+    );
+  }
+  return parseMcpConfig(value, { ...options, source: String(path) });
+}
+
+/**
+ * Validates and expands an MCP config already parsed from JSON, as {@linkcode loadMcpConfig}
+ * does for a file.
+ *
+ * @example Expand a header from an explicit map
+ * ```ts
+ * import { parseMcpConfig } from "@toolroute/toolroute/deno";
+ *
+ * const servers = parseMcpConfig({
+ *   mcpServers: {
+ *     search: { url: "http://127.0.0.1:8080/mcp", headers: { authorization: "Bearer ${TOKEN}" } },
+ *   },
+ * }, { env: { TOKEN: "abc" } });
+ * console.log(servers.search); // { url: "http://127.0.0.1:8080/mcp", headers: { authorization: "Bearer abc" } }
+ * ```
+ *
+ * @tags allow-env
+ * @param value The parsed JSON.
+ * @param options Where variables come from, and the name of the source for error messages.
+ * @returns The server configs by id.
+ */
+export function parseMcpConfig(
+  value: unknown,
+  options: LoadMcpConfigOptions & { source?: string } = {},
+): Record<string, McpServerConfig> {
+  const source = options.source === undefined ? "MCP config" : `MCP config "${options.source}"`;
+  const parsed = mcpConfigFileSchema.safeParse(value);
+  if (!parsed.success) {
+    const lines = formatIssues(parsed.error.issues);
+    throw new TypeError(`Invalid ${source}:\n${lines.map((line) => `  - ${line}`).join("\n")}`);
+  }
+  const lookup = options.env
+    ? (name: string) => options.env?.[name]
+    : (name: string) => Deno.env.get(name);
+  const unset: string[] = [];
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [id, raw] of Object.entries(parsed.data.mcpServers)) {
+    const expand = (text: string, field: string): string =>
+      text.replace(VARIABLE, (_, name: string, fallback?: string) => {
+        const found = lookup(name) ?? fallback;
+        if (found === undefined) unset.push(`"${name}" (server "${id}", ${field})`);
+        return found ?? "";
+      });
+    servers[id] = toConfig(raw, expand);
+  }
+  if (unset.length > 0) {
+    throw new TypeError(
+      `Cannot expand ${source}: ${unset.length === 1 ? "variable" : "variables"} not set: ${
+        unset.join(", ")
+      }; set ${unset.length === 1 ? "it" : "them"} or pass them in options.env`,
+    );
+  }
+  return servers;
+}
+
+function toConfig(
+  raw: RawMcpServer,
+  expand: (text: string, field: string) => string,
+): McpServerConfig {
+  const map = (record: Record<string, string> | undefined, field: string) =>
+    record &&
+    Object.fromEntries(
+      Object.entries(record).map(([key, text]) => [key, expand(text, `${field}.${key}`)]),
+    );
+  if (raw.url !== undefined) {
+    const transport = raw.transport ?? (raw.type === "sse" ? "sse" : undefined);
+    return {
+      url: expand(raw.url, "url"),
+      ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
+      ...(transport ? { transport } : {}),
+    };
+  }
+  return {
+    command: raw.command as string,
+    ...(raw.args ? { args: raw.args } : {}),
+    ...(raw.env ? { env: map(raw.env, "env") } : {}),
+    ...(raw.cwd ? { cwd: raw.cwd } : {}),
+  };
+}

@@ -1,0 +1,130 @@
+import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
+import { loadMcpConfig, parseMcpConfig } from "../../../src/deno/mcp/load_mcp_config.ts";
+
+async function withFile(content: string, fn: (path: string) => Promise<void>): Promise<void> {
+  const path = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(path, content);
+    await fn(path);
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+Deno.test("loadMcpConfig() reads a Claude Desktop file and expands ${VAR} in url, headers and env", async () => {
+  const file = {
+    mcpServers: {
+      search: {
+        url: "http://127.0.0.1:${PORT}/mcp",
+        headers: { Authorization: "Bearer ${TOKEN}" },
+        transport: "sse",
+      },
+      files: {
+        command: "deno",
+        args: ["run", "${NOT_EXPANDED}"],
+        env: { API_KEY: "${KEY}", MODE: "${MODE:-fast}" },
+        cwd: "/srv",
+      },
+      old: { type: "sse", url: "http://127.0.0.1:1/sse" },
+    },
+    globalShortcut: "ignored",
+  };
+  await withFile(JSON.stringify(file), async (path) => {
+    const servers = await loadMcpConfig(path, { env: { PORT: "8080", TOKEN: "t", KEY: "k" } });
+    assertEquals(servers, {
+      search: {
+        url: "http://127.0.0.1:8080/mcp",
+        headers: { Authorization: "Bearer t" },
+        transport: "sse",
+      },
+      files: {
+        command: "deno",
+        args: ["run", "${NOT_EXPANDED}"],
+        env: { API_KEY: "k", MODE: "fast" },
+        cwd: "/srv",
+      },
+      old: { url: "http://127.0.0.1:1/sse", transport: "sse" },
+    });
+  });
+});
+
+Deno.test("loadMcpConfig() reads variables from the environment by default", async () => {
+  Deno.env.set("TOOLROUTE_TEST_TOKEN", "from-env");
+  try {
+    await withFile(
+      '{"mcpServers":{"a":{"url":"http://127.0.0.1/mcp","headers":{"x":"${TOOLROUTE_TEST_TOKEN}"}}}}',
+      async (path) => {
+        const servers = await loadMcpConfig(path);
+        assertEquals(servers.a, { url: "http://127.0.0.1/mcp", headers: { x: "from-env" } });
+      },
+    );
+  } finally {
+    Deno.env.delete("TOOLROUTE_TEST_TOKEN");
+  }
+});
+
+Deno.test("loadMcpConfig() names every unset variable with its server and field", async () => {
+  const file = {
+    mcpServers: {
+      github: { url: "https://${HOST}/mcp", headers: { Authorization: "Bearer ${GH_TOKEN}" } },
+      db: { command: "db-mcp", env: { PASSWORD: "${DB_PASSWORD}" } },
+    },
+  };
+  await withFile(JSON.stringify(file), async (path) => {
+    const error = await assertRejects(() => loadMcpConfig(path, { env: {} }), TypeError);
+    assert(error.message.includes(`MCP config "${path}"`), error.message);
+    assert(error.message.includes('"HOST" (server "github", url)'), error.message);
+    assert(error.message.includes('"GH_TOKEN" (server "github", headers.Authorization)'));
+    assert(error.message.includes('"DB_PASSWORD" (server "db", env.PASSWORD)'));
+  });
+});
+
+Deno.test("parseMcpConfig() lists every problem at once, each with its JSON path", () => {
+  const error = assertThrows(
+    () =>
+      parseMcpConfig({
+        mcpServers: {
+          a: { url: 42 },
+          b: { command: "x", args: "not-a-list", env: { N: 1 } },
+          c: {},
+          d: { url: "http://127.0.0.1/", command: "x" },
+          e: { url: "http://127.0.0.1/", transport: "websocket", env: {} },
+        },
+      }, { env: {} }),
+    TypeError,
+  );
+  const lines = error.message.split("\n").slice(1).map((line: string) => line.trim());
+  assert(error.message.startsWith("Invalid MCP config:"), error.message);
+  for (
+    const path of [
+      "mcpServers.a.url:",
+      "mcpServers.b.args:",
+      "mcpServers.b.env.N:",
+      "mcpServers.c:",
+      "mcpServers.d:",
+      "mcpServers.e.transport:",
+      "mcpServers.e.env:",
+    ]
+  ) {
+    assert(
+      lines.some((line: string) => line.startsWith(`- ${path}`)),
+      `${path} in\n${error.message}`,
+    );
+  }
+});
+
+Deno.test("parseMcpConfig() rejects a file without mcpServers", () => {
+  const error = assertThrows(() => parseMcpConfig({ servers: {} }), TypeError);
+  assert(error.message.includes("- mcpServers:"), error.message);
+  assertThrows(() => parseMcpConfig(null), TypeError, "(root)");
+});
+
+Deno.test("loadMcpConfig() reports a file that is not JSON, naming it", async () => {
+  await withFile("{ nope", async (path) => {
+    await assertRejects(
+      () => loadMcpConfig(path),
+      SyntaxError,
+      `Cannot parse MCP config "${path}"`,
+    );
+  });
+});
