@@ -68,6 +68,14 @@ export type {
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
 export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
+export { ToolSetServer } from "./src/core/mcp/tool_set_server.ts";
+export type {
+  ToolSetProvider,
+  ToolSetRequest,
+  ToolSetServerOptions,
+} from "./src/core/mcp/tool_set_server.ts";
+export { mcpHttpHandler } from "./src/core/mcp/mcp_http_handler.ts";
+export type { McpHttpHandler, McpHttpHandlerOptions } from "./src/core/mcp/mcp_http_handler.ts";
 export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
 export type {
   CfWorkerValidatorOptions,

@@ -1,0 +1,105 @@
+/** Hostnames a loopback server answers to by default. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = Object.freeze([
+  "localhost",
+  "127.0.0.1",
+  "[::1]",
+]);
+
+/**
+ * Checks a request's `Host` (or, without one, its URL's host) against allowed hosts. An entry
+ * without a port allows any port; an entry with a port allows only that port.
+ *
+ * @param request The request.
+ * @param allowed Allowed `host` or `host:port` entries.
+ * @returns Whether the host is allowed.
+ */
+export function hostAllowed(request: Request, allowed: readonly string[]): boolean {
+  const header = request.headers.get("host") ?? safeUrl(request.url)?.host;
+  if (header === undefined || header === "") return false;
+  const candidate = safeUrl(`http://${header}`);
+  if (candidate === undefined) return false;
+  const port = candidate.port !== ""
+    ? candidate.port
+    : safeUrl(request.url)?.protocol === "https:"
+    ? "443"
+    : "80";
+  return allowed.some((entry) => {
+    const rule = safeUrl(`http://${entry}`);
+    if (rule === undefined) return false;
+    // `new URL("http://h:80").port` is "" (the default port): read an explicit ":80" back.
+    const rulePort = rule.port === "" && /:80$/.test(entry) ? "80" : rule.port;
+    return rule.hostname === candidate.hostname && (rulePort === "" || rulePort === port);
+  });
+}
+
+/**
+ * Checks a request's `Origin` against allowed origins. Requests without `Origin` (non-browser
+ * clients) pass; `Origin: null` does not. An entry without a port allows any port of that scheme
+ * and host.
+ *
+ * @param request The request.
+ * @param allowed Allowed origins, such as `http://localhost` or `https://app.example:8443`.
+ * @returns Whether the origin is allowed.
+ */
+export function originAllowed(request: Request, allowed: readonly string[]): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  const candidate = safeUrl(origin);
+  if (candidate === undefined || candidate.origin === "null") return false;
+  return allowed.some((entry) => {
+    const rule = safeUrl(entry);
+    if (rule === undefined) return false;
+    return rule.protocol === candidate.protocol && rule.hostname === candidate.hostname &&
+      (rule.port === "" || rule.port === candidate.port);
+  });
+}
+
+/**
+ * Reads the bearer token of a request's `Authorization` header.
+ *
+ * @param request The request.
+ * @returns The token, or `undefined` without a bearer header.
+ */
+export function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+/**
+ * A SHA-256 hex digest, so a token map is looked up by digest rather than compared by prefix.
+ *
+ * @param text The text.
+ * @returns Its digest in hex.
+ */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * A JSON-RPC error response, as the SDK's transport answers rejected requests.
+ *
+ * @param status The HTTP status.
+ * @param message The error message.
+ * @param headers Extra headers.
+ * @returns The response.
+ */
+export function jsonRpcErrorResponse(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    { status, headers: { "content-type": "application/json", ...headers } },
+  );
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
