@@ -37,7 +37,23 @@ export interface ResolvedContext {
 }
 
 /** The defaults of the optional context fields. */
-export const CONTEXT_DEFAULTS = Object.freeze({
+export interface ContextDefaults {
+  /** Most characters `read_file` returns per call: 12000. */
+  readonly readMaxChars: number;
+  /** Deadline of a `bash` command: 30000 ms. */
+  readonly commandTimeoutMs: number;
+  /** Most characters of command output per call: 120000. */
+  readonly outputMaxChars: number;
+  /** Most characters kept in a background process's log: 12000. */
+  readonly processLogChars: number;
+  /** Paths inside the workspace that writes refuse: `.git`. */
+  readonly protectedPaths: readonly string[];
+  /** Environment variables commands receive: PATH, HOME, LANG, TERM. */
+  readonly env: readonly string[];
+}
+
+/** The defaults of the optional context fields. */
+export const CONTEXT_DEFAULTS: ContextDefaults = Object.freeze({
   readMaxChars: 12_000,
   commandTimeoutMs: 30_000,
   outputMaxChars: 120_000,

@@ -1,0 +1,152 @@
+import type {
+  BuiltinContext,
+  BuiltinSource,
+  MissingTool,
+  RoutedTool,
+  SourceResolution,
+} from "../../core/tool_source.ts";
+import { resolveBuiltinContext, type ResolvedContext } from "./builtin_context.ts";
+import { createApplyPatchTool } from "./apply_patch.ts";
+import { createReadFileTool } from "./read_file.ts";
+import { createWriteFileTool } from "./write_file.ts";
+// WIRING(A2): the bash tool, its per-context background processes, and strict mode.
+import { createBashTool } from "./bash.ts";
+import { ProcessTable } from "./process_table.ts";
+import { assertNoExcess } from "../permissions/check_permissions.ts";
+
+/** Options of {@linkcode builtinTools}. */
+export interface BuiltinToolsOptions {
+  /**
+   * Throw at start-up when the process holds more Deno permissions than the context needs
+   * (for example when it runs under `-A`). Default: `false`.
+   */
+  strict?: boolean;
+}
+
+/** The built-in tools: the router's built-in slot, with clean-up of background processes. */
+export interface BuiltinTools extends BuiltinSource, AsyncDisposable {
+  /** `read_file`, `write_file`, `apply_patch`, and `bash` when the default context turns it on. */
+  readonly names: readonly string[];
+  /** The default context, validated, with its defaults filled in. */
+  readonly context: ResolvedContext;
+  /**
+   * Resolves the named tools bound to one request's context (or the default one). Throws a
+   * `TypeError` or `RangeError` when the context is malformed.
+   */
+  resolve(names: readonly string[], context?: BuiltinContext): SourceResolution;
+  /** Stops the background processes started under one context. */
+  closeContext(context: BuiltinContext): Promise<void>;
+  /** Stops every background process; later calls to `resolve` throw. */
+  close(): Promise<void>;
+}
+
+const FILE_TOOLS = ["apply_patch", "read_file", "write_file"] as const;
+const ALL_TOOLS = ["apply_patch", "bash", "read_file", "write_file"] as const;
+
+/**
+ * Creates the built-in tools confined by a context, for `new ToolRouter({ builtins })`.
+ *
+ * Every path is checked against the workspace (reads also against `readOnlyRoots`) on its
+ * components and again after following symlinks; writes refuse `protectedPaths`. A request may
+ * pass its own context to `router.expose({ builtins, context })`; tools are bound to the context
+ * of their request, so concurrent requests never see each other's workspace. Throws a
+ * `TypeError` or `RangeError` for a malformed context, and a `TypeError` in strict mode when the
+ * process holds more permissions than the context needs.
+ *
+ * Requires `allow-read` for the workspace and read-only roots, `allow-write` for the workspace,
+ * and `allow-run` (bash, and bwrap when sandboxed) plus `allow-env` for the context's
+ * variables when bash is on; `denoFlags(context)` prints exactly these flags.
+ *
+ * @example Read a file through the router
+ * ```ts
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { builtinTools } from "@toolroute/toolroute/deno";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const workspace = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
+ * await using router = new ToolRouter({ builtins: builtinTools({ workspace }) });
+ * const tools = await router.expose({ builtins: ["read_file"] });
+ * const result = JSON.parse(await tools.invoke("read_file", '{"path":"hello.txt"}'));
+ * assertEquals(result.content, "hello\n");
+ * await Deno.remove(workspace, { recursive: true });
+ * ```
+ *
+ * @tags allow-read, allow-write, allow-run, allow-env
+ * @param context The default context (a request may override it).
+ * @param options Start-up options.
+ * @returns The built-in source.
+ */
+export function builtinTools(
+  context: BuiltinContext,
+  options: BuiltinToolsOptions = {},
+): BuiltinTools {
+  const defaults = resolveBuiltinContext(context);
+  if (options.strict === true) assertNoExcess(defaults);
+  const processes = new Map<string, ProcessTable>();
+  let closed = false;
+  let defaultFileTools: Map<string, RoutedTool> | undefined;
+
+  const fileTool = (name: string, ctx: ResolvedContext): RoutedTool => {
+    if (ctx === defaults) {
+      defaultFileTools ??= new Map(FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults)]));
+      return defaultFileTools.get(name)!;
+    }
+    return makeFileTool(name, ctx);
+  };
+  const bashTool = (ctx: ResolvedContext): RoutedTool => {
+    const key = JSON.stringify(ctx);
+    let table = processes.get(key);
+    if (table === undefined) {
+      table = new ProcessTable(ctx);
+      processes.set(key, table);
+    }
+    return createBashTool(ctx, table);
+  };
+  const closeAll = async (): Promise<void> => {
+    closed = true;
+    const tables = [...processes.values()];
+    processes.clear();
+    await Promise.allSettled(tables.map((table) => table.close()));
+  };
+
+  return Object.freeze({
+    names: Object.freeze(defaults.bash === false ? [...FILE_TOOLS] : [...ALL_TOOLS]),
+    context: defaults,
+    resolve(names: readonly string[], override?: BuiltinContext): SourceResolution {
+      if (closed) {
+        throw new TypeError("Cannot resolve built-in tools: they were closed with close()");
+      }
+      const ctx = override === undefined ? defaults : resolveBuiltinContext(override);
+      const tools: RoutedTool[] = [];
+      const missing: MissingTool[] = [];
+      for (const name of names) {
+        if ((FILE_TOOLS as readonly string[]).includes(name)) tools.push(fileTool(name, ctx));
+        else if (name === "bash" && ctx.bash !== false) tools.push(bashTool(ctx));
+        else missing.push({ selection: "builtins", name, reason: whyMissing(name) });
+      }
+      return { tools, missing };
+    },
+    async closeContext(override: BuiltinContext): Promise<void> {
+      const key = JSON.stringify(resolveBuiltinContext(override));
+      const table = processes.get(key);
+      processes.delete(key);
+      await table?.close();
+    },
+    close: closeAll,
+    [Symbol.asyncDispose]: closeAll,
+  });
+}
+
+function makeFileTool(name: string, ctx: ResolvedContext): RoutedTool {
+  if (name === "read_file") return createReadFileTool(ctx);
+  if (name === "write_file") return createWriteFileTool(ctx);
+  return createApplyPatchTool(ctx);
+}
+
+function whyMissing(name: string): string {
+  if (name === "bash") {
+    return 'bash is off in this context: the host must set bash: true or { sandbox: "bwrap" }';
+  }
+  return `no built-in tool has this name; the built-in tools are ${ALL_TOOLS.join(", ")}`;
+}

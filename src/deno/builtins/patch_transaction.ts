@@ -1,0 +1,203 @@
+import { dirname } from "pathe";
+import { ToolError } from "../../core/tool_error.ts";
+import type { ResolvedContext } from "./builtin_context.ts";
+import type { FileEdit } from "./file_edit.ts";
+import { quote, toFsToolError } from "./fs_tool_error.ts";
+import { lstatOrUndefined, removeQuietly, stageFile, tempPathFor } from "./staged_file.ts";
+import { type ResolvedPath, resolveWritePath } from "./workspace_paths.ts";
+
+/** One file a patch changed. */
+export interface FileChange {
+  /** The path, relative to the workspace (the new path of a moved file). */
+  path: string;
+  /** What happened to the file. */
+  operation: "add" | "update" | "delete" | "move";
+  /** The old path of a moved file. */
+  from?: string;
+  /** Lines added. */
+  linesAdded: number;
+  /** Lines removed. */
+  linesRemoved: number;
+}
+
+/** What `apply_patch` returns, JSON-encoded. */
+export interface ApplyPatchResult {
+  /** The number of file operations applied. */
+  filesChanged: number;
+  /** Each file operation, in patch order. */
+  fileChanges: FileChange[];
+}
+
+/** The planned final state of one file: its text, or `null` when it is deleted. */
+interface Target {
+  readonly path: ResolvedPath;
+  readonly onDisk: string | null;
+  mode?: number;
+  content: string | null;
+  temp?: string;
+  backup?: string;
+  done?: boolean;
+}
+
+/**
+ * Applies file edits all or nothing: every path is resolved and checked, every edit is computed
+ * in memory and every new content is staged in a temporary file before the first file on disk
+ * changes; a failure while committing restores the files already changed.
+ *
+ * @param ctx The request's context.
+ * @param edits The edits, in patch order.
+ * @param signal Stops the patch before it commits.
+ * @returns What changed.
+ */
+export async function applyEdits(
+  ctx: ResolvedContext,
+  edits: readonly FileEdit[],
+  signal: AbortSignal,
+): Promise<ApplyPatchResult> {
+  const targets = new Map<string, Target>();
+  const target = async (shown: string): Promise<Target> => {
+    const path = await resolveWritePath(ctx, shown);
+    let found = targets.get(path.real);
+    if (found === undefined) {
+      const disk = await readCurrent(path, shown);
+      found = { path, onDisk: disk?.text ?? null, mode: disk?.mode, content: disk?.text ?? null };
+      targets.set(path.real, found);
+    }
+    return found;
+  };
+  const fileChanges: FileChange[] = [];
+  for (const edit of edits) {
+    const file = await target(edit.path);
+    if (edit.kind === "add") {
+      if (file.content !== null) {
+        throw failed(edit.path, 'it already exists: use "*** Update File"');
+      }
+      file.content = edit.text;
+      fileChanges.push(change(file, "add", edit.lines, 0));
+    } else if (edit.kind === "delete") {
+      if (file.content === null) throw failed(edit.path, "it does not exist");
+      fileChanges.push(change(file, "delete", 0, countLines(file.content)));
+      file.content = null;
+    } else {
+      if (file.content === null) throw failed(edit.path, "it does not exist");
+      const result = edit.edit(file.content, edit.path);
+      const destination = edit.moveTo === undefined ? file : await target(edit.moveTo);
+      if (destination !== file) {
+        if (destination.content !== null) {
+          throw failed(edit.moveTo!, "the destination of the move exists");
+        }
+        file.content = null;
+        destination.content = result.text;
+        destination.mode ??= file.mode;
+        fileChanges.push({
+          ...change(destination, "move", result.linesAdded, result.linesRemoved),
+          from: file.path.display,
+        });
+      } else {
+        file.content = result.text;
+        fileChanges.push(change(file, "update", result.linesAdded, result.linesRemoved));
+      }
+    }
+  }
+  const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
+  await commit(changed, signal);
+  return { filesChanged: fileChanges.length, fileChanges };
+}
+
+async function commit(targets: Target[], signal: AbortSignal): Promise<void> {
+  const createdDirs: string[] = [];
+  let current: Target | undefined;
+  try {
+    for (const file of targets) {
+      current = file;
+      if (file.content === null) continue;
+      await makeParents(dirname(file.path.real), createdDirs);
+      const mode = file.mode === undefined ? undefined : file.mode & 0o7777;
+      file.temp = await stageFile(file.path.real, new TextEncoder().encode(file.content), mode);
+    }
+    signal.throwIfAborted();
+    for (const file of targets) {
+      current = file;
+      if (file.onDisk !== null) {
+        file.backup = tempPathFor(file.path.real);
+        if (file.content === null) await Deno.rename(file.path.real, file.backup);
+        else await Deno.link(file.path.real, file.backup);
+      }
+      if (file.temp !== undefined) await Deno.rename(file.temp, file.path.real);
+      file.temp = undefined;
+      file.done = true;
+    }
+  } catch (error) {
+    await rollBack(targets, createdDirs);
+    throw toFsToolError(error, {
+      access: "write",
+      shown: current?.path.display ?? "",
+      root: current?.path.root ?? "",
+    });
+  }
+  await Promise.all(targets.map((file) => file.backup && removeQuietly(file.backup)));
+}
+
+async function rollBack(targets: Target[], createdDirs: string[]): Promise<void> {
+  for (const file of [...targets].reverse()) {
+    if (file.temp !== undefined) await removeQuietly(file.temp);
+    if (file.backup !== undefined) {
+      try {
+        await Deno.rename(file.backup, file.path.real);
+      } catch {
+        // Best effort: the backup stays next to the file under a recognisable name.
+      }
+      await removeQuietly(file.backup); // still there when it was a second link to the file
+    } else if (file.done) await removeQuietly(file.path.real);
+  }
+  for (const dir of createdDirs.reverse()) await removeQuietly(dir);
+}
+
+async function makeParents(dir: string, created: string[]): Promise<void> {
+  const missing: string[] = [];
+  for (let at = dir; (await lstatOrUndefined(at)) === undefined; at = dirname(at)) missing.push(at);
+  for (const path of missing.reverse()) {
+    await Deno.mkdir(path);
+    created.push(path);
+  }
+}
+
+async function readCurrent(
+  path: ResolvedPath,
+  shown: string,
+): Promise<{ text: string; mode?: number } | undefined> {
+  let info: Deno.FileInfo | undefined;
+  let bytes: Uint8Array;
+  try {
+    info = await lstatOrUndefined(path.real);
+    if (info === undefined) return undefined;
+    if (!info.isFile) throw failed(shown, "it is not a regular file");
+    bytes = await Deno.readFile(path.real);
+  } catch (error) {
+    throw toFsToolError(error, { access: "read", shown, root: path.root });
+  }
+  if (bytes.includes(0)) throw failed(shown, "it is not a text file (it contains NUL bytes)");
+  return { text: new TextDecoder().decode(bytes), mode: info.mode ?? undefined };
+}
+
+function change(
+  file: Target,
+  operation: FileChange["operation"],
+  linesAdded: number,
+  linesRemoved: number,
+): FileChange {
+  return { path: file.path.display, operation, linesAdded, linesRemoved };
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  const breaks = text.split("\n").length - 1;
+  return text.endsWith("\n") ? breaks : breaks + 1;
+}
+
+function failed(path: string, problem: string): ToolError {
+  return new ToolError(
+    "tool_error",
+    `Patch failed on ${quote(path)}: ${problem}. Nothing was changed`,
+  );
+}

@@ -1,0 +1,128 @@
+/** Which lines to read, and how much text at most. */
+export interface LineRange {
+  /** The first line, 1-based. */
+  readonly startLine: number;
+  /** The last line, inclusive; `undefined` reads until `maxChars`. */
+  readonly endLine?: number;
+  /** Most characters of content. */
+  readonly maxChars: number;
+  /** Stops reading when it aborts. */
+  readonly signal?: AbortSignal;
+}
+
+/** The lines read. */
+export interface LinesRead {
+  /** The text of the lines, with their own line endings. */
+  content: string;
+  /** The last line returned (`startLine - 1` when nothing was returned). */
+  endLine: number;
+  /** The number of lines of the file, when the whole file was seen. */
+  totalLines?: number;
+  /** Whether `maxChars` cut the content short of the range. */
+  truncated: boolean;
+  /** Whether a NUL byte was seen up to the end of the range: the file is not text. */
+  binary: boolean;
+}
+
+const CHUNK_BYTES = 64 * 1024;
+/** For files of at most this size, the lines after the range are counted. */
+const COUNT_ALL_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a range of lines from an open file, streaming: it reads only up to the end of the range
+ * (files of at most 4 MiB are scanned to the end to count their lines), so the first lines of a
+ * huge file cost one chunk and memory stays bounded even for a file without line breaks.
+ *
+ * @param file The open file, at offset 0.
+ * @param size The file's size in bytes.
+ * @param range The lines and the character limit.
+ * @returns The content and what was seen.
+ */
+export async function readLines(
+  file: Deno.FsFile,
+  size: number,
+  range: LineRange,
+): Promise<LinesRead> {
+  const { startLine, endLine = Infinity, maxChars, signal } = range;
+  const countAll = size <= COUNT_ALL_BYTES;
+  const parts: string[] = [];
+  let length = 0;
+  let last = startLine - 1;
+  let current = "";
+  let line = 1;
+  let open = false; // whether the line `line` has text already
+  let truncated = false;
+  let stopped = false;
+  for await (const segment of segments(file, signal)) {
+    if (line > endLine || truncated) {
+      if (!countAll) {
+        stopped = true;
+        break;
+      }
+    } else {
+      if (segment.text.includes("\0")) {
+        return { content: "", endLine: startLine - 1, truncated: false, binary: true };
+      }
+      if (line >= startLine) {
+        current += segment.text;
+        if (length + current.length > maxChars) {
+          truncated = true;
+          if (parts.length === 0) { // the first line alone is too long: return its head
+            parts.push(current.slice(0, maxChars));
+            last = line;
+          }
+          current = "";
+        } else if (segment.end) {
+          parts.push(current);
+          length += current.length;
+          current = "";
+          last = line;
+        }
+      }
+    }
+    open = !segment.end;
+    if (segment.end) line++;
+  }
+  if (current.length > 0) { // the last line, without a line break
+    parts.push(current);
+    last = line;
+  }
+  const read: LinesRead = { content: parts.join(""), endLine: last, truncated, binary: false };
+  if (!stopped) read.totalLines = open ? line : line - 1;
+  return read;
+}
+
+interface Segment {
+  /** Text of one line, or of a part of a very long line. */
+  text: string;
+  /** Whether the text ends the line (with its `\n`). */
+  end: boolean;
+}
+
+async function* segments(file: Deno.FsFile, signal?: AbortSignal): AsyncGenerator<Segment> {
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  let pending = "";
+  while (true) {
+    signal?.throwIfAborted();
+    const read = await file.read(buffer);
+    const text = pending +
+      (read === null
+        ? decoder.decode()
+        : decoder.decode(buffer.subarray(0, read), { stream: true }));
+    let from = 0;
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
+      yield { text: text.slice(from, newline + 1), end: true };
+      from = newline + 1;
+    }
+    pending = text.slice(from);
+    if (read === null) {
+      if (pending.length > 0) yield { text: pending, end: false };
+      return;
+    }
+    if (pending.length >= CHUNK_BYTES) {
+      yield { text: pending, end: false };
+      pending = "";
+    }
+  }
+}

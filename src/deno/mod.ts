@@ -1,0 +1,45 @@
+/**
+ * toolroute for Deno: the built-in tools (`read_file`, `write_file`, `apply_patch`, `bash`)
+ * confined to a workspace, and the mapping of their context onto Deno's permission flags.
+ *
+ * Containment is enforced twice: by toolroute's own path checks (on path components and again
+ * after following symlinks) and by the Deno permission flags the context maps onto.
+ *
+ * @example Expose the file tools of one workspace
+ * ```ts
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { builtinTools } from "@toolroute/toolroute/deno";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const workspace = await Deno.makeTempDir();
+ * await using router = new ToolRouter({ builtins: builtinTools({ workspace }) });
+ * const tools = await router.expose({ builtins: ["write_file", "read_file"] });
+ * await tools.invoke("write_file", { path: "notes/a.txt", content: "hi\n" });
+ * const read = await tools.call("read_file", { path: "../outside.txt" });
+ * assertEquals(read.code, "permission_denied");
+ * await Deno.remove(workspace, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+
+export { builtinTools } from "./builtins/builtin_tools.ts";
+export type { BuiltinTools, BuiltinToolsOptions } from "./builtins/builtin_tools.ts";
+export { CONTEXT_DEFAULTS, resolveBuiltinContext } from "./builtins/builtin_context.ts";
+export type { ContextDefaults, ResolvedBash, ResolvedContext } from "./builtins/builtin_context.ts";
+export type { ReadFileResult } from "./builtins/read_file.ts";
+export type { WriteFileResult } from "./builtins/write_file.ts";
+export type { ApplyPatchResult, FileChange } from "./builtins/patch_transaction.ts";
+export type {
+  BashSetting,
+  BuiltinContext,
+  BuiltinSource,
+  JsonObjectSchema,
+  MissingTool,
+  RoutedTool,
+  SelectionKey,
+  SourceKind,
+  SourceResolution,
+  ToolContext,
+  ToolProgress,
+} from "../core/tool_source.ts";
