@@ -57,7 +57,11 @@ export interface CallSettings {
   onEvent?: (event: ToolCallEvent) => void;
 }
 
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+/**
+ * A signal that never aborts, made on first use: edge runtimes (workerd) forbid creating an
+ * `AbortController` at module scope ("Disallowed operation called within global scope").
+ */
+let neverAborted: AbortSignal | undefined;
 
 /**
  * Calls one tool: parses the arguments, runs it under the deadline and signal, and converts
@@ -97,7 +101,7 @@ export async function callTool(
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const value = options.signal === undefined && timeoutMs === undefined
       ? await tool.execute(parsed, {
-        signal: NEVER_ABORTED,
+        signal: neverAborted ??= new AbortController().signal,
         userId,
         onProgress: options.onProgress,
       })
@@ -144,7 +148,7 @@ async function runGuarded(
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   if (outer === undefined && timeoutMs === undefined) {
     return await tool.execute(args, {
-      signal: NEVER_ABORTED,
+      signal: neverAborted ??= new AbortController().signal,
       userId,
       onProgress: options.onProgress,
     });
