@@ -1,0 +1,95 @@
+/**
+ * Collects streamed text while keeping memory bounded: the first half of the budget is kept as
+ * the head, the last characters as the tail, and everything between is only counted.
+ *
+ * The result matches `truncateMiddle` of the core: head and tail with
+ * `[... N characters truncated ...]` between.
+ */
+export class BoundedOutput {
+  readonly #headMax: number;
+  readonly #tailMax: number;
+  #head = "";
+  #tail = "";
+  #dropped = 0;
+
+  /**
+   * Creates a collector.
+   *
+   * @param maxChars The most characters kept (the marker is extra).
+   */
+  constructor(maxChars: number) {
+    this.#headMax = Math.ceil(maxChars / 2);
+    this.#tailMax = maxChars - this.#headMax;
+  }
+
+  /** How many characters were seen in total. */
+  get totalChars(): number {
+    return this.#head.length + this.#tail.length + this.#dropped;
+  }
+
+  /**
+   * Adds a piece of text.
+   *
+   * @param text The next piece.
+   */
+  push(text: string): void {
+    let rest = text;
+    if (this.#head.length < this.#headMax) {
+      const room = this.#headMax - this.#head.length;
+      this.#head += rest.slice(0, room);
+      rest = rest.slice(room);
+    }
+    if (rest.length === 0) return;
+    if (rest.length >= this.#tailMax) {
+      this.#dropped += this.#tail.length + rest.length - this.#tailMax;
+      this.#tail = this.#tailMax > 0 ? rest.slice(-this.#tailMax) : "";
+      return;
+    }
+    const tail = this.#tail + rest;
+    const over = tail.length - this.#tailMax;
+    if (over > 0) {
+      this.#dropped += over;
+      this.#tail = tail.slice(over);
+    } else {
+      this.#tail = tail;
+    }
+  }
+
+  /** The text: complete, or head and tail with the truncation marker between. */
+  text(): string {
+    if (this.#dropped === 0) return this.#head + this.#tail;
+    return `${this.#head}\n[... ${this.#dropped} characters truncated ...]\n${this.#tail}`;
+  }
+}
+
+/**
+ * Reads a byte stream to its end into a collector, decoding UTF-8 as it goes.
+ *
+ * @param stream The stream (a child's stdout or stderr).
+ * @param output Where the text goes.
+ * @param stop Cancels the reading (for pipes an escaped process keeps open).
+ * @returns Resolves when the stream ends or is cancelled.
+ */
+export async function drainInto(
+  stream: ReadableStream<Uint8Array>,
+  output: { push(text: string): void },
+  stop?: AbortSignal,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  const reader = stream.getReader();
+  const cancel = () => reader.cancel().catch(() => {});
+  stop?.addEventListener("abort", cancel, { once: true });
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (text.length > 0) output.push(text);
+    }
+  } finally {
+    stop?.removeEventListener("abort", cancel);
+    reader.releaseLock();
+  }
+  const rest = decoder.decode();
+  if (rest.length > 0) output.push(rest);
+}

@@ -1,0 +1,89 @@
+/** What the bubblewrap sandbox of one command shows and runs. */
+export interface BwrapOptions {
+  /** Real path of the workspace: bound read-write at the same path. */
+  readonly workspace: string;
+  /** Real paths bound read-only at the same paths. */
+  readonly readOnlyRoots: readonly string[];
+  /** Real path of the working directory (inside the workspace or a read-only root). */
+  readonly cwd: string;
+  /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
+  readonly command: readonly string[];
+}
+
+/** System directories bound read-only when they exist on the host. */
+export const BWRAP_SYSTEM_DIRS: readonly string[] = Object.freeze([
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+]);
+
+/**
+ * The few files of `/etc` a shell and the usual tools need, bound read-only when they exist:
+ * the dynamic linker's cache, Debian's alternatives (`awk`, `editor`), user and group names,
+ * and the time zone. Nothing else of `/etc` is visible.
+ */
+export const BWRAP_ETC_FILES: readonly string[] = Object.freeze([
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/passwd",
+  "/etc/group",
+  "/etc/nsswitch.conf",
+  "/etc/localtime",
+]);
+
+interface Mount {
+  readonly dest: string;
+  readonly args: readonly string[];
+}
+
+/**
+ * Builds the arguments of `bwrap` that run one command confined to the context's roots.
+ *
+ * The command gets fresh user, mount, PID, network, IPC, UTS and cgroup namespaces
+ * (`--unshare-all`: no network at all), its own session (`--new-session`), and dies with the
+ * process that started bubblewrap (`--die-with-parent`). Its file system is empty except for:
+ * the workspace (read-write), the read-only roots, the system directories and a few `/etc`
+ * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
+ * Mounts are ordered parents first, so a workspace under `/tmp` stays visible above the tmpfs
+ * and a read-only root inside the workspace stays read-only. Environment values are never put in
+ * the arguments (they would be visible in the host's process list); pass them to the `bwrap`
+ * process itself.
+ *
+ * @param options The roots, working directory and command.
+ * @returns The arguments, without the `bwrap` program name.
+ */
+export function bwrapCommand(options: BwrapOptions): string[] {
+  const mounts: Mount[] = [
+    ...BWRAP_SYSTEM_DIRS.map((dir) => ({ dest: dir, args: ["--ro-bind-try", dir, dir] })),
+    ...BWRAP_ETC_FILES.map((file) => ({ dest: file, args: ["--ro-bind-try", file, file] })),
+    { dest: "/proc", args: ["--proc", "/proc"] },
+    { dest: "/dev", args: ["--dev", "/dev"] },
+    { dest: "/tmp", args: ["--tmpfs", "/tmp"] },
+    ...options.readOnlyRoots.map((root) => ({ dest: root, args: ["--ro-bind-try", root, root] })),
+    { dest: options.workspace, args: ["--bind", options.workspace, options.workspace] },
+  ];
+  const ordered = mounts
+    .map((mount, index) => ({ mount, index, depth: depth(mount.dest) }))
+    .sort((a, b) => a.depth - b.depth || a.index - b.index)
+    .flatMap(({ mount }) => mount.args);
+  return [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    ...ordered,
+    "--chdir",
+    options.cwd,
+    "--",
+    ...options.command,
+  ];
+}
+
+function depth(path: string): number {
+  return path.split("/").filter((part) => part.length > 0).length;
+}

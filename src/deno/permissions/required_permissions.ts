@@ -1,0 +1,39 @@
+import type { BuiltinContext } from "../../core/tool_source.ts";
+import { resolveBuiltinContext, type ResolvedContext } from "../builtins/builtin_context.ts";
+
+/** The Deno permissions a built-in context needs, as plain data. */
+export interface RequiredPermissions {
+  /** Paths read: the workspace and the read-only roots. */
+  read: string[];
+  /** Paths written: the workspace. */
+  write: string[];
+  /** Programs run: `bash`, and `bwrap` when sandboxed; empty when bash is off. */
+  run: string[];
+  /** Environment variables read for commands; empty when bash is off. */
+  env: string[];
+}
+
+/**
+ * Lists what a context needs from Deno's permission system, and nothing more.
+ *
+ * @param context A context, as given or resolved.
+ * @returns The paths, programs and variable names.
+ */
+export function requiredPermissions(
+  context: BuiltinContext | ResolvedContext,
+): RequiredPermissions {
+  const ctx = isResolved(context) ? context : resolveBuiltinContext(context);
+  const bash = ctx.bash;
+  return {
+    read: [ctx.workspace, ...ctx.readOnlyRoots.filter((root) => root !== ctx.workspace)],
+    write: [ctx.workspace],
+    run: bash === false ? [] : bash.sandbox === "bwrap" ? ["bash", "bwrap"] : ["bash"],
+    env: bash === false ? [] : [...bash.env],
+  };
+}
+
+function isResolved(context: BuiltinContext | ResolvedContext): context is ResolvedContext {
+  return Object.isFrozen(context) && Array.isArray(context.protectedPaths) &&
+    typeof context.readMaxChars === "number" && typeof context.processLogChars === "number" &&
+    (context.bash === false || (typeof context.bash === "object" && "env" in context.bash));
+}

@@ -1,0 +1,285 @@
+import { assert, assertEquals, assertMatch, assertStringIncludes, assertThrows } from "@std/assert";
+import { createBashTool } from "../../../src/deno/builtins/bash.ts";
+import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
+import { ProcessTable } from "../../../src/deno/builtins/process_table.ts";
+import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "./_bash_fixture.ts";
+
+Deno.test("bash exec runs in the workspace and returns exit code, stdout and stderr", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const result = await bash.json({ command: "pwd; echo oops >&2" });
+  assertEquals(result, {
+    exitCode: 0,
+    stdout: `${fx.workspace}\n`,
+    stderr: "oops\n",
+    timedOut: false,
+  });
+});
+
+Deno.test("bash exec reports a non-zero exit as a normal result, not an error", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const result = await bash.call({ action: "exec", command: "echo partial; exit 3" });
+  assertEquals(result.isError, false);
+  assertEquals(JSON.parse(result.text).exitCode, 3);
+  assertEquals(JSON.parse(result.text).stdout, "partial\n");
+});
+
+Deno.test("bash exec closes stdin: a command reading it sees end of input", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const result = await bash.json({ command: "cat; echo done", timeoutMs: 5000 });
+  assertEquals(result.stdout, "done\n");
+  assertEquals(result.timedOut, false);
+});
+
+Deno.test("bash exec of a command that prints forever keeps head and tail within the limit", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({
+    workspace: fx.workspace,
+    bash: { sandbox: "none" },
+    outputMaxChars: 1000,
+  });
+  const result = await bash.json({ command: "yes", timeoutMs: 300 });
+  const stdout = String(result.stdout);
+  assertEquals(result.timedOut, true);
+  assertMatch(stdout, /^(y\n){250}\n\[\.\.\. \d+ characters truncated \.\.\.\]\n(y\n){250}$/);
+});
+
+Deno.test("bash exec timeout kills background children holding the pipes, leaving nothing", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const sleep = uniqueSleep();
+  const started = performance.now();
+  const result = await bash.json({
+    command: `sleep ${sleep} & sleep ${sleep} & sleep 5`,
+    timeoutMs: 200,
+  });
+  const elapsed = performance.now() - started;
+  assertEquals(result.timedOut, true);
+  assertEquals(result.exitCode, 137);
+  assert(elapsed < 3000, `returned after ${Math.round(elapsed)} ms`);
+  assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
+
+Deno.test("bash exec ends background children that outlive the command, also when detached from the pipes", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const sleep = uniqueSleep();
+  const result = await bash.json({ command: `sleep ${sleep} >/dev/null 2>&1 & echo started` });
+  assertEquals(result.stdout, "started\n");
+  assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
+
+Deno.test("bash exec abort of the call's signal kills the command's process group", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const sleep = uniqueSleep();
+  const controller = new AbortController();
+  const pending = bash.tool.execute(
+    { command: `sleep ${sleep} & sleep ${sleep}` },
+    { signal: controller.signal },
+  ) as Promise<unknown>;
+  setTimeout(() => controller.abort(), 200);
+  const error = await pending.then(() => undefined, (e) => e);
+  assertEquals(error?.code, "aborted");
+  assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
+
+Deno.test("bash exec passes only the context's environment: a host secret is not visible", async () => {
+  await using fx = await bashFixture();
+  Deno.env.set("TOOLROUTE_TEST_SECRET", "s3cr3t-value");
+  try {
+    await using bash = bashUnderTest({
+      workspace: fx.workspace,
+      bash: { sandbox: "none", env: ["PATH", "LANG"] },
+    });
+    const stdout = String((await bash.json({ command: "env" })).stdout);
+    assert(!stdout.includes("s3cr3t-value"), "the secret's value leaked");
+    assert(!stdout.includes("TOOLROUTE_TEST_SECRET"), "the secret's name leaked");
+    assertStringIncludes(stdout, `PATH=${Deno.env.get("PATH")}`);
+  } finally {
+    Deno.env.delete("TOOLROUTE_TEST_SECRET");
+  }
+});
+
+Deno.test("bash with sandbox none can read a file outside the workspace (documented: not confined)", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const result = await bash.json({ command: `cat ${fx.marker}` });
+  assertEquals(result.stdout, "OUTSIDE-MARKER\n");
+  assertStringIncludes(bash.tool.description, "NOT sandboxed");
+  assertStringIncludes(bash.tool.description, "anything the operating-system user can");
+});
+
+Deno.test("bash refuses a cwd outside the workspace: traversal, sibling prefix, symlink, read-only root", async () => {
+  await using fx = await bashFixture();
+  await Deno.symlink(fx.outside, `${fx.workspace}/escape`);
+  await using bash = bashUnderTest({
+    workspace: fx.workspace,
+    readOnlyRoots: [fx.readOnly],
+    bash: { sandbox: "none" },
+  });
+  for (const cwd of ["..", fx.sibling, "../ws_evil", "escape", fx.outside, fx.readOnly]) {
+    const result = await bash.call({ command: "pwd", cwd });
+    assertEquals(result.code, "permission_denied", `cwd ${cwd}: ${result.text}`);
+    assert(!result.text.includes(fx.outside) || cwd === fx.outside, result.text);
+  }
+  await Deno.mkdir(`${fx.workspace}/sub`);
+  assertEquals((await bash.json({ command: "pwd", cwd: "sub" })).stdout, `${fx.workspace}/sub\n`);
+});
+
+Deno.test("bash validates the action's parameters with a hint of a valid call", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const noCommand = await bash.call({ action: "exec" });
+  assertEquals(noCommand.code, "invalid_arguments");
+  assertStringIncludes(noCommand.text, '"command"');
+  const noId = await bash.call({ action: "logs" });
+  assertEquals(noId.code, "invalid_arguments");
+  assertStringIncludes(noId.text, '"processId"');
+  assertEquals((await bash.call({ action: "dance" })).code, "invalid_arguments");
+  assertEquals((await bash.call({ command: "true", shell: "zsh" })).code, "invalid_arguments");
+});
+
+Deno.test("bash caps a model's timeoutMs at the context's commandTimeoutMs", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({
+    workspace: fx.workspace,
+    bash: { sandbox: "none" },
+    commandTimeoutMs: 200,
+  });
+  const result = await bash.json({ command: "sleep 5", timeoutMs: 60_000 });
+  assertEquals(result.timedOut, true);
+});
+
+Deno.test("createBashTool() throws a TypeError when bash is off in the context", () => {
+  const ctx = resolveBuiltinContext({ workspace: "/tmp" });
+  assertThrows(() => createBashTool(ctx, new ProcessTable(ctx)), TypeError, "bash is off");
+});
+
+Deno.test({
+  name: "bash returns permission_denied naming --allow-run when Deno may not run bash",
+  permissions: { read: true, write: true, env: true, run: false },
+  async fn() {
+    await using fx = await bashFixture();
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+    const result = await bash.call({ command: "true" });
+    assertEquals(result.code, "permission_denied");
+    assertStringIncludes(result.text, "--allow-run=bash");
+  },
+});
+
+Deno.test({
+  name: "bash returns permission_denied naming --allow-env when a variable may not be read",
+  permissions: { read: true, write: true, run: ["bash"], env: ["PATH"] },
+  async fn() {
+    await using fx = await bashFixture();
+    await using bash = bashUnderTest({
+      workspace: fx.workspace,
+      bash: { sandbox: "none", env: ["PATH", "HOME"] },
+    });
+    const result = await bash.call({ command: "true" });
+    assertEquals(result.code, "permission_denied");
+    assertStringIncludes(result.text, '"HOME"');
+    assertStringIncludes(result.text, "--allow-env=PATH,HOME");
+  },
+});
+
+Deno.test("bash under bwrap cannot read a file outside the roots, and sees no /root", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+  const result = await bash.json({ command: `cat ${fx.marker}; ls /root; ls ${fx.sibling}` });
+  assert(!String(result.stdout).includes("OUTSIDE-MARKER"), "the outside marker was readable");
+  assertStringIncludes(String(result.stderr), "No such file or directory");
+  assert(result.exitCode !== 0);
+  assertStringIncludes(bash.tool.description, "bubblewrap sandbox");
+});
+
+Deno.test("bash under bwrap writes the workspace, reads but cannot write a read-only root", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({
+    workspace: fx.workspace,
+    readOnlyRoots: [fx.readOnly],
+    bash: { sandbox: "bwrap" },
+  });
+  const result = await bash.json({
+    command:
+      `echo made > made.txt && cat ${fx.readOnly}/notes.txt && echo x > ${fx.readOnly}/new.txt`,
+  });
+  assertEquals(await Deno.readTextFile(`${fx.workspace}/made.txt`), "made\n");
+  assertEquals(result.stdout, "read-only notes\n");
+  assertStringIncludes(String(result.stderr), "Read-only file system");
+  assertEquals(result.exitCode, 1);
+});
+
+Deno.test("bash under bwrap gets a fresh empty /tmp, no network and no host secret", async () => {
+  await using fx = await bashFixture();
+  await using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  Deno.env.set("TOOLROUTE_TEST_SECRET", "s3cr3t-value");
+  try {
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const result = await bash.json({
+      command: `ls -A /tmp; env; ` +
+        `(echo hi > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo CONNECTED || echo NO-NETWORK`,
+    });
+    const stdout = String(result.stdout);
+    // Only the path down to the workspace exists in the sandbox's /tmp.
+    assert(stdout.startsWith(`${fx.root.split("/").at(-1)}\nPWD=`), stdout);
+    assert(!stdout.includes("s3cr3t-value"));
+    assertStringIncludes(stdout, "NO-NETWORK");
+  } finally {
+    Deno.env.delete("TOOLROUTE_TEST_SECRET");
+  }
+});
+
+Deno.test("bash under bwrap: timeout and leftover children end with the sandbox", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+  const sleep = uniqueSleep();
+  const timed = await bash.json({ command: `sleep ${sleep} & sleep 5`, timeoutMs: 200 });
+  assertEquals(timed.timedOut, true);
+  const quick = await bash.json({ command: `sleep ${sleep} >/dev/null 2>&1 & echo started` });
+  assertEquals(quick.stdout, "started\n");
+  assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
+
+Deno.test("bash under bwrap fails clearly when bubblewrap is missing, never running unconfined", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest(
+    { workspace: fx.workspace, bash: { sandbox: "bwrap" } },
+    { bwrapProgram: `${fx.root}/no-such-bwrap` },
+  );
+  const result = await bash.call({ command: `echo ran > ${fx.workspace}/ran.txt` });
+  assertEquals(result.code, "tool_error");
+  assertStringIncludes(result.text, "bubblewrap (bwrap) is not installed");
+  assertStringIncludes(result.text, "did not run");
+  const started = await bash.call({ action: "start", command: "true" });
+  assertEquals(started.code, "tool_error");
+  await assertMissing(`${fx.workspace}/ran.txt`);
+});
+
+Deno.test("bash under bwrap fails clearly when bubblewrap cannot create its namespaces", async () => {
+  await using fx = await bashFixture();
+  const fake = `${fx.root}/fake-bwrap`;
+  await Deno.writeTextFile(
+    fake,
+    "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+  );
+  await Deno.chmod(fake, 0o755);
+  await using bash = bashUnderTest(
+    { workspace: fx.workspace, bash: { sandbox: "bwrap" } },
+    { bwrapProgram: fake },
+  );
+  const result = await bash.call({ command: "echo ran" });
+  assertEquals(result.code, "tool_error");
+  assertStringIncludes(result.text, "could not start");
+  assertStringIncludes(result.text, "No permissions to create new namespace");
+  assertStringIncludes(result.text, "never run unconfined");
+});
+
+async function assertMissing(path: string): Promise<void> {
+  const exists = await Deno.lstat(path).then(() => true, () => false);
+  assertEquals(exists, false, `${path} exists`);
+}
