@@ -1,0 +1,65 @@
+import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
+import type { ConnectionSettings } from "./server_connection.ts";
+
+/** The gateway's options, checked and with defaults applied. */
+export interface GatewaySettings {
+  /** What every connection shares. */
+  settings: Omit<ConnectionSettings, "serverId" | "userId" | "config">;
+  /** Idle time of per-user connections. */
+  userIdleMs: number;
+  /** Most open per-user connections. */
+  maxUserConnections: number;
+}
+
+/**
+ * Checks the gateway's options (a `RangeError` names a bad number) and applies the defaults.
+ *
+ * @param options The options.
+ * @param emit Delivers events.
+ * @returns The settings.
+ */
+export function gatewaySettings(
+  options: McpGatewayOptions,
+  emit: (event: McpGatewayEvent) => void,
+): GatewaySettings {
+  const reconnect = options.reconnect ?? {};
+  const number = (name: string, value: number | undefined, fallback: number, min = 1) => {
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !(value >= min) || value === Infinity) {
+      throw new RangeError(
+        `Cannot create McpGateway: "${name}" must be a finite number of at least ${min}, received ${
+          String(value)
+        }`,
+      );
+    }
+    return value;
+  };
+  if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) {
+    throw new TypeError('Cannot create McpGateway: "allowedHosts" must be an array of host names');
+  }
+  const requestTimeoutMs = number("requestTimeoutMs", options.requestTimeoutMs, 60_000);
+  return {
+    settings: {
+      requestTimeoutMs,
+      connectTimeoutMs: number("connectTimeoutMs", options.connectTimeoutMs, 10_000),
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs === undefined
+        ? undefined
+        : number("maxTotalTimeoutMs", options.maxTotalTimeoutMs, 0),
+      maxResultChars: number("maxResultChars", options.maxResultChars, 100_000),
+      maxResponseBytes: number("maxResponseBytes", options.maxResponseBytes, 64 * 1024 * 1024),
+      reconnect: {
+        initialDelayMs: number("reconnect.initialDelayMs", reconnect.initialDelayMs, 250, 0),
+        maxDelayMs: number("reconnect.maxDelayMs", reconnect.maxDelayMs, 30_000, 0),
+        factor: number("reconnect.factor", reconnect.factor, 2),
+        attempts: number("reconnect.maxAttemptsPerCall", reconnect.maxAttemptsPerCall, 4),
+      },
+      fetch: options.fetch,
+      allowedHosts: options.allowedHosts ? [...options.allowedHosts] : undefined,
+      jsonSchemaValidator: options.jsonSchemaValidator,
+      transportFactory: options.transportFactory,
+      emit,
+    },
+    userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
+    maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * A remote MCP server over HTTP, as in Claude Desktop's `mcpServers` entries.
+ *
+ * `transport` picks Streamable HTTP (`"http"`) or the older HTTP+SSE transport (`"sse"`); when it
+ * is absent, Streamable HTTP is tried first and SSE is used when the server does not speak it.
+ */
+export interface McpHttpServerConfig {
+  /** The server's MCP endpoint, `http:` or `https:`. */
+  url: string;
+  /** Headers sent with every request to this server only (such as `Authorization`). */
+  headers?: Record<string, string>;
+  /** The transport; default: Streamable HTTP with fallback to SSE. */
+  transport?: "http" | "sse";
+}
+
+/**
+ * A local MCP server spawned as a child process over stdio. Only the `./deno` entry can run it
+ * (through the gateway's `transportFactory`); the portable core rejects it.
+ */
+export interface McpStdioServerConfig {
+  /** The program to run. */
+  command: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Environment variables passed to it. */
+  env?: Record<string, string>;
+  /** Its working directory. */
+  cwd?: string;
+}
+
+/** One MCP server entry: HTTP (`url`) or stdio (`command`). */
+export type McpServerConfig = McpHttpServerConfig | McpStdioServerConfig;
+
+/**
+ * Returns whether a config is a stdio config.
+ *
+ * @param config The config.
+ * @returns `true` for `{ command }` configs.
+ */
+export function isStdioConfig(config: McpServerConfig): config is McpStdioServerConfig {
+  return typeof (config as McpStdioServerConfig).command === "string";
+}
+
+/**
+ * Checks a server config when it is registered; throws a `TypeError` naming what is wrong.
+ *
+ * @param id The server id.
+ * @param config The config.
+ * @param allowedHosts The host allowlist, if any.
+ */
+export function checkServerConfig(
+  id: string,
+  config: McpServerConfig,
+  allowedHosts: readonly string[] | undefined,
+): void {
+  if (typeof id !== "string" || id === "") {
+    throw new TypeError(
+      `Cannot add MCP server: the id must be a non-empty string, received ${JSON.stringify(id)}`,
+    );
+  }
+  if (config === null || typeof config !== "object") {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": the config must be an object with "url" or "command"`,
+    );
+  }
+  if (isStdioConfig(config)) {
+    if (config.command === "") {
+      throw new TypeError(`Cannot add MCP server "${id}": "command" must not be empty`);
+    }
+    return;
+  }
+  if (typeof config.url !== "string") {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": the config needs a "url" (HTTP) or a "command" (stdio)`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw new TypeError(`Cannot add MCP server "${id}": "url" is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": "url" must use http: or https:, received "${url.protocol}"`,
+    );
+  }
+  if (config.transport !== undefined && config.transport !== "http" && config.transport !== "sse") {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": "transport" must be "http" or "sse", received ${
+        JSON.stringify(config.transport)
+      }`,
+    );
+  }
+  const headers = config.headers ?? {};
+  if (typeof headers !== "object" || Object.values(headers).some((v) => typeof v !== "string")) {
+    throw new TypeError(`Cannot add MCP server "${id}": "headers" must map names to strings`);
+  }
+  try {
+    checkAllowedHost(url, allowedHosts);
+  } catch (error) {
+    throw new TypeError(`Cannot add MCP server "${id}": ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Throws when a URL's host is not in the allowlist. Entries are host names (`api.example.com`),
+ * `host:port`, or `*.example.com` for any subdomain.
+ *
+ * @param url The URL.
+ * @param allowedHosts The allowlist; `undefined` allows every host.
+ */
+export function checkAllowedHost(url: URL, allowedHosts: readonly string[] | undefined): void {
+  if (allowedHosts === undefined) return;
+  const host = url.hostname.toLowerCase();
+  const hostPort = url.host.toLowerCase();
+  const allowed = allowedHosts.some((entry) => {
+    const pattern = entry.toLowerCase();
+    if (pattern.startsWith("*.")) return host.endsWith(pattern.slice(1));
+    return pattern === host || pattern === hostPort;
+  });
+  if (!allowed) {
+    throw new TypeError(
+      `Host "${url.host}" is not in "allowedHosts"; add it there to allow this server`,
+    );
+  }
+}

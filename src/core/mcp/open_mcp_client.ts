@@ -1,0 +1,110 @@
+import { withDeadline } from "./abortable.ts";
+import { HttpClientTransport } from "./http_client_transport.ts";
+import { Client, type ClientOptions, StreamableHTTPError, type Transport } from "./mcp_sdk.ts";
+import { isStdioConfig, type McpServerConfig } from "./mcp_server_config.ts";
+import type { McpJsonSchemaValidator, McpTransport, McpTransportFactory } from "./mcp_transport.ts";
+
+/** The transport kinds a connection can use. */
+export type TransportKind = "http" | "sse" | "custom";
+
+/** What opening one client needs. */
+export interface OpenClientSettings {
+  /** The server id. */
+  serverId: string;
+  /** The user, for per-user servers. */
+  userId?: string;
+  /** The server's config. */
+  config: McpServerConfig;
+  /** Deadline of transport start and `initialize`. */
+  connectTimeoutMs: number;
+  /** Most bytes of one HTTP response body. */
+  maxResponseBytes: number;
+  /** The fetch of HTTP transports. */
+  fetch?: typeof fetch;
+  /** The host allowlist. */
+  allowedHosts?: readonly string[];
+  /** The validator of structured output. */
+  jsonSchemaValidator?: McpJsonSchemaValidator;
+  /** Makes transports for configs the core cannot serve. */
+  transportFactory?: McpTransportFactory;
+}
+
+/** An initialised client and how it is connected. */
+export interface OpenedClient {
+  /** The client, initialised. */
+  client: Client;
+  /** The transport kind that worked. */
+  kind: TransportKind;
+}
+
+/**
+ * Opens and initialises one MCP client: the factory's transport when it gives one, otherwise HTTP
+ * (Streamable HTTP, falling back to SSE when the server answers 400, 404 or 405 and no transport
+ * is configured). Everything opened is closed again when it fails.
+ *
+ * @param settings The server and connection settings.
+ * @param preferred The kind that worked last time, tried first.
+ * @returns The client and its transport kind.
+ */
+export async function openMcpClient(
+  settings: OpenClientSettings,
+  preferred?: TransportKind,
+): Promise<OpenedClient> {
+  const { config } = settings;
+  const custom = await settings.transportFactory?.(config, {
+    serverId: settings.serverId,
+    userId: settings.userId,
+  });
+  if (custom !== undefined) return { client: await initialise(settings, custom), kind: "custom" };
+  if (isStdioConfig(config)) {
+    throw new TypeError(
+      `Cannot connect to MCP server "${settings.serverId}": stdio servers ("command") need the ` +
+        `"@toolroute/toolroute/deno" entry (createDenoGateway) or a "transportFactory"`,
+    );
+  }
+  const kinds: ("http" | "sse")[] = config.transport !== undefined
+    ? [config.transport]
+    : preferred === "sse"
+    ? ["sse"]
+    : ["http", "sse"];
+  for (let i = 0;; i++) {
+    const transport = new HttpClientTransport({
+      url: new URL(config.url),
+      headers: config.headers,
+      kind: kinds[i],
+      fetch: settings.fetch,
+      allowedHosts: settings.allowedHosts,
+      maxBodyBytes: settings.maxResponseBytes,
+    });
+    try {
+      return { client: await initialise(settings, transport), kind: kinds[i] };
+    } catch (error) {
+      const unsupported = error instanceof StreamableHTTPError &&
+        [400, 404, 405].includes(error.code ?? 0);
+      if (i + 1 >= kinds.length || !unsupported) throw error;
+    }
+  }
+}
+
+async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {
+  const options: ClientOptions = { capabilities: {} };
+  if (settings.jsonSchemaValidator !== undefined) {
+    options.jsonSchemaValidator = settings
+      .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
+  }
+  const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  const ms = settings.connectTimeoutMs;
+  try {
+    await withDeadline(
+      client.connect(transport as Transport, { timeout: ms }),
+      ms,
+      () => new Error(`Connecting did not finish within ${ms} ms`),
+      () => void transport.close().catch(() => {}),
+    );
+    return client;
+  } catch (error) {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,275 @@
+import { ToolError } from "../tool_error.ts";
+import type { ToolContext } from "../tool_source.ts";
+import { raceSignal, sleep } from "./abortable.ts";
+import { RequestNotDeliveredError } from "./guarded_fetch.ts";
+import { SessionExpiredError } from "./http_client_transport.ts";
+import { listAllTools } from "./list_all_tools.ts";
+import { callMcpTool, mcpErrorToToolError } from "./mcp_call.ts";
+import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
+import { type Client, type McpTool, ToolListChangedNotificationSchema } from "./mcp_sdk.ts";
+import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import { Redactor } from "./redactor.ts";
+
+/** Everything one connection needs, resolved from the gateway's options. */
+export interface ConnectionSettings extends OpenClientSettings {
+  /** Deadline of a call without its own. */
+  requestTimeoutMs: number;
+  /** Hard deadline of a call that reports progress; default: 4 × its deadline. */
+  maxTotalTimeoutMs?: number;
+  /** Most characters of a result. */
+  maxResultChars: number;
+  /** Backoff: first delay, longest delay, factor, attempts per call. */
+  reconnect: { initialDelayMs: number; maxDelayMs: number; factor: number; attempts: number };
+  /** Receives events (without server and user, which the connection adds). */
+  emit: (event: McpGatewayEvent) => void;
+}
+
+/**
+ * One lazy connection to one MCP server (for one user, or global), with the state machine
+ * `closed → connecting → ready | failed`, reconnection with exponential backoff, and the tool list
+ * cached and refreshed on `notifications/tools/list_changed`.
+ */
+export class ServerConnection {
+  static #serials = 0;
+  /** Unique per connection object, so caches never confuse two connections of one server. */
+  readonly serial: number = ++ServerConnection.#serials;
+  /** Calls running now. */
+  inFlight = 0;
+  /** When the connection was last used (`performance.now()`). */
+  lastUsedAt: number = performance.now();
+  #s: ConnectionSettings;
+  #redact: Redactor;
+  #state: McpConnectionState = "closed";
+  #client?: Client;
+  #opening?: Promise<Client>;
+  #tools: readonly McpTool[] = [];
+  #version = 0;
+  #kind?: TransportKind;
+  #lastError?: string;
+  #attempts = 0;
+  #nextAttemptAt = 0;
+  #disposed = false;
+
+  /**
+   * Creates the connection; nothing is opened until it is used.
+   *
+   * @param settings The server, its config and the gateway's settings.
+   */
+  constructor(settings: ConnectionSettings) {
+    this.#s = settings;
+    this.#redact = new Redactor(settings.config);
+  }
+
+  /** The state. */
+  get state(): McpConnectionState {
+    return this.#state;
+  }
+
+  /** The cached tool list (empty until connected). */
+  get tools(): readonly McpTool[] {
+    return this.#tools;
+  }
+
+  /** Increases whenever the tool list changes. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** The status for `McpGateway#status()`. */
+  status(): McpServerStatus {
+    return {
+      id: this.#s.serverId,
+      ...(this.#s.userId === undefined ? {} : { userId: this.#s.userId }),
+      state: this.#state,
+      tools: this.#tools.length,
+      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+      reconnectAttempts: this.#attempts,
+      ...(this.#kind === undefined ? {} : { transport: this.#kind }),
+    };
+  }
+
+  /**
+   * Returns the tool list, connecting first when needed. Fails at once while a failed connection
+   * waits for its next attempt, so exposure never waits out a backoff.
+   *
+   * @param signal Ends the wait (the connection attempt goes on for other callers).
+   * @returns The tools.
+   */
+  async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
+    this.lastUsedAt = performance.now();
+    if (this.#state === "ready") return this.#tools;
+    const wait = this.#nextAttemptAt - performance.now();
+    if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
+      throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
+    }
+    await raceSignal(this.#open(), signal);
+    return this.#tools;
+  }
+
+  /**
+   * Calls a tool under the call's deadline and signal. A call that cannot be delivered (server
+   * down, session expired) reconnects with backoff and is sent again; a call that was delivered
+   * is never sent twice.
+   *
+   * @param toolName The tool's name on the server.
+   * @param args The arguments.
+   * @param context The call's signal, deadline and progress listener.
+   * @returns The result text.
+   */
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<string> {
+    this.inFlight++;
+    this.lastUsedAt = performance.now();
+    const timeoutMs = context.timeoutMs ?? this.#s.requestTimeoutMs;
+    const hardMs = context.timeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new ToolError("timeout", `Tool "${toolName}" did not finish within ${hardMs} ms`),
+        ),
+      hardMs,
+    );
+    const signal = AbortSignal.any([context.signal, deadline.signal]);
+    try {
+      for (let attempt = 0;; attempt++) {
+        const client = await this.#readyForCall(toolName, signal);
+        try {
+          return await callMcpTool(client, toolName, args, { ...context, signal }, {
+            timeoutMs,
+            maxResultChars: this.#s.maxResultChars,
+            resetTimeoutOnProgress: hardMs > timeoutMs,
+            maxTotalTimeoutMs: hardMs,
+          });
+        } catch (error) {
+          const cause = (error as ToolError).cause;
+          const notSent = cause instanceof SessionExpiredError ||
+            cause instanceof RequestNotDeliveredError;
+          if (notSent) {
+            await this.#broken(client, cause as Error, cause instanceof SessionExpiredError);
+          }
+          if (notSent && attempt === 0 && !signal.aborted) continue;
+          throw this.#redact.toolError(error);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    }
+  }
+
+  /** Closes the connection for good; later use fails with `upstream_unavailable`. */
+  async close(): Promise<void> {
+    this.#disposed = true;
+    await this.#opening?.catch(() => {});
+    await this.#drop();
+    this.#state = "closed";
+  }
+
+  async #readyForCall(toolName: string, signal: AbortSignal): Promise<Client> {
+    for (let tries = 1;; tries++) {
+      if (this.#state === "ready" && this.#client !== undefined) return this.#client;
+      try {
+        const wait = this.#nextAttemptAt - performance.now();
+        if (wait > 0 && this.#opening === undefined) await sleep(wait, signal);
+        return await raceSignal(this.#open(), signal);
+      } catch (error) {
+        if (signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
+          throw this.#redact.toolError(mcpErrorToToolError(error, toolName, signal));
+        }
+      }
+    }
+  }
+
+  #open(): Promise<Client> {
+    if (this.#disposed) {
+      return Promise.reject(new Error(`MCP server "${this.#s.serverId}" was closed`));
+    }
+    return this.#opening ??= this.#connect().finally(() => this.#opening = undefined);
+  }
+
+  async #connect(): Promise<Client> {
+    await this.#drop();
+    this.#state = "connecting";
+    let client: Client | undefined;
+    try {
+      const opened = await openMcpClient(this.#s, this.#kind);
+      client = opened.client;
+      this.#kind = opened.kind;
+      const ready = client;
+      ready.onclose = () => this.#lost(ready);
+      ready.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refresh(ready));
+      this.#tools = await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs });
+      if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
+      this.#client = ready;
+      this.#version++;
+      this.#state = "ready";
+      this.#attempts = 0;
+      this.#lastError = undefined;
+      this.#s.emit({ ...this.#who(), type: "connected", tools: this.#tools.length });
+      return ready;
+    } catch (error) {
+      if (error instanceof TypeError && /stdio servers/.test(error.message)) this.#disposed = true;
+      await client?.close().catch(() => {});
+      this.#state = this.#disposed ? "closed" : "failed";
+      this.#attempts++;
+      const { initialDelayMs, maxDelayMs, factor } = this.#s.reconnect;
+      const delay = Math.min(maxDelayMs, initialDelayMs * factor ** (this.#attempts - 1));
+      this.#nextAttemptAt = performance.now() + delay;
+      this.#lastError = this.#redact.text(describe(error));
+      this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
+      throw new Error(`Cannot connect to MCP server "${this.#s.serverId}": ${this.#lastError}`);
+    }
+  }
+
+  async #refresh(client: Client): Promise<void> {
+    try {
+      const tools = await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs });
+      if (this.#client !== client) return;
+      this.#tools = tools;
+      this.#version++;
+      this.#s.emit({ ...this.#who(), type: "tools_changed", tools: tools.length });
+    } catch {
+      // The list stays as it was; a lost connection is reported by onclose.
+    }
+  }
+
+  #lost(client: Client): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    if (this.#disposed) return;
+    this.#state = "failed";
+    this.#lastError = "The connection was lost";
+    this.#nextAttemptAt = 0;
+    this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
+  }
+
+  async #broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
+    if (this.#client !== client) return;
+    this.#lost(client);
+    this.#lastError = this.#redact.text(describe(error));
+    if (!retryNow) this.#nextAttemptAt = performance.now() + this.#s.reconnect.initialDelayMs;
+    await client.close().catch(() => {});
+  }
+
+  async #drop(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  #who(): { serverId: string; userId?: string } {
+    return this.#s.userId === undefined
+      ? { serverId: this.#s.serverId }
+      : { serverId: this.#s.serverId, userId: this.#s.userId };
+  }
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
+}

@@ -1,0 +1,152 @@
+/** What the pool needs of a connection. */
+export interface PooledConnection {
+  /** Calls running now; a busy connection is never closed for idleness or evicted. */
+  readonly inFlight: number;
+  /** When it was last used (`performance.now()`). */
+  readonly lastUsedAt: number;
+  /** Closes it. */
+  close(): Promise<void>;
+}
+
+/** Options of {@linkcode UserConnectionPool}. */
+export interface UserConnectionPoolOptions<C extends PooledConnection> {
+  /** Idle time after which a connection is closed. */
+  idleMs: number;
+  /** Most open connections; the least recently used idle one is closed first. */
+  maxConnections: number;
+  /** Told about each connection the pool closes by itself. */
+  onClose?: (userId: string, serverId: string, connection: C, reason: "idle" | "evicted") => void;
+}
+
+interface Entry<C> {
+  userId: string;
+  serverId: string;
+  connection: C;
+}
+
+/**
+ * One connection per (user, server), reused across requests, closed after `idleMs` without use,
+ * at most `maxConnections` open with least-recently-used eviction.
+ */
+export class UserConnectionPool<C extends PooledConnection> {
+  #options: UserConnectionPoolOptions<C>;
+  /** Insertion order is recency order: a used entry is moved to the end. */
+  #entries = new Map<string, Entry<C>>();
+  #timer?: ReturnType<typeof setTimeout>;
+  #closing = new Set<Promise<void>>();
+
+  /**
+   * Creates an empty pool.
+   *
+   * @param options Idle time, size limit and close observer.
+   */
+  constructor(options: UserConnectionPoolOptions<C>) {
+    this.#options = options;
+  }
+
+  /** How many connections are open. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Returns the connection of a user's server, creating it when there is none, and marks it used.
+   *
+   * @param userId The user.
+   * @param serverId The server id.
+   * @param create Makes the connection.
+   * @returns The connection.
+   */
+  acquire(userId: string, serverId: string, create: () => C): C {
+    const key = keyOf(userId, serverId);
+    let entry = this.#entries.get(key);
+    if (entry !== undefined) this.#entries.delete(key);
+    else entry = { userId, serverId, connection: create() };
+    this.#entries.set(key, entry);
+    this.#evict();
+    this.#schedule();
+    return entry.connection;
+  }
+
+  /**
+   * Returns the connection of a user's server, if open, without marking it used.
+   *
+   * @param userId The user.
+   * @param serverId The server id.
+   * @returns The connection, or `undefined`.
+   */
+  peek(userId: string, serverId: string): C | undefined {
+    return this.#entries.get(keyOf(userId, serverId))?.connection;
+  }
+
+  /**
+   * Closes and forgets the connections of a user (one server, or all when `serverId` is absent).
+   *
+   * @param userId The user.
+   * @param serverId The server id, or `undefined` for every server of the user.
+   */
+  async remove(userId: string, serverId?: string): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, entry] of this.#entries) {
+      if (entry.userId !== userId || (serverId !== undefined && entry.serverId !== serverId)) {
+        continue;
+      }
+      this.#entries.delete(key);
+      closing.push(entry.connection.close());
+    }
+    await Promise.allSettled(closing);
+  }
+
+  /** Closes every connection and stops the idle timer. */
+  async close(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const all = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.allSettled([...all.map((entry) => entry.connection.close()), ...this.#closing]);
+  }
+
+  #evict(): void {
+    if (this.#entries.size <= this.#options.maxConnections) return;
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= this.#options.maxConnections) break;
+      if (entry.connection.inFlight > 0) continue;
+      this.#drop(key, entry, "evicted");
+    }
+  }
+
+  #sweep(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    for (const [key, entry] of this.#entries) {
+      const { inFlight, lastUsedAt } = entry.connection;
+      if (inFlight === 0 && now - lastUsedAt >= this.#options.idleMs) {
+        this.#drop(key, entry, "idle");
+      }
+    }
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined || this.#entries.size === 0) return;
+    const now = performance.now();
+    let oldest = Infinity;
+    for (const { connection } of this.#entries.values()) {
+      oldest = Math.min(oldest, connection.inFlight > 0 ? now : connection.lastUsedAt);
+    }
+    const wait = Math.max(oldest + this.#options.idleMs - now, 10);
+    this.#timer = setTimeout(() => this.#sweep(), wait);
+  }
+
+  #drop(key: string, entry: Entry<C>, reason: "idle" | "evicted"): void {
+    this.#entries.delete(key);
+    const closing = entry.connection.close().catch(() => {});
+    this.#closing.add(closing);
+    closing.finally(() => this.#closing.delete(closing));
+    this.#options.onClose?.(entry.userId, entry.serverId, entry.connection, reason);
+  }
+}
+
+function keyOf(userId: string, serverId: string): string {
+  return `${userId.length}:${userId}\u0000${serverId}`;
+}
