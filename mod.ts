@@ -82,3 +82,24 @@ export type {
   JsonSchemaValidation,
   JsonSchemaValidatorProvider,
 } from "./src/core/mcp/cfworker_validator.ts";
+export { McpGateway } from "./src/core/mcp/mcp_gateway.ts";
+export type {
+  McpConnectionState,
+  McpGatewayEvent,
+  McpGatewayOptions,
+  McpReconnectOptions,
+  McpServerStatus,
+} from "./src/core/mcp/mcp_gateway_types.ts";
+export type {
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from "./src/core/mcp/mcp_server_config.ts";
+export type {
+  McpJsonRpcMessage,
+  McpJsonSchemaValidation,
+  McpJsonSchemaValidator,
+  McpTransport,
+  McpTransportFactory,
+  McpTransportRequest,
+} from "./src/core/mcp/mcp_transport.ts";

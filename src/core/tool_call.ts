@@ -175,6 +175,7 @@ async function runGuarded(
     signal: controller.signal,
     userId,
     onProgress: options.onProgress,
+    timeoutMs,
   };
   try {
     return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);

@@ -48,6 +48,8 @@ export interface ToolContext {
   readonly userId?: string;
   /** Receives progress reports, when the caller listens. */
   readonly onProgress?: (progress: ToolProgress) => void;
+  /** The call's deadline in milliseconds, when it has one (`signal` aborts at it). */
+  readonly timeoutMs?: number;
 }
 
 /**

@@ -85,39 +85,45 @@ export function mcpErrorToToolError(
 ): ToolError {
   if (signal?.aborted && signal.reason instanceof ToolError) return signal.reason;
   if (error instanceof ToolError) return error;
+  const cause = { cause: error };
   if (error instanceof McpError) {
     switch (error.code) {
       case McpErrorCode.InvalidParams:
         return new ToolError(
           "invalid_arguments",
           `Invalid arguments for tool "${toolName}": ${stripPrefix(error.message)}`,
+          cause,
         );
       case McpErrorCode.RequestTimeout:
         return new ToolError(
           "timeout",
           `Tool "${toolName}" did not answer in time: ${stripPrefix(error.message)}`,
+          cause,
         );
       case McpErrorCode.ConnectionClosed:
         return new ToolError(
           "upstream_unavailable",
           `The server of tool "${toolName}" closed the connection`,
+          cause,
         );
       case McpErrorCode.MethodNotFound:
-        return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`);
+        return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`, cause);
       default:
         return new ToolError(
           "tool_error",
           `Tool "${toolName}" failed: ${stripPrefix(error.message)}`,
+          cause,
         );
     }
   }
   if (error instanceof Error && error.name === "AbortError") {
-    return new ToolError("aborted", `The call to "${toolName}" was aborted`);
+    return new ToolError("aborted", `The call to "${toolName}" was aborted`, cause);
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ToolError(
     "upstream_unavailable",
     `The server of tool "${toolName}" is unavailable: ${message}`,
+    cause,
   );
 }
 
