@@ -1,0 +1,46 @@
+import { buildRouter, checkUser } from "./build_router.ts";
+import { type CliIo, configFromFlags } from "./cli_io.ts";
+import { UsageError } from "./usage_error.ts";
+
+/**
+ * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
+ *
+ * @param flags The parsed flags.
+ * @param positionals The tool name and its JSON arguments.
+ * @param io Output.
+ * @returns 0 for a result, 1 for an error result.
+ */
+export async function callCommand(
+  flags: Record<string, string | true>,
+  positionals: string[],
+  io: CliIo,
+): Promise<number> {
+  const [name, args = "{}", ...rest] = positionals;
+  if (name === undefined) {
+    throw new UsageError('Missing the tool name; see "toolroute call --help"');
+  }
+  if (rest.length > 0) {
+    throw new UsageError(
+      `Too many arguments: ${
+        rest.map((arg) => `"${arg}"`).join(" ")
+      }; pass the JSON arguments as one quoted argument`,
+    );
+  }
+  const timeoutMs = typeof flags.timeout === "string" ? Number(flags.timeout) : undefined;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw new UsageError(
+      `"--timeout" must be a positive number of milliseconds, received "${flags.timeout}"`,
+    );
+  }
+  const config = await configFromFlags(flags);
+  const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
+  await using served = await buildRouter(config);
+  const toolSet = await served.expose(userId);
+  const result = await toolSet.call(name, args, {
+    timeoutMs,
+    onProgress: (progress) =>
+      io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
+  });
+  io.out(result.text);
+  return result.isError ? 1 : 0;
+}

@@ -1,0 +1,47 @@
+import { loadConfig, type LoadConfigOptions } from "./load_config.ts";
+import type { ToolrouteConfig } from "./toolroute_config.ts";
+
+/** Where the CLI writes: injectable so tests capture output. */
+export interface CliIo {
+  /** Writes a line of results. */
+  out(line: string): void;
+  /** Writes a line of logs or errors. */
+  err(line: string): void;
+}
+
+const encoder = new TextEncoder();
+
+/** Writes to the process's stdout and stderr. */
+export const DENO_IO: CliIo = Object.freeze({
+  out: (line: string) => void Deno.stdout.writeSync(encoder.encode(line + "\n")),
+  err: (line: string) => void Deno.stderr.writeSync(encoder.encode(line + "\n")),
+});
+
+/** The config file used when `--config` is not given and the file exists. */
+export const DEFAULT_CONFIG = "toolroute.json";
+
+/**
+ * Loads the config named by `--config` (or `toolroute.json` when it exists), with `--workspace`.
+ *
+ * @tags allow-read, allow-env
+ * @param flags The parsed flags.
+ * @param options Variables (`false` to leave them unexpanded).
+ * @returns The config.
+ */
+export async function configFromFlags(
+  flags: Record<string, string | true>,
+  options: Pick<LoadConfigOptions, "env"> = {},
+): Promise<ToolrouteConfig> {
+  const given = typeof flags.config === "string" ? flags.config : undefined;
+  const path = given ?? (await exists(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
+  const workspace = typeof flags.workspace === "string" ? flags.workspace : undefined;
+  return await loadConfig(path, { workspace, ...options });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
+  } catch {
+    return false;
+  }
+}

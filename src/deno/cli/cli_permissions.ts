@@ -1,0 +1,126 @@
+import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import { checkPermissions, type PermissionGap } from "../permissions/check_permissions.ts";
+import { requiredPermissions } from "../permissions/required_permissions.ts";
+import type { ToolrouteConfig } from "./toolroute_config.ts";
+
+/** Everything `toolroute serve` needs from Deno's permission system for one config. */
+export interface CliPermissions {
+  /** Paths read: workspace, read-only roots, the config file, the modules. */
+  read: string[];
+  /** Paths written: the workspace. */
+  write: string[];
+  /** Programs run: bash (and bwrap), stdio MCP server commands. */
+  run: string[];
+  /** Environment variables read: bash's, `${VAR}`s and token variables, stdio children's. */
+  env: string[];
+  /** Hosts reached or listened on: the HTTP address, remote MCP servers. */
+  net: string[];
+}
+
+/** Variables a stdio server child inherits when the host may read them (see the gateway). */
+const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
+
+/**
+ * Lists what serving a config needs: the built-in context's permissions plus the config file,
+ * modules, MCP servers, variables and the HTTP address.
+ *
+ * @param config The loaded config.
+ * @param http The `--http` address (`host:port`), when serving over HTTP.
+ * @returns The permissions, each list sorted.
+ */
+export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermissions {
+  const base = requiredPermissions(config.context);
+  const read = [...base.read];
+  for (const path of [config.path, ...config.modules]) {
+    if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
+  }
+  const run = new Set(base.run);
+  const env = new Set([...base.env, ...config.variables]);
+  const net = new Set<string>();
+  if (http !== undefined) net.add(http);
+  const servers: McpServerConfig[] = [
+    ...Object.values(config.mcpServers),
+    ...config.users.flatMap((user) => Object.values(user.mcpServers)),
+  ];
+  for (const server of servers) {
+    if (isStdioConfig(server)) {
+      run.add(server.command);
+      for (const name of STDIO_ENV) env.add(name);
+    } else {
+      const url = safeUrl(server.url);
+      if (url !== undefined) net.add(url.host);
+    }
+  }
+  return {
+    read,
+    write: [...base.write],
+    run: [...run].sort(),
+    env: [...env].sort(),
+    net: [...net].sort(),
+  };
+}
+
+/**
+ * The exact `deno run` flags for {@linkcode cliPermissions}, in a stable order, ending with
+ * `--no-prompt`.
+ *
+ * @param needed The permissions.
+ * @returns The flags.
+ */
+export function cliDenoFlags(needed: CliPermissions): string[] {
+  const flags: string[] = [];
+  for (const name of ["read", "write", "run", "env", "net"] as const) {
+    if (needed[name].length > 0) flags.push(`--allow-${name}=${needed[name].join(",")}`);
+  }
+  flags.push("--no-prompt");
+  return flags;
+}
+
+/** What the process lacks and holds beyond a config's needs. */
+export interface CliPermissionReport {
+  /** Flags of permissions the config needs and the process lacks. */
+  missing: string[];
+  /** Flags of permissions the process holds beyond the config's needs. */
+  excess: string[];
+}
+
+/**
+ * Compares the process's permissions with {@linkcode cliPermissions}: the built-ins' check
+ * (`checkPermissions`), plus each path, program, variable and host of the config.
+ *
+ * @tags allow-read
+ * @param config The loaded config.
+ * @param needed What the config needs.
+ * @returns The missing and excess flags.
+ */
+export function checkCliPermissions(
+  config: ToolrouteConfig,
+  needed: CliPermissions,
+): CliPermissionReport {
+  const report = checkPermissions(config.context);
+  const missing = new Set<string>(report.missing.map((gap) => gap.flag));
+  const probe = (descriptor: Deno.PermissionDescriptor, flag: string) => {
+    if (Deno.permissions.querySync(descriptor).state !== "granted") missing.add(flag);
+  };
+  for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
+  for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
+  for (const variable of needed.env) probe({ name: "env", variable }, `--allow-env=${variable}`);
+  for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);
+  const excess = report.excess.filter((gap: PermissionGap) =>
+    !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
+    !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value))
+  ).map((gap) => gap.flag);
+  return { missing: [...missing], excess };
+}
+
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}

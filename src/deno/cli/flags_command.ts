@@ -1,0 +1,21 @@
+import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
+import { type CliIo, configFromFlags } from "./cli_io.ts";
+import { listenAddress } from "./listen_address.ts";
+
+/**
+ * `toolroute flags`: prints the exact `deno run` flags serving the config needs.
+ *
+ * @param flags The parsed flags.
+ * @param io Output.
+ * @returns The exit code.
+ */
+export async function flagsCommand(
+  flags: Record<string, string | true>,
+  io: CliIo,
+): Promise<number> {
+  const config = await configFromFlags(flags, { env: false });
+  const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
+  const address = http === undefined ? undefined : `${http.hostname}:${http.port}`;
+  io.out(cliDenoFlags(cliPermissions(config, address)).join(" "));
+  return 0;
+}

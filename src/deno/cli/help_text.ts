@@ -1,0 +1,68 @@
+/** The help text of each command, and of the program (`""`). */
+export const HELP_TEXT: Readonly<Record<string, string>> = Object.freeze({
+  "": `toolroute: a permission-aware tool router for LLM agents, served over MCP
+
+Usage: toolroute <command> [options]
+
+Commands:
+  serve   Serve the configured tool set as an MCP server (stdio or HTTP)
+  tools   Print the exposed tools
+  call    Call one exposed tool and print its result
+  flags   Print the exact deno run permission flags the config needs
+
+Run "toolroute <command> --help" for a command's options.
+Exit codes: 0 success, 1 the tool returned an error, 2 misuse (flags, config, permissions).`,
+  serve: `Usage: toolroute serve [--config FILE] [--workspace DIR] [--stdio | --http [HOST:PORT]]
+
+Serves exactly the tool set the config exposes as an MCP server: tools/list returns it and
+tools/call runs only those names. Logs one line per call to stderr (never to stdout).
+
+Options:
+  --config FILE      The config (JSON with comments). Default: toolroute.json if it exists
+  --workspace DIR    The workspace, overriding the config's
+  --stdio            Serve over stdin/stdout (the default)
+  --http [HOST:PORT] Serve Streamable HTTP at http://HOST:PORT/mcp. Default 127.0.0.1:8787.
+                     Host and Origin are checked (DNS-rebinding protection); bearer tokens
+                     (config "users") are required when users are configured or HOST is not
+                     loopback
+  --user ID          In stdio mode: serve the tool set of this configured user
+  --allow-excess     Serve even when the process holds more permissions than needed
+  -h, --help         Show this help
+
+At start-up the process's Deno permissions are compared with the config's needs; serve refuses
+(exit 2) and prints the exact flags when they are broader or missing.`,
+  tools: `Usage: toolroute tools [--config FILE] [--workspace DIR] [--user ID] [--json]
+
+Prints the exposed tools as a table (name, source, shadowed-by); names that lost to a
+higher-priority source are listed with the winner. Names that could not be exposed go to stderr.
+
+Options:
+  --config FILE    The config. Default: toolroute.json if it exists
+  --workspace DIR  The workspace, overriding the config's
+  --user ID        The tool set of this configured user
+  --json           Print { tools, shadowed, missing } as JSON
+  -h, --help       Show this help`,
+  call:
+    `Usage: toolroute call NAME ['{"json":"args"}'] [--config FILE] [--workspace DIR] [--user ID]
+
+Calls one exposed tool and prints its result. Exit code 0 for a result, 1 for an error
+result, 2 for misuse.
+
+Options:
+  --config FILE      The config. Default: toolroute.json if it exists
+  --workspace DIR    The workspace, overriding the config's
+  --user ID          Call as this configured user
+  --timeout MS       The call's deadline in milliseconds
+  -h, --help         Show this help`,
+  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT]
+
+Prints the exact deno run permission flags serving the config needs, so that:
+  deno run $(toolroute flags) jsr:@toolroute/toolroute/cli serve
+runs with least privilege.
+
+Options:
+  --config FILE      The config. Default: toolroute.json if it exists
+  --workspace DIR    The workspace, overriding the config's
+  --http HOST:PORT   Include the permission to listen on this address
+  -h, --help         Show this help`,
+});

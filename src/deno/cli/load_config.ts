@@ -1,0 +1,159 @@
+import { dirname, isAbsolute, resolve } from "pathe";
+import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import type { BuiltinContext } from "../../core/tool_source.ts";
+import { formatIssues } from "../mcp/_mcp_config_schema.ts";
+import { parseMcpConfig } from "../mcp/load_mcp_config.ts";
+import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
+import { parseJsonc } from "./parse_jsonc.ts";
+import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** Options of {@linkcode loadConfig}. */
+export interface LoadConfigOptions {
+  /** Overrides the file's workspace (relative to the current directory). */
+  workspace?: string;
+  /**
+   * Where `${VAR}` values come from; `false` leaves them unexpanded (to list the variables
+   * without reading them). Default: the process environment.
+   */
+  env?: Record<string, string | undefined> | false;
+  /** The current directory, for relative paths. Default: `Deno.cwd()`. */
+  cwd?: string;
+}
+
+const VARIABLE_NAMES = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+
+/**
+ * Reads, validates and resolves a `toolroute.json` (JSON with comments allowed). Without a path,
+ * the defaults: the workspace (or the current directory) with the file built-ins.
+ *
+ * Throws a {@linkcode UsageError} listing every problem of the file with its JSON path, or
+ * every `${VAR}` that is not set.
+ *
+ * Requires `allow-read` for the file, and `allow-env` for the variables it names.
+ *
+ * @tags allow-read, allow-env
+ * @param path The config file, or `undefined` for the defaults.
+ * @param options Workspace override, variables and current directory.
+ * @returns The resolved config.
+ */
+export async function loadConfig(
+  path: string | undefined,
+  options: LoadConfigOptions = {},
+): Promise<ToolrouteConfig> {
+  const cwd = options.cwd ?? currentDirectory();
+  if (path === undefined) return resolveConfig({}, undefined, cwd, options);
+  const absolute = resolve(cwd, path);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(absolute);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new UsageError(`Cannot read config "${path}": the file does not exist`);
+    }
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new UsageError(`Cannot read config "${path}": add --allow-read=${absolute}`);
+    }
+    throw new UsageError(`Cannot read config "${path}": ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseJsonc(text);
+  } catch (error) {
+    throw new UsageError(`Cannot parse config "${path}": ${(error as Error).message}`);
+  }
+  return resolveConfig(value, absolute, cwd, options);
+}
+
+/**
+ * Validates and resolves a config value already parsed, as {@linkcode loadConfig} does.
+ *
+ * @param value The parsed JSON.
+ * @param path The file's absolute path, or `undefined`.
+ * @param cwd The current directory.
+ * @param options Workspace override and variables.
+ * @returns The resolved config.
+ */
+export function resolveConfig(
+  value: unknown,
+  path: string | undefined,
+  cwd: string,
+  options: LoadConfigOptions = {},
+): ToolrouteConfig {
+  const source = path === undefined ? "config" : `config "${path}"`;
+  const parsed = toolrouteConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const lines = formatIssues(parsed.error.issues).map((line) => `  - ${line}`);
+    throw new UsageError(`Invalid ${source}:\n${lines.join("\n")}`);
+  }
+  const file: ToolrouteConfigFile = parsed.data;
+  const base = path === undefined ? cwd : dirname(path);
+  const at = (entry: string) => isAbsolute(entry) ? resolve(entry) : resolve(base, entry);
+  const workspace = options.workspace !== undefined
+    ? resolve(cwd, options.workspace)
+    : at(file.workspace ?? ".");
+  const context: BuiltinContext = { workspace };
+  if (file.readOnlyRoots) context.readOnlyRoots = file.readOnlyRoots.map(at);
+  if (file.protectedPaths) context.protectedPaths = file.protectedPaths;
+  if (file.env) context.env = file.env;
+  if (file.bash !== undefined) context.bash = file.bash;
+  const { callTimeoutMs, maxResultChars, ...contextLimits } = file.limits ?? {};
+  Object.assign(context, contextLimits);
+
+  const variables = new Set<string>();
+  const users = Object.entries(file.users ?? {});
+  for (const name of JSON.stringify([file.mcpServers, users]).matchAll(VARIABLE_NAMES)) {
+    variables.add(name[1]);
+  }
+  for (const [tokenVariable] of users) variables.add(tokenVariable);
+  const env = options.env === false
+    ? Object.fromEntries([...variables].map((name) => [name, `\${${name}}`]))
+    : options.env;
+  const problems: string[] = [];
+  const expand = (servers: unknown, where: string): Record<string, McpServerConfig> => {
+    if (servers === undefined) return {};
+    try {
+      return parseMcpConfig({ mcpServers: servers }, { env, source: where });
+    } catch (error) {
+      problems.push((error as Error).message);
+      return {};
+    }
+  };
+  const mcpServers = expand(file.mcpServers, `${source}, mcpServers`);
+  const userConfigs: UserConfig[] = users.map(([tokenVariable, user]) => ({
+    tokenVariable,
+    id: user.id,
+    mcpServers: expand(user.mcpServers, `${source}, users.${tokenVariable}.mcpServers`),
+  }));
+  const ids = new Map<string, string>();
+  for (const user of userConfigs) {
+    const other = ids.get(user.id);
+    if (other !== undefined) {
+      problems.push(`users.${other} and users.${user.tokenVariable} have the same id "${user.id}"`);
+    }
+    ids.set(user.id, user.tokenVariable);
+  }
+  if (problems.length > 0) throw new UsageError(problems.join("\n"));
+  return {
+    ...(path === undefined ? {} : { path }),
+    context,
+    modules: (file.modules ?? []).map(at),
+    expose: file.expose ?? {},
+    mcpServers,
+    users: userConfigs,
+    ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
+    ...(maxResultChars === undefined ? {} : { maxResultChars }),
+    http: file.http ?? {},
+    variables: [...variables].sort(),
+  };
+}
+
+function currentDirectory(): string {
+  try {
+    return Deno.cwd();
+  } catch {
+    throw new UsageError(
+      "Cannot resolve relative paths: reading the current directory was denied; pass absolute paths or add --allow-read for it",
+    );
+  }
+}

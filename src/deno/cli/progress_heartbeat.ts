@@ -1,0 +1,54 @@
+import type { BuiltinContext, BuiltinSource, RoutedTool } from "../../core/tool_source.ts";
+
+/**
+ * Wraps a built-in source so that a `bash` call that runs longer than `intervalMs` reports
+ * progress every `intervalMs` (the seconds elapsed), which `serve` turns into MCP progress
+ * notifications: clients see a long command is alive instead of a silent wait.
+ *
+ * @param source The built-in source.
+ * @param intervalMs How often to report. Default: 1000.
+ * @returns The same source, with `bash` reporting progress.
+ */
+export function withBashProgress(source: BuiltinSource, intervalMs = 1000): BuiltinSource {
+  return {
+    names: source.names,
+    resolve(names: readonly string[], context?: BuiltinContext) {
+      const resolved = source.resolve(names, context);
+      return {
+        missing: resolved.missing,
+        tools: resolved.tools.map((tool) =>
+          tool.name === "bash" ? heartbeat(tool, intervalMs) : tool
+        ),
+      };
+    },
+    close: source.close?.bind(source),
+  };
+}
+
+function heartbeat(tool: RoutedTool, intervalMs: number): RoutedTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    source: tool.source,
+    origin: tool.origin,
+    async execute(args, context) {
+      const report = context.onProgress;
+      if (report === undefined) return await tool.execute(args, context);
+      const started = Date.now();
+      let ticks = 0;
+      const timer = setInterval(() => {
+        ticks++;
+        const seconds = Math.round((Date.now() - started) / 1000);
+        report({ progress: ticks, message: `bash is still running (${seconds} s)` });
+      }, intervalMs);
+      try {
+        return await tool.execute(args, context);
+      } finally {
+        clearInterval(timer);
+      }
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { callCommand } from "./call_command.ts";
+import { type CliIo, DENO_IO } from "./cli_io.ts";
+import { flagsCommand } from "./flags_command.ts";
+import { HELP_TEXT } from "./help_text.ts";
+import { type ArgSpec, parseArgs } from "./parse_args.ts";
+import { serveCommand } from "./serve_command.ts";
+import { toolsCommand } from "./tools_command.ts";
+import { UsageError } from "./usage_error.ts";
+
+const COMMON = ["config", "workspace"];
+const SPECS: Record<string, ArgSpec> = {
+  serve: {
+    string: [...COMMON, "user"],
+    optional: { http: "127.0.0.1:8787" },
+    boolean: ["stdio", "allow-excess"],
+  },
+  tools: { string: [...COMMON, "user"], boolean: ["json"] },
+  call: { string: [...COMMON, "user", "timeout"] },
+  flags: { string: [...COMMON, "http"] },
+};
+
+/**
+ * Runs the `toolroute` command line: `serve`, `tools`, `call` or `flags`.
+ *
+ * Never throws and never prints a stack trace: misuse (unknown flags, a bad config, permissions
+ * broader than needed) prints a message and returns 2.
+ *
+ * @tags allow-read, allow-write, allow-run, allow-env, allow-net
+ * @param args The arguments, such as `Deno.args`.
+ * @param io Where output goes. Default: stdout and stderr.
+ * @returns The exit code: 0 success, 1 an error result of `call`, 2 misuse.
+ */
+export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Promise<number> {
+  const [command, ...rest] = args;
+  try {
+    if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+      io.out(HELP_TEXT[rest[0] ?? ""] ?? HELP_TEXT[""]);
+      return command === undefined ? 2 : 0;
+    }
+    if (command === "--version" || command === "-V") {
+      io.out("toolroute 0.1.0");
+      return 0;
+    }
+    const spec = SPECS[command];
+    if (spec === undefined) {
+      throw new UsageError(
+        `Unknown command "${command}"; use serve, tools, call or flags (see "toolroute --help")`,
+      );
+    }
+    const { flags, positionals } = parseArgs(rest, spec, command);
+    if (flags.help === true) {
+      io.out(HELP_TEXT[command]);
+      return 0;
+    }
+    if (command !== "call" && positionals.length > 0) {
+      throw new UsageError(
+        `Unexpected argument "${
+          positionals[0]
+        }" for "toolroute ${command}"; see "toolroute ${command} --help"`,
+      );
+    }
+    switch (command) {
+      case "serve":
+        return await serveCommand(flags, io);
+      case "tools":
+        return await toolsCommand(flags, io);
+      case "call":
+        return await callCommand(flags, positionals, io);
+      default:
+        return await flagsCommand(flags, io);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`toolroute: ${error.message}`);
+      return 2;
+    }
+    io.err(`toolroute: ${describe(error)}`);
+    return error instanceof TypeError || error instanceof RangeError ? 2 : 1;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === "NotCapable") {
+      return `${error.message}; run "toolroute flags" for the permission flags this config needs`;
+    }
+    return error.message;
+  }
+  return String(error);
+}

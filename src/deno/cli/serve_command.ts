@@ -1,0 +1,172 @@
+import { mcpHttpHandler } from "../../core/mcp/mcp_http_handler.ts";
+import { ToolSetServer } from "../../core/mcp/tool_set_server.ts";
+import { buildRouter, checkUser, describeMissing, type ServedRouter } from "./build_router.ts";
+import { formatCallLog } from "./call_log.ts";
+import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
+import { type CliIo, configFromFlags } from "./cli_io.ts";
+import { type ListenAddress, listenAddress } from "./listen_address.ts";
+import { DenoStdioServerTransport } from "./stdio_server_transport.ts";
+import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { UsageError } from "./usage_error.ts";
+
+/**
+ * `toolroute serve`: checks the process's permissions against the config, then serves the
+ * exposed tool set over stdio or Streamable HTTP until stdin ends or SIGINT/SIGTERM.
+ *
+ * @param flags The parsed flags.
+ * @param io Logs (stderr only: stdout belongs to the protocol in stdio mode).
+ * @returns The exit code.
+ */
+export async function serveCommand(
+  flags: Record<string, string | true>,
+  io: CliIo,
+): Promise<number> {
+  if (flags.stdio === true && flags.http !== undefined) {
+    throw new UsageError('Give either "--stdio" or "--http", not both');
+  }
+  const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
+  if (http !== undefined && flags.user !== undefined) {
+    throw new UsageError(
+      '"--user" applies to --stdio; over HTTP the user comes from the bearer token',
+    );
+  }
+  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags);
+  const config = await configFromFlags(flags);
+  const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
+  const tokens = http === undefined ? undefined : userTokens(config, http);
+  await using served = await buildRouter(config, {
+    onEvent: (event) => io.err(formatCallLog(event)),
+  });
+  const first = await served.expose(userId);
+  for (const line of describeMissing(first.missing)) io.err(`toolroute: ${line}`);
+  const stop = stopSignal();
+  try {
+    if (http === undefined) await serveStdio(served, userId, config, io, stop.signal);
+    else await serveHttp(served, http, tokens, config, first.names.length, io, stop.signal);
+  } finally {
+    stop.dispose();
+  }
+  return 0;
+}
+
+function checkPermissionsOrRefuse(
+  config: ToolrouteConfig,
+  http: ListenAddress | undefined,
+  flags: Record<string, string | true>,
+): void {
+  const address = http === undefined
+    ? undefined
+    : http.port === 0
+    ? http.hostname
+    : `${http.hostname}:${http.port}`;
+  const needed = cliPermissions(config, address);
+  const report = checkCliPermissions(config, needed);
+  const exact = cliDenoFlags(needed).join(" ");
+  if (report.missing.length > 0) {
+    throw new UsageError(
+      `Cannot serve: the process lacks ${
+        report.missing.join(" ")
+      }; run deno with exactly: ${exact}`,
+    );
+  }
+  if (report.excess.length > 0 && flags["allow-excess"] !== true) {
+    throw new UsageError(
+      `Refusing to serve: the process holds more permissions than the config needs (${
+        report.excess.join(" ")
+      }); run deno with exactly: ${exact}, or pass --allow-excess`,
+    );
+  }
+}
+
+function userTokens(
+  config: ToolrouteConfig,
+  http: ListenAddress,
+): Record<string, string> | undefined {
+  if (config.users.length === 0) {
+    if (http.loopback) return undefined;
+    throw new UsageError(
+      `Serving on "${http.hostname}" (not loopback) requires bearer tokens: add "users" to the config`,
+    );
+  }
+  const tokens: Record<string, string> = {};
+  for (const user of config.users) {
+    const token = Deno.env.get(user.tokenVariable);
+    if (token === undefined || token === "") {
+      throw new UsageError(
+        `The token of user "${user.id}" is not set: set the environment variable ${user.tokenVariable}`,
+      );
+    }
+    tokens[token] = user.id;
+  }
+  return tokens;
+}
+
+async function serveStdio(
+  served: ServedRouter,
+  userId: string | undefined,
+  config: ToolrouteConfig,
+  io: CliIo,
+  stop: AbortSignal,
+): Promise<void> {
+  const server = new ToolSetServer((request) => served.expose(userId, request.signal), {
+    userId,
+    timeoutMs: config.callTimeoutMs,
+  });
+  const transport = new DenoStdioServerTransport();
+  const ended = new Promise<void>((resolve) => transport.onclose = resolve);
+  await server.connect(transport);
+  io.err(`toolroute: serving over stdio${userId === undefined ? "" : ` as user "${userId}"`}`);
+  await Promise.race([ended, new Promise((resolve) => stop.addEventListener("abort", resolve))]);
+  await server.close();
+}
+
+async function serveHttp(
+  served: ServedRouter,
+  http: ListenAddress,
+  tokens: Record<string, string> | undefined,
+  config: ToolrouteConfig,
+  toolCount: number,
+  io: CliIo,
+  stop: AbortSignal,
+): Promise<void> {
+  const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"];
+  const handler = mcpHttpHandler({
+    tools: (request) => served.expose(request.userId, request.signal),
+    tokens,
+    stateless: config.http.stateless,
+    allowedHosts: config.http.allowedHosts ??
+      (http.loopback ? loopbackHosts : [hostForHeader(http.hostname), ...loopbackHosts]),
+    allowedOrigins: config.http.allowedOrigins,
+    timeoutMs: config.callTimeoutMs,
+  });
+  const server = Deno.serve({
+    hostname: http.hostname,
+    port: http.port,
+    signal: stop,
+    onListen: ({ hostname, port }) => {
+      const auth = tokens === undefined ? "no token" : "bearer token required";
+      io.err(
+        `toolroute: serving ${toolCount} tools at http://${
+          hostForHeader(hostname)
+        }:${port}/mcp (${auth})`,
+      );
+    },
+  }, handler);
+  await server.finished;
+  await handler.close();
+}
+
+function hostForHeader(hostname: string): string {
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
+function stopSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, stop);
+  return {
+    signal: controller.signal,
+    dispose: () => signals.forEach((signal) => Deno.removeSignalListener(signal, stop)),
+  };
+}

@@ -1,0 +1,103 @@
+/** A JSON-RPC message as MCP sends it. */
+type JsonRpcMessage = Record<string, unknown>;
+
+/** Most bytes of one incoming line; a longer message is an error, not unbounded memory. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The server side of MCP's stdio transport on Deno's own streams: one JSON-RPC message per line
+ * on stdin and stdout. Nothing else may write to stdout; logs go to stderr.
+ *
+ * It implements the SDK's `Transport` structurally, so `ToolSetServer#connect` takes it.
+ */
+export class DenoStdioServerTransport {
+  /** Set by the SDK: receives each message. */
+  onmessage?: (message: JsonRpcMessage) => void;
+  /** Set by the SDK: called once when the stream ends or the transport closes. */
+  onclose?: () => void;
+  /** Set by the SDK: receives parse and stream errors. */
+  onerror?: (error: Error) => void;
+  #input: ReadableStream<Uint8Array>;
+  #output: WritableStreamDefaultWriter<Uint8Array>;
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  #closed = false;
+  #encoder = new TextEncoder();
+
+  /**
+   * Creates the transport.
+   *
+   * @param input The stream to read (default: `Deno.stdin.readable`).
+   * @param output The stream to write (default: `Deno.stdout.writable`).
+   */
+  constructor(
+    input: ReadableStream<Uint8Array> = Deno.stdin.readable,
+    output: WritableStream<Uint8Array> = Deno.stdout.writable,
+  ) {
+    this.#input = input;
+    this.#output = output.getWriter();
+  }
+
+  /** Starts reading; resolves at once. */
+  start(): Promise<void> {
+    this.#reader = this.#input.getReader();
+    void this.#read();
+    return Promise.resolve();
+  }
+
+  /**
+   * Writes one message as a line.
+   *
+   * @param message The message.
+   */
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) throw new Error("Cannot send: the stdio transport is closed");
+    await this.#output.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  /** Stops reading and releases the streams. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#reader?.cancel().catch(() => {});
+    this.#output.releaseLock();
+    this.onclose?.();
+  }
+
+  async #read(): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      while (!this.#closed) {
+        const { done, value } = await this.#reader!.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let newline: number;
+        while ((newline = buffer.indexOf("\n")) !== -1) {
+          const line = buffer.slice(0, newline).replace(/\r$/, "");
+          buffer = buffer.slice(newline + 1);
+          if (line.trim() !== "") this.#dispatch(line);
+        }
+        if (buffer.length > MAX_LINE_BYTES) {
+          this.onerror?.(new Error(`Dropped an incoming message over ${MAX_LINE_BYTES} bytes`));
+          buffer = "";
+        }
+      }
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(error as Error);
+    }
+    await this.close();
+  }
+
+  #dispatch(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.onerror?.(new Error("Received a line that is not JSON; ignored it"));
+      return;
+    }
+    if (message !== null && typeof message === "object" && !Array.isArray(message)) {
+      this.onmessage?.(message as JsonRpcMessage);
+    } else this.onerror?.(new Error("Received JSON that is not a JSON-RPC message; ignored it"));
+  }
+}

@@ -1,0 +1,48 @@
+import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import type { BuiltinContext } from "../../core/tool_source.ts";
+
+/** What the served tool set contains; an absent list means "everything of that kind". */
+export interface ExposeConfig {
+  /** Built-in tool names. */
+  builtins?: string[];
+  /** Global MCP server ids. */
+  mcpServers?: string[];
+  /** Local MCP service names (from modules). */
+  mcpServices?: string[];
+  /** Function tool names (from modules). */
+  functions?: string[];
+}
+
+/** One user of `serve --http`: the token's variable, the id and the user's own servers. */
+export interface UserConfig {
+  /** The environment variable that holds the user's bearer token. */
+  tokenVariable: string;
+  /** The user id. */
+  id: string;
+  /** The user's own MCP servers, `${VAR}` expanded. */
+  mcpServers: Record<string, McpServerConfig>;
+}
+
+/** A loaded `toolroute.json`: validated, paths absolute, `${VAR}` expanded. */
+export interface ToolrouteConfig {
+  /** The absolute path of the file, when one was read. */
+  path?: string;
+  /** The built-in context (absolute paths). */
+  context: BuiltinContext;
+  /** Modules to import for function tools and local services (absolute paths). */
+  modules: string[];
+  /** What is exposed. */
+  expose: ExposeConfig;
+  /** Global MCP servers by id. */
+  mcpServers: Record<string, McpServerConfig>;
+  /** The users, in file order. */
+  users: UserConfig[];
+  /** Deadline of every call, in milliseconds. */
+  callTimeoutMs?: number;
+  /** Most characters of any result. */
+  maxResultChars?: number;
+  /** Settings of `serve --http`. */
+  http: { allowedHosts?: string[]; allowedOrigins?: string[]; stateless?: boolean };
+  /** Names of the environment variables the file reads (`${VAR}` and token variables). */
+  variables: string[];
+}
