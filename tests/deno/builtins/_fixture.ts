@@ -1,0 +1,64 @@
+import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
+import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
+
+/** A fresh set of directories for containment tests, removed on dispose. */
+export interface Fixture extends AsyncDisposable {
+  /** The temporary base directory holding everything below. */
+  base: string;
+  /** The workspace (read and write); holds `hello.txt` ("hello\nworld\n"). */
+  workspace: string;
+  /** A read-only root; holds `ro.txt` ("read only\n"). */
+  readOnly: string;
+  /** A directory outside every root; holds `secret.txt` with {@linkcode SECRET}. */
+  outside: string;
+  /** A sibling of the workspace whose name starts with the workspace's (`<ws>_evil`). */
+  sibling: string;
+  /** The default context: the workspace and the read-only root. */
+  context: BuiltinContext;
+}
+
+/** The content of the outside marker files; must never appear in a result. */
+export const SECRET = "TOP-SECRET-MARKER-7f3a";
+
+/**
+ * Creates the fixture directories.
+ *
+ * @returns The fixture; `await using` removes it.
+ */
+export async function makeFixture(): Promise<Fixture> {
+  const base = await Deno.makeTempDir({ prefix: "toolroute_builtins_" });
+  const workspace = `${base}/ws`;
+  const readOnly = `${base}/ro`;
+  const outside = `${base}/outside`;
+  const sibling = `${base}/ws_evil`;
+  for (const dir of [workspace, readOnly, outside, sibling]) await Deno.mkdir(dir);
+  await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\nworld\n");
+  await Deno.writeTextFile(`${readOnly}/ro.txt`, "read only\n");
+  await Deno.writeTextFile(`${outside}/secret.txt`, `${SECRET}\n`);
+  await Deno.writeTextFile(`${sibling}/secret.txt`, `${SECRET}\n`);
+  return {
+    base,
+    workspace,
+    readOnly,
+    outside,
+    sibling,
+    context: { workspace, readOnlyRoots: [readOnly] },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(base, { recursive: true });
+    },
+  };
+}
+
+/**
+ * Exposes the file tools of a context through a real router.
+ *
+ * @param context The context.
+ * @returns The router and the tool set; `await using` closes the router.
+ */
+export async function fileTools(
+  context: BuiltinContext,
+): Promise<{ router: ToolRouter; tools: ToolSet } & AsyncDisposable> {
+  const router = new ToolRouter({ builtins: builtinTools(context) });
+  const tools = await router.expose({ builtins: ["read_file", "write_file", "apply_patch"] });
+  return { router, tools, [Symbol.asyncDispose]: () => router.close() };
+}

@@ -1,0 +1,75 @@
+import { assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
+import { type BuiltinContext, resolveBuiltinContext } from "@toolroute/toolroute/deno";
+
+Deno.test("resolveBuiltinContext() fills in the documented defaults", () => {
+  const ctx = resolveBuiltinContext({ workspace: "/srv/ws/" });
+  assertEquals(ctx, {
+    workspace: "/srv/ws",
+    readOnlyRoots: [],
+    readMaxChars: 12000,
+    commandTimeoutMs: 30000,
+    outputMaxChars: 120000,
+    processLogChars: 12000,
+    bash: false,
+    protectedPaths: [".git"],
+    env: ["PATH", "HOME", "LANG", "TERM"],
+  });
+  assertEquals(Object.isFrozen(ctx), true);
+});
+
+Deno.test("resolveBuiltinContext() resolves bash: true to the bwrap sandbox with the context's env", () => {
+  const on = resolveBuiltinContext({ workspace: "/ws", bash: true, env: ["PATH"] });
+  assertEquals(on.bash, { sandbox: "bwrap", env: ["PATH"] });
+  const none = resolveBuiltinContext({
+    workspace: "/ws",
+    bash: { sandbox: "none", env: ["LANG"] },
+  });
+  assertEquals(none.bash, { sandbox: "none", env: ["LANG"] });
+});
+
+Deno.test("resolveBuiltinContext() normalizes roots and makes protected paths workspace-relative", () => {
+  const ctx = resolveBuiltinContext({
+    workspace: "/ws/./a/..",
+    readOnlyRoots: ["/usr/share/", "/usr/share"],
+    protectedPaths: [".git", "/ws/secrets/", "./node_modules/../.env"],
+  });
+  assertEquals(ctx.workspace, "/ws");
+  assertEquals(ctx.readOnlyRoots, ["/usr/share"]);
+  assertEquals(ctx.protectedPaths, [".git", "secrets", ".env"]);
+});
+
+Deno.test("resolveBuiltinContext() throws a TypeError for malformed host input", () => {
+  const bad: unknown[] = [
+    null,
+    { workspace: "relative/ws" },
+    { workspace: "" },
+    { workspace: "/ws\0x" },
+    { workspace: "/ws", readOnlyRoots: ["rel"] },
+    { workspace: "/ws", readOnlyRoots: "/usr" },
+    { workspace: "/ws", protectedPaths: ["../elsewhere"] },
+    { workspace: "/ws", protectedPaths: ["/other/.git"] },
+    { workspace: "/ws", env: ["NOT-A-NAME"] },
+    { workspace: "/ws", bash: "yes" },
+    { workspace: "/ws", bash: { sandbox: "docker" } },
+    { workspace: "/ws", bash: { sandbox: "none", extra: 1 } },
+    { workspace: "/ws", readOnlyRoot: ["/usr"] },
+  ];
+  for (const context of bad) {
+    assertThrows(() => resolveBuiltinContext(context as BuiltinContext), TypeError);
+  }
+  const typo = assertThrows(
+    () => resolveBuiltinContext({ workspace: "/ws", readOnlyRoot: [] } as BuiltinContext),
+    TypeError,
+  );
+  assertStringIncludes(typo.message, '"readOnlyRoot"');
+});
+
+Deno.test("resolveBuiltinContext() throws a RangeError for limits that are not positive integers", () => {
+  for (const value of [0, -1, 1.5, Infinity, NaN, "100"]) {
+    assertThrows(
+      () => resolveBuiltinContext({ workspace: "/ws", readMaxChars: value as number }),
+      RangeError,
+    );
+  }
+  assertThrows(() => resolveBuiltinContext({ workspace: "/ws", commandTimeoutMs: 0 }), RangeError);
+});
