@@ -30,6 +30,14 @@ export type { ContextDefaults, ResolvedBash, ResolvedContext } from "./builtins/
 export type { ReadFileResult } from "./builtins/read_file.ts";
 export type { WriteFileResult } from "./builtins/write_file.ts";
 export type { ApplyPatchResult, FileChange } from "./builtins/patch_transaction.ts";
+export { denoFlags } from "./permissions/deno_flags.ts";
+export { assertNoExcess, checkPermissions } from "./permissions/check_permissions.ts";
+export type { PermissionGap, PermissionReport } from "./permissions/check_permissions.ts";
+export type { RequiredPermissions } from "./permissions/required_permissions.ts";
+export { requiredPermissions } from "./permissions/required_permissions.ts";
+export type { CommandResult } from "./builtins/run_command.ts";
+export type { ProcessInfo } from "./builtins/background_process.ts";
+export type { LogSlice } from "./builtins/log_buffer.ts";
 export type {
   BashSetting,
   BuiltinContext,

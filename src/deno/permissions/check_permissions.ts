@@ -36,12 +36,14 @@ const LOOPBACK_HOSTS = ["127.0.0.1", "localhost"];
  * access to the loopback host. Deno cannot enumerate scoped grants, so a grant to an unrelated
  * path or host goes unnoticed.
  *
- * @example A process narrowed to the context has nothing in excess
+ * @example List what is missing and what is in excess
  * ```ts
  * import { checkPermissions } from "@toolroute/toolroute/deno";
+ * import { assert } from "@std/assert";
  *
- * const report = checkPermissions({ workspace: "/srv/ws" });
- * console.assert(Array.isArray(report.missing) && Array.isArray(report.excess));
+ * const { missing, excess } = checkPermissions({ workspace: "/srv/ws" });
+ * // Each entry names the flag, such as "--allow-write=/srv/ws" or "--allow-net".
+ * assert([...missing, ...excess].every((gap) => gap.flag.startsWith("--allow-")));
  * ```
  *
  * @param context The context, as given to `builtinTools` or already resolved.

@@ -22,7 +22,8 @@ export interface RequiredPermissions {
 export function requiredPermissions(
   context: BuiltinContext | ResolvedContext,
 ): RequiredPermissions {
-  const ctx = isResolved(context) ? context : resolveBuiltinContext(context);
+  // Resolving is idempotent: a resolved context is a valid context with every field set.
+  const ctx = resolveBuiltinContext(context as BuiltinContext);
   const bash = ctx.bash;
   return {
     read: [ctx.workspace, ...ctx.readOnlyRoots.filter((root) => root !== ctx.workspace)],
@@ -30,10 +31,4 @@ export function requiredPermissions(
     run: bash === false ? [] : bash.sandbox === "bwrap" ? ["bash", "bwrap"] : ["bash"],
     env: bash === false ? [] : [...bash.env],
   };
-}
-
-function isResolved(context: BuiltinContext | ResolvedContext): context is ResolvedContext {
-  return Object.isFrozen(context) && Array.isArray(context.protectedPaths) &&
-    typeof context.readMaxChars === "number" && typeof context.processLogChars === "number" &&
-    (context.bash === false || (typeof context.bash === "object" && "env" in context.bash));
 }
