@@ -77,11 +77,7 @@ export type {
 export { mcpHttpHandler } from "./src/core/mcp/mcp_http_handler.ts";
 export type { McpHttpHandler, McpHttpHandlerOptions } from "./src/core/mcp/mcp_http_handler.ts";
 export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
-export type {
-  CfWorkerValidatorOptions,
-  JsonSchemaValidation,
-  JsonSchemaValidatorProvider,
-} from "./src/core/mcp/cfworker_validator.ts";
+export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator.ts";
 export { McpGateway } from "./src/core/mcp/mcp_gateway.ts";
 export type {
   McpConnectionState,

@@ -1,23 +1,5 @@
 import { type Schema, Validator } from "@cfworker/json-schema";
-
-/** The outcome of validating one value against a JSON Schema. */
-export type JsonSchemaValidation =
-  | { valid: true; data: unknown; errorMessage: undefined }
-  | { valid: false; data: undefined; errorMessage: string };
-
-/**
- * Validates values against JSON Schemas: the shape of the MCP SDK's `jsonSchemaValidator`
- * option, which checks each tool's `outputSchema` in an MCP client.
- */
-export interface JsonSchemaValidatorProvider {
-  /**
-   * Prepares a validator for one schema.
-   *
-   * @param schema The JSON Schema.
-   * @returns A function that validates a value against it.
-   */
-  getValidator(schema: Record<string, unknown>): (input: unknown) => JsonSchemaValidation;
-}
+import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "./mcp_transport.ts";
 
 /** Options of {@linkcode cfWorkerJsonSchemaValidator}. */
 export interface CfWorkerValidatorOptions {
@@ -58,15 +40,17 @@ export interface CfWorkerValidatorOptions {
  */
 export function cfWorkerJsonSchemaValidator(
   options: CfWorkerValidatorOptions = {},
-): JsonSchemaValidatorProvider {
+): McpJsonSchemaValidator {
   const draft = options.draft ?? "2020-12";
   const shortcircuit = options.shortcircuit ?? true;
   return {
-    getValidator(schema: Record<string, unknown>): (input: unknown) => JsonSchemaValidation {
+    getValidator<T>(
+      schema: Record<string, unknown>,
+    ): (input: unknown) => McpJsonSchemaValidation<T> {
       const validator = new Validator(schema as Schema, draft, shortcircuit);
-      return (input: unknown): JsonSchemaValidation => {
+      return (input: unknown): McpJsonSchemaValidation<T> => {
         const result = validator.validate(input);
-        if (result.valid) return { valid: true, data: input, errorMessage: undefined };
+        if (result.valid) return { valid: true, data: input as T, errorMessage: undefined };
         const errorMessage = result.errors
           .map((error) => `${error.instanceLocation}: ${error.error}`)
           .join("; ");
