@@ -57,8 +57,9 @@ export function parseUnifiedPatch(patch: string): FileEdit[] {
 function applyOne(text: string, file: StructuredPatch, path: string): EditResult {
   const result = applyPatch(text, file, {
     fuzzFactor: 2,
+    // `line` is undefined past the end of the file while the fuzzy search looks there.
     compareLine: (_number, line, _operation, patchContent) =>
-      line.trimEnd() === patchContent.trimEnd(),
+      typeof line === "string" && line.trimEnd() === patchContent.trimEnd(),
   });
   if (result === false) {
     throw new ToolError(

@@ -1,0 +1,109 @@
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { ToolRouter } from "@toolroute/toolroute";
+import { builtinTools } from "@toolroute/toolroute/deno";
+import { toFsToolError } from "../../../src/deno/builtins/fs_tool_error.ts";
+
+// Made with the file's full permissions; the tests below narrow them.
+const base = await Deno.makeTempDir({ prefix: "toolroute_perm_" });
+const workspace = `${base}/ws`;
+await Deno.mkdir(workspace);
+await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
+globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+
+async function call(name: string, args: Record<string, unknown>) {
+  await using router = new ToolRouter({ builtins: builtinTools({ workspace }) });
+  const tools = await router.expose({ builtins: [name] });
+  return await tools.call(name, args);
+}
+
+Deno.test({
+  name: "read_file without --allow-read says the sandbox denied it and names the flag",
+  permissions: { read: false },
+  async fn() {
+    const result = await call("read_file", { path: "hello.txt" });
+    assertEquals(result.code, "permission_denied");
+    assertStringIncludes(result.text, "sandbox denied read access");
+    assertStringIncludes(result.text, `--allow-read=${workspace}`);
+  },
+});
+
+Deno.test({
+  name: "write_file without --allow-write says the sandbox denied it and names the flag",
+  permissions: { read: [base], write: false },
+  async fn() {
+    const result = await call("write_file", { path: "new.txt", content: "x" });
+    assertEquals(result.code, "permission_denied");
+    assertStringIncludes(result.text, "sandbox denied write access");
+    assertStringIncludes(result.text, `--allow-write=${workspace}`);
+  },
+});
+
+Deno.test({
+  name: "apply_patch without --allow-write changes nothing and names the flag",
+  permissions: { read: [base], write: false },
+  async fn() {
+    const patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+bye\n*** End Patch";
+    const result = await call("apply_patch", { patch });
+    assertEquals(result.code, "permission_denied");
+    assertStringIncludes(result.text, `--allow-write=${workspace}`);
+    assertEquals(await Deno.readTextFile(`${workspace}/hello.txt`), "hello\n");
+  },
+});
+
+Deno.test("toFsToolError() words an operating-system refusal differently from the sandbox's", () => {
+  const os = toFsToolError(
+    new Deno.errors.PermissionDenied("Permission denied (os error 13): open '/x/y'"),
+    {
+      access: "read",
+      shown: "y",
+      root: "/x",
+    },
+  );
+  assertEquals(os.code, "permission_denied");
+  assertStringIncludes(os.message, "operating system denied read access");
+  assert(!os.message.includes("/x/y"));
+  const other = toFsToolError(
+    new Error("Disk quota exceeded (os error 122): write '/secret/path'"),
+    {
+      access: "write",
+      shown: "f.txt",
+      root: "/ws",
+    },
+  );
+  assertEquals(other.message, 'Cannot write "f.txt": Disk quota exceeded (os error 122)');
+});
+
+Deno.test({
+  name: "a file the operating system refuses gives permission_denied with that wording",
+  permissions: { read: true, write: true, sys: ["uid"], run: ["chattr"] },
+  async fn() {
+    const locked = `${workspace}/locked.txt`;
+    await Deno.writeTextFile(locked, "locked\n");
+    if (Deno.uid() === 0) {
+      // root bypasses file modes, but not the immutable attribute: replacing the file fails.
+      await chattr("+i", locked);
+      try {
+        const result = await call("write_file", { path: "locked.txt", content: "x" });
+        assertEquals(result.code, "permission_denied");
+        assertStringIncludes(result.text, "operating system denied write access");
+      } finally {
+        await chattr("-i", locked);
+      }
+    } else {
+      await Deno.chmod(locked, 0o000);
+      const result = await call("read_file", { path: "locked.txt" });
+      assertEquals(result.code, "permission_denied");
+      assertStringIncludes(result.text, "operating system denied read access");
+    }
+    await Deno.remove(locked);
+  },
+});
+
+async function chattr(flag: string, path: string): Promise<void> {
+  const { success, stderr } = await new Deno.Command("chattr", {
+    args: [flag, path],
+    stderr: "piped",
+  })
+    .output();
+  if (!success) throw new Error(`chattr ${flag} failed: ${new TextDecoder().decode(stderr)}`);
+}
