@@ -1,6 +1,6 @@
 import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
-import { listenAddress } from "./listen_address.ts";
+import { listenAddress, listenPermission } from "./listen_address.ts";
 
 /**
  * `toolroute flags`: prints the exact `deno run` flags serving the config needs.
@@ -15,7 +15,7 @@ export async function flagsCommand(
 ): Promise<number> {
   const config = await configFromFlags(flags, { env: false });
   const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
-  const address = http === undefined ? undefined : `${http.hostname}:${http.port}`;
+  const address = http === undefined ? undefined : listenPermission(http);
   io.out(cliDenoFlags(cliPermissions(config, address)).join(" "));
   return 0;
 }

@@ -28,3 +28,14 @@ export function listenAddress(text: string): ListenAddress {
   const hostname = (match[1] || "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   return { hostname, port, loopback: LOOPBACK.has(hostname) || /^127\./.test(hostname) };
 }
+
+/**
+ * The `--allow-net` value listening needs: `host:port`, or the host alone for port 0 (a free
+ * port is not known in advance).
+ *
+ * @param address The address.
+ * @returns The permission value.
+ */
+export function listenPermission(address: ListenAddress): string {
+  return address.port === 0 ? address.hostname : `${address.hostname}:${address.port}`;
+}

@@ -1,6 +1,9 @@
 import type { FunctionTool } from "../../core/define_tool.ts";
 import type { McpService } from "../../core/define_mcp_service.ts";
 import { UsageError } from "./usage_error.ts";
+// Loaded up front so that a module importing the package from this same copy needs no read
+// permission for it (Deno checks permissions only for modules it has not loaded yet).
+import "../../../mod.ts";
 
 /** The tools found in the config's modules. */
 export interface LoadedModules {

@@ -4,7 +4,7 @@ import { buildRouter, checkUser, describeMissing, type ServedRouter } from "./bu
 import { formatCallLog } from "./call_log.ts";
 import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
-import { type ListenAddress, listenAddress } from "./listen_address.ts";
+import { type ListenAddress, listenAddress, listenPermission } from "./listen_address.ts";
 import { DenoStdioServerTransport } from "./stdio_server_transport.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -54,11 +54,7 @@ function checkPermissionsOrRefuse(
   http: ListenAddress | undefined,
   flags: Record<string, string | true>,
 ): void {
-  const address = http === undefined
-    ? undefined
-    : http.port === 0
-    ? http.hostname
-    : `${http.hostname}:${http.port}`;
+  const address = http === undefined ? undefined : listenPermission(http);
   const needed = cliPermissions(config, address);
   const report = checkCliPermissions(config, needed);
   const exact = cliDenoFlags(needed).join(" ");
