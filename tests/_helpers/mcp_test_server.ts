@@ -190,3 +190,49 @@ export async function startMcpTestServer(options: TestServerOptions = {}): Promi
     },
   };
 }
+
+/** A test server running in its own process. */
+export interface SpawnedTestServer {
+  /** The MCP endpoint. */
+  readonly url: string;
+  /** Kills the process at once (a crash). */
+  kill(): Promise<void>;
+  /** Stops the process cleanly. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `mcp_test_server_main.ts` (standard tools) in a child process, so client and server
+ * costs are apart and the server can crash. Needs `allow-run`.
+ *
+ * @param args Extra arguments: `--json`, `--port=N`.
+ * @returns The running server.
+ */
+export async function spawnMcpTestServer(args: string[] = []): Promise<SpawnedTestServer> {
+  const main = decodeURIComponent(new URL("./mcp_test_server_main.ts", import.meta.url).pathname);
+  const config = decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--config", config, "--allow-net=127.0.0.1", main, ...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  while (!first.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error("The test server process ended before printing its URL");
+    first += value;
+  }
+  let ended = false;
+  const end = async (kill: boolean) => {
+    if (ended) return;
+    ended = true;
+    if (kill) child.kill("SIGKILL");
+    else await child.stdin.close().catch(() => {});
+    await lines.cancel().catch(() => {});
+    await child.status;
+    if (kill) await child.stdin.close().catch(() => {});
+  };
+  return { url: first.trim(), kill: () => end(true), close: () => end(false) };
+}
