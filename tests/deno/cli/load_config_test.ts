@@ -1,0 +1,165 @@
+import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { loadConfig, resolveConfig } from "../../../src/deno/cli/load_config.ts";
+import { UsageError } from "../../../src/deno/cli/usage_error.ts";
+
+function problems(value: unknown): string {
+  try {
+    resolveConfig(value, "/etc/toolroute.json", "/home/u", { env: {} });
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
+  }
+  throw new Error("expected a UsageError");
+}
+
+Deno.test("resolveConfig() lists every problem at once with its JSON path", () => {
+  const message = problems({
+    workspace: 5,
+    bash: { sandbox: "docker" },
+    limits: { readMaxChars: -1 },
+    expose: { builtins: ["rm"] },
+    mcpServers: { gh: { headers: {} } },
+    colour: "blue",
+  });
+  assertMatch(message, /^Invalid config "\/etc\/toolroute.json":/);
+  for (
+    const path of [
+      "workspace:",
+      "bash",
+      "limits.readMaxChars:",
+      "expose.builtins[0]:",
+      "mcpServers.gh:",
+      'Unrecognized key: "colour"',
+    ]
+  ) {
+    assertMatch(message, new RegExp(path.replace(/[[\].]/g, "\\$&")));
+  }
+});
+
+Deno.test("resolveConfig() rejects unknown keys in nested objects", () => {
+  assertMatch(
+    problems({ expose: { builtin: ["read_file"] } }),
+    /expose: Unrecognized key: "builtin"/,
+  );
+  assertMatch(problems({ users: { T: { id: "a", admin: true } } }), /users\.T: Unrecognized key/);
+});
+
+Deno.test("resolveConfig() resolves paths against the file's folder and the workspace flag against the current one", () => {
+  const config = resolveConfig(
+    { workspace: "ws", readOnlyRoots: ["../docs", "/abs"], modules: ["tools.ts"] },
+    "/etc/tr/toolroute.json",
+    "/home/u",
+    { env: {} },
+  );
+  assertEquals(config.context, { workspace: "/etc/tr/ws", readOnlyRoots: ["/etc/docs", "/abs"] });
+  assertEquals(config.modules, ["/etc/tr/tools.ts"]);
+  const overridden = resolveConfig({}, "/etc/tr/toolroute.json", "/home/u", {
+    workspace: "project",
+    env: {},
+  });
+  assertEquals(overridden.context.workspace, "/home/u/project");
+  assertEquals(resolveConfig({}, undefined, "/home/u", { env: {} }).context.workspace, "/home/u");
+});
+
+Deno.test("resolveConfig() maps limits, bash and context fields onto the built-in context", () => {
+  const config = resolveConfig(
+    {
+      bash: { sandbox: "bwrap", env: ["PATH"] },
+      protectedPaths: [".git", "secrets"],
+      limits: { readMaxChars: 10, commandTimeoutMs: 20, callTimeoutMs: 30, maxResultChars: 40 },
+    },
+    undefined,
+    "/w",
+    { env: {} },
+  );
+  assertEquals(config.context, {
+    workspace: "/w",
+    bash: { sandbox: "bwrap", env: ["PATH"] },
+    protectedPaths: [".git", "secrets"],
+    readMaxChars: 10,
+    commandTimeoutMs: 20,
+  });
+  assertEquals([config.callTimeoutMs, config.maxResultChars], [30, 40]);
+});
+
+Deno.test("resolveConfig() expands ${VAR} in servers through the gateway's expansion", () => {
+  const config = resolveConfig(
+    {
+      mcpServers: {
+        gh: { url: "http://127.0.0.1:1/mcp", headers: { authorization: "Bearer ${GH}" } },
+      },
+      users: {
+        TOKEN_A: {
+          id: "alice",
+          mcpServers: { mail: { url: "${MAIL_URL:-http://127.0.0.1:2/mcp}" } },
+        },
+      },
+    },
+    undefined,
+    "/w",
+    { env: { GH: "abc" } },
+  );
+  assertEquals(config.mcpServers.gh, {
+    url: "http://127.0.0.1:1/mcp",
+    headers: { authorization: "Bearer abc" },
+  });
+  assertEquals(config.users, [{
+    tokenVariable: "TOKEN_A",
+    id: "alice",
+    mcpServers: { mail: { url: "http://127.0.0.1:2/mcp" } },
+  }]);
+  assertEquals(config.variables, ["GH", "MAIL_URL", "TOKEN_A"]);
+});
+
+Deno.test("resolveConfig() names unset variables and duplicate user ids", () => {
+  const message = problems({
+    mcpServers: { gh: { url: "http://127.0.0.1:1/mcp", headers: { authorization: "${NOPE}" } } },
+    users: { A: { id: "same" }, B: { id: "same" } },
+  });
+  assertMatch(message, /"NOPE" \(server "gh", headers.authorization\)/);
+  assertMatch(message, /users.A and users.B have the same id "same"/);
+});
+
+Deno.test("resolveConfig() with env false keeps placeholders and reads nothing", () => {
+  const config = resolveConfig(
+    { mcpServers: { gh: { url: "http://${HOST}/mcp" } } },
+    undefined,
+    "/w",
+    { env: false },
+  );
+  assertEquals(config.mcpServers.gh, { url: "http://${HOST}/mcp" });
+});
+
+Deno.test("loadConfig() reads JSON with comments and trailing commas", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/toolroute.json`,
+      '{\n  // the workspace\n  "workspace": "ws", /* here */\n  "readOnlyRoots": ["/r",],\n}\n',
+    );
+    const config = await loadConfig(`${dir}/toolroute.json`, { env: {} });
+    assertEquals(config.context, { workspace: `${dir}/ws`, readOnlyRoots: ["/r"] });
+    assertEquals(config.path, `${dir}/toolroute.json`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadConfig() says clearly when the file is missing or not JSON", async () => {
+  await assertRejects(
+    () => loadConfig("/nonexistent/toolroute.json", { env: {} }),
+    UsageError,
+    'Cannot read config "/nonexistent/toolroute.json": the file does not exist',
+  );
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/bad.json`, "{ workspace: }");
+    await assertRejects(
+      () => loadConfig(`${dir}/bad.json`, { env: {} }),
+      UsageError,
+      "Cannot parse",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

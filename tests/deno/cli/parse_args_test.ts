@@ -1,0 +1,33 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import { parseArgs } from "../../../src/deno/cli/parse_args.ts";
+import { UsageError } from "../../../src/deno/cli/usage_error.ts";
+
+const SPEC = { string: ["config"], optional: { http: "127.0.0.1:8787" }, boolean: ["json"] };
+
+Deno.test("parseArgs() reads values, optional values, booleans and positionals", () => {
+  assertEquals(parseArgs(["a", "--config", "c.json", "--json", "b"], SPEC, "x"), {
+    flags: { config: "c.json", json: true },
+    positionals: ["a", "b"],
+  });
+  assertEquals(parseArgs(["--config=c.json", "--http"], SPEC, "x").flags, {
+    config: "c.json",
+    http: "127.0.0.1:8787",
+  });
+  assertEquals(parseArgs(["--http", "--json"], SPEC, "x").flags, {
+    http: "127.0.0.1:8787",
+    json: true,
+  });
+  assertEquals(parseArgs(["--", "--json"], SPEC, "x").positionals, ["--json"]);
+  assertEquals(parseArgs(["-h"], SPEC, "x").flags, { help: true });
+});
+
+Deno.test("parseArgs() rejects unknown, repeated and malformed flags", () => {
+  assertThrows(
+    () => parseArgs(["--nope"], SPEC, "serve"),
+    UsageError,
+    'Unknown flag "--nope" for "toolroute serve"',
+  );
+  assertThrows(() => parseArgs(["--config"], SPEC, "x"), UsageError, '"--config" needs a value');
+  assertThrows(() => parseArgs(["--json=1"], SPEC, "x"), UsageError, "takes no value");
+  assertThrows(() => parseArgs(["--json", "--json"], SPEC, "x"), UsageError, "given twice");
+});
