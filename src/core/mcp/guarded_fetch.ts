@@ -61,8 +61,8 @@ export class GuardedFetch {
       response = await (this.#options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
     } catch (error) {
       if (isAbort(error)) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      if (/connect|refused|dns|resolve/i.test(message)) {
+      const message = describe(error);
+      if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
         throw new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
       }
       throw new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
@@ -148,6 +148,13 @@ function requestIds(body: BodyInit | null | undefined): unknown[] {
   } catch {
     return [];
   }
+}
+
+/** The message of an error and of its cause (Deno's fetch says only "fetch failed"). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : "";
+  return cause ? `${error.message}: ${cause}` : error.message;
 }
 
 function isAbort(error: unknown): boolean {
