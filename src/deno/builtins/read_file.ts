@@ -75,10 +75,11 @@ async function readFile(
   const target = await resolveReadPath(ctx, args.path);
   const operation = { access: "read", shown: args.path, root: target.root } as const;
   try {
-    checkKind(await Deno.stat(target.real), args.path);
-    using file = await Deno.open(target.real, { read: true });
-    const info = await file.stat();
+    // Checked before opening: opening a FIFO would block. (`FsFile#stat` is not used: Deno
+    // checks it against the file's canonical path, which the flags may not name.)
+    const info = await Deno.stat(target.real);
     checkKind(info, args.path);
+    using file = await Deno.open(target.real, { read: true });
     const read = await readLines(file, info.size, {
       startLine,
       endLine: args.endLine,

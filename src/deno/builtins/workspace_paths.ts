@@ -6,7 +6,10 @@ import { realTarget } from "./real_path.ts";
 
 /** A path a tool may use, after both containment checks. */
 export interface ResolvedPath {
-  /** The real absolute path (symlinks resolved): the one to operate on. */
+  /**
+   * The path to operate on: the declared root followed by the rest of the real path, so it
+   * contains no symlink below the root and stays within Deno flags that name the root.
+   */
   readonly real: string;
   /** The path for results: relative to the workspace when inside it, else absolute. */
   readonly display: string;
@@ -37,8 +40,13 @@ export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Prom
   const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
   if (root === undefined) throw outside(shown, "reads");
   const real = await realOf(lexical, shown, "read", root.declared);
-  if (findRoot(roots, real, "real") === undefined) throw outside(shown, "reads", true);
-  return { real, display: displayOf(workspace, lexical), root: root.declared };
+  const realRoot = findRoot(roots, real, "real");
+  if (realRoot === undefined) throw outside(shown, "reads", true);
+  return {
+    real: underDeclared(realRoot, real),
+    display: displayOf(workspace, lexical),
+    root: realRoot.declared,
+  };
 }
 
 /**
@@ -69,14 +77,18 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
   checkProtected(ctx, relative(workspace.real, real), shown);
   for (const protectedPath of ctx.protectedPaths) {
     const protectedReal = await realOf(
-      join(workspace.real, protectedPath),
+      join(workspace.declared, protectedPath),
       shown,
       "write",
       workspace.declared,
     );
     if (within(protectedReal, real)) throw protectedError(shown, protectedPath);
   }
-  return { real, display: displayOf(workspace, lexical), root: workspace.declared };
+  return {
+    real: underDeclared(workspace, real),
+    display: displayOf(workspace, lexical),
+    root: workspace.declared,
+  };
 }
 
 /**
@@ -184,7 +196,10 @@ async function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
       roots.push({ declared, real: await Deno.realPath(declared) });
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) continue;
-      throw toFsToolError(error, { access: "read", shown: declared, root: declared });
+      // Keep a root Deno does not let us resolve: reads under it then report the missing flag,
+      // and every other root keeps working.
+      if (error instanceof Deno.errors.NotCapable) roots.push({ declared, real: declared });
+      else throw toFsToolError(error, { access: "read", shown: declared, root: declared });
     }
   }
   return roots;
@@ -203,6 +218,10 @@ async function realOf(
   try {
     return await realTarget(lexical);
   } catch (error) {
+    // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
+    if (error instanceof Deno.errors.NotCapable) {
+      throw outside(shown, access === "read" ? "reads" : "writes", true);
+    }
     throw toFsToolError(error, { access, shown, root });
   }
 }
@@ -212,6 +231,12 @@ function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void 
   for (const protectedPath of ctx.protectedPaths) {
     if (within(protectedPath.toLowerCase(), lower)) throw protectedError(shown, protectedPath);
   }
+}
+
+/** The declared root followed by the symlink-free rest of a real path inside its real root. */
+function underDeclared(root: Root, real: string): string {
+  const rest = relative(root.real, real);
+  return rest === "" ? root.declared : join(root.declared, rest);
 }
 
 function displayOf(workspace: Root, lexical: string): string {

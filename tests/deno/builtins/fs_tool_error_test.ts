@@ -8,10 +8,16 @@ const base = await Deno.makeTempDir({ prefix: "toolroute_perm_" });
 const workspace = `${base}/ws`;
 await Deno.mkdir(workspace);
 await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
+await Deno.mkdir(`${base}/outside`);
+await Deno.writeTextFile(`${base}/outside/secret.txt`, "secret\n");
+await Deno.symlink(`${base}/outside/secret.txt`, `${workspace}/leak.txt`);
+await Deno.symlink(`${base}/outside/new.txt`, `${workspace}/dangling.txt`);
+const linkedWorkspace = `${base}/ws_link`;
+await Deno.symlink(workspace, linkedWorkspace);
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
 
-async function call(name: string, args: Record<string, unknown>) {
-  await using router = new ToolRouter({ builtins: builtinTools({ workspace }) });
+async function call(name: string, args: Record<string, unknown>, root = workspace) {
+  await using router = new ToolRouter({ builtins: builtinTools({ workspace: root }) });
   const tools = await router.expose({ builtins: [name] });
   return await tools.call(name, args);
 }
@@ -47,6 +53,29 @@ Deno.test({
     assertEquals(result.code, "permission_denied");
     assertStringIncludes(result.text, `--allow-write=${workspace}`);
     assertEquals(await Deno.readTextFile(`${workspace}/hello.txt`), "hello\n");
+  },
+});
+
+Deno.test({
+  name: "a workspace declared through a symlink works under flags that name only that path",
+  permissions: { read: [linkedWorkspace], write: [linkedWorkspace] },
+  async fn() {
+    const read = await call("read_file", { path: "hello.txt" }, linkedWorkspace);
+    assertEquals(JSON.parse(read.text).content, "hello\n");
+    const written = await call("write_file", { path: "w.txt", content: "w" }, linkedWorkspace);
+    assertEquals(written.isError, false, written.text);
+  },
+});
+
+Deno.test({
+  name: "a symlink out that Deno's flags do not cover is reported as outside allowed roots",
+  permissions: { read: [workspace], write: [workspace] },
+  async fn() {
+    const leak = await call("read_file", { path: "leak.txt" });
+    assertEquals(leak.code, "permission_denied");
+    assertStringIncludes(leak.text, "outside allowed roots");
+    const dangling = await call("write_file", { path: "dangling.txt", content: "x" });
+    assertStringIncludes(dangling.text, "outside allowed roots");
   },
 });
 

@@ -82,7 +82,7 @@ Deno.test("read_file refuses directories, FIFOs, devices and binary files with c
   await Deno.writeFile(`${f.workspace}/blob.bin`, new Uint8Array([0x41, 0, 0x42, 0x0a]));
   await new Deno.Command("mkfifo", { args: [`${f.workspace}/pipe`] }).output();
   await Deno.symlink("/dev/zero", `${f.workspace}/zero`);
-  await using setup = await fileTools({ ...f.context, readOnlyRoots: [f.readOnly, "/dev"] });
+  await using setup = await fileTools({ ...f.context, readOnlyRoots: [f.readOnly, "/dev/zero"] });
   const dir = await setup.tools.call("read_file", { path: "dir" });
   assertEquals(dir.code, "tool_error");
   assertStringIncludes(dir.text, "is a directory");
