@@ -38,10 +38,10 @@ export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Prom
   const roots = [workspace, ...await readOnlyRoots(ctx)];
   const lexical = lexicalPath(ctx, shown);
   const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
-  if (root === undefined) throw outside(shown, "reads");
-  const real = await realOf(lexical, shown, "read", root.declared);
+  if (root === undefined) throw outside(shown, "reads", false, ctx);
+  const real = await realOf(ctx, lexical, shown, "read", root.declared);
   const realRoot = findRoot(roots, real, "real");
-  if (realRoot === undefined) throw outside(shown, "reads", true);
+  if (realRoot === undefined) throw outside(shown, "reads", true, ctx);
   return {
     real: underDeclared(realRoot, real),
     display: displayOf(workspace, lexical),
@@ -69,7 +69,7 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
     throw readOnly === undefined ? outside(shown, "writes") : readOnlyError(shown);
   }
   checkProtected(ctx, relative(lexicalBase(workspace, lexical), lexical), shown);
-  const real = await realOf(lexical, shown, "write", workspace.declared);
+  const real = await realOf(ctx, lexical, shown, "write", workspace.declared);
   if (findRoot([workspace], real, "real") === undefined) {
     const readOnly = findRoot(await readOnlyRoots(ctx), real, "real");
     throw readOnly === undefined ? outside(shown, "writes", true) : readOnlyError(shown);
@@ -77,6 +77,7 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
   checkProtected(ctx, relative(workspace.real, real), shown);
   for (const protectedPath of ctx.protectedPaths) {
     const protectedReal = await realOf(
+      ctx,
       join(workspace.declared, protectedPath),
       shown,
       "write",
@@ -210,6 +211,7 @@ function findRoot(roots: readonly Root[], path: string, kind: keyof Root): Root 
 }
 
 async function realOf(
+  ctx: ResolvedContext,
   lexical: string,
   shown: string,
   access: "read" | "write",
@@ -220,7 +222,7 @@ async function realOf(
   } catch (error) {
     // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
     if (error instanceof Deno.errors.NotCapable) {
-      throw outside(shown, access === "read" ? "reads" : "writes", true);
+      throw outside(shown, access === "read" ? "reads" : "writes", true, ctx);
     }
     throw toFsToolError(error, { access, shown, root });
   }
@@ -246,8 +248,15 @@ function displayOf(workspace: Root, lexical: string): string {
   return lexical;
 }
 
-function outside(shown: string, what: "reads" | "writes", viaLink = false): ToolError {
-  const allowed = what === "reads" ? "the workspace and the read-only roots" : "the workspace";
+function outside(
+  shown: string,
+  what: "reads" | "writes",
+  viaLink = false,
+  ctx?: ResolvedContext,
+): ToolError {
+  const allowed = what === "reads" && (ctx?.readOnlyRoots.length ?? 0) > 0
+    ? "the workspace and the read-only roots"
+    : "the workspace";
   return new ToolError(
     "permission_denied",
     `Path ${quote(shown)} ${
