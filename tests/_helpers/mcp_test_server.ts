@@ -104,7 +104,7 @@ interface Session {
  * @param options Tools, name, response mode, port and interceptor.
  * @returns The running server; close it in the test.
  */
-export async function startMcpTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+export function startMcpTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const register = options.tools ?? standardTools;
   const sessions = new Map<string, Session>();
   const headersSeen: Headers[] = [];
@@ -165,7 +165,7 @@ export async function startMcpTestServer(options: TestServerOptions = {}): Promi
     }
   };
   listen();
-  return {
+  return Promise.resolve({
     get url() {
       return `http://127.0.0.1:${port}/mcp`;
     },
@@ -188,7 +188,7 @@ export async function startMcpTestServer(options: TestServerOptions = {}): Promi
         [...sessions.values()].map((session) => session.server.sendToolListChanged()),
       );
     },
-  };
+  });
 }
 
 /** A test server running in its own process. */

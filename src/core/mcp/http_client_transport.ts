@@ -1,4 +1,5 @@
 import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
+import { requestScopedFetch } from "./request_scoped_fetch.ts";
 import {
   type JSONRPCMessage,
   McpErrorCode,
@@ -71,7 +72,8 @@ export class HttpClientTransport implements McpTransport {
   constructor(options: HttpClientTransportOptions) {
     this.#maxBodyBytes = options.maxBodyBytes;
     this.#guard = new GuardedFetch({
-      fetch: options.fetch,
+      // Kept connections outlive the request that opened them on edge runtimes.
+      fetch: requestScopedFetch(options.fetch),
       allowedHosts: options.allowedHosts,
       maxBodyBytes: options.maxBodyBytes,
       onPostBodyEnd: (ids, end) => setTimeout(() => this.#bodyEnded(ids, end), 0),

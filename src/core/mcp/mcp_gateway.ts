@@ -4,7 +4,6 @@ import type {
   GatewayResolution,
   GatewaySource,
   MissingTool,
-  RoutedTool,
   ToolContext,
 } from "../tool_source.ts";
 import { gatewaySettings } from "./gateway_settings.ts";

@@ -138,7 +138,9 @@ export class ServerConnection {
       for (let attempt = 0;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
         try {
-          return await callMcpTool(client, toolName, args, { ...context, signal }, {
+          // A progress token is only sent with a listener, and progress only extends with one.
+          const onProgress = context.onProgress ?? (hardMs > timeoutMs ? ignore : undefined);
+          return await callMcpTool(client, toolName, args, { ...context, signal, onProgress }, {
             timeoutMs,
             maxResultChars: this.#s.maxResultChars,
             resetTimeoutOnProgress: hardMs > timeoutMs,
@@ -268,6 +270,8 @@ export class ServerConnection {
       : { serverId: this.#s.serverId, userId: this.#s.userId };
   }
 }
+
+function ignore(): void {}
 
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

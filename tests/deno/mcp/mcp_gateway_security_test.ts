@@ -92,7 +92,10 @@ Deno.test("a redirect is not followed and is reported clearly", async () => {
   try {
     const toolSet = await router.expose({ mcpServers: ["moved"] });
     assertEquals(toolSet.names.length, 0);
-    assertMatch(toolSet.missing[0].reason, /redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/mcp\)/);
+    assertMatch(
+      toolSet.missing[0].reason,
+      /redirect \(HTTP 307 to http:\/\/127\.0\.0\.1:\d+\/mcp\)/,
+    );
     assertMatch(toolSet.missing[0].reason, /not followed/);
     assertEquals(target.sessionsStarted, 0);
   } finally {
