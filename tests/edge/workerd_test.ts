@@ -1,0 +1,184 @@
+/**
+ * The edge proof: `examples/edge_worker.ts`, bundled by `deno task bundle:edge`, runs in workerd
+ * (Cloudflare's runtime, from npm, driven by miniflare) and serves its allowlisted tools over
+ * real HTTP, reaching a remote MCP server on 127.0.0.1 from inside the worker.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertMatch } from "@std/assert";
+import { Miniflare } from "miniflare";
+import { Client, StreamableHTTPClientTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { startMcpTestServer, type TestServer } from "../_helpers/mcp_test_server.ts";
+import {
+  buildEdgeWorker,
+  bundle,
+  type EdgeBundle,
+  gzipSize,
+  moduleGraph,
+  nodeImports,
+  npmExternals,
+} from "./_edge_bundle.ts";
+import { forecastTools } from "./_forecast_tools.ts";
+
+const BUNDLE_BUDGET_BYTES = 170 * 1024;
+const OWN_CODE_TARGET_BYTES = 15 * 1024;
+/** Must not be newer than the pinned workerd (its version is its date). */
+const COMPATIBILITY_DATE = "2026-07-01";
+
+let built: Promise<EdgeBundle> | undefined;
+/** Bundles once for every test of this file. */
+function edgeWorker(): Promise<EdgeBundle> {
+  return built ??= buildEdgeWorker();
+}
+
+/** Starts workerd on 127.0.0.1 with a bundle and the remote server's URL bound. */
+function startWorkerd(
+  scriptPath: string,
+  remote: TestServer,
+  bindings: Record<string, string> = {},
+  quiet = false,
+): Miniflare {
+  return new Miniflare({
+    modules: true,
+    scriptPath,
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { REMOTE_MCP_URL: remote.url, ...bindings },
+    host: "127.0.0.1",
+    port: 0,
+    // The worker's console output, drained unread when it is expected noise.
+    handleRuntimeStdio: quiet
+      ? (stdout: { resume(): void }, stderr: { resume(): void }) => {
+        stdout.resume();
+        stderr.resume();
+      }
+      : undefined,
+  });
+}
+
+const outside = (input: string) => input.startsWith("node:") || input.includes("/src/deno/");
+
+Deno.test("deno task bundle:edge bundles the worker with no node: import and nothing from src/deno", async () => {
+  // The checks below would see these.
+  assertEquals(nodeImports('import{a as b}from"node:fs";require("node:os")'), [
+    "node:fs",
+    "node:os",
+  ]);
+  assert(outside("../src/deno/mod.ts"));
+
+  const { code, inputs } = await edgeWorker();
+  assertEquals(nodeImports(code), []);
+  assert(inputs.some((input) => input.endsWith("src/core/tool_router.ts")), "the core is bundled");
+  assert(inputs.some((input) => input.endsWith("examples/edge_worker.ts")), "the example too");
+  assertEquals(inputs.filter(outside), []);
+  assertEquals((await moduleGraph("examples/edge_worker.ts")).filter(outside), []);
+});
+
+Deno.test("the edge bundle stays under 170 KB gzipped and toolroute's own code under 15 KB", async () => {
+  const worker = await gzipSize((await edgeWorker()).code);
+  const externals = await npmExternals();
+  // What the worker uses of toolroute, with zod, the SDK and cfworker left out.
+  const own = await gzipSize(
+    (await bundle("tests/edge/_edge_surface.ts", "dist/own.js", externals)).code,
+  );
+  // Every export of the portable entry, for reference.
+  const core = await gzipSize((await bundle("mod.ts", "dist/core.js", externals)).code);
+  console.log(
+    `edge bundle ${kb(worker)} gzipped; toolroute's own code in it ${kb(own)}; all of mod.ts ${
+      kb(core)
+    }`,
+  );
+  assert(worker < BUNDLE_BUDGET_BYTES, `the edge bundle is ${kb(worker)} gzipped, over 170 KB`);
+  assert(own < OWN_CODE_TARGET_BYTES, `toolroute's own code is ${kb(own)} gzipped, over 15 KB`);
+});
+
+Deno.test("the edge worker serves its allowlisted tools from workerd over real HTTP", async () => {
+  const { path } = await edgeWorker();
+  const remote = await startMcpTestServer({ tools: forecastTools });
+  const started = performance.now();
+  const workerd = startWorkerd(path, remote);
+  const client = new Client({ name: "workerd-test", version: "1.0.0" });
+  try {
+    const url = await workerd.ready;
+    const readyMs = performance.now() - started;
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", url)));
+    const firstMs = performance.now() - started;
+    const listed = performance.now();
+    const { tools } = await client.listTools();
+    const firstListMs = performance.now() - listed;
+    assertEquals(tools.map((tool) => tool.name), [
+      "add",
+      "forecast",
+      "units_celsius_to_fahrenheit",
+    ]);
+    assert(tools.find((tool) => tool.name === "forecast")?.outputSchema, "forecast has its schema");
+
+    assertEquals(await call(client, "add", { a: 2, b: 3 }), { text: '{"sum":5}', isError: false });
+    assertEquals(await call(client, "units_celsius_to_fahrenheit", { celsius: 100 }), {
+      text: "212",
+      isError: false,
+    });
+    const forecast = await client.callTool({ name: "forecast", arguments: { city: "Oslo" } });
+    assertEquals(forecast.isError, undefined, JSON.stringify(forecast.content));
+    assertEquals(forecast.structuredContent, { city: "Oslo", celsius: 3, sky: "snow" });
+
+    const invalid = await call(client, "add", { a: "two", b: 3 });
+    assertEquals(invalid.isError, true);
+    assertMatch(invalid.text, /Invalid arguments for tool "add"/);
+    const refused = await call(client, "reset_database", {});
+    assertEquals(refused.isError, true);
+    assertMatch(refused.text, /Unknown tool "reset_database"/);
+
+    const warm = performance.now();
+    await client.listTools();
+    const warmListMs = performance.now() - warm;
+    // Every request above ran in one isolate, which kept its one connection to the remote server.
+    assertEquals(remote.sessionsStarted, 1);
+    console.log(
+      `workerd ready after ${ms(readyMs)}, first request answered after ${ms(firstMs)} (${
+        ms(firstMs - readyMs)
+      } after ready); first tools/list with the remote connect ${ms(firstListMs)}, warm ${
+        ms(warmListMs)
+      }`,
+    );
+  } finally {
+    await client.close();
+    await workerd.dispose();
+    await remote.close();
+  }
+});
+
+Deno.test("workerd forbids code generation: the SDK's default validator fails where cfworker's works", async () => {
+  const { path } = await bundle("tests/edge/_validator_worker.ts", "dist/validator_worker.js");
+  const remote = await startMcpTestServer({ tools: forecastTools });
+  const ajv = startWorkerd(path, remote, { VALIDATOR: "sdk-default" }, true);
+  const cfworker = startWorkerd(path, remote, { VALIDATOR: "cfworker" });
+  try {
+    const failed = await (await fetch(await ajv.ready)).json();
+    assertEquals(failed.names, []);
+    assertMatch(JSON.stringify(failed.missing), /Code generation from strings disallowed/);
+    const listed = await (await fetch(await cfworker.ready)).json();
+    assertEquals(listed, { names: ["forecast"], missing: [] });
+  } finally {
+    await Promise.all([ajv.dispose(), cfworker.dispose()]);
+    await remote.close();
+  }
+});
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; isError: boolean }> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as { type: string; text: string }[];
+  return { text: content.map((part) => part.text).join("\n"), isError: result.isError === true };
+}
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function ms(value: number): string {
+  return `${Math.round(value)} ms`;
+}
