@@ -21,8 +21,8 @@ import {
   defineTool,
   McpGateway,
   mcpHttpHandler,
-  type ToolSelection,
   ToolRouter,
+  type ToolSelection,
 } from "@toolroute/toolroute";
 // A namespace import lets the bundler keep only the zod it needs (`{ z }` keeps all of it).
 import * as z from "zod";
