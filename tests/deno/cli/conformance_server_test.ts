@@ -1,0 +1,76 @@
+/**
+ * The MCP conformance suite (npm `@modelcontextprotocol/conformance@0.1.16`, server mode, run
+ * under Deno because it needs Node 22) against `toolroute serve --http` serving
+ * `examples/conformance/toolroute.json` with exactly the flags `toolroute flags` prints.
+ *
+ * The lifecycle, tools and DNS-rebinding scenarios must pass; the others need features toolroute
+ * does not serve (resources, prompts, completion, sampling, elicitation, non-text content), see
+ * /work/notes/conformance_server.md.
+ *
+ * @module
+ */
+import { assertEquals } from "@std/assert";
+import { fromFileUrl } from "./_file_url.ts";
+import { exactFlags, startHttpServe } from "./_serve_process.ts";
+
+const CONFIG = fromFileUrl(
+  new URL("../../../examples/conformance/toolroute.json", import.meta.url),
+);
+
+/** The scenarios that must pass, with the number of successful checks each reports. */
+const MUST_PASS: Record<string, number> = {
+  "server-initialize": 1,
+  "ping": 1,
+  "logging-set-level": 1,
+  "tools-list": 1,
+  "tools-call-simple-text": 1,
+  "tools-call-error": 1,
+  "tools-call-with-progress": 1,
+  "json-schema-2020-12": 4,
+  "server-sse-multiple-streams": 2,
+  "dns-rebinding-protection": 2,
+};
+
+Deno.test("the MCP conformance suite passes its lifecycle, tools and DNS-rebinding scenarios", async () => {
+  const flags = await exactFlags(["--config", CONFIG, "--http", "127.0.0.1:0"]);
+  await using serve = await startHttpServe(flags, ["--config", CONFIG]);
+  const out = await Deno.makeTempDir({ prefix: "toolroute_conformance_" });
+  try {
+    await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "npm:@modelcontextprotocol/conformance@0.1.16",
+        "server",
+        "--url",
+        serve.url,
+        "--suite",
+        "all",
+        "-o",
+        out,
+      ],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    const results: Record<string, { passed: number; failed: string[] }> = {};
+    for await (const entry of Deno.readDir(out)) {
+      const scenario = entry.name.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+      const checks = JSON.parse(await Deno.readTextFile(`${out}/${entry.name}/checks.json`)) as {
+        status: string;
+        errorMessage?: string;
+      }[];
+      results[scenario] = {
+        passed: checks.filter((check) => check.status === "SUCCESS").length,
+        failed: checks.filter((check) => check.status === "FAILURE")
+          .map((check) => check.errorMessage ?? "failed"),
+      };
+    }
+    for (const [scenario, passed] of Object.entries(MUST_PASS)) {
+      assertEquals(results[scenario], { passed, failed: [] }, scenario);
+    }
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+  assertEquals(await serve.stop(), 0);
+});
