@@ -224,7 +224,7 @@ export class ServerConnection {
       this.#nextAttemptAt = performance.now() + delay;
       this.#lastError = this.#redact.text(describe(error));
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
-      throw new Error(`Cannot connect to MCP server "${this.#s.serverId}": ${this.#lastError}`);
+      throw new Error(this.#lastError);
     }
   }
 
