@@ -3,6 +3,17 @@ import { ToolError } from "../../core/tool_error.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
 import { realTarget } from "./real_path.ts";
+import {
+  findRoot,
+  readOnlyRoots,
+  type Root,
+  underDeclared,
+  within,
+  workspaceRoot,
+} from "./allowed_roots.ts";
+import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
+
+export { realRoots, within } from "./allowed_roots.ts";
 
 /** A path a tool may use, after both containment checks. */
 export interface ResolvedPath {
@@ -17,12 +28,6 @@ export interface ResolvedPath {
   readonly root: string;
 }
 
-/** One allowed root: as declared in the context, and where it really is. */
-interface Root {
-  readonly declared: string;
-  readonly real: string;
-}
-
 /**
  * Resolves a path the model gave for reading: inside the workspace or a read-only root, both
  * as written and after following symlinks. Throws a `ToolError`: `invalid_arguments` for an
@@ -33,15 +38,15 @@ interface Root {
  * @returns The checked path.
  */
 export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  const shown = checkInput(path);
+  const shown = checkPathInput(path);
   const workspace = await workspaceRoot(ctx);
   const roots = [workspace, ...await readOnlyRoots(ctx)];
   const lexical = lexicalPath(ctx, shown);
   const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
-  if (root === undefined) throw outside(shown, "reads", false, ctx);
+  if (root === undefined) throw outsideError(shown, "reads", false, ctx);
   const real = await realOf(ctx, lexical, shown, "read", root.declared);
   const realRoot = findRoot(roots, real, "real");
-  if (realRoot === undefined) throw outside(shown, "reads", true, ctx);
+  if (realRoot === undefined) throw outsideError(shown, "reads", true, ctx);
   return {
     real: underDeclared(realRoot, real),
     display: displayOf(workspace, lexical),
@@ -60,19 +65,19 @@ export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Prom
  * @returns The checked path.
  */
 export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  const shown = checkInput(path);
+  const shown = checkPathInput(path);
   const workspace = await workspaceRoot(ctx);
   const lexical = lexicalPath(ctx, shown);
   if (!findRoot([workspace], lexical, "declared") && !findRoot([workspace], lexical, "real")) {
     const roots = await readOnlyRoots(ctx);
     const readOnly = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
-    throw readOnly === undefined ? outside(shown, "writes") : readOnlyError(shown);
+    throw readOnly === undefined ? outsideError(shown, "writes") : readOnlyError(shown);
   }
   checkProtected(ctx, relative(lexicalBase(workspace, lexical), lexical), shown);
   const real = await realOf(ctx, lexical, shown, "write", workspace.declared);
   if (findRoot([workspace], real, "real") === undefined) {
     const readOnly = findRoot(await readOnlyRoots(ctx), real, "real");
-    throw readOnly === undefined ? outside(shown, "writes", true) : readOnlyError(shown);
+    throw readOnly === undefined ? outsideError(shown, "writes", true) : readOnlyError(shown);
   }
   checkProtected(ctx, relative(workspace.real, real), shown);
   for (const protectedPath of ctx.protectedPaths) {
@@ -117,56 +122,6 @@ export async function resolveDirectory(
   return resolved;
 }
 
-/**
- * The real paths of the workspace and the read-only roots that exist, for sandboxes that bind
- * them (such as bubblewrap). Throws a `ToolError` when the workspace does not exist.
- *
- * @param ctx The request's context.
- * @returns The real workspace and the real read-only roots.
- */
-export async function realRoots(
-  ctx: ResolvedContext,
-): Promise<{ workspace: string; readOnlyRoots: string[] }> {
-  const workspace = await workspaceRoot(ctx);
-  return {
-    workspace: workspace.real,
-    readOnlyRoots: (await readOnlyRoots(ctx)).map((r) => r.real),
-  };
-}
-
-/**
- * Returns whether `path` is `root` or inside it, comparing whole path components
- * (`/ws_evil` is not inside `/ws`). Both must be absolute and normalized.
- *
- * @param root The root.
- * @param path The path.
- * @returns `true` when inside.
- */
-export function within(root: string, path: string): boolean {
-  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
-}
-
-function checkInput(path: unknown): string {
-  if (typeof path !== "string" || path.length === 0) {
-    throw new ToolError(
-      "invalid_arguments",
-      '"path" must be a non-empty string, such as "src/main.ts"',
-    );
-  }
-  if (path.includes("\0")) {
-    throw new ToolError("invalid_arguments", '"path" must not contain NUL bytes');
-  }
-  if (path.startsWith("~")) {
-    throw new ToolError(
-      "invalid_arguments",
-      `Path ${
-        quote(path)
-      } starts with "~", which is not expanded: give a path relative to the workspace`,
-    );
-  }
-  return path;
-}
-
 function lexicalPath(ctx: ResolvedContext, path: string): string {
   const full = isAbsolute(path) ? normalize(path) : join(ctx.workspace, path);
   return full.length > 1 && full.endsWith("/") ? full.slice(0, -1) : full;
@@ -174,40 +129,6 @@ function lexicalPath(ctx: ResolvedContext, path: string): string {
 
 function lexicalBase(workspace: Root, lexical: string): string {
   return within(workspace.declared, lexical) ? workspace.declared : workspace.real;
-}
-
-async function workspaceRoot(ctx: ResolvedContext): Promise<Root> {
-  try {
-    return { declared: ctx.workspace, real: await Deno.realPath(ctx.workspace) };
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new ToolError(
-        "tool_error",
-        `The workspace ${quote(ctx.workspace)} does not exist: the host must create it`,
-      );
-    }
-    throw toFsToolError(error, { access: "read", shown: ctx.workspace, root: ctx.workspace });
-  }
-}
-
-async function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
-  const roots: Root[] = [];
-  for (const declared of ctx.readOnlyRoots) {
-    try {
-      roots.push({ declared, real: await Deno.realPath(declared) });
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) continue;
-      // Keep a root Deno does not let us resolve: reads under it then report the missing flag,
-      // and every other root keeps working.
-      if (error instanceof Deno.errors.NotCapable) roots.push({ declared, real: declared });
-      else throw toFsToolError(error, { access: "read", shown: declared, root: declared });
-    }
-  }
-  return roots;
-}
-
-function findRoot(roots: readonly Root[], path: string, kind: keyof Root): Root | undefined {
-  return roots.find((root) => within(root[kind], path));
 }
 
 async function realOf(
@@ -222,7 +143,7 @@ async function realOf(
   } catch (error) {
     // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
     if (error instanceof Deno.errors.NotCapable) {
-      throw outside(shown, access === "read" ? "reads" : "writes", true, ctx);
+      throw outsideError(shown, access === "read" ? "reads" : "writes", true, ctx);
     }
     throw toFsToolError(error, { access, shown, root });
   }
@@ -235,48 +156,9 @@ function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void 
   }
 }
 
-/** The declared root followed by the symlink-free rest of a real path inside its real root. */
-function underDeclared(root: Root, real: string): string {
-  const rest = relative(root.real, real);
-  return rest === "" ? root.declared : join(root.declared, rest);
-}
-
 function displayOf(workspace: Root, lexical: string): string {
   for (const base of [workspace.declared, workspace.real]) {
     if (within(base, lexical)) return relative(base, lexical) || ".";
   }
   return lexical;
-}
-
-function outside(
-  shown: string,
-  what: "reads" | "writes",
-  viaLink = false,
-  ctx?: ResolvedContext,
-): ToolError {
-  const allowed = what === "reads" && (ctx?.readOnlyRoots.length ?? 0) > 0
-    ? "the workspace and the read-only roots"
-    : "the workspace";
-  return new ToolError(
-    "permission_denied",
-    `Path ${quote(shown)} ${
-      viaLink ? "resolves (through a symbolic link) " : "is "
-    }outside allowed roots: ${what} are allowed only inside ${allowed}; give a path relative to the workspace`,
-  );
-}
-
-function readOnlyError(shown: string): ToolError {
-  return new ToolError(
-    "permission_denied",
-    `Path ${quote(shown)} is read-only: writes are allowed only inside the workspace`,
-  );
-}
-
-function protectedError(shown: string, protectedPath: string): ToolError {
-  return new ToolError(
-    "permission_denied",
-    `Path ${quote(shown)} is read-only: ${
-      quote(protectedPath)
-    } is protected from writes in this workspace`,
-  );
 }
