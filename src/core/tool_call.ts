@@ -141,18 +141,10 @@ async function runGuarded(
   tool: RoutedTool,
   args: Record<string, unknown>,
   options: CallOptions,
-  defaultTimeoutMs: number | undefined,
+  timeoutMs: number | undefined,
   userId: string | undefined,
 ): Promise<unknown> {
   const outer = options.signal;
-  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-  if (outer === undefined && timeoutMs === undefined) {
-    return await tool.execute(args, {
-      signal: neverAborted ??= new AbortController().signal,
-      userId,
-      onProgress: options.onProgress,
-    });
-  }
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
   }
