@@ -11,10 +11,10 @@ import { defineTool, McpGateway, mcpHttpHandler, ToolRouter } from "../mod.ts";
 import { table } from "./_table.ts";
 
 /** Serves function tools over MCP Streamable HTTP on a free loopback port. */
-async function serve(
+function serve(
   tools: ReturnType<typeof defineTool>[],
   tokens?: Record<string, string>,
-): Promise<{ url: string; close(): Promise<void> }> {
+): { url: string; close(): Promise<void> } {
   const router = new ToolRouter({ functions: tools });
   const names = tools.map((tool) => tool.name);
   const handler = mcpHttpHandler({
@@ -35,7 +35,7 @@ async function serve(
 
 /** Runs the gateway demo, printing its tables; stops its servers. */
 export async function demoGateway(print: (line: string) => void): Promise<void> {
-  const docs = await serve([
+  const docs = serve([
     defineTool({
       name: "search_docs",
       description: "Searches the public documentation",
@@ -49,7 +49,7 @@ export async function demoGateway(print: (line: string) => void): Promise<void> 
       run: ({ name }) => `${name}: listed in the public directory`,
     }),
   ]);
-  const crm = await serve([
+  const crm = serve([
     defineTool({
       name: "lookup_customer",
       description: "Alice's CRM: customer records",
@@ -57,7 +57,7 @@ export async function demoGateway(print: (line: string) => void): Promise<void> 
       run: ({ name }, ctx) => `${name}: 2 open deals (CRM of ${ctx.userId}, from her token)`,
     }),
   ], { "alice-crm-token": "alice" });
-  const down = await serve([]);
+  const down = serve([]);
   await down.close();
 
   try {
