@@ -1,5 +1,13 @@
-import { isAbsolute, normalize, relative } from "pathe";
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import {
+  absolutePath,
+  dedupe,
+  describe,
+  envName,
+  limit,
+  protectedPath,
+  stringList,
+} from "./context_fields.ts";
 
 /** The bash setting after defaults: off, or on with a sandbox and the variables it passes. */
 export type ResolvedBash = false | {
@@ -73,7 +81,6 @@ const KNOWN_FIELDS = new Set([
   "protectedPaths",
   "env",
 ]);
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Validates a built-in context and fills in its defaults.
@@ -167,83 +174,4 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
     ? [...env]
     : stringList(bashEnv, "bash.env", []).map((name, i) => envName(name, `bash.env[${i}]`));
   return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
-}
-
-function absolutePath(value: unknown, field: string): string {
-  if (typeof value !== "string" || value.length === 0) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an absolute path, received ${
-        describe(value)
-      }`,
-    );
-  }
-  if (value.includes("\0")) {
-    throw new TypeError(`Cannot use built-in context: "${field}" contains a NUL byte`);
-  }
-  if (!isAbsolute(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an absolute path, received "${value}"`,
-    );
-  }
-  const normalized = normalize(value);
-  return normalized.length > 1 && normalized.endsWith("/") ? normalized.slice(0, -1) : normalized;
-}
-
-function protectedPath(value: string, workspace: string, field: string): string {
-  if (value.length === 0 || value.includes("\0")) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be a non-empty path without NUL bytes`,
-    );
-  }
-  const rel = relative(workspace, isAbsolute(value) ? normalize(value) : `${workspace}/${value}`);
-  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must name a path inside the workspace, received "${value}"`,
-    );
-  }
-  return rel;
-}
-
-function stringList(value: unknown, field: string, fallback: readonly string[]): string[] {
-  if (value === undefined) return [...fallback];
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an array of strings, received ${
-        describe(value)
-      }`,
-    );
-  }
-  return [...value];
-}
-
-function envName(value: string, field: string): string {
-  if (!ENV_NAME.test(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an environment variable name such as "PATH", received "${value}"`,
-    );
-  }
-  return value;
-}
-
-function limit(value: unknown, field: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
-    throw new RangeError(
-      `Cannot use built-in context: "${field}" must be a positive integer, received ${
-        describe(value)
-      }`,
-    );
-  }
-  return value;
-}
-
-function dedupe(values: readonly string[]): string[] {
-  return [...new Set(values)];
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  return typeof value === "object" ? "an object" : String(value);
 }

@@ -1,9 +1,9 @@
-import { dirname } from "pathe";
 import { ToolError } from "../../core/tool_error.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import type { FileEdit } from "./file_edit.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
-import { lstatOrUndefined, removeQuietly, stageFile, tempPathFor } from "./staged_file.ts";
+import { lstatOrUndefined } from "./staged_file.ts";
+import { commit, type Target } from "./staged_commit.ts";
 import { type ResolvedPath, resolveWritePath } from "./workspace_paths.ts";
 
 /** One file a patch changed. */
@@ -26,17 +26,6 @@ export interface ApplyPatchResult {
   filesChanged: number;
   /** Each file operation, in patch order. */
   fileChanges: FileChange[];
-}
-
-/** The planned final state of one file: its text, or `null` when it is deleted. */
-interface Target {
-  readonly path: ResolvedPath;
-  readonly onDisk: string | null;
-  mode?: number;
-  content: string | null;
-  temp?: string;
-  backup?: string;
-  done?: boolean;
 }
 
 /**
@@ -102,64 +91,6 @@ export async function applyEdits(
   const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
   await commit(changed, signal);
   return { filesChanged: fileChanges.length, fileChanges };
-}
-
-async function commit(targets: Target[], signal: AbortSignal): Promise<void> {
-  const createdDirs: string[] = [];
-  let current: Target | undefined;
-  try {
-    for (const file of targets) {
-      current = file;
-      if (file.content === null) continue;
-      await makeParents(dirname(file.path.real), createdDirs);
-      const mode = file.mode === undefined ? undefined : file.mode & 0o7777;
-      file.temp = await stageFile(file.path.real, new TextEncoder().encode(file.content), mode);
-    }
-    signal.throwIfAborted();
-    for (const file of targets) {
-      current = file;
-      if (file.onDisk !== null) {
-        file.backup = tempPathFor(file.path.real);
-        if (file.content === null) await Deno.rename(file.path.real, file.backup);
-        else await Deno.link(file.path.real, file.backup);
-      }
-      if (file.temp !== undefined) await Deno.rename(file.temp, file.path.real);
-      file.temp = undefined;
-      file.done = true;
-    }
-  } catch (error) {
-    await rollBack(targets, createdDirs);
-    throw toFsToolError(error, {
-      access: "write",
-      shown: current?.path.display ?? "",
-      root: current?.path.root ?? "",
-    });
-  }
-  await Promise.all(targets.map((file) => file.backup && removeQuietly(file.backup)));
-}
-
-async function rollBack(targets: Target[], createdDirs: string[]): Promise<void> {
-  for (const file of [...targets].reverse()) {
-    if (file.temp !== undefined) await removeQuietly(file.temp);
-    if (file.backup !== undefined) {
-      try {
-        await Deno.rename(file.backup, file.path.real);
-      } catch {
-        // Best effort: the backup stays next to the file under a recognisable name.
-      }
-      await removeQuietly(file.backup); // still there when it was a second link to the file
-    } else if (file.done) await removeQuietly(file.path.real);
-  }
-  for (const dir of createdDirs.reverse()) await removeQuietly(dir);
-}
-
-async function makeParents(dir: string, created: string[]): Promise<void> {
-  const missing: string[] = [];
-  for (let at = dir; (await lstatOrUndefined(at)) === undefined; at = dirname(at)) missing.push(at);
-  for (const path of missing.reverse()) {
-    await Deno.mkdir(path);
-    created.push(path);
-  }
 }
 
 async function readCurrent(

@@ -1,0 +1,132 @@
+import { isAbsolute, normalize, relative } from "pathe";
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Validates an absolute path field and normalizes it (no trailing slash).
+ *
+ * @param value The field's value.
+ * @param field The field's name, for the message.
+ * @returns The normalized path.
+ */
+export function absolutePath(value: unknown, field: string): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an absolute path, received ${
+        describe(value)
+      }`,
+    );
+  }
+  if (value.includes("\0")) {
+    throw new TypeError(`Cannot use built-in context: "${field}" contains a NUL byte`);
+  }
+  if (!isAbsolute(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an absolute path, received "${value}"`,
+    );
+  }
+  const normalized = normalize(value);
+  return normalized.length > 1 && normalized.endsWith("/") ? normalized.slice(0, -1) : normalized;
+}
+
+/**
+ * Validates a protected path and makes it relative to the workspace.
+ *
+ * @param value The path, relative to the workspace or absolute inside it.
+ * @param workspace The normalized workspace.
+ * @param field The field's name, for the message.
+ * @returns The path relative to the workspace.
+ */
+export function protectedPath(value: string, workspace: string, field: string): string {
+  if (value.length === 0 || value.includes("\0")) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be a non-empty path without NUL bytes`,
+    );
+  }
+  const rel = relative(workspace, isAbsolute(value) ? normalize(value) : `${workspace}/${value}`);
+  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must name a path inside the workspace, received "${value}"`,
+    );
+  }
+  return rel;
+}
+
+/**
+ * Validates an optional array of strings.
+ *
+ * @param value The field's value.
+ * @param field The field's name, for the message.
+ * @param fallback The default when absent.
+ * @returns A copy of the array.
+ */
+export function stringList(value: unknown, field: string, fallback: readonly string[]): string[] {
+  if (value === undefined) return [...fallback];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an array of strings, received ${
+        describe(value)
+      }`,
+    );
+  }
+  return [...value];
+}
+
+/**
+ * Validates an environment variable name.
+ *
+ * @param value The name.
+ * @param field The field's name, for the message.
+ * @returns The name.
+ */
+export function envName(value: string, field: string): string {
+  if (!ENV_NAME.test(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "${field}" must be an environment variable name such as "PATH", received "${value}"`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Validates an optional positive integer limit.
+ *
+ * @param value The field's value.
+ * @param field The field's name, for the message.
+ * @param fallback The default when absent.
+ * @returns The limit.
+ */
+export function limit(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(
+      `Cannot use built-in context: "${field}" must be a positive integer, received ${
+        describe(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Removes repeated values, keeping the first of each.
+ *
+ * @param values The values.
+ * @returns The distinct values.
+ */
+export function dedupe(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+/**
+ * Describes a value for an error message without echoing objects.
+ *
+ * @param value Any value.
+ * @returns A short description.
+ */
+export function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  return typeof value === "object" ? "an object" : String(value);
+}
