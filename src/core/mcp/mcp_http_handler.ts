@@ -7,6 +7,8 @@ import {
   originAllowed,
   sha256Hex,
 } from "./_request_guard.ts";
+import { closeWhenDone } from "./_close_when_done.ts";
+import { McpSessions } from "./_mcp_sessions.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./mcp_sdk.ts";
 import {
   type ToolSetProvider,
@@ -61,13 +63,6 @@ export interface McpHttpHandler {
   readonly sessionCount: number;
   /** Closes every session. */
   close(): Promise<void>;
-}
-
-interface Session {
-  server: ToolSetServer;
-  transport: WebStandardStreamableHTTPServerTransport;
-  userId?: string;
-  lastUsed: number;
 }
 
 /**
@@ -130,7 +125,6 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const sessionIdleMs = positive(options.sessionIdleMs, "sessionIdleMs") ?? 30 * 60_000;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
   const tokenDigests = digestTokens(options.tokens);
-  const sessions = new Map<string, Session>();
   const serverOptions: ToolSetServerOptions = {
     name: options.name,
     version: options.version,
@@ -138,6 +132,11 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     userId: options.userId,
     timeoutMs: options.timeoutMs,
   };
+  const sessions = new McpSessions(tools, serverOptions, {
+    maxSessions,
+    sessionIdleMs,
+    jsonResponse,
+  });
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
@@ -146,55 +145,6 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       if (userId !== undefined) return userId;
     }
     return await options.authenticate?.(request);
-  }
-
-  async function openSession(userId: string | undefined): Promise<Session> {
-    evict();
-    const server = new ToolSetServer(tools, serverOptions);
-    const session: Session = { server, userId, lastUsed: Date.now() } as Session;
-    session.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      enableJsonResponse: jsonResponse,
-      onsessioninitialized: (id: string) => void sessions.set(id, session),
-      onsessionclosed: (id: string) => void sessions.delete(id),
-    });
-    session.transport.onclose = () => {
-      if (session.transport.sessionId !== undefined) sessions.delete(session.transport.sessionId);
-    };
-    await server.connect(session.transport);
-    return session;
-  }
-
-  function evict(): void {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (now - session.lastUsed > sessionIdleMs || sessions.size >= maxSessions) {
-        sessions.delete(id);
-        void session.server.close().catch(() => {});
-      }
-    }
-  }
-
-  async function handleStateful(request: Request, userId: string | undefined): Promise<Response> {
-    const sessionId = request.headers.get("mcp-session-id");
-    const auth = authInfo(userId);
-    if (sessionId !== null) {
-      const session = sessions.get(sessionId);
-      if (session === undefined || session.userId !== userId) {
-        return jsonRpcErrorResponse(404, "Session not found; initialize a new session");
-      }
-      session.lastUsed = Date.now();
-      sessions.delete(sessionId);
-      sessions.set(sessionId, session);
-      return await session.transport.handleRequest(request, { authInfo: auth });
-    }
-    if (request.method !== "POST") {
-      return jsonRpcErrorResponse(400, "Missing Mcp-Session-Id header; initialize a session first");
-    }
-    const session = await openSession(userId);
-    const response = await session.transport.handleRequest(request, { authInfo: auth });
-    if (session.transport.sessionId === undefined) await session.server.close();
-    return response;
   }
 
   async function handleStateless(request: Request, userId: string | undefined): Promise<Response> {
@@ -240,16 +190,10 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     }
     return stateless
       ? await handleStateless(request, userId)
-      : await handleStateful(request, userId);
+      : await sessions.handle(request, userId, authInfo(userId));
   };
   Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
-  Object.defineProperty(handler, "close", {
-    value: async (): Promise<void> => {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.allSettled(open.map((session) => session.server.close()));
-    },
-  });
+  Object.defineProperty(handler, "close", { value: () => sessions.close() });
   return handler as McpHttpHandler;
 }
 
@@ -287,43 +231,4 @@ function positive(value: number | undefined, name: string): number | undefined {
     );
   }
   return value;
-}
-
-/** Runs `done` once the response body has been read to its end or cancelled. */
-function closeWhenDone(response: Response, done: () => Promise<void>): Response {
-  const body = response.body;
-  if (body === null) {
-    void done().catch(() => {});
-    return response;
-  }
-  const reader = body.getReader();
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    void done().catch(() => {});
-  };
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          controller.close();
-          finish();
-        } else controller.enqueue(value);
-      } catch (error) {
-        controller.error(error);
-        finish();
-      }
-    },
-    async cancel(reason) {
-      finish();
-      await reader.cancel(reason);
-    },
-  });
-  return new Response(stream, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
 }

@@ -28,9 +28,6 @@ import { runCli } from "./run_cli.ts";
 
 export { runCli } from "./run_cli.ts";
 export type { CliIo } from "./cli_io.ts";
-export { loadConfig, resolveConfig } from "./load_config.ts";
-export type { LoadConfigOptions } from "./load_config.ts";
-export type { ExposeConfig, ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
 export { toolrouteJsonSchema } from "./config_schema.ts";
 export { UsageError } from "./usage_error.ts";
 
