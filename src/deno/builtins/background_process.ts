@@ -1,7 +1,7 @@
 import type { BashInvocation } from "./bash_invocation.ts";
 import { drainInto } from "./bounded_output.ts";
 import { LogBuffer, type LogSlice } from "./log_buffer.ts";
-import { killGroup, trackGroup } from "./process_groups.ts";
+import { reap, type ReapTarget, trackForExit } from "./process_reaper.ts";
 
 /** What `status` and `list` report about a background process. */
 export interface ProcessInfo {
@@ -30,6 +30,7 @@ export class BackgroundProcess {
   readonly #command: string;
   readonly #startedAt = new Date().toISOString();
   readonly #child: Deno.ChildProcess;
+  readonly #target: ReapTarget;
   readonly #log: LogBuffer;
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
   readonly #stopReading = new AbortController();
@@ -55,13 +56,14 @@ export class BackgroundProcess {
       cwd: invocation.cwd,
       env: invocation.env,
       clearEnv: true,
-      detached: true,
+      detached: invocation.detached,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
     this.#stdin = this.#child.stdin.getWriter();
-    const untrack = trackGroup(this.#child.pid);
+    this.#target = invocation.target(this.#child);
+    const untrack = trackForExit(this.#target);
     const status = this.#child.status.then((s) => {
       this.#exitCode = s.code;
       // The process is gone: release its stdin (a write to a closed pipe would fail anyway).
@@ -127,14 +129,14 @@ export class BackgroundProcess {
    */
   async stop(graceMs: number = STOP_GRACE_MS): Promise<void> {
     if (this.running && graceMs > 0) {
-      await killGroup(this.#child.pid, "SIGTERM");
+      await reap(this.#target, "SIGTERM");
       let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
       await Promise.race([this.#child.status, grace]);
       clearTimeout(timer);
     }
     // While its pipes are open the group still has members (also after the leader's exit).
-    if (!this.#settled) await killGroup(this.#child.pid, "SIGKILL");
+    if (!this.#settled) await reap(this.#target, "SIGKILL");
     const abandon = setTimeout(() => this.#stopReading.abort(), PIPE_GRACE_MS);
     await this.finished;
     clearTimeout(abandon);

@@ -4,11 +4,13 @@ import type { RoutedTool, ToolContext } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
 import { bashEnvironment } from "./bash_permissions.ts";
 import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
+import type { BwrapMount } from "./bwrap_command.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { type CommandResult, runCommand } from "./run_command.ts";
 import { sandboxFailure } from "./sandbox_failure.ts";
-import { realRoots, resolveDirectory, within } from "./workspace_paths.ts";
+import { readOnlyRoots, type Root, workspaceRoot } from "./allowed_roots.ts";
+import { resolveDirectory } from "./workspace_paths.ts";
 
 const ACTIONS = ["exec", "start", "status", "logs", "write", "stop", "list"] as const;
 const schema = z.object({
@@ -130,14 +132,16 @@ async function prepare(
   const bash = ctx.bash as Exclude<ResolvedContext["bash"], false>;
   const sandboxed = bash.sandbox === "bwrap";
   const env = bashEnvironment(sandboxed ? ["bash", "bwrap"] : ["bash"], bash.env);
-  const cwd = (await resolveDirectory(ctx, args.cwd)).real;
-  const roots = await realRoots(ctx);
-  if (!within(roots.workspace, cwd)) {
+  const directory = await resolveDirectory(ctx, args.cwd);
+  if (directory.root !== ctx.workspace) {
     throw new ToolError(
       "permission_denied",
       `The working directory "${args.cwd}" is outside the workspace: commands run in the workspace`,
     );
   }
+  const cwd = directory.real;
+  // Only the sandbox needs the roots (for its bind mounts: real path onto declared path).
+  const roots = sandboxed ? await sandboxMounts(ctx) : undefined;
   return bashInvocation({
     sandbox: bash.sandbox,
     command,
@@ -147,6 +151,16 @@ async function prepare(
     background,
     bwrapProgram: options.bwrapProgram,
   });
+}
+
+async function sandboxMounts(
+  ctx: ResolvedContext,
+): Promise<{ workspace: BwrapMount; readOnlyRoots: BwrapMount[] }> {
+  const mount = (root: Root) => ({ source: root.real, dest: root.declared });
+  return {
+    workspace: mount(await workspaceRoot(ctx)),
+    readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
+  };
 }
 
 async function spawnGuard<T>(invocation: BashInvocation, spawn: () => T | Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
-import { bwrapCommand } from "./bwrap_command.ts";
+import { bwrapCommand, type BwrapMount } from "./bwrap_command.ts";
+import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.ts";
 
 /** How one bash command is spawned. */
 export interface BashInvocation {
@@ -12,6 +13,10 @@ export interface BashInvocation {
   readonly env: Record<string, string>;
   /** Whether bubblewrap confines the command. */
   readonly sandboxed: boolean;
+  /** Whether to spawn it as the leader of a new session and process group. */
+  readonly detached: boolean;
+  /** How to end it, given the spawned child. */
+  readonly target: (child: Deno.ChildProcess) => ReapTarget;
 }
 
 /** What {@linkcode bashInvocation} needs. */
@@ -22,8 +27,11 @@ export interface BashInvocationOptions {
   readonly command: string;
   /** The real working directory. */
   readonly cwd: string;
-  /** The real workspace and read-only roots, for the sandbox's mounts. */
-  readonly roots: { readonly workspace: string; readonly readOnlyRoots: readonly string[] };
+  /** The workspace and read-only roots, for the sandbox's mounts (unused without a sandbox). */
+  readonly roots?: {
+    readonly workspace: BwrapMount;
+    readonly readOnlyRoots: readonly BwrapMount[];
+  };
   /** The environment passed to the command. */
   readonly env: Record<string, string>;
   /** `true` for a background process: adds the host-exit watchdog when not sandboxed. */
@@ -32,16 +40,27 @@ export interface BashInvocationOptions {
   readonly bwrapProgram?: string;
 }
 
-// On exit (normal or `exit N`), the shell ignores TERM and sends it to its own process group:
-// background children it left behind end with it. The exit status is kept.
-const REAP = `trap 'trap "" TERM; kill -TERM 0 2>/dev/null' EXIT; `;
+// The shell leads its own process group (spawned `detached`); it checks that before signalling
+// the group, so that a spawn that was not detached can never signal the host's group.
+const OWN_GROUP = `{ read -r _ _ _ _ g _ </proc/$$/stat; [ "$g" = "$$" ]; }`;
+
+// On exit of a background process's shell (normal or `exit N`), it ignores TERM and sends TERM
+// to its own process group: children it left behind end with it. The exit status is kept.
+const GROUP_REAP = `trap 'trap "" TERM; ${OWN_GROUP} && kill -TERM -$$ 2>/dev/null' EXIT; `;
+
+// On exit of an exec command's shell, when it started background jobs (`$!` is set), every
+// process carrying its run marker gets TERM. Without jobs this costs nothing.
+const MARKED_REAP = `trap '[ -n "$!" ] && { s=TERM; ids=$${RUN_MARKER}; ${
+  KILL_MARKED_LOOP.replaceAll("'", `'"'"'`)
+}; }' EXIT; `;
 
 // A background process also watches the host: once the host's pid is gone (even when it was
 // killed by a signal and could not clean up) the watchdog kills the whole group. `read -t 1`
-// on a pipe that never gets data sleeps without starting a process each second.
+// on a pipe that never gets data sleeps without starting a process each second. In the
+// subshell `$$` is still the leader's pid.
 function watchdog(hostPid: number): string {
   return `( exec 3<> <(:); while kill -0 ${hostPid} 2>/dev/null; do read -t 1 -u 3; done; ` +
-    `kill -KILL 0 ) </dev/null >/dev/null 2>&1 & `;
+    `${OWN_GROUP} && kill -KILL -$$ ) </dev/null >/dev/null 2>&1 & `;
 }
 
 /**
@@ -57,14 +76,42 @@ function watchdog(hostPid: number): string {
 export function bashInvocation(options: BashInvocationOptions): BashInvocation {
   const { sandbox, command, cwd, env } = options;
   if (sandbox === "bwrap") {
+    if (options.roots === undefined) throw new TypeError("The bwrap sandbox needs the roots");
     const args = bwrapCommand({
       workspace: options.roots.workspace,
       readOnlyRoots: options.roots.readOnlyRoots,
       cwd,
       command: ["bash", "-c", command],
     });
-    return { program: options.bwrapProgram ?? "bwrap", args, cwd, env, sandboxed: true };
+    return {
+      program: options.bwrapProgram ?? "bwrap",
+      args,
+      cwd,
+      env,
+      sandboxed: true,
+      detached: false,
+      target: (child) => ({ kind: "sandbox", child }),
+    };
   }
-  const prefix = options.background ? REAP + watchdog(Deno.pid) : REAP;
-  return { program: "bash", args: ["-c", prefix + command], cwd, env, sandboxed: false };
+  if (options.background) {
+    return {
+      program: "bash",
+      args: ["-c", GROUP_REAP + watchdog(Deno.pid) + command],
+      cwd,
+      env,
+      sandboxed: false,
+      detached: true,
+      target: (child) => ({ kind: "group", pgid: child.pid }),
+    };
+  }
+  const marker = crypto.randomUUID();
+  return {
+    program: "bash",
+    args: ["-c", MARKED_REAP + command],
+    cwd,
+    env: { ...env, [RUN_MARKER]: marker },
+    sandboxed: false,
+    detached: false,
+    target: (child) => ({ kind: "marked", child, marker }),
+  };
 }

@@ -1,10 +1,18 @@
+/** A directory of the host shown in the sandbox. */
+export interface BwrapMount {
+  /** Where it really is on the host (symlinks resolved). */
+  readonly source: string;
+  /** Where the command sees it: the path the context declares. */
+  readonly dest: string;
+}
+
 /** What the bubblewrap sandbox of one command shows and runs. */
 export interface BwrapOptions {
-  /** Real path of the workspace: bound read-write at the same path. */
-  readonly workspace: string;
-  /** Real paths bound read-only at the same paths. */
-  readonly readOnlyRoots: readonly string[];
-  /** Real path of the working directory (inside the workspace or a read-only root). */
+  /** The workspace: bound read-write. */
+  readonly workspace: BwrapMount;
+  /** The read-only roots: bound read-only when they exist. */
+  readonly readOnlyRoots: readonly BwrapMount[];
+  /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
   readonly command: readonly string[];
@@ -48,7 +56,8 @@ interface Mount {
  * The command gets fresh user, mount, PID, network, IPC, UTS and cgroup namespaces
  * (`--unshare-all`: no network at all), its own session (`--new-session`), and dies with the
  * process that started bubblewrap (`--die-with-parent`). Its file system is empty except for:
- * the workspace (read-write), the read-only roots, the system directories and a few `/etc`
+ * the workspace (read-write) and the read-only roots, each bound from its real path to the path
+ * the context declares (so symlinks above them do not matter), the system directories and a few `/etc`
  * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
  * Mounts are ordered parents first, so a workspace under `/tmp` stays visible above the tmpfs
  * and a read-only root inside the workspace stays read-only. Environment values are never put in
@@ -65,8 +74,14 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     { dest: "/proc", args: ["--proc", "/proc"] },
     { dest: "/dev", args: ["--dev", "/dev"] },
     { dest: "/tmp", args: ["--tmpfs", "/tmp"] },
-    ...options.readOnlyRoots.map((root) => ({ dest: root, args: ["--ro-bind-try", root, root] })),
-    { dest: options.workspace, args: ["--bind", options.workspace, options.workspace] },
+    ...options.readOnlyRoots.map(({ source, dest }) => ({
+      dest,
+      args: ["--ro-bind-try", source, dest],
+    })),
+    {
+      dest: options.workspace.dest,
+      args: ["--bind", options.workspace.source, options.workspace.dest],
+    },
   ];
   const ordered = mounts
     .map((mount, index) => ({ mount, index, depth: depth(mount.dest) }))

@@ -14,7 +14,7 @@ export const MAX_ENDED_PROCESSES = 32;
  *
  * Each process runs in its own process group with a bounded log of `processLogChars`
  * characters. `close()` (or `await using`) kills every one of them; the host exiting kills them
- * too (see `process_groups.ts`).
+ * too (see `process_reaper.ts`).
  */
 export class ProcessTable implements AsyncDisposable {
   readonly #logChars: number;

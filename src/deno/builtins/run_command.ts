@@ -1,7 +1,7 @@
 import { ToolError } from "../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import { BoundedOutput, drainInto } from "./bounded_output.ts";
-import { killGroup, trackGroup } from "./process_groups.ts";
+import { reap, trackForExit } from "./process_reaper.ts";
 
 /** The result of `bash` `exec`. A non-zero exit code is a normal result. */
 export interface CommandResult {
@@ -11,7 +11,7 @@ export interface CommandResult {
   stdout: string;
   /** Standard error, head and tail kept when longer than the limit. */
   stderr: string;
-  /** Whether the deadline passed and the command's process group was killed. */
+  /** Whether the deadline passed and every process of the command was killed. */
   timedOut: boolean;
 }
 
@@ -32,8 +32,8 @@ const PIPE_GRACE_MS = 250;
 /**
  * Runs a command to its end with stdin closed, collecting bounded output while it streams.
  *
- * On timeout or abort the command's whole process group gets SIGKILL, background children
- * included; the run ends within about the pipe grace period after that.
+ * On timeout or abort every process of the command gets SIGKILL, background children included
+ * (see `process_reaper.ts`); the run ends within about the pipe grace period after that.
  *
  * @param invocation How to spawn it.
  * @param limits The deadline, output limit and abort signal.
@@ -49,12 +49,13 @@ export async function runCommand(
     cwd: invocation.cwd,
     env: invocation.env,
     clearEnv: true,
-    detached: true,
+    detached: invocation.detached,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const untrack = trackGroup(child.pid);
+  const target = invocation.target(child);
+  const untrack = trackForExit(target);
   const stdout = new BoundedOutput(limits.maxChars);
   const stderr = new BoundedOutput(limits.maxChars);
   const stopReading = new AbortController();
@@ -63,7 +64,7 @@ export async function runCommand(
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   const kill = () => {
     if (killed !== undefined) return;
-    killed = killGroup(child.pid);
+    killed = reap(target);
     graceTimer = setTimeout(() => stopReading.abort(), PIPE_GRACE_MS);
   };
   const timer = setTimeout(() => {

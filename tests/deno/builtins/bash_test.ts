@@ -283,3 +283,13 @@ async function assertMissing(path: string): Promise<void> {
   const exists = await Deno.lstat(path).then(() => true, () => false);
   assertEquals(exists, false, `${path} exists`);
 }
+
+Deno.test("bash under bwrap works in a workspace declared through a symlink", async () => {
+  await using fx = await bashFixture();
+  const declared = `${fx.root}/link-to-ws`;
+  await Deno.symlink(fx.workspace, declared);
+  await using bash = bashUnderTest({ workspace: declared, bash: { sandbox: "bwrap" } });
+  const result = await bash.json({ command: "pwd; echo via-link > made.txt" });
+  assertEquals(result, { exitCode: 0, stdout: `${declared}\n`, stderr: "", timedOut: false });
+  assertEquals(await Deno.readTextFile(`${fx.workspace}/made.txt`), "via-link\n");
+});

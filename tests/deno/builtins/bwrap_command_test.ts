@@ -2,8 +2,11 @@ import { assert, assertEquals } from "@std/assert";
 import { bwrapCommand } from "../../../src/deno/builtins/bwrap_command.ts";
 
 const args = bwrapCommand({
-  workspace: "/tmp/ws",
-  readOnlyRoots: ["/srv/docs", "/tmp/ws/vendor"],
+  workspace: { source: "/data/ws", dest: "/tmp/ws" },
+  readOnlyRoots: [
+    { source: "/srv/docs", dest: "/srv/docs" },
+    { source: "/tmp/ws/vendor", dest: "/tmp/ws/vendor" },
+  ],
   cwd: "/tmp/ws/src",
   command: ["bash", "-c", "ls"],
 });
@@ -20,6 +23,7 @@ Deno.test("bwrapCommand() unshares every namespace, dies with its parent and sta
 
 Deno.test("bwrapCommand() binds the workspace read-write and the roots and system read-only", () => {
   assert(indexOfMount("--bind", "/tmp/ws") >= 0);
+  assertEquals(args[indexOfMount("--bind", "/tmp/ws") + 1], "/data/ws", "bound from its real path");
   assert(indexOfMount("--ro-bind-try", "/srv/docs") >= 0);
   assert(indexOfMount("--ro-bind-try", "/usr") >= 0);
   assert(indexOfMount("--ro-bind-try", "/etc/ld.so.cache") >= 0);
