@@ -81,6 +81,8 @@ export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator
 export { McpGateway } from "./src/core/mcp/mcp_gateway.ts";
 export type {
   McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
   McpGatewayEvent,
   McpGatewayOptions,
   McpReconnectOptions,

@@ -57,6 +57,7 @@ export function gatewaySettings(
       allowedHosts: options.allowedHosts ? [...options.allowedHosts] : undefined,
       jsonSchemaValidator: options.jsonSchemaValidator,
       transportFactory: options.transportFactory,
+      onElicitation: options.onElicitation,
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),

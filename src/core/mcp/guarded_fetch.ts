@@ -1,5 +1,8 @@
 import { checkAllowedHost } from "./mcp_server_config.ts";
 
+/** How far into a POST's event stream an SSE `id:` field (a priming event) is looked for. */
+const PRIMING_SCAN_BYTES = 4096;
+
 /** Why a request through a {@linkcode GuardedFetch} failed before the server could process it. */
 export class RequestNotDeliveredError extends Error {
   /**
@@ -25,8 +28,11 @@ export interface GuardedFetchOptions {
   allowedHosts?: readonly string[];
   /** Most bytes of one response body; longer bodies are cut with an error. */
   maxBodyBytes: number;
-  /** Called when the body of a POST that carried requests ends. */
-  onPostBodyEnd?: (requestIds: readonly unknown[], end: BodyEnd) => void;
+  /**
+   * Called when the body of a POST that carried requests ends; `resumable` tells whether the
+   * stream carried SSE event ids (the SDK then resumes it with `Last-Event-ID`).
+   */
+  onPostBodyEnd?: (requestIds: readonly unknown[], end: BodyEnd, resumable: boolean) => void;
 }
 
 /**
@@ -98,11 +104,13 @@ export class GuardedFetch {
     this.#readers.add(reader);
     let bytes = 0;
     let ended = false;
+    let resumable = false;
+    const decoder = new TextDecoder();
     const end = (how: BodyEnd) => {
       if (ended) return;
       ended = true;
       this.#readers.delete(reader);
-      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, how);
+      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, how, resumable);
     };
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -118,6 +126,9 @@ export class GuardedFetch {
           end("done");
           controller.close();
           return;
+        }
+        if (ids.length > 0 && !resumable && bytes < PRIMING_SCAN_BYTES) {
+          resumable = /(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }));
         }
         bytes += chunk.value.byteLength;
         if (bytes > this.#options.maxBodyBytes) {

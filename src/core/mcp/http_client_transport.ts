@@ -76,7 +76,11 @@ export class HttpClientTransport implements McpTransport {
       fetch: requestScopedFetch(options.fetch),
       allowedHosts: options.allowedHosts,
       maxBodyBytes: options.maxBodyBytes,
-      onPostBodyEnd: (ids, end) => setTimeout(() => this.#bodyEnded(ids, end), 0),
+      onPostBodyEnd: (ids, end, resumable) => {
+        // A stream with event ids is resumed by the SDK (GET with Last-Event-ID); if that fails,
+        // its retries run out and the connection is reported lost, failing the call then.
+        if (!resumable || end === "too_large") setTimeout(() => this.#bodyEnded(ids, end), 0);
+      },
     });
     const requestInit = { headers: { ...options.headers } };
     const fetch = this.#guard.fetch;
@@ -84,11 +88,13 @@ export class HttpClientTransport implements McpTransport {
       ? new StreamableHTTPClientTransport(options.url, {
         fetch,
         requestInit,
+        // Resumes broken streams (the server's `retry` wins); when retries run out the connection
+        // is reported lost and the next call reconnects with the gateway's own backoff.
         reconnectionOptions: {
-          maxRetries: 0,
-          initialReconnectionDelay: 1000,
-          maxReconnectionDelay: 1000,
-          reconnectionDelayGrowFactor: 1,
+          maxRetries: 2,
+          initialReconnectionDelay: 500,
+          maxReconnectionDelay: 2000,
+          reconnectionDelayGrowFactor: 2,
         },
       })
       : new SSEClientTransport(options.url, {

@@ -56,6 +56,26 @@ export interface McpGatewayEvent {
   reason?: "close" | "idle" | "evicted" | "removed";
 }
 
+/** A server's request for input from the user during a call (MCP form elicitation). */
+export interface McpElicitationRequest {
+  /** The server asking. */
+  serverId: string;
+  /** The user of the connection, for per-user servers. */
+  userId?: string;
+  /** What the server asks, for a person to read. */
+  message: string;
+  /** The JSON Schema (flat object of primitives) of the answer. */
+  requestedSchema: Record<string, unknown>;
+}
+
+/** The answer to an {@linkcode McpElicitationRequest}. */
+export interface McpElicitationResult {
+  /** `accept` with `content`, or `decline` / `cancel`. */
+  action: "accept" | "decline" | "cancel";
+  /** The answer, matching `requestedSchema`; schema defaults are filled in for missing fields. */
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
 /** What `new McpGateway` takes. */
 export interface McpGatewayOptions {
   /** Global servers by id, shared by every request. */
@@ -87,6 +107,15 @@ export interface McpGatewayOptions {
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** Makes transports for configs the core cannot serve (stdio); see `McpTransportFactory`. */
   transportFactory?: McpTransportFactory;
+  /**
+   * Answers servers that ask the user for input during a call. When set, the gateway declares the
+   * `elicitation` capability (form mode, with schema defaults applied); when absent, servers are
+   * told the client cannot elicit.
+   */
+  onElicitation?: (
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => McpElicitationResult | Promise<McpElicitationResult>;
   /** Receives connection events; must not throw (a throw is ignored). */
   onEvent?: (event: McpGatewayEvent) => void;
 }

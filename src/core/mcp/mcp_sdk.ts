@@ -28,6 +28,7 @@ export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   CallToolRequestSchema,
+  ElicitRequestSchema,
   ErrorCode as McpErrorCode,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,

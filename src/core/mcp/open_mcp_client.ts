@@ -1,6 +1,13 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
-import { Client, type ClientOptions, StreamableHTTPError, type Transport } from "./mcp_sdk.ts";
+import type { McpGatewayOptions } from "./mcp_gateway_types.ts";
+import {
+  Client,
+  type ClientOptions,
+  ElicitRequestSchema,
+  StreamableHTTPError,
+  type Transport,
+} from "./mcp_sdk.ts";
 import { isStdioConfig, type McpServerConfig } from "./mcp_server_config.ts";
 import type { McpJsonSchemaValidator, McpTransport, McpTransportFactory } from "./mcp_transport.ts";
 
@@ -27,6 +34,8 @@ export interface OpenClientSettings {
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** Makes transports for configs the core cannot serve. */
   transportFactory?: McpTransportFactory;
+  /** Answers elicitation requests; declares the capability when set. */
+  onElicitation?: McpGatewayOptions["onElicitation"];
 }
 
 /** An initialised client and how it is connected. */
@@ -92,7 +101,23 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
   }
+  const answer = settings.onElicitation;
+  if (answer !== undefined) {
+    options.capabilities = { elicitation: { form: { applyDefaults: true } } };
+  }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  if (answer !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params as { message: string; requestedSchema?: object };
+      const result = await answer({
+        serverId: settings.serverId,
+        ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+        message: params.message,
+        requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
+      }, extra.signal);
+      return result as { action: "accept" | "decline" | "cancel" };
+    });
+  }
   const ms = settings.connectTimeoutMs;
   try {
     await withDeadline(

@@ -250,3 +250,61 @@ Deno.test("McpGateway hands its JSON Schema validator to the SDK client", async 
   assertEquals(await toolSet.invoke("sum", { a: 2 }), "2");
   assert(schemas.length >= 1);
 });
+
+Deno.test("McpGateway answers form elicitation through onElicitation, with schema defaults", async () => {
+  const asked: string[] = [];
+  const { factory } = memory((serverId, userId) => {
+    const server = new McpServer({ name: "asker", version: "1.0.0" });
+    server.registerTool("book", { inputSchema: {} }, async () => {
+      const answer = await server.server.elicitInput({
+        message: `Which seat, ${userId}?`,
+        requestedSchema: {
+          type: "object",
+          properties: {
+            seat: { type: "string" },
+            meal: { type: "string", default: "veg" },
+          },
+          required: ["seat"],
+        },
+      });
+      return { content: [{ type: "text", text: `${serverId}: ${JSON.stringify(answer)}` }] };
+    });
+    return server;
+  });
+  await using gateway = new McpGateway({
+    transportFactory: factory,
+    onElicitation: (request) => {
+      asked.push(`${request.serverId}/${request.userId}: ${request.message}`);
+      return { action: "accept", content: { seat: "12A" } };
+    },
+  });
+  gateway.addUserServer("alice", "air", URL_CONFIG);
+  const toolSet = await new ToolRouter({ gateway }).expose({
+    mcpServers: ["air"],
+    userId: "alice",
+  });
+  assertEquals(
+    await toolSet.invoke("book", {}),
+    'air: {"action":"accept","content":{"seat":"12A","meal":"veg"}}',
+  );
+  assertEquals(asked, ["air/alice: Which seat, alice?"]);
+});
+
+Deno.test("McpGateway declines elicitation it cannot answer", async () => {
+  const { factory } = memory(() => {
+    const server = new McpServer({ name: "asker", version: "1.0.0" });
+    server.registerTool("ask", { inputSchema: {} }, async () => {
+      await server.server.elicitInput({
+        message: "Name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+      });
+      return { content: [{ type: "text", text: "unreachable" }] };
+    });
+    return server;
+  });
+  await using gateway = new McpGateway({ servers: { s: URL_CONFIG }, transportFactory: factory });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["s"] });
+  const result = await toolSet.call("ask", {});
+  assertEquals(result.code, "tool_error");
+  assertMatch(result.text, /elicitation/i);
+});

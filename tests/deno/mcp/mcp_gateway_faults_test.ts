@@ -228,3 +228,47 @@ Deno.test("the exposed list follows notifications/tools/list_changed", async () 
     await server.close();
   }
 });
+
+Deno.test("a call whose event stream closes after a priming event is resumed, not failed", async () => {
+  let pendingId: unknown;
+  let resumedWith: string | null = null;
+  const server = await startMcpTestServer({
+    intercept: async (request) => {
+      if (request.method === "POST") {
+        const body = await request.clone().json();
+        if (body.method !== "tools/call" || body.params.name !== "echo") return undefined;
+        pendingId = body.id;
+        // A priming event with an id and a retry delay, then the stream closes with no answer.
+        return new Response("id: ev-1\nretry: 100\ndata: \n\n", {
+          headers: {
+            "content-type": "text/event-stream",
+            "mcp-session-id": request.headers.get("mcp-session-id")!,
+          },
+        });
+      }
+      if (request.method === "GET" && request.headers.get("last-event-id") !== null) {
+        resumedWith = request.headers.get("last-event-id");
+        const message = {
+          jsonrpc: "2.0",
+          id: pendingId,
+          result: { content: [{ type: "text", text: "resumed" }] },
+        };
+        return new Response(`id: ev-2\ndata: ${JSON.stringify(message)}\n\n`, {
+          headers: { "content-type": "text/event-stream" },
+        });
+      }
+      return undefined;
+    },
+  });
+  const router = new ToolRouter({
+    gateway: new McpGateway({ servers: { main: { url: server.url } }, requestTimeoutMs: 5_000 }),
+  });
+  try {
+    const toolSet = await router.expose({ mcpServers: ["main"] });
+    assertEquals(await toolSet.invoke("echo", { text: "x" }), "resumed");
+    assertEquals(resumedWith, "ev-1");
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
