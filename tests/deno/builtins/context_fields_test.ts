@@ -1,0 +1,21 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import {
+  describe,
+  envName,
+  limit,
+  protectedPath,
+} from "../../../src/deno/builtins/context_fields.ts";
+
+Deno.test("context field checks throw TypeError or RangeError with the field's name", () => {
+  assertEquals(limit(undefined, "x", 5), 5);
+  assertThrows(() => limit(0, "readMaxChars", 5), RangeError, '"readMaxChars"');
+  assertThrows(() => envName("A=B", "env[0]"), TypeError, '"env[0]"');
+  assertEquals(protectedPath("/ws/a/b/", "/ws", "protectedPaths[0]"), "a/b");
+  assertThrows(() => protectedPath(".", "/ws", "protectedPaths[0]"), TypeError);
+  assertEquals([describe({}), describe([]), describe(null), describe("s")], [
+    "an object",
+    "an array",
+    "null",
+    '"s"',
+  ]);
+});
