@@ -1,0 +1,72 @@
+import { assertEquals } from "@std/assert";
+import {
+  checkCliPermissions,
+  cliDenoFlags,
+  cliPermissions,
+} from "../../../src/deno/cli/cli_permissions.ts";
+import { resolveConfig } from "../../../src/deno/cli/load_config.ts";
+
+const config = resolveConfig(
+  {
+    workspace: "/srv/ws",
+    modules: ["/srv/tools.ts"],
+    mcpServers: {
+      remote: { url: "http://127.0.0.1:9000/mcp" },
+      local: { command: "/usr/bin/env", args: ["echo"] },
+    },
+  },
+  "/srv/ws/toolroute.json",
+  "/",
+  { env: false },
+);
+
+Deno.test("cliPermissions() adds modules, servers and the listening address to the built-ins' needs", () => {
+  const needed = cliPermissions(config, "127.0.0.1:8787");
+  assertEquals(needed, {
+    read: ["/srv/ws", "/srv/tools.ts"],
+    write: ["/srv/ws"],
+    run: ["/usr/bin/env"],
+    env: ["DENO_DIR", "HOME", "PATH"],
+    net: ["127.0.0.1:8787", "127.0.0.1:9000"],
+  });
+  assertEquals(cliDenoFlags(needed), [
+    "--allow-read=/srv/ws,/srv/tools.ts",
+    "--allow-write=/srv/ws",
+    "--allow-run=/usr/bin/env",
+    "--allow-env=DENO_DIR,HOME,PATH",
+    "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
+    "--no-prompt",
+  ]);
+});
+
+Deno.test({
+  name: "checkCliPermissions() finds exactly what a narrowed process lacks and nothing in excess",
+  permissions: { read: ["/srv/ws"], write: ["/srv/ws"], net: ["127.0.0.1:8787"] },
+  fn() {
+    const report = checkCliPermissions(config, cliPermissions(config, "127.0.0.1:8787"));
+    assertEquals(report.excess, []);
+    assertEquals(report.missing.sort(), [
+      "--allow-env=DENO_DIR",
+      "--allow-env=HOME",
+      "--allow-env=PATH",
+      "--allow-net=127.0.0.1:9000",
+      "--allow-read=/srv/tools.ts",
+      "--allow-run=/usr/bin/env",
+    ]);
+  },
+});
+
+Deno.test({
+  name: "checkCliPermissions() reports unscoped grants as excess",
+  permissions: { read: true, write: ["/srv/ws"], net: true, env: true, run: true },
+  fn() {
+    const report = checkCliPermissions(config, cliPermissions(config));
+    assertEquals(report.missing, []);
+    assertEquals(report.excess.sort(), [
+      "--allow-env",
+      "--allow-net",
+      "--allow-read",
+      "--allow-run",
+    ]);
+  },
+});

@@ -1,0 +1,37 @@
+import { assertEquals } from "@std/assert";
+import { withBashProgress } from "../../../src/deno/cli/progress_heartbeat.ts";
+import type { BuiltinSource, RoutedTool, ToolProgress } from "../../../mod.ts";
+
+function tool(name: string, ms: number): RoutedTool {
+  return {
+    name,
+    description: name,
+    inputSchema: { type: "object" },
+    source: "builtin",
+    origin: name,
+    execute: () => new Promise((resolve) => setTimeout(() => resolve("done"), ms)),
+  };
+}
+
+const source: BuiltinSource = {
+  names: ["bash", "read_file"],
+  resolve: (names) => ({
+    tools: names.map((name) => tool(name, 120)),
+    missing: [],
+  }),
+};
+
+Deno.test("withBashProgress() reports progress while bash runs, only when someone listens", async () => {
+  const { tools } = withBashProgress(source, 25).resolve(["bash", "read_file"]);
+  const reports: ToolProgress[] = [];
+  const signal = new AbortController().signal;
+  const onProgress = (report: ToolProgress) => reports.push(report);
+  assertEquals(await tools[0].execute({}, { signal, onProgress }), "done");
+  const seen = reports.length;
+  assertEquals(seen >= 2, true, `${seen} reports`);
+  assertEquals(reports.map((report) => report.progress), reports.map((_, index) => index + 1));
+  await tools[1].execute({}, { signal, onProgress });
+  assertEquals(reports.length, seen);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assertEquals(reports.length, seen);
+});

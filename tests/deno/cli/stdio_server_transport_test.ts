@@ -1,0 +1,42 @@
+import { assertEquals, assertMatch } from "@std/assert";
+import { DenoStdioServerTransport } from "../../../src/deno/cli/stdio_server_transport.ts";
+
+function pipes() {
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const output = new TransformStream<Uint8Array, Uint8Array>();
+  return { input, output, writer: input.writable.getWriter(), reader: output.readable.getReader() };
+}
+
+Deno.test("DenoStdioServerTransport reads one message per line and writes lines", async () => {
+  const { input, output, writer, reader } = pipes();
+  const transport = new DenoStdioServerTransport(input.readable, output.writable);
+  const messages: unknown[] = [];
+  const errors: string[] = [];
+  let closed = 0;
+  transport.onmessage = (message) => messages.push(message);
+  transport.onerror = (error) => errors.push(error.message);
+  transport.onclose = () => closed++;
+  await transport.start();
+  const encoder = new TextEncoder();
+  await writer.write(
+    encoder.encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n{"jsonrpc":"2.0",'),
+  );
+  await writer.write(encoder.encode('"method":"x"}\nnot json\n[1]\n\n'));
+  const read = reader.read();
+  await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+  const { value } = await read;
+  assertEquals(new TextDecoder().decode(value), '{"jsonrpc":"2.0","id":1,"result":{}}\n');
+  await writer.close();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals(messages, [{ jsonrpc: "2.0", id: 1, method: "ping" }, {
+    jsonrpc: "2.0",
+    method: "x",
+  }]);
+  assertEquals(errors.length, 2);
+  assertMatch(errors[0], /not JSON/);
+  assertEquals(closed, 1);
+  await transport.close();
+  assertEquals(closed, 1);
+  reader.releaseLock();
+  await output.readable.cancel();
+});
