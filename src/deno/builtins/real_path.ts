@@ -1,4 +1,5 @@
 import { basename, dirname, join, resolve } from "pathe";
+import { lstatOrUndefined } from "./staged_file.ts";
 
 const MAX_LINKS = 40;
 
@@ -34,13 +35,4 @@ async function follow(path: string, links: number): Promise<string> {
   const parent = dirname(path);
   if (parent === path) return path;
   return join(await follow(parent, links), basename(path));
-}
-
-async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
 }
