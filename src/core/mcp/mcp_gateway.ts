@@ -215,7 +215,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       missing.push({
         selection: "mcpServers",
         name: id,
-        reason: `${user ? "the user's" : "the global"} MCP server is unavailable: ${why}`,
+        reason: `${user ? "the user's" : "the global"} MCP server is unavailable: ${why}${
+          user && this.#global.has(id) ? "; the global server of this id is not used instead" : ""
+        }`,
       });
     });
     const user = ok.filter((w) => w.user);
