@@ -1,0 +1,61 @@
+/**
+ * The bash part of the demo: a scripted model runs commands through the router's `bash` tool in
+ * a bubblewrap sandbox. It builds and runs a small script in the workspace, tries to read a
+ * secret next to the workspace (the sandbox does not even show it), has a command that never
+ * ends killed at its deadline, and runs and stops one background process.
+ *
+ * Needs bubblewrap (`apt-get install bubblewrap`); without it each sandboxed call fails with a
+ * clear error and nothing runs unconfined. Deno needs read and write access to the system's
+ * temporary directory, `--allow-run=bash,bwrap` and `--allow-env=PATH,HOME,LANG,TERM`.
+ */
+import { ToolRouter } from "../mod.ts";
+import { type BuiltinContext, builtinTools, denoFlags } from "../src/deno/mod.ts";
+import { table } from "./_table.ts";
+
+/** Runs the bash demo, printing its table; removes its temporary files and processes. */
+export async function demoBash(print: (line: string) => void): Promise<void> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_demo_bash_" }));
+  try {
+    const workspace = `${base}/workspace`;
+    await Deno.mkdir(workspace);
+    await Deno.mkdir(`${base}/private`);
+    await Deno.writeTextFile(`${base}/private/api_key.txt`, "sk-not-for-the-model\n");
+
+    const context: BuiltinContext = { workspace, bash: { sandbox: "bwrap" }, outputMaxChars: 400 };
+    print(`Workspace: ${workspace}`);
+    print(`The host would run Deno with: ${denoFlags(context).join(" ")}`);
+    await using router = new ToolRouter({ builtins: builtinTools(context) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    print("");
+
+    const script: [string, Record<string, unknown>][] = [
+      ["sandboxed command", {
+        command: "printf 'echo sum: $((6 * 7))\\n' > job.sh && bash job.sh && ls / | tr '\\n' ' '",
+      }],
+      ["read outside the workspace", { command: "cat ../private/api_key.txt" }],
+      ["a command that never ends", { command: "yes", timeoutMs: 300 }],
+      ["background process", { action: "start", command: "echo serving; sleep 30" }],
+      ["its log", { action: "logs", processId: "p1" }],
+      ["stop it", { action: "stop", processId: "p1" }],
+    ];
+    const rows: string[][] = [];
+    for (const [what, args] of script) {
+      if (what === "its log") await new Promise((resolve) => setTimeout(resolve, 300));
+      const result = await tools.call("bash", args);
+      rows.push([
+        what,
+        JSON.stringify(args),
+        result.isError ? `error: ${result.code}` : "ok",
+        result.text,
+      ]);
+    }
+    table(print, ["step", "arguments", "status", "text for the model"], rows);
+    print("");
+    print('The outside file is not "denied" but absent: the sandbox shows only the workspace,');
+    print("system directories (read-only) and an empty /tmp, and has no network.");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+if (import.meta.main) await demoBash((line) => console.log(line));
