@@ -69,24 +69,42 @@ const ALLOWLIST: ToolSelection = {
   mcpServers: ["weather"],
 };
 
-type Handler = (request: Request) => Promise<Response>;
+/** This worker's MCP endpoint: answers requests, and closes what it holds. */
+export interface EdgeEndpoint {
+  /** Answers one HTTP request. */
+  (request: Request): Promise<Response>;
+  /** Closes the gateway's connections (workers never need to; tests and demos do). */
+  close(): Promise<void>;
+}
 
-/** This isolate's endpoint, built on its first request (bindings arrive with requests). */
-let endpoint: Handler | undefined;
-
-function createEndpoint(env: EdgeWorkerEnv): Handler {
+/**
+ * Builds the endpoint: a router over the three sources, served statelessly at `/mcp`.
+ *
+ * @param env The worker's bindings.
+ * @returns The endpoint.
+ */
+export function createEdgeEndpoint(env: EdgeWorkerEnv): EdgeEndpoint {
   const gateway = new McpGateway({
     servers: { weather: { url: env.REMOTE_MCP_URL } },
     // The SDK's default (ajv) compiles output schemas with `new Function`, which edge runtimes forbid.
     jsonSchemaValidator: cfWorkerJsonSchemaValidator(),
   });
   const router = new ToolRouter({ functions: [add, resetDatabase], mcpServices: [units], gateway });
-  return mcpHttpHandler({
+  const handler = mcpHttpHandler({
     tools: ({ signal }) => router.expose({ ...ALLOWLIST, signal }),
     stateless: true,
     allowedHosts: env.ALLOWED_HOSTS?.split(",").map((host) => host.trim()).filter(Boolean),
   });
+  return Object.assign((request: Request) => handler(request), {
+    async close() {
+      await handler.close();
+      await router.close();
+    },
+  });
 }
+
+/** This isolate's endpoint, built on its first request (bindings arrive with requests). */
+let endpoint: EdgeEndpoint | undefined;
 
 export default {
   /**
@@ -97,7 +115,7 @@ export default {
    * @returns The MCP response.
    */
   fetch(request: Request, env: EdgeWorkerEnv): Promise<Response> {
-    endpoint ??= createEndpoint(env);
+    endpoint ??= createEdgeEndpoint(env);
     return endpoint(request);
   },
 };

@@ -7,6 +7,7 @@
  */
 
 import { join } from "pathe";
+import type { SourceMap } from "./_source_map.ts";
 
 /** The repository root. */
 export const ROOT: string = new URL("../../", import.meta.url).pathname;
@@ -17,8 +18,10 @@ export interface EdgeBundle {
   path: string;
   /** The bundle's code. */
   code: string;
-  /** The files that produced code in the bundle (from its source map), as written there. */
+  /** The files that produced code in the bundle (from its source map), relative to it. */
   inputs: string[];
+  /** The bundle's source map. */
+  map: SourceMap;
 }
 
 /**
@@ -94,8 +97,8 @@ export async function npmExternals(): Promise<string[]> {
 
 async function readBundle(path: string): Promise<EdgeBundle> {
   const code = await Deno.readTextFile(path);
-  const map = JSON.parse(await Deno.readTextFile(`${path}.map`)) as { sources: string[] };
-  return { path, code, inputs: map.sources };
+  const map = JSON.parse(await Deno.readTextFile(`${path}.map`)) as SourceMap;
+  return { path, code, inputs: map.sources, map };
 }
 
 /**
