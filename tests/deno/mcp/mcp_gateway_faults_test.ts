@@ -10,24 +10,26 @@ async function freePort(): Promise<string> {
   return url;
 }
 
-Deno.test("a server that crashes mid-call ends the call with upstream_unavailable at once", async () => {
-  const server = await spawnMcpTestServer();
-  const router = new ToolRouter({
-    gateway: new McpGateway({ servers: { main: { url: server.url } }, requestTimeoutMs: 30_000 }),
+for (const mode of ["sse", "json"]) {
+  Deno.test(`a server that crashes mid-call ends the call with upstream_unavailable at once (${mode})`, async () => {
+    const server = await spawnMcpTestServer(mode === "json" ? ["--json"] : []);
+    const router = new ToolRouter({
+      gateway: new McpGateway({ servers: { main: { url: server.url } }, requestTimeoutMs: 30_000 }),
+    });
+    try {
+      const toolSet = await router.expose({ mcpServers: ["main"] });
+      const started = performance.now();
+      const call = toolSet.call("sleep", { ms: 20_000 });
+      setTimeout(() => server.kill(), 300);
+      const result = await call;
+      assertEquals(result.code, "upstream_unavailable", result.text);
+      assertLess(performance.now() - started, 5_000);
+    } finally {
+      await router.close();
+      await server.kill();
+    }
   });
-  try {
-    const toolSet = await router.expose({ mcpServers: ["main"] });
-    const started = performance.now();
-    const call = toolSet.call("sleep", { ms: 20_000 });
-    setTimeout(() => server.kill(), 300);
-    const result = await call;
-    assertEquals(result.code, "upstream_unavailable", result.text);
-    assertLess(performance.now() - started, 5_000);
-  } finally {
-    await router.close();
-    await server.kill();
-  }
-});
+}
 
 Deno.test("a hanging server times out at the deadline while other servers answer", async () => {
   const server = await startMcpTestServer();
