@@ -68,15 +68,24 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
   const shown = checkPathInput(path);
   const workspace = await workspaceRoot(ctx);
   const lexical = lexicalPath(ctx, shown);
-  if (!findRoot([workspace], lexical, "declared") && !findRoot([workspace], lexical, "real")) {
-    const roots = await readOnlyRoots(ctx);
+  const roots = await readOnlyRoots(ctx);
+  // The more specific root wins: a read-only root inside the workspace (a vendored directory)
+  // is read-only, a read-only root around it (the home directory) does not affect it.
+  const nested = roots.filter((root) => within(workspace.real, root.real));
+  const inWorkspace = findRoot([workspace], lexical, "declared") ??
+    findRoot([workspace], lexical, "real");
+  if (inWorkspace === undefined) {
     const readOnly = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
     throw readOnly === undefined ? outsideError(shown, "writes") : readOnlyError(shown);
   }
+  if (findRoot(nested, lexical, "declared") ?? findRoot(nested, lexical, "real")) {
+    throw readOnlyError(shown);
+  }
   checkProtected(ctx, relative(lexicalBase(workspace, lexical), lexical), shown);
   const real = await realOf(ctx, lexical, shown, "write", workspace.declared);
+  if (findRoot(nested, real, "real") !== undefined) throw readOnlyError(shown);
   if (findRoot([workspace], real, "real") === undefined) {
-    const readOnly = findRoot(await readOnlyRoots(ctx), real, "real");
+    const readOnly = findRoot(roots, real, "real");
     throw readOnly === undefined ? outsideError(shown, "writes", true) : readOnlyError(shown);
   }
   checkProtected(ctx, relative(workspace.real, real), shown);

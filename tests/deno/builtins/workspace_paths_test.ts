@@ -92,6 +92,22 @@ Deno.test("resolveWritePath() refuses read-only roots, outside paths and links o
   await denied(resolveWritePath(ctx, "to_ro"), "read-only");
 });
 
+Deno.test("resolveWritePath() refuses a read-only root inside the workspace", async () => {
+  await using f = await makeFixture();
+  await Deno.mkdir(`${f.workspace}/vendor`);
+  const ctx = resolveBuiltinContext({
+    workspace: f.workspace,
+    readOnlyRoots: [`${f.workspace}/vendor`],
+  });
+  await denied(resolveWritePath(ctx, "vendor/lib.js"), "read-only");
+  await Deno.symlink("vendor", `${f.workspace}/v`);
+  await denied(resolveWritePath(ctx, "v/lib.js"), "read-only");
+  assertEquals((await resolveReadPath(ctx, "vendor/../hello.txt")).display, "hello.txt");
+  const around = resolveBuiltinContext({ workspace: f.workspace, readOnlyRoots: [f.base] });
+  assertEquals((await resolveWritePath(around, "new.txt")).display, "new.txt");
+  await denied(resolveWritePath(around, `${f.outside}/x`), "read-only");
+});
+
 Deno.test("resolveWritePath() follows a dangling symlink inside the workspace to its target", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
