@@ -1,10 +1,11 @@
+import { join } from "pathe";
 import { z } from "zod";
 import { ToolError } from "../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
 import { bashEnvironment } from "./bash_permissions.ts";
 import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
-import type { BwrapMount } from "./bwrap_command.ts";
+import type { BwrapMount, BwrapOptions } from "./bwrap_command.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { type CommandResult, runCommand } from "./run_command.ts";
@@ -25,6 +26,7 @@ const schema = z.object({
 });
 type BashArgs = z.infer<typeof schema>;
 const input = compileZodInput(schema, "bash");
+type SandboxMounts = Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
 
 /** Test hooks of {@linkcode createBashTool}. */
 export interface BashToolOptions {
@@ -153,13 +155,21 @@ async function prepare(
   });
 }
 
-async function sandboxMounts(
-  ctx: ResolvedContext,
-): Promise<{ workspace: BwrapMount; readOnlyRoots: BwrapMount[] }> {
+async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
   const mount = (root: Root) => ({ source: root.real, dest: root.declared });
+  const workspace = await workspaceRoot(ctx);
+  const protectedPaths: BwrapMount[] = [];
+  for (const path of ctx.protectedPaths) {
+    // Only a real directory or file inside the workspace: a symlink could point anywhere.
+    const info = await Deno.lstat(join(workspace.real, path)).catch(() => undefined);
+    if (info !== undefined && !info.isSymlink) {
+      protectedPaths.push({ source: join(workspace.real, path), dest: join(ctx.workspace, path) });
+    }
+  }
   return {
-    workspace: mount(await workspaceRoot(ctx)),
+    workspace: mount(workspace),
     readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
+    protectedPaths,
   };
 }
 

@@ -1,4 +1,4 @@
-import { bwrapCommand, type BwrapMount } from "./bwrap_command.ts";
+import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
 import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.ts";
 
 /** How one bash command is spawned. */
@@ -25,13 +25,10 @@ export interface BashInvocationOptions {
   readonly sandbox: "bwrap" | "none";
   /** The command text, run by `bash -c`. */
   readonly command: string;
-  /** The real working directory. */
+  /** The working directory: the declared workspace followed by the symlink-free rest. */
   readonly cwd: string;
-  /** The workspace and read-only roots, for the sandbox's mounts (unused without a sandbox). */
-  readonly roots?: {
-    readonly workspace: BwrapMount;
-    readonly readOnlyRoots: readonly BwrapMount[];
-  };
+  /** The workspace, read-only roots and protected paths, for the sandbox's mounts. */
+  readonly roots?: Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
   /** The environment passed to the command. */
   readonly env: Record<string, string>;
   /** `true` for a background process: adds the host-exit watchdog when not sandboxed. */
@@ -78,8 +75,7 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
   if (sandbox === "bwrap") {
     if (options.roots === undefined) throw new TypeError("The bwrap sandbox needs the roots");
     const args = bwrapCommand({
-      workspace: options.roots.workspace,
-      readOnlyRoots: options.roots.readOnlyRoots,
+      ...options.roots,
       cwd,
       command: ["bash", "-c", command],
     });

@@ -12,6 +12,8 @@ export interface BwrapOptions {
   readonly workspace: BwrapMount;
   /** The read-only roots: bound read-only when they exist. */
   readonly readOnlyRoots: readonly BwrapMount[];
+  /** Existing protected paths inside the workspace: bound read-only over the workspace's binding. */
+  readonly protectedPaths?: readonly BwrapMount[];
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -59,8 +61,9 @@ interface Mount {
  * the workspace (read-write) and the read-only roots, each bound from its real path to the path
  * the context declares (so symlinks above them do not matter), the system directories and a few `/etc`
  * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
- * Mounts are ordered parents first, so a workspace under `/tmp` stays visible above the tmpfs
- * and a read-only root inside the workspace stays read-only. Environment values are never put in
+ * Existing protected paths (such as `.git`) are bound read-only over the workspace, so a command
+ * cannot plant a git hook either. Mounts are ordered parents first, so a workspace under `/tmp`
+ * stays visible above the tmpfs and a read-only root inside the workspace stays read-only. Environment values are never put in
  * the arguments (they would be visible in the host's process list); pass them to the `bwrap`
  * process itself.
  *
@@ -82,6 +85,10 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       dest: options.workspace.dest,
       args: ["--bind", options.workspace.source, options.workspace.dest],
     },
+    ...(options.protectedPaths ?? []).map(({ source, dest }) => ({
+      dest,
+      args: ["--ro-bind-try", source, dest],
+    })),
   ];
   const ordered = mounts
     .map((mount, index) => ({ mount, index, depth: depth(mount.dest) }))

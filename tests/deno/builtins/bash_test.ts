@@ -293,3 +293,16 @@ Deno.test("bash under bwrap works in a workspace declared through a symlink", as
   assertEquals(result, { exitCode: 0, stdout: `${declared}\n`, stderr: "", timedOut: false });
   assertEquals(await Deno.readTextFile(`${fx.workspace}/made.txt`), "via-link\n");
 });
+
+Deno.test("bash under bwrap cannot write protected paths such as .git/hooks", async () => {
+  await using fx = await bashFixture();
+  await Deno.mkdir(`${fx.workspace}/.git/hooks`, { recursive: true });
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+  const result = await bash.json({
+    command: "echo evil > .git/hooks/pre-commit; echo fine > ok.txt; ls .git",
+  });
+  assertStringIncludes(String(result.stderr), "Read-only file system");
+  assertEquals(result.stdout, "hooks\n");
+  await assertMissing(`${fx.workspace}/.git/hooks/pre-commit`);
+  assertEquals(await Deno.readTextFile(`${fx.workspace}/ok.txt`), "fine\n");
+});

@@ -47,3 +47,19 @@ Deno.test("bwrapCommand() mounts parents first: the fresh /tmp, then the workspa
 Deno.test("bwrapCommand() puts no environment value in the arguments", () => {
   assert(!args.some((arg) => arg === "--setenv" || arg === "--clearenv"));
 });
+
+Deno.test("bwrapCommand() binds protected paths read-only after the workspace", () => {
+  const withGit = bwrapCommand({
+    workspace: { source: "/data/ws", dest: "/tmp/ws" },
+    readOnlyRoots: [],
+    protectedPaths: [{ source: "/data/ws/.git", dest: "/tmp/ws/.git" }],
+    cwd: "/tmp/ws",
+    command: ["bash", "-c", "true"],
+  });
+  const bind = withGit.findIndex((arg, i) => arg === "--bind" && withGit[i + 2] === "/tmp/ws");
+  const git = withGit.findIndex((arg, i) =>
+    arg === "--ro-bind-try" && withGit[i + 2] === "/tmp/ws/.git"
+  );
+  assert(bind >= 0 && git > bind);
+  assertEquals(withGit[git + 1], "/data/ws/.git");
+});
