@@ -1,6 +1,8 @@
 /**
  * toolroute for Deno: the built-in tools (`read_file`, `write_file`, `apply_patch`, `bash`)
  * confined to a workspace, and the mapping of their context onto Deno's permission flags.
+ * Also the MCP gateway's Deno side: stdio servers as least-privilege child processes
+ * (`createDenoGateway`) and Claude Desktop config files (`loadMcpConfig`).
  *
  * Containment is enforced twice: by toolroute's own path checks (on path components and again
  * after following symlinks) and by the Deno permission flags the context maps onto.
@@ -42,6 +44,9 @@ export type {
   BashSetting,
   BuiltinContext,
   BuiltinSource,
+  GatewayRequest,
+  GatewayResolution,
+  GatewaySource,
   JsonObjectSchema,
   MissingTool,
   RoutedTool,
@@ -51,3 +56,34 @@ export type {
   ToolContext,
   ToolProgress,
 } from "../core/tool_source.ts";
+export { createDenoGateway, denoStdioTransportFactory } from "./mcp/deno_gateway.ts";
+export type { DenoGatewayOptions } from "./mcp/deno_gateway.ts";
+export { loadMcpConfig, parseMcpConfig } from "./mcp/load_mcp_config.ts";
+export type { LoadMcpConfigOptions } from "./mcp/load_mcp_config.ts";
+export { DenoStdioClientTransport } from "./mcp/stdio_client_transport.ts";
+export type { DenoStdioClientTransportOptions } from "./mcp/stdio_client_transport.ts";
+export { stdioChildCommand } from "./mcp/stdio_child_command.ts";
+export type { StdioChildCommand, StdioServerCommand } from "./mcp/stdio_child_command.ts";
+export type { McpGateway } from "../core/mcp/mcp_gateway.ts";
+export type {
+  McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpGatewayEvent,
+  McpGatewayOptions,
+  McpReconnectOptions,
+  McpServerStatus,
+} from "../core/mcp/mcp_gateway_types.ts";
+export type {
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from "../core/mcp/mcp_server_config.ts";
+export type {
+  McpJsonRpcMessage,
+  McpJsonSchemaValidation,
+  McpJsonSchemaValidator,
+  McpTransport,
+  McpTransportFactory,
+  McpTransportRequest,
+} from "../core/mcp/mcp_transport.ts";

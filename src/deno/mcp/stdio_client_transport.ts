@@ -1,5 +1,5 @@
-import type { JSONRPCMessage, Transport } from "../../core/mcp/mcp_sdk.ts";
 import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
+import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
 import { stdioChildCommand, type StdioServerCommand } from "./stdio_child_command.ts";
 
@@ -27,9 +27,9 @@ const encoder = new TextEncoder();
  *
  * @tags allow-run, allow-env
  */
-export class DenoStdioClientTransport implements Transport {
+export class DenoStdioClientTransport implements McpTransport {
   /** Called with each message from the server. */
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: McpJsonRpcMessage) => void;
   /** Called on a fault that does not close the transport (a malformed line, a failed write). */
   onerror?: (error: Error) => void;
   /** Called once when the transport closes, whatever closed it. */
@@ -45,6 +45,8 @@ export class DenoStdioClientTransport implements Transport {
   #stderr = "";
 
   /**
+   * Prepares the transport; `start()` (called by the SDK client's `connect`) spawns the child.
+   *
    * @param config The server's command, arguments, environment and working directory.
    * @param options Message size limit and kill grace period.
    */
@@ -95,7 +97,7 @@ export class DenoStdioClientTransport implements Transport {
   }
 
   /** Writes one message as a line to the child's stdin. */
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: McpJsonRpcMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The stdio server is not running");
     await this.#writer.write(encoder.encode(JSON.stringify(message) + "\n"));
   }
@@ -148,9 +150,9 @@ export class DenoStdioClientTransport implements Transport {
   }
 
   #onLine(line: string): void {
-    let message: JSONRPCMessage;
+    let message: McpJsonRpcMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line)) as JSONRPCMessage;
+      message = JSONRPCMessageSchema.parse(JSON.parse(line)) as McpJsonRpcMessage;
     } catch (error) {
       return this.#report(
         new Error(`The stdio server sent a line that is not JSON-RPC: ${line.slice(0, 200)}`, {
@@ -173,7 +175,7 @@ export class DenoStdioClientTransport implements Transport {
       jsonrpc: "2.0",
       id: JSON.parse(id),
       error: { code: -32603, message: text },
-    } as JSONRPCMessage);
+    } as McpJsonRpcMessage);
   }
 
   #report(error: unknown): void {

@@ -1,0 +1,67 @@
+import { McpGateway } from "../../core/mcp/mcp_gateway.ts";
+import type { McpGatewayOptions } from "../../core/mcp/mcp_gateway_types.ts";
+import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import type { McpTransport } from "../../core/mcp/mcp_transport.ts";
+import {
+  DenoStdioClientTransport,
+  type DenoStdioClientTransportOptions,
+} from "./stdio_client_transport.ts";
+
+/**
+ * The transport factory of the `./deno` entry: a fresh {@linkcode DenoStdioClientTransport} (a
+ * new child process) for each connection attempt of a `{ command }` config, and `undefined` for
+ * `{ url }` configs so the gateway uses its HTTP transport.
+ *
+ * Requires `allow-run` permission for the configured commands.
+ *
+ * @tags allow-run, allow-env
+ * @param config The server's config.
+ * @returns A stdio transport, or `undefined` for an HTTP config.
+ */
+export function denoStdioTransportFactory(config: McpServerConfig): McpTransport | undefined {
+  return isStdioConfig(config) ? new DenoStdioClientTransport(config) : undefined;
+}
+
+/** Options of {@linkcode createDenoGateway}: the gateway's, plus the stdio transport's. */
+export interface DenoGatewayOptions extends McpGatewayOptions {
+  /** Message size limit and kill grace period of stdio children. */
+  stdio?: DenoStdioClientTransportOptions;
+}
+
+/**
+ * Creates an `McpGateway` that can also run stdio servers (`{ command, args?, env?, cwd? }`), each
+ * as a child process with a minimal environment; a Deno child gets `--no-prompt` and only the
+ * permission flags of its config (never `-A`). A child is respawned when the gateway reconnects,
+ * never two at once, and stopped by `gateway.close()`.
+ *
+ * A `transportFactory` in the options takes precedence; when it returns `undefined`, the stdio
+ * factory is asked next.
+ *
+ * Requires `allow-run` permission for the configured commands, `allow-net` for the remote servers.
+ *
+ * @example A stdio server and a remote one
+ * ```ts ignore
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { createDenoGateway, loadMcpConfig } from "@toolroute/toolroute/deno";
+ *
+ * await using gateway = createDenoGateway({ servers: await loadMcpConfig("mcp.json") });
+ * const router = new ToolRouter({ gateway });
+ * const toolSet = await router.expose({ mcpServers: ["files"] });
+ * ```
+ *
+ * @tags allow-run, allow-net, allow-env
+ * @param options The gateway's options.
+ * @returns The gateway.
+ */
+export function createDenoGateway(options: DenoGatewayOptions = {}): McpGateway {
+  const { stdio, transportFactory, ...rest } = options;
+  const stdioFactory = (config: McpServerConfig): McpTransport | undefined =>
+    isStdioConfig(config) ? new DenoStdioClientTransport(config, stdio) : undefined;
+  return new McpGateway({
+    ...rest,
+    transportFactory: transportFactory === undefined
+      ? stdioFactory
+      : async (config, request) =>
+        (await transportFactory(config, request)) ?? stdioFactory(config),
+  });
+}

@@ -1,0 +1,136 @@
+import { assert, assertEquals, assertNotEquals } from "@std/assert";
+import { fileURLToPath } from "node:url";
+import { ToolRouter } from "../../../mod.ts";
+import type { McpStdioServerConfig, McpTransport } from "../../../mod.ts";
+import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
+import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
+
+const FIXTURE = fileURLToPath(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
+const stdio = (extra: string[] = []): McpStdioServerConfig => ({
+  command: Deno.execPath(),
+  args: ["run", ...extra, FIXTURE],
+});
+
+function alive(pid: number): boolean {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** A factory that records its children, to prove a respawn never overlaps the old child. */
+function trackedFactory() {
+  const stats = { pids: [] as number[], overlaps: 0 };
+  const factory = (config: McpStdioServerConfig | { url: string }): McpTransport | undefined => {
+    if (!("command" in config)) return undefined;
+    const transport = new DenoStdioClientTransport(config);
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      if (stats.pids.some(alive)) stats.overlaps++;
+      await start();
+      stats.pids.push(transport.pid!);
+    };
+    return transport;
+  };
+  return { stats, factory };
+}
+
+Deno.test("createDenoGateway() lists and calls the tools of a stdio server next to an HTTP one", async () => {
+  const http = await startMcpTestServer();
+  await using gateway = createDenoGateway({
+    servers: { files: stdio(), remote: { url: http.url } },
+  });
+  const router = new ToolRouter({ gateway });
+  const toolSet = await router.expose({ mcpServers: ["files", "remote"] });
+  assertEquals(toolSet.missing, []);
+  assertEquals(await toolSet.invoke("files_add", { a: 1, b: 2 }), "3");
+  assertEquals(await toolSet.invoke("remote_add", { a: 2, b: 2 }), "4");
+  const status = gateway.status().find((s) => s.id === "files");
+  assertEquals(status?.state, "ready");
+  assertEquals(status?.transport, "custom");
+  await gateway.close();
+  await http.close();
+});
+
+Deno.test("createDenoGateway() ends a call with upstream_unavailable at once when the child crashes, then respawns it once", async () => {
+  const { stats, factory } = trackedFactory();
+  await using gateway = createDenoGateway({
+    servers: { files: stdio() },
+    transportFactory: factory,
+    requestTimeoutMs: 30_000,
+    reconnect: { initialDelayMs: 10 },
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["files"] });
+  const firstPid = Number(await toolSet.invoke("pid", {}));
+  const started = performance.now();
+  const crashed = await toolSet.call("crash", {});
+  assertEquals(crashed.code, "upstream_unavailable");
+  assert(performance.now() - started < 10_000, "ended at the crash, not at the deadline");
+  const secondPid = Number(await toolSet.invoke("pid", {}));
+  assertNotEquals(secondPid, firstPid);
+  assert(!alive(firstPid));
+  assertEquals(stats.pids, [firstPid, secondPid], "respawned once");
+  assertEquals(stats.overlaps, 0, "never two children at once");
+  await gateway.close();
+  assert(!alive(secondPid), "close() leaves no child behind");
+});
+
+Deno.test("createDenoGateway() close() stops every stdio child, including busy ones", async () => {
+  const gateway = createDenoGateway({ servers: { a: stdio(), b: stdio() } });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["a", "b"] });
+  const pids = [
+    Number(await toolSet.invoke("a_pid", {})),
+    Number(await toolSet.invoke("b_pid", {})),
+  ];
+  const busy = toolSet.call("a_sleep", { ms: 60_000 });
+  await gateway.close();
+  assertEquals((await busy).isError, true);
+  for (const pid of pids) assert(!alive(pid), `child ${pid} exited`);
+});
+
+Deno.test("createDenoGateway() gives each user's stdio child its own env and no host variable", async () => {
+  Deno.env.set("TOOLROUTE_TEST_HOST_SECRET", "leak");
+  await using gateway = createDenoGateway();
+  try {
+    for (const user of ["alice", "bob"]) {
+      gateway.addUserServer(user, "vault", {
+        ...stdio(["--allow-env"]),
+        env: { TOKEN: `token-${user}` },
+      });
+    }
+    const router = new ToolRouter({ gateway });
+    for (const user of ["alice", "bob"]) {
+      const toolSet = await router.expose({ mcpServers: ["vault"], userId: user });
+      assertEquals(await toolSet.invoke("env", { name: "TOKEN" }), `token-${user}`);
+      assertEquals(await toolSet.invoke("env", { name: "TOOLROUTE_TEST_HOST_SECRET" }), "(unset)");
+    }
+  } finally {
+    Deno.env.delete("TOOLROUTE_TEST_HOST_SECRET");
+  }
+});
+
+Deno.test("createDenoGateway() runs a Deno stdio child without -A: it cannot read the host's files", async () => {
+  const secret = await Deno.makeTempFile();
+  await Deno.writeTextFile(secret, "secret");
+  try {
+    await using gateway = createDenoGateway({ servers: { files: stdio() } });
+    const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["files"] });
+    assertEquals(await toolSet.invoke("read", { path: secret }), "cannot read: NotCapable");
+  } finally {
+    await Deno.remove(secret);
+  }
+});
+
+Deno.test("createDenoGateway() reports a stdio server that cannot start as missing, keeping the others", async () => {
+  await using gateway = createDenoGateway({
+    servers: { broken: { command: "/nonexistent/mcp-server" }, files: stdio() },
+    reconnect: { initialDelayMs: 1, maxAttemptsPerCall: 1 },
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["broken", "files"] });
+  assertEquals(toolSet.missing.map((m) => m.name), ["broken"]);
+  assert(toolSet.missing[0].reason.length > 0);
+  assertEquals(await toolSet.invoke("echo", { text: "ok" }), "ok");
+  assertEquals(gateway.status().find((s) => s.id === "broken")?.state, "failed");
+});
