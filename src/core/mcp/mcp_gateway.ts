@@ -6,12 +6,13 @@ import type {
   MissingTool,
   ToolContext,
 } from "../tool_source.ts";
+import { connectSelected, type SelectedServer } from "./connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "./mcp_server_config.ts";
 import { RemoteRoutedTools } from "./remote_routed_tools.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
-import { UserConnectionPool } from "./user_connection_pool.ts";
+import { UserServers } from "./user_servers.ts";
 
 type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 
@@ -44,8 +45,7 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 export class McpGateway implements GatewaySource, AsyncDisposable {
   #settings: BaseSettings;
   #global = new Map<string, ServerConnection>();
-  #userConfigs = new Map<string, Map<string, McpServerConfig>>();
-  #pool: UserConnectionPool<ServerConnection>;
+  #users: UserServers;
   #tools = new RemoteRoutedTools();
   #closed = false;
 
@@ -61,10 +61,11 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       (event) => this.#emit(options.onEvent, event),
     );
     this.#settings = settings;
-    this.#pool = new UserConnectionPool<ServerConnection>({
+    this.#users = new UserServers({
       idleMs: userIdleMs,
       maxConnections: maxUserConnections,
-      onClose: (userId, serverId, _connection, reason) =>
+      connect: (serverId, userId, config) => this.#connection(serverId, userId, config),
+      onClose: (userId, serverId, reason) =>
         this.#settings.emit({ type: "closed", serverId, userId, reason }),
     });
     for (const [id, config] of Object.entries(options.servers ?? {})) this.addServer(id, config);
@@ -113,14 +114,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       );
     }
     this.#check(id, config);
-    const servers = this.#userConfigs.get(userId) ?? new Map<string, McpServerConfig>();
-    if (servers.has(id)) {
-      throw new TypeError(
-        `Cannot add MCP server "${id}": user "${userId}" has a server with this id`,
-      );
-    }
-    servers.set(id, structuredClone(config));
-    this.#userConfigs.set(userId, servers);
+    this.#users.add(userId, id, config);
   }
 
   /**
@@ -130,10 +124,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param id The server id.
    */
   async removeUserServer(userId: string, id: string): Promise<void> {
-    const servers = this.#userConfigs.get(userId);
-    if (servers?.delete(id) !== true) return;
-    if (servers.size === 0) this.#userConfigs.delete(userId);
-    await this.#pool.remove(userId, id);
+    await this.#users.remove(userId, id);
   }
 
   /**
@@ -142,8 +133,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param userId The user.
    */
   async clearUser(userId: string): Promise<void> {
-    this.#userConfigs.delete(userId);
-    await this.#pool.remove(userId);
+    await this.#users.remove(userId);
   }
 
   /**
@@ -154,7 +144,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    */
   serverIds(userId?: string): string[] {
     const ids = new Set(this.#global.keys());
-    for (const id of (userId && this.#userConfigs.get(userId)?.keys()) || []) ids.add(id);
+    for (const id of userId ? this.#users.ids(userId) : []) ids.add(id);
     return [...ids];
   }
 
@@ -164,16 +154,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @returns One entry per connection (a user's server not connected yet is `closed`).
    */
   status(): McpServerStatus[] {
-    const out = [...this.#global.values()].map((connection) => connection.status());
-    for (const [userId, servers] of this.#userConfigs) {
-      for (const id of servers.keys()) {
-        out.push(
-          this.#pool.peek(userId, id)?.status() ??
-            { id, userId, state: "closed", tools: 0, reconnectAttempts: 0 },
-        );
-      }
-    }
-    return out;
+    return [...[...this.#global.values()].map((c) => c.status()), ...this.#users.status()];
   }
 
   /**
@@ -185,43 +166,19 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    */
   async resolve(request: GatewayRequest): Promise<GatewayResolution> {
     const { userId, signal } = request;
-    const mine = userId === undefined ? undefined : this.#userConfigs.get(userId);
     const missing: MissingTool[] = [];
-    const wanted: { id: string; user: boolean; connection: ServerConnection }[] = [];
+    const wanted: SelectedServer[] = [];
     for (const id of new Set(request.serverIds)) {
-      const config = mine?.get(id);
-      if (config !== undefined && userId !== undefined) {
-        const connection = this.#pool.acquire(
-          userId,
-          id,
-          () => this.#connection(id, userId, config),
-        );
-        wanted.push({ id, user: true, connection });
-      }
+      const mine = userId === undefined ? undefined : this.#users.connection(userId, id);
+      if (mine !== undefined) wanted.push({ id, user: true, connection: mine });
       const global = this.#global.get(id);
       if (global !== undefined) wanted.push({ id, user: false, connection: global });
-      if (config === undefined && global === undefined) {
+      if (mine === undefined && global === undefined) {
         missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
       }
     }
-    const results = await Promise.allSettled(wanted.map((w) => w.connection.listTools(signal)));
-    const failedUserIds = new Set<string>();
-    const ok: typeof wanted = [];
-    results.forEach((result, i) => {
-      const { id, user } = wanted[i];
-      if (result.status === "fulfilled") return void ok.push(wanted[i]);
-      if (user) failedUserIds.add(id);
-      const why = result.reason instanceof Error ? result.reason.message : String(result.reason);
-      missing.push({
-        selection: "mcpServers",
-        name: id,
-        reason: `${user ? "the user's" : "the global"} MCP server is unavailable: ${why}${
-          user && this.#global.has(id) ? "; the global server of this id is not used instead" : ""
-        }`,
-      });
-    });
-    const user = ok.filter((w) => w.user);
-    const global = ok.filter((w) => !w.user && !failedUserIds.has(w.id));
+    const { user, global, missing: down } = await connectSelected(wanted, signal);
+    missing.push(...down);
     return {
       user: user.length === 0 ? [] : this.#tools.build(
         "user_mcp",
@@ -245,8 +202,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     this.#closed = true;
     const global = [...this.#global.values()];
     this.#global.clear();
-    this.#userConfigs.clear();
-    await Promise.allSettled([...global.map((c) => c.close()), this.#pool.close()]);
+    await Promise.allSettled([...global.map((c) => c.close()), this.#users.close()]);
   }
 
   /** Same as {@linkcode McpGateway#close}, for `await using`. */
@@ -264,13 +220,8 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     if (context.userId !== userId) {
       throw new ToolError("permission_denied", `Tool "${toolName}" belongs to another user`);
     }
-    const config = this.#userConfigs.get(userId)?.get(serverId);
-    if (config === undefined) throw removed(serverId);
-    const connection = this.#pool.acquire(
-      userId,
-      serverId,
-      () => this.#connection(serverId, userId, config),
-    );
+    const connection = this.#users.connection(userId, serverId);
+    if (connection === undefined) throw removed(serverId);
     return await connection.callTool(toolName, args, context);
   }
 
