@@ -57,13 +57,17 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a workspace declared through a symlink works under flags that name only that path",
+  name: "the file tools work under flags that name only the declared (symlinked) workspace",
   permissions: { read: [linkedWorkspace], write: [linkedWorkspace] },
   async fn() {
     const read = await call("read_file", { path: "hello.txt" }, linkedWorkspace);
     assertEquals(JSON.parse(read.text).content, "hello\n");
     const written = await call("write_file", { path: "w.txt", content: "w" }, linkedWorkspace);
     assertEquals(written.isError, false, written.text);
+    const patch = "*** Begin Patch\n*** Update File: w.txt\n@@\n-w\n+patched\n*** End Patch";
+    const patched = await call("apply_patch", { patch }, linkedWorkspace);
+    assertEquals(patched.isError, false, patched.text);
+    assertEquals(await Deno.readTextFile(`${linkedWorkspace}/w.txt`), "patched");
   },
 });
 
