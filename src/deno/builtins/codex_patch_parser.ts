@@ -9,6 +9,7 @@ const DELETE = "*** Delete File: ";
 const UPDATE = "*** Update File: ";
 const MOVE = "*** Move to: ";
 const END_OF_FILE = "*** End of File";
+const UNIFIED_RANGE = /^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
 
 /**
  * Returns whether a patch text uses the Codex envelope (`*** Begin Patch`).
@@ -111,7 +112,8 @@ function parseChunks(
       continue;
     }
     if (line.startsWith("@@")) {
-      const header = line.slice(2).trim();
+      // Models sometimes write unified-diff ranges (`@@ -3,4 +3,5 @@ fn`): keep only the text.
+      const header = line.slice(2).trim().replace(UNIFIED_RANGE, "").trim();
       chunk = {
         header: header === "" ? undefined : header,
         old: [],

@@ -42,3 +42,10 @@ Deno.test("isCodexPatch() recognises the envelope after leading whitespace only"
   assertEquals(isCodexPatch("  \n*** Begin Patch\n"), true);
   assertEquals(isCodexPatch("--- a\n+++ b\n"), false);
 });
+
+Deno.test("parseCodexPatch() ignores unified-diff line ranges after @@", () => {
+  const [edit] = parseCodexPatch(
+    "*** Begin Patch\n*** Update File: f\n@@ -1,2 +1,2 @@ b\n-c\n+C\n*** End Patch",
+  );
+  assertEquals(edit.kind === "update" && edit.edit("a\nb\nc\n", "f").text, "a\nb\nC\n");
+});

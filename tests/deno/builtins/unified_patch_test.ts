@@ -33,3 +33,8 @@ Deno.test("parseUnifiedPatch() refuses a diff without hunks", () => {
   assertEquals(error.code, "invalid_arguments");
   assertStringIncludes(error.message, "no hunks");
 });
+
+Deno.test("parseUnifiedPatch() keeps a CRLF file's line endings under an LF diff", () => {
+  const [edit] = parseUnifiedPatch("--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n");
+  assertEquals(edit.kind === "update" && edit.edit("a\r\nb\r\n", "f").text, "a\r\nB\r\n");
+});
