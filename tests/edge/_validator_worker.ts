@@ -1,7 +1,7 @@
 /**
  * A test worker that lists a remote MCP server's tools through `McpGateway` with the validator
- * its `VALIDATOR` binding names: `"cfworker"` (no code generation) or `"sdk-default"` (ajv).
- * Answers `{ names, missing }` of the exposed tool set as JSON.
+ * the request's `validator` query parameter names: `cfworker` (no code generation) or
+ * `sdk-default` (ajv). Answers `{ names, missing }` of the exposed tool set as JSON.
  *
  * @module
  */
@@ -12,22 +12,21 @@ import { cfWorkerJsonSchemaValidator, McpGateway, ToolRouter } from "../../mod.t
 export interface ValidatorWorkerEnv {
   /** The remote server's endpoint. */
   REMOTE_MCP_URL: string;
-  /** Which JSON Schema validator the gateway's clients get. */
-  VALIDATOR: "cfworker" | "sdk-default";
 }
 
 export default {
   /**
    * Lists the remote tools with a fresh gateway.
    *
-   * @param _request The HTTP request (ignored).
+   * @param request The HTTP request; `?validator=cfworker` or `?validator=sdk-default`.
    * @param env The bindings.
    * @returns `{ names, missing }` as JSON.
    */
-  async fetch(_request: Request, env: ValidatorWorkerEnv): Promise<Response> {
+  async fetch(request: Request, env: ValidatorWorkerEnv): Promise<Response> {
+    const validator = new URL(request.url).searchParams.get("validator");
     const gateway = new McpGateway({
       servers: { weather: { url: env.REMOTE_MCP_URL } },
-      jsonSchemaValidator: env.VALIDATOR === "cfworker" ? cfWorkerJsonSchemaValidator() : undefined,
+      jsonSchemaValidator: validator === "cfworker" ? cfWorkerJsonSchemaValidator() : undefined,
     });
     const router = new ToolRouter({ gateway });
     try {
