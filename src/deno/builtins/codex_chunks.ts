@@ -90,9 +90,8 @@ export function applyCodexChunks(
     const [at, remove, insert] = replacements[i];
     lines.splice(at, remove, ...insert);
   }
-  const layout = lines.length > 0 && !file.trailingNewline && text.length === 0
-    ? { ...file, trailingNewline: true }
-    : file;
+  // An empty file has no layout of its own: lines added to it end with a newline.
+  const layout = text.length === 0 ? { ...file, trailingNewline: true } : file;
   return { text: joinText(lines, layout), linesAdded, linesRemoved };
 }
 

@@ -118,15 +118,16 @@ export async function resolveDirectory(
   ctx: ResolvedContext,
   path: unknown,
 ): Promise<ResolvedPath> {
-  const resolved = await resolveReadPath(ctx, path === undefined || path === "" ? "." : path);
+  const shown = path === undefined || path === "" ? "." : path;
+  const resolved = await resolveReadPath(ctx, shown);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(resolved.real);
   } catch (error) {
-    throw toFsToolError(error, { access: "read", shown: String(path), root: resolved.root });
+    throw toFsToolError(error, { access: "read", shown: String(shown), root: resolved.root });
   }
   if (!info.isDirectory) {
-    throw new ToolError("tool_error", `Path ${quote(String(path))} is not a directory`);
+    throw new ToolError("tool_error", `Path ${quote(String(shown))} is not a directory`);
   }
   return resolved;
 }
