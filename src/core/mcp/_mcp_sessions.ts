@@ -87,6 +87,18 @@ export class McpSessions {
     return response;
   }
 
+  /**
+   * Sends `notifications/tools/list_changed` to the open sessions: those of one user, or all.
+   *
+   * @param userId Only this user's sessions; all sessions when absent.
+   */
+  async notifyToolListChanged(userId?: string): Promise<void> {
+    const targets = [...this.#sessions.values()].filter((session) =>
+      userId === undefined || session.userId === userId
+    );
+    await Promise.allSettled(targets.map((session) => session.server.notifyToolListChanged()));
+  }
+
   /** Closes every session. */
   async close(): Promise<void> {
     const open = [...this.#sessions.values()];

@@ -61,6 +61,11 @@ export interface McpHttpHandler {
   (request: Request): Promise<Response>;
   /** The number of open sessions (always 0 in stateless mode). */
   readonly sessionCount: number;
+  /**
+   * Tells the clients of open sessions (of one user, or all) that the tool list changed, so they
+   * list the tools again. Stateless mode has no sessions to tell.
+   */
+  notifyToolListChanged(userId?: string): Promise<void>;
   /** Closes every session. */
   close(): Promise<void>;
 }
@@ -194,6 +199,9 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   };
   Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
   Object.defineProperty(handler, "close", { value: () => sessions.close() });
+  Object.defineProperty(handler, "notifyToolListChanged", {
+    value: (userId?: string) => sessions.notifyToolListChanged(userId),
+  });
   return handler as McpHttpHandler;
 }
 

@@ -1,5 +1,6 @@
 import { ToolRouter } from "../../core/tool_router.ts";
 import type { ToolCallEvent } from "../../core/tool_call.ts";
+import type { McpGatewayEvent } from "../../core/mcp/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
 import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";
@@ -29,6 +30,8 @@ export interface BuildRouterOptions {
   onEvent?: (event: ToolCallEvent) => void;
   /** How often a long `bash` call reports progress, in ms. Default: 1000. */
   progressIntervalMs?: number;
+  /** Receives the gateway's connection events (connected, failed, tools changed, …). */
+  onGatewayEvent?: (event: McpGatewayEvent) => void;
 }
 
 /**
@@ -50,7 +53,9 @@ export async function buildRouter(
   const builtins = builtinTools(config.context);
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
-  const gateway = hasServers ? createDenoGateway({ servers: config.mcpServers }) : undefined;
+  const gateway = hasServers
+    ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent })
+    : undefined;
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {
       gateway?.addUserServer(user.id, id, server);

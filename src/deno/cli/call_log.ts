@@ -1,4 +1,5 @@
 import type { ToolCallEvent } from "../../core/tool_call.ts";
+import type { McpGatewayEvent } from "../../core/mcp/mcp_gateway_types.ts";
 
 /**
  * Formats one call as the single stderr line `serve` logs:
@@ -12,4 +13,23 @@ export function formatCallLog(event: ToolCallEvent): string {
   return `toolroute: call ${event.tool} ${event.source ?? "-"} user=${event.userId ?? "-"} ${
     Math.round(event.durationMs)
   } ms ${outcome}`;
+}
+
+/**
+ * Formats a gateway connection event as one stderr line:
+ * `toolroute: mcp server "search" connected (12 tools)`.
+ *
+ * @param event The gateway's event.
+ * @returns The line, without a newline.
+ */
+export function formatGatewayLog(event: McpGatewayEvent): string {
+  const who = `mcp server "${event.serverId}"${event.userId ? ` of user "${event.userId}"` : ""}`;
+  const detail = event.type === "connected" || event.type === "tools_changed"
+    ? ` (${event.tools ?? 0} tools)`
+    : event.type === "closed"
+    ? ` (${event.reason ?? "close"})`
+    : event.message
+    ? `: ${event.message}`
+    : "";
+  return `toolroute: ${who} ${event.type.replace("_", " ")}${detail}`;
 }

@@ -1,11 +1,10 @@
-import { mcpHttpHandler } from "../../core/mcp/mcp_http_handler.ts";
-import { ToolSetServer } from "../../core/mcp/tool_set_server.ts";
-import { buildRouter, checkUser, describeMissing, type ServedRouter } from "./build_router.ts";
-import { formatCallLog } from "./call_log.ts";
+import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
+import { formatCallLog, formatGatewayLog } from "./call_log.ts";
 import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { type ListenAddress, listenAddress, listenPermission } from "./listen_address.ts";
-import { DenoStdioServerTransport } from "./stdio_server_transport.ts";
+import { serveHttp } from "./serve_http.ts";
+import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 
@@ -34,15 +33,23 @@ export async function serveCommand(
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const tokens = http === undefined ? undefined : userTokens(config, http);
+  const toolsChanged = new Set<(userId?: string) => void>();
   await using served = await buildRouter(config, {
     onEvent: (event) => io.err(formatCallLog(event)),
+    onGatewayEvent: (event) => {
+      io.err(formatGatewayLog(event));
+      if (event.type === "tools_changed") {
+        for (const notify of toolsChanged) notify(event.userId);
+      }
+    },
   });
   const first = await served.expose(userId);
   for (const line of describeMissing(first.missing)) io.err(`toolroute: ${line}`);
   const stop = stopSignal();
+  const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
-    if (http === undefined) await serveStdio(served, userId, config, io, stop.signal);
-    else await serveHttp(served, http, tokens, config, first.names.length, io, stop.signal);
+    if (http === undefined) await serveStdio(context, userId);
+    else await serveHttp(context, http, tokens, first.names.length);
   } finally {
     stop.dispose();
   }
@@ -95,65 +102,6 @@ function userTokens(
     tokens[token] = user.id;
   }
   return tokens;
-}
-
-async function serveStdio(
-  served: ServedRouter,
-  userId: string | undefined,
-  config: ToolrouteConfig,
-  io: CliIo,
-  stop: AbortSignal,
-): Promise<void> {
-  const server = new ToolSetServer((request) => served.expose(userId, request.signal), {
-    userId,
-    timeoutMs: config.callTimeoutMs,
-  });
-  const transport = new DenoStdioServerTransport();
-  const ended = new Promise<void>((resolve) => transport.onclose = resolve);
-  await server.connect(transport);
-  io.err(`toolroute: serving over stdio${userId === undefined ? "" : ` as user "${userId}"`}`);
-  await Promise.race([ended, new Promise((resolve) => stop.addEventListener("abort", resolve))]);
-  await server.close();
-}
-
-async function serveHttp(
-  served: ServedRouter,
-  http: ListenAddress,
-  tokens: Record<string, string> | undefined,
-  config: ToolrouteConfig,
-  toolCount: number,
-  io: CliIo,
-  stop: AbortSignal,
-): Promise<void> {
-  const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"];
-  const handler = mcpHttpHandler({
-    tools: (request) => served.expose(request.userId, request.signal),
-    tokens,
-    stateless: config.http.stateless,
-    allowedHosts: config.http.allowedHosts ??
-      (http.loopback ? loopbackHosts : [hostForHeader(http.hostname), ...loopbackHosts]),
-    allowedOrigins: config.http.allowedOrigins,
-    timeoutMs: config.callTimeoutMs,
-  });
-  const server = Deno.serve({
-    hostname: http.hostname,
-    port: http.port,
-    signal: stop,
-    onListen: ({ hostname, port }) => {
-      const auth = tokens === undefined ? "no token" : "bearer token required";
-      io.err(
-        `toolroute: serving ${toolCount} tools at http://${
-          hostForHeader(hostname)
-        }:${port}/mcp (${auth})`,
-      );
-    },
-  }, handler);
-  await server.finished;
-  await handler.close();
-}
-
-function hostForHeader(hostname: string): string {
-  return hostname.includes(":") ? `[${hostname}]` : hostname;
 }
 
 function stopSignal(): { signal: AbortSignal; dispose(): void } {

@@ -176,3 +176,28 @@ Deno.test("mcpHttpHandler rejects bad options with a clear error", () => {
   }
   assertMatch(message, /"maxSessions" must be a positive number/);
 });
+
+Deno.test("mcpHttpHandler tells a user's open sessions that the tool list changed", async () => {
+  const handler = mcpHttpHandler({
+    tools: provider,
+    authenticate: (request) =>
+      ({ "Bearer a": "alice", "Bearer b": "bob" })[request.headers.get("authorization") ?? ""],
+  });
+  const { ToolListChangedNotificationSchema } = await import("../../../src/core/mcp/mcp_sdk.ts");
+  const changed: string[] = [];
+  const clients = await Promise.all(["a", "b"].map(async (token) => {
+    const client = await connectClient(handler, { authorization: `Bearer ${token}` });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed.push(token);
+    });
+    return client;
+  }));
+  await handler.notifyToolListChanged("alice");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assertEquals(changed, ["a"]);
+  await handler.notifyToolListChanged();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assertEquals(changed.sort(), ["a", "a", "b"]);
+  await Promise.all(clients.map((client) => client.close()));
+  await handler.close();
+});

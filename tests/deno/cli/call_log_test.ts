@@ -1,5 +1,5 @@
 import { assertEquals } from "@std/assert";
-import { formatCallLog } from "../../../src/deno/cli/call_log.ts";
+import { formatCallLog, formatGatewayLog } from "../../../src/deno/cli/call_log.ts";
 
 Deno.test("formatCallLog() writes tool, source, user, duration and outcome on one line", () => {
   assertEquals(
@@ -22,5 +22,25 @@ Deno.test("formatCallLog() writes tool, source, user, duration and outcome on on
       code: "unknown_tool",
     }),
     "toolroute: call x - user=- 0 ms error unknown_tool",
+  );
+});
+
+Deno.test("formatGatewayLog() names the server, its user and what happened", () => {
+  assertEquals(
+    formatGatewayLog({ type: "connected", serverId: "search", tools: 12 }),
+    'toolroute: mcp server "search" connected (12 tools)',
+  );
+  assertEquals(
+    formatGatewayLog({
+      type: "connect_failed",
+      serverId: "mail",
+      userId: "alice",
+      message: "refused",
+    }),
+    'toolroute: mcp server "mail" of user "alice" connect failed: refused',
+  );
+  assertEquals(
+    formatGatewayLog({ type: "closed", serverId: "mail", reason: "idle" }),
+    'toolroute: mcp server "mail" closed (idle)',
   );
 });

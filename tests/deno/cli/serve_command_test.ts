@@ -1,5 +1,9 @@
 import { assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+} from "../../../src/core/mcp/mcp_sdk.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { CLI, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
@@ -214,3 +218,33 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("serve passes a remote server's tool-list change on to its clients", async () => {
+  const remote = await startMcpTestServer();
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { remote: { url: remote.url } },
+    });
+    const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
+    await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+    const client = new Client({ name: "test", version: "1.0.0" });
+    const changed = Promise.withResolvers<void>();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    assertEquals((await client.listTools()).tools.length, 5);
+    await remote.changeTools((server) => {
+      server.registerTool("fresh", { description: "Added later" }, () => ({
+        content: [{ type: "text", text: "new" }],
+      }));
+    });
+    await changed.promise;
+    const names = (await client.listTools()).tools.map((tool: { name: string }) => tool.name);
+    assertEquals(names.includes("fresh"), true);
+    await client.close();
+    assertEquals(await serve.stop(), 0);
+    assertMatch(serve.stderr(), /mcp server "remote" tools changed \(6 tools\)/);
+  } finally {
+    await remote.close();
+  }
+});

@@ -1,0 +1,50 @@
+import { mcpHttpHandler } from "../../core/mcp/mcp_http_handler.ts";
+import type { ListenAddress } from "./listen_address.ts";
+import type { ServeContext } from "./serve_stdio.ts";
+
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+/**
+ * Serves Streamable HTTP at `http://HOST:PORT/mcp` on `Deno.serve` until the stop signal: each
+ * request gets the tool set of its token's user; Host and Origin are checked.
+ *
+ * @tags allow-net
+ * @param context The router, config, logs and stop signal.
+ * @param http Where to listen.
+ * @param tokens Bearer tokens to user ids, when tokens are required.
+ * @param toolCount How many tools the anonymous set has, for the start-up line.
+ */
+export async function serveHttp(
+  context: ServeContext,
+  http: ListenAddress,
+  tokens: Record<string, string> | undefined,
+  toolCount: number,
+): Promise<void> {
+  const { served, config, io, stop, toolsChanged } = context;
+  const handler = mcpHttpHandler({
+    tools: (request) => served.expose(request.userId, request.signal),
+    tokens,
+    stateless: config.http.stateless,
+    allowedHosts: config.http.allowedHosts ??
+      (http.loopback ? LOOPBACK_HOSTS : [hostForHeader(http.hostname), ...LOOPBACK_HOSTS]),
+    allowedOrigins: config.http.allowedOrigins,
+    timeoutMs: config.callTimeoutMs,
+  });
+  toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
+  const server = Deno.serve({
+    hostname: http.hostname,
+    port: http.port,
+    signal: stop,
+    onListen: ({ hostname, port }) => {
+      const auth = tokens === undefined ? "no token" : "bearer token required";
+      const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
+      io.err(`toolroute: serving ${toolCount} tools at ${url} (${auth})`);
+    },
+  }, handler);
+  await server.finished;
+  await handler.close();
+}
+
+function hostForHeader(hostname: string): string {
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
