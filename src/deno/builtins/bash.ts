@@ -1,17 +1,13 @@
-import { join } from "pathe";
 import { z } from "zod";
 import { ToolError } from "../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
-import { bashEnvironment } from "./bash_permissions.ts";
-import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
-import type { BwrapMount, BwrapOptions } from "./bwrap_command.ts";
+import { type BashRequest, prepareBashCommand } from "./bash_command.ts";
+import { describeBash } from "./bash_description.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
-import { type CommandResult, runCommand } from "./run_command.ts";
-import { sandboxFailure } from "./sandbox_failure.ts";
-import { readOnlyRoots, type Root, workspaceRoot } from "./allowed_roots.ts";
-import { resolveDirectory } from "./workspace_paths.ts";
+import { runCommand } from "./run_command.ts";
+import { assertSandboxRan, assertSandboxStarted, spawnOrExplain } from "./sandbox_failure.ts";
 
 const ACTIONS = ["exec", "start", "status", "logs", "write", "stop", "list"] as const;
 const schema = z.object({
@@ -26,7 +22,6 @@ const schema = z.object({
 });
 type BashArgs = z.infer<typeof schema>;
 const input = compileZodInput(schema, "bash");
-type SandboxMounts = Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
 
 /** Test hooks of {@linkcode createBashTool}. */
 export interface BashToolOptions {
@@ -85,22 +80,24 @@ async function runBash(
   const action = args.action ?? "exec";
   switch (action) {
     case "exec": {
-      const invocation = await prepare(ctx, args, false, options);
+      const invocation = await prepareBashCommand(ctx, request(args, false, options));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
-      const result = await spawnGuard(
-        invocation,
-        () =>
-          runCommand(invocation, {
-            timeoutMs,
-            maxChars: ctx.outputMaxChars,
-            signal: context.signal,
-          }),
+      const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
+      const result = await spawnOrExplain(
+        invocation.sandboxed,
+        () => runCommand(invocation, limits),
       );
-      return checkSandbox(invocation, result);
+      if (invocation.sandboxed) assertSandboxRan(result);
+      return result;
     }
     case "start": {
-      const invocation = await prepare(ctx, args, true, options);
-      return spawnGuard(invocation, () => processes.start(args.command!, invocation));
+      const invocation = await prepareBashCommand(ctx, request(args, true, options));
+      const info = await spawnOrExplain(
+        invocation.sandboxed,
+        () => processes.start(invocation.command, invocation),
+      );
+      if (invocation.sandboxed) await assertSandboxStarted(processes.get(info.processId));
+      return info;
     }
     case "status":
       return processes.get(need(args, "processId", action)).info();
@@ -124,77 +121,9 @@ async function runBash(
   }
 }
 
-async function prepare(
-  ctx: ResolvedContext,
-  args: BashArgs,
-  background: boolean,
-  options: BashToolOptions,
-): Promise<BashInvocation> {
-  const command = need(args, "command", args.action ?? "exec");
-  const bash = ctx.bash as Exclude<ResolvedContext["bash"], false>;
-  const sandboxed = bash.sandbox === "bwrap";
-  const env = bashEnvironment(sandboxed ? ["bash", "bwrap"] : ["bash"], bash.env);
-  const directory = await resolveDirectory(ctx, args.cwd);
-  if (directory.root !== ctx.workspace) {
-    throw new ToolError(
-      "permission_denied",
-      `The working directory "${args.cwd}" is outside the workspace: commands run in the workspace`,
-    );
-  }
-  const cwd = directory.real;
-  // Only the sandbox needs the roots (for its bind mounts: real path onto declared path).
-  const roots = sandboxed ? await sandboxMounts(ctx) : undefined;
-  return bashInvocation({
-    sandbox: bash.sandbox,
-    command,
-    cwd,
-    roots,
-    env,
-    background,
-    bwrapProgram: options.bwrapProgram,
-  });
-}
-
-async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
-  const mount = (root: Root) => ({ source: root.real, dest: root.declared });
-  const workspace = await workspaceRoot(ctx);
-  const protectedPaths: BwrapMount[] = [];
-  for (const path of ctx.protectedPaths) {
-    // Only a real directory or file inside the workspace: a symlink could point anywhere.
-    const info = await Deno.lstat(join(workspace.real, path)).catch(() => undefined);
-    if (info !== undefined && !info.isSymlink) {
-      protectedPaths.push({ source: join(workspace.real, path), dest: join(ctx.workspace, path) });
-    }
-  }
-  return {
-    workspace: mount(workspace),
-    readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
-    protectedPaths,
-  };
-}
-
-async function spawnGuard<T>(invocation: BashInvocation, spawn: () => T | Promise<T>): Promise<T> {
-  try {
-    return await spawn();
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new ToolError(
-        "tool_error",
-        invocation.sandboxed
-          ? "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command did not run; install bubblewrap (apt-get install bubblewrap)"
-          : "Cannot run the command: bash is not installed",
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-}
-
-function checkSandbox(invocation: BashInvocation, result: CommandResult): CommandResult {
-  if (!invocation.sandboxed) return result;
-  const failure = sandboxFailure(result.exitCode, result.stdout, result.stderr);
-  if (failure !== undefined) throw new ToolError("tool_error", failure);
-  return result;
+function request(args: BashArgs, background: boolean, options: BashToolOptions): BashRequest {
+  const command = need(args, "command", background ? "start" : "exec");
+  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram };
 }
 
 function need<K extends "processId" | "command" | "input">(
@@ -217,19 +146,3 @@ const EXAMPLES = {
   processId: '{"action":"status","processId":"p1"}',
   input: '{"action":"write","processId":"p1","input":"yes\\n"}',
 };
-
-function describeBash(ctx: ResolvedContext): string {
-  const bash = ctx.bash as Exclude<ResolvedContext["bash"], false>;
-  const confinement = bash.sandbox === "bwrap"
-    ? "Commands run in a bubblewrap sandbox: only the workspace (read-write)" +
-      (ctx.readOnlyRoots.length > 0 ? ", the read-only roots" : "") +
-      ", system directories (read-only) and an empty /tmp are visible; there is no network."
-    : "Commands are NOT sandboxed: they can do anything the operating-system user can " +
-      "(Deno's --allow-run does not confine child processes); only cwd is checked.";
-  return `Runs a bash command in the workspace. ${confinement} ` +
-    `action "exec" (default) runs command to its end with stdin closed and returns JSON ` +
-    `{ exitCode, stdout, stderr, timedOut } (timeout at most ${ctx.commandTimeoutMs} ms, output ` +
-    `cut to ${ctx.outputMaxChars} characters per stream). Background processes: "start" ` +
-    `{ command } returns a processId; "status", "logs" { offset, limit }, "write" { input }, ` +
-    `"stop" take processId; "list" shows all.`;
-}

@@ -3,6 +3,8 @@ import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.
 
 /** How one bash command is spawned. */
 export interface BashInvocation {
+  /** The command text as the model gave it. */
+  readonly command: string;
   /** The program: `"bash"`, or `"bwrap"` when sandboxed. */
   readonly program: string;
   /** Its arguments. */
@@ -80,6 +82,7 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
       command: ["bash", "-c", command],
     });
     return {
+      command,
       program: options.bwrapProgram ?? "bwrap",
       args,
       cwd,
@@ -91,6 +94,7 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
   }
   if (options.background) {
     return {
+      command,
       program: "bash",
       args: ["-c", GROUP_REAP + watchdog(Deno.pid) + command],
       cwd,
@@ -102,6 +106,7 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
   }
   const marker = crypto.randomUUID();
   return {
+    command,
     program: "bash",
     args: ["-c", MARKED_REAP + command],
     cwd,

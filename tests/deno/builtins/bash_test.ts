@@ -272,11 +272,13 @@ Deno.test("bash under bwrap fails clearly when bubblewrap cannot create its name
     { workspace: fx.workspace, bash: { sandbox: "bwrap" } },
     { bwrapProgram: fake },
   );
-  const result = await bash.call({ command: "echo ran" });
-  assertEquals(result.code, "tool_error");
-  assertStringIncludes(result.text, "could not start");
-  assertStringIncludes(result.text, "No permissions to create new namespace");
-  assertStringIncludes(result.text, "never run unconfined");
+  for (const args of [{ command: "echo ran" }, { action: "start", command: "echo ran" }]) {
+    const result = await bash.call(args);
+    assertEquals(result.code, "tool_error", args.action);
+    assertStringIncludes(result.text, "could not start");
+    assertStringIncludes(result.text, "No permissions to create new namespace");
+    assertStringIncludes(result.text, "never run unconfined");
+  }
 });
 
 async function assertMissing(path: string): Promise<void> {
