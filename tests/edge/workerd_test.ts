@@ -105,7 +105,8 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
   try {
     const url = await workerd.ready;
     const readyMs = performance.now() - started;
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", url)));
+    const transport = new StreamableHTTPClientTransport(new URL("/mcp", url));
+    await client.connect(transport);
     const firstMs = performance.now() - started;
     const listed = performance.now();
     const { tools } = await client.listTools();
@@ -132,6 +133,12 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
     const refused = await call(client, "reset_database", {});
     assertEquals(refused.isError, true);
     assertMatch(refused.text, /Unknown tool "reset_database"/);
+
+    // Stateless: no session to keep, no event stream to hold an isolate.
+    assertEquals(transport.sessionId, undefined);
+    const stream = await fetch(new URL("/mcp", url), { headers: { accept: "text/event-stream" } });
+    await stream.body?.cancel();
+    assertEquals(stream.status, 405);
 
     const warm = performance.now();
     await client.listTools();
