@@ -248,3 +248,19 @@ Deno.test("serve passes a remote server's tool-list change on to its clients", a
     await remote.close();
   }
 });
+
+Deno.test("serve starts when a configured MCP server is down, reports it and serves the rest", async () => {
+  await using fixture = await makeFixture({
+    expose: { builtins: ["read_file"] },
+    mcpServers: { down: { url: "http://127.0.0.1:1/mcp" } },
+  });
+  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
+  await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  const { tools } = await client.listTools();
+  assertEquals(tools.map((tool: { name: string }) => tool.name), ["read_file"]);
+  await client.close();
+  assertEquals(await serve.stop(), 0);
+  assertMatch(serve.stderr(), /not exposed: mcpServers "down"/);
+});
