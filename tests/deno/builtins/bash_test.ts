@@ -103,6 +103,25 @@ Deno.test("bash exec passes only the context's environment: a host secret is not
   }
 });
 
+Deno.test("bash with sandbox none can read the host's environment through /proc (documented: env scrubbing is not confinement)", async () => {
+  await using fx = await bashFixture();
+  // The allowed names, and what bash sets by itself.
+  const allowed = ["PATH", "HOME", "LANG", "TERM", "PWD", "OLDPWD", "SHLVL", "_"];
+  const hostOnly = Object.entries(Deno.env.toObject())
+    .filter(([name]) => !allowed.includes(name))
+    .map(([name, value]) => `${name}=${value}`);
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  const own = String((await bash.json({ command: "env" })).stdout).split("\n");
+  const viaProc = await bash.json({ command: "tr '\\0' '\\n' < /proc/$PPID/environ" });
+  const seen = String(viaProc.stdout).split("\n");
+  assert(hostOnly.some((pair) => seen.includes(pair)), "the host's start-up environment");
+  assert(!hostOnly.some((pair) => own.includes(pair)), "the command's own environment is scrubbed");
+  await using sandboxed = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+  const confined = await sandboxed.json({ command: "cat /proc/[0-9]*/environ | tr '\\0' '\\n'" });
+  const inside = String(confined.stdout).split("\n");
+  assert(!hostOnly.some((pair) => inside.includes(pair)), "the sandbox shows no host process");
+});
+
 Deno.test("bash with sandbox none can read a file outside the workspace (documented: not confined)", async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
