@@ -11,11 +11,6 @@ async function listing(dir: string): Promise<string[]> {
   return found.sort();
 }
 
-async function chattr(flag: string, path: string): Promise<void> {
-  const out = await new Deno.Command("chattr", { args: [flag, path], stderr: "piped" }).output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-}
-
 Deno.test("commit() restores the files it already replaced when a later file fails", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
@@ -26,22 +21,17 @@ Deno.test("commit() restores the files it already replaced when a later file fai
   const targets = [
     await target("first.txt", "first\n", "FIRST\n"),
     await target("new/dir/third.txt", null, "third\n"),
-    await target("second.txt", "second\n", "SECOND\n"),
+    await target("second.txt", "second\n", null),
+    await target("late.txt", null, "late\n"),
   ];
-  const root = Deno.uid() === 0;
-  // root ignores file modes, but not the immutable attribute: the second replacement fails
-  // after the first file and the new file are already in place.
-  if (root) await chattr("+i", `${f.workspace}/second.txt`);
-  else await Deno.chmod(f.workspace, 0o555);
-  try {
-    await assertRejects(() => commit(targets, new AbortController().signal), ToolError);
-  } finally {
-    if (root) await chattr("-i", `${f.workspace}/second.txt`);
-    else await Deno.chmod(f.workspace, 0o755);
-  }
+  // A directory appears where the last new file goes: its rename fails after the first three
+  // operations are already in place, so all of them must be undone.
+  await Deno.mkdir(`${f.workspace}/late.txt/occupied`, { recursive: true });
+  await assertRejects(() => commit(targets, new AbortController().signal), ToolError);
   assertEquals(await Deno.readTextFile(`${f.workspace}/first.txt`), "first\n");
   assertEquals(await Deno.readTextFile(`${f.workspace}/second.txt`), "second\n");
-  assertEquals(await listing(f.workspace), ["first.txt", "hello.txt", "second.txt"]);
+  assertEquals(await listing(f.workspace), ["first.txt", "hello.txt", "late.txt", "second.txt"]);
+  assertEquals(await listing(`${f.workspace}/late.txt`), ["occupied"]);
 });
 
 Deno.test("commit() changes nothing when the signal aborts before the first rename", async () => {
