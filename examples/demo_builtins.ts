@@ -61,7 +61,7 @@ export async function demoBuiltins(print: (line: string) => void): Promise<void>
         : JSON.stringify(args);
       rows.push([name, shown, result.isError ? `refused: ${result.code}` : "ok", result.text]);
     }
-    // HOOK(A2): a sandboxed command (bash exec under bwrap) can be added to `script` here.
+    // The sandboxed command (bash under bwrap) is shown by examples/demo_bash.ts.
     table(print, ["call", "arguments", "status", "text for the model"], rows);
   } finally {
     await Deno.remove(base, { recursive: true });

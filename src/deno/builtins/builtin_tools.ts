@@ -9,7 +9,7 @@ import { resolveBuiltinContext, type ResolvedContext } from "./builtin_context.t
 import { createApplyPatchTool } from "./apply_patch.ts";
 import { createReadFileTool } from "./read_file.ts";
 import { createWriteFileTool } from "./write_file.ts";
-// WIRING(A2): the bash tool, its per-context background processes, and strict mode.
+// The bash tool, its per-context background processes, and the strict start-up check.
 import { createBashTool } from "./bash.ts";
 import { ProcessTable } from "./process_table.ts";
 import { assertNoExcess } from "../permissions/check_permissions.ts";
