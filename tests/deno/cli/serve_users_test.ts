@@ -1,7 +1,8 @@
 import { assertEquals, assertMatch } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
+import { CLI, cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
 async function connectAs(url: string, token: string): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" });
@@ -130,4 +131,43 @@ Deno.test("serve refuses to listen beyond loopback without users, and a user wit
     unset.err,
     /The token of user "carol" is not set: set the environment variable TOOLROUTE_TEST_UNSET_TOKEN/,
   );
+});
+
+Deno.test("serve --stdio --user serves that user's servers; http.stateless serves without sessions", async () => {
+  const mailbox = await startMcpTestServer({
+    tools: (server) => {
+      server.registerTool("inbox", { description: "Alice's inbox" }, () => ({
+        content: [{ type: "text", text: "3 messages" }],
+      }));
+    },
+  });
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: ["read_file"] },
+      users: { TOKEN_ALICE: { id: "alice", mcpServers: { mail: { url: mailbox.url } } } },
+      http: { stateless: true },
+    });
+    const stdioFlags = await exactFlags(["--config", fixture.config]);
+    const stdio = new Client({ name: "test", version: "1.0.0" });
+    await stdio.connect(
+      new DenoStdioClientTransport({
+        command: Deno.execPath(),
+        args: ["run", ...stdioFlags, CLI, "serve", "--config", fixture.config, "--user", "alice"],
+      }),
+    );
+    assertEquals(text(await stdio.callTool({ name: "inbox", arguments: {} })), "3 messages");
+    await stdio.close();
+    const httpFlags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
+    await using serve = await startHttpServe(httpFlags, ["--config", fixture.config], {
+      TOKEN_ALICE: "alice-token",
+    });
+    const http = await connectAs(serve.url, "alice-token");
+    const names = (await http.listTools()).tools.map((tool: { name: string }) => tool.name);
+    assertEquals(names, ["inbox", "read_file"]);
+    assertEquals(text(await http.callTool({ name: "inbox", arguments: {} })), "3 messages");
+    await http.close();
+    assertEquals(await serve.stop(), 0);
+  } finally {
+    await mailbox.close();
+  }
 });
