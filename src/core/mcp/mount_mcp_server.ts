@@ -6,7 +6,6 @@ import { listAllTools } from "./list_all_tools.ts";
 import {
   Client,
   InMemoryTransport,
-  type McpServer,
   type McpTool,
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
