@@ -1,4 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { ToolRouter } from "../../../src/core/tool_router.ts";
+import { builtinTools } from "../../../src/deno/builtins/builtin_tools.ts";
 import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "./_bash_fixture.ts";
 
 async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
@@ -125,3 +127,55 @@ for (const [sandbox, mode, title] of HOST_CASES) {
     assertEquals(await leftovers(`sleep ${sleep}`, 4000), []);
   });
 }
+
+Deno.test("disposing the router (await using) kills the background processes of every context", async () => {
+  await using fx = await bashFixture();
+  const sleep = uniqueSleep();
+  const second = `${fx.root}/second`;
+  await Deno.mkdir(second);
+  {
+    await using router = new ToolRouter({
+      builtins: builtinTools({ workspace: fx.workspace, bash: { sandbox: "none" } }),
+    });
+    const first = await router.expose({ builtins: ["bash"] });
+    const other = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: second, bash: { sandbox: "none" } },
+    });
+    for (const tools of [first, other]) {
+      const started = await tools.call("bash", { action: "start", command: `sleep ${sleep}` });
+      assertEquals(started.isError, false, started.text);
+    }
+    await until(async () => (await leftovers(`sleep ${sleep}`, 0)).length >= 2);
+  }
+  assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
+
+Deno.test("closeContext() kills one context's processes; other contexts keep theirs and never see them", async () => {
+  await using fx = await bashFixture();
+  const [mine, theirs] = [uniqueSleep(), uniqueSleep()];
+  const second = `${fx.root}/second`;
+  await Deno.mkdir(second);
+  const contextA = { workspace: fx.workspace, bash: { sandbox: "none" as const } };
+  const contextB = { workspace: second, bash: { sandbox: "none" as const } };
+  await using builtins = builtinTools(contextA);
+  const router = new ToolRouter({ builtins });
+  const a = await router.expose({ builtins: ["bash"], context: contextA });
+  const b = await router.expose({ builtins: ["bash"], context: contextB });
+  const [pwdA, pwdB] = await Promise.all([
+    a.invoke("bash", { command: "sleep 0.2; pwd" }),
+    b.invoke("bash", { command: "sleep 0.2; pwd" }),
+  ]);
+  assertEquals(JSON.parse(pwdA).stdout, `${fx.workspace}\n`);
+  assertEquals(JSON.parse(pwdB).stdout, `${second}\n`);
+  await a.invoke("bash", { action: "start", command: `sleep ${mine}` });
+  await b.invoke("bash", { action: "start", command: `sleep ${theirs}` });
+  assertEquals(JSON.parse(await b.invoke("bash", { action: "list" })).processes.length, 1);
+  assertStringIncludes(
+    JSON.parse(await b.invoke("bash", { action: "list" })).processes[0].command,
+    theirs,
+  );
+  await builtins.closeContext(contextA);
+  assertEquals(await leftovers(`sleep ${mine}`), []);
+  assert((await leftovers(`sleep ${theirs}`, 0)).length > 0, "the other context's process runs");
+});
