@@ -43,15 +43,20 @@ export async function serveCommand(
       }
     },
   });
-  const first = await served.expose(userId);
-  for (const line of describeMissing(first.missing)) io.err(`toolroute: ${line}`);
+  // Connect the configured servers now, without holding up the protocol: a slow server must
+  // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
+  const first = served.expose(userId).then((toolSet) => {
+    io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
+    for (const line of describeMissing(toolSet.missing)) io.err(`toolroute: ${line}`);
+  }, (error) => io.err(`toolroute: cannot expose the tools: ${(error as Error).message}`));
   const stop = stopSignal();
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
     if (http === undefined) await serveStdio(context, userId);
-    else await serveHttp(context, http, tokens, first.names.length);
+    else await serveHttp(context, http, tokens);
   } finally {
     stop.dispose();
+    await first;
   }
   return 0;
 }

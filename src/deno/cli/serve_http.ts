@@ -12,13 +12,11 @@ const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
  * @param context The router, config, logs and stop signal.
  * @param http Where to listen.
  * @param tokens Bearer tokens to user ids, when tokens are required.
- * @param toolCount How many tools the anonymous set has, for the start-up line.
  */
 export async function serveHttp(
   context: ServeContext,
   http: ListenAddress,
   tokens: Record<string, string> | undefined,
-  toolCount: number,
 ): Promise<void> {
   const { served, config, io, stop, toolsChanged } = context;
   const handler = mcpHttpHandler({
@@ -38,7 +36,7 @@ export async function serveHttp(
     onListen: ({ hostname, port }) => {
       const auth = tokens === undefined ? "no token" : "bearer token required";
       const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
-      io.err(`toolroute: serving ${toolCount} tools at ${url} (${auth})`);
+      io.err(`toolroute: serving at ${url} (${auth})`);
     },
   }, handler);
   await server.finished;
