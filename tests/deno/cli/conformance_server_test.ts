@@ -37,9 +37,12 @@ Deno.test("the MCP conformance suite passes its lifecycle, tools and DNS-rebindi
   const out = await Deno.makeTempDir({ prefix: "toolroute_conformance_" });
   try {
     await new Deno.Command(Deno.execPath(), {
+      // No config and no lock file: the suite is a tool of this test, not a dependency.
       args: [
         "run",
         "-A",
+        "--no-config",
+        "--no-lock",
         "npm:@modelcontextprotocol/conformance@0.1.16",
         "server",
         "--url",
@@ -49,6 +52,7 @@ Deno.test("the MCP conformance suite passes its lifecycle, tools and DNS-rebindi
         "-o",
         out,
       ],
+      cwd: out,
       stdin: "null",
       stdout: "null",
       stderr: "null",
