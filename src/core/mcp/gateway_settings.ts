@@ -45,6 +45,9 @@ export function gatewaySettings(
       maxTotalTimeoutMs: options.maxTotalTimeoutMs === undefined
         ? undefined
         : number("maxTotalTimeoutMs", options.maxTotalTimeoutMs, 0),
+      toolListTtlMs: options.toolListTtlMs === undefined
+        ? undefined
+        : number("toolListTtlMs", options.toolListTtlMs, 0, 0),
       maxResultChars: number("maxResultChars", options.maxResultChars, 100_000),
       maxResponseBytes: number("maxResponseBytes", options.maxResponseBytes, 64 * 1024 * 1024),
       reconnect: {

@@ -96,7 +96,8 @@ export class GuardedFetch {
     this.#closed = true;
     const readers = [...this.#readers];
     this.#readers.clear();
-    await Promise.allSettled(readers.map((reader) => reader.cancel()));
+    // On workerd a reader opened in another request throws synchronously: cancel each apart.
+    await Promise.allSettled(readers.map(async (reader) => await reader.cancel()));
   }
 
   #own(body: ReadableStream<Uint8Array>, ids: unknown[]): ReadableStream<Uint8Array> {

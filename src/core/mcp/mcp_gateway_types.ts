@@ -89,6 +89,12 @@ export interface McpGatewayOptions {
    * `requestTimeoutMs` deadline, up to this). Default: 4 × `requestTimeoutMs`.
    */
   maxTotalTimeoutMs?: number;
+  /**
+   * Lists a server's tools again when the cached list is older than this, in milliseconds.
+   * Default: never (lists follow `notifications/tools/list_changed`). Useful on edge runtimes,
+   * where a connection's event stream does not outlive the request that opened it.
+   */
+  toolListTtlMs?: number;
   /** Most characters of a result; longer ones keep head and tail. Default: 100000. */
   maxResultChars?: number;
   /** Most bytes of one HTTP response body; longer ones fail the call. Default: 64 MiB. */

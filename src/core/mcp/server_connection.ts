@@ -14,6 +14,8 @@ import { Redactor } from "./redactor.ts";
 export interface ConnectionSettings extends OpenClientSettings {
   /** Deadline of a call without its own. */
   requestTimeoutMs: number;
+  /** Age after which a ready connection's tool list is listed again on use. */
+  toolListTtlMs?: number;
   /** Hard deadline of a call that reports progress; default: 4 × its deadline. */
   maxTotalTimeoutMs?: number;
   /** Most characters of a result. */
@@ -44,6 +46,8 @@ export class ServerConnection {
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
+  #listedAt = 0;
+  #refreshing?: Promise<void>;
   #kind?: TransportKind;
   #lastError?: string;
   #attempts = 0;
@@ -97,7 +101,13 @@ export class ServerConnection {
    */
   async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
     this.lastUsedAt = performance.now();
-    if (this.#state === "ready") return this.#tools;
+    if (this.#state === "ready") {
+      const ttl = this.#s.toolListTtlMs;
+      if (ttl !== undefined && this.#client && performance.now() - this.#listedAt >= ttl) {
+        await raceSignal(this.#refreshing ??= this.#refresh(this.#client), signal);
+      }
+      return this.#tools;
+    }
     const wait = this.#nextAttemptAt - performance.now();
     if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
       throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
@@ -206,6 +216,7 @@ export class ServerConnection {
       ready.onclose = () => this.#lost(ready);
       ready.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refresh(ready));
       this.#tools = await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs });
+      this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.#client = ready;
       this.#version++;
@@ -233,10 +244,13 @@ export class ServerConnection {
       const tools = await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs });
       if (this.#client !== client) return;
       this.#tools = tools;
+      this.#listedAt = performance.now();
       this.#version++;
       this.#s.emit({ ...this.#who(), type: "tools_changed", tools: tools.length });
     } catch {
       // The list stays as it was; a lost connection is reported by onclose.
+    } finally {
+      this.#refreshing = undefined;
     }
   }
 

@@ -58,6 +58,8 @@ export class UserConnectionPool<C extends PooledConnection> {
    * @returns The connection.
    */
   acquire(userId: string, serverId: string, create: () => C): C {
+    // Also swept here: edge runtimes run timers only while a request runs.
+    this.#sweepIdle();
     const key = keyOf(userId, serverId);
     let entry = this.#entries.get(key);
     if (entry !== undefined) this.#entries.delete(key);
@@ -117,6 +119,11 @@ export class UserConnectionPool<C extends PooledConnection> {
 
   #sweep(): void {
     this.#timer = undefined;
+    this.#sweepIdle();
+    this.#schedule();
+  }
+
+  #sweepIdle(): void {
     const now = performance.now();
     for (const [key, entry] of this.#entries) {
       const { inFlight, lastUsedAt } = entry.connection;
@@ -124,7 +131,6 @@ export class UserConnectionPool<C extends PooledConnection> {
         this.#drop(key, entry, "idle");
       }
     }
-    this.#schedule();
   }
 
   #schedule(): void {

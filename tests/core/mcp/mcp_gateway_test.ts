@@ -308,3 +308,25 @@ Deno.test("McpGateway declines elicitation it cannot answer", async () => {
   assertEquals(result.code, "tool_error");
   assertMatch(result.text, /elicitation/i);
 });
+
+Deno.test("McpGateway lists tools again after toolListTtlMs, without a notification", async () => {
+  const names = ["first"];
+  const { factory } = memory(() => {
+    const server = new Server({ name: "quiet", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: names.map((name) => ({ name, inputSchema: { type: "object" as const } })),
+    }));
+    return server;
+  });
+  await using gateway = new McpGateway({
+    servers: { q: URL_CONFIG },
+    transportFactory: factory,
+    toolListTtlMs: 30,
+  });
+  const router = new ToolRouter({ gateway });
+  assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first"]);
+  names.push("second");
+  assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first"]);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first", "second"]);
+});
