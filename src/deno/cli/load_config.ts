@@ -1,6 +1,7 @@
-import { dirname, isAbsolute, resolve } from "pathe";
+import { dirname, isAbsolute, relative, resolve } from "pathe";
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";
 import { formatIssues } from "../mcp/_mcp_config_schema.ts";
 import { parseMcpConfig } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
@@ -94,7 +95,16 @@ export function resolveConfig(
     : at(file.workspace ?? ".");
   const context: BuiltinContext = { workspace };
   if (file.readOnlyRoots) context.readOnlyRoots = file.readOnlyRoots.map(at);
-  if (file.protectedPaths) context.protectedPaths = file.protectedPaths;
+  // The config file and modules decide what the next start serves: when they sit inside the
+  // workspace, the tools must not be able to rewrite them.
+  const modules = (file.modules ?? []).map(at);
+  const own = [path, ...modules].flatMap((entry) => {
+    const inner = entry === undefined ? "" : relative(workspace, entry);
+    return inner === "" || inner.startsWith("..") || isAbsolute(inner) ? [] : [inner];
+  });
+  if (file.protectedPaths || own.length > 0) {
+    context.protectedPaths = [...(file.protectedPaths ?? CONTEXT_DEFAULTS.protectedPaths), ...own];
+  }
   if (file.env) context.env = file.env;
   if (file.bash !== undefined) context.bash = file.bash;
   const { callTimeoutMs, maxResultChars, ...contextLimits } = file.limits ?? {};
@@ -137,7 +147,7 @@ export function resolveConfig(
   return {
     ...(path === undefined ? {} : { path }),
     context,
-    modules: (file.modules ?? []).map(at),
+    modules,
     expose: file.expose ?? {},
     mcpServers,
     users: userConfigs,

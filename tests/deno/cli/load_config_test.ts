@@ -163,3 +163,20 @@ Deno.test("loadConfig() says clearly when the file is missing or not JSON", asyn
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("resolveConfig() protects the config file and modules that sit inside the workspace", () => {
+  const config = resolveConfig(
+    { modules: ["tools/a.ts", "/elsewhere/b.ts"] },
+    "/srv/project/toolroute.json",
+    "/",
+    { env: {} },
+  );
+  assertEquals(config.context, {
+    workspace: "/srv/project",
+    protectedPaths: [".git", "toolroute.json", "tools/a.ts"],
+  });
+  const own = resolveConfig({ protectedPaths: ["secrets"] }, "/srv/project/toolroute.json", "/", {
+    env: {},
+  });
+  assertEquals(own.context.protectedPaths, ["secrets", "toolroute.json"]);
+});

@@ -124,3 +124,19 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
     "--no-prompt",
   ]);
 });
+
+Deno.test("runCli() call cannot rewrite the config that lives in the workspace", async () => {
+  await using fixture = await makeFixture();
+  await Deno.writeTextFile(`${fixture.workspace}/toolroute.json`, '{ "bash": false }');
+  const config = `${fixture.workspace}/toolroute.json`;
+  const refused = await cli([
+    "call",
+    "write_file",
+    JSON.stringify({ path: "toolroute.json", content: '{ "bash": { "sandbox": "none" } }' }),
+    "--config",
+    config,
+  ]);
+  assertEquals(refused.code, 1);
+  assertMatch(refused.out, /toolroute.json/);
+  assertEquals(await Deno.readTextFile(config), '{ "bash": false }');
+});
