@@ -34,14 +34,14 @@ export function checkPathInput(path: unknown): string {
  * The error for a path outside the allowed roots; it never names where a symlink leads.
  *
  * @param shown The path as the model gave it.
- * @param what Whether reads or writes were refused.
+ * @param what What was refused: reads, writes, or running commands in a directory.
  * @param viaLink Whether the path leaves only after following symlinks.
  * @param ctx The context, to say whether read-only roots exist.
  * @returns The `permission_denied` error.
  */
 export function outsideError(
   shown: string,
-  what: "reads" | "writes",
+  what: "reads" | "writes" | "commands",
   viaLink = false,
   ctx?: ResolvedContext,
 ): ToolError {

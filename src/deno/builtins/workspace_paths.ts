@@ -38,20 +38,7 @@ export interface ResolvedPath {
  * @returns The checked path.
  */
 export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  const shown = checkPathInput(path);
-  const workspace = await workspaceRoot(ctx);
-  const roots = [workspace, ...await readOnlyRoots(ctx)];
-  const lexical = lexicalPath(ctx, shown);
-  const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
-  if (root === undefined) throw outsideError(shown, "reads", false, ctx);
-  const real = await realOf(ctx, lexical, shown, "read", root.declared);
-  const realRoot = findRoot(roots, real, "real");
-  if (realRoot === undefined) throw outsideError(shown, "reads", true, ctx);
-  return {
-    real: underDeclared(realRoot, real),
-    display: displayOf(workspace, lexical),
-    root: realRoot.declared,
-  };
+  return await resolveInRoots(ctx, checkPathInput(path), true);
 }
 
 /**
@@ -107,8 +94,9 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
 }
 
 /**
- * Resolves a working directory for a command: like {@linkcode resolveReadPath}, and it must be
- * an existing directory. An absent or empty path means the workspace.
+ * Resolves a working directory for a command: an existing directory inside the workspace (not
+ * a read-only root), checked like {@linkcode resolveReadPath}. An absent or empty path means
+ * the workspace.
  *
  * @param ctx The request's context.
  * @param path The directory as the model gave it, or `undefined`.
@@ -118,18 +106,40 @@ export async function resolveDirectory(
   ctx: ResolvedContext,
   path: unknown,
 ): Promise<ResolvedPath> {
-  const shown = path === undefined || path === "" ? "." : path;
-  const resolved = await resolveReadPath(ctx, shown);
+  const shown = path === undefined || path === "" ? "." : checkPathInput(path);
+  const resolved = await resolveInRoots(ctx, shown, false);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(resolved.real);
   } catch (error) {
-    throw toFsToolError(error, { access: "read", shown: String(shown), root: resolved.root });
+    throw toFsToolError(error, { access: "read", shown, root: resolved.root });
   }
   if (!info.isDirectory) {
-    throw new ToolError("tool_error", `Path ${quote(String(shown))} is not a directory`);
+    throw new ToolError("tool_error", `Path ${quote(shown)} is not a directory`);
   }
   return resolved;
+}
+
+/** Resolves a checked path inside the workspace, or also the read-only roots when reading. */
+async function resolveInRoots(
+  ctx: ResolvedContext,
+  shown: string,
+  reading: boolean,
+): Promise<ResolvedPath> {
+  const what = reading ? "reads" : "commands";
+  const workspace = await workspaceRoot(ctx);
+  const roots = reading ? [workspace, ...await readOnlyRoots(ctx)] : [workspace];
+  const lexical = lexicalPath(ctx, shown);
+  const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
+  if (root === undefined) throw outsideError(shown, what, false, ctx);
+  const real = await realOf(ctx, lexical, shown, "read", root.declared, what);
+  const realRoot = findRoot(roots, real, "real");
+  if (realRoot === undefined) throw outsideError(shown, what, true, ctx);
+  return {
+    real: underDeclared(realRoot, real),
+    display: displayOf(workspace, lexical),
+    root: realRoot.declared,
+  };
 }
 
 function lexicalPath(ctx: ResolvedContext, path: string): string {
@@ -147,14 +157,13 @@ async function realOf(
   shown: string,
   access: "read" | "write",
   root: string,
+  what: "reads" | "writes" | "commands" = access === "read" ? "reads" : "writes",
 ): Promise<string> {
   try {
     return await realTarget(lexical);
   } catch (error) {
     // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
-    if (error instanceof Deno.errors.NotCapable) {
-      throw outsideError(shown, access === "read" ? "reads" : "writes", true, ctx);
-    }
+    if (error instanceof Deno.errors.NotCapable) throw outsideError(shown, what, true, ctx);
     throw toFsToolError(error, { access, shown, root });
   }
 }

@@ -156,6 +156,7 @@ Deno.test("resolveDirectory() gives the workspace by default and refuses files a
   await Deno.symlink(f.outside, `${f.workspace}/out`);
   await denied(resolveDirectory(ctx, "out"), "outside allowed roots", f.outside);
   await denied(resolveDirectory(ctx, f.sibling), "outside allowed roots");
+  await denied(resolveDirectory(ctx, f.readOnly), "commands are allowed only inside the workspace");
 });
 
 Deno.test("a missing workspace is a clear tool error", async () => {
