@@ -25,7 +25,7 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  * A per-user server is visible and callable only in tool sets of its user, and never replaced by a
  * global server of the same id. Requires `allow-net` permission for the servers' hosts.
  *
- * @example A global server and a user's server
+ * @example A global server and a user's server (HTTP)
  * ```ts ignore
  * import { McpGateway, ToolRouter } from "@toolroute/toolroute";
  *
@@ -40,6 +40,37 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  * const router = new ToolRouter({ gateway });
  * const toolSet = await router.expose({ mcpServers: ["docs", "crm"], userId: "alice" });
  * console.log(toolSet.names, toolSet.missing);
+ * ```
+ *
+ * @example Route to an SDK server through a transport factory (in memory)
+ * ```ts
+ * import { McpGateway, type McpTransport, ToolRouter } from "@toolroute/toolroute";
+ * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * await using gateway = new McpGateway({
+ *   servers: { greeter: { url: "http://127.0.0.1:1/mcp" } },
+ *   transportFactory: async () => {
+ *     const server = new McpServer({ name: "greeter", version: "1.0.0" });
+ *     server.registerTool("greet", { inputSchema: { name: z.string() } }, ({ name }: { name: string }) => ({
+ *       content: [{ type: "text", text: `Hello, ${name}` }],
+ *     }));
+ *     const [client, serverSide] = InMemoryTransport.createLinkedPair();
+ *     await server.connect(serverSide);
+ *     return client as McpTransport;
+ *   },
+ * });
+ * const router = new ToolRouter({ gateway });
+ * const toolSet = await router.expose({ mcpServers: ["greeter", "weather"] });
+ * assertEquals(await toolSet.invoke("greet", '{"name":"Ada"}'), "Hello, Ada");
+ * // A server the gateway does not know is reported, not thrown.
+ * assertEquals(toolSet.missing[0], {
+ *   selection: "mcpServers",
+ *   name: "weather",
+ *   reason: "no MCP server has this id",
+ * });
  * ```
  */
 export class McpGateway implements GatewaySource, AsyncDisposable {
