@@ -95,21 +95,48 @@ Deno.bench(
     await wide.expose({ mcpServers: wideIds });
   },
 );
-Deno.bench({
-  name: "expose 1 server x 50 tools, cold (connect)",
-  group: "cold",
-  baseline: true,
-  n: 20,
-}, async () => {
-  await using cold = new McpGateway({ servers: { wide0: { url: wideUrls[0] } } });
-  await new ToolRouter({ gateway: cold }).expose({ mcpServers: ["wide0"] });
-});
+/** The floor of a cold expose: the raw SDK connecting and listing tools, then closing. */
+async function rawConnectAndList(url: string): Promise<number> {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { tools } = await client.listTools();
+  await client.close();
+  return tools.length;
+}
+
 Deno.bench(
-  { name: "expose 20 servers x 50 tools, cold (parallel connects)", group: "cold", n: 20 },
+  { name: "raw SDK: 1 server connect + listTools", group: "cold", baseline: true, n: 20 },
+  async () => {
+    await rawConnectAndList(wideUrls[0]);
+  },
+);
+Deno.bench(
+  { name: "toolroute: expose 1 server x 50 tools, cold", group: "cold", n: 20 },
+  async () => {
+    await using cold = new McpGateway({ servers: { wide0: { url: wideUrls[0] } } });
+    await new ToolRouter({ gateway: cold }).expose({ mcpServers: ["wide0"] });
+  },
+);
+Deno.bench(
+  { name: "raw SDK: 20 servers connect + listTools, in parallel", group: "cold", n: 20 },
+  async () => {
+    await Promise.all(wideUrls.map(rawConnectAndList));
+  },
+);
+Deno.bench(
+  { name: "toolroute: expose 20 servers x 50 tools, cold", group: "cold", n: 20 },
   async () => {
     await using cold = new McpGateway({ servers: wideServers });
     const set = await new ToolRouter({ gateway: cold }).expose({ mcpServers: wideIds });
     if (set.tools.length !== 1000) throw new Error(`Expected 1000 tools, got ${set.tools.length}`);
+  },
+);
+Deno.bench(
+  { name: "toolroute: 20 servers exposed one after another, cold", group: "cold", n: 10 },
+  async () => {
+    await using cold = new McpGateway({ servers: wideServers });
+    const coldRouter = new ToolRouter({ gateway: cold });
+    for (const id of wideIds) await coldRouter.expose({ mcpServers: [id] });
   },
 );
 
@@ -137,9 +164,3 @@ Deno.bench(
     });
   },
 );
-
-globalThis.addEventListener("unload", () => {
-  // Best effort: the server processes stop when this process exits and their stdin closes.
-  void raw.close();
-  void gateway.close();
-});
