@@ -168,10 +168,18 @@ async function realOf(
   }
 }
 
+/**
+ * Refuses a workspace-relative path under a protected path, ignoring case. A protected name
+ * without a slash (the default `.git`) is protected at any depth, like a `.gitignore` pattern, so
+ * the hooks of a nested repository (`vendor/lib/.git/hooks`) are protected too.
+ */
 function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void {
   const lower = rel.toLowerCase();
+  const components = lower.split("/");
   for (const protectedPath of ctx.protectedPaths) {
-    if (within(protectedPath.toLowerCase(), lower)) throw protectedError(shown, protectedPath);
+    const name = protectedPath.toLowerCase();
+    const hit = name.includes("/") ? within(name, lower) : components.includes(name);
+    if (hit) throw protectedError(shown, protectedPath);
   }
 }
 
