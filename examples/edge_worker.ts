@@ -10,7 +10,9 @@
  * Bundle: `deno task bundle:edge` (→ `dist/edge_worker.js`, no `node:` import, no `src/deno/`);
  * proof: `tests/edge/workerd_test.ts` runs the bundle in workerd. Bindings: `REMOTE_MCP_URL` (the
  * remote server), `ALLOWED_HOSTS` (comma-separated `Host` values the endpoint answers; default:
- * loopback only, so set it to the worker's own host when deploying).
+ * loopback only, so set it to the worker's own host when deploying), `TOOL_LIST_TTL_MS` (how long an
+ * isolate trusts a remote server's tool list; default 60000: a server's change notifications do
+ * not reach an isolate between requests).
  *
  * @module
  */
@@ -33,6 +35,8 @@ export interface EdgeWorkerEnv {
   REMOTE_MCP_URL: string;
   /** Comma-separated `Host` values this endpoint answers; default: loopback only. */
   ALLOWED_HOSTS?: string;
+  /** How long a remote tool list is trusted, in milliseconds; default: 60000. */
+  TOOL_LIST_TTL_MS?: string;
 }
 
 const add = defineTool({
@@ -86,6 +90,8 @@ export interface EdgeEndpoint {
 export function createEdgeEndpoint(env: EdgeWorkerEnv): EdgeEndpoint {
   const gateway = new McpGateway({
     servers: { weather: { url: env.REMOTE_MCP_URL } },
+    // Change notifications of a remote server do not reach an isolate between requests.
+    toolListTtlMs: Number(env.TOOL_LIST_TTL_MS ?? 60_000),
     // The SDK's default (ajv) compiles output schemas with `new Function`, which edge runtimes forbid.
     jsonSchemaValidator: cfWorkerJsonSchemaValidator(),
   });

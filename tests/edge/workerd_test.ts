@@ -100,7 +100,7 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
   const { path } = await edgeWorker();
   const remote = await startMcpTestServer({ tools: forecastTools });
   const started = performance.now();
-  const workerd = startWorkerd(path, remote);
+  const workerd = startWorkerd(path, remote, { TOOL_LIST_TTL_MS: "300" });
   const client = new Client({ name: "workerd-test", version: "1.0.0" });
   try {
     const url = await workerd.ready;
@@ -143,6 +143,12 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
     const warm = performance.now();
     await client.listTools();
     const warmListMs = performance.now() - warm;
+    // The remote server's change reaches the isolate once its tool list is older than the TTL.
+    await remote.changeTools((server) =>
+      server.registerTool("radar", { description: "Rain radar" }, () => ({ content: [] }))
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert((await client.listTools()).tools.some((tool) => tool.name === "radar"), "radar listed");
     // Every request above ran in one isolate, which kept its one connection to the remote server.
     assertEquals(remote.sessionsStarted, 1);
     console.log(
