@@ -1,6 +1,8 @@
-import { ToolError } from "../tool_error.ts";
+import type { ToolError } from "../tool_error.ts";
 import type { ToolContext } from "../tool_source.ts";
 import { raceSignal, sleep } from "./abortable.ts";
+import { Backoff } from "./backoff.ts";
+import { callDeadline } from "./call_deadline.ts";
 import { RequestNotDeliveredError } from "./guarded_fetch.ts";
 import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "./list_all_tools.ts";
@@ -50,8 +52,7 @@ export class ServerConnection {
   #refreshing?: Promise<void>;
   #kind?: TransportKind;
   #lastError?: string;
-  #attempts = 0;
-  #nextAttemptAt = 0;
+  #backoff: Backoff;
   #disposed = false;
 
   /**
@@ -62,6 +63,7 @@ export class ServerConnection {
   constructor(settings: ConnectionSettings) {
     this.#s = settings;
     this.#redact = new Redactor(settings.config);
+    this.#backoff = new Backoff(settings.reconnect);
   }
 
   /** The state. */
@@ -87,7 +89,7 @@ export class ServerConnection {
       state: this.#state,
       tools: this.#tools.length,
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
-      reconnectAttempts: this.#attempts,
+      reconnectAttempts: this.#backoff.attempts,
       ...(this.#kind === undefined ? {} : { transport: this.#kind }),
     };
   }
@@ -108,7 +110,7 @@ export class ServerConnection {
       }
       return this.#tools;
     }
-    const wait = this.#nextAttemptAt - performance.now();
+    const wait = this.#backoff.waitMs;
     if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
       throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
     }
@@ -133,42 +135,36 @@ export class ServerConnection {
   ): Promise<string> {
     this.inFlight++;
     this.lastUsedAt = performance.now();
-    const timeoutMs = context.timeoutMs ?? this.#s.requestTimeoutMs;
-    const hardMs = context.timeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () =>
-        deadline.abort(
-          new ToolError("timeout", `Tool "${toolName}" did not finish within ${hardMs} ms`),
-        ),
-      hardMs,
+    const deadline = callDeadline(
+      toolName,
+      context,
+      this.#s.requestTimeoutMs,
+      this.#s.maxTotalTimeoutMs,
     );
-    const signal = AbortSignal.any([context.signal, deadline.signal]);
+    const { signal, timeoutMs, hardMs, extendable } = deadline;
+    // A progress token is only sent with a listener, and progress only extends with one.
+    const onProgress = context.onProgress ?? (extendable ? ignore : undefined);
     try {
       for (let attempt = 0;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
         try {
-          // A progress token is only sent with a listener, and progress only extends with one.
-          const onProgress = context.onProgress ?? (hardMs > timeoutMs ? ignore : undefined);
           return await callMcpTool(client, toolName, args, { ...context, signal, onProgress }, {
             timeoutMs,
             maxResultChars: this.#s.maxResultChars,
-            resetTimeoutOnProgress: hardMs > timeoutMs,
+            resetTimeoutOnProgress: extendable,
             maxTotalTimeoutMs: hardMs,
           });
         } catch (error) {
           const cause = (error as ToolError).cause;
-          const notSent = cause instanceof SessionExpiredError ||
-            cause instanceof RequestNotDeliveredError;
-          if (notSent) {
-            await this.#broken(client, cause as Error, cause instanceof SessionExpiredError);
-          }
+          const expired = cause instanceof SessionExpiredError;
+          const notSent = expired || cause instanceof RequestNotDeliveredError;
+          if (notSent) await this.#broken(client, cause as Error, expired);
           if (notSent && attempt === 0 && !signal.aborted) continue;
           throw this.#redact.toolError(error);
         }
       }
     } finally {
-      clearTimeout(timer);
+      deadline.dispose();
       this.inFlight--;
       this.lastUsedAt = performance.now();
     }
@@ -186,7 +182,7 @@ export class ServerConnection {
     for (let tries = 1;; tries++) {
       if (this.#state === "ready" && this.#client !== undefined) return this.#client;
       try {
-        const wait = this.#nextAttemptAt - performance.now();
+        const wait = this.#backoff.waitMs;
         if (wait > 0 && this.#opening === undefined) await sleep(wait, signal);
         return await raceSignal(this.#open(), signal);
       } catch (error) {
@@ -221,7 +217,7 @@ export class ServerConnection {
       this.#client = ready;
       this.#version++;
       this.#state = "ready";
-      this.#attempts = 0;
+      this.#backoff.succeeded();
       this.#lastError = undefined;
       this.#s.emit({ ...this.#who(), type: "connected", tools: this.#tools.length });
       return ready;
@@ -229,10 +225,7 @@ export class ServerConnection {
       if (error instanceof TypeError && /stdio servers/.test(error.message)) this.#disposed = true;
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
-      this.#attempts++;
-      const { initialDelayMs, maxDelayMs, factor } = this.#s.reconnect;
-      const delay = Math.min(maxDelayMs, initialDelayMs * factor ** (this.#attempts - 1));
-      this.#nextAttemptAt = performance.now() + delay;
+      this.#backoff.failed();
       this.#lastError = this.#redact.text(describe(error));
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw new Error(this.#lastError);
@@ -260,7 +253,7 @@ export class ServerConnection {
     if (this.#disposed) return;
     this.#state = "failed";
     this.#lastError = "The connection was lost";
-    this.#nextAttemptAt = 0;
+    this.#backoff.retryIn(0);
     this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
   }
 
@@ -268,7 +261,7 @@ export class ServerConnection {
     if (this.#client !== client) return;
     this.#lost(client);
     this.#lastError = this.#redact.text(describe(error));
-    if (!retryNow) this.#nextAttemptAt = performance.now() + this.#s.reconnect.initialDelayMs;
+    if (!retryNow) this.#backoff.retryIn(this.#s.reconnect.initialDelayMs);
     await client.close().catch(() => {});
   }
 
