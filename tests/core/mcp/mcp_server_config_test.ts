@@ -1,0 +1,43 @@
+import { assertThrows } from "@std/assert";
+import { checkAllowedHost, checkServerConfig } from "../../../src/core/mcp/mcp_server_config.ts";
+
+Deno.test("checkAllowedHost() matches host names, host:port and *.suffix patterns", () => {
+  const allowed = ["api.example.com", "127.0.0.1:8080", "*.corp.example"];
+  checkAllowedHost(new URL("https://API.example.com/mcp"), allowed);
+  checkAllowedHost(new URL("http://127.0.0.1:8080/mcp"), allowed);
+  checkAllowedHost(new URL("https://tools.corp.example/mcp"), allowed);
+  checkAllowedHost(new URL("https://anything.org/"), undefined);
+  assertThrows(() => checkAllowedHost(new URL("http://127.0.0.1:9/"), allowed), TypeError);
+  assertThrows(() => checkAllowedHost(new URL("https://corp.example.evil/"), allowed), TypeError);
+  assertThrows(() => checkAllowedHost(new URL("https://evilcorp.example/"), allowed), TypeError);
+});
+
+Deno.test("checkServerConfig() names what is wrong with a config", () => {
+  assertThrows(() => checkServerConfig("", { url: "http://x" }, undefined), TypeError, "non-empty");
+  assertThrows(
+    () => checkServerConfig("s", {} as { url: string }, undefined),
+    TypeError,
+    '"url" (HTTP) or a "command"',
+  );
+  assertThrows(
+    () => checkServerConfig("s", { url: "not a url" }, undefined),
+    TypeError,
+    "valid URL",
+  );
+  assertThrows(
+    () => checkServerConfig("s", { url: "http://x", transport: "ws" as "http" }, undefined),
+    TypeError,
+    '"transport" must be',
+  );
+  assertThrows(
+    () =>
+      checkServerConfig(
+        "s",
+        { url: "http://x", headers: { a: 1 as unknown as string } },
+        undefined,
+      ),
+    TypeError,
+    "headers",
+  );
+  assertThrows(() => checkServerConfig("s", { command: "" }, undefined), TypeError, "command");
+});
