@@ -18,7 +18,7 @@ export function describeBash(ctx: ResolvedContext): string {
   return `Runs a bash command in the workspace. ${confinement} ` +
     `action "exec" (default) runs command to its end with stdin closed and returns JSON ` +
     `{ exitCode, stdout, stderr, timedOut } (timeout at most ${ctx.commandTimeoutMs} ms, output ` +
-    `cut to ${ctx.outputMaxChars} characters per stream). Background processes: "start" ` +
+    `cut to ${ctx.outputMaxChars} characters, head and tail kept). Background processes: "start" ` +
     `{ command } returns a processId; "status", "logs" { offset, limit }, "write" { input }, ` +
     `"stop" take processId; "list" shows all.`;
 }

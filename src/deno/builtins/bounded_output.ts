@@ -55,11 +55,43 @@ export class BoundedOutput {
     }
   }
 
-  /** The text: complete, or head and tail with the truncation marker between. */
-  text(): string {
-    if (this.#dropped === 0) return this.#head + this.#tail;
-    return `${this.#head}\n[... ${this.#dropped} characters truncated ...]\n${this.#tail}`;
+  /**
+   * The text: complete, or head and tail with the truncation marker between.
+   *
+   * @param budget The most characters to keep, at most the collector's limit; default: the limit.
+   * @returns The text, cut as `truncateMiddle` would cut the whole output to `budget`.
+   */
+  text(budget: number = this.#headMax + this.#tailMax): string {
+    const total = this.totalChars;
+    if (total <= budget) return this.#head + this.#tail;
+    const head = Math.ceil(budget / 2);
+    const tail = budget - head;
+    const end = this.#dropped === 0 ? this.#head + this.#tail : this.#tail;
+    return `${this.#head.slice(0, head)}\n[... ${total - budget} characters truncated ...]\n${
+      tail > 0 ? end.slice(-tail) : ""
+    }`;
   }
+}
+
+/**
+ * Splits one character budget between stdout and stderr: a stream shorter than half the budget
+ * keeps all of it and leaves the rest to the other.
+ *
+ * @param budget The most characters of the whole output.
+ * @param stdoutChars The length of stdout.
+ * @param stderrChars The length of stderr.
+ * @returns The budget of each stream.
+ */
+export function splitBudget(
+  budget: number,
+  stdoutChars: number,
+  stderrChars: number,
+): { stdout: number; stderr: number } {
+  if (stdoutChars + stderrChars <= budget) return { stdout: stdoutChars, stderr: stderrChars };
+  const half = Math.floor(budget / 2);
+  if (stderrChars <= half) return { stdout: budget - stderrChars, stderr: stderrChars };
+  if (stdoutChars <= half) return { stdout: stdoutChars, stderr: budget - stdoutChars };
+  return { stdout: budget - half, stderr: half };
 }
 
 /**

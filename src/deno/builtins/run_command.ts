@@ -1,15 +1,15 @@
 import { ToolError } from "../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
-import { BoundedOutput, drainInto } from "./bounded_output.ts";
+import { BoundedOutput, drainInto, splitBudget } from "./bounded_output.ts";
 import { reap, trackForExit } from "./process_reaper.ts";
 
 /** The result of `bash` `exec`. A non-zero exit code is a normal result. */
 export interface CommandResult {
   /** The exit code; 128 + N when a signal N ended the command (137 after a timeout's SIGKILL). */
   exitCode: number;
-  /** Standard output, head and tail kept when longer than the limit. */
+  /** Standard output, head and tail kept when the output is longer than the limit. */
   stdout: string;
-  /** Standard error, head and tail kept when longer than the limit. */
+  /** Standard error, head and tail kept when the output is longer than the limit. */
   stderr: string;
   /** Whether the deadline passed and every process of the command was killed. */
   timedOut: boolean;
@@ -19,7 +19,7 @@ export interface CommandResult {
 export interface RunLimits {
   /** Deadline in milliseconds; then the whole process group is killed. */
   readonly timeoutMs: number;
-  /** Most characters kept of each of stdout and stderr. */
+  /** Most characters of stdout and stderr together (a short stream leaves room to the other). */
   readonly maxChars: number;
   /** Aborting kills the process group and the run ends with `aborted`. */
   readonly signal: AbortSignal;
@@ -80,7 +80,13 @@ export async function runCommand(
     ]);
     await killed;
     if (limits.signal.aborted) throw abortedError();
-    return { exitCode: status.code, stdout: stdout.text(), stderr: stderr.text(), timedOut };
+    const budget = splitBudget(limits.maxChars, stdout.totalChars, stderr.totalChars);
+    return {
+      exitCode: status.code,
+      stdout: stdout.text(budget.stdout),
+      stderr: stderr.text(budget.stderr),
+      timedOut,
+    };
   } finally {
     clearTimeout(timer);
     clearTimeout(graceTimer);

@@ -46,6 +46,22 @@ Deno.test("bash exec of a command that prints forever keeps head and tail within
   assertMatch(stdout, /^(y\n){250}\n\[\.\.\. \d+ characters truncated \.\.\.\]\n(y\n){250}$/);
 });
 
+Deno.test("bash exec keeps stdout and stderr together within outputMaxChars", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({
+    workspace: fx.workspace,
+    bash: { sandbox: "none" },
+    outputMaxChars: 100,
+  });
+  const both = await bash.json({ command: "seq 1 500; seq 1 500 >&2" });
+  const kept = (text: unknown) =>
+    String(text).replace(/\n\[\.\.\. \d+ characters truncated \.\.\.\]\n/, "");
+  assertEquals(kept(both.stdout).length + kept(both.stderr).length, 100);
+  const quiet = await bash.json({ command: "seq 1 500; echo oops >&2" });
+  assertEquals(quiet.stderr, "oops\n");
+  assertEquals(kept(quiet.stdout).length, 95);
+});
+
 Deno.test("bash exec timeout kills background children holding the pipes, leaving nothing", async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });

@@ -1,6 +1,10 @@
 import { assertEquals } from "@std/assert";
 import { truncateMiddle } from "../../../src/core/result_text.ts";
-import { BoundedOutput, drainInto } from "../../../src/deno/builtins/bounded_output.ts";
+import {
+  BoundedOutput,
+  drainInto,
+  splitBudget,
+} from "../../../src/deno/builtins/bounded_output.ts";
 
 Deno.test("BoundedOutput keeps short text whole, however it is split", () => {
   const output = new BoundedOutput(10);
@@ -46,4 +50,23 @@ Deno.test("drainInto() stops when its stop signal aborts, for pipes that never c
   await done;
   assertEquals(output.text(), "partial");
   assertEquals(cancelled, true);
+});
+
+Deno.test("BoundedOutput text(budget) cuts tighter exactly as truncateMiddle would", () => {
+  const text = Array.from({ length: 300 }, (_, i) => String(i)).join(" ");
+  for (const budget of [0, 1, 9, 40, 100]) {
+    const output = new BoundedOutput(100);
+    for (let i = 0; i < text.length; i += 13) output.push(text.slice(i, i + 13));
+    assertEquals(output.text(budget), truncateMiddle(text, budget), `budget ${budget}`);
+  }
+  const short = new BoundedOutput(100);
+  short.push("0123456789");
+  assertEquals(short.text(4), truncateMiddle("0123456789", 4));
+});
+
+Deno.test("splitBudget() gives a short stream all it needs and the rest to the other", () => {
+  assertEquals(splitBudget(100, 30, 40), { stdout: 30, stderr: 40 });
+  assertEquals(splitBudget(100, 500, 10), { stdout: 90, stderr: 10 });
+  assertEquals(splitBudget(100, 10, 500), { stdout: 10, stderr: 90 });
+  assertEquals(splitBudget(101, 500, 500), { stdout: 51, stderr: 50 });
 });
