@@ -1,7 +1,11 @@
 import { assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { z } from "zod";
 import { defineTool, type McpHttpHandler, mcpHttpHandler, ToolRouter } from "../../../mod.ts";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+} from "../../../src/core/mcp/mcp_sdk.ts";
 
 const whoami = defineTool({
   name: "whoami",
@@ -183,7 +187,6 @@ Deno.test("mcpHttpHandler tells a user's open sessions that the tool list change
     authenticate: (request) =>
       ({ "Bearer a": "alice", "Bearer b": "bob" })[request.headers.get("authorization") ?? ""],
   });
-  const { ToolListChangedNotificationSchema } = await import("../../../src/core/mcp/mcp_sdk.ts");
   const changed: string[] = [];
   const clients = await Promise.all(["a", "b"].map(async (token) => {
     const client = await connectClient(handler, { authorization: `Bearer ${token}` });
