@@ -343,3 +343,14 @@ Deno.test("bash under bwrap cannot write protected paths such as .git/hooks", as
   await assertMissing(`${fx.workspace}/.git/hooks/pre-commit`);
   assertEquals(await Deno.readTextFile(`${fx.workspace}/ok.txt`), "fine\n");
 });
+
+Deno.test({
+  name: "bash returns permission_denied naming --allow-read when Deno may not read the workspace",
+  permissions: { read: false, write: false, run: ["bash"], env: true },
+  async fn() {
+    await using bash = bashUnderTest({ workspace: "/srv/toolroute-ws", bash: { sandbox: "none" } });
+    const result = await bash.call({ command: "true" });
+    assertEquals(result.code, "permission_denied");
+    assertStringIncludes(result.text, "--allow-read=/srv/toolroute-ws");
+  },
+});
