@@ -321,6 +321,24 @@ Deno.test("protected .git refuses case variants, dot segments, absolute forms, s
   await assertGitUntouched(a);
 });
 
+Deno.test("protected .git also holds in nested repositories, for write_file and apply_patch", async () => {
+  await using a = await arena();
+  await Deno.mkdir(`${a.ws}/vendor/lib/.git/hooks`, { recursive: true });
+  for (
+    const path of ["vendor/lib/.git/hooks/pre-commit", "vendor/lib/.GIT/config", "x/.git/config"]
+  ) {
+    const result = await a.call("write_file", { path, content: "pwn" });
+    assertRefused(result, "permission_denied", [], path);
+  }
+  const patch = await a.call("apply_patch", {
+    patch:
+      "*** Begin Patch\n*** Add File: vendor/lib/.git/config\n+[core]\n+\tfsmonitor = x\n*** End Patch",
+  });
+  assertRefused(patch, "permission_denied", [], "nested patch");
+  assertEquals(await listing(`${a.ws}/vendor/lib/.git/hooks`), []);
+  assertEquals(await listing(`${a.ws}/vendor/lib/.git`), ["hooks"]);
+});
+
 Deno.test("apply_patch cannot reach .git: add, update, delete, Move to, unified renames", async () => {
   await using a = await arena();
   await Deno.writeTextFile(`${a.ws}/a.txt`, "one\ntwo\n");
