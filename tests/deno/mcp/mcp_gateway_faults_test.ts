@@ -274,3 +274,32 @@ Deno.test("a call whose event stream closes after a priming event is resumed, no
     await server.close();
   }
 });
+
+Deno.test("a server that accepts but never answers initialize is missing after connectTimeoutMs", async () => {
+  let release!: () => void;
+  const released = new Promise<Response>((resolve) =>
+    release = () => resolve(new Response(null, { status: 503 }))
+  );
+  const server = await startMcpTestServer({ intercept: () => released });
+  const other = await startMcpTestServer();
+  const router = new ToolRouter({
+    gateway: new McpGateway({
+      servers: { stuck: { url: server.url }, fine: { url: other.url } },
+      connectTimeoutMs: 300,
+    }),
+  });
+  try {
+    const started = performance.now();
+    const toolSet = await router.expose({ mcpServers: ["stuck", "fine"] });
+    const elapsed = performance.now() - started;
+    assert(elapsed >= 290 && elapsed < 3_000, `took ${elapsed} ms`);
+    assertEquals(toolSet.missing.map((m) => m.name), ["stuck"]);
+    assertMatch(toolSet.missing[0].reason, /did not finish within 300 ms/);
+    assertEquals(await toolSet.invoke("echo", { text: "ok" }), "ok");
+  } finally {
+    release();
+    await router.close();
+    await server.close();
+    await other.close();
+  }
+});
