@@ -79,6 +79,11 @@ export class BackgroundProcess {
     });
   }
 
+  /** Whether it ended and its output was read to the end (nothing of it is left). */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
   /** Whether it is still running. */
   get running(): boolean {
     return this.#exitCode === null;

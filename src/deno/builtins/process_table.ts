@@ -106,7 +106,8 @@ export class ProcessTable implements AsyncDisposable {
   }
 
   #forgetOldEnded(): void {
-    const ended = [...this.#processes.entries()].filter(([, p]) => !p.running);
+    // Only processes with nothing left (pipes closed) are forgotten; close() still ends the rest.
+    const ended = [...this.#processes.entries()].filter(([, p]) => p.settled);
     for (const [id] of ended.slice(0, Math.max(0, ended.length - MAX_ENDED_PROCESSES + 1))) {
       this.#processes.delete(id);
     }

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { ToolRouter } from "../../../src/core/tool_router.ts";
 import { builtinTools } from "../../../src/deno/builtins/builtin_tools.ts";
+import { MAX_RUNNING_PROCESSES } from "../../../src/deno/builtins/process_table.ts";
 import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "./_bash_fixture.ts";
 
 async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
@@ -178,4 +179,17 @@ Deno.test("closeContext() kills one context's processes; other contexts keep the
   await builtins.closeContext(contextA);
   assertEquals(await leftovers(`sleep ${mine}`), []);
   assert((await leftovers(`sleep ${theirs}`, 0)).length > 0, "the other context's process runs");
+});
+
+Deno.test("bash start refuses a 17th running process of one context", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  for (let i = 0; i < MAX_RUNNING_PROCESSES; i++) {
+    assertEquals((await bash.call({ action: "start", command: "cat" })).isError, false);
+  }
+  const refused = await bash.call({ action: "start", command: "cat" });
+  assertEquals(refused.code, "tool_error");
+  assertStringIncludes(refused.text, "stop one first");
+  await bash.json({ action: "stop", processId: "p1" });
+  assertEquals((await bash.call({ action: "start", command: "cat" })).isError, false);
 });
