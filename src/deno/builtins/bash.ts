@@ -34,7 +34,8 @@ export interface BashToolOptions {
  * `status`, `logs`, `write`, `stop` and `list` manage background processes in `processes`.
  *
  * Commands run with `bash -c` in a directory inside the workspace, stdin closed (for `exec`),
- * only the context's environment variables, in their own process group. With
+ * with only the context's environment variables; at the deadline every process of the command
+ * is killed, background children included. With
  * `sandbox: "bwrap"` bubblewrap confines them to the context's roots; with `"none"` nothing
  * does: Deno's `--allow-run` lets a command do anything the operating-system user can.
  *
