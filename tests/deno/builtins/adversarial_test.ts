@@ -628,3 +628,71 @@ async function leftovers(text: string, ms = 1500): Promise<number[]> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Under the exact flags of denoFlags(): same refusals, same words, no leak
+
+const CHILD = `
+import { ToolRouter } from "@toolroute/toolroute";
+import { builtinTools, checkPermissions } from "@toolroute/toolroute/deno";
+const context = JSON.parse(Deno.args[0]);
+const calls = JSON.parse(Deno.args[1]);
+const report = { permissions: checkPermissions(context), direct: "", results: [] };
+report.direct = await Deno.readTextFile(Deno.args[2]).then(() => "read", (e) => e.name);
+await using router = new ToolRouter({ builtins: builtinTools(context, { strict: true }) });
+const tools = await router.expose({ builtins: ["read_file", "write_file", "apply_patch"] });
+for (const [name, args] of calls) report.results.push(await tools.call(name, args));
+console.log(JSON.stringify(report));
+`;
+
+Deno.test("under exactly denoFlags(context), symlink escapes get the same refusals and leak nothing", async () => {
+  await using a = await arena();
+  await Deno.symlink(`${a.out}/secret.txt`, `${a.ws}/file_link`);
+  await Deno.symlink(a.out, `${a.ws}/dir_link`);
+  await Deno.symlink(`${a.out}/new.txt`, `${a.ws}/dangling`);
+  await Deno.symlink(a.out, `${a.ro}/escape`);
+  await Deno.symlink(a.ro, `${a.ws}/ro_link`);
+  const context = { workspace: a.ws, readOnlyRoots: [a.ro] };
+  const calls = [
+    ["read_file", { path: "file_link" }],
+    ["read_file", { path: "dir_link/secret.txt" }],
+    ["read_file", { path: "dangling" }],
+    ["read_file", { path: "ro_link/escape/secret.txt" }],
+    ["read_file", { path: "../outside/secret.txt" }],
+    ["write_file", { path: "dangling", content: "PWN" }],
+    ["write_file", { path: "dir_link/new.txt", content: "PWN" }],
+    ["write_file", { path: "ro_link/new.txt", content: "PWN" }],
+    ["apply_patch", { patch: "*** Begin Patch\n*** Delete File: file_link\n*** End Patch" }],
+  ];
+  const script = `${a.base}/child.ts`;
+  await Deno.writeTextFile(script, CHILD);
+  const { denoFlags } = await import("@toolroute/toolroute/deno");
+  const config = new URL("../../../deno.json", import.meta.url).pathname;
+  const child = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      `--config=${config}`,
+      ...denoFlags(context),
+      script,
+      JSON.stringify(context),
+      JSON.stringify(calls),
+      `${a.out}/secret.txt`,
+    ],
+    stdin: "null",
+  }).output();
+  const stdout = new TextDecoder().decode(child.stdout);
+  assert(child.success, new TextDecoder().decode(child.stderr));
+  const report = JSON.parse(stdout);
+  assertEquals(report.permissions, { missing: [], excess: [] });
+  assertEquals(report.direct, "NotCapable");
+  assertEquals(report.results.length, calls.length);
+  for (const [i, result] of report.results.entries()) {
+    const label = JSON.stringify(calls[i]);
+    assertRefused(result, "permission_denied", [a.out], label);
+    assert(!result.text.includes("--allow-"), `${label}: ${result.text}`);
+  }
+  await Deno.remove(`${a.ro}/escape`);
+  await Deno.remove(script);
+  await assertOutsideUntouched(a);
+});
