@@ -547,6 +547,33 @@ Deno.test("bash under bwrap cannot write read-only roots, system dirs or existin
   );
 });
 
+Deno.test("a read-only root nested in the workspace stays read-only for every tool", async () => {
+  await using a = await arena({ ...BWRAP });
+  await a.router.close();
+  await Deno.mkdir(`${a.ws}/vendor`);
+  await Deno.writeTextFile(`${a.ws}/vendor/lib.txt`, "lib\n");
+  const context = { workspace: a.ws, readOnlyRoots: [`${a.ws}/vendor`], ...BWRAP };
+  await using router = new ToolRouter({ builtins: builtinTools(context) });
+  const tools = await router.expose({ builtins: ["write_file", "apply_patch", "bash"] });
+  const refusals = [
+    await tools.call("write_file", { path: "vendor/lib.txt", content: "PWN" }),
+    await tools.call("write_file", { path: "vendor/new.txt", content: "PWN" }),
+    await tools.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Add File: vendor/new.txt\n+PWN\n*** End Patch",
+    }),
+    await tools.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Delete File: vendor/lib.txt\n*** End Patch",
+    }),
+  ];
+  for (const result of refusals) assertRefused(result, "permission_denied", [], result.text);
+  const bash = await tools.call("bash", {
+    command: "echo PWN > vendor/lib.txt; touch vendor/new.txt; rm -rf vendor; mv vendor v2; true",
+  });
+  assertMatch(JSON.parse(bash.text).stderr, /Read-only file system|Device or resource busy/);
+  assertEquals(await listing(`${a.ws}/vendor`), ["lib.txt"]);
+  assertEquals(await Deno.readTextFile(`${a.ws}/vendor/lib.txt`), "lib\n");
+});
+
 Deno.test("bash cwd cannot leave the workspace: .., absolute, sibling, read-only root, symlink", async () => {
   await using a = await arena(BWRAP);
   await Deno.symlink(a.out, `${a.ws}/out_link`);
