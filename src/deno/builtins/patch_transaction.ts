@@ -4,6 +4,7 @@ import type { FileEdit } from "./file_edit.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
 import { lstatOrUndefined } from "./staged_file.ts";
 import { commit, type Target } from "./staged_commit.ts";
+import { checkStagedFile } from "./opened_file_check.ts";
 import { type ResolvedPath, resolveWritePath } from "./workspace_paths.ts";
 
 /** One file a patch changed. */
@@ -89,7 +90,11 @@ export async function applyEdits(
     }
   }
   const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
-  await commit(changed, signal);
+  await commit(
+    changed,
+    signal,
+    (file) => (handle, temp) => checkStagedFile(ctx, handle, temp, file.path, file.path.display),
+  );
   return { filesChanged: fileChanges.length, fileChanges };
 }
 

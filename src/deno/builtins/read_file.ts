@@ -4,6 +4,7 @@ import type { RoutedTool, ToolContext } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
+import { checkOpenedFile } from "./opened_file_check.ts";
 import { readLines } from "./read_lines.ts";
 import { resolveReadPath } from "./workspace_paths.ts";
 
@@ -75,12 +76,13 @@ async function readFile(
   const target = await resolveReadPath(ctx, args.path);
   const operation = { access: "read", shown: args.path, root: target.root } as const;
   try {
-    // Checked before opening: opening a FIFO would block. (`FsFile#stat` is not used: Deno
-    // checks it against the file's canonical path, which the flags may not name.)
+    // Checked before opening: opening a FIFO would block.
     const info = await Deno.stat(target.real);
     checkKind(info, args.path);
     using file = await Deno.open(target.real, { read: true });
-    const read = await readLines(file, info.size, {
+    const opened = await checkOpenedFile(ctx, file, target, args.path);
+    if (opened !== undefined) checkKind(opened, args.path);
+    const read = await readLines(file, opened?.size ?? info.size, {
       startLine,
       endLine: args.endLine,
       maxChars: Math.min(args.maxChars ?? ctx.readMaxChars, ctx.readMaxChars),

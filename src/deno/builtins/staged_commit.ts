@@ -1,6 +1,12 @@
 import { dirname } from "pathe";
 import { toFsToolError } from "./fs_tool_error.ts";
-import { lstatOrUndefined, removeQuietly, stageFile, tempPathFor } from "./staged_file.ts";
+import {
+  lstatOrUndefined,
+  removeQuietly,
+  type StagedFileCheck,
+  stageFile,
+  tempPathFor,
+} from "./staged_file.ts";
 import type { ResolvedPath } from "./workspace_paths.ts";
 
 /** The planned final state of one file: its text, or `null` when it is deleted. */
@@ -28,8 +34,13 @@ export interface Target {
  *
  * @param targets The files whose content changes.
  * @param signal Stops before the first file on disk changes.
+ * @param check Inspects each new temporary file before content is written to it.
  */
-export async function commit(targets: Target[], signal: AbortSignal): Promise<void> {
+export async function commit(
+  targets: Target[],
+  signal: AbortSignal,
+  check?: (target: Target) => StagedFileCheck,
+): Promise<void> {
   const createdDirs: string[] = [];
   let current: Target | undefined;
   try {
@@ -38,7 +49,12 @@ export async function commit(targets: Target[], signal: AbortSignal): Promise<vo
       if (file.content === null) continue;
       await makeParents(dirname(file.path.real), createdDirs);
       const mode = file.mode === undefined ? undefined : file.mode & 0o7777;
-      file.temp = await stageFile(file.path.real, new TextEncoder().encode(file.content), mode);
+      file.temp = await stageFile(
+        file.path.real,
+        new TextEncoder().encode(file.content),
+        mode,
+        check?.(file),
+      );
     }
     signal.throwIfAborted();
     for (const file of targets) {

@@ -1,19 +1,35 @@
 import { basename, dirname, join } from "pathe";
 
+/** Checks a new, still empty temporary file before content is written to it; throws to refuse. */
+export type StagedFileCheck = (file: Deno.FsFile, temp: string) => Promise<void>;
+
 /**
  * Writes data to a new temporary file next to `target` (same directory, so that a rename onto
- * the target is atomic), with the given permission bits. Removes the temporary file again when
- * writing fails.
+ * the target is atomic), with the given permission bits. The file is created empty, passed to
+ * `check` (which may refuse it, for example when a swapped symlink put it outside the
+ * workspace), and only then filled. Removes the temporary file again when anything fails.
  *
- * @param target The real path the data is meant for.
+ * @param target The path the data is meant for.
  * @param data The complete new content.
  * @param mode Permission bits to give the file (those of the file it replaces), if any.
+ * @param check Inspects the new file before any content is written.
  * @returns The temporary file's path.
  */
-export async function stageFile(target: string, data: Uint8Array, mode?: number): Promise<string> {
+export async function stageFile(
+  target: string,
+  data: Uint8Array,
+  mode?: number,
+  check?: StagedFileCheck,
+): Promise<string> {
   const temp = tempPathFor(target);
   try {
-    await Deno.writeFile(temp, data, { createNew: true, mode: mode ?? 0o666 });
+    {
+      using file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o666 });
+      await check?.(file, temp);
+      for (let written = 0; written < data.length;) {
+        written += await file.write(data.subarray(written));
+      }
+    }
     if (mode !== undefined) await Deno.chmod(temp, mode);
     return temp;
   } catch (error) {

@@ -5,6 +5,7 @@ import type { RoutedTool } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
+import { checkStagedFile } from "./opened_file_check.ts";
 import { lstatOrUndefined, removeQuietly, stageFile } from "./staged_file.ts";
 import { resolveWritePath } from "./workspace_paths.ts";
 
@@ -88,7 +89,12 @@ async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<Wri
       : added;
     await Deno.mkdir(dirname(target.real), { recursive: true });
     const permissions = existing?.mode == null ? undefined : existing.mode & 0o7777;
-    temp = await stageFile(target.real, data, permissions);
+    temp = await stageFile(
+      target.real,
+      data,
+      permissions,
+      (file, path) => checkStagedFile(ctx, file, path, target, args.path),
+    );
     await Deno.rename(temp, target.real);
     temp = undefined;
     return {
