@@ -354,6 +354,10 @@ Deno.test("apply_patch cannot reach .git: add, update, delete, Move to, unified 
     "--- a/a.txt\n+++ b/.git/hooks/pre-commit\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n",
     "diff --git a/a.txt b/.git/hooks/pre-commit\nrename from a.txt\nrename to .git/hooks/pre-commit\n",
     "--- a/.git/config\n+++ /dev/null\n@@ -1 +0,0 @@\n-[core]\n",
+    "--- a/a.txt\n+++ b/.git/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n",
+    "diff --git a/.git/config b/stolen.txt\nrename from .git/config\nrename to stolen.txt\n",
+    "diff --git a/.git/config b/stolen.txt\ncopy from .git/config\ncopy to stolen.txt\n--- a/.git/config\n+++ b/stolen.txt\n@@ -1 +1,2 @@\n [core]\n+x\n",
+    "*** Begin Patch\n*** Add File: .git \n+x\n*** End Patch\n",
   ];
   for (const patch of patches) {
     const result = await a.call("apply_patch", { patch });
