@@ -8,6 +8,7 @@ import {
   sha256Hex,
 } from "./_request_guard.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
+import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
 import { WebStandardStreamableHTTPServerTransport } from "./mcp_sdk.ts";
 import {
@@ -78,7 +79,8 @@ export interface McpHttpHandler {
  * Checks, in order: `Host` and `Origin` against the allowlists (403, DNS-rebinding protection),
  * the path (404), the bearer token when `tokens` or `authenticate` is given (401). The user id
  * comes only from the token, never from a header the client picks. In stateful mode a session
- * belongs to the user that opened it.
+ * belongs to the user that opened it. Browser pages of an allowed origin get CORS headers (and
+ * `OPTIONS` preflights an answer), so they can read responses and the session id.
  *
  * @example Answer an MCP request without a network
  * ```ts
@@ -181,9 +183,15 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     if (!originAllowed(request, allowedOrigins)) {
       return jsonRpcErrorResponse(403, "Forbidden: the Origin header is not allowed");
     }
+    const origin = request.headers.get("origin");
     if (new URL(request.url).pathname !== path) {
-      return jsonRpcErrorResponse(404, `Not found; the MCP endpoint is ${path}`);
+      return withCors(jsonRpcErrorResponse(404, `Not found; the MCP endpoint is ${path}`), origin);
     }
+    if (request.method === "OPTIONS" && origin !== null) return corsPreflight(origin);
+    return withCors(await answer(request), origin);
+  };
+
+  async function answer(request: Request): Promise<Response> {
     let userId = options.userId;
     if (authRequired) {
       userId = await authenticate(request);
@@ -196,7 +204,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     return stateless
       ? await handleStateless(request, userId)
       : await sessions.handle(request, userId, authInfo(userId));
-  };
+  }
   Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
   Object.defineProperty(handler, "close", { value: () => sessions.close() });
   Object.defineProperty(handler, "notifyToolListChanged", {

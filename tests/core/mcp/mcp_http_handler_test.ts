@@ -204,3 +204,36 @@ Deno.test("mcpHttpHandler tells a user's open sessions that the tool list change
   await Promise.all(clients.map((client) => client.close()));
   await handler.close();
 });
+
+Deno.test("mcpHttpHandler lets browser pages of an allowed origin read responses (CORS)", async () => {
+  const handler = mcpHttpHandler({ tools: provider, jsonResponse: true });
+  const preflight = await handler(
+    new Request("http://127.0.0.1:8787/mcp", {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:6274", "access-control-request-method": "POST" },
+    }),
+  );
+  assertEquals(preflight.status, 204);
+  assertEquals(preflight.headers.get("access-control-allow-origin"), "http://localhost:6274");
+  assertMatch(preflight.headers.get("access-control-allow-headers") ?? "", /mcp-session-id/);
+  const opened = await handler(
+    initialize("http://127.0.0.1:8787/mcp", { origin: "http://localhost:6274" }),
+  );
+  assertEquals(opened.status, 200);
+  assertEquals(opened.headers.get("access-control-allow-origin"), "http://localhost:6274");
+  assertMatch(opened.headers.get("access-control-expose-headers") ?? "", /mcp-session-id/);
+  await opened.body?.cancel();
+  const plain = await handler(initialize("http://127.0.0.1:8787/mcp"));
+  assertEquals(plain.headers.get("access-control-allow-origin"), null);
+  await plain.body?.cancel();
+  const foreign = await handler(
+    new Request("http://127.0.0.1:8787/mcp", {
+      method: "OPTIONS",
+      headers: { origin: "http://evil.example" },
+    }),
+  );
+  assertEquals(foreign.status, 403);
+  assertEquals(foreign.headers.get("access-control-allow-origin"), null);
+  await foreign.body?.cancel();
+  await handler.close();
+});
