@@ -330,3 +330,31 @@ Deno.test("McpGateway lists tools again after toolListTtlMs, without a notificat
   await new Promise((resolve) => setTimeout(resolve, 40));
   assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first", "second"]);
 });
+
+Deno.test("McpGateway status() walks closed → connecting → ready, and failed with attempts", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const { factory } = memory(() => echoServer());
+  const events: string[] = [];
+  await using gateway = new McpGateway({
+    servers: { slow: URL_CONFIG, broken: URL_CONFIG },
+    transportFactory: async (config, request) => {
+      if (request.serverId === "broken") throw new Error("no route to the server");
+      await gate;
+      return await factory(config, request);
+    },
+    reconnect: { initialDelayMs: 10_000 },
+    onEvent: (event) => events.push(`${event.type}:${event.serverId}`),
+  });
+  assertEquals(gateway.status().map((s) => s.state), ["closed", "closed"]);
+  const exposing = new ToolRouter({ gateway }).expose({ mcpServers: ["slow", "broken"] });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals(gateway.status()[0].state, "connecting");
+  open();
+  const toolSet = await exposing;
+  assertEquals(toolSet.missing.map((m) => m.name), ["broken"]);
+  const [slow, broken] = gateway.status();
+  assertEquals([slow.state, broken.state], ["ready", "failed"]);
+  assertEquals([broken.reconnectAttempts, broken.lastError], [1, "no route to the server"]);
+  assertEquals(events.sort(), ["connect_failed:broken", "connected:slow"]);
+});
