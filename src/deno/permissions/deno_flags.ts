@@ -26,11 +26,20 @@ import { requiredPermissions } from "./required_permissions.ts";
  * ]);
  * ```
  *
+ * Throws a `TypeError` for a malformed context, and for a path with a comma (Deno's flag lists
+ * are comma-separated, with no escape).
+ *
  * @param context The context, as given to `builtinTools` or already resolved.
  * @returns The flags, in a stable order.
  */
 export function denoFlags(context: BuiltinContext | ResolvedContext): string[] {
   const needed = requiredPermissions(context);
+  const withComma = needed.read.find((path) => path.includes(","));
+  if (withComma !== undefined) {
+    throw new TypeError(
+      `Cannot build Deno flags: the path "${withComma}" contains a comma, which Deno's comma-separated --allow-read list cannot express; use a path without commas`,
+    );
+  }
   const flags = [
     `--allow-read=${needed.read.join(",")}`,
     `--allow-write=${needed.write.join(",")}`,

@@ -1,4 +1,4 @@
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertThrows } from "@std/assert";
 import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
 import { denoFlags } from "../../../src/deno/permissions/deno_flags.ts";
 
@@ -54,4 +54,12 @@ Deno.test("denoFlags() leaves out --allow-env when bash passes no variable", () 
     "--allow-run=bash",
     "--no-prompt",
   ]);
+});
+
+Deno.test("denoFlags() refuses a path with a comma, which a Deno flag list cannot express", () => {
+  assertThrows(
+    () => denoFlags({ workspace: "/srv/ws", readOnlyRoots: ["/srv/a,b"] }),
+    TypeError,
+    'the path "/srv/a,b" contains a comma',
+  );
 });
