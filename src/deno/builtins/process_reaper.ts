@@ -29,13 +29,14 @@ export const RUN_MARKER = "TOOLROUTE_RUN_ID";
 /**
  * Bash code that sends signal `$s` to every process but the current shell whose environment
  * has {@linkcode RUN_MARKER} set to one of the words of `$ids`, in rounds until a round finds
- * none (at most 5). Builtins only: no process is started per check.
+ * none (at most 5). Builtins only (`mapfile -d ''` needs bash 4.4): no process is started per
+ * check; about 60 ms for 100 processes.
  */
 export const KILL_MARKED_LOOP = `for r in 1 2 3 4 5; do f=0; ` +
   `for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue; ` +
-  `while IFS= read -r -d '' e; do case "$e" in ${RUN_MARKER}=*) ` +
-  `case " $ids " in *" \${e#${RUN_MARKER}=} "*) kill -$s "$p" 2>/dev/null && f=1;; esac; break;; ` +
-  `esac; done 2>/dev/null < "$d/environ"; done; [ $f = 0 ] && break; done`;
+  `mapfile -d '' -t e 2>/dev/null < "$d/environ" || continue; j=" \${e[*]} "; ` +
+  `for i in $ids; do case "$j" in *" ${RUN_MARKER}=$i "*) kill -$s "$p" 2>/dev/null && f=1; ` +
+  `break;; esac; done; done; [ $f = 0 ] && break; done`;
 
 const KILL_MARKED = `s=$1; shift; ids="$*"; ${KILL_MARKED_LOOP}; exit 0`;
 
