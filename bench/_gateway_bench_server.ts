@@ -1,8 +1,9 @@
 /**
  * The servers of `gateway_bench.ts`, in their own process so client and server costs are not
  * mixed: `--servers=N` Streamable HTTP SDK servers on 127.0.0.1, each with the standard test tools
- * (`echo`, `whoami`, …) plus filler tools up to `--tools=M`. Prints the URLs as one JSON line and
- * stops when stdin closes.
+ * (`echo`, `whoami`, …) plus filler tools up to `--tools=M`; `--delay=D` holds every HTTP request
+ * D ms first, like a server across a network. Prints the URLs as one JSON line and stops when
+ * stdin closes.
  *
  * Usage: `deno run --allow-net=127.0.0.1 bench/_gateway_bench_server.ts --servers=20 --tools=50`
  *
@@ -16,11 +17,15 @@ const arg = (name: string, fallback: number) =>
   Number(Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const count = arg("servers", 1);
 const toolCount = arg("tools", 5);
+const delay = arg("delay", 0);
 
 const servers = await Promise.all(
   Array.from({ length: count }, (_, index) =>
     startMcpTestServer({
       name: `bench-${index}`,
+      intercept: delay > 0
+        ? () => new Promise<undefined>((resolve) => setTimeout(resolve, delay))
+        : undefined,
       tools(server, context) {
         standardTools(server, context);
         for (let i = 5; i < toolCount; i++) {

@@ -23,7 +23,7 @@ import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.t
 import { McpGateway, ToolRouter } from "../mod.ts";
 
 /** Starts the bench servers in a child process; closing its stdin stops it. */
-async function startServers(servers: number, tools: number): Promise<string[]> {
+async function startServers(servers: number, tools: number, delay = 0): Promise<string[]> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -32,6 +32,7 @@ async function startServers(servers: number, tools: number): Promise<string[]> {
       new URL("./_gateway_bench_server.ts", import.meta.url).pathname,
       `--servers=${servers}`,
       `--tools=${tools}`,
+      `--delay=${delay}`,
     ],
     stdin: "piped",
     stdout: "piped",
@@ -50,6 +51,7 @@ async function startServers(servers: number, tools: number): Promise<string[]> {
 
 const [echoUrl] = await startServers(1, 5);
 const wideUrls = await startServers(20, 50);
+const farUrls = await startServers(20, 50, 25);
 const userUrls = await startServers(10, 5);
 
 // The same server for all four clients; each connects once, before the runs.
@@ -95,49 +97,67 @@ Deno.bench(
     await wide.expose({ mcpServers: wideIds });
   },
 );
-/** The floor of a cold expose: the raw SDK connecting and listing tools, then closing. */
-async function rawConnectAndList(url: string): Promise<number> {
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const { tools } = await client.listTools();
-  await client.close();
-  return tools.length;
+/** The floor of a cold expose: the raw SDK connecting to each server and listing its tools. */
+async function rawConnectAndList(urls: string[]): Promise<void> {
+  const clients = urls.map(() => new Client({ name: "bench", version: "1.0.0" }));
+  await Promise.all(clients.map(async (client, i) => {
+    await client.connect(new StreamableHTTPClientTransport(new URL(urls[i])));
+    await client.listTools();
+  }));
+  await Promise.all(clients.map((client) => client.close()));
 }
 
+/** A cold `expose` of every server on a fresh gateway, then `close()`. */
+async function coldExpose(urls: string[], oneByOne = false): Promise<void> {
+  const servers = Object.fromEntries(urls.map((url, i) => [`s${i}`, { url }]));
+  await using cold = new McpGateway({ servers });
+  const coldRouter = new ToolRouter({ gateway: cold });
+  const ids = Object.keys(servers);
+  if (oneByOne) { for (const id of ids) await coldRouter.expose({ mcpServers: [id] }); }
+  else {
+    const set = await coldRouter.expose({ mcpServers: ids });
+    if (set.tools.length !== 50 * ids.length) {
+      throw new Error(`Missing: ${JSON.stringify(set.missing)}`);
+    }
+  }
+}
+
+// Servers "far away" (every HTTP request held 25 ms): parallel connects cost about one connect.
+// Each iteration includes closing what it opened (raw and toolroute alike).
 Deno.bench(
-  { name: "raw SDK: 1 server connect + listTools", group: "cold", baseline: true, n: 20 },
-  async () => {
-    await rawConnectAndList(wideUrls[0]);
-  },
+  { name: "raw SDK: 1 far server connect + listTools", group: "cold", baseline: true, n: 20 },
+  async () => await rawConnectAndList(farUrls.slice(0, 1)),
 );
 Deno.bench(
-  { name: "toolroute: expose 1 server x 50 tools, cold", group: "cold", n: 20 },
-  async () => {
-    await using cold = new McpGateway({ servers: { wide0: { url: wideUrls[0] } } });
-    await new ToolRouter({ gateway: cold }).expose({ mcpServers: ["wide0"] });
-  },
+  { name: "toolroute: expose 1 far server x 50 tools, cold", group: "cold", n: 20 },
+  async () => await coldExpose(farUrls.slice(0, 1)),
 );
 Deno.bench(
-  { name: "raw SDK: 20 servers connect + listTools, in parallel", group: "cold", n: 20 },
-  async () => {
-    await Promise.all(wideUrls.map(rawConnectAndList));
-  },
+  { name: "raw SDK: 20 far servers connect + listTools, in parallel", group: "cold", n: 20 },
+  async () => await rawConnectAndList(farUrls),
 );
 Deno.bench(
-  { name: "toolroute: expose 20 servers x 50 tools, cold", group: "cold", n: 20 },
-  async () => {
-    await using cold = new McpGateway({ servers: wideServers });
-    const set = await new ToolRouter({ gateway: cold }).expose({ mcpServers: wideIds });
-    if (set.tools.length !== 1000) throw new Error(`Expected 1000 tools, got ${set.tools.length}`);
-  },
+  { name: "toolroute: expose 20 far servers x 50 tools, cold", group: "cold", n: 20 },
+  async () => await coldExpose(farUrls),
 );
 Deno.bench(
-  { name: "toolroute: 20 servers exposed one after another, cold", group: "cold", n: 10 },
-  async () => {
-    await using cold = new McpGateway({ servers: wideServers });
-    const coldRouter = new ToolRouter({ gateway: cold });
-    for (const id of wideIds) await coldRouter.expose({ mcpServers: [id] });
+  { name: "toolroute: 20 far servers exposed one after another, cold", group: "cold", n: 5 },
+  async () => await coldExpose(farUrls, true),
+);
+// Loopback servers with no delay: all 20 share one server process on the same cores, so the
+// server's CPU bounds both clients alike.
+Deno.bench(
+  {
+    name: "raw SDK: 20 loopback servers, in parallel",
+    group: "cold-loopback",
+    baseline: true,
+    n: 20,
   },
+  async () => await rawConnectAndList(wideUrls),
+);
+Deno.bench(
+  { name: "toolroute: expose 20 loopback servers, cold", group: "cold-loopback", n: 20 },
+  async () => await coldExpose(wideUrls),
 );
 
 // 1 000 concurrent calls over 100 users, each user on one of 10 user servers with its own token.
