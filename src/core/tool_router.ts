@@ -4,6 +4,7 @@ import { type MountableMcpServer, mountMcpServer } from "./mcp/mount_mcp_server.
 import type { ArgumentLimits } from "./parse_arguments.ts";
 import { resolveSelection, type ToolSelection } from "./tool_selection.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "./tool_call.ts";
+import type { McpJsonSchemaValidator } from "./mcp/mcp_transport.ts";
 import { ToolSet } from "./tool_set.ts";
 import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source.ts";
 import { ToolRegistry } from "./tool_registry.ts";
@@ -26,6 +27,11 @@ export interface ToolRouterOptions {
   maxResultChars?: number;
   /** Limits on the argument text a model may send. */
   argumentLimits?: ArgumentLimits;
+  /**
+   * Validates the structured output of mounted SDK servers' tools. Default: the SDK's (ajv), which
+   * generates code; on edge runtimes pass `cfWorkerJsonSchemaValidator()`.
+   */
+  jsonSchemaValidator?: McpJsonSchemaValidator;
 }
 
 /** Options of a host-side `ToolRouter#invoke`. */
@@ -65,6 +71,7 @@ export class ToolRouter implements AsyncDisposable {
   #gateway?: GatewaySource;
   #builtins?: BuiltinSource;
   #settings: CallSettings;
+  #jsonSchemaValidator?: McpJsonSchemaValidator;
 
   /**
    * Creates a router. Throws a `TypeError` when two tools of one source share a name.
@@ -76,6 +83,7 @@ export class ToolRouter implements AsyncDisposable {
     for (const service of options.mcpServices ?? []) this.#registry.addService(service);
     this.#gateway = options.gateway;
     this.#builtins = options.builtins;
+    this.#jsonSchemaValidator = options.jsonSchemaValidator;
     checkPositive(options.timeoutMs, "timeoutMs");
     checkPositive(options.maxResultChars, "maxResultChars");
     this.#settings = {
@@ -112,7 +120,9 @@ export class ToolRouter implements AsyncDisposable {
    */
   async mountMcpServer(id: string, server: MountableMcpServer): Promise<void> {
     this.#registry.checkServiceName(id);
-    const service = await mountMcpServer(id, server);
+    const service = await mountMcpServer(id, server, {
+      jsonSchemaValidator: this.#jsonSchemaValidator,
+    });
     try {
       this.#registry.addService(service, service.close);
     } catch (error) {

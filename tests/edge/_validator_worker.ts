@@ -1,12 +1,16 @@
 /**
- * A test worker that lists a remote MCP server's tools through `McpGateway` with the validator
- * the request's `validator` query parameter names: `cfworker` (no code generation) or
- * `sdk-default` (ajv). Answers `{ names, missing }` of the exposed tool set as JSON.
+ * A test worker that reaches a tool with an `outputSchema` through an SDK client, with the
+ * validator the request's `validator` query parameter names: `cfworker` (no code generation) or
+ * `sdk-default` (ajv). `/remote` lists a remote server's tools through `McpGateway`; `/mounted`
+ * mounts an SDK `McpServer` in-process and calls its tool. Answers JSON: `{ names, missing }` or
+ * `{ names, result }`, or `{ error }` with status 500.
  *
  * @module
  */
 
 import { cfWorkerJsonSchemaValidator, McpGateway, ToolRouter } from "../../mod.ts";
+import { McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { forecastTools } from "./_forecast_tools.ts";
 
 /** The worker's bindings. */
 export interface ValidatorWorkerEnv {
@@ -16,22 +20,40 @@ export interface ValidatorWorkerEnv {
 
 export default {
   /**
-   * Lists the remote tools with a fresh gateway.
+   * Lists or calls the forecast tool with a fresh router.
    *
-   * @param request The HTTP request; `?validator=cfworker` or `?validator=sdk-default`.
+   * @param request The HTTP request: `/remote` or `/mounted`, with `?validator=`.
    * @param env The bindings.
-   * @returns `{ names, missing }` as JSON.
+   * @returns The JSON answer.
    */
   async fetch(request: Request, env: ValidatorWorkerEnv): Promise<Response> {
-    const validator = new URL(request.url).searchParams.get("validator");
-    const gateway = new McpGateway({
-      servers: { weather: { url: env.REMOTE_MCP_URL } },
-      jsonSchemaValidator: validator === "cfworker" ? cfWorkerJsonSchemaValidator() : undefined,
-    });
-    const router = new ToolRouter({ gateway });
+    const url = new URL(request.url);
+    const jsonSchemaValidator = url.searchParams.get("validator") === "cfworker"
+      ? cfWorkerJsonSchemaValidator()
+      : undefined;
+    if (url.pathname === "/remote") {
+      const gateway = new McpGateway({
+        servers: { weather: { url: env.REMOTE_MCP_URL } },
+        jsonSchemaValidator,
+      });
+      const router = new ToolRouter({ gateway });
+      try {
+        const toolSet = await router.expose({ mcpServers: ["weather"] });
+        return Response.json({ names: toolSet.names, missing: toolSet.missing });
+      } finally {
+        await router.close();
+      }
+    }
+    const router = new ToolRouter({ jsonSchemaValidator });
     try {
-      const toolSet = await router.expose({ mcpServers: ["weather"] });
-      return Response.json({ names: toolSet.names, missing: toolSet.missing });
+      const server = new McpServer({ name: "local", version: "1.0.0" });
+      forecastTools(server, { initHeaders: request.headers });
+      await router.mountMcpServer("local", server);
+      const toolSet = await router.expose({ mcpServices: ["local"] });
+      const result = await toolSet.invoke("local_forecast", { city: "Oslo" });
+      return Response.json({ names: toolSet.names, result });
+    } catch (error) {
+      return Response.json({ error: String(error) }, { status: 500 });
     } finally {
       await router.close();
     }

@@ -165,18 +165,25 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
   }
 });
 
-Deno.test("workerd forbids code generation: the SDK's default validator fails where cfworker's works", async () => {
+Deno.test("workerd forbids code generation: the SDK's default validator fails where cfworker's works, remote and mounted", async () => {
   const { path } = await bundle("tests/edge/_validator_worker.ts", "dist/validator_worker.js");
   const remote = await startMcpTestServer({ tools: forecastTools });
   // ajv logs the generated code it could not compile: expected noise, drained unread.
   const workerd = startWorkerd(path, remote, {}, true);
   try {
     const url = await workerd.ready;
-    const failed = await (await fetch(new URL("/?validator=sdk-default", url))).json();
+    const get = async (path: string) => await (await fetch(new URL(path, url))).json();
+    // A remote server's tools, through McpGateway.
+    const failed = await get("/remote?validator=sdk-default");
     assertEquals(failed.names, []);
     assertMatch(JSON.stringify(failed.missing), /Code generation from strings disallowed/);
-    const listed = await (await fetch(new URL("/?validator=cfworker", url))).json();
-    assertEquals(listed, { names: ["forecast"], missing: [] });
+    assertEquals(await get("/remote?validator=cfworker"), { names: ["forecast"], missing: [] });
+    // An SDK McpServer mounted in-process, through the router's validator.
+    assertMatch((await get("/mounted?validator=sdk-default")).error, /EvalError: Code generation/);
+    assertEquals(await get("/mounted?validator=cfworker"), {
+      names: ["local_forecast"],
+      result: '{"city":"Oslo","celsius":3,"sky":"snow"}',
+    });
   } finally {
     await workerd.dispose();
     await remote.close();

@@ -3,9 +3,11 @@ import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
 import { callMcpTool } from "./mcp_call.ts";
 import { listAllTools } from "./list_all_tools.ts";
+import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
 import {
   Client,
   InMemoryTransport,
+  type JsonSchemaValidator,
   type McpTool,
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
@@ -21,6 +23,12 @@ export interface MountableMcpServer {
   close(): Promise<void>;
 }
 
+/** Options of {@linkcode mountMcpServer}. */
+export interface MountOptions {
+  /** Validates tools' structured output; default: the SDK's (ajv, which edge runtimes forbid). */
+  jsonSchemaValidator?: McpJsonSchemaValidator;
+}
+
 /** A local MCP service backed by an SDK `McpServer` connected in-process. */
 export interface MountedMcpService extends McpService {
   /** Disconnects the client from the server. */
@@ -33,15 +41,22 @@ export interface MountedMcpService extends McpService {
  *
  * @param id The service name; tools are exposed as `toApiFunctionName(id, tool.name)`.
  * @param server The SDK server, not yet connected.
+ * @param options The validator of structured tool output.
  * @returns The mounted service.
  */
 export async function mountMcpServer(
   id: string,
   server: MountableMcpServer,
+  options: MountOptions = {},
 ): Promise<MountedMcpService> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: "toolroute", version: "0.1.0" });
+  const client = new Client(
+    { name: "toolroute", version: "0.1.0" },
+    options.jsonSchemaValidator === undefined
+      ? undefined
+      : { jsonSchemaValidator: options.jsonSchemaValidator as JsonSchemaValidator },
+  );
   await client.connect(clientSide);
   let tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
