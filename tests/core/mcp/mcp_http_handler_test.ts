@@ -237,3 +237,29 @@ Deno.test("mcpHttpHandler lets browser pages of an allowed origin read responses
   await foreign.body?.cancel();
   await handler.close();
 });
+
+Deno.test("mcpHttpHandler streams progress and the result in stateless mode", async () => {
+  const steps = defineTool({
+    name: "steps",
+    description: "Reports three steps",
+    input: z.object({}),
+    run: async (_args, ctx) => {
+      for (const progress of [1, 2, 3]) {
+        ctx.onProgress?.({ progress, total: 3 });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return "done";
+    },
+  });
+  const tools = await new ToolRouter({ functions: [steps] }).expose({ functions: ["steps"] });
+  const handler = mcpHttpHandler({ tools, stateless: true });
+  const client = await connectClient(handler);
+  const seen: number[] = [];
+  const result = await client.callTool({ name: "steps", arguments: {} }, undefined, {
+    onprogress: (progress: { progress: number }) => seen.push(progress.progress),
+  });
+  assertEquals(result.content, [{ type: "text", text: "done" }]);
+  assertEquals(seen, [1, 2, 3]);
+  await client.close();
+  await handler.close();
+});
