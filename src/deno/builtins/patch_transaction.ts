@@ -1,11 +1,11 @@
 import { ToolError } from "../../core/tool_error.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
 import type { FileEdit } from "./file_edit.ts";
-import { quote, toFsToolError } from "./fs_tool_error.ts";
-import { lstatOrUndefined } from "./staged_file.ts";
+import { quote } from "./fs_tool_error.ts";
 import { commit, type Target } from "./staged_commit.ts";
 import { checkStagedFile } from "./opened_file_check.ts";
-import { type ResolvedPath, resolveWritePath } from "./workspace_paths.ts";
+import { readCurrent } from "./current_text.ts";
+import { resolveWritePath } from "./workspace_paths.ts";
 
 /** One file a patch changed. */
 export interface FileChange {
@@ -49,8 +49,14 @@ export async function applyEdits(
     const path = await resolveWritePath(ctx, shown);
     let found = targets.get(path.real);
     if (found === undefined) {
-      const disk = await readCurrent(path, shown);
-      found = { path, onDisk: disk?.text ?? null, mode: disk?.mode, content: disk?.text ?? null };
+      const disk = await readCurrent(ctx, path, shown);
+      found = {
+        path,
+        onDisk: disk?.text ?? null,
+        mode: disk?.mode,
+        identity: disk?.identity,
+        content: disk?.text ?? null,
+      };
       targets.set(path.real, found);
     }
     return found;
@@ -96,24 +102,6 @@ export async function applyEdits(
     (file) => (handle, temp) => checkStagedFile(ctx, handle, temp, file.path, file.path.display),
   );
   return { filesChanged: fileChanges.length, fileChanges };
-}
-
-async function readCurrent(
-  path: ResolvedPath,
-  shown: string,
-): Promise<{ text: string; mode?: number } | undefined> {
-  let info: Deno.FileInfo | undefined;
-  let bytes: Uint8Array;
-  try {
-    info = await lstatOrUndefined(path.real);
-    if (info === undefined) return undefined;
-    if (!info.isFile) throw failed(shown, "it is not a regular file");
-    bytes = await Deno.readFile(path.real);
-  } catch (error) {
-    throw toFsToolError(error, { access: "read", shown, root: path.root });
-  }
-  if (bytes.includes(0)) throw failed(shown, "it is not a text file (it contains NUL bytes)");
-  return { text: new TextDecoder().decode(bytes), mode: info.mode ?? undefined };
 }
 
 function change(

@@ -9,6 +9,14 @@ import {
 } from "./staged_file.ts";
 import type { ResolvedPath } from "./workspace_paths.ts";
 
+/** Device and inode of a file. */
+export interface FileIdentity {
+  /** The device. */
+  dev: number;
+  /** The inode (`null` where the platform has none). */
+  ino: number | null;
+}
+
 /** The planned final state of one file: its text, or `null` when it is deleted. */
 export interface Target {
   /** The checked path. */
@@ -17,6 +25,8 @@ export interface Target {
   readonly onDisk: string | null;
   /** Permission bits to give the new file. */
   mode?: number;
+  /** Device and inode of the file on disk when it was read, to notice a swap before touching it. */
+  identity?: FileIdentity;
   /** The planned content, `null` to delete. */
   content: string | null;
   /** The staged temporary file, while it exists. */
@@ -60,6 +70,7 @@ export async function commit(
     for (const file of targets) {
       current = file;
       if (file.onDisk !== null) {
+        await checkIdentity(file.path.real, file);
         file.backup = tempPathFor(file.path.real);
         if (file.content === null) await Deno.rename(file.path.real, file.backup);
         else await Deno.link(file.path.real, file.backup);
@@ -76,7 +87,24 @@ export async function commit(
       root: current?.path.root ?? "",
     });
   }
-  await Promise.all(targets.map((file) => file.backup && removeQuietly(file.backup)));
+  await Promise.all(targets.map((file) => file.backup && removeBackup(file.backup, file)));
+}
+
+/** Refuses to touch a path that no longer names the file that was read (a swapped symlink). */
+async function checkIdentity(path: string, file: Target): Promise<void> {
+  const now = await Deno.lstat(path);
+  if (file.identity && (now.dev !== file.identity.dev || now.ino !== file.identity.ino)) {
+    throw new Deno.errors.NotFound(`The file changed on disk while the patch was applied`);
+  }
+}
+
+async function removeBackup(backup: string, file: Target): Promise<void> {
+  try {
+    await checkIdentity(backup, file);
+  } catch {
+    return; // not ours any more: leave it
+  }
+  await removeQuietly(backup);
 }
 
 async function rollBack(targets: Target[], createdDirs: string[]): Promise<void> {

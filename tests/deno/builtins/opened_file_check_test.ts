@@ -42,6 +42,11 @@ Deno.test({
         await tools.call("apply_patch", {
           patch: `*** Begin Patch\n*** Add File: d/p${i}.txt\n+PWN\n*** End Patch`,
         });
+        // A pure insertion applies to any content: reading the outside file here would copy it in.
+        await tools.call("apply_patch", {
+          patch:
+            "*** Begin Patch\n*** Update File: d/secret.txt\n@@\n+x\n*** End of File\n*** End Patch",
+        });
       }
     } finally {
       racer.kill("SIGKILL");
@@ -62,5 +67,9 @@ Deno.test({
     for (const [name, size] of files) {
       assert(name.startsWith(".") && size === "0", `${name} (${size} bytes) was written outside`);
     }
+    const secret = await new Deno.Command("perl", {
+      args: ["-e", "open(F, $ARGV[0]); print <F>", `${outside}/secret.txt`],
+    }).output();
+    assert(new TextDecoder().decode(secret.stdout) === `${SECRET}\n`, "the outside file is intact");
   },
 });

@@ -1,0 +1,79 @@
+import { ToolError } from "../../core/tool_error.ts";
+import type { ResolvedContext } from "./builtin_context.ts";
+import { quote, toFsToolError } from "./fs_tool_error.ts";
+import { checkOpenedFile } from "./opened_file_check.ts";
+import type { FileIdentity } from "./staged_commit.ts";
+import { lstatOrUndefined } from "./staged_file.ts";
+import type { ResolvedPath } from "./workspace_paths.ts";
+
+/** A text file as read for a patch: its text, permission bits and identity. */
+export interface CurrentText {
+  /** The decoded text. */
+  text: string;
+  /** The permission bits. */
+  mode?: number;
+  /** Device and inode, to notice a swap before the file is replaced. */
+  identity: FileIdentity;
+}
+
+/**
+ * Reads the current text of a checked path for a patch, through the file that was opened and
+ * checked (so a swapped symlink cannot feed it an outside file). Returns `undefined` when the
+ * file does not exist; throws a `ToolError` for a file that is not a regular text file.
+ *
+ * @param ctx The request's context.
+ * @param path The checked path.
+ * @param shown The path as the patch names it.
+ * @returns The text, or `undefined`.
+ */
+export async function readCurrent(
+  ctx: ResolvedContext,
+  path: ResolvedPath,
+  shown: string,
+): Promise<CurrentText | undefined> {
+  let opened: Deno.FileInfo;
+  let bytes: Uint8Array;
+  try {
+    const info = await lstatOrUndefined(path.real);
+    if (info === undefined) return undefined;
+    if (!info.isFile) throw notText(shown, "it is not a regular file");
+    using file = await Deno.open(path.real, { read: true });
+    // The file that was opened must be the checked one (a swapped symlink could lead outside).
+    opened = await checkOpenedFile(ctx, file, path, shown) ?? info;
+    if (!opened.isFile) throw notText(shown, "it is not a regular file");
+    bytes = await readAll(file);
+  } catch (error) {
+    throw toFsToolError(error, { access: "read", shown, root: path.root });
+  }
+  if (bytes.includes(0)) throw notText(shown, "it is not a text file (it contains NUL bytes)");
+  return {
+    text: new TextDecoder().decode(bytes),
+    mode: opened.mode ?? undefined,
+    identity: { dev: opened.dev, ino: opened.ino },
+  };
+}
+
+async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (let buffer = new Uint8Array(64 * 1024);; buffer = new Uint8Array(64 * 1024)) {
+    const read = await file.read(buffer);
+    if (read === null) break;
+    chunks.push(buffer.subarray(0, read));
+    length += read;
+  }
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+function notText(path: string, problem: string): ToolError {
+  return new ToolError(
+    "tool_error",
+    `Patch failed on ${quote(path)}: ${problem}. Nothing was changed`,
+  );
+}
