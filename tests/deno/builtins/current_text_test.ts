@@ -1,0 +1,37 @@
+import { assertEquals, assertRejects } from "@std/assert";
+import { ToolError } from "@toolroute/toolroute";
+import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import { readCurrent } from "../../../src/deno/builtins/current_text.ts";
+import { resolveWritePath } from "../../../src/deno/builtins/workspace_paths.ts";
+import { makeFixture } from "./_fixture.ts";
+
+Deno.test("readCurrent() returns the text with its mode and identity, or undefined when absent", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  const hello = await readCurrent(ctx, await resolveWritePath(ctx, "hello.txt"), "hello.txt");
+  const info = await Deno.stat(`${f.workspace}/hello.txt`);
+  assertEquals(hello?.text, "hello\nworld\n");
+  assertEquals(hello?.identity, { dev: info.dev, ino: info.ino });
+  assertEquals(
+    await readCurrent(ctx, await resolveWritePath(ctx, "new.txt"), "new.txt"),
+    undefined,
+  );
+});
+
+Deno.test("readCurrent() refuses directories and binary files", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  await Deno.mkdir(`${f.workspace}/dir`);
+  await Deno.writeFile(`${f.workspace}/bin`, new Uint8Array([1, 0, 2]));
+  await assertRejects(
+    () =>
+      readCurrent(ctx, { real: `${f.workspace}/dir`, display: "dir", root: f.workspace }, "dir"),
+    ToolError,
+    "not a regular file",
+  );
+  await assertRejects(
+    async () => readCurrent(ctx, await resolveWritePath(ctx, "bin"), "bin"),
+    ToolError,
+    "not a text file",
+  );
+});
