@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { ToolRouter } from "../../../mod.ts";
 import type { McpStdioServerConfig, McpTransport } from "../../../mod.ts";
 import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { processAlive as alive } from "./_process_alive.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 
@@ -12,14 +13,6 @@ const stdio = (extra: string[] = []): McpStdioServerConfig => ({
   args: ["run", ...extra, FIXTURE],
 });
 
-function alive(pid: number): boolean {
-  try {
-    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 /** A factory that records its children, to prove a respawn never overlaps the old child. */
 function trackedFactory() {
   const stats = { pids: [] as number[], overlaps: 0 };
@@ -28,7 +21,7 @@ function trackedFactory() {
     const transport = new DenoStdioClientTransport(config);
     const start = transport.start.bind(transport);
     transport.start = async () => {
-      if (stats.pids.some(alive)) stats.overlaps++;
+      if ((await Promise.all(stats.pids.map(alive))).some(Boolean)) stats.overlaps++;
       await start();
       stats.pids.push(transport.pid!);
     };
@@ -64,17 +57,19 @@ Deno.test("createDenoGateway() ends a call with upstream_unavailable at once whe
   });
   const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["files"] });
   const firstPid = Number(await toolSet.invoke("pid", {}));
+  assert(await alive(firstPid));
   const started = performance.now();
   const crashed = await toolSet.call("crash", {});
   assertEquals(crashed.code, "upstream_unavailable");
   assert(performance.now() - started < 10_000, "ended at the crash, not at the deadline");
   const secondPid = Number(await toolSet.invoke("pid", {}));
   assertNotEquals(secondPid, firstPid);
-  assert(!alive(firstPid));
+  assert(await alive(secondPid));
+  assert(!(await alive(firstPid)));
   assertEquals(stats.pids, [firstPid, secondPid], "respawned once");
   assertEquals(stats.overlaps, 0, "never two children at once");
   await gateway.close();
-  assert(!alive(secondPid), "close() leaves no child behind");
+  assert(!(await alive(secondPid)), "close() leaves no child behind");
 });
 
 Deno.test("createDenoGateway() close() stops every stdio child, including busy ones", async () => {
@@ -84,10 +79,11 @@ Deno.test("createDenoGateway() close() stops every stdio child, including busy o
     Number(await toolSet.invoke("a_pid", {})),
     Number(await toolSet.invoke("b_pid", {})),
   ];
+  for (const pid of pids) assert(await alive(pid), `child ${pid} runs`);
   const busy = toolSet.call("a_sleep", { ms: 60_000 });
   await gateway.close();
   assertEquals((await busy).isError, true);
-  for (const pid of pids) assert(!alive(pid), `child ${pid} exited`);
+  for (const pid of pids) assert(!(await alive(pid)), `child ${pid} exited`);
 });
 
 Deno.test("createDenoGateway() gives each user's stdio child its own env and no host variable", async () => {

@@ -3,6 +3,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
 import { callMcpTool } from "../../../src/core/mcp/mcp_call.ts";
 import { ToolError } from "../../../src/core/tool_error.ts";
+import { processAlive as alive } from "./_process_alive.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
@@ -18,14 +19,6 @@ async function connect(
 
 function ctx(): { signal: AbortSignal } {
   return { signal: new AbortController().signal };
-}
-
-function alive(pid: number): boolean {
-  try {
-    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("DenoStdioClientTransport lists and calls the tools of a stdio server child", async () => {
@@ -64,10 +57,10 @@ Deno.test("DenoStdioClientTransport close() stops the child and leaves no proces
   const client = await connect(transport);
   const pid = Number(await callMcpTool(client, "pid", {}, ctx()));
   assertEquals(pid, transport.pid);
-  assert(alive(pid));
+  assert(await alive(pid));
   const pending = callMcpTool(client, "sleep", { ms: 60_000 }, ctx()).catch((e) => e);
   await client.close();
-  assert(!alive(pid), "the child has exited when close() resolves");
+  assert(!(await alive(pid)), "the child has exited when close() resolves");
   assertEquals((await pending as ToolError).code, "upstream_unavailable");
 });
 
