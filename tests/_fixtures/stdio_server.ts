@@ -4,7 +4,8 @@
  *
  * Tools: `echo {text}`, `add {a,b}`, `sleep {ms}`, `crash` (exits the process mid-call), `pid`,
  * `read {path}` (reads a file, or reports why it cannot), `env {name}` (reads a variable),
- * `big {chars}` (a result of `chars` characters).
+ * `big {chars}` (a result of `chars` characters), `garbage` (writes a non-JSON line, then answers),
+ * `malformed` (answers with a broken JSON line).
  *
  * Usage: `deno run --no-prompt tests/_fixtures/stdio_server.ts`
  *
@@ -117,5 +118,23 @@ server.registerTool(
   { description: "A large result", inputSchema: { chars: z.number() } },
   ({ chars }) => text("x".repeat(chars)),
 );
+
+server.registerTool("garbage", {
+  description: "Writes a line that is not JSON-RPC, then answers",
+  inputSchema: {},
+}, async () => {
+  await writeAll("this is not json\n");
+  return text("answered after garbage");
+});
+server.registerTool("malformed", {
+  description: "Answers with a cut-off JSON line",
+  inputSchema: {},
+}, async (_args, extra) => {
+  await writeAll(
+    `{"result":{"content":[{"type":"text","text":"cut` +
+      `","jsonrpc":"2.0","id":${JSON.stringify(extra.requestId)}}\n`,
+  );
+  return new Promise(() => {});
+});
 
 await server.connect(new DenoStdioServerTransport());

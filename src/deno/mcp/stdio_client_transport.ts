@@ -1,6 +1,7 @@
 import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
+import { salvageResponseId } from "./_salvage_response_id.ts";
 import { stdioChildCommand, type StdioServerCommand } from "./stdio_child_command.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
@@ -154,28 +155,23 @@ export class DenoStdioClientTransport implements McpTransport {
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(line)) as McpJsonRpcMessage;
     } catch (error) {
-      return this.#report(
-        new Error(`The stdio server sent a line that is not JSON-RPC: ${line.slice(0, 200)}`, {
-          cause: error,
-        }),
-      );
+      const text = `The server sent a malformed message: ${line.slice(0, 200)}`;
+      return this.#fail(salvageResponseId(line.slice(0, 256), line.slice(-256)), text, error);
     }
     this.onmessage?.(message);
   }
 
-  /** A message too large to hold: answer its request with an error instead, when it has an id. */
+  /** A message too large to hold: its request fails at once, the connection stays. */
   #onOversized(line: OversizedLine): void {
-    const id = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(line.tail)?.[1] ??
-      /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(line.head)
-        ?.[1];
     const text =
       `The server sent a message of ${line.bytes} bytes, more than the limit of ${this.#maxMessageBytes}`;
-    if (id === undefined) return this.#report(new Error(text));
-    this.onmessage?.({
-      jsonrpc: "2.0",
-      id: JSON.parse(id),
-      error: { code: -32603, message: text },
-    } as McpJsonRpcMessage);
+    this.#fail(salvageResponseId(line.head, line.tail), text);
+  }
+
+  /** Fails the request a broken response was for, or reports the fault when it has no id. */
+  #fail(id: number | string | undefined, text: string, cause?: unknown): void {
+    if (id === undefined) return this.#report(new Error(text, { cause }));
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
   }
 
   #report(error: unknown): void {

@@ -130,3 +130,22 @@ Deno.test("createDenoGateway() reports a stdio server that cannot start as missi
   assertEquals(await toolSet.invoke("echo", { text: "ok" }), "ok");
   assertEquals(gateway.status().find((s) => s.id === "broken")?.state, "failed");
 });
+
+Deno.test("createDenoGateway() cuts a 50 MB stdio result to maxResultChars, head and tail", async () => {
+  await using gateway = createDenoGateway({ servers: { files: stdio() }, maxResultChars: 1000 });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["files"] });
+  const result = await toolSet.call("big", { chars: 50_000_000 });
+  assertEquals(result.isError, false);
+  assert(result.text.length < 1200, `${result.text.length} characters`);
+  assert(result.text.startsWith("xxx") && result.text.endsWith("xxx"));
+});
+
+Deno.test("createDenoGateway() ends a hanging stdio call at its deadline; other servers answer meanwhile", async () => {
+  await using gateway = createDenoGateway({ servers: { slow: stdio(), fast: stdio() } });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["slow", "fast"] });
+  const hanging = toolSet.call("slow_sleep", { ms: 60_000 }, { timeoutMs: 500 });
+  assertEquals(await toolSet.invoke("fast_echo", { text: "meanwhile" }), "meanwhile");
+  const result = await hanging;
+  assertEquals(result.code, "timeout");
+  assertEquals(await toolSet.invoke("slow_echo", { text: "still up" }), "still up");
+});

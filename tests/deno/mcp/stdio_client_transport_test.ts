@@ -125,6 +125,34 @@ Deno.test("DenoStdioClientTransport answers a message over its size limit with a
   await client.close();
 });
 
+Deno.test("DenoStdioClientTransport reports a line that is not JSON-RPC and goes on", async () => {
+  const transport = new DenoStdioClientTransport(fixture);
+  const client = await connect(transport);
+  const errors: string[] = [];
+  const previous = transport.onerror;
+  transport.onerror = (error) => {
+    errors.push(error.message);
+    previous?.(error);
+  };
+  assertEquals(await callMcpTool(client, "garbage", {}, ctx()), "answered after garbage");
+  assert(errors.some((e) => e.includes("malformed message: this is not json")), String(errors));
+  await client.close();
+});
+
+Deno.test("DenoStdioClientTransport fails a call with a malformed answer at once, keeping the connection", async () => {
+  const client = await connect(new DenoStdioClientTransport(fixture));
+  const started = performance.now();
+  const error = await assertRejects(
+    () => callMcpTool(client, "malformed", {}, ctx(), { timeoutMs: 30_000 }),
+    ToolError,
+  );
+  assertEquals(error.code, "tool_error");
+  assert(error.message.includes("malformed message"), error.message);
+  assert(performance.now() - started < 10_000, "failed at once, not at the deadline");
+  assertEquals(await callMcpTool(client, "add", { a: 1, b: 1 }, ctx()), "2");
+  await client.close();
+});
+
 Deno.test("DenoStdioClientTransport start() rejects clearly when the command does not exist", async () => {
   const transport = new DenoStdioClientTransport({ command: "/nonexistent/toolroute-server" });
   const error = await assertRejects(() => transport.start(), Error);
