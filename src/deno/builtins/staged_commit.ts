@@ -58,7 +58,7 @@ export async function commit(
       current = file;
       if (file.content === null) continue;
       await makeParents(dirname(file.path.real), createdDirs);
-      const mode = file.mode === undefined ? undefined : file.mode & 0o7777;
+      const mode = file.mode === undefined ? undefined : file.mode & 0o777;
       file.temp = await stageFile(
         file.path.real,
         new TextEncoder().encode(file.content),

@@ -174,8 +174,9 @@ async function realOf(
  * the hooks of a nested repository (`vendor/lib/.git/hooks`) are protected too.
  */
 function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void {
-  const lower = rel.toLowerCase();
-  const components = lower.split("/");
+  // Some file systems ignore case and trailing dots and spaces (`.GIT`, `.git.`): so do we.
+  const components = rel.toLowerCase().split("/").map((part) => part.replace(/[. ]+$/, "") || part);
+  const lower = components.join("/");
   for (const protectedPath of ctx.protectedPaths) {
     const name = protectedPath.toLowerCase();
     const hit = name.includes("/") ? within(name, lower) : components.includes(name);

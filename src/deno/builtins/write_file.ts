@@ -88,7 +88,8 @@ async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<Wri
       ? concat(await Deno.readFile(target.real), added)
       : added;
     await Deno.mkdir(dirname(target.real), { recursive: true });
-    const permissions = existing?.mode == null ? undefined : existing.mode & 0o7777;
+    // Permission bits only: a replaced file never keeps setuid, setgid or sticky bits.
+    const permissions = existing?.mode == null ? undefined : existing.mode & 0o777;
     temp = await stageFile(
       target.real,
       data,

@@ -124,6 +124,8 @@ Deno.test("resolveWritePath() refuses protected paths, also through case, .. and
   await denied(resolveWritePath(ctx, ".git"), "read-only");
   await denied(resolveWritePath(ctx, "src/../.git/config"), "read-only");
   await denied(resolveWritePath(ctx, ".GIT/hooks/pre-commit"), "read-only");
+  await denied(resolveWritePath(ctx, ".git./hooks/pre-commit"), "read-only");
+  await denied(resolveWritePath(ctx, ".git /hooks/pre-commit"), "read-only");
   await denied(resolveWritePath(ctx, `${f.workspace}/.git/hooks/pre-commit`), "read-only");
   await Deno.symlink(".git/hooks", `${f.workspace}/hooks`);
   await denied(resolveWritePath(ctx, "hooks/pre-commit"), "read-only");

@@ -41,13 +41,13 @@ Deno.test("write_file in create mode refuses an existing file", async () => {
   assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\n");
 });
 
-Deno.test("write_file keeps the permission bits of the file it replaces", async () => {
+Deno.test("write_file keeps the permission bits of the file it replaces, but not setuid", async () => {
   await using f = await makeFixture();
   await Deno.writeTextFile(`${f.workspace}/run.sh`, "#!/bin/sh\n");
-  await Deno.chmod(`${f.workspace}/run.sh`, 0o750);
+  await Deno.chmod(`${f.workspace}/run.sh`, 0o4750);
   await using setup = await fileTools(f.context);
   await setup.tools.invoke("write_file", { path: "run.sh", content: "#!/bin/sh\necho hi\n" });
-  assertEquals((await Deno.stat(`${f.workspace}/run.sh`)).mode! & 0o777, 0o750);
+  assertEquals((await Deno.stat(`${f.workspace}/run.sh`)).mode! & 0o7777, 0o750);
 });
 
 Deno.test("write_file refuses escapes, read-only roots and .git, creating no directory", async () => {
