@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { mcpConfigFileSchema } from "../mcp/_mcp_config_schema.ts";
+import { mcpConfigFileSchema } from "../mcp/mcp_config_schema.ts";
 
 /** The gateway's server entry schema, shared so both files accept the same servers. */
 const mcpServers = mcpConfigFileSchema.shape.mcpServers;

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, relative, resolve } from "pathe";
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";
-import { formatIssues } from "../mcp/_mcp_config_schema.ts";
+import { formatIssues } from "../mcp/mcp_config_schema.ts";
 import { parseMcpConfig } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
 import { parseJsonc } from "./parse_jsonc.ts";

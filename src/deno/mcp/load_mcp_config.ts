@@ -1,5 +1,5 @@
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
-import { formatIssues, mcpConfigFileSchema, type RawMcpServer } from "./_mcp_config_schema.ts";
+import { formatIssues, mcpConfigFileSchema, type RawMcpServer } from "./mcp_config_schema.ts";
 
 /** Options of {@linkcode loadMcpConfig} and {@linkcode parseMcpConfig}. */
 export interface LoadMcpConfigOptions {

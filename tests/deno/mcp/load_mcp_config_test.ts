@@ -89,6 +89,7 @@ Deno.test("parseMcpConfig() lists every problem at once, each with its JSON path
           c: {},
           d: { url: "http://127.0.0.1/", command: "x" },
           e: { url: "http://127.0.0.1/", transport: "websocket", env: {} },
+          f: { url: "http://127.0.0.1/", header: { Authorization: "x" } },
         },
       }, { env: {} }),
     TypeError,
@@ -104,6 +105,7 @@ Deno.test("parseMcpConfig() lists every problem at once, each with its JSON path
       "mcpServers.d:",
       "mcpServers.e.transport:",
       "mcpServers.e.env:",
+      "mcpServers.f: Unrecognized key",
     ]
   ) {
     assert(

@@ -1,17 +1,29 @@
+/**
+ * The schemas of MCP config files (`{ "mcpServers": { id: server } }`, the Claude Desktop format),
+ * shared by `loadMcpConfig` and the command line's `toolroute.json`.
+ *
+ * @module
+ */
+
 import * as z from "zod";
 
 const stringMap = z.record(z.string(), z.string());
 
-/** One server entry: remote (`url`) or stdio (`command`), as Claude Desktop and others write it. */
-const serverSchema = z.object({
-  url: z.string().min(1).optional(),
-  headers: stringMap.optional(),
-  transport: z.enum(["http", "sse"]).optional(),
-  type: z.enum(["http", "sse", "streamable-http", "streamableHttp", "stdio"]).optional(),
-  command: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  env: stringMap.optional(),
-  cwd: z.string().min(1).optional(),
+/**
+ * One server entry: remote (`url`) or stdio (`command`), as Claude Desktop and others write it.
+ * Unknown keys are errors (a misspelt `header` must not silently drop credentials).
+ */
+const serverSchema = z.strictObject({
+  url: z.string().min(1).optional().describe("The MCP endpoint of a remote server (http or https)"),
+  headers: stringMap.optional().describe("Headers sent to this server only; ${VAR} is expanded"),
+  transport: z.enum(["http", "sse"]).optional()
+    .describe('"http" (Streamable HTTP) or "sse"; default: Streamable HTTP, falling back to SSE'),
+  type: z.enum(["http", "sse", "streamable-http", "streamableHttp", "stdio"]).optional()
+    .describe("The transport as other clients write it; optional"),
+  command: z.string().min(1).optional().describe("The program of a stdio server"),
+  args: z.array(z.string()).optional().describe("Its arguments, taken literally"),
+  env: stringMap.optional().describe("Environment variables of the child; ${VAR} is expanded"),
+  cwd: z.string().min(1).optional().describe("The child's working directory"),
 }).superRefine((server, context) => {
   if (typeof server !== "object" || server === null) return;
   const remote = server.url !== undefined;
