@@ -339,6 +339,32 @@ Deno.test("protected .git also holds in nested repositories, for write_file and 
   assertEquals(await listing(`${a.ws}/vendor/lib/.git`), ["hooks"]);
 });
 
+Deno.test("protected names ignore trailing dots and spaces, and rewrites drop setuid and setgid bits", async () => {
+  await using a = await arena();
+  for (const path of [".git./hooks/pre-commit", ".git /config", ".git.. /x", "vendor/.GIT./x"]) {
+    assertRefused(
+      await a.call("write_file", { path, content: "pwn" }),
+      "permission_denied",
+      [],
+      path,
+    );
+  }
+  await Deno.writeTextFile(`${a.ws}/tool.sh`, "#!/bin/sh\n");
+  await Deno.chmod(`${a.ws}/tool.sh`, 0o6755);
+  await Deno.writeTextFile(`${a.ws}/moved.sh`, "#!/bin/sh\n");
+  await Deno.chmod(`${a.ws}/moved.sh`, 0o4755);
+  const write = await a.call("write_file", { path: "tool.sh", content: "#!/bin/sh\nid\n" });
+  assertEquals(write.isError, false, write.text);
+  const move = await a.call("apply_patch", {
+    patch:
+      "*** Begin Patch\n*** Update File: moved.sh\n*** Move to: bin/moved.sh\n@@\n #!/bin/sh\n+id\n*** End Patch",
+  });
+  assertEquals(move.isError, false, move.text);
+  assertEquals((await Deno.stat(`${a.ws}/tool.sh`)).mode! & 0o7000, 0);
+  assertEquals((await Deno.stat(`${a.ws}/bin/moved.sh`)).mode! & 0o7000, 0);
+  await assertGitUntouched(a);
+});
+
 Deno.test("apply_patch cannot reach .git: add, update, delete, Move to, unified renames", async () => {
   await using a = await arena();
   await Deno.writeTextFile(`${a.ws}/a.txt`, "one\ntwo\n");
