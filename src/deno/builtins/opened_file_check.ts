@@ -39,8 +39,9 @@ export async function checkOpenedFile(
 
 /**
  * Checks that a temporary file just created for writing is inside the workspace before any
- * content is written to it: the same `fstat` check as {@linkcode checkOpenedFile}, and its
- * directory must still resolve inside the workspace.
+ * content is written to it: Deno checks `utime` of an open file against write access to its
+ * canonical path (so under the context's exact flags a file created outside the workspace is
+ * refused), and its directory must still resolve inside the workspace.
  *
  * @param ctx The request's context.
  * @param file The new, empty temporary file.
@@ -73,6 +74,11 @@ async function describeOpened(
   what: "reads" | "writes",
 ): Promise<Deno.FileInfo | undefined> {
   try {
+    if (what === "writes") {
+      // Deno checks `utime` of an open file against write access to its canonical path.
+      const now = new Date();
+      await file.utime(now, now);
+    }
     return await file.stat();
   } catch (error) {
     if (!(error instanceof Deno.errors.NotCapable)) throw error;

@@ -1,75 +1,75 @@
-import { assert } from "@std/assert";
-import { ToolRouter } from "@toolroute/toolroute";
-import { builtinTools } from "@toolroute/toolroute/deno";
+import { assertEquals, assertRejects } from "@std/assert";
+import { ToolError } from "@toolroute/toolroute";
+import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import { checkOpenedFile, checkStagedFile } from "../../../src/deno/builtins/opened_file_check.ts";
+import { resolveReadPath, resolveWritePath } from "../../../src/deno/builtins/workspace_paths.ts";
 
-const SECRET = "RACE-OUTSIDE-SECRET-0c4d";
-// Made with the file's full permissions; the test narrows them to the exact flags of the context.
-const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_race_" }));
+// Made with the file's full permissions; the tests narrow them to the exact flags of the context.
+const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_opened_" }));
 const workspace = `${base}/ws`;
 const outside = `${base}/out`;
 await Deno.mkdir(`${workspace}/d`, { recursive: true });
 await Deno.mkdir(outside);
-await Deno.writeTextFile(`${workspace}/d/secret.txt`, "inside\n");
-await Deno.writeTextFile(`${outside}/secret.txt`, `${SECRET}\n`);
+await Deno.writeTextFile(`${workspace}/d/f.txt`, "inside\n");
+await Deno.writeTextFile(`${outside}/f.txt`, "outside\n");
 await Deno.symlink(outside, `${workspace}/lnk`);
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const ctx = resolveBuiltinContext({ workspace });
+
+/** Swaps the real directory `d` and the symlink `lnk` (as a racing process would). */
+async function swap(): Promise<void> {
+  await Deno.rename(`${workspace}/d`, `${workspace}/tmp`);
+  await Deno.rename(`${workspace}/lnk`, `${workspace}/d`);
+  await Deno.rename(`${workspace}/tmp`, `${workspace}/lnk`);
+}
 
 Deno.test({
-  name: "swapping a directory for a symlink during reads and writes never reaches outside",
-  permissions: { read: [workspace], write: [workspace], run: ["perl"] },
+  name: "checkOpenedFile() refuses a file opened after its directory was swapped for a symlink",
+  permissions: { read: [workspace], write: [workspace] },
   async fn() {
-    // A concurrent process (think: a background command) flips `d` between the real directory
-    // and a symlink to the outside directory as fast as it can.
-    const racer = new Deno.Command("perl", {
-      args: [
-        "-e",
-        'while(1){rename "d","dsave"; rename "lnk","d"; rename "d","lnk"; rename "dsave","d";}',
-      ],
-      cwd: workspace,
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    await using router = new ToolRouter({ builtins: builtinTools({ workspace }) });
-    const tools = await router.expose({ builtins: ["read_file", "write_file", "apply_patch"] });
-    let reads = 0;
+    const target = await resolveReadPath(ctx, "d/f.txt"); // checked while `d` is real
+    await swap(); // `d` now leads outside
     try {
-      const until = performance.now() + 1500;
-      for (let i = 0; performance.now() < until; i++) {
-        const read = await tools.call("read_file", { path: "d/secret.txt" });
-        if (!read.isError) reads++;
-        assert(!read.text.includes(SECRET), `read ${i} leaked: ${read.text}`);
-        await tools.call("write_file", { path: `d/w${i}.txt`, content: "PWN" });
-        await tools.call("apply_patch", {
-          patch: `*** Begin Patch\n*** Add File: d/p${i}.txt\n+PWN\n*** End Patch`,
-        });
-        // A pure insertion applies to any content: reading the outside file here would copy it in.
-        await tools.call("apply_patch", {
-          patch:
-            "*** Begin Patch\n*** Update File: d/secret.txt\n@@\n+x\n*** End of File\n*** End Patch",
-        });
-      }
+      using file = await Deno.open(target.real);
+      const error = await assertRejects(
+        () => checkOpenedFile(ctx, file, target, "d/f.txt"),
+        ToolError,
+      );
+      assertEquals(error.code, "permission_denied");
     } finally {
-      racer.kill("SIGKILL");
-      await racer.status;
+      await swap();
     }
-    assert(reads > 0, "some reads happened while the directory was in place");
-    // Nothing with content reached the outside directory (a refused, empty temporary file may).
-    // The test may not read there itself, so perl lists it.
-    const listing = await new Deno.Command("perl", {
-      args: [
-        "-e",
-        'opendir(D, $ARGV[0]); for (readdir(D)) { print "$_ ", -s "$ARGV[0]/$_" || 0, "\\n" }',
-        outside,
-      ],
-    }).output();
-    const files = new TextDecoder().decode(listing.stdout).trim().split("\n")
-      .map((line) => line.split(" ")).filter(([name]) => ![".", "..", "secret.txt"].includes(name));
-    for (const [name, size] of files) {
-      assert(name.startsWith(".") && size === "0", `${name} (${size} bytes) was written outside`);
+  },
+});
+
+Deno.test({
+  name: "checkOpenedFile() accepts the checked file and returns its information",
+  permissions: { read: [workspace] },
+  async fn() {
+    const target = await resolveReadPath(ctx, "d/f.txt");
+    using file = await Deno.open(target.real);
+    const info = await checkOpenedFile(ctx, file, target, "d/f.txt");
+    assertEquals(info?.size, 7);
+  },
+});
+
+Deno.test({
+  name: "checkStagedFile() refuses a temporary file created through a swapped symlink",
+  permissions: { read: [workspace], write: [workspace] },
+  async fn() {
+    const target = await resolveWritePath(ctx, "d/new.txt");
+    await swap();
+    const temp = `${workspace}/d/.new.txt.test.tmp`;
+    try {
+      using file = await Deno.open(temp, { write: true, createNew: true });
+      const error = await assertRejects(
+        () => checkStagedFile(ctx, file, temp, target, "d/new.txt"),
+        ToolError,
+      );
+      assertEquals(error.code, "permission_denied");
+      await Deno.remove(temp);
+    } finally {
+      await swap();
     }
-    const secret = await new Deno.Command("perl", {
-      args: ["-e", "open(F, $ARGV[0]); print <F>", `${outside}/secret.txt`],
-    }).output();
-    assert(new TextDecoder().decode(secret.stdout) === `${SECRET}\n`, "the outside file is intact");
   },
 });
