@@ -11,11 +11,11 @@ import { type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
  * narrowing the race in which a concurrent process (such as a background command) swaps a
  * checked directory for a symlink between the path check and the open.
  *
- * Deno checks `fstat` against the open file's canonical path, so under the exact flags of the
- * context (`denoFlags`) a file that was opened outside them is refused here whatever the race.
- * Under broader flags (`-A`), the open file's identity (`dev`, `ino`) must also equal that of the
- * file the path resolves to after checking containment again: this narrows the window, but a
- * path-based re-check cannot close it.
+ * Deno checks `fstat` of an open file against the path resolved when it was opened, so under the
+ * context's exact flags (`denoFlags`) a file opened outside them is refused; the open file's
+ * identity (`dev`, `ino`) must also equal that of the file the path resolves to after checking
+ * containment again. Both checks are path-based, so a process racing in a tight loop can still
+ * win occasionally: this narrows the window, it cannot close it.
  *
  * @param ctx The request's context.
  * @param file The file opened at `target.real`.
@@ -39,9 +39,10 @@ export async function checkOpenedFile(
 
 /**
  * Checks that a temporary file just created for writing is inside the workspace before any
- * content is written to it: Deno checks `utime` of an open file against write access to its
- * canonical path (so under the context's exact flags a file created outside the workspace is
- * refused), and its directory must still resolve inside the workspace.
+ * content is written to it: Deno checks `utime` of an open file against write access to the path
+ * resolved when it was opened (so under the context's exact flags a file created through a
+ * swapped symlink is refused), and its directory must still resolve inside the workspace. Like
+ * {@linkcode checkOpenedFile}, this narrows the race; it cannot close it.
  *
  * @param ctx The request's context.
  * @param file The new, empty temporary file.
@@ -75,7 +76,7 @@ async function describeOpened(
 ): Promise<Deno.FileInfo | undefined> {
   try {
     if (what === "writes") {
-      // Deno checks `utime` of an open file against write access to its canonical path.
+      // Deno checks `utime` of an open file against write access to its resolved path.
       const now = new Date();
       await file.utime(now, now);
     }
