@@ -42,6 +42,7 @@ export async function readCurrent(
     opened = await checkOpenedFile(ctx, file, path, shown) ?? info;
     if (!opened.isFile) throw notText(shown, "it is not a regular file");
     bytes = await readAll(file);
+    if (opened !== info) await checkOpenedFile(ctx, file, path, shown); // again, after reading
   } catch (error) {
     throw toFsToolError(error, { access: "read", shown, root: path.root });
   }

@@ -1,4 +1,4 @@
-import { dirname } from "pathe";
+import { dirname, relative } from "pathe";
 import { ToolError } from "../../core/tool_error.ts";
 import { within } from "./allowed_roots.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
@@ -14,8 +14,8 @@ import { type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
  * Deno checks `fstat` of an open file against the path resolved when it was opened, so under the
  * context's exact flags (`denoFlags`) a file opened outside them is refused; the open file's
  * identity (`dev`, `ino`) must also equal that of the file the path resolves to after checking
- * containment again. Both checks are path-based, so a process racing in a tight loop can still
- * win occasionally: this narrows the window, it cannot close it.
+ * containment again, and no component below the root may have become a symlink. All of these are
+ * path-based, so they narrow the window (callers check again after reading); they cannot close it.
  *
  * @param ctx The request's context.
  * @param file The file opened at `target.real`.
@@ -31,6 +31,7 @@ export async function checkOpenedFile(
 ): Promise<Deno.FileInfo | undefined> {
   const opened = await describeOpened(ctx, file, target, shown, "reads");
   if (opened === undefined) return undefined;
+  await checkNoSymlinkBelow(target, shown);
   const again = await resolveReadPath(ctx, shown);
   const now = await Deno.stat(again.real);
   if (opened.dev !== now.dev || opened.ino !== now.ino) throw swapped(shown);
@@ -59,6 +60,7 @@ export async function checkStagedFile(
 ): Promise<void> {
   const opened = await describeOpened(ctx, file, target, shown, "writes");
   if (opened === undefined) return;
+  await checkNoSymlinkBelow({ ...target, real: temp }, shown);
   const workspace = await Deno.realPath(ctx.workspace);
   const directory = await Deno.realPath(dirname(temp));
   const now = await Deno.stat(temp);
@@ -86,6 +88,17 @@ async function describeOpened(
     // A root reached through a symlink: every canonical path is outside the declared flags.
     if ((await Deno.realPath(target.root)) !== target.root) return undefined;
     throw outsideError(shown, what, true, ctx);
+  }
+}
+
+/** The checked path had no symlink below its root: one appearing now means a swap. */
+async function checkNoSymlinkBelow(target: ResolvedPath, shown: string): Promise<void> {
+  const rest = relative(target.root, target.real);
+  if (rest === "" || rest.startsWith("..")) return;
+  let at = target.root;
+  for (const part of rest.split("/")) {
+    at = `${at}/${part}`;
+    if ((await Deno.lstat(at)).isSymlink) throw swapped(shown);
   }
 }
 

@@ -88,6 +88,8 @@ async function readFile(
       maxChars: Math.min(args.maxChars ?? ctx.readMaxChars, ctx.readMaxChars),
       signal,
     });
+    // Checking again after reading makes a racing swap win twice in a row to leak anything.
+    if (opened !== undefined) await checkOpenedFile(ctx, file, target, args.path);
     if (read.binary) {
       throw new ToolError(
         "tool_error",
