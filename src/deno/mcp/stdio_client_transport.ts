@@ -8,11 +8,18 @@ import { stdioChildCommand, type StdioServerCommand } from "./stdio_child_comman
 export interface DenoStdioClientTransportOptions {
   /** Largest JSON-RPC message read from the server, in bytes. Default: 64 MiB. */
   maxMessageBytes?: number;
-  /** How long `close()` waits after SIGTERM before SIGKILL, in milliseconds. Default: 2000. */
+  /**
+   * How long `close()` waits after SIGTERM before SIGKILL, in milliseconds. Default: 2000.
+   * (Before SIGTERM, a server gets 250 ms to exit by itself once its stdin is closed.)
+   */
   killGraceMs?: number;
 }
 
 const STDERR_TAIL = 4096;
+/** How long close() lets a server exit on its own after stdin closes, before SIGTERM. */
+const STDIN_GRACE_MS = 250;
+/** How long output is still read after the child exited, before the pipes are let go. */
+const PIPE_DRAIN_MS = 250;
 const encoder = new TextEncoder();
 
 /**
@@ -92,8 +99,17 @@ export class DenoStdioClientTransport implements McpTransport {
     }
     const child = this.#child;
     this.#writer = child.stdin.getWriter();
-    this.#done = Promise.all([this.#readStdout(child), this.#readStderr(child), child.status])
-      .then(() => this.#finish());
+    const stdout = child.stdout.getReader();
+    const stderr = child.stderr.getReader();
+    const reading = Promise.all([this.#readStdout(stdout, child), this.#readStderr(stderr)]);
+    this.#done = child.status.then(async () => {
+      // What the child wrote before it exited is still read, but a grandchild that inherited the
+      // pipes (a wrapper's background process) must not keep the transport open.
+      if (!await settlesWithin(reading, PIPE_DRAIN_MS)) {
+        await Promise.allSettled([stdout.cancel(), stderr.cancel()]);
+        await reading;
+      }
+    }).then(() => this.#finish());
     return Promise.resolve();
   }
 
@@ -113,24 +129,28 @@ export class DenoStdioClientTransport implements McpTransport {
       }
       return;
     }
+    // As the MCP spec asks: close stdin, then SIGTERM if the server lingers, then SIGKILL.
     this.#writer?.close().catch(() => {});
+    if (await settlesWithin(this.#done, STDIN_GRACE_MS)) return;
     kill(child, "SIGTERM");
-    const timer = setTimeout(() => kill(child, "SIGKILL"), this.#killGraceMs);
-    try {
-      await this.#done;
-    } finally {
-      clearTimeout(timer);
-    }
+    if (await settlesWithin(this.#done, this.#killGraceMs)) return;
+    kill(child, "SIGKILL");
+    await this.#done;
   }
 
-  async #readStdout(child: Deno.ChildProcess): Promise<void> {
+  async #readStdout(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    child: Deno.ChildProcess,
+  ): Promise<void> {
     const lines = new JsonLineReader(
       this.#maxMessageBytes,
       (line) => this.#onLine(line),
       (line) => this.#onOversized(line),
     );
     try {
-      for await (const chunk of child.stdout) lines.push(chunk);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        lines.push(chunk.value);
+      }
     } catch (error) {
       if (!this.#closed) this.#report(error);
     }
@@ -139,11 +159,12 @@ export class DenoStdioClientTransport implements McpTransport {
     kill(child, "SIGKILL");
   }
 
-  async #readStderr(child: Deno.ChildProcess): Promise<void> {
+  async #readStderr(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of child.stderr) {
-        this.#stderr = (this.#stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        const text = this.#stderr + decoder.decode(chunk.value, { stream: true });
+        this.#stderr = text.slice(-STDERR_TAIL);
       }
     } catch {
       // The pipe broke with the child; the tail so far is kept.
@@ -183,6 +204,17 @@ export class DenoStdioClientTransport implements McpTransport {
     if (this.#closed) return;
     this.#closed = true;
     this.onclose?.();
+  }
+}
+
+/** Whether a promise settles within `ms` milliseconds (its rejection counts as settled). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -153,6 +153,29 @@ Deno.test("DenoStdioClientTransport fails a call with a malformed answer at once
   await client.close();
 });
 
+Deno.test("DenoStdioClientTransport does not wait for a grandchild that holds the pipes", async () => {
+  // A wrapper leaves a background process holding stdout and stderr, then execs the server.
+  const wrapped = {
+    command: "sh",
+    args: ["-c", 'sleep 3 & exec "$0" run --no-prompt "$1"', Deno.execPath(), FIXTURE],
+  };
+  const crashing = await connect(new DenoStdioClientTransport(wrapped));
+  const started = performance.now();
+  const error = await assertRejects(
+    () => callMcpTool(crashing, "crash", {}, ctx(), { timeoutMs: 30_000 }),
+    ToolError,
+  );
+  assertEquals(error.code, "upstream_unavailable");
+  assert(performance.now() - started < 2_000, "ended at the crash, not when the grandchild exits");
+  await crashing.close();
+
+  const closing = await connect(new DenoStdioClientTransport(wrapped));
+  assertEquals(await callMcpTool(closing, "echo", { text: "up" }, ctx()), "up");
+  const closeStarted = performance.now();
+  await closing.close();
+  assert(performance.now() - closeStarted < 2_000, "close() did not wait for the grandchild");
+});
+
 Deno.test("DenoStdioClientTransport start() rejects clearly when the command does not exist", async () => {
   const transport = new DenoStdioClientTransport({ command: "/nonexistent/toolroute-server" });
   const error = await assertRejects(() => transport.start(), Error);
