@@ -53,7 +53,7 @@ const DENO_RUNNERS = new Set(["run", "serve"]);
  * - A Deno child (`deno` or `Deno.execPath()`, with `run` or `serve`) always gets `--no-prompt`
  *   and exactly the permission flags of the config: it is spawned with `Deno.Command`, which never
  *   adds `-A` (Node's `child_process` under Deno does). It also gets the host's Deno cache
- *   (`DENO_DIR`) so it does not download its dependencies again.
+ *   (`DENO_DIR`) so it does not download its dependencies again, and `NO_COLOR=1`.
  *
  * Reads only the inherited variables; those the host may not read are skipped.
  *
@@ -74,6 +74,7 @@ export function stdioChildCommand(config: StdioServerCommand): StdioChildCommand
     }
     const denoDir = readEnv("DENO_DIR") ?? defaultDenoDir();
     if (denoDir !== undefined) env.DENO_DIR = denoDir;
+    env.NO_COLOR = "1"; // Its stderr is read by a program, not shown on a terminal.
   }
   Object.assign(env, config.env ?? {});
   return { command: config.command, args, env, ...(config.cwd ? { cwd: config.cwd } : {}) };

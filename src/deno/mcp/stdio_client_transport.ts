@@ -50,7 +50,10 @@ export class DenoStdioClientTransport implements McpTransport {
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #done?: Promise<void>;
   #closed = false;
+  #stopping = false;
   #stderr = "";
+  /** Ids of the client's requests not answered yet, failed with the exit reason on a crash. */
+  readonly #pending = new Set<number | string>();
 
   /**
    * Prepares the transport; `start()` (called by the SDK client's `connect`) spawns the child.
@@ -102,20 +105,23 @@ export class DenoStdioClientTransport implements McpTransport {
     const stdout = child.stdout.getReader();
     const stderr = child.stderr.getReader();
     const reading = Promise.all([this.#readStdout(stdout, child), this.#readStderr(stderr)]);
-    this.#done = child.status.then(async () => {
+    this.#done = child.status.then(async (status) => {
       // What the child wrote before it exited is still read, but a grandchild that inherited the
       // pipes (a wrapper's background process) must not keep the transport open.
       if (!await settlesWithin(reading, PIPE_DRAIN_MS)) {
         await Promise.allSettled([stdout.cancel(), stderr.cancel()]);
         await reading;
       }
-    }).then(() => this.#finish());
+      await this.#finish(status);
+    });
     return Promise.resolve();
   }
 
   /** Writes one message as a line to the child's stdin. */
   async send(message: McpJsonRpcMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The stdio server is not running");
+    const { id, method } = message as { id?: number | string; method?: unknown };
+    if (id !== undefined && method !== undefined) this.#pending.add(id);
     await this.#writer.write(encoder.encode(JSON.stringify(message) + "\n"));
   }
 
@@ -129,6 +135,7 @@ export class DenoStdioClientTransport implements McpTransport {
       }
       return;
     }
+    this.#stopping = true;
     // As the MCP spec asks: close stdin, then SIGTERM if the server lingers, then SIGKILL.
     this.#writer?.close().catch(() => {});
     if (await settlesWithin(this.#done, STDIN_GRACE_MS)) return;
@@ -179,6 +186,8 @@ export class DenoStdioClientTransport implements McpTransport {
       const text = `The server sent a malformed message: ${line.slice(0, 200)}`;
       return this.#fail(salvageResponseId(line.slice(0, 256), line.slice(-256)), text, error);
     }
+    const { id, method } = message as { id?: number | string; method?: unknown };
+    if (id !== undefined && method === undefined) this.#pending.delete(id);
     this.onmessage?.(message);
   }
 
@@ -192,6 +201,7 @@ export class DenoStdioClientTransport implements McpTransport {
   /** Fails the request a broken response was for, or reports the fault when it has no id. */
   #fail(id: number | string | undefined, text: string, cause?: unknown): void {
     if (id === undefined) return this.#report(new Error(text, { cause }));
+    this.#pending.delete(id);
     this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
   }
 
@@ -199,10 +209,23 @@ export class DenoStdioClientTransport implements McpTransport {
     this.onerror?.(error instanceof Error ? error : new Error(String(error)));
   }
 
-  async #finish(): Promise<void> {
+  async #finish(status: Deno.CommandStatus): Promise<void> {
     await this.#writer?.abort().catch(() => {});
     if (this.#closed) return;
     this.#closed = true;
+    if (!this.#stopping) {
+      // Requests in flight fail with why the server went away (the SDK would only say
+      // "Connection closed"): a start-up error on stderr becomes the gateway's last error.
+      // deno-lint-ignore no-control-regex
+      const plain = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+      const tail = plain.replace(/\s+/g, " ").trim().slice(-300);
+      const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
+      const message = `The stdio server exited (${how})${tail ? `: ${tail}` : ""}`;
+      for (const id of this.#pending) {
+        this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message } });
+      }
+    }
+    this.#pending.clear();
     this.onclose?.();
   }
 }

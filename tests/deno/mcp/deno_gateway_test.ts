@@ -149,3 +149,22 @@ Deno.test("createDenoGateway() ends a hanging stdio call at its deadline; other 
   assertEquals(result.code, "timeout");
   assertEquals(await toolSet.invoke("slow_echo", { text: "still up" }), "still up");
 });
+
+Deno.test("createDenoGateway() reports why a stdio server exited at start, from its stderr", async () => {
+  const script = await Deno.makeTempFile({ suffix: ".ts" });
+  await Deno.writeTextFile(script, 'throw new Error("API_KEY is not set");\n');
+  try {
+    await using gateway = createDenoGateway({
+      servers: { bad: { command: Deno.execPath(), args: ["run", script] } },
+      reconnect: { maxAttemptsPerCall: 1 },
+    });
+    const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["bad"] });
+    assertEquals(toolSet.missing.length, 1);
+    const { reason } = toolSet.missing[0];
+    assert(reason.includes("exited (code 1)") && reason.includes("API_KEY is not set"), reason);
+    assert(!reason.includes("\x1b["), "no terminal colours");
+    assert(gateway.status()[0].lastError?.includes("API_KEY is not set"));
+  } finally {
+    await Deno.remove(script);
+  }
+});
