@@ -1,4 +1,5 @@
 import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
+import { bwrapSearchPath } from "./bwrap_search_path.ts";
 import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.ts";
 
 /** How one bash command is spawned. */
@@ -76,17 +77,21 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
   const { sandbox, command, cwd, env } = options;
   if (sandbox === "bwrap") {
     if (options.roots === undefined) throw new TypeError("The bwrap sandbox needs the roots");
+    const { workspace, readOnlyRoots } = options.roots;
+    const searchPath = bwrapSearchPath(env.PATH, [workspace, ...readOnlyRoots]);
+    // Inside the sandbox the command keeps its own PATH: entries in the workspace are confined.
+    const inner = searchPath === (env.PATH ?? "") ? ["bash"] : ["env", `PATH=${env.PATH}`, "bash"];
     const args = bwrapCommand({
       ...options.roots,
       cwd,
-      command: ["bash", "-c", command],
+      command: [...inner, "-c", command],
     });
     return {
       command,
       program: options.bwrapProgram ?? "bwrap",
       args,
       cwd,
-      env,
+      env: { ...env, PATH: searchPath },
       sandboxed: true,
       detached: false,
       target: (child) => ({ kind: "sandbox", child }),

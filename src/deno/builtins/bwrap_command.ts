@@ -56,8 +56,9 @@ interface Mount {
  * Builds the arguments of `bwrap` that run one command confined to the context's roots.
  *
  * The command gets fresh user, mount, PID, network, IPC, UTS and cgroup namespaces
- * (`--unshare-all`: no network at all), its own session (`--new-session`), and dies with the
- * process that started bubblewrap (`--die-with-parent`). Its file system is empty except for:
+ * (`--unshare-all`: no network at all), its own session (`--new-session`), no capabilities
+ * (`--cap-drop ALL`, which matters when the host runs as root), and dies with the process that
+ * started bubblewrap (`--die-with-parent`). `/proc` is read-only (`--remount-ro /proc`). Its file system is empty except for:
  * the workspace (read-write) and the read-only roots, each bound from its real path to the path
  * the context declares (so symlinks above them do not matter), the system directories and a few `/etc`
  * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
@@ -98,7 +99,16 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     "--unshare-all",
     "--die-with-parent",
     "--new-session",
+    // Started by root, bubblewrap keeps root's capabilities in the host's user namespace (it
+    // creates no user namespace then): drop them all, or a command could mknod and mount the
+    // host's disk.
+    "--cap-drop",
+    "ALL",
     ...ordered,
+    // Root owns /proc/sys/kernel/core_pattern and /proc/sysrq-trigger; without a read-only /proc
+    // a command run by root could set core_pattern to a host program (host code execution).
+    "--remount-ro",
+    "/proc",
     "--chdir",
     options.cwd,
     "--",

@@ -231,6 +231,45 @@ Deno.test("bash under bwrap cannot read a file outside the roots, and sees no /r
   assertStringIncludes(bash.tool.description, "bubblewrap sandbox");
 });
 
+Deno.test("bash under bwrap has no capabilities and cannot write /proc, even when the host runs as root", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+  // Writing core_pattern back with its own value changes nothing even if the sandbox failed.
+  const result = await bash.json({
+    command: [
+      "grep CapEff /proc/self/status",
+      'cp=$(cat /proc/sys/kernel/core_pattern); (printf "%s\\n" "$cp" > /proc/sys/kernel/core_pattern) 2>/dev/null && echo CORE_WRITABLE || echo CORE_DENIED',
+      "mknod ws_disk b 8 0 2>/dev/null && echo MKNOD_OK || echo MKNOD_DENIED",
+    ].join("; "),
+  });
+  assertStringIncludes(String(result.stdout), "CapEff:\t0000000000000000");
+  assertStringIncludes(String(result.stdout), "CORE_DENIED");
+  assertStringIncludes(String(result.stdout), "MKNOD_DENIED");
+});
+
+Deno.test("bash under bwrap never runs a bwrap planted in the workspace, even when PATH lists it first", async () => {
+  await using fx = await bashFixture();
+  const hostPath = Deno.env.get("PATH") ?? "";
+  await Deno.mkdir(`${fx.workspace}/bin`);
+  const planted = `${fx.outside}/planted-ran`;
+  await Deno.writeTextFile(
+    `${fx.workspace}/bin/bwrap`,
+    `#!/bin/sh\ntouch ${planted}\necho PLANTED\n`,
+    { mode: 0o755 },
+  );
+  Deno.env.set("PATH", `${fx.workspace}/bin:${hostPath}`);
+  try {
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const result = await bash.json({ command: `echo "inner PATH=$PATH"; cat ${fx.marker}` });
+    assert(!String(result.stdout).includes("PLANTED"), "the planted bwrap ran");
+    assertStringIncludes(String(result.stdout), `inner PATH=${fx.workspace}/bin:`);
+    assert(!String(result.stdout).includes("OUTSIDE-MARKER"), "the command ran unconfined");
+    assertEquals(await Deno.stat(planted).then(() => true, () => false), false);
+  } finally {
+    Deno.env.set("PATH", hostPath);
+  }
+});
+
 Deno.test("bash under bwrap writes the workspace, reads but cannot write a read-only root", async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({

@@ -21,6 +21,15 @@ Deno.test("bwrapCommand() unshares every namespace, dies with its parent and sta
   assertEquals(args.slice(-6), ["--chdir", "/tmp/ws/src", "--", "bash", "-c", "ls"]);
 });
 
+Deno.test("bwrapCommand() drops every capability and makes /proc read-only after mounting it", () => {
+  const drop = args.indexOf("--cap-drop");
+  assertEquals(args.slice(drop, drop + 2), ["--cap-drop", "ALL"]);
+  const proc = args.findIndex((arg, i) => arg === "--proc" && args[i + 1] === "/proc");
+  const remount = args.findIndex((arg, i) => arg === "--remount-ro" && args[i + 1] === "/proc");
+  assert(proc >= 0 && remount > proc, "/proc is remounted read-only after it is mounted");
+  assert(remount < args.indexOf("--chdir"));
+});
+
 Deno.test("bwrapCommand() binds the workspace read-write and the roots and system read-only", () => {
   assert(indexOfMount("--bind", "/tmp/ws") >= 0);
   assertEquals(args[indexOfMount("--bind", "/tmp/ws") + 1], "/data/ws", "bound from its real path");
