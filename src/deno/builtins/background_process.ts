@@ -1,3 +1,4 @@
+import { ToolError } from "../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import { drainInto } from "./bounded_output.ts";
 import { LogBuffer, type LogSlice } from "./log_buffer.ts";
@@ -34,6 +35,7 @@ export class BackgroundProcess {
   readonly #log: LogBuffer;
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
   readonly #stopReading = new AbortController();
+  #pendingWrite: Promise<void> | undefined;
   #exitCode: number | null = null;
   #settled = false;
   /** Resolves when the process ended and its output was read to the end. */
@@ -115,12 +117,45 @@ export class BackgroundProcess {
   /**
    * Writes text to its stdin.
    *
+   * A process that does not read its stdin cannot hang the call: past `timeoutMs` (or at the
+   * signal's abort) the call ends and the input stays queued; a second write is refused while
+   * one is still pending.
+   *
    * @param input The text.
+   * @param limits The call's deadline and signal.
    * @returns How many bytes were written.
    */
-  async write(input: string): Promise<number> {
+  async write(input: string, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<number> {
+    if (this.#pendingWrite !== undefined) {
+      throw new ToolError(
+        "tool_error",
+        "The process has not read the previous input yet; read its logs, or stop it",
+      );
+    }
     const bytes = new TextEncoder().encode(input);
-    await this.#stdin.write(bytes);
+    const written = this.#stdin.write(bytes);
+    this.#pendingWrite = written;
+    written.then(() => this.#pendingWrite = undefined, () => this.#pendingWrite = undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      timer = setTimeout(() =>
+        reject(
+          new ToolError(
+            "timeout",
+            `The process did not take its input within ${limits.timeoutMs} ms; the input stays ` +
+              "queued and is delivered if it reads its stdin",
+          ),
+        ), limits.timeoutMs);
+      onAbort = () => reject(limits.signal?.reason);
+      limits.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([written, stopped]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) limits.signal?.removeEventListener("abort", onAbort);
+    }
     return bytes.length;
   }
 

@@ -110,7 +110,9 @@ async function runBash(
       if (!process.running) {
         throw new ToolError("tool_error", `Process "${args.processId}" has ended; start it again`);
       }
-      return { processId: args.processId, bytesWritten: await process.write(text) };
+      const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
+      const bytesWritten = await process.write(text, { timeoutMs, signal: context.signal });
+      return { processId: args.processId, bytesWritten };
     }
     case "stop": {
       const process = processes.get(need(args, "processId", action));

@@ -193,3 +193,24 @@ Deno.test("bash start refuses a 17th running process of one context", async () =
   await bash.json({ action: "stop", processId: "p1" });
   assertEquals((await bash.call({ action: "start", command: "cat" })).isError, false);
 });
+
+Deno.test("bash write to a process that never reads its stdin ends at the deadline, and refuses a second write meanwhile", async () => {
+  await using fx = await bashFixture();
+  const sleep = uniqueSleep();
+  await using bash = bashUnderTest({
+    workspace: fx.workspace,
+    bash: { sandbox: "none" },
+    commandTimeoutMs: 300,
+  });
+  const { processId } = await bash.json({ action: "start", command: `sleep ${sleep}` });
+  const started = performance.now();
+  const first = await bash.call({ action: "write", processId, input: "x".repeat(1 << 20) });
+  assertEquals([first.isError, first.code], [true, "timeout"]);
+  assertStringIncludes(first.text, "did not take its input within 300 ms");
+  assert(performance.now() - started < 5000);
+  const second = await bash.call({ action: "write", processId, input: "y" });
+  assertEquals(second.code, "tool_error");
+  assertStringIncludes(second.text, "has not read the previous input");
+  await bash.json({ action: "stop", processId });
+  assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
