@@ -6,6 +6,13 @@ import type { FileIdentity } from "./staged_commit.ts";
 import { lstatOrUndefined } from "./staged_file.ts";
 import type { ResolvedPath } from "./workspace_paths.ts";
 
+/**
+ * The largest file a patch edits (16 MiB). Editing reads the whole file into memory, so a larger
+ * one (say a sparse file of many gigabytes made with `truncate`) is refused instead of exhausting
+ * the host's memory.
+ */
+export const MAX_EDIT_BYTES = 16 * 1024 * 1024;
+
 /** A text file as read for a patch: its text, permission bits and identity. */
 export interface CurrentText {
   /** The decoded text. */
@@ -41,7 +48,8 @@ export async function readCurrent(
     // The file that was opened must be the checked one (a swapped symlink could lead outside).
     opened = await checkOpenedFile(ctx, file, path, shown) ?? info;
     if (!opened.isFile) throw notText(shown, "it is not a regular file");
-    bytes = await readAll(file);
+    if (opened.size > MAX_EDIT_BYTES) throw tooLarge(shown, opened.size);
+    bytes = await readAll(file, shown);
     if (opened !== info) await checkOpenedFile(ctx, file, path, shown); // again, after reading
   } catch (error) {
     throw toFsToolError(error, { access: "read", shown, root: path.root });
@@ -54,7 +62,7 @@ export async function readCurrent(
   };
 }
 
-async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
+async function readAll(file: Deno.FsFile, shown: string): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   for (let buffer = new Uint8Array(64 * 1024);; buffer = new Uint8Array(64 * 1024)) {
@@ -62,6 +70,8 @@ async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
     if (read === null) break;
     chunks.push(buffer.subarray(0, read));
     length += read;
+    // The file may grow while it is read.
+    if (length > MAX_EDIT_BYTES) throw tooLarge(shown, length);
   }
   const all = new Uint8Array(length);
   let at = 0;
@@ -70,6 +80,14 @@ async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
     at += chunk.length;
   }
   return all;
+}
+
+function tooLarge(path: string, size: number): ToolError {
+  return notText(
+    path,
+    `it is ${size} bytes, over the ${MAX_EDIT_BYTES}-byte limit of files a patch edits; ` +
+      "use bash to change large files",
+  );
 }
 
 function notText(path: string, problem: string): ToolError {

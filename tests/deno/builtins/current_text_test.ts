@@ -1,7 +1,7 @@
 import { assertEquals, assertRejects } from "@std/assert";
 import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
-import { readCurrent } from "../../../src/deno/builtins/current_text.ts";
+import { MAX_EDIT_BYTES, readCurrent } from "../../../src/deno/builtins/current_text.ts";
 import { resolveWritePath } from "../../../src/deno/builtins/workspace_paths.ts";
 import { makeFixture } from "./_fixture.ts";
 
@@ -34,4 +34,20 @@ Deno.test("readCurrent() refuses directories and binary files", async () => {
     ToolError,
     "not a text file",
   );
+});
+
+Deno.test("readCurrent() refuses a file over the edit limit without reading it into memory", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  {
+    using file = await Deno.open(`${f.workspace}/huge.log`, { create: true, write: true });
+    await file.truncate(4 * 1024 * 1024 * 1024); // 4 GiB, sparse: no disk blocks
+  }
+  const before = Deno.memoryUsage().rss;
+  await assertRejects(
+    async () => readCurrent(ctx, await resolveWritePath(ctx, "huge.log"), "huge.log"),
+    ToolError,
+    `over the ${MAX_EDIT_BYTES}-byte limit`,
+  );
+  assertEquals(Deno.memoryUsage().rss - before < 64 * 1024 * 1024, true);
 });
