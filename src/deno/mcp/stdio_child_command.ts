@@ -44,6 +44,8 @@ const INHERITED_ENV: readonly string[] = Deno.build.os === "windows"
 
 /** Deno subcommands that run a script under Deno's permission system. */
 const DENO_RUNNERS = new Set(["run", "serve"]);
+/** Deno subcommands that always run with every permission (flags cannot narrow them). */
+const DENO_ALL_PERMISSIONS = new Set(["eval", "repl"]);
 
 /**
  * Resolves a stdio server config into the exact child process to spawn.
@@ -55,7 +57,8 @@ const DENO_RUNNERS = new Set(["run", "serve"]);
  *   adds `-A` (Node's `child_process` under Deno does). It also gets the host's Deno cache
  *   (`DENO_DIR`) so it does not download its dependencies again, and `NO_COLOR=1`.
  *
- * Reads only the inherited variables; those the host may not read are skipped.
+ * `deno eval` and `deno repl` are refused with a `TypeError`: they always run with every
+ * permission. Reads only the inherited variables; those the host may not read are skipped.
  *
  * @param config The server's command, arguments, environment and working directory.
  * @returns The child process to spawn.
@@ -69,6 +72,12 @@ export function stdioChildCommand(config: StdioServerCommand): StdioChildCommand
   }
   if (isDeno(config.command)) {
     const runner = args.findIndex((arg) => !arg.startsWith("-"));
+    if (runner !== -1 && DENO_ALL_PERMISSIONS.has(args[runner])) {
+      throw new TypeError(
+        `Cannot start "deno ${args[runner]}" as an MCP server: it always has every permission; ` +
+          `use "deno run" with explicit permission flags`,
+      );
+    }
     if (runner !== -1 && DENO_RUNNERS.has(args[runner]) && !args.includes("--no-prompt")) {
       args.splice(runner + 1, 0, "--no-prompt");
     }

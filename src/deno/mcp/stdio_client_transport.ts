@@ -82,8 +82,8 @@ export class DenoStdioClientTransport implements McpTransport {
     if (this.#child || this.#closed) {
       return Promise.reject(new Error("The stdio transport was already started; create a new one"));
     }
-    const resolved = stdioChildCommand(this.#config);
     try {
+      const resolved = stdioChildCommand(this.#config);
       this.#child = new Deno.Command(resolved.command, {
         args: resolved.args,
         env: resolved.env,
@@ -97,7 +97,9 @@ export class DenoStdioClientTransport implements McpTransport {
       this.#closed = true;
       const reason = error instanceof Error ? error.message : String(error);
       return Promise.reject(
-        new Error(`Cannot start stdio server "${resolved.command}": ${reason}`, { cause: error }),
+        new Error(`Cannot start stdio server "${this.#config.command}": ${reason}`, {
+          cause: error,
+        }),
       );
     }
     const child = this.#child;

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertThrows } from "@std/assert";
 import { isDeno, stdioChildCommand } from "../../../src/deno/mcp/stdio_child_command.ts";
 
 Deno.test("stdioChildCommand() inserts --no-prompt after `run` of a Deno child, once", () => {
@@ -61,4 +61,13 @@ Deno.test("isDeno() recognises deno, deno.exe and Deno.execPath()", () => {
   assert(isDeno(Deno.execPath()));
   assert(!isDeno("denox"));
   assert(!isDeno("node"));
+});
+
+Deno.test("stdioChildCommand() refuses deno eval and repl: they always have every permission", () => {
+  assertThrows(
+    () => stdioChildCommand({ command: "deno", args: ["eval", "serve()"] }),
+    TypeError,
+    'Cannot start "deno eval" as an MCP server',
+  );
+  assertThrows(() => stdioChildCommand({ command: Deno.execPath(), args: ["repl"] }), TypeError);
 });
