@@ -28,8 +28,9 @@ const encoder = new TextEncoder();
  *
  * The child gets a minimal environment and, when it is Deno, `--no-prompt` and no permission
  * beyond the config's flags (see {@linkcode stdioChildCommand}). When the child exits, the
- * transport closes at once, so pending calls end with `upstream_unavailable`. `close()` stops the
- * child (SIGTERM, then SIGKILL) and waits for it to exit. A transport runs one child, once.
+ * transport closes at once and fails the requests in flight with the exit code and the end of
+ * stderr, so pending calls end with `upstream_unavailable`. `close()` closes the child's stdin,
+ * then sends SIGTERM, then SIGKILL, and waits for it to exit. A transport runs one child, once.
  *
  * Requires `allow-run` permission for the command, and `allow-env` for the inherited variables.
  *
