@@ -91,6 +91,7 @@ export function parseMcpConfig(
   const unset: string[] = [];
   const servers: Record<string, McpServerConfig> = {};
   for (const [id, raw] of Object.entries(parsed.data.mcpServers)) {
+    if (raw.disabled === true) continue;
     const expand = (text: string, field: string): string =>
       text.replace(VARIABLE, (_, name: string, fallback?: string) => {
         const found = lookup(name) ?? fallback;

@@ -24,6 +24,17 @@ const serverSchema = z.strictObject({
   args: z.array(z.string()).optional().describe("Its arguments, taken literally"),
   env: stringMap.optional().describe("Environment variables of the child; ${VAR} is expanded"),
   cwd: z.string().min(1).optional().describe("The child's working directory"),
+  disabled: z.boolean().optional().describe(
+    "true leaves the server out (as Cursor and Cline write it)",
+  ),
+  autoApprove: z.array(z.string()).optional()
+    .describe(
+      "Another client's approval list (Cline); accepted and ignored: toolroute exposes by selection",
+    ),
+  alwaysAllow: z.array(z.string()).optional()
+    .describe(
+      "Another client's approval list (Roo); accepted and ignored: toolroute exposes by selection",
+    ),
 }).superRefine((server, context) => {
   if (typeof server !== "object" || server === null) return;
   const remote = server.url !== undefined;

@@ -130,3 +130,23 @@ Deno.test("loadMcpConfig() reports a file that is not JSON, naming it", async ()
     );
   });
 });
+
+Deno.test("parseMcpConfig() accepts other clients' keys: disabled servers are left out, approval lists ignored", () => {
+  const servers = parseMcpConfig({
+    mcpServers: {
+      off: {
+        command: "node",
+        args: ["x.js"],
+        disabled: true,
+        env: { KEY: "${UNSET_BUT_DISABLED}" },
+      },
+      on: {
+        url: "https://example.com/mcp",
+        disabled: false,
+        autoApprove: ["search"],
+        alwaysAllow: [],
+      },
+    },
+  }, { env: {} });
+  assertEquals(servers, { on: { url: "https://example.com/mcp" } });
+});
