@@ -1,0 +1,149 @@
+import { assertEquals, assertRejects, assertStringIncludes, assertThrows } from "@std/assert";
+import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
+import { buildRouter, checkUser, describeMissing } from "../../../src/deno/cli/build_router.ts";
+import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
+import { UsageError } from "../../../src/deno/cli/usage_error.ts";
+import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
+
+function config(workspace: string, overrides: Partial<ToolrouteConfig> = {}): ToolrouteConfig {
+  return {
+    context: { workspace },
+    modules: [],
+    expose: {},
+    mcpServers: {},
+    users: [],
+    http: {},
+    variables: [],
+    ...overrides,
+  };
+}
+
+async function tempWorkspace(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix: "toolroute_build_" });
+  await Deno.writeTextFile(`${path}/hello.txt`, "hello\n");
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+Deno.test("buildRouter() exposes every built-in of the context when the config lists none", async () => {
+  await using ws = await tempWorkspace();
+  await using files = await buildRouter(config(ws.path));
+  assertEquals((await files.expose()).names, ["apply_patch", "read_file", "write_file"]);
+  await using withBash = await buildRouter(
+    config(ws.path, { context: { workspace: ws.path, bash: { sandbox: "none" } } }),
+  );
+  assertEquals((await withBash.expose()).names, ["apply_patch", "bash", "read_file", "write_file"]);
+});
+
+Deno.test("buildRouter() exposes exactly the config's names and reports the rest as missing", async () => {
+  await using ws = await tempWorkspace();
+  await using served = await buildRouter(config(ws.path, {
+    expose: { builtins: ["read_file", "bash"], functions: ["ghost"], mcpServers: ["nowhere"] },
+  }));
+  const tools = await served.expose();
+  assertEquals(tools.names, ["read_file"]);
+  assertEquals(
+    describeMissing(tools.missing).sort(),
+    [
+      'not exposed: builtins "bash": ' + tools.missing.find((m) => m.name === "bash")?.reason,
+      'not exposed: functions "ghost": ' + tools.missing.find((m) => m.name === "ghost")?.reason,
+      'not exposed: mcpServers "nowhere": ' +
+      tools.missing.find((m) => m.name === "nowhere")?.reason,
+    ].sort(),
+  );
+});
+
+Deno.test("buildRouter() passes call events, the call deadline and the result limit to the router", async () => {
+  await using ws = await tempWorkspace();
+  await Deno.writeTextFile(`${ws.path}/big.txt`, "x".repeat(5000));
+  const events: ToolCallEvent[] = [];
+  await using served = await buildRouter(
+    config(ws.path, { maxResultChars: 300, callTimeoutMs: 5000 }),
+    { onEvent: (event) => events.push(event) },
+  );
+  const tools = await served.expose("alice");
+  const result = await tools.call("read_file", { path: "big.txt" });
+  assertEquals(result.isError, false);
+  // 300 characters kept, plus the truncation marker between head and tail.
+  assertStringIncludes(result.text, "characters truncated");
+  assertEquals(result.text.length < 300 + 50, true, `${result.text.length} characters`);
+  assertEquals(events.length, 1);
+  assertEquals(events[0].tool, "read_file");
+  assertEquals(events[0].source, "builtin");
+  assertEquals(events[0].isError, false);
+});
+
+Deno.test("buildRouter() gives a user the global servers plus their own, never another user's", async () => {
+  const shared = await startMcpTestServer();
+  const mailbox = await startMcpTestServer({
+    tools: (server) => {
+      server.registerTool("inbox", { description: "Alice's inbox" }, () => ({
+        content: [{ type: "text", text: "3 messages" }],
+      }));
+    },
+  });
+  try {
+    await using ws = await tempWorkspace();
+    await using served = await buildRouter(config(ws.path, {
+      expose: { builtins: [] },
+      mcpServers: { shared: { url: shared.url } },
+      users: [
+        { tokenVariable: "TOKEN_A", id: "alice", mcpServers: { mail: { url: mailbox.url } } },
+        { tokenVariable: "TOKEN_B", id: "bob", mcpServers: {} },
+      ],
+    }));
+    const alice = await served.expose("alice");
+    assertEquals(alice.names.includes("inbox"), true);
+    assertEquals(alice.names.includes("echo"), true);
+    assertEquals(await alice.invoke("inbox", {}), "3 messages");
+    const bob = await served.expose("bob");
+    assertEquals(bob.names.includes("inbox"), false);
+    assertEquals(bob.names.includes("echo"), true);
+    const nobody = await served.expose();
+    assertEquals(nobody.names.includes("inbox"), false);
+  } finally {
+    await shared.close();
+    await mailbox.close();
+  }
+});
+
+Deno.test("buildRouter() throws a UsageError for a module that cannot be loaded", async () => {
+  await using ws = await tempWorkspace();
+  await assertRejects(
+    () => buildRouter(config(ws.path, { modules: [`${ws.path}/missing_module.ts`] })),
+    UsageError,
+    "missing_module.ts",
+  );
+});
+
+Deno.test("checkUser() returns a configured id, undefined without one, and names the known users", () => {
+  const users = [
+    { tokenVariable: "A", id: "alice", mcpServers: {} },
+    { tokenVariable: "B", id: "bob", mcpServers: {} },
+  ];
+  const withUsers = config("/srv/ws", { users });
+  assertEquals(checkUser(withUsers, "bob"), "bob");
+  assertEquals(checkUser(withUsers, undefined), undefined);
+  assertThrows(
+    () => checkUser(withUsers, "carol"),
+    UsageError,
+    `Unknown user "carol"; the config's users are: "alice", "bob"`,
+  );
+  assertThrows(
+    () => checkUser(config("/srv/ws"), "carol"),
+    UsageError,
+    `Unknown user "carol"; the config's users are: none`,
+  );
+});
+
+Deno.test("describeMissing() writes one line per missing name with its selection and reason", () => {
+  assertEquals(describeMissing([]), []);
+  const lines = describeMissing([
+    { selection: "mcpServers", name: "github", reason: "the server is down" },
+    { selection: "functions", name: "now", reason: "no such function" },
+  ]);
+  assertEquals(lines, [
+    'not exposed: mcpServers "github": the server is down',
+    'not exposed: functions "now": no such function',
+  ]);
+  assertStringIncludes(lines[0], "github");
+});

@@ -1,0 +1,112 @@
+import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { callCommand } from "../../../src/deno/cli/call_command.ts";
+import { UsageError } from "../../../src/deno/cli/usage_error.ts";
+import { makeFixture } from "./_serve_process.ts";
+
+const REPO_MOD = new URL("../../../mod.ts", import.meta.url).href;
+
+const MODULE = `import { defineTool } from "${REPO_MOD}";
+import { z } from "zod";
+export const hello = defineTool({
+  name: "hello", description: "Greets", input: z.object({ name: z.string().default("world") }),
+  run: ({ name }) => "hello " + name,
+});
+export const steps = defineTool({
+  name: "steps", description: "Reports progress", input: z.object({}),
+  run: (_args, ctx) => {
+    ctx.onProgress?.({ progress: 1, total: 2, message: "half way" });
+    ctx.onProgress?.({ progress: 2, total: 2 });
+    return "done";
+  },
+});
+export const stall = defineTool({
+  name: "stall", description: "Waits until aborted", input: z.object({}),
+  run: (_args, ctx) => new Promise((_, reject) =>
+    ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+});
+`;
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    io: { out: (line: string) => out.push(line), err: (l: string) => err.push(l) },
+  };
+}
+
+async function moduleFixture() {
+  const fixture = await makeFixture({ modules: ["tools.ts"] });
+  await Deno.writeTextFile(`${fixture.dir}/tools.ts`, MODULE);
+  return fixture;
+}
+
+Deno.test("callCommand() prints the result and returns 0, with {} as the default arguments", async () => {
+  await using fixture = await moduleFixture();
+  const { out, err, io } = capture();
+  assertEquals(await callCommand({ config: fixture.config }, ["hello"], io), 0);
+  assertEquals(out, ["hello world"]);
+  assertEquals(err, []);
+  assertEquals(await callCommand({ config: fixture.config }, ["hello", '{"name":"Ada"}'], io), 0);
+  assertEquals(out[1], "hello Ada");
+});
+
+Deno.test("callCommand() prints an error result on stdout and returns 1", async () => {
+  await using fixture = await moduleFixture();
+  const { out, io } = capture();
+  assertEquals(await callCommand({ config: fixture.config }, ["hello", '{"name":5}'], io), 1);
+  assertMatch(out[0], /name/);
+  assertEquals(await callCommand({ config: fixture.config }, ["nope"], io), 1);
+  assertMatch(out[1], /Unknown tool "nope"/);
+});
+
+Deno.test("callCommand() writes progress to stderr, never to stdout", async () => {
+  await using fixture = await moduleFixture();
+  const { out, err, io } = capture();
+  assertEquals(await callCommand({ config: fixture.config }, ["steps"], io), 0);
+  assertEquals(out, ["done"]);
+  assertEquals(err, ["toolroute: progress half way", "toolroute: progress 2"]);
+});
+
+Deno.test("callCommand() --timeout ends a stalled call with a timeout error result", async () => {
+  await using fixture = await moduleFixture();
+  const { out, io } = capture();
+  const started = Date.now();
+  assertEquals(await callCommand({ config: fixture.config, timeout: "100" }, ["stall"], io), 1);
+  assertMatch(out[0], /Tool "stall" did not finish within 100 ms/);
+  assertEquals(Date.now() - started < 3000, true);
+});
+
+Deno.test("callCommand() throws a UsageError before loading anything for a malformed call", async () => {
+  const { out, io } = capture();
+  const flags = { config: "/nonexistent/toolroute.json" };
+  await assertRejects(
+    () => callCommand(flags, [], io),
+    UsageError,
+    'Missing the tool name; see "toolroute call --help"',
+  );
+  await assertRejects(
+    () => callCommand(flags, ["a", "{}", "b", "c"], io),
+    UsageError,
+    'Too many arguments: "b" "c"; pass the JSON arguments as one quoted argument',
+  );
+  for (const timeout of ["0", "-5", "1.5", "soon"]) {
+    await assertRejects(
+      () => callCommand({ ...flags, timeout }, ["a"], io),
+      UsageError,
+      `"--timeout" must be a positive number of milliseconds, received "${timeout}"`,
+    );
+  }
+  assertEquals(out, []);
+});
+
+Deno.test("callCommand() --user of an unknown user throws a UsageError naming the known ones", async () => {
+  await using fixture = await makeFixture({ users: { TOKEN_A: { id: "alice" } } });
+  const { io } = capture();
+  await assertRejects(
+    () => callCommand({ config: fixture.config, user: "mallory" }, ["read_file"], io),
+    UsageError,
+    `Unknown user "mallory"; the config's users are: "alice"`,
+  );
+});
