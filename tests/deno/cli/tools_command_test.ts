@@ -1,0 +1,76 @@
+import { assertEquals, assertRejects } from "@std/assert";
+import { toolsCommand } from "../../../src/deno/cli/tools_command.ts";
+import { UsageError } from "../../../src/deno/cli/usage_error.ts";
+import { makeFixture } from "./_serve_process.ts";
+
+const REPO_MOD = new URL("../../../mod.ts", import.meta.url).href;
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    io: { out: (line: string) => out.push(line), err: (l: string) => err.push(l) },
+  };
+}
+
+Deno.test("toolsCommand() prints an aligned table of the exposed tools, no trailing spaces", async () => {
+  await using fixture = await makeFixture({ bash: { sandbox: "none" } });
+  const { out, err, io } = capture();
+  assertEquals(await toolsCommand({ config: fixture.config }, io), 0);
+  assertEquals(out, [
+    "NAME         SOURCE   SHADOWED-BY",
+    "apply_patch  builtin  -",
+    "bash         builtin  -",
+    "read_file    builtin  -",
+    "write_file   builtin  -",
+  ]);
+  assertEquals(err, []);
+});
+
+Deno.test("toolsCommand() --json prints tools in MCP form, shadowed and missing names", async () => {
+  await using fixture = await makeFixture({
+    modules: ["tools.ts"],
+    expose: { builtins: ["read_file"], functions: ["read_file", "ghost"] },
+  });
+  await Deno.writeTextFile(
+    `${fixture.dir}/tools.ts`,
+    `import { defineTool } from "${REPO_MOD}";
+import { z } from "zod";
+export const mine = defineTool({
+  name: "read_file", description: "Loses to the built-in", input: z.object({}), run: () => "x",
+});
+`,
+  );
+  const { out, err, io } = capture();
+  assertEquals(await toolsCommand({ config: fixture.config, json: true }, io), 0);
+  assertEquals(out.length, 1, "one JSON document");
+  const json = JSON.parse(out[0]);
+  assertEquals(Object.keys(json), ["tools", "shadowed", "missing"]);
+  assertEquals(json.tools.map((tool: { name: string }) => tool.name), ["read_file"]);
+  assertEquals(typeof json.tools[0].inputSchema, "object");
+  assertEquals(json.shadowed, [{ name: "read_file", winner: "builtin", hidden: ["function"] }]);
+  assertEquals(json.missing.map((m: { name: string }) => m.name), ["ghost"]);
+  assertEquals(err, [], "JSON mode keeps stderr quiet");
+});
+
+Deno.test("toolsCommand() sends names nothing provides to stderr with the toolroute prefix", async () => {
+  await using fixture = await makeFixture({ expose: { builtins: ["read_file", "bash"] } });
+  const { out, err, io } = capture();
+  assertEquals(await toolsCommand({ config: fixture.config }, io), 0);
+  assertEquals(out, ["NAME       SOURCE   SHADOWED-BY", "read_file  builtin  -"]);
+  assertEquals(err.length, 1);
+  assertEquals(err[0].startsWith('toolroute: not exposed: builtins "bash": '), true, err[0]);
+});
+
+Deno.test("toolsCommand() --user of an unknown user throws a UsageError", async () => {
+  await using fixture = await makeFixture();
+  const { out, io } = capture();
+  await assertRejects(
+    () => toolsCommand({ config: fixture.config, user: "eve" }, io),
+    UsageError,
+    `Unknown user "eve"; the config's users are: none`,
+  );
+  assertEquals(out, []);
+});
