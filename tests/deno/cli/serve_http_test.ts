@@ -1,0 +1,163 @@
+import { assertEquals, assertMatch } from "@std/assert";
+import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+} from "../../../src/core/mcp/mcp_sdk.ts";
+import { buildRouter } from "../../../src/deno/cli/build_router.ts";
+import { serveHttp } from "../../../src/deno/cli/serve_http.ts";
+import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
+import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
+
+const LOOPBACK = { hostname: "127.0.0.1", port: 0, loopback: true };
+
+/** `serveHttp` running in this process on a free loopback port; dispose stops it. */
+interface Running extends AsyncDisposable {
+  url: string;
+  port: number;
+  logs: string[];
+  events: ToolCallEvent[];
+  context: ServeContext;
+  /** Aborts the stop signal and waits until serveHttp returned. */
+  stop(): Promise<void>;
+}
+
+async function startServeHttp(
+  overrides: Partial<ToolrouteConfig> = {},
+  tokens?: Record<string, string>,
+): Promise<Running> {
+  const workspace = await Deno.makeTempDir({ prefix: "toolroute_http_" });
+  await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
+  const config: ToolrouteConfig = {
+    context: { workspace },
+    modules: [],
+    expose: { builtins: ["read_file"] },
+    mcpServers: {},
+    users: [],
+    http: {},
+    variables: [],
+    ...overrides,
+  };
+  const events: ToolCallEvent[] = [];
+  const served = await buildRouter(config, { onEvent: (event) => events.push(event) });
+  const logs: string[] = [];
+  const listening = Promise.withResolvers<string>();
+  const controller = new AbortController();
+  const context: ServeContext = {
+    served,
+    config,
+    io: {
+      out: (line) => logs.push(`out: ${line}`),
+      err: (line) => {
+        logs.push(line);
+        const url = line.match(/at (http:\S+\/mcp)/)?.[1];
+        if (url !== undefined) listening.resolve(url);
+      },
+    },
+    stop: controller.signal,
+    toolsChanged: new Set(),
+  };
+  const finished = serveHttp(context, LOOPBACK, tokens);
+  finished.catch((error) => listening.reject(error));
+  const url = await listening.promise;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    stopped ??= (async () => {
+      controller.abort();
+      await finished;
+      await served.close();
+      await Deno.remove(workspace, { recursive: true });
+    })();
+  return {
+    url,
+    port: Number(new URL(url).port),
+    logs,
+    events,
+    context,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+async function rawStatus(port: number, host: string): Promise<number> {
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  const body = "{}";
+  await connection.write(new TextEncoder().encode(
+    `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  ));
+  let text = "";
+  for await (const chunk of connection.readable) text += new TextDecoder().decode(chunk);
+  return Number(text.match(/^HTTP\/1\.1 (\d{3})/)?.[1]);
+}
+
+function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  return client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+  ).then(() => client);
+}
+
+Deno.test("serveHttp() logs its URL, serves the tool set and returns once stopped", async () => {
+  await using serve = await startServeHttp();
+  assertMatch(serve.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  assertEquals(serve.logs, [`toolroute: serving at ${serve.url} (no token)`]);
+  const client = await connect(serve.url);
+  const { tools } = await client.listTools();
+  assertEquals(tools.map((tool: { name: string }) => tool.name), ["read_file"]);
+  const result = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
+  const text = (result as { content: { text: string }[] }).content[0].text;
+  assertEquals(JSON.parse(text).content, "hello\n");
+  await client.close();
+  await serve.stop();
+  await assertRefused(serve.port);
+});
+
+Deno.test("serveHttp() with tokens requires one and serves each request as its token's user", async () => {
+  await using serve = await startServeHttp({}, { "alice-token": "alice" });
+  assertEquals(serve.logs, [`toolroute: serving at ${serve.url} (bearer token required)`]);
+  assertEquals(await rawStatus(serve.port, `127.0.0.1:${serve.port}`), 401);
+  const client = await connect(serve.url, { authorization: "Bearer alice-token" });
+  await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
+  assertEquals(serve.events.map((event) => [event.tool, event.userId]), [["read_file", "alice"]]);
+  await client.close();
+});
+
+Deno.test("serveHttp() on loopback accepts only loopback Host headers", async () => {
+  await using serve = await startServeHttp();
+  for (const host of [`127.0.0.1:${serve.port}`, `localhost:${serve.port}`, "[::1]"]) {
+    assertEquals(await rawStatus(serve.port, host) === 403, false, host);
+  }
+  assertEquals(await rawStatus(serve.port, "evil.example.com"), 403);
+  assertEquals(await rawStatus(serve.port, `attacker.test:${serve.port}`), 403);
+});
+
+Deno.test("serveHttp() uses the config's allowedHosts instead of the loopback names", async () => {
+  await using serve = await startServeHttp({ http: { allowedHosts: ["toolroute.test"] } });
+  assertEquals(await rawStatus(serve.port, `127.0.0.1:${serve.port}`), 403);
+  assertEquals(await rawStatus(serve.port, "toolroute.test") === 403, false);
+});
+
+Deno.test("serveHttp() forwards a tool-list change to connected clients", async () => {
+  await using serve = await startServeHttp();
+  assertEquals(serve.context.toolsChanged.size, 1, "serveHttp adds one listener");
+  const client = new Client({ name: "test", version: "1.0.0" });
+  const changed = Promise.withResolvers<void>();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  await client.listTools();
+  for (const listener of serve.context.toolsChanged) listener(undefined);
+  await changed.promise;
+  await client.close();
+});
+
+async function assertRefused(port: number): Promise<void> {
+  try {
+    const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+    connection.close();
+    throw new Error(`port ${port} still accepts connections after the stop`);
+  } catch (error) {
+    assertEquals(error instanceof Deno.errors.ConnectionRefused, true, String(error));
+  }
+}
