@@ -6,6 +6,7 @@ import {
   assertRejects,
 } from "@std/assert";
 import { z } from "zod";
+import { RequestNotDeliveredError } from "../../../src/core/mcp/guarded_fetch.ts";
 import {
   HttpClientTransport,
   SessionExpiredError,
@@ -230,4 +231,18 @@ Deno.test("HttpClientTransport speaks HTTP+SSE, has no session id, and reports a
   await closed.promise;
   assert(errors.includes("The server closed the event stream"), errors.join(" | "));
   await client.close();
+});
+
+Deno.test("HttpClientTransport refuses to send after close() with RequestNotDeliveredError", async () => {
+  const { http, transport, client } = await connect();
+  await transport.close();
+  const before = http.requests.length;
+  await assertRejects(
+    () => transport.send({ jsonrpc: "2.0", id: 99, method: "ping" }),
+    RequestNotDeliveredError,
+    "The connection is closed",
+  );
+  assertEquals(http.requests.length, before);
+  await client.close();
+  await http.close();
 });

@@ -235,3 +235,13 @@ Deno.test("openMcpClient() hands the JSON Schema validator to the client", async
   assertEquals(schemas.length, 1);
   await opened.client.close();
 });
+
+Deno.test("openMcpClient() bounds HTTP answers by maxResponseBytes", async () => {
+  const http = inProcessServer(echoServer);
+  const error = await assertRejects(
+    () => openMcpClient(settings({ fetch: http.fetch, maxResponseBytes: 40 })),
+    Error,
+  );
+  assertEquals(error.message, "MCP error -32603: The server's answer is larger than 40 bytes");
+  await http.close();
+});

@@ -19,6 +19,7 @@ import {
   McpServer,
   Server,
 } from "../../../src/core/mcp/mcp_sdk.ts";
+import { inProcessServer } from "./_in_process_http.ts";
 import {
   type ConnectionSettings,
   ServerConnection,
@@ -452,4 +453,30 @@ Deno.test("ServerConnection.close() while connecting ends closed and closes the 
   await closing;
   assertEquals([connection.state, stats.made, stats.live], ["closed", 1, 0]);
   assertEquals(events.map((e) => e.type), ["connect_failed"]);
+});
+
+Deno.test("ServerConnection over HTTP opens a new session when the old one expired, sending the call once", async () => {
+  const calls = { count: 0 };
+  let expired: string | null = null;
+  const http = inProcessServer(() => echoServer(calls), {
+    intercept: (request) =>
+      expired !== null && request.headers.get("mcp-session-id") === expired
+        ? new Response("unknown session", { status: 404 })
+        : undefined,
+  });
+  const connection = new ServerConnection(settings(undefined, [], {
+    fetch: http.fetch,
+    reconnect: { initialDelayMs: 10_000, maxDelayMs: 10_000, factor: 2, attempts: 3 },
+  }));
+  assertEquals(await connection.callTool("echo", { text: "1" }, ctx()), "1");
+  assertEquals(connection.status().transport, "http");
+  const sessions = http.requests.map((r) => r.headers.get("mcp-session-id"));
+  expired = sessions.findLast((id) => id !== null) ?? null;
+  assert(expired !== null);
+  assertEquals(await connection.callTool("echo", { text: "2" }, ctx()), "2");
+  assertEquals(calls.count, 2);
+  const initializes = http.requests.filter((r) => r.body.includes('"initialize"'));
+  assertEquals(initializes.length, 2);
+  await connection.close();
+  await http.close();
 });
