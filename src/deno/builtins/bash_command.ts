@@ -55,7 +55,14 @@ export async function prepareBashCommand(
   });
 }
 
-async function sandboxMounts(
+/**
+ * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each
+ * from its real path onto its declared path, and the existing protected paths (read-only).
+ *
+ * @param ctx The resolved context.
+ * @returns The mounts for `bwrapCommand`.
+ */
+export async function sandboxMounts(
   ctx: ResolvedContext,
 ): Promise<Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">> {
   const mount = (root: Root) => ({ source: root.real, dest: root.declared });

@@ -1,7 +1,10 @@
 import { ToolError } from "../../core/tool_error.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
+import { usesFileSandbox } from "./file_sandbox.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
 import { checkOpenedFile } from "./opened_file_check.ts";
+import type { ByteSource } from "./read_lines.ts";
+import { SandboxedReader } from "./sandboxed_read.ts";
 import type { FileIdentity } from "./staged_commit.ts";
 import { lstatOrUndefined } from "./staged_file.ts";
 import type { ResolvedPath } from "./workspace_paths.ts";
@@ -44,13 +47,17 @@ export async function readCurrent(
     const info = await lstatOrUndefined(path.real);
     if (info === undefined) return undefined;
     if (!info.isFile) throw notText(shown, "it is not a regular file");
-    using file = await Deno.open(path.real, { read: true });
-    // The file that was opened must be the checked one (a swapped symlink could lead outside).
-    opened = await checkOpenedFile(ctx, file, path, shown) ?? info;
-    if (!opened.isFile) throw notText(shown, "it is not a regular file");
-    if (opened.size > MAX_EDIT_BYTES) throw tooLarge(shown, opened.size);
-    bytes = await readAll(file, shown);
-    if (opened !== info) await checkOpenedFile(ctx, file, path, shown); // again, after reading
+    if (usesFileSandbox(ctx)) {
+      ({ opened, bytes } = await readInSandbox(ctx, path, shown, info));
+    } else {
+      using file = await Deno.open(path.real, { read: true });
+      // The file that was opened must be the checked one (a swapped symlink could lead outside).
+      opened = await checkOpenedFile(ctx, file, path, shown) ?? info;
+      if (!opened.isFile) throw notText(shown, "it is not a regular file");
+      if (opened.size > MAX_EDIT_BYTES) throw tooLarge(shown, opened.size);
+      bytes = await readAll(file, shown);
+      if (opened !== info) await checkOpenedFile(ctx, file, path, shown); // again, after reading
+    }
   } catch (error) {
     throw toFsToolError(error, { access: "read", shown, root: path.root });
   }
@@ -62,7 +69,29 @@ export async function readCurrent(
   };
 }
 
-async function readAll(file: Deno.FsFile, shown: string): Promise<Uint8Array> {
+/** With bash sandboxed, a command could race the checks: read inside the sandbox instead. */
+async function readInSandbox(
+  ctx: ResolvedContext,
+  path: ResolvedPath,
+  shown: string,
+  info: Deno.FileInfo,
+): Promise<{ opened: Deno.FileInfo; bytes: Uint8Array }> {
+  if (info.size > MAX_EDIT_BYTES) throw tooLarge(shown, info.size);
+  const reader = await SandboxedReader.open(ctx, path, true);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readAll(reader, shown);
+  } catch (error) {
+    await reader.finish(shown, path.root).catch(() => {});
+    throw error;
+  }
+  await reader.finish(shown, path.root);
+  const identity = reader.identity;
+  if (identity === undefined) throw notText(shown, "it could not be read");
+  return { opened: { ...info, ...identity }, bytes };
+}
+
+async function readAll(file: ByteSource, shown: string): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   for (let buffer = new Uint8Array(64 * 1024);; buffer = new Uint8Array(64 * 1024)) {

@@ -5,6 +5,8 @@ import { quote } from "./fs_tool_error.ts";
 import { commit, type Target } from "./staged_commit.ts";
 import { checkStagedFile } from "./opened_file_check.ts";
 import { readCurrent } from "./current_text.ts";
+import { usesFileSandbox } from "./file_sandbox.ts";
+import { commitInSandbox, type SandboxedFile } from "./sandboxed_commit.ts";
 import { resolveWritePath } from "./workspace_paths.ts";
 
 /** One file a patch changed. */
@@ -96,12 +98,27 @@ export async function applyEdits(
     }
   }
   const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
-  await commit(
-    changed,
-    signal,
-    (file) => (handle, temp) => checkStagedFile(ctx, handle, temp, file.path, file.path.display),
-  );
+  if (usesFileSandbox(ctx)) {
+    // A sandboxed command could race the path checks: stage and rename in the sandbox.
+    await commitInSandbox(ctx, changed.map(sandboxedFile), signal);
+  } else {
+    await commit(
+      changed,
+      signal,
+      (file) => (handle, temp) => checkStagedFile(ctx, handle, temp, file.path, file.path.display),
+    );
+  }
   return { filesChanged: fileChanges.length, fileChanges };
+}
+
+function sandboxedFile(file: Target): SandboxedFile {
+  return {
+    path: file.path,
+    content: file.content === null ? null : new TextEncoder().encode(file.content),
+    existed: file.onDisk !== null,
+    identity: file.identity,
+    mode: file.mode,
+  };
 }
 
 function change(

@@ -3,10 +3,12 @@ import { ToolError } from "../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
+import { usesFileSandbox } from "./file_sandbox.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
 import { checkOpenedFile } from "./opened_file_check.ts";
-import { readLines } from "./read_lines.ts";
-import { resolveReadPath } from "./workspace_paths.ts";
+import { type LineRange, type LinesRead, readLines } from "./read_lines.ts";
+import { SandboxedReader } from "./sandboxed_read.ts";
+import { type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace (or absolute inside a root)"),
@@ -79,17 +81,15 @@ async function readFile(
     // Checked before opening: opening a FIFO would block.
     const info = await Deno.stat(target.real);
     checkKind(info, args.path);
-    using file = await Deno.open(target.real, { read: true });
-    const opened = await checkOpenedFile(ctx, file, target, args.path);
-    if (opened !== undefined) checkKind(opened, args.path);
-    const read = await readLines(file, opened?.size ?? info.size, {
+    const range = {
       startLine,
       endLine: args.endLine,
       maxChars: Math.min(args.maxChars ?? ctx.readMaxChars, ctx.readMaxChars),
       signal,
-    });
-    // Checking again after reading makes a racing swap win twice in a row to leak anything.
-    if (opened !== undefined) await checkOpenedFile(ctx, file, target, args.path);
+    };
+    const read = usesFileSandbox(ctx)
+      ? await readInSandbox(ctx, target, info.size, range, args.path)
+      : await readOpened(ctx, target, info, range, args.path);
     if (read.binary) {
       throw new ToolError(
         "tool_error",
@@ -116,6 +116,42 @@ async function readFile(
   } catch (error) {
     throw toFsToolError(error, operation);
   }
+}
+
+async function readOpened(
+  ctx: ResolvedContext,
+  target: ResolvedPath,
+  info: Deno.FileInfo,
+  range: LineRange,
+  shown: string,
+): Promise<LinesRead> {
+  using file = await Deno.open(target.real, { read: true });
+  const opened = await checkOpenedFile(ctx, file, target, shown);
+  if (opened !== undefined) checkKind(opened, shown);
+  const read = await readLines(file, opened?.size ?? info.size, range);
+  // Checking again after reading makes a racing swap win twice in a row to leak anything.
+  if (opened !== undefined) await checkOpenedFile(ctx, file, target, shown);
+  return read;
+}
+
+/** With bash sandboxed, a command could race the checks: read inside the sandbox instead. */
+async function readInSandbox(
+  ctx: ResolvedContext,
+  target: ResolvedPath,
+  size: number,
+  range: LineRange,
+  shown: string,
+): Promise<LinesRead> {
+  const reader = await SandboxedReader.open(ctx, target);
+  let read: LinesRead;
+  try {
+    read = await readLines(reader, size, range);
+  } catch (error) {
+    await reader.finish(shown, target.root).catch(() => {});
+    throw error;
+  }
+  await reader.finish(shown, target.root);
+  return read;
 }
 
 function checkKind(info: Deno.FileInfo, shown: string): void {

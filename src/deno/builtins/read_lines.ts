@@ -1,3 +1,9 @@
+/** Something to read bytes from, like `Deno.FsFile`. */
+export interface ByteSource {
+  /** Reads into `buffer`; resolves to the number of bytes, or `null` at the end. */
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
 /** Which lines to read, and how much text at most. */
 export interface LineRange {
   /** The first line, 1-based. */
@@ -33,13 +39,13 @@ const COUNT_ALL_BYTES = 4 * 1024 * 1024;
  * (files of at most 4 MiB are scanned to the end to count their lines), so the first lines of a
  * huge file cost one chunk and memory stays bounded even for a file without line breaks.
  *
- * @param file The open file, at offset 0.
+ * @param file The open file (or another source of its bytes), at offset 0.
  * @param size The file's size in bytes.
  * @param range The lines and the character limit.
  * @returns The content and what was seen.
  */
 export async function readLines(
-  file: Deno.FsFile,
+  file: ByteSource,
   size: number,
   range: LineRange,
 ): Promise<LinesRead> {
@@ -99,7 +105,7 @@ interface Segment {
   end: boolean;
 }
 
-async function* segments(file: Deno.FsFile, signal?: AbortSignal): AsyncGenerator<Segment> {
+async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator<Segment> {
   const decoder = new TextDecoder();
   const buffer = new Uint8Array(CHUNK_BYTES);
   let pending = "";

@@ -4,8 +4,10 @@ import { ToolError } from "../../core/tool_error.ts";
 import type { RoutedTool } from "../../core/tool_source.ts";
 import { compileZodInput } from "../../core/zod_input.ts";
 import type { ResolvedContext } from "./builtin_context.ts";
+import { usesFileSandbox } from "./file_sandbox.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
 import { checkStagedFile } from "./opened_file_check.ts";
+import { commitInSandbox } from "./sandboxed_commit.ts";
 import { lstatOrUndefined, removeQuietly, stageFile } from "./staged_file.ts";
 import { resolveWritePath } from "./workspace_paths.ts";
 
@@ -84,20 +86,31 @@ async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<Wri
       );
     }
     const added = new TextEncoder().encode(args.content);
-    const data = mode === "append" && existing !== undefined
-      ? concat(await Deno.readFile(target.real), added)
-      : added;
-    await Deno.mkdir(dirname(target.real), { recursive: true });
     // Permission bits only: a replaced file never keeps setuid, setgid or sticky bits.
     const permissions = existing?.mode == null ? undefined : existing.mode & 0o777;
-    temp = await stageFile(
-      target.real,
-      data,
-      permissions,
-      (file, path) => checkStagedFile(ctx, file, path, target, args.path),
-    );
-    await Deno.rename(temp, target.real);
-    temp = undefined;
+    if (usesFileSandbox(ctx)) {
+      // A sandboxed command could race the checks above: read, stage and rename in the sandbox.
+      await commitInSandbox(ctx, [{
+        path: target,
+        content: added,
+        append: mode === "append" && existing !== undefined,
+        existed: existing !== undefined,
+        mode: permissions,
+      }]);
+    } else {
+      const data = mode === "append" && existing !== undefined
+        ? concat(await Deno.readFile(target.real), added)
+        : added;
+      await Deno.mkdir(dirname(target.real), { recursive: true });
+      temp = await stageFile(
+        target.real,
+        data,
+        permissions,
+        (file, path) => checkStagedFile(ctx, file, path, target, args.path),
+      );
+      await Deno.rename(temp, target.real);
+      temp = undefined;
+    }
     return {
       path: target.display,
       mode,
