@@ -42,11 +42,14 @@ export interface BashInvocationOptions {
 
 // The shell leads its own process group (spawned `detached`); it checks that before signalling
 // the group, so that a spawn that was not detached can never signal the host's group.
-const OWN_GROUP = `{ read -r _ _ _ _ g _ </proc/$$/stat; [ "$g" = "$$" ]; }`;
+const OWN_GROUP = `{ read -r _ _ _ _ g _ </proc/$$/stat; [ "$g" = "$$" ]; } 2>/dev/null`;
 
 // On exit of a background process's shell (normal or `exit N`), it ignores TERM and sends TERM
 // to its own process group: children it left behind end with it. The exit status is kept.
-const GROUP_REAP = `trap 'trap "" TERM; ${OWN_GROUP} && kill -TERM -$$ 2>/dev/null' EXIT; `;
+// Only the shell itself reaps: a subshell (the watchdog) may still carry the trap when the shell
+// is gone, and must neither signal nor print into the log.
+const GROUP_REAP =
+  `trap '[ "$BASHPID" = "$$" ] && trap "" TERM && ${OWN_GROUP} && kill -TERM -$$ 2>/dev/null' EXIT; `;
 
 // On exit of an exec command's shell, when it started background jobs (`$!` is set), every
 // process carrying its run marker gets TERM. Without jobs this costs nothing.
