@@ -93,7 +93,8 @@ export async function spawnInFileSandbox(
   stdin: "piped" | "null",
 ): Promise<Deno.ChildProcess> {
   if (ctx.bash === false) throw new TypeError("Cannot use the file sandbox: bash is off");
-  const env = bashEnvironment(["bwrap"], ctx.bash.env);
+  // Only PATH is needed (to find bubblewrap); nothing of the host's environment goes inside.
+  const env = bashEnvironment(["bwrap"], ctx.bash.env.filter((name) => name === "PATH"));
   const mounts = await sandboxMounts(ctx);
   const path = bwrapSearchPath(env.PATH, [mounts.workspace, ...mounts.readOnlyRoots]);
   try {
