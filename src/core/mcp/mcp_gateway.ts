@@ -199,16 +199,27 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const { userId, signal } = request;
     const missing: MissingTool[] = [];
     const wanted: SelectedServer[] = [];
-    for (const id of new Set(request.serverIds)) {
-      const mine = userId === undefined ? undefined : this.#users.connection(userId, id);
-      if (mine !== undefined) wanted.push({ id, user: true, connection: mine });
-      const global = this.#global.get(id);
-      if (global !== undefined) wanted.push({ id, user: false, connection: global });
-      if (mine === undefined && global === undefined) {
-        missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
+    // Held until listed: acquiring a later server must not evict an earlier one of this request.
+    const holds: (() => void)[] = [];
+    let connected;
+    try {
+      for (const id of new Set(request.serverIds)) {
+        const mine = userId === undefined ? undefined : this.#users.connection(userId, id);
+        if (mine !== undefined) {
+          holds.push(mine.hold());
+          wanted.push({ id, user: true, connection: mine });
+        }
+        const global = this.#global.get(id);
+        if (global !== undefined) wanted.push({ id, user: false, connection: global });
+        if (mine === undefined && global === undefined) {
+          missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
+        }
       }
+      connected = await connectSelected(wanted, signal);
+    } finally {
+      for (const release of holds) release();
     }
-    const { user, global, missing: down } = await connectSelected(wanted, signal);
+    const { user, global, missing: down } = connected;
     missing.push(...down);
     return {
       user: user.length === 0 ? [] : this.#tools.build(

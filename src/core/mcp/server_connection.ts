@@ -37,7 +37,10 @@ export class ServerConnection {
   static #serials = 0;
   /** Unique per connection object, so caches never confuse two connections of one server. */
   readonly serial: number = ++ServerConnection.#serials;
-  /** Calls running now. */
+  /**
+   * Uses running now: calls, tool listings (which include connecting) and holds. A connection in
+   * use is never closed by a pool for idleness or eviction.
+   */
   inFlight = 0;
   /** When the connection was last used (`performance.now()`). */
   lastUsedAt: number = performance.now();
@@ -102,7 +105,33 @@ export class ServerConnection {
    * @returns The tools.
    */
   async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
+    const release = this.hold();
+    try {
+      return await this.#listTools(signal);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Marks the connection in use until the returned function is called (once), so that a pool
+   * keeps it open between being handed out and being used.
+   *
+   * @returns Ends the use.
+   */
+  hold(): () => void {
+    this.inFlight++;
     this.lastUsedAt = performance.now();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    };
+  }
+
+  async #listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
     if (this.#state === "ready") {
       const ttl = this.#s.toolListTtlMs;
       if (ttl !== undefined && this.#client && performance.now() - this.#listedAt >= ttl) {

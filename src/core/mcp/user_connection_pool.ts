@@ -1,6 +1,9 @@
 /** What the pool needs of a connection. */
 export interface PooledConnection {
-  /** Calls running now; a busy connection is never closed for idleness or evicted. */
+  /**
+   * Uses running now (calls, listings, holds); a connection in use is never closed for idleness
+   * or evicted, so the limit is exceeded while every connection is in use.
+   */
   readonly inFlight: number;
   /** When it was last used (`performance.now()`). */
   readonly lastUsedAt: number;
@@ -12,7 +15,10 @@ export interface PooledConnection {
 export interface UserConnectionPoolOptions<C extends PooledConnection> {
   /** Idle time after which a connection is closed. */
   idleMs: number;
-  /** Most open connections; the least recently used idle one is closed first. */
+  /**
+   * Most open connections; the least recently used one not in use is closed first, when one is
+   * acquired or the idle timer runs.
+   */
   maxConnections: number;
   /** Told about each connection the pool closes by itself. */
   onClose?: (userId: string, serverId: string, connection: C, reason: "idle" | "evicted") => void;
@@ -65,7 +71,7 @@ export class UserConnectionPool<C extends PooledConnection> {
     if (entry !== undefined) this.#entries.delete(key);
     else entry = { userId, serverId, connection: create() };
     this.#entries.set(key, entry);
-    this.#evict();
+    this.#evict(key);
     this.#schedule();
     return entry.connection;
   }
@@ -108,11 +114,12 @@ export class UserConnectionPool<C extends PooledConnection> {
     await Promise.allSettled([...all.map((entry) => entry.connection.close()), ...this.#closing]);
   }
 
-  #evict(): void {
+  /** Closes the least recently used connections not in use (nor `keep`) over the limit. */
+  #evict(keep?: string): void {
     if (this.#entries.size <= this.#options.maxConnections) return;
     for (const [key, entry] of this.#entries) {
       if (this.#entries.size <= this.#options.maxConnections) break;
-      if (entry.connection.inFlight > 0) continue;
+      if (entry.connection.inFlight > 0 || key === keep) continue;
       this.#drop(key, entry, "evicted");
     }
   }
@@ -120,6 +127,7 @@ export class UserConnectionPool<C extends PooledConnection> {
   #sweep(): void {
     this.#timer = undefined;
     this.#sweepIdle();
+    this.#evict();
     this.#schedule();
   }
 

@@ -179,6 +179,19 @@ Deno.test("McpGateway closes idle and least recently used user connections", asy
   assertEquals(stats().live, 0);
 });
 
+Deno.test("McpGateway reaches all of a user's servers in one expose beyond maxUserConnections", async () => {
+  const { factory } = memory((serverId) => echoServer(serverId));
+  await using gateway = new McpGateway({ maxUserConnections: 2, transportFactory: factory });
+  for (const id of ["a", "b", "c"]) gateway.addUserServer("alice", id, URL_CONFIG);
+  const toolSet = await new ToolRouter({ gateway }).expose({
+    mcpServers: ["a", "b", "c"],
+    userId: "alice",
+  });
+  assertEquals(toolSet.missing, []);
+  assertEquals([...toolSet.names], ["a_echo", "b_echo", "c_echo"]);
+  assertEquals(await toolSet.invoke("a_echo", { text: "hi" }), "a: hi");
+});
+
 Deno.test("McpGateway user tools refuse another user's context and removed servers", async () => {
   const { factory } = memory(() => echoServer());
   await using gateway = new McpGateway({ servers: { g: URL_CONFIG }, transportFactory: factory });

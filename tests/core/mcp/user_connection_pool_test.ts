@@ -59,3 +59,20 @@ Deno.test("UserConnectionPool closes connections idle for idleMs", async () => {
   assertEquals([idle.closed, busy.closed], [true, false]);
   await pool.close();
 });
+
+Deno.test("UserConnectionPool never evicts the connection it hands out, nor any in use", async () => {
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<FakeConnection>({
+    idleMs: 60_000,
+    maxConnections: 1,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  const a = pool.acquire("u1", "s", () => new FakeConnection("a"));
+  a.inFlight = 1;
+  const b = pool.acquire("u2", "s", () => new FakeConnection("b"));
+  assertEquals([closed, pool.size, b.closed], [[], 2, false], "over the limit while in use");
+  a.inFlight = 0;
+  pool.acquire("u2", "s", () => new FakeConnection("unused"));
+  assertEquals([closed, pool.size], [["u1:evicted"], 1], "back to the limit once idle");
+  await pool.close();
+});

@@ -147,6 +147,21 @@ Deno.test("UserServers evicts the least recently used connection past maxConnect
   await servers.close();
 });
 
+Deno.test("UserServers never evicts a connection while it is being opened, only once it is idle", async () => {
+  const { servers, closed } = registry({ maxConnections: 2 });
+  const listing = ["u1", "u2", "u3"].map((user) => {
+    servers.add(user, "s", CONFIG);
+    return servers.connection(user, "s")!.listTools();
+  });
+  const results = await Promise.allSettled(listing);
+  assertEquals(results.map((r) => r.status), ["fulfilled", "fulfilled", "fulfilled"]);
+  assertEquals(closed, [], "the limit is exceeded while every connection is in use");
+  servers.add("u4", "s", CONFIG);
+  servers.connection("u4", "s");
+  assertEquals(closed, ["u1/s:evicted", "u2/s:evicted"], "the surplus goes once idle");
+  await servers.close();
+});
+
 Deno.test("UserServers closes connections idle for idleMs and reconnects on next use", async () => {
   const { servers, closed, made } = registry({ idleMs: 30 });
   servers.add("alice", "crm", CONFIG);
