@@ -52,7 +52,8 @@ export class ServerConnection {
   #tools: readonly McpTool[] = [];
   #version = 0;
   #listedAt = 0;
-  #refreshing?: Promise<void>;
+  /** The one refresh running (per client), and whether a change was announced during it. */
+  #refreshing?: { client: Client; done: Promise<void>; again: boolean };
   #kind?: TransportKind;
   #lastError?: string;
   #backoff: Backoff;
@@ -135,7 +136,7 @@ export class ServerConnection {
     if (this.#state === "ready") {
       const ttl = this.#s.toolListTtlMs;
       if (ttl !== undefined && this.#client && performance.now() - this.#listedAt >= ttl) {
-        await raceSignal(this.#refreshing ??= this.#refresh(this.#client), signal);
+        await raceSignal(this.#refresh(this.#client, false), signal);
       }
       return this.#tools;
     }
@@ -239,7 +240,9 @@ export class ServerConnection {
       this.#kind = opened.kind;
       const ready = client;
       ready.onclose = () => this.#lost(ready);
-      ready.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refresh(ready));
+      ready.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        void this.#refresh(ready, true);
+      });
       this.#tools = await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs });
       this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
@@ -261,19 +264,41 @@ export class ServerConnection {
     }
   }
 
-  async #refresh(client: Client): Promise<void> {
-    try {
-      const tools = await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs });
-      if (this.#client !== client) return;
-      this.#tools = tools;
-      this.#listedAt = performance.now();
-      this.#version++;
-      this.#s.emit({ ...this.#who(), type: "tools_changed", tools: tools.length });
-    } catch {
-      // The list stays as it was; a lost connection is reported by onclose.
-    } finally {
-      this.#refreshing = undefined;
+  /**
+   * Lists the tools again, one listing at a time per client, so an older answer never replaces a
+   * newer one. A change announced while a listing runs (`changed`) queues one more listing; a
+   * TTL refresh just joins the running one.
+   */
+  #refresh(client: Client, changed: boolean): Promise<void> {
+    const running = this.#refreshing;
+    if (running?.client === client) {
+      running.again ||= changed;
+      return running.done;
     }
+    const refresh = { client, done: Promise.resolve(), again: false };
+    refresh.done = this.#relist(refresh).finally(() => {
+      if (this.#refreshing === refresh) this.#refreshing = undefined;
+    });
+    this.#refreshing = refresh;
+    return refresh.done;
+  }
+
+  async #relist(refresh: { client: Client; again: boolean }): Promise<void> {
+    const { client } = refresh;
+    do {
+      refresh.again = false;
+      try {
+        const tools = await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs });
+        if (this.#client !== client) return;
+        this.#tools = tools;
+        this.#listedAt = performance.now();
+        this.#version++;
+        this.#s.emit({ ...this.#who(), type: "tools_changed", tools: tools.length });
+      } catch {
+        // The list stays as it was; a lost connection is reported by onclose.
+        if (this.#client !== client) return;
+      }
+    } while (refresh.again);
   }
 
   #lost(client: Client): void {

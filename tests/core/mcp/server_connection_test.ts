@@ -241,6 +241,38 @@ Deno.test("ServerConnection refreshes its tools on list_changed and bumps the ve
   await connection.close();
 });
 
+Deno.test("ServerConnection keeps the newest tool list when list_changed refreshes overlap", async () => {
+  let names = ["v0"];
+  let lists = 0;
+  const slow = Promise.withResolvers<void>();
+  const { factory, stats } = memory(() => {
+    const capabilities = { tools: { listChanged: true } };
+    const server = new Server({ name: "changing", version: "1.0.0" }, { capabilities });
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const tools = names.map((name) => ({ name, inputSchema: { type: "object" as const } }));
+      // The answer to the first refresh comes after the second change was announced.
+      if (++lists === 2) await slow.promise;
+      return { tools };
+    });
+    return server;
+  });
+  const connection = new ServerConnection(settings(factory));
+  await connection.listTools();
+  const server = stats.servers[0] as Server;
+  names = ["v1"];
+  await server.sendToolListChanged();
+  await until(() => lists === 2);
+  names = ["v2"];
+  await server.sendToolListChanged();
+  await delay(20);
+  assertEquals(lists, 2, "one listing at a time");
+  slow.resolve();
+  await until(() => connection.version === 3);
+  await delay(20);
+  assertEquals([connection.tools.map((t) => t.name), lists, connection.version], [["v2"], 3, 3]);
+  await connection.close();
+});
+
 Deno.test("ServerConnection lists tools again on use once toolListTtlMs has passed", async () => {
   const names = ["first"];
   const { factory } = memory(() => {
