@@ -5,6 +5,7 @@ import {
   Client,
   type ClientOptions,
   ElicitRequestSchema,
+  SseError,
   StreamableHTTPError,
   type Transport,
 } from "./mcp_sdk.ts";
@@ -47,12 +48,14 @@ export interface OpenedClient {
 }
 
 /**
- * Opens and initialises one MCP client: the factory's transport when it gives one, otherwise HTTP
- * (Streamable HTTP, falling back to SSE when the server answers 400, 404 or 405 and no transport
- * is configured). Everything opened is closed again when it fails.
+ * Opens and initialises one MCP client: the factory's transport when it gives one, otherwise HTTP.
+ * Without a configured transport both kinds are tried, Streamable HTTP first (or the preferred
+ * kind first), moving to the other when the server answers 400, 404 or 405: that is how a
+ * server speaking only the other kind refuses. Everything opened is closed again when it fails.
  *
  * @param settings The server and connection settings.
- * @param preferred The kind that worked last time, tried first.
+ * @param preferred The kind that worked last time, tried first; `"sse"` still falls back to
+ *   Streamable HTTP, so a server upgraded since is reached again.
  * @returns The client and its transport kind.
  */
 export async function openMcpClient(
@@ -74,7 +77,7 @@ export async function openMcpClient(
   const kinds: ("http" | "sse")[] = config.transport !== undefined
     ? [config.transport]
     : preferred === "sse"
-    ? ["sse"]
+    ? ["sse", "http"]
     : ["http", "sse"];
   for (let i = 0;; i++) {
     const transport = new HttpClientTransport({
@@ -88,7 +91,7 @@ export async function openMcpClient(
     try {
       return { client: await initialise(settings, transport), kind: kinds[i] };
     } catch (error) {
-      const unsupported = error instanceof StreamableHTTPError &&
+      const unsupported = (error instanceof StreamableHTTPError || error instanceof SseError) &&
         [400, 404, 405].includes(error.code ?? 0);
       if (i + 1 >= kinds.length || !unsupported) throw error;
     }

@@ -134,6 +134,17 @@ Deno.test("openMcpClient() tries the preferred sse kind first, skipping Streamab
   await http.close();
 });
 
+Deno.test("openMcpClient() with preferred sse reaches a server that now speaks only Streamable HTTP", async () => {
+  const http = inProcessServer(echoServer);
+  const opened = await openMcpClient(settings({ fetch: http.fetch }), "sse");
+  assertEquals(opened.kind, "http");
+  assertEquals(http.requests.slice(0, 2).map((r) => r.method), ["GET", "POST"]);
+  const result = await opened.client.callTool({ name: "echo", arguments: { text: "new" } });
+  assertEquals(result.content, [{ type: "text", text: "new" }]);
+  await opened.client.close();
+  await http.close();
+});
+
 Deno.test("openMcpClient() checks allowedHosts before any request", async () => {
   const http = inProcessServer(echoServer);
   await assertRejects(
