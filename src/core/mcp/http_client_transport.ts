@@ -59,7 +59,13 @@ export class HttpClientTransport implements McpTransport {
   #inner: Inner;
   #guard: GuardedFetch;
   #pending = new Set<unknown>();
-  #malformed = false;
+  /**
+   * Parse errors not yet attributed to a request. One the SDK also throws from `send()` (a JSON
+   * answer) is that request's. Otherwise the SDK does not say which stream it came on, so each
+   * explains the next request whose body ends unanswered; a body end with nothing unanswered
+   * (another request's) leaves them for the request they belong to.
+   */
+  #malformed = new Set<Error>();
   #closed = false;
   #started = false;
   #maxBodyBytes: number;
@@ -138,6 +144,7 @@ export class HttpClientTransport implements McpTransport {
       );
     } catch (error) {
       if (id !== undefined) this.#pending.delete(id);
+      this.#malformed.delete(error as Error);
       if (error instanceof StreamableHTTPError && error.code === 404 && this.sessionId) {
         throw new SessionExpiredError();
       }
@@ -165,6 +172,7 @@ export class HttpClientTransport implements McpTransport {
     await this.#inner.close().catch(() => {});
     await this.#guard.close();
     this.#pending.clear();
+    this.#malformed.clear();
     this.onclose?.();
   }
 
@@ -172,7 +180,7 @@ export class HttpClientTransport implements McpTransport {
     if (this.#closed) return;
     const lostStream = /^Maximum reconnection attempts/.test(error.message) ||
       (error instanceof SseError && this.#started);
-    if (error.name === "ZodError" || error instanceof SyntaxError) this.#malformed = true;
+    if (error.name === "ZodError" || error instanceof SyntaxError) this.#malformed.add(error);
     this.onerror?.(error);
     if (lostStream) {
       this.onerror?.(new Error("The server closed the event stream"));
@@ -189,11 +197,18 @@ export class HttpClientTransport implements McpTransport {
           code: McpErrorCode.InternalError,
           message: `The server's answer is larger than ${this.#maxBodyBytes} bytes`,
         }
-        : this.#malformed
+        : this.#attributeMalformed()
         ? { code: McpErrorCode.InternalError, message: "The server sent a malformed answer" }
         : { code: McpErrorCode.ConnectionClosed, message: "The server closed the connection" };
       this.onmessage?.({ jsonrpc: "2.0", id, error });
     }
-    this.#malformed = false;
+  }
+
+  /** Takes the oldest unattributed parse error, if any, for a request that ended unanswered. */
+  #attributeMalformed(): boolean {
+    const oldest = this.#malformed.values().next();
+    if (oldest.done) return false;
+    this.#malformed.delete(oldest.value);
+    return true;
   }
 }

@@ -182,7 +182,7 @@ Deno.test("HttpClientTransport fails a call whose answer is malformed and report
   const { http, transport, client } = await connect({
     intercept: answerCallWith("event: message\ndata: {not json\n\n"),
   });
-  // Let the bodies of earlier requests end first: see mirror_core_findings.md (malformed flag).
+  // Bodies of earlier requests end first here; the next test covers them ending meanwhile.
   await settled(http.requests);
   const errors: Error[] = [];
   const onerror = transport.onerror;
@@ -197,6 +197,33 @@ Deno.test("HttpClientTransport fails a call whose answer is malformed and report
   assertEquals(error.code, McpErrorCode.InternalError);
   assertEquals(error.message, "MCP error -32603: The server sent a malformed answer");
   assert(errors.some((e) => e instanceof SyntaxError));
+  await client.close();
+  await http.close();
+});
+
+Deno.test("HttpClientTransport reports a malformed answer as malformed while other bodies end", async () => {
+  const answers = [
+    ["event: message\ndata: {not json\n\n", "text/event-stream"],
+    ['{"not json', "application/json"],
+    ["", "text/event-stream"],
+  ];
+  const { http, client } = await connect({
+    intercept: async (request) => {
+      if (request.method !== "POST" || !(await request.clone().text()).includes("tools/call")) {
+        return undefined;
+      }
+      const [body, type] = answers.shift()!;
+      return new Response(body, { headers: { "content-type": type } });
+    },
+  });
+  // No wait: the initialize answer's body ends after the malformed event was parsed.
+  const call = () => client.callTool({ name: "echo", arguments: { text: "x" } });
+  const malformed = await assertRejects(call, McpError);
+  assertEquals(malformed.message, "MCP error -32603: The server sent a malformed answer");
+  // A malformed JSON answer fails its own call and is not held against the next one.
+  await assertRejects(call, SyntaxError);
+  const closed = await assertRejects(call, McpError);
+  assertEquals(closed.message, "MCP error -32000: The server closed the connection");
   await client.close();
   await http.close();
 });
