@@ -57,10 +57,13 @@ export async function callMcpTool(
     ? text
     : truncateMiddle(text, options.maxResultChars);
   if (result.isError === true) {
-    // The SDK's McpServer reports input validation failures as error results, not JSON-RPC errors.
-    const invalid = /^MCP error -32602: (?:Input validation error: )?/.exec(bounded);
+    // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
+    // results, not JSON-RPC errors.
+    const invalid = /^MCP error -32602: /.exec(bounded);
     if (invalid) {
-      throw new ToolError("invalid_arguments", bounded.slice(invalid[0].length));
+      const detail = bounded.slice(invalid[0].length);
+      throw unknownTool(detail, toolName) ??
+        new ToolError("invalid_arguments", detail.replace(/^Input validation error: /, ""));
     }
     throw new ToolError(
       "tool_error",
@@ -89,7 +92,7 @@ export function mcpErrorToToolError(
   if (error instanceof McpError) {
     switch (error.code) {
       case McpErrorCode.InvalidParams:
-        return new ToolError(
+        return unknownTool(stripPrefix(error.message), toolName, cause) ?? new ToolError(
           "invalid_arguments",
           `Invalid arguments for tool "${toolName}": ${stripPrefix(error.message)}`,
           cause,
@@ -125,6 +128,24 @@ export function mcpErrorToToolError(
     `The server of tool "${toolName}" is unavailable: ${message}`,
     cause,
   );
+}
+
+/**
+ * The `unknown_tool` error when an invalid-params message is how the SDK's McpServer says it has
+ * no (enabled) tool of this name: the tool was removed or disabled since it was listed.
+ */
+function unknownTool(
+  detail: string,
+  toolName: string,
+  options?: ErrorOptions,
+): ToolError | undefined {
+  if (detail === `Tool ${toolName} not found`) {
+    return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`, options);
+  }
+  if (detail === `Tool ${toolName} disabled`) {
+    return new ToolError("unknown_tool", `Tool "${toolName}" is disabled on its server`, options);
+  }
+  return undefined;
 }
 
 function stripPrefix(message: string): string {

@@ -1,4 +1,5 @@
-import { assertEquals, assertRejects } from "@std/assert";
+import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { z } from "zod";
 import {
   callMcpTool,
   callToolResultText,
@@ -47,6 +48,11 @@ Deno.test("mcpErrorToToolError() maps JSON-RPC errors to stable codes", () => {
   assertEquals(code(new McpError(McpErrorCode.RequestTimeout, "slow")), "timeout");
   assertEquals(code(new McpError(McpErrorCode.ConnectionClosed, "gone")), "upstream_unavailable");
   assertEquals(code(new McpError(McpErrorCode.MethodNotFound, "no")), "unknown_tool");
+  assertEquals(code(new McpError(McpErrorCode.InvalidParams, "Tool t not found")), "unknown_tool");
+  assertEquals(
+    code(new McpError(McpErrorCode.InvalidParams, "Tool x not found")),
+    "invalid_arguments",
+  );
   assertEquals(code(new McpError(McpErrorCode.InternalError, "oops")), "tool_error");
   assertEquals(code(new TypeError("fetch failed")), "upstream_unavailable");
   assertEquals(code(new DOMException("stop", "AbortError")), "aborted");
@@ -76,6 +82,39 @@ Deno.test("callMcpTool() returns text, truncates it, and throws tool_error for e
     assertEquals(text.length < 200 && text.includes("900 characters truncated"), true);
     const error = await assertRejects(() => callMcpTool(client, "bad", {}, context), ToolError);
     assertEquals([error.code, error.message], ["tool_error", "nope"]);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+Deno.test("callMcpTool() reports a tool the server does not know or disabled as unknown_tool", async () => {
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
+  server.registerTool("off", {}, () => ({ content: [] })).disable();
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "c", version: "1" });
+  await client.connect(a);
+  const context = { signal: new AbortController().signal };
+  const failure = async (name: string, args: Record<string, unknown>) => {
+    const error = await assertRejects(() => callMcpTool(client, name, args, context), ToolError);
+    return [error.code, error.message];
+  };
+  try {
+    assertEquals(await failure("gone", {}), [
+      "unknown_tool",
+      'The server does not know tool "gone"',
+    ]);
+    assertEquals(await failure("off", {}), [
+      "unknown_tool",
+      'Tool "off" is disabled on its server',
+    ]);
+    const [code, message] = await failure("echo", { text: 1 });
+    assertEquals(code, "invalid_arguments", "real input validation errors stay");
+    assertMatch(message, /^Invalid arguments for tool echo: /);
   } finally {
     await client.close();
     await server.close();
