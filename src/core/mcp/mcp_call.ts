@@ -131,14 +131,28 @@ export function mcpErrorToToolError(
 }
 
 /**
- * The `unknown_tool` error when an invalid-params message is how the SDK's McpServer says it has
- * no (enabled) tool of this name: the tool was removed or disabled since it was listed.
+ * The error when an invalid-params message is not about the model's arguments: `unknown_tool`
+ * when the SDK's McpServer says it has no (enabled) tool of this name (removed or disabled since
+ * it was listed), `tool_error` when the result broke the tool's own output schema.
  */
 function unknownTool(
   detail: string,
   toolName: string,
   options?: ErrorOptions,
 ): ToolError | undefined {
+  // The server's output broke its own schema: a server bug, not the model's arguments.
+  if (
+    detail.startsWith("Output validation error: ") ||
+    detail.startsWith("Structured content does not match the tool's output schema")
+  ) {
+    return new ToolError(
+      "tool_error",
+      `Tool "${toolName}" returned a result that does not match its output schema: ${
+        detail.replace(/^Output validation error: /, "")
+      }`,
+      options,
+    );
+  }
   if (detail === `Tool ${toolName} not found`) {
     return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`, options);
   }

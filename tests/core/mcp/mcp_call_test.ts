@@ -120,3 +120,32 @@ Deno.test("callMcpTool() reports a tool the server does not know or disabled as 
     await server.close();
   }
 });
+
+Deno.test("callMcpTool() reports a result that breaks the tool's own output schema as tool_error", async () => {
+  const server = new McpServer({ name: "s", version: "1" });
+  server.registerTool(
+    "count",
+    { outputSchema: { n: z.number() } },
+    // deno-lint-ignore no-explicit-any
+    () => ({ content: [{ type: "text", text: "x" }], structuredContent: { n: "many" } as any }),
+  );
+  server.registerTool("bare", { outputSchema: { n: z.number() } }, () => ({ content: [] }));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "c", version: "1" });
+  await client.connect(a);
+  const context = { signal: new AbortController().signal };
+  try {
+    for (const name of ["count", "bare"]) {
+      const error = await assertRejects(() => callMcpTool(client, name, {}, context), ToolError);
+      assertEquals(error.code, "tool_error", name);
+      assertMatch(
+        error.message,
+        new RegExp(`^Tool "${name}" returned a result that does not match`),
+      );
+    }
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
