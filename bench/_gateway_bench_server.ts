@@ -24,7 +24,7 @@ const servers = await Promise.all(
     startMcpTestServer({
       name: `bench-${index}`,
       intercept: delay > 0
-        ? () => new Promise<undefined>((resolve) => setTimeout(resolve, delay))
+        ? () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), delay))
         : undefined,
       tools(server, context) {
         standardTools(server, context);
