@@ -73,7 +73,7 @@ export interface McpHttpHandler {
 
 /**
  * Serves a tool set over MCP Streamable HTTP as a web-standard handler (the SDK's
- * `WebStandardStreamableHTTPServerTransport`): use it with `Deno.serve`, an edge runtime's
+ * `WebStandardStreamableHTTPServerTransport`): use it with Deno's HTTP server, an edge runtime's
  * `fetch` export, or any framework that passes `Request`s.
  *
  * Checks, in order: `Host` and `Origin` against the allowlists (403, DNS-rebinding protection),
