@@ -80,7 +80,7 @@ export async function processesMatching(text: string): Promise<number[]> {
 }
 
 /** Waits until no process matches `text`, up to `ms`; returns what still matches. */
-export async function leftovers(text: string, ms = 1000): Promise<number[]> {
+export async function leftovers(text: string, ms = 3000): Promise<number[]> {
   const deadline = Date.now() + ms;
   let found = await processesMatching(text);
   while (found.length > 0 && Date.now() < deadline) {
