@@ -94,7 +94,8 @@ async function describeOpened(
 /** The checked path had no symlink below its root: one appearing now means a swap. */
 async function checkNoSymlinkBelow(target: ResolvedPath, shown: string): Promise<void> {
   const rest = relative(target.root, target.real);
-  if (rest === "" || rest.startsWith("..")) return;
+  // On components: a name such as "..notes" inside the root must still be walked.
+  if (rest === "" || rest === ".." || rest.startsWith("../")) return;
   let at = target.root;
   for (const part of rest.split("/")) {
     at = `${at}/${part}`;

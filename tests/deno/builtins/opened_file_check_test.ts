@@ -73,3 +73,24 @@ Deno.test({
     }
   },
 });
+
+Deno.test("checkOpenedFile() walks a path whose first name starts with two dots, also with broad permissions", async () => {
+  // "..d" is a name inside the workspace, not a way out: the symlink walk must not skip it.
+  await Deno.mkdir(`${workspace}/..d`);
+  await Deno.writeTextFile(`${workspace}/..d/f.txt`, "inside\n");
+  await Deno.symlink(outside, `${workspace}/..lnk`);
+  const target = await resolveReadPath(ctx, "..d/f.txt");
+  await Deno.rename(`${workspace}/..d`, `${workspace}/..tmp`);
+  await Deno.rename(`${workspace}/..lnk`, `${workspace}/..d`);
+  try {
+    using file = await Deno.open(target.real);
+    const error = await assertRejects(
+      () => checkOpenedFile(ctx, file, target, "..d/f.txt"),
+      ToolError,
+    );
+    assertEquals(error.code, "permission_denied");
+  } finally {
+    await Deno.remove(`${workspace}/..d`);
+    await Deno.remove(`${workspace}/..tmp`, { recursive: true });
+  }
+});
