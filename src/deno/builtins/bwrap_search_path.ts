@@ -1,3 +1,5 @@
+import { normalize } from "pathe";
+import { within } from "./allowed_roots.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
 
 /**
@@ -15,24 +17,14 @@ import type { BwrapMount } from "./bwrap_command.ts";
  */
 export function bwrapSearchPath(path: string | undefined, roots: readonly BwrapMount[]): string {
   const inside = (dir: string) =>
-    roots.some(({ source, dest }) => isWithin(source, dir) || isWithin(dest, dir));
+    roots.some(({ source, dest }) => within(clean(source), dir) || within(clean(dest), dir));
   return (path ?? "")
     .split(":")
-    .filter((dir) => dir.startsWith("/") && !inside(normalize(dir)))
+    .filter((dir) => dir.startsWith("/") && !inside(clean(dir)))
     .join(":");
 }
 
-function normalize(dir: string): string {
-  const parts: string[] = [];
-  for (const part of dir.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join("/")}`;
-}
-
-function isWithin(root: string, dir: string): boolean {
-  const base = normalize(root);
-  return dir === base || dir.startsWith(base === "/" ? "/" : `${base}/`);
+function clean(path: string): string {
+  const normalized = normalize(path);
+  return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized;
 }
