@@ -52,10 +52,12 @@ const GROUP_REAP =
   `trap '[ "$BASHPID" = "$$" ] && trap "" TERM && ${OWN_GROUP} && kill -TERM -$$ 2>/dev/null' EXIT; `;
 
 // On exit of an exec command's shell, when it started background jobs (`$!` is set), every
-// process carrying its run marker gets TERM. Without jobs this costs nothing.
-const MARKED_REAP = `trap '[ -n "$!" ] && { s=TERM; ids=$${RUN_MARKER}; ${
-  KILL_MARKED_LOOP.replaceAll("'", `'"'"'`)
-}; }' EXIT; `;
+// process carrying its run marker gets TERM. A job that is exec'ing its program at that instant
+// has no readable environment for a moment, so after 50 ms a second sweep catches it. Without
+// jobs this costs nothing.
+const QUOTED_LOOP = KILL_MARKED_LOOP.replaceAll("'", `'"'"'`);
+const MARKED_REAP = `trap '[ -n "$!" ] && { s=TERM; ids=$${RUN_MARKER}; ${QUOTED_LOOP}; ` +
+  `command sleep 0.05 2>/dev/null; ${QUOTED_LOOP}; }' EXIT; `;
 
 // A background process also watches the host: once the host's pid is gone (even when it was
 // killed by a signal and could not clean up) the watchdog kills the whole group. `read -t 1`
