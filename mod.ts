@@ -68,17 +68,20 @@ export type {
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
 export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
-export { ToolSetServer } from "./src/core/mcp/tool_set_server.ts";
+export { ToolSetServer } from "./src/core/mcp/serve/tool_set_server.ts";
 export type {
   ToolSetProvider,
   ToolSetRequest,
   ToolSetServerOptions,
-} from "./src/core/mcp/tool_set_server.ts";
-export { mcpHttpHandler } from "./src/core/mcp/mcp_http_handler.ts";
-export type { McpHttpHandler, McpHttpHandlerOptions } from "./src/core/mcp/mcp_http_handler.ts";
+} from "./src/core/mcp/serve/tool_set_server.ts";
+export { mcpHttpHandler } from "./src/core/mcp/serve/mcp_http_handler.ts";
+export type {
+  McpHttpHandler,
+  McpHttpHandlerOptions,
+} from "./src/core/mcp/serve/mcp_http_handler.ts";
 export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
 export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator.ts";
-export { McpGateway } from "./src/core/mcp/mcp_gateway.ts";
+export { McpGateway } from "./src/core/mcp/gateway/mcp_gateway.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,
@@ -87,7 +90,7 @@ export type {
   McpGatewayOptions,
   McpReconnectOptions,
   McpServerStatus,
-} from "./src/core/mcp/mcp_gateway_types.ts";
+} from "./src/core/mcp/gateway/mcp_gateway_types.ts";
 export type {
   McpHttpServerConfig,
   McpServerConfig,

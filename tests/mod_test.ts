@@ -4,7 +4,7 @@
  * or `node:`; and `deno task test:core` runs the core suite with no permission at all.
  */
 import { assert, assertEquals } from "@std/assert";
-import { join, relative } from "pathe";
+import { join, relative } from "@std/path";
 
 const fromFileUrl = (url: string | URL): string => decodeURIComponent(new URL(url).pathname);
 

@@ -29,17 +29,17 @@ export { builtinTools } from "./builtins/builtin_tools.ts";
 export type { BuiltinTools, BuiltinToolsOptions } from "./builtins/builtin_tools.ts";
 export { CONTEXT_DEFAULTS, resolveBuiltinContext } from "./builtins/builtin_context.ts";
 export type { ContextDefaults, ResolvedBash, ResolvedContext } from "./builtins/builtin_context.ts";
-export type { ReadFileResult } from "./builtins/read_file.ts";
-export type { WriteFileResult } from "./builtins/write_file.ts";
-export type { ApplyPatchResult, FileChange } from "./builtins/patch_transaction.ts";
+export type { ReadFileResult } from "./builtins/files/read_file.ts";
+export type { WriteFileResult } from "./builtins/files/write_file.ts";
+export type { ApplyPatchResult, FileChange } from "./builtins/patch/patch_transaction.ts";
 export { denoFlags } from "./permissions/deno_flags.ts";
 export { assertNoExcess, checkPermissions } from "./permissions/check_permissions.ts";
 export type { PermissionGap, PermissionReport } from "./permissions/check_permissions.ts";
 export type { RequiredPermissions } from "./permissions/required_permissions.ts";
 export { requiredPermissions } from "./permissions/required_permissions.ts";
-export type { CommandResult } from "./builtins/run_command.ts";
-export type { ProcessInfo } from "./builtins/background_process.ts";
-export type { LogSlice } from "./builtins/log_buffer.ts";
+export type { CommandResult } from "./builtins/bash/run_command.ts";
+export type { ProcessInfo } from "./builtins/bash/background_process.ts";
+export type { LogSlice } from "./builtins/bash/log_buffer.ts";
 export type {
   BashSetting,
   BuiltinContext,
@@ -64,7 +64,7 @@ export { DenoStdioClientTransport } from "./mcp/stdio_client_transport.ts";
 export type { DenoStdioClientTransportOptions } from "./mcp/stdio_client_transport.ts";
 export { stdioChildCommand } from "./mcp/stdio_child_command.ts";
 export type { StdioChildCommand, StdioServerCommand } from "./mcp/stdio_child_command.ts";
-export type { McpGateway } from "../core/mcp/mcp_gateway.ts";
+export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,
@@ -73,7 +73,7 @@ export type {
   McpGatewayOptions,
   McpReconnectOptions,
   McpServerStatus,
-} from "../core/mcp/mcp_gateway_types.ts";
+} from "../core/mcp/gateway/mcp_gateway_types.ts";
 export type {
   McpHttpServerConfig,
   McpServerConfig,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "pathe";
+import { join } from "@std/path";
 import type { SourceMap } from "./_source_map.ts";
 
 /** The repository root. */

@@ -6,12 +6,12 @@ import type {
   SourceResolution,
 } from "../../core/tool_source.ts";
 import { resolveBuiltinContext, type ResolvedContext } from "./builtin_context.ts";
-import { createApplyPatchTool } from "./apply_patch.ts";
-import { createReadFileTool } from "./read_file.ts";
-import { createWriteFileTool } from "./write_file.ts";
+import { createApplyPatchTool } from "./patch/apply_patch.ts";
+import { createReadFileTool } from "./files/read_file.ts";
+import { createWriteFileTool } from "./files/write_file.ts";
 // The bash tool, its per-context background processes, and the strict start-up check.
-import { createBashTool } from "./bash.ts";
-import { ProcessTable } from "./process_table.ts";
+import { createBashTool } from "./bash/bash.ts";
+import { ProcessTable } from "./bash/process_table.ts";
 import { assertNoExcess } from "../permissions/check_permissions.ts";
 
 /** Options of {@linkcode builtinTools}. */

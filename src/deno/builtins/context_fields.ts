@@ -1,4 +1,4 @@
-import { isAbsolute, normalize, relative } from "pathe";
+import { isAbsolute, normalize, relative } from "@std/path";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

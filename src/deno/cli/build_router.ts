@@ -1,6 +1,6 @@
 import { ToolRouter } from "../../core/tool_router.ts";
 import type { ToolCallEvent } from "../../core/tool_call.ts";
-import type { McpGatewayEvent } from "../../core/mcp/mcp_gateway_types.ts";
+import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
 import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";

@@ -1,5 +1,5 @@
 import type { ToolCallEvent } from "../../core/tool_call.ts";
-import type { McpGatewayEvent } from "../../core/mcp/mcp_gateway_types.ts";
+import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 
 /**
  * Formats one call as the single stderr line `serve` logs:

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, relative, resolve } from "pathe";
+import { dirname, isAbsolute, relative, resolve } from "@std/path";
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";

@@ -1,4 +1,4 @@
-import { mcpHttpHandler } from "../../core/mcp/mcp_http_handler.ts";
+import { mcpHttpHandler } from "../../core/mcp/serve/mcp_http_handler.ts";
 import type { ListenAddress } from "./listen_address.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 

@@ -1,4 +1,4 @@
-import { ToolSetServer } from "../../core/mcp/tool_set_server.ts";
+import { ToolSetServer } from "../../core/mcp/serve/tool_set_server.ts";
 import type { ServedRouter } from "./build_router.ts";
 import type { CliIo } from "./cli_io.ts";
 import { DenoStdioServerTransport } from "./stdio_server_transport.ts";

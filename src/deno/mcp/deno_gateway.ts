@@ -1,5 +1,5 @@
-import { McpGateway } from "../../core/mcp/mcp_gateway.ts";
-import type { McpGatewayOptions } from "../../core/mcp/mcp_gateway_types.ts";
+import { McpGateway } from "../../core/mcp/gateway/mcp_gateway.ts";
+import type { McpGatewayOptions } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { McpTransport } from "../../core/mcp/mcp_transport.ts";
 import {

@@ -1,4 +1,4 @@
-import { basename } from "pathe";
+import { basename } from "@std/path";
 
 /** How to start a stdio MCP server: the `{ command, args?, env?, cwd? }` form of a config. */
 export interface StdioServerCommand {

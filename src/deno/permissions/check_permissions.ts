@@ -1,4 +1,4 @@
-import { dirname } from "pathe";
+import { dirname } from "@std/path";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import type { ResolvedContext } from "../builtins/builtin_context.ts";
 import { denoFlags } from "./deno_flags.ts";

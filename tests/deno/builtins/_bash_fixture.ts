@@ -1,8 +1,8 @@
 import { type CallSettings, callTool, type ToolCallResult } from "../../../src/core/tool_call.ts";
 import type { BuiltinContext, RoutedTool } from "../../../src/core/tool_source.ts";
-import { createBashTool } from "../../../src/deno/builtins/bash.ts";
+import { createBashTool } from "../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
-import { ProcessTable } from "../../../src/deno/builtins/process_table.ts";
+import { ProcessTable } from "../../../src/deno/builtins/bash/process_table.ts";
 
 /** A fresh workspace, a read-only root, an outside directory with a marker, a prefix sibling. */
 export interface BashFixture extends AsyncDisposable {

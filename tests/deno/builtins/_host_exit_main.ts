@@ -1,9 +1,9 @@
 // A host process for process_table_test.ts: starts one background process through the bash
 // tool (or, for "exit-during-exec", runs one command with exec), prints "started", then waits
 // until stdin closes and exits normally, or waits to be killed ("wait").
-import { createBashTool } from "../../../src/deno/builtins/bash.ts";
+import { createBashTool } from "../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
-import { ProcessTable } from "../../../src/deno/builtins/process_table.ts";
+import { ProcessTable } from "../../../src/deno/builtins/bash/process_table.ts";
 
 const [workspace, sandbox, command, mode] = Deno.args;
 const ctx = resolveBuiltinContext({ workspace, bash: { sandbox: sandbox as "bwrap" | "none" } });

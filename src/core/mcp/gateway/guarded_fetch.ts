@@ -1,0 +1,187 @@
+import { checkAllowedHost } from "../mcp_server_config.ts";
+
+/** How far into a POST's event stream an SSE `id:` field (a priming event) is looked for. */
+const PRIMING_SCAN_BYTES = 4096;
+
+/** Why a request through a {@linkcode GuardedFetch} failed before the server could process it. */
+export class RequestNotDeliveredError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What failed.
+   * @param options The standard error options (`cause`).
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RequestNotDeliveredError";
+  }
+}
+
+/** How a response body of a POST ended: normally, with an error, or cut at the size limit. */
+export type BodyEnd = "done" | "error" | "too_large";
+
+/** Options of {@linkcode GuardedFetch}. */
+export interface GuardedFetchOptions {
+  /** The fetch to wrap; default: the global one. */
+  fetch?: typeof fetch;
+  /** Host names (or `*.suffix` patterns) requests may go to; absent: any. */
+  allowedHosts?: readonly string[];
+  /** Most bytes of one response body; longer bodies are cut with an error. */
+  maxBodyBytes: number;
+  /**
+   * Called when the body of a POST that carried requests ends; `resumable` tells whether the
+   * stream carried SSE event ids (the SDK then resumes it with `Last-Event-ID`).
+   */
+  onPostBodyEnd?: (requestIds: readonly unknown[], end: BodyEnd, resumable: boolean) => void;
+}
+
+/**
+ * A fetch for one MCP connection that checks hosts, refuses redirects with a clear error, bounds
+ * response bodies, and owns every response body so that `close()` cancels them all.
+ *
+ * Owning the bodies is what lets a process exit after close: on Deno 2.9.6 the transport's
+ * `AbortController` reaches an in-flight GET event stream only through a signal that fetch holds
+ * weakly, so after a garbage collection `abort()` no longer cancels it; cancelling the reader does.
+ */
+export class GuardedFetch {
+  #options: GuardedFetchOptions;
+  #readers = new Set<ReadableStreamDefaultReader<Uint8Array>>();
+  #closed = false;
+
+  /**
+   * Creates the wrapper.
+   *
+   * @param options The wrapped fetch, host allowlist, body limit and POST body observer.
+   */
+  constructor(options: GuardedFetchOptions) {
+    this.#options = options;
+  }
+
+  /** The fetch function to hand to an SDK transport. */
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    if (this.#closed) throw new RequestNotDeliveredError("The connection is closed");
+    const url = new URL(input instanceof Request ? input.url : input);
+    checkAllowedHost(url, this.#options.allowedHosts);
+    let response: Response;
+    try {
+      response = await (this.#options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
+    } catch (error) {
+      if (isAbort(error)) throw error;
+      const message = describe(error);
+      if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
+        throw new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
+      }
+      throw new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
+    }
+    if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      throw new RequestNotDeliveredError(
+        `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
+          location ? ` to ${safeLocation(location, url)}` : ""
+        }), which is not followed: configure the final URL instead`,
+      );
+    }
+    if (response.body === null) return response;
+    const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    return new Response(this.#own(response.body, ids), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+
+  /** Cancels every response body still open and refuses further requests. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const readers = [...this.#readers];
+    this.#readers.clear();
+    // On workerd a reader opened in another request throws synchronously: cancel each apart.
+    await Promise.allSettled(readers.map(async (reader) => await reader.cancel()));
+  }
+
+  #own(body: ReadableStream<Uint8Array>, ids: unknown[]): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    this.#readers.add(reader);
+    let bytes = 0;
+    let ended = false;
+    let resumable = false;
+    const decoder = new TextDecoder();
+    const end = (how: BodyEnd) => {
+      if (ended) return;
+      ended = true;
+      this.#readers.delete(reader);
+      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, how, resumable);
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          end("error");
+          controller.error(error);
+          return;
+        }
+        if (chunk.done) {
+          end("done");
+          controller.close();
+          return;
+        }
+        if (ids.length > 0 && !resumable && bytes < PRIMING_SCAN_BYTES) {
+          resumable = /(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }));
+        }
+        bytes += chunk.value.byteLength;
+        if (bytes > this.#options.maxBodyBytes) {
+          end("too_large");
+          await reader.cancel().catch(() => {});
+          controller.error(
+            new Error(`The response exceeded ${this.#options.maxBodyBytes} bytes and was cut`),
+          );
+          return;
+        }
+        controller.enqueue(chunk.value);
+      },
+      cancel: async (reason) => {
+        end("done");
+        await reader.cancel(reason).catch(() => {});
+      },
+    });
+  }
+}
+
+function requestIds(body: BodyInit | null | undefined): unknown[] {
+  if (typeof body !== "string" || !body.includes('"method"')) return [];
+  try {
+    const parsed = JSON.parse(body);
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return messages.filter((m) => m && typeof m.method === "string" && m.id !== undefined)
+      .map((m) => m.id);
+  } catch {
+    return [];
+  }
+}
+
+/** The message of an error and of its cause (Deno's fetch says only "fetch failed"). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : "";
+  return cause ? `${error.message}: ${cause}` : error.message;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0].slice(0, 300);
+}
+
+function safeLocation(location: string, base: URL): string {
+  try {
+    const target = new URL(location, base);
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return "an invalid location";
+  }
+}

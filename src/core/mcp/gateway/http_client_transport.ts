@@ -1,0 +1,214 @@
+import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
+import { requestScopedFetch } from "./request_scoped_fetch.ts";
+import {
+  type JSONRPCMessage,
+  McpErrorCode,
+  SSEClientTransport,
+  SseError,
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+  type Transport,
+  type TransportSendOptions,
+} from "../mcp_sdk.ts";
+import type { McpJsonRpcMessage, McpTransport } from "../mcp_transport.ts";
+
+/** The server forgot the session (HTTP 404): the request was not processed. */
+export class SessionExpiredError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What failed.
+   */
+  constructor(message = "The server's session expired") {
+    super(message);
+    this.name = "SessionExpiredError";
+  }
+}
+
+/** Options of {@linkcode HttpClientTransport}. */
+export interface HttpClientTransportOptions {
+  /** The MCP endpoint. */
+  url: URL;
+  /** Headers of every request, for this connection only. */
+  headers?: Record<string, string>;
+  /** Streamable HTTP or the older HTTP+SSE transport. */
+  kind: "http" | "sse";
+  /** The fetch to use. */
+  fetch?: typeof fetch;
+  /** The host allowlist. */
+  allowedHosts?: readonly string[];
+  /** Most bytes of one response body. */
+  maxBodyBytes: number;
+}
+
+type Inner = StreamableHTTPClientTransport | SSEClientTransport;
+
+/**
+ * The SDK's HTTP client transports with what a gateway needs on top: a guarded fetch (hosts,
+ * redirects, body limit, bodies cancelled on close), requests that fail at once when their
+ * response stream breaks, a lost event stream reported as a closed connection, and HTTP 404 on a
+ * session reported as {@linkcode SessionExpiredError}.
+ */
+export class HttpClientTransport implements McpTransport {
+  /** Set by the client. */
+  onclose?: () => void;
+  /** Set by the client. */
+  onerror?: (error: Error) => void;
+  /** Set by the client. */
+  onmessage?: (message: McpJsonRpcMessage, extra?: unknown) => void;
+  #inner: Inner;
+  #guard: GuardedFetch;
+  #pending = new Set<unknown>();
+  /**
+   * Parse errors not yet attributed to a request. One the SDK also throws from `send()` (a JSON
+   * answer) is that request's. Otherwise the SDK does not say which stream it came on, so each
+   * explains the next request whose body ends unanswered; a body end with nothing unanswered
+   * (another request's) leaves them for the request they belong to.
+   */
+  #malformed = new Set<Error>();
+  #closed = false;
+  #started = false;
+  #maxBodyBytes: number;
+
+  /**
+   * Creates the transport; `start()` opens it.
+   *
+   * @param options Endpoint, headers, kind, fetch, allowlist and body limit.
+   */
+  constructor(options: HttpClientTransportOptions) {
+    this.#maxBodyBytes = options.maxBodyBytes;
+    this.#guard = new GuardedFetch({
+      // Kept connections outlive the request that opened them on edge runtimes.
+      fetch: requestScopedFetch(options.fetch),
+      allowedHosts: options.allowedHosts,
+      maxBodyBytes: options.maxBodyBytes,
+      onPostBodyEnd: (ids, end, resumable) => {
+        // A stream with event ids is resumed by the SDK (GET with Last-Event-ID); if that fails,
+        // its retries run out and the connection is reported lost, failing the call then.
+        if (!resumable || end === "too_large") setTimeout(() => this.#bodyEnded(ids, end), 0);
+      },
+    });
+    const requestInit = { headers: { ...options.headers } };
+    const fetch = this.#guard.fetch;
+    this.#inner = options.kind === "http"
+      ? new StreamableHTTPClientTransport(options.url, {
+        fetch,
+        requestInit,
+        // Resumes broken streams (the server's `retry` wins); when retries run out the connection
+        // is reported lost and the next call reconnects with the gateway's own backoff.
+        reconnectionOptions: {
+          maxRetries: 2,
+          initialReconnectionDelay: 500,
+          maxReconnectionDelay: 2000,
+          reconnectionDelayGrowFactor: 2,
+        },
+      })
+      : new SSEClientTransport(options.url, {
+        fetch,
+        requestInit,
+        eventSourceInit: { fetch },
+      });
+    this.#inner.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
+      const { id } = message as { id?: unknown };
+      if (id !== undefined && !("method" in message)) this.#pending.delete(id);
+      this.onmessage?.(message as McpJsonRpcMessage, extra);
+    };
+    this.#inner.onerror = (error: Error) => this.#innerError(error);
+    this.#inner.onclose = () => {};
+  }
+
+  /** The session id, once the server gave one. */
+  get sessionId(): string | undefined {
+    return this.#inner instanceof StreamableHTTPClientTransport ? this.#inner.sessionId : undefined;
+  }
+
+  /** Opens the transport. */
+  async start(): Promise<void> {
+    await this.#inner.start();
+    this.#started = true;
+  }
+
+  /**
+   * Sends a message; a request is tracked until its response arrives or its stream breaks.
+   *
+   * @param message The JSON-RPC message.
+   * @param options The SDK's send options.
+   */
+  async send(message: McpJsonRpcMessage, options?: unknown): Promise<void> {
+    const id = "method" in message ? message.id : undefined;
+    if (id !== undefined) this.#pending.add(id);
+    try {
+      await (this.#inner as Transport).send(
+        message as JSONRPCMessage,
+        options as TransportSendOptions | undefined,
+      );
+    } catch (error) {
+      if (id !== undefined) this.#pending.delete(id);
+      this.#malformed.delete(error as Error);
+      if (error instanceof StreamableHTTPError && error.code === 404 && this.sessionId) {
+        throw new SessionExpiredError();
+      }
+      throw error;
+    }
+  }
+
+  /** Sets the negotiated protocol version. */
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion(version);
+  }
+
+  /** Ends the session (best effort), closes every stream and reports `onclose` once. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#inner instanceof StreamableHTTPClientTransport && this.#inner.sessionId) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#inner.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, 1000)),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.#inner.close().catch(() => {});
+    await this.#guard.close();
+    this.#pending.clear();
+    this.#malformed.clear();
+    this.onclose?.();
+  }
+
+  #innerError(error: Error): void {
+    if (this.#closed) return;
+    const lostStream = /^Maximum reconnection attempts/.test(error.message) ||
+      (error instanceof SseError && this.#started);
+    if (error.name === "ZodError" || error instanceof SyntaxError) this.#malformed.add(error);
+    this.onerror?.(error);
+    if (lostStream) {
+      this.onerror?.(new Error("The server closed the event stream"));
+      this.close().catch(() => {});
+    }
+  }
+
+  #bodyEnded(ids: readonly unknown[], end: BodyEnd): void {
+    if (this.#closed) return;
+    for (const id of ids) {
+      if (!this.#pending.delete(id)) continue;
+      const error = end === "too_large"
+        ? {
+          code: McpErrorCode.InternalError,
+          message: `The server's answer is larger than ${this.#maxBodyBytes} bytes`,
+        }
+        : this.#attributeMalformed()
+        ? { code: McpErrorCode.InternalError, message: "The server sent a malformed answer" }
+        : { code: McpErrorCode.ConnectionClosed, message: "The server closed the connection" };
+      this.onmessage?.({ jsonrpc: "2.0", id, error });
+    }
+  }
+
+  /** Takes the oldest unattributed parse error, if any, for a request that ended unanswered. */
+  #attributeMalformed(): boolean {
+    const oldest = this.#malformed.values().next();
+    if (oldest.done) return false;
+    this.#malformed.delete(oldest.value);
+    return true;
+  }
+}

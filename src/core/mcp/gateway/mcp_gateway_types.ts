@@ -1,0 +1,127 @@
+import type { McpServerConfig } from "../mcp_server_config.ts";
+import type { McpJsonSchemaValidator, McpTransportFactory } from "../mcp_transport.ts";
+
+/** How a broken connection is retried: exponential backoff between attempts. */
+export interface McpReconnectOptions {
+  /** Delay before the first retry, in milliseconds. Default: 250. */
+  initialDelayMs?: number;
+  /** Longest delay between retries, in milliseconds. Default: 30000. */
+  maxDelayMs?: number;
+  /** Factor applied to the delay after each failed attempt. Default: 2. */
+  factor?: number;
+  /** Most connection attempts one call makes before it gives up. Default: 4. */
+  maxAttemptsPerCall?: number;
+}
+
+/** The state of one connection. `closed` also means "not connected yet": connections are lazy. */
+export type McpConnectionState = "connecting" | "ready" | "failed" | "closed";
+
+/** The status of one server (global) or one user's server. */
+export interface McpServerStatus {
+  /** The server id. */
+  id: string;
+  /** The user, for a per-user server. */
+  userId?: string;
+  /** The connection state. */
+  state: McpConnectionState;
+  /** How many tools the server lists (the cached list). */
+  tools: number;
+  /** The last connection error, with configured secrets redacted. */
+  lastError?: string;
+  /** Failed connection attempts since the last success. */
+  reconnectAttempts: number;
+  /** The transport in use: `http` (Streamable HTTP), `sse`, or `custom` (from the factory). */
+  transport?: "http" | "sse" | "custom";
+}
+
+/** Something that happened to a gateway connection, for logs and metrics. */
+export interface McpGatewayEvent {
+  /**
+   * - `connected`: a connection is ready (`tools` holds the tool count).
+   * - `connect_failed`: an attempt failed (`message` says why).
+   * - `disconnected`: a ready connection was lost; the next use reconnects.
+   * - `tools_changed`: the server's tool list was refreshed after `list_changed`.
+   * - `closed`: a connection was closed (`reason`: `close`, `idle`, `evicted`, `removed`).
+   */
+  type: "connected" | "connect_failed" | "disconnected" | "tools_changed" | "closed";
+  /** The server id. */
+  serverId: string;
+  /** The user, for a per-user server. */
+  userId?: string;
+  /** Details, secrets redacted. */
+  message?: string;
+  /** The tool count, for `connected` and `tools_changed`. */
+  tools?: number;
+  /** Why a connection was closed. */
+  reason?: "close" | "idle" | "evicted" | "removed";
+}
+
+/** A server's request for input from the user during a call (MCP form elicitation). */
+export interface McpElicitationRequest {
+  /** The server asking. */
+  serverId: string;
+  /** The user of the connection, for per-user servers. */
+  userId?: string;
+  /** What the server asks, for a person to read. */
+  message: string;
+  /** The JSON Schema (flat object of primitives) of the answer. */
+  requestedSchema: Record<string, unknown>;
+}
+
+/** The answer to an {@linkcode McpElicitationRequest}. */
+export interface McpElicitationResult {
+  /** `accept` with `content`, or `decline` / `cancel`. */
+  action: "accept" | "decline" | "cancel";
+  /** The answer, matching `requestedSchema`; schema defaults are filled in for missing fields. */
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** What `new McpGateway` takes. */
+export interface McpGatewayOptions {
+  /** Global servers by id, shared by every request. */
+  servers?: Record<string, McpServerConfig>;
+  /** Deadline of a call without its own `timeoutMs`, in milliseconds. Default: 60000. */
+  requestTimeoutMs?: number;
+  /** Deadline of connecting and listing tools, in milliseconds. Default: 10000. */
+  connectTimeoutMs?: number;
+  /**
+   * Hard deadline of a call whose server sends progress (each progress report restarts the
+   * `requestTimeoutMs` deadline, up to this). Default: 4 × `requestTimeoutMs`.
+   */
+  maxTotalTimeoutMs?: number;
+  /**
+   * Lists a server's tools again when the cached list is older than this, in milliseconds.
+   * Default: never (lists follow `notifications/tools/list_changed`). Useful on edge runtimes,
+   * where a connection's event stream does not outlive the request that opened it.
+   */
+  toolListTtlMs?: number;
+  /** Most characters of a result; longer ones keep head and tail. Default: 100000. */
+  maxResultChars?: number;
+  /** Most bytes of one HTTP response body; longer ones fail the call. Default: 64 MiB. */
+  maxResponseBytes?: number;
+  /** Backoff of reconnections. */
+  reconnect?: McpReconnectOptions;
+  /** Idle time after which a per-user connection is closed, in milliseconds. Default: 600000. */
+  userIdleMs?: number;
+  /** Most open per-user connections; the least recently used is closed first. Default: 1000. */
+  maxUserConnections?: number;
+  /** Host names (`api.example.com`, `host:port`, `*.example.com`) servers may be at. */
+  allowedHosts?: string[];
+  /** The fetch of HTTP transports. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Validates structured tool output; default: the SDK's (ajv). Edge builds pass cfworker's. */
+  jsonSchemaValidator?: McpJsonSchemaValidator;
+  /** Makes transports for configs the core cannot serve (stdio); see `McpTransportFactory`. */
+  transportFactory?: McpTransportFactory;
+  /**
+   * Answers servers that ask the user for input during a call. When set, the gateway declares the
+   * `elicitation` capability (form mode, with schema defaults applied); when absent, servers are
+   * told the client cannot elicit.
+   */
+  onElicitation?: (
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => McpElicitationResult | Promise<McpElicitationResult>;
+  /** Receives connection events; must not throw (a throw is ignored). */
+  onEvent?: (event: McpGatewayEvent) => void;
+}

@@ -1,0 +1,142 @@
+import { withDeadline } from "./abortable.ts";
+import { HttpClientTransport } from "./http_client_transport.ts";
+import type { McpGatewayOptions } from "./mcp_gateway_types.ts";
+import {
+  Client,
+  type ClientOptions,
+  ElicitRequestSchema,
+  SseError,
+  StreamableHTTPError,
+  type Transport,
+} from "../mcp_sdk.ts";
+import { isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
+import type {
+  McpJsonSchemaValidator,
+  McpTransport,
+  McpTransportFactory,
+} from "../mcp_transport.ts";
+
+/** The transport kinds a connection can use. */
+export type TransportKind = "http" | "sse" | "custom";
+
+/** What opening one client needs. */
+export interface OpenClientSettings {
+  /** The server id. */
+  serverId: string;
+  /** The user, for per-user servers. */
+  userId?: string;
+  /** The server's config. */
+  config: McpServerConfig;
+  /** Deadline of transport start and `initialize`. */
+  connectTimeoutMs: number;
+  /** Most bytes of one HTTP response body. */
+  maxResponseBytes: number;
+  /** The fetch of HTTP transports. */
+  fetch?: typeof fetch;
+  /** The host allowlist. */
+  allowedHosts?: readonly string[];
+  /** The validator of structured output. */
+  jsonSchemaValidator?: McpJsonSchemaValidator;
+  /** Makes transports for configs the core cannot serve. */
+  transportFactory?: McpTransportFactory;
+  /** Answers elicitation requests; declares the capability when set. */
+  onElicitation?: McpGatewayOptions["onElicitation"];
+}
+
+/** An initialised client and how it is connected. */
+export interface OpenedClient {
+  /** The client, initialised. */
+  client: Client;
+  /** The transport kind that worked. */
+  kind: TransportKind;
+}
+
+/**
+ * Opens and initialises one MCP client: the factory's transport when it gives one, otherwise HTTP.
+ * Without a configured transport both kinds are tried, Streamable HTTP first (or the preferred
+ * kind first), moving to the other when the server answers 400, 404 or 405: that is how a
+ * server speaking only the other kind refuses. Everything opened is closed again when it fails.
+ *
+ * @param settings The server and connection settings.
+ * @param preferred The kind that worked last time, tried first; `"sse"` still falls back to
+ *   Streamable HTTP, so a server upgraded since is reached again.
+ * @returns The client and its transport kind.
+ */
+export async function openMcpClient(
+  settings: OpenClientSettings,
+  preferred?: TransportKind,
+): Promise<OpenedClient> {
+  const { config } = settings;
+  const custom = await settings.transportFactory?.(config, {
+    serverId: settings.serverId,
+    userId: settings.userId,
+  });
+  if (custom !== undefined) return { client: await initialise(settings, custom), kind: "custom" };
+  if (isStdioConfig(config)) {
+    throw new TypeError(
+      `Cannot connect to MCP server "${settings.serverId}": stdio servers ("command") need the ` +
+        `"@toolroute/toolroute/deno" entry (createDenoGateway) or a "transportFactory"`,
+    );
+  }
+  const kinds: ("http" | "sse")[] = config.transport !== undefined
+    ? [config.transport]
+    : preferred === "sse"
+    ? ["sse", "http"]
+    : ["http", "sse"];
+  for (let i = 0;; i++) {
+    const transport = new HttpClientTransport({
+      url: new URL(config.url),
+      headers: config.headers,
+      kind: kinds[i],
+      fetch: settings.fetch,
+      allowedHosts: settings.allowedHosts,
+      maxBodyBytes: settings.maxResponseBytes,
+    });
+    try {
+      return { client: await initialise(settings, transport), kind: kinds[i] };
+    } catch (error) {
+      const unsupported = (error instanceof StreamableHTTPError || error instanceof SseError) &&
+        [400, 404, 405].includes(error.code ?? 0);
+      if (i + 1 >= kinds.length || !unsupported) throw error;
+    }
+  }
+}
+
+async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {
+  const options: ClientOptions = { capabilities: {} };
+  if (settings.jsonSchemaValidator !== undefined) {
+    options.jsonSchemaValidator = settings
+      .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
+  }
+  const answer = settings.onElicitation;
+  if (answer !== undefined) {
+    options.capabilities = { elicitation: { form: { applyDefaults: true } } };
+  }
+  const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  if (answer !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params as { message: string; requestedSchema?: object };
+      const result = await answer({
+        serverId: settings.serverId,
+        ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+        message: params.message,
+        requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
+      }, extra.signal);
+      return result as { action: "accept" | "decline" | "cancel" };
+    });
+  }
+  const ms = settings.connectTimeoutMs;
+  try {
+    await withDeadline(
+      client.connect(transport as Transport, { timeout: ms }),
+      ms,
+      () => new Error(`Connecting did not finish within ${ms} ms`),
+      () => void transport.close().catch(() => {}),
+    );
+    return client;
+  } catch (error) {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,340 @@
+import type { ToolError } from "../../tool_error.ts";
+import type { ToolContext } from "../../tool_source.ts";
+import { raceSignal, sleep } from "./abortable.ts";
+import { Backoff } from "./backoff.ts";
+import { callDeadline } from "./call_deadline.ts";
+import { RequestNotDeliveredError } from "./guarded_fetch.ts";
+import { SessionExpiredError } from "./http_client_transport.ts";
+import { listAllTools } from "../list_all_tools.ts";
+import { callMcpTool, mcpErrorToToolError } from "../mcp_call.ts";
+import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
+import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
+import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import { Redactor } from "./redactor.ts";
+
+/** Everything one connection needs, resolved from the gateway's options. */
+export interface ConnectionSettings extends OpenClientSettings {
+  /** Deadline of a call without its own. */
+  requestTimeoutMs: number;
+  /** Age after which a ready connection's tool list is listed again on use. */
+  toolListTtlMs?: number;
+  /** Hard deadline of a call that reports progress; default: 4 × its deadline. */
+  maxTotalTimeoutMs?: number;
+  /** Most characters of a result. */
+  maxResultChars: number;
+  /** Backoff: first delay, longest delay, factor, attempts per call. */
+  reconnect: { initialDelayMs: number; maxDelayMs: number; factor: number; attempts: number };
+  /** Receives events (without server and user, which the connection adds). */
+  emit: (event: McpGatewayEvent) => void;
+}
+
+/**
+ * One lazy connection to one MCP server (for one user, or global), with the state machine
+ * `closed → connecting → ready | failed`, reconnection with exponential backoff, and the tool list
+ * cached and refreshed on `notifications/tools/list_changed`.
+ */
+export class ServerConnection {
+  static #serials = 0;
+  /** Unique per connection object, so caches never confuse two connections of one server. */
+  readonly serial: number = ++ServerConnection.#serials;
+  /**
+   * Uses running now: calls, tool listings (which include connecting) and holds. A connection in
+   * use is never closed by a pool for idleness or eviction.
+   */
+  inFlight = 0;
+  /** When the connection was last used (`performance.now()`). */
+  lastUsedAt: number = performance.now();
+  #s: ConnectionSettings;
+  #redact: Redactor;
+  #state: McpConnectionState = "closed";
+  #client?: Client;
+  #opening?: Promise<Client>;
+  #tools: readonly McpTool[] = [];
+  #version = 0;
+  #listedAt = 0;
+  /** The one refresh running (per client), and whether a change was announced during it. */
+  #refreshing?: { client: Client; done: Promise<void>; again: boolean };
+  #kind?: TransportKind;
+  #lastError?: string;
+  #backoff: Backoff;
+  #disposed = false;
+
+  /**
+   * Creates the connection; nothing is opened until it is used.
+   *
+   * @param settings The server, its config and the gateway's settings.
+   */
+  constructor(settings: ConnectionSettings) {
+    this.#s = settings;
+    this.#redact = new Redactor(settings.config);
+    this.#backoff = new Backoff(settings.reconnect);
+  }
+
+  /** The state. */
+  get state(): McpConnectionState {
+    return this.#state;
+  }
+
+  /** The cached tool list (empty until connected). */
+  get tools(): readonly McpTool[] {
+    return this.#tools;
+  }
+
+  /** Increases whenever the tool list changes. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** The status for `McpGateway#status()`. */
+  status(): McpServerStatus {
+    return {
+      id: this.#s.serverId,
+      ...(this.#s.userId === undefined ? {} : { userId: this.#s.userId }),
+      state: this.#state,
+      tools: this.#tools.length,
+      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+      reconnectAttempts: this.#backoff.attempts,
+      ...(this.#kind === undefined ? {} : { transport: this.#kind }),
+    };
+  }
+
+  /**
+   * Returns the tool list, connecting first when needed. Fails at once while a failed connection
+   * waits for its next attempt, so exposure never waits out a backoff.
+   *
+   * @param signal Ends the wait (the connection attempt goes on for other callers).
+   * @returns The tools.
+   */
+  async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
+    const release = this.hold();
+    try {
+      return await this.#listTools(signal);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Marks the connection in use until the returned function is called (once), so that a pool
+   * keeps it open between being handed out and being used.
+   *
+   * @returns Ends the use.
+   */
+  hold(): () => void {
+    this.inFlight++;
+    this.lastUsedAt = performance.now();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    };
+  }
+
+  async #listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
+    if (this.#state === "ready") {
+      const ttl = this.#s.toolListTtlMs;
+      if (ttl !== undefined && this.#client && performance.now() - this.#listedAt >= ttl) {
+        await raceSignal(this.#refresh(this.#client, false), signal);
+      }
+      return this.#tools;
+    }
+    const wait = this.#backoff.waitMs;
+    if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
+      throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
+    }
+    await raceSignal(this.#open(), signal);
+    return this.#tools;
+  }
+
+  /**
+   * Calls a tool under the call's deadline and signal. A call that cannot be delivered (server
+   * down, session expired) reconnects with backoff and is sent again; a call that was delivered
+   * is never sent twice.
+   *
+   * @param toolName The tool's name on the server.
+   * @param args The arguments.
+   * @param context The call's signal, deadline and progress listener.
+   * @returns The result text.
+   */
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<string> {
+    this.inFlight++;
+    this.lastUsedAt = performance.now();
+    const deadline = callDeadline(
+      toolName,
+      context,
+      this.#s.requestTimeoutMs,
+      this.#s.maxTotalTimeoutMs,
+    );
+    const { signal, timeoutMs, hardMs, extendable } = deadline;
+    // A progress token is only sent with a listener, and progress only extends with one.
+    const onProgress = context.onProgress ?? (extendable ? ignore : undefined);
+    try {
+      for (let attempt = 0;; attempt++) {
+        const client = await this.#readyForCall(toolName, signal);
+        try {
+          return await callMcpTool(client, toolName, args, { ...context, signal, onProgress }, {
+            timeoutMs,
+            maxResultChars: this.#s.maxResultChars,
+            resetTimeoutOnProgress: extendable,
+            maxTotalTimeoutMs: hardMs,
+          });
+        } catch (error) {
+          const cause = (error as ToolError).cause;
+          const expired = cause instanceof SessionExpiredError;
+          const notSent = expired || cause instanceof RequestNotDeliveredError;
+          if (notSent) await this.#broken(client, cause as Error, expired);
+          if (notSent && attempt === 0 && !signal.aborted) continue;
+          throw this.#redact.toolError(error);
+        }
+      }
+    } finally {
+      deadline.dispose();
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    }
+  }
+
+  /** Closes the connection for good; later use fails with `upstream_unavailable`. */
+  async close(): Promise<void> {
+    this.#disposed = true;
+    await this.#opening?.catch(() => {});
+    await this.#drop();
+    this.#state = "closed";
+  }
+
+  async #readyForCall(toolName: string, signal: AbortSignal): Promise<Client> {
+    for (let tries = 1;; tries++) {
+      if (this.#state === "ready" && this.#client !== undefined) return this.#client;
+      try {
+        const wait = this.#backoff.waitMs;
+        if (wait > 0 && this.#opening === undefined) await sleep(wait, signal);
+        return await raceSignal(this.#open(), signal);
+      } catch (error) {
+        if (signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
+          throw this.#redact.toolError(mcpErrorToToolError(error, toolName, signal));
+        }
+      }
+    }
+  }
+
+  #open(): Promise<Client> {
+    if (this.#disposed) {
+      return Promise.reject(new Error(`MCP server "${this.#s.serverId}" was closed`));
+    }
+    return this.#opening ??= this.#connect().finally(() => this.#opening = undefined);
+  }
+
+  async #connect(): Promise<Client> {
+    await this.#drop();
+    this.#state = "connecting";
+    let client: Client | undefined;
+    try {
+      const opened = await openMcpClient(this.#s, this.#kind);
+      client = opened.client;
+      this.#kind = opened.kind;
+      const ready = client;
+      ready.onclose = () => this.#lost(ready);
+      ready.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        void this.#refresh(ready, true);
+      });
+      this.#tools = await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs });
+      this.#listedAt = performance.now();
+      if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
+      this.#client = ready;
+      this.#version++;
+      this.#state = "ready";
+      this.#backoff.succeeded();
+      this.#lastError = undefined;
+      this.#s.emit({ ...this.#who(), type: "connected", tools: this.#tools.length });
+      return ready;
+    } catch (error) {
+      if (error instanceof TypeError && /stdio servers/.test(error.message)) this.#disposed = true;
+      await client?.close().catch(() => {});
+      this.#state = this.#disposed ? "closed" : "failed";
+      this.#backoff.failed();
+      this.#lastError = this.#redact.text(describe(error));
+      this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
+      throw new Error(this.#lastError);
+    }
+  }
+
+  /**
+   * Lists the tools again, one listing at a time per client, so an older answer never replaces a
+   * newer one. A change announced while a listing runs (`changed`) queues one more listing; a
+   * TTL refresh just joins the running one.
+   */
+  #refresh(client: Client, changed: boolean): Promise<void> {
+    const running = this.#refreshing;
+    if (running?.client === client) {
+      running.again ||= changed;
+      return running.done;
+    }
+    const refresh = { client, done: Promise.resolve(), again: false };
+    refresh.done = this.#relist(refresh).finally(() => {
+      if (this.#refreshing === refresh) this.#refreshing = undefined;
+    });
+    this.#refreshing = refresh;
+    return refresh.done;
+  }
+
+  async #relist(refresh: { client: Client; again: boolean }): Promise<void> {
+    const { client } = refresh;
+    do {
+      refresh.again = false;
+      try {
+        const tools = await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs });
+        if (this.#client !== client) return;
+        this.#tools = tools;
+        this.#listedAt = performance.now();
+        this.#version++;
+        this.#s.emit({ ...this.#who(), type: "tools_changed", tools: tools.length });
+      } catch {
+        // The list stays as it was; a lost connection is reported by onclose.
+        if (this.#client !== client) return;
+      }
+    } while (refresh.again);
+  }
+
+  #lost(client: Client): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    if (this.#disposed) return;
+    this.#state = "failed";
+    this.#lastError = "The connection was lost";
+    this.#backoff.retryIn(0);
+    this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
+  }
+
+  async #broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
+    if (this.#client !== client) return;
+    this.#lost(client);
+    this.#lastError = this.#redact.text(describe(error));
+    if (!retryNow) this.#backoff.retryIn(this.#s.reconnect.initialDelayMs);
+    await client.close().catch(() => {});
+  }
+
+  async #drop(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  #who(): { serverId: string; userId?: string } {
+    return this.#s.userId === undefined
+      ? { serverId: this.#s.serverId }
+      : { serverId: this.#s.serverId, userId: this.#s.userId };
+  }
+}
+
+function ignore(): void {}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
+}

@@ -1,0 +1,250 @@
+import type { ToolSet } from "../../tool_set.ts";
+import {
+  bearerToken,
+  hostAllowed,
+  jsonRpcErrorResponse,
+  LOOPBACK_HOSTNAMES,
+  originAllowed,
+  sha256Hex,
+} from "./_request_guard.ts";
+import { closeWhenDone } from "./_close_when_done.ts";
+import { corsPreflight, withCors } from "./_cors.ts";
+import { McpSessions } from "./_mcp_sessions.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
+import {
+  type ToolSetProvider,
+  ToolSetServer,
+  type ToolSetServerOptions,
+} from "./tool_set_server.ts";
+
+/** Options of {@linkcode mcpHttpHandler}. */
+export interface McpHttpHandlerOptions extends ToolSetServerOptions {
+  /** The tool set, or a function returning the tool set of each request's user. */
+  tools: ToolSet | ToolSetProvider;
+  /**
+   * No sessions: every POST gets a fresh server (for edge runtimes without session affinity);
+   * GET and DELETE answer 405. Default: `false` (sessions kept in memory).
+   */
+  stateless?: boolean;
+  /** The path served; other paths answer 404. Default: `"/mcp"`. */
+  path?: string;
+  /**
+   * Allowed `Host` values (DNS-rebinding protection); an entry without a port allows any port.
+   * Default: `localhost`, `127.0.0.1`, `[::1]`. Others answer 403.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Allowed `Origin` values; an entry without a port allows any port. Requests without `Origin`
+   * pass. Default: `http://` and `https://` on `localhost`, `127.0.0.1`, `[::1]`. Others answer 403.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Bearer tokens and the user id each stands for. When given (or `authenticate` is), requests
+   * without a known token answer 401. The user id reaches the tool set provider.
+   */
+  tokens?: Readonly<Record<string, string>>;
+  /**
+   * Returns the user id of a request, or `undefined` to answer 401. Runs after `tokens` found
+   * nothing (or when there are none).
+   */
+  authenticate?: (request: Request) => string | undefined | Promise<string | undefined>;
+  /** Most sessions kept; the least recently used is closed beyond it. Default: 1000. */
+  maxSessions?: number;
+  /** Sessions idle this long are closed when a new one starts. Default: 30 minutes. */
+  sessionIdleMs?: number;
+  /** Answer JSON instead of an SSE stream (no progress notifications). Default: `false`. */
+  jsonResponse?: boolean;
+}
+
+/** A web-standard MCP endpoint: a `(request) => Promise<Response>` function with `close()`. */
+export interface McpHttpHandler {
+  /** Answers one HTTP request. */
+  (request: Request): Promise<Response>;
+  /** The number of open sessions (always 0 in stateless mode). */
+  readonly sessionCount: number;
+  /**
+   * Tells the clients of open sessions (of one user, or all) that the tool list changed, so they
+   * list the tools again. Stateless mode has no sessions to tell.
+   */
+  notifyToolListChanged(userId?: string): Promise<void>;
+  /** Closes every session. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a tool set over MCP Streamable HTTP as a web-standard handler (the SDK's
+ * `WebStandardStreamableHTTPServerTransport`): use it with Deno's HTTP server, an edge runtime's
+ * `fetch` export, or any framework that passes `Request`s.
+ *
+ * Checks, in order: `Host` and `Origin` against the allowlists (403, DNS-rebinding protection),
+ * the path (404), the bearer token when `tokens` or `authenticate` is given (401). The user id
+ * comes only from the token, never from a header the client picks. In stateful mode a session
+ * belongs to the user that opened it. Browser pages of an allowed origin get CORS headers (and
+ * `OPTIONS` preflights an answer), so they can read responses and the session id.
+ *
+ * @example Answer an MCP request without a network
+ * ```ts
+ * import { defineTool, mcpHttpHandler, ToolRouter } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Echoes text",
+ *   input: z.object({ text: z.string() }),
+ *   run: ({ text }) => text,
+ * });
+ * const router = new ToolRouter({ functions: [echo] });
+ * const handler = mcpHttpHandler({
+ *   tools: await router.expose({ functions: ["echo"] }),
+ *   stateless: true,
+ *   jsonResponse: true,
+ * });
+ * const response = await handler(
+ *   new Request("http://127.0.0.1:8787/mcp", {
+ *     method: "POST",
+ *     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+ *     body: JSON.stringify({
+ *       jsonrpc: "2.0",
+ *       id: 1,
+ *       method: "initialize",
+ *       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+ *     }),
+ *   }),
+ * );
+ * assertEquals(response.status, 200);
+ * assertEquals((await response.json()).result.serverInfo.name, "toolroute");
+ * const evil = await handler(new Request("http://evil.example/mcp", { method: "POST" }));
+ * assertEquals(evil.status, 403);
+ * await evil.body?.cancel();
+ * await handler.close();
+ * ```
+ *
+ * @param options The tools, mode, allowlists and authentication.
+ * @returns The handler.
+ */
+export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
+  const { tools, path = "/mcp", stateless = false, jsonResponse = false } = options;
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTNAMES;
+  const allowedOrigins = options.allowedOrigins ??
+    LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]);
+  const maxSessions = positive(options.maxSessions, "maxSessions") ?? 1000;
+  const sessionIdleMs = positive(options.sessionIdleMs, "sessionIdleMs") ?? 30 * 60_000;
+  const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
+  const tokenDigests = digestTokens(options.tokens);
+  const serverOptions: ToolSetServerOptions = {
+    name: options.name,
+    version: options.version,
+    instructions: options.instructions,
+    userId: options.userId,
+    timeoutMs: options.timeoutMs,
+  };
+  const sessions = new McpSessions(tools, serverOptions, {
+    maxSessions,
+    sessionIdleMs,
+    jsonResponse,
+  });
+
+  async function authenticate(request: Request): Promise<string | undefined> {
+    const token = bearerToken(request);
+    if (token !== undefined && tokenDigests !== undefined) {
+      const userId = (await tokenDigests).get(await sha256Hex(token));
+      if (userId !== undefined) return userId;
+    }
+    return await options.authenticate?.(request);
+  }
+
+  async function handleStateless(request: Request, userId: string | undefined): Promise<Response> {
+    if (request.method !== "POST") {
+      return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
+        allow: "POST",
+      });
+    }
+    const server = new ToolSetServer(tools, serverOptions);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: jsonResponse,
+    });
+    await server.connect(transport);
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, { authInfo: authInfo(userId) });
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    return closeWhenDone(response, () => server.close());
+  }
+
+  const handler = async (request: Request): Promise<Response> => {
+    if (!hostAllowed(request, allowedHosts)) {
+      return jsonRpcErrorResponse(403, "Forbidden: the Host header is not allowed");
+    }
+    if (!originAllowed(request, allowedOrigins)) {
+      return jsonRpcErrorResponse(403, "Forbidden: the Origin header is not allowed");
+    }
+    const origin = request.headers.get("origin");
+    if (new URL(request.url).pathname !== path) {
+      return withCors(jsonRpcErrorResponse(404, `Not found; the MCP endpoint is ${path}`), origin);
+    }
+    if (request.method === "OPTIONS" && origin !== null) return corsPreflight(origin);
+    return withCors(await answer(request), origin);
+  };
+
+  async function answer(request: Request): Promise<Response> {
+    let userId = options.userId;
+    if (authRequired) {
+      userId = await authenticate(request);
+      if (userId === undefined) {
+        return jsonRpcErrorResponse(401, "Unauthorized: send a valid bearer token", {
+          "www-authenticate": 'Bearer realm="toolroute"',
+        });
+      }
+    }
+    return stateless
+      ? await handleStateless(request, userId)
+      : await sessions.handle(request, userId, authInfo(userId));
+  }
+  Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
+  Object.defineProperty(handler, "close", { value: () => sessions.close() });
+  Object.defineProperty(handler, "notifyToolListChanged", {
+    value: (userId?: string) => sessions.notifyToolListChanged(userId),
+  });
+  return handler as McpHttpHandler;
+}
+
+function authInfo(userId: string | undefined) {
+  return userId === undefined ? undefined : {
+    token: "",
+    clientId: userId,
+    scopes: [],
+    extra: { userId },
+  };
+}
+
+function digestTokens(
+  tokens: Readonly<Record<string, string>> | undefined,
+): Promise<Map<string, string>> | undefined {
+  if (tokens === undefined) return undefined;
+  const entries = Object.entries(tokens);
+  for (const [token, userId] of entries) {
+    if (token === "" || typeof userId !== "string" || userId === "") {
+      throw new TypeError(
+        "Cannot create MCP handler: every token must be a non-empty string mapped to a non-empty user id",
+      );
+    }
+  }
+  return Promise.all(
+    entries.map(async ([token, userId]) => [await sha256Hex(token), userId] as const),
+  )
+    .then((pairs) => new Map(pairs));
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
+    throw new RangeError(
+      `Cannot create MCP handler: "${name}" must be a positive number, received ${String(value)}`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,213 @@
+import type { ToolSet } from "../../tool_set.ts";
+import type { ToolProgress } from "../../tool_source.ts";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  McpErrorCode,
+  Server,
+  type Transport,
+} from "../mcp_sdk.ts";
+
+/** Who is asking, for one MCP request a {@linkcode ToolSetServer} answers. */
+export interface ToolSetRequest {
+  /** The authenticated user (from the HTTP handler's bearer token), or the server's fixed user. */
+  userId?: string;
+  /** The MCP session, in stateful HTTP mode. */
+  sessionId?: string;
+  /** Aborts when the client cancels the request or disconnects. */
+  signal: AbortSignal;
+}
+
+/** Returns the tool set one MCP request may use: per user in HTTP mode. */
+export type ToolSetProvider = (request: ToolSetRequest) => ToolSet | Promise<ToolSet>;
+
+/** Options of {@linkcode ToolSetServer}. */
+export interface ToolSetServerOptions {
+  /** The server name reported to clients. Default: `"toolroute"`. */
+  name?: string;
+  /** The server version reported to clients. Default: `"0.1.0"`. */
+  version?: string;
+  /** Instructions for the client's model, sent at initialisation. */
+  instructions?: string;
+  /** The user of every request on this server, when no HTTP authentication supplies one. */
+  userId?: string;
+  /** Deadline of each tool call in milliseconds. Default: the router's. */
+  timeoutMs?: number;
+}
+
+/**
+ * An MCP server that serves exactly one tool set: `tools/list` returns `toolSet.toMcp()` and
+ * `tools/call` runs only those names through `toolSet.call`, so a name the tool set does not
+ * expose gets an error result and never executes.
+ *
+ * Error results come back as `{ isError: true, content: [{ type: "text", text }] }`; progress
+ * reports of a tool become MCP progress notifications when the request carries a
+ * `progressToken`. Pass a tool set, or a function that returns the tool set of each request's
+ * user (HTTP mode). Connect it to any SDK transport (stdio, Streamable HTTP, in-memory).
+ *
+ * @example Serve a tool set to an in-process MCP client
+ * ```ts
+ * import { defineTool, ToolRouter, ToolSetServer } from "@toolroute/toolroute";
+ * // @ts-types="@modelcontextprotocol/sdk/client"
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * // @ts-types="@modelcontextprotocol/sdk/inMemory"
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Echoes text",
+ *   input: z.object({ text: z.string() }),
+ *   run: ({ text }) => text,
+ * });
+ * const router = new ToolRouter({ functions: [echo] });
+ * const server = new ToolSetServer(await router.expose({ functions: ["echo"] }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "example", version: "1.0.0" });
+ * await client.connect(clientSide);
+ * const { tools } = await client.listTools();
+ * assertEquals(tools.map((tool) => tool.name), ["echo"]);
+ * const result = await client.callTool({ name: "echo", arguments: { text: "hi" } });
+ * assertEquals(result.content, [{ type: "text", text: "hi" }]);
+ * await client.close();
+ * await server.close();
+ * ```
+ */
+export class ToolSetServer implements AsyncDisposable {
+  #server: Server;
+  #provide: ToolSetProvider;
+  #options: ToolSetServerOptions;
+
+  /**
+   * Creates the server. Throws a `TypeError` when `tools` is neither a tool set nor a function.
+   *
+   * @param tools The tool set, or a function returning the tool set of each request.
+   * @param options Name, version, instructions, fixed user and call deadline.
+   */
+  constructor(tools: ToolSet | ToolSetProvider, options: ToolSetServerOptions = {}) {
+    if (typeof tools === "function") this.#provide = tools;
+    else if (tools !== null && typeof tools === "object" && typeof tools.call === "function") {
+      this.#provide = () => tools;
+    } else {
+      throw new TypeError(
+        "Cannot create tool set server: pass a tool set from router.expose() or a function returning one",
+      );
+    }
+    this.#options = options;
+    this.#server = new Server(
+      { name: options.name ?? "toolroute", version: options.version ?? "0.1.0" },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions: options.instructions,
+      },
+    );
+    this.#server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+      const toolSet = await this.#toolSet(extra);
+      return { tools: toolSet.toMcp() };
+    });
+    this.#server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const { name, arguments: args, _meta } = request.params;
+      let toolSet: ToolSet;
+      try {
+        toolSet = await this.#toolSet(extra);
+      } catch (error) {
+        return errorResult((error as Error).message);
+      }
+      const result = await toolSet.call(name, args ?? {}, {
+        signal: extra.signal,
+        timeoutMs: this.#options.timeoutMs,
+        onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+      });
+      if (result.isError) return errorResult(result.text);
+      const out: Record<string, unknown> = { content: [{ type: "text", text: result.text }] };
+      const structured = toolSet.has(name) ? structuredContent(toolSet, name, result.text) : null;
+      if (structured !== null) out.structuredContent = structured;
+      return out;
+    });
+  }
+
+  /**
+   * Connects the server to a transport (an SDK `Transport`: stdio, Streamable HTTP, in-memory).
+   *
+   * @param transport The transport.
+   */
+  async connect(transport: unknown): Promise<void> {
+    await this.#server.connect(transport as Transport);
+  }
+
+  /** Tells the connected client that the tool list changed, so it lists the tools again. */
+  async notifyToolListChanged(): Promise<void> {
+    await this.#server.sendToolListChanged();
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    await this.#server.close();
+  }
+
+  /** Same as {@linkcode ToolSetServer#close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #toolSet(
+    extra: {
+      signal: AbortSignal;
+      sessionId?: string;
+      authInfo?: { extra?: Record<string, unknown> };
+    },
+  ): Promise<ToolSet> {
+    const fromAuth = extra.authInfo?.extra?.userId;
+    const userId = typeof fromAuth === "string" ? fromAuth : this.#options.userId;
+    try {
+      return await this.#provide({ userId, sessionId: extra.sessionId, signal: extra.signal });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new McpError(McpErrorCode.InternalError, `Cannot list the tools: ${message}`);
+    }
+  }
+}
+
+function errorResult(text: string): { isError: true; content: { type: "text"; text: string }[] } {
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+type SendNotification = (notification: {
+  method: "notifications/progress";
+  params: { progressToken: string | number; progress: number; total?: number; message?: string };
+}) => Promise<void>;
+
+function progressSender(
+  token: unknown,
+  send: unknown,
+): ((progress: ToolProgress) => void) | undefined {
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  let last = -Infinity;
+  return (report) => {
+    // MCP requires progress to increase with each notification; drop reports that do not.
+    if (!(typeof report?.progress === "number" && report.progress > last)) return;
+    last = report.progress;
+    const params: Parameters<SendNotification>[0]["params"] = {
+      progressToken: token,
+      progress: report.progress,
+    };
+    if (typeof report.total === "number") params.total = report.total;
+    if (typeof report.message === "string") params.message = report.message;
+    (send as SendNotification)({ method: "notifications/progress", params }).catch(() => {});
+  };
+}
+
+/** A tool that declares an output schema must return `structuredContent` (the SDK client checks). */
+function structuredContent(toolSet: ToolSet, name: string, text: string): unknown {
+  const tool = toolSet.toMcp().find((entry) => entry.name === name);
+  if (tool?.outputSchema === undefined) return null;
+  try {
+    const value = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,184 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { BashInvocation } from "./bash_invocation.ts";
+import { drainInto } from "./bounded_output.ts";
+import { LogBuffer, type LogSlice } from "./log_buffer.ts";
+import { reap, type ReapTarget, trackForExit } from "./process_reaper.ts";
+
+/** What `status` and `list` report about a background process. */
+export interface ProcessInfo {
+  /** The id the model uses, such as `"p1"`. */
+  processId: string;
+  /** The command text. */
+  command: string;
+  /** Whether it is still running. */
+  running: boolean;
+  /** The exit code once it ended (128 + N after signal N), else `null`. */
+  exitCode: number | null;
+  /** When it started (ISO 8601). */
+  startedAt: string;
+  /** Offset just past the last character of its log (stdout and stderr interleaved). */
+  logEnd: number;
+}
+
+// How long `stop` waits after SIGTERM before SIGKILL.
+const STOP_GRACE_MS = 2000;
+// How long pipes may stay open after the group was killed.
+const PIPE_GRACE_MS = 250;
+
+/** One command running in the background, its stdin open and its output in a bounded log. */
+export class BackgroundProcess {
+  readonly #id: string;
+  readonly #command: string;
+  readonly #startedAt = new Date().toISOString();
+  readonly #child: Deno.ChildProcess;
+  readonly #target: ReapTarget;
+  readonly #log: LogBuffer;
+  readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #stopReading = new AbortController();
+  #pendingWrite: Promise<void> | undefined;
+  #exitCode: number | null = null;
+  #settled = false;
+  /** Resolves when the process ended and its output was read to the end. */
+  readonly finished: Promise<void>;
+
+  /**
+   * Spawns the command.
+   *
+   * @param id The process id.
+   * @param command The command text, for reports.
+   * @param invocation How to spawn it.
+   * @param logChars Most characters kept in the log.
+   */
+  constructor(id: string, command: string, invocation: BashInvocation, logChars: number) {
+    this.#id = id;
+    this.#command = command;
+    this.#log = new LogBuffer(logChars);
+    this.#child = new Deno.Command(invocation.program, {
+      args: invocation.args,
+      cwd: invocation.cwd,
+      env: invocation.env,
+      clearEnv: true,
+      detached: invocation.detached,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#stdin = this.#child.stdin.getWriter();
+    this.#target = invocation.target(this.#child);
+    const untrack = trackForExit(this.#target);
+    const status = this.#child.status.then((s) => {
+      this.#exitCode = s.code;
+      // The process is gone: release its stdin (a write to a closed pipe would fail anyway).
+      return this.#stdin.abort().catch(() => {});
+    });
+    this.finished = Promise.all([
+      status,
+      drainInto(this.#child.stdout, this.#log, this.#stopReading.signal).catch(() => {}),
+      drainInto(this.#child.stderr, this.#log, this.#stopReading.signal).catch(() => {}),
+    ]).then(() => {
+      this.#settled = true;
+      untrack();
+    });
+  }
+
+  /** Whether it ended and its output was read to the end (nothing of it is left). */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** Whether it is still running. */
+  get running(): boolean {
+    return this.#exitCode === null;
+  }
+
+  /** Its state, for `status` and `list`. */
+  info(): ProcessInfo {
+    return {
+      processId: this.#id,
+      command: this.#command,
+      running: this.running,
+      exitCode: this.#exitCode,
+      startedAt: this.#startedAt,
+      logEnd: this.#log.end,
+    };
+  }
+
+  /**
+   * Reads its log.
+   *
+   * @param offset Where to start; default: the oldest kept character.
+   * @param limit Most characters returned.
+   * @returns The slice.
+   */
+  logs(offset?: number, limit?: number): LogSlice {
+    return this.#log.read(offset, limit);
+  }
+
+  /**
+   * Writes text to its stdin.
+   *
+   * A process that does not read its stdin cannot hang the call: past `timeoutMs` (or at the
+   * signal's abort) the call ends and the input stays queued; a second write is refused while
+   * one is still pending.
+   *
+   * @param input The text.
+   * @param limits The call's deadline and signal.
+   * @returns How many bytes were written.
+   */
+  async write(input: string, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<number> {
+    if (this.#pendingWrite !== undefined) {
+      throw new ToolError(
+        "tool_error",
+        "The process has not read the previous input yet; read its logs, or stop it",
+      );
+    }
+    const bytes = new TextEncoder().encode(input);
+    const written = this.#stdin.write(bytes);
+    this.#pendingWrite = written;
+    written.then(() => this.#pendingWrite = undefined, () => this.#pendingWrite = undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      timer = setTimeout(() =>
+        reject(
+          new ToolError(
+            "timeout",
+            `The process did not take its input within ${limits.timeoutMs} ms; the input stays ` +
+              "queued and is delivered if it reads its stdin",
+          ),
+        ), limits.timeoutMs);
+      onAbort = () => reject(limits.signal?.reason);
+      limits.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([written, stopped]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) limits.signal?.removeEventListener("abort", onAbort);
+    }
+    return bytes.length;
+  }
+
+  /**
+   * Ends its whole process group: SIGTERM, then SIGKILL after a grace period (or at once).
+   *
+   * Pipes still held afterwards by a process that left the group (its own `setsid`) are
+   * abandoned, so this always returns.
+   *
+   * @param graceMs How long to wait after SIGTERM; 0 sends SIGKILL at once.
+   */
+  async stop(graceMs: number = STOP_GRACE_MS): Promise<void> {
+    if (this.running && graceMs > 0) {
+      await reap(this.#target, "SIGTERM");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
+      await Promise.race([this.#child.status, grace]);
+      clearTimeout(timer);
+    }
+    // While its pipes are open the group still has members (also after the leader's exit).
+    if (!this.#settled) await reap(this.#target, "SIGKILL");
+    const abandon = setTimeout(() => this.#stopReading.abort(), PIPE_GRACE_MS);
+    await this.finished;
+    clearTimeout(abandon);
+  }
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { ToolError } from "../../../core/tool_error.ts";
+import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
+import { compileZodInput } from "../../../core/zod_input.ts";
+import { type BashRequest, prepareBashCommand } from "./bash_command.ts";
+import { describeBash } from "./bash_description.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import type { ProcessTable } from "./process_table.ts";
+import { runCommand } from "./run_command.ts";
+import {
+  assertSandboxRan,
+  assertSandboxStarted,
+  spawnOrExplain,
+} from "../sandbox/sandbox_failure.ts";
+
+const ACTIONS = ["exec", "start", "status", "logs", "write", "stop", "list"] as const;
+const schema = z.object({
+  action: z.enum(ACTIONS).optional().describe('What to do; default "exec"'),
+  command: z.string().min(1).optional().describe("The bash command (exec, start)"),
+  cwd: z.string().optional().describe("Working directory, relative to the workspace (exec, start)"),
+  timeoutMs: z.number().int().min(1).optional().describe("Deadline of exec, in milliseconds"),
+  processId: z.string().optional().describe("A background process (status, logs, write, stop)"),
+  offset: z.number().int().min(0).optional().describe("Log offset to read from (logs)"),
+  limit: z.number().int().min(1).optional().describe("Most log characters to return (logs)"),
+  input: z.string().optional().describe("Text written to the process's stdin (write)"),
+});
+type BashArgs = z.infer<typeof schema>;
+const input = compileZodInput(schema, "bash");
+
+/** Test hooks of {@linkcode createBashTool}. */
+export interface BashToolOptions {
+  /** The bubblewrap program; default `"bwrap"`. */
+  readonly bwrapProgram?: string;
+}
+
+/**
+ * Creates the `bash` tool bound to one context: `exec` runs a command to its end; `start`,
+ * `status`, `logs`, `write`, `stop` and `list` manage background processes in `processes`.
+ *
+ * Commands run with `bash -c` in a directory inside the workspace, stdin closed (for `exec`),
+ * with only the context's environment variables; at the deadline every process of the command
+ * is killed, background children included. With
+ * `sandbox: "bwrap"` bubblewrap confines them to the context's roots; with `"none"` nothing
+ * does: Deno's `--allow-run` lets a command do anything the operating-system user can.
+ *
+ * Requires `allow-run` for `bash` (and `bwrap` when sandboxed), `allow-env` for the context's
+ * variables, and `allow-read` for the workspace.
+ *
+ * @tags allow-run, allow-env, allow-read
+ * @param ctx The resolved context; its `bash` must not be `false`.
+ * @param processes The background processes of this context.
+ * @param options Test hooks.
+ * @returns The tool.
+ */
+export function createBashTool(
+  ctx: ResolvedContext,
+  processes: ProcessTable,
+  options: BashToolOptions = {},
+): RoutedTool {
+  if (ctx.bash === false) {
+    throw new TypeError("Cannot create the bash tool: bash is off in this context");
+  }
+  return Object.freeze({
+    name: "bash",
+    description: describeBash(ctx),
+    inputSchema: input.jsonSchema,
+    annotations: Object.freeze({
+      destructiveHint: true,
+      openWorldHint: ctx.bash.sandbox === "none",
+    }),
+    source: "builtin" as const,
+    origin: "bash",
+    execute: (args: Record<string, unknown>, context: ToolContext) =>
+      runBash(ctx, processes, input.parse(args, "bash") as BashArgs, context, options),
+  });
+}
+
+async function runBash(
+  ctx: ResolvedContext,
+  processes: ProcessTable,
+  args: BashArgs,
+  context: ToolContext,
+  options: BashToolOptions,
+): Promise<unknown> {
+  const action = args.action ?? "exec";
+  switch (action) {
+    case "exec": {
+      const invocation = await prepareBashCommand(ctx, request(args, false, options));
+      const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
+      const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
+      const result = await spawnOrExplain(
+        invocation.sandboxed,
+        () => runCommand(invocation, limits),
+      );
+      if (invocation.sandboxed) assertSandboxRan(result);
+      return result;
+    }
+    case "start": {
+      const invocation = await prepareBashCommand(ctx, request(args, true, options));
+      const info = await spawnOrExplain(
+        invocation.sandboxed,
+        () => processes.start(invocation.command, invocation),
+      );
+      if (invocation.sandboxed) await assertSandboxStarted(processes.get(info.processId));
+      return info;
+    }
+    case "status":
+      return processes.get(need(args, "processId", action)).info();
+    case "logs":
+      return processes.logs(need(args, "processId", action), args.offset, args.limit);
+    case "write": {
+      const process = processes.get(need(args, "processId", action));
+      const text = need(args, "input", action);
+      if (!process.running) {
+        throw new ToolError("tool_error", `Process "${args.processId}" has ended; start it again`);
+      }
+      const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
+      const bytesWritten = await process.write(text, { timeoutMs, signal: context.signal });
+      return { processId: args.processId, bytesWritten };
+    }
+    case "stop": {
+      const process = processes.get(need(args, "processId", action));
+      await process.stop();
+      return process.info();
+    }
+    case "list":
+      return { processes: processes.list() };
+  }
+}
+
+function request(args: BashArgs, background: boolean, options: BashToolOptions): BashRequest {
+  const command = need(args, "command", background ? "start" : "exec");
+  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram };
+}
+
+function need<K extends "processId" | "command" | "input">(
+  args: BashArgs,
+  key: K,
+  action: string,
+): string {
+  const value = args[key];
+  if (value === undefined) {
+    throw new ToolError(
+      "invalid_arguments",
+      `Action "${action}" needs "${key}", such as ${EXAMPLES[key]}`,
+    );
+  }
+  return value;
+}
+
+const EXAMPLES = {
+  command: '{"action":"exec","command":"ls -la"}',
+  processId: '{"action":"status","processId":"p1"}',
+  input: '{"action":"write","processId":"p1","input":"yes\\n"}',
+};

@@ -1,0 +1,83 @@
+import { join } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
+import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
+import { bashEnvironment } from "./bash_permissions.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import type { BwrapMount, BwrapOptions } from "../sandbox/bwrap_command.ts";
+import { resolveDirectory } from "../paths/workspace_paths.ts";
+
+/** What a model asked to run. */
+export interface BashRequest {
+  /** The command text. */
+  readonly command: string;
+  /** The working directory as the model gave it; default: the workspace. */
+  readonly cwd?: string;
+  /** Whether it runs in the background (`start`). */
+  readonly background: boolean;
+  /** The bubblewrap program; default `"bwrap"`. */
+  readonly bwrapProgram?: string;
+}
+
+/**
+ * Checks a command request against the context and builds how to spawn it: the programs and
+ * variables Deno must allow (`permission_denied` otherwise, never a prompt), the working directory
+ * (inside the workspace, also after following symlinks), the scrubbed environment, and for the
+ * sandbox its mounts.
+ *
+ * @param ctx The resolved context; bash must be on.
+ * @param request The command, directory and mode.
+ * @returns How to spawn it.
+ */
+export async function prepareBashCommand(
+  ctx: ResolvedContext,
+  request: BashRequest,
+): Promise<BashInvocation> {
+  if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
+  const sandboxed = ctx.bash.sandbox === "bwrap";
+  const env = bashEnvironment(sandboxed ? ["bash", "bwrap"] : ["bash"], ctx.bash.env);
+  const directory = await resolveDirectory(ctx, request.cwd);
+  if (directory.root !== ctx.workspace) {
+    throw new ToolError(
+      "permission_denied",
+      `The working directory "${request.cwd}" is outside the workspace: commands run in the workspace`,
+    );
+  }
+  return bashInvocation({
+    sandbox: ctx.bash.sandbox,
+    command: request.command,
+    cwd: directory.real,
+    // Only the sandbox needs the roots (for its bind mounts: real path onto declared path).
+    roots: sandboxed ? await sandboxMounts(ctx) : undefined,
+    env,
+    background: request.background,
+    bwrapProgram: request.bwrapProgram,
+  });
+}
+
+/**
+ * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each
+ * from its real path onto its declared path, and the existing protected paths (read-only).
+ *
+ * @param ctx The resolved context.
+ * @returns The mounts for `bwrapCommand`.
+ */
+export async function sandboxMounts(
+  ctx: ResolvedContext,
+): Promise<Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">> {
+  const mount = (root: Root) => ({ source: root.real, dest: root.declared });
+  const workspace = await workspaceRoot(ctx);
+  const protectedPaths: BwrapMount[] = [];
+  for (const path of ctx.protectedPaths) {
+    // Only a real directory or file inside the workspace: a symlink could point anywhere.
+    const info = await Deno.lstat(join(workspace.real, path)).catch(() => undefined);
+    if (info !== undefined && !info.isSymlink) {
+      protectedPaths.push({ source: join(workspace.real, path), dest: join(ctx.workspace, path) });
+    }
+  }
+  return {
+    workspace: mount(workspace),
+    readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
+    protectedPaths,
+  };
+}

@@ -1,0 +1,24 @@
+import type { ResolvedContext } from "../builtin_context.ts";
+
+/**
+ * The description of the `bash` tool for the model: what it can do, and plainly what confines
+ * it (bubblewrap) or that nothing does (`sandbox: "none"`).
+ *
+ * @param ctx The resolved context; bash must be on.
+ * @returns The description.
+ */
+export function describeBash(ctx: ResolvedContext): string {
+  const sandboxed = ctx.bash !== false && ctx.bash.sandbox === "bwrap";
+  const confinement = sandboxed
+    ? "Commands run in a bubblewrap sandbox: only the workspace (read-write)" +
+      (ctx.readOnlyRoots.length > 0 ? ", the read-only roots" : "") +
+      ", system directories (read-only) and an empty /tmp are visible; there is no network."
+    : "Commands are NOT sandboxed: they can do anything the operating-system user can " +
+      "(Deno's --allow-run does not confine child processes); only cwd is checked.";
+  return `Runs a bash command in the workspace. ${confinement} ` +
+    `action "exec" (default) runs command to its end with stdin closed and returns JSON ` +
+    `{ exitCode, stdout, stderr, timedOut } (timeout at most ${ctx.commandTimeoutMs} ms, output ` +
+    `cut to ${ctx.outputMaxChars} characters, head and tail kept). Background processes: "start" ` +
+    `{ command } returns a processId; "status", "logs" { offset, limit }, "write" { input }, ` +
+    `"stop" take processId; "list" shows all.`;
+}

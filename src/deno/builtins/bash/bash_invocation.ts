@@ -1,0 +1,128 @@
+import { bwrapCommand, type BwrapOptions } from "../sandbox/bwrap_command.ts";
+import { bwrapSearchPath } from "../sandbox/bwrap_search_path.ts";
+import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.ts";
+
+/** How one bash command is spawned. */
+export interface BashInvocation {
+  /** The command text as the model gave it. */
+  readonly command: string;
+  /** The program: `"bash"`, or `"bwrap"` when sandboxed. */
+  readonly program: string;
+  /** Its arguments. */
+  readonly args: string[];
+  /** The real working directory on the host. */
+  readonly cwd: string;
+  /** The whole environment of the command (the host's is cleared). */
+  readonly env: Record<string, string>;
+  /** Whether bubblewrap confines the command. */
+  readonly sandboxed: boolean;
+  /** Whether to spawn it as the leader of a new session and process group. */
+  readonly detached: boolean;
+  /** How to end it, given the spawned child. */
+  readonly target: (child: Deno.ChildProcess) => ReapTarget;
+}
+
+/** What {@linkcode bashInvocation} needs. */
+export interface BashInvocationOptions {
+  /** `"bwrap"` or `"none"`. */
+  readonly sandbox: "bwrap" | "none";
+  /** The command text, run by `bash -c`. */
+  readonly command: string;
+  /** The working directory: the declared workspace followed by the symlink-free rest. */
+  readonly cwd: string;
+  /** The workspace, read-only roots and protected paths, for the sandbox's mounts. */
+  readonly roots?: Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
+  /** The environment passed to the command. */
+  readonly env: Record<string, string>;
+  /** `true` for a background process: adds the host-exit watchdog when not sandboxed. */
+  readonly background: boolean;
+  /** The bubblewrap program; default `"bwrap"` (tests point it elsewhere). */
+  readonly bwrapProgram?: string;
+}
+
+// The shell leads its own process group (spawned `detached`); it checks that before signalling
+// the group, so that a spawn that was not detached can never signal the host's group.
+const OWN_GROUP = `{ read -r _ _ _ _ g _ </proc/$$/stat; [ "$g" = "$$" ]; } 2>/dev/null`;
+
+// On exit of a background process's shell (normal or `exit N`), it ignores TERM and sends TERM
+// to its own process group: children it left behind end with it. The exit status is kept.
+// Only the shell itself reaps: a subshell (the watchdog) may still carry the trap when the shell
+// is gone, and must neither signal nor print into the log.
+const GROUP_REAP =
+  `trap '[ "$BASHPID" = "$$" ] && trap "" TERM && ${OWN_GROUP} && kill -TERM -$$ 2>/dev/null' EXIT; `;
+
+// On exit of an exec command's shell, when it started background jobs (`$!` is set), every
+// process carrying its run marker gets TERM. A job that is exec'ing its program at that instant
+// has no readable environment for a moment, so after 50 ms a second sweep catches it. Without
+// jobs this costs nothing.
+const QUOTED_LOOP = KILL_MARKED_LOOP.replaceAll("'", `'"'"'`);
+const MARKED_REAP = `trap '[ -n "$!" ] && { s=TERM; ids=$${RUN_MARKER}; ${QUOTED_LOOP}; ` +
+  `command sleep 0.05 2>/dev/null; ${QUOTED_LOOP}; }' EXIT; `;
+
+// A background process also watches the host: once the host's pid is gone (even when it was
+// killed by a signal and could not clean up) the watchdog kills the whole group. `read -t 1`
+// on a pipe that never gets data sleeps without starting a process each second. In the
+// subshell `$$` is still the leader's pid.
+function watchdog(hostPid: number): string {
+  return `( exec 3<> <(:); while kill -0 ${hostPid} 2>/dev/null; do read -t 1 -u 3; done; ` +
+    `${OWN_GROUP} && kill -KILL -$$ ) </dev/null >/dev/null 2>&1 & `;
+}
+
+/**
+ * Builds how a command is spawned: `bash -c` on the host (with the group-reaping prefix, and for
+ * background processes the host watchdog), or `bash -c` inside bubblewrap.
+ *
+ * Inside bubblewrap no prefix is needed: when the command's shell ends, its PID namespace ends
+ * and the kernel kills every process left in it; `--die-with-parent` ends it with the host.
+ *
+ * @param options The sandbox, command, directories and environment.
+ * @returns The program, arguments, working directory and environment.
+ */
+export function bashInvocation(options: BashInvocationOptions): BashInvocation {
+  const { sandbox, command, cwd, env } = options;
+  if (sandbox === "bwrap") {
+    if (options.roots === undefined) throw new TypeError("The bwrap sandbox needs the roots");
+    const { workspace, readOnlyRoots } = options.roots;
+    const searchPath = bwrapSearchPath(env.PATH, [workspace, ...readOnlyRoots]);
+    // Inside the sandbox the command keeps its own PATH: entries in the workspace are confined.
+    const inner = searchPath === (env.PATH ?? "") ? ["bash"] : ["env", `PATH=${env.PATH}`, "bash"];
+    const args = bwrapCommand({
+      ...options.roots,
+      cwd,
+      command: [...inner, "-c", command],
+    });
+    return {
+      command,
+      program: options.bwrapProgram ?? "bwrap",
+      args,
+      cwd,
+      env: { ...env, PATH: searchPath },
+      sandboxed: true,
+      detached: false,
+      target: (child) => ({ kind: "sandbox", child }),
+    };
+  }
+  if (options.background) {
+    return {
+      command,
+      program: "bash",
+      args: ["-c", GROUP_REAP + watchdog(Deno.pid) + command],
+      cwd,
+      env,
+      sandboxed: false,
+      detached: true,
+      target: (child) => ({ kind: "group", pgid: child.pid }),
+    };
+  }
+  const marker = crypto.randomUUID();
+  return {
+    command,
+    program: "bash",
+    args: ["-c", MARKED_REAP + command],
+    cwd,
+    env: { ...env, [RUN_MARKER]: marker },
+    sandboxed: false,
+    detached: false,
+    target: (child) => ({ kind: "marked", child, marker }),
+  };
+}

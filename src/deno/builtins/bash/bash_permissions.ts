@@ -1,0 +1,47 @@
+import { ToolError } from "../../../core/tool_error.ts";
+
+/**
+ * Checks, without prompting, that the process may run what a bash call needs, and reads the
+ * environment the command receives.
+ *
+ * Each check is a `Deno.permissions.querySync`: a permission that is not granted gives
+ * `permission_denied` naming the flag the host must add, instead of a prompt that would hang a
+ * server or Deno's `NotCapable` at spawn time.
+ *
+ * @param programs The programs spawned: `["bash"]`, or `["bash", "bwrap"]` when sandboxed.
+ * @param envNames The environment variable names passed to the command.
+ * @returns The environment: each name the host has, with its value.
+ */
+export function bashEnvironment(
+  programs: readonly string[],
+  envNames: readonly string[],
+): Record<string, string> {
+  const notRunnable = programs.filter((command) => !granted({ name: "run", command }));
+  if (notRunnable.length > 0) {
+    throw new ToolError(
+      "permission_denied",
+      `The sandbox denied running ${
+        notRunnable.map((p) => `"${p}"`).join(" and ")
+      }: the host must run Deno with --allow-run=${programs.join(",")}`,
+    );
+  }
+  const hidden = envNames.filter((variable) => !granted({ name: "env", variable }));
+  if (hidden.length > 0) {
+    throw new ToolError(
+      "permission_denied",
+      `The sandbox denied reading the environment variables ${
+        hidden.map((n) => `"${n}"`).join(", ")
+      } that commands receive: the host must run Deno with --allow-env=${envNames.join(",")}`,
+    );
+  }
+  const env: Record<string, string> = {};
+  for (const name of envNames) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function granted(descriptor: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(descriptor).state === "granted";
+}

@@ -1,0 +1,100 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { BashInvocation } from "./bash_invocation.ts";
+import { BoundedOutput, drainInto, splitBudget } from "./bounded_output.ts";
+import { reap, trackForExit } from "./process_reaper.ts";
+
+/** The result of `bash` `exec`. A non-zero exit code is a normal result. */
+export interface CommandResult {
+  /** The exit code; 128 + N when a signal N ended the command (137 after a timeout's SIGKILL). */
+  exitCode: number;
+  /** Standard output, head and tail kept when the output is longer than the limit. */
+  stdout: string;
+  /** Standard error, head and tail kept when the output is longer than the limit. */
+  stderr: string;
+  /** Whether the deadline passed and every process of the command was killed. */
+  timedOut: boolean;
+}
+
+/** Limits of one run. */
+export interface RunLimits {
+  /** Deadline in milliseconds; then the whole process group is killed. */
+  readonly timeoutMs: number;
+  /** Most characters of stdout and stderr together (a short stream leaves room to the other). */
+  readonly maxChars: number;
+  /** Aborting kills the process group and the run ends with `aborted`. */
+  readonly signal: AbortSignal;
+}
+
+// After a kill, pipes still held by a process that left the group (its own `setsid`) are
+// abandoned after this long instead of waiting for them.
+const PIPE_GRACE_MS = 250;
+
+/**
+ * Runs a command to its end with stdin closed, collecting bounded output while it streams.
+ *
+ * On timeout or abort every process of the command gets SIGKILL, background children included
+ * (see `process_reaper.ts`); the run ends within about the pipe grace period after that.
+ *
+ * @param invocation How to spawn it.
+ * @param limits The deadline, output limit and abort signal.
+ * @returns Exit code, output and whether it timed out.
+ */
+export async function runCommand(
+  invocation: BashInvocation,
+  limits: RunLimits,
+): Promise<CommandResult> {
+  if (limits.signal.aborted) throw abortedError();
+  const child = new Deno.Command(invocation.program, {
+    args: invocation.args,
+    cwd: invocation.cwd,
+    env: invocation.env,
+    clearEnv: true,
+    detached: invocation.detached,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const target = invocation.target(child);
+  const untrack = trackForExit(target);
+  const stdout = new BoundedOutput(limits.maxChars);
+  const stderr = new BoundedOutput(limits.maxChars);
+  const stopReading = new AbortController();
+  let timedOut = false;
+  let killed: Promise<void> | undefined;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const kill = () => {
+    if (killed !== undefined) return;
+    killed = reap(target);
+    graceTimer = setTimeout(() => stopReading.abort(), PIPE_GRACE_MS);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, limits.timeoutMs);
+  limits.signal.addEventListener("abort", kill, { once: true });
+  try {
+    const [status] = await Promise.all([
+      child.status,
+      drainInto(child.stdout, stdout, stopReading.signal),
+      drainInto(child.stderr, stderr, stopReading.signal),
+    ]);
+    await killed;
+    if (limits.signal.aborted) throw abortedError();
+    const budget = splitBudget(limits.maxChars, stdout.totalChars, stderr.totalChars);
+    return {
+      exitCode: status.code,
+      stdout: stdout.text(budget.stdout),
+      stderr: stderr.text(budget.stderr),
+      timedOut,
+    };
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    limits.signal.removeEventListener("abort", kill);
+    untrack();
+  }
+}
+
+function abortedError(): ToolError {
+  return new ToolError("aborted", "The bash command was aborted and its processes were killed");
+}

@@ -1,0 +1,79 @@
+import { basename, dirname, join } from "@std/path";
+
+/** Checks a new, still empty temporary file before content is written to it; throws to refuse. */
+export type StagedFileCheck = (file: Deno.FsFile, temp: string) => Promise<void>;
+
+/**
+ * Writes data to a new temporary file next to `target` (same directory, so that a rename onto
+ * the target is atomic), with the given permission bits. The file is created empty, passed to
+ * `check` (which may refuse it, for example when a swapped symlink put it outside the
+ * workspace), and only then filled. Removes the temporary file again when anything fails.
+ *
+ * @param target The path the data is meant for.
+ * @param data The complete new content.
+ * @param mode Permission bits to give the file (those of the file it replaces), if any.
+ * @param check Inspects the new file before any content is written.
+ * @returns The temporary file's path.
+ */
+export async function stageFile(
+  target: string,
+  data: Uint8Array,
+  mode?: number,
+  check?: StagedFileCheck,
+): Promise<string> {
+  const temp = tempPathFor(target);
+  try {
+    {
+      using file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o666 });
+      await check?.(file, temp);
+      for (let written = 0; written < data.length;) {
+        written += await file.write(data.subarray(written));
+      }
+    }
+    if (mode !== undefined) await Deno.chmod(temp, mode);
+    return temp;
+  } catch (error) {
+    await removeQuietly(temp);
+    throw error;
+  }
+}
+
+/**
+ * A fresh temporary path in the directory of `target`, hidden and recognisable.
+ *
+ * @param target The real path of the file.
+ * @returns A path that does not exist yet (with overwhelming probability).
+ */
+export function tempPathFor(target: string): string {
+  const name = basename(target).slice(0, 100);
+  return join(dirname(target), `.${name}.toolroute-${crypto.randomUUID().slice(0, 8)}.tmp`);
+}
+
+/**
+ * Removes a file, ignoring every failure (for clean-up paths).
+ *
+ * @param path The file.
+ */
+export async function removeQuietly(path: string): Promise<void> {
+  try {
+    await Deno.remove(path);
+  } catch {
+    // Clean-up is best effort; the original failure is what the caller reports.
+  }
+}
+
+/**
+ * Returns the file's information without following a final symlink, or `undefined` when the
+ * path does not exist.
+ *
+ * @param path The path.
+ * @returns The information, or `undefined`.
+ */
+export async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,131 @@
+import { dirname } from "@std/path";
+import { z } from "zod";
+import { ToolError } from "../../../core/tool_error.ts";
+import type { RoutedTool } from "../../../core/tool_source.ts";
+import { compileZodInput } from "../../../core/zod_input.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { usesFileSandbox } from "../sandbox/file_sandbox.ts";
+import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
+import { checkStagedFile } from "../paths/opened_file_check.ts";
+import { commitInSandbox } from "../sandbox/sandboxed_commit.ts";
+import { lstatOrUndefined, removeQuietly, stageFile } from "./staged_file.ts";
+import { resolveWritePath } from "../paths/workspace_paths.ts";
+
+const schema = z.object({
+  path: z.string().describe("The file, relative to the workspace"),
+  content: z.string().describe("The text to write"),
+  mode: z.enum(["create", "overwrite", "append"]).optional().describe(
+    "create: fail if the file exists; overwrite (default): replace or create; append: add at the end",
+  ),
+});
+type WriteFileArgs = z.infer<typeof schema>;
+const input = compileZodInput(schema, "write_file");
+
+/** What `write_file` returns, JSON-encoded. */
+export interface WriteFileResult {
+  /** The path, relative to the workspace. */
+  path: string;
+  /** The mode used. */
+  mode: "create" | "overwrite" | "append";
+  /** Whether the file did not exist before. */
+  created: boolean;
+  /** The number of bytes of `content` written (UTF-8). */
+  bytesWritten: number;
+}
+
+/**
+ * Creates the `write_file` tool bound to one context: writes a text file inside the workspace,
+ * outside its protected paths, atomically (a temporary file in the same directory, then a
+ * rename), creating parent directories only after every check passed.
+ *
+ * Requires `allow-read` and `allow-write` permission for the workspace.
+ *
+ * @tags allow-read, allow-write
+ * @param ctx The resolved context.
+ * @returns The tool.
+ */
+export function createWriteFileTool(ctx: ResolvedContext): RoutedTool {
+  return Object.freeze({
+    name: "write_file",
+    description: "Writes a text file in the workspace, atomically. mode: create (fail if it " +
+      "exists), overwrite (default; replace or create) or append. Parent directories are " +
+      `created. Paths are relative to the workspace; ${
+        ctx.protectedPaths.map((p) => quote(p)).join(", ") || "nothing"
+      } cannot be written. Returns JSON { path, mode, created, bytesWritten }.`,
+    inputSchema: input.jsonSchema,
+    annotations: Object.freeze({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    }),
+    source: "builtin" as const,
+    origin: "write_file",
+    execute: (args: Record<string, unknown>) =>
+      writeFile(ctx, input.parse(args, "write_file") as WriteFileArgs),
+  });
+}
+
+async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<WriteFileResult> {
+  const mode = args.mode ?? "overwrite";
+  const target = await resolveWritePath(ctx, args.path);
+  const operation = { access: "write", shown: args.path, root: target.root } as const;
+  let temp: string | undefined;
+  try {
+    const existing = await lstatOrUndefined(target.real);
+    if (existing !== undefined && !existing.isFile) {
+      throw new ToolError(
+        "tool_error",
+        `Cannot write ${quote(args.path)}: it exists and is not a regular file`,
+      );
+    }
+    if (existing !== undefined && mode === "create") {
+      throw new ToolError(
+        "tool_error",
+        `File ${quote(args.path)} already exists: use mode "overwrite" to replace it or "append"`,
+      );
+    }
+    const added = new TextEncoder().encode(args.content);
+    // Permission bits only: a replaced file never keeps setuid, setgid or sticky bits.
+    const permissions = existing?.mode == null ? undefined : existing.mode & 0o777;
+    if (usesFileSandbox(ctx)) {
+      // A sandboxed command could race the checks above: read, stage and rename in the sandbox.
+      await commitInSandbox(ctx, [{
+        path: target,
+        content: added,
+        append: mode === "append" && existing !== undefined,
+        existed: existing !== undefined,
+        mode: permissions,
+      }]);
+    } else {
+      const data = mode === "append" && existing !== undefined
+        ? concat(await Deno.readFile(target.real), added)
+        : added;
+      await Deno.mkdir(dirname(target.real), { recursive: true });
+      temp = await stageFile(
+        target.real,
+        data,
+        permissions,
+        (file, path) => checkStagedFile(ctx, file, path, target, args.path),
+      );
+      await Deno.rename(temp, target.real);
+      temp = undefined;
+    }
+    return {
+      path: target.display,
+      mode,
+      created: existing === undefined,
+      bytesWritten: added.length,
+    };
+  } catch (error) {
+    if (temp !== undefined) await removeQuietly(temp);
+    throw toFsToolError(error, operation);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,144 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import type { FileEdit } from "./file_edit.ts";
+import { quote } from "../paths/fs_tool_error.ts";
+import { commit, type Target } from "../files/staged_commit.ts";
+import { checkStagedFile } from "../paths/opened_file_check.ts";
+import { readCurrent } from "../files/current_text.ts";
+import { usesFileSandbox } from "../sandbox/file_sandbox.ts";
+import { commitInSandbox, type SandboxedFile } from "../sandbox/sandboxed_commit.ts";
+import { resolveWritePath } from "../paths/workspace_paths.ts";
+
+/** One file a patch changed. */
+export interface FileChange {
+  /** The path, relative to the workspace (the new path of a moved file). */
+  path: string;
+  /** What happened to the file. */
+  operation: "add" | "update" | "delete" | "move";
+  /** The old path of a moved file. */
+  from?: string;
+  /** Lines added. */
+  linesAdded: number;
+  /** Lines removed. */
+  linesRemoved: number;
+}
+
+/** What `apply_patch` returns, JSON-encoded. */
+export interface ApplyPatchResult {
+  /** The number of file operations applied. */
+  filesChanged: number;
+  /** Each file operation, in patch order. */
+  fileChanges: FileChange[];
+}
+
+/**
+ * Applies file edits all or nothing: every path is resolved and checked, every edit is computed
+ * in memory and every new content is staged in a temporary file before the first file on disk
+ * changes; a failure while committing restores the files already changed.
+ *
+ * @param ctx The request's context.
+ * @param edits The edits, in patch order.
+ * @param signal Stops the patch before it commits.
+ * @returns What changed.
+ */
+export async function applyEdits(
+  ctx: ResolvedContext,
+  edits: readonly FileEdit[],
+  signal: AbortSignal,
+): Promise<ApplyPatchResult> {
+  const targets = new Map<string, Target>();
+  const target = async (shown: string): Promise<Target> => {
+    const path = await resolveWritePath(ctx, shown);
+    let found = targets.get(path.real);
+    if (found === undefined) {
+      const disk = await readCurrent(ctx, path, shown);
+      found = {
+        path,
+        onDisk: disk?.text ?? null,
+        mode: disk?.mode,
+        identity: disk?.identity,
+        content: disk?.text ?? null,
+      };
+      targets.set(path.real, found);
+    }
+    return found;
+  };
+  const fileChanges: FileChange[] = [];
+  for (const edit of edits) {
+    const file = await target(edit.path);
+    if (edit.kind === "add") {
+      if (file.content !== null) {
+        throw failed(edit.path, 'it already exists: use "*** Update File"');
+      }
+      file.content = edit.text;
+      fileChanges.push(change(file, "add", edit.lines, 0));
+    } else if (edit.kind === "delete") {
+      if (file.content === null) throw failed(edit.path, "it does not exist");
+      fileChanges.push(change(file, "delete", 0, countLines(file.content)));
+      file.content = null;
+    } else {
+      if (file.content === null) throw failed(edit.path, "it does not exist");
+      const result = edit.edit(file.content, edit.path);
+      const destination = edit.moveTo === undefined ? file : await target(edit.moveTo);
+      if (destination !== file) {
+        if (destination.content !== null) {
+          throw failed(edit.moveTo!, "the destination of the move exists");
+        }
+        file.content = null;
+        destination.content = result.text;
+        destination.mode ??= file.mode;
+        fileChanges.push({
+          ...change(destination, "move", result.linesAdded, result.linesRemoved),
+          from: file.path.display,
+        });
+      } else {
+        file.content = result.text;
+        fileChanges.push(change(file, "update", result.linesAdded, result.linesRemoved));
+      }
+    }
+  }
+  const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
+  if (usesFileSandbox(ctx)) {
+    // A sandboxed command could race the path checks: stage and rename in the sandbox.
+    await commitInSandbox(ctx, changed.map(sandboxedFile), signal);
+  } else {
+    await commit(
+      changed,
+      signal,
+      (file) => (handle, temp) => checkStagedFile(ctx, handle, temp, file.path, file.path.display),
+    );
+  }
+  return { filesChanged: fileChanges.length, fileChanges };
+}
+
+function sandboxedFile(file: Target): SandboxedFile {
+  return {
+    path: file.path,
+    content: file.content === null ? null : new TextEncoder().encode(file.content),
+    existed: file.onDisk !== null,
+    identity: file.identity,
+    mode: file.mode,
+  };
+}
+
+function change(
+  file: Target,
+  operation: FileChange["operation"],
+  linesAdded: number,
+  linesRemoved: number,
+): FileChange {
+  return { path: file.path.display, operation, linesAdded, linesRemoved };
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  const breaks = text.split("\n").length - 1;
+  return text.endsWith("\n") ? breaks : breaks + 1;
+}
+
+function failed(path: string, problem: string): ToolError {
+  return new ToolError(
+    "tool_error",
+    `Patch failed on ${quote(path)}: ${problem}. Nothing was changed`,
+  );
+}

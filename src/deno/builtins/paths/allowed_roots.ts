@@ -1,0 +1,110 @@
+import { join, relative } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { quote, toFsToolError } from "./fs_tool_error.ts";
+
+/** One allowed root: as declared in the context, and where it really is. */
+export interface Root {
+  /** The path as the context declares it (what Deno's flags name). */
+  readonly declared: string;
+  /** The path with every symlink resolved. */
+  readonly real: string;
+}
+
+/**
+ * The real paths of the workspace and the read-only roots that exist, for sandboxes that bind
+ * them (such as bubblewrap). Throws a `ToolError` when the workspace does not exist.
+ *
+ * @param ctx The request's context.
+ * @returns The real workspace and the real read-only roots.
+ */
+export async function realRoots(
+  ctx: ResolvedContext,
+): Promise<{ workspace: string; readOnlyRoots: string[] }> {
+  const workspace = await workspaceRoot(ctx);
+  return {
+    workspace: workspace.real,
+    readOnlyRoots: (await readOnlyRoots(ctx)).map((r) => r.real),
+  };
+}
+
+/**
+ * Returns whether `path` is `root` or inside it, comparing whole path components
+ * (`/ws_evil` is not inside `/ws`). Both must be absolute and normalized.
+ *
+ * @param root The root.
+ * @param path The path.
+ * @returns `true` when inside.
+ */
+export function within(root: string, path: string): boolean {
+  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
+}
+
+/**
+ * The workspace as declared and as it really is. Throws a `ToolError` when it does not exist or
+ * Deno may not read it.
+ *
+ * @param ctx The request's context.
+ * @returns The workspace root.
+ */
+export async function workspaceRoot(ctx: ResolvedContext): Promise<Root> {
+  try {
+    return { declared: ctx.workspace, real: await Deno.realPath(ctx.workspace) };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ToolError(
+        "tool_error",
+        `The workspace ${quote(ctx.workspace)} does not exist: the host must create it`,
+      );
+    }
+    throw toFsToolError(error, { access: "read", shown: ctx.workspace, root: ctx.workspace });
+  }
+}
+
+/**
+ * The read-only roots that exist, as declared and as they really are. A root Deno may not
+ * resolve is kept as declared, so reads under it report the missing flag.
+ *
+ * @param ctx The request's context.
+ * @returns The read-only roots.
+ */
+export async function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
+  const roots: Root[] = [];
+  for (const declared of ctx.readOnlyRoots) {
+    try {
+      roots.push({ declared, real: await Deno.realPath(declared) });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue;
+      // Keep a root Deno does not let us resolve: reads under it then report the missing flag,
+      // and every other root keeps working.
+      if (error instanceof Deno.errors.NotCapable) roots.push({ declared, real: declared });
+      else throw toFsToolError(error, { access: "read", shown: declared, root: declared });
+    }
+  }
+  return roots;
+}
+
+/**
+ * The first root containing a path, comparing the declared or the real form of the roots.
+ *
+ * @param roots The roots.
+ * @param path An absolute, normalized path.
+ * @param kind Which form of the roots to compare with.
+ * @returns The root, or `undefined`.
+ */
+export function findRoot(roots: readonly Root[], path: string, kind: keyof Root): Root | undefined {
+  return roots.find((root) => within(root[kind], path));
+}
+
+/**
+ * The declared root followed by the symlink-free rest of a real path inside its real root: the
+ * same file, under the path Deno's flags name.
+ *
+ * @param root The root containing `real`.
+ * @param real A real path inside `root.real`.
+ * @returns The path to operate on.
+ */
+export function underDeclared(root: Root, real: string): string {
+  const rest = relative(root.real, real);
+  return rest === "" ? root.declared : join(root.declared, rest);
+}

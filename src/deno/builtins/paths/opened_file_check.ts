@@ -1,0 +1,113 @@
+import { dirname, relative } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+import { within } from "./allowed_roots.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { quote } from "./fs_tool_error.ts";
+import { outsideError } from "./path_errors.ts";
+import { type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
+
+/**
+ * Checks that a file opened for reading is the file its path leads to inside the allowed roots,
+ * narrowing the race in which a concurrent process (such as a background command) swaps a
+ * checked directory for a symlink between the path check and the open.
+ *
+ * Deno checks `fstat` of an open file against the path resolved when it was opened, so under the
+ * context's exact flags (`denoFlags`) a file opened outside them is refused; the open file's
+ * identity (`dev`, `ino`) must also equal that of the file the path resolves to after checking
+ * containment again, and no component below the root may have become a symlink. All of these are
+ * path-based, so they narrow the window (callers check again after reading); they cannot close it.
+ *
+ * @param ctx The request's context.
+ * @param file The file opened at `target.real`.
+ * @param target The path as checked before opening.
+ * @param shown The path as the model gave it.
+ * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
+ */
+export async function checkOpenedFile(
+  ctx: ResolvedContext,
+  file: Deno.FsFile,
+  target: ResolvedPath,
+  shown: string,
+): Promise<Deno.FileInfo | undefined> {
+  const opened = await describeOpened(ctx, file, target, shown, "reads");
+  if (opened === undefined) return undefined;
+  await checkNoSymlinkBelow(target, shown);
+  const again = await resolveReadPath(ctx, shown);
+  const now = await Deno.stat(again.real);
+  if (opened.dev !== now.dev || opened.ino !== now.ino) throw swapped(shown);
+  return opened;
+}
+
+/**
+ * Checks that a temporary file just created for writing is inside the workspace before any
+ * content is written to it: Deno checks `utime` of an open file against write access to the path
+ * resolved when it was opened (so under the context's exact flags a file created through a
+ * swapped symlink is refused), and its directory must still resolve inside the workspace. Like
+ * {@linkcode checkOpenedFile}, this narrows the race; it cannot close it.
+ *
+ * @param ctx The request's context.
+ * @param file The new, empty temporary file.
+ * @param temp Its path.
+ * @param target The checked target it is staged for.
+ * @param shown The path as the model gave it.
+ */
+export async function checkStagedFile(
+  ctx: ResolvedContext,
+  file: Deno.FsFile,
+  temp: string,
+  target: ResolvedPath,
+  shown: string,
+): Promise<void> {
+  const opened = await describeOpened(ctx, file, target, shown, "writes");
+  if (opened === undefined) return;
+  await checkNoSymlinkBelow({ ...target, real: temp }, shown);
+  const workspace = await Deno.realPath(ctx.workspace);
+  const directory = await Deno.realPath(dirname(temp));
+  const now = await Deno.stat(temp);
+  if (!within(workspace, directory) || opened.dev !== now.dev || opened.ino !== now.ino) {
+    throw swapped(shown);
+  }
+}
+
+async function describeOpened(
+  ctx: ResolvedContext,
+  file: Deno.FsFile,
+  target: ResolvedPath,
+  shown: string,
+  what: "reads" | "writes",
+): Promise<Deno.FileInfo | undefined> {
+  try {
+    if (what === "writes") {
+      // Deno checks `utime` of an open file against write access to its resolved path.
+      const now = new Date();
+      await file.utime(now, now);
+    }
+    return await file.stat();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    // A root reached through a symlink: every canonical path is outside the declared flags.
+    if ((await Deno.realPath(target.root)) !== target.root) return undefined;
+    throw outsideError(shown, what, true, ctx);
+  }
+}
+
+/** The checked path had no symlink below its root: one appearing now means a swap. */
+async function checkNoSymlinkBelow(target: ResolvedPath, shown: string): Promise<void> {
+  const rest = relative(target.root, target.real);
+  // On components: a name such as "..notes" inside the root must still be walked.
+  if (rest === "" || rest === ".." || rest.startsWith("../")) return;
+  let at = target.root;
+  for (const part of rest.split("/")) {
+    at = `${at}/${part}`;
+    if ((await Deno.lstat(at)).isSymlink) throw swapped(shown);
+  }
+}
+
+function swapped(shown: string): ToolError {
+  return new ToolError(
+    "permission_denied",
+    `Path ${
+      quote(shown)
+    } changed while it was being opened (a symbolic link was swapped in); the operation was refused`,
+  );
+}

@@ -1,0 +1,192 @@
+import { isAbsolute, join, normalize, relative } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { quote, toFsToolError } from "./fs_tool_error.ts";
+import { realTarget } from "./real_path.ts";
+import {
+  findRoot,
+  readOnlyRoots,
+  type Root,
+  underDeclared,
+  within,
+  workspaceRoot,
+} from "./allowed_roots.ts";
+import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
+
+export { realRoots, within } from "./allowed_roots.ts";
+
+/** A path a tool may use, after both containment checks. */
+export interface ResolvedPath {
+  /**
+   * The path to operate on: the declared root followed by the rest of the real path, so it
+   * contains no symlink below the root and stays within Deno flags that name the root.
+   */
+  readonly real: string;
+  /** The path for results: relative to the workspace when inside it, else absolute. */
+  readonly display: string;
+  /** The declared root the path belongs to (the value a Deno flag would name). */
+  readonly root: string;
+}
+
+/**
+ * Resolves a path the model gave for reading: inside the workspace or a read-only root, both
+ * as written and after following symlinks. Throws a `ToolError`: `invalid_arguments` for an
+ * empty path, a NUL byte or `~`; `permission_denied` (`outside allowed roots`) otherwise.
+ *
+ * @param ctx The request's context.
+ * @param path The path as the model gave it, relative to the workspace or absolute.
+ * @returns The checked path.
+ */
+export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+  return await resolveInRoots(ctx, checkPathInput(path), true);
+}
+
+/**
+ * Resolves a path the model gave for writing: inside the workspace and outside its protected
+ * paths, both as written and after following symlinks (for a new file, its nearest existing
+ * parent). Throws a `ToolError` like {@linkcode resolveReadPath}, saying `read-only` for a
+ * read-only root or a protected path.
+ *
+ * @param ctx The request's context.
+ * @param path The path as the model gave it.
+ * @returns The checked path.
+ */
+export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+  const shown = checkPathInput(path);
+  const workspace = await workspaceRoot(ctx);
+  const lexical = lexicalPath(ctx, shown);
+  const roots = await readOnlyRoots(ctx);
+  // The more specific root wins: a read-only root inside the workspace (a vendored directory)
+  // is read-only, a read-only root around it (the home directory) does not affect it.
+  const nested = roots.filter((root) => within(workspace.real, root.real));
+  const inWorkspace = findRoot([workspace], lexical, "declared") ??
+    findRoot([workspace], lexical, "real");
+  if (inWorkspace === undefined) {
+    const readOnly = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
+    throw readOnly === undefined ? outsideError(shown, "writes") : readOnlyError(shown);
+  }
+  if (findRoot(nested, lexical, "declared") ?? findRoot(nested, lexical, "real")) {
+    throw readOnlyError(shown);
+  }
+  checkProtected(ctx, relative(lexicalBase(workspace, lexical), lexical), shown);
+  const real = await realOf(ctx, lexical, shown, "write", workspace.declared);
+  if (findRoot(nested, real, "real") !== undefined) throw readOnlyError(shown);
+  if (findRoot([workspace], real, "real") === undefined) {
+    const readOnly = findRoot(roots, real, "real");
+    throw readOnly === undefined ? outsideError(shown, "writes", true) : readOnlyError(shown);
+  }
+  checkProtected(ctx, relative(workspace.real, real), shown);
+  for (const protectedPath of ctx.protectedPaths) {
+    const protectedReal = await realOf(
+      ctx,
+      join(workspace.declared, protectedPath),
+      shown,
+      "write",
+      workspace.declared,
+    );
+    if (within(protectedReal, real)) throw protectedError(shown, protectedPath);
+  }
+  return {
+    real: underDeclared(workspace, real),
+    display: displayOf(workspace, lexical),
+    root: workspace.declared,
+  };
+}
+
+/**
+ * Resolves a working directory for a command: an existing directory inside the workspace (not
+ * a read-only root), checked like {@linkcode resolveReadPath}. An absent or empty path means
+ * the workspace.
+ *
+ * @param ctx The request's context.
+ * @param path The directory as the model gave it, or `undefined`.
+ * @returns The checked directory.
+ */
+export async function resolveDirectory(
+  ctx: ResolvedContext,
+  path: unknown,
+): Promise<ResolvedPath> {
+  const shown = path === undefined || path === "" ? "." : checkPathInput(path);
+  const resolved = await resolveInRoots(ctx, shown, false);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(resolved.real);
+  } catch (error) {
+    throw toFsToolError(error, { access: "read", shown, root: resolved.root });
+  }
+  if (!info.isDirectory) {
+    throw new ToolError("tool_error", `Path ${quote(shown)} is not a directory`);
+  }
+  return resolved;
+}
+
+/** Resolves a checked path inside the workspace, or also the read-only roots when reading. */
+async function resolveInRoots(
+  ctx: ResolvedContext,
+  shown: string,
+  reading: boolean,
+): Promise<ResolvedPath> {
+  const what = reading ? "reads" : "commands";
+  const workspace = await workspaceRoot(ctx);
+  const roots = reading ? [workspace, ...await readOnlyRoots(ctx)] : [workspace];
+  const lexical = lexicalPath(ctx, shown);
+  const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
+  if (root === undefined) throw outsideError(shown, what, false, ctx);
+  const real = await realOf(ctx, lexical, shown, "read", root.declared, what);
+  const realRoot = findRoot(roots, real, "real");
+  if (realRoot === undefined) throw outsideError(shown, what, true, ctx);
+  return {
+    real: underDeclared(realRoot, real),
+    display: displayOf(workspace, lexical),
+    root: realRoot.declared,
+  };
+}
+
+function lexicalPath(ctx: ResolvedContext, path: string): string {
+  const full = isAbsolute(path) ? normalize(path) : join(ctx.workspace, path);
+  return full.length > 1 && full.endsWith("/") ? full.slice(0, -1) : full;
+}
+
+function lexicalBase(workspace: Root, lexical: string): string {
+  return within(workspace.declared, lexical) ? workspace.declared : workspace.real;
+}
+
+async function realOf(
+  ctx: ResolvedContext,
+  lexical: string,
+  shown: string,
+  access: "read" | "write",
+  root: string,
+  what: "reads" | "writes" | "commands" = access === "read" ? "reads" : "writes",
+): Promise<string> {
+  try {
+    return await realTarget(lexical);
+  } catch (error) {
+    // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
+    if (error instanceof Deno.errors.NotCapable) throw outsideError(shown, what, true, ctx);
+    throw toFsToolError(error, { access, shown, root });
+  }
+}
+
+/**
+ * Refuses a workspace-relative path under a protected path, ignoring case. A protected name
+ * without a slash (the default `.git`) is protected at any depth, like a `.gitignore` pattern, so
+ * the hooks of a nested repository (`vendor/lib/.git/hooks`) are protected too.
+ */
+function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void {
+  // Some file systems ignore case and trailing dots and spaces (`.GIT`, `.git.`): so do we.
+  const components = rel.toLowerCase().split("/").map((part) => part.replace(/[. ]+$/, "") || part);
+  const lower = components.join("/");
+  for (const protectedPath of ctx.protectedPaths) {
+    const name = protectedPath.toLowerCase();
+    const hit = name.includes("/") ? within(name, lower) : components.includes(name);
+    if (hit) throw protectedError(shown, protectedPath);
+  }
+}
+
+function displayOf(workspace: Root, lexical: string): string {
+  for (const base of [workspace.declared, workspace.real]) {
+    if (within(base, lexical)) return relative(base, lexical) || ".";
+  }
+  return lexical;
+}

@@ -1,0 +1,373 @@
+import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
+import { z } from "zod";
+import {
+  McpGateway,
+  type McpGatewayEvent,
+  type McpJsonSchemaValidation,
+  type McpTransport,
+  ToolRouter,
+} from "../../../../mod.ts";
+import {
+  CallToolRequestSchema,
+  InMemoryTransport,
+  ListToolsRequestSchema,
+  McpServer,
+  Server,
+} from "../../../../src/core/mcp/mcp_sdk.ts";
+
+/** A transport factory that connects each attempt to a fresh in-memory server. */
+function memory(make: (serverId: string, userId?: string) => McpServer | Server) {
+  let live = 0;
+  let maxLive = 0;
+  let made = 0;
+  const factory = async (_config: unknown, request: { serverId: string; userId?: string }) => {
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    await make(request.serverId, request.userId).connect(server);
+    made++;
+    maxLive = Math.max(maxLive, ++live);
+    const close = client.close.bind(client);
+    let closed = false;
+    client.close = async () => {
+      if (!closed) live--;
+      closed = true;
+      await close();
+    };
+    return client as unknown as McpTransport;
+  };
+  return { factory, stats: () => ({ live, maxLive, made }) };
+}
+
+function echoServer(name = "mem"): McpServer {
+  const server = new McpServer({ name, version: "1.0.0" });
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+    content: [{ type: "text", text: `${name}: ${text}` }],
+  }));
+  return server;
+}
+
+const URL_CONFIG = { url: "http://127.0.0.1:1/mcp" };
+
+Deno.test("McpGateway connects lazily through a transport factory and routes calls", async () => {
+  const { factory, stats } = memory(() => echoServer());
+  await using gateway = new McpGateway({ servers: { mem: URL_CONFIG }, transportFactory: factory });
+  assertEquals(gateway.status()[0].state, "closed");
+  assertEquals(stats().made, 0);
+  const router = new ToolRouter({ gateway });
+  const toolSet = await router.expose({ mcpServers: ["mem"] });
+  assertEquals(await toolSet.invoke("echo", { text: "hi" }), "mem: hi");
+  assertEquals(gateway.status()[0], {
+    id: "mem",
+    state: "ready",
+    tools: 1,
+    reconnectAttempts: 0,
+    transport: "custom",
+  });
+  await gateway.close();
+  assertEquals(stats().live, 0);
+});
+
+Deno.test("McpGateway reads every page of a tool list", async () => {
+  const { factory } = memory(() => {
+    const server = new Server({ name: "paged", version: "1.0.0" }, {
+      capabilities: { tools: {} },
+    });
+    const all = Array.from({ length: 7 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: { type: "object" as const },
+    }));
+    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const start = Number(request.params?.cursor ?? 0);
+      const next = start + 3 < all.length ? String(start + 3) : undefined;
+      return { tools: all.slice(start, start + 3), nextCursor: next };
+    });
+    server.setRequestHandler(CallToolRequestSchema, (request) => ({
+      content: [{ type: "text", text: request.params.name }],
+    }));
+    return server;
+  });
+  await using gateway = new McpGateway({ servers: { p: URL_CONFIG }, transportFactory: factory });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["p"] });
+  assertEquals(toolSet.names.length, 7);
+  assertEquals(await toolSet.invoke("t6", {}), "t6");
+});
+
+Deno.test("McpGateway qualifies same-tier clashes and lets user tools shadow global ones", async () => {
+  const { factory } = memory((serverId) => echoServer(serverId));
+  await using gateway = new McpGateway({
+    servers: { one: URL_CONFIG, two: URL_CONFIG },
+    transportFactory: factory,
+  });
+  gateway.addUserServer("alice", "mine", URL_CONFIG);
+  const router = new ToolRouter({ gateway });
+  const global = await router.expose({ mcpServers: ["one", "two"] });
+  assertEquals([...global.names], ["one_echo", "two_echo"]);
+  assertEquals(await global.invoke("two_echo", { text: "x" }), "two: x");
+  const alice = await router.expose({ mcpServers: ["one", "mine"], userId: "alice" });
+  assertEquals(await alice.invoke("echo", { text: "x" }), "mine: x");
+  assertEquals(alice.shadowed, [{ name: "echo", winner: "user_mcp", hidden: ["global_mcp"] }]);
+});
+
+Deno.test("McpGateway refuses stdio configs without a transport factory, pointing to ./deno", () => {
+  const gateway = new McpGateway();
+  const error = assertThrows(
+    () => gateway.addServer("files", { command: "deno", args: ["run", "server.ts"] }),
+    TypeError,
+  );
+  assertMatch(error.message, /@toolroute\/toolroute\/deno/);
+  assertThrows(() => new McpGateway({ requestTimeoutMs: 0 }), RangeError, "requestTimeoutMs");
+  assertThrows(() => gateway.addServer("bad", { url: "ftp://x" }), TypeError, "http:");
+  gateway.addServer("dup", URL_CONFIG);
+  assertThrows(() => gateway.addServer("dup", URL_CONFIG), TypeError, "a global server");
+});
+
+Deno.test("McpGateway lets progress extend a call's deadline up to the hard maximum", async () => {
+  const { factory } = memory(() => {
+    const server = new McpServer({ name: "slow", version: "1.0.0" });
+    server.registerTool(
+      "work",
+      { inputSchema: { steps: z.number() } },
+      async ({ steps }, extra) => {
+        for (let i = 1; i <= steps; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: extra._meta!.progressToken!, progress: i, total: steps },
+          });
+        }
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    );
+    return server;
+  });
+  await using gateway = new McpGateway({
+    servers: { s: URL_CONFIG },
+    transportFactory: factory,
+    requestTimeoutMs: 150,
+    maxTotalTimeoutMs: 600,
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["s"] });
+  const seen: number[] = [];
+  assertEquals(
+    await toolSet.invoke("work", { steps: 6 }, { onProgress: (p) => seen.push(p.progress) }),
+    "done",
+  );
+  assertEquals(seen, [1, 2, 3, 4, 5, 6]);
+  const tooLong = await toolSet.call("work", { steps: 30 });
+  assertEquals(tooLong.code, "timeout");
+});
+
+Deno.test("McpGateway closes idle and least recently used user connections", async () => {
+  const { factory, stats } = memory((serverId, userId) => echoServer(`${serverId}@${userId}`));
+  const events: McpGatewayEvent[] = [];
+  await using gateway = new McpGateway({
+    transportFactory: factory,
+    maxUserConnections: 2,
+    userIdleMs: 60_000,
+    onEvent: (event) => event.type === "closed" && events.push(event),
+  });
+  const router = new ToolRouter({ gateway });
+  for (const user of ["u1", "u2", "u3"]) {
+    gateway.addUserServer(user, "s", URL_CONFIG);
+    const toolSet = await router.expose({ mcpServers: ["s"], userId: user });
+    assertEquals(await toolSet.invoke("echo", { text: "x" }), `s@${user}: x`);
+  }
+  assertEquals(events.map((e) => [e.userId, e.reason]), [["u1", "evicted"]]);
+  assertEquals(gateway.status().map((s) => s.state), ["closed", "ready", "ready"]);
+  const again = await router.expose({ mcpServers: ["s"], userId: "u1" });
+  assertEquals(await again.invoke("echo", { text: "back" }), "s@u1: back");
+  await gateway.close();
+  assertEquals(stats().live, 0);
+});
+
+Deno.test("McpGateway reaches all of a user's servers in one expose beyond maxUserConnections", async () => {
+  const { factory } = memory((serverId) => echoServer(serverId));
+  await using gateway = new McpGateway({ maxUserConnections: 2, transportFactory: factory });
+  for (const id of ["a", "b", "c"]) gateway.addUserServer("alice", id, URL_CONFIG);
+  const toolSet = await new ToolRouter({ gateway }).expose({
+    mcpServers: ["a", "b", "c"],
+    userId: "alice",
+  });
+  assertEquals(toolSet.missing, []);
+  assertEquals([...toolSet.names], ["a_echo", "b_echo", "c_echo"]);
+  assertEquals(await toolSet.invoke("a_echo", { text: "hi" }), "a: hi");
+});
+
+Deno.test("McpGateway user tools refuse another user's context and removed servers", async () => {
+  const { factory } = memory(() => echoServer());
+  await using gateway = new McpGateway({ servers: { g: URL_CONFIG }, transportFactory: factory });
+  gateway.addUserServer("alice", "a", URL_CONFIG);
+  const resolved = await gateway.resolve({ serverIds: ["a", "g"], userId: "alice" });
+  const mine = resolved.user[0];
+  await assertRejects(
+    async () => await mine.execute({ text: "x" }, { signal: new AbortController().signal }),
+    Error,
+    "another user",
+  );
+  const router = new ToolRouter({ gateway });
+  const toolSet = await router.expose({ mcpServers: ["g"] });
+  await gateway.removeServer("g");
+  const result = await toolSet.call("echo", { text: "x" });
+  assertEquals(result.code, "upstream_unavailable");
+  assertMatch(result.text, /was removed/);
+});
+
+Deno.test("McpGateway respawns a lost transport on the next call, never two at once", async () => {
+  const servers: McpServer[] = [];
+  const { factory, stats } = memory(() => {
+    const server = echoServer();
+    servers.push(server);
+    return server;
+  });
+  await using gateway = new McpGateway({
+    servers: { s: URL_CONFIG },
+    transportFactory: factory,
+    reconnect: { initialDelayMs: 10 },
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["s"] });
+  assertEquals(await toolSet.invoke("echo", { text: "1" }), "mem: 1");
+  await servers[0].close();
+  assertEquals(gateway.status()[0].state, "failed");
+  assertEquals(await toolSet.invoke("echo", { text: "2" }), "mem: 2");
+  assertEquals(stats().made, 2);
+  assertEquals(stats().maxLive, 1);
+});
+
+Deno.test("McpGateway hands its JSON Schema validator to the SDK client", async () => {
+  const schemas: unknown[] = [];
+  const { factory } = memory(() => {
+    const server = new McpServer({ name: "typed", version: "1.0.0" });
+    server.registerTool("sum", {
+      inputSchema: { a: z.number() },
+      outputSchema: { total: z.number() },
+    }, ({ a }) => ({
+      content: [{ type: "text", text: String(a) }],
+      structuredContent: { total: a },
+    }));
+    return server;
+  });
+  await using gateway = new McpGateway({
+    servers: { t: URL_CONFIG },
+    transportFactory: factory,
+    jsonSchemaValidator: {
+      getValidator<T>(schema: Record<string, unknown>) {
+        schemas.push(schema);
+        return (input: unknown): McpJsonSchemaValidation<T> => ({
+          valid: true,
+          data: input as T,
+          errorMessage: undefined,
+        });
+      },
+    },
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["t"] });
+  assertEquals(await toolSet.invoke("sum", { a: 2 }), "2");
+  assert(schemas.length >= 1);
+});
+
+Deno.test("McpGateway answers form elicitation through onElicitation, with schema defaults", async () => {
+  const asked: string[] = [];
+  const { factory } = memory((serverId, userId) => {
+    const server = new McpServer({ name: "asker", version: "1.0.0" });
+    server.registerTool("book", { inputSchema: {} }, async () => {
+      const answer = await server.server.elicitInput({
+        message: `Which seat, ${userId}?`,
+        requestedSchema: {
+          type: "object",
+          properties: {
+            seat: { type: "string" },
+            meal: { type: "string", default: "veg" },
+          },
+          required: ["seat"],
+        },
+      });
+      return { content: [{ type: "text", text: `${serverId}: ${JSON.stringify(answer)}` }] };
+    });
+    return server;
+  });
+  await using gateway = new McpGateway({
+    transportFactory: factory,
+    onElicitation: (request) => {
+      asked.push(`${request.serverId}/${request.userId}: ${request.message}`);
+      return { action: "accept", content: { seat: "12A" } };
+    },
+  });
+  gateway.addUserServer("alice", "air", URL_CONFIG);
+  const toolSet = await new ToolRouter({ gateway }).expose({
+    mcpServers: ["air"],
+    userId: "alice",
+  });
+  assertEquals(
+    await toolSet.invoke("book", {}),
+    'air: {"action":"accept","content":{"seat":"12A","meal":"veg"}}',
+  );
+  assertEquals(asked, ["air/alice: Which seat, alice?"]);
+});
+
+Deno.test("McpGateway declines elicitation it cannot answer", async () => {
+  const { factory } = memory(() => {
+    const server = new McpServer({ name: "asker", version: "1.0.0" });
+    server.registerTool("ask", { inputSchema: {} }, async () => {
+      await server.server.elicitInput({
+        message: "Name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+      });
+      return { content: [{ type: "text", text: "unreachable" }] };
+    });
+    return server;
+  });
+  await using gateway = new McpGateway({ servers: { s: URL_CONFIG }, transportFactory: factory });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["s"] });
+  const result = await toolSet.call("ask", {});
+  assertEquals(result.code, "tool_error");
+  assertMatch(result.text, /elicitation/i);
+});
+
+Deno.test("McpGateway lists tools again after toolListTtlMs, without a notification", async () => {
+  const names = ["first"];
+  const { factory } = memory(() => {
+    const server = new Server({ name: "quiet", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: names.map((name) => ({ name, inputSchema: { type: "object" as const } })),
+    }));
+    return server;
+  });
+  await using gateway = new McpGateway({
+    servers: { q: URL_CONFIG },
+    transportFactory: factory,
+    toolListTtlMs: 30,
+  });
+  const router = new ToolRouter({ gateway });
+  assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first"]);
+  names.push("second");
+  assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first"]);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assertEquals([...(await router.expose({ mcpServers: ["q"] })).names], ["first", "second"]);
+});
+
+Deno.test("McpGateway status() walks closed → connecting → ready, and failed with attempts", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const { factory } = memory(() => echoServer());
+  const events: string[] = [];
+  await using gateway = new McpGateway({
+    servers: { slow: URL_CONFIG, broken: URL_CONFIG },
+    transportFactory: async (config, request) => {
+      if (request.serverId === "broken") throw new Error("no route to the server");
+      await gate;
+      return await factory(config, request);
+    },
+    reconnect: { initialDelayMs: 10_000 },
+    onEvent: (event) => events.push(`${event.type}:${event.serverId}`),
+  });
+  assertEquals(gateway.status().map((s) => s.state), ["closed", "closed"]);
+  const exposing = new ToolRouter({ gateway }).expose({ mcpServers: ["slow", "broken"] });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals(gateway.status()[0].state, "connecting");
+  open();
+  const toolSet = await exposing;
+  assertEquals(toolSet.missing.map((m) => m.name), ["broken"]);
+  const [slow, broken] = gateway.status();
+  assertEquals([slow.state, broken.state], ["ready", "failed"]);
+  assertEquals([broken.reconnectAttempts, broken.lastError], [1, "no route to the server"]);
+  assertEquals(events.sort(), ["connect_failed:broken", "connected:slow"]);
+});

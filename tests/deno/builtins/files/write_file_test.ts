@@ -1,0 +1,102 @@
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { fileTools, makeFixture, SECRET } from "../_fixture.ts";
+
+async function names(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(dir)) found.push(entry.name);
+  return found.sort();
+}
+
+Deno.test("write_file creates, overwrites and appends, reporting what it did", async () => {
+  await using f = await makeFixture();
+  await using setup = await fileTools(f.context);
+  const created = JSON.parse(
+    await setup.tools.invoke("write_file", { path: "a/b/new.txt", content: "héllo\n" }),
+  );
+  assertEquals(created, { path: "a/b/new.txt", mode: "overwrite", created: true, bytesWritten: 7 });
+  const appended = JSON.parse(
+    await setup.tools.invoke("write_file", {
+      path: "a/b/new.txt",
+      content: "more\n",
+      mode: "append",
+    }),
+  );
+  assertEquals([appended.created, appended.bytesWritten], [false, 5]);
+  assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/new.txt`), "héllo\nmore\n");
+  await setup.tools.invoke("write_file", { path: "a/b/new.txt", content: "replaced" });
+  assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/new.txt`), "replaced");
+  assertEquals(await names(`${f.workspace}/a/b`), ["new.txt"], "no temporary file is left behind");
+});
+
+Deno.test("write_file in create mode refuses an existing file", async () => {
+  await using f = await makeFixture();
+  await using setup = await fileTools(f.context);
+  const result = await setup.tools.call("write_file", {
+    path: "hello.txt",
+    content: "x",
+    mode: "create",
+  });
+  assertEquals(result.code, "tool_error");
+  assertStringIncludes(result.text, "already exists");
+  assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\n");
+});
+
+Deno.test("write_file keeps the permission bits of the file it replaces, but not setuid", async () => {
+  await using f = await makeFixture();
+  await Deno.writeTextFile(`${f.workspace}/run.sh`, "#!/bin/sh\n");
+  await Deno.chmod(`${f.workspace}/run.sh`, 0o4750);
+  await using setup = await fileTools(f.context);
+  await setup.tools.invoke("write_file", { path: "run.sh", content: "#!/bin/sh\necho hi\n" });
+  assertEquals((await Deno.stat(`${f.workspace}/run.sh`)).mode! & 0o7777, 0o750);
+});
+
+Deno.test("write_file refuses escapes, read-only roots and .git, creating no directory", async () => {
+  await using f = await makeFixture();
+  await Deno.mkdir(`${f.workspace}/.git/hooks`, { recursive: true });
+  await Deno.symlink(f.outside, `${f.workspace}/out`);
+  await Deno.symlink(`${f.outside}/planted.sh`, `${f.workspace}/dangling`);
+  await using setup = await fileTools(f.context);
+  const cases: [string, string][] = [
+    ["../escape.txt", "outside allowed roots"],
+    [`${f.outside}/new/x.txt`, "outside allowed roots"],
+    [`${f.sibling}/x.txt`, "outside allowed roots"],
+    ["out/new/x.txt", "outside allowed roots"],
+    ["dangling", "outside allowed roots"],
+    [`${f.readOnly}/ro.txt`, "read-only"],
+    [".git/hooks/pre-commit", "read-only"],
+  ];
+  for (const [path, words] of cases) {
+    const result = await setup.tools.call("write_file", { path, content: SECRET });
+    assertEquals(result.code, "permission_denied", path);
+    assertStringIncludes(result.text, words);
+  }
+  assertEquals(await names(f.outside), ["secret.txt"]);
+  assertEquals(await names(f.sibling), ["secret.txt"]);
+  assertEquals(await names(`${f.workspace}/.git/hooks`), []);
+  assertEquals(await Deno.readTextFile(`${f.readOnly}/ro.txt`), "read only\n");
+});
+
+Deno.test("write_file replaces a hard link instead of writing through it to an outside file", async () => {
+  await using f = await makeFixture();
+  await Deno.link(`${f.outside}/secret.txt`, `${f.workspace}/linked.txt`);
+  await using setup = await fileTools(f.context);
+  for (const mode of ["overwrite", "append"]) {
+    const result = await setup.tools.call("write_file", {
+      path: "linked.txt",
+      content: "mine\n",
+      mode,
+    });
+    assert(!result.isError, result.text);
+  }
+  assertEquals(await Deno.readTextFile(`${f.outside}/secret.txt`), `${SECRET}\n`);
+  assertEquals((await Deno.stat(`${f.workspace}/linked.txt`)).nlink, 1);
+});
+
+Deno.test("write_file refuses to write over a directory", async () => {
+  await using f = await makeFixture();
+  await Deno.mkdir(`${f.workspace}/dir`);
+  await using setup = await fileTools(f.context);
+  const result = await setup.tools.call("write_file", { path: "dir", content: "x" });
+  assertEquals(result.code, "tool_error");
+  assertStringIncludes(result.text, "not a regular file");
+});

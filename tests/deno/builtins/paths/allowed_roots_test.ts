@@ -1,0 +1,37 @@
+import { assertEquals } from "@std/assert";
+import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import {
+  findRoot,
+  realRoots,
+  underDeclared,
+  within,
+} from "../../../../src/deno/builtins/paths/allowed_roots.ts";
+import { makeFixture } from "../_fixture.ts";
+
+Deno.test("within() and findRoot() compare path components", () => {
+  const roots = [{ declared: "/ws", real: "/private/ws" }];
+  assertEquals(within("/ws", "/ws_evil"), false);
+  assertEquals(findRoot(roots, "/private/ws/a", "real"), roots[0]);
+  assertEquals(findRoot(roots, "/private/ws/a", "declared"), undefined);
+});
+
+Deno.test("underDeclared() puts the symlink-free rest under the declared root", () => {
+  const root = { declared: "/link", real: "/real" };
+  assertEquals(underDeclared(root, "/real/a/b"), "/link/a/b");
+  assertEquals(underDeclared(root, "/real"), "/link");
+});
+
+Deno.test("realRoots() resolves symlinked roots and skips read-only roots that do not exist", async () => {
+  await using f = await makeFixture();
+  await Deno.symlink(f.workspace, `${f.base}/ws_link`);
+  const roots = await realRoots(
+    resolveBuiltinContext({
+      workspace: `${f.base}/ws_link`,
+      readOnlyRoots: [f.readOnly, `${f.base}/gone`],
+    }),
+  );
+  assertEquals(roots, {
+    workspace: await Deno.realPath(f.workspace),
+    readOnlyRoots: [await Deno.realPath(f.readOnly)],
+  });
+});

@@ -1,0 +1,170 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
+import { isToolError, ToolError } from "@toolroute/toolroute";
+import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import {
+  resolveDirectory,
+  resolveReadPath,
+  resolveWritePath,
+  within,
+} from "../../../../src/deno/builtins/paths/workspace_paths.ts";
+import { makeFixture } from "../_fixture.ts";
+
+async function denied(
+  promise: Promise<unknown>,
+  words: string,
+  hidden?: string,
+): Promise<ToolError> {
+  const error = await assertRejects(() => promise);
+  assert(isToolError(error), `expected a ToolError, got ${error}`);
+  assertEquals(error.code, "permission_denied", error.message);
+  assertStringIncludes(error.message, words);
+  if (hidden !== undefined) assert(!error.message.includes(hidden), error.message);
+  return error;
+}
+
+Deno.test("within() compares whole path components, not string prefixes", () => {
+  assert(within("/ws", "/ws"));
+  assert(within("/ws", "/ws/a/b"));
+  assert(!within("/ws", "/ws_evil"));
+  assert(!within("/ws", "/ws_evil/x"));
+  assert(within("/", "/anything"));
+});
+
+Deno.test("resolveReadPath() accepts workspace paths and read-only roots", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  const hello = await resolveReadPath(ctx, "hello.txt");
+  assertEquals(hello.display, "hello.txt");
+  assertEquals(hello.real, await Deno.realPath(`${f.workspace}/hello.txt`));
+  assertEquals((await resolveReadPath(ctx, "./sub/../hello.txt")).display, "hello.txt");
+  assertEquals((await resolveReadPath(ctx, `${f.workspace}/hello.txt`)).display, "hello.txt");
+  const ro = await resolveReadPath(ctx, `${f.readOnly}/ro.txt`);
+  assertEquals(ro.root, f.readOnly);
+});
+
+Deno.test("resolveReadPath() refuses .. traversal, absolute paths outside and the sibling prefix", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  await denied(resolveReadPath(ctx, "../outside/secret.txt"), "outside allowed roots");
+  await denied(resolveReadPath(ctx, "sub/../../outside/secret.txt"), "outside allowed roots");
+  await denied(resolveReadPath(ctx, `${f.outside}/secret.txt`), "outside allowed roots");
+  await denied(resolveReadPath(ctx, `${f.sibling}/secret.txt`), "outside allowed roots");
+  await denied(resolveReadPath(ctx, "../ws_evil/secret.txt"), "outside allowed roots");
+  await denied(resolveReadPath(ctx, "/etc/passwd"), "outside allowed roots");
+});
+
+Deno.test("resolveReadPath() rejects empty paths, NUL bytes and ~ as invalid arguments", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  for (const path of ["", "a\0b", "~/x", "~root/.ssh/id_rsa", 42]) {
+    const error = await assertRejects(() => resolveReadPath(ctx, path), ToolError);
+    assertEquals(error.code, "invalid_arguments", String(path));
+  }
+});
+
+Deno.test("resolveReadPath() follows symlinks: inside is fine, outside is refused without naming the target", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  await Deno.symlink(`${f.workspace}/hello.txt`, `${f.workspace}/link_in.txt`);
+  await Deno.symlink(`${f.outside}/secret.txt`, `${f.workspace}/link_out.txt`);
+  await Deno.symlink(f.outside, `${f.workspace}/dir_out`);
+  await Deno.symlink("link_out.txt", `${f.workspace}/chain.txt`);
+  await Deno.symlink(`${f.outside}/missing.txt`, `${f.workspace}/dangling_out`);
+  assertEquals((await resolveReadPath(ctx, "link_in.txt")).display, "link_in.txt");
+  await denied(resolveReadPath(ctx, "link_out.txt"), "symbolic link", f.outside);
+  await denied(resolveReadPath(ctx, "dir_out/secret.txt"), "outside allowed roots", f.outside);
+  await denied(resolveReadPath(ctx, "chain.txt"), "outside allowed roots", f.outside);
+  await denied(resolveReadPath(ctx, "dangling_out"), "outside allowed roots", f.outside);
+});
+
+Deno.test("resolveWritePath() refuses read-only roots, outside paths and links out", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  await denied(resolveWritePath(ctx, `${f.readOnly}/ro.txt`), "read-only");
+  await denied(resolveWritePath(ctx, `${f.readOnly}/new.txt`), "read-only");
+  await denied(resolveWritePath(ctx, "../x"), "outside allowed roots");
+  await denied(resolveWritePath(ctx, `${f.sibling}/new.txt`), "outside allowed roots");
+  await Deno.symlink(f.outside, `${f.workspace}/dir_out`);
+  await denied(resolveWritePath(ctx, "dir_out/new/deep.txt"), "outside allowed roots", f.outside);
+  await Deno.symlink(`${f.outside}/created.txt`, `${f.workspace}/dangling_out`);
+  await denied(resolveWritePath(ctx, "dangling_out"), "outside allowed roots", f.outside);
+  await Deno.symlink(`${f.readOnly}/ro.txt`, `${f.workspace}/to_ro`);
+  await denied(resolveWritePath(ctx, "to_ro"), "read-only");
+});
+
+Deno.test("resolveWritePath() refuses a read-only root inside the workspace", async () => {
+  await using f = await makeFixture();
+  await Deno.mkdir(`${f.workspace}/vendor`);
+  const ctx = resolveBuiltinContext({
+    workspace: f.workspace,
+    readOnlyRoots: [`${f.workspace}/vendor`],
+  });
+  await denied(resolveWritePath(ctx, "vendor/lib.js"), "read-only");
+  await Deno.symlink("vendor", `${f.workspace}/v`);
+  await denied(resolveWritePath(ctx, "v/lib.js"), "read-only");
+  assertEquals((await resolveReadPath(ctx, "vendor/../hello.txt")).display, "hello.txt");
+  const around = resolveBuiltinContext({ workspace: f.workspace, readOnlyRoots: [f.base] });
+  assertEquals((await resolveWritePath(around, "new.txt")).display, "new.txt");
+  await denied(resolveWritePath(around, `${f.outside}/x`), "read-only");
+});
+
+Deno.test("resolveWritePath() follows a dangling symlink inside the workspace to its target", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  await Deno.symlink("new/target.txt", `${f.workspace}/dangling_in`);
+  const resolved = await resolveWritePath(ctx, "dangling_in");
+  assertEquals(resolved.real, `${await Deno.realPath(f.workspace)}/new/target.txt`);
+});
+
+Deno.test("resolveWritePath() refuses protected paths, also through case, .. and symlinks", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  await Deno.mkdir(`${f.workspace}/.git/hooks`, { recursive: true });
+  await denied(resolveWritePath(ctx, ".git/hooks/pre-commit"), "read-only");
+  await denied(resolveWritePath(ctx, ".git"), "read-only");
+  await denied(resolveWritePath(ctx, "src/../.git/config"), "read-only");
+  await denied(resolveWritePath(ctx, ".GIT/hooks/pre-commit"), "read-only");
+  await denied(resolveWritePath(ctx, ".git./hooks/pre-commit"), "read-only");
+  await denied(resolveWritePath(ctx, ".git /hooks/pre-commit"), "read-only");
+  await denied(resolveWritePath(ctx, `${f.workspace}/.git/hooks/pre-commit`), "read-only");
+  await Deno.symlink(".git/hooks", `${f.workspace}/hooks`);
+  await denied(resolveWritePath(ctx, "hooks/pre-commit"), "read-only");
+  assertEquals(
+    (await resolveWritePath(ctx, ".github/workflows/ci.yml")).display,
+    ".github/workflows/ci.yml",
+  );
+});
+
+Deno.test("the path checks use real paths, so a workspace reached through a symlink works", async () => {
+  await using f = await makeFixture();
+  await Deno.symlink(f.workspace, `${f.base}/ws_link`);
+  const ctx = resolveBuiltinContext({ workspace: `${f.base}/ws_link` });
+  assertEquals((await resolveReadPath(ctx, "hello.txt")).display, "hello.txt");
+  assertEquals((await resolveWritePath(ctx, `${f.workspace}/new.txt`)).display, "new.txt");
+  await denied(
+    resolveReadPath(ctx, `${f.base}/ws_link/../outside/secret.txt`),
+    "outside allowed roots",
+  );
+});
+
+Deno.test("resolveDirectory() gives the workspace by default and refuses files and outside directories", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  assertEquals((await resolveDirectory(ctx, undefined)).real, await Deno.realPath(f.workspace));
+  await Deno.mkdir(`${f.workspace}/sub`);
+  assertEquals((await resolveDirectory(ctx, "sub")).display, "sub");
+  const file = await assertRejects(() => resolveDirectory(ctx, "hello.txt"), ToolError);
+  assertStringIncludes(file.message, "not a directory");
+  await Deno.symlink(f.outside, `${f.workspace}/out`);
+  await denied(resolveDirectory(ctx, "out"), "outside allowed roots", f.outside);
+  await denied(resolveDirectory(ctx, f.sibling), "outside allowed roots");
+  await denied(resolveDirectory(ctx, f.readOnly), "commands are allowed only inside the workspace");
+});
+
+Deno.test("a missing workspace is a clear tool error", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext({ workspace: `${f.base}/nope` });
+  const error = await assertRejects(() => resolveReadPath(ctx, "a.txt"), ToolError);
+  assertEquals(error.code, "tool_error");
+  assertStringIncludes(error.message, "does not exist");
+});
