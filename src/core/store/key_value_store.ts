@@ -1,0 +1,41 @@
+/**
+ * The one small async key-value store through which toolroute keeps state that may outlive a process or be shared
+ * by several instances: tool pins, used approval ids, OAuth tokens and client registrations.
+ *
+ * Keys are arrays of strings (like Deno KV's), so a prefix names a group (`["pins", userId, serverId]`). Values are
+ * plain JSON data. An implementation must be safe for concurrent use from one process; one shared by several processes
+ * must make {@linkcode KeyValueStore.setIfAbsent} atomic across them.
+ */
+export interface KeyValueStore {
+  /** The value stored under `key`, or `undefined` when there is none or it has expired. */
+  get<T = unknown>(key: readonly string[]): Promise<T | undefined>;
+  /** Stores `value` under `key`, replacing what was there; `expireIn` (ms) drops it after that long. */
+  set(key: readonly string[], value: unknown, options?: KeyValueSetOptions): Promise<void>;
+  /**
+   * Stores `value` only when `key` holds nothing (or only an expired value), atomically; returns whether it stored.
+   * Single-use tokens (approval ids, OAuth `state`) rely on this.
+   */
+  setIfAbsent(
+    key: readonly string[],
+    value: unknown,
+    options?: KeyValueSetOptions,
+  ): Promise<boolean>;
+  /** Removes `key`; removing a key that holds nothing is not an error. */
+  delete(key: readonly string[]): Promise<void>;
+  /** Every entry whose key starts with `prefix`, in key order. */
+  list<T = unknown>(prefix: readonly string[]): Promise<KeyValueEntry<T>[]>;
+}
+
+/** Options of {@linkcode KeyValueStore.set} and {@linkcode KeyValueStore.setIfAbsent}. */
+export interface KeyValueSetOptions {
+  /** Milliseconds after which the value counts as absent. */
+  expireIn?: number;
+}
+
+/** One entry listed by {@linkcode KeyValueStore.list}. */
+export interface KeyValueEntry<T = unknown> {
+  /** The whole key. */
+  key: string[];
+  /** The stored value. */
+  value: T;
+}

@@ -1,0 +1,110 @@
+import type { KeyValueEntry, KeyValueSetOptions, KeyValueStore } from "./key_value_store.ts";
+
+interface Slot {
+  key: string[];
+  json: string;
+  expiresAt: number | undefined;
+}
+
+/**
+ * A {@linkcode KeyValueStore} in this process's memory: the default. Values are copied in and out as JSON, so a
+ * caller can never change what is stored by mutating an object it passed or got.
+ *
+ * @example Store, read and claim a single-use key
+ * ```ts
+ * import { assertEquals } from "@std/assert";
+ * import { MemoryStore } from "./memory_store.ts";
+ *
+ * const store = new MemoryStore();
+ * await store.set(["pins", "alice", "docs"], { hash: "abc" });
+ * assertEquals(await store.get(["pins", "alice", "docs"]), { hash: "abc" });
+ * assertEquals(await store.setIfAbsent(["used", "approval-1"], true), true);
+ * assertEquals(await store.setIfAbsent(["used", "approval-1"], true), false);
+ * ```
+ */
+export class MemoryStore implements KeyValueStore {
+  #slots = new Map<string, Slot>();
+  #now: () => number;
+
+  /** `now` is the clock used for `expireIn` (for tests); `Date.now` by default. */
+  constructor(options: { now?: () => number } = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
+    const slot = this.#live(encodeKey(key));
+    return Promise.resolve(slot === undefined ? undefined : JSON.parse(slot.json) as T);
+  }
+
+  set(key: readonly string[], value: unknown, options: KeyValueSetOptions = {}): Promise<void> {
+    this.#slots.set(encodeKey(key), this.#slot(key, value, options));
+    return Promise.resolve();
+  }
+
+  setIfAbsent(
+    key: readonly string[],
+    value: unknown,
+    options: KeyValueSetOptions = {},
+  ): Promise<boolean> {
+    const encoded = encodeKey(key);
+    if (this.#live(encoded) !== undefined) return Promise.resolve(false);
+    this.#slots.set(encoded, this.#slot(key, value, options));
+    return Promise.resolve(true);
+  }
+
+  delete(key: readonly string[]): Promise<void> {
+    this.#slots.delete(encodeKey(key));
+    return Promise.resolve();
+  }
+
+  list<T = unknown>(prefix: readonly string[]): Promise<KeyValueEntry<T>[]> {
+    const entries: KeyValueEntry<T>[] = [];
+    const encodedPrefix = prefix.length === 0 ? "" : encodeKey(prefix) + "\u0000";
+    for (const [encoded] of [...this.#slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (!encoded.startsWith(encodedPrefix)) continue;
+      const slot = this.#live(encoded);
+      if (slot) entries.push({ key: [...slot.key], value: JSON.parse(slot.json) as T });
+    }
+    return Promise.resolve(entries);
+  }
+
+  #slot(key: readonly string[], value: unknown, options: KeyValueSetOptions): Slot {
+    const json = JSON.stringify(value);
+    if (json === undefined) {
+      throw new TypeError("Cannot store a value that is not JSON: pass plain data");
+    }
+    const expireIn = options.expireIn;
+    if (expireIn !== undefined && !(Number.isFinite(expireIn) && expireIn > 0)) {
+      throw new RangeError(
+        `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
+      );
+    }
+    return {
+      key: [...key],
+      json,
+      expiresAt: expireIn === undefined ? undefined : this.#now() + expireIn,
+    };
+  }
+
+  #live(encoded: string): Slot | undefined {
+    const slot = this.#slots.get(encoded);
+    if (slot?.expiresAt !== undefined && slot.expiresAt <= this.#now()) {
+      this.#slots.delete(encoded);
+      return undefined;
+    }
+    return slot;
+  }
+}
+
+function encodeKey(key: readonly string[]): string {
+  if (key.length === 0) throw new TypeError("Cannot use an empty key: pass at least one part");
+  for (const part of key) {
+    if (typeof part !== "string") {
+      throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
+    }
+  }
+  return key.map((part) =>
+    part.replaceAll("\u0001", "\u0001\u0001").replaceAll("\u0000", "\u0001\u0002")
+  )
+    .join("\u0000");
+}

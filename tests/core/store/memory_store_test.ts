@@ -1,0 +1,55 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import { MemoryStore } from "../../../src/core/store/memory_store.ts";
+
+Deno.test("MemoryStore get, set and delete keep values apart by whole key", async () => {
+  const store = new MemoryStore();
+  await store.set(["a", "b"], { n: 1 });
+  await store.set(["a", "b", "c"], { n: 2 });
+  assertEquals(await store.get(["a", "b"]), { n: 1 });
+  assertEquals(await store.get(["a", "b", "c"]), { n: 2 });
+  assertEquals(await store.get(["a"]), undefined);
+  await store.delete(["a", "b"]);
+  assertEquals(await store.get(["a", "b"]), undefined);
+  assertEquals(await store.get(["a", "b", "c"]), { n: 2 });
+});
+
+Deno.test("MemoryStore copies values, so a caller's later mutation changes nothing stored", async () => {
+  const store = new MemoryStore();
+  const value = { list: [1] };
+  await store.set(["k"], value);
+  value.list.push(2);
+  const got = await store.get<{ list: number[] }>(["k"]);
+  got!.list.push(3);
+  assertEquals(await store.get(["k"]), { list: [1] });
+});
+
+Deno.test("MemoryStore setIfAbsent stores once, and again only after expiry", async () => {
+  let now = 1_000;
+  const store = new MemoryStore({ now: () => now });
+  assertEquals(await store.setIfAbsent(["used", "x"], true, { expireIn: 50 }), true);
+  assertEquals(await store.setIfAbsent(["used", "x"], true), false);
+  now += 50;
+  assertEquals(await store.get(["used", "x"]), undefined);
+  assertEquals(await store.setIfAbsent(["used", "x"], true), true);
+});
+
+Deno.test("MemoryStore list returns a prefix's entries in key order, not keys that merely share text", async () => {
+  const store = new MemoryStore();
+  await store.set(["pins", "bob", "s"], 2);
+  await store.set(["pins", "alice", "s"], 1);
+  await store.set(["pinsX", "carol"], 3);
+  await store.set(["pins", "al"], 0);
+  assertEquals(await store.list(["pins"]), [
+    { key: ["pins", "al"], value: 0 },
+    { key: ["pins", "alice", "s"], value: 1 },
+    { key: ["pins", "bob", "s"], value: 2 },
+  ]);
+  assertEquals((await store.list([])).length, 4);
+});
+
+Deno.test("MemoryStore refuses an empty key, a non-JSON value and a bad expireIn", () => {
+  const store = new MemoryStore();
+  assertThrows(() => store.get([]), TypeError, "empty key");
+  assertThrows(() => store.set(["k"], undefined), TypeError, "not JSON");
+  assertThrows(() => store.set(["k"], 1, { expireIn: -1 }), RangeError, "expireIn");
+});
