@@ -142,8 +142,11 @@ async function resolveInRoots(
   };
 }
 
+// A model writes Windows separators now and then: a backslash separates, as it did before
+// toolroute used @std/path (whose POSIX functions keep it as a name character).
 function lexicalPath(ctx: ResolvedContext, path: string): string {
-  const full = isAbsolute(path) ? normalize(path) : join(ctx.workspace, path);
+  const slashed = path.replaceAll("\\", "/");
+  const full = isAbsolute(slashed) ? normalize(slashed) : join(ctx.workspace, slashed);
   return full.length > 1 && full.endsWith("/") ? full.slice(0, -1) : full;
 }
 
