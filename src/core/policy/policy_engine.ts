@@ -1,7 +1,7 @@
 import type { RoutedTool } from "../tool_source.ts";
 import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
 import type { Policy, PolicyAction } from "./policy_types.ts";
-import { specifierMatches } from "./specifier_match.ts";
+import { allowingRule, specifierMatches } from "./specifier_match.ts";
 
 /** Which policy a decision came from. */
 export type PolicyScope = "router" | "request";
@@ -158,12 +158,13 @@ export class PolicyEngine {
   #decideOne(rules: ToolRules, tool: RoutedTool, args: Record<string, unknown>): PolicyDecision {
     if (rules.fixed) return rules.fixed;
     const scope = rules.policy.scope;
-    const matches = (rule: PolicyRule, mode: "any" | "all") =>
-      rule.specifier === undefined ||
-      specifierMatches(rule.specifier, tool, args, { workspace: this.#workspace, mode });
-    for (const rule of rules.deny) if (matches(rule, "any")) return decision("deny", rule, scope);
-    for (const rule of rules.ask) if (matches(rule, "any")) return decision("ask", rule, scope);
-    for (const rule of rules.allow) if (matches(rule, "all")) return decision("allow", rule, scope);
+    const workspace = this.#workspace;
+    const matches = (rule: PolicyRule) =>
+      rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace);
+    for (const rule of rules.deny) if (matches(rule)) return decision("deny", rule, scope);
+    for (const rule of rules.ask) if (matches(rule)) return decision("ask", rule, scope);
+    const allowed = allowingRule(rules.allow, tool, args, workspace);
+    if (allowed !== undefined) return decision("allow", allowed, scope);
     return { action: rules.policy.default, rule: "default", scope };
   }
 

@@ -1,67 +1,131 @@
 import type { RoutedTool } from "../tool_source.ts";
 import { globToRegExp } from "./_glob.ts";
 import { patchPaths, resolveWorkspacePath } from "./_workspace_path.ts";
-import { type RuleSpecifier, squeeze } from "./policy_rule.ts";
-
-/** `any`: one command part or path matching is enough (deny, ask); `all`: every one must (allow). */
-export type MatchMode = "any" | "all";
+import { type PolicyRule, type RuleSpecifier, squeeze } from "./policy_rule.ts";
 
 const SUBSTITUTION = /\$\(|`|<\(|>\(/;
 const SEPARATORS = /\|\||&&|[;|&\n]/;
 const LEADING = /^(?:[({!]\s*|[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"]*"|\S*)\s+)+/;
 const pathPatterns = new WeakMap<RuleSpecifier, Map<string, RegExp>>();
 
+/** What a bare specifier is matched against: the command parts, paths or string arguments. */
+interface CallItems {
+  kind: "command" | "path" | "value";
+  items: string[];
+  /** The whole command, also checked by deny and ask rules. */
+  whole?: string;
+  /** Whether no allow rule may match (command substitution). */
+  opaque?: boolean;
+}
+
 /**
- * Whether a rule's specifier matches a call's arguments.
+ * Whether a rule's specifier matches a call's arguments: for deny and ask (`any`), one command
+ * part, path or string argument matching is enough.
  *
  * @param specifier The rule's specifier.
  * @param tool The tool called.
  * @param args The call's arguments (a plain object).
- * @param options The workspace paths resolve against, and the match mode.
+ * @param workspace The workspace paths resolve against.
  * @returns `true` when the rule applies to this call.
  */
 export function specifierMatches(
   specifier: RuleSpecifier,
   tool: RoutedTool,
   args: Record<string, unknown>,
-  options: { workspace?: string; mode: MatchMode },
+  workspace: string | undefined,
 ): boolean {
-  const { mode } = options;
-  if (specifier.key !== undefined) {
-    if (!Object.hasOwn(args, specifier.key)) return false;
-    const value = args[specifier.key];
-    return specifier.valuePattern.test(typeof value === "string" ? value : JSON.stringify(value));
+  if (specifier.key !== undefined) return keyMatches(specifier, args);
+  const call = callItems(tool, args, workspace);
+  const test = (item: string) => itemMatches(specifier, call.kind, item, workspace);
+  return call.items.some(test) || (call.whole !== undefined && test(call.whole));
+}
+
+/**
+ * The allow rule that lets a call run: one without specifier, one whose `KEY=GLOB` matches, or
+ * (for the bare form) rules that together cover every command part, path or string argument.
+ *
+ * @param rules The allow rules about this tool, in order.
+ * @param tool The tool.
+ * @param args The call's arguments.
+ * @param workspace The workspace paths resolve against.
+ * @returns The first rule that took part, or `undefined` when the call is not allowed.
+ */
+export function allowingRule(
+  rules: readonly PolicyRule[],
+  tool: RoutedTool,
+  args: Record<string, unknown>,
+  workspace: string | undefined,
+): PolicyRule | undefined {
+  const bare: PolicyRule[] = [];
+  for (const rule of rules) {
+    const specifier = rule.specifier;
+    if (specifier === undefined) return rule;
+    if (specifier.key === undefined) bare.push(rule);
+    else if (keyMatches(specifier, args)) return rule;
   }
+  if (bare.length === 0) return undefined;
+  const call = callItems(tool, args, workspace);
+  if (call.opaque || call.items.length === 0) return undefined;
+  let first: PolicyRule | undefined;
+  for (const item of call.items) {
+    const rule = bare.find((rule) => itemMatches(rule.specifier!, call.kind, item, workspace));
+    if (rule === undefined) return undefined;
+    first ??= rule;
+  }
+  return first;
+}
+
+function keyMatches(specifier: RuleSpecifier, args: Record<string, unknown>): boolean {
+  if (!Object.hasOwn(args, specifier.key!)) return false;
+  const value = args[specifier.key!];
+  return specifier.valuePattern.test(typeof value === "string" ? value : JSON.stringify(value));
+}
+
+function callItems(
+  tool: RoutedTool,
+  args: Record<string, unknown>,
+  workspace: string | undefined,
+): CallItems {
   const builtin = tool.source === "builtin";
   if (builtin && tool.name === "bash") {
     const command = args.command;
-    if (typeof command !== "string") return false;
-    if (mode === "all" && SUBSTITUTION.test(command)) return false;
-    const parts = commandParts(command);
-    const test = (part: string) => specifier.commandPattern.test(part);
-    return mode === "all" ? parts.every(test) : parts.some(test) || test(squeeze(command));
+    if (typeof command !== "string") return { kind: "command", items: [] };
+    return {
+      kind: "command",
+      items: commandParts(command),
+      whole: squeeze(command),
+      opaque: SUBSTITUTION.test(command),
+    };
   }
   if (builtin && (tool.name === "read_file" || tool.name === "write_file")) {
     const path = args.path;
-    return typeof path === "string" && pathPattern(specifier, options.workspace).test(
-      resolveWorkspacePath(path, options.workspace),
-    );
+    return {
+      kind: "path",
+      items: typeof path === "string" ? [resolveWorkspacePath(path, workspace)] : [],
+    };
   }
   if (builtin && tool.name === "apply_patch") {
-    if (typeof args.patch !== "string") return false;
-    const paths = patchPaths(args.patch).map((path) =>
-      resolveWorkspacePath(path, options.workspace)
-    );
-    if (paths.length === 0) return false;
-    const pattern = pathPattern(specifier, options.workspace);
-    return mode === "all"
-      ? paths.every((p) => pattern.test(p))
-      : paths.some((p) => pattern.test(p));
+    const patch = typeof args.patch === "string" ? args.patch : "";
+    return {
+      kind: "path",
+      items: patchPaths(patch).map((path) => resolveWorkspacePath(path, workspace)),
+    };
   }
-  const strings = Object.values(args).filter((value) => typeof value === "string") as string[];
-  if (strings.length === 0) return false;
-  const test = (value: string) => specifier.valuePattern.test(value);
-  return mode === "all" ? strings.every(test) : strings.some(test);
+  return {
+    kind: "value",
+    items: Object.values(args).filter((value) => typeof value === "string") as string[],
+  };
+}
+
+function itemMatches(
+  specifier: RuleSpecifier,
+  kind: CallItems["kind"],
+  item: string,
+  workspace: string | undefined,
+): boolean {
+  if (kind === "command") return specifier.commandPattern.test(item);
+  if (kind === "path") return pathPattern(specifier, workspace).test(item);
+  return specifier.valuePattern.test(item);
 }
 
 /**
