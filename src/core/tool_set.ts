@@ -132,7 +132,7 @@ export class ToolSet {
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
     const tool = this.#policy === undefined ? undefined : this.#byName.get(name);
-    if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#runner(tool));
+    if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     return callTool(
       this.#byName.get(name),
       name,
@@ -221,10 +221,8 @@ export class ToolSet {
     }, options);
   }
 
-  #runner(tool: RoutedTool): RunTool {
-    return (args, options, settings) =>
-      callTool(tool, tool.name, args, options, settings, this.userId, () => this.names);
-  }
+  #run: RunTool = (tool, args, options, settings) =>
+    callTool(tool, tool.name, args, options, settings, this.userId, () => this.names);
 
   #settle(
     approvalOrId: PendingApproval | string,
@@ -242,7 +240,7 @@ export class ToolSet {
     return this.#policy.settle(approvalOrId, answer, {
       lookup: (name) => this.#byName.get(name),
       options,
-      run: (tool) => this.#runner(tool),
+      run: this.#run,
     });
   }
 }

@@ -31,6 +31,7 @@ export interface ApprovalSettings {
 
 /** Runs a tool through the router's catch boundary (`callTool`). */
 export type RunTool = (
+  tool: RoutedTool,
   args: unknown,
   options: CallOptions,
   settings: CallSettings,
@@ -72,25 +73,40 @@ export class PolicyGate {
    * @param run Runs the tool.
    * @returns The result.
    */
-  async call(
+  call(
     tool: RoutedTool,
     args: unknown,
     options: CallOptions & { approve?: ApprovalHandler },
     run: RunTool,
   ): Promise<ToolCallResult> {
-    const { engine, settings, userId } = this.init;
+    const { engine, settings } = this.init;
     let parsed: Record<string, unknown> | undefined;
     let decision: PolicyDecision;
     try {
       decision = engine.decide(tool, () => parsed = parseArguments(args, settings.argumentLimits));
     } catch (error) {
       if (!isToolError(error)) throw error;
-      return await run(args, options, settings); // reports the invalid arguments; runs nothing
+      return run(tool, args, options, settings); // reports the invalid arguments; runs nothing
     }
-    const fields = { decision: decision.action, rule: decision.rule };
     if (decision.action === "allow") {
-      return await run(parsed ?? args, options, withPolicyFields(settings, fields));
+      const allowed = settings.onEvent === undefined
+        ? settings
+        : withPolicyFields(settings, { decision: "allow", rule: decision.rule });
+      return run(tool, parsed ?? args, options, allowed);
     }
+    return this.#stop(tool, args, parsed, decision, options, run);
+  }
+
+  async #stop(
+    tool: RoutedTool,
+    args: unknown,
+    parsed: Record<string, unknown> | undefined,
+    decision: PolicyDecision,
+    options: CallOptions & { approve?: ApprovalHandler },
+    run: RunTool,
+  ): Promise<ToolCallResult> {
+    const { settings, userId } = this.init;
+    const fields = { decision: decision.action, rule: decision.rule };
     if (decision.action === "deny") {
       return stoppedResult(
         tool,
@@ -144,6 +160,7 @@ export class PolicyGate {
       ? undefined
       : Math.max(1, timeoutMs - (performance.now() - started));
     return await run(
+      tool,
       parsed,
       { ...options, timeoutMs: left },
       withPolicyFields(settings, { ...fields, approval: "approved" }),
@@ -164,7 +181,7 @@ export class PolicyGate {
     context: {
       lookup: (name: string) => RoutedTool | undefined;
       options: CallOptions;
-      run: (tool: RoutedTool) => RunTool;
+      run: RunTool;
     },
   ): Promise<ToolCallResult> {
     const approval = typeof approvalOrId === "string"

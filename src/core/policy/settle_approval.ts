@@ -23,7 +23,7 @@ export async function settleApproval(
   context: {
     lookup: (name: string) => RoutedTool | undefined;
     options: CallOptions;
-    run: (tool: RoutedTool) => RunTool;
+    run: RunTool;
   },
 ): Promise<ToolCallResult> {
   const { settings, userId, approvals } = init;
@@ -99,7 +99,8 @@ export async function settleApproval(
       fields: { ...fields, approval: "rejected" },
     });
   }
-  return await context.run(tool)(
+  return await context.run(
+    tool,
     approval.arguments,
     context.options,
     withPolicyFields(settings, { ...fields, approval: "approved" }),
