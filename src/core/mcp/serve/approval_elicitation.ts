@@ -39,7 +39,7 @@ export async function callWithElicitation(
     ...result,
     text: `Calling "${call.name}" requires approval${
       rule === undefined || rule === "default" ? "" : ` (policy rule ${JSON.stringify(rule)})`
-    } and this client cannot be asked: it did not declare elicitation. The call did not run`,
+    } and this client cannot be asked: it declared no elicitation on this connection (a stateless server never learns it). The call did not run`,
   };
 }
 

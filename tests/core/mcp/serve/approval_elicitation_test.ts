@@ -1,9 +1,10 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import { ToolSetServer } from "../../../../mod.ts";
+import { mcpHttpHandler, ToolSetServer } from "../../../../mod.ts";
 import {
   Client,
   ElicitRequestSchema,
   InMemoryTransport,
+  StreamableHTTPClientTransport,
 } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { EVERYTHING, policyRouter, ran } from "../../policy/_policy_fixture.ts";
 
@@ -98,3 +99,37 @@ Deno.test("serve: a client without elicitation gets an error saying it cannot be
   const denied = await session.client.callTool({ name: "delete_user", arguments: { id: "1" } });
   assertMatch(text(denied), /Unknown tool "delete_user"/);
 });
+
+for (const stateless of [false, true]) {
+  Deno.test(`serve over Streamable HTTP (${stateless ? "stateless" : "stateful"}) asks the calling client when it can`, async () => {
+    const router = policyRouter({ policy: POLICY });
+    const toolSet = await router.expose(EVERYTHING);
+    const handler = mcpHttpHandler({ tools: () => toolSet, stateless });
+    const transport = new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
+      fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
+    });
+    const client = new Client(
+      { name: "http", version: "1.0.0" },
+      { capabilities: { elicitation: {} } },
+    );
+    let asked = 0;
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked++;
+      return { action: "accept", content: { approve: true } };
+    });
+    await client.connect(transport);
+    ran.length = 0;
+    const result = await client.callTool({ name: "deploy", arguments: { env: "prod" } });
+    if (stateless) {
+      // Each stateless request meets a fresh server that never saw the client's capabilities.
+      assertMatch(text(result), /this client cannot be asked/);
+      assertEquals([asked, ran.length], [0, 0]);
+    } else {
+      assertEquals(text(result), "deploy ran");
+      assertEquals(asked, 1);
+      assertEquals(ran, [{ tool: "deploy", args: { env: "prod" } }]);
+    }
+    await client.close();
+    await handler.close();
+  });
+}
