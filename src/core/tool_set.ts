@@ -9,6 +9,7 @@ import {
 } from "./tool_formats.ts";
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
+import { policyGates } from "./policy/_gates.ts";
 import type { PendingApproval } from "./policy/policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 
@@ -34,8 +35,6 @@ export interface ToolSetInit {
   userId?: string;
   /** The router's call settings. */
   settings: CallSettings;
-  /** The policies of this request, when the router or the selection has one. */
-  policy?: PolicyGate;
 }
 
 /**
@@ -69,7 +68,7 @@ export class ToolSet {
     this.missing = init.missing;
     this.userId = init.userId;
     this.#settings = init.settings;
-    this.#policy = init.policy;
+    this.#policy = policyGates.get(init);
   }
 
   /** The tools for the model in the OpenAI function format, sorted by name. */

@@ -15,6 +15,7 @@ import type {
   PendingApproval,
 } from "./policy_types.ts";
 import { approvalIsGenuine } from "./settle_approval.ts";
+import { policyGates } from "./_gates.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -93,14 +94,15 @@ export function exposeWithPolicy(
     userId: selection.userId,
     settings: context.settings,
   });
-  return new ToolSet({
+  const init = {
     tools,
     shadowed: resolved.shadowed,
     missing,
     userId: selection.userId,
     settings: context.settings,
-    policy: gate,
-  });
+  };
+  policyGates.set(init, gate);
+  return new ToolSet(init);
 }
 
 /**
