@@ -25,8 +25,7 @@ export interface CallAllOptions extends CallOptions {
  * `RangeError` for a bad `concurrency`.
  *
  * @param calls The calls.
- * @param readOnly Whether a name is safe to run alongside others.
- * @param call Runs one call.
+ * @param run Whether a name is safe to run alongside others, and how to run one call.
  * @param options Options for every call, and the concurrency.
  * @returns One result per call, in order.
  */
