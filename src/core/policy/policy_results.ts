@@ -2,6 +2,7 @@ import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call.t
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
+import { patchPaths } from "./_workspace_path.ts";
 import type { ApprovalOutcome, PendingApproval, PolicyAction } from "./policy_types.ts";
 
 /** What a call event says about the policy. */
@@ -95,7 +96,9 @@ export function describeRule(decision: Pick<PolicyDecision, "rule" | "scope">): 
 export function summarizeArguments(tool: RoutedTool, args: Record<string, unknown>): string {
   let text: string;
   if (tool.source === "builtin" && typeof args.command === "string") text = args.command;
-  else if (tool.source === "builtin" && typeof args.path === "string") text = args.path;
+  else if (tool.source === "builtin" && typeof args.patch === "string") {
+    text = `patch of ${patchPaths(args.patch).join(", ") || "no file"}`;
+  } else if (tool.source === "builtin" && typeof args.path === "string") text = args.path;
   else text = JSON.stringify(args) ?? "{}";
   return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }

@@ -222,3 +222,28 @@ Deno.test("approve() on a tool set without any policy runs nothing", async () =>
   }, TypeError);
   assert(ran.length === 0);
 });
+
+Deno.test("five concurrent approvals of one call run it exactly once", async () => {
+  const { toolSet, approval } = await pending();
+  const results = await Promise.all(
+    Array.from(
+      { length: 5 },
+      (_, i) => i % 2 ? toolSet.approve(approval) : toolSet.approve(approval.id),
+    ),
+  );
+  assertEquals(results.filter((result) => !result.isError).length, 1);
+  assertEquals(
+    results.filter((result) => /already used|unknown to this tool set/.test(result.text)).length,
+    4,
+  );
+  assertEquals(ran.length, 1, "the call ran once");
+});
+
+Deno.test("the summary of an apply_patch ask lists the files it touches", async () => {
+  const router = policyRouter({ policy: { ask: ["apply_patch"] } });
+  const toolSet = await router.expose(EVERYTHING);
+  const patch =
+    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.ts\n*** End Patch";
+  const result = await toolSet.call("apply_patch", { patch });
+  assertEquals(result.approval?.summary, "patch of a.txt, src/b.ts");
+});
