@@ -177,6 +177,27 @@ export class ToolSet {
    * tool set issued (by id or object) or any approval of the router for this user; a changed,
    * expired or already used approval runs nothing and returns `permission_denied`.
    *
+   * @example Ask before a deploy, then approve it
+   * ```ts
+   * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const deploy = defineTool({
+   *   name: "deploy",
+   *   description: "Deploys",
+   *   input: z.object({ env: z.string() }),
+   *   run: ({ env }) => `deployed to ${env}`,
+   * });
+   * const router = new ToolRouter({ functions: [deploy], policy: { ask: ["deploy(env=prod)"] } });
+   * const tools = await router.expose({ functions: ["deploy"] });
+   * assertEquals(await tools.invoke("deploy", '{"env":"dev"}'), "deployed to dev");
+   * const asked = await tools.call("deploy", '{"env":"prod"}');
+   * assertEquals(asked.code, "approval_required");
+   * // Show asked.approval to a person (it is plain JSON); when they agree:
+   * assertEquals((await tools.approve(asked.approval!)).text, "deployed to prod");
+   * ```
+   *
    * @param approvalOrId The `approval` of an `approval_required` result, or its id.
    * @param options Signal, deadline and progress listener of the call.
    * @returns The call's result.
