@@ -119,7 +119,9 @@ export class ToolRouter implements AsyncDisposable {
     if (options.policy !== undefined) this.#policy = compilePolicy(options.policy, "router");
     checkPositive(options.approvalTtlMs, "approvalTtlMs");
     this.#approvalOptions = options;
-    if (options.approvalSecret !== undefined) this.#approvals = approvalSettings(options);
+    if (options.approvalSecret !== undefined || options.approve !== undefined) {
+      this.#approvals = approvalSettings(options);
+    }
   }
 
   /**

@@ -83,11 +83,21 @@ export async function settleApproval(
     }
   }
   const expireIn = Math.max(1, Date.parse(approval.expiresAt) - Date.now());
-  const claimed = await approvals.store.setIfAbsent(
-    ["approvals", "used", approval.id],
-    { tool: name, approved: answer.approved, at: new Date().toISOString() },
-    { expireIn },
-  );
+  let claimed: boolean;
+  try {
+    claimed = await approvals.store.setIfAbsent(
+      ["approvals", "used", approval.id],
+      { tool: name, approved: answer.approved, at: new Date().toISOString() },
+      { expireIn },
+    );
+  } catch (error) {
+    return refuse(
+      `The approval of the call to "${name}" could not be recorded as used (${
+        error instanceof Error ? error.message : String(error)
+      }); nothing ran. Try again`,
+      tool,
+    );
+  }
   if (!claimed) {
     return refuse(`The approval of the call to "${name}" was already used; nothing ran`, tool);
   }

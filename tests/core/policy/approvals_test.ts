@@ -247,3 +247,25 @@ Deno.test("the summary of an apply_patch ask lists the files it touches", async 
   const result = await toolSet.call("apply_patch", { patch });
   assertEquals(result.approval?.summary, "patch of a.txt, src/b.ts");
 });
+
+Deno.test("a store that fails while recording the use runs nothing and says so", async () => {
+  let attempts = 0;
+  const store = new MemoryStore();
+  store.setIfAbsent = () => {
+    attempts++;
+    return Promise.reject(new Error("store offline"));
+  };
+  const { toolSet, approval } = await pending({ store });
+  const result = await toolSet.approve(approval);
+  assertEquals(result.code, "permission_denied");
+  assertMatch(result.text, /could not be recorded as used \(store offline\)/);
+  assertEquals([attempts, ran.length], [1, 0]);
+});
+
+Deno.test("a router's approve option must be a function", () => {
+  assertThrows(
+    () => policyRouter({ approve: "yes" as unknown as () => boolean }),
+    TypeError,
+    '"approve" must be a function',
+  );
+});
