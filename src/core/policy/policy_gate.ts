@@ -4,7 +4,7 @@ import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call.ts"
 import { isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { ApprovalSigner } from "./approval_signer.ts";
-import { toolHash } from "./approval_signer.ts";
+import { issueApproval } from "./issue_approval.ts";
 import { waitForApproval } from "./approval_wait.ts";
 import type { PolicyDecision, PolicyEngine } from "./policy_engine.ts";
 import {
@@ -117,8 +117,13 @@ export class PolicyGate {
         { settings, userId, fields },
       );
     }
-    parsed ??= parseArguments(args, settings.argumentLimits);
-    const approval = await this.#pendingApproval(tool, parsed, decision.rule);
+    try {
+      parsed ??= parseArguments(args, settings.argumentLimits);
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      return await run(tool, args, options, settings); // reports the invalid arguments
+    }
+    const approval = await issueApproval(this.init, tool, parsed, decision.rule);
     const handler = options.approve ?? this.init.approvals.approve;
     if (handler === undefined) {
       this.#pending.set(approval.id, approval);
@@ -189,28 +194,5 @@ export class PolicyGate {
       : approvalOrId;
     if (typeof approval !== "string") this.#pending.delete(approval.id);
     return settleApproval(this.init, approval, answer, context);
-  }
-
-  async #pendingApproval(
-    tool: RoutedTool,
-    args: Record<string, unknown>,
-    rule: string,
-  ): Promise<PendingApproval> {
-    const now = Date.now();
-    const unsigned: Omit<PendingApproval, "signature"> = {
-      id: crypto.randomUUID(),
-      tool: tool.name,
-      arguments: args,
-      rule,
-      source: tool.source,
-      summary: summarizeArguments(tool, args),
-      requestedAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.init.approvals.ttlMs).toISOString(),
-      selection: this.init.selection,
-      toolHash: await toolHash(tool),
-    };
-    if (this.init.userId !== undefined) unsigned.userId = this.init.userId;
-    const plain = JSON.parse(JSON.stringify(unsigned)) as Omit<PendingApproval, "signature">;
-    return { ...plain, signature: await this.init.approvals.signer.sign(plain) };
   }
 }

@@ -269,3 +269,13 @@ Deno.test("a router's approve option must be a function", () => {
     '"approve" must be a function',
   );
 });
+
+Deno.test("an ask with arguments that are not JSON is invalid_arguments, not a pending approval", async () => {
+  const router = policyRouter({ policy: { ask: ["deploy"] } });
+  const toolSet = await router.expose(EVERYTHING);
+  ran.length = 0;
+  const result = await toolSet.call("deploy", "{oops");
+  assertEquals(result.code, "invalid_arguments");
+  assertEquals(result.approval, undefined);
+  assertEquals(ran, []);
+});
