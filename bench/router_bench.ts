@@ -94,15 +94,24 @@ const argPoliced = new ToolRouter({
   policy: { deny: [...rules.slice(0, 199), "forecast(city=Atlantis)"] },
 });
 const argPolicedSet = await argPoliced.expose({ functions: ["forecast"] });
-Deno.bench("(e) function tool, no policy", { group: "policy", baseline: true }, async () => {
+Deno.bench("(e) function tool, no policy", {
+  group: "policy",
+  baseline: true,
+  n: 200_000,
+  warmup: 20_000,
+}, async () => {
   await toolSet.invoke("forecast", argsText);
 });
-Deno.bench("(e) function tool through a 200-rule policy", { group: "policy" }, async () => {
+Deno.bench("(e) function tool through a 200-rule policy", {
+  group: "policy",
+  n: 200_000,
+  warmup: 20_000,
+}, async () => {
   await policedSet.invoke("forecast", argsText);
 });
 Deno.bench(
   "(e) function tool through a 200-rule policy with an argument rule about it",
-  { group: "policy" },
+  { group: "policy", n: 200_000, warmup: 20_000 },
   async () => {
     await argPolicedSet.invoke("forecast", argsText);
   },

@@ -93,6 +93,7 @@ interface ToolRules {
   ask: PolicyRule[];
   allow: PolicyRule[];
   fixed?: PolicyDecision;
+  fallback?: PolicyDecision;
 }
 
 /**
@@ -159,13 +160,21 @@ export class PolicyEngine {
     if (rules.fixed) return rules.fixed;
     const scope = rules.policy.scope;
     const workspace = this.#workspace;
-    const matches = (rule: PolicyRule) =>
-      rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace);
-    for (const rule of rules.deny) if (matches(rule)) return decision("deny", rule, scope);
-    for (const rule of rules.ask) if (matches(rule)) return decision("ask", rule, scope);
-    const allowed = allowingRule(rules.allow, tool, args, workspace);
-    if (allowed !== undefined) return decision("allow", allowed, scope);
-    return { action: rules.policy.default, rule: "default", scope };
+    for (const rule of rules.deny) {
+      if (rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace)) {
+        return decision("deny", rule, scope);
+      }
+    }
+    for (const rule of rules.ask) {
+      if (rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace)) {
+        return decision("ask", rule, scope);
+      }
+    }
+    if (rules.allow.length > 0) {
+      const allowed = allowingRule(rules.allow, tool, args, workspace);
+      if (allowed !== undefined) return decision("allow", allowed, scope);
+    }
+    return rules.fallback ??= { action: rules.policy.default, rule: "default", scope };
   }
 
   #rules(tool: RoutedTool): { rules: ToolRules[]; fixed?: PolicyDecision } {

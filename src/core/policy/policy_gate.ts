@@ -92,6 +92,7 @@ export class PolicyGate {
       const allowed = settings.onEvent === undefined
         ? settings
         : withPolicyFields(settings, { decision: "allow", rule: decision.rule });
+      // The tool runs with the very object the policy read, never a second parse of the text.
       return run(tool, parsed ?? args, options, allowed);
     }
     return this.#stop(tool, args, parsed, decision, options, run);
