@@ -104,3 +104,20 @@ export type {
   McpTransportFactory,
   McpTransportRequest,
 } from "./src/core/mcp/mcp_transport.ts";
+export type {
+  ApprovalAnswer,
+  ApprovalHandler,
+  ApprovalOutcome,
+  ApprovalRequest,
+  ApprovalSelection,
+  PendingApproval,
+  Policy,
+  PolicyAction,
+} from "./src/core/policy/policy_types.ts";
+export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
+export type {
+  KeyValueEntry,
+  KeyValueSetOptions,
+  KeyValueStore,
+} from "./src/core/store/key_value_store.ts";
+export { MemoryStore } from "./src/core/store/memory_store.ts";

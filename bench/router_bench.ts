@@ -72,3 +72,47 @@ Deno.bench("(d) expose 20 of 100 tools", { group: "expose", baseline: true }, as
 Deno.bench("(d) expose 20 of 10 000 tools", { group: "expose" }, async () => {
   await big.expose({ functions: names });
 });
+
+// (e) A call through a 200-rule policy against the same call with no policy (target: ≤ 1.2×).
+// 200 rules of every form, a few about the called tool; the rest name other tools.
+const rules = Array.from({ length: 200 }, (_, i) => {
+  const forms = [`tool_${i}`, `other_${i}_*`, `bash(cmd${i} *)`, `write_file(dir${i}/**)`];
+  return forms[i % forms.length];
+});
+const policed = new ToolRouter({
+  functions: [forecast],
+  policy: {
+    deny: rules.slice(0, 70),
+    ask: rules.slice(70, 130),
+    allow: [...rules.slice(130), "forecast"],
+    default: "deny",
+  },
+});
+const policedSet = await policed.expose({ functions: ["forecast"] });
+const argPoliced = new ToolRouter({
+  functions: [forecast],
+  policy: { deny: [...rules.slice(0, 199), "forecast(city=Atlantis)"] },
+});
+const argPolicedSet = await argPoliced.expose({ functions: ["forecast"] });
+Deno.bench("(e) function tool, no policy", {
+  group: "policy",
+  baseline: true,
+  n: 200_000,
+  warmup: 20_000,
+}, async () => {
+  await toolSet.invoke("forecast", argsText);
+});
+Deno.bench("(e) function tool through a 200-rule policy", {
+  group: "policy",
+  n: 200_000,
+  warmup: 20_000,
+}, async () => {
+  await policedSet.invoke("forecast", argsText);
+});
+Deno.bench(
+  "(e) function tool through a 200-rule policy with an argument rule about it",
+  { group: "policy", n: 200_000, warmup: 20_000 },
+  async () => {
+    await argPolicedSet.invoke("forecast", argsText);
+  },
+);

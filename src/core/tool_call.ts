@@ -2,6 +2,12 @@ import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { toResultText, truncateMiddle } from "./result_text.ts";
 import type { RoutedTool, SourceKind, ToolContext, ToolProgress } from "./tool_source.ts";
+import type {
+  ApprovalHandler,
+  ApprovalOutcome,
+  PendingApproval,
+  PolicyAction,
+} from "./policy/policy_types.ts";
 
 /** Options of one tool call. */
 export interface CallOptions {
@@ -11,6 +17,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Receives progress reports from tools that send them. */
   onProgress?: (progress: ToolProgress) => void;
+  /** Decides this call's asks, instead of the router's `approve` (serve's elicitation uses it). */
+  approve?: ApprovalHandler;
 }
 
 /** The result of one tool call, with its details. */
@@ -25,6 +33,10 @@ export interface ToolCallResult {
   source?: SourceKind;
   /** The tool name as called. */
   tool: string;
+  /** With `approval_required`: the call waiting for a person, for `approve` or `resume`. */
+  approval?: PendingApproval;
+  /** The call's id, in results of `ToolSet#callAll` whose call had one. */
+  id?: string;
 }
 
 /** The event the router emits once per call. */
@@ -43,6 +55,12 @@ export interface ToolCallEvent {
   isError: boolean;
   /** The error's code, when the call failed. */
   code?: ErrorCode;
+  /** With a policy: what it decided. */
+  decision?: PolicyAction;
+  /** With a policy: the rule that decided (`"default"` when none matched). */
+  rule?: string;
+  /** For asks: what became of the approval. */
+  approval?: ApprovalOutcome;
 }
 
 /** Settings the router passes to every call. */

@@ -8,6 +8,8 @@
  * - `aborted`: the caller's `AbortSignal` aborted the call.
  * - `tool_error`: the tool ran and failed.
  * - `upstream_unavailable`: a remote MCP server could not be reached or went away.
+ * - `approval_required`: a policy asks a person first and no approval handler is set; the
+ *   result carries a `PendingApproval` for `ToolSet#approve` or `ToolRouter#resume`.
  */
 export type ErrorCode =
   | "unknown_tool"
@@ -16,7 +18,8 @@ export type ErrorCode =
   | "timeout"
   | "aborted"
   | "tool_error"
-  | "upstream_unavailable";
+  | "upstream_unavailable"
+  | "approval_required";
 
 /** Every {@linkcode ErrorCode}, in a stable order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
@@ -27,6 +30,7 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
   "aborted",
   "tool_error",
   "upstream_unavailable",
+  "approval_required",
 ]);
 
 /**

@@ -8,6 +8,17 @@ import type { McpJsonSchemaValidator } from "./mcp/mcp_transport.ts";
 import { ToolSet } from "./tool_set.ts";
 import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source.ts";
 import { ToolRegistry } from "./tool_registry.ts";
+import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_call.ts";
+import type { KeyValueStore } from "./store/key_value_store.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalHandler,
+  PendingApproval,
+  Policy,
+} from "./policy/policy_types.ts";
+import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
+import type { ApprovalSettings } from "./policy/policy_gate.ts";
+import { approvalSettings, exposeWithPolicy, resumeApproval } from "./policy/router_policy.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {
@@ -32,6 +43,16 @@ export interface ToolRouterOptions {
    * generates code; on edge runtimes pass `cfWorkerJsonSchemaValidator()`.
    */
   jsonSchemaValidator?: McpJsonSchemaValidator;
+  /** Allow, ask and deny rules over every request's tools; see {@linkcode Policy}. */
+  policy?: Policy;
+  /** Decides asks while the call waits; without it a call returns `approval_required`. */
+  approve?: ApprovalHandler;
+  /** The secret that signs approvals (at least 16 bytes); random per router by default. */
+  approvalSecret?: string | Uint8Array;
+  /** How long a pending approval stays valid, in milliseconds. Default: 15 minutes. */
+  approvalTtlMs?: number;
+  /** Where used approval ids are kept, so each approval runs once. Default: in memory. */
+  store?: KeyValueStore;
 }
 
 /** Options of a host-side `ToolRouter#invoke`. */
@@ -72,6 +93,9 @@ export class ToolRouter implements AsyncDisposable {
   #builtins?: BuiltinSource;
   #settings: CallSettings;
   #jsonSchemaValidator?: McpJsonSchemaValidator;
+  #policy?: CompiledPolicy;
+  #approvalOptions: ToolRouterOptions;
+  #approvals?: ApprovalSettings;
 
   /**
    * Creates a router. Throws a `TypeError` when two tools of one source share a name.
@@ -92,6 +116,12 @@ export class ToolRouter implements AsyncDisposable {
       argumentLimits: options.argumentLimits,
       onEvent: options.onEvent,
     };
+    if (options.policy !== undefined) this.#policy = compilePolicy(options.policy, "router");
+    checkPositive(options.approvalTtlMs, "approvalTtlMs");
+    this.#approvalOptions = options;
+    if (options.approvalSecret !== undefined || options.approve !== undefined) {
+      this.#approvals = approvalSettings(options);
+    }
   }
 
   /**
@@ -146,7 +176,41 @@ export class ToolRouter implements AsyncDisposable {
       this.#builtins,
       this.#gateway,
     );
-    return new ToolSet({ ...resolved, userId: selection.userId, settings: this.#settings });
+    if (this.#policy === undefined && selection.policy === undefined) {
+      return new ToolSet({ ...resolved, userId: selection.userId, settings: this.#settings });
+    }
+    return exposeWithPolicy(resolved, selection, {
+      router: this.#policy,
+      approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      settings: this.#settings,
+      workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
+    });
+  }
+
+  /**
+   * Settles an approval in a later process (or another instance): checks it, rebuilds the tool
+   * set of its request from the plain data it carries, and runs the call when approved, or
+   * returns the rejection for the model. The router must share the secret (`approvalSecret`)
+   * and, across processes, the `store` of the router that issued it. A changed, expired or
+   * already used approval runs nothing and returns `permission_denied`.
+   *
+   * @param approval The `approval` of an `approval_required` result.
+   * @param answer The person's decision, and the call's signal, deadline and progress listener.
+   * @returns The call's result, or the text for the model.
+   */
+  resume(
+    approval: PendingApproval,
+    answer: ApprovalAnswer & PolicyCallOptions,
+  ): Promise<ToolCallResult> {
+    if (answer === null || typeof answer !== "object" || typeof answer.approved !== "boolean") {
+      throw new TypeError(
+        "Cannot resume the approval: pass { approved: true } or { approved: false, reason }",
+      );
+    }
+    return resumeApproval(approval, answer, {
+      approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      expose: (selection) => this.expose(selection),
+    });
   }
 
   /**

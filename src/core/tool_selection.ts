@@ -9,6 +9,7 @@ import {
   SOURCE_PRIORITY,
   type SourceKind,
 } from "./tool_source.ts";
+import type { Policy } from "./policy/policy_types.ts";
 
 /** What one request may use: only what is named here is exposed. */
 export interface ToolSelection {
@@ -26,6 +27,8 @@ export interface ToolSelection {
   context?: BuiltinContext;
   /** Aborts connecting to remote servers. */
   signal?: AbortSignal;
+  /** This request's policy; it applies together with the router's (the stricter wins). */
+  policy?: Policy;
 }
 
 /** The tools of a selection after priority is applied. */

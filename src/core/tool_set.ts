@@ -8,6 +8,10 @@ import {
   toOpenAITool,
 } from "./tool_formats.ts";
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
+import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
+import { policyGates } from "./policy/_gates.ts";
+import type { PendingApproval } from "./policy/policy_types.ts";
+import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
@@ -50,6 +54,7 @@ export class ToolSet {
   #settings: CallSettings;
   #names?: readonly string[];
   #openai?: OpenAITool[];
+  #policy?: PolicyGate;
 
   /**
    * Builds a tool set. Hosts use `ToolRouter#expose` instead.
@@ -63,6 +68,7 @@ export class ToolSet {
     this.missing = init.missing;
     this.userId = init.userId;
     this.#settings = init.settings;
+    this.#policy = policyGates.get(init);
   }
 
   /** The tools for the model in the OpenAI function format, sorted by name. */
@@ -124,6 +130,8 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
+    const tool = this.#policy === undefined ? undefined : this.#byName.get(name);
+    if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     return callTool(
       this.#byName.get(name),
       name,
@@ -162,5 +170,97 @@ export class ToolSet {
    */
   async invoke(name: string, args?: unknown, options: CallOptions = {}): Promise<string> {
     return (await this.call(name, args, options)).text;
+  }
+
+  /**
+   * Runs a call a policy asked about, once a person approved it. The approval must be one this
+   * tool set issued (by id or object) or any approval of the router for this user; a changed,
+   * expired or already used approval runs nothing and returns `permission_denied`.
+   *
+   * @example Ask before a deploy, then approve it
+   * ```ts
+   * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const deploy = defineTool({
+   *   name: "deploy",
+   *   description: "Deploys",
+   *   input: z.object({ env: z.string() }),
+   *   run: ({ env }) => `deployed to ${env}`,
+   * });
+   * const router = new ToolRouter({ functions: [deploy], policy: { ask: ["deploy(env=prod)"] } });
+   * const tools = await router.expose({ functions: ["deploy"] });
+   * assertEquals(await tools.invoke("deploy", '{"env":"dev"}'), "deployed to dev");
+   * const asked = await tools.call("deploy", '{"env":"prod"}');
+   * assertEquals(asked.code, "approval_required");
+   * // Show asked.approval to a person (it is plain JSON); when they agree:
+   * assertEquals((await tools.approve(asked.approval!)).text, "deployed to prod");
+   * ```
+   *
+   * @param approvalOrId The `approval` of an `approval_required` result, or its id.
+   * @param options Signal, deadline and progress listener of the call.
+   * @returns The call's result.
+   */
+  approve(
+    approvalOrId: PendingApproval | string,
+    options: CallOptions = {},
+  ): Promise<ToolCallResult> {
+    return this.#settle(approvalOrId, { approved: true }, options);
+  }
+
+  /**
+   * Declines a call a policy asked about: nothing runs, and the text tells the model the user
+   * declined, with the reason (code `permission_denied`). The approval is used up.
+   *
+   * @param approvalOrId The `approval` of an `approval_required` result, or its id.
+   * @param reason Why, in the user's words.
+   * @returns The result for the model.
+   */
+  reject(approvalOrId: PendingApproval | string, reason?: string): Promise<ToolCallResult> {
+    return this.#settle(approvalOrId, { approved: false, reason }, {});
+  }
+
+  /**
+   * Runs a model's parallel tool calls, results in the calls' order. Consecutive read-only
+   * calls (tools annotated `readOnlyHint: true`, such as `read_file`) run together, at most
+   * `concurrency` (8) at once; any other call waits for everything before it and runs alone.
+   *
+   * @param calls The calls, with the model's ids.
+   * @param options Options for every call, and the concurrency.
+   * @returns One result per call, in order, each with its call's `id`.
+   */
+  callAll(calls: readonly BatchCall[], options: CallAllOptions = {}): Promise<ToolCallResult[]> {
+    const { concurrency: _, ...callOptions } = options;
+    return callAll(calls, {
+      readOnly: (name) => {
+        const tool = this.#byName.get(name);
+        return tool === undefined || tool.annotations?.readOnlyHint === true;
+      },
+      call: (call) => this.call(call.name, call.arguments, callOptions),
+    }, options);
+  }
+
+  #run: RunTool = (tool, args, options, settings) =>
+    callTool(tool, tool.name, args, options, settings, this.userId, () => this.names);
+
+  #settle(
+    approvalOrId: PendingApproval | string,
+    answer: { approved: boolean; reason?: string },
+    options: CallOptions,
+  ): Promise<ToolCallResult> {
+    if (this.#policy === undefined) {
+      return Promise.resolve({
+        text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
+        isError: true,
+        code: "permission_denied",
+        tool: typeof approvalOrId === "object" ? String(approvalOrId?.tool) : "",
+      });
+    }
+    return this.#policy.settle(approvalOrId, answer, {
+      lookup: (name) => this.#byName.get(name),
+      options,
+      run: this.#run,
+    });
   }
 }

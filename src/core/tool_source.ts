@@ -110,6 +110,8 @@ export interface SourceResolution {
 export interface BuiltinSource {
   /** The names of the built-in tools this source offers. */
   readonly names: readonly string[];
+  /** The default context (its workspace is where policy path rules resolve). */
+  readonly context?: { readonly workspace: string };
   /** Resolves the named tools, bound to the context of this request (or the default one). */
   resolve(names: readonly string[], context?: BuiltinContext): SourceResolution;
   /** Stops everything the source started (background processes). */

@@ -12,7 +12,7 @@ Deno.test("ToolError carries its code and message and is an Error", () => {
   assertEquals(error instanceof Error, true);
 });
 
-Deno.test("ERROR_CODES lists the seven codes", () => {
+Deno.test("ERROR_CODES lists the eight codes", () => {
   assertEquals(ERROR_CODES, [
     "unknown_tool",
     "invalid_arguments",
@@ -21,6 +21,7 @@ Deno.test("ERROR_CODES lists the seven codes", () => {
     "aborted",
     "tool_error",
     "upstream_unavailable",
+    "approval_required",
   ]);
 });
 

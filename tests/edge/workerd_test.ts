@@ -25,8 +25,11 @@ import { codeOfInputs } from "./_source_map.ts";
 const BUNDLE_BUDGET_BYTES = 170 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
-/** Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. */
-const OWN_CODE_CEILING_BYTES = 20 * 1024;
+/**
+ * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. Raised from
+ * 20 KB with policies and approvals (issue 14), which the core bundles into every worker (~6 KB).
+ */
+const OWN_CODE_CEILING_BYTES = 26 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
@@ -183,6 +186,30 @@ Deno.test("workerd forbids code generation: the SDK's default validator fails wh
     assertEquals(await get("/mounted?validator=cfworker"), {
       names: ["local_forecast"],
       result: '{"city":"Oslo","celsius":3,"sky":"snow"}',
+    });
+  } finally {
+    await workerd.dispose();
+    await remote.close();
+  }
+});
+
+Deno.test("policies, signed approvals, resume and callAll work in workerd", async () => {
+  const { path } = await bundle("tests/edge/_policy_worker.ts", "dist/policy_worker.js");
+  const remote = await startMcpTestServer({ tools: forecastTools });
+  const workerd = startWorkerd(path, remote);
+  try {
+    const answer = await (await fetch(await workerd.ready)).json();
+    assertEquals(answer, {
+      names: ["read_notes", "write_note"],
+      missing: ["drop_notes"],
+      codes: [
+        "permission_denied",
+        "approval_required",
+        "permission_denied",
+        "written",
+        "permission_denied",
+      ],
+      batch: [["1", "a"], ["2", "unknown_tool"]],
     });
   } finally {
     await workerd.dispose();

@@ -29,6 +29,7 @@ export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 export {
   CallToolRequestSchema,
   ElicitRequestSchema,
+  ElicitResultSchema,
   ErrorCode as McpErrorCode,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,

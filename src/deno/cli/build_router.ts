@@ -9,6 +9,7 @@ import { loadModules } from "./load_modules.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -32,6 +33,8 @@ export interface BuildRouterOptions {
   progressIntervalMs?: number;
   /** Receives the gateway's connection events (connected, failed, tools changed, …). */
   onGatewayEvent?: (event: McpGatewayEvent) => void;
+  /** Decides the policy's asks (`toolroute call` on a terminal). */
+  approve?: ApprovalHandler;
 }
 
 /**
@@ -69,6 +72,8 @@ export async function buildRouter(
     onEvent: options.onEvent,
     timeoutMs: config.callTimeoutMs,
     maxResultChars: config.maxResultChars,
+    policy: config.policy,
+    approve: options.approve,
   });
   const expose = config.expose;
   const close = () => router.close();

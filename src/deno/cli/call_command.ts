@@ -1,6 +1,7 @@
 import { buildRouter, checkUser } from "./build_router.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
+import { terminalApprover } from "./terminal_approval.ts";
 
 /**
  * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
@@ -34,13 +35,21 @@ export async function callCommand(
   }
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
-  await using served = await buildRouter(config);
+  const approve = io.ask === undefined ? undefined : terminalApprover(io.ask);
+  await using served = await buildRouter(config, { approve });
   const toolSet = await served.expose(userId);
   const result = await toolSet.call(name, args, {
     timeoutMs,
     onProgress: (progress) =>
       io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
   });
+  if (result.code === "approval_required") {
+    io.err(
+      `toolroute: refusing to call "${name}": the policy asks for approval (rule ${
+        JSON.stringify(result.approval?.rule)
+      }) and stdin is not a terminal, so nobody can be asked; run it on a terminal or allow it in the config's policy`,
+    );
+  }
   io.out(result.text);
   return result.isError ? 1 : 0;
 }

@@ -3,16 +3,22 @@ import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.t
 
 /**
  * Formats one call as the single stderr line `serve` logs:
- * `toolroute: call read_file builtin user=alice 3 ms ok`.
+ * `toolroute: call read_file builtin user=alice 3 ms ok`, and under a policy its decision:
+ * `… ok policy=ask/approved rule="write_file(src/**)"`.
  *
  * @param event The router's call event.
  * @returns The line, without a newline.
  */
 export function formatCallLog(event: ToolCallEvent): string {
   const outcome = event.isError ? `error ${event.code ?? "tool_error"}` : "ok";
+  const policy = event.decision === undefined
+    ? ""
+    : ` policy=${event.decision}${event.approval ? `/${event.approval}` : ""} rule=${
+      JSON.stringify(event.rule ?? "default")
+    }`;
   return `toolroute: call ${event.tool} ${event.source ?? "-"} user=${event.userId ?? "-"} ${
     Math.round(event.durationMs)
-  } ms ${outcome}`;
+  } ms ${outcome}${policy}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { loadConfig, type LoadConfigOptions } from "./load_config.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { terminalAsker } from "./terminal_approval.ts";
 
 /** Where the CLI writes: injectable so tests capture output. */
 export interface CliIo {
@@ -7,6 +8,8 @@ export interface CliIo {
   out(line: string): void;
   /** Writes a line of logs or errors. */
   err(line: string): void;
+  /** Asks a person a question and returns the answer line; absent when nobody can be asked. */
+  ask?: (question: string) => Promise<string | null>;
 }
 
 const encoder = new TextEncoder();
@@ -15,6 +18,7 @@ const encoder = new TextEncoder();
 export const DENO_IO: CliIo = Object.freeze({
   out: (line: string) => void Deno.stdout.writeSync(encoder.encode(line + "\n")),
   err: (line: string) => void Deno.stderr.writeSync(encoder.encode(line + "\n")),
+  ask: terminalAsker(),
 });
 
 /** The config file used when `--config` is not given and the file exists. */

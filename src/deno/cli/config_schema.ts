@@ -51,6 +51,19 @@ const httpSchema = z.strictObject({
   stateless: z.boolean().optional().describe("Serve without sessions"),
 });
 
+const ruleList = (what: string) =>
+  z.array(nonEmpty).optional().describe(
+    `Rules that ${what}: NAME or NAME(SPECIFIER), such as "bash(git status*)", "delete_*", "write_file(src/**)", "source:global_mcp" or "server:github"`,
+  );
+
+const policySchema = z.strictObject({
+  allow: ruleList("let a call run"),
+  ask: ruleList("make a call wait for a person's approval"),
+  deny: ruleList("refuse a call (a rule without specifier also hides the tool)"),
+  default: z.enum(["allow", "ask", "deny"]).optional()
+    .describe('What applies when no rule matches; default "allow"'),
+}).describe("Allow, ask and deny rules over the served tools: deny first, then ask, then allow");
+
 /** The zod schema of `toolroute.json`: unknown keys anywhere are errors. */
 export const toolrouteConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
@@ -74,6 +87,7 @@ export const toolrouteConfigSchema = z.strictObject({
     .optional()
     .describe("Per-user servers, keyed by the environment variable that holds the user's token"),
   http: httpSchema.optional().describe("Settings of serve --http"),
+  policy: policySchema.optional(),
 }).describe("toolroute configuration");
 
 /** A config as the file holds it, after validation. */

@@ -8,6 +8,7 @@ import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema
 import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import { compilePolicy } from "../../core/policy/policy_engine.ts";
 
 /** Options of {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
@@ -143,6 +144,13 @@ export function resolveConfig(
     }
     ids.set(user.id, user.tokenVariable);
   }
+  if (file.policy !== undefined) {
+    try {
+      compilePolicy(file.policy, "router");
+    } catch (error) {
+      problems.push(`${source}, policy: ${(error as Error).message}`);
+    }
+  }
   if (problems.length > 0) throw new UsageError(problems.join("\n"));
   return {
     ...(path === undefined ? {} : { path }),
@@ -154,6 +162,7 @@ export function resolveConfig(
     ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
     http: file.http ?? {},
+    ...(file.policy === undefined ? {} : { policy: file.policy }),
     variables: [...variables].sort(),
   };
 }

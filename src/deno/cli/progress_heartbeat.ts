@@ -12,6 +12,7 @@ import type { BuiltinContext, BuiltinSource, RoutedTool } from "../../core/tool_
 export function withBashProgress(source: BuiltinSource, intervalMs = 1000): BuiltinSource {
   return {
     names: source.names,
+    context: source.context,
     resolve(names: readonly string[], context?: BuiltinContext) {
       const resolved = source.resolve(names, context);
       return {

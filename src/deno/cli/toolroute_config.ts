@@ -1,5 +1,6 @@
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import type { Policy } from "../../core/policy/policy_types.ts";
 
 /** What the served tool set contains; an absent list means "everything of that kind". */
 export interface ExposeConfig {
@@ -43,6 +44,8 @@ export interface ToolrouteConfig {
   maxResultChars?: number;
   /** Settings of `serve --http`. */
   http: { allowedHosts?: string[]; allowedOrigins?: string[]; stateless?: boolean };
+  /** Allow, ask and deny rules over the served tools. */
+  policy?: Policy;
   /** Names of the environment variables the file reads (`${VAR}` and token variables). */
   variables: string[];
 }

@@ -4,6 +4,8 @@ import { buildRouter, checkUser, describeMissing } from "../../../src/deno/cli/b
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
+import { ToolSetServer } from "../../../mod.ts";
+import { Client, ElicitRequestSchema, InMemoryTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 
 function config(workspace: string, overrides: Partial<ToolrouteConfig> = {}): ToolrouteConfig {
   return {
@@ -146,4 +148,34 @@ Deno.test("describeMissing() writes one line per missing name with its selection
     'not exposed: functions "now": no such function',
   ]);
   assertStringIncludes(lines[0], "github");
+});
+
+Deno.test("buildRouter() applies the config's policy; served, an ask becomes the client's elicitation", async () => {
+  await using ws = await tempWorkspace();
+  await using served = await buildRouter(config(ws.path, {
+    policy: { deny: ["apply_patch", "read_file(.env)"], ask: ["write_file"] },
+  }));
+  const toolSet = await served.expose();
+  assertEquals(toolSet.names, ["read_file", "write_file"]);
+  assertStringIncludes(describeMissing(toolSet.missing).join("\n"), "policy");
+  assertEquals((await toolSet.call("read_file", { path: ".env" })).code, "permission_denied");
+  const server = new ToolSetServer((request) => served.expose(undefined, request.signal));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "t", version: "1" }, { capabilities: { elicitation: {} } });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, (request: { params: { message: string } }) => {
+    asked.push(request.params.message);
+    return { action: "accept", content: { approve: true } };
+  });
+  await client.connect(clientSide);
+  const result = await client.callTool({
+    name: "write_file",
+    arguments: { path: "note.txt", content: "approved\n" },
+  });
+  assertEquals(result.isError, undefined);
+  assertStringIncludes(asked[0], 'Allow the tool "write_file" to run?\nnote.txt');
+  assertEquals(await Deno.readTextFile(`${ws.path}/note.txt`), "approved\n");
+  await client.close();
+  await server.close();
 });

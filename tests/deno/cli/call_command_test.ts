@@ -110,3 +110,59 @@ Deno.test("callCommand() --user of an unknown user throws a UsageError naming th
     `Unknown user "mallory"; the config's users are: "alice"`,
   );
 });
+
+async function policyFixture(policy: Record<string, unknown>) {
+  const fixture = await makeFixture({ modules: ["tools.ts"], policy });
+  await Deno.writeTextFile(`${fixture.dir}/tools.ts`, MODULE);
+  return fixture;
+}
+
+Deno.test("callCommand() under a policy: a denied call runs nothing and names the rule", async () => {
+  await using fixture = await policyFixture({ deny: ["hello(name=Eve)", "steps"] });
+  const { out, io } = capture();
+  assertEquals(await callCommand({ config: fixture.config }, ["hello", '{"name":"Eve"}'], io), 1);
+  assertMatch(out[0], /denied by policy rule "hello\(name=Eve\)"/);
+  assertEquals(await callCommand({ config: fixture.config }, ["steps"], io), 1);
+  assertMatch(out[1], /Unknown tool "steps"/);
+  assertEquals(await callCommand({ config: fixture.config }, ["hello"], io), 0);
+});
+
+Deno.test("callCommand() refuses an ask when nobody can be asked (stdin not a terminal)", async () => {
+  await using fixture = await policyFixture({ ask: ["hello"] });
+  const { out, err, io } = capture();
+  assertEquals(await callCommand({ config: fixture.config }, ["hello"], io), 1);
+  assertMatch(err.join("\n"), /refusing to call "hello".*stdin is not a terminal/);
+  assertMatch(out[0], /needs a person's approval/);
+});
+
+Deno.test("callCommand() asks on the terminal: yes runs the call, no declines with the reason", async () => {
+  await using fixture = await policyFixture({ ask: ["hello"] });
+  const questions: string[] = [];
+  const answers = ["y", "n not today"];
+  const { out, io } = capture();
+  const asking = {
+    ...io,
+    ask: (question: string) => {
+      questions.push(question);
+      return Promise.resolve(answers.shift() ?? null);
+    },
+  };
+  assertEquals(
+    await callCommand({ config: fixture.config }, ["hello", '{"name":"Ada"}'], asking),
+    0,
+  );
+  assertEquals(out[0], "hello Ada");
+  assertMatch(questions[0], /allow hello \(\{"name":"Ada"\}\)\? asked by rule hello \[y\/N\]/);
+  assertEquals(await callCommand({ config: fixture.config }, ["hello"], asking), 1);
+  assertMatch(out[1], /declined the call to "hello": not today/);
+});
+
+Deno.test("callCommand() rejects a config whose policy has a malformed rule, naming it", async () => {
+  await using fixture = await policyFixture({ deny: ["hello("] });
+  const { io } = capture();
+  await assertRejects(
+    () => callCommand({ config: fixture.config }, ["hello"], io),
+    UsageError,
+    '"hello(" in "deny"',
+  );
+});

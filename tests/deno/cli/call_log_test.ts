@@ -44,3 +44,30 @@ Deno.test("formatGatewayLog() names the server, its user and what happened", () 
     'toolroute: mcp server "mail" closed (idle)',
   );
 });
+
+Deno.test("formatCallLog() adds the policy's decision, the approval's outcome and the rule", () => {
+  assertEquals(
+    formatCallLog({
+      type: "call",
+      tool: "write_file",
+      source: "builtin",
+      durationMs: 2,
+      isError: false,
+      decision: "ask",
+      rule: "write_file(src/**)",
+      approval: "approved",
+    }),
+    'toolroute: call write_file builtin user=- 2 ms ok policy=ask/approved rule="write_file(src/**)"',
+  );
+  assertEquals(
+    formatCallLog({
+      type: "call",
+      tool: "echo",
+      durationMs: 0,
+      isError: false,
+      decision: "allow",
+      rule: "default",
+    }),
+    'toolroute: call echo - user=- 0 ms ok policy=allow rule="default"',
+  );
+});

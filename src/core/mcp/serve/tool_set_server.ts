@@ -8,6 +8,11 @@ import {
   Server,
   type Transport,
 } from "../mcp_sdk.ts";
+import {
+  callWithElicitation,
+  type ElicitationCapability,
+  type ElicitingExtra,
+} from "./approval_elicitation.ts";
 
 /** Who is asking, for one MCP request a {@linkcode ToolSetServer} answers. */
 export interface ToolSetRequest {
@@ -116,10 +121,17 @@ export class ToolSetServer implements AsyncDisposable {
       } catch (error) {
         return errorResult((error as Error).message);
       }
-      const result = await toolSet.call(name, args ?? {}, {
-        signal: extra.signal,
-        timeoutMs: this.#options.timeoutMs,
-        onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+      const result = await callWithElicitation(toolSet, {
+        name,
+        args: args ?? {},
+        options: {
+          signal: extra.signal,
+          timeoutMs: this.#options.timeoutMs,
+          onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+        },
+      }, {
+        capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
+        extra: extra as unknown as ElicitingExtra,
       });
       if (result.isError) return errorResult(result.text);
       const out: Record<string, unknown> = { content: [{ type: "text", text: result.text }] };

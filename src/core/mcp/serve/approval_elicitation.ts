@@ -1,0 +1,101 @@
+import type { CallOptions, ToolCallResult } from "../../tool_call.ts";
+import type { ToolSet } from "../../tool_set.ts";
+import type { ApprovalAnswer, ApprovalHandler } from "../../policy/policy_types.ts";
+import { ElicitResultSchema } from "../mcp_sdk.ts";
+
+/** What the SDK hands a request handler, as far as asking the client goes. */
+export interface ElicitingExtra {
+  /** Sends a request to the client, related to the current request. */
+  sendRequest: (
+    request: { method: string; params: Record<string, unknown> },
+    resultSchema: typeof ElicitResultSchema,
+    options?: { signal?: AbortSignal },
+  ) => Promise<{ action: string; content?: Record<string, unknown> }>;
+}
+
+/** The client's elicitation capability, as it declared it at initialisation. */
+export type ElicitationCapability = { form?: unknown; url?: unknown } | undefined;
+
+/**
+ * Calls a tool for an MCP client: a policy's ask becomes a form-mode elicitation to the client
+ * that made the call (when it declared elicitation); otherwise an ask ends in an error result
+ * saying approval is required and this client cannot be asked.
+ *
+ * @param toolSet The request's tool set.
+ * @param call The tool, its arguments and the call's options.
+ * @param client The client's elicitation capability and the request's `extra`.
+ * @returns The result.
+ */
+export async function callWithElicitation(
+  toolSet: ToolSet,
+  call: { name: string; args: unknown; options: CallOptions },
+  client: { capability: ElicitationCapability; extra: ElicitingExtra },
+): Promise<ToolCallResult> {
+  const approve = elicitationApprover(client.capability, client.extra);
+  const result = await toolSet.call(call.name, call.args, { ...call.options, approve });
+  if (result.code !== "approval_required") return result;
+  const rule = result.approval?.rule;
+  return {
+    ...result,
+    text: `Calling "${call.name}" requires approval${
+      rule === undefined || rule === "default" ? "" : ` (policy rule ${JSON.stringify(rule)})`
+    } and this client cannot be asked: it declared no elicitation on this connection (a stateless server never learns it). The call did not run`,
+  };
+}
+
+/**
+ * An approval handler that asks the client through `elicitation/create` (form mode: approve or
+ * decline, and an optional reason), or `undefined` when the client cannot be asked.
+ *
+ * @param capability The client's elicitation capability.
+ * @param extra The request's `extra`.
+ * @returns The handler, or `undefined`.
+ */
+export function elicitationApprover(
+  capability: ElicitationCapability,
+  extra: ElicitingExtra,
+): ApprovalHandler | undefined {
+  if (capability === undefined || capability === null) return undefined;
+  const form = capability.form !== undefined;
+  // An empty capability means form mode (the 2025-06-18 protocol); url-only clients cannot answer.
+  if (!form && capability.url !== undefined) return undefined;
+  return async (request): Promise<ApprovalAnswer> => {
+    const params: Record<string, unknown> = {
+      message: `Allow the tool "${request.tool}" to run?\n${request.summary}\n(asked by ${
+        request.rule === "default" ? "the policy's default" : `the rule ${request.rule}`
+      })`,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          approve: {
+            type: "boolean",
+            title: `Run ${request.tool}`,
+            description: `Arguments: ${request.summary}`,
+            default: false,
+          },
+          reason: { type: "string", title: "Reason (optional)" },
+        },
+        required: ["approve"],
+      },
+    };
+    if (form) params.mode = "form";
+    const answer = await extra.sendRequest(
+      { method: "elicitation/create", params },
+      ElicitResultSchema,
+      { signal: request.signal },
+    );
+    const reason = typeof answer.content?.reason === "string" && answer.content.reason !== ""
+      ? answer.content.reason
+      : undefined;
+    if (answer.action === "accept") {
+      return answer.content?.approve === true
+        ? { approved: true }
+        : { approved: false, reason: reason ?? "the user did not approve it" };
+    }
+    return {
+      approved: false,
+      reason: reason ??
+        (answer.action === "decline" ? "the user declined" : "the user dismissed the question"),
+    };
+  };
+}

@@ -1,0 +1,124 @@
+import type { RoutedTool } from "../tool_source.ts";
+import type { PendingApproval } from "./policy_types.ts";
+
+const encoder = new TextEncoder();
+const toolHashes = new WeakMap<RoutedTool, Promise<string>>();
+
+/**
+ * Signs and checks pending approvals with HMAC-SHA-256 (WebCrypto), over a canonical JSON
+ * encoding of every field but the signature.
+ */
+export class ApprovalSigner {
+  #secret: Uint8Array<ArrayBuffer>;
+  #key?: Promise<CryptoKey>;
+
+  /**
+   * Throws a `TypeError` when the secret is shorter than 16 bytes.
+   *
+   * @param secret The router's secret; random per signer by default.
+   */
+  constructor(secret?: string | Uint8Array) {
+    if (secret === undefined) {
+      this.#secret = crypto.getRandomValues(new Uint8Array(32));
+      return;
+    }
+    const bytes = typeof secret === "string" ? encoder.encode(secret) : secret;
+    if (!(bytes instanceof Uint8Array) || bytes.length < 16) {
+      throw new TypeError(
+        'Cannot create router: "approvalSecret" must be a string or bytes of at least 16 bytes',
+      );
+    }
+    this.#secret = new Uint8Array(bytes);
+  }
+
+  /**
+   * Signs an approval.
+   *
+   * @param approval Every field but the signature.
+   * @returns The signature, base64url.
+   */
+  async sign(approval: Omit<PendingApproval, "signature">): Promise<string> {
+    const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), signedBytes(approval));
+    return base64url(new Uint8Array(mac));
+  }
+
+  /**
+   * Checks an approval's signature in constant time.
+   *
+   * @param approval The approval as it came back.
+   * @returns `true` when no field changed since it was signed.
+   */
+  async verify(approval: PendingApproval): Promise<boolean> {
+    const mac = fromBase64url(approval.signature);
+    if (mac === undefined) return false;
+    const { signature: _, ...rest } = approval;
+    return await crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, signedBytes(rest));
+  }
+
+  #cryptoKey(): Promise<CryptoKey> {
+    return this.#key ??= crypto.subtle.importKey(
+      "raw",
+      this.#secret,
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+  }
+}
+
+/**
+ * SHA-256 of what defines a tool for an approval: name, source, origin, description and input
+ * schema. A tool that changes between the ask and the approval no longer matches.
+ *
+ * @param tool The tool.
+ * @returns The hash, base64url.
+ */
+export function toolHash(tool: RoutedTool): Promise<string> {
+  let hash = toolHashes.get(tool);
+  if (hash === undefined) {
+    const definition = canonicalJson({
+      name: tool.name,
+      source: tool.source,
+      origin: tool.origin,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    });
+    hash = crypto.subtle.digest("SHA-256", encoder.encode(definition)).then((digest) =>
+      base64url(new Uint8Array(digest))
+    );
+    toolHashes.set(tool, hash);
+  }
+  return hash;
+}
+
+/**
+ * JSON with object keys sorted at every level, so equal data always encodes the same.
+ *
+ * @param value Plain JSON data.
+ * @returns The canonical encoding.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.keys(value).sort().flatMap((key) => {
+    const item = (value as Record<string, unknown>)[key];
+    return item === undefined ? [] : [`${JSON.stringify(key)}:${canonicalJson(item)}`];
+  });
+  return `{${entries.join(",")}}`;
+}
+
+function signedBytes(approval: Omit<PendingApproval, "signature">): Uint8Array<ArrayBuffer> {
+  return encoder.encode(`toolroute-approval-v1\n${canonicalJson(approval)}`);
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text: unknown): Uint8Array<ArrayBuffer> | undefined {
+  if (typeof text !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(text)) return undefined;
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "=");
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}

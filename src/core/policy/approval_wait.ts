@@ -1,0 +1,74 @@
+import { ToolError } from "../tool_error.ts";
+import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "./policy_types.ts";
+
+/**
+ * Asks an approval handler and waits for its answer under the call's signal and deadline.
+ * Rejects with a `ToolError` (`aborted` or `timeout`) when either ends the wait first; a
+ * handler that throws or answers nonsense counts as a rejection that says so.
+ *
+ * @param handler The handler.
+ * @param request The request, without its signal.
+ * @param options The call's signal and deadline.
+ * @returns The answer, normalised.
+ */
+export async function waitForApproval(
+  handler: ApprovalHandler,
+  request: Omit<ApprovalRequest, "signal">,
+  options: { signal?: AbortSignal; timeoutMs?: number },
+): Promise<ApprovalAnswer> {
+  const outer = options.signal;
+  const name = request.tool;
+  if (outer?.aborted) {
+    throw new ToolError("aborted", `The call to "${name}" was aborted before it started`);
+  }
+  const controller = new AbortController();
+  let fail!: (error: ToolError) => void;
+  const stopped = new Promise<never>((_, reject) => fail = reject);
+  stopped.catch(() => {});
+  const stop = (error: ToolError) => {
+    controller.abort(error);
+    fail(error);
+  };
+  const onAbort = () =>
+    stop(new ToolError("aborted", `The call to "${name}" was aborted while waiting for approval`));
+  outer?.addEventListener("abort", onAbort, { once: true });
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(
+    () =>
+      stop(
+        new ToolError(
+          "timeout",
+          `The call to "${name}" was not approved within ${options.timeoutMs} ms; it did not run`,
+        ),
+      ),
+    options.timeoutMs,
+  );
+  try {
+    const answer = await Promise.race([
+      (async () => await handler({ ...request, signal: controller.signal }))().then(
+        normalise,
+        (error) => ({
+          approved: false,
+          reason: `the approval could not be obtained (${
+            error instanceof Error ? error.message : String(error)
+          })`,
+        }),
+      ),
+      stopped,
+    ]);
+    return answer;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onAbort);
+  }
+}
+
+function normalise(answer: unknown): ApprovalAnswer {
+  if (typeof answer === "boolean") return { approved: answer };
+  if (answer !== null && typeof answer === "object") {
+    const { approved, reason } = answer as ApprovalAnswer;
+    if (typeof approved === "boolean") {
+      return typeof reason === "string" && reason !== "" ? { approved, reason } : { approved };
+    }
+  }
+  return { approved: false, reason: "the approval handler gave no clear answer" };
+}

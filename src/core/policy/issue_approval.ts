@@ -1,0 +1,40 @@
+import type { RoutedTool } from "../tool_source.ts";
+import { toolHash } from "./approval_signer.ts";
+import type { PolicyGateInit } from "./policy_gate.ts";
+import { summarizeArguments } from "./policy_results.ts";
+import type { PendingApproval } from "./policy_types.ts";
+
+/**
+ * Issues a signed pending approval for one call: a random id, the exact arguments, the rule, the
+ * lifetime, the request's selection and the tool's definition hash, all plain JSON.
+ *
+ * @param init The gate's approvals, selection and user.
+ * @param tool The tool.
+ * @param args The parsed arguments.
+ * @param rule The rule that asked.
+ * @returns The signed approval.
+ */
+export async function issueApproval(
+  init: Pick<PolicyGateInit, "approvals" | "selection" | "userId">,
+  tool: RoutedTool,
+  args: Record<string, unknown>,
+  rule: string,
+): Promise<PendingApproval> {
+  const now = Date.now();
+  const unsigned: Omit<PendingApproval, "signature"> = {
+    id: crypto.randomUUID(),
+    tool: tool.name,
+    arguments: args,
+    rule,
+    source: tool.source,
+    summary: summarizeArguments(tool, args),
+    requestedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + init.approvals.ttlMs).toISOString(),
+    selection: init.selection,
+    toolHash: await toolHash(tool),
+  };
+  if (init.userId !== undefined) unsigned.userId = init.userId;
+  // A JSON round trip: what is signed is exactly what a host gets back after storing it.
+  const plain = JSON.parse(JSON.stringify(unsigned)) as Omit<PendingApproval, "signature">;
+  return { ...plain, signature: await init.approvals.signer.sign(plain) };
+}

@@ -1,0 +1,215 @@
+import type { RoutedTool } from "../tool_source.ts";
+import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
+import type { Policy, PolicyAction } from "./policy_types.ts";
+import { allowingRule, specifierMatches } from "./specifier_match.ts";
+
+/** Which policy a decision came from. */
+export type PolicyScope = "router" | "request";
+
+/** What the policies decided for one call, and which rule decided it. */
+export interface PolicyDecision {
+  /** The action. */
+  action: PolicyAction;
+  /** The rule as written, or `"default"` when no rule matched. */
+  rule: string;
+  /** The policy the rule belongs to. */
+  scope: PolicyScope;
+}
+
+/** A policy with its rules parsed. */
+export interface CompiledPolicy {
+  /** The policy's scope. */
+  readonly scope: PolicyScope;
+  /** Deny rules, in order. */
+  readonly deny: readonly PolicyRule[];
+  /** Ask rules, in order. */
+  readonly ask: readonly PolicyRule[];
+  /** Allow rules, in order. */
+  readonly allow: readonly PolicyRule[];
+  /** The default action. */
+  readonly default: PolicyAction;
+}
+
+const ACTIONS: readonly PolicyAction[] = ["allow", "ask", "deny"];
+const SEVERITY: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
+const compiled = new WeakMap<object, CompiledPolicy>();
+
+/**
+ * Parses a policy; throws a `TypeError` naming the first malformed rule or key.
+ *
+ * @param policy The policy as the host wrote it.
+ * @param scope Whose policy it is.
+ * @returns The compiled policy (cached per policy object).
+ */
+export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPolicy {
+  if (policy === null || typeof policy !== "object" || Array.isArray(policy)) {
+    throw new TypeError(
+      `Invalid ${scope} policy: pass an object such as { deny: ["bash(rm *)"], default: "allow" }`,
+    );
+  }
+  const cached = compiled.get(policy);
+  if (cached?.scope === scope) return cached;
+  for (const key of Object.keys(policy)) {
+    if (!["allow", "ask", "deny", "default"].includes(key)) {
+      throw new TypeError(
+        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny and default`,
+      );
+    }
+  }
+  const value = policy as Policy;
+  if (value.default !== undefined && !ACTIONS.includes(value.default)) {
+    throw new TypeError(
+      `Invalid ${scope} policy: "default" must be "allow", "ask" or "deny", received ${
+        JSON.stringify(value.default)
+      }`,
+    );
+  }
+  const list = (action: PolicyAction): PolicyRule[] => {
+    const rules = value[action as "allow"];
+    if (rules === undefined) return [];
+    if (!Array.isArray(rules)) {
+      throw new TypeError(
+        `Invalid ${scope} policy: "${action}" must be an array of rules, received ${
+          JSON.stringify(rules)
+        }`,
+      );
+    }
+    return rules.map((rule) => parseRule(rule, action));
+  };
+  const result = Object.freeze({
+    scope,
+    deny: list("deny"),
+    ask: list("ask"),
+    allow: list("allow"),
+    default: value.default ?? "allow",
+  });
+  compiled.set(policy, result);
+  return result;
+}
+
+interface ToolRules {
+  policy: CompiledPolicy;
+  deny: PolicyRule[];
+  ask: PolicyRule[];
+  allow: PolicyRule[];
+  fixed?: PolicyDecision;
+  fallback?: PolicyDecision;
+}
+
+/**
+ * The router's and the request's policies over one request's tools: which tools are hidden,
+ * and what each call is. Per tool, only the rules whose names match it are kept, so a call
+ * through a long policy looks at the few rules about its tool (and none when they have no
+ * specifier: the decision is fixed).
+ */
+export class PolicyEngine {
+  #policies: readonly CompiledPolicy[];
+  #workspace?: string;
+  #byTool = new Map<RoutedTool, { rules: ToolRules[]; fixed?: PolicyDecision }>();
+
+  /**
+   * @param policies The policies that apply together (the stricter decision wins).
+   * @param workspace The workspace that path specifiers resolve against.
+   */
+  constructor(policies: readonly CompiledPolicy[], workspace?: string) {
+    this.#policies = policies;
+    this.#workspace = workspace;
+  }
+
+  /**
+   * The decision that hides a tool: a deny rule without specifier names it, or the default
+   * denies and no allow or ask rule names it.
+   *
+   * @param tool The tool.
+   * @returns The deny decision, or `undefined` when the tool is exposed.
+   */
+  hidden(tool: RoutedTool): PolicyDecision | undefined {
+    for (const rules of this.#rules(tool).rules) {
+      const scope = rules.policy.scope;
+      const plain = rules.deny.find((rule) => rule.specifier === undefined);
+      if (plain) return { action: "deny", rule: plain.text, scope };
+      if (rules.policy.default === "deny" && rules.ask.length === 0 && rules.allow.length === 0) {
+        return { action: "deny", rule: "default", scope };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Decides a call. `args` is read only when a rule about the tool has a specifier.
+   *
+   * @param tool The tool.
+   * @param args The call's arguments, parsed (a thunk, so fixed decisions never parse).
+   * @returns The stricter of the policies' decisions.
+   */
+  decide(tool: RoutedTool, args: () => Record<string, unknown>): PolicyDecision {
+    const entry = this.#rules(tool);
+    if (entry.fixed) return entry.fixed;
+    const parsed = args();
+    let worst: PolicyDecision | undefined;
+    for (const rules of entry.rules) {
+      const decision = this.#decideOne(rules, tool, parsed);
+      if (worst === undefined || SEVERITY[decision.action] > SEVERITY[worst.action]) {
+        worst = decision;
+      }
+    }
+    return worst ?? { action: "allow", rule: "default", scope: "router" };
+  }
+
+  #decideOne(rules: ToolRules, tool: RoutedTool, args: Record<string, unknown>): PolicyDecision {
+    if (rules.fixed) return rules.fixed;
+    const scope = rules.policy.scope;
+    const workspace = this.#workspace;
+    for (const rule of rules.deny) {
+      if (rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace)) {
+        return decision("deny", rule, scope);
+      }
+    }
+    for (const rule of rules.ask) {
+      if (rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace)) {
+        return decision("ask", rule, scope);
+      }
+    }
+    if (rules.allow.length > 0) {
+      const allowed = allowingRule(rules.allow, tool, args, workspace);
+      if (allowed !== undefined) return decision("allow", allowed, scope);
+    }
+    return rules.fallback ??= { action: rules.policy.default, rule: "default", scope };
+  }
+
+  #rules(tool: RoutedTool): { rules: ToolRules[]; fixed?: PolicyDecision } {
+    let entry = this.#byTool.get(tool);
+    if (entry !== undefined) return entry;
+    const rules = this.#policies.map((policy) => {
+      const pick = (list: readonly PolicyRule[]) =>
+        list.filter((rule) => ruleNamesTool(rule, tool));
+      const own: ToolRules = {
+        policy,
+        deny: pick(policy.deny),
+        ask: pick(policy.ask),
+        allow: pick(policy.allow),
+      };
+      if ([...own.deny, ...own.ask, ...own.allow].every((rule) => rule.specifier === undefined)) {
+        own.fixed = this.#decideOne(own, tool, {});
+      }
+      return own;
+    });
+    entry = { rules };
+    if (rules.every((own) => own.fixed !== undefined)) entry.fixed = decideFixed(rules);
+    this.#byTool.set(tool, entry);
+    return entry;
+  }
+}
+
+function decision(action: PolicyAction, rule: PolicyRule, scope: PolicyScope): PolicyDecision {
+  return { action, rule: rule.text, scope };
+}
+
+function decideFixed(rules: ToolRules[]): PolicyDecision {
+  let worst: PolicyDecision = rules[0]?.fixed ??
+    { action: "allow", rule: "default", scope: "router" };
+  for (const own of rules) {
+    if (SEVERITY[own.fixed!.action] > SEVERITY[worst.action]) worst = own.fixed!;
+  }
+  return worst;
+}

@@ -1,0 +1,199 @@
+import type { KeyValueStore } from "../store/key_value_store.ts";
+import { parseArguments } from "../parse_arguments.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call.ts";
+import { isToolError } from "../tool_error.ts";
+import type { RoutedTool } from "../tool_source.ts";
+import type { ApprovalSigner } from "./approval_signer.ts";
+import { issueApproval } from "./issue_approval.ts";
+import { waitForApproval } from "./approval_wait.ts";
+import type { PolicyDecision, PolicyEngine } from "./policy_engine.ts";
+import {
+  declined,
+  describeRule,
+  stoppedResult,
+  summarizeArguments,
+  withPolicyFields,
+} from "./policy_results.ts";
+import type { ApprovalHandler, ApprovalSelection, PendingApproval } from "./policy_types.ts";
+import { settleApproval } from "./settle_approval.ts";
+
+/** What every tool set of one router shares for approvals. */
+export interface ApprovalSettings {
+  /** Signs and checks approvals. */
+  signer: ApprovalSigner;
+  /** Remembers used approval ids. */
+  store: KeyValueStore;
+  /** How long an approval stays valid, in milliseconds. */
+  ttlMs: number;
+  /** The router's handler, when it has one. */
+  approve?: ApprovalHandler;
+}
+
+/** Runs a tool through the router's catch boundary (`callTool`). */
+export type RunTool = (
+  tool: RoutedTool,
+  args: unknown,
+  options: CallOptions,
+  settings: CallSettings,
+) => Promise<ToolCallResult>;
+
+/** What a {@linkcode PolicyGate} is built from. */
+export interface PolicyGateInit {
+  /** The policies of this request. */
+  engine: PolicyEngine;
+  /** Signer, store, lifetime and handler. */
+  approvals: ApprovalSettings;
+  /** The request's selection, as plain data. */
+  selection: ApprovalSelection;
+  /** The request's user. */
+  userId?: string;
+  /** The router's call settings. */
+  settings: CallSettings;
+}
+
+/**
+ * Applies one request's policies to its calls: runs allowed calls, refuses denied ones, and
+ * asks (a handler, or the host through a pending approval) before running the rest.
+ */
+export class PolicyGate {
+  readonly init: PolicyGateInit;
+  #pending = new Map<string, PendingApproval>();
+
+  /** @param init The policies, approvals, selection, user and settings. */
+  constructor(init: PolicyGateInit) {
+    this.init = init;
+  }
+
+  /**
+   * Calls an exposed tool under the policies.
+   *
+   * @param tool The tool.
+   * @param args The model's arguments.
+   * @param options The call's options, and a per-call approval handler.
+   * @param run Runs the tool.
+   * @returns The result.
+   */
+  call(
+    tool: RoutedTool,
+    args: unknown,
+    options: CallOptions & { approve?: ApprovalHandler },
+    run: RunTool,
+  ): Promise<ToolCallResult> {
+    const { engine, settings } = this.init;
+    let parsed: Record<string, unknown> | undefined;
+    let decision: PolicyDecision;
+    try {
+      decision = engine.decide(tool, () => parsed = parseArguments(args, settings.argumentLimits));
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      return run(tool, args, options, settings); // reports the invalid arguments; runs nothing
+    }
+    if (decision.action === "allow") {
+      const allowed = settings.onEvent === undefined
+        ? settings
+        : withPolicyFields(settings, { decision: "allow", rule: decision.rule });
+      // The tool runs with the very object the policy read, never a second parse of the text.
+      return run(tool, parsed ?? args, options, allowed);
+    }
+    return this.#stop(tool, args, parsed, decision, options, run);
+  }
+
+  async #stop(
+    tool: RoutedTool,
+    args: unknown,
+    parsed: Record<string, unknown> | undefined,
+    decision: PolicyDecision,
+    options: CallOptions & { approve?: ApprovalHandler },
+    run: RunTool,
+  ): Promise<ToolCallResult> {
+    const { settings, userId } = this.init;
+    const fields = { decision: decision.action, rule: decision.rule };
+    if (decision.action === "deny") {
+      return stoppedResult(
+        tool,
+        "permission_denied",
+        `The call to "${tool.name}" was denied by ${
+          describeRule(decision)
+        }; it did not run. Do not retry it; choose another way or ask the user`,
+        { settings, userId, fields },
+      );
+    }
+    try {
+      parsed ??= parseArguments(args, settings.argumentLimits);
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      return await run(tool, args, options, settings); // reports the invalid arguments
+    }
+    const approval = await issueApproval(this.init, tool, parsed, decision.rule);
+    const handler = options.approve ?? this.init.approvals.approve;
+    if (handler === undefined) {
+      this.#pending.set(approval.id, approval);
+      return stoppedResult(
+        tool,
+        "approval_required",
+        `The call to "${tool.name}" needs a person's approval (${
+          describeRule(decision)
+        }); it has not run yet. Wait for the user's decision before relying on it`,
+        { settings, userId, fields: { ...fields, approval: "pending" }, approval },
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
+    const started = performance.now();
+    let answer;
+    try {
+      answer = await waitForApproval(handler, {
+        id: approval.id,
+        tool: tool.name,
+        arguments: parsed,
+        userId,
+        rule: decision.rule,
+        source: tool.source,
+        description: tool.description,
+        summary: approval.summary,
+      }, { signal: options.signal, timeoutMs });
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      return stoppedResult(tool, error.code, error.message, { settings, userId, fields });
+    }
+    if (!answer.approved) {
+      return stoppedResult(tool, "permission_denied", declined(tool.name, answer.reason), {
+        settings,
+        userId,
+        fields: { ...fields, approval: "rejected" },
+      });
+    }
+    const left = timeoutMs === undefined
+      ? undefined
+      : Math.max(1, timeoutMs - (performance.now() - started));
+    return await run(
+      tool,
+      parsed,
+      { ...options, timeoutMs: left },
+      withPolicyFields(settings, { ...fields, approval: "approved" }),
+    );
+  }
+
+  /**
+   * Approves or rejects a pending approval of this request (or one it can check).
+   *
+   * @param approvalOrId The approval, or the id of one this tool set issued.
+   * @param answer The decision.
+   * @param context The tool lookup, call options and runner.
+   * @returns The result of the call, or the text of the rejection or refusal.
+   */
+  settle(
+    approvalOrId: PendingApproval | string,
+    answer: { approved: boolean; reason?: string },
+    context: {
+      lookup: (name: string) => RoutedTool | undefined;
+      options: CallOptions;
+      run: RunTool;
+    },
+  ): Promise<ToolCallResult> {
+    const approval = typeof approvalOrId === "string"
+      ? this.#pending.get(approvalOrId) ?? approvalOrId
+      : approvalOrId;
+    if (typeof approval !== "string") this.#pending.delete(approval.id);
+    return settleApproval(this.init, approval, answer, context);
+  }
+}

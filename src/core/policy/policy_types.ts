@@ -1,0 +1,127 @@
+import type { BuiltinContext, SourceKind } from "../tool_source.ts";
+
+/** What a policy decides for a tool call: run it, ask a person first, or refuse it. */
+export type PolicyAction = "allow" | "ask" | "deny";
+
+/**
+ * Rules over exposure and calls, checked deny first, then ask, then allow, then `default`.
+ *
+ * A rule is `NAME` or `NAME(SPECIFIER)`:
+ *
+ * - `NAME` is a glob over exposed names (`*` any run of characters, `?` one character):
+ *   `bash`, `delete_*`, `*`. `source:KIND` matches every tool of one source (`source:builtin`,
+ *   `source:user_mcp`, `source:local_mcp`, `source:function`, `source:global_mcp`);
+ *   `server:ID` every tool of one remote MCP server or local MCP service, and `server:ID/TOOL`
+ *   one of its tools by its own name (both globs).
+ * - `SPECIFIER` matches the arguments: for `bash` a glob over the command (`bash(git status*)`,
+ *   or Claude Code's `bash(git commit:*)`), checked against every part of a compound command;
+ *   for `read_file`, `write_file` and `apply_patch` a path glob resolved against the workspace
+ *   (`write_file(src/**)`, `read_file(.env)`; `*` stays within a folder, `**` crosses folders),
+ *   checked against every path a patch touches; for any tool `KEY=GLOB` over one argument
+ *   (`send_email(to=*@example.com)`), and for other tools a bare glob over any top-level string
+ *   argument.
+ *
+ * A deny or ask rule matches when any command part or path matches; an allow rule only when
+ * all do, and never a command with `$(…)` or backticks. A tool that a deny rule without a
+ * specifier matches (or that `default: "deny"` leaves without any allow or ask rule) is not
+ * exposed at all. Specifiers read the call's text and paths as given: they are a guard rail for
+ * honest mistakes, not a sandbox (a symlink or `bash -c` can reach around them); the workspace
+ * confinement of the built-ins is what holds against a hostile model.
+ */
+export interface Policy {
+  /** Rules that let a call run. */
+  allow?: string[];
+  /** Rules that make a call wait for approval. */
+  ask?: string[];
+  /** Rules that refuse a call (and hide the tool when the rule has no specifier). */
+  deny?: string[];
+  /** What applies when no rule matches. Default: `"allow"`. */
+  default?: PolicyAction;
+}
+
+/** The selection a pending approval records, so a later router can rebuild the tool set. */
+export interface ApprovalSelection {
+  /** Function tool names. */
+  functions?: string[];
+  /** Local MCP service names. */
+  mcpServices?: string[];
+  /** Remote MCP server ids. */
+  mcpServers?: string[];
+  /** Built-in tool names. */
+  builtins?: string[];
+  /** The request's built-in context. */
+  context?: BuiltinContext;
+  /** The request's policy. */
+  policy?: Policy;
+}
+
+/**
+ * A call that waits for a person's decision: plain JSON, safe to store and to send to a UI.
+ *
+ * It is signed (HMAC-SHA-256 with the router's secret) over the tool's definition and the exact
+ * arguments; a changed, expired or already used approval runs nothing.
+ */
+export interface PendingApproval {
+  /** A random id, used once. */
+  id: string;
+  /** The tool's exposed name. */
+  tool: string;
+  /** The exact arguments the call runs with when approved. */
+  arguments: Record<string, unknown>;
+  /** The request's user. */
+  userId?: string;
+  /** The rule that asked (`"default"` when the policy's default did). */
+  rule: string;
+  /** The tool's source. */
+  source: SourceKind;
+  /** A short human-readable summary of the arguments. */
+  summary: string;
+  /** When the call was asked for (ISO 8601). */
+  requestedAt: string;
+  /** When the approval stops being valid (ISO 8601). */
+  expiresAt: string;
+  /** What `router.resume` needs to rebuild the request's tool set. */
+  selection: ApprovalSelection;
+  /** SHA-256 of the tool's definition (name, source, origin, description, input schema). */
+  toolHash: string;
+  /** HMAC-SHA-256 over every other field, base64url. */
+  signature: string;
+}
+
+/** What an `approve` handler is asked. */
+export interface ApprovalRequest {
+  /** The approval's id. */
+  id: string;
+  /** The tool's exposed name. */
+  tool: string;
+  /** The call's arguments. */
+  arguments: Record<string, unknown>;
+  /** The request's user. */
+  userId?: string;
+  /** The rule that asked. */
+  rule: string;
+  /** The tool's source. */
+  source: SourceKind;
+  /** The tool's description. */
+  description: string;
+  /** A short human-readable summary of the arguments. */
+  summary: string;
+  /** Aborts when the call is aborted or its deadline passes. */
+  signal: AbortSignal;
+}
+
+/** A person's answer to an approval request. */
+export interface ApprovalAnswer {
+  /** Whether the call may run. */
+  approved: boolean;
+  /** Why, in the person's words (shown to the model on a rejection). */
+  reason?: string;
+}
+
+/** Decides an approval request: `true`, `false`, or an answer with a reason. */
+export type ApprovalHandler = (
+  request: ApprovalRequest,
+) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/** What happened to an ask, as call events report it. */
+export type ApprovalOutcome = "approved" | "rejected" | "pending" | "invalid";

@@ -1,0 +1,155 @@
+import { MemoryStore } from "../store/memory_store.ts";
+import type { KeyValueStore } from "../store/key_value_store.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call.ts";
+import type { ResolvedSelection, ToolSelection } from "../tool_selection.ts";
+import { ToolSet } from "../tool_set.ts";
+import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "../tool_source.ts";
+import { ApprovalSigner } from "./approval_signer.ts";
+import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy_engine.ts";
+import { type ApprovalSettings, PolicyGate } from "./policy_gate.ts";
+import { describeRule, stoppedResult } from "./policy_results.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalHandler,
+  ApprovalSelection,
+  PendingApproval,
+} from "./policy_types.ts";
+import { approvalIsGenuine } from "./settle_approval.ts";
+import { policyGates } from "./_gates.ts";
+
+const FIFTEEN_MINUTES = 15 * 60_000;
+const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
+  builtin: "builtins",
+  user_mcp: "mcpServers",
+  global_mcp: "mcpServers",
+  local_mcp: "mcpServices",
+  function: "functions",
+};
+
+/**
+ * The router's approval settings from its options: signer, store, lifetime and handler.
+ *
+ * @param options The router's options.
+ * @returns The settings.
+ */
+export function approvalSettings(options: {
+  approve?: ApprovalHandler;
+  approvalSecret?: string | Uint8Array;
+  approvalTtlMs?: number;
+  store?: KeyValueStore;
+}): ApprovalSettings {
+  if (options.approve !== undefined && typeof options.approve !== "function") {
+    throw new TypeError('Cannot create router: "approve" must be a function');
+  }
+  return {
+    signer: new ApprovalSigner(options.approvalSecret),
+    store: options.store ?? new MemoryStore(),
+    ttlMs: options.approvalTtlMs ?? FIFTEEN_MINUTES,
+    approve: options.approve,
+  };
+}
+
+/**
+ * Builds the tool set of a request under the router's and the request's policies: tools a deny
+ * rule without specifier names are left out and reported in `missing`.
+ *
+ * @param resolved The selection's tools after source priority.
+ * @param selection The selection (its `policy` is compiled here; a malformed one throws).
+ * @param context The router's policy, approvals, settings and the workspace.
+ * @returns The tool set.
+ */
+export function exposeWithPolicy(
+  resolved: ResolvedSelection,
+  selection: ToolSelection,
+  context: {
+    router?: CompiledPolicy;
+    approvals: ApprovalSettings;
+    settings: CallSettings;
+    workspace?: string;
+  },
+): ToolSet {
+  const policies = [context.router];
+  if (selection.policy !== undefined) policies.push(compilePolicy(selection.policy, "request"));
+  const engine = new PolicyEngine(
+    policies.filter((policy): policy is CompiledPolicy => policy !== undefined),
+    context.workspace,
+  );
+  const tools: RoutedTool[] = [];
+  const missing: MissingTool[] = [...resolved.missing];
+  for (const tool of resolved.tools) {
+    const hidden = engine.hidden(tool);
+    if (hidden === undefined) tools.push(tool);
+    else {
+      missing.push({
+        selection: SELECTION_KEYS[tool.source],
+        name: tool.name,
+        reason: `denied by ${describeRule(hidden)}`,
+      });
+    }
+  }
+  const gate = new PolicyGate({
+    engine,
+    approvals: context.approvals,
+    selection: snapshot(selection),
+    userId: selection.userId,
+    settings: context.settings,
+  });
+  const init = {
+    tools,
+    shadowed: resolved.shadowed,
+    missing,
+    userId: selection.userId,
+    settings: context.settings,
+  };
+  policyGates.set(init, gate);
+  return new ToolSet(init);
+}
+
+/**
+ * Settles an approval in a router that may not have issued it: checks the signature before
+ * anything else (a forged selection must not make the router connect anywhere), rebuilds the
+ * request's tool set and settles the approval through it.
+ *
+ * @param approval The approval.
+ * @param answer The decision and the call's options.
+ * @param context The router's approvals and its `expose`.
+ * @returns The result.
+ */
+export async function resumeApproval(
+  approval: PendingApproval,
+  answer: ApprovalAnswer & CallOptions,
+  context: {
+    approvals: ApprovalSettings;
+    expose: (selection: ToolSelection) => Promise<ToolSet>;
+  },
+): Promise<ToolCallResult> {
+  if (!(await approvalIsGenuine(context.approvals.signer, approval))) {
+    const name = approval !== null && typeof approval === "object" ? String(approval.tool) : "";
+    return stoppedResult(
+      { name },
+      "permission_denied",
+      "The approval was changed after it was issued, or another router issued it; nothing ran",
+      { settings: {}, fields: { decision: "ask", rule: "", approval: "invalid" } },
+    );
+  }
+  const { approved, reason, ...options } = answer;
+  const toolSet = await context.expose({
+    ...approval.selection,
+    policy: approval.selection.policy ?? {},
+    userId: approval.userId,
+    signal: options.signal,
+  });
+  return approved
+    ? await toolSet.approve(approval, options)
+    : await toolSet.reject(approval, reason);
+}
+
+function snapshot(selection: ToolSelection): ApprovalSelection {
+  const out: ApprovalSelection = {};
+  for (const key of ["functions", "mcpServices", "mcpServers", "builtins"] as const) {
+    if (selection[key] !== undefined) out[key] = [...selection[key]!];
+  }
+  if (selection.context !== undefined) out.context = selection.context;
+  if (selection.policy !== undefined) out.policy = selection.policy;
+  return JSON.parse(JSON.stringify(out));
+}

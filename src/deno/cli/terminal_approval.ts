@@ -1,0 +1,46 @@
+import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Asks a question on the terminal (stderr) and reads one line of stdin, or `undefined` when
+ * stdin is not a terminal: nobody can be asked.
+ *
+ * @returns The asker, or `undefined`.
+ */
+export function terminalAsker(): ((question: string) => Promise<string | null>) | undefined {
+  if (!Deno.stdin.isTerminal()) return undefined;
+  return async (question) => {
+    Deno.stderr.writeSync(encoder.encode(question));
+    const buffer = new Uint8Array(1024);
+    let line = "";
+    while (!line.includes("\n")) {
+      const read = await Deno.stdin.read(buffer);
+      if (read === null) return line === "" ? null : line;
+      line += decoder.decode(buffer.subarray(0, read));
+    }
+    return line.slice(0, line.indexOf("\n"));
+  };
+}
+
+/**
+ * An approval handler that asks a person: "y" or "yes" approves; anything else declines, and
+ * what they typed after "n" becomes the reason.
+ *
+ * @param ask Asks a question and returns the answer line (`null` at the end of input).
+ * @returns The handler.
+ */
+export function terminalApprover(
+  ask: (question: string) => Promise<string | null>,
+): ApprovalHandler {
+  return async (request) => {
+    const rule = request.rule === "default" ? "the policy's default" : `rule ${request.rule}`;
+    const answer = (await ask(
+      `toolroute: allow ${request.tool} (${request.summary})? asked by ${rule} [y/N] `,
+    ))?.trim() ?? "";
+    if (/^y(es)?$/i.test(answer)) return { approved: true };
+    const reason = answer.replace(/^no?\b[\s,:-]*/i, "");
+    return { approved: false, reason: reason === "" ? "the user answered no" : reason };
+  };
+}
