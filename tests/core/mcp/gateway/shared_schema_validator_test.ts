@@ -10,8 +10,9 @@ function counting(): { validator: McpJsonSchemaValidator; compiled: string[] } {
       getValidator<T>(schema: Record<string, unknown>) {
         compiled.push(JSON.stringify(schema));
         const type = schema.type;
+        const kind = (input: unknown): string => typeof input;
         return (input: unknown) =>
-          typeof input === type
+          kind(input) === type
             ? { valid: true as const, data: input as T, errorMessage: undefined }
             : { valid: false as const, data: undefined, errorMessage: `not a ${String(type)}` };
       },
