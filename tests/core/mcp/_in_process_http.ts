@@ -33,6 +33,11 @@ export interface InProcessServerOptions {
   refuseWith?: number;
   /** Sees every request first; a returned response short-circuits the server. */
   intercept?: (request: Request) => Response | undefined | Promise<Response | undefined>;
+  /**
+   * Serve statelessly, as stateless deployments do: no session id, JSON answers, and a fresh
+   * server from `make(request)` for every request.
+   */
+  stateless?: boolean;
 }
 
 /** A server answering a fetch function. */
@@ -53,7 +58,7 @@ export interface InProcessServer {
  * @returns The server.
  */
 export function inProcessServer(
-  make: () => McpServer,
+  make: (request?: Request) => McpServer,
   options: InProcessServerOptions = {},
 ): InProcessServer {
   const requests: SeenRequest[] = [];
@@ -62,7 +67,25 @@ export function inProcessServer(
   const closers: (() => Promise<void>)[] = [];
   let sseCount = 0;
 
+  async function stateless(request: Request): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    const server = make(request);
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    // A real HTTP server declares the length of a whole body; the SDK leaves that to it.
+    if (response.body === null || request.method !== "POST") return response;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const headers = new Headers(response.headers);
+    headers.set("content-length", String(bytes.byteLength));
+    await server.close();
+    return new Response(bytes, { status: response.status, headers });
+  }
+
   async function streamable(request: Request): Promise<Response> {
+    if (options.stateless) return await stateless(request);
     const id = request.headers.get("mcp-session-id");
     let transport = id === null ? undefined : sessions.get(id);
     if (id !== null && transport === undefined) return new Response("no session", { status: 404 });

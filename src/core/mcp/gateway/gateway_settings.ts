@@ -1,5 +1,6 @@
 import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
 import type { ConnectionSettings } from "./server_connection.ts";
+import { SharedSchemaValidator } from "./shared_schema_validator.ts";
 
 /** The gateway's options, checked and with defaults applied. */
 export interface GatewaySettings {
@@ -58,12 +59,23 @@ export function gatewaySettings(
       },
       fetch: options.fetch,
       allowedHosts: options.allowedHosts ? [...options.allowedHosts] : undefined,
-      jsonSchemaValidator: options.jsonSchemaValidator,
+      // One validator and one compiled schema per distinct definition for every connection.
+      jsonSchemaValidator: new SharedSchemaValidator(options.jsonSchemaValidator),
       transportFactory: options.transportFactory,
+      eventStream: eventStream(options.eventStream),
       onElicitation: options.onElicitation,
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
   };
+}
+
+function eventStream(value: McpGatewayOptions["eventStream"]): "session" | "always" {
+  if (value === undefined || value === "session" || value === "always") return value ?? "session";
+  throw new RangeError(
+    `Cannot create McpGateway: "eventStream" must be "session" or "always", received ${
+      JSON.stringify(value)
+    }`,
+  );
 }

@@ -39,6 +39,11 @@ export interface HttpClientTransportOptions {
   allowedHosts?: readonly string[];
   /** Most bytes of one response body. */
   maxBodyBytes: number;
+  /**
+   * When Streamable HTTP keeps a standing event stream (GET) open: `"session"` (default) only
+   * once the server gave a session id, `"always"` also for a stateless server.
+   */
+  eventStream?: "session" | "always";
 }
 
 type Inner = StreamableHTTPClientTransport | SSEClientTransport;
@@ -66,6 +71,8 @@ export class HttpClientTransport implements McpTransport {
    * (another request's) leaves them for the request they belong to.
    */
   #malformed = new Set<Error>();
+  /** Requests answered by a whole JSON body: the SDK has read all of it when `send()` returns. */
+  #answeredWhole = new Set<unknown>();
   #closed = false;
   #started = false;
   #maxBodyBytes: number;
@@ -82,6 +89,9 @@ export class HttpClientTransport implements McpTransport {
       fetch: requestScopedFetch(options.fetch),
       allowedHosts: options.allowedHosts,
       maxBodyBytes: options.maxBodyBytes,
+      onWholeJson: (ids) => {
+        for (const id of ids) this.#answeredWhole.add(id);
+      },
       onPostBodyEnd: (ids, end, resumable) => {
         // A stream with event ids is resumed by the SDK (GET with Last-Event-ID); if that fails,
         // its retries run out and the connection is reported lost, failing the call then.
@@ -89,7 +99,15 @@ export class HttpClientTransport implements McpTransport {
       },
     });
     const requestInit = { headers: { ...options.headers } };
-    const fetch = this.#guard.fetch;
+    const guarded = this.#guard.fetch;
+    // A stateless server (no session id) has no session to address notifications to, so a
+    // standing stream would only hold a socket per connection on both sides. It is answered here
+    // as a server without one answers (405); tool lists then follow `toolListTtlMs`.
+    const fetch: typeof globalThis.fetch = (input, init) =>
+      options.kind === "http" && options.eventStream !== "always" && init?.method === "GET" &&
+        this.sessionId === undefined && !new Headers(init.headers).has("last-event-id")
+        ? Promise.resolve(new Response(null, { status: 405 }))
+        : guarded(input, init);
     this.#inner = options.kind === "http"
       ? new StreamableHTTPClientTransport(options.url, {
         fetch,
@@ -142,8 +160,13 @@ export class HttpClientTransport implements McpTransport {
         message as JSONRPCMessage,
         options as TransportSendOptions | undefined,
       );
+      // A JSON answer without this request's response: it will not come on that body.
+      if (id !== undefined && this.#answeredWhole.delete(id)) this.#bodyEnded([id], "done");
     } catch (error) {
-      if (id !== undefined) this.#pending.delete(id);
+      if (id !== undefined) {
+        this.#pending.delete(id);
+        this.#answeredWhole.delete(id);
+      }
       this.#malformed.delete(error as Error);
       if (error instanceof StreamableHTTPError && error.code === 404 && this.sessionId) {
         throw new SessionExpiredError();
@@ -172,6 +195,7 @@ export class HttpClientTransport implements McpTransport {
     await this.#inner.close().catch(() => {});
     await this.#guard.close();
     this.#pending.clear();
+    this.#answeredWhole.clear();
     this.#malformed.clear();
     this.onclose?.();
   }

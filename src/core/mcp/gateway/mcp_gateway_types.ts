@@ -109,6 +109,12 @@ export interface McpGatewayOptions {
   allowedHosts?: string[];
   /** The fetch of HTTP transports. Default: the global `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * When a Streamable HTTP connection keeps a standing event stream (GET) open for server
+   * notifications: `"session"` (default) only when the server gave a session id; `"always"` also
+   * for stateless servers (one socket per connection, on both sides, for as long as it is open).
+   */
+  eventStream?: "session" | "always";
   /** Validates structured tool output; default: the SDK's (ajv). Edge builds pass cfworker's. */
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** Makes transports for configs the core cannot serve (stdio); see `McpTransportFactory`. */

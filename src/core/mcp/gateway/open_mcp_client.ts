@@ -37,6 +37,8 @@ export interface OpenClientSettings {
   allowedHosts?: readonly string[];
   /** The validator of structured output. */
   jsonSchemaValidator?: McpJsonSchemaValidator;
+  /** When a Streamable HTTP connection keeps a standing event stream (GET) open. */
+  eventStream?: "session" | "always";
   /** Makes transports for configs the core cannot serve. */
   transportFactory?: McpTransportFactory;
   /** Answers elicitation requests; declares the capability when set. */
@@ -91,6 +93,7 @@ export async function openMcpClient(
       fetch: settings.fetch,
       allowedHosts: settings.allowedHosts,
       maxBodyBytes: settings.maxResponseBytes,
+      eventStream: settings.eventStream,
     });
     try {
       return { client: await initialise(settings, transport), kind: kinds[i] };

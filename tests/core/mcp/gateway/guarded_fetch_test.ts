@@ -106,3 +106,37 @@ Deno.test("GuardedFetch marks connection failures as not delivered", async () =>
     "Cannot connect to https://api.example",
   );
 });
+
+Deno.test("GuardedFetch returns a whole JSON answer within the limit as given, and watches every other body", async () => {
+  const json = '{"jsonrpc":"2.0","id":1,"result":{}}';
+  const told: unknown[][] = [];
+  let answer = (): Response =>
+    new Response(json, {
+      headers: { "content-type": "application/json", "content-length": String(json.length) },
+    });
+  let given: Response | undefined;
+  const guard = new GuardedFetch({
+    maxBodyBytes: 1000,
+    fetch: fakeFetch(() => given = answer()),
+    onWholeJson: (ids) => void told.push([...ids]),
+  });
+  const post = { method: "POST", body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' };
+  const whole = await guard.fetch("https://api.example/mcp", post);
+  assertEquals(whole === given, true);
+  assertEquals(told, [[1]]);
+  assertEquals(await whole.text(), json);
+
+  // Over the limit, without a declared length, or not JSON: streamed through the watch as before.
+  const kinds: Record<string, string>[] = [
+    { "content-type": "application/json", "content-length": "5000" },
+    { "content-type": "application/json" },
+    { "content-type": "text/event-stream", "content-length": String(json.length) },
+  ];
+  for (const headers of kinds) {
+    answer = () => new Response(json, { headers });
+    const watched = await guard.fetch("https://api.example/mcp", post);
+    assertEquals(watched === given, false, JSON.stringify(headers));
+    await watched.body?.cancel();
+  }
+  assertEquals(told.length, 1);
+});

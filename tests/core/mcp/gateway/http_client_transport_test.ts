@@ -273,3 +273,60 @@ Deno.test("HttpClientTransport refuses to send after close() with RequestNotDeli
   await client.close();
   await http.close();
 });
+
+Deno.test("HttpClientTransport opens a standing event stream only with a session, or when told always", async () => {
+  const gets = async (options: InProcessServerOptions, eventStream?: "session" | "always") => {
+    const http = inProcessServer(echoServer, options);
+    const transport = new HttpClientTransport({
+      url: URL_,
+      kind: "http",
+      fetch: http.fetch,
+      maxBodyBytes: 100_000,
+      eventStream,
+    });
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport as unknown as Transport);
+    assertEquals((await client.callTool({ name: "echo", arguments: { text: "hi" } })).content, [
+      { type: "text", text: "hi" },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the SDK opens it after initialize
+    const count = http.requests.filter((r) => r.method === "GET").length;
+    await client.close();
+    await http.close();
+    return count;
+  };
+  assertEquals(await gets({ stateless: true }), 0);
+  assertEquals(await gets({ stateless: true }, "always"), 1);
+  assertEquals(await gets({}), 1);
+});
+
+Deno.test("HttpClientTransport fails a call at once when a whole JSON answer lacks its response", async () => {
+  let intercepted = 0;
+  const { http, client } = await connect({
+    stateless: true,
+    intercept: async (request) => {
+      if (request.method !== "POST" || !(await request.clone().text()).includes('"x"')) {
+        return undefined;
+      }
+      intercepted++;
+      const body = '{"jsonrpc":"2.0","id":"someone-else","result":{"content":[]}}';
+      return new Response(body, {
+        headers: { "content-type": "application/json", "content-length": String(body.length) },
+      });
+    },
+  });
+  const started = Date.now();
+  const error = await assertRejects(
+    () => client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { timeout: 5000 }),
+    McpError,
+  );
+  assertEquals(error.code, McpErrorCode.ConnectionClosed);
+  assert(Date.now() - started < 4000, "failed at once, not at the deadline");
+  assertEquals(intercepted, 1);
+  assertEquals(
+    (await client.callTool({ name: "echo", arguments: { text: "ok" } })).isError,
+    undefined,
+  );
+  await client.close();
+  await http.close();
+});

@@ -371,3 +371,61 @@ Deno.test("McpGateway status() walks closed → connecting → ready, and failed
   assertEquals([broken.reconnectAttempts, broken.lastError], [1, "no route to the server"]);
   assertEquals(events.sort(), ["connect_failed:broken", "connected:slow"]);
 });
+
+Deno.test("McpGateway: 1,000 users of one server keep their own header and tool list, and share compiled schemas", async () => {
+  const { inProcessServer } = await import("../_in_process_http.ts");
+  const outputSchema = { answer: z.string() };
+  // Each request's server is built for the header it carries: the user's own tool and `whoami`.
+  const http = inProcessServer((request) => {
+    const who = request?.headers.get("authorization") ?? "";
+    const server = new McpServer({ name: "users", version: "1.0.0" });
+    server.registerTool("whoami", { outputSchema }, () => ({
+      content: [{ type: "text", text: who }],
+      structuredContent: { answer: who },
+    }));
+    server.registerTool(`own_${who.slice("Bearer ".length)}`, {}, () => ({
+      content: [{ type: "text", text: `own of ${who}` }],
+    }));
+    return server;
+  }, { stateless: true });
+  const compiled: string[] = [];
+  const gateway = new McpGateway({
+    fetch: http.fetch,
+    jsonSchemaValidator: {
+      getValidator<T>(schema: Record<string, unknown>) {
+        compiled.push(JSON.stringify(schema));
+        return (input: unknown) =>
+          ({ valid: true, data: input as T, errorMessage: undefined }) as McpJsonSchemaValidation<
+            T
+          >;
+      },
+    },
+  });
+  const router = new ToolRouter({ gateway });
+  const users = Array.from({ length: 1000 }, (_, u) => `u${u}`);
+  for (let batch = 0; batch < users.length; batch += 50) {
+    await Promise.all(
+      users.slice(batch, batch + 50).map(async (user) => {
+        gateway.addUserServer(user, "s", URL_CONFIG_WITH(user));
+        const toolSet = await router.expose({ mcpServers: ["s"], userId: user });
+        assertEquals(toolSet.tools.map((tool) => tool.function.name).sort(), [
+          `own_${user}`,
+          "whoami",
+        ]);
+        assertEquals(await toolSet.invoke("whoami", "{}"), `Bearer ${user}`);
+        assertEquals(await toolSet.invoke(`own_${user}`, "{}"), `own of Bearer ${user}`);
+        const other = `u${(Number(user.slice(1)) + 1) % 1000}`;
+        assertMatch(await toolSet.invoke(`own_${other}`, "{}"), /Unknown tool/);
+      }),
+    );
+  }
+  // One output schema, compiled once for all 1,000 connections.
+  assertEquals(compiled.length, 1);
+  assertEquals(gateway.status().filter((s) => s.state === "ready").length, 1000);
+  await gateway.close();
+  await http.close();
+});
+
+function URL_CONFIG_WITH(user: string) {
+  return { ...URL_CONFIG, headers: { authorization: `Bearer ${user}` } };
+}

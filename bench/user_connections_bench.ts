@@ -1,0 +1,291 @@
+/**
+ * Memory and cold start per pooled user connection: `users` users each add one server (a stateless JSON server in
+ * its own process), expose it and make one call, through toolroute's gateway and, in another process, through the
+ * raw SDK `Client` doing the same (connect, list, call, keep open). Each side runs in a fresh process so RSS is its
+ * own; RSS is read after a full GC.
+ *
+ * Run: `deno run --no-prompt -A --v8-flags=--expose-gc bench/user_connections_bench.ts [users=2000] [...more]`
+ *
+ * @module
+ */
+
+import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
+import { McpGateway, ToolRouter } from "../mod.ts";
+
+const self = new URL(import.meta.url).pathname;
+type Side = "toolroute" | "raw";
+
+interface Figures {
+  side: Side;
+  users: number;
+  rssPerUserKb: number;
+  heapPerUserKb: number;
+  heapTotalPerUserKb: number;
+  fdsPerUser: number;
+  coldMs: { median: number; p99: number };
+  totalRssMb: number;
+}
+
+if (Deno.args[0] === "--child") {
+  const [, side, url, users] = Deno.args;
+  console.log(JSON.stringify(await measure(side as Side, url, Number(users))));
+  Deno.exit(0); // the figures are out; lingering client streams must not hold the run
+} else if (Deno.args[0] === "--churn") {
+  const [, url, users] = Deno.args;
+  console.log(JSON.stringify(await churn(url, Number(users))));
+  // No Deno.exit: the parent checks that this process ends by itself (no leaked timers or sockets).
+} else if (Deno.args[0] === "--interleaved") {
+  const [, url, users] = Deno.args;
+  console.log(JSON.stringify(await interleaved(url, Number(users))));
+  Deno.exit(0);
+} else {
+  const counts = Deno.args.length > 0 ? Deno.args.map(Number) : [2000];
+  const server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "--allow-net=127.0.0.1",
+      new URL("./_stateless_server.ts", import.meta.url).pathname,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const [url]: string[] = JSON.parse((await lines.read()).value!);
+  const rows: Figures[] = [];
+  const cold: { users: number; raw: number; toolroute: number }[] = [];
+  for (const users of counts) {
+    // The raw SDK keeps a standing stream per client: past 2,000 it is measured no further.
+    const sides: Side[] = users > 2000 ? ["toolroute"] : ["raw", "toolroute"];
+    for (const side of sides) rows.push(await child(side, url, users));
+    cold.push({
+      users,
+      ...await run<{ raw: number; toolroute: number }>([
+        "--interleaved",
+        url,
+        String(Math.min(users, 2000)),
+      ]),
+    });
+  }
+  const churnUsers = Math.max(...counts);
+  const churnChild = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "-A", self, "--churn", url, String(churnUsers)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const churnOut = (await new Response(churnChild.stdout).text()).trim();
+  const exited = await Promise.race([
+    churnChild.status.then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000)),
+  ]);
+  if (!exited) churnChild.kill("SIGKILL");
+  await server.stdin.close();
+  await server.status;
+  console.log(
+    "| users | side | RSS per user | heap per user | cold connect+list+call median (p99) | total RSS |",
+  );
+  console.log("|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(
+      `| ${r.users} | ${r.side} | ${r.rssPerUserKb.toFixed(0)} KB | ${
+        r.heapPerUserKb.toFixed(0)
+      } KB | ` +
+        `${r.coldMs.median.toFixed(2)} ms (${r.coldMs.p99.toFixed(2)}) | ${
+          r.totalRssMb.toFixed(0)
+        } MB |`,
+    );
+  }
+  console.log(
+    `churn: ${churnOut}; the process ${exited ? "ended by itself" : "did NOT end by itself"}`,
+  );
+  for (const { users, raw, toolroute } of cold) {
+    const ours = rows.find((r) => r.users === users && r.side === "toolroute")!;
+    const theirs = rows.find((r) => r.users === Math.min(users, 2000) && r.side === "raw")!;
+    console.log(
+      `${users} users: cold connect+list+call, interleaved medians: toolroute ${
+        toolroute.toFixed(2)
+      } ms, ` +
+        `raw ${raw.toFixed(2)} ms = ${(toolroute / raw).toFixed(2)}x; RSS per user ` +
+        `${(ours.rssPerUserKb / theirs.rssPerUserKb).toFixed(2)}x raw`,
+    );
+  }
+}
+
+function child(side: Side, url: string, users: number): Promise<Figures> {
+  return run(["--child", side, url, String(users)]);
+}
+
+async function run<T>(args: string[]): Promise<T> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "-A", "--v8-flags=--expose-gc", self, ...args],
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`The child ${args.join(" ")} failed`);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/**
+ * Idle close and eviction at scale: `users` users call once (20 at a time) through a gateway that
+ * pools at most 200 connections and closes idle ones after 1 s; then every connection must close
+ * by itself, sockets return to where they were, and users calling again are served transparently.
+ */
+async function churn(url: string, users: number): Promise<Record<string, number>> {
+  let evicted = 0;
+  let idleClosed = 0;
+  const gateway = new McpGateway({
+    maxUserConnections: 200,
+    userIdleMs: 1000,
+    onEvent(event) {
+      if (event.type === "closed" && event.reason === "evicted") evicted++;
+      if (event.type === "closed" && event.reason === "idle") idleClosed++;
+    },
+  });
+  const router = new ToolRouter({ gateway });
+  const fdsBefore = openFds();
+  let maxOpen = 0;
+  const open = () => gateway.status().filter((s) => s.state !== "closed").length;
+  const call = async (u: number) => {
+    const userId = `user-${u}`;
+    check(u, await (await router.expose({ mcpServers: ["s"], userId })).invoke("whoami", "{}"));
+  };
+  const started = performance.now();
+  for (let batch = 0; batch < users; batch += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, users - batch) }, (_, i) => {
+      const u = batch + i;
+      gateway.addUserServer(`user-${u}`, "s", {
+        url,
+        headers: { authorization: `Bearer user-${u}` },
+      });
+      return call(u);
+    }));
+    maxOpen = Math.max(maxOpen, open());
+  }
+  const firstPassMs = performance.now() - started;
+  const openAfterCalls = open();
+  let waitedMs = 0;
+  while (open() > 0 && waitedMs < 30_000) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    waitedMs += 250;
+  }
+  const openAfterIdle = open();
+  const fdsAfterIdle = openFds() - fdsBefore;
+  for (let u = 0; u < users; u += Math.max(1, Math.floor(users / 200))) await call(u);
+  const reopened = open();
+  await gateway.close();
+  return {
+    users,
+    firstPassMs: Math.round(firstPassMs),
+    maxOpen,
+    evicted,
+    openAfterCalls,
+    idleClosed,
+    openAfterIdle,
+    fdsAfterIdle,
+    reopened,
+  };
+}
+
+/** Cold connect + list + call per user, both sides alternating in one process (load hits both alike). */
+async function interleaved(
+  url: string,
+  users: number,
+): Promise<{ raw: number; toolroute: number }> {
+  const sides = { raw: rawSide(url), toolroute: toolrouteSide(url) };
+  await sides.raw.user(-1);
+  await sides.toolroute.user(-1);
+  const times = { raw: [] as number[], toolroute: [] as number[] };
+  for (let u = 0; u < users; u++) {
+    const order: Side[] = u % 2 === 0 ? ["raw", "toolroute"] : ["toolroute", "raw"];
+    for (const side of order) {
+      const started = performance.now();
+      await sides[side].user(u);
+      times[side].push(performance.now() - started);
+    }
+  }
+  const median = (list: number[]) => list.sort((a, b) => a - b)[list.length >> 1];
+  return { raw: median(times.raw), toolroute: median(times.toolroute) };
+}
+
+async function measure(side: Side, url: string, users: number): Promise<Figures> {
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+  const open = side === "raw" ? rawSide(url) : toolrouteSide(url);
+  await open.user(-1); // warm the code paths once, outside the figures
+  gc();
+  const before = Deno.memoryUsage();
+  const fdsBefore = openFds();
+  const times: number[] = [];
+  for (let u = 0; u < users; u++) {
+    const started = performance.now();
+    await open.user(u);
+    times.push(performance.now() - started);
+  }
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gc();
+  const after = Deno.memoryUsage();
+  times.sort((a, b) => a - b);
+  const figures: Figures = {
+    side,
+    users,
+    rssPerUserKb: (after.rss - before.rss) / users / 1024,
+    heapPerUserKb: (after.heapUsed - before.heapUsed) / users / 1024,
+    heapTotalPerUserKb: (after.heapTotal - before.heapTotal) / users / 1024,
+    fdsPerUser: (openFds() - fdsBefore) / users,
+    coldMs: { median: times[times.length >> 1], p99: times[Math.floor(times.length * 0.99)] },
+    totalRssMb: after.rss / 1024 / 1024,
+  };
+  await open.close();
+  return figures;
+}
+
+interface Opener {
+  user(u: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function rawSide(url: string): Opener {
+  const clients: Client[] = [];
+  return {
+    async user(u) {
+      const client = new Client({ name: "bench", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer user-${u}` } },
+        }),
+      );
+      await client.listTools();
+      const result = await client.callTool({ name: "whoami", arguments: {} });
+      check(u, (result.content as { text: string }[])[0].text);
+      clients.push(client);
+    },
+    async close() {
+      await Promise.all(clients.map((client) => client.close()));
+    },
+  };
+}
+
+function toolrouteSide(url: string): Opener {
+  const gateway = new McpGateway({ maxUserConnections: 1_000_000, userIdleMs: 3_600_000 });
+  const router = new ToolRouter({ gateway });
+  return {
+    async user(u) {
+      const userId = `user-${u}`;
+      gateway.addUserServer(userId, "s", { url, headers: { authorization: `Bearer user-${u}` } });
+      const toolSet = await router.expose({ mcpServers: ["s"], userId });
+      check(u, await toolSet.invoke("whoami", "{}"));
+    },
+    async close() {
+      await gateway.close();
+    },
+  };
+}
+
+function openFds(): number {
+  return [...Deno.readDirSync("/proc/self/fd")].length;
+}
+
+function check(u: number, text: string): void {
+  if (text !== `Bearer user-${u}`) {
+    throw new Error(`User ${u} got ${JSON.stringify(text)}: cross-user result`);
+  }
+}
