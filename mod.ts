@@ -82,6 +82,11 @@ export type {
 export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
 export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator.ts";
 export { McpGateway } from "./src/core/mcp/gateway/mcp_gateway.ts";
+export { AuthorizationRequiredError } from "./src/core/mcp/gateway/oauth/authorization_required_error.ts";
+export type {
+  McpOAuthClient,
+  McpOAuthOptions,
+} from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,

@@ -1,9 +1,11 @@
 /**
  * The MCP conformance suite (npm `@modelcontextprotocol/conformance@0.1.16`, client mode, run
  * under Deno because it needs Node 22) against `gateway_client.ts`, a driver on `McpGateway` +
- * `ToolRouter`. Every non-OAuth client scenario of 0.1.16 runs (`conformance list --client`:
- * the others are `auth/*`), one after the other so the `sse-retry` timing is not disturbed;
- * together they take about 15 s. `deno task conformance:client` runs this file alone.
+ * `ToolRouter`. Every non-OAuth client scenario of 0.1.16 runs, one after the other so the
+ * `sse-retry` timing is not disturbed (about 15 s together); then every `auth/*` scenario dated
+ * 2025-03-26, 2025-06-18 or 2025-11-25 (16) and the three drafts, about 1.5 s each, through the
+ * gateway's OAuth. The three `extension` scenarios (client credentials, cross-app access) are not
+ * run: the gateway does not do those grants. `deno task conformance:client` runs this file alone.
  *
  * @module
  */
@@ -19,6 +21,35 @@ const SCENARIOS: Record<string, number> = {
   "tools_call": 1,
   "elicitation-sep1034-client-defaults": 5,
   "sse-retry": 3,
+};
+
+/**
+ * The `auth/*` client scenarios of the suite's dated spec versions (2025-03-26, 2025-06-18,
+ * 2025-11-25) and its three drafts, with the number of successful checks each reports. The driver
+ * plays the user: it opens the authorization URL the gateway reports and hands the redirect to
+ * `completeAuthorization()`.
+ */
+const AUTH_SCENARIOS: Record<string, number> = {
+  "auth/metadata-default": 13,
+  "auth/metadata-var1": 13,
+  "auth/metadata-var2": 13,
+  "auth/metadata-var3": 13,
+  "auth/basic-cimd": 13,
+  "auth/scope-from-www-authenticate": 14,
+  "auth/scope-from-scopes-supported": 14,
+  "auth/scope-omitted-when-undefined": 14,
+  "auth/scope-step-up": 20,
+  "auth/scope-retry-limit": 22,
+  "auth/token-endpoint-auth-basic": 18,
+  "auth/token-endpoint-auth-post": 18,
+  "auth/token-endpoint-auth-none": 18,
+  "auth/pre-registration": 13,
+  "auth/2025-03-26-oauth-metadata-backcompat": 12,
+  "auth/2025-03-26-oauth-endpoint-fallback": 7,
+  // Drafts.
+  "auth/resource-mismatch": 3,
+  "auth/offline-access-scope": 12,
+  "auth/offline-access-not-supported": 14,
 };
 
 interface Check {
@@ -62,18 +93,27 @@ async function runScenario(scenario: string): Promise<{ code: number; checks: Ch
       stdout: "null",
       stderr: "null",
     }).output();
-    const checks: Check[] = [];
-    for await (const entry of Deno.readDir(out)) {
-      checks.push(...JSON.parse(await Deno.readTextFile(`${out}/${entry.name}/checks.json`)));
-    }
-    return { code, checks };
+    return { code, checks: await readChecks(out) };
   } finally {
     await Deno.remove(out, { recursive: true });
   }
 }
 
-Deno.test("the MCP conformance suite passes every non-OAuth client scenario through McpGateway", async (t) => {
-  for (const [scenario, successes] of Object.entries(SCENARIOS)) {
+/** Every `checks.json` under the output folder (an `auth/x` scenario writes to `auth/x-…/`). */
+async function readChecks(folder: string): Promise<Check[]> {
+  const checks: Check[] = [];
+  for await (const entry of Deno.readDir(folder)) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory) checks.push(...await readChecks(path));
+    else if (entry.name === "checks.json") {
+      checks.push(...JSON.parse(await Deno.readTextFile(path)));
+    }
+  }
+  return checks;
+}
+
+async function runScenarios(t: Deno.TestContext, scenarios: Record<string, number>): Promise<void> {
+  for (const [scenario, successes] of Object.entries(scenarios)) {
     await t.step(scenario, async () => {
       const { code, checks } = await runScenario(scenario);
       const problems = checks.filter((check) =>
@@ -85,4 +125,12 @@ Deno.test("the MCP conformance suite passes every non-OAuth client scenario thro
       assert(code === 0, `the suite exited with ${code}`);
     });
   }
+}
+
+Deno.test("the MCP conformance suite passes every non-OAuth client scenario through McpGateway", async (t) => {
+  await runScenarios(t, SCENARIOS);
+});
+
+Deno.test("the MCP conformance suite passes every dated and draft auth/* client scenario through McpGateway's OAuth", async (t) => {
+  await runScenarios(t, AUTH_SCENARIOS);
 });

@@ -1,0 +1,191 @@
+import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import { MemoryStore } from "../../../store/memory_store.ts";
+import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
+import { OAuthSession } from "./oauth_session.ts";
+import { oauthRequestFetch } from "./oauth_request_fetch.ts";
+import { normalise, type PendingAuthorization } from "./store_oauth_provider.ts";
+
+/** What a connection asks of the gateway's OAuth: its fetch, with authorization. */
+export interface ConnectionOAuth {
+  /**
+   * Wraps the fetch of one connection.
+   *
+   * @param target The server id, the user and the server's URL.
+   * @param next The fetch that reaches the MCP server.
+   * @returns The fetch with authorization.
+   */
+  fetchFor(
+    target: { serverId: string; userId?: string; serverUrl: string },
+    next: typeof fetch,
+  ): typeof fetch;
+}
+
+/**
+ * The gateway's OAuth: one {@linkcode OAuthSession} per (user, server), the store, and the
+ * completion of authorizations at the redirect URI.
+ */
+export class GatewayOAuth implements ConnectionOAuth {
+  #options: McpOAuthOptions;
+  #store: KeyValueStore;
+  #net: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
+  #sessions = new Map<string, OAuthSession>();
+  #stateTtlMs: number;
+  #refreshBeforeMs: number;
+  #maxScopeUpgrades: number;
+  #redirect: URL;
+
+  /**
+   * Checks the options (`TypeError`, `RangeError`) and creates the sessions' home.
+   *
+   * @param options The gateway's `oauth` option.
+   * @param net The gateway's fetch and host allowlist.
+   */
+  constructor(
+    options: McpOAuthOptions,
+    net: { fetch?: typeof fetch; allowedHosts?: readonly string[] },
+  ) {
+    const redirect = URL.canParse(options?.redirectUrl) ? new URL(options.redirectUrl) : undefined;
+    if (redirect === undefined || !/^https?:$/.test(redirect.protocol)) {
+      throw new TypeError(
+        `Cannot create McpGateway: "oauth.redirectUrl" must be an http(s) URL, received ${
+          JSON.stringify(options?.redirectUrl)
+        }`,
+      );
+    }
+    const cimd = options.clientMetadataUrl;
+    if (cimd !== undefined && !(URL.canParse(cimd) && /^https:\/\/[^/]+\/./.test(cimd))) {
+      throw new TypeError(
+        `Cannot create McpGateway: "oauth.clientMetadataUrl" must be an https URL with a path, received ${
+          JSON.stringify(cimd)
+        }`,
+      );
+    }
+    this.#options = options;
+    this.#redirect = redirect;
+    this.#net = net;
+    this.#store = options.store ?? new MemoryStore();
+    this.#stateTtlMs = positive("oauth.stateTtlMs", options.stateTtlMs, 600_000);
+    this.#refreshBeforeMs = positive("oauth.refreshBeforeMs", options.refreshBeforeMs, 60_000);
+    this.#maxScopeUpgrades = positive("oauth.maxScopeUpgrades", options.maxScopeUpgrades, 2);
+  }
+
+  fetchFor(
+    target: { serverId: string; userId?: string; serverUrl: string },
+    next: typeof fetch,
+  ): typeof fetch {
+    return this.#session(target.userId, target.serverId, target.serverUrl).fetchFor(next);
+  }
+
+  /**
+   * Completes an authorization: checks the callback's `state` (known, unexpired, unused, and
+   * started for this user and server), `error` and `iss` (RFC 9207), then exchanges the code.
+   * Throws a `TypeError` for a callback that does not fit, an `Error` when the exchange fails.
+   *
+   * @param userId The user the host's session belongs to (absent for a global server).
+   * @param serverId The server id.
+   * @param callbackUrl The URL the authorization server redirected the user to.
+   */
+  async complete(
+    userId: string | undefined,
+    serverId: string,
+    callbackUrl: string | URL,
+  ): Promise<void> {
+    const fail = (why: string) =>
+      new TypeError(`Cannot complete authorization for MCP server "${serverId}": ${why}`);
+    const url = URL.canParse(callbackUrl) ? new URL(callbackUrl) : undefined;
+    if (url === undefined) throw fail("the callback URL is not a URL");
+    if (url.origin + url.pathname !== this.#redirect.origin + this.#redirect.pathname) {
+      throw fail(`the callback URL is not the redirect URI "${this.#redirect.href}"`);
+    }
+    const state = url.searchParams.get("state");
+    if (!state) throw fail('the callback URL has no "state"; pass the whole URL');
+    const fresh = await this.#store.setIfAbsent(["oauth", "used", state], true, {
+      expireIn: this.#stateTtlMs,
+    });
+    if (!fresh) throw fail("this authorization was completed already; start a new one");
+    const pending = await this.#store.get<PendingAuthorization>(["oauth", "pending", state]);
+    await this.#store.delete(["oauth", "pending", state]);
+    if (pending === undefined) throw fail("the authorization is unknown or expired; start again");
+    if (pending.user !== (userId ?? "") || pending.serverId !== serverId) {
+      throw fail("the authorization was started for another user or server");
+    }
+    const error = url.searchParams.get("error");
+    if (error !== null) {
+      const description = url.searchParams.get("error_description")?.slice(0, 200);
+      throw new Error(
+        `Authorization for MCP server "${serverId}" was refused: "${error.slice(0, 100)}"${
+          description ? ` (${description})` : ""
+        }; ask the user to try again`,
+      );
+    }
+    const iss = url.searchParams.get("iss");
+    const issuerMismatch = iss !== null
+      ? pending.issuer !== undefined && normalise(iss) !== normalise(pending.issuer)
+      : pending.issRequired === true;
+    if (issuerMismatch) {
+      throw fail(`the callback's "iss" does not name the authorization server that was asked`);
+    }
+    const code = url.searchParams.get("code");
+    if (!code) throw fail('the callback URL has no "code"');
+    await this.#session(userId, serverId, pending.serverUrl).complete(pending, code);
+  }
+
+  /**
+   * Forgets the tokens, registrations and discovery of a user's server (or of all the user's).
+   *
+   * @param userId The user (absent for a global server).
+   * @param serverId The server id, or `undefined` for all.
+   */
+  async forget(userId: string | undefined, serverId?: string): Promise<void> {
+    const user = userId ?? "";
+    for (const kind of ["tokens", "client", "discovery"]) {
+      const prefix = ["oauth", kind, user, ...(serverId === undefined ? [] : [serverId])];
+      for (const entry of await this.#store.list(prefix)) await this.#store.delete(entry.key);
+    }
+    for (const key of this.#sessions.keys()) {
+      const [u, s] = JSON.parse(key) as [string, string];
+      if (u === user && (serverId === undefined || s === serverId)) this.#sessions.delete(key);
+    }
+  }
+
+  #session(userId: string | undefined, serverId: string, serverUrl: string): OAuthSession {
+    const user = userId ?? "";
+    const key = JSON.stringify([user, serverId, serverUrl]);
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      session = new OAuthSession({
+        store: this.#store,
+        user,
+        ...(userId === undefined ? {} : { userId }),
+        serverId,
+        serverUrl,
+        redirectUrl: this.#redirect.href,
+        clientName: this.#options.clientName ?? "toolroute",
+        clientMetadataUrl: this.#options.clientMetadataUrl,
+        client: this.#options.clients?.[serverId],
+        stateTtlMs: this.#stateTtlMs,
+        refreshBeforeMs: this.#refreshBeforeMs,
+        maxScopeUpgrades: this.#maxScopeUpgrades,
+        authFetch: oauthRequestFetch({
+          fetch: this.#net.fetch,
+          allowedHosts: this.#net.allowedHosts,
+          serverUrl: new URL(serverUrl),
+        }),
+      });
+      this.#sessions.set(key, session);
+    }
+    return session;
+  }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
+    throw new RangeError(
+      `Cannot create McpGateway: "${name}" must be a finite number of at least 0, received ${
+        String(value)
+      }`,
+    );
+  }
+  return value;
+}
