@@ -91,9 +91,11 @@ export class OAuthSession {
     await this.#running?.catch(() => {});
     let tokens: StoredTokens | undefined = await this.#provider.tokens();
     const expiresAt = tokens?.expires_at;
+    // Refreshed `refreshBeforeMs` before expiry, or at half its life for a short-lived token.
+    const early = Math.min(this.#s.refreshBeforeMs, (tokens?.expires_in ?? Infinity) * 500);
     if (
       tokens?.refresh_token !== undefined && expiresAt !== undefined &&
-      expiresAt - Date.now() <= this.#s.refreshBeforeMs
+      expiresAt - Date.now() <= early
     ) {
       const result = await this.#run(() =>
         oauthAuthorize(this.#provider, { serverUrl: this.#s.serverUrl, fetchFn: this.#s.authFetch })
