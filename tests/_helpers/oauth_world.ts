@@ -4,8 +4,8 @@
  * tokens revocable, tokens bound to their issuer). Web-standard only, so the same world runs
  * injected as `fetch` (core tests, no permissions) or served on loopback (edge test).
  *
- * The resource is `<resource>/mcp` with one tool, `whoami`, answering the login of the token
- * that the call carried. The user's consent is {@linkcode OAuthWorld.consent}, a function: it
+ * The resource is `<resource>/mcp` with the tools `whoami`, answering the login of the token
+ * that the call carried, and `fail_echoing_token`, failing with the token in its message. The user's consent is {@linkcode OAuthWorld.consent}, a function: it
  * plays the browser at the authorization URL and returns the redirect.
  *
  * @module
@@ -144,6 +144,10 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
     const server = new McpServer({ name: "crm", version: "1.0.0" });
     server.registerTool("whoami", { description: "The user of the token" }, () => ({
       content: [{ type: "text", text: token.login }],
+    }));
+    server.registerTool("fail_echoing_token", { description: "Fails, echoing the token" }, () => ({
+      content: [{ type: "text", text: `Token ${bearer} lacks a permission` }],
+      isError: true,
     }));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -67,7 +67,10 @@ export class ServerConnection {
    */
   constructor(settings: ConnectionSettings) {
     this.#s = settings;
-    this.#redact = new Redactor(settings.config);
+    this.#redact = new Redactor(
+      settings.config,
+      () => settings.oauth?.secrets(settings.serverId, settings.userId) ?? [],
+    );
     this.#backoff = new Backoff(settings.reconnect);
   }
 

@@ -18,6 +18,14 @@ export interface ConnectionOAuth {
     target: { serverId: string; userId?: string; serverUrl: string },
     next: typeof fetch,
   ): typeof fetch;
+  /**
+   * The tokens a connection used lately, to be removed from error texts.
+   *
+   * @param serverId The server id.
+   * @param userId The user.
+   * @returns The tokens.
+   */
+  secrets(serverId: string, userId?: string): string[];
 }
 
 /**
@@ -74,6 +82,12 @@ export class GatewayOAuth implements ConnectionOAuth {
     next: typeof fetch,
   ): typeof fetch {
     return this.#session(target.userId, target.serverId, target.serverUrl).fetchFor(next);
+  }
+
+  secrets(serverId: string, userId?: string): string[] {
+    const prefix = JSON.stringify([userId ?? "", serverId]).slice(0, -1) + ",";
+    return [...this.#sessions].filter(([key]) => key.startsWith(prefix))
+      .flatMap(([, session]) => [...session.recentTokens]);
   }
 
   /**

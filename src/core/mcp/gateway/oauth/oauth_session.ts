@@ -26,6 +26,8 @@ export class OAuthSession {
   #provider: StoreOAuthProvider;
   #running?: Promise<"AUTHORIZED" | "REDIRECT">;
   #upgrades = new Map<string, number>();
+  /** The tokens used lately, so error texts can be cleaned of them. */
+  #recent: string[] = [];
 
   /**
    * Creates the session.
@@ -103,7 +105,16 @@ export class OAuthSession {
       if (result !== "AUTHORIZED") throw this.#required("the access token expired");
       tokens = await this.#provider.tokens();
     }
+    for (const token of [tokens?.access_token, tokens?.refresh_token]) {
+      if (token !== undefined && !this.#recent.includes(token)) this.#recent.push(token);
+    }
+    this.#recent.splice(0, this.#recent.length - 8);
     return tokens?.access_token;
+  }
+
+  /** The access and refresh tokens this session used lately (for redaction, never for output). */
+  get recentTokens(): readonly string[] {
+    return this.#recent;
   }
 
   async #challenge(

@@ -20,6 +20,10 @@ function urlIn(text: string): string {
   return found[1];
 }
 
+function whoamiOf(toolSet: { names: readonly string[] }): string {
+  return toolSet.names.find((name) => name.includes("whoami"))!;
+}
+
 function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: MemoryStore } = {}) {
   const events: McpGatewayEvent[] = [];
   const gateway = new McpGateway({
@@ -111,7 +115,7 @@ Deno.test("a revoked refresh token asks the user again, once, without a refresh 
   const { gateway, signIn } = setup(world);
   await using _ = gateway;
   const alice = await signIn("alice");
-  const whoami = alice.names[0];
+  const whoami = whoamiOf(alice);
   await halfLife();
   assertEquals((await alice.call(whoami, {})).text, "alice");
   const refreshes = () => world.tokenRequests.filter((r) => r.grant === "refresh_token").length;
@@ -136,7 +140,7 @@ Deno.test("an issuer switch never presents the old credentials to the new author
   const oldRefresh = world.issued.filter((t) => t.startsWith("rt-"));
   const oldClients = world.registrations.map((r) => r.clientId);
   world.switchIssuer("https://auth2.example.com");
-  const result = await alice.call(alice.names[0], {});
+  const result = await alice.call(whoamiOf(alice), {});
   assert(result.isError);
   const url = urlIn(result.text);
   assert(url.startsWith("https://auth2.example.com/authorize"), url);
@@ -145,7 +149,7 @@ Deno.test("an issuer switch never presents the old credentials to the new author
   assertEquals(toNew.filter((r) => oldRefresh.includes(r.refreshToken ?? "")), []);
   assertEquals(world.registrations.at(-1)?.issuer, "https://auth2.example.com");
   await gateway.completeAuthorization("alice", "crm", world.consent(url, "alice"));
-  assertEquals((await alice.call(alice.names[0], {})).text, "alice");
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
 
 Deno.test("concurrent calls during a refresh refresh once", async () => {
@@ -156,7 +160,7 @@ Deno.test("concurrent calls during a refresh refresh once", async () => {
   await halfLife();
   const before = world.tokenRequests.length;
   const results = await Promise.all(
-    Array.from({ length: 6 }, () => alice.call(alice.names[0], {})),
+    Array.from({ length: 6 }, () => alice.call(whoamiOf(alice), {})),
   );
   assertEquals(results.map((r) => r.text), Array(6).fill("alice"));
   const refreshes = world.tokenRequests.slice(before).filter((r) => r.grant === "refresh_token");
@@ -169,15 +173,20 @@ Deno.test("tokens never appear in events, status() or results", async () => {
   await using _ = gateway;
   const alice = await signIn("alice");
   await halfLife();
-  const texts = [(await alice.call(alice.names[0], {})).text];
+  const texts = [(await alice.call(whoamiOf(alice), {})).text];
+  // A server that echoes the token in an error does not put it in front of the model.
+  const leak = await alice.call(alice.names.find((name) => name.includes("fail_echoing"))!, {});
+  assert(leak.isError);
+  assertStringIncludes(leak.text, "Token [redacted] lacks a permission");
+  texts.push(leak.text);
   world.revokeRefreshTokens();
   await halfLife();
-  texts.push((await alice.call(alice.names[0], {})).text);
+  texts.push((await alice.call(whoamiOf(alice), {})).text);
   const seen = JSON.stringify([events, gateway.status(), texts]);
   assert(world.issued.length >= 4);
   for (const token of world.issued) assert(!seen.includes(token), `token ${token} leaked`);
   assert(events.some((e) => e.type === "connect_failed" && e.message === "Authorization required"));
-  assertStringIncludes(texts[1], "Authorization required");
+  assertStringIncludes(texts[2], "Authorization required");
 });
 
 Deno.test("authorization server URLs outside allowedHosts, or private, are refused", async () => {
