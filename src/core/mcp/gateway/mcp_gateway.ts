@@ -277,6 +277,20 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   }
 
   /**
+   * The user and server a pending authorization belongs to, read from its callback URL's `state`
+   * (not used up). For a redirect endpoint that cannot tell the user itself, such as `toolroute
+   * serve --http`; a web host passes its own session's user to `completeAuthorization()` instead.
+   *
+   * @param callbackUrl The redirect URL.
+   * @returns The user (absent for a global server) and server id, or `undefined` when unknown.
+   */
+  async pendingAuthorization(
+    callbackUrl: string | URL,
+  ): Promise<{ userId?: string; serverId: string } | undefined> {
+    return await this.#oauth?.pending(callbackUrl);
+  }
+
+  /**
    * Forgets the OAuth tokens and registrations of a user's server (or of every server of the user):
    * the next use asks the user to authorize again.
    *

@@ -145,6 +145,26 @@ export class GatewayOAuth implements ConnectionOAuth {
   }
 
   /**
+   * The user and server an unexpired, unused authorization was started for, read from the
+   * callback's `state` without using it up; for a redirect endpoint that cannot tell the user
+   * (a browser without the host's session).
+   *
+   * @param callbackUrl The redirect URL.
+   * @returns The user (absent for a global server) and server, or `undefined`.
+   */
+  async pending(
+    callbackUrl: string | URL,
+  ): Promise<{ userId?: string; serverId: string } | undefined> {
+    const state = URL.canParse(callbackUrl) ? new URL(callbackUrl).searchParams.get("state") : null;
+    if (!state || await this.#store.get(["oauth", "used", state]) !== undefined) return undefined;
+    const pending = await this.#store.get<PendingAuthorization>(["oauth", "pending", state]);
+    if (pending === undefined) return undefined;
+    return pending.user === ""
+      ? { serverId: pending.serverId }
+      : { userId: pending.user, serverId: pending.serverId };
+  }
+
+  /**
    * Forgets the tokens, registrations and discovery of a user's server (or of all the user's).
    *
    * @param userId The user (absent for a global server).
