@@ -68,9 +68,8 @@ export async function buildRouter(
     ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent, oauth })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorization URLs.
-  let served: ServedRouter | undefined;
   if (oauth !== undefined) {
-    functions.push(connectAccountsTool(async (userId) => (await served!.expose(userId)).missing));
+    functions.push(connectAccountsTool(async (userId) => (await served.expose(userId)).missing));
   }
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {
@@ -88,7 +87,7 @@ export async function buildRouter(
   });
   const expose = config.expose;
   const close = () => router.close();
-  served = {
+  const served: ServedRouter = {
     router,
     ...(gateway === undefined ? {} : { gateway }),
     async expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {

@@ -16,11 +16,11 @@ function freePort(): number {
 
 Deno.test("serve --http hosts the OAuth redirect and hands the authorization URL to the client in connect_accounts", async () => {
   // The MCP server and its authorization server, on loopback.
-  let world: OAuthWorld | undefined;
-  const serve = (request: Request) => world!.fetch(request);
+  const holder: { world?: OAuthWorld } = {};
+  const serve = (request: Request) => holder.world!.fetch(request);
   const resource = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
   const issuer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
-  world = createOAuthWorld({
+  const world = holder.world = createOAuthWorld({
     resource: `http://127.0.0.1:${resource.addr.port}`,
     issuers: [`http://127.0.0.1:${issuer.addr.port}`],
   });
