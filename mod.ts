@@ -83,6 +83,7 @@ export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.t
 export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator.ts";
 export { McpGateway } from "./src/core/mcp/gateway/mcp_gateway.ts";
 export { AuthorizationRequiredError } from "./src/core/mcp/gateway/oauth/authorization_required_error.ts";
+export { McpOAuth } from "./src/core/mcp/gateway/oauth/mcp_oauth.ts";
 export type {
   McpOAuthClient,
   McpOAuthOptions,

@@ -17,6 +17,7 @@ import {
   type McpElicitationRequest,
   type McpElicitationResult,
   McpGateway,
+  McpOAuth,
   ToolRouter,
 } from "../../mod.ts";
 
@@ -78,14 +79,14 @@ let failed = false;
     servers: oauth ? {} : { conformance: { url } },
     onElicitation: acceptWithDefaults,
     requestTimeoutMs: 20_000,
-    oauth: {
+    oauth: new McpOAuth({
       redirectUrl: REDIRECT_URL,
       clientMetadataUrl: CLIENT_METADATA_URL,
       clientName: "toolroute-conformance",
       ...(client_id === undefined ? {} : {
         clients: { conformance: { clientId: client_id, clientSecret: client_secret } },
       }),
-    },
+    }),
   });
   if (oauth) gateway.addUserServer(USER, "conformance", { url });
   const router = new ToolRouter({ gateway });

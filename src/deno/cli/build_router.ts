@@ -1,4 +1,5 @@
 import { ToolRouter } from "../../core/tool_router.ts";
+import { McpOAuth } from "../../core/mcp/gateway/oauth/mcp_oauth.ts";
 import type { ToolCallEvent } from "../../core/tool_call.ts";
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
@@ -62,7 +63,7 @@ export async function buildRouter(
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
-    ? { redirectUrl: options.oauthRedirectUrl }
+    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl })
     : undefined;
   const gateway = hasServers
     ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent, oauth })

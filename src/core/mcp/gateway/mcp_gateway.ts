@@ -11,7 +11,7 @@ import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { RemoteRoutedTools } from "./remote_routed_tools.ts";
-import { GatewayOAuth } from "./oauth/gateway_oauth.ts";
+import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
 
@@ -79,7 +79,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #global = new Map<string, ServerConnection>();
   #users: UserServers;
   #tools = new RemoteRoutedTools();
-  #oauth?: GatewayOAuth;
+  #oauth?: McpOAuth;
   #closed = false;
 
   /**
@@ -93,10 +93,13 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       options,
       (event) => this.#emit(options.onEvent, event),
     );
-    this.#oauth = options.oauth === undefined ? undefined : new GatewayOAuth(options.oauth, {
-      fetch: settings.fetch,
-      allowedHosts: settings.allowedHosts,
-    });
+    if (options.oauth !== undefined && typeof options.oauth?.attach !== "function") {
+      throw new TypeError(
+        'Cannot create McpGateway: "oauth" must be a McpOAuth (new McpOAuth({ … }))',
+      );
+    }
+    this.#oauth = options.oauth;
+    this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = { ...settings, oauth: this.#oauth };
     this.#users = new UserServers({
       idleMs: userIdleMs,
@@ -263,7 +266,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   ): Promise<void> {
     if (this.#oauth === undefined) {
       throw new TypeError(
-        `Cannot complete authorization for MCP server "${serverId}": the gateway has no "oauth" option`,
+        `Cannot complete authorization for MCP server "${serverId}": the gateway has no "oauth" (McpOAuth)`,
       );
     }
     if (!this.serverIds(userId).includes(serverId)) {

@@ -1,6 +1,6 @@
 import type { McpServerConfig } from "../mcp_server_config.ts";
 import type { McpJsonSchemaValidator, McpTransportFactory } from "../mcp_transport.ts";
-import type { McpOAuthOptions } from "./oauth/mcp_oauth_options.ts";
+import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 
 /** How a broken connection is retried: exponential backoff between attempts. */
 export interface McpReconnectOptions {
@@ -126,9 +126,9 @@ export interface McpGatewayOptions {
   /** Receives connection events; must not throw (a throw is ignored). */
   onEvent?: (event: McpGatewayEvent) => void;
   /**
-   * The MCP authorization flow (OAuth) for HTTP servers configured without an `Authorization`
-   * header: a server that answers `401` is reported in `missing` with the user's authorization
-   * URL until `completeAuthorization()` is called with the redirect.
+   * The MCP authorization flow (`new McpOAuth({ redirectUrl })`) for HTTP servers configured
+   * without an `Authorization` header: a server that answers `401` is reported in `missing` with
+   * the user's authorization URL until `completeAuthorization()` is called with the redirect.
    */
-  oauth?: McpOAuthOptions;
+  oauth?: McpOAuth;
 }

@@ -1,7 +1,7 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
 import type { McpGatewayOptions } from "./mcp_gateway_types.ts";
-import type { ConnectionOAuth } from "./oauth/gateway_oauth.ts";
+import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";
 import {
   Client,
   type ClientOptions,

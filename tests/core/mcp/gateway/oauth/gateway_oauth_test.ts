@@ -5,7 +5,7 @@ import {
   assertRejects,
   assertStringIncludes,
 } from "@std/assert";
-import { McpGateway, type McpGatewayEvent, ToolRouter } from "../../../../../mod.ts";
+import { McpGateway, type McpGatewayEvent, McpOAuth, ToolRouter } from "../../../../../mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { createOAuthWorld, type OAuthWorld } from "../../../../_helpers/oauth_world.ts";
 
@@ -29,7 +29,7 @@ function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: Memo
   const gateway = new McpGateway({
     fetch: world.fetch,
     ...(extra.allowedHosts ? { allowedHosts: extra.allowedHosts } : {}),
-    oauth: { redirectUrl: REDIRECT, ...(extra.store ? { store: extra.store } : {}) },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT, ...(extra.store ? { store: extra.store } : {}) }),
     onEvent: (event) => events.push(event),
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });

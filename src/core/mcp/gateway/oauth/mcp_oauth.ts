@@ -5,7 +5,7 @@ import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
 import { normalise, type PendingAuthorization } from "./store_oauth_provider.ts";
 
-/** What a connection asks of the gateway's OAuth: its fetch, with authorization. */
+/** What a connection asks of the gateway's OAuth: its fetch with authorization, and secrets. */
 export interface ConnectionOAuth {
   /**
    * Wraps the fetch of one connection.
@@ -29,13 +29,36 @@ export interface ConnectionOAuth {
 }
 
 /**
- * The gateway's OAuth: one {@linkcode OAuthSession} per (user, server), the store, and the
- * completion of authorizations at the redirect URI.
+ * The MCP authorization flow for a gateway's HTTP servers: OAuth 2.1 with PKCE through the MCP
+ * SDK's `auth()`, with tokens, refresh tokens and client registrations kept per (user, server,
+ * authorization server) in a `KeyValueStore`. Pass it as `new McpGateway({ oauth })`; one
+ * `McpOAuth` serves one gateway. Bundles that do not use it leave it out.
+ *
+ * A server configured without an `Authorization` header that answers `401` is reported in the
+ * tool set's `missing` (and a call to it returns an error) with a message carrying the user's
+ * authorization URL; the host's redirect URI hands the redirect to
+ * `gateway.completeAuthorization(userId, serverId, callbackUrl)`, and the next request exposes
+ * the server's tools.
+ *
+ * @example A web host connecting its users' accounts
+ * ```ts ignore
+ * import { McpGateway, McpOAuth, ToolRouter } from "@toolroute/toolroute";
+ *
+ * const gateway = new McpGateway({
+ *   oauth: new McpOAuth({ redirectUrl: "https://app.example.com/oauth/callback" }),
+ * });
+ * gateway.addUserServer("alice", "tracker", { url: "https://tracker.example.com/mcp" });
+ * const router = new ToolRouter({ gateway });
+ * const toolSet = await router.expose({ mcpServers: ["tracker"], userId: "alice" });
+ * // toolSet.missing[0].reason: 'Authorization required for MCP server "tracker": the user must open https://…'
+ * // Later, in the handler of /oauth/callback, for the signed-in user:
+ * await gateway.completeAuthorization("alice", "tracker", request.url);
+ * ```
  */
-export class GatewayOAuth implements ConnectionOAuth {
+export class McpOAuth implements ConnectionOAuth {
   #options: McpOAuthOptions;
   #store: KeyValueStore;
-  #net: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
+  #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
   #sessions = new Map<string, OAuthSession>();
   #stateTtlMs: number;
   #refreshBeforeMs: number;
@@ -43,19 +66,15 @@ export class GatewayOAuth implements ConnectionOAuth {
   #redirect: URL;
 
   /**
-   * Checks the options (`TypeError`, `RangeError`) and creates the sessions' home.
+   * Checks the options: a `TypeError` for a bad URL, a `RangeError` for a bad number.
    *
-   * @param options The gateway's `oauth` option.
-   * @param net The gateway's fetch and host allowlist.
+   * @param options The redirect URI, client settings, store and limits.
    */
-  constructor(
-    options: McpOAuthOptions,
-    net: { fetch?: typeof fetch; allowedHosts?: readonly string[] },
-  ) {
+  constructor(options: McpOAuthOptions) {
     const redirect = URL.canParse(options?.redirectUrl) ? new URL(options.redirectUrl) : undefined;
     if (redirect === undefined || !/^https?:$/.test(redirect.protocol)) {
       throw new TypeError(
-        `Cannot create McpGateway: "oauth.redirectUrl" must be an http(s) URL, received ${
+        `Cannot create McpOAuth: "redirectUrl" must be an http(s) URL, received ${
           JSON.stringify(options?.redirectUrl)
         }`,
       );
@@ -63,20 +82,39 @@ export class GatewayOAuth implements ConnectionOAuth {
     const cimd = options.clientMetadataUrl;
     if (cimd !== undefined && !(URL.canParse(cimd) && /^https:\/\/[^/]+\/./.test(cimd))) {
       throw new TypeError(
-        `Cannot create McpGateway: "oauth.clientMetadataUrl" must be an https URL with a path, received ${
+        `Cannot create McpOAuth: "clientMetadataUrl" must be an https URL with a path, received ${
           JSON.stringify(cimd)
         }`,
       );
     }
     this.#options = options;
     this.#redirect = redirect;
-    this.#net = net;
     this.#store = options.store ?? new MemoryStore();
-    this.#stateTtlMs = positive("oauth.stateTtlMs", options.stateTtlMs, 600_000);
-    this.#refreshBeforeMs = positive("oauth.refreshBeforeMs", options.refreshBeforeMs, 60_000);
-    this.#maxScopeUpgrades = positive("oauth.maxScopeUpgrades", options.maxScopeUpgrades, 2);
+    this.#stateTtlMs = positive("stateTtlMs", options.stateTtlMs, 600_000);
+    this.#refreshBeforeMs = positive("refreshBeforeMs", options.refreshBeforeMs, 60_000);
+    this.#maxScopeUpgrades = positive("maxScopeUpgrades", options.maxScopeUpgrades, 2);
   }
 
+  /**
+   * Binds it to a gateway's fetch and host allowlist; called by `McpGateway`. Throws a
+   * `TypeError` the second time: one `McpOAuth` serves one gateway.
+   *
+   * @param net The gateway's fetch and `allowedHosts`.
+   */
+  attach(net: { fetch?: typeof fetch; allowedHosts?: readonly string[] }): void {
+    if (this.#net !== undefined) {
+      throw new TypeError("Cannot create McpGateway: this McpOAuth serves another gateway already");
+    }
+    this.#net = net;
+  }
+
+  /**
+   * Wraps the fetch of one connection with authorization (see {@linkcode ConnectionOAuth}).
+   *
+   * @param target The server id, the user and the server's URL.
+   * @param next The fetch that reaches the MCP server.
+   * @returns The fetch with authorization.
+   */
   fetchFor(
     target: { serverId: string; userId?: string; serverUrl: string },
     next: typeof fetch,
@@ -84,6 +122,13 @@ export class GatewayOAuth implements ConnectionOAuth {
     return this.#session(target.userId, target.serverId, target.serverUrl).fetchFor(next);
   }
 
+  /**
+   * The tokens a connection used lately, for redaction (see {@linkcode ConnectionOAuth}).
+   *
+   * @param serverId The server id.
+   * @param userId The user.
+   * @returns The tokens.
+   */
   secrets(serverId: string, userId?: string): string[] {
     const prefix = JSON.stringify([userId ?? "", serverId]).slice(0, -1) + ",";
     return [...this.#sessions].filter(([key]) => key.startsWith(prefix))
@@ -201,8 +246,8 @@ export class GatewayOAuth implements ConnectionOAuth {
         refreshBeforeMs: this.#refreshBeforeMs,
         maxScopeUpgrades: this.#maxScopeUpgrades,
         authFetch: oauthRequestFetch({
-          fetch: this.#net.fetch,
-          allowedHosts: this.#net.allowedHosts,
+          fetch: this.#net?.fetch,
+          allowedHosts: this.#net?.allowedHosts,
           serverUrl: new URL(serverUrl),
         }),
       });
@@ -216,7 +261,7 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
     throw new RangeError(
-      `Cannot create McpGateway: "${name}" must be a finite number of at least 0, received ${
+      `Cannot create McpOAuth: "${name}" must be a finite number of at least 0, received ${
         String(value)
       }`,
     );
