@@ -84,6 +84,12 @@ export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator
 export { McpGateway } from "./src/core/mcp/gateway/mcp_gateway.ts";
 export { AuthorizationRequiredError } from "./src/core/mcp/gateway/oauth/authorization_required_error.ts";
 export { McpOAuth } from "./src/core/mcp/gateway/oauth/mcp_oauth.ts";
+export { MemoryStore } from "./src/core/store/memory_store.ts";
+export type {
+  KeyValueEntry,
+  KeyValueSetOptions,
+  KeyValueStore,
+} from "./src/core/store/key_value_store.ts";
 export type {
   McpOAuthClient,
   McpOAuthOptions,

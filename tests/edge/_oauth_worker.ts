@@ -1,14 +1,16 @@
 /**
  * A test worker: a web host that connects its users' accounts through `McpGateway`'s OAuth, in
- * workerd. One gateway per isolate (tokens in its `MemoryStore`); the user is the `x-user`
- * header (a real host reads its session). `/expose` answers `{ names, missing }`, `/call?tool=`
- * `{ text, isError }`, and `/oauth/callback` (the redirect URI) completes the authorization with
- * `completeAuthorization()`: `{ done }`, or `{ error }` with status 400.
+ * workerd. Each request builds its own gateway (connections do not outlive a request here); the
+ * tokens, registrations and pending authorizations live in one store for the isolate (a real
+ * worker would use KV or a Durable Object). The user is the `x-user` header (a real host reads its
+ * session). `/expose` answers `{ names, missing }`, `/call?tool=` `{ text, isError }`, and
+ * `/oauth/callback` (the redirect URI) completes the authorization: `{ done }`, or `{ error }`
+ * with status 400.
  *
  * @module
  */
 
-import { McpGateway, McpOAuth, ToolRouter } from "../../mod.ts";
+import { McpGateway, McpOAuth, MemoryStore, ToolRouter } from "../../mod.ts";
 
 /** The worker's bindings. */
 export interface OAuthWorkerEnv {
@@ -16,20 +18,7 @@ export interface OAuthWorkerEnv {
   REMOTE_MCP_URL: string;
 }
 
-let state: { gateway: McpGateway; router: ToolRouter } | undefined;
-
-function host(env: OAuthWorkerEnv, origin: string) {
-  if (state !== undefined) return state;
-  const gateway = new McpGateway({
-    oauth: new McpOAuth({ redirectUrl: `${origin}/oauth/callback` }),
-    // Timers and streams do not outlive a request in workerd: list again after 0 ms.
-    toolListTtlMs: 0,
-  });
-  for (const user of ["alice", "bob"]) {
-    gateway.addUserServer(user, "crm", { url: env.REMOTE_MCP_URL });
-  }
-  return state = { gateway, router: new ToolRouter({ gateway }) };
-}
+const store = new MemoryStore();
 
 export default {
   /**
@@ -41,16 +30,22 @@ export default {
    */
   async fetch(request: Request, env: OAuthWorkerEnv): Promise<Response> {
     const url = new URL(request.url);
-    const { gateway, router } = host(env, url.origin);
     const userId = request.headers.get("x-user") ?? "";
+    await using gateway = new McpGateway({
+      oauth: new McpOAuth({ redirectUrl: `${url.origin}/oauth/callback`, store }),
+    });
+    gateway.addUserServer(userId, "crm", { url: env.REMOTE_MCP_URL });
     try {
       if (url.pathname === "/oauth/callback") {
         await gateway.completeAuthorization(userId, "crm", request.url);
         return Response.json({ done: true });
       }
-      const toolSet = await router.expose({ mcpServers: ["crm"], userId });
+      const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["crm"], userId });
       if (url.pathname === "/call") {
-        const result = await toolSet.call(url.searchParams.get("tool") ?? "", {});
+        // The request's own signal: a call without one reuses a signal made in an earlier
+        // request, which workerd refuses (tool_call.ts's module-level `neverAborted`).
+        const tool = url.searchParams.get("tool") ?? "";
+        const result = await toolSet.call(tool, {}, { signal: request.signal });
         return Response.json({ text: result.text, isError: result.isError });
       }
       return Response.json({ names: toolSet.names, missing: toolSet.missing });

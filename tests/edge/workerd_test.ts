@@ -220,6 +220,10 @@ Deno.test("the gateway's OAuth runs in workerd: PKCE by WebCrypto, per-user toke
     assertEquals(world.tokenRequests.filter((r) => r.grant === "authorization_code").length, 2);
     assertEquals(await get("/call?tool=whoami", "alice"), { text: "alice", isError: false });
     assertEquals(await get("/call?tool=whoami", "bob"), { text: "bob", isError: false });
+    assertEquals(await get("/call?tool=whoami", "alice"), { text: "alice", isError: false });
+    // Each user's calls carried that user's own token.
+    assert(world.bearers.some((token) => token.startsWith("at-alice-")));
+    assert(world.bearers.some((token) => token.startsWith("at-bob-")));
   } finally {
     await workerd.dispose();
     await resource.shutdown();
