@@ -55,7 +55,7 @@ export interface ConnectionOAuth {
  * await gateway.completeAuthorization("alice", "tracker", request.url);
  * ```
  */
-export class McpOAuth implements ConnectionOAuth {
+export class McpOAuth {
   #options: McpOAuthOptions;
   #store: KeyValueStore;
   #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
@@ -109,7 +109,7 @@ export class McpOAuth implements ConnectionOAuth {
   }
 
   /**
-   * Wraps the fetch of one connection with authorization (see {@linkcode ConnectionOAuth}).
+   * Wraps the fetch of one connection with authorization.
    *
    * @param target The server id, the user and the server's URL.
    * @param next The fetch that reaches the MCP server.
@@ -123,7 +123,7 @@ export class McpOAuth implements ConnectionOAuth {
   }
 
   /**
-   * The tokens a connection used lately, for redaction (see {@linkcode ConnectionOAuth}).
+   * The tokens a connection used lately, for redaction.
    *
    * @param serverId The server id.
    * @param userId The user.
