@@ -4,8 +4,9 @@
  * `ToolRouter`. Every non-OAuth client scenario of 0.1.16 runs, one after the other so the
  * `sse-retry` timing is not disturbed (about 15 s together); then every `auth/*` scenario dated
  * 2025-03-26, 2025-06-18 or 2025-11-25 (16) and the three drafts, about 1.5 s each, through the
- * gateway's OAuth. The three `extension` scenarios (client credentials, cross-app access) are not
- * run: the gateway does not do those grants. `deno task conformance:client` runs this file alone.
+ * gateway's OAuth, and the two client-credentials extensions (a secret, a `private_key_jwt`). The
+ * third extension, cross-app access (an identity provider's token exchanged for an ID-JAG), is not
+ * run: the gateway does not do that grant. `deno task conformance:client` runs this file alone.
  *
  * @module
  */
@@ -50,6 +51,9 @@ const AUTH_SCENARIOS: Record<string, number> = {
   "auth/resource-mismatch": 3,
   "auth/offline-access-scope": 12,
   "auth/offline-access-not-supported": 14,
+  // Extensions: a machine client's client credentials, with a secret or a signed JWT.
+  "auth/client-credentials-basic": 8,
+  "auth/client-credentials-jwt": 8,
 };
 
 interface Check {
@@ -131,6 +135,6 @@ Deno.test("the MCP conformance suite passes every non-OAuth client scenario thro
   await runScenarios(t, SCENARIOS);
 });
 
-Deno.test("the MCP conformance suite passes every dated and draft auth/* client scenario through McpGateway's OAuth", async (t) => {
+Deno.test("the MCP conformance suite passes every dated, draft and client-credentials auth/* client scenario through McpGateway's OAuth", async (t) => {
   await runScenarios(t, AUTH_SCENARIOS);
 });

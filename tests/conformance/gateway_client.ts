@@ -50,8 +50,13 @@ const USER = "conformance-user";
 /** How often one step (exposing, or one call) may ask the user to authorize. */
 const MAX_AUTHORIZATIONS = 4;
 
-/** The suite's context (pre-registered client credentials). */
-function context(): { client_id?: string; client_secret?: string } {
+/** The suite's context (pre-registered client credentials, a private key). */
+function context(): {
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+} {
   const raw = Deno.env.get("MCP_CONFORMANCE_CONTEXT");
   return raw ? JSON.parse(raw) : {};
 }
@@ -73,8 +78,10 @@ async function authorize(gateway: McpGateway, text: string): Promise<boolean> {
 
 let failed = false;
 {
-  const oauth = scenario.startsWith("auth/");
-  const { client_id, client_secret } = context();
+  // A machine client (client credentials) connects a global server; a user's account, a user's.
+  const machine = scenario.startsWith("auth/client-credentials");
+  const oauth = scenario.startsWith("auth/") && !machine;
+  const { client_id, client_secret, private_key_pem, signing_algorithm } = context();
   await using gateway = new McpGateway({
     servers: oauth ? {} : { conformance: { url } },
     onElicitation: acceptWithDefaults,
@@ -84,7 +91,16 @@ let failed = false;
       clientMetadataUrl: CLIENT_METADATA_URL,
       clientName: "toolroute-conformance",
       ...(client_id === undefined ? {} : {
-        clients: { conformance: { clientId: client_id, clientSecret: client_secret } },
+        clients: {
+          conformance: {
+            clientId: client_id,
+            clientSecret: client_secret,
+            ...(machine ? { grant: "client_credentials" as const } : {}),
+            ...(private_key_pem === undefined
+              ? {}
+              : { privateKey: private_key_pem, signingAlgorithm: signing_algorithm }),
+          },
+        },
       }),
     }),
   });

@@ -23,8 +23,11 @@ export {
   discoverAuthorizationServerMetadata,
   extractWWWAuthenticateParams,
 } from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
+export { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 export type {
+  AddClientAuthentication,
   OAuthClientProvider,
   OAuthDiscoveryState,
 } from "@modelcontextprotocol/sdk/client/auth.js";

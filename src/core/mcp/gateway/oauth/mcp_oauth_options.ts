@@ -11,6 +11,18 @@ export interface McpOAuthClient {
    * credentials are never presented to another one.
    */
   issuer?: string;
+  /**
+   * `client_credentials` for a machine client (no user, no browser: a service account, usually on
+   * a global server); `authorization_code` (the default) for a user's own account.
+   */
+  grant?: "authorization_code" | "client_credentials";
+  /**
+   * A PKCS#8 PEM private key: the client authenticates with a signed JWT (`private_key_jwt`,
+   * RFC 7523) instead of `clientSecret`.
+   */
+  privateKey?: string;
+  /** The JWT's signing algorithm. Default: `"ES256"`. */
+  signingAlgorithm?: string;
 }
 
 /**

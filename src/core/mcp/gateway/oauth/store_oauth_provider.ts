@@ -1,10 +1,12 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
-import type {
-  OAuthClientInformationMixed,
+import {
+  type AddClientAuthentication,
+  createPrivateKeyJwtAuth,
+  type OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
-  OAuthTokens,
+  type OAuthTokens,
 } from "../../mcp_sdk.ts";
 import type { McpOAuthClient } from "./mcp_oauth_options.ts";
 
@@ -78,8 +80,31 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     this.#s = settings;
   }
 
-  get redirectUrl(): string {
-    return this.#s.redirectUrl;
+  get redirectUrl(): string | undefined {
+    // A machine client has no user agent to send anywhere.
+    return this.#machine ? undefined : this.#s.redirectUrl;
+  }
+
+  get #machine(): boolean {
+    return this.#s.client?.grant === "client_credentials";
+  }
+
+  /** Signs a `private_key_jwt` assertion when the client has a private key. */
+  get addClientAuthentication(): AddClientAuthentication | undefined {
+    const client = this.#s.client;
+    if (client?.privateKey === undefined) return undefined;
+    return createPrivateKeyJwtAuth({
+      issuer: client.clientId,
+      subject: client.clientId,
+      privateKey: client.privateKey,
+      alg: client.signingAlgorithm ?? "ES256",
+    });
+  }
+
+  /** The `client_credentials` request of a machine client; `undefined`: the authorization code. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.#machine) return undefined;
+    return new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) });
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -90,8 +115,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return {
       client_name: this.#s.clientName,
       redirect_uris: [this.#s.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
+      grant_types: this.#machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      response_types: this.#machine ? [] : ["code"],
       token_endpoint_auth_method: "none",
     };
   }
