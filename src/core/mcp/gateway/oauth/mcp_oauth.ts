@@ -3,7 +3,8 @@ import { MemoryStore } from "../../../store/memory_store.ts";
 import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
 import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
-import { normalise, type PendingAuthorization } from "./store_oauth_provider.ts";
+import { claimCallback } from "./claim_callback.ts";
+import type { PendingAuthorization } from "./store_oauth_provider.ts";
 
 /** What a connection asks of the gateway's OAuth: its fetch with authorization, and secrets. */
 export interface ConnectionOAuth {
@@ -149,43 +150,10 @@ export class McpOAuth {
     serverId: string,
     callbackUrl: string | URL,
   ): Promise<void> {
-    const fail = (why: string) =>
-      new TypeError(`Cannot complete authorization for MCP server "${serverId}": ${why}`);
-    const url = URL.canParse(callbackUrl) ? new URL(callbackUrl) : undefined;
-    if (url === undefined) throw fail("the callback URL is not a URL");
-    if (url.origin + url.pathname !== this.#redirect.origin + this.#redirect.pathname) {
-      throw fail(`the callback URL is not the redirect URI "${this.#redirect.href}"`);
-    }
-    const state = url.searchParams.get("state");
-    if (!state) throw fail('the callback URL has no "state"; pass the whole URL');
-    const fresh = await this.#store.setIfAbsent(["oauth", "used", state], true, {
-      expireIn: this.#stateTtlMs,
-    });
-    if (!fresh) throw fail("this authorization was completed already; start a new one");
-    const pending = await this.#store.get<PendingAuthorization>(["oauth", "pending", state]);
-    await this.#store.delete(["oauth", "pending", state]);
-    if (pending === undefined) throw fail("the authorization is unknown or expired; start again");
-    if (pending.user !== (userId ?? "") || pending.serverId !== serverId) {
-      throw fail("the authorization was started for another user or server");
-    }
-    const error = url.searchParams.get("error");
-    if (error !== null) {
-      const description = url.searchParams.get("error_description")?.slice(0, 200);
-      throw new Error(
-        `Authorization for MCP server "${serverId}" was refused: "${error.slice(0, 100)}"${
-          description ? ` (${description})` : ""
-        }; ask the user to try again`,
-      );
-    }
-    const iss = url.searchParams.get("iss");
-    const issuerMismatch = iss !== null
-      ? pending.issuer !== undefined && normalise(iss) !== normalise(pending.issuer)
-      : pending.issRequired === true;
-    if (issuerMismatch) {
-      throw fail(`the callback's "iss" does not name the authorization server that was asked`);
-    }
-    const code = url.searchParams.get("code");
-    if (!code) throw fail('the callback URL has no "code"');
+    const { pending, code } = await claimCallback(
+      { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
+      { user: userId ?? "", serverId, callbackUrl },
+    );
     await this.#session(userId, serverId, pending.serverUrl).complete(pending, code);
   }
 
