@@ -52,6 +52,8 @@ export interface OAuthWorld {
   switchIssuer(issuer: string): void;
   /** Revokes every refresh token issued so far. */
   revokeRefreshTokens(): void;
+  /** Makes the MCP server refuse every bearer token (`true`) or check them again (`false`). */
+  refuseBearers(refuse: boolean): void;
   /** The bearer tokens the MCP server received, in order. */
   readonly bearers: string[];
   /** Token requests by issuer and grant type, with the refresh token or client id sent. */
@@ -83,6 +85,7 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
   const tokens = new Map<string, Token>();
   const refreshTokens = new Map<string, Token & { revoked: boolean }>();
   let serial = 0;
+  let refusing = false;
   const world: OAuthWorld = {
     mcpUrl: `${resource}/mcp`,
     bearers: [],
@@ -124,6 +127,9 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
     revokeRefreshTokens() {
       for (const token of refreshTokens.values()) token.revoked = true;
     },
+    refuseBearers(refuse) {
+      refusing = refuse;
+    },
   };
 
   async function resourceAnswer(request: Request, url: URL): Promise<Response> {
@@ -135,7 +141,9 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
     const bearer = request.headers.get("authorization")?.replace(/^Bearer /, "");
     if (bearer) world.bearers.push(bearer);
     const token = bearer === undefined ? undefined : tokens.get(bearer);
-    if (token === undefined || token.issuer !== current || token.expiresAt <= Date.now()) {
+    if (
+      refusing || token === undefined || token.issuer !== current || token.expiresAt <= Date.now()
+    ) {
       return new Response(JSON.stringify({ error: "invalid_token" }), {
         status: 401,
         headers: { "www-authenticate": `Bearer resource_metadata="${metadataUrl}"` },

@@ -57,7 +57,12 @@ export class OAuthSession {
         const challenge = extractWWWAuthenticateParams(response);
         if (response.status === 403 && challenge.error !== "insufficient_scope") break;
         await response.body?.cancel().catch(() => {});
-        if (retried) throw this.#required("the server refused the new access token");
+        if (retried) {
+          // Refused again right after a new token: ask the user rather than refresh in a loop.
+          await this.#provider.invalidateCredentials("tokens");
+          await this.#challenge(response.status, challenge, false);
+          throw this.#required("the server refused the new access token");
+        }
         // A token that changed meanwhile (another call refreshed it) is simply tried.
         const current = await this.#bearer();
         if (current === undefined || current === sent) {

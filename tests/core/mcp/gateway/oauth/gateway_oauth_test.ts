@@ -132,6 +132,23 @@ Deno.test("a revoked refresh token asks the user again, once, without a refresh 
   assertEquals((await alice.call(whoami, {})).text, "alice");
 });
 
+Deno.test("a server that refuses even a refreshed token asks the user again after one refresh", async () => {
+  const world = createOAuthWorld();
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  world.refuseBearers(true);
+  const before = world.tokenRequests.length;
+  const result = await alice.call(whoamiOf(alice), {});
+  assert(result.isError);
+  assertMatch(result.text, /Authorization required for MCP server "crm": the user must open/);
+  const refreshes = world.tokenRequests.slice(before).filter((r) => r.grant === "refresh_token");
+  assertEquals(refreshes.length, 1, "one refresh, then the user is asked");
+  world.refuseBearers(false);
+  await gateway.completeAuthorization("alice", "crm", world.consent(urlIn(result.text), "alice"));
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+});
+
 Deno.test("an issuer switch never presents the old credentials to the new authorization server", async () => {
   const world = createOAuthWorld();
   const { gateway, signIn } = setup(world);
