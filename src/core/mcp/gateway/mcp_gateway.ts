@@ -294,6 +294,18 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   }
 
   /**
+   * The servers of a user that wait for the user to authorize, each with the authorization URL the
+   * user was last given (from the latest `expose` or call that needed it): for a host that shows
+   * "Connect" links instead of reading `missing`.
+   *
+   * @param userId The user (`undefined` for global servers).
+   * @returns One entry per waiting server; empty without `oauth`.
+   */
+  authorizationUrls(userId?: string): { serverId: string; authorizationUrl: string }[] {
+    return this.#oauth?.waiting(userId) ?? [];
+  }
+
+  /**
    * Forgets the OAuth tokens and registrations of a user's server (or of every server of the user):
    * the next use asks the user to authorize again.
    *

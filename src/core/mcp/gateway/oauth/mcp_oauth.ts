@@ -124,6 +124,21 @@ export class McpOAuth {
   }
 
   /**
+   * The authorization URLs a user was asked to open and has not completed, newest per server.
+   *
+   * @param userId The user (absent for global servers).
+   * @returns One entry per server waiting for the user.
+   */
+  waiting(userId?: string): { serverId: string; authorizationUrl: string }[] {
+    const waiting = new Map<string, string>();
+    for (const session of this.#sessions.values()) {
+      const url = session.authorizationUrl;
+      if (session.user === (userId ?? "") && url !== undefined) waiting.set(session.serverId, url);
+    }
+    return [...waiting].map(([serverId, authorizationUrl]) => ({ serverId, authorizationUrl }));
+  }
+
+  /**
    * The tokens a connection used lately, for redaction.
    *
    * @param serverId The server id.

@@ -40,8 +40,13 @@ function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: Memo
     const first = await router.expose({ mcpServers: ["crm"], userId: user });
     assertEquals(first.names, []);
     assertStringIncludes(first.missing[0].reason, "Authorization required");
+    // The same URL, structured, for a host's "Connect" link.
+    assertEquals(gateway.authorizationUrls(user), [
+      { serverId: "crm", authorizationUrl: urlIn(first.missing[0].reason) },
+    ]);
     const callback = world.consent(urlIn(first.missing[0].reason), login);
     await gateway.completeAuthorization(user, "crm", callback);
+    assertEquals(gateway.authorizationUrls(user), []);
     return await router.expose({ mcpServers: ["crm"], userId: user });
   }
   return { gateway, router, events, signIn };
