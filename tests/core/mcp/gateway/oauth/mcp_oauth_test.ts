@@ -4,6 +4,7 @@ import {
   assertMatch,
   assertRejects,
   assertStringIncludes,
+  assertThrows,
 } from "@std/assert";
 import { McpGateway, type McpGatewayEvent, McpOAuth, ToolRouter } from "../../../../../mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
@@ -242,4 +243,24 @@ Deno.test("tokens kept in a shared store serve a second gateway, per user only",
   assertStringIncludes(bob.missing[0].reason, "Authorization required");
   await second.gateway.forgetAuthorization("alice", "crm");
   assertEquals(await store.list(["oauth", "tokens", "alice"]), []);
+});
+
+Deno.test("new McpOAuth() checks its options, and one McpOAuth serves one gateway", async () => {
+  assertThrows(() => new McpOAuth({ redirectUrl: "not a url" }), TypeError, '"redirectUrl"');
+  assertThrows(
+    () => new McpOAuth({ redirectUrl: REDIRECT, clientMetadataUrl: "http://x.example.com/c" }),
+    TypeError,
+    '"clientMetadataUrl"',
+  );
+  assertThrows(() => new McpOAuth({ redirectUrl: REDIRECT, stateTtlMs: -1 }), RangeError);
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
+  const first = new McpGateway({ oauth });
+  assertThrows(() => new McpGateway({ oauth }), TypeError, "serves another gateway");
+  // A plain options object where a McpOAuth belongs.
+  assertThrows(
+    () => new McpGateway({ oauth: { redirectUrl: REDIRECT } as unknown as McpOAuth }),
+    TypeError,
+    "must be a McpOAuth",
+  );
+  await first.close();
 });
