@@ -82,6 +82,18 @@ export type {
 export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
 export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator.ts";
 export { McpGateway } from "./src/core/mcp/gateway/mcp_gateway.ts";
+export { AuthorizationRequiredError } from "./src/core/mcp/gateway/oauth/authorization_required_error.ts";
+export { McpOAuth } from "./src/core/mcp/gateway/oauth/mcp_oauth.ts";
+export { MemoryStore } from "./src/core/store/memory_store.ts";
+export type {
+  KeyValueEntry,
+  KeyValueSetOptions,
+  KeyValueStore,
+} from "./src/core/store/key_value_store.ts";
+export type {
+  McpOAuthClient,
+  McpOAuthOptions,
+} from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,
@@ -115,9 +127,3 @@ export type {
   PolicyAction,
 } from "./src/core/policy/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
-export type {
-  KeyValueEntry,
-  KeyValueSetOptions,
-  KeyValueStore,
-} from "./src/core/store/key_value_store.ts";
-export { MemoryStore } from "./src/core/store/memory_store.ts";

@@ -65,6 +65,16 @@ export type { DenoStdioClientTransportOptions } from "./mcp/stdio_client_transpo
 export { stdioChildCommand } from "./mcp/stdio_child_command.ts";
 export type { StdioChildCommand, StdioServerCommand } from "./mcp/stdio_child_command.ts";
 export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
+export type { McpOAuth } from "../core/mcp/gateway/oauth/mcp_oauth.ts";
+export type {
+  McpOAuthClient,
+  McpOAuthOptions,
+} from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
+export type {
+  KeyValueEntry,
+  KeyValueSetOptions,
+  KeyValueStore,
+} from "../core/store/key_value_store.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,

@@ -17,6 +17,7 @@ import {
   type McpElicitationRequest,
   type McpElicitationResult,
   McpGateway,
+  McpOAuth,
   ToolRouter,
 } from "../../mod.ts";
 
@@ -40,15 +41,77 @@ const CALLS: Record<string, Array<[string, Record<string, unknown>]>> = {
   "sse-retry": [["test_reconnection", {}]],
 };
 
+/** The redirect URI the OAuth scenarios' authorization server sends the user agent back to. */
+const REDIRECT_URL = "http://localhost:3000/callback";
+/** The Client ID Metadata Document URL the suite's authorization server accepts. */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
+/** The user of the OAuth scenarios: their server is a per-user server. */
+const USER = "conformance-user";
+/** How often one step (exposing, or one call) may ask the user to authorize. */
+const MAX_AUTHORIZATIONS = 4;
+
+/** The suite's context (pre-registered client credentials, a private key). */
+function context(): {
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+} {
+  const raw = Deno.env.get("MCP_CONFORMANCE_CONTEXT");
+  return raw ? JSON.parse(raw) : {};
+}
+
+/**
+ * Plays the user: opens the authorization URL (the suite's server consents at once and
+ * redirects), then hands the redirect to the gateway as a host's redirect endpoint would.
+ */
+async function authorize(gateway: McpGateway, text: string): Promise<boolean> {
+  const found = text.match(/must open (\S+) and allow access/);
+  if (found === null) return false;
+  const response = await fetch(found[1], { redirect: "manual" });
+  await response.body?.cancel();
+  const location = response.headers.get("location");
+  if (location === null) throw new Error(`The authorization URL answered ${response.status}`);
+  await gateway.completeAuthorization(USER, "conformance", location);
+  return true;
+}
+
 let failed = false;
 {
+  // A machine client (client credentials) connects a global server; a user's account, a user's.
+  const machine = scenario.startsWith("auth/client-credentials");
+  const oauth = scenario.startsWith("auth/") && !machine;
+  const { client_id, client_secret, private_key_pem, signing_algorithm } = context();
   await using gateway = new McpGateway({
-    servers: { conformance: { url } },
+    servers: oauth ? {} : { conformance: { url } },
     onElicitation: acceptWithDefaults,
     requestTimeoutMs: 20_000,
+    oauth: new McpOAuth({
+      redirectUrl: REDIRECT_URL,
+      clientMetadataUrl: CLIENT_METADATA_URL,
+      clientName: "toolroute-conformance",
+      ...(client_id === undefined ? {} : {
+        clients: {
+          conformance: {
+            clientId: client_id,
+            clientSecret: client_secret,
+            ...(machine ? { grant: "client_credentials" as const } : {}),
+            ...(private_key_pem === undefined
+              ? {}
+              : { privateKey: private_key_pem, signingAlgorithm: signing_algorithm }),
+          },
+        },
+      }),
+    }),
   });
+  if (oauth) gateway.addUserServer(USER, "conformance", { url });
   const router = new ToolRouter({ gateway });
-  const toolSet = await router.expose({ mcpServers: ["conformance"] });
+  const userId = oauth ? USER : undefined;
+  let toolSet = await router.expose({ mcpServers: ["conformance"], userId });
+  for (let round = 0; round < MAX_AUTHORIZATIONS && toolSet.missing.length > 0; round++) {
+    if (!await authorize(gateway, toolSet.missing[0].reason)) break;
+    toolSet = await router.expose({ mcpServers: ["conformance"], userId });
+  }
   for (const missing of toolSet.missing) {
     console.error(`Server not available: ${missing.reason}`);
     failed = true;
@@ -60,7 +123,11 @@ let failed = false;
     toolSet.toMcp().filter((tool) => (tool.inputSchema.required ?? []).length === 0)
       .map((tool): [string, Record<string, unknown>] => [tool.name, {}]);
   for (const [name, args] of calls) {
-    const result = await toolSet.call(name, args);
+    let result = await toolSet.call(name, args);
+    for (let round = 0; round < MAX_AUTHORIZATIONS && result.isError; round++) {
+      if (!await authorize(gateway, result.text)) break;
+      result = await toolSet.call(name, args);
+    }
     console.log(`${name} -> ${result.isError ? `error ${result.code}: ` : ""}${result.text}`);
     if (result.isError) failed = true;
   }

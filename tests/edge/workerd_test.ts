@@ -21,6 +21,7 @@ import {
 } from "./_edge_bundle.ts";
 import { forecastTools } from "./_forecast_tools.ts";
 import { codeOfInputs } from "./_source_map.ts";
+import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
 
 const BUNDLE_BUDGET_BYTES = 170 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
@@ -214,6 +215,46 @@ Deno.test("policies, signed approvals, resume and callAll work in workerd", asyn
   } finally {
     await workerd.dispose();
     await remote.close();
+  }
+});
+
+Deno.test("the gateway's OAuth runs in workerd: PKCE by WebCrypto, per-user tokens, against a mock authorization server on loopback", async () => {
+  const { path } = await bundle("tests/edge/_oauth_worker.ts", "dist/oauth_worker.js");
+  const holder: { world?: OAuthWorld } = {};
+  const serve = (request: Request) => holder.world!.fetch(request);
+  const resource = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
+  const issuer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
+  const world = holder.world = createOAuthWorld({
+    resource: `http://127.0.0.1:${resource.addr.port}`,
+    issuers: [`http://127.0.0.1:${issuer.addr.port}`],
+  });
+  const workerd = startWorkerd(path, { url: world.mcpUrl } as TestServer);
+  try {
+    const base = await workerd.ready;
+    const get = async (path: string, user: string) =>
+      await (await fetch(new URL(path, base), { headers: { "x-user": user } })).json();
+    for (const user of ["alice", "bob"]) {
+      const first = await get("/expose", user);
+      assertEquals(first.names, []);
+      const authorizationUrl = first.missing[0].reason.match(/must open (\S+) and allow/)[1];
+      assertEquals(new URL(authorizationUrl).searchParams.get("code_challenge_method"), "S256");
+      // The user consents; the browser lands on the worker's redirect URI.
+      const callback = world.consent(authorizationUrl, user);
+      assert(callback.startsWith(`${new URL(base).origin}/oauth/callback?`), callback);
+      assertEquals(await get(callback, user), { done: true });
+    }
+    // The mock server checked PKCE (S256 of the verifier) before issuing each user's token.
+    assertEquals(world.tokenRequests.filter((r) => r.grant === "authorization_code").length, 2);
+    assertEquals(await get("/call?tool=whoami", "alice"), { text: "alice", isError: false });
+    assertEquals(await get("/call?tool=whoami", "bob"), { text: "bob", isError: false });
+    assertEquals(await get("/call?tool=whoami", "alice"), { text: "alice", isError: false });
+    // Each user's calls carried that user's own token.
+    assert(world.bearers.some((token) => token.startsWith("at-alice-")));
+    assert(world.bearers.some((token) => token.startsWith("at-bob-")));
+  } finally {
+    await workerd.dispose();
+    await resource.shutdown();
+    await issuer.shutdown();
   }
 });
 

@@ -17,6 +17,26 @@ export {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/client/sse"
 export { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+export {
+  auth as oauthAuthorize,
+  discoverAuthorizationServerMetadata,
+  extractWWWAuthenticateParams,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
+export { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+export type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/auth"
+export type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 export { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/server"

@@ -1,4 +1,5 @@
 import { ToolRouter } from "../../core/tool_router.ts";
+import { McpOAuth } from "../../core/mcp/gateway/oauth/mcp_oauth.ts";
 import type { ToolCallEvent } from "../../core/tool_call.ts";
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
@@ -6,6 +7,7 @@ import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";
 import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { loadModules } from "./load_modules.ts";
+import { connectAccountsTool } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -23,6 +25,8 @@ export interface ServedRouter extends AsyncDisposable {
   expose(userId?: string, signal?: AbortSignal): Promise<ToolSet>;
   /** Closes the gateway, the modules' services and background processes. */
   close(): Promise<void>;
+  /** The gateway, when the config has MCP servers. */
+  readonly gateway?: ReturnType<typeof createDenoGateway>;
 }
 
 /** Options of {@linkcode buildRouter}. */
@@ -35,6 +39,11 @@ export interface BuildRouterOptions {
   onGatewayEvent?: (event: McpGatewayEvent) => void;
   /** Decides the policy's asks (`toolroute call` on a terminal). */
   approve?: ApprovalHandler;
+  /**
+   * The OAuth redirect URI served by the caller (`serve --http`): enables the MCP authorization
+   * flow and adds the `connect_accounts` tool that hands the authorization URLs to the client.
+   */
+  oauthRedirectUrl?: string;
 }
 
 /**
@@ -56,9 +65,16 @@ export async function buildRouter(
   const builtins = builtinTools(config.context);
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
-  const gateway = hasServers
-    ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent })
+  const oauth = hasServers && options.oauthRedirectUrl !== undefined
+    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl })
     : undefined;
+  const gateway = hasServers
+    ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent, oauth })
+    : undefined;
+  // Exposing again (for the servers only) starts fresh authorization URLs.
+  if (oauth !== undefined) {
+    functions.push(connectAccountsTool(async (userId) => (await served.expose(userId)).missing));
+  }
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {
       gateway?.addUserServer(user.id, id, server);
@@ -77,13 +93,18 @@ export async function buildRouter(
   });
   const expose = config.expose;
   const close = () => router.close();
-  return {
+  const served: ServedRouter = {
     router,
-    expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
+    ...(gateway === undefined ? {} : { gateway }),
+    async expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
       const user = config.users.find((entry) => entry.id === userId);
-      return router.expose({
+      const selection = (connect: boolean) => ({
         builtins: expose.builtins ?? [...builtins.names],
-        functions: expose.functions ?? functions.map((tool) => tool.name),
+        functions: [
+          ...(expose.functions ?? functions.map((tool) => tool.name))
+            .filter((name) => name !== "connect_accounts"),
+          ...(connect ? ["connect_accounts"] : []),
+        ],
         mcpServices: expose.mcpServices ?? mcpServices.map((service) => service.name),
         mcpServers: [
           ...(expose.mcpServers ?? Object.keys(config.mcpServers)),
@@ -92,10 +113,16 @@ export async function buildRouter(
         userId,
         signal,
       });
+      const toolSet = await router.expose(selection(false));
+      // `connect_accounts` is offered only while a server waits for the user to authorize.
+      const waiting = oauth !== undefined &&
+        toolSet.missing.some((entry) => /Authorization required/.test(entry.reason));
+      return waiting ? await router.expose(selection(true)) : toolSet;
     },
     close,
     [Symbol.asyncDispose]: close,
   };
+  return served;
 }
 
 /**

@@ -3,7 +3,7 @@ import { formatCallLog, formatGatewayLog } from "./call_log.ts";
 import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { type ListenAddress, listenAddress, listenPermission } from "./listen_address.ts";
-import { serveHttp } from "./serve_http.ts";
+import { oauthRedirectUrl, serveHttp } from "./serve_http.ts";
 import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -35,6 +35,7 @@ export async function serveCommand(
   const tokens = http === undefined ? undefined : userTokens(config, http);
   const toolsChanged = new Set<(userId?: string) => void>();
   await using served = await buildRouter(config, {
+    oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     onEvent: (event) => io.err(formatCallLog(event)),
     onGatewayEvent: (event) => {
       io.err(formatGatewayLog(event));

@@ -1,5 +1,6 @@
 import { mcpHttpHandler } from "../../core/mcp/serve/mcp_http_handler.ts";
 import type { ListenAddress } from "./listen_address.ts";
+import { answerOAuthCallback, OAUTH_CALLBACK_PATH } from "./oauth_callback.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -29,6 +30,13 @@ export async function serveHttp(
     timeoutMs: config.callTimeoutMs,
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
+  const gateway = served.gateway;
+  const answer = (request: Request): Response | Promise<Response> =>
+    gateway !== undefined && new URL(request.url).pathname === OAUTH_CALLBACK_PATH
+      ? answerOAuthCallback(request, gateway, (userId) => {
+        for (const notify of toolsChanged) notify(userId);
+      })
+      : handler(request);
   const server = Deno.serve({
     hostname: http.hostname,
     port: http.port,
@@ -38,9 +46,22 @@ export async function serveHttp(
       const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
       io.err(`toolroute: serving at ${url} (${auth})`);
     },
-  }, handler);
+  }, answer);
   await server.finished;
   await handler.close();
+}
+
+/**
+ * The OAuth redirect URI `serve --http` hosts, `http://HOST:PORT/oauth/callback`; `undefined` for
+ * port 0 (not known before listening), which leaves OAuth off.
+ *
+ * @param http Where the server listens.
+ * @returns The URI, or `undefined`.
+ */
+export function oauthRedirectUrl(http: ListenAddress): string | undefined {
+  if (http.port === 0) return undefined;
+  const host = http.hostname === "0.0.0.0" || http.hostname === "::" ? "localhost" : http.hostname;
+  return `http://${hostForHeader(host)}:${http.port}${OAUTH_CALLBACK_PATH}`;
 }
 
 function hostForHeader(hostname: string): string {

@@ -5,6 +5,8 @@ import {
   InMemoryTransport,
   McpError,
   McpServer,
+  oauthAuthorize,
+  type OAuthTokens,
   Server,
   StreamableHTTPClientTransport,
   WebStandardStreamableHTTPServerTransport,
@@ -29,5 +31,10 @@ Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
   new Server();
   // @ts-expect-error: McpError takes a numeric code.
   new McpError("x", "y");
-  assertEquals([version, pair, result], [undefined, pair, result]);
+  // @ts-expect-error: auth() takes a provider and options, not a string.
+  const authorizing: Promise<string> = oauthAuthorize("provider");
+  authorizing.catch(() => {});
+  // @ts-expect-error: an access token is a string.
+  const tokens: OAuthTokens = { access_token: 1, token_type: "Bearer" };
+  assertEquals([version, pair, result, tokens.token_type], [undefined, pair, result, "Bearer"]);
 });

@@ -83,15 +83,17 @@ export interface HttpServe extends AsyncDisposable {
  * @param denoFlags The child's permission flags.
  * @param serveArgs Arguments after `serve`.
  * @param env Extra environment variables.
+ * @param listen The `--http` address. Default: `127.0.0.1:0`.
  * @returns The running server.
  */
 export async function startHttpServe(
   denoFlags: string[],
   serveArgs: string[],
   env: Record<string, string> = {},
+  listen = "127.0.0.1:0",
 ): Promise<HttpServe> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...denoFlags, CLI, "serve", "--http", "127.0.0.1:0", ...serveArgs],
+    args: ["run", ...denoFlags, CLI, "serve", "--http", listen, ...serveArgs],
     stdin: "null",
     stdout: "null",
     stderr: "piped",

@@ -1,4 +1,5 @@
 import { checkAllowedHost } from "../mcp_server_config.ts";
+import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 
 /** How far into a POST's event stream an SSE `id:` field (a priming event) is looked for. */
 const PRIMING_SCAN_BYTES = 4096;
@@ -71,7 +72,7 @@ export class GuardedFetch {
     try {
       response = await (this.#options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
     } catch (error) {
-      if (isAbort(error)) throw error;
+      if (isAbort(error) || error instanceof AuthorizationRequiredError) throw error;
       const message = describe(error);
       if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
         throw new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });

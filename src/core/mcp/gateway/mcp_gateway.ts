@@ -11,6 +11,7 @@ import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { RemoteRoutedTools } from "./remote_routed_tools.ts";
+import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
 
@@ -78,6 +79,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #global = new Map<string, ServerConnection>();
   #users: UserServers;
   #tools = new RemoteRoutedTools();
+  #oauth?: McpOAuth;
   #closed = false;
 
   /**
@@ -91,7 +93,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       options,
       (event) => this.#emit(options.onEvent, event),
     );
-    this.#settings = settings;
+    if (options.oauth !== undefined && typeof options.oauth?.attach !== "function") {
+      throw new TypeError(
+        'Cannot create McpGateway: "oauth" must be a McpOAuth (new McpOAuth({ … }))',
+      );
+    }
+    this.#oauth = options.oauth;
+    this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
+    this.#settings = { ...settings, oauth: this.#oauth };
     this.#users = new UserServers({
       idleMs: userIdleMs,
       maxConnections: maxUserConnections,
@@ -237,6 +246,74 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       ),
       missing,
     };
+  }
+
+  /**
+   * Completes an authorization the user granted: call it from the redirect URI's handler with the
+   * URL the authorization server redirected to. The `state` in it must be one this gateway issued
+   * for this user and server, unexpired and unused; the code is exchanged for tokens, kept for
+   * this (user, server) only, and the next request exposes the server's tools. Throws a
+   * `TypeError` for a callback that does not fit and an `Error` when the exchange fails.
+   *
+   * @param userId The user of the host's session (`undefined` for a global server).
+   * @param serverId The server id.
+   * @param callbackUrl The whole redirect URL (with `code`, `state`, maybe `iss`).
+   */
+  async completeAuthorization(
+    userId: string | undefined,
+    serverId: string,
+    callbackUrl: string | URL,
+  ): Promise<void> {
+    if (this.#oauth === undefined) {
+      throw new TypeError(
+        `Cannot complete authorization for MCP server "${serverId}": the gateway has no "oauth" (McpOAuth)`,
+      );
+    }
+    if (!this.serverIds(userId).includes(serverId)) {
+      throw new TypeError(
+        `Cannot complete authorization for MCP server "${serverId}": no such server${
+          userId === undefined ? "" : ` for user "${userId}"`
+        }`,
+      );
+    }
+    await this.#oauth.complete(userId, serverId, callbackUrl);
+  }
+
+  /**
+   * The user and server a pending authorization belongs to, read from its callback URL's `state`
+   * (not used up). For a redirect endpoint that cannot tell the user itself, such as `toolroute
+   * serve --http`; a web host passes its own session's user to `completeAuthorization()` instead.
+   *
+   * @param callbackUrl The redirect URL.
+   * @returns The user (absent for a global server) and server id, or `undefined` when unknown.
+   */
+  async pendingAuthorization(
+    callbackUrl: string | URL,
+  ): Promise<{ userId?: string; serverId: string } | undefined> {
+    return await this.#oauth?.pending(callbackUrl);
+  }
+
+  /**
+   * The servers of a user that wait for the user to authorize, each with the authorization URL the
+   * user was last given (from the latest `expose` or call that needed it): for a host that shows
+   * "Connect" links instead of reading `missing`.
+   *
+   * @param userId The user (`undefined` for global servers).
+   * @returns One entry per waiting server; empty without `oauth`.
+   */
+  authorizationUrls(userId?: string): { serverId: string; authorizationUrl: string }[] {
+    return this.#oauth?.waiting(userId) ?? [];
+  }
+
+  /**
+   * Forgets the OAuth tokens and registrations of a user's server (or of every server of the user):
+   * the next use asks the user to authorize again.
+   *
+   * @param userId The user (`undefined` for global servers).
+   * @param serverId The server id, or `undefined` for all.
+   */
+  async forgetAuthorization(userId: string | undefined, serverId?: string): Promise<void> {
+    await this.#oauth?.forget(userId, serverId);
   }
 
   /** Closes every connection, stream and child process. */

@@ -1,5 +1,6 @@
 import type { McpServerConfig } from "../mcp_server_config.ts";
 import type { McpJsonSchemaValidator, McpTransportFactory } from "../mcp_transport.ts";
+import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 
 /** How a broken connection is retried: exponential backoff between attempts. */
 export interface McpReconnectOptions {
@@ -130,4 +131,10 @@ export interface McpGatewayOptions {
   ) => McpElicitationResult | Promise<McpElicitationResult>;
   /** Receives connection events; must not throw (a throw is ignored). */
   onEvent?: (event: McpGatewayEvent) => void;
+  /**
+   * The MCP authorization flow (`new McpOAuth({ redirectUrl })`) for HTTP servers configured
+   * without an `Authorization` header: a server that answers `401` is reported in `missing` with
+   * the user's authorization URL until `completeAuthorization()` is called with the redirect.
+   */
+  oauth?: McpOAuth;
 }

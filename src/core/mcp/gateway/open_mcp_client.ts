@@ -1,6 +1,7 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
 import type { McpGatewayOptions } from "./mcp_gateway_types.ts";
+import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";
 import {
   Client,
   type ClientOptions,
@@ -43,6 +44,8 @@ export interface OpenClientSettings {
   transportFactory?: McpTransportFactory;
   /** Answers elicitation requests; declares the capability when set. */
   onElicitation?: McpGatewayOptions["onElicitation"];
+  /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
+  oauth?: ConnectionOAuth;
 }
 
 /** An initialised client and how it is connected. */
@@ -90,7 +93,7 @@ export async function openMcpClient(
       url: new URL(config.url),
       headers: config.headers,
       kind: kinds[i],
-      fetch: settings.fetch,
+      fetch: withOAuth(settings, config),
       allowedHosts: settings.allowedHosts,
       maxBodyBytes: settings.maxResponseBytes,
       eventStream: settings.eventStream,
@@ -103,6 +106,17 @@ export async function openMcpClient(
       if (i + 1 >= kinds.length || !unsupported) throw error;
     }
   }
+}
+
+function withOAuth(
+  settings: OpenClientSettings,
+  config: { url: string; headers?: Record<string, string> },
+): typeof fetch | undefined {
+  const hasAuthorization = Object.keys(config.headers ?? {})
+    .some((name) => name.toLowerCase() === "authorization");
+  if (settings.oauth === undefined || hasAuthorization) return settings.fetch;
+  const target = { serverId: settings.serverId, userId: settings.userId, serverUrl: config.url };
+  return settings.oauth.fetchFor(target, (input, init) => (settings.fetch ?? fetch)(input, init));
 }
 
 async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {

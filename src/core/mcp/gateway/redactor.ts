@@ -10,13 +10,16 @@ const MIN_SECRET_LENGTH = 8;
  */
 export class Redactor {
   #secrets: string[];
+  #more?: () => readonly string[];
 
   /**
    * Collects the secrets of a config.
    *
    * @param config The server's config.
+   * @param more Secrets that change (OAuth tokens), read on each use.
    */
-  constructor(config: McpServerConfig) {
+  constructor(config: McpServerConfig, more?: () => readonly string[]) {
+    this.#more = more;
     const values = isStdioConfig(config)
       ? Object.values(config.env ?? {})
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
@@ -32,7 +35,8 @@ export class Redactor {
    */
   text(text: string): string {
     let out = text;
-    for (const secret of this.#secrets) {
+    const more = this.#more?.().filter((value) => value.length >= MIN_SECRET_LENGTH) ?? [];
+    for (const secret of [...more, ...this.#secrets]) {
       if (out.includes(secret)) out = out.split(secret).join("[redacted]");
     }
     return out;

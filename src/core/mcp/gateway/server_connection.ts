@@ -9,6 +9,7 @@ import { listAllTools } from "../list_all_tools.ts";
 import { callMcpTool, mcpErrorToToolError } from "../mcp_call.ts";
 import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
 import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
+import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
 import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import { Redactor } from "./redactor.ts";
 
@@ -66,7 +67,10 @@ export class ServerConnection {
    */
   constructor(settings: ConnectionSettings) {
     this.#s = settings;
-    this.#redact = new Redactor(settings.config);
+    this.#redact = new Redactor(
+      settings.config,
+      () => settings.oauth?.secrets(settings.serverId, settings.userId) ?? [],
+    );
     this.#backoff = new Backoff(settings.reconnect);
   }
 
@@ -216,7 +220,8 @@ export class ServerConnection {
         if (wait > 0 && this.#opening === undefined) await sleep(wait, signal);
         return await raceSignal(this.#open(), signal);
       } catch (error) {
-        if (signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
+        const stop = findAuthorizationRequired(error) !== undefined;
+        if (stop || signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
           throw this.#redact.toolError(mcpErrorToToolError(error, toolName, signal));
         }
       }
@@ -258,9 +263,12 @@ export class ServerConnection {
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
       this.#backoff.failed();
-      this.#lastError = this.#redact.text(describe(error));
+      // Waiting for the user to authorize: the next use may try again at once.
+      const authorization = findAuthorizationRequired(error);
+      if (authorization !== undefined) this.#backoff.retryIn(0);
+      this.#lastError = authorization?.summary ?? this.#redact.text(describe(error));
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
-      throw new Error(this.#lastError);
+      throw authorization ?? new Error(this.#lastError);
     }
   }
 

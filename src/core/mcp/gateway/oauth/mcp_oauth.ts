@@ -1,0 +1,253 @@
+import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import { MemoryStore } from "../../../store/memory_store.ts";
+import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
+import { OAuthSession } from "./oauth_session.ts";
+import { oauthRequestFetch } from "./oauth_request_fetch.ts";
+import { claimCallback } from "./claim_callback.ts";
+import type { PendingAuthorization } from "./store_oauth_provider.ts";
+
+/** What a connection asks of the gateway's OAuth: its fetch with authorization, and secrets. */
+export interface ConnectionOAuth {
+  /**
+   * Wraps the fetch of one connection.
+   *
+   * @param target The server id, the user and the server's URL.
+   * @param next The fetch that reaches the MCP server.
+   * @returns The fetch with authorization.
+   */
+  fetchFor(
+    target: { serverId: string; userId?: string; serverUrl: string },
+    next: typeof fetch,
+  ): typeof fetch;
+  /**
+   * The tokens a connection used lately, to be removed from error texts.
+   *
+   * @param serverId The server id.
+   * @param userId The user.
+   * @returns The tokens.
+   */
+  secrets(serverId: string, userId?: string): string[];
+}
+
+/**
+ * The MCP authorization flow for a gateway's HTTP servers: OAuth 2.1 with PKCE through the MCP
+ * SDK's `auth()`, with tokens, refresh tokens and client registrations kept per (user, server,
+ * authorization server) in a `KeyValueStore`. Pass it as `new McpGateway({ oauth })`; one
+ * `McpOAuth` serves one gateway. Bundles that do not use it leave it out.
+ *
+ * A server configured without an `Authorization` header that answers `401` is reported in the
+ * tool set's `missing` (and a call to it returns an error) with a message carrying the user's
+ * authorization URL; the host's redirect URI hands the redirect to
+ * `gateway.completeAuthorization(userId, serverId, callbackUrl)`, and the next request exposes
+ * the server's tools.
+ *
+ * @example A web host connecting its users' accounts
+ * ```ts ignore
+ * import { McpGateway, McpOAuth, ToolRouter } from "@toolroute/toolroute";
+ *
+ * const gateway = new McpGateway({
+ *   oauth: new McpOAuth({ redirectUrl: "https://app.example.com/oauth/callback" }),
+ * });
+ * gateway.addUserServer("alice", "tracker", { url: "https://tracker.example.com/mcp" });
+ * const router = new ToolRouter({ gateway });
+ * const toolSet = await router.expose({ mcpServers: ["tracker"], userId: "alice" });
+ * // toolSet.missing[0].reason: 'Authorization required for MCP server "tracker": the user must open https://…'
+ * // Later, in the handler of /oauth/callback, for the signed-in user:
+ * await gateway.completeAuthorization("alice", "tracker", request.url);
+ * ```
+ */
+export class McpOAuth {
+  #options: McpOAuthOptions;
+  #store: KeyValueStore;
+  #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
+  #sessions = new Map<string, OAuthSession>();
+  #stateTtlMs: number;
+  #refreshBeforeMs: number;
+  #maxScopeUpgrades: number;
+  #redirect: URL;
+
+  /**
+   * Checks the options: a `TypeError` for a bad URL, a `RangeError` for a bad number.
+   *
+   * @param options The redirect URI, client settings, store and limits.
+   */
+  constructor(options: McpOAuthOptions) {
+    const redirect = URL.canParse(options?.redirectUrl) ? new URL(options.redirectUrl) : undefined;
+    if (redirect === undefined || !/^https?:$/.test(redirect.protocol)) {
+      throw new TypeError(
+        `Cannot create McpOAuth: "redirectUrl" must be an http(s) URL, received ${
+          JSON.stringify(options?.redirectUrl)
+        }`,
+      );
+    }
+    const cimd = options.clientMetadataUrl;
+    if (cimd !== undefined && !(URL.canParse(cimd) && /^https:\/\/[^/]+\/./.test(cimd))) {
+      throw new TypeError(
+        `Cannot create McpOAuth: "clientMetadataUrl" must be an https URL with a path, received ${
+          JSON.stringify(cimd)
+        }`,
+      );
+    }
+    this.#options = options;
+    this.#redirect = redirect;
+    this.#store = options.store ?? new MemoryStore();
+    this.#stateTtlMs = positive("stateTtlMs", options.stateTtlMs, 600_000);
+    this.#refreshBeforeMs = positive("refreshBeforeMs", options.refreshBeforeMs, 60_000);
+    this.#maxScopeUpgrades = positive("maxScopeUpgrades", options.maxScopeUpgrades, 2);
+  }
+
+  /**
+   * Binds it to a gateway's fetch and host allowlist; called by `McpGateway`. Throws a
+   * `TypeError` the second time: one `McpOAuth` serves one gateway.
+   *
+   * @param net The gateway's fetch and `allowedHosts`.
+   */
+  attach(net: { fetch?: typeof fetch; allowedHosts?: readonly string[] }): void {
+    if (this.#net !== undefined) {
+      throw new TypeError("Cannot create McpGateway: this McpOAuth serves another gateway already");
+    }
+    this.#net = net;
+  }
+
+  /**
+   * Wraps the fetch of one connection with authorization.
+   *
+   * @param target The server id, the user and the server's URL.
+   * @param next The fetch that reaches the MCP server.
+   * @returns The fetch with authorization.
+   */
+  fetchFor(
+    target: { serverId: string; userId?: string; serverUrl: string },
+    next: typeof fetch,
+  ): typeof fetch {
+    return this.#session(target.userId, target.serverId, target.serverUrl).fetchFor(next);
+  }
+
+  /**
+   * The authorization URLs a user was asked to open and has not completed, newest per server.
+   *
+   * @param userId The user (absent for global servers).
+   * @returns One entry per server waiting for the user.
+   */
+  waiting(userId?: string): { serverId: string; authorizationUrl: string }[] {
+    const waiting = new Map<string, string>();
+    for (const session of this.#sessions.values()) {
+      const url = session.authorizationUrl;
+      if (session.user === (userId ?? "") && url !== undefined) waiting.set(session.serverId, url);
+    }
+    return [...waiting].map(([serverId, authorizationUrl]) => ({ serverId, authorizationUrl }));
+  }
+
+  /**
+   * The tokens a connection used lately, for redaction.
+   *
+   * @param serverId The server id.
+   * @param userId The user.
+   * @returns The tokens.
+   */
+  secrets(serverId: string, userId?: string): string[] {
+    const prefix = JSON.stringify([userId ?? "", serverId]).slice(0, -1) + ",";
+    return [...this.#sessions].filter(([key]) => key.startsWith(prefix))
+      .flatMap(([, session]) => [...session.recentTokens]);
+  }
+
+  /**
+   * Completes an authorization: checks the callback's `state` (known, unexpired, unused, and
+   * started for this user and server), `error` and `iss` (RFC 9207), then exchanges the code.
+   * Throws a `TypeError` for a callback that does not fit, an `Error` when the exchange fails.
+   *
+   * @param userId The user the host's session belongs to (absent for a global server).
+   * @param serverId The server id.
+   * @param callbackUrl The URL the authorization server redirected the user to.
+   */
+  async complete(
+    userId: string | undefined,
+    serverId: string,
+    callbackUrl: string | URL,
+  ): Promise<void> {
+    const { pending, code } = await claimCallback(
+      { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
+      { user: userId ?? "", serverId, callbackUrl },
+    );
+    await this.#session(userId, serverId, pending.serverUrl).complete(pending, code);
+  }
+
+  /**
+   * The user and server an unexpired, unused authorization was started for, read from the
+   * callback's `state` without using it up; for a redirect endpoint that cannot tell the user
+   * (a browser without the host's session).
+   *
+   * @param callbackUrl The redirect URL.
+   * @returns The user (absent for a global server) and server, or `undefined`.
+   */
+  async pending(
+    callbackUrl: string | URL,
+  ): Promise<{ userId?: string; serverId: string } | undefined> {
+    const state = URL.canParse(callbackUrl) ? new URL(callbackUrl).searchParams.get("state") : null;
+    if (!state || await this.#store.get(["oauth", "used", state]) !== undefined) return undefined;
+    const pending = await this.#store.get<PendingAuthorization>(["oauth", "pending", state]);
+    if (pending === undefined) return undefined;
+    return pending.user === ""
+      ? { serverId: pending.serverId }
+      : { userId: pending.user, serverId: pending.serverId };
+  }
+
+  /**
+   * Forgets the tokens, registrations and discovery of a user's server (or of all the user's).
+   *
+   * @param userId The user (absent for a global server).
+   * @param serverId The server id, or `undefined` for all.
+   */
+  async forget(userId: string | undefined, serverId?: string): Promise<void> {
+    const user = userId ?? "";
+    for (const kind of ["tokens", "client", "discovery"]) {
+      const prefix = ["oauth", kind, user, ...(serverId === undefined ? [] : [serverId])];
+      for (const entry of await this.#store.list(prefix)) await this.#store.delete(entry.key);
+    }
+    for (const key of this.#sessions.keys()) {
+      const [u, s] = JSON.parse(key) as [string, string];
+      if (u === user && (serverId === undefined || s === serverId)) this.#sessions.delete(key);
+    }
+  }
+
+  #session(userId: string | undefined, serverId: string, serverUrl: string): OAuthSession {
+    const user = userId ?? "";
+    const key = JSON.stringify([user, serverId, serverUrl]);
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      session = new OAuthSession({
+        store: this.#store,
+        user,
+        ...(userId === undefined ? {} : { userId }),
+        serverId,
+        serverUrl,
+        redirectUrl: this.#redirect.href,
+        clientName: this.#options.clientName ?? "toolroute",
+        clientMetadataUrl: this.#options.clientMetadataUrl,
+        client: this.#options.clients?.[serverId],
+        stateTtlMs: this.#stateTtlMs,
+        refreshBeforeMs: this.#refreshBeforeMs,
+        maxScopeUpgrades: this.#maxScopeUpgrades,
+        authFetch: oauthRequestFetch({
+          fetch: this.#net?.fetch,
+          allowedHosts: this.#net?.allowedHosts,
+          serverUrl: new URL(serverUrl),
+        }),
+      });
+      this.#sessions.set(key, session);
+    }
+    return session;
+  }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
+    throw new RangeError(
+      `Cannot create McpOAuth: "${name}" must be a finite number of at least 0, received ${
+        String(value)
+      }`,
+    );
+  }
+  return value;
+}

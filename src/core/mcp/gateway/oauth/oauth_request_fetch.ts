@@ -1,0 +1,109 @@
+import { checkAllowedHost } from "../../mcp_server_config.ts";
+
+/** Most bytes of a metadata, registration or token response. */
+const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
+
+/** Options of {@linkcode oauthRequestFetch}. */
+export interface OAuthRequestFetchOptions {
+  /** The fetch to wrap; default: the global one. */
+  fetch?: typeof fetch;
+  /** The gateway's host allowlist; absent: any public host. */
+  allowedHosts?: readonly string[];
+  /** The MCP server's URL: its own host is trusted even when private. */
+  serverUrl: URL;
+}
+
+/**
+ * The fetch of one server's authorization requests (metadata, registration, token): URLs follow
+ * the gateway's `allowedHosts`; `http:` only to loopback; without an allowlist, no private or
+ * loopback address other than the MCP server's own host (a server cannot point the gateway at an
+ * internal one); redirects to another origin are refused, bodies are bounded. Names that resolve to private
+ * addresses cannot be seen from web-standard code: set `allowedHosts` where that matters.
+ *
+ * @param options The wrapped fetch, the allowlist and the server's URL.
+ * @returns The fetch to pass to the SDK's `auth()`.
+ */
+export function oauthRequestFetch(options: OAuthRequestFetchOptions): typeof fetch {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    checkOAuthUrl(url, options.allowedHosts, options.serverUrl);
+    const response = await (options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
+    if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
+      // The SDK follows a redirect within the origin itself, through this fetch again.
+      if (sameOrigin(response.headers.get("location"), url)) return response;
+      await response.body?.cancel();
+      throw new Error(
+        `The authorization request to ${url.origin}${url.pathname} answered with a redirect (HTTP ${response.status}), which is not followed`,
+      );
+    }
+    const length = Number(response.headers.get("content-length") ?? "0");
+    if (length > MAX_AUTH_RESPONSE_BYTES) {
+      await response.body?.cancel();
+      throw new Error(`The authorization response of ${url.origin} is larger than 1 MiB`);
+    }
+    return response;
+  };
+}
+
+/**
+ * Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}).
+ *
+ * @param url The URL.
+ * @param allowedHosts The allowlist.
+ * @param serverUrl The MCP server's URL.
+ */
+export function checkOAuthUrl(
+  url: URL,
+  allowedHosts: readonly string[] | undefined,
+  serverUrl: URL,
+): void {
+  const host = url.hostname.toLowerCase();
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(host))) {
+    throw new Error(
+      `Refusing authorization URL ${url.origin}: only https (or http to loopback) is allowed`,
+    );
+  }
+  if (allowedHosts !== undefined) {
+    try {
+      checkAllowedHost(url, allowedHosts);
+    } catch (error) {
+      // Not a TypeError: the SDK reads a TypeError in discovery as a CORS failure and goes on.
+      throw new Error(`Refusing authorization URL: ${(error as Error).message}`);
+    }
+    return;
+  }
+  if (isPrivate(host) && host !== serverUrl.hostname.toLowerCase()) {
+    throw new Error(
+      `Refusing authorization URL ${url.origin}: private and loopback addresses need "allowedHosts"`,
+    );
+  }
+}
+
+function sameOrigin(location: string | null, url: URL): boolean {
+  if (location === null) return false;
+  try {
+    return new URL(location, url).origin === url.origin;
+  } catch {
+    return false;
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) ||
+    host === "[::1]";
+}
+
+function isPrivate(host: string): boolean {
+  if (isLoopback(host) || host === "0.0.0.0" || host === "[::]") return true;
+  const v4 = host.match(/^(\d+)\.(\d+)\.\d+\.\d+$/);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (host.startsWith("[")) {
+    const v6 = host.slice(1, -1);
+    return /^f[cd]/i.test(v6) || /^fe[89ab]/i.test(v6) || /^::ffff:/i.test(v6);
+  }
+  return false;
+}

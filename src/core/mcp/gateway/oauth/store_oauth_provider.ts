@@ -1,0 +1,266 @@
+import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import {
+  type AddClientAuthentication,
+  createPrivateKeyJwtAuth,
+  type OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  type OAuthTokens,
+} from "../../mcp_sdk.ts";
+import type { McpOAuthClient } from "./mcp_oauth_options.ts";
+
+/** Tokens as stored: the SDK's, stamped with their issuer and when they expire. */
+export type StoredTokens = OAuthTokens & { issuer?: string; expires_at?: number };
+
+/** An authorization started and not completed yet, under `["oauth", "pending", state]`. */
+export interface PendingAuthorization {
+  /** The user (`""` for a global server). */
+  user: string;
+  /** The server id. */
+  serverId: string;
+  /** The MCP server's URL. */
+  serverUrl: string;
+  /** The PKCE verifier. */
+  codeVerifier?: string;
+  /** The issuer the authorization server's metadata names, for the `iss` check (RFC 9207). */
+  issuer?: string;
+  /** Whether the authorization server always sends `iss` in its redirect. */
+  issRequired?: boolean;
+}
+
+/** What one provider needs. */
+export interface StoreOAuthProviderSettings {
+  /** The store. */
+  store: KeyValueStore;
+  /** The user (`""` for a global server). */
+  user: string;
+  /** The server id. */
+  serverId: string;
+  /** The MCP server's URL. */
+  serverUrl: string;
+  /** The redirect URI. */
+  redirectUrl: string;
+  /** The client name. */
+  clientName: string;
+  /** The Client ID Metadata Document URL. */
+  clientMetadataUrl?: string;
+  /** A pre-registered client. */
+  client?: McpOAuthClient;
+  /** Lifetime of a pending authorization. */
+  stateTtlMs: number;
+}
+
+/**
+ * The SDK's `OAuthClientProvider` for one (user, server), over a {@linkcode KeyValueStore}:
+ * tokens and registrations live under `["oauth", kind, user, server, issuer]`, so they are never
+ * read for another user, server or authorization server; pending authorizations under
+ * `["oauth", "pending", state]`, bound to the user and server. The SDK calls it from one flow at
+ * a time (the session serialises flows).
+ */
+export class StoreOAuthProvider implements OAuthClientProvider {
+  #s: StoreOAuthProviderSettings;
+  /** The authorization server of the flow running now (from discovery). */
+  #issuer?: string;
+  #state?: string;
+  #pending?: PendingAuthorization;
+  /** Set during a step-up: stored tokens are not offered, so the SDK asks again. */
+  skipTokens = false;
+  /** The URL of the last authorization the flow started. */
+  authorizationUrl?: URL;
+  /** The scope of the last authorization started. */
+  lastScope?: string;
+
+  /**
+   * Creates the provider.
+   *
+   * @param settings The store, user, server and client settings.
+   */
+  constructor(settings: StoreOAuthProviderSettings) {
+    this.#s = settings;
+  }
+
+  get redirectUrl(): string | undefined {
+    // A machine client has no user agent to send anywhere.
+    return this.#machine ? undefined : this.#s.redirectUrl;
+  }
+
+  get #machine(): boolean {
+    return this.#s.client?.grant === "client_credentials";
+  }
+
+  /** Signs a `private_key_jwt` assertion when the client has a private key. */
+  get addClientAuthentication(): AddClientAuthentication | undefined {
+    const client = this.#s.client;
+    if (client?.privateKey === undefined) return undefined;
+    return createPrivateKeyJwtAuth({
+      issuer: client.clientId,
+      subject: client.clientId,
+      privateKey: client.privateKey,
+      alg: client.signingAlgorithm ?? "ES256",
+    });
+  }
+
+  /** The `client_credentials` request of a machine client; `undefined`: the authorization code. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.#machine) return undefined;
+    return new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) });
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.#s.clientMetadataUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.#s.clientName,
+      redirect_uris: [this.#s.redirectUrl],
+      grant_types: this.#machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+      response_types: this.#machine ? [] : ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  /** Uses a pending authorization (its verifier) for the code exchange that completes it. */
+  usePending(pending: PendingAuthorization): void {
+    this.#pending = pending;
+  }
+
+  async state(): Promise<string> {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    this.#state = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+      .replace(/=+$/, "");
+    const discovery = await this.discoveryState();
+    const metadata = discovery?.authorizationServerMetadata as
+      | { issuer?: string; authorization_response_iss_parameter_supported?: boolean }
+      | undefined;
+    this.#pending = {
+      user: this.#s.user,
+      serverId: this.#s.serverId,
+      serverUrl: this.#s.serverUrl,
+      ...(metadata?.issuer === undefined ? {} : { issuer: metadata.issuer }),
+      issRequired: metadata?.authorization_response_iss_parameter_supported === true,
+    };
+    return this.#state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const stored = await this.#get<OAuthClientInformationMixed>("client");
+    if (stored !== undefined) return stored;
+    const client = this.#s.client;
+    if (client === undefined) return undefined;
+    return {
+      client_id: client.clientId,
+      ...(client.clientSecret === undefined ? {} : { client_secret: client.clientSecret }),
+      ...(client.issuer === undefined ? {} : { issuer: client.issuer }),
+      redirect_uris: [this.#s.redirectUrl],
+    } as OAuthClientInformationMixed;
+  }
+
+  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+    const issuer = (information as { issuer?: string }).issuer ?? this.#issuer;
+    if (issuer !== undefined) await this.#s.store.set(this.#key("client", issuer), information);
+  }
+
+  async tokens(): Promise<StoredTokens | undefined> {
+    if (this.skipTokens) return undefined;
+    return await this.#get<StoredTokens>("tokens");
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const issuer = (tokens as { issuer?: string }).issuer ?? this.#issuer;
+    if (issuer === undefined) return;
+    this.authorizationUrl = undefined;
+    const expiresAt = tokens.expires_in === undefined
+      ? undefined
+      : Date.now() + tokens.expires_in * 1000;
+    await this.#s.store.set(this.#key("tokens", issuer), {
+      ...tokens,
+      ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+    });
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    this.authorizationUrl = authorizationUrl;
+    this.lastScope = authorizationUrl.searchParams.get("scope") ?? undefined;
+    if (this.#state === undefined || this.#pending === undefined) return;
+    await this.#s.store.set(["oauth", "pending", this.#state], this.#pending, {
+      expireIn: this.#s.stateTtlMs,
+    });
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    if (this.#pending !== undefined) this.#pending.codeVerifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    const verifier = this.#pending?.codeVerifier;
+    if (verifier === undefined) throw new Error("No authorization is pending for this server");
+    return verifier;
+  }
+
+  async invalidateCredentials(
+    scope: "all" | "client" | "tokens" | "verifier" | "discovery",
+  ): Promise<void> {
+    const issuer = this.#issuer;
+    if ((scope === "all" || scope === "tokens") && issuer !== undefined) {
+      await this.#s.store.delete(this.#key("tokens", issuer));
+    }
+    if ((scope === "all" || scope === "client") && issuer !== undefined) {
+      await this.#s.store.delete(this.#key("client", issuer));
+    }
+    if (scope === "all" || scope === "discovery") {
+      await this.#s.store.delete(["oauth", "discovery", this.#s.user, this.#s.serverId]);
+    }
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    checkIssuer(state);
+    this.#issuer = state.authorizationServerUrl;
+    await this.#s.store.set(["oauth", "discovery", this.#s.user, this.#s.serverId], state);
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const state = await this.#s.store.get<OAuthDiscoveryState>(
+      ["oauth", "discovery", this.#s.user, this.#s.serverId],
+    );
+    if (state !== undefined) this.#issuer = state.authorizationServerUrl;
+    return state;
+  }
+
+  async #get<T>(kind: "client" | "tokens"): Promise<T | undefined> {
+    if (this.#issuer === undefined) await this.discoveryState();
+    const issuer = this.#issuer;
+    return issuer === undefined ? undefined : await this.#s.store.get<T>(this.#key(kind, issuer));
+  }
+
+  #key(kind: "client" | "tokens", issuer: string): string[] {
+    return ["oauth", kind, this.#s.user, this.#s.serverId, normalise(issuer)];
+  }
+}
+
+/**
+ * RFC 8414 §3.3: the metadata of an authorization server named by the resource's metadata must
+ * name that server as its issuer. (Without resource metadata, the 2025-03-26 fallback, the
+ * metadata comes from the MCP server's own origin and is not checked.)
+ */
+function checkIssuer(state: OAuthDiscoveryState): void {
+  const issuer = (state.authorizationServerMetadata as { issuer?: string } | undefined)?.issuer;
+  if (state.resourceMetadata === undefined || issuer === undefined) return;
+  if (normalise(issuer) !== normalise(state.authorizationServerUrl)) {
+    throw new Error(
+      `The authorization server's metadata names issuer "${issuer}", not "${state.authorizationServerUrl}"; refusing it`,
+    );
+  }
+}
+
+/** An issuer URL without a trailing slash, parsed where it is a URL. */
+export function normalise(issuer: string): string {
+  let text = issuer;
+  try {
+    text = new URL(issuer).href;
+  } catch {
+    // Compared as written.
+  }
+  return text.endsWith("/") ? text.slice(0, -1) : text;
+}

@@ -1,0 +1,266 @@
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
+import { McpGateway, type McpGatewayEvent, McpOAuth, ToolRouter } from "../../../../../mod.ts";
+import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
+import { createOAuthWorld, type OAuthWorld } from "../../../../_helpers/oauth_world.ts";
+
+const REDIRECT = "https://host.example.com/oauth/callback";
+
+/** Past half the life of a 1 s token: the next use refreshes it. */
+const halfLife = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+function urlIn(text: string): string {
+  const found = text.match(/must open (\S+) and allow access/);
+  if (found === null) throw new Error(`No authorization URL in: ${text}`);
+  return found[1];
+}
+
+function whoamiOf(toolSet: { names: readonly string[] }): string {
+  return toolSet.names.find((name) => name.includes("whoami"))!;
+}
+
+function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: MemoryStore } = {}) {
+  const events: McpGatewayEvent[] = [];
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    ...(extra.allowedHosts ? { allowedHosts: extra.allowedHosts } : {}),
+    oauth: new McpOAuth({ redirectUrl: REDIRECT, ...(extra.store ? { store: extra.store } : {}) }),
+    onEvent: (event) => events.push(event),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  for (const user of ["alice", "bob"]) gateway.addUserServer(user, "crm", { url: world.mcpUrl });
+  const router = new ToolRouter({ gateway });
+  /** Exposes the user's tools, authorizing once as `login` when asked. */
+  async function signIn(user: string, login = user) {
+    const first = await router.expose({ mcpServers: ["crm"], userId: user });
+    assertEquals(first.names, []);
+    assertStringIncludes(first.missing[0].reason, "Authorization required");
+    // The same URL, structured, for a host's "Connect" link.
+    assertEquals(gateway.authorizationUrls(user), [
+      { serverId: "crm", authorizationUrl: urlIn(first.missing[0].reason) },
+    ]);
+    const callback = world.consent(urlIn(first.missing[0].reason), login);
+    await gateway.completeAuthorization(user, "crm", callback);
+    assertEquals(gateway.authorizationUrls(user), []);
+    return await router.expose({ mcpServers: ["crm"], userId: user });
+  }
+  return { gateway, router, events, signIn };
+}
+
+Deno.test("two users authorising the same server get different tokens, and each call carries its own", async () => {
+  const world = createOAuthWorld();
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  const bob = await signIn("bob");
+  assertEquals(alice.missing, []);
+  const whoami = alice.names.find((name) => name.includes("whoami"))!;
+  const before = world.bearers.length;
+  assertEquals((await alice.call(whoami, {})).text, "alice");
+  assertEquals((await bob.call(whoami, {})).text, "bob");
+  assertEquals((await alice.call(whoami, {})).text, "alice");
+  const carried = world.bearers.slice(before);
+  assert(
+    carried.some((t) => t.startsWith("at-alice-")) && carried.some((t) => t.startsWith("at-bob-")),
+  );
+  // Each user's connection only ever sent that user's token.
+  const aliceTokens = new Set(world.bearers.filter((t) => t.startsWith("at-alice-")));
+  const bobTokens = new Set(world.bearers.filter((t) => t.startsWith("at-bob-")));
+  assertEquals([...aliceTokens].filter((t) => bobTokens.has(t)), []);
+  // Each (user, server) registered its own client.
+  assertEquals(world.registrations.length, 2);
+});
+
+Deno.test("completeAuthorization() refuses a callback of another user, a reused state and a wrong iss", async () => {
+  const world = createOAuthWorld();
+  const { gateway, router } = setup(world);
+  await using _ = gateway;
+  const exposed = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  const aliceCallback = world.consent(urlIn(exposed.missing[0].reason), "alice");
+  let refused = 0;
+  // Bob's session cannot complete Alice's authorization (and burns the state).
+  await assertRejects(
+    () => gateway.completeAuthorization("bob", "crm", aliceCallback),
+    TypeError,
+    "another user or server",
+  ).then(() => refused++);
+  await assertRejects(
+    () => gateway.completeAuthorization("alice", "crm", aliceCallback),
+    TypeError,
+    "completed already",
+  ).then(() => refused++);
+  // A fresh authorization whose redirect names another issuer (RFC 9207 mix-up defence).
+  const again = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  const mixedUp = world.consent(urlIn(again.missing[0].reason), "alice", {
+    iss: "https://evil.example.com",
+  });
+  await assertRejects(
+    () => gateway.completeAuthorization("alice", "crm", mixedUp),
+    TypeError,
+    '"iss"',
+  ).then(() => refused++);
+  await assertRejects(
+    () => gateway.completeAuthorization("alice", "crm", "https://elsewhere.example.com/cb?state=x"),
+    TypeError,
+    "redirect URI",
+  ).then(() => refused++);
+  assertEquals(refused, 4);
+  // No code was exchanged by any of them.
+  assertEquals(world.tokenRequests.length, 0);
+});
+
+Deno.test("a revoked refresh token asks the user again, once, without a refresh loop", async () => {
+  // Tokens live 1 s and are refreshed at half their life.
+  const world = createOAuthWorld({ expiresIn: 1 });
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  const whoami = whoamiOf(alice);
+  await halfLife();
+  assertEquals((await alice.call(whoami, {})).text, "alice");
+  const refreshes = () => world.tokenRequests.filter((r) => r.grant === "refresh_token").length;
+  assert(refreshes() >= 1, "the token was refreshed before expiry");
+  world.revokeRefreshTokens();
+  await halfLife();
+  const before = refreshes();
+  const result = await alice.call(whoami, {});
+  assert(result.isError);
+  assertMatch(result.text, /Authorization required for MCP server "crm"/);
+  assertEquals(refreshes() - before, 1, "one refresh attempt, then the user is asked");
+  // Authorizing again works.
+  await gateway.completeAuthorization("alice", "crm", world.consent(urlIn(result.text), "alice"));
+  assertEquals((await alice.call(whoami, {})).text, "alice");
+});
+
+Deno.test("a server that refuses even a refreshed token asks the user again after one refresh", async () => {
+  const world = createOAuthWorld();
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  world.refuseBearers(true);
+  const before = world.tokenRequests.length;
+  const result = await alice.call(whoamiOf(alice), {});
+  assert(result.isError);
+  assertMatch(result.text, /Authorization required for MCP server "crm": the user must open/);
+  const refreshes = world.tokenRequests.slice(before).filter((r) => r.grant === "refresh_token");
+  assertEquals(refreshes.length, 1, "one refresh, then the user is asked");
+  world.refuseBearers(false);
+  await gateway.completeAuthorization("alice", "crm", world.consent(urlIn(result.text), "alice"));
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+});
+
+Deno.test("an issuer switch never presents the old credentials to the new authorization server", async () => {
+  const world = createOAuthWorld();
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  const oldRefresh = world.issued.filter((t) => t.startsWith("rt-"));
+  const oldClients = world.registrations.map((r) => r.clientId);
+  world.switchIssuer("https://auth2.example.com");
+  const result = await alice.call(whoamiOf(alice), {});
+  assert(result.isError);
+  const url = urlIn(result.text);
+  assert(url.startsWith("https://auth2.example.com/authorize"), url);
+  assert(!oldClients.includes(new URL(url).searchParams.get("client_id")!));
+  const toNew = world.tokenRequests.filter((r) => r.issuer === "https://auth2.example.com");
+  assertEquals(toNew.filter((r) => oldRefresh.includes(r.refreshToken ?? "")), []);
+  assertEquals(world.registrations.at(-1)?.issuer, "https://auth2.example.com");
+  await gateway.completeAuthorization("alice", "crm", world.consent(url, "alice"));
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+});
+
+Deno.test("concurrent calls during a refresh refresh once", async () => {
+  const world = createOAuthWorld({ expiresIn: 1, tokenDelayMs: 50 });
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  await halfLife();
+  const before = world.tokenRequests.length;
+  const results = await Promise.all(
+    Array.from({ length: 6 }, () => alice.call(whoamiOf(alice), {})),
+  );
+  assertEquals(results.map((r) => r.text), Array(6).fill("alice"));
+  const refreshes = world.tokenRequests.slice(before).filter((r) => r.grant === "refresh_token");
+  assertEquals(refreshes.length, 1);
+});
+
+Deno.test("tokens never appear in events, status() or results", async () => {
+  const world = createOAuthWorld({ expiresIn: 1 });
+  const { gateway, signIn, events } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  await halfLife();
+  const texts = [(await alice.call(whoamiOf(alice), {})).text];
+  // A server that echoes the token in an error does not put it in front of the model.
+  const leak = await alice.call(alice.names.find((name) => name.includes("fail_echoing"))!, {});
+  assert(leak.isError);
+  assertStringIncludes(leak.text, "Token [redacted] lacks a permission");
+  texts.push(leak.text);
+  world.revokeRefreshTokens();
+  await halfLife();
+  texts.push((await alice.call(whoamiOf(alice), {})).text);
+  const seen = JSON.stringify([events, gateway.status(), texts]);
+  assert(world.issued.length >= 4);
+  for (const token of world.issued) assert(!seen.includes(token), `token ${token} leaked`);
+  assert(events.some((e) => e.type === "connect_failed" && e.message === "Authorization required"));
+  assertStringIncludes(texts[2], "Authorization required");
+});
+
+Deno.test("authorization server URLs outside allowedHosts, or private, are refused", async () => {
+  const world = createOAuthWorld();
+  const { gateway, router } = setup(world, { allowedHosts: ["mcp.example.com"] });
+  await using _ = gateway;
+  const exposed = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertStringIncludes(exposed.missing[0].reason, "allowedHosts");
+  assertEquals(world.requests.filter((u) => u.startsWith("https://auth.")), []);
+  // A resource pointing at a private address, with no allowlist.
+  const inner = createOAuthWorld({ issuers: ["https://auth.example.com", "https://10.1.2.3"] });
+  inner.switchIssuer("https://10.1.2.3");
+  const second = setup(inner);
+  await using __ = second.gateway;
+  const refused = await second.router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertStringIncludes(refused.missing[0].reason, "private");
+  assertEquals(inner.requests.filter((u) => u.startsWith("https://10.")), []);
+});
+
+Deno.test("tokens kept in a shared store serve a second gateway, per user only", async () => {
+  const world = createOAuthWorld();
+  const store = new MemoryStore();
+  const first = setup(world, { store });
+  await first.signIn("alice");
+  await first.gateway.close();
+  const second = setup(world, { store });
+  await using _ = second.gateway;
+  const alice = await second.router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals(alice.missing, []);
+  const bob = await second.router.expose({ mcpServers: ["crm"], userId: "bob" });
+  assertStringIncludes(bob.missing[0].reason, "Authorization required");
+  await second.gateway.forgetAuthorization("alice", "crm");
+  assertEquals(await store.list(["oauth", "tokens", "alice"]), []);
+});
+
+Deno.test("new McpOAuth() checks its options, and one McpOAuth serves one gateway", async () => {
+  assertThrows(() => new McpOAuth({ redirectUrl: "not a url" }), TypeError, '"redirectUrl"');
+  assertThrows(
+    () => new McpOAuth({ redirectUrl: REDIRECT, clientMetadataUrl: "http://x.example.com/c" }),
+    TypeError,
+    '"clientMetadataUrl"',
+  );
+  assertThrows(() => new McpOAuth({ redirectUrl: REDIRECT, stateTtlMs: -1 }), RangeError);
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
+  const first = new McpGateway({ oauth });
+  assertThrows(() => new McpGateway({ oauth }), TypeError, "serves another gateway");
+  // A plain options object where a McpOAuth belongs.
+  assertThrows(
+    () => new McpGateway({ oauth: { redirectUrl: REDIRECT } as unknown as McpOAuth }),
+    TypeError,
+    "must be a McpOAuth",
+  );
+  await first.close();
+});

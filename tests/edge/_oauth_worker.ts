@@ -1,0 +1,56 @@
+/**
+ * A test worker: a web host that connects its users' accounts through `McpGateway`'s OAuth, in
+ * workerd. Each request builds its own gateway (connections do not outlive a request here); the
+ * tokens, registrations and pending authorizations live in one store for the isolate (a real
+ * worker would use KV or a Durable Object). The user is the `x-user` header (a real host reads its
+ * session). `/expose` answers `{ names, missing }`, `/call?tool=` `{ text, isError }`, and
+ * `/oauth/callback` (the redirect URI) completes the authorization: `{ done }`, or `{ error }`
+ * with status 400.
+ *
+ * @module
+ */
+
+import { McpGateway, McpOAuth, MemoryStore, ToolRouter } from "../../mod.ts";
+
+/** The worker's bindings. */
+export interface OAuthWorkerEnv {
+  /** The OAuth-protected MCP server's endpoint. */
+  REMOTE_MCP_URL: string;
+}
+
+const store = new MemoryStore();
+
+export default {
+  /**
+   * Exposes, calls, or completes an authorization, for the `x-user` user.
+   *
+   * @param request The HTTP request.
+   * @param env The bindings.
+   * @returns The JSON answer.
+   */
+  async fetch(request: Request, env: OAuthWorkerEnv): Promise<Response> {
+    const url = new URL(request.url);
+    const userId = request.headers.get("x-user") ?? "";
+    await using gateway = new McpGateway({
+      oauth: new McpOAuth({ redirectUrl: `${url.origin}/oauth/callback`, store }),
+    });
+    gateway.addUserServer(userId, "crm", { url: env.REMOTE_MCP_URL });
+    try {
+      if (url.pathname === "/oauth/callback") {
+        await gateway.completeAuthorization(userId, "crm", request.url);
+        return Response.json({ done: true });
+      }
+      const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["crm"], userId });
+      if (url.pathname === "/call") {
+        // The request's own signal: a call without one reuses a signal made in an earlier
+        // request, which workerd refuses (tool_call.ts's module-level `neverAborted`).
+        const tool = url.searchParams.get("tool") ?? "";
+        const result = await toolSet.call(tool, {}, { signal: request.signal });
+        return Response.json({ text: result.text, isError: result.isError });
+      }
+      return Response.json({ names: toolSet.names, missing: toolSet.missing });
+    } catch (error) {
+      return Response.json({ error: String(error) }, { status: 400 });
+    }
+  },
+};
