@@ -19,6 +19,8 @@ interface Figures {
   side: Side;
   users: number;
   rssPerUserKb: number;
+  /** RSS added by the second half of the users alone: the steady cost of one more connection. */
+  marginalRssPerUserKb: number;
   heapPerUserKb: number;
   heapTotalPerUserKb: number;
   fdsPerUser: number;
@@ -82,14 +84,14 @@ if (Deno.args[0] === "--child") {
   await server.stdin.close();
   await server.status;
   console.log(
-    "| users | side | RSS per user | heap per user | cold connect+list+call median (p99) | total RSS |",
+    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user | cold connect+list+call median (p99) | total RSS |",
   );
-  console.log("|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
       `| ${r.users} | ${r.side} | ${r.rssPerUserKb.toFixed(0)} KB | ${
-        r.heapPerUserKb.toFixed(0)
-      } KB | ` +
+        r.marginalRssPerUserKb.toFixed(0)
+      } KB | ${r.heapPerUserKb.toFixed(0)} KB | ` +
         `${r.coldMs.median.toFixed(2)} ms (${r.coldMs.p99.toFixed(2)}) | ${
           r.totalRssMb.toFixed(0)
         } MB |`,
@@ -214,7 +216,12 @@ async function measure(side: Side, url: string, users: number): Promise<Figures>
   const before = Deno.memoryUsage();
   const fdsBefore = openFds();
   const times: number[] = [];
+  let half = before;
   for (let u = 0; u < users; u++) {
+    if (u === users >> 1) {
+      gc();
+      half = Deno.memoryUsage();
+    }
     const started = performance.now();
     await open.user(u);
     times.push(performance.now() - started);
@@ -228,6 +235,7 @@ async function measure(side: Side, url: string, users: number): Promise<Figures>
     side,
     users,
     rssPerUserKb: (after.rss - before.rss) / users / 1024,
+    marginalRssPerUserKb: (after.rss - half.rss) / (users - (users >> 1)) / 1024,
     heapPerUserKb: (after.heapUsed - before.heapUsed) / users / 1024,
     heapTotalPerUserKb: (after.heapTotal - before.heapTotal) / users / 1024,
     fdsPerUser: (openFds() - fdsBefore) / users,

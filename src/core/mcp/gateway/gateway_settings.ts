@@ -1,6 +1,7 @@
 import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
 import type { ConnectionSettings } from "./server_connection.ts";
 import { SharedSchemaValidator } from "./shared_schema_validator.ts";
+import { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 
 /** The gateway's options, checked and with defaults applied. */
 export interface GatewaySettings {
@@ -61,6 +62,7 @@ export function gatewaySettings(
       allowedHosts: options.allowedHosts ? [...options.allowedHosts] : undefined,
       // One validator and one compiled schema per distinct definition for every connection.
       jsonSchemaValidator: new SharedSchemaValidator(options.jsonSchemaValidator),
+      toolDefinitions: new SharedToolDefinitions(),
       transportFactory: options.transportFactory,
       eventStream: eventStream(options.eventStream),
       onElicitation: options.onElicitation,

@@ -6,6 +6,7 @@ import { callDeadline } from "./call_deadline.ts";
 import { RequestNotDeliveredError } from "./guarded_fetch.ts";
 import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
+import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { callMcpTool, mcpErrorToToolError } from "../mcp_call.ts";
 import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
 import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
@@ -27,6 +28,8 @@ export interface ConnectionSettings extends OpenClientSettings {
   reconnect: { initialDelayMs: number; maxDelayMs: number; factor: number; attempts: number };
   /** Receives events (without server and user, which the connection adds). */
   emit: (event: McpGatewayEvent) => void;
+  /** Shares tool definitions between the gateway's connections; absent: each keeps its own. */
+  toolDefinitions?: SharedToolDefinitions;
 }
 
 /**
@@ -248,7 +251,9 @@ export class ServerConnection {
       ready.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         void this.#refresh(ready, true);
       });
-      this.#tools = await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs });
+      this.#tools = this.#shared(
+        await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs }),
+      );
       this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.#client = ready;
@@ -296,7 +301,9 @@ export class ServerConnection {
     do {
       refresh.again = false;
       try {
-        const tools = await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs });
+        const tools = this.#shared(
+          await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs }),
+        );
         if (this.#client !== client) return;
         this.#tools = tools;
         this.#listedAt = performance.now();
@@ -331,6 +338,10 @@ export class ServerConnection {
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => {});
+  }
+
+  #shared(tools: McpTool[]): readonly McpTool[] {
+    return this.#s.toolDefinitions?.share(tools) ?? tools;
   }
 
   #who(): { serverId: string; userId?: string } {
