@@ -104,3 +104,14 @@ export type {
   McpTransportFactory,
   McpTransportRequest,
 } from "./src/core/mcp/mcp_transport.ts";
+export type {
+  PinningOptions,
+  PinStore,
+  ToolPin,
+} from "./src/core/mcp/gateway/pinning/pin_store.ts";
+export { MemoryStore } from "./src/core/store/memory_store.ts";
+export type {
+  KeyValueEntry,
+  KeyValueSetOptions,
+  KeyValueStore,
+} from "./src/core/store/key_value_store.ts";
