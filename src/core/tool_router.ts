@@ -8,6 +8,7 @@ import type { McpJsonSchemaValidator } from "./mcp/mcp_transport.ts";
 import { ToolSet } from "./tool_set.ts";
 import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source.ts";
 import { ToolRegistry } from "./tool_registry.ts";
+import type { AuditSink } from "./telemetry/audit_sink.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {
@@ -21,6 +22,13 @@ export interface ToolRouterOptions {
   builtins?: BuiltinSource;
   /** Receives one event per call; it must not throw (a throw is ignored). */
   onEvent?: (event: ToolCallEvent) => void;
+  /**
+   * Receives one audit record per call (user, tool, source, server, decision and rule, argument
+   * digest, duration, outcome, trace id); never awaited. `FileAuditSink` in `./deno` writes JSON lines.
+   */
+  audit?: AuditSink;
+  /** Whether audit records carry the arguments themselves, not only their digest. Default: `false`. */
+  auditArguments?: boolean;
   /** Deadline of calls that give no `timeoutMs`. Default: none for in-process tools. */
   timeoutMs?: number;
   /** Most characters of a result; longer results keep head and tail. Default: no limit. */
@@ -91,6 +99,8 @@ export class ToolRouter implements AsyncDisposable {
       maxResultChars: options.maxResultChars,
       argumentLimits: options.argumentLimits,
       onEvent: options.onEvent,
+      audit: options.audit,
+      auditArguments: options.auditArguments,
     };
   }
 

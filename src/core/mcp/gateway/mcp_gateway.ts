@@ -15,6 +15,7 @@ import { type ConnectionSettings, ServerConnection } from "./server_connection.t
 import { UserServers } from "./user_servers.ts";
 import { ToolPins } from "./pinning/tool_pins.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
+import { tracedRemoteCall } from "./traced_remote_call.ts";
 
 type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 
@@ -307,7 +308,12 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     }
     const connection = this.#users.connection(userId, serverId);
     if (connection === undefined) throw removed(serverId);
-    return await connection.callTool(toolName, args, context);
+    return await tracedRemoteCall(
+      serverId,
+      toolName,
+      context,
+      (traced) => connection.callTool(toolName, args, traced),
+    );
   }
 
   async #callGlobal(
@@ -318,7 +324,12 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   ): Promise<string> {
     const connection = this.#global.get(serverId);
     if (connection === undefined) throw removed(serverId);
-    return await connection.callTool(toolName, args, context);
+    return await tracedRemoteCall(
+      serverId,
+      toolName,
+      context,
+      (traced) => connection.callTool(toolName, args, traced),
+    );
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {

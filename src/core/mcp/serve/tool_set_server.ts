@@ -120,6 +120,7 @@ export class ToolSetServer implements AsyncDisposable {
         signal: extra.signal,
         timeoutMs: this.#options.timeoutMs,
         onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+        ...traceOf(_meta, extra.requestId),
       });
       if (result.isError) return errorResult(result.text);
       const out: Record<string, unknown> = { content: [{ type: "text", text: result.text }] };
@@ -210,4 +211,17 @@ function structuredContent(toolSet: ToolSet, name: string, text: string): unknow
   } catch {
     return null;
   }
+}
+
+/** The caller's W3C trace context from `_meta` (MCP 2026-07-28), and the request id. */
+function traceOf(
+  meta: Record<string, unknown> | undefined,
+  requestId: string | number,
+): { traceparent?: string; tracestate?: string; toolCallId: string } {
+  const { traceparent, tracestate } = meta ?? {};
+  return {
+    ...(typeof traceparent === "string" ? { traceparent } : {}),
+    ...(typeof tracestate === "string" ? { tracestate } : {}),
+    toolCallId: String(requestId),
+  };
 }

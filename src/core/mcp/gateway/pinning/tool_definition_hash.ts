@@ -1,3 +1,5 @@
+import { canonicalJson, sha256 } from "../../../canonical_json.ts";
+
 /** The fields of a tool definition that a pin covers, in the order they are reported. */
 export const PINNED_FIELDS = [
   "name",
@@ -20,7 +22,6 @@ export interface ToolDefinitionHash {
 }
 
 const cache = new WeakMap<object, Promise<ToolDefinitionHash>>();
-const encoder = new TextEncoder();
 
 /**
  * Hashes the pinned fields of an MCP tool definition over canonical JSON (object keys sorted,
@@ -50,33 +51,4 @@ async function compute(tool: Readonly<Record<string, unknown>>): Promise<ToolDef
     fields[field] = await sha256(text);
   }));
   return { hash: await sha256(canonicalJson(whole)), fields };
-}
-
-/**
- * JSON with object keys sorted at every depth and `undefined` members left out.
- *
- * @param value Plain JSON data.
- * @returns The canonical text.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) {
-    return `[${value.map((item) => item === undefined ? "null" : canonicalJson(item)).join(",")}]`;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
-}
-
-/**
- * The hex SHA-256 of a text, prefixed `sha256-`.
- *
- * @param text The text (UTF-8).
- * @returns The digest.
- */
-export async function sha256(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return `sha256-${hex}`;
 }
