@@ -115,3 +115,4 @@ export type {
   KeyValueSetOptions,
   KeyValueStore,
 } from "./src/core/store/key_value_store.ts";
+export type { AuditRecord, AuditSink } from "./src/core/telemetry/audit_sink.ts";

@@ -8,7 +8,8 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { canonicalJson, sha256 } from "../canonical_json.ts";
+import { canonicalJson } from "../canonical_json.ts";
+import { sha256Hex } from "../sha256_hex.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { AuditRecord } from "./audit_sink.ts";
@@ -76,14 +77,14 @@ export function observeCall(
       record(name, event);
       const sink = settings.audit;
       if (sink === undefined) return;
-      const base: AuditRecord = {
+      const line: AuditRecord = {
         time: time.toISOString(),
         ...(event.userId === undefined ? {} : { userId: event.userId }),
         tool: name,
         ...(event.source === undefined ? {} : { source: event.source }),
         ...serverOf(tool),
         ...policyOf(event),
-        argumentsDigest: "",
+        argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
         ...(settings.auditArguments === true ? { arguments: plain(args) } : {}),
         durationMs: Math.round(event.durationMs * 1000) / 1000,
         outcome: event.isError ? event.code ?? "tool_error" : "ok",
@@ -91,12 +92,12 @@ export function observeCall(
           ? {}
           : { traceId: spanContext.traceId, spanId: spanContext.spanId }),
       };
-      void sha256(digestText(args)).then((digest) => {
-        base.argumentsDigest = digest;
-        return sink.write(base);
-      }).catch(() => {
+      try {
+        const written = sink.write(line);
+        if (written instanceof Promise) written.catch(() => {});
+      } catch {
         // A failing sink must not change the call; sinks report their own errors.
-      });
+      }
     },
   };
 }
