@@ -9,6 +9,9 @@ import { loadModules } from "./load_modules.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import type { AuditSink } from "../../core/telemetry/audit_sink.ts";
+import type { PinStore } from "../../core/mcp/gateway/pinning/pin_store.ts";
+import { cliPinning } from "./cli_pinning.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -22,6 +25,8 @@ export interface ServedRouter extends AsyncDisposable {
   expose(userId?: string, signal?: AbortSignal): Promise<ToolSet>;
   /** Closes the gateway, the modules' services and background processes. */
   close(): Promise<void>;
+  /** The tool lock file in force (`toolroute.lock` beside the config), if any. */
+  readonly lock?: { path: string; tools: number };
 }
 
 /** Options of {@linkcode buildRouter}. */
@@ -32,6 +37,10 @@ export interface BuildRouterOptions {
   progressIntervalMs?: number;
   /** Receives the gateway's connection events (connected, failed, tools changed, …). */
   onGatewayEvent?: (event: McpGatewayEvent) => void;
+  /** Receives one audit record per call (`serve --audit`). */
+  audit?: AuditSink;
+  /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
+  store?: PinStore;
 }
 
 /**
@@ -53,8 +62,13 @@ export async function buildRouter(
   const builtins = builtinTools(config.context);
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+  const pins = await cliPinning(config, options.store);
   const gateway = hasServers
-    ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent })
+    ? createDenoGateway({
+      servers: config.mcpServers,
+      onEvent: options.onGatewayEvent,
+      pinning: pins.pinning,
+    })
     : undefined;
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {
@@ -69,6 +83,7 @@ export async function buildRouter(
     onEvent: options.onEvent,
     timeoutMs: config.callTimeoutMs,
     maxResultChars: config.maxResultChars,
+    audit: options.audit,
   });
   const expose = config.expose;
   const close = () => router.close();
@@ -90,6 +105,7 @@ export async function buildRouter(
     },
     close,
     [Symbol.asyncDispose]: close,
+    ...(pins.lock === undefined ? {} : { lock: pins.lock }),
   };
 }
 

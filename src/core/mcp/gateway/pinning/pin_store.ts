@@ -27,6 +27,8 @@ export interface ToolPin {
   fields?: Record<string, string>;
   /** When it was pinned (ISO 8601). */
   pinnedAt?: string;
+  /** The pinned fields as they were (what a reviewer approved). */
+  definition?: Record<string, unknown>;
 }
 
 /** The pinning option of `McpGateway` in its object form. */

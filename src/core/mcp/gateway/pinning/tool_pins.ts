@@ -86,7 +86,7 @@ export class ToolPins {
       const key = pinKey(scope, tool.name);
       const old = await this.#store.get<ToolPin>(key);
       if (old?.hash === hash) continue;
-      await this.#store.set(key, { hash, fields, pinnedAt: new Date().toISOString() });
+      await this.#store.set(key, pinOf(tool, hash, fields));
       changed.push(tool.name);
     }
     this.#withheld.delete(scopeKey(scope));
@@ -109,8 +109,7 @@ export class ToolPins {
     const key = pinKey(scope, tool.name);
     let pin = await this.#store.get<ToolPin>(key);
     if (pin === undefined && this.#tofu) {
-      const fresh: ToolPin = { hash, fields, pinnedAt: new Date().toISOString() };
-      if (await this.#store.setIfAbsent(key, fresh)) return undefined;
+      if (await this.#store.setIfAbsent(key, pinOf(tool, hash, fields))) return undefined;
       pin = await this.#store.get<ToolPin>(key);
     }
     if (pin?.hash === hash) return undefined;
@@ -137,6 +136,14 @@ export class ToolPins {
       JSON.stringify(scope.serverId)
     }${user})`;
   }
+}
+
+function pinOf(tool: McpTool, hash: string, fields: Record<string, string>): ToolPin {
+  const definition: Record<string, unknown> = {};
+  for (const field of PINNED_FIELDS) {
+    if (tool[field] !== undefined) definition[field] = tool[field];
+  }
+  return { hash, fields, pinnedAt: new Date().toISOString(), definition };
 }
 
 function changedFields(pin: ToolPin, fields: Record<string, string>): string {
