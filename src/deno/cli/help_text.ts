@@ -74,6 +74,8 @@ Options:
   --config FILE      The config. Default: toolroute.json if it exists
   --workspace DIR    The workspace, overriding the config's
   --http HOST:PORT   Include the permission to listen on this address
+  --audit FILE       Include the permission to append to this audit file
+  --store FILE       Include the permissions to use this SQLite store
   -h, --help         Show this help`,
   lock: `Usage: toolroute lock [--config FILE] [--workspace DIR] [--check]
 

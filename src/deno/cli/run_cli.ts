@@ -17,7 +17,7 @@ const SPECS: Record<string, ArgSpec> = {
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
   call: { string: [...COMMON, "user", "timeout"] },
-  flags: { string: [...COMMON, "http"] },
+  flags: { string: [...COMMON, "http", "audit", "store"] },
   lock: { string: COMMON, boolean: ["check"] },
 };
 

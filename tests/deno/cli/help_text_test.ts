@@ -68,7 +68,7 @@ Deno.test("HELP_TEXT documents every flag each command accepts", () => {
     ],
     tools: ["--config", "--workspace", "--user", "--json"],
     call: ["--config", "--workspace", "--user", "--timeout"],
-    flags: ["--config", "--workspace", "--http"],
+    flags: ["--config", "--workspace", "--http", "--audit", "--store"],
     lock: ["--config", "--workspace", "--check"],
   };
   for (const command of COMMANDS) {
