@@ -6,14 +6,20 @@ export interface FileAuditSinkOptions {
   maxQueued?: number;
   /** Told when a write fails or records are dropped; must not throw. */
   onError?: (error: Error) => void;
+  /**
+   * How long records may wait to be written together, in milliseconds: a crash loses at most
+   * this much of the trail, and calls never pay a disk write each. `0` writes at once. Default: 20.
+   */
+  batchMs?: number;
 }
 
 const encoder = new TextEncoder();
 
 /**
  * An {@linkcode AuditSink} that appends one JSON line per call to a file (created `0600`).
- * Records are queued and written in batches of whole lines by one writer, so a call never waits
- * for the disk, and a crash mid-write can cut only the last line: every earlier line stays
+ * Records are queued and written every `batchMs` (20 ms) in batches of whole lines by one
+ * writer, so a call never waits for the disk; a crash loses at most the records of the last
+ * `batchMs`, and a crash mid-write can cut only the last line: every earlier line stays
  * parseable (a cut line is closed with a newline when the file is opened again).
  *
  * Requires `allow-write` permission for the file (and `allow-read` to repair a cut last line).
@@ -43,6 +49,8 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   #writing?: Promise<void>;
   #maxQueued: number;
   #onError?: (error: Error) => void;
+  #batchMs: number;
+  #timer?: ReturnType<typeof setTimeout>;
   #dropped = 0;
   #closed = false;
 
@@ -50,6 +58,7 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     this.#file = file;
     this.#maxQueued = options.maxQueued ?? 10_000;
     this.#onError = options.onError;
+    this.#batchMs = options.batchMs ?? 20;
   }
 
   /**
@@ -60,6 +69,11 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
    * @returns The sink.
    */
   static async open(path: string, options: FileAuditSinkOptions = {}): Promise<FileAuditSink> {
+    if (options.batchMs !== undefined && !(options.batchMs >= 0 && options.batchMs <= 60_000)) {
+      throw new RangeError(
+        `Cannot open the audit file: "batchMs" must be 0 to 60000, received ${options.batchMs}`,
+      );
+    }
     if (options.maxQueued !== undefined && !(options.maxQueued >= 1)) {
       throw new RangeError(
         `Cannot open the audit file: "maxQueued" must be at least 1, received ${options.maxQueued}`,
@@ -96,11 +110,14 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
       return;
     }
     this.#queue.push(JSON.stringify(record) + "\n");
-    this.#writing ??= this.#drain();
+    if (this.#writing !== undefined || this.#timer !== undefined) return;
+    if (this.#batchMs === 0) this.#writing = this.#drain();
+    else this.#timer = setTimeout(() => this.#start(), this.#batchMs);
   }
 
-  /** Resolves when every queued record is written. */
+  /** Writes every queued record now; resolves when they are written. */
   async flush(): Promise<void> {
+    this.#start();
     while (this.#writing !== undefined) await this.#writing;
   }
 
@@ -115,6 +132,12 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   /** Same as {@linkcode FileAuditSink#close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  #start(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#queue.length > 0) this.#writing ??= this.#drain();
   }
 
   async #drain(): Promise<void> {

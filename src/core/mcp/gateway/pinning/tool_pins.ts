@@ -34,6 +34,12 @@ export class ToolPins {
   #withheld = new Map<string, Map<string, string>>();
   /** Drifts already reported, so a withheld tool is reported once per definition. */
   #reported = new Set<string>();
+  /**
+   * Tool lists found to match their pins, by list object and scope. A connection replaces its
+   * list object whenever the server's list changes, so drift always meets a fresh check; a
+   * list with withheld tools is never cached, so an acceptance elsewhere is seen at once.
+   */
+  #verified = new WeakMap<readonly McpTool[], Set<string>>();
 
   /**
    * Creates the pin keeper.
@@ -56,6 +62,8 @@ export class ToolPins {
    * @returns The tools to expose and the withheld ones.
    */
   async check(scope: PinScope, tools: readonly McpTool[]): Promise<PinnedTools> {
+    const key = scopeKey(scope);
+    if (this.#verified.get(tools)?.has(key)) return { tools, missing: [] };
     const verdicts = await Promise.all(tools.map((tool) => this.#verdict(scope, tool)));
     const withheld = new Map<string, string>();
     const missing: MissingTool[] = [];
@@ -65,9 +73,11 @@ export class ToolPins {
       withheld.set(tools[i].name, reason);
       missing.push({ selection: "mcpServers", name: `${scope.serverId}/${tools[i].name}`, reason });
     });
-    const key = scopeKey(scope);
-    if (withheld.size === 0) this.#withheld.delete(key);
-    else this.#withheld.set(key, withheld);
+    if (withheld.size === 0) {
+      this.#withheld.delete(key);
+      const scopes = this.#verified.get(tools) ?? new Set<string>();
+      this.#verified.set(tools, scopes.add(key));
+    } else this.#withheld.set(key, withheld);
     return { tools: withheld.size === 0 ? tools : kept, missing };
   }
 
@@ -90,6 +100,7 @@ export class ToolPins {
       changed.push(tool.name);
     }
     this.#withheld.delete(scopeKey(scope));
+    this.#verified = new WeakMap();
     this.#emit({ ...who(scope), type: "tools_accepted", tools: changed.length });
     return changed;
   }

@@ -239,3 +239,36 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   assert(condition(), "condition not reached in 2 s");
 }
+
+Deno.test("pinning checks an unchanged tool list once, and checks again when the list changes", async () => {
+  const store = new MemoryStore();
+  let reads = 0;
+  const counting = {
+    get: <T>(key: readonly string[]) => (reads++, store.get<T>(key)),
+    set: (key: readonly string[], value: unknown) => store.set(key, value),
+    setIfAbsent: (key: readonly string[], value: unknown) => store.setIfAbsent(key, value),
+    list: <T>(prefix: readonly string[]) => store.list<T>(prefix),
+  };
+  const up = upstream([SEARCH]);
+  const events: McpGatewayEvent[] = [];
+  await using gateway = new McpGateway({
+    servers: { docs: URL_CONFIG },
+    transportFactory: up.factory,
+    pinning: { store: counting },
+    onEvent: (event) => events.push(event),
+  });
+  const router = new ToolRouter({ gateway });
+  await router.expose({ mcpServers: ["docs"] });
+  const afterFirst = reads;
+  assert(afterFirst > 0);
+  for (let i = 0; i < 5; i++) await router.expose({ mcpServers: ["docs"] });
+  assertEquals(reads, afterFirst);
+  await up.set([{ ...SEARCH, description: "changed" }]);
+  await waitFor(() => events.some((e) => e.type === "tools_changed"));
+  assertEquals((await router.expose({ mcpServers: ["docs"] })).names, []);
+  assert(reads > afterFirst);
+  // A list with a withheld tool is checked on every request (an acceptance elsewhere shows).
+  const withheldReads = reads;
+  await router.expose({ mcpServers: ["docs"] });
+  assert(reads > withheldReads);
+});
