@@ -101,3 +101,4 @@ export type {
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";
 export type { AuditRecord, AuditSink } from "../core/telemetry/audit_sink.ts";
+export type { ErrorCode } from "../core/tool_error.ts";

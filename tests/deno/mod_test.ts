@@ -30,6 +30,7 @@ const TYPES = [
   "AuditSink",
   "DenoKvAtomicLike",
   "DenoKvLike",
+  "ErrorCode",
   "FileAuditSinkOptions",
   "KeyValueEntry",
   "KeyValueSetOptions",
