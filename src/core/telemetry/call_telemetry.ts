@@ -1,12 +1,15 @@
 import {
   type Attributes,
   type Counter,
+  createNoopMeter,
   type Histogram,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
+  type Tracer,
 } from "@opentelemetry/api";
 import { canonicalJson } from "../canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
@@ -14,6 +17,8 @@ import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { AuditRecord } from "./audit_sink.ts";
 import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
+
+const INVALID = { traceId: "", spanId: "", traceFlags: 0 };
 
 /** The instrumentation scope of toolroute's spans and metrics. */
 export const TELEMETRY_SCOPE = "@toolroute/toolroute";
@@ -27,7 +32,26 @@ export interface ObservedCall {
   finish(event: ToolCallEvent, args: unknown): void;
 }
 
-let instruments: { provider: MeterProvider; calls: Counter; duration: Histogram } | undefined;
+let instruments:
+  | { provider: MeterProvider; noop: boolean; calls: Counter; duration: Histogram }
+  | undefined;
+/** The tracer of the current global provider (a proxy that follows a later registration). */
+let tracing: { provider: unknown; tracer: Tracer } | undefined;
+/** The API's no-op provider and meter, to skip all work while no SDK is registered. */
+let noopTracing: object | undefined;
+let noopMeter: object | undefined;
+
+/**
+ * Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place).
+ *
+ * @returns `true` while tracing does nothing.
+ */
+export function tracingIsOff(): boolean {
+  const provider = trace.getTracerProvider();
+  if (!(provider instanceof ProxyTracerProvider)) return false;
+  noopTracing ??= new ProxyTracerProvider().getDelegate();
+  return provider.getDelegate() === noopTracing;
+}
 
 /**
  * Starts observing one tool call: an `execute_tool {name}` span following the OpenTelemetry
@@ -47,67 +71,106 @@ export function observeCall(
   options: CallOptions,
   settings: CallSettings,
 ): ObservedCall {
-  const time = new Date();
-  const attributes: Attributes = {
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": name,
-  };
-  if (options.toolCallId !== undefined) attributes["gen_ai.tool.call.id"] = options.toolCallId;
-  if (tool !== undefined) {
-    attributes["gen_ai.tool.type"] = tool.source.endsWith("_mcp") ? "extension" : "function";
-    attributes["toolroute.tool.source"] = tool.source;
-    attributes["toolroute.tool.origin"] = tool.origin;
+  const startedAt = Date.now();
+  if (tracingIsOff()) {
+    // No SDK: no span, but a caller's trace context still passes on unchanged.
+    const passed = options.traceparent === undefined ? undefined : carrierOf(
+      trace.getSpanContext(contextFrom(options)) ?? INVALID,
+    );
+    return {
+      trace: passed,
+      finish(event, args) {
+        record(name, event);
+        audit(tool, name, settings, event, args, startedAt, passed);
+      },
+    };
   }
-  const span = trace.getTracer(TELEMETRY_SCOPE, VERSION).startSpan(
+  const provider = trace.getTracerProvider();
+  if (tracing?.provider !== provider) {
+    tracing = { provider, tracer: provider.getTracer(TELEMETRY_SCOPE, VERSION) };
+  }
+  const span = tracing.tracer.startSpan(
     `execute_tool ${name}`,
-    { kind: SpanKind.INTERNAL, attributes },
+    { kind: SpanKind.INTERNAL },
     contextFrom(options),
   );
+  // Attributes only for a recording span: without an SDK a call pays for none of this.
+  if (span.isRecording()) {
+    span.setAttribute("gen_ai.operation.name", "execute_tool");
+    span.setAttribute("gen_ai.tool.name", name);
+    if (options.toolCallId !== undefined) {
+      span.setAttribute("gen_ai.tool.call.id", options.toolCallId);
+    }
+    if (tool !== undefined) {
+      span.setAttribute(
+        "gen_ai.tool.type",
+        tool.source.endsWith("_mcp") ? "extension" : "function",
+      );
+      span.setAttribute("toolroute.tool.source", tool.source);
+      span.setAttribute("toolroute.tool.origin", tool.origin);
+    }
+  }
   const spanContext = span.spanContext();
   const carrier = carrierOf(spanContext);
   return {
     trace: carrier,
     finish(event, args) {
-      if (event.userId !== undefined) span.setAttribute("enduser.id", event.userId);
+      if (event.userId !== undefined && span.isRecording()) {
+        span.setAttribute("enduser.id", event.userId);
+      }
       if (event.isError) {
         span.setAttribute("error.type", event.code ?? "tool_error");
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.code });
       }
       span.end();
       record(name, event);
-      const sink = settings.audit;
-      if (sink === undefined) return;
-      const line: AuditRecord = {
-        time: time.toISOString(),
-        ...(event.userId === undefined ? {} : { userId: event.userId }),
-        tool: name,
-        ...(event.source === undefined ? {} : { source: event.source }),
-        ...serverOf(tool),
-        ...policyOf(event),
-        argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
-        ...(settings.auditArguments === true ? { arguments: plain(args) } : {}),
-        durationMs: Math.round(event.durationMs * 1000) / 1000,
-        outcome: event.isError ? event.code ?? "tool_error" : "ok",
-        ...(carrier === undefined
-          ? {}
-          : { traceId: spanContext.traceId, spanId: spanContext.spanId }),
-      };
-      try {
-        const written = sink.write(line);
-        if (written instanceof Promise) written.catch(() => {});
-      } catch {
-        // A failing sink must not change the call; sinks report their own errors.
-      }
+      audit(tool, name, settings, event, args, startedAt, carrier);
     },
   };
+}
+
+/** Hands the call's audit record to the sink, if any (never awaited, never throwing). */
+function audit(
+  tool: RoutedTool | undefined,
+  name: string,
+  settings: CallSettings,
+  event: ToolCallEvent,
+  args: unknown,
+  startedAt: number,
+  carrier: TraceCarrier | undefined,
+): void {
+  const sink = settings.audit;
+  if (sink === undefined) return;
+  const ids = carrier?.traceparent.split("-");
+  const line: AuditRecord = {
+    time: new Date(startedAt).toISOString(),
+    ...(event.userId === undefined ? {} : { userId: event.userId }),
+    tool: name,
+    ...(event.source === undefined ? {} : { source: event.source }),
+    ...serverOf(tool),
+    ...policyOf(event),
+    argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
+    ...(settings.auditArguments === true ? { arguments: plain(args) } : {}),
+    durationMs: Math.round(event.durationMs * 1000) / 1000,
+    outcome: event.isError ? event.code ?? "tool_error" : "ok",
+    ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+  };
+  try {
+    const written = sink.write(line);
+    if (written instanceof Promise) written.catch(() => {});
+  } catch {
+    // A failing sink must not change the call; sinks report their own errors.
+  }
 }
 
 function record(name: string, event: ToolCallEvent): void {
   const provider = metrics.getMeterProvider();
   if (instruments?.provider !== provider) {
     const meter = provider.getMeter(TELEMETRY_SCOPE, VERSION);
+    noopMeter ??= createNoopMeter();
     instruments = {
       provider,
+      noop: meter === noopMeter,
       calls: meter.createCounter("toolroute.tool.calls", {
         description: "Tool calls routed, by tool, source and outcome",
       }),
@@ -117,6 +180,7 @@ function record(name: string, event: ToolCallEvent): void {
       }),
     };
   }
+  if (instruments.noop) return;
   const attributes: Attributes = {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": name,

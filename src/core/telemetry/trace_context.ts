@@ -26,6 +26,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
  * @returns The parent context.
  */
 export function contextFrom(carrier: Partial<TraceCarrier> | undefined): Context {
+  if (carrier?.traceparent === undefined) return otelContext.active();
   const match = typeof carrier?.traceparent === "string"
     ? TRACEPARENT.exec(carrier.traceparent.trim().toLowerCase())
     : null;

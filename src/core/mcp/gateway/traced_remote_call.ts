@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { isToolError } from "../../tool_error.ts";
 import type { ToolContext } from "../../tool_source.ts";
-import { TELEMETRY_SCOPE } from "../../telemetry/call_telemetry.ts";
+import { TELEMETRY_SCOPE, tracingIsOff } from "../../telemetry/call_telemetry.ts";
 import { carrierOf, contextFrom } from "../../telemetry/trace_context.ts";
 
 /**
@@ -21,6 +21,8 @@ export async function tracedRemoteCall(
   context: ToolContext,
   run: (context: ToolContext) => Promise<string>,
 ): Promise<string> {
+  // Without an SDK a client span would only repeat the caller's context: pass it on as it is.
+  if (tracingIsOff()) return await run(context);
   const span = trace.getTracer(TELEMETRY_SCOPE).startSpan(`tools/call ${toolName}`, {
     kind: SpanKind.CLIENT,
     attributes: {
