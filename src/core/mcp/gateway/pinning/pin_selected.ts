@@ -46,10 +46,25 @@ export async function pinSelected(
   }
   const view = async (server: SelectedServer): Promise<[PinnedServer, MissingTool[]]> => {
     const { connection } = server;
-    const checked = await pins.check(
-      { serverId: server.id, userId: server.user ? userId : undefined },
-      connection.tools,
-    );
+    let checked;
+    try {
+      checked = await pins.check(
+        { serverId: server.id, userId: server.user ? userId : undefined },
+        connection.tools,
+      );
+    } catch (error) {
+      // Fail closed: a server whose pins cannot be read exposes nothing, and says why.
+      const why = error instanceof Error ? error.message : String(error);
+      checked = {
+        tools: [],
+        missing: [{
+          selection: "mcpServers" as const,
+          name: server.id,
+          reason:
+            `the tool pins of this MCP server cannot be checked (${why}); its tools are withheld`,
+        }],
+      };
+    }
     return [{
       id: server.id,
       connection: { serial: connection.serial, version: connection.version, tools: checked.tools },

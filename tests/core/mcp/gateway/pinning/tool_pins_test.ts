@@ -272,3 +272,28 @@ Deno.test("pinning checks an unchanged tool list once, and checks again when the
   await router.expose({ mcpServers: ["docs"] });
   assert(reads > withheldReads);
 });
+
+Deno.test("pinning fails closed when the pin store fails: the server's tools are withheld, with the reason", async () => {
+  let failures = 0;
+  const broken = {
+    get: () => (failures++, Promise.reject(new Error("database is locked"))),
+    set: () => Promise.resolve(),
+    setIfAbsent: () => Promise.resolve(false),
+    list: () => Promise.resolve([]),
+  };
+  const up = upstream([SEARCH]);
+  await using gateway = new McpGateway({
+    servers: { docs: URL_CONFIG },
+    transportFactory: up.factory,
+    pinning: { store: broken },
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["docs"] });
+  assert(failures > 0);
+  assertEquals(toolSet.names, []);
+  assertEquals(toolSet.missing, [{
+    selection: "mcpServers",
+    name: "docs",
+    reason:
+      "the tool pins of this MCP server cannot be checked (database is locked); its tools are withheld",
+  }]);
+});
