@@ -3,6 +3,8 @@ import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
+const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
 async function callStable(url: string): Promise<string> {
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -10,7 +12,7 @@ async function callStable(url: string): Promise<string> {
     const result = await client.callTool({
       name: "stable",
       arguments: {},
-      _meta: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" },
+      _meta: { traceparent: TRACEPARENT },
     });
     return (result.content as { text: string }[])[0].text;
   } finally {
@@ -30,14 +32,16 @@ async function names(url: string): Promise<string[]> {
 
 Deno.test("two serve --http processes sharing one --store: a definition pinned by one is withheld by the other after drift", async () => {
   const state = { description: "Searches the docs" };
+  const received: unknown[] = [];
   const upstream = await startMcpTestServer({
     tools: (mcp) => {
       mcp.registerTool("search_docs", { description: state.description }, () => ({
         content: [{ type: "text", text: "found" }],
       }));
-      mcp.registerTool("stable", { description: "Never changes" }, () => ({
-        content: [{ type: "text", text: "ok" }],
-      }));
+      mcp.registerTool("stable", { description: "Never changes" }, (extra) => {
+        received.push(extra._meta?.traceparent);
+        return { content: [{ type: "text", text: "ok" }] };
+      });
     },
   });
   try {
@@ -76,6 +80,8 @@ Deno.test("two serve --http processes sharing one --store: a definition pinned b
       ["stable", "docs", "ok"],
     ]);
     assertEquals(lines[0].traceId, "4bf92f3577b34da6a3ce929d0e0e4736");
+    // And the upstream received the caller's trace context in _meta, through both processes.
+    assertEquals(received, [TRACEPARENT, TRACEPARENT]);
   } finally {
     await upstream.close();
   }
