@@ -25,8 +25,11 @@ import { codeOfInputs } from "./_source_map.ts";
 const BUNDLE_BUDGET_BYTES = 170 * 1024;
 /** The target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
-/** Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. */
-const OWN_CODE_CEILING_BYTES = 20 * 1024;
+/**
+ * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth: about 21 KB
+ * of own code (with pinning, telemetry and audit) plus zod would pass 28 KB.
+ */
+const OWN_CODE_CEILING_BYTES = 28 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
