@@ -308,6 +308,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     }
     const connection = this.#users.connection(userId, serverId);
     if (connection === undefined) throw removed(serverId);
+    await this.#checkPin({ serverId, userId }, toolName, connection);
     return await tracedRemoteCall(
       serverId,
       toolName,
@@ -324,12 +325,25 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   ): Promise<string> {
     const connection = this.#global.get(serverId);
     if (connection === undefined) throw removed(serverId);
+    await this.#checkPin({ serverId }, toolName, connection);
     return await tracedRemoteCall(
       serverId,
       toolName,
       context,
       (traced) => connection.callTool(toolName, args, traced),
     );
+  }
+
+  /** Refuses a call to a tool whose definition changed after it was exposed. */
+  async #checkPin(
+    scope: { serverId: string; userId?: string },
+    toolName: string,
+    connection: ServerConnection,
+  ): Promise<void> {
+    const refusal = await this.#pins?.refusal(scope, toolName, connection.tools);
+    if (refusal !== undefined) {
+      throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
+    }
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {

@@ -82,6 +82,32 @@ export class ToolPins {
   }
 
   /**
+   * Checks, just before a call, that the tool's current definition still matches its pin: a tool
+   * exposed earlier whose definition changed since is refused, not called. Cheap for a list
+   * already verified.
+   *
+   * @param scope The server (and user).
+   * @param toolName The tool's name on the server.
+   * @param tools The server's current tool list.
+   * @returns Why the call is refused, or `undefined` when it may go ahead.
+   */
+  async refusal(
+    scope: PinScope,
+    toolName: string,
+    tools: readonly McpTool[],
+  ): Promise<string | undefined> {
+    let checked: PinnedTools;
+    try {
+      checked = await this.check(scope, tools);
+    } catch (error) {
+      return `the tool pins of MCP server "${scope.serverId}" cannot be checked (${
+        error instanceof Error ? error.message : String(error)
+      })`;
+    }
+    return checked.missing.find((entry) => entry.name === `${scope.serverId}/${toolName}`)?.reason;
+  }
+
+  /**
    * Pins a server's current definitions, replacing their pins (pins of tools no longer listed
    * stay, so a tool that comes back changed is still withheld).
    *

@@ -18,15 +18,17 @@ type Def = Record<string, unknown> & { name: string };
 /** An upstream whose tool list the test changes; `notify` sends list_changed to every client. */
 function upstream(initial: Def[]) {
   let tools = initial;
+  let calls = 0;
   const servers = new Set<Server>();
   const factory = async () => {
     const server = new Server({ name: "up", version: "1.0.0" }, {
       capabilities: { tools: { listChanged: true } },
     });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => ({
-      content: [{ type: "text", text: `ran ${request.params.name}` }],
-    }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      calls++;
+      return { content: [{ type: "text", text: `ran ${request.params.name}` }] };
+    });
     const [client, side] = InMemoryTransport.createLinkedPair();
     await server.connect(side);
     servers.add(server);
@@ -34,6 +36,7 @@ function upstream(initial: Def[]) {
   };
   return {
     factory,
+    calls: () => calls,
     set: async (next: Def[]) => {
       tools = next;
       await Promise.all([...servers].map((s) => s.sendToolListChanged().catch(() => {})));
@@ -296,4 +299,25 @@ Deno.test("pinning fails closed when the pin store fails: the server's tools are
     reason:
       "the tool pins of this MCP server cannot be checked (database is locked); its tools are withheld",
   }]);
+});
+
+Deno.test("a tool exposed before its definition drifted is refused at call time, not called", async () => {
+  const store = new MemoryStore();
+  const events: McpGatewayEvent[] = [];
+  const plain: Def = { name: "search_docs", inputSchema: { type: "object" } };
+  const { gateway, toolSet, up } = await exposeWith(store, [plain], events);
+  try {
+    assertEquals(await toolSet.invoke("search_docs", {}), "ran search_docs");
+    await up.set([{ ...plain, inputSchema: { type: "object", properties: { secret: {} } } }]);
+    await waitFor(() => events.some((e) => e.type === "tools_changed"));
+    // The tool set made before the drift still names the tool; the call is refused.
+    const result = await toolSet.call("search_docs", {});
+    assertEquals(result.code, "permission_denied");
+    assertEquals(up.calls(), 1);
+    assertMatch(result.text, /was not called: .*changed: inputSchema/);
+    await gateway.acceptToolChanges("docs");
+    assertEquals(await toolSet.invoke("search_docs", {}), "ran search_docs");
+  } finally {
+    await gateway.close();
+  }
 });
