@@ -4,7 +4,7 @@
  * then call `echo`) through each of three routers, rotating the order, so load from other
  * processes hits all alike:
  *
- * - plain: `pinning: false`, no audit;
+ * - plain: `pinning: false`, no audit; control: the same again (the run's noise floor);
  * - pins: pinning in memory only; audit: a `FileAuditSink` only;
  * - trusted: pinning in memory (the default) and a `FileAuditSink`;
  * - shared: pinning in a `SqliteStore` (as `serve --store`) and a `FileAuditSink`.
@@ -53,7 +53,11 @@ await using auditGateway = new McpGateway({ servers: { echo: { url } }, pinning:
 await using auditOnly = await FileAuditSink.open(`${dir}/audit.jsonl`);
 const audit = new ToolRouter({ gateway: auditGateway, audit: auditOnly });
 
-const routers = { plain, pins, audit, trusted, shared };
+// A second plain router: the control, whose difference from plain is this run's noise.
+await using controlGateway = new McpGateway({ servers: { echo: { url } }, pinning: false });
+const control = new ToolRouter({ gateway: controlGateway });
+
+const routers = { plain, control, pins, audit, trusted, shared };
 const times: Record<string, number[]> = Object.fromEntries(
   Object.keys(routers).map((name) => [name, []]),
 );
