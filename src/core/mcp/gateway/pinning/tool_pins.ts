@@ -48,7 +48,27 @@ export class ToolPins {
    * @param emit Receives `tool_withheld` and `tools_accepted` events.
    */
   constructor(options: PinningOptions, emit: (event: McpGatewayEvent) => void) {
-    this.#store = options.store ?? new MemoryStore();
+    if (options === null || typeof options !== "object") {
+      throw new TypeError(
+        `Cannot create McpGateway: "pinning" must be a boolean or { store? }, received ${
+          JSON.stringify(options)
+        }`,
+      );
+    }
+    const store = options.store;
+    if (store !== undefined) {
+      const lacking = (["get", "set", "setIfAbsent", "list"] as const).filter((method) =>
+        typeof store?.[method] !== "function"
+      );
+      if (lacking.length > 0) {
+        throw new TypeError(
+          `Cannot create McpGateway: "pinning.store" lacks ${
+            lacking.join(", ")
+          }; pass a KeyValueStore such as MemoryStore`,
+        );
+      }
+    }
+    this.#store = store ?? new MemoryStore();
     this.#tofu = options.trustOnFirstUse ?? true;
     this.#hint = options.reviewHint;
     this.#emit = emit;

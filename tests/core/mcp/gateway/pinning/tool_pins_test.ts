@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
 import {
   McpGateway,
   type McpGatewayEvent,
@@ -320,4 +320,17 @@ Deno.test("a tool exposed before its definition drifted is refused at call time,
   } finally {
     await gateway.close();
   }
+});
+
+Deno.test("new McpGateway throws a TypeError for a bad pinning option", () => {
+  assertThrows(
+    () => new McpGateway({ pinning: "yes" as unknown as boolean }),
+    TypeError,
+    '"pinning" must be a boolean or { store? }',
+  );
+  assertThrows(
+    () => new McpGateway({ pinning: { store: { get: () => Promise.resolve() } as never } }),
+    TypeError,
+    '"pinning.store" lacks set, setIfAbsent, list',
+  );
 });
