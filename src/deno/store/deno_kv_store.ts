@@ -89,7 +89,8 @@ export class DenoKvStore implements KeyValueStore, Disposable {
   }
 
   async get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
-    const entry = await this.#kv.get(checkKey(key));
+    const k = checkKey(key);
+    const entry = await retryLocked(() => this.#kv.get(k));
     return this.#live(entry.value) as T | undefined;
   }
 
@@ -98,7 +99,9 @@ export class DenoKvStore implements KeyValueStore, Disposable {
     value: unknown,
     options: KeyValueSetOptions = {},
   ): Promise<void> {
-    await this.#kv.set(checkKey(key), this.#wrap(value, options), kvOptions(options));
+    const k = checkKey(key);
+    const wrapped = this.#wrap(value, options);
+    await retryLocked(() => this.#kv.set(k, wrapped, kvOptions(options)));
   }
 
   async setIfAbsent(
@@ -109,17 +112,20 @@ export class DenoKvStore implements KeyValueStore, Disposable {
     const k = checkKey(key);
     const wrapped = this.#wrap(value, options);
     for (;;) {
-      const entry = await this.#kv.get(k);
+      const entry = await retryLocked(() => this.#kv.get(k));
       if (entry.versionstamp !== null && this.#live(entry.value) !== undefined) return false;
-      const { ok } = await this.#kv.atomic().check({ key: k, versionstamp: entry.versionstamp })
-        .set(k, wrapped, kvOptions(options)).commit();
+      const { ok } = await retryLocked(() =>
+        this.#kv.atomic().check({ key: k, versionstamp: entry.versionstamp })
+          .set(k, wrapped, kvOptions(options)).commit()
+      );
       if (ok) return true;
       // Someone wrote in between: look again (it may have expired meanwhile).
     }
   }
 
   async delete(key: readonly string[]): Promise<void> {
-    await this.#kv.delete(checkKey(key));
+    const k = checkKey(key);
+    await retryLocked(() => this.#kv.delete(k));
   }
 
   async list<T = unknown>(prefix: readonly string[]): Promise<KeyValueEntry<T>[]> {
@@ -158,6 +164,23 @@ export class DenoKvStore implements KeyValueStore, Disposable {
     if (typeof json !== "string") return undefined;
     if (typeof expiresAt === "number" && expiresAt <= this.#now()) return undefined;
     return JSON.parse(json);
+  }
+}
+
+/**
+ * Runs a Deno KV operation again while a local database file is locked by another handle or
+ * process ("database is locked"), for up to about two seconds.
+ */
+async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (attempt >= 100 || !(error instanceof Error && /database is locked/.test(error.message))) {
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 20));
+    }
   }
 }
 
