@@ -17,6 +17,8 @@ export interface CallOptions {
   traceparent?: string;
   /** The caller's W3C `tracestate`, with `traceparent`. */
   tracestate?: string;
+  /** The caller's W3C `baggage`, passed on to remote calls as it is. */
+  baggage?: string;
   /** The model's id of this tool call (`gen_ai.tool.call.id` on the span). */
   toolCallId?: string;
 }

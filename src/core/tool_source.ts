@@ -54,7 +54,11 @@ export interface ToolContext {
    * The call span's W3C trace context, to pass on to whatever the tool calls (MCP tools send it
    * in `_meta`); absent when nothing traces.
    */
-  readonly trace?: { readonly traceparent: string; readonly tracestate?: string };
+  readonly trace?: {
+    readonly traceparent: string;
+    readonly tracestate?: string;
+    readonly baggage?: string;
+  };
 }
 
 /**

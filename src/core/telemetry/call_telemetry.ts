@@ -74,8 +74,9 @@ export function observeCall(
   const startedAt = Date.now();
   if (tracingIsOff()) {
     // No SDK: no span, but a caller's trace context still passes on unchanged.
-    const passed = options.traceparent === undefined ? undefined : carrierOf(
-      trace.getSpanContext(contextFrom(options)) ?? INVALID,
+    const passed = options.traceparent === undefined ? undefined : withBaggage(
+      carrierOf(trace.getSpanContext(contextFrom(options)) ?? INVALID),
+      options.baggage,
     );
     return {
       trace: passed,
@@ -110,8 +111,7 @@ export function observeCall(
       span.setAttribute("toolroute.tool.origin", tool.origin);
     }
   }
-  const spanContext = span.spanContext();
-  const carrier = carrierOf(spanContext);
+  const carrier = withBaggage(carrierOf(span.spanContext()), options.baggage);
   return {
     trace: carrier,
     finish(event, args) {
@@ -223,4 +223,13 @@ function digestText(args: unknown): string {
   } catch {
     return String(args);
   }
+}
+
+function withBaggage(
+  carrier: TraceCarrier | undefined,
+  baggage: string | undefined,
+): TraceCarrier | undefined {
+  return carrier === undefined || typeof baggage !== "string" || baggage === ""
+    ? carrier
+    : { ...carrier, baggage };
 }

@@ -14,6 +14,8 @@ export interface TraceCarrier {
   traceparent: string;
   /** Vendor state, when any. */
   tracestate?: string;
+  /** W3C baggage, passed on as received (never interpreted). */
+  baggage?: string;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;

@@ -67,7 +67,7 @@ Deno.test("a trace crosses serve → gateway → upstream: execute_tool and tool
     const result = await client.callTool({
       name: "lookup",
       arguments: { q: "otel" },
-      _meta: { traceparent: TRACEPARENT, tracestate: "vendor=abc" },
+      _meta: { traceparent: TRACEPARENT, tracestate: "vendor=abc", baggage: "tenant=acme" },
     });
     assertEquals((result.content as { text: string }[])[0].text, "found otel");
     const spans = exporter.getFinishedSpans();
@@ -91,6 +91,7 @@ Deno.test("a trace crosses serve → gateway → upstream: execute_tool and tool
       `00-${TRACE_ID}-${remote.spanContext().spanId}-01`,
     );
     assertEquals(received[0].tracestate, "vendor=abc");
+    assertEquals(received[0].baggage, "tenant=acme");
   } finally {
     await close();
     trace.disable();
@@ -103,10 +104,11 @@ Deno.test("without an OpenTelemetry SDK the caller's traceparent still reaches t
     await client.callTool({
       name: "lookup",
       arguments: { q: "x" },
-      _meta: { traceparent: TRACEPARENT },
+      _meta: { traceparent: TRACEPARENT, baggage: "tenant=acme" },
     });
     await client.callTool({ name: "lookup", arguments: { q: "y" } });
     assertEquals(received[0].traceparent, TRACEPARENT);
+    assertEquals(received[0].baggage, "tenant=acme");
     // No trace came in and nothing traces: no traceparent is made up.
     assertEquals(received[1].traceparent, undefined);
   } finally {

@@ -32,7 +32,9 @@ export async function tracedRemoteCall(
       "toolroute.mcp.server.id": serverId,
     },
   }, contextFrom(context.trace));
-  const carrier = carrierOf(span.spanContext());
+  const own = carrierOf(span.spanContext());
+  const baggage = context.trace?.baggage;
+  const carrier = own === undefined || baggage === undefined ? own : { ...own, baggage };
   try {
     return await run(carrier === undefined ? context : { ...context, trace: carrier });
   } catch (error) {

@@ -217,11 +217,12 @@ function structuredContent(toolSet: ToolSet, name: string, text: string): unknow
 function traceOf(
   meta: Record<string, unknown> | undefined,
   requestId: string | number,
-): { traceparent?: string; tracestate?: string; toolCallId: string } {
-  const { traceparent, tracestate } = meta ?? {};
+): { traceparent?: string; tracestate?: string; baggage?: string; toolCallId: string } {
+  const { traceparent, tracestate, baggage } = meta ?? {};
   return {
     ...(typeof traceparent === "string" ? { traceparent } : {}),
     ...(typeof tracestate === "string" ? { tracestate } : {}),
+    ...(typeof baggage === "string" ? { baggage } : {}),
     toolCallId: String(requestId),
   };
 }
