@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { cli, makeFixture } from "./_serve_process.ts";
+import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
 /** An upstream whose tools (name → description) the test changes; new sessions see the change. */
 async function upstream(tools: Record<string, string>) {
@@ -55,6 +55,20 @@ Deno.test("toolroute lock writes toolroute.lock; lock --check passes, then fails
     const called = await cli(["call", ...config, "search_docs", "{}"]);
     assertEquals(called.code, 1);
     assertMatch(called.out + called.err, /Unknown tool "search_docs"/);
+
+    // serve --http with the lock (exact flags, which include reading the lock): one log line per
+    // withheld tool.
+    const flags = await exactFlags([...config, "--http", "127.0.0.1:0"]);
+    assert(flags.some((flag) => flag.startsWith("--allow-read=") && flag.includes(path)));
+    await using serve = await startHttpServe(flags, config);
+    for (let i = 0; i < 100 && !/tools exposed/.test(serve.stderr()); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertEquals(await serve.stop(), 0);
+    const log = serve.stderr();
+    assertStringIncludes(log, `tool lock "${path}": 2 tools pinned`);
+    assertStringIncludes(log, "0 tools exposed");
+    assertEquals(log.match(/tool withheld: /g)?.length, 2, log);
 
     // Re-locking accepts the current definitions, and says what changed.
     const relocked = await cli(["lock", ...config]);
