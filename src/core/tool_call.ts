@@ -8,6 +8,8 @@ import type {
   PendingApproval,
   PolicyAction,
 } from "./policy/policy_types.ts";
+import type { AuditSink } from "./telemetry/audit_sink.ts";
+import { observeCall, type ObservedCall } from "./telemetry/call_telemetry.ts";
 
 /** Options of one tool call. */
 export interface CallOptions {
@@ -19,6 +21,14 @@ export interface CallOptions {
   onProgress?: (progress: ToolProgress) => void;
   /** Decides this call's asks, instead of the router's `approve` (serve's elicitation uses it). */
   approve?: ApprovalHandler;
+  /** The caller's W3C `traceparent`: the call's span continues that trace. */
+  traceparent?: string;
+  /** The caller's W3C `tracestate`, with `traceparent`. */
+  tracestate?: string;
+  /** The caller's W3C `baggage`, passed on to remote calls as it is. */
+  baggage?: string;
+  /** The model's id of this tool call (`gen_ai.tool.call.id` on the span). */
+  toolCallId?: string;
 }
 
 /** The result of one tool call, with its details. */
@@ -73,6 +83,10 @@ export interface CallSettings {
   argumentLimits?: ArgumentLimits;
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
+  /** Receives one audit record per call, never awaited. */
+  audit?: AuditSink;
+  /** Whether audit records carry the arguments themselves (not only their digest). */
+  auditArguments?: boolean;
 }
 
 /**
@@ -111,7 +125,8 @@ export async function callTool(
       `Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`,
     );
   }
-  const started = settings.onEvent === undefined ? 0 : performance.now();
+  const started = performance.now();
+  const observed = observeCall(tool, name, options, settings);
   let result: ToolCallResult;
   try {
     if (tool === undefined) throw unknownTool(name, known());
@@ -122,8 +137,9 @@ export async function callTool(
         signal: neverAborted ??= new AbortController().signal,
         userId,
         onProgress: options.onProgress,
+        trace: observed.trace,
       })
-      : await runGuarded(tool, parsed, options, timeoutMs, userId);
+      : await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
     let text = toResultText(value);
     if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
     result = { text, isError: false, source: tool.source, tool: name };
@@ -137,17 +153,19 @@ export async function callTool(
       tool: name,
     };
   }
+  const event: ToolCallEvent = {
+    type: "call",
+    tool: name,
+    source: result.source,
+    userId,
+    durationMs: performance.now() - started,
+    isError: result.isError,
+    code: result.code,
+  };
+  observed.finish(event, args);
   if (settings.onEvent !== undefined) {
     try {
-      settings.onEvent({
-        type: "call",
-        tool: name,
-        source: result.source,
-        userId,
-        durationMs: performance.now() - started,
-        isError: result.isError,
-        code: result.code,
-      });
+      settings.onEvent(event);
     } catch {
       // An observer's failure must not change the result.
     }
@@ -158,7 +176,7 @@ export async function callTool(
 async function runGuarded(
   tool: RoutedTool,
   args: Record<string, unknown>,
-  options: CallOptions,
+  options: CallOptions & { observed: ObservedCall },
   timeoutMs: number | undefined,
   userId: string | undefined,
 ): Promise<unknown> {
@@ -186,6 +204,7 @@ async function runGuarded(
     userId,
     onProgress: options.onProgress,
     timeoutMs,
+    trace: options.observed.trace,
   };
   try {
     return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);

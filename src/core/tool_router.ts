@@ -19,6 +19,7 @@ import type {
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
 import { approvalSettings, exposeWithPolicy, resumeApproval } from "./policy/router_policy.ts";
+import type { AuditSink } from "./telemetry/audit_sink.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {
@@ -32,6 +33,13 @@ export interface ToolRouterOptions {
   builtins?: BuiltinSource;
   /** Receives one event per call; it must not throw (a throw is ignored). */
   onEvent?: (event: ToolCallEvent) => void;
+  /**
+   * Receives one audit record per call (user, tool, source, server, decision and rule, argument
+   * digest, duration, outcome, trace id); never awaited. `FileAuditSink` in `./deno` writes JSON lines.
+   */
+  audit?: AuditSink;
+  /** Whether audit records carry the arguments themselves, not only their digest. Default: `false`. */
+  auditArguments?: boolean;
   /** Deadline of calls that give no `timeoutMs`. Default: none for in-process tools. */
   timeoutMs?: number;
   /** Most characters of a result; longer results keep head and tail. Default: no limit. */
@@ -115,6 +123,8 @@ export class ToolRouter implements AsyncDisposable {
       maxResultChars: options.maxResultChars,
       argumentLimits: options.argumentLimits,
       onEvent: options.onEvent,
+      audit: options.audit,
+      auditArguments: options.auditArguments,
     };
     if (options.policy !== undefined) this.#policy = compilePolicy(options.policy, "router");
     checkPositive(options.approvalTtlMs, "approvalTtlMs");

@@ -50,6 +50,15 @@ export interface ToolContext {
   readonly onProgress?: (progress: ToolProgress) => void;
   /** The call's deadline in milliseconds, when it has one (`signal` aborts at it). */
   readonly timeoutMs?: number;
+  /**
+   * The call span's W3C trace context, to pass on to whatever the tool calls (MCP tools send it
+   * in `_meta`); absent when nothing traces.
+   */
+  readonly trace?: {
+    readonly traceparent: string;
+    readonly tracestate?: string;
+    readonly baggage?: string;
+  };
 }
 
 /**

@@ -6,7 +6,11 @@ import { fromFileUrl } from "./cli/_file_url.ts";
 // these lists (and the README): that is the point of this test.
 const VALUES: Record<string, "function" | "object"> = {
   CONTEXT_DEFAULTS: "object",
+  DenoKvStore: "function",
   DenoStdioClientTransport: "function",
+  FileAuditSink: "function",
+  MemoryStore: "function",
+  SqliteStore: "function",
   assertNoExcess: "function",
   builtinTools: "function",
   checkPermissions: "function",
@@ -22,6 +26,19 @@ const VALUES: Record<string, "function" | "object"> = {
 
 const TYPES = [
   "ApplyPatchResult",
+  "AuditRecord",
+  "AuditSink",
+  "DenoKvAtomicLike",
+  "DenoKvLike",
+  "ErrorCode",
+  "FileAuditSinkOptions",
+  "KeyValueEntry",
+  "KeyValueSetOptions",
+  "KeyValueStore",
+  "PinningOptions",
+  "PinStore",
+  "SqliteStoreOptions",
+  "ToolPin",
   "BashSetting",
   "BuiltinContext",
   "BuiltinSource",

@@ -28,9 +28,10 @@ const BUNDLE_BUDGET_BYTES = 170 * 1024;
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
  * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. Raised from
- * 20 KB with policies and approvals (issue 14), which the core bundles into every worker (~6 KB).
+ * 20 KB with policies and approvals (issue 14, ~6 KB, bundled into every worker) and pinning,
+ * telemetry and audit (issue 15, ~4 KB): about 27 KB of own code, plus zod would pass 34 KB.
  */
-const OWN_CODE_CEILING_BYTES = 26 * 1024;
+const OWN_CODE_CEILING_BYTES = 34 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 

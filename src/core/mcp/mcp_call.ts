@@ -40,7 +40,8 @@ export async function callMcpTool(
 ): Promise<string> {
   let result;
   try {
-    result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+    const meta = context.trace === undefined ? {} : { _meta: { ...context.trace } };
+    result = await client.callTool({ name: toolName, arguments: args, ...meta }, undefined, {
       signal: context.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,

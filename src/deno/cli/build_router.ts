@@ -12,6 +12,9 @@ import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
+import type { AuditSink } from "../../core/telemetry/audit_sink.ts";
+import type { PinStore } from "../../core/mcp/gateway/pinning/pin_store.ts";
+import { cliPinning } from "./cli_pinning.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -27,6 +30,8 @@ export interface ServedRouter extends AsyncDisposable {
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
   readonly gateway?: ReturnType<typeof createDenoGateway>;
+  /** The tool lock file in force (`toolroute.lock` beside the config), if any. */
+  readonly lock?: { path: string; tools: number };
 }
 
 /** Options of {@linkcode buildRouter}. */
@@ -44,6 +49,10 @@ export interface BuildRouterOptions {
    * flow and adds the `connect_accounts` tool that hands the authorization URLs to the client.
    */
   oauthRedirectUrl?: string;
+  /** Receives one audit record per call (`serve --audit`). */
+  audit?: AuditSink;
+  /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
+  store?: PinStore;
 }
 
 /**
@@ -68,8 +77,14 @@ export async function buildRouter(
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
     ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl })
     : undefined;
+  const pins = await cliPinning(config, options.store);
   const gateway = hasServers
-    ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent, oauth })
+    ? createDenoGateway({
+      servers: config.mcpServers,
+      onEvent: options.onGatewayEvent,
+      pinning: pins.pinning,
+      oauth,
+    })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorization URLs.
   if (oauth !== undefined) {
@@ -90,6 +105,7 @@ export async function buildRouter(
     maxResultChars: config.maxResultChars,
     policy: config.policy,
     approve: options.approve,
+    audit: options.audit,
   });
   const expose = config.expose;
   const close = () => router.close();
@@ -121,6 +137,7 @@ export async function buildRouter(
     },
     close,
     [Symbol.asyncDispose]: close,
+    ...(pins.lock === undefined ? {} : { lock: pins.lock }),
   };
   return served;
 }

@@ -2,6 +2,7 @@ import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_c
 import { checkPermissions, type PermissionGap } from "../permissions/check_permissions.ts";
 import { requiredPermissions } from "../permissions/required_permissions.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { lockPath } from "./tool_lock.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
 export interface CliPermissions {
@@ -26,12 +27,18 @@ const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
  *
  * @param config The loaded config.
  * @param http The `--http` address (`host:port`), when serving over HTTP.
+ * @param files The `--audit` file (written) and the `--store` file (read and written).
  * @returns The permissions, each list sorted.
  */
-export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermissions {
+export function cliPermissions(
+  config: ToolrouteConfig,
+  http?: string,
+  files: { audit?: string; store?: string } = {},
+): CliPermissions {
   const base = requiredPermissions(config.context);
   const read = [...base.read];
-  for (const path of [config.path, ...config.modules]) {
+  const write = [...base.write];
+  for (const path of [config.path, ...config.modules, lockPath(config), files.audit, files.store]) {
     if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
   }
   const run = new Set(base.run);
@@ -51,9 +58,12 @@ export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermi
       if (url !== undefined) net.add(url.host);
     }
   }
+  for (const path of [files.audit, files.store]) {
+    if (path !== undefined && !write.some((root) => inside(root, path))) write.push(path);
+  }
   return {
     read,
-    write: [...base.write],
+    write,
     run: [...run].sort(),
     env: [...env].sort(),
     net: [...net].sort(),
@@ -103,6 +113,7 @@ export function checkCliPermissions(
     if (Deno.permissions.querySync(descriptor).state !== "granted") missing.add(flag);
   };
   for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
+  for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
   for (const variable of needed.env) probe({ name: "env", variable }, `--allow-env=${variable}`);
   for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);

@@ -1,3 +1,4 @@
+import { resolve } from "@std/path";
 import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { listenAddress, listenPermission } from "./listen_address.ts";
@@ -16,6 +17,10 @@ export async function flagsCommand(
   const config = await configFromFlags(flags, { env: false });
   const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const address = http === undefined ? undefined : listenPermission(http);
-  io.out(cliDenoFlags(cliPermissions(config, address)).join(" "));
+  const files = {
+    audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
+    store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
+  };
+  io.out(cliDenoFlags(cliPermissions(config, address, files)).join(" "));
   return 0;
 }

@@ -9,6 +9,7 @@ Commands:
   tools   Print the exposed tools
   call    Call one exposed tool and print its result
   flags   Print the exact deno run permission flags the config needs
+  lock    Write (or --check) toolroute.lock: the pinned definitions of every remote tool
 
 Run "toolroute <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool returned an error, 2 misuse (flags, config, permissions).`,
@@ -26,11 +27,20 @@ Options:
                      (config "users") are required when users are configured or HOST is not
                      loopback
   --user ID          In stdio mode: serve the tool set of this configured user
+  --audit FILE       Append one JSON line per call to FILE (user, tool, server, argument
+                     digest, duration, outcome, trace id)
+  --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
+                     it (without toolroute.lock): a definition pinned by one is withheld by all
+                     after drift
   --allow-excess     Serve even when the process holds more permissions than needed
   -h, --help         Show this help
 
 At start-up the process's Deno permissions are compared with the config's needs; serve refuses
-(exit 2) and prints the exact flags when they are broader or missing.`,
+(exit 2) and prints the exact flags when they are broader or missing.
+
+Tool pinning: the first definition seen of each remote tool is pinned, and a later one that
+differs is withheld (logged, and listed as not exposed). With a toolroute.lock beside the
+config, exactly its definitions are served: a tool missing from it or different is withheld.`,
   tools: `Usage: toolroute tools [--config FILE] [--workspace DIR] [--user ID] [--json]
 
 Prints the exposed tools as a table (name, source, shadowed-by); names that lost to a
@@ -64,5 +74,19 @@ Options:
   --config FILE      The config. Default: toolroute.json if it exists
   --workspace DIR    The workspace, overriding the config's
   --http HOST:PORT   Include the permission to listen on this address
+  --audit FILE       Include the permission to append to this audit file
+  --store FILE       Include the permissions to use this SQLite store
   -h, --help         Show this help`,
+  lock: `Usage: toolroute lock [--config FILE] [--workspace DIR] [--check]
+
+Connects to every remote MCP server of the config (global and users') and writes the definition
+and hash of each tool to toolroute.lock beside the config, for review in version control;
+"serve", "tools" and "call" then withhold any tool that is missing from it or differs.
+
+Options:
+  --config FILE    The config. Default: toolroute.json if it exists
+  --workspace DIR  The workspace, overriding the config's
+  --check          Compare instead of writing; exit 1 on any drift (changed, new or removed
+                   tools, or a server that cannot be reached), for CI
+  -h, --help       Show this help`,
 });

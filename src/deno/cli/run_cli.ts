@@ -2,6 +2,7 @@ import { callCommand } from "./call_command.ts";
 import { type CliIo, DENO_IO } from "./cli_io.ts";
 import { flagsCommand } from "./flags_command.ts";
 import { HELP_TEXT } from "./help_text.ts";
+import { lockCommand } from "./lock_command.ts";
 import { type ArgSpec, parseArgs } from "./parse_args.ts";
 import { serveCommand } from "./serve_command.ts";
 import { toolsCommand } from "./tools_command.ts";
@@ -10,13 +11,14 @@ import { UsageError } from "./usage_error.ts";
 const COMMON = ["config", "workspace"];
 const SPECS: Record<string, ArgSpec> = {
   serve: {
-    string: [...COMMON, "user"],
+    string: [...COMMON, "user", "audit", "store"],
     optional: { http: "127.0.0.1:8787" },
     boolean: ["stdio", "allow-excess"],
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
   call: { string: [...COMMON, "user", "timeout"] },
-  flags: { string: [...COMMON, "http"] },
+  flags: { string: [...COMMON, "http", "audit", "store"] },
+  lock: { string: COMMON, boolean: ["check"] },
 };
 
 /**
@@ -44,7 +46,7 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
     const spec = SPECS[command];
     if (spec === undefined) {
       throw new UsageError(
-        `Unknown command "${command}"; use serve, tools, call or flags (see "toolroute --help")`,
+        `Unknown command "${command}"; use serve, tools, call, flags or lock (see "toolroute --help")`,
       );
     }
     const { flags, positionals } = parseArgs(rest, spec, command);
@@ -66,6 +68,8 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
         return await toolsCommand(flags, io);
       case "call":
         return await callCommand(flags, positionals, io);
+      case "lock":
+        return await lockCommand(flags, io);
       default:
         return await flagsCommand(flags, io);
     }

@@ -1,3 +1,4 @@
+import { resolve } from "@std/path";
 import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
 import { formatCallLog, formatGatewayLog } from "./call_log.ts";
 import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
@@ -7,6 +8,8 @@ import { oauthRedirectUrl, serveHttp } from "./serve_http.ts";
 import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import { FileAuditSink } from "../audit/file_audit_sink.ts";
+import { SqliteStore } from "../store/sqlite_store.ts";
 
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the
@@ -29,13 +32,24 @@ export async function serveCommand(
       '"--user" applies to --stdio; over HTTP the user comes from the bearer token',
     );
   }
-  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags);
+  const files = {
+    audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
+    store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
+  };
+  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags, files);
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const tokens = http === undefined ? undefined : userTokens(config, http);
   const toolsChanged = new Set<(userId?: string) => void>();
+  await using audit = files.audit === undefined ? undefined : await FileAuditSink.open(
+    files.audit,
+    { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
+  );
+  using store = files.store === undefined ? undefined : new SqliteStore(files.store);
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
+    audit,
+    store,
     onEvent: (event) => io.err(formatCallLog(event)),
     onGatewayEvent: (event) => {
       io.err(formatGatewayLog(event));
@@ -44,6 +58,9 @@ export async function serveCommand(
       }
     },
   });
+  if (served.lock !== undefined) {
+    io.err(`toolroute: tool lock "${served.lock.path}": ${served.lock.tools} tools pinned`);
+  }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
   const first = served.expose(userId).then((toolSet) => {
@@ -66,9 +83,10 @@ function checkPermissionsOrRefuse(
   config: ToolrouteConfig,
   http: ListenAddress | undefined,
   flags: Record<string, string | true>,
+  files: { audit?: string; store?: string },
 ): void {
   const address = http === undefined ? undefined : listenPermission(http);
-  const needed = cliPermissions(config, address);
+  const needed = cliPermissions(config, address, files);
   const report = checkCliPermissions(config, needed);
   const exact = cliDenoFlags(needed).join(" ");
   if (report.missing.length > 0) {

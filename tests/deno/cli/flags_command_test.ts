@@ -48,7 +48,7 @@ Deno.test({
     const { out, io } = capture();
     assertEquals(await flagsCommand({ config: fixture.config }, io), 0);
     assertEquals(out[0].split(" "), [
-      `--allow-read=${fixture.workspace},${fixture.config}`,
+      `--allow-read=${fixture.workspace},${fixture.config},${lockBeside(fixture.config)}`,
       `--allow-write=${fixture.workspace}`,
       "--allow-run=bash",
       "--allow-env=PATH,TOOLROUTE_TEST_UNSET_TOKEN",
@@ -82,3 +82,8 @@ Deno.test("flagsCommand() throws a UsageError for a bad address or a missing con
   );
   assertEquals(out, []);
 });
+
+/** The tool lock file beside a config: read too when the config has remote servers. */
+function lockBeside(config: string): string {
+  return config.replace(/[^/]+$/, "toolroute.lock");
+}

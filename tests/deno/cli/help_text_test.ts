@@ -2,7 +2,7 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { HELP_TEXT } from "../../../src/deno/cli/help_text.ts";
 import { cli } from "./_serve_process.ts";
 
-const COMMANDS = ["serve", "tools", "call", "flags"];
+const COMMANDS = ["serve", "tools", "call", "flags", "lock"];
 
 /** Every `--flag` a help text mentions, without `--help`. */
 function flagsIn(text: string): string[] {
@@ -56,10 +56,20 @@ Deno.test("HELP_TEXT documents only flags the command accepts", async () => {
 
 Deno.test("HELP_TEXT documents every flag each command accepts", () => {
   const accepted: Record<string, string[]> = {
-    serve: ["--config", "--workspace", "--user", "--http", "--stdio", "--allow-excess"],
+    serve: [
+      "--config",
+      "--workspace",
+      "--user",
+      "--http",
+      "--stdio",
+      "--allow-excess",
+      "--audit",
+      "--store",
+    ],
     tools: ["--config", "--workspace", "--user", "--json"],
     call: ["--config", "--workspace", "--user", "--timeout"],
-    flags: ["--config", "--workspace", "--http"],
+    flags: ["--config", "--workspace", "--http", "--audit", "--store"],
+    lock: ["--config", "--workspace", "--check"],
   };
   for (const command of COMMANDS) {
     for (const flag of accepted[command]) assertStringIncludes(HELP_TEXT[command], flag);

@@ -116,7 +116,7 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
   ]);
   assertEquals(code, 0);
   assertEquals(out.split(" "), [
-    `--allow-read=${fixture.workspace},/usr/share,${fixture.config}`,
+    `--allow-read=${fixture.workspace},/usr/share,${fixture.config},${lockBeside(fixture.config)}`,
     `--allow-write=${fixture.workspace}`,
     "--allow-run=bash,bwrap",
     "--allow-env=PATH,REMOTE_TOKEN",
@@ -140,3 +140,8 @@ Deno.test("runCli() call cannot rewrite the config that lives in the workspace",
   assertMatch(refused.out, /toolroute.json/);
   assertEquals(await Deno.readTextFile(config), '{ "bash": false }');
 });
+
+/** The tool lock file beside a config: read too when the config has remote servers. */
+function lockBeside(config: string): string {
+  return config.replace(/[^/]+$/, "toolroute.lock");
+}

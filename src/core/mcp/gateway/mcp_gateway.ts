@@ -14,6 +14,9 @@ import { RemoteRoutedTools } from "./remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
+import { ToolPins } from "./pinning/tool_pins.ts";
+import { pinSelected } from "./pinning/pin_selected.ts";
+import { tracedRemoteCall } from "./traced_remote_call.ts";
 
 type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 
@@ -81,6 +84,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #tools = new RemoteRoutedTools();
   #oauth?: McpOAuth;
   #closed = false;
+  #pins?: ToolPins;
 
   /**
    * Creates a gateway; nothing connects until a request selects a server.
@@ -109,6 +113,10 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         this.#settings.emit({ type: "closed", serverId, userId, reason }),
     });
     for (const [id, config] of Object.entries(options.servers ?? {})) this.addServer(id, config);
+    const pinning = options.pinning ?? true;
+    if (pinning !== false) {
+      this.#pins = new ToolPins(pinning === true ? {} : pinning, this.#settings.emit);
+    }
   }
 
   /**
@@ -194,7 +202,11 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @returns One entry per connection (a user's server not connected yet is `closed`).
    */
   status(): McpServerStatus[] {
-    return [...[...this.#global.values()].map((c) => c.status()), ...this.#users.status()];
+    const all = [...[...this.#global.values()].map((c) => c.status()), ...this.#users.status()];
+    return all.map((entry) => {
+      const withheld = this.#pins?.withheld({ serverId: entry.id, userId: entry.userId }) ?? [];
+      return withheld.length === 0 ? entry : { ...entry, withheld };
+    });
   }
 
   /**
@@ -228,21 +240,25 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     } finally {
       for (const release of holds) release();
     }
-    const { user, global, missing: down } = connected;
-    missing.push(...down);
+    const { user, global, missing: withheld, cacheSuffix } = await pinSelected(
+      this.#pins,
+      connected,
+      userId,
+    );
+    missing.push(...connected.missing, ...withheld);
     return {
       user: user.length === 0 ? [] : this.#tools.build(
         "user_mcp",
         user,
         (serverId, toolName, args, context) =>
           this.#callUser(userId!, serverId, toolName, args, context),
-        `user\u0000${userId}`,
+        `user\u0000${userId}${cacheSuffix}`,
       ),
       global: global.length === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
         (serverId, toolName, args, context) => this.#callGlobal(serverId, toolName, args, context),
-        "global",
+        `global${cacheSuffix}`,
       ),
       missing,
     };
@@ -316,6 +332,34 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     await this.#oauth?.forget(userId, serverId);
   }
 
+  /**
+   * Accepts the current tool definitions of a server: pins them, so tools withheld after drift
+   * are exposed again from the next request on. Connects and lists first when needed.
+   * Throws a `TypeError` when there is no such server or pinning is off.
+   *
+   * @param serverId The server id.
+   * @param options `userId` names one user's own server; without it, the global server.
+   */
+  async acceptToolChanges(serverId: string, options: { userId?: string } = {}): Promise<void> {
+    const { userId } = options;
+    const connection = userId === undefined
+      ? this.#global.get(serverId)
+      : this.#users.connection(userId, serverId);
+    if (connection === undefined) {
+      throw new TypeError(
+        `Cannot accept the tools of MCP server "${serverId}": ${
+          userId === undefined ? "no global server" : `user "${userId}" has no server`
+        } with this id`,
+      );
+    }
+    if (this.#pins === undefined) {
+      throw new TypeError(
+        `Cannot accept the tools of MCP server "${serverId}": pinning is off ("pinning: false")`,
+      );
+    }
+    await this.#pins.accept({ serverId, userId }, await connection.listTools());
+  }
+
   /** Closes every connection, stream and child process. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -341,7 +385,13 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     }
     const connection = this.#users.connection(userId, serverId);
     if (connection === undefined) throw removed(serverId);
-    return await connection.callTool(toolName, args, context);
+    await this.#checkPin({ serverId, userId }, toolName, connection);
+    return await tracedRemoteCall(
+      serverId,
+      toolName,
+      context,
+      (traced) => connection.callTool(toolName, args, traced),
+    );
   }
 
   async #callGlobal(
@@ -352,7 +402,25 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   ): Promise<string> {
     const connection = this.#global.get(serverId);
     if (connection === undefined) throw removed(serverId);
-    return await connection.callTool(toolName, args, context);
+    await this.#checkPin({ serverId }, toolName, connection);
+    return await tracedRemoteCall(
+      serverId,
+      toolName,
+      context,
+      (traced) => connection.callTool(toolName, args, traced),
+    );
+  }
+
+  /** Refuses a call to a tool whose definition changed after it was exposed. */
+  async #checkPin(
+    scope: { serverId: string; userId?: string },
+    toolName: string,
+    connection: ServerConnection,
+  ): Promise<void> {
+    const refusal = await this.#pins?.refusal(scope, toolName, connection.tools);
+    if (refusal !== undefined) {
+      throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
+    }
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {

@@ -1,6 +1,7 @@
 import type { McpServerConfig } from "../mcp_server_config.ts";
 import type { McpJsonSchemaValidator, McpTransportFactory } from "../mcp_transport.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
+import type { PinningOptions } from "./pinning/pin_store.ts";
 
 /** How a broken connection is retried: exponential backoff between attempts. */
 export interface McpReconnectOptions {
@@ -33,6 +34,8 @@ export interface McpServerStatus {
   reconnectAttempts: number;
   /** The transport in use: `http` (Streamable HTTP), `sse`, or `custom` (from the factory). */
   transport?: "http" | "sse" | "custom";
+  /** Tools withheld because their definitions changed since they were pinned (sorted). */
+  withheld?: string[];
 }
 
 /** Something that happened to a gateway connection, for logs and metrics. */
@@ -43,8 +46,17 @@ export interface McpGatewayEvent {
    * - `disconnected`: a ready connection was lost; the next use reconnects.
    * - `tools_changed`: the server's tool list was refreshed after `list_changed`.
    * - `closed`: a connection was closed (`reason`: `close`, `idle`, `evicted`, `removed`).
+   * - `tool_withheld`: a tool's definition differs from its pin (`tool`; `message` says how).
+   * - `tools_accepted`: `acceptToolChanges` re-pinned a server (`tools`: how many pins changed).
    */
-  type: "connected" | "connect_failed" | "disconnected" | "tools_changed" | "closed";
+  type:
+    | "connected"
+    | "connect_failed"
+    | "disconnected"
+    | "tools_changed"
+    | "closed"
+    | "tool_withheld"
+    | "tools_accepted";
   /** The server id. */
   serverId: string;
   /** The user, for a per-user server. */
@@ -55,6 +67,8 @@ export interface McpGatewayEvent {
   tools?: number;
   /** Why a connection was closed. */
   reason?: "close" | "idle" | "evicted" | "removed";
+  /** The tool's name on the server, for `tool_withheld`. */
+  tool?: string;
 }
 
 /** A server's request for input from the user during a call (MCP form elicitation). */
@@ -137,4 +151,11 @@ export interface McpGatewayOptions {
    * the user's authorization URL until `completeAuthorization()` is called with the redirect.
    */
   oauth?: McpOAuth;
+  /**
+   * Tool pinning (trust on first use, fail closed): the first definition seen of each (user,
+   * server, tool) is pinned by hash, and a later one that differs is withheld until
+   * `acceptToolChanges`. Global servers' pins are shared by all users; a user's own servers'
+   * pins are that user's. `false` turns it off. Default: on, pins kept in memory.
+   */
+  pinning?: boolean | PinningOptions;
 }

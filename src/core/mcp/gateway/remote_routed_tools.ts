@@ -31,7 +31,10 @@ export class RemoteRoutedTools {
    */
   build(
     source: "user_mcp" | "global_mcp",
-    servers: readonly { id: string; connection: ServerConnection }[],
+    servers: readonly {
+      id: string;
+      connection: Pick<ServerConnection, "serial" | "version" | "tools">;
+    }[],
     execute: RemoteExecutor,
     cacheKey: string,
   ): RoutedTool[] {

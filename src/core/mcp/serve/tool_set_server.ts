@@ -128,6 +128,7 @@ export class ToolSetServer implements AsyncDisposable {
           signal: extra.signal,
           timeoutMs: this.#options.timeoutMs,
           onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+          ...traceOf(_meta, extra.requestId),
         },
       }, {
         capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
@@ -222,4 +223,18 @@ function structuredContent(toolSet: ToolSet, name: string, text: string): unknow
   } catch {
     return null;
   }
+}
+
+/** The caller's W3C trace context from `_meta` (MCP 2026-07-28), and the request id. */
+function traceOf(
+  meta: Record<string, unknown> | undefined,
+  requestId: string | number,
+): { traceparent?: string; tracestate?: string; baggage?: string; toolCallId: string } {
+  const { traceparent, tracestate, baggage } = meta ?? {};
+  return {
+    ...(typeof traceparent === "string" ? { traceparent } : {}),
+    ...(typeof tracestate === "string" ? { tracestate } : {}),
+    ...(typeof baggage === "string" ? { baggage } : {}),
+    toolCallId: String(requestId),
+  };
 }

@@ -1,0 +1,84 @@
+import type { MissingTool } from "../../../tool_source.ts";
+import type { McpTool } from "../../mcp_sdk.ts";
+import type { SelectedServer } from "../connect_selected.ts";
+import type { ToolPins } from "./tool_pins.ts";
+
+/** A selected server seen through its pins: only the tools that may be exposed. */
+export interface PinnedServer {
+  /** The server id. */
+  id: string;
+  /** The connection's identity and version, with the tool list filtered. */
+  connection: { serial: number; version: number; tools: readonly McpTool[] };
+}
+
+/** The servers of one request after pinning. */
+export interface PinnedSelection {
+  /** The user's servers. */
+  user: PinnedServer[];
+  /** The global servers. */
+  global: PinnedServer[];
+  /** The withheld tools. */
+  missing: MissingTool[];
+  /** Names the withheld tools, so a cached tool list is reused only for the same verdicts. */
+  cacheSuffix: string;
+}
+
+/**
+ * Applies pins to the connected servers of one request (all servers checked in parallel).
+ * Without pins (`pinning: false`) the servers pass through unchanged.
+ *
+ * @param pins The gateway's pins, or `undefined` when pinning is off.
+ * @param connected The ready servers by tier.
+ * @returns The filtered servers and the withheld tools.
+ */
+export async function pinSelected(
+  pins: ToolPins | undefined,
+  connected: { user: readonly SelectedServer[]; global: readonly SelectedServer[] },
+  userId: string | undefined,
+): Promise<PinnedSelection> {
+  if (pins === undefined) {
+    return {
+      user: [...connected.user],
+      global: [...connected.global],
+      missing: [],
+      cacheSuffix: "",
+    };
+  }
+  const view = async (server: SelectedServer): Promise<[PinnedServer, MissingTool[]]> => {
+    const { connection } = server;
+    let checked;
+    try {
+      checked = await pins.check(
+        { serverId: server.id, userId: server.user ? userId : undefined },
+        connection.tools,
+      );
+    } catch (error) {
+      // Fail closed: a server whose pins cannot be read exposes nothing, and says why.
+      const why = error instanceof Error ? error.message : String(error);
+      checked = {
+        tools: [],
+        missing: [{
+          selection: "mcpServers" as const,
+          name: server.id,
+          reason:
+            `the tool pins of this MCP server cannot be checked (${why}); its tools are withheld`,
+        }],
+      };
+    }
+    return [{
+      id: server.id,
+      connection: { serial: connection.serial, version: connection.version, tools: checked.tools },
+    }, checked.missing];
+  };
+  const [user, global] = await Promise.all([
+    Promise.all(connected.user.map(view)),
+    Promise.all(connected.global.map(view)),
+  ]);
+  const missing = [...user, ...global].flatMap(([, withheld]) => withheld);
+  return {
+    user: user.map(([server]) => server),
+    global: global.map(([server]) => server),
+    missing,
+    cacheSuffix: missing.map((entry) => `\u0000!${entry.name}`).join(""),
+  };
+}

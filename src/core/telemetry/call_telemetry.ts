@@ -1,0 +1,235 @@
+import {
+  type Attributes,
+  type Counter,
+  createNoopMeter,
+  type Histogram,
+  type MeterProvider,
+  metrics,
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
+import { canonicalJson } from "../canonical_json.ts";
+import { sha256Hex } from "../sha256_hex.ts";
+import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call.ts";
+import type { RoutedTool } from "../tool_source.ts";
+import type { AuditRecord } from "./audit_sink.ts";
+import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
+
+const INVALID = { traceId: "", spanId: "", traceFlags: 0 };
+
+/** The instrumentation scope of toolroute's spans and metrics. */
+export const TELEMETRY_SCOPE = "@toolroute/toolroute";
+const VERSION = "0.1.0";
+
+/** A call being observed: its trace context for the tool, and how to finish it. */
+export interface ObservedCall {
+  /** The call span's W3C context, for `ToolContext.trace` (absent when nothing traces). */
+  trace?: TraceCarrier;
+  /** Ends the span, records the metrics and hands the audit record to the sink. */
+  finish(event: ToolCallEvent, args: unknown): void;
+}
+
+let instruments:
+  | { provider: MeterProvider; noop: boolean; calls: Counter; duration: Histogram }
+  | undefined;
+/** The tracer of the current global provider (a proxy that follows a later registration). */
+let tracing: { provider: unknown; tracer: Tracer } | undefined;
+/** The API's no-op provider and meter, to skip all work while no SDK is registered. */
+let noopTracing: object | undefined;
+let noopMeter: object | undefined;
+
+/**
+ * Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place).
+ *
+ * @returns `true` while tracing does nothing.
+ */
+export function tracingIsOff(): boolean {
+  const provider = trace.getTracerProvider();
+  if (!(provider instanceof ProxyTracerProvider)) return false;
+  noopTracing ??= new ProxyTracerProvider().getDelegate();
+  return provider.getDelegate() === noopTracing;
+}
+
+/**
+ * Starts observing one tool call: an `execute_tool {name}` span following the OpenTelemetry
+ * GenAI conventions (a child of the caller's `traceparent`, or of the active context), the call
+ * metrics and the audit record. A no-op until the host registers an OpenTelemetry SDK, apart
+ * from the audit sink and passing a caller's trace context on.
+ *
+ * @param tool The exposed tool, or `undefined` for an unknown name.
+ * @param name The name as called.
+ * @param options The call's options (`traceparent`, `tracestate`, `toolCallId`).
+ * @param settings The router's settings (`audit`, `auditArguments`).
+ * @returns The trace context and the finisher.
+ */
+export function observeCall(
+  tool: RoutedTool | undefined,
+  name: string,
+  options: CallOptions,
+  settings: CallSettings,
+): ObservedCall {
+  const startedAt = Date.now();
+  if (tracingIsOff()) {
+    // No SDK: no span, but a caller's trace context still passes on unchanged.
+    const passed = options.traceparent === undefined ? undefined : withBaggage(
+      carrierOf(trace.getSpanContext(contextFrom(options)) ?? INVALID),
+      options.baggage,
+    );
+    return {
+      trace: passed,
+      finish(event, args) {
+        record(name, event);
+        audit(tool, name, settings, event, args, startedAt, passed);
+      },
+    };
+  }
+  const provider = trace.getTracerProvider();
+  if (tracing?.provider !== provider) {
+    tracing = { provider, tracer: provider.getTracer(TELEMETRY_SCOPE, VERSION) };
+  }
+  const span = tracing.tracer.startSpan(
+    `execute_tool ${name}`,
+    { kind: SpanKind.INTERNAL },
+    contextFrom(options),
+  );
+  // Attributes only for a recording span: without an SDK a call pays for none of this.
+  if (span.isRecording()) {
+    span.setAttribute("gen_ai.operation.name", "execute_tool");
+    span.setAttribute("gen_ai.tool.name", name);
+    if (options.toolCallId !== undefined) {
+      span.setAttribute("gen_ai.tool.call.id", options.toolCallId);
+    }
+    if (tool !== undefined) {
+      span.setAttribute(
+        "gen_ai.tool.type",
+        tool.source.endsWith("_mcp") ? "extension" : "function",
+      );
+      span.setAttribute("toolroute.tool.source", tool.source);
+      span.setAttribute("toolroute.tool.origin", tool.origin);
+    }
+  }
+  const carrier = withBaggage(carrierOf(span.spanContext()), options.baggage);
+  return {
+    trace: carrier,
+    finish(event, args) {
+      if (event.userId !== undefined && span.isRecording()) {
+        span.setAttribute("enduser.id", event.userId);
+      }
+      if (event.isError) {
+        span.setAttribute("error.type", event.code ?? "tool_error");
+        span.setStatus({ code: SpanStatusCode.ERROR, message: event.code });
+      }
+      span.end();
+      record(name, event);
+      audit(tool, name, settings, event, args, startedAt, carrier);
+    },
+  };
+}
+
+/** Hands the call's audit record to the sink, if any (never awaited, never throwing). */
+function audit(
+  tool: RoutedTool | undefined,
+  name: string,
+  settings: CallSettings,
+  event: ToolCallEvent,
+  args: unknown,
+  startedAt: number,
+  carrier: TraceCarrier | undefined,
+): void {
+  const sink = settings.audit;
+  if (sink === undefined) return;
+  const ids = carrier?.traceparent.split("-");
+  const line: AuditRecord = {
+    time: new Date(startedAt).toISOString(),
+    ...(event.userId === undefined ? {} : { userId: event.userId }),
+    tool: name,
+    ...(event.source === undefined ? {} : { source: event.source }),
+    ...serverOf(tool),
+    ...policyOf(event),
+    argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
+    ...(settings.auditArguments === true ? { arguments: plain(args) } : {}),
+    durationMs: Math.round(event.durationMs * 1000) / 1000,
+    outcome: event.isError ? event.code ?? "tool_error" : "ok",
+    ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+  };
+  try {
+    const written = sink.write(line);
+    if (written instanceof Promise) written.catch(() => {});
+  } catch {
+    // A failing sink must not change the call; sinks report their own errors.
+  }
+}
+
+function record(name: string, event: ToolCallEvent): void {
+  const provider = metrics.getMeterProvider();
+  if (instruments?.provider !== provider) {
+    const meter = provider.getMeter(TELEMETRY_SCOPE, VERSION);
+    noopMeter ??= createNoopMeter();
+    instruments = {
+      provider,
+      noop: meter === noopMeter,
+      calls: meter.createCounter("toolroute.tool.calls", {
+        description: "Tool calls routed, by tool, source and outcome",
+      }),
+      duration: meter.createHistogram("toolroute.tool.call.duration", {
+        description: "Duration of routed tool calls",
+        unit: "s",
+      }),
+    };
+  }
+  if (instruments.noop) return;
+  const attributes: Attributes = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": name,
+  };
+  if (event.source !== undefined) attributes["toolroute.tool.source"] = event.source;
+  if (event.isError) attributes["error.type"] = event.code ?? "tool_error";
+  instruments.calls.add(1, attributes);
+  instruments.duration.record(event.durationMs / 1000, attributes);
+}
+
+function serverOf(tool: RoutedTool | undefined): { server?: string; origin?: string } {
+  if (tool === undefined) return {};
+  if (tool.source === "builtin" || tool.source === "function") return { origin: tool.origin };
+  const slash = tool.origin.indexOf("/");
+  return { server: slash < 0 ? tool.origin : tool.origin.slice(0, slash), origin: tool.origin };
+}
+
+/** The policy work's decision and rule, when the event carries them. */
+function policyOf(event: ToolCallEvent): { decision?: string; rule?: string } {
+  const { decision, rule } = event as { decision?: unknown; rule?: unknown };
+  return {
+    ...(typeof decision === "string" ? { decision } : {}),
+    ...(typeof rule === "string" ? { rule } : {}),
+  };
+}
+
+function plain(args: unknown): unknown {
+  if (typeof args !== "string") return args ?? {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}
+
+function digestText(args: unknown): string {
+  if (args === undefined) return "{}";
+  try {
+    return canonicalJson(typeof args === "string" ? JSON.parse(args) : args);
+  } catch {
+    return String(args);
+  }
+}
+
+function withBaggage(
+  carrier: TraceCarrier | undefined,
+  baggage: string | undefined,
+): TraceCarrier | undefined {
+  return carrier === undefined || typeof baggage !== "string" || baggage === ""
+    ? carrier
+    : { ...carrier, baggage };
+}

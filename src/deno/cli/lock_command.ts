@@ -1,0 +1,155 @@
+import type { MissingTool } from "../../core/tool_source.ts";
+import { MemoryStore } from "../../core/store/memory_store.ts";
+import { createDenoGateway } from "../mcp/deno_gateway.ts";
+import { type CliIo, configFromFlags } from "./cli_io.ts";
+import {
+  formatToolLock,
+  LOCK_FILE,
+  lockFromStore,
+  lockPath,
+  readToolLock,
+  storeFromLock,
+  type ToolLock,
+} from "./tool_lock.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** What a withheld or changed tool's reason tells the reader to do, in CLI terms. */
+export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_FILE}`;
+
+/**
+ * `toolroute lock`: connects to every remote server of the config (global and users'), and writes
+ * the definitions and hashes of their tools to `toolroute.lock` beside the config. With
+ * `--check`, compares instead and exits 1 on any drift (changed, new or removed tools, or a
+ * server that cannot be reached), for CI.
+ *
+ * @param flags `config`, `workspace`, `check`.
+ * @param io Where output goes.
+ * @returns The exit code.
+ */
+export async function lockCommand(
+  flags: Record<string, string | true>,
+  io: CliIo,
+): Promise<number> {
+  const config = await configFromFlags(flags);
+  if (config.path === undefined) {
+    throw new UsageError(
+      '"toolroute lock" needs a config file: pass --config FILE or create toolroute.json',
+    );
+  }
+  const path = lockPath(config);
+  if (path === undefined) {
+    io.err("toolroute: the config has no remote MCP servers; there is nothing to lock");
+    return 0;
+  }
+  const check = flags.check === true;
+  const existing = await readToolLock(path);
+  if (check && existing === undefined) {
+    io.err(`toolroute: no lock file at "${path}"; run "toolroute lock" to write one`);
+    return 1;
+  }
+  const store = check ? await storeFromLock(existing!) : new MemoryStore();
+  await using gateway = createDenoGateway({
+    servers: config.mcpServers,
+    pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
+  });
+  for (const user of config.users) {
+    for (const [id, server] of Object.entries(user.mcpServers)) {
+      gateway.addUserServer(user.id, id, server);
+    }
+  }
+  const seen = new Set<string>();
+  const missing: MissingTool[] = [];
+  const collect = (
+    resolution: {
+      user: { origin: string }[];
+      global: { origin: string }[];
+      missing: MissingTool[];
+    },
+    userId?: string,
+  ) => {
+    for (const tool of resolution.global) seen.add(`global/${tool.origin}`);
+    for (const tool of resolution.user) seen.add(`user/${userId}/${tool.origin}`);
+    for (const entry of resolution.missing) {
+      missing.push(entry);
+      seen.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
+    }
+  };
+  collect(await gateway.resolve({ serverIds: Object.keys(config.mcpServers) }));
+  for (const user of config.users) {
+    const ids = Object.keys(user.mcpServers);
+    if (ids.length > 0) {
+      collect(await gateway.resolve({ serverIds: ids, userId: user.id }), user.id);
+    }
+  }
+  const unreachable = missing.filter((entry) => !entry.name.includes("/"));
+  for (const entry of unreachable) {
+    io.err(`toolroute: cannot check "${entry.name}": ${entry.reason}`);
+  }
+  if (!check) {
+    if (unreachable.length > 0) {
+      io.err(`toolroute: "${path}" was not written: every server must answer`);
+      return 1;
+    }
+    const lock = await lockFromStore(store);
+    await Deno.writeTextFile(path, formatToolLock(lock));
+    io.err(`toolroute: locked ${count(lock)} tools in "${path}"${changes(existing, lock)}`);
+    return 0;
+  }
+  const drift = missing.filter((entry) => entry.name.includes("/"));
+  for (const entry of drift) io.err(`toolroute: drift: ${entry.name}: ${entry.reason}`);
+  const removed = [...origins(existing!)].filter((origin) => !seen.has(origin));
+  for (const origin of removed) {
+    io.err(`toolroute: drift: ${origin.replace(/^global\//, "")}: locked but no longer offered`);
+  }
+  const failed = drift.length + removed.length + unreachable.length;
+  if (failed > 0) {
+    io.err(
+      `toolroute: ${failed} difference(s) from "${path}"; ${
+        LOCK_HINT.replace(/^review it/, "review them")
+      }`,
+    );
+    return 1;
+  }
+  io.err(`toolroute: all ${count(existing!)} tools match "${path}"`);
+  return 0;
+}
+
+function origins(lock: ToolLock): Set<string> {
+  const out = new Set<string>();
+  for (const [id, tools] of Object.entries(lock.servers)) {
+    for (const name of Object.keys(tools)) out.add(`global/${id}/${name}`);
+  }
+  for (const [user, servers] of Object.entries(lock.users)) {
+    for (const [id, tools] of Object.entries(servers)) {
+      for (const name of Object.keys(tools)) out.add(`user/${user}/${id}/${name}`);
+    }
+  }
+  return out;
+}
+
+function hashes(lock: ToolLock | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (lock === undefined) return out;
+  for (const origin of origins(lock)) {
+    const parts = origin.split("/");
+    const tool = parts[0] === "global"
+      ? lock.servers[parts[1]][parts[2]]
+      : lock.users[parts[1]][parts[2]][parts[3]];
+    out.set(origin, tool.hash);
+  }
+  return out;
+}
+
+function count(lock: ToolLock): number {
+  return origins(lock).size;
+}
+
+function changes(before: ToolLock | undefined, after: ToolLock): string {
+  if (before === undefined) return "";
+  const old = hashes(before);
+  const now = hashes(after);
+  const added = [...now.keys()].filter((key) => !old.has(key)).length;
+  const removed = [...old.keys()].filter((key) => !now.has(key)).length;
+  const changed = [...now].filter(([key, hash]) => old.has(key) && old.get(key) !== hash).length;
+  return ` (${added} added, ${changed} changed, ${removed} removed)`;
+}

@@ -1,0 +1,138 @@
+import { dirname, join } from "@std/path";
+import { canonicalJson } from "../../core/canonical_json.ts";
+import type { PinStore, ToolPin } from "../../core/mcp/gateway/pinning/pin_store.ts";
+import { hashToolDefinition } from "../../core/mcp/gateway/pinning/tool_definition_hash.ts";
+import { MemoryStore } from "../../core/store/memory_store.ts";
+import type { ToolrouteConfig } from "./toolroute_config.ts";
+
+/** The lock file's name, beside the config (like `deno.lock`). */
+export const LOCK_FILE = "toolroute.lock";
+
+/** One locked tool: its hash and the definition a reviewer approved. */
+export interface LockedTool {
+  /** `sha256-…` over the pinned fields (see `hashToolDefinition`). */
+  hash: string;
+  /** The pinned fields (name, title, description, schemas, annotations). */
+  definition: Record<string, unknown>;
+}
+
+/** The lock file: every remote tool's pinned definition, by server (and user). */
+export interface ToolLock {
+  /** The format version: 1. */
+  version: 1;
+  /** Global servers: server id → tool name → locked tool. */
+  servers: Record<string, Record<string, LockedTool>>;
+  /** Users' own servers: user id → server id → tool name → locked tool. */
+  users: Record<string, Record<string, Record<string, LockedTool>>>;
+}
+
+/**
+ * Where a config's lock file is: beside the config file, when the config has remote servers.
+ *
+ * @param config The config.
+ * @returns The path, or `undefined` when there is no config file or no remote server.
+ */
+export function lockPath(config: ToolrouteConfig): string | undefined {
+  if (config.path === undefined) return undefined;
+  const remote = Object.keys(config.mcpServers).length > 0 ||
+    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+  return remote ? join(dirname(config.path), LOCK_FILE) : undefined;
+}
+
+/**
+ * Reads a lock file. Throws a `TypeError` naming the file when it is not a valid lock.
+ *
+ * @param path The file.
+ * @returns The lock, or `undefined` when the file does not exist.
+ */
+export async function readToolLock(path: string): Promise<ToolLock | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  let lock: ToolLock;
+  try {
+    lock = JSON.parse(text);
+  } catch (error) {
+    throw new TypeError(`Cannot read the lock file "${path}": ${(error as Error).message}`);
+  }
+  const bad = (why: string) =>
+    new TypeError(
+      `Cannot read the lock file "${path}": ${why}; run "toolroute lock" to rewrite it`,
+    );
+  if (lock === null || typeof lock !== "object" || lock.version !== 1) {
+    throw bad('"version" must be 1');
+  }
+  const check = (tools: unknown, where: string) => {
+    if (tools === null || typeof tools !== "object") throw bad(`${where} is not an object`);
+    for (const [name, tool] of Object.entries(tools as Record<string, LockedTool>)) {
+      if (typeof tool?.hash !== "string" || typeof tool.definition !== "object") {
+        throw bad(`${where}/${name} needs "hash" and "definition"`);
+      }
+    }
+  };
+  for (const [id, tools] of Object.entries(lock.servers ?? {})) check(tools, id);
+  for (const [user, servers] of Object.entries(lock.users ?? {})) {
+    for (const [id, tools] of Object.entries(servers ?? {})) check(tools, `${user}/${id}`);
+  }
+  return { version: 1, servers: lock.servers ?? {}, users: lock.users ?? {} };
+}
+
+/**
+ * A pin store holding exactly the lock's pins (for `serve` and `lock --check`).
+ *
+ * @param lock The lock.
+ * @returns The store.
+ */
+export async function storeFromLock(lock: ToolLock): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  const put = async (key: string[], tool: LockedTool) => {
+    const { fields } = await hashToolDefinition(tool.definition);
+    const pin: ToolPin = { hash: tool.hash, fields, definition: tool.definition };
+    await store.set(key, pin);
+  };
+  for (const [id, tools] of Object.entries(lock.servers)) {
+    for (const [name, tool] of Object.entries(tools)) await put(["pins", "global", id, name], tool);
+  }
+  for (const [user, servers] of Object.entries(lock.users)) {
+    for (const [id, tools] of Object.entries(servers)) {
+      for (const [name, tool] of Object.entries(tools)) {
+        await put(["pins", "user", user, id, name], tool);
+      }
+    }
+  }
+  return store;
+}
+
+/**
+ * The lock of every pin in a store.
+ *
+ * @param store The pins.
+ * @returns The lock.
+ */
+export async function lockFromStore(store: PinStore): Promise<ToolLock> {
+  const lock: ToolLock = { version: 1, servers: {}, users: {} };
+  for (const { key, value } of await store.list<ToolPin>(["pins"])) {
+    const tool = { hash: value.hash, definition: value.definition ?? {} };
+    if (key[1] === "global" && key.length === 4) {
+      (lock.servers[key[2]] ??= {})[key[3]] = tool;
+    } else if (key[1] === "user" && key.length === 5) {
+      ((lock.users[key[2]] ??= {})[key[3]] ??= {})[key[4]] = tool;
+    }
+  }
+  return lock;
+}
+
+/**
+ * The lock file's text: keys sorted at every depth, two-space indent, so diffs show exactly
+ * which definitions changed.
+ *
+ * @param lock The lock.
+ * @returns The text, ending with a newline.
+ */
+export function formatToolLock(lock: ToolLock): string {
+  return JSON.stringify(JSON.parse(canonicalJson(lock)), null, 2) + "\n";
+}

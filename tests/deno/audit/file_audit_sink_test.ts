@@ -1,0 +1,103 @@
+import { assert, assertEquals } from "@std/assert";
+import { FileAuditSink } from "../../../src/deno/audit/file_audit_sink.ts";
+import type { AuditRecord } from "../../../src/core/telemetry/audit_sink.ts";
+
+function record(i: number): AuditRecord {
+  return {
+    time: new Date().toISOString(),
+    tool: "echo",
+    argumentsDigest: `sha256-${"0".repeat(64)}`,
+    durationMs: i,
+    outcome: "ok",
+  };
+}
+
+Deno.test("FileAuditSink appends one JSON line per record, in order, and keeps earlier lines", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/audit.jsonl`;
+    const first = await FileAuditSink.open(path);
+    for (let i = 0; i < 100; i++) first.write(record(i));
+    await first.close();
+    const second = await FileAuditSink.open(path);
+    second.write(record(100));
+    await second.close();
+    const lines = (await Deno.readTextFile(path)).split("\n");
+    assertEquals(lines.pop(), "");
+    assertEquals(lines.map((line) => JSON.parse(line).durationMs), [...Array(101).keys()]);
+    assertEquals((await Deno.stat(path)).mode! & 0o777, 0o600);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink drops records past its queue limit, counts them and says so once", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const errors: string[] = [];
+    const sink = await FileAuditSink.open(`${dir}/a.jsonl`, {
+      maxQueued: 5,
+      onError: (error) => errors.push(error.message),
+    });
+    for (let i = 0; i < 20; i++) sink.write(record(i));
+    await sink.close();
+    assert(sink.dropped > 0);
+    assertEquals(errors.length, 1);
+    const lines = (await Deno.readTextFile(`${dir}/a.jsonl`)).trim().split("\n");
+    assertEquals(lines.length, 20 - sink.dropped);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink: a process killed mid-write leaves every earlier line parseable", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/audit.jsonl`;
+  const sink = new URL("../../../src/deno/audit/file_audit_sink.ts", import.meta.url).href;
+  // Big records written as fast as possible, so the kill lands in the middle of a write.
+  const script = `
+    import { FileAuditSink } from ${JSON.stringify(sink)};
+    const audit = await FileAuditSink.open(${JSON.stringify(path)});
+    const pad = "x".repeat(20000);
+    for (let i = 0; ; i++) {
+      audit.write({ time: "t", tool: "echo", argumentsDigest: pad, durationMs: i, outcome: "ok" });
+      if (i % 50 === 0) { await audit.flush(); if (i === 0) console.log("started"); }
+    }
+  `;
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", script],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const reader = child.stdout.getReader();
+    await reader.read();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill("SIGKILL");
+    await child.status;
+    reader.releaseLock();
+    await child.stdout.cancel();
+    const text = await Deno.readTextFile(path);
+    const lines = text.split("\n");
+    let tail = lines.pop()!;
+    if (tail === "") {
+      // The kill fell between writes this time: cut a line by hand, as a crash would.
+      tail = '{"time":"t","tool":"ec';
+      await Deno.writeTextFile(path, tail, { append: true });
+    }
+    // Every complete line parses, in order; at most the unterminated tail is cut.
+    lines.forEach((line, i) => assertEquals(JSON.parse(line).durationMs, i));
+    assert(lines.length > 50, `only ${lines.length} lines were written before the kill`);
+    // Opening again closes a cut line, so the next record is a line of its own.
+    const again = await FileAuditSink.open(path);
+    again.write(record(-1));
+    await again.close();
+    const after = (await Deno.readTextFile(path)).split("\n");
+    assertEquals(after.pop(), "");
+    assertEquals(JSON.parse(after.at(-1)!).durationMs, -1);
+    assertEquals(after.length, lines.length + 2);
+    assertEquals(after.at(-2), tail);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
