@@ -32,7 +32,9 @@ export async function callCommand(
       `"--timeout" must be a positive number of milliseconds, received "${flags.timeout}"`,
     );
   }
-  const config = await configFromFlags(flags);
+  const config = await configFromFlags(flags, {
+    onWarning: (line) => io.err(`toolroute: ${line}`),
+  });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   await using served = await buildRouter(config);
   const toolSet = await served.expose(userId);
@@ -42,5 +44,14 @@ export async function callCommand(
       io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
   });
   io.out(result.text);
+  if (result.code === "unknown_tool") {
+    // The tool may belong to a server that could not be reached: say which, and why.
+    for (const entry of toolSet.missing) {
+      if (entry.selection !== "mcpServers") continue;
+      io.err(
+        `toolroute: MCP server "${entry.name}" is not available, so its tools are not listed: ${entry.reason}`,
+      );
+    }
+  }
   return result.isError ? 1 : 0;
 }

@@ -30,7 +30,7 @@ export const DEFAULT_CONFIG = "toolroute.json";
  */
 export async function configFromFlags(
   flags: Record<string, string | true>,
-  options: Pick<LoadConfigOptions, "env"> = {},
+  options: Pick<LoadConfigOptions, "env" | "onWarning"> = {},
 ): Promise<ToolrouteConfig> {
   const given = typeof flags.config === "string" ? flags.config : undefined;
   const path = given ?? (await exists(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);

@@ -29,7 +29,8 @@ export async function serveCommand(
       '"--user" applies to --stdio; over HTTP the user comes from the bearer token',
     );
   }
-  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags);
+  const warn = { onWarning: (line: string) => io.err(`toolroute: ${line}`) };
+  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false, ...warn }), http, flags);
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const tokens = http === undefined ? undefined : userTokens(config, http);

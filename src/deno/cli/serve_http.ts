@@ -1,6 +1,7 @@
 import { mcpHttpHandler } from "../../core/mcp/serve/mcp_http_handler.ts";
 import type { ListenAddress } from "./listen_address.ts";
 import type { ServeContext } from "./serve_stdio.ts";
+import { UsageError } from "./usage_error.ts";
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -29,18 +30,41 @@ export async function serveHttp(
     timeoutMs: config.callTimeoutMs,
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
-  const server = Deno.serve({
-    hostname: http.hostname,
-    port: http.port,
-    signal: stop,
-    onListen: ({ hostname, port }) => {
-      const auth = tokens === undefined ? "no token" : "bearer token required";
-      const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
-      io.err(`toolroute: serving at ${url} (${auth})`);
-    },
-  }, handler);
+  const server = listenOrExplain(http, () =>
+    Deno.serve({
+      hostname: http.hostname,
+      port: http.port,
+      signal: stop,
+      onListen: ({ hostname, port }) => {
+        const auth = tokens === undefined ? "no token" : "bearer token required";
+        const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
+        io.err(`toolroute: serving at ${url} (${auth})`);
+      },
+    }, handler));
   await server.finished;
   await handler.close();
+}
+
+/** Turns a failure to listen into a usage error (exit 2) that names the address and what to do. */
+function listenOrExplain<T>(http: ListenAddress, listen: () => T): T {
+  try {
+    return listen();
+  } catch (error) {
+    const address = `${hostForHeader(http.hostname)}:${http.port}`;
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new UsageError(
+        `Cannot listen on ${address}: the address is already in use; stop the program using it or pass another port, e.g. --http ${
+          hostForHeader(http.hostname)
+        }:${http.port === 8787 ? 8788 : 8787}`,
+      );
+    }
+    if (error instanceof Deno.errors.AddrNotAvailable) {
+      throw new UsageError(
+        `Cannot listen on ${address}: no network interface of this machine has that address; use 127.0.0.1`,
+      );
+    }
+    throw error;
+  }
 }
 
 function hostForHeader(hostname: string): string {
