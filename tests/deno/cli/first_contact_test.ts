@@ -7,6 +7,7 @@
  */
 
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
+import { ensureDir } from "@std/fs";
 import { join } from "@std/path";
 import { loadConfig } from "../../../src/deno/cli/load_config.ts";
 import { runCli } from "../../../src/deno/cli/run_cli.ts";
@@ -142,7 +143,7 @@ Deno.test("an unset variable names the file, the JSON path and the variable, eac
 Deno.test("relative stdio command, args and cwd resolve against the config file's folder", async () => {
   await using dir = await tempDir();
   const folder = join(`${dir}`, "conf");
-  await Deno.mkdir(join(folder, "data"), { recursive: true });
+  await ensureDir(join(folder, "data"));
   await Deno.writeTextFile(join(folder, "data", "notes.txt"), "notes\n");
   // The server starts only when its relative argument is found: from the config's folder.
   await Deno.writeTextFile(
