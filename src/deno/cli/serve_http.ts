@@ -30,17 +30,23 @@ export async function serveHttp(
     timeoutMs: config.callTimeoutMs,
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
-  const server = listenOrExplain(http, () =>
-    Deno.serve({
-      hostname: http.hostname,
-      port: http.port,
-      signal: stop,
-      onListen: ({ hostname, port }) => {
-        const auth = tokens === undefined ? "no token" : "bearer token required";
-        const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
-        io.err(`toolroute: serving at ${url} (${auth})`);
-      },
-    }, handler));
+  let server: Deno.HttpServer;
+  try {
+    server = listenOrExplain(http, () =>
+      Deno.serve({
+        hostname: http.hostname,
+        port: http.port,
+        signal: stop,
+        onListen: ({ hostname, port }) => {
+          const auth = tokens === undefined ? "no token" : "bearer token required";
+          const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
+          io.err(`toolroute: serving at ${url} (${auth})`);
+        },
+      }, handler));
+  } catch (error) {
+    await handler.close();
+    throw error;
+  }
   await server.finished;
   await handler.close();
 }
