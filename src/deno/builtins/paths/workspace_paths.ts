@@ -142,7 +142,9 @@ async function resolveInRoots(
   };
 }
 
-function lexicalPath(ctx: ResolvedContext, path: string): string {
+function lexicalPath(ctx: ResolvedContext, given: string): string {
+  // A backslash is a separator, as pathe (used before @std/path) read it: `..\secret` is `../secret`.
+  const path = given.replaceAll("\\", "/");
   const full = isAbsolute(path) ? normalize(path) : join(ctx.workspace, path);
   return full.length > 1 && full.endsWith("/") ? full.slice(0, -1) : full;
 }
