@@ -1,4 +1,4 @@
-// Run: deno bench --no-prompt -A bench/bash_bench.ts
+// Run: deno bench --config bench/deno.json --no-prompt -A bench/bash_bench.ts (or deno task bench)
 // `bash exec true` through the router and the bash tool against spawning bash directly
 // (target: within 1.3x), and the same under bubblewrap (ratio reported).
 import { ToolRouter } from "../mod.ts";

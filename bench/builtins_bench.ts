@@ -5,7 +5,7 @@
  * - apply_patch of 50 hunks on a 5 000-line file (target under 20 ms).
  * bash groups live in `bench/bash_bench.ts`; add further groups at the end of this file.
  *
- * Run: deno bench --no-prompt -A bench/builtins_bench.ts
+ * Run: deno bench --config bench/deno.json --no-prompt -A bench/builtins_bench.ts
  */
 import { ToolRouter } from "../mod.ts";
 import { builtinTools } from "../src/deno/mod.ts";

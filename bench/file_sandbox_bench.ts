@@ -4,7 +4,7 @@
  * write_file and read_file call; apply_patch: one per file read plus one for the commit). Each
  * group compares the same call with bash off (in process, the baseline) and with bwrap.
  *
- * Run: deno bench --no-prompt -A bench/file_sandbox_bench.ts
+ * Run: deno bench --config bench/deno.json --no-prompt -A bench/file_sandbox_bench.ts
  */
 import { ToolRouter } from "../mod.ts";
 import { builtinTools } from "../src/deno/mod.ts";

@@ -9,7 +9,7 @@
  * - users: 1 000 concurrent calls over 100 users on 10 user servers, each result checked to be the
  *   caller's own.
  *
- * Run: `deno bench --no-prompt -A bench/gateway_bench.ts`. On a shared, loaded machine the "call"
+ * Run: `deno bench --config bench/deno.json --no-prompt -A bench/gateway_bench.ts`. On a shared, loaded machine the "call"
  * group drifts with the load between its benches; `gateway_call_interleaved.ts` measures the same
  * four calls interleaved.
  *

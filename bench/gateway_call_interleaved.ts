@@ -4,7 +4,7 @@
  * from other processes on a shared machine hits all four alike. `deno bench` runs its benches one
  * after another, and on a loaded machine its "call" group mostly measures the load's drift.
  *
- * Run: `deno run --no-prompt -A bench/gateway_call_interleaved.ts [rounds=1000]`; prints medians.
+ * Run: `deno run --config bench/deno.json --no-prompt -A bench/gateway_call_interleaved.ts [rounds=1000]`; prints medians.
  *
  * @module
  */

@@ -3,7 +3,7 @@
  * run with least-privilege flags, against the bare start-up of a Deno process
  * (`deno run` of an empty script) in the same run.
  *
- * Run: `deno bench --no-prompt --allow-read --allow-write --allow-run --allow-net=127.0.0.1 bench/serve_startup_bench.ts`
+ * Run: `deno bench --config bench/deno.json --no-prompt --allow-read --allow-write --allow-run --allow-net=127.0.0.1 bench/serve_startup_bench.ts`
  *
  * @module
  */

@@ -16,7 +16,10 @@ import { demoServe } from "./demo_serve.ts";
 
 const print = (line: string) => console.log(line);
 
-const parts: [string, (print: (line: string) => void) => Promise<void>][] = [
+/** A part of the demo; it returns why it was skipped, or nothing when it ran. */
+type Part = (print: (line: string) => void) => Promise<string | undefined | void>;
+
+const parts: [string, Part][] = [
   ["1. Function tools, local MCP services and a mounted MCP server", demoCore],
   ["2. Built-in file tools confined to a workspace", demoBuiltins],
   ["3. bash in a bubblewrap sandbox", demoBash],
@@ -25,7 +28,13 @@ const parts: [string, (print: (line: string) => void) => Promise<void>][] = [
   ["6. toolroute serve: the allowlisted tool set as an MCP server", demoServe],
 ];
 
+const skipped: string[] = [];
 for (const [title, run] of parts) {
   print(`\n== ${title} ==\n`);
-  await run(print);
+  const why = await run(print);
+  if (why) skipped.push(`${title.split(".")[0]} (${why})`);
 }
+print(
+  `\nDemo done: ${parts.length - skipped.length} of ${parts.length} parts ran` +
+    (skipped.length === 0 ? "." : `; skipped: ${skipped.join(", ")}.`),
+);

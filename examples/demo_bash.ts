@@ -4,16 +4,34 @@
  * secret next to the workspace (the sandbox does not even show it), has a command that never
  * ends killed at its deadline, and runs and stops one background process.
  *
- * Needs bubblewrap (`apt-get install bubblewrap`); without it each sandboxed call fails with a
- * clear error and nothing runs unconfined. Deno needs read and write access to the system's
- * temporary directory, `--allow-run=bash,bwrap` and `--allow-env=PATH,HOME,LANG,TERM`.
+ * Needs bubblewrap (`apt-get install bubblewrap`). Without it the first call fails with a clear
+ * error and nothing runs unconfined: the demo prints that once, with the install command and
+ * what the steps would have shown, and reports the part as skipped. Deno needs read and write
+ * access to the system's temporary directory, `--allow-run=bash,bwrap` and
+ * `--allow-env=PATH,HOME,LANG,TERM`.
  */
 import { ToolRouter } from "../mod.ts";
 import { type BuiltinContext, builtinTools, denoFlags } from "../src/deno/mod.ts";
 import { table } from "./_table.ts";
 
-/** Runs the bash demo, printing its table; removes its temporary files and processes. */
-export async function demoBash(print: (line: string) => void): Promise<void> {
+/** How to install bubblewrap on Debian and Ubuntu. */
+export const INSTALL = "sudo apt-get install -y bubblewrap";
+
+/** What the demo prints instead of its table when bubblewrap is not installed. */
+const WITHOUT_BWRAP = [
+  "With bubblewrap, this part shows a scripted model using bash inside the sandbox:",
+  '  - it writes and runs a script in the workspace ("sum: 42"); "ls /" shows only bin, dev, etc, ...',
+  "  - cat ../private/api_key.txt finds no such file: the sandbox shows only the workspace",
+  "  - a command that never ends is killed at its 300 ms deadline (exit code 137)",
+  "  - a background process is started, its log read, and stopped",
+];
+
+/**
+ * Runs the bash demo, printing its table; removes its temporary files and processes.
+ *
+ * @returns Why the part was skipped (bubblewrap is not installed), or `undefined` when it ran.
+ */
+export async function demoBash(print: (line: string) => void): Promise<string | undefined> {
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_demo_bash_" }));
   try {
     const workspace = `${base}/workspace`;
@@ -42,6 +60,17 @@ export async function demoBash(print: (line: string) => void): Promise<void> {
     for (const [what, args] of script) {
       if (what === "its log") await new Promise((resolve) => setTimeout(resolve, 300));
       const result = await tools.call("bash", args);
+      if (result.isError && /bubblewrap \(bwrap\) is not installed/.test(result.text)) {
+        print(
+          "bubblewrap (bwrap) is not installed, so this part is skipped: the model's bash calls",
+        );
+        print(
+          `come back as ${result.code} and no command runs, confined or not. To see it: ${INSTALL}`,
+        );
+        print("");
+        for (const line of WITHOUT_BWRAP) print(line);
+        return "bubblewrap is not installed";
+      }
       rows.push([
         what,
         JSON.stringify(args),
@@ -53,6 +82,7 @@ export async function demoBash(print: (line: string) => void): Promise<void> {
     print("");
     print('The outside file is not "denied" but absent: the sandbox shows only the workspace,');
     print("system directories (read-only) and an empty /tmp, and has no network.");
+    return undefined;
   } finally {
     await Deno.remove(base, { recursive: true });
   }

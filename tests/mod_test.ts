@@ -4,6 +4,7 @@
  * or `node:`; and `deno task test:core` runs the core suite with no permission at all.
  */
 import { assert, assertEquals } from "@std/assert";
+import { walk } from "@std/fs";
 import { join, relative } from "@std/path";
 
 const fromFileUrl = (url: string | URL): string => decodeURIComponent(new URL(url).pathname);
@@ -47,22 +48,17 @@ Deno.test("the core sources never name Deno, process or node: modules", async ()
   const pattern =
     /\bDeno\.|(?<![\w-])process\.(?:env|exit|argv|cwd|platform|on|std|pid|kill|version)|from\s+["']node:|import\(["']node:|require\(/;
   const offending: string[] = [];
-  async function walk(dir: string): Promise<void> {
-    for await (const entry of Deno.readDir(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory) await walk(path);
-      else if (entry.name.endsWith(".ts")) {
-        const lines = (await Deno.readTextFile(path)).split("\n");
-        lines.forEach((line, i) => {
-          const code = line.replace(/\/\*.*?\*\/|\/\/.*$/g, "");
-          if (!/^\s*\*/.test(code) && pattern.test(code)) {
-            offending.push(`${relative(root, path)}:${i + 1}`);
-          }
-        });
+  for await (
+    const { path } of walk(join(root, "src/core"), { includeDirs: false, exts: [".ts"] })
+  ) {
+    const lines = (await Deno.readTextFile(path)).split("\n");
+    lines.forEach((line, i) => {
+      const code = line.replace(/\/\*.*?\*\/|\/\/.*$/g, "");
+      if (!/^\s*\*/.test(code) && pattern.test(code)) {
+        offending.push(`${relative(root, path)}:${i + 1}`);
       }
-    }
+    });
   }
-  await walk(join(root, "src/core"));
   const mod = await Deno.readTextFile(join(root, "mod.ts"));
   assert(!/from\s+["']\.\/src\/deno\//.test(mod), "mod.ts exports nothing from src/deno");
   assertEquals(offending, []);

@@ -1,9 +1,19 @@
 /**
- * Which tests need bubblewrap, and what happens without it: outside CI such a test is skipped and the run prints
- * one notice; under `CI=true` it runs (and fails), so CI cannot hide a sandbox regression.
+ * Which tests need bubblewrap, and what happens without it: outside CI such a test is skipped and
+ * the run prints one notice; under `CI=true` it runs (and fails), so CI cannot hide a sandbox
+ * regression.
  *
  * Use: `Deno.test({ name, ignore: skipWithoutBwrap(), fn })`.
+ *
+ * `deno test` runs every test module in its own worker, so a count kept here is one module's.
+ * Under `deno task test` (the task sets `TOOLROUTE_BWRAP_TALLY=1`) each module adds its count to
+ * a tally file shared by the run, and `bwrap_notice.ts`, run by the task after the tests, prints
+ * the one line. Run directly (`deno test file_test.ts`), each module prints its own line.
+ *
+ * @module
  */
+
+import { join } from "@std/path";
 
 /** What decides whether a bubblewrap test runs: the seam a test of the detection itself replaces. */
 export interface BwrapProbe {
@@ -13,38 +23,81 @@ export interface BwrapProbe {
   ci(): boolean;
 }
 
-/** The real probe: `bwrap --version` on PATH, and the `CI` variable. */
+/** The command that installs bubblewrap on Debian and Ubuntu (CI's and this project's machines). */
+export const BWRAP_INSTALL = "sudo apt-get install -y bubblewrap";
+
+/** The variable `deno task test` sets so that modules tally their skips instead of printing. */
+export const TALLY_VARIABLE = "TOOLROUTE_BWRAP_TALLY";
+
+/**
+ * The real probe: `bwrap --version` found on PATH (as the sandbox finds it), and `CI=true`.
+ * Without the permission to look (`--allow-run`, `--allow-env`), it cannot tell: the test runs
+ * and reports its own permission error rather than a skip that blames bubblewrap.
+ */
 export const hostProbe: BwrapProbe = {
   available(): boolean {
     try {
       return new Deno.Command("bwrap", { args: ["--version"], stdout: "null", stderr: "null" })
         .outputSync().success;
+    } catch (error) {
+      return error instanceof Deno.errors.NotCapable;
+    }
+  },
+  ci(): boolean {
+    try {
+      return Deno.env.get("CI") === "true";
     } catch {
       return false;
     }
   },
-  ci(): boolean {
-    return Deno.env.get("CI") === "true";
-  },
 };
 
-let cached: boolean | undefined;
+let hostAvailable: boolean | undefined;
 let skipped = 0;
 
-/** Whether a test that needs bubblewrap must be skipped (true only outside CI with no bwrap); counts the skips. */
+/**
+ * Whether a test that needs bubblewrap must be skipped: only outside CI with no bwrap. Skips
+ * decided by the real probe are counted for the run's notice.
+ *
+ * @param probe The detection. Default: the real one.
+ * @returns `true` to skip (the value for `Deno.test`'s `ignore`).
+ */
 export function skipWithoutBwrap(probe: BwrapProbe = hostProbe): boolean {
-  const available = probe === hostProbe ? (cached ??= probe.available()) : probe.available();
+  const available = probe === hostProbe ? (hostAvailable ??= probe.available()) : probe.available();
   if (available || probe.ci()) return false;
-  if (probe === hostProbe && skipped++ === 0) addEventListener("unload", printNotice);
+  if (probe === hostProbe && skipped++ === 0) addEventListener("unload", reportSkips);
   return true;
 }
 
-/** The one line printed at the end of a run that skipped bubblewrap tests. */
+/**
+ * The one line a run that skipped bubblewrap tests prints.
+ *
+ * @param count How many tests were skipped.
+ * @returns The line.
+ */
 export function bwrapNotice(count: number): string {
-  return `notice: ${count} test(s) skipped: they need bubblewrap (bwrap), which is not installed; ` +
-    `install it with "apt-get install -y bubblewrap" (CI=true makes them fail instead)`;
+  const [tests, they] = count === 1 ? ["test", "it"] : ["tests", "them"];
+  return `notice: ${count} ${tests} skipped because bubblewrap (bwrap) is not installed ` +
+    `(the bash sandbox and the sandboxed file tools need it); install it with ` +
+    `"${BWRAP_INSTALL}" to run ${they} (under CI=true they fail instead of skipping)`;
 }
 
-function printNotice(): void {
-  console.error(bwrapNotice(skipped));
+/**
+ * The tally file of one `deno task test` run: every `deno test` module and the notice step are
+ * children of the same task process, so its id (their parent's) names the run.
+ *
+ * @param parent The task process id. Default: this process's parent.
+ * @returns The path, in the system's temporary directory.
+ */
+export function tallyPath(parent: number = Deno.ppid): string {
+  const tmp = Deno.env.get("TMPDIR") || "/tmp";
+  return join(tmp, `toolroute_bwrap_skipped_${parent}`);
+}
+
+function reportSkips(): void {
+  if (Deno.env.get(TALLY_VARIABLE) === "1") {
+    Deno.writeTextFileSync(tallyPath(), `${skipped}\n`, { append: true });
+  } else {
+    console.error(bwrapNotice(skipped));
+  }
 }

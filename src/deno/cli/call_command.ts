@@ -33,7 +33,9 @@ export async function callCommand(
       `"--timeout" must be a positive number of milliseconds, received "${flags.timeout}"`,
     );
   }
-  const config = await configFromFlags(flags);
+  const config = await configFromFlags(flags, {
+    onWarning: (line) => io.err(`toolroute: ${line}`),
+  });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const approve = io.ask === undefined ? undefined : terminalApprover(io.ask);
   await using served = await buildRouter(config, { approve });
@@ -51,5 +53,14 @@ export async function callCommand(
     );
   }
   io.out(result.text);
+  if (result.code === "unknown_tool") {
+    // The tool may belong to a server that could not be reached: say which, and why.
+    for (const entry of toolSet.missing) {
+      if (entry.selection !== "mcpServers") continue;
+      io.err(
+        `toolroute: MCP server "${entry.name}" is not available, so its tools are not listed: ${entry.reason}`,
+      );
+    }
+  }
   return result.isError ? 1 : 0;
 }

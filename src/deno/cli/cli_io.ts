@@ -1,3 +1,4 @@
+import { exists } from "@std/fs";
 import { loadConfig, type LoadConfigOptions } from "./load_config.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { terminalAsker } from "./terminal_approval.ts";
@@ -34,18 +35,12 @@ export const DEFAULT_CONFIG = "toolroute.json";
  */
 export async function configFromFlags(
   flags: Record<string, string | true>,
-  options: Pick<LoadConfigOptions, "env"> = {},
+  options: Pick<LoadConfigOptions, "env" | "onWarning"> = {},
 ): Promise<ToolrouteConfig> {
   const given = typeof flags.config === "string" ? flags.config : undefined;
-  const path = given ?? (await exists(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
+  // A toolroute.json that cannot even be checked (no read permission) counts as absent.
+  const found = () => exists(DEFAULT_CONFIG, { isFile: true }).catch(() => false);
+  const path = given ?? (await found() ? DEFAULT_CONFIG : undefined);
   const workspace = typeof flags.workspace === "string" ? flags.workspace : undefined;
   return await loadConfig(path, { workspace, ...options });
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
 }

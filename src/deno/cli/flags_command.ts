@@ -14,7 +14,10 @@ export async function flagsCommand(
   flags: Record<string, string | true>,
   io: CliIo,
 ): Promise<number> {
-  const config = await configFromFlags(flags, { env: false });
+  const config = await configFromFlags(flags, {
+    env: false,
+    onWarning: (line) => io.err(`toolroute: ${line}`),
+  });
   const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const address = http === undefined ? undefined : listenPermission(http);
   const files = {

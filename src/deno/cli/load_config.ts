@@ -1,10 +1,11 @@
 import { dirname, isAbsolute, relative, resolve } from "@std/path";
-import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";
-import { formatIssues } from "../mcp/mcp_config_schema.ts";
-import { parseMcpConfig } from "../mcp/load_mcp_config.ts";
+import { formatIssues, jsonPath, type RawMcpServer } from "../mcp/mcp_config_schema.ts";
+import { expandMcpServers, type UnsetVariable } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
+import { dropMcpClientKeys, mcpClientKeysWarning } from "./mcp_client_keys.ts";
 import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -21,6 +22,8 @@ export interface LoadConfigOptions {
   env?: Record<string, string | undefined> | false;
   /** The current directory, for relative paths. Default: `Deno.cwd()`. */
   cwd?: string;
+  /** Receives warnings, such as the keys of an MCP client's config that are ignored. */
+  onWarning?: (message: string) => void;
 }
 
 const VARIABLE_NAMES = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
@@ -83,7 +86,11 @@ export function resolveConfig(
   options: LoadConfigOptions = {},
 ): ToolrouteConfig {
   const source = path === undefined ? "config" : `config "${path}"`;
-  const parsed = toolrouteConfigSchema.safeParse(value);
+  const client = dropMcpClientKeys(value, path);
+  if (client.ignored.length > 0 && path !== undefined) {
+    options.onWarning?.(mcpClientKeysWarning(path, client.ignored));
+  }
+  const parsed = toolrouteConfigSchema.safeParse(client.value);
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues).map((line) => `  - ${line}`);
     throw new UsageError(`Invalid ${source}:\n${lines.join("\n")}`);
@@ -121,21 +128,26 @@ export function resolveConfig(
     ? Object.fromEntries([...variables].map((name) => [name, `\${${name}}`]))
     : options.env;
   const problems: string[] = [];
-  const expand = (servers: unknown, where: string): Record<string, McpServerConfig> => {
+  const unset: UnsetVariable[] = [];
+  const lookup = (name: string) => env === undefined ? Deno.env.get(name) : env[name];
+  const expand = (servers: Record<string, RawMcpServer> | undefined, where: string[]) => {
     if (servers === undefined) return {};
     try {
-      return parseMcpConfig({ mcpServers: servers }, { env, source: where });
+      const expanded = expandMcpServers(servers, lookup);
+      unset.push(...expanded.unset.map((entry) => ({ ...entry, path: [...where, ...entry.path] })));
+      return path === undefined ? expanded.servers : resolveStdioPaths(expanded.servers, base);
     } catch (error) {
       problems.push((error as Error).message);
       return {};
     }
   };
-  const mcpServers = expand(file.mcpServers, `${source}, mcpServers`);
+  const mcpServers = expand(file.mcpServers, ["mcpServers"]);
   const userConfigs: UserConfig[] = users.map(([tokenVariable, user]) => ({
     tokenVariable,
     id: user.id,
-    mcpServers: expand(user.mcpServers, `${source}, users.${tokenVariable}.mcpServers`),
+    mcpServers: expand(user.mcpServers, ["users", tokenVariable, "mcpServers"]),
   }));
+  if (unset.length > 0) problems.push(unsetMessage(source, unset));
   const ids = new Map<string, string>();
   for (const user of userConfigs) {
     const other = ids.get(user.id);
@@ -165,6 +177,33 @@ export function resolveConfig(
     ...(file.policy === undefined ? {} : { policy: file.policy }),
     variables: [...variables].sort(),
   };
+}
+
+/**
+ * A stdio server's relative paths are the config file's, as a user reading the file expects: a
+ * `command` with a `/` and a relative `cwd` resolve against the file's folder, and a missing `cwd`
+ * is that folder, so relative `args` (a script, a data file) resolve there too. A bare command
+ * (`npx`, `deno`) is still looked up on `PATH`.
+ */
+function resolveStdioPaths(
+  servers: Record<string, McpServerConfig>,
+  folder: string,
+): Record<string, McpServerConfig> {
+  const at = (entry: string) => isAbsolute(entry) ? resolve(entry) : resolve(folder, entry);
+  return Object.fromEntries(
+    Object.entries(servers).map(([id, server]) => {
+      if (!isStdioConfig(server)) return [id, server];
+      const command = server.command.includes("/") ? at(server.command) : server.command;
+      return [id, { ...server, command, cwd: at(server.cwd ?? ".") }];
+    }),
+  );
+}
+
+function unsetMessage(source: string, unset: readonly UnsetVariable[]): string {
+  const list = unset.map(({ name, path }) => `"${name}" (used at ${jsonPath(path)})`).join(", ");
+  return unset.length === 1
+    ? `Cannot expand ${source}: variable ${list} is not set; set it in the environment toolroute runs in`
+    : `Cannot expand ${source}: variables ${list} are not set; set them in the environment toolroute runs in`;
 }
 
 function currentDirectory(): string {

@@ -36,7 +36,13 @@ export async function serveCommand(
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
     store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
   };
-  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags, files);
+  const warn = { onWarning: (line: string) => io.err(`toolroute: ${line}`) };
+  checkPermissionsOrRefuse(
+    await configFromFlags(flags, { env: false, ...warn }),
+    http,
+    flags,
+    files,
+  );
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const tokens = http === undefined ? undefined : userTokens(config, http);

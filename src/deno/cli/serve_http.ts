@@ -2,6 +2,7 @@ import { mcpHttpHandler } from "../../core/mcp/serve/mcp_http_handler.ts";
 import type { ListenAddress } from "./listen_address.ts";
 import { answerOAuthCallback, OAUTH_CALLBACK_PATH } from "./oauth_callback.ts";
 import type { ServeContext } from "./serve_stdio.ts";
+import { UsageError } from "./usage_error.ts";
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -37,16 +38,23 @@ export async function serveHttp(
         for (const notify of toolsChanged) notify(userId);
       })
       : handler(request);
-  const server = Deno.serve({
-    hostname: http.hostname,
-    port: http.port,
-    signal: stop,
-    onListen: ({ hostname, port }) => {
-      const auth = tokens === undefined ? "no token" : "bearer token required";
-      const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
-      io.err(`toolroute: serving at ${url} (${auth})`);
-    },
-  }, answer);
+  let server: Deno.HttpServer;
+  try {
+    server = listenOrExplain(http, () =>
+      Deno.serve({
+        hostname: http.hostname,
+        port: http.port,
+        signal: stop,
+        onListen: ({ hostname, port }) => {
+          const auth = tokens === undefined ? "no token" : "bearer token required";
+          const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
+          io.err(`toolroute: serving at ${url} (${auth})`);
+        },
+      }, answer));
+  } catch (error) {
+    await handler.close();
+    throw error;
+  }
   await server.finished;
   await handler.close();
 }
@@ -62,6 +70,28 @@ export function oauthRedirectUrl(http: ListenAddress): string | undefined {
   if (http.port === 0) return undefined;
   const host = http.hostname === "0.0.0.0" || http.hostname === "::" ? "localhost" : http.hostname;
   return `http://${hostForHeader(host)}:${http.port}${OAUTH_CALLBACK_PATH}`;
+}
+
+/** Turns a failure to listen into a usage error (exit 2) that names the address and what to do. */
+function listenOrExplain<T>(http: ListenAddress, listen: () => T): T {
+  try {
+    return listen();
+  } catch (error) {
+    const address = `${hostForHeader(http.hostname)}:${http.port}`;
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new UsageError(
+        `Cannot listen on ${address}: the address is already in use; stop the program using it or pass another port, e.g. --http ${
+          hostForHeader(http.hostname)
+        }:${http.port === 8787 ? 8788 : 8787}`,
+      );
+    }
+    if (error instanceof Deno.errors.AddrNotAvailable) {
+      throw new UsageError(
+        `Cannot listen on ${address}: no network interface of this machine has that address; use 127.0.0.1`,
+      );
+    }
+    throw error;
+  }
 }
 
 function hostForHeader(hostname: string): string {

@@ -12,7 +12,9 @@ export async function toolsCommand(
   flags: Record<string, string | true>,
   io: CliIo,
 ): Promise<number> {
-  const config = await configFromFlags(flags);
+  const config = await configFromFlags(flags, {
+    onWarning: (line) => io.err(`toolroute: ${line}`),
+  });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   await using served = await buildRouter(config);
   const toolSet = await served.expose(userId);

@@ -88,18 +88,11 @@ export function parseMcpConfig(
   const lookup = options.env
     ? (name: string) => options.env?.[name]
     : (name: string) => Deno.env.get(name);
-  const unset: string[] = [];
-  const servers: Record<string, McpServerConfig> = {};
-  for (const [id, raw] of Object.entries(parsed.data.mcpServers)) {
-    if (raw.disabled === true) continue;
-    const expand = (text: string, field: string): string =>
-      text.replace(VARIABLE, (_, name: string, fallback?: string) => {
-        const found = lookup(name) ?? fallback;
-        if (found === undefined) unset.push(`"${name}" (server "${id}", ${field})`);
-        return found ?? "";
-      });
-    servers[id] = toConfig(raw, expand);
-  }
+  const expanded = expandMcpServers(parsed.data.mcpServers, lookup);
+  const servers = expanded.servers;
+  const unset = expanded.unset.map(({ name, path: [id, ...field] }) =>
+    `"${name}" (server "${id}", ${field.join(".")})`
+  );
   if (unset.length > 0) {
     throw new TypeError(
       `Cannot expand ${source}: ${unset.length === 1 ? "variable" : "variables"} not set: ${
@@ -110,19 +103,54 @@ export function parseMcpConfig(
   return servers;
 }
 
+/** A `${VAR}` with no value: the variable and where it is used (server id, then the field). */
+export interface UnsetVariable {
+  /** The variable's name. */
+  name: string;
+  /** The server id and the field's keys, e.g. `["github", "headers", "Authorization"]`. */
+  path: string[];
+}
+
+/**
+ * Expands `${VAR}` in validated server entries and leaves out disabled servers; collects the
+ * variables that are not set instead of throwing, so each caller words the error for its file.
+ *
+ * @param raw The validated `mcpServers` entries.
+ * @param lookup A variable's value, or `undefined`.
+ * @returns The server configs, and the unset variables with where each is used.
+ */
+export function expandMcpServers(
+  raw: Record<string, RawMcpServer>,
+  lookup: (name: string) => string | undefined,
+): { servers: Record<string, McpServerConfig>; unset: UnsetVariable[] } {
+  const unset: UnsetVariable[] = [];
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [id, entry] of Object.entries(raw)) {
+    if (entry.disabled === true) continue;
+    const expand = (text: string, field: string[]): string =>
+      text.replace(VARIABLE, (_, name: string, fallback?: string) => {
+        const found = lookup(name) ?? fallback;
+        if (found === undefined) unset.push({ name, path: [id, ...field] });
+        return found ?? "";
+      });
+    servers[id] = toConfig(entry, expand);
+  }
+  return { servers, unset };
+}
+
 function toConfig(
   raw: RawMcpServer,
-  expand: (text: string, field: string) => string,
+  expand: (text: string, field: string[]) => string,
 ): McpServerConfig {
   const map = (record: Record<string, string> | undefined, field: string) =>
     record &&
     Object.fromEntries(
-      Object.entries(record).map(([key, text]) => [key, expand(text, `${field}.${key}`)]),
+      Object.entries(record).map(([key, text]) => [key, expand(text, [field, key])]),
     );
   if (raw.url !== undefined) {
     const transport = raw.transport ?? (raw.type === "sse" ? "sse" : undefined);
     return {
-      url: expand(raw.url, "url"),
+      url: expand(raw.url, ["url"]),
       ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
       ...(transport ? { transport } : {}),
     };

@@ -85,7 +85,14 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`);
 }
 
-function jsonPath(path: readonly PropertyKey[]): string {
+/**
+ * Formats a path into a JSON value the way the error messages show it: `mcpServers.github.url`,
+ * `mcpServers["my server"].env`, `args[0]`.
+ *
+ * @param path The keys.
+ * @returns The path, `(root)` when empty.
+ */
+export function jsonPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(root)";
   return path.map((key, index) => {
     if (typeof key === "number") return `[${key}]`;

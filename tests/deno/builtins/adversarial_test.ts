@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 const SECRET = "ADVERSARIAL-OUTSIDE-SECRET-5d1e";
 const INSIDE = "INSIDE-CONTENT-MARKER-91c2";
@@ -501,7 +502,9 @@ async function run(a: Arena, command: string, extra: Record<string, unknown> = {
   };
 }
 
-Deno.test("bash under bwrap sees no outside file, no /root, no /home, no host /tmp entry", async () => {
+Deno.test("bash under bwrap sees no outside file, no /root, no /home, no host /tmp entry", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using a = await arena(BWRAP);
   const hostTmp = await Deno.makeTempFile({ prefix: "toolroute_adv_host_" });
   try {
@@ -521,7 +524,9 @@ Deno.test("bash under bwrap sees no outside file, no /root, no /home, no host /t
   }
 });
 
-Deno.test("bash under bwrap gets no host secret, no DENO_* and no token from the environment", async () => {
+Deno.test("bash under bwrap gets no host secret, no DENO_* and no token from the environment", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using a = await arena(BWRAP);
   const names = ["ADV_API_TOKEN", "DENO_AUTH_TOKENS", "GITHUB_TOKEN"];
   const before = names.map((n) => Deno.env.get(n));
@@ -544,7 +549,9 @@ Deno.test("bash under bwrap gets no host secret, no DENO_* and no token from the
   }
 });
 
-Deno.test("bash under bwrap cannot reach a host loopback listener nor signal host processes", async () => {
+Deno.test("bash under bwrap cannot reach a host loopback listener nor signal host processes", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using a = await arena(BWRAP);
   using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
@@ -559,25 +566,31 @@ Deno.test("bash under bwrap cannot reach a host loopback listener nor signal hos
   assert(Number(result.stdout.trim().split("\n").at(-1)) < 10, result.stdout);
 });
 
-Deno.test("bash under bwrap cannot write read-only roots, system dirs or existing .git with plain writes", async () => {
-  await using a = await arena(BWRAP);
-  const result = await run(
-    a,
-    `echo x > ${a.ro}/ro.txt; echo x > ${a.ro}/new.txt; touch /usr/adv_probe /etc/adv_probe; ` +
-      `echo x > .git/hooks/pre-commit; mv .git .git_moved; rm -rf .git; ` +
-      `echo x > ${a.out}/x.txt; true`,
-  );
-  assertMatch(result.stderr + result.stdout, /Read-only file system/);
-  await assertOutsideUntouched(a);
-  await assertGitUntouched(a);
-  assertEquals(await Deno.readTextFile(`${a.ro}/ro.txt`), "read only\n");
-  await Deno.stat("/usr/adv_probe").then(
-    () => assert(false, "/usr/adv_probe was created on the host"),
-    (e) => assert(e instanceof Deno.errors.NotFound),
-  );
-});
+Deno.test(
+  "bash under bwrap cannot write read-only roots, system dirs or existing .git with plain writes",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using a = await arena(BWRAP);
+    const result = await run(
+      a,
+      `echo x > ${a.ro}/ro.txt; echo x > ${a.ro}/new.txt; touch /usr/adv_probe /etc/adv_probe; ` +
+        `echo x > .git/hooks/pre-commit; mv .git .git_moved; rm -rf .git; ` +
+        `echo x > ${a.out}/x.txt; true`,
+    );
+    assertMatch(result.stderr + result.stdout, /Read-only file system/);
+    await assertOutsideUntouched(a);
+    await assertGitUntouched(a);
+    assertEquals(await Deno.readTextFile(`${a.ro}/ro.txt`), "read only\n");
+    await Deno.stat("/usr/adv_probe").then(
+      () => assert(false, "/usr/adv_probe was created on the host"),
+      (e) => assert(e instanceof Deno.errors.NotFound),
+    );
+  },
+);
 
-Deno.test("a read-only root nested in the workspace stays read-only for every tool", async () => {
+Deno.test("a read-only root nested in the workspace stays read-only for every tool", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using a = await arena({ ...BWRAP });
   await a.router.close();
   await Deno.mkdir(`${a.ws}/vendor`);
@@ -617,25 +630,31 @@ Deno.test("bash cwd cannot leave the workspace: .., absolute, sibling, read-only
   assertRefused(await a.call("bash", { command: "pwd", cwd: "hello.txt" }), "tool_error", [], "f");
 });
 
-Deno.test("bash under bwrap: exec leaves no background child, close() kills setsid and nohup children", async () => {
-  const tag = `31.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-  {
-    await using a = await arena(BWRAP);
-    const exec = await run(a, `sleep ${tag} & setsid sleep ${tag} & echo started`);
-    assertEquals(exec.stdout, "started\n");
-    const timed = await run(a, `setsid sleep ${tag} & sleep ${tag}`, { timeoutMs: 300 });
-    assertEquals(timed.timedOut, true);
-    const started = await a.call("bash", {
-      action: "start",
-      command: `setsid sleep ${tag} & nohup sleep ${tag} >/dev/null & sleep ${tag}`,
-    });
-    assertEquals(started.isError, false, started.text);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assertEquals(await leftovers(`sleep ${tag}`), []);
-});
+Deno.test(
+  "bash under bwrap: exec leaves no background child, close() kills setsid and nohup children",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    const tag = `31.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    {
+      await using a = await arena(BWRAP);
+      const exec = await run(a, `sleep ${tag} & setsid sleep ${tag} & echo started`);
+      assertEquals(exec.stdout, "started\n");
+      const timed = await run(a, `setsid sleep ${tag} & sleep ${tag}`, { timeoutMs: 300 });
+      assertEquals(timed.timedOut, true);
+      const started = await a.call("bash", {
+        action: "start",
+        command: `setsid sleep ${tag} & nohup sleep ${tag} >/dev/null & sleep ${tag}`,
+      });
+      assertEquals(started.isError, false, started.text);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assertEquals(await leftovers(`sleep ${tag}`), []);
+  },
+);
 
-Deno.test("bash output floods stay bounded: exec of yes and a background yes", async () => {
+Deno.test("bash output floods stay bounded: exec of yes and a background yes", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using a = await arena({ ...BWRAP, outputMaxChars: 1000, processLogChars: 500 });
   const exec = await run(a, "yes", { timeoutMs: 400 });
   assertEquals(exec.timedOut, true);

@@ -5,6 +5,7 @@
 // their writes inside bubblewrap, where the outside path does not exist.
 import { assert, assertEquals } from "@std/assert";
 import { denoFlags } from "@toolroute/toolroute/deno";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 const SECRET = "RACE-OUTSIDE-SECRET-2b7d";
 const CONFIG = new URL("../../../deno.json", import.meta.url).pathname;
@@ -97,17 +98,23 @@ async function listing(dir: string): Promise<string[]> {
   return names.sort();
 }
 
-Deno.test("write_file and apply_patch never read, write or remove outside through a racing symlink swap", async () => {
-  await using r = await race();
-  const { leaks, rounds } = await r.run(RACE_CHILD);
-  assert(rounds >= 20, `only ${rounds} rounds ran`);
-  assertEquals(leaks, []);
-  // Nothing at all appears outside: not even an empty temporary file.
-  assertEquals(await listing(r.out), ["secret.txt"]);
-  assertEquals(await Deno.readTextFile(`${r.out}/secret.txt`), `${SECRET}\n`);
-});
+Deno.test(
+  "write_file and apply_patch never read, write or remove outside through a racing symlink swap",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using r = await race();
+    const { leaks, rounds } = await r.run(RACE_CHILD);
+    assert(rounds >= 20, `only ${rounds} rounds ran`);
+    assertEquals(leaks, []);
+    // Nothing at all appears outside: not even an empty temporary file.
+    assertEquals(await listing(r.out), ["secret.txt"]);
+    assertEquals(await Deno.readTextFile(`${r.out}/secret.txt`), `${SECRET}\n`);
+  },
+);
 
-Deno.test("write_file append never copies an outside file in through a racing symlink swap", async () => {
+Deno.test("write_file append never copies an outside file in through a racing symlink swap", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using r = await race();
   const { rounds } = await r.run(APPEND_CHILD);
   assert(rounds >= 20, `only ${rounds} rounds ran`);

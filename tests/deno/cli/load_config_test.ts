@@ -116,7 +116,10 @@ Deno.test("resolveConfig() names unset variables and duplicate user ids", () => 
     mcpServers: { gh: { url: "http://127.0.0.1:1/mcp", headers: { authorization: "${NOPE}" } } },
     users: { A: { id: "same" }, B: { id: "same" } },
   });
-  assertMatch(message, /"NOPE" \(server "gh", headers.authorization\)/);
+  assertMatch(
+    message,
+    /variable "NOPE" \(used at mcpServers\.gh\.headers\.authorization\) is not set/,
+  );
   assertMatch(message, /users.A and users.B have the same id "same"/);
 });
 

@@ -1,4 +1,5 @@
 import { assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
+import { exists } from "@std/fs";
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -208,15 +209,6 @@ async function rawStatus(port: number, host: string): Promise<number> {
   let text = "";
   for await (const chunk of connection.readable) text += new TextDecoder().decode(chunk);
   return Number(text.match(/^HTTP\/1\.1 (\d{3})/)?.[1]);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("serve passes a remote server's tool-list change on to its clients", async () => {

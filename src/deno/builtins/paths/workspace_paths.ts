@@ -142,11 +142,10 @@ async function resolveInRoots(
   };
 }
 
-// A model writes Windows separators now and then: a backslash separates, as it did before
-// toolroute used @std/path (whose POSIX functions keep it as a name character).
-function lexicalPath(ctx: ResolvedContext, path: string): string {
-  const slashed = path.replaceAll("\\", "/");
-  const full = isAbsolute(slashed) ? normalize(slashed) : join(ctx.workspace, slashed);
+function lexicalPath(ctx: ResolvedContext, given: string): string {
+  // A backslash is a separator, as pathe (used before @std/path) read it: `..\secret` is `../secret`.
+  const path = given.replaceAll("\\", "/");
+  const full = isAbsolute(path) ? normalize(path) : join(ctx.workspace, path);
   return full.length > 1 && full.endsWith("/") ? full.slice(0, -1) : full;
 }
 

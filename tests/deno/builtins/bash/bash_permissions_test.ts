@@ -1,6 +1,7 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { ToolError } from "../../../../src/core/tool_error.ts";
 import { bashEnvironment } from "../../../../src/deno/builtins/bash/bash_permissions.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const UNSET = "TOOLROUTE_TEST_NEVER_SET";
 
@@ -22,6 +23,7 @@ Deno.test({
 
 Deno.test({
   name: "bashEnvironment() names every program Deno may not run and the flag to add",
+  ignore: skipWithoutBwrap(),
   permissions: { run: ["bwrap"], env: true },
   fn() {
     const error = assertThrows(() => bashEnvironment(["bash", "bwrap"], ["PATH"]), ToolError);

@@ -3,6 +3,7 @@ import { createBashTool } from "../../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { ProcessTable } from "../../../../src/deno/builtins/bash/process_table.ts";
 import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "../_bash_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 Deno.test("bash exec runs in the workspace and returns exit code, stdout and stderr", async () => {
   await using fx = await bashFixture();
@@ -119,24 +120,31 @@ Deno.test("bash exec passes only the context's environment: a host secret is not
   }
 });
 
-Deno.test("bash with sandbox none can read the host's environment through /proc (documented: env scrubbing is not confinement)", async () => {
-  await using fx = await bashFixture();
-  // The allowed names, and what bash sets by itself.
-  const allowed = ["PATH", "HOME", "LANG", "TERM", "PWD", "OLDPWD", "SHLVL", "_"];
-  const hostOnly = Object.entries(Deno.env.toObject())
-    .filter(([name]) => !allowed.includes(name))
-    .map(([name, value]) => `${name}=${value}`);
-  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
-  const own = String((await bash.json({ command: "env" })).stdout).split("\n");
-  const viaProc = await bash.json({ command: "tr '\\0' '\\n' < /proc/$PPID/environ" });
-  const seen = String(viaProc.stdout).split("\n");
-  assert(hostOnly.some((pair) => seen.includes(pair)), "the host's start-up environment");
-  assert(!hostOnly.some((pair) => own.includes(pair)), "the command's own environment is scrubbed");
-  await using sandboxed = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
-  const confined = await sandboxed.json({ command: "cat /proc/[0-9]*/environ | tr '\\0' '\\n'" });
-  const inside = String(confined.stdout).split("\n");
-  assert(!hostOnly.some((pair) => inside.includes(pair)), "the sandbox shows no host process");
-});
+Deno.test(
+  "bash with sandbox none can read the host's environment through /proc (documented: env scrubbing is not confinement)",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using fx = await bashFixture();
+    // The allowed names, and what bash sets by itself.
+    const allowed = ["PATH", "HOME", "LANG", "TERM", "PWD", "OLDPWD", "SHLVL", "_"];
+    const hostOnly = Object.entries(Deno.env.toObject())
+      .filter(([name]) => !allowed.includes(name))
+      .map(([name, value]) => `${name}=${value}`);
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+    const own = String((await bash.json({ command: "env" })).stdout).split("\n");
+    const viaProc = await bash.json({ command: "tr '\\0' '\\n' < /proc/$PPID/environ" });
+    const seen = String(viaProc.stdout).split("\n");
+    assert(hostOnly.some((pair) => seen.includes(pair)), "the host's start-up environment");
+    assert(
+      !hostOnly.some((pair) => own.includes(pair)),
+      "the command's own environment is scrubbed",
+    );
+    await using sandboxed = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const confined = await sandboxed.json({ command: "cat /proc/[0-9]*/environ | tr '\\0' '\\n'" });
+    const inside = String(confined.stdout).split("\n");
+    assert(!hostOnly.some((pair) => inside.includes(pair)), "the sandbox shows no host process");
+  },
+);
 
 Deno.test("bash with sandbox none can read a file outside the workspace (documented: not confined)", async () => {
   await using fx = await bashFixture();
@@ -221,7 +229,9 @@ Deno.test({
   },
 });
 
-Deno.test("bash under bwrap cannot read a file outside the roots, and sees no /root", async () => {
+Deno.test("bash under bwrap cannot read a file outside the roots, and sees no /root", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
   const result = await bash.json({ command: `cat ${fx.marker}; ls /root; ls ${fx.sibling}` });
@@ -231,46 +241,56 @@ Deno.test("bash under bwrap cannot read a file outside the roots, and sees no /r
   assertStringIncludes(bash.tool.description, "bubblewrap sandbox");
 });
 
-Deno.test("bash under bwrap has no capabilities and cannot write /proc, even when the host runs as root", async () => {
-  await using fx = await bashFixture();
-  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
-  // Writing core_pattern back with its own value changes nothing even if the sandbox failed.
-  const result = await bash.json({
-    command: [
-      "grep CapEff /proc/self/status",
-      'cp=$(cat /proc/sys/kernel/core_pattern); (printf "%s\\n" "$cp" > /proc/sys/kernel/core_pattern) 2>/dev/null && echo CORE_WRITABLE || echo CORE_DENIED',
-      "mknod ws_disk b 8 0 2>/dev/null && echo MKNOD_OK || echo MKNOD_DENIED",
-    ].join("; "),
-  });
-  assertStringIncludes(String(result.stdout), "CapEff:\t0000000000000000");
-  assertStringIncludes(String(result.stdout), "CORE_DENIED");
-  assertStringIncludes(String(result.stdout), "MKNOD_DENIED");
-});
-
-Deno.test("bash under bwrap never runs a bwrap planted in the workspace, even when PATH lists it first", async () => {
-  await using fx = await bashFixture();
-  const hostPath = Deno.env.get("PATH") ?? "";
-  await Deno.mkdir(`${fx.workspace}/bin`);
-  const planted = `${fx.outside}/planted-ran`;
-  await Deno.writeTextFile(
-    `${fx.workspace}/bin/bwrap`,
-    `#!/bin/sh\ntouch ${planted}\necho PLANTED\n`,
-    { mode: 0o755 },
-  );
-  Deno.env.set("PATH", `${fx.workspace}/bin:${hostPath}`);
-  try {
+Deno.test(
+  "bash under bwrap has no capabilities and cannot write /proc, even when the host runs as root",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using fx = await bashFixture();
     await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
-    const result = await bash.json({ command: `echo "inner PATH=$PATH"; cat ${fx.marker}` });
-    assert(!String(result.stdout).includes("PLANTED"), "the planted bwrap ran");
-    assertStringIncludes(String(result.stdout), `inner PATH=${fx.workspace}/bin:`);
-    assert(!String(result.stdout).includes("OUTSIDE-MARKER"), "the command ran unconfined");
-    assertEquals(await Deno.stat(planted).then(() => true, () => false), false);
-  } finally {
-    Deno.env.set("PATH", hostPath);
-  }
-});
+    // Writing core_pattern back with its own value changes nothing even if the sandbox failed.
+    const result = await bash.json({
+      command: [
+        "grep CapEff /proc/self/status",
+        'cp=$(cat /proc/sys/kernel/core_pattern); (printf "%s\\n" "$cp" > /proc/sys/kernel/core_pattern) 2>/dev/null && echo CORE_WRITABLE || echo CORE_DENIED',
+        "mknod ws_disk b 8 0 2>/dev/null && echo MKNOD_OK || echo MKNOD_DENIED",
+      ].join("; "),
+    });
+    assertStringIncludes(String(result.stdout), "CapEff:\t0000000000000000");
+    assertStringIncludes(String(result.stdout), "CORE_DENIED");
+    assertStringIncludes(String(result.stdout), "MKNOD_DENIED");
+  },
+);
 
-Deno.test("bash under bwrap writes the workspace, reads but cannot write a read-only root", async () => {
+Deno.test(
+  "bash under bwrap never runs a bwrap planted in the workspace, even when PATH lists it first",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using fx = await bashFixture();
+    const hostPath = Deno.env.get("PATH") ?? "";
+    await Deno.mkdir(`${fx.workspace}/bin`);
+    const planted = `${fx.outside}/planted-ran`;
+    await Deno.writeTextFile(
+      `${fx.workspace}/bin/bwrap`,
+      `#!/bin/sh\ntouch ${planted}\necho PLANTED\n`,
+      { mode: 0o755 },
+    );
+    Deno.env.set("PATH", `${fx.workspace}/bin:${hostPath}`);
+    try {
+      await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+      const result = await bash.json({ command: `echo "inner PATH=$PATH"; cat ${fx.marker}` });
+      assert(!String(result.stdout).includes("PLANTED"), "the planted bwrap ran");
+      assertStringIncludes(String(result.stdout), `inner PATH=${fx.workspace}/bin:`);
+      assert(!String(result.stdout).includes("OUTSIDE-MARKER"), "the command ran unconfined");
+      assertEquals(await Deno.stat(planted).then(() => true, () => false), false);
+    } finally {
+      Deno.env.set("PATH", hostPath);
+    }
+  },
+);
+
+Deno.test("bash under bwrap writes the workspace, reads but cannot write a read-only root", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({
     workspace: fx.workspace,
@@ -287,7 +307,9 @@ Deno.test("bash under bwrap writes the workspace, reads but cannot write a read-
   assertEquals(result.exitCode, 1);
 });
 
-Deno.test("bash under bwrap gets a fresh empty /tmp, no network and no host secret", async () => {
+Deno.test("bash under bwrap gets a fresh empty /tmp, no network and no host secret", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using fx = await bashFixture();
   await using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;
@@ -308,7 +330,9 @@ Deno.test("bash under bwrap gets a fresh empty /tmp, no network and no host secr
   }
 });
 
-Deno.test("bash under bwrap: timeout and leftover children end with the sandbox", async () => {
+Deno.test("bash under bwrap: timeout and leftover children end with the sandbox", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
   const sleep = uniqueSleep();
@@ -360,7 +384,9 @@ async function assertMissing(path: string): Promise<void> {
   assertEquals(exists, false, `${path} exists`);
 }
 
-Deno.test("bash under bwrap works in a workspace declared through a symlink", async () => {
+Deno.test("bash under bwrap works in a workspace declared through a symlink", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using fx = await bashFixture();
   const declared = `${fx.root}/link-to-ws`;
   await Deno.symlink(fx.workspace, declared);
@@ -370,7 +396,9 @@ Deno.test("bash under bwrap works in a workspace declared through a symlink", as
   assertEquals(await Deno.readTextFile(`${fx.workspace}/made.txt`), "via-link\n");
 });
 
-Deno.test("bash under bwrap cannot write protected paths such as .git/hooks", async () => {
+Deno.test("bash under bwrap cannot write protected paths such as .git/hooks", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using fx = await bashFixture();
   await Deno.mkdir(`${fx.workspace}/.git/hooks`, { recursive: true });
   await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });

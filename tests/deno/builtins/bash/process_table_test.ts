@@ -3,6 +3,7 @@ import { ToolRouter } from "../../../../src/core/tool_router.ts";
 import { builtinTools } from "../../../../src/deno/builtins/builtin_tools.ts";
 import { MAX_RUNNING_PROCESSES } from "../../../../src/deno/builtins/bash/process_table.ts";
 import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "../_bash_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -13,29 +14,33 @@ async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promis
 }
 
 for (const sandbox of ["none", "bwrap"] as const) {
-  Deno.test(`bash start, write, logs, status, list and stop manage a background process (${sandbox})`, async () => {
-    await using fx = await bashFixture();
-    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox } });
-    const started = await bash.json({ action: "start", command: "echo ready; cat" });
-    assertEquals(started.processId, "p1");
-    assertEquals(started.running, true);
-    await until(() => bash.processes.get("p1").logs().text === "ready\n");
-    const written = await bash.json({ action: "write", processId: "p1", input: "hello\n" });
-    assertEquals(written, { processId: "p1", bytesWritten: 6 });
-    await until(() => bash.processes.get("p1").info().logEnd === 12);
-    const logs = await bash.json({ action: "logs", processId: "p1", offset: 6 });
-    assertEquals(logs, { offset: 6, nextOffset: 12, text: "hello\n", droppedChars: 0 });
-    const status = await bash.json({ action: "status", processId: "p1" });
-    assertEquals(status.running, true);
-    const list = await bash.json({ action: "list" });
-    assertEquals((list.processes as unknown[]).length, 1);
-    const stopped = await bash.json({ action: "stop", processId: "p1" });
-    assertEquals(stopped.running, false);
-    assertEquals(stopped.exitCode, 143);
-    const late = await bash.call({ action: "write", processId: "p1", input: "more\n" });
-    assertEquals(late.code, "tool_error");
-    assertStringIncludes(late.text, "has ended");
-  });
+  Deno.test(
+    `bash start, write, logs, status, list and stop manage a background process (${sandbox})`,
+    { ignore: sandbox === "bwrap" && skipWithoutBwrap() },
+    async () => {
+      await using fx = await bashFixture();
+      await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox } });
+      const started = await bash.json({ action: "start", command: "echo ready; cat" });
+      assertEquals(started.processId, "p1");
+      assertEquals(started.running, true);
+      await until(() => bash.processes.get("p1").logs().text === "ready\n");
+      const written = await bash.json({ action: "write", processId: "p1", input: "hello\n" });
+      assertEquals(written, { processId: "p1", bytesWritten: 6 });
+      await until(() => bash.processes.get("p1").info().logEnd === 12);
+      const logs = await bash.json({ action: "logs", processId: "p1", offset: 6 });
+      assertEquals(logs, { offset: 6, nextOffset: 12, text: "hello\n", droppedChars: 0 });
+      const status = await bash.json({ action: "status", processId: "p1" });
+      assertEquals(status.running, true);
+      const list = await bash.json({ action: "list" });
+      assertEquals((list.processes as unknown[]).length, 1);
+      const stopped = await bash.json({ action: "stop", processId: "p1" });
+      assertEquals(stopped.running, false);
+      assertEquals(stopped.exitCode, 143);
+      const late = await bash.call({ action: "write", processId: "p1", input: "more\n" });
+      assertEquals(late.code, "tool_error");
+      assertStringIncludes(late.text, "has ended");
+    },
+  );
 }
 
 Deno.test("bash logs keep only processLogChars characters and report what was dropped", async () => {
@@ -100,33 +105,37 @@ const HOST_CASES = [
   ["none", "exit-during-exec", "a running exec command dies when the host process exits normally"],
 ] as const;
 for (const [sandbox, mode, title] of HOST_CASES) {
-  Deno.test(`${title} (${sandbox})`, async () => {
-    await using fx = await bashFixture();
-    const sleep = uniqueSleep();
-    const host = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-prompt",
-        "-A",
-        new URL("../_host_exit_main.ts", import.meta.url).pathname,
-        fx.workspace,
-        sandbox,
-        `sleep ${sleep}`,
-        mode,
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    assertEquals((await reader.read()).value, "started\n");
-    await until(async () => (await leftovers(`sleep ${sleep}`, 0)).length > 0);
-    if (mode === "wait") host.kill("SIGKILL");
-    await host.stdin.close().catch(() => {});
-    await host.status;
-    await reader.cancel();
-    assertEquals(await leftovers(`sleep ${sleep}`, 4000), []);
-  });
+  Deno.test(
+    `${title} (${sandbox})`,
+    { ignore: sandbox === "bwrap" && skipWithoutBwrap() },
+    async () => {
+      await using fx = await bashFixture();
+      const sleep = uniqueSleep();
+      const host = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--no-prompt",
+          "-A",
+          new URL("../_host_exit_main.ts", import.meta.url).pathname,
+          fx.workspace,
+          sandbox,
+          `sleep ${sleep}`,
+          mode,
+        ],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "null",
+      }).spawn();
+      const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      assertEquals((await reader.read()).value, "started\n");
+      await until(async () => (await leftovers(`sleep ${sleep}`, 0)).length > 0);
+      if (mode === "wait") host.kill("SIGKILL");
+      await host.stdin.close().catch(() => {});
+      await host.status;
+      await reader.cancel();
+      assertEquals(await leftovers(`sleep ${sleep}`, 4000), []);
+    },
+  );
 }
 
 Deno.test("disposing the router (await using) kills the background processes of every context", async () => {

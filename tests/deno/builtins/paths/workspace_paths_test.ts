@@ -168,3 +168,10 @@ Deno.test("a missing workspace is a clear tool error", async () => {
   assertEquals(error.code, "tool_error");
   assertStringIncludes(error.message, "does not exist");
 });
+
+Deno.test("resolveReadPath() reads a backslash as a separator, for traversal too", async () => {
+  await using f = await makeFixture();
+  const ctx = resolveBuiltinContext(f.context);
+  assertEquals((await resolveReadPath(ctx, ".\\sub\\..\\hello.txt")).display, "hello.txt");
+  await denied(resolveReadPath(ctx, "..\\outside\\secret.txt"), "outside allowed roots");
+});

@@ -7,6 +7,7 @@ import {
 } from "../../../../src/deno/builtins/sandbox/sandboxed_commit.ts";
 import { resolveWritePath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const BWRAP = { bash: { sandbox: "bwrap" as const } };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -17,33 +18,39 @@ async function listing(dir: string): Promise<string[]> {
   return found.sort();
 }
 
-Deno.test("write_file with bash sandboxed writes, appends and keeps permission bits through bwrap", async () => {
-  await using f = await makeFixture();
-  await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
-  const tools = await router.expose({ builtins: ["write_file"] });
-  const content = "naïve ✓\u0000\r\nend";
-  const created = await tools.call("write_file", { path: "a/b/c.txt", content });
-  assertEquals(JSON.parse(created.text), {
-    path: "a/b/c.txt",
-    mode: "overwrite",
-    created: true,
-    bytesWritten: bytes(content).length,
-  });
-  assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), content);
-  await Deno.chmod(`${f.workspace}/hello.txt`, 0o750);
-  await tools.call("write_file", { path: "hello.txt", content: "more\n", mode: "append" });
-  assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\nmore\n");
-  assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o750);
-  await Deno.chmod(`${f.workspace}/hello.txt`, 0o6640);
-  await tools.call("write_file", { path: "hello.txt", content: "x" });
-  assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o640);
-  const refused = await tools.call("write_file", { path: "a", content: "x" });
-  assertEquals(refused.code, "tool_error");
-  assertEquals(await listing(f.workspace), ["a", "hello.txt"]);
-  assertEquals(await listing(`${f.workspace}/a/b`), ["c.txt"]);
-});
+Deno.test(
+  "write_file with bash sandboxed writes, appends and keeps permission bits through bwrap",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using f = await makeFixture();
+    await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
+    const tools = await router.expose({ builtins: ["write_file"] });
+    const content = "naïve ✓\u0000\r\nend";
+    const created = await tools.call("write_file", { path: "a/b/c.txt", content });
+    assertEquals(JSON.parse(created.text), {
+      path: "a/b/c.txt",
+      mode: "overwrite",
+      created: true,
+      bytesWritten: bytes(content).length,
+    });
+    assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), content);
+    await Deno.chmod(`${f.workspace}/hello.txt`, 0o750);
+    await tools.call("write_file", { path: "hello.txt", content: "more\n", mode: "append" });
+    assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\nmore\n");
+    assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o750);
+    await Deno.chmod(`${f.workspace}/hello.txt`, 0o6640);
+    await tools.call("write_file", { path: "hello.txt", content: "x" });
+    assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o640);
+    const refused = await tools.call("write_file", { path: "a", content: "x" });
+    assertEquals(refused.code, "tool_error");
+    assertEquals(await listing(f.workspace), ["a", "hello.txt"]);
+    assertEquals(await listing(`${f.workspace}/a/b`), ["c.txt"]);
+  },
+);
 
-Deno.test("apply_patch with bash sandboxed changes nothing when its second file fails", async () => {
+Deno.test("apply_patch with bash sandboxed changes nothing when its second file fails", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
   const tools = await router.expose({ builtins: ["apply_patch"] });
@@ -87,7 +94,9 @@ Deno.test("commitInSandbox() cannot follow a symlink swapped in after the check 
   assertEquals(await Deno.readTextFile(`${f.workspace}/d.away/secret.txt`), "inside\n");
 });
 
-Deno.test("commitInSandbox() refuses to replace a file that is no longer the one that was read", async () => {
+Deno.test("commitInSandbox() refuses to replace a file that is no longer the one that was read", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
   const path = await resolveWritePath(ctx, "hello.txt");
@@ -110,7 +119,9 @@ Deno.test("commitInSandbox() refuses to replace a file that is no longer the one
   assertEquals(await listing(f.workspace), ["hello.txt"]);
 });
 
-Deno.test("commitInSandbox() stops a write that blocks (a FIFO) at the command deadline", async () => {
+Deno.test("commitInSandbox() stops a write that blocks (a FIFO) at the command deadline", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, commandTimeoutMs: 300 });
   const fifo = await new Deno.Command("mkfifo", { args: [`${f.workspace}/pipe`] }).output();

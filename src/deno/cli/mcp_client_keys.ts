@@ -1,0 +1,50 @@
+import { basename } from "@std/path";
+import { toolrouteConfigSchema } from "./config_schema.ts";
+
+/** The names that make a file a `toolroute.json`, whatever its content. */
+const TOOLROUTE_FILES = ["toolroute.json", "toolroute.jsonc"];
+
+/**
+ * Takes an MCP client's config file as it is: Claude Desktop's `claude_desktop_config.json`,
+ * Cursor's and Cline's `mcp.json` hold `mcpServers` next to keys of their own (`globalShortcut`,
+ * `preferences`, …) that toolroute has no use for.
+ *
+ * A file is read as such when it is not named `toolroute.json(c)`, has `mcpServers`, and has no
+ * key of `toolroute.json` besides `mcpServers` and `$schema`: then its other keys are dropped and
+ * named, for one warning line. Any other file stays strict, so a misspelt `toolroute.json` key is
+ * still an error.
+ *
+ * @param value The parsed file.
+ * @param path The file's path, when read from a file.
+ * @returns The value to validate, and the top-level keys that were dropped.
+ */
+export function dropMcpClientKeys(
+  value: unknown,
+  path: string | undefined,
+): { value: unknown; ignored: string[] } {
+  const keep = { value, ignored: [] };
+  if (path === undefined || TOOLROUTE_FILES.includes(basename(path).toLowerCase())) return keep;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return keep;
+  const known = Object.keys(toolrouteConfigSchema.shape);
+  const keys = Object.keys(value);
+  const own = keys.filter((key) =>
+    known.includes(key) && key !== "mcpServers" && key !== "$schema"
+  );
+  if (!keys.includes("mcpServers") || own.length > 0) return keep;
+  const ignored = keys.filter((key) => !known.includes(key));
+  const entries = Object.entries(value).filter(([key]) => known.includes(key));
+  return { value: Object.fromEntries(entries), ignored };
+}
+
+/**
+ * The warning line for the dropped keys.
+ *
+ * @param path The file.
+ * @param ignored The dropped keys.
+ * @returns The line.
+ */
+export function mcpClientKeysWarning(path: string, ignored: readonly string[]): string {
+  const keys = ignored.map((key) => `"${key}"`).join(", ");
+  return `warning: ignoring ${keys} in "${path}": read as an MCP client's config (Claude ` +
+    `Desktop, Cursor, Cline), of which toolroute uses only "mcpServers"`;
+}

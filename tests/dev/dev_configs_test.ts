@@ -1,0 +1,34 @@
+/**
+ * The bench and edge-test configs: each has its own import map and lock, so that `deno task demo`
+ * downloads neither the comparison peers nor workerd. They must map every package of the root
+ * `deno.json` the same way, or a bench or the edge test would run other code than the library's.
+ *
+ * @module
+ */
+
+import { assertEquals } from "@std/assert";
+import { join } from "@std/path";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+async function readJson(path: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await Deno.readTextFile(join(ROOT, path)));
+}
+
+for (const sub of ["bench", "tests/edge"]) {
+  Deno.test(`${sub}/deno.json maps every import of the root deno.json the same way`, async () => {
+    const root = (await readJson("deno.json")).imports as Record<string, string>;
+    const own = (await readJson(`${sub}/deno.json`)).imports as Record<string, string>;
+    const shared = Object.fromEntries(Object.keys(root).map((name) => [name, own[name]]));
+    assertEquals(shared, root);
+  });
+}
+
+Deno.test("the root lock holds none of the bench peers or the edge test's packages", async () => {
+  const lock = await readJson("deno.lock");
+  const packages = Object.keys(lock.npm as Record<string, unknown>);
+  const heavy = packages.filter((name) =>
+    /^(@ai-sdk|@langchain|miniflare|workerd|@cloudflare|sharp|@img)\b/.test(name)
+  );
+  assertEquals(heavy, []);
+});
