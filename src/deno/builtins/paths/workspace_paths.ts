@@ -11,6 +11,7 @@ import {
   within,
   workspaceRoot,
 } from "./allowed_roots.ts";
+import { protectedMatch } from "./protected_match.ts";
 import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
 
 export { realRoots, within } from "./allowed_roots.ts";
@@ -174,14 +175,8 @@ async function realOf(
  * the hooks of a nested repository (`vendor/lib/.git/hooks`) are protected too.
  */
 function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void {
-  // Some file systems ignore case and trailing dots and spaces (`.GIT`, `.git.`): so do we.
-  const components = rel.toLowerCase().split("/").map((part) => part.replace(/[. ]+$/, "") || part);
-  const lower = components.join("/");
-  for (const protectedPath of ctx.protectedPaths) {
-    const name = protectedPath.toLowerCase();
-    const hit = name.includes("/") ? within(name, lower) : components.includes(name);
-    if (hit) throw protectedError(shown, protectedPath);
-  }
+  const hit = protectedMatch(rel, ctx.protectedPaths);
+  if (hit !== undefined) throw protectedError(shown, hit);
 }
 
 function displayOf(workspace: Root, lexical: string): string {
