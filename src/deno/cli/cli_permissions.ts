@@ -2,6 +2,7 @@ import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_c
 import { checkPermissions, type PermissionGap } from "../permissions/check_permissions.ts";
 import { requiredPermissions } from "../permissions/required_permissions.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { TOKEN_VARIABLE } from "./serve_token.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
 export interface CliPermissions {
@@ -17,6 +18,12 @@ export interface CliPermissions {
   net: string[];
 }
 
+/** Options of {@linkcode cliPermissions}. */
+export interface CliPermissionOptions {
+  /** The absolute path `serve --http --token-file` writes the token to. */
+  tokenFile?: string;
+}
+
 /** Variables a stdio server child inherits when the host may read them (see the gateway). */
 const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
 
@@ -26,9 +33,14 @@ const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
  *
  * @param config The loaded config.
  * @param http The `--http` address (`host:port`), when serving over HTTP.
+ * @param options The `--token-file` of `serve --http`.
  * @returns The permissions, each list sorted.
  */
-export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermissions {
+export function cliPermissions(
+  config: ToolrouteConfig,
+  http?: string,
+  options: CliPermissionOptions = {},
+): CliPermissions {
   const base = requiredPermissions(config.context);
   const read = [...base.read];
   for (const path of [config.path, ...config.modules]) {
@@ -38,6 +50,8 @@ export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermi
   const env = new Set([...base.env, ...config.variables]);
   const net = new Set<string>();
   if (http !== undefined) net.add(http);
+  // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
+  if (http !== undefined && config.users.length === 0) env.add(TOKEN_VARIABLE);
   const servers: McpServerConfig[] = [
     ...Object.values(config.mcpServers),
     ...config.users.flatMap((user) => Object.values(user.mcpServers)),
@@ -53,7 +67,7 @@ export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermi
   }
   return {
     read,
-    write: [...base.write],
+    write: options.tokenFile === undefined ? [...base.write] : [...base.write, options.tokenFile],
     run: [...run].sort(),
     env: [...env].sort(),
     net: [...net].sort(),
@@ -106,6 +120,7 @@ export function checkCliPermissions(
   for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
   for (const variable of needed.env) probe({ name: "env", variable }, `--allow-env=${variable}`);
   for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);
+  for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
     !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value))

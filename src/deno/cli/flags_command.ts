@@ -1,3 +1,4 @@
+import { resolve } from "@std/path";
 import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { listenAddress, listenPermission } from "./listen_address.ts";
@@ -16,6 +17,9 @@ export async function flagsCommand(
   const config = await configFromFlags(flags, { env: false });
   const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const address = http === undefined ? undefined : listenPermission(http);
-  io.out(cliDenoFlags(cliPermissions(config, address)).join(" "));
+  const tokenFile = typeof flags["token-file"] === "string"
+    ? resolve(flags["token-file"])
+    : undefined;
+  io.out(cliDenoFlags(cliPermissions(config, address, { tokenFile })).join(" "));
   return 0;
 }

@@ -22,9 +22,10 @@ Options:
   --workspace DIR    The workspace, overriding the config's
   --stdio            Serve over stdin/stdout (the default)
   --http [HOST:PORT] Serve Streamable HTTP at http://HOST:PORT/mcp. Default 127.0.0.1:8787.
-                     Host and Origin are checked (DNS-rebinding protection); bearer tokens
-                     (config "users") are required when users are configured or HOST is not
-                     loopback
+                     Host and Origin are checked (DNS-rebinding protection) and a bearer
+                     token is always required: each user's (config "users"), or without
+                     users TOOLROUTE_TOKEN, or one generated and printed once to stderr
+  --token-file FILE  With --http and no users: also write the token to FILE (mode 0600)
   --user ID          In stdio mode: serve the tool set of this configured user
   --allow-excess     Serve even when the process holds more permissions than needed
   -h, --help         Show this help
@@ -64,5 +65,6 @@ Options:
   --config FILE      The config. Default: toolroute.json if it exists
   --workspace DIR    The workspace, overriding the config's
   --http HOST:PORT   Include the permission to listen on this address
+  --token-file FILE  Include the permission to write the token file of serve --http
   -h, --help         Show this help`,
 });

@@ -3,7 +3,9 @@ import { formatCallLog, formatGatewayLog } from "./call_log.ts";
 import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { type ListenAddress, listenAddress, listenPermission } from "./listen_address.ts";
-import { serveHttp } from "./serve_http.ts";
+import { ANONYMOUS, type HttpAuth, serveHttp } from "./serve_http.ts";
+import { serveToken, writeTokenFile } from "./serve_token.ts";
+import { resolve } from "@std/path";
 import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -29,10 +31,16 @@ export async function serveCommand(
       '"--user" applies to --stdio; over HTTP the user comes from the bearer token',
     );
   }
-  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags);
+  const tokenFile = typeof flags["token-file"] === "string"
+    ? resolve(flags["token-file"])
+    : undefined;
+  if (tokenFile !== undefined && http === undefined) {
+    throw new UsageError('"--token-file" applies to --http; over stdio there is no token');
+  }
+  checkPermissionsOrRefuse(await configFromFlags(flags, { env: false }), http, flags, tokenFile);
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
-  const tokens = http === undefined ? undefined : userTokens(config, http);
+  const auth = http === undefined ? undefined : await httpAuth(config, http, tokenFile);
   const toolsChanged = new Set<(userId?: string) => void>();
   await using served = await buildRouter(config, {
     onEvent: (event) => io.err(formatCallLog(event)),
@@ -53,7 +61,7 @@ export async function serveCommand(
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
     if (http === undefined) await serveStdio(context, userId);
-    else await serveHttp(context, http, tokens);
+    else await serveHttp(context, http, auth!);
   } finally {
     stop.dispose();
     await first;
@@ -65,9 +73,10 @@ function checkPermissionsOrRefuse(
   config: ToolrouteConfig,
   http: ListenAddress | undefined,
   flags: Record<string, string | true>,
+  tokenFile: string | undefined,
 ): void {
   const address = http === undefined ? undefined : listenPermission(http);
-  const needed = cliPermissions(config, address);
+  const needed = cliPermissions(config, address, { tokenFile });
   const report = checkCliPermissions(config, needed);
   const exact = cliDenoFlags(needed).join(" ");
   if (report.missing.length > 0) {
@@ -86,15 +95,24 @@ function checkPermissionsOrRefuse(
   }
 }
 
-function userTokens(
+async function httpAuth(
   config: ToolrouteConfig,
   http: ListenAddress,
-): Record<string, string> | undefined {
+  tokenFile: string | undefined,
+): Promise<HttpAuth> {
   if (config.users.length === 0) {
-    if (http.loopback) return undefined;
-    throw new UsageError(
-      `Serving on "${http.hostname}" (not loopback) requires bearer tokens: add "users" to the config`,
-    );
+    if (!http.loopback) {
+      throw new UsageError(
+        `Serving on "${http.hostname}" (not loopback) requires bearer tokens: add "users" to the config`,
+      );
+    }
+    // Always a token, also on loopback: any other local user can reach a loopback port.
+    const { token, generated } = serveToken();
+    if (tokenFile !== undefined) await writeTokenFile(tokenFile, token);
+    return { tokens: { [token]: ANONYMOUS }, anonymous: true, generated, tokenFile };
+  }
+  if (tokenFile !== undefined) {
+    throw new UsageError('"--token-file" applies without "users"; each user has its own token');
   }
   const tokens: Record<string, string> = {};
   for (const user of config.users) {
@@ -106,7 +124,7 @@ function userTokens(
     }
     tokens[token] = user.id;
   }
-  return tokens;
+  return { tokens, anonymous: false, generated: false };
 }
 
 function stopSignal(): { signal: AbortSignal; dispose(): void } {

@@ -119,7 +119,7 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
     `--allow-read=${fixture.workspace},/usr/share,${fixture.config}`,
     `--allow-write=${fixture.workspace}`,
     "--allow-run=bash,bwrap",
-    "--allow-env=PATH,REMOTE_TOKEN",
+    "--allow-env=PATH,REMOTE_TOKEN,TOOLROUTE_TOKEN",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
     "--no-prompt",
   ]);
