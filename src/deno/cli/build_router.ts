@@ -9,11 +9,15 @@ import { loadModules } from "./load_modules.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import { startupFiles } from "./startup_files.ts";
+import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
   /** The router. */
   readonly router: ToolRouter;
+  /** What the next start runs or reads as config, inside the workspace: protected from the tools. */
+  readonly startupFiles: readonly string[];
   /**
    * The tool set of one user (or of nobody): exactly what the config exposes.
    *
@@ -49,8 +53,11 @@ export async function buildRouter(
   config: ToolrouteConfig,
   options: BuildRouterOptions = {},
 ): Promise<ServedRouter> {
+  // What the next start runs or reads as config, computed before any module runs: the tools
+  // must not be able to rewrite it (RT-2).
+  const startup = await startupFiles(config, { cwd: readableCwd() });
   const { functions, mcpServices } = await loadModules(config.modules);
-  const builtins = builtinTools(config.context);
+  const builtins = builtinTools(withStartupProtection(config.context, startup));
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const gateway = hasServers
@@ -74,6 +81,7 @@ export async function buildRouter(
   const close = () => router.close();
   return {
     router,
+    startupFiles: startupFilesInside(config.context, startup),
     expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
       const user = config.users.find((entry) => entry.id === userId);
       return router.expose({
@@ -91,6 +99,14 @@ export async function buildRouter(
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+function readableCwd(): string | undefined {
+  try {
+    return Deno.cwd();
+  } catch {
+    return undefined; // Not readable: Deno's own config lookup from there is not seen.
+  }
 }
 
 /**

@@ -55,7 +55,7 @@ Options:
   --user ID          Call as this configured user
   --timeout MS       The call's deadline in milliseconds
   -h, --help         Show this help`,
-  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT]
+  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT] [--explain]
 
 Prints the exact deno run permission flags serving the config needs, so that:
   deno run $(toolroute flags) jsr:@toolroute/toolroute/cli serve
@@ -66,5 +66,7 @@ Options:
   --workspace DIR    The workspace, overriding the config's
   --http HOST:PORT   Include the permission to listen on this address
   --token-file FILE  Include the permission to write the token file of serve --http
+  --explain          Also list the files serve runs or reads at its next start (config,
+                     modules and their local imports, Deno config): the tools cannot write them
   -h, --help         Show this help`,
 });

@@ -100,7 +100,9 @@ export function resolveConfig(
   const modules = (file.modules ?? []).map(at);
   const own = [path, ...modules].flatMap((entry) => {
     const inner = entry === undefined ? "" : relative(workspace, entry);
-    return inner === "" || inner.startsWith("..") || isAbsolute(inner) ? [] : [inner];
+    if (inner === "" || inner.startsWith("..") || isAbsolute(inner)) return [];
+    // "./name": that file only, not every file of that name at any depth.
+    return [inner.includes("/") ? inner : `./${inner}`];
   });
   if (file.protectedPaths || own.length > 0) {
     context.protectedPaths = [...(file.protectedPaths ?? CONTEXT_DEFAULTS.protectedPaths), ...own];

@@ -16,7 +16,7 @@ const SPECS: Record<string, ArgSpec> = {
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
   call: { string: [...COMMON, "user", "timeout"] },
-  flags: { string: [...COMMON, "http", "token-file"] },
+  flags: { string: [...COMMON, "http", "token-file"], boolean: ["explain"] },
 };
 
 /**

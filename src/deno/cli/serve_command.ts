@@ -51,6 +51,12 @@ export async function serveCommand(
       }
     },
   });
+  const bash = config.context.bash;
+  if (typeof bash === "object" && bash.sandbox === "none") {
+    io.err(
+      `toolroute: warning: bash runs unsandboxed (bash.sandbox "none"): nothing stops a command from rewriting the ${served.startupFiles.length} files serve runs or reads at its next start (see "toolroute flags --explain")`,
+    );
+  }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
   const first = served.expose(userId).then((toolSet) => {

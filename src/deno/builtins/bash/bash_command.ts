@@ -65,14 +65,15 @@ export async function prepareBashCommand(
  */
 export async function sandboxMounts(
   ctx: ResolvedContext,
-): Promise<Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">> {
+): Promise<Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs">> {
   const mount = (root: Root) => ({ source: root.real, dest: root.declared });
   const workspace = await workspaceRoot(ctx);
   // Every protected entry at any depth, found at each command's start (cached walk).
-  const { mounts: protectedPaths } = await protectedMounts(workspace, ctx.protectedPaths);
+  const scan = await protectedMounts(workspace, ctx.protectedPaths);
   return {
     workspace: mount(workspace),
     readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
-    protectedPaths,
+    protectedPaths: scan.mounts,
+    pinnedDirs: scan.pinned,
   };
 }

@@ -15,7 +15,7 @@ export function normalizeComponent(component: string): string {
 /**
  * The protected path a workspace-relative path falls under, ignoring case and trailing dots and
  * spaces. A protected name without a slash (the default `.git`) is protected at any depth, like a
- * `.gitignore` pattern; one with a slash (`config/secrets`) only at that place.
+ * `.gitignore` pattern; one with a slash (`config/secrets`, `./deno.json`) only at that place.
  *
  * @param rel A normalized path relative to the workspace (no `..`).
  * @param protectedPaths The context's protected paths, relative to the workspace.
@@ -28,7 +28,8 @@ export function protectedMatch(
   const components = rel.split("/").map(normalizeComponent);
   const lower = components.join("/");
   return protectedPaths.find((protectedPath) => {
-    const name = protectedPath.split("/").map(normalizeComponent).join("/");
-    return name.includes("/") ? within(name, lower) : components.includes(name);
+    const anchored = protectedPath.startsWith("./") || protectedPath.includes("/");
+    const name = protectedPath.replace(/^\.\//, "").split("/").map(normalizeComponent).join("/");
+    return anchored ? within(name, lower) : components.includes(name);
   });
 }

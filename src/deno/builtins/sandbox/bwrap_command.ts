@@ -14,6 +14,12 @@ export interface BwrapOptions {
   readonly readOnlyRoots: readonly BwrapMount[];
   /** Existing protected paths inside the workspace: bound read-only over the workspace's binding. */
   readonly protectedPaths?: readonly BwrapMount[];
+  /**
+   * Directories inside the workspace that lead to a protected entry: each bound read-write onto
+   * itself, so it is a mount point the command cannot rename or remove (which would let it put
+   * another file at the protected path).
+   */
+  readonly pinnedDirs?: readonly BwrapMount[];
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -63,7 +69,8 @@ interface Mount {
  * the context declares (so symlinks above them do not matter), the system directories and a few `/etc`
  * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
  * Existing protected paths (such as `.git`) are bound read-only over the workspace, so a command
- * cannot plant a git hook either. Mounts are ordered parents first, so a workspace under `/tmp`
+ * cannot plant a git hook either; the directories leading to them are bound onto themselves, so
+ * the command cannot rename one away and put another file at a protected path. Mounts are ordered parents first, so a workspace under `/tmp`
  * stays visible above the tmpfs and a read-only root inside the workspace stays read-only. Environment values are never put in
  * the arguments (they would be visible in the host's process list); pass them to the `bwrap`
  * process itself.
@@ -86,6 +93,10 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       dest: options.workspace.dest,
       args: ["--bind", options.workspace.source, options.workspace.dest],
     },
+    ...(options.pinnedDirs ?? []).map(({ source, dest }) => ({
+      dest,
+      args: ["--bind-try", source, dest],
+    })),
     ...(options.protectedPaths ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind-try", source, dest],

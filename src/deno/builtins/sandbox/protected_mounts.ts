@@ -1,4 +1,4 @@
-import { join } from "@std/path";
+import { join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
 import { protectedMatch } from "../paths/protected_match.ts";
@@ -18,6 +18,8 @@ export interface ProtectedMountsOptions {
 export interface ProtectedScan {
   /** Each existing protected entry, real path onto declared path: bind these read-only. */
   readonly mounts: BwrapMount[];
+  /** The directories between the workspace and each mount: bind each onto itself (read-write). */
+  readonly pinned: BwrapMount[];
   /** Directories visited (one `lstat` each). */
   readonly directories: number;
   /** Directories whose entries were read (`readDir`): the others came from the cache. */
@@ -52,7 +54,8 @@ const processCache: ProtectedScanCache = new Map();
  *
  * The walk follows no symlink and stops at a protected entry. A protected entry that is a symlink
  * is bound at its real target when that lies inside the workspace (elsewhere the sandbox cannot
- * write it anyway). A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
+ * write it anyway). The directories leading to each entry are returned too (`pinned`): bound onto
+ * themselves they are mount points, which a command cannot rename away. A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
  * precision in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than `maxDirectories`
  * directories throws a `ToolError` (`tool_error`): the command must not run half protected.
  *
@@ -107,11 +110,27 @@ export async function protectedMounts(
   }
   cacheRoot.set(key, next);
   const mounts: BwrapMount[] = [];
+  const pinned = new Map<string, BwrapMount>();
   for (const rel of hits) {
     const mount = await mountOf(workspace, rel);
-    if (mount !== undefined) mounts.push(mount);
+    if (mount === undefined) continue;
+    mounts.push(mount);
+    const parts = relative(workspace.real, mount.source).split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const dir = parts.slice(0, i).join("/");
+      pinned.set(dir, {
+        source: join(workspace.real, dir),
+        dest: join(workspace.declared, dir),
+      });
+    }
   }
-  return { mounts, directories, listed, ms: performance.now() - started };
+  return {
+    mounts,
+    pinned: [...pinned.values()],
+    directories,
+    listed,
+    ms: performance.now() - started,
+  };
 }
 
 function listDirectory(

@@ -119,6 +119,7 @@ Deno.test("sandboxMounts() maps real paths onto declared ones and keeps only rea
       { source: `${fx.workspace}/.git`, dest: `${fx.root}/ws_link/.git` },
       { source: `${fx.workspace}/secret.env`, dest: `${fx.root}/ws_link/secret.env` },
     ],
+    pinnedDirs: [],
   });
 });
 

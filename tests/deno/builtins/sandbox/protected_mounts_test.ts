@@ -28,6 +28,10 @@ Deno.test("protectedMounts() finds .git at any depth, in any case and with trail
     scan.mounts.map((m) => m.dest.slice(ws.root.length + 1)).sort(),
     [".git", "a/b/c/.GIT", "d/.git.", "vendor/lib/.git"],
   );
+  assertEquals(
+    scan.pinned.map((m) => m.dest.slice(ws.root.length + 1)).sort(),
+    ["a", "a/b", "a/b/c", "d", "vendor", "vendor/lib"],
+  );
   assert(scan.directories >= 8, `walked ${scan.directories} directories`);
 });
 
@@ -38,6 +42,7 @@ Deno.test("protectedMounts() maps real paths onto the declared workspace and bin
     cache: new Map(),
   });
   assertEquals(scan.mounts, [{ source: `${ws.root}/real`, dest: "/declared/ws/real" }]);
+  assertEquals(scan.pinned, [], "a top-level target needs no pinned directory");
 });
 
 Deno.test("protectedMounts() matches a protected path with a slash only at that place", async () => {
@@ -85,9 +90,11 @@ Deno.test({
     const result = await bash.json({
       command: "echo evil > vendor/lib/.git/hooks/pre-commit; " +
         "echo '[core] fsmonitor = evil' >> vendor/lib/.git/config; " +
-        "echo evil > deep/x/y/.Git/HEAD; echo fine > ok.txt",
+        "echo evil > deep/x/y/.Git/HEAD; mv vendor/lib vendor/lib2; mv vendor v2; " +
+        "echo fine > ok.txt",
     });
     assertStringIncludes(String(result.stderr), "Read-only file system");
+    assertStringIncludes(String(result.stderr), "Device or resource busy");
     assertEquals(await Deno.readTextFile(`${fx.workspace}/vendor/lib/.git/config`), "[core]\n");
     await assertRejects(() => Deno.lstat(`${fx.workspace}/vendor/lib/.git/hooks/pre-commit`));
     await assertRejects(() => Deno.lstat(`${fx.workspace}/deep/x/y/.Git/HEAD`));
