@@ -8,6 +8,7 @@ import {
   sha256Hex,
 } from "./_request_guard.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
+import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
@@ -215,6 +216,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
         });
       }
     }
+    if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
     return stateless
       ? await handleStateless(request, userId)
       : await sessions.handle(request, userId, authInfo(userId));

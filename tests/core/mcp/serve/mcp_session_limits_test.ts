@@ -138,3 +138,48 @@ Deno.test("mcpHttpHandler rejects a maxSessionsPerUser that is not positive", ()
   }
   assertMatch(message, /"maxSessionsPerUser" must be a positive number/);
 });
+
+Deno.test("mcpHttpHandler answers a JSON-RPC batch with a JSON-RPC error and runs none of it", async () => {
+  let ran = 0;
+  const marker = defineTool({
+    name: "marker",
+    description: "Counts its runs",
+    input: z.object({}),
+    run: () => String(++ran),
+  });
+  const tools = await new ToolRouter({ functions: [marker] }).expose({ functions: ["marker"] });
+  for (const stateless of [false, true]) {
+    const handler = mcpHttpHandler({ tools, tokens, jsonResponse: true, stateless });
+    const first = await open(handler, "alice-token");
+    const headers = {
+      ...HEADERS,
+      authorization: "Bearer alice-token",
+      "mcp-protocol-version": "2025-06-18",
+      ...(stateless ? {} : { "mcp-session-id": first.session! }),
+    };
+    const call = {
+      jsonrpc: "2.0",
+      method: "tools/call",
+      params: { name: "marker", arguments: {} },
+    };
+    const response = await handler(
+      new Request(URL_, {
+        method: "POST",
+        headers,
+        body: ` \n${JSON.stringify([{ ...call, id: 5 }, { ...call, id: 6 }])}`,
+      }),
+    );
+    assertEquals(response.status, 400);
+    const body = await response.json();
+    assertEquals(body.error.code, -32600);
+    assertMatch(body.error.message, /batches are not supported/);
+    // The same call alone runs: the batch was refused, not the call.
+    const single = await handler(
+      new Request(URL_, { method: "POST", headers, body: JSON.stringify({ ...call, id: 7 }) }),
+    );
+    assertEquals(single.status, 200);
+    await single.body?.cancel();
+    await handler.close();
+  }
+  assertEquals(ran, 2, "only the two single calls ran");
+});
