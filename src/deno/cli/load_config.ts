@@ -95,6 +95,7 @@ export function resolveConfig(
     : at(file.workspace ?? ".");
   const context: BuiltinContext = { workspace };
   if (file.readOnlyRoots) context.readOnlyRoots = file.readOnlyRoots.map(at);
+  if (file.allowBroadRoots !== undefined) context.allowBroadRoots = file.allowBroadRoots;
   // The config file and modules decide what the next start serves: when they sit inside the
   // workspace, the tools must not be able to rewrite them.
   const modules = (file.modules ?? []).map(at);

@@ -140,3 +140,9 @@ Deno.test("runCli() call cannot rewrite the config that lives in the workspace",
   assertMatch(refused.out, /toolroute.json/);
   assertEquals(await Deno.readTextFile(config), '{ "bash": false }');
 });
+
+Deno.test("runCli() exits 2 for --workspace / unless the config allows broad roots", async () => {
+  const refused = await cli(["tools", "--workspace", "/"]);
+  assertEquals(refused.code, 2);
+  assertStringIncludes(refused.err, "too broad to write");
+});

@@ -89,7 +89,10 @@ Deno.test({
   name: "prepareBashCommand() refuses without prompting when Deno may not run bwrap",
   permissions: { read: true, run: ["bash"], env: true },
   async fn() {
-    const ctx = resolveBuiltinContext({ workspace: "/tmp", bash: { sandbox: "bwrap" } });
+    const ctx = resolveBuiltinContext({
+      workspace: "/tmp/toolroute-ws",
+      bash: { sandbox: "bwrap" },
+    });
     const error = await assertRejects(() => prepareBashCommand(ctx, run("true")), ToolError);
     assertEquals(error.code, "permission_denied");
     assertEquals(
