@@ -77,7 +77,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #settings: BaseSettings;
   #global = new Map<string, ServerConnection>();
   #users: UserServers;
-  #tools = new RemoteRoutedTools();
+  #tools: RemoteRoutedTools;
   #closed = false;
 
   /**
@@ -87,11 +87,12 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, userIdleMs, maxUserConnections } = gatewaySettings(
+    const { settings, userIdleMs, maxUserConnections, remoteText } = gatewaySettings(
       options,
       (event) => this.#emit(options.onEvent, event),
     );
     this.#settings = settings;
+    this.#tools = new RemoteRoutedTools(remoteText);
     this.#users = new UserServers({
       idleMs: userIdleMs,
       maxConnections: maxUserConnections,
@@ -228,12 +229,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         (serverId, toolName, args, context) =>
           this.#callUser(userId!, serverId, toolName, args, context),
         `user\u0000${userId}`,
+        missing,
       ),
       global: global.length === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
         (serverId, toolName, args, context) => this.#callGlobal(serverId, toolName, args, context),
         "global",
+        missing,
       ),
       missing,
     };
