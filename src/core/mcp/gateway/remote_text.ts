@@ -1,6 +1,8 @@
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+// deno-lint-ignore no-control-regex
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+// deno-lint-ignore no-control-regex
 const UNSAFE_ONE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
 
 /**

@@ -54,7 +54,7 @@ Deno.test("a remote server's control and bidi characters never reach the model u
   assertStringIncludes(refused, 'tool "Read_File\\u202E" refused');
   assertStringIncludes(refused, 'tool "esc\\u001Bname" refused');
   const text = JSON.stringify([toolSet.toMcp(), toolSet.tools, toolSet.toAnthropic()]);
-  assert(!/[\x1b\u202E\u2066\u2069]/.test(text), text);
+  for (const char of ["\x1b", "\u202E", "\u2066", "\u2069"]) assert(!text.includes(char), text);
   assertStringIncludes(text, "\\\\u001B[8m hidden");
   assertStringIncludes(text, "query\\\\u2066x\\\\u2069");
   const result = await toolSet.invoke("notes", { q: "a" });
