@@ -4,6 +4,13 @@ export interface BwrapMount {
   readonly source: string;
   /** Where the command sees it: the path the context declares. */
   readonly dest: string;
+  /**
+   * `dev:ino` of the source when it was found. When given, the sandbox checks that `dest` is that
+   * very file before the command runs, and refuses to run it otherwise: a source swapped for a
+   * symlink between the check and bubblewrap's mount (a racing background command) cannot bring
+   * a host directory into the sandbox.
+   */
+  readonly identity?: string;
 }
 
 /** What the bubblewrap sandbox of one command shows and runs. */
@@ -102,6 +109,17 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       args: ["--ro-bind-try", source, dest],
     })),
   ];
+  const checked = [...(options.pinnedDirs ?? []), ...(options.protectedPaths ?? [])]
+    .filter((mount) => mount.identity !== undefined);
+  const command = checked.length === 0 ? options.command : [
+    "bash",
+    "-c",
+    VERIFY_MOUNTS,
+    "toolroute-verify",
+    String(checked.length),
+    ...checked.flatMap((mount) => [mount.dest, mount.identity!]),
+    ...options.command,
+  ];
   const ordered = mounts
     .map((mount, index) => ({ mount, index, depth: depth(mount.dest) }))
     .sort((a, b) => a.depth - b.depth || a.index - b.index)
@@ -123,9 +141,20 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     "--chdir",
     options.cwd,
     "--",
-    ...options.command,
+    ...command,
   ];
 }
+
+// Checks that each mount point is the file that was found (`dev:ino`), then runs the command.
+const VERIFY_MOUNTS = `n=$1; shift; dests=(); ids=()
+for ((i = 0; i < n; i++)); do dests+=("$1"); ids+=("$2"); shift 2; done
+got=$(PATH=/usr/bin:/bin LC_ALL=C stat -L -c %d:%i -- "\${dests[@]}" 2>/dev/null)
+want=$(printf '%s\\n' "\${ids[@]}")
+if [ "$got" != "$want" ]; then
+  echo "toolroute: a protected path changed while the sandbox started (a command renaming directories?); the command was not run" >&2
+  exit 126
+fi
+exec "$@"`;
 
 function depth(path: string): number {
   return path.split("/").filter((part) => part.length > 0).length;

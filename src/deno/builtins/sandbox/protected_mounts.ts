@@ -55,7 +55,8 @@ const processCache: ProtectedScanCache = new Map();
  * The walk follows no symlink and stops at a protected entry. A protected entry that is a symlink
  * is bound at its real target when that lies inside the workspace (elsewhere the sandbox cannot
  * write it anyway). The directories leading to each entry are returned too (`pinned`): bound onto
- * themselves they are mount points, which a command cannot rename away. A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
+ * themselves they are mount points, which a command cannot rename away. Each mount carries the
+ * `dev:ino` found here, which the sandbox checks before the command runs. A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
  * precision in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than `maxDirectories`
  * directories throws a `ToolError` (`tool_error`): the command must not run half protected.
  *
@@ -118,10 +119,11 @@ export async function protectedMounts(
     const parts = relative(workspace.real, mount.source).split("/").slice(0, -1);
     for (let i = 1; i <= parts.length; i++) {
       const dir = parts.slice(0, i).join("/");
-      pinned.set(dir, {
-        source: join(workspace.real, dir),
-        dest: join(workspace.declared, dir),
-      });
+      if (pinned.has(dir)) continue;
+      const source = join(workspace.real, dir);
+      const info = lstatOrUndefined(source);
+      if (info === undefined || !info.isDirectory) continue;
+      pinned.set(dir, { source, dest: join(workspace.declared, dir), identity: identityOf(info) });
     }
   }
   return {
@@ -164,10 +166,18 @@ async function mountOf(workspace: Root, rel: string): Promise<BwrapMount | undef
   const source = join(workspace.real, rel);
   const info = await Deno.lstat(source).catch(() => undefined);
   if (info === undefined) return undefined;
-  if (!info.isSymlink) return { source, dest: join(workspace.declared, rel) };
+  if (!info.isSymlink) {
+    return { source, dest: join(workspace.declared, rel), identity: identityOf(info) };
+  }
   const target = await Deno.realPath(source).catch(() => undefined);
   if (target === undefined || !within(workspace.real, target)) return undefined;
-  return { source: target, dest: underDeclared(workspace, target) };
+  const targetInfo = lstatOrUndefined(target);
+  if (targetInfo === undefined) return undefined;
+  return {
+    source: target,
+    dest: underDeclared(workspace, target),
+    identity: identityOf(targetInfo),
+  };
 }
 
 function tooLarge(workspace: string, max: number): ToolError {
@@ -186,4 +196,8 @@ function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
   } catch {
     return undefined;
   }
+}
+
+function identityOf(info: Deno.FileInfo): string | undefined {
+  return info.dev === null || info.ino === null ? undefined : `${info.dev}:${info.ino}`;
 }

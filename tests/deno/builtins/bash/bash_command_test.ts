@@ -115,7 +115,10 @@ Deno.test("sandboxMounts() maps real paths onto declared ones and keeps only rea
     protectedPaths: [".git", "secret.env", "linked", "not_there"],
     bash: { sandbox: "bwrap" },
   });
-  assertEquals(await sandboxMounts(ctx), {
+  const mounts = await sandboxMounts(ctx);
+  const plain = (list: readonly { source: string; dest: string }[] | undefined) =>
+    list?.map(({ source, dest }) => ({ source, dest }));
+  assertEquals({ ...mounts, protectedPaths: plain(mounts.protectedPaths) }, {
     workspace: { source: fx.workspace, dest: `${fx.root}/ws_link` },
     readOnlyRoots: [{ source: fx.readOnly, dest: `${fx.root}/ro_link` }],
     protectedPaths: [

@@ -41,7 +41,12 @@ Deno.test("protectedMounts() maps real paths onto the declared workspace and bin
   const scan = await protectedMounts({ declared: "/declared/ws", real: ws.root }, [".git"], {
     cache: new Map(),
   });
-  assertEquals(scan.mounts, [{ source: `${ws.root}/real`, dest: "/declared/ws/real" }]);
+  const real = await Deno.lstat(`${ws.root}/real`);
+  assertEquals(scan.mounts, [{
+    source: `${ws.root}/real`,
+    dest: "/declared/ws/real",
+    identity: `${real.dev}:${real.ino}`,
+  }]);
   assertEquals(scan.pinned, [], "a top-level target needs no pinned directory");
 });
 
@@ -113,5 +118,44 @@ Deno.test({
     const result = await bash.json({ command: "echo evil > sub/.git/hooks/post-checkout" });
     assertStringIncludes(String(result.stderr), "Read-only file system");
     await assertRejects(() => Deno.lstat(`${fx.workspace}/sub/.git/hooks/post-checkout`));
+  },
+});
+
+Deno.test({
+  name:
+    "the sandbox refuses to run a command when a protected mount is not the file that was found",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using ws = await tree(["sub/.git"]);
+    const { bwrapCommand } = await import(
+      "../../../../src/deno/builtins/sandbox/bwrap_command.ts"
+    );
+    const scan = await protectedMounts({ declared: ws.root, real: ws.root }, [".git"], {
+      cache: new Map(),
+    });
+    const run = async (identity?: string) => {
+      const protectedPaths = scan.mounts.map((m) => identity ? { ...m, identity } : m);
+      const output = await new Deno.Command("bwrap", {
+        args: bwrapCommand({
+          workspace: { source: ws.root, dest: ws.root },
+          readOnlyRoots: [],
+          protectedPaths,
+          pinnedDirs: scan.pinned,
+          cwd: ws.root,
+          command: ["bash", "-c", "echo ran > ran.txt"],
+        }),
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+    };
+    // As a racing swap would leave it: the mount point is some other file.
+    const swapped = await run("1:1");
+    assertEquals(swapped.code, 126);
+    assertStringIncludes(swapped.stderr, "the command was not run");
+    await assertRejects(() => Deno.lstat(`${ws.root}/ran.txt`));
+    const found = await run();
+    assertEquals(found.code, 0, found.stderr);
+    assertEquals(await Deno.readTextFile(`${ws.root}/ran.txt`), "ran\n");
   },
 });
