@@ -1,6 +1,6 @@
 import type { JsonObjectSchema, MissingTool, RoutedTool, ToolContext } from "../../tool_source.ts";
 import { assignRemoteToolNames } from "./remote_tool_names.ts";
-import { escapeRemoteResult } from "./remote_text.ts";
+import { escapedCall, escapedProgress } from "./remote_text.ts";
 import {
   guardRemoteTools,
   REMOTE_TEXT_DEFAULTS,
@@ -80,8 +80,8 @@ export class RemoteRoutedTools {
         ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
         source,
         origin: `${serverId}/${toolName}`,
-        execute: async (args: Record<string, unknown>, context: ToolContext) =>
-          escapeRemoteResult(await execute(serverId, toolName, args, context)),
+        execute: (args: Record<string, unknown>, context: ToolContext) =>
+          escapedCall(() => execute(serverId, toolName, args, escapedProgress(context))),
       }));
     }
     const refusals = guarded.flatMap((server) => server.refused);

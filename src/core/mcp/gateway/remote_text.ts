@@ -1,3 +1,6 @@
+import { isToolError, ToolError } from "../../tool_error.ts";
+import type { ToolContext } from "../../tool_source.ts";
+
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
 // deno-lint-ignore no-control-regex
@@ -65,5 +68,45 @@ export function escapeRemoteResult<T>(result: T): T {
         ? { ...block, text: escapeUnsafeChars(block.text) }
         : block
     ),
+  };
+}
+
+/**
+ * Runs a remote call and escapes what comes back to the model: the result's text, and the
+ * message of an error (a remote error result or message becomes a `ToolError` with its text
+ * escaped; the code stays).
+ *
+ * @param call The remote call.
+ * @returns The escaped result.
+ */
+export async function escapedCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return escapeRemoteResult(await call());
+  } catch (error) {
+    if (isToolError(error)) {
+      throw new ToolError(error.code, escapeUnsafeChars(error.message), { cause: error });
+    }
+    if (error instanceof Error) error.message = escapeUnsafeChars(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The call's context with the remote server's progress messages escaped.
+ *
+ * @param context The call's context.
+ * @returns A context whose `onProgress` sees escaped messages.
+ */
+export function escapedProgress(context: ToolContext): ToolContext {
+  const onProgress = context.onProgress;
+  if (onProgress === undefined) return context;
+  return {
+    ...context,
+    onProgress: (progress) =>
+      onProgress(
+        progress.message === undefined
+          ? progress
+          : { ...progress, message: escapeUnsafeChars(progress.message) },
+      ),
   };
 }

@@ -94,3 +94,23 @@ Deno.test("guardRemoteTools() leaves clean tools as they are", () => {
   const tool = { name: "echo", description: "Echoes", inputSchema: schema };
   assertEquals(guardRemoteTools("s", [tool]), { tools: [tool], refused: [] });
 });
+
+Deno.test("a remote error result's text is escaped too", async () => {
+  const server = () => {
+    const s = new Server({ name: "e", version: "1.0.0" }, { capabilities: { tools: {} } });
+    s.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: "fail", inputSchema: schema }],
+    }));
+    s.setRequestHandler(CallToolRequestSchema, () => ({
+      isError: true,
+      content: [{ type: "text", text: "boom \x1b[2J\u202Ecleared" }],
+    }));
+    return s;
+  };
+  await using gateway = gatewayFor(server);
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["evil"] });
+  const result = await toolSet.call("fail", {});
+  assertEquals(result.isError, true);
+  assert(!result.text.includes("\x1b") && !result.text.includes("\u202E"), result.text);
+  assertStringIncludes(result.text, "boom \\u001B[2J\\u202Ecleared");
+});
