@@ -5,7 +5,8 @@ export const BATCH_MESSAGE =
 /**
  * Whether a POST body is a JSON-RPC batch: its first character other than white space (or a
  * byte order mark) is `[`. Reads only as much of a clone of the body as that takes; the request
- * itself stays unread.
+ * itself stays unread. A body of more than 1 MiB of white space counts as a batch (refused), so
+ * padding cannot hide one.
  *
  * @param request The request.
  * @returns `true` for a batch.
@@ -14,9 +15,10 @@ export async function isJsonRpcBatch(request: Request): Promise<boolean> {
   if (request.body === null) return false;
   const reader = request.clone().body!.getReader();
   try {
-    for (let chunks = 0; chunks < 64; chunks++) {
+    for (let seen = 0; seen <= 1024 * 1024;) {
       const { done, value } = await reader.read();
       if (done) return false;
+      seen += value.length;
       for (const byte of value) {
         // Space, tab, CR, LF, and the UTF-8 byte order mark (EF BB BF).
         if (byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a) continue;
@@ -24,7 +26,7 @@ export async function isJsonRpcBatch(request: Request): Promise<boolean> {
         return byte === 0x5b;
       }
     }
-    return false;
+    return true;
   } finally {
     await reader.cancel().catch(() => {});
   }

@@ -170,6 +170,16 @@ Deno.test("mcpHttpHandler answers a JSON-RPC batch with a JSON-RPC error and run
       }),
     );
     assertEquals(response.status, 400);
+    // White-space padding (2 MiB, many chunks) cannot hide a batch either.
+    const padded = await handler(
+      new Request(URL_, {
+        method: "POST",
+        headers,
+        body: " ".repeat(2 * 1024 * 1024) + JSON.stringify([{ ...call, id: 8 }]),
+      }),
+    );
+    assertEquals(padded.status, 400);
+    await padded.body?.cancel();
     const body = await response.json();
     assertEquals(body.error.code, -32600);
     assertMatch(body.error.message, /batches are not supported/);
