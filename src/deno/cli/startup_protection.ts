@@ -24,8 +24,10 @@ export function withStartupProtection(
   const realWorkspace = realOrSelf(workspace);
   const inside: string[] = [];
   for (const path of [...startup.files, ...startup.candidates]) {
-    const rel = insideOf(workspace, path) ?? insideOf(realWorkspace, realOrSelf(path));
-    if (rel !== undefined) inside.push(rel.includes("/") ? rel : `./${rel}`);
+    // Both where the config names it and where it really is (a symlinked folder on the way).
+    for (const rel of [insideOf(workspace, path), insideOf(realWorkspace, realOrSelf(path))]) {
+      if (rel !== undefined) inside.push(rel.includes("/") ? rel : `./${rel}`);
+    }
   }
   if (inside.length === 0) return context;
   const current = context.protectedPaths ?? [...CONTEXT_DEFAULTS.protectedPaths];

@@ -193,3 +193,20 @@ Deno.test("toolroute flags --explain lists the start-up files; serve warns once 
   assertEquals(warnings.length, 1, stderr);
   assertStringIncludes(warnings[0], "rewriting the 8 files serve runs or reads at its next start");
 });
+
+Deno.test("a start-up file reached through a symlinked folder is protected under its real path too", async () => {
+  await using ws = await workspaceWithStartupFiles(false);
+  await Deno.symlink("tools", `${ws.root}/link`);
+  const config = resolveConfig(
+    { workspace: ".", modules: ["link/mod.ts"], expose: { builtins: ["write_file"] } },
+    `${ws.root}/toolroute.json`,
+    ws.root,
+  );
+  await using served = await buildRouter(config);
+  const tools = await served.expose();
+  for (const path of ["link/mod.ts", "tools/mod.ts", "tools/lib.ts"]) {
+    const written = await tools.call("write_file", { path, content: "evil" });
+    assertEquals(written.isError, true, `${path}: ${written.text}`);
+  }
+  assertEquals(await Deno.readTextFile(`${ws.root}/tools/mod.ts`), ws.files["tools/mod.ts"]);
+});
