@@ -103,3 +103,22 @@ Deno.test("resolveBuiltinContext() refuses a broad workspace unless allowBroadRo
 Deno.test('builtinTools() throws a TypeError for workspace "/" (RT decision: broad roots)', () => {
   assertThrows(() => builtinTools({ workspace: "/" }), TypeError, "allowBroadRoots: true");
 });
+
+Deno.test("builtinTools() refuses a workspace that is a symlink to a broad root", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolroute_broad_" });
+  try {
+    await Deno.symlink("/", `${dir}/root`);
+    assertThrows(() => builtinTools({ workspace: `${dir}/root` }), TypeError, 'leads to "/"');
+    const tools = builtinTools({ workspace: `${dir}/root`, allowBroadRoots: true });
+    await tools.close();
+    const fine = builtinTools({ workspace: dir });
+    assertThrows(
+      () => fine.resolve(["read_file"], { workspace: `${dir}/root` }),
+      TypeError,
+      "too broad to write",
+    );
+    await fine.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -61,3 +61,30 @@ function homeDirectory(): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Throws a `TypeError` when the workspace, with symlinks resolved, is too broad (see
+ * {@linkcode broadRootReason}) and the context does not say `allowBroadRoots: true`. A workspace
+ * Deno may not resolve is left to the per-call checks.
+ *
+ * Requires `allow-read` permission for the workspace.
+ *
+ * @tags allow-read
+ * @param workspace The declared workspace.
+ * @param allowBroadRoots The context's `allowBroadRoots`.
+ */
+export function assertRealRootNotBroad(workspace: string, allowBroadRoots: unknown): void {
+  if (allowBroadRoots === true) return;
+  let real: string;
+  try {
+    real = Deno.realPathSync(workspace);
+  } catch {
+    return;
+  }
+  const reason = broadRootReason(real);
+  if (reason !== undefined) {
+    throw new TypeError(
+      `Cannot use built-in context: the workspace "${workspace}" leads to "${real}", which is too broad to write (${reason}); use a project folder, or set allowBroadRoots: true`,
+    );
+  }
+}
