@@ -150,12 +150,14 @@ function listDirectory(
       else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
     }
   } catch (error) {
-    // A directory that vanished or that we may not list cannot be written by the sandbox through
-    // this name either way; anything else must stop the command.
-    if (
-      !(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory ||
-        error instanceof Deno.errors.PermissionDenied)
-    ) {
+    // A directory we may not list (a command ran `chmod 000` on it) could hide a protected entry:
+    // it is bound read-only itself, so no command can open it up again and write inside.
+    if (error instanceof Deno.errors.PermissionDenied && rel !== "") {
+      return { ...identity, subdirs: [], hits: [rel] };
+    }
+    // A directory that vanished is no longer there to write through; anything else must stop the
+    // command.
+    if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
       throw error;
     }
   }
