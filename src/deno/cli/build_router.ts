@@ -18,6 +18,8 @@ export interface ServedRouter extends AsyncDisposable {
   readonly router: ToolRouter;
   /** What the next start runs or reads as config, inside the workspace: protected from the tools. */
   readonly startupFiles: readonly string[];
+  /** Start-up files with more than one hard link (another name could rewrite them). */
+  readonly linkedStartupFiles: readonly string[];
   /**
    * The tool set of one user (or of nobody): exactly what the config exposes.
    *
@@ -82,6 +84,7 @@ export async function buildRouter(
   return {
     router,
     startupFiles: startupFilesInside(config.context, startup),
+    linkedStartupFiles: startup.linked,
     expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
       const user = config.users.find((entry) => entry.id === userId);
       return router.expose({

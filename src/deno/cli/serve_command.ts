@@ -57,6 +57,15 @@ export async function serveCommand(
       `toolroute: warning: bash runs unsandboxed (bash.sandbox "none"): nothing stops a command from rewriting the ${served.startupFiles.length} files serve runs or reads at its next start (see "toolroute flags --explain")`,
     );
   }
+  if (served.linkedStartupFiles.length > 0) {
+    io.err(
+      `toolroute: warning: ${served.linkedStartupFiles.join(", ")} ${
+        served.linkedStartupFiles.length === 1 ? "has" : "have"
+      } more than one hard link: a command could rewrite ${
+        served.linkedStartupFiles.length === 1 ? "it" : "them"
+      } through another name; replace with a copy (cp --remove-destination)`,
+    );
+  }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
   const first = served.expose(userId).then((toolSet) => {

@@ -9,6 +9,8 @@ export interface StartupFiles {
   readonly files: readonly string[];
   /** Deno config names Deno would discover there if they existed (absolute paths), sorted. */
   readonly candidates: readonly string[];
+  /** Files among `files` with more than one hard link: another name could rewrite them. */
+  readonly linked: readonly string[];
 }
 
 /** Options of {@linkcode startupFiles}. */
@@ -107,7 +109,12 @@ export async function startupFiles(
     }
   }
   for (const file of files) candidates.delete(file);
-  return { files: [...files].sort(), candidates: [...candidates].sort() };
+  const linked: string[] = [];
+  for (const file of files) {
+    const links = await Deno.stat(file).then((info) => info.nlink ?? 1, () => 1);
+    if (links > 1) linked.push(file);
+  }
+  return { files: [...files].sort(), candidates: [...candidates].sort(), linked: linked.sort() };
 }
 
 async function specifiersOf(file: string): Promise<string[]> {

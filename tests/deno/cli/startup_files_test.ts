@@ -210,3 +210,33 @@ Deno.test("a start-up file reached through a symlinked folder is protected under
   }
   assertEquals(await Deno.readTextFile(`${ws.root}/tools/mod.ts`), ws.files["tools/mod.ts"]);
 });
+
+Deno.test("serve warns when a start-up file has another hard link (a command could rewrite it through it)", async () => {
+  await using ws = await workspaceWithStartupFiles(false);
+  await Deno.link(`${ws.root}/tools/lib.ts`, `${ws.root}/notes_lib.ts`);
+  const config = resolveConfig(
+    JSON.parse(ws.files["toolroute.json"]),
+    `${ws.root}/toolroute.json`,
+    ws.root,
+  );
+  assertEquals((await startupFiles(config, { cwd: ws.root })).linked, [`${ws.root}/tools/lib.ts`]);
+  const serve = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      CLI,
+      "serve",
+      "--stdio",
+      "--allow-excess",
+      "--config",
+      `${ws.root}/toolroute.json`,
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assertStringIncludes(
+    new TextDecoder().decode(serve.stderr),
+    `warning: ${ws.root}/tools/lib.ts has more than one hard link`,
+  );
+});
