@@ -46,6 +46,7 @@ export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 // reports ctime in whole seconds): its cached entries are not trusted, as git treats a "racy" index.
 const RACY_MS = 3_000;
 const processCache: ProtectedScanCache = new Map();
+const MAX_CACHED_WORKSPACES = 64;
 
 /**
  * Finds every existing protected entry of a workspace at any depth, exactly as the file tools
@@ -109,7 +110,10 @@ export async function protectedMounts(
     hits.push(...entry.hits);
     for (const name of entry.subdirs) stack.push(rel === "" ? name : `${rel}/${name}`);
   }
+  // Most recently walked last; the process cache keeps a bounded number of workspaces.
+  cacheRoot.delete(key);
   cacheRoot.set(key, next);
+  while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
   for (const rel of hits) {
