@@ -32,6 +32,8 @@ export const hello = defineTool({
     "deno.json": JSON.stringify({ importMap: "./import_map.json" }),
     "import_map.json": JSON.stringify({ imports: {} }),
     "deno.lock": JSON.stringify({ version: "5" }),
+    "tools/deno.jsonc": "// the tools' own settings\n{}\n",
+    "package.json": JSON.stringify({ name: "ws", private: true }),
     "toolroute.schema.json": "{}",
     "notes.txt": "free to edit\n",
   };
@@ -54,6 +56,8 @@ const KINDS = [
   "deno.json",
   "import_map.json",
   "deno.lock",
+  "tools/deno.jsonc",
+  "package.json",
   "toolroute.schema.json",
 ];
 
@@ -85,7 +89,7 @@ Deno.test("startupFiles() lists the config, each module's local import graph and
     inside.sort(),
     [...KINDS, "libdir/mapped.ts", "tools/deeper/worker.ts", "tools/dynamic.ts"].sort(),
   );
-  assert(candidates.includes(`${ws.root}/package.json`), "an absent package.json is a candidate");
+  assert(candidates.includes(`${ws.root}/deno.jsonc`), "an absent deno.jsonc is a candidate");
   assert(!inside.includes("notes.txt"));
 });
 
@@ -170,7 +174,7 @@ Deno.test("toolroute flags --explain lists the start-up files; serve warns once 
   const { code, out } = await cli(["flags", "--config", `${ws.root}/toolroute.json`, "--explain"]);
   assertEquals(code, 0);
   for (const kind of KINDS) assertStringIncludes(out, `  ${ws.root}/${kind}\n`.trimEnd(), kind);
-  assertMatch(out, /Protected from write_file, apply_patch and the bash sandbox .*: 8 files/);
+  assertMatch(out, /Protected from write_file, apply_patch and the bash sandbox .*: 10 files/);
   const serve = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -191,7 +195,7 @@ Deno.test("toolroute flags --explain lists the start-up files; serve warns once 
     line.includes("warning: bash runs unsandboxed")
   );
   assertEquals(warnings.length, 1, stderr);
-  assertStringIncludes(warnings[0], "rewriting the 8 files serve runs or reads at its next start");
+  assertStringIncludes(warnings[0], "rewriting the 10 files serve runs or reads at its next start");
 });
 
 Deno.test("a start-up file reached through a symlinked folder is protected under its real path too", async () => {
