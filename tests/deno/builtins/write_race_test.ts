@@ -6,8 +6,8 @@
 //
 // The racer counts its successful swaps (in `swaps.txt`): each test asserts that it swapped, so a
 // racer that could not run fails the test instead of passing it with no race at all. Where it
-// cannot run (no perl, or not Linux on x86_64, where 316 is renameat2) the tests are skipped with
-// a notice; under CI on Linux x86_64 with perl they always run.
+// cannot run (no perl, or not Linux on x86_64 or arm64) the tests are skipped with a notice;
+// under CI on Linux x86_64 with perl they always run.
 import { assert, assertEquals } from "@std/assert";
 import { denoFlags } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
@@ -53,9 +53,11 @@ console.log(JSON.stringify({ leaks, rounds }));
 
 // renameat2(AT_FDCWD, "d", AT_FDCWD, "lnk", RENAME_EXCHANGE) in a loop; every 1024 attempts the
 // number of successful swaps so far is published (written, then renamed) to swaps.txt.
+// renameat2 is syscall 316 on x86_64 and 276 on arm64.
+const RENAMEAT2: Record<string, number> = { x86_64: 316, aarch64: 276 };
 const RACER = `my ($x, $y, $i, $n) = ("d", "lnk", 0, 0);
 while (1) {
-  $n++ if syscall(316, -100, $x, -100, $y, 2) == 0;
+  $n++ if syscall(${RENAMEAT2[Deno.build.arch] ?? -1}, -100, $x, -100, $y, 2) == 0;
   if (++$i % 1024 == 0) {
     open(my $f, ">", "swaps.tmp") or next;
     print $f $n;
@@ -67,8 +69,8 @@ while (1) {
 
 /** Why the racer cannot run here, or `undefined` when it can. */
 function racerUnavailable(): string | undefined {
-  if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") {
-    return `syscall 316 is renameat2 only on Linux x86_64, not ${Deno.build.os} ${Deno.build.arch}`;
+  if (Deno.build.os !== "linux" || RENAMEAT2[Deno.build.arch] === undefined) {
+    return `the racer knows renameat2 on Linux x86_64 and arm64, not ${Deno.build.os} ${Deno.build.arch}`;
   }
   try {
     const perl = new Deno.Command("perl", { args: ["-e", "1"], stdout: "null", stderr: "null" });
