@@ -17,7 +17,7 @@ export interface StartupFiles {
 export interface StartupFilesOptions {
   /** The directory `serve` runs in (Deno discovers its config from there), when known. */
   readonly cwd?: string;
-  /** Most local files followed through the import graph. Default: 5,000. */
+  /** Most local files followed through the import graph. Default: 1,000 (the sandbox binds each). */
   readonly maxFiles?: number;
 }
 
@@ -56,7 +56,7 @@ export async function startupFiles(
   config: ToolrouteConfig,
   options: StartupFilesOptions = {},
 ): Promise<StartupFiles> {
-  const maxFiles = options.maxFiles ?? 5_000;
+  const maxFiles = options.maxFiles ?? 1_000;
   const files = new Set<string>();
   const candidates = new Set<string>();
   const imports: [string, string][] = [];

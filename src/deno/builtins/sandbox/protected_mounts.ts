@@ -39,6 +39,12 @@ interface DirEntryCache {
 /** Per workspace and protected set: each directory's identity and what its entries were. */
 export type ProtectedScanCache = Map<string, Map<string, DirEntryCache>>;
 
+/**
+ * Most protected entries and pinned directories bound in one sandbox; more refuses the command
+ * (bubblewrap takes at most 9,000 arguments: three per mount, two more for its check).
+ */
+export const MAX_PROTECTED_ENTRIES = 1_500;
+
 /** The default directory bound of {@linkcode protectedMounts}. */
 export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 
@@ -114,6 +120,7 @@ export async function protectedMounts(
   cacheRoot.delete(key);
   cacheRoot.set(key, next);
   while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
+  if (hits.length > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
   for (const rel of hits) {
@@ -130,6 +137,7 @@ export async function protectedMounts(
       pinned.set(dir, { source, dest: join(workspace.declared, dir), identity: identityOf(info) });
     }
   }
+  if (mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
   return {
     mounts,
     pinned: [...pinned.values()],
@@ -206,4 +214,11 @@ function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
 
 function identityOf(info: Deno.FileInfo): string | undefined {
   return info.dev === null || info.ino === null ? undefined : `${info.dev}:${info.ino}`;
+}
+
+function tooManyEntries(workspace: string): ToolError {
+  return new ToolError(
+    "tool_error",
+    `The workspace "${workspace}" needs more than ${MAX_PROTECTED_ENTRIES} read-only mounts for its protected entries (such as nested ".git" folders and the folders leading to them): the sandbox cannot bind them all, so the command was not run; remove some`,
+  );
 }

@@ -159,3 +159,28 @@ Deno.test({
     assertEquals(await Deno.readTextFile(`${ws.root}/ran.txt`), "ran\n");
   },
 });
+
+Deno.test("protectedMounts() refuses more protected entries than one sandbox can bind", async () => {
+  await using ws = await tree(Array.from({ length: 760 }, (_, i) => `r${i}/.git`));
+  const error = await assertRejects(
+    () => protectedMounts({ declared: ws.root, real: ws.root }, [".git"], { cache: new Map() }),
+    ToolError,
+  );
+  // 760 entries and their 760 parents: over the 1,500 mounts one bwrap can take.
+  assertStringIncludes(error.message, "more than 1500 read-only mounts");
+});
+
+Deno.test({
+  name: "bash under bwrap runs with as many protected mounts as the bound allows",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using fx = await bashFixture();
+    for (let i = 0; i < 740; i++) {
+      await Deno.mkdir(`${fx.workspace}/r${i}/.git`, { recursive: true });
+    }
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const result = await bash.json({ command: "echo ok; echo evil > r739/.git/x" });
+    assertEquals(result.stdout, "ok\n", String(result.stderr));
+    assertStringIncludes(String(result.stderr), "Read-only file system");
+  },
+});
