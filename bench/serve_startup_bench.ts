@@ -33,7 +33,11 @@ Deno.bench({
   async fn(bench) {
     const serve = await startServeChild(["--workspace", workspace]);
     const client = new Client({ name: "bench", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serve.url), {
+        requestInit: { headers: { Authorization: `Bearer ${serve.token}` } },
+      }),
+    );
     await client.listTools();
     bench.end();
     console.error(`startup ${Math.round(performance.now() - serve.spawnedAt)} ms`);

@@ -1,6 +1,6 @@
 /**
  * Starts `toolroute serve --http 127.0.0.1:0` as a child process with least-privilege flags and
- * waits for its "serving … at URL" line: shared by the serve demo and the start-up bench.
+ * waits for its "serving … at URL" line and the bearer token it prints: shared by the serve demo and the start-up bench.
  *
  * @module
  */
@@ -12,6 +12,8 @@ const CLI = decodeURIComponent(new URL("../src/deno/cli/mod.ts", import.meta.url
 export interface ServeChild {
   /** The MCP endpoint. */
   url: string;
+  /** The bearer token it generated and printed once to stderr. */
+  token: string;
   /** The flags the child runs with. */
   flags: string[];
   /** `performance.now()` just before the child was spawned. */
@@ -39,25 +41,30 @@ export async function startServeChild(args: string[]): Promise<ServeChild> {
     stdin: "null",
     stdout: "null",
     stderr: "piped",
+    // No TOOLROUTE_TOKEN: serve generates a token and prints it once, ready to paste.
+    env: { TOOLROUTE_TOKEN: "" },
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   let url: string | undefined;
-  while (url === undefined) {
+  let token: string | undefined;
+  while (url === undefined || token === undefined) {
     const { done, value } = await reader.read();
     if (done) break;
     text += value;
     url = text.match(/at (http:\/\/\S+\/mcp)/)?.[1];
+    token = text.match(/Authorization: Bearer (\S+)\n/)?.[1];
   }
   const drained = (async () => {
     while (!(await reader.read()).done) { /* keep the pipe empty */ }
   })();
-  if (url === undefined) {
+  if (url === undefined || token === undefined) {
     await drained;
     throw new Error(`toolroute serve exited with ${(await child.status).code}: ${text}`);
   }
   return {
     url,
+    token,
     flags,
     spawnedAt,
     async stop() {

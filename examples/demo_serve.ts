@@ -22,7 +22,11 @@ export async function demoServe(print: (line: string) => void): Promise<void> {
   const client = new Client({ name: "demo", version: "1.0.0" });
   try {
     print(`deno run ${serve.flags.join(" ")} src/deno/cli/mod.ts serve --http 127.0.0.1:0`);
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(serve.url), {
+        requestInit: { headers: { Authorization: `Bearer ${serve.token}` } },
+      }),
+    );
     const { tools } = await client.listTools();
     const startup = performance.now() - serve.spawnedAt;
     print(

@@ -17,7 +17,8 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
  *
  * Empty text and `undefined` mean no arguments (`{}`). Throws a `ToolError` with code
  * `invalid_arguments` for text that is not JSON, JSON that is not an object, text over the size
- * limit, nesting deeper than the limit, the keys `__proto__`, `constructor` and `prototype`, and
+ * limit (for an object the host passes: its JSON length, counted by a walk that stops at the
+ * limit), nesting deeper than the limit, the keys `__proto__`, `constructor` and `prototype`, and
  * numbers that are not finite (`1e309`).
  *
  * @param args The arguments as the model sent them.
@@ -55,23 +56,50 @@ export function parseArguments(
       }; send an object such as {"key": "value"}`,
     );
   }
-  checkValue(value, "", 1, maxDepth);
+  // An object the host parsed itself gets the same size limit as text: its JSON length is
+  // counted during the walk, which stops as soon as the limit is passed.
+  const size = typeof args === "string" ? undefined : { chars: 0, max: maxChars };
+  checkValue(value, "", 1, maxDepth, size);
   return value as Record<string, unknown>;
 }
 
-function checkValue(value: unknown, path: string, depth: number, maxDepth: number): void {
+interface SizeBudget {
+  chars: number;
+  readonly max: number;
+}
+
+function count(size: SizeBudget | undefined, chars: number): void {
+  if (size === undefined) return;
+  size.chars += chars;
+  if (size.chars > size.max) {
+    throw invalid(
+      `The arguments are at least ${size.chars} characters long as JSON, over the limit of ${size.max}; send a smaller JSON object`,
+    );
+  }
+}
+
+function checkValue(
+  value: unknown,
+  path: string,
+  depth: number,
+  maxDepth: number,
+  size?: SizeBudget,
+): void {
   if (typeof value === "number") {
     if (!Number.isFinite(value)) {
       throw invalid(`The number at ${where(path)} is out of range; use a finite number`);
     }
+    count(size, String(value).length + 1);
     return;
   }
   if (value === null || typeof value !== "object") {
     if (typeof value === "bigint" || typeof value === "function" || typeof value === "symbol") {
       throw invalid(`The value at ${where(path)} is not JSON (${typeof value})`);
     }
+    count(size, typeof value === "string" ? value.length + 3 : 6);
     return;
   }
+  count(size, 2);
   if (depth > maxDepth) {
     throw invalid(
       `The arguments are nested deeper than ${maxDepth} levels; send a flatter JSON object`,
@@ -79,7 +107,7 @@ function checkValue(value: unknown, path: string, depth: number, maxDepth: numbe
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      checkValue(value[i], `${path}[${i}]`, depth + 1, maxDepth);
+      checkValue(value[i], `${path}[${i}]`, depth + 1, maxDepth, size);
     }
     return;
   }
@@ -88,11 +116,13 @@ function checkValue(value: unknown, path: string, depth: number, maxDepth: numbe
     if (FORBIDDEN_KEYS.has(key)) {
       throw invalid(`The key "${key}" at ${where(path)} is not allowed; rename or remove it`);
     }
+    count(size, key.length + 3);
     checkValue(
       (value as Record<string, unknown>)[key],
       path ? `${path}.${key}` : key,
       depth + 1,
       maxDepth,
+      size,
     );
   }
   if (Object.hasOwn(value, "__proto__")) {

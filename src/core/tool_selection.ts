@@ -1,3 +1,4 @@
+import { qualifiedLookAlikeName } from "./look_alike_names.ts";
 import type { ToolRegistry } from "./tool_registry.ts";
 import type { ShadowedTool } from "./tool_set.ts";
 import {
@@ -118,11 +119,30 @@ export async function resolveSelection(
 function merge(tiers: Record<SourceKind, RoutedTool[]>, missing: MissingTool[]): ResolvedSelection {
   const winners = new Map<string, RoutedTool>();
   const shadowed = new Map<string, ShadowedTool>();
+  // Names equal ignoring case are a collision too: the lower one is qualified (look-alikes).
+  const folded = new Map<string, RoutedTool>();
+  const taken = new Set(SOURCE_PRIORITY.flatMap((s) => tiers[s].map((t) => t.name.toLowerCase())));
   for (const source of SOURCE_PRIORITY) {
     for (const tool of tiers[source]) {
       const winner = winners.get(tool.name);
       if (winner === undefined) {
-        winners.set(tool.name, tool);
+        const lookAlike = folded.get(tool.name.toLowerCase());
+        if (lookAlike === undefined) {
+          winners.set(tool.name, tool);
+          folded.set(tool.name.toLowerCase(), tool);
+          continue;
+        }
+        const exposedAs = qualifiedLookAlikeName(tool, taken);
+        taken.add(exposedAs.toLowerCase());
+        const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
+        winners.set(exposedAs, renamed);
+        folded.set(exposedAs.toLowerCase(), renamed);
+        shadowed.set(`${tool.name}\u0000${source}`, {
+          name: tool.name,
+          winner: lookAlike.source,
+          hidden: [source],
+          exposedAs,
+        });
         continue;
       }
       const entry = shadowed.get(tool.name);

@@ -21,6 +21,11 @@ export interface ShadowedTool {
   winner: SourceKind;
   /** The sources whose tools of that name are hidden, highest first. */
   hidden: SourceKind[];
+  /**
+   * For a name equal to the winner's only ignoring case (`Read_File` and `read_file`): the
+   * qualified name the lower tool is exposed under instead of being hidden.
+   */
+  exposedAs?: string;
 }
 
 /** What `ToolSet` is built from; `ToolRouter#expose` makes it. */

@@ -189,4 +189,9 @@ export interface BuiltinContext {
   protectedPaths?: string[];
   /** Environment variable names passed to commands. Default: PATH, HOME, LANG, TERM. */
   env?: string[];
+  /**
+   * Allow a workspace that is `/`, a top-level system directory or a home directory itself
+   * (refused otherwise). Default: `false`.
+   */
+  allowBroadRoots?: boolean;
 }

@@ -64,3 +64,25 @@ Deno.test("parseArguments() rejects values that are not JSON in parsed objects",
   rejects({ f: () => 1 }, /not JSON \(function\)/);
   rejects({ n: 1n }, /not JSON \(bigint\)/);
 });
+
+Deno.test("parseArguments() applies the size limit to an object the host passes, stopping early", () => {
+  rejects({ a: "x".repeat(2_000_000) }, /characters long as JSON, over the limit of 1000000/);
+  // A wide object: the walk stops at the limit instead of visiting every element.
+  const list: number[] = Array.from({ length: 3_000_000 }, () => 1);
+  let lastRead = false;
+  Object.defineProperty(list, 2_999_999, {
+    get: () => {
+      lastRead = true;
+      return 1;
+    },
+    enumerable: true,
+  });
+  rejects({ list }, /over the limit of 1000000/);
+  assertEquals(lastRead, false, "the walk stopped at the limit");
+  rejects({ a: { b: "xxxxxxxx" } }, /over the limit of 10/, { maxChars: 10 });
+  assertEquals(parseArguments({ a: "xx" }, { maxChars: 20 }), { a: "xx" });
+  // The text limit and the object limit agree on what is small enough.
+  const value = { path: "a.txt", content: "y".repeat(900_000) };
+  assertEquals(parseArguments(value), value);
+  assertEquals(parseArguments(JSON.stringify(value)), value);
+});

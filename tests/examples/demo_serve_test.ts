@@ -7,7 +7,7 @@ Deno.test("demoServe() serves a workspace over HTTP with exact flags, lists, cal
   const text = lines.join("\n");
   assertMatch(
     text,
-    /^deno run --allow-read=\S+ --allow-write=\S+ --allow-net=127\.0\.0\.1 --no-prompt /,
+    /^deno run --allow-read=\S+ --allow-write=\S+ --allow-env=TOOLROUTE_TOKEN --allow-net=127\.0\.0\.1 --no-prompt /,
   );
   assertMatch(text, /tools\/list answered \d+ ms after the process started/);
   assertMatch(text, /tools: apply_patch, read_file, write_file/);

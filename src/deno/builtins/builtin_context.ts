@@ -1,4 +1,5 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import { broadRootReason } from "./paths/broad_root.ts";
 import {
   absolutePath,
   dedupe,
@@ -80,13 +81,15 @@ const KNOWN_FIELDS = new Set([
   "bash",
   "protectedPaths",
   "env",
+  "allowBroadRoots",
 ]);
 
 /**
  * Validates a built-in context and fills in its defaults.
  *
  * Throws a `TypeError` for a missing or malformed field (a relative workspace, an unknown field,
- * a protected path outside the workspace) and a `RangeError` for a limit that is not a positive
+ * a protected path outside the workspace, a workspace that is `/`, a top-level system directory
+ * or a home directory itself unless `allowBroadRoots: true`) and a `RangeError` for a limit that is not a positive
  * integer. Touches no file system: it needs no permission.
  *
  * @param context The plain-data context of a request.
@@ -108,6 +111,19 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
     }
   }
   const workspace = absolutePath(context.workspace, "workspace");
+  const broad = broadRootReason(workspace);
+  if (broad !== undefined && context.allowBroadRoots !== true) {
+    throw new TypeError(
+      `Cannot use built-in context: the workspace "${workspace}" is too broad to write (${broad}); use a project folder, or set allowBroadRoots: true`,
+    );
+  }
+  if (context.allowBroadRoots !== undefined && typeof context.allowBroadRoots !== "boolean") {
+    throw new TypeError(
+      `Cannot use built-in context: "allowBroadRoots" must be true or false, received ${
+        describe(context.allowBroadRoots)
+      }`,
+    );
+  }
   const readOnlyRoots = stringList(context.readOnlyRoots, "readOnlyRoots", [])
     .map((root, i) => absolutePath(root, `readOnlyRoots[${i}]`));
   const env = stringList(context.env, "env", CONTEXT_DEFAULTS.env).map((name, i) =>

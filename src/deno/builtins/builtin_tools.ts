@@ -13,6 +13,7 @@ import { createWriteFileTool } from "./files/write_file.ts";
 import { createBashTool } from "./bash/bash.ts";
 import { ProcessTable } from "./bash/process_table.ts";
 import { assertNoExcess } from "../permissions/check_permissions.ts";
+import { assertRealRootNotBroad } from "./paths/broad_root.ts";
 
 /** Options of {@linkcode builtinTools}. */
 export interface BuiltinToolsOptions {
@@ -82,6 +83,7 @@ export function builtinTools(
   options: BuiltinToolsOptions = {},
 ): BuiltinTools {
   const defaults = resolveBuiltinContext(context);
+  assertRealRootNotBroad(defaults.workspace, context.allowBroadRoots);
   if (options.strict === true) assertNoExcess(defaults);
   const processes = new Map<string, ProcessTable>();
   let closed = false;
@@ -118,6 +120,7 @@ export function builtinTools(
         throw new TypeError("Cannot resolve built-in tools: they were closed with close()");
       }
       const ctx = override === undefined ? defaults : resolveBuiltinContext(override);
+      if (override !== undefined) assertRealRootNotBroad(ctx.workspace, override.allowBroadRoots);
       const tools: RoutedTool[] = [];
       const missing: MissingTool[] = [];
       for (const name of names) {

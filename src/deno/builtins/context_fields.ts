@@ -30,7 +30,8 @@ export function absolutePath(value: unknown, field: string): string {
 }
 
 /**
- * Validates a protected path and makes it relative to the workspace.
+ * Validates a protected path and makes it relative to the workspace. A single name written as
+ * `./name` stays anchored (`./name`); a bare name is protected at any depth.
  *
  * @param value The path, relative to the workspace or absolute inside it.
  * @param workspace The normalized workspace.
@@ -49,7 +50,10 @@ export function protectedPath(value: string, workspace: string, field: string): 
       `Cannot use built-in context: "${field}" must name a path inside the workspace, received "${value}"`,
     );
   }
-  return rel;
+  // "./name" names that one entry at the top of the workspace; a bare "name" (such as ".git")
+  // is protected at any depth. A path with a slash is always anchored.
+  const anchored = value.startsWith("./") && !value.split("/").includes("..") && !rel.includes("/");
+  return anchored ? `./${rel}` : rel;
 }
 
 /**

@@ -15,11 +15,17 @@ import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
 import type { AuditSink } from "../../core/telemetry/audit_sink.ts";
 import type { PinStore } from "../../core/mcp/gateway/pinning/pin_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
+import { startupFiles } from "./startup_files.ts";
+import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
   /** The router. */
   readonly router: ToolRouter;
+  /** What the next start runs or reads as config, inside the workspace: protected from the tools. */
+  readonly startupFiles: readonly string[];
+  /** Start-up files with more than one hard link (another name could rewrite them). */
+  readonly linkedStartupFiles: readonly string[];
   /**
    * The tool set of one user (or of nobody): exactly what the config exposes.
    *
@@ -70,8 +76,11 @@ export async function buildRouter(
   config: ToolrouteConfig,
   options: BuildRouterOptions = {},
 ): Promise<ServedRouter> {
+  // What the next start runs or reads as config, computed before any module runs: the tools
+  // must not be able to rewrite it (RT-2).
+  const startup = await startupFiles(config, { cwd: readableCwd() });
   const { functions, mcpServices } = await loadModules(config.modules);
-  const builtins = builtinTools(config.context);
+  const builtins = builtinTools(withStartupProtection(config.context, startup));
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
@@ -112,6 +121,8 @@ export async function buildRouter(
   const served: ServedRouter = {
     router,
     ...(gateway === undefined ? {} : { gateway }),
+    startupFiles: startupFilesInside(config.context, startup),
+    linkedStartupFiles: startup.linked,
     async expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
       const user = config.users.find((entry) => entry.id === userId);
       const selection = (connect: boolean) => ({
@@ -140,6 +151,14 @@ export async function buildRouter(
     ...(pins.lock === undefined ? {} : { lock: pins.lock }),
   };
   return served;
+}
+
+function readableCwd(): string | undefined {
+  try {
+    return Deno.cwd();
+  } catch {
+    return undefined; // Not readable: Deno's own config lookup from there is not seen.
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { checkPermissions, type PermissionGap } from "../permissions/check_permi
 import { requiredPermissions } from "../permissions/required_permissions.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
+import { TOKEN_VARIABLE } from "./serve_token.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
 export interface CliPermissions {
@@ -18,6 +19,16 @@ export interface CliPermissions {
   net: string[];
 }
 
+/** Options of {@linkcode cliPermissions}. */
+export interface CliPermissionOptions {
+  /** The absolute path `serve --http --token-file` writes the token to. */
+  tokenFile?: string;
+  /** The `serve --audit` file, written. */
+  audit?: string;
+  /** The `serve --store` file, read and written. */
+  store?: string;
+}
+
 /** Variables a stdio server child inherits when the host may read them (see the gateway). */
 const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
 
@@ -27,24 +38,29 @@ const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
  *
  * @param config The loaded config.
  * @param http The `--http` address (`host:port`), when serving over HTTP.
- * @param files The `--audit` file (written) and the `--store` file (read and written).
+ * @param options The `--token-file` of `serve --http`, the `--audit` file (written) and the
+ *   `--store` file (read and written).
  * @returns The permissions, each list sorted.
  */
 export function cliPermissions(
   config: ToolrouteConfig,
   http?: string,
-  files: { audit?: string; store?: string } = {},
+  options: CliPermissionOptions = {},
 ): CliPermissions {
   const base = requiredPermissions(config.context);
   const read = [...base.read];
   const write = [...base.write];
-  for (const path of [config.path, ...config.modules, lockPath(config), files.audit, files.store]) {
+  for (
+    const path of [config.path, ...config.modules, lockPath(config), options.audit, options.store]
+  ) {
     if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
   }
   const run = new Set(base.run);
   const env = new Set([...base.env, ...config.variables]);
   const net = new Set<string>();
   if (http !== undefined) net.add(http);
+  // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
+  if (http !== undefined && config.users.length === 0) env.add(TOKEN_VARIABLE);
   const servers: McpServerConfig[] = [
     ...Object.values(config.mcpServers),
     ...config.users.flatMap((user) => Object.values(user.mcpServers)),
@@ -58,12 +74,12 @@ export function cliPermissions(
       if (url !== undefined) net.add(url.host);
     }
   }
-  for (const path of [files.audit, files.store]) {
+  for (const path of [options.audit, options.store]) {
     if (path !== undefined && !write.some((root) => inside(root, path))) write.push(path);
   }
   return {
     read,
-    write,
+    write: options.tokenFile === undefined ? write : [...write, options.tokenFile],
     run: [...run].sort(),
     env: [...env].sort(),
     net: [...net].sort(),
@@ -117,6 +133,7 @@ export function checkCliPermissions(
   for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
   for (const variable of needed.env) probe({ name: "env", variable }, `--allow-env=${variable}`);
   for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);
+  for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
     !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value))

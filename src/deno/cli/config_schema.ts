@@ -70,6 +70,8 @@ export const toolrouteConfigSchema = z.strictObject({
   workspace: nonEmpty.optional()
     .describe("The workspace, read and write; relative to this file. Default: this file's folder"),
   readOnlyRoots: z.array(nonEmpty).optional().describe("Folders that may be read but not written"),
+  allowBroadRoots: z.boolean().optional()
+    .describe("Allow a workspace that is /, a top-level system folder or a home folder itself"),
   protectedPaths: z.array(nonEmpty).optional()
     .describe('Paths inside the workspace that writes refuse; default [".git"]'),
   env: z.array(nonEmpty).optional()

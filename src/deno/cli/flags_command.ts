@@ -1,6 +1,8 @@
 import { resolve } from "@std/path";
 import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
+import { startupFiles } from "./startup_files.ts";
+import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
 import { listenAddress, listenPermission } from "./listen_address.ts";
 
 /**
@@ -23,7 +25,34 @@ export async function flagsCommand(
   const files = {
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
     store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
+    tokenFile: typeof flags["token-file"] === "string" ? resolve(flags["token-file"]) : undefined,
   };
   io.out(cliDenoFlags(cliPermissions(config, address, files)).join(" "));
+  if (flags.explain === true) {
+    const cwd = (() => {
+      try {
+        return Deno.cwd();
+      } catch {
+        return undefined;
+      }
+    })();
+    const startup = await startupFiles(config, { cwd });
+    const inside = startupFilesInside(config.context, startup);
+    const protectedContext = withStartupProtection(config.context, startup);
+    io.out(
+      `Protected from write_file, apply_patch and the bash sandbox (serve runs or reads them at its next start): ${inside.length} files`,
+    );
+    for (const path of inside) io.out(`  ${path}`);
+    const absent = (protectedContext.protectedPaths ?? []).filter((path) =>
+      !inside.some((file) => file.endsWith(path.replace(/^\.\//, "/")))
+    );
+    if (absent.length > 0) {
+      io.out(
+        `Also protected (context protectedPaths and absent Deno config names): ${
+          absent.join(", ")
+        }`,
+      );
+    }
+  }
   return 0;
 }

@@ -23,9 +23,10 @@ Options:
   --workspace DIR    The workspace, overriding the config's
   --stdio            Serve over stdin/stdout (the default)
   --http [HOST:PORT] Serve Streamable HTTP at http://HOST:PORT/mcp. Default 127.0.0.1:8787.
-                     Host and Origin are checked (DNS-rebinding protection); bearer tokens
-                     (config "users") are required when users are configured or HOST is not
-                     loopback
+                     Host and Origin are checked (DNS-rebinding protection) and a bearer
+                     token is always required: each user's (config "users"), or without
+                     users TOOLROUTE_TOKEN, or one generated and printed once to stderr
+  --token-file FILE  With --http and no users: also write the token to FILE (mode 0600)
   --user ID          In stdio mode: serve the tool set of this configured user
   --audit FILE       Append one JSON line per call to FILE (user, tool, server, argument
                      digest, duration, outcome, trace id)
@@ -64,7 +65,7 @@ Options:
   --user ID          Call as this configured user
   --timeout MS       The call's deadline in milliseconds
   -h, --help         Show this help`,
-  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT]
+  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT] [--explain]
 
 Prints the exact deno run permission flags serving the config needs, so that:
   deno run $(toolroute flags) jsr:@toolroute/toolroute/cli serve
@@ -76,6 +77,9 @@ Options:
   --http HOST:PORT   Include the permission to listen on this address
   --audit FILE       Include the permission to append to this audit file
   --store FILE       Include the permissions to use this SQLite store
+  --token-file FILE  Include the permission to write the token file of serve --http
+  --explain          Also list the files serve runs or reads at its next start (config,
+                     modules and their local imports, Deno config): the tools cannot write them
   -h, --help         Show this help`,
   lock: `Usage: toolroute lock [--config FILE] [--workspace DIR] [--check]
 

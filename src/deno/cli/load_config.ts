@@ -103,12 +103,15 @@ export function resolveConfig(
     : at(file.workspace ?? ".");
   const context: BuiltinContext = { workspace };
   if (file.readOnlyRoots) context.readOnlyRoots = file.readOnlyRoots.map(at);
+  if (file.allowBroadRoots !== undefined) context.allowBroadRoots = file.allowBroadRoots;
   // The config file and modules decide what the next start serves: when they sit inside the
   // workspace, the tools must not be able to rewrite them.
   const modules = (file.modules ?? []).map(at);
   const own = [path, ...modules].flatMap((entry) => {
     const inner = entry === undefined ? "" : relative(workspace, entry);
-    return inner === "" || inner.startsWith("..") || isAbsolute(inner) ? [] : [inner];
+    if (inner === "" || inner.startsWith("..") || isAbsolute(inner)) return [];
+    // "./name": that file only, not every file of that name at any depth.
+    return [inner.includes("/") ? inner : `./${inner}`];
   });
   if (file.protectedPaths || own.length > 0) {
     context.protectedPaths = [...(file.protectedPaths ?? CONTEXT_DEFAULTS.protectedPaths), ...own];

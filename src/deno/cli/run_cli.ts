@@ -11,13 +11,13 @@ import { UsageError } from "./usage_error.ts";
 const COMMON = ["config", "workspace"];
 const SPECS: Record<string, ArgSpec> = {
   serve: {
-    string: [...COMMON, "user", "audit", "store"],
+    string: [...COMMON, "user", "audit", "store", "token-file"],
     optional: { http: "127.0.0.1:8787" },
     boolean: ["stdio", "allow-excess"],
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
   call: { string: [...COMMON, "user", "timeout"] },
-  flags: { string: [...COMMON, "http", "audit", "store"] },
+  flags: { string: [...COMMON, "http", "audit", "store", "token-file"], boolean: ["explain"] },
   lock: { string: COMMON, boolean: ["check"] },
 };
 

@@ -1,10 +1,16 @@
 import { resolve } from "@std/path";
 import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
 import { formatCallLog, formatGatewayLog } from "./call_log.ts";
-import { checkCliPermissions, cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
+import {
+  checkCliPermissions,
+  cliDenoFlags,
+  type CliPermissionOptions,
+  cliPermissions,
+} from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { type ListenAddress, listenAddress, listenPermission } from "./listen_address.ts";
-import { oauthRedirectUrl, serveHttp } from "./serve_http.ts";
+import { ANONYMOUS, type HttpAuth, oauthRedirectUrl, serveHttp } from "./serve_http.ts";
+import { serveToken, writeTokenFile } from "./serve_token.ts";
 import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -35,7 +41,12 @@ export async function serveCommand(
   const files = {
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
     store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
+    tokenFile: typeof flags["token-file"] === "string" ? resolve(flags["token-file"]) : undefined,
   };
+  const tokenFile = files.tokenFile;
+  if (tokenFile !== undefined && http === undefined) {
+    throw new UsageError('"--token-file" applies to --http; over stdio there is no token');
+  }
   const warn = { onWarning: (line: string) => io.err(`toolroute: ${line}`) };
   checkPermissionsOrRefuse(
     await configFromFlags(flags, { env: false, ...warn }),
@@ -45,7 +56,7 @@ export async function serveCommand(
   );
   const config = await configFromFlags(flags);
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
-  const tokens = http === undefined ? undefined : userTokens(config, http);
+  const auth = http === undefined ? undefined : await httpAuth(config, http, tokenFile);
   const toolsChanged = new Set<(userId?: string) => void>();
   await using audit = files.audit === undefined ? undefined : await FileAuditSink.open(
     files.audit,
@@ -67,6 +78,21 @@ export async function serveCommand(
   if (served.lock !== undefined) {
     io.err(`toolroute: tool lock "${served.lock.path}": ${served.lock.tools} tools pinned`);
   }
+  const bash = config.context.bash;
+  if (typeof bash === "object" && bash.sandbox === "none") {
+    io.err(
+      `toolroute: warning: bash runs unsandboxed (bash.sandbox "none"): nothing stops a command from rewriting the ${served.startupFiles.length} files serve runs or reads at its next start (see "toolroute flags --explain")`,
+    );
+  }
+  if (served.linkedStartupFiles.length > 0) {
+    io.err(
+      `toolroute: warning: ${served.linkedStartupFiles.join(", ")} ${
+        served.linkedStartupFiles.length === 1 ? "has" : "have"
+      } more than one hard link: a command could rewrite ${
+        served.linkedStartupFiles.length === 1 ? "it" : "them"
+      } through another name; replace with a copy (cp --remove-destination)`,
+    );
+  }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
   const first = served.expose(userId).then((toolSet) => {
@@ -77,7 +103,7 @@ export async function serveCommand(
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
     if (http === undefined) await serveStdio(context, userId);
-    else await serveHttp(context, http, tokens);
+    else await serveHttp(context, http, auth!);
   } finally {
     stop.dispose();
     await first;
@@ -89,7 +115,7 @@ function checkPermissionsOrRefuse(
   config: ToolrouteConfig,
   http: ListenAddress | undefined,
   flags: Record<string, string | true>,
-  files: { audit?: string; store?: string },
+  files: CliPermissionOptions,
 ): void {
   const address = http === undefined ? undefined : listenPermission(http);
   const needed = cliPermissions(config, address, files);
@@ -111,15 +137,24 @@ function checkPermissionsOrRefuse(
   }
 }
 
-function userTokens(
+async function httpAuth(
   config: ToolrouteConfig,
   http: ListenAddress,
-): Record<string, string> | undefined {
+  tokenFile: string | undefined,
+): Promise<HttpAuth> {
   if (config.users.length === 0) {
-    if (http.loopback) return undefined;
-    throw new UsageError(
-      `Serving on "${http.hostname}" (not loopback) requires bearer tokens: add "users" to the config`,
-    );
+    if (!http.loopback) {
+      throw new UsageError(
+        `Serving on "${http.hostname}" (not loopback) requires bearer tokens: add "users" to the config`,
+      );
+    }
+    // Always a token, also on loopback: any other local user can reach a loopback port.
+    const { token, generated } = serveToken();
+    if (tokenFile !== undefined) await writeTokenFile(tokenFile, token);
+    return { tokens: { [token]: ANONYMOUS }, anonymous: true, generated, tokenFile };
+  }
+  if (tokenFile !== undefined) {
+    throw new UsageError('"--token-file" applies without "users"; each user has its own token');
   }
   const tokens: Record<string, string> = {};
   for (const user of config.users) {
@@ -131,7 +166,7 @@ function userTokens(
     }
     tokens[token] = user.id;
   }
-  return tokens;
+  return { tokens, anonymous: false, generated: false };
 }
 
 function stopSignal(): { signal: AbortSignal; dispose(): void } {

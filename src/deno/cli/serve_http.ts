@@ -3,26 +3,44 @@ import type { ListenAddress } from "./listen_address.ts";
 import { answerOAuthCallback, OAUTH_CALLBACK_PATH } from "./oauth_callback.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 import { UsageError } from "./usage_error.ts";
+import { tokenBanner } from "./serve_token.ts";
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
+/** The user id the handler sees for the single token of a config without `users`. */
+export const ANONYMOUS = "-";
+
+/** How `serve --http` authenticates: always with bearer tokens. */
+export interface HttpAuth {
+  /** Bearer tokens to user ids. */
+  readonly tokens: Record<string, string>;
+  /** One token and no users: the tool set is that of no user. */
+  readonly anonymous: boolean;
+  /** Whether the single token was generated at start (then printed once). */
+  readonly generated: boolean;
+  /** Where the single token was written. */
+  readonly tokenFile?: string;
+}
+
 /**
  * Serves Streamable HTTP at `http://HOST:PORT/mcp` on `Deno.serve` until the stop signal: each
- * request gets the tool set of its token's user; Host and Origin are checked.
+ * request gets the tool set of its token's user (a bearer token is always required, also on
+ * loopback: another local user could reach the port); Host and Origin are checked.
  *
  * @tags allow-net
  * @param context The router, config, logs and stop signal.
  * @param http Where to listen.
- * @param tokens Bearer tokens to user ids, when tokens are required.
+ * @param auth The bearer tokens (always required).
  */
 export async function serveHttp(
   context: ServeContext,
   http: ListenAddress,
-  tokens: Record<string, string> | undefined,
+  auth: HttpAuth,
 ): Promise<void> {
+  const { tokens, anonymous } = auth;
   const { served, config, io, stop, toolsChanged } = context;
   const handler = mcpHttpHandler({
-    tools: (request) => served.expose(request.userId, request.signal),
+    tools: (request) => served.expose(anonymous ? undefined : request.userId, request.signal),
     tokens,
     stateless: config.http.stateless,
     allowedHosts: config.http.allowedHosts ??
@@ -46,9 +64,13 @@ export async function serveHttp(
         port: http.port,
         signal: stop,
         onListen: ({ hostname, port }) => {
-          const auth = tokens === undefined ? "no token" : "bearer token required";
           const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
-          io.err(`toolroute: serving at ${url} (${auth})`);
+          io.err(`toolroute: serving at ${url} (bearer token required)`);
+          if (auth.generated) {
+            for (const line of tokenBanner(Object.keys(tokens)[0], url, auth.tokenFile)) {
+              io.err(line);
+            }
+          }
         },
       }, answer));
   } catch (error) {

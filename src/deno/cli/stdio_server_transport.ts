@@ -1,3 +1,5 @@
+import { BATCH_MESSAGE } from "../../core/mcp/serve/json_rpc_batch.ts";
+
 /** A JSON-RPC message as MCP sends it. */
 type JsonRpcMessage = Record<string, unknown>;
 
@@ -96,7 +98,16 @@ export class DenoStdioServerTransport {
       this.onerror?.(new Error("Received a line that is not JSON; ignored it"));
       return;
     }
-    if (message !== null && typeof message === "object" && !Array.isArray(message)) {
+    if (Array.isArray(message)) {
+      // A batch (removed from MCP in 2025-06-18): answered with one error, none of it runs.
+      void this.send({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: BATCH_MESSAGE },
+      } as unknown as JsonRpcMessage).catch(() => {});
+      return;
+    }
+    if (message !== null && typeof message === "object") {
       this.onmessage?.(message as JsonRpcMessage);
     } else this.onerror?.(new Error("Received JSON that is not a JSON-RPC message; ignored it"));
   }

@@ -1,5 +1,9 @@
 import { assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
-import { type BuiltinContext, resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import {
+  type BuiltinContext,
+  builtinTools,
+  resolveBuiltinContext,
+} from "@toolroute/toolroute/deno";
 
 Deno.test("resolveBuiltinContext() fills in the documented defaults", () => {
   const ctx = resolveBuiltinContext({ workspace: "/srv/ws/" });
@@ -72,4 +76,49 @@ Deno.test("resolveBuiltinContext() throws a RangeError for limits that are not p
     );
   }
   assertThrows(() => resolveBuiltinContext({ workspace: "/ws", commandTimeoutMs: 0 }), RangeError);
+});
+
+Deno.test("resolveBuiltinContext() refuses a broad workspace unless allowBroadRoots is true", () => {
+  for (
+    const workspace of ["/", "/etc", "/usr", "/home", "/tmp", "/home/alice", "/Users/bob", "/root"]
+  ) {
+    assertThrows(
+      () => resolveBuiltinContext({ workspace }),
+      TypeError,
+      "too broad to write",
+      workspace,
+    );
+    assertEquals(resolveBuiltinContext({ workspace, allowBroadRoots: true }).workspace, workspace);
+  }
+  for (const workspace of ["/home/alice/project", "/srv/app", "/workspace", "/tmp/x"]) {
+    assertEquals(resolveBuiltinContext({ workspace }).workspace, workspace);
+  }
+  assertThrows(
+    () => resolveBuiltinContext({ workspace: "/srv/app", allowBroadRoots: "yes" as never }),
+    TypeError,
+    '"allowBroadRoots" must be true or false',
+  );
+});
+
+Deno.test('builtinTools() throws a TypeError for workspace "/" (RT decision: broad roots)', () => {
+  assertThrows(() => builtinTools({ workspace: "/" }), TypeError, "allowBroadRoots: true");
+});
+
+Deno.test("builtinTools() refuses a workspace that is a symlink to a broad root", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolroute_broad_" });
+  try {
+    await Deno.symlink("/", `${dir}/root`);
+    assertThrows(() => builtinTools({ workspace: `${dir}/root` }), TypeError, 'leads to "/"');
+    const tools = builtinTools({ workspace: `${dir}/root`, allowBroadRoots: true });
+    await tools.close();
+    const fine = builtinTools({ workspace: dir });
+    assertThrows(
+      () => fine.resolve(["read_file"], { workspace: `${dir}/root` }),
+      TypeError,
+      "too broad to write",
+    );
+    await fine.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

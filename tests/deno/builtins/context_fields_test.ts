@@ -19,3 +19,10 @@ Deno.test("context field checks throw TypeError or RangeError with the field's n
     '"s"',
   ]);
 });
+
+Deno.test("protectedPath() keeps ./name anchored and a bare name for any depth", () => {
+  assertEquals(protectedPath("./deno.json", "/ws", "protectedPaths[0]"), "./deno.json");
+  assertEquals(protectedPath("deno.json", "/ws", "protectedPaths[0]"), "deno.json");
+  assertEquals(protectedPath("./a/../.env", "/ws", "protectedPaths[0]"), ".env");
+  assertEquals(protectedPath("./a/b", "/ws", "protectedPaths[0]"), "a/b");
+});

@@ -3,6 +3,11 @@
 // it can while the model calls the file tools. The tools run in a child process under exactly
 // `denoFlags(context)` (strict: no excess). With bash sandboxed, write_file and apply_patch do
 // their writes inside bubblewrap, where the outside path does not exist.
+//
+// The racer counts its successful swaps (in `swaps.txt`): each test asserts that it swapped, so a
+// racer that could not run fails the test instead of passing it with no race at all. Where it
+// cannot run (no perl, or not Linux on x86_64 or arm64) the tests are skipped with a notice;
+// under CI on Linux x86_64 with perl they always run.
 import { assert, assertEquals } from "@std/assert";
 import { denoFlags } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
@@ -19,8 +24,7 @@ const context = JSON.parse(Deno.args[0]);
 const deadline = Date.now() + Number(Deno.args[2]);
 await using router = new ToolRouter({ builtins: builtinTools(context, { strict: true }) });
 const tools = await router.expose({ builtins: ["read_file", "write_file", "apply_patch", "bash"] });
-const started = await tools.call("bash", { action: "start", command:
-  "perl -e 'my ($x, $y) = (\\"d\\", \\"lnk\\"); while(1){ syscall(316, -100, $x, -100, $y, 2); }'" });
+const started = await tools.call("bash", { action: "start", command: "perl racer.pl" });
 const { processId } = JSON.parse(started.text);
 const leaks = [];
 let rounds = 0;
@@ -47,10 +51,46 @@ await tools.call("bash", { action: "stop", processId });
 console.log(JSON.stringify({ leaks, rounds }));
 `;
 
+// renameat2(AT_FDCWD, "d", AT_FDCWD, "lnk", RENAME_EXCHANGE) in a loop; every 1024 attempts the
+// number of successful swaps so far is published (written, then renamed) to swaps.txt.
+// renameat2 is syscall 316 on x86_64 and 276 on arm64.
+const RENAMEAT2: Record<string, number> = { x86_64: 316, aarch64: 276 };
+const RACER = `my ($x, $y, $i, $n) = ("d", "lnk", 0, 0);
+while (1) {
+  $n++ if syscall(${RENAMEAT2[Deno.build.arch] ?? -1}, -100, $x, -100, $y, 2) == 0;
+  if (++$i % 1024 == 0) {
+    open(my $f, ">", "swaps.tmp") or next;
+    print $f $n;
+    close $f;
+    rename("swaps.tmp", "swaps.txt");
+  }
+}
+`;
+
+/** Why the racer cannot run here, or `undefined` when it can. */
+function racerUnavailable(): string | undefined {
+  if (Deno.build.os !== "linux" || RENAMEAT2[Deno.build.arch] === undefined) {
+    return `the racer knows renameat2 on Linux x86_64 and arm64, not ${Deno.build.os} ${Deno.build.arch}`;
+  }
+  try {
+    const perl = new Deno.Command("perl", { args: ["-e", "1"], stdout: "null", stderr: "null" });
+    if (!perl.outputSync().success) return "perl does not run";
+  } catch {
+    return "perl is not installed";
+  }
+  return undefined;
+}
+
+const unavailable = racerUnavailable();
+if (unavailable !== undefined) {
+  console.error(`write_race_test: skipped, the racer cannot run here (${unavailable})`);
+}
+const skip = unavailable !== undefined || skipWithoutBwrap();
+
 interface Race extends AsyncDisposable {
   ws: string;
   out: string;
-  run(script: string): Promise<{ leaks: string[]; rounds: number }>;
+  run(script: string): Promise<{ leaks: string[]; rounds: number; swaps: number }>;
 }
 
 /** A workspace with `d/secret.txt` and `lnk -> outside`, and an outside secret. */
@@ -63,6 +103,7 @@ async function race(): Promise<Race> {
   await Deno.writeTextFile(`${ws}/d/secret.txt`, "inside\n");
   await Deno.writeTextFile(`${out}/secret.txt`, `${SECRET}\n`);
   await Deno.symlink(out, `${ws}/lnk`);
+  await Deno.writeTextFile(`${ws}/racer.pl`, RACER);
   const context = { workspace: ws, bash: { sandbox: "bwrap" as const } };
   return {
     ws,
@@ -84,7 +125,9 @@ async function race(): Promise<Race> {
         stdin: "null",
       }).output();
       assert(child.success, new TextDecoder().decode(child.stderr));
-      return JSON.parse(new TextDecoder().decode(child.stdout));
+      const result = JSON.parse(new TextDecoder().decode(child.stdout));
+      const published = await Deno.readTextFile(`${ws}/swaps.txt`).catch(() => "0");
+      return { ...result, swaps: Number(published) };
     },
     async [Symbol.asyncDispose]() {
       await Deno.remove(base, { recursive: true });
@@ -98,30 +141,35 @@ async function listing(dir: string): Promise<string[]> {
   return names.sort();
 }
 
-Deno.test(
-  "write_file and apply_patch never read, write or remove outside through a racing symlink swap",
-  { ignore: skipWithoutBwrap() },
-  async () => {
+Deno.test({
+  name:
+    "write_file and apply_patch never read, write or remove outside through a racing symlink swap",
+  ignore: skip,
+  fn: async () => {
     await using r = await race();
-    const { leaks, rounds } = await r.run(RACE_CHILD);
+    const { leaks, rounds, swaps } = await r.run(RACE_CHILD);
     assert(rounds >= 20, `only ${rounds} rounds ran`);
+    assert(swaps > 0, "the racer performed no swap: the race did not run");
     assertEquals(leaks, []);
     // Nothing at all appears outside: not even an empty temporary file.
     assertEquals(await listing(r.out), ["secret.txt"]);
     assertEquals(await Deno.readTextFile(`${r.out}/secret.txt`), `${SECRET}\n`);
   },
-);
+});
 
-Deno.test("write_file append never copies an outside file in through a racing symlink swap", {
-  ignore: skipWithoutBwrap(),
-}, async () => {
-  await using r = await race();
-  const { rounds } = await r.run(APPEND_CHILD);
-  assert(rounds >= 20, `only ${rounds} rounds ran`);
-  // After the stop, whichever of d and lnk is the real directory is the workspace's own.
-  const own = (await Deno.lstat(`${r.ws}/d`)).isDirectory ? "d" : "lnk";
-  const inside = await Deno.readTextFile(`${r.ws}/${own}/secret.txt`);
-  assert(!inside.includes(SECRET), "the workspace now holds the outside secret");
-  assertEquals(await listing(r.out), ["secret.txt"]);
-  assertEquals(await Deno.readTextFile(`${r.out}/secret.txt`), `${SECRET}\n`);
+Deno.test({
+  name: "write_file append never copies an outside file in through a racing symlink swap",
+  ignore: skip,
+  fn: async () => {
+    await using r = await race();
+    const { rounds, swaps } = await r.run(APPEND_CHILD);
+    assert(rounds >= 20, `only ${rounds} rounds ran`);
+    assert(swaps > 0, "the racer performed no swap: the race did not run");
+    // After the stop, whichever of d and lnk is the real directory is the workspace's own.
+    const own = (await Deno.lstat(`${r.ws}/d`)).isDirectory ? "d" : "lnk";
+    const inside = await Deno.readTextFile(`${r.ws}/${own}/secret.txt`);
+    assert(!inside.includes(SECRET), "the workspace now holds the outside secret");
+    assertEquals(await listing(r.out), ["secret.txt"]);
+    assertEquals(await Deno.readTextFile(`${r.out}/secret.txt`), `${SECRET}\n`);
+  },
 });

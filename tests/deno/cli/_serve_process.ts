@@ -66,10 +66,17 @@ export async function exactFlags(args: string[]): Promise<string[]> {
   return out.split(" ");
 }
 
+/** The `TOOLROUTE_TOKEN` a test server gets unless the test sets its own. */
+export const TEST_TOKEN = "test-token-0123456789abcdef";
+
 /** A running `toolroute serve --http`. */
 export interface HttpServe extends AsyncDisposable {
   /** The MCP endpoint. */
   url: string;
+  /** The bearer token of a config without users (`TOOLROUTE_TOKEN`). */
+  token: string;
+  /** Options for the SDK's HTTP client transport that send the token. */
+  auth: { requestInit: { headers: Record<string, string> } };
   /** Everything the child wrote to stderr so far. */
   stderr(): string;
   /** Stops the child with SIGTERM and waits for it; returns its exit code. */
@@ -82,7 +89,7 @@ export interface HttpServe extends AsyncDisposable {
  *
  * @param denoFlags The child's permission flags.
  * @param serveArgs Arguments after `serve`.
- * @param env Extra environment variables.
+ * @param env Extra environment variables; `TOOLROUTE_TOKEN` is {@linkcode TEST_TOKEN} unless set.
  * @param listen The `--http` address. Default: `127.0.0.1:0`.
  * @returns The running server.
  */
@@ -97,7 +104,7 @@ export async function startHttpServe(
     stdin: "null",
     stdout: "null",
     stderr: "piped",
-    env,
+    env: { TOOLROUTE_TOKEN: TEST_TOKEN, ...env },
   }).spawn();
   let text = "";
   const decoder = new TextDecoder();
@@ -133,5 +140,13 @@ export async function startHttpServe(
       await pump;
       return status.code;
     })();
-  return { url, stderr: () => text, stop, [Symbol.asyncDispose]: async () => void await stop() };
+  const token = env.TOOLROUTE_TOKEN ?? TEST_TOKEN;
+  return {
+    url,
+    token,
+    auth: { requestInit: { headers: { Authorization: `Bearer ${token}` } } },
+    stderr: () => text,
+    stop,
+    [Symbol.asyncDispose]: async () => void await stop(),
+  };
 }

@@ -26,14 +26,14 @@ Deno.test("cliPermissions() adds modules, servers and the listening address to t
     read: ["/srv/ws", "/srv/tools.ts"],
     write: ["/srv/ws"],
     run: ["/usr/bin/env"],
-    env: ["DENO_DIR", "HOME", "PATH"],
+    env: ["DENO_DIR", "HOME", "PATH", "TOOLROUTE_TOKEN"],
     net: ["127.0.0.1:8787", "127.0.0.1:9000"],
   });
   assertEquals(cliDenoFlags(needed), [
     "--allow-read=/srv/ws,/srv/tools.ts",
     "--allow-write=/srv/ws",
     "--allow-run=/usr/bin/env",
-    "--allow-env=DENO_DIR,HOME,PATH",
+    "--allow-env=DENO_DIR,HOME,PATH,TOOLROUTE_TOKEN",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
     "--no-prompt",
   ]);
@@ -49,6 +49,7 @@ Deno.test({
       "--allow-env=DENO_DIR",
       "--allow-env=HOME",
       "--allow-env=PATH",
+      "--allow-env=TOOLROUTE_TOKEN",
       "--allow-net=127.0.0.1:9000",
       "--allow-read=/srv/tools.ts",
       "--allow-run=/usr/bin/env",

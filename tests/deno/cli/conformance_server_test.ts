@@ -12,6 +12,7 @@
 import { assertEquals } from "@std/assert";
 import { fromFileUrl } from "./_file_url.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
+import { startTokenProxy } from "./_token_proxy.ts";
 
 const CONFIG = fromFileUrl(
   new URL("../../../examples/conformance/toolroute.json", import.meta.url),
@@ -34,6 +35,8 @@ const MUST_PASS: Record<string, number> = {
 Deno.test("the MCP conformance suite passes its lifecycle, tools and DNS-rebinding scenarios", async () => {
   const flags = await exactFlags(["--config", CONFIG, "--http", "127.0.0.1:0"]);
   await using serve = await startHttpServe(flags, ["--config", CONFIG]);
+  // The suite sends no Authorization header: a proxy adds the token (Host and Origin unchanged).
+  await using proxy = await startTokenProxy(serve.url, serve.token);
   const out = await Deno.makeTempDir({ prefix: "toolroute_conformance_" });
   try {
     await new Deno.Command(Deno.execPath(), {
@@ -46,7 +49,7 @@ Deno.test("the MCP conformance suite passes its lifecycle, tools and DNS-rebindi
         "npm:@modelcontextprotocol/conformance@0.1.16",
         "server",
         "--url",
-        serve.url,
+        proxy.url,
         "--suite",
         "all",
         "-o",

@@ -88,7 +88,13 @@ Deno.test("the MCP Inspector CLI lists and calls tools of toolroute serve over s
     ]);
     const httpFlags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
     await using serve = await startHttpServe(httpFlags, ["--config", fixture.config]);
-    await checkTarget(cwd, [serve.url, "--transport", "http"]);
+    await checkTarget(cwd, [
+      serve.url,
+      "--transport",
+      "http",
+      "--header",
+      `Authorization: Bearer ${serve.token}`,
+    ]);
   } finally {
     await remote.close();
   }

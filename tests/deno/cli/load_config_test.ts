@@ -176,10 +176,10 @@ Deno.test("resolveConfig() protects the config file and modules that sit inside 
   );
   assertEquals(config.context, {
     workspace: "/srv/project",
-    protectedPaths: [".git", "toolroute.json", "tools/a.ts"],
+    protectedPaths: [".git", "./toolroute.json", "tools/a.ts"],
   });
   const own = resolveConfig({ protectedPaths: ["secrets"] }, "/srv/project/toolroute.json", "/", {
     env: {},
   });
-  assertEquals(own.context.protectedPaths, ["secrets", "toolroute.json"]);
+  assertEquals(own.context.protectedPaths, ["secrets", "./toolroute.json"]);
 });

@@ -119,7 +119,7 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
     `--allow-read=${fixture.workspace},/usr/share,${fixture.config},${lockBeside(fixture.config)}`,
     `--allow-write=${fixture.workspace}`,
     "--allow-run=bash,bwrap",
-    "--allow-env=PATH,REMOTE_TOKEN",
+    "--allow-env=PATH,REMOTE_TOKEN,TOOLROUTE_TOKEN",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
     "--no-prompt",
   ]);
@@ -145,3 +145,9 @@ Deno.test("runCli() call cannot rewrite the config that lives in the workspace",
 function lockBeside(config: string): string {
   return config.replace(/[^/]+$/, "toolroute.lock");
 }
+
+Deno.test("runCli() exits 2 for --workspace / unless the config allows broad roots", async () => {
+  const refused = await cli(["tools", "--workspace", "/"]);
+  assertEquals(refused.code, 2);
+  assertStringIncludes(refused.err, "too broad to write");
+});

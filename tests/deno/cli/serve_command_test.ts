@@ -54,7 +54,7 @@ Deno.test("serve --http with exact flags serves only the exposed tools to an SDK
   const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
   await using serve = await startHttpServe(flags, ["--config", fixture.config]);
   const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
   const { tools } = await client.listTools();
   assertEquals(
     tools.map((tool: { name: string }) => tool.name),
@@ -223,7 +223,7 @@ Deno.test("serve passes a remote server's tool-list change on to its clients", a
     const client = new Client({ name: "test", version: "1.0.0" });
     const changed = Promise.withResolvers<void>();
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
     assertEquals((await client.listTools()).tools.length, 5);
     await remote.changeTools((server) => {
       server.registerTool("fresh", { description: "Added later" }, () => ({
@@ -249,7 +249,7 @@ Deno.test("serve starts when a configured MCP server is down, reports it and ser
   const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
   await using serve = await startHttpServe(flags, ["--config", fixture.config]);
   const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
   const { tools } = await client.listTools();
   assertEquals(tools.map((tool: { name: string }) => tool.name), ["read_file"]);
   await client.close();

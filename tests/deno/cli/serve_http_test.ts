@@ -6,7 +6,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "../../../src/core/mcp/mcp_sdk.ts";
 import { buildRouter } from "../../../src/deno/cli/build_router.ts";
-import { serveHttp } from "../../../src/deno/cli/serve_http.ts";
+import { ANONYMOUS, type HttpAuth, serveHttp } from "../../../src/deno/cli/serve_http.ts";
 import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 
@@ -22,6 +22,8 @@ interface Running extends AsyncDisposable {
   /** Aborts the stop signal and waits until serveHttp returned. */
   stop(): Promise<void>;
 }
+
+const SINGLE_TOKEN = "single-token-0123456789";
 
 async function startServeHttp(
   overrides: Partial<ToolrouteConfig> = {},
@@ -58,7 +60,10 @@ async function startServeHttp(
     stop: controller.signal,
     toolsChanged: new Set(),
   };
-  const finished = serveHttp(context, LOOPBACK, tokens);
+  const auth: HttpAuth = tokens === undefined
+    ? { tokens: { [SINGLE_TOKEN]: ANONYMOUS }, anonymous: true, generated: true }
+    : { tokens, anonymous: false, generated: false };
+  const finished = serveHttp(context, LOOPBACK, auth);
   finished.catch((error) => listening.reject(error));
   const url = await listening.promise;
   let stopped: Promise<void> | undefined;
@@ -102,8 +107,10 @@ function connect(url: string, headers: Record<string, string> = {}): Promise<Cli
 Deno.test("serveHttp() logs its URL, serves the tool set and returns once stopped", async () => {
   await using serve = await startServeHttp();
   assertMatch(serve.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-  assertEquals(serve.logs, [`toolroute: serving at ${serve.url} (no token)`]);
-  const client = await connect(serve.url);
+  assertEquals(serve.logs[0], `toolroute: serving at ${serve.url} (bearer token required)`);
+  assertEquals(serve.logs[2], `  Authorization: Bearer ${SINGLE_TOKEN}`);
+  assertEquals(await rawStatus(serve.port, `127.0.0.1:${serve.port}`), 401);
+  const client = await connect(serve.url, { authorization: `Bearer ${SINGLE_TOKEN}` });
   const { tools } = await client.listTools();
   assertEquals(tools.map((tool: { name: string }) => tool.name), ["read_file"]);
   const result = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
@@ -145,7 +152,11 @@ Deno.test("serveHttp() forwards a tool-list change to connected clients", async 
   const client = new Client({ name: "test", version: "1.0.0" });
   const changed = Promise.withResolvers<void>();
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
-  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(serve.url), {
+      requestInit: { headers: { authorization: `Bearer ${SINGLE_TOKEN}` } },
+    }),
+  );
   await client.listTools();
   for (const listener of serve.context.toolsChanged) listener(undefined);
   await changed.promise;

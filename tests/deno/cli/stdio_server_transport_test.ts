@@ -21,7 +21,7 @@ Deno.test("DenoStdioServerTransport reads one message per line and writes lines"
   await writer.write(
     encoder.encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n{"jsonrpc":"2.0",'),
   );
-  await writer.write(encoder.encode('"method":"x"}\nnot json\n[1]\n\n'));
+  await writer.write(encoder.encode('"method":"x"}\nnot json\n42\n\n'));
   const read = reader.read();
   await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
   const { value } = await read;
@@ -39,4 +39,26 @@ Deno.test("DenoStdioServerTransport reads one message per line and writes lines"
   assertEquals(closed, 1);
   reader.releaseLock();
   await output.readable.cancel();
+});
+
+Deno.test("DenoStdioServerTransport answers a JSON-RPC batch with one error and passes none of it on", async () => {
+  const { input, output, writer, reader } = pipes();
+  const transport = new DenoStdioServerTransport(input.readable, output.writable);
+  const messages: unknown[] = [];
+  transport.onmessage = (message) => messages.push(message);
+  await transport.start();
+  const read = reader.read();
+  await writer.write(
+    new TextEncoder().encode(
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash"}}]\n',
+    ),
+  );
+  const reply = JSON.parse(new TextDecoder().decode((await read).value));
+  assertEquals(reply.id, null);
+  assertEquals(reply.error.code, -32600);
+  assertMatch(reply.error.message, /batches are not supported/);
+  assertEquals(messages, [], "nothing of the batch reached the server");
+  await writer.close();
+  await transport.close();
+  reader.releaseLock();
 });

@@ -2,6 +2,7 @@ import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts"
 import type { ConnectionSettings } from "./server_connection.ts";
 import { SharedSchemaValidator } from "./shared_schema_validator.ts";
 import { SharedToolDefinitions } from "./shared_tool_definitions.ts";
+import { REMOTE_TEXT_DEFAULTS, type RemoteTextLimits } from "./remote_tool_guard.ts";
 
 /** The gateway's options, checked and with defaults applied. */
 export interface GatewaySettings {
@@ -11,6 +12,8 @@ export interface GatewaySettings {
   userIdleMs: number;
   /** Most open per-user connections. */
   maxUserConnections: number;
+  /** Caps on remote descriptions and on each server's tool list. */
+  remoteText: RemoteTextLimits;
 }
 
 /**
@@ -70,6 +73,18 @@ export function gatewaySettings(
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
+    remoteText: {
+      maxDescriptionChars: number(
+        "maxDescriptionChars",
+        options.maxDescriptionChars,
+        REMOTE_TEXT_DEFAULTS.maxDescriptionChars,
+      ),
+      maxToolListChars: number(
+        "maxToolListChars",
+        options.maxToolListChars,
+        REMOTE_TEXT_DEFAULTS.maxToolListChars,
+      ),
+    },
   };
 }
 

@@ -81,7 +81,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #settings: BaseSettings;
   #global = new Map<string, ServerConnection>();
   #users: UserServers;
-  #tools = new RemoteRoutedTools();
+  #tools: RemoteRoutedTools;
   #oauth?: McpOAuth;
   #closed = false;
   #pins?: ToolPins;
@@ -93,7 +93,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, userIdleMs, maxUserConnections } = gatewaySettings(
+    const { settings, userIdleMs, maxUserConnections, remoteText } = gatewaySettings(
       options,
       (event) => this.#emit(options.onEvent, event),
     );
@@ -105,6 +105,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     this.#oauth = options.oauth;
     this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = { ...settings, oauth: this.#oauth };
+    this.#tools = new RemoteRoutedTools(remoteText);
     this.#users = new UserServers({
       idleMs: userIdleMs,
       maxConnections: maxUserConnections,
@@ -253,12 +254,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         (serverId, toolName, args, context) =>
           this.#callUser(userId!, serverId, toolName, args, context),
         `user\u0000${userId}${cacheSuffix}`,
+        missing,
       ),
       global: global.length === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
         (serverId, toolName, args, context) => this.#callGlobal(serverId, toolName, args, context),
         `global${cacheSuffix}`,
+        missing,
       ),
       missing,
     };

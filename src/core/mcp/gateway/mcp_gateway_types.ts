@@ -114,6 +114,17 @@ export interface McpGatewayOptions {
   maxResultChars?: number;
   /** Most bytes of one HTTP response body; longer ones fail the call. Default: 64 MiB. */
   maxResponseBytes?: number;
+  /**
+   * Most characters of a remote tool's description (and of each description in its schemas),
+   * after control and bidi characters are escaped; longer ones are cut with a visible marker.
+   * Default: 4096.
+   */
+  maxDescriptionChars?: number;
+  /**
+   * Most characters (as JSON) of one server's tool list; the tools beyond it are dropped and
+   * reported in `missing`. Default: 262144.
+   */
+  maxToolListChars?: number;
   /** Backoff of reconnections. */
   reconnect?: McpReconnectOptions;
   /** Idle time after which a per-user connection is closed, in milliseconds. Default: 600000. */

@@ -16,20 +16,29 @@ interface Session {
 
 /** Limits of {@linkcode McpSessions}. */
 export interface McpSessionLimits {
-  /** Most sessions kept; the least recently used is closed beyond it. */
+  /** Most sessions kept in all (bounds memory); a new one beyond it closes the same user's oldest. */
   maxSessions: number;
+  /** Most sessions of one user; a new one beyond it closes that user's least recently used. */
+  maxSessionsPerUser: number;
   /** Sessions idle this long are closed when a new one starts. */
   sessionIdleMs: number;
   /** Answer JSON instead of SSE streams. */
   jsonResponse: boolean;
 }
 
+/** Session ids closed to make room, remembered (this many) for a clear 404. */
+const REMEMBERED_EVICTIONS = 1024;
+
 /**
  * The sessions of a stateful MCP HTTP endpoint: one server and transport per session, bound to
- * the user that opened it, closed least-recently-used first beyond the limit.
+ * the user that opened it. A user beyond its own limit, or beyond the global one, loses its own
+ * least recently used session, never another user's; a user with no session when the server is
+ * full gets a 503 error. Sessions idle longer than the idle limit are closed for everyone.
  */
 export class McpSessions {
   #sessions = new Map<string, Session>();
+  #pending = new Map<string, number>();
+  #evicted = new Map<string, string>();
   #tools: ToolSet | ToolSetProvider;
   #serverOptions: ToolSetServerOptions;
   #limits: McpSessionLimits;
@@ -70,7 +79,13 @@ export class McpSessions {
     if (sessionId !== null) {
       const session = this.#sessions.get(sessionId);
       if (session === undefined || session.userId !== userId) {
-        return jsonRpcErrorResponse(404, "Session not found; initialize a new session");
+        const evicted = this.#evicted.get(sessionId);
+        return jsonRpcErrorResponse(
+          404,
+          evicted !== undefined && evicted === (userId ?? "")
+            ? "Session not found: it was closed because its user opened more sessions than allowed; initialize a new session"
+            : "Session not found; initialize a new session",
+        );
       }
       session.lastUsed = Date.now();
       this.#sessions.delete(sessionId);
@@ -80,11 +95,27 @@ export class McpSessions {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(400, "Missing Mcp-Session-Id header; initialize a session first");
     }
-    const session = await this.#open(userId);
-    const response = await session.transport.handleRequest(request, options);
-    // Not an initialize request: no session was created, so nothing keeps this server.
-    if (session.transport.sessionId === undefined) await session.server.close();
-    return response;
+    const key = userId ?? "";
+    if (!this.#makeRoom(key)) {
+      return jsonRpcErrorResponse(
+        503,
+        `Too many sessions: the server holds its maximum of ${this.#limits.maxSessions} open sessions of other users; close unused sessions or try again later`,
+        { "retry-after": "60" },
+      );
+    }
+    // Counted until the transport has answered: concurrent initializes cannot pass the limits.
+    this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
+    try {
+      const session = await this.#open(userId);
+      const response = await session.transport.handleRequest(request, options);
+      // Not an initialize request: no session was created, so nothing keeps this server.
+      if (session.transport.sessionId === undefined) await session.server.close();
+      return response;
+    } finally {
+      const left = (this.#pending.get(key) ?? 1) - 1;
+      if (left === 0) this.#pending.delete(key);
+      else this.#pending.set(key, left);
+    }
   }
 
   /**
@@ -107,7 +138,6 @@ export class McpSessions {
   }
 
   async #open(userId: string | undefined): Promise<Session> {
-    this.#evict();
     const server = new ToolSetServer(this.#tools, this.#serverOptions);
     const sessions = this.#sessions;
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -124,13 +154,40 @@ export class McpSessions {
     return session;
   }
 
-  #evict(): void {
+  /**
+   * Closes idle sessions, then the user's own least recently used ones until a new session of the
+   * user fits both limits. Returns `false` when only other users' sessions fill the server.
+   */
+  #makeRoom(key: string): boolean {
     const now = Date.now();
     for (const [id, session] of this.#sessions) {
-      const idle = now - session.lastUsed > this.#limits.sessionIdleMs;
-      if (!idle && this.#sessions.size < this.#limits.maxSessions) continue;
-      this.#sessions.delete(id);
-      void session.server.close().catch(() => {});
+      if (now - session.lastUsed > this.#limits.sessionIdleMs) this.#close(id, session, false);
     }
+    const own = [...this.#sessions].filter(([, session]) => (session.userId ?? "") === key);
+    const pendingOwn = this.#pending.get(key) ?? 0;
+    let pendingAll = 0;
+    for (const count of this.#pending.values()) pendingAll += count;
+    // Least recently used first: the map is kept in order of use.
+    while (
+      own.length > 0 &&
+      (own.length + pendingOwn >= this.#limits.maxSessionsPerUser ||
+        this.#sessions.size + pendingAll >= this.#limits.maxSessions)
+    ) {
+      const [id, session] = own.shift()!;
+      this.#close(id, session, true);
+    }
+    return own.length + pendingOwn < this.#limits.maxSessionsPerUser &&
+      this.#sessions.size + pendingAll < this.#limits.maxSessions;
+  }
+
+  #close(id: string, session: Session, evicted: boolean): void {
+    this.#sessions.delete(id);
+    if (evicted) {
+      this.#evicted.set(id, session.userId ?? "");
+      if (this.#evicted.size > REMEMBERED_EVICTIONS) {
+        this.#evicted.delete(this.#evicted.keys().next().value!);
+      }
+    }
+    void session.server.close().catch(() => {});
   }
 }

@@ -8,6 +8,7 @@ import {
   sha256Hex,
 } from "./_request_guard.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
+import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
@@ -48,8 +49,17 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
    * nothing (or when there are none).
    */
   authenticate?: (request: Request) => string | undefined | Promise<string | undefined>;
-  /** Most sessions kept; the least recently used is closed beyond it. Default: 1000. */
+  /**
+   * Most sessions kept in all, a bound on memory. Beyond it a new session closes the least
+   * recently used session of the same user; a user with none gets a 503 error. Never another
+   * user's session. Default: 1000.
+   */
   maxSessions?: number;
+  /**
+   * Most sessions of one user (the token's user; all anonymous requests count as one user).
+   * Beyond it the user's least recently used session is closed. Default: 100, at most `maxSessions`.
+   */
+  maxSessionsPerUser?: number;
   /** Sessions idle this long are closed when a new one starts. Default: 30 minutes. */
   sessionIdleMs?: number;
   /** Answer JSON instead of an SSE stream (no progress notifications). Default: `false`. */
@@ -129,6 +139,10 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const allowedOrigins = options.allowedOrigins ??
     LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]);
   const maxSessions = positive(options.maxSessions, "maxSessions") ?? 1000;
+  const maxSessionsPerUser = Math.min(
+    positive(options.maxSessionsPerUser, "maxSessionsPerUser") ?? 100,
+    maxSessions,
+  );
   const sessionIdleMs = positive(options.sessionIdleMs, "sessionIdleMs") ?? 30 * 60_000;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
   const tokenDigests = digestTokens(options.tokens);
@@ -141,6 +155,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   };
   const sessions = new McpSessions(tools, serverOptions, {
     maxSessions,
+    maxSessionsPerUser,
     sessionIdleMs,
     jsonResponse,
   });
@@ -201,6 +216,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
         });
       }
     }
+    if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
     return stateless
       ? await handleStateless(request, userId)
       : await sessions.handle(request, userId, authInfo(userId));

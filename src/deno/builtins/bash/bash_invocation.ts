@@ -31,7 +31,10 @@ export interface BashInvocationOptions {
   /** The working directory: the declared workspace followed by the symlink-free rest. */
   readonly cwd: string;
   /** The workspace, read-only roots and protected paths, for the sandbox's mounts. */
-  readonly roots?: Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
+  readonly roots?: Pick<
+    BwrapOptions,
+    "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs"
+  >;
   /** The environment passed to the command. */
   readonly env: Record<string, string>;
   /** `true` for a background process: adds the host-exit watchdog when not sandboxed. */

@@ -50,7 +50,7 @@ export function createWriteFileTool(ctx: ResolvedContext): RoutedTool {
     description: "Writes a text file in the workspace, atomically. mode: create (fail if it " +
       "exists), overwrite (default; replace or create) or append. Parent directories are " +
       `created. Paths are relative to the workspace; ${
-        ctx.protectedPaths.map((p) => quote(p)).join(", ") || "nothing"
+        protectedList(ctx.protectedPaths)
       } cannot be written. Returns JSON { path, mode, created, bytesWritten }.`,
     inputSchema: input.jsonSchema,
     annotations: Object.freeze({
@@ -128,4 +128,14 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
+}
+
+// The description names at most this many protected paths (serve can protect thousands).
+const LISTED_PROTECTED = 8;
+
+function protectedList(paths: readonly string[]): string {
+  if (paths.length === 0) return "nothing";
+  const shown = paths.slice(0, LISTED_PROTECTED).map((p) => quote(p)).join(", ");
+  const more = paths.length - LISTED_PROTECTED;
+  return more > 0 ? `${shown} and ${more} more protected paths` : shown;
 }

@@ -4,6 +4,13 @@ export interface BwrapMount {
   readonly source: string;
   /** Where the command sees it: the path the context declares. */
   readonly dest: string;
+  /**
+   * `dev:ino` of the source when it was found. When given, the sandbox checks that `dest` is that
+   * very file before the command runs, and refuses to run it otherwise: a source swapped for a
+   * symlink between the check and bubblewrap's mount (a racing background command) cannot bring
+   * a host directory into the sandbox.
+   */
+  readonly identity?: string;
 }
 
 /** What the bubblewrap sandbox of one command shows and runs. */
@@ -14,6 +21,12 @@ export interface BwrapOptions {
   readonly readOnlyRoots: readonly BwrapMount[];
   /** Existing protected paths inside the workspace: bound read-only over the workspace's binding. */
   readonly protectedPaths?: readonly BwrapMount[];
+  /**
+   * Directories inside the workspace that lead to a protected entry: each bound read-write onto
+   * itself, so it is a mount point the command cannot rename or remove (which would let it put
+   * another file at the protected path).
+   */
+  readonly pinnedDirs?: readonly BwrapMount[];
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -63,7 +76,8 @@ interface Mount {
  * the context declares (so symlinks above them do not matter), the system directories and a few `/etc`
  * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
  * Existing protected paths (such as `.git`) are bound read-only over the workspace, so a command
- * cannot plant a git hook either. Mounts are ordered parents first, so a workspace under `/tmp`
+ * cannot plant a git hook either; the directories leading to them are bound onto themselves, so
+ * the command cannot rename one away and put another file at a protected path. Mounts are ordered parents first, so a workspace under `/tmp`
  * stays visible above the tmpfs and a read-only root inside the workspace stays read-only. Environment values are never put in
  * the arguments (they would be visible in the host's process list); pass them to the `bwrap`
  * process itself.
@@ -86,10 +100,25 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       dest: options.workspace.dest,
       args: ["--bind", options.workspace.source, options.workspace.dest],
     },
+    ...(options.pinnedDirs ?? []).map(({ source, dest }) => ({
+      dest,
+      args: ["--bind-try", source, dest],
+    })),
     ...(options.protectedPaths ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind-try", source, dest],
     })),
+  ];
+  const checked = [...(options.pinnedDirs ?? []), ...(options.protectedPaths ?? [])]
+    .filter((mount) => mount.identity !== undefined);
+  const command = checked.length === 0 ? options.command : [
+    "bash",
+    "-c",
+    VERIFY_MOUNTS,
+    "toolroute-verify",
+    String(checked.length),
+    ...checked.flatMap((mount) => [mount.dest, mount.identity!]),
+    ...options.command,
   ];
   const ordered = mounts
     .map((mount, index) => ({ mount, index, depth: depth(mount.dest) }))
@@ -112,9 +141,20 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     "--chdir",
     options.cwd,
     "--",
-    ...options.command,
+    ...command,
   ];
 }
+
+// Checks that each mount point is the file that was found (`dev:ino`), then runs the command.
+const VERIFY_MOUNTS = `n=$1; shift; dests=(); ids=()
+for ((i = 0; i < n; i++)); do dests+=("$1"); ids+=("$2"); shift 2; done
+got=$(PATH=/usr/bin:/bin LC_ALL=C stat -L -c %d:%i -- "\${dests[@]}" 2>/dev/null)
+want=$(printf '%s\\n' "\${ids[@]}")
+if [ "$got" != "$want" ]; then
+  echo "toolroute: a protected path changed while the sandbox started (a command renaming directories?); the command was not run" >&2
+  exit 126
+fi
+exec "$@"`;
 
 function depth(path: string): number {
   return path.split("/").filter((part) => part.length > 0).length;

@@ -89,7 +89,10 @@ Deno.test({
   name: "prepareBashCommand() refuses without prompting when Deno may not run bwrap",
   permissions: { read: true, run: ["bash"], env: true },
   async fn() {
-    const ctx = resolveBuiltinContext({ workspace: "/tmp", bash: { sandbox: "bwrap" } });
+    const ctx = resolveBuiltinContext({
+      workspace: "/tmp/toolroute-ws",
+      bash: { sandbox: "bwrap" },
+    });
     const error = await assertRejects(() => prepareBashCommand(ctx, run("true")), ToolError);
     assertEquals(error.code, "permission_denied");
     assertEquals(
@@ -112,13 +115,17 @@ Deno.test("sandboxMounts() maps real paths onto declared ones and keeps only rea
     protectedPaths: [".git", "secret.env", "linked", "not_there"],
     bash: { sandbox: "bwrap" },
   });
-  assertEquals(await sandboxMounts(ctx), {
+  const mounts = await sandboxMounts(ctx);
+  const plain = (list: readonly { source: string; dest: string }[] | undefined) =>
+    list?.map(({ source, dest }) => ({ source, dest }));
+  assertEquals({ ...mounts, protectedPaths: plain(mounts.protectedPaths) }, {
     workspace: { source: fx.workspace, dest: `${fx.root}/ws_link` },
     readOnlyRoots: [{ source: fx.readOnly, dest: `${fx.root}/ro_link` }],
     protectedPaths: [
       { source: `${fx.workspace}/.git`, dest: `${fx.root}/ws_link/.git` },
       { source: `${fx.workspace}/secret.env`, dest: `${fx.root}/ws_link/secret.env` },
     ],
+    pinnedDirs: [],
   });
 });
 

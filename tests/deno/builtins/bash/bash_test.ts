@@ -197,7 +197,7 @@ Deno.test("bash caps a model's timeoutMs at the context's commandTimeoutMs", asy
 });
 
 Deno.test("createBashTool() throws a TypeError when bash is off in the context", () => {
-  const ctx = resolveBuiltinContext({ workspace: "/tmp" });
+  const ctx = resolveBuiltinContext({ workspace: "/tmp/toolroute-ws" });
   assertThrows(() => createBashTool(ctx, new ProcessTable(ctx)), TypeError, "bash is off");
 });
 

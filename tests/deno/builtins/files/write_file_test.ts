@@ -1,5 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { fileTools, makeFixture, SECRET } from "../_fixture.ts";
+import { createWriteFileTool } from "../../../../src/deno/builtins/files/write_file.ts";
+import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 
 async function names(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -99,4 +101,11 @@ Deno.test("write_file refuses to write over a directory", async () => {
   const result = await setup.tools.call("write_file", { path: "dir", content: "x" });
   assertEquals(result.code, "tool_error");
   assertStringIncludes(result.text, "not a regular file");
+});
+
+Deno.test("write_file's description names at most 8 protected paths, then how many more", () => {
+  const protectedPaths = Array.from({ length: 20 }, (_, i) => `./f${i}.ts`);
+  const tool = createWriteFileTool(resolveBuiltinContext({ workspace: "/srv/ws", protectedPaths }));
+  assertStringIncludes(tool.description, '"./f7.ts" and 12 more protected paths cannot be written');
+  assertEquals(tool.description.includes("f8.ts"), false);
 });

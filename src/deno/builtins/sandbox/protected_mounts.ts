@@ -1,0 +1,224 @@
+import { join, relative } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
+import { protectedMatch } from "../paths/protected_match.ts";
+import type { BwrapMount } from "./bwrap_command.ts";
+
+/** Options of {@linkcode protectedMounts}. */
+export interface ProtectedMountsOptions {
+  /** Most directories walked; more is refused (the command does not run). Default: 50,000. */
+  readonly maxDirectories?: number;
+  /** The cache to reuse between calls; default: one cache per process. */
+  readonly cache?: ProtectedScanCache;
+  /** The clock, in epoch milliseconds; default `Date.now` (tests move it). */
+  readonly now?: () => number;
+}
+
+/** The protected entries of a workspace, and what finding them cost. */
+export interface ProtectedScan {
+  /** Each existing protected entry, real path onto declared path: bind these read-only. */
+  readonly mounts: BwrapMount[];
+  /** The directories between the workspace and each mount: bind each onto itself (read-write). */
+  readonly pinned: BwrapMount[];
+  /** Directories visited (one `lstat` each). */
+  readonly directories: number;
+  /** Directories whose entries were read (`readDir`): the others came from the cache. */
+  readonly listed: number;
+  /** Wall time of the walk, in milliseconds. */
+  readonly ms: number;
+}
+
+interface DirEntryCache {
+  readonly ino: number | null;
+  readonly ctime: number;
+  readonly mtime: number;
+  readonly subdirs: readonly string[];
+  readonly hits: readonly string[];
+}
+
+/** Per workspace and protected set: each directory's identity and what its entries were. */
+export type ProtectedScanCache = Map<string, Map<string, DirEntryCache>>;
+
+/**
+ * Most protected entries and pinned directories bound in one sandbox; more refuses the command
+ * (bubblewrap takes at most 9,000 arguments: three per mount, two more for its check).
+ */
+export const MAX_PROTECTED_ENTRIES = 1_500;
+
+/** The default directory bound of {@linkcode protectedMounts}. */
+export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
+
+// A directory changed this recently may change again within the same timestamp tick (Deno
+// reports ctime in whole seconds): its cached entries are not trusted, as git treats a "racy" index.
+const RACY_MS = 3_000;
+const processCache: ProtectedScanCache = new Map();
+const MAX_CACHED_WORKSPACES = 64;
+
+/**
+ * Finds every existing protected entry of a workspace at any depth, exactly as the file tools
+ * match them (`protectedMatch`: any case, trailing dots and spaces), for read-only binds over the
+ * sandbox's workspace. Call it at the start of each command: what exists then is read-only for it.
+ *
+ * The walk follows no symlink and stops at a protected entry. A protected entry that is a symlink
+ * is bound at its real target when that lies inside the workspace (elsewhere the sandbox cannot
+ * write it anyway). The directories leading to each entry are returned too (`pinned`): bound onto
+ * themselves they are mount points, which a command cannot rename away. Each mount carries the
+ * `dev:ino` found here, which the sandbox checks before the command runs. A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
+ * precision in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than `maxDirectories`
+ * directories throws a `ToolError` (`tool_error`): the command must not run half protected.
+ *
+ * Requires `allow-read` permission for the workspace.
+ *
+ * @tags allow-read
+ * @param workspace The workspace, declared and real.
+ * @param protectedPaths The context's protected paths, relative to the workspace.
+ * @param options The bound and the cache.
+ * @returns The mounts and the cost of finding them.
+ */
+export async function protectedMounts(
+  workspace: Root,
+  protectedPaths: readonly string[],
+  options: ProtectedMountsOptions = {},
+): Promise<ProtectedScan> {
+  const started = performance.now();
+  const max = options.maxDirectories ?? MAX_PROTECTED_SCAN_DIRECTORIES;
+  const cacheRoot = options.cache ?? processCache;
+  const key = `${workspace.real}\0${protectedPaths.join("\0")}`;
+  const previous = cacheRoot.get(key) ?? new Map<string, DirEntryCache>();
+  const next = new Map<string, DirEntryCache>();
+  const hits: string[] = [];
+  let directories = 0;
+  let listed = 0;
+  const stack = [""];
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    if (++directories > max) {
+      cacheRoot.delete(key);
+      throw tooLarge(workspace.declared, max);
+    }
+    const path = rel === "" ? workspace.real : join(workspace.real, rel);
+    const info = lstatOrUndefined(path);
+    if (info === undefined || !info.isDirectory) continue;
+    const ctime = info.ctime?.getTime() ?? Number.NaN;
+    const mtime = info.mtime?.getTime() ?? Number.NaN;
+    const old = previous.get(rel);
+    let entry: DirEntryCache;
+    if (
+      old !== undefined && old.ino === info.ino && old.ctime === ctime && old.mtime === mtime &&
+      ctime < (options.now ?? Date.now)() - RACY_MS
+    ) {
+      entry = old;
+    } else {
+      listed++;
+      entry = listDirectory(path, rel, protectedPaths, { ino: info.ino, ctime, mtime });
+    }
+    next.set(rel, entry);
+    hits.push(...entry.hits);
+    for (const name of entry.subdirs) stack.push(rel === "" ? name : `${rel}/${name}`);
+  }
+  // Most recently walked last; the process cache keeps a bounded number of workspaces.
+  cacheRoot.delete(key);
+  cacheRoot.set(key, next);
+  while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
+  if (hits.length > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
+  const mounts: BwrapMount[] = [];
+  const pinned = new Map<string, BwrapMount>();
+  for (const rel of hits) {
+    const mount = await mountOf(workspace, rel);
+    if (mount === undefined) continue;
+    mounts.push(mount);
+    const parts = relative(workspace.real, mount.source).split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const dir = parts.slice(0, i).join("/");
+      if (pinned.has(dir)) continue;
+      const source = join(workspace.real, dir);
+      const info = lstatOrUndefined(source);
+      if (info === undefined || !info.isDirectory) continue;
+      pinned.set(dir, { source, dest: join(workspace.declared, dir), identity: identityOf(info) });
+    }
+  }
+  if (mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
+  return {
+    mounts,
+    pinned: [...pinned.values()],
+    directories,
+    listed,
+    ms: performance.now() - started,
+  };
+}
+
+function listDirectory(
+  path: string,
+  rel: string,
+  protectedPaths: readonly string[],
+  identity: Pick<DirEntryCache, "ino" | "ctime" | "mtime">,
+): DirEntryCache {
+  const subdirs: string[] = [];
+  const hits: string[] = [];
+  try {
+    for (const item of Deno.readDirSync(path)) {
+      const childRel = rel === "" ? item.name : `${rel}/${item.name}`;
+      if (protectedMatch(childRel, protectedPaths) !== undefined) hits.push(childRel);
+      else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
+    }
+  } catch (error) {
+    // A directory we may not list (a command ran `chmod 000` on it) could hide a protected entry:
+    // it is bound read-only itself, so no command can open it up again and write inside.
+    if (error instanceof Deno.errors.PermissionDenied && rel !== "") {
+      return { ...identity, subdirs: [], hits: [rel] };
+    }
+    // A directory that vanished is no longer there to write through; anything else must stop the
+    // command.
+    if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
+      throw error;
+    }
+  }
+  return { ...identity, subdirs, hits };
+}
+
+async function mountOf(workspace: Root, rel: string): Promise<BwrapMount | undefined> {
+  const source = join(workspace.real, rel);
+  const info = await Deno.lstat(source).catch(() => undefined);
+  if (info === undefined) return undefined;
+  if (!info.isSymlink) {
+    return { source, dest: join(workspace.declared, rel), identity: identityOf(info) };
+  }
+  const target = await Deno.realPath(source).catch(() => undefined);
+  if (target === undefined || !within(workspace.real, target)) return undefined;
+  const targetInfo = lstatOrUndefined(target);
+  if (targetInfo === undefined) return undefined;
+  return {
+    source: target,
+    dest: underDeclared(workspace, target),
+    identity: identityOf(targetInfo),
+  };
+}
+
+function tooLarge(workspace: string, max: number): ToolError {
+  return new ToolError(
+    "tool_error",
+    `The workspace "${workspace}" has more than ${max} directories: the sandbox cannot make ` +
+      "every protected path in it read-only, so the command was not run; use a smaller workspace",
+  );
+}
+
+// Synchronous on purpose: the walk is many tiny calls, and each asynchronous one costs several
+// times its work in scheduling (measured: 10,000 directories, see docs/security.md).
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function identityOf(info: Deno.FileInfo): string | undefined {
+  return info.dev === null || info.ino === null ? undefined : `${info.dev}:${info.ino}`;
+}
+
+function tooManyEntries(workspace: string): ToolError {
+  return new ToolError(
+    "tool_error",
+    `The workspace "${workspace}" needs more than ${MAX_PROTECTED_ENTRIES} read-only mounts for its protected entries (such as nested ".git" folders and the folders leading to them): the sandbox cannot bind them all, so the command was not run; remove some`,
+  );
+}

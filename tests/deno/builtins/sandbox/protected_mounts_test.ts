@@ -1,0 +1,186 @@
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
+import {
+  protectedMounts,
+  type ProtectedScanCache,
+} from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
+import { ToolError } from "../../../../src/core/tool_error.ts";
+import { bashFixture, bashUnderTest } from "../_bash_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+
+async function tree(paths: string[]): Promise<{ root: string } & AsyncDisposable> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_prot_" }));
+  for (const path of paths) await Deno.mkdir(`${root}/${path}`, { recursive: true });
+  return { root, [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }) };
+}
+
+Deno.test("protectedMounts() finds .git at any depth, in any case and with trailing dots", async () => {
+  await using ws = await tree([
+    ".git/hooks",
+    "vendor/lib/.git/hooks",
+    "a/b/c/.GIT",
+    "d/.git.",
+    "e/not-git/x",
+  ]);
+  const scan = await protectedMounts({ declared: ws.root, real: ws.root }, [".git"], {
+    cache: new Map(),
+  });
+  assertEquals(
+    scan.mounts.map((m) => m.dest.slice(ws.root.length + 1)).sort(),
+    [".git", "a/b/c/.GIT", "d/.git.", "vendor/lib/.git"],
+  );
+  assertEquals(
+    scan.pinned.map((m) => m.dest.slice(ws.root.length + 1)).sort(),
+    ["a", "a/b", "a/b/c", "d", "vendor", "vendor/lib"],
+  );
+  assert(scan.directories >= 8, `walked ${scan.directories} directories`);
+});
+
+Deno.test("protectedMounts() maps real paths onto the declared workspace and binds a protected symlink's target", async () => {
+  await using ws = await tree(["real/hooks-dir", "sub"]);
+  await Deno.symlink("../real", `${ws.root}/sub/.git`);
+  const scan = await protectedMounts({ declared: "/declared/ws", real: ws.root }, [".git"], {
+    cache: new Map(),
+  });
+  const real = await Deno.lstat(`${ws.root}/real`);
+  assertEquals(scan.mounts, [{
+    source: `${ws.root}/real`,
+    dest: "/declared/ws/real",
+    identity: `${real.dev}:${real.ino}`,
+  }]);
+  assertEquals(scan.pinned, [], "a top-level target needs no pinned directory");
+});
+
+Deno.test("protectedMounts() matches a protected path with a slash only at that place", async () => {
+  await using ws = await tree(["config/secrets", "other/config/secrets"]);
+  const scan = await protectedMounts({ declared: ws.root, real: ws.root }, ["config/secrets"], {
+    cache: new Map(),
+  });
+  assertEquals(scan.mounts.map((m) => m.dest), [`${ws.root}/config/secrets`]);
+});
+
+Deno.test("protectedMounts() reuses unchanged old directories and sees a .git added since", async () => {
+  await using ws = await tree(["a/b", "c"]);
+  const cache: ProtectedScanCache = new Map();
+  const workspace = { declared: ws.root, real: ws.root };
+  const first = await protectedMounts(workspace, [".git"], { cache });
+  // Later walks run "a minute later": the directories are no longer recently changed.
+  const later = { cache, now: () => Date.now() + 60_000 };
+  assertEquals(first.listed, first.directories);
+  const second = await protectedMounts(workspace, [".git"], later);
+  assertEquals(second.listed, 0, "nothing changed: no directory listed again");
+  await Deno.mkdir(`${ws.root}/a/b/.git`);
+  const third = await protectedMounts(workspace, [".git"], later);
+  assertEquals(third.mounts.map((m) => m.dest), [`${ws.root}/a/b/.git`]);
+  assertEquals(third.listed, 1, "only the changed directory is listed again");
+});
+
+Deno.test("protectedMounts() refuses a workspace over its directory bound", async () => {
+  await using ws = await tree(["a", "b", "c", "d"]);
+  const error = await assertRejects(
+    () => protectedMounts({ declared: ws.root, real: ws.root }, [".git"], { maxDirectories: 3 }),
+    ToolError,
+  );
+  assertStringIncludes(error.message, "more than 3 directories");
+});
+
+Deno.test({
+  name: "bash under bwrap cannot write a nested .git (RT-1): hooks and config stay unchanged",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using fx = await bashFixture();
+    await Deno.mkdir(`${fx.workspace}/vendor/lib/.git/hooks`, { recursive: true });
+    await Deno.writeTextFile(`${fx.workspace}/vendor/lib/.git/config`, "[core]\n");
+    await Deno.mkdir(`${fx.workspace}/deep/x/y/.Git`, { recursive: true });
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const result = await bash.json({
+      command: "echo evil > vendor/lib/.git/hooks/pre-commit; " +
+        "echo '[core] fsmonitor = evil' >> vendor/lib/.git/config; " +
+        "echo evil > deep/x/y/.Git/HEAD; mv vendor/lib vendor/lib2; mv vendor v2; " +
+        "echo fine > ok.txt",
+    });
+    assertStringIncludes(String(result.stderr), "Read-only file system");
+    assertStringIncludes(String(result.stderr), "Device or resource busy");
+    assertEquals(await Deno.readTextFile(`${fx.workspace}/vendor/lib/.git/config`), "[core]\n");
+    await assertRejects(() => Deno.lstat(`${fx.workspace}/vendor/lib/.git/hooks/pre-commit`));
+    await assertRejects(() => Deno.lstat(`${fx.workspace}/deep/x/y/.Git/HEAD`));
+    assertEquals(await Deno.readTextFile(`${fx.workspace}/ok.txt`), "fine\n");
+  },
+});
+
+Deno.test({
+  name: "bash under bwrap: a .git made by one command is read-only for the next one",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using fx = await bashFixture();
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const made = await bash.json({ command: "mkdir -p sub/.git/hooks && echo made" });
+    assertEquals(made.stdout, "made\n");
+    const result = await bash.json({ command: "echo evil > sub/.git/hooks/post-checkout" });
+    assertStringIncludes(String(result.stderr), "Read-only file system");
+    await assertRejects(() => Deno.lstat(`${fx.workspace}/sub/.git/hooks/post-checkout`));
+  },
+});
+
+Deno.test({
+  name:
+    "the sandbox refuses to run a command when a protected mount is not the file that was found",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using ws = await tree(["sub/.git"]);
+    const { bwrapCommand } = await import(
+      "../../../../src/deno/builtins/sandbox/bwrap_command.ts"
+    );
+    const scan = await protectedMounts({ declared: ws.root, real: ws.root }, [".git"], {
+      cache: new Map(),
+    });
+    const run = async (identity?: string) => {
+      const protectedPaths = scan.mounts.map((m) => identity ? { ...m, identity } : m);
+      const output = await new Deno.Command("bwrap", {
+        args: bwrapCommand({
+          workspace: { source: ws.root, dest: ws.root },
+          readOnlyRoots: [],
+          protectedPaths,
+          pinnedDirs: scan.pinned,
+          cwd: ws.root,
+          command: ["bash", "-c", "echo ran > ran.txt"],
+        }),
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+    };
+    // As a racing swap would leave it: the mount point is some other file.
+    const swapped = await run("1:1");
+    assertEquals(swapped.code, 126);
+    assertStringIncludes(swapped.stderr, "the command was not run");
+    await assertRejects(() => Deno.lstat(`${ws.root}/ran.txt`));
+    const found = await run();
+    assertEquals(found.code, 0, found.stderr);
+    assertEquals(await Deno.readTextFile(`${ws.root}/ran.txt`), "ran\n");
+  },
+});
+
+Deno.test("protectedMounts() refuses more protected entries than one sandbox can bind", async () => {
+  await using ws = await tree(Array.from({ length: 760 }, (_, i) => `r${i}/.git`));
+  const error = await assertRejects(
+    () => protectedMounts({ declared: ws.root, real: ws.root }, [".git"], { cache: new Map() }),
+    ToolError,
+  );
+  // 760 entries and their 760 parents: over the 1,500 mounts one bwrap can take.
+  assertStringIncludes(error.message, "more than 1500 read-only mounts");
+});
+
+Deno.test({
+  name: "bash under bwrap runs with as many protected mounts as the bound allows",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using fx = await bashFixture();
+    for (let i = 0; i < 740; i++) {
+      await Deno.mkdir(`${fx.workspace}/r${i}/.git`, { recursive: true });
+    }
+    await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
+    const result = await bash.json({ command: "echo ok; echo evil > r739/.git/x" });
+    assertEquals(result.stdout, "ok\n", String(result.stderr));
+    assertStringIncludes(String(result.stderr), "Read-only file system");
+  },
+});
