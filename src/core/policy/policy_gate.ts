@@ -7,13 +7,7 @@ import type { ApprovalSigner } from "./approval_signer.ts";
 import { issueApproval } from "./issue_approval.ts";
 import { waitForApproval } from "./approval_wait.ts";
 import type { PolicyDecision, PolicyEngine } from "./policy_engine.ts";
-import {
-  declined,
-  describeRule,
-  stoppedResult,
-  summarizeArguments,
-  withPolicyFields,
-} from "./policy_results.ts";
+import { declined, describeRule, stoppedResult, withPolicyFields } from "./policy_results.ts";
 import type { ApprovalHandler, ApprovalSelection, PendingApproval } from "./policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 

@@ -3,9 +3,9 @@ import {
   type AddClientAuthentication,
   createPrivateKeyJwtAuth,
   type OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type OAuthTokens,
 } from "../../mcp_sdk.ts";
 import type { McpOAuthClient } from "./mcp_oauth_options.ts";
