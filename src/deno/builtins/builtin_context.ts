@@ -1,4 +1,5 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import { DEFAULT_LIMITS, type ResourceLimits } from "./sandbox/resource_limits.ts";
 import {
   absolutePath,
   dedupe,
@@ -15,6 +16,8 @@ export type ResolvedBash = false | {
   readonly sandbox: "bwrap" | "none";
   /** Names of the environment variables a command receives. */
   readonly env: readonly string[];
+  /** Bounds of the sandbox session (with `"bwrap"` only). */
+  readonly limits?: ResourceLimits;
 };
 
 /**
@@ -147,7 +150,11 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   if (value === undefined || value === false) return false;
   // `true` picks the confined setting: a command never runs unconfined unless asked to.
   if (value === true) {
-    return Object.freeze({ sandbox: "bwrap" as const, env: Object.freeze([...env]) });
+    return Object.freeze({
+      sandbox: "bwrap" as const,
+      env: Object.freeze([...env]),
+      limits: DEFAULT_LIMITS,
+    });
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(
@@ -156,11 +163,13 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
       }`,
     );
   }
-  const { sandbox, env: bashEnv, ...rest } = value as Record<string, unknown>;
+  const { sandbox, env: bashEnv, limits, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) {
     throw new TypeError(
-      `Cannot use built-in context: unknown field "bash.${extra[0]}", expected sandbox or env`,
+      `Cannot use built-in context: unknown field "bash.${
+        extra[0]
+      }", expected sandbox, env or limits`,
     );
   }
   if (sandbox !== "bwrap" && sandbox !== "none") {
@@ -173,5 +182,41 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   const names = bashEnv === undefined
     ? [...env]
     : stringList(bashEnv, "bash.env", []).map((name, i) => envName(name, `bash.env[${i}]`));
-  return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+  if (sandbox === "none") {
+    if (limits !== undefined) {
+      throw new TypeError(
+        'Cannot use built-in context: "bash.limits" needs sandbox "bwrap" (nothing bounds an unconfined command)',
+      );
+    }
+    return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+  }
+  return Object.freeze({
+    sandbox,
+    env: Object.freeze(dedupe(names)),
+    limits: resolveLimits(limits),
+  });
+}
+
+function resolveLimits(value: unknown): ResourceLimits {
+  if (value === undefined) return DEFAULT_LIMITS;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "bash.limits" must be an object such as { processes: 512, memoryMiB: 2048 }, received ${
+        describe(value)
+      }`,
+    );
+  }
+  const { processes, memoryMiB, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) {
+    throw new TypeError(
+      `Cannot use built-in context: unknown field "bash.limits.${
+        extra[0]
+      }", expected processes or memoryMiB`,
+    );
+  }
+  return Object.freeze({
+    processes: limit(processes, "bash.limits.processes", DEFAULT_LIMITS.processes),
+    memoryMiB: limit(memoryMiB, "bash.limits.memoryMiB", DEFAULT_LIMITS.memoryMiB),
+  });
 }

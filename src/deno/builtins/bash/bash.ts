@@ -7,6 +7,8 @@ import { describeBash } from "./bash_description.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
+import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
+import { execInSession } from "../sandbox/session_exec.ts";
 import {
   assertSandboxRan,
   assertSandboxStarted,
@@ -27,10 +29,15 @@ const schema = z.object({
 type BashArgs = z.infer<typeof schema>;
 const input = compileZodInput(schema, "bash");
 
-/** Test hooks of {@linkcode createBashTool}. */
+/** Options of {@linkcode createBashTool}. */
 export interface BashToolOptions {
-  /** The bubblewrap program; default `"bwrap"`. */
+  /** The bubblewrap program; default `"bwrap"` (a test hook; it disables sessions). */
   readonly bwrapProgram?: string;
+  /**
+   * The sandbox sessions that sandboxed `exec` commands run in; without them each command
+   * starts its own bubblewrap.
+   */
+  readonly sessions?: SandboxSessions;
 }
 
 /**
@@ -88,6 +95,9 @@ async function runBash(
       const invocation = await prepareBashCommand(ctx, request(args, false, options));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
+      if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
+        return await execInSession(ctx, options.sessions, invocation.inside!, limits);
+      }
       const result = await spawnOrExplain(
         invocation.sandboxed,
         () => runCommand(invocation, limits),

@@ -1,10 +1,8 @@
-import { join } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
-import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
 import { bashEnvironment } from "./bash_permissions.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { BwrapMount, BwrapOptions } from "../sandbox/bwrap_command.ts";
+import { sandboxMounts } from "../sandbox/sandbox_mounts.ts";
 import { resolveDirectory } from "../paths/workspace_paths.ts";
 
 /** What a model asked to run. */
@@ -55,29 +53,5 @@ export async function prepareBashCommand(
   });
 }
 
-/**
- * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each
- * from its real path onto its declared path, and the existing protected paths (read-only).
- *
- * @param ctx The resolved context.
- * @returns The mounts for `bwrapCommand`.
- */
-export async function sandboxMounts(
-  ctx: ResolvedContext,
-): Promise<Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">> {
-  const mount = (root: Root) => ({ source: root.real, dest: root.declared });
-  const workspace = await workspaceRoot(ctx);
-  const protectedPaths: BwrapMount[] = [];
-  for (const path of ctx.protectedPaths) {
-    // Only a real directory or file inside the workspace: a symlink could point anywhere.
-    const info = await Deno.lstat(join(workspace.real, path)).catch(() => undefined);
-    if (info !== undefined && !info.isSymlink) {
-      protectedPaths.push({ source: join(workspace.real, path), dest: join(ctx.workspace, path) });
-    }
-  }
-  return {
-    workspace: mount(workspace),
-    readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
-    protectedPaths,
-  };
-}
+// Kept here too: the mounts moved to the sandbox's room.
+export { sandboxMounts } from "../sandbox/sandbox_mounts.ts";

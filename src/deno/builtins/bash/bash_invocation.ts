@@ -20,6 +20,8 @@ export interface BashInvocation {
   readonly detached: boolean;
   /** How to end it, given the spawned child. */
   readonly target: (child: Deno.ChildProcess) => ReapTarget;
+  /** Sandboxed: the command as run inside (in a session), with its own environment. */
+  readonly inside?: { command: string; cwd: string; env: Record<string, string> };
 }
 
 /** What {@linkcode bashInvocation} needs. */
@@ -100,6 +102,7 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
       sandboxed: true,
       detached: false,
       target: (child) => ({ kind: "sandbox", child }),
+      inside: { command, cwd, env },
     };
   }
   if (options.background) {

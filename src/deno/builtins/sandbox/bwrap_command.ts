@@ -14,6 +14,8 @@ export interface BwrapOptions {
   readonly readOnlyRoots: readonly BwrapMount[];
   /** Existing protected paths inside the workspace: bound read-only over the workspace's binding. */
   readonly protectedPaths?: readonly BwrapMount[];
+  /** Single programs of the host bound read-only (the session's supervisor runtime). */
+  readonly programs?: readonly BwrapMount[];
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -89,6 +91,10 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     ...(options.protectedPaths ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind-try", source, dest],
+    })),
+    ...(options.programs ?? []).map(({ source, dest }) => ({
+      dest,
+      args: ["--ro-bind", source, dest],
     })),
   ];
   const ordered = mounts

@@ -1,8 +1,8 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
-import { ToolError, ToolRouter } from "@toolroute/toolroute";
+import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
-import { readLines } from "../../../../src/deno/builtins/files/read_lines.ts";
-import { SandboxedReader } from "../../../../src/deno/builtins/sandbox/sandboxed_read.ts";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
+import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
 import { resolveReadPath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 
@@ -57,7 +57,7 @@ Deno.test("read_file with bash sandboxed stops reading a huge file after the ran
   assert(performance.now() - started < 5000, "it read far more than the range");
 });
 
-Deno.test("SandboxedReader cannot follow a symlink swapped in after the check to an outside directory", async () => {
+Deno.test("the session's open cannot follow a symlink swapped in after the check to an outside directory", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
   await Deno.mkdir(`${f.workspace}/d`);
@@ -66,23 +66,31 @@ Deno.test("SandboxedReader cannot follow a symlink swapped in after the check to
   // The swap the race would make, done deterministically between the check and the read.
   await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
   await Deno.symlink(f.outside, `${f.workspace}/d`);
-  const reader = await SandboxedReader.open(ctx, path, true);
-  const read = await readLines(reader, 100, { startLine: 1, maxChars: 1000 });
-  const error = await assertRejects(() => reader.finish("d/secret.txt", path.root), ToolError);
-  assertEquals(read.content, "");
-  assertEquals(error.message, 'File "d/secret.txt" does not exist');
-  assert(!error.message.includes(SECRET) && !error.message.includes(f.outside));
+  const sessions = new SandboxSessions();
+  try {
+    const error = await assertRejects(
+      () => sessionFileAccess(ctx, sessions).open(path, "d/secret.txt"),
+      Deno.errors.NotFound,
+    );
+    assert(!error.message.includes(SECRET) && !error.message.includes(f.outside));
+  } finally {
+    await sessions.close();
+  }
 });
 
-Deno.test("SandboxedReader stops at the command deadline when a FIFO blocks the open", async () => {
+Deno.test("the session's open refuses a FIFO without opening it (it would block)", async () => {
   await using f = await makeFixture();
-  const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, commandTimeoutMs: 300 });
+  const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, commandTimeoutMs: 2000 });
   const made = await new Deno.Command("mkfifo", { args: [`${f.workspace}/pipe`] }).output();
   assert(made.success);
   const path = await resolveReadPath(ctx, "pipe");
-  const reader = await SandboxedReader.open(ctx, path);
-  const read = await readLines(reader, 0, { startLine: 1, maxChars: 1000 });
-  assertEquals(read.content, "");
-  const error = await assertRejects(() => reader.finish("pipe", path.root), ToolError);
-  assertEquals(error.code, "timeout");
+  const sessions = new SandboxSessions();
+  try {
+    const started = performance.now();
+    const { info, file } = await sessionFileAccess(ctx, sessions).open(path, "pipe");
+    assertEquals([info.isFifo, file], [true, undefined]);
+    assert(performance.now() - started < 2000);
+  } finally {
+    await sessions.close();
+  }
 });

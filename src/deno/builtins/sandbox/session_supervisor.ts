@@ -1,0 +1,309 @@
+/**
+ * The supervisor that runs inside a sandbox session (see `sandbox_session.ts`): a small Deno
+ * program that serves file operations and bash commands over its stdin and stdout, one frame at
+ * a time. The host sends the source of {@linkcode supervisorMain} (as transpiled by Deno, so it
+ * must stay self-contained: no imports, no outside names) and runs it with the host's own
+ * `deno` binary, bound read-only into the sandbox.
+ *
+ * A frame is an 8-byte header (the JSON part's length and the body's length, big-endian
+ * unsigned 32-bit), a JSON object and a body of raw bytes. Requests carry an `id` and an `op`;
+ * every answer names the `id` it answers. The host treats every answer as untrusted.
+ *
+ * Operations: `stat` (`path`, `follow`), `open` (a regular file, for reading: `handle`, `info`),
+ * `read` (`handle`, `length`: the bytes as body, empty at the end), `close`, `mkdir`, `create`
+ * (a new file with the body as content and `mode`), `rename`, `link`, `remove`, `readDir`,
+ * `exec` (a bash command: its output as `stream` frames 1 and 2, then `exit`), `cancel` (an
+ * `exec`), and `ping`.
+ */
+
+/**
+ * The supervisor's program. Never called in the host: its source text is what runs inside the
+ * sandbox.
+ */
+export async function supervisorMain(): Promise<void> {
+  const MARKER = "TOOLROUTE_RUN_ID";
+  const encoder = new TextEncoder();
+  const handles = new Map<number, Deno.FsFile>();
+  const runs = new Map<number, { cancel: () => void }>();
+  let nextHandle = 1;
+  let writing: Promise<unknown> = Promise.resolve();
+
+  const send = (header: Record<string, unknown>, body: Uint8Array = new Uint8Array()) => {
+    const json = encoder.encode(JSON.stringify(header));
+    const frame = new Uint8Array(8 + json.length + body.length);
+    const view = new DataView(frame.buffer);
+    view.setUint32(0, json.length);
+    view.setUint32(4, body.length);
+    frame.set(json, 8);
+    frame.set(body, 8 + json.length);
+    writing = writing.then(async () => {
+      for (let at = 0; at < frame.length;) at += await Deno.stdout.write(frame.subarray(at));
+    });
+    return writing;
+  };
+  const info = (i: Deno.FileInfo) => ({
+    isFile: i.isFile,
+    isDirectory: i.isDirectory,
+    isSymlink: i.isSymlink,
+    isFifo: i.isFifo === true,
+    isDevice: i.isCharDevice === true || i.isBlockDevice === true,
+    isSocket: i.isSocket === true,
+    size: i.size,
+    mode: i.mode,
+    dev: i.dev,
+    ino: i.ino,
+    nlink: i.nlink,
+  });
+  // Reads up to `length` bytes (at most 1 MiB); `eof` when the file ended.
+  const readFull = async (file: Deno.FsFile, length: number) => {
+    const buffer = new Uint8Array(Math.max(0, Math.min(length, 1 << 20)));
+    let at = 0;
+    while (at < buffer.length) {
+      const count = await file.read(buffer.subarray(at));
+      if (count === null) return { bytes: buffer.subarray(0, at), eof: true };
+      at += count;
+    }
+    return { bytes: buffer, eof: false };
+  };
+  const processIds = async (): Promise<number[]> => {
+    const ids: number[] = [];
+    for await (const entry of Deno.readDir("/proc")) {
+      const pid = Number(entry.name);
+      if (Number.isInteger(pid) && pid > 1 && pid !== Deno.pid) ids.push(pid);
+    }
+    return ids;
+  };
+  const hasMarker = async (pid: number, marker: string): Promise<boolean> => {
+    try {
+      const environ = await Deno.readTextFile(`/proc/${pid}/environ`);
+      return environ.split("\0").includes(`${MARKER}=${marker}`);
+    } catch {
+      return false;
+    }
+  };
+  const kill = (pid: number) => {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  };
+  // Kills every process of a run (its marker), in rounds until none is left; with no other run
+  // going, every process of the sandbox but the supervisor (also those that cleared the marker).
+  const reap = async (marker: string) => {
+    try {
+      await sweep(marker);
+    } catch {
+      // The sandbox's /proc went away: the session is ending.
+    }
+  };
+  const sweep = async (marker: string) => {
+    for (let round = 0; round < 5; round++) {
+      const others = runs.size === 0;
+      let found = 0;
+      for (const pid of await processIds()) {
+        if (others || await hasMarker(pid, marker)) {
+          kill(pid);
+          found++;
+        }
+      }
+      if (found === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  const exec = async (id: number, request: Record<string, unknown>) => {
+    const marker = crypto.randomUUID();
+    const env = { ...(request.env as Record<string, string>), [MARKER]: marker };
+    const child = new Deno.Command("bash", {
+      args: ["-c", String(request.prefix ?? "") + String(request.command)],
+      cwd: String(request.cwd),
+      env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let timedOut = false;
+    let cancelled = false;
+    const stop = new AbortController();
+    const end = () => {
+      kill(child.pid);
+      void reap(marker);
+    };
+    runs.set(id, { cancel: () => (cancelled = true, end()) });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
+    }, Number(request.timeoutMs));
+    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+      const reader = stream.getReader();
+      const stopped = () => reader.cancel().catch(() => {});
+      stop.signal.addEventListener("abort", stopped, { once: true });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          await send({ id, stream: which }, value);
+        }
+      } catch {
+        // Cancelled after the grace period.
+      }
+    };
+    const pumps = Promise.all([pump(child.stdout, 1), pump(child.stderr, 2)]);
+    const status = await child.status;
+    clearTimeout(timer);
+    runs.delete(id);
+    // Background children of the command end with it.
+    await reap(marker);
+    const grace = setTimeout(() => stop.abort(), 250);
+    await pumps;
+    clearTimeout(grace);
+    const code = status.signal === null ? status.code : 128 + signalNumber(status.signal);
+    await send({ id, exit: { code, timedOut, cancelled } });
+  };
+  const signalNumber = (signal: string) =>
+    ({ SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 })[
+      signal
+    ] ?? 9;
+
+  const serve = async (request: Record<string, unknown>, body: Uint8Array) => {
+    const id = Number(request.id);
+    const path = String(request.path ?? "");
+    try {
+      switch (request.op) {
+        case "ping":
+          return await send({ id, ok: {} });
+        case "stat":
+          return await send({
+            id,
+            ok: { info: info(request.follow ? await Deno.stat(path) : await Deno.lstat(path)) },
+          });
+        case "open": {
+          // Checked before opening (opening a FIFO would block), then on the open file.
+          const before = await Deno.stat(path);
+          if (!before.isFile) return await send({ id, ok: { handle: null, info: info(before) } });
+          const file = await Deno.open(path, { read: true });
+          const opened = await file.stat();
+          if (!opened.isFile) {
+            file.close();
+            return await send({ id, ok: { handle: null, info: info(opened) } });
+          }
+          const handle = nextHandle++;
+          const first = await readFull(file, Number(request.prefetch ?? 0));
+          if (first.eof) file.close();
+          else handles.set(handle, file);
+          return await send(
+            { id, ok: { handle, info: info(opened), eof: first.eof } },
+            first.bytes,
+          );
+        }
+        case "read": {
+          const file = handles.get(Number(request.handle));
+          if (file === undefined) throw new TypeError("no such handle");
+          const { bytes, eof } = await readFull(file, Number(request.length));
+          if (eof) {
+            file.close();
+            handles.delete(Number(request.handle));
+          }
+          return await send({ id, ok: { eof } }, bytes);
+        }
+        case "close":
+          handles.get(Number(request.handle))?.close();
+          handles.delete(Number(request.handle));
+          return await send({ id, ok: {} });
+        case "mkdir":
+          await Deno.mkdir(path);
+          return await send({ id, ok: {} });
+        case "create": {
+          const mode = request.mode === null ? undefined : Number(request.mode);
+          const file = await Deno.open(path, { write: true, createNew: true, mode: mode ?? 0o666 });
+          try {
+            for (let at = 0; at < body.length;) at += await file.write(body.subarray(at));
+            file.close();
+            if (mode !== undefined) await Deno.chmod(path, mode);
+          } catch (error) {
+            try {
+              file.close();
+            } catch {
+              // Closed already.
+            }
+            await Deno.remove(path).catch(() => {});
+            throw error;
+          }
+          return await send({ id, ok: { info: info(await Deno.lstat(path)) } });
+        }
+        case "rename":
+          await Deno.rename(path, String(request.to));
+          return await send({ id, ok: {} });
+        case "link":
+          await Deno.link(path, String(request.to));
+          return await send({ id, ok: {} });
+        case "remove":
+          await Deno.remove(path);
+          return await send({ id, ok: {} });
+        case "readDir": {
+          const entries = [];
+          for await (const entry of Deno.readDir(path)) {
+            entries.push({
+              name: entry.name,
+              isFile: entry.isFile,
+              isDirectory: entry.isDirectory,
+              isSymlink: entry.isSymlink,
+            });
+          }
+          return await send({ id, ok: { entries } });
+        }
+        case "exec":
+          return await exec(id, request);
+        case "cancel":
+          runs.get(Number(request.target))?.cancel();
+          return await send({ id, ok: {} });
+        default:
+          throw new TypeError("unknown operation");
+      }
+    } catch (error) {
+      const name = error instanceof Error ? error.name : "Error";
+      const message = error instanceof Error ? error.message : String(error);
+      await send({ id, error: { name, message } });
+    }
+  };
+
+  await send({ id: 0, ready: { pid: Deno.pid } });
+  const reader = Deno.stdin.readable.getReader();
+  // Chunks are joined only once a whole frame is there: linear in the bytes received.
+  let pending: Uint8Array[] = [];
+  let total = 0;
+  let need = 8;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    pending.push(value);
+    total += value.length;
+    if (total < need) continue;
+    let all = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of pending) {
+      all.set(chunk, at);
+      at += chunk.length;
+    }
+    need = 8;
+    while (all.length >= 8) {
+      const view = new DataView(all.buffer, all.byteOffset);
+      const end = 8 + view.getUint32(0) + view.getUint32(4);
+      if (all.length < end) {
+        need = end;
+        break;
+      }
+      const jsonEnd = 8 + view.getUint32(0);
+      const header = JSON.parse(new TextDecoder().decode(all.subarray(8, jsonEnd)));
+      void serve(header, all.slice(jsonEnd, end));
+      all = all.subarray(end);
+    }
+    pending = [all];
+    total = all.length;
+  }
+  // The host closed the pipe: end every command and leave.
+  for (const pid of await processIds()) kill(pid);
+  Deno.exit(0);
+}

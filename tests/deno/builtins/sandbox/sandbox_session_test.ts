@@ -1,0 +1,161 @@
+import { assert, assertEquals, assertMatch } from "@std/assert";
+import { ToolRouter } from "@toolroute/toolroute";
+import { builtinTools } from "@toolroute/toolroute/deno";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+
+const ignore = skipWithoutBwrap();
+
+/** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
+async function processesNaming(text: string, goneWithinMs = 3000): Promise<number[]> {
+  const deadline = Date.now() + goneWithinMs;
+  while (true) {
+    const pids: number[] = [];
+    for await (const entry of Deno.readDir("/proc")) {
+      const pid = Number(entry.name);
+      if (!Number.isInteger(pid) || pid === Deno.pid) continue;
+      const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+      if (cmdline.includes(text)) pids.push(pid);
+    }
+    if (pids.length === 0 || Date.now() > deadline) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function workspace(): Promise<string> {
+  return await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_session_" }));
+}
+
+async function exec(
+  tools: Awaited<ReturnType<ToolRouter["expose"]>>,
+  command: string,
+  timeoutMs?: number,
+) {
+  const result = await tools.call("bash", { command, timeoutMs });
+  return { ...result, json: result.isError ? undefined : JSON.parse(result.text) };
+}
+
+Deno.test({
+  name: "a session keeps /tmp between calls of its context, and another context never sees it",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const b = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const mine = await router.expose({ builtins: ["bash"] });
+    const theirs = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: b, bash: true },
+    });
+    assertEquals((await exec(mine, "echo kept > /tmp/note; cat /tmp/note")).json.stdout, "kept\n");
+    assertEquals((await exec(mine, "cat /tmp/note")).json.stdout, "kept\n");
+    const other = await exec(theirs, "cat /tmp/note; ls -a /tmp");
+    assertMatch(other.json.stderr, /No such file/);
+    assert(!other.json.stdout.includes("note"), other.json.stdout);
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+    await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a command that kills its supervisor ends only its own session; the next call starts afresh",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const b = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const mine = await router.expose({ builtins: ["bash", "read_file"] });
+    const theirs = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: b, bash: true },
+    });
+    await exec(theirs, "echo other > /tmp/other");
+    // The supervisor is the command's parent's parent (bash -c runs the command): kill it.
+    const killed = await exec(mine, "kill -9 $PPID; sleep 1; echo survived");
+    assertEquals(killed.isError, true, killed.text);
+    assertMatch(killed.text, /The sandbox session ended: its supervisor exited/);
+    const again = await exec(mine, "echo fresh; ls /tmp");
+    assertEquals(again.json.stdout.startsWith("fresh\n"), true, again.text);
+    // The other context's session (and its /tmp) was not touched.
+    assertEquals((await exec(theirs, "cat /tmp/other")).json.stdout, "other\n");
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+    await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a hung supervisor (stopped by a command) ends its session at the deadline, with a clear error",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    await using router = new ToolRouter({
+      builtins: builtinTools({ workspace: a, bash: true, commandTimeoutMs: 300 }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    const started = performance.now();
+    const hung = await exec(tools, "kill -STOP $PPID; echo stopped");
+    assertEquals(hung.code, "timeout", hung.text);
+    assert(performance.now() - started < 15_000);
+    assertEquals((await exec(tools, "echo fresh")).json.stdout, "fresh\n");
+    await router.close();
+    assertEquals(await processesNaming(a), []);
+    await Deno.remove(a, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "an idle session closes after sessionIdleMs, and close() ends every session",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const b = await workspace();
+    const router = new ToolRouter({
+      builtins: builtinTools({ workspace: a, bash: true }, { sessionIdleMs: 200 }),
+    });
+    const tools = await router.expose({ builtins: ["bash", "read_file"] });
+    await exec(tools, "true");
+    assert((await processesNaming(a, 0)).length > 0, "the session did not start");
+    assertEquals(await processesNaming(a), []);
+    const theirs = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: b, bash: true },
+    });
+    await exec(theirs, "sleep 30 &");
+    assert((await processesNaming(b, 0)).length > 0, "the session did not start");
+    await router.close();
+    assertEquals(await processesNaming(b, 0), []);
+    await Deno.remove(a, { recursive: true });
+    await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "SIGKILL of the host leaves no process of its sandbox session",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--no-prompt",
+        new URL("./_session_host_main.ts", import.meta.url).pathname,
+        a,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+      stdin: "null",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assertEquals((await reader.read()).value, "started\n");
+    assert((await processesNaming(a, 0)).length > 1, "no session was running");
+    child.kill("SIGKILL");
+    await child.status;
+    await reader.cancel();
+    assertEquals(await processesNaming(a), []);
+    await Deno.remove(a, { recursive: true });
+  },
+});
