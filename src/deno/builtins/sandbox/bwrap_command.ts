@@ -16,6 +16,8 @@ export interface BwrapOptions {
   readonly protectedPaths?: readonly BwrapMount[];
   /** Single programs of the host bound read-only (the session's supervisor runtime). */
   readonly programs?: readonly BwrapMount[];
+  /** An empty tmpfs for the session's supervisor runtime (its cache), outside `/tmp`. */
+  readonly scratch?: string;
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -92,6 +94,9 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       dest,
       args: ["--ro-bind-try", source, dest],
     })),
+    ...(options.scratch === undefined
+      ? []
+      : [{ dest: options.scratch, args: ["--tmpfs", options.scratch] }]),
     ...(options.programs ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind", source, dest],

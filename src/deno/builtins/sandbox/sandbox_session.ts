@@ -36,6 +36,8 @@ interface Pending {
 
 // Where the host's deno binary appears inside the sandbox.
 const DENO_INSIDE = "/.toolroute/deno";
+// The supervisor's home (Deno keeps its cache there): a tmpfs of its own, not in /tmp.
+const HOME_INSIDE = "/.toolroute/home";
 const SOURCE = `await (${supervisorMain.toString()})();`;
 const SCRIPT = `data:application/javascript;base64,${btoa(SOURCE)}`;
 
@@ -111,6 +113,7 @@ export class SandboxSession {
     const args = bwrapCommand({
       ...setup.mounts,
       programs: [{ source: Deno.execPath(), dest: DENO_INSIDE }],
+      scratch: HOME_INSIDE,
       cwd: setup.mounts.workspace.dest,
       command: [
         DENO_INSIDE,
@@ -130,12 +133,8 @@ export class SandboxSession {
     try {
       child = new Deno.Command(spawned.program, {
         args: spawned.args,
-        env: {
-          PATH: setup.path,
-          DENO_DIR: "/tmp/.toolroute-deno",
-          DENO_NO_UPDATE_CHECK: "1",
-          NO_COLOR: "1",
-        },
+        // Commands can read the supervisor's environment: only names they have anyway.
+        env: { PATH: setup.path, HOME: HOME_INSIDE },
         clearEnv: true,
         stdin: "piped",
         stdout: "piped",

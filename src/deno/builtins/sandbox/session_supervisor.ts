@@ -21,7 +21,6 @@
  * sandbox.
  */
 export async function supervisorMain(): Promise<void> {
-  const MARKER = "TOOLROUTE_RUN_ID";
   const encoder = new TextEncoder();
   const handles = new Map<number, Deno.FsFile>();
   const runs = new Map<number, { cancel: () => void }>();
@@ -73,14 +72,6 @@ export async function supervisorMain(): Promise<void> {
     }
     return ids;
   };
-  const hasMarker = async (pid: number, marker: string): Promise<boolean> => {
-    try {
-      const environ = await Deno.readTextFile(`/proc/${pid}/environ`);
-      return environ.split("\0").includes(`${MARKER}=${marker}`);
-    } catch {
-      return false;
-    }
-  };
   const kill = (pid: number) => {
     try {
       Deno.kill(pid, "SIGKILL");
@@ -88,38 +79,30 @@ export async function supervisorMain(): Promise<void> {
       // Gone already.
     }
   };
-  // Kills every process of a run (its marker), in rounds until none is left; with no other run
-  // going, every process of the sandbox but the supervisor (also those that cleared the marker).
-  const reap = async (marker: string) => {
+  // Ends a command: its process group (it leads one) and, when no other command runs, every
+  // process of the sandbox but the supervisor (also those that started their own session).
+  // Nothing is put in the command's environment to find its processes.
+  const reap = async (group: number) => {
+    kill(-group);
     try {
-      await sweep(marker);
+      for (let round = 0; round < 5 && runs.size === 0; round++) {
+        const pids = await processIds();
+        if (pids.length === 0) return;
+        pids.forEach(kill);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
     } catch {
       // The sandbox's /proc went away: the session is ending.
     }
   };
-  const sweep = async (marker: string) => {
-    for (let round = 0; round < 5; round++) {
-      const others = runs.size === 0;
-      let found = 0;
-      for (const pid of await processIds()) {
-        if (others || await hasMarker(pid, marker)) {
-          kill(pid);
-          found++;
-        }
-      }
-      if (found === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  };
 
   const exec = async (id: number, request: Record<string, unknown>) => {
-    const marker = crypto.randomUUID();
-    const env = { ...(request.env as Record<string, string>), [MARKER]: marker };
     const child = new Deno.Command("bash", {
       args: ["-c", String(request.prefix ?? "") + String(request.command)],
       cwd: String(request.cwd),
-      env,
+      env: request.env as Record<string, string>,
       clearEnv: true,
+      detached: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -127,10 +110,7 @@ export async function supervisorMain(): Promise<void> {
     let timedOut = false;
     let cancelled = false;
     const stop = new AbortController();
-    const end = () => {
-      kill(child.pid);
-      void reap(marker);
-    };
+    const end = () => void reap(child.pid);
     runs.set(id, { cancel: () => (cancelled = true, end()) });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -155,7 +135,7 @@ export async function supervisorMain(): Promise<void> {
     clearTimeout(timer);
     runs.delete(id);
     // Background children of the command end with it.
-    await reap(marker);
+    await reap(child.pid);
     const grace = setTimeout(() => stop.abort(), 250);
     await pumps;
     clearTimeout(grace);
