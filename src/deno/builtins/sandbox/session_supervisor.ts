@@ -79,11 +79,13 @@ export async function supervisorMain(): Promise<void> {
       // Gone already.
     }
   };
-  // Ends a command: its process group (it leads one) and, when no other command runs, every
-  // process of the sandbox but the supervisor (also those that started their own session).
-  // Nothing is put in the command's environment to find its processes.
-  const reap = async (group: number) => {
-    kill(-group);
+  // Ends a command: its shell and, when no other command runs, every process of the sandbox but
+  // the supervisor (its background children too, also those that started their own session).
+  // While other commands run, a command's leftover children live on until the last one ends.
+  // Nothing is put in the command's environment to find its processes, and no process group is
+  // made (a detached spawn forks the whole supervisor and triples the cost of a short command).
+  const reap = async (shell: number) => {
+    kill(shell);
     try {
       for (let round = 0; round < 5 && runs.size === 0; round++) {
         const pids = await processIds();
@@ -102,7 +104,6 @@ export async function supervisorMain(): Promise<void> {
       cwd: String(request.cwd),
       env: request.env as Record<string, string>,
       clearEnv: true,
-      detached: true,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
