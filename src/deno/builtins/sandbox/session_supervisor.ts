@@ -64,9 +64,10 @@ export async function supervisorMain(): Promise<void> {
     }
     return { bytes: buffer, eof: false };
   };
-  const processIds = async (): Promise<number[]> => {
+  const processIds = (): number[] => {
     const ids: number[] = [];
-    for await (const entry of Deno.readDir("/proc")) {
+    // Synchronous: the sandbox's /proc lists a handful of entries.
+    for (const entry of Deno.readDirSync("/proc")) {
       const pid = Number(entry.name);
       if (Number.isInteger(pid) && pid > 1 && pid !== Deno.pid) ids.push(pid);
     }
@@ -88,7 +89,7 @@ export async function supervisorMain(): Promise<void> {
     kill(shell);
     try {
       for (let round = 0; round < 5 && runs.size === 0; round++) {
-        const pids = await processIds();
+        const pids = processIds();
         if (pids.length === 0) return;
         pids.forEach(kill);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -285,6 +286,6 @@ export async function supervisorMain(): Promise<void> {
     total = all.length;
   }
   // The host closed the pipe: end every command and leave.
-  for (const pid of await processIds()) kill(pid);
+  for (const pid of processIds()) kill(pid);
   Deno.exit(0);
 }
