@@ -154,6 +154,8 @@ export type BashSetting = boolean | {
   env?: string[];
   /** Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB. */
   limits?: { processes?: number; memoryMiB?: number };
+  /** `"none"` (default): no network. `{ allow }`: only these host names, through a proxy. */
+  network?: "none" | { allow: string[] };
 };
 
 /**

@@ -18,6 +18,8 @@ export type ResolvedBash = false | {
   readonly env: readonly string[];
   /** Bounds of the sandbox session (with `"bwrap"` only). */
   readonly limits?: ResourceLimits;
+  /** The host names the sandbox may reach through the proxy; absent: no network at all. */
+  readonly network?: { readonly allow: readonly string[] };
 };
 
 /**
@@ -163,13 +165,13 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
       }`,
     );
   }
-  const { sandbox, env: bashEnv, limits, ...rest } = value as Record<string, unknown>;
+  const { sandbox, env: bashEnv, limits, network, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) {
     throw new TypeError(
       `Cannot use built-in context: unknown field "bash.${
         extra[0]
-      }", expected sandbox, env or limits`,
+      }", expected sandbox, env, limits or network`,
     );
   }
   if (sandbox !== "bwrap" && sandbox !== "none") {
@@ -183,18 +185,48 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
     ? [...env]
     : stringList(bashEnv, "bash.env", []).map((name, i) => envName(name, `bash.env[${i}]`));
   if (sandbox === "none") {
-    if (limits !== undefined) {
+    if (limits !== undefined || (network !== undefined && network !== "none")) {
       throw new TypeError(
-        'Cannot use built-in context: "bash.limits" needs sandbox "bwrap" (nothing bounds an unconfined command)',
+        'Cannot use built-in context: "bash.limits" and "bash.network" need sandbox "bwrap" (nothing bounds an unconfined command)',
       );
     }
     return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
   }
+  const allow = resolveNetwork(network);
   return Object.freeze({
     sandbox,
     env: Object.freeze(dedupe(names)),
     limits: resolveLimits(limits),
+    ...(allow === undefined ? {} : { network: Object.freeze({ allow }) }),
   });
+}
+
+function resolveNetwork(value: unknown): readonly string[] | undefined {
+  if (value === undefined || value === "none") return undefined;
+  const allow = value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>).allow
+    : undefined;
+  if (!Array.isArray(allow) || Object.keys(value as object).some((key) => key !== "allow")) {
+    throw new TypeError(
+      `Cannot use built-in context: "bash.network" must be "none" or { allow: ["registry.npmjs.org"] }, received ${
+        describe(value)
+      }`,
+    );
+  }
+  const names = allow.map((name, i) => {
+    if (
+      typeof name !== "string" || !/^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+$/i.test(name) ||
+      /^[0-9.]+$/.test(name)
+    ) {
+      throw new TypeError(
+        `Cannot use built-in context: "bash.network.allow[${i}]" must be a host name such as "registry.npmjs.org" or "*.example.com" (no IP address, port or scheme), received ${
+          describe(name)
+        }`,
+      );
+    }
+    return name.toLowerCase();
+  });
+  return Object.freeze(dedupe(names));
 }
 
 function resolveLimits(value: unknown): ResourceLimits {

@@ -14,8 +14,8 @@ export interface BwrapOptions {
   readonly readOnlyRoots: readonly BwrapMount[];
   /** Existing protected paths inside the workspace: bound read-only over the workspace's binding. */
   readonly protectedPaths?: readonly BwrapMount[];
-  /** Single programs of the host bound read-only (the session's supervisor runtime). */
-  readonly programs?: readonly BwrapMount[];
+  /** More host files or directories bound read-only (the session's runtime, its proxy socket). */
+  readonly extras?: readonly BwrapMount[];
   /** An empty tmpfs for the session's supervisor runtime (its cache), outside `/tmp`. */
   readonly scratch?: string;
   /** The working directory, as the command sees it (inside the workspace). */
@@ -97,7 +97,7 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     ...(options.scratch === undefined
       ? []
       : [{ dest: options.scratch, args: ["--tmpfs", options.scratch] }]),
-    ...(options.programs ?? []).map(({ source, dest }) => ({
+    ...(options.extras ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind", source, dest],
     })),

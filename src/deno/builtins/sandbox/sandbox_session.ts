@@ -12,6 +12,8 @@ export interface SessionSetup {
   readonly path: string;
   /** How long the supervisor may take to start, in milliseconds. */
   readonly startTimeoutMs: number;
+  /** The host directory of the network proxy's socket, when the sandbox may reach the network. */
+  readonly proxyDirectory?: string;
   /** Wraps the `bwrap` program and arguments (resource limits); default: unchanged. */
   readonly wrap?: (program: string, args: string[]) => { program: string; args: string[] };
 }
@@ -36,6 +38,10 @@ interface Pending {
 
 // Where the host's deno binary appears inside the sandbox.
 const DENO_INSIDE = "/.toolroute/deno";
+// Where the proxy's socket directory appears, and the port the supervisor bridges to it.
+const PROXY_INSIDE = "/.toolroute/net";
+/** The proxy's address inside a sandbox with a network allowlist. */
+export const PROXY_URL = "http://127.0.0.1:3128";
 // The supervisor's home (Deno keeps its cache there): a tmpfs of its own, not in /tmp.
 const HOME_INSIDE = "/.toolroute/home";
 const SOURCE = `await (${supervisorMain.toString()})();`;
@@ -112,7 +118,12 @@ export class SandboxSession {
   static async start(setup: SessionSetup): Promise<SandboxSession> {
     const args = bwrapCommand({
       ...setup.mounts,
-      programs: [{ source: Deno.execPath(), dest: DENO_INSIDE }],
+      extras: [
+        { source: Deno.execPath(), dest: DENO_INSIDE },
+        ...(setup.proxyDirectory === undefined
+          ? []
+          : [{ source: setup.proxyDirectory, dest: PROXY_INSIDE }]),
+      ],
       scratch: HOME_INSIDE,
       cwd: setup.mounts.workspace.dest,
       command: [
@@ -151,6 +162,21 @@ export class SandboxSession {
     );
     try {
       await session.#ready;
+      if (setup.proxyDirectory !== undefined) {
+        // Inside, 127.0.0.1:3128 leads to the proxy's socket: the sandbox's only way out.
+        const answer = await session.request(
+          { op: "net", path: `${PROXY_INSIDE}/proxy.sock`, port: 3128 },
+          undefined,
+          {
+            timeoutMs: setup.startTimeoutMs,
+            onTimeout: () => ended("its supervisor did not open the proxy's port in time"),
+          },
+        );
+        if (answer.header.ok === undefined) {
+          await session.close();
+          throw ended("its supervisor could not open the proxy's port");
+        }
+      }
     } finally {
       clearTimeout(timer);
     }

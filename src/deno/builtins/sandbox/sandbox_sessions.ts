@@ -5,6 +5,7 @@ import { bwrapSearchPath } from "./bwrap_search_path.ts";
 import { SandboxSession } from "./sandbox_session.ts";
 import { sandboxMounts } from "./sandbox_mounts.ts";
 import { type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
+import { NetworkProxy } from "./network_proxy.ts";
 
 /** Options of {@linkcode SandboxSessions}. */
 export interface SandboxSessionsOptions {
@@ -143,12 +144,23 @@ export class SandboxSessions {
     const env = bashEnvironment(["bwrap"], ctx.bash.env.filter((name) => name === "PATH"));
     const path = bwrapSearchPath(env.PATH, [mounts.workspace, ...mounts.readOnlyRoots]);
     const limits: ResourceLimits | undefined = ctx.bash.limits;
-    const session = await SandboxSession.start({
-      mounts,
-      path,
-      startTimeoutMs: this.#startTimeoutMs,
-      wrap: limits === undefined ? undefined : withResourceLimits(limits),
-    });
+    const proxy = ctx.bash.network === undefined
+      ? undefined
+      : await NetworkProxy.start(ctx.bash.network.allow);
+    let session: SandboxSession;
+    try {
+      session = await SandboxSession.start({
+        mounts,
+        path,
+        startTimeoutMs: this.#startTimeoutMs,
+        proxyDirectory: proxy?.directory,
+        wrap: limits === undefined ? undefined : withResourceLimits(limits),
+      });
+    } catch (error) {
+      await proxy?.close();
+      throw error;
+    }
+    if (proxy !== undefined) session.onEnd(() => void proxy.close());
     const entry: Entry = { session, leases: 0, retired: false };
     if (this.#closed) {
       await session.close();

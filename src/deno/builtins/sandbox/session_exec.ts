@@ -4,6 +4,7 @@ import { BoundedOutput, splitBudget } from "../bash/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../bash/run_command.ts";
 import { limitPrefix } from "./resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
+import { PROXY_URL } from "./sandbox_session.ts";
 
 /** A command to run in a session. */
 export interface SessionCommand {
@@ -57,7 +58,7 @@ export async function execInSession(
         command: command.command,
         prefix: ctx.bash.limits === undefined ? "" : limitPrefix(ctx.bash.limits, limits.timeoutMs),
         cwd: command.cwd,
-        env: command.env,
+        env: ctx.bash.network === undefined ? command.env : { ...command.env, ...PROXY_ENV },
         timeoutMs: limits.timeoutMs,
       },
       undefined,
@@ -100,6 +101,17 @@ export async function execInSession(
     lease.release();
   }
 }
+
+// With a network allowlist, every usual proxy variable leads to the host's proxy.
+const PROXY_ENV = {
+  http_proxy: PROXY_URL,
+  https_proxy: PROXY_URL,
+  HTTP_PROXY: PROXY_URL,
+  HTTPS_PROXY: PROXY_URL,
+  ALL_PROXY: PROXY_URL,
+  npm_config_proxy: PROXY_URL,
+  npm_config_https_proxy: PROXY_URL,
+};
 
 function aborted(): ToolError {
   return new ToolError("aborted", "The bash command was aborted and its processes were killed");

@@ -238,6 +238,32 @@ export async function supervisorMain(): Promise<void> {
         }
         case "exec":
           return await exec(id, request);
+        case "net": {
+          // Bridges a loopback port to the host's proxy socket (the only way out).
+          const listener = Deno.listen({ hostname: "127.0.0.1", port: Number(request.port) });
+          const socket = String(request.path);
+          void (async () => {
+            for await (const conn of listener) {
+              void (async () => {
+                try {
+                  const out = await Deno.connect({ transport: "unix", path: socket });
+                  await Promise.allSettled([
+                    conn.readable.pipeTo(out.writable),
+                    out.readable.pipeTo(conn.writable),
+                  ]);
+                } catch {
+                  // The proxy refused or went away: the connection ends.
+                }
+                try {
+                  conn.close();
+                } catch {
+                  // Closed by the pipe already.
+                }
+              })();
+            }
+          })();
+          return await send({ id, ok: {} });
+        }
         case "cancel":
           runs.get(Number(request.target))?.cancel();
           return await send({ id, ok: {} });
