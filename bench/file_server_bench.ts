@@ -68,7 +68,7 @@ async function connect(server: Server): Promise<{ client: Client; startMs: numbe
   const started = performance.now();
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(
-    new DenoStdioClientTransport({ command: server.command, args: server.args, stderr: "null" }),
+    new DenoStdioClientTransport({ command: server.command, args: server.args }),
   );
   await client.listTools();
   return { client, startMs: performance.now() - started };
