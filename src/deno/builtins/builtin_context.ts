@@ -16,8 +16,8 @@ export type ResolvedBash = false | {
   readonly sandbox: "bwrap" | "none";
   /** Names of the environment variables a command receives. */
   readonly env: readonly string[];
-  /** Bounds of the sandbox session (with `"bwrap"` only). */
-  readonly limits?: ResourceLimits;
+  /** Bounds of the sandbox session (with `"bwrap"` only): processes, and memory in MiB. */
+  readonly limits?: { readonly processes: number; readonly memoryMiB: number };
   /** The host names the sandbox may reach through the proxy; absent: no network at all. */
   readonly network?: { readonly allow: readonly string[] };
 };
