@@ -32,7 +32,9 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
         const file = await Deno.open(path.real, { read: true });
         try {
           const opened = await checkOpenedFile(ctx, file, path, shown);
-          const info = fileStat(opened ?? await file.stat());
+          // Without the check (a root reached through a symlink), fstat is outside the flags too:
+          // the path's information stands in, as before the seam.
+          const info = fileStat(opened ?? before);
           if (!info.isFile) {
             file.close();
             return { info };

@@ -13,7 +13,8 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
 });
 
 /**
- * The `ulimit` prefix of every command run in a session: hard limits the command cannot raise.
+ * The prefix of every command run in a session: it moves the command's shell into the session's
+ * limited cgroup (when there is one), then sets hard limits the command cannot raise.
  * `-u` (RLIMIT_NPROC) counts every process of the user on the host and does not bind uid 0;
  * `-d` (RLIMIT_DATA) bounds each process's data (heap and anonymous mappings) without counting
  * the address space that runtimes such as V8 only reserve; `-t` (RLIMIT_CPU) stops a process
@@ -26,41 +27,68 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
 export function limitPrefix(limits: ResourceLimits, timeoutMs: number): string {
   const kib = limits.memoryMiB * 1024;
   const cpu = Math.max(1, Math.ceil(timeoutMs / 1000));
-  return `ulimit -HS -u ${limits.processes} -d ${kib} -t ${cpu} 2>/dev/null; `;
+  return `for f in /.toolroute/cg/*; do echo $$ > "$f"; done 2>/dev/null; ` +
+    `ulimit -HS -u ${limits.processes} -d ${kib} -t ${cpu} 2>/dev/null; `;
 }
 
-// Run by bash around bubblewrap: a cgroup (v2, else v1 pids and memory) for the whole session
-// when one is writable, reported on stderr as the first line; bubblewrap runs as a child so that
-// the cgroup is removed when it ends (it dies with this shell: --die-with-parent). Leftover
-// empty cgroups of sessions of a killed host are removed on the way.
+// Run by bash around bubblewrap. Where a cgroup is writable (v2 with pids and memory, else v1),
+// the session gets toolroute-<id>/sup (bubblewrap and the supervisor: unlimited, so that a
+// command cannot starve the supervisor of threads) and toolroute-<id>/cmd (the limits); the
+// cmd cgroup's cgroup.procs is bound into the sandbox at /.toolroute/cg/<n>, where each command
+// moves itself first. It reports the kind on stderr as the first line, runs bubblewrap as a
+// child until it ends, the wrapper gets TERM or the host is gone, then removes the cgroups;
+// empty leftovers are removed on the way.
 const CGROUP_WRAPPER = `
-p=$1 m=$2 n=toolroute-$$-$RANDOM; shift 2; made=()
+p=$1 m=$2 n=toolroute-$$-$RANDOM; shift 2; made=() binds=()
 command -v "$1" >/dev/null || { echo "toolroute-limits: missing" >&2; exit 127; }
-try() { mkdir "$1/$n" 2>/dev/null && made+=("$1/$n") && echo $$ > "$1/$n/cgroup.procs"; }
-sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done; }
+sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d"/sup "$d"/cmd "$d" 2>/dev/null; done; }
+session() { # $1: hierarchy, $2: controllers to enable below (v2)
+  mkdir "$1/$n" 2>/dev/null || return 1
+  made+=("$1")
+  [ -z "$2" ] || echo "$2" > "$1/$n/cgroup.subtree_control" || return 1
+  mkdir "$1/$n/sup" "$1/$n/cmd" && echo $$ > "$1/$n/sup/cgroup.procs" &&
+    binds+=(--bind "$1/$n/cmd/cgroup.procs" "/.toolroute/cg/\${#binds[@]}")
+}
 v2=/sys/fs/cgroup; [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup/unified
-kind=none
-if [ -f "$v2/cgroup.subtree_control" ] && grep -qw pids "$v2/cgroup.subtree_control" 2>/dev/null \\
-  && grep -qw memory "$v2/cgroup.subtree_control"; then
+kind=none sub=
+[ -f "$v2/cgroup.subtree_control" ] && read -r sub < "$v2/cgroup.subtree_control"
+if [[ " $sub " == *" pids "* && " $sub " == *" memory "* ]]; then
   sweep "$v2"
-  if try "$v2"; then
-    echo "$p" > "$v2/$n/pids.max" && echo "$m" > "$v2/$n/memory.max" && kind=cgroup2
-    echo 0 > "$v2/$n/memory.swap.max" 2>/dev/null
+  if session "$v2" "+pids +memory"; then
+    echo "$p" > "$v2/$n/cmd/pids.max" && echo "$m" > "$v2/$n/cmd/memory.max" && kind=cgroup2
+    echo 0 > "$v2/$n/cmd/memory.swap.max" 2>/dev/null
   fi
 fi
 if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory ]; then
   sweep /sys/fs/cgroup/pids; sweep /sys/fs/cgroup/memory
-  if try /sys/fs/cgroup/pids && try /sys/fs/cgroup/memory; then
-    echo "$p" > "/sys/fs/cgroup/pids/$n/pids.max" &&
-      echo "$m" > "/sys/fs/cgroup/memory/$n/memory.limit_in_bytes" && kind=cgroup1
-    echo "$m" > "/sys/fs/cgroup/memory/$n/memory.memsw.limit_in_bytes" 2>/dev/null
+  if session /sys/fs/cgroup/pids && session /sys/fs/cgroup/memory; then
+    echo "$p" > "/sys/fs/cgroup/pids/$n/cmd/pids.max" &&
+      echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.limit_in_bytes" && kind=cgroup1
+    echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.memsw.limit_in_bytes" 2>/dev/null
   fi
 fi
+[ $kind = none ] && binds=()
 echo "toolroute-limits: $kind" >&2
-"$@"
+program=$1 host=$PPID; shift
+# bubblewrap in the background with this stdin: TERM (the host closing the session) or the
+# host's end (even by SIGKILL) kills it; then the cgroups are removed.
+"$program" "\${binds[@]}" "$@" <&0 &
+pid=$!
+trap 'kill -KILL $pid 2>/dev/null' TERM
+exec 4<> <(:)
+while kill -0 $pid 2>/dev/null; do
+  kill -0 $host 2>/dev/null || kill -KILL $pid 2>/dev/null
+  read -t 1 -u 4
+done
+wait $pid
 rc=$?
-for ((i = \${#made[@]} - 1; i >= 0; i--)); do
-  echo $$ > "\${made[i]%/*}/cgroup.procs" 2>/dev/null; rmdir "\${made[i]}" 2>/dev/null
+for h in "\${made[@]}"; do
+  echo $$ > "$h/cgroup.procs" 2>/dev/null
+  # The sandbox's processes are killed with it, but may take a moment to be gone.
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    rmdir "$h/$n/sup" "$h/$n/cmd" "$h/$n" 2>/dev/null && break
+    read -t 0.1 <> <(:)
+  done
 done
 exit $rc
 `;

@@ -66,6 +66,7 @@ export class SandboxSession {
   #stderr = "";
   #ready: Promise<void>;
   #onEnd = new Set<() => void>();
+  #wrapped: boolean;
   /** Which session-wide limit holds: a cgroup (v2 or v1), or `"none"` (rlimits only). */
   limitsKind?: "cgroup2" | "cgroup1" | "none";
   /** The mounts it was started with, as a comparable key. */
@@ -81,6 +82,7 @@ export class SandboxSession {
 
   private constructor(child: Deno.ChildProcess, setup: SessionSetup) {
     this.#child = child;
+    this.#wrapped = setup.wrap !== undefined;
     this.mountsKey = JSON.stringify(setup.mounts);
     this.#writer = child.stdin.getWriter();
     let ready!: () => void;
@@ -261,13 +263,31 @@ export class SandboxSession {
   #end(error: ToolError, culprit?: number): void {
     if (this.#ended !== undefined) return;
     this.#ended = error;
+    if (this.#wrapped) {
+      // The limits wrapper kills bubblewrap on TERM and then removes the session's cgroups.
+      try {
+        this.#child.kill("SIGTERM");
+      } catch {
+        // It ended already.
+      }
+      const last = setTimeout(() => {
+        try {
+          this.#child.kill("SIGKILL");
+        } catch {
+          // It ended already.
+        }
+      }, 3000);
+      void this.#child.status.then(() => clearTimeout(last));
+    }
     this.#bystander = culprit === undefined
       ? error
       : ended("another call in it passed its deadline, and the whole sandbox was stopped");
-    try {
-      this.#child.kill("SIGKILL");
-    } catch {
-      // It ended already.
+    if (!this.#wrapped) {
+      try {
+        this.#child.kill("SIGKILL");
+      } catch {
+        // It ended already.
+      }
     }
     this.#writer.close().catch(() => {});
     for (const [id, pending] of this.#pending) {

@@ -21,6 +21,8 @@
  * sandbox.
  */
 export async function supervisorMain(): Promise<void> {
+  // One failed operation never ends the supervisor: it answers with an error instead.
+  globalThis.addEventListener("unhandledrejection", (event) => event.preventDefault());
   const encoder = new TextEncoder();
   const handles = new Map<number, Deno.FsFile>();
   const runs = new Map<number, { cancel: () => void }>();

@@ -7,15 +7,12 @@ const ignore = skipWithoutBwrap();
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
 async function processesNaming(text: string, goneWithinMs = 3000): Promise<number[]> {
+  // pgrep, not /proc: Deno reads /proc only under --allow-all.
   const deadline = Date.now() + goneWithinMs;
   while (true) {
-    const pids: number[] = [];
-    for await (const entry of Deno.readDir("/proc")) {
-      const pid = Number(entry.name);
-      if (!Number.isInteger(pid) || pid === Deno.pid) continue;
-      const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
-      if (cmdline.includes(text)) pids.push(pid);
-    }
+    const { stdout } = await new Deno.Command("pgrep", { args: ["-f", text], stdin: "null" })
+      .output();
+    const pids = new TextDecoder().decode(stdout).split("\n").filter((l) => l).map(Number);
     if (pids.length === 0 || Date.now() > deadline) return pids;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
