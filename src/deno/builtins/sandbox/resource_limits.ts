@@ -21,14 +21,14 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
  * after the command's deadline in CPU seconds.
  *
  * @param limits The limits.
- * @param timeoutMs The command's deadline.
+ * @param timeoutMs The command's deadline (no CPU limit without one: a background process).
  * @returns Bash code ending in `;`.
  */
-export function limitPrefix(limits: ResourceLimits, timeoutMs: number): string {
+export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string {
   const kib = limits.memoryMiB * 1024;
-  const cpu = Math.max(1, Math.ceil(timeoutMs / 1000));
+  const cpu = timeoutMs === undefined ? "" : ` -t ${Math.max(1, Math.ceil(timeoutMs / 1000))}`;
   return `for f in /.toolroute/cg/*; do echo $$ > "$f"; done 2>/dev/null; ` +
-    `ulimit -HS -u ${limits.processes} -d ${kib} -t ${cpu} 2>/dev/null; `;
+    `ulimit -HS -u ${limits.processes} -d ${kib}${cpu} 2>/dev/null; `;
 }
 
 // Run by bash around bubblewrap. Where a cgroup is writable (v2 with pids and memory, else v1),
@@ -39,8 +39,8 @@ export function limitPrefix(limits: ResourceLimits, timeoutMs: number): string {
 // child until it ends, the wrapper gets TERM or the host is gone, then removes the cgroups;
 // empty leftovers are removed on the way.
 const CGROUP_WRAPPER = `
-p=$1 m=$2 n=toolroute-$$-$RANDOM; shift 2; made=() binds=()
-command -v "$1" >/dev/null || { echo "toolroute-limits: missing" >&2; exit 127; }
+p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=()
+command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
 sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d"/sup "$d"/cmd "$d" 2>/dev/null; done; }
 session() { # $1: hierarchy, $2: controllers to enable below (v2)
   mkdir "$1/$n" 2>/dev/null || return 1
@@ -68,7 +68,7 @@ if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory 
   fi
 fi
 [ $kind = none ] && binds=()
-echo "toolroute-limits: $kind" >&2
+[ "$report" = report ] && echo "toolroute-limits: $kind" >&2
 program=$1 host=$PPID; shift
 # bubblewrap in the background with this stdin: TERM (the host closing the session) or the
 # host's end (even by SIGKILL) kills it; then the cgroups are removed.
@@ -103,10 +103,12 @@ exit $rc
  *
  * @tags allow-run
  * @param limits The limits.
- * @returns The wrapper for `SandboxSession.start`.
+ * @param report Whether the first line on stderr says which limits hold (for a session).
+ * @returns The wrapper for `SandboxSession.start` (or a bubblewrap command).
  */
 export function withResourceLimits(
   limits: ResourceLimits,
+  report = true,
 ): (program: string, args: string[]) => { program: string; args: string[] } {
   return (program, args) => ({
     program: "bash",
@@ -116,6 +118,7 @@ export function withResourceLimits(
       "toolroute-limits",
       String(limits.processes),
       String(limits.memoryMiB * 1024 * 1024),
+      report ? "report" : "quiet",
       program,
       ...args,
     ],

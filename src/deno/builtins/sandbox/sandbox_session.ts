@@ -93,10 +93,7 @@ export class SandboxSession {
     void this.#readStderr();
     void this.#readFrames();
     void child.status.then((status) => {
-      const failure = sandboxFailure(status.code, "", this.#stderr, "session") ??
-        (status.code === 127 && this.#stderr.startsWith("toolroute-limits: missing")
-          ? bwrapMissing("session")
-          : undefined);
+      const failure = sandboxFailure(status.code, "", this.#stderr, "session");
       this.#end(
         failure !== undefined ? new ToolError("tool_error", failure) : ended(
           `its supervisor exited (code ${status.code}${
