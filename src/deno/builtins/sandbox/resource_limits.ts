@@ -43,10 +43,10 @@ p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=()
 command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
 sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d"/sup "$d"/cmd "$d" 2>/dev/null; done; }
 session() { # $1: hierarchy, $2: controllers to enable below (v2)
-  mkdir "$1/$n" 2>/dev/null || return 1
+  mkdir "$1/$n" "$1/$n/sup" "$1/$n/cmd" 2>/dev/null || return 1
   made+=("$1")
   [ -z "$2" ] || echo "$2" > "$1/$n/cgroup.subtree_control" || return 1
-  mkdir "$1/$n/sup" "$1/$n/cmd" && echo $$ > "$1/$n/sup/cgroup.procs" &&
+  echo $$ > "$1/$n/sup/cgroup.procs" &&
     binds+=(--bind "$1/$n/cmd/cgroup.procs" "/.toolroute/cg/\${#binds[@]}")
 }
 v2=/sys/fs/cgroup; [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup/unified
