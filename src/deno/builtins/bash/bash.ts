@@ -8,7 +8,11 @@ import type { ResolvedContext } from "../builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
 import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
-import { execInSession } from "../sandbox/session_exec.ts";
+import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
+import { spawnInSession } from "../sandbox/session_process.ts";
+import { limitPrefix } from "../sandbox/resource_limits.ts";
+import type { BashInvocation } from "./bash_invocation.ts";
+import type { ProcessInfo } from "./background_process.ts";
 import {
   assertSandboxRan,
   assertSandboxStarted,
@@ -107,6 +111,9 @@ async function runBash(
     }
     case "start": {
       const invocation = await prepareBashCommand(ctx, request(args, true, options));
+      if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
+        return await startInSession(ctx, options.sessions, processes, invocation);
+      }
       const info = await spawnOrExplain(
         invocation.sandboxed,
         () => processes.start(invocation.command, invocation),
@@ -135,6 +142,37 @@ async function runBash(
     }
     case "list":
       return { processes: processes.list() };
+  }
+}
+
+/** A background process in the context's sandbox session: its limits, its network. */
+async function startInSession(
+  ctx: ResolvedContext,
+  sessions: SandboxSessions,
+  processes: ProcessTable,
+  invocation: BashInvocation,
+): Promise<ProcessInfo> {
+  if (ctx.bash === false || invocation.inside === undefined) {
+    throw new TypeError("Cannot start a process: bash is not sandboxed");
+  }
+  const lease = await sessions.acquire(ctx);
+  const inside = invocation.inside;
+  try {
+    return processes.start(invocation.command, {
+      ...invocation,
+      spawn: () =>
+        spawnInSession(lease, {
+          command: inside.command,
+          prefix: ctx.bash === false || ctx.bash.limits === undefined
+            ? ""
+            : limitPrefix(ctx.bash.limits),
+          cwd: inside.cwd,
+          env: sessionEnv(ctx, inside.env),
+        }),
+    });
+  } catch (error) {
+    lease.release();
+    throw error;
   }
 }
 

@@ -20,6 +20,8 @@ export interface BashInvocation {
   readonly detached: boolean;
   /** How to end it, given the spawned child. */
   readonly target: (child: Deno.ChildProcess) => ReapTarget;
+  /** Spawns it another way than `Deno.Command` (in a sandbox session). */
+  readonly spawn?: () => Deno.ChildProcess;
   /** Sandboxed: the command as run inside (in a session), with its own environment. */
   readonly inside?: { command: string; cwd: string; env: Record<string, string> };
 }

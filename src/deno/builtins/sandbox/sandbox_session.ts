@@ -20,7 +20,10 @@ export interface SessionSetup {
 
 /** How one request waits. */
 export interface RequestOptions {
-  /** The deadline: then the whole session is ended (a hung supervisor) and this is the error. */
+  /**
+   * The deadline: then the whole session is ended (a hung supervisor) and this is the error.
+   * `Infinity` for none.
+   */
   readonly timeoutMs: number;
   /** The error at the deadline. */
   readonly onTimeout: () => ToolError;
@@ -202,7 +205,10 @@ export class SandboxSession {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const answer = new Promise<SessionFrame>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onStream: options.onStream });
-      timer = setTimeout(() => this.#end(options.onTimeout(), id), options.timeoutMs);
+      // No deadline for a background process (and its stdin), which may run for long.
+      if (Number.isFinite(options.timeoutMs)) {
+        timer = setTimeout(() => this.#end(options.onTimeout(), id), options.timeoutMs);
+      }
     });
     try {
       await this.#writer.write(encodeFrame({ ...header, id }, body));

@@ -58,7 +58,7 @@ export async function execInSession(
         command: command.command,
         prefix: ctx.bash.limits === undefined ? "" : limitPrefix(ctx.bash.limits, limits.timeoutMs),
         cwd: command.cwd,
-        env: ctx.bash.network === undefined ? command.env : { ...command.env, ...PROXY_ENV },
+        env: sessionEnv(ctx, command.env),
         timeoutMs: limits.timeoutMs,
       },
       undefined,
@@ -112,6 +112,21 @@ const PROXY_ENV = {
   npm_config_proxy: PROXY_URL,
   npm_config_https_proxy: PROXY_URL,
 };
+
+/**
+ * The environment of a command in a session: the context's variables, and with a network
+ * allowlist the proxy variables.
+ *
+ * @param ctx The request's context.
+ * @param env The context's variables.
+ * @returns The command's environment.
+ */
+export function sessionEnv(
+  ctx: ResolvedContext,
+  env: Record<string, string>,
+): Record<string, string> {
+  return ctx.bash === false || ctx.bash.network === undefined ? env : { ...env, ...PROXY_ENV };
+}
 
 function aborted(): ToolError {
   return new ToolError("aborted", "The bash command was aborted and its processes were killed");

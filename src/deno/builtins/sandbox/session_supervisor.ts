@@ -25,7 +25,14 @@ export async function supervisorMain(): Promise<void> {
   globalThis.addEventListener("unhandledrejection", (event) => event.preventDefault());
   const encoder = new TextEncoder();
   const handles = new Map<number, Deno.FsFile>();
-  const runs = new Map<number, { cancel: () => void }>();
+  const runs = new Map<
+    number,
+    {
+      cancel: () => void;
+      signal?: (name: Deno.Signal) => void;
+      stdin?: WritableStreamDefaultWriter<Uint8Array>;
+    }
+  >();
   let nextHandle = 1;
   let writing: Promise<unknown> = Promise.resolve();
 
@@ -151,6 +158,45 @@ export async function supervisorMain(): Promise<void> {
       signal
     ] ?? 9;
 
+  // A background process: its own process group, stdin open, output streamed until it ends;
+  // then what it left in its group is killed (as when its own sandbox ended).
+  const spawn = async (id: number, request: Record<string, unknown>) => {
+    const child = new Deno.Command("bash", {
+      args: ["-c", String(request.prefix ?? "") + String(request.command)],
+      cwd: String(request.cwd),
+      env: request.env as Record<string, string>,
+      clearEnv: true,
+      detached: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const group = (name: Deno.Signal) => {
+      try {
+        Deno.kill(-child.pid, name);
+      } catch {
+        // Gone already.
+      }
+    };
+    runs.set(id, {
+      cancel: () => group("SIGKILL"),
+      signal: group,
+      stdin: child.stdin.getWriter(),
+    });
+    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+      for await (const chunk of stream) await send({ id, stream: which }, chunk);
+    };
+    const pumps = Promise.allSettled([pump(child.stdout, 1), pump(child.stderr, 2)]);
+    const status = await child.status;
+    group("SIGKILL");
+    runs.get(id)?.stdin?.abort().catch(() => {});
+    runs.delete(id);
+    await reap(child.pid);
+    await pumps;
+    const code = status.signal === null ? status.code : 128 + signalNumber(status.signal);
+    await send({ id, exit: { code, timedOut: false, cancelled: false } });
+  };
+
   const serve = async (request: Record<string, unknown>, body: Uint8Array) => {
     const id = Number(request.id);
     const path = String(request.path ?? "");
@@ -269,6 +315,23 @@ export async function supervisorMain(): Promise<void> {
         case "cancel":
           runs.get(Number(request.target))?.cancel();
           return await send({ id, ok: {} });
+        case "spawn":
+          return await spawn(id, request);
+        case "signal": {
+          const name = String(request.signal);
+          if (name !== "SIGTERM" && name !== "SIGKILL" && name !== "SIGINT") {
+            throw new TypeError("unknown signal");
+          }
+          runs.get(Number(request.target))?.signal?.(name);
+          return await send({ id, ok: {} });
+        }
+        case "stdin": {
+          const writer = runs.get(Number(request.target))?.stdin;
+          if (writer === undefined) throw new TypeError("no such process");
+          if (request.close === true) await writer.close();
+          else await writer.write(body);
+          return await send({ id, ok: {} });
+        }
         default:
           throw new TypeError("unknown operation");
       }

@@ -105,3 +105,36 @@ Deno.test({
     await Deno.remove(ws, { recursive: true });
   },
 });
+
+Deno.test({
+  name: "a fork bomb started in the background stays bounded by the session's limits",
+  ignore,
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
+    await using router = new ToolRouter({
+      builtins: builtinTools({
+        workspace: ws,
+        bash: { sandbox: "bwrap", limits: { processes: 64, memoryMiB: 512 } },
+      }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    const { result, before, maxProcesses } = await sampled(async () => {
+      const started = JSON.parse(
+        (await tools.call("bash", { action: "start", command: "b() { b | b & }; b; sleep 2" }))
+          .text,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const answer = await tools.call("bash", { command: "echo still serving" });
+      const logs = await tools.call("bash", { action: "logs", processId: started.processId });
+      await tools.call("bash", { action: "stop", processId: started.processId });
+      return { answer, logs: JSON.parse(logs.text).text as string };
+    });
+    console.log(`background fork bomb: host processes ${before} before, at most ${maxProcesses}`);
+    assertEquals(JSON.parse(result.answer.text).stdout, "still serving\n");
+    // The bomb ran into the limit.
+    assert(/fork|Resource temporarily unavailable/.test(result.logs), result.logs);
+    assert(maxProcesses - before < 200, `${maxProcesses - before} more processes`);
+    await router.close();
+    await Deno.remove(ws, { recursive: true });
+  },
+});

@@ -156,3 +156,36 @@ Deno.test({
     await Deno.remove(a, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "a background process runs in the session: shared /tmp, stdin, logs, and stop ends its group",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const tag = `41.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    await exec(tools, "echo from-exec > /tmp/note");
+    const started = await tools.call("bash", {
+      action: "start",
+      command: `cat /tmp/note; read x; echo "got $x"; sleep ${tag} & sleep ${tag}`,
+    });
+    assertEquals(started.isError, false, started.text);
+    const { processId } = JSON.parse(started.text);
+    const wrote = await tools.call("bash", { action: "write", processId, input: "abc\n" });
+    assertEquals(wrote.isError, false, wrote.text);
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes("got abc"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      text = JSON.parse((await tools.call("bash", { action: "logs", processId })).text).text;
+    }
+    assertEquals(text, "from-exec\ngot abc\n");
+    assert((await processesNaming(`sleep ${tag}`, 0)).length > 0, "the process is not running");
+    const stopped = JSON.parse((await tools.call("bash", { action: "stop", processId })).text);
+    assertEquals([stopped.running, stopped.exitCode], [false, 143]);
+    assertEquals(await processesNaming(`sleep ${tag}`), []);
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+  },
+});
