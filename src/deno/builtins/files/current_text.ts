@@ -38,15 +38,15 @@ export async function readCurrent(
   path: ResolvedPath,
   shown: string,
 ): Promise<CurrentText | undefined> {
+  let current: { bytes: Uint8Array; mode?: number; identity: FileIdentity };
   try {
-    const before = await files.lstat(path.real);
-    if (before === undefined) return undefined;
-    if (!before.isFile) throw notText(shown, "it is not a regular file");
-    if (before.size > MAX_EDIT_BYTES) throw tooLarge(shown, before.size);
+    current = await readCurrentBytes(files, path, shown);
   } catch (error) {
-    throw toFsToolError(error, { access: "read", shown, root: path.root });
+    // A missing file is not an error: the patch may add it.
+    if (error instanceof ToolError && error.cause instanceof Deno.errors.NotFound) return undefined;
+    throw error;
   }
-  const { bytes, mode, identity } = await readCurrentBytes(files, path, shown);
+  const { bytes, mode, identity } = current;
   if (bytes.includes(0)) throw notText(shown, "it is not a text file (it contains NUL bytes)");
   return { text: new TextDecoder().decode(bytes), mode, identity };
 }

@@ -54,12 +54,18 @@ export async function commit(
     for (const file of targets) {
       current = file;
       if (file.content === null) continue;
-      await makeParents(files, dirname(file.path.real), createdDirs);
       const mode = file.mode === undefined ? undefined : file.mode & 0o777;
       const data = typeof file.content === "string"
         ? new TextEncoder().encode(file.content)
         : file.content;
-      file.temp = await files.stage(file.path, data, mode, file.path.display);
+      try {
+        file.temp = await files.stage(file.path, data, mode, file.path.display);
+      } catch (error) {
+        // Usually the directory exists: only a missing one costs the look for parents.
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        await makeParents(files, dirname(file.path.real), createdDirs);
+        file.temp = await files.stage(file.path, data, mode, file.path.display);
+      }
     }
     signal?.throwIfAborted();
     for (const [index, file] of targets.entries()) {
