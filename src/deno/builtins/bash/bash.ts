@@ -178,7 +178,8 @@ async function startInSession(
 
 function request(args: BashArgs, background: boolean, options: BashToolOptions): BashRequest {
   const command = need(args, "command", background ? "start" : "exec");
-  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram };
+  const session = options.sessions !== undefined && options.bwrapProgram === undefined;
+  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram, session };
 }
 
 function need<K extends "processId" | "command" | "input">(

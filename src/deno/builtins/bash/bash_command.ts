@@ -15,6 +15,8 @@ export interface BashRequest {
   readonly background: boolean;
   /** The bubblewrap program; default `"bwrap"`. */
   readonly bwrapProgram?: string;
+  /** Sandboxed, it runs in the context's session: no bubblewrap arguments are built. */
+  readonly session?: boolean;
 }
 
 /**
@@ -40,6 +42,19 @@ export async function prepareBashCommand(
       "permission_denied",
       `The working directory "${request.cwd}" is outside the workspace: commands run in the workspace`,
     );
+  }
+  if (sandboxed && request.session === true) {
+    // The session has its mounts; the command only needs its text, directory and environment.
+    const inside = { command: request.command, cwd: directory.real, env };
+    return {
+      ...inside,
+      program: "bwrap",
+      args: [],
+      sandboxed: true,
+      detached: false,
+      target: (child) => ({ kind: "sandbox", child }),
+      inside,
+    };
   }
   return bashInvocation({
     sandbox: ctx.bash.sandbox,
