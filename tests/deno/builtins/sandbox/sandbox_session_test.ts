@@ -189,3 +189,37 @@ Deno.test({
     await Deno.remove(a, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "a command that forges the supervisor's answers ends its session; the host validates every frame",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash", "read_file"] });
+    await Deno.writeTextFile(`${a}/real.txt`, "real\n");
+    const forgeries = [
+      // A length over the limit.
+      String.raw`printf '\377\377\377\377\0\0\0\0'`,
+      // An answer to a request that was never sent.
+      String.raw`printf '\0\0\0\013\0\0\0\0{"id":9999}'`,
+      // JSON that is not an object.
+      String.raw`printf '\0\0\0\002\0\0\0\00042'`,
+    ];
+    for (const forge of forgeries) {
+      // The command's shell is the supervisor's child: its stdout is the host's pipe.
+      const forged = await exec(tools, `${forge} > /proc/$PPID/fd/1; sleep 1`);
+      assertEquals(forged.isError, true, `${forge}: ${forged.text}`);
+      assertMatch(
+        forged.text,
+        /The sandbox session ended: its supervisor answered out of protocol/,
+      );
+      // The next call starts a fresh session and reads the real file.
+      const read = await tools.call("read_file", { path: "real.txt" });
+      assertEquals(JSON.parse(read.text).content, "real\n", forge);
+    }
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+  },
+});
