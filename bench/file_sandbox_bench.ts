@@ -1,7 +1,7 @@
 /**
  * Cost of the file sandbox: with bash sandboxed (`bash: { sandbox: "bwrap" }`), read_file,
- * write_file and apply_patch do their file-system accesses inside bubblewrap (one start per
- * write_file and read_file call; apply_patch: one per file read plus one for the commit). Each
+ * write_file and apply_patch do their file-system accesses in the context's sandbox session (one
+ * long-lived bubblewrap; see `bench/sandbox_session_bench.ts` for medians, p99 and bash). Each
  * group compares the same call with bash off (in process, the baseline) and with bwrap.
  *
  * Run: deno bench --config bench/deno.json --no-prompt -A bench/file_sandbox_bench.ts

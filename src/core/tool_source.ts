@@ -163,6 +163,10 @@ export type BashSetting = boolean | {
   sandbox: "bwrap" | "none";
   /** Environment variable names passed to commands, replacing the context's `env`. */
   env?: string[];
+  /** Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB. */
+  limits?: { processes?: number; memoryMiB?: number };
+  /** `"none"` (default): no network. `{ allow }`: only these host names, through a proxy. */
+  network?: "none" | { allow: string[] };
 };
 
 /**

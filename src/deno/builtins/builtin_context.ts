@@ -1,5 +1,6 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { broadRootReason } from "./paths/broad_root.ts";
+import { DEFAULT_LIMITS, type ResourceLimits } from "./sandbox/resource_limits.ts";
 import {
   absolutePath,
   dedupe,
@@ -16,6 +17,10 @@ export type ResolvedBash = false | {
   readonly sandbox: "bwrap" | "none";
   /** Names of the environment variables a command receives. */
   readonly env: readonly string[];
+  /** Bounds of the sandbox session (with `"bwrap"` only): processes, and memory in MiB. */
+  readonly limits?: { readonly processes: number; readonly memoryMiB: number };
+  /** The host names the sandbox may reach through the proxy; absent: no network at all. */
+  readonly network?: { readonly allow: readonly string[] };
 };
 
 /**
@@ -163,7 +168,11 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   if (value === undefined || value === false) return false;
   // `true` picks the confined setting: a command never runs unconfined unless asked to.
   if (value === true) {
-    return Object.freeze({ sandbox: "bwrap" as const, env: Object.freeze([...env]) });
+    return Object.freeze({
+      sandbox: "bwrap" as const,
+      env: Object.freeze([...env]),
+      limits: DEFAULT_LIMITS,
+    });
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(
@@ -172,11 +181,13 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
       }`,
     );
   }
-  const { sandbox, env: bashEnv, ...rest } = value as Record<string, unknown>;
+  const { sandbox, env: bashEnv, limits, network, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) {
     throw new TypeError(
-      `Cannot use built-in context: unknown field "bash.${extra[0]}", expected sandbox or env`,
+      `Cannot use built-in context: unknown field "bash.${
+        extra[0]
+      }", expected sandbox, env, limits or network`,
     );
   }
   if (sandbox !== "bwrap" && sandbox !== "none") {
@@ -189,5 +200,71 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   const names = bashEnv === undefined
     ? [...env]
     : stringList(bashEnv, "bash.env", []).map((name, i) => envName(name, `bash.env[${i}]`));
-  return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+  if (sandbox === "none") {
+    if (limits !== undefined || (network !== undefined && network !== "none")) {
+      throw new TypeError(
+        'Cannot use built-in context: "bash.limits" and "bash.network" need sandbox "bwrap" (nothing bounds an unconfined command)',
+      );
+    }
+    return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+  }
+  const allow = resolveNetwork(network);
+  return Object.freeze({
+    sandbox,
+    env: Object.freeze(dedupe(names)),
+    limits: resolveLimits(limits),
+    ...(allow === undefined ? {} : { network: Object.freeze({ allow }) }),
+  });
+}
+
+function resolveNetwork(value: unknown): readonly string[] | undefined {
+  if (value === undefined || value === "none") return undefined;
+  const allow = value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>).allow
+    : undefined;
+  if (!Array.isArray(allow) || Object.keys(value as object).some((key) => key !== "allow")) {
+    throw new TypeError(
+      `Cannot use built-in context: "bash.network" must be "none" or { allow: ["registry.npmjs.org"] }, received ${
+        describe(value)
+      }`,
+    );
+  }
+  const names = allow.map((name, i) => {
+    if (
+      typeof name !== "string" || !/^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+$/i.test(name) ||
+      /^[0-9.]+$/.test(name)
+    ) {
+      throw new TypeError(
+        `Cannot use built-in context: "bash.network.allow[${i}]" must be a host name such as "registry.npmjs.org" or "*.example.com" (no IP address, port or scheme), received ${
+          describe(name)
+        }`,
+      );
+    }
+    return name.toLowerCase();
+  });
+  return Object.freeze(dedupe(names));
+}
+
+function resolveLimits(value: unknown): ResourceLimits {
+  if (value === undefined) return DEFAULT_LIMITS;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: "bash.limits" must be an object such as { processes: 512, memoryMiB: 2048 }, received ${
+        describe(value)
+      }`,
+    );
+  }
+  const { processes, memoryMiB, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) {
+    throw new TypeError(
+      `Cannot use built-in context: unknown field "bash.limits.${
+        extra[0]
+      }", expected processes or memoryMiB`,
+    );
+  }
+  return Object.freeze({
+    processes: limit(processes, "bash.limits.processes", DEFAULT_LIMITS.processes),
+    memoryMiB: limit(memoryMiB, "bash.limits.memoryMiB", DEFAULT_LIMITS.memoryMiB),
+  });
 }

@@ -12,6 +12,8 @@ import { createWriteFileTool } from "./files/write_file.ts";
 // The bash tool, its per-context background processes, and the strict start-up check.
 import { createBashTool } from "./bash/bash.ts";
 import { ProcessTable } from "./bash/process_table.ts";
+import { fileAccessFor } from "./file_access_for.ts";
+import { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
 import { assertNoExcess } from "../permissions/check_permissions.ts";
 import { assertRealRootNotBroad } from "./paths/broad_root.ts";
 
@@ -22,6 +24,11 @@ export interface BuiltinToolsOptions {
    * (for example when it runs under `-A`). Default: `false`.
    */
   strict?: boolean;
+  /**
+   * With bash sandboxed, close a context's sandbox session after it was unused this long, in
+   * milliseconds. Default: 120000. Sessions always close on `close()`.
+   */
+  sessionIdleMs?: number;
 }
 
 /** The built-in tools: the router's built-in slot, with clean-up of background processes. */
@@ -86,15 +93,18 @@ export function builtinTools(
   assertRealRootNotBroad(defaults.workspace, context.allowBroadRoots);
   if (options.strict === true) assertNoExcess(defaults);
   const processes = new Map<string, ProcessTable>();
+  const sessions = new SandboxSessions({ idleMs: options.sessionIdleMs });
   let closed = false;
   let defaultFileTools: Map<string, RoutedTool> | undefined;
 
   const fileTool = (name: string, ctx: ResolvedContext): RoutedTool => {
     if (ctx === defaults) {
-      defaultFileTools ??= new Map(FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults)]));
+      defaultFileTools ??= new Map(
+        FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults, sessions)]),
+      );
       return defaultFileTools.get(name)!;
     }
-    return makeFileTool(name, ctx);
+    return makeFileTool(name, ctx, sessions);
   };
   const bashTool = (ctx: ResolvedContext): RoutedTool => {
     const key = JSON.stringify(ctx);
@@ -103,13 +113,13 @@ export function builtinTools(
       table = new ProcessTable(ctx);
       processes.set(key, table);
     }
-    return createBashTool(ctx, table);
+    return createBashTool(ctx, table, { sessions });
   };
   const closeAll = async (): Promise<void> => {
     closed = true;
     const tables = [...processes.values()];
     processes.clear();
-    await Promise.allSettled(tables.map((table) => table.close()));
+    await Promise.allSettled([...tables.map((table) => table.close()), sessions.close()]);
   };
 
   return Object.freeze({
@@ -131,20 +141,22 @@ export function builtinTools(
       return { tools, missing };
     },
     async closeContext(override: BuiltinContext): Promise<void> {
-      const key = JSON.stringify(resolveBuiltinContext(override));
+      const ctx = resolveBuiltinContext(override);
+      const key = JSON.stringify(ctx);
       const table = processes.get(key);
       processes.delete(key);
-      await table?.close();
+      await Promise.allSettled([table?.close(), sessions.closeContext(ctx)]);
     },
     close: closeAll,
     [Symbol.asyncDispose]: closeAll,
   });
 }
 
-function makeFileTool(name: string, ctx: ResolvedContext): RoutedTool {
-  if (name === "read_file") return createReadFileTool(ctx);
-  if (name === "write_file") return createWriteFileTool(ctx);
-  return createApplyPatchTool(ctx);
+function makeFileTool(name: string, ctx: ResolvedContext, sessions: SandboxSessions): RoutedTool {
+  const files = fileAccessFor(ctx, sessions);
+  if (name === "read_file") return createReadFileTool(ctx, files);
+  if (name === "write_file") return createWriteFileTool(ctx, files);
+  return createApplyPatchTool(ctx, files);
 }
 
 function whyMissing(name: string): string {

@@ -15,6 +15,14 @@ const bashSchema = z.union([
       '"bwrap" confines commands with bubblewrap; "none" runs them as the OS user',
     ),
     env: z.array(nonEmpty).optional().describe("Environment variables passed to commands"),
+    limits: z.strictObject({
+      processes: positiveInt.optional().describe("Most processes of the sandbox; default 512"),
+      memoryMiB: positiveInt.optional().describe("Most memory of the sandbox; default 2048"),
+    }).optional().describe('Bounds of the sandbox (sandbox "bwrap" only)'),
+    network: z.union([
+      z.literal("none"),
+      z.strictObject({ allow: z.array(nonEmpty).describe("Host names, or *.example.com") }),
+    ]).optional().describe('"none" (default), or host names reachable through a proxy'),
   }),
 ]).describe("Whether the bash tool is offered, and how commands are confined");
 

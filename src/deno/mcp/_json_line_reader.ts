@@ -1,3 +1,5 @@
+import { concatBytes } from "../../core/concat_bytes.ts";
+
 const NEWLINE = 0x0a;
 const KEEP = 256;
 
@@ -89,14 +91,7 @@ export class JsonLineReader {
 }
 
 function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0] : concatBytes(parts, size);
 }
 
 function lastBytes(previous: Uint8Array, piece: Uint8Array): Uint8Array {

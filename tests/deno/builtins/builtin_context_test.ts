@@ -23,7 +23,11 @@ Deno.test("resolveBuiltinContext() fills in the documented defaults", () => {
 
 Deno.test("resolveBuiltinContext() resolves bash: true to the bwrap sandbox with the context's env", () => {
   const on = resolveBuiltinContext({ workspace: "/ws", bash: true, env: ["PATH"] });
-  assertEquals(on.bash, { sandbox: "bwrap", env: ["PATH"] });
+  assertEquals(on.bash, {
+    sandbox: "bwrap",
+    env: ["PATH"],
+    limits: { processes: 512, memoryMiB: 2048 },
+  });
   const none = resolveBuiltinContext({
     workspace: "/ws",
     bash: { sandbox: "none", env: ["LANG"] },

@@ -53,7 +53,7 @@ export class BackgroundProcess {
     this.#id = id;
     this.#command = command;
     this.#log = new LogBuffer(logChars);
-    this.#child = new Deno.Command(invocation.program, {
+    this.#child = invocation.spawn?.() ?? new Deno.Command(invocation.program, {
       args: invocation.args,
       cwd: invocation.cwd,
       env: invocation.env,

@@ -7,6 +7,12 @@ import { describeBash } from "./bash_description.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
+import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
+import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
+import { spawnInSession } from "../sandbox/session_process.ts";
+import { limitPrefix } from "../sandbox/resource_limits.ts";
+import type { BashInvocation } from "./bash_invocation.ts";
+import type { ProcessInfo } from "./background_process.ts";
 import {
   assertSandboxRan,
   assertSandboxStarted,
@@ -27,10 +33,15 @@ const schema = z.object({
 type BashArgs = z.infer<typeof schema>;
 const input = compileZodInput(schema, "bash");
 
-/** Test hooks of {@linkcode createBashTool}. */
+/** Options of {@linkcode createBashTool}. */
 export interface BashToolOptions {
-  /** The bubblewrap program; default `"bwrap"`. */
+  /** The bubblewrap program; default `"bwrap"` (a test hook; it disables sessions). */
   readonly bwrapProgram?: string;
+  /**
+   * The sandbox sessions that sandboxed `exec` commands run in; without them each command
+   * starts its own bubblewrap.
+   */
+  readonly sessions?: SandboxSessions;
 }
 
 /**
@@ -88,6 +99,9 @@ async function runBash(
       const invocation = await prepareBashCommand(ctx, request(args, false, options));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
+      if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
+        return await execInSession(ctx, options.sessions, invocation.inside!, limits);
+      }
       const result = await spawnOrExplain(
         invocation.sandboxed,
         () => runCommand(invocation, limits),
@@ -97,6 +111,9 @@ async function runBash(
     }
     case "start": {
       const invocation = await prepareBashCommand(ctx, request(args, true, options));
+      if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
+        return await startInSession(ctx, options.sessions, processes, invocation);
+      }
       const info = await spawnOrExplain(
         invocation.sandboxed,
         () => processes.start(invocation.command, invocation),
@@ -128,9 +145,41 @@ async function runBash(
   }
 }
 
+/** A background process in the context's sandbox session: its limits, its network. */
+async function startInSession(
+  ctx: ResolvedContext,
+  sessions: SandboxSessions,
+  processes: ProcessTable,
+  invocation: BashInvocation,
+): Promise<ProcessInfo> {
+  if (ctx.bash === false || invocation.inside === undefined) {
+    throw new TypeError("Cannot start a process: bash is not sandboxed");
+  }
+  const lease = await sessions.acquire(ctx);
+  const inside = invocation.inside;
+  try {
+    return processes.start(invocation.command, {
+      ...invocation,
+      spawn: () =>
+        spawnInSession(lease, {
+          command: inside.command,
+          prefix: ctx.bash === false || ctx.bash.limits === undefined
+            ? ""
+            : limitPrefix(ctx.bash.limits),
+          cwd: inside.cwd,
+          env: sessionEnv(ctx, inside.env),
+        }),
+    });
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+}
+
 function request(args: BashArgs, background: boolean, options: BashToolOptions): BashRequest {
   const command = need(args, "command", background ? "start" : "exec");
-  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram };
+  const session = options.sessions !== undefined && options.bwrapProgram === undefined;
+  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram, session };
 }
 
 function need<K extends "processId" | "command" | "input">(

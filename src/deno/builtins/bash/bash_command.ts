@@ -1,10 +1,8 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
 import { bashEnvironment } from "./bash_permissions.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { BwrapOptions } from "../sandbox/bwrap_command.ts";
-import { protectedMounts } from "../sandbox/protected_mounts.ts";
+import { sandboxMounts } from "../sandbox/sandbox_mounts.ts";
 import { resolveDirectory } from "../paths/workspace_paths.ts";
 
 /** What a model asked to run. */
@@ -17,6 +15,8 @@ export interface BashRequest {
   readonly background: boolean;
   /** The bubblewrap program; default `"bwrap"`. */
   readonly bwrapProgram?: string;
+  /** Sandboxed, it runs in the context's session: no bubblewrap arguments are built. */
+  readonly session?: boolean;
 }
 
 /**
@@ -43,6 +43,19 @@ export async function prepareBashCommand(
       `The working directory "${request.cwd}" is outside the workspace: commands run in the workspace`,
     );
   }
+  if (sandboxed && request.session === true) {
+    // The session has its mounts; the command only needs its text, directory and environment.
+    const inside = { command: request.command, cwd: directory.real, env };
+    return {
+      ...inside,
+      program: "bwrap",
+      args: [],
+      sandboxed: true,
+      detached: false,
+      target: (child) => ({ kind: "sandbox", child }),
+      inside,
+    };
+  }
   return bashInvocation({
     sandbox: ctx.bash.sandbox,
     command: request.command,
@@ -55,25 +68,5 @@ export async function prepareBashCommand(
   });
 }
 
-/**
- * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each
- * from its real path onto its declared path, and the existing protected entries at any depth
- * (read-only, see `protectedMounts`).
- *
- * @param ctx The resolved context.
- * @returns The mounts for `bwrapCommand`.
- */
-export async function sandboxMounts(
-  ctx: ResolvedContext,
-): Promise<Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs">> {
-  const mount = (root: Root) => ({ source: root.real, dest: root.declared });
-  const workspace = await workspaceRoot(ctx);
-  // Every protected entry at any depth, found at each command's start (cached walk).
-  const scan = await protectedMounts(workspace, ctx.protectedPaths);
-  return {
-    workspace: mount(workspace),
-    readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
-    protectedPaths: scan.mounts,
-    pinnedDirs: scan.pinned,
-  };
-}
+// Kept here too: the mounts moved to the sandbox's room.
+export { sandboxMounts } from "../sandbox/sandbox_mounts.ts";

@@ -20,6 +20,10 @@ export interface BashInvocation {
   readonly detached: boolean;
   /** How to end it, given the spawned child. */
   readonly target: (child: Deno.ChildProcess) => ReapTarget;
+  /** Spawns it another way than `Deno.Command` (in a sandbox session). */
+  readonly spawn?: () => Deno.ChildProcess;
+  /** Sandboxed: the command as run inside (in a session), with its own environment. */
+  readonly inside?: { command: string; cwd: string; env: Record<string, string> };
 }
 
 /** What {@linkcode bashInvocation} needs. */
@@ -103,6 +107,7 @@ export function bashInvocation(options: BashInvocationOptions): BashInvocation {
       sandboxed: true,
       detached: false,
       target: (child) => ({ kind: "sandbox", child }),
+      inside: { command, cwd, env },
     };
   }
   if (options.background) {

@@ -1,3 +1,5 @@
+import { LogBuffer } from "./log_buffer.ts";
+
 /**
  * Collects streamed text while keeping memory bounded: the first half of the budget is kept as
  * the head, the last characters as the tail, and everything between is only counted.
@@ -7,10 +9,9 @@
  */
 export class BoundedOutput {
   readonly #headMax: number;
-  readonly #tailMax: number;
   #head = "";
-  #tail = "";
-  #dropped = 0;
+  // The tail is a log window: the last characters, and how many fell out of it.
+  readonly #tail: LogBuffer;
 
   /**
    * Creates a collector.
@@ -19,12 +20,12 @@ export class BoundedOutput {
    */
   constructor(maxChars: number) {
     this.#headMax = Math.ceil(maxChars / 2);
-    this.#tailMax = maxChars - this.#headMax;
+    this.#tail = new LogBuffer(maxChars - this.#headMax);
   }
 
   /** How many characters were seen in total. */
   get totalChars(): number {
-    return this.#head.length + this.#tail.length + this.#dropped;
+    return this.#head.length + this.#tail.end;
   }
 
   /**
@@ -39,20 +40,7 @@ export class BoundedOutput {
       this.#head += rest.slice(0, room);
       rest = rest.slice(room);
     }
-    if (rest.length === 0) return;
-    if (rest.length >= this.#tailMax) {
-      this.#dropped += this.#tail.length + rest.length - this.#tailMax;
-      this.#tail = this.#tailMax > 0 ? rest.slice(-this.#tailMax) : "";
-      return;
-    }
-    const tail = this.#tail + rest;
-    const over = tail.length - this.#tailMax;
-    if (over > 0) {
-      this.#dropped += over;
-      this.#tail = tail.slice(over);
-    } else {
-      this.#tail = tail;
-    }
+    if (rest.length > 0) this.#tail.push(rest);
   }
 
   /**
@@ -61,12 +49,13 @@ export class BoundedOutput {
    * @param budget The most characters to keep, at most the collector's limit; default: the limit.
    * @returns The text, cut as `truncateMiddle` would cut the whole output to `budget`.
    */
-  text(budget: number = this.#headMax + this.#tailMax): string {
+  text(budget: number = this.#headMax + this.#tail.maxChars): string {
     const total = this.totalChars;
-    if (total <= budget) return this.#head + this.#tail;
+    const tailText = this.#tail.read().text;
+    if (total <= budget) return this.#head + tailText;
     const head = Math.ceil(budget / 2);
     const tail = budget - head;
-    const end = this.#dropped === 0 ? this.#head + this.#tail : this.#tail;
+    const end = this.#tail.start === 0 ? this.#head + tailText : tailText;
     return `${this.#head.slice(0, head)}\n[... ${total - budget} characters truncated ...]\n${
       tail > 0 ? end.slice(-tail) : ""
     }`;

@@ -11,9 +11,9 @@ export interface LogSlice {
 }
 
 /**
- * The bounded log of a background process: only the last `maxChars` characters are kept, but
- * offsets keep counting from the start of the output, so a reader can continue where it stopped
- * and learns how much it missed.
+ * The bounded log of a background process (and the tail of `BoundedOutput`): only the last
+ * `maxChars` characters are kept, but offsets keep counting from the start of the output, so a
+ * reader can continue where it stopped and learns how much it missed.
  */
 export class LogBuffer {
   readonly #maxChars: number;
@@ -27,6 +27,11 @@ export class LogBuffer {
    */
   constructor(maxChars: number) {
     this.#maxChars = maxChars;
+  }
+
+  /** The most characters kept. */
+  get maxChars(): number {
+    return this.#maxChars;
   }
 
   /** Offset just past the last character written. */

@@ -1,12 +1,9 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import type { ResolvedContext } from "../builtin_context.ts";
-import { usesFileSandbox } from "../sandbox/file_sandbox.ts";
+import { concatBytes } from "../../../core/concat_bytes.ts";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
-import { checkOpenedFile } from "../paths/opened_file_check.ts";
+import type { FileAccess } from "./file_access.ts";
 import type { ByteSource } from "./read_lines.ts";
-import { SandboxedReader } from "../sandbox/sandboxed_read.ts";
 import type { FileIdentity } from "./staged_commit.ts";
-import { lstatOrUndefined } from "./staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
 /**
@@ -31,64 +28,61 @@ export interface CurrentText {
  * checked (so a swapped symlink cannot feed it an outside file). Returns `undefined` when the
  * file does not exist; throws a `ToolError` for a file that is not a regular text file.
  *
- * @param ctx The request's context.
+ * @param files How the context reaches the file system.
  * @param path The checked path.
  * @param shown The path as the patch names it.
  * @returns The text, or `undefined`.
  */
 export async function readCurrent(
-  ctx: ResolvedContext,
+  files: FileAccess,
   path: ResolvedPath,
   shown: string,
 ): Promise<CurrentText | undefined> {
-  let opened: Deno.FileInfo;
+  let current: { bytes: Uint8Array; mode?: number; identity: FileIdentity };
+  try {
+    current = await readCurrentBytes(files, path, shown);
+  } catch (error) {
+    // A missing file is not an error: the patch may add it.
+    if (error instanceof ToolError && error.cause instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  const { bytes, mode, identity } = current;
+  if (bytes.includes(0)) throw notText(shown, "it is not a text file (it contains NUL bytes)");
+  return { text: new TextDecoder().decode(bytes), mode, identity };
+}
+
+/**
+ * Reads the bytes of an existing regular file (at most {@linkcode MAX_EDIT_BYTES}) through the
+ * file that was opened and checked, with its permission bits and identity.
+ *
+ * @param files How the context reaches the file system.
+ * @param path The checked path.
+ * @param shown The path as the model gave it.
+ * @returns The bytes, permission bits and identity.
+ */
+export async function readCurrentBytes(
+  files: FileAccess,
+  path: ResolvedPath,
+  shown: string,
+): Promise<{ bytes: Uint8Array; mode?: number; identity: FileIdentity }> {
+  let info;
   let bytes: Uint8Array;
   try {
-    const info = await lstatOrUndefined(path.real);
-    if (info === undefined) return undefined;
-    if (!info.isFile) throw notText(shown, "it is not a regular file");
-    if (usesFileSandbox(ctx)) {
-      ({ opened, bytes } = await readInSandbox(ctx, path, shown, info));
-    } else {
-      using file = await Deno.open(path.real, { read: true });
-      // The file that was opened must be the checked one (a swapped symlink could lead outside).
-      opened = await checkOpenedFile(ctx, file, path, shown) ?? info;
-      if (!opened.isFile) throw notText(shown, "it is not a regular file");
-      if (opened.size > MAX_EDIT_BYTES) throw tooLarge(shown, opened.size);
-      bytes = await readAll(file, shown);
-      if (opened !== info) await checkOpenedFile(ctx, file, path, shown); // again, after reading
+    const opened = await files.open(path, shown);
+    if (opened.file === undefined) throw notText(shown, "it is not a regular file");
+    info = opened.file.info;
+    try {
+      if (info.size > MAX_EDIT_BYTES) throw tooLarge(shown, info.size);
+      bytes = await readAll(opened.file, shown);
+    } catch (error) {
+      await opened.file.close().catch(() => {});
+      throw error;
     }
+    await opened.file.close();
   } catch (error) {
     throw toFsToolError(error, { access: "read", shown, root: path.root });
   }
-  if (bytes.includes(0)) throw notText(shown, "it is not a text file (it contains NUL bytes)");
-  return {
-    text: new TextDecoder().decode(bytes),
-    mode: opened.mode ?? undefined,
-    identity: { dev: opened.dev, ino: opened.ino },
-  };
-}
-
-/** With bash sandboxed, a command could race the checks: read inside the sandbox instead. */
-async function readInSandbox(
-  ctx: ResolvedContext,
-  path: ResolvedPath,
-  shown: string,
-  info: Deno.FileInfo,
-): Promise<{ opened: Deno.FileInfo; bytes: Uint8Array }> {
-  if (info.size > MAX_EDIT_BYTES) throw tooLarge(shown, info.size);
-  const reader = await SandboxedReader.open(ctx, path, true);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readAll(reader, shown);
-  } catch (error) {
-    await reader.finish(shown, path.root).catch(() => {});
-    throw error;
-  }
-  await reader.finish(shown, path.root);
-  const identity = reader.identity;
-  if (identity === undefined) throw notText(shown, "it could not be read");
-  return { opened: { ...info, ...identity }, bytes };
+  return { bytes, mode: info.mode ?? undefined, identity: { dev: info.dev, ino: info.ino } };
 }
 
 async function readAll(file: ByteSource, shown: string): Promise<Uint8Array> {
@@ -102,13 +96,7 @@ async function readAll(file: ByteSource, shown: string): Promise<Uint8Array> {
     // The file may grow while it is read.
     if (length > MAX_EDIT_BYTES) throw tooLarge(shown, length);
   }
-  const all = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
+  return concatBytes(chunks, length);
 }
 
 function tooLarge(path: string, size: number): ToolError {

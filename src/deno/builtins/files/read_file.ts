@@ -3,12 +3,10 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { usesFileSandbox } from "../sandbox/file_sandbox.ts";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
-import { checkOpenedFile } from "../paths/opened_file_check.ts";
-import { type LineRange, type LinesRead, readLines } from "./read_lines.ts";
-import { SandboxedReader } from "../sandbox/sandboxed_read.ts";
-import { type ResolvedPath, resolveReadPath } from "../paths/workspace_paths.ts";
+import type { FileAccess, FileStat } from "./file_access.ts";
+import { type LinesRead, readLines } from "./read_lines.ts";
+import { resolveReadPath } from "../paths/workspace_paths.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace (or absolute inside a root)"),
@@ -43,9 +41,10 @@ export interface ReadFileResult {
  *
  * @tags allow-read
  * @param ctx The resolved context.
+ * @param files How the context reaches the file system (see `fileAccessFor`).
  * @returns The tool.
  */
-export function createReadFileTool(ctx: ResolvedContext): RoutedTool {
+export function createReadFileTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({
     name: "read_file",
     description:
@@ -59,12 +58,13 @@ export function createReadFileTool(ctx: ResolvedContext): RoutedTool {
     source: "builtin" as const,
     origin: "read_file",
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      readFile(ctx, input.parse(args, "read_file") as ReadFileArgs, context.signal),
+      readFile(ctx, files, input.parse(args, "read_file") as ReadFileArgs, context.signal),
   });
 }
 
 async function readFile(
   ctx: ResolvedContext,
+  files: FileAccess,
   args: ReadFileArgs,
   signal: AbortSignal,
 ): Promise<ReadFileResult> {
@@ -78,18 +78,22 @@ async function readFile(
   const target = await resolveReadPath(ctx, args.path);
   const operation = { access: "read", shown: args.path, root: target.root } as const;
   try {
-    // Checked before opening: opening a FIFO would block.
-    const info = await Deno.stat(target.real);
-    checkKind(info, args.path);
     const range = {
       startLine,
       endLine: args.endLine,
       maxChars: Math.min(args.maxChars ?? ctx.readMaxChars, ctx.readMaxChars),
       signal,
     };
-    const read = usesFileSandbox(ctx)
-      ? await readInSandbox(ctx, target, info.size, range, args.path)
-      : await readOpened(ctx, target, info, range, args.path);
+    const { info, file } = await files.open(target, args.path);
+    if (file === undefined) throw notRegular(info, args.path);
+    let read: LinesRead;
+    try {
+      read = await readLines(file, file.info.size, range);
+    } catch (error) {
+      await file.close().catch(() => {});
+      throw error;
+    }
+    await file.close();
     if (read.binary) {
       throw new ToolError(
         "tool_error",
@@ -118,52 +122,15 @@ async function readFile(
   }
 }
 
-async function readOpened(
-  ctx: ResolvedContext,
-  target: ResolvedPath,
-  info: Deno.FileInfo,
-  range: LineRange,
-  shown: string,
-): Promise<LinesRead> {
-  using file = await Deno.open(target.real, { read: true });
-  const opened = await checkOpenedFile(ctx, file, target, shown);
-  if (opened !== undefined) checkKind(opened, shown);
-  const read = await readLines(file, opened?.size ?? info.size, range);
-  // Checking again after reading makes a racing swap win twice in a row to leak anything.
-  if (opened !== undefined) await checkOpenedFile(ctx, file, target, shown);
-  return read;
-}
-
-/** With bash sandboxed, a command could race the checks: read inside the sandbox instead. */
-async function readInSandbox(
-  ctx: ResolvedContext,
-  target: ResolvedPath,
-  size: number,
-  range: LineRange,
-  shown: string,
-): Promise<LinesRead> {
-  const reader = await SandboxedReader.open(ctx, target);
-  let read: LinesRead;
-  try {
-    read = await readLines(reader, size, range);
-  } catch (error) {
-    await reader.finish(shown, target.root).catch(() => {});
-    throw error;
-  }
-  await reader.finish(shown, target.root);
-  return read;
-}
-
-function checkKind(info: Deno.FileInfo, shown: string): void {
-  if (info.isFile) return;
+function notRegular(info: FileStat, shown: string): ToolError {
   const kind = info.isDirectory
     ? "a directory; list it with bash (ls) instead"
     : info.isFifo
     ? "a FIFO (named pipe)"
-    : info.isCharDevice || info.isBlockDevice
+    : info.isDevice
     ? "a device"
     : info.isSocket
     ? "a socket"
     : "not a regular file";
-  throw new ToolError("tool_error", `Cannot read ${quote(shown)}: it is ${kind}`);
+  return new ToolError("tool_error", `Cannot read ${quote(shown)}: it is ${kind}`);
 }

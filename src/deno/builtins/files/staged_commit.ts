@@ -1,12 +1,7 @@
 import { dirname } from "@std/path";
 import { toFsToolError } from "../paths/fs_tool_error.ts";
-import {
-  lstatOrUndefined,
-  removeQuietly,
-  type StagedFileCheck,
-  stageFile,
-  tempPathFor,
-} from "./staged_file.ts";
+import type { FileAccess } from "./file_access.ts";
+import { tempPathFor } from "./staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
 /** Device and inode of a file. */
@@ -21,14 +16,14 @@ export interface FileIdentity {
 export interface Target {
   /** The checked path. */
   readonly path: ResolvedPath;
-  /** The content on disk before the patch, `null` when the file does not exist. */
+  /** The content on disk before the change (`""` when unread), `null` when there is no file. */
   readonly onDisk: string | null;
   /** Permission bits to give the new file. */
   mode?: number;
   /** Device and inode of the file on disk when it was read, to notice a swap before touching it. */
   identity?: FileIdentity;
-  /** The planned content, `null` to delete. */
-  content: string | null;
+  /** The planned content (text or bytes), `null` to delete. */
+  content: string | Uint8Array | null;
   /** The staged temporary file, while it exists. */
   temp?: string;
   /** The backup of the replaced or deleted file, while it exists. */
@@ -38,18 +33,20 @@ export interface Target {
 }
 
 /**
- * Commits planned file states: stages every new content in a temporary file, then renames them
- * into place, keeping hard-link backups of replaced files; on any failure restores what was
- * already changed, removes the directories it created and throws a `ToolError`.
+ * Commits planned file states through a file access (on the host or in the sandbox, the same
+ * steps): stages every new content in a temporary file next to its target (missing parents
+ * created), then renames them into place, keeping hard-link backups of replaced files (the last
+ * file needs none: nothing can fail after it); on any failure restores what was already changed,
+ * removes the directories it created and throws a `ToolError` naming the file.
  *
+ * @param files How the context reaches the file system.
  * @param targets The files whose content changes.
  * @param signal Stops before the first file on disk changes.
- * @param check Inspects each new temporary file before content is written to it.
  */
 export async function commit(
+  files: FileAccess,
   targets: Target[],
-  signal: AbortSignal,
-  check?: (target: Target) => StagedFileCheck,
+  signal?: AbortSignal,
 ): Promise<void> {
   const createdDirs: string[] = [];
   let current: Target | undefined;
@@ -57,76 +54,102 @@ export async function commit(
     for (const file of targets) {
       current = file;
       if (file.content === null) continue;
-      await makeParents(dirname(file.path.real), createdDirs);
       const mode = file.mode === undefined ? undefined : file.mode & 0o777;
-      file.temp = await stageFile(
-        file.path.real,
-        new TextEncoder().encode(file.content),
-        mode,
-        check?.(file),
-      );
-    }
-    signal.throwIfAborted();
-    for (const file of targets) {
-      current = file;
-      if (file.onDisk !== null) {
-        await checkIdentity(file.path.real, file);
-        file.backup = tempPathFor(file.path.real);
-        if (file.content === null) await Deno.rename(file.path.real, file.backup);
-        else await Deno.link(file.path.real, file.backup);
+      const data = typeof file.content === "string"
+        ? new TextEncoder().encode(file.content)
+        : file.content;
+      try {
+        file.temp = await files.stage(file.path, data, mode, file.path.display);
+      } catch (error) {
+        // Usually the directory exists: only a missing one costs the look for parents.
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        await makeParents(files, dirname(file.path.real), createdDirs);
+        file.temp = await files.stage(file.path, data, mode, file.path.display);
       }
-      if (file.temp !== undefined) await Deno.rename(file.temp, file.path.real);
+    }
+    signal?.throwIfAborted();
+    for (const [index, file] of targets.entries()) {
+      current = file;
+      const last = index === targets.length - 1;
+      if (file.onDisk !== null) {
+        // Without an identity, a file replaced as a whole (the last) needs no look first.
+        if (file.identity || !last || file.content === null) {
+          await checkIdentity(files, file.path.real, file);
+        }
+        if (last && file.content === null) await files.remove(file.path.real);
+        else if (!last || file.content === null) {
+          file.backup = tempPathFor(file.path.real);
+          if (file.content === null) await files.rename(file.path.real, file.backup);
+          else await files.link(file.path.real, file.backup);
+        }
+      }
+      if (file.temp !== undefined) await files.rename(file.temp, file.path.real);
       file.temp = undefined;
       file.done = true;
     }
   } catch (error) {
-    await rollBack(targets, createdDirs);
+    await rollBack(files, targets, createdDirs);
     throw toFsToolError(error, {
       access: "write",
       shown: current?.path.display ?? "",
       root: current?.path.root ?? "",
     });
   }
-  await Promise.all(targets.map((file) => file.backup && removeBackup(file.backup, file)));
+  await Promise.all(targets.map((file) => file.backup && removeBackup(files, file.backup, file)));
 }
 
 /** Refuses to touch a path that no longer names the file that was read (a swapped symlink). */
-async function checkIdentity(path: string, file: Target): Promise<void> {
-  const now = await Deno.lstat(path);
+async function checkIdentity(files: FileAccess, path: string, file: Target): Promise<void> {
+  const now = await files.lstat(path);
+  if (now === undefined) {
+    throw new Deno.errors.NotFound("The file disappeared while it was changed");
+  }
   if (file.identity && (now.dev !== file.identity.dev || now.ino !== file.identity.ino)) {
     throw new Deno.errors.NotFound(`The file changed on disk while the patch was applied`);
   }
 }
 
-async function removeBackup(backup: string, file: Target): Promise<void> {
+async function removeBackup(files: FileAccess, backup: string, file: Target): Promise<void> {
   try {
-    await checkIdentity(backup, file);
+    await checkIdentity(files, backup, file);
   } catch {
     return; // not ours any more: leave it
   }
-  await removeQuietly(backup);
+  await quietly(files.remove(backup));
 }
 
-async function rollBack(targets: Target[], createdDirs: string[]): Promise<void> {
+async function rollBack(
+  files: FileAccess,
+  targets: Target[],
+  createdDirs: string[],
+): Promise<void> {
   for (const file of [...targets].reverse()) {
-    if (file.temp !== undefined) await removeQuietly(file.temp);
+    if (file.temp !== undefined) await quietly(files.remove(file.temp));
     if (file.backup !== undefined) {
-      try {
-        await Deno.rename(file.backup, file.path.real);
-      } catch {
-        // Best effort: the backup stays next to the file under a recognisable name.
-      }
-      await removeQuietly(file.backup); // still there when it was a second link to the file
-    } else if (file.done) await removeQuietly(file.path.real);
+      // Best effort: the backup stays next to the file under a recognisable name.
+      await quietly(files.rename(file.backup, file.path.real));
+      await quietly(files.remove(file.backup)); // still there when it was a second link
+    } else if (file.done) await quietly(files.remove(file.path.real));
   }
-  for (const dir of createdDirs.reverse()) await removeQuietly(dir);
+  for (const dir of createdDirs.reverse()) await quietly(files.remove(dir));
 }
 
-async function makeParents(dir: string, created: string[]): Promise<void> {
+async function makeParents(files: FileAccess, dir: string, created: string[]): Promise<void> {
   const missing: string[] = [];
-  for (let at = dir; (await lstatOrUndefined(at)) === undefined; at = dirname(at)) missing.push(at);
+  for (let at = dir; (await files.lstat(at)) === undefined; at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
   for (const path of missing.reverse()) {
-    await Deno.mkdir(path);
+    await files.mkdir(path);
     created.push(path);
+  }
+}
+
+async function quietly(operation: Promise<void>): Promise<void> {
+  try {
+    await operation;
+  } catch {
+    // Clean-up is best effort; the original failure is what the caller reports.
   }
 }

@@ -1,14 +1,13 @@
-import { dirname } from "@std/path";
 import { z } from "zod";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { usesFileSandbox } from "../sandbox/file_sandbox.ts";
+import { concatBytes } from "../../../core/concat_bytes.ts";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
-import { checkStagedFile } from "../paths/opened_file_check.ts";
-import { commitInSandbox } from "../sandbox/sandboxed_commit.ts";
-import { lstatOrUndefined, removeQuietly, stageFile } from "./staged_file.ts";
+import type { FileAccess } from "./file_access.ts";
+import { readCurrentBytes } from "./current_text.ts";
+import { commit } from "./staged_commit.ts";
 import { resolveWritePath } from "../paths/workspace_paths.ts";
 
 const schema = z.object({
@@ -42,9 +41,10 @@ export interface WriteFileResult {
  *
  * @tags allow-read, allow-write
  * @param ctx The resolved context.
+ * @param files How the context reaches the file system (see `fileAccessFor`).
  * @returns The tool.
  */
-export function createWriteFileTool(ctx: ResolvedContext): RoutedTool {
+export function createWriteFileTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({
     name: "write_file",
     description: "Writes a text file in the workspace, atomically. mode: create (fail if it " +
@@ -62,17 +62,20 @@ export function createWriteFileTool(ctx: ResolvedContext): RoutedTool {
     source: "builtin" as const,
     origin: "write_file",
     execute: (args: Record<string, unknown>) =>
-      writeFile(ctx, input.parse(args, "write_file") as WriteFileArgs),
+      writeFile(ctx, files, input.parse(args, "write_file") as WriteFileArgs),
   });
 }
 
-async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<WriteFileResult> {
+async function writeFile(
+  ctx: ResolvedContext,
+  files: FileAccess,
+  args: WriteFileArgs,
+): Promise<WriteFileResult> {
   const mode = args.mode ?? "overwrite";
   const target = await resolveWritePath(ctx, args.path);
   const operation = { access: "write", shown: args.path, root: target.root } as const;
-  let temp: string | undefined;
   try {
-    const existing = await lstatOrUndefined(target.real);
+    const existing = await files.lstat(target.real);
     if (existing !== undefined && !existing.isFile) {
       throw new ToolError(
         "tool_error",
@@ -88,29 +91,21 @@ async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<Wri
     const added = new TextEncoder().encode(args.content);
     // Permission bits only: a replaced file never keeps setuid, setgid or sticky bits.
     const permissions = existing?.mode == null ? undefined : existing.mode & 0o777;
-    if (usesFileSandbox(ctx)) {
-      // A sandboxed command could race the checks above: read, stage and rename in the sandbox.
-      await commitInSandbox(ctx, [{
-        path: target,
-        content: added,
-        append: mode === "append" && existing !== undefined,
-        existed: existing !== undefined,
-        mode: permissions,
-      }]);
-    } else {
-      const data = mode === "append" && existing !== undefined
-        ? concat(await Deno.readFile(target.real), added)
-        : added;
-      await Deno.mkdir(dirname(target.real), { recursive: true });
-      temp = await stageFile(
-        target.real,
-        data,
-        permissions,
-        (file, path) => checkStagedFile(ctx, file, path, target, args.path),
-      );
-      await Deno.rename(temp, target.real);
-      temp = undefined;
+    let content: Uint8Array = added;
+    let identity;
+    if (mode === "append" && existing !== undefined) {
+      const old = await readCurrentBytes(files, target, args.path);
+      content = concatBytes([old.bytes, added]);
+      identity = old.identity;
     }
+    // Only whether a file existed matters to the commit, not its text.
+    await commit(files, [{
+      path: target,
+      onDisk: existing === undefined ? null : "",
+      mode: permissions,
+      identity,
+      content,
+    }]);
     return {
       path: target.display,
       mode,
@@ -118,16 +113,8 @@ async function writeFile(ctx: ResolvedContext, args: WriteFileArgs): Promise<Wri
       bytesWritten: added.length,
     };
   } catch (error) {
-    if (temp !== undefined) await removeQuietly(temp);
     throw toFsToolError(error, operation);
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 // The description names at most this many protected paths (serve can protect thousands).

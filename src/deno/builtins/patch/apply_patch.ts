@@ -5,6 +5,7 @@ import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { isCodexPatch, parseCodexPatch } from "./codex_patch_parser.ts";
 import type { FileEdit } from "./file_edit.ts";
+import type { FileAccess } from "../files/file_access.ts";
 import { applyEdits, type ApplyPatchResult } from "./patch_transaction.ts";
 import { parseUnifiedPatch } from "./unified_patch.ts";
 
@@ -41,9 +42,10 @@ Returns JSON { filesChanged, fileChanges: [{ path, operation, linesAdded, linesR
  *
  * @tags allow-read, allow-write
  * @param ctx The resolved context.
+ * @param files How the context reaches the file system (see `fileAccessFor`).
  * @returns The tool.
  */
-export function createApplyPatchTool(ctx: ResolvedContext): RoutedTool {
+export function createApplyPatchTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({
     name: "apply_patch",
     description: DESCRIPTION,
@@ -58,7 +60,7 @@ export function createApplyPatchTool(ctx: ResolvedContext): RoutedTool {
     origin: "apply_patch",
     execute: (args: Record<string, unknown>, context: ToolContext): Promise<ApplyPatchResult> => {
       const { patch } = input.parse(args, "apply_patch") as ApplyPatchArgs;
-      return applyEdits(ctx, parsePatchText(patch), context.signal);
+      return applyEdits(ctx, files, parsePatchText(patch), context.signal);
     },
   });
 }

@@ -3,11 +3,14 @@ import type { ResolvedContext } from "../builtin_context.ts";
 import type { FileEdit } from "./file_edit.ts";
 import { quote } from "../paths/fs_tool_error.ts";
 import { commit, type Target } from "../files/staged_commit.ts";
-import { checkStagedFile } from "../paths/opened_file_check.ts";
 import { readCurrent } from "../files/current_text.ts";
-import { usesFileSandbox } from "../sandbox/file_sandbox.ts";
-import { commitInSandbox, type SandboxedFile } from "../sandbox/sandboxed_commit.ts";
+import type { FileAccess } from "../files/file_access.ts";
 import { resolveWritePath } from "../paths/workspace_paths.ts";
+
+/** A file as a patch plans it: text only. */
+interface PatchTarget extends Target {
+  content: string | null;
+}
 
 /** One file a patch changed. */
 export interface FileChange {
@@ -37,21 +40,23 @@ export interface ApplyPatchResult {
  * changes; a failure while committing restores the files already changed.
  *
  * @param ctx The request's context.
+ * @param files How the context reaches the file system.
  * @param edits The edits, in patch order.
  * @param signal Stops the patch before it commits.
  * @returns What changed.
  */
 export async function applyEdits(
   ctx: ResolvedContext,
+  files: FileAccess,
   edits: readonly FileEdit[],
   signal: AbortSignal,
 ): Promise<ApplyPatchResult> {
-  const targets = new Map<string, Target>();
-  const target = async (shown: string): Promise<Target> => {
+  const targets = new Map<string, PatchTarget>();
+  const target = async (shown: string): Promise<PatchTarget> => {
     const path = await resolveWritePath(ctx, shown);
     let found = targets.get(path.real);
     if (found === undefined) {
-      const disk = await readCurrent(ctx, path, shown);
+      const disk = await readCurrent(files, path, shown);
       found = {
         path,
         onDisk: disk?.text ?? null,
@@ -98,31 +103,12 @@ export async function applyEdits(
     }
   }
   const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
-  if (usesFileSandbox(ctx)) {
-    // A sandboxed command could race the path checks: stage and rename in the sandbox.
-    await commitInSandbox(ctx, changed.map(sandboxedFile), signal);
-  } else {
-    await commit(
-      changed,
-      signal,
-      (file) => (handle, temp) => checkStagedFile(ctx, handle, temp, file.path, file.path.display),
-    );
-  }
+  await commit(files, changed, signal);
   return { filesChanged: fileChanges.length, fileChanges };
 }
 
-function sandboxedFile(file: Target): SandboxedFile {
-  return {
-    path: file.path,
-    content: file.content === null ? null : new TextEncoder().encode(file.content),
-    existed: file.onDisk !== null,
-    identity: file.identity,
-    mode: file.mode,
-  };
-}
-
 function change(
-  file: Target,
+  file: PatchTarget,
   operation: FileChange["operation"],
   linesAdded: number,
   linesRemoved: number,

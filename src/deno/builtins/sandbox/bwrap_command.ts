@@ -27,6 +27,10 @@ export interface BwrapOptions {
    * another file at the protected path).
    */
   readonly pinnedDirs?: readonly BwrapMount[];
+  /** More host files or directories bound read-only (the session's runtime, its proxy socket). */
+  readonly extras?: readonly BwrapMount[];
+  /** An empty tmpfs for the session's supervisor runtime (its cache), outside `/tmp`. */
+  readonly scratch?: string;
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -107,6 +111,13 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     ...(options.protectedPaths ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind-try", source, dest],
+    })),
+    ...(options.scratch === undefined
+      ? []
+      : [{ dest: options.scratch, args: ["--tmpfs", options.scratch] }]),
+    ...(options.extras ?? []).map(({ source, dest }) => ({
+      dest,
+      args: ["--ro-bind", source, dest],
     })),
   ];
   const checked = [...(options.pinnedDirs ?? []), ...(options.protectedPaths ?? [])]

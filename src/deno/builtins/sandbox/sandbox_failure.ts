@@ -1,10 +1,13 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { BackgroundProcess } from "../bash/background_process.ts";
 
+/** What a bubblewrap start was for: a bash command, or a sandbox session (file tools, exec). */
+export type SandboxUse = "bash" | "session";
+
 /**
  * Recognizes a run in which bubblewrap itself failed (it could not create its namespaces or
  * mounts), so that the call fails with the cause instead of passing bubblewrap's error off as
- * the command's output.
+ * the command's output. The one check for every use of bubblewrap.
  *
  * bubblewrap reports its own failures as exit code 1 with a message starting `bwrap: ` on
  * stderr and nothing on stdout. A command could imitate that, but it would only fail its own
@@ -13,18 +16,41 @@ import type { BackgroundProcess } from "../bash/background_process.ts";
  * @param exitCode The exit code.
  * @param stdout The standard output.
  * @param stderr The standard error.
+ * @param use What the sandbox was for (the message says what did not run).
  * @returns The error message, or `undefined` when the command ran.
  */
 export function sandboxFailure(
   exitCode: number,
   stdout: string,
   stderr: string,
+  use: SandboxUse = "bash",
 ): string | undefined {
   if (exitCode !== 1 || stdout !== "" || !stderr.startsWith("bwrap: ")) return undefined;
   const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
-  return `The bash sandbox could not start: bubblewrap failed (${cause}). The command did not run ` +
-    "and is never run unconfined instead; check that unprivileged user namespaces are enabled " +
+  return `The ${use === "bash" ? "bash" : "file"} sandbox could not start: bubblewrap failed ` +
+    `(${cause}). ${notRun(use)} and ${use === "bash" ? "is" : "are"} never run unconfined ` +
+    "instead; check that unprivileged user namespaces are enabled " +
     "(sysctl kernel.unprivileged_userns_clone=1) or that bwrap is installed setuid";
+}
+
+/**
+ * The message for a missing `bwrap` program.
+ *
+ * @param use What the sandbox was for.
+ * @returns The message.
+ */
+export function bwrapMissing(use: SandboxUse): string {
+  if (use === "bash") {
+    return "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command " +
+      "did not run; install bubblewrap (apt-get install bubblewrap)";
+  }
+  return "The file sandbox could not start: bubblewrap (bwrap) is not installed. Nothing was " +
+    "read or written, and file operations never run unconfined instead while bash is " +
+    "sandboxed; install bubblewrap (apt-get install bubblewrap)";
+}
+
+function notRun(use: SandboxUse): string {
+  return use === "bash" ? "The command did not run" : "Nothing was read, written or run";
 }
 
 /**
@@ -45,9 +71,7 @@ export async function spawnOrExplain<T>(
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     throw new ToolError(
       "tool_error",
-      sandboxed
-        ? "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command did not run; install bubblewrap (apt-get install bubblewrap)"
-        : "Cannot run the command: bash is not installed",
+      sandboxed ? bwrapMissing("bash") : "Cannot run the command: bash is not installed",
       { cause: error },
     );
   }

@@ -1,3 +1,4 @@
+import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
 import { assertEquals, assertRejects } from "@std/assert";
 import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
@@ -8,12 +9,16 @@ import { makeFixture } from "../_fixture.ts";
 Deno.test("readCurrent() returns the text with its mode and identity, or undefined when absent", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  const hello = await readCurrent(ctx, await resolveWritePath(ctx, "hello.txt"), "hello.txt");
+  const hello = await readCurrent(
+    hostFileAccess(ctx),
+    await resolveWritePath(ctx, "hello.txt"),
+    "hello.txt",
+  );
   const info = await Deno.stat(`${f.workspace}/hello.txt`);
   assertEquals(hello?.text, "hello\nworld\n");
   assertEquals(hello?.identity, { dev: info.dev, ino: info.ino });
   assertEquals(
-    await readCurrent(ctx, await resolveWritePath(ctx, "new.txt"), "new.txt"),
+    await readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "new.txt"), "new.txt"),
     undefined,
   );
 });
@@ -25,12 +30,16 @@ Deno.test("readCurrent() refuses directories and binary files", async () => {
   await Deno.writeFile(`${f.workspace}/bin`, new Uint8Array([1, 0, 2]));
   await assertRejects(
     () =>
-      readCurrent(ctx, { real: `${f.workspace}/dir`, display: "dir", root: f.workspace }, "dir"),
+      readCurrent(hostFileAccess(ctx), {
+        real: `${f.workspace}/dir`,
+        display: "dir",
+        root: f.workspace,
+      }, "dir"),
     ToolError,
     "not a regular file",
   );
   await assertRejects(
-    async () => readCurrent(ctx, await resolveWritePath(ctx, "bin"), "bin"),
+    async () => readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "bin"), "bin"),
     ToolError,
     "not a text file",
   );
@@ -45,7 +54,8 @@ Deno.test("readCurrent() refuses a file over the edit limit without reading it i
   }
   const before = Deno.memoryUsage().rss;
   await assertRejects(
-    async () => readCurrent(ctx, await resolveWritePath(ctx, "huge.log"), "huge.log"),
+    async () =>
+      readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "huge.log"), "huge.log"),
     ToolError,
     `over the ${MAX_EDIT_BYTES}-byte limit`,
   );

@@ -1,3 +1,4 @@
+import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
 import { assertEquals, assertRejects } from "@std/assert";
 import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
@@ -27,7 +28,10 @@ Deno.test("commit() restores the files it already replaced when a later file fai
   // A directory appears where the last new file goes: its rename fails after the first three
   // operations are already in place, so all of them must be undone.
   await Deno.mkdir(`${f.workspace}/late.txt/occupied`, { recursive: true });
-  await assertRejects(() => commit(targets, new AbortController().signal), ToolError);
+  await assertRejects(
+    () => commit(hostFileAccess(ctx), targets, new AbortController().signal),
+    ToolError,
+  );
   assertEquals(await Deno.readTextFile(`${f.workspace}/first.txt`), "first\n");
   assertEquals(await Deno.readTextFile(`${f.workspace}/second.txt`), "second\n");
   assertEquals(await listing(f.workspace), ["first.txt", "hello.txt", "late.txt", "second.txt"]);
@@ -41,7 +45,11 @@ Deno.test("commit() changes nothing when the signal aborts before the first rena
   const controller = new AbortController();
   controller.abort();
   await assertRejects(() =>
-    commit([{ path, onDisk: "hello\nworld\n", content: "changed\n" }], controller.signal)
+    commit(
+      hostFileAccess(ctx),
+      [{ path, onDisk: "hello\nworld\n", content: "changed\n" }],
+      controller.signal,
+    )
   );
   assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\n");
   assertEquals(await listing(f.workspace), ["hello.txt"]);

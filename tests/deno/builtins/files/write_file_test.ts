@@ -2,6 +2,7 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { fileTools, makeFixture, SECRET } from "../_fixture.ts";
 import { createWriteFileTool } from "../../../../src/deno/builtins/files/write_file.ts";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
+import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
 
 async function names(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -105,7 +106,8 @@ Deno.test("write_file refuses to write over a directory", async () => {
 
 Deno.test("write_file's description names at most 8 protected paths, then how many more", () => {
   const protectedPaths = Array.from({ length: 20 }, (_, i) => `./f${i}.ts`);
-  const tool = createWriteFileTool(resolveBuiltinContext({ workspace: "/srv/ws", protectedPaths }));
+  const ctx = resolveBuiltinContext({ workspace: "/srv/ws", protectedPaths });
+  const tool = createWriteFileTool(ctx, hostFileAccess(ctx));
   assertStringIncludes(tool.description, '"./f7.ts" and 12 more protected paths cannot be written');
   assertEquals(tool.description.includes("f8.ts"), false);
 });

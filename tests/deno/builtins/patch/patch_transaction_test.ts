@@ -1,3 +1,4 @@
+import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
 import { assertEquals } from "@std/assert";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import { parseCodexPatch } from "../../../../src/deno/builtins/patch/codex_patch_parser.ts";
@@ -11,8 +12,10 @@ Deno.test("applyEdits() sees earlier edits of the same patch: update a file twic
       "*** Update File: hello.txt\n@@\n-world\n+there\n" +
       "*** Add File: tmp.txt\n+t\n*** Update File: tmp.txt\n*** Move to: kept.txt\n@@\n-t\n+k\n*** End Patch",
   );
+  const ctx = resolveBuiltinContext(f.context);
   const result = await applyEdits(
-    resolveBuiltinContext(f.context),
+    ctx,
+    hostFileAccess(ctx),
     edits,
     new AbortController().signal,
   );

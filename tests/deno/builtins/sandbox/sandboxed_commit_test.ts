@@ -1,16 +1,25 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { ToolError, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
-import {
-  commitInSandbox,
-  type SandboxedFile,
-} from "../../../../src/deno/builtins/sandbox/sandboxed_commit.ts";
+import { commit, type Target } from "../../../../src/deno/builtins/files/staged_commit.ts";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
+import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
+import type { ResolvedContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { resolveWritePath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
-import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const BWRAP = { bash: { sandbox: "bwrap" as const } };
 const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** Commits through the context's sandbox session, as write_file and apply_patch do. */
+async function commitInSandbox(ctx: ResolvedContext, targets: Target[]): Promise<void> {
+  const sessions = new SandboxSessions();
+  try {
+    await commit(sessionFileAccess(ctx, sessions), targets);
+  } finally {
+    await sessions.close();
+  }
+}
 
 async function listing(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -18,39 +27,33 @@ async function listing(dir: string): Promise<string[]> {
   return found.sort();
 }
 
-Deno.test(
-  "write_file with bash sandboxed writes, appends and keeps permission bits through bwrap",
-  { ignore: skipWithoutBwrap() },
-  async () => {
-    await using f = await makeFixture();
-    await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
-    const tools = await router.expose({ builtins: ["write_file"] });
-    const content = "naïve ✓\u0000\r\nend";
-    const created = await tools.call("write_file", { path: "a/b/c.txt", content });
-    assertEquals(JSON.parse(created.text), {
-      path: "a/b/c.txt",
-      mode: "overwrite",
-      created: true,
-      bytesWritten: bytes(content).length,
-    });
-    assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), content);
-    await Deno.chmod(`${f.workspace}/hello.txt`, 0o750);
-    await tools.call("write_file", { path: "hello.txt", content: "more\n", mode: "append" });
-    assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\nmore\n");
-    assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o750);
-    await Deno.chmod(`${f.workspace}/hello.txt`, 0o6640);
-    await tools.call("write_file", { path: "hello.txt", content: "x" });
-    assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o640);
-    const refused = await tools.call("write_file", { path: "a", content: "x" });
-    assertEquals(refused.code, "tool_error");
-    assertEquals(await listing(f.workspace), ["a", "hello.txt"]);
-    assertEquals(await listing(`${f.workspace}/a/b`), ["c.txt"]);
-  },
-);
+Deno.test("write_file with bash sandboxed writes, appends and keeps permission bits through bwrap", async () => {
+  await using f = await makeFixture();
+  await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
+  const tools = await router.expose({ builtins: ["write_file"] });
+  const content = "naïve ✓\u0000\r\nend";
+  const created = await tools.call("write_file", { path: "a/b/c.txt", content });
+  assertEquals(JSON.parse(created.text), {
+    path: "a/b/c.txt",
+    mode: "overwrite",
+    created: true,
+    bytesWritten: bytes(content).length,
+  });
+  assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), content);
+  await Deno.chmod(`${f.workspace}/hello.txt`, 0o750);
+  await tools.call("write_file", { path: "hello.txt", content: "more\n", mode: "append" });
+  assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\nmore\n");
+  assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o750);
+  await Deno.chmod(`${f.workspace}/hello.txt`, 0o6640);
+  await tools.call("write_file", { path: "hello.txt", content: "x" });
+  assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o640);
+  const refused = await tools.call("write_file", { path: "a", content: "x" });
+  assertEquals(refused.code, "tool_error");
+  assertEquals(await listing(f.workspace), ["a", "hello.txt"]);
+  assertEquals(await listing(`${f.workspace}/a/b`), ["c.txt"]);
+});
 
-Deno.test("apply_patch with bash sandboxed changes nothing when its second file fails", {
-  ignore: skipWithoutBwrap(),
-}, async () => {
+Deno.test("apply_patch with bash sandboxed changes nothing when its second file fails", async () => {
   await using f = await makeFixture();
   await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
   const tools = await router.expose({ builtins: ["apply_patch"] });
@@ -81,10 +84,10 @@ Deno.test("commitInSandbox() cannot follow a symlink swapped in after the check 
   // The swap the race would make, done deterministically between the check and the use.
   await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
   await Deno.symlink(f.outside, `${f.workspace}/d`);
-  const files: SandboxedFile[][] = [
-    [{ path: write, content: bytes("PWN"), existed: false }],
-    [{ path: append, content: bytes(""), existed: true, append: true }],
-    [{ path: append, content: null, existed: true }],
+  const files: Target[][] = [
+    [{ path: write, content: bytes("PWN"), onDisk: null }],
+    [{ path: append, content: bytes(""), onDisk: "" }],
+    [{ path: append, content: null, onDisk: "" }],
   ];
   for (const change of files) {
     await assertRejects(() => commitInSandbox(ctx, change), ToolError);
@@ -94,9 +97,7 @@ Deno.test("commitInSandbox() cannot follow a symlink swapped in after the check 
   assertEquals(await Deno.readTextFile(`${f.workspace}/d.away/secret.txt`), "inside\n");
 });
 
-Deno.test("commitInSandbox() refuses to replace a file that is no longer the one that was read", {
-  ignore: skipWithoutBwrap(),
-}, async () => {
+Deno.test("commitInSandbox() refuses to replace a file that is no longer the one that was read", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
   const path = await resolveWritePath(ctx, "hello.txt");
@@ -109,7 +110,7 @@ Deno.test("commitInSandbox() refuses to replace a file that is no longer the one
       commitInSandbox(ctx, [{
         path,
         content: bytes("patched\n"),
-        existed: true,
+        onDisk: "",
         identity: { dev: info.dev, ino: info.ino },
       }]),
     ToolError,
@@ -117,21 +118,6 @@ Deno.test("commitInSandbox() refuses to replace a file that is no longer the one
   );
   assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "another file\n");
   assertEquals(await listing(f.workspace), ["hello.txt"]);
-});
-
-Deno.test("commitInSandbox() stops a write that blocks (a FIFO) at the command deadline", {
-  ignore: skipWithoutBwrap(),
-}, async () => {
-  await using f = await makeFixture();
-  const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, commandTimeoutMs: 300 });
-  const fifo = await new Deno.Command("mkfifo", { args: [`${f.workspace}/pipe`] }).output();
-  assert(fifo.success);
-  const path = await resolveWritePath(ctx, "pipe");
-  const error = await assertRejects(
-    () => commitInSandbox(ctx, [{ path, content: bytes("x"), existed: true, append: true }]),
-    ToolError,
-  );
-  assertEquals(error.code, "timeout");
 });
 
 Deno.test("write_file with bash sandboxed fails clearly when bubblewrap is missing, writing nothing", async () => {

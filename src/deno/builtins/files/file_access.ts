@@ -1,0 +1,111 @@
+import type { ByteSource } from "./read_lines.ts";
+import type { ResolvedPath } from "../paths/workspace_paths.ts";
+
+/** What the file tools learn of a file (the fields of `Deno.FileInfo` they use). */
+export interface FileStat {
+  /** A regular file. */
+  readonly isFile: boolean;
+  /** A directory. */
+  readonly isDirectory: boolean;
+  /** A symbolic link (only from `lstat`). */
+  readonly isSymlink: boolean;
+  /** A FIFO (named pipe). */
+  readonly isFifo: boolean;
+  /** A character or block device. */
+  readonly isDevice: boolean;
+  /** A socket. */
+  readonly isSocket: boolean;
+  /** The size in bytes. */
+  readonly size: number;
+  /** The mode (type and permission bits), `null` where the platform has none. */
+  readonly mode: number | null;
+  /** The device. */
+  readonly dev: number;
+  /** The inode, `null` where the platform has none. */
+  readonly ino: number | null;
+}
+
+/** A regular file opened for reading; `close` it (which may throw what went wrong). */
+export interface OpenedFile extends ByteSource {
+  /** The open file's information. */
+  readonly info: FileStat;
+  /** Closes it, after checking (on the host) that it still is the file the path leads to. */
+  close(): Promise<void>;
+}
+
+/** A directory entry. */
+export interface FileEntry {
+  /** The name. */
+  readonly name: string;
+  /** A regular file. */
+  readonly isFile: boolean;
+  /** A directory. */
+  readonly isDirectory: boolean;
+  /** A symbolic link. */
+  readonly isSymlink: boolean;
+}
+
+/**
+ * How the built-in tools reach the file system: on the host (Deno's file API, with the checks
+ * that narrow symlink races) or inside the context's sandbox session when bash is sandboxed (a
+ * background command of the model could race any check on the host, so every access happens
+ * where a swapped symlink can only lead to what a sandboxed command could reach anyway). Chosen
+ * once per context (see `fileAccessFor`); a tool never branches on the sandbox itself.
+ *
+ * Paths are checked paths (`ResolvedPath.real` or paths next to them). Failures are `Deno.errors`
+ * (messages never name a path) or `ToolError`s; callers turn them into tool errors.
+ */
+export interface FileAccess {
+  /** `"host"` or `"sandbox"`: for descriptions and tests only, never for branching. */
+  readonly where: "host" | "sandbox";
+  /** Information of the file a path leads to (symlinks followed). */
+  stat(path: string): Promise<FileStat>;
+  /** Information of a path itself (a final symlink not followed), `undefined` when missing. */
+  lstat(path: string): Promise<FileStat | undefined>;
+  /**
+   * Opens a checked path for reading. Returns the information of what it leads to and, only
+   * for a regular file, the open file (nothing is opened otherwise: opening a FIFO blocks).
+   */
+  open(path: ResolvedPath, shown: string): Promise<{ info: FileStat; file?: OpenedFile }>;
+  /**
+   * Writes `data` to a new temporary file next to `target` with permission bits `mode` (checked
+   * before any content is written) and returns its path.
+   */
+  stage(
+    target: ResolvedPath,
+    data: Uint8Array,
+    mode: number | undefined,
+    shown: string,
+  ): Promise<string>;
+  /** Creates one directory (its parent must exist). */
+  mkdir(path: string): Promise<void>;
+  /** Renames `from` to `to`, replacing `to`. */
+  rename(from: string, to: string): Promise<void>;
+  /** Makes `to` a hard link to `from`. */
+  link(from: string, to: string): Promise<void>;
+  /** Removes a file or an empty directory. */
+  remove(path: string): Promise<void>;
+  /** The entries of a directory. */
+  readDir(path: string): Promise<FileEntry[]>;
+}
+
+/**
+ * Converts a `Deno.FileInfo` into a {@linkcode FileStat}.
+ *
+ * @param info The information.
+ * @returns The fields the tools use.
+ */
+export function fileStat(info: Deno.FileInfo): FileStat {
+  return {
+    isFile: info.isFile,
+    isDirectory: info.isDirectory,
+    isSymlink: info.isSymlink,
+    isFifo: info.isFifo === true,
+    isDevice: info.isCharDevice === true || info.isBlockDevice === true,
+    isSocket: info.isSocket === true,
+    size: info.size,
+    mode: info.mode,
+    dev: info.dev,
+    ino: info.ino,
+  };
+}

@@ -1,0 +1,82 @@
+import type { ResolvedContext } from "../builtin_context.ts";
+import { checkOpenedFile, checkStagedFile } from "../paths/opened_file_check.ts";
+import type { ResolvedPath } from "../paths/workspace_paths.ts";
+import { type FileAccess, type FileEntry, type FileStat, fileStat } from "./file_access.ts";
+import { lstatOrUndefined, stageFile } from "./staged_file.ts";
+
+/**
+ * The file access of a context whose bash is not sandboxed: Deno's file API in the host process.
+ * An opened or staged file is checked against the path it was meant for (see
+ * `opened_file_check.ts`), and an opened file once more when it is closed.
+ *
+ * Requires `allow-read` permission for the workspace and read-only roots, `allow-write` for the
+ * workspace.
+ *
+ * @tags allow-read, allow-write
+ * @param ctx The request's context.
+ * @returns The file access.
+ */
+export function hostFileAccess(ctx: ResolvedContext): FileAccess {
+  return Object.freeze(
+    {
+      where: "host" as const,
+      stat: async (path: string) => fileStat(await Deno.stat(path)),
+      lstat: async (path: string) => {
+        const info = await lstatOrUndefined(path);
+        return info === undefined ? undefined : fileStat(info);
+      },
+      async open(path: ResolvedPath, shown: string) {
+        // Checked before opening: opening a FIFO would block.
+        const before = await Deno.stat(path.real);
+        if (!before.isFile) return { info: fileStat(before) };
+        const file = await Deno.open(path.real, { read: true });
+        try {
+          const opened = await checkOpenedFile(ctx, file, path, shown);
+          // Without the check (a root reached through a symlink), fstat is outside the flags too:
+          // the path's information stands in, as before the seam.
+          const info = fileStat(opened ?? before);
+          if (!info.isFile) {
+            file.close();
+            return { info };
+          }
+          return {
+            info,
+            file: {
+              info,
+              read: (buffer: Uint8Array) => file.read(buffer),
+              async close() {
+                try {
+                  // Checking again after reading makes a racing swap win twice in a row.
+                  if (opened !== undefined) await checkOpenedFile(ctx, file, path, shown);
+                } finally {
+                  file.close();
+                }
+              },
+            },
+          };
+        } catch (error) {
+          file.close();
+          throw error;
+        }
+      },
+      stage: (target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) =>
+        stageFile(
+          target.real,
+          data,
+          mode,
+          (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
+        ),
+      mkdir: (path: string) => Deno.mkdir(path),
+      rename: (from: string, to: string) => Deno.rename(from, to),
+      link: (from: string, to: string) => Deno.link(from, to),
+      remove: (path: string) => Deno.remove(path),
+      async readDir(path: string): Promise<FileEntry[]> {
+        const entries: FileEntry[] = [];
+        for await (const { name, isFile, isDirectory, isSymlink } of Deno.readDir(path)) {
+          entries.push({ name, isFile, isDirectory, isSymlink });
+        }
+        return entries;
+      },
+    } satisfies FileAccess & { stat(path: string): Promise<FileStat> },
+  );
+}

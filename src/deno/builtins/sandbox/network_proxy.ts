@@ -1,0 +1,218 @@
+import { concatBytes } from "../../../core/concat_bytes.ts";
+
+/** Refusals and connections of a {@linkcode NetworkProxy}, for tests and logs. */
+export interface ProxyCounts {
+  /** Connections let through. */
+  allowed: number;
+  /** Requests refused (a name not on the list, a direct IP, a malformed request). */
+  refused: number;
+}
+
+// The most bytes of a request head the proxy reads before deciding.
+const MAX_HEAD = 16 * 1024;
+
+/**
+ * Whether a host name is on an allowlist: exact names (case-insensitive) and `*.example.com`
+ * (any name below it, not the name itself). An IP address is never allowed: only names.
+ *
+ * @param host The host name from the request.
+ * @param allow The allowlist.
+ * @returns Whether it may be reached.
+ */
+export function hostAllowed(host: string, allow: readonly string[]): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  if (isIpLiteral(name)) return false;
+  return allow.some((entry) => {
+    const rule = entry.toLowerCase();
+    return rule.startsWith("*.") ? name.endsWith(rule.slice(1)) : name === rule;
+  });
+}
+
+function isIpLiteral(name: string): boolean {
+  return /^\[.*\]$/.test(name) || name.includes(":") || /^[0-9.]+$/.test(name) ||
+    /^0x[0-9a-f]+$/.test(name);
+}
+
+/**
+ * An HTTP proxy outside the sandbox, listening on a Unix socket that is the sandbox's only way
+ * out (the session bridges `127.0.0.1:3128` inside to it). It serves `CONNECT host:port` (HTTPS
+ * and any TCP) and plain `http://` requests, only to names on the allowlist; any other name and
+ * any IP address get `403 Forbidden`. Names are resolved by the host, never inside the sandbox.
+ *
+ * Requires `allow-read` and `allow-write` for the socket's directory (a new temporary
+ * directory) and `allow-net` for the allowed names.
+ *
+ * @tags allow-read, allow-write, allow-net
+ */
+export class NetworkProxy {
+  #listener: Deno.UnixListener;
+  #allow: readonly string[];
+  #connections = new Set<Deno.Conn>();
+  /** The directory holding the socket (`proxy.sock`). */
+  readonly directory: string;
+  /** What it let through and refused. */
+  readonly counts: ProxyCounts = { allowed: 0, refused: 0 };
+
+  private constructor(listener: Deno.UnixListener, directory: string, allow: readonly string[]) {
+    this.#listener = listener;
+    this.directory = directory;
+    this.#allow = allow;
+    void this.#serve();
+  }
+
+  /**
+   * Starts a proxy for an allowlist.
+   *
+   * @param allow Host names (and `*.` wildcards) that may be reached.
+   * @returns The running proxy.
+   */
+  static async start(allow: readonly string[]): Promise<NetworkProxy> {
+    const directory = await Deno.makeTempDir({ prefix: "toolroute_net_" });
+    const listener = Deno.listen({ transport: "unix", path: `${directory}/proxy.sock` });
+    return new NetworkProxy(listener, directory, allow);
+  }
+
+  /** Stops listening, ends every connection and removes the socket. */
+  async close(): Promise<void> {
+    try {
+      this.#listener.close();
+    } catch {
+      // Closed already.
+    }
+    for (const conn of this.#connections) closeQuietly(conn);
+    await Deno.remove(this.directory, { recursive: true }).catch(() => {});
+  }
+
+  async #serve(): Promise<void> {
+    try {
+      for await (const conn of this.#listener) void this.#handle(conn);
+    } catch {
+      // The listener was closed.
+    }
+  }
+
+  async #handle(client: Deno.Conn): Promise<void> {
+    this.#connections.add(client);
+    let upstream: Deno.Conn | undefined;
+    try {
+      const head = await readHead(client);
+      const request = head === undefined ? undefined : parseRequest(head.text);
+      if (request === undefined || !hostAllowed(request.host, this.#allow)) {
+        this.counts.refused++;
+        await refuse(client, request?.host);
+        return;
+      }
+      upstream = await Deno.connect({ hostname: request.host, port: request.port });
+      this.#connections.add(upstream);
+      this.counts.allowed++;
+      if (request.connect) {
+        await client.write(new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
+        if (head!.rest.length > 0) await writeAll(upstream, head!.rest);
+      } else {
+        // Plain HTTP: the request line in origin form, one request per connection.
+        const text = head!.text.replace(/^(\S+) \S+/, `$1 ${request.path}`)
+          .replace(/\r\nproxy-connection:[^\r]*/i, "")
+          .replace(/\r\n\r\n$/, "\r\nConnection: close\r\n\r\n");
+        await writeAll(upstream, concatBytes([new TextEncoder().encode(text), head!.rest]));
+      }
+      await Promise.allSettled([pipe(client, upstream), pipe(upstream, client)]);
+    } catch {
+      // A failed connection ends both sides.
+    } finally {
+      closeQuietly(client);
+      if (upstream !== undefined) closeQuietly(upstream);
+      this.#connections.delete(client);
+      if (upstream !== undefined) this.#connections.delete(upstream);
+    }
+  }
+}
+
+interface ProxyRequest {
+  connect: boolean;
+  host: string;
+  port: number;
+  path: string;
+}
+
+function parseRequest(head: string): ProxyRequest | undefined {
+  const line = head.slice(0, head.indexOf("\r\n"));
+  const connect = /^CONNECT (\[[^\]]+\]|[^\s:]+):(\d{1,5}) HTTP\/1\.[01]$/.exec(line);
+  if (connect !== null) {
+    const port = Number(connect[2]);
+    return port > 0 && port < 65536
+      ? { connect: true, host: connect[1], port, path: "" }
+      : undefined;
+  }
+  const plain = /^[A-Z]+ (http:\/\/[^\s]+) HTTP\/1\.[01]$/.exec(line);
+  if (plain === null) return undefined;
+  try {
+    const url = new URL(plain[1]);
+    return {
+      connect: false,
+      host: url.hostname,
+      port: Number(url.port || 80),
+      path: `${url.pathname}${url.search}`,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Array } | undefined> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const buffer = new Uint8Array(4096);
+  while (size < MAX_HEAD) {
+    const count = await conn.read(buffer);
+    if (count === null) return undefined;
+    chunks.push(buffer.slice(0, count));
+    size += count;
+    const all = concatBytes(chunks, size);
+    const text = new TextDecoder("latin1").decode(all);
+    const end = text.indexOf("\r\n\r\n");
+    if (end >= 0) return { text: text.slice(0, end + 4), rest: all.subarray(end + 4) };
+  }
+  return undefined;
+}
+
+async function refuse(conn: Deno.Conn, host: string | undefined): Promise<void> {
+  const body = host === undefined
+    ? "toolroute: the sandbox's proxy takes CONNECT host:port or http:// requests only\n"
+    : `toolroute: "${host}" is not on the sandbox's network allowlist (names only, no IP addresses)\n`;
+  await writeAll(
+    conn,
+    new TextEncoder().encode(
+      `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    ),
+  ).catch(() => {});
+}
+
+async function pipe(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+  const buffer = new Uint8Array(64 * 1024);
+  try {
+    for (;;) {
+      const count = await from.read(buffer);
+      if (count === null) break;
+      await writeAll(to, buffer.subarray(0, count));
+    }
+  } finally {
+    try {
+      await to.closeWrite();
+    } catch {
+      // Closed already.
+    }
+  }
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Closed already.
+  }
+}

@@ -1,0 +1,126 @@
+/** Bounds of one sandbox session: its processes, memory and CPU time. */
+export interface ResourceLimits {
+  /** Most processes (and threads) alive in the session at once. */
+  readonly processes: number;
+  /** Most memory, in MiB: of the whole session under a cgroup, of each process otherwise. */
+  readonly memoryMiB: number;
+}
+
+/** The defaults: room for `npm install` or `cargo build`, not for a fork bomb. */
+export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
+  processes: 512,
+  memoryMiB: 2048,
+});
+
+/**
+ * The prefix of every command run in a session: it moves the command's shell into the session's
+ * limited cgroup (when there is one), then sets hard limits the command cannot raise.
+ * `-u` (RLIMIT_NPROC) counts every process of the user on the host and does not bind uid 0;
+ * `-d` (RLIMIT_DATA) bounds each process's data (heap and anonymous mappings) without counting
+ * the address space that runtimes such as V8 only reserve; `-t` (RLIMIT_CPU) stops a process
+ * after the command's deadline in CPU seconds.
+ *
+ * @param limits The limits.
+ * @param timeoutMs The command's deadline (no CPU limit without one: a background process).
+ * @returns Bash code ending in `;`.
+ */
+export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string {
+  const kib = limits.memoryMiB * 1024;
+  const cpu = timeoutMs === undefined ? "" : ` -t ${Math.max(1, Math.ceil(timeoutMs / 1000))}`;
+  return `for f in /.toolroute/cg/*; do echo $$ > "$f"; done 2>/dev/null; ` +
+    `ulimit -HS -u ${limits.processes} -d ${kib}${cpu} 2>/dev/null; `;
+}
+
+// Run by bash around bubblewrap. Where a cgroup is writable (v2 with pids and memory, else v1),
+// the session gets toolroute-<id>/sup (bubblewrap and the supervisor: unlimited, so that a
+// command cannot starve the supervisor of threads) and toolroute-<id>/cmd (the limits); the
+// cmd cgroup's cgroup.procs is bound into the sandbox at /.toolroute/cg/<n>, where each command
+// moves itself first. It reports the kind on stderr as the first line, runs bubblewrap as a
+// child until it ends, the wrapper gets TERM or the host is gone, then removes the cgroups;
+// empty leftovers are removed on the way.
+const CGROUP_WRAPPER = `
+p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=()
+command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
+sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d"/sup "$d"/cmd "$d" 2>/dev/null; done; }
+session() { # $1: hierarchy, $2: controllers to enable below (v2)
+  mkdir "$1/$n" "$1/$n/sup" "$1/$n/cmd" 2>/dev/null || return 1
+  made+=("$1")
+  [ -z "$2" ] || echo "$2" > "$1/$n/cgroup.subtree_control" || return 1
+  echo $$ > "$1/$n/sup/cgroup.procs" &&
+    binds+=(--bind "$1/$n/cmd/cgroup.procs" "/.toolroute/cg/\${#binds[@]}")
+}
+v2=/sys/fs/cgroup; [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup/unified
+kind=none sub=
+[ -f "$v2/cgroup.subtree_control" ] && read -r sub < "$v2/cgroup.subtree_control"
+if [[ " $sub " == *" pids "* && " $sub " == *" memory "* ]]; then
+  sweep "$v2"
+  if session "$v2" "+pids +memory"; then
+    echo "$p" > "$v2/$n/cmd/pids.max" && echo "$m" > "$v2/$n/cmd/memory.max" && kind=cgroup2
+    echo 0 > "$v2/$n/cmd/memory.swap.max" 2>/dev/null
+  fi
+fi
+if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory ]; then
+  sweep /sys/fs/cgroup/pids; sweep /sys/fs/cgroup/memory
+  if session /sys/fs/cgroup/pids && session /sys/fs/cgroup/memory; then
+    echo "$p" > "/sys/fs/cgroup/pids/$n/cmd/pids.max" &&
+      echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.limit_in_bytes" && kind=cgroup1
+    echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.memsw.limit_in_bytes" 2>/dev/null
+  fi
+fi
+[ $kind = none ] && binds=()
+[ "$report" = report ] && echo "toolroute-limits: $kind" >&2
+program=$1 host=$PPID; shift
+# bubblewrap in the background with this stdin: TERM (the host closing the session) or the
+# host's end (even by SIGKILL) kills it; then the cgroups are removed.
+"$program" "\${binds[@]}" "$@" <&0 &
+pid=$!
+trap 'kill -KILL $pid 2>/dev/null' TERM
+exec 4<> <(:)
+while kill -0 $pid 2>/dev/null; do
+  kill -0 $host 2>/dev/null || kill -KILL $pid 2>/dev/null
+  read -t 1 -u 4
+done
+wait $pid
+rc=$?
+for h in "\${made[@]}"; do
+  echo $$ > "$h/cgroup.procs" 2>/dev/null
+  # The sandbox's processes are killed with it, but may take a moment to be gone.
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    rmdir "$h/$n/sup" "$h/$n/cmd" "$h/$n" 2>/dev/null && break
+    read -t 0.1 <> <(:)
+  done
+done
+exit $rc
+`;
+
+/**
+ * Wraps the start of a session's bubblewrap so that the whole session lives in its own cgroup
+ * with `pids.max` and a memory limit, where the kernel offers a writable cgroup (v2 with the
+ * pids and memory controllers delegated, or v1 as root). Without one, only the per-command
+ * rlimits of {@linkcode limitPrefix} hold.
+ *
+ * Requires `allow-run` permission for `bash`.
+ *
+ * @tags allow-run
+ * @param limits The limits.
+ * @param report Whether the first line on stderr says which limits hold (for a session).
+ * @returns The wrapper for `SandboxSession.start` (or a bubblewrap command).
+ */
+export function withResourceLimits(
+  limits: ResourceLimits,
+  report = true,
+): (program: string, args: string[]) => { program: string; args: string[] } {
+  return (program, args) => ({
+    program: "bash",
+    args: [
+      "-c",
+      CGROUP_WRAPPER,
+      "toolroute-limits",
+      String(limits.processes),
+      String(limits.memoryMiB * 1024 * 1024),
+      report ? "report" : "quiet",
+      program,
+      ...args,
+    ],
+  });
+}

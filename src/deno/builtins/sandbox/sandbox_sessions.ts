@@ -1,0 +1,195 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { bashEnvironment } from "../bash/bash_permissions.ts";
+import { bwrapSearchPath } from "./bwrap_search_path.ts";
+import { SandboxSession } from "./sandbox_session.ts";
+import { sandboxMounts } from "./sandbox_mounts.ts";
+import { type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
+import { NetworkProxy } from "./network_proxy.ts";
+
+/** Options of {@linkcode SandboxSessions}. */
+export interface SandboxSessionsOptions {
+  /** Close a session unused for this long, in milliseconds; default 120000 (2 minutes). */
+  readonly idleMs?: number;
+  /** How long a supervisor may take to start; default 10000 ms. */
+  readonly startTimeoutMs?: number;
+}
+
+/** A use of a session; `release` it when done. */
+export interface SessionLease {
+  /** The session. */
+  readonly session: SandboxSession;
+  /** Ends this use (the session may then close when idle). */
+  release(): void;
+}
+
+interface Entry {
+  session: SandboxSession;
+  leases: number;
+  idle?: ReturnType<typeof setTimeout>;
+  retired: boolean;
+}
+
+/** The default idle time of a session. */
+export const SESSION_IDLE_MS = 120_000;
+
+/**
+ * The sandbox sessions of one `builtinTools` instance: one per context (contexts that differ,
+ * such as one per user, get their own sandbox, `/tmp` included), started on first use, closed
+ * after `idleMs` unused and on `close()`.
+ *
+ * Before every use, the context's mounts are computed again (`sandboxMounts`, the single hook
+ * where protected paths are decided); when they differ from those of the running session (say a
+ * `.git` appeared), that session is retired (closed once its running calls end) and a fresh one
+ * started, so protections are as current as with one bubblewrap per command.
+ */
+export class SandboxSessions {
+  #entries = new Map<string, Entry>();
+  #starting = new Map<string, Promise<Entry>>();
+  #idleMs: number;
+  #startTimeoutMs: number;
+  #closed = false;
+
+  /**
+   * @param options Idle time and start deadline.
+   */
+  constructor(options: SandboxSessionsOptions = {}) {
+    this.#idleMs = options.idleMs ?? SESSION_IDLE_MS;
+    this.#startTimeoutMs = options.startTimeoutMs ?? 10_000;
+    if (!Number.isInteger(this.#idleMs) || this.#idleMs < 0) {
+      throw new RangeError(
+        `Cannot use sandbox sessions: "idleMs" must be a non-negative integer, received ${this.#idleMs}`,
+      );
+    }
+  }
+
+  /**
+   * Takes the context's session for one use, starting it when needed. Throws a `ToolError` when
+   * bubblewrap may not run (`permission_denied`) or cannot start (`tool_error`).
+   *
+   * Requires `allow-run` permission for `bwrap`.
+   *
+   * @tags allow-run
+   * @param ctx The request's context (bash sandboxed).
+   * @returns The lease.
+   */
+  async acquire(ctx: ResolvedContext): Promise<SessionLease> {
+    if (this.#closed) {
+      throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
+    }
+    if (ctx.bash === false) throw new TypeError("Cannot start a sandbox session: bash is off");
+    const key = JSON.stringify(ctx);
+    const mounts = await sandboxMounts(ctx);
+    let entry = this.#entries.get(key);
+    if (
+      entry !== undefined &&
+      (entry.session.ended || entry.session.mountsKey !== JSON.stringify(mounts))
+    ) {
+      this.#retire(key, entry);
+      entry = undefined;
+    }
+    if (entry === undefined) {
+      let starting = this.#starting.get(key);
+      if (starting === undefined) {
+        starting = this.#start(ctx, mounts, key);
+        this.#starting.set(key, starting);
+        starting.then(() => this.#starting.delete(key), () => this.#starting.delete(key));
+      }
+      entry = await starting;
+    }
+    const held = entry;
+    held.leases++;
+    clearTimeout(held.idle);
+    let released = false;
+    return {
+      session: held.session,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.leases--;
+        if (held.leases === 0) this.#idle(key, held);
+      },
+    };
+  }
+
+  /**
+   * Closes the session of one context.
+   *
+   * @param ctx The context.
+   */
+  async closeContext(ctx: ResolvedContext): Promise<void> {
+    const key = JSON.stringify(ctx);
+    const entry = this.#entries.get(key);
+    this.#entries.delete(key);
+    await entry?.session.close();
+  }
+
+  /** Closes every session; later uses throw. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const starting = [...this.#starting.values()];
+    await Promise.allSettled(starting);
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.allSettled(entries.map((entry) => entry.session.close()));
+  }
+
+  async #start(
+    ctx: ResolvedContext,
+    mounts: Awaited<ReturnType<typeof sandboxMounts>>,
+    key: string,
+  ): Promise<Entry> {
+    if (ctx.bash === false) throw new TypeError("Cannot start a sandbox session: bash is off");
+    // Only PATH is needed (to find bubblewrap); nothing of the host's environment goes inside.
+    const env = bashEnvironment(["bwrap"], ctx.bash.env.filter((name) => name === "PATH"));
+    const path = bwrapSearchPath(env.PATH, [mounts.workspace, ...mounts.readOnlyRoots]);
+    const limits: ResourceLimits | undefined = ctx.bash.limits;
+    const proxy = ctx.bash.network === undefined
+      ? undefined
+      : await NetworkProxy.start(ctx.bash.network.allow);
+    let session: SandboxSession;
+    try {
+      session = await SandboxSession.start({
+        mounts,
+        path,
+        startTimeoutMs: this.#startTimeoutMs,
+        proxyDirectory: proxy?.directory,
+        wrap: limits === undefined ? undefined : withResourceLimits(limits),
+      });
+    } catch (error) {
+      await proxy?.close();
+      throw error;
+    }
+    if (proxy !== undefined) session.onEnd(() => void proxy.close());
+    const entry: Entry = { session, leases: 0, retired: false };
+    if (this.#closed) {
+      await session.close();
+      throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
+    }
+    this.#entries.set(key, entry);
+    session.onEnd(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      clearTimeout(entry.idle);
+    });
+    return entry;
+  }
+
+  #retire(key: string, entry: Entry): void {
+    if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    entry.retired = true;
+    if (entry.leases === 0) void entry.session.close();
+  }
+
+  #idle(key: string, entry: Entry): void {
+    clearTimeout(entry.idle);
+    if (entry.retired || entry.session.ended) {
+      void entry.session.close();
+      return;
+    }
+    entry.idle = setTimeout(() => {
+      if (entry.leases > 0) return;
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      void entry.session.close();
+    }, this.#idleMs);
+  }
+}

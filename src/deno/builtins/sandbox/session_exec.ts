@@ -1,0 +1,133 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { BoundedOutput, splitBudget } from "../bash/bounded_output.ts";
+import type { CommandResult, RunLimits } from "../bash/run_command.ts";
+import { limitPrefix } from "./resource_limits.ts";
+import type { SandboxSessions } from "./sandbox_sessions.ts";
+import { PROXY_URL } from "./sandbox_session.ts";
+
+/** A command to run in a session. */
+export interface SessionCommand {
+  /** The command text, run by `bash -c`. */
+  readonly command: string;
+  /** The working directory inside the sandbox (the declared workspace and the rest). */
+  readonly cwd: string;
+  /** The whole environment of the command. */
+  readonly env: Record<string, string>;
+}
+
+// The session is given this much time beyond a command's deadline to report it, before the
+// host takes it for hung and ends it.
+const REPORT_GRACE_MS = 5_000;
+
+/**
+ * Runs a bash command to its end in the context's sandbox session (stdin closed), with the
+ * session's resource limits as hard rlimits, collecting bounded output while it streams. At the
+ * deadline or on abort the supervisor kills every process of the command; when no other command
+ * runs, every process of the sandbox but the supervisor (also one that left its group and
+ * cleared its environment). The supervisor's report is validated.
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param ctx The request's context (bash sandboxed).
+ * @param sessions The sessions of the `builtinTools` instance.
+ * @param command The command, directory and environment.
+ * @param limits The deadline, output limit and abort signal.
+ * @returns Exit code, output and whether it timed out.
+ */
+export async function execInSession(
+  ctx: ResolvedContext,
+  sessions: SandboxSessions,
+  command: SessionCommand,
+  limits: RunLimits,
+): Promise<CommandResult> {
+  if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
+  if (limits.signal.aborted) throw aborted();
+  const lease = await sessions.acquire(ctx);
+  const session = lease.session;
+  const outputs = { 1: new BoundedOutput(limits.maxChars), 2: new BoundedOutput(limits.maxChars) };
+  const decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
+  let id: number | undefined;
+  const cancel = () => id !== undefined && session.notify({ op: "cancel", target: id });
+  limits.signal.addEventListener("abort", cancel, { once: true });
+  try {
+    const frame = await session.request(
+      {
+        op: "exec",
+        command: command.command,
+        prefix: ctx.bash.limits === undefined ? "" : limitPrefix(ctx.bash.limits, limits.timeoutMs),
+        cwd: command.cwd,
+        env: sessionEnv(ctx, command.env),
+        timeoutMs: limits.timeoutMs,
+      },
+      undefined,
+      {
+        timeoutMs: limits.timeoutMs + REPORT_GRACE_MS,
+        onTimeout: () =>
+          new ToolError(
+            "timeout",
+            `The sandbox did not report the end of the command within ${REPORT_GRACE_MS} ms of its deadline; the whole sandbox was stopped`,
+          ),
+        onStream: (stream, bytes) =>
+          outputs[stream].push(decoders[stream].decode(bytes, { stream: true })),
+        onId: (sent) => id = sent,
+      },
+    );
+    const exit = frame.header.exit as Record<string, unknown> | undefined;
+    if (
+      exit === undefined || exit === null || typeof exit !== "object" ||
+      !Number.isSafeInteger(exit.code) || typeof exit.timedOut !== "boolean"
+    ) {
+      if (frame.header.error !== undefined) {
+        throw new ToolError(
+          "tool_error",
+          "The sandbox could not start the command (bash is missing inside it or the working directory is gone)",
+        );
+      }
+      throw session.fail("it reported the end of a command without an exit code");
+    }
+    if (limits.signal.aborted) throw aborted();
+    for (const stream of [1, 2] as const) outputs[stream].push(decoders[stream].decode());
+    const budget = splitBudget(limits.maxChars, outputs[1].totalChars, outputs[2].totalChars);
+    return {
+      exitCode: exit.code as number,
+      stdout: outputs[1].text(budget.stdout),
+      stderr: outputs[2].text(budget.stderr),
+      timedOut: exit.timedOut,
+    };
+  } finally {
+    limits.signal.removeEventListener("abort", cancel);
+    lease.release();
+  }
+}
+
+// With a network allowlist, every usual proxy variable leads to the host's proxy.
+const PROXY_ENV = {
+  http_proxy: PROXY_URL,
+  https_proxy: PROXY_URL,
+  HTTP_PROXY: PROXY_URL,
+  HTTPS_PROXY: PROXY_URL,
+  ALL_PROXY: PROXY_URL,
+  npm_config_proxy: PROXY_URL,
+  npm_config_https_proxy: PROXY_URL,
+};
+
+/**
+ * The environment of a command in a session: the context's variables, and with a network
+ * allowlist the proxy variables.
+ *
+ * @param ctx The request's context.
+ * @param env The context's variables.
+ * @returns The command's environment.
+ */
+export function sessionEnv(
+  ctx: ResolvedContext,
+  env: Record<string, string>,
+): Record<string, string> {
+  return ctx.bash === false || ctx.bash.network === undefined ? env : { ...env, ...PROXY_ENV };
+}
+
+function aborted(): ToolError {
+  return new ToolError("aborted", "The bash command was aborted and its processes were killed");
+}

@@ -1,0 +1,236 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import type { FileAccess, FileEntry, FileStat, OpenedFile } from "../files/file_access.ts";
+import { tempPathFor } from "../files/staged_file.ts";
+import type { ResolvedPath } from "../paths/workspace_paths.ts";
+import type { SandboxSession } from "./sandbox_session.ts";
+import type { SandboxSessions, SessionLease } from "./sandbox_sessions.ts";
+import type { SessionFrame } from "./session_frames.ts";
+
+// The first bytes of a file come with the answer to `open`: a small file costs one round trip.
+const PREFETCH_BYTES = 64 * 1024;
+
+/**
+ * The file access of a context whose bash is sandboxed: every operation runs in the context's
+ * sandbox session, where a symlink swapped into the workspace can only lead to what a sandboxed
+ * command could reach anyway. Answers are validated (a supervisor that lies ends its session).
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param ctx The request's context (bash sandboxed).
+ * @param sessions The sessions of the `builtinTools` instance.
+ * @returns The file access.
+ */
+export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
+  const call = async (header: Record<string, unknown>, body?: Uint8Array) => {
+    const lease = await sessions.acquire(ctx);
+    try {
+      return await ask(ctx, lease.session, header, body);
+    } finally {
+      lease.release();
+    }
+  };
+  return Object.freeze({
+    where: "sandbox" as const,
+    async stat(path: string): Promise<FileStat> {
+      const { ok, session } = await call({ op: "stat", path, follow: true });
+      return asStat(session, ok.info);
+    },
+    async lstat(path: string): Promise<FileStat | undefined> {
+      try {
+        const { ok, session } = await call({ op: "stat", path, follow: false });
+        return asStat(session, ok.info);
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) return undefined;
+        throw error;
+      }
+    },
+    async open(path: ResolvedPath): Promise<{ info: FileStat; file?: OpenedFile }> {
+      const lease = await sessions.acquire(ctx);
+      try {
+        const answer = await ask(ctx, lease.session, {
+          op: "open",
+          path: path.real,
+          prefetch: PREFETCH_BYTES,
+        });
+        const info = asStat(lease.session, answer.ok.info);
+        const handle = answer.ok.handle;
+        if (handle === null) {
+          lease.release();
+          return { info };
+        }
+        if (!Number.isSafeInteger(handle) || !info.isFile) {
+          throw lease.session.fail("it opened something that is not a regular file");
+        }
+        if (answer.body.length > PREFETCH_BYTES) throw lease.session.fail("it sent too many bytes");
+        return {
+          info,
+          file: new SessionFile(ctx, lease, handle as number, info, answer.body, answer.ok.eof),
+        };
+      } catch (error) {
+        lease.release();
+        throw error;
+      }
+    },
+    async stage(target: ResolvedPath, data: Uint8Array, mode: number | undefined) {
+      const temp = tempPathFor(target.real);
+      await call({ op: "create", path: temp, mode: mode ?? null }, data);
+      return temp;
+    },
+    mkdir: async (path: string) => void await call({ op: "mkdir", path }),
+    rename: async (from: string, to: string) => void await call({ op: "rename", path: from, to }),
+    link: async (from: string, to: string) => void await call({ op: "link", path: from, to }),
+    remove: async (path: string) => void await call({ op: "remove", path }),
+    async readDir(path: string): Promise<FileEntry[]> {
+      const { ok, session } = await call({ op: "readDir", path });
+      if (!Array.isArray(ok.entries)) throw session.fail("it sent no directory entries");
+      return ok.entries.map((entry: unknown) => asEntry(session, entry));
+    },
+  });
+}
+
+class SessionFile implements OpenedFile {
+  #rest: Uint8Array;
+  #eof: boolean;
+  #closed = false;
+  constructor(
+    private readonly ctx: ResolvedContext,
+    private readonly lease: SessionLease,
+    private readonly handle: number,
+    readonly info: FileStat,
+    first: Uint8Array,
+    eof: unknown,
+  ) {
+    this.#rest = first;
+    this.#eof = eof === true;
+  }
+
+  async read(buffer: Uint8Array): Promise<number | null> {
+    if (this.#rest.length === 0) {
+      if (this.#eof) return null;
+      const answer = await ask(this.ctx, this.lease.session, {
+        op: "read",
+        handle: this.handle,
+        length: buffer.length,
+      });
+      if (answer.body.length > buffer.length) {
+        throw this.lease.session.fail("it sent too many bytes");
+      }
+      if (answer.body.length === 0) {
+        this.#eof = true;
+        return null;
+      }
+      this.#rest = answer.body;
+    }
+    const count = Math.min(buffer.length, this.#rest.length);
+    buffer.set(this.#rest.subarray(0, count));
+    this.#rest = this.#rest.subarray(count);
+    return count;
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.lease.session.notify({ op: "close", handle: this.handle });
+    this.lease.release();
+    return Promise.resolve();
+  }
+}
+
+async function ask(
+  ctx: ResolvedContext,
+  session: SandboxSession,
+  header: Record<string, unknown>,
+  body?: Uint8Array,
+): Promise<{ ok: Record<string, unknown>; body: Uint8Array; session: SandboxSession }> {
+  const frame: SessionFrame = await session.request(header, body, {
+    timeoutMs: ctx.commandTimeoutMs,
+    onTimeout: () =>
+      new ToolError(
+        "timeout",
+        `The file operation took longer than ${ctx.commandTimeoutMs} ms in the sandbox and was stopped`,
+      ),
+  });
+  const { ok, error } = frame.header;
+  if (error !== undefined) throw systemError(session, error);
+  if (ok === null || typeof ok !== "object" || Array.isArray(ok)) {
+    throw session.fail("it answered a file operation without a result");
+  }
+  return { ok: ok as Record<string, unknown>, body: frame.body, session };
+}
+
+const ERRORS: Record<string, new (message: string) => Error> = {
+  NotFound: Deno.errors.NotFound,
+  PermissionDenied: Deno.errors.PermissionDenied,
+  NotCapable: Deno.errors.PermissionDenied,
+  AlreadyExists: Deno.errors.AlreadyExists,
+  NotADirectory: Deno.errors.NotADirectory,
+  IsADirectory: Deno.errors.IsADirectory,
+  FilesystemLoop: Deno.errors.FilesystemLoop,
+  Busy: Deno.errors.Busy,
+};
+
+/** The operating system's refusal, as its `Deno.errors` class; the message never names a path. */
+function systemError(session: SandboxSession, value: unknown): Error {
+  if (value === null || typeof value !== "object") {
+    return session.fail("it sent an error that is not an object");
+  }
+  const { name, message } = value as Record<string, unknown>;
+  if (typeof name !== "string" || typeof message !== "string") {
+    return session.fail("it sent an error without name and message");
+  }
+  // "No such file or directory (os error 2): open '/x'": the reason, without the path.
+  const reason = message.split(/\): |: /)[0].replace(/ \(os error \d+$/, "").slice(0, 200);
+  const clean = /['"/]/.test(reason) ? "the sandboxed file operation failed" : reason;
+  if (/Read-only file system/.test(message)) return new Deno.errors.PermissionDenied(clean);
+  const Class = ERRORS[name];
+  return Class === undefined ? new Error(clean) : new Class(clean);
+}
+
+function asStat(session: SandboxSession, value: unknown): FileStat {
+  const info = value as Record<string, unknown> | null;
+  const flags = ["isFile", "isDirectory", "isSymlink", "isFifo", "isDevice", "isSocket"];
+  if (
+    info === null || typeof info !== "object" ||
+    !flags.every((flag) => typeof info[flag] === "boolean") ||
+    !isCount(info.size) || !isCount(info.dev) ||
+    !(info.ino === null || isCount(info.ino)) || !(info.mode === null || isCount(info.mode))
+  ) {
+    throw session.fail("it sent file information that is not well-formed");
+  }
+  return {
+    isFile: info.isFile as boolean,
+    isDirectory: info.isDirectory as boolean,
+    isSymlink: info.isSymlink as boolean,
+    isFifo: info.isFifo as boolean,
+    isDevice: info.isDevice as boolean,
+    isSocket: info.isSocket as boolean,
+    size: info.size as number,
+    mode: info.mode as number | null,
+    dev: info.dev as number,
+    ino: info.ino as number | null,
+  };
+}
+
+function asEntry(session: SandboxSession, value: unknown): FileEntry {
+  const entry = value as Record<string, unknown> | null;
+  if (
+    entry === null || typeof entry !== "object" || typeof entry.name !== "string" ||
+    entry.name === "" || entry.name.includes("/") || entry.name === "." || entry.name === ".." ||
+    typeof entry.isFile !== "boolean" || typeof entry.isDirectory !== "boolean" ||
+    typeof entry.isSymlink !== "boolean"
+  ) {
+    throw session.fail("it sent a directory entry that is not well-formed");
+  }
+  return {
+    name: entry.name,
+    isFile: entry.isFile,
+    isDirectory: entry.isDirectory,
+    isSymlink: entry.isSymlink,
+  };
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}

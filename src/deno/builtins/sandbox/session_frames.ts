@@ -1,0 +1,88 @@
+import { concatBytes } from "../../../core/concat_bytes.ts";
+
+/** One frame of the session protocol: a JSON object and a body of raw bytes. */
+export interface SessionFrame {
+  /** The JSON part (an object). */
+  readonly header: Record<string, unknown>;
+  /** The body. */
+  readonly body: Uint8Array;
+}
+
+/** The largest JSON part the host accepts from a supervisor (1 MiB). */
+export const MAX_FRAME_JSON = 1 << 20;
+/** The largest body the host accepts from a supervisor (17 MiB: a 16 MiB file and room). */
+export const MAX_FRAME_BODY = 17 << 20;
+
+/**
+ * Encodes a frame: the JSON part's and the body's lengths (big-endian unsigned 32-bit), the JSON
+ * part, the body.
+ *
+ * @param header The JSON part.
+ * @param body The body.
+ * @returns The bytes to write.
+ */
+export function encodeFrame(
+  header: Record<string, unknown>,
+  body: Uint8Array = new Uint8Array(),
+): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const frame = new Uint8Array(8 + json.length + body.length);
+  const view = new DataView(frame.buffer);
+  view.setUint32(0, json.length);
+  view.setUint32(4, body.length);
+  frame.set(json, 8);
+  frame.set(body, 8 + json.length);
+  return frame;
+}
+
+/**
+ * Splits a supervisor's output into frames, refusing anything that is not one: a length over
+ * the limits, JSON that does not parse or is not an object. The supervisor runs code the model
+ * can influence, so every frame is checked before it is used.
+ */
+export class FrameReader {
+  #pending: Uint8Array[] = [];
+  #total = 0;
+  #need = 8;
+
+  /**
+   * Adds received bytes and returns the frames they complete. Throws a `RangeError` or
+   * `SyntaxError` for bytes that are not a valid frame (the session must end).
+   *
+   * @param chunk The bytes received.
+   * @returns The complete frames, in order.
+   */
+  push(chunk: Uint8Array): SessionFrame[] {
+    this.#pending.push(chunk);
+    this.#total += chunk.length;
+    if (this.#total < this.#need) return [];
+    let all = concatBytes(this.#pending);
+    const frames: SessionFrame[] = [];
+    this.#need = 8;
+    while (all.length >= 8) {
+      const view = new DataView(all.buffer, all.byteOffset);
+      const jsonLength = view.getUint32(0);
+      const bodyLength = view.getUint32(4);
+      if (jsonLength > MAX_FRAME_JSON || bodyLength > MAX_FRAME_BODY) {
+        throw new RangeError(`a frame of ${jsonLength} + ${bodyLength} bytes is over the limit`);
+      }
+      const end = 8 + jsonLength + bodyLength;
+      if (all.length < end) {
+        this.#need = end;
+        break;
+      }
+      const header: unknown = JSON.parse(new TextDecoder().decode(all.subarray(8, 8 + jsonLength)));
+      if (header === null || typeof header !== "object" || Array.isArray(header)) {
+        throw new SyntaxError("a frame's JSON part is not an object");
+      }
+      frames.push({
+        header: header as Record<string, unknown>,
+        body: all.slice(8 + jsonLength, end),
+      });
+      all = all.subarray(end);
+    }
+    this.#pending = all.length > 0 ? [all] : [];
+    this.#total = all.length;
+    return frames;
+  }
+}

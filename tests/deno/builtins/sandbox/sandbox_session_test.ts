@@ -1,0 +1,225 @@
+import { assert, assertEquals, assertMatch } from "@std/assert";
+import { ToolRouter } from "@toolroute/toolroute";
+import { builtinTools } from "@toolroute/toolroute/deno";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+
+const ignore = skipWithoutBwrap();
+
+/** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
+async function processesNaming(text: string, goneWithinMs = 3000): Promise<number[]> {
+  // pgrep, not /proc: Deno reads /proc only under --allow-all.
+  const deadline = Date.now() + goneWithinMs;
+  while (true) {
+    const { stdout } = await new Deno.Command("pgrep", { args: ["-f", text], stdin: "null" })
+      .output();
+    const pids = new TextDecoder().decode(stdout).split("\n").filter((l) => l).map(Number);
+    if (pids.length === 0 || Date.now() > deadline) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function workspace(): Promise<string> {
+  return await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_session_" }));
+}
+
+async function exec(
+  tools: Awaited<ReturnType<ToolRouter["expose"]>>,
+  command: string,
+  timeoutMs?: number,
+) {
+  const result = await tools.call("bash", { command, timeoutMs });
+  return { ...result, json: result.isError ? undefined : JSON.parse(result.text) };
+}
+
+Deno.test({
+  name: "a session keeps /tmp between calls of its context, and another context never sees it",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const b = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const mine = await router.expose({ builtins: ["bash"] });
+    const theirs = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: b, bash: true },
+    });
+    assertEquals((await exec(mine, "echo kept > /tmp/note; cat /tmp/note")).json.stdout, "kept\n");
+    assertEquals((await exec(mine, "cat /tmp/note")).json.stdout, "kept\n");
+    const other = await exec(theirs, "cat /tmp/note; ls -a /tmp");
+    assertMatch(other.json.stderr, /No such file/);
+    assert(!other.json.stdout.includes("note"), other.json.stdout);
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+    await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a command that kills its supervisor ends only its own session; the next call starts afresh",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const b = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const mine = await router.expose({ builtins: ["bash", "read_file"] });
+    const theirs = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: b, bash: true },
+    });
+    await exec(theirs, "echo other > /tmp/other");
+    // The supervisor is the command's parent's parent (bash -c runs the command): kill it.
+    const killed = await exec(mine, "kill -9 $PPID; sleep 1; echo survived");
+    assertEquals(killed.isError, true, killed.text);
+    assertMatch(killed.text, /The sandbox session ended: its supervisor exited/);
+    const again = await exec(mine, "echo fresh; ls /tmp");
+    assertEquals(again.json.stdout.startsWith("fresh\n"), true, again.text);
+    // The other context's session (and its /tmp) was not touched.
+    assertEquals((await exec(theirs, "cat /tmp/other")).json.stdout, "other\n");
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+    await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a hung supervisor (stopped by a command) ends its session at the deadline, with a clear error",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    await using router = new ToolRouter({
+      builtins: builtinTools({ workspace: a, bash: true, commandTimeoutMs: 300 }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    const started = performance.now();
+    const hung = await exec(tools, "kill -STOP $PPID; echo stopped");
+    assertEquals(hung.code, "timeout", hung.text);
+    assert(performance.now() - started < 15_000);
+    assertEquals((await exec(tools, "echo fresh")).json.stdout, "fresh\n");
+    await router.close();
+    assertEquals(await processesNaming(a), []);
+    await Deno.remove(a, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "an idle session closes after sessionIdleMs, and close() ends every session",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const b = await workspace();
+    const router = new ToolRouter({
+      builtins: builtinTools({ workspace: a, bash: true }, { sessionIdleMs: 200 }),
+    });
+    const tools = await router.expose({ builtins: ["bash", "read_file"] });
+    await exec(tools, "true");
+    assert((await processesNaming(a, 0)).length > 0, "the session did not start");
+    assertEquals(await processesNaming(a), []);
+    const theirs = await router.expose({
+      builtins: ["bash"],
+      context: { workspace: b, bash: true },
+    });
+    await exec(theirs, "sleep 30 &");
+    assert((await processesNaming(b, 0)).length > 0, "the session did not start");
+    await router.close();
+    assertEquals(await processesNaming(b, 0), []);
+    await Deno.remove(a, { recursive: true });
+    await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "SIGKILL of the host leaves no process of its sandbox session",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--no-prompt",
+        new URL("./_session_host_main.ts", import.meta.url).pathname,
+        a,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+      stdin: "null",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assertEquals((await reader.read()).value, "started\n");
+    assert((await processesNaming(a, 0)).length > 1, "no session was running");
+    child.kill("SIGKILL");
+    await child.status;
+    await reader.cancel();
+    assertEquals(await processesNaming(a), []);
+    await Deno.remove(a, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a background process runs in the session: shared /tmp, stdin, logs, and stop ends its group",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    const tag = `41.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    await exec(tools, "echo from-exec > /tmp/note");
+    const started = await tools.call("bash", {
+      action: "start",
+      command: `cat /tmp/note; read x; echo "got $x"; sleep ${tag} & sleep ${tag}`,
+    });
+    assertEquals(started.isError, false, started.text);
+    const { processId } = JSON.parse(started.text);
+    const wrote = await tools.call("bash", { action: "write", processId, input: "abc\n" });
+    assertEquals(wrote.isError, false, wrote.text);
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes("got abc"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      text = JSON.parse((await tools.call("bash", { action: "logs", processId })).text).text;
+    }
+    assertEquals(text, "from-exec\ngot abc\n");
+    assert((await processesNaming(`sleep ${tag}`, 0)).length > 0, "the process is not running");
+    const stopped = JSON.parse((await tools.call("bash", { action: "stop", processId })).text);
+    assertEquals([stopped.running, stopped.exitCode], [false, 143]);
+    assertEquals(await processesNaming(`sleep ${tag}`), []);
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a command that forges the supervisor's answers ends its session; the host validates every frame",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash", "read_file"] });
+    await Deno.writeTextFile(`${a}/real.txt`, "real\n");
+    const forgeries = [
+      // A length over the limit.
+      String.raw`printf '\377\377\377\377\0\0\0\0'`,
+      // An answer to a request that was never sent.
+      String.raw`printf '\0\0\0\013\0\0\0\0{"id":9999}'`,
+      // JSON that is not an object.
+      String.raw`printf '\0\0\0\002\0\0\0\00042'`,
+    ];
+    for (const forge of forgeries) {
+      // The command's shell is the supervisor's child: its stdout is the host's pipe.
+      const forged = await exec(tools, `${forge} > /proc/$PPID/fd/1; sleep 1`);
+      assertEquals(forged.isError, true, `${forge}: ${forged.text}`);
+      assertMatch(
+        forged.text,
+        /The sandbox session ended: its supervisor answered out of protocol/,
+      );
+      // The next call starts a fresh session and reads the real file.
+      const read = await tools.call("read_file", { path: "real.txt" });
+      assertEquals(JSON.parse(read.text).content, "real\n", forge);
+    }
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+  },
+});
