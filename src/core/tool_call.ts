@@ -1,6 +1,8 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { toResultText, truncateMiddle } from "./result_text.ts";
+import { boundContent, contentText } from "./content_text.ts";
+import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext, ToolProgress } from "./tool_source.ts";
 
 /** Options of one tool call. */
@@ -25,6 +27,14 @@ export interface ToolCallResult {
   source?: SourceKind;
   /** The tool name as called. */
   tool: string;
+  /**
+   * The result as MCP content blocks (images, audio, resources kept as they are), for hosts that
+   * pass media to a model; a plain result or an error is one text block equal to `text`.
+   * Bounded like `text`: text blocks by `maxResultChars`, media by `maxMediaBytes`.
+   */
+  content: ToolContent[];
+  /** The structured result, when the tool returned one (MCP `structuredContent`). */
+  structuredContent?: Record<string, unknown>;
 }
 
 /** The event the router emits once per call. */
@@ -53,6 +63,8 @@ export interface CallSettings {
   maxResultChars?: number;
   /** Limits on argument text. */
   argumentLimits?: ArgumentLimits;
+  /** Most decoded bytes of a result's media (images, audio, blobs); more is left out. */
+  maxMediaBytes?: number;
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
 }
@@ -106,9 +118,21 @@ export async function callTool(
         onProgress: options.onProgress,
       })
       : await runGuarded(tool, parsed, options, timeoutMs, userId);
-    let text = toResultText(value);
-    if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
-    result = { text, isError: false, source: tool.source, tool: name };
+    if (isToolOutput(value)) {
+      result = outputResult(value, settings, tool.source, name);
+    } else {
+      let text = toResultText(value);
+      if (settings.maxResultChars !== undefined) {
+        text = truncateMiddle(text, settings.maxResultChars);
+      }
+      result = {
+        text,
+        isError: false,
+        source: tool.source,
+        tool: name,
+        content: [textBlock(text)],
+      };
+    }
   } catch (error) {
     const failure = toFailure(error, name);
     result = {
@@ -117,6 +141,7 @@ export async function callTool(
       code: failure.code,
       source: tool?.source,
       tool: name,
+      content: [textBlock(failure.message)],
     };
   }
   if (settings.onEvent !== undefined) {
@@ -132,6 +157,38 @@ export async function callTool(
       });
     } catch {
       // An observer's failure must not change the result.
+    }
+  }
+  return result;
+}
+
+function textBlock(text: string): ToolContent {
+  return { type: "text", text };
+}
+
+/** The result of a tool that returned content blocks: bounded, with text that has no media. */
+function outputResult(
+  output: ToolOutput,
+  settings: CallSettings,
+  source: SourceKind,
+  name: string,
+): ToolCallResult {
+  const content = [
+    ...boundContent(output.content, {
+      maxTextChars: settings.maxResultChars,
+      maxMediaBytes: settings.maxMediaBytes,
+    }),
+  ];
+  let text = contentText(content, output.structuredContent);
+  if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
+  const result: ToolCallResult = { text, isError: false, source, tool: name, content };
+  if (output.structuredContent !== undefined) result.structuredContent = output.structuredContent;
+  if (output.isError === true) {
+    result.isError = true;
+    result.code = "tool_error";
+    if (text === "") {
+      result.text = `Tool "${name}" reported an error without a message`;
+      if (content.length === 0) result.content = [textBlock(result.text)];
     }
   }
   return result;

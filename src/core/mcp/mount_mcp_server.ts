@@ -1,7 +1,7 @@
 import { toApiFunctionName } from "../api_function_name.ts";
 import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
-import { callMcpTool } from "./mcp_call.ts";
+import { callMcpToolOutput } from "./mcp_call.ts";
 import { listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
 import {
@@ -84,6 +84,6 @@ function toRoutedTool(id: string, client: Client, tool: McpTool): RoutedTool {
     source: "local_mcp" as const,
     origin: `${id}/${tool.name}`,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      callMcpTool(client, tool.name, args, context),
+      callMcpToolOutput(client, tool.name, args, context),
   });
 }

@@ -1,4 +1,5 @@
 import { ToolError } from "../../tool_error.ts";
+import type { ToolOutput } from "../../tool_output.ts";
 import type {
   GatewayRequest,
   GatewayResolution,
@@ -258,7 +259,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
-  ): Promise<string> {
+  ): Promise<ToolOutput> {
     if (context.userId !== userId) {
       throw new ToolError("permission_denied", `Tool "${toolName}" belongs to another user`);
     }
@@ -272,7 +273,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
-  ): Promise<string> {
+  ): Promise<ToolOutput> {
     const connection = this.#global.get(serverId);
     if (connection === undefined) throw removed(serverId);
     return await connection.callTool(toolName, args, context);

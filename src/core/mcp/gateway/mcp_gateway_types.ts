@@ -97,6 +97,8 @@ export interface McpGatewayOptions {
   toolListTtlMs?: number;
   /** Most characters of a result; longer ones keep head and tail. Default: 100000. */
   maxResultChars?: number;
+  /** Most decoded bytes of a result's images, audio and blobs; more is left out. Default: 16 MiB. */
+  maxMediaBytes?: number;
   /** Most bytes of one HTTP response body; longer ones fail the call. Default: 64 MiB. */
   maxResponseBytes?: number;
   /** Backoff of reconnections. */

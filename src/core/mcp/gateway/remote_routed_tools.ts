@@ -1,3 +1,4 @@
+import type { ToolOutput } from "../../tool_output.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../../tool_source.ts";
 import { assignRemoteToolNames } from "./remote_tool_names.ts";
 import type { ServerConnection } from "./server_connection.ts";
@@ -8,7 +9,7 @@ export type RemoteExecutor = (
   toolName: string,
   args: Record<string, unknown>,
   context: ToolContext,
-) => Promise<string>;
+) => Promise<ToolOutput>;
 
 /** Most tool lists kept; the oldest is dropped first. */
 const CACHE_SIZE = 256;

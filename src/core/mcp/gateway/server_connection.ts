@@ -6,7 +6,8 @@ import { callDeadline } from "./call_deadline.ts";
 import { RequestNotDeliveredError } from "./guarded_fetch.ts";
 import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
-import { callMcpTool, mcpErrorToToolError } from "../mcp_call.ts";
+import { callMcpToolOutput, mcpErrorToToolError } from "../mcp_call.ts";
+import type { ToolOutput } from "../../tool_output.ts";
 import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
 import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
 import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
@@ -22,6 +23,8 @@ export interface ConnectionSettings extends OpenClientSettings {
   maxTotalTimeoutMs?: number;
   /** Most characters of a result. */
   maxResultChars: number;
+  /** Most decoded bytes of a result's media. */
+  maxMediaBytes?: number;
   /** Backoff: first delay, longest delay, factor, attempts per call. */
   reconnect: { initialDelayMs: number; maxDelayMs: number; factor: number; attempts: number };
   /** Receives events (without server and user, which the connection adds). */
@@ -156,13 +159,13 @@ export class ServerConnection {
    * @param toolName The tool's name on the server.
    * @param args The arguments.
    * @param context The call's signal, deadline and progress listener.
-   * @returns The result text.
+   * @returns The result, content blocks as the server sent them (bounded).
    */
   async callTool(
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
-  ): Promise<string> {
+  ): Promise<ToolOutput> {
     this.inFlight++;
     this.lastUsedAt = performance.now();
     const deadline = callDeadline(
@@ -178,12 +181,19 @@ export class ServerConnection {
       for (let attempt = 0;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
         try {
-          return await callMcpTool(client, toolName, args, { ...context, signal, onProgress }, {
-            timeoutMs,
-            maxResultChars: this.#s.maxResultChars,
-            resetTimeoutOnProgress: extendable,
-            maxTotalTimeoutMs: hardMs,
-          });
+          return await callMcpToolOutput(
+            client,
+            toolName,
+            args,
+            { ...context, signal, onProgress },
+            {
+              timeoutMs,
+              maxResultChars: this.#s.maxResultChars,
+              maxMediaBytes: this.#s.maxMediaBytes,
+              resetTimeoutOnProgress: extendable,
+              maxTotalTimeoutMs: hardMs,
+            },
+          );
         } catch (error) {
           const cause = (error as ToolError).cause;
           const expired = cause instanceof SessionExpiredError;

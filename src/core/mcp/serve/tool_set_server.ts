@@ -1,3 +1,4 @@
+import type { ToolCallResult } from "../../tool_call.ts";
 import type { ToolSet } from "../../tool_set.ts";
 import type { ToolProgress } from "../../tool_source.ts";
 import {
@@ -121,11 +122,7 @@ export class ToolSetServer implements AsyncDisposable {
         timeoutMs: this.#options.timeoutMs,
         onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
       });
-      if (result.isError) return errorResult(result.text);
-      const out: Record<string, unknown> = { content: [{ type: "text", text: result.text }] };
-      const structured = toolSet.has(name) ? structuredContent(toolSet, name, result.text) : null;
-      if (structured !== null) out.structuredContent = structured;
-      return out;
+      return callResult(toolSet, name, result);
     });
   }
 
@@ -200,14 +197,31 @@ function progressSender(
   };
 }
 
-/** A tool that declares an output schema must return `structuredContent` (the SDK client checks). */
-function structuredContent(toolSet: ToolSet, name: string, text: string): unknown {
-  const tool = toolSet.toMcp().find((entry) => entry.name === name);
-  if (tool?.outputSchema === undefined) return null;
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
+/**
+ * The MCP answer for a call: the result's content blocks, `structuredContent` and `isError` as
+ * the tool (or upstream server) gave them. A tool that declares an output schema but returned no
+ * structured content gets an error result: SDK clients reject such an answer outright.
+ */
+function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): CallAnswer {
+  const answer: CallAnswer = { content: result.content };
+  if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
+  if (result.isError) answer.isError = true;
+  else if (answer.structuredContent === undefined && declaresOutput(toolSet, name)) {
+    return errorResult(
+      `Tool "${name}" declares an output schema but returned no structured content`,
+    );
   }
+  return answer;
+}
+
+interface CallAnswer {
+  content: unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: true;
+  [key: string]: unknown;
+}
+
+function declaresOutput(toolSet: ToolSet, name: string): boolean {
+  return toolSet.has(name) &&
+    toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
 }

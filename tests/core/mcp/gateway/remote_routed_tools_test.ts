@@ -8,6 +8,7 @@ import {
 } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { RemoteRoutedTools } from "../../../../src/core/mcp/gateway/remote_routed_tools.ts";
 import { ServerConnection } from "../../../../src/core/mcp/gateway/server_connection.ts";
+import { toolOutput } from "../../../../src/core/tool_output.ts";
 
 interface ListedTool {
   name: string;
@@ -113,12 +114,14 @@ Deno.test("RemoteRoutedTools tools call the executor with the server id and the 
     [server],
     (serverId, toolName, args, context: ToolContext) => {
       seen.push([serverId, toolName, args, context.signal === signal, context.userId]);
-      return Promise.resolve("read");
+      return Promise.resolve(toolOutput({ content: [{ type: "text", text: "read" }] }));
     },
     "global",
   );
   assertEquals(tool.name, "files_read_file");
-  assertEquals(await tool.execute({ path: "a.txt" }, { signal, userId: "u" }), "read");
+  assertEquals(await tool.execute({ path: "a.txt" }, { signal, userId: "u" }), {
+    content: [{ type: "text", text: "read" }],
+  });
   assertEquals(seen, [["files", "read.file", { path: "a.txt" }, true, "u"]]);
   await server.connection.close();
 });
