@@ -11,6 +11,7 @@ import { connectSelected, type SelectedServer } from "./connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
+import { KnownToolNames } from "./known_tool_names.ts";
 import { RemoteRoutedTools } from "./remote_routed_tools.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
@@ -79,6 +80,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #global = new Map<string, ServerConnection>();
   #users: UserServers;
   #tools = new RemoteRoutedTools();
+  #known = new KnownToolNames();
   #closed = false;
 
   /**
@@ -126,6 +128,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const connection = this.#global.get(id);
     if (connection === undefined) return;
     this.#global.delete(id);
+    this.#known.forget("global", id);
     await connection.close();
     this.#settings.emit({ type: "closed", serverId: id, reason: "removed" });
   }
@@ -156,6 +159,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param id The server id.
    */
   async removeUserServer(userId: string, id: string): Promise<void> {
+    this.#known.forget(userTier(userId), id);
     await this.#users.remove(userId, id);
   }
 
@@ -165,6 +169,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param userId The user.
    */
   async clearUser(userId: string): Promise<void> {
+    this.#known.forget(userTier(userId));
     await this.#users.remove(userId);
   }
 
@@ -222,19 +227,31 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     }
     const { user, global, missing: down } = connected;
     missing.push(...down);
+    const known = this.#known;
+    for (const { id, connection } of user) {
+      known.update(userTier(userId!), id, connection.tools.map((tool) => tool.name));
+    }
+    for (const { id, connection } of global) {
+      known.update("global", id, connection.tools.map((tool) => tool.name));
+    }
     return {
       user: user.length === 0 ? [] : this.#tools.build(
         "user_mcp",
         user,
         (serverId, toolName, args, context) =>
           this.#callUser(userId!, serverId, toolName, args, context),
-        `user\u0000${userId}`,
+        userTier(userId!),
+        {
+          lists: known.lists(userTier(userId!), this.#users.ids(userId!)),
+          version: known.version,
+        },
       ),
       global: global.length === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
         (serverId, toolName, args, context) => this.#callGlobal(serverId, toolName, args, context),
         "global",
+        { lists: known.lists("global", this.#global.keys()), version: known.version },
       ),
       missing,
     };
@@ -308,4 +325,9 @@ function removed(serverId: string): ToolError {
     "upstream_unavailable",
     `The MCP server "${serverId}" was removed; expose the tools again`,
   );
+}
+
+/** The tier key of a user's own servers. */
+function userTier(userId: string): string {
+  return `user\u0000${userId}`;
 }

@@ -1,6 +1,6 @@
 import type { ToolOutput } from "../../tool_output.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../../tool_source.ts";
-import { assignRemoteToolNames } from "./remote_tool_names.ts";
+import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
 import type { ServerConnection } from "./server_connection.ts";
 
 /** Runs a remote tool: tier, user, server id, original tool name, arguments, context. */
@@ -16,7 +16,9 @@ const CACHE_SIZE = 256;
 
 /**
  * Builds the `RoutedTool`s of one tier's selected, connected servers, named by
- * `assignRemoteToolNames`, and caches them until a server's tool list or connection changes.
+ * `assignRemoteToolNames` over every configured server of the tier (with its last known tool
+ * list, see `KnownToolNames`), and caches them until a tool list or connection changes. A server
+ * going down or coming back never renames another server's tool.
  */
 export class RemoteRoutedTools {
   #cache = new Map<string, RoutedTool[]>();
@@ -28,6 +30,8 @@ export class RemoteRoutedTools {
    * @param servers The connected servers, in selection order.
    * @param execute Runs a call (looked up again at call time, so removed servers fail cleanly).
    * @param cacheKey Identifies the executor (the tier and user).
+   * @param known Every configured server of the tier with its last known tool names, in
+   *   configuration order, with a version that changes with them; default: the given servers.
    * @returns The tools.
    */
   build(
@@ -35,23 +39,27 @@ export class RemoteRoutedTools {
     servers: readonly { id: string; connection: ServerConnection }[],
     execute: RemoteExecutor,
     cacheKey: string,
+    known?: { lists: readonly ServerToolNames[]; version: number },
   ): RoutedTool[] {
-    let key = cacheKey;
+    let key = known === undefined ? cacheKey : `${cacheKey}\u0002${known.version}`;
     for (const { id, connection } of servers) {
       key += `\u0000${id}\u0001${connection.serial}.${connection.version}`;
     }
     const cached = this.#cache.get(key);
     if (cached !== undefined) return cached;
     const byServer = new Map(servers.map(({ id, connection }) => [id, connection.tools]));
+    const current = servers.map(({ id, connection }) => ({
+      serverId: id,
+      toolNames: connection.tools.map((tool) => tool.name),
+    }));
     const names = assignRemoteToolNames(
-      servers.map(({ id, connection }) => ({
-        serverId: id,
-        toolNames: connection.tools.map((tool) => tool.name),
-      })),
+      known === undefined ? current : withCurrent(known.lists, current),
     );
     const tools: RoutedTool[] = [];
     for (const [name, { serverId, toolName }] of names) {
-      const tool = byServer.get(serverId)!.find((candidate) => candidate.name === toolName)!;
+      const tool = byServer.get(serverId)?.find((candidate) => candidate.name === toolName);
+      // A server that is not selected or not up now still takes part in naming, without tools.
+      if (tool === undefined) continue;
       tools.push(Object.freeze({
         name,
         description: tool.description ?? tool.title ?? "",
@@ -68,4 +76,17 @@ export class RemoteRoutedTools {
     this.#cache.set(key, tools);
     return tools;
   }
+}
+
+/** The known lists, with the selected servers' current lists in place of theirs (or added). */
+function withCurrent(
+  known: readonly ServerToolNames[],
+  current: readonly ServerToolNames[],
+): ServerToolNames[] {
+  const now = new Map(current.map((server) => [server.serverId, server]));
+  const merged = known.map((server) => now.get(server.serverId) ?? server);
+  for (const server of current) {
+    if (!known.some((k) => k.serverId === server.serverId)) merged.push(server);
+  }
+  return merged;
 }
