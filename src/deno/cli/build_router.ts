@@ -50,7 +50,8 @@ export async function buildRouter(
   options: BuildRouterOptions = {},
 ): Promise<ServedRouter> {
   const { functions, mcpServices } = await loadModules(config.modules);
-  const builtins = builtinTools(config.context);
+  // Built-ins only when the config asks for them: an mcp.json grants no file access.
+  const builtins = config.builtins !== false ? builtinTools(config.context) : undefined;
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const gateway = hasServers
@@ -62,7 +63,7 @@ export async function buildRouter(
     }
   }
   const router = new ToolRouter({
-    builtins: withBashProgress(builtins, options.progressIntervalMs),
+    builtins: builtins && withBashProgress(builtins, options.progressIntervalMs),
     functions,
     mcpServices,
     gateway,
@@ -77,7 +78,7 @@ export async function buildRouter(
     expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
       const user = config.users.find((entry) => entry.id === userId);
       return router.expose({
-        builtins: expose.builtins ?? [...builtins.names],
+        builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
         functions: expose.functions ?? functions.map((tool) => tool.name),
         mcpServices: expose.mcpServices ?? mcpServices.map((service) => service.name),
         mcpServers: [

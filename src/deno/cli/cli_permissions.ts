@@ -29,7 +29,9 @@ const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
  * @returns The permissions, each list sorted.
  */
 export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermissions {
-  const base = requiredPermissions(config.context);
+  const base = config.builtins !== false
+    ? requiredPermissions(config.context)
+    : { read: [], write: [], run: [], env: [] };
   const read = [...base.read];
   for (const path of [config.path, ...config.modules]) {
     if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
@@ -97,7 +99,9 @@ export function checkCliPermissions(
   config: ToolrouteConfig,
   needed: CliPermissions,
 ): CliPermissionReport {
-  const report = checkPermissions(config.context);
+  const report = config.builtins !== false
+    ? checkPermissions(config.context)
+    : noBuiltinsReport(config);
   const missing = new Set<string>(report.missing.map((gap) => gap.flag));
   const probe = (descriptor: Deno.PermissionDescriptor, flag: string) => {
     if (Deno.permissions.querySync(descriptor).state !== "granted") missing.add(flag);
@@ -123,4 +127,33 @@ function safeUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The built-ins' part of the check when none are served: nothing is missing, and every unscoped
+ * grant, a write to the would-be workspace and `bash`/`bwrap` are in excess.
+ */
+function noBuiltinsReport(
+  config: ToolrouteConfig,
+): { missing: PermissionGap[]; excess: PermissionGap[] } {
+  const granted = (descriptor: Deno.PermissionDescriptor) =>
+    Deno.permissions.querySync(descriptor).state === "granted";
+  const excess: PermissionGap[] = [];
+  for (const name of ["read", "write", "run", "env", "net", "sys", "ffi"] as const) {
+    if (granted({ name } as Deno.PermissionDescriptor)) {
+      excess.push({ name, flag: `--allow-${name}` });
+    }
+  }
+  const workspace = config.context.workspace;
+  if (!excess.some((gap) => gap.name === "write") && granted({ name: "write", path: workspace })) {
+    excess.push({ name: "write", value: workspace, flag: `--allow-write=${workspace}` });
+  }
+  if (!excess.some((gap) => gap.name === "run")) {
+    for (const command of ["bash", "bwrap"]) {
+      if (granted({ name: "run", command })) {
+        excess.push({ name: "run", value: command, flag: `--allow-run=${command}` });
+      }
+    }
+  }
+  return { missing: [], excess };
 }

@@ -55,7 +55,7 @@ const httpSchema = z.strictObject({
 export const toolrouteConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
   workspace: nonEmpty.optional()
-    .describe("The workspace, read and write; relative to this file. Default: this file's folder"),
+    .describe("The workspace, read and write; relative to this file. Turns the built-in tools on"),
   readOnlyRoots: z.array(nonEmpty).optional().describe("Folders that may be read but not written"),
   protectedPaths: z.array(nonEmpty).optional()
     .describe('Paths inside the workspace that writes refuse; default [".git"]'),

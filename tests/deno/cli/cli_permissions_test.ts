@@ -70,3 +70,31 @@ Deno.test({
     ]);
   },
 });
+
+const mcpOnly = resolveConfig(
+  { mcpServers: { remote: { url: "http://127.0.0.1:9000/mcp" } } },
+  "/home/u/.config/mcp.json",
+  "/",
+  { env: false },
+);
+
+Deno.test("cliPermissions() of a config with only mcpServers needs no workspace access", () => {
+  assertEquals(cliDenoFlags(cliPermissions(mcpOnly)), [
+    "--allow-read=/home/u/.config/mcp.json",
+    "--allow-net=127.0.0.1:9000",
+    "--no-prompt",
+  ]);
+});
+
+Deno.test({
+  name: "checkCliPermissions() of a config with only mcpServers calls a workspace write excess",
+  permissions: {
+    read: ["/home/u/.config/mcp.json"],
+    write: ["/home/u/.config"],
+    net: ["127.0.0.1:9000"],
+  },
+  fn() {
+    const report = checkCliPermissions(mcpOnly, cliPermissions(mcpOnly));
+    assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"] });
+  },
+});
