@@ -62,8 +62,12 @@ export { loadMcpConfig, parseMcpConfig } from "./mcp/load_mcp_config.ts";
 export type { LoadMcpConfigOptions } from "./mcp/load_mcp_config.ts";
 export { DenoStdioClientTransport } from "./mcp/stdio_client_transport.ts";
 export type { DenoStdioClientTransportOptions } from "./mcp/stdio_client_transport.ts";
-export { stdioChildCommand } from "./mcp/stdio_child_command.ts";
-export type { StdioChildCommand, StdioServerCommand } from "./mcp/stdio_child_command.ts";
+export { NETWORK_ENV, stdioChildCommand } from "./mcp/stdio_child_command.ts";
+export type {
+  StdioChildCommand,
+  StdioChildOptions,
+  StdioServerCommand,
+} from "./mcp/stdio_child_command.ts";
 export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
 export type {
   McpConnectionState,

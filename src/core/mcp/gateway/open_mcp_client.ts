@@ -125,12 +125,15 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
-  const ms = settings.connectTimeoutMs;
+  const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
     await withDeadline(
       client.connect(transport as Transport, { timeout: ms }),
       ms,
-      () => new Error(`Connecting did not finish within ${ms} ms`),
+      () => {
+        const why = transport.describeStall?.();
+        return new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
+      },
       () => void transport.close().catch(() => {}),
     );
     return client;
