@@ -80,6 +80,9 @@ export type {
   SourceKind,
   SourceResolution,
   ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
   ToolProgress,
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";

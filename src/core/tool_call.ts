@@ -3,7 +3,15 @@ import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { toResultText, truncateMiddle } from "./result_text.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
-import type { RoutedTool, SourceKind, ToolContext, ToolProgress } from "./tool_source.ts";
+import type {
+  RoutedTool,
+  SourceKind,
+  ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
+  ToolProgress,
+} from "./tool_source.ts";
 
 /** Options of one tool call. */
 export interface CallOptions {
@@ -13,6 +21,16 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Receives progress reports from tools that send them. */
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * Answers a tool's request for input from the person behind the call (an upstream MCP
+   * server's form elicitation); without it such requests are cancelled.
+   */
+  onElicitation?: (
+    request: ToolElicitation,
+    signal: AbortSignal,
+  ) => Promise<ToolElicitationResult>;
+  /** Receives log messages a tool sends during the call (an upstream MCP server's). */
+  onLog?: (entry: ToolLogEntry) => void;
 }
 
 /** The result of one tool call, with its details. */
@@ -116,6 +134,8 @@ export async function callTool(
         signal: neverAborted ??= new AbortController().signal,
         userId,
         onProgress: options.onProgress,
+        elicit: options.onElicitation,
+        log: options.onLog,
       })
       : await runGuarded(tool, parsed, options, timeoutMs, userId);
     if (isToolOutput(value)) {
@@ -225,6 +245,8 @@ async function runGuarded(
     userId,
     onProgress: options.onProgress,
     timeoutMs,
+    elicit: options.onElicitation,
+    log: options.onLog,
   };
   try {
     return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);

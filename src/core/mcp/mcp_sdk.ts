@@ -29,10 +29,13 @@ export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 export {
   CallToolRequestSchema,
   ElicitRequestSchema,
+  ElicitResultSchema,
   ErrorCode as McpErrorCode,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
+  SetLevelRequestSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 

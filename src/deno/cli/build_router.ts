@@ -55,7 +55,12 @@ export async function buildRouter(
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const gateway = hasServers
-    ? createDenoGateway({ servers: config.mcpServers, onEvent: options.onGatewayEvent })
+    ? createDenoGateway({
+      servers: config.mcpServers,
+      onEvent: options.onGatewayEvent,
+      // Upstream servers' questions during a call reach the serving client that made the call.
+      relayElicitation: true,
+    })
     : undefined;
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {

@@ -62,6 +62,7 @@ export function gatewaySettings(
       jsonSchemaValidator: options.jsonSchemaValidator,
       transportFactory: options.transportFactory,
       onElicitation: options.onElicitation,
+      relayElicitation: options.relayElicitation === true,
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),

@@ -124,6 +124,14 @@ export interface McpGatewayOptions {
     request: McpElicitationRequest,
     signal: AbortSignal,
   ) => McpElicitationResult | Promise<McpElicitationResult>;
+  /**
+   * Declares the `elicitation` capability to every server so that a request a server sends during
+   * a call reaches the call's own `onElicitation` (`ToolSet#call` options; `toolroute serve`
+   * relays it to its MCP client). A request that cannot be tied to one call (several calls in
+   * flight on the connection, or none) goes to the gateway's `onElicitation`, else is cancelled.
+   * Default: `false` (declared only with `onElicitation`).
+   */
+  relayElicitation?: boolean;
   /** Receives connection events; must not throw (a throw is ignored). */
   onEvent?: (event: McpGatewayEvent) => void;
 }

@@ -1,10 +1,16 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
-import type { McpGatewayOptions } from "./mcp_gateway_types.ts";
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpGatewayOptions,
+} from "./mcp_gateway_types.ts";
+import type { ToolLogEntry } from "../../tool_source.ts";
 import {
   Client,
   type ClientOptions,
   ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
   SseError,
   StreamableHTTPError,
   type Transport,
@@ -41,6 +47,15 @@ export interface OpenClientSettings {
   transportFactory?: McpTransportFactory;
   /** Answers elicitation requests; declares the capability when set. */
   onElicitation?: McpGatewayOptions["onElicitation"];
+  /** Declares the elicitation capability so calls can relay requests (see `elicit`). */
+  relayElicitation?: boolean;
+  /** Routes an elicitation request (to the call that caused it); wins over `onElicitation`. */
+  elicit?: (
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<McpElicitationResult>;
+  /** Receives the server's log messages. */
+  onLog?: (entry: ToolLogEntry) => void;
 }
 
 /** An initialised client and how it is connected. */
@@ -108,12 +123,13 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
   }
-  const answer = settings.onElicitation;
-  if (answer !== undefined) {
+  const answer = settings.elicit ?? settings.onElicitation;
+  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
+  if (elicits) {
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
-  if (answer !== undefined) {
+  if (elicits && answer !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params as { message: string; requestedSchema?: object };
       const result = await answer({
@@ -123,6 +139,13 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
         requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
       }, extra.signal);
       return result as { action: "accept" | "decline" | "cancel" };
+    });
+  }
+  const onLog = settings.onLog;
+  if (onLog !== undefined) {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      onLog({ level, ...(typeof logger === "string" ? { logger } : {}), data });
     });
   }
   const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);

@@ -1,5 +1,6 @@
 import type { ToolOutput } from "../../tool_output.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../../tool_source.ts";
+import { upstreamInputSchema } from "../../strict_schema.ts";
 import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
 import type { ServerConnection } from "./server_connection.ts";
 
@@ -63,7 +64,7 @@ export class RemoteRoutedTools {
       tools.push(Object.freeze({
         name,
         description: tool.description ?? tool.title ?? "",
-        inputSchema: (tool.inputSchema ?? { type: "object" }) as JsonObjectSchema,
+        inputSchema: upstreamInputSchema(tool.inputSchema),
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonObjectSchema } : {}),
         ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
         source,

@@ -1,5 +1,5 @@
 import type { ToolError } from "../../tool_error.ts";
-import type { ToolContext } from "../../tool_source.ts";
+import type { ToolContext, ToolLogEntry } from "../../tool_source.ts";
 import { raceSignal, sleep } from "./abortable.ts";
 import { Backoff } from "./backoff.ts";
 import { callDeadline } from "./call_deadline.ts";
@@ -8,7 +8,13 @@ import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
 import { callMcpToolOutput, mcpErrorToToolError } from "../mcp_call.ts";
 import type { ToolOutput } from "../../tool_output.ts";
-import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
+import type {
+  McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpGatewayEvent,
+  McpServerStatus,
+} from "./mcp_gateway_types.ts";
 import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
 import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import { Redactor } from "./redactor.ts";
@@ -61,6 +67,8 @@ export class ServerConnection {
   #lastError?: string;
   #backoff: Backoff;
   #disposed = false;
+  /** The contexts of the calls in flight, to route a server's requests and logs to their call. */
+  #calls = new Set<ToolContext>();
 
   /**
    * Creates the connection; nothing is opened until it is used.
@@ -177,6 +185,7 @@ export class ServerConnection {
     const { signal, timeoutMs, hardMs, extendable } = deadline;
     // A progress token is only sent with a listener, and progress only extends with one.
     const onProgress = context.onProgress ?? (extendable ? ignore : undefined);
+    this.#calls.add(context);
     try {
       for (let attempt = 0;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
@@ -204,6 +213,7 @@ export class ServerConnection {
         }
       }
     } finally {
+      this.#calls.delete(context);
       deadline.dispose();
       this.inFlight--;
       this.lastUsedAt = performance.now();
@@ -245,7 +255,11 @@ export class ServerConnection {
     this.#state = "connecting";
     let client: Client | undefined;
     try {
-      const opened = await openMcpClient(this.#s, this.#kind);
+      const opened = await openMcpClient({
+        ...this.#s,
+        elicit: (request, signal) => this.#elicit(request, signal),
+        onLog: (entry) => this.#log(entry),
+      }, this.#kind);
       client = opened.client;
       this.#kind = opened.kind;
       const ready = client;
@@ -335,6 +349,37 @@ export class ServerConnection {
     await client?.close().catch(() => {});
   }
 
+  /**
+   * A server's elicitation request goes to the one call in flight that can relay it; when it
+   * cannot be tied to one call (none, or several: it might belong to another person's), to the
+   * gateway's `onElicitation`, else it is cancelled.
+   */
+  async #elicit(
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ): Promise<McpElicitationResult> {
+    const relays = [...this.#calls].filter((call) => call.elicit !== undefined);
+    if (relays.length === 1 && this.#calls.size === 1) {
+      return await relays[0].elicit!(
+        { message: request.message, requestedSchema: request.requestedSchema },
+        signal,
+      );
+    }
+    const fallback = this.#s.onElicitation;
+    return fallback === undefined ? CANCELLED : await fallback(request, signal);
+  }
+
+  /** A server's log message goes to the call in flight, when exactly one is. */
+  #log(entry: ToolLogEntry): void {
+    if (this.#calls.size !== 1) return;
+    const [call] = this.#calls;
+    try {
+      call.log?.(entry);
+    } catch {
+      // A listener's failure must not break the connection.
+    }
+  }
+
   #who(): { serverId: string; userId?: string } {
     return this.#s.userId === undefined
       ? { serverId: this.#s.serverId }
@@ -343,6 +388,8 @@ export class ServerConnection {
 }
 
 function ignore(): void {}
+
+const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as const });
 
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -1,12 +1,15 @@
 import type { ToolCallResult } from "../../tool_call.ts";
 import type { ToolSet } from "../../tool_set.ts";
 import type { ToolProgress } from "../../tool_source.ts";
+import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   ListToolsRequestSchema,
   McpError,
   McpErrorCode,
   Server,
+  SetLevelRequestSchema,
   type Transport,
 } from "../mcp_sdk.ts";
 
@@ -81,6 +84,8 @@ export class ToolSetServer implements AsyncDisposable {
   #server: Server;
   #provide: ToolSetProvider;
   #options: ToolSetServerOptions;
+  /** The log level each session set (`logging/setLevel`); the key `""` is a session-less one. */
+  #levels = new Map<string, number>();
 
   /**
    * Creates the server. Throws a `TypeError` when `tools` is neither a tool set nor a function.
@@ -105,6 +110,10 @@ export class ToolSetServer implements AsyncDisposable {
         instructions: options.instructions,
       },
     );
+    this.#server.setRequestHandler(SetLevelRequestSchema, (request, extra) => {
+      this.#levels.set(extra.sessionId ?? "", LEVELS.indexOf(request.params.level));
+      return {};
+    });
     this.#server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
       const toolSet = await this.#toolSet(extra);
       return { tools: toolSet.toMcp() };
@@ -121,6 +130,10 @@ export class ToolSetServer implements AsyncDisposable {
         signal: extra.signal,
         timeoutMs: this.#options.timeoutMs,
         onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+        onElicitation: this.#server.getClientCapabilities()?.elicitation
+          ? (request, signal) => elicit(extra.sendRequest, request, signal)
+          : undefined,
+        onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
       });
       return callResult(toolSet, name, result);
     });
@@ -148,6 +161,16 @@ export class ToolSetServer implements AsyncDisposable {
   /** Same as {@linkcode ToolSetServer#close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** Relays a tool's log message on the call's stream, at or above the session's level. */
+  #log(entry: ToolLogEntry, sessionId: string | undefined, send: unknown): void {
+    const level = LEVELS.indexOf(entry.level);
+    if (level < 0 || level < (this.#levels.get(sessionId ?? "") ?? 0)) return;
+    (send as (notification: unknown) => Promise<void>)({
+      method: "notifications/message",
+      params: entry,
+    }).catch(() => {});
   }
 
   async #toolSet(
@@ -224,4 +247,39 @@ interface CallAnswer {
 function declaresOutput(toolSet: ToolSet, name: string): boolean {
   return toolSet.has(name) &&
     toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
+}
+
+/** The syslog levels, least severe first (MCP `LoggingLevel`). */
+const LEVELS: readonly ToolLogEntry["level"][] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+type SendRequest = (
+  request: { method: "elicitation/create"; params: Record<string, unknown> },
+  schema: unknown,
+  options?: { signal?: AbortSignal },
+) => Promise<unknown>;
+
+/** Asks the serving client (the person behind the call) for input: MCP form elicitation. */
+async function elicit(
+  send: unknown,
+  request: ToolElicitation,
+  signal: AbortSignal,
+): Promise<ToolElicitationResult> {
+  const answer = await (send as SendRequest)(
+    {
+      method: "elicitation/create",
+      params: { message: request.message, requestedSchema: request.requestedSchema },
+    },
+    ElicitResultSchema,
+    { signal },
+  );
+  return answer as ToolElicitationResult;
 }
