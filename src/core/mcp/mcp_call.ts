@@ -66,7 +66,8 @@ export async function callMcpToolOutput(
     // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
     // results, not JSON-RPC errors.
     const text = contentText(content);
-    const invalid = /^MCP error -32602: /.exec(text);
+    // SDK 1.x prefixes the code; SDK 2.x (`@modelcontextprotocol/server`) sends the bare message.
+    const invalid = /^MCP error -32602: /.exec(text) ?? /^(?=Input validation error: )/.exec(text);
     if (invalid) {
       const detail = text.slice(invalid[0].length);
       throw unknownTool(detail, toolName) ??
