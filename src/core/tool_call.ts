@@ -94,6 +94,17 @@ export interface CallSettings {
 let neverAborted: AbortSignal | undefined;
 
 /**
+ * Whether a call's signal is the one shared by calls that cannot be aborted, so executors do not
+ * hang per-call listeners on it (they would pile up).
+ *
+ * @param signal A call's signal.
+ * @returns `true` for the shared never-aborting signal.
+ */
+export function isSharedSignal(signal: AbortSignal): boolean {
+  return signal === neverAborted;
+}
+
+/**
  * Calls one tool: parses the arguments, runs it under the deadline and signal, and converts
  * every failure the call causes into an error result. This is the router's single catch boundary.
  *

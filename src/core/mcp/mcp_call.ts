@@ -34,7 +34,7 @@ export async function callMcpToolOutput(
   client: Client,
   toolName: string,
   args: Record<string, unknown>,
-  context: ToolContext,
+  context: Pick<ToolContext, "onProgress"> & { signal?: AbortSignal },
   options: McpCallOptions = {},
 ): Promise<ToolOutput> {
   let result: CallToolResult;

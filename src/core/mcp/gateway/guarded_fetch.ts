@@ -84,6 +84,11 @@ export class GuardedFetch {
     }
     if (response.body === null) return response;
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
+    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
+    if (response.headers.get("content-type")?.includes("application/json")) {
+      return await this.#readJson(response, ids);
+    }
     return new Response(this.#own(response.body, ids), {
       status: response.status,
       statusText: response.statusText,
@@ -98,6 +103,41 @@ export class GuardedFetch {
     this.#readers.clear();
     // On workerd a reader opened in another request throws synchronously: cancel each apart.
     await Promise.allSettled(readers.map(async (reader) => await reader.cancel()));
+  }
+
+  async #readJson(response: Response, ids: unknown[]): Promise<Response> {
+    const max = this.#options.maxBodyBytes;
+    const declared = Number(response.headers.get("content-length") ?? NaN);
+    let end: BodyEnd = "done";
+    let body: Uint8Array | undefined;
+    const reader = response.body!.getReader();
+    this.#readers.add(reader);
+    try {
+      if (declared > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+      const chunks: Uint8Array[] = [];
+      let bytes = 0;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        bytes += chunk.value.byteLength;
+        if (bytes > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+        chunks.push(chunk.value);
+      }
+      body = chunks.length === 1 ? chunks[0] : concat(chunks, bytes);
+    } catch (error) {
+      end = error instanceof Error && error.message.startsWith("The response exceeded")
+        ? "too_large"
+        : "error";
+      await reader.cancel().catch(() => {});
+      if (end === "error") throw error;
+    } finally {
+      this.#readers.delete(reader);
+      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, end, false);
+    }
+    if (body === undefined) throw new Error(`The response exceeded ${max} bytes and was cut`);
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   #own(body: ReadableStream<Uint8Array>, ids: unknown[]): ReadableStream<Uint8Array> {
@@ -148,6 +188,16 @@ export class GuardedFetch {
       },
     });
   }
+}
+
+function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
 }
 
 function requestIds(body: BodyInit | null | undefined): unknown[] {

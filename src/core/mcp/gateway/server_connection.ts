@@ -1,4 +1,6 @@
+import { ToolError as ToolErrorClass } from "../../tool_error.ts";
 import type { ToolError } from "../../tool_error.ts";
+import { isSharedSignal } from "../../tool_call.ts";
 import type { ToolContext, ToolLogEntry } from "../../tool_source.ts";
 import { raceSignal, sleep } from "./abortable.ts";
 import { Backoff } from "./backoff.ts";
@@ -15,7 +17,13 @@ import type {
   McpGatewayEvent,
   McpServerStatus,
 } from "./mcp_gateway_types.ts";
-import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
+import {
+  type Client,
+  McpError,
+  McpErrorCode,
+  type McpTool,
+  ToolListChangedNotificationSchema,
+} from "../mcp_sdk.ts";
 import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import { Redactor } from "./redactor.ts";
 
@@ -176,6 +184,89 @@ export class ServerConnection {
   ): Promise<ToolOutput> {
     this.inFlight++;
     this.lastUsedAt = performance.now();
+    this.#calls.add(context);
+    try {
+      const client = this.#state === "ready" ? this.#client : undefined;
+      if (client !== undefined && !context.signal.aborted) {
+        const output = await this.#callReady(client, toolName, args, context);
+        if (output !== NOT_SENT) return output;
+        return await this.#callGuarded(toolName, args, context, 1);
+      }
+      return await this.#callGuarded(toolName, args, context, 0);
+    } finally {
+      this.#calls.delete(context);
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    }
+  }
+
+  /**
+   * The common case, kept lean: a ready connection, the SDK's own request deadline (restarted by
+   * progress up to the hard one) and the caller's signal, no timer or signal of ours. Returns
+   * `NOT_SENT` when the request could not be delivered, so the guarded path reconnects.
+   */
+  async #callReady(
+    client: Client,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput | typeof NOT_SENT> {
+    const timeoutMs = context.timeoutMs ?? this.#s.requestTimeoutMs;
+    const hardMs = context.timeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
+    const extendable = hardMs > timeoutMs;
+    // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
+    const signal = isSharedSignal(context.signal) ? undefined : context.signal;
+    try {
+      return await callMcpToolOutput(client, toolName, args, {
+        signal,
+        // A progress token is only sent with a listener, and progress only extends with one.
+        onProgress: context.onProgress ?? (extendable ? ignore : undefined),
+      }, {
+        timeoutMs,
+        maxResultChars: this.#s.maxResultChars,
+        maxMediaBytes: this.#s.maxMediaBytes,
+        resetTimeoutOnProgress: extendable,
+        maxTotalTimeoutMs: hardMs,
+      });
+    } catch (error) {
+      if (context.signal.aborted) {
+        const reason = context.signal.reason;
+        throw reason instanceof ToolErrorClass
+          ? reason
+          : new ToolErrorClass("aborted", `The call to "${toolName}" was aborted`, {
+            cause: error,
+          });
+      }
+      const cause = (error as ToolError).cause;
+      const expired = cause instanceof SessionExpiredError;
+      if (expired || cause instanceof RequestNotDeliveredError) {
+        await this.#broken(client, cause as Error, expired);
+        return NOT_SENT;
+      }
+      if (
+        (error as ToolError).code === "timeout" && cause instanceof McpError &&
+        cause.code === McpErrorCode.RequestTimeout
+      ) {
+        const ms = /maximum total/i.test(cause.message) ? hardMs : timeoutMs;
+        throw new ToolErrorClass("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, {
+          cause,
+        });
+      }
+      throw this.#redact.toolError(error);
+    }
+  }
+
+  /**
+   * Calls under a deadline of ours that also bounds connecting: a call that cannot be delivered
+   * (server down, session expired) reconnects with backoff and is sent again, once; a call that
+   * was delivered is never sent twice.
+   */
+  async #callGuarded(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+    firstAttempt: number,
+  ): Promise<ToolOutput> {
     const deadline = callDeadline(
       toolName,
       context,
@@ -185,9 +276,8 @@ export class ServerConnection {
     const { signal, timeoutMs, hardMs, extendable } = deadline;
     // A progress token is only sent with a listener, and progress only extends with one.
     const onProgress = context.onProgress ?? (extendable ? ignore : undefined);
-    this.#calls.add(context);
     try {
-      for (let attempt = 0;; attempt++) {
+      for (let attempt = firstAttempt;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
         try {
           return await callMcpToolOutput(
@@ -213,10 +303,7 @@ export class ServerConnection {
         }
       }
     } finally {
-      this.#calls.delete(context);
       deadline.dispose();
-      this.inFlight--;
-      this.lastUsedAt = performance.now();
     }
   }
 
@@ -388,6 +475,9 @@ export class ServerConnection {
 }
 
 function ignore(): void {}
+
+/** What `#callReady` returns when its request could not be delivered. */
+const NOT_SENT: unique symbol = Symbol("not sent");
 
 const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as const });
 
