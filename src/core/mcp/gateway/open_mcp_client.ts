@@ -1,5 +1,6 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
+import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
   McpElicitationResult,
@@ -87,12 +88,7 @@ export async function openMcpClient(
     userId: settings.userId,
   });
   if (custom !== undefined) return { client: await initialise(settings, custom), kind: "custom" };
-  if (isStdioConfig(config)) {
-    throw new TypeError(
-      `Cannot connect to MCP server "${settings.serverId}": stdio servers ("command") need the ` +
-        `"@toolroute/toolroute/deno" entry (createDenoGateway) or a "transportFactory"`,
-    );
-  }
+  if (isStdioConfig(config)) throw new StdioUnsupportedError(settings.serverId);
   const kinds: ("http" | "sse")[] = config.transport !== undefined
     ? [config.transport]
     : preferred === "sse"

@@ -26,6 +26,7 @@ import {
 } from "../mcp_sdk.ts";
 import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import { Redactor } from "./redactor.ts";
+import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 
 /** Everything one connection needs, resolved from the gateway's options. */
 export interface ConnectionSettings extends OpenClientSettings {
@@ -365,7 +366,7 @@ export class ServerConnection {
       this.#s.emit({ ...this.#who(), type: "connected", tools: this.#tools.length });
       return ready;
     } catch (error) {
-      if (error instanceof TypeError && /stdio servers/.test(error.message)) this.#disposed = true;
+      if (error instanceof StdioUnsupportedError) this.#disposed = true;
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
       this.#backoff.failed();
