@@ -104,28 +104,32 @@ export function isSharedSignal(signal: AbortSignal): boolean {
   return signal === neverAborted;
 }
 
+/** One call to run: the tool, as the model named it, with its arguments and who asks. */
+export interface ToolCall {
+  /** The tool, or `undefined` when the name is not exposed. */
+  tool: RoutedTool | undefined;
+  /** The name as called. */
+  name: string;
+  /** The model's arguments: JSON text or a parsed object. */
+  args: unknown;
+  /** The call's signal, deadline and listeners. */
+  options: CallOptions;
+  /** The request's user. */
+  userId?: string;
+  /** The exposed names, for the unknown-tool message. */
+  known: () => readonly string[];
+}
+
 /**
  * Calls one tool: parses the arguments, runs it under the deadline and signal, and converts
  * every failure the call causes into an error result. This is the router's single catch boundary.
  *
- * @param tool The tool, or `undefined` when the name is not exposed.
- * @param name The name as called.
- * @param args The model's arguments: JSON text or a parsed object.
- * @param options The call's signal, deadline and progress listener.
+ * @param call The tool, name, arguments, options, user and exposed names.
  * @param settings The router's settings.
- * @param userId The request's user.
- * @param known The exposed names, for the unknown-tool message.
  * @returns The result; never rejects for anything the call caused.
  */
-export async function callTool(
-  tool: RoutedTool | undefined,
-  name: string,
-  args: unknown,
-  options: CallOptions,
-  settings: CallSettings,
-  userId: string | undefined,
-  known: () => readonly string[],
-): Promise<ToolCallResult> {
+export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
+  const { tool, name, args, options, userId, known } = call;
   if (
     options.timeoutMs !== undefined &&
     !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))

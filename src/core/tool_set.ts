@@ -124,15 +124,14 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    return callTool(
-      this.#byName.get(name),
+    return callTool({
+      tool: this.#byName.get(name),
       name,
       args,
       options,
-      this.#settings,
-      this.userId,
-      () => this.names,
-    );
+      userId: this.userId,
+      known: () => this.names,
+    }, this.#settings);
   }
 
   /**
