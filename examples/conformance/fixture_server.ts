@@ -15,7 +15,7 @@ import {
   ListToolsRequestSchema,
   Server,
 } from "../../src/core/mcp/mcp_sdk.ts";
-import { DenoStdioServerTransport } from "../../src/deno/cli/stdio_server_transport.ts";
+import { DenoStdioServerTransport } from "../../src/deno/mcp/stdio_server_transport.ts";
 
 /** A 1×1 red PNG. */
 const PNG =
