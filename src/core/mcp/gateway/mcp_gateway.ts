@@ -1,18 +1,15 @@
-import { ToolError } from "../../tool_error.ts";
-import type { ToolOutput } from "../../tool_output.ts";
 import type {
   GatewayRequest,
   GatewayResolution,
   GatewaySource,
   MissingTool,
-  ToolContext,
 } from "../../tool_source.ts";
 import { connectSelected, type SelectedServer } from "./connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { KnownToolNames } from "./known_tool_names.ts";
-import { RemoteRoutedTools } from "./remote_routed_tools.ts";
+import { type ConnectionLookup, RemoteRoutedTools } from "./remote_routed_tools.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
 
@@ -81,6 +78,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #users: UserServers;
   #tools = new RemoteRoutedTools();
   #known = new KnownToolNames();
+  #globalLookup: ConnectionLookup = { connection: (id) => this.#global.get(id) };
   #closed = false;
 
   /**
@@ -238,8 +236,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       user: user.length === 0 ? [] : this.#tools.build(
         "user_mcp",
         user,
-        (serverId, toolName, args, context) =>
-          this.#callUser(userId!, serverId, toolName, args, context),
+        { userId, connection: (id) => this.#users.connection(userId!, id) },
         userTier(userId!),
         {
           lists: known.lists(userTier(userId!), this.#users.ids(userId!)),
@@ -249,7 +246,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       global: global.length === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
-        (serverId, toolName, args, context) => this.#callGlobal(serverId, toolName, args, context),
+        this.#globalLookup,
         "global",
         { lists: known.lists("global", this.#global.keys()), version: known.version },
       ),
@@ -268,32 +265,6 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   /** Same as {@linkcode McpGateway#close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
-  }
-
-  async #callUser(
-    userId: string,
-    serverId: string,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
-    if (context.userId !== userId) {
-      throw new ToolError("permission_denied", `Tool "${toolName}" belongs to another user`);
-    }
-    const connection = this.#users.connection(userId, serverId);
-    if (connection === undefined) throw removed(serverId);
-    return await connection.callTool(toolName, args, context);
-  }
-
-  async #callGlobal(
-    serverId: string,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
-    const connection = this.#global.get(serverId);
-    if (connection === undefined) throw removed(serverId);
-    return await connection.callTool(toolName, args, context);
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {
@@ -318,13 +289,6 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       // An observer's failure must not change the gateway.
     }
   }
-}
-
-function removed(serverId: string): ToolError {
-  return new ToolError(
-    "upstream_unavailable",
-    `The MCP server "${serverId}" was removed; expose the tools again`,
-  );
 }
 
 /** The tier key of a user's own servers. */

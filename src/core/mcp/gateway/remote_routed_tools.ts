@@ -1,16 +1,30 @@
+import { ToolError } from "../../tool_error.ts";
 import type { ToolOutput } from "../../tool_output.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../../tool_source.ts";
 import { upstreamInputSchema } from "../../strict_schema.ts";
 import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
 import type { ServerConnection } from "./server_connection.ts";
 
-/** Runs a remote tool: tier, user, server id, original tool name, arguments, context. */
-export type RemoteExecutor = (
-  serverId: string,
-  toolName: string,
-  args: Record<string, unknown>,
-  context: ToolContext,
-) => Promise<ToolOutput>;
+/** What a remote tool's call needs of its connection. */
+export interface RemoteCallee {
+  /** Calls the tool by its name on the server. */
+  callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput>;
+}
+
+/**
+ * Where a tier's tools find their connection at call time (looked up on every call, so a removed
+ * server fails cleanly and a replaced connection is used).
+ */
+export interface ConnectionLookup {
+  /** For a user's servers: the user; a call from another user is refused. */
+  readonly userId?: string;
+  /** The server's connection now, or `undefined` when the server was removed. */
+  connection(serverId: string): RemoteCallee | undefined;
+}
 
 /** Most tool lists kept; the oldest is dropped first. */
 const CACHE_SIZE = 256;
@@ -29,7 +43,7 @@ export class RemoteRoutedTools {
    *
    * @param source `user_mcp` or `global_mcp`.
    * @param servers The connected servers, in selection order.
-   * @param execute Runs a call (looked up again at call time, so removed servers fail cleanly).
+   * @param lookup Finds a tool's connection at call time.
    * @param cacheKey Identifies the executor (the tier and user).
    * @param known Every configured server of the tier with its last known tool names, in
    *   configuration order, with a version that changes with them; default: the given servers.
@@ -38,7 +52,7 @@ export class RemoteRoutedTools {
   build(
     source: "user_mcp" | "global_mcp",
     servers: readonly { id: string; connection: ServerConnection }[],
-    execute: RemoteExecutor,
+    lookup: ConnectionLookup,
     cacheKey: string,
     known?: { lists: readonly ServerToolNames[]; version: number },
   ): RoutedTool[] {
@@ -70,7 +84,7 @@ export class RemoteRoutedTools {
         source,
         origin: `${serverId}/${toolName}`,
         execute: (args: Record<string, unknown>, context: ToolContext) =>
-          execute(serverId, toolName, args, context),
+          callRemote(lookup, serverId, toolName, args, context),
       }));
     }
     if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
@@ -90,4 +104,29 @@ function withCurrent(
     if (!known.some((k) => k.serverId === server.serverId)) merged.push(server);
   }
   return merged;
+}
+
+/** Runs a remote tool on the connection the lookup gives now, for its own user only. */
+function callRemote(
+  lookup: ConnectionLookup,
+  serverId: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolOutput> {
+  if (lookup.userId !== undefined && context.userId !== lookup.userId) {
+    return Promise.reject(
+      new ToolError("permission_denied", `Tool "${toolName}" belongs to another user`),
+    );
+  }
+  const connection = lookup.connection(serverId);
+  if (connection === undefined) {
+    return Promise.reject(
+      new ToolError(
+        "upstream_unavailable",
+        `The MCP server "${serverId}" was removed; expose the tools again`,
+      ),
+    );
+  }
+  return connection.callTool(toolName, args, context);
 }
