@@ -54,6 +54,9 @@ export type {
   SourceKind,
   SourceResolution,
   ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
   ToolProgress,
 } from "../core/tool_source.ts";
 export { createDenoGateway, denoStdioTransportFactory } from "./mcp/deno_gateway.ts";
