@@ -6,6 +6,7 @@ import { fromFileUrl } from "./cli/_file_url.ts";
 // these lists (and the README): that is the point of this test.
 const VALUES: Record<string, "function" | "object"> = {
   CONTEXT_DEFAULTS: "object",
+  NETWORK_ENV: "object",
   DenoStdioClientTransport: "function",
   assertNoExcess: "function",
   builtinTools: "function",
@@ -68,8 +69,12 @@ const TYPES = [
   "SourceKind",
   "SourceResolution",
   "StdioChildCommand",
+  "StdioChildOptions",
   "StdioServerCommand",
   "ToolContext",
+  "ToolElicitation",
+  "ToolElicitationResult",
+  "ToolLogEntry",
   "ToolProgress",
   "WriteFileResult",
 ];
