@@ -1,6 +1,7 @@
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../permissions/check_permissions.ts";
 import { requiredPermissions } from "../permissions/required_permissions.ts";
+import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
@@ -47,7 +48,7 @@ export function cliPermissions(config: ToolrouteConfig, http?: string): CliPermi
   for (const server of servers) {
     if (isStdioConfig(server)) {
       run.add(server.command);
-      for (const name of STDIO_ENV) env.add(name);
+      for (const name of [...STDIO_ENV, ...NETWORK_ENV]) env.add(name);
     } else {
       const url = safeUrl(server.url);
       if (url !== undefined) net.add(url.host);
@@ -108,7 +109,12 @@ export function checkCliPermissions(
   };
   for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
   for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
-  for (const variable of needed.env) probe({ name: "env", variable }, `--allow-env=${variable}`);
+  for (const variable of needed.env) {
+    // Proxy and CA variables are passed to stdio children when readable; without the grant
+    // they are skipped, which is no reason to refuse to start.
+    if (NETWORK_ENV.includes(variable)) continue;
+    probe({ name: "env", variable }, `--allow-env=${variable}`);
+  }
   for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
