@@ -14,9 +14,12 @@
  * enforces the same deadline (a ready connection now hands the SDK its deadline and the caller's
  * signal, and keeps its own timer for connecting); a JSON answer's body went through a
  * JavaScript stream of ours before the SDK parsed it (now read once, bounded, and handed over as
- * a native body). What remains over the raw SDK is the progress token toolroute always sends
- * (so a server's progress can extend the deadline) and the router's own layers;
- * `@ai-sdk/mcp` is below the raw SDK because it does not use the SDK's client or transport.
+ * a native body). What remains over the raw SDK with SSE answers (about 7 %) is the stream of
+ * ours each POST's event stream passes through, which lets `close()` cancel it, bounds its size
+ * and ends a call at once when its stream ends unanswered: returning the body unwrapped measured
+ * 0.99x, a `TransformStream` pipe instead of the pull loop no better (1.08x); the progress token
+ * toolroute always sends (so a server's progress can extend the deadline) made no measurable
+ * difference. `@ai-sdk/mcp` is below the raw SDK because it does not use the SDK's client or transport.
  *
  * @module
  */
