@@ -45,6 +45,22 @@ export type {
   ToolCallResult,
 } from "./src/core/tool_call.ts";
 export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
+export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
+export type {
+  ToolContent,
+  ToolMediaContent,
+  ToolOutput,
+  ToolResourceContent,
+  ToolResourceLinkContent,
+  ToolTextContent,
+} from "./src/core/tool_output.ts";
+export { toAnthropicToolResult, toOpenAIToolOutput } from "./src/core/tool_result_formats.ts";
+export type {
+  AnthropicToolResult,
+  AnthropicToolResultBlock,
+  OpenAIToolOutput,
+  OpenAIToolOutputPart,
+} from "./src/core/tool_result_formats.ts";
 export { ERROR_CODES, isToolError, ToolError } from "./src/core/tool_error.ts";
 export type { ErrorCode } from "./src/core/tool_error.ts";
 export type { ArgumentLimits } from "./src/core/parse_arguments.ts";
@@ -64,6 +80,9 @@ export type {
   SourceKind,
   SourceResolution,
   ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
   ToolProgress,
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";

@@ -2,8 +2,9 @@
  * The servers of `gateway_bench.ts`, in their own process so client and server costs are not
  * mixed: `--servers=N` Streamable HTTP SDK servers on 127.0.0.1, each with the standard test tools
  * (`echo`, `whoami`, …) plus filler tools up to `--tools=M`; `--delay=D` holds every HTTP request
- * D ms first, like a server across a network. Prints the URLs as one JSON line and stops when
- * stdin closes.
+ * D ms first, like a server across a network; `--json` answers with plain JSON instead of SSE
+ * streams (`enableJsonResponse`, as stateless servers often do). Prints the URLs as one JSON line
+ * and stops when stdin closes.
  *
  * Usage: `deno run --allow-net=127.0.0.1 bench/_gateway_bench_server.ts --servers=20 --tools=50`
  *
@@ -18,11 +19,13 @@ const arg = (name: string, fallback: number) =>
 const count = arg("servers", 1);
 const toolCount = arg("tools", 5);
 const delay = arg("delay", 0);
+const jsonResponse = Deno.args.includes("--json");
 
 const servers = await Promise.all(
   Array.from({ length: count }, (_, index) =>
     startMcpTestServer({
       name: `bench-${index}`,
+      jsonResponse,
       intercept: delay > 0
         ? () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), delay))
         : undefined,

@@ -1,7 +1,17 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { toResultText, truncateMiddle } from "./result_text.ts";
-import type { RoutedTool, SourceKind, ToolContext, ToolProgress } from "./tool_source.ts";
+import { boundContent, contentText } from "./content_text.ts";
+import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
+import type {
+  RoutedTool,
+  SourceKind,
+  ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
+  ToolProgress,
+} from "./tool_source.ts";
 import type {
   ApprovalHandler,
   ApprovalOutcome,
@@ -29,6 +39,16 @@ export interface CallOptions {
   baggage?: string;
   /** The model's id of this tool call (`gen_ai.tool.call.id` on the span). */
   toolCallId?: string;
+  /**
+   * Answers a tool's request for input from the person behind the call (an upstream MCP
+   * server's form elicitation); without it such requests are cancelled.
+   */
+  onElicitation?: (
+    request: ToolElicitation,
+    signal: AbortSignal,
+  ) => Promise<ToolElicitationResult>;
+  /** Receives log messages a tool sends during the call (an upstream MCP server's). */
+  onLog?: (entry: ToolLogEntry) => void;
 }
 
 /** The result of one tool call, with its details. */
@@ -47,6 +67,14 @@ export interface ToolCallResult {
   approval?: PendingApproval;
   /** The call's id, in results of `ToolSet#callAll` whose call had one. */
   id?: string;
+  /**
+   * The result as MCP content blocks (images, audio, resources kept as they are), for hosts that
+   * pass media to a model; a plain result or an error is one text block equal to `text`.
+   * Bounded like `text`: text blocks by `maxResultChars`, media by `maxMediaBytes`.
+   */
+  content: ToolContent[];
+  /** The structured result, when the tool returned one (MCP `structuredContent`). */
+  structuredContent?: Record<string, unknown>;
 }
 
 /** The event the router emits once per call. */
@@ -81,6 +109,8 @@ export interface CallSettings {
   maxResultChars?: number;
   /** Limits on argument text. */
   argumentLimits?: ArgumentLimits;
+  /** Most decoded bytes of a result's media (images, audio, blobs); more is left out. */
+  maxMediaBytes?: number;
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
   /** Receives one audit record per call, never awaited. */
@@ -96,27 +126,42 @@ export interface CallSettings {
 let neverAborted: AbortSignal | undefined;
 
 /**
+ * Whether a call's signal is the one shared by calls that cannot be aborted, so executors do not
+ * hang per-call listeners on it (they would pile up).
+ *
+ * @param signal A call's signal.
+ * @returns `true` for the shared never-aborting signal.
+ */
+export function isSharedSignal(signal: AbortSignal): boolean {
+  return signal === neverAborted;
+}
+
+/** One call to run: the tool, as the model named it, with its arguments and who asks. */
+export interface ToolCall {
+  /** The tool, or `undefined` when the name is not exposed. */
+  tool: RoutedTool | undefined;
+  /** The name as called. */
+  name: string;
+  /** The model's arguments: JSON text or a parsed object. */
+  args: unknown;
+  /** The call's signal, deadline and listeners. */
+  options: CallOptions;
+  /** The request's user. */
+  userId?: string;
+  /** The exposed names, for the unknown-tool message. */
+  known: () => readonly string[];
+}
+
+/**
  * Calls one tool: parses the arguments, runs it under the deadline and signal, and converts
  * every failure the call causes into an error result. This is the router's single catch boundary.
  *
- * @param tool The tool, or `undefined` when the name is not exposed.
- * @param name The name as called.
- * @param args The model's arguments: JSON text or a parsed object.
- * @param options The call's signal, deadline and progress listener.
+ * @param call The tool, name, arguments, options, user and exposed names.
  * @param settings The router's settings.
- * @param userId The request's user.
- * @param known The exposed names, for the unknown-tool message.
  * @returns The result; never rejects for anything the call caused.
  */
-export async function callTool(
-  tool: RoutedTool | undefined,
-  name: string,
-  args: unknown,
-  options: CallOptions,
-  settings: CallSettings,
-  userId: string | undefined,
-  known: () => readonly string[],
-): Promise<ToolCallResult> {
+export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
+  const { tool, name, args, options, userId, known } = call;
   if (
     options.timeoutMs !== undefined &&
     !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))
@@ -138,11 +183,25 @@ export async function callTool(
         userId,
         onProgress: options.onProgress,
         trace: observed.trace,
+        elicit: options.onElicitation,
+        log: options.onLog,
       })
       : await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
-    let text = toResultText(value);
-    if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
-    result = { text, isError: false, source: tool.source, tool: name };
+    if (isToolOutput(value)) {
+      result = outputResult(value, settings, tool.source, name);
+    } else {
+      let text = toResultText(value);
+      if (settings.maxResultChars !== undefined) {
+        text = truncateMiddle(text, settings.maxResultChars);
+      }
+      result = {
+        text,
+        isError: false,
+        source: tool.source,
+        tool: name,
+        content: [textBlock(text)],
+      };
+    }
   } catch (error) {
     const failure = toFailure(error, name);
     result = {
@@ -151,6 +210,7 @@ export async function callTool(
       code: failure.code,
       source: tool?.source,
       tool: name,
+      content: [textBlock(failure.message)],
     };
   }
   const event: ToolCallEvent = {
@@ -168,6 +228,38 @@ export async function callTool(
       settings.onEvent(event);
     } catch {
       // An observer's failure must not change the result.
+    }
+  }
+  return result;
+}
+
+function textBlock(text: string): ToolContent {
+  return { type: "text", text };
+}
+
+/** The result of a tool that returned content blocks: bounded, with text that has no media. */
+function outputResult(
+  output: ToolOutput,
+  settings: CallSettings,
+  source: SourceKind,
+  name: string,
+): ToolCallResult {
+  const content = [
+    ...boundContent(output.content, {
+      maxTextChars: settings.maxResultChars,
+      maxMediaBytes: settings.maxMediaBytes,
+    }),
+  ];
+  let text = contentText(content, output.structuredContent);
+  if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
+  const result: ToolCallResult = { text, isError: false, source, tool: name, content };
+  if (output.structuredContent !== undefined) result.structuredContent = output.structuredContent;
+  if (output.isError === true) {
+    result.isError = true;
+    result.code = "tool_error";
+    if (text === "") {
+      result.text = `Tool "${name}" reported an error without a message`;
+      if (content.length === 0) result.content = [textBlock(result.text)];
     }
   }
   return result;
@@ -205,6 +297,8 @@ async function runGuarded(
     onProgress: options.onProgress,
     timeoutMs,
     trace: options.observed.trace,
+    elicit: options.onElicitation,
+    log: options.onLog,
   };
   try {
     return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);

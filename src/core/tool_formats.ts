@@ -1,3 +1,4 @@
+import { isOpenAIStrictSchema } from "./strict_schema.ts";
 import type { JsonObjectSchema, RoutedTool } from "./tool_source.ts";
 
 /** A tool in the OpenAI function-calling format. */
@@ -12,6 +13,8 @@ export interface OpenAITool {
     description: string;
     /** The JSON Schema of the arguments. */
     parameters: JsonObjectSchema;
+    /** `true` exactly when the schema satisfies strict mode's rules (Structured Outputs). */
+    strict?: boolean;
   };
 }
 
@@ -46,10 +49,12 @@ export interface McpToolDescription {
  * @returns The OpenAI tool.
  */
 export function toOpenAITool(tool: RoutedTool): OpenAITool {
-  return {
+  const out: OpenAITool = {
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
   };
+  if (isOpenAIStrictSchema(tool.inputSchema)) out.function.strict = true;
+  return out;
 }
 
 /**

@@ -44,6 +44,11 @@ export interface ToolRouterOptions {
   timeoutMs?: number;
   /** Most characters of a result; longer results keep head and tail. Default: no limit. */
   maxResultChars?: number;
+  /**
+   * Most decoded bytes of the media (images, audio, resource blobs) of one result; media past it is
+   * replaced by a text block saying what was left out. Default: 16 MiB.
+   */
+  maxMediaBytes?: number;
   /** Limits on the argument text a model may send. */
   argumentLimits?: ArgumentLimits;
   /**
@@ -118,7 +123,9 @@ export class ToolRouter implements AsyncDisposable {
     this.#jsonSchemaValidator = options.jsonSchemaValidator;
     checkPositive(options.timeoutMs, "timeoutMs");
     checkPositive(options.maxResultChars, "maxResultChars");
+    checkPositive(options.maxMediaBytes, "maxMediaBytes");
     this.#settings = {
+      maxMediaBytes: options.maxMediaBytes ?? 16 * 1024 * 1024,
       timeoutMs: options.timeoutMs,
       maxResultChars: options.maxResultChars,
       argumentLimits: options.argumentLimits,

@@ -137,15 +137,14 @@ export class ToolSet {
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
     const tool = this.#policy === undefined ? undefined : this.#byName.get(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
-    return callTool(
-      this.#byName.get(name),
+    return callTool({
+      tool: this.#byName.get(name),
       name,
       args,
       options,
-      this.#settings,
-      this.userId,
-      () => this.names,
-    );
+      userId: this.userId,
+      known: () => this.names,
+    }, this.#settings);
   }
 
   /**
@@ -247,7 +246,14 @@ export class ToolSet {
   }
 
   #run: RunTool = (tool, args, options, settings) =>
-    callTool(tool, tool.name, args, options, settings, this.userId, () => this.names);
+    callTool({
+      tool,
+      name: tool.name,
+      args,
+      options,
+      userId: this.userId,
+      known: () => this.names,
+    }, settings);
 
   #settle(
     approvalOrId: PendingApproval | string,
@@ -255,11 +261,13 @@ export class ToolSet {
     options: CallOptions,
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {
+      const text = "This tool set has no policy, so it has no approvals to settle; nothing ran";
       return Promise.resolve({
-        text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
+        text,
         isError: true,
         code: "permission_denied",
         tool: typeof approvalOrId === "object" ? String(approvalOrId?.tool) : "",
+        content: [{ type: "text", text }],
       });
     }
     return this.#policy.settle(approvalOrId, answer, {

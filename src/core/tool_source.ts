@@ -40,6 +40,32 @@ export interface ToolProgress {
   message?: string;
 }
 
+/** A tool's request for input from the person behind the call (MCP form elicitation). */
+export interface ToolElicitation {
+  /** What is asked, for a person to read. */
+  message: string;
+  /** The JSON Schema (a flat object of primitives) of the answer. */
+  requestedSchema: Record<string, unknown>;
+}
+
+/** The answer to a {@linkcode ToolElicitation}. */
+export interface ToolElicitationResult {
+  /** `accept` with `content`, or `decline` / `cancel`. */
+  action: "accept" | "decline" | "cancel";
+  /** The answer, matching `requestedSchema`. */
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** A log message a tool sends during a call (MCP `notifications/message`). */
+export interface ToolLogEntry {
+  /** The syslog level. */
+  level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+  /** The logger's name, when given. */
+  logger?: string;
+  /** The message: any JSON value. */
+  data: unknown;
+}
+
 /** What a tool's executor receives besides its arguments. */
 export interface ToolContext {
   /** Aborts when the caller aborts or the call's deadline passes. */
@@ -59,6 +85,13 @@ export interface ToolContext {
     readonly tracestate?: string;
     readonly baggage?: string;
   };
+  /** Asks the person behind the call for input, when the caller can relay it. */
+  readonly elicit?: (
+    request: ToolElicitation,
+    signal: AbortSignal,
+  ) => Promise<ToolElicitationResult>;
+  /** Receives the tool's log messages, when the caller relays them. */
+  readonly log?: (entry: ToolLogEntry) => void;
 }
 
 /**

@@ -54,6 +54,9 @@ export type {
   SourceKind,
   SourceResolution,
   ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
   ToolProgress,
 } from "../core/tool_source.ts";
 export { createDenoGateway, denoStdioTransportFactory } from "./mcp/deno_gateway.ts";
@@ -62,8 +65,12 @@ export { loadMcpConfig, parseMcpConfig } from "./mcp/load_mcp_config.ts";
 export type { LoadMcpConfigOptions } from "./mcp/load_mcp_config.ts";
 export { DenoStdioClientTransport } from "./mcp/stdio_client_transport.ts";
 export type { DenoStdioClientTransportOptions } from "./mcp/stdio_client_transport.ts";
-export { stdioChildCommand } from "./mcp/stdio_child_command.ts";
-export type { StdioChildCommand, StdioServerCommand } from "./mcp/stdio_child_command.ts";
+export { NETWORK_ENV, stdioChildCommand } from "./mcp/stdio_child_command.ts";
+export type {
+  StdioChildCommand,
+  StdioChildOptions,
+  StdioServerCommand,
+} from "./mcp/stdio_child_command.ts";
 export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
 export type { McpOAuth } from "../core/mcp/gateway/oauth/mcp_oauth.ts";
 export type {

@@ -83,7 +83,13 @@ export async function runSourceContract(
     });
     await t.step("calls a tool and reports its source", async () => {
       const result = await toolSet.call(names.echo, '{"text":"hi"}');
-      assertEquals(result, { text: "echo: hi", isError: false, source, tool: names.echo });
+      assertEquals(result, {
+        text: "echo: hi",
+        isError: false,
+        source,
+        tool: names.echo,
+        content: [{ type: "text", text: "echo: hi" }],
+      });
     });
     await t.step("maps bad arguments to invalid_arguments", async () => {
       const result = await toolSet.call(names.echo, '{"text": 5}');

@@ -34,6 +34,7 @@ Deno.test("call() returns strings as they are, other values as compact JSON, und
       isError: false,
       source: "function",
       tool: "t",
+      content: [{ type: "text", text }],
     });
   }
 });

@@ -28,7 +28,7 @@ Deno.test("ToolSet gives the OpenAI, Anthropic and MCP formats", async () => {
   };
   assertEquals(tools.tools, [{
     type: "function",
-    function: { name: "b_tool", description: "B", parameters },
+    function: { name: "b_tool", description: "B", parameters, strict: true },
   }]);
   assertEquals(tools.toAnthropic(), [{
     name: "b_tool",

@@ -7,6 +7,7 @@ import { fromFileUrl } from "./cli/_file_url.ts";
 const VALUES: Record<string, "function" | "object"> = {
   CONTEXT_DEFAULTS: "object",
   DenoKvStore: "function",
+  NETWORK_ENV: "object",
   DenoStdioClientTransport: "function",
   FileAuditSink: "function",
   MemoryStore: "function",
@@ -88,8 +89,12 @@ const TYPES = [
   "SourceKind",
   "SourceResolution",
   "StdioChildCommand",
+  "StdioChildOptions",
   "StdioServerCommand",
   "ToolContext",
+  "ToolElicitation",
+  "ToolElicitationResult",
+  "ToolLogEntry",
   "ToolProgress",
   "WriteFileResult",
 ];

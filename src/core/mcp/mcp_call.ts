@@ -1,20 +1,18 @@
 import { ToolError } from "../tool_error.ts";
 import { truncateMiddle } from "../result_text.ts";
+import { boundContent, contentText } from "../content_text.ts";
+import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
-import {
-  type CallToolResult,
-  type Client,
-  type ContentBlock,
-  McpError,
-  McpErrorCode,
-} from "./mcp_sdk.ts";
+import { type CallToolResult, type Client, McpError, McpErrorCode } from "./mcp_sdk.ts";
 
 /** Options of one MCP tool call. */
 export interface McpCallOptions {
   /** The SDK request deadline in milliseconds. */
   timeoutMs?: number;
-  /** Most characters of the result; longer results keep head and tail. */
+  /** Most characters of the result's text; longer texts keep head and tail. */
   maxResultChars?: number;
+  /** Most decoded bytes of the result's media; more is left out. */
+  maxMediaBytes?: number;
   /** Whether a progress notification resets the deadline (up to `maxTotalTimeoutMs`). */
   resetTimeoutOnProgress?: boolean;
   /** The hard deadline when progress resets it. */
@@ -22,7 +20,69 @@ export interface McpCallOptions {
 }
 
 /**
- * Calls a tool over an MCP client and returns its text, converting errors to `ToolError`s.
+ * Calls a tool over an MCP client and returns its result as it came: content blocks (bounded),
+ * `structuredContent` and `isError`. Invalid-params results and thrown errors become `ToolError`s.
+ *
+ * @param client The connected client.
+ * @param toolName The tool's name on the server.
+ * @param args The arguments.
+ * @param context The call's signal and progress listener.
+ * @param options Deadline and result size.
+ * @returns The tool output.
+ */
+export async function callMcpToolOutput(
+  client: Client,
+  toolName: string,
+  args: Record<string, unknown>,
+  context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal },
+  options: McpCallOptions = {},
+): Promise<ToolOutput> {
+  let result: CallToolResult;
+  try {
+    // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
+    const meta = context.trace === undefined ? {} : { _meta: { ...context.trace } };
+    result = await client.callTool({ name: toolName, arguments: args, ...meta }, undefined, {
+      signal: context.signal,
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeout: options.maxTotalTimeoutMs,
+      onprogress: context.onProgress
+        ? (p) => context.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
+        : undefined,
+    }) as CallToolResult;
+  } catch (error) {
+    throw mcpErrorToToolError(error, toolName, context.signal);
+  }
+  const content = boundContent(
+    Array.isArray(result.content) ? result.content as ToolContent[] : [],
+    { maxTextChars: options.maxResultChars, maxMediaBytes: options.maxMediaBytes },
+  );
+  const structured = result.structuredContent;
+  const output = {
+    content,
+    ...(structured !== null && typeof structured === "object" && !Array.isArray(structured)
+      ? { structuredContent: structured as Record<string, unknown> }
+      : {}),
+  };
+  if (result.isError === true) {
+    // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
+    // results, not JSON-RPC errors.
+    const text = contentText(content);
+    // SDK 1.x prefixes the code; SDK 2.x (`@modelcontextprotocol/server`) sends the bare message.
+    const invalid = /^MCP error -32602: /.exec(text) ?? /^(?=Input validation error: )/.exec(text);
+    if (invalid) {
+      const detail = text.slice(invalid[0].length);
+      throw unknownTool(detail, toolName) ??
+        new ToolError("invalid_arguments", detail.replace(/^Input validation error: /, ""));
+    }
+    return toolOutput({ ...output, isError: true });
+  }
+  return toolOutput(output);
+}
+
+/**
+ * Calls a tool over an MCP client and returns its text (see {@linkcode contentText}), converting
+ * errors, error results included, to `ToolError`s.
  *
  * @param client The connected client.
  * @param toolName The tool's name on the server.
@@ -38,40 +98,16 @@ export async function callMcpTool(
   context: ToolContext,
   options: McpCallOptions = {},
 ): Promise<string> {
-  let result;
-  try {
-    const meta = context.trace === undefined ? {} : { _meta: { ...context.trace } };
-    result = await client.callTool({ name: toolName, arguments: args, ...meta }, undefined, {
-      signal: context.signal,
-      timeout: options.timeoutMs,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeout: options.maxTotalTimeoutMs,
-      onprogress: context.onProgress
-        ? (p) => context.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
-        : undefined,
-    });
-  } catch (error) {
-    throw mcpErrorToToolError(error, toolName, context.signal);
-  }
-  const text = callToolResultText(result as CallToolResult);
-  const bounded = options.maxResultChars === undefined
-    ? text
-    : truncateMiddle(text, options.maxResultChars);
-  if (result.isError === true) {
-    // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
-    // results, not JSON-RPC errors.
-    const invalid = /^MCP error -32602: /.exec(bounded);
-    if (invalid) {
-      const detail = bounded.slice(invalid[0].length);
-      throw unknownTool(detail, toolName) ??
-        new ToolError("invalid_arguments", detail.replace(/^Input validation error: /, ""));
-    }
+  const output = await callMcpToolOutput(client, toolName, args, context, options);
+  let text = contentText(output.content, output.structuredContent);
+  if (options.maxResultChars !== undefined) text = truncateMiddle(text, options.maxResultChars);
+  if (output.isError) {
     throw new ToolError(
       "tool_error",
-      bounded || `Tool "${toolName}" reported an error without a message`,
+      text || `Tool "${toolName}" reported an error without a message`,
     );
   }
-  return bounded;
+  return text;
 }
 
 /**
@@ -165,52 +201,4 @@ function unknownTool(
 
 function stripPrefix(message: string): string {
   return message.replace(/^MCP error -?\d+: /, "");
-}
-
-/**
- * Joins the content of an MCP tool result into one text: text parts as they are, other parts
- * described (`[image: image/png, 12 KB]`), separated by blank lines; `structuredContent` as JSON
- * when there is no text.
- *
- * @param result The tool result.
- * @returns The text.
- */
-export function callToolResultText(result: CallToolResult): string {
-  const parts = (result.content ?? []).map(describeBlock);
-  const hasText = (result.content ?? []).some((block) => block.type === "text");
-  if (!hasText && result.structuredContent !== undefined) {
-    parts.unshift(JSON.stringify(result.structuredContent));
-  }
-  return parts.join("\n\n");
-}
-
-function describeBlock(block: ContentBlock): string {
-  switch (block.type) {
-    case "text":
-      return block.text;
-    case "image":
-    case "audio":
-      return `[${block.type}: ${block.mimeType}, ${sizeOf(block.data)}]`;
-    case "resource": {
-      const resource = block.resource as {
-        uri: string;
-        text?: string;
-        blob?: string;
-        mimeType?: string;
-      };
-      if (typeof resource.text === "string") return resource.text;
-      return `[resource: ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ""}${
-        resource.blob ? `, ${sizeOf(resource.blob)}` : ""
-      }]`;
-    }
-    case "resource_link":
-      return `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
-    default:
-      return `[${(block as { type: string }).type} content]`;
-  }
-}
-
-function sizeOf(base64: string): string {
-  const bytes = Math.floor(base64.length * 3 / 4);
-  return bytes < 1024 ? `${bytes} B` : `${Math.round(bytes / 1024)} KB`;
 }

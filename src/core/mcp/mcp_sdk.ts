@@ -55,7 +55,9 @@ export {
   ErrorCode as McpErrorCode,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
+  SetLevelRequestSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 

@@ -24,6 +24,16 @@ export interface McpTransport {
   sessionId?: string;
   /** Set by the client after initialisation. */
   setProtocolVersion?: (version: string) => void;
+  /**
+   * A longer connect deadline this transport needs, in milliseconds (a first `npx -y` start that
+   * downloads); the gateway uses the larger of it and its own `connectTimeoutMs`.
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Says why connecting stalled, for the connect-deadline message (a child that printed nothing,
+   * and what it was given); `undefined` when there is nothing to add.
+   */
+  describeStall?(): string | undefined;
 }
 
 /** Which connection a transport is requested for. */

@@ -1,7 +1,8 @@
 import { toApiFunctionName } from "../api_function_name.ts";
 import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
-import { callMcpTool } from "./mcp_call.ts";
+import { callMcpToolOutput } from "./mcp_call.ts";
+import { upstreamInputSchema } from "../strict_schema.ts";
 import { listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
 import {
@@ -78,12 +79,12 @@ function toRoutedTool(id: string, client: Client, tool: McpTool): RoutedTool {
   return Object.freeze({
     name: toApiFunctionName(id, tool.name),
     description: tool.description ?? "",
-    inputSchema: tool.inputSchema as JsonObjectSchema,
+    inputSchema: upstreamInputSchema(tool.inputSchema),
     outputSchema: tool.outputSchema as JsonObjectSchema | undefined,
     annotations: tool.annotations as Record<string, unknown> | undefined,
     source: "local_mcp" as const,
     origin: `${id}/${tool.name}`,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      callMcpTool(client, tool.name, args, context),
+      callMcpToolOutput(client, tool.name, args, context),
   });
 }

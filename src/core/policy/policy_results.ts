@@ -48,7 +48,13 @@ export function stoppedResult(
     approval?: PendingApproval;
   },
 ): ToolCallResult {
-  const result: ToolCallResult = { text, isError: true, code, tool: tool.name };
+  const result: ToolCallResult = {
+    text,
+    isError: true,
+    code,
+    tool: tool.name,
+    content: [{ type: "text", text }],
+  };
   if (tool.source !== undefined) result.source = tool.source;
   if (context.approval !== undefined) result.approval = context.approval;
   const onEvent = context.settings.onEvent;

@@ -80,7 +80,10 @@ export async function buildRouter(
   // must not be able to rewrite it (RT-2).
   const startup = await startupFiles(config, { cwd: readableCwd() });
   const { functions, mcpServices } = await loadModules(config.modules);
-  const builtins = builtinTools(withStartupProtection(config.context, startup));
+  // Built-ins only when the config asks for them: an mcp.json grants no file access.
+  const builtins = config.builtins !== false
+    ? builtinTools(withStartupProtection(config.context, startup))
+    : undefined;
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
@@ -93,6 +96,8 @@ export async function buildRouter(
       onEvent: options.onGatewayEvent,
       pinning: pins.pinning,
       oauth,
+      // Upstream servers' questions during a call reach the serving client that made the call.
+      relayElicitation: true,
     })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorization URLs.
@@ -105,7 +110,7 @@ export async function buildRouter(
     }
   }
   const router = new ToolRouter({
-    builtins: withBashProgress(builtins, options.progressIntervalMs),
+    builtins: builtins && withBashProgress(builtins, options.progressIntervalMs),
     functions,
     mcpServices,
     gateway,
@@ -126,7 +131,7 @@ export async function buildRouter(
     async expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
       const user = config.users.find((entry) => entry.id === userId);
       const selection = (connect: boolean) => ({
-        builtins: expose.builtins ?? [...builtins.names],
+        builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
         functions: [
           ...(expose.functions ?? functions.map((tool) => tool.name))
             .filter((name) => name !== "connect_accounts"),

@@ -1,6 +1,7 @@
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../permissions/check_permissions.ts";
 import { requiredPermissions } from "../permissions/required_permissions.ts";
+import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
@@ -47,7 +48,9 @@ export function cliPermissions(
   http?: string,
   options: CliPermissionOptions = {},
 ): CliPermissions {
-  const base = requiredPermissions(config.context);
+  const base = config.builtins !== false
+    ? requiredPermissions(config.context)
+    : { read: [], write: [], run: [], env: [] };
   const read = [...base.read];
   const write = [...base.write];
   for (
@@ -68,7 +71,7 @@ export function cliPermissions(
   for (const server of servers) {
     if (isStdioConfig(server)) {
       run.add(server.command);
-      for (const name of STDIO_ENV) env.add(name);
+      for (const name of [...STDIO_ENV, ...NETWORK_ENV]) env.add(name);
     } else {
       const url = safeUrl(server.url);
       if (url !== undefined) net.add(url.host);
@@ -123,7 +126,9 @@ export function checkCliPermissions(
   config: ToolrouteConfig,
   needed: CliPermissions,
 ): CliPermissionReport {
-  const report = checkPermissions(config.context);
+  const report = config.builtins !== false
+    ? checkPermissions(config.context)
+    : noBuiltinsReport(config);
   const missing = new Set<string>(report.missing.map((gap) => gap.flag));
   const probe = (descriptor: Deno.PermissionDescriptor, flag: string) => {
     if (Deno.permissions.querySync(descriptor).state !== "granted") missing.add(flag);
@@ -131,7 +136,12 @@ export function checkCliPermissions(
   for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
-  for (const variable of needed.env) probe({ name: "env", variable }, `--allow-env=${variable}`);
+  for (const variable of needed.env) {
+    // Proxy and CA variables are passed to stdio children when readable; without the grant
+    // they are skipped, which is no reason to refuse to start.
+    if (NETWORK_ENV.includes(variable)) continue;
+    probe({ name: "env", variable }, `--allow-env=${variable}`);
+  }
   for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
@@ -151,4 +161,33 @@ function safeUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The built-ins' part of the check when none are served: nothing is missing, and every unscoped
+ * grant, a write to the would-be workspace and `bash`/`bwrap` are in excess.
+ */
+function noBuiltinsReport(
+  config: ToolrouteConfig,
+): { missing: PermissionGap[]; excess: PermissionGap[] } {
+  const granted = (descriptor: Deno.PermissionDescriptor) =>
+    Deno.permissions.querySync(descriptor).state === "granted";
+  const excess: PermissionGap[] = [];
+  for (const name of ["read", "write", "run", "env", "net", "sys", "ffi"] as const) {
+    if (granted({ name } as Deno.PermissionDescriptor)) {
+      excess.push({ name, flag: `--allow-${name}` });
+    }
+  }
+  const workspace = config.context.workspace;
+  if (!excess.some((gap) => gap.name === "write") && granted({ name: "write", path: workspace })) {
+    excess.push({ name: "write", value: workspace, flag: `--allow-write=${workspace}` });
+  }
+  if (!excess.some((gap) => gap.name === "run")) {
+    for (const command of ["bash", "bwrap"]) {
+      if (granted({ name: "run", command })) {
+        excess.push({ name: "run", value: command, flag: `--allow-run=${command}` });
+      }
+    }
+  }
+  return { missing: [], excess };
 }

@@ -76,7 +76,7 @@ const policySchema = z.strictObject({
 export const toolrouteConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
   workspace: nonEmpty.optional()
-    .describe("The workspace, read and write; relative to this file. Default: this file's folder"),
+    .describe("The workspace, read and write; relative to this file. Turns the built-in tools on"),
   readOnlyRoots: z.array(nonEmpty).optional().describe("Folders that may be read but not written"),
   allowBroadRoots: z.boolean().optional()
     .describe("Allow a workspace that is /, a top-level system folder or a home folder itself"),

@@ -30,7 +30,9 @@ const VARIABLE_NAMES = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 
 /**
  * Reads, validates and resolves a `toolroute.json` (JSON with comments allowed). Without a path,
- * the defaults: the workspace (or the current directory) with the file built-ins.
+ * the defaults: the file built-ins for `workspace` when one is given, nothing otherwise. Built-in
+ * tools are on only when asked for (`workspace`, `bash` or `expose.builtins` in the file, or the
+ * `workspace` option): a file with only `mcpServers` serves no built-in.
  *
  * Throws a {@linkcode UsageError} listing every problem of the file with its JSON path, or
  * every `${VAR}` that is not set.
@@ -167,9 +169,12 @@ export function resolveConfig(
     }
   }
   if (problems.length > 0) throw new UsageError(problems.join("\n"));
+  const builtins = options.workspace !== undefined || file.workspace !== undefined ||
+    file.bash !== undefined || file.expose?.builtins !== undefined;
   return {
     ...(path === undefined ? {} : { path }),
     context,
+    builtins,
     modules,
     expose: file.expose ?? {},
     mcpServers,

@@ -1,7 +1,7 @@
 import { ToolSetServer } from "../../core/mcp/serve/tool_set_server.ts";
 import type { ServedRouter } from "./build_router.ts";
 import type { CliIo } from "./cli_io.ts";
-import { DenoStdioServerTransport } from "./stdio_server_transport.ts";
+import { DenoStdioServerTransport } from "../mcp/stdio_server_transport.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 
 /** What both serve modes share. */

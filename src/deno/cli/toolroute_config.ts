@@ -30,6 +30,13 @@ export interface ToolrouteConfig {
   path?: string;
   /** The built-in context (absolute paths). */
   context: BuiltinContext;
+  /**
+   * Whether built-in tools are served: only when asked for, by `workspace`, `bash` or
+   * `expose.builtins` in the file or by `--workspace`. A config with only `mcpServers` (an
+   * `mcp.json`) serves none, and needs no permission for the workspace. `loadConfig` always
+   * sets it; absent (a config made by hand) counts as `true`.
+   */
+  builtins?: boolean;
   /** Modules to import for function tools and local services (absolute paths). */
   modules: string[];
   /** What is exposed. */

@@ -42,6 +42,29 @@ const INHERITED_ENV: readonly string[] = Deno.build.os === "windows"
   ]
   : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
 
+/**
+ * Network variables a child inherits when the host has them set, so a server that downloads or
+ * calls out works behind a proxy or a private CA as it does in a shell. Pass `inheritEnv` to
+ * {@linkcode stdioChildCommand} without a name to keep it from children.
+ */
+export const NETWORK_ENV: readonly string[] = Object.freeze([
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+]);
+
+/** Options of {@linkcode stdioChildCommand}. */
+export interface StdioChildOptions {
+  /** Host variables passed when set, besides the minimal set. Default: {@linkcode NETWORK_ENV}. */
+  inheritEnv?: readonly string[];
+}
+
 /** Deno subcommands that run a script under Deno's permission system. */
 const DENO_RUNNERS = new Set(["run", "serve"]);
 /** Deno subcommands that always run with every permission (flags cannot narrow them). */
@@ -51,7 +74,9 @@ const DENO_ALL_PERMISSIONS = new Set(["eval", "repl"]);
  * Resolves a stdio server config into the exact child process to spawn.
  *
  * - The environment is the config's `env` over a minimal set inherited from the host (`PATH`,
- *   `HOME`, `USER`, `LANG`, …), never the whole host environment.
+ *   `HOME`, `USER`, `LANG`, …) and the network variables that are set ({@linkcode NETWORK_ENV}:
+ *   proxies and CA bundles, unless `options.inheritEnv` says otherwise), never the whole host
+ *   environment.
  * - A Deno child (`deno` or `Deno.execPath()`, with `run` or `serve`) always gets `--no-prompt`
  *   and exactly the permission flags of the config: it is spawned with `Deno.Command`, which never
  *   adds `-A` (Node's `child_process` under Deno does). It also gets the host's Deno cache
@@ -61,12 +86,16 @@ const DENO_ALL_PERMISSIONS = new Set(["eval", "repl"]);
  * permission. Reads only the inherited variables; those the host may not read are skipped.
  *
  * @param config The server's command, arguments, environment and working directory.
+ * @param options The host variables passed when set.
  * @returns The child process to spawn.
  */
-export function stdioChildCommand(config: StdioServerCommand): StdioChildCommand {
+export function stdioChildCommand(
+  config: StdioServerCommand,
+  options: StdioChildOptions = {},
+): StdioChildCommand {
   const args = [...(config.args ?? [])];
   const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
+  for (const name of [...INHERITED_ENV, ...(options.inheritEnv ?? NETWORK_ENV)]) {
     const value = readEnv(name);
     if (value !== undefined && !value.startsWith("()")) env[name] = value;
   }
@@ -133,4 +162,20 @@ function defaultDenoDir(): string | undefined {
       return home ? `${home}/.cache/deno` : undefined;
     }
   }
+}
+
+/**
+ * Whether a command may download before it answers (`npx -y`, `npm exec`, `pnpm dlx`, `bunx`,
+ * `uvx`, `deno run`), so its first connect gets more time.
+ *
+ * @param config The command and arguments.
+ * @returns Whether a first start may download.
+ */
+export function mayDownload(config: StdioServerCommand): boolean {
+  const name = basename(config.command.replaceAll("\\", "/")).replace(/\.(exe|cmd)$/i, "");
+  const args = config.args ?? [];
+  if (["npx", "bunx", "uvx", "pipx"].includes(name)) return true;
+  if (["npm", "pnpm", "yarn"].includes(name)) return args.some((a) => a === "exec" || a === "dlx");
+  if (isDeno(config.command)) return args.some((arg) => DENO_RUNNERS.has(arg));
+  return false;
 }

@@ -2,7 +2,12 @@ import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
 import { salvageResponseId } from "./_salvage_response_id.ts";
-import { stdioChildCommand, type StdioServerCommand } from "./stdio_child_command.ts";
+import {
+  mayDownload,
+  NETWORK_ENV,
+  stdioChildCommand,
+  type StdioServerCommand,
+} from "./stdio_child_command.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
 export interface DenoStdioClientTransportOptions {
@@ -13,7 +18,20 @@ export interface DenoStdioClientTransportOptions {
    * (Before SIGTERM, a server gets 250 ms to exit by itself once its stdin is closed.)
    */
   killGraceMs?: number;
+  /**
+   * Host variables passed to the child when set, besides the minimal set. Default: the network
+   * variables (`NETWORK_ENV`: proxies, CA bundles); leave a name out to keep it from children.
+   */
+  inheritEnv?: readonly string[];
+  /**
+   * Connect deadline of the first start, in this process, of a command that may download before
+   * it answers (`npx -y`, `bunx`, `uvx`, `deno run`), in milliseconds. Default: 120000.
+   */
+  firstConnectTimeoutMs?: number;
 }
+
+/** Commands (with their arguments) that answered once in this process: downloads are done. */
+const answeredOnce = new Set<string>();
 
 const STDERR_TAIL = 4096;
 /** How long close() lets a server exit on its own after stdin closes, before SIGTERM. */
@@ -47,6 +65,11 @@ export class DenoStdioClientTransport implements McpTransport {
   readonly #config: StdioServerCommand;
   readonly #maxMessageBytes: number;
   readonly #killGraceMs: number;
+  readonly #inheritEnv: readonly string[];
+  readonly #firstConnectMs: number;
+  #passed: string[] = [];
+  #heard = false;
+  #answered = false;
   #child?: Deno.ChildProcess;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #done?: Promise<void>;
@@ -66,6 +89,36 @@ export class DenoStdioClientTransport implements McpTransport {
     this.#config = config;
     this.#maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
     this.#killGraceMs = options.killGraceMs ?? 2000;
+    this.#inheritEnv = options.inheritEnv ?? NETWORK_ENV;
+    this.#firstConnectMs = options.firstConnectTimeoutMs ?? 120_000;
+  }
+
+  /**
+   * The longer connect deadline of a first start that may download (see
+   * `firstConnectTimeoutMs`); `undefined` once the command answered in this process.
+   */
+  get connectTimeoutMs(): number | undefined {
+    if (!mayDownload(this.#config) || answeredOnce.has(this.#key())) return undefined;
+    return this.#firstConnectMs;
+  }
+
+  /**
+   * Why connecting may have stalled: a child that printed nothing gets a sentence naming the
+   * variables it was given and pointing at the config's `env`; one that wrote to stderr, the end
+   * of it.
+   *
+   * @returns The explanation, or `undefined` before start.
+   */
+  describeStall(): string | undefined {
+    if (!this.#child) return undefined;
+    // deno-lint-ignore no-control-regex
+    const tail = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ").trim();
+    if (this.#heard || tail !== "") {
+      return tail === "" ? undefined : `its stderr ends: ${tail.slice(-300)}`;
+    }
+    return `the stdio server "${this.#config.command}" printed nothing. It ran with only ` +
+      `these host variables: ${this.#passed.join(", ") || "none"}; if it needs others (a proxy, ` +
+      `a CA bundle, an API key), add them under "env" in its config`;
   }
 
   /** The child's process id, once started. */
@@ -84,7 +137,9 @@ export class DenoStdioClientTransport implements McpTransport {
       return Promise.reject(new Error("The stdio transport was already started; create a new one"));
     }
     try {
-      const resolved = stdioChildCommand(this.#config);
+      const resolved = stdioChildCommand(this.#config, { inheritEnv: this.#inheritEnv });
+      const own = new Set(Object.keys(this.#config.env ?? {}));
+      this.#passed = Object.keys(resolved.env).filter((name) => !own.has(name)).sort();
       this.#child = new Deno.Command(resolved.command, {
         args: resolved.args,
         env: resolved.env,
@@ -159,6 +214,7 @@ export class DenoStdioClientTransport implements McpTransport {
     );
     try {
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        this.#heard = true;
         lines.push(chunk.value);
       }
     } catch (error) {
@@ -191,6 +247,10 @@ export class DenoStdioClientTransport implements McpTransport {
     }
     const { id, method } = message as { id?: number | string; method?: unknown };
     if (id !== undefined && method === undefined) this.#pending.delete(id);
+    if (!this.#answered) {
+      this.#answered = true;
+      answeredOnce.add(this.#key());
+    }
     this.onmessage?.(message);
   }
 
@@ -206,6 +266,10 @@ export class DenoStdioClientTransport implements McpTransport {
     if (id === undefined) return this.#report(new Error(text, { cause }));
     this.#pending.delete(id);
     this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
+  }
+
+  #key(): string {
+    return JSON.stringify([this.#config.command, this.#config.args ?? [], this.#config.cwd ?? ""]);
   }
 
   #report(error: unknown): void {

@@ -32,6 +32,8 @@ Deno.test("mountMcpServer() exposes an SDK server's tools under id_tool with the
     isError: false,
     source: "local_mcp",
     tool: "clock_get-time",
+    content: [{ type: "text", text: "noon UTC" }],
+    structuredContent: { iso: "12:00" },
   });
 });
 

@@ -53,7 +53,10 @@ export function bashUnderTest(
   const processes = new ProcessTable(ctx);
   const tool = createBashTool(ctx, processes, { bwrapProgram: options.bwrapProgram });
   const call = (args: Record<string, unknown>, signal?: AbortSignal) =>
-    callTool(tool, "bash", args, { signal }, options.settings ?? {}, undefined, () => ["bash"]);
+    callTool(
+      { tool, name: "bash", args, options: { signal }, known: () => ["bash"] },
+      options.settings ?? {},
+    );
   return {
     tool,
     processes,

@@ -36,6 +36,26 @@ Deno.test("buildRouter() exposes every built-in of the context when the config l
   assertEquals((await withBash.expose()).names, ["apply_patch", "bash", "read_file", "write_file"]);
 });
 
+Deno.test("buildRouter() serves no built-in for a config that did not ask for them (an mcp.json)", async () => {
+  await using ws = await tempWorkspace();
+  const upstream = await startMcpTestServer();
+  try {
+    await using served = await buildRouter(
+      config(ws.path, { builtins: false, mcpServers: { up: { url: upstream.url } } }),
+    );
+    const tools = await served.expose();
+    assertEquals(tools.names.includes("read_file") || tools.names.includes("write_file"), false);
+    assertEquals(tools.names.includes("echo"), true);
+    assertEquals(tools.missing, []);
+    assertEquals(
+      (await served.router.invoke("read_file", { path: "hello.txt" })).includes("Unknown tool"),
+      true,
+    );
+  } finally {
+    await upstream.close();
+  }
+});
+
 Deno.test("buildRouter() exposes exactly the config's names and reports the rest as missing", async () => {
   await using ws = await tempWorkspace();
   await using served = await buildRouter(config(ws.path, {

@@ -26,17 +26,42 @@ Deno.test("cliPermissions() adds modules, servers and the listening address to t
     read: ["/srv/ws", "/srv/tools.ts"],
     write: ["/srv/ws"],
     run: ["/usr/bin/env"],
-    env: ["DENO_DIR", "HOME", "PATH", "TOOLROUTE_TOKEN"],
+    env: [
+      "DENO_DIR",
+      "HOME",
+      "HTTPS_PROXY",
+      "HTTP_PROXY",
+      "NODE_EXTRA_CA_CERTS",
+      "NO_PROXY",
+      "PATH",
+      "SSL_CERT_DIR",
+      "SSL_CERT_FILE",
+      "TOOLROUTE_TOKEN",
+      "http_proxy",
+      "https_proxy",
+      "no_proxy",
+    ],
     net: ["127.0.0.1:8787", "127.0.0.1:9000"],
   });
   assertEquals(cliDenoFlags(needed), [
     "--allow-read=/srv/ws,/srv/tools.ts",
     "--allow-write=/srv/ws",
     "--allow-run=/usr/bin/env",
-    "--allow-env=DENO_DIR,HOME,PATH,TOOLROUTE_TOKEN",
+    "--allow-env=DENO_DIR,HOME,HTTPS_PROXY,HTTP_PROXY,NODE_EXTRA_CA_CERTS,NO_PROXY,PATH," +
+    "SSL_CERT_DIR,SSL_CERT_FILE,TOOLROUTE_TOKEN,http_proxy,https_proxy,no_proxy",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
     "--no-prompt",
   ]);
+});
+
+Deno.test({
+  name: "checkCliPermissions() does not refuse to start without the proxy and CA variables",
+  permissions: { read: ["/srv/ws"], write: ["/srv/ws"], net: ["127.0.0.1:8787"] },
+  fn() {
+    const { missing } = checkCliPermissions(config, cliPermissions(config, "127.0.0.1:8787"));
+    assertEquals(missing.filter((flag) => /PROXY|proxy|CERT/.test(flag)), []);
+    assertEquals(missing.includes("--allow-env=PATH"), true);
+  },
 });
 
 Deno.test({
@@ -69,5 +94,33 @@ Deno.test({
       "--allow-read",
       "--allow-run",
     ]);
+  },
+});
+
+const mcpOnly = resolveConfig(
+  { mcpServers: { remote: { url: "http://127.0.0.1:9000/mcp" } } },
+  "/home/u/.config/mcp.json",
+  "/",
+  { env: false },
+);
+
+Deno.test("cliPermissions() of a config with only mcpServers needs no workspace access", () => {
+  assertEquals(cliDenoFlags(cliPermissions(mcpOnly)), [
+    "--allow-read=/home/u/.config/mcp.json",
+    "--allow-net=127.0.0.1:9000",
+    "--no-prompt",
+  ]);
+});
+
+Deno.test({
+  name: "checkCliPermissions() of a config with only mcpServers calls a workspace write excess",
+  permissions: {
+    read: ["/home/u/.config/mcp.json"],
+    write: ["/home/u/.config"],
+    net: ["127.0.0.1:9000"],
+  },
+  fn() {
+    const report = checkCliPermissions(mcpOnly, cliPermissions(mcpOnly));
+    assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"] });
   },
 });

@@ -183,3 +183,15 @@ Deno.test("resolveConfig() protects the config file and modules that sit inside 
   });
   assertEquals(own.context.protectedPaths, ["secrets", "./toolroute.json"]);
 });
+
+Deno.test("resolveConfig() turns built-ins on only when asked for: workspace, bash, expose.builtins or the flag", () => {
+  const builtins = (value: unknown, workspace?: string) =>
+    resolveConfig(value, "/etc/mcp.json", "/home/u", { env: {}, workspace }).builtins;
+  const servers = { mcpServers: { files: { command: "npx", args: ["-y", "x"] } } };
+  assertEquals(builtins(servers), false);
+  assertEquals(builtins({}), false);
+  assertEquals(builtins(servers, "."), true);
+  assertEquals(builtins({ ...servers, workspace: "." }), true);
+  assertEquals(builtins({ ...servers, bash: true }), true);
+  assertEquals(builtins({ ...servers, expose: { builtins: ["read_file"] } }), true);
+});

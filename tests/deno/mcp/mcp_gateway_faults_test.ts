@@ -120,7 +120,7 @@ Deno.test("a 50 MB result is cut to maxResultChars, and a body over maxResponseB
     const toolSet = await router.expose({ mcpServers: ["main"] });
     const text = await toolSet.invoke("big", { chars: 50_000_000 });
     assertLess(text.length, 1100);
-    assertMatch(text, /\[\.\.\. 49999000 characters truncated \.\.\.\]/);
+    assertMatch(text, /\[\.\.\. 49999048 characters truncated \.\.\.\]/);
     const limited = await small.expose({ mcpServers: ["main"] });
     const cut = await limited.call("big", { chars: 2_000_000 });
     assertEquals(cut.code, "tool_error", cut.text);

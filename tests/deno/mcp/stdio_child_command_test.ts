@@ -1,5 +1,10 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
-import { isDeno, stdioChildCommand } from "../../../src/deno/mcp/stdio_child_command.ts";
+import {
+  isDeno,
+  mayDownload,
+  NETWORK_ENV,
+  stdioChildCommand,
+} from "../../../src/deno/mcp/stdio_child_command.ts";
 
 Deno.test("stdioChildCommand() inserts --no-prompt after `run` of a Deno child, once", () => {
   assertEquals(stdioChildCommand({ command: "deno", args: ["run", "x.ts", "--flag"] }).args, [
@@ -33,7 +38,7 @@ Deno.test("stdioChildCommand() builds a minimal environment plus the config's, n
     assertEquals(env.PATH, "/custom");
     assertEquals(env.TOOLROUTE_TEST_SECRET, undefined);
     assertEquals(env.DENO_DIR, undefined, "only a Deno child gets DENO_DIR");
-    assert(Object.keys(env).length <= 9);
+    assert(Object.keys(env).length <= 9 + NETWORK_ENV.length);
   } finally {
     Deno.env.delete("TOOLROUTE_TEST_SECRET");
   }
@@ -72,4 +77,46 @@ Deno.test("stdioChildCommand() refuses deno eval and repl: they always have ever
     'Cannot start "deno eval" as an MCP server',
   );
   assertThrows(() => stdioChildCommand({ command: Deno.execPath(), args: ["repl"] }), TypeError);
+});
+
+Deno.test("stdioChildCommand() passes the network variables that are set, each removable", () => {
+  const saved = Object.fromEntries(NETWORK_ENV.map((name) => [name, Deno.env.get(name)]));
+  try {
+    for (const name of NETWORK_ENV) Deno.env.delete(name);
+    Deno.env.set("HTTPS_PROXY", "http://proxy.internal:3128");
+    Deno.env.set("NODE_EXTRA_CA_CERTS", "/etc/ssl/corp.pem");
+    const { env } = stdioChildCommand({ command: "npx", args: ["-y", "server"] });
+    assertEquals(env.HTTPS_PROXY, "http://proxy.internal:3128");
+    assertEquals(env.NODE_EXTRA_CA_CERTS, "/etc/ssl/corp.pem");
+    assertEquals("HTTP_PROXY" in env, false, "unset variables are not passed");
+    const narrowed = stdioChildCommand({ command: "npx" }, { inheritEnv: ["NODE_EXTRA_CA_CERTS"] });
+    assertEquals(narrowed.env.HTTPS_PROXY, undefined);
+    assertEquals(narrowed.env.NODE_EXTRA_CA_CERTS, "/etc/ssl/corp.pem");
+    assertEquals(
+      stdioChildCommand({ command: "npx" }, { inheritEnv: [] }).env.HTTPS_PROXY,
+      undefined,
+    );
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) Deno.env.delete(name);
+      else Deno.env.set(name, value);
+    }
+  }
+});
+
+Deno.test("mayDownload() is true for npx, bunx, uvx, npm exec, pnpm dlx and deno run", () => {
+  const yes = [
+    { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+    { command: "/usr/local/bin/bunx", args: ["x"] },
+    { command: "uvx", args: ["mcp-server-git"] },
+    { command: "npm", args: ["exec", "x"] },
+    { command: "pnpm", args: ["dlx", "x"] },
+    { command: "deno", args: ["run", "npm:x"] },
+  ];
+  for (const config of yes) assertEquals(mayDownload(config), true, JSON.stringify(config));
+  for (
+    const config of [{ command: "node", args: ["server.js"] }, { command: "deno", args: ["fmt"] }]
+  ) {
+    assertEquals(mayDownload(config), false, JSON.stringify(config));
+  }
 });

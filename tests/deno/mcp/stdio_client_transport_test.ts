@@ -5,6 +5,8 @@ import { callMcpTool } from "../../../src/core/mcp/mcp_call.ts";
 import { ToolError } from "../../../src/core/tool_error.ts";
 import { processAlive as alive } from "./_process_alive.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
+import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { ToolRouter } from "../../../mod.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
 const fixture = { command: Deno.execPath(), args: ["run", FIXTURE] };
@@ -182,4 +184,32 @@ Deno.test("DenoStdioClientTransport start() rejects clearly when the command doe
   assert(error.message.includes('Cannot start stdio server "/nonexistent/toolroute-server"'));
   await assertRejects(() => transport.start(), Error, "already started");
   await transport.close();
+});
+
+Deno.test("a stdio child that prints nothing before the deadline gets a message naming what it was given", async () => {
+  const gateway = createDenoGateway({
+    servers: { silent: { command: "sleep", args: ["30"] } },
+    connectTimeoutMs: 300,
+    stdio: { killGraceMs: 100 },
+  });
+  try {
+    const { missing } = await new ToolRouter({ gateway }).expose({ mcpServers: ["silent"] });
+    assertEquals(missing.length, 1);
+    const reason = missing[0].reason;
+    assert(reason.includes("Connecting did not finish within 300 ms"), reason);
+    assert(reason.includes('the stdio server "sleep" printed nothing'), reason);
+    assert(reason.includes("PATH") && reason.includes('"env"'), reason);
+  } finally {
+    await gateway.close();
+  }
+});
+
+Deno.test("DenoStdioClientTransport allows a first start that may download more time, once", async () => {
+  const config = { command: Deno.execPath(), args: ["run", FIXTURE, "--first-connect"] };
+  const first = new DenoStdioClientTransport(config, { firstConnectTimeoutMs: 45_000 });
+  assertEquals(first.connectTimeoutMs, 45_000);
+  const client = await connect(first);
+  await client.close();
+  assertEquals(new DenoStdioClientTransport(config).connectTimeoutMs, undefined);
+  assertEquals(new DenoStdioClientTransport({ command: "node" }).connectTimeoutMs, undefined);
 });

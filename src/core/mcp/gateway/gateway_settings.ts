@@ -54,6 +54,7 @@ export function gatewaySettings(
         ? undefined
         : number("toolListTtlMs", options.toolListTtlMs, 0, 0),
       maxResultChars: number("maxResultChars", options.maxResultChars, 100_000),
+      maxMediaBytes: number("maxMediaBytes", options.maxMediaBytes, 16 * 1024 * 1024),
       maxResponseBytes: number("maxResponseBytes", options.maxResponseBytes, 64 * 1024 * 1024),
       reconnect: {
         initialDelayMs: number("reconnect.initialDelayMs", reconnect.initialDelayMs, 250, 0),
@@ -69,6 +70,7 @@ export function gatewaySettings(
       transportFactory: options.transportFactory,
       eventStream: eventStream(options.eventStream),
       onElicitation: options.onElicitation,
+      relayElicitation: options.relayElicitation === true,
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),

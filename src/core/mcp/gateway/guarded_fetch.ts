@@ -94,6 +94,11 @@ export class GuardedFetch {
       if (ids.length > 0) this.#options.onWholeJson?.(ids);
       return response;
     }
+    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
+    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
+    if (response.headers.get("content-type")?.includes("application/json")) {
+      return await this.#readJson(response, ids);
+    }
     return new Response(this.#own(response.body, ids), {
       status: response.status,
       statusText: response.statusText,
@@ -120,6 +125,41 @@ export class GuardedFetch {
     const type = response.headers.get("content-type") ?? "";
     return Number.isSafeInteger(length) && length <= this.#options.maxBodyBytes &&
       /^application\/json\b/i.test(type);
+  }
+
+  async #readJson(response: Response, ids: unknown[]): Promise<Response> {
+    const max = this.#options.maxBodyBytes;
+    const declared = Number(response.headers.get("content-length") ?? NaN);
+    let end: BodyEnd = "done";
+    let body: Uint8Array | undefined;
+    const reader = response.body!.getReader();
+    this.#readers.add(reader);
+    try {
+      if (declared > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+      const chunks: Uint8Array[] = [];
+      let bytes = 0;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        bytes += chunk.value.byteLength;
+        if (bytes > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+        chunks.push(chunk.value);
+      }
+      body = chunks.length === 1 ? chunks[0] : concat(chunks, bytes);
+    } catch (error) {
+      end = error instanceof Error && error.message.startsWith("The response exceeded")
+        ? "too_large"
+        : "error";
+      await reader.cancel().catch(() => {});
+      if (end === "error") throw error;
+    } finally {
+      this.#readers.delete(reader);
+      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, end, false);
+    }
+    if (body === undefined) throw new Error(`The response exceeded ${max} bytes and was cut`);
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   #own(body: ReadableStream<Uint8Array>, ids: unknown[]): ReadableStream<Uint8Array> {
@@ -170,6 +210,16 @@ export class GuardedFetch {
       },
     });
   }
+}
+
+function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
 }
 
 function requestIds(body: BodyInit | null | undefined): unknown[] {

@@ -1,16 +1,20 @@
-import { ToolError } from "../../tool_error.ts";
 import type {
   GatewayRequest,
   GatewayResolution,
   GatewaySource,
   MissingTool,
-  ToolContext,
 } from "../../tool_source.ts";
 import { connectSelected, type SelectedServer } from "./connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
-import { RemoteRoutedTools } from "./remote_routed_tools.ts";
+import { ToolError } from "../../tool_error.ts";
+import { KnownToolNames } from "./known_tool_names.ts";
+import {
+  type ConnectionLookup,
+  type RemoteCallee,
+  RemoteRoutedTools,
+} from "./remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
@@ -83,6 +87,10 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #users: UserServers;
   #tools: RemoteRoutedTools;
   #oauth?: McpOAuth;
+  #known = new KnownToolNames();
+  #globalLookup: ConnectionLookup = {
+    connection: (id) => this.#callee({ serverId: id }, this.#global.get(id)),
+  };
   #closed = false;
   #pins?: ToolPins;
 
@@ -143,6 +151,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const connection = this.#global.get(id);
     if (connection === undefined) return;
     this.#global.delete(id);
+    this.#known.forget("global", id);
     await connection.close();
     this.#settings.emit({ type: "closed", serverId: id, reason: "removed" });
   }
@@ -173,6 +182,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param id The server id.
    */
   async removeUserServer(userId: string, id: string): Promise<void> {
+    this.#known.forget(userTier(userId), id);
     await this.#users.remove(userId, id);
   }
 
@@ -182,6 +192,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param userId The user.
    */
   async clearUser(userId: string): Promise<void> {
+    this.#known.forget(userTier(userId));
     await this.#users.remove(userId);
   }
 
@@ -241,26 +252,43 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     } finally {
       for (const release of holds) release();
     }
+    missing.push(...connected.missing);
+    // Names follow every configured server's last known list, before pins withhold anything.
+    const known = this.#known;
+    for (const { id, connection } of connected.user) {
+      known.update(userTier(userId!), id, connection.tools.map((tool) => tool.name));
+    }
+    for (const { id, connection } of connected.global) {
+      known.update("global", id, connection.tools.map((tool) => tool.name));
+    }
     const { user, global, missing: withheld, cacheSuffix } = await pinSelected(
       this.#pins,
       connected,
       userId,
     );
-    missing.push(...connected.missing, ...withheld);
+    missing.push(...withheld);
     return {
       user: user.length === 0 ? [] : this.#tools.build(
         "user_mcp",
         user,
-        (serverId, toolName, args, context) =>
-          this.#callUser(userId!, serverId, toolName, args, context),
-        `user\u0000${userId}${cacheSuffix}`,
+        {
+          userId,
+          connection: (id) =>
+            this.#callee({ serverId: id, userId }, this.#users.connection(userId!, id)),
+        },
+        `${userTier(userId!)}${cacheSuffix}`,
+        {
+          lists: known.lists(userTier(userId!), this.#users.ids(userId!)),
+          version: known.version,
+        },
         missing,
       ),
       global: global.length === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
-        (serverId, toolName, args, context) => this.#callGlobal(serverId, toolName, args, context),
+        this.#globalLookup,
         `global${cacheSuffix}`,
+        { lists: known.lists("global", this.#global.keys()), version: known.version },
         missing,
       ),
       missing,
@@ -376,42 +404,26 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     return this.close();
   }
 
-  async #callUser(
-    userId: string,
-    serverId: string,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<string> {
-    if (context.userId !== userId) {
-      throw new ToolError("permission_denied", `Tool "${toolName}" belongs to another user`);
-    }
-    const connection = this.#users.connection(userId, serverId);
-    if (connection === undefined) throw removed(serverId);
-    await this.#checkPin({ serverId, userId }, toolName, connection);
-    return await tracedRemoteCall(
-      serverId,
-      toolName,
-      context,
-      (traced) => connection.callTool(toolName, args, traced),
-    );
-  }
-
-  async #callGlobal(
-    serverId: string,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<string> {
-    const connection = this.#global.get(serverId);
-    if (connection === undefined) throw removed(serverId);
-    await this.#checkPin({ serverId }, toolName, connection);
-    return await tracedRemoteCall(
-      serverId,
-      toolName,
-      context,
-      (traced) => connection.callTool(toolName, args, traced),
-    );
+  /**
+   * What a remote tool's call reaches at call time: the connection, behind the pin check (a tool
+   * whose definition changed after it was exposed is refused) and the remote call's span.
+   */
+  #callee(
+    scope: { serverId: string; userId?: string },
+    connection: ServerConnection | undefined,
+  ): RemoteCallee | undefined {
+    if (connection === undefined) return undefined;
+    return {
+      callTool: async (toolName, args, context) => {
+        await this.#checkPin(scope, toolName, connection);
+        return await tracedRemoteCall(
+          scope.serverId,
+          toolName,
+          context,
+          (traced) => connection.callTool(toolName, args, traced),
+        );
+      },
+    };
   }
 
   /** Refuses a call to a tool whose definition changed after it was exposed. */
@@ -450,9 +462,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   }
 }
 
-function removed(serverId: string): ToolError {
-  return new ToolError(
-    "upstream_unavailable",
-    `The MCP server "${serverId}" was removed; expose the tools again`,
-  );
+/** The tier key of a user's own servers. */
+function userTier(userId: string): string {
+  return `user\u0000${userId}`;
 }

@@ -112,6 +112,8 @@ export interface McpGatewayOptions {
   toolListTtlMs?: number;
   /** Most characters of a result; longer ones keep head and tail. Default: 100000. */
   maxResultChars?: number;
+  /** Most decoded bytes of a result's images, audio and blobs; more is left out. Default: 16 MiB. */
+  maxMediaBytes?: number;
   /** Most bytes of one HTTP response body; longer ones fail the call. Default: 64 MiB. */
   maxResponseBytes?: number;
   /**
@@ -154,6 +156,14 @@ export interface McpGatewayOptions {
     request: McpElicitationRequest,
     signal: AbortSignal,
   ) => McpElicitationResult | Promise<McpElicitationResult>;
+  /**
+   * Declares the `elicitation` capability to every server so that a request a server sends during
+   * a call reaches the call's own `onElicitation` (`ToolSet#call` options; `toolroute serve`
+   * relays it to its MCP client). A request that cannot be tied to one call (several calls in
+   * flight on the connection, or none) goes to the gateway's `onElicitation`, else is cancelled.
+   * Default: `false` (declared only with `onElicitation`).
+   */
+  relayElicitation?: boolean;
   /** Receives connection events; must not throw (a throw is ignored). */
   onEvent?: (event: McpGatewayEvent) => void;
   /**

@@ -1,11 +1,18 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
-import type { McpGatewayOptions } from "./mcp_gateway_types.ts";
 import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";
+import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpGatewayOptions,
+} from "./mcp_gateway_types.ts";
+import type { ToolLogEntry } from "../../tool_source.ts";
 import {
   Client,
   type ClientOptions,
   ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
   SseError,
   StreamableHTTPError,
   type Transport,
@@ -46,6 +53,15 @@ export interface OpenClientSettings {
   onElicitation?: McpGatewayOptions["onElicitation"];
   /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
   oauth?: ConnectionOAuth;
+  /** Declares the elicitation capability so calls can relay requests (see `elicit`). */
+  relayElicitation?: boolean;
+  /** Routes an elicitation request (to the call that caused it); wins over `onElicitation`. */
+  elicit?: (
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<McpElicitationResult>;
+  /** Receives the server's log messages. */
+  onLog?: (entry: ToolLogEntry) => void;
 }
 
 /** An initialised client and how it is connected. */
@@ -77,12 +93,7 @@ export async function openMcpClient(
     userId: settings.userId,
   });
   if (custom !== undefined) return { client: await initialise(settings, custom), kind: "custom" };
-  if (isStdioConfig(config)) {
-    throw new TypeError(
-      `Cannot connect to MCP server "${settings.serverId}": stdio servers ("command") need the ` +
-        `"@toolroute/toolroute/deno" entry (createDenoGateway) or a "transportFactory"`,
-    );
-  }
+  if (isStdioConfig(config)) throw new StdioUnsupportedError(settings.serverId);
   const kinds: ("http" | "sse")[] = config.transport !== undefined
     ? [config.transport]
     : preferred === "sse"
@@ -125,12 +136,13 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
   }
-  const answer = settings.onElicitation;
-  if (answer !== undefined) {
+  const answer = settings.elicit ?? settings.onElicitation;
+  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
+  if (elicits) {
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
-  if (answer !== undefined) {
+  if (elicits && answer !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params as { message: string; requestedSchema?: object };
       const result = await answer({
@@ -142,12 +154,22 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
-  const ms = settings.connectTimeoutMs;
+  const onLog = settings.onLog;
+  if (onLog !== undefined) {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      onLog({ level, ...(typeof logger === "string" ? { logger } : {}), data });
+    });
+  }
+  const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
     await withDeadline(
       client.connect(transport as Transport, { timeout: ms }),
       ms,
-      () => new Error(`Connecting did not finish within ${ms} ms`),
+      () => {
+        const why = transport.describeStall?.();
+        return new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
+      },
       () => void transport.close().catch(() => {}),
     );
     return client;

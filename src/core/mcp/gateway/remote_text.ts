@@ -1,3 +1,4 @@
+import { isToolOutput, type ToolOutput, toolOutput } from "../../tool_output.ts";
 import { isToolError, ToolError } from "../../tool_error.ts";
 import type { ToolContext } from "../../tool_source.ts";
 
@@ -61,7 +62,7 @@ export function escapeRemoteResult<T>(result: T): T {
   if (result === null || typeof result !== "object") return result;
   const content = (result as { content?: unknown }).content;
   if (!Array.isArray(content)) return result;
-  return {
+  const escaped = {
     ...result,
     content: content.map((block) =>
       block !== null && typeof block === "object" && typeof block.text === "string"
@@ -69,6 +70,8 @@ export function escapeRemoteResult<T>(result: T): T {
         : block
     ),
   };
+  // A tool output's mark is not copied by a spread: mark the escaped copy again.
+  return (isToolOutput(result) ? toolOutput(escaped as unknown as ToolOutput) : escaped) as T;
 }
 
 /**

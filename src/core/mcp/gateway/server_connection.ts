@@ -1,5 +1,7 @@
+import { ToolError as ToolErrorClass } from "../../tool_error.ts";
 import type { ToolError } from "../../tool_error.ts";
-import type { ToolContext } from "../../tool_source.ts";
+import { isSharedSignal } from "../../tool_call.ts";
+import type { ToolContext, ToolLogEntry } from "../../tool_source.ts";
 import { raceSignal, sleep } from "./abortable.ts";
 import { Backoff } from "./backoff.ts";
 import { callDeadline } from "./call_deadline.ts";
@@ -7,12 +9,26 @@ import { RequestNotDeliveredError } from "./guarded_fetch.ts";
 import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
-import { callMcpTool, mcpErrorToToolError } from "../mcp_call.ts";
-import type { McpConnectionState, McpGatewayEvent, McpServerStatus } from "./mcp_gateway_types.ts";
-import { type Client, type McpTool, ToolListChangedNotificationSchema } from "../mcp_sdk.ts";
 import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
+import { callMcpToolOutput, mcpErrorToToolError } from "../mcp_call.ts";
+import type { ToolOutput } from "../../tool_output.ts";
+import type {
+  McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpGatewayEvent,
+  McpServerStatus,
+} from "./mcp_gateway_types.ts";
+import {
+  type Client,
+  McpError,
+  McpErrorCode,
+  type McpTool,
+  ToolListChangedNotificationSchema,
+} from "../mcp_sdk.ts";
 import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import { Redactor } from "./redactor.ts";
+import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 
 /** Everything one connection needs, resolved from the gateway's options. */
 export interface ConnectionSettings extends OpenClientSettings {
@@ -24,6 +40,8 @@ export interface ConnectionSettings extends OpenClientSettings {
   maxTotalTimeoutMs?: number;
   /** Most characters of a result. */
   maxResultChars: number;
+  /** Most decoded bytes of a result's media. */
+  maxMediaBytes?: number;
   /** Backoff: first delay, longest delay, factor, attempts per call. */
   reconnect: { initialDelayMs: number; maxDelayMs: number; factor: number; attempts: number };
   /** Receives events (without server and user, which the connection adds). */
@@ -62,6 +80,8 @@ export class ServerConnection {
   #lastError?: string;
   #backoff: Backoff;
   #disposed = false;
+  /** The contexts of the calls in flight, to route a server's requests and logs to their call. */
+  #calls = new Set<ToolContext>();
 
   /**
    * Creates the connection; nothing is opened until it is used.
@@ -163,15 +183,98 @@ export class ServerConnection {
    * @param toolName The tool's name on the server.
    * @param args The arguments.
    * @param context The call's signal, deadline and progress listener.
-   * @returns The result text.
+   * @returns The result, content blocks as the server sent them (bounded).
    */
   async callTool(
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
-  ): Promise<string> {
+  ): Promise<ToolOutput> {
     this.inFlight++;
     this.lastUsedAt = performance.now();
+    this.#calls.add(context);
+    try {
+      const client = this.#state === "ready" ? this.#client : undefined;
+      if (client !== undefined && !context.signal.aborted) {
+        const output = await this.#callReady(client, toolName, args, context);
+        if (output !== NOT_SENT) return output;
+        return await this.#callGuarded(toolName, args, context, 1);
+      }
+      return await this.#callGuarded(toolName, args, context, 0);
+    } finally {
+      this.#calls.delete(context);
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    }
+  }
+
+  /**
+   * The common case, kept lean: a ready connection, the SDK's own request deadline (restarted by
+   * progress up to the hard one) and the caller's signal, no timer or signal of ours. Returns
+   * `NOT_SENT` when the request could not be delivered, so the guarded path reconnects.
+   */
+  async #callReady(
+    client: Client,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput | typeof NOT_SENT> {
+    const timeoutMs = context.timeoutMs ?? this.#s.requestTimeoutMs;
+    const hardMs = context.timeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
+    const extendable = hardMs > timeoutMs;
+    // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
+    const signal = isSharedSignal(context.signal) ? undefined : context.signal;
+    try {
+      return await callMcpToolOutput(client, toolName, args, {
+        signal,
+        // A progress token is only sent with a listener, and progress only extends with one.
+        onProgress: context.onProgress ?? (extendable ? ignore : undefined),
+      }, {
+        timeoutMs,
+        maxResultChars: this.#s.maxResultChars,
+        maxMediaBytes: this.#s.maxMediaBytes,
+        resetTimeoutOnProgress: extendable,
+        maxTotalTimeoutMs: hardMs,
+      });
+    } catch (error) {
+      if (context.signal.aborted) {
+        const reason = context.signal.reason;
+        throw reason instanceof ToolErrorClass
+          ? reason
+          : new ToolErrorClass("aborted", `The call to "${toolName}" was aborted`, {
+            cause: error,
+          });
+      }
+      const cause = (error as ToolError).cause;
+      const expired = cause instanceof SessionExpiredError;
+      if (expired || cause instanceof RequestNotDeliveredError) {
+        await this.#broken(client, cause as Error, expired);
+        return NOT_SENT;
+      }
+      if (
+        (error as ToolError).code === "timeout" && cause instanceof McpError &&
+        cause.code === McpErrorCode.RequestTimeout
+      ) {
+        const ms = /maximum total/i.test(cause.message) ? hardMs : timeoutMs;
+        throw new ToolErrorClass("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, {
+          cause,
+        });
+      }
+      throw this.#redact.toolError(error);
+    }
+  }
+
+  /**
+   * Calls under a deadline of ours that also bounds connecting: a call that cannot be delivered
+   * (server down, session expired) reconnects with backoff and is sent again, once; a call that
+   * was delivered is never sent twice.
+   */
+  async #callGuarded(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+    firstAttempt: number,
+  ): Promise<ToolOutput> {
     const deadline = callDeadline(
       toolName,
       context,
@@ -182,15 +285,22 @@ export class ServerConnection {
     // A progress token is only sent with a listener, and progress only extends with one.
     const onProgress = context.onProgress ?? (extendable ? ignore : undefined);
     try {
-      for (let attempt = 0;; attempt++) {
+      for (let attempt = firstAttempt;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
         try {
-          return await callMcpTool(client, toolName, args, { ...context, signal, onProgress }, {
-            timeoutMs,
-            maxResultChars: this.#s.maxResultChars,
-            resetTimeoutOnProgress: extendable,
-            maxTotalTimeoutMs: hardMs,
-          });
+          return await callMcpToolOutput(
+            client,
+            toolName,
+            args,
+            { ...context, signal, onProgress },
+            {
+              timeoutMs,
+              maxResultChars: this.#s.maxResultChars,
+              maxMediaBytes: this.#s.maxMediaBytes,
+              resetTimeoutOnProgress: extendable,
+              maxTotalTimeoutMs: hardMs,
+            },
+          );
         } catch (error) {
           const cause = (error as ToolError).cause;
           const expired = cause instanceof SessionExpiredError;
@@ -202,8 +312,6 @@ export class ServerConnection {
       }
     } finally {
       deadline.dispose();
-      this.inFlight--;
-      this.lastUsedAt = performance.now();
     }
   }
 
@@ -243,7 +351,11 @@ export class ServerConnection {
     this.#state = "connecting";
     let client: Client | undefined;
     try {
-      const opened = await openMcpClient(this.#s, this.#kind);
+      const opened = await openMcpClient({
+        ...this.#s,
+        elicit: (request, signal) => this.#elicit(request, signal),
+        onLog: (entry) => this.#log(entry),
+      }, this.#kind);
       client = opened.client;
       this.#kind = opened.kind;
       const ready = client;
@@ -264,7 +376,7 @@ export class ServerConnection {
       this.#s.emit({ ...this.#who(), type: "connected", tools: this.#tools.length });
       return ready;
     } catch (error) {
-      if (error instanceof TypeError && /stdio servers/.test(error.message)) this.#disposed = true;
+      if (error instanceof StdioUnsupportedError) this.#disposed = true;
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
       this.#backoff.failed();
@@ -344,6 +456,37 @@ export class ServerConnection {
     return this.#s.toolDefinitions?.share(tools) ?? tools;
   }
 
+  /**
+   * A server's elicitation request goes to the one call in flight that can relay it; when it
+   * cannot be tied to one call (none, or several: it might belong to another person's), to the
+   * gateway's `onElicitation`, else it is cancelled.
+   */
+  async #elicit(
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ): Promise<McpElicitationResult> {
+    const relays = [...this.#calls].filter((call) => call.elicit !== undefined);
+    if (relays.length === 1 && this.#calls.size === 1) {
+      return await relays[0].elicit!(
+        { message: request.message, requestedSchema: request.requestedSchema },
+        signal,
+      );
+    }
+    const fallback = this.#s.onElicitation;
+    return fallback === undefined ? CANCELLED : await fallback(request, signal);
+  }
+
+  /** A server's log message goes to the call in flight, when exactly one is. */
+  #log(entry: ToolLogEntry): void {
+    if (this.#calls.size !== 1) return;
+    const [call] = this.#calls;
+    try {
+      call.log?.(entry);
+    } catch {
+      // A listener's failure must not break the connection.
+    }
+  }
+
   #who(): { serverId: string; userId?: string } {
     return this.#s.userId === undefined
       ? { serverId: this.#s.serverId }
@@ -352,6 +495,11 @@ export class ServerConnection {
 }
 
 function ignore(): void {}
+
+/** What `#callReady` returns when its request could not be delivered. */
+const NOT_SENT: unique symbol = Symbol("not sent");
+
+const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as const });
 
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

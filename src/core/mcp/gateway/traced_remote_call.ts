@@ -15,12 +15,12 @@ import { carrierOf, contextFrom } from "../../telemetry/trace_context.ts";
  * @param run Makes the request with the given context.
  * @returns The result text.
  */
-export async function tracedRemoteCall(
+export async function tracedRemoteCall<T>(
   serverId: string,
   toolName: string,
   context: ToolContext,
-  run: (context: ToolContext) => Promise<string>,
-): Promise<string> {
+  run: (context: ToolContext) => Promise<T>,
+): Promise<T> {
   // Without an SDK a client span would only repeat the caller's context: pass it on as it is.
   if (tracingIsOff()) return await run(context);
   const span = trace.getTracer(TELEMETRY_SCOPE).startSpan(`tools/call ${toolName}`, {

@@ -1,11 +1,15 @@
+import type { ToolCallResult } from "../../tool_call.ts";
 import type { ToolSet } from "../../tool_set.ts";
 import type { ToolProgress } from "../../tool_source.ts";
+import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   ListToolsRequestSchema,
   McpError,
   McpErrorCode,
   Server,
+  SetLevelRequestSchema,
   type Transport,
 } from "../mcp_sdk.ts";
 import {
@@ -85,6 +89,8 @@ export class ToolSetServer implements AsyncDisposable {
   #server: Server;
   #provide: ToolSetProvider;
   #options: ToolSetServerOptions;
+  /** The log level each session set (`logging/setLevel`); the key `""` is a session-less one. */
+  #levels = new Map<string, number>();
 
   /**
    * Creates the server. Throws a `TypeError` when `tools` is neither a tool set nor a function.
@@ -109,6 +115,10 @@ export class ToolSetServer implements AsyncDisposable {
         instructions: options.instructions,
       },
     );
+    this.#server.setRequestHandler(SetLevelRequestSchema, (request, extra) => {
+      this.#levels.set(extra.sessionId ?? "", LEVELS.indexOf(request.params.level));
+      return {};
+    });
     this.#server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
       const toolSet = await this.#toolSet(extra);
       return { tools: toolSet.toMcp() };
@@ -129,16 +139,16 @@ export class ToolSetServer implements AsyncDisposable {
           timeoutMs: this.#options.timeoutMs,
           onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
           ...traceOf(_meta, extra.requestId),
+          onElicitation: this.#server.getClientCapabilities()?.elicitation
+            ? (request, signal) => elicit(extra.sendRequest, request, signal)
+            : undefined,
+          onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
         },
       }, {
         capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
         extra: extra as unknown as ElicitingExtra,
       });
-      if (result.isError) return errorResult(result.text);
-      const out: Record<string, unknown> = { content: [{ type: "text", text: result.text }] };
-      const structured = toolSet.has(name) ? structuredContent(toolSet, name, result.text) : null;
-      if (structured !== null) out.structuredContent = structured;
-      return out;
+      return callResult(toolSet, name, result);
     });
   }
 
@@ -164,6 +174,16 @@ export class ToolSetServer implements AsyncDisposable {
   /** Same as {@linkcode ToolSetServer#close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** Relays a tool's log message on the call's stream, at or above the session's level. */
+  #log(entry: ToolLogEntry, sessionId: string | undefined, send: unknown): void {
+    const level = LEVELS.indexOf(entry.level);
+    if (level < 0 || level < (this.#levels.get(sessionId ?? "") ?? 0)) return;
+    (send as (notification: unknown) => Promise<void>)({
+      method: "notifications/message",
+      params: entry,
+    }).catch(() => {});
   }
 
   async #toolSet(
@@ -213,16 +233,68 @@ function progressSender(
   };
 }
 
-/** A tool that declares an output schema must return `structuredContent` (the SDK client checks). */
-function structuredContent(toolSet: ToolSet, name: string, text: string): unknown {
-  const tool = toolSet.toMcp().find((entry) => entry.name === name);
-  if (tool?.outputSchema === undefined) return null;
-  try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
+/**
+ * The MCP answer for a call: the result's content blocks, `structuredContent` and `isError` as
+ * the tool (or upstream server) gave them. A tool that declares an output schema but returned no
+ * structured content gets an error result: SDK clients reject such an answer outright.
+ */
+function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): CallAnswer {
+  const answer: CallAnswer = { content: result.content };
+  if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
+  if (result.isError) answer.isError = true;
+  else if (answer.structuredContent === undefined && declaresOutput(toolSet, name)) {
+    return errorResult(
+      `Tool "${name}" declares an output schema but returned no structured content`,
+    );
   }
+  return answer;
+}
+
+interface CallAnswer {
+  content: unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: true;
+  [key: string]: unknown;
+}
+
+function declaresOutput(toolSet: ToolSet, name: string): boolean {
+  return toolSet.has(name) &&
+    toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
+}
+
+/** The syslog levels, least severe first (MCP `LoggingLevel`). */
+const LEVELS: readonly ToolLogEntry["level"][] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+type SendRequest = (
+  request: { method: "elicitation/create"; params: Record<string, unknown> },
+  schema: unknown,
+  options?: { signal?: AbortSignal },
+) => Promise<unknown>;
+
+/** Asks the serving client (the person behind the call) for input: MCP form elicitation. */
+async function elicit(
+  send: unknown,
+  request: ToolElicitation,
+  signal: AbortSignal,
+): Promise<ToolElicitationResult> {
+  const answer = await (send as SendRequest)(
+    {
+      method: "elicitation/create",
+      params: { message: request.message, requestedSchema: request.requestedSchema },
+    },
+    ElicitResultSchema,
+    { signal },
+  );
+  return answer as ToolElicitationResult;
 }
 
 /** The caller's W3C trace context from `_meta` (MCP 2026-07-28), and the request id. */

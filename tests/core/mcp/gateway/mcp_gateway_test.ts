@@ -102,6 +102,10 @@ Deno.test("McpGateway qualifies same-tier clashes and lets user tools shadow glo
   const global = await router.expose({ mcpServers: ["one", "two"] });
   assertEquals([...global.names], ["one_echo", "two_echo"]);
   assertEquals(await global.invoke("two_echo", { text: "x" }), "two: x");
+  // A name depends on the configured servers, not on the selection: "one" still shares "echo".
+  const both = await router.expose({ mcpServers: ["one", "mine"], userId: "alice" });
+  assertEquals([...both.names], ["echo", "one_echo"]);
+  await gateway.removeServer("two");
   const alice = await router.expose({ mcpServers: ["one", "mine"], userId: "alice" });
   assertEquals(await alice.invoke("echo", { text: "x" }), "mine: x");
   assertEquals(alice.shadowed, [{ name: "echo", winner: "user_mcp", hidden: ["global_mcp"] }]);

@@ -11,6 +11,7 @@ import {
   openMcpClient,
 } from "../../../../src/core/mcp/gateway/open_mcp_client.ts";
 import { inProcessServer } from "../_in_process_http.ts";
+import { StdioUnsupportedError } from "../../../../src/core/mcp/gateway/stdio_unsupported_error.ts";
 
 function echoServer(): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" });
@@ -72,8 +73,9 @@ Deno.test("openMcpClient() refuses a stdio config it has no transport for, namin
         openMcpClient(
           settings({ serverId: "files", config: { command: "deno" }, transportFactory }),
         ),
-      TypeError,
+      StdioUnsupportedError,
     );
+    assertEquals(error instanceof TypeError, true);
     assertEquals(
       error.message,
       'Cannot connect to MCP server "files": stdio servers ("command") need the ' +

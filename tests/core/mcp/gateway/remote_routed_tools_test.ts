@@ -1,4 +1,10 @@
-import { assert, assertEquals, assertNotStrictEquals, assertStrictEquals } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertNotStrictEquals,
+  assertRejects,
+  assertStrictEquals,
+} from "@std/assert";
 import type { ToolContext } from "../../../../src/core/tool_source.ts";
 import type { McpTransport } from "../../../../src/core/mcp/mcp_transport.ts";
 import {
@@ -6,8 +12,13 @@ import {
   ListToolsRequestSchema,
   Server,
 } from "../../../../src/core/mcp/mcp_sdk.ts";
-import { RemoteRoutedTools } from "../../../../src/core/mcp/gateway/remote_routed_tools.ts";
+import {
+  type ConnectionLookup,
+  RemoteRoutedTools,
+} from "../../../../src/core/mcp/gateway/remote_routed_tools.ts";
+import { ToolError } from "../../../../src/core/tool_error.ts";
 import { ServerConnection } from "../../../../src/core/mcp/gateway/server_connection.ts";
+import { toolOutput } from "../../../../src/core/tool_output.ts";
 
 interface ListedTool {
   name: string;
@@ -58,7 +69,7 @@ async function connected(id: string, tools: ListedTool[]) {
 }
 
 const object = { type: "object" as const };
-const noRun = () => Promise.reject(new Error("not called"));
+const noRun: ConnectionLookup = { connection: () => undefined };
 
 Deno.test("RemoteRoutedTools.build() turns listed tools into frozen RoutedTools", async () => {
   const server = await connected("crm", [
@@ -104,22 +115,43 @@ Deno.test("RemoteRoutedTools.build() qualifies names two servers of a tier share
   await two.connection.close();
 });
 
-Deno.test("RemoteRoutedTools tools call the executor with the server id and the original name", async () => {
+Deno.test("RemoteRoutedTools tools look their connection up at call time and call the original name", async () => {
   const server = await connected("files", [{ name: "read.file", inputSchema: object }]);
   const seen: unknown[] = [];
   const signal = new AbortController().signal;
-  const [tool] = new RemoteRoutedTools().build(
-    "global_mcp",
-    [server],
-    (serverId, toolName, args, context: ToolContext) => {
-      seen.push([serverId, toolName, args, context.signal === signal, context.userId]);
-      return Promise.resolve("read");
+  const looked: string[] = [];
+  let present = true;
+  const lookup: ConnectionLookup = {
+    userId: "u",
+    connection(serverId) {
+      looked.push(serverId);
+      if (!present) return undefined;
+      return {
+        callTool(toolName, args, context: ToolContext) {
+          seen.push([toolName, args, context.signal === signal, context.userId]);
+          return Promise.resolve(toolOutput({ content: [{ type: "text", text: "read" }] }));
+        },
+      };
     },
-    "global",
-  );
+  };
+  const [tool] = new RemoteRoutedTools().build("user_mcp", [server], lookup, "user:u");
   assertEquals(tool.name, "files_read_file");
-  assertEquals(await tool.execute({ path: "a.txt" }, { signal, userId: "u" }), "read");
-  assertEquals(seen, [["files", "read.file", { path: "a.txt" }, true, "u"]]);
+  assertEquals(await tool.execute({ path: "a.txt" }, { signal, userId: "u" }), {
+    content: [{ type: "text", text: "read" }],
+  });
+  assertEquals(seen, [["read.file", { path: "a.txt" }, true, "u"]]);
+  const other = await assertRejects(
+    async () => await tool.execute({}, { signal, userId: "mallory" }),
+    ToolError,
+  );
+  assertEquals(other.code, "permission_denied");
+  present = false;
+  const gone = await assertRejects(
+    async () => await tool.execute({}, { signal, userId: "u" }),
+    ToolError,
+  );
+  assertEquals(gone.code, "upstream_unavailable");
+  assertEquals(looked, ["files", "files"]);
   await server.connection.close();
 });
 

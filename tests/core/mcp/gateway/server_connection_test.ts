@@ -303,13 +303,13 @@ Deno.test("ServerConnection.callTool() answers and counts calls in flight", asyn
     return server;
   });
   const connection = new ServerConnection(settings(factory));
-  assertEquals(await connection.callTool("echo", { text: "hi" }, ctx()), "hi");
+  assertEquals(textOf(await connection.callTool("echo", { text: "hi" }, ctx())), "hi");
   assertEquals(connection.state, "ready");
   const before = connection.lastUsedAt;
   const waiting = connection.callTool("wait", {}, ctx());
   await until(() => connection.inFlight === 1);
   release.resolve();
-  assertEquals(await waiting, "waited");
+  assertEquals(textOf(await waiting), "waited");
   assertEquals(connection.inFlight, 0);
   assertGreaterOrEqual(connection.lastUsedAt, before);
   await connection.close();
@@ -340,7 +340,7 @@ Deno.test("ServerConnection reconnects on the next call after the connection was
       reconnect: { initialDelayMs: 10_000, maxDelayMs: 10_000, factor: 2, attempts: 3 },
     }),
   );
-  assertEquals(await connection.callTool("echo", { text: "1" }, ctx()), "1");
+  assertEquals(textOf(await connection.callTool("echo", { text: "1" }, ctx())), "1");
   await stats.servers[0].close();
   assertEquals(connection.state, "failed");
   assertEquals(connection.status().lastError, "The connection was lost");
@@ -350,7 +350,7 @@ Deno.test("ServerConnection reconnects on the next call after the connection was
     serverId: "s",
     message: "The connection was lost",
   });
-  assertEquals(await connection.callTool("echo", { text: "2" }, ctx()), "2");
+  assertEquals(textOf(await connection.callTool("echo", { text: "2" }, ctx())), "2");
   assertEquals([stats.made, connection.state], [2, "ready"]);
   await connection.close();
   assertEquals(stats.live, 0);
@@ -398,7 +398,7 @@ Deno.test("ServerConnection sends an undelivered call once more on a fresh conne
   }));
   await connection.listTools();
   const started = performance.now();
-  assertEquals(await connection.callTool("echo", { text: "again" }, ctx()), "again");
+  assertEquals(textOf(await connection.callTool("echo", { text: "again" }, ctx())), "again");
   assertGreaterOrEqual(performance.now() - started, 55, "an undelivered call waits the backoff");
   assertEquals([calls.count, stats.made, stats.live], [1, 2, 1]);
   await connection.close();
@@ -414,7 +414,7 @@ Deno.test("ServerConnection re-initialises an expired session at once and sends 
     reconnect: { initialDelayMs: 10_000, maxDelayMs: 10_000, factor: 2, attempts: 3 },
     requestTimeoutMs: 3000,
   }));
-  assertEquals(await connection.callTool("echo", { text: "fresh" }, ctx()), "fresh");
+  assertEquals(textOf(await connection.callTool("echo", { text: "fresh" }, ctx())), "fresh");
   assertEquals([calls.count, stats.made, stats.live], [1, 2, 1]);
   await connection.close();
 });
@@ -500,15 +500,19 @@ Deno.test("ServerConnection over HTTP opens a new session when the old one expir
     fetch: http.fetch,
     reconnect: { initialDelayMs: 10_000, maxDelayMs: 10_000, factor: 2, attempts: 3 },
   }));
-  assertEquals(await connection.callTool("echo", { text: "1" }, ctx()), "1");
+  assertEquals(textOf(await connection.callTool("echo", { text: "1" }, ctx())), "1");
   assertEquals(connection.status().transport, "http");
   const sessions = http.requests.map((r) => r.headers.get("mcp-session-id"));
   expired = sessions.findLast((id) => id !== null) ?? null;
   assert(expired !== null);
-  assertEquals(await connection.callTool("echo", { text: "2" }, ctx()), "2");
+  assertEquals(textOf(await connection.callTool("echo", { text: "2" }, ctx())), "2");
   assertEquals(calls.count, 2);
   const initializes = http.requests.filter((r) => r.body.includes('"initialize"'));
   assertEquals(initializes.length, 2);
   await connection.close();
   await http.close();
 });
+
+function textOf(output: { content: readonly unknown[] }): string {
+  return output.content.map((block) => (block as { text: string }).text).join("\n\n");
+}

@@ -88,7 +88,7 @@ Deno.test("UserServers.connection() reaches a server only through its own user",
   const connection = servers.connection("alice", "crm")!;
   assertStrictEquals(servers.connection("alice", "crm"), connection);
   assertEquals(made.length, 1);
-  assertEquals(await connection.callTool("who", {}, ctx()), "crm@alice");
+  assertEquals(textOf(await connection.callTool("who", {}, ctx())), "crm@alice");
   await servers.close();
 });
 
@@ -141,12 +141,12 @@ Deno.test("UserServers evicts the least recently used connection past maxConnect
   for (const user of ["u1", "u2", "u3"]) {
     servers.add(user, "s", CONFIG);
     const connection = servers.connection(user, "s")!;
-    assertEquals(await connection.callTool("who", {}, ctx()), `s@${user}`);
+    assertEquals(textOf(await connection.callTool("who", {}, ctx())), `s@${user}`);
   }
   assertEquals(closed, ["u1/s:evicted"]);
   assertEquals(servers.status().map((s) => s.state), ["closed", "ready", "ready"]);
   assertEquals(servers.has("u1", "s"), true, "eviction keeps the config");
-  assertEquals(await servers.connection("u1", "s")!.callTool("who", {}, ctx()), "s@u1");
+  assertEquals(textOf(await servers.connection("u1", "s")!.callTool("who", {}, ctx())), "s@u1");
   await servers.close();
 });
 
@@ -173,7 +173,11 @@ Deno.test("UserServers closes connections idle for idleMs and reconnects on next
   await new Promise((resolve) => setTimeout(resolve, 120));
   assertEquals([closed, first.state], [["alice/crm:idle"], "closed"]);
   const second = servers.connection("alice", "crm")!;
-  assertEquals(await second.callTool("who", {}, ctx()), "crm@alice");
+  assertEquals(textOf(await second.callTool("who", {}, ctx())), "crm@alice");
   assertEquals(made.length, 2);
   await servers.close();
 });
+
+function textOf(output: { content: readonly unknown[] }): string {
+  return output.content.map((block) => (block as { text: string }).text).join("\n\n");
+}

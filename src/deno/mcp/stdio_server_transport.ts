@@ -1,4 +1,5 @@
 import { BATCH_MESSAGE } from "../../core/mcp/serve/json_rpc_batch.ts";
+import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
 
 /** A JSON-RPC message as MCP sends it. */
 type JsonRpcMessage = Record<string, unknown>;
@@ -8,7 +9,9 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
  * The server side of MCP's stdio transport on Deno's own streams: one JSON-RPC message per line
- * on stdin and stdout. Nothing else may write to stdout; logs go to stderr.
+ * on stdin and stdout. Nothing else may write to stdout; logs go to stderr. Lines are split on
+ * bytes by the same reader as the client side's (`DenoStdioClientTransport`), so a message is
+ * decoded once, whole, and a line over 16 MiB is skipped without being held.
  *
  * It implements the SDK's `Transport` structurally, so `ToolSetServer#connect` takes it.
  */
@@ -66,28 +69,29 @@ export class DenoStdioServerTransport {
   }
 
   async #read(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = "";
+    const lines = new JsonLineReader(
+      MAX_LINE_BYTES,
+      (line) => this.#dispatch(line),
+      (line) => this.#oversized(line),
+    );
     try {
       while (!this.#closed) {
         const { done, value } = await this.#reader!.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let newline: number;
-        while ((newline = buffer.indexOf("\n")) !== -1) {
-          const line = buffer.slice(0, newline).replace(/\r$/, "");
-          buffer = buffer.slice(newline + 1);
-          if (line.trim() !== "") this.#dispatch(line);
-        }
-        if (buffer.length > MAX_LINE_BYTES) {
-          this.onerror?.(new Error(`Dropped an incoming message over ${MAX_LINE_BYTES} bytes`));
-          buffer = "";
-        }
+        lines.push(value);
       }
+      lines.end();
     } catch (error) {
       if (!this.#closed) this.onerror?.(error as Error);
     }
     await this.close();
+  }
+
+  /** A message too large to hold is reported and skipped; the transport stays open. */
+  #oversized(line: OversizedLine): void {
+    this.onerror?.(
+      new Error(`Dropped an incoming message of ${line.bytes} bytes, over ${MAX_LINE_BYTES}`),
+    );
   }
 
   #dispatch(line: string): void {

@@ -1,5 +1,5 @@
 import { assertEquals, assertMatch } from "@std/assert";
-import { DenoStdioServerTransport } from "../../../src/deno/cli/stdio_server_transport.ts";
+import { DenoStdioServerTransport } from "../../../src/deno/mcp/stdio_server_transport.ts";
 
 function pipes() {
   const input = new TransformStream<Uint8Array, Uint8Array>();
@@ -21,7 +21,7 @@ Deno.test("DenoStdioServerTransport reads one message per line and writes lines"
   await writer.write(
     encoder.encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n{"jsonrpc":"2.0",'),
   );
-  await writer.write(encoder.encode('"method":"x"}\nnot json\n42\n\n'));
+  await writer.write(encoder.encode('"method":"x"}\nnot json\n[1]\n\n'));
   const read = reader.read();
   await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
   const { value } = await read;
@@ -39,6 +39,22 @@ Deno.test("DenoStdioServerTransport reads one message per line and writes lines"
   assertEquals(closed, 1);
   reader.releaseLock();
   await output.readable.cancel();
+});
+
+Deno.test("DenoStdioServerTransport splits on bytes: a character cut between chunks arrives whole", async () => {
+  const { input, output, writer } = pipes();
+  const transport = new DenoStdioServerTransport(input.readable, output.writable);
+  const messages: unknown[] = [];
+  transport.onmessage = (message) => messages.push(message);
+  await transport.start();
+  const bytes = new TextEncoder().encode('{"jsonrpc":"2.0","method":"é€😀"}\n');
+  const cut = bytes.indexOf(0xe2) + 1; // inside the three bytes of "€"
+  await writer.write(bytes.subarray(0, cut));
+  await writer.write(bytes.subarray(cut));
+  await writer.close();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals(messages, [{ jsonrpc: "2.0", method: "é€😀" }]);
+  await transport.close();
 });
 
 Deno.test("DenoStdioServerTransport answers a JSON-RPC batch with one error and passes none of it on", async () => {

@@ -1,0 +1,127 @@
+/** A text block of a tool result (MCP `TextContent`). */
+export interface ToolTextContent {
+  /** Always `"text"`. */
+  type: "text";
+  /** The text. */
+  text: string;
+  /** Extra MCP fields (`annotations`, `_meta`), passed through. */
+  [field: string]: unknown;
+}
+
+/** An image or audio block of a tool result (MCP `ImageContent` / `AudioContent`). */
+export interface ToolMediaContent {
+  /** `"image"` or `"audio"`. */
+  type: "image" | "audio";
+  /** The bytes, base64-encoded. */
+  data: string;
+  /** The MIME type, such as `image/png`. */
+  mimeType: string;
+  /** Extra MCP fields (`annotations`, `_meta`), passed through. */
+  [field: string]: unknown;
+}
+
+/** A resource embedded in a tool result (MCP `EmbeddedResource`). */
+export interface ToolResourceContent {
+  /** Always `"resource"`. */
+  type: "resource";
+  /** The resource: `text` or base64 `blob`. */
+  resource: {
+    /** The resource's URI. */
+    uri: string;
+    /** The MIME type, when known. */
+    mimeType?: string;
+    /** The contents of a text resource. */
+    text?: string;
+    /** The base64 contents of a binary resource. */
+    blob?: string;
+    /** Extra MCP fields, passed through. */
+    [field: string]: unknown;
+  };
+  /** Extra MCP fields (`annotations`, `_meta`), passed through. */
+  [field: string]: unknown;
+}
+
+/** A link to a resource, not its contents (MCP `ResourceLink`). */
+export interface ToolResourceLinkContent {
+  /** Always `"resource_link"`. */
+  type: "resource_link";
+  /** The resource's URI. */
+  uri: string;
+  /** The resource's name. */
+  name: string;
+  /** The MIME type, when known. */
+  mimeType?: string;
+  /** Extra MCP fields (`title`, `description`, `size`, `annotations`, `_meta`), passed through. */
+  [field: string]: unknown;
+}
+
+/** One content block of a tool result, as MCP `CallToolResult.content` carries them. */
+export type ToolContent =
+  | ToolTextContent
+  | ToolMediaContent
+  | ToolResourceContent
+  | ToolResourceLinkContent;
+
+/** A tool result with MCP content blocks, made by {@linkcode toolOutput}. */
+export interface ToolOutput {
+  /** The content blocks, in order. */
+  readonly content: readonly ToolContent[];
+  /** A JSON object matching the tool's output schema, when it declares one. */
+  readonly structuredContent?: Record<string, unknown>;
+  /** Whether the tool reports a failure (the router's code is `tool_error`). */
+  readonly isError?: boolean;
+}
+
+const BRAND: unique symbol = Symbol.for("toolroute.ToolOutput");
+
+/**
+ * Marks a value as a tool result with content blocks, so the router passes its blocks through
+ * (`ToolCallResult#content`) instead of encoding it as JSON text. A tool returns it from `run`;
+ * MCP sources return it for every upstream result.
+ *
+ * @example Return an image from a function tool
+ * ```ts
+ * import { defineTool, ToolRouter, toolOutput } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const chart = defineTool({
+ *   name: "chart",
+ *   description: "Draws a chart",
+ *   input: z.object({}),
+ *   run: () => toolOutput({ content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] }),
+ * });
+ * const tools = await new ToolRouter({ functions: [chart] }).expose({ functions: ["chart"] });
+ * const result = await tools.call("chart", {});
+ * assertEquals(result.text, "[image: image/png, 8 B]");
+ * assertEquals(result.content[0].type, "image");
+ * ```
+ *
+ * @param output The content blocks, structured content and error flag.
+ * @returns The same fields, marked as a tool output.
+ */
+export function toolOutput(output: ToolOutput): ToolOutput {
+  if (output === null || typeof output !== "object" || !Array.isArray(output.content)) {
+    throw new TypeError('Cannot make a tool output: pass an object with a "content" array');
+  }
+  const marked: ToolOutput = {
+    content: output.content,
+    ...(output.structuredContent === undefined
+      ? {}
+      : { structuredContent: output.structuredContent }),
+    ...(output.isError === true ? { isError: true } : {}),
+  };
+  Object.defineProperty(marked, BRAND, { value: true });
+  return marked;
+}
+
+/**
+ * Returns whether a value was made by {@linkcode toolOutput} (also across module copies).
+ *
+ * @param value Any value.
+ * @returns `true` for a tool output.
+ */
+export function isToolOutput(value: unknown): value is ToolOutput {
+  return value !== null && typeof value === "object" &&
+    (value as Record<symbol, unknown>)[BRAND] === true;
+}

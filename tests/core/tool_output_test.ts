@@ -1,0 +1,77 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import { defineTool, isToolOutput, toolOutput, ToolRouter } from "../../mod.ts";
+import { z } from "zod";
+
+Deno.test("toolOutput() marks a value so isToolOutput() recognises it, plain objects are not", () => {
+  const output = toolOutput({ content: [{ type: "text", text: "hi" }], isError: false });
+  assertEquals(isToolOutput(output), true);
+  assertEquals(isToolOutput({ content: [] }), false);
+  assertEquals(isToolOutput(null), false);
+  assertEquals(output, { content: [{ type: "text", text: "hi" }] });
+});
+
+Deno.test("toolOutput() refuses a value without a content array", () => {
+  assertThrows(() => toolOutput({} as never), TypeError, '"content" array');
+});
+
+function router(
+  run: () => unknown,
+  options: { maxResultChars?: number; maxMediaBytes?: number } = {},
+) {
+  const tool = defineTool({ name: "t", description: "A tool", input: z.object({}), run });
+  return new ToolRouter({ functions: [tool], ...options });
+}
+
+Deno.test("ToolSet#call() passes content blocks and structuredContent through; text has no media", async () => {
+  const png = btoa("p".repeat(300 * 1024));
+  const tools = await router(() =>
+    toolOutput({
+      content: [{ type: "image", data: png, mimeType: "image/png" }],
+      structuredContent: { png },
+    })
+  ).expose({ functions: ["t"] });
+  const result = await tools.call("t", {});
+  assertEquals(result.text, "[image: image/png, 300 KB]");
+  assertEquals(result.content, [{ type: "image", data: png, mimeType: "image/png" }]);
+  assertEquals(result.structuredContent, { png });
+  assertEquals(result.isError, false);
+});
+
+Deno.test("ToolSet#call() turns an output with isError into tool_error, keeping its content", async () => {
+  const tools = await router(() =>
+    toolOutput({ content: [{ type: "text", text: "disk full" }], isError: true })
+  ).expose({ functions: ["t"] });
+  const result = await tools.call("t", {});
+  assertEquals([result.isError, result.code, result.text], [true, "tool_error", "disk full"]);
+  assertEquals(result.content, [{ type: "text", text: "disk full" }]);
+  const empty = await (await router(() => toolOutput({ content: [], isError: true })).expose({
+    functions: ["t"],
+  })).call("t", {});
+  assertEquals(empty.text, 'Tool "t" reported an error without a message');
+  assertEquals(empty.content, [{ type: "text", text: empty.text }]);
+});
+
+Deno.test("ToolSet#call() bounds content: text by maxResultChars, media by maxMediaBytes", async () => {
+  const tools = await router(() =>
+    toolOutput({
+      content: [
+        { type: "text", text: "z".repeat(1000) },
+        { type: "audio", data: btoa("a".repeat(2000)), mimeType: "audio/wav" },
+      ],
+    }), { maxResultChars: 100, maxMediaBytes: 1000 }).expose({ functions: ["t"] });
+  const result = await tools.call("t", {});
+  assertEquals(result.content.map((block) => block.type), ["text", "text"]);
+  assertEquals((result.content[0] as { text: string }).text.includes("truncated"), true);
+  assertEquals(
+    (result.content[1] as { text: string }).text,
+    "[audio: audio/wav, 2 KB, left out: media over the 1000 B limit of a result]",
+  );
+  assertEquals(result.text.length < 200, true);
+});
+
+Deno.test("ToolSet#call() gives plain results and errors one text block equal to the text", async () => {
+  const tools = await router(() => ({ a: 1 })).expose({ functions: ["t"] });
+  assertEquals((await tools.call("t", {})).content, [{ type: "text", text: '{"a":1}' }]);
+  const missing = await tools.call("nope", {});
+  assertEquals(missing.content, [{ type: "text", text: missing.text }]);
+});

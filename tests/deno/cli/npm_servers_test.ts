@@ -1,0 +1,97 @@
+/**
+ * Real third-party servers from npm (`@modelcontextprotocol/server-filesystem` and
+ * `@modelcontextprotocol/server-everything`, run with `npx -y`) through `toolroute serve --http`
+ * with exactly the flags `toolroute flags` prints, called by an SDK client: output schemas with
+ * plain-text results, images and structured content must reach the client as the servers sent
+ * them. Skipped with a notice when the npm registry cannot be reached, never under `CI=true`.
+ *
+ * @module
+ */
+import { assert, assertEquals } from "@std/assert";
+import { dirname } from "@std/path";
+import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { exactFlags, startHttpServe } from "./_serve_process.ts";
+
+async function registryReachable(): Promise<boolean> {
+  try {
+    const response = await fetch(
+      "https://registry.npmjs.org/@modelcontextprotocol%2fserver-everything",
+      {
+        method: "HEAD",
+        signal: AbortSignal.timeout(5_000),
+      },
+    );
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+const ci = Deno.env.get("CI") === "true";
+const skip = !ci && !(await registryReachable());
+if (skip) {
+  addEventListener("unload", () =>
+    console.error(
+      "notice: tests/deno/cli/npm_servers_test.ts skipped: the npm registry is unreachable " +
+        "(CI=true makes it fail instead)",
+    ));
+}
+
+Deno.test({
+  name: "serve carries server-filesystem and server-everything from npm to an SDK client unchanged",
+  ignore: skip,
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_npm_" }));
+    await Deno.writeTextFile(`${dir}/note.txt`, "first line\nsecond line\n");
+    const config = `${dir}/mcp.json`;
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          files: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", dir] },
+          everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+        },
+      }),
+    );
+    const flags = await exactFlags(["--config", config, "--http", "127.0.0.1:0"]);
+    // An mcp.json asks for no built-in: no write access to its folder.
+    assert(!flags.some((flag) => flag.startsWith("--allow-write")), flags.join(" "));
+    const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
+    await using serve = await startHttpServe(flags, ["--config", config], { PATH: path });
+    const client = new Client({ name: "sdk-client", version: "1.0.0" });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+      const { tools } = await client.listTools();
+      const names = tools.map((tool) => tool.name);
+      // The servers' own read_file/write_file, not toolroute's built-ins.
+      for (const name of ["read_text_file", "list_directory", "write_file", "echo"]) {
+        assert(names.includes(name), `${name} in ${names.join(", ")}\n${serve.stderr()}`);
+      }
+      const readTool = tools.find((tool) => tool.name === "read_text_file")!;
+      assert(readTool.outputSchema !== undefined, "read_text_file advertises its output schema");
+      // The SDK client checks structuredContent against the schema: plain text plus its copy.
+      const read = await client.callTool({
+        name: "read_text_file",
+        arguments: { path: `${dir}/note.txt` },
+      });
+      assertEquals(read.isError, undefined, JSON.stringify(read));
+      assertEquals(read.content, [{ type: "text", text: "first line\nsecond line\n" }]);
+      assertEquals(read.structuredContent, { content: "first line\nsecond line\n" });
+      const listed = await client.callTool({ name: "list_directory", arguments: { path: dir } });
+      assert(JSON.stringify(listed.content).includes("note.txt"), JSON.stringify(listed));
+      const imageTool = tools.find((tool) => /image/i.test(tool.name));
+      assert(imageTool !== undefined, `an image tool in ${names.join(", ")}`);
+      const image = await client.callTool({ name: imageTool!.name, arguments: {} });
+      const block = (image.content as { type: string; data?: string; mimeType?: string }[])
+        .find((entry) => entry.type === "image");
+      assert(block !== undefined && block.data!.length > 100, JSON.stringify(image).slice(0, 300));
+      assertEquals(block!.mimeType, "image/png");
+    } finally {
+      await client.close();
+      await serve.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
