@@ -1,13 +1,17 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { exactFlags, makeFixture, startHttpServe, TEST_TOKEN } from "./_serve_process.ts";
 
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 async function callStable(url: string): Promise<string> {
   const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+    }),
+  );
   try {
     const result = await client.callTool({
       name: "stable",
@@ -22,7 +26,11 @@ async function callStable(url: string): Promise<string> {
 
 async function names(url: string): Promise<string[]> {
   const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+    }),
+  );
   try {
     return (await client.listTools()).tools.map((tool: { name: string }) => tool.name).sort();
   } finally {

@@ -229,6 +229,7 @@ export class ServerConnection {
         signal,
         // A progress token is only sent with a listener, and progress only extends with one.
         onProgress: context.onProgress ?? (extendable ? ignore : undefined),
+        trace: context.trace,
       }, {
         timeoutMs,
         maxResultChars: this.#s.maxResultChars,

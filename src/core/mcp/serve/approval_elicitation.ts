@@ -35,12 +35,10 @@ export async function callWithElicitation(
   const result = await toolSet.call(call.name, call.args, { ...call.options, approve });
   if (result.code !== "approval_required") return result;
   const rule = result.approval?.rule;
-  return {
-    ...result,
-    text: `Calling "${call.name}" requires approval${
-      rule === undefined || rule === "default" ? "" : ` (policy rule ${JSON.stringify(rule)})`
-    } and this client cannot be asked: it declared no elicitation on this connection (a stateless server never learns it). The call did not run`,
-  };
+  const text = `Calling "${call.name}" requires approval${
+    rule === undefined || rule === "default" ? "" : ` (policy rule ${JSON.stringify(rule)})`
+  } and this client cannot be asked: it declared no elicitation on this connection (a stateless server never learns it). The call did not run`;
+  return { ...result, text, content: [{ type: "text", text }] };
 }
 
 /**
