@@ -1,0 +1,85 @@
+import { globToRegExp } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+
+/** A compiled glob: the literal folder it starts in, how deep it reaches, and its test. */
+export interface GlobMatcher {
+  /** The leading segments without wildcards ("" for none): the walk enters only them. */
+  readonly base: string;
+  /** How many levels below the search folder a match can be, when the pattern has no `**`. */
+  readonly maxDepth?: number;
+  /**
+   * Whether a path matches.
+   *
+   * @param path A path relative to the search folder, with `/`.
+   * @returns `true` on a match.
+   */
+  test(path: string): boolean;
+}
+
+const WILD = /[*?[\]{}()!+@\\]/;
+
+/**
+ * Compiles a glob as `@std/path`'s `globToRegExp` does with `globstar` and `extended`: `*` and
+ * `?` within one path segment, `**` across segments (also none: `**\/*.ts` matches `a.ts`),
+ * `[abc]`, `{a,b}`, and `!(x)`-style groups. Case-sensitive. Throws a `ToolError`
+ * (`invalid_arguments`) for an empty or absolute pattern, or one with a `..` segment.
+ *
+ * @param pattern The glob, relative to the search folder.
+ * @param field The argument's name, for messages.
+ * @returns The matcher.
+ */
+export function compileGlob(pattern: string, field: string): GlobMatcher {
+  const cleaned = checkGlob(pattern, field);
+  const segments = cleaned.split("/").filter((segment) => segment !== "");
+  let literal = 0;
+  while (literal < segments.length - 1 && !WILD.test(segments[literal])) literal++;
+  const rest = segments.slice(literal);
+  const regex = globToRegExp(cleaned, { extended: true, globstar: true });
+  return {
+    base: segments.slice(0, literal).join("/"),
+    maxDepth: rest.some((segment) => segment.includes("**")) ? undefined : segments.length,
+    test: (path) => regex.test(path),
+  };
+}
+
+/**
+ * Compiles the file filter of `grep`: a glob without a slash matches the file's name at any depth
+ * (`*.ts`), one with a slash matches the path relative to the search folder (`src/**\/*.ts`).
+ *
+ * @param pattern The glob.
+ * @returns The test of a path relative to the search folder.
+ */
+export function compileFileFilter(pattern: string): (path: string) => boolean {
+  const cleaned = checkGlob(pattern, "glob");
+  const regex = globToRegExp(cleaned, { extended: true, globstar: true });
+  if (cleaned.includes("/")) return (path) => regex.test(path);
+  return (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
+}
+
+function checkGlob(pattern: string, field: string): string {
+  if (pattern.length === 0) {
+    throw new ToolError(
+      "invalid_arguments",
+      `"${field}" must be a non-empty glob such as "**/*.ts"`,
+    );
+  }
+  if (pattern.includes("\0")) {
+    throw new ToolError("invalid_arguments", `"${field}" must not contain NUL bytes`);
+  }
+  if (pattern.startsWith("/") || pattern.startsWith("~")) {
+    throw new ToolError(
+      "invalid_arguments",
+      `"${field}" must be relative to the search folder, received ${
+        JSON.stringify(pattern.slice(0, 200))
+      }: give the folder as "path" and a relative pattern such as "**/*.ts"`,
+    );
+  }
+  const cleaned = pattern.replace(/^(\.\/)+/, "");
+  if (cleaned.split("/").includes("..")) {
+    throw new ToolError(
+      "invalid_arguments",
+      `"${field}" must not contain "..": give the folder to search as "path" instead`,
+    );
+  }
+  return cleaned;
+}

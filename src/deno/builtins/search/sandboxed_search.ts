@@ -1,0 +1,209 @@
+import { dirname } from "@std/path";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { assertFileSandboxRan, spawnInFileSandbox } from "../sandbox/file_sandbox.ts";
+import { byName } from "./host_tree.ts";
+import type { SearchBudget } from "./search_budget.ts";
+import { readTar } from "./tar_reader.ts";
+import type { TreeEntry, TreeView } from "./walk_tree.ts";
+
+// Lists the folders and regular files under $2 (relative to the root $1), never following a
+// symbolic link and never entering .git; then an empty record; then a tar of the .gitignore
+// files (those below $2, and those of the parent folders named after $4) when $4 is "1".
+const LIST_SCRIPT = `
+export LC_ALL=C PATH=/usr/bin:/bin
+cd -- "$1" || exit 4
+start=$2 depth=$3 ignores=$4
+shift 4
+limit=()
+[ "$depth" = - ] || limit=(-maxdepth "$depth")
+find -P "$start" -mindepth 1 "\${limit[@]}" -iname .git -prune -o \\
+  -type d -printf 'd%p\\0' -o -type f -printf 'f%s/%p\\0'
+printf '\\0'
+[ "$ignores" = 1 ] || exit 0
+{
+  find -P "$start" "\${limit[@]}" -iname .git -prune -o -name .gitignore -type f -size -1025k -print0
+  for dir in "$@"; do [ -f "$dir/.gitignore" ] && printf '%s\\0' "$dir/.gitignore"; done
+} | tar --format=gnu --null --no-recursion -T - -cf -
+`;
+
+// Archives the regular files named on stdin (NUL-separated, relative to the root $1). tar
+// never follows a final symbolic link, and records a FIFO or device without opening it.
+const READ_SCRIPT = `
+export LC_ALL=C PATH=/usr/bin:/bin
+cd -- "$1" || exit 4
+exec tar --format=gnu --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null
+`;
+
+/**
+ * Lists a tree inside the file sandbox (the mounts of the sandboxed bash tool), so that a symbolic
+ * link swapped in by a sandboxed command can only lead to what that command could read anyway.
+ * One `bwrap` start lists the folders and files below `start` and returns the `.gitignore` files
+ * the walk needs. This and {@linkcode readInSandbox} are the search's only sandboxed steps.
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param ctx The request's context (bash sandboxed).
+ * @param root The declared root of the search.
+ * @param options Where to start (relative to the root), how deep, whether `.gitignore` applies.
+ * @returns The tree, as a view for the walk.
+ */
+export async function listInSandbox(
+  ctx: ResolvedContext,
+  root: string,
+  options: { start: string; maxDepth?: number; gitignore: boolean; budget: SearchBudget },
+): Promise<TreeView> {
+  const parents: string[] = [];
+  const parts = options.start === "" ? [] : options.start.split("/");
+  for (let i = 0; i < parts.length; i++) parents.push(parts.slice(0, i).join("/") || ".");
+  const args = [
+    root,
+    options.start || ".",
+    options.maxDepth === undefined ? "-" : String(options.maxDepth),
+    options.gitignore ? "1" : "0",
+    ...parents,
+  ];
+  const child = await spawnInFileSandbox(ctx, LIST_SCRIPT, args, "null");
+  const [status, bytes, stderr] = await bounded(child, options.budget, () =>
+    Promise.all([
+      child.status,
+      new Response(child.stdout).bytes(),
+      new Response(child.stderr).text(),
+    ]));
+  assertFileSandboxRan(status.code, bytes.length === 0 ? "" : "-", stderr);
+  const tree = new ListedTree();
+  const end = bytes[0] === 0 ? 0 : bytes.indexOf(0) < 0 ? bytes.length : findEnd(bytes);
+  const decoder = new TextDecoder();
+  for (let at = 0; at < end;) {
+    const next = bytes.indexOf(0, at);
+    const record = decoder.decode(bytes.subarray(at, next < 0 ? end : next));
+    at = next < 0 ? end : next + 1;
+    if (record[0] === "d") tree.add(record.slice(1).replace(/^(\.\/)+/, ""), "dir");
+    else {
+      const slash = record.indexOf("/");
+      const path = record.slice(slash + 1).replace(/^(\.\/)+/, "");
+      tree.add(path, "file", Number(record.slice(1, slash)));
+    }
+  }
+  if (options.gitignore && end < bytes.length) {
+    const tar = new Blob([bytes.subarray(end + 1)]).stream();
+    for await (const entry of readTar(tar, 1024 * 1024)) {
+      if (entry.data === undefined || !entry.name.endsWith(".gitignore")) continue;
+      const dir = dirname(entry.name);
+      tree.gitignores.set(dir === "." ? "" : dir, decoder.decode(entry.data));
+    }
+  }
+  return tree;
+}
+
+/**
+ * Reads regular files inside the file sandbox (see {@linkcode listInSandbox}), streaming them to
+ * `onFile` in the order given until it returns `true`; the sandbox is stopped then, at the
+ * budget's deadline, or when the call is aborted. A file that is gone, has become something other
+ * than a regular file, or is larger than `maxBytes` is passed to `onFile` without data.
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param ctx The request's context (bash sandboxed).
+ * @param root The declared root of the files.
+ * @param options The files (relative to the root), the largest content, the budget.
+ * @param onFile Receives each file's path and content; returns `true` to stop.
+ */
+export async function readInSandbox(
+  ctx: ResolvedContext,
+  root: string,
+  options: { files: readonly string[]; maxBytes: number; budget: SearchBudget },
+  onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
+): Promise<void> {
+  if (options.files.length === 0) return;
+  const child = await spawnInFileSandbox(ctx, READ_SCRIPT, [root], "piped");
+  const list = new TextEncoder().encode(options.files.map((file) => `${file}\0`).join(""));
+  const writer = child.stdin.getWriter();
+  const fed = writer.write(list).then(() => writer.close()).catch(() => {});
+  const stderr = new Response(child.stderr).text();
+  await bounded(child, options.budget, async () => {
+    for await (const entry of readTar(child.stdout, options.maxBytes)) {
+      await options.budget.tick();
+      if (onFile(entry.name, entry.kind === "file" ? entry.data : undefined) === true) break;
+    }
+  });
+  kill(child);
+  const [status, errors] = await Promise.all([child.status, stderr, fed]);
+  assertFileSandboxRan(status.code, "", errors);
+}
+
+/** Runs `work` on a sandboxed child, killing the child at the deadline or on abort. */
+async function bounded<T>(
+  child: Deno.ChildProcess,
+  budget: SearchBudget,
+  work: () => Promise<T>,
+): Promise<T> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill(child);
+  }, budget.msLeft);
+  const onAbort = () => kill(child);
+  budget.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await work();
+    if (timedOut) throw budget.timeout();
+    budget.check();
+    return result;
+  } catch (error) {
+    kill(child);
+    if (timedOut) throw budget.timeout();
+    budget.check();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    budget.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function kill(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // It ended already.
+  }
+}
+
+/** The index of the empty record ending the listing: the first NUL right after a NUL. */
+function findEnd(bytes: Uint8Array): number {
+  for (let at = bytes.indexOf(0); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(0, at + 1)) {
+    if (bytes[at + 1] === 0) return at + 1;
+  }
+  return bytes.length;
+}
+
+/** A tree listed in the sandbox: folders and files by folder, and the `.gitignore` texts. */
+class ListedTree implements TreeView {
+  #dirs = new Map<string, TreeEntry[]>();
+  readonly gitignores = new Map<string, string>();
+
+  #sizes = new Map<string, number>();
+
+  add(path: string, kind: "dir" | "file", size?: number): void {
+    if (size !== undefined) this.#sizes.set(path, size);
+    const slash = path.lastIndexOf("/");
+    const dir = slash < 0 ? "" : path.slice(0, slash);
+    let entries = this.#dirs.get(dir);
+    if (entries === undefined) this.#dirs.set(dir, entries = []);
+    entries.push({ name: path.slice(slash + 1), kind });
+    if (kind === "dir" && !this.#dirs.has(path)) this.#dirs.set(path, []);
+  }
+
+  list(dir: string): readonly TreeEntry[] | undefined {
+    return this.#dirs.get(dir)?.sort(byName) ?? (dir === "" ? [] : undefined);
+  }
+
+  gitignore(dir: string): string | undefined {
+    return this.gitignores.get(dir);
+  }
+
+  size(path: string): number | undefined {
+    return this.#sizes.get(path);
+  }
+}
