@@ -26,12 +26,14 @@ printf '\\0'
 } | tar --format=gnu --null --no-recursion -T - -cf -
 `;
 
-// Archives the regular files named on stdin (NUL-separated, relative to the root $1). tar
-// never follows a final symbolic link, and records a FIFO or device without opening it.
+// Archives the regular files named on stdin (NUL-separated, "./"-prefixed, relative to the root
+// $1) of at most $2 bytes. find -P never follows a symbolic link; tar never follows a final one
+// and records a FIFO or device (swapped in since) without opening it.
 const READ_SCRIPT = `
 export LC_ALL=C PATH=/usr/bin:/bin
 cd -- "$1" || exit 4
-exec tar --format=gnu --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null
+xargs -0 sh -c 'exec find -P "$@" -maxdepth 0 -type f -size -"$0"c -print0 2>/dev/null' "$(($2 + 1))" |
+  tar --format=gnu --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null
 `;
 
 /**
@@ -100,7 +102,7 @@ export async function listInSandbox(
  * Reads regular files inside the file sandbox (see {@linkcode listInSandbox}), streaming them to
  * `onFile` in the order given until it returns `true`; the sandbox is stopped then, at the
  * budget's deadline, or when the call is aborted. A file that is gone, has become something other
- * than a regular file, or is larger than `maxBytes` is passed to `onFile` without data.
+ * than a regular file, or is larger than `maxBytes` is left out.
  *
  * Requires `allow-run` permission for `bwrap`.
  *
@@ -117,8 +119,9 @@ export async function readInSandbox(
   onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
 ): Promise<void> {
   if (options.files.length === 0) return;
-  const child = await spawnInFileSandbox(ctx, READ_SCRIPT, [root], "piped");
-  const list = new TextEncoder().encode(options.files.map((file) => `${file}\0`).join(""));
+  const args = [root, String(options.maxBytes)];
+  const child = await spawnInFileSandbox(ctx, READ_SCRIPT, args, "piped");
+  const list = new TextEncoder().encode(options.files.map((file) => `./${file}\0`).join(""));
   const writer = child.stdin.getWriter();
   const fed = writer.write(list).then(() => writer.close()).catch(() => {});
   const stderr = new Response(child.stderr).text();
