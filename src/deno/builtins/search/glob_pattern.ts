@@ -34,12 +34,34 @@ export function compileGlob(pattern: string, field: string): GlobMatcher {
   let literal = 0;
   while (literal < segments.length - 1 && !WILD.test(segments[literal])) literal++;
   const rest = segments.slice(literal);
-  const regex = globToRegExp(cleaned, { extended: true, globstar: true });
   return {
     base: segments.slice(0, literal).join("/"),
     maxDepth: rest.some((segment) => segment.includes("**")) ? undefined : segments.length,
-    test: (path) => regex.test(path),
+    test: segmentMatcher(segments),
   };
+}
+
+/**
+ * Matches path segments one by one: each segment's own regular expression, and `**` as any number
+ * of segments. `globToRegExp` of a whole pattern with `**` nests quantifiers, which backtracks
+ * badly on deep paths; a segment never contains `/`, so its expression stays simple.
+ */
+function segmentMatcher(segments: readonly string[]): (path: string) => boolean {
+  const parts = segments.map((segment) =>
+    segment === "**" ? undefined : globToRegExp(segment, { extended: true, globstar: true })
+  );
+  const match = (names: readonly string[], at: number, part: number): boolean => {
+    if (part === parts.length) return at === names.length;
+    const regex = parts[part];
+    if (regex === undefined) {
+      for (let skip = at; skip <= names.length; skip++) {
+        if (match(names, skip, part + 1)) return true;
+      }
+      return false;
+    }
+    return at < names.length && regex.test(names[at]) && match(names, at + 1, part + 1);
+  };
+  return (path) => match(path.split("/"), 0, 0);
 }
 
 /**
