@@ -66,7 +66,6 @@ try {
 async function gnu(program: string, args: string[]): Promise<void> {
   const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" }).output();
   if (out.stdout.length === 0) throw new Error(`${program} found nothing`);
-  console.error("DEBUG", program, out.stdout.length, out.code);
 }
 
 for (const tree of trees) {

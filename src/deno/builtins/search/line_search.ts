@@ -14,7 +14,14 @@ export interface CompiledPattern {
   readonly scan: RegExp;
   /** Confirms a candidate on its line alone. */
   readonly line: RegExp;
+  /**
+   * The UTF-8 bytes every match contains, when the pattern is a plain literal matched with case:
+   * a file without them is passed over without decoding it.
+   */
+  readonly literal?: Uint8Array;
 }
+
+const PLAIN = /^(?:[^\\^$.|?*+()[\]{}]|\\[\\^$.|?*+()[\]{}/-])+$/;
 
 /** The most characters of a line in a result. */
 export const MAX_LINE_CHARS = 500;
@@ -30,8 +37,15 @@ export const MAX_LINE_CHARS = 500;
  */
 export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPattern {
   const flags = ignoreCase ? "i" : "";
+  const literal = !ignoreCase && PLAIN.test(pattern)
+    ? new TextEncoder().encode(pattern.replace(/\\(.)/g, "$1"))
+    : undefined;
   try {
-    return { scan: new RegExp(pattern, `gmu${flags}`), line: new RegExp(pattern, `u${flags}`) };
+    return {
+      scan: new RegExp(pattern, `gmu${flags}`),
+      line: new RegExp(pattern, `u${flags}`),
+      literal,
+    };
   } catch {
     // Not valid with the `u` flag: try the lenient syntax.
   }
@@ -103,4 +117,22 @@ export function cutLine(text: string, at: number): string {
   const to = from + MAX_LINE_CHARS;
   return `${from > 0 ? "…" : ""}${text.slice(from, to)}${to < text.length ? "…" : ""}` +
     ` [line cut: ${text.length} characters]`;
+}
+
+/**
+ * Whether bytes contain a byte sequence (searching for its first byte natively).
+ *
+ * @param data The bytes searched.
+ * @param needle The sequence, non-empty.
+ * @returns `true` when found.
+ */
+export function containsBytes(data: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0];
+  const last = data.length - needle.length;
+  for (let at = data.indexOf(first); at >= 0 && at <= last; at = data.indexOf(first, at + 1)) {
+    let i = 1;
+    while (i < needle.length && data[at + i] === needle[i]) i++;
+    if (i === needle.length) return true;
+  }
+  return false;
 }

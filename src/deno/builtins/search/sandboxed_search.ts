@@ -27,13 +27,15 @@ printf '\\0'
 `;
 
 // Archives the regular files named on stdin (NUL-separated, "./"-prefixed, relative to the root
-// $1) of at most $2 bytes. find -P never follows a symbolic link; tar never follows a final one
-// and records a FIFO or device (swapped in since) without opening it.
+// $1) of at most $2 bytes, and when $3 is given only those containing that fixed string (bytes).
+// find -P never follows a symbolic link; tar never follows a final one and records a FIFO or
+// device (swapped in since) without opening it.
 const READ_SCRIPT = `
 export LC_ALL=C PATH=/usr/bin:/bin
 cd -- "$1" || exit 4
+filter() { if [ -n "$1" ]; then xargs -0 grep -lZ -F -a -e "$1" -- 2>/dev/null; else cat; fi; }
 xargs -0 sh -c 'exec find -P "$@" -maxdepth 0 -type f -size -"$0"c -print0 2>/dev/null' "$(($2 + 1))" |
-  tar --format=gnu --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null
+  filter "$3" | tar --format=gnu --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null
 `;
 
 /**
@@ -115,11 +117,20 @@ export async function listInSandbox(
 export async function readInSandbox(
   ctx: ResolvedContext,
   root: string,
-  options: { files: readonly string[]; maxBytes: number; budget: SearchBudget },
+  options: {
+    files: readonly string[];
+    maxBytes: number;
+    budget: SearchBudget;
+    literal?: Uint8Array;
+  },
   onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
 ): Promise<void> {
   if (options.files.length === 0) return;
-  const args = [root, String(options.maxBytes)];
+  const literal = options.literal === undefined || options.literal.includes(10) ||
+      options.literal.includes(0)
+    ? ""
+    : new TextDecoder().decode(options.literal);
+  const args = [root, String(options.maxBytes), literal];
   const child = await spawnInFileSandbox(ctx, READ_SCRIPT, args, "piped");
   const list = new TextEncoder().encode(options.files.map((file) => `./${file}\0`).join(""));
   const writer = child.stdin.getWriter();

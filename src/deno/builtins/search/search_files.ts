@@ -58,7 +58,8 @@ export async function listFiles(
 
 /**
  * Reads files for a search, in the order given, until `onFile` returns `true`: on the host, or
- * inside the file sandbox when bash is sandboxed. A file that cannot be read, is not a regular
+ * inside the file sandbox when bash is sandboxed (where, given a `literal`, GNU grep first picks the
+ * files containing it, so only those cross the sandbox). A file that cannot be read, is not a regular
  * file any more, or is larger than {@linkcode MAX_SEARCH_BYTES} comes without data. On the host
  * a file whose first bytes contain a NUL byte comes with only those bytes (it is binary), and
  * the data is valid only until `onFile` returns.
@@ -74,7 +75,7 @@ export async function listFiles(
 export async function readFiles(
   ctx: ResolvedContext,
   target: SearchTarget,
-  options: { files: readonly string[]; budget: SearchBudget },
+  options: { files: readonly string[]; budget: SearchBudget; literal?: Uint8Array },
   onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
 ): Promise<void> {
   if (usesFileSandbox(ctx)) {
