@@ -67,6 +67,7 @@ export async function listInSandbox(
     options.gitignore ? "1" : "0",
     ...parents,
   ];
+  options.budget.check();
   const child = await spawnInFileSandbox(ctx, LIST_SCRIPT, args, "null");
   const [status, bytes, stderr] = await bounded(child, options.budget, () =>
     Promise.all([
@@ -76,17 +77,14 @@ export async function listInSandbox(
     ]));
   assertFileSandboxRan(status.code, bytes.length === 0 ? "" : "-", stderr);
   const tree = new ListedTree();
-  const end = bytes[0] === 0 ? 0 : bytes.indexOf(0) < 0 ? bytes.length : findEnd(bytes);
+  const end = bytes[0] === 0 ? 0 : findEnd(bytes);
   const decoder = new TextDecoder();
-  for (let at = 0; at < end;) {
-    const next = bytes.indexOf(0, at);
-    const record = decoder.decode(bytes.subarray(at, next < 0 ? end : next));
-    at = next < 0 ? end : next + 1;
-    if (record[0] === "d") tree.add(record.slice(1).replace(/^(\.\/)+/, ""), "dir");
-    else {
+  // One decoding for the whole listing: NUL never occurs inside a UTF-8 character.
+  for (const record of decoder.decode(bytes.subarray(0, end)).split("\0")) {
+    if (record[0] === "d") tree.add(relative(record.slice(1)), "dir");
+    else if (record[0] === "f") {
       const slash = record.indexOf("/");
-      const path = record.slice(slash + 1).replace(/^(\.\/)+/, "");
-      tree.add(path, "file", Number(record.slice(1, slash)));
+      tree.add(relative(record.slice(slash + 1)), "file", Number(record.slice(1, slash)));
     }
   }
   if (options.gitignore && end < bytes.length) {
@@ -131,6 +129,7 @@ export async function readInSandbox(
     ? ""
     : new TextDecoder().decode(options.literal);
   const args = [root, String(options.maxBytes), literal];
+  options.budget.check();
   const child = await spawnInFileSandbox(ctx, READ_SCRIPT, args, "piped");
   const list = new TextEncoder().encode(options.files.map((file) => `./${file}\0`).join(""));
   const writer = child.stdin.getWriter();
@@ -147,31 +146,47 @@ export async function readInSandbox(
   assertFileSandboxRan(status.code, "", errors);
 }
 
-/** Runs `work` on a sandboxed child, killing the child at the deadline or on abort. */
+/**
+ * bubblewrap killed while it is still setting up can leave its inner process behind holding the
+ * output pipe; it is never killed in its first 100 ms (its setup takes a few), so a deadline that
+ * short ends the search a little late rather than leaking a process.
+ */
+const SETUP_MS = 100;
+
+/**
+ * Runs `work` on a sandboxed child, killing the child at the deadline or on abort; never waits for
+ * the child's output after that (a stuck process must not hang the call).
+ */
 async function bounded<T>(
   child: Deno.ChildProcess,
   budget: SearchBudget,
   work: () => Promise<T>,
 ): Promise<T> {
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill(child);
-  }, budget.msLeft);
-  const onAbort = () => kill(child);
+  const started = performance.now();
+  let stop!: (reason: unknown) => void;
+  const stopped = new Promise<never>((_, reject) => stop = reject);
+  stopped.catch(() => {});
+  let ending: ReturnType<typeof setTimeout> | undefined;
+  const end = (reason: () => unknown) => {
+    const wait = Math.max(0, SETUP_MS - (performance.now() - started));
+    ending ??= setTimeout(() => {
+      kill(child);
+      stop(reason());
+    }, wait);
+  };
+  const timer = setTimeout(() => end(() => budget.timeout()), budget.msLeft);
+  const onAbort = () => end(() => budget.signal.reason);
   budget.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    const result = await work();
-    if (timedOut) throw budget.timeout();
+    const result = await Promise.race([work(), stopped]);
     budget.check();
     return result;
   } catch (error) {
     kill(child);
-    if (timedOut) throw budget.timeout();
-    budget.check();
     throw error;
   } finally {
     clearTimeout(timer);
+    clearTimeout(ending);
     budget.signal.removeEventListener("abort", onAbort);
   }
 }
@@ -182,6 +197,11 @@ function kill(child: Deno.ChildProcess): void {
   } catch {
     // It ended already.
   }
+}
+
+/** A path as find prints it, without its leading `./`. */
+function relative(path: string): string {
+  return path.startsWith("./") ? path.slice(2) : path;
 }
 
 /** The index of the empty record ending the listing: the first NUL right after a NUL. */

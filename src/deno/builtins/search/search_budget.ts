@@ -1,12 +1,12 @@
 import { ToolError } from "../../../core/tool_error.ts";
 
 /** How often a search lets timers and the abort signal run, in milliseconds of work. */
-const YIELD_EVERY_MS = 20;
+const YIELD_EVERY_MS = 50;
 
 /**
  * The limits of one search: the call's abort signal, a deadline (the context's
  * `commandTimeoutMs`), and the characters of output left. The walk reads folders synchronously
- * (several times faster than `Deno.readDir`), so it calls `tick` often: every 20 ms of work it
+ * (several times faster than `Deno.readDir`), so it calls `tick` often: every 50 ms of work it
  * yields to the event loop, so that the router's deadline timer and an abort can fire.
  */
 export class SearchBudget {
@@ -44,7 +44,7 @@ export class SearchBudget {
     if (performance.now() > this.#deadline) throw this.timeout();
   }
 
-  /** Checks the limits; every 20 ms of work, first yields to the event loop. */
+  /** Checks the limits; every 50 ms of work, first yields to the event loop. */
   async tick(): Promise<void> {
     const now = performance.now();
     if (now - this.#lastYield >= YIELD_EVERY_MS) {
