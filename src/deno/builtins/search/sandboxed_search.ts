@@ -1,10 +1,10 @@
 import { dirname } from "@std/path";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { assertFileSandboxRan, spawnInFileSandbox } from "../sandbox/file_sandbox.ts";
-import { byName } from "./host_tree.ts";
+import { ListedTree } from "./listed_tree.ts";
 import type { SearchBudget } from "./search_budget.ts";
 import { readTar } from "./tar_reader.ts";
-import type { TreeEntry, TreeView } from "./walk_tree.ts";
+import type { TreeView } from "./walk_tree.ts";
 
 // Lists the folders and regular files under $2 (relative to the root $1), never following a
 // symbolic link and never entering .git; then an empty record; then a tar of the .gitignore
@@ -210,34 +210,4 @@ function findEnd(bytes: Uint8Array): number {
     if (bytes[at + 1] === 0) return at + 1;
   }
   return bytes.length;
-}
-
-/** A tree listed in the sandbox: folders and files by folder, and the `.gitignore` texts. */
-class ListedTree implements TreeView {
-  #dirs = new Map<string, TreeEntry[]>();
-  readonly gitignores = new Map<string, string>();
-
-  #sizes = new Map<string, number>();
-
-  add(path: string, kind: "dir" | "file", size?: number): void {
-    if (size !== undefined) this.#sizes.set(path, size);
-    const slash = path.lastIndexOf("/");
-    const dir = slash < 0 ? "" : path.slice(0, slash);
-    let entries = this.#dirs.get(dir);
-    if (entries === undefined) this.#dirs.set(dir, entries = []);
-    entries.push({ name: path.slice(slash + 1), kind });
-    if (kind === "dir" && !this.#dirs.has(path)) this.#dirs.set(path, []);
-  }
-
-  list(dir: string): readonly TreeEntry[] | undefined {
-    return this.#dirs.get(dir)?.sort(byName) ?? (dir === "" ? [] : undefined);
-  }
-
-  gitignore(dir: string): string | undefined {
-    return this.gitignores.get(dir);
-  }
-
-  size(path: string): number | undefined {
-    return this.#sizes.get(path);
-  }
 }
