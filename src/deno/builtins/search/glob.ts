@@ -80,6 +80,7 @@ async function glob(
     gitignore: args.includeIgnored !== true,
     maxDepth: matcher.maxDepth,
     only: matcher.base,
+    name: matcher.name,
     budget,
   }, (path) => {
     if (!matcher.test(path.slice(prefix))) return false;

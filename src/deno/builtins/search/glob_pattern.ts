@@ -8,6 +8,12 @@ export interface GlobMatcher {
   /** How many levels below the search folder a match can be, when the pattern has no `**`. */
   readonly maxDepth?: number;
   /**
+   * The last segment when it uses only `*` (and literal characters): a name filter that `find
+   * -name` applies exactly as the glob does (in the C locale `?` would match a byte, not a
+   * character, so it is left out).
+   */
+  readonly name?: string;
+  /**
    * Whether a path matches.
    *
    * @param path A path relative to the search folder, with `/`.
@@ -38,6 +44,9 @@ export function compileGlob(pattern: string, field: string): GlobMatcher {
     base: segments.slice(0, literal).join("/"),
     maxDepth: rest.some((segment) => segment.includes("**")) ? undefined : segments.length,
     test: segmentMatcher(segments),
+    name: /^[^?[\]{}()!+@\\]*$/.test(segments.at(-1)!) && !segments.at(-1)!.includes("**")
+      ? segments.at(-1)
+      : undefined,
   };
 }
 

@@ -12,12 +12,13 @@ import type { TreeView } from "./walk_tree.ts";
 const LIST_SCRIPT = `
 export LC_ALL=C PATH=/usr/bin:/bin
 cd -- "$1" || exit 4
-start=$2 depth=$3 ignores=$4
-shift 4
-limit=()
+start=$2 depth=$3 ignores=$4 name=$5
+shift 5
+limit=() names=()
 [ "$depth" = - ] || limit=(-maxdepth "$depth")
+[ -z "$name" ] || names=(-name "$name")
 find -P "$start" -mindepth 1 "\${limit[@]}" -iname .git -prune -o \\
-  -type d -printf 'd%p\\0' -o -type f -printf 'f%s/%p\\0'
+  -type d -printf 'd%p\\0' -o -type f "\${names[@]}" -printf 'f%s/%p\\0'
 printf '\\0'
 [ "$ignores" = 1 ] || exit 0
 {
@@ -55,7 +56,14 @@ xargs -0 sh -c 'exec find -P "$@" -maxdepth 0 -type f -size -"$0"c -print0 2>/de
 export async function listInSandbox(
   ctx: ResolvedContext,
   root: string,
-  options: { start: string; maxDepth?: number; gitignore: boolean; budget: SearchBudget },
+  options: {
+    start: string;
+    maxDepth?: number;
+    gitignore: boolean;
+    budget: SearchBudget;
+    /** Only files with a name matching this `find -name` pattern are listed. */
+    name?: string;
+  },
 ): Promise<TreeView> {
   const parents: string[] = [];
   const parts = options.start === "" ? [] : options.start.split("/");
@@ -65,6 +73,7 @@ export async function listInSandbox(
     options.start || ".",
     options.maxDepth === undefined ? "-" : String(options.maxDepth),
     options.gitignore ? "1" : "0",
+    options.name ?? "",
     ...parents,
   ];
   options.budget.check();

@@ -17,6 +17,8 @@ export interface ListOptions {
   readonly maxDepth?: number;
   /** A folder below the target (relative to it): only it is entered. */
   readonly only?: string;
+  /** A `find -name` pattern files must match (a filter the walk applies again anyway). */
+  readonly name?: string;
   /** The limits. */
   readonly budget: SearchBudget;
 }

@@ -22,6 +22,13 @@ Deno.test("compileGlob() splits off the literal folders and the depth, and match
     true,
     false,
   ]);
+  // The name filter handed to find -name: only "*" and literal characters.
+  assertEquals(
+    ["**/*.ts", "src/*", "*.{ts,js}", "a?.ts", "**", "x/[ab].md"].map((p) =>
+      compileGlob(p, "pattern").name
+    ),
+    ["*.ts", "*", undefined, undefined, undefined, undefined],
+  );
   // A deep path with many segments stays fast (no nested quantifiers).
   const long = `${"a/".repeat(200)}x.js`;
   assertEquals(compileGlob("**/*.ts", "pattern").test(long), false);
