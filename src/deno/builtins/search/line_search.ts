@@ -120,19 +120,33 @@ export function cutLine(text: string, at: number): string {
 }
 
 /**
- * Whether bytes contain a byte sequence (searching for its first byte natively).
+ * Whether bytes contain a byte sequence. It looks for the sequence's rarest byte natively (a
+ * digit or punctuation before a capital, before a lowercase letter or a space, as in source
+ * text), then compares the rest.
  *
  * @param data The bytes searched.
  * @param needle The sequence, non-empty.
  * @returns `true` when found.
  */
 export function containsBytes(data: Uint8Array, needle: Uint8Array): boolean {
-  const first = needle[0];
-  const last = data.length - needle.length;
-  for (let at = data.indexOf(first); at >= 0 && at <= last; at = data.indexOf(first, at + 1)) {
-    let i = 1;
-    while (i < needle.length && data[at + i] === needle[i]) i++;
+  let pick = 0;
+  for (let i = 1; i < needle.length; i++) if (rank(needle[i]) < rank(needle[pick])) pick = i;
+  const rare = needle[pick];
+  const last = data.length - needle.length + pick;
+  for (let at = data.indexOf(rare, pick); at >= 0 && at <= last; at = data.indexOf(rare, at + 1)) {
+    const start = at - pick;
+    let i = 0;
+    while (i < needle.length && data[start + i] === needle[i]) i++;
     if (i === needle.length) return true;
   }
   return false;
+}
+
+/** How common a byte is in source text: 0 rare (non-ASCII, digits, punctuation) to 3 common. */
+function rank(byte: number): number {
+  if (byte >= 0x61 && byte <= 0x7a) return 3; // a-z
+  if (byte === 0x20 || byte === 0x0a) return 3;
+  if (byte >= 0x41 && byte <= 0x5a) return 2; // A-Z
+  if (byte === 0x5f || byte === 0x2e || byte === 0x28 || byte === 0x29) return 1; // _ . ( )
+  return 0;
 }

@@ -39,6 +39,12 @@ Deno.test("containsBytes() finds a sequence anywhere, including at the very end"
   assertEquals(containsBytes(bytes, new TextEncoder().encode("abc")), true);
   assertEquals(containsBytes(bytes, new TextEncoder().encode("abd")), false);
   assertEquals(containsBytes(bytes, new TextEncoder().encode("cx")), false);
+  const code = new TextEncoder().encode('const x = "needle42";');
+  assertEquals(containsBytes(code, new TextEncoder().encode("needle42")), true);
+  assertEquals(containsBytes(code, new TextEncoder().encode("const")), true);
+  assertEquals(containsBytes(code, new TextEncoder().encode('42";')), true);
+  assertEquals(containsBytes(code, new TextEncoder().encode("needle43")), false);
+  assertEquals(containsBytes(code, new TextEncoder().encode("4")), true);
 });
 
 Deno.test("cutLine() keeps a short line and cuts a long one around the match with a marker", () => {
