@@ -120,9 +120,9 @@ export function cutLine(text: string, at: number): string {
 }
 
 /**
- * Whether bytes contain a byte sequence. It looks for the sequence's rarest byte natively (a
- * digit or punctuation before a capital, before a lowercase letter or a space, as in source
- * text), then compares the rest.
+ * Whether bytes contain a byte sequence. It looks for the sequence's rarest byte natively (by a
+ * rough frequency of bytes in source text: a digit before a capital before a lowercase letter,
+ * `x` before `e`), then compares the rest.
  *
  * @param data The bytes searched.
  * @param needle The sequence, non-empty.
@@ -142,11 +142,15 @@ export function containsBytes(data: Uint8Array, needle: Uint8Array): boolean {
   return false;
 }
 
-/** How common a byte is in source text: 0 rare (non-ASCII, digits, punctuation) to 3 common. */
+/** Letters from the most to the least common in English and code. */
+const LETTERS = "etaoinsrhldcumfpgwybvkxjqz";
+
+/** How common a byte is in source text, roughly: lower is rarer. */
 function rank(byte: number): number {
-  if (byte >= 0x61 && byte <= 0x7a) return 3; // a-z
-  if (byte === 0x20 || byte === 0x0a) return 3;
-  if (byte >= 0x41 && byte <= 0x5a) return 2; // A-Z
-  if (byte === 0x5f || byte === 0x2e || byte === 0x28 || byte === 0x29) return 1; // _ . ( )
-  return 0;
+  if (byte === 0x20 || byte === 0x0a || byte === 0x5f) return 100; // space, newline, _
+  if (byte >= 0x61 && byte <= 0x7a) return 99 - LETTERS.indexOf(String.fromCharCode(byte));
+  if (byte >= 0x41 && byte <= 0x5a) return 60 - LETTERS.indexOf(String.fromCharCode(byte + 32));
+  if (byte >= 0x30 && byte <= 0x39) return 20; // digits
+  if (byte < 0x80 && /[.,;:()="'{}/*-]/.test(String.fromCharCode(byte))) return 50;
+  return 10;
 }
