@@ -1,8 +1,8 @@
 /**
  * The built-in tools part of the demo: a scripted model works in a temporary workspace through
- * the router: it reads a file, patches it, reads it again, and tries escapes (a `..` path, an
- * absolute path outside, a symlink planted in the workspace that points outside, and a git
- * hook), which are refused.
+ * the router: it globs and greps its way to a bug, fixes it with edit, patches the file, reads it
+ * again, and tries escapes (a `..` path, an absolute path outside, a symlink planted in the
+ * workspace that points outside, and a git hook), which are refused.
  *
  * Needs read and write access to the system's temporary directory only.
  */
@@ -30,22 +30,31 @@ export async function demoBuiltins(print: (line: string) => void): Promise<void>
     const context: BuiltinContext = { workspace };
     print(`Workspace: ${workspace} (the host would run Deno with ${denoFlags(context).join(" ")})`);
     await using router = new ToolRouter({ builtins: builtinTools(context) });
-    const tools = await router.expose({ builtins: ["read_file", "write_file", "apply_patch"] });
+    const tools = await router.expose({
+      builtins: ["glob", "grep", "edit", "read_file", "write_file", "apply_patch"],
+    });
     print(`Exposed built-ins: ${tools.names.join(", ")}`);
     print("");
 
     const patch = [
       "*** Begin Patch",
       "*** Update File: src/greet.ts",
-      "@@ export function greet(name: string): string {",
-      '-  return "Hello " + name;',
-      "+  return `Hello, ${name}!`;",
+      "@@",
+      "+/** Greets someone by name. */",
+      " export function greet(name: string): string {",
       "*** End Patch",
     ].join("\n");
     const script: [string, Record<string, unknown>][] = [
-      ["read_file", { path: "src/greet.ts" }],
+      ["glob", { pattern: "**/*.ts" }],
+      ["grep", { pattern: '"Hello " \\+', glob: "*.ts" }],
+      ["edit", {
+        path: "src/greet.ts",
+        oldString: 'return "Hello " + name;',
+        newString: "return `Hello, ${name}!`;",
+      }],
       ["apply_patch", { patch }],
-      ["read_file", { path: "src/greet.ts", startLine: 2, endLine: 2 }],
+      ["read_file", { path: "src/greet.ts", startLine: 2, endLine: 3 }],
+      ["grep", { pattern: "sk-", path: "../private" }],
       ["read_file", { path: "../private/api_key.txt" }],
       ["read_file", { path: `${base}/private/api_key.txt` }],
       ...(planted

@@ -1,6 +1,6 @@
 /**
- * toolroute for Deno: the built-in tools (`read_file`, `write_file`, `apply_patch`, `bash`)
- * confined to a workspace, and the mapping of their context onto Deno's permission flags.
+ * toolroute for Deno: the built-in tools (`read_file`, `write_file`, `apply_patch`, `edit`, `glob`,
+ * `grep`, `bash`) confined to a workspace, and the mapping of their context onto Deno's permission flags.
  * Also the MCP gateway's Deno side: stdio servers as least-privilege child processes
  * (`createDenoGateway`) and Claude Desktop config files (`loadMcpConfig`).
  *
@@ -32,6 +32,9 @@ export type { ContextDefaults, ResolvedBash, ResolvedContext } from "./builtins/
 export type { ReadFileResult } from "./builtins/files/read_file.ts";
 export type { WriteFileResult } from "./builtins/files/write_file.ts";
 export type { ApplyPatchResult, FileChange } from "./builtins/patch/patch_transaction.ts";
+export type { EditFileResult } from "./builtins/files/edit.ts";
+export type { GlobResult } from "./builtins/search/glob.ts";
+export type { GrepMatch, GrepResult } from "./builtins/search/grep.ts";
 export { denoFlags } from "./permissions/deno_flags.ts";
 export { assertNoExcess, checkPermissions } from "./permissions/check_permissions.ts";
 export type { PermissionGap, PermissionReport } from "./permissions/check_permissions.ts";

@@ -65,7 +65,28 @@ export interface ContractFixture {
   tools: ContractTools;
   /** Frees what the fixture holds. */
   close(): Promise<void>;
+  /** The calls made, for sources whose tools are fixed (the built-ins); default: the contract tools'. */
+  calls?: ContractCalls;
 }
+
+/** The arguments of the contract's calls and what they must give. */
+export interface ContractCalls {
+  /** Arguments of the `echo` call, and its exact result text. */
+  echo: { args: string; text: string };
+  /** Arguments of `echo` that break its schema, and what the message must name. */
+  badArgs: { args: string; mentions: RegExp };
+  /** Arguments of the `fail` call, and what its message must say. */
+  fail: { args: Record<string, unknown>; message: RegExp };
+  /** Arguments of the `wait` call (it must run until its deadline or abort). */
+  wait: { args: string };
+}
+
+const DEFAULT_CALLS: ContractCalls = {
+  echo: { args: '{"text":"hi"}', text: "echo: hi" },
+  badArgs: { args: '{"text": 5}', mentions: /text/ },
+  fail: { args: { message: "disk on fire" }, message: /disk on fire/ },
+  wait: { args: "{}" },
+};
 
 /** Runs the contract's steps against one fixture. */
 export async function runSourceContract(
@@ -73,6 +94,7 @@ export async function runSourceContract(
   fixture: ContractFixture,
 ): Promise<void> {
   const { toolSet, names, source } = fixture;
+  const calls = fixture.calls ?? DEFAULT_CALLS;
   try {
     await t.step("exposes exactly the selected tools, in the OpenAI format", () => {
       assertEquals([...toolSet.names].sort(), [names.echo, names.fail, names.wait].sort());
@@ -82,37 +104,37 @@ export async function runSourceContract(
       }
     });
     await t.step("calls a tool and reports its source", async () => {
-      const result = await toolSet.call(names.echo, '{"text":"hi"}');
+      const result = await toolSet.call(names.echo, calls.echo.args);
       assertEquals(result, {
-        text: "echo: hi",
+        text: calls.echo.text,
         isError: false,
         source,
         tool: names.echo,
-        content: [{ type: "text", text: "echo: hi" }],
+        content: [{ type: "text", text: calls.echo.text }],
       });
     });
     await t.step("maps bad arguments to invalid_arguments", async () => {
-      const result = await toolSet.call(names.echo, '{"text": 5}');
+      const result = await toolSet.call(names.echo, calls.badArgs.args);
       assertEquals([result.isError, result.code], [true, "invalid_arguments"]);
-      assertMatch(result.text, /text/);
+      assertMatch(result.text, calls.badArgs.mentions);
     });
     await t.step("maps a failing tool to tool_error with its message", async () => {
-      const result = await toolSet.call(names.fail, { message: "disk on fire" });
+      const result = await toolSet.call(names.fail, calls.fail.args);
       assertEquals([result.isError, result.code, result.source], [true, "tool_error", source]);
-      assertMatch(result.text, /disk on fire/);
+      assertMatch(result.text, calls.fail.message);
     });
     await t.step("refuses a name that is not exposed", async () => {
       const result = await toolSet.call("not_exposed", "{}");
       assertEquals([result.isError, result.code], [true, "unknown_tool"]);
     });
     await t.step("ends a hanging call at its deadline and aborts the tool's signal", async () => {
-      const result = await toolSet.call(names.wait, "{}", { timeoutMs: 50 });
+      const result = await toolSet.call(names.wait, calls.wait.args, { timeoutMs: 50 });
       assertEquals([result.isError, result.code], [true, "timeout"]);
       await fixture.tools.sawAbort();
     });
     await t.step("ends a call when the caller aborts", async () => {
       const controller = new AbortController();
-      const pending = toolSet.call(names.wait, "{}", { signal: controller.signal });
+      const pending = toolSet.call(names.wait, calls.wait.args, { signal: controller.signal });
       setTimeout(() => controller.abort(), 20);
       const result = await pending;
       assertEquals([result.isError, result.code], [true, "aborted"]);

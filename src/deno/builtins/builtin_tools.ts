@@ -9,6 +9,9 @@ import { resolveBuiltinContext, type ResolvedContext } from "./builtin_context.t
 import { createApplyPatchTool } from "./patch/apply_patch.ts";
 import { createReadFileTool } from "./files/read_file.ts";
 import { createWriteFileTool } from "./files/write_file.ts";
+import { createEditTool } from "./files/edit.ts";
+import { createGlobTool } from "./search/glob.ts";
+import { createGrepTool } from "./search/grep.ts";
 // The bash tool, its per-context background processes, and the strict start-up check.
 import { createBashTool } from "./bash/bash.ts";
 import { ProcessTable } from "./bash/process_table.ts";
@@ -33,7 +36,10 @@ export interface BuiltinToolsOptions {
 
 /** The built-in tools: the router's built-in slot, with clean-up of background processes. */
 export interface BuiltinTools extends BuiltinSource, AsyncDisposable {
-  /** `read_file`, `write_file`, `apply_patch`, and `bash` when the default context turns it on. */
+  /**
+   * `read_file`, `write_file`, `apply_patch`, `edit`, `glob`, `grep`, and `bash` when the default
+   * context turns it on.
+   */
   readonly names: readonly string[];
   /** The default context, validated, with its defaults filled in. */
   readonly context: ResolvedContext;
@@ -48,8 +54,16 @@ export interface BuiltinTools extends BuiltinSource, AsyncDisposable {
   close(): Promise<void>;
 }
 
-const FILE_TOOLS = ["apply_patch", "read_file", "write_file"] as const;
-const ALL_TOOLS = ["apply_patch", "bash", "read_file", "write_file"] as const;
+const FILE_TOOLS = ["apply_patch", "edit", "glob", "grep", "read_file", "write_file"] as const;
+const ALL_TOOLS = [
+  "apply_patch",
+  "bash",
+  "edit",
+  "glob",
+  "grep",
+  "read_file",
+  "write_file",
+] as const;
 
 /**
  * Creates the built-in tools confined by a context, for `new ToolRouter({ builtins })`.
@@ -156,6 +170,9 @@ function makeFileTool(name: string, ctx: ResolvedContext, sessions: SandboxSessi
   const files = fileAccessFor(ctx, sessions);
   if (name === "read_file") return createReadFileTool(ctx, files);
   if (name === "write_file") return createWriteFileTool(ctx, files);
+  if (name === "edit") return createEditTool(ctx, files);
+  if (name === "glob") return createGlobTool(ctx);
+  if (name === "grep") return createGrepTool(ctx);
   return createApplyPatchTool(ctx, files);
 }
 

@@ -29,14 +29,18 @@ const bashSchema = z.union([
 const limitsSchema = z.strictObject({
   readMaxChars: positiveInt.optional().describe("Most characters read_file returns per call"),
   commandTimeoutMs: positiveInt.optional().describe("Deadline of a bash command"),
-  outputMaxChars: positiveInt.optional().describe("Most characters of command output per call"),
+  outputMaxChars: positiveInt.optional().describe(
+    "Most characters of command output (and of glob and grep results) per call",
+  ),
   processLogChars: positiveInt.optional().describe("Most characters kept of a background log"),
   callTimeoutMs: positiveInt.optional().describe("Deadline of every tool call"),
   maxResultChars: positiveInt.optional().describe("Most characters of any tool result"),
 });
 
 const exposeSchema = z.strictObject({
-  builtins: z.array(z.enum(["bash", "read_file", "write_file", "apply_patch"])).optional()
+  builtins: z.array(
+    z.enum(["bash", "read_file", "write_file", "apply_patch", "edit", "glob", "grep"]),
+  ).optional()
     .describe("Built-in tools to expose; default: every built-in the context turns on"),
   mcpServers: z.array(nonEmpty).optional()
     .describe("Ids of global MCP servers to expose; default: all of them"),

@@ -3,11 +3,14 @@ import { resolveBuiltinContext, type ResolvedContext } from "../builtins/builtin
 
 /** The Deno permissions a built-in context needs, as plain data. */
 export interface RequiredPermissions {
-  /** Paths read: the workspace and the read-only roots. */
+  /** Paths read (read_file, glob, grep, and every write tool): the workspace and the read-only roots. */
   read: string[];
-  /** Paths written: the workspace. */
+  /** Paths written (write_file, apply_patch, edit): the workspace. */
   write: string[];
-  /** Programs run: `bash`, and `bwrap` when sandboxed; empty when bash is off. */
+  /**
+   * Programs run: `bash`, and `bwrap` when sandboxed (the file and search tools then also run in
+   * bwrap); empty when bash is off.
+   */
   run: string[];
   /** Environment variables read for commands; empty when bash is off. */
   env: string[];

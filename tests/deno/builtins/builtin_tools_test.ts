@@ -6,7 +6,7 @@ import { makeFixture } from "./_fixture.ts";
 Deno.test("builtinTools() offers the file tools, and bash only when the context turns it on", async () => {
   await using f = await makeFixture();
   await using off = builtinTools(f.context);
-  assertEquals(off.names, ["apply_patch", "read_file", "write_file"]);
+  assertEquals(off.names, ["apply_patch", "edit", "glob", "grep", "read_file", "write_file"]);
   const resolved = off.resolve(["read_file", "bash", "rm_rf"]);
   assertEquals(resolved.tools.map((t) => [t.name, t.source]), [["read_file", "builtin"]]);
   assertEquals(resolved.missing.map((m) => [m.selection, m.name]), [["builtins", "bash"], [
@@ -15,7 +15,15 @@ Deno.test("builtinTools() offers the file tools, and bash only when the context 
   ]]);
   assertStringIncludes(resolved.missing[0].reason, "bash is off");
   await using on = builtinTools({ ...f.context, bash: { sandbox: "none" } });
-  assertEquals(on.names, ["apply_patch", "bash", "read_file", "write_file"]);
+  assertEquals(on.names, [
+    "apply_patch",
+    "bash",
+    "edit",
+    "glob",
+    "grep",
+    "read_file",
+    "write_file",
+  ]);
   assertEquals(on.resolve(["bash"]).tools.map((t) => t.name), ["bash"]);
   assertEquals(off.resolve(["bash"], { ...f.context, bash: { sandbox: "none" } }).tools.length, 1);
 });
@@ -37,6 +45,38 @@ Deno.test("builtinTools() gives each tool the fixed parameter names in its schem
   assertEquals(schemas.read_file.required, ["path"]);
   assertEquals(Object.keys(schemas.write_file.properties!), ["path", "content", "mode"]);
   assertEquals(Object.keys(schemas.apply_patch.properties!), ["patch"]);
+});
+
+Deno.test("builtinTools() gives glob, grep and edit the parameter names of the issue", async () => {
+  await using f = await makeFixture();
+  await using source = builtinTools(f.context);
+  const tools = source.resolve(["glob", "grep", "edit"]).tools;
+  const schemas = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
+  assertEquals(Object.keys(schemas.glob.properties!), [
+    "pattern",
+    "path",
+    "maxResults",
+    "includeIgnored",
+  ]);
+  assertEquals(schemas.glob.required, ["pattern"]);
+  assertEquals(Object.keys(schemas.grep.properties!), [
+    "pattern",
+    "path",
+    "glob",
+    "ignoreCase",
+    "maxResults",
+    "includeIgnored",
+  ]);
+  assertEquals(schemas.grep.required, ["pattern"]);
+  assertEquals(Object.keys(schemas.edit.properties!), [
+    "path",
+    "oldString",
+    "newString",
+    "replaceAll",
+  ]);
+  assertEquals(schemas.edit.required, ["path", "oldString", "newString"]);
+  const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations?.readOnlyHint]));
+  assertEquals(hints, { glob: true, grep: true, edit: false });
 });
 
 Deno.test("concurrent requests with two different workspaces never see each other's files", async () => {

@@ -29,11 +29,12 @@ async function tempWorkspace(): Promise<{ path: string } & AsyncDisposable> {
 Deno.test("buildRouter() exposes every built-in of the context when the config lists none", async () => {
   await using ws = await tempWorkspace();
   await using files = await buildRouter(config(ws.path));
-  assertEquals((await files.expose()).names, ["apply_patch", "read_file", "write_file"]);
+  const fileTools = ["apply_patch", "edit", "glob", "grep", "read_file", "write_file"];
+  assertEquals((await files.expose()).names, fileTools);
   await using withBash = await buildRouter(
     config(ws.path, { context: { workspace: ws.path, bash: { sandbox: "none" } } }),
   );
-  assertEquals((await withBash.expose()).names, ["apply_patch", "bash", "read_file", "write_file"]);
+  assertEquals((await withBash.expose()).names, [...fileTools, "bash"].sort());
 });
 
 Deno.test("buildRouter() serves no built-in for a config that did not ask for them (an mcp.json)", async () => {

@@ -51,6 +51,9 @@ export const now = defineTool({ name: "now", description: "Now", input: z.object
   assertEquals(table.out.split("\n"), [
     "NAME         SOURCE    SHADOWED-BY",
     "apply_patch  builtin   -",
+    "edit         builtin   -",
+    "glob         builtin   -",
+    "grep         builtin   -",
     "now          function  -",
     "read_file    builtin   -",
     "write_file   builtin   -",
@@ -58,7 +61,7 @@ export const now = defineTool({ name: "now", description: "Now", input: z.object
   ]);
   const json = JSON.parse((await cli(["tools", "--config", fixture.config, "--json"])).out);
   assertEquals(json.shadowed, [{ name: "read_file", winner: "builtin", hidden: ["function"] }]);
-  assertEquals(json.tools.length, 4);
+  assertEquals(json.tools.length, 7);
 });
 
 Deno.test("runCli() tools reports names the config exposes but nothing provides", async () => {

@@ -127,6 +127,9 @@ Deno.test("serve --http answers 403 to a foreign Host or Origin and 401 without 
   const { tools } = await client.listTools();
   assertEquals(tools.map((tool: { name: string }) => tool.name), [
     "apply_patch",
+    "edit",
+    "glob",
+    "grep",
     "read_file",
     "write_file",
   ]);

@@ -23,6 +23,9 @@ Deno.test("toolsCommand() prints an aligned table of the exposed tools, no trail
     "NAME         SOURCE   SHADOWED-BY",
     "apply_patch  builtin  -",
     "bash         builtin  -",
+    "edit         builtin  -",
+    "glob         builtin  -",
+    "grep         builtin  -",
     "read_file    builtin  -",
     "write_file   builtin  -",
   ]);

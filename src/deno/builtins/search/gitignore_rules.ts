@@ -1,0 +1,51 @@
+import ignore, { type Ignore } from "ignore";
+
+/**
+ * The `.gitignore` files of a tree, each applying to its own folder and below, as git reads them:
+ * a deeper file's rules override a shallower one's, the last matching line of a file wins, `!`
+ * re-includes, a pattern with a slash is anchored to its file's folder, a trailing slash matches
+ * folders only. A file inside an ignored folder cannot be re-included (the walk never enters the
+ * folder), as in git. Matching uses the `ignore` package, which follows git's documentation.
+ */
+export class GitignoreRules {
+  #rules = new Map<string, Ignore>();
+
+  /**
+   * Adds the text of the `.gitignore` file of a folder.
+   *
+   * @param dir The folder, relative to the root of the search ("" for the root).
+   * @param text The file's text.
+   */
+  add(dir: string, text: string): void {
+    const rules = ignore({ allowRelativePaths: true }).add(text);
+    this.#rules.set(dir, rules);
+  }
+
+  /** Whether any `.gitignore` file was added. */
+  get empty(): boolean {
+    return this.#rules.size === 0;
+  }
+
+  /**
+   * Whether a path is ignored by the rules of its folder and the folders above it.
+   *
+   * @param path The path, relative to the root of the search, without a leading `./`.
+   * @param isDir Whether it is a folder (patterns ending in `/` match only folders).
+   * @returns `true` when ignored.
+   */
+  ignored(path: string, isDir: boolean): boolean {
+    if (this.#rules.size === 0) return false;
+    // Deepest folder first: its rules override those above it.
+    for (let end = path.lastIndexOf("/");; end = path.lastIndexOf("/", end - 1)) {
+      const dir = end < 0 ? "" : path.slice(0, end);
+      const rules = this.#rules.get(dir);
+      if (rules !== undefined) {
+        const rest = end < 0 ? path : path.slice(end + 1);
+        const result = rules.test(isDir ? `${rest}/` : rest);
+        if (result.ignored) return true;
+        if (result.unignored) return false;
+      }
+      if (end < 0) return false;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
+import { compileZodInput } from "../../../core/zod_input.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { compileFileFilter } from "./glob_pattern.ts";
+import { compilePattern, containsBytes, type LineMatch, searchLines } from "./line_search.ts";
+import { SearchBudget } from "./search_budget.ts";
+import { listFiles, MAX_SEARCH_BYTES, readFiles } from "./search_files.ts";
+import { resolveSearchTarget } from "./search_target.ts";
+
+/** The default of `grep`'s `maxResults`. */
+export const GREP_MAX_RESULTS = 100;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe("A JavaScript regular expression, matched against each line"),
+  path: z.string().optional().describe(
+    "The folder or file to search, relative to the workspace (default: the workspace)",
+  ),
+  glob: z.string().optional().describe(
+    'Only files matching this glob: "*.ts" (name, any depth) or "src/**/*.ts"',
+  ),
+  ignoreCase: z.boolean().optional().describe("Match regardless of case"),
+  maxResults: z.number().int().min(1).optional().describe(
+    `Most matching lines to return (default ${GREP_MAX_RESULTS})`,
+  ),
+  includeIgnored: z.boolean().optional().describe("Also search files that .gitignore excludes"),
+});
+type GrepArgs = z.infer<typeof schema>;
+const input = compileZodInput(schema, "grep");
+
+/** One matching line of `grep`. */
+export interface GrepMatch {
+  /** The file, relative to the workspace (absolute in a read-only root). */
+  path: string;
+  /** The line number, 1-based. */
+  line: number;
+  /** The line, without its line ending; longer than 500 characters it is cut, with a marker. */
+  text: string;
+}
+
+/** What `grep` returns, JSON-encoded. */
+export interface GrepResult {
+  /** The matching lines, by file in path order, then by line. */
+  matches: GrepMatch[];
+  /** Whether there were more matches than returned (`maxResults` or the output limit). */
+  truncated: boolean;
+}
+
+/**
+ * Creates the `grep` tool bound to one context: searches text files for a JavaScript regular
+ * expression, line by line. Files are visited like `glob` visits them (path order; never `.git`,
+ * symbolic links or what `.gitignore` excludes unless `includeIgnored`); binary files (a NUL
+ * byte) and files over 16 MiB are skipped. Stops at `maxResults` lines, the call's deadline (at
+ * most `commandTimeoutMs`) and `outputMaxChars` of output.
+ *
+ * Requires `allow-read` permission for the workspace and the read-only roots (and `allow-run` for
+ * `bwrap` when bash is sandboxed: the search then reads inside the sandbox).
+ *
+ * @tags allow-read, allow-run
+ * @param ctx The resolved context.
+ * @returns The tool.
+ */
+export function createGrepTool(ctx: ResolvedContext): RoutedTool {
+  return Object.freeze({
+    name: "grep",
+    description:
+      `Searches file contents in the workspace${
+        ctx.readOnlyRoots.length > 0 ? " or a read-only root" : ""
+      } for a JavaScript regular expression, line by line. path: a folder or file (default: the ` +
+      'workspace); glob filters files ("*.ts" by name, "src/**/*.ts" by path); ignoreCase. ' +
+      "Returns JSON { matches: [{ path, line, text }], truncated }, by file in path order, at " +
+      `most maxResults lines (default ${GREP_MAX_RESULTS}). Skips binary files, .git, symbolic ` +
+      "links and what .gitignore excludes (includeIgnored: true searches those too).",
+    inputSchema: input.jsonSchema,
+    annotations: Object.freeze({ readOnlyHint: true, openWorldHint: false }),
+    source: "builtin" as const,
+    origin: "grep",
+    execute: (args: Record<string, unknown>, context: ToolContext) =>
+      grep(ctx, input.parse(args, "grep") as GrepArgs, context.signal),
+  });
+}
+
+async function grep(
+  ctx: ResolvedContext,
+  args: GrepArgs,
+  signal: AbortSignal,
+): Promise<GrepResult> {
+  const pattern = compilePattern(args.pattern, args.ignoreCase === true);
+  const filter = args.glob === undefined ? undefined : compileFileFilter(args.glob);
+  const target = await resolveSearchTarget(ctx, args.path);
+  const budget = new SearchBudget(signal, ctx.commandTimeoutMs, ctx.outputMaxChars);
+  const max = args.maxResults ?? GREP_MAX_RESULTS;
+  let files: string[] = [target.start];
+  if (target.kind === "dir") {
+    files = [];
+    const prefix = target.start === "" ? 0 : target.start.length + 1;
+    const listed = await listFiles(
+      ctx,
+      target,
+      { gitignore: args.includeIgnored !== true, budget },
+      (path) => {
+        if (filter === undefined || filter(path.slice(prefix))) files.push(path);
+      },
+    );
+    files = files.filter((path) => (listed.size(path) ?? 0) <= MAX_SEARCH_BYTES);
+  }
+  const matches: GrepMatch[] = [];
+  let truncated = false;
+  const decoder = new TextDecoder();
+  await readFiles(ctx, target, { files, budget, literal: pattern.literal }, (path, data) => {
+    if (data === undefined) return false;
+    if (pattern.literal !== undefined && !containsBytes(data, pattern.literal)) return false;
+    if (data.includes(0)) return false;
+    const found: LineMatch[] = searchLines(decoder.decode(data), pattern, max + 1 - matches.length);
+    const shown = target.display(path);
+    for (const match of found) {
+      const result = { path: shown, line: match.line, text: match.text };
+      if (matches.length >= max || !budget.take(JSON.stringify(result).length + 1)) {
+        truncated = true;
+        return true;
+      }
+      matches.push(result);
+    }
+  });
+  return { matches, truncated };
+}

@@ -1,0 +1,39 @@
+import { byName } from "./host_tree.ts";
+import type { TreeEntry, TreeView } from "./walk_tree.ts";
+
+/** A tree listed in the sandbox: folders and files by folder, and the `.gitignore` texts. */
+export class ListedTree implements TreeView {
+  #dirs = new Map<string, TreeEntry[]>();
+  readonly gitignores = new Map<string, string>();
+
+  #sizes = new Map<string, number>();
+
+  /**
+   * Adds a listed folder or file.
+   *
+   * @param path Its path relative to the root.
+   * @param kind Folder or regular file.
+   * @param size A file's size.
+   */
+  add(path: string, kind: "dir" | "file", size?: number): void {
+    if (size !== undefined) this.#sizes.set(path, size);
+    const slash = path.lastIndexOf("/");
+    const dir = slash < 0 ? "" : path.slice(0, slash);
+    let entries = this.#dirs.get(dir);
+    if (entries === undefined) this.#dirs.set(dir, entries = []);
+    entries.push({ name: path.slice(slash + 1), kind });
+    if (kind === "dir" && !this.#dirs.has(path)) this.#dirs.set(path, []);
+  }
+
+  list(dir: string): readonly TreeEntry[] | undefined {
+    return this.#dirs.get(dir)?.sort(byName) ?? (dir === "" ? [] : undefined);
+  }
+
+  gitignore(dir: string): string | undefined {
+    return this.gitignores.get(dir);
+  }
+
+  size(path: string): number | undefined {
+    return this.#sizes.get(path);
+  }
+}

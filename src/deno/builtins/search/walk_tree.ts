@@ -1,0 +1,99 @@
+import { join } from "@std/path";
+import { GitignoreRules } from "./gitignore_rules.ts";
+import type { SearchBudget } from "./search_budget.ts";
+
+/** One entry of a folder: a regular file, a folder, or anything else (never followed). */
+export interface TreeEntry {
+  /** The name. */
+  readonly name: string;
+  /** `"file"`, `"dir"`, or `"other"` (a symbolic link, FIFO, socket or device). */
+  readonly kind: "file" | "dir" | "other";
+}
+
+/**
+ * A read-only view of a tree under one root: the host's file system, or a listing made inside
+ * the sandbox. Paths are relative to the root ("" is the root) and use `/`.
+ */
+export interface TreeView {
+  /** The entries of a folder, or `undefined` when it cannot be read (it is skipped). */
+  list(dir: string): readonly TreeEntry[] | undefined;
+  /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
+  gitignore(dir: string): string | undefined;
+  /** The size of a listed file, when the listing knows it. */
+  size?(path: string): number | undefined;
+}
+
+/** What {@linkcode walkTree} walks. */
+export interface WalkOptions {
+  /** The folder to start in, relative to the root ("" for the root). */
+  readonly start: string;
+  /** Apply the `.gitignore` files from the root down (`false` lists ignored files too). */
+  readonly gitignore: boolean;
+  /** The deepest level of files below `start` to visit (1: only `start`'s own files). */
+  readonly maxDepth?: number;
+  /** A folder below `start` (relative to it): only it, its parents and what is below it are entered. */
+  readonly only?: string;
+  /** The limits: checked for every folder. */
+  readonly budget: SearchBudget;
+}
+
+/**
+ * Walks the files of a tree depth-first, the entries of each folder in code-point order of their
+ * names, calling `onFile` with each regular file's path relative to the root until it returns
+ * `true` (stop). Never enters a folder named `.git` (in any case) nor a symbolic link, and skips
+ * what `.gitignore` files exclude (those of `start`'s parent folders from the root down included).
+ *
+ * @param view The tree.
+ * @param options Where to start and the limits.
+ * @param onFile Receives each file; returns `true` to stop the walk.
+ * @returns Whether `onFile` stopped the walk.
+ */
+export async function walkTree(
+  view: TreeView,
+  options: WalkOptions,
+  onFile: (path: string) => boolean | void,
+): Promise<boolean> {
+  const rules = new GitignoreRules();
+  if (options.gitignore) {
+    const parts = options.start === "" ? [] : options.start.split("/");
+    for (let i = 0; i < parts.length; i++) addRules(view, rules, parts.slice(0, i).join("/"));
+  }
+  const maxDepth = options.maxDepth ?? Infinity;
+  const only = options.only ? join(options.start, options.only) : "";
+  const onTheWay = (dir: string) =>
+    only === "" || dir === only || only.startsWith(`${dir}/`) || dir.startsWith(`${only}/`);
+  const visit = async (dir: string, depth: number): Promise<boolean> => {
+    await options.budget.tick();
+    const entries = view.list(dir);
+    if (entries === undefined) return false;
+    if (options.gitignore) addRules(view, rules, dir);
+    for (const entry of entries) {
+      if (entry.kind === "other") continue;
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.kind === "dir") {
+        if (depth >= maxDepth || isGitDir(entry.name) || !onTheWay(path)) continue;
+        if (options.gitignore && rules.ignored(path, true)) continue;
+        if (await visit(path, depth + 1)) return true;
+      } else if (!isGitDir(entry.name) && !(options.gitignore && rules.ignored(path, false))) {
+        if (onFile(path) === true) return true;
+      }
+    }
+    return false;
+  };
+  return await visit(options.start, 1);
+}
+
+/**
+ * Whether a name is `.git` (any case, trailing dots or spaces ignored, as some file systems do).
+ *
+ * @param name An entry's name.
+ * @returns `true` for `.git`.
+ */
+export function isGitDir(name: string): boolean {
+  return name.length >= 4 && name.toLowerCase().replace(/[. ]+$/, "") === ".git";
+}
+
+function addRules(view: TreeView, rules: GitignoreRules, dir: string): void {
+  const text = view.gitignore(dir);
+  if (text !== undefined) rules.add(dir, text);
+}

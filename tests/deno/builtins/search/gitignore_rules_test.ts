@@ -1,0 +1,25 @@
+import { assertEquals } from "@std/assert";
+import { GitignoreRules } from "../../../../src/deno/builtins/search/gitignore_rules.ts";
+
+Deno.test("GitignoreRules applies each file to its folder, deeper files overriding, negation re-including", () => {
+  const rules = new GitignoreRules();
+  assertEquals(rules.empty, true);
+  rules.add("", "*.log\nbuild/\n/dist\n!keep.log\n# comment\n\\#hash\n");
+  rules.add("pkg", "!important.log\ngenerated/*.ts\n!generated/keep.ts\n");
+  const check = (path: string, isDir = false) => rules.ignored(path, isDir);
+  assertEquals(check("a.log"), true);
+  assertEquals(check("keep.log"), false, "negation");
+  assertEquals(check("src/deep/x.log"), true, "a pattern without a slash matches at any depth");
+  assertEquals(check("build", true), true);
+  assertEquals(check("build", false), false, "a trailing slash matches only folders");
+  assertEquals(check("src/build", true), true);
+  assertEquals(check("dist", true), true);
+  assertEquals(check("src/dist", true), false, "a leading slash anchors to the file's folder");
+  assertEquals(check("#hash"), true);
+  assertEquals(check("pkg/important.log"), false, "a deeper file re-includes");
+  assertEquals(check("pkg/other.log"), true, "the root file still applies below");
+  assertEquals(check("pkg/generated/a.ts"), true, "anchored to pkg/");
+  assertEquals(check("generated/a.ts"), false, "not anchored to the root");
+  assertEquals(check("pkg/generated/keep.ts"), false);
+  assertEquals(check("src/main.ts"), false);
+});

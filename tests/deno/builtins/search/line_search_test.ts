@@ -1,0 +1,56 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import {
+  compilePattern,
+  containsBytes,
+  cutLine,
+  searchLines,
+} from "../../../../src/deno/builtins/search/line_search.ts";
+import { ToolError } from "../../../../src/core/tool_error.ts";
+
+Deno.test("searchLines() numbers lines from 1, matches each line once and never across lines", () => {
+  const text = "a foo\nbar\r\nfoo foo\n\nlast foo";
+  const found = searchLines(text, compilePattern("foo", false), 10);
+  assertEquals(found, [
+    { line: 1, text: "a foo" },
+    { line: 3, text: "foo foo" },
+    { line: 5, text: "last foo" },
+  ]);
+  assertEquals(searchLines(text, compilePattern("^$", false), 10), [{ line: 4, text: "" }]);
+  assertEquals(searchLines(text, compilePattern("bar$", false), 10), [{ line: 2, text: "bar" }]);
+  assertEquals(searchLines(text, compilePattern("foo\\nbar", false), 10), []);
+  assertEquals(searchLines(text, compilePattern("FOO", true), 2).map((m) => m.line), [1, 3]);
+  assertEquals(searchLines("\nx", compilePattern("^", false), 5).map((m) => m.line), [1, 2]);
+});
+
+Deno.test("compilePattern() finds the literal of a plain pattern, and names a bad expression", () => {
+  assertEquals(new TextDecoder().decode(compilePattern("a\\.b-c", false).literal), "a.b-c");
+  assertEquals(compilePattern("a.b", false).literal, undefined);
+  assertEquals(compilePattern("abc", true).literal, undefined, "not when ignoring case");
+  const error = assertThrows(() => compilePattern("(", false), ToolError);
+  assertEquals(error.code, "invalid_arguments");
+  assertEquals(
+    error.message,
+    '"pattern" is not a valid regular expression: Unterminated group in "("; escape special characters such as ( [ { . * + ? with a backslash to match them literally',
+  );
+});
+
+Deno.test("containsBytes() finds a sequence anywhere, including at the very end", () => {
+  const bytes = new TextEncoder().encode("xxabxabc");
+  assertEquals(containsBytes(bytes, new TextEncoder().encode("abc")), true);
+  assertEquals(containsBytes(bytes, new TextEncoder().encode("abd")), false);
+  assertEquals(containsBytes(bytes, new TextEncoder().encode("cx")), false);
+  const code = new TextEncoder().encode('const x = "needle42";');
+  assertEquals(containsBytes(code, new TextEncoder().encode("needle42")), true);
+  assertEquals(containsBytes(code, new TextEncoder().encode("const")), true);
+  assertEquals(containsBytes(code, new TextEncoder().encode('42";')), true);
+  assertEquals(containsBytes(code, new TextEncoder().encode("needle43")), false);
+  assertEquals(containsBytes(code, new TextEncoder().encode("4")), true);
+});
+
+Deno.test("cutLine() keeps a short line and cuts a long one around the match with a marker", () => {
+  assertEquals(cutLine("short", 0), "short");
+  const start = cutLine(`needle${"x".repeat(1000)}`, 0);
+  assertEquals(start, `needle${"x".repeat(494)}… [line cut: 1006 characters]`);
+  const end = cutLine(`${"x".repeat(1000)}needle`, 1000);
+  assertEquals(end, `…${"x".repeat(494)}needle [line cut: 1006 characters]`);
+});
