@@ -11,7 +11,7 @@ import { listAllTools } from "../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
 import { callMcpToolOutput, mcpErrorToToolError } from "../mcp_call.ts";
-import type { ToolOutput } from "../../tool_output.ts";
+import { type ToolOutput, toolOutput } from "../../tool_output.ts";
 import type {
   McpConnectionState,
   McpElicitationRequest,
@@ -197,10 +197,10 @@ export class ServerConnection {
       const client = this.#state === "ready" ? this.#client : undefined;
       if (client !== undefined && !context.signal.aborted) {
         const output = await this.#callReady(client, toolName, args, context);
-        if (output !== NOT_SENT) return output;
-        return await this.#callGuarded(toolName, args, context, 1);
+        if (output !== NOT_SENT) return this.#redactError(output);
+        return this.#redactError(await this.#callGuarded(toolName, args, context, 1));
       }
-      return await this.#callGuarded(toolName, args, context, 0);
+      return this.#redactError(await this.#callGuarded(toolName, args, context, 0));
     } finally {
       this.#calls.delete(context);
       this.inFlight--;
@@ -451,6 +451,17 @@ export class ServerConnection {
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => {});
+  }
+
+  /** An error result's text may echo the connection's credentials: they never reach a model. */
+  #redactError(output: ToolOutput): ToolOutput {
+    if (!output.isError) return output;
+    return toolOutput({
+      ...output,
+      content: output.content.map((block) =>
+        block.type === "text" ? { ...block, text: this.#redact.text(block.text) } : block
+      ),
+    });
   }
 
   #shared(tools: McpTool[]): readonly McpTool[] {

@@ -126,9 +126,14 @@ Deno.test("GuardedFetch returns a whole JSON answer within the limit as given, a
   assertEquals(told, [[1]]);
   assertEquals(await whole.text(), json);
 
-  // Over the limit, without a declared length, or not JSON: streamed through the watch as before.
+  // Without a declared length, or not JSON: read or streamed under the watch.
+  // Over the limit by its declared length: refused before it is read.
+  answer = () =>
+    new Response(json, {
+      headers: { "content-type": "application/json", "content-length": "5000" },
+    });
+  await assertRejects(() => guard.fetch("https://api.example/mcp", post), Error, "exceeded 1000");
   const kinds: Record<string, string>[] = [
-    { "content-type": "application/json", "content-length": "5000" },
     { "content-type": "application/json" },
     { "content-type": "text/event-stream", "content-length": String(json.length) },
   ];
