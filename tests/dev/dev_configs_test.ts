@@ -1,6 +1,7 @@
 /**
- * The bench and edge-test configs: each has its own import map and lock, so that `deno task demo`
- * downloads neither the comparison peers nor workerd. They must map every package of the root
+ * The bench, edge-test and interop-test configs: each has its own import map and lock, so that
+ * `deno task demo` downloads neither the comparison peers, workerd, the MCP SDK 2.x packages nor
+ * the OpenTelemetry SDK. They must map every package of the root
  * `deno.json` the same way, or a bench or the edge test would run other code than the library's.
  *
  * @module
@@ -15,7 +16,7 @@ async function readJson(path: string): Promise<Record<string, unknown>> {
   return JSON.parse(await Deno.readTextFile(join(ROOT, path)));
 }
 
-for (const sub of ["bench", "tests/edge"]) {
+for (const sub of ["bench", "tests/edge", "tests/interop"]) {
   Deno.test(`${sub}/deno.json maps every import of the root deno.json the same way`, async () => {
     const root = (await readJson("deno.json")).imports as Record<string, string>;
     const own = (await readJson(`${sub}/deno.json`)).imports as Record<string, string>;
@@ -28,7 +29,8 @@ Deno.test("the root lock holds none of the bench peers or the edge test's packag
   const lock = await readJson("deno.lock");
   const packages = Object.keys(lock.npm as Record<string, unknown>);
   const heavy = packages.filter((name) =>
-    /^(@ai-sdk|@langchain|miniflare|workerd|@cloudflare|sharp|@img)\b/.test(name)
+    /^(@ai-sdk|@langchain|miniflare|workerd|@cloudflare|sharp|@img|@opentelemetry\/sdk-|@modelcontextprotocol\/(server|client))\b/
+      .test(name)
   );
   assertEquals(heavy, []);
 });

@@ -93,10 +93,19 @@ export class SandboxSession {
     this.#ready = new Promise((resolve, reject) => (ready = resolve, failed = reject));
     this.#ready.catch(() => {});
     this.#pending.set(0, { resolve: () => ready(), reject: (error) => failed(error) });
-    void this.#readStderr();
+    const stderrRead = this.#readStderr();
     void this.#readFrames();
-    void child.status.then((status) => {
-      const failure = sandboxFailure(status.code, "", this.#stderr, "session");
+    void child.status.then(async (status) => {
+      // The exit can be seen before the last of stderr is read: the cause is in it.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        stderrRead.catch(() => {}),
+        new Promise((resolve) => timer = setTimeout(resolve, 500)),
+      ]);
+      clearTimeout(timer);
+      const failure = /bubblewrap \(bwrap\) is not installed/.test(this.#stderr)
+        ? bwrapMissing("session")
+        : sandboxFailure(status.code, "", this.#stderr, "session");
       this.#end(
         failure !== undefined ? new ToolError("tool_error", failure) : ended(
           `its supervisor exited (code ${status.code}${

@@ -8,7 +8,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { registerV2Tools } from "../_helpers/v2_tools.ts";
+import { registerV2Tools } from "./_v2_tools.ts";
 
 const server = new McpServer({ name: "v2-stdio", version: "2.0.0" });
 registerV2Tools(server);

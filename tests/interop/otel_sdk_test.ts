@@ -13,14 +13,8 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
-import {
-  defineTool,
-  McpGateway,
-  type McpTransport,
-  ToolRouter,
-  ToolSetServer,
-} from "../../../mod.ts";
-import { Client, InMemoryTransport, McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { defineTool, McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../mod.ts";
+import { Client, InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";

@@ -10,12 +10,13 @@ import { assertEquals } from "@std/assert";
 import { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { defineTool, mcpHttpHandler, toolOutput, ToolRouter } from "../../../mod.ts";
-import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
-import { registerV2Tools, V2_PNG } from "../../_helpers/v2_tools.ts";
+import { defineTool, mcpHttpHandler, toolOutput, ToolRouter } from "../../mod.ts";
+import { createDenoGateway } from "../../src/deno/mcp/deno_gateway.ts";
+import { registerV2Tools, V2_PNG } from "./_v2_tools.ts";
 import { z } from "zod";
 
-const STDIO_FIXTURE = fromFileUrl(new URL("../../_fixtures/v2_stdio_server.ts", import.meta.url));
+const INTEROP_CONFIG = fromFileUrl(new URL("./deno.json", import.meta.url));
+const STDIO_FIXTURE = fromFileUrl(new URL("./_v2_stdio_server.ts", import.meta.url));
 
 /** A v2 server over Streamable HTTP on 127.0.0.1, stateless (a fresh server per request). */
 function startV2HttpServer(): { url: string; close: () => Promise<void> } {
@@ -59,7 +60,10 @@ Deno.test("the gateway calls a server built on @modelcontextprotocol/server 2.x 
 });
 
 Deno.test("the gateway calls a server built on @modelcontextprotocol/server 2.x over stdio", async () => {
-  await checkGateway({ command: Deno.execPath(), args: ["run", STDIO_FIXTURE] });
+  await checkGateway({
+    command: Deno.execPath(),
+    args: ["run", "--config", INTEROP_CONFIG, STDIO_FIXTURE],
+  });
 });
 
 Deno.test("serve answers a client built on @modelcontextprotocol/client 2.x", async () => {
