@@ -177,7 +177,7 @@ Deno.test("buildRouter() applies the config's policy; served, an ask becomes the
     policy: { deny: ["apply_patch", "read_file(.env)"], ask: ["write_file"] },
   }));
   const toolSet = await served.expose();
-  assertEquals(toolSet.names, ["read_file", "write_file"]);
+  assertEquals(toolSet.names, ["edit", "glob", "grep", "read_file", "write_file"]);
   assertStringIncludes(describeMissing(toolSet.missing).join("\n"), "policy");
   assertEquals((await toolSet.call("read_file", { path: ".env" })).code, "permission_denied");
   const server = new ToolSetServer((request) => served.expose(undefined, request.signal));

@@ -105,8 +105,9 @@ const mcpOnly = resolveConfig(
 );
 
 Deno.test("cliPermissions() of a config with only mcpServers needs no workspace access", () => {
+  // The tool lock file beside the config is read (pinning), nothing of the folder else.
   assertEquals(cliDenoFlags(cliPermissions(mcpOnly)), [
-    "--allow-read=/home/u/.config/mcp.json",
+    "--allow-read=/home/u/.config/mcp.json,/home/u/.config/toolroute.lock",
     "--allow-net=127.0.0.1:9000",
     "--no-prompt",
   ]);
@@ -115,7 +116,7 @@ Deno.test("cliPermissions() of a config with only mcpServers needs no workspace 
 Deno.test({
   name: "checkCliPermissions() of a config with only mcpServers calls a workspace write excess",
   permissions: {
-    read: ["/home/u/.config/mcp.json"],
+    read: ["/home/u/.config/mcp.json", "/home/u/.config/toolroute.lock"],
     write: ["/home/u/.config"],
     net: ["127.0.0.1:9000"],
   },

@@ -62,7 +62,7 @@ Deno.test({
     await using serve = await startHttpServe(flags, ["--config", config], { PATH: path });
     const client = new Client({ name: "sdk-client", version: "1.0.0" });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name);
       // The servers' own read_file/write_file, not toolroute's built-ins.
