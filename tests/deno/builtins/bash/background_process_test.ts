@@ -57,7 +57,8 @@ Deno.test("BackgroundProcess logs() interleaves stderr and keeps only logChars c
   await process.finished;
   const slice = process.logs();
   assertEquals(slice.text.length, 20);
-  assert(slice.text.endsWith("1099\n1100\n"));
+  // stdout and stderr are two pipes read apart: under load "err" may land after the numbers.
+  assert(slice.text.includes("1099\n1100\n"), JSON.stringify(slice.text));
   assertEquals(slice.nextOffset, process.info().logEnd);
   assertEquals(process.logs(0).droppedChars, slice.offset);
   assertEquals(process.info().logEnd, "out\nerr\n".length + 101 * 5, "stderr is in the log");
