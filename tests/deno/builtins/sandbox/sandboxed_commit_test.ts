@@ -7,6 +7,7 @@ import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session
 import type { ResolvedContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { resolveWritePath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const BWRAP = { bash: { sandbox: "bwrap" as const } };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -27,33 +28,39 @@ async function listing(dir: string): Promise<string[]> {
   return found.sort();
 }
 
-Deno.test("write_file with bash sandboxed writes, appends and keeps permission bits through bwrap", async () => {
-  await using f = await makeFixture();
-  await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
-  const tools = await router.expose({ builtins: ["write_file"] });
-  const content = "naïve ✓\u0000\r\nend";
-  const created = await tools.call("write_file", { path: "a/b/c.txt", content });
-  assertEquals(JSON.parse(created.text), {
-    path: "a/b/c.txt",
-    mode: "overwrite",
-    created: true,
-    bytesWritten: bytes(content).length,
-  });
-  assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), content);
-  await Deno.chmod(`${f.workspace}/hello.txt`, 0o750);
-  await tools.call("write_file", { path: "hello.txt", content: "more\n", mode: "append" });
-  assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\nmore\n");
-  assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o750);
-  await Deno.chmod(`${f.workspace}/hello.txt`, 0o6640);
-  await tools.call("write_file", { path: "hello.txt", content: "x" });
-  assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o640);
-  const refused = await tools.call("write_file", { path: "a", content: "x" });
-  assertEquals(refused.code, "tool_error");
-  assertEquals(await listing(f.workspace), ["a", "hello.txt"]);
-  assertEquals(await listing(`${f.workspace}/a/b`), ["c.txt"]);
-});
+Deno.test(
+  "write_file with bash sandboxed writes, appends and keeps permission bits through bwrap",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using f = await makeFixture();
+    await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
+    const tools = await router.expose({ builtins: ["write_file"] });
+    const content = "naïve ✓\u0000\r\nend";
+    const created = await tools.call("write_file", { path: "a/b/c.txt", content });
+    assertEquals(JSON.parse(created.text), {
+      path: "a/b/c.txt",
+      mode: "overwrite",
+      created: true,
+      bytesWritten: bytes(content).length,
+    });
+    assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), content);
+    await Deno.chmod(`${f.workspace}/hello.txt`, 0o750);
+    await tools.call("write_file", { path: "hello.txt", content: "more\n", mode: "append" });
+    assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\nmore\n");
+    assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o750);
+    await Deno.chmod(`${f.workspace}/hello.txt`, 0o6640);
+    await tools.call("write_file", { path: "hello.txt", content: "x" });
+    assertEquals((await Deno.stat(`${f.workspace}/hello.txt`)).mode! & 0o7777, 0o640);
+    const refused = await tools.call("write_file", { path: "a", content: "x" });
+    assertEquals(refused.code, "tool_error");
+    assertEquals(await listing(f.workspace), ["a", "hello.txt"]);
+    assertEquals(await listing(`${f.workspace}/a/b`), ["c.txt"]);
+  },
+);
 
-Deno.test("apply_patch with bash sandboxed changes nothing when its second file fails", async () => {
+Deno.test("apply_patch with bash sandboxed changes nothing when its second file fails", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
   const tools = await router.expose({ builtins: ["apply_patch"] });
@@ -74,30 +81,36 @@ Deno.test("apply_patch with bash sandboxed changes nothing when its second file 
   assertEquals(await Deno.readTextFile(`${f.workspace}/m/moved.txt`), "HELLO\nworld\n");
 });
 
-Deno.test("commitInSandbox() cannot follow a symlink swapped in after the check to an outside directory", async () => {
-  await using f = await makeFixture();
-  const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
-  await Deno.mkdir(`${f.workspace}/d`);
-  await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
-  const write = await resolveWritePath(ctx, "d/new.txt");
-  const append = await resolveWritePath(ctx, "d/secret.txt");
-  // The swap the race would make, done deterministically between the check and the use.
-  await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
-  await Deno.symlink(f.outside, `${f.workspace}/d`);
-  const files: Target[][] = [
-    [{ path: write, content: bytes("PWN"), onDisk: null }],
-    [{ path: append, content: bytes(""), onDisk: "" }],
-    [{ path: append, content: null, onDisk: "" }],
-  ];
-  for (const change of files) {
-    await assertRejects(() => commitInSandbox(ctx, change), ToolError);
-  }
-  assertEquals(await listing(f.outside), ["secret.txt"]);
-  assertEquals(await Deno.readTextFile(`${f.outside}/secret.txt`), `${SECRET}\n`);
-  assertEquals(await Deno.readTextFile(`${f.workspace}/d.away/secret.txt`), "inside\n");
-});
+Deno.test(
+  "commitInSandbox() cannot follow a symlink swapped in after the check to an outside directory",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using f = await makeFixture();
+    const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
+    await Deno.mkdir(`${f.workspace}/d`);
+    await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
+    const write = await resolveWritePath(ctx, "d/new.txt");
+    const append = await resolveWritePath(ctx, "d/secret.txt");
+    // The swap the race would make, done deterministically between the check and the use.
+    await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
+    await Deno.symlink(f.outside, `${f.workspace}/d`);
+    const files: Target[][] = [
+      [{ path: write, content: bytes("PWN"), onDisk: null }],
+      [{ path: append, content: bytes(""), onDisk: "" }],
+      [{ path: append, content: null, onDisk: "" }],
+    ];
+    for (const change of files) {
+      await assertRejects(() => commitInSandbox(ctx, change), ToolError);
+    }
+    assertEquals(await listing(f.outside), ["secret.txt"]);
+    assertEquals(await Deno.readTextFile(`${f.outside}/secret.txt`), `${SECRET}\n`);
+    assertEquals(await Deno.readTextFile(`${f.workspace}/d.away/secret.txt`), "inside\n");
+  },
+);
 
-Deno.test("commitInSandbox() refuses to replace a file that is no longer the one that was read", async () => {
+Deno.test("commitInSandbox() refuses to replace a file that is no longer the one that was read", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
   const path = await resolveWritePath(ctx, "hello.txt");

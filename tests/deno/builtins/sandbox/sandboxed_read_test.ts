@@ -5,43 +5,50 @@ import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_s
 import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
 import { resolveReadPath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const BWRAP = { bash: { sandbox: "bwrap" as const } };
 
-Deno.test("read_file with bash sandboxed reads ranges, read-only roots and refuses non-text through bwrap", async () => {
-  await using f = await makeFixture();
-  await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
-  const tools = await router.expose({ builtins: ["read_file", "apply_patch"] });
-  const lines = Array.from({ length: 50 }, (_, i) => `line ${i + 1}\n`).join("");
-  await Deno.writeTextFile(`${f.workspace}/many.txt`, lines);
-  const read = JSON.parse(
-    (await tools.call("read_file", { path: "many.txt", startLine: 3, endLine: 4 })).text,
-  );
-  assertEquals(read, {
-    path: "many.txt",
-    content: "line 3\nline 4\n",
-    startLine: 3,
-    endLine: 4,
-    totalLines: 50,
-    truncated: false,
-  });
-  const ro = JSON.parse((await tools.call("read_file", { path: `${f.readOnly}/ro.txt` })).text);
-  assertEquals(ro.content, "read only\n");
-  await Deno.writeFile(`${f.workspace}/bin.dat`, new Uint8Array([65, 0, 66]));
-  const binary = await tools.call("read_file", { path: "bin.dat" });
-  assert(binary.text.includes("not a text file"), binary.text);
-  const missing = await tools.call("read_file", { path: "nope.txt" });
-  assertEquals(missing.code, "tool_error");
-  const patched = await tools.call("apply_patch", {
-    patch: "*** Begin Patch\n*** Update File: many.txt\n@@\n-line 2\n+LINE 2\n*** End Patch",
-  });
-  assertEquals(patched.isError, false, patched.text);
-  assert(
-    (await Deno.readTextFile(`${f.workspace}/many.txt`)).startsWith("line 1\nLINE 2\nline 3\n"),
-  );
-});
+Deno.test(
+  "read_file with bash sandboxed reads ranges, read-only roots and refuses non-text through bwrap",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using f = await makeFixture();
+    await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
+    const tools = await router.expose({ builtins: ["read_file", "apply_patch"] });
+    const lines = Array.from({ length: 50 }, (_, i) => `line ${i + 1}\n`).join("");
+    await Deno.writeTextFile(`${f.workspace}/many.txt`, lines);
+    const read = JSON.parse(
+      (await tools.call("read_file", { path: "many.txt", startLine: 3, endLine: 4 })).text,
+    );
+    assertEquals(read, {
+      path: "many.txt",
+      content: "line 3\nline 4\n",
+      startLine: 3,
+      endLine: 4,
+      totalLines: 50,
+      truncated: false,
+    });
+    const ro = JSON.parse((await tools.call("read_file", { path: `${f.readOnly}/ro.txt` })).text);
+    assertEquals(ro.content, "read only\n");
+    await Deno.writeFile(`${f.workspace}/bin.dat`, new Uint8Array([65, 0, 66]));
+    const binary = await tools.call("read_file", { path: "bin.dat" });
+    assert(binary.text.includes("not a text file"), binary.text);
+    const missing = await tools.call("read_file", { path: "nope.txt" });
+    assertEquals(missing.code, "tool_error");
+    const patched = await tools.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: many.txt\n@@\n-line 2\n+LINE 2\n*** End Patch",
+    });
+    assertEquals(patched.isError, false, patched.text);
+    assert(
+      (await Deno.readTextFile(`${f.workspace}/many.txt`)).startsWith("line 1\nLINE 2\nline 3\n"),
+    );
+  },
+);
 
-Deno.test("read_file with bash sandboxed stops reading a huge file after the range", async () => {
+Deno.test("read_file with bash sandboxed stops reading a huge file after the range", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   await using router = new ToolRouter({ builtins: builtinTools({ ...f.context, ...BWRAP }) });
   const tools = await router.expose({ builtins: ["read_file"] });
@@ -57,28 +64,34 @@ Deno.test("read_file with bash sandboxed stops reading a huge file after the ran
   assert(performance.now() - started < 5000, "it read far more than the range");
 });
 
-Deno.test("the session's open cannot follow a symlink swapped in after the check to an outside directory", async () => {
-  await using f = await makeFixture();
-  const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
-  await Deno.mkdir(`${f.workspace}/d`);
-  await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
-  const path = await resolveReadPath(ctx, "d/secret.txt");
-  // The swap the race would make, done deterministically between the check and the read.
-  await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
-  await Deno.symlink(f.outside, `${f.workspace}/d`);
-  const sessions = new SandboxSessions();
-  try {
-    const error = await assertRejects(
-      () => sessionFileAccess(ctx, sessions).open(path, "d/secret.txt"),
-      Deno.errors.NotFound,
-    );
-    assert(!error.message.includes(SECRET) && !error.message.includes(f.outside));
-  } finally {
-    await sessions.close();
-  }
-});
+Deno.test(
+  "the session's open cannot follow a symlink swapped in after the check to an outside directory",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using f = await makeFixture();
+    const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
+    await Deno.mkdir(`${f.workspace}/d`);
+    await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
+    const path = await resolveReadPath(ctx, "d/secret.txt");
+    // The swap the race would make, done deterministically between the check and the read.
+    await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
+    await Deno.symlink(f.outside, `${f.workspace}/d`);
+    const sessions = new SandboxSessions();
+    try {
+      const error = await assertRejects(
+        () => sessionFileAccess(ctx, sessions).open(path, "d/secret.txt"),
+        Deno.errors.NotFound,
+      );
+      assert(!error.message.includes(SECRET) && !error.message.includes(f.outside));
+    } finally {
+      await sessions.close();
+    }
+  },
+);
 
-Deno.test("the session's open refuses a FIFO without opening it (it would block)", async () => {
+Deno.test("the session's open refuses a FIFO without opening it (it would block)", {
+  ignore: skipWithoutBwrap(),
+}, async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, commandTimeoutMs: 2000 });
   const made = await new Deno.Command("mkfifo", { args: [`${f.workspace}/pipe`] }).output();
