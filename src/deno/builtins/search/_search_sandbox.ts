@@ -3,6 +3,7 @@ import { bashEnvironment } from "../bash/bash_permissions.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { bwrapCommand } from "../sandbox/bwrap_command.ts";
 import { bwrapSearchPath } from "../sandbox/bwrap_search_path.ts";
+import { bwrapMissing, sandboxFailure } from "../sandbox/sandbox_failure.ts";
 import { sandboxMounts } from "../sandbox/sandbox_mounts.ts";
 
 /**
@@ -58,28 +59,19 @@ export async function spawnInFileSandbox(
     }).spawn();
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new ToolError("tool_error", notStarted("bubblewrap (bwrap) is not installed"), {
-      cause: error,
-    });
+    throw new ToolError("tool_error", bwrapMissing("session"), { cause: error });
   }
 }
 
 /**
- * Throws when bubblewrap itself failed (exit 1, nothing on stdout, a `bwrap:` line on stderr).
+ * Throws when bubblewrap itself failed (the one check of `sandboxFailure`), so its error is never
+ * taken for the search's output.
  *
  * @param code The exit code.
  * @param stdout What the script printed.
  * @param stderr What went to stderr.
  */
 export function assertFileSandboxRan(code: number, stdout: string, stderr: string): void {
-  if (code === 1 && stdout === "" && stderr.startsWith("bwrap: ")) {
-    const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
-    throw new ToolError("tool_error", notStarted(`bubblewrap failed (${cause})`));
-  }
-}
-
-function notStarted(cause: string): string {
-  return `The file sandbox could not start: ${cause}. Nothing was read or written, and file ` +
-    "operations never run unconfined instead while bash is sandboxed; check that bubblewrap is " +
-    "installed and can create its namespaces";
+  const failure = sandboxFailure(code, stdout, stderr, "session");
+  if (failure !== undefined) throw new ToolError("tool_error", failure);
 }
