@@ -65,7 +65,10 @@ Deno.test("BackgroundProcess logs() interleaves stderr and keeps only logChars c
 });
 
 Deno.test("BackgroundProcess stop() ends with SIGTERM first: exit code 143", async () => {
-  const process = start("sleep 30");
+  // Wait until the command runs: a SIGTERM that lands while the background wrapper is still
+  // starting could be missed under load, and the grace period would end in SIGKILL (137).
+  const process = start("echo ready; sleep 30");
+  await waitForLog(process, "ready");
   await process.stop();
   assertEquals(process.running, false);
   assertEquals(process.settled, true);
