@@ -34,7 +34,7 @@ export interface ToolPin {
 
 /** The pinning option of `McpGateway` in its object form. */
 export interface PinningOptions {
-  /** Where pins are kept. Default: a `MemoryStore` of this gateway. */
+  /** Where pins are kept. Default: this gateway's memory (a map of shared definition hashes). */
   store?: PinStore;
   /**
    * Whether a tool seen for the first time is pinned (trust on first use) or withheld until it is
