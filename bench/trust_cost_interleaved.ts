@@ -12,7 +12,8 @@
  * Every request checks all 50 pins (exposure is where pins apply) and writes one audit line.
  *
  * Run: `deno run --no-prompt -A bench/trust_cost_interleaved.ts [rounds=1000]`; prints medians
- * and the overhead relative to plain.
+ * and the overhead relative to plain three ways: of the medians, the median of each round's own
+ * ratio to plain (load that changes during the run cancels out within a round), and of the p99s.
  *
  * @module
  */
@@ -77,14 +78,23 @@ for (let round = 0; round < rounds; round++) {
     times[name].push(performance.now() - start);
   }
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const median = (values: number[]) => sorted(values)[values.length >> 1];
+const p99 = (values: number[]) => sorted(values)[Math.floor(values.length * 0.99)];
+const percent = (ratio: number) => `${((ratio - 1) * 100).toFixed(1)} %`;
 const base = median(times.plain);
 for (const [name, values] of Object.entries(times)) {
   const m = median(values);
   const overhead = name === "plain"
     ? ""
-    : ` (${(((m - base) / base) * 100).toFixed(1)} % over plain)`;
-  console.log(`${name.padEnd(8)} median ${(m * 1000).toFixed(0)} µs per request${overhead}`);
+    : ` (${percent(m / base)} over plain; per-round ratio ${
+      percent(median(values.map((value, round) => value / times.plain[round])))
+    }; p99 ${percent(p99(values) / p99(times.plain))})`;
+  console.log(
+    `${name.padEnd(8)} median ${(m * 1000).toFixed(0)} µs, p99 ${
+      (p99(values) * 1000).toFixed(0)
+    } µs per request${overhead}`,
+  );
 }
 const audited = (await Deno.readTextFile(`${dir}/trusted.jsonl`)).trim().split("\n").length;
 console.log(`audit lines written by "trusted": ${audited}`);

@@ -55,14 +55,14 @@ if (Deno.args[0] === "--child") {
   const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const [url]: string[] = JSON.parse((await lines.read()).value!);
   const rows: Figures[] = [];
-  const cold: { users: number; raw: number; toolroute: number }[] = [];
+  const cold: { users: number; raw: number; toolroute: number; unpinned: number }[] = [];
   for (const users of counts) {
     // The raw SDK keeps a standing stream per client: past 2,000 it is measured no further.
     const sides: Side[] = users > 2000 ? ["toolroute"] : ["raw", "toolroute"];
     for (const side of sides) rows.push(await child(side, url, users));
     cold.push({
       users,
-      ...await run<{ raw: number; toolroute: number }>([
+      ...await run<{ raw: number; toolroute: number; unpinned: number }>([
         "--interleaved",
         url,
         String(Math.min(users, 2000)),
@@ -100,14 +100,16 @@ if (Deno.args[0] === "--child") {
   console.log(
     `churn: ${churnOut}; the process ${exited ? "ended by itself" : "did NOT end by itself"}`,
   );
-  for (const { users, raw, toolroute } of cold) {
+  for (const { users, raw, toolroute, unpinned } of cold) {
     const ours = rows.find((r) => r.users === users && r.side === "toolroute")!;
     const theirs = rows.find((r) => r.users === Math.min(users, 2000) && r.side === "raw")!;
     console.log(
       `${users} users: cold connect+list+call, interleaved medians: toolroute ${
         toolroute.toFixed(2)
       } ms, ` +
-        `raw ${raw.toFixed(2)} ms = ${(toolroute / raw).toFixed(2)}x; RSS per user ` +
+        `raw ${raw.toFixed(2)} ms = ${(toolroute / raw).toFixed(2)}x (pinning off: ${
+          unpinned.toFixed(2)
+        } ms = ${(unpinned / raw).toFixed(2)}x); RSS per user ` +
         `${(ours.rssPerUserKb / theirs.rssPerUserKb).toFixed(2)}x raw`,
     );
   }
@@ -191,13 +193,18 @@ async function churn(url: string, users: number): Promise<Record<string, number>
 async function interleaved(
   url: string,
   users: number,
-): Promise<{ raw: number; toolroute: number }> {
-  const sides = { raw: rawSide(url), toolroute: toolrouteSide(url) };
-  await sides.raw.user(-1);
-  await sides.toolroute.user(-1);
-  const times = { raw: [] as number[], toolroute: [] as number[] };
+): Promise<{ raw: number; toolroute: number; unpinned: number }> {
+  // `unpinned`: toolroute with `pinning: false`, so the run shows what pinning itself costs.
+  const sides = {
+    raw: rawSide(url),
+    toolroute: toolrouteSide(url),
+    unpinned: toolrouteSide(url, false),
+  };
+  for (const side of Object.values(sides)) await side.user(-1);
+  const times = { raw: [] as number[], toolroute: [] as number[], unpinned: [] as number[] };
+  const names = Object.keys(sides) as (keyof typeof sides)[];
   for (let u = 0; u < users; u++) {
-    const order: Side[] = u % 2 === 0 ? ["raw", "toolroute"] : ["toolroute", "raw"];
+    const order = names.map((_, i) => names[(u + i) % names.length]);
     for (const side of order) {
       const started = performance.now();
       await sides[side].user(u);
@@ -205,7 +212,11 @@ async function interleaved(
     }
   }
   const median = (list: number[]) => list.sort((a, b) => a - b)[list.length >> 1];
-  return { raw: median(times.raw), toolroute: median(times.toolroute) };
+  return {
+    raw: median(times.raw),
+    toolroute: median(times.toolroute),
+    unpinned: median(times.unpinned),
+  };
 }
 
 async function measure(side: Side, url: string, users: number): Promise<Figures> {
@@ -272,8 +283,12 @@ function rawSide(url: string): Opener {
   };
 }
 
-function toolrouteSide(url: string): Opener {
-  const gateway = new McpGateway({ maxUserConnections: 1_000_000, userIdleMs: 3_600_000 });
+function toolrouteSide(url: string, pinning = true): Opener {
+  const gateway = new McpGateway({
+    maxUserConnections: 1_000_000,
+    userIdleMs: 3_600_000,
+    pinning,
+  });
   const router = new ToolRouter({ gateway });
   return {
     async user(u) {

@@ -141,22 +141,32 @@ function audit(
 ): void {
   const sink = settings.audit;
   if (sink === undefined) return;
-  const ids = carrier?.traceparent.split("-");
-  const line: AuditRecord = {
-    time: new Date(startedAt).toISOString(),
-    ...(event.userId === undefined ? {} : { userId: event.userId }),
-    tool: name,
-    ...(event.source === undefined ? {} : { source: event.source }),
-    ...serverOf(tool),
-    ...policyOf(event),
-    argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
-    ...(settings.auditArguments === true ? { arguments: plain(args) } : {}),
-    durationMs: Math.round(event.durationMs * 1000) / 1000,
-    outcome: event.isError ? event.code ?? "tool_error" : "ok",
-    ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+  const { userId, source, isError, code, durationMs } = event;
+  const policy = policyOf(event);
+  const withArguments = settings.auditArguments === true;
+  const build = (): AuditRecord => {
+    const ids = carrier?.traceparent.split("-");
+    return {
+      time: new Date(startedAt).toISOString(),
+      ...(userId === undefined ? {} : { userId }),
+      tool: name,
+      ...(source === undefined ? {} : { source }),
+      ...serverOf(tool),
+      ...policy,
+      argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
+      ...(withArguments ? { arguments: plain(args) } : {}),
+      durationMs: Math.round(durationMs * 1000) / 1000,
+      outcome: isError ? code ?? "tool_error" : "ok",
+      ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+    };
   };
   try {
-    const written = sink.write(line);
+    // Text arguments cannot change after the call: the sink may build the line when it writes.
+    if (sink.writeLater !== undefined && (typeof args === "string" || args === undefined)) {
+      sink.writeLater(build);
+      return;
+    }
+    const written = sink.write(build());
     if (written instanceof Promise) written.catch(() => {});
   } catch {
     // A failing sink must not change the call; sinks report their own errors.

@@ -45,7 +45,8 @@ const encoder = new TextEncoder();
  */
 export class FileAuditSink implements AuditSink, AsyncDisposable {
   #file: Deno.FsFile;
-  #queue: string[] = [];
+  /** Lines, or records still to build (`writeLater`): built and serialized when written. */
+  #queue: (string | (() => AuditRecord))[] = [];
   #writing?: Promise<void>;
   #maxQueued: number;
   #onError?: (error: Error) => void;
@@ -100,16 +101,34 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
    * @param record The record.
    */
   write(record: AuditRecord): void {
-    if (this.#closed) return;
+    if (this.#accepts()) this.#enqueue(JSON.stringify(record) + "\n");
+  }
+
+  /**
+   * Queues a record to build when the batch is written, so a call pays for neither the record's
+   * digest nor its JSON (the router uses this for calls whose arguments are text).
+   *
+   * @param build Returns the record.
+   */
+  writeLater(build: () => AuditRecord): void {
+    if (this.#accepts()) this.#enqueue(build);
+  }
+
+  #accepts(): boolean {
+    if (this.#closed) return false;
     if (this.#queue.length >= this.#maxQueued) {
       if (this.#dropped++ === 0) {
         this.#report(
           new Error(`The audit queue is full (${this.#maxQueued}); records are dropped`),
         );
       }
-      return;
+      return false;
     }
-    this.#queue.push(JSON.stringify(record) + "\n");
+    return true;
+  }
+
+  #enqueue(entry: string | (() => AuditRecord)): void {
+    this.#queue.push(entry);
     if (this.#writing !== undefined || this.#timer !== undefined) return;
     if (this.#batchMs === 0) this.#writing = this.#drain();
     else this.#timer = setTimeout(() => this.#start(), this.#batchMs);
@@ -143,7 +162,17 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.#queue.length).join("");
+        let batch = "";
+        for (const entry of this.#queue.splice(0, this.#queue.length)) {
+          if (typeof entry === "string") batch += entry;
+          else {
+            try {
+              batch += JSON.stringify(entry()) + "\n";
+            } catch (error) {
+              this.#report(error instanceof Error ? error : new Error(String(error)));
+            }
+          }
+        }
         try {
           await writeAll(this.#file, encoder.encode(batch));
         } catch (error) {

@@ -130,3 +130,35 @@ Deno.test("audit: a remote MCP call names its server and origin", async () => {
     await gateway.close();
   }
 });
+
+Deno.test("audit: a sink with writeLater builds text-argument records later, the same as write; object arguments are built at once", async () => {
+  const eager: AuditRecord[] = [];
+  const later: (() => AuditRecord)[] = [];
+  const lazy: AuditRecord[] = [];
+  const sink = {
+    write: (r: AuditRecord) => void lazy.push(r),
+    writeLater: (build: () => AuditRecord) => void later.push(build),
+  };
+  const both = [
+    new ToolRouter({ functions: tools(), audit: { write: (r) => void eager.push(r) } }),
+    new ToolRouter({ functions: tools(), audit: sink }),
+  ];
+  for (const router of both) {
+    const toolSet = await router.expose({ functions: ["echo", "broken"], userId: "ada" });
+    await toolSet.call("echo", '{"text":"hi","n":1}');
+    await toolSet.call("broken", "{}");
+  }
+  assertEquals(later.length, 2);
+  assertEquals(lazy.length, 0);
+  const built = later.map((build) => build());
+  const stable = (r: AuditRecord) => ({ ...r, time: "", durationMs: 0 });
+  assertEquals(built.map(stable), eager.map(stable));
+  // An object can change after the call: its record is built before the call returns.
+  const args = { text: "hi" };
+  const toolSet = await both[1].expose({ functions: ["echo"] });
+  await toolSet.call("echo", args);
+  args.text = "changed";
+  assertEquals(lazy.length, 1);
+  await (await both[0].expose({ functions: ["echo"] })).call("echo", '{"text":"hi"}');
+  assertEquals(lazy[0].argumentsDigest, eager[2].argumentsDigest);
+});

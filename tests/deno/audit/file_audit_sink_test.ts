@@ -31,6 +31,26 @@ Deno.test("FileAuditSink appends one JSON line per record, in order, and keeps e
   }
 });
 
+Deno.test("FileAuditSink writeLater builds each record when its batch is written, in order with write", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/audit.jsonl`;
+    const sink = await FileAuditSink.open(path);
+    let built = 0;
+    for (let i = 0; i < 10; i++) {
+      if (i % 2 === 0) sink.write(record(i));
+      else sink.writeLater(() => (built++, record(i)));
+    }
+    assertEquals(built, 0);
+    await sink.close();
+    assertEquals(built, 5);
+    const lines = (await Deno.readTextFile(path)).trim().split("\n");
+    assertEquals(lines.map((line) => JSON.parse(line).durationMs), [...Array(10).keys()]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("FileAuditSink drops records past its queue limit, counts them and says so once", async () => {
   const dir = await Deno.makeTempDir();
   try {

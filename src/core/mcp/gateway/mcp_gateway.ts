@@ -89,7 +89,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #oauth?: McpOAuth;
   #known = new KnownToolNames();
   #globalLookup: ConnectionLookup = {
-    connection: (id) => this.#callee({ serverId: id }, this.#global.get(id)),
+    connection: (id) => this.#callee(id, undefined, this.#global.get(id)),
   };
   #closed = false;
   #pins?: ToolPins;
@@ -273,8 +273,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         user,
         {
           userId,
-          connection: (id) =>
-            this.#callee({ serverId: id, userId }, this.#users.connection(userId!, id)),
+          connection: (id) => this.#callee(id, userId, this.#users.connection(userId!, id)),
         },
         `${userTier(userId!)}${cacheSuffix}`,
         {
@@ -369,17 +368,20 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * Throws a `TypeError` when there is no such server or pinning is off.
    *
    * @param serverId The server id.
-   * @param options `userId` names one user's own server; without it, the global server.
+   * @param options With `userId`: for that user only (their own server with this id and their
+   *   view of the global one); without it: the global server's server-wide pins, which every user
+   *   follows who has not accepted that tool on their own.
    */
   async acceptToolChanges(serverId: string, options: { userId?: string } = {}): Promise<void> {
     const { userId } = options;
-    const connection = userId === undefined
-      ? this.#global.get(serverId)
-      : this.#users.connection(userId, serverId);
-    if (connection === undefined) {
+    const own = userId === undefined ? undefined : this.#users.connection(userId, serverId);
+    const global = this.#global.get(serverId);
+    if (own === undefined && global === undefined) {
       throw new TypeError(
         `Cannot accept the tools of MCP server "${serverId}": ${
-          userId === undefined ? "no global server" : `user "${userId}" has no server`
+          userId === undefined
+            ? "no global server"
+            : `user "${userId}" has no server and there is no global server`
         } with this id`,
       );
     }
@@ -388,7 +390,12 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         `Cannot accept the tools of MCP server "${serverId}": pinning is off ("pinning: false")`,
       );
     }
-    await this.#pins.accept({ serverId, userId }, await connection.listTools());
+    const pins = this.#pins;
+    if (own !== undefined) await pins.accept({ serverId, userId }, await own.listTools());
+    // A user's acceptance of a global server's tools is that user's only.
+    if (global !== undefined) {
+      await pins.accept({ serverId, userId, global: true }, await global.listTools());
+    }
   }
 
   /** Closes every connection, stream and child process. */
@@ -409,15 +416,20 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * whose definition changed after it was exposed is refused) and the remote call's span.
    */
   #callee(
-    scope: { serverId: string; userId?: string },
+    serverId: string,
+    userId: string | undefined,
     connection: ServerConnection | undefined,
   ): RemoteCallee | undefined {
     if (connection === undefined) return undefined;
     return {
       callTool: async (toolName, args, context) => {
+        // A global server's pins are the calling user's (`userId` is set for a user's own server).
+        const scope = userId === undefined
+          ? { serverId, userId: context.userId, global: true }
+          : { serverId, userId };
         await this.#checkPin(scope, toolName, connection);
         return await tracedRemoteCall(
-          scope.serverId,
+          serverId,
           toolName,
           context,
           (traced) => connection.callTool(toolName, args, traced),
@@ -428,7 +440,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
 
   /** Refuses a call to a tool whose definition changed after it was exposed. */
   async #checkPin(
-    scope: { serverId: string; userId?: string },
+    scope: { serverId: string; userId?: string; global?: boolean },
     toolName: string,
     connection: ServerConnection,
   ): Promise<void> {

@@ -175,8 +175,10 @@ export interface McpGatewayOptions {
   /**
    * Tool pinning (trust on first use, fail closed): the first definition seen of each (user,
    * server, tool) is pinned by hash, and a later one that differs is withheld until
-   * `acceptToolChanges`. Global servers' pins are shared by all users; a user's own servers'
-   * pins are that user's. `false` turns it off. Default: on, pins kept in memory.
+   * `acceptToolChanges`. A user's own servers' pins are that user's; for a global server a user
+   * follows the server-wide pin (the first definition seen, or the operator's acceptance) until
+   * accepting a change for themselves (`acceptToolChanges(id, { userId })`), which holds for that
+   * user only. `false` turns it off. Default: on, pins kept in memory.
    */
   pinning?: boolean | PinningOptions;
 }

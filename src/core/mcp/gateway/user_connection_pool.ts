@@ -5,7 +5,10 @@ export interface PooledConnection {
    * or evicted, so the limit is exceeded while every connection is in use.
    */
   readonly inFlight: number;
-  /** When it was last used (`performance.now()`). */
+  /**
+   * When it was last used (`performance.now()`): never goes back, and is set again when a use
+   * ends, so the pool can tell when the next connection may have become idle.
+   */
   readonly lastUsedAt: number;
   /** Closes it. */
   close(): Promise<void>;
@@ -40,6 +43,12 @@ export class UserConnectionPool<C extends PooledConnection> {
   #entries = new Map<string, Entry<C>>();
   #timer?: ReturnType<typeof setTimeout>;
   #closing = new Set<Promise<void>>();
+  /**
+   * No connection can have been idle for `idleMs` before this time (the earliest `lastUsedAt +
+   * idleMs` at the last sweep, or of a connection added since): `acquire` sweeps only from then
+   * on, so a request does not pay for a scan of every user's connection.
+   */
+  #idleCheckAt = Infinity;
 
   /**
    * Creates an empty pool.
@@ -65,11 +74,17 @@ export class UserConnectionPool<C extends PooledConnection> {
    */
   acquire(userId: string, serverId: string, create: () => C): C {
     // Also swept here: edge runtimes run timers only while a request runs.
-    this.#sweepIdle();
+    if (performance.now() >= this.#idleCheckAt) this.#sweepIdle();
     const key = keyOf(userId, serverId);
     let entry = this.#entries.get(key);
     if (entry !== undefined) this.#entries.delete(key);
-    else entry = { userId, serverId, connection: create() };
+    else {
+      entry = { userId, serverId, connection: create() };
+      this.#idleCheckAt = Math.min(
+        this.#idleCheckAt,
+        entry.connection.lastUsedAt + this.#options.idleMs,
+      );
+    }
     this.#entries.set(key, entry);
     this.#evict(key);
     this.#schedule();
@@ -133,12 +148,16 @@ export class UserConnectionPool<C extends PooledConnection> {
 
   #sweepIdle(): void {
     const now = performance.now();
+    const { idleMs } = this.#options;
+    // A connection in use now is used until at least now: idle no sooner than now + idleMs.
+    let next = now + idleMs;
     for (const [key, entry] of this.#entries) {
       const { inFlight, lastUsedAt } = entry.connection;
-      if (inFlight === 0 && now - lastUsedAt >= this.#options.idleMs) {
-        this.#drop(key, entry, "idle");
-      }
+      if (inFlight > 0) continue;
+      if (now - lastUsedAt >= idleMs) this.#drop(key, entry, "idle");
+      else next = Math.min(next, lastUsedAt + idleMs);
     }
+    this.#idleCheckAt = this.#entries.size === 0 ? Infinity : next;
   }
 
   #schedule(): void {

@@ -1,4 +1,4 @@
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import { UserConnectionPool } from "../../../../src/core/mcp/gateway/user_connection_pool.ts";
 
 class FakeConnection {
@@ -74,5 +74,46 @@ Deno.test("UserConnectionPool never evicts the connection it hands out, nor any 
   a.inFlight = 0;
   pool.acquire("u2", "s", () => new FakeConnection("unused"));
   assertEquals([closed, pool.size], [["u1:evicted"], 1], "back to the limit once idle");
+  await pool.close();
+});
+
+Deno.test("UserConnectionPool.acquire does not scan every connection while none can be idle yet, and still closes one that is", async () => {
+  let reads = 0;
+  class Counted {
+    inFlight = 0;
+    #at = performance.now();
+    constructor(readonly name: string) {}
+    get lastUsedAt(): number {
+      reads++;
+      return this.#at;
+    }
+    set lastUsedAt(value: number) {
+      this.#at = value;
+    }
+    close(): Promise<void> {
+      return Promise.resolve();
+    }
+  }
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<Counted>({
+    idleMs: 200,
+    maxConnections: 10_000,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  for (let u = 0; u < 2000; u++) {
+    pool.acquire(`u${u}`, "s", () => new Counted(`c${u}`));
+    pool.acquire(`u${u}`, "s", () => new Counted("unused"));
+  }
+  // A scan per acquire would read 4 million times; a bound per new connection reads 2 000.
+  assert(reads < 20_000, `read lastUsedAt ${reads} times`);
+  const old = pool.acquire("old", "s", () => new Counted("old"));
+  old.lastUsedAt = performance.now() - 1_000;
+  await pool.remove("u0");
+  const started = performance.now();
+  while (performance.now() - started < 250) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  pool.acquire("late", "s", () => new Counted("late"));
+  assert(closed.includes("old:idle"));
   await pool.close();
 });

@@ -25,7 +25,8 @@ export interface PinnedSelection {
 
 /**
  * Applies pins to the connected servers of one request (all servers checked in parallel).
- * Without pins (`pinning: false`) the servers pass through unchanged.
+ * Without pins (`pinning: false`) the servers pass through unchanged. A global server is checked
+ * against the request's user's pins (their own acceptances over the server-wide pins).
  *
  * @param pins The gateway's pins, or `undefined` when pinning is off.
  * @param connected The ready servers by tier.
@@ -49,7 +50,7 @@ export async function pinSelected(
     let checked;
     try {
       checked = await pins.check(
-        { serverId: server.id, userId: server.user ? userId : undefined },
+        { serverId: server.id, userId, global: !server.user },
         connection.tools,
       );
     } catch (error) {

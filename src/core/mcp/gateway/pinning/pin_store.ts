@@ -5,8 +5,9 @@ import type { KeyValueEntry } from "../../../store/key_value_store.ts";
  * (`MemoryStore`, the `./deno` entry's `SqliteStore` or `DenoKvStore`) is a pin store. A store
  * shared by several gateways makes a definition pinned by one withheld by all after drift.
  *
- * Pins live under `["pins", "global", serverId, toolName]` and
- * `["pins", "user", userId, serverId, toolName]`.
+ * Pins live under `["pins", "global", serverId, toolName]` (a global server, server-wide),
+ * `["pins", "global-user", userId, serverId, toolName]` (one user's acceptance on a global server)
+ * and `["pins", "user", userId, serverId, toolName]` (a user's own server).
  */
 export interface PinStore {
   /** The value under `key`, or `undefined`. */
@@ -33,7 +34,7 @@ export interface ToolPin {
 
 /** The pinning option of `McpGateway` in its object form. */
 export interface PinningOptions {
-  /** Where pins are kept. Default: a `MemoryStore` of this gateway. */
+  /** Where pins are kept. Default: this gateway's memory (a map of shared definition hashes). */
   store?: PinStore;
   /**
    * Whether a tool seen for the first time is pinned (trust on first use) or withheld until it is

@@ -22,6 +22,7 @@ export interface ToolDefinitionHash {
 }
 
 const cache = new WeakMap<object, Promise<ToolDefinitionHash>>();
+const settled = new WeakMap<object, ToolDefinitionHash>();
 
 /**
  * Hashes the pinned fields of an MCP tool definition over canonical JSON (object keys sorted,
@@ -38,6 +39,7 @@ export function hashToolDefinition(
   if (hashed === undefined) {
     hashed = compute(tool);
     cache.set(tool, hashed);
+    hashed.then((done) => settled.set(tool, done), () => cache.delete(tool));
   }
   return hashed;
 }
@@ -51,4 +53,17 @@ async function compute(tool: Readonly<Record<string, unknown>>): Promise<ToolDef
     fields[field] = await sha256(text);
   }));
   return { hash: await sha256(canonicalJson(whole)), fields };
+}
+
+/**
+ * The hash of a definition already hashed, without waiting: lets a check of a shared definition
+ * (the same object for every user of a server) skip the asynchronous step.
+ *
+ * @param tool The definition object.
+ * @returns Its hash, or `undefined` when it has not been hashed yet.
+ */
+export function knownToolDefinitionHash(
+  tool: Readonly<Record<string, unknown>>,
+): ToolDefinitionHash | undefined {
+  return settled.get(tool);
 }

@@ -1,17 +1,17 @@
-import { MemoryStore } from "../../../store/memory_store.ts";
 import type { MissingTool } from "../../../tool_source.ts";
 import type { McpTool } from "../../mcp_sdk.ts";
 import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
-import type { PinningOptions, PinStore, ToolPin } from "./pin_store.ts";
-import { hashToolDefinition, PINNED_FIELDS } from "./tool_definition_hash.ts";
+import type { PinningOptions } from "./pin_store.ts";
+import { type Pinned, PinRecords } from "./pin_records.ts";
+import { isOwnServer, isUserOfGlobal, type PinScope, scopeKey, who } from "./pin_scope.ts";
+import {
+  hashToolDefinition,
+  knownToolDefinitionHash,
+  PINNED_FIELDS,
+  type ToolDefinitionHash,
+} from "./tool_definition_hash.ts";
 
-/** Whose pins: a global server's (shared by every user) or one user's own server's. */
-export interface PinScope {
-  /** The server id. */
-  serverId: string;
-  /** The user, for a per-user server. */
-  userId?: string;
-}
+export { pinKey, type PinScope } from "./pin_scope.ts";
 
 /** The tools of one server that may be exposed, and those withheld. */
 export interface PinnedTools {
@@ -26,7 +26,7 @@ export interface PinnedTools {
  * pinned by hash; a later definition that differs is withheld until it is accepted.
  */
 export class ToolPins {
-  #store: PinStore;
+  #records: PinRecords;
   #tofu: boolean;
   #hint?: string;
   #emit: (event: McpGatewayEvent) => void;
@@ -68,7 +68,7 @@ export class ToolPins {
         );
       }
     }
-    this.#store = store ?? new MemoryStore();
+    this.#records = new PinRecords(store);
     this.#tofu = options.trustOnFirstUse ?? true;
     this.#hint = options.reviewHint;
     this.#emit = emit;
@@ -84,7 +84,20 @@ export class ToolPins {
   async check(scope: PinScope, tools: readonly McpTool[]): Promise<PinnedTools> {
     const key = scopeKey(scope);
     if (this.#verified.get(tools)?.has(key)) return { tools, missing: [] };
-    const verdicts = await Promise.all(tools.map((tool) => this.#verdict(scope, tool)));
+    // Shared definitions are hashed once for every user; an in-memory check then never waits.
+    const known = tools.map((tool) => knownToolDefinitionHash(tool));
+    const hashes = known.includes(undefined)
+      ? await Promise.all(tools.map((tool, i) => known[i] ?? hashToolDefinition(tool)))
+      : known as ToolDefinitionHash[];
+    const pins = hashes.map((hashed, i) =>
+      this.#records.lookup(scope, tools[i], hashed, this.#tofu)
+    );
+    const settled = pins.some((pin) => pin instanceof Promise)
+      ? await Promise.all(pins)
+      : pins as (Pinned | undefined)[];
+    const verdicts = settled.map((pin, i) =>
+      pin?.hash === hashes[i].hash ? undefined : this.#withhold(scope, tools[i], hashes[i], pin)
+    );
     const withheld = new Map<string, string>();
     const missing: MissingTool[] = [];
     const kept: McpTool[] = [];
@@ -138,11 +151,12 @@ export class ToolPins {
   async accept(scope: PinScope, tools: readonly McpTool[]): Promise<string[]> {
     const changed: string[] = [];
     for (const tool of tools) {
-      const { hash, fields } = await hashToolDefinition(tool);
-      const key = pinKey(scope, tool.name);
-      const old = await this.#store.get<ToolPin>(key);
-      if (old?.hash === hash) continue;
-      await this.#store.set(key, pinOf(tool, hash, fields));
+      const hashed = await hashToolDefinition(tool);
+      // One user's acceptance on a global server is recorded only where it differs from what
+      // the user follows now (the server-wide pin).
+      const old = await this.#records.lookup(scope, tool, hashed, false);
+      if (old?.hash === hashed.hash) continue;
+      await this.#records.put(scope, tool, hashed);
       changed.push(tool.name);
     }
     this.#withheld.delete(scopeKey(scope));
@@ -158,18 +172,24 @@ export class ToolPins {
    * @returns Tool names, sorted; empty when none.
    */
   withheld(scope: PinScope): string[] {
-    return [...(this.#withheld.get(scopeKey(scope))?.keys() ?? [])].sort();
+    if (isOwnServer(scope) || isUserOfGlobal(scope)) {
+      return [...(this.#withheld.get(scopeKey(scope))?.keys() ?? [])].sort();
+    }
+    // A global server's status: what is withheld from anyone (server-wide or one user).
+    const prefix = scopeKey(scope);
+    const names = new Set<string>();
+    for (const [key, tools] of this.#withheld) {
+      if (key.startsWith(prefix)) { for (const name of tools.keys()) names.add(name); }
+    }
+    return [...names].sort();
   }
 
-  async #verdict(scope: PinScope, tool: McpTool): Promise<string | undefined> {
-    const { hash, fields } = await hashToolDefinition(tool);
-    const key = pinKey(scope, tool.name);
-    let pin = await this.#store.get<ToolPin>(key);
-    if (pin === undefined && this.#tofu) {
-      if (await this.#store.setIfAbsent(key, pinOf(tool, hash, fields))) return undefined;
-      pin = await this.#store.get<ToolPin>(key);
-    }
-    if (pin?.hash === hash) return undefined;
+  #withhold(
+    scope: PinScope,
+    tool: McpTool,
+    { hash, fields }: ToolDefinitionHash,
+    pin: Pinned | undefined,
+  ): string {
     const reason = pin === undefined
       ? `the definition of tool "${tool.name}" is not pinned and is withheld until reviewed; ${
         this.#next(scope)
@@ -188,46 +208,21 @@ export class ToolPins {
 
   #next(scope: PinScope): string {
     if (this.#hint !== undefined) return this.#hint;
-    const user = scope.userId === undefined ? "" : `, { userId: ${JSON.stringify(scope.userId)} }`;
-    return `review it, then call gateway.acceptToolChanges(${
-      JSON.stringify(scope.serverId)
-    }${user})`;
+    const server = JSON.stringify(scope.serverId);
+    if (scope.userId === undefined) {
+      return `review it, then call gateway.acceptToolChanges(${server})`;
+    }
+    const user = `gateway.acceptToolChanges(${server}, { userId: ${
+      JSON.stringify(scope.userId)
+    } })`;
+    return isUserOfGlobal(scope)
+      ? `review it, then call ${user} for this user, or gateway.acceptToolChanges(${server}) server-wide`
+      : `review it, then call ${user}`;
   }
 }
 
-function pinOf(tool: McpTool, hash: string, fields: Record<string, string>): ToolPin {
-  const definition: Record<string, unknown> = {};
-  for (const field of PINNED_FIELDS) {
-    if (tool[field] !== undefined) definition[field] = tool[field];
-  }
-  return { hash, fields, pinnedAt: new Date().toISOString(), definition };
-}
-
-function changedFields(pin: ToolPin, fields: Record<string, string>): string {
+function changedFields(pin: Pinned, fields: Record<string, string>): string {
   if (pin.fields === undefined) return "fields not recorded";
   const changed = PINNED_FIELDS.filter((field) => pin.fields?.[field] !== fields[field]);
   return changed.length === 0 ? "hash differs" : `changed: ${changed.join(", ")}`;
-}
-
-/**
- * The store key of a tool's pin.
- *
- * @param scope The server (and user).
- * @param toolName The tool's name on the server.
- * @returns The key.
- */
-export function pinKey(scope: PinScope, toolName: string): string[] {
-  return scope.userId === undefined
-    ? ["pins", "global", scope.serverId, toolName]
-    : ["pins", "user", scope.userId, scope.serverId, toolName];
-}
-
-function scopeKey(scope: PinScope): string {
-  return `${scope.userId ?? ""}\u0000${scope.serverId}`;
-}
-
-function who(scope: PinScope): { serverId: string; userId?: string } {
-  return scope.userId === undefined
-    ? { serverId: scope.serverId }
-    : { serverId: scope.serverId, userId: scope.userId };
 }
