@@ -50,18 +50,15 @@ export interface ConnectionSettings extends OpenClientSettings {
   toolDefinitions?: SharedToolDefinitions;
 }
 
-/** The last connection serial given (module state: a static field would keep this module, and
- * through it the SDK, in bundles that never connect). */
-let serials = 0;
-
 /**
  * One lazy connection to one MCP server (for one user, or global), with the state machine
  * `closed → connecting → ready | failed`, reconnection with exponential backoff, and the tool list
  * cached and refreshed on `notifications/tools/list_changed`.
  */
 export class ServerConnection {
+  static #serials = 0;
   /** Unique per connection object, so caches never confuse two connections of one server. */
-  readonly serial: number = ++serials;
+  readonly serial: number = ++ServerConnection.#serials;
   /**
    * Uses running now: calls, tool listings (which include connecting) and holds. A connection in
    * use is never closed by a pool for idleness or eviction.
