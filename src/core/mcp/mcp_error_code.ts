@@ -23,16 +23,20 @@ export const McpErrorCode = Object.freeze(
 export class McpRpcError extends Error {
   /** The JSON-RPC error code. */
   readonly code: number;
+  /** The error's data (as the SDK's: `{ maxTotalTimeout }` when the hard deadline passed). */
+  readonly data?: unknown;
 
   /**
    * Creates the error.
    *
    * @param code The JSON-RPC error code.
    * @param message The message, without the code.
+   * @param data The error's data.
    */
-  constructor(code: number, message: string) {
+  constructor(code: number, message: string, data?: unknown) {
     super(`MCP error ${code}: ${message}`);
     this.code = code;
+    this.data = data;
     // The SDK's McpError has this name too: both are told apart from other errors by it.
     this.name = "McpError";
   }

@@ -65,6 +65,35 @@ export class GuardedFetch {
 
   /** The fetch function to hand to an SDK transport. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await this.send(input, init);
+    if (response.body === null) return response;
+    const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    if (this.#wholeJson(response)) {
+      if (ids.length > 0) this.#options.onWholeJson?.(ids);
+      return response;
+    }
+    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
+    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
+    if (response.headers.get("content-type")?.includes("application/json")) {
+      return await this.#readJson(response, ids);
+    }
+    return new Response(this.#own(response.body, ids), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+
+  /**
+   * Sends a request with the host check and redirect refusal of `fetch`, and returns the
+   * response as the runtime gave it: whoever reads its body bounds it and registers its reader
+   * with {@linkcode GuardedFetch.own}.
+   *
+   * @param input The URL or request.
+   * @param init The request options.
+   * @returns The response.
+   */
+  async send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     if (this.#closed) throw new RequestNotDeliveredError("The connection is closed");
     const url = new URL(input instanceof Request ? input.url : input);
     checkAllowedHost(url, this.#options.allowedHosts);
@@ -88,23 +117,20 @@ export class GuardedFetch {
         }), which is not followed: configure the final URL instead`,
       );
     }
-    if (response.body === null) return response;
-    const ids = init?.method === "POST" ? requestIds(init.body) : [];
-    if (this.#wholeJson(response)) {
-      if (ids.length > 0) this.#options.onWholeJson?.(ids);
-      return response;
-    }
-    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
-    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
-    if (response.headers.get("content-type")?.includes("application/json")) {
-      return await this.#readJson(response, ids);
-    }
-    return new Response(this.#own(response.body, ids), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
+    return response;
+  }
+
+  /**
+   * Registers a body reader so that `close()` cancels it.
+   *
+   * @param reader The reader of a response body from {@linkcode GuardedFetch.send}.
+   * @returns Unregisters it (once its body ended).
+   */
+  own(reader: ReadableStreamDefaultReader<Uint8Array>): () => void {
+    if (this.#closed) void reader.cancel().catch(() => {});
+    this.#readers.add(reader);
+    return () => this.#readers.delete(reader);
+  }
 
   /** Cancels every response body still open and refuses further requests. */
   async close(): Promise<void> {
