@@ -17,11 +17,7 @@ export interface DirectRequestHost {
    * POSTs a JSON-RPC body, or with `body` undefined GETs the event stream after `lastEventId`,
    * with the connection's headers; `null` when the server accepted it without an answer (202).
    */
-  exchange(
-    body: string | undefined,
-    lastEventId: string | undefined,
-    signal: AbortSignal,
-  ): Promise<Response | null>;
+  exchange(body: string | undefined, lastEventId: string | undefined): Promise<Response | null>;
   /** Registers a body reader so that closing the connection cancels it; returns the release. */
   own(reader: ReadableStreamDefaultReader<Uint8Array>): () => void;
   /** Delivers a message that is not this request's (logs, elicitation, other answers). */
@@ -34,11 +30,15 @@ export interface DirectRequestHost {
   malformed(error: Error): void;
 }
 
-/** How reading one answer ended. */
+/** How reading one answer goes: its stream's last event id and retry, and whether it ended. */
 interface Reading {
   lastEventId?: string;
   retryMs: number;
   malformed: boolean;
+  /** Set when the request was given up (deadline, signal): reading stops. */
+  stopped: boolean;
+  /** The body being read, cancelled when the request is given up. */
+  reader?: ReadableStreamDefaultReader<Uint8Array>;
 }
 
 /**
@@ -64,7 +64,9 @@ export function directRequest(
   const { signal, onprogress } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<Result>((resolve, reject) => {
-    const controller = new AbortController();
+    // No per-call AbortController for fetch (like the SDK's): a request given up stops being
+    // read, its body is cancelled, and the server is told with `notifications/cancelled`.
+    const reading: Reading = { retryMs: 500, malformed: false, stopped: false };
     const started = performance.now();
     const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
     let settled = false;
@@ -82,7 +84,8 @@ export function directRequest(
       if (settled) return;
       finish(error);
       host.cancel(id, String(error));
-      controller.abort();
+      reading.stopped = true;
+      reading.reader?.cancel().catch(() => {});
     };
     const onAbort = () => giveUp(signal?.reason);
     const arm = () =>
@@ -136,7 +139,7 @@ export function directRequest(
       _meta: { ...(request.params?._meta as Result | undefined), progressToken: id },
     };
     const body = JSON.stringify({ jsonrpc: "2.0", id, method: request.method, params });
-    exchange(host, id, body, controller.signal, handle).then(
+    exchange(host, id, body, reading, handle).then(
       (ending) => ending !== undefined && finish(ending),
       (error) => finish(error),
     );
@@ -152,7 +155,7 @@ async function exchange(
   host: DirectRequestHost,
   id: number,
   body: string,
-  signal: AbortSignal,
+  reading: Reading,
   handle: (message: McpJsonRpcMessage) => void,
 ): Promise<Error | undefined> {
   let answered = false;
@@ -160,10 +163,13 @@ async function exchange(
     if (message.method === undefined && message.id === id) answered = true;
     handle(message);
   };
-  const reading: Reading = { retryMs: 500, malformed: false };
-  let response = await host.exchange(body, undefined, signal);
+  let response = await host.exchange(body, undefined);
   for (let resumptions = 0;; resumptions++) {
     if (response === null) return undefined;
+    if (reading.stopped) {
+      await response.body?.cancel().catch(() => {});
+      return undefined;
+    }
     const type = response.headers.get("content-type") ?? "";
     let end: "done" | "error" | "too_large";
     if (/^\s*application\/json/i.test(type)) {
@@ -174,7 +180,7 @@ async function exchange(
       await response.body?.cancel().catch(() => {});
       return new Error(`The server answered with an unexpected content type "${type}"`);
     }
-    if (answered || signal.aborted) return undefined;
+    if (answered || reading.stopped) return undefined;
     if (end === "too_large") {
       return new McpRpcError(
         McpErrorCode.InternalError,
@@ -189,8 +195,8 @@ async function exchange(
     }
     // A stream with event ids is resumed where it broke (the server's `retry` wins).
     await new Promise((resolve) => setTimeout(resolve, reading.retryMs * 2 ** resumptions));
-    if (signal.aborted) return undefined;
-    response = await host.exchange(undefined, reading.lastEventId, signal);
+    if (reading.stopped) return undefined;
+    response = await host.exchange(undefined, reading.lastEventId);
   }
 }
 
@@ -239,6 +245,7 @@ async function readEventStream(
   if (body === null) return "done";
   const reader = body.getReader();
   const release = host.own(reader);
+  reading.reader = reader;
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];

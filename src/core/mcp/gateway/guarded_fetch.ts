@@ -53,6 +53,8 @@ export class GuardedFetch {
   #options: GuardedFetchOptions;
   #readers = new Set<ReadableStreamDefaultReader<Uint8Array>>();
   #closed = false;
+  /** The URL last checked against the allowlist. */
+  #checked?: URL;
 
   /**
    * Creates the wrapper.
@@ -95,11 +97,19 @@ export class GuardedFetch {
    */
   async send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     if (this.#closed) throw new RequestNotDeliveredError("The connection is closed");
-    const url = new URL(input instanceof Request ? input.url : input);
-    checkAllowedHost(url, this.#options.allowedHosts);
+    // A connection sends to one URL: checked once, not parsed again on every call.
+    const checked = input instanceof URL && input.href === this.#checked?.href;
+    const url = checked ? this.#checked! : new URL(input instanceof Request ? input.url : input);
+    if (!checked) {
+      checkAllowedHost(url, this.#options.allowedHosts);
+      this.#checked = url;
+    }
     let response: Response;
     try {
-      response = await (this.#options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
+      response = await (this.#options.fetch ?? fetch)(
+        input,
+        init?.redirect === "manual" ? init : { ...init, redirect: "manual" },
+      );
     } catch (error) {
       if (isAbort(error) || error instanceof AuthorizationRequiredError) throw error;
       const message = describe(error);

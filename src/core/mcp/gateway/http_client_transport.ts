@@ -85,7 +85,7 @@ export class HttpClientTransport implements McpTransport {
   #directIds = 2 ** 31;
   #protocolVersion?: string;
   /** The headers of direct requests, made once per session. */
-  #headers?: { session: string | undefined; post: Record<string, string> };
+  #headers?: { session: string | undefined; post: Headers };
   #host?: DirectRequestHost;
 
   /**
@@ -245,7 +245,7 @@ export class HttpClientTransport implements McpTransport {
     const url = this.#options.url;
     return {
       maxBodyBytes: this.#maxBodyBytes,
-      exchange: (body, lastEventId, signal) => this.#exchange(url, body, lastEventId, signal),
+      exchange: (body, lastEventId) => this.#exchange(url, body, lastEventId),
       own: (reader) => this.#guard.own(reader),
       forward: (message) => this.#inner.onmessage?.(message as JSONRPCMessage),
       expect: (id, handle) => {
@@ -269,7 +269,6 @@ export class HttpClientTransport implements McpTransport {
     url: URL,
     body: string | undefined,
     lastEventId: string | undefined,
-    signal: AbortSignal,
   ): Promise<Response | null> {
     const session = this.sessionId;
     let made = this.#headers;
@@ -281,16 +280,19 @@ export class HttpClientTransport implements McpTransport {
       };
       if (session !== undefined) post["mcp-session-id"] = session;
       if (this.#protocolVersion !== undefined) post["mcp-protocol-version"] = this.#protocolVersion;
-      made = this.#headers = { session, post };
+      // One Headers object for every POST of the session: fetch copies it without re-validating.
+      made = this.#headers = { session, post: new Headers(post) };
     }
-    const headers = body === undefined
-      ? { ...made.post, accept: "text/event-stream", "last-event-id": lastEventId! }
-      : made.post;
+    let headers = made.post;
+    if (body === undefined) {
+      headers = new Headers(headers);
+      headers.set("accept", "text/event-stream");
+      headers.set("last-event-id", lastEventId!);
+    }
     const response = await this.#guard.send(url, {
       method: body === undefined ? "GET" : "POST",
       headers,
       body,
-      signal,
       redirect: "manual",
     });
     if (response.status === 202) {
