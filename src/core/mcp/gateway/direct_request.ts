@@ -225,9 +225,7 @@ async function readJson(
     host.malformed(error as Error);
     return "done";
   }
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    if (message !== null && typeof message === "object") deliver(message);
-  }
+  deliverAll(host, parsed, reading, deliver);
   return "done";
 }
 
@@ -253,15 +251,11 @@ async function readEventStream(
   let bytes = 0;
   const dispatch = () => {
     if (data.length > 0 && (event === "" || event === "message")) {
-      let parsed: unknown;
       try {
-        parsed = JSON.parse(data.join("\n"));
+        deliverAll(host, JSON.parse(data.join("\n")), reading, deliver!);
       } catch (error) {
         reading.malformed = true;
         host.malformed(error as Error);
-      }
-      for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-        if (message !== null && typeof message === "object") deliver!(message);
       }
     }
     data = [];
@@ -315,6 +309,31 @@ async function readEventStream(
   } finally {
     release();
   }
+}
+
+/** Delivers each JSON-RPC message of a parsed body; anything else counts as malformed. */
+function deliverAll(
+  host: DirectRequestHost,
+  parsed: unknown,
+  reading: Reading,
+  deliver: (message: McpJsonRpcMessage) => void,
+): void {
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (isJsonRpcMessage(message)) deliver(message);
+    else {
+      reading.malformed = true;
+      host.malformed(new SyntaxError("The server sent something that is not a JSON-RPC message"));
+    }
+  }
+}
+
+/** A request or notification (a `method`), or a response (an `id` and a result or an error). */
+function isJsonRpcMessage(message: unknown): message is McpJsonRpcMessage {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
+  const { method, id, result, error } = message as McpJsonRpcMessage;
+  if (typeof method === "string") return true;
+  return (typeof id === "string" || typeof id === "number") &&
+    ((result !== undefined) !== (error !== undefined));
 }
 
 function malformedAnswer(): McpRpcError {

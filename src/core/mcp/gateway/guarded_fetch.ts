@@ -171,26 +171,24 @@ export class GuardedFetch {
     const reader = response.body!.getReader();
     this.#readers.add(reader);
     try {
-      if (declared > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+      if (declared > max) throw new TooLargeError(max);
       const chunks: Uint8Array[] = [];
       let bytes = 0;
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         bytes += chunk.value.byteLength;
-        if (bytes > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+        if (bytes > max) throw new TooLargeError(max);
         chunks.push(chunk.value);
       }
       body = chunks.length === 1 ? chunks[0] : concat(chunks, bytes);
     } catch (error) {
-      end = error instanceof Error && error.message.startsWith("The response exceeded")
-        ? "too_large"
-        : "error";
+      end = error instanceof TooLargeError ? "too_large" : "error";
       await reader.cancel().catch(() => {});
       if (end === "error") throw error;
     } finally {
       this.#readers.delete(reader);
       if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, end, false);
     }
-    if (body === undefined) throw new Error(`The response exceeded ${max} bytes and was cut`);
+    if (body === undefined) throw new TooLargeError(max);
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status: response.status,
       statusText: response.statusText,
@@ -245,6 +243,14 @@ export class GuardedFetch {
         await reader.cancel(reason).catch(() => {});
       },
     });
+  }
+}
+
+/** A response body over the limit. */
+class TooLargeError extends Error {
+  constructor(max: number) {
+    super(`The response exceeded ${max} bytes and was cut`);
+    this.name = "TooLargeError";
   }
 }
 
