@@ -10,17 +10,18 @@
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/gateway_call_interleaved.ts [rounds=1000]`; prints medians and p99s,
  * each with its ratio to the raw SDK's.
  *
- * Where toolroute's time went (layer by layer against the same server, issue 11): every call made
- * its own `AbortController`, timer and `AbortSignal.any` for the deadline, although the SDK
- * enforces the same deadline (a ready connection now hands the SDK its deadline and the caller's
- * signal, and keeps its own timer for connecting); a JSON answer's body went through a
- * JavaScript stream of ours before the SDK parsed it (now read once, bounded, and handed over as
- * a native body). What remains over the raw SDK with SSE answers (about 7 %) is the stream of
- * ours each POST's event stream passes through, which lets `close()` cancel it, bounds its size
- * and ends a call at once when its stream ends unanswered: returning the body unwrapped measured
- * 0.99x, a `TransformStream` pipe instead of the pull loop no better (1.08x); the progress token
- * toolroute always sends (so a server's progress can extend the deadline) made no measurable
- * difference. `@ai-sdk/mcp` is below the raw SDK because it does not use the SDK's client or transport.
+ * Where toolroute's time went (issue 11, session 20; CPU profiles of the client process and
+ * timings around the transport): the client is idle waiting for the server about two thirds of
+ * a call. Of the busy rest, the runtime's `fetch` is the largest part; the SDK's share was its
+ * request machinery (a zod parse of every message and of the result, progress and timeout maps),
+ * its transport's `TextDecoderStream` + `EventSourceParserStream` pipes and, before them, our
+ * own guarding stream per POST. A `tools/call` now goes straight over HTTP
+ * (`gateway/direct_request.ts`): one bounded read loop parses a JSON body or an event stream, the
+ * SDK client still does what surrounds the round trip (output-schema validation) and receives
+ * every other message. What is left above the transport (arguments, pins, redaction, result
+ * shaping, telemetry off) measured about 30 µs per call. A fixed cyclic order biased the figures
+ * (each candidate always ran after the same one and paid for its leftover work, such as an event
+ * stream read to its end after the answer), hence the shuffled order.
  *
  * @module
  */

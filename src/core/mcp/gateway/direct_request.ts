@@ -249,6 +249,7 @@ async function readEventStream(
   let data: string[] = [];
   let event = "";
   let bytes = 0;
+  let lfAfterCr = false;
   const dispatch = () => {
     if (data.length > 0 && (event === "" || event === "message")) {
       try {
@@ -274,16 +275,22 @@ async function readEventStream(
         text.push(decoder.decode(chunk.value, { stream: true }));
         continue;
       }
-      buffer += decoder.decode(chunk.value, { stream: true });
+      let decoded = decoder.decode(chunk.value, { stream: true });
+      // Lines end with LF, CRLF or CR: the rarer two become LF (a CRLF may span two chunks).
+      if (lfAfterCr && decoded.startsWith("\n")) decoded = decoded.slice(1);
+      lfAfterCr = false;
+      if (decoded.includes("\r")) {
+        lfAfterCr = decoded.endsWith("\r");
+        decoded = decoded.replace(/\r\n?/g, "\n");
+      }
+      buffer += decoded;
       let start = 0;
       for (
         let newline = buffer.indexOf("\n");
         newline >= 0;
         newline = buffer.indexOf("\n", start)
       ) {
-        const line = buffer.charCodeAt(newline - 1) === 13
-          ? buffer.slice(start, newline - 1)
-          : buffer.slice(start, newline);
+        const line = buffer.slice(start, newline);
         start = newline + 1;
         if (line === "") {
           dispatch();

@@ -184,3 +184,40 @@ Deno.test("HttpClientTransport.request() turns HTTP 404 on a session into Sessio
     await http.close();
   }
 });
+
+Deno.test("HttpClientTransport.request() reads event streams with LF, CRLF or CR line ends, in any chunks", async () => {
+  const answer = (id: number, ending: string) =>
+    [
+      ": comment",
+      "event: message",
+      `data: {"jsonrpc":"2.0","id":${id},`,
+      `data: "result":{"content":[{"type":"text","text":"ok"}]}}`,
+      "",
+      "",
+    ].join(ending);
+  for (const ending of ["\n", "\r\n", "\r"]) {
+    const { http, transport, client } = await connect({
+      intercept: async (request) => {
+        if (request.method !== "POST") return undefined;
+        const body = await request.clone().text();
+        if (!body.includes("tools/call")) return undefined;
+        const bytes = new TextEncoder().encode(answer(JSON.parse(body).id, ending));
+        // One byte per chunk: every line end is split somewhere.
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const byte of bytes) controller.enqueue(new Uint8Array([byte]));
+            controller.close();
+          },
+        });
+        return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+      },
+    });
+    try {
+      const result = await transport.request(call("echo", { text: "x" }));
+      assertEquals(result.content, [{ type: "text", text: "ok" }], JSON.stringify(ending));
+    } finally {
+      await client.close();
+      await http.close();
+    }
+  }
+});
