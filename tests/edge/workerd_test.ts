@@ -30,10 +30,11 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. Raised from
  * 20 KB with policies and approvals (issue 14, ~6 KB, bundled into every worker) and pinning,
  * telemetry and audit (issue 15, ~4 KB): about 27 KB of own code, plus zod would pass 34 KB.
- * Raised to 36 KB when mounted servers got their own small in-process client (issue 11, ~1 KB,
- * in place of the SDK's client, which a worker with function tools only no longer bundles).
+ * Raised to 38 KB in issue 11 (session 20) for code that does what SDK code did before: mounted
+ * servers' small in-process client (~1 KB, so a worker with function tools only bundles no SDK
+ * client) and the gateway's direct `tools/call` over HTTP (~2 KB, the speed target): 36.0 KB.
  */
-const OWN_CODE_CEILING_BYTES = 36 * 1024;
+const OWN_CODE_CEILING_BYTES = 38 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
