@@ -101,11 +101,11 @@ export function directRequest(
     const handle = (message: McpJsonRpcMessage): void => {
       const { method } = message;
       if (method === undefined && message.id === id) {
-        const error = message.error as { code?: unknown; message?: unknown } | undefined;
+        const error = message.error as { code?: unknown; message?: unknown; data?: unknown };
         const result = message.result;
         if (error !== undefined && error !== null) {
           const code = typeof error.code === "number" ? error.code : McpErrorCode.InternalError;
-          finish(new McpRpcError(code, String(error.message)));
+          finish(new McpRpcError(code, String(error.message), error.data));
         } else if (result !== null && typeof result === "object" && !Array.isArray(result)) {
           finish(undefined, result as Result);
         } else finish(malformedAnswer());
