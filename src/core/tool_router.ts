@@ -52,8 +52,9 @@ export interface ToolRouterOptions {
   /** Limits on the argument text a model may send. */
   argumentLimits?: ArgumentLimits;
   /**
-   * Validates the structured output of mounted SDK servers' tools. Default: the SDK's (ajv), which
-   * generates code; on edge runtimes pass `cfWorkerJsonSchemaValidator()`.
+   * Validates the structured output of mounted SDK servers' tools against their `outputSchema`
+   * (`cfWorkerJsonSchemaValidator()` works on edge runtimes too). Default: none on the router's
+   * side; an SDK `McpServer` validates its own output.
    */
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** Allow, ask and deny rules over every request's tools; see {@linkcode Policy}. */

@@ -1,7 +1,7 @@
 /**
  * A test worker that reaches a tool with an `outputSchema` through an SDK client, with the
  * validator the request's `validator` query parameter names: `cfworker` (no code generation) or
- * `sdk-default` (ajv). `/remote` lists a remote server's tools through `McpGateway`; `/mounted`
+ * `sdk-default` (ajv; a mounted server then gets no client-side validator). `/remote` lists a remote server's tools through `McpGateway`; `/mounted`
  * mounts an SDK `McpServer` in-process and calls its tool. Answers JSON: `{ names, missing }` or
  * `{ names, result }`, or `{ error }` with status 500.
  *

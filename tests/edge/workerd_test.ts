@@ -30,8 +30,11 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. Raised from
  * 20 KB with policies and approvals (issue 14, ~6 KB, bundled into every worker) and pinning,
  * telemetry and audit (issue 15, ~4 KB): about 27 KB of own code, plus zod would pass 34 KB.
+ * Raised to 38 KB in issue 11 (session 20) for code that does what SDK code did before: mounted
+ * servers' small in-process client (~1 KB, so a worker with function tools only bundles no SDK
+ * client) and the gateway's direct `tools/call` over HTTP (~2 KB, the speed target): 36.0 KB.
  */
-const OWN_CODE_CEILING_BYTES = 34 * 1024;
+const OWN_CODE_CEILING_BYTES = 38 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
@@ -99,6 +102,28 @@ Deno.test("the edge bundle stays under 170 KB gzipped; toolroute's own share is 
   assert(worker < BUNDLE_BUDGET_BYTES, `the edge bundle is ${kb(worker)} gzipped, over 170 KB`);
   assert(own < OWN_CODE_CEILING_BYTES, `toolroute's own code is ${kb(own)} gzipped: a dependency?`);
   assert(own > 5 * 1024, `only ${kb(own)} attributed to src/: the source map changed its paths?`);
+});
+
+Deno.test("a worker with function tools only bundles no MCP SDK client (mountMcpServer does not reach it)", async () => {
+  const { code, inputs } = await bundle(
+    "tests/edge/_function_tools_worker.ts",
+    "dist/function_tools_worker.js",
+  );
+  const { code: edge, inputs: edgeInputs } = await edgeWorker();
+  // The SDK client's modules, and strings only its code has (the edge worker's gateway has them).
+  const sdkClient = (input: string) =>
+    /@modelcontextprotocol\/sdk\/.*\/(client\/index|shared\/protocol|inMemory)\.ts$/.test(input);
+  const markers = ["Server does not support tools", "Server's protocol version is not supported"];
+  assert(edgeInputs.some(sdkClient), "the check sees the SDK client where it is");
+  for (const marker of markers) assert(edge.includes(marker), `the edge worker has "${marker}"`);
+  assertEquals(inputs.filter(sdkClient), []);
+  for (const marker of markers) assert(!code.includes(marker), `"${marker}" is bundled`);
+  assert(inputs.some((input) => input.endsWith("src/core/mcp/in_process_client.ts")));
+  console.log(
+    `function tools only: ${kb(await gzipSize(code))} gzipped; the edge worker ${
+      kb(await gzipSize(edge))
+    }`,
+  );
 });
 
 Deno.test("the edge worker serves its allowlisted tools from workerd over real HTTP", async () => {
@@ -170,7 +195,7 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
   }
 });
 
-Deno.test("workerd forbids code generation: the SDK's default validator fails where cfworker's works, remote and mounted", async () => {
+Deno.test("workerd forbids code generation: the SDK's default validator fails where cfworker's works; a mounted server needs neither", async () => {
   const { path } = await bundle("tests/edge/_validator_worker.ts", "dist/validator_worker.js");
   const remote = await startMcpTestServer({ tools: forecastTools });
   // ajv logs the generated code it could not compile: expected noise, drained unread.
@@ -183,8 +208,12 @@ Deno.test("workerd forbids code generation: the SDK's default validator fails wh
     assertEquals(failed.names, []);
     assertMatch(JSON.stringify(failed.missing), /Code generation from strings disallowed/);
     assertEquals(await get("/remote?validator=cfworker"), { names: ["forecast"], missing: [] });
-    // An SDK McpServer mounted in-process, through the router's validator.
-    assertMatch((await get("/mounted?validator=sdk-default")).error, /EvalError: Code generation/);
+    // An SDK McpServer mounted in-process: without a validator the in-process client compiles no
+    // schema (the McpServer checks its own output), with one it uses the router's.
+    assertEquals(await get("/mounted?validator=sdk-default"), {
+      names: ["local_forecast"],
+      result: '{"city":"Oslo","celsius":3,"sky":"snow"}',
+    });
     assertEquals(await get("/mounted?validator=cfworker"), {
       names: ["local_forecast"],
       result: '{"city":"Oslo","celsius":3,"sky":"snow"}',

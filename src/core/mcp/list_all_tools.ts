@@ -1,4 +1,13 @@
-import type { Client, McpTool } from "./mcp_sdk.ts";
+import type { McpTool } from "./mcp_sdk.ts";
+
+/** What listing needs of a client: the SDK's `Client`, or the in-process client of a mount. */
+export interface McpToolLister {
+  /** Lists one page of tools. */
+  listTools(
+    params: { cursor?: string },
+    options: { signal?: AbortSignal; timeout?: number },
+  ): Promise<{ tools: McpTool[]; nextCursor?: string }>;
+}
 
 /** Most pages read from one `tools/list`, against servers whose cursors never end. */
 const MAX_PAGES = 1000;
@@ -13,7 +22,7 @@ const MAX_PAGES = 1000;
  * @returns All tools.
  */
 export async function listAllTools(
-  client: Client,
+  client: McpToolLister,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<McpTool[]> {
   const tools: McpTool[] = [];

@@ -3,7 +3,32 @@ import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
 import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
-import { type CallToolResult, type Client, McpError, McpErrorCode } from "./mcp_sdk.ts";
+import type { CallToolResult } from "./mcp_sdk.ts";
+import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
+
+/** What a tool call needs of a client: the SDK's `Client`, or the in-process client of a mount. */
+export interface McpToolCaller {
+  /** Sends `tools/call` and returns the result. */
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+    resultSchema: undefined,
+    options: McpCallRequestOptions,
+  ): Promise<unknown>;
+}
+
+/** The request options of {@linkcode McpToolCaller} (a subset of the SDK's). */
+export interface McpCallRequestOptions {
+  /** Ends the request. */
+  signal?: AbortSignal;
+  /** The request deadline. */
+  timeout?: number;
+  /** Whether progress restarts the deadline. */
+  resetTimeoutOnProgress?: boolean;
+  /** The hard deadline when progress restarts it. */
+  maxTotalTimeout?: number;
+  /** Receives progress; a progress token is sent only with it. */
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
 
 /** Options of one MCP tool call. */
 export interface McpCallOptions {
@@ -31,7 +56,7 @@ export interface McpCallOptions {
  * @returns The tool output.
  */
 export async function callMcpToolOutput(
-  client: Client,
+  client: McpToolCaller,
   toolName: string,
   args: Record<string, unknown>,
   context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal },
@@ -92,7 +117,7 @@ export async function callMcpToolOutput(
  * @returns The result text.
  */
 export async function callMcpTool(
-  client: Client,
+  client: McpToolCaller,
   toolName: string,
   args: Record<string, unknown>,
   context: ToolContext,
@@ -126,18 +151,20 @@ export function mcpErrorToToolError(
   if (signal?.aborted && signal.reason instanceof ToolError) return signal.reason;
   if (error instanceof ToolError) return error;
   const cause = { cause: error };
-  if (error instanceof McpError) {
-    switch (error.code) {
+  const code = mcpErrorCodeOf(error);
+  if (code !== undefined) {
+    const message = (error as Error).message;
+    switch (code) {
       case McpErrorCode.InvalidParams:
-        return unknownTool(stripPrefix(error.message), toolName, cause) ?? new ToolError(
+        return unknownTool(stripPrefix(message), toolName, cause) ?? new ToolError(
           "invalid_arguments",
-          `Invalid arguments for tool "${toolName}": ${stripPrefix(error.message)}`,
+          `Invalid arguments for tool "${toolName}": ${stripPrefix(message)}`,
           cause,
         );
       case McpErrorCode.RequestTimeout:
         return new ToolError(
           "timeout",
-          `Tool "${toolName}" did not answer in time: ${stripPrefix(error.message)}`,
+          `Tool "${toolName}" did not answer in time: ${stripPrefix(message)}`,
           cause,
         );
       case McpErrorCode.ConnectionClosed:
@@ -151,7 +178,7 @@ export function mcpErrorToToolError(
       default:
         return new ToolError(
           "tool_error",
-          `Tool "${toolName}" failed: ${stripPrefix(error.message)}`,
+          `Tool "${toolName}" failed: ${stripPrefix(message)}`,
           cause,
         );
     }

@@ -2,16 +2,12 @@ import { toApiFunctionName } from "../api_function_name.ts";
 import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
 import { callMcpToolOutput } from "./mcp_call.ts";
+import { isSharedSignal } from "../tool_call.ts";
 import { upstreamInputSchema } from "../strict_schema.ts";
 import { listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
-import {
-  Client,
-  InMemoryTransport,
-  type JsonSchemaValidator,
-  type McpTool,
-  ToolListChangedNotificationSchema,
-} from "./mcp_sdk.ts";
+import type { McpTool } from "./mcp_sdk.ts";
+import { InProcessMcpClient } from "./in_process_client.ts";
 
 /**
  * An SDK `McpServer` (or low-level `Server`) that is not connected yet, described structurally
@@ -26,7 +22,10 @@ export interface MountableMcpServer {
 
 /** Options of {@linkcode mountMcpServer}. */
 export interface MountOptions {
-  /** Validates tools' structured output; default: the SDK's (ajv, which edge runtimes forbid). */
+  /**
+   * Validates tools' structured output; default: none on the client's side (an SDK `McpServer`
+   * validates its own output).
+   */
   jsonSchemaValidator?: McpJsonSchemaValidator;
 }
 
@@ -37,7 +36,8 @@ export interface MountedMcpService extends McpService {
 }
 
 /**
- * Connects an SDK `McpServer` in-process over the SDK's `InMemoryTransport` and exposes its tools
+ * Connects an SDK `McpServer` in-process (over {@linkcode InProcessMcpClient}, which keeps the
+ * SDK's client out of bundles that never mount a server) and exposes its tools
  * as a local MCP service named `id`. The tool list follows `notifications/tools/list_changed`.
  *
  * @param id The service name; tools are exposed as `toApiFunctionName(id, tool.name)`.
@@ -50,19 +50,11 @@ export async function mountMcpServer(
   server: MountableMcpServer,
   options: MountOptions = {},
 ): Promise<MountedMcpService> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client(
-    { name: "toolroute", version: "0.1.0" },
-    options.jsonSchemaValidator === undefined
-      ? undefined
-      : { jsonSchemaValidator: options.jsonSchemaValidator as JsonSchemaValidator },
-  );
-  await client.connect(clientSide);
+  const client = await InProcessMcpClient.connect(server, options.jsonSchemaValidator);
   let tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.onToolsChanged = async () => {
     tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
-  });
+  };
   return {
     name: id,
     get tools() {
@@ -75,7 +67,7 @@ export async function mountMcpServer(
   };
 }
 
-function toRoutedTool(id: string, client: Client, tool: McpTool): RoutedTool {
+function toRoutedTool(id: string, client: InProcessMcpClient, tool: McpTool): RoutedTool {
   return Object.freeze({
     name: toApiFunctionName(id, tool.name),
     description: tool.description ?? "",
@@ -84,7 +76,12 @@ function toRoutedTool(id: string, client: Client, tool: McpTool): RoutedTool {
     annotations: tool.annotations as Record<string, unknown> | undefined,
     source: "local_mcp" as const,
     origin: `${id}/${tool.name}`,
+    // The signal shared by calls that cannot be aborted gets no listener (they would pile up, and
+    // workerd refuses a listener from another request's handler).
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      callMcpToolOutput(client, tool.name, args, context),
+      callMcpToolOutput(client, tool.name, args, {
+        ...context,
+        signal: isSharedSignal(context.signal) ? undefined : context.signal,
+      }),
   });
 }

@@ -53,6 +53,8 @@ export class GuardedFetch {
   #options: GuardedFetchOptions;
   #readers = new Set<ReadableStreamDefaultReader<Uint8Array>>();
   #closed = false;
+  /** The URL last checked against the allowlist. */
+  #checked?: URL;
 
   /**
    * Creates the wrapper.
@@ -65,29 +67,7 @@ export class GuardedFetch {
 
   /** The fetch function to hand to an SDK transport. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    if (this.#closed) throw new RequestNotDeliveredError("The connection is closed");
-    const url = new URL(input instanceof Request ? input.url : input);
-    checkAllowedHost(url, this.#options.allowedHosts);
-    let response: Response;
-    try {
-      response = await (this.#options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
-    } catch (error) {
-      if (isAbort(error) || error instanceof AuthorizationRequiredError) throw error;
-      const message = describe(error);
-      if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
-        throw new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
-      }
-      throw new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
-    }
-    if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
-      await response.body?.cancel();
-      const location = response.headers.get("location");
-      throw new RequestNotDeliveredError(
-        `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
-          location ? ` to ${safeLocation(location, url)}` : ""
-        }), which is not followed: configure the final URL instead`,
-      );
-    }
+    const response = await this.send(input, init);
     if (response.body === null) return response;
     const ids = init?.method === "POST" ? requestIds(init.body) : [];
     if (this.#wholeJson(response)) {
@@ -105,6 +85,62 @@ export class GuardedFetch {
       headers: response.headers,
     });
   };
+
+  /**
+   * Sends a request with the host check and redirect refusal of `fetch`, and returns the
+   * response as the runtime gave it: whoever reads its body bounds it and registers its reader
+   * with {@linkcode GuardedFetch.own}.
+   *
+   * @param input The URL or request.
+   * @param init The request options.
+   * @returns The response.
+   */
+  async send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    if (this.#closed) throw new RequestNotDeliveredError("The connection is closed");
+    // A connection sends to one URL: checked once, not parsed again on every call.
+    const checked = input instanceof URL && input.href === this.#checked?.href;
+    const url = checked ? this.#checked! : new URL(input instanceof Request ? input.url : input);
+    if (!checked) {
+      checkAllowedHost(url, this.#options.allowedHosts);
+      this.#checked = url;
+    }
+    let response: Response;
+    try {
+      response = await (this.#options.fetch ?? fetch)(
+        input,
+        init?.redirect === "manual" ? init : { ...init, redirect: "manual" },
+      );
+    } catch (error) {
+      if (isAbort(error) || error instanceof AuthorizationRequiredError) throw error;
+      const message = describe(error);
+      if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
+        throw new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
+      }
+      throw new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
+    }
+    if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      throw new RequestNotDeliveredError(
+        `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
+          location ? ` to ${safeLocation(location, url)}` : ""
+        }), which is not followed: configure the final URL instead`,
+      );
+    }
+    return response;
+  }
+
+  /**
+   * Registers a body reader so that `close()` cancels it.
+   *
+   * @param reader The reader of a response body from {@linkcode GuardedFetch.send}.
+   * @returns Unregisters it (once its body ended).
+   */
+  own(reader: ReadableStreamDefaultReader<Uint8Array>): () => void {
+    if (this.#closed) void reader.cancel().catch(() => {});
+    this.#readers.add(reader);
+    return () => this.#readers.delete(reader);
+  }
 
   /** Cancels every response body still open and refuses further requests. */
   async close(): Promise<void> {
@@ -135,26 +171,24 @@ export class GuardedFetch {
     const reader = response.body!.getReader();
     this.#readers.add(reader);
     try {
-      if (declared > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+      if (declared > max) throw new TooLargeError(max);
       const chunks: Uint8Array[] = [];
       let bytes = 0;
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         bytes += chunk.value.byteLength;
-        if (bytes > max) throw new Error(`The response exceeded ${max} bytes and was cut`);
+        if (bytes > max) throw new TooLargeError(max);
         chunks.push(chunk.value);
       }
       body = chunks.length === 1 ? chunks[0] : concat(chunks, bytes);
     } catch (error) {
-      end = error instanceof Error && error.message.startsWith("The response exceeded")
-        ? "too_large"
-        : "error";
+      end = error instanceof TooLargeError ? "too_large" : "error";
       await reader.cancel().catch(() => {});
       if (end === "error") throw error;
     } finally {
       this.#readers.delete(reader);
       if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, end, false);
     }
-    if (body === undefined) throw new Error(`The response exceeded ${max} bytes and was cut`);
+    if (body === undefined) throw new TooLargeError(max);
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status: response.status,
       statusText: response.statusText,
@@ -209,6 +243,14 @@ export class GuardedFetch {
         await reader.cancel(reason).catch(() => {});
       },
     });
+  }
+}
+
+/** A response body over the limit. */
+class TooLargeError extends Error {
+  constructor(max: number) {
+    super(`The response exceeded ${max} bytes and was cut`);
+    this.name = "TooLargeError";
   }
 }
 

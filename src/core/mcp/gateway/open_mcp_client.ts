@@ -1,5 +1,6 @@
 import { withDeadline } from "./abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
+import type { McpCallRequestOptions } from "../mcp_call.ts";
 import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
@@ -130,6 +131,24 @@ function withOAuth(
   return settings.oauth.fetchFor(target, (input, init) => (settings.fetch ?? fetch)(input, init));
 }
 
+/**
+ * Sends the client's `tools/call` requests straight over HTTP ({@linkcode HttpClientTransport.request}):
+ * what the SDK client does around the round trip stays (the task guard, structured-output
+ * validation), while its request machinery, the SDK transport, the stream pipes and the schema
+ * parse of the result are skipped on the gateway's most frequent request.
+ */
+function routeToolCalls(client: Client, transport: HttpClientTransport): void {
+  type Request = (request: unknown, schema: unknown, options?: unknown) => Promise<unknown>;
+  const viaSdk = (client.request as Request).bind(client);
+  const routed: Request = (request, schema, options) => {
+    const message = request as { method: string; params?: Record<string, unknown> };
+    return message.method === "tools/call" && transport.direct
+      ? transport.request(message, options as McpCallRequestOptions | undefined)
+      : viaSdk(request, schema, options);
+  };
+  Object.defineProperty(client, "request", { value: routed, configurable: true, writable: true });
+}
+
 async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {
   const options: ClientOptions = { capabilities: {} };
   if (settings.jsonSchemaValidator !== undefined) {
@@ -172,6 +191,9 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
       },
       () => void transport.close().catch(() => {}),
     );
+    if (transport instanceof HttpClientTransport && transport.direct) {
+      routeToolCalls(client, transport);
+    }
     return client;
   } catch (error) {
     await client.close().catch(() => {});

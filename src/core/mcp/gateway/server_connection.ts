@@ -19,9 +19,9 @@ import type {
   McpGatewayEvent,
   McpServerStatus,
 } from "./mcp_gateway_types.ts";
+import { mcpErrorCodeOf } from "../mcp_error_code.ts";
 import {
   type Client,
-  McpError,
   McpErrorCode,
   type McpTool,
   ToolListChangedNotificationSchema,
@@ -253,10 +253,12 @@ export class ServerConnection {
         return NOT_SENT;
       }
       if (
-        (error as ToolError).code === "timeout" && cause instanceof McpError &&
-        cause.code === McpErrorCode.RequestTimeout
+        (error as ToolError).code === "timeout" &&
+        mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout
       ) {
-        const ms = /maximum total/i.test(cause.message) ? hardMs : timeoutMs;
+        // The SDK's and the direct path's timeout errors both say in `data` which deadline passed.
+        const data = (cause as { data?: { maxTotalTimeout?: unknown } }).data;
+        const ms = data?.maxTotalTimeout !== undefined ? hardMs : timeoutMs;
         throw new ToolErrorClass("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, {
           cause,
         });
