@@ -1,5 +1,5 @@
 import type { ResolvedContext } from "../builtin_context.ts";
-import { checkOpenedFile, checkStagedFile } from "../paths/opened_file_check.ts";
+import { checkOpenedFileSync, checkStagedFile } from "../paths/opened_file_check.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import { type FileAccess, type FileEntry, type FileStat, fileStat } from "./file_access.ts";
 import { lstatOrUndefined, stageFile } from "./staged_file.ts";
@@ -8,6 +8,11 @@ import { lstatOrUndefined, stageFile } from "./staged_file.ts";
  * The file access of a context whose bash is not sandboxed: Deno's file API in the host process.
  * An opened or staged file is checked against the path it was meant for (see
  * `opened_file_check.ts`), and an opened file once more when it is closed.
+ *
+ * Metadata calls and the reads of an opened regular file are synchronous: microseconds each,
+ * where an asynchronous call costs a thread hop of tens, and neither can block on a FIFO (the
+ * only call that could, opening, stays asynchronous: a FIFO swapped in after the check blocks one
+ * call, not the process).
  *
  * Requires `allow-read` permission for the workspace and read-only roots, `allow-write` for the
  * workspace.
@@ -27,11 +32,11 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
       },
       async open(path: ResolvedPath, shown: string) {
         // Checked before opening: opening a FIFO would block.
-        const before = await Deno.stat(path.real);
+        const before = Deno.statSync(path.real);
         if (!before.isFile) return { info: fileStat(before) };
         const file = await Deno.open(path.real, { read: true });
         try {
-          const opened = await checkOpenedFile(ctx, file, path, shown);
+          const opened = checkOpenedFileSync(ctx, file, path, shown);
           // Without the check (a root reached through a symlink), fstat is outside the flags too:
           // the path's information stands in, as before the seam.
           const info = fileStat(opened ?? before);
@@ -43,11 +48,15 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
             info,
             file: {
               info,
-              read: (buffer: Uint8Array) => file.read(buffer),
-              async close() {
+              // A regular file (checked on the handle): reading it never waits for a writer.
+              read: (buffer: Uint8Array) => Promise.resolve(file.readSync(buffer)),
+              close() {
                 try {
                   // Checking again after reading makes a racing swap win twice in a row.
-                  if (opened !== undefined) await checkOpenedFile(ctx, file, path, shown);
+                  if (opened !== undefined) checkOpenedFileSync(ctx, file, path, shown);
+                  return Promise.resolve();
+                } catch (error) {
+                  return Promise.reject(error);
                 } finally {
                   file.close();
                 }
