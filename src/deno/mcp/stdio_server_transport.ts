@@ -1,5 +1,6 @@
 import { BATCH_MESSAGE } from "../../core/mcp/serve/json_rpc_batch.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
+import { type FileSink, LineWriter } from "./_line_writer.ts";
 
 /** A JSON-RPC message as MCP sends it. */
 type JsonRpcMessage = Record<string, unknown>;
@@ -23,7 +24,7 @@ export class DenoStdioServerTransport {
   /** Set by the SDK: receives parse and stream errors. */
   onerror?: (error: Error) => void;
   #input: ReadableStream<Uint8Array>;
-  #output: WritableStreamDefaultWriter<Uint8Array>;
+  #output: LineWriter;
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
   #closed = false;
   #encoder = new TextEncoder();
@@ -32,14 +33,15 @@ export class DenoStdioServerTransport {
    * Creates the transport.
    *
    * @param input The stream to read (default: `Deno.stdin.readable`).
-   * @param output The stream to write (default: `Deno.stdout.writable`).
+   * @param output The stream or file to write (default: `Deno.stdout`, written to directly:
+   *   see `LineWriter`).
    */
   constructor(
     input: ReadableStream<Uint8Array> = Deno.stdin.readable,
-    output: WritableStream<Uint8Array> = Deno.stdout.writable,
+    output: WritableStream<Uint8Array> | FileSink = Deno.stdout,
   ) {
     this.#input = input;
-    this.#output = output.getWriter();
+    this.#output = new LineWriter(output);
   }
 
   /** Starts reading; resolves at once. */
@@ -56,7 +58,13 @@ export class DenoStdioServerTransport {
    */
   async send(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error("Cannot send: the stdio transport is closed");
-    await this.#output.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    // Only answers are written at once. The SDK client handles a notification one microtask
+    // after reading it but an answer at once, so a progress notification written just before
+    // its answer, arriving in the same read, came after the answer and was dropped.
+    const answer = "id" in message && ("result" in message || "error" in message);
+    await this.#output.write(this.#encoder.encode(JSON.stringify(message) + "\n"), {
+      sync: answer,
+    });
   }
 
   /** Stops reading and releases the streams. */
@@ -64,7 +72,7 @@ export class DenoStdioServerTransport {
     if (this.#closed) return;
     this.#closed = true;
     await this.#reader?.cancel().catch(() => {});
-    this.#output.releaseLock();
+    this.#output.release();
     this.onclose?.();
   }
 
