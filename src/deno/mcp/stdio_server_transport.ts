@@ -2,6 +2,15 @@ import { BATCH_MESSAGE } from "../../core/mcp/serve/json_rpc_batch.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
 import { type FileSink, LineWriter } from "./_line_writer.ts";
 
+/** Deno's own stdin (or any file) as a source: reads into a buffer, `null` at the end. */
+export interface FileSource {
+  /** Reads into `buffer`; resolves to the number of bytes, or `null` at the end. */
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+/** Bytes read from a file at a time. */
+const READ_BYTES = 64 * 1024;
+
 /** A JSON-RPC message as MCP sends it. */
 type JsonRpcMessage = Record<string, unknown>;
 
@@ -23,7 +32,7 @@ export class DenoStdioServerTransport {
   onclose?: () => void;
   /** Set by the SDK: receives parse and stream errors. */
   onerror?: (error: Error) => void;
-  #input: ReadableStream<Uint8Array>;
+  #input: ReadableStream<Uint8Array> | FileSource;
   #output: LineWriter;
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
   #closed = false;
@@ -32,12 +41,13 @@ export class DenoStdioServerTransport {
   /**
    * Creates the transport.
    *
-   * @param input The stream to read (default: `Deno.stdin.readable`).
+   * @param input The stream or file to read (default: `Deno.stdin`, read directly: a
+   *   `ReadableStream` over it adds its own work to every message).
    * @param output The stream or file to write (default: `Deno.stdout`, written to directly:
    *   see `LineWriter`).
    */
   constructor(
-    input: ReadableStream<Uint8Array> = Deno.stdin.readable,
+    input: ReadableStream<Uint8Array> | FileSource = Deno.stdin,
     output: WritableStream<Uint8Array> | FileSink = Deno.stdout,
   ) {
     this.#input = input;
@@ -46,7 +56,7 @@ export class DenoStdioServerTransport {
 
   /** Starts reading; resolves at once. */
   start(): Promise<void> {
-    this.#reader = this.#input.getReader();
+    if (this.#input instanceof ReadableStream) this.#reader = this.#input.getReader();
     void this.#read();
     return Promise.resolve();
   }
@@ -67,7 +77,10 @@ export class DenoStdioServerTransport {
     });
   }
 
-  /** Stops reading and releases the streams. */
+  /**
+   * Stops reading and releases the streams (a read of a file already waiting ends with the
+   * input or the process).
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -82,17 +95,35 @@ export class DenoStdioServerTransport {
       (line) => this.#dispatch(line),
       (line) => this.#oversized(line),
     );
+    const next = this.#chunks();
     try {
       while (!this.#closed) {
-        const { done, value } = await this.#reader!.read();
-        if (done) break;
-        lines.push(value);
+        const chunk = await next();
+        if (chunk === null) break;
+        lines.push(chunk);
       }
       lines.end();
     } catch (error) {
       if (!this.#closed) this.onerror?.(error as Error);
     }
     await this.close();
+  }
+
+  /** Reads the next chunk (valid until the next read: the line reader copies what it keeps). */
+  #chunks(): () => Promise<Uint8Array | null> {
+    const reader = this.#reader;
+    if (reader !== undefined) {
+      return async () => {
+        const { done, value } = await reader.read();
+        return done ? null : value;
+      };
+    }
+    const file = this.#input as FileSource;
+    const buffer = new Uint8Array(READ_BYTES);
+    return async () => {
+      const read = await file.read(buffer);
+      return read === null ? null : buffer.subarray(0, read);
+    };
   }
 
   /** A message too large to hold is reported and skipped; the transport stays open. */
