@@ -18,11 +18,8 @@ import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
  * containment again, and no component below the root may have become a symlink. All of these are
  * path-based, so they narrow the window (callers check again after reading); they cannot close it.
  *
- * The checks are synchronous metadata calls (microseconds each, where an asynchronous call costs
- * a thread hop of tens; none opens anything). When the path resolves again to the same
- * symlink-free path, resolving it has just walked every component of that path and found no
- * symlink: the same test as an `lstat` per component, in one call. Only a path that now resolves
- * elsewhere (still inside) is walked component by component.
+ * The checks are synchronous metadata calls: microseconds each, where an asynchronous call costs
+ * a thread hop of tens (none opens anything, so none can block on a FIFO).
  *
  * @param ctx The request's context.
  * @param file The file opened at `target.real`.
@@ -60,8 +57,9 @@ export function checkOpenedFileSync(
 ): Deno.FileInfo | undefined {
   const opened = describeOpened(ctx, file, target, shown, "reads");
   if (opened === undefined) return undefined;
-  const again = walkedUnlessSame(target, shown, () => resolveReadPathSync(ctx, shown).real);
-  const now = Deno.statSync(again);
+  checkNoSymlinkBelow(target, shown);
+  const again = resolveReadPathSync(ctx, shown);
+  const now = Deno.statSync(again.real);
   if (opened.dev !== now.dev || opened.ino !== now.ino) throw swapped(shown);
   return opened;
 }
@@ -103,21 +101,10 @@ function checkStaged(
 ): void {
   const opened = describeOpened(ctx, file, target, shown, "writes");
   if (opened === undefined) return;
-  const staged = { ...target, real: temp };
-  const folder = dirname(temp);
-  let directory: string;
-  try {
-    directory = Deno.realPathSync(folder);
-  } catch (error) {
-    checkNoSymlinkBelow(staged, shown);
-    throw error;
-  }
-  // A folder whose real path is itself has no symlink among its components: only the file is
-  // left to test. Otherwise every component is walked.
-  if (directory === folder) checkNotSymlink(temp, shown);
-  else checkNoSymlinkBelow(staged, shown);
-  const now = Deno.statSync(temp);
+  checkNoSymlinkBelow({ ...target, real: temp }, shown);
   const workspace = contextRoots(ctx).workspace.real;
+  const directory = Deno.realPathSync(dirname(temp));
+  const now = Deno.statSync(temp);
   if (!within(workspace, directory) || opened.dev !== now.dev || opened.ino !== now.ino) {
     throw swapped(shown);
   }
@@ -143,28 +130,6 @@ function describeOpened(
     if (Deno.realPathSync(target.root) !== target.root) return undefined;
     throw outsideError(shown, what, true, ctx);
   }
-}
-
-/**
- * Resolves a checked path again (`resolve` returns its symlink-free form) and walks its
- * components for a symlink only when it resolves elsewhere or fails: resolving it to itself
- * found no symlink on the way, which is what the walk tests. A failure after a swap reports the
- * swap, as the walk before the resolution did.
- */
-function walkedUnlessSame(target: ResolvedPath, shown: string, resolve: () => string): string {
-  let again: string;
-  try {
-    again = resolve();
-  } catch (error) {
-    checkNoSymlinkBelow(target, shown);
-    throw error;
-  }
-  if (again !== target.real) checkNoSymlinkBelow(target, shown);
-  return again;
-}
-
-function checkNotSymlink(path: string, shown: string): void {
-  if (Deno.lstatSync(path).isSymlink) throw swapped(shown);
 }
 
 /** The checked path had no symlink below its root: one appearing now means a swap. */
