@@ -6,6 +6,8 @@ import { type FileSink, LineWriter } from "./_line_writer.ts";
 export interface FileSource {
   /** Reads into `buffer`; resolves to the number of bytes, or `null` at the end. */
   read(buffer: Uint8Array): Promise<number | null>;
+  /** Closes it, ending a read still waiting (so the process can exit). */
+  close?(): void;
 }
 
 /** Bytes read from a file at a time. */
@@ -77,14 +79,12 @@ export class DenoStdioServerTransport {
     });
   }
 
-  /**
-   * Stops reading and releases the streams (a read of a file already waiting ends with the
-   * input or the process).
-   */
+  /** Stops reading (closing a file source such as stdin) and releases the streams. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#reader?.cancel().catch(() => {});
+    if (this.#reader !== undefined) await this.#reader.cancel().catch(() => {});
+    else closeQuietly(this.#input as FileSource);
     this.#output.release();
     this.onclose?.();
   }
@@ -153,5 +153,14 @@ export class DenoStdioServerTransport {
     if (message !== null && typeof message === "object") {
       this.onmessage?.(message as JsonRpcMessage);
     } else this.onerror?.(new Error("Received JSON that is not a JSON-RPC message; ignored it"));
+  }
+}
+
+/** Closes a file source, ending its waiting read; a source already closed is fine. */
+function closeQuietly(source: FileSource): void {
+  try {
+    source.close?.();
+  } catch {
+    // Already closed (stdin at its end): nothing waits on it.
   }
 }

@@ -107,3 +107,24 @@ Deno.test("DenoStdioServerTransport reads a file such as stdin directly, reusing
   }]);
   await output.readable.cancel();
 });
+
+Deno.test("DenoStdioServerTransport closes a file source on close, ending the read that waits", async () => {
+  let closed = 0;
+  let interrupt: (error: Error) => void = () => {};
+  const file = {
+    read: () => new Promise<number | null>((_, reject) => interrupt = reject),
+    close() {
+      closed++;
+      interrupt(new Deno.errors.Interrupted("closed"));
+    },
+  };
+  const output = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = new DenoStdioServerTransport(file, output.writable);
+  const errors: Error[] = [];
+  transport.onerror = (error) => errors.push(error);
+  await transport.start();
+  await transport.close();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals([closed, errors], [1, []]);
+  await output.readable.cancel();
+});
