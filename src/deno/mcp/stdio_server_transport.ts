@@ -1,5 +1,17 @@
 import { BATCH_MESSAGE } from "../../core/mcp/serve/json_rpc_batch.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
+import { type FileSink, LineWriter } from "./_line_writer.ts";
+
+/** Deno's own stdin (or any file) as a source: reads into a buffer, `null` at the end. */
+export interface FileSource {
+  /** Reads into `buffer`; resolves to the number of bytes, or `null` at the end. */
+  read(buffer: Uint8Array): Promise<number | null>;
+  /** Closes it, ending a read still waiting (so the process can exit). */
+  close?(): void;
+}
+
+/** Bytes read from a file at a time. */
+const READ_BYTES = 64 * 1024;
 
 /** A JSON-RPC message as MCP sends it. */
 type JsonRpcMessage = Record<string, unknown>;
@@ -22,8 +34,8 @@ export class DenoStdioServerTransport {
   onclose?: () => void;
   /** Set by the SDK: receives parse and stream errors. */
   onerror?: (error: Error) => void;
-  #input: ReadableStream<Uint8Array>;
-  #output: WritableStreamDefaultWriter<Uint8Array>;
+  #input: ReadableStream<Uint8Array> | FileSource;
+  #output: LineWriter;
   #reader?: ReadableStreamDefaultReader<Uint8Array>;
   #closed = false;
   #encoder = new TextEncoder();
@@ -31,20 +43,22 @@ export class DenoStdioServerTransport {
   /**
    * Creates the transport.
    *
-   * @param input The stream to read (default: `Deno.stdin.readable`).
-   * @param output The stream to write (default: `Deno.stdout.writable`).
+   * @param input The stream or file to read (default: `Deno.stdin`, read directly: a
+   *   `ReadableStream` over it adds its own work to every message).
+   * @param output The stream or file to write (default: `Deno.stdout`, written to directly:
+   *   see `LineWriter`).
    */
   constructor(
-    input: ReadableStream<Uint8Array> = Deno.stdin.readable,
-    output: WritableStream<Uint8Array> = Deno.stdout.writable,
+    input: ReadableStream<Uint8Array> | FileSource = Deno.stdin,
+    output: WritableStream<Uint8Array> | FileSink = Deno.stdout,
   ) {
     this.#input = input;
-    this.#output = output.getWriter();
+    this.#output = new LineWriter(output);
   }
 
   /** Starts reading; resolves at once. */
   start(): Promise<void> {
-    this.#reader = this.#input.getReader();
+    if (this.#input instanceof ReadableStream) this.#reader = this.#input.getReader();
     void this.#read();
     return Promise.resolve();
   }
@@ -56,15 +70,22 @@ export class DenoStdioServerTransport {
    */
   async send(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error("Cannot send: the stdio transport is closed");
-    await this.#output.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    // Only answers are written at once. The SDK client handles a notification one microtask
+    // after reading it but an answer at once, so a progress notification written just before
+    // its answer, arriving in the same read, came after the answer and was dropped.
+    const answer = "id" in message && ("result" in message || "error" in message);
+    await this.#output.write(this.#encoder.encode(JSON.stringify(message) + "\n"), {
+      sync: answer,
+    });
   }
 
-  /** Stops reading and releases the streams. */
+  /** Stops reading (closing a file source such as stdin) and releases the streams. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#reader?.cancel().catch(() => {});
-    this.#output.releaseLock();
+    if (this.#reader !== undefined) await this.#reader.cancel().catch(() => {});
+    else closeQuietly(this.#input as FileSource);
+    this.#output.release();
     this.onclose?.();
   }
 
@@ -74,17 +95,35 @@ export class DenoStdioServerTransport {
       (line) => this.#dispatch(line),
       (line) => this.#oversized(line),
     );
+    const next = this.#chunks();
     try {
       while (!this.#closed) {
-        const { done, value } = await this.#reader!.read();
-        if (done) break;
-        lines.push(value);
+        const chunk = await next();
+        if (chunk === null) break;
+        lines.push(chunk);
       }
       lines.end();
     } catch (error) {
       if (!this.#closed) this.onerror?.(error as Error);
     }
     await this.close();
+  }
+
+  /** Reads the next chunk (valid until the next read: the line reader copies what it keeps). */
+  #chunks(): () => Promise<Uint8Array | null> {
+    const reader = this.#reader;
+    if (reader !== undefined) {
+      return async () => {
+        const { done, value } = await reader.read();
+        return done ? null : value;
+      };
+    }
+    const file = this.#input as FileSource;
+    const buffer = new Uint8Array(READ_BYTES);
+    return async () => {
+      const read = await file.read(buffer);
+      return read === null ? null : buffer.subarray(0, read);
+    };
   }
 
   /** A message too large to hold is reported and skipped; the transport stays open. */
@@ -114,5 +153,14 @@ export class DenoStdioServerTransport {
     if (message !== null && typeof message === "object") {
       this.onmessage?.(message as JsonRpcMessage);
     } else this.onerror?.(new Error("Received JSON that is not a JSON-RPC message; ignored it"));
+  }
+}
+
+/** Closes a file source, ending its waiting read; a source already closed is fine. */
+function closeQuietly(source: FileSource): void {
+  try {
+    source.close?.();
+  } catch {
+    // Already closed (stdin at its end): nothing waits on it.
   }
 }

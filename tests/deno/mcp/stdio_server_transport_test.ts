@@ -79,3 +79,52 @@ Deno.test("DenoStdioServerTransport answers a JSON-RPC batch with one error and 
   await transport.close();
   reader.releaseLock();
 });
+
+Deno.test("DenoStdioServerTransport reads a file such as stdin directly, reusing its buffer safely", async () => {
+  const encoder = new TextEncoder();
+  // The first chunk ends inside a message: the line reader must keep a copy, not the buffer.
+  const chunks = ['{"jsonrpc":"2.0","id":1,"met', 'hod":"ping"}\n{"jsonrpc":"2.0","method":"x"}\n'];
+  const file = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      const next = chunks.shift();
+      if (next === undefined) return Promise.resolve(null);
+      const bytes = encoder.encode(next);
+      buffer.fill(0x7a); // what is left of the last read is overwritten
+      buffer.set(bytes);
+      return Promise.resolve(bytes.length);
+    },
+  };
+  const output = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = new DenoStdioServerTransport(file, output.writable);
+  const messages: unknown[] = [];
+  const ended = new Promise<void>((resolve) => transport.onclose = resolve);
+  transport.onmessage = (message) => messages.push(message);
+  await transport.start();
+  await ended;
+  assertEquals(messages, [{ jsonrpc: "2.0", id: 1, method: "ping" }, {
+    jsonrpc: "2.0",
+    method: "x",
+  }]);
+  await output.readable.cancel();
+});
+
+Deno.test("DenoStdioServerTransport closes a file source on close, ending the read that waits", async () => {
+  let closed = 0;
+  let interrupt: (error: Error) => void = () => {};
+  const file = {
+    read: () => new Promise<number | null>((_, reject) => interrupt = reject),
+    close() {
+      closed++;
+      interrupt(new Deno.errors.Interrupted("closed"));
+    },
+  };
+  const output = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = new DenoStdioServerTransport(file, output.writable);
+  const errors: Error[] = [];
+  transport.onerror = (error) => errors.push(error);
+  await transport.start();
+  await transport.close();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals([closed, errors], [1, []]);
+  await output.readable.cancel();
+});

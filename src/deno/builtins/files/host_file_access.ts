@@ -1,13 +1,19 @@
 import type { ResolvedContext } from "../builtin_context.ts";
-import { checkOpenedFile, checkStagedFile } from "../paths/opened_file_check.ts";
+import { checkOpenedFileSync, checkStagedFile } from "../paths/opened_file_check.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import { type FileAccess, type FileEntry, type FileStat, fileStat } from "./file_access.ts";
-import { lstatOrUndefined, stageFile } from "./staged_file.ts";
+import { stageFile } from "./staged_file.ts";
 
 /**
  * The file access of a context whose bash is not sandboxed: Deno's file API in the host process.
  * An opened or staged file is checked against the path it was meant for (see
  * `opened_file_check.ts`), and an opened file once more when it is closed.
+ *
+ * Metadata calls (stat, rename, link, mkdir, remove), the reads of an opened regular file and
+ * staging a new file are synchronous: microseconds each, where an asynchronous call costs a
+ * thread hop of tens, and none can block on a FIFO (staging creates a new file and never opens an
+ * existing path). The only call that could, opening an existing file for reading, stays
+ * asynchronous: a FIFO swapped in after the check blocks one call, not the process.
  *
  * Requires `allow-read` permission for the workspace and read-only roots, `allow-write` for the
  * workspace.
@@ -20,18 +26,19 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
   return Object.freeze(
     {
       where: "host" as const,
-      stat: async (path: string) => fileStat(await Deno.stat(path)),
-      lstat: async (path: string) => {
-        const info = await lstatOrUndefined(path);
-        return info === undefined ? undefined : fileStat(info);
-      },
+      stat: (path: string) => settle(() => fileStat(Deno.statSync(path))),
+      lstat: (path: string) =>
+        settle(() => {
+          const info = lstatOrUndefined(path);
+          return info === undefined ? undefined : fileStat(info);
+        }),
       async open(path: ResolvedPath, shown: string) {
         // Checked before opening: opening a FIFO would block.
-        const before = await Deno.stat(path.real);
+        const before = Deno.statSync(path.real);
         if (!before.isFile) return { info: fileStat(before) };
         const file = await Deno.open(path.real, { read: true });
         try {
-          const opened = await checkOpenedFile(ctx, file, path, shown);
+          const opened = checkOpenedFileSync(ctx, file, path, shown);
           // Without the check (a root reached through a symlink), fstat is outside the flags too:
           // the path's information stands in, as before the seam.
           const info = fileStat(opened ?? before);
@@ -43,11 +50,15 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
             info,
             file: {
               info,
-              read: (buffer: Uint8Array) => file.read(buffer),
-              async close() {
+              // A regular file (checked on the handle): reading it never waits for a writer.
+              read: (buffer: Uint8Array) => Promise.resolve(file.readSync(buffer)),
+              close() {
                 try {
                   // Checking again after reading makes a racing swap win twice in a row.
-                  if (opened !== undefined) await checkOpenedFile(ctx, file, path, shown);
+                  if (opened !== undefined) checkOpenedFileSync(ctx, file, path, shown);
+                  return Promise.resolve();
+                } catch (error) {
+                  return Promise.reject(error);
                 } finally {
                   file.close();
                 }
@@ -66,10 +77,10 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
           mode,
           (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
         ),
-      mkdir: (path: string) => Deno.mkdir(path),
-      rename: (from: string, to: string) => Deno.rename(from, to),
-      link: (from: string, to: string) => Deno.link(from, to),
-      remove: (path: string) => Deno.remove(path),
+      mkdir: (path: string) => settle(() => Deno.mkdirSync(path)),
+      rename: (from: string, to: string) => settle(() => Deno.renameSync(from, to)),
+      link: (from: string, to: string) => settle(() => Deno.linkSync(from, to)),
+      remove: (path: string) => settle(() => Deno.removeSync(path)),
       async readDir(path: string): Promise<FileEntry[]> {
         const entries: FileEntry[] = [];
         for await (const { name, isFile, isDirectory, isSymlink } of Deno.readDir(path)) {
@@ -79,4 +90,22 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
       },
     } satisfies FileAccess & { stat(path: string): Promise<FileStat> },
   );
+}
+
+/** Runs a synchronous call as a promise: what it throws becomes a rejection. */
+function settle<T>(run: () => T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
 }

@@ -59,35 +59,38 @@ export async function readLines(
   let open = false; // whether the line `line` has text already
   let truncated = false;
   let stopped = false;
-  for await (const segment of segments(file, signal)) {
-    if (line > endLine || truncated) {
-      if (!countAll) {
-        stopped = true;
-        break;
-      }
-    } else {
-      if (segment.text.includes("\0")) {
-        return { content: "", endLine: startLine - 1, truncated: false, binary: true };
-      }
-      if (line >= startLine) {
-        current += segment.text;
-        if (length + current.length > maxChars) {
-          truncated = true;
-          if (parts.length === 0) { // the first line alone is too long: return its head
-            parts.push(current.slice(0, maxChars));
+  // One await per chunk, not per line: the lines of a chunk are handled in one synchronous loop.
+  reading: for await (const batch of segments(file, signal)) {
+    for (const segment of batch) {
+      if (line > endLine || truncated) {
+        if (!countAll) {
+          stopped = true;
+          break reading;
+        }
+      } else {
+        if (segment.text.includes("\0")) {
+          return { content: "", endLine: startLine - 1, truncated: false, binary: true };
+        }
+        if (line >= startLine) {
+          current += segment.text;
+          if (length + current.length > maxChars) {
+            truncated = true;
+            if (parts.length === 0) { // the first line alone is too long: return its head
+              parts.push(current.slice(0, maxChars));
+              last = line;
+            }
+            current = "";
+          } else if (segment.end) {
+            parts.push(current);
+            length += current.length;
+            current = "";
             last = line;
           }
-          current = "";
-        } else if (segment.end) {
-          parts.push(current);
-          length += current.length;
-          current = "";
-          last = line;
         }
       }
+      open = !segment.end;
+      if (segment.end) line++;
     }
-    open = !segment.end;
-    if (segment.end) line++;
   }
   if (current.length > 0) { // the last line, without a line break
     parts.push(current);
@@ -105,7 +108,8 @@ interface Segment {
   end: boolean;
 }
 
-async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator<Segment> {
+/** The segments of each chunk read, one batch per chunk. */
+async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator<Segment[]> {
   const decoder = new TextDecoder();
   const buffer = new Uint8Array(CHUNK_BYTES);
   let pending = "";
@@ -116,19 +120,22 @@ async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator
       (read === null
         ? decoder.decode()
         : decoder.decode(buffer.subarray(0, read), { stream: true }));
+    const batch: Segment[] = [];
     let from = 0;
     for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
-      yield { text: text.slice(from, newline + 1), end: true };
+      batch.push({ text: text.slice(from, newline + 1), end: true });
       from = newline + 1;
     }
     pending = text.slice(from);
     if (read === null) {
-      if (pending.length > 0) yield { text: pending, end: false };
+      if (pending.length > 0) batch.push({ text: pending, end: false });
+      yield batch;
       return;
     }
     if (pending.length >= CHUNK_BYTES) {
-      yield { text: pending, end: false };
+      batch.push({ text: pending, end: false });
       pending = "";
     }
+    yield batch;
   }
 }

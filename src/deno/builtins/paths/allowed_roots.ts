@@ -47,9 +47,39 @@ export function within(root: string, path: string): boolean {
  * @param ctx The request's context.
  * @returns The workspace root.
  */
-export async function workspaceRoot(ctx: ResolvedContext): Promise<Root> {
+export function workspaceRoot(ctx: ResolvedContext): Promise<Root> {
   try {
-    return { declared: ctx.workspace, real: await Deno.realPath(ctx.workspace) };
+    return Promise.resolve(workspaceRootSync(ctx));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The read-only roots that exist, as declared and as they really are. A root Deno may not
+ * resolve is kept as declared, so reads under it report the missing flag.
+ *
+ * @param ctx The request's context.
+ * @returns The read-only roots.
+ */
+export function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
+  try {
+    return Promise.resolve(readOnlyRootsSync(ctx).roots);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * {@linkcode workspaceRoot}, synchronously (a metadata call: microseconds, where an asynchronous
+ * one costs a thread hop of tens).
+ *
+ * @param ctx The request's context.
+ * @returns The workspace root.
+ */
+export function workspaceRootSync(ctx: ResolvedContext): Root {
+  try {
+    return { declared: ctx.workspace, real: Deno.realPathSync(ctx.workspace) };
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new ToolError(
@@ -62,18 +92,19 @@ export async function workspaceRoot(ctx: ResolvedContext): Promise<Root> {
 }
 
 /**
- * The read-only roots that exist, as declared and as they really are. A root Deno may not
- * resolve is kept as declared, so reads under it report the missing flag.
+ * {@linkcode readOnlyRoots}, synchronously, and whether every declared root resolved.
  *
  * @param ctx The request's context.
- * @returns The read-only roots.
+ * @returns The roots that exist, and `complete: false` when one was missing or unresolvable.
  */
-export async function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
+export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; complete: boolean } {
   const roots: Root[] = [];
+  let complete = true;
   for (const declared of ctx.readOnlyRoots) {
     try {
-      roots.push({ declared, real: await Deno.realPath(declared) });
+      roots.push({ declared, real: Deno.realPathSync(declared) });
     } catch (error) {
+      complete = false;
       if (error instanceof Deno.errors.NotFound) continue;
       // Keep a root Deno does not let us resolve: reads under it then report the missing flag,
       // and every other root keeps working.
@@ -81,7 +112,7 @@ export async function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
       else throw toFsToolError(error, { access: "read", shown: declared, root: declared });
     }
   }
-  return roots;
+  return { roots, complete };
 }
 
 /**

@@ -4,7 +4,8 @@ import { within } from "./allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote } from "./fs_tool_error.ts";
 import { outsideError } from "./path_errors.ts";
-import { type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
+import { contextRoots } from "./context_roots.ts";
+import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
 
 /**
  * Checks that a file opened for reading is the file its path leads to inside the allowed roots,
@@ -17,23 +18,48 @@ import { type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
  * containment again, and no component below the root may have become a symlink. All of these are
  * path-based, so they narrow the window (callers check again after reading); they cannot close it.
  *
+ * The checks are synchronous metadata calls: microseconds each, where an asynchronous call costs
+ * a thread hop of tens (none opens anything, so none can block on a FIFO).
+ *
  * @param ctx The request's context.
  * @param file The file opened at `target.real`.
  * @param target The path as checked before opening.
  * @param shown The path as the model gave it.
  * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
  */
-export async function checkOpenedFile(
+export function checkOpenedFile(
   ctx: ResolvedContext,
   file: Deno.FsFile,
   target: ResolvedPath,
   shown: string,
 ): Promise<Deno.FileInfo | undefined> {
-  const opened = await describeOpened(ctx, file, target, shown, "reads");
+  try {
+    return Promise.resolve(checkOpenedFileSync(ctx, file, target, shown));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * {@linkcode checkOpenedFile}, synchronously.
+ *
+ * @param ctx The request's context.
+ * @param file The file opened at `target.real`.
+ * @param target The path as checked before opening.
+ * @param shown The path as the model gave it.
+ * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
+ */
+export function checkOpenedFileSync(
+  ctx: ResolvedContext,
+  file: Deno.FsFile,
+  target: ResolvedPath,
+  shown: string,
+): Deno.FileInfo | undefined {
+  const opened = describeOpened(ctx, file, target, shown, "reads");
   if (opened === undefined) return undefined;
-  await checkNoSymlinkBelow(target, shown);
-  const again = await resolveReadPath(ctx, shown);
-  const now = await Deno.stat(again.real);
+  checkNoSymlinkBelow(target, shown);
+  const again = resolveReadPathSync(ctx, shown);
+  const now = Deno.statSync(again.real);
   if (opened.dev !== now.dev || opened.ino !== now.ino) throw swapped(shown);
   return opened;
 }
@@ -51,55 +77,70 @@ export async function checkOpenedFile(
  * @param target The checked target it is staged for.
  * @param shown The path as the model gave it.
  */
-export async function checkStagedFile(
+export function checkStagedFile(
   ctx: ResolvedContext,
   file: Deno.FsFile,
   temp: string,
   target: ResolvedPath,
   shown: string,
 ): Promise<void> {
-  const opened = await describeOpened(ctx, file, target, shown, "writes");
+  try {
+    checkStaged(ctx, file, temp, target, shown);
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function checkStaged(
+  ctx: ResolvedContext,
+  file: Deno.FsFile,
+  temp: string,
+  target: ResolvedPath,
+  shown: string,
+): void {
+  const opened = describeOpened(ctx, file, target, shown, "writes");
   if (opened === undefined) return;
-  await checkNoSymlinkBelow({ ...target, real: temp }, shown);
-  const workspace = await Deno.realPath(ctx.workspace);
-  const directory = await Deno.realPath(dirname(temp));
-  const now = await Deno.stat(temp);
+  checkNoSymlinkBelow({ ...target, real: temp }, shown);
+  const workspace = contextRoots(ctx).workspace.real;
+  const directory = Deno.realPathSync(dirname(temp));
+  const now = Deno.statSync(temp);
   if (!within(workspace, directory) || opened.dev !== now.dev || opened.ino !== now.ino) {
     throw swapped(shown);
   }
 }
 
-async function describeOpened(
+function describeOpened(
   ctx: ResolvedContext,
   file: Deno.FsFile,
   target: ResolvedPath,
   shown: string,
   what: "reads" | "writes",
-): Promise<Deno.FileInfo | undefined> {
+): Deno.FileInfo | undefined {
   try {
     if (what === "writes") {
       // Deno checks `utime` of an open file against write access to its resolved path.
       const now = new Date();
-      await file.utime(now, now);
+      file.utimeSync(now, now);
     }
-    return await file.stat();
+    return file.statSync();
   } catch (error) {
     if (!(error instanceof Deno.errors.NotCapable)) throw error;
     // A root reached through a symlink: every canonical path is outside the declared flags.
-    if ((await Deno.realPath(target.root)) !== target.root) return undefined;
+    if (Deno.realPathSync(target.root) !== target.root) return undefined;
     throw outsideError(shown, what, true, ctx);
   }
 }
 
 /** The checked path had no symlink below its root: one appearing now means a swap. */
-async function checkNoSymlinkBelow(target: ResolvedPath, shown: string): Promise<void> {
+function checkNoSymlinkBelow(target: ResolvedPath, shown: string): void {
   const rest = relative(target.root, target.real);
   // On components: a name such as "..notes" inside the root must still be walked.
   if (rest === "" || rest === ".." || rest.startsWith("../")) return;
   let at = target.root;
   for (const part of rest.split("/")) {
     at = `${at}/${part}`;
-    if ((await Deno.lstat(at)).isSymlink) throw swapped(shown);
+    if (Deno.lstatSync(at).isSymlink) throw swapped(shown);
   }
 }
 

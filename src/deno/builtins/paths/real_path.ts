@@ -1,5 +1,4 @@
 import { basename, dirname, join, resolve } from "@std/path";
-import { lstatOrUndefined } from "../files/staged_file.ts";
 
 const MAX_LINKS = 40;
 
@@ -15,24 +14,49 @@ const MAX_LINKS = 40;
  * @param path An absolute, normalized path.
  * @returns The absolute real path.
  */
-export async function realTarget(path: string): Promise<string> {
-  return await follow(path, 0);
+export function realTarget(path: string): Promise<string> {
+  try {
+    return Promise.resolve(realTargetSync(path));
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
-async function follow(path: string, links: number): Promise<string> {
+/**
+ * {@linkcode realTarget}, synchronously: the path checks make a few metadata calls per tool call,
+ * each microseconds synchronously where an asynchronous one costs a thread hop of tens (none of
+ * them opens a file, so a FIFO cannot block them).
+ *
+ * @param path An absolute, normalized path.
+ * @returns The absolute real path.
+ */
+export function realTargetSync(path: string): string {
+  return follow(path, 0);
+}
+
+function follow(path: string, links: number): string {
   if (links > MAX_LINKS) throw new Deno.errors.FilesystemLoop("Too many levels of symbolic links");
   try {
-    return await Deno.realPath(path);
+    return Deno.realPathSync(path);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const info = await lstatOrUndefined(path);
+  const info = lstatOrUndefined(path);
   if (info?.isSymlink) {
     // A dangling link: creating the path would create the link's target.
-    const target = await Deno.readLink(path);
-    return await follow(resolve(dirname(path), target), links + 1);
+    const target = Deno.readLinkSync(path);
+    return follow(resolve(dirname(path), target), links + 1);
   }
   const parent = dirname(path);
   if (parent === path) return path;
-  return join(await follow(parent, links), basename(path));
+  return join(follow(parent, links), basename(path));
+}
+
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
 }

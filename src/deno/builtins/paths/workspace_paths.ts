@@ -2,15 +2,9 @@ import { isAbsolute, join, normalize, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
-import { realTarget } from "./real_path.ts";
-import {
-  findRoot,
-  readOnlyRoots,
-  type Root,
-  underDeclared,
-  within,
-  workspaceRoot,
-} from "./allowed_roots.ts";
+import { realTargetSync } from "./real_path.ts";
+import { findRoot, type Root, underDeclared, within } from "./allowed_roots.ts";
+import { contextRoots } from "./context_roots.ts";
 import { protectedMatch } from "./protected_match.ts";
 import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
 
@@ -38,8 +32,24 @@ export interface ResolvedPath {
  * @param path The path as the model gave it, relative to the workspace or absolute.
  * @returns The checked path.
  */
-export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  return await resolveInRoots(ctx, checkPathInput(path), true);
+export function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+  try {
+    return Promise.resolve(resolveReadPathSync(ctx, path));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * {@linkcode resolveReadPath}, synchronously (its few metadata calls take microseconds each; the
+ * opened-file check repeats it).
+ *
+ * @param ctx The request's context.
+ * @param path The path as the model gave it, relative to the workspace or absolute.
+ * @returns The checked path.
+ */
+export function resolveReadPathSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
+  return resolveInRoots(ctx, checkPathInput(path), true);
 }
 
 /**
@@ -52,11 +62,18 @@ export async function resolveReadPath(ctx: ResolvedContext, path: unknown): Prom
  * @param path The path as the model gave it.
  * @returns The checked path.
  */
-export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+export function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+  try {
+    return Promise.resolve(resolveWriteSync(ctx, path));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
   const shown = checkPathInput(path);
-  const workspace = await workspaceRoot(ctx);
+  const { workspace, readOnly: roots } = contextRoots(ctx);
   const lexical = lexicalPath(ctx, shown);
-  const roots = await readOnlyRoots(ctx);
   // The more specific root wins: a read-only root inside the workspace (a vendored directory)
   // is read-only, a read-only root around it (the home directory) does not affect it.
   const nested = roots.filter((root) => within(workspace.real, root.real));
@@ -70,7 +87,7 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
     throw readOnlyError(shown);
   }
   checkProtected(ctx, relative(lexicalBase(workspace, lexical), lexical), shown);
-  const real = await realOf(ctx, lexical, shown, "write", workspace.declared);
+  const real = realOf(ctx, lexical, shown, "write", workspace.declared);
   if (findRoot(nested, real, "real") !== undefined) throw readOnlyError(shown);
   if (findRoot([workspace], real, "real") === undefined) {
     const readOnly = findRoot(roots, real, "real");
@@ -79,9 +96,9 @@ export async function resolveWritePath(ctx: ResolvedContext, path: unknown): Pro
   checkProtected(ctx, relative(workspace.real, real), shown);
   for (const protectedPath of ctx.protectedPaths) {
     const lexicalProtected = join(workspace.declared, protectedPath);
-    // Synchronous first: serve protects its whole start-up graph (hundreds of paths), and one
+    // Synchronous: serve protects its whole start-up graph (hundreds of paths), and one
     // asynchronous call each made a write cost tens of milliseconds more.
-    const protectedReal = realPathOrUndefined(lexicalProtected) ?? await realOf(
+    const protectedReal = realPathOrUndefined(lexicalProtected) ?? realOf(
       ctx,
       lexicalProtected,
       shown,
@@ -111,7 +128,7 @@ export async function resolveDirectory(
   path: unknown,
 ): Promise<ResolvedPath> {
   const shown = path === undefined || path === "" ? "." : checkPathInput(path);
-  const resolved = await resolveInRoots(ctx, shown, false);
+  const resolved = resolveInRoots(ctx, shown, false);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(resolved.real);
@@ -125,18 +142,18 @@ export async function resolveDirectory(
 }
 
 /** Resolves a checked path inside the workspace, or also the read-only roots when reading. */
-async function resolveInRoots(
+function resolveInRoots(
   ctx: ResolvedContext,
   shown: string,
   reading: boolean,
-): Promise<ResolvedPath> {
+): ResolvedPath {
   const what = reading ? "reads" : "commands";
-  const workspace = await workspaceRoot(ctx);
-  const roots = reading ? [workspace, ...await readOnlyRoots(ctx)] : [workspace];
+  const { workspace, readOnly } = contextRoots(ctx);
+  const roots = reading ? [workspace, ...readOnly] : [workspace];
   const lexical = lexicalPath(ctx, shown);
   const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
   if (root === undefined) throw outsideError(shown, what, false, ctx);
-  const real = await realOf(ctx, lexical, shown, "read", root.declared, what);
+  const real = realOf(ctx, lexical, shown, "read", root.declared, what);
   const realRoot = findRoot(roots, real, "real");
   if (realRoot === undefined) throw outsideError(shown, what, true, ctx);
   return {
@@ -157,16 +174,16 @@ function lexicalBase(workspace: Root, lexical: string): string {
   return within(workspace.declared, lexical) ? workspace.declared : workspace.real;
 }
 
-async function realOf(
+function realOf(
   ctx: ResolvedContext,
   lexical: string,
   shown: string,
   access: "read" | "write",
   root: string,
   what: "reads" | "writes" | "commands" = access === "read" ? "reads" : "writes",
-): Promise<string> {
+): string {
   try {
-    return await realTarget(lexical);
+    return realTargetSync(lexical);
   } catch (error) {
     // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
     if (error instanceof Deno.errors.NotCapable) throw outsideError(shown, what, true, ctx);
@@ -195,6 +212,6 @@ function realPathOrUndefined(path: string): string | undefined {
   try {
     return Deno.realPathSync(path);
   } catch {
-    return undefined; // Absent, or refused: the asynchronous path decides.
+    return undefined; // Absent, or refused: realOf decides.
   }
 }
