@@ -3,7 +3,8 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileFileFilter } from "./glob_pattern.ts";
-import { compilePattern, containsBytes, type LineMatch, searchLines } from "./line_search.ts";
+import { compilePattern, type LineMatch, searchLines } from "./line_search.ts";
+import { LiteralFinder } from "./literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
 import { listFiles, MAX_SEARCH_BYTES, readFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
@@ -107,9 +108,10 @@ async function grep(
   const matches: GrepMatch[] = [];
   let truncated = false;
   const decoder = new TextDecoder();
+  const finder = pattern.literal === undefined ? undefined : new LiteralFinder(pattern.literal);
   await readFiles(ctx, target, { files, budget, literal: pattern.literal }, (path, data) => {
     if (data === undefined) return false;
-    if (pattern.literal !== undefined && !containsBytes(data, pattern.literal)) return false;
+    if (finder !== undefined && !finder.contains(data)) return false;
     if (data.includes(0)) return false;
     const found: LineMatch[] = searchLines(decoder.decode(data), pattern, max + 1 - matches.length);
     const shown = target.display(path);

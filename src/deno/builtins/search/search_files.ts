@@ -92,25 +92,29 @@ export async function readFiles(
   }
 }
 
-/** Reads a file up to the size limit; stops early at a NUL byte (a binary file). */
+/**
+ * Reads a file up to the size limit. A read that fills less than the buffer is taken as the end of
+ * the (regular) file, which spares most files their second read; a file that goes on past its
+ * first 64 KiB stops there when those hold a NUL byte (a binary file, which the caller skips), and
+ * otherwise is read whole without looking for NUL bytes (the caller does, when it needs to).
+ */
 function readBounded(path: string, buffer: Uint8Array): Uint8Array | undefined {
   try {
     using file = Deno.openSync(path, { read: true });
-    const chunks: Uint8Array[] = [];
-    let length = 0;
-    // The first reads go into the shared buffer: most files fit, and are copied once.
-    for (let space = buffer;;) {
-      const read = file.readSync(space);
+    const first = file.readSync(buffer) ?? 0;
+    // Most files fit the shared buffer, and are copied once (valid until the next file is read).
+    if (first < buffer.length) return buffer.subarray(0, first);
+    if (buffer.includes(0)) return buffer;
+    const chunks: Uint8Array[] = [buffer.slice()];
+    let length = first;
+    for (;;) {
+      const chunk = new Uint8Array(256 * 1024);
+      const read = file.readSync(chunk);
       if (read === null) break;
-      const got = space.subarray(0, read);
       length += read;
       if (length > MAX_SEARCH_BYTES) return undefined;
-      chunks.push(got);
-      if (got.includes(0)) break;
-      space = space.subarray(read);
-      if (space.length === 0) space = new Uint8Array(256 * 1024);
+      chunks.push(chunk.subarray(0, read));
     }
-    if (chunks.length === 1) return chunks[0]; // valid until the next file is read
     const all = new Uint8Array(length);
     let at = 0;
     for (const chunk of chunks) {
