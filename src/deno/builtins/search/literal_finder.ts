@@ -1,13 +1,10 @@
-/** How many bytes of the files searched are sampled to learn which bytes are rare (64 KiB). */
-const SAMPLE_BYTES = 64 * 1024;
-/** How many bytes of one file go into the sample at most. */
-const SAMPLE_PER_FILE = 4096;
-
 /**
  * Finds a byte sequence in many files: it looks for the sequence's rarest byte natively
  * (`Uint8Array.prototype.indexOf`), then compares the rest. Which byte is rarest is learned from
  * the first bytes of the first files searched (a capital `X` is rare in prose, common in C
  * headers); before any sample, a rough frequency of bytes in source text decides.
+ *
+ * Self-contained (no outside names): the sandbox session's supervisor runs its source text too.
  */
 export class LiteralFinder {
   readonly #needle: Uint8Array;
@@ -22,7 +19,9 @@ export class LiteralFinder {
     if (needle.length === 0) throw new RangeError("Cannot search for an empty byte sequence");
     this.#needle = needle;
     let pick = 0;
-    for (let i = 1; i < needle.length; i++) if (rank(needle[i]) < rank(needle[pick])) pick = i;
+    for (let i = 1; i < needle.length; i++) {
+      if (LiteralFinder.#rank(needle[i]) < LiteralFinder.#rank(needle[pick])) pick = i;
+    }
     this.#pick = pick;
   }
 
@@ -34,7 +33,8 @@ export class LiteralFinder {
    */
   contains(data: Uint8Array): boolean {
     const needle = this.#needle;
-    if (this.#sampled < SAMPLE_BYTES) this.#learn(data);
+    // The first 64 KiB searched (at most 4 KiB of a file) are the sample.
+    if (this.#sampled < 64 * 1024) this.#learn(data);
     const pick = this.#pick;
     const rare = needle[pick];
     const last = data.length - needle.length + pick;
@@ -53,16 +53,32 @@ export class LiteralFinder {
 
   #learn(data: Uint8Array): void {
     const counts = this.#counts;
-    const count = Math.min(data.length, SAMPLE_PER_FILE);
+    const count = Math.min(data.length, 4096);
     for (let i = 0; i < count; i++) counts[data[i]]++;
     this.#sampled += count;
     const needle = this.#needle;
     let pick = this.#pick;
     for (let i = 0; i < needle.length; i++) {
       const [a, b] = [counts[needle[i]], counts[needle[pick]]];
-      if (a < b || (a === b && rank(needle[i]) < rank(needle[pick]))) pick = i;
+      if (
+        a < b || (a === b && LiteralFinder.#rank(needle[i]) < LiteralFinder.#rank(needle[pick]))
+      ) {
+        pick = i;
+      }
     }
     this.#pick = pick;
+  }
+
+  /** How common a byte is in source text, roughly: lower is rarer. */
+  static #rank(byte: number): number {
+    // Letters from the most to the least common in English and code.
+    const letters = "etaoinsrhldcumfpgwybvkxjqz";
+    if (byte === 0x20 || byte === 0x0a || byte === 0x5f) return 100; // space, newline, _
+    if (byte >= 0x61 && byte <= 0x7a) return 99 - letters.indexOf(String.fromCharCode(byte));
+    if (byte >= 0x41 && byte <= 0x5a) return 60 - letters.indexOf(String.fromCharCode(byte + 32));
+    if (byte >= 0x30 && byte <= 0x39) return 20; // digits
+    if (byte < 0x80 && /[.,;:()="'{}/*-]/.test(String.fromCharCode(byte))) return 50;
+    return 10;
   }
 }
 
@@ -75,17 +91,4 @@ export class LiteralFinder {
  */
 export function containsBytes(data: Uint8Array, needle: Uint8Array): boolean {
   return new LiteralFinder(needle).contains(data);
-}
-
-/** Letters from the most to the least common in English and code. */
-const LETTERS = "etaoinsrhldcumfpgwybvkxjqz";
-
-/** How common a byte is in source text, roughly: lower is rarer. */
-function rank(byte: number): number {
-  if (byte === 0x20 || byte === 0x0a || byte === 0x5f) return 100; // space, newline, _
-  if (byte >= 0x61 && byte <= 0x7a) return 99 - LETTERS.indexOf(String.fromCharCode(byte));
-  if (byte >= 0x41 && byte <= 0x5a) return 60 - LETTERS.indexOf(String.fromCharCode(byte + 32));
-  if (byte >= 0x30 && byte <= 0x39) return 20; // digits
-  if (byte < 0x80 && /[.,;:()="'{}/*-]/.test(String.fromCharCode(byte))) return 50;
-  return 10;
 }

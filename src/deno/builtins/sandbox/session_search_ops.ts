@@ -1,0 +1,232 @@
+import { LiteralFinder } from "../search/literal_finder.ts";
+
+/**
+ * The search operations of the sandbox session's supervisor (see `session_supervisor.ts`): `list`
+ * walks a tree inside the sandbox and streams its folders and files back; `grep` reads files
+ * inside the sandbox and streams back only those that can match. Both stop at their own deadline
+ * (`timeoutMs`) and on `cancel`, and answer `{ ok: { stopped } }` at the end.
+ *
+ * `list` (`root`, `start`, `maxDepth`, `gitignore`, `name`, `parents`): stream 1 frames of
+ * NUL-ended records, `d` or `f` then a path relative to `root` (never a symbolic link, never a
+ * `.git`); with `gitignore`, a stream 2 frame per `.gitignore` file (of a listed folder or of one
+ * of `parents`): its folder, a NUL, its text.
+ *
+ * `grep` (`root`, `maxBytes`, `literal` or `source` and `flags`; the body: NUL-separated paths
+ * relative to `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte
+ * length and the file's bytes, for the regular files of at most `maxBytes` without a NUL byte
+ * that contain the literal (or in which the regular expression finds a match).
+ */
+
+/** What the supervisor lends an extra operation. */
+export interface SupervisorLink {
+  /** Sends a frame (resolves once written). */
+  send(header: Record<string, unknown>, body?: Uint8Array): Promise<unknown>;
+  /** Registers what `cancel` of this request does; returns the unregistration. */
+  onCancel(id: number, cancel: () => void): () => void;
+}
+
+/** An extra operation of the supervisor. */
+export type SupervisorOp = (
+  id: number,
+  request: Record<string, unknown>,
+  body: Uint8Array,
+  link: SupervisorLink,
+) => Promise<unknown>;
+
+/**
+ * The search operations. Never called in the host: its source text runs inside the sandbox, with
+ * `LiteralFinder` bound to that class's source (see {@linkcode SEARCH_OPS_SOURCE}).
+ *
+ * @returns The operations by name.
+ */
+export function searchOps(): Record<string, SupervisorOp> {
+  const encoder = new TextEncoder();
+  // Stream frames carry at most this much, so the host never holds much of a reply at once.
+  const BATCH = 256 * 1024;
+  // Every 20 ms of work, the event loop runs (a `cancel` comes in that way).
+  const YIELD_MS = 20;
+
+  const limits = (id: number, request: Record<string, unknown>, link: SupervisorLink) => {
+    const deadline = performance.now() + Number(request.timeoutMs);
+    let lastYield = performance.now();
+    let cancelled = false;
+    const release = link.onCancel(id, () => cancelled = true);
+    return {
+      release,
+      /** Why to stop, if so; lets the event loop run every 20 ms. */
+      async stop(): Promise<string | undefined> {
+        const now = performance.now();
+        if (now - lastYield >= YIELD_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          lastYield = performance.now();
+        }
+        return cancelled ? "cancelled" : lastYield > deadline ? "deadline" : undefined;
+      },
+    };
+  };
+  const isGit = (name: string) =>
+    name.length >= 4 && name.toLowerCase().replace(/[. ]+$/, "") === ".git";
+  // Reads a regular file of at most `max` bytes (opening only what lstat calls a regular file,
+  // and checking again on the open file); `undefined` otherwise.
+  const readRegular = (path: string, max: number, buffer: Uint8Array) => {
+    try {
+      const before = Deno.lstatSync(path);
+      if (!before.isFile || before.size > max) return undefined;
+      using file = Deno.openSync(path, { read: true });
+      const info = file.statSync();
+      if (!info.isFile || info.size > max) return undefined;
+      const first = file.readSync(buffer) ?? 0;
+      if (first < buffer.length) return buffer.subarray(0, first);
+      const all = new Uint8Array(Math.max(info.size, first) + 1);
+      all.set(buffer);
+      let length = first;
+      for (;;) {
+        if (length === all.length) return undefined; // grew past its size: skipped
+        const read = file.readSync(all.subarray(length));
+        if (read === null) break;
+        length += read;
+        if (length > max) return undefined;
+      }
+      return all.subarray(0, length);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const list: SupervisorOp = async (id, request, _body, link) => {
+    const root = String(request.root);
+    const start = String(request.start);
+    const maxDepth = request.maxDepth === null ? Infinity : Number(request.maxDepth);
+    const gitignore = request.gitignore === true;
+    const name = typeof request.name === "string" && request.name !== ""
+      ? new RegExp(
+        `^${request.name.split("*").map((p) => p.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")).join(
+          "[^]*",
+        )}$`,
+      )
+      : undefined;
+    const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
+    const { release, stop } = limits(id, request, link);
+    let records: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (records.length === 0) return;
+      const bytes = encoder.encode(records.join(""));
+      records = [];
+      size = 0;
+      await link.send({ id, stream: 1 }, bytes);
+    };
+    const sendIgnore = async (dir: string) => {
+      const text = readRegular(`${at(dir)}/.gitignore`, 1 << 20, new Uint8Array(64 * 1024));
+      if (text === undefined) return;
+      const name = encoder.encode(dir);
+      const body = new Uint8Array(name.length + 1 + text.length);
+      body.set(name);
+      body.set(text, name.length + 1);
+      await link.send({ id, stream: 2 }, body);
+    };
+    let stopped: string | undefined;
+    const visit = async (dir: string, depth: number): Promise<boolean> => {
+      stopped = await stop();
+      if (stopped !== undefined) return true;
+      let entries: Deno.DirEntry[];
+      try {
+        entries = [...Deno.readDirSync(at(dir))];
+      } catch {
+        return false;
+      }
+      const dirs: string[] = [];
+      for (const entry of entries) {
+        if (entry.isSymlink || isGit(entry.name)) continue;
+        const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+        if (entry.isDirectory) {
+          records.push(`d${path}\0`);
+          if (depth < maxDepth) dirs.push(path);
+        } else if (entry.isFile) {
+          if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
+          if (name !== undefined && !name.test(entry.name)) continue;
+          records.push(`f${path}\0`);
+        } else continue;
+        size += path.length + 2;
+      }
+      if (size >= BATCH) await flush();
+      for (const path of dirs) if (await visit(path, depth + 1)) return true;
+      return false;
+    };
+    try {
+      if (gitignore && Array.isArray(request.parents)) {
+        for (const parent of request.parents) await sendIgnore(String(parent));
+      }
+      // The start itself must be a folder, not a symbolic link to one.
+      if (Deno.lstatSync(at(start)).isDirectory) await visit(start, 1);
+      await flush();
+    } finally {
+      release();
+    }
+    return await link.send({ id, ok: { stopped: stopped ?? null } });
+  };
+
+  const grep: SupervisorOp = async (id, request, body, link) => {
+    const root = String(request.root);
+    const max = Number(request.maxBytes);
+    const paths = body.length === 0 ? [] : new TextDecoder().decode(body).split("\0");
+    const finder = typeof request.literal === "string" && request.literal !== ""
+      ? new LiteralFinder(encoder.encode(request.literal))
+      : undefined;
+    const scan = typeof request.source === "string"
+      ? new RegExp(request.source, String(request.flags))
+      : undefined;
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(64 * 1024);
+    const { release, stop } = limits(id, request, link);
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const all = new Uint8Array(size);
+      let at = 0;
+      for (const part of batch) {
+        all.set(part, at);
+        at += part.length;
+      }
+      batch = [];
+      size = 0;
+      await link.send({ id, stream: 1 }, all);
+    };
+    let stopped: string | undefined;
+    try {
+      for (let index = 0; index < paths.length; index++) {
+        stopped = await stop();
+        if (stopped !== undefined) break;
+        const path = paths[index];
+        const data = readRegular(path === "" ? root : `${root}/${path}`, max, buffer);
+        if (data === undefined) continue;
+        if (finder !== undefined && !finder.contains(data)) continue;
+        if (data.includes(0)) continue;
+        if (scan !== undefined) {
+          scan.lastIndex = 0;
+          if (!scan.test(decoder.decode(data))) continue;
+        }
+        if (size + data.length + 8 > BATCH) await flush();
+        const head = new Uint8Array(8);
+        new DataView(head.buffer).setUint32(0, index);
+        new DataView(head.buffer).setUint32(4, data.length);
+        batch.push(head, data.buffer === buffer.buffer ? data.slice() : data);
+        size += 8 + data.length;
+      }
+      await flush();
+    } finally {
+      release();
+    }
+    return await link.send({ id, ok: { stopped: stopped ?? null } });
+  };
+
+  return { list, grep };
+}
+
+/**
+ * The source text that makes the search operations inside the supervisor: an expression whose
+ * value is {@linkcode searchOps}' result, with `LiteralFinder` bound to its class.
+ */
+export const SEARCH_OPS_SOURCE = `(() => { const LiteralFinder = ${LiteralFinder.toString()}; ` +
+  `return (${searchOps.toString()})(); })()`;
