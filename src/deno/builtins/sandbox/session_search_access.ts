@@ -18,7 +18,7 @@ const GRACE_MS = 5000;
 /**
  * The searches' access of a context whose bash is sandboxed: the walk and the reads run in the
  * context's sandbox session (the supervisor's `list` and `grep` operations, see
- * `session_search_ops.ts`), so a folder swapped for a symbolic link by a sandboxed command leads
+ * `supervisor/search_ops.ts`), so a folder swapped for a symbolic link by a sandboxed command leads
  * only to what that command could read anyway. Only the files that can match cross the pipe, in
  * batches. Every answer is validated; a supervisor that lies ends its session.
  *
@@ -38,34 +38,41 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
       const prefix = request.start === "" ? "" : `${request.start}/`;
       const parts = request.start === "" ? [] : request.start.split("/");
       let bytes = 0;
-      await ask(ctx, sessions, request.budget, {
-        op: "list",
-        root,
-        start: request.start,
-        maxDepth: request.maxDepth ?? null,
-        gitignore: request.gitignore,
-        name: request.name ?? "",
-        parents: parts.map((_, i) => parts.slice(0, i).join("/")),
-      }, undefined, (stream, body, fail) => {
-        bytes += body.length;
-        if (bytes > MAX_LISTING_BYTES) return "too big";
-        const text = decoder.decode(body);
-        if (stream === 2) {
-          const nul = text.indexOf("\0");
-          const dir = text.slice(0, nul);
-          const parent = dir === "" || request.start === dir || prefix.startsWith(`${dir}/`);
-          if (nul < 0 || !(parent || isBelow(dir, prefix))) throw fail("a .gitignore elsewhere");
-          tree.gitignores.set(dir, text.slice(nul + 1));
-          return;
-        }
-        if (!text.endsWith("\0")) throw fail("a listing record without its end");
-        for (const record of text.slice(0, -1).split("\0")) {
-          const kind = record[0] === "d" ? "dir" : record[0] === "f" ? "file" : undefined;
-          const path = record.slice(1);
-          if (kind === undefined || !isBelow(path, prefix)) throw fail("a listing record");
-          tree.add(path, kind);
-        }
-      }).then((stop) => {
+      await ask(
+        ctx,
+        sessions,
+        request.budget,
+        {
+          op: "list",
+          root,
+          start: request.start,
+          maxDepth: request.maxDepth ?? null,
+          gitignore: request.gitignore,
+          name: request.name ?? "",
+          parents: parts.map((_, i) => parts.slice(0, i).join("/")),
+        },
+        undefined,
+        (stream, body, fail) => {
+          bytes += body.length;
+          if (bytes > MAX_LISTING_BYTES) return "too big";
+          const text = decoder.decode(body);
+          if (stream === 2) {
+            const nul = text.indexOf("\0");
+            const dir = text.slice(0, nul);
+            const parent = dir === "" || request.start === dir || prefix.startsWith(`${dir}/`);
+            if (nul < 0 || !(parent || isBelow(dir, prefix))) throw fail("a .gitignore elsewhere");
+            tree.gitignores.set(dir, text.slice(nul + 1));
+            return;
+          }
+          if (!text.endsWith("\0")) throw fail("a listing record without its end");
+          for (const record of text.slice(0, -1).split("\0")) {
+            const kind = record[0] === "d" ? "dir" : record[0] === "f" ? "file" : undefined;
+            const path = record.slice(1);
+            if (kind === undefined || !isBelow(path, prefix)) throw fail("a listing record");
+            tree.add(path, kind);
+          }
+        },
+      ).then((stop) => {
         if (stop === "too big") {
           throw new ToolError(
             "tool_error",
@@ -86,28 +93,35 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
         : new TextDecoder().decode(request.literal);
       const body = new TextEncoder().encode(request.files.join("\0"));
       let next = 0;
-      await ask(ctx, sessions, request.budget, {
-        op: "grep",
-        root,
-        maxBytes: MAX_SEARCH_BYTES,
-        ...(literal === undefined ? request.pattern : { literal }),
-      }, body, (_stream, batch, fail) => {
-        const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
-        for (let at = 0; at < batch.length;) {
-          if (at + 8 > batch.length) throw fail("a cut entry");
-          const index = view.getUint32(at);
-          const length = view.getUint32(at + 4);
-          const end = at + 8 + length;
-          // Each file once, in the order given, within the limit, holding no NUL byte.
-          if (index < next || index >= request.files.length) throw fail("a file out of order");
-          if (length > MAX_SEARCH_BYTES || end > batch.length) throw fail("a file too long");
-          const data = batch.subarray(at + 8, end);
-          if (data.includes(0)) throw fail("a binary file");
-          next = index + 1;
-          at = end;
-          if (onFile(request.files[index], data) === true) return "stop";
-        }
-      });
+      await ask(
+        ctx,
+        sessions,
+        request.budget,
+        {
+          op: "grep",
+          root,
+          maxBytes: MAX_SEARCH_BYTES,
+          ...(literal === undefined ? request.pattern : { literal }),
+        },
+        body,
+        (_stream, batch, fail) => {
+          const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+          for (let at = 0; at < batch.length;) {
+            if (at + 8 > batch.length) throw fail("a cut entry");
+            const index = view.getUint32(at);
+            const length = view.getUint32(at + 4);
+            const end = at + 8 + length;
+            // Each file once, in the order given, within the limit, holding no NUL byte.
+            if (index < next || index >= request.files.length) throw fail("a file out of order");
+            if (length > MAX_SEARCH_BYTES || end > batch.length) throw fail("a file too long");
+            const data = batch.subarray(at + 8, end);
+            if (data.includes(0)) throw fail("a binary file");
+            next = index + 1;
+            at = end;
+            if (onFile(request.files[index], data) === true) return "stop";
+          }
+        },
+      );
     },
   });
 }
@@ -138,11 +152,17 @@ async function ask(
 ): Promise<string | undefined> {
   budget.check();
   const lease = await sessions.acquire(ctx);
+  try {
+    budget.check(); // starting the session may have taken a while
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
   const session = lease.session;
   let id: number | undefined;
   let stop: string | undefined;
   const cancel = () => {
-    if (id !== undefined) session.notify({ op: "cancel", target: id });
+    if (id !== undefined) session.notify({ op: "stopSearch", target: id });
   };
   const answer = session.request({ ...header, timeoutMs: budget.msLeft }, body, {
     timeoutMs: budget.msLeft + GRACE_MS,
@@ -162,6 +182,7 @@ async function ask(
     timer = setTimeout(() => reject(budget.timeout()), budget.msLeft + 100);
     onAbort = () => reject(budget.signal.reason);
     budget.signal.addEventListener("abort", onAbort, { once: true });
+    if (budget.signal.aborted) onAbort();
   });
   try {
     const frame = await Promise.race([answer, halted]);
@@ -170,11 +191,13 @@ async function ask(
     }
     const ok = frame.header.ok as Record<string, unknown> | undefined;
     const stopped = ok?.stopped;
-    if (ok === undefined || !(stopped === null || stopped === "deadline" || stopped === "cancelled")) {
+    if (
+      ok === undefined || !(stopped === null || stopped === "deadline" || stopped === "stopped")
+    ) {
       throw session.fail("it answered a search without a result");
     }
     if (stopped === "deadline") throw budget.timeout();
-    if (stopped === "cancelled" && stop === undefined) budget.check();
+    if (stopped === "stopped" && stop === undefined) budget.check();
     return stop;
   } catch (error) {
     cancel();

@@ -3,7 +3,7 @@
  * program that serves file operations and bash commands over its stdin and stdout, one frame at
  * a time. The host sends the source text of {@linkcode supervisorMain}, the shared context and
  * the operation families (as transpiled by Deno, so each must stay self-contained: no imports,
- * no outside names) and runs it with the host's own `deno` binary, bound read-only into the
+ * no outside names but `LiteralFinder`, the one global it defines) and runs it with the host's own `deno` binary, bound read-only into the
  * sandbox.
  *
  * A frame is an 8-byte header (the JSON part's length and the body's length, big-endian
@@ -20,6 +20,8 @@
 import { fileOps } from "./file_ops.ts";
 import { networkOps } from "./network_ops.ts";
 import { processOps } from "./process_ops.ts";
+import { searchOps } from "./search_ops.ts";
+import { LiteralFinder } from "../../search/literal_finder.ts";
 import {
   type SupervisorContext,
   supervisorContext,
@@ -32,6 +34,7 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
   fileOps,
   processOps,
   networkOps,
+  searchOps,
 ];
 
 /**
@@ -41,7 +44,9 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
  */
 export function supervisorScript(): string {
   const families = SUPERVISOR_FAMILIES.map((family) => family.toString()).join(",\n");
-  const source =
+  // The supervisor's one global of its own, for the search family (the grep of `grep`).
+  const globals = `const LiteralFinder = ${LiteralFinder.toString()};\n`;
+  const source = globals +
     `await (${supervisorMain.toString()})(${supervisorContext.toString()}, [${families}]);`;
   return `data:application/javascript;base64,${btoa(source)}`;
 }

@@ -1,10 +1,13 @@
-import { LiteralFinder } from "../search/literal_finder.ts";
+// A global of the supervisor: supervisor_script.ts puts this class's source before the families.
+import { LiteralFinder } from "../../search/literal_finder.ts";
+import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./supervisor_context.ts";
 
 /**
- * The search operations of the sandbox session's supervisor (see `session_supervisor.ts`): `list`
+ * The search operations of the sandbox session's supervisor (see `supervisor_script.ts`): `list`
  * walks a tree inside the sandbox and streams its folders and files back; `grep` reads files
  * inside the sandbox and streams back only those that can match. Both stop at their own deadline
- * (`timeoutMs`) and on `cancel`, and answer `{ ok: { stopped } }` at the end.
+ * (`timeoutMs`) and on `stopSearch` (`target`: the search's id), and answer `{ ok: { stopped } }`
+ * (`null`, `"deadline"` or `"stopped"`) at the end.
  *
  * `list` (`root`, `start`, `maxDepth`, `gitignore`, `name`, `parents`): stream 1 frames of
  * NUL-ended records, `d` or `f` then a path relative to `root` (never a symbolic link, never a
@@ -17,42 +20,30 @@ import { LiteralFinder } from "../search/literal_finder.ts";
  * that contain the literal (or in which the regular expression finds a match).
  */
 
-/** What the supervisor lends an extra operation. */
-export interface SupervisorLink {
-  /** Sends a frame (resolves once written). */
-  send(header: Record<string, unknown>, body?: Uint8Array): Promise<unknown>;
-  /** Registers what `cancel` of this request does; returns the unregistration. */
-  onCancel(id: number, cancel: () => void): () => void;
-}
-
-/** An extra operation of the supervisor. */
-export type SupervisorOp = (
-  id: number,
-  request: Record<string, unknown>,
-  body: Uint8Array,
-  link: SupervisorLink,
-) => Promise<unknown>;
-
 /**
- * The search operations. Never called in the host: its source text runs inside the sandbox, with
- * `LiteralFinder` bound to that class's source (see {@linkcode SEARCH_OPS_SOURCE}).
+ * The search operations. Self-contained but for `LiteralFinder` (a global of the supervisor): its
+ * source text runs inside the sandbox.
  *
- * @returns The operations by name.
+ * @param context The supervisor's shared context.
+ * @returns The operations.
  */
-export function searchOps(): Record<string, SupervisorOp> {
+export function searchOps(context: SupervisorContext): SupervisorOps {
+  const { send } = context;
   const encoder = new TextEncoder();
+  // The running searches' stop functions, by request id.
+  const running = new Map<number, () => void>();
   // Stream frames carry at most this much, so the host never holds much of a reply at once.
   const BATCH = 256 * 1024;
   // Every 20 ms of work, the event loop runs (a `cancel` comes in that way).
   const YIELD_MS = 20;
 
-  const limits = (id: number, request: Record<string, unknown>, link: SupervisorLink) => {
+  const limits = (id: number, request: Record<string, unknown>) => {
     const deadline = performance.now() + Number(request.timeoutMs);
     let lastYield = performance.now();
     let cancelled = false;
-    const release = link.onCancel(id, () => cancelled = true);
+    running.set(id, () => cancelled = true);
     return {
-      release,
+      release: () => running.delete(id),
       /** Why to stop, if so; lets the event loop run every 20 ms. */
       async stop(): Promise<string | undefined> {
         const now = performance.now();
@@ -60,7 +51,7 @@ export function searchOps(): Record<string, SupervisorOp> {
           await new Promise((resolve) => setTimeout(resolve, 0));
           lastYield = performance.now();
         }
-        return cancelled ? "cancelled" : lastYield > deadline ? "deadline" : undefined;
+        return cancelled ? "stopped" : lastYield > deadline ? "deadline" : undefined;
       },
     };
   };
@@ -93,20 +84,23 @@ export function searchOps(): Record<string, SupervisorOp> {
     }
   };
 
-  const list: SupervisorOp = async (id, request, _body, link) => {
+  const list: SupervisorOp = async (request) => {
+    const id = Number(request.id);
     const root = String(request.root);
     const start = String(request.start);
     const maxDepth = request.maxDepth === null ? Infinity : Number(request.maxDepth);
     const gitignore = request.gitignore === true;
     const name = typeof request.name === "string" && request.name !== ""
       ? new RegExp(
-        `^${request.name.split("*").map((p) => p.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")).join(
-          "[^]*",
-        )}$`,
+        `^${
+          request.name.split("*").map((p) => p.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")).join(
+            "[^]*",
+          )
+        }$`,
       )
       : undefined;
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
-    const { release, stop } = limits(id, request, link);
+    const { release, stop } = limits(id, request);
     let records: string[] = [];
     let size = 0;
     const flush = async () => {
@@ -114,7 +108,7 @@ export function searchOps(): Record<string, SupervisorOp> {
       const bytes = encoder.encode(records.join(""));
       records = [];
       size = 0;
-      await link.send({ id, stream: 1 }, bytes);
+      await send({ id, stream: 1 }, bytes);
     };
     const sendIgnore = async (dir: string) => {
       const text = readRegular(`${at(dir)}/.gitignore`, 1 << 20, new Uint8Array(64 * 1024));
@@ -123,7 +117,7 @@ export function searchOps(): Record<string, SupervisorOp> {
       const body = new Uint8Array(name.length + 1 + text.length);
       body.set(name);
       body.set(text, name.length + 1);
-      await link.send({ id, stream: 2 }, body);
+      await send({ id, stream: 2 }, body);
     };
     let stopped: string | undefined;
     const visit = async (dir: string, depth: number): Promise<boolean> => {
@@ -163,10 +157,11 @@ export function searchOps(): Record<string, SupervisorOp> {
     } finally {
       release();
     }
-    return await link.send({ id, ok: { stopped: stopped ?? null } });
+    return await send({ id, ok: { stopped: stopped ?? null } });
   };
 
-  const grep: SupervisorOp = async (id, request, body, link) => {
+  const grep: SupervisorOp = async (request, body) => {
+    const id = Number(request.id);
     const root = String(request.root);
     const max = Number(request.maxBytes);
     const paths = body.length === 0 ? [] : new TextDecoder().decode(body).split("\0");
@@ -178,7 +173,7 @@ export function searchOps(): Record<string, SupervisorOp> {
       : undefined;
     const decoder = new TextDecoder();
     const buffer = new Uint8Array(64 * 1024);
-    const { release, stop } = limits(id, request, link);
+    const { release, stop } = limits(id, request);
     let batch: Uint8Array[] = [];
     let size = 0;
     const flush = async () => {
@@ -191,7 +186,7 @@ export function searchOps(): Record<string, SupervisorOp> {
       }
       batch = [];
       size = 0;
-      await link.send({ id, stream: 1 }, all);
+      await send({ id, stream: 1 }, all);
     };
     let stopped: string | undefined;
     try {
@@ -218,15 +213,15 @@ export function searchOps(): Record<string, SupervisorOp> {
     } finally {
       release();
     }
-    return await link.send({ id, ok: { stopped: stopped ?? null } });
+    return await send({ id, ok: { stopped: stopped ?? null } });
   };
 
-  return { list, grep };
+  return {
+    list,
+    grep,
+    stopSearch: (request) => {
+      running.get(Number(request.target))?.();
+      return send({ id: request.id, ok: {} });
+    },
+  };
 }
-
-/**
- * The source text that makes the search operations inside the supervisor: an expression whose
- * value is {@linkcode searchOps}' result, with `LiteralFinder` bound to its class.
- */
-export const SEARCH_OPS_SOURCE = `(() => { const LiteralFinder = ${LiteralFinder.toString()}; ` +
-  `return (${searchOps.toString()})(); })()`;

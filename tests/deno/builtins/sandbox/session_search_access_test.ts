@@ -1,0 +1,184 @@
+import { assert, assertEquals, assertRejects } from "@std/assert";
+import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
+import { execInSession } from "../../../../src/deno/builtins/sandbox/session_exec.ts";
+import { sessionSearchAccess } from "../../../../src/deno/builtins/sandbox/session_search_access.ts";
+import { SearchBudget } from "../../../../src/deno/builtins/search/search_budget.ts";
+import { walkTree } from "../../../../src/deno/builtins/search/walk_tree.ts";
+import { ToolError } from "../../../../src/core/tool_error.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+import { makeFixture, SECRET } from "../_fixture.ts";
+import { run, sandboxed, searchTools, writeTree } from "../search/_search_fixture.ts";
+
+const budget = (ms = 30_000) => new SearchBudget(new AbortController().signal, ms, 1_000_000);
+
+/** Lists a workspace through the session and walks it like glob does. */
+async function listAll(access: ReturnType<typeof sessionSearchAccess>, root: string) {
+  const view = await access.list(root, { start: "", gitignore: true, budget: budget() });
+  const files: string[] = [];
+  await walkTree(view, { start: "", gitignore: true, budget: budget() }, (path) => {
+    files.push(path);
+  });
+  return files;
+}
+
+/** Reads files through the session as grep does (all, or those with a literal), as `path=text`. */
+async function readAll(
+  access: ReturnType<typeof sessionSearchAccess>,
+  root: string,
+  files: string[],
+  literal?: string,
+) {
+  const read: string[] = [];
+  await access.read(root, {
+    files,
+    budget: budget(),
+    literal: literal === undefined ? undefined : new TextEncoder().encode(literal),
+  }, (path, data) => {
+    read.push(`${path}=${new TextDecoder().decode(data)}`);
+  });
+  return read;
+}
+
+Deno.test({
+  name: "a search in the session cannot follow a folder swapped for a symlink to the outside",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    await using sessions = closing(new SandboxSessions());
+    const ctx = resolveBuiltinContext(sandboxed(f.context));
+    const access = sessionSearchAccess(ctx, sessions.value);
+    await writeTree(f.workspace, { "d/secret.txt": "inside\n" });
+    const files = await listAll(access, f.workspace);
+    assertEquals(files, ["d/secret.txt", "hello.txt"]);
+    // The swap a racing sandboxed command would make, done deterministically between the steps.
+    await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
+    await Deno.symlink(f.outside, `${f.workspace}/d`);
+    assert((await Deno.lstat(`${f.workspace}/d`)).isSymlink, "the swap happened");
+    const read = await readAll(access, f.workspace, files);
+    assertEquals(read, ["hello.txt=hello\nworld\n"]);
+    assert(!read.join().includes(SECRET));
+  },
+});
+
+Deno.test({
+  name: "a search in the session never sees another context's session /tmp nor the host's /tmp",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    await using sessions = closing(new SandboxSessions());
+    const hostTmp = await Deno.makeTempDir({ dir: "/tmp", prefix: "toolroute_i13_" });
+    try {
+      await Deno.writeTextFile(`${hostTmp}/x.txt`, `${SECRET}\n`);
+      // Context A leaves the secret in its own sandbox's /tmp, at the same path.
+      const a = resolveBuiltinContext({ ...sandboxed(f.context), commandTimeoutMs: 20_000 });
+      const wrote = await execInSession(a, sessions.value, {
+        command: `mkdir -p ${hostTmp} && echo ${SECRET} > ${hostTmp}/x.txt && cat ${hostTmp}/x.txt`,
+        cwd: f.workspace,
+        env: { PATH: "/usr/bin:/bin" },
+      }, { timeoutMs: 20_000, maxChars: 10_000, signal: new AbortController().signal });
+      assert(wrote.stdout.includes(SECRET), "context A wrote its /tmp");
+      // Context B (another sandbox) has a folder swapped for a link to that path after listing.
+      const b = resolveBuiltinContext(sandboxed(f.context));
+      const access = sessionSearchAccess(b, sessions.value);
+      await writeTree(f.workspace, { "t/x.txt": "mine\n" });
+      const files = await listAll(access, f.workspace);
+      assertEquals(files, ["hello.txt", "t/x.txt"]);
+      await Deno.remove(`${f.workspace}/t`, { recursive: true });
+      await Deno.symlink(hostTmp, `${f.workspace}/t`);
+      assertEquals(await readAll(access, f.workspace, files, SECRET), []);
+      // And a link to it is never listed.
+      assertEquals(await listAll(access, f.workspace), ["hello.txt"]);
+    } finally {
+      await Deno.remove(hostTmp, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "glob and grep in the session yield nothing through a symlink pointing out",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    await Deno.symlink(f.outside, `${f.workspace}/out`);
+    await Deno.symlink(`${f.outside}/secret.txt`, `${f.workspace}/secret.txt`);
+    await using s = await searchTools(sandboxed(f.context));
+    const listed = await run<{ paths: string[] }>(s.tools, "glob", { pattern: "**/*" });
+    assertEquals(listed.paths, ["hello.txt"]);
+    const found = await run<{ matches: unknown[] }>(s.tools, "grep", {
+      pattern: "TOP-SECRET",
+      includeIgnored: true,
+    });
+    assertEquals(found.matches, []);
+    const regex = await run<{ matches: unknown[] }>(s.tools, "grep", { pattern: "SEC.ET" });
+    assertEquals(regex.matches, []);
+  },
+});
+
+Deno.test({
+  name: "glob and grep in the session handle long names and names with newlines and spaces",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    const long = `${"n".repeat(120)}/${"m".repeat(150)}.txt`;
+    await writeTree(f.workspace, { [long]: "needle\n", "odd/we\nird name.txt": "needle\n" });
+    await using s = await searchTools(sandboxed(f.context));
+    const listed = await run<{ paths: string[] }>(s.tools, "glob", { pattern: "**/*.txt" });
+    assertEquals(listed.paths, ["hello.txt", long, "odd/we\nird name.txt"]);
+    const found = await run<{ matches: { path: string }[] }>(s.tools, "grep", {
+      pattern: "needle",
+    });
+    assertEquals(found.matches.map((m) => m.path), [long, "odd/we\nird name.txt"]);
+    const regex = await run<{ matches: { path: string }[] }>(s.tools, "grep", {
+      pattern: "ne+dle$",
+    });
+    assertEquals(regex.matches.map((m) => m.path), [long, "odd/we\nird name.txt"]);
+  },
+});
+
+Deno.test({
+  name:
+    "a search in the session stops at its deadline mid-walk and on abort, and the session lives on",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    await using sessions = closing(new SandboxSessions());
+    const ctx = resolveBuiltinContext(sandboxed(f.context));
+    const access = sessionSearchAccess(ctx, sessions.value);
+    const tree: Record<string, string> = {};
+    for (let i = 0; i < 6000; i++) tree[`d${i % 300}/e${i % 7}/f${i}.txt`] = "x\n";
+    await writeTree(f.workspace, tree);
+    assertEquals((await listAll(access, f.workspace)).length, 6001); // the session is warm
+    const lease = await sessions.value.acquire(ctx);
+    const session = lease.session;
+    lease.release();
+    // A deadline in the middle of the walk: a timeout, soon after it.
+    const started = performance.now();
+    const timeout = await assertRejects(
+      () => access.list(f.workspace, { start: "", gitignore: true, budget: budget(15) }),
+      ToolError,
+    );
+    assertEquals(timeout.code, "timeout");
+    assert(performance.now() - started < 2000, `stopped after ${performance.now() - started} ms`);
+    // Aborted while it runs: the abort reason.
+    const controller = new AbortController();
+    const pending = access.list(f.workspace, {
+      start: "",
+      gitignore: true,
+      budget: new SearchBudget(controller.signal, 30_000, 1000),
+    });
+    setTimeout(() => controller.abort(new Error("caller gave up")), 5);
+    await assertRejects(() => pending, Error, "caller gave up");
+    // The same session still serves.
+    const files = await listAll(access, f.workspace);
+    assertEquals(files.length, 6001);
+    const again = await sessions.value.acquire(ctx);
+    assert(again.session === session && !session.ended, "the session lived on");
+    again.release();
+  },
+});
+
+/** Closes a `SandboxSessions` on dispose. */
+function closing(sessions: SandboxSessions): { value: SandboxSessions } & AsyncDisposable {
+  return { value: sessions, [Symbol.asyncDispose]: () => sessions.close() };
+}
