@@ -62,6 +62,30 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "a search in the session passes over files swapped for a FIFO or a symlink since the listing",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    await using sessions = closing(new SandboxSessions());
+    const ctx = resolveBuiltinContext(sandboxed(f.context));
+    const access = sessionSearchAccess(ctx, sessions.value);
+    await writeTree(f.workspace, { "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
+    const files = await listAll(access, f.workspace);
+    assertEquals(files, ["a.txt", "b.txt", "c.txt", "hello.txt"]);
+    await Deno.remove(`${f.workspace}/a.txt`);
+    const fifo = await new Deno.Command("mkfifo", { args: [`${f.workspace}/a.txt`] }).output();
+    assert(fifo.success, "the FIFO was made");
+    await Deno.remove(`${f.workspace}/b.txt`);
+    await Deno.symlink(`${f.workspace}/hello.txt`, `${f.workspace}/b.txt`);
+    const started = performance.now();
+    const read = await readAll(access, f.workspace, files);
+    assertEquals(read, ["c.txt=c\n", "hello.txt=hello\nworld\n"]);
+    assert(performance.now() - started < 5000, "the FIFO was never opened");
+  },
+});
+
+Deno.test({
   name: "a search in the session never sees another context's session /tmp nor the host's /tmp",
   ignore: skipWithoutBwrap(),
   fn: async () => {

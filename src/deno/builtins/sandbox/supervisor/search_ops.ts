@@ -44,30 +44,31 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     running.set(id, () => cancelled = true);
     return {
       release: () => running.delete(id),
-      /** Why to stop, if so; lets the event loop run every 20 ms. */
-      async stop(): Promise<string | undefined> {
+      /** Why to stop, if so; every 20 ms it first lets the event loop run (one await). */
+      stop(): Promise<string | undefined> | string | undefined {
+        const why = () => cancelled ? "stopped" : lastYield > deadline ? "deadline" : undefined;
         const now = performance.now();
-        if (now - lastYield >= YIELD_MS) {
-          await new Promise((resolve) => setTimeout(resolve, 0));
+        if (now - lastYield < YIELD_MS) return cancelled ? "stopped" : undefined;
+        return new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
           lastYield = performance.now();
-        }
-        return cancelled ? "stopped" : lastYield > deadline ? "deadline" : undefined;
+          return why();
+        });
       },
     };
   };
   const isGit = (name: string) =>
     name.length >= 4 && name.toLowerCase().replace(/[. ]+$/, "") === ".git";
-  // Reads a regular file of at most `max` bytes (opening only what lstat calls a regular file,
-  // and checking again on the open file); `undefined` otherwise.
-  const readRegular = (path: string, max: number, buffer: Uint8Array) => {
+  // Reads a file of at most `max` bytes the caller found to be a regular file (a read that fills
+  // less than the buffer is its end: most files take one read); `undefined` for a larger file,
+  // or one whose first 64 KiB hold a NUL byte (binary, skipped anyway).
+  const readFile = (path: string, max: number, buffer: Uint8Array) => {
     try {
-      const before = Deno.lstatSync(path);
-      if (!before.isFile || before.size > max) return undefined;
       using file = Deno.openSync(path, { read: true });
-      const info = file.statSync();
-      if (!info.isFile || info.size > max) return undefined;
       const first = file.readSync(buffer) ?? 0;
       if (first < buffer.length) return buffer.subarray(0, first);
+      if (buffer.includes(0)) return undefined;
+      const info = file.statSync();
+      if (!info.isFile || info.size > max) return undefined;
       const all = new Uint8Array(Math.max(info.size, first) + 1);
       all.set(buffer);
       let length = first;
@@ -79,6 +80,15 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
         if (length > max) return undefined;
       }
       return all.subarray(0, length);
+    } catch {
+      return undefined;
+    }
+  };
+  // Reads a small regular file (a `.gitignore`), checked with lstat first (never a symbolic link).
+  const readRegular = (path: string, max: number, buffer: Uint8Array) => {
+    try {
+      const info = Deno.lstatSync(path);
+      return info.isFile && info.size <= max ? readFile(path, max, buffer) : undefined;
     } catch {
       return undefined;
     }
@@ -121,7 +131,8 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     };
     let stopped: string | undefined;
     const visit = async (dir: string, depth: number): Promise<boolean> => {
-      stopped = await stop();
+      const check = stop();
+      stopped = check instanceof Promise ? await check : check;
       if (stopped !== undefined) return true;
       let entries: Deno.DirEntry[];
       try {
@@ -189,12 +200,31 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       await send({ id, stream: 1 }, all);
     };
     let stopped: string | undefined;
+    // The regular files of the folder being read, listed again just before its files are
+    // opened: a file swapped since the listing for a symbolic link, FIFO or device is passed over.
+    let folder: string | undefined;
+    let regular = new Set<string>();
     try {
       for (let index = 0; index < paths.length; index++) {
-        stopped = await stop();
+        const check = stop(); // awaited only when it yields: most files cost no await
+        stopped = check instanceof Promise ? await check : check;
         if (stopped !== undefined) break;
         const path = paths[index];
-        const data = readRegular(path === "" ? root : `${root}/${path}`, max, buffer);
+        const slash = path.lastIndexOf("/");
+        const dir = slash < 0 ? "" : path.slice(0, slash);
+        if (dir !== folder) {
+          folder = dir;
+          regular = new Set();
+          try {
+            for (const entry of Deno.readDirSync(dir === "" ? root : `${root}/${dir}`)) {
+              if (entry.isFile) regular.add(entry.name);
+            }
+          } catch {
+            // Gone: its files are passed over.
+          }
+        }
+        if (!regular.has(path.slice(slash + 1))) continue;
+        const data = readFile(`${root}/${path}`, max, buffer);
         if (data === undefined) continue;
         if (finder !== undefined && !finder.contains(data)) continue;
         if (data.includes(0)) continue;
