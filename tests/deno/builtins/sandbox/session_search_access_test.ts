@@ -206,3 +206,33 @@ Deno.test({
 function closing(sessions: SandboxSessions): { value: SandboxSessions } & AsyncDisposable {
   return { value: sessions, [Symbol.asyncDispose]: () => sessions.close() };
 }
+
+Deno.test({
+  name: "grep in the session over many files finds exactly what grep in process finds",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    const tree: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) {
+      tree[`d${i % 7}/f${i}.txt`] = i % 13 === 0 ? `a\nthe needle ${i}\nb\n` : "nothing\n";
+    }
+    tree["-e"] = "needle in a file named like an option\n";
+    tree["d1/--"] = "needle\n";
+    tree["d2/sp ace\nnl.txt"] = "needle\n";
+    await writeTree(f.workspace, tree);
+    await Deno.writeFile(`${f.workspace}/bin.dat`, new TextEncoder().encode("needle\0binary"));
+    await Deno.symlink(`${f.workspace}/d0/f0.txt`, `${f.workspace}/link.txt`);
+    await Deno.symlink(`${f.outside}/secret.txt`, `${f.workspace}/out.txt`);
+    await Deno.writeTextFile(`${f.outside}/secret.txt`, `needle ${SECRET}\n`);
+    await using host = await searchTools(f.context);
+    await using session = await searchTools(sandboxed(f.context));
+    for (const pattern of ["needle", "needle [0-9]+"]) {
+      const args = { pattern, maxResults: 1000 };
+      const inProcess = await run<{ matches: { path: string }[] }>(host.tools, "grep", args);
+      const inSession = await run<{ matches: { path: string }[] }>(session.tools, "grep", args);
+      assertEquals(inSession, inProcess);
+      assert(inSession.matches.length >= 24, `${pattern}: ${inSession.matches.length} matches`);
+      assert(!JSON.stringify(inSession).includes(SECRET));
+    }
+  },
+});
