@@ -69,7 +69,8 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     };
   };
   const isGit = (name: string) =>
-    name.length >= 4 && name.toLowerCase().replace(/[. ]+$/, "") === ".git";
+    name.length >= 4 && name.charCodeAt(0) === 0x2e &&
+    name.toLowerCase().replace(/[. ]+$/, "") === ".git";
   // Reads a file of at most `max` bytes the caller found to be a regular file (a read that fills
   // less than the buffer is its end: most files take one read); `undefined` for a larger file,
   // or one whose first 64 KiB hold a NUL byte (binary, skipped anyway).
