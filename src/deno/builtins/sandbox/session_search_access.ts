@@ -126,10 +126,12 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
   });
 }
 
+/** An empty, `.` or `..` segment of a path (or a leading or trailing slash). */
+const BAD_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
 /** Whether a listed path is a plain relative path below the folder `prefix` ("" or "dir/"). */
 function isBelow(path: string, prefix: string): boolean {
-  if (!path.startsWith(prefix) || path.length === prefix.length) return false;
-  return path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+  return path.length > prefix.length && path.startsWith(prefix) && !BAD_SEGMENT.test(path);
 }
 
 /**

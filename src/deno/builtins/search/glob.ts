@@ -40,7 +40,7 @@ export interface GlobResult {
  * stops at the call's deadline (at most `commandTimeoutMs`) and at `outputMaxChars` of output.
  *
  * Requires `allow-read` permission for the workspace and the read-only roots (and `allow-run` for
- * `bwrap` when bash is sandboxed: the listing then runs in the sandbox).
+ * `bwrap` when bash is sandboxed: the listing then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
  * @param ctx The resolved context.

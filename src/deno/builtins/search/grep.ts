@@ -56,7 +56,7 @@ export interface GrepResult {
  * most `commandTimeoutMs`) and `outputMaxChars` of output.
  *
  * Requires `allow-read` permission for the workspace and the read-only roots (and `allow-run` for
- * `bwrap` when bash is sandboxed: the search then reads inside the sandbox).
+ * `bwrap` when bash is sandboxed: the search then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
  * @param ctx The resolved context.

@@ -236,3 +236,80 @@ Deno.test({
     }
   },
 });
+
+/** A session that answers every search with the given stream frames, then `ok`. */
+function fakeSessions(frames: [1 | 2, string | Uint8Array][]): SandboxSessions {
+  const session = {
+    ended: false,
+    fail(why: string) {
+      this.ended = true;
+      return new ToolError("tool_error", `out of protocol (${why})`);
+    },
+    notify() {},
+    request(
+      _header: Record<string, unknown>,
+      _body: Uint8Array | undefined,
+      options: { onStream?: (stream: 1 | 2, bytes: Uint8Array) => void },
+    ) {
+      try {
+        for (const [stream, data] of frames) {
+          options.onStream?.(
+            stream,
+            typeof data === "string" ? new TextEncoder().encode(data) : data,
+          );
+        }
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return Promise.resolve({ header: { ok: { stopped: null } }, body: new Uint8Array() });
+    },
+  };
+  return { acquire: () => Promise.resolve({ session, release: () => {} }) } as never;
+}
+
+Deno.test("sessionSearchAccess refuses a listing or files out of protocol and ends the session", async () => {
+  const ctx = resolveBuiltinContext({ workspace: "/w", bash: { sandbox: "bwrap" } });
+  const listing = (frames: [1 | 2, string][], start = "") =>
+    sessionSearchAccess(ctx, fakeSessions(frames)).list("/w", {
+      start,
+      gitignore: true,
+      budget: budget(),
+    });
+  const good = await listing([[1, "fa.txt\0dsub\0fsub/b.txt\0"], [2, "sub\0*.log\n"]]);
+  assertEquals(good.list("sub"), [{ name: "b.txt", kind: "file" }]);
+  assertEquals(good.gitignore("sub"), "*.log\n");
+  for (
+    const bad of [
+      [[1, "f../x\0"]],
+      [[1, "f/etc/passwd\0"]],
+      [[1, "fa//b\0"]],
+      [[1, "xa\0"]],
+      [[1, "fa"]],
+      [[2, "../up\0*"]],
+    ] as [1 | 2, string][][]
+  ) {
+    await assertRejects(() => listing(bad), ToolError, "out of protocol");
+  }
+  await assertRejects(() => listing([[1, "fother/a.txt\0"]], "sub"), ToolError, "out of protocol");
+  const entry = (index: number, text: string) => {
+    const data = new TextEncoder().encode(text);
+    const bytes = new Uint8Array(8 + data.length);
+    new DataView(bytes.buffer).setUint32(0, index);
+    new DataView(bytes.buffer).setUint32(4, data.length);
+    bytes.set(data, 8);
+    return bytes;
+  };
+  const read = (frames: [1 | 2, Uint8Array][]) => {
+    const got: string[] = [];
+    return sessionSearchAccess(ctx, fakeSessions(frames)).read("/w", {
+      files: ["a", "b"],
+      budget: budget(),
+    }, (path, data) => void got.push(`${path}=${new TextDecoder().decode(data)}`)).then(() => got);
+  };
+  assertEquals(await read([[1, entry(0, "x")], [1, entry(1, "y")]]), ["a=x", "b=y"]);
+  for (const bad of [[entry(1, "y"), entry(0, "x")], [entry(2, "z")], [entry(0, "\0")]]) {
+    await assertRejects(() => read(bad.map((b) => [1, b])), ToolError, "out of protocol");
+  }
+  await assertRejects(() => read([[1, entry(0, "xxxxx").subarray(0, 10)]]), ToolError);
+  await assertRejects(() => read([[1, entry(0, "x").subarray(0, 6)]]), ToolError);
+});
