@@ -33,32 +33,34 @@ export function hostSearchAccess(): SearchAccess {
  * Reads a file up to the size limit. A read that fills less than the buffer is taken as the end of
  * the (regular) file, which spares most files their second read; a file that goes on past its
  * first 64 KiB stops there when those hold a NUL byte (a binary file, which the caller skips), and
- * otherwise is read whole without looking for NUL bytes (the caller does, when it needs to).
+ * otherwise is read whole, at once into a buffer of its size (no NUL byte looked for: the caller
+ * does, when it needs to).
  */
 function readBounded(path: string, buffer: Uint8Array): Uint8Array | undefined {
   try {
     using file = Deno.openSync(path, { read: true });
     const first = file.readSync(buffer) ?? 0;
-    // Most files fit the shared buffer, and are copied once (valid until the next file is read).
+    // Most files fit the shared buffer (valid until the next file is read).
     if (first < buffer.length) return buffer.subarray(0, first);
     if (buffer.includes(0)) return buffer;
-    const chunks: Uint8Array[] = [buffer.slice()];
+    const size = file.statSync().size;
+    if (size > MAX_SEARCH_BYTES) return undefined;
+    // One more byte than its size: a file that grew meanwhile is read up to the limit.
+    let all = new Uint8Array(Math.max(size, first) + 1);
+    all.set(buffer);
     let length = first;
     for (;;) {
-      const chunk = new Uint8Array(256 * 1024);
-      const read = file.readSync(chunk);
+      if (length === all.length) {
+        const larger = new Uint8Array(Math.min(all.length * 2, MAX_SEARCH_BYTES + 1));
+        larger.set(all);
+        all = larger;
+      }
+      const read = file.readSync(all.subarray(length));
       if (read === null) break;
       length += read;
       if (length > MAX_SEARCH_BYTES) return undefined;
-      chunks.push(chunk.subarray(0, read));
     }
-    const all = new Uint8Array(length);
-    let at = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, at);
-      at += chunk.length;
-    }
-    return all;
+    return all.subarray(0, length);
   } catch {
     return undefined;
   }
