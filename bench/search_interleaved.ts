@@ -11,7 +11,8 @@
  * (`bash: { sandbox: "bwrap" }`, the session started before the rounds). Neither tree has a
  * `.git` folder, so the built-ins skipping it changes nothing.
  *
- * Run: `deno run --config bench/deno.json --no-prompt -A bench/search_bench.ts [rounds=21]`
+ * Run: `deno run --config bench/deno.json --no-prompt -A bench/search_interleaved.ts [rounds=21]`
+ * (named `_interleaved`, not `_bench`: `deno bench` would run its rounds on import)
  */
 import { ToolRouter } from "../mod.ts";
 import { builtinTools } from "../src/deno/mod.ts";
