@@ -16,6 +16,7 @@ import { createGrepTool } from "./search/grep.ts";
 import { createBashTool } from "./bash/bash.ts";
 import { ProcessTable } from "./bash/process_table.ts";
 import { fileAccessFor } from "./file_access_for.ts";
+import { searchAccessFor } from "./search_access_for.ts";
 import { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
 import { assertNoExcess } from "../permissions/check_permissions.ts";
 import { assertRealRootNotBroad } from "./paths/broad_root.ts";
@@ -171,8 +172,8 @@ function makeFileTool(name: string, ctx: ResolvedContext, sessions: SandboxSessi
   if (name === "read_file") return createReadFileTool(ctx, files);
   if (name === "write_file") return createWriteFileTool(ctx, files);
   if (name === "edit") return createEditTool(ctx, files);
-  if (name === "glob") return createGlobTool(ctx);
-  if (name === "grep") return createGrepTool(ctx);
+  if (name === "glob") return createGlobTool(ctx, searchAccessFor(ctx, sessions));
+  if (name === "grep") return createGrepTool(ctx, searchAccessFor(ctx, sessions));
   return createApplyPatchTool(ctx, files);
 }
 

@@ -4,7 +4,7 @@ import { BoundedOutput, splitBudget } from "../bash/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../bash/run_command.ts";
 import { limitPrefix } from "./resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
-import { PROXY_URL } from "./sandbox_session.ts";
+import { PROXY_URL } from "./session_launch.ts";
 
 /** A command to run in a session. */
 export interface SessionCommand {

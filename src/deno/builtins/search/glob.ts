@@ -4,6 +4,7 @@ import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileGlob } from "./glob_pattern.ts";
 import { SearchBudget } from "./search_budget.ts";
+import type { SearchAccess } from "./search_access.ts";
 import { listFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
 
@@ -39,13 +40,14 @@ export interface GlobResult {
  * stops at the call's deadline (at most `commandTimeoutMs`) and at `outputMaxChars` of output.
  *
  * Requires `allow-read` permission for the workspace and the read-only roots (and `allow-run` for
- * `bwrap` when bash is sandboxed: the listing then runs in the sandbox).
+ * `bwrap` when bash is sandboxed: the listing then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
  * @param ctx The resolved context.
+ * @param access How the context's searches reach the files (see `searchAccessFor`).
  * @returns The tool.
  */
-export function createGlobTool(ctx: ResolvedContext): RoutedTool {
+export function createGlobTool(ctx: ResolvedContext, access: SearchAccess): RoutedTool {
   return Object.freeze({
     name: "glob",
     description:
@@ -61,12 +63,13 @@ export function createGlobTool(ctx: ResolvedContext): RoutedTool {
     source: "builtin" as const,
     origin: "glob",
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      glob(ctx, input.parse(args, "glob") as GlobArgs, context.signal),
+      glob(ctx, access, input.parse(args, "glob") as GlobArgs, context.signal),
   });
 }
 
 async function glob(
   ctx: ResolvedContext,
+  access: SearchAccess,
   args: GlobArgs,
   signal: AbortSignal,
 ): Promise<GlobResult> {
@@ -76,7 +79,7 @@ async function glob(
   const max = args.maxResults ?? GLOB_MAX_RESULTS;
   const paths: string[] = [];
   const prefix = target.start === "" ? 0 : target.start.length + 1;
-  const listed = await listFiles(ctx, target, {
+  const stopped = await listFiles(access, target, {
     gitignore: args.includeIgnored !== true,
     maxDepth: matcher.maxDepth,
     only: matcher.base,
@@ -89,5 +92,5 @@ async function glob(
     if (paths.length >= max || !budget.take(shown.length + 3)) return true;
     paths.push(shown);
   });
-  return { paths, truncated: listed.stopped };
+  return { paths, truncated: stopped };
 }

@@ -3,9 +3,11 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileFileFilter } from "./glob_pattern.ts";
-import { compilePattern, containsBytes, type LineMatch, searchLines } from "./line_search.ts";
+import { compilePattern, type LineMatch, searchLines } from "./line_search.ts";
+import { LiteralFinder } from "./literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
-import { listFiles, MAX_SEARCH_BYTES, readFiles } from "./search_files.ts";
+import type { SearchAccess } from "./search_access.ts";
+import { listFiles, readFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
 
 /** The default of `grep`'s `maxResults`. */
@@ -54,13 +56,14 @@ export interface GrepResult {
  * most `commandTimeoutMs`) and `outputMaxChars` of output.
  *
  * Requires `allow-read` permission for the workspace and the read-only roots (and `allow-run` for
- * `bwrap` when bash is sandboxed: the search then reads inside the sandbox).
+ * `bwrap` when bash is sandboxed: the search then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
  * @param ctx The resolved context.
+ * @param access How the context's searches reach the files (see `searchAccessFor`).
  * @returns The tool.
  */
-export function createGrepTool(ctx: ResolvedContext): RoutedTool {
+export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): RoutedTool {
   return Object.freeze({
     name: "grep",
     description:
@@ -76,12 +79,13 @@ export function createGrepTool(ctx: ResolvedContext): RoutedTool {
     source: "builtin" as const,
     origin: "grep",
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      grep(ctx, input.parse(args, "grep") as GrepArgs, context.signal),
+      grep(ctx, access, input.parse(args, "grep") as GrepArgs, context.signal),
   });
 }
 
 async function grep(
   ctx: ResolvedContext,
+  access: SearchAccess,
   args: GrepArgs,
   signal: AbortSignal,
 ): Promise<GrepResult> {
@@ -94,22 +98,28 @@ async function grep(
   if (target.kind === "dir") {
     files = [];
     const prefix = target.start === "" ? 0 : target.start.length + 1;
-    const listed = await listFiles(
-      ctx,
+    await listFiles(
+      access,
       target,
       { gitignore: args.includeIgnored !== true, budget },
       (path) => {
         if (filter === undefined || filter(path.slice(prefix))) files.push(path);
       },
     );
-    files = files.filter((path) => (listed.size(path) ?? 0) <= MAX_SEARCH_BYTES);
   }
   const matches: GrepMatch[] = [];
   let truncated = false;
   const decoder = new TextDecoder();
-  await readFiles(ctx, target, { files, budget, literal: pattern.literal }, (path, data) => {
+  const finder = pattern.literal === undefined ? undefined : new LiteralFinder(pattern.literal);
+  const request = {
+    files,
+    budget,
+    literal: pattern.literal,
+    pattern: { source: pattern.scan.source, flags: pattern.scan.flags },
+  };
+  await readFiles(access, target, request, (path, data) => {
     if (data === undefined) return false;
-    if (pattern.literal !== undefined && !containsBytes(data, pattern.literal)) return false;
+    if (finder !== undefined && !finder.contains(data)) return false;
     if (data.includes(0)) return false;
     const found: LineMatch[] = searchLines(decoder.decode(data), pattern, max + 1 - matches.length);
     const shown = target.display(path);

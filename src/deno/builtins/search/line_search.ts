@@ -118,39 +118,3 @@ export function cutLine(text: string, at: number): string {
   return `${from > 0 ? "…" : ""}${text.slice(from, to)}${to < text.length ? "…" : ""}` +
     ` [line cut: ${text.length} characters]`;
 }
-
-/**
- * Whether bytes contain a byte sequence. It looks for the sequence's rarest byte natively (by a
- * rough frequency of bytes in source text: a digit before a capital before a lowercase letter,
- * `x` before `e`), then compares the rest.
- *
- * @param data The bytes searched.
- * @param needle The sequence, non-empty.
- * @returns `true` when found.
- */
-export function containsBytes(data: Uint8Array, needle: Uint8Array): boolean {
-  let pick = 0;
-  for (let i = 1; i < needle.length; i++) if (rank(needle[i]) < rank(needle[pick])) pick = i;
-  const rare = needle[pick];
-  const last = data.length - needle.length + pick;
-  for (let at = data.indexOf(rare, pick); at >= 0 && at <= last; at = data.indexOf(rare, at + 1)) {
-    const start = at - pick;
-    let i = 0;
-    while (i < needle.length && data[start + i] === needle[i]) i++;
-    if (i === needle.length) return true;
-  }
-  return false;
-}
-
-/** Letters from the most to the least common in English and code. */
-const LETTERS = "etaoinsrhldcumfpgwybvkxjqz";
-
-/** How common a byte is in source text, roughly: lower is rarer. */
-function rank(byte: number): number {
-  if (byte === 0x20 || byte === 0x0a || byte === 0x5f) return 100; // space, newline, _
-  if (byte >= 0x61 && byte <= 0x7a) return 99 - LETTERS.indexOf(String.fromCharCode(byte));
-  if (byte >= 0x41 && byte <= 0x5a) return 60 - LETTERS.indexOf(String.fromCharCode(byte + 32));
-  if (byte >= 0x30 && byte <= 0x39) return 20; // digits
-  if (byte < 0x80 && /[.,;:()="'{}/*-]/.test(String.fromCharCode(byte))) return 50;
-  return 10;
-}

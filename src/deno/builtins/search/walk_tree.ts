@@ -90,7 +90,9 @@ export async function walkTree(
  * @returns `true` for `.git`.
  */
 export function isGitDir(name: string): boolean {
-  return name.length >= 4 && name.toLowerCase().replace(/[. ]+$/, "") === ".git";
+  // Most names do not start with a dot: no lowercasing nor regular expression for them.
+  return name.length >= 4 && name.charCodeAt(0) === 0x2e &&
+    name.toLowerCase().replace(/[. ]+$/, "") === ".git";
 }
 
 function addRules(view: TreeView, rules: GitignoreRules, dir: string): void {

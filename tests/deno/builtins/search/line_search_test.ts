@@ -1,7 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import {
   compilePattern,
-  containsBytes,
   cutLine,
   searchLines,
 } from "../../../../src/deno/builtins/search/line_search.ts";
@@ -32,19 +31,6 @@ Deno.test("compilePattern() finds the literal of a plain pattern, and names a ba
     error.message,
     '"pattern" is not a valid regular expression: Unterminated group in "("; escape special characters such as ( [ { . * + ? with a backslash to match them literally',
   );
-});
-
-Deno.test("containsBytes() finds a sequence anywhere, including at the very end", () => {
-  const bytes = new TextEncoder().encode("xxabxabc");
-  assertEquals(containsBytes(bytes, new TextEncoder().encode("abc")), true);
-  assertEquals(containsBytes(bytes, new TextEncoder().encode("abd")), false);
-  assertEquals(containsBytes(bytes, new TextEncoder().encode("cx")), false);
-  const code = new TextEncoder().encode('const x = "needle42";');
-  assertEquals(containsBytes(code, new TextEncoder().encode("needle42")), true);
-  assertEquals(containsBytes(code, new TextEncoder().encode("const")), true);
-  assertEquals(containsBytes(code, new TextEncoder().encode('42";')), true);
-  assertEquals(containsBytes(code, new TextEncoder().encode("needle43")), false);
-  assertEquals(containsBytes(code, new TextEncoder().encode("4")), true);
 });
 
 Deno.test("cutLine() keeps a short line and cuts a long one around the match with a marker", () => {

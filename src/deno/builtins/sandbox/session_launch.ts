@@ -1,0 +1,108 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import { bwrapMissing } from "./sandbox_failure.ts";
+import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
+import { supervisorScript } from "./supervisor/supervisor_script.ts";
+
+/** What a session shows and how it starts. */
+export interface SessionSetup {
+  /** The mounts (workspace, read-only roots, protected paths). */
+  readonly mounts: Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
+  /** The environment of the `bwrap` process: only PATH (to find programs). */
+  readonly path: string;
+  /** How long the supervisor may take to start, in milliseconds. */
+  readonly startTimeoutMs: number;
+  /** The host directory of the network proxy's socket, when the sandbox may reach the network. */
+  readonly proxyDirectory?: string;
+  /** Wraps the `bwrap` program and arguments (resource limits); default: unchanged. */
+  readonly wrap?: (program: string, args: string[]) => { program: string; args: string[] };
+}
+
+// Where the host's deno binary appears inside the sandbox.
+const DENO_INSIDE = "/.toolroute/deno";
+// Where the proxy's socket directory appears, and the port the supervisor bridges to it.
+const PROXY_INSIDE = "/.toolroute/net";
+/** The proxy's socket inside the sandbox (the supervisor's `net` bridge leads to it). */
+export const PROXY_SOCKET_INSIDE = `${PROXY_INSIDE}/proxy.sock`;
+/** The loopback port inside the sandbox that leads to the proxy. */
+export const PROXY_PORT = 3128;
+/** The proxy's address inside a sandbox with a network allowlist. */
+export const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+// The supervisor's home (Deno keeps its cache there): a tmpfs of its own, not in /tmp.
+const HOME_INSIDE = "/.toolroute/home";
+let script: string | undefined;
+
+/**
+ * Spawns a session's bubblewrap (the mounts, the host's `deno` bound read-only, the supervisor's
+ * script), with its stdin, stdout and stderr piped. Throws a `ToolError` when bubblewrap is
+ * missing.
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param setup The session's setup.
+ * @returns The spawned process.
+ */
+export function launchSession(setup: SessionSetup): Deno.ChildProcess {
+  script ??= supervisorScript();
+  const args = bwrapCommand({
+    ...setup.mounts,
+    extras: [
+      { source: Deno.execPath(), dest: DENO_INSIDE },
+      ...(setup.proxyDirectory === undefined
+        ? []
+        : [{ source: setup.proxyDirectory, dest: PROXY_INSIDE }]),
+    ],
+    scratch: HOME_INSIDE,
+    cwd: setup.mounts.workspace.dest,
+    command: [
+      DENO_INSIDE,
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--no-config",
+      "--no-lock",
+      // Deno needs all permissions to read /proc (to end a command's processes) and
+      // --allow-run lets a child do anything anyway: the namespace is the boundary.
+      "--allow-all",
+      script,
+    ],
+  });
+  const spawned = setup.wrap?.("bwrap", args) ?? { program: "bwrap", args };
+  try {
+    return new Deno.Command(spawned.program, {
+      args: spawned.args,
+      // Commands can read the supervisor's environment: only names they have anyway.
+      env: { PATH: setup.path, HOME: HOME_INSIDE },
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new ToolError("tool_error", bwrapMissing("session"), { cause: error });
+  }
+}
+
+/**
+ * Stops a session's bubblewrap and so everything in its PID namespace. Wrapped in the resource
+ * limits, it gets TERM (the wrapper then kills bubblewrap and removes the session's cgroups) and
+ * KILL after 3 s; otherwise KILL at once.
+ *
+ * @param child The spawned process.
+ * @param wrapped Whether the resource-limit wrapper runs it.
+ */
+export function stopSandbox(child: Deno.ChildProcess, wrapped: boolean): void {
+  const kill = (signal: Deno.Signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // It ended already.
+    }
+  };
+  kill(wrapped ? "SIGTERM" : "SIGKILL");
+  if (wrapped) {
+    const last = setTimeout(() => kill("SIGKILL"), 3000);
+    void child.status.then(() => clearTimeout(last));
+  }
+}

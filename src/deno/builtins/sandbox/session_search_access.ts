@@ -1,0 +1,211 @@
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import { ListedTree } from "../search/listed_tree.ts";
+import {
+  type ListRequest,
+  MAX_SEARCH_BYTES,
+  type ReadRequest,
+  type SearchAccess,
+} from "../search/search_access.ts";
+import type { SearchBudget } from "../search/search_budget.ts";
+import type { SandboxSessions } from "./sandbox_sessions.ts";
+
+/** The most bytes of listing one search takes in (64 MiB: about a million paths). */
+const MAX_LISTING_BYTES = 64 << 20;
+/** How long past a search's deadline the supervisor may take to stop before its session ends. */
+const GRACE_MS = 5000;
+
+/**
+ * The searches' access of a context whose bash is sandboxed: the walk and the reads run in the
+ * context's sandbox session (the supervisor's `list` and `grep` operations, see
+ * `supervisor/search_ops.ts`), so a folder swapped for a symbolic link by a sandboxed command leads
+ * only to what that command could read anyway. Only the files that can match cross the pipe, in
+ * batches. Every answer is validated; a supervisor that lies ends its session.
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param ctx The request's context (bash sandboxed).
+ * @param sessions The sessions of the `builtinTools` instance.
+ * @returns The search access.
+ */
+export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessions): SearchAccess {
+  return Object.freeze({
+    where: "sandbox" as const,
+    async list(root: string, request: ListRequest) {
+      const tree = new ListedTree();
+      const decoder = new TextDecoder();
+      const prefix = request.start === "" ? "" : `${request.start}/`;
+      const parts = request.start === "" ? [] : request.start.split("/");
+      let bytes = 0;
+      await ask(
+        ctx,
+        sessions,
+        request.budget,
+        {
+          op: "list",
+          root,
+          start: request.start,
+          maxDepth: request.maxDepth ?? null,
+          gitignore: request.gitignore,
+          name: request.name ?? "",
+          parents: parts.map((_, i) => parts.slice(0, i).join("/")),
+        },
+        undefined,
+        (stream, body, fail) => {
+          bytes += body.length;
+          if (bytes > MAX_LISTING_BYTES) return "too big";
+          const text = decoder.decode(body);
+          if (stream === 2) {
+            const nul = text.indexOf("\0");
+            const dir = text.slice(0, nul);
+            const parent = dir === "" || request.start === dir || prefix.startsWith(`${dir}/`);
+            if (nul < 0 || !(parent || isBelow(dir, prefix))) throw fail("a .gitignore elsewhere");
+            tree.gitignores.set(dir, text.slice(nul + 1));
+            return;
+          }
+          if (!text.endsWith("\0")) throw fail("a listing record without its end");
+          for (const record of text.slice(0, -1).split("\0")) {
+            const kind = record[0] === "d" ? "dir" : record[0] === "f" ? "file" : undefined;
+            const path = record.slice(1);
+            if (kind === undefined || !isBelow(path, prefix)) throw fail("a listing record");
+            tree.add(path, kind);
+          }
+        },
+      ).then((stop) => {
+        if (stop === "too big") {
+          throw new ToolError(
+            "tool_error",
+            `The search lists more than ${MAX_LISTING_BYTES} bytes of paths: narrow it with "path"`,
+          );
+        }
+      });
+      return tree;
+    },
+    async read(
+      root: string,
+      request: ReadRequest,
+      onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
+    ): Promise<void> {
+      if (request.files.length === 0) return;
+      const literal = request.literal === undefined
+        ? undefined
+        : new TextDecoder().decode(request.literal);
+      const body = new TextEncoder().encode(request.files.join("\0"));
+      let next = 0;
+      await ask(
+        ctx,
+        sessions,
+        request.budget,
+        {
+          op: "grep",
+          root,
+          maxBytes: MAX_SEARCH_BYTES,
+          ...(literal === undefined ? request.pattern : { literal }),
+        },
+        body,
+        (_stream, batch, fail) => {
+          const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+          for (let at = 0; at < batch.length;) {
+            if (at + 8 > batch.length) throw fail("a cut entry");
+            const index = view.getUint32(at);
+            const length = view.getUint32(at + 4);
+            const end = at + 8 + length;
+            // Each file once, in the order given, within the limit, holding no NUL byte.
+            if (index < next || index >= request.files.length) throw fail("a file out of order");
+            if (length > MAX_SEARCH_BYTES || end > batch.length) throw fail("a file too long");
+            const data = batch.subarray(at + 8, end);
+            if (data.includes(0)) throw fail("a binary file");
+            next = index + 1;
+            at = end;
+            if (onFile(request.files[index], data) === true) return "stop";
+          }
+        },
+      );
+    },
+  });
+}
+
+/** An empty, `.` or `..` segment of a path (or a leading or trailing slash). */
+const BAD_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
+/** Whether a listed path is a plain relative path below the folder `prefix` ("" or "dir/"). */
+function isBelow(path: string, prefix: string): boolean {
+  return path.length > prefix.length && path.startsWith(prefix) && !BAD_SEGMENT.test(path);
+}
+
+/**
+ * Runs one search operation in the context's session, handing its stream frames to `onStream`
+ * (which returns a reason to stop, or throws `fail(why)` for an answer out of protocol). Stops at
+ * the budget's deadline and on abort at once: the supervisor is told to cancel, and is given
+ * `GRACE_MS` to answer before its session is ended (a hung supervisor).
+ */
+async function ask(
+  ctx: ResolvedContext,
+  sessions: SandboxSessions,
+  budget: SearchBudget,
+  header: Record<string, unknown>,
+  body: Uint8Array | undefined,
+  onStream: (
+    stream: 1 | 2,
+    bytes: Uint8Array,
+    fail: (why: string) => Error,
+  ) => string | void,
+): Promise<string | undefined> {
+  budget.check();
+  const lease = await sessions.acquire(ctx);
+  try {
+    budget.check(); // starting the session may have taken a while
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  const session = lease.session;
+  let id: number | undefined;
+  let stop: string | undefined;
+  const cancel = () => {
+    if (id !== undefined) session.notify({ op: "stopSearch", target: id });
+  };
+  const answer = session.request({ ...header, timeoutMs: budget.msLeft }, body, {
+    timeoutMs: budget.msLeft + GRACE_MS,
+    onTimeout: () => budget.timeout(),
+    onId: (value) => id = value,
+    onStream: (stream, bytes) => {
+      if (stop !== undefined) return;
+      stop = onStream(stream, bytes, (why) => session.fail(`it sent ${why}`)) ?? undefined;
+      if (stop !== undefined) cancel();
+    },
+  });
+  const settled = answer.finally(() => lease.release());
+  settled.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const halted = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(budget.timeout()), budget.msLeft + 100);
+    onAbort = () => reject(budget.signal.reason);
+    budget.signal.addEventListener("abort", onAbort, { once: true });
+    if (budget.signal.aborted) onAbort();
+  });
+  try {
+    const frame = await Promise.race([answer, halted]);
+    if (frame.header.error !== undefined) {
+      throw new ToolError("tool_error", "The search failed in the sandbox: call again");
+    }
+    const ok = frame.header.ok as Record<string, unknown> | undefined;
+    const stopped = ok?.stopped;
+    if (
+      ok === undefined || !(stopped === null || stopped === "deadline" || stopped === "stopped")
+    ) {
+      throw session.fail("it answered a search without a result");
+    }
+    if (stopped === "deadline") throw budget.timeout();
+    if (stopped === "stopped" && stop === undefined) budget.check();
+    return stop;
+  } catch (error) {
+    cancel();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    budget.signal.removeEventListener("abort", onAbort!);
+  }
+}

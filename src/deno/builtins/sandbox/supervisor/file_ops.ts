@@ -1,0 +1,124 @@
+import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
+
+/**
+ * The supervisor's file operations: `stat` (`path`, `follow`), `open` (a regular file, for
+ * reading: `handle`, `info`, and the first `prefetch` bytes as body), `read` (`handle`,
+ * `length`: the bytes as body, `eof` at the end), `close`, `mkdir`, `create` (a new file with
+ * the body as content and `mode`), `rename`, `link`, `remove` and `readDir`. Self-contained:
+ * its source text runs inside the sandbox.
+ *
+ * @param context The supervisor's shared context.
+ * @returns The operations.
+ */
+export function fileOps(context: SupervisorContext): SupervisorOps {
+  const { send } = context;
+  const handles = new Map<number, Deno.FsFile>();
+  let nextHandle = 1;
+  const info = (i: Deno.FileInfo) => ({
+    isFile: i.isFile,
+    isDirectory: i.isDirectory,
+    isSymlink: i.isSymlink,
+    isFifo: i.isFifo === true,
+    isDevice: i.isCharDevice === true || i.isBlockDevice === true,
+    isSocket: i.isSocket === true,
+    size: i.size,
+    mode: i.mode,
+    dev: i.dev,
+    ino: i.ino,
+    nlink: i.nlink,
+  });
+  // Reads up to `length` bytes (at most 1 MiB); `eof` when the file ended. File operations are
+  // synchronous: a regular file answers at once, and skipping the thread pool halves the cost of
+  // a small read. (Only a FIFO swapped in between the check and the open could block; then the
+  // session hangs, and the host ends it at the deadline.)
+  const readFull = (file: Deno.FsFile, length: number) => {
+    const buffer = new Uint8Array(Math.max(0, Math.min(length, 1 << 20)));
+    let at = 0;
+    while (at < buffer.length) {
+      const count = file.readSync(buffer.subarray(at));
+      if (count === null) return { bytes: buffer.subarray(0, at), eof: true };
+      at += count;
+    }
+    return { bytes: buffer, eof: false };
+  };
+  const done = (request: Record<string, unknown>) => send({ id: request.id, ok: {} });
+  const path = (request: Record<string, unknown>) => String(request.path ?? "");
+
+  return {
+    stat: (request) => {
+      const p = path(request);
+      const found = request.follow ? Deno.statSync(p) : Deno.lstatSync(p);
+      return send({ id: request.id, ok: { info: info(found) } });
+    },
+    open: (request) => {
+      const p = path(request);
+      // Checked before opening (opening a FIFO would block), then on the open file.
+      const before = Deno.statSync(p);
+      if (!before.isFile) return send({ id: request.id, ok: { handle: null, info: info(before) } });
+      const file = Deno.openSync(p, { read: true });
+      const opened = file.statSync();
+      if (!opened.isFile) {
+        file.close();
+        return send({ id: request.id, ok: { handle: null, info: info(opened) } });
+      }
+      const handle = nextHandle++;
+      const first = readFull(file, Number(request.prefetch ?? 0));
+      if (first.eof) file.close();
+      else handles.set(handle, file);
+      return send(
+        { id: request.id, ok: { handle, info: info(opened), eof: first.eof } },
+        first.bytes,
+      );
+    },
+    read: (request) => {
+      const file = handles.get(Number(request.handle));
+      if (file === undefined) throw new TypeError("no such handle");
+      const { bytes, eof } = readFull(file, Number(request.length));
+      if (eof) {
+        file.close();
+        handles.delete(Number(request.handle));
+      }
+      return send({ id: request.id, ok: { eof } }, bytes);
+    },
+    close: (request) => {
+      handles.get(Number(request.handle))?.close();
+      handles.delete(Number(request.handle));
+      return done(request);
+    },
+    mkdir: (request) => (Deno.mkdirSync(path(request)), done(request)),
+    create: async (request, body) => {
+      const p = path(request);
+      const mode = request.mode === null ? undefined : Number(request.mode);
+      const file = Deno.openSync(p, { write: true, createNew: true, mode: mode ?? 0o666 });
+      try {
+        for (let at = 0; at < body.length;) at += file.writeSync(body.subarray(at));
+        file.close();
+        if (mode !== undefined) Deno.chmodSync(p, mode);
+      } catch (error) {
+        try {
+          file.close();
+        } catch {
+          // Closed already.
+        }
+        await Deno.remove(p).catch(() => {});
+        throw error;
+      }
+      return send({ id: request.id, ok: { info: info(Deno.lstatSync(p)) } });
+    },
+    rename: (request) => (Deno.renameSync(path(request), String(request.to)), done(request)),
+    link: (request) => (Deno.linkSync(path(request), String(request.to)), done(request)),
+    remove: (request) => (Deno.removeSync(path(request)), done(request)),
+    readDir: async (request) => {
+      const entries = [];
+      for await (const entry of Deno.readDir(path(request))) {
+        entries.push({
+          name: entry.name,
+          isFile: entry.isFile,
+          isDirectory: entry.isDirectory,
+          isSymlink: entry.isSymlink,
+        });
+      }
+      return send({ id: request.id, ok: { entries } });
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
+
+/**
+ * The supervisor's process operations: `exec` (a bash command: its output as `stream` frames 1
+ * and 2, then `exit`), `spawn` (a background process with stdin, same frames), `cancel` (an
+ * `exec` or `spawn`), `signal` (a background process) and `stdin` (write to or `close` it).
+ * Self-contained: its source text runs inside the sandbox.
+ *
+ * @param context The supervisor's shared context.
+ * @returns The operations.
+ */
+export function processOps(context: SupervisorContext): SupervisorOps {
+  const { send, processIds, kill } = context;
+  const runs = new Map<
+    number,
+    {
+      cancel: () => void;
+      signal?: (name: Deno.Signal) => void;
+      stdin?: WritableStreamDefaultWriter<Uint8Array>;
+    }
+  >();
+  // Ends a command: its shell and, when no other command runs, every process of the sandbox but
+  // the supervisor (its background children too, also those that started their own session).
+  // While other commands run, a command's leftover children live on until the last one ends.
+  // Nothing is put in the command's environment to find its processes, and no process group is
+  // made (a detached spawn forks the whole supervisor and triples the cost of a short command).
+  const reap = async (shell: number) => {
+    kill(shell);
+    try {
+      for (let round = 0; round < 5 && runs.size === 0; round++) {
+        const pids = processIds();
+        if (pids.length === 0) return;
+        pids.forEach(kill);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    } catch {
+      // The sandbox's /proc went away: the session is ending.
+    }
+  };
+  const signalNumber = (signal: string) =>
+    ({ SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 })[
+      signal
+    ] ?? 9;
+  const exitCode = (status: Deno.CommandStatus) =>
+    status.signal === null ? status.code : 128 + signalNumber(status.signal);
+  const bash = (request: Record<string, unknown>, background: boolean) =>
+    new Deno.Command("bash", {
+      args: ["-c", String(request.prefix ?? "") + String(request.command)],
+      cwd: String(request.cwd),
+      env: request.env as Record<string, string>,
+      clearEnv: true,
+      detached: background,
+      stdin: background ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+
+  const exec = async (request: Record<string, unknown>) => {
+    const id = Number(request.id);
+    const child = bash(request, false);
+    let timedOut = false;
+    let cancelled = false;
+    const stop = new AbortController();
+    const end = () => void reap(child.pid);
+    runs.set(id, { cancel: () => (cancelled = true, end()) });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
+    }, Number(request.timeoutMs));
+    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+      const reader = stream.getReader();
+      const stopped = () => reader.cancel().catch(() => {});
+      stop.signal.addEventListener("abort", stopped, { once: true });
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          await send({ id, stream: which }, value);
+        }
+      } catch {
+        // Cancelled after the grace period.
+      }
+    };
+    const pumps = Promise.all([pump(child.stdout, 1), pump(child.stderr, 2)]);
+    const status = await child.status;
+    clearTimeout(timer);
+    runs.delete(id);
+    // Background children of the command end with it.
+    await reap(child.pid);
+    const grace = setTimeout(() => stop.abort(), 250);
+    await pumps;
+    clearTimeout(grace);
+    await send({ id, exit: { code: exitCode(status), timedOut, cancelled } });
+  };
+
+  // A background process: its own process group, stdin open, output streamed until it ends;
+  // then what it left in its group is killed (as when its own sandbox ended).
+  const spawn = async (request: Record<string, unknown>) => {
+    const id = Number(request.id);
+    const child = bash(request, true);
+    const group = (name: Deno.Signal) => {
+      try {
+        Deno.kill(-child.pid, name);
+      } catch {
+        // Gone already.
+      }
+    };
+    runs.set(id, { cancel: () => group("SIGKILL"), signal: group, stdin: child.stdin.getWriter() });
+    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+      for await (const chunk of stream) await send({ id, stream: which }, chunk);
+    };
+    const pumps = Promise.allSettled([pump(child.stdout, 1), pump(child.stderr, 2)]);
+    const status = await child.status;
+    group("SIGKILL");
+    runs.get(id)?.stdin?.abort().catch(() => {});
+    runs.delete(id);
+    await reap(child.pid);
+    await pumps;
+    await send({ id, exit: { code: exitCode(status), timedOut: false, cancelled: false } });
+  };
+
+  return {
+    exec,
+    spawn,
+    cancel: (request) => {
+      runs.get(Number(request.target))?.cancel();
+      return send({ id: request.id, ok: {} });
+    },
+    signal: (request) => {
+      const name = String(request.signal);
+      if (name !== "SIGTERM" && name !== "SIGKILL" && name !== "SIGINT") {
+        throw new TypeError("unknown signal");
+      }
+      runs.get(Number(request.target))?.signal?.(name);
+      return send({ id: request.id, ok: {} });
+    },
+    stdin: async (request, body) => {
+      const writer = runs.get(Number(request.target))?.stdin;
+      if (writer === undefined) throw new TypeError("no such process");
+      if (request.close === true) await writer.close();
+      else await writer.write(body);
+      return send({ id: request.id, ok: {} });
+    },
+  };
+}

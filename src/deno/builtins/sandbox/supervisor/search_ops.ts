@@ -1,0 +1,336 @@
+// A global of the supervisor: supervisor_script.ts puts this class's source before the families.
+import { LiteralFinder } from "../../search/literal_finder.ts";
+import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./supervisor_context.ts";
+
+/**
+ * The search operations of the sandbox session's supervisor (see `supervisor_script.ts`): `list`
+ * walks a tree inside the sandbox and streams its folders and files back; `grep` reads files
+ * inside the sandbox and streams back only those that can match. Both stop at their own deadline
+ * (`timeoutMs`) and on `stopSearch` (`target`: the search's id), and answer `{ ok: { stopped } }`
+ * (`null`, `"deadline"` or `"stopped"`) at the end.
+ *
+ * `list` (`root`, `start`, `maxDepth`, `gitignore`, `name`, `parents`): stream 1 frames of
+ * NUL-ended records, `d` or `f` then a path relative to `root` (never a symbolic link, never a
+ * `.git`); with `gitignore`, a stream 2 frame per `.gitignore` file (of a listed folder or of one
+ * of `parents`): its folder, a NUL, its text.
+ *
+ * `grep` (`root`, `maxBytes`, `literal` or `source` and `flags`; the body: NUL-separated paths
+ * relative to `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte
+ * length and the file's bytes, for the regular files of at most `maxBytes` without a NUL byte
+ * that contain the literal (or in which the regular expression finds a match). Given a literal
+ * and many files, GNU grep (when the sandbox has it) first picks the files holding it.
+ */
+
+/**
+ * The search operations. Self-contained but for `LiteralFinder` (a global of the supervisor): its
+ * source text runs inside the sandbox.
+ *
+ * @param context The supervisor's shared context.
+ * @returns The operations.
+ */
+export function searchOps(context: SupervisorContext): SupervisorOps {
+  const { send } = context;
+  const encoder = new TextEncoder();
+  // The running searches' stop functions, by request id.
+  const running = new Map<number, () => void>();
+  // Stream frames carry at most this much, so the host never holds much of a reply at once.
+  const BATCH = 256 * 1024;
+  // Every 20 ms of work, the event loop runs (a `cancel` comes in that way).
+  const YIELD_MS = 20;
+
+  const limits = (id: number, request: Record<string, unknown>) => {
+    const deadline = performance.now() + Number(request.timeoutMs);
+    let lastYield = performance.now();
+    let cancelled = false;
+    const onCancel = new Set<() => void>();
+    running.set(id, () => {
+      cancelled = true;
+      for (const listener of onCancel) listener();
+    });
+    return {
+      release: () => running.delete(id),
+      /** The milliseconds left before the deadline. */
+      msLeft: () => Math.max(0, deadline - performance.now()),
+      /** Calls `listener` on `stopSearch` until the returned function is called. */
+      onCancel(listener: () => void): () => void {
+        onCancel.add(listener);
+        return () => onCancel.delete(listener);
+      },
+      /** Why to stop, if so; every 20 ms it first lets the event loop run (one await). */
+      stop(): Promise<string | undefined> | string | undefined {
+        const why = () => cancelled ? "stopped" : lastYield > deadline ? "deadline" : undefined;
+        const now = performance.now();
+        if (now - lastYield < YIELD_MS) return cancelled ? "stopped" : undefined;
+        return new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+          lastYield = performance.now();
+          return why();
+        });
+      },
+    };
+  };
+  const isGit = (name: string) =>
+    name.length >= 4 && name.charCodeAt(0) === 0x2e &&
+    name.toLowerCase().replace(/[. ]+$/, "") === ".git";
+  // Reads a file of at most `max` bytes the caller found to be a regular file (a read that fills
+  // less than the buffer is its end: most files take one read); `undefined` for a larger file,
+  // or one whose first 64 KiB hold a NUL byte (binary, skipped anyway).
+  const readFile = (path: string, max: number, buffer: Uint8Array) => {
+    try {
+      using file = Deno.openSync(path, { read: true });
+      const first = file.readSync(buffer) ?? 0;
+      if (first < buffer.length) return buffer.subarray(0, first);
+      if (buffer.includes(0)) return undefined;
+      const info = file.statSync();
+      if (!info.isFile || info.size > max) return undefined;
+      const all = new Uint8Array(Math.max(info.size, first) + 1);
+      all.set(buffer);
+      let length = first;
+      for (;;) {
+        if (length === all.length) return undefined; // grew past its size: skipped
+        const read = file.readSync(all.subarray(length));
+        if (read === null) break;
+        length += read;
+        if (length > max) return undefined;
+      }
+      return all.subarray(0, length);
+    } catch {
+      return undefined;
+    }
+  };
+  // Reads a small regular file (a `.gitignore`), checked with lstat first (never a symbolic link).
+  const readRegular = (path: string, max: number, buffer: Uint8Array) => {
+    try {
+      const info = Deno.lstatSync(path);
+      return info.isFile && info.size <= max ? readFile(path, max, buffer) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  // GNU grep picks the files holding a literal (`-F`, bytes, `-D skip`: never a FIFO or device)
+  // much faster than opening each file here; only those are read then (checked as any other).
+  // Its answer is used only when it ran to its end: else (missing, killed by a command's end,
+  // stopped) `undefined`, and every file is read.
+  const prefilter = async (
+    root: string,
+    paths: string[],
+    literal: string,
+    limit: { msLeft(): number; onCancel(listener: () => void): () => void },
+  ): Promise<number[] | undefined> => {
+    if (paths.length < 64 || /[\0\n]/.test(literal)) return undefined;
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command("xargs", {
+        args: ["-0", "grep", "-lZ", "-F", "-a", "-D", "skip", "-e", literal, "--"],
+        cwd: root,
+        env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "null",
+      }).spawn();
+    } catch {
+      return undefined;
+    }
+    const kill = () => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Ended already.
+      }
+    };
+    const timer = setTimeout(kill, limit.msLeft());
+    const unlisten = limit.onCancel(kill);
+    try {
+      const writer = child.stdin.getWriter();
+      const fed = writer.write(encoder.encode(paths.map((path) => `./${path}\0`).join("")))
+        .then(() => writer.close()).catch(() => {});
+      const [output, status] = await Promise.all([
+        new Response(child.stdout).bytes(),
+        child.status,
+        fed,
+      ]);
+      // xargs: 0, or 123 when a grep found nothing in its share or could not read a file.
+      if (status.signal !== null || (status.code !== 0 && status.code !== 123)) return undefined;
+      const index = new Map(paths.map((path, i) => [`./${path}`, i]));
+      const found: number[] = [];
+      for (const name of new TextDecoder().decode(output).split("\0")) {
+        const at = index.get(name);
+        if (at !== undefined) found.push(at);
+      }
+      return found.sort((a, b) => a - b);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      unlisten();
+    }
+  };
+
+  const list: SupervisorOp = async (request) => {
+    const id = Number(request.id);
+    const root = String(request.root);
+    const start = String(request.start);
+    const maxDepth = request.maxDepth === null ? Infinity : Number(request.maxDepth);
+    const gitignore = request.gitignore === true;
+    const name = typeof request.name === "string" && request.name !== ""
+      ? new RegExp(
+        `^${
+          request.name.split("*").map((p) => p.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")).join(
+            "[^]*",
+          )
+        }$`,
+      )
+      : undefined;
+    const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
+    const { release, stop } = limits(id, request);
+    let records: string[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (records.length === 0) return;
+      const bytes = encoder.encode(records.join(""));
+      records = [];
+      size = 0;
+      await send({ id, stream: 1 }, bytes);
+    };
+    const sendIgnore = async (dir: string) => {
+      const text = readRegular(`${at(dir)}/.gitignore`, 1 << 20, new Uint8Array(64 * 1024));
+      if (text === undefined) return;
+      const name = encoder.encode(dir);
+      const body = new Uint8Array(name.length + 1 + text.length);
+      body.set(name);
+      body.set(text, name.length + 1);
+      await send({ id, stream: 2 }, body);
+    };
+    let stopped: string | undefined;
+    const visit = async (dir: string, depth: number): Promise<boolean> => {
+      const check = stop();
+      stopped = check instanceof Promise ? await check : check;
+      if (stopped !== undefined) return true;
+      let entries: Deno.DirEntry[];
+      try {
+        entries = [...Deno.readDirSync(at(dir))];
+      } catch {
+        return false;
+      }
+      const dirs: string[] = [];
+      for (const entry of entries) {
+        if (entry.isSymlink || isGit(entry.name)) continue;
+        const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+        if (entry.isDirectory) {
+          records.push(`d${path}\0`);
+          if (depth < maxDepth) dirs.push(path);
+        } else if (entry.isFile) {
+          if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
+          if (name !== undefined && !name.test(entry.name)) continue;
+          records.push(`f${path}\0`);
+        } else continue;
+        size += path.length + 2;
+      }
+      if (size >= BATCH) await flush();
+      for (const path of dirs) if (await visit(path, depth + 1)) return true;
+      return false;
+    };
+    try {
+      if (gitignore && Array.isArray(request.parents)) {
+        for (const parent of request.parents) await sendIgnore(String(parent));
+      }
+      // The start itself must be a folder, not a symbolic link to one.
+      if (Deno.lstatSync(at(start)).isDirectory) await visit(start, 1);
+      await flush();
+    } finally {
+      release();
+    }
+    return await send({ id, ok: { stopped: stopped ?? null } });
+  };
+
+  const grep: SupervisorOp = async (request, body) => {
+    const id = Number(request.id);
+    const root = String(request.root);
+    const max = Number(request.maxBytes);
+    const paths = body.length === 0 ? [] : new TextDecoder().decode(body).split("\0");
+    const finder = typeof request.literal === "string" && request.literal !== ""
+      ? new LiteralFinder(encoder.encode(request.literal))
+      : undefined;
+    const scan = typeof request.source === "string"
+      ? new RegExp(request.source, String(request.flags))
+      : undefined;
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(64 * 1024);
+    const limit = limits(id, request);
+    const { release, stop } = limit;
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const all = new Uint8Array(size);
+      let at = 0;
+      for (const part of batch) {
+        all.set(part, at);
+        at += part.length;
+      }
+      batch = [];
+      size = 0;
+      await send({ id, stream: 1 }, all);
+    };
+    let stopped: string | undefined;
+    // The regular files of the folder being read, listed again just before its files are
+    // opened: a file swapped since the listing for a symbolic link, FIFO or device is passed over.
+    let folder: string | undefined;
+    let regular = new Set<string>();
+    try {
+      const picked = finder === undefined
+        ? undefined
+        : await prefilter(root, paths, String(request.literal), limit);
+      const count = picked?.length ?? paths.length;
+      for (let at = 0; at < count; at++) {
+        const index = picked === undefined ? at : picked[at];
+        const check = stop(); // awaited only when it yields: most files cost no await
+        stopped = check instanceof Promise ? await check : check;
+        if (stopped !== undefined) break;
+        const path = paths[index];
+        const slash = path.lastIndexOf("/");
+        const dir = slash < 0 ? "" : path.slice(0, slash);
+        if (dir !== folder) {
+          folder = dir;
+          regular = new Set();
+          try {
+            for (const entry of Deno.readDirSync(dir === "" ? root : `${root}/${dir}`)) {
+              if (entry.isFile) regular.add(entry.name);
+            }
+          } catch {
+            // Gone: its files are passed over.
+          }
+        }
+        if (!regular.has(path.slice(slash + 1))) continue;
+        const data = readFile(`${root}/${path}`, max, buffer);
+        if (data === undefined) continue;
+        if (finder !== undefined && !finder.contains(data)) continue;
+        if (data.includes(0)) continue;
+        if (scan !== undefined) {
+          scan.lastIndex = 0;
+          if (!scan.test(decoder.decode(data))) continue;
+        }
+        if (size + data.length + 8 > BATCH) await flush();
+        const head = new Uint8Array(8);
+        new DataView(head.buffer).setUint32(0, index);
+        new DataView(head.buffer).setUint32(4, data.length);
+        batch.push(head, data.buffer === buffer.buffer ? data.slice() : data);
+        size += 8 + data.length;
+      }
+      await flush();
+    } finally {
+      release();
+    }
+    return await send({ id, ok: { stopped: stopped ?? null } });
+  };
+
+  return {
+    list,
+    grep,
+    stopSearch: (request) => {
+      running.get(Number(request.target))?.();
+      return send({ id: request.id, ok: {} });
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/** A request frame's JSON part, as the supervisor received it. */
+export type SupervisorRequest = Record<string, unknown>;
+
+/**
+ * One operation of the supervisor: serves a request and sends its answer (`ok` or `exit`) with
+ * `context.send`. A thrown error becomes the request's `error` answer.
+ */
+export type SupervisorOp = (request: SupervisorRequest, body: Uint8Array) => Promise<unknown>;
+
+/** A family of operations, by name (the request's `op`). */
+export type SupervisorOps = Record<string, SupervisorOp>;
+
+/**
+ * What every operation family shares inside the supervisor. Families are functions of this
+ * context that return their operations (see `supervisor_script.ts`): each must be
+ * self-contained, using nothing but its argument and globals, because its source text is what
+ * runs inside the sandbox.
+ */
+export interface SupervisorContext {
+  /** Sends one frame; frames are written in the order of the calls. */
+  send(header: Record<string, unknown>, body?: Uint8Array): Promise<unknown>;
+  /** The ids of every process of the sandbox but the supervisor (and the namespace's init). */
+  processIds(): number[];
+  /** Kills one process; one that is gone already is not an error. */
+  kill(pid: number): void;
+}
+
+/**
+ * Makes the supervisor's shared context. Never called in the host: its source text runs inside
+ * the sandbox.
+ *
+ * @returns The context.
+ */
+export function supervisorContext(): SupervisorContext {
+  const encoder = new TextEncoder();
+  let writing: Promise<unknown> = Promise.resolve();
+  return {
+    send(header, body = new Uint8Array()) {
+      const json = encoder.encode(JSON.stringify(header));
+      const frame = new Uint8Array(8 + json.length + body.length);
+      const view = new DataView(frame.buffer);
+      view.setUint32(0, json.length);
+      view.setUint32(4, body.length);
+      frame.set(json, 8);
+      frame.set(body, 8 + json.length);
+      writing = writing.then(async () => {
+        for (let at = 0; at < frame.length;) at += await Deno.stdout.write(frame.subarray(at));
+      });
+      return writing;
+    },
+    processIds() {
+      const ids: number[] = [];
+      // Synchronous: the sandbox's /proc lists a handful of entries.
+      for (const entry of Deno.readDirSync("/proc")) {
+        const pid = Number(entry.name);
+        if (Number.isInteger(pid) && pid > 1 && pid !== Deno.pid) ids.push(pid);
+      }
+      return ids;
+    },
+    kill(pid) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    },
+  };
+}

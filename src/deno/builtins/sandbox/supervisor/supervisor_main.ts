@@ -1,0 +1,82 @@
+import type {
+  SupervisorContext,
+  SupervisorOp,
+  SupervisorOps,
+  SupervisorRequest,
+} from "./supervisor_context.ts";
+
+/**
+ * The supervisor's program (see `supervisor_script.ts` for how it is sent): reads request frames
+ * from stdin and serves each with the operation its `op` names, from the table the families
+ * make. One failed operation never ends the supervisor: it answers with an `error` instead.
+ * When the host closes the pipe, every process of the sandbox is killed and the supervisor
+ * exits. Never called in the host: its source text runs inside the sandbox.
+ *
+ * @param makeContext Makes the shared context (`supervisorContext`).
+ * @param families The operation families (each a function of the context).
+ */
+export async function supervisorMain(
+  makeContext: () => SupervisorContext,
+  families: ReadonlyArray<(context: SupervisorContext) => SupervisorOps>,
+): Promise<void> {
+  globalThis.addEventListener("unhandledrejection", (event) => event.preventDefault());
+  const context = makeContext();
+  // No prototype: an `op` such as "constructor" names no operation.
+  const ops: Record<string, SupervisorOp> = Object.create(null);
+  for (const family of families) Object.assign(ops, family(context));
+
+  const serve = async (request: SupervisorRequest, body: Uint8Array) => {
+    const id = Number(request.id);
+    request.id = id;
+    try {
+      const op = typeof request.op === "string" ? ops[request.op] : undefined;
+      if (op === undefined) throw new TypeError("unknown operation");
+      await op(request, body);
+    } catch (error) {
+      const name = error instanceof Error ? error.name : "Error";
+      const message = error instanceof Error ? error.message : String(error);
+      await context.send({ id, error: { name, message } });
+    }
+  };
+
+  await context.send({ id: 0, ready: { pid: Deno.pid } });
+  const reader = Deno.stdin.readable.getReader();
+  const decoder = new TextDecoder();
+  // Chunks are joined only once a whole frame is there: linear in the bytes received.
+  let pending: Uint8Array[] = [];
+  let total = 0;
+  let need = 8;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    pending.push(value);
+    total += value.length;
+    if (total < need) continue;
+    let all = pending.length === 1 ? pending[0] : new Uint8Array(total);
+    if (pending.length > 1) {
+      let at = 0;
+      for (const chunk of pending) {
+        all.set(chunk, at);
+        at += chunk.length;
+      }
+    }
+    need = 8;
+    while (all.length >= 8) {
+      const view = new DataView(all.buffer, all.byteOffset);
+      const end = 8 + view.getUint32(0) + view.getUint32(4);
+      if (all.length < end) {
+        need = end;
+        break;
+      }
+      const jsonEnd = 8 + view.getUint32(0);
+      const header = JSON.parse(decoder.decode(all.subarray(8, jsonEnd)));
+      void serve(header, all.slice(jsonEnd, end));
+      all = all.subarray(end);
+    }
+    pending = [all];
+    total = all.length;
+  }
+  // The host closed the pipe: end every command and leave.
+  for (const pid of context.processIds()) context.kill(pid);
+  Deno.exit(0);
+}

@@ -1,0 +1,65 @@
+import type { SearchBudget } from "./search_budget.ts";
+import type { TreeView } from "./walk_tree.ts";
+
+/** The largest file `grep` reads (16 MiB); larger files are skipped. */
+export const MAX_SEARCH_BYTES = 16 * 1024 * 1024;
+
+/** What {@linkcode SearchAccess.list} lists. */
+export interface ListRequest {
+  /** The folder to list, relative to the root ("" for the root). */
+  readonly start: string;
+  /** Whether the `.gitignore` files are wanted. */
+  readonly gitignore: boolean;
+  /** The deepest level below `start` to list. */
+  readonly maxDepth?: number;
+  /** Files whose name does not match this `*`-and-literals pattern may be left out. */
+  readonly name?: string;
+  /** The limits. */
+  readonly budget: SearchBudget;
+}
+
+/** What {@linkcode SearchAccess.read} reads. */
+export interface ReadRequest {
+  /** The files, relative to the root, in the order wanted. */
+  readonly files: readonly string[];
+  /** The limits. */
+  readonly budget: SearchBudget;
+  /** The UTF-8 bytes every wanted file contains (a plain pattern matched with case). */
+  readonly literal?: Uint8Array;
+  /** The regular expression a wanted file has a match of (source and flags, with `g`). */
+  readonly pattern?: { readonly source: string; readonly flags: string };
+}
+
+/**
+ * How the searches reach the files of a root: on the host, or inside the context's sandbox
+ * session when bash is sandboxed (a sandboxed command could swap a folder for a symbolic link
+ * while the host walks; inside, the link leads only to what that command could read anyway).
+ * Chosen once per context (see `searchAccessFor`); the tools never branch on the sandbox.
+ */
+export interface SearchAccess {
+  /** `"host"` or `"sandbox"`: for descriptions and tests only. */
+  readonly where: "host" | "sandbox";
+  /**
+   * Lists the tree below a folder of a root (never through a symbolic link, never into `.git`).
+   *
+   * @param root The declared root.
+   * @param request What to list.
+   * @returns The tree, for `walkTree`.
+   */
+  list(root: string, request: ListRequest): Promise<TreeView>;
+  /**
+   * Reads files in the order given, calling `onFile` until it returns `true`. A file that cannot
+   * be read, is not a regular file, is larger than {@linkcode MAX_SEARCH_BYTES} or holds a NUL
+   * byte (binary), or (given `literal` or `pattern`) cannot match, may be passed over: it comes
+   * without data, or not at all. The data is valid only until `onFile` returns.
+   *
+   * @param root The declared root.
+   * @param request The files, the limits and what a wanted file contains.
+   * @param onFile Receives a file's path and content; returns `true` to stop.
+   */
+  read(
+    root: string,
+    request: ReadRequest,
+    onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
+  ): Promise<void>;
+}
