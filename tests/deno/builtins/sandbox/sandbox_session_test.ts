@@ -223,3 +223,58 @@ Deno.test({
     await Deno.remove(a, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "commands after the first run in shells spawned ahead, exactly like a fresh bash -c: $0, SHLVL, stdin, command line, limits, directory",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    await Deno.mkdir(`${a}/sub`);
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    const probe = `printf '%s|' "$0" "$SHLVL" "$(cat)" "$(ulimit -u)" "$PWD"; ` +
+      `tr '\\0' ' ' </proc/$$/cmdline; echo héllo`;
+    const bash = JSON.parse((await tools.call("bash", { command: "echo $BASH" })).text).stdout
+      .trim();
+    const expected = `${bash}|1||512|${a}|${bash} -c ${probe} héllo\n`;
+    for (let i = 0; i < 4; i++) {
+      const run = await exec(tools, probe);
+      assertEquals(run.json.stdout, expected, `call ${i}`);
+      assertEquals(run.json.exitCode, 0);
+    }
+    // Another directory (or environment) than the waiting shell's: a fresh shell.
+    const inSub = await tools.call("bash", { command: "pwd", cwd: "sub" });
+    assertEquals(JSON.parse(inSub.text).stdout, `${a}/sub\n`);
+    assertEquals((await exec(tools, "pwd")).json.stdout, `${a}\n`);
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "a waiting shell killed by a background process is not used: the next command still runs",
+  ignore,
+  async fn() {
+    const a = await workspace();
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    await exec(tools, "true");
+    const started = await tools.call("bash", {
+      action: "start",
+      command: "sleep 0.3; pgrep -f 'read -r __[n]' | xargs -r kill -9 && echo killed",
+    });
+    const { processId } = JSON.parse(started.text);
+    let log = "";
+    for (let i = 0; i < 100 && !log.includes("killed"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      log = JSON.parse((await tools.call("bash", { action: "logs", processId })).text).text;
+    }
+    assertEquals(log, "killed\n", "the attack did not run");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const next = await exec(tools, "echo ran");
+    assertEquals([next.json.stdout, next.json.exitCode], ["ran\n", 0]);
+    await router.close();
+    await Deno.remove(a, { recursive: true });
+  },
+});
