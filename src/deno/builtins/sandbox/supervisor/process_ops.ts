@@ -11,7 +11,6 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  */
 export function processOps(context: SupervisorContext): SupervisorOps {
   const { send, processIds, kill } = context;
-  const encoder = new TextEncoder();
   const runs = new Map<
     number,
     {
@@ -29,7 +28,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     kill(shell);
     try {
       for (let round = 0; round < 5 && runs.size === 0; round++) {
-        const pids = processIds().filter((pid) => pid !== warm?.child.pid);
+        const pids = processIds();
         if (pids.length === 0) return;
         pids.forEach(kill);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -44,85 +43,21 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     ] ?? 9;
   const exitCode = (status: Deno.CommandStatus) =>
     status.signal === null ? status.code : 128 + signalNumber(status.signal);
-  const bash = (request: Record<string, unknown>, background: boolean, script?: string) =>
+  const bash = (request: Record<string, unknown>, background: boolean) =>
     new Deno.Command("bash", {
-      args: ["-c", script ?? String(request.prefix ?? "") + String(request.command)],
+      args: ["-c", String(request.prefix ?? "") + String(request.command)],
       cwd: String(request.cwd),
       env: request.env as Record<string, string>,
       clearEnv: true,
       detached: background,
-      stdin: background || script !== undefined ? "piped" : "null",
+      stdin: background ? "piped" : "null",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
 
-  // Every `exec` runs in a shell started with the limits prefix that then reads the command's
-  // length and text from its stdin and becomes \`bash -c <command>\` with stdin from /dev/null
-  // (\`exec\`: the same process, $0, environment and SHLVL as a bash spawned for the command).
-  // After a command ends, the next shell is started ahead (same prefix, directory and
-  // environment): it has moved itself into the session's limited cgroup and set its rlimits (the
-  // costly part of a short command) before the next command arrives. It is used only when that
-  // command has the same prefix, environment and directory (same inode); it is never reaped as a
-  // leftover of a command.
-  const SHELL = 'IFS= read -r __n || exit 0; LC_ALL=C IFS= read -r -N "$__n" __c || exit 0; ' +
-    'exec "$BASH" -c "$__c" </dev/null';
-  interface Shell {
-    child: Deno.ChildProcess;
-    key: string;
-    ino: number | null;
-    ended: boolean;
-  }
-  let warm: Shell | undefined;
-  const keyOf = (request: Record<string, unknown>) =>
-    JSON.stringify([request.prefix ?? "", request.cwd, request.env]);
-  const startShell = (request: Record<string, unknown>): Shell => {
-    const ino = Deno.statSync(String(request.cwd)).ino;
-    const child = bash(request, false, String(request.prefix ?? "") + SHELL);
-    const shell = { child, key: keyOf(request), ino, ended: false };
-    void child.status.then(() => {
-      shell.ended = true;
-      if (warm === shell) warm = undefined;
-    });
-    return shell;
-  };
-  const prepareWarm = (request: Record<string, unknown>) => {
-    if (warm !== undefined) return;
-    try {
-      warm = startShell(request);
-    } catch {
-      // No shell ahead: the next command starts its own.
-    }
-  };
-  // The shell started ahead, when it fits this command; else it is killed.
-  const takeWarm = (request: Record<string, unknown>) => {
-    const shell = warm;
-    warm = undefined;
-    if (shell === undefined) return undefined;
-    let fits = false;
-    try {
-      fits = !shell.ended && shell.key === keyOf(request) &&
-        Deno.statSync(String(request.cwd)).ino === shell.ino;
-    } catch {
-      // The directory is gone: a fresh start reports it.
-    }
-    if (fits) return shell;
-    kill(shell.child.pid);
-    return undefined;
-  };
-  const run = (request: Record<string, unknown>) => {
-    const text = encoder.encode(String(request.command));
-    // Bash cannot hold a NUL byte: spawned as before, which refuses it.
-    if (text.includes(0)) return bash(request, false);
-    const shell = takeWarm(request) ?? startShell(request);
-    const writer = shell.child.stdin.getWriter();
-    void writer.write(encoder.encode(`${text.length}\n`)).then(() => writer.write(text))
-      .then(() => writer.close()).catch(() => {});
-    return shell.child;
-  };
-
   const exec = async (request: Record<string, unknown>) => {
     const id = Number(request.id);
-    const child = run(request);
+    const child = bash(request, false);
     let timedOut = false;
     let cancelled = false;
     const stop = new AbortController();
@@ -156,7 +91,6 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     await pumps;
     clearTimeout(grace);
     await send({ id, exit: { code: exitCode(status), timedOut, cancelled } });
-    prepareWarm(request);
   };
 
   // A background process: its own process group, stdin open, output streamed until it ends;
