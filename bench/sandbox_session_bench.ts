@@ -12,6 +12,7 @@ import { ToolRouter } from "../mod.ts";
 import { builtinTools } from "../src/deno/mod.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 200);
+const loadBefore = (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0];
 const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_session_bench_" }));
 const workspace = `${base}/ws`;
 await Deno.mkdir(workspace);
@@ -64,7 +65,7 @@ async function pair(name: string, base: () => Promise<unknown>, box: () => Promi
   rows.push(
     `| ${name} | ${ms(at(a, 0.5))} / ${ms(at(a, 0.99))} | ${ms(at(b, 0.5))} / ${
       ms(at(b, 0.99))
-    } | ${(at(b, 0.5) / at(a, 0.5)).toFixed(2)}× |`,
+    } | ${(at(b, 0.5) / at(a, 0.5)).toFixed(2)}× | ${(at(b, 0.99) / at(a, 0.99)).toFixed(2)}× |`,
   );
 }
 
@@ -105,9 +106,12 @@ for (let i = 0; i < 20; i++) {
 }
 starts.sort((a, b) => a - b);
 
-console.log(`${ROUNDS} calls each, medians / p99, one run\n`);
-console.log("| operation | in process / raw | sandboxed (session) | ratio of medians |");
-console.log("|---|---|---|---|");
+const load = (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0];
+console.log(
+  `${ROUNDS} calls each, medians / p99, one run, load ${loadBefore} before, ${load} after\n`,
+);
+console.log("| operation | in process / raw | sandboxed (session) | ratio of medians | of p99 |");
+console.log("|---|---|---|---|---|");
 for (const row of rows) console.log(row);
 console.log(
   `\nsession start (first exec of a new context): median ${ms(at(starts, 0.5))}, p99 ${

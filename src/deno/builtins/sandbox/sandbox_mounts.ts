@@ -24,12 +24,27 @@ export type SandboxMounts = Pick<
  */
 export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
   const mount = (root: Root) => ({ source: root.real, dest: root.declared });
-  const workspace = await workspaceRoot(ctx);
+  // Synchronous first (this runs before every sandboxed operation, and an asynchronous real
+  // path costs several times its work in scheduling); any failure takes the checked way, which
+  // says what is wrong.
+  const workspace = realRootSync(ctx.workspace) ?? await workspaceRoot(ctx);
   const scan = await protectedMounts(workspace, ctx.protectedPaths);
+  const roots = ctx.readOnlyRoots.map(realRootSync);
   return {
     workspace: mount(workspace),
-    readOnlyRoots: (await readOnlyRoots(ctx)).map(mount),
+    readOnlyRoots:
+      (roots.every((root) => root !== undefined) ? roots as Root[] : await readOnlyRoots(ctx)).map(
+        mount,
+      ),
     protectedPaths: scan.mounts,
     pinnedDirs: scan.pinned,
   };
+}
+
+function realRootSync(declared: string): Root | undefined {
+  try {
+    return { declared, real: Deno.realPathSync(declared) };
+  } catch {
+    return undefined;
+  }
 }

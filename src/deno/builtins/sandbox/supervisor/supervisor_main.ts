@@ -40,15 +40,17 @@ export async function supervisorMain(
   };
 
   await context.send({ id: 0, ready: { pid: Deno.pid } });
-  const reader = Deno.stdin.readable.getReader();
+  // Read directly, not through a stream: one operation per chunk.
+  const buffer = new Uint8Array(1 << 16);
   const decoder = new TextDecoder();
   // Chunks are joined only once a whole frame is there: linear in the bytes received.
   let pending: Uint8Array[] = [];
   let total = 0;
   let need = 8;
   for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
+    const count = await Deno.stdin.read(buffer);
+    if (count === null) break;
+    const value = buffer.slice(0, count);
     pending.push(value);
     total += value.length;
     if (total < need) continue;
