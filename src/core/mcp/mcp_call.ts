@@ -64,16 +64,25 @@ export async function callMcpToolOutput(
 ): Promise<ToolOutput> {
   let result: CallToolResult;
   try {
+    const params: {
+      name: string;
+      arguments: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    } = {
+      name: toolName,
+      arguments: args,
+    };
     // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
-    const meta = context.trace === undefined ? {} : { _meta: { ...context.trace } };
-    result = await client.callTool({ name: toolName, arguments: args, ...meta }, undefined, {
+    if (context.trace !== undefined) params._meta = { ...context.trace };
+    const onProgress = context.onProgress;
+    result = await client.callTool(params, undefined, {
       signal: context.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeout: options.maxTotalTimeoutMs,
-      onprogress: context.onProgress
-        ? (p) => context.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
-        : undefined,
+      onprogress: onProgress === undefined
+        ? undefined
+        : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
     }) as CallToolResult;
   } catch (error) {
     throw mcpErrorToToolError(error, toolName, context.signal);
@@ -83,12 +92,14 @@ export async function callMcpToolOutput(
     { maxTextChars: options.maxResultChars, maxMediaBytes: options.maxMediaBytes },
   );
   const structured = result.structuredContent;
-  const output = {
-    content,
-    ...(structured !== null && typeof structured === "object" && !Array.isArray(structured)
-      ? { structuredContent: structured as Record<string, unknown> }
-      : {}),
-  };
+  const output: {
+    content: readonly ToolContent[];
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  } = { content };
+  if (structured !== null && typeof structured === "object" && !Array.isArray(structured)) {
+    output.structuredContent = structured as Record<string, unknown>;
+  }
   if (result.isError === true) {
     // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
     // results, not JSON-RPC errors.
@@ -100,7 +111,7 @@ export async function callMcpToolOutput(
       throw unknownTool(detail, toolName) ??
         new ToolError("invalid_arguments", detail.replace(/^Input validation error: /, ""));
     }
-    return toolOutput({ ...output, isError: true });
+    output.isError = true;
   }
   return toolOutput(output);
 }

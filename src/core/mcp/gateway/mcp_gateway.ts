@@ -422,29 +422,35 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   ): RemoteCallee | undefined {
     if (connection === undefined) return undefined;
     return {
-      callTool: async (toolName, args, context) => {
+      callTool: (toolName, args, context) => {
         // A global server's pins are the calling user's (`userId` is set for a user's own server).
         const scope = userId === undefined
           ? { serverId, userId: context.userId, global: true }
           : { serverId, userId };
-        await this.#checkPin(scope, toolName, connection);
-        return await tracedRemoteCall(
-          serverId,
-          toolName,
-          context,
-          (traced) => connection.callTool(toolName, args, traced),
-        );
+        const call = () =>
+          tracedRemoteCall(
+            serverId,
+            toolName,
+            context,
+            (traced) => connection.callTool(toolName, args, traced),
+          );
+        // A tool list already found to match its pins (every call but a drift's) is called at
+        // once; anything else waits for the full check.
+        const pins = this.#pins;
+        if (pins === undefined || pins.verified(scope, connection.tools)) return call();
+        return this.#checkPin(pins, scope, toolName, connection).then(call);
       },
     };
   }
 
   /** Refuses a call to a tool whose definition changed after it was exposed. */
   async #checkPin(
+    pins: ToolPins,
     scope: { serverId: string; userId?: string; global?: boolean },
     toolName: string,
     connection: ServerConnection,
   ): Promise<void> {
-    const refusal = await this.#pins?.refusal(scope, toolName, connection.tools);
+    const refusal = await pins.refusal(scope, toolName, connection.tools);
     if (refusal !== undefined) {
       throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
     }

@@ -190,8 +190,9 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
+    // `inFlight` keeps the connection from being closed while the call runs; `lastUsedAt` is
+    // set when it ends (one clock read per call, not two).
     this.inFlight++;
-    this.lastUsedAt = performance.now();
     this.#calls.add(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;

@@ -115,6 +115,19 @@ export class ToolPins {
   }
 
   /**
+   * Whether this tool list was already found to match the scope's pins (and nothing was
+   * withheld from it): a call to one of its tools needs no further check. Synchronous, so the
+   * common call pays no promise for its pin check.
+   *
+   * @param scope The server (and user).
+   * @param tools The server's current tool list.
+   * @returns `true` when the list is verified for the scope.
+   */
+  verified(scope: PinScope, tools: readonly McpTool[]): boolean {
+    return this.#verified.get(tools)?.has(scopeKey(scope)) === true;
+  }
+
+  /**
    * Checks, just before a call, that the tool's current definition still matches its pin: a tool
    * exposed earlier whose definition changed since is refused, not called. Cheap for a list
    * already verified.
