@@ -45,6 +45,12 @@ export interface McpCallOptions {
 }
 
 /**
+ * A progress listener that does nothing: with it a request carries a progress token (so progress
+ * restarts its deadline) and no listener of the caller's is called.
+ */
+export function ignoreProgress(): void {}
+
+/**
  * Calls a tool over an MCP client and returns its result as it came: content blocks (bounded),
  * `structuredContent` and `isError`. Invalid-params results and thrown errors become `ToolError`s.
  *
@@ -80,8 +86,8 @@ export async function callMcpToolOutput(
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeout: options.maxTotalTimeoutMs,
-      onprogress: onProgress === undefined
-        ? undefined
+      onprogress: onProgress === undefined || onProgress === ignoreProgress
+        ? onProgress
         : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
     }) as CallToolResult;
   } catch (error) {

@@ -80,24 +80,20 @@ function hasUnsafeText(block: unknown): block is { text: string } {
 }
 
 /**
- * Runs a remote call and escapes what comes back to the model: the result's text, and the
- * message of an error (a remote error result or message becomes a `ToolError` with its text
- * escaped; the code stays).
+ * Escapes what a remote call brings back to the model: the result's text, and the message of an
+ * error (a remote error result or message becomes a `ToolError` with its text escaped; the code
+ * stays).
  *
- * @param call The remote call.
+ * @param pending The remote call's result.
  * @returns The escaped result.
  */
-export function escapedCall<T>(call: () => Promise<T>): Promise<T> {
-  // One reaction on the call's promise, no async frame of its own (this runs on every call).
-  let pending: Promise<T>;
-  try {
-    pending = call();
-  } catch (error) {
-    return Promise.reject(escapedError(error));
-  }
-  return pending.then(escapeRemoteResult, (error) => {
-    throw escapedError(error);
-  });
+export function escapedResult<T>(pending: Promise<T>): Promise<T> {
+  // One reaction on the call's promise, no async frame or closure of its own (every call).
+  return pending.then(escapeRemoteResult, rethrowEscaped);
+}
+
+function rethrowEscaped(error: unknown): never {
+  throw escapedError(error);
 }
 
 function escapedError(error: unknown): unknown {

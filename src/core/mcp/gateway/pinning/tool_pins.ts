@@ -40,6 +40,8 @@ export class ToolPins {
    * list with withheld tools is never cached, so an acceptance elsewhere is seen at once.
    */
   #verified = new WeakMap<readonly McpTool[], Set<string>>();
+  /** The key of each scope object `verified` was asked about (callers keep their scopes). */
+  #keys = new WeakMap<PinScope, string>();
 
   /**
    * Creates the pin keeper.
@@ -124,7 +126,11 @@ export class ToolPins {
    * @returns `true` when the list is verified for the scope.
    */
   verified(scope: PinScope, tools: readonly McpTool[]): boolean {
-    return this.#verified.get(tools)?.has(scopeKey(scope)) === true;
+    const scopes = this.#verified.get(tools);
+    if (scopes === undefined) return false;
+    let key = this.#keys.get(scope);
+    if (key === undefined) this.#keys.set(scope, key = scopeKey(scope));
+    return scopes.has(key);
   }
 
   /**
