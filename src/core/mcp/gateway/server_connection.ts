@@ -475,12 +475,16 @@ export class ServerConnection {
   /** An error result's text may echo the connection's credentials: they never reach a model. */
   #redactError(output: ToolOutput): ToolOutput {
     if (!output.isError) return output;
-    return toolOutput({
-      ...output,
-      content: output.content.map((block) =>
-        block.type === "text" ? { ...block, text: this.#redact.text(block.text) } : block
-      ),
+    let changed = false;
+    const content = output.content.map((block) => {
+      if (block.type !== "text") return block;
+      const text = this.#redact.text(block.text);
+      if (text === block.text) return block;
+      changed = true;
+      return { ...block, text };
     });
+    // Nothing to redact (the usual error result): passed on as it is, not copied.
+    return changed ? toolOutput({ ...output, content }) : output;
   }
 
   #shared(tools: McpTool[]): readonly McpTool[] {
