@@ -18,8 +18,10 @@
  * own guarding stream per POST. A `tools/call` now goes straight over HTTP
  * (`gateway/direct_request.ts`): one bounded read loop parses a JSON body or an event stream, the
  * SDK client still does what surrounds the round trip (output-schema validation) and receives
- * every other message. What is left above the transport (arguments, pins, redaction, result
- * shaping, telemetry off) measured about 30 µs per call. A fixed cyclic order biased the figures
+ * every other message. What is left above the transport (arguments, pins, escaping, result
+ * shaping, telemetry off) measured 7–9 µs per call run alone, 3.1–3.4 µs after a second pass
+ * removed work that changed nothing (copies, clock reads, promise layers; see
+ * `docs/benchmarks.md`); interleaved it costs several times that. A fixed cyclic order biased the figures
  * (each candidate always ran after the same one and paid for its leftover work, such as an event
  * stream read to its end after the answer), hence the shuffled order.
  *

@@ -26,7 +26,8 @@ export function contentText(
   if (content.length === 0) {
     return structuredContent === undefined ? "" : JSON.stringify(structuredContent) ?? "";
   }
-  return content.map(describeBlock).join("\n\n");
+  // One block (nearly every result): its text, without an array and a join.
+  return content.length === 1 ? describeBlock(content[0]) : content.map(describeBlock).join("\n\n");
 }
 
 /**

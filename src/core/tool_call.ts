@@ -170,8 +170,10 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       `Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`,
     );
   }
-  const started = performance.now();
   const observed = observeCall(tool, name, options, settings);
+  // Without an observer (no span, metrics, audit or `onEvent`) the call is not timed.
+  const observe = observed.needsEvent || settings.onEvent !== undefined;
+  const started = observe ? performance.now() : 0;
   let result: ToolCallResult;
   try {
     if (tool === undefined) throw unknownTool(name, known());
@@ -213,6 +215,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       content: [textBlock(failure.message)],
     };
   }
+  if (!observe) return result;
   const event: ToolCallEvent = {
     type: "call",
     tool: name,

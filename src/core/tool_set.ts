@@ -143,7 +143,7 @@ export class ToolSet {
       args,
       options,
       userId: this.userId,
-      known: () => this.names,
+      known: this.#known,
     }, this.#settings);
   }
 
@@ -172,8 +172,8 @@ export class ToolSet {
    * @param options Signal, deadline and progress listener.
    * @returns The result, or a plain-sentence error; never rejects for the model's mistakes.
    */
-  async invoke(name: string, args?: unknown, options: CallOptions = {}): Promise<string> {
-    return (await this.call(name, args, options)).text;
+  invoke(name: string, args?: unknown, options: CallOptions = {}): Promise<string> {
+    return this.call(name, args, options).then(textOf);
   }
 
   /**
@@ -245,6 +245,8 @@ export class ToolSet {
     }, options);
   }
 
+  #known = (): readonly string[] => this.names;
+
   #run: RunTool = (tool, args, options, settings) =>
     callTool({
       tool,
@@ -252,7 +254,7 @@ export class ToolSet {
       args,
       options,
       userId: this.userId,
-      known: () => this.names,
+      known: this.#known,
     }, settings);
 
   #settle(
@@ -276,4 +278,8 @@ export class ToolSet {
       run: this.#run,
     });
   }
+}
+
+function textOf(result: ToolCallResult): string {
+  return result.text;
 }

@@ -45,6 +45,12 @@ export interface McpCallOptions {
 }
 
 /**
+ * A progress listener that does nothing: with it a request carries a progress token (so progress
+ * restarts its deadline) and no listener of the caller's is called.
+ */
+export function ignoreProgress(): void {}
+
+/**
  * Calls a tool over an MCP client and returns its result as it came: content blocks (bounded),
  * `structuredContent` and `isError`. Invalid-params results and thrown errors become `ToolError`s.
  *
@@ -64,16 +70,25 @@ export async function callMcpToolOutput(
 ): Promise<ToolOutput> {
   let result: CallToolResult;
   try {
+    const params: {
+      name: string;
+      arguments: Record<string, unknown>;
+      _meta?: Record<string, unknown>;
+    } = {
+      name: toolName,
+      arguments: args,
+    };
     // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
-    const meta = context.trace === undefined ? {} : { _meta: { ...context.trace } };
-    result = await client.callTool({ name: toolName, arguments: args, ...meta }, undefined, {
+    if (context.trace !== undefined) params._meta = { ...context.trace };
+    const onProgress = context.onProgress;
+    result = await client.callTool(params, undefined, {
       signal: context.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeout: options.maxTotalTimeoutMs,
-      onprogress: context.onProgress
-        ? (p) => context.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
-        : undefined,
+      onprogress: onProgress === undefined || onProgress === ignoreProgress
+        ? onProgress
+        : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
     }) as CallToolResult;
   } catch (error) {
     throw mcpErrorToToolError(error, toolName, context.signal);
@@ -83,12 +98,14 @@ export async function callMcpToolOutput(
     { maxTextChars: options.maxResultChars, maxMediaBytes: options.maxMediaBytes },
   );
   const structured = result.structuredContent;
-  const output = {
-    content,
-    ...(structured !== null && typeof structured === "object" && !Array.isArray(structured)
-      ? { structuredContent: structured as Record<string, unknown> }
-      : {}),
-  };
+  const output: {
+    content: readonly ToolContent[];
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  } = { content };
+  if (structured !== null && typeof structured === "object" && !Array.isArray(structured)) {
+    output.structuredContent = structured as Record<string, unknown>;
+  }
   if (result.isError === true) {
     // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
     // results, not JSON-RPC errors.
@@ -100,7 +117,7 @@ export async function callMcpToolOutput(
       throw unknownTool(detail, toolName) ??
         new ToolError("invalid_arguments", detail.replace(/^Input validation error: /, ""));
     }
-    return toolOutput({ ...output, isError: true });
+    output.isError = true;
   }
   return toolOutput(output);
 }

@@ -28,9 +28,17 @@ const VERSION = "0.1.0";
 export interface ObservedCall {
   /** The call span's W3C context, for `ToolContext.trace` (absent when nothing traces). */
   trace?: TraceCarrier;
+  /**
+   * Whether `finish` needs the call's event (a span, metrics or an audit sink); when not, the
+   * caller may skip timing the call and building the event.
+   */
+  needsEvent: boolean;
   /** Ends the span, records the metrics and hands the audit record to the sink. */
   finish(event: ToolCallEvent, args: unknown): void;
 }
+
+/** What a call with no span, no metrics, no audit and no trace context to pass on observes. */
+const UNOBSERVED: ObservedCall = Object.freeze({ needsEvent: false, finish(): void {} });
 
 let instruments:
   | { provider: MeterProvider; noop: boolean; calls: Counter; duration: Histogram }
@@ -71,8 +79,12 @@ export function observeCall(
   options: CallOptions,
   settings: CallSettings,
 ): ObservedCall {
-  const startedAt = Date.now();
+  const startedAt = settings.audit === undefined ? 0 : Date.now();
   if (tracingIsOff()) {
+    // No SDK and nothing to audit or pass on (the common case): nothing to do, per call.
+    if (options.traceparent === undefined && settings.audit === undefined && metricsAreOff()) {
+      return UNOBSERVED;
+    }
     // No SDK: no span, but a caller's trace context still passes on unchanged.
     const passed = options.traceparent === undefined ? undefined : withBaggage(
       carrierOf(trace.getSpanContext(contextFrom(options)) ?? INVALID),
@@ -80,6 +92,7 @@ export function observeCall(
     );
     return {
       trace: passed,
+      needsEvent: true,
       finish(event, args) {
         record(name, event);
         audit(tool, name, settings, event, args, startedAt, passed);
@@ -114,6 +127,7 @@ export function observeCall(
   const carrier = withBaggage(carrierOf(span.spanContext()), options.baggage);
   return {
     trace: carrier,
+    needsEvent: true,
     finish(event, args) {
       if (event.userId !== undefined && span.isRecording()) {
         span.setAttribute("enduser.id", event.userId);
@@ -173,8 +187,12 @@ function audit(
   }
 }
 
-function record(name: string, event: ToolCallEvent): void {
-  const provider = metrics.getMeterProvider();
+/** Whether the metrics API has no SDK behind it (its no-op meter provider is in place). */
+function metricsAreOff(): boolean {
+  return instrumentsOf(metrics.getMeterProvider()).noop;
+}
+
+function instrumentsOf(provider: MeterProvider): NonNullable<typeof instruments> {
   if (instruments?.provider !== provider) {
     const meter = provider.getMeter(TELEMETRY_SCOPE, VERSION);
     noopMeter ??= createNoopMeter();
@@ -190,6 +208,11 @@ function record(name: string, event: ToolCallEvent): void {
       }),
     };
   }
+  return instruments;
+}
+
+function record(name: string, event: ToolCallEvent): void {
+  const instruments = instrumentsOf(metrics.getMeterProvider());
   if (instruments.noop) return;
   const attributes: Attributes = {
     "gen_ai.operation.name": "execute_tool",

@@ -3,7 +3,10 @@ import type {
   GatewayResolution,
   GatewaySource,
   MissingTool,
+  ToolContext,
 } from "../../tool_source.ts";
+import type { ToolOutput } from "../../tool_output.ts";
+import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
 import { connectSelected, type SelectedServer } from "./connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
@@ -18,7 +21,7 @@ import {
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
 import { UserServers } from "./user_servers.ts";
-import { ToolPins } from "./pinning/tool_pins.ts";
+import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
 import { tracedRemoteCall } from "./traced_remote_call.ts";
 
@@ -91,6 +94,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #globalLookup: ConnectionLookup = {
     connection: (id) => this.#callee(id, undefined, this.#global.get(id)),
   };
+  #callees = new WeakMap<ServerConnection, RemoteCallee>();
   #closed = false;
   #pins?: ToolPins;
 
@@ -421,30 +425,61 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     connection: ServerConnection | undefined,
   ): RemoteCallee | undefined {
     if (connection === undefined) return undefined;
-    return {
-      callTool: async (toolName, args, context) => {
-        // A global server's pins are the calling user's (`userId` is set for a user's own server).
-        const scope = userId === undefined
-          ? { serverId, userId: context.userId, global: true }
-          : { serverId, userId };
-        await this.#checkPin(scope, toolName, connection);
-        return await tracedRemoteCall(
-          serverId,
-          toolName,
-          context,
-          (traced) => connection.callTool(toolName, args, traced),
+    // One callee per connection (a connection serves one server for one user, or globally).
+    let callee = this.#callees.get(connection);
+    if (callee !== undefined) return callee;
+    // A global server's pins are the calling user's (`userId` is set for a user's own server);
+    // the scope is kept for the last user, so a run of calls makes no new one.
+    let scope: PinScope = userId === undefined ? { serverId, global: true } : { serverId, userId };
+    callee = {
+      callTool: (toolName, args, context) => {
+        const pins = this.#pins;
+        if (pins === undefined) {
+          return this.#remoteCall(serverId, connection, toolName, args, context);
+        }
+        if (userId === undefined && scope.userId !== context.userId) {
+          scope = { serverId, userId: context.userId, global: true };
+        }
+        // A tool list already found to match its pins (every call but a drift's) is called at
+        // once; anything else waits for the full check.
+        if (pins.verified(scope, connection.tools)) {
+          return this.#remoteCall(serverId, connection, toolName, args, context);
+        }
+        return this.#checkPin(pins, scope, toolName, connection).then(() =>
+          this.#remoteCall(serverId, connection, toolName, args, context)
         );
       },
     };
+    this.#callees.set(connection, callee);
+    return callee;
+  }
+
+  /** Calls the tool on the connection, inside the remote call's span when something traces. */
+  #remoteCall(
+    serverId: string,
+    connection: ServerConnection,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput> {
+    // Without an SDK a client span would only repeat the caller's context: no span, no closure.
+    if (tracingIsOff()) return connection.callTool(toolName, args, context);
+    return tracedRemoteCall(
+      serverId,
+      toolName,
+      context,
+      (traced) => connection.callTool(toolName, args, traced),
+    );
   }
 
   /** Refuses a call to a tool whose definition changed after it was exposed. */
   async #checkPin(
+    pins: ToolPins,
     scope: { serverId: string; userId?: string; global?: boolean },
     toolName: string,
     connection: ServerConnection,
   ): Promise<void> {
-    const refusal = await this.#pins?.refusal(scope, toolName, connection.tools);
+    const refusal = await pins.refusal(scope, toolName, connection.tools);
     if (refusal !== undefined) {
       throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
     }

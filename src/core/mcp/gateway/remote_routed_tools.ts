@@ -3,7 +3,7 @@ import type { ToolOutput } from "../../tool_output.ts";
 import type { JsonObjectSchema, MissingTool, RoutedTool, ToolContext } from "../../tool_source.ts";
 import { upstreamInputSchema } from "../../strict_schema.ts";
 import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
-import { escapedCall, escapedProgress } from "./remote_text.ts";
+import { escapedProgress, escapedResult } from "./remote_text.ts";
 import {
   guardRemoteTools,
   REMOTE_TEXT_DEFAULTS,
@@ -111,7 +111,7 @@ export class RemoteRoutedTools {
         source,
         origin: `${serverId}/${toolName}`,
         execute: (args: Record<string, unknown>, context: ToolContext) =>
-          escapedCall(() => callRemote(lookup, serverId, toolName, args, escapedProgress(context))),
+          escapedResult(callRemote(lookup, serverId, toolName, args, escapedProgress(context))),
       }));
     }
     const refusals = guarded.flatMap((server) => server.refused);
@@ -157,5 +157,10 @@ function callRemote(
       ),
     );
   }
-  return connection.callTool(toolName, args, context);
+  try {
+    return connection.callTool(toolName, args, context);
+  } catch (error) {
+    // A callee that throws instead of rejecting still fails only this call.
+    return Promise.reject(error);
+  }
 }

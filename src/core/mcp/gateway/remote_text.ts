@@ -61,37 +61,47 @@ export function escapeRemoteResult<T>(result: T): T {
   if (typeof result === "string") return escapeUnsafeChars(result) as T;
   if (result === null || typeof result !== "object") return result;
   const content = (result as { content?: unknown }).content;
-  if (!Array.isArray(content)) return result;
+  // Nearly every result has nothing to escape: it is passed on as it is, not copied.
+  if (!Array.isArray(content) || !content.some(hasUnsafeText)) return result;
   const escaped = {
     ...result,
     content: content.map((block) =>
-      block !== null && typeof block === "object" && typeof block.text === "string"
-        ? { ...block, text: escapeUnsafeChars(block.text) }
-        : block
+      hasUnsafeText(block) ? { ...block, text: escapeUnsafeChars(block.text) } : block
     ),
   };
   // A tool output's mark is not copied by a spread: mark the escaped copy again.
   return (isToolOutput(result) ? toolOutput(escaped as unknown as ToolOutput) : escaped) as T;
 }
 
+function hasUnsafeText(block: unknown): block is { text: string } {
+  if (block === null || typeof block !== "object") return false;
+  const text = (block as { text?: unknown }).text;
+  return typeof text === "string" && UNSAFE_ONE.test(text);
+}
+
 /**
- * Runs a remote call and escapes what comes back to the model: the result's text, and the
- * message of an error (a remote error result or message becomes a `ToolError` with its text
- * escaped; the code stays).
+ * Escapes what a remote call brings back to the model: the result's text, and the message of an
+ * error (a remote error result or message becomes a `ToolError` with its text escaped; the code
+ * stays).
  *
- * @param call The remote call.
+ * @param pending The remote call's result.
  * @returns The escaped result.
  */
-export async function escapedCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return escapeRemoteResult(await call());
-  } catch (error) {
-    if (isToolError(error)) {
-      throw new ToolError(error.code, escapeUnsafeChars(error.message), { cause: error });
-    }
-    if (error instanceof Error) error.message = escapeUnsafeChars(error.message);
-    throw error;
+export function escapedResult<T>(pending: Promise<T>): Promise<T> {
+  // One reaction on the call's promise, no async frame or closure of its own (every call).
+  return pending.then(escapeRemoteResult, rethrowEscaped);
+}
+
+function rethrowEscaped(error: unknown): never {
+  throw escapedError(error);
+}
+
+function escapedError(error: unknown): unknown {
+  if (isToolError(error)) {
+    return new ToolError(error.code, escapeUnsafeChars(error.message), { cause: error });
   }
+  if (error instanceof Error) error.message = escapeUnsafeChars(error.message);
+  return error;
 }
 
 /**

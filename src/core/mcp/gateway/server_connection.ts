@@ -10,7 +10,12 @@ import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
-import { callMcpToolOutput, mcpErrorToToolError } from "../mcp_call.ts";
+import {
+  callMcpToolOutput,
+  ignoreProgress,
+  type McpCallOptions,
+  mcpErrorToToolError,
+} from "../mcp_call.ts";
 import { type ToolOutput, toolOutput } from "../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -82,6 +87,8 @@ export class ServerConnection {
   #disposed = false;
   /** The contexts of the calls in flight, to route a server's requests and logs to their call. */
   #calls = new Set<ToolContext>();
+  /** The request options of calls without their own deadline (see `#callOptions`). */
+  #callDefaults?: CallDefaults;
 
   /**
    * Creates the connection; nothing is opened until it is used.
@@ -190,8 +197,9 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
+    // `inFlight` keeps the connection from being closed while the call runs; `lastUsedAt` is
+    // set when it ends (one clock read per call, not two).
     this.inFlight++;
-    this.lastUsedAt = performance.now();
     this.#calls.add(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
@@ -219,24 +227,20 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput | typeof NOT_SENT> {
-    const timeoutMs = context.timeoutMs ?? this.#s.requestTimeoutMs;
-    const hardMs = context.timeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
-    const extendable = hardMs > timeoutMs;
+    // A call without its own deadline (nearly all) uses options made once per connection.
+    const options = context.timeoutMs === undefined
+      ? this.#callDefaults ??= this.#callOptions(undefined)
+      : this.#callOptions(context.timeoutMs);
+    const { timeoutMs, maxTotalTimeoutMs: hardMs, resetTimeoutOnProgress: extendable } = options;
     // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
     const signal = isSharedSignal(context.signal) ? undefined : context.signal;
     try {
       return await callMcpToolOutput(client, toolName, args, {
         signal,
         // A progress token is only sent with a listener, and progress only extends with one.
-        onProgress: context.onProgress ?? (extendable ? ignore : undefined),
+        onProgress: context.onProgress ?? (extendable ? ignoreProgress : undefined),
         trace: context.trace,
-      }, {
-        timeoutMs,
-        maxResultChars: this.#s.maxResultChars,
-        maxMediaBytes: this.#s.maxMediaBytes,
-        resetTimeoutOnProgress: extendable,
-        maxTotalTimeoutMs: hardMs,
-      });
+      }, options);
     } catch (error) {
       if (context.signal.aborted) {
         const reason = context.signal.reason;
@@ -267,6 +271,19 @@ export class ServerConnection {
     }
   }
 
+  /** The request options of a ready call: its deadline, the hard one, the result bounds. */
+  #callOptions(ownTimeoutMs: number | undefined): CallDefaults {
+    const timeoutMs = ownTimeoutMs ?? this.#s.requestTimeoutMs;
+    const hardMs = ownTimeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
+    return Object.freeze({
+      timeoutMs,
+      maxResultChars: this.#s.maxResultChars,
+      maxMediaBytes: this.#s.maxMediaBytes,
+      resetTimeoutOnProgress: hardMs > timeoutMs,
+      maxTotalTimeoutMs: hardMs,
+    });
+  }
+
   /**
    * Calls under a deadline of ours that also bounds connecting: a call that cannot be delivered
    * (server down, session expired) reconnects with backoff and is sent again, once; a call that
@@ -286,7 +303,7 @@ export class ServerConnection {
     );
     const { signal, timeoutMs, hardMs, extendable } = deadline;
     // A progress token is only sent with a listener, and progress only extends with one.
-    const onProgress = context.onProgress ?? (extendable ? ignore : undefined);
+    const onProgress = context.onProgress ?? (extendable ? ignoreProgress : undefined);
     try {
       for (let attempt = firstAttempt;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
@@ -458,12 +475,16 @@ export class ServerConnection {
   /** An error result's text may echo the connection's credentials: they never reach a model. */
   #redactError(output: ToolOutput): ToolOutput {
     if (!output.isError) return output;
-    return toolOutput({
-      ...output,
-      content: output.content.map((block) =>
-        block.type === "text" ? { ...block, text: this.#redact.text(block.text) } : block
-      ),
+    let changed = false;
+    const content = output.content.map((block) => {
+      if (block.type !== "text") return block;
+      const text = this.#redact.text(block.text);
+      if (text === block.text) return block;
+      changed = true;
+      return { ...block, text };
     });
+    // Nothing to redact (the usual error result): passed on as it is, not copied.
+    return changed ? toolOutput({ ...output, content }) : output;
   }
 
   #shared(tools: McpTool[]): readonly McpTool[] {
@@ -508,7 +529,10 @@ export class ServerConnection {
   }
 }
 
-function ignore(): void {}
+/** The request options of a ready call, made once per connection for the default deadline. */
+type CallDefaults = Readonly<
+  Required<Omit<McpCallOptions, "maxMediaBytes">> & Pick<McpCallOptions, "maxMediaBytes">
+>;
 
 /** What `#callReady` returns when its request could not be delivered. */
 const NOT_SENT: unique symbol = Symbol("not sent");

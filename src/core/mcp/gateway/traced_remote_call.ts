@@ -15,14 +15,24 @@ import { carrierOf, contextFrom } from "../../telemetry/trace_context.ts";
  * @param run Makes the request with the given context.
  * @returns The result text.
  */
-export async function tracedRemoteCall<T>(
+export function tracedRemoteCall<T>(
   serverId: string,
   toolName: string,
   context: ToolContext,
   run: (context: ToolContext) => Promise<T>,
 ): Promise<T> {
-  // Without an SDK a client span would only repeat the caller's context: pass it on as it is.
-  if (tracingIsOff()) return await run(context);
+  // Without an SDK a client span would only repeat the caller's context: pass it on as it is,
+  // with no promise of our own around the call.
+  if (tracingIsOff()) return run(context);
+  return traced(serverId, toolName, context, run);
+}
+
+async function traced<T>(
+  serverId: string,
+  toolName: string,
+  context: ToolContext,
+  run: (context: ToolContext) => Promise<T>,
+): Promise<T> {
   const span = trace.getTracer(TELEMETRY_SCOPE).startSpan(`tools/call ${toolName}`, {
     kind: SpanKind.CLIENT,
     attributes: {

@@ -1,5 +1,8 @@
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertRejects, assertStrictEquals } from "@std/assert";
+import { isToolError, ToolError } from "../../../../src/core/tool_error.ts";
+import { isToolOutput, toolOutput } from "../../../../src/core/tool_output.ts";
 import {
+  escapedResult,
   escapeRemoteResult,
   escapeUnsafeChars,
   hasUnsafeChars,
@@ -35,4 +38,28 @@ Deno.test("escapeRemoteResult() escapes a string or the text blocks of a result"
     { content: [{ type: "text", text: "\\u202E" }, { type: "image", data: "x" }] },
   );
   assertEquals(escapeRemoteResult(42), 42);
+});
+
+Deno.test("escapeRemoteResult() passes a result with nothing to escape on as it is, not a copy", () => {
+  const plain = toolOutput({ content: [{ type: "text", text: "ok\n\tfine" }] });
+  assertStrictEquals(escapeRemoteResult(plain), plain);
+  const unsafe = toolOutput({ content: [{ type: "text", text: "a\x1b[2Jb" }] });
+  const escaped = escapeRemoteResult(unsafe);
+  assertEquals(escaped.content, [{ type: "text", text: "a\\u001B[2Jb" }]);
+  assertEquals(isToolOutput(escaped), true);
+  assertEquals(unsafe.content, [{ type: "text", text: "a\x1b[2Jb" }]);
+});
+
+Deno.test("escapedResult() escapes a remote result's text and a remote error's message", async () => {
+  const result = await escapedResult(
+    Promise.resolve({ content: [{ type: "text", text: "\u202E" }] }),
+  );
+  assertEquals(result.content, [{ type: "text", text: "\\u202E" }]);
+  const error = await assertRejects(() =>
+    escapedResult(Promise.reject(new ToolError("tool_error", "bad\x07 thing")))
+  );
+  assertEquals(isToolError(error) && [error.code, error.message], [
+    "tool_error",
+    "bad\\u0007 thing",
+  ]);
 });

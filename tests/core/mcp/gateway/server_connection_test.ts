@@ -516,3 +516,29 @@ Deno.test("ServerConnection over HTTP opens a new session when the old one expir
 function textOf(output: { content: readonly unknown[] }): string {
   return output.content.map((block) => (block as { text: string }).text).join("\n\n");
 }
+
+Deno.test("ServerConnection redacts header values from an error result's text, and leaves one without them as it is", async () => {
+  const secret = "sk-live-0123456789";
+  const { factory } = memory(() => {
+    const server = new McpServer({ name: "fails", version: "1.0.0" });
+    server.registerTool("fail", { inputSchema: { text: z.string() } }, ({ text }) => ({
+      isError: true,
+      content: [{ type: "text", text }, { type: "image", data: "AAAA", mimeType: "image/png" }],
+    }));
+    return server;
+  });
+  const connection = new ServerConnection(settings(factory, [], {
+    config: { url: URL_CONFIG.url, headers: { authorization: `Bearer ${secret}` } },
+  }));
+  try {
+    const leaked = await connection.callTool("fail", { text: `bad token ${secret}` }, ctx());
+    assertEquals(leaked.isError, true);
+    assertEquals(leaked.content[0], { type: "text", text: "bad token [redacted]" });
+    assertEquals(leaked.content[1].type, "image");
+    const plain = await connection.callTool("fail", { text: "bad input" }, ctx());
+    assertEquals(plain.content[0], { type: "text", text: "bad input" });
+    assertEquals(plain.isError, true);
+  } finally {
+    await connection.close();
+  }
+});

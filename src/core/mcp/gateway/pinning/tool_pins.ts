@@ -40,6 +40,8 @@ export class ToolPins {
    * list with withheld tools is never cached, so an acceptance elsewhere is seen at once.
    */
   #verified = new WeakMap<readonly McpTool[], Set<string>>();
+  /** The key of each scope object `verified` was asked about (callers keep their scopes). */
+  #keys = new WeakMap<PinScope, string>();
 
   /**
    * Creates the pin keeper.
@@ -112,6 +114,23 @@ export class ToolPins {
       this.#verified.set(tools, scopes.add(key));
     } else this.#withheld.set(key, withheld);
     return { tools: withheld.size === 0 ? tools : kept, missing };
+  }
+
+  /**
+   * Whether this tool list was already found to match the scope's pins (and nothing was
+   * withheld from it): a call to one of its tools needs no further check. Synchronous, so the
+   * common call pays no promise for its pin check.
+   *
+   * @param scope The server (and user).
+   * @param tools The server's current tool list.
+   * @returns `true` when the list is verified for the scope.
+   */
+  verified(scope: PinScope, tools: readonly McpTool[]): boolean {
+    const scopes = this.#verified.get(tools);
+    if (scopes === undefined) return false;
+    let key = this.#keys.get(scope);
+    if (key === undefined) this.#keys.set(scope, key = scopeKey(scope));
+    return scopes.has(key);
   }
 
   /**

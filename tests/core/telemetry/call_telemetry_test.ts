@@ -1,0 +1,30 @@
+import { assertEquals, assertMatch } from "@std/assert";
+import { observeCall, tracingIsOff } from "../../../src/core/telemetry/call_telemetry.ts";
+import type { AuditRecord } from "../../../src/core/telemetry/audit_sink.ts";
+import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
+
+const EVENT: ToolCallEvent = { type: "call", tool: "echo", durationMs: 1, isError: false };
+
+Deno.test("observeCall() without an SDK, audit or caller trace asks for no event and passes no trace", () => {
+  assertEquals(tracingIsOff(), true);
+  const observed = observeCall(undefined, "echo", {}, {});
+  assertEquals(observed.needsEvent, false);
+  assertEquals(observed.trace, undefined);
+  observed.finish(EVENT, "{}");
+});
+
+Deno.test("observeCall() without an SDK still audits and passes a caller's trace context on", () => {
+  const records: AuditRecord[] = [];
+  const audited = observeCall(undefined, "echo", {}, {
+    audit: { write: (r) => void records.push(r) },
+  });
+  assertEquals(audited.needsEvent, true);
+  audited.finish(EVENT, '{"a":1}');
+  assertEquals(records.length, 1);
+  assertEquals(records[0].tool, "echo");
+  const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  const traced = observeCall(undefined, "echo", { traceparent, baggage: "k=v" }, {});
+  assertEquals(traced.needsEvent, true);
+  assertMatch(traced.trace?.traceparent ?? "", /^00-0af7651916cd43dd8448eb211c80319c-/);
+  assertEquals(traced.trace?.baggage, "k=v");
+});
