@@ -133,3 +133,25 @@ function cacheEnv(): Record<string, string> {
   const names = ["DENO_DIR", "TMPDIR"].filter((name) => Deno.env.get(name) !== undefined);
   return Object.fromEntries(names.map((name) => [name, Deno.env.get(name) as string]));
 }
+
+Deno.test("every bwrap skip is decided per test, so the notice counts skipped tests, not modules", async () => {
+  // `const ignore = skipWithoutBwrap()` shared by seven tests counted one skip for seven.
+  const shared: string[] = [];
+  let scanned = 0;
+  const root = new URL("../", import.meta.url).pathname;
+  const pending = [root];
+  while (pending.length > 0) {
+    const folder = pending.pop()!;
+    for await (const entry of Deno.readDir(folder)) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory) pending.push(path);
+      else if (entry.name.endsWith("_test.ts") && !path.endsWith("bwrap_detection_test.ts")) {
+        const text = await Deno.readTextFile(path);
+        if (text.includes("skipWithoutBwrap(")) scanned++;
+        if (/(const|let)\s+\w+\s*=[^;\n]*skipWithoutBwrap\(/.test(text)) shared.push(path);
+      }
+    }
+  }
+  assert(scanned > 10, `only ${scanned} test modules use skipWithoutBwrap`);
+  assertEquals(shared, [], "call skipWithoutBwrap() in each test's ignore option");
+});

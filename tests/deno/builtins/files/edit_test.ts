@@ -7,11 +7,9 @@ import type { BuiltinContext } from "@toolroute/toolroute/deno";
 for (
   const [label, wrap] of [["", (c: BuiltinContext) => c], [" in the sandbox", sandboxed]] as const
 ) {
-  const ignore = label !== "" && skipWithoutBwrap();
-
   Deno.test({
     name: `edit${label} replaces one exact occurrence, or all with replaceAll, atomically`,
-    ignore,
+    ignore: label !== "" && skipWithoutBwrap(),
     fn: async () => {
       await using f = await makeFixture();
       const file = `${f.workspace}/src/a.ts`;
@@ -44,7 +42,7 @@ for (
   Deno.test({
     name:
       `edit${label} says how many occurrences there are when oldString is missing or not unique`,
-    ignore,
+    ignore: label !== "" && skipWithoutBwrap(),
     fn: async () => {
       await using f = await makeFixture();
       await Deno.writeTextFile(`${f.workspace}/x.txt`, "same\nsame\n");
@@ -79,7 +77,7 @@ for (
 
   Deno.test({
     name: `edit${label} refuses read-only roots, protected paths, outside paths and symlinks out`,
-    ignore,
+    ignore: label !== "" && skipWithoutBwrap(),
     fn: async () => {
       await using f = await makeFixture();
       await Deno.mkdir(`${f.workspace}/.git`);

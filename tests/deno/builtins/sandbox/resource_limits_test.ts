@@ -4,8 +4,6 @@ import { builtinTools } from "@toolroute/toolroute/deno";
 import { limitPrefix } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
-const ignore = skipWithoutBwrap();
-
 /** The host's process count (ps, not /proc: Deno reads /proc only under --allow-all). */
 async function hostProcesses(): Promise<number> {
   const { stdout } = await new Deno.Command("ps", { args: ["-e", "-o", "pid="], stdin: "null" })
@@ -42,7 +40,7 @@ Deno.test("limitPrefix() sets hard process, data and CPU limits the command cann
 
 Deno.test({
   name: "a fork bomb fails inside the session while the host keeps serving",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
     await Deno.writeTextFile(`${ws}/a.txt`, "still here\n");
@@ -76,7 +74,7 @@ Deno.test({
 
 Deno.test({
   name: "a memory hog fails inside the session with a clear result while the host keeps serving",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
     await using router = new ToolRouter({
@@ -108,7 +106,7 @@ Deno.test({
 
 Deno.test({
   name: "a fork bomb started in the background stays bounded by the session's limits",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
     await using router = new ToolRouter({

@@ -3,8 +3,6 @@ import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
-const ignore = skipWithoutBwrap();
-
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
 async function processesNaming(text: string, goneWithinMs = 3000): Promise<number[]> {
   // pgrep, not /proc: Deno reads /proc only under --allow-all.
@@ -33,7 +31,7 @@ async function exec(
 
 Deno.test({
   name: "a session keeps /tmp between calls of its context, and another context never sees it",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     const b = await workspace();
@@ -57,7 +55,7 @@ Deno.test({
 Deno.test({
   name:
     "a command that kills its supervisor ends only its own session; the next call starts afresh",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     const b = await workspace();
@@ -85,7 +83,7 @@ Deno.test({
 Deno.test({
   name:
     "a hung supervisor (stopped by a command) ends its session at the deadline, with a clear error",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     await using router = new ToolRouter({
@@ -105,7 +103,7 @@ Deno.test({
 
 Deno.test({
   name: "an idle session closes after sessionIdleMs, and close() ends every session",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     const b = await workspace();
@@ -131,7 +129,7 @@ Deno.test({
 
 Deno.test({
   name: "SIGKILL of the host leaves no process of its sandbox session",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     const child = new Deno.Command(Deno.execPath(), {
@@ -160,7 +158,7 @@ Deno.test({
 Deno.test({
   name:
     "a background process runs in the session: shared /tmp, stdin, logs, and stop ends its group",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     const tag = `41.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
@@ -193,7 +191,7 @@ Deno.test({
 Deno.test({
   name:
     "a command that forges the supervisor's answers ends its session; the host validates every frame",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
     await using router = new ToolRouter({ builtins: builtinTools({ workspace: a, bash: true }) });
