@@ -3,6 +3,7 @@ import { checkOpenedFileSync, checkStagedFile } from "../paths/opened_file_check
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import { type FileAccess, type FileEntry, type FileStat, fileStat } from "./file_access.ts";
 import { stageFile } from "./staged_file.ts";
+import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
 
 /**
  * The file access of a context whose bash is not sandboxed: Deno's file API in the host process.
@@ -29,7 +30,7 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
       stat: (path: string) => settle(() => fileStat(Deno.statSync(path))),
       lstat: (path: string) =>
         settle(() => {
-          const info = lstatOrUndefined(path);
+          const info = lstatSyncOrUndefined(path);
           return info === undefined ? undefined : fileStat(info);
         }),
       async open(path: ResolvedPath, shown: string) {
@@ -98,14 +99,5 @@ function settle<T>(run: () => T): Promise<T> {
     return Promise.resolve(run());
   } catch (error) {
     return Promise.reject(error);
-  }
-}
-
-function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return Deno.lstatSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
   }
 }

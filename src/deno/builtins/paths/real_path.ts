@@ -1,4 +1,5 @@
 import { basename, dirname, join, resolve } from "@std/path";
+import { lstatSyncOrUndefined } from "./lstat_sync_or_undefined.ts";
 
 const MAX_LINKS = 40;
 
@@ -41,7 +42,7 @@ function follow(path: string, links: number): string {
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
-  const info = lstatOrUndefined(path);
+  const info = lstatSyncOrUndefined(path);
   if (info?.isSymlink) {
     // A dangling link: creating the path would create the link's target.
     const target = Deno.readLinkSync(path);
@@ -50,13 +51,4 @@ function follow(path: string, links: number): string {
   const parent = dirname(path);
   if (parent === path) return path;
   return join(follow(parent, links), basename(path));
-}
-
-function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return Deno.lstatSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
 }
