@@ -123,15 +123,25 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
  * @param path The directory as the model gave it, or `undefined`.
  * @returns The checked directory.
  */
-export async function resolveDirectory(
+export function resolveDirectory(
   ctx: ResolvedContext,
   path: unknown,
 ): Promise<ResolvedPath> {
+  try {
+    return Promise.resolve(resolveDirectorySync(ctx, path));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+// Synchronous, as the path checks before it: between a command's process spawns an asynchronous
+// stat waits for the event loop far longer than the stat takes.
+function resolveDirectorySync(ctx: ResolvedContext, path: unknown): ResolvedPath {
   const shown = path === undefined || path === "" ? "." : checkPathInput(path);
   const resolved = resolveInRoots(ctx, shown, false);
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(resolved.real);
+    info = Deno.statSync(resolved.real);
   } catch (error) {
     throw toFsToolError(error, { access: "read", shown, root: resolved.root });
   }

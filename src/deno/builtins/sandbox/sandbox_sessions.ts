@@ -15,6 +15,17 @@ export interface SandboxSessionsOptions {
   readonly startTimeoutMs?: number;
 }
 
+/** Options of {@linkcode SandboxSessions.acquire}. */
+export interface AcquireOptions {
+  /**
+   * The use only reads (stat, open for reading, list, search): a running session of the context
+   * serves it as it is, without computing the mounts again. Read-only binds restrict writing
+   * only, and protected paths are readable, so mounts that are out of date cannot let a read do
+   * anything that fresh ones would refuse. Default `false`: the mounts are checked.
+   */
+  readonly reading?: boolean;
+}
+
 /** A use of a session; `release` it when done. */
 export interface SessionLease {
   /** The session. */
@@ -38,13 +49,16 @@ export const SESSION_IDLE_MS = 120_000;
  * such as one per user, get their own sandbox, `/tmp` included), started on first use, closed
  * after `idleMs` unused and on `close()`.
  *
- * Before every use, the context's mounts are computed again (`sandboxMounts`, the single hook
- * where protected paths are decided); when they differ from those of the running session (say a
- * `.git` appeared), that session is retired (closed once its running calls end) and a fresh one
- * started, so protections are as current as with one bubblewrap per command.
+ * Before every use that may write (a command, a file tool's write), the context's mounts are
+ * computed again (`sandboxMounts`, the single hook where protected paths are decided); when they
+ * differ from those of the running session (say a `.git` appeared), that session is retired
+ * (closed once its running calls end) and a fresh one started, so protections are as current as
+ * with one bubblewrap per command. A use that only reads (`reading`) takes the running session
+ * as it is: the read-only binds are there against writes, and a write checks them first.
  */
 export class SandboxSessions {
   #entries = new Map<string, Entry>();
+  #keys = new WeakMap<ResolvedContext, string>();
   #starting = new Map<string, Promise<Entry>>();
   #idleMs: number;
   #startTimeoutMs: number;
@@ -71,14 +85,19 @@ export class SandboxSessions {
    *
    * @tags allow-run
    * @param ctx The request's context (bash sandboxed).
+   * @param options Whether the use only reads.
    * @returns The lease.
    */
-  async acquire(ctx: ResolvedContext): Promise<SessionLease> {
+  async acquire(ctx: ResolvedContext, options: AcquireOptions = {}): Promise<SessionLease> {
     if (this.#closed) {
       throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
     }
     if (ctx.bash === false) throw new TypeError("Cannot start a sandbox session: bash is off");
-    const key = JSON.stringify(ctx);
+    const key = this.#keyOf(ctx);
+    if (options.reading === true) {
+      const running = this.#entries.get(key);
+      if (running !== undefined && !running.session.ended) return this.#lease(key, running);
+    }
     const mounts = await sandboxMounts(ctx);
     let entry = this.#entries.get(key);
     if (
@@ -97,7 +116,10 @@ export class SandboxSessions {
       }
       entry = await starting;
     }
-    const held = entry;
+    return this.#lease(key, entry);
+  }
+
+  #lease(key: string, held: Entry): SessionLease {
     held.leases++;
     clearTimeout(held.idle);
     let released = false;
@@ -118,7 +140,7 @@ export class SandboxSessions {
    * @param ctx The context.
    */
   async closeContext(ctx: ResolvedContext): Promise<void> {
-    const key = JSON.stringify(ctx);
+    const key = this.#keyOf(ctx);
     const entry = this.#entries.get(key);
     this.#entries.delete(key);
     await entry?.session.close();
@@ -172,6 +194,16 @@ export class SandboxSessions {
       clearTimeout(entry.idle);
     });
     return entry;
+  }
+
+  // A resolved context is frozen: its key (contexts that are equal share a session) is kept.
+  #keyOf(ctx: ResolvedContext): string {
+    let key = this.#keys.get(ctx);
+    if (key === undefined) {
+      key = JSON.stringify(ctx);
+      if (Object.isFrozen(ctx)) this.#keys.set(ctx, key);
+    }
+    return key;
   }
 
   #retire(key: string, entry: Entry): void {

@@ -9,6 +9,8 @@ import type { SessionFrame } from "./session_frames.ts";
 
 // The first bytes of a file come with the answer to `open`: a small file costs one round trip.
 const PREFETCH_BYTES = 64 * 1024;
+// The operations that write nothing.
+const READING = new Set(["stat", "readDir"]);
 
 /**
  * The file access of a context whose bash is sandboxed: every operation runs in the context's
@@ -23,8 +25,9 @@ const PREFETCH_BYTES = 64 * 1024;
  * @returns The file access.
  */
 export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
+  // Reads take the running session as it is; writes check its mounts first (`acquire`).
   const call = async (header: Record<string, unknown>, body?: Uint8Array) => {
-    const lease = await sessions.acquire(ctx);
+    const lease = await sessions.acquire(ctx, { reading: READING.has(header.op as string) });
     try {
       return await ask(ctx, lease.session, header, body);
     } finally {
@@ -47,7 +50,7 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
       }
     },
     async open(path: ResolvedPath): Promise<{ info: FileStat; file?: OpenedFile }> {
-      const lease = await sessions.acquire(ctx);
+      const lease = await sessions.acquire(ctx, { reading: true });
       try {
         const answer = await ask(ctx, lease.session, {
           op: "open",

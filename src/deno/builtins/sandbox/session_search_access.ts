@@ -153,7 +153,8 @@ async function ask(
   ) => string | void,
 ): Promise<string | undefined> {
   budget.check();
-  const lease = await sessions.acquire(ctx);
+  // A search only reads: the running session serves it without a mounts check.
+  const lease = await sessions.acquire(ctx, { reading: true });
   try {
     budget.check(); // starting the session may have taken a while
   } catch (error) {

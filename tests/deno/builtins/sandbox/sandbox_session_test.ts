@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
-import { builtinTools } from "@toolroute/toolroute/deno";
+import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
@@ -219,5 +220,73 @@ Deno.test({
     }
     await router.close();
     await Deno.remove(a, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "reads reuse the running session, and a .git a command made is read-only for the next command and write",
+  ignore,
+  async fn() {
+    const ws = await workspace();
+    await Deno.writeTextFile(`${ws}/a.txt`, "a\n");
+    await using router = new ToolRouter({ builtins: builtinTools({ workspace: ws, bash: true }) });
+    const tools = await router.expose({ builtins: ["bash", "read_file", "glob", "write_file"] });
+    // The attack: a command creates a repository (and a folder leading to another) after the
+    // session started, then tries to plant a hook in it.
+    assertEquals(
+      (await exec(tools, "mkdir -p .git/hooks sub/.git")).json
+        .exitCode,
+      0,
+    );
+    // Reads in between take the running session as it is.
+    assertEquals(
+      JSON.parse((await tools.call("read_file", { path: "a.txt" })).text).content,
+      "a\n",
+    );
+    const listed = JSON.parse((await tools.call("glob", { pattern: "**/*.txt" })).text);
+    assertEquals(listed.paths, ["a.txt"]);
+    const planted = await exec(
+      tools,
+      "echo evil > .git/hooks/pre-commit; echo evil > sub/.git/config",
+    );
+    assertMatch(planted.json.stderr, /Read-only file system/);
+    await assertGone(`${ws}/.git/hooks/pre-commit`);
+    await assertGone(`${ws}/sub/.git/config`);
+    const written = await tools.call("write_file", { path: "sub/.git/config", content: "x" });
+    assertEquals(written.isError, true);
+    await assertGone(`${ws}/sub/.git/config`);
+    await router.close();
+    await Deno.remove(ws, { recursive: true });
+  },
+});
+
+async function assertGone(path: string): Promise<void> {
+  const found = await Deno.lstat(path).then(() => true, () => false);
+  assert(!found, `${path} was written`);
+}
+
+Deno.test({
+  name: "acquire() for a read takes the running session; for a write it checks the mounts again",
+  ignore,
+  async fn() {
+    const ws = await workspace();
+    const ctx = resolveBuiltinContext({ workspace: ws, bash: true });
+    const sessions = new SandboxSessions();
+    try {
+      const first = await sessions.acquire(ctx);
+      first.release();
+      await Deno.mkdir(`${ws}/.git`);
+      const read = await sessions.acquire(ctx, { reading: true });
+      read.release();
+      assert(read.session === first.session, "a read started another session");
+      const write = await sessions.acquire(ctx);
+      write.release();
+      assert(write.session !== first.session, "a write kept the session without the new .git");
+      assert(first.session.ended);
+    } finally {
+      await sessions.close();
+      await Deno.remove(ws, { recursive: true });
+    }
   },
 });

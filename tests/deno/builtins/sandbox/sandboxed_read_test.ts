@@ -4,6 +4,7 @@ import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
 import { resolveReadPath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
+import { ToolError } from "../../../../src/core/tool_error.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
@@ -73,14 +74,22 @@ Deno.test(
     await Deno.mkdir(`${f.workspace}/d`);
     await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
     const path = await resolveReadPath(ctx, "d/secret.txt");
-    // The swap the race would make, done deterministically between the check and the read.
-    await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
-    await Deno.symlink(f.outside, `${f.workspace}/d`);
-    const sessions = new SandboxSessions();
+    // The session runs before the swap, as it would in the race (a slow start under load is not
+    // what this test is about: it once made the open fail with the start's ToolError instead).
+    const sessions = new SandboxSessions({ startTimeoutMs: 60_000 });
+    const access = sessionFileAccess(ctx, sessions);
     try {
-      const error = await assertRejects(
-        () => sessionFileAccess(ctx, sessions).open(path, "d/secret.txt"),
-        Deno.errors.NotFound,
+      assert((await access.stat(`${f.workspace}/d/secret.txt`)).isFile);
+      // The swap the race would make, done deterministically between the check and the read.
+      await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
+      await Deno.symlink(f.outside, `${f.workspace}/d`);
+      assert((await Deno.lstat(`${f.workspace}/d`)).isSymlink, "the swap did not happen");
+      const error = await assertRejects(() => access.open(path, "d/secret.txt"), Error);
+      // Inside the sandbox the link leads nowhere: NotFound. Any other refusal would be fine too
+      // (it does not follow the link), but must never carry the outside file's content.
+      assert(
+        error instanceof Deno.errors.NotFound || error instanceof ToolError,
+        `${error.name}: ${error.message}`,
       );
       assert(!error.message.includes(SECRET) && !error.message.includes(f.outside));
     } finally {

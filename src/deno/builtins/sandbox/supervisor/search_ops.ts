@@ -1,5 +1,8 @@
-// A global of the supervisor: supervisor_script.ts puts this class's source before the families.
+// Globals of the supervisor: supervisor_script.ts puts their source before the families.
 import { LiteralFinder } from "../../search/literal_finder.ts";
+import { grepPrefilter } from "./grep_prefilter.ts";
+import { searchFileRead } from "./search_file_read.ts";
+import { searchLimits } from "./search_limits.ts";
 import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./supervisor_context.ts";
 
 /**
@@ -18,12 +21,13 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
  * relative to `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte
  * length and the file's bytes, for the regular files of at most `maxBytes` without a NUL byte
  * that contain the literal (or in which the regular expression finds a match). Given a literal
- * and many files, GNU grep (when the sandbox has it) first picks the files holding it.
+ * and many files, GNU grep (when the sandbox has it) first picks the files holding it
+ * (`grep_prefilter.ts`).
  */
 
 /**
- * The search operations. Self-contained but for `LiteralFinder` (a global of the supervisor): its
- * source text runs inside the sandbox.
+ * The search operations. Self-contained but for the supervisor's globals `LiteralFinder`,
+ * `searchLimits`, `searchFileRead` and `grepPrefilter`: its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
  * @returns The operations.
@@ -35,137 +39,12 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
   const running = new Map<number, () => void>();
   // Stream frames carry at most this much, so the host never holds much of a reply at once.
   const BATCH = 256 * 1024;
-  // Every 20 ms of work, the event loop runs (a `cancel` comes in that way).
-  const YIELD_MS = 20;
 
-  const limits = (id: number, request: Record<string, unknown>) => {
-    const deadline = performance.now() + Number(request.timeoutMs);
-    let lastYield = performance.now();
-    let cancelled = false;
-    const onCancel = new Set<() => void>();
-    running.set(id, () => {
-      cancelled = true;
-      for (const listener of onCancel) listener();
-    });
-    return {
-      release: () => running.delete(id),
-      /** The milliseconds left before the deadline. */
-      msLeft: () => Math.max(0, deadline - performance.now()),
-      /** Calls `listener` on `stopSearch` until the returned function is called. */
-      onCancel(listener: () => void): () => void {
-        onCancel.add(listener);
-        return () => onCancel.delete(listener);
-      },
-      /** Why to stop, if so; every 20 ms it first lets the event loop run (one await). */
-      stop(): Promise<string | undefined> | string | undefined {
-        const why = () => cancelled ? "stopped" : lastYield > deadline ? "deadline" : undefined;
-        const now = performance.now();
-        if (now - lastYield < YIELD_MS) return cancelled ? "stopped" : undefined;
-        return new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
-          lastYield = performance.now();
-          return why();
-        });
-      },
-    };
-  };
+  const limits = (id: number, request: Record<string, unknown>) =>
+    searchLimits(running, id, request);
   const isGit = (name: string) =>
     name.length >= 4 && name.charCodeAt(0) === 0x2e &&
     name.toLowerCase().replace(/[. ]+$/, "") === ".git";
-  // Reads a file of at most `max` bytes the caller found to be a regular file (a read that fills
-  // less than the buffer is its end: most files take one read); `undefined` for a larger file,
-  // or one whose first 64 KiB hold a NUL byte (binary, skipped anyway).
-  const readFile = (path: string, max: number, buffer: Uint8Array) => {
-    try {
-      using file = Deno.openSync(path, { read: true });
-      const first = file.readSync(buffer) ?? 0;
-      if (first < buffer.length) return buffer.subarray(0, first);
-      if (buffer.includes(0)) return undefined;
-      const info = file.statSync();
-      if (!info.isFile || info.size > max) return undefined;
-      const all = new Uint8Array(Math.max(info.size, first) + 1);
-      all.set(buffer);
-      let length = first;
-      for (;;) {
-        if (length === all.length) return undefined; // grew past its size: skipped
-        const read = file.readSync(all.subarray(length));
-        if (read === null) break;
-        length += read;
-        if (length > max) return undefined;
-      }
-      return all.subarray(0, length);
-    } catch {
-      return undefined;
-    }
-  };
-  // Reads a small regular file (a `.gitignore`), checked with lstat first (never a symbolic link).
-  const readRegular = (path: string, max: number, buffer: Uint8Array) => {
-    try {
-      const info = Deno.lstatSync(path);
-      return info.isFile && info.size <= max ? readFile(path, max, buffer) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-
-  // GNU grep picks the files holding a literal (`-F`, bytes, `-D skip`: never a FIFO or device)
-  // much faster than opening each file here; only those are read then (checked as any other).
-  // Its answer is used only when it ran to its end: else (missing, killed by a command's end,
-  // stopped) `undefined`, and every file is read.
-  const prefilter = async (
-    root: string,
-    paths: string[],
-    literal: string,
-    limit: { msLeft(): number; onCancel(listener: () => void): () => void },
-  ): Promise<number[] | undefined> => {
-    if (paths.length < 64 || /[\0\n]/.test(literal)) return undefined;
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command("xargs", {
-        args: ["-0", "grep", "-lZ", "-F", "-a", "-D", "skip", "-e", literal, "--"],
-        cwd: root,
-        env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
-        clearEnv: true,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "null",
-      }).spawn();
-    } catch {
-      return undefined;
-    }
-    const kill = () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // Ended already.
-      }
-    };
-    const timer = setTimeout(kill, limit.msLeft());
-    const unlisten = limit.onCancel(kill);
-    try {
-      const writer = child.stdin.getWriter();
-      const fed = writer.write(encoder.encode(paths.map((path) => `./${path}\0`).join("")))
-        .then(() => writer.close()).catch(() => {});
-      const [output, status] = await Promise.all([
-        new Response(child.stdout).bytes(),
-        child.status,
-        fed,
-      ]);
-      // xargs: 0, or 123 when a grep found nothing in its share or could not read a file.
-      if (status.signal !== null || (status.code !== 0 && status.code !== 123)) return undefined;
-      const index = new Map(paths.map((path, i) => [`./${path}`, i]));
-      const found: number[] = [];
-      for (const name of new TextDecoder().decode(output).split("\0")) {
-        const at = index.get(name);
-        if (at !== undefined) found.push(at);
-      }
-      return found.sort((a, b) => a - b);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-      unlisten();
-    }
-  };
 
   const list: SupervisorOp = async (request) => {
     const id = Number(request.id);
@@ -194,7 +73,11 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       await send({ id, stream: 1 }, bytes);
     };
     const sendIgnore = async (dir: string) => {
-      const text = readRegular(`${at(dir)}/.gitignore`, 1 << 20, new Uint8Array(64 * 1024));
+      const text = searchFileRead(`${at(dir)}/.gitignore`, {
+        max: 1 << 20,
+        buffer: new Uint8Array(64 * 1024),
+        lstatFirst: true,
+      });
       if (text === undefined) return;
       const name = encoder.encode(dir);
       const body = new Uint8Array(name.length + 1 + text.length);
@@ -281,7 +164,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     try {
       const picked = finder === undefined
         ? undefined
-        : await prefilter(root, paths, String(request.literal), limit);
+        : await grepPrefilter(root, paths, String(request.literal), limit);
       const count = picked?.length ?? paths.length;
       for (let at = 0; at < count; at++) {
         const index = picked === undefined ? at : picked[at];
@@ -303,7 +186,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
           }
         }
         if (!regular.has(path.slice(slash + 1))) continue;
-        const data = readFile(`${root}/${path}`, max, buffer);
+        const data = searchFileRead(`${root}/${path}`, { max, buffer });
         if (data === undefined) continue;
         if (finder !== undefined && !finder.contains(data)) continue;
         if (data.includes(0)) continue;

@@ -3,7 +3,7 @@
  * program that serves file operations and bash commands over its stdin and stdout, one frame at
  * a time. The host sends the source text of {@linkcode supervisorMain}, the shared context and
  * the operation families (as transpiled by Deno, so each must stay self-contained: no imports,
- * no outside names but `LiteralFinder`, the one global it defines) and runs it with the host's own `deno` binary, bound read-only into the
+ * no outside names but the globals it defines, `SUPERVISOR_GLOBALS`) and runs it with the host's own `deno` binary, bound read-only into the
  * sandbox.
  *
  * A frame is an 8-byte header (the JSON part's length and the body's length, big-endian
@@ -22,6 +22,9 @@ import { networkOps } from "./network_ops.ts";
 import { processOps } from "./process_ops.ts";
 import { searchOps } from "./search_ops.ts";
 import { LiteralFinder } from "../../search/literal_finder.ts";
+import { grepPrefilter } from "./grep_prefilter.ts";
+import { searchFileRead } from "./search_file_read.ts";
+import { searchLimits } from "./search_limits.ts";
 import {
   type SupervisorContext,
   supervisorContext,
@@ -38,14 +41,25 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
 ];
 
 /**
+ * The supervisor's globals of its own, by name, for the search family: each self-contained (no
+ * imports, no outside names but the globals before it).
+ */
+const SUPERVISOR_GLOBALS: Readonly<Record<string, { toString(): string }>> = Object.freeze({
+  LiteralFinder,
+  searchLimits,
+  searchFileRead,
+  grepPrefilter,
+});
+
+/**
  * The supervisor's whole program as a `data:` URL for `deno run`.
  *
  * @returns The URL.
  */
 export function supervisorScript(): string {
   const families = SUPERVISOR_FAMILIES.map((family) => family.toString()).join(",\n");
-  // The supervisor's one global of its own, for the search family (the grep of `grep`).
-  const globals = `const LiteralFinder = ${LiteralFinder.toString()};\n`;
+  const globals = Object.entries(SUPERVISOR_GLOBALS)
+    .map(([name, value]) => `const ${name} = ${value.toString()};\n`).join("");
   const source = globals +
     `await (${supervisorMain.toString()})(${supervisorContext.toString()}, [${families}]);`;
   return `data:application/javascript;base64,${btoa(source)}`;
