@@ -226,7 +226,7 @@ Deno.test({
 Deno.test({
   name:
     "reads reuse the running session, and a .git a command made is read-only for the next command and write",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await workspace();
     await Deno.writeTextFile(`${ws}/a.txt`, "a\n");
@@ -268,7 +268,7 @@ async function assertGone(path: string): Promise<void> {
 
 Deno.test({
   name: "acquire() for a read takes the running session; for a write it checks the mounts again",
-  ignore,
+  ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await workspace();
     const ctx = resolveBuiltinContext({ workspace: ws, bash: true });
