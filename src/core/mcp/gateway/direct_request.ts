@@ -208,7 +208,12 @@ async function readJson(
 ): Promise<"done" | "error" | "too_large"> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   let text: string;
-  if (Number.isSafeInteger(declared) && declared <= host.maxBodyBytes) {
+  // A declared length counts encoded bytes: with a `content-encoding` the runtime decompresses,
+  // so a small gzip body could expand without bound if it were read whole.
+  if (
+    Number.isSafeInteger(declared) && declared <= host.maxBodyBytes &&
+    !response.headers.has("content-encoding")
+  ) {
     // The runtime enforces the declared length and reads it natively in one piece.
     text = await response.text();
   } else {
