@@ -238,3 +238,44 @@ Deno.test("rejects when the deadline passes before the POST is even answered", a
   assert(ms < 2000);
   await assertRejects(() => Promise.reject(error));
 });
+
+Deno.test("a stream with an event id and a huge retry that breaks leaves no timer behind once the call timed out", async () => {
+  let broken = 0;
+  // Counts the long sleeps still pending (the resumption waits `retry` before it resumes).
+  const pending = new Set<unknown>();
+  const set = globalThis.setTimeout;
+  const clear = globalThis.clearTimeout;
+  const timers = globalThis as unknown as Record<string, unknown>;
+  timers.setTimeout = (fn: () => void, delay?: number) => {
+    const id: unknown = set(() => {
+      pending.delete(id);
+      fn();
+    }, delay);
+    if ((delay ?? 0) > 1_000_000) pending.add(id);
+    return id;
+  };
+  timers.clearTimeout = (id?: unknown) => {
+    pending.delete(id);
+    clear(id as number);
+  };
+  let outcome;
+  try {
+    outcome = await attacked(() => {
+      broken++;
+      return new Response("id: 1\nretry: 2000000000\n\n", {
+        headers: { "content-type": "text/event-stream" },
+      });
+    }, 300);
+  } finally {
+    timers.setTimeout = set;
+    timers.clearTimeout = clear;
+  }
+  const { error, calls, ms } = outcome;
+  const left = pending.size;
+  for (const id of pending) clear(id as number);
+  assert(calls > 0 && broken > 0);
+  assertEquals(left, 0, "a resumption's sleep outlived the call");
+  assertInstanceOf(error, McpRpcError);
+  assertEquals(error.code, McpErrorCode.RequestTimeout);
+  assert(ms < 2000);
+});
