@@ -279,3 +279,43 @@ Deno.test("a stream with an event id and a huge retry that breaks leaves no time
   assertEquals(error.code, McpErrorCode.RequestTimeout);
   assert(ms < 2000);
 });
+
+Deno.test("two concurrent calls on one connection (two users of a global server): an answer on the other's stream reaches only the call its id names", async () => {
+  const ids: number[] = [];
+  let release!: () => void;
+  const both = new Promise<void>((resolve) => release = resolve);
+  const { server, url } = hostile(async (id) => {
+    ids.push(id);
+    if (ids.length === 2) release();
+    await both;
+    // Each POST's stream carries the *other* call's answer (labelled with the other's id).
+    const other = ids.find((x) => x !== id)!;
+    return new Response(
+      `data: ${
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: other,
+          result: { content: [{ type: "text", text: `for ${other}` }] },
+        })
+      }\n\n`,
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  });
+  const transport = new HttpClientTransport({ url, kind: "http", maxBodyBytes: MAX });
+  const client = new Client({ name: "victim", version: "1" });
+  try {
+    await client.connect(transport as unknown as Transport);
+    const request = (user: string) =>
+      transport.request({ method: "tools/call", params: { name: "t", arguments: { user } } }, {
+        timeout: 3000,
+      });
+    const [a, b] = await Promise.all([request("alice"), request("bob")]);
+    assertEquals(ids.length, 2);
+    // Ids are given in call order: Alice's is the lower one.
+    assertEquals(a.content, [{ type: "text", text: `for ${Math.min(...ids)}` }]);
+    assertEquals(b.content, [{ type: "text", text: `for ${Math.max(...ids)}` }]);
+  } finally {
+    await client.close().catch(() => {});
+    await server.shutdown();
+  }
+});
