@@ -229,7 +229,15 @@ export class InProcessMcpClient implements McpToolCaller {
             String(error.message),
           ),
         );
-      } else pending?.resolve((message.result ?? {}) as Result);
+      } else {
+        const result = message.result ?? {};
+        // Not an object (a string, a number, an array): malformed, as on the HTTP path.
+        if (typeof result !== "object" || Array.isArray(result)) {
+          pending?.reject(
+            new McpRpcError(McpErrorCode.InternalError, "The server sent a malformed answer"),
+          );
+        } else pending?.resolve(result as Result);
+      }
     } else if (id !== undefined) {
       // A request of the server's: only ping is answered (no capability is declared).
       this.#server.onmessage?.(

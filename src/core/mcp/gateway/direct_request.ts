@@ -39,6 +39,8 @@ interface Reading {
   stopped: boolean;
   /** The body being read, cancelled when the request is given up. */
   reader?: ReadableStreamDefaultReader<Uint8Array>;
+  /** Ends the wait before a resumption at once (the server's `retry` can ask for days). */
+  wake?: () => void;
 }
 
 /**
@@ -86,6 +88,7 @@ export function directRequest(
       host.cancel(id, String(error));
       reading.stopped = true;
       reading.reader?.cancel().catch(() => {});
+      reading.wake?.();
     };
     const onAbort = () => giveUp(signal?.reason);
     const arm = () =>
@@ -194,7 +197,11 @@ async function exchange(
       );
     }
     // A stream with event ids is resumed where it broke (the server's `retry` wins).
-    await new Promise((resolve) => setTimeout(resolve, reading.retryMs * 2 ** resumptions));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, reading.retryMs * 2 ** resumptions);
+      reading.wake = () => (clearTimeout(timer), resolve());
+    });
+    reading.wake = undefined;
     if (reading.stopped) return undefined;
     response = await host.exchange(undefined, reading.lastEventId);
   }
@@ -208,7 +215,12 @@ async function readJson(
 ): Promise<"done" | "error" | "too_large"> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   let text: string;
-  if (Number.isSafeInteger(declared) && declared <= host.maxBodyBytes) {
+  // A declared length counts encoded bytes: with a `content-encoding` the runtime decompresses,
+  // so a small gzip body could expand without bound if it were read whole.
+  if (
+    Number.isSafeInteger(declared) && declared <= host.maxBodyBytes &&
+    !response.headers.has("content-encoding")
+  ) {
     // The runtime enforces the declared length and reads it natively in one piece.
     text = await response.text();
   } else {

@@ -159,8 +159,9 @@ export class GuardedFetch {
   #wholeJson(response: Response): boolean {
     const length = Number(response.headers.get("content-length") ?? Number.NaN);
     const type = response.headers.get("content-type") ?? "";
+    // Not with a `content-encoding`: the length is of the compressed bytes (a gzip bomb).
     return Number.isSafeInteger(length) && length <= this.#options.maxBodyBytes &&
-      /^application\/json\b/i.test(type);
+      /^application\/json\b/i.test(type) && !response.headers.has("content-encoding");
   }
 
   async #readJson(response: Response, ids: unknown[]): Promise<Response> {

@@ -378,6 +378,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    */
   async acceptToolChanges(serverId: string, options: { userId?: string } = {}): Promise<void> {
     const { userId } = options;
+    // An empty id would share the server-wide pin's in-memory key: accepting for "" accepted for all.
+    if (userId !== undefined && (typeof userId !== "string" || userId === "")) {
+      throw new TypeError(
+        `Cannot accept the tools of MCP server "${serverId}": "userId" must be a non-empty string, received ${
+          JSON.stringify(userId)
+        }`,
+      );
+    }
     const own = userId === undefined ? undefined : this.#users.connection(userId, serverId);
     const global = this.#global.get(serverId);
     if (own === undefined && global === undefined) {
