@@ -135,7 +135,8 @@ class SessionFile implements OpenedFile {
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.lease.session.notify({ op: "close", handle: this.handle });
+    // At the end of the file the supervisor closed it already (one message less per read).
+    if (!this.#eof) this.lease.session.notify({ op: "close", handle: this.handle });
     this.lease.release();
     return Promise.resolve();
   }
