@@ -77,6 +77,17 @@ export interface FileAccess {
     mode: number | undefined,
     shown: string,
   ): Promise<string>;
+  /**
+   * Stages `data` as `stage` does and renames it over `target` in one step (a file created or
+   * replaced as a whole, with nothing to check in between); the temporary file is removed when
+   * the rename fails.
+   */
+  put(
+    target: ResolvedPath,
+    data: Uint8Array,
+    mode: number | undefined,
+    shown: string,
+  ): Promise<void>;
   /** Creates one directory (its parent must exist). */
   mkdir(path: string): Promise<void>;
   /** Renames `from` to `to`, replacing `to`. */

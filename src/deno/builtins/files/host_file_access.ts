@@ -24,6 +24,13 @@ import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
  * @returns The file access.
  */
 export function hostFileAccess(ctx: ResolvedContext): FileAccess {
+  const stage = (target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) =>
+    stageFile(
+      target.real,
+      data,
+      mode,
+      (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
+    );
   return Object.freeze(
     {
       where: "host" as const,
@@ -71,13 +78,16 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
           throw error;
         }
       },
-      stage: (target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) =>
-        stageFile(
-          target.real,
-          data,
-          mode,
-          (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
-        ),
+      stage,
+      async put(target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) {
+        const temp = await stage(target, data, mode, shown);
+        try {
+          Deno.renameSync(temp, target.real);
+        } catch (error) {
+          await settle(() => Deno.removeSync(temp)).catch(() => {});
+          throw error;
+        }
+      },
       mkdir: (path: string) => settle(() => Deno.mkdirSync(path)),
       rename: (from: string, to: string) => settle(() => Deno.renameSync(from, to)),
       link: (from: string, to: string) => settle(() => Deno.linkSync(from, to)),

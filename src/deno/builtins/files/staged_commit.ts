@@ -34,7 +34,8 @@ export interface Target {
 
 /**
  * Commits planned file states through a file access (on the host or in the sandbox, the same
- * steps): stages every new content in a temporary file next to its target (missing parents
+ * steps): one file created or replaced as a whole is staged and renamed in one step (`put`);
+ * otherwise it stages every new content in a temporary file next to its target (missing parents
  * created), then renames them into place, keeping hard-link backups of replaced files (the last
  * file needs none: nothing can fail after it); on any failure restores what was already changed,
  * removes the directories it created and throws a `ToolError` naming the file.
@@ -50,22 +51,36 @@ export async function commit(
 ): Promise<void> {
   const createdDirs: string[] = [];
   let current: Target | undefined;
+  // Usually the directory exists: only a missing one costs the look for parents.
+  const withParents = async <T>(file: Target, step: () => Promise<T>): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      await makeParents(files, dirname(file.path.real), createdDirs);
+      return await step();
+    }
+  };
   try {
+    const [only] = targets;
+    if (targets.length === 1 && only.content !== null && only.identity === undefined) {
+      // One file created or replaced as a whole: nothing to check or back up between staging
+      // and the rename, so both are one step (one round trip in a sandbox session).
+      current = only;
+      signal?.throwIfAborted();
+      const [data, mode] = [bytesOf(only.content), permissionsOf(only)];
+      await withParents(only, () => files.put(only.path, data, mode, only.path.display));
+      only.done = true;
+      return;
+    }
     for (const file of targets) {
       current = file;
       if (file.content === null) continue;
-      const mode = file.mode === undefined ? undefined : file.mode & 0o777;
-      const data = typeof file.content === "string"
-        ? new TextEncoder().encode(file.content)
-        : file.content;
-      try {
-        file.temp = await files.stage(file.path, data, mode, file.path.display);
-      } catch (error) {
-        // Usually the directory exists: only a missing one costs the look for parents.
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        await makeParents(files, dirname(file.path.real), createdDirs);
-        file.temp = await files.stage(file.path, data, mode, file.path.display);
-      }
+      const [data, mode] = [bytesOf(file.content), permissionsOf(file)];
+      file.temp = await withParents(
+        file,
+        () => files.stage(file.path, data, mode, file.path.display),
+      );
     }
     signal?.throwIfAborted();
     for (const [index, file] of targets.entries()) {
@@ -96,6 +111,14 @@ export async function commit(
     });
   }
   await Promise.all(targets.map((file) => file.backup && removeBackup(files, file.backup, file)));
+}
+
+function bytesOf(content: string | Uint8Array): Uint8Array {
+  return typeof content === "string" ? new TextEncoder().encode(content) : content;
+}
+
+function permissionsOf(file: Target): number | undefined {
+  return file.mode === undefined ? undefined : file.mode & 0o777;
 }
 
 /** Refuses to touch a path that no longer names the file that was read (a swapped symlink). */

@@ -81,6 +81,11 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
       await call({ op: "create", path: temp, mode: mode ?? null }, data);
       return temp;
     },
+    async put(target: ResolvedPath, data: Uint8Array, mode: number | undefined) {
+      // One round trip: the supervisor creates the temporary file and renames it into place.
+      const temp = tempPathFor(target.real);
+      await call({ op: "put", path: temp, to: target.real, mode: mode ?? null }, data);
+    },
     mkdir: async (path: string) => void await call({ op: "mkdir", path }),
     rename: async (from: string, to: string) => void await call({ op: "rename", path: from, to }),
     link: async (from: string, to: string) => void await call({ op: "link", path: from, to }),
