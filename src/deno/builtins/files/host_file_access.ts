@@ -1,7 +1,14 @@
 import type { ResolvedContext } from "../builtin_context.ts";
 import { checkOpenedFileSync, checkStagedFile } from "../paths/opened_file_check.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
-import { type FileAccess, type FileEntry, type FileStat, fileStat } from "./file_access.ts";
+import {
+  type FileAccess,
+  type FileEntry,
+  type FileStat,
+  fileStat,
+  type PutOptions,
+} from "./file_access.ts";
+import { checkSameFile } from "./staged_commit.ts";
 import { stageFile } from "./staged_file.ts";
 import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
 
@@ -79,9 +86,10 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
         }
       },
       stage,
-      async put(target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) {
-        const temp = await stage(target, data, mode, shown);
+      async put(target: ResolvedPath, data: Uint8Array, options: PutOptions) {
+        const temp = await stage(target, data, options.mode, options.shown);
         try {
+          if (options.identity) checkSameFile(lstatSyncOrUndefined(target.real), options.identity);
           Deno.renameSync(temp, target.real);
         } catch (error) {
           await settle(() => Deno.removeSync(temp)).catch(() => {});

@@ -34,7 +34,7 @@ export interface Target {
 
 /**
  * Commits planned file states through a file access (on the host or in the sandbox, the same
- * steps): one file created or replaced as a whole is staged and renamed in one step (`put`);
+ * steps): one file is staged, checked and renamed in one step (`put`);
  * otherwise it stages every new content in a temporary file next to its target (missing parents
  * created), then renames them into place, keeping hard-link backups of replaced files (the last
  * file needs none: nothing can fail after it); on any failure restores what was already changed,
@@ -63,13 +63,18 @@ export async function commit(
   };
   try {
     const [only] = targets;
-    if (targets.length === 1 && only.content !== null && only.identity === undefined) {
-      // One file created or replaced as a whole: nothing to check or back up between staging
-      // and the rename, so both are one step (one round trip in a sandbox session).
+    if (targets.length === 1 && only.content !== null) {
+      // One file created or replaced as a whole: staged, checked and renamed in one step (one
+      // round trip in a sandbox session); no backup (nothing can fail after its rename).
       current = only;
       signal?.throwIfAborted();
-      const [data, mode] = [bytesOf(only.content), permissionsOf(only)];
-      await withParents(only, () => files.put(only.path, data, mode, only.path.display));
+      const options = {
+        mode: permissionsOf(only),
+        shown: only.path.display,
+        identity: only.onDisk === null ? undefined : only.identity,
+      };
+      const data = bytesOf(only.content);
+      await withParents(only, () => files.put(only.path, data, options));
       only.done = true;
       return;
     }
@@ -123,11 +128,24 @@ function permissionsOf(file: Target): number | undefined {
 
 /** Refuses to touch a path that no longer names the file that was read (a swapped symlink). */
 async function checkIdentity(files: FileAccess, path: string, file: Target): Promise<void> {
-  const now = await files.lstat(path);
+  checkSameFile(await files.lstat(path), file.identity);
+}
+
+/**
+ * Throws `Deno.errors.NotFound` when a file is missing (`now` undefined) or, given an identity,
+ * is not that file any more.
+ *
+ * @param now The path's information now.
+ * @param identity The device and inode it must have.
+ */
+export function checkSameFile(
+  now: { dev: number; ino: number | null } | undefined,
+  identity: FileIdentity | undefined,
+): void {
   if (now === undefined) {
     throw new Deno.errors.NotFound("The file disappeared while it was changed");
   }
-  if (file.identity && (now.dev !== file.identity.dev || now.ino !== file.identity.ino)) {
+  if (identity && (now.dev !== identity.dev || now.ino !== identity.ino)) {
     throw new Deno.errors.NotFound(`The file changed on disk while the patch was applied`);
   }
 }

@@ -1,6 +1,12 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { FileAccess, FileEntry, FileStat, OpenedFile } from "../files/file_access.ts";
+import type {
+  FileAccess,
+  FileEntry,
+  FileStat,
+  OpenedFile,
+  PutOptions,
+} from "../files/file_access.ts";
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
@@ -81,10 +87,17 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
       await call({ op: "create", path: temp, mode: mode ?? null }, data);
       return temp;
     },
-    async put(target: ResolvedPath, data: Uint8Array, mode: number | undefined) {
-      // One round trip: the supervisor creates the temporary file and renames it into place.
+    async put(target: ResolvedPath, data: Uint8Array, options: PutOptions) {
+      // One round trip: the supervisor creates the temporary file, checks the target's identity
+      // and renames the file into place.
       const temp = tempPathFor(target.real);
-      await call({ op: "put", path: temp, to: target.real, mode: mode ?? null }, data);
+      await call({
+        op: "put",
+        path: temp,
+        to: target.real,
+        mode: options.mode ?? null,
+        identity: options.identity ?? null,
+      }, data);
     },
     mkdir: async (path: string) => void await call({ op: "mkdir", path }),
     rename: async (from: string, to: string) => void await call({ op: "rename", path: from, to }),

@@ -4,7 +4,7 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  * The supervisor's file operations: `stat` (`path`, `follow`), `open` (a regular file, for
  * reading: `handle`, `info`, and the first `prefetch` bytes as body), `read` (`handle`,
  * `length`: the bytes as body, `eof` at the end), `close`, `mkdir`, `create` (a new file with
- * the body as content and `mode`), `put` (`create`, then renamed to `to`), `rename`, `link`, `remove` and `readDir`. Self-contained:
+ * the body as content and `mode`), `put` (`create`, then, when the file at `to` still has the `identity` given, renamed to `to`), `rename`, `link`, `remove` and `readDir`. Self-contained:
  * its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
@@ -112,6 +112,20 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
       const p = path(request);
       await createFile(p, request.mode, body);
       try {
+        // The file that was read must still be there (the same check as the host's commit).
+        const identity = request.identity as { dev: unknown; ino: unknown } | null;
+        if (identity) {
+          let now: Deno.FileInfo;
+          try {
+            now = Deno.lstatSync(String(request.to));
+          } catch (error) {
+            if (!(error instanceof Deno.errors.NotFound)) throw error;
+            throw new Deno.errors.NotFound("The file disappeared while it was changed");
+          }
+          if (now.dev !== identity.dev || now.ino !== identity.ino) {
+            throw new Deno.errors.NotFound("The file changed on disk while the patch was applied");
+          }
+        }
         Deno.renameSync(p, String(request.to));
       } catch (error) {
         await Deno.remove(p).catch(() => {});
