@@ -2,7 +2,9 @@
  * The sandbox session's cost, side by side in one run: each sandboxed tool (bash `bwrap`: file
  * tools and `exec` in the context's long-lived sandbox session) against the same tool in process
  * (bash off) or a raw `Deno.Command("bash", ["-c", "true"])`, and the start of a session. Prints
- * medians and p99 of each and the ratios of the medians. Ratios only: the machine is shared.
+ * medians and p99 of each and their ratios, and the load. The two sides alternate round by round
+ * (one call each per round, the order swapped every round), so load changes hit both alike.
+ * Ratios only: the machine is shared.
  *
  * Run: deno run --no-prompt -A bench/sandbox_session_bench.ts [rounds]
  *
@@ -36,29 +38,24 @@ const patch = () => {
   });
 };
 
-async function measure(fn: () => Promise<unknown>, rounds = ROUNDS): Promise<number[]> {
-  for (let i = 0; i < 5; i++) await fn(); // warm-up (and, sandboxed, the session's start)
-  const times: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
-  }
-  return times.sort((a, b) => a - b);
-}
-
 const at = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 const rows: string[] = [];
+/** Round by round: each round times one call of each side, in alternating order. */
 async function pair(name: string, base: () => Promise<unknown>, box: () => Promise<unknown>) {
-  // Interleaved halves, so that load on the shared machine hits both sides alike.
+  for (let i = 0; i < 5; i++) await base(), await box(); // warm-up (and the session's start)
   const a: number[] = [];
   const b: number[] = [];
-  for (let half = 0; half < 2; half++) {
-    a.push(...await measure(base, ROUNDS / 2));
-    b.push(...await measure(box, ROUNDS / 2));
+  const time = async (fn: () => Promise<unknown>, into: number[]) => {
+    const started = performance.now();
+    await fn();
+    into.push(performance.now() - started);
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) await time(base, a), await time(box, b);
+    else await time(box, b), await time(base, a);
   }
   a.sort((x, y) => x - y);
   b.sort((x, y) => x - y);

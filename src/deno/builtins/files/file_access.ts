@@ -45,6 +45,16 @@ export interface FileEntry {
   readonly isSymlink: boolean;
 }
 
+/** How `FileAccess.put` writes a file. */
+export interface PutOptions {
+  /** Permission bits of the new file (default: the process's default). */
+  readonly mode?: number;
+  /** The path as the model wrote it (for messages). */
+  readonly shown: string;
+  /** Device and inode the target must still have (the file that was read). */
+  readonly identity?: { readonly dev: number; readonly ino: number | null };
+}
+
 /**
  * How the built-in tools reach the file system: on the host (Deno's file API, with the checks
  * that narrow symlink races) or inside the context's sandbox session when bash is sandboxed (a
@@ -77,6 +87,12 @@ export interface FileAccess {
     mode: number | undefined,
     shown: string,
   ): Promise<string>;
+  /**
+   * Stages `data` as `stage` does and renames it over `target` in one step (one file created or
+   * replaced as a whole), after checking, when `identity` is given, that `target` still is that
+   * file (else `Deno.errors.NotFound`); the temporary file is removed when a step fails.
+   */
+  put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<void>;
   /** Creates one directory (its parent must exist). */
   mkdir(path: string): Promise<void>;
   /** Renames `from` to `to`, replacing `to`. */

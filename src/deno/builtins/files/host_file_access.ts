@@ -1,7 +1,14 @@
 import type { ResolvedContext } from "../builtin_context.ts";
 import { checkOpenedFileSync, checkStagedFile } from "../paths/opened_file_check.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
-import { type FileAccess, type FileEntry, type FileStat, fileStat } from "./file_access.ts";
+import {
+  type FileAccess,
+  type FileEntry,
+  type FileStat,
+  fileStat,
+  type PutOptions,
+} from "./file_access.ts";
+import { checkSameFile } from "./staged_commit.ts";
 import { stageFile } from "./staged_file.ts";
 import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
 
@@ -24,6 +31,13 @@ import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
  * @returns The file access.
  */
 export function hostFileAccess(ctx: ResolvedContext): FileAccess {
+  const stage = (target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) =>
+    stageFile(
+      target.real,
+      data,
+      mode,
+      (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
+    );
   return Object.freeze(
     {
       where: "host" as const,
@@ -71,13 +85,17 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
           throw error;
         }
       },
-      stage: (target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) =>
-        stageFile(
-          target.real,
-          data,
-          mode,
-          (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
-        ),
+      stage,
+      async put(target: ResolvedPath, data: Uint8Array, options: PutOptions) {
+        const temp = await stage(target, data, options.mode, options.shown);
+        try {
+          if (options.identity) checkSameFile(lstatSyncOrUndefined(target.real), options.identity);
+          Deno.renameSync(temp, target.real);
+        } catch (error) {
+          await settle(() => Deno.removeSync(temp)).catch(() => {});
+          throw error;
+        }
+      },
       mkdir: (path: string) => settle(() => Deno.mkdirSync(path)),
       rename: (from: string, to: string) => settle(() => Deno.renameSync(from, to)),
       link: (from: string, to: string) => settle(() => Deno.linkSync(from, to)),

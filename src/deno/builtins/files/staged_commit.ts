@@ -34,7 +34,8 @@ export interface Target {
 
 /**
  * Commits planned file states through a file access (on the host or in the sandbox, the same
- * steps): stages every new content in a temporary file next to its target (missing parents
+ * steps): one file is staged, checked and renamed in one step (`put`);
+ * otherwise it stages every new content in a temporary file next to its target (missing parents
  * created), then renames them into place, keeping hard-link backups of replaced files (the last
  * file needs none: nothing can fail after it); on any failure restores what was already changed,
  * removes the directories it created and throws a `ToolError` naming the file.
@@ -50,22 +51,41 @@ export async function commit(
 ): Promise<void> {
   const createdDirs: string[] = [];
   let current: Target | undefined;
+  // Usually the directory exists: only a missing one costs the look for parents.
+  const withParents = async <T>(file: Target, step: () => Promise<T>): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      await makeParents(files, dirname(file.path.real), createdDirs);
+      return await step();
+    }
+  };
   try {
+    const [only] = targets;
+    if (targets.length === 1 && only.content !== null) {
+      // One file created or replaced as a whole: staged, checked and renamed in one step (one
+      // round trip in a sandbox session); no backup (nothing can fail after its rename).
+      current = only;
+      signal?.throwIfAborted();
+      const options = {
+        mode: permissionsOf(only),
+        shown: only.path.display,
+        identity: only.onDisk === null ? undefined : only.identity,
+      };
+      const data = bytesOf(only.content);
+      await withParents(only, () => files.put(only.path, data, options));
+      only.done = true;
+      return;
+    }
     for (const file of targets) {
       current = file;
       if (file.content === null) continue;
-      const mode = file.mode === undefined ? undefined : file.mode & 0o777;
-      const data = typeof file.content === "string"
-        ? new TextEncoder().encode(file.content)
-        : file.content;
-      try {
-        file.temp = await files.stage(file.path, data, mode, file.path.display);
-      } catch (error) {
-        // Usually the directory exists: only a missing one costs the look for parents.
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        await makeParents(files, dirname(file.path.real), createdDirs);
-        file.temp = await files.stage(file.path, data, mode, file.path.display);
-      }
+      const [data, mode] = [bytesOf(file.content), permissionsOf(file)];
+      file.temp = await withParents(
+        file,
+        () => files.stage(file.path, data, mode, file.path.display),
+      );
     }
     signal?.throwIfAborted();
     for (const [index, file] of targets.entries()) {
@@ -98,13 +118,34 @@ export async function commit(
   await Promise.all(targets.map((file) => file.backup && removeBackup(files, file.backup, file)));
 }
 
+function bytesOf(content: string | Uint8Array): Uint8Array {
+  return typeof content === "string" ? new TextEncoder().encode(content) : content;
+}
+
+function permissionsOf(file: Target): number | undefined {
+  return file.mode === undefined ? undefined : file.mode & 0o777;
+}
+
 /** Refuses to touch a path that no longer names the file that was read (a swapped symlink). */
 async function checkIdentity(files: FileAccess, path: string, file: Target): Promise<void> {
-  const now = await files.lstat(path);
+  checkSameFile(await files.lstat(path), file.identity);
+}
+
+/**
+ * Throws `Deno.errors.NotFound` when a file is missing (`now` undefined) or, given an identity,
+ * is not that file any more.
+ *
+ * @param now The path's information now.
+ * @param identity The device and inode it must have.
+ */
+export function checkSameFile(
+  now: { dev: number; ino: number | null } | undefined,
+  identity: FileIdentity | undefined,
+): void {
   if (now === undefined) {
     throw new Deno.errors.NotFound("The file disappeared while it was changed");
   }
-  if (file.identity && (now.dev !== file.identity.dev || now.ino !== file.identity.ino)) {
+  if (identity && (now.dev !== identity.dev || now.ino !== identity.ino)) {
     throw new Deno.errors.NotFound(`The file changed on disk while the patch was applied`);
   }
 }

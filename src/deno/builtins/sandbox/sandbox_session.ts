@@ -31,6 +31,11 @@ export class SandboxSession {
   #ready: Promise<void>;
   #onEnd = new Set<() => void>();
   #wrapped: boolean;
+  // The deadlines of the requests waiting, and one timer for the earliest (a timer per request
+  // cost as much as a fifth of a round trip).
+  #deadlines = new Map<number, { at: number; onTimeout: () => ToolError }>();
+  #timer?: ReturnType<typeof setTimeout>;
+  #timerAt = Infinity;
   /** Which session-wide limit holds: a cgroup (v2 or v1), or `"none"` (rlimits only). */
   get limitsKind(): LimitsKind | undefined {
     return this.#stderr.limitsKind;
@@ -130,14 +135,15 @@ export class SandboxSession {
     if (this.#bystander !== undefined) throw this.#bystander;
     const id = this.#nextId++;
     options.onId?.(id);
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const answer = new Promise<SessionFrame>((resolve, reject) => {
       this.#requests.add(id, { resolve, reject, onStream: options.onStream });
-      // No deadline for a background process (and its stdin), which may run for long.
-      if (Number.isFinite(options.timeoutMs)) {
-        timer = setTimeout(() => this.#end(options.onTimeout(), id), options.timeoutMs);
-      }
     });
+    // No deadline for a background process (and its stdin), which may run for long.
+    if (Number.isFinite(options.timeoutMs)) {
+      const at = performance.now() + options.timeoutMs;
+      this.#deadlines.set(id, { at, onTimeout: options.onTimeout });
+      if (at < this.#timerAt) this.#arm(at);
+    }
     try {
       await this.#writer.write(encodeFrame({ ...header, id }, body));
       return await answer;
@@ -145,9 +151,33 @@ export class SandboxSession {
       // A failed write means the pipe closed: the session ended, say how.
       throw error instanceof ToolError ? error : (this.#bystander ?? error);
     } finally {
-      clearTimeout(timer);
+      this.#deadlines.delete(id);
       this.#requests.delete(id);
     }
+  }
+
+  /** Sets the one deadline timer to fire at `at` (a `performance.now()` time). */
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, at - performance.now()));
+  }
+
+  /**
+   * The deadline timer fired: a request past its deadline ends the session (a hung supervisor);
+   * otherwise the timer is set for the earliest deadline still waiting, if any. An answered
+   * request leaves the timer as it is: it fires once more at most, and stops with the session.
+   */
+  #expire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = performance.now();
+    let earliest = Infinity;
+    for (const [id, deadline] of this.#deadlines) {
+      if (deadline.at <= now) return this.#end(deadline.onTimeout(), id);
+      earliest = Math.min(earliest, deadline.at);
+    }
+    if (earliest < Infinity) this.#arm(earliest);
   }
 
   /**
@@ -197,6 +227,9 @@ export class SandboxSession {
     this.#bystander = culprit === undefined ? error : sessionEnded(
       "another call in it passed its deadline, and the whole sandbox was stopped",
     );
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#deadlines.clear();
     stopSandbox(this.#child, this.#wrapped);
     this.#writer.close().catch(() => {});
     this.#requests.rejectAll((id) => id === culprit ? error : this.#bystander);
@@ -207,8 +240,12 @@ export class SandboxSession {
   async #readFrames(): Promise<void> {
     const frames = new FrameReader();
     try {
-      for await (const chunk of this.#child.stdout) {
-        for (const frame of frames.push(chunk)) this.#requests.dispatch(frame);
+      // A reader, not `for await`: the async iterator adds a promise layer per chunk.
+      const reader = this.#child.stdout.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        for (const frame of frames.push(value)) this.#requests.dispatch(frame);
       }
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,12 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { FileAccess, FileEntry, FileStat, OpenedFile } from "../files/file_access.ts";
+import type {
+  FileAccess,
+  FileEntry,
+  FileStat,
+  OpenedFile,
+  PutOptions,
+} from "../files/file_access.ts";
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
@@ -81,6 +87,18 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
       await call({ op: "create", path: temp, mode: mode ?? null }, data);
       return temp;
     },
+    async put(target: ResolvedPath, data: Uint8Array, options: PutOptions) {
+      // One round trip: the supervisor creates the temporary file, checks the target's identity
+      // and renames the file into place.
+      const temp = tempPathFor(target.real);
+      await call({
+        op: "put",
+        path: temp,
+        to: target.real,
+        mode: options.mode ?? null,
+        identity: options.identity ?? null,
+      }, data);
+    },
     mkdir: async (path: string) => void await call({ op: "mkdir", path }),
     rename: async (from: string, to: string) => void await call({ op: "rename", path: from, to }),
     link: async (from: string, to: string) => void await call({ op: "link", path: from, to }),
@@ -135,7 +153,8 @@ class SessionFile implements OpenedFile {
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.lease.session.notify({ op: "close", handle: this.handle });
+    // At the end of the file the supervisor closed it already (one message less per read).
+    if (!this.#eof) this.lease.session.notify({ op: "close", handle: this.handle });
     this.lease.release();
     return Promise.resolve();
   }

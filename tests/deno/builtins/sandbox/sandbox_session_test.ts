@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import { ToolRouter } from "@toolroute/toolroute";
+import { ToolError, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
+import { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
@@ -287,6 +288,49 @@ Deno.test({
     } finally {
       await sessions.close();
       await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a session's one deadline timer still ends it at a request's deadline set after a later one",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const a = await workspace();
+    const session = await SandboxSession.start({
+      mounts: { workspace: { source: a, dest: a }, readOnlyRoots: [] },
+      path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      startTimeoutMs: 10_000,
+    });
+    try {
+      const deadline = (timeoutMs: number, why: string) => ({
+        timeoutMs,
+        onTimeout: () => new ToolError("timeout", why),
+      });
+      // Answered: its deadline (60 s) leaves the timer set for then.
+      await session.request({ op: "ping" }, undefined, deadline(60_000, "ping"));
+      const started = performance.now();
+      // The supervisor stops itself: nothing answers, the 300 ms deadline must end the session.
+      const hung = session.request(
+        {
+          op: "exec",
+          command: "kill -STOP $PPID",
+          prefix: "",
+          cwd: a,
+          env: { PATH: "/usr/bin:/bin" },
+          timeoutMs: 60_000,
+        },
+        undefined,
+        deadline(300, "the short deadline"),
+      );
+      const error = await hung.then(() => undefined, (caught) => caught);
+      assert(error instanceof ToolError && error.message === "the short deadline", String(error));
+      assert(performance.now() - started < 10_000);
+      assert(session.ended);
+    } finally {
+      await session.close();
+      await Deno.remove(a, { recursive: true });
     }
   },
 });

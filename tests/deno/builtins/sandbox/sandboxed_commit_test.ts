@@ -149,3 +149,41 @@ Deno.test("write_file with bash sandboxed fails clearly when bubblewrap is missi
   }
   assertEquals(await listing(f.workspace), ["hello.txt"]);
 });
+
+Deno.test(
+  "commitInSandbox() puts one whole file in one request and leaves nothing when its rename fails",
+  { ignore: skipWithoutBwrap() },
+  async () => {
+    await using f = await makeFixture();
+    const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
+    const sessions = new SandboxSessions();
+    try {
+      const files = sessionFileAccess(ctx, sessions);
+      const ops: string[] = [];
+      const lease = await sessions.acquire(ctx, { reading: true });
+      const session = lease.session;
+      lease.release();
+      const request = session.request.bind(session);
+      session.request = (
+        header,
+        body,
+        options,
+      ) => (ops.push(String(header.op)), request(header, body, options));
+      await commit(files, [{
+        path: await resolveWritePath(ctx, "hello.txt"),
+        onDisk: "",
+        content: "put\n",
+      }]);
+      assertEquals(ops, ["put"]);
+      assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "put\n");
+      // A directory where the file goes: the rename fails, the temporary file is removed.
+      await Deno.mkdir(`${f.workspace}/dir`);
+      const dir = await resolveWritePath(ctx, "dir");
+      await assertRejects(() => commit(files, [{ path: dir, onDisk: null, content: "x" }]));
+      assertEquals(await listing(f.workspace), ["dir", "hello.txt"]);
+      assertEquals(await listing(`${f.workspace}/dir`), []);
+    } finally {
+      await sessions.close();
+    }
+  },
+);

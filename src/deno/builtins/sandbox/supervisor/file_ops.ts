@@ -4,7 +4,7 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  * The supervisor's file operations: `stat` (`path`, `follow`), `open` (a regular file, for
  * reading: `handle`, `info`, and the first `prefetch` bytes as body), `read` (`handle`,
  * `length`: the bytes as body, `eof` at the end), `close`, `mkdir`, `create` (a new file with
- * the body as content and `mode`), `rename`, `link`, `remove` and `readDir`. Self-contained:
+ * the body as content and `mode`), `put` (`create`, then, when the file at `to` still has the `identity` given, renamed to `to`), `rename`, `link`, `remove` and `readDir`. Self-contained:
  * its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
@@ -40,6 +40,24 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
       at += count;
     }
     return { bytes: buffer, eof: false };
+  };
+  // A new file with `body` as content and permission bits `mode` (`null`: the default).
+  const createFile = async (p: string, modeValue: unknown, body: Uint8Array) => {
+    const mode = modeValue === null ? undefined : Number(modeValue);
+    const file = Deno.openSync(p, { write: true, createNew: true, mode: mode ?? 0o666 });
+    try {
+      for (let at = 0; at < body.length;) at += file.writeSync(body.subarray(at));
+      file.close();
+      if (mode !== undefined) Deno.chmodSync(p, mode);
+    } catch (error) {
+      try {
+        file.close();
+      } catch {
+        // Closed already.
+      }
+      await Deno.remove(p).catch(() => {});
+      throw error;
+    }
   };
   const done = (request: Record<string, unknown>) => send({ id: request.id, ok: {} });
   const path = (request: Record<string, unknown>) => String(request.path ?? "");
@@ -87,23 +105,33 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
     },
     mkdir: (request) => (Deno.mkdirSync(path(request)), done(request)),
     create: async (request, body) => {
+      await createFile(path(request), request.mode, body);
+      return send({ id: request.id, ok: { info: info(Deno.lstatSync(path(request))) } });
+    },
+    put: async (request, body) => {
       const p = path(request);
-      const mode = request.mode === null ? undefined : Number(request.mode);
-      const file = Deno.openSync(p, { write: true, createNew: true, mode: mode ?? 0o666 });
+      await createFile(p, request.mode, body);
       try {
-        for (let at = 0; at < body.length;) at += file.writeSync(body.subarray(at));
-        file.close();
-        if (mode !== undefined) Deno.chmodSync(p, mode);
-      } catch (error) {
-        try {
-          file.close();
-        } catch {
-          // Closed already.
+        // The file that was read must still be there (the same check as the host's commit).
+        const identity = request.identity as { dev: unknown; ino: unknown } | null;
+        if (identity) {
+          let now: Deno.FileInfo;
+          try {
+            now = Deno.lstatSync(String(request.to));
+          } catch (error) {
+            if (!(error instanceof Deno.errors.NotFound)) throw error;
+            throw new Deno.errors.NotFound("The file disappeared while it was changed");
+          }
+          if (now.dev !== identity.dev || now.ino !== identity.ino) {
+            throw new Deno.errors.NotFound("The file changed on disk while the patch was applied");
+          }
         }
+        Deno.renameSync(p, String(request.to));
+      } catch (error) {
         await Deno.remove(p).catch(() => {});
         throw error;
       }
-      return send({ id: request.id, ok: { info: info(Deno.lstatSync(p)) } });
+      return done(request);
     },
     rename: (request) => (Deno.renameSync(path(request), String(request.to)), done(request)),
     link: (request) => (Deno.linkSync(path(request), String(request.to)), done(request)),

@@ -19,7 +19,10 @@ export type SupervisorOps = Record<string, SupervisorOp>;
 export interface SupervisorContext {
   /** Sends one frame; frames are written in the order of the calls. */
   send(header: Record<string, unknown>, body?: Uint8Array): Promise<unknown>;
-  /** The ids of every process of the sandbox but the supervisor (and the namespace's init). */
+  /**
+   * The ids of every process of the sandbox but the supervisor (and the namespace's init); none
+   * outside a bubblewrap PID namespace.
+   */
   processIds(): number[];
   /** Kills one process; one that is gone already is not an error. */
   kill(pid: number): void;
@@ -33,6 +36,14 @@ export interface SupervisorContext {
  */
 export function supervisorContext(): SupervisorContext {
   const encoder = new TextEncoder();
+  // Inside the sandbox's PID namespace, process 1 is bubblewrap. Anywhere else (a supervisor
+  // started by mistake on the host) the process list is the host's: then nothing is ever killed.
+  let inSandbox = false;
+  try {
+    inSandbox = Deno.readTextFileSync("/proc/1/comm") === "bwrap\n";
+  } catch {
+    // No /proc: nothing to list.
+  }
   return {
     // Synchronous: a frame is written whole before the next one (no interleaving, no queue),
     // and skipping the thread pool saves a round of scheduling per answer. The host reads its
@@ -50,6 +61,7 @@ export function supervisorContext(): SupervisorContext {
     },
     processIds() {
       const ids: number[] = [];
+      if (!inSandbox) return ids;
       // Synchronous: the sandbox's /proc lists a handful of entries.
       for (const entry of Deno.readDirSync("/proc")) {
         const pid = Number(entry.name);
