@@ -5,7 +5,8 @@
  * Tools: `echo {text}`, `add {a,b}`, `sleep {ms}`, `crash` (exits the process mid-call), `pid`,
  * `read {path}` (reads a file, or reports why it cannot), `env {name}` (reads a variable),
  * `big {chars}` (a result of `chars` characters), `garbage` (writes a non-JSON line, then answers),
- * `malformed` (answers with a broken JSON line).
+ * `malformed` (answers with a broken JSON line), `progress_burst {count}` (writes `count` progress
+ * notifications and the answer in one write, as a fast server's output arrives in one chunk).
  *
  * Usage: `deno run --no-prompt tests/_fixtures/stdio_server.ts`
  *
@@ -134,6 +135,22 @@ server.registerTool("malformed", {
     `{"result":{"content":[{"type":"text","text":"cut` +
       `","jsonrpc":"2.0","id":${JSON.stringify(extra.requestId)}}\n`,
   );
+  return new Promise(() => {});
+});
+
+server.registerTool("progress_burst", {
+  description: "Writes its progress notifications and its answer in one write",
+  inputSchema: { count: z.number() },
+}, async ({ count }, extra) => {
+  const token = extra._meta?.progressToken;
+  let out = "";
+  for (let progress = 1; progress <= count; progress++) {
+    const params = { progressToken: token, progress, total: count };
+    out += JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params }) + "\n";
+  }
+  const result = text(`${count} reports`);
+  out += JSON.stringify({ jsonrpc: "2.0", id: extra.requestId, result }) + "\n";
+  await writeAll(out);
   return new Promise(() => {});
 });
 

@@ -78,6 +78,8 @@ export class DenoStdioClientTransport implements McpTransport {
   #stderr = "";
   /** Ids of the client's requests not answered yet, failed with the exit reason on a crash. */
   readonly #pending = new Set<number | string>();
+  /** The messages of the chunk being read, handed on in order by `#deliver`. */
+  readonly #inbox: McpJsonRpcMessage[] = [];
 
   /**
    * Prepares the transport; `start()` (called by the SDK client's `connect`) spawns the child.
@@ -216,11 +218,13 @@ export class DenoStdioClientTransport implements McpTransport {
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         this.#heard = true;
         lines.push(chunk.value);
+        await this.#deliver();
       }
     } catch (error) {
       if (!this.#closed) this.#report(error);
     }
     lines.end();
+    await this.#deliver();
     // The server cannot answer any more: stop it, so pending calls end now, not at their deadline.
     kill(child, "SIGKILL");
   }
@@ -251,7 +255,23 @@ export class DenoStdioClientTransport implements McpTransport {
       this.#answered = true;
       answeredOnce.add(this.#key());
     }
-    this.onmessage?.(message);
+    this.#inbox.push(message);
+  }
+
+  /**
+   * Hands on the messages of one chunk in order. The SDK runs a notification's handler one
+   * microtask after receiving it, but drops a request's progress handler at once when its answer
+   * arrives: a server's last progress reports and its answer, read in one chunk, would lose the
+   * reports. A microtask after each notification lets its handler run first.
+   */
+  async #deliver(): Promise<void> {
+    const inbox = this.#inbox;
+    for (let i = 0; i < inbox.length; i++) {
+      const message = inbox[i];
+      this.onmessage?.(message);
+      if (!("id" in message) && i + 1 < inbox.length) await Promise.resolve();
+    }
+    inbox.length = 0;
   }
 
   /** A message too large to hold: its request fails at once, the connection stays. */
@@ -265,7 +285,7 @@ export class DenoStdioClientTransport implements McpTransport {
   #fail(id: number | string | undefined, text: string, cause?: unknown): void {
     if (id === undefined) return this.#report(new Error(text, { cause }));
     this.#pending.delete(id);
-    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
+    this.#inbox.push({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
   }
 
   #key(): string {

@@ -213,3 +213,20 @@ Deno.test("DenoStdioClientTransport allows a first start that may download more 
   assertEquals(new DenoStdioClientTransport(config).connectTimeoutMs, undefined);
   assertEquals(new DenoStdioClientTransport({ command: "node" }).connectTimeoutMs, undefined);
 });
+
+Deno.test("DenoStdioClientTransport hands on every progress report that arrives in one chunk with its answer", async () => {
+  // The SDK drops a call's progress handler when its answer arrives and runs a notification's
+  // handler a microtask later: read in one chunk, the last reports were lost (the conformance
+  // suite's tools-call-with-progress saw 2 of 3 under load).
+  const client = await connect(new DenoStdioClientTransport(fixture));
+  for (const count of [3, 20]) {
+    const reports: number[] = [];
+    const text = await callMcpTool(client, "progress_burst", { count }, {
+      ...ctx(),
+      onProgress: (report) => void reports.push(report.progress),
+    });
+    assertEquals(text, `${count} reports`);
+    assertEquals(reports, Array.from({ length: count }, (_, i) => i + 1));
+  }
+  await client.close();
+});
