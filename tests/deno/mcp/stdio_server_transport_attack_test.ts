@@ -134,7 +134,17 @@ Deno.test("a client that stops reading stdout while it keeps sending loses no an
   })();
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const ids: number[] = [];
-  while (ids.length < count) ids.push((await s.next()).id as number);
+  let answerChars = 0;
+  while (ids.length < count) {
+    const answer = await s.next();
+    answerChars += JSON.stringify(answer).length;
+    ids.push(answer.id as number);
+  }
   await sending;
+  // The attack ran: answers far past a pipe's 64 KiB waited unread for over a second.
+  assert(
+    answerChars > 4 * 64 * 1024,
+    `only ${answerChars} characters of answers: the pipe never filled`,
+  );
   assertEquals(ids, Array.from({ length: count }, (_, i) => 100 + i));
 });
