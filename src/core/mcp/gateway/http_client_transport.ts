@@ -1,6 +1,7 @@
 import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
 import { requestScopedFetch } from "./request_scoped_fetch.ts";
-import { directRequest, type DirectRequestHost } from "./direct_request.ts";
+import { directRequest } from "./direct_request.ts";
+import type { DirectRequestHost } from "./direct_request_host.ts";
 import type { McpCallRequestOptions } from "../mcp_call.ts";
 import {
   type JSONRPCMessage,
