@@ -36,14 +36,12 @@ export function directRequest(
     // No per-call AbortController for fetch (like the SDK's): a request given up stops being
     // read, its body is cancelled, and the server is told with `notifications/cancelled`.
     const reading: Reading = { retryMs: 500, malformed: false, stopped: false };
-    const started = performance.now();
     const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
     let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (error: unknown, result?: Result) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      host.deadlines.delete(deadline);
       signal?.removeEventListener("abort", onAbort);
       release();
       if (result !== undefined) resolve(result);
@@ -58,16 +56,12 @@ export function directRequest(
       reading.wake?.();
     };
     const onAbort = () => giveUp(signal?.reason);
-    const arm = () =>
-      timer = setTimeout(
-        () =>
-          giveUp(
-            new McpRpcError(McpErrorCode.RequestTimeout, "Request timed out", {
-              timeout: timeoutMs,
-            }),
-          ),
-        timeoutMs,
-      );
+    // The connection's one timer (no timer per request).
+    const deadline = host.deadlines.add(timeoutMs, () =>
+      giveUp(
+        new McpRpcError(McpErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs }),
+      ));
+    const started = deadline.at - timeoutMs;
     const handle = (message: McpJsonRpcMessage): void => {
       const { method } = message;
       if (method === undefined && message.id === id) {
@@ -98,12 +92,10 @@ export function directRequest(
           }),
         );
       }
-      clearTimeout(timer);
-      arm();
+      host.deadlines.restart(deadline, timeoutMs);
     };
     const release = host.expect(id, handle);
     signal?.addEventListener("abort", onAbort, { once: true });
-    arm();
     const params = onprogress === undefined ? request.params : {
       ...request.params,
       _meta: { ...(request.params?._meta as Result | undefined), progressToken: id },

@@ -1,9 +1,12 @@
 import type { McpJsonRpcMessage } from "../mcp_transport.ts";
+import type { DeadlineTimer } from "./deadline_timer.ts";
 
 /** What a direct request needs of its connection (an `HttpClientTransport`). */
 export interface DirectRequestHost {
   /** Most bytes of one answer. */
   readonly maxBodyBytes: number;
+  /** The deadlines of the connection's requests (stopped when it closes). */
+  readonly deadlines: DeadlineTimer;
   /**
    * POSTs a JSON-RPC body, or with `body` undefined GETs the event stream after `lastEventId`,
    * with the connection's headers; `null` when the server accepted it without an answer (202).

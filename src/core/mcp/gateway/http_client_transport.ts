@@ -2,6 +2,7 @@ import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
 import { requestScopedFetch } from "./request_scoped_fetch.ts";
 import { directRequest } from "./direct_request.ts";
 import type { DirectRequestHost } from "./direct_request_host.ts";
+import { DeadlineTimer } from "./deadline_timer.ts";
 import type { McpCallRequestOptions } from "../mcp_call.ts";
 import {
   type JSONRPCMessage,
@@ -88,6 +89,8 @@ export class HttpClientTransport implements McpTransport {
   /** The headers of direct requests, made once per session. */
   #headers?: { session: string | undefined; post: Record<string, string> };
   #host?: DirectRequestHost;
+  /** The deadlines of direct requests, on one timer. */
+  #deadlines = new DeadlineTimer();
 
   /**
    * Creates the transport; `start()` opens it.
@@ -226,6 +229,7 @@ export class HttpClientTransport implements McpTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#deadlines.close();
     if (this.#inner instanceof StreamableHTTPClientTransport && this.#inner.sessionId) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
@@ -246,6 +250,7 @@ export class HttpClientTransport implements McpTransport {
     const url = this.#options.url;
     return {
       maxBodyBytes: this.#maxBodyBytes,
+      deadlines: this.#deadlines,
       exchange: (body, lastEventId) => this.#exchange(url, body, lastEventId),
       own: (reader) => this.#guard.own(reader),
       forward: (message) => this.#inner.onmessage?.(message as JSONRPCMessage),
