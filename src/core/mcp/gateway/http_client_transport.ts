@@ -229,6 +229,11 @@ export class HttpClientTransport implements McpTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Direct requests in flight end now, as the SDK client ends its own when its transport
+    // closes (a JSON answer's body is not owned, and the deadlines stop with the timer).
+    for (const [id, handle] of [...this.#direct]) {
+      handle({ jsonrpc: "2.0", id, error: CONNECTION_CLOSED });
+    }
     this.#deadlines.close();
     if (this.#inner instanceof StreamableHTTPClientTransport && this.#inner.sessionId) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -348,6 +353,11 @@ export class HttpClientTransport implements McpTransport {
     return true;
   }
 }
+
+const CONNECTION_CLOSED = Object.freeze({
+  code: McpErrorCode.ConnectionClosed,
+  message: "The connection was closed",
+});
 
 /** The start of an error answer's text (a server's error page can be large). */
 async function boundedText(response: Response, max: number): Promise<string> {
