@@ -13,7 +13,7 @@ export interface Deadline {
  * passed: it expires what is due and is set again for the next. A request that ends leaves the
  * timer as it is (it finds nothing due and is set again, or stops when nothing is left), so a
  * stream of short calls sets it about once per deadline span instead of once per call. `close()`
- * stops it at once.
+ * stops it at once; left open and idle, it runs once more within a deadline span and stops.
  */
 export class DeadlineTimer {
   #deadlines = new Set<Deadline>();
