@@ -101,7 +101,8 @@ export interface McpGatewayOptions {
   connectTimeoutMs?: number;
   /**
    * Hard deadline of a call whose server sends progress (each progress report restarts the
-   * `requestTimeoutMs` deadline, up to this). Default: 4 × `requestTimeoutMs`.
+   * `requestTimeoutMs` deadline, up to this; only calls that carry a progress token can receive
+   * progress, see `progressTokens`). Default: 4 × `requestTimeoutMs`.
    */
   maxTotalTimeoutMs?: number;
   /**
