@@ -4,17 +4,22 @@
  * from other processes on a shared machine hits all four alike. `deno bench` runs its benches one
  * after another, and on a loaded machine its "call" group mostly measures the load's drift.
  *
- * A fifth candidate is the raw SDK asked for what toolroute's gateway does by default: a progress
- * token with each call, so that progress restarts the call's deadline (`onprogress`,
- * `resetTimeoutOnProgress`, 60 s up to 240 s). The token costs the upstream some work (about 3 %
- * of a call to a local JSON upstream, session 20); toolroute with the token turned off measured
- * 0.98–0.99x the plain raw SDK.
+ * A fifth candidate is the raw SDK asked for a progress token with each call, so that progress
+ * restarts the call's deadline (`onprogress`, `resetTimeoutOnProgress`, 60 s up to 240 s). The
+ * token costs the upstream work (the SDK's server parses `_meta` three times: 3–4 µs of a 55 µs
+ * local call; on our side 0.25 µs). toolroute's gateway sent one with every call until session 21;
+ * now only where it can be of use (a listener, the first call of a tool, a tool that reported
+ * progress; `progressTokens: "always"` for all), so after its first call the bench's `echo` carries
+ * none.
  *
  * Both upstream kinds are measured in the same rounds: one answering with SSE streams, one with
  * plain JSON (`enableJsonResponse`, as stateless servers often do).
  *
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/gateway_call_interleaved.ts [rounds=1000]`; prints medians and p99s,
  * each with its ratio to the raw SDK's.
+ *
+ * Session 21 also moved the deadlines of a connection's direct requests onto one timer (a
+ * `setTimeout` + `clearTimeout` pair per call cost about 3 µs in Deno; see `docs/benchmarks.md`).
  *
  * Where toolroute's time went (issue 11, session 20; CPU profiles of the client process and
  * timings around the transport): the client is idle waiting for the server about two thirds of
@@ -82,8 +87,8 @@ async function clientsOf(url: string) {
   const lcEcho = (await lc.getTools()).find((tool) => tool.name.endsWith("echo"))!;
   const calls: Record<string, () => Promise<unknown>> = {
     "raw SDK Client.callTool": () => raw.callTool({ name: "echo", arguments: { text: "hi" } }),
-    // The raw SDK asked for what toolroute's gateway asks for by default: a progress token, so
-    // that progress restarts the 60 s deadline up to 240 s. The token is work for the upstream.
+    // The raw SDK asked for a progress token with every call, so that progress restarts the 60 s
+    // deadline up to 240 s (toolroute's former default). The token is work for the upstream.
     "raw SDK, progress extends deadline": () =>
       raw.callTool({ name: "echo", arguments: { text: "hi" } }, undefined, {
         onprogress: () => {},

@@ -50,6 +50,7 @@ export function gatewaySettings(
       maxTotalTimeoutMs: options.maxTotalTimeoutMs === undefined
         ? undefined
         : number("maxTotalTimeoutMs", options.maxTotalTimeoutMs, 0),
+      progressTokens: progressTokens(options.progressTokens),
       toolListTtlMs: options.toolListTtlMs === undefined
         ? undefined
         : number("toolListTtlMs", options.toolListTtlMs, 0, 0),
@@ -94,6 +95,15 @@ function eventStream(value: McpGatewayOptions["eventStream"]): "session" | "alwa
   if (value === undefined || value === "session" || value === "always") return value ?? "session";
   throw new RangeError(
     `Cannot create McpGateway: "eventStream" must be "session" or "always", received ${
+      JSON.stringify(value)
+    }`,
+  );
+}
+
+function progressTokens(value: McpGatewayOptions["progressTokens"]): "auto" | "always" {
+  if (value === undefined || value === "auto" || value === "always") return value ?? "auto";
+  throw new RangeError(
+    `Cannot create McpGateway: "progressTokens" must be "auto" or "always", received ${
       JSON.stringify(value)
     }`,
   );

@@ -1,6 +1,8 @@
 import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
 import { requestScopedFetch } from "./request_scoped_fetch.ts";
-import { directRequest, type DirectRequestHost } from "./direct_request.ts";
+import { directRequest } from "./direct_request.ts";
+import type { DirectRequestHost } from "./direct_request_host.ts";
+import { DeadlineTimer } from "./deadline_timer.ts";
 import type { McpCallRequestOptions } from "../mcp_call.ts";
 import {
   type JSONRPCMessage,
@@ -87,6 +89,8 @@ export class HttpClientTransport implements McpTransport {
   /** The headers of direct requests, made once per session. */
   #headers?: { session: string | undefined; post: Record<string, string> };
   #host?: DirectRequestHost;
+  /** The deadlines of direct requests, on one timer. */
+  #deadlines = new DeadlineTimer();
 
   /**
    * Creates the transport; `start()` opens it.
@@ -225,6 +229,12 @@ export class HttpClientTransport implements McpTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Direct requests in flight end now, as the SDK client ends its own when its transport
+    // closes (a JSON answer's body is not owned, and the deadlines stop with the timer).
+    for (const [id, handle] of [...this.#direct]) {
+      handle({ jsonrpc: "2.0", id, error: CONNECTION_CLOSED });
+    }
+    this.#deadlines.close();
     if (this.#inner instanceof StreamableHTTPClientTransport && this.#inner.sessionId) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
@@ -245,6 +255,7 @@ export class HttpClientTransport implements McpTransport {
     const url = this.#options.url;
     return {
       maxBodyBytes: this.#maxBodyBytes,
+      deadlines: this.#deadlines,
       exchange: (body, lastEventId) => this.#exchange(url, body, lastEventId),
       own: (reader) => this.#guard.own(reader),
       forward: (message) => this.#inner.onmessage?.(message as JSONRPCMessage),
@@ -342,6 +353,11 @@ export class HttpClientTransport implements McpTransport {
     return true;
   }
 }
+
+const CONNECTION_CLOSED = Object.freeze({
+  code: McpErrorCode.ConnectionClosed,
+  message: "The connection was closed",
+});
 
 /** The start of an error answer's text (a server's error page can be large). */
 async function boundedText(response: Response, max: number): Promise<string> {

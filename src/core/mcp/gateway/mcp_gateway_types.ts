@@ -101,9 +101,19 @@ export interface McpGatewayOptions {
   connectTimeoutMs?: number;
   /**
    * Hard deadline of a call whose server sends progress (each progress report restarts the
-   * `requestTimeoutMs` deadline, up to this). Default: 4 × `requestTimeoutMs`.
+   * `requestTimeoutMs` deadline, up to this; only calls that carry a progress token can receive
+   * progress, see `progressTokens`). Default: 4 × `requestTimeoutMs`.
    */
   maxTotalTimeoutMs?: number;
+  /**
+   * Which calls carry an MCP progress token, without which a server sends no progress and a
+   * call's deadline cannot be extended. `"auto"` (default): calls whose progress someone listens
+   * to (`onProgress`, or a `toolroute serve` client that sent its own token), the first call of
+   * each tool on a connection, and every call of a tool that has reported progress on the
+   * connection; any other call keeps the plain `requestTimeoutMs` deadline. `"always"`: every call
+   * without its own `timeoutMs` (a token costs the server a few microseconds per call).
+   */
+  progressTokens?: "auto" | "always";
   /**
    * Lists a server's tools again when the cached list is older than this, in milliseconds.
    * Default: never (lists follow `notifications/tools/list_changed`). Useful on edge runtimes,

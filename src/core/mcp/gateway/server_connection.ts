@@ -10,12 +10,8 @@ import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
-import {
-  callMcpToolOutput,
-  ignoreProgress,
-  type McpCallOptions,
-  mcpErrorToToolError,
-} from "../mcp_call.ts";
+import { callMcpToolOutput, type McpCallOptions, mcpErrorToToolError } from "../mcp_call.ts";
+import { ProgressTokens } from "./progress_tokens.ts";
 import { type ToolOutput, toolOutput } from "../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -43,6 +39,8 @@ export interface ConnectionSettings extends OpenClientSettings {
   toolListTtlMs?: number;
   /** Hard deadline of a call that reports progress; default: 4 × its deadline. */
   maxTotalTimeoutMs?: number;
+  /** Which calls carry a progress token (see `ProgressTokens`); default: `"auto"`. */
+  progressTokens?: "auto" | "always";
   /** Most characters of a result. */
   maxResultChars: number;
   /** Most decoded bytes of a result's media. */
@@ -89,6 +87,8 @@ export class ServerConnection {
   #calls = new Set<ToolContext>();
   /** The request options of calls without their own deadline (see `#callOptions`). */
   #callDefaults?: CallDefaults;
+  /** Which calls carry a progress token, learned per tool. */
+  #progress: ProgressTokens;
 
   /**
    * Creates the connection; nothing is opened until it is used.
@@ -102,6 +102,7 @@ export class ServerConnection {
       () => settings.oauth?.secrets(settings.serverId, settings.userId) ?? [],
     );
     this.#backoff = new Backoff(settings.reconnect);
+    this.#progress = new ProgressTokens(settings.progressTokens === "always");
   }
 
   /** The state. */
@@ -237,8 +238,8 @@ export class ServerConnection {
     try {
       return await callMcpToolOutput(client, toolName, args, {
         signal,
-        // A progress token is only sent with a listener, and progress only extends with one.
-        onProgress: context.onProgress ?? (extendable ? ignoreProgress : undefined),
+        // A progress token only where it can be of use: a listener, or progress that may extend.
+        onProgress: this.#progress.listener(toolName, context.onProgress, extendable),
         trace: context.trace,
       }, options);
     } catch (error) {
@@ -302,8 +303,8 @@ export class ServerConnection {
       this.#s.maxTotalTimeoutMs,
     );
     const { signal, timeoutMs, hardMs, extendable } = deadline;
-    // A progress token is only sent with a listener, and progress only extends with one.
-    const onProgress = context.onProgress ?? (extendable ? ignoreProgress : undefined);
+    // A progress token only where it can be of use: a listener, or progress that may extend.
+    const onProgress = this.#progress.listener(toolName, context.onProgress, extendable);
     try {
       for (let attempt = firstAttempt;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);

@@ -133,6 +133,25 @@ Deno.test("HttpClientTransport.request() ends at its deadline, hard or not, and 
   }
 });
 
+Deno.test("HttpClientTransport.request() ends at once when the transport closes, over SSE and over plain JSON", async () => {
+  for (const stateless of [false, true]) {
+    const { http, transport, client } = await connect({ stateless });
+    try {
+      const started = performance.now();
+      const pending = transport.request(call("steps", { n: 200 }), { timeout: 60_000 });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await transport.close();
+      const error = await assertRejects(() => pending, McpRpcError);
+      assertEquals(error.code, McpErrorCode.ConnectionClosed);
+      // Not at the 60 s deadline, nor after the 3 s the server would take.
+      assert(performance.now() - started < 2000, `ended after ${performance.now() - started} ms`);
+    } finally {
+      await client.close();
+      await http.close();
+    }
+  }
+});
+
 Deno.test("HttpClientTransport.request() fails at once on an unanswered, malformed or oversized answer", async () => {
   const answers: [string, string][] = [
     ["", "text/event-stream"],

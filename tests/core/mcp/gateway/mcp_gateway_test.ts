@@ -160,6 +160,81 @@ Deno.test("McpGateway lets progress extend a call's deadline up to the hard maxi
   assertEquals(tooLong.code, "timeout");
 });
 
+/** A server whose `work {steps}` reports progress every 50 ms when given a token; logs tokens. */
+function progressServer(tokens: unknown[]): McpServer {
+  const server = new McpServer({ name: "progress", version: "1.0.0" });
+  server.registerTool("work", { inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
+    const token = extra._meta?.progressToken;
+    tokens.push(token);
+    for (let i = 1; i <= steps; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (token !== undefined) {
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: steps },
+        });
+      }
+    }
+    return { content: [{ type: "text", text: "done" }] };
+  });
+  return server;
+}
+
+Deno.test("McpGateway sends a progress token only where it can be of use", async () => {
+  const tokens: unknown[] = [];
+  const { factory } = memory(() => progressServer(tokens));
+  await using gateway = new McpGateway({
+    servers: { s: URL_CONFIG },
+    transportFactory: factory,
+    requestTimeoutMs: 150,
+    maxTotalTimeoutMs: 600,
+  });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["s"] });
+  // The first call of a tool carries one (a probe); it reported nothing: later calls do not.
+  assertEquals(await toolSet.invoke("work", { steps: 0 }), "done");
+  assertEquals(await toolSet.invoke("work", { steps: 0 }), "done");
+  // A listener always gets one; a call with its own deadline without a listener never does.
+  assertEquals(await toolSet.invoke("work", { steps: 0 }, { onProgress: () => {} }), "done");
+  assertEquals(await toolSet.invoke("work", { steps: 0 }, { timeoutMs: 1000 }), "done");
+  assertEquals(tokens.map((token) => token !== undefined), [true, false, true, false]);
+});
+
+Deno.test("McpGateway lets progress extend the later calls of a tool that reported it, and only those", async () => {
+  const tokens: unknown[] = [];
+  const { factory } = memory(() => progressServer(tokens));
+  const options = { transportFactory: factory, requestTimeoutMs: 150, maxTotalTimeoutMs: 600 };
+  await using gateway = new McpGateway({ ...options, servers: { s: URL_CONFIG } });
+  const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["s"] });
+  // Its first call was short and reported nothing: a long call without a listener carries no
+  // token, so the server cannot report progress and the plain 150 ms deadline holds.
+  assertEquals(await toolSet.invoke("work", { steps: 0 }), "done");
+  assertEquals((await toolSet.call("work", { steps: 6 })).code, "timeout");
+  // A listened call reports progress (300 ms, extended); from then on every call carries a token.
+  assertEquals(await toolSet.invoke("work", { steps: 6 }, { onProgress: () => {} }), "done");
+  assertEquals(await toolSet.invoke("work", { steps: 6 }), "done");
+  assertEquals((await toolSet.call("work", { steps: 30 })).code, "timeout");
+  assertEquals(tokens.map((token) => token !== undefined), [true, false, true, true, true]);
+
+  // With `progressTokens: "always"`, every call carries one, from the first.
+  const always: unknown[] = [];
+  const { factory: alwaysFactory } = memory(() => progressServer(always));
+  await using eager = new McpGateway({
+    ...options,
+    transportFactory: alwaysFactory,
+    servers: { s: URL_CONFIG },
+    progressTokens: "always",
+  });
+  const eagerSet = await new ToolRouter({ gateway: eager }).expose({ mcpServers: ["s"] });
+  assertEquals(await eagerSet.invoke("work", { steps: 0 }), "done");
+  assertEquals(await eagerSet.invoke("work", { steps: 6 }), "done");
+  assertEquals(always.map((token) => token !== undefined), [true, true]);
+  assertThrows(
+    () => new McpGateway({ progressTokens: "never" as "auto" }),
+    RangeError,
+    "progressTokens",
+  );
+});
+
 Deno.test("McpGateway closes idle and least recently used user connections", async () => {
   const { factory, stats } = memory((serverId, userId) => echoServer(`${serverId}@${userId}`));
   const events: McpGatewayEvent[] = [];

@@ -1,0 +1,92 @@
+/** One request's deadline in a {@linkcode DeadlineTimer}. */
+export interface Deadline {
+  /** When it passes (`performance.now()` time). */
+  at: number;
+  /** Called once when it passes (not after `DeadlineTimer#delete`). */
+  readonly expire: () => void;
+}
+
+/**
+ * The deadlines of one connection's requests on one timer. A timer per request costs more than
+ * the rest of a local call's own work (Deno: `setTimeout` + `clearTimeout` ≈ 3 µs); here a request
+ * is added to and deleted from a set, and the one timer runs when the earliest deadline may have
+ * passed: it expires what is due and is set again for the next. A request that ends leaves the
+ * timer as it is (it finds nothing due and is set again, or stops when nothing is left), so a
+ * stream of short calls sets it about once per deadline span instead of once per call. `close()`
+ * stops it at once; left open and idle, it runs once more within a deadline span and stops.
+ */
+export class DeadlineTimer {
+  #deadlines = new Set<Deadline>();
+  #timer?: ReturnType<typeof setTimeout>;
+  /** When the timer runs (`performance.now()` time). */
+  #due = Infinity;
+
+  /**
+   * Adds a deadline `ms` from now.
+   *
+   * @param ms Milliseconds from now.
+   * @param expire Called once when it passes.
+   * @returns The deadline, for `delete` and `restart`.
+   */
+  add(ms: number, expire: () => void): Deadline {
+    const deadline = { at: performance.now() + ms, expire };
+    this.#deadlines.add(deadline);
+    if (deadline.at < this.#due) this.#arm(deadline.at);
+    return deadline;
+  }
+
+  /**
+   * Moves a deadline to `ms` from now.
+   *
+   * @param deadline A deadline of this timer.
+   * @param ms Milliseconds from now.
+   */
+  restart(deadline: Deadline, ms: number): void {
+    deadline.at = performance.now() + ms;
+    if (this.#deadlines.has(deadline) && deadline.at < this.#due) this.#arm(deadline.at);
+  }
+
+  /**
+   * Removes a deadline: it will not expire.
+   *
+   * @param deadline A deadline of this timer.
+   */
+  delete(deadline: Deadline): void {
+    this.#deadlines.delete(deadline);
+  }
+
+  /** Stops the timer; the deadlines left never expire. */
+  close(): void {
+    this.#deadlines.clear();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#due = Infinity;
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#due = at;
+    this.#timer = setTimeout(() => this.#sweep(), Math.max(0, at - performance.now()));
+  }
+
+  #sweep(): void {
+    this.#timer = undefined;
+    this.#due = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    const expired: Deadline[] = [];
+    for (const deadline of this.#deadlines) {
+      if (deadline.at <= now) expired.push(deadline);
+      else if (deadline.at < next) next = deadline.at;
+    }
+    for (const deadline of expired) this.#deadlines.delete(deadline);
+    if (next !== Infinity) this.#arm(next);
+    for (const deadline of expired) {
+      try {
+        deadline.expire();
+      } catch {
+        // One request's failure must not stop the others' deadlines.
+      }
+    }
+  }
+}
