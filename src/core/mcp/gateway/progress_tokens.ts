@@ -4,6 +4,14 @@ import { ignoreProgress } from "../mcp_call.ts";
 /** A progress listener; with one, a request carries a progress token. */
 export type ProgressListener = (progress: ToolProgress) => void;
 
+/** One call, as the progress policy sees it. */
+export interface ProgressCall {
+  /** The caller's listener, if any. */
+  readonly onProgress: ProgressListener | undefined;
+  /** Whether progress may extend the call's deadline (no `timeoutMs` of its own). */
+  readonly extendable: boolean;
+}
+
 /** Most tool names one connection remembers in each set (a bound against endless new names). */
 const MAX_PROBED = 4096;
 
@@ -41,15 +49,11 @@ export class ProgressTokens {
    * The listener to give a call (a token is sent exactly when it is defined).
    *
    * @param toolName The tool's name on the server.
-   * @param onProgress The caller's listener, if any.
-   * @param extendable Whether progress may extend the call's deadline.
+   * @param call The caller's listener, if any, and whether progress may extend the deadline.
    * @returns The caller's listener, a no-op, a learning wrapper, or `undefined` (no token).
    */
-  listener(
-    toolName: string,
-    onProgress: ProgressListener | undefined,
-    extendable: boolean,
-  ): ProgressListener | undefined {
+  listener(toolName: string, call: ProgressCall): ProgressListener | undefined {
+    const { onProgress, extendable } = call;
     if (this.#always || this.#reporting.has(toolName)) {
       return onProgress ?? (extendable ? ignoreProgress : undefined);
     }

@@ -239,7 +239,10 @@ export class ServerConnection {
       return await callMcpToolOutput(client, toolName, args, {
         signal,
         // A progress token only where it can be of use: a listener, or progress that may extend.
-        onProgress: this.#progress.listener(toolName, context.onProgress, extendable),
+        onProgress: this.#progress.listener(toolName, {
+          onProgress: context.onProgress,
+          extendable,
+        }),
         trace: context.trace,
       }, options);
     } catch (error) {
@@ -304,7 +307,10 @@ export class ServerConnection {
     );
     const { signal, timeoutMs, hardMs, extendable } = deadline;
     // A progress token only where it can be of use: a listener, or progress that may extend.
-    const onProgress = this.#progress.listener(toolName, context.onProgress, extendable);
+    const onProgress = this.#progress.listener(toolName, {
+      onProgress: context.onProgress,
+      extendable,
+    });
     try {
       for (let attempt = firstAttempt;; attempt++) {
         const client = await this.#readyForCall(toolName, signal);
