@@ -1,6 +1,6 @@
-import { dirname } from "@std/path";
 import { toFsToolError } from "../paths/fs_tool_error.ts";
-import type { FileAccess, PutOptions, PutResult } from "./file_access.ts";
+import type { FileAccess } from "./file_access.ts";
+import { putFile, removeDirs, withParents } from "./put_file.ts";
 import { tempPathFor } from "./staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
@@ -109,57 +109,6 @@ export async function commit(
   await Promise.all(targets.map((file) => file.backup && removeBackup(files, file.backup, file)));
 }
 
-/**
- * Creates or replaces one whole file in one step (`FileAccess.put`: one round trip in a sandbox
- * session), creating missing parent directories only after that step found one missing, and
- * removing the directories it created again when the file was not written. Throws a
- * `ToolError` naming the file.
- *
- * @param files How the context reaches the file system.
- * @param target The checked path.
- * @param data The complete new content.
- * @param options As for `FileAccess.put` (with `expect`, the file may be left unwritten).
- * @returns What `put` did.
- */
-export async function putFile(
-  files: FileAccess,
-  target: ResolvedPath,
-  data: Uint8Array,
-  options: PutOptions,
-): Promise<PutResult> {
-  const created: string[] = [];
-  try {
-    const result = await withParents(
-      files,
-      target,
-      created,
-      () => files.put(target, data, options),
-    );
-    if (!result.written) await removeDirs(files, created);
-    return result;
-  } catch (error) {
-    await removeDirs(files, created);
-    throw toFsToolError(error, { access: "write", shown: target.display, root: target.root });
-  }
-}
-
-/** Runs a step; when it finds a parent missing, creates the parents and runs it once more. */
-async function withParents<T>(
-  files: FileAccess,
-  target: ResolvedPath,
-  created: string[],
-  step: () => Promise<T>,
-): Promise<T> {
-  // Usually the directory exists: only a missing one costs the look for parents.
-  try {
-    return await step();
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    await makeParents(files, dirname(target.real), created);
-    return await step();
-  }
-}
-
 function bytesOf(content: string | Uint8Array): Uint8Array {
   return typeof content === "string" ? new TextEncoder().encode(content) : content;
 }
@@ -215,23 +164,6 @@ async function rollBack(
     } else if (file.done) await quietly(files.remove(file.path.real));
   }
   await removeDirs(files, createdDirs);
-}
-
-/** Removes directories created in this order (best effort), the deepest first. */
-async function removeDirs(files: FileAccess, created: string[]): Promise<void> {
-  for (const dir of [...created].reverse()) await quietly(files.remove(dir));
-}
-
-async function makeParents(files: FileAccess, dir: string, created: string[]): Promise<void> {
-  const missing: string[] = [];
-  for (let at = dir; (await files.lstat(at)) === undefined; at = dirname(at)) {
-    missing.push(at);
-    if (dirname(at) === at) break;
-  }
-  for (const path of missing.reverse()) {
-    await files.mkdir(path);
-    created.push(path);
-  }
 }
 
 async function quietly(operation: Promise<void>): Promise<void> {

@@ -7,7 +7,8 @@ import { concatBytes } from "../../../core/concat_bytes.ts";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
 import { type FileAccess, type FileStat, keptPermissions, type PutResult } from "./file_access.ts";
 import { readCurrentBytes } from "./current_text.ts";
-import { commit, putFile } from "./staged_commit.ts";
+import { commit } from "./staged_commit.ts";
+import { putFile } from "./put_file.ts";
 import { type ResolvedPath, resolveWritePath } from "../paths/workspace_paths.ts";
 
 const schema = z.object({
@@ -78,17 +79,17 @@ async function writeFile(
   try {
     // Created or replaced as a whole: the look at the target, its checks and the write are one
     // step (one round trip in a sandbox session); a replaced file keeps its permission bits.
-    const written = mode === "append"
+    const outcome = mode === "append"
       ? await append(files, target, args.path, added)
       : await putFile(files, target, added, {
         shown: target.display,
         expect: mode === "create" ? "absent" : "file-or-absent",
       });
-    if (!written.written) refuse(args.path, written.before);
+    if (!outcome.written) refuse(args.path, outcome.before);
     return {
       path: target.display,
       mode,
-      created: written.before === undefined,
+      created: outcome.before === undefined,
       bytesWritten: added.length,
     };
   } catch (error) {
