@@ -45,14 +45,60 @@ export interface FileEntry {
   readonly isSymlink: boolean;
 }
 
-/** How `FileAccess.put` writes a file. */
-export interface PutOptions {
+/** How `FileAccess.stage` writes a new file. */
+export interface StageOptions {
   /** Permission bits of the new file (default: the process's default). */
   readonly mode?: number;
   /** The path as the model wrote it (for messages). */
   readonly shown: string;
+}
+
+/**
+ * What `FileAccess.put` requires of the target before it writes: `"file-or-absent"` (a regular
+ * file or nothing) or `"absent"` (nothing there).
+ */
+export type PutExpectation = "file-or-absent" | "absent";
+
+/** How `FileAccess.put` writes a file. */
+export interface PutOptions extends StageOptions {
   /** Device and inode the target must still have (the file that was read). */
   readonly identity?: { readonly dev: number; readonly ino: number | null };
+  /**
+   * Looks at the target first (`lstat`) and writes nothing when it does not meet this; a
+   * regular file replaced without `mode` passes its permission bits on (never setuid, setgid or
+   * sticky).
+   */
+  readonly expect?: PutExpectation;
+}
+
+/** What `FileAccess.put` did. */
+export interface PutResult {
+  /** Whether the new file is in place (`false`: the target did not meet `expect`). */
+  readonly written: boolean;
+  /** What the target was before, when `expect` asked to look (`undefined`: nothing there). */
+  readonly before?: FileStat;
+}
+
+/**
+ * Whether a target as found meets a `put` expectation.
+ *
+ * @param expect What `put` was asked to require.
+ * @param before What the target was (`undefined`: nothing there).
+ * @returns `true` when `put` may write.
+ */
+export function meetsExpectation(expect: PutExpectation, before: FileStat | undefined): boolean {
+  return before === undefined || (expect === "file-or-absent" && before.isFile);
+}
+
+/**
+ * The permission bits a file replacing `before` keeps: its own, without setuid, setgid and
+ * sticky bits; `undefined` when it was no regular file (or the platform has no modes).
+ *
+ * @param before What the target was.
+ * @returns The bits, or `undefined` (the default mode).
+ */
+export function keptPermissions(before: FileStat | undefined): number | undefined {
+  return before?.isFile && before.mode !== null ? before.mode & 0o777 : undefined;
 }
 
 /**
@@ -78,21 +124,18 @@ export interface FileAccess {
    */
   open(path: ResolvedPath, shown: string): Promise<{ info: FileStat; file?: OpenedFile }>;
   /**
-   * Writes `data` to a new temporary file next to `target` with permission bits `mode` (checked
-   * before any content is written) and returns its path.
+   * Writes `data` to a new temporary file next to `target` with permission bits `options.mode`
+   * (checked before any content is written) and returns its path.
    */
-  stage(
-    target: ResolvedPath,
-    data: Uint8Array,
-    mode: number | undefined,
-    shown: string,
-  ): Promise<string>;
+  stage(target: ResolvedPath, data: Uint8Array, options: StageOptions): Promise<string>;
   /**
    * Stages `data` as `stage` does and renames it over `target` in one step (one file created or
    * replaced as a whole), after checking, when `identity` is given, that `target` still is that
-   * file (else `Deno.errors.NotFound`); the temporary file is removed when a step fails.
+   * file (else `Deno.errors.NotFound`); the temporary file is removed when a step fails. With
+   * `expect`, looks at the target first and writes nothing (`written: false`) when it does not
+   * meet it, all in the same step (one round trip in a sandbox session).
    */
-  put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<void>;
+  put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<PutResult>;
   /** Creates one directory (its parent must exist). */
   mkdir(path: string): Promise<void>;
   /** Renames `from` to `to`, replacing `to`. */

@@ -6,7 +6,11 @@ import {
   type FileEntry,
   type FileStat,
   fileStat,
+  keptPermissions,
+  meetsExpectation,
   type PutOptions,
+  type PutResult,
+  type StageOptions,
 } from "./file_access.ts";
 import { checkSameFile } from "./staged_commit.ts";
 import { stageFile } from "./staged_file.ts";
@@ -31,12 +35,12 @@ import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
  * @returns The file access.
  */
 export function hostFileAccess(ctx: ResolvedContext): FileAccess {
-  const stage = (target: ResolvedPath, data: Uint8Array, mode: number | undefined, shown: string) =>
+  const stage = (target: ResolvedPath, data: Uint8Array, options: StageOptions) =>
     stageFile(
       target.real,
       data,
-      mode,
-      (file, temp) => checkStagedFile(ctx, file, temp, target, shown),
+      options.mode,
+      (file, temp) => checkStagedFile(ctx, file, temp, target, options.shown),
     );
   return Object.freeze(
     {
@@ -86,8 +90,16 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
         }
       },
       stage,
-      async put(target: ResolvedPath, data: Uint8Array, options: PutOptions) {
-        const temp = await stage(target, data, options.mode, options.shown);
+      async put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<PutResult> {
+        let before: FileStat | undefined;
+        let mode = options.mode;
+        if (options.expect !== undefined) {
+          const found = lstatSyncOrUndefined(target.real);
+          before = found === undefined ? undefined : fileStat(found);
+          if (!meetsExpectation(options.expect, before)) return { written: false, before };
+          mode ??= keptPermissions(before);
+        }
+        const temp = await stage(target, data, { mode, shown: options.shown });
         try {
           if (options.identity) checkSameFile(lstatSyncOrUndefined(target.real), options.identity);
           Deno.renameSync(temp, target.real);
@@ -95,6 +107,7 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
           await settle(() => Deno.removeSync(temp)).catch(() => {});
           throw error;
         }
+        return { written: true, before };
       },
       mkdir: (path: string) => settle(() => Deno.mkdirSync(path)),
       rename: (from: string, to: string) => settle(() => Deno.renameSync(from, to)),

@@ -1,6 +1,6 @@
-import { dirname } from "@std/path";
 import { toFsToolError } from "../paths/fs_tool_error.ts";
 import type { FileAccess } from "./file_access.ts";
+import { putFile, removeDirs, withParents } from "./put_file.ts";
 import { tempPathFor } from "./staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
@@ -51,16 +51,6 @@ export async function commit(
 ): Promise<void> {
   const createdDirs: string[] = [];
   let current: Target | undefined;
-  // Usually the directory exists: only a missing one costs the look for parents.
-  const withParents = async <T>(file: Target, step: () => Promise<T>): Promise<T> => {
-    try {
-      return await step();
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      await makeParents(files, dirname(file.path.real), createdDirs);
-      return await step();
-    }
-  };
   try {
     const [only] = targets;
     if (targets.length === 1 && only.content !== null) {
@@ -68,23 +58,24 @@ export async function commit(
       // round trip in a sandbox session); no backup (nothing can fail after its rename).
       current = only;
       signal?.throwIfAborted();
-      const options = {
+      await putFile(files, only.path, bytesOf(only.content), {
         mode: permissionsOf(only),
         shown: only.path.display,
         identity: only.onDisk === null ? undefined : only.identity,
-      };
-      const data = bytesOf(only.content);
-      await withParents(only, () => files.put(only.path, data, options));
+      });
       only.done = true;
       return;
     }
     for (const file of targets) {
       current = file;
       if (file.content === null) continue;
-      const [data, mode] = [bytesOf(file.content), permissionsOf(file)];
+      const data = bytesOf(file.content);
+      const options = { mode: permissionsOf(file), shown: file.path.display };
       file.temp = await withParents(
-        file,
-        () => files.stage(file.path, data, mode, file.path.display),
+        files,
+        file.path,
+        createdDirs,
+        () => files.stage(file.path, data, options),
       );
     }
     signal?.throwIfAborted();
@@ -172,19 +163,7 @@ async function rollBack(
       await quietly(files.remove(file.backup)); // still there when it was a second link
     } else if (file.done) await quietly(files.remove(file.path.real));
   }
-  for (const dir of createdDirs.reverse()) await quietly(files.remove(dir));
-}
-
-async function makeParents(files: FileAccess, dir: string, created: string[]): Promise<void> {
-  const missing: string[] = [];
-  for (let at = dir; (await files.lstat(at)) === undefined; at = dirname(at)) {
-    missing.push(at);
-    if (dirname(at) === at) break;
-  }
-  for (const path of missing.reverse()) {
-    await files.mkdir(path);
-    created.push(path);
-  }
+  await removeDirs(files, createdDirs);
 }
 
 async function quietly(operation: Promise<void>): Promise<void> {

@@ -5,10 +5,11 @@ import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { concatBytes } from "../../../core/concat_bytes.ts";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
-import type { FileAccess } from "./file_access.ts";
+import { type FileAccess, type FileStat, keptPermissions, type PutResult } from "./file_access.ts";
 import { readCurrentBytes } from "./current_text.ts";
 import { commit } from "./staged_commit.ts";
-import { resolveWritePath } from "../paths/workspace_paths.ts";
+import { putFile } from "./put_file.ts";
+import { type ResolvedPath, resolveWritePath } from "../paths/workspace_paths.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -74,47 +75,68 @@ async function writeFile(
   const mode = args.mode ?? "overwrite";
   const target = await resolveWritePath(ctx, args.path);
   const operation = { access: "write", shown: args.path, root: target.root } as const;
+  const added = new TextEncoder().encode(args.content);
   try {
-    const existing = await files.lstat(target.real);
-    if (existing !== undefined && !existing.isFile) {
-      throw new ToolError(
-        "tool_error",
-        `Cannot write ${quote(args.path)}: it exists and is not a regular file`,
-      );
-    }
-    if (existing !== undefined && mode === "create") {
-      throw new ToolError(
-        "tool_error",
-        `File ${quote(args.path)} already exists: use mode "overwrite" to replace it or "append"`,
-      );
-    }
-    const added = new TextEncoder().encode(args.content);
-    // Permission bits only: a replaced file never keeps setuid, setgid or sticky bits.
-    const permissions = existing?.mode == null ? undefined : existing.mode & 0o777;
-    let content: Uint8Array = added;
-    let identity;
-    if (mode === "append" && existing !== undefined) {
-      const old = await readCurrentBytes(files, target, args.path);
-      content = concatBytes([old.bytes, added]);
-      identity = old.identity;
-    }
-    // Only whether a file existed matters to the commit, not its text.
-    await commit(files, [{
-      path: target,
-      onDisk: existing === undefined ? null : "",
-      mode: permissions,
-      identity,
-      content,
-    }]);
+    // Created or replaced as a whole: the look at the target, its checks and the write are one
+    // step (one round trip in a sandbox session); a replaced file keeps its permission bits.
+    const outcome = mode === "append"
+      ? await append(files, target, args.path, added)
+      : await putFile(files, target, added, {
+        shown: target.display,
+        expect: mode === "create" ? "absent" : "file-or-absent",
+      });
+    if (!outcome.written) refuse(args.path, outcome.before);
     return {
       path: target.display,
       mode,
-      created: existing === undefined,
+      created: outcome.before === undefined,
       bytesWritten: added.length,
     };
   } catch (error) {
     throw toFsToolError(error, operation);
   }
+}
+
+/** Appends: the old bytes are read first (then the file is replaced as a whole, as by patches). */
+async function append(
+  files: FileAccess,
+  target: ResolvedPath,
+  shown: string,
+  added: Uint8Array,
+): Promise<PutResult> {
+  const existing = await files.lstat(target.real);
+  if (existing !== undefined && !existing.isFile) return { written: false, before: existing };
+  let content: Uint8Array = added;
+  let identity;
+  if (existing !== undefined) {
+    const old = await readCurrentBytes(files, target, shown);
+    content = concatBytes([old.bytes, added]);
+    identity = old.identity;
+  }
+  // Only whether a file existed matters to the commit, not its text.
+  await commit(files, [{
+    path: target,
+    onDisk: existing === undefined ? null : "",
+    // Permission bits only: a replaced file never keeps setuid, setgid or sticky bits.
+    mode: keptPermissions(existing),
+    identity,
+    content,
+  }]);
+  return { written: true, before: existing };
+}
+
+/** Throws the refusal for a target that is not a regular file, or exists in mode "create". */
+function refuse(shown: string, before: FileStat | undefined): never {
+  if (before !== undefined && !before.isFile) {
+    throw new ToolError(
+      "tool_error",
+      `Cannot write ${quote(shown)}: it exists and is not a regular file`,
+    );
+  }
+  throw new ToolError(
+    "tool_error",
+    `File ${quote(shown)} already exists: use mode "overwrite" to replace it or "append"`,
+  );
 }
 
 // The description names at most this many protected paths (serve can protect thousands).

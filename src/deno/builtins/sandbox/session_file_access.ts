@@ -1,11 +1,14 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type {
-  FileAccess,
-  FileEntry,
-  FileStat,
-  OpenedFile,
-  PutOptions,
+import {
+  type FileAccess,
+  type FileEntry,
+  type FileStat,
+  meetsExpectation,
+  type OpenedFile,
+  type PutOptions,
+  type PutResult,
+  type StageOptions,
 } from "../files/file_access.ts";
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
@@ -82,22 +85,24 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
         throw error;
       }
     },
-    async stage(target: ResolvedPath, data: Uint8Array, mode: number | undefined) {
+    async stage(target: ResolvedPath, data: Uint8Array, options: StageOptions) {
       const temp = tempPathFor(target.real);
-      await call({ op: "create", path: temp, mode: mode ?? null }, data);
+      await call({ op: "create", path: temp, mode: options.mode ?? null }, data);
       return temp;
     },
-    async put(target: ResolvedPath, data: Uint8Array, options: PutOptions) {
-      // One round trip: the supervisor creates the temporary file, checks the target's identity
-      // and renames the file into place.
+    async put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<PutResult> {
+      // One round trip: the supervisor looks at the target (with `expect`), creates the
+      // temporary file, checks the target's identity and renames the file into place.
       const temp = tempPathFor(target.real);
-      await call({
+      const { ok, session } = await call({
         op: "put",
         path: temp,
         to: target.real,
         mode: options.mode ?? null,
         identity: options.identity ?? null,
+        expect: options.expect ?? null,
       }, data);
+      return asPutResult(session, ok, options);
     },
     mkdir: async (path: string) => void await call({ op: "mkdir", path }),
     rename: async (from: string, to: string) => void await call({ op: "rename", path: from, to }),
@@ -233,6 +238,23 @@ function asStat(session: SandboxSession, value: unknown): FileStat {
     dev: info.dev as number,
     ino: info.ino as number | null,
   };
+}
+
+/** What the supervisor says `put` did, checked against what it says it saw. */
+function asPutResult(
+  session: SandboxSession,
+  ok: Record<string, unknown>,
+  options: PutOptions,
+): PutResult {
+  if (typeof ok.written !== "boolean" || !(ok.before === null || typeof ok.before === "object")) {
+    throw session.fail("it answered a put without what it did");
+  }
+  const before = ok.before === null ? undefined : asStat(session, ok.before);
+  const consistent = options.expect === undefined
+    ? ok.written && before === undefined
+    : ok.written === meetsExpectation(options.expect, before);
+  if (!consistent) throw session.fail("it answered a put that does not fit what it saw");
+  return { written: ok.written, before };
 }
 
 function asEntry(session: SandboxSession, value: unknown): FileEntry {

@@ -1,10 +1,23 @@
 // The file tools' contract, run against both file accesses: on the host (bash off) and inside
 // the sandbox session (bash "bwrap"). The same calls on two identical workspaces must give the
 // same results (text, error codes) and leave the same files behind.
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+import {
+  resolveBuiltinContext,
+  type ResolvedContext,
+} from "../../../../src/deno/builtins/builtin_context.ts";
+import type {
+  FileAccess,
+  PutExpectation,
+} from "../../../../src/deno/builtins/files/file_access.ts";
+import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
+import { resolveWritePath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
+import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
+import { type Fixture, makeFixture, SECRET } from "../_fixture.ts";
 
 type Call = [tool: string, args: Record<string, unknown>];
 
@@ -117,5 +130,104 @@ Deno.test({
     assertEquals(sandbox.disk, host.disk);
     // The contract ran: some calls succeeded and some were refused.
     assertEquals(host.results.some((r) => r.isError) && host.results.some((r) => !r.isError), true);
+  },
+});
+
+/** What `put` with `expect` does to each kind of target, through one file access. */
+async function putPreconditions(files: FileAccess, ctx: ResolvedContext, f: Fixture) {
+  const ws = f.workspace;
+  const data = new TextEncoder().encode("new\n");
+  const put = async (name: string, expect: PutExpectation, mode?: number) => {
+    const result = await files.put(await resolveWritePath(ctx, name), data, {
+      shown: name,
+      expect,
+      mode,
+    });
+    const { isFile, isDirectory, isSymlink, isFifo } = result.before ?? {};
+    return {
+      name,
+      expect,
+      written: result.written,
+      before: { isFile, isDirectory, isSymlink, isFifo },
+    };
+  };
+  const bits = async (name: string) => (await Deno.lstat(`${ws}/${name}`)).mode! & 0o7777;
+  await Deno.mkdir(`${ws}/dir`);
+  const fifo = await new Deno.Command("mkfifo", { args: [`${ws}/pipe`] }).output();
+  assert(fifo.success, "mkfifo failed");
+  await Deno.writeTextFile(`${ws}/kept.sh`, "old\n");
+  await Deno.chmod(`${ws}/kept.sh`, 0o750);
+  await Deno.writeTextFile(`${ws}/setid.sh`, "old\n");
+  await Deno.chmod(`${ws}/setid.sh`, 0o7755);
+  await Deno.writeTextFile(`${ws}/given.sh`, "old\n");
+  await Deno.chmod(`${ws}/given.sh`, 0o755);
+  // Checked while absent, then a symlink to an outside file swapped in before the put.
+  const swapped = await resolveWritePath(ctx, "swapped.txt");
+  await Deno.symlink(`${f.outside}/secret.txt`, `${ws}/swapped.txt`);
+  const results = [
+    await put("dir", "file-or-absent"),
+    await put("pipe", "file-or-absent"),
+    await put("hello.txt", "absent"),
+    await put("dir", "absent"),
+    await put("kept.sh", "file-or-absent"),
+    await put("setid.sh", "file-or-absent"),
+    await put("given.sh", "file-or-absent", 0o600),
+    await put("fresh.txt", "absent"),
+    await put("fresh2.txt", "file-or-absent"),
+  ];
+  const swap = await files.put(swapped, data, { shown: "swapped.txt", expect: "file-or-absent" });
+  assertEquals([swap.written, swap.before?.isSymlink], [false, true]);
+  assertEquals(await Deno.readTextFile(`${f.outside}/secret.txt`), `${SECRET}\n`);
+  assertEquals(await Deno.readTextFile(`${ws}/hello.txt`), "hello\nworld\n");
+  assertEquals(await Deno.readTextFile(`${ws}/kept.sh`), "new\n");
+  assertEquals(await Deno.readTextFile(`${ws}/fresh.txt`), "new\n");
+  assertEquals([await bits("kept.sh"), await bits("setid.sh"), await bits("given.sh")], [
+    0o750,
+    0o755,
+    0o600,
+  ]);
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(ws)) names.push(entry.name);
+  // Nothing written where the target did not fit, and no temporary file left anywhere.
+  assertEquals(names.sort(), [
+    "dir",
+    "fresh.txt",
+    "fresh2.txt",
+    "given.sh",
+    "hello.txt",
+    "kept.sh",
+    "pipe",
+    "setid.sh",
+    "swapped.txt",
+  ]);
+  for await (const _ of Deno.readDir(`${ws}/dir`)) throw new Error("put wrote into the directory");
+  return results;
+}
+
+Deno.test({
+  name:
+    "put() with expect refuses what is not a regular file (or anything, for absent), keeps permission bits but not setuid, on the host and in the sandbox",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const seen: Awaited<ReturnType<typeof putPreconditions>>[] = [];
+    for (const sandboxed of [false, true]) {
+      await using f = await makeFixture();
+      const ctx = resolveBuiltinContext({ ...f.context, bash: sandboxed && { sandbox: "bwrap" } });
+      const sessions = new SandboxSessions();
+      try {
+        const files = sandboxed ? sessionFileAccess(ctx, sessions) : hostFileAccess(ctx);
+        assertEquals(files.where, sandboxed ? "sandbox" : "host");
+        seen.push(await putPreconditions(files, ctx, f));
+      } finally {
+        await sessions.close();
+      }
+    }
+    assertEquals(seen[1], seen[0]);
+    const written = (name: string) => seen[0].find((r) => r.name === name)?.written;
+    assertEquals(
+      ["dir", "pipe", "hello.txt", "kept.sh", "setid.sh", "fresh.txt"].map(written),
+      [false, false, false, true, true, true],
+    );
+    assertEquals(seen[0][1].before.isFifo, true);
   },
 });

@@ -3,6 +3,9 @@ import { fileTools, makeFixture, SECRET } from "../_fixture.ts";
 import { createWriteFileTool } from "../../../../src/deno/builtins/files/write_file.ts";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
+import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 async function names(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -110,4 +113,68 @@ Deno.test("write_file's description names at most 8 protected paths, then how ma
   const tool = createWriteFileTool(ctx, hostFileAccess(ctx));
   assertStringIncludes(tool.description, '"./f7.ts" and 12 more protected paths cannot be written');
   assertEquals(tool.description.includes("f8.ts"), false);
+});
+
+Deno.test({
+  name:
+    "write_file in a sandbox session creates, overwrites or refuses in one request to the supervisor",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await using f = await makeFixture();
+    const ctx = resolveBuiltinContext({ ...f.context, bash: { sandbox: "bwrap" } });
+    const sessions = new SandboxSessions();
+    try {
+      const tool = createWriteFileTool(ctx, sessionFileAccess(ctx, sessions));
+      // Every request the session's supervisor gets, by operation.
+      const lease = await sessions.acquire(ctx);
+      const session = lease.session;
+      lease.release();
+      let ops: string[] = [];
+      const request = session.request.bind(session);
+      session.request = (header, body, options) => (
+        ops.push(String(header.op)), request(header, body, options)
+      );
+      const call = async (args: Record<string, unknown>) => {
+        ops = [];
+        let result: unknown;
+        try {
+          result = await tool.execute(args, {} as never);
+        } catch (error) {
+          result = (error as Error).message;
+        }
+        return { result, ops };
+      };
+      assertEquals(await call({ path: "hello.txt", content: "x\n" }), {
+        result: { path: "hello.txt", mode: "overwrite", created: false, bytesWritten: 2 },
+        ops: ["put"],
+      });
+      assertEquals(await call({ path: "new.txt", content: "n\n", mode: "create" }), {
+        result: { path: "new.txt", mode: "create", created: true, bytesWritten: 2 },
+        ops: ["put"],
+      });
+      assertEquals(await call({ path: "new.txt", content: "again", mode: "create" }), {
+        result: 'File "new.txt" already exists: use mode "overwrite" to replace it or "append"',
+        ops: ["put"],
+      });
+      await Deno.mkdir(`${f.workspace}/dir`);
+      assertEquals(await call({ path: "dir", content: "x" }), {
+        result: 'Cannot write "dir": it exists and is not a regular file',
+        ops: ["put"],
+      });
+      // A missing parent costs the look for it, as before.
+      const deep = await call({ path: "a/b.txt", content: "b" });
+      assertEquals(deep.result, {
+        path: "a/b.txt",
+        mode: "overwrite",
+        created: true,
+        bytesWritten: 1,
+      });
+      assertEquals([deep.ops[0], deep.ops.at(-1)], ["put", "put"]);
+      assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "x\n");
+      assertEquals(await Deno.readTextFile(`${f.workspace}/new.txt`), "n\n");
+      assertEquals(await names(f.workspace), ["a", "dir", "hello.txt", "new.txt"]);
+    } finally {
+      await sessions.close();
+    }
+  },
 });

@@ -4,8 +4,10 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  * The supervisor's file operations: `stat` (`path`, `follow`), `open` (a regular file, for
  * reading: `handle`, `info`, and the first `prefetch` bytes as body), `read` (`handle`,
  * `length`: the bytes as body, `eof` at the end), `close`, `mkdir`, `create` (a new file with
- * the body as content and `mode`), `put` (`create`, then, when the file at `to` still has the `identity` given, renamed to `to`), `rename`, `link`, `remove` and `readDir`. Self-contained:
- * its source text runs inside the sandbox.
+ * the body as content and `mode`), `put` (with `expect`, first a look at `to`: nothing written
+ * unless it meets it; then `create` and, when the file at `to` still has the `identity` given,
+ * a rename to `to`; answers `written` and what it saw, `before`), `rename`, `link`, `remove` and
+ * `readDir`. Self-contained: its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
  * @returns The operations.
@@ -110,14 +112,31 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
     },
     put: async (request, body) => {
       const p = path(request);
-      await createFile(p, request.mode, body);
+      const to = String(request.to);
+      // With `expect`, the target is looked at first: nothing is written when it is not a
+      // regular file or nothing (or is anything, for "absent"); a replaced regular file passes
+      // its permission bits on, without setuid, setgid and sticky.
+      let before: Deno.FileInfo | null = null;
+      let mode = request.mode ?? null;
+      if (request.expect !== null && request.expect !== undefined) {
+        try {
+          before = Deno.lstatSync(to);
+        } catch (error) {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+        }
+        if (before !== null && (!before.isFile || request.expect !== "file-or-absent")) {
+          return send({ id: request.id, ok: { written: false, before: info(before) } });
+        }
+        if (mode === null && before !== null && before.mode !== null) mode = before.mode & 0o777;
+      }
+      await createFile(p, mode, body);
       try {
         // The file that was read must still be there (the same check as the host's commit).
         const identity = request.identity as { dev: unknown; ino: unknown } | null;
         if (identity) {
           let now: Deno.FileInfo;
           try {
-            now = Deno.lstatSync(String(request.to));
+            now = Deno.lstatSync(to);
           } catch (error) {
             if (!(error instanceof Deno.errors.NotFound)) throw error;
             throw new Deno.errors.NotFound("The file disappeared while it was changed");
@@ -126,12 +145,15 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
             throw new Deno.errors.NotFound("The file changed on disk while the patch was applied");
           }
         }
-        Deno.renameSync(p, String(request.to));
+        Deno.renameSync(p, to);
       } catch (error) {
         await Deno.remove(p).catch(() => {});
         throw error;
       }
-      return done(request);
+      return send({
+        id: request.id,
+        ok: { written: true, before: before === null ? null : info(before) },
+      });
     },
     rename: (request) => (Deno.renameSync(path(request), String(request.to)), done(request)),
     link: (request) => (Deno.linkSync(path(request), String(request.to)), done(request)),
