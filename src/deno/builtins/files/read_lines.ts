@@ -31,6 +31,8 @@ export interface LinesRead {
 }
 
 const CHUNK_BYTES = 64 * 1024;
+/** The smallest read buffer, for empty and tiny files. */
+const MIN_BUFFER_BYTES = 1024;
 /** For files of at most this size, the lines after the range are counted. */
 const COUNT_ALL_BYTES = 4 * 1024 * 1024;
 
@@ -60,7 +62,7 @@ export async function readLines(
   let truncated = false;
   let stopped = false;
   // One await per chunk, not per line: the lines of a chunk are handled in one synchronous loop.
-  reading: for await (const batch of segments(file, signal)) {
+  reading: for await (const batch of segments(file, bufferBytes(size), signal)) {
     for (const segment of batch) {
       if (line > endLine || truncated) {
         if (!countAll) {
@@ -108,10 +110,24 @@ interface Segment {
   end: boolean;
 }
 
+/**
+ * The buffer for a file of `size` bytes: the whole file and a byte more (so a file that grew
+ * since it was measured is noticed), at most a chunk. A small file then costs a small
+ * allocation, not a zeroed 64 KiB one per call; a file that grew is still read to its end.
+ */
+function bufferBytes(size: number): number {
+  if (!Number.isSafeInteger(size) || size < 0) return CHUNK_BYTES; // a size nobody measured
+  return Math.min(CHUNK_BYTES, Math.max(MIN_BUFFER_BYTES, size + 1));
+}
+
 /** The segments of each chunk read, one batch per chunk. */
-async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator<Segment[]> {
+async function* segments(
+  file: ByteSource,
+  bufferSize: number,
+  signal?: AbortSignal,
+): AsyncGenerator<Segment[]> {
   const decoder = new TextDecoder();
-  const buffer = new Uint8Array(CHUNK_BYTES);
+  const buffer = new Uint8Array(bufferSize);
   let pending = "";
   while (true) {
     signal?.throwIfAborted();
