@@ -113,3 +113,32 @@ Deno.test("readLines() reads with a whole chunk when the size given is not a byt
     assertEquals(reads, 2);
   }
 });
+
+Deno.test("readLines() reads a file of the measured size in one read, and reads on past a short read before it", async () => {
+  const bytes = text("hello\nworld\n".repeat(20));
+  const source = (chunk: number) => {
+    let offset = 0;
+    const calls: number[] = [];
+    return {
+      calls,
+      read(buffer: Uint8Array) {
+        const n = Math.min(chunk, buffer.length, bytes.length - offset);
+        calls.push(n);
+        if (n === 0) return Promise.resolve(null);
+        buffer.set(bytes.subarray(offset, offset + n));
+        offset += n;
+        return Promise.resolve(n);
+      },
+    };
+  };
+  const whole = source(Infinity);
+  const read = await readLines(whole, bytes.length, { startLine: 1, maxChars: 10_000 });
+  assertEquals(read.content, "hello\nworld\n".repeat(20));
+  assertEquals(read.totalLines, 40);
+  assertEquals(whole.calls, [240]); // no read only to see the end
+  // Short reads below the measured size (a pipe-like source) do not end the file.
+  const pieces = source(7);
+  const again = await readLines(pieces, bytes.length, { startLine: 1, maxChars: 10_000 });
+  assertEquals(again.content, read.content);
+  assertEquals(pieces.calls.length, Math.ceil(240 / 7));
+});
