@@ -9,8 +9,9 @@ export interface DeferredLines {
 /**
  * Queues log lines and writes them in one write after the current task: `serve`'s call log is
  * then written after the call's answer, not before it. A line on stderr before the answer woke
- * the client (which reads the server's stderr) on every call, on the call's critical path; the
- * next task still writes it within a millisecond, in order, and `flush` writes what is left.
+ * the client (which reads the server's stderr) on every call, on the call's critical path; a
+ * 0 ms timer writes it a few milliseconds later, in order (several calls' lines in one write under
+ * load), and `flush` writes what is left.
  *
  * @param write Writes lines joined by newlines (such as `CliIo#err`, which adds the last one).
  * @returns The queue.
