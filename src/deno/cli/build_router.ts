@@ -123,38 +123,53 @@ export async function buildRouter(
   });
   const expose = config.expose;
   const close = () => router.close();
+  // Without MCP servers (whose tools come and go) or a policy (whose gate a tool set carries), a
+  // user's tool set never changes: it is built once, not again for every request it serves.
+  const fixed = gateway === undefined && config.policy === undefined
+    ? new Map<string | undefined, Promise<ToolSet>>()
+    : undefined;
   const served: ServedRouter = {
     router,
     ...(gateway === undefined ? {} : { gateway }),
     startupFiles: startupFilesInside(config.context, startup),
     linkedStartupFiles: startup.linked,
-    async expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
-      const user = config.users.find((entry) => entry.id === userId);
-      const selection = (connect: boolean) => ({
-        builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
-        functions: [
-          ...(expose.functions ?? functions.map((tool) => tool.name))
-            .filter((name) => name !== "connect_accounts"),
-          ...(connect ? ["connect_accounts"] : []),
-        ],
-        mcpServices: expose.mcpServices ?? mcpServices.map((service) => service.name),
-        mcpServers: [
-          ...(expose.mcpServers ?? Object.keys(config.mcpServers)),
-          ...Object.keys(user?.mcpServers ?? {}),
-        ],
-        userId,
-        signal,
-      });
-      const toolSet = await router.expose(selection(false));
-      // `connect_accounts` is offered only while a server waits for the user to authorize.
-      const waiting = oauth !== undefined &&
-        toolSet.missing.some((entry) => /Authorization required/.test(entry.reason));
-      return waiting ? await router.expose(selection(true)) : toolSet;
+    expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
+      const known = fixed?.get(userId);
+      if (known !== undefined) return known;
+      const made = exposeNow(userId, signal);
+      if (fixed !== undefined) {
+        fixed.set(userId, made);
+        made.catch(() => fixed.delete(userId)); // a failure is not kept
+      }
+      return made;
     },
     close,
     [Symbol.asyncDispose]: close,
     ...(pins.lock === undefined ? {} : { lock: pins.lock }),
   };
+  async function exposeNow(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
+    const user = config.users.find((entry) => entry.id === userId);
+    const selection = (connect: boolean) => ({
+      builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
+      functions: [
+        ...(expose.functions ?? functions.map((tool) => tool.name))
+          .filter((name) => name !== "connect_accounts"),
+        ...(connect ? ["connect_accounts"] : []),
+      ],
+      mcpServices: expose.mcpServices ?? mcpServices.map((service) => service.name),
+      mcpServers: [
+        ...(expose.mcpServers ?? Object.keys(config.mcpServers)),
+        ...Object.keys(user?.mcpServers ?? {}),
+      ],
+      userId,
+      signal,
+    });
+    const toolSet = await router.expose(selection(false));
+    // `connect_accounts` is offered only while a server waits for the user to authorize.
+    const waiting = oauth !== undefined &&
+      toolSet.missing.some((entry) => /Authorization required/.test(entry.reason));
+    return waiting ? await router.expose(selection(true)) : toolSet;
+  }
   return served;
 }
 

@@ -14,6 +14,7 @@ import { serveToken, writeTokenFile } from "./serve_token.ts";
 import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import { deferredLines } from "./deferred_lines.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 
@@ -58,6 +59,9 @@ export async function serveCommand(
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const auth = http === undefined ? undefined : await httpAuth(config, http, tokenFile);
   const toolsChanged = new Set<(userId?: string) => void>();
+  // Call lines are written after the call's answer (see deferredLines); the rest at the end.
+  const callLog = deferredLines((lines) => io.err(lines));
+  using _flushCallLog = { [Symbol.dispose]: () => callLog.flush() };
   await using audit = files.audit === undefined ? undefined : await FileAuditSink.open(
     files.audit,
     { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
@@ -67,9 +71,9 @@ export async function serveCommand(
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
     store,
-    onEvent: (event) => io.err(formatCallLog(event)),
+    onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
-      io.err(formatGatewayLog(event));
+      callLog.push(formatGatewayLog(event)); // In order with the calls' lines.
       if (event.type === "tools_changed") {
         for (const notify of toolsChanged) notify(event.userId);
       }

@@ -37,6 +37,26 @@ Deno.test("buildRouter() exposes every built-in of the context when the config l
   assertEquals((await withBash.expose()).names, [...fileTools, "bash"].sort());
 });
 
+Deno.test("buildRouter() builds a user's tool set once without MCP servers or a policy, per request otherwise", async () => {
+  await using ws = await tempWorkspace();
+  await using plain = await buildRouter(config(ws.path, {
+    users: [{ id: "alice", tokenVariable: "T_ALICE", mcpServers: {} }],
+  }));
+  const first = await plain.expose();
+  assertEquals(await plain.expose(), first); // the same tool set, not rebuilt
+  assertEquals((await plain.expose()) === first, true);
+  const alice = await plain.expose("alice");
+  assertEquals(alice === first, false); // one per user
+  assertEquals(alice.userId, "alice");
+  assertEquals((await plain.expose("alice")) === alice, true);
+  assertEquals(
+    JSON.parse((await first.call("read_file", { path: "hello.txt" })).text).content,
+    "hello\n",
+  );
+  await using withPolicy = await buildRouter(config(ws.path, { policy: { deny: ["edit"] } }));
+  assertEquals((await withPolicy.expose()) === (await withPolicy.expose()), false);
+});
+
 Deno.test("buildRouter() serves no built-in for a config that did not ask for them (an mcp.json)", async () => {
   await using ws = await tempWorkspace();
   const upstream = await startMcpTestServer();

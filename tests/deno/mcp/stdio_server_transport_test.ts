@@ -128,3 +128,33 @@ Deno.test("DenoStdioServerTransport closes a file source on close, ending the re
   assertEquals([closed, errors], [1, []]);
   await output.readable.cancel();
 });
+
+Deno.test("DenoStdioServerTransport starts the next read only after a message ran to its first wait", async () => {
+  const encoder = new TextEncoder();
+  const chunks = ['{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'];
+  const events: string[] = [];
+  const file = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      events.push("read");
+      const next = chunks.shift();
+      if (next === undefined) return Promise.resolve(null);
+      const bytes = encoder.encode(next);
+      buffer.set(bytes);
+      return Promise.resolve(bytes.length);
+    },
+  };
+  const output = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = new DenoStdioServerTransport(file, output.writable);
+  const ended = new Promise<void>((resolve) => transport.onclose = resolve);
+  transport.onmessage = () => {
+    // A handler as the SDK runs it: a chain of promise steps before its first I/O.
+    void (async () => {
+      for (let step = 0; step < 50; step++) await Promise.resolve();
+      events.push("handler ran");
+    })();
+  };
+  await transport.start();
+  await ended;
+  assertEquals(events, ["read", "handler ran", "read"]);
+  await output.readable.cancel();
+});

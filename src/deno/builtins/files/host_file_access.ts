@@ -1,5 +1,9 @@
 import type { ResolvedContext } from "../builtin_context.ts";
-import { checkOpenedFileSync, checkStagedFile } from "../paths/opened_file_check.ts";
+import {
+  checkOpenedFileSync,
+  checkPathStillLeadsTo,
+  checkStagedFile,
+} from "../paths/opened_file_check.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import {
   type FileAccess,
@@ -74,7 +78,7 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
               close() {
                 try {
                   // Checking again after reading makes a racing swap win twice in a row.
-                  if (opened !== undefined) checkOpenedFileSync(ctx, file, path, shown);
+                  if (opened !== undefined) checkPathStillLeadsTo(ctx, opened, path, shown);
                   return Promise.resolve();
                 } catch (error) {
                   return Promise.reject(error);

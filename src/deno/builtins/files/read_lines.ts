@@ -31,6 +31,8 @@ export interface LinesRead {
 }
 
 const CHUNK_BYTES = 64 * 1024;
+/** The smallest read buffer, for empty and tiny files. */
+const MIN_BUFFER_BYTES = 1024;
 /** For files of at most this size, the lines after the range are counted. */
 const COUNT_ALL_BYTES = 4 * 1024 * 1024;
 
@@ -60,7 +62,7 @@ export async function readLines(
   let truncated = false;
   let stopped = false;
   // One await per chunk, not per line: the lines of a chunk are handled in one synchronous loop.
-  reading: for await (const batch of segments(file, signal)) {
+  reading: for await (const batch of segments(file, size, signal)) {
     for (const segment of batch) {
       if (line > endLine || truncated) {
         if (!countAll) {
@@ -108,18 +110,40 @@ interface Segment {
   end: boolean;
 }
 
-/** The segments of each chunk read, one batch per chunk. */
-async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator<Segment[]> {
+/**
+ * The buffer for a file of `size` bytes: the whole file and a byte more (so a file that grew
+ * since it was measured is noticed), at most a chunk. A small file then costs a small
+ * allocation, not a zeroed 64 KiB one per call; a file that grew is still read to its end.
+ */
+function bufferBytes(size: number): number {
+  if (!Number.isSafeInteger(size) || size < 0) return CHUNK_BYTES; // a size nobody measured
+  return Math.min(CHUNK_BYTES, Math.max(MIN_BUFFER_BYTES, size + 1));
+}
+
+/**
+ * The segments of each chunk read, one batch per chunk. A short read that brings the bytes read
+ * to exactly the measured size ends the file, as Node's `readFile` does: the read that would
+ * only confirm the end is skipped (a file that grew is still read on; one read at the measured
+ * size is as of the moment it was measured).
+ */
+async function* segments(
+  file: ByteSource,
+  size: number,
+  signal?: AbortSignal,
+): AsyncGenerator<Segment[]> {
   const decoder = new TextDecoder();
-  const buffer = new Uint8Array(CHUNK_BYTES);
+  const buffer = new Uint8Array(bufferBytes(size));
   let pending = "";
+  let total = 0;
   while (true) {
     signal?.throwIfAborted();
     const read = await file.read(buffer);
+    if (read !== null) total += read;
+    const atEnd = read === null || (read < buffer.length && total === size);
     const text = pending +
-      (read === null
-        ? decoder.decode()
-        : decoder.decode(buffer.subarray(0, read), { stream: true }));
+      (read === null ? decoder.decode() : decoder.decode(buffer.subarray(0, read), {
+        stream: !atEnd,
+      }));
     const batch: Segment[] = [];
     let from = 0;
     for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
@@ -127,7 +151,7 @@ async function* segments(file: ByteSource, signal?: AbortSignal): AsyncGenerator
       from = newline + 1;
     }
     pending = text.slice(from);
-    if (read === null) {
+    if (atEnd) {
       if (pending.length > 0) batch.push({ text: pending, end: false });
       yield batch;
       return;

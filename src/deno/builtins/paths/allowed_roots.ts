@@ -136,6 +136,9 @@ export function findRoot(roots: readonly Root[], path: string, kind: keyof Root)
  * @returns The path to operate on.
  */
 export function underDeclared(root: Root, real: string): string {
+  // A canonical root (declared = real): the real path already lies under the declared root (a
+  // real path is normalized, so joining the root and the rest gave it back), without the work.
+  if (root.real === root.declared) return real;
   const rest = relative(root.real, real);
   return rest === "" ? root.declared : join(root.declared, rest);
 }

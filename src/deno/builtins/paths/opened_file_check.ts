@@ -57,11 +57,32 @@ export function checkOpenedFileSync(
 ): Deno.FileInfo | undefined {
   const opened = describeOpened(ctx, file, target, shown, "reads");
   if (opened === undefined) return undefined;
+  checkPathStillLeadsTo(ctx, opened, target, shown);
+  return opened;
+}
+
+/**
+ * The path half of {@linkcode checkOpenedFileSync}, for checking again after reading: no
+ * component below the root is a symlink, and the path, resolved and checked for containment
+ * again, still leads to the opened file. The open file's own `fstat` is not repeated: a handle
+ * keeps its file (`dev`, `ino`) and Deno checks it against the path resolved when it was opened,
+ * so a second `fstat` answers the same.
+ *
+ * @param ctx The request's context.
+ * @param opened What {@linkcode checkOpenedFileSync} returned for the open file.
+ * @param target The path as checked before opening.
+ * @param shown The path as the model gave it.
+ */
+export function checkPathStillLeadsTo(
+  ctx: ResolvedContext,
+  opened: Deno.FileInfo,
+  target: ResolvedPath,
+  shown: string,
+): void {
   checkNoSymlinkBelow(target, shown);
   const again = resolveReadPathSync(ctx, shown);
   const now = Deno.statSync(again.real);
   if (opened.dev !== now.dev || opened.ino !== now.ino) throw swapped(shown);
-  return opened;
 }
 
 /**

@@ -213,9 +213,18 @@ function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void 
 
 function displayOf(workspace: Root, lexical: string): string {
   for (const base of [workspace.declared, workspace.real]) {
-    if (within(base, lexical)) return relative(base, lexical) || ".";
+    if (within(base, lexical)) return below(base, lexical);
   }
   return lexical;
+}
+
+/**
+ * `relative(base, path) || "."` for a normalized path within `base` (as `lexicalPath` makes
+ * them): the rest after the base's separator, without resolving either again.
+ */
+function below(base: string, path: string): string {
+  if (path === base) return ".";
+  return path.slice(base === "/" ? 1 : base.length + 1);
 }
 
 function realPathOrUndefined(path: string): string | undefined {

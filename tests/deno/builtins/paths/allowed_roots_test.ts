@@ -1,3 +1,4 @@
+import { join, relative } from "@std/path";
 import { assertEquals } from "@std/assert";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
@@ -19,6 +20,18 @@ Deno.test("underDeclared() puts the symlink-free rest under the declared root", 
   const root = { declared: "/link", real: "/real" };
   assertEquals(underDeclared(root, "/real/a/b"), "/link/a/b");
   assertEquals(underDeclared(root, "/real"), "/link");
+});
+
+Deno.test("underDeclared() gives a real path back as it is under a canonical root, as joining did", () => {
+  for (const root of [{ declared: "/ws", real: "/ws" }, { declared: "/", real: "/" }]) {
+    for (const real of [root.real, `${root.real === "/" ? "" : root.real}/a/b.txt`]) {
+      const joined = join(root.declared, relative(root.real, real));
+      assertEquals(
+        underDeclared(root, real),
+        relative(root.real, real) === "" ? root.declared : joined,
+      );
+    }
+  }
 });
 
 Deno.test("realRoots() resolves symlinked roots and skips read-only roots that do not exist", async () => {

@@ -3,6 +3,8 @@ import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
   checkOpenedFile,
+  checkOpenedFileSync,
+  checkPathStillLeadsTo,
   checkStagedFile,
 } from "../../../../src/deno/builtins/paths/opened_file_check.ts";
 import {
@@ -99,4 +101,38 @@ Deno.test("checkOpenedFile() walks a path whose first name starts with two dots,
     await Deno.remove(`${workspace}/..d`);
     await Deno.remove(`${workspace}/..tmp`, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "checkPathStillLeadsTo() refuses, after reading, a path whose directory became a symlink or whose file was replaced",
+  permissions: { read: [workspace], write: [workspace] },
+  async fn() {
+    const target = await resolveReadPath(ctx, "d/f.txt");
+    using file = await Deno.open(target.real);
+    const opened = checkOpenedFileSync(ctx, file, target, "d/f.txt")!;
+    checkPathStillLeadsTo(ctx, opened, target, "d/f.txt"); // nothing changed: accepted
+    await swap(); // `d` now leads outside
+    try {
+      let refused: unknown;
+      try {
+        checkPathStillLeadsTo(ctx, opened, target, "d/f.txt");
+      } catch (error) {
+        refused = error;
+      }
+      assertEquals((refused as ToolError).code, "permission_denied");
+    } finally {
+      await swap();
+    }
+    // Another file renamed over the path (no symlink anywhere): its identity differs.
+    await Deno.writeTextFile(`${workspace}/d/g.txt`, "inside\n");
+    await Deno.rename(`${workspace}/d/g.txt`, `${workspace}/d/f.txt`);
+    let replaced: unknown;
+    try {
+      checkPathStillLeadsTo(ctx, opened, target, "d/f.txt");
+    } catch (error) {
+      replaced = error;
+    }
+    assertEquals((replaced as ToolError).code, "permission_denied");
+  },
 });

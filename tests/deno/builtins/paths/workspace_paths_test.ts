@@ -38,6 +38,9 @@ Deno.test("resolveReadPath() accepts workspace paths and read-only roots", async
   assertEquals(hello.real, await Deno.realPath(`${f.workspace}/hello.txt`));
   assertEquals((await resolveReadPath(ctx, "./sub/../hello.txt")).display, "hello.txt");
   assertEquals((await resolveReadPath(ctx, `${f.workspace}/hello.txt`)).display, "hello.txt");
+  assertEquals((await resolveReadPath(ctx, f.workspace)).display, ".");
+  assertEquals((await resolveReadPath(ctx, `${f.workspace}/sub/`)).display, "sub");
+  assertEquals((await resolveReadPath(ctx, "sub//./")).display, "sub");
   const ro = await resolveReadPath(ctx, `${f.readOnly}/ro.txt`);
   assertEquals(ro.root, f.readOnly);
 });
