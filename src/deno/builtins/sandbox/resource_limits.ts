@@ -42,17 +42,21 @@ export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string 
 // hierarchy mounted with nsdelegate is not used: the sandbox's own cgroup namespace (rooted at
 // sup) would forbid that move. It reports the kind on stderr as the first line, runs bubblewrap
 // as a child until it ends, the wrapper gets TERM or the host is gone, then removes the
-// cgroups; empty leftovers are removed on the way.
+// cgroups; leftovers of ended sessions are removed on the way.
 const CGROUP_WRAPPER = `
-p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=()
+p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=() cmds=() keeper=
 command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
-sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d"/sup "$d"/cmd "$d" 2>/dev/null; done; }
+# A leftover is a session whose sup is empty or gone (bubblewrap ended): a running session's
+# cmd is empty whenever no command runs, and removing it would leave its commands no limits.
+sweep() { for d in "$1"/toolroute-*; do
+  [ -d "$d" ] && { [ ! -d "$d/sup" ] || rmdir "$d/sup"; } 2>/dev/null && rmdir "$d/cmd" "$d" 2>/dev/null
+done; }
 session() { # $1: hierarchy, $2: controllers to enable below (v2), $3: the file to bind
   mkdir "$1/$n" "$1/$n/sup" "$1/$n/cmd" 2>/dev/null || return 1
   made+=("$1")
   [ -z "$2" ] || echo "$2" > "$1/$n/cgroup.subtree_control" || return 1
   echo $$ > "$1/$n/sup/cgroup.procs" &&
-    binds+=(--bind "$1/$n/cmd/$3" "/.toolroute/cg/$((\${#binds[@]} / 3))")
+    binds+=(--bind "$1/$n/cmd/$3" "/.toolroute/cg/$((\${#binds[@]} / 3))") && cmds+=("$1/$n/cmd")
 }
 v2=/sys/fs/cgroup; [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup/unified
 kind=none sub=
@@ -76,6 +80,15 @@ if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory 
   fi
 fi
 [ $kind = none ] && binds=()
+# While the session lives, a process of the wrapper's stays in each cmd cgroup (outside the
+# sandbox's PID namespace: commands do not see it): an empty cmd cgroup would look like a
+# leftover to the sweep of another session (older versions removed any empty one), and its
+# commands would then be refused. It ends with the wrapper (checked every second).
+if [ $kind != none ]; then
+  ( for c in "\${cmds[@]}"; do echo $BASHPID > "$c/cgroup.procs" || exit; done
+    exec 4<> <(:); while kill -0 $$ 2>/dev/null; do read -t 1 -u 4; done ) </dev/null >/dev/null 2>&1 &
+  keeper=$!
+fi
 [ "$report" = report ] && echo "toolroute-limits: $kind" >&2
 program=$1 host=$PPID; shift
 # bubblewrap in the background with this stdin: TERM (the host closing the session) or the
@@ -90,6 +103,7 @@ while kill -0 $pid 2>/dev/null; do
 done
 wait $pid
 rc=$?
+[ -z "$keeper" ] || kill -KILL $keeper 2>/dev/null
 for h in "\${made[@]}"; do
   echo $$ > "$h/cgroup.procs" 2>/dev/null
   # The sandbox's processes are killed with it, but may take a moment to be gone.

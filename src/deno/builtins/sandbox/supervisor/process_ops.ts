@@ -41,9 +41,13 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     }
   };
   // Whether a process of a command may be left: without a cgroup, always (then /proc tells).
+  // A process outside the sandbox's PID namespace (the wrapper's keeper) is not listed, or
+  // listed as 0.
   const commandsLeft = () => {
     try {
-      return cgroups.length === 0 || Deno.readFileSync(cgroups[0]).length > 0;
+      return cgroups.length === 0 ||
+        new TextDecoder().decode(Deno.readFileSync(cgroups[0])).split("\n")
+          .some((line) => line !== "" && line !== "0");
     } catch {
       return true;
     }
