@@ -13,8 +13,9 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
 });
 
 /**
- * The prefix of every command run in a session: it moves the command's shell into the session's
- * limited cgroup (when there is one), then sets hard limits the command cannot raise.
+ * The prefix of every command run in a session: hard limits the command cannot raise. (The
+ * move into the session's limited cgroup comes before it, written by the supervisor, which
+ * knows whether the session has one: see `supervisor/process_ops.ts`.)
  * `-u` (RLIMIT_NPROC) counts every process of the user on the host and does not bind uid 0;
  * `-d` (RLIMIT_DATA) bounds each process's data (heap and anonymous mappings) without counting
  * the address space that runtimes such as V8 only reserve; `-t` (RLIMIT_CPU) stops a process
@@ -27,47 +28,67 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
 export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string {
   const kib = limits.memoryMiB * 1024;
   const cpu = timeoutMs === undefined ? "" : ` -t ${Math.max(1, Math.ceil(timeoutMs / 1000))}`;
-  return `for f in /.toolroute/cg/*; do echo $$ > "$f"; done 2>/dev/null; ` +
-    `ulimit -HS -u ${limits.processes} -d ${kib}${cpu} 2>/dev/null; `;
+  return `ulimit -HS -u ${limits.processes} -d ${kib}${cpu} 2>/dev/null; `;
 }
 
 // Run by bash around bubblewrap. Where a cgroup is writable (v2 with pids and memory, else v1),
 // the session gets toolroute-<id>/sup (bubblewrap and the supervisor: unlimited, so that a
 // command cannot starve the supervisor of threads) and toolroute-<id>/cmd (the limits); the
-// cmd cgroup's cgroup.procs is bound into the sandbox at /.toolroute/cg/<n>, where each command
-// moves itself first. It reports the kind on stderr as the first line, runs bubblewrap as a
-// child until it ends, the wrapper gets TERM or the host is gone, then removes the cgroups;
-// empty leftovers are removed on the way.
+// cmd cgroup's file that moves a writer of "0" there is bound into the sandbox at
+// /.toolroute/cg/<n>, where the supervisor has each command's shell move itself first:
+// cgroup.procs on v2, tasks on v1 (there "0" moves the writing thread alone, which skips the
+// kernel's global threadgroup lock and its RCU grace period, about 1.5 ms per command when
+// commands are spaced out; the shell is single-threaded, so the whole process moves). A v2
+// hierarchy mounted with nsdelegate is not used: the sandbox's own cgroup namespace (rooted at
+// sup) would forbid that move. It reports the kind on stderr as the first line, runs bubblewrap
+// as a child until it ends, the wrapper gets TERM or the host is gone, then removes the
+// cgroups; leftovers of ended sessions are removed on the way.
 const CGROUP_WRAPPER = `
-p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=()
+p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=() cmds=() keeper=
 command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
-sweep() { for d in "$1"/toolroute-*; do [ -d "$d" ] && rmdir "$d"/sup "$d"/cmd "$d" 2>/dev/null; done; }
-session() { # $1: hierarchy, $2: controllers to enable below (v2)
+# A leftover is a session whose sup is empty or gone (bubblewrap ended): a running session's
+# cmd is empty whenever no command runs, and removing it would leave its commands no limits.
+sweep() { for d in "$1"/toolroute-*; do
+  [ -d "$d" ] && { [ ! -d "$d/sup" ] || rmdir "$d/sup"; } 2>/dev/null && rmdir "$d/cmd" "$d" 2>/dev/null
+done; }
+session() { # $1: hierarchy, $2: controllers to enable below (v2), $3: the file to bind
   mkdir "$1/$n" "$1/$n/sup" "$1/$n/cmd" 2>/dev/null || return 1
   made+=("$1")
   [ -z "$2" ] || echo "$2" > "$1/$n/cgroup.subtree_control" || return 1
   echo $$ > "$1/$n/sup/cgroup.procs" &&
-    binds+=(--bind "$1/$n/cmd/cgroup.procs" "/.toolroute/cg/\${#binds[@]}")
+    binds+=(--bind "$1/$n/cmd/$3" "/.toolroute/cg/$((\${#binds[@]} / 3))") && cmds+=("$1/$n/cmd")
 }
 v2=/sys/fs/cgroup; [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup/unified
 kind=none sub=
 [ -f "$v2/cgroup.subtree_control" ] && read -r sub < "$v2/cgroup.subtree_control"
+while read -r _ at _ opts _; do
+  [ "$at" = "$v2" ] && [[ ",$opts," == *,nsdelegate,* ]] && sub=
+done < /proc/self/mounts
 if [[ " $sub " == *" pids "* && " $sub " == *" memory "* ]]; then
   sweep "$v2"
-  if session "$v2" "+pids +memory"; then
+  if session "$v2" "+pids +memory" cgroup.procs; then
     echo "$p" > "$v2/$n/cmd/pids.max" && echo "$m" > "$v2/$n/cmd/memory.max" && kind=cgroup2
     echo 0 > "$v2/$n/cmd/memory.swap.max" 2>/dev/null
   fi
 fi
 if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory ]; then
   sweep /sys/fs/cgroup/pids; sweep /sys/fs/cgroup/memory
-  if session /sys/fs/cgroup/pids && session /sys/fs/cgroup/memory; then
+  if session /sys/fs/cgroup/pids "" tasks && session /sys/fs/cgroup/memory "" tasks; then
     echo "$p" > "/sys/fs/cgroup/pids/$n/cmd/pids.max" &&
       echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.limit_in_bytes" && kind=cgroup1
     echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.memsw.limit_in_bytes" 2>/dev/null
   fi
 fi
 [ $kind = none ] && binds=()
+# While the session lives, a process of the wrapper's stays in each cmd cgroup (outside the
+# sandbox's PID namespace: commands do not see it): an empty cmd cgroup would look like a
+# leftover to the sweep of another session (older versions removed any empty one), and its
+# commands would then be refused. It ends with the wrapper (checked every second).
+if [ $kind != none ]; then
+  ( for c in "\${cmds[@]}"; do echo $BASHPID > "$c/cgroup.procs" || exit; done
+    exec 4<> <(:); while kill -0 $$ 2>/dev/null; do read -t 1 -u 4; done ) </dev/null >/dev/null 2>&1 &
+  keeper=$!
+fi
 [ "$report" = report ] && echo "toolroute-limits: $kind" >&2
 program=$1 host=$PPID; shift
 # bubblewrap in the background with this stdin: TERM (the host closing the session) or the
@@ -82,6 +103,7 @@ while kill -0 $pid 2>/dev/null; do
 done
 wait $pid
 rc=$?
+[ -z "$keeper" ] || kill -KILL $keeper 2>/dev/null
 for h in "\${made[@]}"; do
   echo $$ > "$h/cgroup.procs" 2>/dev/null
   # The sandbox's processes are killed with it, but may take a moment to be gone.

@@ -1,7 +1,12 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
-import { limitPrefix } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
+import {
+  DEFAULT_LIMITS,
+  limitPrefix,
+  withResourceLimits,
+} from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
+import { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 /** The host's process count (ps, not /proc: Deno reads /proc only under --allow-all). */
@@ -33,8 +38,7 @@ async function sampled<T>(run: () => Promise<T>) {
 Deno.test("limitPrefix() sets hard process, data and CPU limits the command cannot raise", () => {
   assertEquals(
     limitPrefix({ processes: 64, memoryMiB: 256 }, 2500),
-    'for f in /.toolroute/cg/*; do echo $$ > "$f"; done 2>/dev/null; ' +
-      "ulimit -HS -u 64 -d 262144 -t 3 2>/dev/null; ",
+    "ulimit -HS -u 64 -d 262144 -t 3 2>/dev/null; ",
   );
 });
 
@@ -134,5 +138,51 @@ Deno.test({
     assert(maxProcesses - before < 200, `${maxProcesses - before} more processes`);
     await router.close();
     await Deno.remove(ws, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "a session that starts leaves another running session's limited cgroup in place (its commands keep their limits)",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
+    const start = () =>
+      SandboxSession.start({
+        mounts: { workspace: { source: ws, dest: ws }, readOnlyRoots: [] },
+        path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        startTimeoutMs: 10_000,
+        wrap: withResourceLimits(DEFAULT_LIMITS),
+      });
+    const first = await start();
+    // The second start sweeps the leftovers of ended sessions: the first one's cgroup is not one,
+    // although no command of it runs (its cmd cgroup is empty).
+    const second = await start();
+    try {
+      assert(first.limitsKind !== undefined && first.limitsKind === second.limitsKind);
+      let stdout = "";
+      const answer = await first.request(
+        {
+          op: "exec",
+          command: "cat /proc/$$/cgroup",
+          prefix: "",
+          cwd: ws,
+          env: {},
+          timeoutMs: 5000,
+        },
+        undefined,
+        {
+          timeoutMs: 10_000,
+          onTimeout: () => new Error("timeout") as never,
+          onStream: (stream, bytes) => stream === 1 && (stdout += new TextDecoder().decode(bytes)),
+        },
+      );
+      assertEquals((answer.header.exit as { code: number }).code, 0, stdout);
+      if (first.limitsKind !== "none") assertMatch(stdout, /:\/\.\.\/cmd$/m);
+    } finally {
+      await first.close();
+      await second.close();
+      await Deno.remove(ws, { recursive: true });
+    }
   },
 });

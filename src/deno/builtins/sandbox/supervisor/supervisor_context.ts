@@ -26,6 +26,12 @@ export interface SupervisorContext {
   processIds(): number[];
   /** Kills one process; one that is gone already is not an error. */
   kill(pid: number): void;
+  /**
+   * The files a command's shell writes `0` to, to move itself into the session's limited
+   * cgroups (`/.toolroute/cg/<n>`, bound by the resource-limit wrapper); none without a cgroup.
+   * Reading the first lists the processes (v2) or threads (v1) in them.
+   */
+  readonly cgroups: readonly string[];
 }
 
 /**
@@ -44,7 +50,18 @@ export function supervisorContext(): SupervisorContext {
   } catch {
     // No /proc: nothing to list.
   }
+  // The limited cgroups' files, found once: the wrapper binds them before the sandbox starts.
+  const cgroups: string[] = [];
+  try {
+    for (const entry of Deno.readDirSync("/.toolroute/cg")) {
+      cgroups.push(`/.toolroute/cg/${entry.name}`);
+    }
+  } catch {
+    // No cgroup: rlimits only.
+  }
+  cgroups.sort();
   return {
+    cgroups,
     // Synchronous: a frame is written whole before the next one (no interleaving, no queue),
     // and skipping the thread pool saves a round of scheduling per answer. The host reads its
     // end of the pipe all the time, so a full pipe only waits for it to catch up.

@@ -12,6 +12,7 @@ const idle: SupervisorContext = {
   send: () => Promise.resolve(),
   processIds: () => [],
   kill: () => {},
+  cgroups: [],
 };
 
 Deno.test("the supervisor's operation families name every operation once", () => {
