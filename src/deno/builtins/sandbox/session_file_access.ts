@@ -143,6 +143,8 @@ class SessionFile implements OpenedFile {
       if (answer.body.length > buffer.length) {
         throw this.lease.session.fail("it sent too many bytes");
       }
+      // At the end the supervisor closed the file: asking again would name a closed handle.
+      if (answer.ok.eof === true) this.#eof = true;
       if (answer.body.length === 0) {
         this.#eof = true;
         return null;

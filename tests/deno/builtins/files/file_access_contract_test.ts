@@ -21,6 +21,8 @@ import { type Fixture, makeFixture, SECRET } from "../_fixture.ts";
 
 type Call = [tool: string, args: Record<string, unknown>];
 
+// big.txt: 3000 rows of 40 bytes, about 117 KiB.
+const PAD = "x".repeat(30);
 const lines = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join("");
 const CALLS: Call[] = [
   ["read_file", { path: "hello.txt" }],
@@ -62,6 +64,12 @@ const CALLS: Call[] = [
   }],
   ["read_file", { path: "moved/h.txt" }],
   ["read_file", { path: "new/deep/a.txt" }],
+  // Over the session's 64 KiB first read: the rest comes in reads that end at the file's end.
+  ["apply_patch", {
+    patch: `*** Begin Patch\n*** Update File: big.txt\n@@\n-row 2999 ${PAD}\n+ROW 2999 ${PAD}\n` +
+      "*** End Patch",
+  }],
+  ["read_file", { path: "big.txt", startLine: 2998, endLine: 3000 }],
 ];
 
 async function prepare(base: string): Promise<BuiltinContext> {
@@ -71,6 +79,8 @@ async function prepare(base: string): Promise<BuiltinContext> {
   await Deno.writeTextFile(`${ws}/.git/config`, "[core]\n");
   await Deno.writeTextFile(`${ws}/hello.txt`, "hello\nworld\n");
   await Deno.writeTextFile(`${ws}/many.txt`, lines);
+  const rows = Array.from({ length: 3000 }, (_, i) => `row ${i + 1} ${PAD}\n`);
+  await Deno.writeTextFile(`${ws}/big.txt`, rows.join(""));
   await Deno.writeFile(`${ws}/bin.dat`, new Uint8Array([120, 0, 10]));
   await Deno.writeTextFile(`${base}/outside.txt`, "outside\n");
   await Deno.link(`${base}/outside.txt`, `${ws}/hard.txt`);

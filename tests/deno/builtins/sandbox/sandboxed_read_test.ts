@@ -116,3 +116,39 @@ Deno.test("the session's open refuses a FIFO without opening it (it would block)
     await sessions.close();
   }
 });
+
+Deno.test(
+  "the session's open gives every byte of files around the prefetch size, and of a /proc file of size 0",
+  {
+    ignore: skipWithoutBwrap(),
+  },
+  async () => {
+    await using f = await makeFixture();
+    const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, readOnlyRoots: ["/proc"] });
+    const sessions = new SandboxSessions();
+    const files = sessionFileAccess(ctx, sessions);
+    const readAll = async (shown: string) => {
+      const { file } = await files.open(await resolveReadPath(ctx, shown), shown);
+      if (file === undefined) throw new Error(`"${shown}" did not open as a file`);
+      const parts: number[] = [];
+      const buffer = new Uint8Array(10_000);
+      for (let n = await file.read(buffer); n !== null; n = await file.read(buffer)) {
+        parts.push(...buffer.subarray(0, n));
+      }
+      await file.close();
+      return new Uint8Array(parts);
+    };
+    try {
+      for (const size of [0, 1, 65_535, 65_536, 65_537, 200_000]) {
+        const bytes = Uint8Array.from({ length: size }, (_, i) => 97 + (i % 26));
+        await Deno.writeFile(`${f.workspace}/s${size}.txt`, bytes);
+        assertEquals(await readAll(`s${size}.txt`), bytes, `size ${size}`);
+      }
+      // A file that says it is empty and is not: read on past the prefetch of one byte.
+      const limits = new TextDecoder().decode(await readAll("/proc/self/limits"));
+      assert(limits.startsWith("Limit"), limits);
+    } finally {
+      await sessions.close();
+    }
+  },
+);

@@ -82,7 +82,9 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
         return send({ id: request.id, ok: { handle: null, info: info(opened) } });
       }
       const handle = nextHandle++;
-      const first = readFull(file, Number(request.prefetch ?? 0));
+      // Sized to the file (one byte more shows its end): no zeroed 64 KiB per small read. A
+      // file that grew meanwhile is read on with `read`.
+      const first = readFull(file, Math.min(Number(request.prefetch ?? 0), opened.size + 1));
       if (first.eof) file.close();
       else handles.set(handle, file);
       return send(
