@@ -165,6 +165,29 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a command in a running session is refused once the host revokes running bash",
+  ignore: skipWithoutBwrap(),
+  // Named programs: revoking one command of a global run grant leaves the grant (Deno's rule).
+  permissions: { run: ["bash", "bwrap"], env: true, read: true, write: true },
+  async fn() {
+    const ws = await workspace();
+    const router = new ToolRouter({ builtins: builtinTools({ workspace: ws, bash: true }) });
+    try {
+      const tools = await router.expose({ builtins: ["bash"] });
+      assertEquals((await exec(tools, "true")).json?.exitCode, 0);
+      await Deno.permissions.revoke({ name: "run", command: "bash" });
+      const refused = await exec(tools, "touch ran");
+      assertEquals(refused.code, "permission_denied");
+      assertMatch(refused.text, /--allow-run=bash,bwrap/);
+      assert(!(await Deno.lstat(`${ws}/ran`).then(() => true, () => false)), "it ran");
+    } finally {
+      await router.close();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "SIGKILL of the host leaves no process of its sandbox session",
   ignore: skipWithoutBwrap(),
   async fn() {
