@@ -82,7 +82,7 @@ export function createBashTool(
     source: "builtin" as const,
     origin: "bash",
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      runBash(ctx, processes, input.parse(args, "bash") as BashArgs, context, options),
+      runBash(ctx, processes, parseArgs(args), context, options),
   });
 }
 
@@ -174,6 +174,37 @@ async function startInSession(
     lease.release();
     throw error;
   }
+}
+
+const EXEC_KEYS = new Set(["action", "command", "cwd", "timeoutMs"]);
+
+/**
+ * The arguments, checked by the schema; a plain `exec` call (`command`, maybe `cwd` and
+ * `timeoutMs`) is taken without it when every field is of a type the schema accepts as it is
+ * (zod cost more than the rest of the command's preparation right after a spawn). Anything else,
+ * errors included, goes through the schema.
+ */
+function parseArgs(args: Record<string, unknown>): BashArgs {
+  const proto = Object.getPrototypeOf(args);
+  if (proto === Object.prototype || proto === null) {
+    let plain = true;
+    for (const key in args) {
+      if (!Object.hasOwn(args, key) || !EXEC_KEYS.has(key)) {
+        plain = false;
+        break;
+      }
+    }
+    const { action, command, cwd, timeoutMs } = args;
+    if (
+      plain && (action === undefined || action === "exec") &&
+      typeof command === "string" && command.length > 0 &&
+      (cwd === undefined || typeof cwd === "string") &&
+      (timeoutMs === undefined || (Number.isSafeInteger(timeoutMs) && (timeoutMs as number) >= 1))
+    ) {
+      return { action, command, cwd, timeoutMs: timeoutMs as number | undefined };
+    }
+  }
+  return input.parse(args, "bash") as BashArgs;
 }
 
 function request(args: BashArgs, background: boolean, options: BashToolOptions): BashRequest {

@@ -1,5 +1,6 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
+import type { ReapTarget } from "./process_reaper.ts";
 import { bashEnvironment } from "./bash_permissions.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { sandboxMounts } from "../sandbox/sandbox_mounts.ts";
@@ -47,12 +48,14 @@ export async function prepareBashCommand(
     // The session has its mounts; the command only needs its text, directory and environment.
     const inside = { command: request.command, cwd: directory.real, env };
     return {
-      ...inside,
+      command: inside.command,
+      cwd: inside.cwd,
+      env,
       program: "bwrap",
       args: [],
       sandboxed: true,
       detached: false,
-      target: (child) => ({ kind: "sandbox", child }),
+      target: sandboxTarget,
       inside,
     };
   }
@@ -66,6 +69,10 @@ export async function prepareBashCommand(
     background: request.background,
     bwrapProgram: request.bwrapProgram,
   });
+}
+
+function sandboxTarget(child: Deno.ChildProcess): ReapTarget {
+  return { kind: "sandbox", child };
 }
 
 // Kept here too: the mounts moved to the sandbox's room.

@@ -16,8 +16,14 @@ export function bashEnvironment(
   programs: readonly string[],
   envNames: readonly string[],
 ): Record<string, string> {
-  const notRunnable = programs.filter((command) => !granted({ name: "run", command }));
-  if (notRunnable.length > 0) {
+  // Asked on every call, never cached: the host may revoke a permission at any time
+  // (`Deno.permissions.revoke`), and a revoke of a wider descriptor (all of `run`) changes no
+  // status object kept for a narrower one. Loops, not filters: this runs before every command.
+  let notRunnable: string[] | undefined;
+  for (const command of programs) {
+    if (!granted({ name: "run", command })) (notRunnable ??= []).push(command);
+  }
+  if (notRunnable !== undefined) {
     throw new ToolError(
       "permission_denied",
       `The sandbox denied running ${
@@ -25,8 +31,11 @@ export function bashEnvironment(
       }: the host must run Deno with --allow-run=${programs.join(",")}`,
     );
   }
-  const hidden = envNames.filter((variable) => !granted({ name: "env", variable }));
-  if (hidden.length > 0) {
+  let hidden: string[] | undefined;
+  for (const variable of envNames) {
+    if (!granted({ name: "env", variable })) (hidden ??= []).push(variable);
+  }
+  if (hidden !== undefined) {
     throw new ToolError(
       "permission_denied",
       `The sandbox denied reading the environment variables ${

@@ -174,6 +174,8 @@ function resolveInRoots(
 }
 
 function lexicalPath(ctx: ResolvedContext, given: string): string {
+  // The workspace itself (a command's default directory): the context keeps it normalized.
+  if (given === ".") return ctx.workspace;
   // A backslash is a separator, as pathe (used before @std/path) read it: `..\secret` is `../secret`.
   const path = given.replaceAll("\\", "/");
   const full = isAbsolute(path) ? normalize(path) : join(ctx.workspace, path);

@@ -37,7 +37,12 @@ export interface SessionLease {
 interface Entry {
   session: SandboxSession;
   leases: number;
+  // The idle timer, armed when the last lease ends and not cleared by the next use: when it
+  // fires it closes the session only if unused since `lastUsed + idleMs`, else it is set again
+  // for the rest. A setTimeout and clearTimeout pair per command cost more than the rest of
+  // the lease (tens of microseconds each right after a spawn).
   idle?: ReturnType<typeof setTimeout>;
+  lastUsed: number;
   retired: boolean;
 }
 
@@ -121,7 +126,6 @@ export class SandboxSessions {
 
   #lease(key: string, held: Entry): SessionLease {
     held.leases++;
-    clearTimeout(held.idle);
     let released = false;
     return {
       session: held.session,
@@ -183,7 +187,7 @@ export class SandboxSessions {
       throw error;
     }
     if (proxy !== undefined) session.onEnd(() => void proxy.close());
-    const entry: Entry = { session, leases: 0, retired: false };
+    const entry: Entry = { session, leases: 0, lastUsed: 0, retired: false };
     if (this.#closed) {
       await session.close();
       throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
@@ -213,15 +217,23 @@ export class SandboxSessions {
   }
 
   #idle(key: string, entry: Entry): void {
-    clearTimeout(entry.idle);
     if (entry.retired || entry.session.ended) {
+      clearTimeout(entry.idle);
       void entry.session.close();
       return;
     }
+    entry.lastUsed = performance.now();
+    if (entry.idle === undefined) this.#armIdle(key, entry, this.#idleMs);
+  }
+
+  #armIdle(key: string, entry: Entry, ms: number): void {
     entry.idle = setTimeout(() => {
-      if (entry.leases > 0) return;
+      entry.idle = undefined;
+      if (entry.leases > 0 || entry.session.ended) return; // the last release arms it again
+      const rest = entry.lastUsed + this.#idleMs - performance.now();
+      if (rest > 0) return this.#armIdle(key, entry, rest);
       if (this.#entries.get(key) === entry) this.#entries.delete(key);
       void entry.session.close();
-    }, this.#idleMs);
+    }, ms);
   }
 }

@@ -1,4 +1,5 @@
 import { ToolError } from "../../../core/tool_error.ts";
+import { isSharedSignal } from "../../../core/tool_call.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../bash/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../bash/run_command.ts";
@@ -46,11 +47,14 @@ export async function execInSession(
   if (limits.signal.aborted) throw aborted();
   const lease = await sessions.acquire(ctx);
   const session = lease.session;
-  const outputs = { 1: new BoundedOutput(limits.maxChars), 2: new BoundedOutput(limits.maxChars) };
-  const decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
+  // A stream's collector and decoder are made on its first output (`true` prints nothing), and
+  // the call's signal is only listened to when it can abort: allocations and listeners per
+  // command cost more than their work right after a spawn.
+  const streams: { 1?: StreamText; 2?: StreamText } = {};
   let id: number | undefined;
   const cancel = () => id !== undefined && session.notify({ op: "cancel", target: id });
-  limits.signal.addEventListener("abort", cancel, { once: true });
+  const signal = isSharedSignal(limits.signal) ? undefined : limits.signal;
+  signal?.addEventListener("abort", cancel, { once: true });
   try {
     const frame = await session.request(
       {
@@ -69,8 +73,10 @@ export async function execInSession(
             "timeout",
             `The sandbox did not report the end of the command within ${REPORT_GRACE_MS} ms of its deadline; the whole sandbox was stopped`,
           ),
-        onStream: (stream, bytes) =>
-          outputs[stream].push(decoders[stream].decode(bytes, { stream: true })),
+        onStream: (stream, bytes) => {
+          const text = streams[stream] ??= streamText(limits.maxChars);
+          text.output.push(text.decoder.decode(bytes, { stream: true }));
+        },
         onId: (sent) => id = sent,
       },
     );
@@ -88,18 +94,29 @@ export async function execInSession(
       throw session.fail("it reported the end of a command without an exit code");
     }
     if (limits.signal.aborted) throw aborted();
-    for (const stream of [1, 2] as const) outputs[stream].push(decoders[stream].decode());
-    const budget = splitBudget(limits.maxChars, outputs[1].totalChars, outputs[2].totalChars);
+    for (const text of [streams[1], streams[2]]) text?.output.push(text.decoder.decode());
+    const out = streams[1]?.output;
+    const err = streams[2]?.output;
+    const budget = splitBudget(limits.maxChars, out?.totalChars ?? 0, err?.totalChars ?? 0);
     return {
       exitCode: exit.code as number,
-      stdout: outputs[1].text(budget.stdout),
-      stderr: outputs[2].text(budget.stderr),
+      stdout: out?.text(budget.stdout) ?? "",
+      stderr: err?.text(budget.stderr) ?? "",
       timedOut: exit.timedOut,
     };
   } finally {
-    limits.signal.removeEventListener("abort", cancel);
+    signal?.removeEventListener("abort", cancel);
     lease.release();
   }
+}
+
+interface StreamText {
+  readonly output: BoundedOutput;
+  readonly decoder: TextDecoder;
+}
+
+function streamText(maxChars: number): StreamText {
+  return { output: new BoundedOutput(maxChars), decoder: new TextDecoder() };
 }
 
 // With a network allowlist, every usual proxy variable leads to the host's proxy.

@@ -71,3 +71,24 @@ Deno.test({
     assertThrows(() => bashEnvironment(["bash"], ["PATH"]), ToolError, "--allow-run=bash");
   },
 });
+
+Deno.test({
+  name:
+    "bashEnvironment() asks on every call: a run permission revoked later, even all of run, refuses",
+  permissions: { run: true, env: true },
+  async fn() {
+    assertEquals(bashEnvironment(["bash"], []), {});
+    await Deno.permissions.revoke({ name: "run" });
+    assertThrows(() => bashEnvironment(["bash"], []), ToolError, "--allow-run=bash");
+  },
+});
+
+Deno.test({
+  name: "bashEnvironment() asks on every call: one variable revoked later refuses",
+  permissions: { run: ["bash"], env: ["PATH", "HOME"] },
+  async fn() {
+    assertEquals(Object.keys(bashEnvironment(["bash"], ["PATH"])), ["PATH"]);
+    await Deno.permissions.revoke({ name: "env", variable: "PATH" });
+    assertThrows(() => bashEnvironment(["bash"], ["PATH"]), ToolError, '"PATH"');
+  },
+});

@@ -185,6 +185,34 @@ Deno.test("bash validates the action's parameters with a hint of a valid call", 
   assertEquals((await bash.call({ command: "true", shell: "zsh" })).code, "invalid_arguments");
 });
 
+Deno.test("bash's quick check of a plain exec call refuses exactly what the schema refuses", async () => {
+  await using fx = await bashFixture();
+  await using bash = bashUnderTest({ workspace: fx.workspace, bash: { sandbox: "none" } });
+  // Close to a plain exec call, but each one wrong in one field: the schema must answer.
+  for (
+    const args of [
+      { command: "" },
+      { command: 1 },
+      { command: "true", cwd: 3 },
+      { command: "true", timeoutMs: 0 },
+      { command: "true", timeoutMs: 1.5 },
+      { command: "true", timeoutMs: "100" },
+      { command: "true", timeoutMs: 2 ** 53 },
+      { command: "true", action: "run" },
+      { command: "true", extra: true },
+      { command: "true", timeoutMs: null },
+    ]
+  ) {
+    const result = await bash.call(args);
+    assertEquals(result.code, "invalid_arguments", JSON.stringify(args));
+    assertStringIncludes(result.text, 'Invalid arguments for tool "bash"', JSON.stringify(args));
+  }
+  // A plain call, also with undefined optional fields (as a host may pass them), runs.
+  const ok = await bash.json({ command: "pwd", cwd: undefined, timeoutMs: 5000, action: "exec" });
+  assertEquals(ok.stdout, `${fx.workspace}\n`);
+  assertEquals((await bash.json({ command: "echo hi", timeoutMs: undefined })).stdout, "hi\n");
+});
+
 Deno.test("bash caps a model's timeoutMs at the context's commandTimeoutMs", async () => {
   await using fx = await bashFixture();
   await using bash = bashUnderTest({

@@ -130,6 +130,64 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "a session's idle time counts from its last use (no timer per use), and a lease held past it keeps it open",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await workspace();
+    const ctx = resolveBuiltinContext({ workspace: ws, bash: true });
+    const sessions = new SandboxSessions({ idleMs: 300 });
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      const first = await sessions.acquire(ctx);
+      first.release();
+      // Used again every 100 ms for 600 ms: twice the idle time, never idle for 300 ms.
+      for (let i = 0; i < 6; i++) {
+        await sleep(100);
+        const again = await sessions.acquire(ctx);
+        again.release();
+        assert(again.session === first.session, `the session was closed while in use (${i})`);
+      }
+      // A lease held past the idle time: the session stays open while leased.
+      const held = await sessions.acquire(ctx);
+      await sleep(500);
+      assert(!held.session.ended, "a leased session was closed as idle");
+      held.release();
+      // Unused from now on: it closes once the idle time has passed.
+      const deadline = Date.now() + 3000;
+      while (!first.session.ended && Date.now() < deadline) await sleep(50);
+      assert(first.session.ended, "the idle session was not closed");
+    } finally {
+      await sessions.close();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a command in a running session is refused once the host revokes running bash",
+  ignore: skipWithoutBwrap(),
+  // Named programs: revoking one command of a global run grant leaves the grant (Deno's rule).
+  permissions: { run: ["bash", "bwrap"], env: true, read: true, write: true },
+  async fn() {
+    const ws = await workspace();
+    const router = new ToolRouter({ builtins: builtinTools({ workspace: ws, bash: true }) });
+    try {
+      const tools = await router.expose({ builtins: ["bash"] });
+      assertEquals((await exec(tools, "true")).json?.exitCode, 0);
+      await Deno.permissions.revoke({ name: "run", command: "bash" });
+      const refused = await exec(tools, "touch ran");
+      assertEquals(refused.code, "permission_denied");
+      assertMatch(refused.text, /--allow-run=bash,bwrap/);
+      assert(!(await Deno.lstat(`${ws}/ran`).then(() => true, () => false)), "it ran");
+    } finally {
+      await router.close();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "SIGKILL of the host leaves no process of its sandbox session",
   ignore: skipWithoutBwrap(),
   async fn() {
