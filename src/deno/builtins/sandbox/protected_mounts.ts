@@ -32,6 +32,8 @@ interface DirEntryCache {
   readonly ino: number | null;
   readonly ctime: number;
   readonly mtime: number;
+  /** When the entries were read (`Date.now()`): a change after it has a later ctime. */
+  readonly listedAt: number;
   readonly subdirs: readonly string[];
   readonly hits: readonly string[];
 }
@@ -125,12 +127,15 @@ export function protectedMountsSync(
     let entry: DirEntryCache;
     if (
       old !== undefined && old.ino === info.ino && old.ctime === ctime && old.mtime === mtime &&
-      ctime < (options.now ?? Date.now)() - RACY_MS
+      // Judged at the listing's time, not now: a listing taken in the second of a change could
+      // miss a second change within that second, whose ctime is the same.
+      ctime < old.listedAt - RACY_MS
     ) {
       entry = old;
     } else {
       listed++;
-      entry = listDirectory(path, rel, protectedPaths, { ino: info.ino, ctime, mtime });
+      const listedAt = (options.now ?? Date.now)();
+      entry = listDirectory(path, rel, protectedPaths, { ino: info.ino, ctime, mtime, listedAt });
     }
     next.set(rel, entry);
     hits.push(...entry.hits);
@@ -171,7 +176,7 @@ function listDirectory(
   path: string,
   rel: string,
   protectedPaths: readonly string[],
-  identity: Pick<DirEntryCache, "ino" | "ctime" | "mtime">,
+  identity: Pick<DirEntryCache, "ino" | "ctime" | "mtime" | "listedAt">,
 ): DirEntryCache {
   const subdirs: string[] = [];
   const hits: string[] = [];

@@ -62,9 +62,9 @@ Deno.test("protectedMounts() reuses unchanged old directories and sees a .git ad
   await using ws = await tree(["a/b", "c"]);
   const cache: ProtectedScanCache = new Map();
   const workspace = { declared: ws.root, real: ws.root };
-  const first = await protectedMounts(workspace, [".git"], { cache });
-  // Later walks run "a minute later": the directories are no longer recently changed.
+  // The walks run "a minute later": the directories are no longer recently changed.
   const later = { cache, now: () => Date.now() + 60_000 };
+  const first = await protectedMounts(workspace, [".git"], later);
   assertEquals(first.listed, first.directories);
   const second = await protectedMounts(workspace, [".git"], later);
   assertEquals(second.listed, 0, "nothing changed: no directory listed again");
@@ -72,6 +72,21 @@ Deno.test("protectedMounts() reuses unchanged old directories and sees a .git ad
   const third = await protectedMounts(workspace, [".git"], later);
   assertEquals(third.mounts.map((m) => m.dest), [`${ws.root}/a/b/.git`]);
   assertEquals(third.listed, 1, "only the changed directory is listed again");
+});
+
+Deno.test("protectedMounts() never reuses a listing taken within seconds of its directory's change", async () => {
+  await using ws = await tree(["a/b", "c"]);
+  const cache: ProtectedScanCache = new Map();
+  const workspace = { declared: ws.root, real: ws.root };
+  // Listed now, just after the directories were made: a change in the same second would leave
+  // ctime and mtime as they are, so these listings are not trusted later, however much later.
+  const racy = await protectedMounts(workspace, [".git"], { cache });
+  assertEquals(racy.listed, racy.directories);
+  const later = { cache, now: () => Date.now() + 60_000 };
+  const again = await protectedMounts(workspace, [".git"], later);
+  assertEquals(again.listed, again.directories, "every racy listing is taken again");
+  const settled = await protectedMounts(workspace, [".git"], later);
+  assertEquals(settled.listed, 0, "a listing taken long after the change is reused");
 });
 
 Deno.test("protectedMounts() refuses a workspace over its directory bound", async () => {
