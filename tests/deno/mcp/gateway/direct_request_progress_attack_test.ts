@@ -15,6 +15,7 @@ const enc = new TextEncoder();
 async function flooded(
   token: (id: number) => unknown,
   options: McpCallRequestOptions,
+  closeAfterMs?: number,
 ): Promise<{ error: unknown; ms: number; sent: number; heard: number }> {
   const stats = { sent: 0 };
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
@@ -68,6 +69,7 @@ async function flooded(
     assert(transport.direct);
     const onprogress = options.onprogress;
     const started = performance.now();
+    if (closeAfterMs !== undefined) setTimeout(() => void transport.close(), closeAfterMs);
     const error = await transport.request(
       { method: "tools/call", params: { name: "t", arguments: {} } },
       { ...options, onprogress: onprogress && ((p) => (heard++, onprogress(p))) },
@@ -117,4 +119,17 @@ Deno.test("progress with a string token equal to the id, or another number, does
     assertInstanceOf(error, McpRpcError);
     assertLess(ms, 2_000, `the call ran ${Math.round(ms)} ms`);
   }
+});
+
+Deno.test("closing the connection while a call is kept alive by a progress flood ends the call at once", async () => {
+  const { error, ms, sent, heard } = await flooded((id) => id, {
+    timeout: 5_000,
+    resetTimeoutOnProgress: true,
+    maxTotalTimeout: 20_000,
+    onprogress: () => {},
+  }, 300);
+  assert(sent > 0 && heard > 0, `sent ${sent}, heard ${heard}`);
+  assertInstanceOf(error, McpRpcError);
+  assert((error as McpRpcError).code === McpErrorCode.ConnectionClosed, String(error));
+  assertLess(ms, 1_500, `the call ran ${Math.round(ms)} ms after the close at 300 ms`);
 });
