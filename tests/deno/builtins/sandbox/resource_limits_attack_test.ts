@@ -7,6 +7,8 @@ import {
 } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
 import { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
+import { builtinTools } from "@toolroute/toolroute/deno";
 
 const V1_PIDS = "/sys/fs/cgroup/pids";
 
@@ -142,3 +144,57 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "variables bash acts on at its start (BASH_ENV, SHELLOPTS with PS4) that name a workspace file run nothing before the command enters its limits",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_bash_env_" }));
+    const names = ["BASH_ENV", "SHELLOPTS", "PS4"];
+    Deno.env.set("BASH_ENV", `${ws}/.bashenv`);
+    Deno.env.set("SHELLOPTS", "xtrace");
+    Deno.env.set("PS4", `$(grep pids /proc/self/cgroup >> ${ws}/ps4.txt)+ `);
+    try {
+      await using router = new ToolRouter({
+        builtins: builtinTools({
+          workspace: ws,
+          env: ["PATH", ...names],
+          bash: { sandbox: "bwrap", limits: { processes: 64, memoryMiB: 256 } },
+        }),
+      });
+      const tools = await router.expose({ builtins: ["bash", "write_file"] });
+      // The model writes the file BASH_ENV names (it is in the workspace).
+      await tools.call("write_file", {
+        path: ".bashenv",
+        content: "grep pids /proc/self/cgroup >> cg.txt; ulimit -u >> cg.txt\n",
+      });
+      const run = await tools.call("bash", { command: 'echo "$BASH_ENV"' });
+      const limitsKind = await limitsOf(tools);
+      const seen = await Deno.readTextFile(`${ws}/cg.txt`).catch(() => "");
+      const traced = await Deno.readTextFile(`${ws}/ps4.txt`).catch(() => "");
+      // (bash takes PS4 from the environment only when not run as root: there it may not trace.)
+      assert(seen.length > 0, `the attack ran (BASH_ENV was used): ${run.text}`);
+      // Still honoured: the file was sourced and the variable is the command's.
+      assertEquals(JSON.parse(run.text).stdout, `${ws}/.bashenv\n`);
+      // Sourced inside the limits: the cmd cgroup and the process limit of 64.
+      assertMatch(seen, /^64$/m, seen);
+      if (limitsKind) {
+        for (const line of `${seen}${traced}`.split("\n").filter((l) => l.includes("pids"))) {
+          assertMatch(line, /\/cmd$/, `ran outside the limited cgroup: ${seen}${traced}`);
+        }
+      }
+    } finally {
+      for (const name of names) Deno.env.delete(name);
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
+
+/** Whether commands of the tool set's session are in a limited cgroup. */
+async function limitsOf(tools: ToolSet): Promise<boolean> {
+  const out = JSON.parse(
+    (await tools.call("bash", { command: "grep pids /proc/self/cgroup" })).text,
+  );
+  return /\/cmd$/m.test(out.stdout);
+}
