@@ -198,3 +198,68 @@ async function limitsOf(tools: ToolSet): Promise<boolean> {
   );
   return /\/cmd$/m.test(out.stdout);
 }
+
+Deno.test({
+  name:
+    "closing a session while a background fork bomb runs in it leaves neither processes nor cgroups behind",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const root = hierarchy();
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
+    const list = () => {
+      if (root === undefined) return new Set<string>();
+      return new Set(
+        [...Deno.readDirSync(root)].map((entry) => entry.name)
+          .filter((name) => name.startsWith("toolroute-")),
+      );
+    };
+    const before = list();
+    const session = await startSession(ws);
+    const ours = [...list()].filter((name) => !before.has(name));
+    try {
+      if (session.limitsKind === "none" || root === undefined) return;
+      assertEquals(ours.length, 1, `new cgroups: ${ours}`);
+      // A bounded bomb in the background (it stops at the limit and its own 3 s).
+      const bomb = session.request(
+        {
+          op: "exec",
+          command: "end=$((SECONDS+3)); b() { [ $SECONDS -lt $end ] && { b | b & }; }; b; sleep 3",
+          prefix: "ulimit -HS -u 64 2>/dev/null; ",
+          cwd: ws,
+          env: {},
+          timeoutMs: 5000,
+        },
+        undefined,
+        {
+          timeoutMs: 10_000,
+          onTimeout: () => new Error("timeout") as never,
+          onStream: () => {},
+        },
+      ).catch((error) => String(error));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const tasks = Deno.readTextFileSync(
+        `${root}/${ours[0]}/cmd/${root === V1_PIDS ? "tasks" : "cgroup.procs"}`,
+      )
+        .split("\n").filter((line) => line !== "").length;
+      assert(
+        tasks > 1,
+        `the bomb ran (${tasks} tasks in cmd): ${
+          JSON.stringify(await Promise.race([bomb, "running"]))
+        }`,
+      );
+      await session.close();
+      await bomb;
+    } finally {
+      await session.close();
+    }
+    // The wrapper removes its cgroups once its processes are gone (a moment after the close): a
+    // removed cgroup had no process left in it.
+    let left = true;
+    for (let i = 0; i < 50 && left; i++) {
+      left = ours.some((name) => list().has(name));
+      if (left) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert(!left, `cgroups left behind: ${ours}`);
+    await Deno.remove(ws, { recursive: true });
+  },
+});
