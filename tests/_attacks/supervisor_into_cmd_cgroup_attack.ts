@@ -6,8 +6,8 @@
  * the sandbox, and the kernel lets the same user write any visible pid or tid into it: a command
  * moves every thread of the supervisor into `cmd`. The supervisor then shares the command's
  * limits: during a fork bomb of that session (bounded, 3 s here) its next command fails to start
- * ("could not start the command"); after the bomb the session works again. Only the attacker's
- * own session suffers. See docs/security.md ("Attacks on session 21's changes").
+ * ("could not start the command"), or the supervisor exits and the session ends (the next call
+ * starts a fresh one). Only the attacker's own session suffers. See docs/security.md ("Attacks on session 21's changes").
  *
  * @module
  */
