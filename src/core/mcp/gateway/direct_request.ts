@@ -76,11 +76,16 @@ export function directRequest(
         return;
       }
       const params = message.params as Result | undefined;
-      if (method !== "notifications/progress" || params?.progressToken !== id) {
+      // Progress is this call's only when it sent a token (`onprogress`): the server knows the
+      // request's id, and progress it sends for a call without a token must not extend it.
+      if (
+        method !== "notifications/progress" || onprogress === undefined ||
+        params?.progressToken !== id
+      ) {
         return host.forward(message);
       }
       if (settled) return;
-      onprogress?.(params as { progress: number; total?: number; message?: string });
+      onprogress(params as { progress: number; total?: number; message?: string });
       if (!options.resetTimeoutOnProgress) return;
       const max = options.maxTotalTimeout;
       const elapsed = performance.now() - started;

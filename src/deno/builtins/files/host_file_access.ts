@@ -106,7 +106,13 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
         const temp = await stage(target, data, { mode, shown: options.shown });
         try {
           if (options.identity) checkSameFile(lstatSyncOrUndefined(target.real), options.identity);
-          Deno.renameSync(temp, target.real);
+          if (options.expect === "absent") {
+            // Only where nothing is at this moment: a link never replaces (a rename would
+            // replace a file that appeared since the look, e.g. one of a concurrent create).
+            const found = linkNew(temp, target.real);
+            await settle(() => Deno.removeSync(temp)).catch(() => {});
+            if (found !== undefined) return { written: false, before: fileStat(found) };
+          } else Deno.renameSync(temp, target.real);
         } catch (error) {
           await settle(() => Deno.removeSync(temp)).catch(() => {});
           throw error;
@@ -134,5 +140,21 @@ function settle<T>(run: () => T): Promise<T> {
     return Promise.resolve(run());
   } catch (error) {
     return Promise.reject(error);
+  }
+}
+
+/**
+ * Links `to` to `from` unless something is at `to`: what is there, or `undefined` when linked (a
+ * thing there that is gone by the look rethrows `AlreadyExists`).
+ */
+function linkNew(from: string, to: string): Deno.FileInfo | undefined {
+  try {
+    Deno.linkSync(from, to);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    const found = lstatSyncOrUndefined(to);
+    if (found === undefined) throw error;
+    return found;
   }
 }

@@ -62,10 +62,13 @@ export async function readLines(
   let truncated = false;
   let stopped = false;
   // One await per chunk, not per line: the lines of a chunk are handled in one synchronous loop.
-  reading: for await (const batch of segments(file, size, signal)) {
+  const scanned = { bytes: 0 };
+  reading: for await (const batch of segments(file, { size, scanned, signal })) {
     for (const segment of batch) {
       if (line > endLine || truncated) {
-        if (!countAll) {
+        // A file that grew past the counted size while read (a command appending to it) is
+        // not scanned on: it could grow faster than it is read, and the read would never end.
+        if (!countAll || scanned.bytes > COUNT_ALL_BYTES) {
           stopped = true;
           break reading;
         }
@@ -128,9 +131,9 @@ function bufferBytes(size: number): number {
  */
 async function* segments(
   file: ByteSource,
-  size: number,
-  signal?: AbortSignal,
+  options: { size: number; scanned: { bytes: number }; signal?: AbortSignal },
 ): AsyncGenerator<Segment[]> {
+  const { size, scanned, signal } = options;
   const decoder = new TextDecoder();
   const buffer = new Uint8Array(bufferBytes(size));
   let pending = "";
@@ -139,6 +142,7 @@ async function* segments(
     signal?.throwIfAborted();
     const read = await file.read(buffer);
     if (read !== null) total += read;
+    scanned.bytes = total;
     const atEnd = read === null || (read < buffer.length && total === size);
     const text = pending +
       (read === null ? decoder.decode() : decoder.decode(buffer.subarray(0, read), {

@@ -46,9 +46,12 @@ export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string 
 const CGROUP_WRAPPER = `
 p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=() cmds=() keeper=
 command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
-# A leftover is a session whose sup is empty or gone (bubblewrap ended): a running session's
-# cmd is empty whenever no command runs, and removing it would leave its commands no limits.
+# A leftover is a session whose wrapper (the pid in its name) is gone and whose sup is empty or
+# gone (bubblewrap ended): a running session's cmd is empty whenever no command runs, and a
+# starting one's sup too until it enters it; removing either would leave its commands no limits.
 sweep() { for d in "$1"/toolroute-*; do
+  w=\${d##*/toolroute-}; w=\${w%%-*}
+  [[ $w =~ ^[0-9]+$ && -e /proc/$w ]] && continue
   [ -d "$d" ] && { [ ! -d "$d/sup" ] || rmdir "$d/sup"; } 2>/dev/null && rmdir "$d/cmd" "$d" 2>/dev/null
 done; }
 session() { # $1: hierarchy, $2: controllers to enable below (v2), $3: the file to bind

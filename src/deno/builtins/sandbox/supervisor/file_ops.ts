@@ -61,6 +61,21 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
       throw error;
     }
   };
+  // Links `to` to `p` unless something is at `to`: returns what is there, or `undefined` when
+  // linked (a thing there that is gone by the look is an error, as a refusal needs a `before`).
+  const linkNew = (p: string, to: string): Deno.FileInfo | undefined => {
+    try {
+      Deno.linkSync(p, to);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      try {
+        return Deno.lstatSync(to);
+      } catch {
+        throw error;
+      }
+    }
+  };
   const done = (request: Record<string, unknown>) => send({ id: request.id, ok: {} });
   const path = (request: Record<string, unknown>) => String(request.path ?? "");
 
@@ -147,7 +162,16 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
             throw new Deno.errors.NotFound("The file changed on disk while the patch was applied");
           }
         }
-        Deno.renameSync(p, to);
+        if (request.expect === "absent") {
+          // Only where nothing is at this moment: a link never replaces (a rename would replace
+          // a file that appeared since the look, e.g. one of a concurrent create).
+          const found = linkNew(p, to);
+          if (found !== undefined) {
+            await Deno.remove(p).catch(() => {});
+            return send({ id: request.id, ok: { written: false, before: info(found) } });
+          }
+          await Deno.remove(p).catch(() => {});
+        } else Deno.renameSync(p, to);
       } catch (error) {
         await Deno.remove(p).catch(() => {});
         throw error;

@@ -65,17 +65,40 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     ] ?? 9;
   const exitCode = (status: Deno.CommandStatus) =>
     status.signal === null ? status.code : 128 + signalNumber(status.signal);
-  const bash = (request: Record<string, unknown>, background: boolean) =>
-    new Deno.Command("bash", {
-      args: ["-c", enter + String(request.prefix ?? "") + String(request.command)],
+  // Variables bash acts on at its start, before the script's first word: BASH_ENV (and ENV) name
+  // a file it sources, SHELLOPTS/BASHOPTS with xtrace expand PS4 (command substitutions). One
+  // naming a file the model can write would run outside the limits, so the shell starts without
+  // them and gets them back once inside (BASH_ENV's file is then sourced, its value unexpanded).
+  const quoted = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+  const startup = (env: Record<string, string>) => {
+    const clean = { ...env };
+    let restore = "";
+    for (const name of ["SHELLOPTS", "BASHOPTS", "PS4", "ENV", "BASH_ENV"]) {
+      const value = clean[name];
+      if (value === undefined) continue;
+      delete clean[name];
+      const options = value.split(":").filter((option) => option !== "").map(quoted);
+      if (name === "SHELLOPTS") restore += options.map((o) => `set -o ${o} 2>/dev/null; `).join("");
+      else if (name === "BASHOPTS") {
+        restore += options.map((o) => `shopt -s ${o} 2>/dev/null; `).join("");
+      } else restore += `export ${name}=${quoted(value)}; `;
+    }
+    if (env.BASH_ENV) restore += `[ -r "$BASH_ENV" ] && . "$BASH_ENV"; `;
+    return { clean, restore };
+  };
+  const bash = (request: Record<string, unknown>, background: boolean) => {
+    const { clean, restore } = startup(request.env as Record<string, string>);
+    return new Deno.Command("bash", {
+      args: ["-c", enter + String(request.prefix ?? "") + restore + String(request.command)],
       cwd: String(request.cwd),
-      env: request.env as Record<string, string>,
+      env: clean,
       clearEnv: true,
       detached: background,
       stdin: background ? "piped" : "null",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
+  };
 
   const exec = async (request: Record<string, unknown>) => {
     const id = Number(request.id);
