@@ -1,3 +1,4 @@
+import { DeadlineTimer } from "../../../core/deadline_timer.ts";
 import { ToolError } from "../../../core/tool_error.ts";
 import { sessionEnded, sessionExited } from "./session_ended.ts";
 import { encodeFrame, FrameReader, type SessionFrame } from "./session_frames.ts";
@@ -31,11 +32,9 @@ export class SandboxSession {
   #ready: Promise<void>;
   #onEnd = new Set<() => void>();
   #wrapped: boolean;
-  // The deadlines of the requests waiting, and one timer for the earliest (a timer per request
-  // cost as much as a fifth of a round trip).
-  #deadlines = new Map<number, { at: number; onTimeout: () => ToolError }>();
-  #timer?: ReturnType<typeof setTimeout>;
-  #timerAt = Infinity;
+  // The deadlines of the requests waiting, on one timer (a timer per request cost as much as a
+  // fifth of a round trip).
+  #deadlines = new DeadlineTimer();
   /** Which session-wide limit holds: a cgroup (v2 or v1), or `"none"` (rlimits only). */
   get limitsKind(): LimitsKind | undefined {
     return this.#stderr.limitsKind;
@@ -138,12 +137,11 @@ export class SandboxSession {
     const answer = new Promise<SessionFrame>((resolve, reject) => {
       this.#requests.add(id, { resolve, reject, onStream: options.onStream });
     });
-    // No deadline for a background process (and its stdin), which may run for long.
-    if (Number.isFinite(options.timeoutMs)) {
-      const at = performance.now() + options.timeoutMs;
-      this.#deadlines.set(id, { at, onTimeout: options.onTimeout });
-      if (at < this.#timerAt) this.#arm(at);
-    }
+    // No deadline for a background process (and its stdin), which may run for long. A request
+    // past its deadline means a hung supervisor: the session ends.
+    const deadline = Number.isFinite(options.timeoutMs)
+      ? this.#deadlines.add(options.timeoutMs, () => this.#end(options.onTimeout(), id))
+      : undefined;
     try {
       await this.#writer.write(encodeFrame({ ...header, id }, body));
       return await answer;
@@ -151,33 +149,9 @@ export class SandboxSession {
       // A failed write means the pipe closed: the session ended, say how.
       throw error instanceof ToolError ? error : (this.#bystander ?? error);
     } finally {
-      this.#deadlines.delete(id);
+      if (deadline !== undefined) this.#deadlines.delete(deadline);
       this.#requests.delete(id);
     }
-  }
-
-  /** Sets the one deadline timer to fire at `at` (a `performance.now()` time). */
-  #arm(at: number): void {
-    clearTimeout(this.#timer);
-    this.#timerAt = at;
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, at - performance.now()));
-  }
-
-  /**
-   * The deadline timer fired: a request past its deadline ends the session (a hung supervisor);
-   * otherwise the timer is set for the earliest deadline still waiting, if any. An answered
-   * request leaves the timer as it is: it fires once more at most, and stops with the session.
-   */
-  #expire(): void {
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    const now = performance.now();
-    let earliest = Infinity;
-    for (const [id, deadline] of this.#deadlines) {
-      if (deadline.at <= now) return this.#end(deadline.onTimeout(), id);
-      earliest = Math.min(earliest, deadline.at);
-    }
-    if (earliest < Infinity) this.#arm(earliest);
   }
 
   /**
@@ -227,9 +201,7 @@ export class SandboxSession {
     this.#bystander = culprit === undefined ? error : sessionEnded(
       "another call in it passed its deadline, and the whole sandbox was stopped",
     );
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#deadlines.clear();
+    this.#deadlines.close();
     stopSandbox(this.#child, this.#wrapped);
     this.#writer.close().catch(() => {});
     this.#requests.rejectAll((id) => id === culprit ? error : this.#bystander);

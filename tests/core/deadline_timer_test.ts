@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "@std/assert";
-import { DeadlineTimer } from "../../../../src/core/mcp/gateway/deadline_timer.ts";
+import { DeadlineTimer } from "../../src/core/deadline_timer.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

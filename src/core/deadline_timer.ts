@@ -7,7 +7,7 @@ export interface Deadline {
 }
 
 /**
- * The deadlines of one connection's requests on one timer. A timer per request costs more than
+ * Many deadlines on one timer (a gateway connection's requests, a sandbox session's). A timer per request costs more than
  * the rest of a local call's own work (Deno: `setTimeout` + `clearTimeout` ≈ 3 µs); here a request
  * is added to and deleted from a set, and the one timer runs when the earliest deadline may have
  * passed: it expires what is due and is set again for the next. A request that ends leaves the
