@@ -86,10 +86,7 @@ export async function execInSession(
       !Number.isSafeInteger(exit.code) || typeof exit.timedOut !== "boolean"
     ) {
       if (frame.header.error !== undefined) {
-        throw new ToolError(
-          "tool_error",
-          "The sandbox could not start the command (bash is missing inside it or the working directory is gone)",
-        );
+        throw new ToolError("tool_error", startFailure(frame.header.error));
       }
       throw session.fail("it reported the end of a command without an exit code");
     }
@@ -143,6 +140,28 @@ export function sessionEnv(
   env: Record<string, string>,
 ): Record<string, string> {
   return ctx.bash === false || ctx.bash.network === undefined ? env : { ...env, ...PROXY_ENV };
+}
+
+/**
+ * Why the sandbox could not start a command, from the supervisor's error (untrusted: only its
+ * kind is used, never its text).
+ *
+ * @param error The `error` of the supervisor's answer.
+ * @returns The message for the model.
+ */
+export function startFailure(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  const text = typeof message === "string" ? message : "";
+  if (/\(os error 11\)|Resource temporarily unavailable/.test(text)) {
+    return "The sandbox could not start the command: its process limit is reached (processes " +
+      "left running in the background count); stop some of them, or wait for them to end";
+  }
+  if (/\(os error 12\)|Cannot allocate memory/.test(text)) {
+    return "The sandbox could not start the command: its memory limit is reached; stop the " +
+      "processes left running in the background";
+  }
+  return "The sandbox could not start the command (bash is missing inside it or the working " +
+    "directory is gone)";
 }
 
 function aborted(): ToolError {
