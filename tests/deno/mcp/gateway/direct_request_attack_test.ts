@@ -2,6 +2,7 @@
 // (`HttpClientTransport.request()`), over a real loopback socket so that the runtime's own
 // HTTP handling (decompression, Content-Length framing) is what the client sees.
 import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
+import { handshakeAnswer } from "./_hostile_handshake.ts";
 import { HttpClientTransport } from "../../../../src/core/mcp/gateway/http_client_transport.ts";
 import { McpRpcError } from "../../../../src/core/mcp/mcp_error_code.ts";
 import { Client, McpErrorCode } from "../../../../src/core/mcp/mcp_sdk.ts";
@@ -18,18 +19,8 @@ function hostile(attack: Attack) {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     if (req.method !== "POST") return new Response(null, { status: 405 });
     const message = await req.json();
-    if (message.method === "initialize") {
-      return Response.json({
-        jsonrpc: "2.0",
-        id: message.id,
-        result: {
-          protocolVersion: message.params.protocolVersion,
-          capabilities: { tools: {} },
-          serverInfo: { name: "hostile", version: "1" },
-        },
-      }, { headers: { "mcp-session-id": "s1" } });
-    }
-    if (message.id === undefined) return new Response(null, { status: 202 });
+    const played = handshakeAnswer(message);
+    if (played !== undefined) return played;
     if (message.method === "tools/call") {
       stats.calls++;
       return attack(message.id, req.signal);

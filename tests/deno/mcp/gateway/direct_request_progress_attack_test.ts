@@ -3,6 +3,7 @@
 // no token (the server knows the request's id and can guess the token), and an endless flood of
 // progress meant to keep a call alive past its hard deadline.
 import { assert, assertInstanceOf, assertLess } from "@std/assert";
+import { handshakeAnswer } from "./_hostile_handshake.ts";
 import { HttpClientTransport } from "../../../../src/core/mcp/gateway/http_client_transport.ts";
 import { McpRpcError } from "../../../../src/core/mcp/mcp_error_code.ts";
 import { Client, McpErrorCode } from "../../../../src/core/mcp/mcp_sdk.ts";
@@ -21,18 +22,8 @@ async function flooded(
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     if (req.method !== "POST") return new Response(null, { status: 405 });
     const message = await req.json();
-    if (message.method === "initialize") {
-      return Response.json({
-        jsonrpc: "2.0",
-        id: message.id,
-        result: {
-          protocolVersion: message.params.protocolVersion,
-          capabilities: { tools: {} },
-          serverInfo: { name: "hostile", version: "1" },
-        },
-      }, { headers: { "mcp-session-id": "s1" } });
-    }
-    if (message.id === undefined) return new Response(null, { status: 202 });
+    const played = handshakeAnswer(message);
+    if (played !== undefined) return played;
     if (message.method !== "tools/call") {
       return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [] } });
     }
