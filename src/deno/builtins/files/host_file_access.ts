@@ -148,13 +148,16 @@ function settle<T>(run: () => T): Promise<T> {
  * thing there that is gone by the look rethrows `AlreadyExists`).
  */
 function linkNew(from: string, to: string): Deno.FileInfo | undefined {
-  try {
-    Deno.linkSync(from, to);
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    const found = lstatSyncOrUndefined(to);
-    if (found === undefined) throw error;
-    return found;
+  // A file that was there at the link and gone at the look: the path is free again, try again.
+  for (let attempt = 1;; attempt++) {
+    try {
+      Deno.linkSync(from, to);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      const found = lstatSyncOrUndefined(to);
+      if (found !== undefined) return found;
+      if (attempt === 3) throw error;
+    }
   }
 }

@@ -63,16 +63,19 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
   };
   // Links `to` to `p` unless something is at `to`: returns what is there, or `undefined` when
   // linked (a thing there that is gone by the look is an error, as a refusal needs a `before`).
+  // A file that was there at the link and gone at the look: the path is free again, try again.
   const linkNew = (p: string, to: string): Deno.FileInfo | undefined => {
-    try {
-      Deno.linkSync(p, to);
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    for (let attempt = 1;; attempt++) {
       try {
-        return Deno.lstatSync(to);
-      } catch {
-        throw error;
+        Deno.linkSync(p, to);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        try {
+          return Deno.lstatSync(to);
+        } catch (gone) {
+          if (!(gone instanceof Deno.errors.NotFound) || attempt === 3) throw error;
+        }
       }
     }
   };
