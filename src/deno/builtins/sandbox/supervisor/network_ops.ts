@@ -31,9 +31,9 @@ export function networkOps(context: SupervisorContext): SupervisorOps {
     net: (request) => {
       const listener = Deno.listen({ hostname: "127.0.0.1", port: Number(request.port) });
       const socket = String(request.path);
-      void (async () => {
+      context.hold?.((async () => {
         for await (const conn of listener) void bridge(conn, socket);
-      })();
+      })());
       return send({ id: request.id, ok: {} });
     },
   };

@@ -32,6 +32,12 @@ export interface SupervisorContext {
    * Reading the first lists the processes (v2) or threads (v1) in them.
    */
   readonly cgroups: readonly string[];
+  /**
+   * Registers work that goes on outside any request (the proxy's bridge): until it settles, the
+   * supervisor never waits for its input on the main thread, so the work always gets the event
+   * loop. Given by the supervisor's main loop (`supervisorMain`); a context of fakes may omit it.
+   */
+  hold?(work: Promise<unknown>): void;
 }
 
 /**

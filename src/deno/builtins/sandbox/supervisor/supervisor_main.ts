@@ -20,14 +20,25 @@ export async function supervisorMain(
   families: ReadonlyArray<(context: SupervisorContext) => SupervisorOps>,
 ): Promise<void> {
   globalThis.addEventListener("unhandledrejection", (event) => event.preventDefault());
-  const context = makeContext();
+  // Work going on outside any request (see `SupervisorContext.hold`).
+  let held = 0;
+  const context: SupervisorContext = {
+    ...makeContext(),
+    hold(work) {
+      held++;
+      work.finally(() => held--).catch(() => {});
+    },
+  };
   // No prototype: an `op` such as "constructor" names no operation.
   const ops: Record<string, SupervisorOp> = Object.create(null);
   for (const family of families) Object.assign(ops, family(context));
 
+  // Requests being served: while any is, the input is read asynchronously (see below).
+  let serving = 0;
   const serve = async (request: SupervisorRequest, body: Uint8Array) => {
     const id = Number(request.id);
     request.id = id;
+    serving++;
     try {
       const op = typeof request.op === "string" ? ops[request.op] : undefined;
       if (op === undefined) throw new TypeError("unknown operation");
@@ -36,6 +47,8 @@ export async function supervisorMain(
       const name = error instanceof Error ? error.name : "Error";
       const message = error instanceof Error ? error.message : String(error);
       await context.send({ id, error: { name, message } });
+    } finally {
+      serving--;
     }
   };
 
@@ -47,8 +60,24 @@ export async function supervisorMain(
   let pending: Uint8Array[] = [];
   let total = 0;
   let need = 8;
+  // With nothing to serve and no work held (`context.hold`), the next request is waited for on
+  // the main thread, in the read itself: a read through Deno's thread pool costs one more thread
+  // wake-up per request (about a fifth of a file operation's round trip). Otherwise the read is
+  // asynchronous, so that commands' output, exits and cancels flow meanwhile. One read at a
+  // time, either way: no byte can go to another reader. An operation served synchronously ends
+  // within a few ticks of its start, which are let run first.
+  const readSync = () => {
+    for (;;) {
+      try {
+        return Deno.stdin.readSync(buffer);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.Interrupted)) throw error;
+      }
+    }
+  };
   for (;;) {
-    const count = await Deno.stdin.read(buffer);
+    for (let tick = 0; tick < 4 && serving > 0; tick++) await undefined;
+    const count = serving === 0 && held === 0 ? readSync() : await Deno.stdin.read(buffer);
     if (count === null) break;
     const value = buffer.slice(0, count);
     pending.push(value);
