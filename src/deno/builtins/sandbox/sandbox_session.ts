@@ -12,6 +12,9 @@ import {
 import { type RequestOptions, SessionRequests } from "./session_requests.ts";
 import { type LimitsKind, SessionStderr } from "./session_stderr.ts";
 
+// The most bytes of the supervisor's output read at once.
+const READ_CHUNK = 64 * 1024;
+
 /**
  * One long-lived bubblewrap sandbox with a supervisor inside, driven over its stdin and stdout
  * (see `supervisor/supervisor_script.ts`). Every answer is validated; a supervisor that dies,
@@ -212,12 +215,16 @@ export class SandboxSession {
   async #readFrames(): Promise<void> {
     const frames = new FrameReader();
     try {
-      // A reader, not `for await`: the async iterator adds a promise layer per chunk.
-      const reader = this.#child.stdout.getReader();
+      // A reader, not `for await`: the async iterator adds a promise layer per chunk. Reading
+      // into one buffer again and again (`byob`): the default reader allocates 64 KiB per read.
+      const reader = this.#child.stdout.getReader({ mode: "byob" });
+      let buffer = new Uint8Array(READ_CHUNK);
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
+        const { done, value } = await reader.read(buffer);
+        if (done || value === undefined) break;
         for (const frame of frames.push(value)) this.#requests.dispatch(frame);
+        // The read took the buffer over; its bytes are consumed (`push` keeps copies).
+        buffer = new Uint8Array(value.buffer);
       }
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);

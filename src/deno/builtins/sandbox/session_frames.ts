@@ -41,22 +41,30 @@ export function encodeFrame(
  * can influence, so every frame is checked before it is used.
  */
 export class FrameReader {
+  // Copies of the bytes of an incomplete frame (a chunk given to `push` may be reused after).
   #pending: Uint8Array[] = [];
   #total = 0;
   #need = 8;
+  #decoder = new TextDecoder();
 
   /**
    * Adds received bytes and returns the frames they complete. Throws a `RangeError` or
-   * `SyntaxError` for bytes that are not a valid frame (the session must end).
+   * `SyntaxError` for bytes that are not a valid frame (the session must end). Keeps no
+   * reference to `chunk`: the caller may read into its memory again once this returns.
    *
    * @param chunk The bytes received.
    * @returns The complete frames, in order.
    */
   push(chunk: Uint8Array): SessionFrame[] {
-    this.#pending.push(chunk);
-    this.#total += chunk.length;
-    if (this.#total < this.#need) return [];
-    let all = concatBytes(this.#pending);
+    if (this.#total + chunk.length < this.#need) {
+      this.#pending.push(chunk.slice());
+      this.#total += chunk.length;
+      return [];
+    }
+    // Most often a chunk holds whole frames and nothing waits: it is read as it is.
+    let all = this.#pending.length === 0
+      ? chunk
+      : concatBytes([...this.#pending, chunk], this.#total + chunk.length);
     const frames: SessionFrame[] = [];
     this.#need = 8;
     while (all.length >= 8) {
@@ -71,7 +79,7 @@ export class FrameReader {
         this.#need = end;
         break;
       }
-      const header: unknown = JSON.parse(new TextDecoder().decode(all.subarray(8, 8 + jsonLength)));
+      const header: unknown = JSON.parse(this.#decoder.decode(all.subarray(8, 8 + jsonLength)));
       if (header === null || typeof header !== "object" || Array.isArray(header)) {
         throw new SyntaxError("a frame's JSON part is not an object");
       }
@@ -81,7 +89,7 @@ export class FrameReader {
       });
       all = all.subarray(end);
     }
-    this.#pending = all.length > 0 ? [all] : [];
+    this.#pending = all.length > 0 ? [all.slice()] : [];
     this.#total = all.length;
     return frames;
   }
