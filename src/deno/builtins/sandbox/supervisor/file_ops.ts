@@ -32,14 +32,16 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
   // Reads up to `length` bytes (at most 1 MiB); `eof` when the file ended. File operations are
   // synchronous: a regular file answers at once, and skipping the thread pool halves the cost of
   // a small read. (Only a FIFO swapped in between the check and the open could block; then the
-  // session hangs, and the host ends it at the deadline.)
-  const readFull = (file: Deno.FsFile, length: number) => {
+  // session hangs, and the host ends it at the deadline.) Given the `size` the open file had, a
+  // read that stops short right there is its end (no read of nothing to confirm it).
+  const readFull = (file: Deno.FsFile, length: number, size = -1) => {
     const buffer = new Uint8Array(Math.max(0, Math.min(length, 1 << 20)));
     let at = 0;
     while (at < buffer.length) {
       const count = file.readSync(buffer.subarray(at));
       if (count === null) return { bytes: buffer.subarray(0, at), eof: true };
       at += count;
+      if (at === size && at < buffer.length) return { bytes: buffer.subarray(0, at), eof: true };
     }
     return { bytes: buffer, eof: false };
   };
@@ -102,7 +104,11 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
       const handle = nextHandle++;
       // Sized to the file (one byte more shows its end): no zeroed 64 KiB per small read. A
       // file that grew meanwhile is read on with `read`.
-      const first = readFull(file, Math.min(Number(request.prefetch ?? 0), opened.size + 1));
+      const first = readFull(
+        file,
+        Math.min(Number(request.prefetch ?? 0), opened.size + 1),
+        opened.size,
+      );
       if (first.eof) file.close();
       else handles.set(handle, file);
       return send(

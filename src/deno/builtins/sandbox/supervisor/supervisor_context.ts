@@ -48,6 +48,8 @@ export interface SupervisorContext {
  */
 export function supervisorContext(): SupervisorContext {
   const encoder = new TextEncoder();
+  const empty = new Uint8Array();
+  const out = new Uint8Array(64 * 1024);
   // Inside the sandbox's PID namespace, process 1 is bubblewrap. Anywhere else (a supervisor
   // started by mistake on the host) the process list is the host's: then nothing is ever killed.
   let inSandbox = false;
@@ -71,15 +73,18 @@ export function supervisorContext(): SupervisorContext {
     // Synchronous: a frame is written whole before the next one (no interleaving, no queue),
     // and skipping the thread pool saves a round of scheduling per answer. The host reads its
     // end of the pipe all the time, so a full pipe only waits for it to catch up.
-    send(header, body = new Uint8Array()) {
-      const json = encoder.encode(JSON.stringify(header));
-      const frame = new Uint8Array(8 + json.length + body.length);
+    // A frame is made in one buffer kept for the next (a larger one gets a buffer of its own).
+    send(header, body = empty) {
+      const json = JSON.stringify(header);
+      const most = 8 + json.length * 3 + body.length;
+      const frame = most <= out.length ? out : new Uint8Array(most);
+      const length = encoder.encodeInto(json, frame.subarray(8)).written;
       const view = new DataView(frame.buffer);
-      view.setUint32(0, json.length);
+      view.setUint32(0, length);
       view.setUint32(4, body.length);
-      frame.set(json, 8);
-      frame.set(body, 8 + json.length);
-      for (let at = 0; at < frame.length;) at += Deno.stdout.writeSync(frame.subarray(at));
+      frame.set(body, 8 + length);
+      const end = 8 + length + body.length;
+      for (let at = 0; at < end;) at += Deno.stdout.writeSync(frame.subarray(at, end));
       return Promise.resolve();
     },
     processIds() {
