@@ -23,17 +23,22 @@ export const MAX_FRAME_BODY = 17 << 20;
  */
 export function encodeFrame(
   header: Record<string, unknown>,
-  body: Uint8Array = new Uint8Array(),
+  body: Uint8Array = EMPTY,
 ): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const frame = new Uint8Array(8 + json.length + body.length);
+  const json = JSON.stringify(header);
+  // The JSON part is encoded in place (at most three bytes per UTF-16 unit): one allocation.
+  const room = new Uint8Array(8 + json.length * 3 + body.length);
+  const length = encoder.encodeInto(json, room.subarray(8)).written;
+  const frame = room.subarray(0, 8 + length + body.length);
   const view = new DataView(frame.buffer);
-  view.setUint32(0, json.length);
+  view.setUint32(0, length);
   view.setUint32(4, body.length);
-  frame.set(json, 8);
-  frame.set(body, 8 + json.length);
+  frame.set(body, 8 + length);
   return frame;
 }
+
+const EMPTY = new Uint8Array();
+const encoder = new TextEncoder();
 
 /**
  * Splits a supervisor's output into frames, refusing anything that is not one: a length over
@@ -68,9 +73,8 @@ export class FrameReader {
     const frames: SessionFrame[] = [];
     this.#need = 8;
     while (all.length >= 8) {
-      const view = new DataView(all.buffer, all.byteOffset);
-      const jsonLength = view.getUint32(0);
-      const bodyLength = view.getUint32(4);
+      const jsonLength = uint32(all, 0);
+      const bodyLength = uint32(all, 4);
       if (jsonLength > MAX_FRAME_JSON || bodyLength > MAX_FRAME_BODY) {
         throw new RangeError(`a frame of ${jsonLength} + ${bodyLength} bytes is over the limit`);
       }
@@ -93,4 +97,9 @@ export class FrameReader {
     this.#total = all.length;
     return frames;
   }
+}
+
+/** The big-endian unsigned 32-bit number at `at`. */
+function uint32(bytes: Uint8Array, at: number): number {
+  return (bytes[at] * 0x1000000) + ((bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]);
 }
