@@ -271,7 +271,7 @@ export class ServerConnection {
 
   /**
    * `#callReady` over the transport's direct request: the same options, result conversion and
-   * failures (an undelivered call goes the guarded way), in one promise reaction instead of the
+   * failures (an undelivered call goes the guarded way), in promise reactions instead of the
    * client's, the conversion's and this class's async frames.
    */
   #callDirect(
@@ -282,63 +282,21 @@ export class ServerConnection {
   ): Promise<ToolOutput> {
     this.inFlight++;
     this.#calls.add(context);
-    const client = this.#client!;
-    const options = context.timeoutMs === undefined
-      ? this.#callDefaults ??= this.#callOptions(undefined)
-      : this.#callOptions(context.timeoutMs);
-    // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
-    const signal = isSharedSignal(context.signal) ? undefined : context.signal;
-    const failed = (error: unknown) =>
-      this.#directFailed(client, mcpErrorToToolError(error, toolName, signal), {
-        toolName,
-        args,
-        context,
-        options,
+    const call = this.#readyCall(this.#client!, toolName, args, context);
+    const request = toolCallRequest(toolName, args, this.#requestContext(call), call.options);
+    return direct.request({ method: "tools/call", params: request.params }, request.options)
+      .then((result) => this.#redactError(toolOutputOf(result, toolName, call.options)))
+      .then((output) => {
+        this.#ended(context);
+        return output;
+      }, async (error) => {
+        try {
+          await this.#readyFailed(mcpErrorToToolError(error, toolName, call.signal), call);
+          return this.#redactError(await this.#callGuarded(toolName, args, context, 1));
+        } finally {
+          this.#ended(context);
+        }
       });
-    let pending: Promise<Record<string, unknown>>;
-    try {
-      const request = toolCallRequest(toolName, args, {
-        signal,
-        // A progress token only where it can be of use: a listener, or progress that may extend.
-        onProgress: this.#progress.listener(toolName, {
-          onProgress: context.onProgress,
-          extendable: options.resetTimeoutOnProgress,
-        }),
-        trace: context.trace,
-      }, options);
-      pending = direct.request({ method: "tools/call", params: request.params }, request.options);
-    } catch (error) {
-      return failed(error);
-    }
-    return pending.then((result) => {
-      let output: ToolOutput;
-      try {
-        output = this.#redactError(toolOutputOf(result, toolName, options));
-      } catch (error) {
-        return failed(error);
-      }
-      this.#ended(context);
-      return output;
-    }, failed);
-  }
-
-  async #directFailed(
-    client: Client,
-    error: ToolError,
-    call: {
-      toolName: string;
-      args: Record<string, unknown>;
-      context: ToolContext;
-      options: CallDefaults;
-    },
-  ): Promise<ToolOutput> {
-    const { toolName, args, context } = call;
-    try {
-      await this.#readyFailed(client, error, toolName, context, call.options);
-      return this.#redactError(await this.#callGuarded(toolName, args, context, 1));
-    } finally {
-      this.#ended(context);
-    }
   }
 
   /**
@@ -352,26 +310,53 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput | typeof NOT_SENT> {
-    // A call without its own deadline (nearly all) uses options made once per connection.
-    const options = context.timeoutMs === undefined
-      ? this.#callDefaults ??= this.#callOptions(undefined)
-      : this.#callOptions(context.timeoutMs);
-    const extendable = options.resetTimeoutOnProgress;
-    // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
-    const signal = isSharedSignal(context.signal) ? undefined : context.signal;
+    const call = this.#readyCall(client, toolName, args, context);
     try {
-      return await callMcpToolOutput(client, toolName, args, {
-        signal,
-        // A progress token only where it can be of use: a listener, or progress that may extend.
-        onProgress: this.#progress.listener(toolName, {
-          onProgress: context.onProgress,
-          extendable,
-        }),
-        trace: context.trace,
-      }, options);
+      return await callMcpToolOutput(
+        client,
+        toolName,
+        args,
+        this.#requestContext(call),
+        call.options,
+      );
     } catch (error) {
-      return await this.#readyFailed(client, error as ToolError, toolName, context, options);
+      return await this.#readyFailed(error as ToolError, call);
     }
+  }
+
+  /** A ready call's options: its deadline (made once per connection without its own), its signal. */
+  #readyCall(
+    client: Client,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): ReadyCall {
+    return {
+      client,
+      toolName,
+      args,
+      context,
+      options: context.timeoutMs === undefined
+        ? this.#callDefaults ??= this.#callOptions(undefined)
+        : this.#callOptions(context.timeoutMs),
+      // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
+      signal: isSharedSignal(context.signal) ? undefined : context.signal,
+    };
+  }
+
+  /** A ready call's signal, listener and trace; a progress token only where it can be of use. */
+  #requestContext(call: ReadyCall): Pick<ToolContext, "onProgress" | "trace"> & {
+    signal?: AbortSignal;
+  } {
+    const { context } = call;
+    return {
+      signal: call.signal,
+      onProgress: this.#progress.listener(call.toolName, {
+        onProgress: context.onProgress,
+        extendable: call.options.resetTimeoutOnProgress,
+      }),
+      trace: context.trace,
+    };
   }
 
   /**
@@ -379,13 +364,8 @@ export class ServerConnection {
    * connection) when the request was not delivered, a timeout naming the deadline that passed,
    * or the error with the connection's credentials redacted (thrown).
    */
-  async #readyFailed(
-    client: Client,
-    error: ToolError,
-    toolName: string,
-    context: ToolContext,
-    options: CallDefaults,
-  ): Promise<typeof NOT_SENT> {
+  async #readyFailed(error: ToolError, call: ReadyCall): Promise<typeof NOT_SENT> {
+    const { context, toolName, options } = call;
     if (context.signal.aborted) {
       const reason = context.signal.reason;
       throw reason instanceof ToolErrorClass
@@ -397,7 +377,7 @@ export class ServerConnection {
     const cause = error.cause;
     const expired = cause instanceof SessionExpiredError;
     if (expired || cause instanceof RequestNotDeliveredError) {
-      await this.#broken(client, cause as Error, expired);
+      await this.#broken(call.client, cause as Error, expired);
       return NOT_SENT;
     }
     if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {
@@ -682,6 +662,16 @@ export class ServerConnection {
 type CallDefaults = Readonly<
   Required<Omit<McpCallOptions, "maxMediaBytes">> & Pick<McpCallOptions, "maxMediaBytes">
 >;
+
+/** A call on a ready connection, as `#callReady`, `#callDirect` and `#readyFailed` see it. */
+interface ReadyCall {
+  client: Client;
+  toolName: string;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  options: CallDefaults;
+  signal: AbortSignal | undefined;
+}
 
 /** What `#callReady` returns when its request could not be delivered. */
 const NOT_SENT: unique symbol = Symbol("not sent");
