@@ -36,6 +36,11 @@
  * (each candidate always ran after the same one and paid for its leftover work, such as an event
  * stream read to its end after the answer), hence the shuffled order.
  *
+ * The mix of candidates moves the ratios (session 22, `docs/benchmarks.md`): a candidate's time
+ * depends on how much code it shares with the others, which keep that code warm in the caches.
+ * Six of the ten run the SDK client's code (raw, raw with a token, LangChain, on both upstreams),
+ * two run toolroute's; with three more toolroute gateways added, toolroute measured 0.81–0.85×.
+ *
  * @module
  */
 

@@ -68,20 +68,46 @@ export async function callMcpToolOutput(
   context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal },
   options: McpCallOptions = {},
 ): Promise<ToolOutput> {
-  let result: CallToolResult;
+  let result: unknown;
   try {
-    const params: {
-      name: string;
-      arguments: Record<string, unknown>;
-      _meta?: Record<string, unknown>;
-    } = {
-      name: toolName,
-      arguments: args,
-    };
-    // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
-    if (context.trace !== undefined) params._meta = { ...context.trace };
-    const onProgress = context.onProgress;
-    result = await client.callTool(params, undefined, {
+    const request = toolCallRequest(toolName, args, context, options);
+    result = await client.callTool(request.params, undefined, request.options);
+  } catch (error) {
+    throw mcpErrorToToolError(error, toolName, context.signal);
+  }
+  return toolOutputOf(result, toolName, options);
+}
+
+/** The params and request options of one `tools/call` (see {@linkcode toolCallRequest}). */
+export interface ToolCallRequest {
+  /** The request's params: name, arguments, and the caller's trace context in `_meta`. */
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> };
+  /** Deadline, signal and progress listener. */
+  options: McpCallRequestOptions;
+}
+
+/**
+ * Makes the params and request options of one `tools/call`: the caller's trace context travels
+ * in `_meta` (W3C traceparent / tracestate / baggage), a progress token only with a listener.
+ *
+ * @param toolName The tool's name on the server.
+ * @param args The arguments.
+ * @param context The call's signal, progress listener and trace context.
+ * @param options Deadline.
+ * @returns The params and options.
+ */
+export function toolCallRequest(
+  toolName: string,
+  args: Record<string, unknown>,
+  context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal },
+  options: McpCallOptions,
+): ToolCallRequest {
+  const params: ToolCallRequest["params"] = { name: toolName, arguments: args };
+  if (context.trace !== undefined) params._meta = { ...context.trace };
+  const onProgress = context.onProgress;
+  return {
+    params,
+    options: {
       signal: context.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
@@ -89,10 +115,25 @@ export async function callMcpToolOutput(
       onprogress: onProgress === undefined || onProgress === ignoreProgress
         ? onProgress
         : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
-    }) as CallToolResult;
-  } catch (error) {
-    throw mcpErrorToToolError(error, toolName, context.signal);
-  }
+    },
+  };
+}
+
+/**
+ * Converts a `tools/call` result to a tool output as it came: content blocks (bounded),
+ * `structuredContent` and `isError`. An invalid-params error result becomes a `ToolError`.
+ *
+ * @param value The result.
+ * @param toolName The tool's name on the server.
+ * @param options Result size.
+ * @returns The tool output.
+ */
+export function toolOutputOf(
+  value: unknown,
+  toolName: string,
+  options: McpCallOptions,
+): ToolOutput {
+  const result = value as CallToolResult;
   const content = boundContent(
     Array.isArray(result.content) ? result.content as ToolContent[] : [],
     { maxTextChars: options.maxResultChars, maxMediaBytes: options.maxMediaBytes },

@@ -50,11 +50,24 @@ let noopTracing: object | undefined;
 let noopMeter: object | undefined;
 
 /**
+ * Where the OpenTelemetry API (1.x, any copy of it) keeps what was registered globally. Until
+ * something registers (a tracer, meter or propagator provider, a context manager) it is unset,
+ * and both providers are the API's no-ops: checked with one property read per call instead of
+ * the API's version-checked lookups (three per remote call).
+ */
+const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1");
+
+function nothingRegistered(): boolean {
+  return (globalThis as Record<symbol, unknown>)[OTEL_GLOBAL] === undefined;
+}
+
+/**
  * Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place).
  *
  * @returns `true` while tracing does nothing.
  */
 export function tracingIsOff(): boolean {
+  if (nothingRegistered()) return true;
   const provider = trace.getTracerProvider();
   if (!(provider instanceof ProxyTracerProvider)) return false;
   noopTracing ??= new ProxyTracerProvider().getDelegate();
@@ -189,6 +202,7 @@ function audit(
 
 /** Whether the metrics API has no SDK behind it (its no-op meter provider is in place). */
 function metricsAreOff(): boolean {
+  if (nothingRegistered()) return true;
   return instrumentsOf(metrics.getMeterProvider()).noop;
 }
 

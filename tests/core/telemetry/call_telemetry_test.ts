@@ -1,4 +1,5 @@
-import { assertEquals, assertMatch } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
+import { trace, type TracerProvider } from "@opentelemetry/api";
 import { observeCall, tracingIsOff } from "../../../src/core/telemetry/call_telemetry.ts";
 import type { AuditRecord } from "../../../src/core/telemetry/audit_sink.ts";
 import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
@@ -27,4 +28,16 @@ Deno.test("observeCall() without an SDK still audits and passes a caller's trace
   assertEquals(traced.needsEvent, true);
   assertMatch(traced.trace?.traceparent ?? "", /^00-0af7651916cd43dd8448eb211c80319c-/);
   assertEquals(traced.trace?.baggage, "k=v");
+});
+
+Deno.test("tracingIsOff() follows a tracer provider registered after calls ran, and its removal", () => {
+  assertEquals(tracingIsOff(), true);
+  const provider: TracerProvider = { getTracer: () => trace.getTracer("unused") };
+  assert(trace.setGlobalTracerProvider(provider));
+  try {
+    assertEquals(tracingIsOff(), false);
+  } finally {
+    trace.disable();
+  }
+  assertEquals(tracingIsOff(), true);
 });

@@ -95,39 +95,38 @@ export class GuardedFetch {
    * @param init The request options.
    * @returns The response.
    */
-  async send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    if (this.#closed) throw new RequestNotDeliveredError("The connection is closed");
+  send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    if (this.#closed) {
+      return Promise.reject(new RequestNotDeliveredError("The connection is closed"));
+    }
     // A connection sends to one URL: checked once, not parsed again on every call.
     const checked = input instanceof URL && input.href === this.#checked?.href;
-    const url = checked ? this.#checked! : new URL(input instanceof Request ? input.url : input);
-    if (!checked) {
-      checkAllowedHost(url, this.#options.allowedHosts);
-      this.#checked = url;
-    }
-    let response: Response;
+    let url: URL;
     try {
-      response = await (this.#options.fetch ?? fetch)(
+      url = checked ? this.#checked! : new URL(input instanceof Request ? input.url : input);
+      if (!checked) {
+        checkAllowedHost(url, this.#options.allowedHosts);
+        this.#checked = url;
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    let sent: Promise<Response>;
+    try {
+      sent = (this.#options.fetch ?? fetch)(
         input,
         init?.redirect === "manual" ? init : { ...init, redirect: "manual" },
       );
     } catch (error) {
-      if (isAbort(error) || error instanceof AuthorizationRequiredError) throw error;
-      const message = describe(error);
-      if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
-        throw new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
-      }
-      throw new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
+      return Promise.reject(failure(error, url));
     }
-    if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
-      await response.body?.cancel();
-      const location = response.headers.get("location");
-      throw new RequestNotDeliveredError(
-        `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
-          location ? ` to ${safeLocation(location, url)}` : ""
-        }), which is not followed: configure the final URL instead`,
-      );
-    }
-    return response;
+    // One reaction on the runtime's promise (every call), not an async frame of its own.
+    return sent.then(
+      (response) => refuseRedirect(response, url),
+      (error) => {
+        throw failure(error, url);
+      },
+    );
   }
 
   /**
@@ -245,6 +244,32 @@ export class GuardedFetch {
       },
     });
   }
+}
+
+/** Why a fetch failed, as the error to throw (an abort and an authorization request as they are). */
+function failure(error: unknown, url: URL): unknown {
+  if (isAbort(error) || error instanceof AuthorizationRequiredError) return error;
+  const message = describe(error);
+  if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
+    return new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
+  }
+  return new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
+}
+
+/** The response, unless it is a redirect, which is refused with a clear error. */
+function refuseRedirect(response: Response, url: URL): Response | Promise<never> {
+  if ((response.status < 300 || response.status >= 400) && response.type !== "opaqueredirect") {
+    return response;
+  }
+  const location = response.headers.get("location");
+  const error = new RequestNotDeliveredError(
+    `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
+      location ? ` to ${safeLocation(location, url)}` : ""
+    }), which is not followed: configure the final URL instead`,
+  );
+  return (response.body?.cancel() ?? Promise.resolve()).then(() => {
+    throw error;
+  });
 }
 
 /** A response body over the limit. */

@@ -65,12 +65,28 @@ export interface OpenClientSettings {
   onLog?: (entry: ToolLogEntry) => void;
 }
 
+/** Sends requests straight over HTTP, past the SDK client (an `HttpClientTransport`). */
+export interface DirectRequester {
+  /** Whether requests can be sent directly now (started, not closed). */
+  readonly direct: boolean;
+  /** Sends one request and returns its result (see `HttpClientTransport#request`). */
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    options?: McpCallRequestOptions,
+  ): Promise<Record<string, unknown>>;
+}
+
 /** An initialised client and how it is connected. */
 export interface OpenedClient {
   /** The client, initialised. */
   client: Client;
   /** The transport kind that worked. */
   kind: TransportKind;
+  /**
+   * With Streamable HTTP: the transport, which sends `tools/call` itself (the client's own
+   * `tools/call` requests are routed to it too).
+   */
+  direct?: DirectRequester;
 }
 
 /**
@@ -111,7 +127,8 @@ export async function openMcpClient(
       eventStream: settings.eventStream,
     });
     try {
-      return { client: await initialise(settings, transport), kind: kinds[i] };
+      const client = await initialise(settings, transport);
+      return { client, kind: kinds[i], ...(transport.direct ? { direct: transport } : {}) };
     } catch (error) {
       const unsupported = (error instanceof StreamableHTTPError || error instanceof SseError) &&
         [400, 404, 405].includes(error.code ?? 0);

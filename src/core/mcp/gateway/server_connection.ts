@@ -10,7 +10,13 @@ import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
-import { callMcpToolOutput, type McpCallOptions, mcpErrorToToolError } from "../mcp_call.ts";
+import {
+  callMcpToolOutput,
+  type McpCallOptions,
+  mcpErrorToToolError,
+  toolCallRequest,
+  toolOutputOf,
+} from "../mcp_call.ts";
 import { ProgressTokens } from "./progress_tokens.ts";
 import { type ToolOutput, toolOutput } from "../../tool_output.ts";
 import type {
@@ -27,7 +33,12 @@ import {
   type McpTool,
   ToolListChangedNotificationSchema,
 } from "../mcp_sdk.ts";
-import { type OpenClientSettings, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import {
+  type DirectRequester,
+  type OpenClientSettings,
+  openMcpClient,
+  type TransportKind,
+} from "./open_mcp_client.ts";
 import { Redactor } from "./redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 
@@ -73,6 +84,10 @@ export class ServerConnection {
   #redact: Redactor;
   #state: McpConnectionState = "closed";
   #client?: Client;
+  /** The client's transport when it sends `tools/call` itself (Streamable HTTP). */
+  #direct?: DirectRequester;
+  /** The tools whose calls go through the client (output schema, required tasks), per list. */
+  #viaClient?: { tools: readonly McpTool[]; names: ReadonlySet<string> };
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
@@ -193,7 +208,19 @@ export class ServerConnection {
    * @param context The call's signal, deadline and progress listener.
    * @returns The result, content blocks as the server sent them (bounded).
    */
-  async callTool(
+  callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput> {
+    const direct = this.#state === "ready" ? this.#directFor(toolName) : undefined;
+    if (direct !== undefined && !context.signal.aborted) {
+      return this.#callDirect(direct, toolName, args, context);
+    }
+    return this.#callTool(toolName, args, context);
+  }
+
+  async #callTool(
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
@@ -211,10 +238,65 @@ export class ServerConnection {
       }
       return this.#redactError(await this.#callGuarded(toolName, args, context, 0));
     } finally {
-      this.#calls.delete(context);
-      this.inFlight--;
-      this.lastUsedAt = performance.now();
+      this.#ended(context);
     }
+  }
+
+  #ended(context: ToolContext): void {
+    this.#calls.delete(context);
+    this.inFlight--;
+    this.lastUsedAt = performance.now();
+  }
+
+  /**
+   * The transport that sends this tool's calls itself, when the connection is ready over
+   * Streamable HTTP and the SDK client has nothing to do around the call: the tool declares no
+   * output schema (whose results the client validates) and does not require task-based execution
+   * (which the client refuses). Such a call skips the client's `callTool` and its promise layers.
+   */
+  #directFor(toolName: string): DirectRequester | undefined {
+    const direct = this.#direct;
+    if (direct === undefined || this.#client === undefined || !direct.direct) return undefined;
+    let viaClient = this.#viaClient;
+    if (viaClient?.tools !== this.#tools) {
+      const names = new Set<string>();
+      for (const tool of this.#tools) {
+        const task = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+        if (tool.outputSchema !== undefined || task === "required") names.add(tool.name);
+      }
+      viaClient = this.#viaClient = { tools: this.#tools, names };
+    }
+    return viaClient.names.has(toolName) ? undefined : direct;
+  }
+
+  /**
+   * `#callReady` over the transport's direct request: the same options, result conversion and
+   * failures (an undelivered call goes the guarded way), in promise reactions instead of the
+   * client's, the conversion's and this class's async frames.
+   */
+  #callDirect(
+    direct: DirectRequester,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput> {
+    this.inFlight++;
+    this.#calls.add(context);
+    const call = this.#readyCall(this.#client!, toolName, args, context);
+    const request = toolCallRequest(toolName, args, this.#requestContext(call), call.options);
+    return direct.request({ method: "tools/call", params: request.params }, request.options)
+      .then((result) => this.#redactError(toolOutputOf(result, toolName, call.options)))
+      .then((output) => {
+        this.#ended(context);
+        return output;
+      }, async (error) => {
+        try {
+          await this.#readyFailed(mcpErrorToToolError(error, toolName, call.signal), call);
+          return this.#redactError(await this.#callGuarded(toolName, args, context, 1));
+        } finally {
+          this.#ended(context);
+        }
+      });
   }
 
   /**
@@ -228,51 +310,87 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput | typeof NOT_SENT> {
-    // A call without its own deadline (nearly all) uses options made once per connection.
-    const options = context.timeoutMs === undefined
-      ? this.#callDefaults ??= this.#callOptions(undefined)
-      : this.#callOptions(context.timeoutMs);
-    const { timeoutMs, maxTotalTimeoutMs: hardMs, resetTimeoutOnProgress: extendable } = options;
-    // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
-    const signal = isSharedSignal(context.signal) ? undefined : context.signal;
+    const call = this.#readyCall(client, toolName, args, context);
     try {
-      return await callMcpToolOutput(client, toolName, args, {
-        signal,
-        // A progress token only where it can be of use: a listener, or progress that may extend.
-        onProgress: this.#progress.listener(toolName, {
-          onProgress: context.onProgress,
-          extendable,
-        }),
-        trace: context.trace,
-      }, options);
+      return await callMcpToolOutput(
+        client,
+        toolName,
+        args,
+        this.#requestContext(call),
+        call.options,
+      );
     } catch (error) {
-      if (context.signal.aborted) {
-        const reason = context.signal.reason;
-        throw reason instanceof ToolErrorClass
-          ? reason
-          : new ToolErrorClass("aborted", `The call to "${toolName}" was aborted`, {
-            cause: error,
-          });
-      }
-      const cause = (error as ToolError).cause;
-      const expired = cause instanceof SessionExpiredError;
-      if (expired || cause instanceof RequestNotDeliveredError) {
-        await this.#broken(client, cause as Error, expired);
-        return NOT_SENT;
-      }
-      if (
-        (error as ToolError).code === "timeout" &&
-        mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout
-      ) {
-        // The SDK's and the direct path's timeout errors both say in `data` which deadline passed.
-        const data = (cause as { data?: { maxTotalTimeout?: unknown } }).data;
-        const ms = data?.maxTotalTimeout !== undefined ? hardMs : timeoutMs;
-        throw new ToolErrorClass("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, {
-          cause,
-        });
-      }
-      throw this.#redact.toolError(error);
+      return await this.#readyFailed(error as ToolError, call);
     }
+  }
+
+  /** A ready call's options: its deadline (made once per connection without its own), its signal. */
+  #readyCall(
+    client: Client,
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): ReadyCall {
+    return {
+      client,
+      toolName,
+      args,
+      context,
+      options: context.timeoutMs === undefined
+        ? this.#callDefaults ??= this.#callOptions(undefined)
+        : this.#callOptions(context.timeoutMs),
+      // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
+      signal: isSharedSignal(context.signal) ? undefined : context.signal,
+    };
+  }
+
+  /** A ready call's signal, listener and trace; a progress token only where it can be of use. */
+  #requestContext(call: ReadyCall): Pick<ToolContext, "onProgress" | "trace"> & {
+    signal?: AbortSignal;
+  } {
+    const { context } = call;
+    return {
+      signal: call.signal,
+      onProgress: this.#progress.listener(call.toolName, {
+        onProgress: context.onProgress,
+        extendable: call.options.resetTimeoutOnProgress,
+      }),
+      trace: context.trace,
+    };
+  }
+
+  /**
+   * What a ready call's failure becomes: the abort reason, `NOT_SENT` (after dropping the
+   * connection) when the request was not delivered, a timeout naming the deadline that passed,
+   * or the error with the connection's credentials redacted (thrown).
+   */
+  async #readyFailed(error: ToolError, call: ReadyCall): Promise<typeof NOT_SENT> {
+    const { context, toolName, options } = call;
+    if (context.signal.aborted) {
+      const reason = context.signal.reason;
+      throw reason instanceof ToolErrorClass
+        ? reason
+        : new ToolErrorClass("aborted", `The call to "${toolName}" was aborted`, {
+          cause: error,
+        });
+    }
+    const cause = error.cause;
+    const expired = cause instanceof SessionExpiredError;
+    if (expired || cause instanceof RequestNotDeliveredError) {
+      await this.#broken(call.client, cause as Error, expired);
+      return NOT_SENT;
+    }
+    if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {
+      // The SDK's and the direct path's timeout errors both say in `data` which deadline passed.
+      const data = (cause as { data?: { maxTotalTimeout?: unknown } }).data;
+      const ms = data?.maxTotalTimeout !== undefined
+        ? options.maxTotalTimeoutMs
+        : options.timeoutMs;
+      throw new ToolErrorClass("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, {
+        cause,
+      });
+    }
+    throw this.#redact.toolError(error);
   }
 
   /** The request options of a ready call: its deadline, the hard one, the result bounds. */
@@ -385,6 +503,7 @@ export class ServerConnection {
       }, this.#kind);
       client = opened.client;
       this.#kind = opened.kind;
+      const direct = opened.direct;
       const ready = client;
       ready.onclose = () => this.#lost(ready);
       ready.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -396,6 +515,7 @@ export class ServerConnection {
       this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.#client = ready;
+      this.#direct = direct;
       this.#version++;
       this.#state = "ready";
       this.#backoff.succeeded();
@@ -458,6 +578,7 @@ export class ServerConnection {
   #lost(client: Client): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    this.#direct = undefined;
     if (this.#disposed) return;
     this.#state = "failed";
     this.#lastError = "The connection was lost";
@@ -476,6 +597,7 @@ export class ServerConnection {
   async #drop(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    this.#direct = undefined;
     await client?.close().catch(() => {});
   }
 
@@ -540,6 +662,16 @@ export class ServerConnection {
 type CallDefaults = Readonly<
   Required<Omit<McpCallOptions, "maxMediaBytes">> & Pick<McpCallOptions, "maxMediaBytes">
 >;
+
+/** A call on a ready connection, as `#callReady`, `#callDirect` and `#readyFailed` see it. */
+interface ReadyCall {
+  client: Client;
+  toolName: string;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  options: CallDefaults;
+  signal: AbortSignal | undefined;
+}
 
 /** What `#callReady` returns when its request could not be delivered. */
 const NOT_SENT: unique symbol = Symbol("not sent");

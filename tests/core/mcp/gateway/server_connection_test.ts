@@ -14,6 +14,7 @@ import type { McpGatewayEvent } from "../../../../src/core/mcp/gateway/mcp_gatew
 import type { McpServerConfig } from "../../../../src/core/mcp/mcp_server_config.ts";
 import type { McpTransport, McpTransportFactory } from "../../../../src/core/mcp/mcp_transport.ts";
 import {
+  CallToolRequestSchema,
   InMemoryTransport,
   ListToolsRequestSchema,
   McpServer,
@@ -541,4 +542,45 @@ Deno.test("ServerConnection redacts header values from an error result's text, a
   } finally {
     await connection.close();
   }
+});
+
+Deno.test("ServerConnection.callTool() over HTTP still validates a tool's output schema and refuses a broken result", async () => {
+  // A low-level server, so a result can break the tool's own output schema (an McpServer would
+  // refuse to send it): the plain tool's calls go straight over HTTP, the typed tool's through
+  // the SDK client, which validates structured results.
+  const typed = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+  const sent: unknown[] = [{ n: 1 }, { n: "one" }, undefined];
+  const http = inProcessServer(() => {
+    const server = new Server({ name: "typed", version: "1.0.0" }, {
+      capabilities: { tools: {} },
+    });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        { name: "plain", inputSchema: { type: "object" } },
+        { name: "typed", inputSchema: { type: "object" }, outputSchema: typed },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      if (request.params.name === "plain") return { content: [{ type: "text", text: "plain" }] };
+      const structured = sent.shift();
+      return {
+        content: [{ type: "text", text: JSON.stringify(structured ?? null) }],
+        ...(structured === undefined ? {} : { structuredContent: structured }),
+      };
+    });
+    return server as unknown as McpServer;
+  });
+  const connection = new ServerConnection(settings(undefined, [], { fetch: http.fetch }));
+  assertEquals(textOf(await connection.callTool("plain", {}, ctx())), "plain");
+  assertEquals(connection.status().transport, "http");
+  const valid = await connection.callTool("typed", {}, ctx());
+  assertEquals(valid.structuredContent, { n: 1 });
+  const broken = await assertRejects(() => connection.callTool("typed", {}, ctx()), ToolError);
+  assertMatch(broken.message, /output schema/);
+  const missing = await assertRejects(() => connection.callTool("typed", {}, ctx()), ToolError);
+  assertMatch(missing.message, /output schema but did not return structured content/);
+  assertEquals(sent.length, 0, "every typed call reached the server");
+  assertEquals(textOf(await connection.callTool("plain", {}, ctx())), "plain");
+  assertEquals(connection.inFlight, 0);
+  await connection.close();
 });
