@@ -33,8 +33,10 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * Raised to 38 KB in issue 11 (session 20) for code that does what SDK code did before: mounted
  * servers' small in-process client (~1 KB, so a worker with function tools only bundles no SDK
  * client) and the gateway's direct `tools/call` over HTTP (~2 KB, the speed target): 36.0 KB.
+ * Raised to 40 KB in session 22: plain tools' calls skip the SDK client (~2 KB, speed), whose
+ * schema check of results is now toolroute's own (`tool_result_problem.ts`, ~0.4 KB): 38.4 KB.
  */
-const OWN_CODE_CEILING_BYTES = 38 * 1024;
+const OWN_CODE_CEILING_BYTES = 40 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 

@@ -1,3 +1,4 @@
+import { toolResultProblem } from "./tool_result_problem.ts";
 import { ToolError } from "../tool_error.ts";
 import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
@@ -133,6 +134,13 @@ export function toolOutputOf(
   toolName: string,
   options: McpCallOptions,
 ): ToolOutput {
+  const problem = toolResultProblem(value);
+  if (problem !== undefined) {
+    throw new ToolError(
+      "tool_error",
+      `Tool "${toolName}" failed: the server sent a malformed result (${problem})`,
+    );
+  }
   const result = value as CallToolResult;
   const content = boundContent(
     Array.isArray(result.content) ? result.content as ToolContent[] : [],

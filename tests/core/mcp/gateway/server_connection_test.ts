@@ -584,3 +584,55 @@ Deno.test("ServerConnection.callTool() over HTTP still validates a tool's output
   assertEquals(connection.inFlight, 0);
   await connection.close();
 });
+
+Deno.test("ServerConnection.callTool() over HTTP refuses a result that is not a tool result, on the direct path too", async () => {
+  // Plain tools' calls skip the SDK client, which validated every result's shape: a result that
+  // is not one must still come back as a clear error, never pass on to a serving client. The
+  // SDK's servers check their own results, so this one is raw JSON-RPC over HTTP.
+  const answers: unknown[] = [
+    { content: "not a list" },
+    { content: [{ type: "image", data: 5, mimeType: "image/png" }] },
+    { content: [{ type: "text" }] },
+    { content: [{ type: "bogus", text: "x" }] },
+    { content: [{ type: "text", text: "ok" }], isError: "yes" },
+    { content: [{ type: "text", text: "ok" }], structuredContent: [1] },
+    null,
+    "text",
+  ];
+  const broken = answers.length;
+  let served = 0;
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    if (request.method !== "POST") return new Response(null, { status: 405 });
+    const message = await request.json();
+    if (message.id === undefined) return new Response(null, { status: 202 });
+    const answer = (result: unknown) =>
+      Response.json({ jsonrpc: "2.0", id: message.id, result }, {
+        headers: { "content-type": "application/json" },
+      });
+    if (message.method === "initialize") {
+      return answer({
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "raw", version: "1.0.0" },
+      });
+    }
+    if (message.method === "tools/list") {
+      return answer({ tools: [{ name: "plain", inputSchema: { type: "object" } }] });
+    }
+    served++;
+    return answer(
+      answers.length > 0 ? answers.shift() : { content: [{ type: "text", text: "fine" }] },
+    );
+  };
+  const connection = new ServerConnection(settings(undefined, [], { fetch }));
+  for (let i = 0; i < broken; i++) {
+    const error = await assertRejects(() => connection.callTool("plain", {}, ctx()), ToolError);
+    assertEquals(error.code, "tool_error", `answer ${i}: ${error.message}`);
+    assertMatch(error.message, /"plain"/);
+  }
+  assertEquals(served, broken, "every broken answer was sent");
+  assertEquals(textOf(await connection.callTool("plain", {}, ctx())), "fine");
+  assertEquals(connection.inFlight, 0);
+  await connection.close();
+});
