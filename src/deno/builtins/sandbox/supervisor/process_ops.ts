@@ -168,7 +168,8 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     await pumps;
     clearTimeout(grace);
     await send({ id, exit: { code: exitCode(status), timedOut, cancelled, warm: warmed } });
-    // In idle time: the next command's shell, ahead of it.
+    // The next command's shell, in idle time: after this one's end is sent (started while it
+    // runs, its start took CPU from the command on a busy machine).
     if (shell !== undefined) warm.prepare(shell);
   };
 

@@ -76,11 +76,15 @@ export function warmShell(enter: string): WarmShell {
       ) return undefined;
       waiting = undefined;
       try {
-        // Same parameters, and still in the same directory (not one deleted or renamed since).
-        if (
-          ready.key !== keyOf(shell) ||
-          Deno.readLinkSync(`/proc/${ready.child.pid}/cwd`) !== shell.cwd
-        ) throw new Error("not this one");
+        // Same parameters, still in the same directory (not one deleted or renamed since), and
+        // neither stopped nor traced (by a process of the session).
+        const pid = ready.child.pid;
+        const status = ready.key === keyOf(shell) &&
+          Deno.readLinkSync(`/proc/${pid}/cwd`) === shell.cwd &&
+          Deno.readTextFileSync(`/proc/${pid}/status`);
+        if (!status || !/^State:\s+[RSD]/m.test(status) || !/^TracerPid:\s+0$/m.test(status)) {
+          throw new Error("not this one");
+        }
         const writer = ready.child.stdin.getWriter();
         await writer.write(text);
         await writer.close();
