@@ -1,6 +1,6 @@
 // The session's warm shell against the cold `bash -c` it stands in for, command by command, in
 // real sessions (bubblewrap): with and without the limits' cgroup and prefix.
-import { assert, assertEquals, assertMatch, assertNotEquals } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
 import { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import {
   DEFAULT_LIMITS,
