@@ -77,7 +77,12 @@ Deno.test({
       for (const result of results) {
         assertEquals(result, { exitCode: 3, stdout: "out\n", stderr: "érr\n", timedOut: false });
       }
-      const waiting = warmShellsIn(workspace);
+      // The next shell starts once the last answer was sent: wait for it.
+      let waiting: number[] = [];
+      for (let i = 0; i < 60 && waiting.length === 0; i++) {
+        waiting = warmShellsIn(workspace);
+        if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assertEquals(waiting.length, 1, "one warm shell waits in the session");
       await router.close();
       assert(await gone(waiting), "the warm shell outlived its session");

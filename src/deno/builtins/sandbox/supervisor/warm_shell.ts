@@ -86,10 +86,16 @@ export function warmShell(enter: string): WarmShell {
           throw new Error("not this one");
         }
         const writer = ready.child.stdin.getWriter();
-        await writer.write(text);
-        await writer.close();
+        try {
+          await writer.write(text);
+          await writer.close();
+        } catch (error) {
+          writer.releaseLock();
+          throw error;
+        }
         return ready.child;
       } catch {
+        // Dead (its pipe is closed), or not for this command.
         end(ready.child);
         return undefined;
       }
