@@ -59,8 +59,10 @@ export function warmShell(enter: string): WarmShell {
     child.stderr.cancel().catch(() => {});
   };
   // The parts of a cold shell's text before the command are plain ASCII (one character each),
-  // and run a command (so `$_`, `$?` and `PIPESTATUS` are theirs).
-  const usable = (shell: WarmShellRequest) => /^[\x20-\x7e]+$/.test(enter + shell.prefix);
+  // and run a command (so `$_`, `$?` and `PIPESTATUS` are theirs); `SECONDS` from the
+  // environment would be a cold shell's start value (the warm shell resets it to 0).
+  const usable = (shell: WarmShellRequest) =>
+    /^[\x20-\x7e]+$/.test(enter + shell.prefix) && shell.env.SECONDS === undefined;
 
   return {
     get pid() {

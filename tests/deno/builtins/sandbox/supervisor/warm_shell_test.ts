@@ -220,6 +220,12 @@ Deno.test({
       assertEquals([other.warm, other.stdout], [false, "é 1\n"]);
       assertEquals(await run(setup, 'echo "$EXTRA"', true, { env }), { ...other, warm: true });
       assertEquals((await run(setup, 'echo "[$EXTRA]"', true)).stdout, "[]\n");
+      // SECONDS from the environment is a cold shell's start value: never warm.
+      const seconds = { ...setup.env, SECONDS: "1000" };
+      for (let i = 0; i < 2; i++) {
+        const timed = await run(setup, "echo $SECONDS", true, { env: seconds });
+        assertEquals([timed.warm, timed.stdout], [false, "1000\n"]);
+      }
       // Another directory, then the same directory deleted and made again between two commands.
       const sub = `${setup.workspace}/sub`;
       await Deno.mkdir(sub, { recursive: true });
