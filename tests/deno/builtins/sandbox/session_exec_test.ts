@@ -20,39 +20,35 @@ Deno.test("startFailure() names the limit a failed spawn ran into, and never ech
   }
 });
 
-/** The warm shells waiting in `workspace`'s sessions: bash in `read` with the loader (-A). */
-function warmShellsIn(workspace: string): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (
-        /read -r -N \d+ BASH_EXECUTION_STRING/.test(cmdline) &&
-        Deno.readLinkSync(`/proc/${entry.name}/cwd`) === workspace
-      ) found.push(Number(entry.name));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return found;
+/**
+ * The warm shells waiting in `workspace`'s sessions: bash in `read` with the loader, whose
+ * directory is the workspace (through `pgrep` and `readlink`: Deno reads /proc only with -A).
+ */
+async function warmShellsIn(workspace: string): Promise<number[]> {
+  const { stdout } = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      `for p in $(pgrep -f 'read -r -N [0-9]+ BASH_EXECUTION_STRING'); do
+         [ "$(readlink /proc/$p/cwd)" = "$1" ] && echo $p; done; true`,
+      "warm",
+      workspace,
+    ],
+    stdin: "null",
+  }).output();
+  return new TextDecoder().decode(stdout).split("\n").filter((line) => line).map(Number);
 }
 
 async function gone(pids: number[]): Promise<boolean> {
   for (let i = 0; i < 60; i++) {
-    if (pids.every((pid) => !existsSync(`/proc/${pid}`))) return true;
+    const { success } = await new Deno.Command("ps", {
+      args: ["-p", pids.join(",")],
+      stdout: "null",
+      stdin: "null",
+    }).output();
+    if (!success) return true; // ps lists none of them.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;
-}
-
-function existsSync(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test({
@@ -80,7 +76,7 @@ Deno.test({
       // The next shell starts once the last answer was sent: wait for it.
       let waiting: number[] = [];
       for (let i = 0; i < 60 && waiting.length === 0; i++) {
-        waiting = warmShellsIn(workspace);
+        waiting = await warmShellsIn(workspace);
         if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assertEquals(waiting.length, 1, "one warm shell waits in the session");
@@ -114,7 +110,7 @@ Deno.test({
     assertEquals((await reader.read()).value, "started\n");
     let waiting: number[] = [];
     for (let i = 0; i < 60 && waiting.length === 0; i++) {
-      waiting = warmShellsIn(workspace);
+      waiting = await warmShellsIn(workspace);
       if (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assertEquals(waiting.length, 1, "no warm shell was waiting");

@@ -319,11 +319,21 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     await inSessions(async (setup) => {
-      const attacks = [["kill -KILL $p", "killed"], ["kill -STOP $p", "stopped"]];
+      // Each attack, then a wait until it took effect (a signal is delivered when the shell next
+      // runs): dead (a zombie, or reaped), stopped, traced.
+      const state = (pattern: string) =>
+        `until grep -qs '${pattern}' /proc/$p/status || [ ! -e /proc/$p ]; do sleep 0.01; done`;
+      const attacks = [
+        [`kill -KILL $p && ${state("^State:.Z")}`, "killed"],
+        [`kill -STOP $p && ${state("^State:.T")}`, "stopped"],
+      ];
       // Traced: strace attaches (it stays until the shell is gone), where the sandbox has it.
       const strace = await run(setup, "command -v strace", false);
       if (strace.code === 0) {
-        attacks.push(["{ strace -qq -o /dev/null -p $p & sleep 0.5; }", "traced"]);
+        attacks.push([
+          `{ strace -qq -o /dev/null -p $p & ${state("^TracerPid:.[1-9]")}; }`,
+          "traced",
+        ]);
       }
       for (const [attack, word] of attacks) {
         await run(setup, "true", true);
