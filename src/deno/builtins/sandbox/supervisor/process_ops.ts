@@ -5,8 +5,9 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
 /**
  * The supervisor's process operations: `exec` (a bash command: its output as `stream` frames 1
  * and 2, then `exit`; with `warm: true` run by the session's warm shell when it fits, see
- * `warmShell`, and `exit.warm` says whether it was), `spawn` (a background process with stdin, same frames), `cancel` (an
- * `exec` or `spawn`), `signal` (a background process) and `stdin` (write to or `close` it).
+ * `warmShell`, and `exit.warm` says whether it was), `spawn` (a background process with stdin,
+ * same frames), `cancel` (an `exec` or `spawn`), `signal` (a background process) and `stdin`
+ * (write to or `close` it).
  * Self-contained but for the supervisor's global `warmShell`: its source text runs inside the
  * sandbox.
  *

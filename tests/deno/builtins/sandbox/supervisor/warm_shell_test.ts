@@ -127,6 +127,7 @@ const SAME = [
   "false",
   "kill -9 $$",
   "kill -TERM $$",
+  "kill -ABRT $$",
   "sh -c 'kill -SEGV $$'; echo after $?",
   "cat; echo cat=$?; read line; echo read=$? line=[$line]",
   'echo "$0" "$#" "$*"',
@@ -195,6 +196,10 @@ Deno.test({
       assertEquals(taken, SAME.length + SYNTAX.length);
       // Sanity of a few: the cases test what they say.
       assertEquals((await run(setup, "kill -9 $$", true)).code, 137);
+      // A shell killed by any signal exits 128 + its number (not 137 for all but seven).
+      assertEquals((await run(setup, "kill -ABRT $$", false)).code, 134);
+      assertEquals((await run(setup, "kill -XCPU $$", true)).code, 152);
+      assertEquals((await run(setup, "sh -c 'kill -BUS $$'", true)).code, 135);
       assertEquals((await run(setup, "if", true)).code, 2);
       assertMatch((await run(setup, "echo $0", true)).stdout, /^(\/usr\/bin\/)?bash\n$/);
       assertEquals((await run(setup, "cat; echo $?", true)).stdout, "0\n");
