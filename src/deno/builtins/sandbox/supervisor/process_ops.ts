@@ -1,10 +1,15 @@
+// A global of the supervisor: supervisor_script.ts puts its source before the families.
+import { warmShell } from "./warm_shell.ts";
 import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
 
 /**
  * The supervisor's process operations: `exec` (a bash command: its output as `stream` frames 1
- * and 2, then `exit`), `spawn` (a background process with stdin, same frames), `cancel` (an
- * `exec` or `spawn`), `signal` (a background process) and `stdin` (write to or `close` it).
- * Self-contained: its source text runs inside the sandbox.
+ * and 2, then `exit`; with `warm: true` run by the session's warm shell when it fits, see
+ * `warmShell`, and `exit.warm` says whether it was), `spawn` (a background process with stdin,
+ * same frames), `cancel` (an `exec` or `spawn`), `signal` (a background process) and `stdin`
+ * (write to or `close` it).
+ * Self-contained but for the supervisor's global `warmShell`: its source text runs inside the
+ * sandbox.
  *
  * @param context The supervisor's shared context.
  * @returns The operations.
@@ -31,7 +36,8 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     if (!ended) kill(shell);
     try {
       for (let round = 0; round < 5 && runs.size === 0 && commandsLeft(); round++) {
-        const pids = processIds();
+        // Not the warm shell: it is no command's (yet).
+        const pids = processIds().filter((pid) => pid !== warm.pid);
         if (pids.length === 0) return;
         pids.forEach(kill);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -42,12 +48,13 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   };
   // Whether a process of a command may be left: without a cgroup, always (then /proc tells).
   // A process outside the sandbox's PID namespace (the wrapper's keeper) is not listed, or
-  // listed as 0.
+  // listed as 0; the warm shell is no command's.
   const commandsLeft = () => {
     try {
+      const waiting = String(warm.pid);
       return cgroups.length === 0 ||
         new TextDecoder().decode(Deno.readFileSync(cgroups[0])).split("\n")
-          .some((line) => line !== "" && line !== "0");
+          .some((line) => line !== "" && line !== "0" && line !== waiting);
     } catch {
       return true;
     }
@@ -59,12 +66,16 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     : `{ ${
       cgroups.map((file) => `echo 0 > '${file}'`).join(" && ")
     }; } 2>/dev/null || { echo "toolroute: the command could not enter the sandbox's resource limits (cgroup); it was not run" >&2; exit 126; }; `;
-  const signalNumber = (signal: string) =>
-    ({ SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 })[
-      signal
-    ] ?? 9;
-  const exitCode = (status: Deno.CommandStatus) =>
-    status.signal === null ? status.code : 128 + signalNumber(status.signal);
+  const warm = warmShell(enter);
+  // Linux's signal numbers: a shell killed by a signal exits with 128 + its number, as bash
+  // reports a child's (SIGXCPU from the CPU limit: 152).
+  const signals = ("HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT " +
+    "CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO PWR SYS").split(" ");
+  const exitCode = (status: Deno.CommandStatus) => {
+    if (status.signal === null) return status.code;
+    const index = signals.indexOf(status.signal.slice(3));
+    return 129 + (index < 0 ? signals.indexOf("KILL") : index);
+  };
   // Variables bash acts on at its start, before the script's first word: BASH_ENV (and ENV) name
   // a file it sources, SHELLOPTS/BASHOPTS with xtrace expand PS4 (command substitutions). One
   // naming a file the model can write would run outside the limits, so the shell starts without
@@ -102,12 +113,34 @@ export function processOps(context: SupervisorContext): SupervisorOps {
 
   const exec = async (request: Record<string, unknown>) => {
     const id = Number(request.id);
-    const child = bash(request, false);
+    const { clean, restore } = startup(request.env as Record<string, string>);
+    // The warm shell starts with the environment as given: nothing to restore at its start.
+    const shell = request.warm === true && restore === ""
+      ? {
+        command: String(request.command),
+        prefix: String(request.prefix ?? ""),
+        cwd: String(request.cwd),
+        env: clean,
+      }
+      : undefined;
     let timedOut = false;
     let cancelled = false;
-    const stop = new AbortController();
-    const end = () => void reap(child.pid, false);
+    let end = () => {};
+    // Listed before the warm shell is taken: from then on no other command's end reaps it.
     runs.set(id, { cancel: () => (cancelled = true, end()) });
+    let child: Deno.ChildProcess;
+    let warmed = false;
+    try {
+      const taken = shell === undefined ? undefined : await warm.take(shell);
+      warmed = taken !== undefined;
+      child = taken ?? bash(request, false);
+    } catch (error) {
+      runs.delete(id);
+      throw error;
+    }
+    const stop = new AbortController();
+    end = () => void reap(child.pid, false);
+    if (cancelled) end();
     const timer = setTimeout(() => {
       timedOut = true;
       end();
@@ -135,7 +168,10 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     const grace = setTimeout(() => stop.abort(), 250);
     await pumps;
     clearTimeout(grace);
-    await send({ id, exit: { code: exitCode(status), timedOut, cancelled } });
+    await send({ id, exit: { code: exitCode(status), timedOut, cancelled, warm: warmed } });
+    // The next command's shell, in idle time: after this one's end is sent (started while it
+    // runs, its start took CPU from the command on a busy machine).
+    if (shell !== undefined) warm.prepare(shell);
   };
 
   // A background process: its own process group, stdin open, output streamed until it ends;

@@ -25,6 +25,7 @@ import { LiteralFinder } from "../../search/literal_finder.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
+import { warmShell } from "./warm_shell.ts";
 import {
   type SupervisorContext,
   supervisorContext,
@@ -41,14 +42,15 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
 ];
 
 /**
- * The supervisor's globals of its own, by name, for the search family: each self-contained (no
- * imports, no outside names but the globals before it).
+ * The supervisor's globals of its own, by name, for the search and process families: each
+ * self-contained (no imports, no outside names but the globals before it).
  */
 const SUPERVISOR_GLOBALS: Readonly<Record<string, { toString(): string }>> = Object.freeze({
   LiteralFinder,
   searchLimits,
   searchFileRead,
   grepPrefilter,
+  warmShell,
 });
 
 /**

@@ -33,8 +33,10 @@ Deno.test("supervisorScript() is one data: URL carrying every family's source", 
   assertMatch(url, /^data:application\/javascript;base64,/);
   const source = atob(url.slice(url.indexOf(",") + 1));
   for (const family of SUPERVISOR_FAMILIES) assert(source.includes(family.toString()), family.name);
-  // The search family's globals come first, each defined once.
-  for (const name of ["LiteralFinder", "searchLimits", "searchFileRead", "grepPrefilter"]) {
+  // The search and process families' globals come first, each defined once.
+  for (
+    const name of ["LiteralFinder", "searchLimits", "searchFileRead", "grepPrefilter", "warmShell"]
+  ) {
     assertEquals(source.split(`const ${name} = `).length, 2, name);
   }
   // Self-contained: nothing is imported.

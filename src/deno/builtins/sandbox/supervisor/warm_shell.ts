@@ -1,0 +1,141 @@
+/** What an `exec` asks of its shell: the same fields a cold `bash -c` gets. */
+export interface WarmShellRequest {
+  /** The command's text. */
+  readonly command: string;
+  /** The limits prefix (`ulimit ...; `), run after the cgroup entry. */
+  readonly prefix: string;
+  /** The working directory. */
+  readonly cwd: string;
+  /** The whole environment (none of the variables bash acts on at its start). */
+  readonly env: Record<string, string>;
+}
+
+/** The supervisor's warm shell (see {@linkcode warmShell}). */
+export interface WarmShell {
+  /**
+   * The waiting shell, given the command, when it was started for the same prefix, directory and
+   * environment, is still alive and in that directory; else `undefined` (a waiting shell whose
+   * parameters differ is killed): the command takes the cold path.
+   */
+  take(shell: WarmShellRequest): Promise<Deno.ChildProcess | undefined>;
+  /** Starts a shell for these parameters, unless one waits for them already. */
+  prepare(shell: WarmShellRequest): void;
+  /** The waiting shell's process id. */
+  readonly pid: number | undefined;
+}
+
+/**
+ * One bash per session started ahead of time, in idle time (after a command's end), with the
+ * parameters of the last `exec`: it moves itself into the limited cgroups (`enter`) and runs the
+ * limits prefix, then waits in `read` on its stdin. An `exec` with the same parameters writes the
+ * full text a cold `bash -c` would get (`enter`, prefix, command: bash's `BASH_EXECUTION_STRING`)
+ * and closes the pipe; the shell takes stdin from `/dev/null`, resets `SECONDS`, leaves `$_` as
+ * the cold shell's prefix does, and `eval`s the command: same pid, parent, cgroup, limits,
+ * environment, directory, `$0`, `$$`, exit codes and output streams as a cold shell, without the
+ * start of a process and of bash on the command's way. (Left different: see `docs/sandbox.md`.)
+ * Commands of the session can see, kill or stop it like any of their processes: that only ever
+ * sends the session's own next command the cold way, or ends it. A global of the supervisor
+ * (`supervisor_script.ts`): self-contained.
+ *
+ * @param enter The cgroup entry every shell runs first (empty without a cgroup).
+ * @returns The warm shell.
+ */
+export function warmShell(enter: string): WarmShell {
+  // Bigger texts take the cold path: under the argument limit (128 KiB), so a command a cold
+  // shell could not be given is never run warm; `read -N` counts characters (at most bytes).
+  const maxBytes = 1 << 16;
+  const encoder = new TextEncoder();
+  let waiting: { child: Deno.ChildProcess; key: string } | undefined;
+  const keyOf = (shell: WarmShellRequest) =>
+    JSON.stringify([shell.prefix, shell.cwd, Object.entries(shell.env)]);
+  const end = (child: Deno.ChildProcess) => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Gone already.
+    }
+    child.stdin.close().catch(() => {});
+    child.stdout.cancel().catch(() => {});
+    child.stderr.cancel().catch(() => {});
+  };
+  // The parts of a cold shell's text before the command are plain ASCII (one character each),
+  // and run a command (so `$_`, `$?` and `PIPESTATUS` are theirs); `SECONDS` from the
+  // environment would be a cold shell's start value (the warm shell resets it to 0).
+  const usable = (shell: WarmShellRequest) =>
+    /^[\x20-\x7e]+$/.test(enter + shell.prefix) && shell.env.SECONDS === undefined;
+
+  return {
+    get pid() {
+      return waiting?.child.pid;
+    },
+    async take(shell) {
+      const ready = waiting;
+      if (ready === undefined) return undefined;
+      // A text a cold shell would get otherwise (or not at all) leaves the shell waiting.
+      const text = encoder.encode(enter + shell.prefix + shell.command);
+      if (
+        text.length > maxBytes || shell.command.includes("\0") || !shell.command.isWellFormed()
+      ) return undefined;
+      waiting = undefined;
+      try {
+        // Same parameters, still in the same directory (not one deleted or renamed since), and
+        // neither stopped nor traced (by a process of the session).
+        const pid = ready.child.pid;
+        const status = ready.key === keyOf(shell) &&
+          Deno.readLinkSync(`/proc/${pid}/cwd`) === shell.cwd &&
+          Deno.readTextFileSync(`/proc/${pid}/status`);
+        if (!status || !/^State:\s+[RSD]/m.test(status) || !/^TracerPid:\s+0$/m.test(status)) {
+          throw new Error("not this one");
+        }
+        const writer = ready.child.stdin.getWriter();
+        try {
+          await writer.write(text);
+          await writer.close();
+        } catch (error) {
+          writer.releaseLock();
+          throw error;
+        }
+        return ready.child;
+      } catch {
+        // Dead (its pipe is closed), or not for this command.
+        end(ready.child);
+        return undefined;
+      }
+    },
+    prepare(shell) {
+      const key = keyOf(shell);
+      if (waiting?.key === key || !usable(shell)) return;
+      if (waiting !== undefined) end(waiting.child);
+      waiting = undefined;
+      const skip = (enter + shell.prefix).length;
+      // `$_` as the cold shell leaves it: the last word of the prefix (run again: it only sets
+      // the same limits) or of the cgroup entry (`echo 0 > file`).
+      const last = shell.prefix !== "" ? shell.prefix : ": 0; ";
+      let child: Deno.ChildProcess;
+      try {
+        child = new Deno.Command("bash", {
+          args: [
+            "-c",
+            `${enter}${shell.prefix}IFS= read -r -N ${2 * maxBytes} BASH_EXECUTION_STRING; ` +
+            `exec </dev/null; SECONDS=0; ${last}eval "\${BASH_EXECUTION_STRING:${skip}}"`,
+          ],
+          cwd: shell.cwd,
+          env: shell.env,
+          clearEnv: true,
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+      } catch {
+        return; // At a limit, or the directory is gone: the next command goes cold.
+      }
+      const entry = { child, key };
+      waiting = entry;
+      void child.status.then(() => {
+        if (waiting !== entry) return;
+        waiting = undefined;
+        end(child);
+      });
+    },
+  };
+}

@@ -1,0 +1,409 @@
+// The session's warm shell against the cold `bash -c` it stands in for, command by command, in
+// real sessions (bubblewrap): with and without the limits' cgroup and prefix.
+import { assert, assertEquals, assertMatch } from "@std/assert";
+import { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
+import {
+  DEFAULT_LIMITS,
+  limitPrefix,
+  withResourceLimits,
+} from "../../../../../src/deno/builtins/sandbox/resource_limits.ts";
+import { skipWithoutBwrap } from "../../../../_helpers/bwrap.ts";
+import { leftovers, uniqueSleep } from "../../_bash_fixture.ts";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  warm: boolean;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+interface Setup {
+  session: SandboxSession;
+  workspace: string;
+  prefix: string;
+  env: Record<string, string>;
+}
+
+async function run(
+  setup: Setup,
+  command: string,
+  warm: boolean,
+  overrides: {
+    cwd?: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    cancelAfterMs?: number;
+  } = {},
+): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const decoders = [new TextDecoder(), new TextDecoder()];
+  const answer = await setup.session.request(
+    {
+      op: "exec",
+      command,
+      prefix: setup.prefix,
+      cwd: overrides.cwd ?? setup.workspace,
+      env: overrides.env ?? setup.env,
+      timeoutMs: overrides.timeoutMs ?? 10_000,
+      warm,
+    },
+    undefined,
+    {
+      timeoutMs: 20_000,
+      onTimeout: () => new Error("timeout") as never,
+      onStream: (stream, bytes) =>
+        stream === 1
+          ? stdout += decoders[0].decode(bytes, { stream: true })
+          : stderr += decoders[1].decode(bytes, { stream: true }),
+      onId: (id) => {
+        if (overrides.cancelAfterMs === undefined) return;
+        setTimeout(
+          () => setup.session.notify({ op: "cancel", target: id }),
+          overrides.cancelAfterMs,
+        );
+      },
+    },
+  );
+  const exit = answer.header.exit as {
+    code: number;
+    warm: boolean;
+    timedOut: boolean;
+    cancelled: boolean;
+  };
+  assert(exit !== undefined, JSON.stringify(answer.header));
+  return {
+    code: exit.code,
+    stdout,
+    stderr,
+    warm: exit.warm,
+    timedOut: exit.timedOut,
+    cancelled: exit.cancelled,
+  };
+}
+
+/**
+ * Runs `fn` in a session with the limits' cgroup and prefix, and (unless `cgroupOnly`: the
+ * prefix's process limit does not bind root) in one with the prefix only.
+ */
+async function inSessions(
+  fn: (setup: Setup) => Promise<void>,
+  { limits = DEFAULT_LIMITS, cgroupOnly = false } = {},
+): Promise<void> {
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_warm_" }));
+  try {
+    for (const limited of cgroupOnly ? [true] : [true, false]) {
+      const session = await SandboxSession.start({
+        mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
+        path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        startTimeoutMs: 10_000,
+        wrap: limited ? withResourceLimits(limits) : undefined,
+      });
+      try {
+        // Without a cgroup here, a fork bomb would not be bounded (root): not run.
+        if (cgroupOnly && session.limitsKind === "none") return;
+        await fn({
+          session,
+          workspace,
+          prefix: limitPrefix(limits, 10_000),
+          env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8", HOME: workspace },
+        });
+      } finally {
+        await session.close();
+      }
+    }
+  } finally {
+    await Deno.remove(workspace, { recursive: true });
+  }
+}
+
+// Commands whose every observable (exit code, stdout, stderr) is the same warm and cold, but for
+// process ids (and pipe inode numbers), which differ between any two runs.
+const SAME = [
+  "true",
+  "exit 3",
+  "false",
+  "kill -9 $$",
+  "kill -TERM $$",
+  "kill -ABRT $$",
+  "sh -c 'kill -SEGV $$'; echo after $?",
+  "cat; echo cat=$?; read line; echo read=$? line=[$line]",
+  'echo "$0" "$#" "$*"',
+  'echo "[$_]"',
+  "echo $SECONDS",
+  "echo $LINENO\necho $LINENO\n\necho $LINENO",
+  'echo "$BASH_EXECUTION_STRING"',
+  "echo $- $BASH_SUBSHELL $SHLVL",
+  "[ $$ = $BASHPID ] && echo self; [ $PPID = $(ps -o ppid= -p $$ | tr -d ' ') ] && echo parent",
+  "for f in /proc/$$/fd/*; do echo ${f##*/} $(readlink $f | tr -d 0-9); done",
+  "env | sort",
+  "declare -p | grep -Ev '^declare [-a-zA-Z]+ (BASHPID|BASH_COMMAND|EPOCHREALTIME|EPOCHSECONDS|" +
+  "RANDOM|SRANDOM|SECONDS|BASH_LINENO|LINENO|_)\\b'; set +o; shopt -p; declare -F; alias",
+  "ulimit -a; umask; cat /proc/$$/cgroup",
+  "pwd; echo $PWD $OLDPWD; cd /tmp && pwd",
+  "echo 'héllo wörld € 😀 ✓'; x='日本語'; echo ${#x}; printf '\\x01\\x7f\\t|\\r\\n'",
+  "cat <<'EOF'\n  a \\ b $x\n\tc\nEOF\nfor i in 1 2; do\n  echo \"$i\"\ndone\n",
+  "trap 'echo bye' EXIT; echo hi",
+  "set -e; false; echo not here",
+  "return 4; echo $?",
+  'f() { echo "$FUNCNAME" "${BASH_SOURCE[*]}"; caller; }; f',
+  "echo out; echo err >&2; exit 7",
+  "sleep 5 & echo $!>/dev/null; echo started",
+  "exec 3>&1; echo via3 >&3",
+  "",
+  "   \n# only a comment\n",
+  "echo 'trailing newlines'\n\n\n",
+  "echo a \\\n  b",
+  "nosuchcommand_x; echo $?",
+];
+
+// Syntax errors: same exit code (2), same output and lines; the message names `eval` where a
+// cold shell names `-c`, and quotes a first line without the cold shell's cgroup entry and limits
+// prefix (documented in docs/sandbox.md).
+const SYNTAX = ["if", "echo before\nif then fi", ")", "echo 'unterminated", "f() {"];
+
+function normalized(run: Run): Omit<Run, "warm"> {
+  const strip = (text: string) =>
+    text.replaceAll(/\b\d{2,}\b/g, "N").replaceAll(": eval: line", ": -c: line")
+      .replaceAll(/`(\{ echo 0 > .*?\}; )?(ulimit [^;]*; )?/g, "`");
+  return {
+    code: run.code,
+    stdout: strip(run.stdout),
+    stderr: strip(run.stderr),
+    timedOut: run.timedOut,
+    cancelled: run.cancelled,
+  };
+}
+
+Deno.test({
+  name:
+    "the warm shell runs commands as a cold bash -c does: exit codes, signals, stdin at EOF, $0, variables, limits, output",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      await run(setup, "true", true); // Starts the first warm shell.
+      let taken = 0;
+      for (const command of [...SAME, ...SYNTAX]) {
+        const cold = await run(setup, command, false);
+        const warm = await run(setup, command, true);
+        assertEquals(cold.warm, false);
+        assert(warm.warm, `not run warm: ${JSON.stringify(command)}`);
+        taken++;
+        assertEquals(normalized(warm), normalized(cold), JSON.stringify(command));
+      }
+      assertEquals(taken, SAME.length + SYNTAX.length);
+      // Sanity of a few: the cases test what they say.
+      assertEquals((await run(setup, "kill -9 $$", true)).code, 137);
+      // A shell killed by any signal exits 128 + its number (not 137 for all but seven).
+      assertEquals((await run(setup, "kill -ABRT $$", false)).code, 134);
+      assertEquals((await run(setup, "kill -XCPU $$", true)).code, 152);
+      assertEquals((await run(setup, "sh -c 'kill -BUS $$'", true)).code, 135);
+      assertEquals((await run(setup, "if", true)).code, 2);
+      assertMatch((await run(setup, "echo $0", true)).stdout, /^(\/usr\/bin\/)?bash\n$/);
+      assertEquals((await run(setup, "cat; echo $?", true)).stdout, "0\n");
+      assertEquals((await run(setup, "readlink /proc/$$/fd/0", true)).stdout, "/dev/null\n");
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "a command the warm shell does not fit (over its cap, other environment or directory, a directory replaced) runs cold, and the next that fits runs warm",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      await run(setup, "true", true);
+      // Over the cap (64 KiB): cold, and the waiting shell stays for the next.
+      const big = await run(setup, `: '${"x".repeat(70_000)}'; echo big`, true);
+      assertEquals([big.warm, big.code, big.stdout], [false, 0, "big\n"]);
+      assertEquals((await run(setup, "echo small", true)).warm, true);
+      // Another environment: cold; the shell started after it has the new one.
+      const env = { ...setup.env, EXTRA: "é 1" };
+      const other = await run(setup, 'echo "$EXTRA"', true, { env });
+      assertEquals([other.warm, other.stdout], [false, "é 1\n"]);
+      assertEquals(await run(setup, 'echo "$EXTRA"', true, { env }), { ...other, warm: true });
+      assertEquals((await run(setup, 'echo "[$EXTRA]"', true)).stdout, "[]\n");
+      // SECONDS from the environment is a cold shell's start value: never warm.
+      const seconds = { ...setup.env, SECONDS: "1000" };
+      for (let i = 0; i < 2; i++) {
+        const timed = await run(setup, "echo $SECONDS", true, { env: seconds });
+        assertEquals([timed.warm, timed.stdout], [false, "1000\n"]);
+      }
+      // Another directory, then the same directory deleted and made again between two commands.
+      const sub = `${setup.workspace}/sub`;
+      await Deno.mkdir(sub, { recursive: true });
+      assertEquals(await run(setup, "pwd", true, { cwd: sub }), {
+        code: 0,
+        stdout: `${sub}\n`,
+        stderr: "",
+        warm: false,
+        timedOut: false,
+        cancelled: false,
+      });
+      assertEquals((await run(setup, "pwd", true, { cwd: sub })).warm, true);
+      await run(setup, "rm -r sub && mkdir sub && touch sub/new", false);
+      const replaced = await run(setup, "pwd; ls", true, { cwd: sub });
+      assertEquals([replaced.warm, replaced.stdout], [false, `${sub}\nnew\n`]);
+      assertEquals((await run(setup, "ls", true, { cwd: sub })).stdout, "new\n");
+      // A command with a NUL byte fails to start either way.
+      for (const warm of [true, false]) {
+        const answer = await setup.session.request(
+          {
+            op: "exec",
+            command: "echo a\0b",
+            prefix: setup.prefix,
+            cwd: setup.workspace,
+            env: setup.env,
+            timeoutMs: 5000,
+            warm,
+          },
+          undefined,
+          { timeoutMs: 10_000, onTimeout: () => new Error("timeout") as never },
+        );
+        assert(answer.header.error !== undefined, JSON.stringify(answer.header));
+      }
+      assertEquals((await run(setup, "echo still", true)).stdout, "still\n");
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "a session without limits prefix or cgroup never runs warm: the prefix and entry are what the warm shell stands on",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_warm_" }));
+    const session = await SandboxSession.start({
+      mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
+      path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      startTimeoutMs: 10_000,
+    });
+    try {
+      const setup = { session, workspace, prefix: "", env: { PATH: "/usr/bin:/bin" } };
+      for (let i = 0; i < 3; i++) {
+        const result = await run(setup, "echo $i", true);
+        assertEquals([result.warm, result.code], [false, 0]);
+      }
+    } finally {
+      await session.close();
+      await Deno.remove(workspace, { recursive: true });
+    }
+  },
+});
+
+/** Starts a background process (op `spawn`) and collects its stdout. */
+function background(setup: Setup, command: string) {
+  let stdout = "";
+  const done = setup.session.request(
+    { op: "spawn", command, prefix: "", cwd: setup.workspace, env: setup.env },
+    undefined,
+    {
+      timeoutMs: Infinity,
+      onTimeout: () => new Error("timeout") as never,
+      onStream: (stream, bytes) => stream === 1 && (stdout += new TextDecoder().decode(bytes)),
+    },
+  );
+  return { output: () => stdout, done };
+}
+
+// Finds the waiting warm shell (its command line holds the loader; not the finder itself).
+const FIND_WARM = `n=BASH_EXECUTION; n=\${n}_STRING; find_warm() { for p in /proc/[0-9]*; do
+  [ \${p#/proc/} != $$ ] && tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q "read -r -N [0-9]* $n" &&
+  echo \${p#/proc/} && return; done; return 1; }`;
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert(check(), what);
+}
+
+Deno.test({
+  name:
+    "a warm shell killed, stopped or traced by a process of the session falls back to the cold path at once, and warm resumes after",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      // Each attack, then a wait until it took effect (a signal is delivered when the shell next
+      // runs): dead (a zombie, or reaped), stopped, traced.
+      const state = (pattern: string) =>
+        `until grep -qs '${pattern}' /proc/$p/status || [ ! -e /proc/$p ]; do sleep 0.01; done`;
+      const attacks = [
+        [`kill -KILL $p && ${state("^State:.Z")}`, "killed"],
+        [`kill -STOP $p && ${state("^State:.T")}`, "stopped"],
+      ];
+      // Traced: strace attaches (it stays until the shell is gone), where the sandbox has it.
+      const strace = await run(setup, "command -v strace", false);
+      if (strace.code === 0) {
+        attacks.push([
+          `{ strace -qq -o /dev/null -p $p & ${state("^TracerPid:.[1-9]")}; }`,
+          "traced",
+        ]);
+      }
+      for (const [attack, word] of attacks) {
+        await run(setup, "true", true);
+        const attacker = background(
+          setup,
+          `${FIND_WARM}; for i in $(seq 200); do p=$(find_warm) && ${attack} && echo ${word} $p && break; sleep 0.02; done; wait`,
+        );
+        await until(() => attacker.output().includes(word), `the attack ran (${word})`);
+        const started = performance.now();
+        const after = await run(setup, "echo after", true);
+        assertEquals([after.warm, after.code, after.stdout], [false, 0, "after\n"]);
+        assert(performance.now() - started < 5000, "it waited for a stopped shell");
+        await attacker.done;
+        assertEquals((await run(setup, "echo again", true)).warm, true);
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "a warm command's deadline, cancel and background children end as a cold one's, and its processes are in the limits",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      await run(setup, "true", true);
+      for (const warm of [false, true]) {
+        const late = await run(setup, "sleep 5; echo no", warm, { timeoutMs: 300 });
+        assertEquals(normalized(late), {
+          code: 137,
+          stdout: "",
+          stderr: "",
+          timedOut: true,
+          cancelled: false,
+        });
+        if (warm) assertEquals(late.warm, true);
+        const cancelled = await run(setup, "sleep 5; echo no", warm, { cancelAfterMs: 200 });
+        assertEquals([cancelled.code, cancelled.cancelled, cancelled.stdout], [137, true, ""]);
+        const tag = uniqueSleep();
+        const children = await run(
+          setup,
+          `sleep ${tag} & setsid sleep ${tag} >/dev/null 2>&1 & sleep 0.1; pgrep -c -x sleep`,
+          warm,
+        );
+        assertEquals([children.warm, children.stdout], [warm, "2\n"]);
+        assertEquals(await leftovers(`sleep ${tag}`), []);
+      }
+      const limits = await run(setup, "ulimit -u -d -t; cat /proc/$$/cgroup", true);
+      assertEquals(limits.warm, true);
+      assertMatch(limits.stdout, /^max user processes .*512$/m);
+      assertMatch(limits.stdout, /^cpu time .*10$/m);
+    });
+  },
+});
+
+Deno.test({
+  name: "a fork bomb run by the warm shell stops at the session's process limit",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      await run(setup, "true", true);
+      const bomb = await run(setup, "b() { b | b & }; b; sleep 2; echo done", true);
+      assertEquals(bomb.warm, true);
+      assertMatch(bomb.stderr, /fork|Resource temporarily unavailable/);
+      assertEquals((await run(setup, "echo ok", true)).stdout, "ok\n");
+    }, { limits: { processes: 64, memoryMiB: 512 }, cgroupOnly: true });
+  },
+});
