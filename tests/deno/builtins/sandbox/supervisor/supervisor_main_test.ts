@@ -79,7 +79,12 @@ Deno.test({
         { ...options, onStream: () => {} },
       );
       await burst("running");
-      assertEquals((await command).header.exit, { code: 0, timedOut: false, cancelled: false });
+      assertEquals((await command).header.exit, {
+        code: 0,
+        timedOut: false,
+        cancelled: false,
+        warm: false,
+      });
       await burst("after");
       for (let i = 0; i < 20; i++) {
         await roundTrip(session, `${workspace}/one-${i}`, pattern(i * 997, i));
