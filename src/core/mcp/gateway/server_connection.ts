@@ -225,10 +225,7 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
-    // `inFlight` keeps the connection from being closed while the call runs; `lastUsedAt` is
-    // set when it ends (one clock read per call, not two).
-    this.inFlight++;
-    this.#calls.add(context);
+    this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
       if (client !== undefined && !context.signal.aborted) {
@@ -240,6 +237,13 @@ export class ServerConnection {
     } finally {
       this.#ended(context);
     }
+  }
+
+  // `inFlight` keeps the connection from being closed while a call runs; `lastUsedAt` is set
+  // when it ends (one clock read per call, not two).
+  #started(context: ToolContext): void {
+    this.inFlight++;
+    this.#calls.add(context);
   }
 
   #ended(context: ToolContext): void {
@@ -280,8 +284,7 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
-    this.inFlight++;
-    this.#calls.add(context);
+    this.#started(context);
     const call = this.#readyCall(this.#client!, toolName, args, context);
     const request = toolCallRequest(toolName, args, this.#requestContext(call), call.options);
     return direct.request({ method: "tools/call", params: request.params }, request.options)

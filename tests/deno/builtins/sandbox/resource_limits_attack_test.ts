@@ -1,3 +1,4 @@
+import { testSession } from "./_test_session.ts";
 // Attacks on the sandbox's resource limits (cgroups): a session that starts while another one is
 // between making its cgroups and entering them, and commands that try to leave the limits.
 import { assert, assertEquals, assertMatch } from "@std/assert";
@@ -5,7 +6,7 @@ import {
   DEFAULT_LIMITS,
   withResourceLimits,
 } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
-import { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
+import type { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
@@ -31,12 +32,7 @@ function hierarchy(): string | undefined {
 }
 
 function startSession(ws: string): Promise<SandboxSession> {
-  return SandboxSession.start({
-    mounts: { workspace: { source: ws, dest: ws }, readOnlyRoots: [] },
-    path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    startTimeoutMs: 10_000,
-    wrap: withResourceLimits(DEFAULT_LIMITS),
-  });
+  return testSession(ws, { wrap: withResourceLimits(DEFAULT_LIMITS) });
 }
 
 async function exec(session: SandboxSession, ws: string, command: string) {

@@ -1,3 +1,4 @@
+import { testSession } from "./_test_session.ts";
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
@@ -6,7 +7,6 @@ import {
   limitPrefix,
   withResourceLimits,
 } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
-import { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 /** The host's process count (ps, not /proc: Deno reads /proc only under --allow-all). */
@@ -147,13 +147,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
-    const start = () =>
-      SandboxSession.start({
-        mounts: { workspace: { source: ws, dest: ws }, readOnlyRoots: [] },
-        path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        startTimeoutMs: 10_000,
-        wrap: withResourceLimits(DEFAULT_LIMITS),
-      });
+    const start = () => testSession(ws, { wrap: withResourceLimits(DEFAULT_LIMITS) });
     const first = await start();
     // The second start sweeps the leftovers of ended sessions: the first one's cgroup is not one,
     // although no command of it runs (its cmd cgroup is empty).

@@ -1,7 +1,7 @@
+import { testSession } from "./_test_session.ts";
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolError, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
-import { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
@@ -356,11 +356,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const a = await workspace();
-    const session = await SandboxSession.start({
-      mounts: { workspace: { source: a, dest: a }, readOnlyRoots: [] },
-      path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      startTimeoutMs: 10_000,
-    });
+    const session = await testSession(a);
     try {
       const deadline = (timeoutMs: number, why: string) => ({
         timeoutMs,

@@ -1,7 +1,8 @@
+import { testSession } from "../_test_session.ts";
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { processOps } from "../../../../../src/deno/builtins/sandbox/supervisor/process_ops.ts";
 import type { SupervisorContext } from "../../../../../src/deno/builtins/sandbox/supervisor/supervisor_context.ts";
-import { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
+import type { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import {
   DEFAULT_LIMITS,
   withResourceLimits,
@@ -91,10 +92,7 @@ async function exec(session: SandboxSession, command: string, cwd: string) {
 }
 
 async function startSession(workspace: string, limited: boolean): Promise<SandboxSession> {
-  return await SandboxSession.start({
-    mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
-    path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    startTimeoutMs: 10_000,
+  return await testSession(workspace, {
     wrap: limited ? withResourceLimits(DEFAULT_LIMITS) : undefined,
   });
 }

@@ -1,5 +1,6 @@
+import { testSession } from "../_test_session.ts";
 import { assert, assertEquals } from "@std/assert";
-import { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
+import type { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import type { SessionFrame } from "../../../../../src/deno/builtins/sandbox/session_frames.ts";
 import { skipWithoutBwrap } from "../../../../_helpers/bwrap.ts";
 
@@ -45,11 +46,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_sup_" }));
-    const session = await SandboxSession.start({
-      mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
-      path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      startTimeoutMs: 10_000,
-    });
+    const session = await testSession(workspace);
     // Bodies larger than one read of the supervisor (64 KiB), and many small requests sent at
     // once: frames span reads, and reads carry several frames.
     const sizes = [0, 5, 65_535, 65_536, 200_001];

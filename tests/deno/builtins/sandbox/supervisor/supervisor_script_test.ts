@@ -1,10 +1,10 @@
+import { testSession } from "../_test_session.ts";
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import {
   SUPERVISOR_FAMILIES,
   supervisorScript,
 } from "../../../../../src/deno/builtins/sandbox/supervisor/supervisor_script.ts";
 import type { SupervisorContext } from "../../../../../src/deno/builtins/sandbox/supervisor/supervisor_context.ts";
-import { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../../../_helpers/bwrap.ts";
 
 // Making a family's table does no I/O: only the context's functions do, and none is called.
@@ -48,11 +48,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_sup_" }));
-    const session = await SandboxSession.start({
-      mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
-      path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      startTimeoutMs: 10_000,
-    });
+    const session = await testSession(workspace);
     try {
       const options = { timeoutMs: 5000, onTimeout: () => new Error("timeout") as never };
       for (const op of ["nope", "constructor", "__proto__", "toString"]) {

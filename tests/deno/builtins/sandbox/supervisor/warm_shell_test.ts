@@ -1,7 +1,8 @@
+import { testSession } from "../_test_session.ts";
 // The session's warm shell against the cold `bash -c` it stands in for, command by command, in
 // real sessions (bubblewrap): with and without the limits' cgroup and prefix.
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
+import type { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import {
   DEFAULT_LIMITS,
   limitPrefix,
@@ -95,10 +96,7 @@ async function inSessions(
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_warm_" }));
   try {
     for (const limited of cgroupOnly ? [true] : [true, false]) {
-      const session = await SandboxSession.start({
-        mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
-        path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        startTimeoutMs: 10_000,
+      const session = await testSession(workspace, {
         wrap: limited ? withResourceLimits(limits) : undefined,
       });
       try {
@@ -275,11 +273,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_warm_" }));
-    const session = await SandboxSession.start({
-      mounts: { workspace: { source: workspace, dest: workspace }, readOnlyRoots: [] },
-      path: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      startTimeoutMs: 10_000,
-    });
+    const session = await testSession(workspace);
     try {
       const setup = { session, workspace, prefix: "", env: { PATH: "/usr/bin:/bin" } };
       for (let i = 0; i < 3; i++) {
