@@ -2,6 +2,7 @@ import { ToolError } from "../../../core/tool_error.ts";
 import { bwrapMissing } from "./sandbox_failure.ts";
 import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
 import { supervisorScript } from "./supervisor/supervisor_script.ts";
+import { printfEscaped, ptraceFilter } from "./ptrace_filter.ts";
 
 /** What a session shows and how it starts. */
 export interface SessionSetup {
@@ -67,7 +68,7 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
       script,
     ],
   });
-  const spawned = setup.wrap?.("bwrap", args) ?? { program: "bwrap", args };
+  const spawned = withPtraceFilter(setup.wrap, args);
   try {
     return new Deno.Command(spawned.program, {
       args: spawned.args,
@@ -82,6 +83,34 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     throw new ToolError("tool_error", bwrapMissing("session"), { cause: error });
   }
+}
+
+// Opens the filter's bytes on fd 3 (a pipe: no file to write), then runs the rest in its place.
+const FILTER_STAGE = `command -v "$2" >/dev/null ||
+  { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
+exec 3< <(printf %b "$1"); shift; exec "$@"`;
+let filter: string | undefined | null;
+
+/**
+ * The command that starts bubblewrap (wrapped in the resource limits when `wrap` is given) with
+ * the ptrace filter (`ptrace_filter.ts`) as its seccomp program, read from fd 3; on an
+ * architecture without one, bubblewrap as it is.
+ */
+function withPtraceFilter(
+  wrap: SessionSetup["wrap"],
+  args: string[],
+): { program: string; args: string[] } {
+  if (filter === undefined) {
+    const bytes = ptraceFilter(Deno.build.arch);
+    filter = bytes === undefined ? null : printfEscaped(bytes);
+  }
+  if (filter === null) return wrap?.("bwrap", args) ?? { program: "bwrap", args };
+  const bwrapArgs = ["--seccomp", "3", ...args];
+  const inner = wrap?.("bwrap", bwrapArgs) ?? { program: "bwrap", args: bwrapArgs };
+  return {
+    program: "bash",
+    args: ["-c", FILTER_STAGE, "toolroute-seccomp", filter, inner.program, ...inner.args],
+  };
 }
 
 /**

@@ -314,26 +314,21 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 Deno.test({
   name:
-    "a warm shell killed, stopped or traced by a process of the session falls back to the cold path at once, and warm resumes after",
+    "a warm shell killed or stopped by a process of the session falls back to the cold path at once, and warm resumes after",
   ignore: skipWithoutBwrap(),
   async fn() {
     await inSessions(async (setup) => {
       // Each attack, then a wait until it took effect (a signal is delivered when the shell next
-      // runs): dead (a zombie, or reaped), stopped, traced.
+      // runs): dead (a zombie, or reaped), stopped.
       const state = (pattern: string) =>
         `until grep -qs '${pattern}' /proc/$p/status || [ ! -e /proc/$p ]; do sleep 0.01; done`;
       const attacks = [
         [`kill -KILL $p && ${state("^State:.Z")}`, "killed"],
         [`kill -STOP $p && ${state("^State:.T")}`, "stopped"],
       ];
-      // Traced: strace attaches (it stays until the shell is gone), where the sandbox has it.
-      const strace = await run(setup, "command -v strace", false);
-      if (strace.code === 0) {
-        attacks.push([
-          `{ strace -qq -o /dev/null -p $p & ${state("^TracerPid:.[1-9]")}; }`,
-          "traced",
-        ]);
-      }
+      // Traced: no longer possible, the session's seccomp filter refuses ptrace to every process
+      // in it (ptrace_filter_test.ts); the shell's TracerPid check stays for architectures
+      // without the filter.
       for (const [attack, word] of attacks) {
         await run(setup, "true", true);
         const attacker = background(
