@@ -1,6 +1,6 @@
 /**
  * A seccomp filter (classic BPF, for bubblewrap's `--seccomp`) under which `ptrace`,
- * `process_vm_readv` and `process_vm_writev` fail with `EPERM`, for the machine's own
+ * `process_vm_readv`, `process_vm_writev` and `pidfd_getfd` fail with `EPERM`, for the machine's own
  * architecture and its 32-bit compatible one (x86_64 and i386, x32 refused whole; aarch64 and
  * arm). Every other system call is allowed. Inside a session, a command runs as the same user as
  * the supervisor, bubblewrap and the warm shell, which sit outside the command's cgroup: one that
@@ -53,16 +53,17 @@ interface Family {
   readonly refuseFrom?: number;
 }
 
-// ptrace, process_vm_readv, process_vm_writev per ABI.
+// ptrace, process_vm_readv, process_vm_writev, pidfd_getfd (another process's file descriptors,
+// under the same permission as ptrace) per ABI.
 const FAMILIES: Record<string, readonly Family[]> = {
   x86_64: [
     // x32 system calls are numbered from 0x40000000: refused whole.
-    { audit: 0xc000003e, calls: [101, 310, 311], refuseFrom: 0x40000000 },
-    { audit: 0x40000003, calls: [26, 347, 348] }, // i386
+    { audit: 0xc000003e, calls: [101, 310, 311, 438], refuseFrom: 0x40000000 },
+    { audit: 0x40000003, calls: [26, 347, 348, 438] }, // i386
   ],
   aarch64: [
-    { audit: 0xc00000b7, calls: [117, 270, 271] },
-    { audit: 0x40000028, calls: [26, 376, 377] }, // arm
+    { audit: 0xc00000b7, calls: [117, 270, 271, 438] },
+    { audit: 0x40000028, calls: [26, 376, 377, 438] }, // arm
   ],
 };
 

@@ -32,7 +32,7 @@ function run(program: Uint8Array, nr: number, arch: number): number {
   throw new Error("the program ran off its end");
 }
 
-Deno.test("ptraceFilter() refuses ptrace and process_vm_readv/writev on each ABI of x86_64 and aarch64, and allows the rest", () => {
+Deno.test("ptraceFilter() refuses ptrace, process_vm_readv/writev and pidfd_getfd on each ABI of x86_64 and aarch64, and allows the rest", () => {
   const cases: Array<[string, number, number[], number[]]> = [
     ["x86_64", 0xc000003e, [101, 310, 311, 0x40000000, 0x40000000 + 521], [
       0,
@@ -42,9 +42,9 @@ Deno.test("ptraceFilter() refuses ptrace and process_vm_readv/writev on each ABI
       102,
       309,
     ]],
-    ["x86_64", 0x40000003, [26, 347, 348], [0, 1, 11, 101, 310]],
-    ["aarch64", 0xc00000b7, [117, 270, 271], [0, 63, 64, 101, 221]],
-    ["aarch64", 0x40000028, [26, 376, 377], [0, 3, 117]],
+    ["x86_64", 0x40000003, [26, 347, 348, 438], [0, 1, 11, 101, 310]],
+    ["aarch64", 0xc00000b7, [117, 270, 271, 438], [0, 63, 64, 101, 221, 434]],
+    ["aarch64", 0x40000028, [26, 376, 377, 438], [0, 3, 117]],
   ];
   for (const [name, arch, refused, allowed] of cases) {
     const program = ptraceFilter(name)!;
