@@ -34,6 +34,10 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   // empty nothing is left to kill, and the listing of /proc (0.1-0.2 ms) is skipped.
   const reap = async (shell: number, ended: boolean) => {
     if (!ended) kill(shell);
+    // A warm shell that waited while commands or background processes ran may be running code
+    // of theirs (written into its stdin, injected by ptrace): it ends with the last of them, as
+    // their other processes. One taken by an `exec` is not waiting; the next is started after.
+    if (runs.size === 0) warm.discard();
     try {
       for (let round = 0; round < 5 && runs.size === 0 && commandsLeft(); round++) {
         // Not the warm shell: it is no command's (yet).

@@ -20,6 +20,12 @@ export interface WarmShell {
   take(shell: WarmShellRequest): Promise<Deno.ChildProcess | undefined>;
   /** Starts a shell for these parameters, unless one waits for them already. */
   prepare(shell: WarmShellRequest): void;
+  /**
+   * Ends the waiting shell: a command or background process that ran beside it may have made it
+   * run code of theirs (its whole read length written into its stdin, or code injected by
+   * ptrace), and reaps spare it.
+   */
+  discard(): void;
   /** The waiting shell's process id. */
   readonly pid: number | undefined;
 }
@@ -101,6 +107,11 @@ export function warmShell(enter: string): WarmShell {
         end(ready.child);
         return undefined;
       }
+    },
+    discard() {
+      if (waiting === undefined) return;
+      end(waiting.child);
+      waiting = undefined;
     },
     prepare(shell) {
       const key = keyOf(shell);
