@@ -15,9 +15,14 @@ export interface WarmShell {
   /**
    * The waiting shell, given the command, when it was started for the same prefix, directory and
    * environment, is still alive and in that directory; else `undefined` (a waiting shell whose
-   * parameters differ is killed): the command takes the cold path.
+   * parameters differ is killed): the command takes the cold path. When `given` settles before
+   * the command's text is written (a process of the session can fill the pipe and hold its
+   * read end), the shell is killed and `undefined` returned at once.
    */
-  take(shell: WarmShellRequest): Promise<Deno.ChildProcess | undefined>;
+  take(
+    shell: WarmShellRequest,
+    given?: Promise<unknown>,
+  ): Promise<Deno.ChildProcess | undefined>;
   /** Starts a shell for these parameters, unless one waits for them already. */
   prepare(shell: WarmShellRequest): void;
   /**
@@ -74,7 +79,7 @@ export function warmShell(enter: string): WarmShell {
     get pid() {
       return waiting?.child.pid;
     },
-    async take(shell) {
+    async take(shell, given) {
       const ready = waiting;
       if (ready === undefined) return undefined;
       // A text a cold shell would get otherwise (or not at all) leaves the shell waiting.
@@ -95,7 +100,14 @@ export function warmShell(enter: string): WarmShell {
         }
         const writer = ready.child.stdin.getWriter();
         try {
-          await writer.write(text);
+          const written = writer.write(text);
+          written.catch(() => {});
+          await (given === undefined ? written : Promise.race([
+            written,
+            given.then(() => {
+              throw new Error("given up");
+            }),
+          ]));
           await writer.close();
         } catch (error) {
           writer.releaseLock();

@@ -395,6 +395,41 @@ Deno.test({
 
 Deno.test({
   name:
+    "a hand-over to a warm shell whose pipe a process of the session filled ends at the command's deadline or cancel, not the host's",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      for (const how of ["deadline", "cancel"]) {
+        await run(setup, "true", true);
+        // Holds the pipe's read end, makes the shell leave its read (whole length written) and
+        // sleep, then fills the pipe: the shell is neither stopped nor traced.
+        const attacker = background(
+          setup,
+          `${FIND_WARM}; p=$(find_warm) || exit 3; exec 7</proc/$p/fd/0 8>/proc/$p/fd/0
+          { printf '\\n%.0s' $(seq 2000); printf 'sleep 60\\n'
+            head -c 131072 /dev/zero | tr '\\0' '#'; } >&8
+          sleep 0.3; timeout 0.3 cat <&7 >/dev/null; head -c 65536 /dev/zero >&8
+          echo filled; sleep 3`,
+        );
+        await until(() => attacker.output().includes("filled"), "the attack ran (pipe full)");
+        const started = performance.now();
+        const late = await run(
+          setup,
+          "sleep 5; echo no",
+          true,
+          how === "deadline" ? { timeoutMs: 500 } : { cancelAfterMs: 300 },
+        );
+        assert(performance.now() - started < 3000, `${how}: the hand-over was not given up`);
+        assertEquals([late.warm, late.code, late.stdout], [false, 137, ""]);
+        assertEquals(how === "deadline" ? late.timedOut : late.cancelled, true);
+        await attacker.done;
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
     "a warm command's deadline, cancel and background children end as a cold one's, and its processes are in the limits",
   ignore: skipWithoutBwrap(),
   async fn() {
