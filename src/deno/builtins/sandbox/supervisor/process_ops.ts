@@ -34,6 +34,10 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   // empty nothing is left to kill, and the listing of /proc (0.1-0.2 ms) is skipped.
   const reap = async (shell: number, ended: boolean) => {
     if (!ended) kill(shell);
+    // A warm shell that waited while commands or background processes ran may be running code
+    // of theirs (written into its stdin, injected by ptrace): it ends with the last of them, as
+    // their other processes. One taken by an `exec` is not waiting; the next is started after.
+    if (runs.size === 0) warm.discard();
     try {
       for (let round = 0; round < 5 && runs.size === 0 && commandsLeft(); round++) {
         // Not the warm shell: it is no command's (yet).
@@ -125,26 +129,33 @@ export function processOps(context: SupervisorContext): SupervisorOps {
       : undefined;
     let timedOut = false;
     let cancelled = false;
-    let end = () => {};
+    // Until the command runs, its deadline or cancel gives up the hand-over to the warm shell
+    // (whose pipe a process of the session may have filled): it then runs cold, and is ended.
+    let giveUp = () => {};
+    const given = shell === undefined
+      ? undefined
+      : new Promise<void>((resolve) => giveUp = resolve);
+    let end = () => giveUp();
     // Listed before the warm shell is taken: from then on no other command's end reaps it.
     runs.set(id, { cancel: () => (cancelled = true, end()) });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
+    }, Number(request.timeoutMs));
     let child: Deno.ChildProcess;
     let warmed = false;
     try {
-      const taken = shell === undefined ? undefined : await warm.take(shell);
+      const taken = shell === undefined ? undefined : await warm.take(shell, given);
       warmed = taken !== undefined;
       child = taken ?? bash(request, false);
     } catch (error) {
+      clearTimeout(timer);
       runs.delete(id);
       throw error;
     }
     const stop = new AbortController();
     end = () => void reap(child.pid, false);
-    if (cancelled) end();
-    const timer = setTimeout(() => {
-      timedOut = true;
-      end();
-    }, Number(request.timeoutMs));
+    if (cancelled || timedOut) end();
     const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
       const reader = stream.getReader();
       const stopped = () => reader.cancel().catch(() => {});

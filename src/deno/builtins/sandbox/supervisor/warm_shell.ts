@@ -15,11 +15,22 @@ export interface WarmShell {
   /**
    * The waiting shell, given the command, when it was started for the same prefix, directory and
    * environment, is still alive and in that directory; else `undefined` (a waiting shell whose
-   * parameters differ is killed): the command takes the cold path.
+   * parameters differ is killed): the command takes the cold path. When `given` settles before
+   * the command's text is written (a process of the session can fill the pipe and hold its
+   * read end), the shell is killed and `undefined` returned at once.
    */
-  take(shell: WarmShellRequest): Promise<Deno.ChildProcess | undefined>;
+  take(
+    shell: WarmShellRequest,
+    given?: Promise<unknown>,
+  ): Promise<Deno.ChildProcess | undefined>;
   /** Starts a shell for these parameters, unless one waits for them already. */
   prepare(shell: WarmShellRequest): void;
+  /**
+   * Ends the waiting shell: a command or background process that ran beside it may have made it
+   * run code of theirs (its whole read length written into its stdin, or code injected by
+   * ptrace), and reaps spare it.
+   */
+  discard(): void;
   /** The waiting shell's process id. */
   readonly pid: number | undefined;
 }
@@ -68,7 +79,7 @@ export function warmShell(enter: string): WarmShell {
     get pid() {
       return waiting?.child.pid;
     },
-    async take(shell) {
+    async take(shell, given) {
       const ready = waiting;
       if (ready === undefined) return undefined;
       // A text a cold shell would get otherwise (or not at all) leaves the shell waiting.
@@ -89,7 +100,14 @@ export function warmShell(enter: string): WarmShell {
         }
         const writer = ready.child.stdin.getWriter();
         try {
-          await writer.write(text);
+          const written = writer.write(text);
+          written.catch(() => {});
+          await (given === undefined ? written : Promise.race([
+            written,
+            given.then(() => {
+              throw new Error("given up");
+            }),
+          ]));
           await writer.close();
         } catch (error) {
           writer.releaseLock();
@@ -101,6 +119,11 @@ export function warmShell(enter: string): WarmShell {
         end(ready.child);
         return undefined;
       }
+    },
+    discard() {
+      if (waiting === undefined) return;
+      end(waiting.child);
+      waiting = undefined;
     },
     prepare(shell) {
       const key = keyOf(shell);

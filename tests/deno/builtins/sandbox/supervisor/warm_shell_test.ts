@@ -185,6 +185,8 @@ Deno.test({
       let taken = 0;
       for (const command of [...SAME, ...SYNTAX]) {
         const cold = await run(setup, command, false);
+        // A cold command ends the shell that waited beside it: the next one starts after this.
+        await run(setup, "true", true);
         const warm = await run(setup, command, true);
         assertEquals(cold.warm, false);
         assert(warm.warm, `not run warm: ${JSON.stringify(command)}`);
@@ -341,7 +343,75 @@ Deno.test({
         assertEquals([after.warm, after.code, after.stdout], [false, 0, "after\n"]);
         assert(performance.now() - started < 5000, "it waited for a stopped shell");
         await attacker.done;
+        // The attacker's end ends the shell that waited beside it (it could have run its code).
+        await run(setup, "true", true);
         assertEquals((await run(setup, "echo again", true)).warm, true);
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "a warm shell made to run code by a process of the session (its whole read length written into its stdin) ends with that process: no reap spares it",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      // 2000 newlines (past the entry and prefix the shell skips), then a loop that counts in
+      // `alive` (ptrace could make it run code as well); the writer ends once the loop runs.
+      const hijack = `${FIND_WARM}; p=$(find_warm) || exit 3
+        { printf '\\n%.0s' $(seq 2000)
+          printf 'n=0; while [ $n -lt 50 ]; do n=$((n+1)); echo $n > alive; sleep 0.1; done\\n'
+          head -c 140000 /dev/zero | tr '\\0' '#'; } > /proc/$p/fd/0
+        for i in $(seq 100); do [ -s alive ] && break; sleep 0.03; done; echo "ran $(cat alive)"`;
+      await run(setup, "rm -f alive", true);
+      const attacker = background(setup, hijack);
+      await attacker.done;
+      // The attack ran: the warm shell ran the written loop.
+      assertMatch(attacker.output(), /^ran [1-9]/);
+      // The background process ended (and the reap after it): the loop no longer runs.
+      const alive = () => Deno.readTextFile(`${setup.workspace}/alive`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = await alive();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assertEquals(await alive(), before, "the warm shell ran on after its writer's end");
+      const next = await run(setup, "echo next", true);
+      assertEquals([next.warm, next.stdout], [false, "next\n"]);
+      assertEquals((await run(setup, "echo again", true)).warm, true);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "a hand-over to a warm shell whose pipe a process of the session filled ends at the command's deadline or cancel, not the host's",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    await inSessions(async (setup) => {
+      for (const how of ["deadline", "cancel"]) {
+        await run(setup, "true", true);
+        // Holds the pipe's read end, makes the shell leave its read (whole length written) and
+        // sleep, then fills the pipe: the shell is neither stopped nor traced.
+        const attacker = background(
+          setup,
+          `${FIND_WARM}; p=$(find_warm) || exit 3; exec 7</proc/$p/fd/0 8>/proc/$p/fd/0
+          { printf '\\n%.0s' $(seq 2000); printf 'sleep 60\\n'
+            head -c 131072 /dev/zero | tr '\\0' '#'; } >&8
+          sleep 0.3; timeout 0.3 cat <&7 >/dev/null; head -c 65536 /dev/zero >&8
+          echo filled; sleep 3`,
+        );
+        await until(() => attacker.output().includes("filled"), "the attack ran (pipe full)");
+        const started = performance.now();
+        const late = await run(
+          setup,
+          "sleep 5; echo no",
+          true,
+          how === "deadline" ? { timeoutMs: 500 } : { cancelAfterMs: 300 },
+        );
+        assert(performance.now() - started < 3000, `${how}: the hand-over was not given up`);
+        assertEquals([late.warm, late.code, late.stdout], [false, 137, ""]);
+        assertEquals(how === "deadline" ? late.timedOut : late.cancelled, true);
+        await attacker.done;
       }
     });
   },
@@ -355,6 +425,8 @@ Deno.test({
     await inSessions(async (setup) => {
       await run(setup, "true", true);
       for (const warm of [false, true]) {
+        // The cold commands ended the shell that waited beside them: start the next one.
+        if (warm) await run(setup, "true", true);
         const late = await run(setup, "sleep 5; echo no", warm, { timeoutMs: 300 });
         assertEquals(normalized(late), {
           code: 137,
