@@ -130,7 +130,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     let timedOut = false;
     let cancelled = false;
     // Until the command runs, its deadline or cancel gives up the hand-over to the warm shell
-    // (whose pipe a process of the session may have filled): it then runs cold, and is ended.
+    // (whose pipe a process of the session may have filled): it then never starts.
     let giveUp = () => {};
     const given = shell === undefined
       ? undefined
@@ -142,17 +142,24 @@ export function processOps(context: SupervisorContext): SupervisorOps {
       timedOut = true;
       end();
     }, Number(request.timeoutMs));
-    let child: Deno.ChildProcess;
+    let started: Deno.ChildProcess | undefined;
     let warmed = false;
     try {
       const taken = shell === undefined ? undefined : await warm.take(shell, given);
       warmed = taken !== undefined;
-      child = taken ?? bash(request, false);
+      started = taken ?? (cancelled || timedOut ? undefined : bash(request, false));
     } catch (error) {
       clearTimeout(timer);
       runs.delete(id);
       throw error;
     }
+    if (started === undefined) {
+      // Ended while the hand-over waited: reported as killed, as a command ended at once would be.
+      clearTimeout(timer);
+      runs.delete(id);
+      return await send({ id, exit: { code: 137, timedOut, cancelled, warm: false } });
+    }
+    const child = started;
     const stop = new AbortController();
     end = () => void reap(child.pid, false);
     if (cancelled || timedOut) end();

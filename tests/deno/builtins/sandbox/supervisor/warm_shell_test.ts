@@ -404,7 +404,7 @@ Deno.test({
         const started = performance.now();
         const late = await run(
           setup,
-          "sleep 5; echo no",
+          `echo ran > /tmp/ran-${how}; sleep 5; echo no`,
           true,
           how === "deadline" ? { timeoutMs: 500 } : { cancelAfterMs: 300 },
         );
@@ -412,6 +412,9 @@ Deno.test({
         assertEquals([late.warm, late.code, late.stdout], [false, 137, ""]);
         assertEquals(how === "deadline" ? late.timedOut : late.cancelled, true);
         await attacker.done;
+        // Ended before it started: no part of it ran.
+        const trace = await run(setup, `cat /tmp/ran-${how} 2>/dev/null; echo end`, true);
+        assertEquals(trace.stdout, "end\n", `${how}: the command ran after its end`);
       }
     });
   },
