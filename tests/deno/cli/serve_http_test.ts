@@ -1,4 +1,4 @@
-import { assertEquals, assertMatch } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
 import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
 import {
   Client,
@@ -158,8 +158,27 @@ Deno.test("serveHttp() forwards a tool-list change to connected clients", async 
     }),
   );
   await client.listTools();
-  for (const listener of serve.context.toolsChanged) listener(undefined);
-  await changed.promise;
+  // The client opens its notification stream (GET) on its own after connecting; a change before
+  // that stream is there reaches nobody. So the change is made again every 50 ms until the
+  // client hears one, for at most 10 s.
+  let fired = 0;
+  const fire = () => {
+    fired++;
+    for (const listener of serve.context.toolsChanged) listener(undefined);
+  };
+  fire();
+  const again = setInterval(fire, 50);
+  const deadline = setTimeout(
+    () => changed.reject(new Error("no tool-list change in 10 s")),
+    10_000,
+  );
+  try {
+    await changed.promise;
+  } finally {
+    clearInterval(again);
+    clearTimeout(deadline);
+  }
+  assert(fired >= 1);
   await client.close();
 });
 
