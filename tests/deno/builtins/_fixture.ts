@@ -62,3 +62,27 @@ export async function fileTools(
   const tools = await router.expose({ builtins: ["read_file", "write_file", "apply_patch"] });
   return { router, tools, [Symbol.asyncDispose]: () => router.close() };
 }
+
+/**
+ * Exposes built-in tools of the fixture's context, bash sandboxed (`bwrap`, 20 s command
+ * deadline), through a real router: the setup of the attack tests that race a sandboxed command
+ * against a file tool.
+ *
+ * @param fixture The fixture.
+ * @param builtins The tools to expose.
+ * @returns The router and the tool set; `await using` closes the router.
+ */
+export async function sandboxedTools(
+  fixture: Fixture,
+  builtins: string[],
+): Promise<{ router: ToolRouter; tools: ToolSet } & AsyncDisposable> {
+  const router = new ToolRouter({
+    builtins: builtinTools({
+      ...fixture.context,
+      commandTimeoutMs: 20_000,
+      bash: { sandbox: "bwrap" },
+    }),
+  });
+  const tools = await router.expose({ builtins });
+  return { router, tools, [Symbol.asyncDispose]: () => router.close() };
+}

@@ -2,9 +2,7 @@
 // and a sandboxed background command that swaps the target between a symlink, a directory, a
 // FIFO and a file while write_file runs (session access).
 import { assert, assertEquals } from "@std/assert";
-import { ToolRouter } from "@toolroute/toolroute";
-import { builtinTools } from "@toolroute/toolroute/deno";
-import { fileTools, makeFixture, SECRET } from "../_fixture.ts";
+import { fileTools, makeFixture, sandboxedTools, SECRET } from "../_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 Deno.test("concurrent write_file calls in create mode on one new path: exactly one creates it, the others are refused", async () => {
@@ -36,14 +34,8 @@ Deno.test({
   async fn() {
     await using f = await makeFixture();
     await Deno.mkdir(`${f.workspace}/.git/hooks`, { recursive: true });
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        ...f.context,
-        commandTimeoutMs: 20_000,
-        bash: { sandbox: "bwrap" },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash", "write_file"] });
+    await using sandboxed = await sandboxedTools(f, ["bash", "write_file"]);
+    const { router, tools } = sandboxed;
     // Concurrent creates through the session's supervisor.
     const creates = await Promise.all(
       Array.from(
@@ -109,14 +101,8 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     await using f = await makeFixture();
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        ...f.context,
-        commandTimeoutMs: 20_000,
-        bash: { sandbox: "bwrap" },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash", "write_file"] });
+    await using sandboxed = await sandboxedTools(f, ["bash", "write_file"]);
+    const { router, tools } = sandboxed;
     // The command creates `t` with O_EXCL (noclobber), reads it back, removes it: a different
     // content read back means a create of write_file's replaced the command's file.
     const started = JSON.parse(

@@ -3,9 +3,7 @@
 // symlink out): every read ends with a result or a plain refusal, the session lives on, nothing
 // from outside is read.
 import { assert, assertEquals } from "@std/assert";
-import { ToolRouter } from "@toolroute/toolroute";
-import { builtinTools } from "@toolroute/toolroute/deno";
-import { makeFixture, SECRET } from "../_fixture.ts";
+import { makeFixture, sandboxedTools, SECRET } from "../_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 Deno.test({
@@ -14,14 +12,8 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     await using f = await makeFixture();
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        ...f.context,
-        commandTimeoutMs: 20_000,
-        bash: { sandbox: "bwrap" },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash", "read_file"] });
+    await using sandboxed = await sandboxedTools(f, ["bash", "read_file"]);
+    const { router, tools } = sandboxed;
     // Lines of 16 bytes: 4096 of them are exactly 64 KiB.
     const started = JSON.parse(
       (await tools.call("bash", {
