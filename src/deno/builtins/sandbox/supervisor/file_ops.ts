@@ -81,6 +81,94 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
       }
     }
   };
+  // `open` of a small regular file through libc where it can be loaded (FFI: the supervisor runs
+  // with all permissions), else (and on any failure, which Deno's calls then name) as below: the
+  // same steps, stat, open, fstat, read and close, without Deno's cost per call (a file
+  // information object with four dates, twice). Opened with O_NONBLOCK, a FIFO swapped in after
+  // the stat does not block the supervisor either; O_CLOEXEC: no command inherits it.
+  const native = (() => {
+    try {
+      return Deno.dlopen("libc.so.6", {
+        statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
+        open: { parameters: ["buffer", "i32"], result: "i32" },
+        read: { parameters: ["i32", "buffer", "u64"], result: "i64" },
+        close: { parameters: ["i32"], result: "i32" },
+      }).symbols;
+    } catch {
+      return undefined;
+    }
+  })();
+  const encoder = new TextEncoder();
+  let cPath = new Uint8Array(1024);
+  const noPath = new Uint8Array(1);
+  const sx = new DataView(new ArrayBuffer(256));
+  const sxBytes = new Uint8Array(sx.buffer);
+  // struct statx (the same on every architecture) as `info` gives Deno's file information.
+  const statx = (fd: number, at: Uint8Array, flags: number) => {
+    // STATX_BASIC_STATS
+    if (native!.statx(fd, at, flags, 0x7ff, sxBytes) !== 0) return undefined;
+    const mode = sx.getUint16(28, true);
+    const type = mode & 0o170000;
+    const major = BigInt(sx.getUint32(136, true));
+    const minor = BigInt(sx.getUint32(140, true));
+    return {
+      isFile: type === 0o100000,
+      isDirectory: type === 0o040000,
+      isSymlink: type === 0o120000,
+      isFifo: type === 0o010000,
+      isDevice: type === 0o020000 || type === 0o060000,
+      isSocket: type === 0o140000,
+      size: Number(sx.getBigUint64(40, true)),
+      mode,
+      // glibc's makedev, as in st_dev
+      dev: Number(
+        ((major & 0xfffn) << 8n) | ((major & 0xfffff000n) << 32n) | (minor & 0xffn) |
+          ((minor & 0xffffff00n) << 12n),
+      ),
+      ino: Number(sx.getBigUint64(32, true)),
+      nlink: sx.getUint32(16, true),
+    };
+  };
+  // The answer to `open`, or `undefined`: then Deno's way (also for a file of `prefetch` bytes
+  // or more, which stays open for `read`).
+  const openNative = (p: string, prefetch: number) => {
+    if (native === undefined || p.includes("\0")) return undefined;
+    if (cPath.length < p.length * 3 + 1) cPath = new Uint8Array(p.length * 3 + 1);
+    cPath[encoder.encodeInto(p, cPath).written] = 0;
+    // AT_FDCWD: the path as given (absolute), symlinks followed as Deno.statSync does.
+    const before = statx(-100, cPath, 0);
+    if (before === undefined) return undefined;
+    if (!before.isFile) return { ok: { handle: null, info: before } };
+    if (before.size >= Math.min(prefetch, 1 << 20)) return undefined;
+    // O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC (x86_64 and aarch64 alike)
+    const fd = native.open(cPath, 0o4000 | 0o400 | 0o2000000);
+    if (fd < 0) return undefined;
+    try {
+      // AT_EMPTY_PATH: the open file itself.
+      const opened = statx(fd, noPath, 0x1000);
+      if (opened === undefined) return undefined;
+      if (!opened.isFile) return { ok: { handle: null, info: opened } };
+      if (opened.size >= Math.min(prefetch, 1 << 20)) return undefined;
+      // Sized to the file and one byte more, as `readFull` below: the end shows.
+      const bytes = new Uint8Array(opened.size + 1);
+      let at = 0;
+      while (at < bytes.length) {
+        const count = Number(native.read(fd, bytes.subarray(at), BigInt(bytes.length - at)));
+        if (count < 0) return undefined;
+        if (count === 0 || at + count === opened.size) {
+          at += count;
+          return {
+            ok: { handle: nextHandle++, info: opened, eof: true },
+            body: bytes.subarray(0, at),
+          };
+        }
+        at += count;
+      }
+      return undefined; // It grew: Deno's way keeps it open.
+    } finally {
+      native.close(fd);
+    }
+  };
   const done = (request: Record<string, unknown>) => send({ id: request.id, ok: {} });
   const path = (request: Record<string, unknown>) => String(request.path ?? "");
 
@@ -92,6 +180,8 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
     },
     open: (request) => {
       const p = path(request);
+      const fast = openNative(p, Number(request.prefetch ?? 0));
+      if (fast !== undefined) return send({ id: request.id, ok: fast.ok }, fast.body);
       // Checked before opening (opening a FIFO would block), then on the open file.
       const before = Deno.statSync(p);
       if (!before.isFile) return send({ id: request.id, ok: { handle: null, info: info(before) } });
