@@ -74,3 +74,60 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "put (through libc where it loads) replaces or creates with the bytes and permission bits Deno's way gives, refuses what is not a regular file, and fails when the file read is no longer there",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_put_" }));
+    const session = await testSession(ws);
+    const put = (to: string, body: Uint8Array, fields: Record<string, unknown> = {}) =>
+      session.request(
+        {
+          op: "put",
+          path: `${ws}/.tmp-${crypto.randomUUID()}`,
+          to: `${ws}/${to}`,
+          mode: null,
+          identity: null,
+          expect: "file-or-absent",
+          ...fields,
+        },
+        body,
+        options,
+      );
+    try {
+      await Deno.writeTextFile(`${ws}/kept`, "old");
+      await Deno.chmod(`${ws}/kept`, 0o751);
+      const before = hostInfo(`${ws}/kept`);
+      const replaced = await put("kept", new TextEncoder().encode("new bytes"));
+      assertEquals(replaced.header.ok, { written: true, before });
+      assertEquals(await Deno.readTextFile(`${ws}/kept`), "new bytes");
+      assertEquals(Deno.statSync(`${ws}/kept`).mode! & 0o7777, 0o751);
+
+      const created = await put("fresh", new Uint8Array(70_000).fill(7), { mode: 0o640 });
+      assertEquals(created.header.ok, { written: true, before: null });
+      assertEquals(Deno.statSync(`${ws}/fresh`).mode! & 0o7777, 0o640);
+      assertEquals((await Deno.readFile(`${ws}/fresh`)).length, 70_000);
+
+      await Deno.mkdir(`${ws}/dir`);
+      const refused = await put("dir", new Uint8Array(1));
+      assertEquals(refused.header.ok, { written: false, before: hostInfo(`${ws}/dir`) });
+
+      // The identity of a file that was replaced since: nothing written, Deno's error.
+      const { dev, ino } = hostInfo(`${ws}/kept`);
+      await Deno.writeTextFile(`${ws}/other`, "theirs");
+      await Deno.rename(`${ws}/other`, `${ws}/kept`);
+      const stale = await put("kept", new TextEncoder().encode("mine"), {
+        identity: { dev, ino },
+      });
+      assertEquals((stale.header.error as { name: string }).name, "NotFound");
+      assertEquals(await Deno.readTextFile(`${ws}/kept`), "theirs");
+      // No temporary file is left by any of them.
+      assertEquals([...Deno.readDirSync(ws)].filter((e) => e.name.startsWith(".tmp-")), []);
+    } finally {
+      await session.close();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
