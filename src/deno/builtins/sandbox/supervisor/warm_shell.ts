@@ -10,6 +10,12 @@ export interface WarmShellRequest {
   readonly env: Record<string, string>;
 }
 
+/** The supervisor's end of a waiting shell's stdin: its descriptor and the pipe's inode. */
+interface StdinPipe {
+  readonly fd: number;
+  readonly inode: bigint;
+}
+
 /** The supervisor's warm shell (see {@linkcode warmShell}). */
 export interface WarmShell {
   /**
@@ -56,7 +62,54 @@ export function warmShell(enter: string): WarmShell {
   // shell could not be given is never run warm; `read -N` counts characters (at most bytes).
   const maxBytes = 1 << 16;
   const encoder = new TextEncoder();
-  let waiting: { child: Deno.ChildProcess; key: string } | undefined;
+  let waiting: { child: Deno.ChildProcess; key: string; pipe?: StdinPipe } | undefined;
+  // The supervisor's own end of a waiting shell's stdin, found in idle time (at its start), to
+  // write the text with one system call (FFI: the supervisor runs with all permissions) instead
+  // of two asynchronous operations (write, then close) that each wait for a turn of the event
+  // loop; where libc cannot be loaded, or the end is not found or not certain, the stream.
+  const libc = (() => {
+    try {
+      return Deno.dlopen("libc.so.6", {
+        write: { parameters: ["i32", "buffer", "u64"], result: "i64" },
+        fcntl: { parameters: ["i32", "i32"], result: "i32" },
+        statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
+      }).symbols;
+    } catch {
+      return undefined;
+    }
+  })();
+  const sx = new Uint8Array(256);
+  const noPath = new Uint8Array(1);
+  // The inode of the pipe open on `fd`, if it is open for writing only.
+  const pipeInode = (fd: number) => {
+    // F_GETFL: O_WRONLY; STATX_INO of the open file (AT_EMPTY_PATH)
+    if (libc === undefined || (libc.fcntl(fd, 3) & 3) !== 1) return undefined;
+    if (libc.statx(fd, noPath, 0x1000, 0x100, sx) !== 0) return undefined;
+    return new DataView(sx.buffer).getBigUint64(32, true);
+  };
+  const stdinPipe = (pid: number): StdinPipe | undefined => {
+    if (libc === undefined) return undefined;
+    try {
+      const link = Deno.readLinkSync(`/proc/${pid}/fd/0`);
+      const inode = /^pipe:\[(\d+)\]$/.exec(link)?.[1];
+      if (inode === undefined) return undefined;
+      const found: number[] = [];
+      for (const entry of Deno.readDirSync("/proc/self/fd")) {
+        try {
+          if (Deno.readLinkSync(`/proc/self/fd/${entry.name}`) === link) {
+            found.push(Number(entry.name));
+          }
+        } catch {
+          // Closed meanwhile (the directory's own descriptor).
+        }
+      }
+      // Exactly one: the shell's end is its own, ours is the only other.
+      if (found.length !== 1 || pipeInode(found[0]) !== BigInt(inode)) return undefined;
+      return { fd: found[0], inode: BigInt(inode) };
+    } catch {
+      return undefined;
+    }
+  };
   const keyOf = (shell: WarmShellRequest) =>
     JSON.stringify([shell.prefix, shell.cwd, Object.entries(shell.env)]);
   const end = (child: Deno.ChildProcess) => {
@@ -99,8 +152,19 @@ export function warmShell(enter: string): WarmShell {
           throw new Error("not this one");
         }
         const writer = ready.child.stdin.getWriter();
+        // All of it at once through our end of the pipe, checked again (still that pipe, open
+        // for writing): then the end of input, the stream's close, takes no wait. Anything less
+        // (a pipe that a process of the session filled), the rest through the stream as before.
+        const pipe = ready.pipe;
+        const sent = pipe !== undefined && pipeInode(pipe.fd) === pipe.inode
+          ? Math.max(0, Number(libc!.write(pipe.fd, text, BigInt(text.length))))
+          : 0;
+        if (sent === text.length) {
+          writer.close().catch(() => {});
+          return ready.child;
+        }
         try {
-          const written = writer.write(text);
+          const written = writer.write(text.subarray(sent));
           written.catch(() => {});
           await (given === undefined ? written : Promise.race([
             written,
@@ -152,7 +216,7 @@ export function warmShell(enter: string): WarmShell {
       } catch {
         return; // At a limit, or the directory is gone: the next command goes cold.
       }
-      const entry = { child, key };
+      const entry = { child, key, pipe: stdinPipe(child.pid) };
       waiting = entry;
       void child.status.then(() => {
         if (waiting !== entry) return;
