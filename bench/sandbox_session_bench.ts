@@ -2,7 +2,8 @@
  * The sandbox session's cost, side by side in one run: each sandboxed tool (bash `bwrap`: file
  * tools and `exec` in the context's long-lived sandbox session) against the same tool in process
  * (bash off) or a raw `Deno.Command("bash", ["-c", "true"])`, and the start of a session. Prints
- * medians and p99 of each and their ratios, and the load. The two sides alternate round by round
+ * medians and p99 of each and their ratios, the load, and the machine's price of a bare pipe round
+ * trip (what one sandboxed call adds at least). The two sides alternate round by round
  * (one call each per round, the order swapped every round), so load changes hit both alike.
  * Ratios only: the machine is shared.
  *
@@ -14,7 +15,33 @@ import { ToolRouter } from "../mod.ts";
 import { builtinTools } from "../src/deno/mod.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 200);
+
+/**
+ * The machine's price of one cross-process round trip: a byte to `cat` and back through pipes,
+ * median of `rounds`, in µs. A sandboxed call makes one such round trip (two process wake-ups);
+ * on a VM whose idle CPUs halt at once it varies from run to run, and so do the ratios.
+ */
+async function pipeRoundTrip(rounds: number): Promise<number> {
+  const child = new Deno.Command("cat", { stdin: "piped", stdout: "piped" }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader({ mode: "byob" });
+  let buffer = new Uint8Array(64);
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now();
+    await writer.write(new Uint8Array([10]));
+    const { value } = await reader.read(buffer);
+    times.push(performance.now() - started);
+    buffer = new Uint8Array(value!.buffer);
+  }
+  await writer.close();
+  await child.status;
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1] * 1000;
+}
+
 const loadBefore = (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0];
+const pipeBefore = await pipeRoundTrip(500);
 const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_session_bench_" }));
 const workspace = `${base}/ws`;
 await Deno.mkdir(workspace);
@@ -104,8 +131,11 @@ for (let i = 0; i < 20; i++) {
 starts.sort((a, b) => a - b);
 
 const load = (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0];
+const pipeAfter = await pipeRoundTrip(500);
 console.log(
-  `${ROUNDS} calls each, medians / p99, one run, load ${loadBefore} before, ${load} after\n`,
+  `${ROUNDS} calls each, medians / p99, one run, load ${loadBefore} before, ${load} after; ` +
+    `a bare pipe round trip (host to \`cat\` and back) ${pipeBefore.toFixed(0)} µs before, ` +
+    `${pipeAfter.toFixed(0)} µs after\n`,
 );
 console.log("| operation | in process / raw | sandboxed (session) | ratio of medians | of p99 |");
 console.log("|---|---|---|---|---|");
