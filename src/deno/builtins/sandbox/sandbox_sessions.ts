@@ -3,7 +3,7 @@ import type { ResolvedContext } from "../builtin_context.ts";
 import { bashEnvironment } from "../bash/bash_permissions.ts";
 import { bwrapSearchPath } from "./bwrap_search_path.ts";
 import { SandboxSession } from "./sandbox_session.ts";
-import { sandboxMounts } from "./sandbox_mounts.ts";
+import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
 import { type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
 import { NetworkProxy } from "./network_proxy.ts";
 
@@ -103,7 +103,8 @@ export class SandboxSessions {
       const running = this.#entries.get(key);
       if (running !== undefined && !running.session.ended) return this.#lease(key, running);
     }
-    const mounts = await sandboxMounts(ctx);
+    // Without a wait when the roots resolve at once (a write's or command's every call).
+    const mounts = sandboxMountsSync(ctx) ?? await sandboxMounts(ctx);
     let entry = this.#entries.get(key);
     if (
       entry !== undefined &&
