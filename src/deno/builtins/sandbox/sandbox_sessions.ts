@@ -125,6 +125,33 @@ export class SandboxSessions {
     return this.#lease(key, entry);
   }
 
+  /**
+   * {@linkcode acquire} without a wait, for a use that the context's running session fits as it
+   * is (a read; or mounts, computed again here, equal to the session's): the same checks, and
+   * the same errors thrown (a workspace too large to walk). `undefined` when a session must be
+   * started, replaced or waited for, or an error reported: then call `acquire`.
+   *
+   * Requires `allow-read` permission for the roots.
+   *
+   * @tags allow-read
+   * @param ctx The request's context (bash sandboxed).
+   * @param options Whether the use only reads.
+   * @returns The lease, or `undefined`.
+   */
+  leaseNow(ctx: ResolvedContext, options: AcquireOptions = {}): SessionLease | undefined {
+    if (this.#closed || ctx.bash === false) return undefined;
+    const key = this.#keyOf(ctx);
+    const running = this.#entries.get(key);
+    if (running === undefined || running.session.ended) return undefined;
+    if (options.reading !== true) {
+      const mounts = sandboxMountsSync(ctx);
+      if (mounts === undefined || running.session.mountsKey !== JSON.stringify(mounts)) {
+        return undefined;
+      }
+    }
+    return this.#lease(key, running);
+  }
+
   #lease(key: string, held: Entry): SessionLease {
     held.leases++;
     let released = false;
