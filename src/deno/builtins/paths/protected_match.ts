@@ -9,6 +9,9 @@ import { within } from "./allowed_roots.ts";
  */
 export function normalizeComponent(component: string): string {
   const lower = component.toLowerCase();
+  // Most names end in neither: no regular expression run for them.
+  const last = lower.charCodeAt(lower.length - 1);
+  if (last !== 0x2e && last !== 0x20) return lower;
   return lower.replace(/[. ]+$/, "") || lower;
 }
 
@@ -25,11 +28,42 @@ export function protectedMatch(
   rel: string,
   protectedPaths: readonly string[],
 ): string | undefined {
-  const components = rel.split("/").map(normalizeComponent);
-  const lower = components.join("/");
-  return protectedPaths.find((protectedPath) => {
-    const anchored = protectedPath.startsWith("./") || protectedPath.includes("/");
-    const name = protectedPath.replace(/^\.\//, "").split("/").map(normalizeComponent).join("/");
-    return anchored ? within(name, lower) : components.includes(name);
-  });
+  // A single name (each entry of a directory the sandbox's protected-mounts walk lists) is
+  // neither split nor joined.
+  const single = !rel.includes("/");
+  const components = single ? undefined : rel.split("/").map(normalizeComponent);
+  const lower = components === undefined ? normalizeComponent(rel) : components.join("/");
+  for (const { path, anchored, name } of compiled(protectedPaths)) {
+    if (
+      anchored
+        ? within(name, lower)
+        : components === undefined
+        ? lower === name
+        : components.includes(name)
+    ) return path;
+  }
+  return undefined;
+}
+
+interface CompiledPath {
+  readonly path: string;
+  readonly anchored: boolean;
+  readonly name: string;
+}
+
+// Each frozen list (a context's) is normalized once, not at every match: the sandbox matches
+// every entry of each directory it lists before a command.
+const compiledLists = new WeakMap<readonly string[], readonly CompiledPath[]>();
+
+function compiled(protectedPaths: readonly string[]): readonly CompiledPath[] {
+  const kept = compiledLists.get(protectedPaths);
+  if (kept !== undefined) return kept;
+  const list = protectedPaths.map((path) => ({
+    path,
+    anchored: path.startsWith("./") || path.includes("/"),
+    name: path.replace(/^\.\//, "").split("/").map(normalizeComponent).join("/"),
+  }));
+  // A list that can still change is compiled again at each match.
+  if (Object.isFrozen(protectedPaths)) compiledLists.set(protectedPaths, list);
+  return list;
 }

@@ -1,7 +1,7 @@
 import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { BwrapOptions } from "./bwrap_command.ts";
-import { protectedMounts } from "./protected_mounts.ts";
+import { protectedMounts, protectedMountsSync } from "./protected_mounts.ts";
 
 /** The mounts of a context's sandbox. */
 export type SandboxMounts = Pick<
@@ -23,10 +23,11 @@ export type SandboxMounts = Pick<
  * @returns The mounts for `bwrapCommand`.
  */
 export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
-  const mount = (root: Root) => ({ source: root.real, dest: root.declared });
   // Synchronous first (this runs before every sandboxed operation, and an asynchronous real
   // path costs several times its work in scheduling); any failure takes the checked way, which
   // says what is wrong.
+  const now = sandboxMountsSync(ctx);
+  if (now !== undefined) return now;
   const workspace = realRootSync(ctx.workspace) ?? await workspaceRoot(ctx);
   const scan = await protectedMounts(workspace, ctx.protectedPaths);
   const roots = ctx.readOnlyRoots.map(realRootSync);
@@ -39,6 +40,39 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
     protectedPaths: scan.mounts,
     pinnedDirs: scan.pinned,
   };
+}
+
+/**
+ * {@linkcode sandboxMounts} without a wait, when every root resolves at once (the usual case):
+ * the same steps in the same order, and the same errors thrown (a workspace too large to walk).
+ * A root that does not resolve gives `undefined`: then {@linkcode sandboxMounts} says why.
+ *
+ * Requires `allow-read` permission for the roots.
+ *
+ * @tags allow-read
+ * @param ctx The resolved context.
+ * @returns The mounts, or `undefined` when a root needs the checked way.
+ */
+export function sandboxMountsSync(ctx: ResolvedContext): SandboxMounts | undefined {
+  const workspace = realRootSync(ctx.workspace);
+  if (workspace === undefined) return undefined;
+  const scan = protectedMountsSync(workspace, ctx.protectedPaths);
+  const readOnly: { source: string; dest: string }[] = [];
+  for (const declared of ctx.readOnlyRoots) {
+    const root = realRootSync(declared);
+    if (root === undefined) return undefined;
+    readOnly.push(mount(root));
+  }
+  return {
+    workspace: mount(workspace),
+    readOnlyRoots: readOnly,
+    protectedPaths: scan.mounts,
+    pinnedDirs: scan.pinned,
+  };
+}
+
+function mount(root: Root): { source: string; dest: string } {
+  return { source: root.real, dest: root.declared };
 }
 
 function realRootSync(declared: string): Root | undefined {

@@ -3,7 +3,7 @@ import type { ResolvedContext } from "../builtin_context.ts";
 import { bashEnvironment } from "../bash/bash_permissions.ts";
 import { bwrapSearchPath } from "./bwrap_search_path.ts";
 import { SandboxSession } from "./sandbox_session.ts";
-import { sandboxMounts } from "./sandbox_mounts.ts";
+import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
 import { type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
 import { NetworkProxy } from "./network_proxy.ts";
 
@@ -103,7 +103,8 @@ export class SandboxSessions {
       const running = this.#entries.get(key);
       if (running !== undefined && !running.session.ended) return this.#lease(key, running);
     }
-    const mounts = await sandboxMounts(ctx);
+    // Without a wait when the roots resolve at once (a write's or command's every call).
+    const mounts = sandboxMountsSync(ctx) ?? await sandboxMounts(ctx);
     let entry = this.#entries.get(key);
     if (
       entry !== undefined &&
@@ -122,6 +123,33 @@ export class SandboxSessions {
       entry = await starting;
     }
     return this.#lease(key, entry);
+  }
+
+  /**
+   * {@linkcode acquire} without a wait, for a use that the context's running session fits as it
+   * is (a read; or mounts, computed again here, equal to the session's): the same checks, and
+   * the same errors thrown (a workspace too large to walk). `undefined` when a session must be
+   * started, replaced or waited for, or an error reported: then call `acquire`.
+   *
+   * Requires `allow-read` permission for the roots.
+   *
+   * @tags allow-read
+   * @param ctx The request's context (bash sandboxed).
+   * @param options Whether the use only reads.
+   * @returns The lease, or `undefined`.
+   */
+  leaseNow(ctx: ResolvedContext, options: AcquireOptions = {}): SessionLease | undefined {
+    if (this.#closed || ctx.bash === false) return undefined;
+    const key = this.#keyOf(ctx);
+    const running = this.#entries.get(key);
+    if (running === undefined || running.session.ended) return undefined;
+    if (options.reading !== true) {
+      const mounts = sandboxMountsSync(ctx);
+      if (mounts === undefined || running.session.mountsKey !== JSON.stringify(mounts)) {
+        return undefined;
+      }
+    }
+    return this.#lease(key, running);
   }
 
   #lease(key: string, held: Entry): SessionLease {

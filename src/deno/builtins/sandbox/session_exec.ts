@@ -45,7 +45,7 @@ export async function execInSession(
 ): Promise<CommandResult> {
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
   if (limits.signal.aborted) throw aborted();
-  const lease = await sessions.acquire(ctx);
+  const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);
   const session = lease.session;
   // A stream's collector and decoder are made on its first output (`true` prints nothing), and
   // the call's signal is only listened to when it can abort: allocations and listeners per

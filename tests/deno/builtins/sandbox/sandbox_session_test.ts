@@ -388,3 +388,42 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "leaseNow() takes the running session without a wait only as acquire() would: never before a start, after a new .git only for a read, never after close",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await workspace();
+    const ctx = resolveBuiltinContext({ workspace: ws, bash: true });
+    const sessions = new SandboxSessions();
+    try {
+      assertEquals(sessions.leaseNow(ctx), undefined);
+      assertEquals(sessions.leaseNow(ctx, { reading: true }), undefined);
+      const first = await sessions.acquire(ctx);
+      first.release();
+      for (const reading of [false, true]) {
+        const now = sessions.leaseNow(ctx, { reading });
+        assert(now?.session === first.session, `no lease for a use that fits (reading ${reading})`);
+        now?.release();
+      }
+      await Deno.mkdir(`${ws}/.git`);
+      const read = sessions.leaseNow(ctx, { reading: true });
+      assert(read?.session === first.session, "a read did not take the running session");
+      read?.release();
+      assertEquals(sessions.leaseNow(ctx), undefined, "a write took the session without the .git");
+      assert(!first.session.ended, "leaseNow() changed a session");
+      const write = await sessions.acquire(ctx);
+      write.release();
+      assert(write.session !== first.session && first.session.ended);
+      const fresh = sessions.leaseNow(ctx);
+      assert(fresh?.session === write.session, "the fresh session's mounts were not taken");
+      fresh?.release();
+      await sessions.close();
+      assertEquals(sessions.leaseNow(ctx, { reading: true }), undefined);
+    } finally {
+      await sessions.close();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
