@@ -103,8 +103,9 @@ export class SandboxSessions {
       const running = this.#entries.get(key);
       if (running !== undefined && !running.session.ended) return this.#lease(key, running);
     }
-    // Without a wait when the roots resolve at once (a write's or command's every call).
-    const mounts = sandboxMountsSync(ctx) ?? await sandboxMounts(ctx);
+    // `sandboxMounts` tries the synchronous way first; the calls that fit the running session
+    // as it is take `leaseNow` and never come here.
+    const mounts = await sandboxMounts(ctx);
     let entry = this.#entries.get(key);
     if (
       entry !== undefined &&
