@@ -21,8 +21,8 @@ const REDACTED = "[redacted]";
  * token, and a replacement inside it would only corrupt the media.
  *
  * One scan first (each string of a block; each nested object as one JSON text), then a copy of
- * only the blocks and structured content that hold a secret: a result without one is returned as
- * it is, and so is each block without one. A structure holding a secret too deep to be walked is
+ * only what holds a secret: a result without one is returned as it is, and so is each block,
+ * object and list without one. A structure holding a secret too deep to be walked is
  * refused (`tool_error`) rather than passed on.
  *
  * @param result The result (its other fields are kept; a copy is a plain object).
@@ -35,15 +35,18 @@ export function redactResult<T extends ResultParts>(result: T, secrets: readonly
   try {
     let blocks: ToolContent[] | undefined;
     for (let i = 0; i < content.length; i++) {
-      if (!blockMentions(content[i], secrets)) continue;
+      const block = content[i];
+      const redacted = blockMentions(block, secrets) ? redactBlock(block, secrets) : block;
+      if (redacted === block) continue;
       blocks ??= [...content];
-      blocks[i] = redactBlock(content[i], secrets);
+      blocks[i] = redacted;
     }
     const structured = structuredContent !== undefined && jsonMentions(structuredContent, secrets)
       ? redactValue(structuredContent, secrets) as Record<string, unknown>
       : structuredContent;
     if (blocks === undefined && structured === structuredContent) return result;
-    return { ...result, content: blocks ?? content, structuredContent: structured };
+    const copy = { ...result, content: blocks ?? content };
+    return structured === undefined ? copy : { ...copy, structuredContent: structured };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new ToolError(
@@ -88,9 +91,12 @@ function redactBlock(block: ToolContent, secrets: readonly string[]): ToolConten
     case "audio":
       return redactFields(block, secrets, "data") as ToolContent;
     case "resource": {
-      const copy = redactFields(block, secrets, "resource");
-      if (isRecord(block.resource)) copy.resource = redactFields(block.resource, secrets, "blob");
-      return copy as ToolContent;
+      const fields = redactFields(block, secrets, "resource");
+      const resource = isRecord(block.resource)
+        ? redactFields(block.resource, secrets, "blob")
+        : block.resource;
+      if (resource === block.resource) return fields as ToolContent;
+      return { ...fields, resource } as ToolContent;
     }
     default:
       return redactFields(block, secrets, undefined) as ToolContent;
@@ -148,16 +154,21 @@ function jsonMentions(value: object, secrets: readonly string[]): boolean {
 // deno-lint-ignore no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
 
-/** A copy of the record with its names and values redacted, `kept`'s value as it is. */
+/**
+ * The record with its names and values redacted, `kept`'s value as it is: a copy when something
+ * was replaced, else the record itself (a scan's false alarm copies nothing).
+ */
 function redactFields(
   record: Record<string, unknown>,
   secrets: readonly string[],
   kept: string | undefined,
 ): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
+  let changed = false;
   for (const key in record) {
     const name = key === kept ? key : redactText(key, secrets);
     const value = key === kept ? record[key] : redactValue(record[key], secrets);
+    changed ||= name !== key || value !== record[key];
     // A JSON name `__proto__` is an own field: assigning it would set the copy's prototype.
     if (name === "__proto__") {
       Object.defineProperty(copy, name, {
@@ -168,12 +179,15 @@ function redactFields(
       });
     } else copy[name] = value;
   }
-  return copy;
+  return changed ? copy : record;
 }
 
 function redactValue(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return redactText(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets));
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactValue(item, secrets));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
   if (isRecord(value)) return redactFields(value, secrets, undefined);
   return value;
 }
