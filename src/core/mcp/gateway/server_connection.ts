@@ -540,7 +540,7 @@ export class ServerConnection {
       // Waiting for the user to authorize: the next use may try again at once.
       const authorization = findAuthorizationRequired(error);
       if (authorization !== undefined) this.#backoff.retryIn(0);
-      this.#lastError = authorization?.summary ?? this.#redact.text(describe(error));
+      this.#lastError = authorization?.summary ?? describe(error, this.#redact);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
     }
@@ -599,7 +599,7 @@ export class ServerConnection {
   async #broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
     if (this.#client !== client) return;
     this.#lost(client);
-    this.#lastError = this.#redact.text(describe(error));
+    this.#lastError = describe(error, this.#redact);
     if (!retryNow) this.#backoff.retryIn(this.#s.reconnect.initialDelayMs);
     await client.close().catch(() => {});
   }
@@ -673,7 +673,8 @@ const NOT_SENT: unique symbol = Symbol("not sent");
 
 const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as const });
 
-function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+/** The first line of an error's message, redacted before it is cut (a cut token is not found). */
+function describe(error: unknown, redactor: Redactor): string {
+  const message = redactor.text(error instanceof Error ? error.message : String(error));
   return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
 }

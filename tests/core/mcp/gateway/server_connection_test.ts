@@ -203,6 +203,24 @@ Deno.test("ServerConnection redacts configured header values from errors, status
   await connection.close();
 });
 
+Deno.test("ServerConnection redacts a long error message before cutting it, so status() keeps no part of a token", async () => {
+  const secret = "sk-live-0123456789abcdef0123456789";
+  const events: McpGatewayEvent[] = [];
+  const connection = new ServerConnection(settings(
+    () => {
+      // The token straddles the 500th character, where status() and events cut the message.
+      throw new Error(`${"x".repeat(490)}${secret} refused`);
+    },
+    events,
+    { config: { url: URL_CONFIG.url, headers: { "x-api-key": secret } } },
+  ));
+  await assertRejects(() => connection.listTools(), Error);
+  const lastError = connection.status().lastError!;
+  assertEquals(lastError, `${"x".repeat(490)}[redacted]`); // then cut at 500
+  assertEquals(events[0].message, lastError);
+  await connection.close();
+});
+
 Deno.test("ServerConnection.listTools() abort ends the wait, not the connection attempt", async () => {
   const gate = Promise.withResolvers<void>();
   const { factory, stats } = memory(() => echoServer());
