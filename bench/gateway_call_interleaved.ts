@@ -17,8 +17,12 @@
  * Both upstream kinds are measured in the same rounds: one answering with SSE streams, one with
  * plain JSON (`enableJsonResponse`, as stateless servers often do).
  *
- * Run: `deno run --config bench/deno.json --no-prompt -A bench/gateway_call_interleaved.ts [rounds=1000] [--progress-candidate]`; prints medians and p99s,
+ * Run: `deno run --config bench/deno.json --no-prompt -A bench/gateway_call_interleaved.ts [rounds=1000] [--progress-candidate] [--secret]`; prints medians and p99s,
  * each with its ratio to the raw SDK's.
+ *
+ * With `--secret`, every candidate sends an `Authorization: Bearer …` header, so toolroute's
+ * connection has a secret to keep out of results and scans each result for it (the common case,
+ * no secret configured, scans nothing).
  *
  * Session 21 also moved the deadlines of a connection's direct requests onto one timer (a
  * `setTimeout` + `clearTimeout` pair per call cost about 3 µs in Deno; see `docs/benchmarks.md`).
@@ -58,6 +62,9 @@ import { McpGateway, ToolRouter } from "../mod.ts";
 
 const rounds = Number(Deno.args.find((arg) => !arg.startsWith("--")) ?? 1000);
 const progressCandidate = Deno.args.includes("--progress-candidate");
+const headers: Record<string, string> = Deno.args.includes("--secret")
+  ? { authorization: "Bearer bench-0123456789abcdef0123456789abcdef" }
+  : {};
 
 /** Starts the bench server (SSE answers, or plain JSON with `json`) and returns its URL. */
 async function startServer(json: boolean) {
@@ -88,12 +95,14 @@ async function startServer(json: boolean) {
 /** The four clients of one server. */
 async function clientsOf(url: string) {
   const raw = new Client({ name: "bench", version: "1.0.0" });
-  await raw.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const gateway = new McpGateway({ servers: { echo: { url } } });
+  await raw.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  const gateway = new McpGateway({ servers: { echo: { url, headers } } });
   const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["echo"] });
-  const ai = await createMCPClient({ transport: { type: "http", url } });
+  const ai = await createMCPClient({ transport: { type: "http", url, headers } });
   const aiEcho = (await ai.tools()).echo;
-  const lc = new MultiServerMCPClient({ mcpServers: { echo: { url, transport: "http" } } });
+  const lc = new MultiServerMCPClient({
+    mcpServers: { echo: { url, transport: "http", headers } },
+  });
   const lcEcho = (await lc.getTools()).find((tool) => tool.name.endsWith("echo"))!;
   const calls: Record<string, () => Promise<unknown>> = {
     "raw SDK Client.callTool": () => raw.callTool({ name: "echo", arguments: { text: "hi" } }),

@@ -5,7 +5,8 @@
  * injected as `fetch` (core tests, no permissions) or served on loopback (edge test).
  *
  * The resource is `<resource>/mcp` with the tools `whoami`, answering the login of the token
- * that the call carried, and `fail_echoing_token`, failing with the token in its message. The user's consent is {@linkcode OAuthWorld.consent}, a function: it
+ * that the call carried, `fail_echoing_token`, failing with the token in its message, and
+ * `echo_token`, answering with it (text, resource link, structured content). The user's consent is {@linkcode OAuthWorld.consent}, a function: it
  * plays the browser at the authorization URL and returns the redirect.
  *
  * @module
@@ -156,6 +157,13 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
     server.registerTool("fail_echoing_token", { description: "Fails, echoing the token" }, () => ({
       content: [{ type: "text", text: `Token ${bearer} lacks a permission` }],
       isError: true,
+    }));
+    server.registerTool("echo_token", { description: "Answers with the token" }, () => ({
+      content: [
+        { type: "text", text: `Token ${bearer}` },
+        { type: "resource_link", uri: `https://crm.example/?token=${bearer}`, name: "token" },
+      ],
+      structuredContent: { token: bearer },
     }));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -43,6 +43,19 @@ export interface McpCallOptions {
   resetTimeoutOnProgress?: boolean;
   /** The hard deadline when progress resets it. */
   maxTotalTimeoutMs?: number;
+  /**
+   * Replaces what must not reach a model (a connection's credentials) in the result, before it
+   * is bounded, so that a cut never keeps part of one; returns its argument when there is none.
+   */
+  redact?: (result: McpResultParts) => McpResultParts;
+}
+
+/** What a model can see of a tool result, as {@linkcode McpCallOptions.redact} receives it. */
+export interface McpResultParts {
+  /** The content blocks, not yet bounded. */
+  readonly content: readonly ToolContent[];
+  /** The structured result, when any. */
+  readonly structuredContent?: Record<string, unknown>;
 }
 
 /**
@@ -122,11 +135,12 @@ export function toolCallRequest(
 
 /**
  * Converts a `tools/call` result to a tool output as it came: content blocks (bounded),
- * `structuredContent` and `isError`. An invalid-params error result becomes a `ToolError`.
+ * `structuredContent` and `isError`, with `options.redact` applied first. An invalid-params error
+ * result becomes a `ToolError`.
  *
  * @param value The result.
  * @param toolName The tool's name on the server.
- * @param options Result size.
+ * @param options Result size and redaction.
  * @returns The tool output.
  */
 export function toolOutputOf(
@@ -142,19 +156,24 @@ export function toolOutputOf(
     );
   }
   const result = value as CallToolResult;
-  const content = boundContent(
-    Array.isArray(result.content) ? result.content as ToolContent[] : [],
-    { maxTextChars: options.maxResultChars, maxMediaBytes: options.maxMediaBytes },
-  );
   const structured = result.structuredContent;
+  let parts: McpResultParts = {
+    content: Array.isArray(result.content) ? result.content as ToolContent[] : [],
+    structuredContent:
+      structured !== null && typeof structured === "object" && !Array.isArray(structured)
+        ? structured as Record<string, unknown>
+        : undefined,
+  };
+  if (options.redact !== undefined) parts = options.redact(parts);
+  const content = boundContent(parts.content, {
+    maxTextChars: options.maxResultChars,
+    maxMediaBytes: options.maxMediaBytes,
+  });
   const output: {
     content: readonly ToolContent[];
     structuredContent?: Record<string, unknown>;
     isError?: boolean;
-  } = { content };
-  if (structured !== null && typeof structured === "object" && !Array.isArray(structured)) {
-    output.structuredContent = structured as Record<string, unknown>;
-  }
+  } = { content, structuredContent: parts.structuredContent };
   if (result.isError === true) {
     // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
     // results, not JSON-RPC errors.

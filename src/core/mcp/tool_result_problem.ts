@@ -45,7 +45,10 @@ function blockProblem(block: unknown): string | undefined {
     ? REQUIRED[type]
     : undefined;
   if (required === undefined) {
-    return `has an unknown type ${JSON.stringify(type)?.slice(0, 40) ?? "undefined"}`;
+    // Quoted whole or not at all: a cut could keep part of a credential that redaction (which
+    // looks for whole ones) would then miss.
+    const quoted = JSON.stringify(type) ?? "undefined";
+    return `has an unknown type ${quoted.length <= 40 ? quoted : `(${quoted.length} characters)`}`;
   }
   for (const field of required) {
     if (typeof (block as Record<string, unknown>)[field] !== "string") {

@@ -1,6 +1,7 @@
-import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "@std/assert";
 import { z } from "zod";
-import { callMcpTool, mcpErrorToToolError } from "../../../src/core/mcp/mcp_call.ts";
+import { callMcpTool, mcpErrorToToolError, toolOutputOf } from "../../../src/core/mcp/mcp_call.ts";
+import { Redactor } from "../../../src/core/mcp/gateway/redactor.ts";
 import {
   Client,
   InMemoryTransport,
@@ -116,4 +117,23 @@ Deno.test("callMcpTool() reports a result that breaks the tool's own output sche
     await client.close();
     await server.close();
   }
+});
+
+Deno.test("toolOutputOf() redacts before it bounds, and passes content without secrets on as it is", () => {
+  const redactor = new Redactor({
+    url: "https://x.example/mcp",
+    headers: { "x-key": "k".repeat(64) },
+  });
+  const redact = (result: Parameters<typeof redactor.result>[0]) => redactor.result(result);
+  const clean = { content: [{ type: "text", text: "fine" }], structuredContent: { n: 1 } };
+  const output = toolOutputOf(clean, "t", { redact, maxResultChars: 100 });
+  assertStrictEquals(output.content, clean.content);
+  assertStrictEquals(output.structuredContent, clean.structuredContent);
+  // Bounded first, the text's head would keep the key's first characters.
+  const leaking = { content: [{ type: "text", text: "k".repeat(64) + "x".repeat(500) }] };
+  const text = (toolOutputOf(leaking, "t", { redact, maxResultChars: 60 }).content[0] as {
+    text: string;
+  }).text;
+  assertEquals(text.startsWith("[redacted]x"), true, text);
+  assertEquals(text.includes("kkkkkkkk"), false, text);
 });

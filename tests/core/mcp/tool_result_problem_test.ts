@@ -28,6 +28,7 @@ Deno.test("toolResultProblem() names what is wrong with a result that is not a t
     ],
     [{ content: [{ text: "a" }] }, "content[0] has an unknown type undefined"],
     [{ content: [{ type: "toString" }] }, 'content[0] has an unknown type "toString"'],
+    [{ content: [{ type: "x".repeat(50) }] }, "content[0] has an unknown type (52 characters)"],
     [{ content: [{ type: "text" }] }, 'content[0] is a "text" block without a string "text"'],
     [
       { content: [{ type: "image", data: 5, mimeType: "image/png" }] },

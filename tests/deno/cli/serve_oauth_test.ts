@@ -59,7 +59,7 @@ Deno.test("serve --http hosts the OAuth redirect and hands the authorization URL
     const landed = await fetch(callback);
     assertEquals(landed.status, 200);
     assertStringIncludes(await landed.text(), 'Authorization for "crm" is complete');
-    assertEquals((await names()).sort(), ["fail_echoing_token", "whoami"]);
+    assertEquals((await names()).sort(), ["echo_token", "fail_echoing_token", "whoami"]);
     assertEquals(text(await client.callTool({ name: "whoami", arguments: {} })), "alice");
     // The redirect is single-use.
     const again = await fetch(callback);

@@ -1,15 +1,17 @@
 import { isToolError, ToolError } from "../../tool_error.ts";
 import { isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
+import { redactResult, redactText, type ResultParts } from "./result_redaction.ts";
 
 /** Shorter values are not treated as secrets (they would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
 
 /**
  * Removes one connection's configured header values and environment values (tokens, keys) from
- * error texts, so a server that echoes a request's headers cannot put them in front of a model.
+ * error messages and tool results, so a server that echoes a request's headers cannot put them in
+ * front of a model.
  */
 export class Redactor {
-  #secrets: string[];
+  #secrets: readonly string[];
   #more?: () => readonly string[];
 
   /**
@@ -23,8 +25,19 @@ export class Redactor {
     const values = isStdioConfig(config)
       ? Object.values(config.env ?? {})
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
-    this.#secrets = [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]
-      .sort((a, b) => b.length - a.length);
+    this.#secrets = longestFirst(values);
+  }
+
+  /**
+   * The secrets now, longest first: the configured ones and the changing ones (read anew). The
+   * same empty list, without allocating, for a connection that has none (the common case).
+   *
+   * @returns The secrets, each at least 8 characters.
+   */
+  secrets(): readonly string[] {
+    const more = this.#more?.();
+    if (more === undefined || more.length === 0) return this.#secrets;
+    return longestFirst([...more, ...this.#secrets]);
   }
 
   /**
@@ -34,12 +47,19 @@ export class Redactor {
    * @returns The redacted text.
    */
   text(text: string): string {
-    let out = text;
-    const more = this.#more?.().filter((value) => value.length >= MIN_SECRET_LENGTH) ?? [];
-    for (const secret of [...more, ...this.#secrets]) {
-      if (out.includes(secret)) out = out.split(secret).join("[redacted]");
-    }
-    return out;
+    return redactText(text, this.secrets());
+  }
+
+  /**
+   * Returns a tool result with every secret replaced in every string a model can see (see
+   * `redactResult`): the same object when none is there.
+   *
+   * @param result The result's content blocks and structured content.
+   * @returns The same result, or a redacted copy.
+   */
+  result<T extends ResultParts>(result: T): T {
+    const secrets = this.secrets();
+    return secrets.length === 0 ? result : redactResult(result, secrets);
   }
 
   /**
@@ -55,4 +75,10 @@ export class Redactor {
       ? error
       : new ToolError(error.code, message, { cause: error.cause });
   }
+}
+
+/** The values long enough to be secrets, once each, longest first (a bearer before its token). */
+function longestFirst(values: readonly string[]): readonly string[] {
+  return [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]
+    .sort((a, b) => b.length - a.length);
 }

@@ -14,11 +14,12 @@ import {
   callMcpToolOutput,
   type McpCallOptions,
   mcpErrorToToolError,
+  type McpResultParts,
   toolCallRequest,
   toolOutputOf,
 } from "../mcp_call.ts";
 import { ProgressTokens } from "./progress_tokens.ts";
-import { type ToolOutput, toolOutput } from "../../tool_output.ts";
+import type { ToolOutput } from "../../tool_output.ts";
 import type {
   McpConnectionState,
   McpElicitationRequest,
@@ -82,6 +83,8 @@ export class ServerConnection {
   lastUsedAt: number = performance.now();
   #s: ConnectionSettings;
   #redact: Redactor;
+  /** Keeps the connection's credentials out of every result (see `Redactor#result`). */
+  #redactResult: (result: McpResultParts) => McpResultParts;
   #state: McpConnectionState = "closed";
   #client?: Client;
   /** The client's transport when it sends `tools/call` itself (Streamable HTTP). */
@@ -112,10 +115,12 @@ export class ServerConnection {
    */
   constructor(settings: ConnectionSettings) {
     this.#s = settings;
-    this.#redact = new Redactor(
+    const { oauth, serverId, userId } = settings;
+    const redact = this.#redact = new Redactor(
       settings.config,
-      () => settings.oauth?.secrets(settings.serverId, settings.userId) ?? [],
+      oauth === undefined ? undefined : () => oauth.secrets(serverId, userId),
     );
+    this.#redactResult = (result) => redact.result(result);
     this.#backoff = new Backoff(settings.reconnect);
     this.#progress = new ProgressTokens(settings.progressTokens === "always");
   }
@@ -230,10 +235,10 @@ export class ServerConnection {
       const client = this.#state === "ready" ? this.#client : undefined;
       if (client !== undefined && !context.signal.aborted) {
         const output = await this.#callReady(client, toolName, args, context);
-        if (output !== NOT_SENT) return this.#redactError(output);
-        return this.#redactError(await this.#callGuarded(toolName, args, context, 1));
+        if (output !== NOT_SENT) return output;
+        return await this.#callGuarded(toolName, args, context, 1);
       }
-      return this.#redactError(await this.#callGuarded(toolName, args, context, 0));
+      return await this.#callGuarded(toolName, args, context, 0);
     } finally {
       this.#ended(context);
     }
@@ -288,14 +293,14 @@ export class ServerConnection {
     const call = this.#readyCall(this.#client!, toolName, args, context);
     const request = toolCallRequest(toolName, args, this.#requestContext(call), call.options);
     return direct.request({ method: "tools/call", params: request.params }, request.options)
-      .then((result) => this.#redactError(toolOutputOf(result, toolName, call.options)))
+      .then((result) => toolOutputOf(result, toolName, call.options))
       .then((output) => {
         this.#ended(context);
         return output;
       }, async (error) => {
         try {
           await this.#readyFailed(mcpErrorToToolError(error, toolName, call.signal), call);
-          return this.#redactError(await this.#callGuarded(toolName, args, context, 1));
+          return await this.#callGuarded(toolName, args, context, 1);
         } finally {
           this.#ended(context);
         }
@@ -406,6 +411,7 @@ export class ServerConnection {
       maxMediaBytes: this.#s.maxMediaBytes,
       resetTimeoutOnProgress: hardMs > timeoutMs,
       maxTotalTimeoutMs: hardMs,
+      redact: this.#redactResult,
     });
   }
 
@@ -447,6 +453,7 @@ export class ServerConnection {
               maxMediaBytes: this.#s.maxMediaBytes,
               resetTimeoutOnProgress: extendable,
               maxTotalTimeoutMs: hardMs,
+              redact: this.#redactResult,
             },
           );
         } catch (error) {
@@ -533,7 +540,7 @@ export class ServerConnection {
       // Waiting for the user to authorize: the next use may try again at once.
       const authorization = findAuthorizationRequired(error);
       if (authorization !== undefined) this.#backoff.retryIn(0);
-      this.#lastError = authorization?.summary ?? this.#redact.text(describe(error));
+      this.#lastError = authorization?.summary ?? describe(error, this.#redact);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
     }
@@ -592,7 +599,7 @@ export class ServerConnection {
   async #broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
     if (this.#client !== client) return;
     this.#lost(client);
-    this.#lastError = this.#redact.text(describe(error));
+    this.#lastError = describe(error, this.#redact);
     if (!retryNow) this.#backoff.retryIn(this.#s.reconnect.initialDelayMs);
     await client.close().catch(() => {});
   }
@@ -602,21 +609,6 @@ export class ServerConnection {
     this.#client = undefined;
     this.#direct = undefined;
     await client?.close().catch(() => {});
-  }
-
-  /** An error result's text may echo the connection's credentials: they never reach a model. */
-  #redactError(output: ToolOutput): ToolOutput {
-    if (!output.isError) return output;
-    let changed = false;
-    const content = output.content.map((block) => {
-      if (block.type !== "text") return block;
-      const text = this.#redact.text(block.text);
-      if (text === block.text) return block;
-      changed = true;
-      return { ...block, text };
-    });
-    // Nothing to redact (the usual error result): passed on as it is, not copied.
-    return changed ? toolOutput({ ...output, content }) : output;
   }
 
   #shared(tools: McpTool[]): readonly McpTool[] {
@@ -681,7 +673,8 @@ const NOT_SENT: unique symbol = Symbol("not sent");
 
 const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as const });
 
-function describe(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+/** The first line of an error's message, redacted before it is cut (a cut token is not found). */
+function describe(error: unknown, redactor: Redactor): string {
+  const message = redactor.text(error instanceof Error ? error.message : String(error));
   return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
 }

@@ -1,4 +1,4 @@
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import { Redactor } from "../../../../src/core/mcp/gateway/redactor.ts";
 import { ToolError } from "../../../../mod.ts";
 
@@ -19,4 +19,39 @@ Deno.test("Redactor removes header values and bearer tokens, not short or common
 Deno.test("Redactor removes a stdio server's env values", () => {
   const redactor = new Redactor({ command: "server", env: { API_KEY: "abcdef-secret-42" } });
   assertEquals(redactor.text("key abcdef-secret-42 rejected"), "key [redacted] rejected");
+});
+
+Deno.test("Redactor.secrets() gives the same list on every use when nothing changes, and reads changing tokens anew", () => {
+  const none = new Redactor({ url: "https://x.example/mcp" });
+  assertEquals(none.secrets(), []);
+  assertStrictEquals(none.secrets(), none.secrets());
+  let tokens: string[] = [];
+  const redactor = new Redactor(
+    { url: "https://x.example/mcp", headers: { "X-Api-Key": "key-0123456789" } },
+    () => tokens,
+  );
+  assertStrictEquals(redactor.secrets(), redactor.secrets());
+  assertEquals(redactor.secrets(), ["key-0123456789"]);
+  tokens = ["at-short", "rt-a-longer-refresh-token", "tiny"];
+  assertEquals(redactor.secrets(), ["rt-a-longer-refresh-token", "key-0123456789", "at-short"]);
+});
+
+Deno.test("Redactor.result() redacts a result with the tokens of the moment, and passes one without them on as it is", () => {
+  let token = "at-first-0123456789";
+  const redactor = new Redactor({ url: "https://x.example/mcp" }, () => [token]);
+  const echo = (text: string) => ({
+    content: [{ type: "text" as const, text }],
+    structuredContent: { token: text },
+  });
+  assertEquals(redactor.result(echo(`t=${token}`)), {
+    content: [{ type: "text", text: "t=[redacted]" }],
+    structuredContent: { token: "t=[redacted]" },
+  });
+  const old = echo("t=at-first-0123456789");
+  token = "at-second-0123456789";
+  assertStrictEquals(redactor.result(old), old, "an expired token is no longer looked for");
+  assertEquals(redactor.result(echo(token)).structuredContent, { token: "[redacted]" });
+  const none = new Redactor({ url: "https://x.example/mcp" });
+  const plain = echo("at-second-0123456789");
+  assertStrictEquals(none.result(plain), plain);
 });

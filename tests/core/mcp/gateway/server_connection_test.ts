@@ -203,6 +203,24 @@ Deno.test("ServerConnection redacts configured header values from errors, status
   await connection.close();
 });
 
+Deno.test("ServerConnection redacts a long error message before cutting it, so status() keeps no part of a token", async () => {
+  const secret = "sk-live-0123456789abcdef0123456789";
+  const events: McpGatewayEvent[] = [];
+  const connection = new ServerConnection(settings(
+    () => {
+      // The token straddles the 500th character, where status() and events cut the message.
+      throw new Error(`${"x".repeat(490)}${secret} refused`);
+    },
+    events,
+    { config: { url: URL_CONFIG.url, headers: { "x-api-key": secret } } },
+  ));
+  await assertRejects(() => connection.listTools(), Error);
+  const lastError = connection.status().lastError!;
+  assertEquals(lastError, `${"x".repeat(490)}[redacted]`); // then cut at 500
+  assertEquals(events[0].message, lastError);
+  await connection.close();
+});
+
 Deno.test("ServerConnection.listTools() abort ends the wait, not the connection attempt", async () => {
   const gate = Promise.withResolvers<void>();
   const { factory, stats } = memory(() => echoServer());
@@ -635,4 +653,140 @@ Deno.test("ServerConnection.callTool() over HTTP refuses a result that is not a 
   assertEquals(textOf(await connection.callTool("plain", {}, ctx())), "fine");
   assertEquals(connection.inFlight, 0);
   await connection.close();
+});
+
+/**
+ * A server echoing `who` (the header its session was opened with, or a token it was given) in
+ * every kind of block, in a successful or an error result, and in structured content; `typed`
+ * declares an output schema (its calls go through the SDK client), `plain` echoes nothing.
+ */
+function leakingServer(who: string): McpServer {
+  const server = new McpServer({ name: "leaks", version: "1.0.0" });
+  server.registerTool("leak", { inputSchema: { error: z.boolean() } }, ({ error }) => ({
+    isError: error,
+    content: [
+      { type: "text", text: `denied for ${who}` },
+      { type: "resource", resource: { uri: `https://crm.example/?auth=${who}`, text: who } },
+      { type: "resource", resource: { uri: "https://crm.example/a.bin", blob: "AAAA" } },
+      {
+        type: "resource_link",
+        uri: `https://crm.example/?auth=${who}`,
+        name: `key ${who}`,
+        title: `Title ${who}`,
+        description: `Made with ${who}`,
+        _meta: { auth: who },
+      },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ],
+    structuredContent: { echo: who, rows: [{ [who]: who }] },
+  }));
+  server.registerTool("typed", { outputSchema: { answer: z.string() } }, () => ({
+    content: [{ type: "text", text: who }],
+    structuredContent: { answer: who },
+  }));
+  server.registerTool("plain", {}, () => ({
+    content: [{ type: "text", text: "fine" }, {
+      type: "image",
+      data: "AAAA",
+      mimeType: "image/png",
+    }],
+    structuredContent: { n: 1 },
+  }));
+  return server;
+}
+
+/** What `leak` comes back as with `who` redacted. */
+function redactedLeak(isError: boolean) {
+  return {
+    content: [
+      { type: "text", text: "denied for [redacted]" },
+      {
+        type: "resource",
+        resource: { uri: "https://crm.example/?auth=[redacted]", text: "[redacted]" },
+      },
+      { type: "resource", resource: { uri: "https://crm.example/a.bin", blob: "AAAA" } },
+      {
+        type: "resource_link",
+        uri: "https://crm.example/?auth=[redacted]",
+        name: "key [redacted]",
+        title: "Title [redacted]",
+        description: "Made with [redacted]",
+        _meta: { auth: "[redacted]" },
+      },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ],
+    structuredContent: { echo: "[redacted]", rows: [{ "[redacted]": "[redacted]" }] },
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+Deno.test("ServerConnection over HTTP redacts the header a server echoes in every block and structured content, success or error", async () => {
+  const token = "sk-live-0123456789abcdef";
+  // Stateless: each request's server is made for (and echoes) the header that request carried.
+  const http = inProcessServer(
+    (request) => leakingServer(request?.headers.get("authorization") ?? "anonymous"),
+    { stateless: true },
+  );
+  const connection = new ServerConnection(settings(undefined, [], {
+    config: { url: URL_CONFIG.url, headers: { authorization: `Bearer ${token}` } },
+    fetch: http.fetch,
+  }));
+  try {
+    for (const error of [false, true]) {
+      // `leak` goes straight over HTTP (no output schema); `typed` through the SDK client.
+      const leaked = await connection.callTool("leak", { error }, ctx());
+      assertEquals({ ...leaked }, redactedLeak(error));
+      assert(!JSON.stringify(leaked).includes(token));
+    }
+    const typed = await connection.callTool("typed", {}, ctx());
+    assertEquals({ ...typed }, {
+      content: [{ type: "text", text: "[redacted]" }],
+      structuredContent: { answer: "[redacted]" },
+    });
+    const plain = await connection.callTool("plain", {}, ctx());
+    assertEquals(plain.content[0], { type: "text", text: "fine" });
+    assertEquals(plain.structuredContent, { n: 1 });
+    assert(http.requests.some((r) => r.headers.get("authorization") === `Bearer ${token}`));
+  } finally {
+    await connection.close();
+    await http.close();
+  }
+});
+
+Deno.test("ServerConnection through the SDK client redacts a stdio-style env secret a server echoes, success or error", async () => {
+  const key = "env-secret-0123456789";
+  const { factory } = memory(() => leakingServer(key));
+  const connection = new ServerConnection(settings(factory, [], {
+    config: { command: "server", env: { API_KEY: key } },
+  }));
+  try {
+    for (const error of [false, true]) {
+      const leaked = await connection.callTool("leak", { error }, ctx());
+      assertEquals({ ...leaked }, redactedLeak(error));
+    }
+  } finally {
+    await connection.close();
+  }
+});
+
+Deno.test("ServerConnection redacts a long header before bounding a result, so a cut keeps no part of it", async () => {
+  const token = "tok-" + "0123456789abcdef".repeat(8);
+  const { factory } = memory(() => {
+    const server = new McpServer({ name: "big", version: "1.0.0" });
+    server.registerTool("big", {}, () => ({
+      content: [{ type: "text", text: `${token}${"x".repeat(1000)}` }],
+    }));
+    return server;
+  });
+  const connection = new ServerConnection(settings(factory, [], {
+    config: { url: URL_CONFIG.url, headers: { "x-api-key": token } },
+    maxResultChars: 100,
+  }));
+  try {
+    const text = textOf(await connection.callTool("big", {}, ctx()));
+    assert(text.startsWith("[redacted]xxx"), text);
+    assert(!text.includes(token.slice(0, 12)), text);
+  } finally {
+    await connection.close();
+  }
 });

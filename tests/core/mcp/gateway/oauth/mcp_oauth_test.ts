@@ -202,6 +202,19 @@ Deno.test("tokens never appear in events, status() or results", async () => {
   assert(leak.isError);
   assertStringIncludes(leak.text, "Token [redacted] lacks a permission");
   texts.push(leak.text);
+  // Nor in a successful result, in any block or its structured content, after a refresh too.
+  const echoToken = alice.names.find((name) => name.includes("echo_token"))!;
+  const echoed = await alice.call(echoToken, {});
+  assertEquals(
+    echoed.text,
+    "Token [redacted]\n\n[resource link: https://crm.example/?token=[redacted] (token)]",
+  );
+  assertEquals(echoed.structuredContent, { token: "[redacted]" });
+  texts.push(JSON.stringify(echoed));
+  await halfLife();
+  const refreshed = await alice.call(echoToken, {});
+  assertEquals(refreshed.structuredContent, { token: "[redacted]" });
+  texts.push(JSON.stringify(refreshed));
   world.revokeRefreshTokens();
   await halfLife();
   texts.push((await alice.call(whoamiOf(alice), {})).text);
@@ -209,7 +222,7 @@ Deno.test("tokens never appear in events, status() or results", async () => {
   assert(world.issued.length >= 4);
   for (const token of world.issued) assert(!seen.includes(token), `token ${token} leaked`);
   assert(events.some((e) => e.type === "connect_failed" && e.message === "Authorization required"));
-  assertStringIncludes(texts[2], "Authorization required");
+  assertStringIncludes(texts.at(-1)!, "Authorization required");
 });
 
 Deno.test("authorization server URLs outside allowedHosts, or private, are refused", async () => {
