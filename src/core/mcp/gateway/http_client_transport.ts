@@ -1,7 +1,7 @@
 import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
 import { requestScopedFetch } from "./request_scoped_fetch.ts";
-import { directRequest } from "./direct_request.ts";
-import type { DirectRequestHost } from "./direct_request_host.ts";
+import { directRequest } from "./direct/direct_request.ts";
+import type { DirectRequestHost } from "./direct/direct_request_host.ts";
 import { DeadlineTimer } from "../../deadline_timer.ts";
 import type { McpCallRequestOptions } from "../mcp_call.ts";
 import {

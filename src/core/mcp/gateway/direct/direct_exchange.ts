@@ -1,5 +1,5 @@
-import { McpErrorCode, McpRpcError } from "../mcp_error_code.ts";
-import type { McpJsonRpcMessage } from "../mcp_transport.ts";
+import { McpErrorCode, McpRpcError } from "../../mcp_error_code.ts";
+import type { McpJsonRpcMessage } from "../../mcp_transport.ts";
 import {
   malformedAnswer,
   type ReadEnd,

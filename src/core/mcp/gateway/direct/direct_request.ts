@@ -1,6 +1,6 @@
-import { McpErrorCode, McpRpcError } from "../mcp_error_code.ts";
-import type { McpCallRequestOptions } from "../mcp_call.ts";
-import type { McpJsonRpcMessage } from "../mcp_transport.ts";
+import { McpErrorCode, McpRpcError } from "../../mcp_error_code.ts";
+import type { McpCallRequestOptions } from "../../mcp_call.ts";
+import type { McpJsonRpcMessage } from "../../mcp_transport.ts";
 import { malformedAnswer } from "./direct_answer_reader.ts";
 import { exchange } from "./direct_exchange.ts";
 import type { DirectRequestHost, Reading } from "./direct_request_host.ts";

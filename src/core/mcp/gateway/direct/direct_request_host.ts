@@ -1,5 +1,5 @@
-import type { McpJsonRpcMessage } from "../mcp_transport.ts";
-import type { DeadlineTimer } from "../../deadline_timer.ts";
+import type { McpJsonRpcMessage } from "../../mcp_transport.ts";
+import type { DeadlineTimer } from "../../../deadline_timer.ts";
 
 /** What a direct request needs of its connection (an `HttpClientTransport`). */
 export interface DirectRequestHost {

@@ -3,16 +3,16 @@ import { z } from "zod";
 import {
   HttpClientTransport,
   SessionExpiredError,
-} from "../../../../src/core/mcp/gateway/http_client_transport.ts";
-import { McpRpcError } from "../../../../src/core/mcp/mcp_error_code.ts";
+} from "../../../../../src/core/mcp/gateway/http_client_transport.ts";
+import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import {
   Client,
   LoggingMessageNotificationSchema,
   McpErrorCode,
   McpServer,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
-import type { Transport } from "../../../../src/core/mcp/mcp_sdk.ts";
-import { inProcessServer, type InProcessServerOptions } from "../_in_process_http.ts";
+} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { inProcessServer, type InProcessServerOptions } from "../../_in_process_http.ts";
 
 function server(): McpServer {
   const mcp = new McpServer({ name: "s", version: "1" }, { capabilities: { logging: {} } });
