@@ -23,7 +23,7 @@ import { type ConnectionSettings, ServerConnection } from "./server_connection.t
 import { UserServers } from "./user_servers.ts";
 import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
-import { tracedRemoteCall } from "./traced_remote_call.ts";
+import { tracedRemoteCall } from "./calls/traced_remote_call.ts";
 
 type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 

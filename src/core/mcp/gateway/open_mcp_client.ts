@@ -1,4 +1,4 @@
-import { withDeadline } from "./abortable.ts";
+import { withDeadline } from "./calls/abortable.ts";
 import { HttpClientTransport } from "./http_client_transport.ts";
 import type { McpCallRequestOptions } from "../mcp_call.ts";
 import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";

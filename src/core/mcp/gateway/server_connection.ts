@@ -2,9 +2,9 @@ import { ToolError as ToolErrorClass } from "../../tool_error.ts";
 import type { ToolError } from "../../tool_error.ts";
 import { isSharedSignal } from "../../tool_call.ts";
 import type { ToolContext, ToolLogEntry } from "../../tool_source.ts";
-import { raceSignal, sleep } from "./abortable.ts";
+import { raceSignal, sleep } from "./calls/abortable.ts";
 import { Backoff } from "./backoff.ts";
-import { callDeadline } from "./call_deadline.ts";
+import { callDeadline } from "./calls/call_deadline.ts";
 import { RequestNotDeliveredError } from "./guarded_fetch.ts";
 import { SessionExpiredError } from "./http_client_transport.ts";
 import { listAllTools } from "../list_all_tools.ts";
@@ -17,7 +17,7 @@ import {
   toolCallRequest,
   toolOutputOf,
 } from "../mcp_call.ts";
-import { ProgressTokens } from "./progress_tokens.ts";
+import { ProgressTokens } from "./calls/progress_tokens.ts";
 import { type ToolOutput, toolOutput } from "../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -39,7 +39,7 @@ import {
   openMcpClient,
   type TransportKind,
 } from "./open_mcp_client.ts";
-import { Redactor } from "./redactor.ts";
+import { Redactor } from "./calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 
 /** Everything one connection needs, resolved from the gateway's options. */

@@ -1,8 +1,8 @@
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { isToolError } from "../../tool_error.ts";
-import type { ToolContext } from "../../tool_source.ts";
-import { TELEMETRY_SCOPE, tracingIsOff } from "../../telemetry/call_telemetry.ts";
-import { carrierOf, contextFrom } from "../../telemetry/trace_context.ts";
+import { isToolError } from "../../../tool_error.ts";
+import type { ToolContext } from "../../../tool_source.ts";
+import { TELEMETRY_SCOPE, tracingIsOff } from "../../../telemetry/call_telemetry.ts";
+import { carrierOf, contextFrom } from "../../../telemetry/trace_context.ts";
 
 /**
  * Runs one remote MCP `tools/call` inside a client span (`tools/call {tool}`, a child of the

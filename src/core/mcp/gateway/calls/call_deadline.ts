@@ -1,5 +1,5 @@
-import { ToolError } from "../../tool_error.ts";
-import type { ToolContext } from "../../tool_source.ts";
+import { ToolError } from "../../../tool_error.ts";
+import type { ToolContext } from "../../../tool_source.ts";
 
 /** The deadline of one remote call. */
 export interface CallDeadline {

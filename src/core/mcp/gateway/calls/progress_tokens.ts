@@ -1,5 +1,5 @@
-import type { ToolProgress } from "../../tool_source.ts";
-import { ignoreProgress } from "../mcp_call.ts";
+import type { ToolProgress } from "../../../tool_source.ts";
+import { ignoreProgress } from "../../mcp_call.ts";
 
 /** A progress listener; with one, a request carries a progress token. */
 export type ProgressListener = (progress: ToolProgress) => void;

@@ -1,5 +1,9 @@
 import { assertEquals, assertRejects } from "@std/assert";
-import { raceSignal, sleep, withDeadline } from "../../../../src/core/mcp/gateway/abortable.ts";
+import {
+  raceSignal,
+  sleep,
+  withDeadline,
+} from "../../../../../src/core/mcp/gateway/calls/abortable.ts";
 
 Deno.test("raceSignal() ends the wait when the signal aborts, with its reason", async () => {
   const controller = new AbortController();

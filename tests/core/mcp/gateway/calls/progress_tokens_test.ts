@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "@std/assert";
-import { ProgressTokens } from "../../../../src/core/mcp/gateway/progress_tokens.ts";
-import { ignoreProgress } from "../../../../src/core/mcp/mcp_call.ts";
+import { ProgressTokens } from "../../../../../src/core/mcp/gateway/calls/progress_tokens.ts";
+import { ignoreProgress } from "../../../../../src/core/mcp/mcp_call.ts";
 
 Deno.test("ProgressTokens gives a token to a listened call, and to the first extendable call of each tool", () => {
   const tokens = new ProgressTokens(false);

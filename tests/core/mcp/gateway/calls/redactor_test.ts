@@ -1,6 +1,6 @@
 import { assertEquals } from "@std/assert";
-import { Redactor } from "../../../../src/core/mcp/gateway/redactor.ts";
-import { ToolError } from "../../../../mod.ts";
+import { Redactor } from "../../../../../src/core/mcp/gateway/calls/redactor.ts";
+import { ToolError } from "../../../../../mod.ts";
 
 Deno.test("Redactor removes header values and bearer tokens, not short or common words", () => {
   const redactor = new Redactor({

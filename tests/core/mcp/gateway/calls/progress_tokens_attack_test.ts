@@ -1,7 +1,7 @@
 // A hostile upstream server with endless tool names (a tools list that changes all the time),
 // each of whose calls reports progress: the per-connection sets stay bounded.
 import { assert, assertEquals } from "@std/assert";
-import { ProgressTokens } from "../../../../src/core/mcp/gateway/progress_tokens.ts";
+import { ProgressTokens } from "../../../../../src/core/mcp/gateway/calls/progress_tokens.ts";
 
 Deno.test("ProgressTokens remembers at most 4096 tool names per set, however many names a server brings", () => {
   const tokens = new ProgressTokens(false);

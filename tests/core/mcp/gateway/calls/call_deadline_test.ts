@@ -1,6 +1,6 @@
 import { assertEquals } from "@std/assert";
-import { callDeadline } from "../../../../src/core/mcp/gateway/call_deadline.ts";
-import { isToolError } from "../../../../mod.ts";
+import { callDeadline } from "../../../../../src/core/mcp/gateway/calls/call_deadline.ts";
+import { isToolError } from "../../../../../mod.ts";
 
 const never = new AbortController().signal;
 

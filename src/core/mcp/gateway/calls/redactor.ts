@@ -1,5 +1,5 @@
-import { isToolError, ToolError } from "../../tool_error.ts";
-import { isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
+import { isToolError, ToolError } from "../../../tool_error.ts";
+import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 
 /** Shorter values are not treated as secrets (they would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
