@@ -1,5 +1,5 @@
 import { withDeadline } from "./calls/abortable.ts";
-import { HttpClientTransport } from "./http_client_transport.ts";
+import { HttpClientTransport } from "./http/http_client_transport.ts";
 import type { McpCallRequestOptions } from "../mcp_call.ts";
 import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";

@@ -8,8 +8,8 @@ import {
 } from "@std/assert";
 import { z } from "zod";
 import { ToolError } from "../../../../src/core/tool_error.ts";
-import { RequestNotDeliveredError } from "../../../../src/core/mcp/gateway/guarded_fetch.ts";
-import { SessionExpiredError } from "../../../../src/core/mcp/gateway/http_client_transport.ts";
+import { RequestNotDeliveredError } from "../../../../src/core/mcp/gateway/http/guarded_fetch.ts";
+import { SessionExpiredError } from "../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import type { McpGatewayEvent } from "../../../../src/core/mcp/gateway/mcp_gateway_types.ts";
 import type { McpServerConfig } from "../../../../src/core/mcp/mcp_server_config.ts";
 import type { McpTransport, McpTransportFactory } from "../../../../src/core/mcp/mcp_transport.ts";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import {
   HttpClientTransport,
   SessionExpiredError,
-} from "../../../../../src/core/mcp/gateway/http_client_transport.ts";
+} from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import {
   Client,

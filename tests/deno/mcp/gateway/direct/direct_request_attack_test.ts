@@ -3,7 +3,7 @@
 // HTTP handling (decompression, Content-Length framing) is what the client sees.
 import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
 import { handshakeAnswer } from "./_hostile_handshake.ts";
-import { HttpClientTransport } from "../../../../../src/core/mcp/gateway/http_client_transport.ts";
+import { HttpClientTransport } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import { Client, McpErrorCode } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";

@@ -2,7 +2,7 @@ import { assertEquals, assertMatch, assertRejects } from "@std/assert";
 import {
   GuardedFetch,
   RequestNotDeliveredError,
-} from "../../../../src/core/mcp/gateway/guarded_fetch.ts";
+} from "../../../../../src/core/mcp/gateway/http/guarded_fetch.ts";
 
 const fakeFetch = (respond: (url: string, init?: RequestInit) => Response) =>
   ((input: string | URL | Request, init?: RequestInit) =>

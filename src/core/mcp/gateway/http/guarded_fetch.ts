@@ -1,5 +1,5 @@
-import { checkAllowedHost } from "../mcp_server_config.ts";
-import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
+import { checkAllowedHost } from "../../mcp_server_config.ts";
+import { AuthorizationRequiredError } from "../oauth/authorization_required_error.ts";
 
 /** How far into a POST's event stream an SSE `id:` field (a priming event) is looked for. */
 const PRIMING_SCAN_BYTES = 4096;

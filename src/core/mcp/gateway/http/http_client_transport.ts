@@ -1,9 +1,9 @@
 import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
 import { requestScopedFetch } from "./request_scoped_fetch.ts";
-import { directRequest } from "./direct/direct_request.ts";
-import type { DirectRequestHost } from "./direct/direct_request_host.ts";
-import { DeadlineTimer } from "../../deadline_timer.ts";
-import type { McpCallRequestOptions } from "../mcp_call.ts";
+import { directRequest } from "../direct/direct_request.ts";
+import type { DirectRequestHost } from "../direct/direct_request_host.ts";
+import { DeadlineTimer } from "../../../deadline_timer.ts";
+import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import {
   type JSONRPCMessage,
   McpErrorCode,
@@ -13,8 +13,8 @@ import {
   StreamableHTTPError,
   type Transport,
   type TransportSendOptions,
-} from "../mcp_sdk.ts";
-import type { McpJsonRpcMessage, McpTransport } from "../mcp_transport.ts";
+} from "../../mcp_sdk.ts";
+import type { McpJsonRpcMessage, McpTransport } from "../../mcp_transport.ts";
 
 /** The server forgot the session (HTTP 404): the request was not processed. */
 export class SessionExpiredError extends Error {

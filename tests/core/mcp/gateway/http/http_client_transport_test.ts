@@ -6,24 +6,24 @@ import {
   assertRejects,
 } from "@std/assert";
 import { z } from "zod";
-import { RequestNotDeliveredError } from "../../../../src/core/mcp/gateway/guarded_fetch.ts";
+import { RequestNotDeliveredError } from "../../../../../src/core/mcp/gateway/http/guarded_fetch.ts";
 import {
   HttpClientTransport,
   SessionExpiredError,
-} from "../../../../src/core/mcp/gateway/http_client_transport.ts";
+} from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import {
   Client,
   McpError,
   McpErrorCode,
   McpServer,
   StreamableHTTPError,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
-import type { Transport } from "../../../../src/core/mcp/mcp_sdk.ts";
+} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import {
   inProcessServer,
   type InProcessServerOptions,
   type SeenRequest,
-} from "../_in_process_http.ts";
+} from "../../_in_process_http.ts";
 
 const URL_ = new URL("http://127.0.0.1:9/mcp");
 
