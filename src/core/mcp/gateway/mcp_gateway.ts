@@ -7,7 +7,7 @@ import type {
 } from "../../tool_source.ts";
 import type { ToolOutput } from "../../tool_output.ts";
 import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
-import { connectSelected, type SelectedServer } from "./connect_selected.ts";
+import { connectSelected, type SelectedServer } from "./connection/connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
@@ -19,7 +19,7 @@ import {
   RemoteRoutedTools,
 } from "./remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
-import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
+import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
 import { UserServers } from "./user_servers.ts";
 import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";

@@ -9,7 +9,7 @@ import {
   REMOTE_TEXT_DEFAULTS,
   type RemoteTextLimits,
 } from "./remote_tool_guard.ts";
-import type { ServerConnection } from "./server_connection.ts";
+import type { ServerConnection } from "./connection/server_connection.ts";
 
 /** What a remote tool's call needs of its connection. */
 export interface RemoteCallee {

@@ -17,7 +17,7 @@ import {
   RemoteRoutedTools,
 } from "../../../../src/core/mcp/gateway/remote_routed_tools.ts";
 import { ToolError } from "../../../../src/core/tool_error.ts";
-import { ServerConnection } from "../../../../src/core/mcp/gateway/server_connection.ts";
+import { ServerConnection } from "../../../../src/core/mcp/gateway/connection/server_connection.ts";
 import { toolOutput } from "../../../../src/core/tool_output.ts";
 
 interface ListedTool {

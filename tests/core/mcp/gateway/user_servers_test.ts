@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { McpServerConfig } from "../../../../src/core/mcp/mcp_server_config.ts";
 import type { McpTransport } from "../../../../src/core/mcp/mcp_transport.ts";
 import { InMemoryTransport, McpServer } from "../../../../src/core/mcp/mcp_sdk.ts";
-import { ServerConnection } from "../../../../src/core/mcp/gateway/server_connection.ts";
+import { ServerConnection } from "../../../../src/core/mcp/gateway/connection/server_connection.ts";
 import {
   UserServers,
   type UserServersOptions,

@@ -3,10 +3,13 @@ import { z } from "zod";
 import {
   connectSelected,
   type SelectedServer,
-} from "../../../../src/core/mcp/gateway/connect_selected.ts";
-import type { McpTransport, McpTransportFactory } from "../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer } from "../../../../src/core/mcp/mcp_sdk.ts";
-import { ServerConnection } from "../../../../src/core/mcp/gateway/server_connection.ts";
+} from "../../../../../src/core/mcp/gateway/connection/connect_selected.ts";
+import type {
+  McpTransport,
+  McpTransportFactory,
+} from "../../../../../src/core/mcp/mcp_transport.ts";
+import { InMemoryTransport, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 
 /** Real in-memory SDK servers; the ids in `down` refuse to connect. */
 function factory(down: readonly string[], gate?: Promise<void>): McpTransportFactory {

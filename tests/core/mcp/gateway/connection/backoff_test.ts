@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "@std/assert";
-import { Backoff } from "../../../../src/core/mcp/gateway/backoff.ts";
+import { Backoff } from "../../../../../src/core/mcp/gateway/connection/backoff.ts";
 
 Deno.test("Backoff waits initial × factor^n, capped, and resets on success", () => {
   const backoff = new Backoff({ initialDelayMs: 100, maxDelayMs: 300, factor: 2 });

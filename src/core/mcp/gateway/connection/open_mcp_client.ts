@@ -1,14 +1,14 @@
-import { withDeadline } from "./calls/abortable.ts";
-import { HttpClientTransport } from "./http/http_client_transport.ts";
-import type { McpCallRequestOptions } from "../mcp_call.ts";
-import type { ConnectionOAuth } from "./oauth/mcp_oauth.ts";
+import { withDeadline } from "../calls/abortable.ts";
+import { HttpClientTransport } from "../http/http_client_transport.ts";
+import type { McpCallRequestOptions } from "../../mcp_call.ts";
+import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
   McpElicitationResult,
   McpGatewayOptions,
-} from "./mcp_gateway_types.ts";
-import type { ToolLogEntry } from "../../tool_source.ts";
+} from "../mcp_gateway_types.ts";
+import type { ToolLogEntry } from "../../../tool_source.ts";
 import {
   Client,
   type ClientOptions,
@@ -17,13 +17,13 @@ import {
   SseError,
   StreamableHTTPError,
   type Transport,
-} from "../mcp_sdk.ts";
-import { isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
+} from "../../mcp_sdk.ts";
+import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
   McpTransport,
   McpTransportFactory,
-} from "../mcp_transport.ts";
+} from "../../mcp_transport.ts";
 
 /** The transport kinds a connection can use. */
 export type TransportKind = "http" | "sse" | "custom";

@@ -1,4 +1,4 @@
-import type { McpTool } from "../mcp_sdk.ts";
+import type { McpTool } from "../../mcp_sdk.ts";
 
 /**
  * One object per distinct tool definition for every connection of a gateway: a thousand users of

@@ -1,17 +1,17 @@
 import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
 import { z } from "zod";
-import type { McpTransport } from "../../../../src/core/mcp/mcp_transport.ts";
+import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
 import {
   InMemoryTransport,
   McpServer,
   StreamableHTTPError,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+} from "../../../../../src/core/mcp/mcp_sdk.ts";
 import {
   type OpenClientSettings,
   openMcpClient,
-} from "../../../../src/core/mcp/gateway/open_mcp_client.ts";
-import { inProcessServer } from "../_in_process_http.ts";
-import { StdioUnsupportedError } from "../../../../src/core/mcp/gateway/stdio_unsupported_error.ts";
+} from "../../../../../src/core/mcp/gateway/connection/open_mcp_client.ts";
+import { inProcessServer } from "../../_in_process_http.ts";
+import { StdioUnsupportedError } from "../../../../../src/core/mcp/gateway/connection/stdio_unsupported_error.ts";
 
 function echoServer(): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" });

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertThrows } from "@std/assert";
-import { SharedToolDefinitions } from "../../../../src/core/mcp/gateway/shared_tool_definitions.ts";
-import type { McpTool } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { SharedToolDefinitions } from "../../../../../src/core/mcp/gateway/connection/shared_tool_definitions.ts";
+import type { McpTool } from "../../../../../src/core/mcp/mcp_sdk.ts";
 
 const listed = (description: string): McpTool[] =>
   JSON.parse(JSON.stringify([

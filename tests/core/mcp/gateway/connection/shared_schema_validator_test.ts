@@ -1,6 +1,6 @@
 import { assertEquals } from "@std/assert";
-import { SharedSchemaValidator } from "../../../../src/core/mcp/gateway/shared_schema_validator.ts";
-import type { McpJsonSchemaValidator } from "../../../../src/core/mcp/mcp_transport.ts";
+import { SharedSchemaValidator } from "../../../../../src/core/mcp/gateway/connection/shared_schema_validator.ts";
+import type { McpJsonSchemaValidator } from "../../../../../src/core/mcp/mcp_transport.ts";
 
 function counting(): { validator: McpJsonSchemaValidator; compiled: string[] } {
   const compiled: string[] = [];

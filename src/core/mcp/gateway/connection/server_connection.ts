@@ -1,45 +1,45 @@
-import { ToolError as ToolErrorClass } from "../../tool_error.ts";
-import type { ToolError } from "../../tool_error.ts";
-import { isSharedSignal } from "../../tool_call.ts";
-import type { ToolContext, ToolLogEntry } from "../../tool_source.ts";
-import { raceSignal, sleep } from "./calls/abortable.ts";
+import { ToolError as ToolErrorClass } from "../../../tool_error.ts";
+import type { ToolError } from "../../../tool_error.ts";
+import { isSharedSignal } from "../../../tool_call.ts";
+import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
+import { raceSignal, sleep } from "../calls/abortable.ts";
 import { Backoff } from "./backoff.ts";
-import { callDeadline } from "./calls/call_deadline.ts";
-import { RequestNotDeliveredError } from "./http/guarded_fetch.ts";
-import { SessionExpiredError } from "./http/http_client_transport.ts";
-import { listAllTools } from "../list_all_tools.ts";
+import { callDeadline } from "../calls/call_deadline.ts";
+import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
+import { SessionExpiredError } from "../http/http_client_transport.ts";
+import { listAllTools } from "../../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
-import { findAuthorizationRequired } from "./oauth/authorization_required_error.ts";
+import { findAuthorizationRequired } from "../oauth/authorization_required_error.ts";
 import {
   callMcpToolOutput,
   type McpCallOptions,
   mcpErrorToToolError,
   toolCallRequest,
   toolOutputOf,
-} from "../mcp_call.ts";
-import { ProgressTokens } from "./calls/progress_tokens.ts";
-import { type ToolOutput, toolOutput } from "../../tool_output.ts";
+} from "../../mcp_call.ts";
+import { ProgressTokens } from "../calls/progress_tokens.ts";
+import { type ToolOutput, toolOutput } from "../../../tool_output.ts";
 import type {
   McpConnectionState,
   McpElicitationRequest,
   McpElicitationResult,
   McpGatewayEvent,
   McpServerStatus,
-} from "./mcp_gateway_types.ts";
-import { mcpErrorCodeOf } from "../mcp_error_code.ts";
+} from "../mcp_gateway_types.ts";
+import { mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import {
   type Client,
   McpErrorCode,
   type McpTool,
   ToolListChangedNotificationSchema,
-} from "../mcp_sdk.ts";
+} from "../../mcp_sdk.ts";
 import {
   type DirectRequester,
   type OpenClientSettings,
   openMcpClient,
   type TransportKind,
 } from "./open_mcp_client.ts";
-import { Redactor } from "./calls/redactor.ts";
+import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 
 /** Everything one connection needs, resolved from the gateway's options. */

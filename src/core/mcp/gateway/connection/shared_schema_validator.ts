@@ -1,5 +1,5 @@
-import { AjvJsonSchemaValidator } from "../mcp_sdk.ts";
-import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "../mcp_transport.ts";
+import { AjvJsonSchemaValidator } from "../../mcp_sdk.ts";
+import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "../../mcp_transport.ts";
 
 type Validate = (input: unknown) => McpJsonSchemaValidation<unknown>;
 

@@ -7,24 +7,27 @@ import {
   assertRejects,
 } from "@std/assert";
 import { z } from "zod";
-import { ToolError } from "../../../../src/core/tool_error.ts";
-import { RequestNotDeliveredError } from "../../../../src/core/mcp/gateway/http/guarded_fetch.ts";
-import { SessionExpiredError } from "../../../../src/core/mcp/gateway/http/http_client_transport.ts";
-import type { McpGatewayEvent } from "../../../../src/core/mcp/gateway/mcp_gateway_types.ts";
-import type { McpServerConfig } from "../../../../src/core/mcp/mcp_server_config.ts";
-import type { McpTransport, McpTransportFactory } from "../../../../src/core/mcp/mcp_transport.ts";
+import { ToolError } from "../../../../../src/core/tool_error.ts";
+import { RequestNotDeliveredError } from "../../../../../src/core/mcp/gateway/http/guarded_fetch.ts";
+import { SessionExpiredError } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
+import type { McpGatewayEvent } from "../../../../../src/core/mcp/gateway/mcp_gateway_types.ts";
+import type { McpServerConfig } from "../../../../../src/core/mcp/mcp_server_config.ts";
+import type {
+  McpTransport,
+  McpTransportFactory,
+} from "../../../../../src/core/mcp/mcp_transport.ts";
 import {
   CallToolRequestSchema,
   InMemoryTransport,
   ListToolsRequestSchema,
   McpServer,
   Server,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
-import { inProcessServer } from "../_in_process_http.ts";
+} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { inProcessServer } from "../../_in_process_http.ts";
 import {
   type ConnectionSettings,
   ServerConnection,
-} from "../../../../src/core/mcp/gateway/server_connection.ts";
+} from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 
 const URL_CONFIG: McpServerConfig = { url: "http://127.0.0.1:9/mcp" };
 

@@ -1,4 +1,4 @@
-import type { MissingTool } from "../../tool_source.ts";
+import type { MissingTool } from "../../../tool_source.ts";
 import type { ServerConnection } from "./server_connection.ts";
 
 /** One server a request selected: a user's own, or a global one. */
