@@ -12,12 +12,12 @@ import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { ToolError } from "../../tool_error.ts";
-import { KnownToolNames } from "./known_tool_names.ts";
+import { KnownToolNames } from "./tools/known_tool_names.ts";
 import {
   type ConnectionLookup,
   type RemoteCallee,
   RemoteRoutedTools,
-} from "./remote_routed_tools.ts";
+} from "./tools/remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
 import { UserServers } from "./user_servers.ts";

@@ -1,12 +1,12 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
-import { McpGateway, type McpTransport, ToolRouter } from "../../../../mod.ts";
+import { McpGateway, type McpTransport, ToolRouter } from "../../../../../mod.ts";
 import {
   CallToolRequestSchema,
   InMemoryTransport,
   ListToolsRequestSchema,
   Server,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
-import { guardRemoteTools } from "../../../../src/core/mcp/gateway/remote_tool_guard.ts";
+} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { guardRemoteTools } from "../../../../../src/core/mcp/gateway/tools/remote_tool_guard.ts";
 
 /** A low-level SDK server listing crafted tools; every call answers `reply`. */
 function craftedServer(tools: Record<string, unknown>[], reply: string): Server {

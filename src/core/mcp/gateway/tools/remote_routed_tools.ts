@@ -1,7 +1,12 @@
-import { ToolError } from "../../tool_error.ts";
-import type { ToolOutput } from "../../tool_output.ts";
-import type { JsonObjectSchema, MissingTool, RoutedTool, ToolContext } from "../../tool_source.ts";
-import { upstreamInputSchema } from "../../strict_schema.ts";
+import { ToolError } from "../../../tool_error.ts";
+import type { ToolOutput } from "../../../tool_output.ts";
+import type {
+  JsonObjectSchema,
+  MissingTool,
+  RoutedTool,
+  ToolContext,
+} from "../../../tool_source.ts";
+import { upstreamInputSchema } from "../../../strict_schema.ts";
 import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
 import { escapedProgress, escapedResult } from "./remote_text.ts";
 import {
@@ -9,7 +14,7 @@ import {
   REMOTE_TEXT_DEFAULTS,
   type RemoteTextLimits,
 } from "./remote_tool_guard.ts";
-import type { ServerConnection } from "./connection/server_connection.ts";
+import type { ServerConnection } from "../connection/server_connection.ts";
 
 /** What a remote tool's call needs of its connection. */
 export interface RemoteCallee {

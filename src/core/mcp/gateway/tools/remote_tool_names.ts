@@ -1,4 +1,4 @@
-import { toApiFunctionName } from "../../api_function_name.ts";
+import { toApiFunctionName } from "../../../api_function_name.ts";
 
 /** A valid exposed tool name, as remote tools may keep their own. */
 const OWN_NAME = /^[A-Za-z0-9_-]{1,64}$/;

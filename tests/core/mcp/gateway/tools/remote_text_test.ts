@@ -1,13 +1,13 @@
 import { assertEquals, assertRejects, assertStrictEquals } from "@std/assert";
-import { isToolError, ToolError } from "../../../../src/core/tool_error.ts";
-import { isToolOutput, toolOutput } from "../../../../src/core/tool_output.ts";
+import { isToolError, ToolError } from "../../../../../src/core/tool_error.ts";
+import { isToolOutput, toolOutput } from "../../../../../src/core/tool_output.ts";
 import {
   escapedResult,
   escapeRemoteResult,
   escapeUnsafeChars,
   hasUnsafeChars,
   safeRemoteText,
-} from "../../../../src/core/mcp/gateway/remote_text.ts";
+} from "../../../../../src/core/mcp/gateway/tools/remote_text.ts";
 
 Deno.test("escapeUnsafeChars() escapes C0/C1 controls, DEL and bidi controls, keeps newline and tab", () => {
   assertEquals(

@@ -1,5 +1,5 @@
 import { assertEquals } from "@std/assert";
-import { assignRemoteToolNames } from "../../../../src/core/mcp/gateway/remote_tool_names.ts";
+import { assignRemoteToolNames } from "../../../../../src/core/mcp/gateway/tools/remote_tool_names.ts";
 
 const named = (servers: { serverId: string; toolNames: string[] }[]) =>
   Object.fromEntries(

@@ -1,4 +1,4 @@
-import type { MissingTool } from "../../tool_source.ts";
+import type { MissingTool } from "../../../tool_source.ts";
 import { escapeUnsafeChars, hasUnsafeChars, safeRemoteText } from "./remote_text.ts";
 
 /** Bounds on what one remote server's tool list may put in front of a model. */

@@ -5,20 +5,20 @@ import {
   assertRejects,
   assertStrictEquals,
 } from "@std/assert";
-import type { ToolContext } from "../../../../src/core/tool_source.ts";
-import type { McpTransport } from "../../../../src/core/mcp/mcp_transport.ts";
+import type { ToolContext } from "../../../../../src/core/tool_source.ts";
+import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
 import {
   InMemoryTransport,
   ListToolsRequestSchema,
   Server,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+} from "../../../../../src/core/mcp/mcp_sdk.ts";
 import {
   type ConnectionLookup,
   RemoteRoutedTools,
-} from "../../../../src/core/mcp/gateway/remote_routed_tools.ts";
-import { ToolError } from "../../../../src/core/tool_error.ts";
-import { ServerConnection } from "../../../../src/core/mcp/gateway/connection/server_connection.ts";
-import { toolOutput } from "../../../../src/core/tool_output.ts";
+} from "../../../../../src/core/mcp/gateway/tools/remote_routed_tools.ts";
+import { ToolError } from "../../../../../src/core/tool_error.ts";
+import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
+import { toolOutput } from "../../../../../src/core/tool_output.ts";
 
 interface ListedTool {
   name: string;

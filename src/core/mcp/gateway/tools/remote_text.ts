@@ -1,6 +1,6 @@
-import { isToolOutput, type ToolOutput, toolOutput } from "../../tool_output.ts";
-import { isToolError, ToolError } from "../../tool_error.ts";
-import type { ToolContext } from "../../tool_source.ts";
+import { isToolOutput, type ToolOutput, toolOutput } from "../../../tool_output.ts";
+import { isToolError, ToolError } from "../../../tool_error.ts";
+import type { ToolContext } from "../../../tool_source.ts";
 
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
