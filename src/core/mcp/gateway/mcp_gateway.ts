@@ -20,7 +20,7 @@ import {
 } from "./tools/remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
-import { UserServers } from "./user_servers.ts";
+import { UserServers } from "./users/user_servers.ts";
 import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
 import { tracedRemoteCall } from "./calls/traced_remote_call.ts";

@@ -1,6 +1,6 @@
-import type { McpServerStatus } from "./mcp_gateway_types.ts";
-import type { McpServerConfig } from "../mcp_server_config.ts";
-import type { ServerConnection } from "./connection/server_connection.ts";
+import type { McpServerStatus } from "../mcp_gateway_types.ts";
+import type { McpServerConfig } from "../../mcp_server_config.ts";
+import type { ServerConnection } from "../connection/server_connection.ts";
 import { UserConnectionPool } from "./user_connection_pool.ts";
 
 /** Options of {@linkcode UserServers}. */

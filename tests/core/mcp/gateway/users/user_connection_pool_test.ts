@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "@std/assert";
-import { UserConnectionPool } from "../../../../src/core/mcp/gateway/user_connection_pool.ts";
+import { UserConnectionPool } from "../../../../../src/core/mcp/gateway/users/user_connection_pool.ts";
 
 class FakeConnection {
   inFlight = 0;

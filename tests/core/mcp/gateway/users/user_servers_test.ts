@@ -1,13 +1,13 @@
 import { assertEquals, assertStrictEquals, assertThrows } from "@std/assert";
 import { z } from "zod";
-import type { McpServerConfig } from "../../../../src/core/mcp/mcp_server_config.ts";
-import type { McpTransport } from "../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer } from "../../../../src/core/mcp/mcp_sdk.ts";
-import { ServerConnection } from "../../../../src/core/mcp/gateway/connection/server_connection.ts";
+import type { McpServerConfig } from "../../../../../src/core/mcp/mcp_server_config.ts";
+import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
+import { InMemoryTransport, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 import {
   UserServers,
   type UserServersOptions,
-} from "../../../../src/core/mcp/gateway/user_servers.ts";
+} from "../../../../../src/core/mcp/gateway/users/user_servers.ts";
 
 const CONFIG: McpServerConfig = { url: "http://127.0.0.1:9/mcp", headers: { "x-user": "one" } };
 
