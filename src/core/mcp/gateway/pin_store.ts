@@ -1,4 +1,4 @@
-import type { KeyValueEntry } from "../../../store/key_value_store.ts";
+import type { KeyValueEntry } from "../../store/key_value_store.ts";
 
 /**
  * Where tool pins are kept: the part of a `KeyValueStore` pinning uses, so any key-value store
