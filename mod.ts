@@ -146,9 +146,5 @@ export type {
   PolicyAction,
 } from "./src/core/policy/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
-export type {
-  PinningOptions,
-  PinStore,
-  ToolPin,
-} from "./src/core/mcp/gateway/pinning/pin_store.ts";
+export type { PinningOptions, PinStore, ToolPin } from "./src/core/mcp/gateway/pin_store.ts";
 export type { AuditRecord, AuditSink } from "./src/core/telemetry/audit_sink.ts";

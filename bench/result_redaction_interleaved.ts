@@ -15,7 +15,7 @@
  */
 
 import { type McpResultParts, toolOutputOf } from "../src/core/mcp/mcp_call.ts";
-import { Redactor } from "../src/core/mcp/gateway/redactor.ts";
+import { Redactor } from "../src/core/mcp/gateway/calls/redactor.ts";
 
 const rounds = Number(Deno.args[0] ?? 2000);
 const batch = Number(Deno.args[1] ?? 200);

@@ -111,7 +111,7 @@ export { SqliteStore } from "./store/sqlite_store.ts";
 export type { SqliteStoreOptions } from "./store/sqlite_store.ts";
 export { DenoKvStore } from "./store/deno_kv_store.ts";
 export type { DenoKvAtomicLike, DenoKvLike } from "./store/deno_kv_store.ts";
-export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pinning/pin_store.ts";
+export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_store.ts";
 export { MemoryStore } from "../core/store/memory_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";

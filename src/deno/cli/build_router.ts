@@ -13,7 +13,7 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
 import type { AuditSink } from "../../core/telemetry/audit_sink.ts";
-import type { PinStore } from "../../core/mcp/gateway/pinning/pin_store.ts";
+import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";

@@ -1,4 +1,4 @@
-import type { PinningOptions, PinStore } from "../../core/mcp/gateway/pinning/pin_store.ts";
+import type { PinningOptions, PinStore } from "../../core/mcp/gateway/pin_store.ts";
 import { LOCK_HINT } from "./lock_command.ts";
 import { lockPath, readToolLock, storeFromLock } from "./tool_lock.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";

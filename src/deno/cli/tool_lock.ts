@@ -1,6 +1,6 @@
 import { dirname, join } from "@std/path";
 import { canonicalJson } from "../../core/canonical_json.ts";
-import type { PinStore, ToolPin } from "../../core/mcp/gateway/pinning/pin_store.ts";
+import type { PinStore, ToolPin } from "../../core/mcp/gateway/pin_store.ts";
 import { hashToolDefinition } from "../../core/mcp/gateway/pinning/tool_definition_hash.ts";
 import { MemoryStore } from "../../core/store/memory_store.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";

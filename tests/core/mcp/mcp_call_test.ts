@@ -1,7 +1,7 @@
 import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "@std/assert";
 import { z } from "zod";
 import { callMcpTool, mcpErrorToToolError, toolOutputOf } from "../../../src/core/mcp/mcp_call.ts";
-import { Redactor } from "../../../src/core/mcp/gateway/redactor.ts";
+import { Redactor } from "../../../src/core/mcp/gateway/calls/redactor.ts";
 import {
   Client,
   InMemoryTransport,

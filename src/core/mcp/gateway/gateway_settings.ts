@@ -1,8 +1,8 @@
 import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
-import type { ConnectionSettings } from "./server_connection.ts";
-import { SharedSchemaValidator } from "./shared_schema_validator.ts";
-import { SharedToolDefinitions } from "./shared_tool_definitions.ts";
-import { REMOTE_TEXT_DEFAULTS, type RemoteTextLimits } from "./remote_tool_guard.ts";
+import type { ConnectionSettings } from "./connection/server_connection.ts";
+import { SharedSchemaValidator } from "./connection/shared_schema_validator.ts";
+import { SharedToolDefinitions } from "./connection/shared_tool_definitions.ts";
+import { REMOTE_TEXT_DEFAULTS, type RemoteTextLimits } from "./tools/remote_tool_guard.ts";
 
 /** The gateway's options, checked and with defaults applied. */
 export interface GatewaySettings {

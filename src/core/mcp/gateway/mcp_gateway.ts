@@ -7,23 +7,23 @@ import type {
 } from "../../tool_source.ts";
 import type { ToolOutput } from "../../tool_output.ts";
 import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
-import { connectSelected, type SelectedServer } from "./connect_selected.ts";
+import { connectSelected, type SelectedServer } from "./connection/connect_selected.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { ToolError } from "../../tool_error.ts";
-import { KnownToolNames } from "./known_tool_names.ts";
+import { KnownToolNames } from "./tools/known_tool_names.ts";
 import {
   type ConnectionLookup,
   type RemoteCallee,
   RemoteRoutedTools,
-} from "./remote_routed_tools.ts";
+} from "./tools/remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
-import { type ConnectionSettings, ServerConnection } from "./server_connection.ts";
-import { UserServers } from "./user_servers.ts";
+import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
+import { UserServers } from "./users/user_servers.ts";
 import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
-import { tracedRemoteCall } from "./traced_remote_call.ts";
+import { tracedRemoteCall } from "./calls/traced_remote_call.ts";
 
 type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 

@@ -1,7 +1,7 @@
 import type { McpServerConfig } from "../mcp_server_config.ts";
 import type { McpJsonSchemaValidator, McpTransportFactory } from "../mcp_transport.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
-import type { PinningOptions } from "./pinning/pin_store.ts";
+import type { PinningOptions } from "./pin_store.ts";
 
 /** How a broken connection is retried: exponential backoff between attempts. */
 export interface McpReconnectOptions {

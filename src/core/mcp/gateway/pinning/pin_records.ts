@@ -1,5 +1,5 @@
 import type { McpTool } from "../../mcp_sdk.ts";
-import type { PinStore, ToolPin } from "./pin_store.ts";
+import type { PinStore, ToolPin } from "../pin_store.ts";
 import { isUserOfGlobal, pinKey, type PinScope, scopeKey, serverWide } from "./pin_scope.ts";
 import { PINNED_FIELDS, type ToolDefinitionHash } from "./tool_definition_hash.ts";
 

@@ -1,6 +1,6 @@
 import type { MissingTool } from "../../../tool_source.ts";
 import type { McpTool } from "../../mcp_sdk.ts";
-import type { SelectedServer } from "../connect_selected.ts";
+import type { SelectedServer } from "../connection/connect_selected.ts";
 import type { ToolPins } from "./tool_pins.ts";
 
 /** A selected server seen through its pins: only the tools that may be exposed. */

@@ -1,7 +1,7 @@
 import type { MissingTool } from "../../../tool_source.ts";
 import type { McpTool } from "../../mcp_sdk.ts";
 import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
-import type { PinningOptions } from "./pin_store.ts";
+import type { PinningOptions } from "../pin_store.ts";
 import { type Pinned, PinRecords } from "./pin_records.ts";
 import { isOwnServer, isUserOfGlobal, type PinScope, scopeKey, who } from "./pin_scope.ts";
 import {

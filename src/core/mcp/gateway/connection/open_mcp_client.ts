@@ -1,0 +1,220 @@
+import { withDeadline } from "../calls/abortable.ts";
+import { HttpClientTransport } from "../http/http_client_transport.ts";
+import type { McpCallRequestOptions } from "../../mcp_call.ts";
+import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
+import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpGatewayOptions,
+} from "../mcp_gateway_types.ts";
+import type { ToolLogEntry } from "../../../tool_source.ts";
+import {
+  Client,
+  type ClientOptions,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  SseError,
+  StreamableHTTPError,
+  type Transport,
+} from "../../mcp_sdk.ts";
+import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
+import type {
+  McpJsonSchemaValidator,
+  McpTransport,
+  McpTransportFactory,
+} from "../../mcp_transport.ts";
+
+/** The transport kinds a connection can use. */
+export type TransportKind = "http" | "sse" | "custom";
+
+/** What opening one client needs. */
+export interface OpenClientSettings {
+  /** The server id. */
+  serverId: string;
+  /** The user, for per-user servers. */
+  userId?: string;
+  /** The server's config. */
+  config: McpServerConfig;
+  /** Deadline of transport start and `initialize`. */
+  connectTimeoutMs: number;
+  /** Most bytes of one HTTP response body. */
+  maxResponseBytes: number;
+  /** The fetch of HTTP transports. */
+  fetch?: typeof fetch;
+  /** The host allowlist. */
+  allowedHosts?: readonly string[];
+  /** The validator of structured output. */
+  jsonSchemaValidator?: McpJsonSchemaValidator;
+  /** When a Streamable HTTP connection keeps a standing event stream (GET) open. */
+  eventStream?: "session" | "always";
+  /** Makes transports for configs the core cannot serve. */
+  transportFactory?: McpTransportFactory;
+  /** Answers elicitation requests; declares the capability when set. */
+  onElicitation?: McpGatewayOptions["onElicitation"];
+  /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
+  oauth?: ConnectionOAuth;
+  /** Declares the elicitation capability so calls can relay requests (see `elicit`). */
+  relayElicitation?: boolean;
+  /** Routes an elicitation request (to the call that caused it); wins over `onElicitation`. */
+  elicit?: (
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<McpElicitationResult>;
+  /** Receives the server's log messages. */
+  onLog?: (entry: ToolLogEntry) => void;
+}
+
+/** Sends requests straight over HTTP, past the SDK client (an `HttpClientTransport`). */
+export interface DirectRequester {
+  /** Whether requests can be sent directly now (started, not closed). */
+  readonly direct: boolean;
+  /** Sends one request and returns its result (see `HttpClientTransport#request`). */
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    options?: McpCallRequestOptions,
+  ): Promise<Record<string, unknown>>;
+}
+
+/** An initialised client and how it is connected. */
+export interface OpenedClient {
+  /** The client, initialised. */
+  client: Client;
+  /** The transport kind that worked. */
+  kind: TransportKind;
+  /**
+   * With Streamable HTTP: the transport, which sends `tools/call` itself (the client's own
+   * `tools/call` requests are routed to it too).
+   */
+  direct?: DirectRequester;
+}
+
+/**
+ * Opens and initialises one MCP client: the factory's transport when it gives one, otherwise HTTP.
+ * Without a configured transport both kinds are tried, Streamable HTTP first (or the preferred
+ * kind first), moving to the other when the server answers 400, 404 or 405: that is how a
+ * server speaking only the other kind refuses. Everything opened is closed again when it fails.
+ *
+ * @param settings The server and connection settings.
+ * @param preferred The kind that worked last time, tried first; `"sse"` still falls back to
+ *   Streamable HTTP, so a server upgraded since is reached again.
+ * @returns The client and its transport kind.
+ */
+export async function openMcpClient(
+  settings: OpenClientSettings,
+  preferred?: TransportKind,
+): Promise<OpenedClient> {
+  const { config } = settings;
+  const custom = await settings.transportFactory?.(config, {
+    serverId: settings.serverId,
+    userId: settings.userId,
+  });
+  if (custom !== undefined) return { client: await initialise(settings, custom), kind: "custom" };
+  if (isStdioConfig(config)) throw new StdioUnsupportedError(settings.serverId);
+  const kinds: ("http" | "sse")[] = config.transport !== undefined
+    ? [config.transport]
+    : preferred === "sse"
+    ? ["sse", "http"]
+    : ["http", "sse"];
+  for (let i = 0;; i++) {
+    const transport = new HttpClientTransport({
+      url: new URL(config.url),
+      headers: config.headers,
+      kind: kinds[i],
+      fetch: withOAuth(settings, config),
+      allowedHosts: settings.allowedHosts,
+      maxBodyBytes: settings.maxResponseBytes,
+      eventStream: settings.eventStream,
+    });
+    try {
+      const client = await initialise(settings, transport);
+      return { client, kind: kinds[i], ...(transport.direct ? { direct: transport } : {}) };
+    } catch (error) {
+      const unsupported = (error instanceof StreamableHTTPError || error instanceof SseError) &&
+        [400, 404, 405].includes(error.code ?? 0);
+      if (i + 1 >= kinds.length || !unsupported) throw error;
+    }
+  }
+}
+
+function withOAuth(
+  settings: OpenClientSettings,
+  config: { url: string; headers?: Record<string, string> },
+): typeof fetch | undefined {
+  const hasAuthorization = Object.keys(config.headers ?? {})
+    .some((name) => name.toLowerCase() === "authorization");
+  if (settings.oauth === undefined || hasAuthorization) return settings.fetch;
+  const target = { serverId: settings.serverId, userId: settings.userId, serverUrl: config.url };
+  return settings.oauth.fetchFor(target, (input, init) => (settings.fetch ?? fetch)(input, init));
+}
+
+/**
+ * Sends the client's `tools/call` requests straight over HTTP ({@linkcode HttpClientTransport.request}):
+ * what the SDK client does around the round trip stays (the task guard, structured-output
+ * validation), while its request machinery, the SDK transport, the stream pipes and the schema
+ * parse of the result are skipped on the gateway's most frequent request.
+ */
+function routeToolCalls(client: Client, transport: HttpClientTransport): void {
+  type Request = (request: unknown, schema: unknown, options?: unknown) => Promise<unknown>;
+  const viaSdk = (client.request as Request).bind(client);
+  const routed: Request = (request, schema, options) => {
+    const message = request as { method: string; params?: Record<string, unknown> };
+    return message.method === "tools/call" && transport.direct
+      ? transport.request(message, options as McpCallRequestOptions | undefined)
+      : viaSdk(request, schema, options);
+  };
+  Object.defineProperty(client, "request", { value: routed, configurable: true, writable: true });
+}
+
+async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {
+  const options: ClientOptions = { capabilities: {} };
+  if (settings.jsonSchemaValidator !== undefined) {
+    options.jsonSchemaValidator = settings
+      .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
+  }
+  const answer = settings.elicit ?? settings.onElicitation;
+  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
+  if (elicits) {
+    options.capabilities = { elicitation: { form: { applyDefaults: true } } };
+  }
+  const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  if (elicits && answer !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params as { message: string; requestedSchema?: object };
+      const result = await answer({
+        serverId: settings.serverId,
+        ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+        message: params.message,
+        requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
+      }, extra.signal);
+      return result as { action: "accept" | "decline" | "cancel" };
+    });
+  }
+  const onLog = settings.onLog;
+  if (onLog !== undefined) {
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      onLog({ level, ...(typeof logger === "string" ? { logger } : {}), data });
+    });
+  }
+  const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
+  try {
+    await withDeadline(
+      client.connect(transport as Transport, { timeout: ms }),
+      ms,
+      () => {
+        const why = transport.describeStall?.();
+        return new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
+      },
+      () => void transport.close().catch(() => {}),
+    );
+    if (transport instanceof HttpClientTransport && transport.direct) {
+      routeToolCalls(client, transport);
+    }
+    return client;
+  } catch (error) {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw error;
+  }
+}

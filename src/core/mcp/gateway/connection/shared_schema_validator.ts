@@ -1,0 +1,74 @@
+import { AjvJsonSchemaValidator } from "../../mcp_sdk.ts";
+import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "../../mcp_transport.ts";
+
+type Validate = (input: unknown) => McpJsonSchemaValidation<unknown>;
+
+/** Options of {@linkcode SharedSchemaValidator}. */
+export interface SharedSchemaValidatorOptions {
+  /** Most compiled schemas kept; the least recently used goes first. Default: 2000. */
+  maxSchemas?: number;
+}
+
+/**
+ * One JSON Schema validator for every connection of a gateway, with one compiled validator per
+ * distinct schema: a thousand users of one server share the validator of each tool's output
+ * schema instead of compiling it a thousand times (each SDK `Client` otherwise builds its own ajv,
+ * about 20 KB of heap before it compiles anything). Schemas are told apart by their JSON text, so
+ * definitions that differ between users stay apart.
+ *
+ * The SDK's ajv validator is the default, made on first use (ajv compiles with `new Function`,
+ * which edge runtimes refuse: they inject cfworker's). Because ajv keeps every schema it compiled,
+ * the default one is replaced once it has compiled many more schemas than are kept.
+ */
+export class SharedSchemaValidator implements McpJsonSchemaValidator {
+  #given: McpJsonSchemaValidator | undefined;
+  #ajv: McpJsonSchemaValidator | undefined;
+  #compiledByAjv = 0;
+  #cache = new Map<string, Validate>();
+  #max: number;
+
+  /**
+   * Creates the validator.
+   *
+   * @param inner The validator to share; default: the SDK's ajv validator.
+   * @param options The cache bound.
+   */
+  constructor(inner?: McpJsonSchemaValidator, options: SharedSchemaValidatorOptions = {}) {
+    this.#given = inner;
+    this.#max = options.maxSchemas ?? 2000;
+  }
+
+  /** How many compiled validators are kept now (for tests and status). */
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  /**
+   * The validating function of a schema, compiled once per distinct schema.
+   *
+   * @param schema The JSON Schema.
+   * @returns A function that validates one value.
+   */
+  getValidator<T>(schema: Record<string, unknown>): (input: unknown) => McpJsonSchemaValidation<T> {
+    const key = JSON.stringify(schema);
+    let validate = this.#cache.get(key);
+    if (validate !== undefined) {
+      this.#cache.delete(key); // re-inserted below: most recently used last
+    } else {
+      validate = this.#inner().getValidator<unknown>(schema);
+      if (this.#given === undefined) this.#compiledByAjv++;
+      if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value!);
+    }
+    this.#cache.set(key, validate);
+    return validate as (input: unknown) => McpJsonSchemaValidation<T>;
+  }
+
+  #inner(): McpJsonSchemaValidator {
+    if (this.#given !== undefined) return this.#given;
+    if (this.#ajv === undefined || this.#compiledByAjv > 4 * this.#max) {
+      this.#ajv = new AjvJsonSchemaValidator() as unknown as McpJsonSchemaValidator;
+      this.#compiledByAjv = 0;
+    }
+    return this.#ajv;
+  }
+}

@@ -1,0 +1,327 @@
+import { checkAllowedHost } from "../../mcp_server_config.ts";
+import { AuthorizationRequiredError } from "../oauth/authorization_required_error.ts";
+
+/** How far into a POST's event stream an SSE `id:` field (a priming event) is looked for. */
+const PRIMING_SCAN_BYTES = 4096;
+
+/** Why a request through a {@linkcode GuardedFetch} failed before the server could process it. */
+export class RequestNotDeliveredError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What failed.
+   * @param options The standard error options (`cause`).
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RequestNotDeliveredError";
+  }
+}
+
+/** How a response body of a POST ended: normally, with an error, or cut at the size limit. */
+export type BodyEnd = "done" | "error" | "too_large";
+
+/** Options of {@linkcode GuardedFetch}. */
+export interface GuardedFetchOptions {
+  /** The fetch to wrap; default: the global one. */
+  fetch?: typeof fetch;
+  /** Host names (or `*.suffix` patterns) requests may go to; absent: any. */
+  allowedHosts?: readonly string[];
+  /** Most bytes of one response body; longer bodies are cut with an error. */
+  maxBodyBytes: number;
+  /**
+   * Called when the body of a POST that carried requests ends; `resumable` tells whether the
+   * stream carried SSE event ids (the SDK then resumes it with `Last-Event-ID`).
+   */
+  onPostBodyEnd?: (requestIds: readonly unknown[], end: BodyEnd, resumable: boolean) => void;
+  /**
+   * Told when a POST's answer is a whole JSON body within the limit, returned as the runtime gave
+   * it (no body-end report follows: whoever parses it knows when it is done).
+   */
+  onWholeJson?: (requestIds: readonly unknown[]) => void;
+}
+
+/**
+ * A fetch for one MCP connection that checks hosts, refuses redirects with a clear error, bounds
+ * response bodies, and owns every response body so that `close()` cancels them all.
+ *
+ * Owning the bodies is what lets a process exit after close: on Deno 2.9.6 the transport's
+ * `AbortController` reaches an in-flight GET event stream only through a signal that fetch holds
+ * weakly, so after a garbage collection `abort()` no longer cancels it; cancelling the reader does.
+ */
+export class GuardedFetch {
+  #options: GuardedFetchOptions;
+  #readers = new Set<ReadableStreamDefaultReader<Uint8Array>>();
+  #closed = false;
+  /** The URL last checked against the allowlist. */
+  #checked?: URL;
+
+  /**
+   * Creates the wrapper.
+   *
+   * @param options The wrapped fetch, host allowlist, body limit and POST body observer.
+   */
+  constructor(options: GuardedFetchOptions) {
+    this.#options = options;
+  }
+
+  /** The fetch function to hand to an SDK transport. */
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await this.send(input, init);
+    if (response.body === null) return response;
+    const ids = init?.method === "POST" ? requestIds(init.body) : [];
+    if (this.#wholeJson(response)) {
+      if (ids.length > 0) this.#options.onWholeJson?.(ids);
+      return response;
+    }
+    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
+    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
+    if (response.headers.get("content-type")?.includes("application/json")) {
+      return await this.#readJson(response, ids);
+    }
+    return new Response(this.#own(response.body, ids), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+
+  /**
+   * Sends a request with the host check and redirect refusal of `fetch`, and returns the
+   * response as the runtime gave it: whoever reads its body bounds it and registers its reader
+   * with {@linkcode GuardedFetch.own}.
+   *
+   * @param input The URL or request.
+   * @param init The request options.
+   * @returns The response.
+   */
+  send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    if (this.#closed) {
+      return Promise.reject(new RequestNotDeliveredError("The connection is closed"));
+    }
+    // A connection sends to one URL: checked once, not parsed again on every call.
+    const checked = input instanceof URL && input.href === this.#checked?.href;
+    let url: URL;
+    try {
+      url = checked ? this.#checked! : new URL(input instanceof Request ? input.url : input);
+      if (!checked) {
+        checkAllowedHost(url, this.#options.allowedHosts);
+        this.#checked = url;
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    let sent: Promise<Response>;
+    try {
+      sent = (this.#options.fetch ?? fetch)(
+        input,
+        init?.redirect === "manual" ? init : { ...init, redirect: "manual" },
+      );
+    } catch (error) {
+      return Promise.reject(failure(error, url));
+    }
+    // One reaction on the runtime's promise (every call), not an async frame of its own.
+    return sent.then(
+      (response) => refuseRedirect(response, url),
+      (error) => {
+        throw failure(error, url);
+      },
+    );
+  }
+
+  /**
+   * Registers a body reader so that `close()` cancels it.
+   *
+   * @param reader The reader of a response body from {@linkcode GuardedFetch.send}.
+   * @returns Unregisters it (once its body ended).
+   */
+  own(reader: ReadableStreamDefaultReader<Uint8Array>): () => void {
+    if (this.#closed) void reader.cancel().catch(() => {});
+    this.#readers.add(reader);
+    return () => this.#readers.delete(reader);
+  }
+
+  /** Cancels every response body still open and refuses further requests. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const readers = [...this.#readers];
+    this.#readers.clear();
+    // On workerd a reader opened in another request throws synchronously: cancel each apart.
+    await Promise.allSettled(readers.map(async (reader) => await reader.cancel()));
+  }
+
+  /**
+   * A JSON answer of declared length within the limit needs no watching: the runtime enforces the
+   * declared length and reads it natively in one piece, which costs a fraction of streaming it
+   * through JavaScript (time, and on a pool of thousands of connections, memory).
+   */
+  #wholeJson(response: Response): boolean {
+    const length = Number(response.headers.get("content-length") ?? Number.NaN);
+    const type = response.headers.get("content-type") ?? "";
+    // Not with a `content-encoding`: the length is of the compressed bytes (a gzip bomb).
+    return Number.isSafeInteger(length) && length <= this.#options.maxBodyBytes &&
+      /^application\/json\b/i.test(type) && !response.headers.has("content-encoding");
+  }
+
+  async #readJson(response: Response, ids: unknown[]): Promise<Response> {
+    const max = this.#options.maxBodyBytes;
+    const declared = Number(response.headers.get("content-length") ?? NaN);
+    let end: BodyEnd = "done";
+    let body: Uint8Array | undefined;
+    const reader = response.body!.getReader();
+    this.#readers.add(reader);
+    try {
+      if (declared > max) throw new TooLargeError(max);
+      const chunks: Uint8Array[] = [];
+      let bytes = 0;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        bytes += chunk.value.byteLength;
+        if (bytes > max) throw new TooLargeError(max);
+        chunks.push(chunk.value);
+      }
+      body = chunks.length === 1 ? chunks[0] : concat(chunks, bytes);
+    } catch (error) {
+      end = error instanceof TooLargeError ? "too_large" : "error";
+      await reader.cancel().catch(() => {});
+      if (end === "error") throw error;
+    } finally {
+      this.#readers.delete(reader);
+      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, end, false);
+    }
+    if (body === undefined) throw new TooLargeError(max);
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  #own(body: ReadableStream<Uint8Array>, ids: unknown[]): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    this.#readers.add(reader);
+    let bytes = 0;
+    let ended = false;
+    let resumable = false;
+    const decoder = new TextDecoder();
+    const end = (how: BodyEnd) => {
+      if (ended) return;
+      ended = true;
+      this.#readers.delete(reader);
+      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, how, resumable);
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          end("error");
+          controller.error(error);
+          return;
+        }
+        if (chunk.done) {
+          end("done");
+          controller.close();
+          return;
+        }
+        if (ids.length > 0 && !resumable && bytes < PRIMING_SCAN_BYTES) {
+          resumable = /(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }));
+        }
+        bytes += chunk.value.byteLength;
+        if (bytes > this.#options.maxBodyBytes) {
+          end("too_large");
+          await reader.cancel().catch(() => {});
+          controller.error(
+            new Error(`The response exceeded ${this.#options.maxBodyBytes} bytes and was cut`),
+          );
+          return;
+        }
+        controller.enqueue(chunk.value);
+      },
+      cancel: async (reason) => {
+        end("done");
+        await reader.cancel(reason).catch(() => {});
+      },
+    });
+  }
+}
+
+/** Why a fetch failed, as the error to throw (an abort and an authorization request as they are). */
+function failure(error: unknown, url: URL): unknown {
+  if (isAbort(error) || error instanceof AuthorizationRequiredError) return error;
+  const message = describe(error);
+  if (/\(Connect\)|tcp connect|connection refused|dns error|failed to lookup/i.test(message)) {
+    return new RequestNotDeliveredError(`Cannot connect to ${url.origin}`, { cause: error });
+  }
+  return new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
+}
+
+/** The response, unless it is a redirect, which is refused with a clear error. */
+function refuseRedirect(response: Response, url: URL): Response | Promise<never> {
+  if ((response.status < 300 || response.status >= 400) && response.type !== "opaqueredirect") {
+    return response;
+  }
+  const location = response.headers.get("location");
+  const error = new RequestNotDeliveredError(
+    `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
+      location ? ` to ${safeLocation(location, url)}` : ""
+    }), which is not followed: configure the final URL instead`,
+  );
+  return (response.body?.cancel() ?? Promise.resolve()).then(() => {
+    throw error;
+  });
+}
+
+/** A response body over the limit. */
+class TooLargeError extends Error {
+  constructor(max: number) {
+    super(`The response exceeded ${max} bytes and was cut`);
+    this.name = "TooLargeError";
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+function requestIds(body: BodyInit | null | undefined): unknown[] {
+  if (typeof body !== "string" || !body.includes('"method"')) return [];
+  try {
+    const parsed = JSON.parse(body);
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return messages.filter((m) => m && typeof m.method === "string" && m.id !== undefined)
+      .map((m) => m.id);
+  } catch {
+    return [];
+  }
+}
+
+/** The message of an error and of its cause (Deno's fetch says only "fetch failed"). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : "";
+  return cause ? `${error.message}: ${cause}` : error.message;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0].slice(0, 300);
+}
+
+function safeLocation(location: string, base: URL): string {
+  try {
+    const target = new URL(location, base);
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return "an invalid location";
+  }
+}

@@ -1,0 +1,171 @@
+import { ToolError } from "../../../tool_error.ts";
+import type { ToolOutput } from "../../../tool_output.ts";
+import type {
+  JsonObjectSchema,
+  MissingTool,
+  RoutedTool,
+  ToolContext,
+} from "../../../tool_source.ts";
+import { upstreamInputSchema } from "../../../strict_schema.ts";
+import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
+import { escapedProgress, escapedResult } from "./remote_text.ts";
+import {
+  guardRemoteTools,
+  REMOTE_TEXT_DEFAULTS,
+  type RemoteTextLimits,
+} from "./remote_tool_guard.ts";
+import type { ServerConnection } from "../connection/server_connection.ts";
+
+/** What a remote tool's call needs of its connection. */
+export interface RemoteCallee {
+  /** Calls the tool by its name on the server. */
+  callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput>;
+}
+
+/**
+ * Where a tier's tools find their connection at call time (looked up on every call, so a removed
+ * server fails cleanly and a replaced connection is used).
+ */
+export interface ConnectionLookup {
+  /** For a user's servers: the user; a call from another user is refused. */
+  readonly userId?: string;
+  /** The server's connection now, or `undefined` when the server was removed. */
+  connection(serverId: string): RemoteCallee | undefined;
+}
+
+/** Most tool lists kept; the oldest is dropped first. */
+const CACHE_SIZE = 256;
+
+/**
+ * Builds the `RoutedTool`s of one tier's selected, connected servers, named by
+ * `assignRemoteToolNames` over every configured server of the tier (with its last known tool
+ * list, see `KnownToolNames`), and caches them until a tool list or connection changes. A server
+ * going down or coming back never renames another server's tool.
+ */
+export class RemoteRoutedTools {
+  #cache = new Map<string, { tools: RoutedTool[]; refused: MissingTool[] }>();
+  #limits: RemoteTextLimits;
+
+  /**
+   * @param limits Caps on remote descriptions and on each server's tool list.
+   */
+  constructor(limits: RemoteTextLimits = REMOTE_TEXT_DEFAULTS) {
+    this.#limits = limits;
+  }
+
+  /**
+   * Returns the tools of the given servers of one tier.
+   *
+   * @param source `user_mcp` or `global_mcp`.
+   * @param servers The connected servers, in selection order.
+   * @param lookup Finds a tool's connection at call time.
+   * @param cacheKey Identifies the executor (the tier and user).
+   * @param known Every configured server of the tier with its last known tool names, in
+   *   configuration order, with a version that changes with them; default: the given servers.
+   * @param refused Receives the tools refused or dropped by `guardRemoteTools` (for `missing`).
+   * @returns The tools: names, descriptions and results with control and bidi characters
+   *   escaped, descriptions capped.
+   */
+  build(
+    source: "user_mcp" | "global_mcp",
+    servers: readonly {
+      id: string;
+      connection: Pick<ServerConnection, "serial" | "version" | "tools">;
+    }[],
+    lookup: ConnectionLookup,
+    cacheKey: string,
+    known?: { lists: readonly ServerToolNames[]; version: number },
+    refused?: MissingTool[],
+  ): RoutedTool[] {
+    let key = known === undefined ? cacheKey : `${cacheKey}\u0002${known.version}`;
+    for (const { id, connection } of servers) {
+      key += `\u0000${id}\u0001${connection.serial}.${connection.version}`;
+    }
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      refused?.push(...cached.refused);
+      return cached.tools;
+    }
+    const guarded = servers.map(({ id, connection }) => ({
+      id,
+      ...guardRemoteTools(id, connection.tools, this.#limits),
+    }));
+    const byServer = new Map(guarded.map(({ id, tools }) => [id, tools]));
+    const current = guarded.map(({ id, tools }) => ({
+      serverId: id,
+      toolNames: tools.map((tool) => tool.name),
+    }));
+    const names = assignRemoteToolNames(
+      known === undefined ? current : withCurrent(known.lists, current),
+    );
+    const tools: RoutedTool[] = [];
+    for (const [name, { serverId, toolName }] of names) {
+      const tool = byServer.get(serverId)?.find((candidate) => candidate.name === toolName);
+      // A server that is not selected or not up now still takes part in naming, without tools.
+      if (tool === undefined) continue;
+      tools.push(Object.freeze({
+        name,
+        description: tool.description ?? tool.title ?? "",
+        inputSchema: upstreamInputSchema(tool.inputSchema),
+        ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonObjectSchema } : {}),
+        ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
+        source,
+        origin: `${serverId}/${toolName}`,
+        execute: (args: Record<string, unknown>, context: ToolContext) =>
+          escapedResult(callRemote(lookup, serverId, toolName, args, escapedProgress(context))),
+      }));
+    }
+    const refusals = guarded.flatMap((server) => server.refused);
+    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
+    this.#cache.set(key, { tools, refused: refusals });
+    refused?.push(...refusals);
+    return tools;
+  }
+}
+
+/** The known lists, with the selected servers' current lists in place of theirs (or added). */
+function withCurrent(
+  known: readonly ServerToolNames[],
+  current: readonly ServerToolNames[],
+): ServerToolNames[] {
+  const now = new Map(current.map((server) => [server.serverId, server]));
+  const merged = known.map((server) => now.get(server.serverId) ?? server);
+  for (const server of current) {
+    if (!known.some((k) => k.serverId === server.serverId)) merged.push(server);
+  }
+  return merged;
+}
+
+/** Runs a remote tool on the connection the lookup gives now, for its own user only. */
+function callRemote(
+  lookup: ConnectionLookup,
+  serverId: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolOutput> {
+  if (lookup.userId !== undefined && context.userId !== lookup.userId) {
+    return Promise.reject(
+      new ToolError("permission_denied", `Tool "${toolName}" belongs to another user`),
+    );
+  }
+  const connection = lookup.connection(serverId);
+  if (connection === undefined) {
+    return Promise.reject(
+      new ToolError(
+        "upstream_unavailable",
+        `The MCP server "${serverId}" was removed; expose the tools again`,
+      ),
+    );
+  }
+  try {
+    return connection.callTool(toolName, args, context);
+  } catch (error) {
+    // A callee that throws instead of rejecting still fails only this call.
+    return Promise.reject(error);
+  }
+}

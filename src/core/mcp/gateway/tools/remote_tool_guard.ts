@@ -1,0 +1,124 @@
+import type { MissingTool } from "../../../tool_source.ts";
+import { escapeUnsafeChars, hasUnsafeChars, safeRemoteText } from "./remote_text.ts";
+
+/** Bounds on what one remote server's tool list may put in front of a model. */
+export interface RemoteTextLimits {
+  /** Most characters of a tool's description, and of each description in its schemas. */
+  readonly maxDescriptionChars: number;
+  /** Most characters of one server's whole tool list (names, descriptions, schemas) as JSON. */
+  readonly maxToolListChars: number;
+}
+
+/** The defaults: 4,096 characters per description, 262,144 per server's tool list. */
+export const REMOTE_TEXT_DEFAULTS: RemoteTextLimits = Object.freeze({
+  maxDescriptionChars: 4_096,
+  maxToolListChars: 262_144,
+});
+
+/** A remote tool as the server lists it (the fields toolroute passes on). */
+export interface ListedTool {
+  /** The name. */
+  name: string;
+  /** The title. */
+  title?: string;
+  /** The description. */
+  description?: string;
+  /** The input schema. */
+  inputSchema?: unknown;
+  /** The output schema. */
+  outputSchema?: unknown;
+  /** The annotations. */
+  annotations?: unknown;
+}
+
+/**
+ * Makes one server's tool list safe to show a model: a tool whose name holds a control or bidi
+ * character is refused (reported); descriptions and titles (also inside the schemas and
+ * annotations) are escaped and capped with a visible marker; tools beyond the list bound are
+ * dropped (reported once).
+ *
+ * @param serverId The server id, for the reports.
+ * @param tools The tools as listed.
+ * @param limits The bounds.
+ * @returns The guarded tools, in list order, and what was refused.
+ */
+export function guardRemoteTools<T extends ListedTool>(
+  serverId: string,
+  tools: readonly T[],
+  limits: RemoteTextLimits = REMOTE_TEXT_DEFAULTS,
+): { tools: T[]; refused: MissingTool[] } {
+  const kept: T[] = [];
+  const refused: MissingTool[] = [];
+  let total = 0;
+  let dropped = 0;
+  let firstDropped = "";
+  for (const tool of tools) {
+    if (hasUnsafeChars(tool.name)) {
+      refused.push({
+        selection: "mcpServers",
+        name: serverId,
+        reason: `tool "${
+          escapeUnsafeChars(tool.name)
+        }" refused: its name contains control or bidi characters`,
+      });
+      continue;
+    }
+    const safe: T = {
+      ...tool,
+      ...(tool.title === undefined
+        ? {}
+        : { title: safeRemoteText(tool.title, limits.maxDescriptionChars) }),
+      ...(tool.description === undefined
+        ? {}
+        : { description: safeRemoteText(tool.description, limits.maxDescriptionChars) }),
+      ...(tool.inputSchema === undefined
+        ? {}
+        : { inputSchema: safeTexts(tool.inputSchema, limits, 0) }),
+      ...(tool.outputSchema === undefined
+        ? {}
+        : { outputSchema: safeTexts(tool.outputSchema, limits, 0) }),
+      ...(tool.annotations === undefined
+        ? {}
+        : { annotations: safeTexts(tool.annotations, limits, 0) }),
+    };
+    const size = jsonLength(safe);
+    if (dropped > 0 || total + size > limits.maxToolListChars) {
+      if (dropped++ === 0) firstDropped = tool.name;
+      continue;
+    }
+    total += size;
+    kept.push(safe);
+  }
+  if (dropped > 0) {
+    refused.push({
+      selection: "mcpServers",
+      name: serverId,
+      reason:
+        `${dropped} tools from "${firstDropped}" on dropped: the server's tool list is over ${limits.maxToolListChars} characters`,
+    });
+  }
+  return { tools: kept, refused };
+}
+
+const TEXT_KEYS = new Set(["description", "title"]);
+
+/** Escapes and caps every `description` and `title` string inside a schema (bounded depth). */
+function safeTexts(value: unknown, limits: RemoteTextLimits, depth: number): unknown {
+  if (depth > 64 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => safeTexts(item, limits, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = TEXT_KEYS.has(key) && typeof item === "string"
+      ? safeRemoteText(item, limits.maxDescriptionChars)
+      : safeTexts(item, limits, depth + 1);
+  }
+  return out;
+}
+
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}

@@ -1,0 +1,72 @@
+import { toApiFunctionName } from "../../../api_function_name.ts";
+
+/** A valid exposed tool name, as remote tools may keep their own. */
+const OWN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The tools of one selected server of a tier. */
+export interface ServerToolNames {
+  /** The server id. */
+  serverId: string;
+  /** The tool names as the server lists them. */
+  toolNames: readonly string[];
+}
+
+/** Where an exposed name leads. */
+export interface RemoteToolTarget {
+  /** The server id. */
+  serverId: string;
+  /** The tool's name on that server. */
+  toolName: string;
+}
+
+/**
+ * Names the tools of one tier's selected servers. A tool keeps its own name when that is a valid
+ * API name (`^[A-Za-z0-9_-]{1,64}$`) and no other selected server of the tier offers it;
+ * otherwise it is exposed as `toApiFunctionName(serverId, toolName)`. Two servers offering the
+ * same name are both qualified (never last-writer-wins). The result maps each exposed name back to
+ * the original server and tool, in input order.
+ *
+ * @param servers The selected servers of one tier, with their tool names.
+ * @returns Exposed name → original server and tool name.
+ */
+export function assignRemoteToolNames(
+  servers: readonly ServerToolNames[],
+): Map<string, RemoteToolTarget> {
+  const owners = new Map<string, number>();
+  for (const server of servers) {
+    for (const name of new Set(server.toolNames)) owners.set(name, (owners.get(name) ?? 0) + 1);
+  }
+  const candidates: { exposed: string; target: RemoteToolTarget; own: boolean }[] = [];
+  for (const server of servers) {
+    const seen = new Set<string>();
+    for (const toolName of server.toolNames) {
+      if (seen.has(toolName)) continue;
+      seen.add(toolName);
+      const own = OWN_NAME.test(toolName) && owners.get(toolName) === 1;
+      const exposed = own ? toolName : toApiFunctionName(server.serverId, toolName);
+      candidates.push({ exposed, target: { serverId: server.serverId, toolName }, own });
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const c of candidates) counts.set(c.exposed, (counts.get(c.exposed) ?? 0) + 1);
+  const names = new Map<string, RemoteToolTarget>();
+  for (const candidate of candidates) {
+    let exposed = candidate.exposed;
+    if (counts.get(exposed)! > 1 && candidate.own) {
+      exposed = toApiFunctionName(candidate.target.serverId, candidate.target.toolName);
+    }
+    exposed = unused(exposed, names);
+    names.set(exposed, candidate.target);
+  }
+  return names;
+}
+
+/** Returns `name`, or `name` with the first free `_2`, `_3`, … suffix (kept within 64 chars). */
+function unused(name: string, taken: Map<string, unknown>): string {
+  if (!taken.has(name)) return name;
+  for (let n = 2;; n++) {
+    const suffix = `_${n}`;
+    const candidate = name.slice(0, 64 - suffix.length) + suffix;
+    if (!taken.has(candidate)) return candidate;
+  }
+}

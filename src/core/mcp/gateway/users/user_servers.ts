@@ -1,0 +1,131 @@
+import type { McpServerStatus } from "../mcp_gateway_types.ts";
+import type { McpServerConfig } from "../../mcp_server_config.ts";
+import type { ServerConnection } from "../connection/server_connection.ts";
+import { UserConnectionPool } from "./user_connection_pool.ts";
+
+/** Options of {@linkcode UserServers}. */
+export interface UserServersOptions {
+  /** Idle time after which a connection is closed. */
+  idleMs: number;
+  /** Most open connections. */
+  maxConnections: number;
+  /** Makes a (lazy) connection for a user's server. */
+  connect: (serverId: string, userId: string, config: McpServerConfig) => ServerConnection;
+  /** Told about connections closed for idleness or eviction. */
+  onClose: (userId: string, serverId: string, reason: "idle" | "evicted") => void;
+}
+
+/**
+ * The per-user servers of a gateway: each user's configs, and their connections in a
+ * {@linkcode UserConnectionPool}. A config is only ever reachable through its own user id.
+ */
+export class UserServers {
+  #configs = new Map<string, Map<string, McpServerConfig>>();
+  #pool: UserConnectionPool<ServerConnection>;
+  #connect: UserServersOptions["connect"];
+
+  /**
+   * Creates an empty registry.
+   *
+   * @param options Pool limits, the connection factory and the close observer.
+   */
+  constructor(options: UserServersOptions) {
+    this.#connect = options.connect;
+    this.#pool = new UserConnectionPool<ServerConnection>({
+      idleMs: options.idleMs,
+      maxConnections: options.maxConnections,
+      onClose: (userId, serverId, _connection, reason) => options.onClose(userId, serverId, reason),
+    });
+  }
+
+  /**
+   * Registers a server for a user; throws a `TypeError` when the user has this id already.
+   *
+   * @param userId The user.
+   * @param id The server id.
+   * @param config The config (copied).
+   */
+  add(userId: string, id: string, config: McpServerConfig): void {
+    const servers = this.#configs.get(userId) ?? new Map<string, McpServerConfig>();
+    if (servers.has(id)) {
+      throw new TypeError(
+        `Cannot add MCP server "${id}": user "${userId}" has a server with this id`,
+      );
+    }
+    servers.set(id, structuredClone(config));
+    this.#configs.set(userId, servers);
+  }
+
+  /**
+   * Forgets one server of a user (or all of them) and closes the connections.
+   *
+   * @param userId The user.
+   * @param id The server id, or `undefined` for every server of the user.
+   */
+  async remove(userId: string, id?: string): Promise<void> {
+    const servers = this.#configs.get(userId);
+    if (servers === undefined) return;
+    if (id === undefined) this.#configs.delete(userId);
+    else if (!servers.delete(id)) return;
+    else if (servers.size === 0) this.#configs.delete(userId);
+    await this.#pool.remove(userId, id);
+  }
+
+  /**
+   * Returns whether the user has a server with this id.
+   *
+   * @param userId The user.
+   * @param id The server id.
+   * @returns `true` when it is registered.
+   */
+  has(userId: string, id: string): boolean {
+    return this.#configs.get(userId)?.has(id) === true;
+  }
+
+  /**
+   * The ids of a user's servers.
+   *
+   * @param userId The user.
+   * @returns The ids.
+   */
+  ids(userId: string): string[] {
+    return [...(this.#configs.get(userId)?.keys() ?? [])];
+  }
+
+  /**
+   * The connection of a user's server, created when needed and marked used.
+   *
+   * @param userId The user.
+   * @param id The server id.
+   * @returns The connection, or `undefined` when the user has no such server.
+   */
+  connection(userId: string, id: string): ServerConnection | undefined {
+    const config = this.#configs.get(userId)?.get(id);
+    if (config === undefined) return undefined;
+    return this.#pool.acquire(userId, id, () => this.#connect(id, userId, config));
+  }
+
+  /**
+   * The status of every user's servers (`closed` when not connected).
+   *
+   * @returns One entry per (user, server).
+   */
+  status(): McpServerStatus[] {
+    const out: McpServerStatus[] = [];
+    for (const [userId, servers] of this.#configs) {
+      for (const id of servers.keys()) {
+        out.push(
+          this.#pool.peek(userId, id)?.status() ??
+            { id, userId, state: "closed", tools: 0, reconnectAttempts: 0 },
+        );
+      }
+    }
+    return out;
+  }
+
+  /** Forgets every config and closes every connection. */
+  async close(): Promise<void> {
+    this.#configs.clear();
+    await this.#pool.close();
+  }
+}

@@ -1,0 +1,57 @@
+import { assertEquals, assertStrictEquals } from "@std/assert";
+import { Redactor } from "../../../../../src/core/mcp/gateway/calls/redactor.ts";
+import { ToolError } from "../../../../../mod.ts";
+
+Deno.test("Redactor removes header values and bearer tokens, not short or common words", () => {
+  const redactor = new Redactor({
+    url: "https://x.example/mcp",
+    headers: { Authorization: "Bearer sk-live-123456", "X-Team": "ops" },
+  });
+  assertEquals(
+    redactor.text("denied for Bearer sk-live-123456 (token sk-live-123456), team ops"),
+    "denied for [redacted] (token [redacted]), team ops",
+  );
+  const error = redactor.toolError(new ToolError("tool_error", "bad key sk-live-123456"));
+  assertEquals((error as ToolError).message, "bad key [redacted]");
+  assertEquals((error as ToolError).code, "tool_error");
+});
+
+Deno.test("Redactor removes a stdio server's env values", () => {
+  const redactor = new Redactor({ command: "server", env: { API_KEY: "abcdef-secret-42" } });
+  assertEquals(redactor.text("key abcdef-secret-42 rejected"), "key [redacted] rejected");
+});
+
+Deno.test("Redactor.secrets() gives the same list on every use when nothing changes, and reads changing tokens anew", () => {
+  const none = new Redactor({ url: "https://x.example/mcp" });
+  assertEquals(none.secrets(), []);
+  assertStrictEquals(none.secrets(), none.secrets());
+  let tokens: string[] = [];
+  const redactor = new Redactor(
+    { url: "https://x.example/mcp", headers: { "X-Api-Key": "key-0123456789" } },
+    () => tokens,
+  );
+  assertStrictEquals(redactor.secrets(), redactor.secrets());
+  assertEquals(redactor.secrets(), ["key-0123456789"]);
+  tokens = ["at-short", "rt-a-longer-refresh-token", "tiny"];
+  assertEquals(redactor.secrets(), ["rt-a-longer-refresh-token", "key-0123456789", "at-short"]);
+});
+
+Deno.test("Redactor.result() redacts a result with the tokens of the moment, and passes one without them on as it is", () => {
+  let token = "at-first-0123456789";
+  const redactor = new Redactor({ url: "https://x.example/mcp" }, () => [token]);
+  const echo = (text: string) => ({
+    content: [{ type: "text" as const, text }],
+    structuredContent: { token: text },
+  });
+  assertEquals(redactor.result(echo(`t=${token}`)), {
+    content: [{ type: "text", text: "t=[redacted]" }],
+    structuredContent: { token: "t=[redacted]" },
+  });
+  const old = echo("t=at-first-0123456789");
+  token = "at-second-0123456789";
+  assertStrictEquals(redactor.result(old), old, "an expired token is no longer looked for");
+  assertEquals(redactor.result(echo(token)).structuredContent, { token: "[redacted]" });
+  const none = new Redactor({ url: "https://x.example/mcp" });
+  const plain = echo("at-second-0123456789");
+  assertStrictEquals(none.result(plain), plain);
+});

@@ -1,0 +1,119 @@
+import { assert, assertEquals } from "@std/assert";
+import { UserConnectionPool } from "../../../../../src/core/mcp/gateway/users/user_connection_pool.ts";
+
+class FakeConnection {
+  inFlight = 0;
+  lastUsedAt = performance.now();
+  closed = false;
+  constructor(readonly name: string) {}
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+Deno.test("UserConnectionPool reuses one connection per (user, server)", async () => {
+  const pool = new UserConnectionPool<FakeConnection>({ idleMs: 60_000, maxConnections: 10 });
+  const a = pool.acquire("alice", "crm", () => new FakeConnection("a"));
+  assertEquals(pool.acquire("alice", "crm", () => new FakeConnection("other")), a);
+  const b = pool.acquire("bob", "crm", () => new FakeConnection("b"));
+  assertEquals(b.name, "b");
+  assertEquals(pool.size, 2);
+  await pool.remove("alice");
+  assertEquals([a.closed, b.closed, pool.size], [true, false, 1]);
+  await pool.close();
+  assertEquals(b.closed, true);
+});
+
+Deno.test("UserConnectionPool evicts the least recently used idle connection", async () => {
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<FakeConnection>({
+    idleMs: 60_000,
+    maxConnections: 2,
+    onClose: (userId, serverId, _c, reason) => closed.push(`${userId}/${serverId}:${reason}`),
+  });
+  const a = pool.acquire("u1", "s", () => new FakeConnection("a"));
+  pool.acquire("u2", "s", () => new FakeConnection("b"));
+  pool.acquire("u1", "s", () => new FakeConnection("unused"));
+  pool.acquire("u3", "s", () => new FakeConnection("c"));
+  assertEquals(closed, ["u2/s:evicted"]);
+  a.inFlight = 1;
+  pool.acquire("u4", "s", () => new FakeConnection("d"));
+  assertEquals(closed, ["u2/s:evicted", "u3/s:evicted"], "a busy connection is not evicted");
+  assertEquals(pool.peek("u1", "s"), a);
+  await pool.close();
+});
+
+Deno.test("UserConnectionPool closes connections idle for idleMs", async () => {
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<FakeConnection>({
+    idleMs: 30,
+    maxConnections: 10,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  const busy = pool.acquire("busy", "s", () => new FakeConnection("busy"));
+  busy.inFlight = 1;
+  const idle = pool.acquire("idle", "s", () => new FakeConnection("idle"));
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  assertEquals(closed, ["idle:idle"]);
+  assertEquals([idle.closed, busy.closed], [true, false]);
+  await pool.close();
+});
+
+Deno.test("UserConnectionPool never evicts the connection it hands out, nor any in use", async () => {
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<FakeConnection>({
+    idleMs: 60_000,
+    maxConnections: 1,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  const a = pool.acquire("u1", "s", () => new FakeConnection("a"));
+  a.inFlight = 1;
+  const b = pool.acquire("u2", "s", () => new FakeConnection("b"));
+  assertEquals([closed, pool.size, b.closed], [[], 2, false], "over the limit while in use");
+  a.inFlight = 0;
+  pool.acquire("u2", "s", () => new FakeConnection("unused"));
+  assertEquals([closed, pool.size], [["u1:evicted"], 1], "back to the limit once idle");
+  await pool.close();
+});
+
+Deno.test("UserConnectionPool.acquire does not scan every connection while none can be idle yet, and still closes one that is", async () => {
+  let reads = 0;
+  class Counted {
+    inFlight = 0;
+    #at = performance.now();
+    constructor(readonly name: string) {}
+    get lastUsedAt(): number {
+      reads++;
+      return this.#at;
+    }
+    set lastUsedAt(value: number) {
+      this.#at = value;
+    }
+    close(): Promise<void> {
+      return Promise.resolve();
+    }
+  }
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<Counted>({
+    idleMs: 200,
+    maxConnections: 10_000,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  for (let u = 0; u < 2000; u++) {
+    pool.acquire(`u${u}`, "s", () => new Counted(`c${u}`));
+    pool.acquire(`u${u}`, "s", () => new Counted("unused"));
+  }
+  // A scan per acquire would read 4 million times; a bound per new connection reads 2 000.
+  assert(reads < 20_000, `read lastUsedAt ${reads} times`);
+  const old = pool.acquire("old", "s", () => new Counted("old"));
+  old.lastUsedAt = performance.now() - 1_000;
+  await pool.remove("u0");
+  const started = performance.now();
+  while (performance.now() - started < 250) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  pool.acquire("late", "s", () => new Counted("late"));
+  assert(closed.includes("old:idle"));
+  await pool.close();
+});
