@@ -17,11 +17,8 @@
  * @module
  */
 import { SandboxSession } from "../src/deno/builtins/sandbox/sandbox_session.ts";
-import {
-  DEFAULT_LIMITS,
-  limitPrefix,
-  withResourceLimits,
-} from "../src/deno/builtins/sandbox/resource_limits.ts";
+import { DEFAULT_LIMITS } from "../src/deno/builtins/context_limits.ts";
+import { limitPrefix, withResourceLimits } from "../src/deno/builtins/sandbox/resource_limits.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 200);
 const loadavg = async () =>

@@ -32,17 +32,17 @@ export type { ContextDefaults, ResolvedBash, ResolvedContext } from "./builtins/
 export type { ReadFileResult } from "./builtins/files/read_file.ts";
 export type { WriteFileResult } from "./builtins/files/write_file.ts";
 export type { ApplyPatchResult, FileChange } from "./builtins/patch/patch_transaction.ts";
-export type { EditFileResult } from "./builtins/files/edit.ts";
+export type { EditFileResult } from "./builtins/patch/edit.ts";
 export type { GlobResult } from "./builtins/search/glob.ts";
 export type { GrepMatch, GrepResult } from "./builtins/search/grep.ts";
-export { denoFlags } from "./permissions/deno_flags.ts";
-export { assertNoExcess, checkPermissions } from "./permissions/check_permissions.ts";
-export type { PermissionGap, PermissionReport } from "./permissions/check_permissions.ts";
-export type { RequiredPermissions } from "./permissions/required_permissions.ts";
-export { requiredPermissions } from "./permissions/required_permissions.ts";
-export type { CommandResult } from "./builtins/bash/run_command.ts";
+export { denoFlags } from "./builtins/permissions/deno_flags.ts";
+export { assertNoExcess, checkPermissions } from "./builtins/permissions/check_permissions.ts";
+export type { PermissionGap, PermissionReport } from "./builtins/permissions/check_permissions.ts";
+export type { RequiredPermissions } from "./builtins/permissions/required_permissions.ts";
+export { requiredPermissions } from "./builtins/permissions/required_permissions.ts";
+export type { CommandResult } from "./builtins/command/command_result.ts";
 export type { ProcessInfo } from "./builtins/bash/background_process.ts";
-export type { LogSlice } from "./builtins/bash/log_buffer.ts";
+export type { LogSlice } from "./builtins/command/log_buffer.ts";
 export type {
   BashSetting,
   BuiltinContext,

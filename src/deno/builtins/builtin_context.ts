@@ -1,6 +1,6 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
-import { broadRootReason } from "./paths/broad_root.ts";
-import { DEFAULT_LIMITS, type ResourceLimits } from "./sandbox/resource_limits.ts";
+import { broadRootReason } from "./broad_root.ts";
+import { DEFAULT_LIMITS, type ResourceLimits } from "./context_limits.ts";
 import {
   absolutePath,
   dedupe,

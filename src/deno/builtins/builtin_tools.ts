@@ -9,7 +9,7 @@ import { resolveBuiltinContext, type ResolvedContext } from "./builtin_context.t
 import { createApplyPatchTool } from "./patch/apply_patch.ts";
 import { createReadFileTool } from "./files/read_file.ts";
 import { createWriteFileTool } from "./files/write_file.ts";
-import { createEditTool } from "./files/edit.ts";
+import { createEditTool } from "./patch/edit.ts";
 import { createGlobTool } from "./search/glob.ts";
 import { createGrepTool } from "./search/grep.ts";
 // The bash tool, its per-context background processes, and the strict start-up check.
@@ -18,8 +18,8 @@ import { ProcessTable } from "./bash/process_table.ts";
 import { fileAccessFor } from "./file_access_for.ts";
 import { searchAccessFor } from "./search_access_for.ts";
 import { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
-import { assertNoExcess } from "../permissions/check_permissions.ts";
-import { assertRealRootNotBroad } from "./paths/broad_root.ts";
+import { assertNoExcess } from "./permissions/check_permissions.ts";
+import { assertRealRootNotBroad } from "./broad_root.ts";
 
 /** Options of {@linkcode builtinTools}. */
 export interface BuiltinToolsOptions {

@@ -1,6 +1,6 @@
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
-import { checkPermissions, type PermissionGap } from "../permissions/check_permissions.ts";
-import { requiredPermissions } from "../permissions/required_permissions.ts";
+import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
+import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";

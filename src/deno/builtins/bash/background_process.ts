@@ -1,7 +1,7 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
-import { drainInto } from "./bounded_output.ts";
-import { LogBuffer, type LogSlice } from "./log_buffer.ts";
+import { drainInto } from "../command/bounded_output.ts";
+import { LogBuffer, type LogSlice } from "../command/log_buffer.ts";
 import { reap, type ReapTarget, trackForExit } from "./process_reaper.ts";
 
 /** What `status` and `list` report about a background process. */

@@ -1,7 +1,7 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
 import type { ReapTarget } from "./process_reaper.ts";
-import { bashEnvironment } from "./bash_permissions.ts";
+import { bashEnvironment } from "../command/bash_environment.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { sandboxMounts } from "../sandbox/sandbox_mounts.ts";
 import { resolveDirectory } from "../paths/workspace_paths.ts";

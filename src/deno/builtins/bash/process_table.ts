@@ -2,7 +2,7 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import { BackgroundProcess, type ProcessInfo } from "./background_process.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { LogSlice } from "./log_buffer.ts";
+import type { LogSlice } from "../command/log_buffer.ts";
 
 /** Most background processes running at once per context. */
 export const MAX_RUNNING_PROCESSES = 16;

@@ -1,5 +1,4 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import type { BackgroundProcess } from "../bash/background_process.ts";
 
 /** What a bubblewrap start was for: a bash command, or a sandbox session (file tools, exec). */
 export type SandboxUse = "bash" | "session";
@@ -92,13 +91,23 @@ export function assertSandboxRan(
 // A sandbox that cannot start ends at once: wait this long for that before reporting success.
 const SANDBOX_START_MS = 150;
 
+/** What {@linkcode assertSandboxStarted} looks at of a background process (`bash/`'s). */
+export interface StartedProcess {
+  /** Settles when it ends. */
+  readonly finished: Promise<unknown>;
+  /** Its exit code, `null` while it runs. */
+  info(): { readonly exitCode: number | null };
+  /** Its logs so far. */
+  logs(): { readonly text: string };
+}
+
 /**
  * Waits briefly after starting a sandboxed background process and throws when bubblewrap
  * failed to start it.
  *
  * @param process The process just started.
  */
-export async function assertSandboxStarted(process: BackgroundProcess): Promise<void> {
+export async function assertSandboxStarted(process: StartedProcess): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
     process.finished,

@@ -1,10 +1,11 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { bashEnvironment } from "../bash/bash_permissions.ts";
+import { bashEnvironment } from "../command/bash_environment.ts";
 import { bwrapSearchPath } from "./bwrap_search_path.ts";
 import { SandboxSession } from "./sandbox_session.ts";
 import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
-import { type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
+import type { ResourceLimits } from "../context_limits.ts";
+import { withResourceLimits } from "./resource_limits.ts";
 import { NetworkProxy } from "./network_proxy.ts";
 
 /** Options of {@linkcode SandboxSessions}. */

@@ -1,8 +1,8 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import { isSharedSignal } from "../../../core/tool_call.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { BoundedOutput, splitBudget } from "../bash/bounded_output.ts";
-import type { CommandResult, RunLimits } from "../bash/run_command.ts";
+import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
+import type { CommandResult, RunLimits } from "../command/command_result.ts";
 import { limitPrefix } from "./resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
 import { PROXY_URL } from "./session_launch.ts";

@@ -2,10 +2,8 @@ import { testSession } from "./_test_session.ts";
 // Attacks on the sandbox's resource limits (cgroups): a session that starts while another one is
 // between making its cgroups and entering them, and commands that try to leave the limits.
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import {
-  DEFAULT_LIMITS,
-  withResourceLimits,
-} from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
+import { DEFAULT_LIMITS } from "../../../../src/deno/builtins/context_limits.ts";
+import { withResourceLimits } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";
 import type { SandboxSession } from "../../../../src/deno/builtins/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";

@@ -2,8 +2,8 @@ import { testSession } from "./_test_session.ts";
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
+import { DEFAULT_LIMITS } from "../../../../src/deno/builtins/context_limits.ts";
 import {
-  DEFAULT_LIMITS,
   limitPrefix,
   withResourceLimits,
 } from "../../../../src/deno/builtins/sandbox/resource_limits.ts";

@@ -3,10 +3,8 @@ import { assert, assertEquals, assertMatch } from "@std/assert";
 import { processOps } from "../../../../../src/deno/builtins/sandbox/supervisor/process_ops.ts";
 import type { SupervisorContext } from "../../../../../src/deno/builtins/sandbox/supervisor/supervisor_context.ts";
 import type { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
-import {
-  DEFAULT_LIMITS,
-  withResourceLimits,
-} from "../../../../../src/deno/builtins/sandbox/resource_limits.ts";
+import { DEFAULT_LIMITS } from "../../../../../src/deno/builtins/context_limits.ts";
+import { withResourceLimits } from "../../../../../src/deno/builtins/sandbox/resource_limits.ts";
 import { skipWithoutBwrap } from "../../../../_helpers/bwrap.ts";
 import { leftovers, uniqueSleep } from "../../_bash_fixture.ts";
 

@@ -3,8 +3,8 @@ import { testSession } from "../_test_session.ts";
 // real sessions (bubblewrap): with and without the limits' cgroup and prefix.
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import type { SandboxSession } from "../../../../../src/deno/builtins/sandbox/sandbox_session.ts";
+import { DEFAULT_LIMITS } from "../../../../../src/deno/builtins/context_limits.ts";
 import {
-  DEFAULT_LIMITS,
   limitPrefix,
   withResourceLimits,
 } from "../../../../../src/deno/builtins/sandbox/resource_limits.ts";

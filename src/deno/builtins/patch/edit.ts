@@ -4,9 +4,9 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote } from "../paths/fs_tool_error.ts";
-import type { EditResult } from "../patch/file_edit.ts";
-import { applyEdits } from "../patch/patch_transaction.ts";
-import type { FileAccess } from "./file_access.ts";
+import type { EditResult } from "./file_edit.ts";
+import { applyEdits } from "./patch_transaction.ts";
+import type { FileAccess } from "../files/file_access.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),

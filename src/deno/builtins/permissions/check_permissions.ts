@@ -1,6 +1,6 @@
 import { dirname } from "@std/path";
-import type { BuiltinContext } from "../../core/tool_source.ts";
-import type { ResolvedContext } from "../builtins/builtin_context.ts";
+import type { BuiltinContext } from "../../../core/tool_source.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
 import { denoFlags } from "./deno_flags.ts";
 import { requiredPermissions } from "./required_permissions.ts";
 

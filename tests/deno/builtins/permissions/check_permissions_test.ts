@@ -1,10 +1,10 @@
 import { assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
-import { builtinTools } from "../../../src/deno/builtins/builtin_tools.ts";
+import { builtinTools } from "../../../../src/deno/builtins/builtin_tools.ts";
 import {
   assertNoExcess,
   checkPermissions,
-} from "../../../src/deno/permissions/check_permissions.ts";
-import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+} from "../../../../src/deno/builtins/permissions/check_permissions.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 // Permission queries need no file: these paths never have to exist.
 const WS = "/nonexistent/toolroute/ws";

@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
-import { denoFlags } from "../../../src/deno/permissions/deno_flags.ts";
+import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
+import { denoFlags } from "../../../../src/deno/builtins/permissions/deno_flags.ts";
 
 Deno.test("denoFlags() without bash grants only reading and writing the roots", () => {
   assertEquals(denoFlags({ workspace: "/srv/ws", readOnlyRoots: ["/srv/docs", "/opt/lib"] }), [

@@ -1,5 +1,5 @@
-import type { BuiltinContext } from "../../core/tool_source.ts";
-import type { ResolvedContext } from "../builtins/builtin_context.ts";
+import type { BuiltinContext } from "../../../core/tool_source.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
 import { requiredPermissions } from "./required_permissions.ts";
 
 /**

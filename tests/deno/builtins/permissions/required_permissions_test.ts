@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
-import { requiredPermissions } from "../../../src/deno/permissions/required_permissions.ts";
+import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
+import { requiredPermissions } from "../../../../src/deno/builtins/permissions/required_permissions.ts";
 
 Deno.test({
   name: "requiredPermissions() without bash needs only reading the roots and writing the workspace",

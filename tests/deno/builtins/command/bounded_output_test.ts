@@ -4,7 +4,7 @@ import {
   BoundedOutput,
   drainInto,
   splitBudget,
-} from "../../../../src/deno/builtins/bash/bounded_output.ts";
+} from "../../../../src/deno/builtins/command/bounded_output.ts";
 
 Deno.test("BoundedOutput keeps short text whole, however it is split", () => {
   const output = new BoundedOutput(10);

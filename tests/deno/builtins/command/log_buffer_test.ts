@@ -1,5 +1,5 @@
 import { assertEquals } from "@std/assert";
-import { LogBuffer } from "../../../../src/deno/builtins/bash/log_buffer.ts";
+import { LogBuffer } from "../../../../src/deno/builtins/command/log_buffer.ts";
 
 Deno.test("LogBuffer reads from offsets that keep counting from the start", () => {
   const log = new LogBuffer(100);

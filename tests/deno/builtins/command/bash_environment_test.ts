@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { ToolError } from "../../../../src/core/tool_error.ts";
-import { bashEnvironment } from "../../../../src/deno/builtins/bash/bash_permissions.ts";
+import { bashEnvironment } from "../../../../src/deno/builtins/command/bash_environment.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const UNSET = "TOOLROUTE_TEST_NEVER_SET";

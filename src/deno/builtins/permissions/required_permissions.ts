@@ -1,5 +1,5 @@
-import type { BuiltinContext } from "../../core/tool_source.ts";
-import { resolveBuiltinContext, type ResolvedContext } from "../builtins/builtin_context.ts";
+import type { BuiltinContext } from "../../../core/tool_source.ts";
+import { resolveBuiltinContext, type ResolvedContext } from "../builtin_context.ts";
 
 /** The Deno permissions a built-in context needs, as plain data. */
 export interface RequiredPermissions {
