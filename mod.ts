@@ -43,7 +43,7 @@ export type {
   CallSettings,
   ToolCallEvent,
   ToolCallResult,
-} from "./src/core/tool_call.ts";
+} from "./src/core/tool_call_types.ts";
 export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
 export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
 export type {
@@ -144,7 +144,7 @@ export type {
   PendingApproval,
   Policy,
   PolicyAction,
-} from "./src/core/policy/policy_types.ts";
+} from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./src/core/mcp/gateway/pin_store.ts";
-export type { AuditRecord, AuditSink } from "./src/core/telemetry/audit_sink.ts";
+export type { AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

@@ -1,5 +1,5 @@
 import { describeBlock } from "./content_text.ts";
-import type { ToolCallResult } from "./tool_call.ts";
+import type { ToolCallResult } from "./tool_call_types.ts";
 import type { ToolContent } from "./tool_output.ts";
 
 /** A content block of an Anthropic `tool_result`. */

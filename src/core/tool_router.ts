@@ -3,23 +3,18 @@ import type { McpService } from "./define_mcp_service.ts";
 import { type MountableMcpServer, mountMcpServer } from "./mcp/mount_mcp_server.ts";
 import type { ArgumentLimits } from "./parse_arguments.ts";
 import { resolveSelection, type ToolSelection } from "./tool_selection.ts";
-import type { CallOptions, CallSettings, ToolCallEvent } from "./tool_call.ts";
+import type { CallOptions, CallSettings, ToolCallEvent } from "./tool_call_types.ts";
 import type { McpJsonSchemaValidator } from "./mcp/mcp_transport.ts";
 import { ToolSet } from "./tool_set.ts";
 import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source.ts";
 import { ToolRegistry } from "./tool_registry.ts";
-import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_call.ts";
+import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_call_types.ts";
 import type { KeyValueStore } from "./store/key_value_store.ts";
-import type {
-  ApprovalAnswer,
-  ApprovalHandler,
-  PendingApproval,
-  Policy,
-} from "./policy/policy_types.ts";
+import type { ApprovalAnswer, ApprovalHandler, PendingApproval, Policy } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
-import { approvalSettings, exposeWithPolicy, resumeApproval } from "./policy/router_policy.ts";
-import type { AuditSink } from "./telemetry/audit_sink.ts";
+import { approvalSettings, exposeWithPolicy, resumeApproval } from "./router_policy.ts";
+import type { AuditSink } from "./audit_sink.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {

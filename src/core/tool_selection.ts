@@ -10,7 +10,7 @@ import {
   SOURCE_PRIORITY,
   type SourceKind,
 } from "./tool_source.ts";
-import type { Policy } from "./policy/policy_types.ts";
+import type { Policy } from "./policy_types.ts";
 
 /** What one request may use: only what is named here is exposed. */
 export interface ToolSelection {

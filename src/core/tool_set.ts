@@ -1,4 +1,5 @@
-import { type CallOptions, type CallSettings, callTool, type ToolCallResult } from "./tool_call.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
+import { callTool } from "./tool_call.ts";
 import {
   type AnthropicTool,
   type McpToolDescription,
@@ -10,7 +11,7 @@ import {
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
-import type { PendingApproval } from "./policy/policy_types.ts";
+import type { PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 
 /** A name that more than one selected source offers, and which source won. */

@@ -1,5 +1,5 @@
 import type { RoutedTool } from "../tool_source.ts";
-import type { PendingApproval } from "./policy_types.ts";
+import type { PendingApproval } from "../policy_types.ts";
 
 const encoder = new TextEncoder();
 const toolHashes = new WeakMap<RoutedTool, Promise<string>>();

@@ -1,5 +1,5 @@
 import { ToolError } from "../tool_error.ts";
-import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "./policy_types.ts";
+import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../policy_types.ts";
 
 /**
  * Asks an approval handler and waits for its answer under the call's signal and deadline.

@@ -1,4 +1,4 @@
-import type { CallOptions, ToolCallResult } from "../tool_call.ts";
+import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
 
 /** One call of a batch, as a model's reply lists them. */
 export interface BatchCall {

@@ -2,7 +2,7 @@ import type { RoutedTool } from "../tool_source.ts";
 import { toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit } from "./policy_gate.ts";
 import { summarizeArguments } from "./policy_results.ts";
-import type { PendingApproval } from "./policy_types.ts";
+import type { PendingApproval } from "../policy_types.ts";
 
 /**
  * Issues a signed pending approval for one call: a random id, the exact arguments, the rule, the

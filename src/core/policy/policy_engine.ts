@@ -1,6 +1,6 @@
 import type { RoutedTool } from "../tool_source.ts";
 import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
-import type { Policy, PolicyAction } from "./policy_types.ts";
+import type { Policy, PolicyAction } from "../policy_types.ts";
 import { allowingRule, specifierMatches } from "./specifier_match.ts";
 
 /** Which policy a decision came from. */

@@ -1,6 +1,6 @@
 import type { KeyValueStore } from "../store/key_value_store.ts";
 import { parseArguments } from "../parse_arguments.ts";
-import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import { isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { ApprovalSigner } from "./approval_signer.ts";
@@ -8,7 +8,7 @@ import { issueApproval } from "./issue_approval.ts";
 import { waitForApproval } from "./approval_wait.ts";
 import type { PolicyDecision, PolicyEngine } from "./policy_engine.ts";
 import { declined, describeRule, stoppedResult, withPolicyFields } from "./policy_results.ts";
-import type { ApprovalHandler, ApprovalSelection, PendingApproval } from "./policy_types.ts";
+import type { ApprovalHandler, ApprovalSelection, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 
 /** What every tool set of one router shares for approvals. */

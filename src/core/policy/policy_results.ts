@@ -1,9 +1,9 @@
-import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call.ts";
+import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call_types.ts";
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
 import { patchPaths } from "./_workspace_path.ts";
-import type { ApprovalOutcome, PendingApproval, PolicyAction } from "./policy_types.ts";
+import type { ApprovalOutcome, PendingApproval, PolicyAction } from "../policy_types.ts";
 
 /** What a call event says about the policy. */
 export interface PolicyEventFields {

@@ -1,6 +1,6 @@
 import { type RoutedTool, SOURCE_PRIORITY, type SourceKind } from "../tool_source.ts";
 import { globToRegExp } from "./_glob.ts";
-import type { PolicyAction } from "./policy_types.ts";
+import type { PolicyAction } from "../policy_types.ts";
 
 /** The argument part of a rule. */
 export interface RuleSpecifier {

@@ -1,9 +1,9 @@
-import type { CallOptions, ToolCallResult } from "../tool_call.ts";
+import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit, RunTool } from "./policy_gate.ts";
 import { declined, describeRule, stoppedResult, withPolicyFields } from "./policy_results.ts";
-import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
+import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 
 /**
  * Settles a pending approval: checks its signature, lifetime, single use, user, tool definition

@@ -13,9 +13,9 @@ import {
 } from "@opentelemetry/api";
 import { canonicalJson } from "../canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
-import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call.ts";
+import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call_types.ts";
 import type { RoutedTool } from "../tool_source.ts";
-import type { AuditRecord } from "./audit_sink.ts";
+import type { AuditRecord } from "../audit_sink.ts";
 import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
 
 const INVALID = { traceId: "", spanId: "", traceFlags: 0 };

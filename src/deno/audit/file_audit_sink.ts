@@ -1,4 +1,4 @@
-import type { AuditRecord, AuditSink } from "../../core/telemetry/audit_sink.ts";
+import type { AuditRecord, AuditSink } from "../../core/audit_sink.ts";
 
 /** Options of {@linkcode FileAuditSink.open}. */
 export interface FileAuditSinkOptions {

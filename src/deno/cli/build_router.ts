@@ -1,6 +1,6 @@
 import { ToolRouter } from "../../core/tool_router.ts";
 import { McpOAuth } from "../../core/mcp/gateway/oauth/mcp_oauth.ts";
-import type { ToolCallEvent } from "../../core/tool_call.ts";
+import type { ToolCallEvent } from "../../core/tool_call_types.ts";
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
 import type { MissingTool } from "../../core/tool_source.ts";
@@ -11,8 +11,8 @@ import { connectAccountsTool } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
-import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
-import type { AuditSink } from "../../core/telemetry/audit_sink.ts";
+import type { ApprovalHandler } from "../../core/policy_types.ts";
+import type { AuditSink } from "../../core/audit_sink.ts";
 import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";

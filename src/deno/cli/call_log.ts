@@ -1,4 +1,4 @@
-import type { ToolCallEvent } from "../../core/tool_call.ts";
+import type { ToolCallEvent } from "../../core/tool_call_types.ts";
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { ApprovalHandler } from "../../core/policy/policy_types.ts";
+import type { ApprovalHandler } from "../../core/policy_types.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -1,6 +1,6 @@
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
-import type { Policy } from "../../core/policy/policy_types.ts";
+import type { Policy } from "../../core/policy_types.ts";
 
 /** What the served tool set contains; an absent list means "everything of that kind". */
 export interface ExposeConfig {

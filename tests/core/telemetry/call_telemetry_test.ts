@@ -1,8 +1,8 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { trace, type TracerProvider } from "@opentelemetry/api";
 import { observeCall, tracingIsOff } from "../../../src/core/telemetry/call_telemetry.ts";
-import type { AuditRecord } from "../../../src/core/telemetry/audit_sink.ts";
-import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
+import type { AuditRecord } from "../../../src/core/audit_sink.ts";
+import type { ToolCallEvent } from "../../../src/core/tool_call_types.ts";
 
 const EVENT: ToolCallEvent = { type: "call", tool: "echo", durationMs: 1, isError: false };
 

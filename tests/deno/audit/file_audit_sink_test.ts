@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "@std/assert";
 import { FileAuditSink } from "../../../src/deno/audit/file_audit_sink.ts";
-import type { AuditRecord } from "../../../src/core/telemetry/audit_sink.ts";
+import type { AuditRecord } from "../../../src/core/audit_sink.ts";
 
 function record(i: number): AuditRecord {
   return {

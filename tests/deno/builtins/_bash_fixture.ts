@@ -1,4 +1,5 @@
-import { type CallSettings, callTool, type ToolCallResult } from "../../../src/core/tool_call.ts";
+import type { CallSettings, ToolCallResult } from "../../../src/core/tool_call_types.ts";
+import { callTool } from "../../../src/core/tool_call.ts";
 import type { BuiltinContext, RoutedTool } from "../../../src/core/tool_source.ts";
 import { createBashTool } from "../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";

@@ -1,5 +1,5 @@
 import { assertEquals, assertRejects, assertStringIncludes, assertThrows } from "@std/assert";
-import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
+import type { ToolCallEvent } from "../../../src/core/tool_call_types.ts";
 import { buildRouter, checkUser, describeMissing } from "../../../src/deno/cli/build_router.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";

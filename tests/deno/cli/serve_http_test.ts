@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import type { ToolCallEvent } from "../../../src/core/tool_call.ts";
+import type { ToolCallEvent } from "../../../src/core/tool_call_types.ts";
 import {
   Client,
   StreamableHTTPClientTransport,

@@ -1,6 +1,6 @@
-import type { CallOptions, ToolCallResult } from "../../tool_call.ts";
+import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
 import type { ToolSet } from "../../tool_set.ts";
-import type { ApprovalAnswer, ApprovalHandler } from "../../policy/policy_types.ts";
+import type { ApprovalAnswer, ApprovalHandler } from "../../policy_types.ts";
 import { ElicitResultSchema } from "../mcp_sdk.ts";
 
 /** What the SDK hands a request handler, as far as asking the client goes. */

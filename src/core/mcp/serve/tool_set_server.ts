@@ -1,4 +1,4 @@
-import type { ToolCallResult } from "../../tool_call.ts";
+import type { ToolCallResult } from "../../tool_call_types.ts";
 import type { ToolSet } from "../../tool_set.ts";
 import type { ToolProgress } from "../../tool_source.ts";
 import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";

@@ -1,21 +1,21 @@
-import { MemoryStore } from "../store/memory_store.ts";
-import type { KeyValueStore } from "../store/key_value_store.ts";
-import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call.ts";
-import type { ResolvedSelection, ToolSelection } from "../tool_selection.ts";
-import { ToolSet } from "../tool_set.ts";
-import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "../tool_source.ts";
-import { ApprovalSigner } from "./approval_signer.ts";
-import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy_engine.ts";
-import { type ApprovalSettings, PolicyGate } from "./policy_gate.ts";
-import { describeRule, stoppedResult } from "./policy_results.ts";
+import { MemoryStore } from "./store/memory_store.ts";
+import type { KeyValueStore } from "./store/key_value_store.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
+import type { ResolvedSelection, ToolSelection } from "./tool_selection.ts";
+import { ToolSet } from "./tool_set.ts";
+import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "./tool_source.ts";
+import { ApprovalSigner } from "./policy/approval_signer.ts";
+import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy/policy_engine.ts";
+import { type ApprovalSettings, PolicyGate } from "./policy/policy_gate.ts";
+import { describeRule, stoppedResult } from "./policy/policy_results.ts";
 import type {
   ApprovalAnswer,
   ApprovalHandler,
   ApprovalSelection,
   PendingApproval,
 } from "./policy_types.ts";
-import { approvalIsGenuine } from "./settle_approval.ts";
-import { policyGates } from "./_gates.ts";
+import { approvalIsGenuine } from "./policy/settle_approval.ts";
+import { policyGates } from "./policy/_gates.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {

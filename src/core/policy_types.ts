@@ -1,4 +1,4 @@
-import type { BuiltinContext, SourceKind } from "../tool_source.ts";
+import type { BuiltinContext, SourceKind } from "./tool_source.ts";
 
 /** What a policy decides for a tool call: run it, ask a person first, or refuse it. */
 export type PolicyAction = "allow" | "ask" | "deny";

@@ -7,8 +7,8 @@ import {
   type McpTransport,
   ToolError,
   ToolRouter,
-} from "../../../mod.ts";
-import { InMemoryTransport, McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+} from "../../mod.ts";
+import { InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
 
 function tools() {
   return [

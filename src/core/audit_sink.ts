@@ -1,5 +1,5 @@
-import type { ErrorCode } from "../tool_error.ts";
-import type { SourceKind } from "../tool_source.ts";
+import type { ErrorCode } from "./tool_error.ts";
+import type { SourceKind } from "./tool_source.ts";
 
 /** One line of the audit trail: who called what, under which rule, how it ended. */
 export interface AuditRecord {
