@@ -90,7 +90,7 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
 // stdout: bubblewrap's init (pid 1 of the sandbox) closes every descriptor above 2 but keeps 0,
 // 1 and 2 for its whole life, and any process of the sandbox could open those through
 // /proc/1/fd (a request written into the supervisor's input, an answer forged); the supervisor
-// alone holds 4 and 5 (\`SUPERVISOR_FDS\`). Then opens the filter's bytes, if any, on fd 3 (a
+// alone holds 4 and 5 (`SUPERVISOR_FDS`). Then opens the filter's bytes, if any, on fd 3 (a
 // pipe: no file to write) and runs the rest in its place.
 const STAGE = `command -v "$2" >/dev/null ||
   { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
