@@ -11,7 +11,7 @@ import { makeFixture, SECRET } from "../_fixture.ts";
 import { sandboxed, writeTree } from "../search/_search_fixture.ts";
 import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
 import { concatBytes } from "../../../../src/core/concat_bytes.ts";
-import { forgeAnswers, supervisorOf } from "./_host_forge.ts";
+import { forgeAnswers } from "./_host_forge.ts";
 
 async function tools(context: BuiltinContext): Promise<{ tools: ToolSet } & AsyncDisposable> {
   const router = new ToolRouter({ builtins: builtinTools(context) });
@@ -48,7 +48,7 @@ Deno.test({
     const marker = `2.${Date.now() % 100_000}7`;
     const running = t.tools.call("bash", { command: `sleep ${marker}` });
     // The attack ran: every forged byte went into the pipe to the host.
-    assertEquals(forgeAnswers(await supervisorOf(`sleep ${marker}`), forged), forged.length);
+    assert(await forgeAnswers(`sleep ${marker}`, forged), "not written");
     const injected = await running;
     assert(/out of protocol/.test(injected.text), injected.text);
     // Whatever the injection did, the host answers every later call (a result, never a crash),
