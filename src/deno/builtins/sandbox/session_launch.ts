@@ -66,6 +66,7 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
       // --allow-run lets a child do anything anyway: the namespace is the boundary.
       "--allow-all",
       script,
+      SUPERVISOR_FDS,
     ],
   });
   const spawned = withPtraceFilter(setup.wrap, args);
@@ -85,16 +86,24 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
   }
 }
 
-// Opens the filter's bytes on fd 3 (a pipe: no file to write), then runs the rest in its place.
-const FILTER_STAGE = `command -v "$2" >/dev/null ||
+// Moves the host's pipes to fds 4 (requests) and 5 (answers), with /dev/null as stdin and
+// stdout: bubblewrap's init (pid 1 of the sandbox) closes every descriptor above 2 but keeps 0,
+// 1 and 2 for its whole life, and any process of the sandbox could open those through
+// /proc/1/fd (a request written into the supervisor's input, an answer forged); the supervisor
+// alone holds 4 and 5 (`SUPERVISOR_FDS`). Then opens the filter's bytes, if any, on fd 3 (a
+// pipe: no file to write) and runs the rest in its place.
+const STAGE = `command -v "$2" >/dev/null ||
   { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
-exec 3< <(printf %b "$1"); shift; exec "$@"`;
+exec 4<&0 5>&1 </dev/null >/dev/null
+[ -z "$1" ] || exec 3< <(printf %b "$1"); shift; exec "$@"`;
+/** The supervisor's argument naming the descriptors of the host's pipes (see `STAGE`). */
+export const SUPERVISOR_FDS = "--toolroute-fds=4,5";
 let filter: string | undefined | null;
 
 /**
  * The command that starts bubblewrap (wrapped in the resource limits when `wrap` is given) with
- * the ptrace filter (`ptrace_filter.ts`) as its seccomp program, read from fd 3; on an
- * architecture without one, bubblewrap as it is.
+ * the ptrace filter (`ptrace_filter.ts`) as its seccomp program, read from fd 3 (on an
+ * architecture without one, no filter), behind the stage that moves the host's pipes (`STAGE`).
  */
 function withPtraceFilter(
   wrap: SessionSetup["wrap"],
@@ -104,12 +113,11 @@ function withPtraceFilter(
     const bytes = ptraceFilter(Deno.build.arch);
     filter = bytes === undefined ? null : printfEscaped(bytes);
   }
-  if (filter === null) return wrap?.("bwrap", args) ?? { program: "bwrap", args };
-  const bwrapArgs = ["--seccomp", "3", ...args];
+  const bwrapArgs = filter === null ? args : ["--seccomp", "3", ...args];
   const inner = wrap?.("bwrap", bwrapArgs) ?? { program: "bwrap", args: bwrapArgs };
   return {
     program: "bash",
-    args: ["-c", FILTER_STAGE, "toolroute-seccomp", filter, inner.program, ...inner.args],
+    args: ["-c", STAGE, "toolroute-seccomp", filter ?? "", inner.program, ...inner.args],
   };
 }
 

@@ -4,6 +4,9 @@ import { ToolError, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
+import { concatBytes } from "../../../../src/core/concat_bytes.ts";
+import { forgeAnswers } from "./_host_forge.ts";
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
 async function processesNaming(text: string, goneWithinMs = 3000): Promise<number[]> {
@@ -259,23 +262,27 @@ Deno.test({
     await Deno.writeTextFile(`${a}/real.txt`, "real\n");
     const forgeries = [
       // A length over the limit.
-      String.raw`printf '\377\377\377\377\0\0\0\0'`,
+      new Uint8Array([255, 255, 255, 255, 0, 0, 0, 0]),
       // An answer to a request that was never sent.
-      String.raw`printf '\0\0\0\013\0\0\0\0{"id":9999}'`,
+      encodeFrame({ id: 9999 }),
       // JSON that is not an object.
-      String.raw`printf '\0\0\0\002\0\0\0\00042'`,
+      concatBytes([new Uint8Array([0, 0, 0, 2, 0, 0, 0, 0]), new TextEncoder().encode("42")]),
     ];
-    for (const forge of forgeries) {
-      // The command's shell is the supervisor's child: its stdout is the host's pipe.
-      const forged = await exec(tools, `${forge} > /proc/$PPID/fd/1; sleep 1`);
-      assertEquals(forged.isError, true, `${forge}: ${forged.text}`);
+    for (const [index, forge] of forgeries.entries()) {
+      // Until s24a the command's shell wrote into its parent's stdout (/proc/$PPID/fd/1); now
+      // only the host can (`_host_forge.ts`, and `session_launch_attack_test.ts`).
+      const marker = `${3 + index}.${Date.now() % 100_000}${index}`;
+      const running = exec(tools, `sleep ${marker}`);
+      assert(await forgeAnswers(`sleep ${marker}`, forge), "not written");
+      const forged = await running;
+      assertEquals(forged.isError, true, `${index}: ${forged.text}`);
       assertMatch(
         forged.text,
         /The sandbox session ended: its supervisor answered out of protocol/,
       );
       // The next call starts a fresh session and reads the real file.
       const read = await tools.call("read_file", { path: "real.txt" });
-      assertEquals(JSON.parse(read.text).content, "real\n", forge);
+      assertEquals(JSON.parse(read.text).content, "real\n", `${index}`);
     }
     await router.close();
     await Deno.remove(a, { recursive: true });

@@ -1,5 +1,6 @@
 // Attacks of a model's own sandboxed processes on the searches that run in its sandbox session:
-// a compromised supervisor (its output pipe written to, the process killed), a grep pattern that
+// a compromised supervisor (its output pipe written to, from the host since s24a; the process
+// killed), a grep pattern that
 // backtracks catastrophically, a crafted `.gitignore`, files swapped for FIFOs and symbolic links
 // while glob and grep run. The host must stay up, keep its deadlines, and never report outside data.
 import { assert, assertEquals } from "@std/assert";
@@ -10,6 +11,7 @@ import { makeFixture, SECRET } from "../_fixture.ts";
 import { sandboxed, writeTree } from "../search/_search_fixture.ts";
 import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
 import { concatBytes } from "../../../../src/core/concat_bytes.ts";
+import { forgeAnswers } from "./_host_forge.ts";
 
 async function tools(context: BuiltinContext): Promise<{ tools: ToolSet } & AsyncDisposable> {
   const router = new ToolRouter({ builtins: builtinTools(context) });
@@ -40,15 +42,15 @@ Deno.test({
       frames.push(encodeFrame({ id, ok: { stopped: null } }));
     }
     frames.push(new Uint8Array(8).fill(0xff));
-    await Deno.writeFile(`${f.workspace}/forged.bin`, concatBytes(frames));
-    const forge = [
-      `S=$(${FIND_SUPERVISOR})`,
-      `echo SUP=$S`,
-      `cat forged.bin > /proc/$S/fd/1 && echo INJECTED`,
-    ].join("\n");
-    const injected = await t.tools.call("bash", { command: forge });
-    // The attack ran: the host saw the forged bytes (it ended the session) or the bash saw it work.
-    assert(/out of protocol|INJECTED/.test(injected.text), injected.text);
+    // Until s24a the model's bash wrote them (`cat forged.bin > /proc/$S/fd/1`); the supervisor
+    // is no longer dumpable, so the test writes them from the host while a command runs.
+    const forged = concatBytes(frames);
+    const marker = `2.${Date.now() % 100_000}7`;
+    const running = t.tools.call("bash", { command: `sleep ${marker}` });
+    // The attack ran: every forged byte went into the pipe to the host.
+    assert(await forgeAnswers(`sleep ${marker}`, forged), "not written");
+    const injected = await running;
+    assert(/out of protocol/.test(injected.text), injected.text);
     // Whatever the injection did, the host answers every later call (a result, never a crash),
     // and no result holds outside data.
     const seen: string[] = [injected.text];

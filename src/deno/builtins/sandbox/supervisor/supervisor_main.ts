@@ -20,6 +20,32 @@ export async function supervisorMain(
   families: ReadonlyArray<(context: SupervisorContext) => SupervisorOps>,
 ): Promise<void> {
   globalThis.addEventListener("unhandledrejection", (event) => event.preventDefault());
+  // The host's pipes come on fds 4 and 5 (`--toolroute-fds=4,5`, see `session_launch.ts`),
+  // where bubblewrap's init does not keep them: moved to 0 and 1 (which Deno.stdin and
+  // Deno.stdout use). Then the supervisor is made non-dumpable: the commands (same user, no
+  // capabilities) can no longer open its /proc/<pid>/fd, task/*/fd or mem, through which a
+  // command wrote requests into its input or answers into its output. Where libc cannot be
+  // loaded, or the descriptors are not these pipes, stdin and stdout are used as they are.
+  if (Deno.args.includes("--toolroute-fds=4,5")) {
+    try {
+      const libc = Deno.dlopen("libc.so.6", {
+        fcntl: { parameters: ["i32", "i32"], result: "i32" },
+        dup2: { parameters: ["i32", "i32"], result: "i32" },
+        close: { parameters: ["i32"], result: "i32" },
+        prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+      }).symbols;
+      // F_GETFL: O_RDONLY on 4, O_WRONLY on 5
+      if ((libc.fcntl(4, 3) & 3) === 0 && (libc.fcntl(5, 3) & 3) === 1) {
+        if (libc.dup2(4, 0) !== 0 || libc.dup2(5, 1) !== 1) Deno.exit(70);
+        libc.close(4);
+        libc.close(5);
+      }
+      // PR_SET_DUMPABLE, 0
+      if (libc.prctl(4, 0n, 0n, 0n, 0n) !== 0) Deno.exit(70);
+    } catch {
+      // No libc: as they are.
+    }
+  }
   // Work going on outside any request (see `SupervisorContext.hold`).
   let held = 0;
   // Requests being served: while any is, the input is read asynchronously (see below).
