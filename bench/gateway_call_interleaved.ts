@@ -33,7 +33,7 @@
  * request machinery (a zod parse of every message and of the result, progress and timeout maps),
  * its transport's `TextDecoderStream` + `EventSourceParserStream` pipes and, before them, our
  * own guarding stream per POST. A `tools/call` now goes straight over HTTP
- * (`gateway/direct_request.ts`): one bounded read loop parses a JSON body or an event stream, the
+ * (`gateway/direct/direct_request.ts`): one bounded read loop parses a JSON body or an event stream, the
  * SDK client still does what surrounds the round trip (output-schema validation) and receives
  * every other message. What is left above the transport (arguments, pins, escaping, result
  * shaping, telemetry off) measured 7–9 µs per call run alone, 3.1–3.4 µs after a second pass
