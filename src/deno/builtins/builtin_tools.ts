@@ -56,7 +56,11 @@ export interface BuiltinTools extends BuiltinSource, AsyncDisposable {
     context?: BuiltinContext,
     request?: BuiltinRequest,
   ): SourceResolution;
-  /** Stops the background processes and the sandbox session of one context of one user. */
+  /**
+   * Stops the background processes and the sandbox session of one context: of the user
+   * `request.userId` names (`{}`: of requests without a user), or of every user without
+   * `request`.
+   */
   closeContext(context: BuiltinContext, request?: BuiltinRequest): Promise<void>;
   /** Stops every background process; later calls to `resolve` throw. */
   close(): Promise<void>;
@@ -184,13 +188,20 @@ export function builtinTools(
       }
       return { tools, missing };
     },
-    async closeContext(override: BuiltinContext, request: BuiltinRequest = {}): Promise<void> {
+    async closeContext(override: BuiltinContext, request?: BuiltinRequest): Promise<void> {
       const ctx = resolveBuiltinContext(override);
-      const userId = principalOf(request);
-      const key = tableKey(ctx, userId);
-      const table = processes.get(key);
-      processes.delete(key);
-      await Promise.allSettled([table?.close(), sessionsByUser.get(userId)?.closeContext(ctx)]);
+      // Every user who resolved tools has sessions here (bash and the file tools take them).
+      const users = request === undefined ? [...sessionsByUser.keys()] : [principalOf(request)];
+      const closing: Promise<void>[] = [];
+      for (const userId of users) {
+        const key = tableKey(ctx, userId);
+        const table = processes.get(key);
+        processes.delete(key);
+        if (table !== undefined) closing.push(table.close());
+        const sessions = sessionsByUser.get(userId);
+        if (sessions !== undefined) closing.push(sessions.closeContext(ctx));
+      }
+      await Promise.allSettled(closing);
     },
     close: closeAll,
     [Symbol.asyncDispose]: closeAll,

@@ -138,6 +138,12 @@ export function workspaceProblems(
   const parent = parts.slice(0, at).join("/") || "/";
   const ids = new Set(users.map((user) => user.id));
   for (const root of context.readOnlyRoots ?? []) {
+    if (root.includes(USER_PLACEHOLDER)) {
+      problems.push(
+        `readOnlyRoots "${root}": only "workspace" may hold ${USER_PLACEHOLDER}; name a folder`,
+      );
+      continue;
+    }
     const rest = within(parent, root);
     const around = within(root, parent) !== undefined;
     if (around || (rest !== undefined && ids.has(rest.split("/")[0]))) {

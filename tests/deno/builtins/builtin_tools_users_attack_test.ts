@@ -70,3 +70,32 @@ Deno.test("the built-ins refuse a request whose userId is not a string", () => {
     '"userId" must be a string',
   );
 });
+
+Deno.test("closeContext ends one user's background processes, or every user's without a user", async () => {
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_users_" }));
+  const context = { workspace, bash: { sandbox: "none" as const } };
+  const source = builtinTools(context);
+  await using router = new ToolRouter({ builtins: source });
+  try {
+    const start = async (userId: string) => {
+      const tools = await router.expose({ builtins: ["bash"], userId });
+      const started = await tools.call("bash", { action: "start", command: "exec sleep 300" });
+      const id = JSON.parse(started.text).processId as string;
+      return async () => {
+        const status = await tools.call("bash", { action: "status", processId: id });
+        // The tool set keeps the closed table: its process reads as ended, a new one's as unknown.
+        return !status.isError && JSON.parse(status.text).running ? "running" : "stopped";
+      };
+    };
+    const alice = await start("alice");
+    const bob = await start("bob");
+    assertEquals([await alice(), await bob()], ["running", "running"]);
+    await source.closeContext(context, { userId: "alice" });
+    assertEquals([await alice(), await bob()], ["stopped", "running"]);
+    await source.closeContext(context);
+    assertEquals(await bob(), "stopped");
+  } finally {
+    await router.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});

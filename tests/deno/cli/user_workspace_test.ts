@@ -73,6 +73,10 @@ Deno.test("a per-user workspace refuses what would open one user's folder to ano
     problem({ context: { workspace: "/srv/ws/{user}", readOnlyRoots: ["/srv/ws/shared"] } }),
     "",
   );
+  assertMatch(
+    problem({ context: { workspace: "/srv/ws/{user}", readOnlyRoots: ["/srv/docs/{user}"] } }),
+    /only "workspace" may hold \{user\}/,
+  );
   assertMatch(problem({ sharedWorkspace: true }), /"sharedWorkspace": true contradicts \{user\}/);
   assertMatch(
     problem({ context: { workspace: "/srv/ws/{user}", bash: { sandbox: "none" } } }),
