@@ -125,13 +125,15 @@ export function workspaceProblems(
       );
       continue;
     }
-    const other = folded.get(user.id.toLowerCase());
+    // Case and Unicode normalization: file systems that fold either would merge two folders.
+    const key = user.id.normalize("NFKC").toLowerCase();
+    const other = folded.get(key);
     if (other !== undefined) {
       problems.push(
-        `users.${user.tokenVariable}: the id "${user.id}" differs from "${other}" only in case: on a case-insensitive file system both would get one folder; use ids that differ in more than case`,
+        `users.${user.tokenVariable}: the id "${user.id}" differs from "${other}" only in case or Unicode form: a file system that folds them would give both one folder; use ids that differ in more`,
       );
     }
-    folded.set(user.id.toLowerCase(), user.id);
+    folded.set(key, user.id);
   }
   // The folder above the users' (for /srv/ws/{user}/app: /srv/ws): a read-only root around it, or
   // inside a user's folder, would let every user read the others' files.

@@ -62,6 +62,10 @@ Deno.test("a per-user workspace refuses what would open one user's folder to ano
     problem({ users: [user("alice", "T_A"), user("Alice", "T_B")] }),
     /differs from "alice" only in case/,
   );
+  assertMatch(
+    problem({ users: [user("caf\u00e9", "T_A"), user("cafe\u0301", "T_B")] }),
+    /only in case or Unicode form/,
+  );
   for (const root of ["/srv", "/srv/ws", "/srv/ws/bob/vendor"]) {
     assertMatch(
       problem({ context: { workspace: "/srv/ws/{user}", readOnlyRoots: [root] } }),
