@@ -16,7 +16,7 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
-import { checkWorkspaceSharing } from "./user_workspace.ts";
+import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 
 /**
@@ -61,7 +61,7 @@ export async function serveCommand(
   const userId = http === undefined
     ? checkUser(config, typeof flags.user === "string" ? flags.user : undefined)
     : undefined;
-  checkWorkspaceSharing(config, flags["shared-workspace"] === true);
+  checkUserSeparation(config, flags["shared-workspace"] === true);
   const auth = http === undefined ? undefined : await httpAuth(config, http, tokenFile);
   const toolsChanged = new Set<(userId?: string) => void>();
   // Call lines are written after the call's answer (see deferredLines); the rest at the end.

@@ -171,21 +171,32 @@ export function workspaceProblems(
 }
 
 /**
- * Refuses (a {@linkcode UsageError}) to serve several users one workspace unless the config
- * says so: with two or more users, built-in tools and no `{user}` in `workspace`, either
- * `"sharedWorkspace": true` (or `--shared-workspace`) or a folder per user is required.
+ * Refuses (a {@linkcode UsageError}) to serve several users what would not keep them apart: one
+ * workspace, unless the config says so (with two or more users, built-in tools and no `{user}` in
+ * `workspace`, either `"sharedWorkspace": true` (or `--shared-workspace`) or a folder per user is
+ * required), and unsandboxed bash (`bash.sandbox: "none"` runs every user's commands as the OS
+ * user serve runs as: they could read each other's files and processes, and the users' bearer
+ * tokens in serve's own environment).
  *
  * @param config The loaded config.
  * @param sharedFlag Whether `--shared-workspace` was given.
  */
-export function checkWorkspaceSharing(config: ToolrouteConfig, sharedFlag = false): void {
+export function checkUserSeparation(config: ToolrouteConfig, sharedFlag = false): void {
   const builtinsServed = config.builtins !== false &&
     (config.expose.builtins === undefined || config.expose.builtins.length > 0);
   if (!builtinsServed || config.users.length < 2) return;
+  const ids = config.users.map((user) => `"${user.id}"`).join(", ");
+  const bash = config.context.bash;
+  const bashServed = config.expose.builtins === undefined ||
+    config.expose.builtins.includes("bash");
+  if (bashServed && typeof bash === "object" && bash.sandbox === "none") {
+    throw new UsageError(
+      `Refusing to serve: ${config.users.length} users (${ids}) with bash.sandbox "none": every user's commands would run unconfined as this OS user, able to read the others' files and processes and the users' bearer tokens in serve's environment. Use sandbox "bwrap" (or bash: true), or leave "bash" out of expose.builtins`,
+    );
+  }
   if (isPerUserWorkspace(config.context.workspace)) return;
   if (config.sharedWorkspace === true || sharedFlag) return;
   const workspace = config.context.workspace;
-  const ids = config.users.map((user) => `"${user.id}"`).join(", ");
   throw new UsageError(
     `Refusing to serve: ${config.users.length} users (${ids}) would share the workspace "${workspace}" and its files. Either give each user their own folder with ${USER_PLACEHOLDER} in "workspace" (such as "${
       workspace.replace(/\/+$/, "")

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
-import { exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
 // Security round 3, finding 3: the users of one `serve --http` shared one sandbox session, PID
 // namespace, /tmp and background-process table. Bob read the logs of and stopped Alice's jobs,
@@ -243,3 +243,42 @@ async function folderPerUser(alice: Client, bob: Client, aliceDir: string): Prom
   assert(!bobLs.text.includes("alice's"), bobLs.text);
   assertEquals((await Deno.stat(aliceDir)).mode! & 0o777, 0o700);
 }
+
+Deno.test("serve refuses several users with unsandboxed bash: a command reads the bearer tokens in serve's environment", async () => {
+  // The attack, where it is allowed (one user): an unsandboxed command finds serve's process and
+  // reads its environment, bearer tokens included. With two users that would be the other's.
+  await using single = await makeFixture({
+    bash: { sandbox: "none" },
+    users: { TOKEN_ALICE: { id: "alice" } },
+  });
+  const flags = await exactFlags(["--config", single.config, "--http", "127.0.0.1:0"]);
+  await using serve = await startHttpServe(flags, ["--config", single.config], TOKENS);
+  const alice = await connectAs(serve.url, TOKENS.TOKEN_ALICE);
+  try {
+    const stolen = await call(alice, "bash", {
+      command: "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep '^TOKEN_' | sort -u",
+    });
+    assertEquals(stolen.isError, false, stolen.text);
+    assertStringIncludes(stolen.value.stdout, `TOKEN_BOB=${TOKENS.TOKEN_BOB}`);
+  } finally {
+    await alice.close();
+  }
+  assertEquals(await serve.stop(), 0);
+  // Two users: refused before listening, shared workspace or not.
+  await using shared = await makeFixture({
+    bash: { sandbox: "none" },
+    sharedWorkspace: true,
+    users: USERS,
+  });
+  const refused = await cli([
+    "serve",
+    "--config",
+    shared.config,
+    "--http",
+    "127.0.0.1:0",
+    "--allow-excess",
+  ]);
+  assertEquals(refused.code, 2);
+  assertStringIncludes(refused.err, 'with bash.sandbox "none"');
+  assertStringIncludes(refused.err, "bearer tokens in serve's environment");
+});

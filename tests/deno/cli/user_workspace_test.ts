@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes, assertThrows } from "@std/assert";
 import {
-  checkWorkspaceSharing,
+  checkUserSeparation,
   servedContexts,
   userWorkspace,
   workspaceProblems,
@@ -90,17 +90,36 @@ Deno.test("a per-user workspace refuses what would open one user's folder to ano
 
 Deno.test("several users share one workspace only when the config or the flag says so", () => {
   const shared = config({ context: { workspace: "/srv/ws" } });
-  const error = assertThrows(() => checkWorkspaceSharing(shared), UsageError);
+  const error = assertThrows(() => checkUserSeparation(shared), UsageError);
   assertStringIncludes(error.message, '2 users ("alice", "bob") would share the workspace');
   assertStringIncludes(error.message, '"/srv/ws/{user}"');
   assertStringIncludes(error.message, '"sharedWorkspace": true');
   assertStringIncludes(error.message, "--shared-workspace");
-  checkWorkspaceSharing(shared, true);
-  checkWorkspaceSharing({ ...shared, sharedWorkspace: true });
-  checkWorkspaceSharing(config({})); // {user}
-  checkWorkspaceSharing({ ...shared, users: [user("alice")] }); // one user
-  checkWorkspaceSharing({ ...shared, expose: { builtins: [] } }); // no built-in served
-  checkWorkspaceSharing({ ...shared, builtins: false });
+  checkUserSeparation(shared, true);
+  checkUserSeparation({ ...shared, sharedWorkspace: true });
+  checkUserSeparation(config({})); // {user}
+  checkUserSeparation({ ...shared, users: [user("alice")] }); // one user
+  checkUserSeparation({ ...shared, expose: { builtins: [] } }); // no built-in served
+  checkUserSeparation({ ...shared, builtins: false });
+});
+
+Deno.test("several users with unsandboxed bash are refused, whatever the workspace", () => {
+  const none = { sandbox: "none" as const };
+  for (const workspace of ["/srv/ws", "/srv/ws/{user}"]) {
+    const unconfined = config({ context: { workspace, bash: none }, sharedWorkspace: true });
+    assertThrows(
+      () => checkUserSeparation(unconfined, true),
+      UsageError,
+      'with bash.sandbox "none": every user\'s commands would run unconfined',
+    );
+  }
+  const noBash = config({
+    context: { workspace: "/srv/ws", bash: none },
+    expose: { builtins: ["read_file"] },
+    sharedWorkspace: true,
+  });
+  checkUserSeparation(noBash);
+  checkUserSeparation({ ...noBash, users: [user("alice")], expose: {} }); // one user
 });
 
 Deno.test("serve refuses several users on one workspace, names both ways out, and takes --shared-workspace", async () => {
