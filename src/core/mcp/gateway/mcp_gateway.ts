@@ -19,6 +19,7 @@ import {
   RemoteRoutedTools,
 } from "./tools/remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
+import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
 import { UserServers } from "./users/user_servers.ts";
 import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
@@ -87,12 +88,16 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 export class McpGateway implements GatewaySource, AsyncDisposable {
   #settings: BaseSettings;
   #global = new Map<string, ServerConnection>();
+  #globalConfigs = new Map<string, McpServerConfig>();
   #users: UserServers;
   #tools: RemoteRoutedTools;
   #oauth?: McpOAuth;
   #known = new KnownToolNames();
   #globalLookup: ConnectionLookup = {
-    connection: (id) => this.#callee(id, undefined, this.#global.get(id)),
+    connection: (id) =>
+      this.#oauth?.authorizesPerUser(id) && this.#global.has(id)
+        ? this.#perUserCallee(id)
+        : this.#callee(id, undefined, this.#global.get(id)),
   };
   #callees = new WeakMap<ServerConnection, RemoteCallee>();
   #closed = false;
@@ -143,7 +148,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     if (this.#global.has(id)) {
       throw new TypeError(`Cannot add MCP server "${id}": a global server has this id`);
     }
-    this.#global.set(id, this.#connection(id, undefined, structuredClone(config)));
+    const copy = structuredClone(config);
+    this.#global.set(id, this.#connection(id, undefined, copy));
+    this.#globalConfigs.set(id, copy);
   }
 
   /**
@@ -155,8 +162,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const connection = this.#global.get(id);
     if (connection === undefined) return;
     this.#global.delete(id);
+    this.#globalConfigs.delete(id);
     this.#known.forget("global", id);
-    await connection.close();
+    await Promise.all([connection.close(), this.#users.removeGlobal(id)]);
     this.#settings.emit({ type: "closed", serverId: id, reason: "removed" });
   }
 
@@ -232,8 +240,13 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param request The server ids, the user and a signal.
    * @returns The user's tools, the global tools and the missing servers.
    */
-  async resolve(request: GatewayRequest): Promise<GatewayResolution> {
+  resolve(request: GatewayRequest): Promise<GatewayResolution> {
+    return this.#resolve(request, true);
+  }
+
+  async #resolve(request: GatewayRequest, first: boolean): Promise<GatewayResolution> {
     const { userId, signal } = request;
+    const perUser = (id: string) => this.#oauth?.authorizesPerUser(id) === true;
     const missing: MissingTool[] = [];
     const wanted: SelectedServer[] = [];
     // Held until listed: acquiring a later server must not evict an earlier one of this request.
@@ -247,7 +260,22 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
           wanted.push({ id, user: true, connection: mine });
         }
         const global = this.#global.get(id);
-        if (global !== undefined) wanted.push({ id, user: false, connection: global });
+        if (global !== undefined && !perUser(id)) {
+          wanted.push({ id, user: false, connection: global });
+        } else if (global !== undefined && userId === undefined) {
+          missing.push({
+            selection: "mcpServers",
+            name: id,
+            reason: `the global MCP server is unavailable: ${
+              new AuthorizationRequiredError(id, { perUser: true }).message
+            }`,
+          });
+        } else if (global !== undefined) {
+          // The user's own session with the global server: their sign-in, their token.
+          const own = this.#users.globalFor(userId!, id, this.#globalConfigs.get(id)!);
+          holds.push(own.hold());
+          wanted.push({ id, user: false, connection: own });
+        }
         if (mine === undefined && global === undefined) {
           missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
         }
@@ -255,6 +283,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       connected = await connectSelected(wanted, signal);
     } finally {
       for (const release of holds) release();
+    }
+    // A global server found just now to authorize each user: asked again through the user's own
+    // connection (once), so the user is asked to sign in rather than told it is unavailable.
+    if (
+      first && userId !== undefined &&
+      wanted.some((s) => !s.user && s.connection === this.#global.get(s.id) && perUser(s.id))
+    ) {
+      return await this.#resolve(request, false);
     }
     missing.push(...connected.missing);
     // Names follow every configured server's last known list, before pins withhold anything.
@@ -460,6 +496,36 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     };
     this.#callees.set(connection, callee);
     return callee;
+  }
+
+  /**
+   * What a call to a global server that authorizes each user reaches: the calling user's own
+   * connection, never another user's; a call without a user is refused.
+   */
+  #perUserCallee(serverId: string): RemoteCallee {
+    return {
+      callTool: (toolName, args, context) => {
+        const config = this.#globalConfigs.get(serverId);
+        if (config === undefined) {
+          return Promise.reject(
+            new ToolError(
+              "upstream_unavailable",
+              `The MCP server "${serverId}" was removed; expose the tools again`,
+            ),
+          );
+        }
+        if (context.userId === undefined) {
+          return Promise.reject(
+            new ToolError(
+              "upstream_unavailable",
+              new AuthorizationRequiredError(serverId, { perUser: true }).message,
+            ),
+          );
+        }
+        const own = this.#users.globalFor(context.userId, serverId, config);
+        return this.#callee(serverId, undefined, own)!.callTool(toolName, args, context);
+      },
+    };
   }
 
   /** Calls the tool on the connection, inside the remote call's span when something traces. */

@@ -5,6 +5,7 @@ import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
 import { claimCallback } from "./claim_callback.ts";
 import type { PendingAuthorization } from "./store_oauth_provider.ts";
+import { AuthorizationRequiredError } from "./authorization_required_error.ts";
 
 /** What a connection asks of the gateway's OAuth: its fetch with authorization, and secrets. */
 export interface ConnectionOAuth {
@@ -61,6 +62,8 @@ export class McpOAuth {
   #store: KeyValueStore;
   #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
   #sessions = new Map<string, OAuthSession>();
+  /** Global servers that asked their shared connection for authorization. */
+  #perUser = new Set<string>();
   #stateTtlMs: number;
   #refreshBeforeMs: number;
   #maxScopeUpgrades: number;
@@ -120,7 +123,38 @@ export class McpOAuth {
     target: { serverId: string; userId?: string; serverUrl: string },
     next: typeof fetch,
   ): typeof fetch {
-    return this.#session(target.userId, target.serverId, target.serverUrl).fetchFor(next);
+    const { serverId, userId } = target;
+    // A global server's connection (no user) holds one shared account only when the config says
+    // so (a `client_credentials` client): a user's sign-in must never become everyone's.
+    if (userId === undefined && this.#options.clients?.[serverId]?.grant !== "client_credentials") {
+      return this.#withoutUser(serverId, next);
+    }
+    return this.#session(userId, serverId, target.serverUrl).fetchFor(next);
+  }
+
+  /**
+   * Whether a global server answered its shared connection that it needs authorization: it is
+   * then reached through a connection per user, each with that user's own tokens.
+   *
+   * @param serverId The server id.
+   * @returns `true` once the server asked for authorization without a user.
+   */
+  authorizesPerUser(serverId: string): boolean {
+    return this.#perUser.has(serverId);
+  }
+
+  /** The shared connection's fetch: no token at all; a `401` marks the server per-user. */
+  #withoutUser(serverId: string, next: typeof fetch): typeof fetch {
+    return async (input, init) => {
+      const response = await next(input, init);
+      const bearerChallenge = response.status === 401 ||
+        (response.status === 403 &&
+          /^Bearer\b/i.test(response.headers.get("www-authenticate") ?? ""));
+      if (!bearerChallenge) return response;
+      await response.body?.cancel().catch(() => {});
+      this.#perUser.add(serverId);
+      throw new AuthorizationRequiredError(serverId, { perUser: true });
+    };
   }
 
   /**
