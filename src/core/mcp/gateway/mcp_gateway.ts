@@ -344,11 +344,15 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param userId The user of the host's session (`undefined` for a global server).
    * @param serverId The server id.
    * @param callbackUrl The whole redirect URL (with `code`, `state`, maybe `iss`).
+   * @param options `binding`: the cookie value the browser brought, where the host bound the
+   *   browser with a ticket's first hop ({@linkcode McpGateway.redeemAuthorizationTicket});
+   *   `""` for a browser without it, which is refused.
    */
   async completeAuthorization(
     userId: string | undefined,
     serverId: string,
     callbackUrl: string | URL,
+    options: { binding?: string } = {},
   ): Promise<void> {
     if (this.#oauth === undefined) {
       throw new TypeError(
@@ -362,7 +366,39 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         }`,
       );
     }
-    await this.#oauth.complete(userId, serverId, callbackUrl);
+    await this.#oauth.complete(userId, serverId, callbackUrl, options);
+  }
+
+  /**
+   * A single-use ticket for the authorization the user was last asked for on a server, for a
+   * link through the host's own first hop (see {@linkcode McpGateway.redeemAuthorizationTicket}):
+   * the person gets a link to the host, never the authorization URL itself.
+   *
+   * @param userId The user (`undefined` for a global server's service account).
+   * @param serverId The server id.
+   * @returns The ticket, or `undefined` when no authorization waits (or there is no `oauth`).
+   */
+  async authorizationTicket(
+    userId: string | undefined,
+    serverId: string,
+  ): Promise<string | undefined> {
+    return await this.#oauth?.ticket(userId, serverId);
+  }
+
+  /**
+   * Redeems a ticket once, in the host's first hop: returns the authorization URL to redirect
+   * the browser to and a random value for a cookie (HttpOnly, SameSite=Lax) that binds this
+   * browser to the authorization; the callback then passes the cookie to
+   * `completeAuthorization(…, { binding })`. `undefined` for a ticket unknown, expired or used.
+   *
+   * @param ticket The ticket from the link.
+   * @returns The redirect, the cookie value, the `state`, the user (`""` for none) and the server.
+   */
+  async redeemAuthorizationTicket(ticket: string): Promise<
+    | { location: string; binding: string; state: string; user: string; serverId: string }
+    | undefined
+  > {
+    return await this.#oauth?.redeemTicket(ticket);
   }
 
   /**

@@ -27,6 +27,13 @@ export interface PendingAuthorization {
   issuer?: string;
   /** Whether the authorization server always sends `iss` in its redirect. */
   issRequired?: boolean;
+  /** The authorization URL, for a first hop that sends the browser there. */
+  authorizationUrl?: string;
+  /**
+   * The SHA-256 (hex) of the cookie the first hop set in the browser that started the
+   * authorization; a callback must bring that cookie.
+   */
+  binding?: string;
 }
 
 /** What one provider needs. */
@@ -184,6 +191,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     this.authorizationUrl = authorizationUrl;
     this.lastScope = authorizationUrl.searchParams.get("scope") ?? undefined;
     if (this.#state === undefined || this.#pending === undefined) return;
+    this.#pending.authorizationUrl = authorizationUrl.href;
     await this.#s.store.set(["oauth", "pending", this.#state], this.#pending, {
       expireIn: this.#s.stateTtlMs,
     });
