@@ -314,3 +314,61 @@ Deno.test("a client without URL elicitation gets no link in the model's text; th
   assertNoLinkIn(alice.seen, [browser.location]);
   await alice.client.close();
 });
+
+Deno.test("a global server with oauth.grant client_credentials in toolroute.json shares one service account, explicitly; without users a per-user server says why", async () => {
+  const holder: { world?: OAuthWorld } = {};
+  const answer = (request: Request) => holder.world!.fetch(request);
+  const resource = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, answer);
+  const issuer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, answer);
+  const world = holder.world = createOAuthWorld({
+    resource: `http://127.0.0.1:${resource.addr.port}`,
+    issuers: [`http://127.0.0.1:${issuer.addr.port}`],
+    clientCredentials: { "svc-id": "service" },
+  });
+  try {
+    const port = freePort();
+    await using run = await serveWith(
+      {
+        issuerPort: issuer.addr.port,
+        config: {
+          expose: { builtins: [] },
+          mcpServers: {
+            shared: {
+              url: world.mcpUrl,
+              oauth: {
+                clientId: "svc-id",
+                clientSecret: "${SVC_SECRET}",
+                grant: "client_credentials",
+              },
+            },
+            personal: { url: world.mcpUrl },
+          },
+          users: { TOKEN_ALICE: { id: "alice" }, TOKEN_BOB: { id: "bob" } },
+        },
+      },
+      { TOKEN_ALICE: "alice-token", TOKEN_BOB: "bob-token", SVC_SECRET: "s3cret" },
+      port,
+    );
+    const whoami: string[] = [];
+    for (const token of ["alice-token", "bob-token"]) {
+      const user = await userClient(run.served.url, token, { urlElicitation: false });
+      const names = await user.names();
+      // Only the shared server has tools before anyone signs in: its names need no prefix.
+      assertEquals(names, ["connect_accounts", "echo_token", "fail_echoing_token", "whoami"]);
+      whoami.push(await user.call("whoami"));
+      await user.client.close();
+    }
+    assertEquals(whoami, ["service", "service"]);
+    assertEquals(
+      world.tokenRequests.filter((r) => r.grant === "client_credentials").length,
+      1,
+      "one service token, shared by configuration",
+    );
+    assertEquals(world.tokenRequests.filter((r) => r.grant === "authorization_code"), []);
+    // The per-user server, exposed at start without a user, says why it is not served.
+    assertStringIncludes(run.served.stderr(), 'MCP server "personal" authorizes each user');
+  } finally {
+    await resource.shutdown();
+    await issuer.shutdown();
+  }
+});

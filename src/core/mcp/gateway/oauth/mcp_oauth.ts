@@ -1,6 +1,6 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { MemoryStore } from "../../../store/memory_store.ts";
-import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
+import type { McpOAuthClient, McpOAuthOptions } from "./mcp_oauth_options.ts";
 import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
 import { claimCallback } from "./claim_callback.ts";
@@ -17,12 +17,12 @@ export interface ConnectionOAuth {
   /**
    * Wraps the fetch of one connection.
    *
-   * @param target The server id, the user and the server's URL.
+   * @param target The server id, the user, the server's URL and its configured OAuth client.
    * @param next The fetch that reaches the MCP server.
    * @returns The fetch with authorization.
    */
   fetchFor(
-    target: { serverId: string; userId?: string; serverUrl: string },
+    target: { serverId: string; userId?: string; serverUrl: string; client?: McpOAuthClient },
     next: typeof fetch,
   ): typeof fetch;
   /**
@@ -72,6 +72,8 @@ export class McpOAuth {
   #store: KeyValueStore;
   #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
   #sessions = new Map<string, OAuthSession>();
+  /** The `oauth` clients of server configs, by server id and URL (for the code exchange). */
+  #configured = new Map<string, McpOAuthClient>();
   /** Global servers that asked their shared connection for authorization. */
   #perUser = new Set<string>();
   #stateTtlMs: number;
@@ -125,21 +127,26 @@ export class McpOAuth {
   /**
    * Wraps the fetch of one connection with authorization.
    *
-   * @param target The server id, the user and the server's URL.
+   * @param target The server id, the user, the server's URL and the server config's `oauth`
+   *   client (before `clients[serverId]`).
    * @param next The fetch that reaches the MCP server.
    * @returns The fetch with authorization.
    */
   fetchFor(
-    target: { serverId: string; userId?: string; serverUrl: string },
+    target: { serverId: string; userId?: string; serverUrl: string; client?: McpOAuthClient },
     next: typeof fetch,
   ): typeof fetch {
     const { serverId, userId } = target;
+    const client = target.client ?? this.#options.clients?.[serverId];
+    if (target.client !== undefined) {
+      this.#configured.set(JSON.stringify([serverId, target.serverUrl]), target.client);
+    }
     // A global server's connection (no user) holds one shared account only when the config says
     // so (a `client_credentials` client): a user's sign-in must never become everyone's.
-    if (userId === undefined && this.#options.clients?.[serverId]?.grant !== "client_credentials") {
+    if (userId === undefined && client?.grant !== "client_credentials") {
       return this.#withoutUser(serverId, next);
     }
-    return this.#session(userId, serverId, target.serverUrl).fetchFor(next);
+    return this.#session(userId, serverId, target.serverUrl, client).fetchFor(next);
   }
 
   /**
@@ -297,7 +304,13 @@ export class McpOAuth {
     }
   }
 
-  #session(userId: string | undefined, serverId: string, serverUrl: string): OAuthSession {
+  #session(
+    userId: string | undefined,
+    serverId: string,
+    serverUrl: string,
+    client = this.#configured.get(JSON.stringify([serverId, serverUrl])) ??
+      this.#options.clients?.[serverId],
+  ): OAuthSession {
     const user = userId ?? "";
     const key = JSON.stringify([user, serverId, serverUrl]);
     let session = this.#sessions.get(key);
@@ -311,7 +324,7 @@ export class McpOAuth {
         redirectUrl: this.#redirect.href,
         clientName: this.#options.clientName ?? "toolroute",
         clientMetadataUrl: this.#options.clientMetadataUrl,
-        client: this.#options.clients?.[serverId],
+        client,
         stateTtlMs: this.#stateTtlMs,
         refreshBeforeMs: this.#refreshBeforeMs,
         maxScopeUpgrades: this.#maxScopeUpgrades,
