@@ -72,12 +72,15 @@ export function connectAccountsTool(
 /**
  * Answers `GET /oauth/start?ticket=…`, the first hop of a sign-in link: redeems the single-use
  * ticket, sets a random cookie that binds this browser to the authorization (HttpOnly,
- * SameSite=Lax, Secure over https; only its digest is kept), and redirects to the
- * authorization server.
+ * SameSite=Lax, Secure over https; only its digest is kept), and shows a page that names the
+ * server and the toolroute user the sign-in is for, with a link on to the authorization server.
+ * The person confirms by following it, so a link of another user's sent to them (to make them
+ * link their account to that user) is seen for what it is; the page runs no script, cannot be
+ * framed, and sends no referrer.
  *
  * @param request The browser's request.
  * @param gateway The gateway.
- * @returns The redirect, or a plain-text refusal.
+ * @returns The page, or a plain-text refusal.
  */
 export async function answerOAuthStart(request: Request, gateway: McpGateway): Promise<Response> {
   if (request.method !== "GET") return text(405, "Use GET");
@@ -89,6 +92,10 @@ export async function answerOAuthStart(request: Request, gateway: McpGateway): P
       "This sign-in link is unknown, expired or used already: ask for a new one from your MCP client.",
     );
   }
+  // The authorization endpoint comes from the server's metadata: only a web URL is linked to.
+  if (!/^https?:\/\//i.test(redeemed.location)) {
+    return text(502, "The authorization server gave an address that is not a web URL: refused.");
+  }
   const cookie = [
     `${await cookieName(redeemed.state)}=${redeemed.binding}`,
     `Path=${OAUTH_CALLBACK_PATH}`,
@@ -97,13 +104,24 @@ export async function answerOAuthStart(request: Request, gateway: McpGateway): P
     "Max-Age=600",
     ...(url.protocol === "https:" ? ["Secure"] : []),
   ].join("; ");
-  return new Response(null, {
-    status: 303,
+  const who = redeemed.user === "" ? "" : ` for the toolroute user "${redeemed.user}"`;
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
+<body>
+<p>${escapeHtml(`Sign in to the MCP server "${redeemed.serverId}"${who}?`)}</p>
+<p>Continue only if you asked for this from your own MCP client: the account you sign in with will be used for that user.</p>
+<p><a href="${escapeHtml(redeemed.location)}">Continue to the sign-in page</a></p>
+</body></html>
+`;
+  return new Response(page, {
+    status: 200,
     headers: {
-      location: redeemed.location,
+      "content-type": "text/html; charset=utf-8",
       "set-cookie": cookie,
       "cache-control": "no-store",
       "referrer-policy": "no-referrer",
+      "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+      "x-frame-options": "DENY",
     },
   });
 }
@@ -184,6 +202,11 @@ export async function answerOAuthStatus(
 /** The binding cookie's name: one per authorization, so two sign-ins in one browser coexist. */
 async function cookieName(state: string): Promise<string> {
   return `toolroute_oauth_${(await sha256Hex(state)).slice(0, 16)}`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
 function cookieValue(request: Request, name: string): string | undefined {

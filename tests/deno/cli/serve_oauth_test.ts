@@ -108,15 +108,28 @@ async function userClient(url: string, token: string, options: { urlElicitation:
   };
 }
 
-/** Plays the person's browser on a sign-in link: the first hop sets the cookie and redirects. */
-async function openLink(link: string): Promise<{ location: string; cookie: string }> {
+/**
+ * Plays the person's browser on a sign-in link: the first hop sets the cookie and shows whom the
+ * sign-in is for; the person follows its link on to the authorization server.
+ */
+async function openLink(
+  link: string,
+  expect: { user: string; server: string },
+): Promise<{ location: string; cookie: string }> {
   const hop = await fetch(link, { redirect: "manual" });
-  await hop.body?.cancel();
-  assertEquals(hop.status, 303);
+  const page = await hop.text();
+  assertEquals(hop.status, 200);
+  assertStringIncludes(page, `MCP server &quot;${expect.server}&quot;`);
+  assertStringIncludes(page, `toolroute user &quot;${expect.user}&quot;`);
+  assertEquals(
+    hop.headers.get("content-security-policy"),
+    "default-src 'none'; frame-ancestors 'none'",
+  );
   const setCookie = hop.headers.get("set-cookie")!;
   assertStringIncludes(setCookie, "HttpOnly");
   assertStringIncludes(setCookie, "SameSite=Lax");
-  return { location: hop.headers.get("location")!, cookie: setCookie.split(";")[0] };
+  const href = page.match(/<a href="([^"]+)">/)![1].replaceAll("&amp;", "&");
+  return { location: href, cookie: setCookie.split(";")[0] };
 }
 
 /** No URL and no `state` of any authorization in what the model read. */
@@ -152,7 +165,7 @@ Deno.test("serve --http asks the user to sign in through URL elicitation, binds 
   assertEquals(alice.shown.length, 1);
   const link = alice.shown[0].url;
   assert(link.startsWith(`http://127.0.0.1:${port}/oauth/start?ticket=`), link);
-  const browser = await openLink(link);
+  const browser = await openLink(link, { user: "alice", server: "crm" });
   assert(browser.location.startsWith(`http://127.0.0.1:${net.issuerPort}/authorize?`));
   const callback = world.consent(browser.location, "alice");
   assert(callback.startsWith(`http://127.0.0.1:${port}/oauth/callback?`), callback);
@@ -190,7 +203,7 @@ Deno.test("a leaked authorization URL opened in another browser is refused at se
   );
   const alice = await userClient(run.served.url, "alice-token", { urlElicitation: true });
   await alice.call("connect_accounts");
-  const browser = await openLink(alice.shown[0].url);
+  const browser = await openLink(alice.shown[0].url, { user: "alice", server: "crm" });
   // The attack: the authorization URL leaks; Mallory opens it, signs in with his own account,
   // and his browser (without Alice's cookie) lands on serve's callback.
   const malloryCallback = world.consent(browser.location, "mallory");
@@ -211,7 +224,7 @@ Deno.test("a leaked authorization URL opened in another browser is refused at se
   assertEquals(await alice.names(), ["connect_accounts"]);
   // Alice's own browser still completes her authorization, with her account.
   await alice.call("connect_accounts");
-  const fresh = await openLink(alice.shown.at(-1)!.url);
+  const fresh = await openLink(alice.shown.at(-1)!.url, { user: "alice", server: "crm" });
   const done = await fetch(world.consent(fresh.location, "alice"), {
     headers: { cookie: fresh.cookie },
   });
@@ -241,7 +254,7 @@ Deno.test("a global OAuth server in serve --http: Alice's sign-in is hers only, 
   const alice = await userClient(run.served.url, "alice-token", { urlElicitation: true });
   assertEquals(await alice.names(), ["connect_accounts"]);
   await alice.call("connect_accounts");
-  const aliceBrowser = await openLink(alice.shown[0].url);
+  const aliceBrowser = await openLink(alice.shown[0].url, { user: "alice", server: "crm" });
   const landed = await fetch(world.consent(aliceBrowser.location, "alice"), {
     headers: { cookie: aliceBrowser.cookie },
   });
@@ -260,7 +273,7 @@ Deno.test("a global OAuth server in serve --http: Alice's sign-in is hers only, 
   const asked = await bob.call("connect_accounts");
   assertStringIncludes(asked, "crm: the user was shown the sign-in page");
   assertEquals(bob.shown.length, 1);
-  const bobBrowser = await openLink(bob.shown[0].url);
+  const bobBrowser = await openLink(bob.shown[0].url, { user: "bob", server: "crm" });
   const bobDone = await fetch(world.consent(bobBrowser.location, "bob"), {
     headers: { cookie: bobBrowser.cookie },
   });
@@ -304,7 +317,7 @@ Deno.test("a client without URL elicitation gets no link in the model's text; th
   const page = await fetch(status, { headers: { authorization: "Bearer alice-token" } });
   const link = (await page.text()).match(/crm: (\S+)/)![1];
   assert(link.startsWith(`http://127.0.0.1:${port}/oauth/start?ticket=`), link);
-  const browser = await openLink(link);
+  const browser = await openLink(link, { user: "alice", server: "crm" });
   const done = await fetch(world.consent(browser.location, "alice"), {
     headers: { cookie: browser.cookie },
   });
