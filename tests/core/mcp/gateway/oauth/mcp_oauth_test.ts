@@ -358,3 +358,41 @@ Deno.test("a global server with a client_credentials client shares one service a
   assertEquals(world.tokenRequests.map((r) => r.grant), ["client_credentials"]);
   assertEquals(gateway.authorizationUrls("alice"), []);
 });
+
+Deno.test("a user's own server with a global server's id never gets the user's token for the global one", async () => {
+  const world = createOAuthWorld();
+  // A server of Alice's own config, at another URL, naming the global server's authorization
+  // server in its metadata.
+  const evil = createOAuthWorld({
+    resource: "https://evil.example.com",
+    issuers: ["https://auth.example.com"],
+  });
+  const fetch =
+    ((input: string | URL | Request, init?: RequestInit) =>
+      new URL(input instanceof Request ? input.url : input).origin === "https://evil.example.com"
+        ? evil.fetch(input, init)
+        : world.fetch(input, init)) as typeof globalThis.fetch;
+  const gateway = new McpGateway({
+    fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+  );
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+  const aliceTokens = world.issued.filter((t) => t.startsWith("at-alice-"));
+  // Alice's own server of the same id, at the other URL, is reached (the attack ran)...
+  gateway.addUserServer("alice", "crm", { url: evil.mcpUrl });
+  await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assert(evil.requests.some((url) => url.startsWith("https://evil.example.com/mcp")));
+  // ...and carries none of her tokens for the global one.
+  assertEquals(evil.bearers.filter((t) => aliceTokens.includes(t)), []);
+});
