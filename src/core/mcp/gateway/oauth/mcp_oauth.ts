@@ -4,11 +4,7 @@ import type { McpOAuthClient, McpOAuthOptions } from "./mcp_oauth_options.ts";
 import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
 import { claimCallback } from "./claim_callback.ts";
-import {
-  issueAuthorizationTicket,
-  redeemAuthorizationTicket,
-  type RedeemedTicket,
-} from "./authorization_ticket.ts";
+import { issueAuthorizationTicket, redeemAuthorizationTicket } from "./authorization_ticket.ts";
 import type { PendingAuthorization } from "./store_oauth_provider.ts";
 import { AuthorizationRequiredError } from "./authorization_required_error.ts";
 
@@ -262,7 +258,10 @@ export class McpOAuth {
    * @param ticket The ticket.
    * @returns The authorization URL, the cookie value, the state and who it is for.
    */
-  async redeemTicket(ticket: string): Promise<RedeemedTicket | undefined> {
+  async redeemTicket(ticket: string): Promise<
+    | { location: string; binding: string; state: string; user: string; serverId: string }
+    | undefined
+  > {
     return await redeemAuthorizationTicket(this.#store, ticket, this.#stateTtlMs);
   }
 
