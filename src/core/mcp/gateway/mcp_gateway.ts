@@ -416,11 +416,12 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   }
 
   /**
-   * The servers of a user that wait for the user to authorize, each with the authorization URL the
-   * user was last given (from the latest `expose` or call that needed it): for a host that shows
-   * "Connect" links instead of reading `missing`.
+   * The servers of a user that wait for the user to authorize, each with the newest authorization
+   * URL (from the latest `expose` or call that needed it): for a host that shows "Connect" links
+   * to the signed-in person. Never put these in model-visible text: whoever opens one can link
+   * their own account in the user's name.
    *
-   * @param userId The user (`undefined` for global servers).
+   * @param userId The user (global servers are authorized per user too).
    * @returns One entry per waiting server; empty without `oauth`.
    */
   authorizationUrls(userId?: string): { serverId: string; authorizationUrl: string }[] {
