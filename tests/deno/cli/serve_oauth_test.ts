@@ -270,6 +270,11 @@ Deno.test("a global OAuth server in serve --http: Alice's sign-in is hers only, 
   assertEquals(await bob.names(), ["connect_accounts"]);
   assert(world.requests.length > requestsBefore, "Bob's listing reached the MCP server");
   assertEquals(world.bearers.slice(sentBefore).filter((t) => aliceTokens.includes(t)), []);
+  // Bob calls Alice's tool by name anyway: it is not his, and nothing reaches the server as Alice.
+  const forced = await bob.client.callTool({ name: "whoami", arguments: {} });
+  assert(forced.isError, JSON.stringify(forced));
+  assert(!text(forced).includes("alice"));
+  assertEquals(world.bearers.slice(sentBefore).filter((t) => aliceTokens.includes(t)), []);
   const asked = await bob.call("connect_accounts");
   assertStringIncludes(asked, "crm: the user was shown the sign-in page");
   assertEquals(bob.shown.length, 1);
