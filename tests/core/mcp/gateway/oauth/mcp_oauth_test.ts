@@ -396,3 +396,30 @@ Deno.test("a user's own server with a global server's id never gets the user's t
   // ...and carries none of her tokens for the global one.
   assertEquals(evil.bearers.filter((t) => aliceTokens.includes(t)), []);
 });
+
+Deno.test("a ticket's first hop binds the browser: a callback without its cookie is refused before anything is used up", async () => {
+  const world = createOAuthWorld();
+  const { gateway, router } = setup(world);
+  await using _ = gateway;
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  urlIn(gateway, "alice", asked.missing[0].reason);
+  const ticket = (await gateway.authorizationTicket("alice", "crm"))!;
+  const hop = (await gateway.redeemAuthorizationTicket(ticket))!;
+  assertEquals([hop.user, hop.serverId], ["alice", "crm"]);
+  assertEquals(await gateway.redeemAuthorizationTicket(ticket), undefined, "single-use");
+  // The leaked URL, opened by someone else, comes back without the cookie, or with a guess.
+  const leaked = world.consent(hop.location, "mallory");
+  for (const binding of ["", "a-guess"]) {
+    await assertRejects(
+      () => gateway.completeAuthorization("alice", "crm", leaked, { binding }),
+      TypeError,
+      "this browser did not start the authorization",
+    );
+  }
+  assertEquals(world.tokenRequests, [], "no code was exchanged");
+  // The browser that redeemed the ticket completes it: the state was not used up.
+  const own = world.consent(hop.location, "alice");
+  await gateway.completeAuthorization("alice", "crm", own, { binding: hop.binding });
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+});
