@@ -69,6 +69,7 @@ export { SOURCE_PRIORITY } from "./src/core/tool_source.ts";
 export type {
   BashSetting,
   BuiltinContext,
+  BuiltinRequest,
   BuiltinSource,
   GatewayRequest,
   GatewayResolution,

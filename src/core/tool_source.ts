@@ -160,10 +160,27 @@ export interface BuiltinSource {
   readonly names: readonly string[];
   /** The default context (its workspace is where policy path rules resolve). */
   readonly context?: { readonly workspace: string };
-  /** Resolves the named tools, bound to the context of this request (or the default one). */
-  resolve(names: readonly string[], context?: BuiltinContext): SourceResolution;
+  /**
+   * Resolves the named tools, bound to the context of this request (or the default one) and to
+   * its user: what the tools keep between calls (sandbox sessions, background processes) belongs
+   * to that user alone, even when two users pass equal contexts.
+   */
+  resolve(
+    names: readonly string[],
+    context?: BuiltinContext,
+    request?: BuiltinRequest,
+  ): SourceResolution;
   /** Stops everything the source started (background processes). */
   close?(): Promise<void>;
+}
+
+/** Who a built-in resolution is for. */
+export interface BuiltinRequest {
+  /**
+   * The request's user (the principal): sessions and background processes are kept per user;
+   * `undefined` is one principal of its own (requests that name no user share it).
+   */
+  userId?: string;
 }
 
 /** What the router asks a gateway for one request. */

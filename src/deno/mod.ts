@@ -46,6 +46,7 @@ export type { LogSlice } from "./builtins/command/log_buffer.ts";
 export type {
   BashSetting,
   BuiltinContext,
+  BuiltinRequest,
   BuiltinSource,
   GatewayRequest,
   GatewayResolution,

@@ -17,6 +17,8 @@ import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
+import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
+import type { BuiltinContext } from "../../core/tool_source.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -73,6 +75,10 @@ export interface BuildRouterOptions {
  * Builds the router of a config: the built-ins for its workspace, the functions and local
  * services of its modules, and a gateway with its global and per-user MCP servers.
  *
+ * Each user's tool set has the built-ins of that user alone (sandbox session, `/tmp`, PID
+ * namespace, limits, background processes); with `{user}` in `workspace` also a folder of their
+ * own, created (mode 0700) when their tool set is first exposed.
+ *
  * Throws a {@linkcode UsageError} for a module that cannot be loaded.
  *
  * @tags allow-read, allow-write, allow-run, allow-env, allow-net
@@ -89,9 +95,24 @@ export async function buildRouter(
   const startup = await startupFiles(config, { cwd: readableCwd() });
   const { functions, mcpServices } = await loadModules(config.modules);
   // Built-ins only when the config asks for them: an mcp.json grants no file access.
+  // With {user} the config's workspace is a template: no request runs in it (its default
+  // context names no folder), each user gets `userContext` (see `contextOf`).
+  const perUser = isPerUserWorkspace(config.context.workspace);
   const builtins = config.builtins !== false
     ? builtinTools(withStartupProtection(config.context, startup))
     : undefined;
+  const contexts = new Map<string, BuiltinContext>();
+  const contextOf = async (userId: string | undefined): Promise<BuiltinContext | undefined> => {
+    if (!perUser || builtins === undefined || userId === undefined) return undefined;
+    let context = contexts.get(userId);
+    if (context === undefined) {
+      const own = userContext(config.context, userId);
+      await makeUserWorkspace(own.workspace, userId);
+      context = withStartupProtection(own, startup);
+      contexts.set(userId, context);
+    }
+    return context;
+  };
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
@@ -171,6 +192,7 @@ export async function buildRouter(
   };
   async function exposeNow(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
     const user = config.users.find((entry) => entry.id === userId);
+    const context = await contextOf(user?.id);
     const selection = (connect: boolean) => ({
       builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
       functions: [
@@ -184,6 +206,7 @@ export async function buildRouter(
         ...Object.keys(user?.mcpServers ?? {}),
       ],
       userId,
+      ...(context === undefined ? {} : { context }),
       signal,
     });
     const toolSet = await router.expose(selection(false));
@@ -204,14 +227,23 @@ function readableCwd(): string | undefined {
 }
 
 /**
- * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones.
+ * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones, and when
+ * no user is given for a workspace with `{user}` (a folder per user: it names none).
  *
  * @param config The config.
  * @param userId The id from `--user`.
  * @returns The id, checked.
  */
 export function checkUser(config: ToolrouteConfig, userId: string | undefined): string | undefined {
-  if (userId === undefined) return undefined;
+  if (userId === undefined) {
+    if (config.builtins !== false && isPerUserWorkspace(config.context.workspace)) {
+      const known = config.users.map((user) => `"${user.id}"`).join(", ");
+      throw new UsageError(
+        `The workspace "${config.context.workspace}" is a folder per user: pass --user ID (one of ${known})`,
+      );
+    }
+    return undefined;
+  }
   if (config.users.some((user) => user.id === userId)) return userId;
   const known = config.users.map((user) => `"${user.id}"`).join(", ") || "none";
   throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known}`);

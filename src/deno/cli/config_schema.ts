@@ -80,7 +80,13 @@ const policySchema = z.strictObject({
 export const toolrouteConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
   workspace: nonEmpty.optional()
-    .describe("The workspace, read and write; relative to this file. Turns the built-in tools on"),
+    .describe(
+      'The workspace, read and write; relative to this file. Turns the built-in tools on. "{user}" as a folder name (such as "work/{user}") gives each user their own folder, created on first use',
+    ),
+  sharedWorkspace: z.boolean().optional()
+    .describe(
+      'Let several users share one workspace (no "{user}" in it); serve refuses several users without either. Each user still has their own sandbox',
+    ),
   readOnlyRoots: z.array(nonEmpty).optional().describe("Folders that may be read but not written"),
   allowBroadRoots: z.boolean().optional()
     .describe("Allow a workspace that is /, a top-level system folder or a home folder itself"),

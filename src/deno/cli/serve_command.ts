@@ -16,6 +16,7 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
+import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 
 /**
@@ -56,7 +57,11 @@ export async function serveCommand(
     files,
   );
   const config = await configFromFlags(flags);
-  const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
+  // Over HTTP each request's user comes from its token; over stdio one user is served.
+  const userId = http === undefined
+    ? checkUser(config, typeof flags.user === "string" ? flags.user : undefined)
+    : undefined;
+  checkUserSeparation(config, flags["shared-workspace"] === true);
   const auth = http === undefined ? undefined : await httpAuth(config, http, tokenFile);
   const toolsChanged = new Set<(userId?: string) => void>();
   // Call lines are written after the call's answer (see deferredLines); the rest at the end.

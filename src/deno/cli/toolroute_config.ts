@@ -28,8 +28,13 @@ export interface UserConfig {
 export interface ToolrouteConfig {
   /** The absolute path of the file, when one was read. */
   path?: string;
-  /** The built-in context (absolute paths). */
+  /**
+   * The built-in context (absolute paths). Its `workspace` may hold `{user}` (a folder per user):
+   * then it is a template, and each user's context is `userContext(context, id)`.
+   */
   context: BuiltinContext;
+  /** Several users share the one workspace, as the config says (`"sharedWorkspace": true`). */
+  sharedWorkspace?: boolean;
   /**
    * Whether built-in tools are served: only when asked for, by `workspace`, `bash` or
    * `expose.builtins` in the file or by `--workspace`. A config with only `mcpServers` (an
