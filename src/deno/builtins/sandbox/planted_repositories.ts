@@ -74,23 +74,19 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
 }
 
 /**
- * Runs {@linkcode scanAndContain} after a sandboxed command (or a background process's end) and
- * takes what any walk of this workspace disabled since the last report, as a notice for the
- * model. Never throws: a walk that fails (a workspace too large) is walked again, and refused,
- * before the next command.
+ * Runs {@linkcode scanAndContain} after a sandboxed command (or a background process's end);
+ * {@linkcode plantedNotice} then reports what it did. Never throws: a walk that fails (a
+ * workspace too large, a rename refused) is walked again, and refuses, before the next command.
  *
  * @param ctx The context the command ran in.
- * @returns The notice, or `undefined` when nothing was disabled.
  */
-export function containAfterCommand(ctx: ResolvedContext): string | undefined {
-  let real: string;
+export function containAfterCommand(ctx: ResolvedContext): void {
   try {
-    real = Deno.realPathSync(ctx.workspace);
+    const real = Deno.realPathSync(ctx.workspace);
     scanAndContain({ declared: ctx.workspace, real }, ctx.protectedPaths);
   } catch {
-    return undefined;
+    // Reported by the next walk, before anything else runs.
   }
-  return plantedNotice(real);
 }
 
 /**
