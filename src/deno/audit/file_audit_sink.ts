@@ -63,7 +63,8 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   /**
-   * Opens (or creates) the file for appending. Throws when it cannot be opened.
+   * Opens (or creates) the file for appending. Throws when it cannot be opened, and a
+   * `TypeError` when the path is a symbolic link.
    *
    * @param path The file.
    * @param options The queue limit and the error listener.
@@ -80,8 +81,19 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
         `Cannot open the audit file: "maxQueued" must be at least 1, received ${options.maxQueued}`,
       );
     }
+    // A link would send the trail wherever it points, chosen by whoever can replace it: refused.
+    // The file is opened once and written through that descriptor, so a link swapped in later
+    // is never followed; one swapped in while opening is caught by comparing the two.
+    if ((await lstatOrUndefined(path))?.isSymlink) throw symlinkError(path);
     const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
     try {
+      const [opened, named] = [await file.stat(), await lstatOrUndefined(path)];
+      if (
+        named === undefined || named.isSymlink || named.ino !== opened.ino ||
+        named.dev !== opened.dev
+      ) {
+        throw symlinkError(path);
+      }
       if (await endsCut(path, file)) await writeAll(file, encoder.encode("\n"));
     } catch (error) {
       file.close();
@@ -198,6 +210,21 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
 }
 
 /** Whether the file is non-empty and does not end with a newline (a line cut by a crash). */
+function symlinkError(path: string): TypeError {
+  return new TypeError(
+    `Cannot open the audit file "${path}": it is a symbolic link (or was replaced while being opened); give the path of the file itself`,
+  );
+}
+
+async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
 async function endsCut(path: string, file: Deno.FsFile): Promise<boolean> {
   const { size } = await file.stat();
   if (size === 0) return false;

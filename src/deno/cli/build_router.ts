@@ -59,6 +59,11 @@ export interface BuildRouterOptions {
   audit?: AuditSink;
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;
+  /**
+   * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
+   * `--audit` file): protected from the built-in tools like the start-up files.
+   */
+  trustFiles?: readonly string[];
 }
 
 /**
@@ -82,7 +87,7 @@ export async function buildRouter(
   const { functions, mcpServices } = await loadModules(config.modules);
   // Built-ins only when the config asks for them: an mcp.json grants no file access.
   const builtins = config.builtins !== false
-    ? builtinTools(withStartupProtection(config.context, startup))
+    ? builtinTools(withStartupProtection(config.context, startup, options.trustFiles))
     : undefined;
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
