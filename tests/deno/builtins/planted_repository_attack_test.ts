@@ -237,7 +237,30 @@ Deno.test({
     });
     assertFalse(init.isError, init.text);
     assertStringIncludes(JSON.parse(init.text).stdout, "HEAD", "git init ran in the sandbox");
-    assertStringIncludes(JSON.parse(init.text).notice, "sub/.git/HEAD");
+    assertStringIncludes(
+      JSON.parse(init.text).notice,
+      '"sub/.git" to "sub/.git.disabled-by-toolroute"',
+    );
+    // A repository inside the repository, and one inside the new .git: each round of the walk
+    // enters what the last one disabled.
+    const nested = await t.tools.call("bash", {
+      command: `${plantScript("outer", marker)} && ${plantScript("outer/inner", marker)} && ` +
+        `${plantScript("sub2/.git/modules/m", marker)} && git init -q sub2`,
+    });
+    assertFalse(nested.isError, nested.text);
+    const notice = JSON.parse(nested.text).notice;
+    for (
+      const disabled of [
+        '"outer/HEAD"',
+        '"outer/inner/HEAD"',
+        '"sub2/.git"',
+        '"sub2/.git.disabled-by-toolroute/modules/m/HEAD"',
+      ]
+    ) {
+      assertStringIncludes(notice, disabled);
+    }
+    await hostGitStatus(`${fx.workspace}/outer/inner`, fx.base);
+    await hostGitStatus(`${fx.workspace}/sub2/.git.disabled-by-toolroute/modules/m`, fx.base);
     const moved = await t.tools.call("bash", {
       command: `${plantScript("stage", marker)} && mv stage moved`,
     });

@@ -1,4 +1,4 @@
-import { join } from "@std/path";
+import { basename, dirname, join } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { Root } from "../paths/allowed_roots.ts";
@@ -24,6 +24,7 @@ const baselines = new Map<string, Map<string, string | undefined>>();
 const unreported = new Map<string, PlantedRepository[]>();
 const MAX_WORKSPACES = 64;
 const SUFFIX = ".disabled-by-toolroute";
+const MAX_ROUNDS = 32;
 
 /**
  * Walks the workspace for its protected entries (`protectedMountsSync`) and disables every git
@@ -47,7 +48,7 @@ const SUFFIX = ".disabled-by-toolroute";
  * @returns The scan after disabling (its mounts are current).
  */
 export function scanAndContain(workspace: Root, protectedPaths: readonly string[]): ProtectedScan {
-  const scan = protectedMountsSync(workspace, protectedPaths);
+  let scan = protectedMountsSync(workspace, protectedPaths);
   let baseline = baselines.get(workspace.real);
   if (baseline === undefined) {
     baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
@@ -55,22 +56,26 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
     while (baselines.size > MAX_WORKSPACES) baselines.delete(baselines.keys().next().value!);
     return scan;
   }
-  const present = new Set(scan.signatures.map((found) => found.rel));
-  for (const rel of [...baseline.keys()]) if (!present.has(rel)) baseline.delete(rel);
-  const planted = scan.signatures.filter((found) =>
-    !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
-  );
-  if (planted.length === 0) return scan;
-  const done = planted.map((found) => disable(workspace.real, found));
-  const list = unreported.get(workspace.real) ?? [];
-  list.push(...done);
-  unreported.set(workspace.real, list);
-  if (done.some(({ outcome }) => "error" in outcome)) {
-    // Left as it is, it stays planted for the next walk; nothing runs meanwhile.
-    throw new ToolError("tool_error", plantedNotice(workspace.real)!);
+  // A disabled repository is walked into at the next round: one planted inside it is found
+  // then. Each round disables at least one, so the rounds are bounded by what a command made.
+  for (let round = 0;; round++) {
+    const present = new Set(scan.signatures.map((found) => found.rel));
+    for (const rel of [...baseline.keys()]) if (!present.has(rel)) baseline.delete(rel);
+    const planted = scan.signatures.filter((found) =>
+      !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
+    );
+    if (planted.length === 0) return scan;
+    const done = planted.map((found) => disable(workspace.real, found));
+    const list = unreported.get(workspace.real) ?? [];
+    list.push(...done);
+    unreported.set(workspace.real, list);
+    if (done.some(({ outcome }) => "error" in outcome) || round >= MAX_ROUNDS) {
+      // Left as it is, it stays planted for the next walk; nothing runs meanwhile.
+      throw new ToolError("tool_error", plantedNotice(workspace.real)!);
+    }
+    // The walk's answer named the planted folders as protected entries: walk again.
+    scan = protectedMountsSync(workspace, protectedPaths);
   }
-  // The walk's answer named the planted folders as protected entries: walk again.
-  return protectedMountsSync(workspace, protectedPaths);
 }
 
 /**
@@ -101,8 +106,12 @@ export function plantedNotice(workspaceReal: string): string | undefined {
   unreported.delete(workspaceReal);
   const lines = list.map(({ path, outcome }) =>
     "error" in outcome
-      ? `"${path}" could not be disabled (${outcome.error}); no command runs until it is`
-      : `"${path}": renamed "${outcome.renamed}" to "${outcome.to}"`
+      ? `${
+        JSON.stringify(path)
+      } could not be disabled (${outcome.error}); no command runs until it is`
+      : `${JSON.stringify(path)}: renamed ${JSON.stringify(outcome.renamed)} to ${
+        JSON.stringify(outcome.to)
+      }`
   );
   return "toolroute disabled git repositories that a command created in the workspace " +
     "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file): git on the " +
@@ -114,14 +123,11 @@ function disable(real: string, found: GitSignatureFound): PlantedRepository {
   const path = found.rel === "" ? "." : found.rel;
   const folder = found.rel === "" ? real : join(real, found.rel);
   try {
-    if (found.kind === "file") {
-      const parent = join(folder, "..");
-      const name = folder.slice(parent.length + 1);
-      return { path, outcome: renameAside(real, parent, name) };
+    // A `.git` (file, or folder: a protected name the walk does not enter) is renamed whole, so
+    // the next round walks into it; another folder loses its HEAD, so git no longer sees it.
+    if (found.rel !== "" && normalizeComponent(basename(found.rel)) === ".git") {
+      return { path, outcome: renameAside(real, dirname(folder), basename(folder)) };
     }
-    // Only a folder reached without a symbolic link is renamed in (a command that swaps one in
-    // between is the documented race; see docs/security.md).
-    if (Deno.realPathSync(folder) !== folder) throw new Deno.errors.NotFound();
     let outcome: PlantedRepository["outcome"] | undefined;
     for (const entry of Deno.readDirSync(folder)) {
       if (normalizeComponent(entry.name) === "head") {
@@ -145,6 +151,8 @@ function renameAside(
   folder: string,
   name: string,
 ): PlantedRepository["outcome"] {
+  // Only in a folder reached without a symbolic link (a command that swaps one in between is
+  // the documented race; see docs/security.md).
   if (Deno.realPathSync(folder) !== folder) throw new Deno.errors.NotFound();
   let to = `${name}${SUFFIX}`;
   for (let i = 2; exists(join(folder, to)); i++) to = `${name}${SUFFIX}-${i}`;
