@@ -87,23 +87,32 @@ export function checkGitSignatures(
       names.add(normalizeComponent(parts[i]));
     }
   }
-  const known = new Map<string, string[]>();
+  // Looked up once per folder, HEAD first: most folders have none, and then need nothing more
+  // unless the write itself adds a signature name there.
+  const heads = new Map<string, boolean>();
+  const full = new Map<string, string[]>();
+  const pathOf = (dir: string) => dir === "" ? root : join(root, dir);
+  const hasHead = (dir: string): boolean => {
+    let head = heads.get(dir);
+    if (head === undefined) heads.set(dir, head = lexists(join(pathOf(dir), "HEAD")));
+    return head;
+  };
   const onDisk = (dir: string): string[] => {
-    let names = known.get(dir);
+    let names = full.get(dir);
     if (names === undefined) {
-      const path = dir === "" ? root : join(root, dir);
-      names = ON_DISK.filter((name) => lexists(join(path, name)));
-      known.set(dir, names);
+      names = ON_DISK.filter((name) =>
+        name === "HEAD" ? hasHead(dir) : lexists(join(pathOf(dir), name))
+      );
+      full.set(dir, names);
     }
     return names;
   };
   for (const { parts, shown } of split) {
     for (let i = 0; i < parts.length; i++) {
       const dir = parts.slice(0, i).join("/");
-      const disk = onDisk(dir);
-      if (disk.length >= 2 && isGitSignature(disk)) throw insideError(shown, dir);
+      if (hasHead(dir) && isGitSignature(onDisk(dir))) throw insideError(shown, dir);
       if (!isSignatureName(parts[i])) continue;
-      if (isGitSignature([...disk, ...pending.get(dir)!])) throw completesError(shown, dir);
+      if (isGitSignature([...onDisk(dir), ...pending.get(dir)!])) throw completesError(shown, dir);
     }
   }
 }

@@ -24,7 +24,9 @@ const baselines = new Map<string, Map<string, string | undefined>>();
 const unreported = new Map<string, PlantedRepository[]>();
 const MAX_WORKSPACES = 64;
 const SUFFIX = ".disabled-by-toolroute";
-const MAX_ROUNDS = 32;
+const MAX_ROUNDS = 256;
+// What one notice names; the rest is counted.
+const MAX_NAMED = 20;
 
 /**
  * Walks the workspace for its protected entries (`protectedMountsSync`) and disables every git
@@ -104,7 +106,7 @@ export function plantedNotice(workspaceReal: string): string | undefined {
   const list = unreported.get(workspaceReal);
   if (list === undefined || list.length === 0) return undefined;
   unreported.delete(workspaceReal);
-  const lines = list.map(({ path, outcome }) =>
+  const lines = list.slice(0, MAX_NAMED).map(({ path, outcome }) =>
     "error" in outcome
       ? `${
         JSON.stringify(path)
@@ -113,6 +115,7 @@ export function plantedNotice(workspaceReal: string): string | undefined {
         JSON.stringify(outcome.to)
       }`
   );
+  if (list.length > MAX_NAMED) lines.push(`and ${list.length - MAX_NAMED} more`);
   return "toolroute disabled git repositories that a command created in the workspace " +
     "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file): git on the " +
     "host would run their config and hooks by itself, outside the sandbox. Nothing was " +
@@ -156,7 +159,16 @@ function renameAside(
   if (Deno.realPathSync(folder) !== folder) throw new Deno.errors.NotFound();
   let to = `${name}${SUFFIX}`;
   for (let i = 2; exists(join(folder, to)); i++) to = `${name}${SUFFIX}-${i}`;
-  Deno.renameSync(join(folder, name), join(folder, to));
+  try {
+    Deno.renameSync(join(folder, name), join(folder, to));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
+    // A command may take the write bit off the folder to keep its repository: the folder is
+    // the same user's, so it is given back (nothing else changes) and the rename tried again.
+    const mode = Deno.lstatSync(folder).mode ?? 0o755;
+    Deno.chmodSync(folder, (mode & 0o7777) | 0o700);
+    Deno.renameSync(join(folder, name), join(folder, to));
+  }
   const rel = folder === real ? "" : folder.slice(real.length + 1) + "/";
   return { renamed: `${rel}${name}`, to: `${rel}${to}` };
 }
