@@ -22,7 +22,8 @@ const encoder = new TextEncoder();
  * `batchMs`, and a crash mid-write can cut only the last line: every earlier line stays
  * parseable (a cut line is closed with a newline when the file is opened again).
  *
- * Requires `allow-write` permission for the file (and `allow-read` to repair a cut last line).
+ * Requires `allow-write` and `allow-read` permission for the file (reading checks that the path is
+ * not a symbolic link, and repairs a cut last line).
  *
  * @example Audit every call of a router
  * ```ts
@@ -41,7 +42,7 @@ const encoder = new TextEncoder();
  * assertEquals(JSON.parse(line).outcome, "ok");
  * ```
  *
- * @tags allow-write
+ * @tags allow-write, allow-read
  */
 export class FileAuditSink implements AuditSink, AsyncDisposable {
   #file: Deno.FsFile;
@@ -221,6 +222,11 @@ async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined
     return await Deno.lstat(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new TypeError(
+        `Cannot open the audit file "${path}": reading its metadata was denied, so it cannot be checked not to be a symbolic link; run Deno with --allow-read for it too`,
+      );
+    }
     throw error;
   }
 }
