@@ -338,3 +338,27 @@ Deno.test({
     assertFalse(await exists(marker));
   },
 });
+
+Deno.test("a context with no protectedPaths still refuses to complete or write in a git directory", async () => {
+  await using fx = await makeFixture();
+  const marker = `${fx.outside}/marker`;
+  await using t = await tools({ ...fx.context, protectedPaths: [] }, ["write_file"]);
+  for (const [path, content] of [["r/objects/x", "x"], ["r/config", plantedConfig(marker)]]) {
+    assertFalse((await t.tools.call("write_file", { path, content })).isError, path);
+  }
+  const head = await t.tools.call("write_file", {
+    path: "r/HEAD",
+    content: "ref: refs/heads/main\n",
+  });
+  assertEquals(head.code, "permission_denied", head.text);
+  // The user's own repository (a .git folder, which this context does not protect by name).
+  await new Deno.Command("git", { args: ["init", "-q", `${fx.workspace}/proj`] }).output();
+  const config = await t.tools.call("write_file", {
+    path: "proj/.git/config",
+    content: plantedConfig(marker).replace("worktree = ..", "worktree = ."),
+  });
+  assertEquals(config.code, "permission_denied", config.text);
+  await hostGitStatus(`${fx.workspace}/r`, fx.base);
+  await hostGitStatus(`${fx.workspace}/proj`, fx.base);
+  assertFalse(await exists(marker));
+});
