@@ -362,3 +362,39 @@ Deno.test("a context with no protectedPaths still refuses to complete or write i
   await hostGitStatus(`${fx.workspace}/proj`, fx.base);
   assertFalse(await exists(marker));
 });
+
+Deno.test({
+  name: "a repository planted by a background process that keeps running is disabled while it runs",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using fx = await makeFixture();
+    const marker = `${fx.outside}/marker`;
+    await using t = await tools(sandboxed(fx.workspace), ["bash"]);
+    const started = await t.tools.call("bash", {
+      action: "start",
+      command: `${plantScript("live", marker)}; sleep 60`,
+    });
+    assertFalse(started.isError, started.text);
+    const { processId } = JSON.parse(started.text);
+    // The attack ran: the config was written by the process.
+    for (let i = 0; i < 200 && !(await exists(`${fx.workspace}/live/config`)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assertStringIncludes(await Deno.readTextFile(`${fx.workspace}/live/config`), "fsmonitor");
+    // Disabled without any further call, while the process still runs.
+    for (
+      let i = 0;
+      i < 200 && !(await exists(`${fx.workspace}/live/HEAD.disabled-by-toolroute`));
+      i++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert(await exists(`${fx.workspace}/live/HEAD.disabled-by-toolroute`));
+    await hostGitStatus(`${fx.workspace}/live`, fx.base);
+    assertFalse(await exists(marker));
+    const status = JSON.parse((await t.tools.call("bash", { action: "status", processId })).text);
+    assertEquals(status.running, true);
+    assertStringIncludes(status.notice, '"live/HEAD"');
+    await t.tools.call("bash", { action: "stop", processId });
+  },
+});

@@ -104,9 +104,39 @@ async function withPlantedNotice(ctx: ResolvedContext, run: Promise<unknown>): P
   return { ...result, notice };
 }
 
-/** Contains what a sandboxed background process planted, once it has ended. */
+/**
+ * Contains what a sandboxed background process plants: while it runs, every few seconds (a
+ * `git status` of the user's shell prompt must not wait for its end), and once it has ended.
+ */
 function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: ProcessInfo): void {
-  processes.get(info.processId).finished.then(() => containAfterCommand(ctx), () => {});
+  watchWhileRunning(ctx, 1);
+  processes.get(info.processId).finished.then(() => {
+    watchWhileRunning(ctx, -1);
+    containAfterCommand(ctx);
+  }, () => watchWhileRunning(ctx, -1));
+}
+
+/** How often a context with running background processes is walked for planted repositories. */
+const BACKGROUND_WATCH_MS = 2_000;
+const watches = new Map<
+  ResolvedContext,
+  { running: number; timer: ReturnType<typeof setInterval> }
+>();
+
+function watchWhileRunning(ctx: ResolvedContext, change: 1 | -1): void {
+  const watch = watches.get(ctx);
+  if (watch === undefined) {
+    if (change < 0) return;
+    const timer = setInterval(() => containAfterCommand(ctx), BACKGROUND_WATCH_MS);
+    Deno.unrefTimer(timer); // Never what keeps the host alive.
+    watches.set(ctx, { running: 1, timer });
+    return;
+  }
+  watch.running += change;
+  if (watch.running <= 0) {
+    clearInterval(watch.timer);
+    watches.delete(ctx);
+  }
 }
 
 async function runBash(
