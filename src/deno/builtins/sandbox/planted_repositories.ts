@@ -34,13 +34,16 @@ const MAX_NAMED = 20;
  * bubblewrap cannot refuse a file name, so a command can still create `HEAD` beside `objects/`
  * and `refs/` (or a `.git` file) during its run, and git on the host would then run that
  * folder's config (core.fsmonitor) and hooks by itself. Disabling renames its `HEAD` (or the
- * `.git` file) to a name ending in `.disabled-by-toolroute` in the same folder: git no longer
- * sees a repository there, and nothing is deleted. A repository that disappears from the
- * baseline is forgotten; one that comes back (another inode) is new.
+ * `.git` file or folder itself) to a name ending in `.disabled-by-toolroute` in the same
+ * folder: git no longer sees a repository there, and nothing is deleted. The walk is repeated
+ * until nothing new is found (a repository inside a disabled one). A repository that disappears
+ * from the baseline is forgotten; one that comes back (another inode) is new.
  *
  * This is the one mechanism for every sandboxed path: `sandboxMounts` calls it before each
- * command and file operation, the bash tool after each command and when a background process
- * ends ({@linkcode containAfterCommand}). What it did is kept until a result reports it.
+ * command and file operation, the bash tool after each command, every few seconds while a
+ * background process runs and when it ends ({@linkcode containAfterCommand}). What it did is
+ * kept until a bash result reports it ({@linkcode plantedNotice}). Throws a `ToolError` when a
+ * repository could not be disabled: nothing runs before it is.
  *
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
