@@ -46,6 +46,12 @@ export interface ToolElicitation {
   message: string;
   /** The JSON Schema (a flat object of primitives) of the answer. */
   requestedSchema: Record<string, unknown>;
+  /**
+   * URL mode: a link the person opens out of band (a sign-in), shown by their client and never
+   * to the model; `requestedSchema` is then not used. Relayed only to a client that declared URL
+   * elicitation (the request fails otherwise), and never from an upstream server.
+   */
+  url?: string;
 }
 
 /** The answer to a {@linkcode ToolElicitation}. */

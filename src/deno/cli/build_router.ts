@@ -7,7 +7,7 @@ import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";
 import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { loadModules } from "./load_modules.ts";
-import { connectAccountsTool } from "./oauth_callback.ts";
+import { connectAccountsTool, OAUTH_START_PATH, type SignInLink } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -36,6 +36,13 @@ export interface ServedRouter extends AsyncDisposable {
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
   readonly gateway?: ReturnType<typeof createDenoGateway>;
+  /**
+   * The servers waiting for a user to sign in, each with a fresh single-use link to serve's
+   * first hop (for the person only: never put in model-visible text). Empty without OAuth.
+   *
+   * @param userId The user.
+   */
+  signInLinks(userId?: string): Promise<SignInLink[]>;
   /** The tool lock file in force (`toolroute.lock` beside the config), if any. */
   readonly lock?: { path: string; tools: number };
 }
@@ -52,7 +59,8 @@ export interface BuildRouterOptions {
   approve?: ApprovalHandler;
   /**
    * The OAuth redirect URI served by the caller (`serve --http`): enables the MCP authorization
-   * flow and adds the `connect_accounts` tool that hands the authorization URLs to the client.
+   * flow and adds the `connect_accounts` tool that asks the person to sign in through their
+   * client (links go through serve's `/oauth/start` first hop, never to the model).
    */
   oauthRedirectUrl?: string;
   /** Receives one audit record per call (`serve --audit`). */
@@ -105,10 +113,23 @@ export async function buildRouter(
       relayElicitation: true,
     })
     : undefined;
-  // Exposing again (for the servers only) starts fresh authorization URLs.
-  if (oauth !== undefined) {
-    functions.push(connectAccountsTool(async (userId) => (await served.expose(userId)).missing));
-  }
+  // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.
+  const signInLinks = async (userId?: string): Promise<SignInLink[]> => {
+    if (oauth === undefined || gateway === undefined) return [];
+    const start = new URL(OAUTH_START_PATH, options.oauthRedirectUrl);
+    const links: SignInLink[] = [];
+    for (const entry of (await served.expose(userId)).missing) {
+      if (entry.selection !== "mcpServers" || !/Authorization required/.test(entry.reason)) {
+        continue;
+      }
+      const ticket = await gateway.authorizationTicket(userId, entry.name);
+      if (ticket === undefined) continue;
+      start.searchParams.set("ticket", ticket);
+      links.push({ serverId: entry.name, link: start.href });
+    }
+    return links;
+  };
+  if (oauth !== undefined) functions.push(connectAccountsTool(signInLinks));
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {
       gateway?.addUserServer(user.id, id, server);
@@ -148,6 +169,7 @@ export async function buildRouter(
       }
       return made;
     },
+    signInLinks,
     close,
     [Symbol.asyncDispose]: close,
     ...(pins.lock === undefined ? {} : { lock: pins.lock }),

@@ -1,6 +1,14 @@
 import { mcpHttpHandler } from "../../core/mcp/serve/mcp_http_handler.ts";
 import type { ListenAddress } from "./listen_address.ts";
-import { answerOAuthCallback, OAUTH_CALLBACK_PATH } from "./oauth_callback.ts";
+import {
+  answerOAuthCallback,
+  answerOAuthStart,
+  answerOAuthStatus,
+  OAUTH_CALLBACK_PATH,
+  OAUTH_START_PATH,
+  OAUTH_STATUS_PATH,
+} from "./oauth_callback.ts";
+import { sha256Hex } from "../../core/mcp/gateway/oauth/authorization_ticket.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 import { UsageError } from "./usage_error.ts";
 import { tokenBanner } from "./serve_token.ts";
@@ -50,12 +58,35 @@ export async function serveHttp(
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
   const gateway = served.gateway;
-  const answer = (request: Request): Response | Promise<Response> =>
-    gateway !== undefined && new URL(request.url).pathname === OAUTH_CALLBACK_PATH
-      ? answerOAuthCallback(request, gateway, (userId) => {
+  // Looked up by digest, as the MCP handler does, never compared by prefix.
+  const digests = new Map(
+    await Promise.all(
+      Object.entries(tokens).map(async ([token, user]) => [await sha256Hex(token), user] as const),
+    ),
+  );
+  const userOf = async (request: Request) => {
+    const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const user = token === undefined ? undefined : digests.get(await sha256Hex(token));
+    if (user === undefined) return undefined;
+    return anonymous ? {} : { userId: user };
+  };
+  const answer = (request: Request): Response | Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (gateway === undefined) return handler(request);
+    if (path === OAUTH_CALLBACK_PATH) {
+      return answerOAuthCallback(request, gateway, (userId) => {
         for (const notify of toolsChanged) notify(userId);
-      })
-      : handler(request);
+      });
+    }
+    if (path === OAUTH_START_PATH) return answerOAuthStart(request, gateway);
+    if (path === OAUTH_STATUS_PATH) {
+      return answerOAuthStatus(request, {
+        userOf,
+        links: (userId) => served.signInLinks(userId),
+      });
+    }
+    return handler(request);
+  };
   let server: Deno.HttpServer;
   try {
     server = listenOrExplain(http, () =>
