@@ -245,7 +245,11 @@ export interface BuiltinContext {
   processLogChars?: number;
   /** Whether `bash` is offered, and how it is confined. Default: `false`. */
   bash?: BashSetting;
-  /** Paths inside the workspace that writes refuse. Default: `[".git"]`. */
+  /**
+   * Paths inside the workspace that writes refuse (names without a slash at any depth, `./name`
+   * at the top). Default: `[".git"]`. Git directories are refused whatever this says; add what
+   * your own tools run by themselves (`.envrc`, `.vscode`, `.github`, ...: `docs/security.md`).
+   */
   protectedPaths?: string[];
   /** Environment variable names passed to commands. Default: PATH, HOME, LANG, TERM. */
   env?: string[];

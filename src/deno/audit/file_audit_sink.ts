@@ -22,7 +22,8 @@ const encoder = new TextEncoder();
  * `batchMs`, and a crash mid-write can cut only the last line: every earlier line stays
  * parseable (a cut line is closed with a newline when the file is opened again).
  *
- * Requires `allow-write` permission for the file (and `allow-read` to repair a cut last line).
+ * Requires `allow-write` and `allow-read` permission for the file (reading checks that the path is
+ * not a symbolic link, and repairs a cut last line).
  *
  * @example Audit every call of a router
  * ```ts
@@ -41,7 +42,7 @@ const encoder = new TextEncoder();
  * assertEquals(JSON.parse(line).outcome, "ok");
  * ```
  *
- * @tags allow-write
+ * @tags allow-write, allow-read
  */
 export class FileAuditSink implements AuditSink, AsyncDisposable {
   #file: Deno.FsFile;
@@ -63,7 +64,8 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   /**
-   * Opens (or creates) the file for appending. Throws when it cannot be opened.
+   * Opens (or creates) the file for appending. Throws when it cannot be opened, and a
+   * `TypeError` when the path is a symbolic link.
    *
    * @param path The file.
    * @param options The queue limit and the error listener.
@@ -80,8 +82,19 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
         `Cannot open the audit file: "maxQueued" must be at least 1, received ${options.maxQueued}`,
       );
     }
+    // A link would send the trail wherever it points, chosen by whoever can replace it: refused.
+    // The file is opened once and written through that descriptor, so a link swapped in later
+    // is never followed; one swapped in while opening is caught by comparing the two.
+    if ((await lstatOrUndefined(path))?.isSymlink) throw symlinkError(path);
     const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
     try {
+      const [opened, named] = [await file.stat(), await lstatOrUndefined(path)];
+      if (
+        named === undefined || named.isSymlink || named.ino !== opened.ino ||
+        named.dev !== opened.dev
+      ) {
+        throw symlinkError(path);
+      }
       if (await endsCut(path, file)) await writeAll(file, encoder.encode("\n"));
     } catch (error) {
       file.close();
@@ -198,6 +211,26 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
 }
 
 /** Whether the file is non-empty and does not end with a newline (a line cut by a crash). */
+function symlinkError(path: string): TypeError {
+  return new TypeError(
+    `Cannot open the audit file "${path}": it is a symbolic link (or was replaced while being opened); give the path of the file itself`,
+  );
+}
+
+async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new TypeError(
+        `Cannot open the audit file "${path}": reading its metadata was denied, so it cannot be checked not to be a symbolic link; run Deno with --allow-read for it too`,
+      );
+    }
+    throw error;
+  }
+}
+
 async function endsCut(path: string, file: Deno.FsFile): Promise<boolean> {
   const { size } = await file.stat();
   if (size === 0) return false;

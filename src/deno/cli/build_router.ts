@@ -69,6 +69,11 @@ export interface BuildRouterOptions {
   audit?: AuditSink;
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;
+  /**
+   * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
+   * `--audit` file): protected from the built-in tools like the start-up files.
+   */
+  trustFiles?: readonly string[];
 }
 
 /**
@@ -99,7 +104,7 @@ export async function buildRouter(
   // context names no folder), each user gets `userContext` (see `contextOf`).
   const perUser = isPerUserWorkspace(config.context.workspace);
   const builtins = config.builtins !== false
-    ? builtinTools(withStartupProtection(config.context, startup))
+    ? builtinTools(withStartupProtection(config.context, startup, options.trustFiles))
     : undefined;
   const contexts = new Map<string, BuiltinContext>();
   const contextOf = async (userId: string | undefined): Promise<BuiltinContext | undefined> => {

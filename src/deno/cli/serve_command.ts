@@ -15,6 +15,7 @@ import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
+import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
@@ -76,6 +77,7 @@ export async function serveCommand(
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
     store,
+    trustFiles: trustFiles(files),
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
       callLog.push(formatGatewayLog(event)); // In order with the calls' lines.

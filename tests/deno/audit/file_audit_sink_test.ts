@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
 import { FileAuditSink } from "../../../src/deno/audit/file_audit_sink.ts";
 import type { AuditRecord } from "../../../src/core/audit_sink.ts";
 
@@ -117,6 +117,50 @@ Deno.test("FileAuditSink: a process killed mid-write leaves every earlier line p
     assertEquals(JSON.parse(after.at(-1)!).durationMs, -1);
     assertEquals(after.length, lines.length + 2);
     assertEquals(after.at(-2), tail);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink.open refuses a symbolic link, and serve --audit says so at start (issue 25, finding 11)", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_audit_link_" }));
+  try {
+    // The attack: the audit path in the workspace is a link to a file the attacker chose.
+    const target = `${dir}/elsewhere.txt`;
+    await Deno.writeTextFile(target, "someone else's file\n");
+    await Deno.symlink(target, `${dir}/audit.jsonl`);
+    const error = await assertRejects(() => FileAuditSink.open(`${dir}/audit.jsonl`), TypeError);
+    assertStringIncludes(error.message, "is a symbolic link");
+    assertEquals(await Deno.readTextFile(target), "someone else's file\n", "nothing appended");
+
+    const { runCli } = await import("../../../src/deno/cli/run_cli.ts");
+    const err: string[] = [];
+    await Deno.writeTextFile(`${dir}/toolroute.json`, JSON.stringify({ workspace: dir }));
+    const code = await runCli(
+      [
+        "serve",
+        "--stdio",
+        "--allow-excess",
+        "--config",
+        `${dir}/toolroute.json`,
+        "--audit",
+        `${dir}/audit.jsonl`,
+      ],
+      { out: () => {}, err: (line) => err.push(line) },
+    );
+    assertEquals(code, 2, err.join("\n"));
+    assertStringIncludes(err.join("\n"), "is a symbolic link");
+    assertEquals(await Deno.readTextFile(target), "someone else's file\n");
+
+    // A link swapped in after the open is never followed: the sink writes through its descriptor.
+    await Deno.remove(`${dir}/audit.jsonl`);
+    await using audit = await FileAuditSink.open(`${dir}/audit.jsonl`, { batchMs: 0 });
+    await Deno.rename(`${dir}/audit.jsonl`, `${dir}/kept.jsonl`);
+    await Deno.symlink(target, `${dir}/audit.jsonl`);
+    audit.write(record(1));
+    await audit.flush();
+    assertEquals(await Deno.readTextFile(target), "someone else's file\n");
+    assertStringIncludes(await Deno.readTextFile(`${dir}/kept.jsonl`), '"outcome":"ok"');
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
