@@ -222,6 +222,7 @@ export class ToolRouter implements AsyncDisposable {
     }
     return resumeApproval(approval, answer, {
       approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      settings: this.#settings,
       expose: (selection) => this.expose(selection),
     });
   }

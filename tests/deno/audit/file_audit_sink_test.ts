@@ -1,4 +1,6 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { z } from "zod";
+import { defineTool, ToolRouter } from "../../../mod.ts";
 import { FileAuditSink } from "../../../src/deno/audit/file_audit_sink.ts";
 import type { AuditRecord } from "../../../src/core/audit_sink.ts";
 
@@ -6,6 +8,7 @@ function record(i: number): AuditRecord {
   return {
     time: new Date().toISOString(),
     tool: "echo",
+    decision: "allow",
     argumentsDigest: `sha256-${"0".repeat(64)}`,
     durationMs: i,
     outcome: "ok",
@@ -51,20 +54,117 @@ Deno.test("FileAuditSink writeLater builds each record when its batch is written
   }
 });
 
-Deno.test("FileAuditSink drops records past its queue limit, counts them and says so once", async () => {
+/** A router with `hold` (waits until released) and `echo`, auditing to `audit`. */
+function heldRouter(audit: FileAuditSink) {
+  const started: string[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  const router = new ToolRouter({
+    audit,
+    functions: [
+      defineTool({
+        name: "hold",
+        description: "Waits until released",
+        input: z.object({ id: z.string() }),
+        run: async ({ id }) => {
+          started.push(id);
+          await released;
+          return id;
+        },
+      }),
+      defineTool({
+        name: "echo",
+        description: "Echoes",
+        input: z.object({ id: z.string() }),
+        run: ({ id }) => (started.push(id), id),
+      }),
+    ],
+  });
+  return { router, started, release };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+Deno.test("FileAuditSink at capacity holds the next call back until a record leaves the queue, and loses no record", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const errors: string[] = [];
-    const sink = await FileAuditSink.open(`${dir}/a.jsonl`, {
-      maxQueued: 5,
-      onError: (error) => errors.push(error.message),
-    });
-    for (let i = 0; i < 20; i++) sink.write(record(i));
-    await sink.close();
-    assert(sink.dropped > 0);
-    assertEquals(errors.length, 1);
-    const lines = (await Deno.readTextFile(`${dir}/a.jsonl`)).trim().split("\n");
-    assertEquals(lines.length, 20 - sink.dropped);
+    const path = `${dir}/a.jsonl`;
+    // Before: a full queue dropped records silently. Now room is taken per call, before it runs.
+    const audit = await FileAuditSink.open(path, { maxQueued: 2, batchMs: 60_000 });
+    const { router, started, release } = heldRouter(audit);
+    const toolSet = await router.expose({ functions: ["hold", "echo"] });
+    const a = toolSet.call("hold", '{"id":"a"}');
+    const b = toolSet.call("hold", '{"id":"b"}');
+    await until(() => started.length === 2);
+    const c = toolSet.call("echo", '{"id":"c"}');
+    await until(() => audit.waiting === 1);
+    // The queue is at capacity (two calls under way hold its room): the third call is held back.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+    assertEquals(started, ["a", "b"]);
+    assertEquals(audit.waiting, 1);
+    release();
+    assertEquals((await Promise.all([a, b, c])).map((result) => result.text), ["a", "b", "c"]);
+    assertEquals(started, ["a", "b", "c"], "the held call ran after the others made room");
+    // Many calls at once through a queue of two: every call leaves its record.
+    const many = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => toolSet.call("echo", `{"id":"m${i}"}`)),
+    );
+    assertEquals(many.filter((result) => result.isError).length, 0);
+    await audit.close();
+    const lines = (await Deno.readTextFile(path)).trim().split("\n").map((line) =>
+      JSON.parse(line)
+    );
+    assertEquals(lines.length, 43, "one record per call");
+    assertEquals(lines.filter((line) => line.decision === "allow").length, 43);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink: a call that finds no room within maxWaitMs fails closed with audit_unavailable and still leaves its record", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/a.jsonl`;
+    const audit = await FileAuditSink.open(path, { maxQueued: 1, maxWaitMs: 50 });
+    const { router, started, release } = heldRouter(audit);
+    const toolSet = await router.expose({ functions: ["hold", "echo"] });
+    const a = toolSet.call("hold", '{"id":"a"}');
+    await until(() => started.length === 1);
+    const b = await toolSet.call("echo", '{"id":"b"}');
+    assertEquals(b.code, "audit_unavailable");
+    assertMatch(b.text, /did not run: the audit trail has no room for its record/);
+    assertEquals(started, ["a"], "the call did not run unaudited");
+    release();
+    assertEquals((await a).text, "a");
+    await audit.close();
+    const lines = (await Deno.readTextFile(path)).trim().split("\n").map((line) =>
+      JSON.parse(line)
+    );
+    assertEquals(lines.map((line) => [line.outcome, line.decision]).sort(), [
+      ["audit_unavailable", "allow"],
+      ["ok", "allow"],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink: calls waiting for room fail closed when the sink closes, and abort with their signal", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const audit = await FileAuditSink.open(`${dir}/a.jsonl`, { maxQueued: 1 });
+    audit.reserve();
+    const controller = new AbortController();
+    const aborted = audit.reserve(controller.signal);
+    const closed = audit.reserve();
+    assertEquals(audit.waiting, 2);
+    controller.abort(new Error("caller gave up"));
+    await assertRejects(() => aborted!, Error, "caller gave up");
+    await audit.close();
+    await assertRejects(() => closed!, Error, "the audit file was closed");
+    assertEquals(audit.waiting, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -80,7 +180,7 @@ Deno.test("FileAuditSink: a process killed mid-write leaves every earlier line p
     const audit = await FileAuditSink.open(${JSON.stringify(path)});
     const pad = "x".repeat(20000);
     for (let i = 0; ; i++) {
-      audit.write({ time: "t", tool: "echo", argumentsDigest: pad, durationMs: i, outcome: "ok" });
+      audit.write({ time: "t", tool: "echo", decision: "allow", argumentsDigest: pad, durationMs: i, outcome: "ok" });
       if (i % 50 === 0) { await audit.flush(); if (i === 0) console.log("started"); }
     }
   `;
