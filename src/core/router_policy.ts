@@ -140,7 +140,7 @@ export async function resumeApproval(
       },
     );
   }
-  const { approved, reason, ...options } = answer;
+  const { approved, reason, shownDigest, ...options } = answer;
   const toolSet = await context.expose({
     ...approval.selection,
     policy: approval.selection.policy ?? {},
@@ -148,7 +148,10 @@ export async function resumeApproval(
     signal: options.signal,
   });
   return approved
-    ? await toolSet.approve(approval, options)
+    ? await toolSet.approve(
+      approval,
+      shownDigest === undefined ? options : { ...options, shownDigest },
+    )
     : await toolSet.reject(approval, reason);
 }
 

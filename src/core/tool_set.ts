@@ -205,14 +205,17 @@ export class ToolSet {
    * ```
    *
    * @param approvalOrId The `approval` of an `approval_required` result, or its id.
-   * @param options Signal, deadline and progress listener of the call.
+   * @param options Signal, deadline and progress listener of the call, and the `shownDigest` of
+   *   what the person approved (when the host's UI keeps it: another digest runs nothing).
    * @returns The call's result.
    */
   approve(
     approvalOrId: PendingApproval | string,
-    options: CallOptions = {},
+    options: CallOptions & { shownDigest?: string } = {},
   ): Promise<ToolCallResult> {
-    return this.#settle(approvalOrId, { approved: true }, options);
+    const { shownDigest, ...callOptions } = options;
+    const answer = shownDigest === undefined ? { approved: true } : { approved: true, shownDigest };
+    return this.#settle(approvalOrId, answer, callOptions);
   }
 
   /**
@@ -262,7 +265,7 @@ export class ToolSet {
 
   #settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string },
+    answer: { approved: boolean; reason?: string; shownDigest?: string },
     options: CallOptions,
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {

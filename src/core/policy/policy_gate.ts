@@ -15,7 +15,12 @@ import {
   stoppedResult,
 } from "./policy_results.ts";
 import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
-import type { ApprovalHandler, ApprovalSelection, PendingApproval } from "../policy_types.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalHandler,
+  ApprovalSelection,
+  PendingApproval,
+} from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 
 /** What every tool set of one router shares for approvals. */
@@ -212,7 +217,7 @@ export class PolicyGate {
    */
   settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string },
+    answer: ApprovalAnswer,
     context: {
       lookup: (name: string) => RoutedTool | undefined;
       options: CallOptions;
