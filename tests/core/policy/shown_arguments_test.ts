@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertMatch, assertNotEquals } from "@std/assert";
+import { assertEquals, assertMatch, assertNotEquals } from "@std/assert";
 import {
   showArguments,
   shownDigest,
