@@ -61,7 +61,7 @@ export interface AuditRecord {
 /**
  * Receives one {@linkcode AuditRecord} per decision. The router never waits for the write: a sink
  * buffers and writes on its own (the `./deno` entry's `FileAuditSink` appends JSON lines to a
- * file). A throw or rejection is ignored. A sink with a bounded buffer implements `reserve`, so
+ * file). A throw or rejection is ignored. A sink with a bounded buffer implements `waitForRoom`, so
  * a full buffer holds calls back instead of losing records.
  */
 export interface AuditSink {
@@ -75,11 +75,11 @@ export interface AuditSink {
    */
   writeLater?(build: () => AuditRecord): void;
   /**
-   * Optional: room for one record, taken before the router writes it (and before the call it
-   * records runs). Returns nothing when there is room now; otherwise a promise that resolves once
-   * room is taken, or rejects when the sink gives up waiting (its own bound) or `signal` aborts.
-   * After a rejection the router does not run the call (`audit_unavailable`) and still writes its
-   * record. The next `write` or `writeLater` uses the room taken.
+   * Optional: waits for room for one more record, before the router records a decision (and
+   * before the call it records runs). Returns nothing when there is room now; otherwise a promise
+   * that resolves when there is, or rejects when the sink gives up waiting (its own bound) or
+   * `signal` aborts. After a rejection the router does not run the call (`audit_unavailable`)
+   * and still writes its record.
    */
-  reserve?(signal?: AbortSignal): void | Promise<void>;
+  waitForRoom?(signal?: AbortSignal): void | Promise<void>;
 }

@@ -113,7 +113,7 @@ export interface CallSettings {
   maxMediaBytes?: number;
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
-  /** Receives one audit record per decision; a full sink holds calls back (`reserve`). */
+  /** Receives one audit record per decision; a full sink holds calls back (`waitForRoom`). */
   audit?: AuditSink;
   /** Whether audit records carry the arguments themselves (not only their digest). */
   auditArguments?: boolean;

@@ -158,9 +158,9 @@ export function observeCall(
 }
 
 /**
- * Holds a call back while the audit sink has no room for its record (`AuditSink.reserve`):
+ * Holds a call back while the audit sink has no room for its record (`AuditSink.waitForRoom`):
  * nothing to wait for (`undefined`, the common case), or a promise of `undefined` once room is
- * taken, or of a `ToolError` (`audit_unavailable`, or `aborted` when the call's signal aborts
+ * there, or of a `ToolError` (`audit_unavailable`, or `aborted` when the call's signal aborts
  * first) when the sink gave up waiting: the call must then not run.
  *
  * @param settings The router's settings (`audit`).
@@ -173,11 +173,11 @@ export function auditRoom(
   name: string,
   signal?: AbortSignal,
 ): Promise<ToolError | undefined> | undefined {
-  const reserve = settings.audit?.reserve;
-  if (reserve === undefined) return undefined;
+  const waitForRoom = settings.audit?.waitForRoom;
+  if (waitForRoom === undefined) return undefined;
   let waiting: void | Promise<void>;
   try {
-    waiting = reserve.call(settings.audit, signal);
+    waiting = waitForRoom.call(settings.audit, signal);
   } catch (error) {
     return Promise.resolve(roomError(name, error, signal));
   }

@@ -3,9 +3,10 @@ import type { AuditRecord, AuditSink } from "../../core/audit_sink.ts";
 /** Options of {@linkcode FileAuditSink.open}. */
 export interface FileAuditSinkOptions {
   /**
-   * Most records waiting to be written, counting the room that calls under way hold for theirs.
-   * When it is reached the next call waits for room (`reserve`) instead of a record being
-   * dropped. Default: 10000.
+   * Most records waiting to be written. When they are this many, the next call waits for room
+   * (`waitForRoom`) before it runs, instead of a record being dropped; a call under way still
+   * writes its record (so the queue holds at most this many plus the calls under way).
+   * Default: 10000.
    */
   maxQueued?: number;
   /**
@@ -30,8 +31,8 @@ const encoder = new TextEncoder();
  * writer, so a call never waits for the disk; a crash loses at most the records of the last
  * `batchMs`, and a crash mid-write can cut only the last line: every earlier line stays
  * parseable (a cut line is closed with a newline when the file is opened again). No record is
- * dropped: when `maxQueued` records are waiting (or held for calls under way), the next call
- * waits for room, and one that waits past `maxWaitMs` does not run (`audit_unavailable`).
+ * dropped: when `maxQueued` records are waiting, the next call waits for room before it runs,
+ * and one that waits past `maxWaitMs` does not run (`audit_unavailable`).
  *
  * Requires `allow-write` permission for the file (and `allow-read` to repair a cut last line).
  *
@@ -63,12 +64,11 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   #onError?: (error: Error) => void;
   #batchMs: number;
   #timer?: ReturnType<typeof setTimeout>;
-  /** Room taken by calls under way for the record each will write. */
-  #reserved = 0;
   /** Calls waiting for room, first come first served. */
   #waiters: Waiter[] = [];
   #maxWaitMs: number;
   #lateReported = false;
+  #closing = false;
   #closed = false;
 
   private constructor(file: Deno.FsFile, options: FileAuditSinkOptions) {
@@ -121,19 +121,17 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   /**
-   * Takes room for one record: at once when the queue has room (returns nothing), else a promise
-   * that resolves when room is taken, or rejects after `maxWaitMs`, when `signal` aborts, or when
-   * the sink closes. The router calls it before every call and decision it records.
+   * Waits for room for one more record: nothing to wait for when the queue has room (returns
+   * nothing), else a promise that resolves when records have left the queue, or rejects after
+   * `maxWaitMs`, when `signal` aborts, or when the sink closes. The router calls it before every
+   * call and decision it records; calls that wait get room first come, first served.
    *
    * @param signal The call's signal.
    * @returns Nothing, or the wait.
    */
-  reserve(signal?: AbortSignal): void | Promise<void> {
-    if (this.#closed) throw new Error("the audit file is closed");
-    if (this.#waiters.length === 0 && this.#hasRoom()) {
-      this.#reserved++;
-      return;
-    }
+  waitForRoom(signal?: AbortSignal): void | Promise<void> {
+    if (this.#closed || this.#closing) throw new Error("the audit file is closed");
+    if (this.#waiters.length === 0 && this.#queue.length < this.#maxQueued) return;
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Full: write what is queued now instead of after the batch delay, and wait for room.
     this.#start();
@@ -170,8 +168,8 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   /**
-   * Queues one record; the write happens in the background. It uses the room its call took with
-   * `reserve`; a record written without room is queued all the same (never dropped).
+   * Queues one record; the write happens in the background. A record is queued even past
+   * `maxQueued` (never dropped): the bound holds calls back before they run, not records.
    *
    * @param record The record.
    */
@@ -189,10 +187,6 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     if (this.#accepts()) this.#enqueue(build);
   }
 
-  #hasRoom(): boolean {
-    return this.#queue.length + this.#reserved < this.#maxQueued;
-  }
-
   #accepts(): boolean {
     if (this.#closed) {
       if (!this.#lateReported) {
@@ -201,16 +195,13 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
       }
       return false;
     }
-    if (this.#reserved > 0) this.#reserved--;
     return true;
   }
 
-  /** Hands freed room to waiting calls, oldest first. */
+  /** Hands freed room to waiting calls, oldest first, one record each. */
   #wake(): void {
-    while (this.#waiters.length > 0 && this.#hasRoom()) {
-      this.#reserved++;
-      this.#waiters.shift()!.resolve();
-    }
+    let room = this.#maxQueued - this.#queue.length;
+    while (this.#waiters.length > 0 && room-- > 0) this.#waiters.shift()!.resolve();
   }
 
   #enqueue(entry: string | (() => AuditRecord)): void {
@@ -230,12 +221,14 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
 
   /** Writes what is queued and closes the file; later records are ignored. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    await this.flush();
-    this.#closed = true;
+    if (this.#closed || this.#closing) return;
+    // Calls waiting for room would run after their record can no longer be written: they fail.
+    this.#closing = true;
     for (const waiter of this.#waiters.splice(0)) {
       waiter.reject(new Error("the audit file was closed"));
     }
+    await this.flush();
+    this.#closed = true;
     this.#file.close();
   }
 

@@ -1,7 +1,10 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../mod.ts";
-import { FileAuditSink } from "../../../src/deno/audit/file_audit_sink.ts";
+import {
+  FileAuditSink,
+  type FileAuditSinkOptions,
+} from "../../../src/deno/audit/file_audit_sink.ts";
 import type { AuditRecord } from "../../../src/core/audit_sink.ts";
 
 function record(i: number): AuditRecord {
@@ -54,70 +57,81 @@ Deno.test("FileAuditSink writeLater builds each record when its batch is written
   }
 });
 
-/** A router with `hold` (waits until released) and `echo`, auditing to `audit`. */
-function heldRouter(audit: FileAuditSink) {
+/**
+ * A sink writing into a FIFO that nobody reads yet: its first big batch fills the pipe and its
+ * write stalls, as a slow disk's would, so the queue really fills. `read()` starts reading and
+ * resolves with everything written once the sink closes.
+ */
+async function stalledSink(dir: string, options: FileAuditSinkOptions) {
+  const path = `${dir}/audit.fifo`;
+  assert((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+  // Each end of a FIFO waits in `open` for the other.
+  const [reader, audit] = await Promise.all([
+    Deno.open(path, { read: true }),
+    FileAuditSink.open(path, { batchMs: 0, ...options }),
+  ]);
+  let reading: Promise<string> | undefined;
+  return {
+    audit,
+    read: () => reading ??= new Response(reader.readable).text(),
+    async [Symbol.asyncDispose]() {
+      await audit.close();
+      await this.read();
+    },
+  };
+}
+
+/** A router auditing to `audit` (with arguments, so a big argument makes a big record). */
+async function echoTools(audit: FileAuditSink) {
   const started: string[] = [];
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => release = resolve);
   const router = new ToolRouter({
     audit,
+    auditArguments: true,
     functions: [
-      defineTool({
-        name: "hold",
-        description: "Waits until released",
-        input: z.object({ id: z.string() }),
-        run: async ({ id }) => {
-          started.push(id);
-          await released;
-          return id;
-        },
-      }),
       defineTool({
         name: "echo",
         description: "Echoes",
-        input: z.object({ id: z.string() }),
+        input: z.object({ id: z.string(), pad: z.string().optional() }),
         run: ({ id }) => (started.push(id), id),
       }),
     ],
   });
-  return { router, started, release };
+  return { toolSet: await router.expose({ functions: ["echo"] }), started };
 }
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-Deno.test("FileAuditSink at capacity holds the next call back until a record leaves the queue, and loses no record", async () => {
+const BIG = JSON.stringify({ id: "big", pad: "x".repeat(300_000) });
+
+Deno.test("FileAuditSink at capacity holds the next call back until records leave the queue, and loses no record", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const path = `${dir}/a.jsonl`;
-    // Before: a full queue dropped records silently. Now room is taken per call, before it runs.
-    const audit = await FileAuditSink.open(path, { maxQueued: 2, batchMs: 60_000 });
-    const { router, started, release } = heldRouter(audit);
-    const toolSet = await router.expose({ functions: ["hold", "echo"] });
-    const a = toolSet.call("hold", '{"id":"a"}');
-    const b = toolSet.call("hold", '{"id":"b"}');
-    await until(() => started.length === 2);
-    const c = toolSet.call("echo", '{"id":"c"}');
+    // Before: a full queue dropped records silently. Now a call waits for room before it runs.
+    await using sink = await stalledSink(dir, { maxQueued: 2 });
+    const { audit, read } = sink;
+    const { toolSet, started } = await echoTools(audit);
+    await toolSet.call("echo", BIG); // its record fills the pipe: the writer stalls
+    await toolSet.call("echo", '{"id":"a"}');
+    await toolSet.call("echo", '{"id":"b"}'); // two records wait: the queue is at capacity
+    const held = toolSet.call("echo", '{"id":"c"}');
     await until(() => audit.waiting === 1);
-    // The queue is at capacity (two calls under way hold its room): the third call is held back.
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
-    assertEquals(started, ["a", "b"]);
-    assertEquals(audit.waiting, 1);
-    release();
-    assertEquals((await Promise.all([a, b, c])).map((result) => result.text), ["a", "b", "c"]);
-    assertEquals(started, ["a", "b", "c"], "the held call ran after the others made room");
+    assertEquals(started, ["big", "a", "b"], "the call at capacity has not run");
+    const text = read(); // the disk catches up
+    assertEquals((await held).text, "c");
+    assertEquals(started, ["big", "a", "b", "c"]);
     // Many calls at once through a queue of two: every call leaves its record.
     const many = await Promise.all(
       Array.from({ length: 40 }, (_, i) => toolSet.call("echo", `{"id":"m${i}"}`)),
     );
     assertEquals(many.filter((result) => result.isError).length, 0);
     await audit.close();
-    const lines = (await Deno.readTextFile(path)).trim().split("\n").map((line) =>
-      JSON.parse(line)
-    );
-    assertEquals(lines.length, 43, "one record per call");
-    assertEquals(lines.filter((line) => line.decision === "allow").length, 43);
+    const lines = (await text).trim().split("\n").map((line) => JSON.parse(line));
+    assertEquals(lines.length, 44, "one record per call");
+    assertEquals(lines.length, started.length);
+    assertEquals(lines.filter((line) => line.decision === "allow").length, 44);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -126,25 +140,21 @@ Deno.test("FileAuditSink at capacity holds the next call back until a record lea
 Deno.test("FileAuditSink: a call that finds no room within maxWaitMs fails closed with audit_unavailable and still leaves its record", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const path = `${dir}/a.jsonl`;
-    const audit = await FileAuditSink.open(path, { maxQueued: 1, maxWaitMs: 50 });
-    const { router, started, release } = heldRouter(audit);
-    const toolSet = await router.expose({ functions: ["hold", "echo"] });
-    const a = toolSet.call("hold", '{"id":"a"}');
-    await until(() => started.length === 1);
-    const b = await toolSet.call("echo", '{"id":"b"}');
-    assertEquals(b.code, "audit_unavailable");
-    assertMatch(b.text, /did not run: the audit trail has no room for its record/);
-    assertEquals(started, ["a"], "the call did not run unaudited");
-    release();
-    assertEquals((await a).text, "a");
-    await audit.close();
-    const lines = (await Deno.readTextFile(path)).trim().split("\n").map((line) =>
-      JSON.parse(line)
-    );
-    assertEquals(lines.map((line) => [line.outcome, line.decision]).sort(), [
-      ["audit_unavailable", "allow"],
-      ["ok", "allow"],
+    await using sink = await stalledSink(dir, { maxQueued: 1, maxWaitMs: 50 });
+    const { toolSet, started } = await echoTools(sink.audit);
+    await toolSet.call("echo", BIG);
+    await toolSet.call("echo", '{"id":"a"}');
+    const refused = await toolSet.call("echo", '{"id":"b"}');
+    assertEquals(refused.code, "audit_unavailable");
+    assertMatch(refused.text, /did not run: the audit trail has no room for its record/);
+    assertEquals(started, ["big", "a"], "the call did not run unaudited");
+    const text = sink.read();
+    await sink.audit.close();
+    const lines = (await text).trim().split("\n").map((line) => JSON.parse(line));
+    assertEquals(lines.map((line) => [line.arguments.id, line.outcome]), [
+      ["big", "ok"],
+      ["a", "ok"],
+      ["b", "audit_unavailable"],
     ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -154,17 +164,25 @@ Deno.test("FileAuditSink: a call that finds no room within maxWaitMs fails close
 Deno.test("FileAuditSink: calls waiting for room fail closed when the sink closes, and abort with their signal", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const audit = await FileAuditSink.open(`${dir}/a.jsonl`, { maxQueued: 1 });
-    audit.reserve();
+    await using sink = await stalledSink(dir, { maxQueued: 1 });
+    const { audit } = sink;
+    audit.write(record(0));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    audit.write({ ...record(1), arguments: "x".repeat(300_000) });
+    audit.write(record(2)); // the writer stalls on the big record; this one waits in the queue
     const controller = new AbortController();
-    const aborted = audit.reserve(controller.signal);
-    const closed = audit.reserve();
+    const aborted = audit.waitForRoom(controller.signal);
+    const closed = audit.waitForRoom();
     assertEquals(audit.waiting, 2);
     controller.abort(new Error("caller gave up"));
     await assertRejects(() => aborted!, Error, "caller gave up");
+    assertEquals(audit.waiting, 1);
+    const refused = assertRejects(() => closed!, Error, "the audit file was closed");
+    const text = sink.read();
     await audit.close();
-    await assertRejects(() => closed!, Error, "the audit file was closed");
+    await refused;
     assertEquals(audit.waiting, 0);
+    assertEquals((await text).trim().split("\n").length, 3);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
