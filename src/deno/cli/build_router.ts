@@ -55,7 +55,7 @@ export interface BuildRouterOptions {
    * flow and adds the `connect_accounts` tool that hands the authorization URLs to the client.
    */
   oauthRedirectUrl?: string;
-  /** Receives one audit record per call (`serve --audit`). */
+  /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;

@@ -28,8 +28,9 @@ Options:
                      users TOOLROUTE_TOKEN, or one generated and printed once to stderr
   --token-file FILE  With --http and no users: also write the token to FILE (mode 0600)
   --user ID          In stdio mode: serve the tool set of this configured user
-  --audit FILE       Append one JSON line per call to FILE (user, tool, server, argument
-                     digest, duration, outcome, trace id)
+  --audit FILE       Append one JSON line per decision to FILE (allow, deny, ask, approve,
+                     reject, unknown tool, invalid arguments: user, tool, rule, argument
+                     digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
                      after drift
