@@ -9,11 +9,34 @@ export const SUMMARY_CHARS = 1_000;
  * private-use and unassigned code points, line and paragraph separators, spaces other than
  * U+0020, and the blank-looking Hangul fillers and braille blank.
  */
-const HIDDEN =
-  /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]/u;
+const HIDDEN = String
+  .raw`[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]`;
+const HIDDEN_ONE = new RegExp(`^${HIDDEN}$`, "u");
+const NAMED: Record<string, string> = { "\n": "\\n", "\t": "\\t", "\r": "\\r" };
 /** A run of this many equal blank or hidden characters (or more) is shown as its count. */
 const RUN = 8;
-const NAMED: Record<string, string> = { "\n": "\\n", "\t": "\\t", "\r": "\\r" };
+const PLAIN = 0, HIDE = 1, BACKSLASH = 2, SPACE = 3;
+/** Each UTF-16 unit as a string, and as it is shown, made on first use. */
+const unitChars: string[] = [];
+const unitEscapes: string[] = [];
+
+function shownUnit(char: string): string {
+  return char === "\n" ? "\\n\n" : escapeOf(char);
+}
+
+/** What each UTF-16 unit is, built on first use (a surrogate pair is looked at as one). */
+let kinds: Uint8Array | undefined;
+
+function kindsOf(): Uint8Array {
+  if (kinds !== undefined) return kinds;
+  kinds = new Uint8Array(0x10000);
+  for (let unit = 0; unit < 0x10000; unit++) {
+    if (HIDDEN_ONE.test(String.fromCharCode(unit))) kinds[unit] = HIDE;
+  }
+  kinds[0x5c] = BACKSLASH;
+  kinds[0x20] = SPACE;
+  return kinds;
+}
 
 /**
  * Makes text safe to show a person who decides on it: a backslash becomes `\\`, a newline `\n`
@@ -21,32 +44,57 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\t": "\\t", "\r": "\\r" };
  * character (control, bidi, zero-width, unusual space…) its escape (`\u202E`, `\u{E0041}`), and a
  * run of 8 or more equal blank or hidden characters its count (`\[400 × space]`, `\[12 × \n]`).
  * Nothing is left out; every escape starts with a backslash, which the text itself cannot forge.
+ * One pass with a table lookup per character: a megabyte of arguments takes milliseconds.
  *
  * @param text The text.
  * @param json Whether the text is JSON (its backslashes are escapes already and stay single).
  * @returns The visible text.
  */
 export function visibleText(text: string, json = false): string {
-  let out = "";
-  const chars = Array.from(text);
-  for (let i = 0; i < chars.length;) {
-    const char = chars[i];
-    let end = i + 1;
-    const blank = char === " " || char in NAMED || HIDDEN.test(char);
-    if (blank) { while (end < chars.length && chars[end] === char) end++; }
-    if (blank && end - i >= RUN) {
-      out += `\\[${end - i} × ${char === " " ? "space" : escapeOf(char)}]`;
-      i = end;
+  const table = kindsOf();
+  const out: string[] = [];
+  let last = 0;
+  for (let i = 0; i < text.length;) {
+    const unit = text.charCodeAt(i);
+    let kind = table[unit];
+    let width = 1;
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        width = 2;
+        kind = HIDDEN_ONE.test(text.slice(i, i + 2)) ? HIDE : PLAIN;
+      }
+    }
+    if (kind === PLAIN) {
+      i += width;
       continue;
     }
-    for (; i < end; i++) {
-      if (char === "\\") out += json ? "\\" : "\\\\";
-      else if (char === "\n") out += "\\n\n";
-      else if (char in NAMED || HIDDEN.test(char)) out += escapeOf(char);
-      else out += char;
+    if (kind === BACKSLASH) {
+      out.push(text.slice(last, i), json ? "\\" : "\\\\");
+      last = ++i;
+      continue;
     }
+    let end = i + width;
+    if (width === 1) { while (text.charCodeAt(end) === unit) end++; }
+    else while (text.startsWith(text.slice(i, i + 2), end)) end += 2;
+    const count = (end - i) / width;
+    const char = width === 1 ? unitChars[unit] ??= String.fromCharCode(unit) : text.slice(i, i + 2);
+    if (count >= RUN) {
+      out.push(text.slice(last, i), `\\[${count} × ${kind === SPACE ? "space" : escapeOf(char)}]`);
+      last = i = end;
+      continue;
+    }
+    if (kind === SPACE) {
+      i = end; // a few spaces stay as they are
+      continue;
+    }
+    const one = width === 1 ? unitEscapes[unit] ??= shownUnit(char) : escapeOf(char);
+    out.push(text.slice(last, i), count === 1 ? one : one.repeat(count));
+    last = i = end;
   }
-  return out;
+  if (last === 0) return text;
+  out.push(text.slice(last));
+  return out.join("");
 }
 
 function escapeOf(char: string): string {

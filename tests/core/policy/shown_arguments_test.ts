@@ -20,6 +20,7 @@ Deno.test("visibleText() shows controls, bidi and invisible characters as escape
   // A backslash is doubled, so the text cannot forge an escape or a count.
   assertEquals(visibleText("\\[400 × space]\\u202E"), "\\\\[400 × space]\\\\u202E");
   assertEquals(visibleText("plain ünïcödé 漢字 👍"), "plain ünïcödé 漢字 👍");
+  assertEquals(visibleText("\u{E0041}".repeat(9) + "\uD800x"), "\\[9 × \\u{E0041}]\\uD800x");
 });
 
 Deno.test("showArguments() shows every argument, strings as text and the rest as visible JSON", () => {
