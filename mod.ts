@@ -148,4 +148,4 @@ export type {
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./src/core/mcp/gateway/pin_store.ts";
-export type { AuditRecord, AuditSink } from "./src/core/audit_sink.ts";
+export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

@@ -2,9 +2,19 @@ import type { AuditRecord, AuditSink } from "../../core/audit_sink.ts";
 
 /** Options of {@linkcode FileAuditSink.open}. */
 export interface FileAuditSinkOptions {
-  /** Most records waiting to be written; more are dropped and counted. Default: 10000. */
+  /**
+   * Most records waiting to be written. When they are this many, the next call waits for room
+   * (`waitForRoom`) before it runs, instead of a record being dropped; a call under way still
+   * writes its record (so the queue holds at most this many plus the calls under way).
+   * Default: 10000.
+   */
   maxQueued?: number;
-  /** Told when a write fails or records are dropped; must not throw. */
+  /**
+   * How long a call waits for room in a full queue, in milliseconds; then it fails closed
+   * (`audit_unavailable`: it does not run, and its record is still written). Default: 10000.
+   */
+  maxWaitMs?: number;
+  /** Told when a write fails or a record comes after `close`; must not throw. */
   onError?: (error: Error) => void;
   /**
    * How long records may wait to be written together, in milliseconds: a crash loses at most
@@ -16,11 +26,13 @@ export interface FileAuditSinkOptions {
 const encoder = new TextEncoder();
 
 /**
- * An {@linkcode AuditSink} that appends one JSON line per call to a file (created `0600`).
+ * An {@linkcode AuditSink} that appends one JSON line per decision to a file (created `0600`).
  * Records are queued and written every `batchMs` (20 ms) in batches of whole lines by one
  * writer, so a call never waits for the disk; a crash loses at most the records of the last
  * `batchMs`, and a crash mid-write can cut only the last line: every earlier line stays
- * parseable (a cut line is closed with a newline when the file is opened again).
+ * parseable (a cut line is closed with a newline when the file is opened again). No record is
+ * dropped: when `maxQueued` records are waiting, the next call waits for room before it runs,
+ * and one that waits past `maxWaitMs` does not run (`audit_unavailable`).
  *
  * Requires `allow-write` and `allow-read` permission for the file (reading checks that the path is
  * not a symbolic link, and repairs a cut last line).
@@ -53,12 +65,17 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   #onError?: (error: Error) => void;
   #batchMs: number;
   #timer?: ReturnType<typeof setTimeout>;
-  #dropped = 0;
+  /** Calls waiting for room, first come first served. */
+  #waiters: Waiter[] = [];
+  #maxWaitMs: number;
+  #lateReported = false;
+  #closing = false;
   #closed = false;
 
   private constructor(file: Deno.FsFile, options: FileAuditSinkOptions) {
     this.#file = file;
     this.#maxQueued = options.maxQueued ?? 10_000;
+    this.#maxWaitMs = options.maxWaitMs ?? 10_000;
     this.#onError = options.onError;
     this.#batchMs = options.batchMs ?? 20;
   }
@@ -75,6 +92,14 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     if (options.batchMs !== undefined && !(options.batchMs >= 0 && options.batchMs <= 60_000)) {
       throw new RangeError(
         `Cannot open the audit file: "batchMs" must be 0 to 60000, received ${options.batchMs}`,
+      );
+    }
+    if (
+      options.maxWaitMs !== undefined &&
+      !(options.maxWaitMs >= 1 && options.maxWaitMs <= 600_000)
+    ) {
+      throw new RangeError(
+        `Cannot open the audit file: "maxWaitMs" must be 1 to 600000, received ${options.maxWaitMs}`,
       );
     }
     if (options.maxQueued !== undefined && !(options.maxQueued >= 1)) {
@@ -103,13 +128,61 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     return new FileAuditSink(file, options);
   }
 
-  /** Records dropped because the queue was full. */
-  get dropped(): number {
-    return this.#dropped;
+  /** Calls waiting now for room in the full queue. */
+  get waiting(): number {
+    return this.#waiters.length;
   }
 
   /**
-   * Queues one record; the write happens in the background.
+   * Waits for room for one more record: nothing to wait for when the queue has room (returns
+   * nothing), else a promise that resolves when records have left the queue, or rejects after
+   * `maxWaitMs`, when `signal` aborts, or when the sink closes. The router calls it before every
+   * call and decision it records; calls that wait get room first come, first served.
+   *
+   * @param signal The call's signal.
+   * @returns Nothing, or the wait.
+   */
+  waitForRoom(signal?: AbortSignal): void | Promise<void> {
+    if (this.#closed || this.#closing) throw new Error("the audit file is closed");
+    if (this.#waiters.length === 0 && this.#queue.length < this.#maxQueued) return;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    // Full: write what is queued now instead of after the batch delay, and wait for room.
+    this.#start();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: () => {
+          settle();
+          resolve();
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      const onAbort = () => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.reject(
+          new Error(
+            `the audit queue stayed full (${this.#maxQueued} records) for ${this.#maxWaitMs} ms`,
+          ),
+        );
+      }, this.#maxWaitMs);
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Queues one record; the write happens in the background. A record is queued even past
+   * `maxQueued` (never dropped): the bound holds calls back before they run, not records.
    *
    * @param record The record.
    */
@@ -128,20 +201,26 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   #accepts(): boolean {
-    if (this.#closed) return false;
-    if (this.#queue.length >= this.#maxQueued) {
-      if (this.#dropped++ === 0) {
-        this.#report(
-          new Error(`The audit queue is full (${this.#maxQueued}); records are dropped`),
-        );
+    if (this.#closed) {
+      if (!this.#lateReported) {
+        this.#lateReported = true;
+        this.#report(new Error("A record came after the audit file was closed; it is not written"));
       }
       return false;
     }
     return true;
   }
 
+  /** Hands freed room to waiting calls, oldest first, one record each. */
+  #wake(): void {
+    let room = this.#maxQueued - this.#queue.length;
+    while (this.#waiters.length > 0 && room-- > 0) this.#waiters.shift()!.resolve();
+  }
+
   #enqueue(entry: string | (() => AuditRecord)): void {
     this.#queue.push(entry);
+    // Calls are waiting for room: write now rather than after the batch delay.
+    if (this.#waiters.length > 0) return this.#start();
     if (this.#writing !== undefined || this.#timer !== undefined) return;
     if (this.#batchMs === 0) this.#writing = this.#drain();
     else this.#timer = setTimeout(() => this.#start(), this.#batchMs);
@@ -155,7 +234,12 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
 
   /** Writes what is queued and closes the file; later records are ignored. */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closed || this.#closing) return;
+    // Calls waiting for room would run after their record can no longer be written: they fail.
+    this.#closing = true;
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.reject(new Error("the audit file was closed"));
+    }
     await this.flush();
     this.#closed = true;
     this.#file.close();
@@ -176,7 +260,10 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     try {
       while (this.#queue.length > 0) {
         let batch = "";
-        for (const entry of this.#queue.splice(0, this.#queue.length)) {
+        const entries = this.#queue.splice(0, this.#queue.length);
+        // The records leave the queue: their room goes to the calls waiting for it.
+        this.#wake();
+        for (const entry of entries) {
           if (typeof entry === "string") batch += entry;
           else {
             try {
@@ -204,6 +291,12 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
       // A listener's failure must not stop the trail.
     }
   }
+}
+
+/** A call waiting for room in the queue. */
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {

@@ -65,7 +65,7 @@ export interface BuildRouterOptions {
    * client (links go through serve's `/oauth/start` first hop, never to the model).
    */
   oauthRedirectUrl?: string;
-  /** Receives one audit record per call (`serve --audit`). */
+  /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;

@@ -30,8 +30,9 @@ Options:
   --user ID          In stdio mode: serve the tool set of this configured user
   --shared-workspace With several users and no {user} in the workspace: let them share it
                      (as "sharedWorkspace": true); serve refuses several users without either
-  --audit FILE       Append one JSON line per call to FILE (user, tool, server, argument
-                     digest, duration, outcome, trace id)
+  --audit FILE       Append one JSON line per decision to FILE (allow, deny, ask, approve,
+                     reject, unknown tool, invalid arguments: user, tool, rule, argument
+                     digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
                      after drift
