@@ -78,6 +78,10 @@ const httpSchema = z.strictObject({
   allowedOrigins: z.array(nonEmpty).optional()
     .describe("Origin header values accepted; default: loopback origins"),
   stateless: z.boolean().optional().describe("Serve without sessions"),
+  maxConnections: positiveInt.optional()
+    .describe("Most connections open at once; more get 503; default 256"),
+  headTimeoutMs: positiveInt.optional()
+    .describe("A request head must arrive whole within this; default 10000"),
 });
 
 const ruleList = (what: string) =>
