@@ -8,7 +8,9 @@
  * read-only, so `/proc/<pid>/mem` cannot be written either. `fallocate` with
  * `FALLOC_FL_KEEP_SIZE` (which allocates disk past the file's size, where RLIMIT_FSIZE does not
  * look, and which every hole punch carries) fails with `EOPNOTSUPP`, as on a file system without
- * it: the size limit of a file then bounds the disk it holds. `undefined` on other architectures.
+ * it: the size limit of a file then bounds the disk it holds; io_uring, whose operations (its own
+ * fallocate among them) bypass a seccomp filter, fails with `EPERM`. `undefined` on other
+ * architectures.
  *
  * @param arch The architecture (`Deno.build.arch`).
  * @returns The filter's bytes (struct sock_filter, little-endian), or `undefined`.
@@ -71,17 +73,26 @@ interface Family {
   readonly refuseFrom?: number;
 }
 
+// io_uring_setup, io_uring_enter, io_uring_register (the same numbers on every ABI): its
+// operations (a fallocate among them) run without passing through this filter.
+const IO_URING = [425, 426, 427];
+
 // ptrace, process_vm_readv, process_vm_writev, pidfd_getfd (another process's file descriptors,
-// under the same permission as ptrace) per ABI.
+// under the same permission as ptrace) per ABI, and io_uring.
 const FAMILIES: Record<string, readonly Family[]> = {
   x86_64: [
     // x32 system calls are numbered from 0x40000000: refused whole.
-    { audit: 0xc000003e, calls: [101, 310, 311, 438], fallocate: 285, refuseFrom: 0x40000000 },
-    { audit: 0x40000003, calls: [26, 347, 348, 438], fallocate: 324 }, // i386
+    {
+      audit: 0xc000003e,
+      calls: [101, 310, 311, 438, ...IO_URING],
+      fallocate: 285,
+      refuseFrom: 0x40000000,
+    },
+    { audit: 0x40000003, calls: [26, 347, 348, 438, ...IO_URING], fallocate: 324 }, // i386
   ],
   aarch64: [
-    { audit: 0xc00000b7, calls: [117, 270, 271, 438], fallocate: 47 },
-    { audit: 0x40000028, calls: [26, 376, 377, 438], fallocate: 352 }, // arm
+    { audit: 0xc00000b7, calls: [117, 270, 271, 438, ...IO_URING], fallocate: 47 },
+    { audit: 0x40000028, calls: [26, 376, 377, 438, ...IO_URING], fallocate: 352 }, // arm
   ],
 };
 
