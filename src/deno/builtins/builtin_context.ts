@@ -18,10 +18,17 @@ export type ResolvedBash = false | {
   /** Names of the environment variables a command receives. */
   readonly env: readonly string[];
   /**
-   * Bounds of the sandbox session (with `"bwrap"` only): processes, memory, its tmpfs sizes, the
-   * largest file a command writes, background CPU seconds.
+   * Bounds of the sandbox session (with `"bwrap"` only): processes, memory in MiB, the size of
+   * each of its tmpfs (`/tmp`, home, `/dev/shm`) in MiB, the largest file a command writes in
+   * MiB (RLIMIT_FSIZE), and the CPU seconds of each background process (RLIMIT_CPU).
    */
-  readonly limits?: ResourceLimits;
+  readonly limits?: {
+    readonly processes: number;
+    readonly memoryMiB: number;
+    readonly tmpMiB: number;
+    readonly fileMiB: number;
+    readonly backgroundCpuSeconds: number;
+  };
   /**
    * The host names the sandbox may reach through the proxy, and the proxy's bounds (connections
    * open at once, idle timeout); absent: no network at all.
