@@ -7,12 +7,19 @@ export interface HttpBounds {
    * of the connection's accept; a body must make progress within it between reads.
    */
   readonly headTimeoutMs: number;
+  /**
+   * Most connections open at once with the same `Authorization` header (one user's bearer
+   * token), counted once the head is read; more are answered `429`. A request without the
+   * header, or with a wrong token, is answered at once and holds its connection no longer.
+   */
+  readonly maxConnectionsPerUser: number;
 }
 
 /** The defaults of `serve --http`: many MCP clients, no half-sent request held for long. */
 export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({
   maxConnections: 256,
   headTimeoutMs: 10_000,
+  maxConnectionsPerUser: 64,
 });
 
 /** Where and how {@linkcode serveBounded} listens. */
@@ -49,7 +56,8 @@ const encoder = new TextEncoder();
  * nor a connection limit: a client sending a request head one byte at a time holds its
  * connection for ever, and thousands of them the server's descriptors). Each connection carries
  * one request (`Connection: close` on every answer), so every head is read here under the
- * timeout; past `maxConnections` a connection is answered `503` and closed; a head that is not
+ * timeout; past `maxConnections` a connection is answered `503` and closed, past
+ * `maxConnectionsPerUser` with the same `Authorization` header `429`; a head that is not
  * whole within `headTimeoutMs` of the accept, or a body that stalls that long, ends the
  * connection. The request's `signal` aborts when the client goes away or the server stops.
  * Bodies are `Content-Length` or chunked, of at most 16 MiB (`413`, or the chunked body cut); a
@@ -68,6 +76,7 @@ export function serveBounded(
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
   const connections = new Set<Connection>();
+  const perUser = new Map<string, number>();
   const stop = () => {
     try {
       listener.close();
@@ -86,7 +95,7 @@ export function serveBounded(
           refuseBusy(conn, options.maxConnections);
           continue;
         }
-        const connection = new Connection(conn, options, addr);
+        const connection = new Connection(conn, options, { local: addr, perUser });
         connections.add(connection);
         const done = connection.serve(handler).finally(() => {
           connections.delete(connection);
@@ -108,21 +117,33 @@ class Connection {
   #conn: Deno.Conn;
   #bounds: HttpBounds;
   #local: Deno.NetAddr;
+  #perUser: Map<string, number>;
+  #user?: string;
   #timer?: ReturnType<typeof setTimeout>;
   #ended = false;
   #watching = false;
   #abort = new AbortController();
 
-  constructor(conn: Deno.Conn, bounds: HttpBounds, local: Deno.NetAddr) {
+  constructor(
+    conn: Deno.Conn,
+    bounds: HttpBounds,
+    shared: { local: Deno.NetAddr; perUser: Map<string, number> },
+  ) {
     this.#conn = conn;
     this.#bounds = bounds;
-    this.#local = local;
+    this.#local = shared.local;
+    this.#perUser = shared.perUser;
   }
 
   /** Ends the connection at once (its deadline, the server's stop). */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    if (this.#user !== undefined) {
+      const left = (this.#perUser.get(this.#user) ?? 1) - 1;
+      if (left > 0) this.#perUser.set(this.#user, left);
+      else this.#perUser.delete(this.#user);
+    }
     clearTimeout(this.#timer);
     this.#abort.abort(new Error("the connection ended"));
     try {
@@ -151,9 +172,22 @@ class Connection {
       clearTimeout(this.#timer);
       if (head === undefined) return;
       const parsed = parseHead(head.bytes);
-      if (typeof parsed === "number") return await this.#answerError(parsed);
+      if (typeof parsed === "number") return await this.#refuse(parsed);
+      // One user's connections (by bearer token) cannot take every slot from the others. Keyed
+      // by the token as the MCP handler reads it, so that spellings of the header do not count
+      // apart.
+      const authorization = parsed.headers.get("authorization");
+      const user = authorization === null
+        ? null
+        : authorization.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? authorization;
+      if (user !== null) {
+        const open = this.#perUser.get(user) ?? 0;
+        if (open >= this.#bounds.maxConnectionsPerUser) return await this.#refuse(429);
+        this.#perUser.set(user, open + 1);
+        this.#user = user;
+      }
       const body = this.#body(parsed, head.rest);
-      if (typeof body === "number") return await this.#answerError(body);
+      if (typeof body === "number") return await this.#refuse(body);
       const host = parsed.headers.get("host") ??
         `${
           this.#local.hostname.includes(":") ? `[${this.#local.hostname}]` : this.#local.hostname
@@ -162,7 +196,7 @@ class Connection {
       try {
         url = new URL(`http://${host}${parsed.target}`);
       } catch {
-        return await this.#answerError(400);
+        return await this.#refuse(400);
       }
       if (parsed.headers.get("expect")?.toLowerCase() === "100-continue" && body !== null) {
         await this.#write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
@@ -196,6 +230,8 @@ class Connection {
   // the close: a close with unread bytes resets the connection, and the client could lose the
   // answer.
   async #linger(): Promise<void> {
+    // The answer is whole: the client sees its end, and closes its side.
+    await this.#conn.closeWrite().catch(() => {});
     // Once the request was read whole, #watchEnd reads (and drops) already.
     if (this.#watching) return;
     const chunk = new Uint8Array(16 * 1024);
@@ -320,6 +356,11 @@ class Connection {
       this.#abort.signal.removeEventListener("abort", cancel);
     }
     await this.#conn.closeWrite().catch(() => {});
+  }
+
+  async #refuse(status: number): Promise<void> {
+    await this.#answerError(status);
+    await this.#linger();
   }
 
   async #answerError(status: number): Promise<void> {

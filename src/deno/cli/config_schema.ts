@@ -82,6 +82,8 @@ const httpSchema = z.strictObject({
     .describe("Most connections open at once; more get 503; default 256"),
   headTimeoutMs: positiveInt.optional()
     .describe("A request head must arrive whole within this; default 10000"),
+  maxConnectionsPerUser: positiveInt.optional()
+    .describe("Most connections open at once with one bearer token; more get 429; default 64"),
 });
 
 const ruleList = (what: string) =>

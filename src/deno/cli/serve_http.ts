@@ -36,8 +36,9 @@ export interface HttpAuth {
  * tool set of its token's user (a bearer token is always required, also on loopback: another
  * local user could reach the port); Host and Origin are checked. It listens with
  * `serveBounded`, not `Deno.serve`, which has no head timeout and no connection limit: at most
- * `http.maxConnections` connections (default 256, more get `503`), and a request head that is
- * not whole within `http.headTimeoutMs` (default 10000) of the connection ends it.
+ * `http.maxConnections` connections (default 256, more get `503`), at most
+ * `http.maxConnectionsPerUser` (default 64, more get `429`) with one bearer token, and a request
+ * head that is not whole within `http.headTimeoutMs` (default 10000) of the connection ends it.
  *
  * @tags allow-net
  * @param context The router, config, logs and stop signal.
@@ -100,6 +101,8 @@ export async function serveHttp(
         signal: stop,
         maxConnections: config.http.maxConnections ?? DEFAULT_HTTP_BOUNDS.maxConnections,
         headTimeoutMs: config.http.headTimeoutMs ?? DEFAULT_HTTP_BOUNDS.headTimeoutMs,
+        maxConnectionsPerUser: config.http.maxConnectionsPerUser ??
+          DEFAULT_HTTP_BOUNDS.maxConnectionsPerUser,
         onListen: ({ hostname, port }) => {
           const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
           io.err(`toolroute: serving at ${url} (bearer token required)`);

@@ -55,8 +55,9 @@ export interface ToolrouteConfig {
   /** Most characters of any result. */
   maxResultChars?: number;
   /**
-   * Settings of `serve --http`; `maxConnections` (default 256) and `headTimeoutMs` (default
-   * 10000) bound what clients hold of the server.
+   * Settings of `serve --http`; `maxConnections` (default 256), `maxConnectionsPerUser` (default
+   * 64, per bearer token) and `headTimeoutMs` (default 10000) bound what clients hold of the
+   * server.
    */
   http: {
     allowedHosts?: string[];
@@ -64,6 +65,7 @@ export interface ToolrouteConfig {
     stateless?: boolean;
     maxConnections?: number;
     headTimeoutMs?: number;
+    maxConnectionsPerUser?: number;
   };
   /** Allow, ask and deny rules over the served tools. */
   policy?: Policy;

@@ -4,7 +4,7 @@ import { serveBounded } from "../../../src/deno/cli/bounded_http_server.ts";
 async function withServer(
   handler: (request: Request) => Response | Promise<Response>,
   run: (port: number, server: ReturnType<typeof serveBounded>) => Promise<void>,
-  bounds = { maxConnections: 16, headTimeoutMs: 5_000 },
+  bounds = { maxConnections: 16, headTimeoutMs: 5_000, maxConnectionsPerUser: 8 },
 ): Promise<void> {
   const controller = new AbortController();
   const server = serveBounded({
@@ -112,7 +112,7 @@ Deno.test("serveBounded() closes a connection whose body stalls, and one that se
     idle.close();
     stalled.close();
     assert(server.open() <= 1, String(server.open()));
-  }, { maxConnections: 4, headTimeoutMs: 200 });
+  }, { maxConnections: 4, headTimeoutMs: 200, maxConnectionsPerUser: 4 });
 });
 
 Deno.test("serveBounded() refuses a body over 16 MiB before reading it", async () => {
@@ -128,4 +128,31 @@ Deno.test("serveBounded() refuses a body over 16 MiB before reading it", async (
     assertMatch(answer, /^HTTP\/1\.1 413 /);
   });
   assertEquals(called, 0);
+});
+
+Deno.test("serveBounded() answers 429 past maxConnectionsPerUser with one bearer token, not to another user", async () => {
+  const release = Promise.withResolvers<void>();
+  let started = 0;
+  await withServer(async () => {
+    started++;
+    await release.promise;
+    return new Response("done");
+  }, async (port) => {
+    const open = (token: string) =>
+      raw(port, `GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    // Bob holds two requests open (his limit), spelling the header two ways.
+    const held = [
+      open("bob"),
+      raw(port, "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: bearer   bob \r\n\r\n"),
+    ];
+    while (started < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    // His third is refused; Alice's goes through.
+    assertMatch(await open("bob"), /^HTTP\/1\.1 429 Too Many Requests\r\n/);
+    const alice = open("alice");
+    while (started < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    release.resolve();
+    for (const answer of [...held, alice]) assertMatch(await answer, /^HTTP\/1\.1 200 OK/);
+    // Bob's slots are given back once his requests ended.
+    assertMatch(await open("bob"), /^HTTP\/1\.1 200 OK/);
+  }, { maxConnections: 16, headTimeoutMs: 5_000, maxConnectionsPerUser: 2 });
 });
