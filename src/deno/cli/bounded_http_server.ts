@@ -89,22 +89,28 @@ export function serveBounded(
   options.onListen?.(addr);
   const finished = (async () => {
     const running = new Set<Promise<void>>();
-    try {
-      for await (const conn of listener) {
-        if (connections.size >= options.maxConnections) {
-          refuseBusy(conn, options.maxConnections);
-          continue;
-        }
-        const connection = new Connection(conn, options, { local: addr, perUser });
-        connections.add(connection);
-        const done = connection.serve(handler).finally(() => {
-          connections.delete(connection);
-          running.delete(done);
-        });
-        running.add(done);
+    for (;;) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+      } catch (error) {
+        if (options.signal.aborted || error instanceof Deno.errors.BadResource) break;
+        // Out of descriptors (the process's, or the system's) or a connection reset before its
+        // accept: the server goes on, a moment later.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
       }
-    } catch {
-      // The listener was closed.
+      if (connections.size >= options.maxConnections) {
+        refuseBusy(conn, options.maxConnections);
+        continue;
+      }
+      const connection = new Connection(conn, options, { local: addr, perUser });
+      connections.add(connection);
+      const done = connection.serve(handler).finally(() => {
+        connections.delete(connection);
+        running.delete(done);
+      });
+      running.add(done);
     }
     await Promise.allSettled([...running]);
     options.signal.removeEventListener("abort", stop);

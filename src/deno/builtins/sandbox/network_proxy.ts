@@ -70,6 +70,7 @@ export class NetworkProxy {
   #limits: ProxyLimits;
   #pairs = new Set<Pair>();
   #sweep?: ReturnType<typeof setInterval>;
+  #closed = false;
   /** The directory holding the socket (`proxy.sock`). */
   readonly directory: string;
   /** What it let through and refused. */
@@ -110,6 +111,7 @@ export class NetworkProxy {
 
   /** Stops listening, ends every connection and removes the socket. */
   async close(): Promise<void> {
+    this.#closed = true;
     try {
       this.#listener.close();
     } catch {
@@ -121,15 +123,20 @@ export class NetworkProxy {
   }
 
   async #serve(): Promise<void> {
-    try {
-      for await (const conn of this.#listener) {
-        if (this.#pairs.size >= this.#limits.maxConnections) {
-          this.counts.overLimit++;
-          overLimit(conn, this.#limits.maxConnections);
-        } else void this.#handle(conn);
+    for (;;) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (error) {
+        if (error instanceof Deno.errors.BadResource || this.#closed) return;
+        // Out of descriptors: the proxy goes on a moment later instead of ending for good.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
       }
-    } catch {
-      // The listener was closed.
+      if (this.#pairs.size >= this.#limits.maxConnections) {
+        this.counts.overLimit++;
+        overLimit(conn, this.#limits.maxConnections);
+      } else void this.#handle(conn);
     }
   }
 
