@@ -198,6 +198,10 @@ class Connection {
         `${
           this.#local.hostname.includes(":") ? `[${this.#local.hostname}]` : this.#local.hostname
         }:${this.#local.port}`;
+      // A host and port only: no userinfo, path or query to shift what the URL means.
+      if (!/^[A-Za-z0-9._~-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) {
+        return await this.#refuse(400);
+      }
       let url: URL;
       try {
         url = new URL(`http://${host}${parsed.target}`);

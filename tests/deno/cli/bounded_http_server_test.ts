@@ -73,6 +73,13 @@ Deno.test("serveBounded() refuses ambiguous or malformed requests without callin
       /^HTTP\/1\.1 400 /,
     );
     assertMatch(await raw(port, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), /^HTTP\/1\.1 505 /);
+    for (const host of ["127.0.0.1:1@evil.example", "127.0.0.1/x", "a b", "x?y"]) {
+      assertMatch(
+        await raw(port, `GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`),
+        /^HTTP\/1\.1 400 /,
+        host,
+      );
+    }
     assertMatch(
       await raw(port, `GET / HTTP/1.1\r\nHost: x\r\nX: ${"a".repeat(70_000)}\r\n\r\n`),
       /^HTTP\/1\.1 431 /,
