@@ -219,10 +219,24 @@ export type BashSetting = boolean | {
   sandbox: "bwrap" | "none";
   /** Environment variable names passed to commands, replacing the context's `env`. */
   env?: string[];
-  /** Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB. */
-  limits?: { processes?: number; memoryMiB?: number };
-  /** `"none"` (default): no network. `{ allow }`: only these host names, through a proxy. */
-  network?: "none" | { allow: string[] };
+  /**
+   * Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB of memory, 512 MiB
+   * for each of `/tmp`, the home directory and `/dev/shm`, files of at most 1024 MiB, 3600 CPU
+   * seconds per background process.
+   */
+  limits?: {
+    processes?: number;
+    memoryMiB?: number;
+    tmpMiB?: number;
+    fileMiB?: number;
+    backgroundCpuSeconds?: number;
+  };
+  /**
+   * `"none"` (default): no network. `{ allow }`: only these host names, through a proxy that
+   * holds at most `maxConnections` (default 64) connections of the session at once and closes one
+   * idle for `idleTimeoutMs` (default 60000).
+   */
+  network?: "none" | { allow: string[]; maxConnections?: number; idleTimeoutMs?: number };
 };
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from "@std/path";
 import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
-import { formatCallLog, formatGatewayLog } from "./call_log.ts";
+import { escapeLogText, formatCallLog, formatGatewayLog } from "./call_log.ts";
 import {
   checkCliPermissions,
   cliDenoFlags,
@@ -106,10 +106,19 @@ export async function serveCommand(
   }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
-  const first = served.expose(userId).then((toolSet) => {
-    io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
-    for (const line of describeMissing(toolSet.missing)) io.err(`toolroute: ${line}`);
-  }, (error) => io.err(`toolroute: cannot expose the tools: ${(error as Error).message}`));
+  const first = served.expose(userId).then(
+    (toolSet) => {
+      io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
+      // A missing name's reason may be a remote server's text.
+      for (const line of describeMissing(toolSet.missing)) {
+        io.err(
+          `toolroute: ${escapeLogText(line)}`,
+        );
+      }
+    },
+    (error) =>
+      io.err(`toolroute: cannot expose the tools: ${escapeLogText((error as Error).message)}`),
+  );
   const stop = stopSignal();
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
