@@ -4,10 +4,15 @@
  *
  * @param path The path as a model or a rule wrote it.
  * @param workspace The absolute workspace, when known.
+ * @param options `backslash`: `"separator"` (default) or `"literal"` (a character of a name).
  * @returns The absolute, normalised path.
  */
-export function resolveWorkspacePath(path: string, workspace: string | undefined): string {
-  const slashed = path.replaceAll("\\", "/");
+export function resolveWorkspacePath(
+  path: string,
+  workspace: string | undefined,
+  options: { backslash?: "separator" | "literal" } = {},
+): string {
+  const slashed = options.backslash === "literal" ? path : path.replaceAll("\\", "/");
   const joined = slashed.startsWith("/") ? slashed : `${workspace ?? ""}/${slashed}`;
   const parts: string[] = [];
   for (const part of joined.split("/")) {

@@ -73,8 +73,7 @@ export class SpecifierMatch {
           specifier.commandPattern.test(command.words.join(" "))
         ) || specifier.commandPattern.test(squeeze(call.text));
       case "path":
-        return call.paths.some((path) => {
-          const resolved = resolveWorkspacePath(path, workspace);
+        return call.paths.flatMap((path) => pathForms(path, workspace)).some((resolved) => {
           const glob = pathGlob(specifier, workspace);
           return glob.pattern.test(resolved) ||
             (call.searched && mayHoldMatches(glob.glob, resolved));
@@ -115,7 +114,7 @@ export class SpecifierMatch {
         covers = (specifier, item) => specifier.commandPattern.test(item);
         break;
       case "path":
-        items = call.paths.map((path) => resolveWorkspacePath(path, workspace));
+        items = call.paths.flatMap((path) => pathForms(path, workspace));
         covers = (specifier, item) => pathGlob(specifier, workspace).pattern.test(item);
         break;
       case "value":
@@ -162,6 +161,16 @@ function readCall(tool: RoutedTool, args: Record<string, unknown>): CallItems {
   if (tool.source === "builtin" && PATH_OR_COMMAND_BUILTINS.has(tool.name)) return UNREADABLE;
   const values = argumentLeaves(args, { scalars: false });
   return values === undefined ? UNREADABLE : { kind: "value", values };
+}
+
+/**
+ * A path resolved against the workspace; a backslash is a separator on Windows and a character
+ * elsewhere, so a path holding one has both forms (deny: either matches; allow: both covered).
+ */
+function pathForms(path: string, workspace: string | undefined): string[] {
+  const separated = resolveWorkspacePath(path.replaceAll("\\", "/"), workspace);
+  if (!path.includes("\\")) return [separated];
+  return [separated, resolveWorkspacePath(path, workspace, { backslash: "literal" })];
 }
 
 /** The specifier's glob made absolute and normalised the way paths are, and its pattern. */
