@@ -2,7 +2,6 @@ import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call_t
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import { patchPaths } from "./_workspace_path.ts";
 import type { ApprovalOutcome, PendingApproval, PolicyAction } from "../policy_types.ts";
 
 /** What a call event says about the policy. */
@@ -103,10 +102,21 @@ export function summarizeArguments(tool: RoutedTool, args: Record<string, unknow
   let text: string;
   if (tool.source === "builtin" && typeof args.command === "string") text = args.command;
   else if (tool.source === "builtin" && typeof args.patch === "string") {
-    text = `patch of ${patchPaths(args.patch).join(", ") || "no file"}`;
+    text = `patch of ${declaredPaths(tool, args) || "no file"}`;
   } else if (tool.source === "builtin" && typeof args.path === "string") text = args.path;
   else text = JSON.stringify(args) ?? "{}";
   return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+/** The paths a tool declares for a call (the ones its policy rules read), comma-separated. */
+function declaredPaths(tool: RoutedTool, args: Record<string, unknown>): string {
+  try {
+    const subjects = tool.policySubjects?.(args);
+    if (subjects?.kind === "paths") return subjects.paths.join(", ");
+  } catch {
+    // A patch that does not parse names no file; it will fail without changing any.
+  }
+  return "";
 }
 
 /**

@@ -1,32 +1,25 @@
-import type { RoutedTool, ShellCommand } from "../tool_source.ts";
+import type { RoutedTool } from "../tool_source.ts";
 import { argumentLeaves } from "./_argument_leaves.ts";
 import { globToRegExp } from "./_glob.ts";
 import { resolveWorkspacePath } from "./_workspace_path.ts";
 import { type PolicyRule, type RuleSpecifier, squeeze } from "./policy_rule.ts";
 
 /**
- * Built-in tools whose specifiers read paths or commands. Without a `policySubjects`
- * declaration (a host's own built-in source) their specifiers fail closed rather than fall back
- * to reading the text of the arguments, which is what let `./src/a.ts` past `edit(src/**)`.
+ * What a bare specifier reads in one call: command texts, resolved paths or strings. `text` is a
+ * script's whole text (deny and ask rules also read it); `coverable` is false when no allow rule
+ * may cover the call (a command that is not plain, arguments that cannot be read); `unreadable`
+ * makes deny and ask rules match.
  */
-const PATH_OR_COMMAND_BUILTINS: ReadonlySet<string> = new Set([
-  "apply_patch",
-  "bash",
-  "edit",
-  "glob",
-  "grep",
-  "read_file",
-  "write_file",
-]);
+interface CallItems {
+  kind: "command" | "path" | "value";
+  items: string[];
+  text?: string;
+  searched?: boolean;
+  coverable: boolean;
+  unreadable?: boolean;
+}
 
-/** What a bare specifier reads in one call. */
-type CallItems =
-  | { kind: "path"; paths: string[]; searched: boolean }
-  | { kind: "command"; commands: readonly ShellCommand[]; text: string }
-  | { kind: "value"; values: string[] }
-  | { kind: "unreadable" };
-
-const UNREADABLE: CallItems = { kind: "unreadable" };
+const UNREADABLE: CallItems = { kind: "value", items: [], coverable: false, unreadable: true };
 const pathGlobs = new WeakMap<RuleSpecifier, Map<string, { glob: string; pattern: RegExp }>>();
 
 /**
@@ -64,23 +57,8 @@ export class SpecifierMatch {
       return leaves === undefined || leaves.some((leaf) => specifier.valuePattern.test(leaf));
     }
     const call = this.#read();
-    const workspace = this.#workspace;
-    switch (call.kind) {
-      case "unreadable":
-        return true;
-      case "command":
-        return call.commands.some((command) =>
-          specifier.commandPattern.test(command.words.join(" "))
-        ) || specifier.commandPattern.test(squeeze(call.text));
-      case "path":
-        return call.paths.flatMap((path) => pathForms(path, workspace)).some((resolved) => {
-          const glob = pathGlob(specifier, workspace);
-          return glob.pattern.test(resolved) ||
-            (call.searched && mayHoldMatches(glob.glob, resolved));
-        });
-      case "value":
-        return call.values.some((value) => specifier.valuePattern.test(value));
-    }
+    return call.unreadable === true || call.items.some((item) => this.#test(specifier, item)) ||
+      (call.text !== undefined && specifier.commandPattern.test(squeeze(call.text)));
   }
 
   /**
@@ -102,37 +80,27 @@ export class SpecifierMatch {
     }
     if (bare.length === 0) return undefined;
     const call = this.#read();
-    const workspace = this.#workspace;
-    let items: string[];
-    let covers: (specifier: RuleSpecifier, item: string) => boolean;
-    switch (call.kind) {
-      case "unreadable":
-        return undefined;
-      case "command":
-        if (!call.commands.every((command) => command.plain)) return undefined;
-        items = call.commands.map((command) => command.words.join(" "));
-        covers = (specifier, item) => specifier.commandPattern.test(item);
-        break;
-      case "path":
-        items = call.paths.flatMap((path) => pathForms(path, workspace));
-        covers = (specifier, item) => pathGlob(specifier, workspace).pattern.test(item);
-        break;
-      case "value":
-        items = call.values;
-        covers = (specifier, item) => specifier.valuePattern.test(item);
-    }
-    if (items.length === 0) return undefined;
+    if (!call.coverable || call.items.length === 0) return undefined;
     let first: PolicyRule | undefined;
-    for (const item of items) {
-      const rule = bare.find((rule) => covers(rule.specifier!, item));
+    for (const item of call.items) {
+      const rule = bare.find((rule) => this.#test(rule.specifier!, item, true));
       if (rule === undefined) return undefined;
       first ??= rule;
     }
     return first;
   }
 
+  #test(specifier: RuleSpecifier, item: string, allow = false): boolean {
+    const call = this.#read();
+    if (call.kind === "command") return specifier.commandPattern.test(item);
+    if (call.kind === "value") return specifier.valuePattern.test(item);
+    const glob = pathGlob(specifier, this.#workspace);
+    return glob.pattern.test(item) ||
+      (!allow && call.searched === true && mayHold(glob.glob, item));
+  }
+
   #read(): CallItems {
-    return this.#items ??= readCall(this.#tool, this.#args);
+    return this.#items ??= readCall(this.#tool, this.#args, this.#workspace);
   }
 }
 
@@ -143,34 +111,51 @@ function keyCovers(specifier: RuleSpecifier, args: Record<string, unknown>): boo
     leaves.every((leaf) => specifier.valuePattern.test(leaf));
 }
 
-function readCall(tool: RoutedTool, args: Record<string, unknown>): CallItems {
+function readCall(
+  tool: RoutedTool,
+  args: Record<string, unknown>,
+  workspace: string | undefined,
+): CallItems {
   if (typeof tool.policySubjects === "function") {
     try {
       const subjects = tool.policySubjects(args);
       if (subjects.kind === "paths") {
-        return { kind: "path", paths: [...subjects.paths], searched: subjects.searched === true };
+        return {
+          kind: "path",
+          items: subjects.paths.flatMap((path) => pathForms(path, workspace)),
+          searched: subjects.searched,
+          coverable: true,
+        };
       }
-      if (subjects.kind === "commands") {
-        return { kind: "command", commands: [...subjects.commands], text: subjects.text };
-      }
+      const commands = subjects.commands;
+      return {
+        kind: "command",
+        items: commands.map((command) => command.words.join(" ")),
+        text: subjects.text,
+        coverable: commands.every((command) => command.plain),
+      };
     } catch {
-      // Arguments the tool's own parser cannot read: the rule fails closed below.
+      // Arguments the tool's own parser cannot read: the rule fails closed.
+      return UNREADABLE;
     }
-    return UNREADABLE;
   }
-  if (tool.source === "builtin" && PATH_OR_COMMAND_BUILTINS.has(tool.name)) return UNREADABLE;
-  const values = argumentLeaves(args, { scalars: false });
-  return values === undefined ? UNREADABLE : { kind: "value", values };
+  // A host's own built-in tool that does not declare its paths or commands fails closed rather
+  // than have its arguments read as text (what let `./src/a.ts` past `edit(src/**)`).
+  if (tool.source === "builtin") return UNREADABLE;
+  const items = argumentLeaves(args, { scalars: false });
+  return items === undefined ? UNREADABLE : { kind: "value", items, coverable: true };
 }
 
 /**
- * A path resolved against the workspace; a backslash is a separator on Windows and a character
- * elsewhere, so a path holding one has both forms (deny: either matches; allow: both covered).
+ * A path resolved against the workspace, twice: a backslash is a separator on Windows and a
+ * character elsewhere (a NUL stands for it, which no tool accepts in a path and `*` matches).
+ * Deny and ask rules match either form; allow rules must cover both.
  */
 function pathForms(path: string, workspace: string | undefined): string[] {
-  const separated = resolveWorkspacePath(path.replaceAll("\\", "/"), workspace);
-  if (!path.includes("\\")) return [separated];
-  return [separated, resolveWorkspacePath(path, workspace, { backslash: "literal" })];
+  return [
+    resolveWorkspacePath(path, workspace),
+    resolveWorkspacePath(path.replaceAll("\\", "\0"), workspace),
+  ];
 }
 
 /** The specifier's glob made absolute and normalised the way paths are, and its pattern. */
@@ -183,17 +168,8 @@ function pathGlob(
   const key = workspace ?? "";
   let compiled = byWorkspace.get(key);
   if (compiled === undefined) {
-    const glob = specifier.glob.replaceAll("\\", "/");
-    const absolute = glob.startsWith("/") ? glob : `${workspace ?? ""}/${glob}`;
-    // Normalise the literal part the way paths are, keeping the wildcards.
-    const normal = absolute.split("/").reduce<string[]>((parts, part) => {
-      if (part === "" || part === ".") return parts;
-      if (part === "..") parts.pop();
-      else parts.push(part);
-      return parts;
-    }, []);
-    const text = "/" + normal.join("/");
-    compiled = { glob: text, pattern: globToRegExp(text, "path") };
+    const glob = resolveWorkspacePath(specifier.glob, workspace);
+    compiled = { glob, pattern: globToRegExp(glob, "path") };
     byWorkspace.set(key, compiled);
   }
   return compiled;
@@ -203,7 +179,7 @@ function pathGlob(
  * Whether a normalised path glob may match something inside a folder: the folder's components
  * match the glob's leading segments, and the glob goes deeper or reaches a `**`.
  */
-function mayHoldMatches(glob: string, folder: string): boolean {
+function mayHold(glob: string, folder: string): boolean {
   const segments = glob.split("/").slice(1);
   const parts = folder === "/" ? [] : folder.split("/").slice(1);
   for (const [at, part] of parts.entries()) {

@@ -9,13 +9,28 @@
 import { assert, assertEquals } from "@std/assert";
 import { compilePolicy, PolicyEngine } from "../../../src/core/policy/policy_engine.ts";
 import { globToRegExp } from "../../../src/core/policy/_glob.ts";
-import { patchPaths } from "../../../src/core/policy/_workspace_path.ts";
 import type { Policy } from "../../../mod.ts";
 import { parsePatchText } from "../../../src/deno/builtins/patch/parse_patch_text.ts";
 import { fakeBuiltins } from "./_policy_fixture.ts";
 
 const builtins = fakeBuiltins("/ws");
 const tool = (name: string) => builtins.resolve([name]).tools[0];
+
+/** The header regex this finding replaced (it read `+++ "b/x"` and `+++<tab>x` wrongly). */
+function oldPatchPaths(patch: string): string[] {
+  const paths: string[] = [];
+  for (const raw of patch.split(/\r?\n/)) {
+    const line = raw.trimEnd();
+    const codex = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/.exec(line);
+    if (codex) paths.push(codex[1].trim());
+    const unified = codex ? null : /^(?:---|\+\+\+) (.+?)(?:\t.*)?$/.exec(line);
+    if (unified && unified[1].trim() !== "/dev/null") {
+      const path = unified[1].trim();
+      paths.push(/^[ab]\//.test(path) ? path.slice(2) : path);
+    }
+  }
+  return paths;
+}
 
 function decide(policy: Policy, name: string, args: Record<string, unknown>): string {
   const engine = new PolicyEngine([compilePolicy(policy, "router")], "/ws");
@@ -85,7 +100,7 @@ Deno.test("apply_patch paths come from the parser that applies the patch: quoted
     );
     assert(written.some((path) => path.startsWith("src/")), JSON.stringify(written));
     // ... while the regex the policy used named no path under src/.
-    assert(!patchPaths(patch).some((path) => rule.test(`/ws/${path}`)), patch);
+    assert(!oldPatchPaths(patch).some((path) => rule.test(`/ws/${path}`)), patch);
     assertEquals(decide({ deny: ["apply_patch(src/**)"] }, "apply_patch", { patch }), "deny");
     assertEquals(
       decide({ allow: ["apply_patch(docs/**)"], default: "ask" }, "apply_patch", { patch }),
