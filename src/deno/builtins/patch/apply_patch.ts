@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
