@@ -4,8 +4,8 @@ const MAX_DEPTH = 64;
 const MAX_LEAVES = 10_000;
 
 /**
- * The strings of a value at any depth (array elements and object property values), for value
- * specifiers; with `scalars`, numbers, booleans and `null` too, as text.
+ * The strings of a value at any depth (array elements, object keys and property values), for
+ * value specifiers; with `scalars`, numbers, booleans and `null` too, as text.
  *
  * @param value The argument (a parsed JSON value).
  * @param options `scalars`: also read non-string scalars.
@@ -21,7 +21,8 @@ export function argumentLeaves(
     if (typeof node === "string") leaves.push(node);
     else if (node !== null && typeof node === "object") {
       if (depth >= MAX_DEPTH) return false;
-      for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      // An object's keys are data too (a record of addresses, of headers): [key, value, …].
+      for (const child of Array.isArray(node) ? node : Object.entries(node).flat()) {
         if (!walk(child, depth + 1)) return false;
       }
     } else if (options.scalars && node !== undefined) leaves.push(String(node));

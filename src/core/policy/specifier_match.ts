@@ -142,7 +142,8 @@ function readCall(
   // A host's own built-in tool that does not declare its paths or commands fails closed rather
   // than have its arguments read as text (what let `./src/a.ts` past `edit(src/**)`).
   if (tool.source === "builtin") return UNREADABLE;
-  const items = argumentLeaves(args, { scalars: false });
+  // The arguments' own names are not data; everything below them is.
+  const items = argumentLeaves(Object.values(args), { scalars: false });
   return items === undefined ? UNREADABLE : { kind: "value", items, coverable: true };
 }
 

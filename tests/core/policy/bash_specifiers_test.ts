@@ -10,7 +10,10 @@ import { assert, assertEquals } from "@std/assert";
 import { compilePolicy, PolicyEngine } from "../../../src/core/policy/policy_engine.ts";
 import { squeeze } from "../../../src/core/policy/policy_rule.ts";
 import type { Policy, RoutedTool } from "../../../mod.ts";
-import { shellCommands } from "../../../src/deno/builtins/bash/shell_commands.ts";
+import {
+  MAX_POLICY_SCRIPT_CHARS,
+  shellCommands,
+} from "../../../src/deno/builtins/bash/shell_commands.ts";
 import { fakeBuiltins, policyRouter, ran } from "./_policy_fixture.ts";
 
 const bash = fakeBuiltins().resolve(["bash"]).tools[0];
@@ -177,6 +180,12 @@ Deno.test("a command that does not parse is never allowed, and deny and ask rule
     assertEquals(decide({ allow: ["bash(git status*)"], default: "ask" }, command), "ask");
     assertEquals(decide({ deny: ["bash(rm *)"] }, command), "deny", command);
   }
+  // A script longer than the parser is given (its time grows faster than some scripts) too.
+  const long = "git status; ".repeat(Math.ceil(MAX_POLICY_SCRIPT_CHARS / 12) + 1);
+  assertEquals(decide(ALLOW_STATUS, long), "deny");
+  assertEquals(decide({ deny: ["bash(rm *)"] }, long), "deny");
+  const fits = "git status; ".repeat(Math.floor(MAX_POLICY_SCRIPT_CHARS / 12));
+  assertEquals(decide(ALLOW_STATUS, fits), "allow");
   // A host's own built-in bash without a declaration fails closed the same way.
   const { policySubjects: _, ...undeclared } = bash;
   assertEquals(decide(ALLOW_STATUS, "git status", undeclared), "deny");

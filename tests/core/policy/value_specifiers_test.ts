@@ -16,7 +16,7 @@ const sendEmail = defineTool({
   name: "send_email",
   description: "Sends an email to one or more addresses",
   input: z.object({
-    to: z.union([z.string(), z.array(z.string())]),
+    to: z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())]),
     cc: z.array(z.object({ address: z.string() })).optional(),
     body: z.unknown().optional(),
   }),
@@ -107,4 +107,15 @@ Deno.test("KEY=GLOB reads numbers and booleans as text; the bare form reads stri
   );
   assertEquals(await outcome({ deny: ["send_email(body=true)"] }, { to: "a", body: true }), "deny");
   assertEquals(await outcome({ deny: ["send_email(5)"] }, { to: "a", body: 5 }), "allow");
+});
+
+Deno.test("a nested object's keys are read too: a record of addresses", async () => {
+  const deny: Policy = { deny: ["send_email(to=*@evil.com)"] };
+  assertEquals(await outcome(deny, { to: { "x@evil.com": "X" } }), "deny");
+  const allow: Policy = { allow: ["send_email(to=*@example.com)"], default: "ask" };
+  assertEquals(await outcome(allow, { to: { "x@evil.com": "a@example.com" } }), "ask");
+  assertEquals(await outcome(allow, { to: { "b@example.com": "a@example.com" } }), "allow");
+  // The arguments' own names are not read by the bare form.
+  const bare: Policy = { allow: ["send_email(*@example.com)"], default: "ask" };
+  assertEquals(await outcome(bare, { to: "a@example.com" }), "allow");
 });

@@ -28,9 +28,16 @@ const GLOB_PARTS: ReadonlySet<WordPart["type"]> = new Set([
 ]);
 
 /**
+ * The longest script `bash(...)` specifiers read. The parser's time grows faster than the
+ * script for some shapes (thousands of substitutions), and it runs on the host's event loop;
+ * longer scripts cannot be read, so the policy fails closed for them.
+ */
+export const MAX_POLICY_SCRIPT_CHARS = 16_384;
+
+/**
  * What `bash(...)` policy specifiers read in a `bash` call: the simple commands of its script,
- * parsed with the bash grammar (npm `unbash`). Throws when the script does not parse, so that
- * the policy fails closed.
+ * parsed with the bash grammar (npm `unbash`). Throws when the script does not parse or is
+ * longer than {@linkcode MAX_POLICY_SCRIPT_CHARS}, so that the policy fails closed.
  *
  * @param args The call's arguments.
  * @returns The commands and the script's text (none for calls without a command).
@@ -39,6 +46,9 @@ export function bashSubjects(args: Record<string, unknown>): PolicySubjects {
   const command = args.command;
   if (command === undefined) return { kind: "commands", commands: [], text: "" };
   if (typeof command !== "string") throw new TypeError('"command" must be a string');
+  if (command.length > MAX_POLICY_SCRIPT_CHARS) {
+    throw new RangeError(`The command is longer than ${MAX_POLICY_SCRIPT_CHARS} characters`);
+  }
   return { kind: "commands", commands: shellCommands(command), text: command };
 }
 
