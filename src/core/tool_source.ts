@@ -135,14 +135,19 @@ export interface RoutedTool {
  *
  * `paths`: the paths as written (relative to the workspace or absolute); with `searched`, they
  * are folders searched, and a deny or ask rule also matches a folder holding paths it names.
- * `commands`: every simple command of a shell script, at any depth, and the script's text.
+ * `commands`: every simple command of a shell script, at any depth, and other readings of them.
  */
 export type PolicySubjects =
   | { readonly kind: "paths"; readonly paths: readonly string[]; readonly searched?: boolean }
   | {
     readonly kind: "commands";
     readonly commands: readonly ShellCommand[];
-    readonly text: string;
+    /**
+     * Other readings of the commands, as text, that deny and ask rules also match and allow
+     * rules ignore: the program by its file name (`/bin/rm x` as `rm x`), the command a wrapper
+     * such as `env`, `xargs` or `bash -c` runs.
+     */
+    readonly variants?: readonly string[];
   };
 
 /** One simple command of a shell script, as `bash(...)` specifiers read it. */

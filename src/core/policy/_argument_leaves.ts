@@ -8,13 +8,13 @@ const MAX_LEAVES = 10_000;
  * value specifiers; with `scalars`, numbers, booleans and `null` too, as text.
  *
  * @param value The argument (a parsed JSON value).
- * @param options `scalars`: also read non-string scalars.
+ * @param scalars Whether to read non-string scalars too.
  * @returns The strings in document order, or `undefined` when the value is nested deeper or
  *   holds more than the specifiers read (the caller fails closed).
  */
 export function argumentLeaves(
   value: unknown,
-  options: { scalars: boolean },
+  scalars: boolean,
 ): string[] | undefined {
   const leaves: string[] = [];
   const walk = (node: unknown, depth: number): boolean => {
@@ -25,7 +25,7 @@ export function argumentLeaves(
       for (const child of Array.isArray(node) ? node : Object.entries(node).flat()) {
         if (!walk(child, depth + 1)) return false;
       }
-    } else if (options.scalars && node !== undefined) leaves.push(String(node));
+    } else if (scalars && node !== undefined) leaves.push(String(node));
     return leaves.length <= MAX_LEAVES;
   };
   return walk(value, 0) ? leaves : undefined;

@@ -2,18 +2,18 @@ import type { RoutedTool } from "../tool_source.ts";
 import { argumentLeaves } from "./_argument_leaves.ts";
 import { globToRegExp } from "./_glob.ts";
 import { resolveWorkspacePath } from "./_workspace_path.ts";
-import { type PolicyRule, type RuleSpecifier, squeeze } from "./policy_rule.ts";
+import type { PolicyRule, RuleSpecifier } from "./policy_rule.ts";
 
 /**
- * What a bare specifier reads in one call: command texts, resolved paths or strings. `text` is a
- * script's whole text (deny and ask rules also read it); `coverable` is false when no allow rule
- * may cover the call (a command that is not plain, arguments that cannot be read); `unreadable`
- * makes deny and ask rules match.
+ * What a bare specifier reads in one call: command texts, resolved paths or strings. `also` is
+ * what deny and ask rules read besides (`variants` of commands). `coverable` is false when no
+ * allow rule may cover the call (a command that is not plain, arguments that cannot be read);
+ * `unreadable` makes deny and ask rules match.
  */
 interface CallItems {
   kind: "command" | "path" | "value";
   items: string[];
-  text?: string;
+  also?: readonly string[];
   searched?: boolean;
   coverable: boolean;
   unreadable?: boolean;
@@ -52,13 +52,12 @@ export class SpecifierMatch {
    */
   matches(specifier: RuleSpecifier): boolean {
     if (specifier.key !== undefined) {
-      if (!Object.hasOwn(this.#args, specifier.key)) return false;
-      const leaves = argumentLeaves(this.#args[specifier.key], { scalars: true });
+      const leaves = keyLeaves(specifier, this.#args);
       return leaves === undefined || leaves.some((leaf) => specifier.valuePattern.test(leaf));
     }
     const call = this.#read();
     return call.unreadable === true || call.items.some((item) => this.#test(specifier, item)) ||
-      (call.text !== undefined && specifier.commandPattern.test(squeeze(call.text)));
+      (call.also?.some((item) => specifier.commandPattern.test(item)) ?? false);
   }
 
   /**
@@ -105,10 +104,14 @@ export class SpecifierMatch {
 }
 
 function keyCovers(specifier: RuleSpecifier, args: Record<string, unknown>): boolean {
-  if (!Object.hasOwn(args, specifier.key!)) return false;
-  const leaves = argumentLeaves(args[specifier.key!], { scalars: true });
+  const leaves = keyLeaves(specifier, args);
   return leaves !== undefined && leaves.length > 0 &&
     leaves.every((leaf) => specifier.valuePattern.test(leaf));
+}
+
+/** The strings of the argument `KEY=GLOB` names: none when absent, `undefined` when unreadable. */
+function keyLeaves(specifier: RuleSpecifier, args: Record<string, unknown>): string[] | undefined {
+  return Object.hasOwn(args, specifier.key!) ? argumentLeaves(args[specifier.key!], true) : [];
 }
 
 function readCall(
@@ -131,7 +134,7 @@ function readCall(
       return {
         kind: "command",
         items: commands.map((command) => command.words.join(" ")),
-        text: subjects.text,
+        also: subjects.variants,
         coverable: commands.every((command) => command.plain),
       };
     } catch {
@@ -143,7 +146,7 @@ function readCall(
   // than have its arguments read as text (what let `./src/a.ts` past `edit(src/**)`).
   if (tool.source === "builtin") return UNREADABLE;
   // The arguments' own names are not data; everything below them is.
-  const items = argumentLeaves(Object.values(args), { scalars: false });
+  const items = argumentLeaves(Object.values(args), false);
   return items === undefined ? UNREADABLE : { kind: "value", items, coverable: true };
 }
 
@@ -181,8 +184,8 @@ function pathGlob(
  * match the glob's leading segments, and the glob goes deeper or reaches a `**`.
  */
 function mayHold(glob: string, folder: string): boolean {
-  const segments = glob.split("/").slice(1);
-  const parts = folder === "/" ? [] : folder.split("/").slice(1);
+  const segments = glob.split("/").filter(Boolean);
+  const parts = folder.split("/").filter(Boolean);
   for (const [at, part] of parts.entries()) {
     const segment = segments[at];
     if (segment === undefined) return false;

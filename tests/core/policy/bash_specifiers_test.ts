@@ -170,6 +170,32 @@ Deno.test("a deny rule matches a simple command anywhere: keywords, subshells, s
     assertEquals(oldDenies("rm *", command), oldDenied, `old matcher on ${command}`);
     assertEquals(decide(deny, command), "deny", command);
   }
+  // A program named by its path is matched by its name too, and what a wrapper, eval or
+  // bash -c runs is read (deny and ask only).
+  for (
+    const command of [
+      "/bin/rm -rf x",
+      "./rm x",
+      "/usr/bin/env; /bin/rm x",
+      "env -i rm -rf x",
+      "sudo -u root /bin/rm -rf x",
+      "command rm x",
+      "nice -n 5 rm x",
+      "timeout 5 rm x",
+      "find . -exec rm {} ;",
+      "echo x | xargs rm -f",
+      "eval 'rm -rf x'",
+      'bash -c "rm -rf x"',
+      "sh -c 'echo; eval \"rm -rf x\"'",
+      "env bash -c 'eval \"rm -rf x\"'",
+    ]
+  ) {
+    assertEquals(oldDenies("rm *", command), false, command);
+    assertEquals(decide(deny, command), "deny", command);
+  }
+  const absolute: Policy = { allow: ["bash(/usr/bin/git status*)"], default: "deny" };
+  assertEquals(decide(absolute, "/usr/bin/git status"), "allow");
+  assertEquals(decide(absolute, "git status"), "deny");
   assertEquals(decide(deny, "echo rm"), "allow");
   assertEquals(decide(deny, "cat <<'EOF'\n$(rm -rf x)\nEOF"), "allow", "quoted: not run");
 });

@@ -40,16 +40,106 @@ export const MAX_POLICY_SCRIPT_CHARS = 16_384;
  * longer than {@linkcode MAX_POLICY_SCRIPT_CHARS}, so that the policy fails closed.
  *
  * @param args The call's arguments.
- * @returns The commands and the script's text (none for calls without a command).
+ * @returns The commands (none for calls without a command).
  */
 export function bashSubjects(args: Record<string, unknown>): PolicySubjects {
   const command = args.command;
-  if (command === undefined) return { kind: "commands", commands: [], text: "" };
+  if (command === undefined) return { kind: "commands", commands: [] };
   if (typeof command !== "string") throw new TypeError('"command" must be a string');
   if (command.length > MAX_POLICY_SCRIPT_CHARS) {
     throw new RangeError(`The command is longer than ${MAX_POLICY_SCRIPT_CHARS} characters`);
   }
-  return { kind: "commands", commands: shellCommands(command), text: command };
+  const commands = shellCommands(command);
+  return { kind: "commands", commands, variants: commandVariants(commands) };
+}
+
+/** Programs that run a command given in their arguments. */
+const WRAPPERS: ReadonlySet<string> = new Set([
+  "builtin",
+  "chroot",
+  "command",
+  "doas",
+  "env",
+  "exec",
+  "find",
+  "flock",
+  "ionice",
+  "nice",
+  "nohup",
+  "nsenter",
+  "parallel",
+  "setsid",
+  "ssh",
+  "stdbuf",
+  "strace",
+  "sudo",
+  "timeout",
+  "unshare",
+  "watch",
+  "xargs",
+]);
+/** Programs that run their `-c` argument (or, for `eval`, their arguments) as a script. */
+const SHELLS: ReadonlySet<string> = new Set(["bash", "dash", "eval", "ksh", "sh", "su", "zsh"]);
+/**
+ * How many other readings one call may have (more cannot be read: the policy fails closed), and
+ * how deeply wrappers and scripts in scripts are followed.
+ */
+const MAX_VARIANTS = 4096;
+const MAX_NESTING = 4;
+
+/**
+ * Other readings of commands for deny and ask rules (allow rules never read them): the program by
+ * its file name (`/bin/rm x` as `rm x`); for a program that runs a command from its arguments
+ * (`env`, `sudo`, `xargs`, `find -exec` …), every run of its arguments from each position on,
+ * wider than what runs, which only makes a deny match more; for `eval`, `bash -c` and `sh -c`,
+ * the commands of the script they are given, when it is literal and parses. Throws past
+ * {@linkcode MAX_VARIANTS} readings, so that the policy fails closed.
+ *
+ * @param commands The commands of a script.
+ * @returns The readings, as text.
+ */
+export function commandVariants(commands: readonly ShellCommand[]): string[] {
+  const variants: string[] = [];
+  // A script reached through several wrappers is parsed once.
+  const parsed = new Map<string, ShellCommand[]>();
+  const add = (text: string): void => {
+    if (variants.push(text) > MAX_VARIANTS) {
+      throw new RangeError(`The command has more than ${MAX_VARIANTS} readings`);
+    }
+  };
+  const read = (words: readonly string[], depth: number): void => {
+    if (words.length === 0) return;
+    const name = words[0].replace(/^.*\//, "");
+    if (name !== words[0]) add([name, ...words.slice(1)].join(" "));
+    if (SHELLS.has(name) && depth < MAX_NESTING) {
+      const at = name === "eval" ? 0 : words.indexOf("-c");
+      const script = name === "eval" ? words.slice(1).join(" ") : words[at + 1];
+      if (at !== -1 && script !== undefined) {
+        try {
+          let inner = parsed.get(script);
+          if (inner === undefined) {
+            parsed.set(script, []);
+            parsed.set(script, inner = shellCommands(script));
+          }
+          for (const command of inner) {
+            add(command.words.join(" "));
+            read(command.words, depth + 1);
+          }
+        } catch (error) {
+          // A script that does not parse does not run either; too many readings fail closed.
+          if (error instanceof RangeError) throw error;
+        }
+      }
+    }
+    if (WRAPPERS.has(name) && depth < MAX_NESTING) {
+      for (let from = 1; from < Math.min(words.length, 16); from++) {
+        add(words.slice(from).join(" "));
+        read(words.slice(from), depth + 1);
+      }
+    }
+  };
+  for (const command of commands) read(command.words, 0);
+  return variants;
 }
 
 /**

@@ -5,7 +5,11 @@
  * @module
  */
 import { assert, assertEquals, assertThrows } from "@std/assert";
-import { bashSubjects, shellCommands } from "../../../../src/deno/builtins/bash/shell_commands.ts";
+import {
+  bashSubjects,
+  commandVariants,
+  shellCommands,
+} from "../../../../src/deno/builtins/bash/shell_commands.ts";
 
 Deno.test("words after quote removal; assignments, redirections and expansions make a command not plain", () => {
   assertEquals(shellCommands(`g"i"t 'st'a\\tus $'\\x2d'v`), [
@@ -23,7 +27,17 @@ Deno.test("words after quote removal; assignments, redirections and expansions m
     ["a", false],
     ["b", false],
   ]);
-  assertEquals(bashSubjects({ action: "list" }), { kind: "commands", commands: [], text: "" });
+  assertEquals(bashSubjects({ action: "list" }), { kind: "commands", commands: [] });
+  assertEquals(bashSubjects({ command: "sudo /bin/rm x" }), {
+    kind: "commands",
+    commands: [{ words: ["sudo", "/bin/rm", "x"], plain: true }],
+    variants: ["/bin/rm x", "rm x", "x"],
+  });
+  // Readings past the bound fail closed rather than be cut short.
+  assertThrows(
+    () => commandVariants(Array(3).fill({ words: Array(16).fill("env"), plain: true })),
+    RangeError,
+  );
   assertThrows(() => bashSubjects({ command: 7 }), TypeError);
   assertThrows(() => shellCommands("echo 'open"), SyntaxError);
 });
