@@ -75,6 +75,11 @@ Deno.test("paths outside the workspace never match a workspace glob's allow; onl
   assertEquals(decide(allow, "edit", { path: "/ws/src/a.ts" }), "allow");
   assertEquals(decide({ deny: ["read_file(/etc/**)"] }, "read_file", { path: "../etc/x" }), "deny");
   assertEquals(decide({ deny: ["read_file(src/**)"] }, "read_file", { path: "/etc/x" }), "allow");
+  // An absolute glob names a path anywhere, the workspace included.
+  const anywhere = { deny: ["read_file(/**/.env)"] };
+  for (const path of [".env", "a/.env", "/ro/b/.env", "../x/.env"]) {
+    assertEquals(decide(anywhere, "read_file", { path }), "deny", path);
+  }
 });
 
 Deno.test("a backslash counts both as a separator and as a character: deny matches either, allow needs both", () => {
