@@ -243,7 +243,7 @@ Deno.test("the summary of an apply_patch ask shows the whole patch, its line bre
   const router = policyRouter({ policy: { ask: ["apply_patch"] } });
   const toolSet = await router.expose(EVERYTHING);
   const patch =
-    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.ts\n*** End Patch";
+    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.ts\n@@\n-a\n+b\n*** End Patch";
   const result = await toolSet.call("apply_patch", { patch });
   assertEquals(
     result.approval?.summary,

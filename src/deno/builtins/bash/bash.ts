@@ -4,6 +4,7 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import { type BashRequest, prepareBashCommand } from "./bash_command.ts";
 import { describeBash } from "./bash_description.ts";
+import { bashSubjects } from "./shell_commands.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
@@ -82,6 +83,7 @@ export function createBashTool(
     }),
     source: "builtin" as const,
     origin: "bash",
+    policySubjects: bashSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       withPlantedNotice(ctx, runBash(ctx, processes, parseArgs(args), context, options)),
   });

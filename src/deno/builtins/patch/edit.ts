@@ -8,6 +8,7 @@ import type { EditResult } from "./file_edit.ts";
 import { applyEdits } from "./patch_transaction.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { MAX_EDIT_BYTES } from "../files/current_text.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -58,6 +59,7 @@ export function createEditTool(ctx: ResolvedContext, files: FileAccess): RoutedT
     }),
     source: "builtin" as const,
     origin: "edit",
+    policySubjects: pathSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       edit(ctx, { files, args: input.parse(args, "edit") as EditArgs, signal: context.signal }),
   });
