@@ -247,7 +247,7 @@ Deno.test("the summary of an apply_patch ask shows the whole patch, its line bre
   const result = await toolSet.call("apply_patch", { patch });
   assertEquals(
     result.approval?.summary,
-    "patch: *** Begin Patch\\n\n*** Add File: a.txt\\n\n+x\\n\n*** Update File: src/b.ts\\n\n*** End Patch",
+    "patch: *** Begin Patch\\n\n*** Add File: a.txt\\n\n+x\\n\n*** Update File: src/b.ts\\n\n@@\\n\n-a\\n\n+b\\n\n*** End Patch",
   );
   assertEquals(result.approval?.shown, result.approval?.summary);
 });
