@@ -1,3 +1,4 @@
+import { RE2JS, RE2JSSyntaxException } from "re2js";
 import { ToolError } from "../../../core/tool_error.ts";
 
 /** One matching line. */
@@ -8,12 +9,21 @@ export interface LineMatch {
   text: string;
 }
 
-/** A pattern compiled for searching: a scan over a whole text, and a test of one line. */
+/**
+ * A pattern compiled for searching. A model's regular expression runs in RE2 (`re2js`), whose
+ * time is linear in the text: no expression can backtrack. A plain literal (no operator at all,
+ * so nothing to backtrack over) runs in JavaScript's engine, which finds it faster.
+ */
 export interface CompiledPattern {
-  /** Finds candidate matches in the whole text (flags `g` and `m`). */
-  readonly scan: RegExp;
-  /** Confirms a candidate on its line alone. */
-  readonly line: RegExp;
+  /** The RE2 expression (multiline: `^` and `$` are a line's start and end), when not literal. */
+  readonly re2?: RE2JS;
+  /** The JavaScript expression of a plain literal: its characters, escaped, and no operator. */
+  readonly plain?: RegExp;
+  /**
+   * Whether a whole slice of lines can be tested at once before its lines are: false when the
+   * pattern looks past a line (`\A`, `\z`, or a flag group that turns `m` off).
+   */
+  readonly bySlice: boolean;
   /**
    * The UTF-8 bytes every match contains, when the pattern is a plain literal matched with case:
    * a file without them is passed over without decoding it.
@@ -27,34 +37,54 @@ const PLAIN = /^(?:[^\\^$.|?*+()[\]{}]|\\[\\^$.|?*+()[\]{}/-])+$/;
 export const MAX_LINE_CHARS = 500;
 
 /**
- * Compiles a JavaScript regular expression for `grep`: with the `u` flag when it is valid
- * Unicode syntax, else without (so `\-` and other lenient escapes still work). Throws a
- * `ToolError` (`invalid_arguments`) naming the problem when it is not a valid expression.
+ * The most characters of one line a regular expression is matched against (64 Ki): a longer line
+ * is matched on its start only. One RE2 call over this much stays within a few milliseconds, and
+ * the event loop runs between calls; a plain literal searches a line of any length.
+ */
+export const MAX_MATCHED_LINE_CHARS = 64 * 1024;
+
+// How many characters of whole lines one call tests at once.
+const SLICE_CHARS = 32 * 1024;
+
+/** How the pattern syntax is described to the model (grep's description and schema). */
+export const PATTERN_SYNTAX =
+  "A regular expression in RE2 syntax (linear time), matched against each line: " +
+  "JavaScript-style classes, escapes and groups work (\\d \\w \\s \\b [a-z] (a|b) a{2,3} " +
+  "(?<name>x) (?i)); lookahead, lookbehind and backreferences do not";
+
+/**
+ * Compiles a model's regular expression for `grep`, in RE2 syntax after `re2js` maps the
+ * JavaScript-only escapes (`\u0041`, `\u{1F600}`, `\cA`, `[^]`). Throws a `ToolError`
+ * (`invalid_arguments`) that names what is unsupported and what to write instead, or the
+ * syntax error.
  *
  * @param pattern The regular expression's source.
  * @param ignoreCase Whether case is ignored.
  * @returns The compiled pattern.
  */
 export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPattern {
-  const flags = ignoreCase ? "i" : "";
-  const literal = !ignoreCase && PLAIN.test(pattern)
-    ? new TextEncoder().encode(pattern.replace(/\\(.)/g, "$1"))
-    : undefined;
-  try {
+  if (PLAIN.test(pattern)) {
+    const text = pattern.replace(/\\(.)/g, "$1");
+    const escaped = text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
     return {
-      scan: new RegExp(pattern, `gmu${flags}`),
-      line: new RegExp(pattern, `u${flags}`),
-      literal,
+      plain: new RegExp(escaped, ignoreCase ? "iu" : "u"),
+      bySlice: true,
+      literal: ignoreCase ? undefined : new TextEncoder().encode(text),
     };
-  } catch {
-    // Not valid with the `u` flag: try the lenient syntax.
   }
+  refuseUnsupported(pattern);
   try {
-    return { scan: new RegExp(pattern, `gm${flags}`), line: new RegExp(pattern, flags) };
+    const flags = RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    return {
+      re2: RE2JS.compile(RE2JS.translateRegExp(pattern), flags),
+      bySlice: !/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern.replace(/\\\\/g, "")),
+    };
   } catch (error) {
-    const reason = error instanceof Error
-      ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")
-      : String(error);
+    // The description alone: the expression it quotes carries the flags added above.
+    const reason = error instanceof RE2JSSyntaxException ? error.error : String(error);
+    if (/nested repetition/.test(reason)) {
+      invalid(pattern, "possessive quantifiers (a++, a*+) are not supported", "write a+ or a*");
+    }
     throw new ToolError(
       "invalid_arguments",
       `"pattern" is not a valid regular expression: ${reason} in ${
@@ -64,44 +94,159 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
   }
 }
 
+/** The constructs RE2 has not, each refused with what to write instead. */
+function refuseUnsupported(pattern: string): void {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    const next = pattern[i + 1] ?? "";
+    if (char === "\\") {
+      if (!inClass && /[1-9]/.test(next) || next === "k" && pattern[i + 2] === "<") {
+        invalid(
+          pattern,
+          "backreferences (\\1, \\k<name>) are not supported",
+          "write the repeated text out, or search for the first part and read the lines found",
+        );
+      }
+      i++;
+    } else if (inClass) {
+      if (char === "]") inClass = false;
+    } else if (char === "[") {
+      inClass = true;
+      if (next === "]" || next === "^" && pattern[i + 2] === "]") i += next === "]" ? 1 : 2;
+    } else if (char === "(" && next === "?") {
+      const kind = pattern.slice(i + 2, i + 4);
+      if (kind[0] === "=" || kind[0] === "!") {
+        invalid(
+          pattern,
+          "lookahead ((?=…), (?!…)) is not supported",
+          "match the text itself (a line matches if the expression occurs anywhere in it), " +
+            "or search twice and compare",
+        );
+      }
+      if (kind === "<=" || kind === "<!") {
+        invalid(
+          pattern,
+          "lookbehind ((?<=…), (?<!…)) is not supported",
+          "match the preceding text too (a line matches if the expression occurs anywhere in it)",
+        );
+      }
+      if (kind[0] === ">") {
+        invalid(pattern, "atomic groups ((?>…)) are not supported", "write a plain group (?:…)");
+      }
+    }
+  }
+}
+
+function invalid(pattern: string, what: string, instead: string): never {
+  throw new ToolError(
+    "invalid_arguments",
+    `"pattern" uses syntax grep does not run: ${what} in ${
+      JSON.stringify(pattern.slice(0, 200))
+    }. grep matches in linear time (RE2 syntax): ${instead}`,
+  );
+}
+
+/** What {@linkcode searchLines} needs besides the text and the pattern. */
+export interface SearchLinesOptions {
+  /** The most matches to return. */
+  readonly limit: number;
+  /** Called between slices of work: lets the event loop run, and throws past the deadline. */
+  readonly pause?: () => Promise<void>;
+}
+
 /**
  * Finds the lines of a text that match, at most `limit` of them, each line once. A line is
- * matched on its own (a match never spans lines); `^` and `$` are the line's start and end.
+ * matched on its own (a match never spans lines); `^` and `$` are the line's start and end. The
+ * text is worked through in slices of whole lines, with `pause` between them, so that no single
+ * step holds the event loop long.
  *
  * @param text The file's text.
  * @param pattern The compiled pattern.
- * @param limit The most matches to return.
+ * @param options The limit and the pause.
  * @returns The matching lines, in order.
  */
-export function searchLines(text: string, pattern: CompiledPattern, limit: number): LineMatch[] {
+export async function searchLines(
+  text: string,
+  pattern: CompiledPattern,
+  options: SearchLinesOptions,
+): Promise<LineMatch[]> {
   const matches: LineMatch[] = [];
-  const { scan, line } = pattern;
-  scan.lastIndex = 0;
+  const { limit, pause } = options;
+  // A carriage return before a newline ends the line, not the match: tested line by line.
+  const bySlice = pattern.bySlice && (pattern.plain !== undefined || !text.includes("\r"));
+  // The last line ends here: a final newline starts no line of its own.
+  const last = text.endsWith("\n") ? text.length - 1 : text.length;
   let lineNumber = 1;
-  let counted = 0; // the position up to which newlines were counted
-  while (matches.length < limit && scan.lastIndex <= text.length) {
-    const found = scan.exec(text);
-    if (found === null) break;
-    const start = found.index === 0 ? 0 : text.lastIndexOf("\n", found.index - 1) + 1;
-    let end = text.indexOf("\n", found.index);
-    if (end < 0) end = text.length;
-    for (
-      let at = text.indexOf("\n", counted);
-      at >= 0 && at < start;
-      at = text.indexOf("\n", at + 1)
-    ) {
+  for (let start = 0; matches.length < limit;) {
+    // A slice of whole lines (at least one) from `start` to `end` (a newline, or `last`).
+    let end = start + SLICE_CHARS >= last ? last : text.lastIndexOf("\n", start + SLICE_CHARS);
+    if (end < start) {
+      end = text.indexOf("\n", start);
+      if (end < 0 || end > last) end = last;
+    }
+    if (bySlice && !sliceMatches(text.slice(start, end), pattern)) {
       lineNumber++;
-      counted = at + 1;
+      for (let at = text.indexOf("\n", start); at >= 0 && at < end; at = text.indexOf("\n", at + 1)) {
+        lineNumber++;
+      }
+    } else {
+      for (let from = start;;) {
+        let to = text.indexOf("\n", from);
+        if (to < 0 || to > end) to = end;
+        const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
+        const at = await matchLine(line, pattern, pause);
+        if (at !== undefined) matches.push({ line: lineNumber, text: cutLine(line, at) });
+        lineNumber++;
+        if (to >= end || matches.length >= limit) break;
+        from = to + 1;
+      }
     }
-    counted = Math.max(counted, start);
-    const lineText = text.slice(start, end > start && text[end - 1] === "\r" ? end - 1 : end);
-    const onLine = line.exec(lineText);
-    if (onLine !== null) {
-      matches.push({ line: lineNumber, text: cutLine(lineText, onLine.index) });
-    }
-    scan.lastIndex = end + 1;
+    if (end >= last) break;
+    start = end + 1;
+    await pause?.();
   }
   return matches;
+}
+
+/** Whether a slice of whole lines may hold a matching line (false: none does). */
+function sliceMatches(slice: string, pattern: CompiledPattern): boolean {
+  if (pattern.plain !== undefined) return pattern.plain.test(slice);
+  return pattern.re2!.test(slice.slice(0, MAX_MATCHED_LINE_CHARS));
+}
+
+/**
+ * Where a line matches (the position to keep when it is cut), or `undefined`. A regular
+ * expression is matched against the line's first {@linkcode MAX_MATCHED_LINE_CHARS}; in a line
+ * longer than a result shows, the match is located by testing ever shorter starts of the line
+ * (a few more linear tests, with pauses), which RE2 does faster than finding the match itself.
+ */
+async function matchLine(
+  line: string,
+  pattern: CompiledPattern,
+  pause: (() => Promise<void>) | undefined,
+): Promise<number | undefined> {
+  if (pattern.plain !== undefined) {
+    const at = line.search(pattern.plain);
+    return at < 0 ? undefined : at;
+  }
+  const re2 = pattern.re2!;
+  const matched = line.length > MAX_MATCHED_LINE_CHARS
+    ? line.slice(0, MAX_MATCHED_LINE_CHARS)
+    : line;
+  if (!re2.test(matched)) return undefined;
+  if (line.length <= MAX_LINE_CHARS) return 0;
+  // The shortest start of the line holding a match, to 64 characters.
+  let low = 0;
+  let high = matched.length;
+  while (high - low > 64) {
+    const middle = (low + high) >> 1;
+    if (re2.test(matched.slice(0, middle))) high = middle;
+    else low = middle;
+    if (high - low > 4096) await pause?.();
+  }
+  // The match ends near `high`: keep some of what comes before it.
+  return Math.max(0, high - 200);
 }
 
 /**

@@ -99,7 +99,7 @@ Deno.test("grep refuses a bad regular expression or path, naming the problem", a
   await using s = await searchTools(f.context);
   const cases: [Record<string, unknown>, string, string][] = [
     [{ pattern: "foo(" }, "invalid_arguments", '"pattern" is not a valid regular expression'],
-    [{ pattern: "[z-a]" }, "invalid_arguments", "Range out of order"],
+    [{ pattern: "[z-a]" }, "invalid_arguments", "invalid character class range"],
     [{ pattern: "" }, "invalid_arguments", "pattern"],
     [{ pattern: "x", glob: "/abs/*.ts" }, "invalid_arguments", "relative to the search folder"],
     [{ pattern: "x", path: "../ws_evil" }, "permission_denied", "outside allowed roots"],

@@ -6,19 +6,24 @@ import {
 } from "../../../../src/deno/builtins/search/line_search.ts";
 import { ToolError } from "../../../../src/core/tool_error.ts";
 
-Deno.test("searchLines() numbers lines from 1, matches each line once and never across lines", () => {
+const search = (text: string, pattern: string, ignoreCase: boolean, limit: number) =>
+  searchLines(text, compilePattern(pattern, ignoreCase), { limit });
+
+Deno.test("searchLines() numbers lines from 1, matches each line once and never across lines", async () => {
   const text = "a foo\nbar\r\nfoo foo\n\nlast foo";
-  const found = searchLines(text, compilePattern("foo", false), 10);
+  const found = await search(text, "foo", false, 10);
   assertEquals(found, [
     { line: 1, text: "a foo" },
     { line: 3, text: "foo foo" },
     { line: 5, text: "last foo" },
   ]);
-  assertEquals(searchLines(text, compilePattern("^$", false), 10), [{ line: 4, text: "" }]);
-  assertEquals(searchLines(text, compilePattern("bar$", false), 10), [{ line: 2, text: "bar" }]);
-  assertEquals(searchLines(text, compilePattern("foo\\nbar", false), 10), []);
-  assertEquals(searchLines(text, compilePattern("FOO", true), 2).map((m) => m.line), [1, 3]);
-  assertEquals(searchLines("\nx", compilePattern("^", false), 5).map((m) => m.line), [1, 2]);
+  assertEquals(await search(text, "^$", false, 10), [{ line: 4, text: "" }]);
+  assertEquals(await search(text, "bar$", false, 10), [{ line: 2, text: "bar" }]);
+  assertEquals(await search(text, "foo\\nbar", false, 10), []);
+  assertEquals((await search(text, "FOO", true, 2)).map((m) => m.line), [1, 3]);
+  assertEquals((await search("\nx", "^", false, 5)).map((m) => m.line), [1, 2]);
+  assertEquals((await search("x\n", "^", false, 5)).map((m) => m.line), [1], "no line after the end");
+  assertEquals((await search(text, "(?i)^FOO|LAST", false, 5)).map((m) => m.line), [3, 5]);
 });
 
 Deno.test("compilePattern() finds the literal of a plain pattern, and names a bad expression", () => {
@@ -29,7 +34,7 @@ Deno.test("compilePattern() finds the literal of a plain pattern, and names a ba
   assertEquals(error.code, "invalid_arguments");
   assertEquals(
     error.message,
-    '"pattern" is not a valid regular expression: Unterminated group in "("; escape special characters such as ( [ { . * + ? with a backslash to match them literally',
+    '"pattern" is not a valid regular expression: missing closing ) in "("; escape special characters such as ( [ { . * + ? with a backslash to match them literally',
   );
 });
 

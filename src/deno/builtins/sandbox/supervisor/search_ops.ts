@@ -17,12 +17,14 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
  * `.git`); with `gitignore`, a stream 2 frame per `.gitignore` file (of a listed folder or of one
  * of `parents`): its folder, a NUL, its text.
  *
- * `grep` (`root`, `maxBytes`, `literal` or `source` and `flags`; the body: NUL-separated paths
- * relative to `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte
- * length and the file's bytes, for the regular files of at most `maxBytes` without a NUL byte
- * that contain the literal (or in which the regular expression finds a match). Given a literal
- * and many files, GNU grep (when the sandbox has it) first picks the files holding it
- * (`grep_prefilter.ts`).
+ * `grep` (`root`, `maxBytes`, `roundBytes`, `literal`; the body: NUL-separated paths relative to
+ * `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte length and
+ * the file's bytes, for the regular files of at most `maxBytes` without a NUL byte that contain
+ * the literal (every such file without one). Once it has sent `roundBytes`, it ends the round:
+ * `{ ok: { stopped, more } }`, `more` the number of paths it went through (the host asks again
+ * for the rest once it has matched these), else `null`. The pattern itself is matched on the
+ * host, never here. Given a literal and many files, GNU grep (when the sandbox has it) first
+ * picks the files holding it (`grep_prefilter.ts`).
  */
 
 /**
@@ -52,15 +54,27 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     const start = String(request.start);
     const maxDepth = request.maxDepth === null ? Infinity : Number(request.maxDepth);
     const gitignore = request.gitignore === true;
-    const name = typeof request.name === "string" && request.name !== ""
-      ? new RegExp(
-        `^${
-          request.name.split("*").map((p) => p.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")).join(
-            "[^]*",
-          )
-        }$`,
-      )
+    // The name filter, `*` and literals: a name matches when it starts with the first part,
+    // ends with the last and holds the others in order between, each found at its leftmost
+    // place (what a `*`-only pattern needs): linear, never a backtracking expression.
+    const parts = typeof request.name === "string" && request.name !== ""
+      ? request.name.split("*")
       : undefined;
+    const nameMatches = (entry: string): boolean => {
+      if (parts === undefined) return true;
+      if (parts.length === 1) return entry === parts[0];
+      const first = parts[0];
+      const last = parts[parts.length - 1];
+      const end = entry.length - last.length;
+      if (end < first.length || !entry.startsWith(first) || !entry.endsWith(last)) return false;
+      let at = first.length;
+      for (let i = 1; i < parts.length - 1; i++) {
+        const found = entry.indexOf(parts[i], at);
+        if (found < 0 || found + parts[i].length > end) return false;
+        at = found + parts[i].length;
+      }
+      return true;
+    };
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
     const { release, stop } = limits(id, request);
     let records: string[] = [];
@@ -105,7 +119,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
           if (depth < maxDepth) dirs.push(path);
         } else if (entry.isFile) {
           if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
-          if (name !== undefined && !name.test(entry.name)) continue;
+          if (!nameMatches(entry.name)) continue;
           records.push(`f${path}\0`);
         } else continue;
         size += path.length + 2;
@@ -135,10 +149,9 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     const finder = typeof request.literal === "string" && request.literal !== ""
       ? new LiteralFinder(encoder.encode(request.literal))
       : undefined;
-    const scan = typeof request.source === "string"
-      ? new RegExp(request.source, String(request.flags))
-      : undefined;
-    const decoder = new TextDecoder();
+    const roundBytes = Number(request.roundBytes);
+    let sent = 0;
+    let more: number | null = null;
     const buffer = new Uint8Array(64 * 1024);
     const limit = limits(id, request);
     const { release, stop } = limit;
@@ -190,22 +203,23 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
         if (data === undefined) continue;
         if (finder !== undefined && !finder.contains(data)) continue;
         if (data.includes(0)) continue;
-        if (scan !== undefined) {
-          scan.lastIndex = 0;
-          if (!scan.test(decoder.decode(data))) continue;
-        }
         if (size + data.length + 8 > BATCH) await flush();
         const head = new Uint8Array(8);
         new DataView(head.buffer).setUint32(0, index);
         new DataView(head.buffer).setUint32(4, data.length);
         batch.push(head, data.buffer === buffer.buffer ? data.slice() : data);
         size += 8 + data.length;
+        sent += data.length;
+        if (sent >= roundBytes && index + 1 < paths.length) {
+          more = index + 1;
+          break;
+        }
       }
       await flush();
     } finally {
       release();
     }
-    return await send({ id, ok: { stopped: stopped ?? null } });
+    return await send({ id, ok: { stopped: stopped ?? null, more } });
   };
 
   return {
