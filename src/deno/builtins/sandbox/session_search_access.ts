@@ -142,7 +142,10 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
         // `more`: the round ended with files left (after the last file it sent).
         const more = ok.more;
         if (more === null || more === undefined) return;
-        if (typeof more !== "number" || !Number.isInteger(more) || more < next || more > files.length || more === 0) {
+        if (
+          typeof more !== "number" || !Number.isInteger(more) || more < next ||
+          more > files.length || more === 0
+        ) {
           throw new ToolError("tool_error", "The search failed in the sandbox: call again");
         }
         offset += more;

@@ -187,7 +187,11 @@ export async function searchLines(
     }
     if (bySlice && !sliceMatches(text.slice(start, end), pattern)) {
       lineNumber++;
-      for (let at = text.indexOf("\n", start); at >= 0 && at < end; at = text.indexOf("\n", at + 1)) {
+      for (
+        let at = text.indexOf("\n", start);
+        at >= 0 && at < end;
+        at = text.indexOf("\n", at + 1)
+      ) {
         lineNumber++;
       }
     } else {

@@ -112,7 +112,7 @@ Deno.test("grep refuses a bad regular expression or path, naming the problem", a
     assertStringIncludes(result.text, text);
   }
   const unterminated = await s.tools.call("grep", { pattern: "foo(" });
-  assertStringIncludes(unterminated.text, "Unterminated group");
+  assertStringIncludes(unterminated.text, "missing closing )");
   // Lenient escapes that only Unicode mode refuses still work.
   await Deno.writeTextFile(`${f.workspace}/dash.txt`, "a-b\n");
   assertEquals((await run<Grep>(s.tools, "grep", { pattern: "a\\-b" })).matches.length, 1);

@@ -22,7 +22,11 @@ Deno.test("searchLines() numbers lines from 1, matches each line once and never 
   assertEquals(await search(text, "foo\\nbar", false, 10), []);
   assertEquals((await search(text, "FOO", true, 2)).map((m) => m.line), [1, 3]);
   assertEquals((await search("\nx", "^", false, 5)).map((m) => m.line), [1, 2]);
-  assertEquals((await search("x\n", "^", false, 5)).map((m) => m.line), [1], "no line after the end");
+  assertEquals(
+    (await search("x\n", "^", false, 5)).map((m) => m.line),
+    [1],
+    "no line after the end",
+  );
   assertEquals((await search(text, "(?i)^FOO|LAST", false, 5)).map((m) => m.line), [3, 5]);
 });
 
