@@ -17,11 +17,11 @@ export interface LineMatch {
 export interface CompiledPattern {
   /** The RE2 expression (multiline: `^` and `$` are a line's start and end), when not literal. */
   readonly re2?: RE2JS;
-  /** The JavaScript expression of a plain literal: its characters, escaped, and no operator. */
+  /** The JavaScript expression of a plain literal (flag `g`): its characters, no operator. */
   readonly plain?: RegExp;
   /**
-   * Whether a whole slice of lines can be tested at once before its lines are: false when the
-   * pattern looks past a line (`\A`, `\z`, or a flag group that turns `m` off).
+   * Whether a whole slice of lines can be tested with `re2` at once before its lines are: false
+   * when the pattern looks past a line (`\A`, `\z`, or a flag group that turns `m` off).
    */
   readonly bySlice: boolean;
   /**
@@ -67,7 +67,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
     const text = pattern.replace(/\\(.)/g, "$1");
     const escaped = text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
     return {
-      plain: new RegExp(escaped, ignoreCase ? "iu" : "u"),
+      plain: new RegExp(escaped, ignoreCase ? "giu" : "gu"),
       bySlice: true,
       literal: ignoreCase ? undefined : new TextEncoder().encode(text),
     };
@@ -174,10 +174,21 @@ export async function searchLines(
   const matches: LineMatch[] = [];
   const { limit, pause } = options;
   // A carriage return before a newline ends the line, not the match: tested line by line.
-  const bySlice = pattern.bySlice && (pattern.plain !== undefined || !text.includes("\r"));
+  const bySlice = pattern.bySlice && !text.includes("\r");
   // The last line ends here: a final newline starts no line of its own.
   const last = text.endsWith("\n") ? text.length - 1 : text.length;
   let lineNumber = 1;
+  let counted = 0; // the position up to which newlines were counted
+  const countTo = (position: number) => {
+    for (
+      let at = text.indexOf("\n", counted);
+      at >= 0 && at < position;
+      at = text.indexOf("\n", at + 1)
+    ) {
+      lineNumber++;
+    }
+    counted = Math.max(counted, position);
+  };
   for (let start = 0; matches.length < limit;) {
     // A slice of whole lines (at least one) from `start` to `end` (a newline, or `last`).
     let end = start + SLICE_CHARS >= last ? last : text.lastIndexOf("\n", start + SLICE_CHARS);
@@ -185,56 +196,77 @@ export async function searchLines(
       end = text.indexOf("\n", start);
       if (end < 0 || end > last) end = last;
     }
-    if (bySlice && !sliceMatches(text.slice(start, end), pattern)) {
-      lineNumber++;
-      for (
-        let at = text.indexOf("\n", start);
-        at >= 0 && at < end;
-        at = text.indexOf("\n", at + 1)
-      ) {
-        lineNumber++;
-      }
-    } else {
+    if (pattern.plain !== undefined) {
+      scanSlice(text, start, end, pattern.plain, (from, line, at) => {
+        countTo(from);
+        matches.push({ line: lineNumber, text: cutLine(line, at) });
+        return matches.length >= limit;
+      });
+    } else if (
+      !bySlice ||
+      pattern.re2!.test(text.slice(start, Math.min(end, start + MAX_MATCHED_LINE_CHARS)))
+    ) {
       for (let from = start;;) {
         let to = text.indexOf("\n", from);
         if (to < 0 || to > end) to = end;
         const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
-        const at = await matchLine(line, pattern, pause);
-        if (at !== undefined) matches.push({ line: lineNumber, text: cutLine(line, at) });
-        lineNumber++;
+        const at = await matchLine(line, pattern.re2!, pause);
+        if (at !== undefined) {
+          countTo(from);
+          matches.push({ line: lineNumber, text: cutLine(line, at) });
+        }
         if (to >= end || matches.length >= limit) break;
         from = to + 1;
       }
     }
     if (end >= last) break;
+    countTo(end);
     start = end + 1;
     await pause?.();
   }
   return matches;
 }
 
-/** Whether a slice of whole lines may hold a matching line (false: none does). */
-function sliceMatches(slice: string, pattern: CompiledPattern): boolean {
-  if (pattern.plain !== undefined) return pattern.plain.test(slice);
-  return pattern.re2!.test(slice.slice(0, MAX_MATCHED_LINE_CHARS));
+/**
+ * Scans a slice of whole lines for a plain literal (its candidates found by one expression over
+ * the slice, each kept when it lies within its line), handing each matching line to `onLine`
+ * (its start, its text without the line ending, the match's position in it) until that returns
+ * `true`.
+ */
+function scanSlice(
+  text: string,
+  start: number,
+  end: number,
+  plain: RegExp,
+  onLine: (from: number, line: string, at: number) => boolean,
+): void {
+  const slice = text.slice(start, end);
+  plain.lastIndex = 0;
+  for (let found = plain.exec(slice); found !== null; found = plain.exec(slice)) {
+    const position = start + found.index;
+    const from = position === 0 ? 0 : text.lastIndexOf("\n", position - 1) + 1;
+    let to = text.indexOf("\n", position);
+    if (to < 0 || to > end) to = end;
+    const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
+    if (position + found[0].length <= from + line.length && onLine(from, line, position - from)) {
+      return;
+    }
+    plain.lastIndex = to - start + 1;
+    if (plain.lastIndex > slice.length) return;
+  }
 }
 
 /**
- * Where a line matches (the position to keep when it is cut), or `undefined`. A regular
- * expression is matched against the line's first {@linkcode MAX_MATCHED_LINE_CHARS}; in a line
- * longer than a result shows, the match is located by testing ever shorter starts of the line
- * (a few more linear tests, with pauses), which RE2 does faster than finding the match itself.
+ * Where a line matches an RE2 expression (the position to keep when it is cut), or `undefined`.
+ * The expression is matched against the line's first {@linkcode MAX_MATCHED_LINE_CHARS}; in a
+ * line longer than a result shows, the match is located by testing ever shorter starts of the
+ * line (a few more linear tests, with pauses), which RE2 does faster than finding the match.
  */
 async function matchLine(
   line: string,
-  pattern: CompiledPattern,
+  re2: RE2JS,
   pause: (() => Promise<void>) | undefined,
 ): Promise<number | undefined> {
-  if (pattern.plain !== undefined) {
-    const at = line.search(pattern.plain);
-    return at < 0 ? undefined : at;
-  }
-  const re2 = pattern.re2!;
   const matched = line.length > MAX_MATCHED_LINE_CHARS
     ? line.slice(0, MAX_MATCHED_LINE_CHARS)
     : line;
