@@ -190,3 +190,25 @@ Deno.test({
     assertEquals(order.length, 2);
   },
 });
+
+Deno.test({
+  name: "grep in the sandbox takes files in rounds of 32 MiB and finds the matches of every round",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    // Four files of 12 MiB: the third ends the first round (36 MiB), the fourth is a round of its own.
+    const body = `${"z".repeat(1023)}\n`.repeat(12 * 1024);
+    for (let i = 0; i < 4; i++) {
+      await Deno.writeTextFile(`${f.workspace}/big${i}.txt`, `${body}marker ${i}\n`);
+    }
+    await using s = await searchTools(sandboxed(f.context));
+    for (const pattern of ["marker \\d", "marker"]) {
+      const found = await withTimer(() => run<Grep>(s.tools, "grep", { pattern }));
+      assertEquals(
+        found.matches.map((m) => [m.path, m.line, m.text]),
+        [0, 1, 2, 3].map((i) => [`big${i}.txt`, 12 * 1024 + 1, `marker ${i}`]),
+        pattern,
+      );
+    }
+  },
+});
