@@ -6,6 +6,12 @@ import ignore, { type Ignore } from "ignore";
  * re-includes, a pattern with a slash is anchored to its file's folder, a trailing slash matches
  * folders only. A file inside an ignored folder cannot be re-included (the walk never enters the
  * folder), as in git. Matching uses the `ignore` package, which follows git's documentation.
+ *
+ * A line with more than one `**` (a trailing `/**` aside) is skipped: the expression `ignore`
+ * builds for it backtracks over the folders of a deep path (`**\/a/**\/b` over 400 folders named
+ * `a` takes a third of a second a path, cubic in the depth), and a model can write both the
+ * `.gitignore` and the tree. Skipping a line only lists more files; `.gitignore` is a filter of
+ * the searches, never a boundary.
  */
 export class GitignoreRules {
   #rules = new Map<string, Ignore>();
@@ -17,7 +23,8 @@ export class GitignoreRules {
    * @param text The file's text.
    */
   add(dir: string, text: string): void {
-    const rules = ignore({ allowRelativePaths: true }).add(text);
+    const lines = text.split(/\r?\n/).filter((line) => !tooManyGlobstars(line));
+    const rules = ignore({ allowRelativePaths: true }).add(lines);
     this.#rules.set(dir, rules);
   }
 
@@ -48,4 +55,10 @@ export class GitignoreRules {
       if (end < 0) return false;
     }
   }
+}
+
+/** Whether a line has more than one `**`, a trailing `/**` not counted. */
+function tooManyGlobstars(line: string): boolean {
+  const trimmed = line.trimEnd().replace(/\/\*\*$/, "");
+  return trimmed.split("**").length > 2;
 }

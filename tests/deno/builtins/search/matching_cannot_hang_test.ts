@@ -141,6 +141,36 @@ for (
   });
 
   Deno.test({
+    name: `glob${label} skips a .gitignore line whose ** would backtrack over a deep tree`,
+    ignore,
+    fn: async () => {
+      await using f = await makeFixture();
+      // 200 folders named a and a file c: `ignore`'s expression for this line backtracks over
+      // the folders for seconds before it fails on c (a power of the depth).
+      const deep = Array.from({ length: 200 }, () => "a").join("/");
+      const tree: Record<string, string> = {
+        ".gitignore": "**/a/**/a/**/a/**/b\nskip.txt\n",
+        [`${deep}/b`]: "deep\n",
+        [`${deep}/c`]: "deep\n",
+        "skip.txt": "ignored\n",
+        "keep.txt": "kept\n",
+      };
+      await writeTree(f.workspace, tree);
+      await using s = await searchTools(wrap(f.context));
+      const listed = await withTimer(() =>
+        run<{ paths: string[] }>(s.tools, "glob", { pattern: "**/*", maxResults: 1000 })
+      );
+      // The .gitignore was read (skip.txt is left out below), its backtracking line skipped.
+      assertEquals(listed.paths.filter((path) => path.startsWith(deep)), [
+        `${deep}/b`,
+        `${deep}/c`,
+      ]);
+      const top = await run<{ paths: string[] }>(s.tools, "glob", { pattern: "*" });
+      assertEquals(top.paths, [".gitignore", "hello.txt", "keep.txt"]);
+    },
+  });
+
+  Deno.test({
     name: `glob${label} and grep's glob refuse extglob, nested or not`,
     ignore,
     fn: async () => {
