@@ -1,5 +1,6 @@
 import { assertEquals } from "@std/assert";
 import { globToRegExp } from "../../../src/core/policy/_glob.ts";
+import { policyRouter } from "./_policy_fixture.ts";
 
 /** The expression the glob's source describes, run by JavaScript's own engine. */
 const backtracking = (regex: RegExp) => new RegExp(regex.source);
@@ -41,7 +42,22 @@ Deno.test("globToRegExp() matches a model's long argument without backtracking",
   assertEquals(rm.test(`${"rm".repeat(200_000)} -rf`), true);
   const many = globToRegExp("*a*b*c*d*e*f*g*h*", "text");
   assertEquals(many.test("abcdefg".repeat(50_000)), false);
+  // With ? (not matched by parts): the places, still linear.
+  const marks = globToRegExp("*a?b*c?d*e?f*", "text");
+  assertEquals(marks.test("axbcxd".repeat(50_000)), false);
+  assertEquals(marks.test(`${"axbcxd".repeat(50_000)}exf`), true);
   const path = globToRegExp(`/ws/${"**/".repeat(30)}x*y*z`, "path");
   assertEquals(path.test(`/ws/${"x/".repeat(2000)}xyy`), false);
   assertEquals(path.test(`/ws/${"x/".repeat(2000)}xyz`), true);
+});
+
+Deno.test("a value rule matches a model's long argument through the router without backtracking", async () => {
+  const router = policyRouter({ policy: { deny: ["echo(text=*a*b*c*d*e*f*)"] } });
+  const tools = await router.expose({ functions: ["echo"] });
+  // As a backtracking expression this rule never ended over 12 000 characters of "abcde".
+  const allowed = await tools.call("echo", { text: "abcde".repeat(100_000) });
+  assertEquals([allowed.isError, allowed.text], [false, "echo ran"], "no f: the rule was read");
+  const denied = await tools.call("echo", { text: `${"abcde".repeat(100_000)}f` });
+  assertEquals(denied.code, "permission_denied");
+  await router.close();
 });
