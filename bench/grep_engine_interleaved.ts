@@ -88,6 +88,7 @@ for (const { pattern, ignoreCase } of cases) {
     const re2Only: CompiledPattern = {
       re2: RE2JS.compile(RE2JS.quote(pattern), flagsRe2),
       bySlice: true,
+      sliceChars: 32 * 1024,
     };
     candidates["RE2 for literals"] = async () => {
       let count = 0;

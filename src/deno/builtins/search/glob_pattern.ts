@@ -1,6 +1,10 @@
 import { globToRegExp } from "@std/path";
 import { RE2JS } from "re2js";
 import { ToolError } from "../../../core/tool_error.ts";
+import { starMatch } from "./star_match.ts";
+
+/** The longest glob `glob` and grep's `glob` take. */
+export const MAX_GLOB_CHARS = 500;
 
 /** A compiled glob: the literal folder it starts in, how deep it reaches, and its test. */
 export interface GlobMatcher {
@@ -62,9 +66,14 @@ export function compileGlob(pattern: string, field: string): GlobMatcher {
  * pattern may be at (a set, not a search), so a pattern of many `**` never retries a name.
  */
 function segmentMatcher(segments: readonly string[], field: string): (path: string) => boolean {
-  const parts = segments.map((segment) =>
-    segment === "**" ? undefined : compileSegment(segment, field)
-  );
+  // Each distinct segment compiled once.
+  const compiled = new Map<string, (name: string) => boolean>();
+  const parts = segments.map((segment) => {
+    if (segment === "**") return undefined;
+    let test = compiled.get(segment);
+    if (test === undefined) compiled.set(segment, test = compileSegment(segment, field));
+    return test;
+  });
   const count = parts.length;
   // Adds the positions reachable without a name: past each `**` (it may match none).
   const close = (at: Uint8Array) => {
@@ -83,7 +92,7 @@ function segmentMatcher(segments: readonly string[], field: string): (path: stri
         if (at[part] === 0) continue;
         const segment = parts[part];
         if (segment === undefined) next[part] = 1;
-        else if (segment.testExact(name)) next[part + 1] = 1;
+        else if (segment(name)) next[part + 1] = 1;
         else continue;
         any = true;
       }
@@ -95,11 +104,20 @@ function segmentMatcher(segments: readonly string[], field: string): (path: stri
   };
 }
 
-/** One segment's expression, as `globToRegExp` writes it, compiled by RE2. */
-function compileSegment(segment: string, field: string): RE2JS {
+/**
+ * One segment's test: a literal name compared, `*` and literal characters matched by their parts,
+ * anything else (`?`, `[…]`, `{…}`, `\`) by the expression `globToRegExp` writes for it,
+ * compiled by RE2.
+ */
+function compileSegment(segment: string, field: string): (name: string) => boolean {
+  if (!/[?[\]{}\\]/.test(segment)) {
+    const parts = segment.split("*");
+    return (name) => starMatch(parts, name);
+  }
   const source = globToRegExp(segment, { extended: false, globstar: false }).source;
+  let re2: RE2JS;
   try {
-    return RE2JS.compile(source);
+    re2 = RE2JS.compile(source);
   } catch {
     throw new ToolError(
       "invalid_arguments",
@@ -108,6 +126,7 @@ function compileSegment(segment: string, field: string): RE2JS {
       }; escape [ ] { } * ? with a backslash to match them literally`,
     );
   }
+  return (name) => re2.testExact(name);
 }
 
 /**
@@ -130,6 +149,13 @@ function checkGlob(pattern: string, field: string): string {
     throw new ToolError(
       "invalid_arguments",
       `"${field}" must be a non-empty glob such as "**/*.ts"`,
+    );
+  }
+  if (pattern.length > MAX_GLOB_CHARS) {
+    throw new ToolError(
+      "invalid_arguments",
+      `"${field}" has ${pattern.length} characters, more than the ${MAX_GLOB_CHARS} a glob may ` +
+        'have: give the folder as "path" and a shorter pattern',
     );
   }
   if (pattern.includes("\0")) {

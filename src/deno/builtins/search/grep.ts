@@ -70,8 +70,9 @@ export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): Rout
       `Searches file contents in the workspace${
         ctx.readOnlyRoots.length > 0 ? " or a read-only root" : ""
       } for a regular expression, line by line. pattern: RE2 syntax, linear time (\\d \\w \\s ` +
-      "\\b [a-z] (a|b) a{2,3} (?i) work; no lookahead, lookbehind or backreferences); a line " +
-      "over 64 KiB is matched on its start. path: a folder or file (default: the " +
+      "\\b [a-z] (a|b) a{2,3} (?i) work; no lookahead, lookbehind or backreferences; at most " +
+      "1000 characters); a line over 64 KiB (less for a large expression) is matched on its " +
+      "start. path: a folder or file (default: the " +
       'workspace); glob filters files ("*.ts" by name, "src/**/*.ts" by path); ignoreCase. ' +
       "Returns JSON { matches: [{ path, line, text }], truncated }, by file in path order, at " +
       `most maxResults lines (default ${GREP_MAX_RESULTS}). Skips binary files, .git, symbolic ` +

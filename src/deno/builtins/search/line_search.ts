@@ -17,6 +17,11 @@ export interface LineMatch {
 export interface CompiledPattern {
   /** The RE2 expression (multiline: `^` and `$` are a line's start and end), when not literal. */
   readonly re2?: RE2JS;
+  /**
+   * The most characters one RE2 call takes: RE2's work is linear in the text times the
+   * expression's program, so a larger program gets shorter slices (see `WORK_PER_CALL`).
+   */
+  readonly sliceChars: number;
   /** The JavaScript expression of a plain literal (flag `g`): its characters, no operator. */
   readonly plain?: RegExp;
   /**
@@ -37,13 +42,23 @@ const PLAIN = /^(?:[^\\^$.|?*+()[\]{}]|\\[\\^$.|?*+()[\]{}/-])+$/;
 export const MAX_LINE_CHARS = 500;
 
 /**
- * The most characters of one line a regular expression is matched against (64 Ki): a longer line
- * is matched on its start only. One RE2 call over this much stays within a few milliseconds, and
- * the event loop runs between calls; a plain literal searches a line of any length.
+ * The most characters of one line a regular expression is matched against (64 Ki; for an
+ * expression of a larger program, fewer: twice its slice, see `WORK_PER_CALL`): a longer line is
+ * matched on its start only. The event loop runs between RE2 calls; a plain literal searches a
+ * line of any length.
  */
 export const MAX_MATCHED_LINE_CHARS = 64 * 1024;
 
-// How many characters of whole lines one call tests at once.
+/** The longest pattern `grep` compiles (compiling is one step: it must stay short too). */
+export const MAX_PATTERN_CHARS = 1000;
+
+// The largest RE2 program (instructions) a pattern may compile to.
+const MAX_PROGRAM = 500;
+// Characters times program instructions one RE2 call may take. RE2's time is linear in both;
+// where every character leads the DFA to a new state (a hostile text for its pattern), re2js
+// takes this many steps in tens of milliseconds, and common patterns on common text far less.
+const WORK_PER_CALL = 1 << 18;
+// How many characters of whole lines one call tests at once, at most.
 const SLICE_CHARS = 32 * 1024;
 
 /** How the pattern syntax is described to the model (grep's description and schema). */
@@ -63,22 +78,28 @@ export const PATTERN_SYNTAX =
  * @returns The compiled pattern.
  */
 export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPattern {
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new ToolError(
+      "invalid_arguments",
+      `"pattern" has ${pattern.length} characters, more than the ${MAX_PATTERN_CHARS} grep takes: ` +
+        "search for a shorter, more specific expression (and narrow with path or glob)",
+    );
+  }
   if (PLAIN.test(pattern)) {
     const text = pattern.replace(/\\(.)/g, "$1");
     const escaped = text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
     return {
       plain: new RegExp(escaped, ignoreCase ? "giu" : "gu"),
       bySlice: true,
+      sliceChars: SLICE_CHARS,
       literal: ignoreCase ? undefined : new TextEncoder().encode(text),
     };
   }
   refuseUnsupported(pattern);
+  let re2: RE2JS;
   try {
     const flags = RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-    return {
-      re2: RE2JS.compile(RE2JS.translateRegExp(pattern), flags),
-      bySlice: !/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern.replace(/\\\\/g, "")),
-    };
+    re2 = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
   } catch (error) {
     // The description alone: the expression it quotes carries the flags added above.
     const reason = error instanceof RE2JSSyntaxException ? error.error : String(error);
@@ -92,6 +113,19 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
       }; escape special characters such as ( [ { . * + ? with a backslash to match them literally`,
     );
   }
+  const program = re2.matcher("").programSize();
+  if (program > MAX_PROGRAM) {
+    invalid(
+      pattern,
+      `it compiles to ${program} instructions, more than ${MAX_PROGRAM}`,
+      "shorten it (counted repeats such as \\w{500} and Unicode classes grow it)",
+    );
+  }
+  return {
+    re2,
+    bySlice: !/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern.replace(/\\\\/g, "")),
+    sliceChars: Math.max(256, Math.min(SLICE_CHARS, Math.floor(WORK_PER_CALL / program))),
+  };
 }
 
 /** The constructs RE2 has not, each refused with what to write instead. */
@@ -141,7 +175,7 @@ function refuseUnsupported(pattern: string): void {
 function invalid(pattern: string, what: string, instead: string): never {
   throw new ToolError(
     "invalid_arguments",
-    `"pattern" uses syntax grep does not run: ${what} in ${
+    `"pattern" cannot run in grep: ${what}, in ${
       JSON.stringify(pattern.slice(0, 200))
     }. grep matches in linear time (RE2 syntax): ${instead}`,
   );
@@ -191,7 +225,8 @@ export async function searchLines(
   };
   for (let start = 0; matches.length < limit;) {
     // A slice of whole lines (at least one) from `start` to `end` (a newline, or `last`).
-    let end = start + SLICE_CHARS >= last ? last : text.lastIndexOf("\n", start + SLICE_CHARS);
+    const size = pattern.sliceChars;
+    let end = start + size >= last ? last : text.lastIndexOf("\n", start + size);
     if (end < start) {
       end = text.indexOf("\n", start);
       if (end < 0 || end > last) end = last;
@@ -204,13 +239,13 @@ export async function searchLines(
       });
     } else if (
       !bySlice ||
-      pattern.re2!.test(text.slice(start, Math.min(end, start + MAX_MATCHED_LINE_CHARS)))
+      pattern.re2!.test(text.slice(start, Math.min(end, start + 2 * size)))
     ) {
       for (let from = start;;) {
         let to = text.indexOf("\n", from);
         if (to < 0 || to > end) to = end;
         const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
-        const at = await matchLine(line, pattern.re2!, pause);
+        const at = await matchLine(line, pattern, pause);
         if (at !== undefined) {
           countTo(from);
           matches.push({ line: lineNumber, text: cutLine(line, at) });
@@ -264,12 +299,13 @@ function scanSlice(
  */
 async function matchLine(
   line: string,
-  re2: RE2JS,
+  pattern: CompiledPattern,
   pause: (() => Promise<void>) | undefined,
 ): Promise<number | undefined> {
-  const matched = line.length > MAX_MATCHED_LINE_CHARS
-    ? line.slice(0, MAX_MATCHED_LINE_CHARS)
-    : line;
+  const re2 = pattern.re2!;
+  // At most twice a slice: 64 Ki for a small program.
+  const most = Math.min(MAX_MATCHED_LINE_CHARS, 2 * pattern.sliceChars);
+  const matched = line.length > most ? line.slice(0, most) : line;
   if (!re2.test(matched)) return undefined;
   if (line.length <= MAX_LINE_CHARS) return 0;
   // The shortest start of the line holding a match, to 64 characters.
@@ -279,7 +315,7 @@ async function matchLine(
     const middle = (low + high) >> 1;
     if (re2.test(matched.slice(0, middle))) high = middle;
     else low = middle;
-    if (high - low > 4096) await pause?.();
+    await pause?.();
   }
   // The match ends near `high`: keep some of what comes before it.
   return Math.max(0, high - 200);

@@ -76,3 +76,13 @@ Deno.test("compileGlob() matches many ** and * without backtracking", () => {
   assertEquals(name.test(`${"a".repeat(250)}b`), true);
   assertEquals(compileFileFilter(`${"*a".repeat(12)}*b`)(`x/${"a".repeat(250)}`), false);
 });
+
+Deno.test("compileGlob() refuses a glob over 500 characters and compiles each distinct segment once", () => {
+  const error = assertThrows(() => compileGlob("a/".repeat(251), "pattern"), ToolError);
+  assertEquals(error.code, "invalid_arguments");
+  assertStringIncludes(error.message, "more than the 500");
+  assertThrows(() => compileFileFilter(`${"*".repeat(501)}`), ToolError, "more than the 500");
+  const many = compileGlob(`${"?/".repeat(240)}x`, "pattern");
+  assertEquals(many.test(`${"a/".repeat(240)}x`), true);
+  assertEquals(many.test(`${"ab/".repeat(240)}x`), false);
+});

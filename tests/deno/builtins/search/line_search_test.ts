@@ -103,3 +103,13 @@ Deno.test("compilePattern() maps JavaScript escapes and refuses what RE2 cannot 
   assertEquals(compilePattern("[(?=]x", false).re2?.test("=x"), true);
   assertEquals(compilePattern("\\(?=x", false).re2?.test("(=x"), true);
 });
+
+Deno.test("compilePattern() refuses a pattern too long or too large to keep each step short", () => {
+  const long = assertThrows(() => compilePattern(`(${"a".repeat(1000)})`, false), ToolError);
+  assertEquals(long.code, "invalid_arguments");
+  assertStringIncludes(long.message, "more than the 1000 grep takes");
+  const large = assertThrows(() => compilePattern("\\w{1000}", false), ToolError);
+  assertStringIncludes(large.message, "instructions, more than 500");
+  // A larger expression takes shorter slices: its RE2 steps stay about as long.
+  assert(compilePattern("\\w{400}", false).sliceChars < compilePattern("\\w+", false).sliceChars);
+});

@@ -1,5 +1,6 @@
 // Globals of the supervisor: supervisor_script.ts puts their source before the families.
 import { LiteralFinder } from "../../search/literal_finder.ts";
+import { starMatch } from "../../search/star_match.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
@@ -29,7 +30,8 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
 
 /**
  * The search operations. Self-contained but for the supervisor's globals `LiteralFinder`,
- * `searchLimits`, `searchFileRead` and `grepPrefilter`: its source text runs inside the sandbox.
+ * `starMatch`, `searchLimits`, `searchFileRead` and `grepPrefilter`: its source text runs inside
+ * the sandbox.
  *
  * @param context The supervisor's shared context.
  * @returns The operations.
@@ -54,27 +56,12 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     const start = String(request.start);
     const maxDepth = request.maxDepth === null ? Infinity : Number(request.maxDepth);
     const gitignore = request.gitignore === true;
-    // The name filter, `*` and literals: a name matches when it starts with the first part,
-    // ends with the last and holds the others in order between, each found at its leftmost
-    // place (what a `*`-only pattern needs): linear, never a backtracking expression.
+    // The name filter, `*` and literals, matched by its parts (linear: never a backtracking
+    // expression).
     const parts = typeof request.name === "string" && request.name !== ""
       ? request.name.split("*")
       : undefined;
-    const nameMatches = (entry: string): boolean => {
-      if (parts === undefined) return true;
-      if (parts.length === 1) return entry === parts[0];
-      const first = parts[0];
-      const last = parts[parts.length - 1];
-      const end = entry.length - last.length;
-      if (end < first.length || !entry.startsWith(first) || !entry.endsWith(last)) return false;
-      let at = first.length;
-      for (let i = 1; i < parts.length - 1; i++) {
-        const found = entry.indexOf(parts[i], at);
-        if (found < 0 || found + parts[i].length > end) return false;
-        at = found + parts[i].length;
-      }
-      return true;
-    };
+    const nameMatches = (entry: string) => parts === undefined || starMatch(parts, entry);
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
     const { release, stop } = limits(id, request);
     let records: string[] = [];
