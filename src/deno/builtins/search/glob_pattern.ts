@@ -114,10 +114,10 @@ function compileSegment(segment: string, field: string): (name: string) => boole
     const parts = segment.split("*");
     return (name) => starMatch(parts, name);
   }
-  const source = globToRegExp(segment, { extended: false, globstar: false }).source;
   let re2: RE2JS;
   try {
-    re2 = RE2JS.compile(source);
+    // Only its source is used: JavaScript's engine never matches with it.
+    re2 = RE2JS.compile(globToRegExp(segment, { extended: false, globstar: false }).source);
   } catch {
     throw new ToolError(
       "invalid_arguments",

@@ -86,3 +86,9 @@ Deno.test("compileGlob() refuses a glob over 500 characters and compiles each di
   assertEquals(many.test(`${"a/".repeat(240)}x`), true);
   assertEquals(many.test(`${"ab/".repeat(240)}x`), false);
 });
+
+Deno.test("compileGlob() names a segment that is no valid glob", () => {
+  const error = assertThrows(() => compileGlob("src/[z-a].ts", "pattern"), ToolError);
+  assertEquals(error.code, "invalid_arguments");
+  assertStringIncludes(error.message, '"[z-a].ts"');
+});
