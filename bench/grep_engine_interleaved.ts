@@ -7,9 +7,14 @@
  * against). Each round runs every candidate once, the order rotating; ratios of medians to the
  * "before" candidate are what to compare, never absolute figures.
  *
+ * Then the whole tool as a model calls it (`grep` through the router, in process, `src/` walked
+ * and read), against GNU `grep -rnE` (spawned) in the same rounds: what a call costs now.
+ *
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/grep_engine_interleaved.ts [rounds=21]`
  */
 import { RE2JS } from "re2js";
+import { ToolRouter } from "../mod.ts";
+import { builtinTools } from "../src/deno/mod.ts";
 import {
   type CompiledPattern,
   compilePattern,
@@ -120,3 +125,44 @@ for (const { pattern, ignoreCase } of cases) {
     );
   }
 }
+
+const router = new ToolRouter({ builtins: builtinTools({ workspace: root, outputMaxChars: 1e8 }) });
+const tools = await router.expose({ builtins: ["grep"] });
+console.log("\nthe grep tool over src/ (in process) against GNU grep -rnE");
+for (const { pattern, ignoreCase } of cases) {
+  const candidates: [string, () => Promise<void>][] = [
+    ["GNU grep -rnE", async () => {
+      const args = [
+        "-rnE",
+        ...(ignoreCase ? ["-i"] : []),
+        pattern.replace("\\w", "[[:alnum:]_]"),
+        root,
+      ];
+      await new Deno.Command("grep", { args, stdout: "piped" }).output();
+    }],
+    ["grep tool", async () => {
+      const result = JSON.parse(
+        await tools.invoke("grep", { pattern, ignoreCase, includeIgnored: true, maxResults: 1e6 }),
+      );
+      if (result.matches.length === 0) throw new Error("grep missed");
+    }],
+  ];
+  const times = new Map(candidates.map(([label]) => [label, [] as number[]]));
+  for (const [, run] of candidates) await run();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < candidates.length; i++) {
+      const [label, run] = candidates[(round + i) % candidates.length];
+      const start = performance.now();
+      await run();
+      times.get(label)!.push(performance.now() - start);
+    }
+  }
+  const base = quantile(times.get(candidates[0][0])!.sort((a, b) => a - b), 0.5);
+  const median = quantile(times.get("grep tool")!.sort((a, b) => a - b), 0.5);
+  console.log(
+    `  ${JSON.stringify(pattern).padEnd(32)} GNU ${base.toFixed(1)} ms, tool ${
+      median.toFixed(1)
+    } ms (${(median / base).toFixed(2)}x)`,
+  );
+}
+await router.close();
