@@ -10,8 +10,10 @@ import ignore, { type Ignore } from "ignore";
  * A line with more than one `**` (a trailing `/**` aside) is skipped: the expression `ignore`
  * builds for it backtracks over the folders of a deep path (`**\/a/**\/b` over 400 folders named
  * `a` takes a third of a second a path, cubic in the depth), and a model can write both the
- * `.gitignore` and the tree. Skipping a line only lists more files; `.gitignore` is a filter of
- * the searches, never a boundary.
+ * `.gitignore` and the tree. For the same reason a path longer than 1024 characters is not
+ * checked (one `**` is still quadratic in the path: 170 ms a path of 4,000 characters); the walk
+ * never enters an ignored folder, so only a rule about such a deep entry itself is missed.
+ * Skipping only lists more files: `.gitignore` is a filter of the searches, never a boundary.
  */
 export class GitignoreRules {
   #rules = new Map<string, Ignore>();
@@ -41,7 +43,7 @@ export class GitignoreRules {
    * @returns `true` when ignored.
    */
   ignored(path: string, isDir: boolean): boolean {
-    if (this.#rules.size === 0) return false;
+    if (this.#rules.size === 0 || path.length > MAX_CHECKED_PATH) return false;
     // Deepest folder first: its rules override those above it.
     for (let end = path.lastIndexOf("/");; end = path.lastIndexOf("/", end - 1)) {
       const dir = end < 0 ? "" : path.slice(0, end);
@@ -56,6 +58,9 @@ export class GitignoreRules {
     }
   }
 }
+
+/** The longest path the rules are checked against (see `GitignoreRules`). */
+const MAX_CHECKED_PATH = 1024;
 
 /** Whether a line has more than one `**`, a trailing `/**` not counted. */
 function tooManyGlobstars(line: string): boolean {

@@ -33,3 +33,13 @@ Deno.test("GitignoreRules skips a line with more than one ** (a trailing /** asi
   assertEquals(rules.ignored("src/build/out.js", false), true, "a leading ** and a trailing /**");
   assertEquals(rules.ignored("logs/2024/x.log", false), true, "one ** in the middle");
 });
+
+Deno.test("GitignoreRules checks no path longer than 1024 characters (one ** is quadratic in it)", () => {
+  const rules = new GitignoreRules();
+  rules.add("", "a/**/b\n*.log\n");
+  const deep = Array.from({ length: 600 }, () => "a").join("/");
+  assertEquals(rules.ignored("a/x/b", false), true, "the rules are read");
+  assertEquals(rules.ignored(`${deep.slice(0, 1001)}/b`, false), true, "1003 characters: checked");
+  assertEquals(rules.ignored(`${deep}/b`, false), false, "1201 characters: listed");
+  assertEquals(rules.ignored(`${deep}/x.log`, false), false);
+});
