@@ -94,6 +94,7 @@ for (const { pattern, ignoreCase } of cases) {
       re2: RE2JS.compile(RE2JS.quote(pattern), flagsRe2),
       bySlice: true,
       sliceChars: 32 * 1024,
+      literalChars: 0,
     };
     candidates["RE2 for literals"] = async () => {
       let count = 0;

@@ -116,9 +116,11 @@ async function grep(
   const finder = pattern.literal === undefined ? undefined : new LiteralFinder(pattern.literal);
   const request = { files, budget, literal: pattern.literal };
   const pause = () => budget.tick();
+  // The budget's pause throws at the deadline: it never asks to give up otherwise.
+  const unstopped = () => pause().then(() => false);
   await readFiles(access, target, request, async (path, data) => {
     if (data === undefined) return false;
-    if (finder !== undefined && !finder.contains(data)) return false;
+    if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
     if (data.includes(0)) return false;
     const found: LineMatch[] = await searchLines(decoder.decode(data), pattern, {
       limit: max + 1 - matches.length,

@@ -11,8 +11,9 @@ export interface LineMatch {
 
 /**
  * A pattern compiled for searching. A model's regular expression runs in RE2 (`re2js`), whose
- * time is linear in the text: no expression can backtrack. A plain literal (no operator at all,
- * so nothing to backtrack over) runs in JavaScript's engine, which finds it faster.
+ * time is linear in the text: no expression can backtrack. A plain literal of at most 64
+ * characters (no operator at all, so nothing to backtrack over) runs in JavaScript's engine,
+ * which finds it faster.
  */
 export interface CompiledPattern {
   /** The RE2 expression (multiline: `^` and `$` are a line's start and end), when not literal. */
@@ -24,6 +25,8 @@ export interface CompiledPattern {
   readonly sliceChars: number;
   /** The JavaScript expression of a plain literal (flag `g`): its characters, no operator. */
   readonly plain?: RegExp;
+  /** The plain literal's length. */
+  readonly literalChars: number;
   /**
    * Whether a whole slice of lines can be tested with `re2` at once before its lines are: false
    * when the pattern looks past a line (`\A`, `\z`, or a flag group that turns `m` off).
@@ -52,6 +55,9 @@ export const MAX_MATCHED_LINE_CHARS = 64 * 1024;
 /** The longest pattern `grep` compiles (compiling is one step: it must stay short too). */
 export const MAX_PATTERN_CHARS = 1000;
 
+// The longest literal JavaScript's engine (and the byte prefilter) search for; a longer one runs
+// in RE2, whose search for a literal does not grow with its length.
+const MAX_PLAIN_CHARS = 64;
 // The largest RE2 program (instructions) a pattern may compile to.
 const MAX_PROGRAM = 500;
 // Characters times program instructions one RE2 call may take. RE2's time is linear in both;
@@ -85,13 +91,15 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
         "search for a shorter, more specific expression (and narrow with path or glob)",
     );
   }
-  if (PLAIN.test(pattern)) {
-    const text = pattern.replace(/\\(.)/g, "$1");
+  const text = PLAIN.test(pattern) ? pattern.replace(/\\(.)/g, "$1") : undefined;
+  // A literal is searched in time linear in the text times its length: only a short one here.
+  if (text !== undefined && text.length <= MAX_PLAIN_CHARS) {
     const escaped = text.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
     return {
       plain: new RegExp(escaped, ignoreCase ? "giu" : "gu"),
       bySlice: true,
       sliceChars: SLICE_CHARS,
+      literalChars: text.length,
       literal: ignoreCase ? undefined : new TextEncoder().encode(text),
     };
   }
@@ -123,6 +131,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
   }
   return {
     re2,
+    literalChars: 0,
     bySlice: !/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern.replace(/\\\\/g, "")),
     sliceChars: Math.max(256, Math.min(SLICE_CHARS, Math.floor(WORK_PER_CALL / program))),
   };
@@ -232,10 +241,13 @@ export async function searchLines(
       if (end < 0 || end > last) end = last;
     }
     if (pattern.plain !== undefined) {
-      scanSlice(text, start, end, pattern.plain, (from, line, at) => {
-        countTo(from);
-        matches.push({ line: lineNumber, text: cutLine(line, at) });
-        return matches.length >= limit;
+      await scanSlice(text, start, end, pattern, {
+        onLine: (from, line, at) => {
+          countTo(from);
+          matches.push({ line: lineNumber, text: cutLine(line, at) });
+          return matches.length >= limit;
+        },
+        pause,
       });
     } else if (
       !bySlice ||
@@ -263,31 +275,48 @@ export async function searchLines(
 }
 
 /**
- * Scans a slice of whole lines for a plain literal (its candidates found by one expression over
- * the slice, each kept when it lies within its line), handing each matching line to `onLine`
- * (its start, its text without the line ending, the match's position in it) until that returns
- * `true`.
+ * Scans a slice of whole lines for a plain literal, a window at a time (JavaScript's engine takes
+ * up to the window times the literal's length: a text built against a long literal must not make
+ * one step long), each window reaching into the next by twice the literal's length so that no
+ * match is lost. A candidate counts when it lies within its line; each matching line goes to
+ * `onLine` (its start, its text without the line ending, the match's position in it) until that
+ * returns `true`.
  */
-function scanSlice(
+async function scanSlice(
   text: string,
   start: number,
   end: number,
-  plain: RegExp,
-  onLine: (from: number, line: string, at: number) => boolean,
-): void {
-  const slice = text.slice(start, end);
-  plain.lastIndex = 0;
-  for (let found = plain.exec(slice); found !== null; found = plain.exec(slice)) {
-    const position = start + found.index;
-    const from = position === 0 ? 0 : text.lastIndexOf("\n", position - 1) + 1;
-    let to = text.indexOf("\n", position);
-    if (to < 0 || to > end) to = end;
-    const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
-    if (position + found[0].length <= from + line.length && onLine(from, line, position - from)) {
-      return;
+  pattern: CompiledPattern,
+  options: {
+    onLine: (from: number, line: string, at: number) => boolean;
+    pause: (() => Promise<void>) | undefined;
+  },
+): Promise<void> {
+  const plain = pattern.plain!;
+  const overlap = 2 * pattern.literalChars;
+  const window = Math.max(4096, Math.min(1 << 20, Math.floor((1 << 22) / pattern.literalChars)));
+  let next = start; // where lines not yet reported start
+  for (let at = start; at < end; at += window) {
+    if (at > start) await options.pause?.();
+    const stop = Math.min(end, at + window + overlap);
+    const part = text.slice(at, stop);
+    plain.lastIndex = Math.max(0, next - at);
+    for (let found = plain.exec(part); found !== null; found = plain.exec(part)) {
+      const position = at + found.index;
+      const from = position === 0 ? 0 : text.lastIndexOf("\n", position - 1) + 1;
+      let to = text.indexOf("\n", position);
+      if (to < 0 || to > end) to = end;
+      const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
+      if (
+        position + found[0].length <= from + line.length &&
+        options.onLine(from, line, position - from)
+      ) {
+        return;
+      }
+      next = to + 1;
+      if (next >= stop) break;
+      plain.lastIndex = next - at;
     }
-    plain.lastIndex = to - start + 1;
-    if (plain.lastIndex > slice.length) return;
   }
 }
 

@@ -30,8 +30,7 @@ export interface ReadRequest {
 
 /**
  * Receives a file's path and content (`undefined`: passed over); returns or resolves to `true`
- * to stop. The content is valid until it returns (not until it resolves): a caller that awaits
- * decodes it first.
+ * to stop. The content is valid until it resolves: the next file is read only then.
  */
 export type OnFile = (
   path: string,

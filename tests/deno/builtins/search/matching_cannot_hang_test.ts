@@ -76,6 +76,33 @@ for (
   });
 
   Deno.test({
+    name: `grep${label} looks for a literal in a file built against it in bounded steps`,
+    ignore,
+    fn: async () => {
+      await using f = await makeFixture();
+      // Every b of 15 MiB nearly matches: a search by comparing takes the text times the
+      // literal's length. 64 characters are searched so, by windows with pauses; 400 run in RE2,
+      // linear in the text alone.
+      for (const length of [64, 400]) {
+        const needle = "ab".repeat(length / 2);
+        const near = "ab".repeat(length / 2 - 1) + "ac";
+        await Deno.writeTextFile(
+          `${f.workspace}/built${length}.txt`,
+          `${near.repeat(Math.floor((15 << 20) / length))}\n${needle}\n`,
+        );
+      }
+      await using s = await searchTools(wrap(f.context));
+      for (const length of [64, 400]) {
+        const pattern = "ab".repeat(length / 2);
+        const found = await withTimer(() =>
+          run<Grep>(s.tools, "grep", { pattern, path: `built${length}.txt` })
+        );
+        assertEquals(found.matches.map((m) => m.line), [2], `${length}`);
+      }
+    },
+  });
+
+  Deno.test({
     name: `grep${label} refuses backreferences and lookaround, saying what to write instead`,
     ignore,
     fn: async () => {

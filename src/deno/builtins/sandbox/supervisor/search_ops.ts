@@ -157,6 +157,11 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       await send({ id, stream: 1 }, all);
     };
     let stopped: string | undefined;
+    const pauseFinder = async () => {
+      const check = stop();
+      stopped = check instanceof Promise ? await check : check;
+      return stopped !== undefined;
+    };
     // The regular files of the folder being read, listed again just before its files are
     // opened: a file swapped since the listing for a symbolic link, FIFO or device is passed over.
     let folder: string | undefined;
@@ -188,7 +193,8 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
         if (!regular.has(path.slice(slash + 1))) continue;
         const data = searchFileRead(`${root}/${path}`, { max, buffer });
         if (data === undefined) continue;
-        if (finder !== undefined && !finder.contains(data)) continue;
+        // A window at a time, the event loop running between (a stop or deadline gives up).
+        if (finder !== undefined && !await finder.containsPaused(data, pauseFinder)) continue;
         if (data.includes(0)) continue;
         if (size + data.length + 8 > BATCH) await flush();
         const head = new Uint8Array(8);
