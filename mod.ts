@@ -112,10 +112,8 @@ export type {
   KeyValueSetOptions,
   KeyValueStore,
 } from "./src/core/store/key_value_store.ts";
-export type {
-  McpOAuthClient,
-  McpOAuthOptions,
-} from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
+export type { McpOAuthClient } from "./src/core/mcp/mcp_server_config.ts";
+export type { McpOAuthOptions } from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,

@@ -79,10 +79,8 @@ export type {
 } from "./mcp/stdio_child_command.ts";
 export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
 export type { McpOAuth } from "../core/mcp/gateway/oauth/mcp_oauth.ts";
-export type {
-  McpOAuthClient,
-  McpOAuthOptions,
-} from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
+export type { McpOAuthClient } from "../core/mcp/mcp_server_config.ts";
+export type { McpOAuthOptions } from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   KeyValueEntry,
   KeyValueSetOptions,

@@ -2,7 +2,7 @@ import { withDeadline } from "../calls/abortable.ts";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
-import type { McpOAuthClient } from "../oauth/mcp_oauth_options.ts";
+import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
