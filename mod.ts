@@ -37,7 +37,7 @@ export { ToolRouter } from "./src/core/tool_router.ts";
 export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
 export type { ToolSelection } from "./src/core/tool_selection.ts";
 export { ToolSet } from "./src/core/tool_set.ts";
-export type { ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
+export type { DeferSetting, ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
 export type {
   CallOptions,
   CallSettings,

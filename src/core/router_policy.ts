@@ -100,6 +100,7 @@ export function exposeWithPolicy(
     missing,
     userId: selection.userId,
     settings: context.settings,
+    defer: selection.defer,
   };
   policyGates.set(init, gate);
   return new ToolSet(init);

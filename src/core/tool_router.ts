@@ -192,7 +192,12 @@ export class ToolRouter implements AsyncDisposable {
       this.#gateway,
     );
     if (this.#policy === undefined && selection.policy === undefined) {
-      return new ToolSet({ ...resolved, userId: selection.userId, settings: this.#settings });
+      return new ToolSet({
+        ...resolved,
+        userId: selection.userId,
+        settings: this.#settings,
+        defer: selection.defer,
+      });
     }
     return exposeWithPolicy(resolved, selection, {
       router: this.#policy,

@@ -14,13 +14,18 @@ import { policyGates } from "./policy/_gates.ts";
 import { stoppedResult } from "./policy/policy_results.ts";
 import type { PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
+import { ToolSearchIndex } from "./tool_search_index.ts";
+import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
   /** The exposed name. */
   name: string;
-  /** The source whose tool is exposed. */
-  winner: SourceKind;
+  /**
+   * The source whose tool is exposed; `"router"` when the name is reserved by the router
+   * (`search_tools` in a deferred tool set).
+   */
+  winner: SourceKind | "router";
   /** The sources whose tools of that name are hidden, highest first. */
   hidden: SourceKind[];
   /**
@@ -42,7 +47,21 @@ export interface ToolSetInit {
   userId?: string;
   /** The router's call settings. */
   settings: CallSettings;
+  /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
+  defer?: DeferSetting;
 }
+
+/**
+ * Deferred exposure: the tool set lists only the kept tools and `search_tools`; a search lists
+ * the tools it returns as well. `true` keeps none.
+ */
+export type DeferSetting = boolean | {
+  /**
+   * Tools listed from the start, in this order (after `search_tools`). Names the request may not
+   * use are ignored.
+   */
+  keep?: readonly string[];
+};
 
 /**
  * The tools one request may use, and the only way a model's tool call gets executed.
@@ -57,7 +76,10 @@ export class ToolSet {
   /** The request's user, if any. */
   readonly userId?: string;
   #byName: Map<string, RoutedTool>;
-  #ordered: readonly RoutedTool[];
+  #ordered: RoutedTool[];
+  /** Deferred sets: every tool the request may use, which searches load from; else undefined. */
+  #deferred?: { tools: readonly RoutedTool[]; byName: Map<string, RoutedTool> };
+  #index?: ToolSearchIndex;
   #settings: CallSettings;
   #names?: readonly string[];
   #openai?: OpenAITool[];
@@ -69,7 +91,21 @@ export class ToolSet {
    * @param init The resolved tools and reports.
    */
   constructor(init: ToolSetInit) {
-    this.#ordered = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const sorted = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const keep = keptNames(init.defer);
+    if (keep === undefined) this.#ordered = sorted;
+    else {
+      // The catalog is exactly the list an eager set would expose: one source of truth for what
+      // a search may return. The tool set's own search tool is never part of it.
+      const catalog = sorted.filter((tool) => tool.name !== SEARCH_TOOLS_NAME);
+      const byName = new Map(catalog.map((tool) => [tool.name, tool]));
+      this.#deferred = { tools: catalog, byName };
+      this.#ordered = [searchToolsTool(this.#search)];
+      for (const name of new Set(keep)) {
+        const tool = byName.get(name);
+        if (tool !== undefined) this.#ordered.push(tool);
+      }
+    }
     this.#byName = new Map(this.#ordered.map((tool) => [tool.name, tool]));
     this.shadowed = init.shadowed;
     this.missing = init.missing;
@@ -78,12 +114,18 @@ export class ToolSet {
     this.#policy = policyGates.get(init);
   }
 
-  /** The tools for the model in the OpenAI function format, sorted by name. */
+  /**
+   * The tools for the model in the OpenAI function format, in the set's order: the tools it
+   * started with sorted by name (deferred: `search_tools`, then the kept tools in `keep` order),
+   * then each tool that became available later (a search loaded it), appended in the order it
+   * arrived. An entry is never inserted, moved or removed, so a prompt cache of the list stays
+   * valid across the set's life.
+   */
   get tools(): OpenAITool[] {
     return this.#openai ??= this.#ordered.map(toOpenAITool);
   }
 
-  /** The exposed names, sorted. */
+  /** The exposed names, in the order of {@linkcode ToolSet#tools}. */
   get names(): readonly string[] {
     return this.#names ??= Object.freeze(this.#ordered.map((tool) => tool.name));
   }
@@ -111,7 +153,7 @@ export class ToolSet {
   /**
    * The tools in the Anthropic Messages API format.
    *
-   * @returns One entry per exposed tool.
+   * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
   toAnthropic(): AnthropicTool[] {
     return this.#ordered.map(toAnthropicTool);
@@ -120,7 +162,7 @@ export class ToolSet {
   /**
    * The tools in the MCP `tools/list` format.
    *
-   * @returns One entry per exposed tool.
+   * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
   toMcp(): McpToolDescription[] {
     return this.#ordered.map(toMcpTool);
@@ -137,7 +179,10 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    const tool = this.#policy === undefined ? undefined : this.#byName.get(name);
+    // The search reveals only tools the request may use, so no policy rule is asked about it.
+    const tool = this.#policy === undefined || this.#isSearch(name)
+      ? undefined
+      : this.#byName.get(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     return callTool({
       tool: this.#byName.get(name),
@@ -252,6 +297,24 @@ export class ToolSet {
 
   #known = (): readonly string[] => this.names;
 
+  #isSearch(name: string): boolean {
+    return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
+  }
+
+  /** Searches the deferred catalog and lists what it found, appended after what was listed. */
+  #search = (query: string, limit: number): readonly RoutedTool[] => {
+    const deferred = this.#deferred!;
+    const found = (this.#index ??= new ToolSearchIndex(deferred.tools)).search(query, limit);
+    for (const tool of found) {
+      if (this.#byName.has(tool.name)) continue;
+      this.#ordered.push(tool);
+      this.#byName.set(tool.name, tool);
+      this.#openai = undefined;
+      this.#names = undefined;
+    }
+    return found;
+  };
+
   #run: RunTool = (tool, args, options, decision) =>
     callTool({
       tool,
@@ -291,6 +354,20 @@ export class ToolSet {
       run: this.#run,
     });
   }
+}
+
+function keptNames(defer: DeferSetting | undefined): readonly string[] | undefined {
+  if (defer === undefined || defer === false) return undefined;
+  if (defer === true) return [];
+  const keep = defer !== null && typeof defer === "object" ? defer.keep ?? [] : undefined;
+  if (!Array.isArray(keep) || keep.some((name) => typeof name !== "string")) {
+    throw new TypeError(
+      `Cannot expose tools: "defer" must be true or { keep: ["name", ...] }, received ${
+        JSON.stringify(defer)
+      }`,
+    );
+  }
+  return keep;
 }
 
 function textOf(result: ToolCallResult): string {
