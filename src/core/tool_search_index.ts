@@ -76,7 +76,7 @@ export class ToolSearchIndex {
     const touched: number[] = [];
     const count = this.#tools.length;
     const named = new Set<number>();
-    for (const queried of new Set(terms(query))) {
+    for (const queried of new Set(terms(query, false))) {
       for (const member of this.#servers.get(queried) ?? []) named.add(member);
       for (const [term, weight] of this.#expand(queried)) {
         const list = this.#postings.get(term)!;
@@ -160,22 +160,33 @@ function* fieldsOf(tool: RoutedTool): Generator<[Field, string]> {
  * The search terms of a text: words split at punctuation, `_`, `-` and camelCase, lower-cased,
  * stop words dropped, common English suffixes stripped so "creates", "created" and "create" meet.
  */
-function terms(text: string): readonly string[] {
-  // Every request builds its tool set's index anew from mostly the same texts: remember them.
-  const known = termCache.get(text);
+function terms(text: string, cache = true): readonly string[] {
+  // Every request builds its tool set's index anew from mostly the same tool texts: remember
+  // them. Never a model's query (a model could fill the cache), never a long text.
+  cache &&= text.length <= TERM_CACHE_TEXT;
+  const known = cache ? termCache.get(text) : undefined;
   if (known !== undefined) return known;
-  if (termCache.size >= TERM_CACHE_SIZE) termCache.clear();
+  if (cache && cachedChars + text.length > TERM_CACHE_CHARS) {
+    termCache.clear();
+    cachedChars = 0;
+  }
   const out: string[] = [];
   const words = text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^\p{L}\p{N}]+/u);
   for (const word of words) {
     if (word === "" || STOP_WORDS.has(word)) continue;
     out.push(stem(word));
   }
-  termCache.set(text, out);
+  if (cache) {
+    termCache.set(text, out);
+    cachedChars += text.length;
+  }
   return out;
 }
 
-const TERM_CACHE_SIZE = 50_000;
+// Bounds of the cache whatever texts the tools bring: a few megabytes.
+const TERM_CACHE_CHARS = 2_000_000;
+const TERM_CACHE_TEXT = 2_000;
+let cachedChars = 0;
 const termCache = new Map<string, string[]>();
 
 function stem(word: string): string {
