@@ -44,7 +44,12 @@ export type {
   ToolCallEvent,
   ToolCallResult,
 } from "./src/core/tool_call_types.ts";
-export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
+export type {
+  AnthropicTool,
+  AnthropicToolSearchTool,
+  McpToolDescription,
+  OpenAITool,
+} from "./src/core/tool_formats.ts";
 export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
 export type {
   ToolContent,

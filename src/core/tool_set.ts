@@ -2,6 +2,7 @@ import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_type
 import { callTool } from "./tool_call.ts";
 import {
   type AnthropicTool,
+  type AnthropicToolSearchTool,
   type McpToolDescription,
   type OpenAITool,
   toAnthropicTool,
@@ -80,6 +81,8 @@ export class ToolSet {
   /** Deferred sets: every tool the request may use, which searches load from; else undefined. */
   #deferred?: { tools: readonly RoutedTool[]; byName: Map<string, RoutedTool> };
   #index?: ToolSearchIndex;
+  /** Set once the host rendered the deferred tools for Anthropic's own search: all are callable. */
+  #native = false;
   #settings: CallSettings;
   #names?: readonly string[];
   #openai?: OpenAITool[];
@@ -137,7 +140,7 @@ export class ToolSet {
    * @returns `true` when calls to it execute.
    */
   has(name: string): boolean {
-    return this.#byName.has(name);
+    return this.#lookup(name) !== undefined;
   }
 
   /**
@@ -147,16 +150,72 @@ export class ToolSet {
    * @returns The source, or `undefined` when the name is not exposed.
    */
   sourceOf(name: string): SourceKind | undefined {
-    return this.#byName.get(name)?.source;
+    return this.#lookup(name)?.source;
   }
 
   /**
    * The tools in the Anthropic Messages API format.
    *
+   * With `{ native: true }`, a deferred set is rendered for Anthropic's own tool search instead:
+   * its BM25 tool search tool, the listed tools (without `search_tools`), then every other tool
+   * the request may use with `defer_loading: true`, so Anthropic's search covers exactly what a
+   * `search_tools` search would. From then on every one of them is callable (Anthropic loads
+   * them without telling the host); the portable list is left as it is, so the rendering stays
+   * the same across calls. Send the beta header Anthropic's docs name with it. An eager set has
+   * nothing to defer and renders as without the option.
+   *
+   * @example Render a deferred set for Anthropic's tool search
+   * ```ts
+   * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const echo = defineTool({
+   *   name: "echo",
+   *   description: "Echoes text",
+   *   input: z.object({ text: z.string() }),
+   *   run: ({ text }) => text,
+   * });
+   * const tools = await new ToolRouter({ functions: [echo] }).expose({
+   *   functions: ["echo"],
+   *   defer: true,
+   * });
+   * const rendered = tools.toAnthropic({ native: true });
+   * assertEquals(rendered.map((tool) => [tool.name, "defer_loading" in tool]), [
+   *   ["tool_search_tool_bm25", false],
+   *   ["echo", true],
+   * ]);
+   * assertEquals(await tools.invoke("echo", { text: "hi" }), "hi");
+   * ```
+   *
+   * @param options `native: true` for Anthropic's tool search.
    * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
-  toAnthropic(): AnthropicTool[] {
-    return this.#ordered.map(toAnthropicTool);
+  toAnthropic(): AnthropicTool[];
+  /**
+   * The tools in the Anthropic Messages API format; with `{ native: true }` a deferred set is
+   * rendered for Anthropic's own tool search (see the overload above).
+   *
+   * @param options `native: true` for Anthropic's tool search.
+   * @returns The entries, the search tool first when native.
+   */
+  toAnthropic(options: { native?: boolean }): (AnthropicTool | AnthropicToolSearchTool)[];
+  toAnthropic(options: { native?: boolean } = {}): (AnthropicTool | AnthropicToolSearchTool)[] {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
+    }
+    const deferred = this.#deferred;
+    if (options.native !== true || deferred === undefined) {
+      return this.#ordered.map(toAnthropicTool);
+    }
+    this.#native = true;
+    const listed = this.#ordered.filter((tool) => !this.#isSearch(tool.name));
+    const rest = deferred.tools.filter((tool) => !this.#byName.has(tool.name));
+    return [
+      { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" },
+      ...listed.map(toAnthropicTool),
+      ...rest.map((tool) => ({ ...toAnthropicTool(tool), defer_loading: true as const })),
+    ];
   }
 
   /**
@@ -182,10 +241,10 @@ export class ToolSet {
     // The search reveals only tools the request may use, so no policy rule is asked about it.
     const tool = this.#policy === undefined || this.#isSearch(name)
       ? undefined
-      : this.#byName.get(name);
+      : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     return callTool({
-      tool: this.#byName.get(name),
+      tool: this.#lookup(name),
       name,
       args,
       options,
@@ -288,7 +347,7 @@ export class ToolSet {
     const { concurrency: _, ...callOptions } = options;
     return callAll(calls, {
       readOnly: (name) => {
-        const tool = this.#byName.get(name);
+        const tool = this.#lookup(name);
         return tool === undefined || tool.annotations?.readOnlyHint === true;
       },
       call: (call) => this.call(call.name, call.arguments, callOptions),
@@ -296,6 +355,12 @@ export class ToolSet {
   }
 
   #known = (): readonly string[] => this.names;
+
+  /** A listed tool, or after a native rendering any tool of the deferred catalog. */
+  #lookup(name: string): RoutedTool | undefined {
+    return this.#byName.get(name) ??
+      (this.#native ? this.#deferred!.byName.get(name) : undefined);
+  }
 
   #isSearch(name: string): boolean {
     return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
@@ -349,7 +414,7 @@ export class ToolSet {
       );
     }
     return this.#policy.settle(approvalOrId, answer, {
-      lookup: (name) => this.#byName.get(name),
+      lookup: (name) => this.#lookup(name),
       options,
       run: this.#run,
     });

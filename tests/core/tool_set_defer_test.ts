@@ -183,6 +183,9 @@ Deno.test("property: every tool any search returns is one the request may call, 
     }
     // Every tool the request may use is findable by its own name.
     for (const name of eager.names) assert((await search(deferred, name, 20)).includes(name));
+    // Anthropic's own search gets exactly the same tools.
+    const rendered = deferred.toAnthropic({ native: true }).slice(1).map((tool) => tool.name);
+    assertEquals(rendered.sort(), [...eager.names].sort());
   }
   // The attack ran: hidden and withheld tools were probed by their names and descriptions.
   assert(hiddenProbes > 100, `only ${hiddenProbes} probes of hidden tools`);
@@ -396,3 +399,59 @@ async function assertRejectsType(make: () => Promise<unknown>): Promise<void> {
   assert(caught instanceof TypeError, String(caught));
   assertMatch((caught as Error).message, /"defer" must be true or \{ keep/);
 }
+
+Deno.test("toAnthropic({ native: true }) defers exactly the searchable tools behind Anthropic's BM25 search", async () => {
+  const router = new ToolRouter({
+    mcpServices: [linear, github],
+    policy: { deny: ["github_create_pull_request"], ask: ["linear_create_issue"] },
+  });
+  const toolSet = await router.expose({
+    mcpServices: ["linear", "github"],
+    defer: { keep: ["linear_list_issues"] },
+  });
+  const eager = await router.expose({ mcpServices: ["linear", "github"] });
+  // Before a native rendering, a tool nobody found is not callable.
+  assertEquals((await toolSet.call("github_create_issue", {})).code, "unknown_tool");
+  const rendered = toolSet.toAnthropic({ native: true });
+  assertEquals(rendered[0], {
+    type: "tool_search_tool_bm25_20251119",
+    name: "tool_search_tool_bm25",
+  });
+  assertEquals(rendered.slice(1).map((tool) => [tool.name, "defer_loading" in tool]), [
+    ["linear_list_issues", false],
+    ["github_create_issue", true],
+    ["linear_create_issue", true],
+  ]);
+  // Exactly what the request may use: the eager list, without the portable search tool.
+  assertEquals(
+    rendered.slice(1).map((tool) => tool.name).sort(),
+    [...eager.names].sort(),
+  );
+  assertFalse(rendered.some((tool) => tool.name === "github_create_pull_request"));
+  for (const tool of rendered.slice(1)) {
+    const plain = eager.toAnthropic().find((entry) => entry.name === tool.name)!;
+    assertEquals(tool, "defer_loading" in tool ? { ...plain, defer_loading: true } : plain);
+  }
+  // Anthropic loads deferred tools without telling the host: every one is callable now, the
+  // policy still applies, and the rendering and the portable list do not move.
+  assertEquals(
+    await toolSet.invoke("github_create_issue", { owner: "o", repo: "r", title: "t" }),
+    "github",
+  );
+  const asked = await toolSet.call("linear_create_issue", { title: "t", teamId: "x" });
+  assertEquals(asked.code, "approval_required");
+  assertEquals((await toolSet.approve(asked.approval!)).text, "linear");
+  assertEquals((await toolSet.call("github_create_pull_request", {})).code, "unknown_tool");
+  assertEquals(toolSet.toAnthropic({ native: true }), rendered);
+  assertEquals(toolSet.names, ["search_tools", "linear_list_issues"]);
+  assert(toolSet.has("github_create_issue"));
+  assertFalse(toolSet.has("github_create_pull_request"));
+});
+
+Deno.test("toAnthropic({ native: true }) of an eager set is its plain rendering", async () => {
+  const toolSet = await new ToolRouter({ mcpServices: [linear] }).expose({
+    mcpServices: ["linear"],
+  });
+  assertEquals(toolSet.toAnthropic({ native: true }), toolSet.toAnthropic());
+  assertEquals(toolSet.toAnthropic({ native: false }), toolSet.toAnthropic());
+});
