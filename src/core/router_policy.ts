@@ -163,5 +163,6 @@ function snapshot(selection: ToolSelection): ApprovalSelection {
   }
   if (selection.context !== undefined) out.context = selection.context;
   if (selection.policy !== undefined) out.policy = selection.policy;
+  if (selection.defer !== undefined && selection.defer !== false) out.defer = true;
   return JSON.parse(JSON.stringify(out));
 }

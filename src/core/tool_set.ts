@@ -414,7 +414,9 @@ export class ToolSet {
       );
     }
     return this.#policy.settle(approvalOrId, answer, {
-      lookup: (name) => this.#lookup(name),
+      // An approval is for a tool this request may use even when this set has not listed it
+      // (a later process rebuilds a deferred set with nothing found yet).
+      lookup: (name) => this.#lookup(name) ?? this.#deferred?.byName.get(name),
       options,
       run: this.#run,
     });

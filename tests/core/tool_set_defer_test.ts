@@ -455,3 +455,28 @@ Deno.test("toAnthropic({ native: true }) of an eager set is its plain rendering"
   assertEquals(toolSet.toAnthropic({ native: true }), toolSet.toAnthropic());
   assertEquals(toolSet.toAnthropic({ native: false }), toolSet.toAnthropic());
 });
+
+Deno.test("an approval asked in a deferred set is resumed by a later router under the same names", async () => {
+  const up = upstream([{
+    name: "search_tools",
+    description: "Searches the wiki's tools",
+    inputSchema: { type: "object", properties: { query: { type: "string" } } },
+  }]);
+  await using gateway = new McpGateway({
+    servers: { wiki: { url: "http://127.0.0.1:1/mcp" } },
+    transportFactory: up.factory,
+    pinning: false,
+  });
+  const store = new MemoryStore();
+  const options = { gateway, policy: { ask: ["wiki_*"] }, approvalSecret: "s".repeat(32), store };
+  const toolSet = await new ToolRouter(options).expose({ mcpServers: ["wiki"], defer: true });
+  assertEquals(await search(toolSet, "wiki search"), ["wiki_search_tools"]);
+  const asked = await toolSet.call("wiki_search_tools", { query: "x" });
+  assertEquals(asked.code, "approval_required");
+  assertEquals(asked.approval!.selection.defer, true);
+  assertEquals(up.reached, []);
+  // Another router (a later process) rebuilds the deferred set, in which nothing was found yet.
+  const resumed = await new ToolRouter(options).resume(asked.approval!, { approved: true });
+  assertEquals(resumed.text, "ran search_tools");
+  assertEquals(up.reached, ["search_tools"]);
+});
