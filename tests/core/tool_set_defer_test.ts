@@ -146,8 +146,16 @@ Deno.test("property: every tool any search returns is one the request may call, 
     };
     const router = new ToolRouter({ functions, mcpServices: services, gateway });
     const eager = await router.expose(selection);
-    const deferred = await router.expose({ ...selection, defer: true });
-    assertEquals(deferred.names, ["search_tools"]);
+    // Kept names drawn from everything, hidden and withheld tools included.
+    const everything = [
+      ...functionDefs,
+      ...services.flatMap((s) => s.tools),
+      ...remote.docs,
+      ...remote.crm,
+    ].map((tool) => tool.name);
+    const keep = everything.filter(() => pick() < 0.2);
+    const deferred = await router.expose({ ...selection, defer: { keep } });
+    assertEquals(deferred.names, ["search_tools", ...keep.filter((name) => eager.has(name))]);
     for (const name of drifted) assertFalse(eager.has(name), `${name} drifted but was exposed`);
     withheld += eager.missing.filter((m) => /changed since it was pinned/.test(m.reason)).length;
     // Every tool of the catalog that the eager set lacks: unselected, denied, withheld.
