@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define_tool.ts";
 import type { RoutedTool } from "./tool_source.ts";
 
