@@ -188,7 +188,6 @@ export class ToolSet {
    * assertEquals(await tools.invoke("echo", { text: "hi" }), "hi");
    * ```
    *
-   * @param options `native: true` for Anthropic's tool search.
    * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
   toAnthropic(): AnthropicTool[];
