@@ -53,6 +53,8 @@ export interface ApprovalSelection {
   context?: BuiltinContext;
   /** The request's policy. */
   policy?: Policy;
+  /** Whether the request's tool set was deferred (its names follow the deferred naming). */
+  defer?: true;
 }
 
 /**

@@ -100,6 +100,7 @@ export function exposeWithPolicy(
     missing,
     userId: selection.userId,
     settings: context.settings,
+    defer: selection.defer,
   };
   policyGates.set(init, gate);
   return new ToolSet(init);
@@ -162,5 +163,6 @@ function snapshot(selection: ToolSelection): ApprovalSelection {
   }
   if (selection.context !== undefined) out.context = selection.context;
   if (selection.policy !== undefined) out.policy = selection.policy;
+  if (selection.defer !== undefined && selection.defer !== false) out.defer = true;
   return JSON.parse(JSON.stringify(out));
 }
