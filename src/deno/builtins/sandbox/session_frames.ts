@@ -67,9 +67,7 @@ export class FrameReader {
       return [];
     }
     // Most often a chunk holds whole frames and nothing waits: it is read as it is.
-    let all = this.#pending.length === 0
-      ? chunk
-      : concat([...this.#pending, chunk]);
+    let all = this.#pending.length === 0 ? chunk : concat([...this.#pending, chunk]);
     const frames: SessionFrame[] = [];
     this.#need = 8;
     while (all.length >= 8) {
