@@ -69,7 +69,7 @@ export interface AuditSink {
   write(record: AuditRecord): void | Promise<void>;
   /**
    * Optional: takes a record to build later, when the sink writes (off the call path: the
-   * argument digest and the ISO time are computed there). The router uses it, when present, for
+   * record's ISO time and JSON are built there). The router uses it, when present, for
    * calls whose arguments are JSON text (which cannot change after the call); `build` returns the
    * same record `write` would have received and may be called once.
    */

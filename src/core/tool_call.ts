@@ -129,7 +129,8 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     code: result.code,
     ...decision,
   };
-  observed.finish(event, args);
+  // The sink has the record before the call returns (the digest is asynchronous).
+  await observed.finish(event, args);
   if (settings.onEvent !== undefined) {
     try {
       settings.onEvent(event);

@@ -93,7 +93,7 @@ export async function recordDecision(
   if (context.settings.audit === undefined) return;
   // A record that found no room in time is written all the same: what it records did not run.
   await auditRoom(context.settings, event.tool, context.signal);
-  auditEvent(event, args, context);
+  await auditEvent(event, args, context);
 }
 
 function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedTool | undefined {

@@ -34,8 +34,11 @@ export interface ObservedCall {
    * caller may skip timing the call and building the event.
    */
   needsEvent: boolean;
-  /** Ends the span, records the metrics and hands the audit record to the sink. */
-  finish(event: ToolCallEvent, args: unknown): void;
+  /**
+   * Ends the span, records the metrics and hands the audit record to the sink; with a sink, the
+   * promise settles (never rejecting) once the sink has the record, as the digest is WebCrypto's.
+   */
+  finish(event: ToolCallEvent, args: unknown): void | Promise<void>;
 }
 
 /** What a call with no span, no metrics, no audit and no trace context to pass on observes. */
@@ -109,7 +112,7 @@ export function observeCall(
       needsEvent: true,
       finish(event, args) {
         record(name, event);
-        auditEvent(event, args, { tool, settings, startedAt, carrier: passed });
+        return auditEvent(event, args, { tool, settings, startedAt, carrier: passed });
       },
     };
   }
@@ -152,7 +155,7 @@ export function observeCall(
       }
       span.end();
       record(name, event);
-      auditEvent(event, args, { tool, settings, startedAt, carrier });
+      return auditEvent(event, args, { tool, settings, startedAt, carrier });
     },
   };
 }
@@ -198,7 +201,7 @@ function roomError(name: string, error: unknown, signal: AbortSignal | undefined
 }
 
 /**
- * Hands one decision's audit record to the sink, if any (never awaited, never throwing): the
+ * Hands one decision's audit record to the sink, if any (never throwing or rejecting): the
  * record says which decision (`allow`, `deny`, `ask`, `approve`, `reject`, `unknown_tool`,
  * `invalid_arguments`), the rule, the user and the tool; the arguments only as a digest unless
  * `auditArguments` is on.
@@ -206,6 +209,8 @@ function roomError(name: string, error: unknown, signal: AbortSignal | undefined
  * @param event The call's event, with the policy's fields.
  * @param args The arguments as the call received them.
  * @param context The tool, the router's settings, when the call started and its trace context.
+ * @returns With a sink, a promise that settles once the sink has the record (WebCrypto's digest
+ * is asynchronous).
  */
 export function auditEvent(
   event: ToolCallEvent,
@@ -216,7 +221,7 @@ export function auditEvent(
     startedAt?: number;
     carrier?: TraceCarrier;
   },
-): void {
+): Promise<void> | undefined {
   const { settings, tool, carrier } = context;
   const sink = settings.audit;
   if (sink === undefined) return;
@@ -224,33 +229,36 @@ export function auditEvent(
   const { userId, source, isError, code, durationMs } = event;
   const policy = policyOf(event);
   const withArguments = settings.auditArguments === true;
-  const build = (): AuditRecord => {
-    const ids = carrier?.traceparent.split("-");
-    return {
-      time: new Date(startedAt).toISOString(),
-      ...(userId === undefined ? {} : { userId }),
-      tool: event.tool,
-      ...(source === undefined ? {} : { source }),
-      ...serverOf(tool),
-      ...policy,
-      argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
-      ...(withArguments ? { arguments: plain(args) } : {}),
-      durationMs: Math.round(durationMs * 1000) / 1000,
-      outcome: isError ? code ?? "tool_error" : "ok",
-      ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+  // The text is taken now: object arguments may change once the call is over.
+  return sha256Hex(digestText(args)).then((digest) => {
+    const build = (): AuditRecord => {
+      const ids = carrier?.traceparent.split("-");
+      return {
+        time: new Date(startedAt).toISOString(),
+        ...(userId === undefined ? {} : { userId }),
+        tool: event.tool,
+        ...(source === undefined ? {} : { source }),
+        ...serverOf(tool),
+        ...policy,
+        argumentsDigest: `sha256-${digest}`,
+        ...(withArguments ? { arguments: plain(args) } : {}),
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        outcome: isError ? code ?? "tool_error" : "ok",
+        ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+      };
     };
-  };
-  try {
-    // Text arguments cannot change after the call: the sink may build the line when it writes.
-    if (sink.writeLater !== undefined && (typeof args === "string" || args === undefined)) {
-      sink.writeLater(build);
-      return;
+    try {
+      // Text arguments cannot change after the call: the sink may build the line when it writes.
+      if (sink.writeLater !== undefined && (typeof args === "string" || args === undefined)) {
+        sink.writeLater(build);
+        return;
+      }
+      const written = sink.write(build());
+      if (written instanceof Promise) written.catch(() => {});
+    } catch {
+      // A failing sink must not change the call; sinks report their own errors.
     }
-    const written = sink.write(build());
-    if (written instanceof Promise) written.catch(() => {});
-  } catch {
-    // A failing sink must not change the call; sinks report their own errors.
-  }
+  });
 }
 
 /** Whether the metrics API has no SDK behind it (its no-op meter provider is in place). */

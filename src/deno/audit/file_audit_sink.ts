@@ -191,8 +191,8 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   /**
-   * Queues a record to build when the batch is written, so a call pays for neither the record's
-   * digest nor its JSON (the router uses this for calls whose arguments are text).
+   * Queues a record to build when the batch is written, so a call does not pay for the record's
+   * JSON (the router uses this for calls whose arguments are text).
    *
    * @param build Returns the record.
    */

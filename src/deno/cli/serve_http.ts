@@ -8,7 +8,7 @@ import {
   OAUTH_START_PATH,
   OAUTH_STATUS_PATH,
 } from "./oauth_callback.ts";
-import { sha256Hex } from "../../core/mcp/gateway/oauth/authorization_ticket.ts";
+import { sha256Hex } from "../../core/sha256_hex.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 import { UsageError } from "./usage_error.ts";
 import { tokenBanner } from "./serve_token.ts";

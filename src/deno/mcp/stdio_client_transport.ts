@@ -1,3 +1,4 @@
+import { deadline } from "@std/async";
 import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
@@ -318,14 +319,8 @@ export class DenoStdioClientTransport implements McpTransport {
 }
 
 /** Whether a promise settles within `ms` milliseconds (its rejection counts as settled). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
-  try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return deadline(promise.then(() => true, () => true), ms).catch(() => false);
 }
 
 function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {

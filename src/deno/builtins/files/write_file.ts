@@ -3,7 +3,7 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { concatBytes } from "../../../core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
 import { type FileAccess, type FileStat, keptPermissions, type PutResult } from "./file_access.ts";
 import { readCurrentBytes } from "./current_text.ts";
@@ -112,7 +112,7 @@ async function append(
   let identity;
   if (existing !== undefined) {
     const old = await readCurrentBytes(files, target, shown);
-    content = concatBytes([old.bytes, added]);
+    content = concat([old.bytes, added]);
     identity = old.identity;
   }
   // Only whether a file existed matters to the commit, not its text.

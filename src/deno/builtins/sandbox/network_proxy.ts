@@ -1,4 +1,4 @@
-import { concatBytes } from "../../../core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { DEFAULT_PROXY_LIMITS, type ProxyLimits } from "../context_limits.ts";
 
 /** Refusals and connections of a {@linkcode NetworkProxy}, for tests and logs. */
@@ -173,7 +173,7 @@ export class NetworkProxy {
         const text = head!.text.replace(/^(\S+) \S+/, `$1 ${request.path}`)
           .replace(/\r\nproxy-connection:[^\r]*/i, "")
           .replace(/\r\n\r\n$/, "\r\nConnection: close\r\n\r\n");
-        await writeAll(upstream, concatBytes([new TextEncoder().encode(text), head!.rest]));
+        await writeAll(upstream, concat([new TextEncoder().encode(text), head!.rest]));
       }
       const seen = () => pair.last = performance.now();
       await Promise.allSettled([pipe(client, upstream, seen), pipe(upstream, client, seen)]);
@@ -250,7 +250,7 @@ async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Arr
     if (count === null) return undefined;
     chunks.push(buffer.slice(0, count));
     size += count;
-    const all = concatBytes(chunks, size);
+    const all = concat(chunks);
     const text = new TextDecoder("latin1").decode(all);
     const end = text.indexOf("\r\n\r\n");
     if (end >= 0) return { text: text.slice(0, end + 4), rest: all.subarray(end + 4) };

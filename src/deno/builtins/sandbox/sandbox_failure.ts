@@ -1,3 +1,4 @@
+import { deadline } from "@std/async";
 import { ToolError } from "../../../core/tool_error.ts";
 
 /** What a bubblewrap start was for: a bash command, or a sandbox session (file tools, exec). */
@@ -108,12 +109,8 @@ export interface StartedProcess {
  * @param process The process just started.
  */
 export async function assertSandboxStarted(process: StartedProcess): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    process.finished,
-    new Promise((resolve) => timer = setTimeout(resolve, SANDBOX_START_MS)),
-  ]);
-  clearTimeout(timer);
+  // Still running after the wait is the good case.
+  await deadline(process.finished, SANDBOX_START_MS).catch(() => {});
   const { exitCode } = process.info();
   if (exitCode !== null) assertSandboxRan({ exitCode, stdout: "", stderr: process.logs().text });
 }

@@ -10,7 +10,7 @@ import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 import { sandboxed, writeTree } from "../search/_search_fixture.ts";
 import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
-import { concatBytes } from "../../../../src/core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { forgeAnswers } from "./_host_forge.ts";
 
 async function tools(context: BuiltinContext): Promise<{ tools: ToolSet } & AsyncDisposable> {
@@ -44,7 +44,7 @@ Deno.test({
     frames.push(new Uint8Array(8).fill(0xff));
     // Until s24a the model's bash wrote them (`cat forged.bin > /proc/$S/fd/1`); the supervisor
     // is no longer dumpable, so the test writes them from the host while a command runs.
-    const forged = concatBytes(frames);
+    const forged = concat(frames);
     const marker = `2.${Date.now() % 100_000}7`;
     const running = t.tools.call("bash", { command: `sleep ${marker}` });
     // The attack ran: every forged byte went into the pipe to the host.
