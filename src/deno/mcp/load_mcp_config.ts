@@ -142,6 +142,12 @@ function toConfig(
   raw: RawMcpServer,
   expand: (text: string, field: string[]) => string,
 ): McpServerConfig {
+  // A value that came from a variable is a secret as far as toolroute can tell (a token kept out
+  // of the file); one written in the file is configuration unless it is listed or named as one.
+  const substituted = Object.entries(raw.env ?? {})
+    .filter(([, text]) => text.search(VARIABLE) !== -1)
+    .map(([name]) => name);
+  const secretEnv = [...new Set([...(raw.secretEnv ?? []), ...substituted])];
   const map = (record: Record<string, string> | undefined, field: string) =>
     record &&
     Object.fromEntries(
@@ -170,6 +176,7 @@ function toConfig(
     command: raw.command as string,
     ...(raw.args ? { args: raw.args } : {}),
     ...(raw.env ? { env: map(raw.env, "env") } : {}),
+    ...(secretEnv.length > 0 ? { secretEnv } : {}),
     ...(raw.cwd ? { cwd: raw.cwd } : {}),
   };
 }

@@ -6,8 +6,25 @@ import { redactResult, redactText, type ResultParts } from "./result_redaction.t
 const MIN_SECRET_LENGTH = 8;
 
 /**
- * Removes one connection's configured header values and environment values (tokens, keys) from
- * error messages and tool results, so a server that echoes a request's headers cannot put them in
+ * A variable name that reads as a secret: one of its `_`/`-`/`.` separated words is or ends in
+ * one of these (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `APIKEY`, `DB_PASSWORD`, `CLIENT_SECRET`).
+ */
+const SECRET_NAME =
+  /(?:^|[_.-])[A-Z0-9]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)(?:$|[_.-])/i;
+
+/**
+ * Whether a stdio server's variable holds a secret: listed in `secretEnv` (the loader lists those
+ * that came from a `${VAR}`), or named like one. Plain configuration (`NODE_ENV=production`, a
+ * path) is not: redacting it would garble every result that mentions it.
+ */
+function isSecretEnv(name: string, listed: readonly string[]): boolean {
+  return listed.includes(name) || SECRET_NAME.test(name);
+}
+
+/**
+ * Removes one connection's secrets from error messages and tool results: every header value (and
+ * each word of it, such as a bearer's token), OAuth tokens, and the environment values of a
+ * stdio server that are secrets (see `McpStdioServerConfig.secretEnv`), so a server that echoes a request's headers cannot put them in
  * front of a model.
  */
 export class Redactor {
@@ -23,7 +40,9 @@ export class Redactor {
   constructor(config: McpServerConfig, more?: () => readonly string[]) {
     this.#more = more;
     const values = isStdioConfig(config)
-      ? Object.values(config.env ?? {})
+      ? Object.entries(config.env ?? {})
+        .filter(([name]) => isSecretEnv(name, config.secretEnv ?? []))
+        .map(([, value]) => value)
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
     this.#secrets = longestFirst(values);
   }

@@ -16,9 +16,43 @@ Deno.test("Redactor removes header values and bearer tokens, not short or common
   assertEquals((error as ToolError).code, "tool_error");
 });
 
-Deno.test("Redactor removes a stdio server's env values", () => {
+Deno.test("Redactor removes a stdio server's env values named as secrets", () => {
   const redactor = new Redactor({ command: "server", env: { API_KEY: "abcdef-secret-42" } });
   assertEquals(redactor.text("key abcdef-secret-42 rejected"), "key [redacted] rejected");
+  for (const name of ["GITHUB_TOKEN", "OPENAI_API_KEY", "APIKEY", "DB_PASSWORD", "client-secret"]) {
+    const named = new Redactor({ command: "server", env: { [name]: "s3cr3t-value-1" } });
+    assertEquals(named.text("v=s3cr3t-value-1"), "v=[redacted]", name);
+  }
+});
+
+Deno.test("Redactor leaves a stdio server's plain configuration values in its results", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: {
+      NODE_ENV: "production",
+      GIT_REPO_PATH: "/home/me/projects/app",
+      KEYBOARD_LAYOUT: "dvorak-intl",
+    },
+  });
+  assertEquals(redactor.secrets(), []);
+  const echo = { content: [{ type: "text" as const, text: "deploy to production now" }] };
+  assertStrictEquals(redactor.result(echo), echo);
+  assertEquals(
+    redactor.text("cloned into /home/me/projects/app (dvorak-intl)"),
+    "cloned into /home/me/projects/app (dvorak-intl)",
+  );
+});
+
+Deno.test("Redactor removes a stdio server's env values listed in secretEnv", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: { DATABASE_URL: "postgres://me:pw@db/app", NODE_ENV: "production" },
+    secretEnv: ["DATABASE_URL"],
+  });
+  assertEquals(
+    redactor.text("connected to postgres://me:pw@db/app in production"),
+    "connected to [redacted] in production",
+  );
 });
 
 Deno.test("Redactor.secrets() gives the same list on every use when nothing changes, and reads changing tokens anew", () => {
