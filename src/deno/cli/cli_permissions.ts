@@ -1,5 +1,6 @@
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
+import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
@@ -117,6 +118,11 @@ export interface CliPermissionReport {
   missing: string[];
   /** Flags of permissions the process holds beyond the config's needs. */
   excess: string[];
+  /**
+   * Programs the config runs that are not installed (not on `PATH`): no flag grants them, so
+   * they are not in `missing`.
+   */
+  absent: string[];
 }
 
 /**
@@ -146,7 +152,15 @@ export function checkCliPermissions(
   };
   for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
-  for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
+  // Deno cannot grant a program that is not on PATH: name it as not installed, not as a flag.
+  const absent = needed.run.filter((command) =>
+    Deno.permissions.querySync({ name: "run", command }).state !== "granted" &&
+    programInstalled(command) === false
+  );
+  for (const command of needed.run) {
+    if (!absent.includes(command)) probe({ name: "run", command }, `--allow-run=${command}`);
+  }
+  for (const command of absent) missing.delete(`--allow-run=${command}`);
   for (const variable of needed.env) {
     // Proxy and CA variables are passed to stdio children when readable; without the grant
     // they are skipped, which is no reason to refuse to start.
@@ -159,7 +173,7 @@ export function checkCliPermissions(
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
     !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value))
   ).map((gap) => gap.flag);
-  return { missing: [...missing], excess };
+  return { missing: [...missing], excess, absent };
 }
 
 function inside(root: string, path: string): boolean {

@@ -122,6 +122,6 @@ Deno.test({
   },
   fn() {
     const report = checkCliPermissions(mcpOnly, cliPermissions(mcpOnly));
-    assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"] });
+    assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"], absent: [] });
   },
 });
