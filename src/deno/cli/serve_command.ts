@@ -58,7 +58,8 @@ export async function serveCommand(
     flags,
     files,
   );
-  const config = await configFromFlags(flags);
+  // Over stdio, stdin is the client's: an ${input:…} cannot be asked there.
+  const config = await configFromFlags(flags, http === undefined ? {} : { ask: io.ask });
   // Over HTTP each request's user comes from its token; over stdio one user is served.
   const userId = http === undefined
     ? checkUser(config, typeof flags.user === "string" ? flags.user : undefined)

@@ -10,7 +10,8 @@ export interface LoadMcpConfigOptions {
   env?: Record<string, string | undefined>;
 }
 
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** `${VAR}`, `${VAR:-default}`, and Cursor's `${env:VAR}`, which means the same. */
+const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**
  * Reads an MCP config file in the Claude Desktop format, `{ "mcpServers": { id: config } }`,
@@ -18,7 +19,8 @@ const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  *
  * Each server is `{ url, headers?, transport?: "http" | "sse" }` or
  * `{ command, args?, env?, cwd? }` (a `type` field as other clients write it is understood).
- * `${VAR}` (or `${VAR:-default}`) in `url`, `headers` and `env` values is replaced from
+ * `${VAR}` (or `${VAR:-default}`, or Cursor's `${env:VAR}`) in `url`, `headers` and `env` values
+ * is replaced from
  * `options.env` or the environment. Throws a `TypeError` that lists every problem of the file
  * with its JSON path, or every variable that is not set, with the server and field using it.
  *
