@@ -12,7 +12,7 @@ import { servedContexts } from "./user_workspace.ts";
 export interface CliPermissions {
   /** Paths read: workspace, read-only roots, the config file, the modules. */
   read: string[];
-  /** Paths written: the workspace. */
+  /** Paths written: the workspace, `toolroute.lock` (for `lock`), the audit and store files. */
   write: string[];
   /** Programs run: bash (and bwrap), stdio MCP server commands. */
   run: string[];
@@ -84,7 +84,9 @@ export function cliPermissions(
       if (url !== undefined) net.add(url.host);
     }
   }
-  for (const path of [options.audit, options.store]) {
+  // The lock is written too, so that one set of flags runs `lock` as well as `serve`, `tools`
+  // and `call` (the tools cannot write it: it is a protected path when inside the workspace).
+  for (const path of [options.audit, options.store, lockPath(config)]) {
     if (path !== undefined && !write.some((root) => inside(root, path))) write.push(path);
   }
   return {
