@@ -7,18 +7,22 @@ const MIN_SECRET_LENGTH = 8;
 
 /**
  * A variable name that reads as a secret: one of its `_`/`-`/`.` separated words is or ends in
- * one of these (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `APIKEY`, `DB_PASSWORD`, `CLIENT_SECRET`).
+ * one of these (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `APIKEY`, `DB_PASSWORD`, `CLIENT_SECRET`,
+ * `AZURE_DEVOPS_PAT`).
  */
 const SECRET_NAME =
-  /(?:^|[_.-])[A-Z0-9]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH)(?:$|[_.-])/i;
+  /(?:^|[_.-])[A-Z0-9]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH|PAT|COOKIE)(?:$|[_.-])/i;
+
+/** A URL with a password in it (`postgres://me:pw@db/app`): a secret whatever its name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
 
 /**
  * Whether a stdio server's variable holds a secret: listed in `secretEnv` (the loader lists those
- * that came from a `${VAR}`), or named like one. Plain configuration (`NODE_ENV=production`, a
+ * that came from a `${VAR}`), named like one, or a URL with a password. Plain configuration (`NODE_ENV=production`, a
  * path) is not: redacting it would garble every result that mentions it.
  */
-function isSecretEnv(name: string, listed: readonly string[]): boolean {
-  return listed.includes(name) || SECRET_NAME.test(name);
+function isSecretEnv(name: string, value: string, listed: readonly string[]): boolean {
+  return listed.includes(name) || SECRET_NAME.test(name) || URL_WITH_PASSWORD.test(value);
 }
 
 /**
@@ -41,7 +45,7 @@ export class Redactor {
     this.#more = more;
     const values = isStdioConfig(config)
       ? Object.entries(config.env ?? {})
-        .filter(([name]) => isSecretEnv(name, config.secretEnv ?? []))
+        .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
         .map(([, value]) => value)
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
     this.#secrets = longestFirst(values);

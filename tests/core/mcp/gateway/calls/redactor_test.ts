@@ -19,7 +19,15 @@ Deno.test("Redactor removes header values and bearer tokens, not short or common
 Deno.test("Redactor removes a stdio server's env values named as secrets", () => {
   const redactor = new Redactor({ command: "server", env: { API_KEY: "abcdef-secret-42" } });
   assertEquals(redactor.text("key abcdef-secret-42 rejected"), "key [redacted] rejected");
-  for (const name of ["GITHUB_TOKEN", "OPENAI_API_KEY", "APIKEY", "DB_PASSWORD", "client-secret"]) {
+  const names = [
+    "GITHUB_TOKEN",
+    "OPENAI_API_KEY",
+    "APIKEY",
+    "DB_PASSWORD",
+    "client-secret",
+    "ADO_PAT",
+  ];
+  for (const name of names) {
     const named = new Redactor({ command: "server", env: { [name]: "s3cr3t-value-1" } });
     assertEquals(named.text("v=s3cr3t-value-1"), "v=[redacted]", name);
   }
@@ -43,15 +51,26 @@ Deno.test("Redactor leaves a stdio server's plain configuration values in its re
   );
 });
 
+Deno.test("Redactor removes a stdio server's URL with a password, whatever its name", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: { DATABASE_URL: "postgres://me:hunter2@db/app", HOMEPAGE: "https://example.com/docs" },
+  });
+  assertEquals(
+    redactor.text("postgres://me:hunter2@db/app, see https://example.com/docs"),
+    "[redacted], see https://example.com/docs",
+  );
+});
+
 Deno.test("Redactor removes a stdio server's env values listed in secretEnv", () => {
   const redactor = new Redactor({
     command: "server",
-    env: { DATABASE_URL: "postgres://me:pw@db/app", NODE_ENV: "production" },
-    secretEnv: ["DATABASE_URL"],
+    env: { LICENSE: "ACME-4417-9921-XQ", NODE_ENV: "production" },
+    secretEnv: ["LICENSE"],
   });
   assertEquals(
-    redactor.text("connected to postgres://me:pw@db/app in production"),
-    "connected to [redacted] in production",
+    redactor.text("licensed ACME-4417-9921-XQ in production"),
+    "licensed [redacted] in production",
   );
 });
 
