@@ -49,6 +49,8 @@ export async function initCommand(
   const workspace = typeof flags.workspace === "string"
     ? relative(folder, resolve(flags.workspace)) || "."
     : ".";
+  const schema = join(folder, SCHEMA_FILE);
+  await checkSchemaPath(schema);
   try {
     await Deno.writeTextFile(path, starterConfig(workspace), { createNew: true });
   } catch (error) {
@@ -63,7 +65,7 @@ export async function initCommand(
     }
     throw new UsageError(`Cannot write "${path}": ${(error as Error).message}`);
   }
-  await Deno.writeTextFile(join(folder, SCHEMA_FILE), configSchemaText());
+  await Deno.writeTextFile(schema, configSchemaText());
   const config = basename(path) === DEFAULT_CONFIG && folder === resolve(".")
     ? ""
     : ` --config ${path}`;
@@ -73,4 +75,22 @@ export async function initCommand(
       `prints the deno run flags for "toolroute serve${config}".`,
   );
   return 0;
+}
+
+/**
+ * Refuses a schema path that is not a regular file: the schema replaces an older one, but never
+ * through a symbolic link or onto something else of that name (a cloned repository could hold a
+ * link pointing at a file of the user's, which the write would overwrite).
+ */
+async function checkSchemaPath(path: string): Promise<void> {
+  const existing = await Deno.lstat(path).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  });
+  if (existing !== undefined && !existing.isFile) {
+    throw new UsageError(
+      `"${path}" exists and is not a regular file (a symbolic link or a folder); remove it and ` +
+        `run toolroute init again to write the config schema there`,
+    );
+  }
 }

@@ -195,3 +195,21 @@ Deno.test("toolroute init writes a starter toolroute.json whose $schema resolves
     assertStringIncludes(await Deno.readTextFile(join(`${dir}`, "toolroute.json")), "// mine");
   });
 });
+
+Deno.test("toolroute init never writes through a toolroute.schema.json link a repository planted", async () => {
+  await using dir = await tempDir();
+  const victim = join(`${dir}`, "victim.txt");
+  await Deno.writeTextFile(victim, "the user's own file\n");
+  const repo = join(`${dir}`, "repo");
+  await Deno.mkdir(repo);
+  await Deno.symlink(victim, join(repo, "toolroute.schema.json"));
+  await inDir(repo, async () => {
+    const { code, err } = await cli(["init"]);
+    assertEquals(code, 2);
+    assertStringIncludes(err, "is not a regular file");
+  });
+  // The link was there and pointed at the file; the file is untouched and no config was written.
+  assertEquals(await Deno.readLink(join(repo, "toolroute.schema.json")), victim);
+  assertEquals(await Deno.readTextFile(victim), "the user's own file\n");
+  assertEquals(await Deno.stat(join(repo, "toolroute.json")).then(() => true, () => false), false);
+});

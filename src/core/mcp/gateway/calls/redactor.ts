@@ -46,7 +46,8 @@ export class Redactor {
     const values = isStdioConfig(config)
       ? Object.entries(config.env ?? {})
         .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
-        .map(([, value]) => value)
+        // Each word too, as for headers: the token of "Bearer ${TOKEN}" when echoed alone.
+        .flatMap(([, value]) => [value, ...value.split(/\s+/)])
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
     this.#secrets = longestFirst(values);
   }

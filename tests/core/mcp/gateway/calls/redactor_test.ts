@@ -51,6 +51,15 @@ Deno.test("Redactor leaves a stdio server's plain configuration values in its re
   );
 });
 
+Deno.test("Redactor removes each word of a secret env value, as of a header", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: { AUTH_HEADER: "Bearer tok-0123456789" },
+    secretEnv: ["AUTH_HEADER"],
+  });
+  assertEquals(redactor.text("got tok-0123456789"), "got [redacted]");
+});
+
 Deno.test("Redactor removes a stdio server's URL with a password, whatever its name", () => {
   const redactor = new Redactor({
     command: "server",
