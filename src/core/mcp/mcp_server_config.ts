@@ -56,6 +56,14 @@ export interface McpStdioServerConfig {
   args?: string[];
   /** Environment variables passed to it. */
   env?: Record<string, string>;
+  /**
+   * The names in `env` whose values are secrets, kept out of its results and errors (as
+   * `[redacted]`). Names that read as secrets (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*PASSWORD`, …)
+   * are secrets without being listed; other values (`NODE_ENV=production`, a path) are plain
+   * configuration a result may show. `loadMcpConfig` adds every name whose value came from a
+   * `${VAR}`.
+   */
+  secretEnv?: string[];
   /** Its working directory. */
   cwd?: string;
 }

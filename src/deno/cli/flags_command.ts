@@ -21,11 +21,11 @@ export async function flagsCommand(
   flags: Record<string, string | true>,
   io: CliIo,
 ): Promise<number> {
+  const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const config = await configFromFlags(flags, {
     env: false,
     onWarning: (line) => io.err(`toolroute: ${line}`),
   });
-  const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const address = http === undefined ? undefined : listenPermission(http);
   const files = {
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,

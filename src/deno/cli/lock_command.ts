@@ -30,7 +30,7 @@ export async function lockCommand(
   flags: Record<string, string | true>,
   io: CliIo,
 ): Promise<number> {
-  const config = await configFromFlags(flags);
+  const config = await configFromFlags(flags, { ask: io.ask });
   if (config.path === undefined) {
     throw new UsageError(
       '"toolroute lock" needs a config file: pass --config FILE or create toolroute.json',

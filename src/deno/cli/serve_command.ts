@@ -19,6 +19,7 @@ import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
+import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/sandbox/sandbox_failure.ts";
 
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the
@@ -57,7 +58,8 @@ export async function serveCommand(
     flags,
     files,
   );
-  const config = await configFromFlags(flags);
+  // Over stdio, stdin is the client's: an ${input:…} cannot be asked there.
+  const config = await configFromFlags(flags, http === undefined ? {} : { ask: io.ask });
   // Over HTTP each request's user comes from its token; over stdio one user is served.
   const userId = http === undefined
     ? checkUser(config, typeof flags.user === "string" ? flags.user : undefined)
@@ -141,6 +143,15 @@ function checkPermissionsOrRefuse(
   const needed = cliPermissions(config, address, files);
   const report = checkCliPermissions(config, needed);
   const exact = cliDenoFlags(needed).join(" ");
+  if (report.absent.includes("bwrap") || report.absent.includes("bash")) {
+    const program = report.absent.includes("bwrap")
+      ? `bubblewrap (bwrap) is not installed, and "bash" in the config runs commands (and the ` +
+        `file tools) in its sandbox. Install it: ${BWRAP_INSTALL}. ${BWRAP_STILL_WORKS}: ` +
+        `remove "bash" from the config to serve them`
+      : `bash is not installed, and "bash" in the config runs commands with it. Install bash, ` +
+        `or remove "bash" from the config to serve the rest`;
+    throw new UsageError(`Cannot serve: ${program}`);
+  }
   if (report.missing.length > 0) {
     throw new UsageError(
       `Cannot serve: the process lacks ${
