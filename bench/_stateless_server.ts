@@ -15,7 +15,7 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, asy
   const mcp = new McpServer({ name: "stateless", version: "1.0.0" });
   mcp.registerTool("echo", {
     description: "Echoes text",
-    inputSchema: { text: z.string() },
+    inputSchema: z.object({ text: z.string() }),
   }, ({ text }) => ({ content: [{ type: "text", text }] }));
   mcp.registerTool("whoami", { description: "The caller's authorization header" }, () => ({
     content: [{ type: "text", text: request.headers.get("authorization") ?? "" }],

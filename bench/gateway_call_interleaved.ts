@@ -111,7 +111,7 @@ async function clientsOf(url: string) {
     ...(progressCandidate
       ? {
         "raw SDK, progress extends deadline": () =>
-          raw.callTool({ name: "echo", arguments: { text: "hi" } }, undefined, {
+          raw.callTool({ name: "echo", arguments: { text: "hi" } }, {
             onprogress: () => {},
             resetTimeoutOnProgress: true,
             timeout: 60_000,

@@ -42,7 +42,7 @@ export async function demoCore(print: (line: string) => void): Promise<void> {
   const clock = new McpServer({ name: "clock", version: "1.0.0" });
   clock.registerTool("now", {
     description: "The current time in a zone",
-    inputSchema: { zone: z.string() },
+    inputSchema: z.object({ zone: z.string() }),
   }, ({ zone }) => ({
     content: [{ type: "text", text: `12:00 in ${zone}` }],
   }));

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { JSONRPCMessageSchema, McpServer, type Transport } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer, parseJSONRPCMessage, type Transport } from "../../src/core/mcp/mcp_sdk.ts";
 import { type RegisterTools, standardTools } from "./mcp_test_server.ts";
 
 class WebSseServerTransport implements Transport {
@@ -45,7 +45,7 @@ class WebSseServerTransport implements Transport {
   }
 
   receive(body: unknown): void {
-    this.onmessage?.(JSONRPCMessageSchema.parse(body));
+    this.onmessage?.(parseJSONRPCMessage(body));
   }
 
   #write(text: string): void {

@@ -111,7 +111,7 @@ Deno.test("audit: a remote MCP call names its server and origin", async () => {
     servers: { docs: { url: "http://127.0.0.1:1/mcp" } },
     transportFactory: async () => {
       const server = new McpServer({ name: "docs", version: "1.0.0" });
-      server.registerTool("lookup", { inputSchema: {} }, () => ({
+      server.registerTool("lookup", { inputSchema: z.object({}) }, () => ({
         content: [{ type: "text", text: "found" }],
       }));
       const [client, side] = InMemoryTransport.createLinkedPair();

@@ -3,10 +3,10 @@ import {
   type CallToolResult,
   Client,
   InMemoryTransport,
-  McpError,
   McpServer,
   oauthAuthorize,
   type OAuthTokens,
+  ProtocolError,
   Server,
   StreamableHTTPClientTransport,
   WebStandardStreamableHTTPServerTransport,
@@ -29,8 +29,8 @@ Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
   const result: CallToolResult = { isError: true };
   // @ts-expect-error: the low-level server needs its info.
   new Server();
-  // @ts-expect-error: McpError takes a numeric code.
-  new McpError("x", "y");
+  // @ts-expect-error: ProtocolError takes a numeric code.
+  new ProtocolError("x", "y");
   // @ts-expect-error: auth() takes a provider and options, not a string.
   const authorizing: Promise<string> = oauthAuthorize("provider");
   authorizing.catch(() => {});

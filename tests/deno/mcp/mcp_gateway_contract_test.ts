@@ -16,7 +16,7 @@ function registerContractTools(tools: ContractTools) {
         { description: tool.description, inputSchema: tool.input.shape },
         async (args, extra) => {
           // deno-lint-ignore no-explicit-any
-          const text = await (tool.run as any)(args, { signal: extra.signal });
+          const text = await (tool.run as any)(args, { signal: extra.mcpReq.signal });
           return { content: [{ type: "text" as const, text }] };
         },
       );

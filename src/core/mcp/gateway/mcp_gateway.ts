@@ -56,8 +56,7 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  * @example Route to an SDK server through a transport factory (in memory)
  * ```ts
  * import { McpGateway, type McpTransport, ToolRouter } from "@toolroute/toolroute";
- * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";
  *
@@ -65,7 +64,7 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  *   servers: { greeter: { url: "http://127.0.0.1:1/mcp" } },
  *   transportFactory: async () => {
  *     const server = new McpServer({ name: "greeter", version: "1.0.0" });
- *     server.registerTool("greet", { inputSchema: { name: z.string() } }, ({ name }: { name: string }) => ({
+ *     server.registerTool("greet", { inputSchema: z.object({ name: z.string() }) }, ({ name }) => ({
  *       content: [{ type: "text", text: `Hello, ${name}` }],
  *     }));
  *     const [client, serverSide] = InMemoryTransport.createLinkedPair();

@@ -2,7 +2,6 @@ import { assert, assertEquals, assertMatch } from "@std/assert";
 import { mcpHttpHandler, ToolSetServer } from "../../../../mod.ts";
 import {
   Client,
-  ElicitRequestSchema,
   InMemoryTransport,
   StreamableHTTPClientTransport,
 } from "../../../../src/core/mcp/mcp_sdk.ts";
@@ -25,10 +24,10 @@ async function connect(
   );
   if (answer !== undefined) {
     client.setRequestHandler(
-      ElicitRequestSchema,
-      (request: { params: Record<string, unknown> }) => {
+      "elicitation/create",
+      (request) => {
         asked.push(request.params);
-        return answer(request.params);
+        return answer(request.params) as never;
       },
     );
   }
@@ -113,7 +112,7 @@ for (const stateless of [false, true]) {
       { capabilities: { elicitation: {} } },
     );
     let asked = 0;
-    client.setRequestHandler(ElicitRequestSchema, () => {
+    client.setRequestHandler("elicitation/create", () => {
       asked++;
       return { action: "accept", content: { approve: true } };
     });

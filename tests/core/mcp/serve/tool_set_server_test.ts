@@ -106,7 +106,7 @@ Deno.test("ToolSetServer forwards increasing progress when the request has a tok
   await using server = new ToolSetServer(await router.expose({ functions: ["slow"] }));
   const client = await connect(server);
   const seen: number[] = [];
-  const result = await client.callTool({ name: "slow", arguments: {} }, undefined, {
+  const result = await client.callTool({ name: "slow", arguments: {} }, {
     onprogress: (progress: { progress: number }) => seen.push(progress.progress),
   });
   assertEquals((result.content as { text: string }[])[0].text, "done");

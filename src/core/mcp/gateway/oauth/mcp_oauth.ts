@@ -165,11 +165,11 @@ export class McpOAuth {
     serverId: string,
     callbackUrl: string | URL,
   ): Promise<void> {
-    const { pending, code } = await claimCallback(
+    const { pending, code, iss } = await claimCallback(
       { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
       { user: userId ?? "", serverId, callbackUrl },
     );
-    await this.#session(userId, serverId, pending.serverUrl).complete(pending, code);
+    await this.#session(userId, serverId, pending.serverUrl).complete(pending, code, iss);
   }
 
   /**

@@ -8,12 +8,7 @@ import {
   ToolRouter,
 } from "../../../../../mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
 
 type Def = Record<string, unknown> & { name: string };
 const PLAIN: Def = {
@@ -30,8 +25,8 @@ function upstream(initial: Def[]) {
     const server = new Server({ name: "up", version: "1.0.0" }, {
       capabilities: { tools: { listChanged: true } },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, () => {
+    server.setRequestHandler("tools/list", () => ({ tools }) as never);
+    server.setRequestHandler("tools/call", () => {
       calls++;
       return { content: [{ type: "text", text: "ran" }] };
     });

@@ -7,12 +7,7 @@ import {
 } from "../../../../../mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { ToolPins } from "../../../../../src/core/mcp/gateway/pinning/tool_pins.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
 
 type Def = Record<string, unknown> & { name: string };
 
@@ -25,8 +20,8 @@ function upstream(initial: Def[]) {
     const server = new Server({ name: "up", version: "1.0.0" }, {
       capabilities: { tools: { listChanged: true } },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
+    server.setRequestHandler("tools/list", () => ({ tools }) as never);
+    server.setRequestHandler("tools/call", (request) => {
       calls++;
       return { content: [{ type: "text", text: `ran ${request.params.name}` }] };
     });

@@ -33,9 +33,13 @@ function registry(overrides: Partial<UserServersOptions> = {}) {
         emit: () => {},
         transportFactory: async () => {
           const server = new McpServer({ name: `${serverId}@${userId}`, version: "1.0.0" });
-          server.registerTool("who", { inputSchema: { x: z.string().optional() } }, () => ({
-            content: [{ type: "text", text: `${serverId}@${userId}` }],
-          }));
+          server.registerTool(
+            "who",
+            { inputSchema: z.object({ x: z.string().optional() }) },
+            () => ({
+              content: [{ type: "text", text: `${serverId}@${userId}` }],
+            }),
+          );
           const [client, serverSide] = InMemoryTransport.createLinkedPair();
           await server.connect(serverSide);
           return client as unknown as McpTransport;
