@@ -114,7 +114,7 @@ Deno.test("a worker with function tools only bundles no MCP SDK client (mountMcp
   const { code: edge, inputs: edgeInputs } = await edgeWorker();
   // The SDK client's modules, and strings only its code has (the edge worker's gateway has them).
   const sdkClient = (input: string) =>
-    /@modelcontextprotocol\/sdk\/.*\/(client\/index|shared\/protocol|inMemory)\.ts$/.test(input);
+    /@modelcontextprotocol\/client\/[^/]+\/dist\/(public|src)-[^/]*\.mjs$/.test(input);
   const markers = ["Server does not support tools", "Server's protocol version is not supported"];
   assert(edgeInputs.some(sdkClient), "the check sees the SDK client where it is");
   for (const marker of markers) assert(edge.includes(marker), `the edge worker has "${marker}"`);

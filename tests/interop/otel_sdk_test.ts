@@ -26,7 +26,7 @@ async function chain() {
   const upstream = async () => {
     const server = new McpServer({ name: "up", version: "1.0.0" });
     server.registerTool("lookup", { inputSchema: { q: z.string() } }, ({ q }, extra) => {
-      received.push({ ...(extra._meta ?? {}) });
+      received.push({ ...(extra.mcpReq._meta ?? {}) });
       return { content: [{ type: "text", text: `found ${q}` }] };
     });
     const [client, side] = InMemoryTransport.createLinkedPair();

@@ -27,7 +27,9 @@ export {
   SseError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-export { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
+// The runtime's default validator: ajv where code generation is allowed (Deno, Node.js), the
+// cfworker one in browser and workerd builds, so an edge bundle carries no ajv.
+export { DefaultJsonSchemaValidator } from "@modelcontextprotocol/client/_shims";
 export type {
   AddClientAuthentication,
   CallToolResult,
