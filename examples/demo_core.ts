@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { defineMcpService, defineTool, ToolRouter, type ToolSelection } from "../mod.ts";
-import { McpServer } from "../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { table } from "./_table.ts";
 
 /** Runs the core demo, printing its tables. */

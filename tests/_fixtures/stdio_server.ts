@@ -15,10 +15,10 @@
 
 import {
   type JSONRPCMessage,
-  McpServer,
   parseJSONRPCMessage,
   type Transport,
 } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 const encoder = new TextEncoder();

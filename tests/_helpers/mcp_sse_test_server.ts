@@ -8,7 +8,8 @@
  * @module
  */
 
-import { McpServer, parseJSONRPCMessage, type Transport } from "../../src/core/mcp/mcp_sdk.ts";
+import { parseJSONRPCMessage, type Transport } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { type RegisterTools, standardTools } from "./mcp_test_server.ts";
 
 class WebSseServerTransport implements Transport {

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { McpServer, WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 /** Registers tools on a fresh `McpServer` (called once per session). */

@@ -8,7 +8,7 @@ import {
   ToolError,
   ToolRouter,
 } from "../../mod.ts";
-import { InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 function tools() {
   return [

@@ -1,5 +1,5 @@
 import { defineMcpService, defineTool, ToolRouter } from "../../mod.ts";
-import { McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { contractTools, runSourceContract } from "../_helpers/source_contract.ts";
 
 Deno.test("function tools meet the source contract", async (t) => {

@@ -14,7 +14,8 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import { defineTool, McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../mod.ts";
-import { Client, InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";

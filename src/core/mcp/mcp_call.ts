@@ -311,6 +311,18 @@ function unknownTool(
       options,
     );
   }
+  // The SDK client could not compile the tool's output schema (ajv where code generation is
+  // forbidden, or a broken schema): nothing the model can fix in its arguments.
+  const uncompiled = `Tool '${toolName}' has an invalid outputSchema: `;
+  if (detail.startsWith(uncompiled)) {
+    return new ToolError(
+      "tool_error",
+      `Tool "${toolName}" declares an output schema that cannot be checked: ${
+        detail.slice(uncompiled.length)
+      }`,
+      options,
+    );
+  }
   if (detail === `Tool ${toolName} not found`) {
     return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`, options);
   }

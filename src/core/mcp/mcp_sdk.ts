@@ -14,13 +14,10 @@ export {
   auth as oauthAuthorize,
   Client,
   createPrivateKeyJwtAuth,
-  discoverAuthorizationServerMetadata,
   extractWWWAuthenticateParams,
-  InMemoryTransport,
   parseJSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
-  SdkError,
   SdkErrorCode,
   SdkHttpError,
   SSEClientTransport,
@@ -50,15 +47,5 @@ export type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
-export {
-  McpServer,
-  Server,
-  specTypeSchemas,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
+export { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 export type { ServerContext } from "@modelcontextprotocol/server";
-
-import { specTypeSchemas } from "@modelcontextprotocol/server";
-
-/** The schema of an `elicitation/create` answer (a Standard Schema), for `ctx.mcpReq.send`. */
-export const ElicitResultSchema: typeof specTypeSchemas.ElicitResult = specTypeSchemas.ElicitResult;

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
-import { McpServer, Server } from "../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { InProcessMcpClient } from "../../../src/core/mcp/in_process_client.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../../src/core/mcp/mcp_error_code.ts";
 import type { McpJsonSchemaValidator } from "../../../src/core/mcp/mcp_transport.ts";

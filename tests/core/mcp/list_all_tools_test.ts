@@ -1,6 +1,7 @@
 import { assertEquals } from "@std/assert";
 import { listAllTools, toolPagesOf } from "../../../src/core/mcp/list_all_tools.ts";
-import { Client, InMemoryTransport, Server } from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client, Server } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 async function pagedServer(
   pages: number,

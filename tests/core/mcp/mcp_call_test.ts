@@ -2,12 +2,8 @@ import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "@s
 import { z } from "zod";
 import { callMcpTool, mcpErrorToToolError, toolOutputOf } from "../../../src/core/mcp/mcp_call.ts";
 import { Redactor } from "../../../src/core/mcp/gateway/calls/redactor.ts";
-import {
-  Client,
-  InMemoryTransport,
-  McpServer,
-  ProtocolError,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client, ProtocolError } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { McpErrorCode } from "../../../src/core/mcp/mcp_error_code.ts";
 import { ToolError } from "../../../mod.ts";
 

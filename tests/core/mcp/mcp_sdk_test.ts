@@ -2,8 +2,7 @@ import { assertEquals } from "@std/assert";
 import {
   type CallToolResult,
   Client,
-  InMemoryTransport,
-  McpServer,
+  DefaultJsonSchemaValidator,
   oauthAuthorize,
   type OAuthTokens,
   ProtocolError,
@@ -11,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
   WebStandardStreamableHTTPServerTransport,
 } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 // These lines fail to type-check if an SDK import silently turns into `any`.
 Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
@@ -34,7 +34,12 @@ Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
   // @ts-expect-error: auth() takes a provider and options, not a string.
   const authorizing: Promise<string> = oauthAuthorize("provider");
   authorizing.catch(() => {});
+  // Not run (it would throw): only its type is checked.
+  const compile = () =>
+    // @ts-expect-error: a validator compiles a schema object, not a string.
+    new DefaultJsonSchemaValidator().getValidator("schema");
   // @ts-expect-error: an access token is a string.
   const tokens: OAuthTokens = { access_token: 1, token_type: "Bearer" };
   assertEquals([version, pair, result, tokens.token_type], [undefined, pair, result, "Bearer"]);
+  assertEquals(typeof compile, "function");
 });

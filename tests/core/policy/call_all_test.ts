@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
 import { type BuiltinSource, type RoutedTool, ToolRouter } from "../../../mod.ts";
-import { McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

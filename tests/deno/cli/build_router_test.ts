@@ -5,7 +5,8 @@ import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts"
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { ToolSetServer } from "../../../mod.ts";
-import { Client, InMemoryTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 function config(workspace: string, overrides: Partial<ToolrouteConfig> = {}): ToolrouteConfig {
   return {

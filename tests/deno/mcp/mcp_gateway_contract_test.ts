@@ -1,5 +1,5 @@
 import { McpGateway, ToolRouter } from "../../../mod.ts";
-import type { McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { type McpServer } from "@modelcontextprotocol/server";
 import {
   type ContractTools,
   contractTools,

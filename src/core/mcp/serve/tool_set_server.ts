@@ -4,7 +4,6 @@ import type { ToolProgress } from "../../tool_source.ts";
 import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";
 import {
   type CallToolResult,
-  ElicitResultSchema,
   type ListToolsResult,
   ProtocolError,
   ProtocolErrorCode,
@@ -290,7 +289,6 @@ const LEVELS: readonly ToolLogEntry["level"][] = [
 
 type SendRequest = (
   request: { method: "elicitation/create"; params: Record<string, unknown> },
-  schema: unknown,
   options?: { signal?: AbortSignal },
 ) => Promise<unknown>;
 
@@ -305,7 +303,6 @@ async function elicit(
       method: "elicitation/create",
       params: { message: request.message, requestedSchema: request.requestedSchema },
     },
-    ElicitResultSchema,
     { signal },
   );
   return answer as ToolElicitationResult;

@@ -7,7 +7,8 @@ import {
   type McpTransport,
   ToolRouter,
 } from "../../../../mod.ts";
-import { InMemoryTransport, McpServer, Server } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 /** A transport factory that connects each attempt to a fresh in-memory server. */
 function memory(make: (serverId: string, userId?: string) => McpServer | Server) {

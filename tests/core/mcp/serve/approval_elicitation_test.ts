@@ -1,10 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { mcpHttpHandler, ToolSetServer } from "../../../../mod.ts";
-import {
-  Client,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter, ran } from "../../policy/_policy_fixture.ts";
 
 const POLICY = { ask: ["deploy"], deny: ["delete_*"] };

@@ -1,7 +1,8 @@
 import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
 import { McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../../../mod.ts";
-import { Client, InMemoryTransport, McpServer } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const png = btoa("\x89PNG".padEnd(300 * 1024, "\u00fe"));
 

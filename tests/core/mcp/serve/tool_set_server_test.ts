@@ -1,7 +1,8 @@
 import { assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter, type ToolSet, ToolSetServer } from "../../../../mod.ts";
-import { Client, InMemoryTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 function fixture() {
   const ran: string[] = [];

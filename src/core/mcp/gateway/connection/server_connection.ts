@@ -214,7 +214,7 @@ export class ServerConnection {
     context: ToolContext,
   ): Promise<ToolOutput> {
     const direct = this.#state === "ready" ? this.#directFor(toolName) : undefined;
-    if (direct !== undefined && !context.signal.aborted) {
+    if (direct !== undefined && !aborted(context.signal)) {
       return this.#callDirect(direct, toolName, args, context);
     }
     return this.#callTool(toolName, args, context);
@@ -228,7 +228,7 @@ export class ServerConnection {
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
-      if (client !== undefined && !context.signal.aborted) {
+      if (client !== undefined && !aborted(context.signal)) {
         const output = await this.#callReady(client, toolName, args, context);
         if (output !== NOT_SENT) return output;
         return await this.#callGuarded(toolName, args, context, 1);
@@ -385,7 +385,7 @@ export class ServerConnection {
    */
   async #readyFailed(error: ToolError, call: ReadyCall): Promise<typeof NOT_SENT> {
     const { context, toolName, options } = call;
-    if (context.signal.aborted) {
+    if (aborted(context.signal)) {
       const reason = context.signal.reason;
       throw reason instanceof ToolErrorClass
         ? reason
@@ -697,4 +697,13 @@ const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as cons
 function describe(error: unknown, redactor: Redactor): string {
   const message = redactor.text(error instanceof Error ? error.message : String(error));
   return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
+}
+
+/**
+ * Whether a call's signal has aborted. The shared never-aborting signal is not read: on workerd it
+ * belongs to the request that made it, and reading it in another throws ("Cannot perform I/O on
+ * behalf of a different request").
+ */
+function aborted(signal: AbortSignal): boolean {
+  return !isSharedSignal(signal) && signal.aborted;
 }

@@ -56,7 +56,9 @@ export class SharedSchemaValidator implements McpJsonSchemaValidator {
     if (validate !== undefined) {
       this.#cache.delete(key); // re-inserted below: most recently used last
     } else {
-      validate = this.#inner().getValidator<unknown>(schema);
+      // A copy: validators may annotate the schema they compile (cfworker's marks resolved ids on
+      // it), and the listed definitions they get here are frozen and shared between users.
+      validate = this.#inner().getValidator<unknown>(structuredClone(schema));
       if (this.#given === undefined) this.#compiledByAjv++;
       if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value!);
     }

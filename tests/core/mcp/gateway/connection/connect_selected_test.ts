@@ -8,7 +8,7 @@ import type {
   McpTransport,
   McpTransportFactory,
 } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 
 /** Real in-memory SDK servers; the ids in `down` refuse to connect. */

@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
 import { z } from "zod";
 import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer, SdkHttpError } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { SdkHttpError } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import {
   type OpenClientSettings,
   openMcpClient,

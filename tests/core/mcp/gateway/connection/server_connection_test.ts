@@ -16,7 +16,8 @@ import type {
   McpTransport,
   McpTransportFactory,
 } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { inProcessServer } from "../../_in_process_http.ts";
 import {
   type ConnectionSettings,

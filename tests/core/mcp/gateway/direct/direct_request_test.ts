@@ -5,7 +5,8 @@ import {
   SessionExpiredError,
 } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
-import { Client, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { McpErrorCode } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import { inProcessServer, type InProcessServerOptions } from "../../_in_process_http.ts";

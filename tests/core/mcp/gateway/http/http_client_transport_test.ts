@@ -11,12 +11,8 @@ import {
   HttpClientTransport,
   SessionExpiredError,
 } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
-import {
-  Client,
-  McpServer,
-  ProtocolError,
-  SdkHttpError,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Client, ProtocolError, SdkHttpError } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { McpErrorCode } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import {

@@ -8,7 +8,8 @@ import {
   ToolRouter,
 } from "../../../../../mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
-import { InMemoryTransport, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 type Def = Record<string, unknown> & { name: string };
 const PLAIN: Def = {

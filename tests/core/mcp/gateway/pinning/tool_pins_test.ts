@@ -7,7 +7,8 @@ import {
 } from "../../../../../mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { ToolPins } from "../../../../../src/core/mcp/gateway/pinning/tool_pins.ts";
-import { InMemoryTransport, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 type Def = Record<string, unknown> & { name: string };
 

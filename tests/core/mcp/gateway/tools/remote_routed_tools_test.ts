@@ -7,7 +7,8 @@ import {
 } from "@std/assert";
 import type { ToolContext } from "../../../../../src/core/tool_source.ts";
 import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import {
   type ConnectionLookup,
   RemoteRoutedTools,

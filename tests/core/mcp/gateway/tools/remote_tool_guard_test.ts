@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { McpGateway, type McpTransport, ToolRouter } from "../../../../../mod.ts";
-import { InMemoryTransport, Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { guardRemoteTools } from "../../../../../src/core/mcp/gateway/tools/remote_tool_guard.ts";
 
 /** A low-level SDK server listing crafted tools; every call answers `reply`. */

@@ -2,7 +2,7 @@ import { assertEquals, assertStrictEquals, assertThrows } from "@std/assert";
 import { z } from "zod";
 import type { McpServerConfig } from "../../../../../src/core/mcp/mcp_server_config.ts";
 import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 import {
   UserServers,
