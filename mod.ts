@@ -69,14 +69,17 @@ export { SOURCE_PRIORITY } from "./src/core/tool_source.ts";
 export type {
   BashSetting,
   BuiltinContext,
+  BuiltinRequest,
   BuiltinSource,
   GatewayRequest,
   GatewayResolution,
   GatewaySource,
   JsonObjectSchema,
   MissingTool,
+  PolicySubjects,
   RoutedTool,
   SelectionKey,
+  ShellCommand,
   SourceKind,
   SourceResolution,
   ToolContext,
@@ -147,4 +150,4 @@ export type {
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./src/core/mcp/gateway/pin_store.ts";
-export type { AuditRecord, AuditSink } from "./src/core/audit_sink.ts";
+export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

@@ -112,7 +112,7 @@ export function exposeWithPolicy(
  *
  * @param approval The approval.
  * @param answer The decision and the call's options.
- * @param context The router's approvals and its `expose`.
+ * @param context The router's approvals, call settings and its `expose`.
  * @returns The result.
  */
 export async function resumeApproval(
@@ -120,6 +120,7 @@ export async function resumeApproval(
   answer: ApprovalAnswer & CallOptions,
   context: {
     approvals: ApprovalSettings;
+    settings: CallSettings;
     expose: (selection: ToolSelection) => Promise<ToolSet>;
   },
 ): Promise<ToolCallResult> {
@@ -129,10 +130,17 @@ export async function resumeApproval(
       { name },
       "permission_denied",
       "The approval was changed after it was issued, or another router issued it; nothing ran",
-      { settings: {}, fields: { decision: "ask", rule: "", approval: "invalid" } },
+      {
+        settings: context.settings,
+        userId: approval !== null && typeof approval === "object" &&
+            typeof approval.userId === "string"
+          ? approval.userId
+          : undefined,
+        fields: { decision: "ask", rule: "", approval: "invalid" },
+      },
     );
   }
-  const { approved, reason, ...options } = answer;
+  const { approved, reason, shownDigest, ...options } = answer;
   const toolSet = await context.expose({
     ...approval.selection,
     policy: approval.selection.policy ?? {},
@@ -140,7 +148,10 @@ export async function resumeApproval(
     signal: options.signal,
   });
   return approved
-    ? await toolSet.approve(approval, options)
+    ? await toolSet.approve(
+      approval,
+      shownDigest === undefined ? options : { ...options, shownDigest },
+    )
     : await toolSet.reject(approval, reason);
 }
 

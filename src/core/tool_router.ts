@@ -29,8 +29,10 @@ export interface ToolRouterOptions {
   /** Receives one event per call; it must not throw (a throw is ignored). */
   onEvent?: (event: ToolCallEvent) => void;
   /**
-   * Receives one audit record per call (user, tool, source, server, decision and rule, argument
-   * digest, duration, outcome, trace id); never awaited. `FileAuditSink` in `./deno` writes JSON lines.
+   * Receives one audit record per decision: allow, deny, ask, approve, reject, unknown tool,
+   * invalid arguments (user, tool, source, server, decision and rule, argument digest, duration,
+   * outcome, trace id); never awaited, but a sink with `waitForRoom` holds calls back while full.
+   * `FileAuditSink` in `./deno` writes JSON lines.
    */
   audit?: AuditSink;
   /** Whether audit records carry the arguments themselves, not only their digest. Default: `false`. */
@@ -222,6 +224,7 @@ export class ToolRouter implements AsyncDisposable {
     }
     return resumeApproval(approval, answer, {
       approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      settings: this.#settings,
       expose: (selection) => this.expose(selection),
     });
   }

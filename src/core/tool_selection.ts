@@ -75,7 +75,9 @@ export async function resolveSelection(
         missing.push({ selection: "builtins", name, reason: "no built-in tools are registered" });
       }
     } else {
-      const found = builtins.resolve(builtinNames, selection.context);
+      const found = builtins.resolve(builtinNames, selection.context, {
+        userId: selection.userId,
+      });
       tiers.builtin = found.tools;
       missing.push(...found.missing);
     }

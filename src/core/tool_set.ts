@@ -11,6 +11,7 @@ import {
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
+import { stoppedResult } from "./policy/policy_results.ts";
 import type { PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 
@@ -204,14 +205,17 @@ export class ToolSet {
    * ```
    *
    * @param approvalOrId The `approval` of an `approval_required` result, or its id.
-   * @param options Signal, deadline and progress listener of the call.
+   * @param options Signal, deadline and progress listener of the call, and the `shownDigest` of
+   *   what the person approved (when the host's UI keeps it: another digest runs nothing).
    * @returns The call's result.
    */
   approve(
     approvalOrId: PendingApproval | string,
-    options: CallOptions = {},
+    options: CallOptions & { shownDigest?: string } = {},
   ): Promise<ToolCallResult> {
-    return this.#settle(approvalOrId, { approved: true }, options);
+    const { shownDigest, ...callOptions } = options;
+    const answer = shownDigest === undefined ? { approved: true } : { approved: true, shownDigest };
+    return this.#settle(approvalOrId, answer, callOptions);
   }
 
   /**
@@ -248,7 +252,7 @@ export class ToolSet {
 
   #known = (): readonly string[] => this.names;
 
-  #run: RunTool = (tool, args, options, settings) =>
+  #run: RunTool = (tool, args, options, decision) =>
     callTool({
       tool,
       name: tool.name,
@@ -256,22 +260,30 @@ export class ToolSet {
       options,
       userId: this.userId,
       known: this.#known,
-    }, settings);
+      decision,
+    }, this.#settings);
 
   #settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string },
+    answer: { approved: boolean; reason?: string; shownDigest?: string },
     options: CallOptions,
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {
-      const text = "This tool set has no policy, so it has no approvals to settle; nothing ran";
-      return Promise.resolve({
-        text,
-        isError: true,
-        code: "permission_denied",
-        tool: typeof approvalOrId === "object" ? String(approvalOrId?.tool) : "",
-        content: [{ type: "text", text }],
-      });
+      const known = approvalOrId !== null && typeof approvalOrId === "object";
+      return stoppedResult(
+        { name: known ? String(approvalOrId.tool) : "" },
+        "permission_denied",
+        "This tool set has no policy, so it has no approvals to settle; nothing ran",
+        {
+          settings: this.#settings,
+          userId: this.userId,
+          fields: {
+            decision: "ask",
+            rule: known ? String(approvalOrId.rule) : "",
+            approval: "invalid",
+          },
+        },
+      );
     }
     return this.#policy.settle(approvalOrId, answer, {
       lookup: (name) => this.#byName.get(name),

@@ -46,14 +46,17 @@ export type { LogSlice } from "./builtins/command/log_buffer.ts";
 export type {
   BashSetting,
   BuiltinContext,
+  BuiltinRequest,
   BuiltinSource,
   GatewayRequest,
   GatewayResolution,
   GatewaySource,
   JsonObjectSchema,
   MissingTool,
+  PolicySubjects,
   RoutedTool,
   SelectionKey,
+  ShellCommand,
   SourceKind,
   SourceResolution,
   ToolContext,
@@ -115,5 +118,5 @@ export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_
 export { MemoryStore } from "../core/store/memory_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";
-export type { AuditRecord, AuditSink } from "../core/audit_sink.ts";
+export type { AuditDecision, AuditRecord, AuditSink } from "../core/audit_sink.ts";
 export type { ErrorCode } from "../core/tool_error.ts";

@@ -25,6 +25,8 @@ export interface OAuthWorldOptions {
   expiresIn?: number;
   /** Delay of every token response, ms (to hold a refresh open). Default: 0. */
   tokenDelayMs?: number;
+  /** Machine clients (`client_credentials`) by client id, each with the login it acts as. */
+  clientCredentials?: Record<string, string>;
 }
 
 interface Grant {
@@ -183,7 +185,7 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
         token_endpoint: `${issuer}/token`,
         registration_endpoint: `${issuer}/register`,
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code", "refresh_token"],
+        grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
         code_challenge_methods_supported: ["S256"],
         token_endpoint_auth_methods_supported: ["none"],
         authorization_response_iss_parameter_supported: true,
@@ -217,6 +219,16 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
         const old = refreshTokens.get(refreshToken ?? "");
         if (old === undefined || old.revoked || old.issuer !== issuer) return invalidGrant();
         login = old.login;
+      } else if (grant === "client_credentials") {
+        const basic = request.headers.get("authorization")?.match(/^Basic (.+)$/)?.[1];
+        const clientId = basic === undefined
+          ? form.get("client_id") ?? ""
+          : decodeURIComponent(atob(basic).split(":")[0]);
+        const machine = options.clientCredentials?.[clientId];
+        if (machine === undefined) {
+          return Response.json({ error: "invalid_client" }, { status: 401 });
+        }
+        login = machine;
       } else {
         return Response.json({ error: "unsupported_grant_type" }, { status: 400 });
       }

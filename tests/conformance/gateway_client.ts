@@ -66,9 +66,10 @@ function context(): {
  * redirects), then hands the redirect to the gateway as a host's redirect endpoint would.
  */
 async function authorize(gateway: McpGateway, text: string): Promise<boolean> {
-  const found = text.match(/must open (\S+) and allow access/);
-  if (found === null) return false;
-  const response = await fetch(found[1], { redirect: "manual" });
+  // The model-visible text only says a sign-in is needed; the URL is the host's to hand over.
+  const waiting = gateway.authorizationUrls(USER)[0]?.authorizationUrl;
+  if (!/Authorization required/.test(text) || waiting === undefined) return false;
+  const response = await fetch(waiting, { redirect: "manual" });
   await response.body?.cancel();
   const location = response.headers.get("location");
   if (location === null) throw new Error(`The authorization URL answered ${response.status}`);

@@ -32,6 +32,24 @@ Deno.test("resolveSelection() passes the request's context to the built-in slot"
   assertEquals(seen, [{ workspace: "/ws" }]);
 });
 
+Deno.test("resolveSelection() passes the request's user to the built-in slot (its principal)", async () => {
+  const seen: unknown[] = [];
+  const builtins = {
+    names: ["bash"],
+    resolve: (_names: readonly string[], _context: unknown, request: unknown) => (
+      seen.push(request), { tools: [], missing: [] }
+    ),
+  };
+  await resolveSelection(
+    { builtins: ["bash"], userId: "alice" },
+    new ToolRegistry(),
+    builtins,
+    undefined,
+  );
+  await resolveSelection({ builtins: ["bash"] }, new ToolRegistry(), builtins, undefined);
+  assertEquals(seen, [{ userId: "alice" }, { userId: undefined }]);
+});
+
 Deno.test("resolveSelection() passes server ids, user and signal to the gateway", async () => {
   const seen: unknown[] = [];
   const signal = new AbortController().signal;

@@ -39,6 +39,7 @@ const TYPES = [
   "ToolPin",
   "BashSetting",
   "BuiltinContext",
+  "BuiltinRequest",
   "BuiltinSource",
   "BuiltinTools",
   "BuiltinToolsOptions",

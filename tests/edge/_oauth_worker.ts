@@ -48,7 +48,13 @@ export default {
         const result = await toolSet.call(tool, {}, { signal: request.signal });
         return Response.json({ text: result.text, isError: result.isError });
       }
-      return Response.json({ names: toolSet.names, missing: toolSet.missing });
+      // The host hands the authorization URL to the person (here: the test), never to a model.
+      const waiting = gateway.authorizationUrls(userId)[0]?.authorizationUrl;
+      return Response.json({
+        names: toolSet.names,
+        missing: toolSet.missing,
+        authorizationUrl: waiting,
+      });
     } catch (error) {
       return Response.json({ error: String(error) }, { status: 400 });
     }

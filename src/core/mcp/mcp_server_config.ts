@@ -1,3 +1,5 @@
+import type { McpOAuthClient } from "./gateway/oauth/mcp_oauth_options.ts";
+
 /**
  * A remote MCP server over HTTP, as in Claude Desktop's `mcpServers` entries.
  *
@@ -11,6 +13,13 @@ export interface McpHttpServerConfig {
   headers?: Record<string, string>;
   /** The transport; default: Streamable HTTP with fallback to SSE. */
   transport?: "http" | "sse";
+  /**
+   * The OAuth client registered ahead with this server's authorization server (for the gateway's
+   * `oauth`). `grant: "client_credentials"` makes it a service account: a global server then
+   * acts as that one account for every user, by this explicit setting only. Without it a global
+   * server behind OAuth is authorized per user.
+   */
+  oauth?: McpOAuthClient;
 }
 
 /**
@@ -95,6 +104,18 @@ export function checkServerConfig(
   const headers = config.headers ?? {};
   if (typeof headers !== "object" || Object.values(headers).some((v) => typeof v !== "string")) {
     throw new TypeError(`Cannot add MCP server "${id}": "headers" must map names to strings`);
+  }
+  const oauth = config.oauth;
+  if (
+    oauth !== undefined &&
+    (oauth === null || typeof oauth !== "object" || typeof oauth.clientId !== "string" ||
+      oauth.clientId === "" ||
+      (oauth.grant !== undefined && oauth.grant !== "authorization_code" &&
+        oauth.grant !== "client_credentials"))
+  ) {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": "oauth" must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }`,
+    );
   }
   try {
     checkAllowedHost(url, allowedHosts);

@@ -1,5 +1,6 @@
 import type {
   BuiltinContext,
+  BuiltinRequest,
   BuiltinSource,
   MissingTool,
   RoutedTool,
@@ -45,12 +46,22 @@ export interface BuiltinTools extends BuiltinSource, AsyncDisposable {
   /** The default context, validated, with its defaults filled in. */
   readonly context: ResolvedContext;
   /**
-   * Resolves the named tools bound to one request's context (or the default one). Throws a
-   * `TypeError` or `RangeError` when the context is malformed.
+   * Resolves the named tools bound to one request's context (or the default one) and user: each
+   * user (`request.userId`; no user is one more) has their own sandbox sessions and background
+   * processes, even with a context equal to another user's. Throws a `TypeError` or
+   * `RangeError` when the context is malformed.
    */
-  resolve(names: readonly string[], context?: BuiltinContext): SourceResolution;
-  /** Stops the background processes started under one context. */
-  closeContext(context: BuiltinContext): Promise<void>;
+  resolve(
+    names: readonly string[],
+    context?: BuiltinContext,
+    request?: BuiltinRequest,
+  ): SourceResolution;
+  /**
+   * Stops the background processes and the sandbox session of one context: of the user
+   * `request.userId` names (`{}`: of requests without a user), or of every user without
+   * `request`.
+   */
+  closeContext(context: BuiltinContext, request?: BuiltinRequest): Promise<void>;
   /** Stops every background process; later calls to `resolve` throw. */
   close(): Promise<void>;
 }
@@ -107,64 +118,113 @@ export function builtinTools(
   const defaults = resolveBuiltinContext(context);
   assertRealRootNotBroad(defaults.workspace, context.allowBroadRoots);
   if (options.strict === true) assertNoExcess(defaults);
+  // Everything kept between calls is per principal (the request's user): background processes
+  // by user and context, sandbox sessions in one SandboxSessions per user (whose keys hold the
+  // user too). A user never reaches another's processes, /tmp, PID namespace or limits.
   const processes = new Map<string, ProcessTable>();
-  const sessions = new SandboxSessions({ idleMs: options.sessionIdleMs });
+  const sessionsByUser = new Map<string | undefined, SandboxSessions>();
   let closed = false;
   let defaultFileTools: Map<string, RoutedTool> | undefined;
 
-  const fileTool = (name: string, ctx: ResolvedContext): RoutedTool => {
-    if (ctx === defaults) {
+  const sessionsOf = (userId: string | undefined): SandboxSessions => {
+    let sessions = sessionsByUser.get(userId);
+    if (sessions === undefined) {
+      sessions = new SandboxSessions({ idleMs: options.sessionIdleMs, principal: userId });
+      sessionsByUser.set(userId, sessions);
+    }
+    return sessions;
+  };
+  const fileTool = (name: string, ctx: ResolvedContext, userId?: string): RoutedTool => {
+    // The cached tools are bound to the sessions of no user: only that principal reuses them.
+    if (ctx === defaults && userId === undefined) {
       defaultFileTools ??= new Map(
-        FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults, sessions)]),
+        FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults, sessionsOf(undefined))]),
       );
       return defaultFileTools.get(name)!;
     }
-    return makeFileTool(name, ctx, sessions);
+    return makeFileTool(name, ctx, sessionsOf(userId));
   };
-  const bashTool = (ctx: ResolvedContext): RoutedTool => {
-    const key = JSON.stringify(ctx);
+  const bashTool = (ctx: ResolvedContext, userId?: string): RoutedTool => {
+    const key = tableKey(ctx, userId);
     let table = processes.get(key);
     if (table === undefined) {
       table = new ProcessTable(ctx);
       processes.set(key, table);
     }
-    return createBashTool(ctx, table, { sessions });
+    return createBashTool(ctx, table, { sessions: sessionsOf(userId) });
   };
   const closeAll = async (): Promise<void> => {
     closed = true;
     const tables = [...processes.values()];
     processes.clear();
-    await Promise.allSettled([...tables.map((table) => table.close()), sessions.close()]);
+    const sessions = [...sessionsByUser.values()];
+    await Promise.allSettled([
+      ...tables.map((table) => table.close()),
+      ...sessions.map((each) => each.close()),
+    ]);
   };
 
   return Object.freeze({
     names: Object.freeze(defaults.bash === false ? [...FILE_TOOLS] : [...ALL_TOOLS]),
     context: defaults,
-    resolve(names: readonly string[], override?: BuiltinContext): SourceResolution {
+    resolve(
+      names: readonly string[],
+      override?: BuiltinContext,
+      request: BuiltinRequest = {},
+    ): SourceResolution {
       if (closed) {
         throw new TypeError("Cannot resolve built-in tools: they were closed with close()");
       }
       const ctx = override === undefined ? defaults : resolveBuiltinContext(override);
       if (override !== undefined) assertRealRootNotBroad(ctx.workspace, override.allowBroadRoots);
+      const userId = principalOf(request);
       const tools: RoutedTool[] = [];
       const missing: MissingTool[] = [];
       for (const name of names) {
-        if ((FILE_TOOLS as readonly string[]).includes(name)) tools.push(fileTool(name, ctx));
-        else if (name === "bash" && ctx.bash !== false) tools.push(bashTool(ctx));
+        if ((FILE_TOOLS as readonly string[]).includes(name)) {
+          tools.push(fileTool(name, ctx, userId));
+        } else if (name === "bash" && ctx.bash !== false) tools.push(bashTool(ctx, userId));
         else missing.push({ selection: "builtins", name, reason: whyMissing(name) });
       }
       return { tools, missing };
     },
-    async closeContext(override: BuiltinContext): Promise<void> {
+    async closeContext(override: BuiltinContext, request?: BuiltinRequest): Promise<void> {
       const ctx = resolveBuiltinContext(override);
-      const key = JSON.stringify(ctx);
-      const table = processes.get(key);
-      processes.delete(key);
-      await Promise.allSettled([table?.close(), sessions.closeContext(ctx)]);
+      // Every user who resolved tools has sessions here (bash and the file tools take them).
+      const users = request === undefined ? [...sessionsByUser.keys()] : [principalOf(request)];
+      const closing: Promise<void>[] = [];
+      for (const userId of users) {
+        const key = tableKey(ctx, userId);
+        const table = processes.get(key);
+        processes.delete(key);
+        if (table !== undefined) closing.push(table.close());
+        const sessions = sessionsByUser.get(userId);
+        if (sessions !== undefined) closing.push(sessions.closeContext(ctx));
+      }
+      await Promise.allSettled(closing);
     },
     close: closeAll,
     [Symbol.asyncDispose]: closeAll,
   });
+}
+
+function tableKey(ctx: ResolvedContext, userId: string | undefined): string {
+  return JSON.stringify([userId ?? null, ctx]);
+}
+
+function principalOf(request: BuiltinRequest): string | undefined {
+  if (request === null || typeof request !== "object") {
+    throw new TypeError(
+      'Cannot resolve built-in tools: the request must be an object such as { userId: "alice" }',
+    );
+  }
+  const { userId } = request;
+  if (userId !== undefined && typeof userId !== "string") {
+    throw new TypeError(
+      `Cannot resolve built-in tools: "userId" must be a string, received ${typeof userId}`,
+    );
+  }
+  return userId;
 }
 
 function makeFileTool(name: string, ctx: ResolvedContext, sessions: SandboxSessions): RoutedTool {

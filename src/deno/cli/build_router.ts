@@ -7,7 +7,7 @@ import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";
 import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { loadModules } from "./load_modules.ts";
-import { connectAccountsTool } from "./oauth_callback.ts";
+import { connectAccountsTool, OAUTH_START_PATH, type SignInLink } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
@@ -17,6 +17,8 @@ import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
+import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
+import type { BuiltinContext } from "../../core/tool_source.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -36,6 +38,13 @@ export interface ServedRouter extends AsyncDisposable {
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
   readonly gateway?: ReturnType<typeof createDenoGateway>;
+  /**
+   * The servers waiting for a user to sign in, each with a fresh single-use link to serve's
+   * first hop (for the person only: never put in model-visible text). Empty without OAuth.
+   *
+   * @param userId The user.
+   */
+  signInLinks(userId?: string): Promise<SignInLink[]>;
   /** The tool lock file in force (`toolroute.lock` beside the config), if any. */
   readonly lock?: { path: string; tools: number };
 }
@@ -52,18 +61,28 @@ export interface BuildRouterOptions {
   approve?: ApprovalHandler;
   /**
    * The OAuth redirect URI served by the caller (`serve --http`): enables the MCP authorization
-   * flow and adds the `connect_accounts` tool that hands the authorization URLs to the client.
+   * flow and adds the `connect_accounts` tool that asks the person to sign in through their
+   * client (links go through serve's `/oauth/start` first hop, never to the model).
    */
   oauthRedirectUrl?: string;
-  /** Receives one audit record per call (`serve --audit`). */
+  /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;
+  /**
+   * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
+   * `--audit` file): protected from the built-in tools like the start-up files.
+   */
+  trustFiles?: readonly string[];
 }
 
 /**
  * Builds the router of a config: the built-ins for its workspace, the functions and local
  * services of its modules, and a gateway with its global and per-user MCP servers.
+ *
+ * Each user's tool set has the built-ins of that user alone (sandbox session, `/tmp`, PID
+ * namespace, limits, background processes); with `{user}` in `workspace` also a folder of their
+ * own, created (mode 0700) when their tool set is first exposed.
  *
  * Throws a {@linkcode UsageError} for a module that cannot be loaded.
  *
@@ -81,9 +100,24 @@ export async function buildRouter(
   const startup = await startupFiles(config, { cwd: readableCwd() });
   const { functions, mcpServices } = await loadModules(config.modules);
   // Built-ins only when the config asks for them: an mcp.json grants no file access.
+  // With {user} the config's workspace is a template: no request runs in it (its default
+  // context names no folder), each user gets `userContext` (see `contextOf`).
+  const perUser = isPerUserWorkspace(config.context.workspace);
   const builtins = config.builtins !== false
-    ? builtinTools(withStartupProtection(config.context, startup))
+    ? builtinTools(withStartupProtection(config.context, startup, options.trustFiles))
     : undefined;
+  const contexts = new Map<string, BuiltinContext>();
+  const contextOf = async (userId: string | undefined): Promise<BuiltinContext | undefined> => {
+    if (!perUser || builtins === undefined || userId === undefined) return undefined;
+    let context = contexts.get(userId);
+    if (context === undefined) {
+      const own = userContext(config.context, userId);
+      await makeUserWorkspace(own.workspace, userId);
+      context = withStartupProtection(own, startup);
+      contexts.set(userId, context);
+    }
+    return context;
+  };
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
@@ -100,10 +134,23 @@ export async function buildRouter(
       relayElicitation: true,
     })
     : undefined;
-  // Exposing again (for the servers only) starts fresh authorization URLs.
-  if (oauth !== undefined) {
-    functions.push(connectAccountsTool(async (userId) => (await served.expose(userId)).missing));
-  }
+  // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.
+  const signInLinks = async (userId?: string): Promise<SignInLink[]> => {
+    if (oauth === undefined || gateway === undefined) return [];
+    const start = new URL(OAUTH_START_PATH, options.oauthRedirectUrl);
+    const links: SignInLink[] = [];
+    for (const entry of (await served.expose(userId)).missing) {
+      if (entry.selection !== "mcpServers" || !/Authorization required/.test(entry.reason)) {
+        continue;
+      }
+      const ticket = await gateway.authorizationTicket(userId, entry.name);
+      if (ticket === undefined) continue;
+      start.searchParams.set("ticket", ticket);
+      links.push({ serverId: entry.name, link: start.href });
+    }
+    return links;
+  };
+  if (oauth !== undefined) functions.push(connectAccountsTool(signInLinks));
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {
       gateway?.addUserServer(user.id, id, server);
@@ -143,12 +190,14 @@ export async function buildRouter(
       }
       return made;
     },
+    signInLinks,
     close,
     [Symbol.asyncDispose]: close,
     ...(pins.lock === undefined ? {} : { lock: pins.lock }),
   };
   async function exposeNow(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
     const user = config.users.find((entry) => entry.id === userId);
+    const context = await contextOf(user?.id);
     const selection = (connect: boolean) => ({
       builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
       functions: [
@@ -162,6 +211,7 @@ export async function buildRouter(
         ...Object.keys(user?.mcpServers ?? {}),
       ],
       userId,
+      ...(context === undefined ? {} : { context }),
       signal,
     });
     const toolSet = await router.expose(selection(false));
@@ -182,14 +232,23 @@ function readableCwd(): string | undefined {
 }
 
 /**
- * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones.
+ * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones, and when
+ * no user is given for a workspace with `{user}` (a folder per user: it names none).
  *
  * @param config The config.
  * @param userId The id from `--user`.
  * @returns The id, checked.
  */
 export function checkUser(config: ToolrouteConfig, userId: string | undefined): string | undefined {
-  if (userId === undefined) return undefined;
+  if (userId === undefined) {
+    if (config.builtins !== false && isPerUserWorkspace(config.context.workspace)) {
+      const known = config.users.map((user) => `"${user.id}"`).join(", ");
+      throw new UsageError(
+        `The workspace "${config.context.workspace}" is a folder per user: pass --user ID (one of ${known})`,
+      );
+    }
+    return undefined;
+  }
   if (config.users.some((user) => user.id === userId)) return userId;
   const known = config.users.map((user) => `"${user.id}"`).join(", ") || "none";
   throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known}`);

@@ -5,6 +5,7 @@ import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
+import { servedContexts } from "./user_workspace.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
 export interface CliPermissions {
@@ -48,9 +49,14 @@ export function cliPermissions(
   http?: string,
   options: CliPermissionOptions = {},
 ): CliPermissions {
-  const base = config.builtins !== false
-    ? requiredPermissions(config.context)
-    : { read: [], write: [], run: [], env: [] };
+  // With {user} in the workspace: each configured user's folder, and never the folder above.
+  const each = config.builtins !== false ? servedContexts(config).map(requiredPermissions) : [];
+  const base = {
+    read: [...new Set(each.flatMap((needed) => needed.read))],
+    write: [...new Set(each.flatMap((needed) => needed.write))],
+    run: each.flatMap((needed) => needed.run),
+    env: each.flatMap((needed) => needed.env),
+  };
   const read = [...base.read];
   const write = [...base.write];
   for (
@@ -126,9 +132,14 @@ export function checkCliPermissions(
   config: ToolrouteConfig,
   needed: CliPermissions,
 ): CliPermissionReport {
-  const report = config.builtins !== false
-    ? checkPermissions(config.context)
-    : noBuiltinsReport(config);
+  const reports = config.builtins !== false
+    ? servedContexts(config).map(checkPermissions)
+    : [noBuiltinsReport(config)];
+  const report = {
+    missing: reports.flatMap((each) => each.missing),
+    excess: [...new Map(reports.flatMap((each) => each.excess).map((gap) => [gap.flag, gap]))
+      .values()],
+  };
   const missing = new Set<string>(report.missing.map((gap) => gap.flag));
   const probe = (descriptor: Deno.PermissionDescriptor, flag: string) => {
     if (Deno.permissions.querySync(descriptor).state !== "granted") missing.add(flag);

@@ -18,10 +18,27 @@ const bashSchema = z.union([
     limits: z.strictObject({
       processes: positiveInt.optional().describe("Most processes of the sandbox; default 512"),
       memoryMiB: positiveInt.optional().describe("Most memory of the sandbox; default 2048"),
+      tmpMiB: positiveInt.optional().describe(
+        "Size of each of the sandbox's /tmp, home and /dev/shm (tmpfs); default 512",
+      ),
+      fileMiB: positiveInt.optional().describe(
+        "Largest file a command may write (RLIMIT_FSIZE); default 1024",
+      ),
+      backgroundCpuSeconds: positiveInt.optional().describe(
+        "CPU seconds of each background process (RLIMIT_CPU); default 3600",
+      ),
     }).optional().describe('Bounds of the sandbox (sandbox "bwrap" only)'),
     network: z.union([
       z.literal("none"),
-      z.strictObject({ allow: z.array(nonEmpty).describe("Host names, or *.example.com") }),
+      z.strictObject({
+        allow: z.array(nonEmpty).describe("Host names, or *.example.com"),
+        maxConnections: positiveInt.optional().describe(
+          "Most connections of the sandbox through the proxy at once; default 64",
+        ),
+        idleTimeoutMs: positiveInt.optional().describe(
+          "A proxied connection idle this long is closed; default 60000",
+        ),
+      }),
     ]).optional().describe('"none" (default), or host names reachable through a proxy'),
   }),
 ]).describe("Whether the bash tool is offered, and how commands are confined");
@@ -61,6 +78,12 @@ const httpSchema = z.strictObject({
   allowedOrigins: z.array(nonEmpty).optional()
     .describe("Origin header values accepted; default: loopback origins"),
   stateless: z.boolean().optional().describe("Serve without sessions"),
+  maxConnections: positiveInt.optional()
+    .describe("Most connections open at once; more get 503; default 256"),
+  headTimeoutMs: positiveInt.optional()
+    .describe("A request head must arrive whole within this; default 10000"),
+  maxConnectionsPerUser: positiveInt.optional()
+    .describe("Most connections open at once with one bearer token; more get 429; default 64"),
 });
 
 const ruleList = (what: string) =>
@@ -80,7 +103,13 @@ const policySchema = z.strictObject({
 export const toolrouteConfigSchema = z.strictObject({
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors"),
   workspace: nonEmpty.optional()
-    .describe("The workspace, read and write; relative to this file. Turns the built-in tools on"),
+    .describe(
+      'The workspace, read and write; relative to this file. Turns the built-in tools on. "{user}" as a folder name (such as "work/{user}") gives each user their own folder, created on first use',
+    ),
+  sharedWorkspace: z.boolean().optional()
+    .describe(
+      'Let several users share one workspace (no "{user}" in it); serve refuses several users without either. Each user still has their own sandbox',
+    ),
   readOnlyRoots: z.array(nonEmpty).optional().describe("Folders that may be read but not written"),
   allowBroadRoots: z.boolean().optional()
     .describe("Allow a workspace that is /, a top-level system folder or a home folder itself"),

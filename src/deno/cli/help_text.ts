@@ -28,8 +28,11 @@ Options:
                      users TOOLROUTE_TOKEN, or one generated and printed once to stderr
   --token-file FILE  With --http and no users: also write the token to FILE (mode 0600)
   --user ID          In stdio mode: serve the tool set of this configured user
-  --audit FILE       Append one JSON line per call to FILE (user, tool, server, argument
-                     digest, duration, outcome, trace id)
+  --shared-workspace With several users and no {user} in the workspace: let them share it
+                     (as "sharedWorkspace": true); serve refuses several users without either
+  --audit FILE       Append one JSON line per decision to FILE (allow, deny, ask, approve,
+                     reject, unknown tool, invalid arguments: user, tool, rule, argument
+                     digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
                      after drift
@@ -38,6 +41,10 @@ Options:
 
 At start-up the process's Deno permissions are compared with the config's needs; serve refuses
 (exit 2) and prints the exact flags when they are broader or missing.
+
+Users: each user has their own sandbox session (/tmp, processes, limits) and background
+processes. "workspace": "work/{user}" gives each their own folder, created on first use; one
+workspace for several users needs "sharedWorkspace": true (or --shared-workspace).
 
 Tool pinning: the first definition seen of each remote tool is pinned, and a later one that
 differs is withheld (logged, and listed as not exposed). With a toolroute.lock beside the

@@ -10,6 +10,7 @@ import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { compilePolicy } from "../../core/policy/policy_engine.ts";
+import { workspaceProblems } from "./user_workspace.ts";
 
 /** Options of {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
@@ -161,6 +162,10 @@ export function resolveConfig(
     }
     ids.set(user.id, user.tokenVariable);
   }
+  problems.push(
+    ...workspaceProblems({ context, users: userConfigs, sharedWorkspace: file.sharedWorkspace })
+      .map((problem) => `${source}: ${problem}`),
+  );
   if (file.policy !== undefined) {
     try {
       compilePolicy(file.policy, "router");
@@ -174,6 +179,7 @@ export function resolveConfig(
   return {
     ...(path === undefined ? {} : { path }),
     context,
+    ...(file.sharedWorkspace === undefined ? {} : { sharedWorkspace: file.sharedWorkspace }),
     builtins,
     modules,
     expose: file.expose ?? {},

@@ -1,4 +1,9 @@
-import type { BuiltinContext, BuiltinSource, RoutedTool } from "../../core/tool_source.ts";
+import type {
+  BuiltinContext,
+  BuiltinRequest,
+  BuiltinSource,
+  RoutedTool,
+} from "../../core/tool_source.ts";
 
 /**
  * Wraps a built-in source so that a `bash` call that runs longer than `intervalMs` reports
@@ -13,8 +18,9 @@ export function withBashProgress(source: BuiltinSource, intervalMs = 1000): Buil
   return {
     names: source.names,
     context: source.context,
-    resolve(names: readonly string[], context?: BuiltinContext) {
-      const resolved = source.resolve(names, context);
+    resolve(names: readonly string[], context?: BuiltinContext, request?: BuiltinRequest) {
+      // The request (its user) goes through: sessions and background processes are per user.
+      const resolved = source.resolve(names, context, request);
       return {
         missing: resolved.missing,
         tools: resolved.tools.map((tool) =>

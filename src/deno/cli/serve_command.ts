@@ -1,6 +1,6 @@
 import { resolve } from "@std/path";
 import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
-import { formatCallLog, formatGatewayLog } from "./call_log.ts";
+import { escapeLogText, formatCallLog, formatGatewayLog } from "./call_log.ts";
 import {
   checkCliPermissions,
   cliDenoFlags,
@@ -15,7 +15,9 @@ import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
+import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
+import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 
 /**
@@ -56,7 +58,11 @@ export async function serveCommand(
     files,
   );
   const config = await configFromFlags(flags);
-  const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
+  // Over HTTP each request's user comes from its token; over stdio one user is served.
+  const userId = http === undefined
+    ? checkUser(config, typeof flags.user === "string" ? flags.user : undefined)
+    : undefined;
+  checkUserSeparation(config, flags["shared-workspace"] === true);
   const auth = http === undefined ? undefined : await httpAuth(config, http, tokenFile);
   const toolsChanged = new Set<(userId?: string) => void>();
   // Call lines are written after the call's answer (see deferredLines); the rest at the end.
@@ -71,6 +77,7 @@ export async function serveCommand(
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
     store,
+    trustFiles: trustFiles(files),
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
       callLog.push(formatGatewayLog(event)); // In order with the calls' lines.
@@ -99,10 +106,19 @@ export async function serveCommand(
   }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
-  const first = served.expose(userId).then((toolSet) => {
-    io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
-    for (const line of describeMissing(toolSet.missing)) io.err(`toolroute: ${line}`);
-  }, (error) => io.err(`toolroute: cannot expose the tools: ${(error as Error).message}`));
+  const first = served.expose(userId).then(
+    (toolSet) => {
+      io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
+      // A missing name's reason may be a remote server's text.
+      for (const line of describeMissing(toolSet.missing)) {
+        io.err(
+          `toolroute: ${escapeLogText(line)}`,
+        );
+      }
+    },
+    (error) =>
+      io.err(`toolroute: cannot expose the tools: ${escapeLogText((error as Error).message)}`),
+  );
   const stop = stopSignal();
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {

@@ -1,9 +1,18 @@
 import { mcpHttpHandler } from "../../core/mcp/serve/mcp_http_handler.ts";
 import type { ListenAddress } from "./listen_address.ts";
-import { answerOAuthCallback, OAUTH_CALLBACK_PATH } from "./oauth_callback.ts";
+import {
+  answerOAuthCallback,
+  answerOAuthStart,
+  answerOAuthStatus,
+  OAUTH_CALLBACK_PATH,
+  OAUTH_START_PATH,
+  OAUTH_STATUS_PATH,
+} from "./oauth_callback.ts";
+import { sha256Hex } from "../../core/mcp/gateway/oauth/authorization_ticket.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 import { UsageError } from "./usage_error.ts";
 import { tokenBanner } from "./serve_token.ts";
+import { DEFAULT_HTTP_BOUNDS, serveBounded } from "./bounded_http_server.ts";
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -23,9 +32,13 @@ export interface HttpAuth {
 }
 
 /**
- * Serves Streamable HTTP at `http://HOST:PORT/mcp` on `Deno.serve` until the stop signal: each
- * request gets the tool set of its token's user (a bearer token is always required, also on
- * loopback: another local user could reach the port); Host and Origin are checked.
+ * Serves Streamable HTTP at `http://HOST:PORT/mcp` until the stop signal: each request gets the
+ * tool set of its token's user (a bearer token is always required, also on loopback: another
+ * local user could reach the port); Host and Origin are checked. It listens with
+ * `serveBounded`, not `Deno.serve`, which has no head timeout and no connection limit: at most
+ * `http.maxConnections` connections (default 256, more get `503`), at most
+ * `http.maxConnectionsPerUser` (default 64, more get `429`) with one bearer token, and a request
+ * head that is not whole within `http.headTimeoutMs` (default 10000) of the connection ends it.
  *
  * @tags allow-net
  * @param context The router, config, logs and stop signal.
@@ -50,19 +63,46 @@ export async function serveHttp(
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
   const gateway = served.gateway;
-  const answer = (request: Request): Response | Promise<Response> =>
-    gateway !== undefined && new URL(request.url).pathname === OAUTH_CALLBACK_PATH
-      ? answerOAuthCallback(request, gateway, (userId) => {
+  // Looked up by digest, as the MCP handler does, never compared by prefix.
+  const digests = new Map(
+    await Promise.all(
+      Object.entries(tokens).map(async ([token, user]) => [await sha256Hex(token), user] as const),
+    ),
+  );
+  const userOf = async (request: Request) => {
+    const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const user = token === undefined ? undefined : digests.get(await sha256Hex(token));
+    if (user === undefined) return undefined;
+    return anonymous ? {} : { userId: user };
+  };
+  const answer = (request: Request): Response | Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (gateway === undefined) return handler(request);
+    if (path === OAUTH_CALLBACK_PATH) {
+      return answerOAuthCallback(request, gateway, (userId) => {
         for (const notify of toolsChanged) notify(userId);
-      })
-      : handler(request);
-  let server: Deno.HttpServer;
+      });
+    }
+    if (path === OAUTH_START_PATH) return answerOAuthStart(request, gateway);
+    if (path === OAUTH_STATUS_PATH) {
+      return answerOAuthStatus(request, {
+        userOf,
+        links: (userId) => served.signInLinks(userId),
+      });
+    }
+    return handler(request);
+  };
+  let server: { finished: Promise<void> };
   try {
     server = listenOrExplain(http, () =>
-      Deno.serve({
+      serveBounded({
         hostname: http.hostname,
         port: http.port,
         signal: stop,
+        maxConnections: config.http.maxConnections ?? DEFAULT_HTTP_BOUNDS.maxConnections,
+        headTimeoutMs: config.http.headTimeoutMs ?? DEFAULT_HTTP_BOUNDS.headTimeoutMs,
+        maxConnectionsPerUser: config.http.maxConnectionsPerUser ??
+          DEFAULT_HTTP_BOUNDS.maxConnectionsPerUser,
         onListen: ({ hostname, port }) => {
           const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
           io.err(`toolroute: serving at ${url} (bearer token required)`);

@@ -28,8 +28,13 @@ export interface UserConfig {
 export interface ToolrouteConfig {
   /** The absolute path of the file, when one was read. */
   path?: string;
-  /** The built-in context (absolute paths). */
+  /**
+   * The built-in context (absolute paths). Its `workspace` may hold `{user}` (a folder per user):
+   * then it is a template, and each user's context is `userContext(context, id)`.
+   */
   context: BuiltinContext;
+  /** Several users share the one workspace, as the config says (`"sharedWorkspace": true`). */
+  sharedWorkspace?: boolean;
   /**
    * Whether built-in tools are served: only when asked for, by `workspace`, `bash` or
    * `expose.builtins` in the file or by `--workspace`. A config with only `mcpServers` (an
@@ -49,8 +54,19 @@ export interface ToolrouteConfig {
   callTimeoutMs?: number;
   /** Most characters of any result. */
   maxResultChars?: number;
-  /** Settings of `serve --http`. */
-  http: { allowedHosts?: string[]; allowedOrigins?: string[]; stateless?: boolean };
+  /**
+   * Settings of `serve --http`; `maxConnections` (default 256), `maxConnectionsPerUser` (default
+   * 64, per bearer token) and `headTimeoutMs` (default 10000) bound what clients hold of the
+   * server.
+   */
+  http: {
+    allowedHosts?: string[];
+    allowedOrigins?: string[];
+    stateless?: boolean;
+    maxConnections?: number;
+    headTimeoutMs?: number;
+    maxConnectionsPerUser?: number;
+  };
   /** Allow, ask and deny rules over the served tools. */
   policy?: Policy;
   /** Names of the environment variables the file reads (`${VAR}` and token variables). */

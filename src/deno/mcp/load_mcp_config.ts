@@ -153,6 +153,17 @@ function toConfig(
       url: expand(raw.url, ["url"]),
       ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
       ...(transport ? { transport } : {}),
+      ...(raw.oauth
+        ? {
+          oauth: {
+            ...raw.oauth,
+            clientId: expand(raw.oauth.clientId, ["oauth", "clientId"]),
+            ...(raw.oauth.clientSecret === undefined
+              ? {}
+              : { clientSecret: expand(raw.oauth.clientSecret, ["oauth", "clientSecret"]) }),
+          },
+        }
+        : {}),
     };
   }
   return {

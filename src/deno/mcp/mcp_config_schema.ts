@@ -16,6 +16,17 @@ const stringMap = z.record(z.string(), z.string());
 const serverSchema = z.strictObject({
   url: z.string().min(1).optional().describe("The MCP endpoint of a remote server (http or https)"),
   headers: stringMap.optional().describe("Headers sent to this server only; ${VAR} is expanded"),
+  oauth: z.strictObject({
+    clientId: z.string().min(1).describe("The client id registered with the authorization server"),
+    clientSecret: z.string().optional().describe("Its secret; ${VAR} is expanded"),
+    grant: z.enum(["authorization_code", "client_credentials"]).optional().describe(
+      '"client_credentials": one service account shared by every user (explicitly); default "authorization_code": each user signs in',
+    ),
+    issuer: z.string().min(1).optional()
+      .describe("The authorization server the client is registered with (its issuer URL)"),
+  }).optional().describe(
+    "The OAuth client of this server, registered ahead; without it a server behind OAuth is authorized per user",
+  ),
   transport: z.enum(["http", "sse"]).optional()
     .describe('"http" (Streamable HTTP) or "sse"; default: Streamable HTTP, falling back to SSE'),
   type: z.enum(["http", "sse", "streamable-http", "streamableHttp", "stdio"]).optional()
@@ -48,7 +59,7 @@ const serverSchema = z.strictObject({
     });
     return;
   }
-  const other = remote ? ["command", "args", "env", "cwd"] : ["headers", "transport"];
+  const other = remote ? ["command", "args", "env", "cwd"] : ["headers", "transport", "oauth"];
   for (const key of other) {
     if (server[key as keyof typeof server] !== undefined) {
       context.addIssue({

@@ -41,3 +41,19 @@ Deno.test("checkServerConfig() names what is wrong with a config", () => {
   );
   assertThrows(() => checkServerConfig("s", { command: "" }, undefined), TypeError, "command");
 });
+
+Deno.test("checkServerConfig() accepts an oauth client and refuses a malformed one", () => {
+  checkServerConfig("crm", {
+    url: "https://crm.example.com/mcp",
+    oauth: { clientId: "svc", grant: "client_credentials" },
+  }, undefined);
+  for (
+    const oauth of [null, {}, { clientId: "" }, { clientId: "svc", grant: "password" }] as never[]
+  ) {
+    assertThrows(
+      () => checkServerConfig("crm", { url: "https://crm.example.com/mcp", oauth }, undefined),
+      TypeError,
+      '"oauth" must be',
+    );
+  }
+});

@@ -150,3 +150,32 @@ Deno.test("parseMcpConfig() accepts other clients' keys: disabled servers are le
   }, { env: {} });
   assertEquals(servers, { on: { url: "https://example.com/mcp" } });
 });
+
+Deno.test("parseMcpConfig() reads a server's oauth client, expanding its secret, and refuses it on a stdio server", () => {
+  const servers = parseMcpConfig({
+    mcpServers: {
+      shared: {
+        url: "https://crm.example.com/mcp",
+        oauth: { clientId: "svc", clientSecret: "${SVC_SECRET}", grant: "client_credentials" },
+      },
+    },
+  }, { env: { SVC_SECRET: "s3cret" } });
+  assertEquals(servers, {
+    shared: {
+      url: "https://crm.example.com/mcp",
+      oauth: { clientId: "svc", clientSecret: "s3cret", grant: "client_credentials" },
+    },
+  });
+  const error = assertThrows(
+    () =>
+      parseMcpConfig({
+        mcpServers: {
+          local: { command: "node", oauth: { clientId: "x" } },
+          typo: { url: "https://x.example/mcp", oauth: { clientId: "x", grant: "password" } },
+        },
+      }, { env: {} }),
+    TypeError,
+  );
+  assert(error.message.includes('mcpServers.local.oauth: "oauth" does not apply'), error.message);
+  assert(error.message.includes("mcpServers.typo.oauth.grant"), error.message);
+});

@@ -19,6 +19,7 @@ import {
   RemoteRoutedTools,
 } from "./tools/remote_routed_tools.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
+import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
 import { UserServers } from "./users/user_servers.ts";
 import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
@@ -86,12 +87,16 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 export class McpGateway implements GatewaySource, AsyncDisposable {
   #settings: BaseSettings;
   #global = new Map<string, ServerConnection>();
+  #globalConfigs = new Map<string, McpServerConfig>();
   #users: UserServers;
   #tools: RemoteRoutedTools;
   #oauth?: McpOAuth;
   #known = new KnownToolNames();
   #globalLookup: ConnectionLookup = {
-    connection: (id) => this.#callee(id, undefined, this.#global.get(id)),
+    connection: (id) =>
+      this.#oauth?.authorizesPerUser(id) && this.#global.has(id)
+        ? this.#perUserCallee(id)
+        : this.#callee(id, undefined, this.#global.get(id)),
   };
   #callees = new WeakMap<ServerConnection, RemoteCallee>();
   #closed = false;
@@ -142,7 +147,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     if (this.#global.has(id)) {
       throw new TypeError(`Cannot add MCP server "${id}": a global server has this id`);
     }
-    this.#global.set(id, this.#connection(id, undefined, structuredClone(config)));
+    const copy = structuredClone(config);
+    this.#global.set(id, this.#connection(id, undefined, copy));
+    this.#globalConfigs.set(id, copy);
   }
 
   /**
@@ -154,8 +161,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const connection = this.#global.get(id);
     if (connection === undefined) return;
     this.#global.delete(id);
+    this.#globalConfigs.delete(id);
     this.#known.forget("global", id);
-    await connection.close();
+    await Promise.all([connection.close(), this.#users.removeGlobal(id)]);
     this.#settings.emit({ type: "closed", serverId: id, reason: "removed" });
   }
 
@@ -231,8 +239,13 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param request The server ids, the user and a signal.
    * @returns The user's tools, the global tools and the missing servers.
    */
-  async resolve(request: GatewayRequest): Promise<GatewayResolution> {
+  resolve(request: GatewayRequest): Promise<GatewayResolution> {
+    return this.#resolve(request, true);
+  }
+
+  async #resolve(request: GatewayRequest, first: boolean): Promise<GatewayResolution> {
     const { userId, signal } = request;
+    const perUser = (id: string) => this.#oauth?.authorizesPerUser(id) === true;
     const missing: MissingTool[] = [];
     const wanted: SelectedServer[] = [];
     // Held until listed: acquiring a later server must not evict an earlier one of this request.
@@ -246,7 +259,22 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
           wanted.push({ id, user: true, connection: mine });
         }
         const global = this.#global.get(id);
-        if (global !== undefined) wanted.push({ id, user: false, connection: global });
+        if (global !== undefined && !perUser(id)) {
+          wanted.push({ id, user: false, connection: global });
+        } else if (global !== undefined && userId === undefined) {
+          missing.push({
+            selection: "mcpServers",
+            name: id,
+            reason: `the global MCP server is unavailable: ${
+              new AuthorizationRequiredError(id, { perUser: true }).message
+            }`,
+          });
+        } else if (global !== undefined) {
+          // The user's own session with the global server: their sign-in, their token.
+          const own = this.#users.globalFor(userId!, id, this.#globalConfigs.get(id)!);
+          holds.push(own.hold());
+          wanted.push({ id, user: false, connection: own });
+        }
         if (mine === undefined && global === undefined) {
           missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
         }
@@ -254,6 +282,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       connected = await connectSelected(wanted, signal);
     } finally {
       for (const release of holds) release();
+    }
+    // A global server found just now to authorize each user: asked again through the user's own
+    // connection (once), so the user is asked to sign in rather than told it is unavailable.
+    if (
+      first && userId !== undefined &&
+      wanted.some((s) => !s.user && s.connection === this.#global.get(s.id) && perUser(s.id))
+    ) {
+      return await this.#resolve(request, false);
     }
     missing.push(...connected.missing);
     // Names follow every configured server's last known list, before pins withhold anything.
@@ -307,11 +343,15 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param userId The user of the host's session (`undefined` for a global server).
    * @param serverId The server id.
    * @param callbackUrl The whole redirect URL (with `code`, `state`, maybe `iss`).
+   * @param options `binding`: the cookie value the browser brought, where the host bound the
+   *   browser with a ticket's first hop ({@linkcode McpGateway.redeemAuthorizationTicket});
+   *   `""` for a browser without it, which is refused.
    */
   async completeAuthorization(
     userId: string | undefined,
     serverId: string,
     callbackUrl: string | URL,
+    options: { binding?: string } = {},
   ): Promise<void> {
     if (this.#oauth === undefined) {
       throw new TypeError(
@@ -325,7 +365,39 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         }`,
       );
     }
-    await this.#oauth.complete(userId, serverId, callbackUrl);
+    await this.#oauth.complete(userId, serverId, callbackUrl, options);
+  }
+
+  /**
+   * A single-use ticket for the authorization the user was last asked for on a server, for a
+   * link through the host's own first hop (see {@linkcode McpGateway.redeemAuthorizationTicket}):
+   * the person gets a link to the host, never the authorization URL itself.
+   *
+   * @param userId The user (`undefined` for a global server's service account).
+   * @param serverId The server id.
+   * @returns The ticket, or `undefined` when no authorization waits (or there is no `oauth`).
+   */
+  async authorizationTicket(
+    userId: string | undefined,
+    serverId: string,
+  ): Promise<string | undefined> {
+    return await this.#oauth?.ticket(userId, serverId);
+  }
+
+  /**
+   * Redeems a ticket once, in the host's first hop: returns the authorization URL to redirect
+   * the browser to and a random value for a cookie (HttpOnly, SameSite=Lax) that binds this
+   * browser to the authorization; the callback then passes the cookie to
+   * `completeAuthorization(…, { binding })`. `undefined` for a ticket unknown, expired or used.
+   *
+   * @param ticket The ticket from the link.
+   * @returns The redirect, the cookie value, the `state`, the user (`""` for none) and the server.
+   */
+  async redeemAuthorizationTicket(ticket: string): Promise<
+    | { location: string; binding: string; state: string; user: string; serverId: string }
+    | undefined
+  > {
+    return await this.#oauth?.redeemTicket(ticket);
   }
 
   /**
@@ -343,11 +415,12 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   }
 
   /**
-   * The servers of a user that wait for the user to authorize, each with the authorization URL the
-   * user was last given (from the latest `expose` or call that needed it): for a host that shows
-   * "Connect" links instead of reading `missing`.
+   * The servers of a user that wait for the user to authorize, each with the newest authorization
+   * URL (from the latest `expose` or call that needed it): for a host that shows "Connect" links
+   * to the signed-in person. Never put these in model-visible text: whoever opens one can link
+   * their own account in the user's name.
    *
-   * @param userId The user (`undefined` for global servers).
+   * @param userId The user (global servers are authorized per user too).
    * @returns One entry per waiting server; empty without `oauth`.
    */
   authorizationUrls(userId?: string): { serverId: string; authorizationUrl: string }[] {
@@ -459,6 +532,36 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     };
     this.#callees.set(connection, callee);
     return callee;
+  }
+
+  /**
+   * What a call to a global server that authorizes each user reaches: the calling user's own
+   * connection, never another user's; a call without a user is refused.
+   */
+  #perUserCallee(serverId: string): RemoteCallee {
+    return {
+      callTool: (toolName, args, context) => {
+        const config = this.#globalConfigs.get(serverId);
+        if (config === undefined) {
+          return Promise.reject(
+            new ToolError(
+              "upstream_unavailable",
+              `The MCP server "${serverId}" was removed; expose the tools again`,
+            ),
+          );
+        }
+        if (context.userId === undefined) {
+          return Promise.reject(
+            new ToolError(
+              "upstream_unavailable",
+              new AuthorizationRequiredError(serverId, { perUser: true }).message,
+            ),
+          );
+        }
+        const own = this.#users.globalFor(context.userId, serverId, config);
+        return this.#callee(serverId, undefined, own)!.callTool(toolName, args, context);
+      },
+    };
   }
 
   /** Calls the tool on the connection, inside the remote call's span when something traces. */

@@ -178,8 +178,11 @@ export interface McpGatewayOptions {
   onEvent?: (event: McpGatewayEvent) => void;
   /**
    * The MCP authorization flow (`new McpOAuth({ redirectUrl })`) for HTTP servers configured
-   * without an `Authorization` header: a server that answers `401` is reported in `missing` with
-   * the user's authorization URL until `completeAuthorization()` is called with the redirect.
+   * without an `Authorization` header: a server that answers `401` is reported in `missing` (the
+   * text says the user must sign in and carries no URL; the host hands the person
+   * `authorizationUrls(userId)`) until `completeAuthorization()` is called with the redirect.
+   * Global servers are authorized per user too, unless their `oauth` client is a
+   * `client_credentials` service account.
    */
   oauth?: McpOAuth;
   /**

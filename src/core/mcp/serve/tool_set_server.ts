@@ -138,7 +138,12 @@ export class ToolSetServer implements AsyncDisposable {
           onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
           ...traceOf(_meta, extra.requestId),
           onElicitation: this.#server.getClientCapabilities()?.elicitation
-            ? (request, signal) => elicit(extra.sendRequest, request, signal)
+            ? (request, signal) =>
+              elicit(extra.sendRequest, request, {
+                signal,
+                capability: this.#server.getClientCapabilities()
+                  ?.elicitation as ElicitationCapability,
+              })
             : undefined,
           onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
         },
@@ -292,17 +297,31 @@ type SendRequest = (
   options?: { signal?: AbortSignal },
 ) => Promise<unknown>;
 
-/** Asks the serving client (the person behind the call) for input: MCP form elicitation. */
+/**
+ * Asks the serving client (the person behind the call) for input: MCP form elicitation, or URL
+ * elicitation (a link for the person to open) when the request has a `url` and the client
+ * declared it; a `url` request to a client without it fails, so the link is never shown as form
+ * text the client may pass to the model.
+ */
 async function elicit(
   send: unknown,
   request: ToolElicitation,
-  signal: AbortSignal,
+  options: { signal: AbortSignal; capability: ElicitationCapability },
 ): Promise<ToolElicitationResult> {
+  const { signal, capability } = options;
+  if (request.url !== undefined && (capability === undefined || capability?.url === undefined)) {
+    throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
+  }
+  const params = request.url === undefined
+    ? { message: request.message, requestedSchema: request.requestedSchema }
+    : {
+      mode: "url",
+      message: request.message,
+      url: request.url,
+      elicitationId: crypto.randomUUID(),
+    };
   const answer = await (send as SendRequest)(
-    {
-      method: "elicitation/create",
-      params: { message: request.message, requestedSchema: request.requestedSchema },
-    },
+    { method: "elicitation/create", params },
     { signal },
   );
   return answer as ToolElicitationResult;

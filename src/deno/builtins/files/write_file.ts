@@ -10,6 +10,7 @@ import { readCurrentBytes } from "./current_text.ts";
 import { commit } from "./staged_commit.ts";
 import { putFile } from "./put_file.ts";
 import { type ResolvedPath, resolveWritePath } from "../paths/workspace_paths.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -62,6 +63,7 @@ export function createWriteFileTool(ctx: ResolvedContext, files: FileAccess): Ro
     }),
     source: "builtin" as const,
     origin: "write_file",
+    policySubjects: pathSubjects,
     execute: (args: Record<string, unknown>) =>
       writeFile(ctx, files, input.parse(args, "write_file") as WriteFileArgs),
   });

@@ -14,6 +14,11 @@ export interface SandboxSessionsOptions {
   readonly idleMs?: number;
   /** How long a supervisor may take to start; default 10000 ms. */
   readonly startTimeoutMs?: number;
+  /**
+   * The user these sessions act for. It is part of every session's key, so a session never
+   * serves two principals, whatever their contexts; `builtinTools` keeps one instance per user.
+   */
+  readonly principal?: string;
 }
 
 /** Options of {@linkcode SandboxSessions.acquire}. */
@@ -51,9 +56,10 @@ interface Entry {
 export const SESSION_IDLE_MS = 120_000;
 
 /**
- * The sandbox sessions of one `builtinTools` instance: one per context (contexts that differ,
- * such as one per user, get their own sandbox, `/tmp` included), started on first use, closed
- * after `idleMs` unused and on `close()`.
+ * The sandbox sessions of one principal (a user) of a `builtinTools` instance: one per context
+ * (contexts that differ get their own sandbox, `/tmp`, PID namespace and limits included),
+ * started on first use, closed after `idleMs` unused and on `close()`. The principal is part of
+ * each session's key: two users never share a session, even with equal contexts.
  *
  * Before every use that may write (a command, a file tool's write), the context's mounts are
  * computed again (`sandboxMounts`, the single hook where protected paths are decided); when they
@@ -68,6 +74,7 @@ export class SandboxSessions {
   #starting = new Map<string, Promise<Entry>>();
   #idleMs: number;
   #startTimeoutMs: number;
+  #principal: string | undefined;
   #closed = false;
 
   /**
@@ -76,6 +83,7 @@ export class SandboxSessions {
   constructor(options: SandboxSessionsOptions = {}) {
     this.#idleMs = options.idleMs ?? SESSION_IDLE_MS;
     this.#startTimeoutMs = options.startTimeoutMs ?? 10_000;
+    this.#principal = options.principal;
     if (!Number.isInteger(this.#idleMs) || this.#idleMs < 0) {
       throw new RangeError(
         `Cannot use sandbox sessions: "idleMs" must be a non-negative integer, received ${this.#idleMs}`,
@@ -202,7 +210,7 @@ export class SandboxSessions {
     const limits: ResourceLimits | undefined = ctx.bash.limits;
     const proxy = ctx.bash.network === undefined
       ? undefined
-      : await NetworkProxy.start(ctx.bash.network.allow);
+      : await NetworkProxy.start(ctx.bash.network.allow, ctx.bash.network);
     let session: SandboxSession;
     try {
       session = await SandboxSession.start({
@@ -210,6 +218,7 @@ export class SandboxSessions {
         path,
         startTimeoutMs: this.#startTimeoutMs,
         proxyDirectory: proxy?.directory,
+        tmpfsBytes: limits === undefined ? undefined : limits.tmpMiB * 1024 * 1024,
         wrap: limits === undefined ? undefined : withResourceLimits(limits),
       });
     } catch (error) {
@@ -230,11 +239,12 @@ export class SandboxSessions {
     return entry;
   }
 
-  // A resolved context is frozen: its key (contexts that are equal share a session) is kept.
+  // A resolved context is frozen: its key (contexts that are equal share a session, and only
+  // within one principal) is kept.
   #keyOf(ctx: ResolvedContext): string {
     let key = this.#keys.get(ctx);
     if (key === undefined) {
-      key = JSON.stringify(ctx);
+      key = JSON.stringify([this.#principal ?? null, ctx]);
       if (Object.isFrozen(ctx)) this.#keys.set(ctx, key);
     }
     return key;

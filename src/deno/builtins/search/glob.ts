@@ -7,6 +7,7 @@ import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
 import { listFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 /** The default of `glob`'s `maxResults`. */
 export const GLOB_MAX_RESULTS = 500;
@@ -62,6 +63,7 @@ export function createGlobTool(ctx: ResolvedContext, access: SearchAccess): Rout
     annotations: Object.freeze({ readOnlyHint: true, openWorldHint: false }),
     source: "builtin" as const,
     origin: "glob",
+    policySubjects: (args: Record<string, unknown>) => pathSubjects(args, { searched: true }),
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       glob(ctx, access, input.parse(args, "glob") as GlobArgs, context.signal),
   });

@@ -9,6 +9,7 @@ import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
 import { listFiles, readFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 /** The default of `grep`'s `maxResults`. */
 export const GREP_MAX_RESULTS = 100;
@@ -78,6 +79,7 @@ export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): Rout
     annotations: Object.freeze({ readOnlyHint: true, openWorldHint: false }),
     source: "builtin" as const,
     origin: "grep",
+    policySubjects: (args: Record<string, unknown>) => pathSubjects(args, { searched: true }),
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       grep(ctx, access, input.parse(args, "grep") as GrepArgs, context.signal),
   });

@@ -2,6 +2,7 @@ import { withDeadline } from "../calls/abortable.ts";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
+import type { McpOAuthClient } from "../oauth/mcp_oauth_options.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
@@ -141,12 +142,17 @@ export async function openMcpClient(
 
 function withOAuth(
   settings: OpenClientSettings,
-  config: { url: string; headers?: Record<string, string> },
+  config: { url: string; headers?: Record<string, string>; oauth?: McpOAuthClient },
 ): typeof fetch | undefined {
   const hasAuthorization = Object.keys(config.headers ?? {})
     .some((name) => name.toLowerCase() === "authorization");
   if (settings.oauth === undefined || hasAuthorization) return settings.fetch;
-  const target = { serverId: settings.serverId, userId: settings.userId, serverUrl: config.url };
+  const target = {
+    serverId: settings.serverId,
+    userId: settings.userId,
+    serverUrl: config.url,
+    ...(config.oauth === undefined ? {} : { client: config.oauth }),
+  };
   return settings.oauth.fetchFor(target, (input, init) => (settings.fetch ?? fetch)(input, init));
 }
 

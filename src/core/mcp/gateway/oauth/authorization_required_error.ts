@@ -1,7 +1,10 @@
 /**
  * A user must authorize toolroute at an MCP server's authorization server before the server can be
- * used. The message carries the authorization URL for that user (it holds no token); the host
- * shows it, and completes the flow with `gateway.completeAuthorization()` at its redirect URI.
+ * used. The message reaches the model (as a call's error or a `missing` reason), so it never holds
+ * the authorization URL: the URL is in `authorizationUrl` (and `gateway.authorizationUrls()`) for
+ * the host to hand to the person, who completes the flow at the host's redirect URI
+ * (`gateway.completeAuthorization()`). Whoever holds the URL can link their account in the user's
+ * name, so it must not reach the model, logs or anyone else.
  */
 export class AuthorizationRequiredError extends Error {
   /** The URL the user opens to authorize, or `undefined` when asking again would not help. */
@@ -10,29 +13,39 @@ export class AuthorizationRequiredError extends Error {
   readonly serverId: string;
   /** The user, for a per-user server. */
   readonly userId?: string;
+  /**
+   * Set when a global server authorizes each user and the request had no user: asking again
+   * without a user id never helps.
+   */
+  readonly perUser?: boolean;
 
   /**
    * Creates the error.
    *
    * @param serverId The server id.
-   * @param options The user, the authorization URL, or why no URL is given.
+   * @param options The user, the authorization URL, or why no URL is given; `perUser` for a
+   *   global server that authorizes each user, reached without a user.
    */
   constructor(
     serverId: string,
-    options: { userId?: string; authorizationUrl?: string; reason?: string } = {},
+    options: { userId?: string; authorizationUrl?: string; reason?: string; perUser?: boolean } =
+      {},
   ) {
     super(
-      options.authorizationUrl !== undefined
-        ? `Authorization required for MCP server "${serverId}": the user must open ${options.authorizationUrl} and allow access, then try again`
+      options.perUser === true
+        ? `MCP server "${serverId}" authorizes each user with their own account (OAuth) and this request has no user id, so it cannot act for anyone: call it as a user (a user's token with "serve --http", "--user" otherwise), or give the server a shared service account ("oauth": { "grant": "client_credentials" }, or an Authorization header)`
+        : options.authorizationUrl !== undefined
+        ? `Authorization required for MCP server "${serverId}": the user must sign in and allow access, then try again; the sign-in link goes to the user through their MCP client, it is not given here`
         : `Authorization failed for MCP server "${serverId}": ${options.reason ?? "access denied"}`,
     );
     this.name = "AuthorizationRequiredError";
     this.serverId = serverId;
     if (options.userId !== undefined) this.userId = options.userId;
     if (options.authorizationUrl !== undefined) this.authorizationUrl = options.authorizationUrl;
+    if (options.perUser === true) this.perUser = true;
   }
 
-  /** A summary without the URL, for `status()` and events. */
+  /** A short summary, for `status()` and events. */
   get summary(): string {
     return this.authorizationUrl === undefined ? this.message : "Authorization required";
   }

@@ -1,5 +1,6 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { normalise, type PendingAuthorization } from "./store_oauth_provider.ts";
+import { sha256Hex } from "./authorization_ticket.ts";
 
 /** What the redirect's checks need. */
 export interface ClaimSettings {
@@ -13,17 +14,20 @@ export interface ClaimSettings {
 
 /**
  * Checks the redirect of an authorization and uses up its `state`: the URL is the redirect URI;
+ * with `binding`, the browser brought the cookie the first hop set when it started this
+ * authorization (checked before anything is used up, so a stranger's request changes nothing);
  * the `state` is known, unexpired, unused (claimed atomically with `setIfAbsent`) and was issued
  * for this user and server; no `error`; `iss` names the authorization server that was asked (RFC
  * 9207). Throws a `TypeError` for a redirect that does not fit, an `Error` for an `error` answer.
  *
  * @param settings The store, redirect URI and state lifetime.
- * @param target The user (`""` for a global server), the server id and the redirect URL.
+ * @param target The user (`""` for a global server), the server id, the redirect URL and the
+ *   browser's binding cookie (`""` when it brought none) where the host requires one.
  * @returns The pending authorization and the code to exchange.
  */
 export async function claimCallback(
   settings: ClaimSettings,
-  target: { user: string; serverId: string; callbackUrl: string | URL },
+  target: { user: string; serverId: string; callbackUrl: string | URL; binding?: string },
 ): Promise<{ pending: PendingAuthorization; code: string; iss?: string }> {
   const { store, redirect } = settings;
   const { serverId } = target;
@@ -36,6 +40,14 @@ export async function claimCallback(
   }
   const state = url.searchParams.get("state");
   if (!state) throw fail('the callback URL has no "state"; pass the whole URL');
+  if (target.binding !== undefined) {
+    const started = await store.get<PendingAuthorization>(["oauth", "pending", state]);
+    if (started?.binding === undefined || started.binding !== await sha256Hex(target.binding)) {
+      throw fail(
+        "this browser did not start the authorization (its sign-in cookie is missing or different); nothing was linked. Open the sign-in link from your own MCP client in this browser",
+      );
+    }
+  }
   const fresh = await store.setIfAbsent(["oauth", "used", state], true, {
     expireIn: settings.stateTtlMs,
   });

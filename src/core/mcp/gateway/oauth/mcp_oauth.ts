@@ -1,22 +1,24 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { MemoryStore } from "../../../store/memory_store.ts";
-import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
+import type { McpOAuthClient, McpOAuthOptions } from "./mcp_oauth_options.ts";
 import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
 import { claimCallback } from "./claim_callback.ts";
+import { issueAuthorizationTicket, redeemAuthorizationTicket } from "./authorization_ticket.ts";
 import type { PendingAuthorization } from "./store_oauth_provider.ts";
+import { AuthorizationRequiredError } from "./authorization_required_error.ts";
 
 /** What a connection asks of the gateway's OAuth: its fetch with authorization, and secrets. */
 export interface ConnectionOAuth {
   /**
    * Wraps the fetch of one connection.
    *
-   * @param target The server id, the user and the server's URL.
+   * @param target The server id, the user, the server's URL and its configured OAuth client.
    * @param next The fetch that reaches the MCP server.
    * @returns The fetch with authorization.
    */
   fetchFor(
-    target: { serverId: string; userId?: string; serverUrl: string },
+    target: { serverId: string; userId?: string; serverUrl: string; client?: McpOAuthClient },
     next: typeof fetch,
   ): typeof fetch;
   /**
@@ -36,10 +38,14 @@ export interface ConnectionOAuth {
  * `McpOAuth` serves one gateway. Bundles that do not use it leave it out.
  *
  * A server configured without an `Authorization` header that answers `401` is reported in the
- * tool set's `missing` (and a call to it returns an error) with a message carrying the user's
- * authorization URL; the host's redirect URI hands the redirect to
+ * tool set's `missing` (and a call to it returns an error) saying the user must sign in; the
+ * text reaches the model, so it never carries the authorization URL. The host hands the URL to
+ * the person (`gateway.authorizationUrls(userId)`, or a ticket link through its own first hop,
+ * `gateway.authorizationTicket()`); its redirect URI hands the redirect to
  * `gateway.completeAuthorization(userId, serverId, callbackUrl)`, and the next request exposes
- * the server's tools.
+ * the server's tools. A global server is authorized per user too: its shared connection never
+ * signs in (unless its client is a `client_credentials` service account), each user's
+ * connection carries that user's own token.
  *
  * @example A web host connecting its users' accounts
  * ```ts ignore
@@ -51,7 +57,8 @@ export interface ConnectionOAuth {
  * gateway.addUserServer("alice", "tracker", { url: "https://tracker.example.com/mcp" });
  * const router = new ToolRouter({ gateway });
  * const toolSet = await router.expose({ mcpServers: ["tracker"], userId: "alice" });
- * // toolSet.missing[0].reason: 'Authorization required for MCP server "tracker": the user must open https://…'
+ * // toolSet.missing[0].reason: 'Authorization required for MCP server "tracker": the user must sign in…'
+ * // The app shows the person (never the model) gateway.authorizationUrls("alice")[0].authorizationUrl.
  * // Later, in the handler of /oauth/callback, for the signed-in user:
  * await gateway.completeAuthorization("alice", "tracker", request.url);
  * ```
@@ -61,6 +68,10 @@ export class McpOAuth {
   #store: KeyValueStore;
   #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
   #sessions = new Map<string, OAuthSession>();
+  /** The `oauth` clients of server configs, by server id and URL (for the code exchange). */
+  #configured = new Map<string, McpOAuthClient>();
+  /** Global servers that asked their shared connection for authorization. */
+  #perUser = new Set<string>();
   #stateTtlMs: number;
   #refreshBeforeMs: number;
   #maxScopeUpgrades: number;
@@ -112,15 +123,51 @@ export class McpOAuth {
   /**
    * Wraps the fetch of one connection with authorization.
    *
-   * @param target The server id, the user and the server's URL.
+   * @param target The server id, the user, the server's URL and the server config's `oauth`
+   *   client (before `clients[serverId]`).
    * @param next The fetch that reaches the MCP server.
    * @returns The fetch with authorization.
    */
   fetchFor(
-    target: { serverId: string; userId?: string; serverUrl: string },
+    target: { serverId: string; userId?: string; serverUrl: string; client?: McpOAuthClient },
     next: typeof fetch,
   ): typeof fetch {
-    return this.#session(target.userId, target.serverId, target.serverUrl).fetchFor(next);
+    const { serverId, userId } = target;
+    const client = target.client ?? this.#options.clients?.[serverId];
+    if (target.client !== undefined) {
+      this.#configured.set(JSON.stringify([serverId, target.serverUrl]), target.client);
+    }
+    // A global server's connection (no user) holds one shared account only when the config says
+    // so (a `client_credentials` client): a user's sign-in must never become everyone's.
+    if (userId === undefined && client?.grant !== "client_credentials") {
+      return this.#withoutUser(serverId, next);
+    }
+    return this.#session(userId, serverId, target.serverUrl, client).fetchFor(next);
+  }
+
+  /**
+   * Whether a global server answered its shared connection that it needs authorization: it is
+   * then reached through a connection per user, each with that user's own tokens.
+   *
+   * @param serverId The server id.
+   * @returns `true` once the server asked for authorization without a user.
+   */
+  authorizesPerUser(serverId: string): boolean {
+    return this.#perUser.has(serverId);
+  }
+
+  /** The shared connection's fetch: no token at all; a `401` marks the server per-user. */
+  #withoutUser(serverId: string, next: typeof fetch): typeof fetch {
+    return async (input, init) => {
+      const response = await next(input, init);
+      const bearerChallenge = response.status === 401 ||
+        (response.status === 403 &&
+          /^Bearer\b/i.test(response.headers.get("www-authenticate") ?? ""));
+      if (!bearerChallenge) return response;
+      await response.body?.cancel().catch(() => {});
+      this.#perUser.add(serverId);
+      throw new AuthorizationRequiredError(serverId, { perUser: true });
+    };
   }
 
   /**
@@ -156,20 +203,66 @@ export class McpOAuth {
    * started for this user and server), `error` and `iss` (RFC 9207), then exchanges the code.
    * Throws a `TypeError` for a callback that does not fit, an `Error` when the exchange fails.
    *
+   * With `binding`, the callback must also come from the browser that redeemed the
+   * authorization's ticket ({@linkcode McpOAuth.redeemTicket}): the cookie value it brought
+   * (`""` for none) is checked before anything is used up.
+   *
    * @param userId The user the host's session belongs to (absent for a global server).
    * @param serverId The server id.
    * @param callbackUrl The URL the authorization server redirected the user to.
+   * @param options The browser's binding cookie, where the host binds browsers.
    */
   async complete(
     userId: string | undefined,
     serverId: string,
     callbackUrl: string | URL,
+    options: { binding?: string } = {},
   ): Promise<void> {
     const { pending, code, iss } = await claimCallback(
       { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
-      { user: userId ?? "", serverId, callbackUrl },
+      {
+        user: userId ?? "",
+        serverId,
+        callbackUrl,
+        ...(options.binding === undefined ? {} : { binding: options.binding }),
+      },
     );
     await this.#session(userId, serverId, pending.serverUrl).complete(pending, code, iss);
+  }
+
+  /**
+   * A single-use ticket for the authorization a user was asked for (the newest for the server),
+   * for a link that goes through the host's first hop instead of straight to the authorization
+   * server: whoever redeems it first is the browser bound to the authorization.
+   *
+   * @param userId The user (absent for a global server with a service account).
+   * @param serverId The server id.
+   * @returns The ticket, or `undefined` when nothing waits for the user.
+   */
+  async ticket(userId: string | undefined, serverId: string): Promise<string | undefined> {
+    const url = this.waiting(userId).find((entry) => entry.serverId === serverId)
+      ?.authorizationUrl;
+    const state = url === undefined ? null : new URL(url).searchParams.get("state");
+    if (state === null) return undefined;
+    return await issueAuthorizationTicket(
+      this.#store,
+      { state, user: userId ?? "", serverId },
+      this.#stateTtlMs,
+    );
+  }
+
+  /**
+   * Redeems a ticket once: binds its authorization to a new cookie value (kept as a digest) and
+   * returns where to send the browser; `undefined` for a ticket unknown, expired or used.
+   *
+   * @param ticket The ticket.
+   * @returns The authorization URL, the cookie value, the state and who it is for.
+   */
+  async redeemTicket(ticket: string): Promise<
+    | { location: string; binding: string; state: string; user: string; serverId: string }
+    | undefined
+  > {
+    return await redeemAuthorizationTicket(this.#store, ticket, this.#stateTtlMs);
   }
 
   /**
@@ -210,7 +303,13 @@ export class McpOAuth {
     }
   }
 
-  #session(userId: string | undefined, serverId: string, serverUrl: string): OAuthSession {
+  #session(
+    userId: string | undefined,
+    serverId: string,
+    serverUrl: string,
+    client = this.#configured.get(JSON.stringify([serverId, serverUrl])) ??
+      this.#options.clients?.[serverId],
+  ): OAuthSession {
     const user = userId ?? "";
     const key = JSON.stringify([user, serverId, serverUrl]);
     let session = this.#sessions.get(key);
@@ -224,7 +323,7 @@ export class McpOAuth {
         redirectUrl: this.#redirect.href,
         clientName: this.#options.clientName ?? "toolroute",
         clientMetadataUrl: this.#options.clientMetadataUrl,
-        client: this.#options.clients?.[serverId],
+        client,
         stateTtlMs: this.#stateTtlMs,
         refreshBeforeMs: this.#refreshBeforeMs,
         maxScopeUpgrades: this.#maxScopeUpgrades,

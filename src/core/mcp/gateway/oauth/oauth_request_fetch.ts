@@ -1,4 +1,5 @@
 import { checkAllowedHost } from "../../mcp_server_config.ts";
+import { canonicalHost, isLoopbackHost, isPrivateHost } from "./private_host.ts";
 
 /** Most bytes of a metadata, registration or token response. */
 const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
@@ -57,8 +58,7 @@ export function checkOAuthUrl(
   allowedHosts: readonly string[] | undefined,
   serverUrl: URL,
 ): void {
-  const host = url.hostname.toLowerCase();
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(host))) {
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url))) {
     throw new Error(
       `Refusing authorization URL ${url.origin}: only https (or http to loopback) is allowed`,
     );
@@ -72,7 +72,9 @@ export function checkOAuthUrl(
     }
     return;
   }
-  if (isPrivate(host) && host !== serverUrl.hostname.toLowerCase()) {
+  // Compared on the parser's canonical host: `127.1`, `0177.0.0.1` and `localhost.` are not
+  // another host than the server's own, nor a public one.
+  if (isPrivateHost(url) && canonicalHost(url) !== canonicalHost(serverUrl)) {
     throw new Error(
       `Refusing authorization URL ${url.origin}: private and loopback addresses need "allowedHosts"`,
     );
@@ -86,24 +88,4 @@ function sameOrigin(location: string | null, url: URL): boolean {
   } catch {
     return false;
   }
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) ||
-    host === "[::1]";
-}
-
-function isPrivate(host: string): boolean {
-  if (isLoopback(host) || host === "0.0.0.0" || host === "[::]") return true;
-  const v4 = host.match(/^(\d+)\.(\d+)\.\d+\.\d+$/);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
-  }
-  if (host.startsWith("[")) {
-    const v6 = host.slice(1, -1);
-    return /^f[cd]/i.test(v6) || /^fe[89ab]/i.test(v6) || /^::ffff:/i.test(v6);
-  }
-  return false;
 }

@@ -27,6 +27,13 @@ export interface PendingAuthorization {
   issuer?: string;
   /** Whether the authorization server always sends `iss` in its redirect. */
   issRequired?: boolean;
+  /** The authorization URL, for a first hop that sends the browser there. */
+  authorizationUrl?: string;
+  /**
+   * The SHA-256 (hex) of the cookie the first hop set in the browser that started the
+   * authorization; a callback must bring that cookie.
+   */
+  binding?: string;
 }
 
 /** What one provider needs. */
@@ -53,7 +60,7 @@ export interface StoreOAuthProviderSettings {
 
 /**
  * The SDK's `OAuthClientProvider` for one (user, server), over a {@linkcode KeyValueStore}:
- * tokens and registrations live under `["oauth", kind, user, server, issuer]`, so they are never
+ * tokens and registrations live under `["oauth", kind, user, server id, server URL, issuer]`, so they are never
  * read for another user, server or authorization server; pending authorizations under
  * `["oauth", "pending", state]`, bound to the user and server. The SDK calls it from one flow at
  * a time (the session serialises flows).
@@ -184,6 +191,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     this.authorizationUrl = authorizationUrl;
     this.lastScope = authorizationUrl.searchParams.get("scope") ?? undefined;
     if (this.#state === undefined || this.#pending === undefined) return;
+    this.#pending.authorizationUrl = authorizationUrl.href;
     await this.#s.store.set(["oauth", "pending", this.#state], this.#pending, {
       expireIn: this.#s.stateTtlMs,
     });
@@ -210,19 +218,19 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       await this.#s.store.delete(this.#key("client", issuer));
     }
     if (scope === "all" || scope === "discovery") {
-      await this.#s.store.delete(["oauth", "discovery", this.#s.user, this.#s.serverId]);
+      await this.#s.store.delete(this.#discoveryKey);
     }
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     checkIssuer(state);
     this.#issuer = state.authorizationServerUrl;
-    await this.#s.store.set(["oauth", "discovery", this.#s.user, this.#s.serverId], state);
+    await this.#s.store.set(this.#discoveryKey, state);
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const state = await this.#s.store.get<OAuthDiscoveryState>(
-      ["oauth", "discovery", this.#s.user, this.#s.serverId],
+      this.#discoveryKey,
     );
     if (state !== undefined) this.#issuer = state.authorizationServerUrl;
     return state;
@@ -234,8 +242,17 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     return issuer === undefined ? undefined : await this.#s.store.get<T>(this.#key(kind, issuer));
   }
 
+  /**
+   * The server part of a key is its id and its URL: a user's own server and a global server
+   * of the same id are apart unless they are the same endpoint, so one of them can never be
+   * handed the other's tokens by naming the other's authorization server.
+   */
   #key(kind: "client" | "tokens", issuer: string): string[] {
-    return ["oauth", kind, this.#s.user, this.#s.serverId, normalise(issuer)];
+    return ["oauth", kind, this.#s.user, this.#s.serverId, this.#s.serverUrl, normalise(issuer)];
+  }
+
+  get #discoveryKey(): string[] {
+    return ["oauth", "discovery", this.#s.user, this.#s.serverId, this.#s.serverUrl];
   }
 }
 

@@ -120,6 +120,21 @@ export class UserConnectionPool<C extends PooledConnection> {
     await Promise.allSettled(closing);
   }
 
+  /**
+   * Closes and forgets every user's connection to one server.
+   *
+   * @param serverId The server id.
+   */
+  async removeServer(serverId: string): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, entry] of this.#entries) {
+      if (entry.serverId !== serverId) continue;
+      this.#entries.delete(key);
+      closing.push(entry.connection.close());
+    }
+    await Promise.allSettled(closing);
+  }
+
   /** Closes every connection and stops the idle timer. */
   async close(): Promise<void> {
     clearTimeout(this.#timer);

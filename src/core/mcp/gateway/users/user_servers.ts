@@ -3,6 +3,9 @@ import type { McpServerConfig } from "../../mcp_server_config.ts";
 import type { ServerConnection } from "../connection/server_connection.ts";
 import { UserConnectionPool } from "./user_connection_pool.ts";
 
+/** Prefixes the pool key of a user's connection to a global server (never a valid id start). */
+const GLOBAL_PREFIX = "\u0000global:";
+
 /** Options of {@linkcode UserServers}. */
 export interface UserServersOptions {
   /** Idle time after which a connection is closed. */
@@ -34,7 +37,8 @@ export class UserServers {
     this.#pool = new UserConnectionPool<ServerConnection>({
       idleMs: options.idleMs,
       maxConnections: options.maxConnections,
-      onClose: (userId, serverId, _connection, reason) => options.onClose(userId, serverId, reason),
+      onClose: (userId, serverId, _connection, reason) =>
+        options.onClose(userId, serverId.replace(GLOBAL_PREFIX, ""), reason),
     });
   }
 
@@ -103,6 +107,28 @@ export class UserServers {
     const config = this.#configs.get(userId)?.get(id);
     if (config === undefined) return undefined;
     return this.#pool.acquire(userId, id, () => this.#connect(id, userId, config));
+  }
+
+  /**
+   * A user's own connection to a global server that authorizes each user (OAuth): its own
+   * session and tokens, pooled with the user's servers (same limits, closed with the user's).
+   *
+   * @param userId The user.
+   * @param id The global server's id.
+   * @param config The global server's config.
+   * @returns The connection.
+   */
+  globalFor(userId: string, id: string, config: McpServerConfig): ServerConnection {
+    return this.#pool.acquire(userId, GLOBAL_PREFIX + id, () => this.#connect(id, userId, config));
+  }
+
+  /**
+   * Closes every user's connection to a global server (removed from the gateway).
+   *
+   * @param id The global server's id.
+   */
+  async removeGlobal(id: string): Promise<void> {
+    await this.#pool.removeServer(GLOBAL_PREFIX + id);
   }
 
   /**

@@ -15,10 +15,18 @@ const REDIRECT = "https://host.example.com/oauth/callback";
 /** Past half the life of a 1 s token: the next use refreshes it. */
 const halfLife = () => new Promise((resolve) => setTimeout(resolve, 600));
 
-function urlIn(text: string): string {
-  const found = text.match(/must open (\S+) and allow access/);
-  if (found === null) throw new Error(`No authorization URL in: ${text}`);
-  return found[1];
+/**
+ * The authorization URL the host hands to the user, after checking that the model-visible text
+ * of the same moment carries neither it nor its `state`.
+ */
+function urlIn(gateway: McpGateway, user: string, text: string): string {
+  const waiting = gateway.authorizationUrls(user);
+  if (waiting.length !== 1) throw new Error(`No authorization URL for ${user}`);
+  const url = waiting[0].authorizationUrl;
+  assert(!/https?:/.test(text), `a URL reached the model: ${text}`);
+  assert(!text.includes(new URL(url).searchParams.get("state")!), "the state reached the model");
+  assertStringIncludes(text, "Authorization required");
+  return url;
 }
 
 function whoamiOf(toolSet: { names: readonly string[] }): string {
@@ -42,10 +50,7 @@ function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: Memo
     assertEquals(first.names, []);
     assertStringIncludes(first.missing[0].reason, "Authorization required");
     // The same URL, structured, for a host's "Connect" link.
-    assertEquals(gateway.authorizationUrls(user), [
-      { serverId: "crm", authorizationUrl: urlIn(first.missing[0].reason) },
-    ]);
-    const callback = world.consent(urlIn(first.missing[0].reason), login);
+    const callback = world.consent(urlIn(gateway, user, first.missing[0].reason), login);
     await gateway.completeAuthorization(user, "crm", callback);
     assertEquals(gateway.authorizationUrls(user), []);
     return await router.expose({ mcpServers: ["crm"], userId: user });
@@ -82,7 +87,7 @@ Deno.test("completeAuthorization() refuses a callback of another user, a reused 
   const { gateway, router } = setup(world);
   await using _ = gateway;
   const exposed = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  const aliceCallback = world.consent(urlIn(exposed.missing[0].reason), "alice");
+  const aliceCallback = world.consent(urlIn(gateway, "alice", exposed.missing[0].reason), "alice");
   let refused = 0;
   // Bob's session cannot complete Alice's authorization (and burns the state).
   await assertRejects(
@@ -97,7 +102,7 @@ Deno.test("completeAuthorization() refuses a callback of another user, a reused 
   ).then(() => refused++);
   // A fresh authorization whose redirect names another issuer (RFC 9207 mix-up defence).
   const again = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  const mixedUp = world.consent(urlIn(again.missing[0].reason), "alice", {
+  const mixedUp = world.consent(urlIn(gateway, "alice", again.missing[0].reason), "alice", {
     iss: "https://evil.example.com",
   });
   await assertRejects(
@@ -134,7 +139,11 @@ Deno.test("a revoked refresh token asks the user again, once, without a refresh 
   assertMatch(result.text, /Authorization required for MCP server "crm"/);
   assertEquals(refreshes() - before, 1, "one refresh attempt, then the user is asked");
   // Authorizing again works.
-  await gateway.completeAuthorization("alice", "crm", world.consent(urlIn(result.text), "alice"));
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", result.text), "alice"),
+  );
   assertEquals((await alice.call(whoami, {})).text, "alice");
 });
 
@@ -147,11 +156,15 @@ Deno.test("a server that refuses even a refreshed token asks the user again afte
   const before = world.tokenRequests.length;
   const result = await alice.call(whoamiOf(alice), {});
   assert(result.isError);
-  assertMatch(result.text, /Authorization required for MCP server "crm": the user must open/);
+  assertMatch(result.text, /Authorization required for MCP server "crm": the user must sign in/);
   const refreshes = world.tokenRequests.slice(before).filter((r) => r.grant === "refresh_token");
   assertEquals(refreshes.length, 1, "one refresh, then the user is asked");
   world.refuseBearers(false);
-  await gateway.completeAuthorization("alice", "crm", world.consent(urlIn(result.text), "alice"));
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", result.text), "alice"),
+  );
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
 
@@ -165,7 +178,7 @@ Deno.test("an issuer switch never presents the old credentials to the new author
   world.switchIssuer("https://auth2.example.com");
   const result = await alice.call(whoamiOf(alice), {});
   assert(result.isError);
-  const url = urlIn(result.text);
+  const url = urlIn(gateway, "alice", result.text);
   assert(url.startsWith("https://auth2.example.com/authorize"), url);
   assert(!oldClients.includes(new URL(url).searchParams.get("client_id")!));
   const toNew = world.tokenRequests.filter((r) => r.issuer === "https://auth2.example.com");
@@ -276,4 +289,137 @@ Deno.test("new McpOAuth() checks its options, and one McpOAuth serves one gatewa
     "must be a McpOAuth",
   );
   await first.close();
+});
+
+Deno.test("a global server behind OAuth is authorized per user: after Alice signs in, Bob's calls never carry her token", async () => {
+  const world = createOAuthWorld();
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const expose = (userId?: string) => router.expose({ mcpServers: ["crm"], userId });
+  // The attack: Alice signs in first, on the global server.
+  const asked = await expose("alice");
+  const callback = world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice");
+  await gateway.completeAuthorization("alice", "crm", callback);
+  const alice = await expose("alice");
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+  const aliceTokens = world.issued.filter((t) => t.startsWith("at-alice-"));
+  assertEquals(aliceTokens.length, 1, "Alice's sign-in completed: the attack's first half ran");
+  // Bob, on the same global server, is asked to sign in himself; nothing of his carries hers.
+  const sentBefore = world.bearers.length;
+  const bob = await expose("bob");
+  assertEquals(bob.names, []);
+  urlIn(gateway, "bob", bob.missing[0].reason);
+  assert(world.requests.length > 0);
+  assertEquals(world.bearers.slice(sentBefore).filter((t) => aliceTokens.includes(t)), []);
+  // Bob signs in with his own account; each call carries its caller's token.
+  await gateway.completeAuthorization(
+    "bob",
+    "crm",
+    world.consent(gateway.authorizationUrls("bob")[0].authorizationUrl, "bob"),
+  );
+  const bobs = await expose("bob");
+  assertEquals((await bobs.call(whoamiOf(bobs), {})).text, "bob");
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+  // No user id: a clear refusal, and no authorization is started for "everyone".
+  const anonymous = await expose();
+  assertEquals(anonymous.names, []);
+  assertStringIncludes(anonymous.missing[0].reason, "authorizes each user");
+  assertEquals(gateway.authorizationUrls(), []);
+});
+
+Deno.test("a global server with a client_credentials client shares one service account, explicitly", async () => {
+  const world = createOAuthWorld({ clientCredentials: { "svc-id": "svc" } });
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({
+      redirectUrl: REDIRECT,
+      clients: {
+        crm: { clientId: "svc-id", clientSecret: "svc-secret", grant: "client_credentials" },
+      },
+    }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const results: string[] = [];
+  for (const userId of ["alice", "bob", undefined]) {
+    const toolSet = await router.expose({ mcpServers: ["crm"], userId });
+    assertEquals(toolSet.missing, []);
+    results.push((await toolSet.call(whoamiOf(toolSet), {})).text);
+  }
+  assertEquals(results, ["svc", "svc", "svc"]);
+  assertEquals(world.tokenRequests.map((r) => r.grant), ["client_credentials"]);
+  assertEquals(gateway.authorizationUrls("alice"), []);
+});
+
+Deno.test("a user's own server with a global server's id never gets the user's token for the global one", async () => {
+  const world = createOAuthWorld();
+  // A server of Alice's own config, at another URL, naming the global server's authorization
+  // server in its metadata.
+  const evil = createOAuthWorld({
+    resource: "https://evil.example.com",
+    issuers: ["https://auth.example.com"],
+  });
+  const fetch =
+    ((input: string | URL | Request, init?: RequestInit) =>
+      new URL(input instanceof Request ? input.url : input).origin === "https://evil.example.com"
+        ? evil.fetch(input, init)
+        : world.fetch(input, init)) as typeof globalThis.fetch;
+  const gateway = new McpGateway({
+    fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+  );
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
+  const aliceTokens = world.issued.filter((t) => t.startsWith("at-alice-"));
+  // Alice's own server of the same id, at the other URL, is reached (the attack ran)...
+  gateway.addUserServer("alice", "crm", { url: evil.mcpUrl });
+  await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assert(evil.requests.some((url) => url.startsWith("https://evil.example.com/mcp")));
+  // ...and carries none of her tokens for the global one.
+  assertEquals(evil.bearers.filter((t) => aliceTokens.includes(t)), []);
+});
+
+Deno.test("a ticket's first hop binds the browser: a callback without its cookie is refused before anything is used up", async () => {
+  const world = createOAuthWorld();
+  const { gateway, router } = setup(world);
+  await using _ = gateway;
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  urlIn(gateway, "alice", asked.missing[0].reason);
+  const ticket = (await gateway.authorizationTicket("alice", "crm"))!;
+  const hop = (await gateway.redeemAuthorizationTicket(ticket))!;
+  assertEquals([hop.user, hop.serverId], ["alice", "crm"]);
+  assertEquals(await gateway.redeemAuthorizationTicket(ticket), undefined, "single-use");
+  // The leaked URL, opened by someone else, comes back without the cookie, or with a guess.
+  const leaked = world.consent(hop.location, "mallory");
+  for (const binding of ["", "a-guess"]) {
+    await assertRejects(
+      () => gateway.completeAuthorization("alice", "crm", leaked, { binding }),
+      TypeError,
+      "this browser did not start the authorization",
+    );
+  }
+  assertEquals(world.tokenRequests, [], "no code was exchanged");
+  // The browser that redeemed the ticket completes it: the state was not used up.
+  const own = world.consent(hop.location, "alice");
+  await gateway.completeAuthorization("alice", "crm", own, { binding: hop.binding });
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });

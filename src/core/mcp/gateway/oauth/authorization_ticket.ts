@@ -1,0 +1,110 @@
+import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import type { PendingAuthorization } from "./store_oauth_provider.ts";
+
+/** What a ticket stands for, under `["oauth", "ticket", sha256(ticket)]`. */
+interface TicketRecord {
+  /** The `state` of the pending authorization. */
+  state: string;
+  /** The user (`""` for none). */
+  user: string;
+  /** The server id. */
+  serverId: string;
+}
+
+/** A redeemed ticket: where to send the browser, and the cookie that binds it. */
+export interface RedeemedTicket {
+  /** The authorization server's URL for this authorization. */
+  location: string;
+  /** The value of the binding cookie to set (its digest is kept with the pending state). */
+  binding: string;
+  /** The `state` of the authorization (names the cookie). */
+  state: string;
+  /** The user (`""` for none). */
+  user: string;
+  /** The server id. */
+  serverId: string;
+}
+
+/**
+ * Issues a single-use ticket for a pending authorization: the link a person opens carries the
+ * ticket, never the authorization URL, so the first browser to redeem it is the one bound to the
+ * authorization. Only the ticket's digest is stored.
+ *
+ * @param store The store of pending authorizations.
+ * @param target The pending authorization's `state`, user and server.
+ * @param ttlMs How long the ticket can be redeemed.
+ * @returns The ticket.
+ */
+export async function issueAuthorizationTicket(
+  store: KeyValueStore,
+  target: TicketRecord,
+  ttlMs: number,
+): Promise<string> {
+  const ticket = randomToken();
+  const record: TicketRecord = {
+    state: target.state,
+    user: target.user,
+    serverId: target.serverId,
+  };
+  await store.set(["oauth", "ticket", await sha256Hex(ticket)], record, { expireIn: ttlMs });
+  return ticket;
+}
+
+/**
+ * Redeems a ticket once (claimed atomically): binds its pending authorization to a fresh random
+ * cookie value, stored as a digest with the pending state, and returns where to send the browser.
+ * `undefined` for a ticket that is unknown, expired or used, or whose authorization is gone.
+ *
+ * @param store The store of pending authorizations.
+ * @param ticket The ticket from the link.
+ * @param ttlMs How long the binding lasts (the pending authorization's lifetime).
+ * @returns The redirect and the cookie value, or `undefined`.
+ */
+export async function redeemAuthorizationTicket(
+  store: KeyValueStore,
+  ticket: string,
+  ttlMs: number,
+): Promise<RedeemedTicket | undefined> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(ticket)) return undefined;
+  const digest = await sha256Hex(ticket);
+  const fresh = await store.setIfAbsent(["oauth", "ticket-used", digest], true, {
+    expireIn: ttlMs,
+  });
+  if (!fresh) return undefined;
+  const record = await store.get<TicketRecord>(["oauth", "ticket", digest]);
+  await store.delete(["oauth", "ticket", digest]);
+  if (record === undefined) return undefined;
+  const key = ["oauth", "pending", record.state];
+  const pending = await store.get<PendingAuthorization>(key);
+  if (pending === undefined || pending.authorizationUrl === undefined) return undefined;
+  if (pending.user !== record.user || pending.serverId !== record.serverId) return undefined;
+  // A pending authorization is bound once: a second ticket for it cannot move it elsewhere.
+  if (pending.binding !== undefined) return undefined;
+  const binding = randomToken();
+  await store.set(key, { ...pending, binding: await sha256Hex(binding) }, { expireIn: ttlMs });
+  return {
+    location: pending.authorizationUrl,
+    binding,
+    state: record.state,
+    user: record.user,
+    serverId: record.serverId,
+  };
+}
+
+/**
+ * A SHA-256 hex digest (Web Crypto).
+ *
+ * @param text The text.
+ * @returns Its digest in hex.
+ */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** 32 random bytes, base64url. */
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
