@@ -1,6 +1,7 @@
 import { assertEquals } from "@std/assert";
 import { z } from "zod";
-import { defineTool, McpGateway, type McpTransport, ToolRouter } from "../../mod.ts";
+import { defineTool, ToolRouter } from "../../mod.ts";
+import { McpGateway, type McpTransport } from "../../src/core/mcp/mod.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const readFile = defineTool({

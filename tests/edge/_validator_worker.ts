@@ -9,7 +9,8 @@
  * @module
  */
 
-import { cfWorkerJsonSchemaValidator, McpGateway, ToolRouter } from "../../mod.ts";
+import { ToolRouter } from "../../mod.ts";
+import { cfWorkerJsonSchemaValidator, McpGateway } from "../../src/core/mcp/mod.ts";
 import { McpServer } from "@modelcontextprotocol/server";
 // The SDK's ajv validator by name (toolroute's default is the SDK's runtime one, cfworker here).
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";

@@ -14,7 +14,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { defineTool, mcpHttpHandler, ToolRouter } from "../../mod.ts";
+import { defineTool, ToolRouter } from "../../mod.ts";
+import { mcpHttpHandler } from "../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../src/deno/mcp/deno_gateway.ts";
 import { z } from "zod";
 

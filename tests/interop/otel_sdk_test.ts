@@ -13,7 +13,8 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
-import { defineTool, McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../mod.ts";
+import { defineTool, ToolRouter } from "../../mod.ts";
+import { McpGateway, type McpTransport, ToolSetServer } from "../../src/core/mcp/mod.ts";
 import { Client } from "../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 

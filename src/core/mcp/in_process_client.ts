@@ -1,4 +1,4 @@
-import type { McpTool } from "./mcp_sdk.ts";
+import type { McpTool } from "./mcp_sdk_types.ts";
 import type { McpCallRequestOptions, McpToolCaller } from "./mcp_call.ts";
 import { McpErrorCode, McpRpcError } from "./mcp_error_code.ts";
 import type {

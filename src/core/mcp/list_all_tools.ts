@@ -1,4 +1,4 @@
-import type { Client, McpTool } from "./mcp_sdk.ts";
+import type { Client, McpTool } from "./mcp_sdk_types.ts";
 
 /** What listing needs of a client: the SDK's `Client`, or the in-process client of a mount. */
 export interface McpToolLister {

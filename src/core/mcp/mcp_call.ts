@@ -4,7 +4,7 @@ import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
 import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
-import type { CallToolResult, McpTool } from "./mcp_sdk.ts";
+import type { CallToolResult, McpTool } from "./mcp_sdk_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
 
 /** What a tool call needs of a client: the SDK's `Client`, or the in-process client of a mount. */

@@ -1,7 +1,7 @@
 /**
- * The one module that imports the MCP SDK (`@modelcontextprotocol/client` and
- * `@modelcontextprotocol/server` 2.x). `tests/core/mcp/mcp_sdk_test.ts` fails if any export
- * types as `any`.
+ * The one module that imports the MCP SDK's code (`@modelcontextprotocol/client` and
+ * `@modelcontextprotocol/server` 2.x; `mcp_sdk_types.ts` holds the few types that code without the
+ * SDK at run time names). `tests/core/mcp/mcp_sdk_test.ts` fails if any export types as `any`.
  *
  * Only web-standard parts are here (no stdio, no Node.js HTTP). The client and the server package
  * each carry their own copy of the shared protocol code; their error classes match across the

@@ -6,7 +6,8 @@
  * @module
  */
 import { assert, assertEquals } from "@std/assert";
-import { type Policy, type PolicyAction, ToolSetServer } from "../../../mod.ts";
+import type { Policy, PolicyAction } from "../../../mod.ts";
+import { ToolSetServer } from "../../../src/core/mcp/mod.ts";
 import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter } from "./_policy_fixture.ts";

@@ -4,7 +4,7 @@ import { buildRouter, checkUser, describeMissing } from "../../../src/deno/cli/b
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { ToolSetServer } from "../../../mod.ts";
+import { ToolSetServer } from "../../../src/core/mcp/mod.ts";
 import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 

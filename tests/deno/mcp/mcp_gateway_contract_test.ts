@@ -1,5 +1,6 @@
-import { McpGateway, ToolRouter } from "../../../mod.ts";
-import { type McpServer } from "@modelcontextprotocol/server";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
+import type { McpServer } from "@modelcontextprotocol/server";
 import {
   type ContractTools,
   contractTools,

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertLess, assertMatch } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { spawnMcpTestServer, startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { z } from "zod";
 

@@ -39,7 +39,8 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  *
  * @example A global server and a user's server (HTTP)
  * ```ts ignore
- * import { McpGateway, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { McpGateway } from "@toolroute/toolroute/mcp";
  *
  * await using gateway = new McpGateway({
  *   servers: { docs: { url: "https://docs.example.com/mcp" } },
@@ -56,7 +57,8 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  *
  * @example Route to an SDK server through a transport factory (in memory)
  * ```ts
- * import { McpGateway, type McpTransport, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { McpGateway, type McpTransport } from "@toolroute/toolroute/mcp";
  * import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";

@@ -56,7 +56,8 @@ export interface ToolSetServerOptions {
  *
  * @example Serve a tool set to an in-process MCP client
  * ```ts
- * import { defineTool, ToolRouter, ToolSetServer } from "@toolroute/toolroute";
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolSetServer } from "@toolroute/toolroute/mcp";
  * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";

@@ -1,12 +1,11 @@
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
 import { z } from "zod";
+import { type McpJsonSchemaValidation, ToolRouter } from "../../../../mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,
-  type McpJsonSchemaValidation,
   type McpTransport,
-  ToolRouter,
-} from "../../../../mod.ts";
+} from "../../../../src/core/mcp/mod.ts";
 import { Server } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import { mcpHttpHandler, ToolSetServer } from "../../../../mod.ts";
+import { mcpHttpHandler, ToolSetServer } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter, ran } from "../../policy/_policy_fixture.ts";

@@ -1,6 +1,7 @@
 import { assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { z } from "zod";
-import { defineTool, type McpHttpHandler, mcpHttpHandler, ToolRouter } from "../../../../mod.ts";
+import { defineTool, ToolRouter } from "../../../../mod.ts";
+import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 
 const whoami = defineTool({

@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
-import { McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../../../mod.ts";
+import { ToolRouter } from "../../../../mod.ts";
+import { McpGateway, type McpTransport, ToolSetServer } from "../../../../src/core/mcp/mod.ts";
 import { Client } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 

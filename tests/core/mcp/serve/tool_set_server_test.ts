@@ -1,6 +1,7 @@
 import { assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import { defineTool, ToolRouter, type ToolSet, ToolSetServer } from "../../../../mod.ts";
+import { defineTool, ToolRouter, type ToolSet } from "../../../../mod.ts";
+import { ToolSetServer } from "../../../../src/core/mcp/mod.ts";
 import { Client } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 

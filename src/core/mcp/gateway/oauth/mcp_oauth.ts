@@ -49,7 +49,8 @@ export interface ConnectionOAuth {
  *
  * @example A web host connecting its users' accounts
  * ```ts ignore
- * import { McpGateway, McpOAuth, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { McpGateway, McpOAuth } from "@toolroute/toolroute/mcp";
  *
  * const gateway = new McpGateway({
  *   oauth: new McpOAuth({ redirectUrl: "https://app.example.com/oauth/callback" }),

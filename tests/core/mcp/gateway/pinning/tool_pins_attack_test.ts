@@ -1,12 +1,12 @@
 // Attacks on per-user pins of a global server: user ids crafted to collide with another user's
 // or the server-wide pin (separators, NUL, empty), and a tool set replayed by another user.
 import { assert, assertEquals, assertRejects } from "@std/assert";
+import { ToolRouter } from "../../../../../mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,
   type McpTransport,
-  ToolRouter,
-} from "../../../../../mod.ts";
+} from "../../../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";

@@ -1,10 +1,10 @@
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
+import { ToolRouter } from "../../../../../mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,
   type McpTransport,
-  ToolRouter,
-} from "../../../../../mod.ts";
+} from "../../../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { ToolPins } from "../../../../../src/core/mcp/gateway/pinning/tool_pins.ts";
 import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";

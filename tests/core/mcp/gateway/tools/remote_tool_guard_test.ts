@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
-import { McpGateway, type McpTransport, ToolRouter } from "../../../../../mod.ts";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway, type McpTransport } from "../../../../../src/core/mcp/mod.ts";
 import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { guardRemoteTools } from "../../../../../src/core/mcp/gateway/tools/remote_tool_guard.ts";

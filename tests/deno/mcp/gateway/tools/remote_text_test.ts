@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../../../mod.ts";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway } from "../../../../../src/core/mcp/mod.ts";
 import { startMcpTestServer } from "../../../../_helpers/mcp_test_server.ts";
 
 const RAW = ["\x1b", "\x07", "\u202E", "\u2066", "\u2069", "\x85"];
