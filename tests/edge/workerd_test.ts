@@ -23,7 +23,13 @@ import { forecastTools } from "./_forecast_tools.ts";
 import { codeOfInputs } from "./_source_map.ts";
 import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
 
-const BUNDLE_BUDGET_BYTES = 170 * 1024;
+/**
+ * Raised from 170 KB with the move to the MCP SDK 2.x (issue 26 mandates it): its client and
+ * server packages each ship their own copy of the protocol core, and the example uses both (the
+ * gateway and `mcpHttpHandler`): 184.9 KB measured, plus 3 %. A worker with function tools only
+ * stays far below (its own test), and toolroute's own-code ceiling below is unchanged.
+ */
+const BUNDLE_BUDGET_BYTES = 190.5 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
@@ -91,7 +97,7 @@ Deno.test("deno task bundle:edge bundles the worker with no node: import and not
   assertEquals((await moduleGraph("examples/edge_worker.ts")).filter(outside), []);
 });
 
-Deno.test("the edge bundle stays under 170 KB gzipped; toolroute's own share is measured", async () => {
+Deno.test("the edge bundle stays under 190.5 KB gzipped; toolroute's own share is measured", async () => {
   const { code, map } = await edgeWorker();
   const worker = await gzipSize(code);
   // toolroute's code as it sits in the edge bundle: what the source map attributes to src/.
@@ -100,11 +106,16 @@ Deno.test("the edge bundle stays under 170 KB gzipped; toolroute's own share is 
   const core = await gzipSize((await bundle("mod.ts", "dist/core.js", await npmExternals())).code);
   const target = own < OWN_CODE_TARGET_BYTES ? "within" : "over";
   console.log(
-    `edge bundle ${kb(worker)} gzipped (budget 170 KB); toolroute's own code in it ${
-      kb(own)
-    } (${target} the 15 KB target); all of mod.ts ${kb(core)}`,
+    `edge bundle ${kb(worker)} gzipped (budget ${
+      kb(BUNDLE_BUDGET_BYTES)
+    }); toolroute's own code in it ${kb(own)} (${target} the 15 KB target); all of mod.ts ${
+      kb(core)
+    }`,
   );
-  assert(worker < BUNDLE_BUDGET_BYTES, `the edge bundle is ${kb(worker)} gzipped, over 170 KB`);
+  assert(
+    worker < BUNDLE_BUDGET_BYTES,
+    `the edge bundle is ${kb(worker)} gzipped, over ${kb(BUNDLE_BUDGET_BYTES)}`,
+  );
   assert(own < OWN_CODE_CEILING_BYTES, `toolroute's own code is ${kb(own)} gzipped: a dependency?`);
   assert(own > 5 * 1024, `only ${kb(own)} attributed to src/: the source map changed its paths?`);
 });
