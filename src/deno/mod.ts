@@ -119,4 +119,5 @@ export { MemoryStore } from "../core/store/memory_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";
 export type { AuditDecision, AuditRecord, AuditSink } from "../core/audit_sink.ts";
+export type { ApprovalOutcome } from "../core/policy_types.ts";
 export type { ErrorCode } from "../core/tool_error.ts";
