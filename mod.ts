@@ -1,8 +1,10 @@
 /**
  * toolroute: a permission-aware tool router for LLM agents.
  *
- * This is the portable core: web-standard only, so it runs on Deno and on edge runtimes.
- * Built-in tools, permission mapping, stdio MCP and config files live in the `./deno` entry.
+ * This is the host API, web-standard only, so it runs on Deno and on edge runtimes: the router,
+ * tool sets, definitions, results, errors, policy, stores and audit types. It brings no MCP SDK.
+ * The MCP gateway, OAuth, pinning and serving over MCP live in the `./mcp` entry; built-in tools,
+ * permission mapping, stdio MCP and config files in the `./deno` entry.
  *
  * @example Route a model's tool call
  * ```ts
@@ -37,19 +39,14 @@ export { ToolRouter } from "./src/core/tool_router.ts";
 export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
 export type { ToolSelection } from "./src/core/tool_selection.ts";
 export { ToolSet } from "./src/core/tool_set.ts";
-export type { DeferSetting, ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
+export type { ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
 export type {
   CallOptions,
   CallSettings,
   ToolCallEvent,
   ToolCallResult,
 } from "./src/core/tool_call_types.ts";
-export type {
-  AnthropicTool,
-  AnthropicToolSearchTool,
-  McpToolDescription,
-  OpenAITool,
-} from "./src/core/tool_formats.ts";
+export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
 export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
 export type {
   ToolContent,
@@ -94,53 +91,18 @@ export type {
   ToolProgress,
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
+// The router's own option (mounted services' structured output) names these; ./mcp has the rest.
+export type {
+  McpJsonSchemaValidation,
+  McpJsonSchemaValidator,
+} from "./src/core/mcp/mcp_transport.ts";
 export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
-export { ToolSetServer } from "./src/core/mcp/serve/tool_set_server.ts";
-export type {
-  ToolSetProvider,
-  ToolSetRequest,
-  ToolSetServerOptions,
-} from "./src/core/mcp/serve/tool_set_server.ts";
-export { mcpHttpHandler } from "./src/core/mcp/serve/mcp_http_handler.ts";
-export type {
-  McpHttpHandler,
-  McpHttpHandlerOptions,
-} from "./src/core/mcp/serve/mcp_http_handler.ts";
-export { cfWorkerJsonSchemaValidator } from "./src/core/mcp/cfworker_validator.ts";
-export type { CfWorkerValidatorOptions } from "./src/core/mcp/cfworker_validator.ts";
-export { McpGateway } from "./src/core/mcp/gateway/mcp_gateway.ts";
-export { AuthorizationRequiredError } from "./src/core/mcp/gateway/oauth/authorization_required_error.ts";
-export { McpOAuth } from "./src/core/mcp/gateway/oauth/mcp_oauth.ts";
 export { MemoryStore } from "./src/core/store/memory_store.ts";
 export type {
   KeyValueEntry,
   KeyValueSetOptions,
   KeyValueStore,
 } from "./src/core/store/key_value_store.ts";
-export type { McpOAuthClient } from "./src/core/mcp/mcp_server_config.ts";
-export type { McpOAuthOptions } from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
-export type {
-  McpConnectionState,
-  McpElicitationRequest,
-  McpElicitationResult,
-  McpGatewayEvent,
-  McpGatewayOptions,
-  McpReconnectOptions,
-  McpServerStatus,
-} from "./src/core/mcp/gateway/mcp_gateway_types.ts";
-export type {
-  McpHttpServerConfig,
-  McpServerConfig,
-  McpStdioServerConfig,
-} from "./src/core/mcp/mcp_server_config.ts";
-export type {
-  McpJsonRpcMessage,
-  McpJsonSchemaValidation,
-  McpJsonSchemaValidator,
-  McpTransport,
-  McpTransportFactory,
-  McpTransportRequest,
-} from "./src/core/mcp/mcp_transport.ts";
 export type {
   ApprovalAnswer,
   ApprovalHandler,
@@ -152,5 +114,4 @@ export type {
   PolicyAction,
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
-export type { PinningOptions, PinStore, ToolPin } from "./src/core/mcp/gateway/pin_store.ts";
 export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

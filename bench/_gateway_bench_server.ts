@@ -34,7 +34,7 @@ const servers = await Promise.all(
         for (let i = 5; i < toolCount; i++) {
           server.registerTool(`tool_${i}`, {
             description: `Filler tool ${i}`,
-            inputSchema: { value: z.string() },
+            inputSchema: z.object({ value: z.string() }),
           }, ({ value }) => ({ content: [{ type: "text", text: value }] }));
         }
       },

@@ -9,13 +9,14 @@
  */
 
 import { z } from "zod";
-import { McpServer, WebStandardStreamableHTTPServerTransport } from "../src/core/mcp/mcp_sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
   const mcp = new McpServer({ name: "stateless", version: "1.0.0" });
   mcp.registerTool("echo", {
     description: "Echoes text",
-    inputSchema: { text: z.string() },
+    inputSchema: z.object({ text: z.string() }),
   }, ({ text }) => ({ content: [{ type: "text", text }] }));
   mcp.registerTool("whoami", { description: "The caller's authorization header" }, () => ({
     content: [{ type: "text", text: request.headers.get("authorization") ?? "" }],

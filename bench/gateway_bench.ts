@@ -22,7 +22,8 @@ import { createMCPClient } from "npm:@ai-sdk/mcp@2.0.99";
 // deno-lint-ignore no-import-prefix
 import { MultiServerMCPClient } from "npm:@langchain/mcp-adapters@1.1.4";
 import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
-import { McpGateway, ToolRouter } from "../mod.ts";
+import { ToolRouter } from "../mod.ts";
+import { McpGateway } from "../src/core/mcp/mod.ts";
 
 /** Starts the bench servers in a child process; closing its stdin stops it. */
 async function startServers(servers: number, tools: number, delay = 0): Promise<string[]> {

@@ -58,7 +58,8 @@ import { createMCPClient } from "npm:@ai-sdk/mcp@2.0.99";
 // deno-lint-ignore no-import-prefix
 import { MultiServerMCPClient } from "npm:@langchain/mcp-adapters@1.1.4";
 import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
-import { McpGateway, ToolRouter } from "../mod.ts";
+import { ToolRouter } from "../mod.ts";
+import { McpGateway } from "../src/core/mcp/mod.ts";
 
 const rounds = Number(Deno.args.find((arg) => !arg.startsWith("--")) ?? 1000);
 const progressCandidate = Deno.args.includes("--progress-candidate");
@@ -111,7 +112,7 @@ async function clientsOf(url: string) {
     ...(progressCandidate
       ? {
         "raw SDK, progress extends deadline": () =>
-          raw.callTool({ name: "echo", arguments: { text: "hi" } }, undefined, {
+          raw.callTool({ name: "echo", arguments: { text: "hi" } }, {
             onprogress: () => {},
             resetTimeoutOnProgress: true,
             timeout: 60_000,

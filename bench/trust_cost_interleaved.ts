@@ -18,7 +18,8 @@
  * @module
  */
 
-import { McpGateway, ToolRouter } from "../mod.ts";
+import { ToolRouter } from "../mod.ts";
+import { McpGateway } from "../src/core/mcp/mod.ts";
 import { FileAuditSink, SqliteStore } from "../src/deno/mod.ts";
 
 const rounds = Number(Deno.args[0] ?? 1000);

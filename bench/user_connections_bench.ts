@@ -10,7 +10,8 @@
  */
 
 import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
-import { McpGateway, ToolRouter } from "../mod.ts";
+import { ToolRouter } from "../mod.ts";
+import { McpGateway } from "../src/core/mcp/mod.ts";
 
 const self = new URL(import.meta.url).pathname;
 type Side = "toolroute" | "raw";

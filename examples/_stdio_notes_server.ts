@@ -5,10 +5,8 @@
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
 const notes: string[] = [];
@@ -16,16 +14,16 @@ const server = new McpServer({ name: "notes", version: "1.0.0" });
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 server.registerTool("note", {
   description: "Keeps a note",
-  inputSchema: { text: z.string() },
+  inputSchema: z.object({ text: z.string() }),
 }, ({ text: note }) => text(`noted #${notes.push(note)} (pid ${Deno.pid})`));
 server.registerTool(
   "notes",
-  { description: "Lists the notes", inputSchema: {} },
+  { description: "Lists the notes", inputSchema: z.object({}) },
   () => text(notes.join("\n") || "(none)"),
 );
 server.registerTool("peek", {
   description: "Reads a file",
-  inputSchema: { path: z.string() },
+  inputSchema: z.object({ path: z.string() }),
 }, ({ path }) => {
   try {
     return text(Deno.readTextFileSync(path));
@@ -33,7 +31,7 @@ server.registerTool("peek", {
     return text(`cannot read ${path}: ${(error as Error).name}`);
   }
 });
-server.registerTool("crash", { description: "Exits mid-call", inputSchema: {} }, () => {
+server.registerTool("crash", { description: "Exits mid-call", inputSchema: z.object({}) }, () => {
   setTimeout(() => Deno.exit(1), 10);
   return new Promise(() => {});
 });

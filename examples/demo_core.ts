@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { defineMcpService, defineTool, ToolRouter, type ToolSelection } from "../mod.ts";
-import { McpServer } from "../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { table } from "./_table.ts";
 
 /** Runs the core demo, printing its tables. */
@@ -42,7 +42,7 @@ export async function demoCore(print: (line: string) => void): Promise<void> {
   const clock = new McpServer({ name: "clock", version: "1.0.0" });
   clock.registerTool("now", {
     description: "The current time in a zone",
-    inputSchema: { zone: z.string() },
+    inputSchema: z.object({ zone: z.string() }),
   }, ({ zone }) => ({
     content: [{ type: "text", text: `12:00 in ${zone}` }],
   }));

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { defineTool, mcpHttpHandler, ToolRouter } from "@toolroute/toolroute";
+import { defineTool, ToolRouter } from "@toolroute/toolroute";
+import { mcpHttpHandler } from "@toolroute/toolroute/mcp";
 import * as z from "zod";
 import { createEdgeEndpoint } from "./edge_worker.ts";
 

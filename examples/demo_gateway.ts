@@ -7,7 +7,8 @@
  * Needs `allow-net` for 127.0.0.1 only.
  */
 import { z } from "zod";
-import { defineTool, McpGateway, mcpHttpHandler, ToolRouter } from "../mod.ts";
+import { defineTool, ToolRouter } from "../mod.ts";
+import { McpGateway, mcpHttpHandler } from "../src/core/mcp/mod.ts";
 import { table } from "./_table.ts";
 
 /** Serves function tools over MCP Streamable HTTP on a free loopback port. */

@@ -17,15 +17,8 @@
  * @module
  */
 
-import {
-  cfWorkerJsonSchemaValidator,
-  defineMcpService,
-  defineTool,
-  McpGateway,
-  mcpHttpHandler,
-  ToolRouter,
-  type ToolSelection,
-} from "@toolroute/toolroute";
+import { defineMcpService, defineTool, ToolRouter, type ToolSelection } from "@toolroute/toolroute";
+import { cfWorkerJsonSchemaValidator, McpGateway, mcpHttpHandler } from "@toolroute/toolroute/mcp";
 // A namespace import lets the bundler keep only the zod it needs (`{ z }` keeps all of it).
 import * as z from "zod";
 

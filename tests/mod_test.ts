@@ -44,6 +44,25 @@ Deno.test("mod.ts reaches no node: module and no file under src/deno", async () 
   assertEquals(offending.map((m) => m.specifier), []);
 });
 
+Deno.test("mod.ts reaches no MCP SDK: the gateway, OAuth and serving are the ./mcp entry's", async () => {
+  const sdk = (m: GraphModule) =>
+    m.specifier.includes("@modelcontextprotocol/") || m.specifier.endsWith("/mcp_sdk.ts");
+  // The check sees the SDK where it is: the MCP entry reaches the one module that imports it.
+  const mcp = await moduleGraph("src/core/mcp/mod.ts");
+  assert(mcp.some((m) => m.specifier.endsWith("/src/core/mcp/mcp_sdk.ts")), "./mcp has the SDK");
+  assertEquals(
+    mcp.filter((m) =>
+      m.specifier.startsWith("node:") ||
+      (m.specifier.startsWith("file:") &&
+        relative(root, fromFileUrl(m.specifier)).startsWith("src/deno/"))
+    ).map((m) => m.specifier),
+    [],
+  );
+  // Type-only imports of the SDK's protocol types (mcp_sdk_types.ts) bundle nothing.
+  const code = (await moduleGraph("mod.ts")).filter((m) => m.specifier.startsWith("file:"));
+  assertEquals(code.filter(sdk).map((m) => m.specifier), []);
+});
+
 Deno.test("the core sources never name Deno, process or node: modules", async () => {
   const pattern =
     /\bDeno\.|(?<![\w-])process\.(?:env|exit|argv|cwd|platform|on|std|pid|kill|version)|from\s+["']node:|import\(["']node:|require\(/;

@@ -10,11 +10,7 @@
  *
  * @module
  */
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  Server,
-} from "../../src/core/mcp/mcp_sdk.ts";
+import { type CallToolResult, type ListToolsResult, Server } from "../../src/core/mcp/mcp_sdk.ts";
 import { DenoStdioServerTransport } from "../../src/deno/mcp/stdio_server_transport.ts";
 
 /** A 1×1 red PNG. */
@@ -136,13 +132,13 @@ const ENUMS_FORM = {
   },
 };
 
-const text = (value: string) => ({ content: [{ type: "text", text: value }] });
+const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 const server = new Server({ name: "conformance-fixtures", version: "1.0.0" }, {
   capabilities: { tools: {}, logging: {} },
 });
-server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
-server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+server.setRequestHandler("tools/list", () => ({ tools: TOOLS }) as ListToolsResult);
+server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
   const args = (request.params.arguments ?? {}) as Record<string, unknown>;
   const log = (data: string) => server.sendLoggingMessage({ level: "info", data });
   switch (request.params.name) {
@@ -191,7 +187,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const token = request.params._meta?.progressToken;
       for (const progress of [0, 50, 100]) {
         if (token !== undefined) {
-          await extra.sendNotification({
+          await extra.mcpReq.notify({
             method: "notifications/progress",
             params: { progressToken: token, progress, total: 100 },
           });

@@ -15,10 +15,10 @@
 
 import {
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  McpServer,
+  parseJSONRPCMessage,
   type Transport,
 } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 const encoder = new TextEncoder();
@@ -43,7 +43,7 @@ class DenoStdioServerTransport implements Transport {
         const line = buffer.slice(0, index);
         buffer = buffer.slice(index + 1);
         if (line.trim() === "") continue;
-        this.onmessage?.(JSONRPCMessageSchema.parse(JSON.parse(line)) as JSONRPCMessage);
+        this.onmessage?.(parseJSONRPCMessage(JSON.parse(line)) as JSONRPCMessage);
       }
     }
     this.onclose?.();
@@ -70,31 +70,31 @@ const text = (value: string) => ({ content: [{ type: "text" as const, text: valu
 
 server.registerTool(
   "echo",
-  { description: "Echoes text", inputSchema: { text: z.string() } },
+  { description: "Echoes text", inputSchema: z.object({ text: z.string() }) },
   ({ text: t }) => text(t),
 );
 server.registerTool(
   "add",
-  { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } },
+  { description: "Adds two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }) },
   ({ a, b }) => text(String(a + b)),
 );
 server.registerTool(
   "sleep",
-  { description: "Answers after a delay", inputSchema: { ms: z.number() } },
+  { description: "Answers after a delay", inputSchema: z.object({ ms: z.number() }) },
   ({ ms }) => new Promise((resolve) => setTimeout(() => resolve(text("slept")), ms)),
 );
-server.registerTool("crash", { description: "Exits mid-call", inputSchema: {} }, () => {
+server.registerTool("crash", { description: "Exits mid-call", inputSchema: z.object({}) }, () => {
   setTimeout(() => Deno.exit(3), 20);
   return new Promise(() => {});
 });
 server.registerTool(
   "pid",
-  { description: "The process id", inputSchema: {} },
+  { description: "The process id", inputSchema: z.object({}) },
   () => text(String(Deno.pid)),
 );
 server.registerTool(
   "read",
-  { description: "Reads a file", inputSchema: { path: z.string() } },
+  { description: "Reads a file", inputSchema: z.object({ path: z.string() }) },
   ({ path }) => {
     try {
       return text(Deno.readTextFileSync(path));
@@ -105,7 +105,7 @@ server.registerTool(
 );
 server.registerTool(
   "env",
-  { description: "Reads a variable", inputSchema: { name: z.string() } },
+  { description: "Reads a variable", inputSchema: z.object({ name: z.string() }) },
   ({ name }) => {
     try {
       return text(Deno.env.get(name) ?? "(unset)");
@@ -116,40 +116,40 @@ server.registerTool(
 );
 server.registerTool(
   "big",
-  { description: "A large result", inputSchema: { chars: z.number() } },
+  { description: "A large result", inputSchema: z.object({ chars: z.number() }) },
   ({ chars }) => text("x".repeat(chars)),
 );
 
 server.registerTool("garbage", {
   description: "Writes a line that is not JSON-RPC, then answers",
-  inputSchema: {},
+  inputSchema: z.object({}),
 }, async () => {
   await writeAll("this is not json\n");
   return text("answered after garbage");
 });
 server.registerTool("malformed", {
   description: "Answers with a cut-off JSON line",
-  inputSchema: {},
+  inputSchema: z.object({}),
 }, async (_args, extra) => {
   await writeAll(
     `{"result":{"content":[{"type":"text","text":"cut` +
-      `","jsonrpc":"2.0","id":${JSON.stringify(extra.requestId)}}\n`,
+      `","jsonrpc":"2.0","id":${JSON.stringify(extra.mcpReq.id)}}\n`,
   );
   return new Promise(() => {});
 });
 
 server.registerTool("progress_burst", {
   description: "Writes its progress notifications and its answer in one write",
-  inputSchema: { count: z.number() },
+  inputSchema: z.object({ count: z.number() }),
 }, async ({ count }, extra) => {
-  const token = extra._meta?.progressToken;
+  const token = extra.mcpReq._meta?.progressToken;
   let out = "";
   for (let progress = 1; progress <= count; progress++) {
     const params = { progressToken: token, progress, total: count };
     out += JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params }) + "\n";
   }
   const result = text(`${count} reports`);
-  out += JSON.stringify({ jsonrpc: "2.0", id: extra.requestId, result }) + "\n";
+  out += JSON.stringify({ jsonrpc: "2.0", id: extra.mcpReq.id, result }) + "\n";
   await writeAll(out);
   return new Promise(() => {});
 });

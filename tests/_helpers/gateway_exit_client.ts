@@ -9,7 +9,8 @@
  * @module
  */
 
-import { McpGateway, ToolRouter } from "../../mod.ts";
+import { ToolRouter } from "../../mod.ts";
+import { McpGateway } from "../../src/core/mcp/mod.ts";
 
 const [url, count = "1000"] = Deno.args;
 const router = new ToolRouter({ gateway: new McpGateway({ servers: { main: { url } } }) });

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { JSONRPCMessageSchema, McpServer, type Transport } from "../../src/core/mcp/mcp_sdk.ts";
+import { parseJSONRPCMessage, type Transport } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { type RegisterTools, standardTools } from "./mcp_test_server.ts";
 
 class WebSseServerTransport implements Transport {
@@ -45,7 +46,7 @@ class WebSseServerTransport implements Transport {
   }
 
   receive(body: unknown): void {
-    this.onmessage?.(JSONRPCMessageSchema.parse(body));
+    this.onmessage?.(parseJSONRPCMessage(body));
   }
 
   #write(text: string): void {

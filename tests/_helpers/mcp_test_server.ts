@@ -7,7 +7,8 @@
  * @module
  */
 
-import { McpServer, WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 /** Registers tools on a fresh `McpServer` (called once per session). */
@@ -64,30 +65,30 @@ export interface TestServer {
 export function standardTools(server: McpServer, context: TestServerContext): void {
   server.registerTool("echo", {
     description: "Echoes text",
-    inputSchema: { text: z.string() },
+    inputSchema: z.object({ text: z.string() }),
   }, ({ text }) => ({ content: [{ type: "text", text }] }));
   server.registerTool("add", {
     description: "Adds two numbers",
-    inputSchema: { a: z.number(), b: z.number() },
+    inputSchema: z.object({ a: z.number(), b: z.number() }),
   }, ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }));
   server.registerTool("sleep", {
     description: "Answers after a delay",
-    inputSchema: { ms: z.number() },
+    inputSchema: z.object({ ms: z.number() }),
   }, ({ ms }, extra) =>
     new Promise((resolve) => {
       const timer = setTimeout(() => resolve({ content: [{ type: "text", text: "slept" }] }), ms);
-      extra.signal.addEventListener("abort", () => {
+      extra.mcpReq.signal.addEventListener("abort", () => {
         clearTimeout(timer);
         resolve({ content: [{ type: "text", text: "cancelled" }] });
       });
     }));
   server.registerTool("big", {
     description: "A large result",
-    inputSchema: { chars: z.number() },
+    inputSchema: z.object({ chars: z.number() }),
   }, ({ chars }) => ({ content: [{ type: "text", text: "x".repeat(chars) }] }));
   server.registerTool("whoami", {
     description: "The authorization header of this session",
-    inputSchema: {},
+    inputSchema: z.object({}),
   }, () => ({
     content: [{ type: "text", text: context.initHeaders.get("authorization") ?? "anonymous" }],
   }));

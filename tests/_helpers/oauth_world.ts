@@ -12,7 +12,8 @@
  * @module
  */
 
-import { McpServer, WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 
 /** Options of {@linkcode createOAuthWorld}. */
 export interface OAuthWorldOptions {

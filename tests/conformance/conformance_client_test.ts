@@ -3,7 +3,8 @@
  * under Deno because it needs Node 22) against `gateway_client.ts`, a driver on `McpGateway` +
  * `ToolRouter`. Every non-OAuth client scenario of 0.1.16 runs, one after the other so the
  * `sse-retry` timing is not disturbed (about 15 s together); then every `auth/*` scenario dated
- * 2025-03-26, 2025-06-18 or 2025-11-25 (16) and the three drafts, about 1.5 s each, through the
+ * 2025-03-26, 2025-06-18 or 2025-11-25 (16; one, whose metadata names another issuer, is refused
+ * on purpose) and the three drafts, about 1.5 s each, through the
  * gateway's OAuth, and the two client-credentials extensions (a secret, a `private_key_jwt`). The
  * third extension, cross-app access (an identity provider's token exchanged for an ID-JAG), is not
  * run: the gateway does not do that grant. `deno task conformance:client` runs this file alone.
@@ -45,11 +46,11 @@ const AUTH_SCENARIOS: Record<string, number> = {
   "auth/token-endpoint-auth-post": 18,
   "auth/token-endpoint-auth-none": 18,
   "auth/pre-registration": 13,
-  "auth/2025-03-26-oauth-metadata-backcompat": 12,
   "auth/2025-03-26-oauth-endpoint-fallback": 7,
   // Drafts.
   "auth/resource-mismatch": 3,
-  "auth/offline-access-scope": 12,
+  // 13 since SDK 2.x (12 with 1.x): one more check of the scenario passes.
+  "auth/offline-access-scope": 13,
   "auth/offline-access-not-supported": 14,
   // Extensions: a machine client's client credentials, with a secret or a signed JWT.
   "auth/client-credentials-basic": 8,
@@ -73,7 +74,9 @@ const command = [
   DRIVER,
 ].join(" ");
 
-async function runScenario(scenario: string): Promise<{ code: number; checks: Check[] }> {
+async function runScenario(
+  scenario: string,
+): Promise<{ code: number; checks: Check[]; stderr: string }> {
   const out = await Deno.makeTempDir({ prefix: "toolroute_conformance_client_" });
   try {
     const { code } = await new Deno.Command(Deno.execPath(), {
@@ -97,7 +100,7 @@ async function runScenario(scenario: string): Promise<{ code: number; checks: Ch
       stdout: "null",
       stderr: "null",
     }).output();
-    return { code, checks: await readChecks(out) };
+    return { code, checks: await readChecks(out), stderr: await readStderr(out) };
   } finally {
     await Deno.remove(out, { recursive: true });
   }
@@ -114,6 +117,17 @@ async function readChecks(folder: string): Promise<Check[]> {
     }
   }
   return checks;
+}
+
+/** The driver's stderr, as the suite saved it (`stderr.txt` under the output folder). */
+async function readStderr(folder: string): Promise<string> {
+  let text = "";
+  for await (const entry of Deno.readDir(folder)) {
+    const path = `${folder}/${entry.name}`;
+    if (entry.isDirectory) text += await readStderr(path);
+    else if (entry.name === "stderr.txt") text += await Deno.readTextFile(path);
+  }
+  return text;
 }
 
 /**
@@ -153,6 +167,25 @@ async function runScenarios(
 
 Deno.test("the MCP conformance suite passes every non-OAuth client scenario through McpGateway", async (t) => {
   await runScenarios(t, SCENARIOS);
+});
+
+// The 2025-03-26 back-compat scenario serves authorization server metadata at the MCP server's
+// origin that names another issuer (`<origin>/oauth`). SDK 2.x checks the issuer against the URL
+// it discovered the metadata at (RFC 8414 §3.3, against mix-up attacks) and refuses it; SDK 1.x went
+// on. The gateway keeps the SDK's check: no client is registered there and no code or token asked.
+Deno.test("the gateway refuses authorization server metadata naming another issuer (conformance auth/2025-03-26-oauth-metadata-backcompat)", async () => {
+  const { checks, stderr } = await runScenario("auth/2025-03-26-oauth-metadata-backcompat");
+  const status = (id: string) => checks.find((check) => check.id === id)?.status;
+  // The attack ran: the gateway fetched the metadata at the MCP server's origin.
+  assertEquals(status("authorization-server-metadata"), "SUCCESS");
+  // Contained: refused for its issuer, nothing sent to that authorization server.
+  assert(
+    stderr.includes("Issuer mismatch in authorization server metadata (RFC 8414 §3.3)"),
+    stderr,
+  );
+  for (const id of ["client-registration", "authorization-request", "token-request"]) {
+    assert(status(id) !== "SUCCESS", `${id} happened`);
+  }
 });
 
 Deno.test("the MCP conformance suite passes every dated, draft and client-credentials auth/* client scenario through McpGateway's OAuth", async (t) => {

@@ -13,13 +13,13 @@
  * @module
  */
 
+import { ToolRouter } from "../../mod.ts";
 import {
   type McpElicitationRequest,
   type McpElicitationResult,
   McpGateway,
   McpOAuth,
-  ToolRouter,
-} from "../../mod.ts";
+} from "../../src/core/mcp/mod.ts";
 
 const url = Deno.args.at(-1);
 const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";

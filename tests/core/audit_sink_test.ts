@@ -1,14 +1,8 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import {
-  type AuditRecord,
-  defineTool,
-  McpGateway,
-  type McpTransport,
-  ToolError,
-  ToolRouter,
-} from "../../mod.ts";
-import { InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { type AuditRecord, defineTool, ToolError, ToolRouter } from "../../mod.ts";
+import { McpGateway, type McpTransport } from "../../src/core/mcp/mod.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter, ran } from "./policy/_policy_fixture.ts";
 
 function tools() {
@@ -112,7 +106,7 @@ Deno.test("audit: a remote MCP call names its server and origin", async () => {
     servers: { docs: { url: "http://127.0.0.1:1/mcp" } },
     transportFactory: async () => {
       const server = new McpServer({ name: "docs", version: "1.0.0" });
-      server.registerTool("lookup", { inputSchema: {} }, () => ({
+      server.registerTool("lookup", { inputSchema: z.object({}) }, () => ({
         content: [{ type: "text", text: "found" }],
       }));
       const [client, side] = InMemoryTransport.createLinkedPair();

@@ -1,7 +1,8 @@
 import { assertEquals } from "@std/assert";
 import { z } from "zod";
-import { defineTool, McpGateway, type McpTransport, ToolRouter } from "../../mod.ts";
-import { InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { defineTool, ToolRouter } from "../../mod.ts";
+import { McpGateway, type McpTransport } from "../../src/core/mcp/mod.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const readFile = defineTool({
   name: "read_file",

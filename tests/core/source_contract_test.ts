@@ -1,5 +1,5 @@
 import { defineMcpService, defineTool, ToolRouter } from "../../mod.ts";
-import { McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { contractTools, runSourceContract } from "../_helpers/source_contract.ts";
 
 Deno.test("function tools meet the source contract", async (t) => {
@@ -43,7 +43,7 @@ Deno.test("mounted SDK McpServers meet the source contract", async (t) => {
       { description: tool.description, inputSchema: tool.input.shape },
       async (args, extra) => {
         // deno-lint-ignore no-explicit-any
-        const text = await (tool.run as any)(args, { signal: extra.signal });
+        const text = await (tool.run as any)(args, { signal: extra.mcpReq.signal });
         return { content: [{ type: "text" as const, text }] };
       },
     );

@@ -2,32 +2,25 @@
 // only what the request may use and appends what it finds.
 import { assert, assertEquals, assertFalse, assertMatch } from "@std/assert";
 import { z } from "zod";
-import {
-  defineMcpService,
-  defineTool,
-  McpGateway,
-  type McpTransport,
-  type Policy,
-  ToolRouter,
-  type ToolSet,
-} from "../../mod.ts";
+import { defineMcpService, defineTool, type Policy, ToolRouter, type ToolSet } from "../../mod.ts";
+import { McpGateway, type McpTransport } from "../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../src/core/store/memory_store.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
-type Def = { name: string; description: string; inputSchema: Record<string, unknown> };
+type Def = {
+  name: string;
+  description: string;
+  inputSchema: { type: "object"; properties: Record<string, { type: string }> };
+};
 
 /** An upstream MCP server in memory; counts the calls that reach it. */
 function upstream(tools: Def[]) {
   const reached: string[] = [];
   const factory = async () => {
     const server = new Server({ name: "up", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
+    server.setRequestHandler("tools/list", () => ({ tools }));
+    server.setRequestHandler("tools/call", (request) => {
       reached.push(request.params.name);
       return { content: [{ type: "text", text: `ran ${request.params.name}` }] };
     });

@@ -17,8 +17,12 @@ import type { RegisterTools } from "../_helpers/mcp_test_server.ts";
 export const forecastTools: RegisterTools = (server) => {
   server.registerTool("forecast", {
     description: "Tomorrow's weather for a city",
-    inputSchema: { city: z.string() },
-    outputSchema: { city: z.string(), celsius: z.number(), sky: z.enum(["clear", "rain", "snow"]) },
+    inputSchema: z.object({ city: z.string() }),
+    outputSchema: z.object({
+      city: z.string(),
+      celsius: z.number(),
+      sky: z.enum(["clear", "rain", "snow"]),
+    }),
   }, ({ city }) => {
     const structuredContent = { city, celsius: 3, sky: "snow" as const };
     return {

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { McpGateway, McpOAuth, MemoryStore, ToolRouter } from "../../mod.ts";
+import { MemoryStore, ToolRouter } from "../../mod.ts";
+import { McpGateway, McpOAuth } from "../../src/core/mcp/mod.ts";
 
 /** The worker's bindings. */
 export interface OAuthWorkerEnv {

@@ -1,15 +1,19 @@
 /**
  * A test worker that reaches a tool with an `outputSchema` through an SDK client, with the
- * validator the request's `validator` query parameter names: `cfworker` (no code generation) or
- * `sdk-default` (ajv; a mounted server then gets no client-side validator). `/remote` lists a remote server's tools through `McpGateway`; `/mounted`
+ * validator the request's `validator` query parameter names: `cfworker` (no code generation),
+ * `ajv` (the SDK's, which generates code) or `sdk-default` (the SDK's runtime default: cfworker's
+ * in a browser/workerd build; a mounted server then gets no client-side validator). `/remote` lists a remote server's tools through `McpGateway`; `/mounted`
  * mounts an SDK `McpServer` in-process and calls its tool. Answers JSON: `{ names, missing }` or
  * `{ names, result }`, or `{ error }` with status 500.
  *
  * @module
  */
 
-import { cfWorkerJsonSchemaValidator, McpGateway, ToolRouter } from "../../mod.ts";
-import { McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { ToolRouter } from "../../mod.ts";
+import { cfWorkerJsonSchemaValidator, McpGateway } from "../../src/core/mcp/mod.ts";
+import { McpServer } from "@modelcontextprotocol/server";
+// The SDK's ajv validator by name (toolroute's default is the SDK's runtime one, cfworker here).
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
 import { forecastTools } from "./_forecast_tools.ts";
 
 /** The worker's bindings. */
@@ -28,8 +32,11 @@ export default {
    */
   async fetch(request: Request, env: ValidatorWorkerEnv): Promise<Response> {
     const url = new URL(request.url);
-    const jsonSchemaValidator = url.searchParams.get("validator") === "cfworker"
+    const named = url.searchParams.get("validator");
+    const jsonSchemaValidator = named === "cfworker"
       ? cfWorkerJsonSchemaValidator()
+      : named === "ajv"
+      ? new AjvJsonSchemaValidator()
       : undefined;
     if (url.pathname === "/remote") {
       const gateway = new McpGateway({
@@ -39,7 +46,14 @@ export default {
       const router = new ToolRouter({ gateway });
       try {
         const toolSet = await router.expose({ mcpServers: ["weather"] });
-        return Response.json({ names: toolSet.names, missing: toolSet.missing });
+        // The client validates the result against the tool's output schema at the call.
+        const call = await toolSet.call("forecast", { city: "Oslo" });
+        return Response.json({
+          names: toolSet.names,
+          missing: toolSet.missing,
+          result: call.code ?? call.structuredContent,
+          ...(call.code === undefined ? {} : { text: call.text }),
+        });
       } finally {
         await router.close();
       }

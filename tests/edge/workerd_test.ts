@@ -23,7 +23,13 @@ import { forecastTools } from "./_forecast_tools.ts";
 import { codeOfInputs } from "./_source_map.ts";
 import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
 
-const BUNDLE_BUDGET_BYTES = 170 * 1024;
+/**
+ * Raised from 170 KB with the move to the MCP SDK 2.x (issue 26 mandates it): its client and
+ * server packages each ship their own copy of the protocol core, and the example uses both (the
+ * gateway and `mcpHttpHandler`): 184.9 KB measured, plus 3 %. A worker with function tools only
+ * stays far below (its own test), and toolroute's own-code ceiling below is unchanged.
+ */
+const BUNDLE_BUDGET_BYTES = 190.5 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
@@ -93,7 +99,7 @@ Deno.test("deno task bundle:edge bundles the worker with no node: import and not
   assertEquals((await moduleGraph("examples/edge_worker.ts")).filter(outside), []);
 });
 
-Deno.test("the edge bundle stays under 170 KB gzipped; toolroute's own share is measured", async () => {
+Deno.test("the edge bundle stays under 190.5 KB gzipped; toolroute's own share is measured", async () => {
   const { code, map } = await edgeWorker();
   const worker = await gzipSize(code);
   // toolroute's code as it sits in the edge bundle: what the source map attributes to src/.
@@ -102,11 +108,16 @@ Deno.test("the edge bundle stays under 170 KB gzipped; toolroute's own share is 
   const core = await gzipSize((await bundle("mod.ts", "dist/core.js", await npmExternals())).code);
   const target = own < OWN_CODE_TARGET_BYTES ? "within" : "over";
   console.log(
-    `edge bundle ${kb(worker)} gzipped (budget 170 KB); toolroute's own code in it ${
-      kb(own)
-    } (${target} the 15 KB target); all of mod.ts ${kb(core)}`,
+    `edge bundle ${kb(worker)} gzipped (budget ${
+      kb(BUNDLE_BUDGET_BYTES)
+    }); toolroute's own code in it ${kb(own)} (${target} the 15 KB target); all of mod.ts ${
+      kb(core)
+    }`,
   );
-  assert(worker < BUNDLE_BUDGET_BYTES, `the edge bundle is ${kb(worker)} gzipped, over 170 KB`);
+  assert(
+    worker < BUNDLE_BUDGET_BYTES,
+    `the edge bundle is ${kb(worker)} gzipped, over ${kb(BUNDLE_BUDGET_BYTES)}`,
+  );
   assert(own < OWN_CODE_CEILING_BYTES, `toolroute's own code is ${kb(own)} gzipped: a dependency?`);
   assert(own > 5 * 1024, `only ${kb(own)} attributed to src/: the source map changed its paths?`);
 });
@@ -119,7 +130,8 @@ Deno.test("a worker with function tools only bundles no MCP SDK client (mountMcp
   const { code: edge, inputs: edgeInputs } = await edgeWorker();
   // The SDK client's modules, and strings only its code has (the edge worker's gateway has them).
   const sdkClient = (input: string) =>
-    /@modelcontextprotocol\/sdk\/.*\/(client\/index|shared\/protocol|inMemory)\.ts$/.test(input);
+    /@modelcontextprotocol\/client\/.*\/(client\/client|shared\/protocol|util\/inMemory)\.ts$/
+      .test(input);
   const markers = ["Server does not support tools", "Server's protocol version is not supported"];
   assert(edgeInputs.some(sdkClient), "the check sees the SDK client where it is");
   for (const marker of markers) assert(edge.includes(marker), `the edge worker has "${marker}"`);
@@ -202,7 +214,7 @@ Deno.test("the edge worker serves its allowlisted tools from workerd over real H
   }
 });
 
-Deno.test("workerd forbids code generation: the SDK's default validator fails where cfworker's works; a mounted server needs neither", async () => {
+Deno.test("workerd forbids code generation: ajv fails where cfworker's works, the SDK's default there is cfworker's; a mounted server needs neither", async () => {
   const { path } = await bundle("tests/edge/_validator_worker.ts", "dist/validator_worker.js");
   const remote = await startMcpTestServer({ tools: forecastTools });
   // ajv logs the generated code it could not compile: expected noise, drained unread.
@@ -211,10 +223,22 @@ Deno.test("workerd forbids code generation: the SDK's default validator fails wh
     const url = await workerd.ready;
     const get = async (path: string) => await (await fetch(new URL(path, url))).json();
     // A remote server's tools, through McpGateway.
-    const failed = await get("/remote?validator=sdk-default");
-    assertEquals(failed.names, []);
-    assertMatch(JSON.stringify(failed.missing), /Code generation from strings disallowed/);
-    assertEquals(await get("/remote?validator=cfworker"), { names: ["forecast"], missing: [] });
+    const forecast = { city: "Oslo", celsius: 3, sky: "snow" };
+    // ajv compiles the output schema at the call, and workerd refuses: the result is not passed.
+    const failed = await get("/remote?validator=ajv");
+    assertEquals(failed.result, "tool_error");
+    assertMatch(failed.text, /Code generation from strings disallowed/);
+    // The SDK's runtime default in a browser/workerd build is its cfworker validator.
+    assertEquals(await get("/remote?validator=sdk-default"), {
+      names: ["forecast"],
+      missing: [],
+      result: forecast,
+    });
+    assertEquals(await get("/remote?validator=cfworker"), {
+      names: ["forecast"],
+      missing: [],
+      result: forecast,
+    });
     // An SDK McpServer mounted in-process: without a validator the in-process client compiles no
     // schema (the McpServer checks its own output), with one it uses the router's.
     assertEquals(await get("/mounted?validator=sdk-default"), {

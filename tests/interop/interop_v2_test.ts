@@ -1,8 +1,8 @@
 /**
  * The interop matrix with the split v2 SDK: the gateway against servers built on
  * `@modelcontextprotocol/server` 2.x (Streamable HTTP and stdio), and `serve`'s handler against a
- * client built on `@modelcontextprotocol/client` 2.x. The SDK 1.x side of the matrix is every
- * other gateway and serve test (`tests/_helpers/mcp_test_server.ts`, the SDK `Client`).
+ * client built on `@modelcontextprotocol/client` 2.x (the SDK line toolroute itself uses); the
+ * SDK 1.x side is `interop_v1_test.ts`.
  *
  * @module
  */
@@ -10,7 +10,8 @@ import { assertEquals } from "@std/assert";
 import { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { fileURLToPath as fromFileUrl } from "node:url";
-import { defineTool, mcpHttpHandler, toolOutput, ToolRouter } from "../../mod.ts";
+import { defineTool, toolOutput, ToolRouter } from "../../mod.ts";
+import { mcpHttpHandler } from "../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../src/deno/mcp/deno_gateway.ts";
 import { registerV2Tools, V2_PNG } from "./_v2_tools.ts";
 import { z } from "zod";

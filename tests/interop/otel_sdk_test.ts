@@ -13,8 +13,10 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
-import { defineTool, McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../mod.ts";
-import { Client, InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { defineTool, ToolRouter } from "../../mod.ts";
+import { McpGateway, type McpTransport, ToolSetServer } from "../../src/core/mcp/mod.ts";
+import { Client } from "../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -26,7 +28,7 @@ async function chain() {
   const upstream = async () => {
     const server = new McpServer({ name: "up", version: "1.0.0" });
     server.registerTool("lookup", { inputSchema: { q: z.string() } }, ({ q }, extra) => {
-      received.push({ ...(extra._meta ?? {}) });
+      received.push({ ...(extra.mcpReq._meta ?? {}) });
       return { content: [{ type: "text", text: `found ${q}` }] };
     });
     const [client, side] = InMemoryTransport.createLinkedPair();

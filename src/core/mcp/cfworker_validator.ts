@@ -22,7 +22,7 @@ export interface CfWorkerValidatorOptions {
  *
  * @example Validate a tool's structured output without code generation
  * ```ts
- * import { cfWorkerJsonSchemaValidator } from "@toolroute/toolroute";
+ * import { cfWorkerJsonSchemaValidator } from "@toolroute/toolroute/mcp";
  * import { assertEquals } from "@std/assert";
  *
  * const validator = cfWorkerJsonSchemaValidator();

@@ -1,4 +1,4 @@
-import type { McpTool } from "./mcp_sdk.ts";
+import type { McpTool } from "./mcp_sdk_types.ts";
 import type { McpCallRequestOptions, McpToolCaller } from "./mcp_call.ts";
 import { McpErrorCode, McpRpcError } from "./mcp_error_code.ts";
 import type {
@@ -122,13 +122,11 @@ export class InProcessMcpClient implements McpToolCaller {
    * the SDK's client reports it.
    *
    * @param params The tool, its arguments and `_meta`.
-   * @param _resultSchema Unused (the SDK's signature).
    * @param options Signal, deadline and progress.
    * @returns The result.
    */
   async callTool(
     params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    _resultSchema?: undefined,
     options: McpCallRequestOptions = {},
   ): Promise<Result> {
     const result = await this.#request("tools/call", params, options);

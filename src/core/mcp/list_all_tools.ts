@@ -1,4 +1,4 @@
-import type { McpTool } from "./mcp_sdk.ts";
+import type { Client, McpTool } from "./mcp_sdk_types.ts";
 
 /** What listing needs of a client: the SDK's `Client`, or the in-process client of a mount. */
 export interface McpToolLister {
@@ -7,6 +7,21 @@ export interface McpToolLister {
     params: { cursor?: string },
     options: { signal?: AbortSignal; timeout?: number },
   ): Promise<{ tools: McpTool[]; nextCursor?: string }>;
+}
+
+/**
+ * The SDK client as a {@linkcode McpToolLister}: one `tools/list` request per page. (The client's
+ * own `listTools()` without a cursor walks every page itself, with other bounds than the ones
+ * here, and keeps the list in its cache.)
+ *
+ * @param client The connected SDK client.
+ * @returns The lister.
+ */
+export function toolPagesOf(client: Client): McpToolLister {
+  return {
+    listTools: (params, options) =>
+      client.request({ method: "tools/list", params: { ...params } }, options),
+  };
 }
 
 /** Most pages read from one `tools/list`, against servers whose cursors never end. */

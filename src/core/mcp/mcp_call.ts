@@ -4,7 +4,7 @@ import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
 import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
-import type { CallToolResult } from "./mcp_sdk.ts";
+import type { CallToolResult, McpTool } from "./mcp_sdk_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
 
 /** What a tool call needs of a client: the SDK's `Client`, or the in-process client of a mount. */
@@ -12,7 +12,6 @@ export interface McpToolCaller {
   /** Sends `tools/call` and returns the result. */
   callTool(
     params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    resultSchema: undefined,
     options: McpCallRequestOptions,
   ): Promise<unknown>;
 }
@@ -29,6 +28,12 @@ export interface McpCallRequestOptions {
   maxTotalTimeout?: number;
   /** Receives progress; a progress token is sent only with it. */
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * The tool's definition as listed: the SDK client validates the result's structured content
+   * against its `outputSchema` (the client lists tools page by page here, so its own list cache,
+   * which it would read otherwise, stays empty).
+   */
+  toolDefinition?: McpTool;
 }
 
 /** Options of one MCP tool call. */
@@ -43,6 +48,8 @@ export interface McpCallOptions {
   resetTimeoutOnProgress?: boolean;
   /** The hard deadline when progress resets it. */
   maxTotalTimeoutMs?: number;
+  /** The tool's definition as listed, whose `outputSchema` the SDK client validates against. */
+  toolDefinition?: McpTool;
   /**
    * Replaces what must not reach a model (a connection's credentials) in the result, before it
    * is bounded, so that a cut never keeps part of one; returns its argument when there is none.
@@ -85,7 +92,7 @@ export async function callMcpToolOutput(
   let result: unknown;
   try {
     const request = toolCallRequest(toolName, args, context, options);
-    result = await client.callTool(request.params, undefined, request.options);
+    result = await client.callTool(request.params, request.options);
   } catch (error) {
     throw mcpErrorToToolError(error, toolName, context.signal);
   }
@@ -129,6 +136,7 @@ export function toolCallRequest(
       onprogress: onProgress === undefined || onProgress === ignoreProgress
         ? onProgress
         : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
+      ...(options.toolDefinition === undefined ? {} : { toolDefinition: options.toolDefinition }),
     },
   };
 }
@@ -179,7 +187,8 @@ export function toolOutputOf(
     // results, not JSON-RPC errors.
     const text = contentText(content);
     // SDK 1.x prefixes the code; SDK 2.x (`@modelcontextprotocol/server`) sends the bare message.
-    const invalid = /^MCP error -32602: /.exec(text) ?? /^(?=Input validation error: )/.exec(text);
+    const invalid = /^MCP error -32602: /.exec(text) ??
+      /^(?=(?:Input|Output) validation error: )/.exec(text);
     if (invalid) {
       const detail = text.slice(invalid[0].length);
       throw unknownTool(detail, toolName) ??
@@ -298,6 +307,18 @@ function unknownTool(
       "tool_error",
       `Tool "${toolName}" returned a result that does not match its output schema: ${
         detail.replace(/^Output validation error: /, "")
+      }`,
+      options,
+    );
+  }
+  // The SDK client could not compile the tool's output schema (ajv where code generation is
+  // forbidden, or a broken schema): nothing the model can fix in its arguments.
+  const uncompiled = `Tool '${toolName}' has an invalid outputSchema: `;
+  if (detail.startsWith(uncompiled)) {
+    return new ToolError(
+      "tool_error",
+      `Tool "${toolName}" declares an output schema that cannot be checked: ${
+        detail.slice(uncompiled.length)
       }`,
       options,
     );

@@ -19,7 +19,7 @@ export const McpErrorCode = Object.freeze(
   } as const,
 );
 
-/** A JSON-RPC error answer, as the in-process client throws it (like the SDK's `McpError`). */
+/** A JSON-RPC error answer, as the in-process client throws it (like the SDK's `ProtocolError`). */
 export class McpRpcError extends Error {
   /** The JSON-RPC error code. */
   readonly code: number;
@@ -37,19 +37,38 @@ export class McpRpcError extends Error {
     super(`MCP error ${code}: ${message}`);
     this.code = code;
     this.data = data;
-    // The SDK's McpError has this name too: both are told apart from other errors by it.
+    // The SDK 1.x name of a JSON-RPC error; `mcpErrorCodeOf` tells errors apart by name.
     this.name = "McpError";
   }
 }
 
 /**
- * The JSON-RPC code of an MCP error: the SDK's `McpError` or an {@linkcode McpRpcError}.
+ * The JSON-RPC codes of the SDK's local errors (`SdkError`, string codes) that mean what a JSON-RPC
+ * code of MCP means: the SDK 2.x reports its own deadline and a closed connection this way.
+ */
+const SDK_ERROR_CODES: Readonly<Record<string, number>> = Object.freeze({
+  REQUEST_TIMEOUT: McpErrorCode.RequestTimeout,
+  CONNECTION_CLOSED: McpErrorCode.ConnectionClosed,
+});
+
+/**
+ * The JSON-RPC code of an MCP error: the SDK's `ProtocolError`, its `SdkError` for a deadline or
+ * a closed connection, or an {@linkcode McpRpcError}. Told apart by name, not class, so that this
+ * module does not import the SDK.
  *
  * @param error What a client threw.
  * @returns The code, or `undefined` for any other error.
  */
 export function mcpErrorCodeOf(error: unknown): number | undefined {
-  if (!(error instanceof Error) || error.name !== "McpError") return undefined;
+  if (!(error instanceof Error)) return undefined;
   const { code } = error as Error & { code?: unknown };
-  return typeof code === "number" ? code : undefined;
+  switch (error.name) {
+    case "McpError":
+    case "ProtocolError":
+      return typeof code === "number" ? code : undefined;
+    case "SdkError":
+      return typeof code === "string" ? SDK_ERROR_CODES[code] : undefined;
+    default:
+      return undefined;
+  }
 }

@@ -6,7 +6,7 @@ import { isSharedSignal } from "../tool_call.ts";
 import { upstreamInputSchema } from "../strict_schema.ts";
 import { listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
-import type { McpTool } from "./mcp_sdk.ts";
+import type { McpTool } from "./mcp_sdk_types.ts";
 import { InProcessMcpClient } from "./in_process_client.ts";
 
 /**

@@ -29,7 +29,7 @@ const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  *
  * @example Load servers from a file
  * ```ts ignore
- * import { McpGateway } from "@toolroute/toolroute";
+ * import { McpGateway } from "@toolroute/toolroute/mcp";
  * import { loadMcpConfig } from "@toolroute/toolroute/deno";
  *
  * const gateway = new McpGateway({ servers: await loadMcpConfig("mcp.json") });

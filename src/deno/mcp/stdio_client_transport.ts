@@ -1,5 +1,5 @@
 import { deadline } from "@std/async";
-import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
+import { parseJSONRPCMessage } from "../../core/mcp/mcp_sdk.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
 import { salvageResponseId } from "./_salvage_response_id.ts";
@@ -257,7 +257,7 @@ export class DenoStdioClientTransport implements McpTransport {
   #onLine(line: string): void {
     let message: McpJsonRpcMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line)) as McpJsonRpcMessage;
+      message = parseJSONRPCMessage(JSON.parse(line)) as McpJsonRpcMessage;
     } catch (error) {
       const text = `The server sent a malformed message: ${line.slice(0, 200)}`;
       return this.#fail(salvageResponseId(line.slice(0, 256), line.slice(-256)), text, error);

@@ -45,7 +45,7 @@ export interface DenoKvAtomicLike {
  * @example Open a shared store (run with `--unstable-kv`)
  * ```ts ignore
  * import { DenoKvStore } from "@toolroute/toolroute/deno";
- * import { McpGateway } from "@toolroute/toolroute";
+ * import { McpGateway } from "@toolroute/toolroute/mcp";
  *
  * const store = await DenoKvStore.open("./toolroute-state.kv");
  * const gateway = new McpGateway({ pinning: { store } });

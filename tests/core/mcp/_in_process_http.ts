@@ -7,11 +7,8 @@
  * @module
  */
 
-import {
-  InMemoryTransport,
-  type McpServer,
-  WebStandardStreamableHTTPServerTransport,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { WebStandardStreamableHTTPServerTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, type McpServer } from "@modelcontextprotocol/server";
 
 /** One request the server received. */
 export interface SeenRequest {

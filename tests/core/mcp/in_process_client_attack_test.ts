@@ -40,7 +40,7 @@ function hostile(onRequest: (message: McpJsonRpcMessage, side: Side) => void) {
 }
 
 const call = (client: InProcessMcpClient, text: string, options = {}) =>
-  client.callTool({ name: "t", arguments: { text } }, undefined, { timeout: 1000, ...options });
+  client.callTool({ name: "t", arguments: { text } }, { timeout: 1000, ...options });
 
 Deno.test("answers swapped between two concurrent calls, doubled, and for unknown ids never reach the wrong call twice or crash", async () => {
   const waiting: McpJsonRpcMessage[] = [];

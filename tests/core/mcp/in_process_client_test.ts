@@ -1,34 +1,34 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  McpServer,
-  Server,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { InProcessMcpClient } from "../../../src/core/mcp/in_process_client.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../../src/core/mcp/mcp_error_code.ts";
 import type { McpJsonSchemaValidator } from "../../../src/core/mcp/mcp_transport.ts";
 
 function slowServer(state: { cancelled: number }): McpServer {
   const server = new McpServer({ name: "s", version: "1" });
-  server.registerTool("slow", { inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
-    for (let i = 1; i <= steps; i++) {
-      if (extra.signal.aborted) {
-        state.cancelled++;
-        break;
+  server.registerTool(
+    "slow",
+    { inputSchema: z.object({ steps: z.number() }) },
+    async ({ steps }, extra) => {
+      for (let i = 1; i <= steps; i++) {
+        if (extra.mcpReq.signal.aborted) {
+          state.cancelled++;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const token = extra.mcpReq._meta?.progressToken;
+        if (token !== undefined) {
+          await extra.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: i, total: steps },
+          });
+        }
       }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const token = extra._meta?.progressToken;
-      if (token !== undefined) {
-        await extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken: token, progress: i, total: steps },
-        });
-      }
-    }
-    return { content: [{ type: "text", text: "done" }] };
-  });
+      return { content: [{ type: "text", text: "done" }] };
+    },
+  );
   return server;
 }
 
@@ -36,7 +36,7 @@ Deno.test("InProcessMcpClient relays progress, which restarts the deadline up to
   const client = await InProcessMcpClient.connect(slowServer({ cancelled: 0 }));
   try {
     const seen: number[] = [];
-    const result = await client.callTool({ name: "slow", arguments: { steps: 5 } }, undefined, {
+    const result = await client.callTool({ name: "slow", arguments: { steps: 5 } }, {
       timeout: 60,
       resetTimeoutOnProgress: true,
       onprogress: (progress) => seen.push(progress.progress),
@@ -44,7 +44,7 @@ Deno.test("InProcessMcpClient relays progress, which restarts the deadline up to
     assertEquals(result.content, [{ type: "text", text: "done" }]);
     assertEquals(seen, [1, 2, 3, 4, 5]);
     const error = await assertRejects(() =>
-      client.callTool({ name: "slow", arguments: { steps: 50 } }, undefined, {
+      client.callTool({ name: "slow", arguments: { steps: 50 } }, {
         timeout: 60,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: 150,
@@ -61,7 +61,7 @@ Deno.test("InProcessMcpClient cancels a call on the server when its signal abort
   const state = { cancelled: 0 };
   const client = await InProcessMcpClient.connect(slowServer(state));
   try {
-    const pending = client.callTool({ name: "slow", arguments: { steps: 50 } }, undefined, {
+    const pending = client.callTool({ name: "slow", arguments: { steps: 50 } }, {
       signal: AbortSignal.timeout(50),
     });
     const error = await assertRejects(() => pending);
@@ -75,14 +75,14 @@ Deno.test("InProcessMcpClient cancels a call on the server when its signal abort
 
 Deno.test("InProcessMcpClient checks structured output with the validator given, like the SDK client", async () => {
   const server = new Server({ name: "low", version: "1" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler("tools/list", () => ({
     tools: [{
       name: "t",
       inputSchema: { type: "object" },
       outputSchema: { type: "object", properties: { n: { type: "number" } } },
     }],
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+  server.setRequestHandler("tools/call", (request) => ({
     content: [],
     ...(request.params.name === "t" ? { structuredContent: { n: "not a number" } } : {}),
   }));
@@ -100,9 +100,7 @@ Deno.test("InProcessMcpClient checks structured output with the validator given,
   try {
     assertEquals((await client.listTools({})).tools.map((tool) => tool.name), ["t"]);
     assertEquals(compiled, 1);
-    const error = await assertRejects(() =>
-      client.callTool({ name: "t", arguments: {} }, undefined, {})
-    );
+    const error = await assertRejects(() => client.callTool({ name: "t", arguments: {} }, {}));
     assertEquals(mcpErrorCodeOf(error), McpErrorCode.InvalidParams);
     assert((error as Error).message.includes("n is not a number"));
   } finally {
@@ -113,9 +111,9 @@ Deno.test("InProcessMcpClient checks structured output with the validator given,
 
 Deno.test("InProcessMcpClient fails calls in flight when closed, and later ones at once", async () => {
   const client = await InProcessMcpClient.connect(slowServer({ cancelled: 0 }));
-  const pending = client.callTool({ name: "slow", arguments: { steps: 50 } }, undefined, {});
+  const pending = client.callTool({ name: "slow", arguments: { steps: 50 } }, {});
   await client.close();
   assertEquals(mcpErrorCodeOf(await assertRejects(() => pending)), McpErrorCode.ConnectionClosed);
-  const later = await assertRejects(() => client.callTool({ name: "slow" }, undefined, {}));
+  const later = await assertRejects(() => client.callTool({ name: "slow" }, {}));
   assertEquals(mcpErrorCodeOf(later), McpErrorCode.ConnectionClosed);
 });

@@ -1,11 +1,7 @@
 import { assertEquals } from "@std/assert";
-import { listAllTools } from "../../../src/core/mcp/list_all_tools.ts";
-import {
-  Client,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { listAllTools, toolPagesOf } from "../../../src/core/mcp/list_all_tools.ts";
+import { Client, Server } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 async function pagedServer(
   pages: number,
@@ -13,7 +9,7 @@ async function pagedServer(
 ): Promise<{ client: Client; close: () => Promise<void>; requests: () => number }> {
   const server = new Server({ name: "paged", version: "1" }, { capabilities: { tools: {} } });
   let requests = 0;
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  server.setRequestHandler("tools/list", (request) => {
     requests++;
     const page = Number(request.params?.cursor ?? "0");
     const next = loop ? "0" : page + 1 < pages ? String(page + 1) : undefined;
@@ -36,7 +32,11 @@ async function pagedServer(
 Deno.test("listAllTools() follows nextCursor through every page", async () => {
   const { client, close } = await pagedServer(3);
   try {
-    assertEquals((await listAllTools(client)).map((t) => t.name), ["tool_0", "tool_1", "tool_2"]);
+    assertEquals((await listAllTools(toolPagesOf(client))).map((t) => t.name), [
+      "tool_0",
+      "tool_1",
+      "tool_2",
+    ]);
   } finally {
     await close();
   }
@@ -45,7 +45,7 @@ Deno.test("listAllTools() follows nextCursor through every page", async () => {
 Deno.test("listAllTools() stops at a repeated cursor", async () => {
   const { client, close, requests } = await pagedServer(1, true);
   try {
-    assertEquals((await listAllTools(client)).length, 2);
+    assertEquals((await listAllTools(toolPagesOf(client))).length, 2);
     assertEquals(requests(), 2);
   } finally {
     await close();

@@ -2,27 +2,29 @@ import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "@s
 import { z } from "zod";
 import { callMcpTool, mcpErrorToToolError, toolOutputOf } from "../../../src/core/mcp/mcp_call.ts";
 import { Redactor } from "../../../src/core/mcp/gateway/calls/redactor.ts";
-import {
-  Client,
-  InMemoryTransport,
-  McpError,
-  McpErrorCode,
-  McpServer,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client, ProtocolError } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
+import { McpErrorCode } from "../../../src/core/mcp/mcp_error_code.ts";
 import { ToolError } from "../../../mod.ts";
 
 Deno.test("mcpErrorToToolError() maps JSON-RPC errors to stable codes", () => {
   const code = (error: unknown) => mcpErrorToToolError(error, "t").code;
-  assertEquals(code(new McpError(McpErrorCode.InvalidParams, "bad")), "invalid_arguments");
-  assertEquals(code(new McpError(McpErrorCode.RequestTimeout, "slow")), "timeout");
-  assertEquals(code(new McpError(McpErrorCode.ConnectionClosed, "gone")), "upstream_unavailable");
-  assertEquals(code(new McpError(McpErrorCode.MethodNotFound, "no")), "unknown_tool");
-  assertEquals(code(new McpError(McpErrorCode.InvalidParams, "Tool t not found")), "unknown_tool");
+  assertEquals(code(new ProtocolError(McpErrorCode.InvalidParams, "bad")), "invalid_arguments");
+  assertEquals(code(new ProtocolError(McpErrorCode.RequestTimeout, "slow")), "timeout");
   assertEquals(
-    code(new McpError(McpErrorCode.InvalidParams, "Tool x not found")),
+    code(new ProtocolError(McpErrorCode.ConnectionClosed, "gone")),
+    "upstream_unavailable",
+  );
+  assertEquals(code(new ProtocolError(McpErrorCode.MethodNotFound, "no")), "unknown_tool");
+  assertEquals(
+    code(new ProtocolError(McpErrorCode.InvalidParams, "Tool t not found")),
+    "unknown_tool",
+  );
+  assertEquals(
+    code(new ProtocolError(McpErrorCode.InvalidParams, "Tool x not found")),
     "invalid_arguments",
   );
-  assertEquals(code(new McpError(McpErrorCode.InternalError, "oops")), "tool_error");
+  assertEquals(code(new ProtocolError(McpErrorCode.InternalError, "oops")), "tool_error");
   assertEquals(code(new TypeError("fetch failed")), "upstream_unavailable");
   assertEquals(code(new DOMException("stop", "AbortError")), "aborted");
   const reason = new ToolError("timeout", "deadline");
@@ -59,7 +61,7 @@ Deno.test("callMcpTool() returns text, truncates it, and throws tool_error for e
 
 Deno.test("callMcpTool() reports a tool the server does not know or disabled as unknown_tool", async () => {
   const server = new McpServer({ name: "s", version: "1" });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
     content: [{ type: "text", text }],
   }));
   server.registerTool("off", {}, () => ({ content: [] })).disable();
@@ -94,11 +96,15 @@ Deno.test("callMcpTool() reports a result that breaks the tool's own output sche
   const server = new McpServer({ name: "s", version: "1" });
   server.registerTool(
     "count",
-    { outputSchema: { n: z.number() } },
+    { outputSchema: z.object({ n: z.number() }) },
     // deno-lint-ignore no-explicit-any
     () => ({ content: [{ type: "text", text: "x" }], structuredContent: { n: "many" } as any }),
   );
-  server.registerTool("bare", { outputSchema: { n: z.number() } }, () => ({ content: [] }));
+  server.registerTool(
+    "bare",
+    { outputSchema: z.object({ n: z.number() }) },
+    () => ({ content: [] }),
+  );
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
   const client = new Client({ name: "c", version: "1" });

@@ -2,15 +2,15 @@ import { assertEquals } from "@std/assert";
 import {
   type CallToolResult,
   Client,
-  InMemoryTransport,
-  McpError,
-  McpServer,
+  DefaultJsonSchemaValidator,
   oauthAuthorize,
   type OAuthTokens,
+  ProtocolError,
   Server,
   StreamableHTTPClientTransport,
   WebStandardStreamableHTTPServerTransport,
 } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 // These lines fail to type-check if an SDK import silently turns into `any`.
 Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
@@ -29,12 +29,17 @@ Deno.test("mcp_sdk re-exports the SDK with real types, not any", () => {
   const result: CallToolResult = { isError: true };
   // @ts-expect-error: the low-level server needs its info.
   new Server();
-  // @ts-expect-error: McpError takes a numeric code.
-  new McpError("x", "y");
+  // @ts-expect-error: ProtocolError takes a numeric code.
+  new ProtocolError("x", "y");
   // @ts-expect-error: auth() takes a provider and options, not a string.
   const authorizing: Promise<string> = oauthAuthorize("provider");
   authorizing.catch(() => {});
+  // Not run (it would throw): only its type is checked.
+  const compile = () =>
+    // @ts-expect-error: a validator compiles a schema object, not a string.
+    new DefaultJsonSchemaValidator().getValidator("schema");
   // @ts-expect-error: an access token is a string.
   const tokens: OAuthTokens = { access_token: 1, token_type: "Bearer" };
   assertEquals([version, pair, result, tokens.token_type], [undefined, pair, result, "Bearer"]);
+  assertEquals(typeof compile, "function");
 });

@@ -1,6 +1,6 @@
 import { assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
-import { McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 import { defineMcpService, ToolRouter } from "../../../mod.ts";
 
 Deno.test("mountMcpServer() exposes an SDK server's tools under id_tool with their schemas", async () => {
@@ -9,8 +9,8 @@ Deno.test("mountMcpServer() exposes an SDK server's tools under id_tool with the
     "get-time",
     {
       description: "The time",
-      inputSchema: { zone: z.string() },
-      outputSchema: { iso: z.string() },
+      inputSchema: z.object({ zone: z.string() }),
+      outputSchema: z.object({ iso: z.string() }),
       annotations: { readOnlyHint: true },
     },
     ({ zone }) => ({

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
 import { type BuiltinSource, type RoutedTool, ToolRouter } from "../../../mod.ts";
-import { McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -130,10 +130,10 @@ Deno.test("callAll() treats a mounted MCP tool annotated readOnlyHint as read-on
     return { content: [{ type: "text" as const, text: "ok" }] };
   };
   server.registerTool("search", {
-    inputSchema: { q: z.string() },
+    inputSchema: z.object({ q: z.string() }),
     annotations: { readOnlyHint: true },
   }, slow);
-  server.registerTool("edit", { inputSchema: { q: z.string() } }, slow);
+  server.registerTool("edit", { inputSchema: z.object({ q: z.string() }) }, slow);
   const router = new ToolRouter();
   await router.mountMcpServer("docs", server);
   const toolSet = await router.expose({ mcpServices: ["docs"] });

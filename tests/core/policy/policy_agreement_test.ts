@@ -6,8 +6,10 @@
  * @module
  */
 import { assert, assertEquals } from "@std/assert";
-import { type Policy, type PolicyAction, ToolSetServer } from "../../../mod.ts";
-import { Client, InMemoryTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import type { Policy, PolicyAction } from "../../../mod.ts";
+import { ToolSetServer } from "../../../src/core/mcp/mod.ts";
+import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter } from "./_policy_fixture.ts";
 
 const SOURCES: Record<string, string> = {

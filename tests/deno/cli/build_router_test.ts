@@ -4,8 +4,9 @@ import { buildRouter, checkUser, describeMissing } from "../../../src/deno/cli/b
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { ToolSetServer } from "../../../mod.ts";
-import { Client, ElicitRequestSchema, InMemoryTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { ToolSetServer } from "../../../src/core/mcp/mod.ts";
+import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 function config(workspace: string, overrides: Partial<ToolrouteConfig> = {}): ToolrouteConfig {
   return {
@@ -205,7 +206,7 @@ Deno.test("buildRouter() applies the config's policy; served, an ask becomes the
   await server.connect(serverSide);
   const client = new Client({ name: "t", version: "1" }, { capabilities: { elicitation: {} } });
   const asked: string[] = [];
-  client.setRequestHandler(ElicitRequestSchema, (request: { params: { message: string } }) => {
+  client.setRequestHandler("elicitation/create", (request: { params: { message: string } }) => {
     asked.push(request.params.message);
     return { action: "accept", content: { approve: true } };
   });

@@ -1,10 +1,6 @@
 import { assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { exists } from "@std/fs";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  ToolListChangedNotificationSchema,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { CLI, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
@@ -175,7 +171,6 @@ Deno.test("serve reports progress notifications while a long bash command runs",
   const progress: string[] = [];
   const result = await client.callTool(
     { name: "bash", arguments: { command: "sleep 1.3; echo finished" } },
-    undefined,
     { onprogress: (report: { message?: string }) => progress.push(report.message ?? "") },
   );
   assertStringIncludes(text(result), "finished");
@@ -225,7 +220,7 @@ Deno.test("serve passes a remote server's tool-list change on to its clients", a
     await using serve = await startHttpServe(flags, ["--config", fixture.config]);
     const client = new Client({ name: "test", version: "1.0.0" });
     const changed = Promise.withResolvers<void>();
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+    client.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve());
     await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
     assertEquals((await client.listTools()).tools.length, 5);
     await remote.changeTools((server) => {

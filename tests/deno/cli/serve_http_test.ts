@@ -1,10 +1,6 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import type { ToolCallEvent } from "../../../src/core/tool_call_types.ts";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  ToolListChangedNotificationSchema,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { buildRouter } from "../../../src/deno/cli/build_router.ts";
 import { ANONYMOUS, type HttpAuth, serveHttp } from "../../../src/deno/cli/serve_http.ts";
 import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
@@ -151,7 +147,7 @@ Deno.test("serveHttp() forwards a tool-list change to connected clients", async 
   assertEquals(serve.context.toolsChanged.size, 1, "serveHttp adds one listener");
   const client = new Client({ name: "test", version: "1.0.0" });
   const changed = Promise.withResolvers<void>();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+  client.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve());
   await client.connect(
     new StreamableHTTPClientTransport(new URL(serve.url), {
       requestInit: { headers: { authorization: `Bearer ${SINGLE_TOKEN}` } },

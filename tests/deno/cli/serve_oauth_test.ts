@@ -1,9 +1,5 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
-import {
-  Client,
-  ElicitRequestSchema,
-  StreamableHTTPClientTransport,
-} from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { createOAuthWorld, type OAuthWorld } from "../../_helpers/oauth_world.ts";
 import { exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
@@ -77,7 +73,7 @@ async function userClient(url: string, token: string, options: { urlElicitation:
   );
   const shown: { url: string; message: string }[] = [];
   if (options.urlElicitation) {
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
+    client.setRequestHandler("elicitation/create", (request) => {
       const params = request.params as { mode?: string; url?: string; message: string };
       if (params.mode === "url" && params.url) {
         shown.push({ url: params.url, message: params.message });

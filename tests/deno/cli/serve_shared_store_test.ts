@@ -47,7 +47,7 @@ Deno.test("two serve --http processes sharing one --store: a definition pinned b
         content: [{ type: "text", text: "found" }],
       }));
       mcp.registerTool("stable", { description: "Never changes" }, (extra) => {
-        received.push(extra._meta?.traceparent);
+        received.push(extra.mcpReq._meta?.traceparent);
         return { content: [{ type: "text", text: "ok" }] };
       });
     },

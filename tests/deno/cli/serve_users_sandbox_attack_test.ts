@@ -33,7 +33,7 @@ interface Answer {
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: args }, undefined, {
+  const result = await client.callTool({ name, arguments: args }, {
     timeout: 60_000,
   });
   const text = (result.content as { text: string }[])[0].text;

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import { fileURLToPath } from "node:url";
 import { ToolRouter } from "../../../mod.ts";
-import type { McpStdioServerConfig, McpTransport } from "../../../mod.ts";
+import type { McpStdioServerConfig, McpTransport } from "../../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { processAlive as alive } from "./_process_alive.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
 import { fileURLToPath } from "node:url";
-import { type McpStdioServerConfig, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import type { McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { loadMcpConfig, parseMcpConfig } from "../../../src/deno/mcp/load_mcp_config.ts";
 

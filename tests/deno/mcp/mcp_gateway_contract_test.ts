@@ -1,5 +1,6 @@
-import { McpGateway, ToolRouter } from "../../../mod.ts";
-import type { McpServer } from "../../../src/core/mcp/mcp_sdk.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
+import type { McpServer } from "@modelcontextprotocol/server";
 import {
   type ContractTools,
   contractTools,
@@ -16,7 +17,7 @@ function registerContractTools(tools: ContractTools) {
         { description: tool.description, inputSchema: tool.input.shape },
         async (args, extra) => {
           // deno-lint-ignore no-explicit-any
-          const text = await (tool.run as any)(args, { signal: extra.signal });
+          const text = await (tool.run as any)(args, { signal: extra.mcpReq.signal });
           return { content: [{ type: "text" as const, text }] };
         },
       );

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertLess, assertMatch } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { spawnMcpTestServer, startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { z } from "zod";
 
@@ -79,7 +80,7 @@ Deno.test("malformed JSON-RPC answers fail the call at once and the connection s
     },
     tools: (mcp) => {
       for (const name of ["bad_json", "bad_sse", "fine"]) {
-        mcp.registerTool(name, { inputSchema: {} }, () => ({
+        mcp.registerTool(name, { inputSchema: z.object({}) }, () => ({
           content: [{ type: "text", text: "fine" }],
         }));
       }
@@ -185,7 +186,7 @@ Deno.test("an expired HTTP session is re-initialised once and the unsent call is
   let runs = 0;
   const server = await startMcpTestServer({
     tools: (mcp) =>
-      mcp.registerTool("count", { inputSchema: {} }, () => ({
+      mcp.registerTool("count", { inputSchema: z.object({}) }, () => ({
         content: [{ type: "text", text: String(++runs) }],
       })),
   });
@@ -218,7 +219,7 @@ Deno.test("the exposed list follows notifications/tools/list_changed", async () 
   try {
     assertEquals((await router.expose({ mcpServers: ["main"] })).has("shout"), false);
     await server.changeTools((mcp) =>
-      mcp.registerTool("shout", { inputSchema: { text: z.string() } }, ({ text }) => ({
+      mcp.registerTool("shout", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
         content: [{ type: "text", text: text.toUpperCase() }],
       }))
     );

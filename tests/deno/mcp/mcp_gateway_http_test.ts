@@ -1,5 +1,6 @@
 import { assertEquals } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { startSseTestServer } from "../../_helpers/mcp_sse_test_server.ts";
 

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch, assertThrows } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 
 const ALICE = "Bearer alice-secret-token-1";

@@ -1,5 +1,6 @@
 import { assertEquals } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { startMcpTestServer, type TestServer } from "../../_helpers/mcp_test_server.ts";
 
 Deno.test("1000 concurrent calls of 100 users on 10 user servers each get their own user's answer", async () => {

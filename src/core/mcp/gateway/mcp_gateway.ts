@@ -39,7 +39,8 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  *
  * @example A global server and a user's server (HTTP)
  * ```ts ignore
- * import { McpGateway, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { McpGateway } from "@toolroute/toolroute/mcp";
  *
  * await using gateway = new McpGateway({
  *   servers: { docs: { url: "https://docs.example.com/mcp" } },
@@ -56,9 +57,9 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  *
  * @example Route to an SDK server through a transport factory (in memory)
  * ```ts
- * import { McpGateway, type McpTransport, ToolRouter } from "@toolroute/toolroute";
- * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { McpGateway, type McpTransport } from "@toolroute/toolroute/mcp";
+ * import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";
  *
@@ -66,7 +67,7 @@ type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
  *   servers: { greeter: { url: "http://127.0.0.1:1/mcp" } },
  *   transportFactory: async () => {
  *     const server = new McpServer({ name: "greeter", version: "1.0.0" });
- *     server.registerTool("greet", { inputSchema: { name: z.string() } }, ({ name }: { name: string }) => ({
+ *     server.registerTool("greet", { inputSchema: z.object({ name: z.string() }) }, ({ name }) => ({
  *       content: [{ type: "text", text: `Hello, ${name}` }],
  *     }));
  *     const [client, serverSide] = InMemoryTransport.createLinkedPair();

@@ -1,15 +1,13 @@
 import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
 import type { ToolSet } from "../../tool_set.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../../policy_types.ts";
-import { ElicitResultSchema } from "../mcp_sdk.ts";
 import { summarizeShown } from "../../policy/shown_arguments.ts";
 
 /** What the SDK hands a request handler, as far as asking the client goes. */
 export interface ElicitingExtra {
-  /** Sends a request to the client, related to the current request. */
+  /** Sends a request to the client, related to the current request (the SDK knows its result). */
   sendRequest: (
     request: { method: string; params: Record<string, unknown> },
-    resultSchema: typeof ElicitResultSchema,
     options?: { signal?: AbortSignal },
   ) => Promise<{ action: string; content?: Record<string, unknown> }>;
 }
@@ -85,7 +83,6 @@ export function elicitationApprover(
     if (form) params.mode = "form";
     const answer = await extra.sendRequest(
       { method: "elicitation/create", params },
-      ElicitResultSchema,
       { signal: request.signal },
     );
     const reason = typeof answer.content?.reason === "string" && answer.content.reason !== ""

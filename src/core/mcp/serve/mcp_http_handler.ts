@@ -94,7 +94,8 @@ export interface McpHttpHandler {
  *
  * @example Answer an MCP request without a network
  * ```ts
- * import { defineTool, mcpHttpHandler, ToolRouter } from "@toolroute/toolroute";
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { mcpHttpHandler } from "@toolroute/toolroute/mcp";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";
  *

@@ -3,13 +3,12 @@ import type { ToolSet } from "../../tool_set.ts";
 import type { ToolProgress } from "../../tool_source.ts";
 import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";
 import {
-  CallToolRequestSchema,
-  ElicitResultSchema,
-  ListToolsRequestSchema,
-  McpError,
-  McpErrorCode,
+  type CallToolResult,
+  type ListToolsResult,
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
-  SetLevelRequestSchema,
+  type ServerContext,
   type Transport,
 } from "../mcp_sdk.ts";
 import {
@@ -57,11 +56,9 @@ export interface ToolSetServerOptions {
  *
  * @example Serve a tool set to an in-process MCP client
  * ```ts
- * import { defineTool, ToolRouter, ToolSetServer } from "@toolroute/toolroute";
- * // @ts-types="@modelcontextprotocol/sdk/client"
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
- * // @ts-types="@modelcontextprotocol/sdk/inMemory"
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolSetServer } from "@toolroute/toolroute/mcp";
+ * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";
  *
@@ -115,15 +112,17 @@ export class ToolSetServer implements AsyncDisposable {
         instructions: options.instructions,
       },
     );
-    this.#server.setRequestHandler(SetLevelRequestSchema, (request, extra) => {
-      this.#levels.set(extra.sessionId ?? "", LEVELS.indexOf(request.params.level));
+    this.#server.setRequestHandler("logging/setLevel", (request, ctx) => {
+      this.#levels.set(ctx.sessionId ?? "", LEVELS.indexOf(request.params.level));
       return {};
     });
-    this.#server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-      const toolSet = await this.#toolSet(extra);
-      return { tools: toolSet.toMcp() };
+    this.#server.setRequestHandler("tools/list", async (_request, ctx) => {
+      const toolSet = await this.#toolSet(handlerExtra(ctx));
+      // toMcp() gives what the protocol's tool shape holds; its own type is looser.
+      return { tools: toolSet.toMcp() } as ListToolsResult;
     });
-    this.#server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    this.#server.setRequestHandler("tools/call", async (request, ctx) => {
+      const extra = handlerExtra(ctx);
       const { name, arguments: args, _meta } = request.params;
       let toolSet: ToolSet;
       try {
@@ -153,7 +152,7 @@ export class ToolSetServer implements AsyncDisposable {
         capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
         extra: extra as unknown as ElicitingExtra,
       });
-      return callResult(toolSet, name, result);
+      return callResult(toolSet, name, result) as CallToolResult;
     });
   }
 
@@ -204,9 +203,24 @@ export class ToolSetServer implements AsyncDisposable {
       return await this.#provide({ userId, sessionId: extra.sessionId, signal: extra.signal });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new McpError(McpErrorCode.InternalError, `Cannot list the tools: ${message}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot list the tools: ${message}`);
     }
   }
+}
+
+/**
+ * What the handlers read of the SDK's request context, flattened: the signal, session, user,
+ * request id, and the senders of notifications and requests related to this request.
+ */
+function handlerExtra(ctx: ServerContext) {
+  return {
+    signal: ctx.mcpReq.signal,
+    sessionId: ctx.sessionId,
+    authInfo: ctx.http?.authInfo,
+    requestId: ctx.mcpReq.id,
+    sendNotification: ctx.mcpReq.notify,
+    sendRequest: ctx.mcpReq.send,
+  };
 }
 
 function errorResult(text: string): { isError: true; content: { type: "text"; text: string }[] } {
@@ -281,7 +295,6 @@ const LEVELS: readonly ToolLogEntry["level"][] = [
 
 type SendRequest = (
   request: { method: "elicitation/create"; params: Record<string, unknown> },
-  schema: unknown,
   options?: { signal?: AbortSignal },
 ) => Promise<unknown>;
 
@@ -310,7 +323,6 @@ async function elicit(
     };
   const answer = await (send as SendRequest)(
     { method: "elicitation/create", params },
-    ElicitResultSchema,
     { signal },
   );
   return answer as ToolElicitationResult;

@@ -1,19 +1,13 @@
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
 import { z } from "zod";
+import { type McpJsonSchemaValidation, ToolRouter } from "../../../../mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,
-  type McpJsonSchemaValidation,
   type McpTransport,
-  ToolRouter,
-} from "../../../../mod.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  McpServer,
-  Server,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+} from "../../../../src/core/mcp/mod.ts";
+import { Server } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 /** A transport factory that connects each attempt to a fresh in-memory server. */
 function memory(make: (serverId: string, userId?: string) => McpServer | Server) {
@@ -39,7 +33,7 @@ function memory(make: (serverId: string, userId?: string) => McpServer | Server)
 
 function echoServer(name = "mem"): McpServer {
   const server = new McpServer({ name, version: "1.0.0" });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
     content: [{ type: "text", text: `${name}: ${text}` }],
   }));
   return server;
@@ -75,12 +69,12 @@ Deno.test("McpGateway reads every page of a tool list", async () => {
       name: `t${i}`,
       inputSchema: { type: "object" as const },
     }));
-    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    server.setRequestHandler("tools/list", (request) => {
       const start = Number(request.params?.cursor ?? 0);
       const next = start + 3 < all.length ? String(start + 3) : undefined;
       return { tools: all.slice(start, start + 3), nextCursor: next };
     });
-    server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    server.setRequestHandler("tools/call", (request) => ({
       content: [{ type: "text", text: request.params.name }],
     }));
     return server;
@@ -133,13 +127,17 @@ Deno.test("McpGateway lets progress extend a call's deadline up to the hard maxi
     const server = new McpServer({ name: "slow", version: "1.0.0" });
     server.registerTool(
       "work",
-      { inputSchema: { steps: z.number() } },
+      { inputSchema: z.object({ steps: z.number() }) },
       async ({ steps }, extra) => {
         for (let i = 1; i <= steps; i++) {
           await new Promise((resolve) => setTimeout(resolve, PROGRESS_EVERY_MS));
-          await extra.sendNotification({
+          await extra.mcpReq.notify({
             method: "notifications/progress",
-            params: { progressToken: extra._meta!.progressToken!, progress: i, total: steps },
+            params: {
+              progressToken: extra.mcpReq._meta!.progressToken!,
+              progress: i,
+              total: steps,
+            },
           });
         }
         return { content: [{ type: "text", text: "done" }] };
@@ -167,20 +165,24 @@ Deno.test("McpGateway lets progress extend a call's deadline up to the hard maxi
 /** A server whose `work {steps}` reports progress every 200 ms when given a token; logs tokens. */
 function progressServer(tokens: unknown[]): McpServer {
   const server = new McpServer({ name: "progress", version: "1.0.0" });
-  server.registerTool("work", { inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
-    const token = extra._meta?.progressToken;
-    tokens.push(token);
-    for (let i = 1; i <= steps; i++) {
-      await new Promise((resolve) => setTimeout(resolve, PROGRESS_EVERY_MS));
-      if (token !== undefined) {
-        await extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken: token, progress: i, total: steps },
-        });
+  server.registerTool(
+    "work",
+    { inputSchema: z.object({ steps: z.number() }) },
+    async ({ steps }, extra) => {
+      const token = extra.mcpReq._meta?.progressToken;
+      tokens.push(token);
+      for (let i = 1; i <= steps; i++) {
+        await new Promise((resolve) => setTimeout(resolve, PROGRESS_EVERY_MS));
+        if (token !== undefined) {
+          await extra.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: i, total: steps },
+          });
+        }
       }
-    }
-    return { content: [{ type: "text", text: "done" }] };
-  });
+      return { content: [{ type: "text", text: "done" }] };
+    },
+  );
   return server;
 }
 
@@ -320,8 +322,8 @@ Deno.test("McpGateway hands its JSON Schema validator to the SDK client", async 
   const { factory } = memory(() => {
     const server = new McpServer({ name: "typed", version: "1.0.0" });
     server.registerTool("sum", {
-      inputSchema: { a: z.number() },
-      outputSchema: { total: z.number() },
+      inputSchema: z.object({ a: z.number() }),
+      outputSchema: z.object({ total: z.number() }),
     }, ({ a }) => ({
       content: [{ type: "text", text: String(a) }],
       structuredContent: { total: a },
@@ -351,7 +353,7 @@ Deno.test("McpGateway answers form elicitation through onElicitation, with schem
   const asked: string[] = [];
   const { factory } = memory((serverId, userId) => {
     const server = new McpServer({ name: "asker", version: "1.0.0" });
-    server.registerTool("book", { inputSchema: {} }, async () => {
+    server.registerTool("book", { inputSchema: z.object({}) }, async () => {
       const answer = await server.server.elicitInput({
         message: `Which seat, ${userId}?`,
         requestedSchema: {
@@ -389,7 +391,7 @@ Deno.test("McpGateway answers form elicitation through onElicitation, with schem
 Deno.test("McpGateway declines elicitation it cannot answer", async () => {
   const { factory } = memory(() => {
     const server = new McpServer({ name: "asker", version: "1.0.0" });
-    server.registerTool("ask", { inputSchema: {} }, async () => {
+    server.registerTool("ask", { inputSchema: z.object({}) }, async () => {
       await server.server.elicitInput({
         message: "Name?",
         requestedSchema: { type: "object", properties: { name: { type: "string" } } },
@@ -409,7 +411,7 @@ Deno.test("McpGateway lists tools again after toolListTtlMs, without a notificat
   const names = ["first"];
   const { factory } = memory(() => {
     const server = new Server({ name: "quiet", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
+    server.setRequestHandler("tools/list", () => ({
       tools: names.map((name) => ({ name, inputSchema: { type: "object" as const } })),
     }));
     return server;

@@ -1,11 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import { mcpHttpHandler, ToolSetServer } from "../../../../mod.ts";
-import {
-  Client,
-  ElicitRequestSchema,
-  InMemoryTransport,
-  StreamableHTTPClientTransport,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+import { mcpHttpHandler, ToolSetServer } from "../../../../src/core/mcp/mod.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter, ran } from "../../policy/_policy_fixture.ts";
 
 const POLICY = { ask: ["deploy"], deny: ["delete_*"] };
@@ -25,10 +21,10 @@ async function connect(
   );
   if (answer !== undefined) {
     client.setRequestHandler(
-      ElicitRequestSchema,
-      (request: { params: Record<string, unknown> }) => {
+      "elicitation/create",
+      (request) => {
         asked.push(request.params);
-        return answer(request.params);
+        return answer(request.params) as never;
       },
     );
   }
@@ -113,7 +109,7 @@ for (const stateless of [false, true]) {
       { capabilities: { elicitation: {} } },
     );
     let asked = 0;
-    client.setRequestHandler(ElicitRequestSchema, () => {
+    client.setRequestHandler("elicitation/create", () => {
       asked++;
       return { action: "accept", content: { approve: true } };
     });

@@ -1,11 +1,8 @@
 import { assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { z } from "zod";
-import { defineTool, type McpHttpHandler, mcpHttpHandler, ToolRouter } from "../../../../mod.ts";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  ToolListChangedNotificationSchema,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+import { defineTool, ToolRouter } from "../../../../mod.ts";
+import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 
 const whoami = defineTool({
   name: "whoami",
@@ -190,7 +187,7 @@ Deno.test("mcpHttpHandler tells a user's open sessions that the tool list change
   const changed: string[] = [];
   const clients = await Promise.all(["a", "b"].map(async (token) => {
     const client = await connectClient(handler, { authorization: `Bearer ${token}` });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       changed.push(token);
     });
     return client;
@@ -255,7 +252,7 @@ Deno.test("mcpHttpHandler streams progress and the result in stateless mode", as
   const handler = mcpHttpHandler({ tools, stateless: true });
   const client = await connectClient(handler);
   const seen: number[] = [];
-  const result = await client.callTool({ name: "steps", arguments: {} }, undefined, {
+  const result = await client.callTool({ name: "steps", arguments: {} }, {
     onprogress: (progress: { progress: number }) => seen.push(progress.progress),
   });
   assertEquals(result.content, [{ type: "text", text: "done" }]);

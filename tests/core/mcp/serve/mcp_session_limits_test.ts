@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import { defineTool, mcpHttpHandler, ToolRouter } from "../../../../mod.ts";
+import { defineTool, ToolRouter } from "../../../../mod.ts";
+import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 
 const whoami = defineTool({
   name: "whoami",

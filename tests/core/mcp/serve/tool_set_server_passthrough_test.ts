@@ -1,7 +1,9 @@
 import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
-import { McpGateway, type McpTransport, ToolRouter, ToolSetServer } from "../../../../mod.ts";
-import { Client, InMemoryTransport, McpServer } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { ToolRouter } from "../../../../mod.ts";
+import { McpGateway, type McpTransport, ToolSetServer } from "../../../../src/core/mcp/mod.ts";
+import { Client } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const png = btoa("\x89PNG".padEnd(300 * 1024, "\u00fe"));
 
@@ -10,16 +12,16 @@ function upstream(): McpServer {
   const server = new McpServer({ name: "upstream", version: "1.0.0" });
   server.registerTool("read_text_file", {
     description: "Reads a file (plain text plus a structured copy, like server-filesystem)",
-    inputSchema: { path: z.string() },
-    outputSchema: { content: z.string() },
+    inputSchema: z.object({ path: z.string() }),
+    outputSchema: z.object({ content: z.string() }),
   }, ({ path }) => ({
     content: [{ type: "text", text: `line one of ${path}\nline two` }],
     structuredContent: { content: `line one of ${path}\nline two` },
   }));
   server.registerTool("screenshot", {
     description: "An image with a structured copy of its bytes",
-    inputSchema: {},
-    outputSchema: { png: z.string() },
+    inputSchema: z.object({}),
+    outputSchema: z.object({ png: z.string() }),
   }, () => ({
     content: [
       { type: "text", text: "the screen" },
@@ -27,22 +29,30 @@ function upstream(): McpServer {
     ],
     structuredContent: { png },
   }));
-  server.registerTool("mixed", { description: "Every kind of block", inputSchema: {} }, () => ({
-    content: [
-      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
-      { type: "resource", resource: { uri: "mem://a.txt", mimeType: "text/plain", text: "A" } },
-      { type: "resource", resource: { uri: "mem://b.bin", blob: "AAEC" } },
-      { type: "resource_link", uri: "mem://c", name: "c", mimeType: "text/plain" },
-    ],
-  }));
-  server.registerTool("refuse", { description: "Fails with content", inputSchema: {} }, () => ({
-    isError: true,
-    content: [{ type: "text", text: "no such file" }, {
-      type: "image",
-      data: "AAAA",
-      mimeType: "image/png",
-    }],
-  }));
+  server.registerTool(
+    "mixed",
+    { description: "Every kind of block", inputSchema: z.object({}) },
+    () => ({
+      content: [
+        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+        { type: "resource", resource: { uri: "mem://a.txt", mimeType: "text/plain", text: "A" } },
+        { type: "resource", resource: { uri: "mem://b.bin", blob: "AAEC" } },
+        { type: "resource_link", uri: "mem://c", name: "c", mimeType: "text/plain" },
+      ],
+    }),
+  );
+  server.registerTool(
+    "refuse",
+    { description: "Fails with content", inputSchema: z.object({}) },
+    () => ({
+      isError: true,
+      content: [{ type: "text", text: "no such file" }, {
+        type: "image",
+        data: "AAAA",
+        mimeType: "image/png",
+      }],
+    }),
+  );
   return server;
 }
 

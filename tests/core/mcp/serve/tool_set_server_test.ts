@@ -1,7 +1,9 @@
 import { assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import { defineTool, ToolRouter, type ToolSet, ToolSetServer } from "../../../../mod.ts";
-import { Client, InMemoryTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { defineTool, ToolRouter, type ToolSet } from "../../../../mod.ts";
+import { ToolSetServer } from "../../../../src/core/mcp/mod.ts";
+import { Client } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 function fixture() {
   const ran: string[] = [];
@@ -106,7 +108,7 @@ Deno.test("ToolSetServer forwards increasing progress when the request has a tok
   await using server = new ToolSetServer(await router.expose({ functions: ["slow"] }));
   const client = await connect(server);
   const seen: number[] = [];
-  const result = await client.callTool({ name: "slow", arguments: {} }, undefined, {
+  const result = await client.callTool({ name: "slow", arguments: {} }, {
     onprogress: (progress: { progress: number }) => seen.push(progress.progress),
   });
   assertEquals((result.content as { text: string }[])[0].text, "done");

@@ -1,11 +1,8 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { z } from "zod";
-import { type AuditRecord, defineTool, mcpHttpHandler, ToolRouter } from "../../../../mod.ts";
-import {
-  Client,
-  ElicitRequestSchema,
-  StreamableHTTPClientTransport,
-} from "../../../../src/core/mcp/mcp_sdk.ts";
+import { type AuditRecord, defineTool, ToolRouter } from "../../../../mod.ts";
+import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 
 const PADDING = " ".repeat(400);
 const ATTACK = `npm test${PADDING}; echo PAYLOAD > hidden.txt`;
@@ -49,9 +46,10 @@ async function client(
     { name: "approver", version: "1.0.0" },
     { capabilities: { elicitation: { form: {} } } },
   );
-  mcp.setRequestHandler(ElicitRequestSchema, (request: { params: Record<string, unknown> }) => {
+  mcp.setRequestHandler("elicitation/create", (request) => {
     asked.push(request.params);
-    return answer(request.params);
+    // The answers are hand-built (some deliberately odd); the SDK validates them on the way.
+    return answer(request.params) as { action: "accept" };
   });
   await mcp.connect(new StreamableHTTPClientTransport(url));
   return { mcp, asked };

@@ -1,5 +1,6 @@
 import { ToolError } from "../../../tool_error.ts";
 import type { ToolContext } from "../../../tool_source.ts";
+import { isSharedSignal } from "../../../tool_call.ts";
 
 /** The deadline of one remote call. */
 export interface CallDeadline {
@@ -42,7 +43,11 @@ export function callDeadline(
     hardMs,
   );
   return {
-    signal: AbortSignal.any([context.signal, controller.signal]),
+    // The shared never-aborting signal is left out: it may belong to another request, whose
+    // objects workerd refuses to touch ("Cannot perform I/O on behalf of a different request").
+    signal: isSharedSignal(context.signal)
+      ? controller.signal
+      : AbortSignal.any([context.signal, controller.signal]),
     timeoutMs,
     hardMs,
     extendable: hardMs > timeoutMs,

@@ -13,10 +13,8 @@ import type { ToolLogEntry } from "../../../tool_source.ts";
 import {
   Client,
   type ClientOptions,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
+  SdkHttpError,
   SseError,
-  StreamableHTTPError,
   type Transport,
 } from "../../mcp_sdk.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
@@ -131,8 +129,12 @@ export async function openMcpClient(
       const client = await initialise(settings, transport);
       return { client, kind: kinds[i], ...(transport.direct ? { direct: transport } : {}) };
     } catch (error) {
-      const unsupported = (error instanceof StreamableHTTPError || error instanceof SseError) &&
-        [400, 404, 405].includes(error.code ?? 0);
+      const status = error instanceof SdkHttpError
+        ? error.status
+        : error instanceof SseError
+        ? error.code
+        : undefined;
+      const unsupported = [400, 404, 405].includes(status ?? 0);
       if (i + 1 >= kinds.length || !unsupported) throw error;
     }
   }
@@ -161,19 +163,32 @@ function withOAuth(
  * parse of the result are skipped on the gateway's most frequent request.
  */
 function routeToolCalls(client: Client, transport: HttpClientTransport): void {
-  type Request = (request: unknown, schema: unknown, options?: unknown) => Promise<unknown>;
+  // `request(request, options)` for spec methods; `request(request, resultSchema, options)` too.
+  type Request = (
+    request: unknown,
+    schemaOrOptions?: unknown,
+    options?: unknown,
+  ) => Promise<unknown>;
   const viaSdk = (client.request as Request).bind(client);
-  const routed: Request = (request, schema, options) => {
+  const routed: Request = (request, schemaOrOptions, options) => {
     const message = request as { method: string; params?: Record<string, unknown> };
-    return message.method === "tools/call" && transport.direct
-      ? transport.request(message, options as McpCallRequestOptions | undefined)
-      : viaSdk(request, schema, options);
+    if (message.method !== "tools/call" || !transport.direct) {
+      return viaSdk(request, schemaOrOptions, options);
+    }
+    const schema = typeof schemaOrOptions === "object" && schemaOrOptions !== null &&
+      "~standard" in schemaOrOptions;
+    return transport.request(
+      message,
+      (schema ? options : schemaOrOptions) as McpCallRequestOptions | undefined,
+    );
   };
   Object.defineProperty(client, "request", { value: routed, configurable: true, writable: true });
 }
 
 async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {
-  const options: ClientOptions = { capabilities: {} };
+  // The 2025 era (`initialize` and sessions), as the SDK's default says; explicit, since the
+  // gateway's behaviour rests on it.
+  const options: ClientOptions = { capabilities: {}, versionNegotiation: { mode: "legacy" } };
   if (settings.jsonSchemaValidator !== undefined) {
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
@@ -185,20 +200,20 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
   if (elicits && answer !== undefined) {
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const params = request.params as { message: string; requestedSchema?: object };
       const result = await answer({
         serverId: settings.serverId,
         ...(settings.userId === undefined ? {} : { userId: settings.userId }),
         message: params.message,
         requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
-      }, extra.signal);
+      }, ctx.mcpReq.signal);
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
   const onLog = settings.onLog;
   if (onLog !== undefined) {
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
       onLog({ level, ...(typeof logger === "string" ? { logger } : {}), data });
     });

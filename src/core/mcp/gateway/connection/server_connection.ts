@@ -7,7 +7,7 @@ import { Backoff } from "./backoff.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
-import { listAllTools } from "../../list_all_tools.ts";
+import { listAllTools, toolPagesOf } from "../../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { findAuthorizationRequired } from "../oauth/authorization_required_error.ts";
 import {
@@ -27,13 +27,8 @@ import type {
   McpGatewayEvent,
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
-import { mcpErrorCodeOf } from "../../mcp_error_code.ts";
-import {
-  type Client,
-  McpErrorCode,
-  type McpTool,
-  ToolListChangedNotificationSchema,
-} from "../../mcp_sdk.ts";
+import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
+import type { Client, McpTool } from "../../mcp_sdk.ts";
 import {
   type DirectRequester,
   type OpenClientSettings,
@@ -90,7 +85,7 @@ export class ServerConnection {
   /** The client's transport when it sends `tools/call` itself (Streamable HTTP). */
   #direct?: DirectRequester;
   /** The tools whose calls go through the client (output schema, required tasks), per list. */
-  #viaClient?: { tools: readonly McpTool[]; names: ReadonlySet<string> };
+  #viaClient?: ViaClient;
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
@@ -220,7 +215,7 @@ export class ServerConnection {
     context: ToolContext,
   ): Promise<ToolOutput> {
     const direct = this.#state === "ready" ? this.#directFor(toolName) : undefined;
-    if (direct !== undefined && !context.signal.aborted) {
+    if (direct !== undefined && !aborted(context.signal)) {
       return this.#callDirect(direct, toolName, args, context);
     }
     return this.#callTool(toolName, args, context);
@@ -234,7 +229,7 @@ export class ServerConnection {
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
-      if (client !== undefined && !context.signal.aborted) {
+      if (client !== undefined && !aborted(context.signal)) {
         const output = await this.#callReady(client, toolName, args, context);
         if (output !== NOT_SENT) return output;
         return await this.#callGuarded(toolName, args, context, 1);
@@ -267,16 +262,32 @@ export class ServerConnection {
   #directFor(toolName: string): DirectRequester | undefined {
     const direct = this.#direct;
     if (direct === undefined || this.#client === undefined || !direct.direct) return undefined;
+    return this.#viaClientTools().names.has(toolName) ? undefined : direct;
+  }
+
+  /** Which tools go through the client's `callTool`, made once per tool list. */
+  #viaClientTools(): ViaClient {
     let viaClient = this.#viaClient;
     if (viaClient?.tools !== this.#tools) {
       const names = new Set<string>();
+      const withOutput = new Map<string, McpTool>();
       for (const tool of this.#tools) {
         const task = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+        if (tool.outputSchema !== undefined) withOutput.set(tool.name, tool);
         if (tool.outputSchema !== undefined || task === "required") names.add(tool.name);
       }
-      viaClient = this.#viaClient = { tools: this.#tools, names };
+      viaClient = this.#viaClient = { tools: this.#tools, names, withOutput };
     }
-    return viaClient.names.has(toolName) ? undefined : direct;
+    return viaClient;
+  }
+
+  /**
+   * The call options with the listed definition of a tool that declares an output schema: the
+   * SDK client validates the result against it (other tools' options stay the shared ones).
+   */
+  #withDefinition<T extends object>(toolName: string, options: T): T {
+    const definition = this.#viaClientTools().withOutput.get(toolName);
+    return definition === undefined ? options : { ...options, toolDefinition: definition };
   }
 
   /**
@@ -326,7 +337,7 @@ export class ServerConnection {
         toolName,
         args,
         this.#requestContext(call),
-        call.options,
+        this.#withDefinition(toolName, call.options),
       );
     } catch (error) {
       return await this.#readyFailed(error as ToolError, call);
@@ -375,7 +386,7 @@ export class ServerConnection {
    */
   async #readyFailed(error: ToolError, call: ReadyCall): Promise<typeof NOT_SENT> {
     const { context, toolName, options } = call;
-    if (context.signal.aborted) {
+    if (aborted(context.signal)) {
       const reason = context.signal.reason;
       throw reason instanceof ToolErrorClass
         ? reason
@@ -448,14 +459,14 @@ export class ServerConnection {
             toolName,
             args,
             { ...context, signal, onProgress },
-            {
+            this.#withDefinition(toolName, {
               timeoutMs,
               maxResultChars: this.#s.maxResultChars,
               maxMediaBytes: this.#s.maxMediaBytes,
               resetTimeoutOnProgress: extendable,
               maxTotalTimeoutMs: hardMs,
               redact: this.#redactResult,
-            },
+            }),
           );
         } catch (error) {
           const cause = (error as ToolError).cause;
@@ -517,11 +528,11 @@ export class ServerConnection {
       const direct = opened.direct;
       const ready = client;
       ready.onclose = () => this.#lost(ready);
-      ready.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      ready.setNotificationHandler("notifications/tools/list_changed", () => {
         void this.#refresh(ready, true);
       });
       this.#tools = this.#shared(
-        await listAllTools(ready, { timeoutMs: this.#s.connectTimeoutMs }),
+        await listAllTools(toolPagesOf(ready), { timeoutMs: this.#s.connectTimeoutMs }),
       );
       this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
@@ -572,7 +583,7 @@ export class ServerConnection {
       refresh.again = false;
       try {
         const tools = this.#shared(
-          await listAllTools(client, { timeoutMs: this.#s.connectTimeoutMs }),
+          await listAllTools(toolPagesOf(client), { timeoutMs: this.#s.connectTimeoutMs }),
         );
         if (this.#client !== client) return;
         this.#tools = tools;
@@ -655,8 +666,17 @@ export class ServerConnection {
 }
 
 /** The request options of a ready call, made once per connection for the default deadline. */
+/** Which tools of a list go through the SDK client's `callTool`. */
+interface ViaClient {
+  tools: readonly McpTool[];
+  names: ReadonlySet<string>;
+  /** The tools with an output schema, whose results the client validates. */
+  withOutput: ReadonlyMap<string, McpTool>;
+}
+
 type CallDefaults = Readonly<
-  Required<Omit<McpCallOptions, "maxMediaBytes">> & Pick<McpCallOptions, "maxMediaBytes">
+  & Required<Omit<McpCallOptions, "maxMediaBytes" | "toolDefinition">>
+  & Pick<McpCallOptions, "maxMediaBytes" | "toolDefinition">
 >;
 
 /** A call on a ready connection, as `#callReady`, `#callDirect` and `#readyFailed` see it. */
@@ -678,4 +698,13 @@ const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as cons
 function describe(error: unknown, redactor: Redactor): string {
   const message = redactor.text(error instanceof Error ? error.message : String(error));
   return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
+}
+
+/**
+ * Whether a call's signal has aborted. The shared never-aborting signal is not read: on workerd it
+ * belongs to the request that made it, and reading it in another throws ("Cannot perform I/O on
+ * behalf of a different request").
+ */
+function aborted(signal: AbortSignal): boolean {
+  return !isSharedSignal(signal) && signal.aborted;
 }

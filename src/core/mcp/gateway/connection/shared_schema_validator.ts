@@ -1,4 +1,4 @@
-import { AjvJsonSchemaValidator } from "../../mcp_sdk.ts";
+import { DefaultJsonSchemaValidator } from "../../mcp_sdk.ts";
 import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "../../mcp_transport.ts";
 
 type Validate = (input: unknown) => McpJsonSchemaValidation<unknown>;
@@ -16,9 +16,10 @@ export interface SharedSchemaValidatorOptions {
  * about 20 KB of heap before it compiles anything). Schemas are told apart by their JSON text, so
  * definitions that differ between users stay apart.
  *
- * The SDK's ajv validator is the default, made on first use (ajv compiles with `new Function`,
- * which edge runtimes refuse: they inject cfworker's). Because ajv keeps every schema it compiled,
- * the default one is replaced once it has compiled many more schemas than are kept.
+ * The SDK's runtime default is the default, made on first use: ajv on Deno and Node.js (ajv
+ * compiles with `new Function`, which edge runtimes refuse: a browser or workerd build gets the
+ * SDK's cfworker validator instead). Because ajv keeps every schema it compiled, the default one
+ * is replaced once it has compiled many more schemas than are kept.
  */
 export class SharedSchemaValidator implements McpJsonSchemaValidator {
   #given: McpJsonSchemaValidator | undefined;
@@ -55,7 +56,9 @@ export class SharedSchemaValidator implements McpJsonSchemaValidator {
     if (validate !== undefined) {
       this.#cache.delete(key); // re-inserted below: most recently used last
     } else {
-      validate = this.#inner().getValidator<unknown>(schema);
+      // A copy: validators may annotate the schema they compile (cfworker's marks resolved ids on
+      // it), and the listed definitions they get here are frozen and shared between users.
+      validate = this.#inner().getValidator<unknown>(structuredClone(schema));
       if (this.#given === undefined) this.#compiledByAjv++;
       if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value!);
     }
@@ -66,7 +69,7 @@ export class SharedSchemaValidator implements McpJsonSchemaValidator {
   #inner(): McpJsonSchemaValidator {
     if (this.#given !== undefined) return this.#given;
     if (this.#ajv === undefined || this.#compiledByAjv > 4 * this.#max) {
-      this.#ajv = new AjvJsonSchemaValidator() as unknown as McpJsonSchemaValidator;
+      this.#ajv = new DefaultJsonSchemaValidator() as unknown as McpJsonSchemaValidator;
       this.#compiledByAjv = 0;
     }
     return this.#ajv;

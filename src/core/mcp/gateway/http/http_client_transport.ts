@@ -6,14 +6,15 @@ import { DeadlineTimer } from "../../../deadline_timer.ts";
 import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import {
   type JSONRPCMessage,
-  McpErrorCode,
+  SdkErrorCode,
+  SdkHttpError,
   SSEClientTransport,
   SseError,
   StreamableHTTPClientTransport,
-  StreamableHTTPError,
   type Transport,
   type TransportSendOptions,
 } from "../../mcp_sdk.ts";
+import { McpErrorCode } from "../../mcp_error_code.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../mcp_transport.ts";
 
 /** The server forgot the session (HTTP 404): the request was not processed. */
@@ -193,7 +194,7 @@ export class HttpClientTransport implements McpTransport {
         this.#answeredWhole.delete(id);
       }
       this.#malformed.delete(error as Error);
-      if (error instanceof StreamableHTTPError && error.code === 404 && this.sessionId) {
+      if (error instanceof SdkHttpError && error.status === 404 && this.sessionId) {
         throw new SessionExpiredError();
       }
       throw error;
@@ -370,9 +371,10 @@ async function unusualAnswer(
   }
   const text = await boundedText(response, 4096);
   if (response.status === 404 && session !== undefined) throw new SessionExpiredError();
-  throw new StreamableHTTPError(
-    response.status,
+  throw new SdkHttpError(
+    resuming ? SdkErrorCode.ClientHttpFailedToOpenStream : SdkErrorCode.ClientHttpNotImplemented,
     `Error ${resuming ? "resuming the event stream" : "POSTing to endpoint"}: ${text}`,
+    { status: response.status, statusText: response.statusText, text },
   );
 }
 

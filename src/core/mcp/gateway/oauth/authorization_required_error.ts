@@ -5,6 +5,20 @@
  * the host to hand to the person, who completes the flow at the host's redirect URI
  * (`gateway.completeAuthorization()`). Whoever holds the URL can link their account in the user's
  * name, so it must not reach the model, logs or anyone else.
+ *
+ * @example Hand the link to the person, keep it from the model
+ * ```ts
+ * import { AuthorizationRequiredError } from "@toolroute/toolroute/mcp";
+ * import { assert, assertEquals } from "@std/assert";
+ *
+ * const error = new AuthorizationRequiredError("crm", {
+ *   userId: "alice",
+ *   authorizationUrl: "https://auth.example.com/authorize?state=abc",
+ * });
+ * assertEquals(error.summary, "Authorization required");
+ * assert(!error.message.includes("auth.example.com")); // the model reads the message
+ * assertEquals(error.authorizationUrl, "https://auth.example.com/authorize?state=abc");
+ * ```
  */
 export class AuthorizationRequiredError extends Error {
   /** The URL the user opens to authorize, or `undefined` when asking again would not help. */

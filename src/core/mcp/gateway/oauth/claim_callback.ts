@@ -28,7 +28,7 @@ export interface ClaimSettings {
 export async function claimCallback(
   settings: ClaimSettings,
   target: { user: string; serverId: string; callbackUrl: string | URL; binding?: string },
-): Promise<{ pending: PendingAuthorization; code: string }> {
+): Promise<{ pending: PendingAuthorization; code: string; iss?: string }> {
   const { store, redirect } = settings;
   const { serverId } = target;
   const fail = (why: string) =>
@@ -76,5 +76,6 @@ export async function claimCallback(
   }
   const code = url.searchParams.get("code");
   if (!code) throw fail('the callback URL has no "code"');
-  return { pending, code };
+  // `iss` goes on to the SDK, which checks it against the metadata again (RFC 9207).
+  return { pending, code, ...(iss === null ? {} : { iss }) };
 }

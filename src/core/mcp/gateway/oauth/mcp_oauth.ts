@@ -50,7 +50,8 @@ export interface ConnectionOAuth {
  *
  * @example A web host connecting its users' accounts
  * ```ts ignore
- * import { McpGateway, McpOAuth, ToolRouter } from "@toolroute/toolroute";
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { McpGateway, McpOAuth } from "@toolroute/toolroute/mcp";
  *
  * const gateway = new McpGateway({
  *   oauth: new McpOAuth({ redirectUrl: "https://app.example.com/oauth/callback" }),
@@ -219,7 +220,7 @@ export class McpOAuth {
     callbackUrl: string | URL,
     options: { binding?: string } = {},
   ): Promise<void> {
-    const { pending, code } = await claimCallback(
+    const { pending, code, iss } = await claimCallback(
       { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
       {
         user: userId ?? "",
@@ -228,7 +229,7 @@ export class McpOAuth {
         ...(options.binding === undefined ? {} : { binding: options.binding }),
       },
     );
-    await this.#session(userId, serverId, pending.serverUrl).complete(pending, code);
+    await this.#session(userId, serverId, pending.serverUrl).complete(pending, code, iss);
   }
 
   /**

@@ -1,6 +1,9 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 
+// A server entry names its client too; the type lives with the config (imports point one way).
+export type { McpOAuthClient };
+
 /**
  * The MCP authorization flow (OAuth 2.1 with PKCE) for servers that answer `401`: what
  * `new McpGateway({ oauth })` takes. Tokens, refresh tokens and client registrations are kept per

@@ -81,13 +81,15 @@ export class OAuthSession {
    *
    * @param pending The pending authorization (checked by the caller).
    * @param code The authorization code.
+   * @param iss The callback's `iss` (RFC 9207), already checked.
    */
-  async complete(pending: PendingAuthorization, code: string): Promise<void> {
+  async complete(pending: PendingAuthorization, code: string, iss?: string): Promise<void> {
     await this.#run(() => {
       this.#provider.usePending(pending);
       return oauthAuthorize(this.#provider, {
         serverUrl: this.#s.serverUrl,
         authorizationCode: code,
+        ...(iss === undefined ? {} : { iss }),
         fetchFn: this.#s.authFetch,
       });
     });

@@ -8,7 +8,7 @@ import type {
   McpTransport,
   McpTransportFactory,
 } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 
 /** Real in-memory SDK servers; the ids in `down` refuse to connect. */
@@ -18,7 +18,7 @@ function factory(down: readonly string[], gate?: Promise<void>): McpTransportFac
     const who = `${request.serverId}@${request.userId ?? "global"}`;
     if (down.includes(who)) throw new Error(`${who} refused the connection`);
     const server = new McpServer({ name: who, version: "1.0.0" });
-    server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+    server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
       content: [{ type: "text", text }],
     }));
     const [client, serverSide] = InMemoryTransport.createLinkedPair();

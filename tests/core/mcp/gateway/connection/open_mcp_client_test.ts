@@ -1,11 +1,8 @@
 import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
 import { z } from "zod";
 import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
-import {
-  InMemoryTransport,
-  McpServer,
-  StreamableHTTPError,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { SdkHttpError } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import {
   type OpenClientSettings,
   openMcpClient,
@@ -15,7 +12,7 @@ import { StdioUnsupportedError } from "../../../../../src/core/mcp/gateway/conne
 
 function echoServer(): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
     content: [{ type: "text", text }],
   }));
   return server;
@@ -101,9 +98,9 @@ Deno.test("openMcpClient() does not fall back to SSE on other HTTP errors", asyn
   const http = inProcessServer(echoServer, { streamable: false, refuseWith: 500 });
   const error = await assertRejects(
     () => openMcpClient(settings({ fetch: http.fetch })),
-    StreamableHTTPError,
+    SdkHttpError,
   );
-  assertEquals(error.code, 500);
+  assertEquals(error.status, 500);
   assertEquals(http.requests.map((r) => r.method), ["POST"]);
   await http.close();
 });
@@ -116,9 +113,9 @@ Deno.test("openMcpClient() uses only the configured transport, with no fallback"
         config: { url: "http://127.0.0.1:9/mcp", transport: "http" },
         fetch: refusing.fetch,
       })),
-    StreamableHTTPError,
+    SdkHttpError,
   );
-  assertEquals(error.code, 405);
+  assertEquals(error.status, 405);
   assertEquals(refusing.requests.map((r) => r.method), ["POST"]);
   const sse = await openMcpClient(settings({
     config: { url: "http://127.0.0.1:9/mcp", transport: "sse" },
@@ -227,7 +224,7 @@ Deno.test("openMcpClient() declares elicitation only with onElicitation and forw
 Deno.test("openMcpClient() hands the JSON Schema validator to the client", async () => {
   const schemas: unknown[] = [];
   const server = new McpServer({ name: "typed", version: "1.0.0" });
-  server.registerTool("n", { outputSchema: { n: z.number() } }, () => ({
+  server.registerTool("n", { outputSchema: z.object({ n: z.number() }) }, () => ({
     content: [{ type: "text", text: "1" }],
     structuredContent: { n: 1 },
   }));
@@ -258,6 +255,9 @@ Deno.test("openMcpClient() bounds HTTP answers by maxResponseBytes", async () =>
     () => openMcpClient(settings({ fetch: http.fetch, maxResponseBytes: 40 })),
     Error,
   );
-  assertEquals(error.message, "MCP error -32603: The server's answer is larger than 40 bytes");
+  assertEquals(
+    { code: (error as { code?: unknown }).code, message: error.message },
+    { code: -32603, message: "The server's answer is larger than 40 bytes" },
+  );
   await http.close();
 });

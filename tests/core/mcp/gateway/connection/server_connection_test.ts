@@ -16,13 +16,8 @@ import type {
   McpTransport,
   McpTransportFactory,
 } from "../../../../../src/core/mcp/mcp_transport.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  McpServer,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { inProcessServer } from "../../_in_process_http.ts";
 import {
   type ConnectionSettings,
@@ -59,7 +54,7 @@ function memory(
 
 function echoServer(calls = { count: 0 }): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => {
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => {
     calls.count++;
     return { content: [{ type: "text", text }] };
   });
@@ -110,7 +105,7 @@ Deno.test("ServerConnection.listTools() connects once for concurrent callers and
   let lists = 0;
   const { factory, stats } = memory(() => {
     const server = new Server({ name: "low", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => {
+    server.setRequestHandler("tools/list", () => {
       lists++;
       return { tools: [{ name: "a", inputSchema: { type: "object" as const } }] };
     });
@@ -270,7 +265,7 @@ Deno.test("ServerConnection keeps the newest tool list when list_changed refresh
   const { factory, stats } = memory(() => {
     const capabilities = { tools: { listChanged: true } };
     const server = new Server({ name: "changing", version: "1.0.0" }, { capabilities });
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
+    server.setRequestHandler("tools/list", async () => {
       const tools = names.map((name) => ({ name, inputSchema: { type: "object" as const } }));
       // The answer to the first refresh comes after the second change was announced.
       if (++lists === 2) await slow.promise;
@@ -299,7 +294,7 @@ Deno.test("ServerConnection lists tools again on use once toolListTtlMs has pass
   const names = ["first"];
   const { factory } = memory(() => {
     const server = new Server({ name: "quiet", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
+    server.setRequestHandler("tools/list", () => ({
       tools: names.map((name) => ({ name, inputSchema: { type: "object" as const } })),
     }));
     return server;
@@ -543,7 +538,7 @@ Deno.test("ServerConnection redacts header values from an error result's text, a
   const secret = "sk-live-0123456789";
   const { factory } = memory(() => {
     const server = new McpServer({ name: "fails", version: "1.0.0" });
-    server.registerTool("fail", { inputSchema: { text: z.string() } }, ({ text }) => ({
+    server.registerTool("fail", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
       isError: true,
       content: [{ type: "text", text }, { type: "image", data: "AAAA", mimeType: "image/png" }],
     }));
@@ -575,13 +570,13 @@ Deno.test("ServerConnection.callTool() over HTTP still validates a tool's output
     const server = new Server({ name: "typed", version: "1.0.0" }, {
       capabilities: { tools: {} },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
+    server.setRequestHandler("tools/list", () => ({
       tools: [
         { name: "plain", inputSchema: { type: "object" } },
         { name: "typed", inputSchema: { type: "object" }, outputSchema: typed },
       ],
     }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
+    server.setRequestHandler("tools/call", (request) => {
       if (request.params.name === "plain") return { content: [{ type: "text", text: "plain" }] };
       const structured = sent.shift();
       return {
@@ -665,7 +660,7 @@ Deno.test("ServerConnection.callTool() over HTTP refuses a result that is not a 
  */
 function leakingServer(who: string): McpServer {
   const server = new McpServer({ name: "leaks", version: "1.0.0" });
-  server.registerTool("leak", { inputSchema: { error: z.boolean() } }, ({ error }) => ({
+  server.registerTool("leak", { inputSchema: z.object({ error: z.boolean() }) }, ({ error }) => ({
     isError: error,
     content: [
       { type: "text", text: `denied for ${who}` },
@@ -683,7 +678,7 @@ function leakingServer(who: string): McpServer {
     ],
     structuredContent: { echo: who, rows: [{ [who]: who }] },
   }));
-  server.registerTool("typed", { outputSchema: { answer: z.string() } }, () => ({
+  server.registerTool("typed", { outputSchema: z.object({ answer: z.string() }) }, () => ({
     content: [{ type: "text", text: who }],
     structuredContent: { answer: who },
   }));

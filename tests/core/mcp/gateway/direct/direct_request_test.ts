@@ -5,31 +5,28 @@ import {
   SessionExpiredError,
 } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
-import {
-  Client,
-  LoggingMessageNotificationSchema,
-  McpErrorCode,
-  McpServer,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
+import { McpErrorCode } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import { inProcessServer, type InProcessServerOptions } from "../../_in_process_http.ts";
 
 function server(): McpServer {
   const mcp = new McpServer({ name: "s", version: "1" }, { capabilities: { logging: {} } });
-  mcp.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+  mcp.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
     content: [{ type: "text", text }],
   }));
-  mcp.registerTool("steps", { inputSchema: { n: z.number() } }, async ({ n }, extra) => {
+  mcp.registerTool("steps", { inputSchema: z.object({ n: z.number() }) }, async ({ n }, extra) => {
     for (let i = 1; i <= n; i++) {
       await new Promise((resolve) => setTimeout(resolve, 15));
-      if (extra.signal.aborted) break;
-      await extra.sendNotification({
+      if (extra.mcpReq.signal.aborted) break;
+      await extra.mcpReq.notify({
         method: "notifications/message",
         params: { level: "info", data: `step ${i}` },
       });
-      const token = extra._meta?.progressToken;
+      const token = extra.mcpReq._meta?.progressToken;
       if (token !== undefined) {
-        await extra.sendNotification({
+        await extra.mcpReq.notify({
           method: "notifications/progress",
           params: { progressToken: token, progress: i, total: n },
         });
@@ -81,7 +78,7 @@ Deno.test("HttpClientTransport.request() relays progress, restarts the deadline 
   const { http, transport, client } = await connect();
   try {
     const logs: unknown[] = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    client.setNotificationHandler("notifications/message", (n) => {
       logs.push(n.params.data);
     });
     const progress: number[] = [];

@@ -11,13 +11,9 @@ import {
   HttpClientTransport,
   SessionExpiredError,
 } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
-import {
-  Client,
-  McpError,
-  McpErrorCode,
-  McpServer,
-  StreamableHTTPError,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Client, ProtocolError, SdkHttpError } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { McpServer } from "@modelcontextprotocol/server";
+import { McpErrorCode } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import {
   inProcessServer,
@@ -29,7 +25,7 @@ const URL_ = new URL("http://127.0.0.1:9/mcp");
 
 function echoServer(): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, ({ text }) => ({
+  server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
     content: [{ type: "text", text }],
   }));
   return server;
@@ -146,7 +142,7 @@ Deno.test("HttpClientTransport turns HTTP 404 on a session into SessionExpiredEr
   await http.close();
 });
 
-Deno.test("HttpClientTransport passes a 404 without a session on as StreamableHTTPError", async () => {
+Deno.test("HttpClientTransport passes a 404 without a session on as SdkHttpError", async () => {
   const http = inProcessServer(echoServer, { streamable: false, sse: false, refuseWith: 404 });
   const transport = new HttpClientTransport({
     url: URL_,
@@ -157,9 +153,9 @@ Deno.test("HttpClientTransport passes a 404 without a session on as StreamableHT
   await transport.start();
   const error = await assertRejects(
     () => transport.send({ jsonrpc: "2.0", id: 1, method: "ping" }),
-    StreamableHTTPError,
+    SdkHttpError,
   );
-  assertEquals(error.code, 404);
+  assertEquals(error.status, 404);
   await transport.close();
   await http.close();
 });
@@ -168,10 +164,13 @@ Deno.test("HttpClientTransport fails a call at once when its stream ends without
   const { http, client } = await connect({ intercept: answerCallWith("") });
   const error = await assertRejects(
     () => client.callTool({ name: "echo", arguments: { text: "x" } }),
-    McpError,
+    ProtocolError,
   );
   assertEquals(error.code, McpErrorCode.ConnectionClosed);
-  assertEquals(error.message, "MCP error -32000: The server closed the connection");
+  assertEquals(
+    { code: (error as { code?: unknown }).code, message: error.message },
+    { code: -32000, message: "The server closed the connection" },
+  );
   const again = await client.ping();
   assertEquals(again, {});
   await client.close();
@@ -192,10 +191,13 @@ Deno.test("HttpClientTransport fails a call whose answer is malformed and report
   };
   const error = await assertRejects(
     () => client.callTool({ name: "echo", arguments: { text: "x" } }),
-    McpError,
+    ProtocolError,
   );
   assertEquals(error.code, McpErrorCode.InternalError);
-  assertEquals(error.message, "MCP error -32603: The server sent a malformed answer");
+  assertEquals(
+    { code: (error as { code?: unknown }).code, message: error.message },
+    { code: -32603, message: "The server sent a malformed answer" },
+  );
   assert(errors.some((e) => e instanceof SyntaxError));
   await client.close();
   await http.close();
@@ -218,12 +220,18 @@ Deno.test("HttpClientTransport reports a malformed answer as malformed while oth
   });
   // No wait: the initialize answer's body ends after the malformed event was parsed.
   const call = () => client.callTool({ name: "echo", arguments: { text: "x" } });
-  const malformed = await assertRejects(call, McpError);
-  assertEquals(malformed.message, "MCP error -32603: The server sent a malformed answer");
+  const malformed = await assertRejects(call, ProtocolError);
+  assertEquals(
+    { code: (malformed as { code?: unknown }).code, message: malformed.message },
+    { code: -32603, message: "The server sent a malformed answer" },
+  );
   // A malformed JSON answer fails its own call and is not held against the next one.
   await assertRejects(call, SyntaxError);
-  const closed = await assertRejects(call, McpError);
-  assertEquals(closed.message, "MCP error -32000: The server closed the connection");
+  const closed = await assertRejects(call, ProtocolError);
+  assertEquals(
+    { code: (closed as { code?: unknown }).code, message: closed.message },
+    { code: -32000, message: "The server closed the connection" },
+  );
   await client.close();
   await http.close();
 });
@@ -235,10 +243,13 @@ Deno.test("HttpClientTransport fails a call whose answer is over maxBodyBytes", 
   });
   const error = await assertRejects(
     () => client.callTool({ name: "echo", arguments: { text: "x" } }),
-    McpError,
+    ProtocolError,
   );
   assertEquals(error.code, McpErrorCode.InternalError);
-  assertEquals(error.message, "MCP error -32603: The server's answer is larger than 3000 bytes");
+  assertEquals(
+    { code: (error as { code?: unknown }).code, message: error.message },
+    { code: -32603, message: "The server's answer is larger than 3000 bytes" },
+  );
   await client.close();
   await http.close();
 });
@@ -317,8 +328,8 @@ Deno.test("HttpClientTransport fails a call at once when a whole JSON answer lac
   });
   const started = Date.now();
   const error = await assertRejects(
-    () => client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { timeout: 5000 }),
-    McpError,
+    () => client.callTool({ name: "echo", arguments: { text: "x" } }, { timeout: 5000 }),
+    ProtocolError,
   );
   assertEquals(error.code, McpErrorCode.ConnectionClosed);
   assert(Date.now() - started < 4000, "failed at once, not at the deadline");

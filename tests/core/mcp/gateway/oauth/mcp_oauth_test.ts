@@ -6,7 +6,8 @@ import {
   assertStringIncludes,
   assertThrows,
 } from "@std/assert";
-import { McpGateway, type McpGatewayEvent, McpOAuth, ToolRouter } from "../../../../../mod.ts";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway, type McpGatewayEvent, McpOAuth } from "../../../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { createOAuthWorld, type OAuthWorld } from "../../../../_helpers/oauth_world.ts";
 

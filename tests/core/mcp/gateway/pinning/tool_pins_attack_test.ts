@@ -1,19 +1,15 @@
 // Attacks on per-user pins of a global server: user ids crafted to collide with another user's
 // or the server-wide pin (separators, NUL, empty), and a tool set replayed by another user.
 import { assert, assertEquals, assertRejects } from "@std/assert";
+import { ToolRouter } from "../../../../../mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,
   type McpTransport,
-  ToolRouter,
-} from "../../../../../mod.ts";
+} from "../../../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 type Def = Record<string, unknown> & { name: string };
 const PLAIN: Def = {
@@ -30,8 +26,8 @@ function upstream(initial: Def[]) {
     const server = new Server({ name: "up", version: "1.0.0" }, {
       capabilities: { tools: { listChanged: true } },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, () => {
+    server.setRequestHandler("tools/list", () => ({ tools }) as never);
+    server.setRequestHandler("tools/call", () => {
       calls++;
       return { content: [{ type: "text", text: "ran" }] };
     });

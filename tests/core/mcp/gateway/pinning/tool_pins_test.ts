@@ -1,18 +1,14 @@
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
+import { ToolRouter } from "../../../../../mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,
   type McpTransport,
-  ToolRouter,
-} from "../../../../../mod.ts";
+} from "../../../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import { ToolPins } from "../../../../../src/core/mcp/gateway/pinning/tool_pins.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 
 type Def = Record<string, unknown> & { name: string };
 
@@ -25,8 +21,8 @@ function upstream(initial: Def[]) {
     const server = new Server({ name: "up", version: "1.0.0" }, {
       capabilities: { tools: { listChanged: true } },
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => {
+    server.setRequestHandler("tools/list", () => ({ tools }) as never);
+    server.setRequestHandler("tools/call", (request) => {
       calls++;
       return { content: [{ type: "text", text: `ran ${request.params.name}` }] };
     });

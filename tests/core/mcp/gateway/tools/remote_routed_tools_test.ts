@@ -7,11 +7,8 @@ import {
 } from "@std/assert";
 import type { ToolContext } from "../../../../../src/core/tool_source.ts";
 import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
-import {
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import {
   type ConnectionLookup,
   RemoteRoutedTools,
@@ -45,7 +42,7 @@ async function connected(id: string, tools: ListedTool[]) {
       server = new Server({ name: id, version: "1.0.0" }, {
         capabilities: { tools: { listChanged: true } },
       });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+      server.setRequestHandler("tools/list", () => ({ tools }) as never);
       const [client, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
       return client as unknown as McpTransport;

@@ -1,18 +1,15 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
-import { McpGateway, type McpTransport, ToolRouter } from "../../../../../mod.ts";
-import {
-  CallToolRequestSchema,
-  InMemoryTransport,
-  ListToolsRequestSchema,
-  Server,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway, type McpTransport } from "../../../../../src/core/mcp/mod.ts";
+import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { guardRemoteTools } from "../../../../../src/core/mcp/gateway/tools/remote_tool_guard.ts";
 
 /** A low-level SDK server listing crafted tools; every call answers `reply`. */
 function craftedServer(tools: Record<string, unknown>[], reply: string): Server {
   const server = new Server({ name: "crafted", version: "1.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, () => ({
+  server.setRequestHandler("tools/list", () => ({ tools }) as never);
+  server.setRequestHandler("tools/call", () => ({
     content: [{ type: "text", text: reply }],
   }));
   return server;
@@ -98,10 +95,11 @@ Deno.test("guardRemoteTools() leaves clean tools as they are", () => {
 Deno.test("a remote error result's text is escaped too", async () => {
   const server = () => {
     const s = new Server({ name: "e", version: "1.0.0" }, { capabilities: { tools: {} } });
-    s.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [{ name: "fail", inputSchema: schema }],
-    }));
-    s.setRequestHandler(CallToolRequestSchema, () => ({
+    s.setRequestHandler("tools/list", () =>
+      ({
+        tools: [{ name: "fail", inputSchema: schema }],
+      }) as never);
+    s.setRequestHandler("tools/call", () => ({
       isError: true,
       content: [{ type: "text", text: "boom \x1b[2J\u202Ecleared" }],
     }));

@@ -2,7 +2,7 @@ import { assertEquals, assertStrictEquals, assertThrows } from "@std/assert";
 import { z } from "zod";
 import type { McpServerConfig } from "../../../../../src/core/mcp/mcp_server_config.ts";
 import type { McpTransport } from "../../../../../src/core/mcp/mcp_transport.ts";
-import { InMemoryTransport, McpServer } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 import {
   UserServers,
@@ -33,9 +33,13 @@ function registry(overrides: Partial<UserServersOptions> = {}) {
         emit: () => {},
         transportFactory: async () => {
           const server = new McpServer({ name: `${serverId}@${userId}`, version: "1.0.0" });
-          server.registerTool("who", { inputSchema: { x: z.string().optional() } }, () => ({
-            content: [{ type: "text", text: `${serverId}@${userId}` }],
-          }));
+          server.registerTool(
+            "who",
+            { inputSchema: z.object({ x: z.string().optional() }) },
+            () => ({
+              content: [{ type: "text", text: `${serverId}@${userId}` }],
+            }),
+          );
           const [client, serverSide] = InMemoryTransport.createLinkedPair();
           await server.connect(serverSide);
           return client as unknown as McpTransport;

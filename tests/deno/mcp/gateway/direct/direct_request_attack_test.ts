@@ -5,7 +5,8 @@ import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/asse
 import { handshakeAnswer } from "./_hostile_handshake.ts";
 import { HttpClientTransport } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
 import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
-import { Client, McpErrorCode } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { McpErrorCode } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 
 const MAX = 100_000;
@@ -45,7 +46,7 @@ async function attacked(attack: Attack, timeout = 3000, viaSdk = false) {
     assert(transport.direct);
     const started = performance.now();
     const outcome = await (viaSdk
-      ? client.callTool({ name: "t", arguments: {} }, undefined, { timeout })
+      ? client.callTool({ name: "t", arguments: {} }, { timeout })
       : transport.request(
         { method: "tools/call", params: { name: "t", arguments: {} } },
         { timeout },

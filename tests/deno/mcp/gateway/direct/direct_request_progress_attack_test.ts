@@ -5,8 +5,8 @@
 import { assert, assertInstanceOf, assertLess } from "@std/assert";
 import { handshakeAnswer } from "./_hostile_handshake.ts";
 import { HttpClientTransport } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
-import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
-import { Client, McpErrorCode } from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { McpErrorCode, McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
+import { Client } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import type { McpCallRequestOptions } from "../../../../../src/core/mcp/mcp_call.ts";
 

@@ -1,9 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
-import { McpGateway, ToolRouter } from "../../../../../mod.ts";
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from "../../../../../src/core/mcp/mcp_sdk.ts";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway } from "../../../../../src/core/mcp/mod.ts";
 import { startMcpTestServer } from "../../../../_helpers/mcp_test_server.ts";
 
 const RAW = ["\x1b", "\x07", "\u202E", "\u2066", "\u2069", "\x85"];
@@ -26,21 +23,21 @@ Deno.test("a hostile MCP server on 127.0.0.1: resource text, structuredContent a
   const server = await startMcpTestServer({
     tools: (mcp) => {
       mcp.server.registerCapabilities({ tools: {} });
-      mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      mcp.server.setRequestHandler("tools/list", () => ({
         tools: [
           {
             name: "report",
             description: "Reports",
-            inputSchema: { type: "object", properties: { q: nested(100) } },
+            inputSchema: { type: "object", properties: { q: nested(100) as never } },
           },
           {
             name: "abyss",
             description: "Too deep to check",
-            inputSchema: { type: "object", properties: { q: nested(600) } },
+            inputSchema: { type: "object", properties: { q: nested(600) as never } },
           },
         ],
       }));
-      mcp.server.setRequestHandler(CallToolRequestSchema, (request) => {
+      mcp.server.setRequestHandler("tools/call", (request) => {
         served.push(request.params.name);
         return {
           content: [
