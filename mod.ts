@@ -39,14 +39,19 @@ export { ToolRouter } from "./src/core/tool_router.ts";
 export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
 export type { ToolSelection } from "./src/core/tool_selection.ts";
 export { ToolSet } from "./src/core/tool_set.ts";
-export type { ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
+export type { DeferSetting, ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
 export type {
   CallOptions,
   CallSettings,
   ToolCallEvent,
   ToolCallResult,
 } from "./src/core/tool_call_types.ts";
-export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
+export type {
+  AnthropicTool,
+  AnthropicToolSearchTool,
+  McpToolDescription,
+  OpenAITool,
+} from "./src/core/tool_formats.ts";
 export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
 export type {
   ToolContent,
