@@ -1,6 +1,9 @@
 /** The bounds of {@linkcode serveBounded}: what one client can hold of the server. */
 export interface HttpBounds {
-  /** Most connections open at once; more are answered `503` and closed at once. */
+  /**
+   * Most connections open at once. At the limit, the oldest connection that has not sent its
+   * whole head yet is closed for the new one; with none such, the new one is answered `503`.
+   */
   readonly maxConnections: number;
   /**
    * A request's head (request line and headers) must arrive whole within this many milliseconds
@@ -56,7 +59,8 @@ const encoder = new TextEncoder();
  * nor a connection limit: a client sending a request head one byte at a time holds its
  * connection for ever, and thousands of them the server's descriptors). Each connection carries
  * one request (`Connection: close` on every answer), so every head is read here under the
- * timeout; past `maxConnections` a connection is answered `503` and closed, past
+ * timeout; at `maxConnections` the oldest connection still reading its head is closed to make
+ * room, and only when every connection has sent its head is a new one answered `503`; past
  * `maxConnectionsPerUser` with the same `Authorization` header `429`; a head that is not
  * whole within `headTimeoutMs` of the accept, or a body that stalls that long, ends the
  * connection. The request's `signal` aborts when the client goes away or the server stops.
@@ -100,9 +104,16 @@ export function serveBounded(
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (connections.size >= options.maxConnections) {
-        refuseBusy(conn, options.maxConnections);
-        continue;
+      if (live(connections) >= options.maxConnections) {
+        // A slot still waiting for its head is given up for the new connection (the oldest
+        // first): otherwise a client without a token holds every slot with half-sent heads,
+        // renewed each timeout, and no user's whole request gets in.
+        const waiting = [...connections].find((connection) => connection.waitingForHead());
+        if (waiting === undefined) {
+          refuseBusy(conn, options.maxConnections);
+          continue;
+        }
+        waiting.end();
       }
       const connection = new Connection(conn, options, { local: addr, perUser });
       connections.add(connection);
@@ -119,6 +130,13 @@ export function serveBounded(
   return { addr, open: () => connections.size, finished };
 }
 
+// Connections not ended yet (an ended one leaves the set once its serve() settles).
+function live(connections: Set<Connection>): number {
+  let count = 0;
+  for (const connection of connections) if (!connection.ended()) count++;
+  return count;
+}
+
 class Connection {
   #conn: Deno.Conn;
   #bounds: HttpBounds;
@@ -127,6 +145,7 @@ class Connection {
   #user?: string;
   #timer?: ReturnType<typeof setTimeout>;
   #ended = false;
+  #headRead = false;
   #watching = false;
   #abort = new AbortController();
 
@@ -139,6 +158,16 @@ class Connection {
     this.#bounds = bounds;
     this.#local = shared.local;
     this.#perUser = shared.perUser;
+  }
+
+  /** Whether the connection is open and its request head not yet whole. */
+  waitingForHead(): boolean {
+    return !this.#ended && !this.#headRead;
+  }
+
+  /** Whether the connection ended. */
+  ended(): boolean {
+    return this.#ended;
   }
 
   /** Ends the connection at once (its deadline, the server's stop). */
@@ -175,6 +204,7 @@ class Connection {
       // The whole head within the timeout of the accept, however slowly it trickles in.
       this.#timer = setTimeout(() => this.end(), this.#bounds.headTimeoutMs);
       const head = await this.#readHead();
+      this.#headRead = true;
       clearTimeout(this.#timer);
       if (head === undefined) return;
       const parsed = parseHead(head.bytes);
