@@ -61,3 +61,58 @@ Deno.test("a client without a token that opens every connection slot and never f
     await server.finished;
   }
 });
+
+Deno.test("a client with a wrong token whose requests were answered 401 cannot keep every slot by leaving the announced bodies unsent", async () => {
+  const controller = new AbortController();
+  const server = serveBounded(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: controller.signal,
+      maxConnections: 4,
+      headTimeoutMs: 60_000,
+      maxConnectionsPerUser: 4,
+    },
+    (request) =>
+      request.headers.get("authorization") === "Bearer alice-token"
+        ? new Response("ok")
+        : new Response("Unauthorized", { status: 401 }),
+  );
+  const port = server.addr.port;
+  const held: Deno.Conn[] = [];
+  try {
+    // The attack: whole heads with a wrong token and a body that never comes; the server answers
+    // 401 without reading it and then waits for the unread body before closing.
+    for (let i = 0; i < 4; i++) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(new TextEncoder().encode(
+        `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong-${i}\r\nContent-Length: 1000\r\n\r\n`,
+      ));
+      const answer = new Uint8Array(256);
+      const count = await conn.read(answer);
+      assertEquals(
+        new TextDecoder().decode(answer.subarray(0, count ?? 0)).split("\r\n")[0],
+        "HTTP/1.1 401 Unauthorized",
+      );
+      held.push(conn);
+    }
+    assertEquals(server.open(), 4, "the answered connections still hold every slot");
+
+    // Alice's request gets in: a connection whose answer is written whole is given up for her.
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      headers: { authorization: "Bearer alice-token" },
+    });
+    assertEquals(response.status, 200, "Alice was locked out by answered connections");
+    assertEquals(await response.text(), "ok");
+  } finally {
+    for (const conn of held) {
+      try {
+        conn.close();
+      } catch {
+        // Closed by the server.
+      }
+    }
+    controller.abort();
+    await server.finished;
+  }
+});
