@@ -2,7 +2,8 @@
 export interface HttpBounds {
   /**
    * Most connections open at once. At the limit, the oldest connection that has not sent its
-   * whole head yet is closed for the new one; with none such, the new one is answered `503`.
+   * whole head yet (else one whose answer is written whole) is closed for the new one; with none
+   * such, the new one is answered `503`.
    */
   readonly maxConnections: number;
   /**
@@ -59,8 +60,9 @@ const encoder = new TextEncoder();
  * nor a connection limit: a client sending a request head one byte at a time holds its
  * connection for ever, and thousands of them the server's descriptors). Each connection carries
  * one request (`Connection: close` on every answer), so every head is read here under the
- * timeout; at `maxConnections` the oldest connection still reading its head is closed to make
- * room, and only when every connection has sent its head is a new one answered `503`; past
+ * timeout; at `maxConnections` the oldest connection still reading its head (else one whose answer
+ * is written whole) is closed to make room, and only when every connection carries a request
+ * still being served is a new one answered `503`; past
  * `maxConnectionsPerUser` with the same `Authorization` header `429`; a head that is not
  * whole within `headTimeoutMs` of the accept, or a body that stalls that long, ends the
  * connection. The request's `signal` aborts when the client goes away or the server stops.
@@ -105,10 +107,13 @@ export function serveBounded(
         continue;
       }
       if (live(connections) >= options.maxConnections) {
-        // A slot still waiting for its head is given up for the new connection (the oldest
-        // first): otherwise a client without a token holds every slot with half-sent heads,
-        // renewed each timeout, and no user's whole request gets in.
-        const waiting = [...connections].find((connection) => connection.waitingForHead());
+        // A slot still waiting for its head, or past its whole answer, is given up for the new
+        // connection (the oldest first): otherwise a client without a token holds every slot
+        // with half-sent heads (renewed each timeout) or with answered requests whose announced
+        // body never comes, and no user's whole request gets in.
+        const all = [...connections];
+        const waiting = all.find((connection) => connection.waitingForHead()) ??
+          all.find((connection) => connection.answered());
         if (waiting === undefined) {
           refuseBusy(conn, options.maxConnections);
           continue;
@@ -146,6 +151,7 @@ class Connection {
   #timer?: ReturnType<typeof setTimeout>;
   #ended = false;
   #headRead = false;
+  #answered = false;
   #watching = false;
   #abort = new AbortController();
 
@@ -163,6 +169,11 @@ class Connection {
   /** Whether the connection is open and its request head not yet whole. */
   waitingForHead(): boolean {
     return !this.#ended && !this.#headRead;
+  }
+
+  /** Whether the connection is open only to let the client's unread bytes drain. */
+  answered(): boolean {
+    return !this.#ended && this.#answered;
   }
 
   /** Whether the connection ended. */
@@ -272,6 +283,7 @@ class Connection {
   async #linger(): Promise<void> {
     // The answer is whole: the client sees its end, and closes its side.
     await this.#conn.closeWrite().catch(() => {});
+    this.#answered = true;
     // Once the request was read whole, #watchEnd reads (and drops) already.
     if (this.#watching) return;
     const chunk = new Uint8Array(16 * 1024);
