@@ -1,6 +1,10 @@
 /** The bounds of {@linkcode serveBounded}: what one client can hold of the server. */
 export interface HttpBounds {
-  /** Most connections open at once; more are answered `503` and closed at once. */
+  /**
+   * Most connections open at once. At the limit, the oldest connection that has not sent its
+   * whole head yet (else one whose answer is written whole) is closed for the new one; with none
+   * such, the new one is answered `503`.
+   */
   readonly maxConnections: number;
   /**
    * A request's head (request line and headers) must arrive whole within this many milliseconds
@@ -56,7 +60,9 @@ const encoder = new TextEncoder();
  * nor a connection limit: a client sending a request head one byte at a time holds its
  * connection for ever, and thousands of them the server's descriptors). Each connection carries
  * one request (`Connection: close` on every answer), so every head is read here under the
- * timeout; past `maxConnections` a connection is answered `503` and closed, past
+ * timeout; at `maxConnections` the oldest connection still reading its head (else one whose answer
+ * is written whole) is closed to make room, and only when every connection carries a request
+ * still being served is a new one answered `503`; past
  * `maxConnectionsPerUser` with the same `Authorization` header `429`; a head that is not
  * whole within `headTimeoutMs` of the accept, or a body that stalls that long, ends the
  * connection. The request's `signal` aborts when the client goes away or the server stops.
@@ -100,9 +106,19 @@ export function serveBounded(
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (connections.size >= options.maxConnections) {
-        refuseBusy(conn, options.maxConnections);
-        continue;
+      if (live(connections) >= options.maxConnections) {
+        // A slot still waiting for its head, or past its whole answer, is given up for the new
+        // connection (the oldest first): otherwise a client without a token holds every slot
+        // with half-sent heads (renewed each timeout) or with answered requests whose announced
+        // body never comes, and no user's whole request gets in.
+        const all = [...connections];
+        const waiting = all.find((connection) => connection.waitingForHead()) ??
+          all.find((connection) => connection.answered());
+        if (waiting === undefined) {
+          refuseBusy(conn, options.maxConnections);
+          continue;
+        }
+        waiting.end();
       }
       const connection = new Connection(conn, options, { local: addr, perUser });
       connections.add(connection);
@@ -119,6 +135,13 @@ export function serveBounded(
   return { addr, open: () => connections.size, finished };
 }
 
+// Connections not ended yet (an ended one leaves the set once its serve() settles).
+function live(connections: Set<Connection>): number {
+  let count = 0;
+  for (const connection of connections) if (!connection.ended()) count++;
+  return count;
+}
+
 class Connection {
   #conn: Deno.Conn;
   #bounds: HttpBounds;
@@ -127,6 +150,8 @@ class Connection {
   #user?: string;
   #timer?: ReturnType<typeof setTimeout>;
   #ended = false;
+  #headRead = false;
+  #answered = false;
   #watching = false;
   #abort = new AbortController();
 
@@ -139,6 +164,21 @@ class Connection {
     this.#bounds = bounds;
     this.#local = shared.local;
     this.#perUser = shared.perUser;
+  }
+
+  /** Whether the connection is open and its request head not yet whole. */
+  waitingForHead(): boolean {
+    return !this.#ended && !this.#headRead;
+  }
+
+  /** Whether the connection is open only to let the client's unread bytes drain. */
+  answered(): boolean {
+    return !this.#ended && this.#answered;
+  }
+
+  /** Whether the connection ended. */
+  ended(): boolean {
+    return this.#ended;
   }
 
   /** Ends the connection at once (its deadline, the server's stop). */
@@ -175,6 +215,7 @@ class Connection {
       // The whole head within the timeout of the accept, however slowly it trickles in.
       this.#timer = setTimeout(() => this.end(), this.#bounds.headTimeoutMs);
       const head = await this.#readHead();
+      this.#headRead = true;
       clearTimeout(this.#timer);
       if (head === undefined) return;
       const parsed = parseHead(head.bytes);
@@ -242,6 +283,7 @@ class Connection {
   async #linger(): Promise<void> {
     // The answer is whole: the client sees its end, and closes its side.
     await this.#conn.closeWrite().catch(() => {});
+    this.#answered = true;
     // Once the request was read whole, #watchEnd reads (and drops) already.
     if (this.#watching) return;
     const chunk = new Uint8Array(16 * 1024);

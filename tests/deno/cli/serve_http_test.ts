@@ -235,9 +235,20 @@ Deno.test("serveHttp() closes connections whose request head trickles in, and ke
 
 Deno.test("serveHttp() answers 503 past maxConnections and serves again once they end", async () => {
   await using serve = await startServeHttp({ http: { maxConnections: 5, headTimeoutMs: 60_000 } });
-  // Five idle connections take every slot.
+  // Five connections take every slot: each sent a whole head (an idle one would be given up for
+  // a newcomer), seen read by the server's 100 Continue, and holds the body it announced.
   const held = await Promise.all(
-    Array.from({ length: 5 }, () => Deno.connect({ hostname: "127.0.0.1", port: serve.port })),
+    Array.from({ length: 5 }, async () => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: serve.port });
+      await conn.write(new TextEncoder().encode(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${serve.port}\r\nAuthorization: Bearer ${SINGLE_TOKEN}\r\n` +
+          "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n",
+      ));
+      const answer = new Uint8Array(64);
+      const count = await conn.read(answer);
+      assertMatch(new TextDecoder().decode(answer.subarray(0, count ?? 0)), /^HTTP\/1\.1 100 /);
+      return conn;
+    }),
   );
   // The server has taken them: the next connections are refused with a 503 that says why.
   let busy = "";

@@ -173,7 +173,8 @@ export class OAuthSession {
     if (count > this.#s.maxScopeUpgrades) {
       throw new AuthorizationRequiredError(this.#s.serverId, {
         userId: this.#s.userId,
-        reason: `the server still answers "insufficient_scope" for scope "${key}" after ${
+        // The scope is the server's own text: it reaches the model, so it is not quoted here.
+        reason: `the server still answers "insufficient_scope" (it asks for more access) after ${
           count - 1
         } authorizations; not asking again`,
       });
