@@ -10,7 +10,8 @@
  * - `in process`: the same built-ins with `bash: { sandbox: "none" }` (file tools in the host
  *   process, bash spawned on the host);
  * - `raw`: what an agent with no tool layer would do: Deno's file APIs, `@std/fs` `walk` and
- *   `expandGlob`, a string replace for edit and patch, `bash -c` spawned by `Deno.Command`.
+ *   `expandGlob`, a string replace for edit and patch, `bash -c` spawned by `Deno.Command` (with
+ *   the variables the bash tool passes by default).
  *
  * Each round replays the whole trace once per mode (the order of the modes rotating), so every
  * mode sees the same machine and each keeps the order of its calls (a read right after a bash
@@ -74,11 +75,20 @@ function raw(workspace: string): Replay {
     if (index < 0 || text.indexOf(from, index + 1) >= 0) throw new Error(`raw: not once: ${where}`);
     return text.slice(0, index) + to + text.slice(index + from.length);
   };
+  // The variables the bash tool passes by default, and no others (the host's environment can
+  // hold some that slow a program down, such as `NODE_EXTRA_CA_CERTS` for node).
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "LANG", "TERM"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
   const ops: Record<string, Replay> = {
     async bash({ args }) {
       await new Deno.Command("bash", {
         args: ["-c", String(args.command)],
         cwd: workspace,
+        env,
+        clearEnv: true,
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
