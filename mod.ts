@@ -37,14 +37,19 @@ export { ToolRouter } from "./src/core/tool_router.ts";
 export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
 export type { ToolSelection } from "./src/core/tool_selection.ts";
 export { ToolSet } from "./src/core/tool_set.ts";
-export type { ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
+export type { DeferSetting, ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
 export type {
   CallOptions,
   CallSettings,
   ToolCallEvent,
   ToolCallResult,
 } from "./src/core/tool_call_types.ts";
-export type { AnthropicTool, McpToolDescription, OpenAITool } from "./src/core/tool_formats.ts";
+export type {
+  AnthropicTool,
+  AnthropicToolSearchTool,
+  McpToolDescription,
+  OpenAITool,
+} from "./src/core/tool_formats.ts";
 export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
 export type {
   ToolContent,
@@ -76,8 +81,10 @@ export type {
   GatewaySource,
   JsonObjectSchema,
   MissingTool,
+  PolicySubjects,
   RoutedTool,
   SelectionKey,
+  ShellCommand,
   SourceKind,
   SourceResolution,
   ToolContext,
@@ -110,10 +117,8 @@ export type {
   KeyValueSetOptions,
   KeyValueStore,
 } from "./src/core/store/key_value_store.ts";
-export type {
-  McpOAuthClient,
-  McpOAuthOptions,
-} from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
+export type { McpOAuthClient } from "./src/core/mcp/mcp_server_config.ts";
+export type { McpOAuthOptions } from "./src/core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   McpConnectionState,
   McpElicitationRequest,
@@ -148,4 +153,4 @@ export type {
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./src/core/mcp/gateway/pin_store.ts";
-export type { AuditRecord, AuditSink } from "./src/core/audit_sink.ts";
+export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

@@ -1,4 +1,4 @@
-const encoder = new TextEncoder();
+import { sha256Hex } from "./sha256_hex.ts";
 
 /**
  * JSON with object keys sorted at every depth and `undefined` members left out, so equal data
@@ -24,8 +24,5 @@ export function canonicalJson(value: unknown): string {
  * @returns The digest.
  */
 export async function sha256(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return `sha256-${hex}`;
+  return `sha256-${await sha256Hex(text)}`;
 }

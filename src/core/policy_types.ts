@@ -53,6 +53,8 @@ export interface ApprovalSelection {
   context?: BuiltinContext;
   /** The request's policy. */
   policy?: Policy;
+  /** Whether the request's tool set was deferred (its names follow the deferred naming). */
+  defer?: true;
 }
 
 /**
@@ -74,8 +76,22 @@ export interface PendingApproval {
   rule: string;
   /** The tool's source. */
   source: SourceKind;
-  /** A short human-readable summary of the arguments. */
+  /**
+   * The start of {@linkcode PendingApproval.shown} (1,000 characters), saying plainly how much
+   * more there is (`… (2,431 more characters not shown)`): show `shown` to anyone who asks.
+   */
   summary: string;
+  /**
+   * The full arguments as a person must see them before approving: every argument, nothing cut,
+   * control, bidi and zero-width characters shown as escapes (`\u202E`), newlines and tabs as
+   * `\n` and `\t`, runs of blanks as their count (`\[400 × space]`).
+   */
+  shown: string;
+  /**
+   * `sha256-…` of the tool, `shown` and the exact arguments: the approval is bound to it, and an
+   * answer that names another digest (`ApprovalAnswer.shownDigest`) runs nothing.
+   */
+  shownDigest: string;
   /** When the call was asked for (ISO 8601). */
   requestedAt: string;
   /** When the approval stops being valid (ISO 8601). */
@@ -104,8 +120,12 @@ export interface ApprovalRequest {
   source: SourceKind;
   /** The tool's description. */
   description: string;
-  /** A short human-readable summary of the arguments. */
+  /** The start of `shown`, saying how much more there is (see `PendingApproval.summary`). */
   summary: string;
+  /** The full arguments made visible (see `PendingApproval.shown`): what a person approves. */
+  shown: string;
+  /** The digest the approval is bound to (see `PendingApproval.shownDigest`). */
+  shownDigest: string;
   /** Aborts when the call is aborted or its deadline passes. */
   signal: AbortSignal;
 }
@@ -116,6 +136,11 @@ export interface ApprovalAnswer {
   approved: boolean;
   /** Why, in the person's words (shown to the model on a rejection). */
   reason?: string;
+  /**
+   * The `shownDigest` of what the person approved, when the approver keeps it: an approval
+   * whose digest is not the call's runs nothing (`permission_denied`).
+   */
+  shownDigest?: string;
 }
 
 /** Decides an approval request: `true`, `false`, or an answer with a reason. */

@@ -100,6 +100,7 @@ export function exposeWithPolicy(
     missing,
     userId: selection.userId,
     settings: context.settings,
+    defer: selection.defer,
   };
   policyGates.set(init, gate);
   return new ToolSet(init);
@@ -112,7 +113,7 @@ export function exposeWithPolicy(
  *
  * @param approval The approval.
  * @param answer The decision and the call's options.
- * @param context The router's approvals and its `expose`.
+ * @param context The router's approvals, call settings and its `expose`.
  * @returns The result.
  */
 export async function resumeApproval(
@@ -120,6 +121,7 @@ export async function resumeApproval(
   answer: ApprovalAnswer & CallOptions,
   context: {
     approvals: ApprovalSettings;
+    settings: CallSettings;
     expose: (selection: ToolSelection) => Promise<ToolSet>;
   },
 ): Promise<ToolCallResult> {
@@ -129,10 +131,17 @@ export async function resumeApproval(
       { name },
       "permission_denied",
       "The approval was changed after it was issued, or another router issued it; nothing ran",
-      { settings: {}, fields: { decision: "ask", rule: "", approval: "invalid" } },
+      {
+        settings: context.settings,
+        userId: approval !== null && typeof approval === "object" &&
+            typeof approval.userId === "string"
+          ? approval.userId
+          : undefined,
+        fields: { decision: "ask", rule: "", approval: "invalid" },
+      },
     );
   }
-  const { approved, reason, ...options } = answer;
+  const { approved, reason, shownDigest, ...options } = answer;
   const toolSet = await context.expose({
     ...approval.selection,
     policy: approval.selection.policy ?? {},
@@ -140,7 +149,10 @@ export async function resumeApproval(
     signal: options.signal,
   });
   return approved
-    ? await toolSet.approve(approval, options)
+    ? await toolSet.approve(
+      approval,
+      shownDigest === undefined ? options : { ...options, shownDigest },
+    )
     : await toolSet.reject(approval, reason);
 }
 
@@ -151,5 +163,6 @@ function snapshot(selection: ToolSelection): ApprovalSelection {
   }
   if (selection.context !== undefined) out.context = selection.context;
   if (selection.policy !== undefined) out.policy = selection.policy;
+  if (selection.defer !== undefined && selection.defer !== false) out.defer = true;
   return JSON.parse(JSON.stringify(out));
 }

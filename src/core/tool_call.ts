@@ -4,8 +4,9 @@ import { toResultText, truncateMiddle } from "./result_text.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
-import { observeCall, type ObservedCall } from "./telemetry/call_telemetry.ts";
+import { auditRoom, observeCall, type ObservedCall } from "./telemetry/call_telemetry.ts";
 import type {
+  CallDecision,
   CallOptions,
   CallSettings,
   ToolCallEvent,
@@ -43,18 +44,22 @@ export interface ToolCall {
   userId?: string;
   /** The exposed names, for the unknown-tool message. */
   known: () => readonly string[];
+  /** What the policy decided, for the call's event and audit record. */
+  decision?: CallDecision;
 }
 
 /**
- * Calls one tool: parses the arguments, runs it under the deadline and signal, and converts
- * every failure the call causes into an error result. This is the router's single catch boundary.
+ * Calls one tool: takes room for its audit record (a full audit sink holds the call back, and one
+ * that stays full fails it closed), parses the arguments, runs it under the deadline and signal,
+ * and converts every failure the call causes into an error result. This is the router's single
+ * catch boundary.
  *
  * @param call The tool, name, arguments, options, user and exposed names.
  * @param settings The router's settings.
  * @returns The result; never rejects for anything the call caused.
  */
 export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
-  const { tool, name, args, options, userId, known } = call;
+  const { tool, name, args, options, userId, known, decision } = call;
   if (
     options.timeoutMs !== undefined &&
     !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))
@@ -69,6 +74,11 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
   const started = observe ? performance.now() : 0;
   let result: ToolCallResult;
   try {
+    const room = auditRoom(settings, name, options.signal);
+    if (room !== undefined) {
+      const failure = await room;
+      if (failure !== undefined) throw failure;
+    }
     if (tool === undefined) throw unknownTool(name, known());
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
@@ -117,8 +127,10 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     durationMs: performance.now() - started,
     isError: result.isError,
     code: result.code,
+    ...decision,
   };
-  observed.finish(event, args);
+  // The sink has the record before the call returns (the digest is asynchronous).
+  await observed.finish(event, args);
   if (settings.onEvent !== undefined) {
     try {
       settings.onEvent(event);

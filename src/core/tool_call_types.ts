@@ -94,7 +94,12 @@ export interface ToolCallEvent {
   rule?: string;
   /** For asks: what became of the approval. */
   approval?: ApprovalOutcome;
+  /** For asks: the approval's id. */
+  approvalId?: string;
 }
+
+/** What a policy decided about a call, as its event and audit record report it. */
+export type CallDecision = Pick<ToolCallEvent, "decision" | "rule" | "approval" | "approvalId">;
 
 /** Settings the router passes to every call. */
 export interface CallSettings {
@@ -108,7 +113,7 @@ export interface CallSettings {
   maxMediaBytes?: number;
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
-  /** Receives one audit record per call, never awaited. */
+  /** Receives one audit record per decision; a full sink holds calls back (`waitForRoom`). */
   audit?: AuditSink;
   /** Whether audit records carry the arguments themselves (not only their digest). */
   auditArguments?: boolean;

@@ -10,6 +10,8 @@
  * - `upstream_unavailable`: a remote MCP server could not be reached or went away.
  * - `approval_required`: a policy asks a person first and no approval handler is set; the
  *   result carries a `PendingApproval` for `ToolSet#approve` or `ToolRouter#resume`.
+ * - `audit_unavailable`: the audit trail had no room for the call's record within its bound, so
+ *   the call did not run rather than run unaudited.
  */
 export type ErrorCode =
   | "unknown_tool"
@@ -19,7 +21,8 @@ export type ErrorCode =
   | "aborted"
   | "tool_error"
   | "upstream_unavailable"
-  | "approval_required";
+  | "approval_required"
+  | "audit_unavailable";
 
 /** Every {@linkcode ErrorCode}, in a stable order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
@@ -31,6 +34,7 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
   "tool_error",
   "upstream_unavailable",
   "approval_required",
+  "audit_unavailable",
 ]);
 
 /**

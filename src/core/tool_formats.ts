@@ -26,6 +26,16 @@ export interface AnthropicTool {
   description: string;
   /** The JSON Schema of the arguments. */
   input_schema: JsonObjectSchema;
+  /** With `toAnthropic({ native: true })`: the tool is loaded only once Anthropic's search finds it. */
+  defer_loading?: true;
+}
+
+/** Anthropic's server-side BM25 tool search tool, as `toAnthropic({ native: true })` lists it. */
+export interface AnthropicToolSearchTool {
+  /** The tool's type and version. */
+  type: "tool_search_tool_bm25_20251119";
+  /** The tool's name. */
+  name: "tool_search_tool_bm25";
 }
 
 /** A tool in the MCP `tools/list` format. */

@@ -29,8 +29,10 @@ export interface ToolRouterOptions {
   /** Receives one event per call; it must not throw (a throw is ignored). */
   onEvent?: (event: ToolCallEvent) => void;
   /**
-   * Receives one audit record per call (user, tool, source, server, decision and rule, argument
-   * digest, duration, outcome, trace id); never awaited. `FileAuditSink` in `./deno` writes JSON lines.
+   * Receives one audit record per decision: allow, deny, ask, approve, reject, unknown tool,
+   * invalid arguments (user, tool, source, server, decision and rule, argument digest, duration,
+   * outcome, trace id); never awaited, but a sink with `waitForRoom` holds calls back while full.
+   * `FileAuditSink` in `./deno` writes JSON lines.
    */
   audit?: AuditSink;
   /** Whether audit records carry the arguments themselves, not only their digest. Default: `false`. */
@@ -177,7 +179,35 @@ export class ToolRouter implements AsyncDisposable {
   /**
    * Exposes exactly the named tools for one request.
    *
-   * Unknown names are reported in `missing`; they never throw.
+   * Unknown names are reported in `missing`; they never throw. With `defer`, the set lists the
+   * kept tools and `search_tools`, which finds and lists the others (docs/context_economy.md).
+   *
+   * @example Defer the tools and let the model search them
+   * ```ts
+   * import { defineMcpService, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const linear = defineMcpService({
+   *   name: "linear",
+   *   tools: {
+   *     create_issue: {
+   *       description: "Create a new Linear issue",
+   *       input: z.object({ title: z.string() }),
+   *       run: ({ title }) => `created ${title}`,
+   *     },
+   *   },
+   * });
+   * const tools = await new ToolRouter({ mcpServices: [linear] }).expose({
+   *   mcpServices: ["linear"],
+   *   defer: true,
+   * });
+   * assertEquals(tools.names, ["search_tools"]);
+   * const found = await tools.invoke("search_tools", { query: "file a Linear ticket" });
+   * assertEquals(JSON.parse(found).tools[0].name, "linear_create_issue");
+   * assertEquals(tools.names, ["search_tools", "linear_create_issue"]);
+   * assertEquals(await tools.invoke("linear_create_issue", { title: "Bug" }), "created Bug");
+   * ```
    *
    * @param selection What this request may use.
    * @returns The tool set for the model.
@@ -190,7 +220,12 @@ export class ToolRouter implements AsyncDisposable {
       this.#gateway,
     );
     if (this.#policy === undefined && selection.policy === undefined) {
-      return new ToolSet({ ...resolved, userId: selection.userId, settings: this.#settings });
+      return new ToolSet({
+        ...resolved,
+        userId: selection.userId,
+        settings: this.#settings,
+        defer: selection.defer,
+      });
     }
     return exposeWithPolicy(resolved, selection, {
       router: this.#policy,
@@ -222,6 +257,7 @@ export class ToolRouter implements AsyncDisposable {
     }
     return resumeApproval(approval, answer, {
       approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      settings: this.#settings,
       expose: (selection) => this.expose(selection),
     });
   }

@@ -1,6 +1,7 @@
 import { qualifiedLookAlikeName } from "./look_alike_names.ts";
 import type { ToolRegistry } from "./tool_registry.ts";
-import type { ShadowedTool } from "./tool_set.ts";
+import type { DeferSetting, ShadowedTool } from "./tool_set.ts";
+import { SEARCH_TOOLS_NAME } from "./search_tools_tool.ts";
 import {
   type BuiltinContext,
   type BuiltinSource,
@@ -30,6 +31,14 @@ export interface ToolSelection {
   signal?: AbortSignal;
   /** This request's policy; it applies together with the router's (the stricter wins). */
   policy?: Policy;
+  /**
+   * Deferred exposure: `true` or `{ keep: ["name", ...] }` lists only the kept tools and a
+   * `search_tools` tool that finds and loads the others (only those this request may use).
+   * The name `search_tools` is then the router's: a selected tool of that name (ignoring case)
+   * is exposed under its qualified name (`github_search_tools`) and reported in `shadowed`.
+   * See docs/context_economy.md.
+   */
+  defer?: DeferSetting;
 }
 
 /** The tools of a selection after priority is applied. */
@@ -115,17 +124,39 @@ export async function resolveSelection(
       missing.push({ selection: "functions", name, reason: "no function tool has this name" });
     } else tiers.function.push(tool);
   }
-  return merge(tiers, missing);
+  const deferred = selection.defer !== undefined && selection.defer !== false;
+  return merge(tiers, missing, deferred ? SEARCH_TOOLS_NAME : undefined);
 }
 
-function merge(tiers: Record<SourceKind, RoutedTool[]>, missing: MissingTool[]): ResolvedSelection {
+function merge(
+  tiers: Record<SourceKind, RoutedTool[]>,
+  missing: MissingTool[],
+  reserved: string | undefined,
+): ResolvedSelection {
   const winners = new Map<string, RoutedTool>();
   const shadowed = new Map<string, ShadowedTool>();
   // Names equal ignoring case are a collision too: the lower one is qualified (look-alikes).
   const folded = new Map<string, RoutedTool>();
   const taken = new Set(SOURCE_PRIORITY.flatMap((s) => tiers[s].map((t) => t.name.toLowerCase())));
+  if (reserved !== undefined) taken.add(reserved);
   for (const source of SOURCE_PRIORITY) {
     for (const tool of tiers[source]) {
+      if (reserved !== undefined && tool.name.toLowerCase() === reserved) {
+        // A remote `search_tools` must not stand in for the router's search: it keeps working
+        // under a qualified name, and a search may return it like any other tool.
+        const exposedAs = qualifiedLookAlikeName(tool, taken);
+        taken.add(exposedAs.toLowerCase());
+        const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
+        winners.set(exposedAs, renamed);
+        folded.set(exposedAs.toLowerCase(), renamed);
+        shadowed.set(`${tool.name}\u0000${source}`, {
+          name: tool.name,
+          winner: "router",
+          hidden: [source],
+          exposedAs,
+        });
+        continue;
+      }
       const winner = winners.get(tool.name);
       if (winner === undefined) {
         const lookAlike = folded.get(tool.name.toLowerCase());

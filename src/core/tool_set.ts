@@ -2,6 +2,7 @@ import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_type
 import { callTool } from "./tool_call.ts";
 import {
   type AnthropicTool,
+  type AnthropicToolSearchTool,
   type McpToolDescription,
   type OpenAITool,
   toAnthropicTool,
@@ -11,15 +12,21 @@ import {
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
+import { stoppedResult } from "./policy/policy_results.ts";
 import type { PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
+import { ToolSearchIndex } from "./tool_search_index.ts";
+import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
   /** The exposed name. */
   name: string;
-  /** The source whose tool is exposed. */
-  winner: SourceKind;
+  /**
+   * The source whose tool is exposed; `"router"` when the name is reserved by the router
+   * (`search_tools` in a deferred tool set).
+   */
+  winner: SourceKind | "router";
   /** The sources whose tools of that name are hidden, highest first. */
   hidden: SourceKind[];
   /**
@@ -41,7 +48,21 @@ export interface ToolSetInit {
   userId?: string;
   /** The router's call settings. */
   settings: CallSettings;
+  /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
+  defer?: DeferSetting;
 }
+
+/**
+ * Deferred exposure: the tool set lists only the kept tools and `search_tools`; a search lists
+ * the tools it returns as well. `true` keeps none.
+ */
+export type DeferSetting = boolean | {
+  /**
+   * Tools listed from the start, in this order (after `search_tools`). Names the request may not
+   * use are ignored.
+   */
+  keep?: readonly string[];
+};
 
 /**
  * The tools one request may use, and the only way a model's tool call gets executed.
@@ -56,7 +77,12 @@ export class ToolSet {
   /** The request's user, if any. */
   readonly userId?: string;
   #byName: Map<string, RoutedTool>;
-  #ordered: readonly RoutedTool[];
+  #ordered: RoutedTool[];
+  /** Deferred sets: every tool the request may use, which searches load from; else undefined. */
+  #deferred?: { tools: readonly RoutedTool[]; byName: Map<string, RoutedTool> };
+  #index?: ToolSearchIndex;
+  /** Set once the host rendered the deferred tools for Anthropic's own search: all are callable. */
+  #native = false;
   #settings: CallSettings;
   #names?: readonly string[];
   #openai?: OpenAITool[];
@@ -68,7 +94,21 @@ export class ToolSet {
    * @param init The resolved tools and reports.
    */
   constructor(init: ToolSetInit) {
-    this.#ordered = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const sorted = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const keep = keptNames(init.defer);
+    if (keep === undefined) this.#ordered = sorted;
+    else {
+      // The catalog is exactly the list an eager set would expose: one source of truth for what
+      // a search may return. The tool set's own search tool is never part of it.
+      const catalog = sorted.filter((tool) => tool.name !== SEARCH_TOOLS_NAME);
+      const byName = new Map(catalog.map((tool) => [tool.name, tool]));
+      this.#deferred = { tools: catalog, byName };
+      this.#ordered = [searchToolsTool(this.#search)];
+      for (const name of new Set(keep)) {
+        const tool = byName.get(name);
+        if (tool !== undefined) this.#ordered.push(tool);
+      }
+    }
     this.#byName = new Map(this.#ordered.map((tool) => [tool.name, tool]));
     this.shadowed = init.shadowed;
     this.missing = init.missing;
@@ -77,12 +117,18 @@ export class ToolSet {
     this.#policy = policyGates.get(init);
   }
 
-  /** The tools for the model in the OpenAI function format, sorted by name. */
+  /**
+   * The tools for the model in the OpenAI function format, in the set's order: the tools it
+   * started with sorted by name (deferred: `search_tools`, then the kept tools in `keep` order),
+   * then each tool that became available later (a search loaded it), appended in the order it
+   * arrived. An entry is never inserted, moved or removed, so a prompt cache of the list stays
+   * valid across the set's life.
+   */
   get tools(): OpenAITool[] {
     return this.#openai ??= this.#ordered.map(toOpenAITool);
   }
 
-  /** The exposed names, sorted. */
+  /** The exposed names, in the order of {@linkcode ToolSet#tools}. */
   get names(): readonly string[] {
     return this.#names ??= Object.freeze(this.#ordered.map((tool) => tool.name));
   }
@@ -94,7 +140,7 @@ export class ToolSet {
    * @returns `true` when calls to it execute.
    */
   has(name: string): boolean {
-    return this.#byName.has(name);
+    return this.#lookup(name) !== undefined;
   }
 
   /**
@@ -104,22 +150,77 @@ export class ToolSet {
    * @returns The source, or `undefined` when the name is not exposed.
    */
   sourceOf(name: string): SourceKind | undefined {
-    return this.#byName.get(name)?.source;
+    return this.#lookup(name)?.source;
   }
 
   /**
    * The tools in the Anthropic Messages API format.
    *
-   * @returns One entry per exposed tool.
+   * With `{ native: true }`, a deferred set is rendered for Anthropic's own tool search instead:
+   * its BM25 tool search tool, the listed tools (without `search_tools`), then every other tool
+   * the request may use with `defer_loading: true`, so Anthropic's search covers exactly what a
+   * `search_tools` search would. From then on every one of them is callable (Anthropic loads
+   * them without telling the host); the portable list is left as it is, so the rendering stays
+   * the same across calls. Send the beta header Anthropic's docs name with it. An eager set has
+   * nothing to defer and renders as without the option.
+   *
+   * @example Render a deferred set for Anthropic's tool search
+   * ```ts
+   * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const echo = defineTool({
+   *   name: "echo",
+   *   description: "Echoes text",
+   *   input: z.object({ text: z.string() }),
+   *   run: ({ text }) => text,
+   * });
+   * const tools = await new ToolRouter({ functions: [echo] }).expose({
+   *   functions: ["echo"],
+   *   defer: true,
+   * });
+   * const rendered = tools.toAnthropic({ native: true });
+   * assertEquals(rendered.map((tool) => [tool.name, "defer_loading" in tool]), [
+   *   ["tool_search_tool_bm25", false],
+   *   ["echo", true],
+   * ]);
+   * assertEquals(await tools.invoke("echo", { text: "hi" }), "hi");
+   * ```
+   *
+   * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
-  toAnthropic(): AnthropicTool[] {
-    return this.#ordered.map(toAnthropicTool);
+  toAnthropic(): AnthropicTool[];
+  /**
+   * The tools in the Anthropic Messages API format; with `{ native: true }` a deferred set is
+   * rendered for Anthropic's own tool search (see the overload above).
+   *
+   * @param options `native: true` for Anthropic's tool search.
+   * @returns The entries, the search tool first when native.
+   */
+  toAnthropic(options: { native?: boolean }): (AnthropicTool | AnthropicToolSearchTool)[];
+  toAnthropic(options: { native?: boolean } = {}): (AnthropicTool | AnthropicToolSearchTool)[] {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
+    }
+    const deferred = this.#deferred;
+    if (options.native !== true || deferred === undefined) {
+      return this.#ordered.map(toAnthropicTool);
+    }
+    this.#native = true;
+    const listed = this.#ordered.filter((tool) => !this.#isSearch(tool.name));
+    const rest = deferred.tools.filter((tool) => !this.#byName.has(tool.name));
+    return [
+      { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" },
+      ...listed.map(toAnthropicTool),
+      ...rest.map((tool) => ({ ...toAnthropicTool(tool), defer_loading: true as const })),
+    ];
   }
 
   /**
    * The tools in the MCP `tools/list` format.
    *
-   * @returns One entry per exposed tool.
+   * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
   toMcp(): McpToolDescription[] {
     return this.#ordered.map(toMcpTool);
@@ -136,10 +237,13 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    const tool = this.#policy === undefined ? undefined : this.#byName.get(name);
+    // The search reveals only tools the request may use, so no policy rule is asked about it.
+    const tool = this.#policy === undefined || this.#isSearch(name)
+      ? undefined
+      : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     return callTool({
-      tool: this.#byName.get(name),
+      tool: this.#lookup(name),
       name,
       args,
       options,
@@ -204,14 +308,17 @@ export class ToolSet {
    * ```
    *
    * @param approvalOrId The `approval` of an `approval_required` result, or its id.
-   * @param options Signal, deadline and progress listener of the call.
+   * @param options Signal, deadline and progress listener of the call, and the `shownDigest` of
+   *   what the person approved (when the host's UI keeps it: another digest runs nothing).
    * @returns The call's result.
    */
   approve(
     approvalOrId: PendingApproval | string,
-    options: CallOptions = {},
+    options: CallOptions & { shownDigest?: string } = {},
   ): Promise<ToolCallResult> {
-    return this.#settle(approvalOrId, { approved: true }, options);
+    const { shownDigest, ...callOptions } = options;
+    const answer = shownDigest === undefined ? { approved: true } : { approved: true, shownDigest };
+    return this.#settle(approvalOrId, answer, callOptions);
   }
 
   /**
@@ -239,7 +346,7 @@ export class ToolSet {
     const { concurrency: _, ...callOptions } = options;
     return callAll(calls, {
       readOnly: (name) => {
-        const tool = this.#byName.get(name);
+        const tool = this.#lookup(name);
         return tool === undefined || tool.annotations?.readOnlyHint === true;
       },
       call: (call) => this.call(call.name, call.arguments, callOptions),
@@ -248,7 +355,31 @@ export class ToolSet {
 
   #known = (): readonly string[] => this.names;
 
-  #run: RunTool = (tool, args, options, settings) =>
+  /** A listed tool, or after a native rendering any tool of the deferred catalog. */
+  #lookup(name: string): RoutedTool | undefined {
+    return this.#byName.get(name) ??
+      (this.#native ? this.#deferred!.byName.get(name) : undefined);
+  }
+
+  #isSearch(name: string): boolean {
+    return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
+  }
+
+  /** Searches the deferred catalog and lists what it found, appended after what was listed. */
+  #search = (query: string, limit: number): readonly RoutedTool[] => {
+    const deferred = this.#deferred!;
+    const found = (this.#index ??= new ToolSearchIndex(deferred.tools)).search(query, limit);
+    for (const tool of found) {
+      if (this.#byName.has(tool.name)) continue;
+      this.#ordered.push(tool);
+      this.#byName.set(tool.name, tool);
+      this.#openai = undefined;
+      this.#names = undefined;
+    }
+    return found;
+  };
+
+  #run: RunTool = (tool, args, options, decision) =>
     callTool({
       tool,
       name: tool.name,
@@ -256,29 +387,53 @@ export class ToolSet {
       options,
       userId: this.userId,
       known: this.#known,
-    }, settings);
+      decision,
+    }, this.#settings);
 
   #settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string },
+    answer: { approved: boolean; reason?: string; shownDigest?: string },
     options: CallOptions,
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {
-      const text = "This tool set has no policy, so it has no approvals to settle; nothing ran";
-      return Promise.resolve({
-        text,
-        isError: true,
-        code: "permission_denied",
-        tool: typeof approvalOrId === "object" ? String(approvalOrId?.tool) : "",
-        content: [{ type: "text", text }],
-      });
+      const known = approvalOrId !== null && typeof approvalOrId === "object";
+      return stoppedResult(
+        { name: known ? String(approvalOrId.tool) : "" },
+        "permission_denied",
+        "This tool set has no policy, so it has no approvals to settle; nothing ran",
+        {
+          settings: this.#settings,
+          userId: this.userId,
+          fields: {
+            decision: "ask",
+            rule: known ? String(approvalOrId.rule) : "",
+            approval: "invalid",
+          },
+        },
+      );
     }
     return this.#policy.settle(approvalOrId, answer, {
-      lookup: (name) => this.#byName.get(name),
+      // An approval is for a tool this request may use even when this set has not listed it
+      // (a later process rebuilds a deferred set with nothing found yet).
+      lookup: (name) => this.#lookup(name) ?? this.#deferred?.byName.get(name),
       options,
       run: this.#run,
     });
   }
+}
+
+function keptNames(defer: DeferSetting | undefined): readonly string[] | undefined {
+  if (defer === undefined || defer === false) return undefined;
+  if (defer === true) return [];
+  const keep = defer !== null && typeof defer === "object" ? defer.keep ?? [] : undefined;
+  if (!Array.isArray(keep) || keep.some((name) => typeof name !== "string")) {
+    throw new TypeError(
+      `Cannot expose tools: "defer" must be true or { keep: ["name", ...] }, received ${
+        JSON.stringify(defer)
+      }`,
+    );
+  }
+  return keep;
 }
 
 function textOf(result: ToolCallResult): string {

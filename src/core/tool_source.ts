@@ -121,12 +121,51 @@ export interface RoutedTool {
   /** Where the tool comes from within its source, such as `"weather/query"`. */
   readonly origin: string;
   /**
+   * What policy specifiers read in a call (the built-in tools declare it): the paths the call
+   * touches or the shell commands it runs, read with the same parser that runs it. Throwing
+   * means the arguments cannot be read: deny and ask rules with a specifier then match and
+   * allow rules do not. Without it, specifiers read the call's string arguments.
+   */
+  readonly policySubjects?: (args: Record<string, unknown>) => PolicySubjects;
+  /**
    * Runs the tool with arguments that are already a plain JSON object.
    *
    * Returns the result (a string is used as it is; anything else is JSON-encoded) or throws;
    * a thrown `ToolError` keeps its code, anything else becomes `tool_error`.
    */
   execute(args: Record<string, unknown>, context: ToolContext): unknown;
+}
+
+/**
+ * What policy specifiers read in one call, as a tool declares it (`RoutedTool.policySubjects`).
+ *
+ * `paths`: the paths as written (relative to the workspace or absolute); with `searched`, they
+ * are folders searched, and a deny or ask rule also matches a folder holding paths it names.
+ * `commands`: every simple command of a shell script, at any depth, and other readings of them.
+ */
+export type PolicySubjects =
+  | { readonly kind: "paths"; readonly paths: readonly string[]; readonly searched?: boolean }
+  | {
+    readonly kind: "commands";
+    readonly commands: readonly ShellCommand[];
+    /**
+     * Other readings of the commands, as text, that deny and ask rules also match and allow
+     * rules ignore: the program by its file name (`/bin/rm x` as `rm x`), the command a wrapper
+     * such as `env`, `xargs` or `bash -c` runs.
+     */
+    readonly variants?: readonly string[];
+  };
+
+/** One simple command of a shell script, as `bash(...)` specifiers read it. */
+export interface ShellCommand {
+  /** The program and its arguments after quote removal (words with expansions as written). */
+  readonly words: readonly string[];
+  /**
+   * Whether an allow rule may cover it: a literal program name, literal arguments, no
+   * assignment, redirection (but descriptor duplication such as `2>&1`), substitution or
+   * expansion, and not inside a keyword, subshell, group, function or substitution.
+   */
+  readonly plain: boolean;
 }
 
 /** Which part of a selection a missing entry came from. */
@@ -219,10 +258,24 @@ export type BashSetting = boolean | {
   sandbox: "bwrap" | "none";
   /** Environment variable names passed to commands, replacing the context's `env`. */
   env?: string[];
-  /** Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB. */
-  limits?: { processes?: number; memoryMiB?: number };
-  /** `"none"` (default): no network. `{ allow }`: only these host names, through a proxy. */
-  network?: "none" | { allow: string[] };
+  /**
+   * Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB of memory, 512 MiB
+   * for each of `/tmp`, the home directory and `/dev/shm`, files of at most 1024 MiB, 3600 CPU
+   * seconds per background process.
+   */
+  limits?: {
+    processes?: number;
+    memoryMiB?: number;
+    tmpMiB?: number;
+    fileMiB?: number;
+    backgroundCpuSeconds?: number;
+  };
+  /**
+   * `"none"` (default): no network. `{ allow }`: only these host names, through a proxy that
+   * holds at most `maxConnections` (default 64) connections of the session at once and closes one
+   * idle for `idleTimeoutMs` (default 60000).
+   */
+  network?: "none" | { allow: string[]; maxConnections?: number; idleTimeoutMs?: number };
 };
 
 /**
@@ -245,7 +298,11 @@ export interface BuiltinContext {
   processLogChars?: number;
   /** Whether `bash` is offered, and how it is confined. Default: `false`. */
   bash?: BashSetting;
-  /** Paths inside the workspace that writes refuse. Default: `[".git"]`. */
+  /**
+   * Paths inside the workspace that writes refuse (names without a slash at any depth, `./name`
+   * at the top). Default: `[".git"]`. Git directories are refused whatever this says; add what
+   * your own tools run by themselves (`.envrc`, `.vscode`, `.github`, ...: `docs/security.md`).
+   */
   protectedPaths?: string[];
   /** Environment variable names passed to commands. Default: PATH, HOME, LANG, TERM. */
   env?: string[];

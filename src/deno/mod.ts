@@ -53,8 +53,10 @@ export type {
   GatewaySource,
   JsonObjectSchema,
   MissingTool,
+  PolicySubjects,
   RoutedTool,
   SelectionKey,
+  ShellCommand,
   SourceKind,
   SourceResolution,
   ToolContext,
@@ -77,10 +79,8 @@ export type {
 } from "./mcp/stdio_child_command.ts";
 export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
 export type { McpOAuth } from "../core/mcp/gateway/oauth/mcp_oauth.ts";
-export type {
-  McpOAuthClient,
-  McpOAuthOptions,
-} from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
+export type { McpOAuthClient } from "../core/mcp/mcp_server_config.ts";
+export type { McpOAuthOptions } from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   KeyValueEntry,
   KeyValueSetOptions,
@@ -116,5 +116,6 @@ export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_
 export { MemoryStore } from "../core/store/memory_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";
-export type { AuditRecord, AuditSink } from "../core/audit_sink.ts";
+export type { AuditDecision, AuditRecord, AuditSink } from "../core/audit_sink.ts";
+export type { ApprovalOutcome } from "../core/policy_types.ts";
 export type { ErrorCode } from "../core/tool_error.ts";

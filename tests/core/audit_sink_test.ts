@@ -9,6 +9,7 @@ import {
   ToolRouter,
 } from "../../mod.ts";
 import { InMemoryTransport, McpServer } from "../../src/core/mcp/mcp_sdk.ts";
+import { EVERYTHING, policyRouter, ran } from "./policy/_policy_fixture.ts";
 
 function tools() {
   return [
@@ -161,4 +162,81 @@ Deno.test("audit: a sink with writeLater builds text-argument records later, the
   assertEquals(lazy.length, 1);
   await (await both[0].expose({ functions: ["echo"] })).call("echo", '{"text":"hi"}');
   assertEquals(lazy[0].argumentsDigest, eager[2].argumentsDigest);
+});
+
+Deno.test("audit: every decision leaves a record saying which, the rule, user and tool, never the arguments", async () => {
+  const records: AuditRecord[] = [];
+  const policy = { deny: ["deploy(env=prod)"], ask: ["deploy(env=staging)", "send_email"] };
+  let answer = true;
+  const router = policyRouter({
+    policy,
+    audit: { write: (record) => void records.push(record) },
+  });
+  const toolSet = await router.expose({ ...EVERYTHING, userId: "ada" });
+  ran.length = 0;
+  const secret = "sk-live-4242";
+  const calls: [string, string, boolean?][] = [
+    ["deploy", `{"env":"dev","target":"${secret}"}`], // allow
+    ["deploy", '{"env":"prod"}'], // deny
+    ["send_email", `{"to":"${secret}@x.org"}`], // ask: pending
+    ["rm_rf", "{}"], // unknown tool
+    ["deploy", '{"env":'], // invalid arguments
+  ];
+  for (const [name, args] of calls) await toolSet.call(name, args);
+  const pending = (await toolSet.call("send_email", '{"to":"b@x.org"}')).approval!;
+  await toolSet.approve(pending); // ask, then approve
+  const other = (await toolSet.call("send_email", '{"to":"c@x.org"}')).approval!;
+  await toolSet.reject(other, "no"); // ask, then reject
+  // With a handler: the ask is recorded when asked, the answer when it comes.
+  const asking = await router.expose({ ...EVERYTHING, userId: "ada" });
+  await asking.call("deploy", '{"env":"staging"}', { approve: () => answer });
+  answer = false;
+  await asking.call("deploy", '{"env":"staging"}', { approve: () => answer });
+  assertEquals(
+    records.map((r) => [r.decision, r.tool, r.rule, r.outcome, r.approval]),
+    [
+      ["allow", "deploy", "default", "ok", undefined],
+      ["deny", "deploy", "deploy(env=prod)", "permission_denied", undefined],
+      ["ask", "send_email", "send_email", "approval_required", "pending"],
+      ["unknown_tool", "rm_rf", undefined, "unknown_tool", undefined],
+      ["invalid_arguments", "deploy", undefined, "invalid_arguments", undefined],
+      ["ask", "send_email", "send_email", "approval_required", "pending"],
+      ["approve", "send_email", "send_email", "ok", "approved"],
+      ["ask", "send_email", "send_email", "approval_required", "pending"],
+      ["reject", "send_email", "send_email", "permission_denied", "rejected"],
+      ["ask", "deploy", "deploy(env=staging)", "approval_required", "pending"],
+      ["approve", "deploy", "deploy(env=staging)", "ok", "approved"],
+      ["ask", "deploy", "deploy(env=staging)", "approval_required", "pending"],
+      ["reject", "deploy", "deploy(env=staging)", "permission_denied", "rejected"],
+    ],
+  );
+  assert(records.every((r) => r.userId === "ada"));
+  // The ask and its answer share the approval's id.
+  assertEquals(records[5].approvalId, pending.id);
+  assertEquals(records[6].approvalId, pending.id);
+  assertEquals(records[8].approvalId, other.id);
+  assertEquals(records[9].approvalId, records[10].approvalId);
+  const text = JSON.stringify(records);
+  assert(!text.includes(secret), "a record carries an argument's value");
+  // The calls really were made: the allowed and the two approved ones ran, nothing else.
+  assertEquals(ran.map((r) => r.tool), ["deploy", "send_email", "deploy"]);
+});
+
+Deno.test("audit: a forged or reused approval is recorded as a reject of an invalid approval", async () => {
+  const records: AuditRecord[] = [];
+  const router = policyRouter({
+    policy: { ask: ["send_email"] },
+    audit: { write: (record) => void records.push(record) },
+  });
+  const toolSet = await router.expose(EVERYTHING);
+  const approval = (await toolSet.call("send_email", '{"to":"a@x.org"}')).approval!;
+  await toolSet.approve({ ...approval, arguments: { to: "evil@x.org" } });
+  await toolSet.approve(approval);
+  await toolSet.approve(approval);
+  assertEquals(records.map((r) => [r.decision, r.approval, r.outcome]), [
+    ["ask", "pending", "approval_required"],
+    ["reject", "invalid", "permission_denied"],
+    ["approve", "approved", "ok"],
+    ["reject", "invalid", "permission_denied"],
+  ]);
 });

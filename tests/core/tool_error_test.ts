@@ -12,7 +12,7 @@ Deno.test("ToolError carries its code and message and is an Error", () => {
   assertEquals(error instanceof Error, true);
 });
 
-Deno.test("ERROR_CODES lists the eight codes", () => {
+Deno.test("ERROR_CODES lists the nine codes", () => {
   assertEquals(ERROR_CODES, [
     "unknown_tool",
     "invalid_arguments",
@@ -22,6 +22,7 @@ Deno.test("ERROR_CODES lists the eight codes", () => {
     "tool_error",
     "upstream_unavailable",
     "approval_required",
+    "audit_unavailable",
   ]);
 });
 

@@ -27,6 +27,8 @@ const VALUES: Record<string, "function" | "object"> = {
 
 const TYPES = [
   "ApplyPatchResult",
+  "ApprovalOutcome",
+  "AuditDecision",
   "AuditRecord",
   "AuditSink",
   "DenoKvAtomicLike",
@@ -34,6 +36,8 @@ const TYPES = [
   "ErrorCode",
   "FileAuditSinkOptions",
   "PinningOptions",
+  "PolicySubjects",
+  "ShellCommand",
   "PinStore",
   "SqliteStoreOptions",
   "ToolPin",

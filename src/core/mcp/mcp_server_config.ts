@@ -1,4 +1,27 @@
-import type { McpOAuthClient } from "./gateway/oauth/mcp_oauth_options.ts";
+/** A client registered with an authorization server ahead of time, for one MCP server. */
+export interface McpOAuthClient {
+  /** The `client_id` the authorization server issued. */
+  clientId: string;
+  /** The secret of a confidential client; absent for a public client (`none`). */
+  clientSecret?: string;
+  /**
+   * The authorization server the client is registered with (its issuer URL). When set, the
+   * credentials are never presented to another one.
+   */
+  issuer?: string;
+  /**
+   * `client_credentials` for a machine client (no user, no browser: a service account, usually on
+   * a global server); `authorization_code` (the default) for a user's own account.
+   */
+  grant?: "authorization_code" | "client_credentials";
+  /**
+   * A PKCS#8 PEM private key: the client authenticates with a signed JWT (`private_key_jwt`,
+   * RFC 7523) instead of `clientSecret`.
+   */
+  privateKey?: string;
+  /** The JWT's signing algorithm. Default: `"ES256"`. */
+  signingAlgorithm?: string;
+}
 
 /**
  * A remote MCP server over HTTP, as in Claude Desktop's `mcpServers` entries.
@@ -33,6 +56,14 @@ export interface McpStdioServerConfig {
   args?: string[];
   /** Environment variables passed to it. */
   env?: Record<string, string>;
+  /**
+   * The names in `env` whose values are secrets, kept out of its results and errors (as
+   * `[redacted]`). Names that read as secrets (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*PASSWORD`, …)
+   * are secrets without being listed; other values (`NODE_ENV=production`, a path) are plain
+   * configuration a result may show. `loadMcpConfig` adds every name whose value came from a
+   * `${VAR}`.
+   */
+  secretEnv?: string[];
   /** Its working directory. */
   cwd?: string;
 }

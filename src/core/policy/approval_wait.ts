@@ -65,9 +65,15 @@ export async function waitForApproval(
 function normalise(answer: unknown): ApprovalAnswer {
   if (typeof answer === "boolean") return { approved: answer };
   if (answer !== null && typeof answer === "object") {
-    const { approved, reason } = answer as ApprovalAnswer;
+    const { approved, reason, shownDigest } = answer as ApprovalAnswer;
     if (typeof approved === "boolean") {
-      return typeof reason === "string" && reason !== "" ? { approved, reason } : { approved };
+      const normal: ApprovalAnswer = { approved };
+      if (typeof reason === "string" && reason !== "") normal.reason = reason;
+      // A digest that is not a string is no digest: it can never fit, so the call is refused.
+      if (shownDigest !== undefined) {
+        normal.shownDigest = typeof shownDigest === "string" ? shownDigest : "(not a digest)";
+      }
+      return normal;
     }
   }
   return { approved: false, reason: "the approval handler gave no clear answer" };

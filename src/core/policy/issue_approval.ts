@@ -1,12 +1,13 @@
 import type { RoutedTool } from "../tool_source.ts";
 import { toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit } from "./policy_gate.ts";
-import { summarizeArguments } from "./policy_results.ts";
+import { showArguments, shownDigest, summarizeShown } from "./shown_arguments.ts";
 import type { PendingApproval } from "../policy_types.ts";
 
 /**
- * Issues a signed pending approval for one call: a random id, the exact arguments, the rule, the
- * lifetime, the request's selection and the tool's definition hash, all plain JSON.
+ * Issues a signed pending approval for one call: a random id, the exact arguments, what a person
+ * is shown of them and its digest, the rule, the lifetime, the request's selection and the tool's
+ * definition hash, all plain JSON.
  *
  * @param init The gate's approvals, selection and user.
  * @param tool The tool.
@@ -21,20 +22,25 @@ export async function issueApproval(
   rule: string,
 ): Promise<PendingApproval> {
   const now = Date.now();
+  // A JSON copy: what is shown, signed and later run is exactly what a host gets back after
+  // storing it, and no caller holds a reference to it.
+  const copy = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
+  const shown = showArguments(copy);
   const unsigned: Omit<PendingApproval, "signature"> = {
     id: crypto.randomUUID(),
     tool: tool.name,
-    arguments: args,
+    arguments: copy,
     rule,
     source: tool.source,
-    summary: summarizeArguments(tool, args),
+    summary: summarizeShown(shown),
+    shown,
+    shownDigest: await shownDigest(tool.name, shown, copy),
     requestedAt: new Date(now).toISOString(),
     expiresAt: new Date(now + init.approvals.ttlMs).toISOString(),
     selection: init.selection,
     toolHash: await toolHash(tool),
   };
   if (init.userId !== undefined) unsigned.userId = init.userId;
-  // A JSON round trip: what is signed is exactly what a host gets back after storing it.
   const plain = JSON.parse(JSON.stringify(unsigned)) as Omit<PendingApproval, "signature">;
   return { ...plain, signature: await init.approvals.signer.sign(plain) };
 }

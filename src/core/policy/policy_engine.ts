@@ -1,7 +1,7 @@
 import type { RoutedTool } from "../tool_source.ts";
 import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
 import type { Policy, PolicyAction } from "../policy_types.ts";
-import { allowingRule, specifierMatches } from "./specifier_match.ts";
+import { SpecifierMatch } from "./specifier_match.ts";
 
 /** Which policy a decision came from. */
 export type PolicyScope = "router" | "request";
@@ -145,10 +145,10 @@ export class PolicyEngine {
   decide(tool: RoutedTool, args: () => Record<string, unknown>): PolicyDecision {
     const entry = this.#rules(tool);
     if (entry.fixed) return entry.fixed;
-    const parsed = args();
+    const call = new SpecifierMatch(tool, args(), this.#workspace);
     let worst: PolicyDecision | undefined;
     for (const rules of entry.rules) {
-      const decision = this.#decideOne(rules, tool, parsed);
+      const decision = this.#decideOne(rules, call);
       if (worst === undefined || SEVERITY[decision.action] > SEVERITY[worst.action]) {
         worst = decision;
       }
@@ -156,22 +156,21 @@ export class PolicyEngine {
     return worst ?? { action: "allow", rule: "default", scope: "router" };
   }
 
-  #decideOne(rules: ToolRules, tool: RoutedTool, args: Record<string, unknown>): PolicyDecision {
+  #decideOne(rules: ToolRules, call: SpecifierMatch): PolicyDecision {
     if (rules.fixed) return rules.fixed;
     const scope = rules.policy.scope;
-    const workspace = this.#workspace;
     for (const rule of rules.deny) {
-      if (rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace)) {
+      if (rule.specifier === undefined || call.matches(rule.specifier)) {
         return decision("deny", rule, scope);
       }
     }
     for (const rule of rules.ask) {
-      if (rule.specifier === undefined || specifierMatches(rule.specifier, tool, args, workspace)) {
+      if (rule.specifier === undefined || call.matches(rule.specifier)) {
         return decision("ask", rule, scope);
       }
     }
     if (rules.allow.length > 0) {
-      const allowed = allowingRule(rules.allow, tool, args, workspace);
+      const allowed = call.allowingRule(rules.allow);
       if (allowed !== undefined) return decision("allow", allowed, scope);
     }
     return rules.fallback ??= { action: rules.policy.default, rule: "default", scope };
@@ -190,7 +189,7 @@ export class PolicyEngine {
         allow: pick(policy.allow),
       };
       if ([...own.deny, ...own.ask, ...own.allow].every((rule) => rule.specifier === undefined)) {
-        own.fixed = this.#decideOne(own, tool, {});
+        own.fixed = this.#decideOne(own, new SpecifierMatch(tool, {}));
       }
       return own;
     });

@@ -7,8 +7,20 @@ import type { ApprovalSigner } from "./approval_signer.ts";
 import { issueApproval } from "./issue_approval.ts";
 import { waitForApproval } from "./approval_wait.ts";
 import type { PolicyDecision, PolicyEngine } from "./policy_engine.ts";
-import { declined, describeRule, stoppedResult, withPolicyFields } from "./policy_results.ts";
-import type { ApprovalHandler, ApprovalSelection, PendingApproval } from "../policy_types.ts";
+import {
+  declined,
+  describeRule,
+  type PolicyEventFields,
+  recordDecision,
+  stoppedResult,
+} from "./policy_results.ts";
+import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalHandler,
+  ApprovalSelection,
+  PendingApproval,
+} from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 
 /** What every tool set of one router shares for approvals. */
@@ -23,12 +35,12 @@ export interface ApprovalSettings {
   approve?: ApprovalHandler;
 }
 
-/** Runs a tool through the router's catch boundary (`callTool`). */
+/** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */
 export type RunTool = (
   tool: RoutedTool,
   args: unknown,
   options: CallOptions,
-  settings: CallSettings,
+  decision?: PolicyEventFields,
 ) => Promise<ToolCallResult>;
 
 /** What a {@linkcode PolicyGate} is built from. */
@@ -80,14 +92,11 @@ export class PolicyGate {
       decision = engine.decide(tool, () => parsed = parseArguments(args, settings.argumentLimits));
     } catch (error) {
       if (!isToolError(error)) throw error;
-      return run(tool, args, options, settings); // reports the invalid arguments; runs nothing
+      return run(tool, args, options); // reports (and records) the invalid arguments; runs nothing
     }
     if (decision.action === "allow") {
-      const allowed = settings.onEvent === undefined
-        ? settings
-        : withPolicyFields(settings, { decision: "allow", rule: decision.rule });
       // The tool runs with the very object the policy read, never a second parse of the text.
-      return run(tool, parsed ?? args, options, allowed);
+      return run(tool, parsed ?? args, options, { decision: "allow", rule: decision.rule });
     }
     return this.#stop(tool, args, parsed, decision, options, run);
   }
@@ -102,35 +111,53 @@ export class PolicyGate {
   ): Promise<ToolCallResult> {
     const { settings, userId } = this.init;
     const fields = { decision: decision.action, rule: decision.rule };
+    const recorded = { settings, userId, args, signal: options.signal };
     if (decision.action === "deny") {
-      return stoppedResult(
+      return await stoppedResult(
         tool,
         "permission_denied",
         `The call to "${tool.name}" was denied by ${
           describeRule(decision)
         }; it did not run. Do not retry it; choose another way or ask the user`,
-        { settings, userId, fields },
+        { ...recorded, fields },
       );
     }
     try {
       parsed ??= parseArguments(args, settings.argumentLimits);
     } catch (error) {
       if (!isToolError(error)) throw error;
-      return await run(tool, args, options, settings); // reports the invalid arguments
+      return await run(tool, args, options); // reports (and records) the invalid arguments
     }
     const approval = await issueApproval(this.init, tool, parsed, decision.rule);
+    const asked = { ...fields, approvalId: approval.id };
     const handler = options.approve ?? this.init.approvals.approve;
     if (handler === undefined) {
       this.#pending.set(approval.id, approval);
-      return stoppedResult(
+      return await stoppedResult(
         tool,
         "approval_required",
         `The call to "${tool.name}" needs a person's approval (${
           describeRule(decision)
         }); it has not run yet. Wait for the user's decision before relying on it`,
-        { settings, userId, fields: { ...fields, approval: "pending" }, approval },
+        { ...recorded, fields: { ...asked, approval: "pending" }, approval },
       );
     }
+    // The ask leaves its record before anyone is asked: a question never answered still shows.
+    await recordDecision(
+      {
+        type: "call",
+        tool: tool.name,
+        source: tool.source,
+        userId,
+        durationMs: 0,
+        isError: true,
+        code: "approval_required",
+        ...asked,
+        approval: "pending",
+      },
+      args,
+      { settings, tool, signal: options.signal },
+    );
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const started = performance.now();
     let answer;
@@ -144,27 +171,40 @@ export class PolicyGate {
         source: tool.source,
         description: tool.description,
         summary: approval.summary,
+        shown: approval.shown,
+        shownDigest: approval.shownDigest,
       }, { signal: options.signal, timeoutMs });
     } catch (error) {
       if (!isToolError(error)) throw error;
-      return stoppedResult(tool, error.code, error.message, { settings, userId, fields });
+      return await stoppedResult(tool, error.code, error.message, { ...recorded, fields: asked });
     }
     if (!answer.approved) {
-      return stoppedResult(tool, "permission_denied", declined(tool.name, answer.reason), {
-        settings,
-        userId,
-        fields: { ...fields, approval: "rejected" },
+      return await stoppedResult(tool, "permission_denied", declined(tool.name, answer.reason), {
+        ...recorded,
+        fields: { ...asked, approval: "rejected" },
       });
+    }
+    // What runs is a private copy of the arguments as they are now, and only when it is exactly
+    // what the person was shown: arguments changed during the wait, or an answer given for
+    // another text, run nothing.
+    const now = await argumentsAsShown(tool.name, parsed, approval.shownDigest);
+    if (now === undefined || !answerFits(answer, approval)) {
+      return await stoppedResult(
+        tool,
+        "permission_denied",
+        now === undefined
+          ? `The arguments of the call to "${tool.name}" changed after they were shown for approval; it did not run. Call it again to ask anew`
+          : `The approval names other arguments than the ones shown for this call to "${tool.name}"; it did not run. Call it again to ask anew`,
+        { ...recorded, fields: { ...asked, approval: "invalid" } },
+      );
     }
     const left = timeoutMs === undefined
       ? undefined
       : Math.max(1, timeoutMs - (performance.now() - started));
-    return await run(
-      tool,
-      parsed,
-      { ...options, timeoutMs: left },
-      withPolicyFields(settings, { ...fields, approval: "approved" }),
-    );
+    return await run(tool, now, { ...options, timeoutMs: left }, {
+      ...asked,
+      approval: "approved",
+    });
   }
 
   /**
@@ -177,7 +217,7 @@ export class PolicyGate {
    */
   settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string },
+    answer: ApprovalAnswer,
     context: {
       lookup: (name: string) => RoutedTool | undefined;
       options: CallOptions;

@@ -1,8 +1,8 @@
 import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call_types.ts";
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
+import { auditEvent, auditRoom } from "../telemetry/call_telemetry.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import { patchPaths } from "./_workspace_path.ts";
 import type { ApprovalOutcome, PendingApproval, PolicyAction } from "../policy_types.ts";
 
 /** What a call event says about the policy. */
@@ -13,41 +13,34 @@ export interface PolicyEventFields {
   rule: string;
   /** For asks: what became of the approval. */
   approval?: ApprovalOutcome;
+  /** For asks: the approval's id. */
+  approvalId?: string;
 }
 
 /**
- * Settings whose events carry the policy's decision; the same settings when nobody listens.
- *
- * @param settings The router's settings.
- * @param fields The decision, rule and outcome.
- * @returns Settings for `callTool`.
- */
-export function withPolicyFields(settings: CallSettings, fields: PolicyEventFields): CallSettings {
-  const onEvent = settings.onEvent;
-  if (onEvent === undefined) return settings;
-  return { ...settings, onEvent: (event) => onEvent({ ...event, ...fields }) };
-}
-
-/**
- * An error result for a call the policy stopped, with its event.
+ * An error result for a call the policy stopped, with its event and its audit record (after
+ * waiting for room in the audit sink, so a full sink holds the caller back; a record that found
+ * no room in time is still written, since nothing ran).
  *
  * @param tool The tool.
  * @param code The code.
  * @param text The text for the model.
- * @param context Settings, user, the decision's fields and the pending approval.
+ * @param context Settings, user, the decision's fields, the arguments and the pending approval.
  * @returns The result.
  */
-export function stoppedResult(
-  tool: { name: string; source?: SourceKind },
+export async function stoppedResult(
+  tool: { name: string; source?: SourceKind; origin?: string },
   code: ErrorCode,
   text: string,
   context: {
     settings: CallSettings;
     userId?: string;
     fields: PolicyEventFields;
+    args?: unknown;
     approval?: PendingApproval;
+    signal?: AbortSignal;
   },
-): ToolCallResult {
+): Promise<ToolCallResult> {
   const result: ToolCallResult = {
     text,
     isError: true,
@@ -57,25 +50,54 @@ export function stoppedResult(
   };
   if (tool.source !== undefined) result.source = tool.source;
   if (context.approval !== undefined) result.approval = context.approval;
-  const onEvent = context.settings.onEvent;
-  if (onEvent !== undefined) {
-    const event: ToolCallEvent = {
-      type: "call",
-      tool: tool.name,
-      source: tool.source,
-      userId: context.userId,
-      durationMs: 0,
-      isError: true,
-      code,
-      ...context.fields,
-    };
+  const { settings } = context;
+  if (settings.onEvent === undefined && settings.audit === undefined) return result;
+  const event: ToolCallEvent = {
+    type: "call",
+    tool: tool.name,
+    source: tool.source,
+    userId: context.userId,
+    durationMs: 0,
+    isError: true,
+    code,
+    ...context.fields,
+  };
+  await recordDecision(event, context.args, {
+    settings,
+    tool: routedOrUndefined(tool),
+    signal: context.signal,
+  });
+  if (settings.onEvent !== undefined) {
     try {
-      onEvent(event);
+      settings.onEvent(event);
     } catch {
       // An observer's failure must not change the result.
     }
   }
   return result;
+}
+
+/**
+ * Writes the audit record of a decision that is not the end of a call (an ask, before the person
+ * answers), after waiting for room in the sink like every record.
+ *
+ * @param event The decision as an event (not sent to `onEvent`: a call has one event).
+ * @param args The arguments.
+ * @param context The settings, the tool and the call's signal.
+ */
+export async function recordDecision(
+  event: ToolCallEvent,
+  args: unknown,
+  context: { settings: CallSettings; tool?: RoutedTool; signal?: AbortSignal },
+): Promise<void> {
+  if (context.settings.audit === undefined) return;
+  // A record that found no room in time is written all the same: what it records did not run.
+  await auditRoom(context.settings, event.tool, context.signal);
+  await auditEvent(event, args, context);
+}
+
+function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedTool | undefined {
+  return "execute" in tool ? tool as RoutedTool : undefined;
 }
 
 /**
@@ -89,24 +111,6 @@ export function describeRule(decision: Pick<PolicyDecision, "rule" | "scope">): 
   return decision.rule === "default"
     ? `the default of ${owner}`
     : `policy rule ${JSON.stringify(decision.rule)} of ${owner}`;
-}
-
-/**
- * A short, human-readable summary of a call's arguments: the command of `bash`, the path of the
- * file tools, the paths of a patch, compact JSON otherwise; at most 300 characters.
- *
- * @param tool The tool.
- * @param args The arguments.
- * @returns The summary.
- */
-export function summarizeArguments(tool: RoutedTool, args: Record<string, unknown>): string {
-  let text: string;
-  if (tool.source === "builtin" && typeof args.command === "string") text = args.command;
-  else if (tool.source === "builtin" && typeof args.patch === "string") {
-    text = `patch of ${patchPaths(args.patch).join(", ") || "no file"}`;
-  } else if (tool.source === "builtin" && typeof args.path === "string") text = args.path;
-  else text = JSON.stringify(args) ?? "{}";
-  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 
 /**

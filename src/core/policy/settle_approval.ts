@@ -2,23 +2,25 @@ import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit, RunTool } from "./policy_gate.ts";
-import { declined, describeRule, stoppedResult, withPolicyFields } from "./policy_results.ts";
+import { declined, describeRule, stoppedResult } from "./policy_results.ts";
+import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 
 /**
- * Settles a pending approval: checks its signature, lifetime, single use, user, tool definition
- * and the policies as they are now; then runs the call (approved) or returns the rejection.
+ * Settles a pending approval: checks its signature, lifetime, single use, user, tool definition,
+ * that it is bound to the arguments shown, and the policies as they are now; then runs the call
+ * (approved, with a private copy of the arguments) or returns the rejection.
  * Anything wrong runs nothing and returns `permission_denied`.
  *
  * @param init The gate's policies, approvals, user and settings.
- * @param approval The approval, or an id this tool set does not know.
+ * @param given The approval, or an id this tool set does not know.
  * @param answer The person's decision.
  * @param context The tool lookup, call options and runner.
  * @returns The call's result, or the refusal.
  */
 export async function settleApproval(
   init: PolicyGateInit,
-  approval: PendingApproval | string,
+  given: PendingApproval | string,
   answer: ApprovalAnswer,
   context: {
     lookup: (name: string) => RoutedTool | undefined;
@@ -27,6 +29,8 @@ export async function settleApproval(
   },
 ): Promise<ToolCallResult> {
   const { settings, userId, approvals } = init;
+  // A private copy first: what is checked is what runs, whatever the caller does to its object.
+  const approval = typeof given === "string" ? given : plainCopy(given);
   const refuse = (text: string, tool?: RoutedTool) =>
     stoppedResult(
       tool ?? { name: typeof approval === "object" ? String(approval.tool) : "" },
@@ -35,48 +39,72 @@ export async function settleApproval(
       {
         settings,
         userId,
+        args: typeof approval === "object" ? approval.arguments : undefined,
+        signal: context.options.signal,
         fields: {
           decision: "ask",
           rule: typeof approval === "object" ? String(approval.rule) : "",
           approval: "invalid",
+          ...(typeof approval === "object" && typeof approval.id === "string"
+            ? { approvalId: approval.id }
+            : {}),
         },
       },
     );
+  if (approval === undefined) {
+    return await refuse(
+      "The approval was changed after it was issued, or another router issued it; nothing ran",
+    );
+  }
   if (typeof approval === "string") {
-    return refuse(
+    return await refuse(
       `Approval ${
         JSON.stringify(approval)
       } is unknown to this tool set; nothing ran. Pass the approval object itself`,
     );
   }
   if (!(await approvalIsGenuine(approvals.signer, approval))) {
-    return refuse(
+    return await refuse(
       "The approval was changed after it was issued, or another router issued it; nothing ran",
     );
   }
   const name = approval.tool;
   if (Date.parse(approval.expiresAt) <= Date.now()) {
-    return refuse(
+    return await refuse(
       `The approval of the call to "${name}" expired at ${approval.expiresAt}; nothing ran. Call the tool again to ask anew`,
     );
   }
   if (approval.userId !== userId) {
-    return refuse(`The approval of the call to "${name}" was issued for another user; nothing ran`);
+    return await refuse(
+      `The approval of the call to "${name}" was issued for another user; nothing ran`,
+    );
   }
   const tool = context.lookup(name);
   if (tool === undefined) {
-    return refuse(`The approval's tool "${name}" is no longer exposed; nothing ran`);
+    return await refuse(`The approval's tool "${name}" is no longer exposed; nothing ran`);
   }
   if ((await toolHash(tool)) !== approval.toolHash) {
-    return refuse(
+    return await refuse(
       `The tool "${name}" changed since the approval was requested; nothing ran. Call it again to ask anew`,
       tool,
     );
   }
+  let args: Record<string, unknown> | undefined = approval.arguments;
   if (answer.approved) {
-    const now = init.engine.decide(tool, () => approval.arguments);
+    // The approval is bound to what was shown: the text must be the one these arguments show,
+    // and an answer that names a digest must name this one.
+    args = approval.shown === showArguments(approval.arguments)
+      ? await argumentsAsShown(name, approval.arguments, approval.shownDigest)
+      : undefined;
+    if (args === undefined || !answerFits(answer, approval)) {
+      return await refuse(
+        `The approval of the call to "${name}" is not for the arguments shown to the person; nothing ran. Call it again to ask anew`,
+        tool,
+      );
+    }
+    const now = init.engine.decide(tool, () => args!);
     if (now.action === "deny") {
-      return refuse(
+      return await refuse(
         `The call to "${name}" is now denied by ${describeRule(now)}; it did not run`,
         tool,
       );
@@ -91,7 +119,7 @@ export async function settleApproval(
       { expireIn },
     );
   } catch (error) {
-    return refuse(
+    return await refuse(
       `The approval of the call to "${name}" could not be recorded as used (${
         error instanceof Error ? error.message : String(error)
       }); nothing ran. Try again`,
@@ -99,22 +127,22 @@ export async function settleApproval(
     );
   }
   if (!claimed) {
-    return refuse(`The approval of the call to "${name}" was already used; nothing ran`, tool);
+    return await refuse(
+      `The approval of the call to "${name}" was already used; nothing ran`,
+      tool,
+    );
   }
-  const fields = { decision: "ask" as const, rule: approval.rule };
+  const fields = { decision: "ask" as const, rule: approval.rule, approvalId: approval.id };
   if (!answer.approved) {
-    return stoppedResult(tool, "permission_denied", declined(name, answer.reason), {
+    return await stoppedResult(tool, "permission_denied", declined(name, answer.reason), {
       settings,
       userId,
+      args: approval.arguments,
+      signal: context.options.signal,
       fields: { ...fields, approval: "rejected" },
     });
   }
-  return await context.run(
-    tool,
-    approval.arguments,
-    context.options,
-    withPolicyFields(settings, { ...fields, approval: "approved" }),
-  );
+  return await context.run(tool, args, context.options, { ...fields, approval: "approved" });
 }
 
 /**
@@ -139,6 +167,8 @@ function wellFormed(value: unknown): value is PendingApproval {
     "tool",
     "rule",
     "source",
+    "shown",
+    "shownDigest",
     "requestedAt",
     "expiresAt",
     "toolHash",
@@ -149,4 +179,13 @@ function wellFormed(value: unknown): value is PendingApproval {
     !Array.isArray(approval.arguments) &&
     approval.selection !== null && typeof approval.selection === "object" &&
     (approval.userId === undefined || typeof approval.userId === "string");
+}
+
+function plainCopy(approval: PendingApproval): PendingApproval | undefined {
+  try {
+    const copy = JSON.parse(JSON.stringify(approval) ?? "null");
+    return copy !== null && typeof copy === "object" && !Array.isArray(copy) ? copy : undefined;
+  } catch {
+    return undefined;
+  }
 }

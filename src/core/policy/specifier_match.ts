@@ -1,162 +1,196 @@
 import type { RoutedTool } from "../tool_source.ts";
+import { argumentLeaves } from "./_argument_leaves.ts";
 import { globToRegExp } from "./_glob.ts";
-import { patchPaths, resolveWorkspacePath } from "./_workspace_path.ts";
-import { type PolicyRule, type RuleSpecifier, squeeze } from "./policy_rule.ts";
+import { resolveWorkspacePath } from "./_workspace_path.ts";
+import type { PolicyRule, RuleSpecifier } from "./policy_rule.ts";
 
-const SUBSTITUTION = /\$\(|`|<\(|>\(/;
-const SEPARATORS = /\|\||&&|[;|&\n]/;
-const LEADING = /^(?:[({!]\s*|[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"]*"|\S*)\s+)+/;
-const pathPatterns = new WeakMap<RuleSpecifier, Map<string, RegExp>>();
-
-/** What a bare specifier is matched against: the command parts, paths or string arguments. */
+/**
+ * What a bare specifier reads in one call: command texts, resolved paths or strings. `also` is
+ * what deny and ask rules read besides (`variants` of commands). `coverable` is false when no
+ * allow rule may cover the call (a command that is not plain, arguments that cannot be read);
+ * `unreadable` makes deny and ask rules match.
+ */
 interface CallItems {
   kind: "command" | "path" | "value";
   items: string[];
-  /** The whole command, also checked by deny and ask rules. */
-  whole?: string;
-  /** Whether no allow rule may match (command substitution). */
-  opaque?: boolean;
+  also?: readonly string[];
+  searched?: boolean;
+  coverable: boolean;
+  unreadable?: boolean;
 }
+
+const UNREADABLE: CallItems = { kind: "value", items: [], coverable: false, unreadable: true };
+const pathGlobs = new WeakMap<RuleSpecifier, Map<string, { glob: string; pattern: RegExp }>>();
 
 /**
- * Whether a rule's specifier matches a call's arguments: for deny and ask (`any`), one command
- * part, path or string argument matching is enough.
- *
- * @param specifier The rule's specifier.
- * @param tool The tool called.
- * @param args The call's arguments (a plain object).
- * @param workspace The workspace paths resolve against.
- * @returns `true` when the rule applies to this call.
+ * One call as rule specifiers read it. Its arguments (a shell script, a patch) are read once, on
+ * the first rule with a bare specifier, and only for this decision.
  */
-export function specifierMatches(
-  specifier: RuleSpecifier,
-  tool: RoutedTool,
-  args: Record<string, unknown>,
-  workspace: string | undefined,
-): boolean {
-  if (specifier.key !== undefined) return keyMatches(specifier, args);
-  const call = callItems(tool, args, workspace);
-  const test = (item: string) => itemMatches(specifier, call.kind, item, workspace);
-  return call.items.some(test) || (call.whole !== undefined && test(call.whole));
-}
+export class SpecifierMatch {
+  #tool: RoutedTool;
+  #args: Record<string, unknown>;
+  #workspace: string | undefined;
+  #items?: CallItems;
 
-/**
- * The allow rule that lets a call run: one without specifier, one whose `KEY=GLOB` matches, or
- * (for the bare form) rules that together cover every command part, path or string argument.
- *
- * @param rules The allow rules about this tool, in order.
- * @param tool The tool.
- * @param args The call's arguments.
- * @param workspace The workspace paths resolve against.
- * @returns The first rule that took part, or `undefined` when the call is not allowed.
- */
-export function allowingRule(
-  rules: readonly PolicyRule[],
-  tool: RoutedTool,
-  args: Record<string, unknown>,
-  workspace: string | undefined,
-): PolicyRule | undefined {
-  const bare: PolicyRule[] = [];
-  for (const rule of rules) {
-    const specifier = rule.specifier;
-    if (specifier === undefined) return rule;
-    if (specifier.key === undefined) bare.push(rule);
-    else if (keyMatches(specifier, args)) return rule;
+  /**
+   * @param tool The tool called.
+   * @param args The call's arguments (a plain object).
+   * @param workspace The workspace paths resolve against.
+   */
+  constructor(tool: RoutedTool, args: Record<string, unknown>, workspace?: string) {
+    this.#tool = tool;
+    this.#args = args;
+    this.#workspace = workspace;
   }
-  if (bare.length === 0) return undefined;
-  const call = callItems(tool, args, workspace);
-  if (call.opaque || call.items.length === 0) return undefined;
-  let first: PolicyRule | undefined;
-  for (const item of call.items) {
-    const rule = bare.find((rule) => itemMatches(rule.specifier!, call.kind, item, workspace));
-    if (rule === undefined) return undefined;
-    first ??= rule;
+
+  /**
+   * Whether a deny or ask rule's specifier matches: one command, path or string matching is
+   * enough, and arguments that cannot be read match.
+   *
+   * @param specifier The rule's specifier.
+   * @returns `true` when the rule applies to this call.
+   */
+  matches(specifier: RuleSpecifier): boolean {
+    if (specifier.key !== undefined) {
+      const leaves = keyLeaves(specifier, this.#args);
+      return leaves === undefined || leaves.some((leaf) => specifier.valuePattern.test(leaf));
+    }
+    const call = this.#read();
+    return call.unreadable === true || call.items.some((item) => this.#test(specifier, item)) ||
+      (call.also?.some((item) => specifier.commandPattern.test(item)) ?? false);
   }
-  return first;
+
+  /**
+   * The allow rule that lets the call run: one without specifier, one whose `KEY=GLOB` matches
+   * every string of that argument, or (for the bare form) rules that together cover every
+   * command, path or string. A shell command that is not plain (`ShellCommand.plain`) is never
+   * covered, and arguments that cannot be read never are.
+   *
+   * @param rules The allow rules about this tool, in order.
+   * @returns The first rule that took part, or `undefined` when the call is not allowed.
+   */
+  allowingRule(rules: readonly PolicyRule[]): PolicyRule | undefined {
+    const bare: PolicyRule[] = [];
+    for (const rule of rules) {
+      const specifier = rule.specifier;
+      if (specifier === undefined) return rule;
+      if (specifier.key === undefined) bare.push(rule);
+      else if (keyCovers(specifier, this.#args)) return rule;
+    }
+    if (bare.length === 0) return undefined;
+    const call = this.#read();
+    if (!call.coverable || call.items.length === 0) return undefined;
+    let first: PolicyRule | undefined;
+    for (const item of call.items) {
+      const rule = bare.find((rule) => this.#test(rule.specifier!, item, true));
+      if (rule === undefined) return undefined;
+      first ??= rule;
+    }
+    return first;
+  }
+
+  #test(specifier: RuleSpecifier, item: string, allow = false): boolean {
+    const call = this.#read();
+    if (call.kind === "command") return specifier.commandPattern.test(item);
+    if (call.kind === "value") return specifier.valuePattern.test(item);
+    const glob = pathGlob(specifier, this.#workspace);
+    return glob.pattern.test(item) ||
+      (!allow && call.searched === true && mayHold(glob.glob, item));
+  }
+
+  #read(): CallItems {
+    return this.#items ??= readCall(this.#tool, this.#args, this.#workspace);
+  }
 }
 
-function keyMatches(specifier: RuleSpecifier, args: Record<string, unknown>): boolean {
-  if (!Object.hasOwn(args, specifier.key!)) return false;
-  const value = args[specifier.key!];
-  return specifier.valuePattern.test(typeof value === "string" ? value : JSON.stringify(value));
+function keyCovers(specifier: RuleSpecifier, args: Record<string, unknown>): boolean {
+  const leaves = keyLeaves(specifier, args);
+  return leaves !== undefined && leaves.length > 0 &&
+    leaves.every((leaf) => specifier.valuePattern.test(leaf));
 }
 
-function callItems(
+/** The strings of the argument `KEY=GLOB` names: none when absent, `undefined` when unreadable. */
+function keyLeaves(specifier: RuleSpecifier, args: Record<string, unknown>): string[] | undefined {
+  return Object.hasOwn(args, specifier.key!) ? argumentLeaves(args[specifier.key!], true) : [];
+}
+
+function readCall(
   tool: RoutedTool,
   args: Record<string, unknown>,
   workspace: string | undefined,
 ): CallItems {
-  const builtin = tool.source === "builtin";
-  if (builtin && tool.name === "bash") {
-    const command = args.command;
-    if (typeof command !== "string") return { kind: "command", items: [] };
-    return {
-      kind: "command",
-      items: commandParts(command),
-      whole: squeeze(command),
-      opaque: SUBSTITUTION.test(command),
-    };
+  if (typeof tool.policySubjects === "function") {
+    try {
+      const subjects = tool.policySubjects(args);
+      if (subjects.kind === "paths") {
+        return {
+          kind: "path",
+          items: subjects.paths.flatMap((path) => pathForms(path, workspace)),
+          searched: subjects.searched,
+          coverable: true,
+        };
+      }
+      const commands = subjects.commands;
+      return {
+        kind: "command",
+        items: commands.map((command) => command.words.join(" ")),
+        also: subjects.variants,
+        coverable: commands.every((command) => command.plain),
+      };
+    } catch {
+      // Arguments the tool's own parser cannot read: the rule fails closed.
+      return UNREADABLE;
+    }
   }
-  if (builtin && (tool.name === "read_file" || tool.name === "write_file")) {
-    const path = args.path;
-    return {
-      kind: "path",
-      items: typeof path === "string" ? [resolveWorkspacePath(path, workspace)] : [],
-    };
-  }
-  if (builtin && tool.name === "apply_patch") {
-    const patch = typeof args.patch === "string" ? args.patch : "";
-    return {
-      kind: "path",
-      items: patchPaths(patch).map((path) => resolveWorkspacePath(path, workspace)),
-    };
-  }
-  return {
-    kind: "value",
-    items: Object.values(args).filter((value) => typeof value === "string") as string[],
-  };
-}
-
-function itemMatches(
-  specifier: RuleSpecifier,
-  kind: CallItems["kind"],
-  item: string,
-  workspace: string | undefined,
-): boolean {
-  if (kind === "command") return specifier.commandPattern.test(item);
-  if (kind === "path") return pathPattern(specifier, workspace).test(item);
-  return specifier.valuePattern.test(item);
+  // A host's own built-in tool that does not declare its paths or commands fails closed rather
+  // than have its arguments read as text (what let `./src/a.ts` past `edit(src/**)`).
+  if (tool.source === "builtin") return UNREADABLE;
+  // The arguments' own names are not data; everything below them is.
+  const items = argumentLeaves(Object.values(args), false);
+  return items === undefined ? UNREADABLE : { kind: "value", items, coverable: true };
 }
 
 /**
- * Splits a shell command at `;`, `&&`, `||`, `|`, `&` and newlines (quotes are not honoured,
- * which only ever splits more), and drops leading `(`, `{`, `!` and variable assignments.
- *
- * @param command The command.
- * @returns The non-empty parts, whitespace collapsed.
+ * A path resolved against the workspace, twice: a backslash is a separator on Windows and a
+ * character elsewhere (a NUL stands for it, which no tool accepts in a path and `*` matches).
+ * Deny and ask rules match either form; allow rules must cover both.
  */
-export function commandParts(command: string): string[] {
-  return command.split(SEPARATORS).map((part) => squeeze(squeeze(part).replace(LEADING, "")))
-    .filter((part) => part !== "");
+function pathForms(path: string, workspace: string | undefined): string[] {
+  return [
+    resolveWorkspacePath(path, workspace),
+    resolveWorkspacePath(path.replaceAll("\\", "\0"), workspace),
+  ];
 }
 
-function pathPattern(specifier: RuleSpecifier, workspace: string | undefined): RegExp {
-  let byWorkspace = pathPatterns.get(specifier);
-  if (byWorkspace === undefined) pathPatterns.set(specifier, byWorkspace = new Map());
+/** The specifier's glob made absolute and normalised the way paths are, and its pattern. */
+function pathGlob(
+  specifier: RuleSpecifier,
+  workspace: string | undefined,
+): { glob: string; pattern: RegExp } {
+  let byWorkspace = pathGlobs.get(specifier);
+  if (byWorkspace === undefined) pathGlobs.set(specifier, byWorkspace = new Map());
   const key = workspace ?? "";
-  let pattern = byWorkspace.get(key);
-  if (pattern === undefined) {
-    const glob = specifier.glob.replaceAll("\\", "/");
-    const absolute = glob.startsWith("/") ? glob : `${workspace ?? ""}/${glob}`;
-    // Normalise the literal part the way paths are, keeping the wildcards.
-    const normal = absolute.split("/").reduce<string[]>((parts, part) => {
-      if (part === "" || part === ".") return parts;
-      if (part === "..") parts.pop();
-      else parts.push(part);
-      return parts;
-    }, []);
-    pattern = globToRegExp("/" + normal.join("/"), "path");
-    byWorkspace.set(key, pattern);
+  let compiled = byWorkspace.get(key);
+  if (compiled === undefined) {
+    const glob = resolveWorkspacePath(specifier.glob, workspace);
+    compiled = { glob, pattern: globToRegExp(glob, "path") };
+    byWorkspace.set(key, compiled);
   }
-  return pattern;
+  return compiled;
+}
+
+/**
+ * Whether a normalised path glob may match something inside a folder: the folder's components
+ * match the glob's leading segments, and the glob goes deeper or reaches a `**`.
+ */
+function mayHold(glob: string, folder: string): boolean {
+  const segments = glob.split("/").filter(Boolean);
+  const parts = folder.split("/").filter(Boolean);
+  for (const [at, part] of parts.entries()) {
+    const segment = segments[at];
+    if (segment === undefined) return false;
+    if (segment.includes("**")) return true;
+    if (!globToRegExp(segment, "path").test(part)) return false;
+  }
+  return segments.length > parts.length;
 }

@@ -14,6 +14,7 @@ import {
 import { canonicalJson } from "../canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call_types.ts";
+import { ToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { AuditRecord } from "../audit_sink.ts";
 import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
@@ -33,8 +34,11 @@ export interface ObservedCall {
    * caller may skip timing the call and building the event.
    */
   needsEvent: boolean;
-  /** Ends the span, records the metrics and hands the audit record to the sink. */
-  finish(event: ToolCallEvent, args: unknown): void;
+  /**
+   * Ends the span, records the metrics and hands the audit record to the sink; with a sink, the
+   * promise settles (never rejecting) once the sink has the record, as the digest is WebCrypto's.
+   */
+  finish(event: ToolCallEvent, args: unknown): void | Promise<void>;
 }
 
 /** What a call with no span, no metrics, no audit and no trace context to pass on observes. */
@@ -108,7 +112,7 @@ export function observeCall(
       needsEvent: true,
       finish(event, args) {
         record(name, event);
-        audit(tool, name, settings, event, args, startedAt, passed);
+        return auditEvent(event, args, { tool, settings, startedAt, carrier: passed });
       },
     };
   }
@@ -151,53 +155,110 @@ export function observeCall(
       }
       span.end();
       record(name, event);
-      audit(tool, name, settings, event, args, startedAt, carrier);
+      return auditEvent(event, args, { tool, settings, startedAt, carrier });
     },
   };
 }
 
-/** Hands the call's audit record to the sink, if any (never awaited, never throwing). */
-function audit(
-  tool: RoutedTool | undefined,
-  name: string,
+/**
+ * Holds a call back while the audit sink has no room for its record (`AuditSink.waitForRoom`):
+ * nothing to wait for (`undefined`, the common case), or a promise of `undefined` once room is
+ * there, or of a `ToolError` (`audit_unavailable`, or `aborted` when the call's signal aborts
+ * first) when the sink gave up waiting: the call must then not run.
+ *
+ * @param settings The router's settings (`audit`).
+ * @param name The tool name as called, for the message.
+ * @param signal The call's signal.
+ * @returns Nothing, or the wait.
+ */
+export function auditRoom(
   settings: CallSettings,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ToolError | undefined> | undefined {
+  const waitForRoom = settings.audit?.waitForRoom;
+  if (waitForRoom === undefined) return undefined;
+  let waiting: void | Promise<void>;
+  try {
+    waiting = waitForRoom.call(settings.audit, signal);
+  } catch (error) {
+    return Promise.resolve(roomError(name, error, signal));
+  }
+  if (waiting === undefined) return undefined;
+  return waiting.then(() => undefined, (error) => roomError(name, error, signal));
+}
+
+function roomError(name: string, error: unknown, signal: AbortSignal | undefined): ToolError {
+  if (signal?.aborted) {
+    return new ToolError("aborted", `The call to "${name}" was aborted before it started`);
+  }
+  return new ToolError(
+    "audit_unavailable",
+    `The call to "${name}" did not run: the audit trail has no room for its record (${
+      error instanceof Error ? error.message : String(error)
+    }). Try again later`,
+  );
+}
+
+/**
+ * Hands one decision's audit record to the sink, if any (never throwing or rejecting): the
+ * record says which decision (`allow`, `deny`, `ask`, `approve`, `reject`, `unknown_tool`,
+ * `invalid_arguments`), the rule, the user and the tool; the arguments only as a digest unless
+ * `auditArguments` is on.
+ *
+ * @param event The call's event, with the policy's fields.
+ * @param args The arguments as the call received them.
+ * @param context The tool, the router's settings, when the call started and its trace context.
+ * @returns With a sink, a promise that settles once the sink has the record (WebCrypto's digest
+ * is asynchronous).
+ */
+export function auditEvent(
   event: ToolCallEvent,
   args: unknown,
-  startedAt: number,
-  carrier: TraceCarrier | undefined,
-): void {
+  context: {
+    tool?: RoutedTool;
+    settings: CallSettings;
+    startedAt?: number;
+    carrier?: TraceCarrier;
+  },
+): Promise<void> | undefined {
+  const { settings, tool, carrier } = context;
   const sink = settings.audit;
   if (sink === undefined) return;
+  const startedAt = context.startedAt ?? Date.now();
   const { userId, source, isError, code, durationMs } = event;
   const policy = policyOf(event);
   const withArguments = settings.auditArguments === true;
-  const build = (): AuditRecord => {
-    const ids = carrier?.traceparent.split("-");
-    return {
-      time: new Date(startedAt).toISOString(),
-      ...(userId === undefined ? {} : { userId }),
-      tool: name,
-      ...(source === undefined ? {} : { source }),
-      ...serverOf(tool),
-      ...policy,
-      argumentsDigest: `sha256-${sha256Hex(digestText(args))}`,
-      ...(withArguments ? { arguments: plain(args) } : {}),
-      durationMs: Math.round(durationMs * 1000) / 1000,
-      outcome: isError ? code ?? "tool_error" : "ok",
-      ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+  // The text is taken now: object arguments may change once the call is over.
+  return sha256Hex(digestText(args)).then((digest) => {
+    const build = (): AuditRecord => {
+      const ids = carrier?.traceparent.split("-");
+      return {
+        time: new Date(startedAt).toISOString(),
+        ...(userId === undefined ? {} : { userId }),
+        tool: event.tool,
+        ...(source === undefined ? {} : { source }),
+        ...serverOf(tool),
+        ...policy,
+        argumentsDigest: `sha256-${digest}`,
+        ...(withArguments ? { arguments: plain(args) } : {}),
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        outcome: isError ? code ?? "tool_error" : "ok",
+        ...(ids === undefined ? {} : { traceId: ids[1], spanId: ids[2] }),
+      };
     };
-  };
-  try {
-    // Text arguments cannot change after the call: the sink may build the line when it writes.
-    if (sink.writeLater !== undefined && (typeof args === "string" || args === undefined)) {
-      sink.writeLater(build);
-      return;
+    try {
+      // Text arguments cannot change after the call: the sink may build the line when it writes.
+      if (sink.writeLater !== undefined && (typeof args === "string" || args === undefined)) {
+        sink.writeLater(build);
+        return;
+      }
+      const written = sink.write(build());
+      if (written instanceof Promise) written.catch(() => {});
+    } catch {
+      // A failing sink must not change the call; sinks report their own errors.
     }
-    const written = sink.write(build());
-    if (written instanceof Promise) written.catch(() => {});
-  } catch {
-    // A failing sink must not change the call; sinks report their own errors.
-  }
+  });
 }
 
 /** Whether the metrics API has no SDK behind it (its no-op meter provider is in place). */
@@ -245,13 +306,31 @@ function serverOf(tool: RoutedTool | undefined): { server?: string; origin?: str
   return { server: slash < 0 ? tool.origin : tool.origin.slice(0, slash), origin: tool.origin };
 }
 
-/** The policy work's decision and rule, when the event carries them. */
-function policyOf(event: ToolCallEvent): { decision?: string; rule?: string } {
-  const { decision, rule } = event as { decision?: unknown; rule?: unknown };
-  return {
-    ...(typeof decision === "string" ? { decision } : {}),
-    ...(typeof rule === "string" ? { rule } : {}),
+/**
+ * The record's decision, rule and approval: an unknown tool or invalid arguments first (nothing
+ * ran), then the policy's fields (an ask that a person answered is `approve` or `reject`), and
+ * `allow` by the `default` when no policy decided.
+ */
+function policyOf(
+  event: ToolCallEvent,
+): Pick<AuditRecord, "decision" | "rule" | "approval" | "approvalId"> {
+  const { decision, rule, approval, approvalId, code } = event;
+  const fields: Pick<AuditRecord, "decision" | "rule" | "approval" | "approvalId"> = {
+    decision: code === "unknown_tool" || code === "invalid_arguments"
+      ? code
+      : decision !== "ask"
+      ? decision ?? "allow"
+      : approval === "approved"
+      ? "approve"
+      : approval === "rejected" || approval === "invalid"
+      ? "reject"
+      : "ask",
   };
+  if (typeof rule === "string") fields.rule = rule;
+  else if (fields.decision === "allow") fields.rule = "default";
+  if (approval !== undefined) fields.approval = approval;
+  if (approvalId !== undefined) fields.approvalId = approvalId;
+  return fields;
 }
 
 function plain(args: unknown): unknown {

@@ -2,9 +2,19 @@ import type { AuditRecord, AuditSink } from "../../core/audit_sink.ts";
 
 /** Options of {@linkcode FileAuditSink.open}. */
 export interface FileAuditSinkOptions {
-  /** Most records waiting to be written; more are dropped and counted. Default: 10000. */
+  /**
+   * Most records waiting to be written. When they are this many, the next call waits for room
+   * (`waitForRoom`) before it runs, instead of a record being dropped; a call under way still
+   * writes its record (so the queue holds at most this many plus the calls under way).
+   * Default: 10000.
+   */
   maxQueued?: number;
-  /** Told when a write fails or records are dropped; must not throw. */
+  /**
+   * How long a call waits for room in a full queue, in milliseconds; then it fails closed
+   * (`audit_unavailable`: it does not run, and its record is still written). Default: 10000.
+   */
+  maxWaitMs?: number;
+  /** Told when a write fails or a record comes after `close`; must not throw. */
   onError?: (error: Error) => void;
   /**
    * How long records may wait to be written together, in milliseconds: a crash loses at most
@@ -16,13 +26,16 @@ export interface FileAuditSinkOptions {
 const encoder = new TextEncoder();
 
 /**
- * An {@linkcode AuditSink} that appends one JSON line per call to a file (created `0600`).
+ * An {@linkcode AuditSink} that appends one JSON line per decision to a file (created `0600`).
  * Records are queued and written every `batchMs` (20 ms) in batches of whole lines by one
  * writer, so a call never waits for the disk; a crash loses at most the records of the last
  * `batchMs`, and a crash mid-write can cut only the last line: every earlier line stays
- * parseable (a cut line is closed with a newline when the file is opened again).
+ * parseable (a cut line is closed with a newline when the file is opened again). No record is
+ * dropped: when `maxQueued` records are waiting, the next call waits for room before it runs,
+ * and one that waits past `maxWaitMs` does not run (`audit_unavailable`).
  *
- * Requires `allow-write` permission for the file (and `allow-read` to repair a cut last line).
+ * Requires `allow-write` and `allow-read` permission for the file (reading checks that the path is
+ * not a symbolic link, and repairs a cut last line).
  *
  * @example Audit every call of a router
  * ```ts
@@ -41,7 +54,7 @@ const encoder = new TextEncoder();
  * assertEquals(JSON.parse(line).outcome, "ok");
  * ```
  *
- * @tags allow-write
+ * @tags allow-write, allow-read
  */
 export class FileAuditSink implements AuditSink, AsyncDisposable {
   #file: Deno.FsFile;
@@ -52,18 +65,24 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   #onError?: (error: Error) => void;
   #batchMs: number;
   #timer?: ReturnType<typeof setTimeout>;
-  #dropped = 0;
+  /** Calls waiting for room, first come first served. */
+  #waiters: Waiter[] = [];
+  #maxWaitMs: number;
+  #lateReported = false;
+  #closing = false;
   #closed = false;
 
   private constructor(file: Deno.FsFile, options: FileAuditSinkOptions) {
     this.#file = file;
     this.#maxQueued = options.maxQueued ?? 10_000;
+    this.#maxWaitMs = options.maxWaitMs ?? 10_000;
     this.#onError = options.onError;
     this.#batchMs = options.batchMs ?? 20;
   }
 
   /**
-   * Opens (or creates) the file for appending. Throws when it cannot be opened.
+   * Opens (or creates) the file for appending. Throws when it cannot be opened, and a
+   * `TypeError` when the path is a symbolic link.
    *
    * @param path The file.
    * @param options The queue limit and the error listener.
@@ -75,13 +94,32 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
         `Cannot open the audit file: "batchMs" must be 0 to 60000, received ${options.batchMs}`,
       );
     }
+    if (
+      options.maxWaitMs !== undefined &&
+      !(options.maxWaitMs >= 1 && options.maxWaitMs <= 600_000)
+    ) {
+      throw new RangeError(
+        `Cannot open the audit file: "maxWaitMs" must be 1 to 600000, received ${options.maxWaitMs}`,
+      );
+    }
     if (options.maxQueued !== undefined && !(options.maxQueued >= 1)) {
       throw new RangeError(
         `Cannot open the audit file: "maxQueued" must be at least 1, received ${options.maxQueued}`,
       );
     }
+    // A link would send the trail wherever it points, chosen by whoever can replace it: refused.
+    // The file is opened once and written through that descriptor, so a link swapped in later
+    // is never followed; one swapped in while opening is caught by comparing the two.
+    if ((await lstatOrUndefined(path))?.isSymlink) throw symlinkError(path);
     const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
     try {
+      const [opened, named] = [await file.stat(), await lstatOrUndefined(path)];
+      if (
+        named === undefined || named.isSymlink || named.ino !== opened.ino ||
+        named.dev !== opened.dev
+      ) {
+        throw symlinkError(path);
+      }
       if (await endsCut(path, file)) await writeAll(file, encoder.encode("\n"));
     } catch (error) {
       file.close();
@@ -90,13 +128,61 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     return new FileAuditSink(file, options);
   }
 
-  /** Records dropped because the queue was full. */
-  get dropped(): number {
-    return this.#dropped;
+  /** Calls waiting now for room in the full queue. */
+  get waiting(): number {
+    return this.#waiters.length;
   }
 
   /**
-   * Queues one record; the write happens in the background.
+   * Waits for room for one more record: nothing to wait for when the queue has room (returns
+   * nothing), else a promise that resolves when records have left the queue, or rejects after
+   * `maxWaitMs`, when `signal` aborts, or when the sink closes. The router calls it before every
+   * call and decision it records; calls that wait get room first come, first served.
+   *
+   * @param signal The call's signal.
+   * @returns Nothing, or the wait.
+   */
+  waitForRoom(signal?: AbortSignal): void | Promise<void> {
+    if (this.#closed || this.#closing) throw new Error("the audit file is closed");
+    if (this.#waiters.length === 0 && this.#queue.length < this.#maxQueued) return;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    // Full: write what is queued now instead of after the batch delay, and wait for room.
+    this.#start();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: () => {
+          settle();
+          resolve();
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      const onAbort = () => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.reject(signal!.reason);
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.reject(
+          new Error(
+            `the audit queue stayed full (${this.#maxQueued} records) for ${this.#maxWaitMs} ms`,
+          ),
+        );
+      }, this.#maxWaitMs);
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Queues one record; the write happens in the background. A record is queued even past
+   * `maxQueued` (never dropped): the bound holds calls back before they run, not records.
    *
    * @param record The record.
    */
@@ -105,8 +191,8 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   /**
-   * Queues a record to build when the batch is written, so a call pays for neither the record's
-   * digest nor its JSON (the router uses this for calls whose arguments are text).
+   * Queues a record to build when the batch is written, so a call does not pay for the record's
+   * JSON (the router uses this for calls whose arguments are text).
    *
    * @param build Returns the record.
    */
@@ -115,20 +201,26 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 
   #accepts(): boolean {
-    if (this.#closed) return false;
-    if (this.#queue.length >= this.#maxQueued) {
-      if (this.#dropped++ === 0) {
-        this.#report(
-          new Error(`The audit queue is full (${this.#maxQueued}); records are dropped`),
-        );
+    if (this.#closed) {
+      if (!this.#lateReported) {
+        this.#lateReported = true;
+        this.#report(new Error("A record came after the audit file was closed; it is not written"));
       }
       return false;
     }
     return true;
   }
 
+  /** Hands freed room to waiting calls, oldest first, one record each. */
+  #wake(): void {
+    let room = this.#maxQueued - this.#queue.length;
+    while (this.#waiters.length > 0 && room-- > 0) this.#waiters.shift()!.resolve();
+  }
+
   #enqueue(entry: string | (() => AuditRecord)): void {
     this.#queue.push(entry);
+    // Calls are waiting for room: write now rather than after the batch delay.
+    if (this.#waiters.length > 0) return this.#start();
     if (this.#writing !== undefined || this.#timer !== undefined) return;
     if (this.#batchMs === 0) this.#writing = this.#drain();
     else this.#timer = setTimeout(() => this.#start(), this.#batchMs);
@@ -142,7 +234,12 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
 
   /** Writes what is queued and closes the file; later records are ignored. */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closed || this.#closing) return;
+    // Calls waiting for room would run after their record can no longer be written: they fail.
+    this.#closing = true;
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.reject(new Error("the audit file was closed"));
+    }
     await this.flush();
     this.#closed = true;
     this.#file.close();
@@ -163,7 +260,10 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     try {
       while (this.#queue.length > 0) {
         let batch = "";
-        for (const entry of this.#queue.splice(0, this.#queue.length)) {
+        const entries = this.#queue.splice(0, this.#queue.length);
+        // The records leave the queue: their room goes to the calls waiting for it.
+        this.#wake();
+        for (const entry of entries) {
           if (typeof entry === "string") batch += entry;
           else {
             try {
@@ -193,11 +293,37 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
   }
 }
 
+/** A call waiting for room in the queue. */
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   for (let done = 0; done < bytes.length;) done += await file.write(bytes.subarray(done));
 }
 
 /** Whether the file is non-empty and does not end with a newline (a line cut by a crash). */
+function symlinkError(path: string): TypeError {
+  return new TypeError(
+    `Cannot open the audit file "${path}": it is a symbolic link (or was replaced while being opened); give the path of the file itself`,
+  );
+}
+
+async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new TypeError(
+        `Cannot open the audit file "${path}": reading its metadata was denied, so it cannot be checked not to be a symbolic link; run Deno with --allow-read for it too`,
+      );
+    }
+    throw error;
+  }
+}
+
 async function endsCut(path: string, file: Deno.FsFile): Promise<boolean> {
   const { size } = await file.stat();
   if (size === 0) return false;

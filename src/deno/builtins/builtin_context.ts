@@ -1,6 +1,6 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { broadRootReason } from "./broad_root.ts";
-import { DEFAULT_LIMITS, type ResourceLimits } from "./context_limits.ts";
+import { DEFAULT_LIMITS, DEFAULT_PROXY_LIMITS, type ResourceLimits } from "./context_limits.ts";
 import {
   absolutePath,
   dedupe,
@@ -17,10 +17,27 @@ export type ResolvedBash = false | {
   readonly sandbox: "bwrap" | "none";
   /** Names of the environment variables a command receives. */
   readonly env: readonly string[];
-  /** Bounds of the sandbox session (with `"bwrap"` only): processes, and memory in MiB. */
-  readonly limits?: { readonly processes: number; readonly memoryMiB: number };
-  /** The host names the sandbox may reach through the proxy; absent: no network at all. */
-  readonly network?: { readonly allow: readonly string[] };
+  /**
+   * Bounds of the sandbox session (with `"bwrap"` only): processes, memory in MiB, the size of
+   * each of its tmpfs (`/tmp`, home, `/dev/shm`) in MiB, the largest file a command writes in
+   * MiB (RLIMIT_FSIZE), and the CPU seconds of each background process (RLIMIT_CPU).
+   */
+  readonly limits?: {
+    readonly processes: number;
+    readonly memoryMiB: number;
+    readonly tmpMiB: number;
+    readonly fileMiB: number;
+    readonly backgroundCpuSeconds: number;
+  };
+  /**
+   * The host names the sandbox may reach through the proxy, and the proxy's bounds (connections
+   * open at once, idle timeout); absent: no network at all.
+   */
+  readonly network?: {
+    readonly allow: readonly string[];
+    readonly maxConnections: number;
+    readonly idleTimeoutMs: number;
+  };
 };
 
 /**
@@ -208,23 +225,28 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
     }
     return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
   }
-  const allow = resolveNetwork(network);
+  const resolvedNetwork = resolveNetwork(network);
   return Object.freeze({
     sandbox,
     env: Object.freeze(dedupe(names)),
     limits: resolveLimits(limits),
-    ...(allow === undefined ? {} : { network: Object.freeze({ allow }) }),
+    ...(resolvedNetwork === undefined ? {} : { network: resolvedNetwork }),
   });
 }
 
-function resolveNetwork(value: unknown): readonly string[] | undefined {
+const NETWORK_FIELDS = new Set(["allow", "maxConnections", "idleTimeoutMs"]);
+
+function resolveNetwork(
+  value: unknown,
+): Exclude<ResolvedBash, false>["network"] | undefined {
   if (value === undefined || value === "none") return undefined;
-  const allow = value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>).allow
+  const fields = value !== null && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
     : undefined;
-  if (!Array.isArray(allow) || Object.keys(value as object).some((key) => key !== "allow")) {
+  const allow = fields?.allow;
+  if (!Array.isArray(allow) || Object.keys(fields!).some((key) => !NETWORK_FIELDS.has(key))) {
     throw new TypeError(
-      `Cannot use built-in context: "bash.network" must be "none" or { allow: ["registry.npmjs.org"] }, received ${
+      `Cannot use built-in context: "bash.network" must be "none" or { allow: ["registry.npmjs.org"], maxConnections?, idleTimeoutMs? }, received ${
         describe(value)
       }`,
     );
@@ -242,29 +264,51 @@ function resolveNetwork(value: unknown): readonly string[] | undefined {
     }
     return name.toLowerCase();
   });
-  return Object.freeze(dedupe(names));
+  return Object.freeze({
+    allow: Object.freeze(dedupe(names)),
+    maxConnections: limit(
+      fields!.maxConnections,
+      "bash.network.maxConnections",
+      DEFAULT_PROXY_LIMITS.maxConnections,
+    ),
+    idleTimeoutMs: limit(
+      fields!.idleTimeoutMs,
+      "bash.network.idleTimeoutMs",
+      DEFAULT_PROXY_LIMITS.idleTimeoutMs,
+    ),
+  });
 }
 
 function resolveLimits(value: unknown): ResourceLimits {
   if (value === undefined) return DEFAULT_LIMITS;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(
-      `Cannot use built-in context: "bash.limits" must be an object such as { processes: 512, memoryMiB: 2048 }, received ${
+      `Cannot use built-in context: "bash.limits" must be an object such as { processes: 512, memoryMiB: 2048, tmpMiB: 512, fileMiB: 1024, backgroundCpuSeconds: 3600 }, received ${
         describe(value)
       }`,
     );
   }
-  const { processes, memoryMiB, ...rest } = value as Record<string, unknown>;
+  const { processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds, ...rest } = value as Record<
+    string,
+    unknown
+  >;
   const extra = Object.keys(rest);
   if (extra.length > 0) {
     throw new TypeError(
       `Cannot use built-in context: unknown field "bash.limits.${
         extra[0]
-      }", expected processes or memoryMiB`,
+      }", expected processes, memoryMiB, tmpMiB, fileMiB or backgroundCpuSeconds`,
     );
   }
   return Object.freeze({
     processes: limit(processes, "bash.limits.processes", DEFAULT_LIMITS.processes),
     memoryMiB: limit(memoryMiB, "bash.limits.memoryMiB", DEFAULT_LIMITS.memoryMiB),
+    tmpMiB: limit(tmpMiB, "bash.limits.tmpMiB", DEFAULT_LIMITS.tmpMiB),
+    fileMiB: limit(fileMiB, "bash.limits.fileMiB", DEFAULT_LIMITS.fileMiB),
+    backgroundCpuSeconds: limit(
+      backgroundCpuSeconds,
+      "bash.limits.backgroundCpuSeconds",
+      DEFAULT_LIMITS.backgroundCpuSeconds,
+    ),
   });
 }

@@ -65,10 +65,15 @@ export interface BuildRouterOptions {
    * client (links go through serve's `/oauth/start` first hop, never to the model).
    */
   oauthRedirectUrl?: string;
-  /** Receives one audit record per call (`serve --audit`). */
+  /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;
+  /**
+   * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
+   * `--audit` file): protected from the built-in tools like the start-up files.
+   */
+  trustFiles?: readonly string[];
 }
 
 /**
@@ -99,7 +104,7 @@ export async function buildRouter(
   // context names no folder), each user gets `userContext` (see `contextOf`).
   const perUser = isPerUserWorkspace(config.context.workspace);
   const builtins = config.builtins !== false
-    ? builtinTools(withStartupProtection(config.context, startup))
+    ? builtinTools(withStartupProtection(config.context, startup, options.trustFiles))
     : undefined;
   const contexts = new Map<string, BuiltinContext>();
   const contextOf = async (userId: string | undefined): Promise<BuiltinContext | undefined> => {

@@ -34,6 +34,7 @@ export async function callCommand(
     );
   }
   const config = await configFromFlags(flags, {
+    ask: io.ask,
     onWarning: (line) => io.err(`toolroute: ${line}`),
   });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);

@@ -2,6 +2,7 @@ import { exists } from "@std/fs";
 import { loadConfig, type LoadConfigOptions } from "./load_config.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { terminalAsker } from "./terminal_approval.ts";
+import { UsageError } from "./usage_error.ts";
 
 /** Where the CLI writes: injectable so tests capture output. */
 export interface CliIo {
@@ -35,12 +36,33 @@ export const DEFAULT_CONFIG = "toolroute.json";
  */
 export async function configFromFlags(
   flags: Record<string, string | true>,
-  options: Pick<LoadConfigOptions, "env" | "onWarning"> = {},
+  options: Pick<LoadConfigOptions, "env" | "onWarning" | "ask"> = {},
 ): Promise<ToolrouteConfig> {
   const given = typeof flags.config === "string" ? flags.config : undefined;
   // A toolroute.json that cannot even be checked (no read permission) counts as absent.
-  const found = () => exists(DEFAULT_CONFIG, { isFile: true }).catch(() => false);
-  const path = given ?? (await found() ? DEFAULT_CONFIG : undefined);
+  const found = (path: string) => exists(path, { isFile: true }).catch(() => false);
+  const path = given ?? (await found(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   const workspace = typeof flags.workspace === "string" ? flags.workspace : undefined;
+  if (path === undefined && workspace === undefined) {
+    // Serving nothing in silence (an empty table, exit 0) leaves a new user guessing.
+    const clients: string[] = [];
+    for (const candidate of CLIENT_CONFIGS) if (await found(candidate)) clients.push(candidate);
+    const hint = clients.length === 0
+      ? ""
+      : `; ${clients.map((file) => `"${file}"`).join(", ")} ${
+        clients.length === 1
+          ? "is an MCP client's config here: it"
+          : "are MCP clients' configs here: they"
+      } work as they are with --config ${clients[0]}`;
+    throw new UsageError(
+      `No config: there is no ${DEFAULT_CONFIG} in this folder and no --config was given${hint}. ` +
+        `Run "toolroute init" to write a starter ${DEFAULT_CONFIG}, pass --config FILE (an MCP ` +
+        `client's config works as it is: claude_desktop_config.json, .cursor/mcp.json, ` +
+        `.vscode/mcp.json), or --workspace DIR to serve the file tools of a folder`,
+    );
+  }
   return await loadConfig(path, { workspace, ...options });
 }
+
+/** MCP clients' project configs a user may have in the current folder. */
+const CLIENT_CONFIGS = [".vscode/mcp.json", ".cursor/mcp.json", ".mcp.json", "mcp.json"];

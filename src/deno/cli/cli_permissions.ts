@@ -1,5 +1,6 @@
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
+import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
@@ -11,7 +12,7 @@ import { servedContexts } from "./user_workspace.ts";
 export interface CliPermissions {
   /** Paths read: workspace, read-only roots, the config file, the modules. */
   read: string[];
-  /** Paths written: the workspace. */
+  /** Paths written: the workspace, `toolroute.lock` (for `lock`), the audit and store files. */
   write: string[];
   /** Programs run: bash (and bwrap), stdio MCP server commands. */
   run: string[];
@@ -83,7 +84,9 @@ export function cliPermissions(
       if (url !== undefined) net.add(url.host);
     }
   }
-  for (const path of [options.audit, options.store]) {
+  // The lock is written too, so that one set of flags runs `lock` as well as `serve`, `tools`
+  // and `call` (the tools cannot write it: it is a protected path when inside the workspace).
+  for (const path of [options.audit, options.store, lockPath(config)]) {
     if (path !== undefined && !write.some((root) => inside(root, path))) write.push(path);
   }
   return {
@@ -117,6 +120,11 @@ export interface CliPermissionReport {
   missing: string[];
   /** Flags of permissions the process holds beyond the config's needs. */
   excess: string[];
+  /**
+   * Programs the config runs that are not installed (not on `PATH`): no flag grants them, so
+   * they are not in `missing`.
+   */
+  absent: string[];
 }
 
 /**
@@ -146,7 +154,15 @@ export function checkCliPermissions(
   };
   for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
-  for (const command of needed.run) probe({ name: "run", command }, `--allow-run=${command}`);
+  // Deno cannot grant a program that is not on PATH: name it as not installed, not as a flag.
+  const absent = needed.run.filter((command) =>
+    Deno.permissions.querySync({ name: "run", command }).state !== "granted" &&
+    programInstalled(command) === false
+  );
+  for (const command of needed.run) {
+    if (!absent.includes(command)) probe({ name: "run", command }, `--allow-run=${command}`);
+  }
+  for (const command of absent) missing.delete(`--allow-run=${command}`);
   for (const variable of needed.env) {
     // Proxy and CA variables are passed to stdio children when readable; without the grant
     // they are skipped, which is no reason to refuse to start.
@@ -159,7 +175,7 @@ export function checkCliPermissions(
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
     !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value))
   ).map((gap) => gap.flag);
-  return { missing: [...missing], excess };
+  return { missing: [...missing], excess, absent };
 }
 
 function inside(root: string, path: string): boolean {

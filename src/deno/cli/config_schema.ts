@@ -18,10 +18,27 @@ const bashSchema = z.union([
     limits: z.strictObject({
       processes: positiveInt.optional().describe("Most processes of the sandbox; default 512"),
       memoryMiB: positiveInt.optional().describe("Most memory of the sandbox; default 2048"),
+      tmpMiB: positiveInt.optional().describe(
+        "Size of each of the sandbox's /tmp, home and /dev/shm (tmpfs); default 512",
+      ),
+      fileMiB: positiveInt.optional().describe(
+        "Largest file a command may write (RLIMIT_FSIZE); default 1024",
+      ),
+      backgroundCpuSeconds: positiveInt.optional().describe(
+        "CPU seconds of each background process (RLIMIT_CPU); default 3600",
+      ),
     }).optional().describe('Bounds of the sandbox (sandbox "bwrap" only)'),
     network: z.union([
       z.literal("none"),
-      z.strictObject({ allow: z.array(nonEmpty).describe("Host names, or *.example.com") }),
+      z.strictObject({
+        allow: z.array(nonEmpty).describe("Host names, or *.example.com"),
+        maxConnections: positiveInt.optional().describe(
+          "Most connections of the sandbox through the proxy at once; default 64",
+        ),
+        idleTimeoutMs: positiveInt.optional().describe(
+          "A proxied connection idle this long is closed; default 60000",
+        ),
+      }),
     ]).optional().describe('"none" (default), or host names reachable through a proxy'),
   }),
 ]).describe("Whether the bash tool is offered, and how commands are confined");
@@ -61,6 +78,12 @@ const httpSchema = z.strictObject({
   allowedOrigins: z.array(nonEmpty).optional()
     .describe("Origin header values accepted; default: loopback origins"),
   stateless: z.boolean().optional().describe("Serve without sessions"),
+  maxConnections: positiveInt.optional()
+    .describe("Most connections open at once; more get 503; default 256"),
+  headTimeoutMs: positiveInt.optional()
+    .describe("A request head must arrive whole within this; default 10000"),
+  maxConnectionsPerUser: positiveInt.optional()
+    .describe("Most connections open at once with one bearer token; more get 429; default 64"),
 });
 
 const ruleList = (what: string) =>

@@ -2,7 +2,12 @@ import { resolve } from "@std/path";
 import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { startupFiles } from "./startup_files.ts";
-import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
+import {
+  startupFilesInside,
+  trustFiles,
+  trustFilesInside,
+  withStartupProtection,
+} from "./startup_protection.ts";
 import { listenAddress, listenPermission } from "./listen_address.ts";
 
 /**
@@ -16,11 +21,11 @@ export async function flagsCommand(
   flags: Record<string, string | true>,
   io: CliIo,
 ): Promise<number> {
+  const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const config = await configFromFlags(flags, {
     env: false,
     onWarning: (line) => io.err(`toolroute: ${line}`),
   });
-  const http = typeof flags.http === "string" ? listenAddress(flags.http) : undefined;
   const address = http === undefined ? undefined : listenPermission(http);
   const files = {
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
@@ -38,21 +43,32 @@ export async function flagsCommand(
     })();
     const startup = await startupFiles(config, { cwd });
     const inside = startupFilesInside(config.context, startup);
-    const protectedContext = withStartupProtection(config.context, startup);
+    const trusted = trustFiles(files);
+    const trustedInside = trustFilesInside(config.context, trusted);
+    const protectedContext = withStartupProtection(config.context, startup, trusted);
     io.out(
-      `Protected from write_file, apply_patch and the bash sandbox (serve runs or reads them at its next start): ${inside.length} files`,
+      `Protected from write_file, apply_patch, edit and the bash sandbox (serve runs or reads them at its next start): ${inside.length} files`,
     );
     for (const path of inside) io.out(`  ${path}`);
+    if (trustedInside.length > 0) {
+      io.out(
+        `Protected the same way (serve writes and trusts them: --store, its journals, --audit): ${trustedInside.length} files`,
+      );
+      for (const path of trustedInside) io.out(`  ${path}`);
+    }
     const absent = (protectedContext.protectedPaths ?? []).filter((path) =>
-      !inside.some((file) => file.endsWith(path.replace(/^\.\//, "/")))
+      ![...inside, ...trustedInside].some((file) => file.endsWith(path.replace(/^\.\//, "/")))
     );
     if (absent.length > 0) {
       io.out(
-        `Also protected (context protectedPaths and absent Deno config names): ${
+        `Also protected (context protectedPaths, absent Deno config names and lock): ${
           absent.join(", ")
         }`,
       );
     }
+    io.out(
+      "Also protected, at any depth: every git directory (a folder holding HEAD beside objects/, refs/ or commondir, and .git files): the file tools refuse to create or write one, the sandbox binds them read-only, and one a command creates is disabled after it (its HEAD renamed to HEAD.disabled-by-toolroute); see docs/security.md for what else your own tools run by themselves",
+    );
   }
   return 0;
 }

@@ -10,6 +10,7 @@ Commands:
   call    Call one exposed tool and print its result
   flags   Print the exact deno run permission flags the config needs
   lock    Write (or --check) toolroute.lock: the pinned definitions of every remote tool
+  init    Write a starter toolroute.json and its schema in this folder
 
 Run "toolroute <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool returned an error, 2 misuse (flags, config, permissions).`,
@@ -30,8 +31,9 @@ Options:
   --user ID          In stdio mode: serve the tool set of this configured user
   --shared-workspace With several users and no {user} in the workspace: let them share it
                      (as "sharedWorkspace": true); serve refuses several users without either
-  --audit FILE       Append one JSON line per call to FILE (user, tool, server, argument
-                     digest, duration, outcome, trace id)
+  --audit FILE       Append one JSON line per decision to FILE (allow, deny, ask, approve,
+                     reject, unknown tool, invalid arguments: user, tool, rule, argument
+                     digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
                      after drift
@@ -98,5 +100,15 @@ Options:
   --workspace DIR  The workspace, overriding the config's
   --check          Compare instead of writing; exit 1 on any drift (changed, new or removed
                    tools, or a server that cannot be reached), for CI
+  -h, --help       Show this help`,
+  init: `Usage: toolroute init [--config FILE] [--workspace DIR]
+
+Writes a starter toolroute.json (the file tools of the workspace, no MCP server yet) and
+toolroute.schema.json beside it, which its "$schema" names, so editors complete and check the
+file offline. Never overwrites a config.
+
+Options:
+  --config FILE    The file to write. Default: toolroute.json
+  --workspace DIR  The workspace it serves. Default: the file's folder
   -h, --help       Show this help`,
 });

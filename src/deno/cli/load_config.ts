@@ -5,6 +5,7 @@ import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";
 import { formatIssues, jsonPath, type RawMcpServer } from "../mcp/mcp_config_schema.ts";
 import { expandMcpServers, type UnsetVariable } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
+import { adaptClientConfig } from "./client_config.ts";
 import { dropMcpClientKeys, mcpClientKeysWarning } from "./mcp_client_keys.ts";
 import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
@@ -25,9 +26,11 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Receives warnings, such as the keys of an MCP client's config that are ignored. */
   onWarning?: (message: string) => void;
+  /** Asks a person for a VS Code `${input:…}` value; without it such a file is refused. */
+  ask?: (question: string) => Promise<string | null>;
 }
 
-const VARIABLE_NAMES = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+const VARIABLE_NAMES = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 
 /**
  * Reads, validates and resolves a `toolroute.json` (JSON with comments allowed). Without a path,
@@ -70,6 +73,10 @@ export async function loadConfig(
   } catch (error) {
     throw new UsageError(`Cannot parse config "${path}": ${(error as Error).message}`);
   }
+  value = await adaptClientConfig(value, absolute, {
+    ask: options.ask,
+    inputs: options.env !== false,
+  });
   return resolveConfig(value, absolute, cwd, options);
 }
 

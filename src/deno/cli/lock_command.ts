@@ -30,7 +30,7 @@ export async function lockCommand(
   flags: Record<string, string | true>,
   io: CliIo,
 ): Promise<number> {
-  const config = await configFromFlags(flags);
+  const config = await configFromFlags(flags, { ask: io.ask });
   if (config.path === undefined) {
     throw new UsageError(
       '"toolroute lock" needs a config file: pass --config FILE or create toolroute.json',
@@ -42,7 +42,13 @@ export async function lockCommand(
     return 0;
   }
   const check = flags.check === true;
-  const existing = await readToolLock(path);
+  // Rewriting is the way out of a lock that does not check (an entry that does not match its
+  // hash): then it is rewritten from the servers as if new, and said so. `--check` refuses it.
+  const existing = check ? await readToolLock(path) : await readToolLock(path).catch((error) => {
+    if (!(error instanceof TypeError)) throw error;
+    io.err(`toolroute: ${error.message}; rewriting it from the servers`);
+    return undefined;
+  });
   if (check && existing === undefined) {
     io.err(`toolroute: no lock file at "${path}"; run "toolroute lock" to write one`);
     return 1;

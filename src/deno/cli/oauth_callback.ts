@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, type FunctionTool } from "../../core/define_tool.ts";
 import type { McpGateway } from "../../core/mcp/gateway/mcp_gateway.ts";
-import { sha256Hex } from "../../core/mcp/gateway/oauth/authorization_ticket.ts";
+import { sha256Hex } from "../../core/sha256_hex.ts";
 
 /** The path of `serve --http`'s OAuth redirect endpoint. */
 export const OAUTH_CALLBACK_PATH = "/oauth/callback";

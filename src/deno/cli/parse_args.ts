@@ -1,3 +1,4 @@
+import { parseArgs as parseFlags } from "@std/cli/parse-args";
 import { UsageError } from "./usage_error.ts";
 
 /** The flags one command takes. */
@@ -19,8 +20,9 @@ export interface ParsedArgs {
 }
 
 /**
- * Parses command-line arguments against a spec. Throws a {@linkcode UsageError} for an unknown
- * flag, a missing value, a repeated flag or a value given to a boolean flag.
+ * Parses command-line arguments against a spec (std's `parseArgs`). Throws a
+ * {@linkcode UsageError} for an unknown flag, a missing value, a repeated flag or a value given
+ * to a boolean flag, which std would accept silently.
  *
  * @param args The arguments after the command name.
  * @param spec The flags the command takes.
@@ -28,48 +30,44 @@ export interface ParsedArgs {
  * @returns The flags and positionals.
  */
 export function parseArgs(args: readonly string[], spec: ArgSpec, command: string): ParsedArgs {
-  const strings = new Set(spec.string ?? []);
-  const booleans = new Set(spec.boolean ?? []);
   const optional = spec.optional ?? {};
-  const flags: Record<string, string | true> = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "--") {
-      positionals.push(...args.slice(i + 1));
-      break;
+  const strings = [...spec.string ?? [], ...Object.keys(optional)];
+  const booleans = [...spec.boolean ?? [], "help"];
+  const see = `see "toolroute ${command} --help"`;
+  const end = args.indexOf("--");
+  // std reads `--json=1` as true and `--config=` as an unknown flag: both are misuse here.
+  for (const arg of end === -1 ? args : args.slice(0, end)) {
+    const inline = arg.match(/^--?([^=]+)=(.*)$/s);
+    if (inline !== null && booleans.includes(inline[1])) {
+      throw new UsageError(`"--${inline[1]}" takes no value`);
     }
-    if (!arg.startsWith("-") || arg === "-") {
-      positionals.push(arg);
-      continue;
-    }
-    const match = arg.match(/^--?([^=]+)(?:=(.*))?$/s);
-    const name = match?.[1] === "h" ? "help" : match?.[1] ?? arg;
-    const inline = match?.[2];
-    if (name in flags) throw new UsageError(`"--${name}" is given twice; give it once`);
-    if (booleans.has(name) || name === "help") {
-      if (inline !== undefined) throw new UsageError(`"--${name}" takes no value`);
-      flags[name] = true;
-    } else if (strings.has(name) || name in optional) {
-      let value = inline;
-      if (value === undefined) {
-        const next = args[i + 1];
-        if (next !== undefined && !next.startsWith("--")) {
-          value = next;
-          i++;
-        } else if (name in optional) value = optional[name];
-      }
-      if (value === undefined || value === "") {
-        throw new UsageError(`"--${name}" needs a value; see "toolroute ${command} --help"`);
-      }
-      flags[name] = value;
-    } else {
-      throw new UsageError(
-        `Unknown flag "${
-          arg.split("=")[0]
-        }" for "toolroute ${command}"; see "toolroute ${command} --help"`,
-      );
+    if (inline !== null && inline[2] === "" && strings.includes(inline[1])) {
+      throw new UsageError(`"--${inline[1]}" needs a value; ${see}`);
     }
   }
-  return { flags, positionals };
+  const parsed = parseFlags([...args], {
+    // "_": positionals stay text (std would turn "007" into 7).
+    string: ["_", ...strings],
+    boolean: booleans,
+    alias: { help: "h" },
+    collect: [...strings, ...booleans],
+    unknown: (arg: string, key?: string) => {
+      if (key === undefined) return true;
+      throw new UsageError(
+        `Unknown flag "${arg.split("=")[0]}" for "toolroute ${command}"; ${see}`,
+      );
+    },
+  });
+  const flags: Record<string, string | true> = {};
+  for (const name of [...strings, ...booleans]) {
+    const values = parsed[name] as (string | boolean)[];
+    if (values.length > 1) throw new UsageError(`"--${name}" is given twice; give it once`);
+    const value = values[0];
+    if (value === true) flags[name] = true;
+    else if (typeof value !== "string") continue;
+    else if (value !== "") flags[name] = value;
+    else if (name in optional) flags[name] = optional[name];
+    else throw new UsageError(`"--${name}" needs a value; ${see}`);
+  }
+  return { flags, positionals: (parsed._ as unknown[]).map(String) };
 }

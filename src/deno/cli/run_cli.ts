@@ -2,6 +2,7 @@ import { callCommand } from "./call_command.ts";
 import { type CliIo, DENO_IO } from "./cli_io.ts";
 import { flagsCommand } from "./flags_command.ts";
 import { HELP_TEXT } from "./help_text.ts";
+import { initCommand } from "./init_command.ts";
 import { lockCommand } from "./lock_command.ts";
 import { type ArgSpec, parseArgs } from "./parse_args.ts";
 import { serveCommand } from "./serve_command.ts";
@@ -19,10 +20,11 @@ const SPECS: Record<string, ArgSpec> = {
   call: { string: [...COMMON, "user", "timeout"] },
   flags: { string: [...COMMON, "http", "audit", "store", "token-file"], boolean: ["explain"] },
   lock: { string: COMMON, boolean: ["check"] },
+  init: { string: COMMON },
 };
 
 /**
- * Runs the `toolroute` command line: `serve`, `tools`, `call` or `flags`.
+ * Runs the `toolroute` command line: `serve`, `tools`, `call`, `flags`, `lock` or `init`.
  *
  * Never throws and never prints a stack trace: misuse (unknown flags, a bad config, permissions
  * broader than needed) prints a message and returns 2.
@@ -46,7 +48,7 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
     const spec = SPECS[command];
     if (spec === undefined) {
       throw new UsageError(
-        `Unknown command "${command}"; use serve, tools, call, flags or lock (see "toolroute --help")`,
+        `Unknown command "${command}"; use serve, tools, call, flags, lock or init (see "toolroute --help")`,
       );
     }
     const { flags, positionals } = parseArgs(rest, spec, command);
@@ -70,6 +72,8 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
         return await callCommand(flags, positionals, io);
       case "lock":
         return await lockCommand(flags, io);
+      case "init":
+        return await initCommand(flags, io);
       default:
         return await flagsCommand(flags, io);
     }

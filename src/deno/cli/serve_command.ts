@@ -1,6 +1,6 @@
 import { resolve } from "@std/path";
 import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
-import { formatCallLog, formatGatewayLog } from "./call_log.ts";
+import { escapeLogText, formatCallLog, formatGatewayLog } from "./call_log.ts";
 import {
   checkCliPermissions,
   cliDenoFlags,
@@ -15,9 +15,11 @@ import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
+import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
+import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/sandbox/sandbox_failure.ts";
 
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the
@@ -56,7 +58,8 @@ export async function serveCommand(
     flags,
     files,
   );
-  const config = await configFromFlags(flags);
+  // Over stdio, stdin is the client's: an ${input:…} cannot be asked there.
+  const config = await configFromFlags(flags, http === undefined ? {} : { ask: io.ask });
   // Over HTTP each request's user comes from its token; over stdio one user is served.
   const userId = http === undefined
     ? checkUser(config, typeof flags.user === "string" ? flags.user : undefined)
@@ -76,6 +79,7 @@ export async function serveCommand(
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
     store,
+    trustFiles: trustFiles(files),
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
       callLog.push(formatGatewayLog(event)); // In order with the calls' lines.
@@ -104,10 +108,19 @@ export async function serveCommand(
   }
   // Connect the configured servers now, without holding up the protocol: a slow server must
   // not delay the client's initialize. Names that cannot be exposed are reported on stderr.
-  const first = served.expose(userId).then((toolSet) => {
-    io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
-    for (const line of describeMissing(toolSet.missing)) io.err(`toolroute: ${line}`);
-  }, (error) => io.err(`toolroute: cannot expose the tools: ${(error as Error).message}`));
+  const first = served.expose(userId).then(
+    (toolSet) => {
+      io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
+      // A missing name's reason may be a remote server's text.
+      for (const line of describeMissing(toolSet.missing)) {
+        io.err(
+          `toolroute: ${escapeLogText(line)}`,
+        );
+      }
+    },
+    (error) =>
+      io.err(`toolroute: cannot expose the tools: ${escapeLogText((error as Error).message)}`),
+  );
   const stop = stopSignal();
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
@@ -130,6 +143,15 @@ function checkPermissionsOrRefuse(
   const needed = cliPermissions(config, address, files);
   const report = checkCliPermissions(config, needed);
   const exact = cliDenoFlags(needed).join(" ");
+  if (report.absent.includes("bwrap") || report.absent.includes("bash")) {
+    const program = report.absent.includes("bwrap")
+      ? `bubblewrap (bwrap) is not installed, and "bash" in the config runs commands (and the ` +
+        `file tools) in its sandbox. Install it: ${BWRAP_INSTALL}. ${BWRAP_STILL_WORKS}: ` +
+        `remove "bash" from the config to serve them`
+      : `bash is not installed, and "bash" in the config runs commands with it. Install bash, ` +
+        `or remove "bash" from the config to serve the rest`;
+    throw new UsageError(`Cannot serve: ${program}`);
+  }
   if (report.missing.length > 0) {
     throw new UsageError(
       `Cannot serve: the process lacks ${

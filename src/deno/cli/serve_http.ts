@@ -8,10 +8,11 @@ import {
   OAUTH_START_PATH,
   OAUTH_STATUS_PATH,
 } from "./oauth_callback.ts";
-import { sha256Hex } from "../../core/mcp/gateway/oauth/authorization_ticket.ts";
+import { sha256Hex } from "../../core/sha256_hex.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 import { UsageError } from "./usage_error.ts";
 import { tokenBanner } from "./serve_token.ts";
+import { DEFAULT_HTTP_BOUNDS, serveBounded } from "./bounded_http_server.ts";
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -31,9 +32,13 @@ export interface HttpAuth {
 }
 
 /**
- * Serves Streamable HTTP at `http://HOST:PORT/mcp` on `Deno.serve` until the stop signal: each
- * request gets the tool set of its token's user (a bearer token is always required, also on
- * loopback: another local user could reach the port); Host and Origin are checked.
+ * Serves Streamable HTTP at `http://HOST:PORT/mcp` until the stop signal: each request gets the
+ * tool set of its token's user (a bearer token is always required, also on loopback: another
+ * local user could reach the port); Host and Origin are checked. It listens with
+ * `serveBounded`, not `Deno.serve`, which has no head timeout and no connection limit: at most
+ * `http.maxConnections` connections (default 256, more get `503`), at most
+ * `http.maxConnectionsPerUser` (default 64, more get `429`) with one bearer token, and a request
+ * head that is not whole within `http.headTimeoutMs` (default 10000) of the connection ends it.
  *
  * @tags allow-net
  * @param context The router, config, logs and stop signal.
@@ -87,13 +92,17 @@ export async function serveHttp(
     }
     return handler(request);
   };
-  let server: Deno.HttpServer;
+  let server: { finished: Promise<void> };
   try {
     server = listenOrExplain(http, () =>
-      Deno.serve({
+      serveBounded({
         hostname: http.hostname,
         port: http.port,
         signal: stop,
+        maxConnections: config.http.maxConnections ?? DEFAULT_HTTP_BOUNDS.maxConnections,
+        headTimeoutMs: config.http.headTimeoutMs ?? DEFAULT_HTTP_BOUNDS.headTimeoutMs,
+        maxConnectionsPerUser: config.http.maxConnectionsPerUser ??
+          DEFAULT_HTTP_BOUNDS.maxConnectionsPerUser,
         onListen: ({ hostname, port }) => {
           const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
           io.err(`toolroute: serving at ${url} (bearer token required)`);

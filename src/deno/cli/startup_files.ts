@@ -2,6 +2,7 @@ import { dirname, fromFileUrl, isAbsolute, join, resolve } from "@std/path";
 import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
+import { LOCK_FILE } from "./tool_lock.ts";
 
 /** What `serve` executes or reads as configuration at its next start. */
 export interface StartupFiles {
@@ -36,7 +37,8 @@ const SPECIFIERS = [
 
 /**
  * Computes what `serve` executes or reads as configuration at its next start, so the tools can be
- * kept from rewriting it: the config file; each module and its whole local import graph (parsed:
+ * kept from rewriting it: the config file; the tool lock beside it (`toolroute.lock`, also when
+ * absent: one created later would be read); each module and its whole local import graph (parsed:
  * static and literal dynamic imports, `new URL(…, import.meta.url)`, references, bare specifiers
  * through the import map); the Deno configuration Deno discovers from the current directory and
  * from each module's directory upwards (`deno.json`, `deno.jsonc`, `package.json`, `deno.lock`, the
@@ -69,6 +71,10 @@ export async function startupFiles(
     dirs.add(dirname(config.path));
     const schema = join(dirname(config.path), "toolroute.schema.json");
     if (await isFile(schema)) files.add(schema);
+    // The tool lock decides which remote tools are served: present or not (one created later
+    // would be read at the next start).
+    const lock = join(dirname(config.path), LOCK_FILE);
+    (await isFile(lock) ? files : candidates).add(lock);
   }
   const seenDirs = new Set<string>();
   const visitDir = async (start: string) => {

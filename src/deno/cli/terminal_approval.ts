@@ -1,4 +1,5 @@
 import type { ApprovalHandler } from "../../core/policy_types.ts";
+import { summarizeShown } from "../../core/policy/shown_arguments.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -24,9 +25,14 @@ export function terminalAsker(): ((question: string) => Promise<string | null>) 
   };
 }
 
+/** Most characters of the arguments in the question before the rest is offered with "show". */
+const QUESTION_CHARS = 2_000;
+
 /**
  * An approval handler that asks a person: "y" or "yes" approves; anything else declines, and
- * what they typed after "n" becomes the reason.
+ * what they typed after "n" becomes the reason. The question shows the arguments with control,
+ * bidi and invisible characters made visible; past 2,000 characters it says how many more there
+ * are, and "show" prints all of them before asking again.
  *
  * @param ask Asks a question and returns the answer line (`null` at the end of input).
  * @returns The handler.
@@ -36,11 +42,21 @@ export function terminalApprover(
 ): ApprovalHandler {
   return async (request) => {
     const rule = request.rule === "default" ? "the policy's default" : `rule ${request.rule}`;
-    const answer = (await ask(
-      `toolroute: allow ${request.tool} (${request.summary})? asked by ${rule} [y/N] `,
-    ))?.trim() ?? "";
-    if (/^y(es)?$/i.test(answer)) return { approved: true };
-    const reason = answer.replace(/^no?\b[\s,:-]*/i, "");
-    return { approved: false, reason: reason === "" ? "the user answered no" : reason };
+    const cut = request.shown.length > QUESTION_CHARS;
+    let shown = cut ? summarizeShown(request.shown, QUESTION_CHARS) : request.shown;
+    for (;;) {
+      const answer = (await ask(
+        `toolroute: allow ${request.tool} with these arguments?\n${shown}\n(asked by ${rule}) [y/N${
+          cut ? '; "show" prints every argument' : ""
+        }] `,
+      ))?.trim() ?? "";
+      if (cut && /^show$/i.test(answer)) {
+        shown = request.shown;
+        continue;
+      }
+      if (/^y(es)?$/i.test(answer)) return { approved: true, shownDigest: request.shownDigest };
+      const reason = answer.replace(/^no?\b[\s,:-]*/i, "");
+      return { approved: false, reason: reason === "" ? "the user answered no" : reason };
+    }
   };
 }

@@ -40,7 +40,9 @@ export function lockPath(config: ToolrouteConfig): string | undefined {
 }
 
 /**
- * Reads a lock file. Throws a `TypeError` naming the file when it is not a valid lock.
+ * Reads a lock file and checks it: each entry's hash is recomputed from its readable definition.
+ * Throws a `TypeError` naming the file (and the entry) when it is not a valid lock or an entry's
+ * definition does not match its hash.
  *
  * @param path The file.
  * @returns The lock, or `undefined` when the file does not exist.
@@ -66,17 +68,33 @@ export async function readToolLock(path: string): Promise<ToolLock | undefined> 
   if (lock === null || typeof lock !== "object" || lock.version !== 1) {
     throw bad('"version" must be 1');
   }
+  const entries: [string, LockedTool][] = [];
   const check = (tools: unknown, where: string) => {
     if (tools === null || typeof tools !== "object") throw bad(`${where} is not an object`);
     for (const [name, tool] of Object.entries(tools as Record<string, LockedTool>)) {
-      if (typeof tool?.hash !== "string" || typeof tool.definition !== "object") {
+      if (
+        typeof tool?.hash !== "string" || tool.definition === null ||
+        typeof tool.definition !== "object" || Array.isArray(tool.definition)
+      ) {
         throw bad(`${where}/${name} needs "hash" and "definition"`);
       }
+      entries.push([`${where}/${name}`, tool]);
     }
   };
   for (const [id, tools] of Object.entries(lock.servers ?? {})) check(tools, id);
   for (const [user, servers] of Object.entries(lock.users ?? {})) {
-    for (const [id, tools] of Object.entries(servers ?? {})) check(tools, `${user}/${id}`);
+    if (servers === null || typeof servers !== "object") throw bad(`${user} is not an object`);
+    for (const [id, tools] of Object.entries(servers)) check(tools, `${user}/${id}`);
+  }
+  // The readable definition is what a reviewer approves; the hash is what serve pins. A lock
+  // whose two disagree would show one tool and serve another: refused, entry by entry.
+  for (const [where, tool] of entries) {
+    const { hash } = await hashToolDefinition(tool.definition);
+    if (hash !== tool.hash) {
+      throw new TypeError(
+        `Cannot read the lock file "${path}": the entry ${where} does not match its own hash (its "definition" hashes to ${hash}, its "hash" says ${tool.hash}), so the definition shown for review is not the one it pins; the file was edited by hand or tampered with: check the entry, then run "toolroute lock" to rewrite it from the servers`,
+      );
+    }
   }
   return { version: 1, servers: lock.servers ?? {}, users: lock.users ?? {} };
 }

@@ -54,8 +54,19 @@ export interface ToolrouteConfig {
   callTimeoutMs?: number;
   /** Most characters of any result. */
   maxResultChars?: number;
-  /** Settings of `serve --http`. */
-  http: { allowedHosts?: string[]; allowedOrigins?: string[]; stateless?: boolean };
+  /**
+   * Settings of `serve --http`; `maxConnections` (default 256), `maxConnectionsPerUser` (default
+   * 64, per bearer token) and `headTimeoutMs` (default 10000) bound what clients hold of the
+   * server.
+   */
+  http: {
+    allowedHosts?: string[];
+    allowedOrigins?: string[];
+    stateless?: boolean;
+    maxConnections?: number;
+    headTimeoutMs?: number;
+    maxConnectionsPerUser?: number;
+  };
   /** Allow, ask and deny rules over the served tools. */
   policy?: Policy;
   /** Names of the environment variables the file reads (`${VAR}` and token variables). */

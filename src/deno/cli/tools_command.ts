@@ -13,6 +13,7 @@ export async function toolsCommand(
   io: CliIo,
 ): Promise<number> {
   const config = await configFromFlags(flags, {
+    ask: io.ask,
     onWarning: (line) => io.err(`toolroute: ${line}`),
   });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);

@@ -1,4 +1,4 @@
-import { concatBytes } from "../../core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 
 const NEWLINE = 0x0a;
 const KEEP = 256;
@@ -62,7 +62,7 @@ export class JsonLineReader {
       return;
     }
     if (this.#size + piece.length > this.#maxBytes) {
-      const all = concat([...this.#parts, piece], this.#size + piece.length);
+      const all = concat([...this.#parts, piece]);
       this.#oversized = { head: all.slice(0, KEEP), tail: all.slice(-KEEP), bytes: all.length };
       this.#parts = [];
       this.#size = 0;
@@ -83,19 +83,17 @@ export class JsonLineReader {
       });
       return;
     }
-    const line = this.#decoder.decode(concat(this.#parts, this.#size)).replace(/\r$/, "");
+    const line = this.#decoder.decode(
+      this.#parts.length === 1 ? this.#parts[0] : concat(this.#parts),
+    ).replace(/\r$/, "");
     this.#parts = [];
     this.#size = 0;
     if (line.trim() !== "") this.#onLine(line);
   }
 }
 
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  return parts.length === 1 ? parts[0] : concatBytes(parts, size);
-}
-
 function lastBytes(previous: Uint8Array, piece: Uint8Array): Uint8Array {
   if (piece.length >= KEEP) return piece.slice(-KEEP);
-  const joined = concat([previous, piece], previous.length + piece.length);
+  const joined = concat([previous, piece]);
   return joined.slice(-KEEP);
 }

@@ -10,7 +10,8 @@ export interface LoadMcpConfigOptions {
   env?: Record<string, string | undefined>;
 }
 
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** `${VAR}`, `${VAR:-default}`, and Cursor's `${env:VAR}`, which means the same. */
+const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**
  * Reads an MCP config file in the Claude Desktop format, `{ "mcpServers": { id: config } }`,
@@ -18,7 +19,8 @@ const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  *
  * Each server is `{ url, headers?, transport?: "http" | "sse" }` or
  * `{ command, args?, env?, cwd? }` (a `type` field as other clients write it is understood).
- * `${VAR}` (or `${VAR:-default}`) in `url`, `headers` and `env` values is replaced from
+ * `${VAR}` (or `${VAR:-default}`, or Cursor's `${env:VAR}`) in `url`, `headers` and `env` values
+ * is replaced from
  * `options.env` or the environment. Throws a `TypeError` that lists every problem of the file
  * with its JSON path, or every variable that is not set, with the server and field using it.
  *
@@ -142,6 +144,12 @@ function toConfig(
   raw: RawMcpServer,
   expand: (text: string, field: string[]) => string,
 ): McpServerConfig {
+  // A value that came from a variable is a secret as far as toolroute can tell (a token kept out
+  // of the file); one written in the file is configuration unless it is listed or named as one.
+  const substituted = Object.entries(raw.env ?? {})
+    .filter(([, text]) => text.search(VARIABLE) !== -1)
+    .map(([name]) => name);
+  const secretEnv = [...new Set([...(raw.secretEnv ?? []), ...substituted])];
   const map = (record: Record<string, string> | undefined, field: string) =>
     record &&
     Object.fromEntries(
@@ -170,6 +178,7 @@ function toConfig(
     command: raw.command as string,
     ...(raw.args ? { args: raw.args } : {}),
     ...(raw.env ? { env: map(raw.env, "env") } : {}),
+    ...(secretEnv.length > 0 ? { secretEnv } : {}),
     ...(raw.cwd ? { cwd: raw.cwd } : {}),
   };
 }

@@ -34,6 +34,9 @@ const serverSchema = z.strictObject({
   command: z.string().min(1).optional().describe("The program of a stdio server"),
   args: z.array(z.string()).optional().describe("Its arguments, taken literally"),
   env: stringMap.optional().describe("Environment variables of the child; ${VAR} is expanded"),
+  secretEnv: z.array(z.string().min(1)).optional().describe(
+    "Names in env whose values are secrets, redacted from results; values from ${VAR} and names such as *_TOKEN, *_KEY, *_SECRET, *PASSWORD are secrets without being listed",
+  ),
   cwd: z.string().min(1).optional().describe("The child's working directory"),
   disabled: z.boolean().optional().describe(
     "true leaves the server out (as Cursor and Cline write it)",
@@ -59,13 +62,24 @@ const serverSchema = z.strictObject({
     });
     return;
   }
-  const other = remote ? ["command", "args", "env", "cwd"] : ["headers", "transport", "oauth"];
+  const other = remote
+    ? ["command", "args", "env", "secretEnv", "cwd"]
+    : ["headers", "transport", "oauth"];
   for (const key of other) {
     if (server[key as keyof typeof server] !== undefined) {
       context.addIssue({
         code: "custom",
         path: [key],
         message: `"${key}" does not apply to a ${remote ? "remote" : "stdio"} server`,
+      });
+    }
+  }
+  for (const [index, name] of (stdio ? server.secretEnv ?? [] : []).entries()) {
+    if (server.env?.[name] === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["secretEnv", index],
+        message: `"${name}" is not a name in "env"`,
       });
     }
   }

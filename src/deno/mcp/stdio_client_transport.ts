@@ -1,3 +1,4 @@
+import { deadline } from "@std/async";
 import { JSONRPCMessageSchema } from "../../core/mcp/mcp_sdk.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
@@ -68,6 +69,10 @@ export class DenoStdioClientTransport implements McpTransport {
   readonly #inheritEnv: readonly string[];
   readonly #firstConnectMs: number;
   #passed: string[] = [];
+  /** The child's `PATH`, `undefined` when the host's could not be read and was not configured. */
+  #path?: string;
+  /** `PATH` and `HOME` when the child did not get them (the host may not read them). */
+  #unread: string[] = [];
   #heard = false;
   #answered = false;
   #child?: Deno.ChildProcess;
@@ -142,6 +147,10 @@ export class DenoStdioClientTransport implements McpTransport {
       const resolved = stdioChildCommand(this.#config, { inheritEnv: this.#inheritEnv });
       const own = new Set(Object.keys(this.#config.env ?? {}));
       this.#passed = Object.keys(resolved.env).filter((name) => !own.has(name)).sort();
+      this.#path = resolved.env.PATH;
+      this.#unread = Deno.build.os === "windows"
+        ? []
+        : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
       this.#child = new Deno.Command(resolved.command, {
         args: resolved.args,
         env: resolved.env,
@@ -153,7 +162,11 @@ export class DenoStdioClientTransport implements McpTransport {
       }).spawn();
     } catch (error) {
       this.#closed = true;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = error instanceof Deno.errors.NotFound
+        ? `the command was not found: ${this.#notFound()}`
+        : error instanceof Error
+        ? error.message
+        : String(error);
       return Promise.reject(
         new Error(`Cannot start stdio server "${this.#config.command}": ${reason}`, {
           cause: error,
@@ -288,6 +301,23 @@ export class DenoStdioClientTransport implements McpTransport {
     this.#inbox.push({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
   }
 
+  /**
+   * Why a program was not found and what to do: the `PATH` the child saw, and the flag that
+   * passes the host's when the host may not read it (an `npx` server without `PATH` and `HOME`
+   * cannot find what it installs).
+   */
+  #notFound(): string {
+    const command = `"${this.#config.command}"`;
+    if (this.#unread.length > 0) {
+      return `${command} ran without the host's ${this.#unread.join(" and ")}` +
+        `${this.#path === undefined ? "" : ` (PATH=${this.#path})`}, which this process may not ` +
+        `read: run Deno with --allow-env=${this.#unread.join(",")} (\`toolroute flags\` prints ` +
+        `every flag the config needs), or set them under "env" in the server's config`;
+    }
+    return `${command} looked on PATH=${this.#path}; install the program, give its full path as ` +
+      `"command", or set "PATH" under "env" in the server's config`;
+  }
+
   #key(): string {
     return JSON.stringify([this.#config.command, this.#config.args ?? [], this.#config.cwd ?? ""]);
   }
@@ -307,7 +337,11 @@ export class DenoStdioClientTransport implements McpTransport {
       const plain = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
       const tail = plain.replace(/\s+/g, " ").trim().slice(-300);
       const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
-      const message = `The stdio server exited (${how})${tail ? `: ${tail}` : ""}`;
+      // 127: a shell (or `npx`'s) could not find a program it was to run.
+      const hint = status.code === 127 && /not found|No such file/i.test(tail)
+        ? `. A program it starts was not found: ${this.#notFound()}`
+        : "";
+      const message = `The stdio server exited (${how})${tail ? `: ${tail}` : ""}${hint}`;
       for (const id of this.#pending) {
         this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message } });
       }
@@ -318,14 +352,8 @@ export class DenoStdioClientTransport implements McpTransport {
 }
 
 /** Whether a promise settles within `ms` milliseconds (its rejection counts as settled). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
-  try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return deadline(promise.then(() => true, () => true), ms).catch(() => false);
 }
 
 function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {

@@ -1,3 +1,4 @@
+import { delay } from "@std/async";
 import type {
   KeyValueEntry,
   KeyValueSetOptions,
@@ -179,7 +180,7 @@ async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
       if (attempt >= 100 || !(error instanceof Error && /database is locked/.test(error.message))) {
         throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 20));
+      await delay(2 + Math.random() * 20);
     }
   }
 }

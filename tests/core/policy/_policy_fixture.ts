@@ -1,6 +1,20 @@
 import { z } from "zod";
 import { defineTool, ToolRouter, type ToolRouterOptions } from "../../../mod.ts";
-import type { BuiltinContext, BuiltinSource, RoutedTool } from "../../../mod.ts";
+import type { BuiltinContext, BuiltinSource, PolicySubjects, RoutedTool } from "../../../mod.ts";
+// The real built-ins' declarations of what policy specifiers read (pure modules, no I/O).
+import { bashSubjects } from "../../../src/deno/builtins/bash/shell_commands.ts";
+import { patchSubjects } from "../../../src/deno/builtins/patch/patch_subjects.ts";
+import { pathSubjects } from "../../../src/deno/builtins/paths/path_subjects.ts";
+
+const SUBJECTS: Record<string, (args: Record<string, unknown>) => PolicySubjects> = {
+  apply_patch: patchSubjects,
+  bash: bashSubjects,
+  edit: pathSubjects,
+  glob: (args) => pathSubjects(args, { searched: true }),
+  grep: (args) => pathSubjects(args, { searched: true }),
+  read_file: pathSubjects,
+  write_file: pathSubjects,
+};
 
 /** Calls each tool received, by name, with its arguments. */
 export const ran: { tool: string; args: unknown }[] = [];
@@ -14,13 +28,14 @@ export function fakeBuiltins(workspace = "/ws"): BuiltinSource {
     annotations: { readOnlyHint: readOnly },
     source: "builtin",
     origin: name,
+    policySubjects: SUBJECTS[name],
     execute: (args) => {
       ran.push({ tool: name, args });
       return `${name} ran`;
     },
   });
-  const tools = ["apply_patch", "bash", "read_file", "write_file"].map((name) =>
-    make(name, name === "read_file")
+  const tools = ["apply_patch", "bash", "edit", "glob", "grep", "read_file", "write_file"].map(
+    (name) => make(name, ["glob", "grep", "read_file"].includes(name)),
   );
   return {
     names: tools.map((tool) => tool.name),

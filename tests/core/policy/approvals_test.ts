@@ -165,7 +165,7 @@ Deno.test("with an approve handler the call waits for it: approved runs, rejecte
   assertEquals(no.code, "permission_denied");
   assertMatch(no.text, /declined the call to "deploy": prod is frozen/);
   assertEquals(ran, [{ tool: "deploy", args: { env: "dev" } }]);
-  assertEquals(asked, ['deploy {"env":"dev"} deploy', 'deploy {"env":"prod"} deploy']);
+  assertEquals(asked, ["deploy env: dev deploy", "deploy env: prod deploy"]);
   const push = await toolSet.call("bash", { command: "git push" });
   assertEquals(push.code, "permission_denied", "bash(git push*) asks too");
 });
@@ -239,13 +239,17 @@ Deno.test("five concurrent approvals of one call run it exactly once", async () 
   assertEquals(ran.length, 1, "the call ran once");
 });
 
-Deno.test("the summary of an apply_patch ask lists the files it touches", async () => {
+Deno.test("the summary of an apply_patch ask shows the whole patch, its line breaks marked", async () => {
   const router = policyRouter({ policy: { ask: ["apply_patch"] } });
   const toolSet = await router.expose(EVERYTHING);
   const patch =
-    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.ts\n*** End Patch";
+    "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.ts\n@@\n-a\n+b\n*** End Patch";
   const result = await toolSet.call("apply_patch", { patch });
-  assertEquals(result.approval?.summary, "patch of a.txt, src/b.ts");
+  assertEquals(
+    result.approval?.summary,
+    "patch: *** Begin Patch\\n\n*** Add File: a.txt\\n\n+x\\n\n*** Update File: src/b.ts\\n\n@@\\n\n-a\\n\n+b\\n\n*** End Patch",
+  );
+  assertEquals(result.approval?.shown, result.approval?.summary);
 });
 
 Deno.test("a store that fails while recording the use runs nothing and says so", async () => {

@@ -41,7 +41,7 @@ const ATOMS = [
   "nothing_matches",
 ];
 const ARGS: Record<string, Record<string, unknown>[]> = {
-  apply_patch: [{ patch: "*** Begin Patch\n*** Update File: src/a.ts\n*** End Patch" }],
+  apply_patch: [{ patch: "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch" }],
   bash: [{ command: "git status" }, { command: "rm -rf x" }, { command: "ls; git push" }],
   read_file: [{ path: ".env" }, { path: "src/a.ts" }],
   write_file: [{ path: "src/a.ts", content: "" }, { path: "b.txt", content: "" }],

@@ -14,13 +14,13 @@ Deno.test("observeCall() without an SDK, audit or caller trace asks for no event
   observed.finish(EVENT, "{}");
 });
 
-Deno.test("observeCall() without an SDK still audits and passes a caller's trace context on", () => {
+Deno.test("observeCall() without an SDK still audits and passes a caller's trace context on", async () => {
   const records: AuditRecord[] = [];
   const audited = observeCall(undefined, "echo", {}, {
     audit: { write: (r) => void records.push(r) },
   });
   assertEquals(audited.needsEvent, true);
-  audited.finish(EVENT, '{"a":1}');
+  await audited.finish(EVENT, '{"a":1}');
   assertEquals(records.length, 1);
   assertEquals(records[0].tool, "echo");
   const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";

@@ -1,11 +1,23 @@
-import { assert, assertEquals } from "@std/assert";
-import { FileAuditSink } from "../../../src/deno/audit/file_audit_sink.ts";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStringIncludes,
+} from "@std/assert";
+import { z } from "zod";
+import { defineTool, ToolRouter } from "../../../mod.ts";
+import {
+  FileAuditSink,
+  type FileAuditSinkOptions,
+} from "../../../src/deno/audit/file_audit_sink.ts";
 import type { AuditRecord } from "../../../src/core/audit_sink.ts";
 
 function record(i: number): AuditRecord {
   return {
     time: new Date().toISOString(),
     tool: "echo",
+    decision: "allow",
     argumentsDigest: `sha256-${"0".repeat(64)}`,
     durationMs: i,
     outcome: "ok",
@@ -51,20 +63,132 @@ Deno.test("FileAuditSink writeLater builds each record when its batch is written
   }
 });
 
-Deno.test("FileAuditSink drops records past its queue limit, counts them and says so once", async () => {
+/**
+ * A sink writing into a FIFO that nobody reads yet: its first big batch fills the pipe and its
+ * write stalls, as a slow disk's would, so the queue really fills. `read()` starts reading and
+ * resolves with everything written once the sink closes.
+ */
+async function stalledSink(dir: string, options: FileAuditSinkOptions) {
+  const path = `${dir}/audit.fifo`;
+  assert((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+  // Each end of a FIFO waits in `open` for the other.
+  const [reader, audit] = await Promise.all([
+    Deno.open(path, { read: true }),
+    FileAuditSink.open(path, { batchMs: 0, ...options }),
+  ]);
+  let reading: Promise<string> | undefined;
+  return {
+    audit,
+    read: () => reading ??= new Response(reader.readable).text(),
+    async [Symbol.asyncDispose]() {
+      await audit.close();
+      await this.read();
+    },
+  };
+}
+
+/** A router auditing to `audit` (with arguments, so a big argument makes a big record). */
+async function echoTools(audit: FileAuditSink) {
+  const started: string[] = [];
+  const router = new ToolRouter({
+    audit,
+    auditArguments: true,
+    functions: [
+      defineTool({
+        name: "echo",
+        description: "Echoes",
+        input: z.object({ id: z.string(), pad: z.string().optional() }),
+        run: ({ id }) => (started.push(id), id),
+      }),
+    ],
+  });
+  return { toolSet: await router.expose({ functions: ["echo"] }), started };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+const BIG = JSON.stringify({ id: "big", pad: "x".repeat(300_000) });
+
+Deno.test("FileAuditSink at capacity holds the next call back until records leave the queue, and loses no record", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const errors: string[] = [];
-    const sink = await FileAuditSink.open(`${dir}/a.jsonl`, {
-      maxQueued: 5,
-      onError: (error) => errors.push(error.message),
-    });
-    for (let i = 0; i < 20; i++) sink.write(record(i));
-    await sink.close();
-    assert(sink.dropped > 0);
-    assertEquals(errors.length, 1);
-    const lines = (await Deno.readTextFile(`${dir}/a.jsonl`)).trim().split("\n");
-    assertEquals(lines.length, 20 - sink.dropped);
+    // Before: a full queue dropped records silently. Now a call waits for room before it runs.
+    await using sink = await stalledSink(dir, { maxQueued: 2 });
+    const { audit, read } = sink;
+    const { toolSet, started } = await echoTools(audit);
+    await toolSet.call("echo", BIG); // its record fills the pipe: the writer stalls
+    await toolSet.call("echo", '{"id":"a"}');
+    await toolSet.call("echo", '{"id":"b"}'); // two records wait: the queue is at capacity
+    const held = toolSet.call("echo", '{"id":"c"}');
+    await until(() => audit.waiting === 1);
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+    assertEquals(started, ["big", "a", "b"], "the call at capacity has not run");
+    const text = read(); // the disk catches up
+    assertEquals((await held).text, "c");
+    assertEquals(started, ["big", "a", "b", "c"]);
+    // Many calls at once through a queue of two: every call leaves its record.
+    const many = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => toolSet.call("echo", `{"id":"m${i}"}`)),
+    );
+    assertEquals(many.filter((result) => result.isError).length, 0);
+    await audit.close();
+    const lines = (await text).trim().split("\n").map((line) => JSON.parse(line));
+    assertEquals(lines.length, 44, "one record per call");
+    assertEquals(lines.length, started.length);
+    assertEquals(lines.filter((line) => line.decision === "allow").length, 44);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink: a call that finds no room within maxWaitMs fails closed with audit_unavailable and still leaves its record", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await using sink = await stalledSink(dir, { maxQueued: 1, maxWaitMs: 50 });
+    const { toolSet, started } = await echoTools(sink.audit);
+    await toolSet.call("echo", BIG);
+    await toolSet.call("echo", '{"id":"a"}');
+    const refused = await toolSet.call("echo", '{"id":"b"}');
+    assertEquals(refused.code, "audit_unavailable");
+    assertMatch(refused.text, /did not run: the audit trail has no room for its record/);
+    assertEquals(started, ["big", "a"], "the call did not run unaudited");
+    const text = sink.read();
+    await sink.audit.close();
+    const lines = (await text).trim().split("\n").map((line) => JSON.parse(line));
+    assertEquals(lines.map((line) => [line.arguments.id, line.outcome]), [
+      ["big", "ok"],
+      ["a", "ok"],
+      ["b", "audit_unavailable"],
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink: calls waiting for room fail closed when the sink closes, and abort with their signal", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await using sink = await stalledSink(dir, { maxQueued: 1 });
+    const { audit } = sink;
+    audit.write(record(0));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    audit.write({ ...record(1), arguments: "x".repeat(300_000) });
+    audit.write(record(2)); // the writer stalls on the big record; this one waits in the queue
+    const controller = new AbortController();
+    const aborted = audit.waitForRoom(controller.signal);
+    const closed = audit.waitForRoom();
+    assertEquals(audit.waiting, 2);
+    controller.abort(new Error("caller gave up"));
+    await assertRejects(() => aborted!, Error, "caller gave up");
+    assertEquals(audit.waiting, 1);
+    const refused = assertRejects(() => closed!, Error, "the audit file was closed");
+    const text = sink.read();
+    await audit.close();
+    await refused;
+    assertEquals(audit.waiting, 0);
+    assertEquals((await text).trim().split("\n").length, 3);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -80,7 +204,7 @@ Deno.test("FileAuditSink: a process killed mid-write leaves every earlier line p
     const audit = await FileAuditSink.open(${JSON.stringify(path)});
     const pad = "x".repeat(20000);
     for (let i = 0; ; i++) {
-      audit.write({ time: "t", tool: "echo", argumentsDigest: pad, durationMs: i, outcome: "ok" });
+      audit.write({ time: "t", tool: "echo", decision: "allow", argumentsDigest: pad, durationMs: i, outcome: "ok" });
       if (i % 50 === 0) { await audit.flush(); if (i === 0) console.log("started"); }
     }
   `;
@@ -117,6 +241,50 @@ Deno.test("FileAuditSink: a process killed mid-write leaves every earlier line p
     assertEquals(JSON.parse(after.at(-1)!).durationMs, -1);
     assertEquals(after.length, lines.length + 2);
     assertEquals(after.at(-2), tail);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("FileAuditSink.open refuses a symbolic link, and serve --audit says so at start (issue 25, finding 11)", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_audit_link_" }));
+  try {
+    // The attack: the audit path in the workspace is a link to a file the attacker chose.
+    const target = `${dir}/elsewhere.txt`;
+    await Deno.writeTextFile(target, "someone else's file\n");
+    await Deno.symlink(target, `${dir}/audit.jsonl`);
+    const error = await assertRejects(() => FileAuditSink.open(`${dir}/audit.jsonl`), TypeError);
+    assertStringIncludes(error.message, "is a symbolic link");
+    assertEquals(await Deno.readTextFile(target), "someone else's file\n", "nothing appended");
+
+    const { runCli } = await import("../../../src/deno/cli/run_cli.ts");
+    const err: string[] = [];
+    await Deno.writeTextFile(`${dir}/toolroute.json`, JSON.stringify({ workspace: dir }));
+    const code = await runCli(
+      [
+        "serve",
+        "--stdio",
+        "--allow-excess",
+        "--config",
+        `${dir}/toolroute.json`,
+        "--audit",
+        `${dir}/audit.jsonl`,
+      ],
+      { out: () => {}, err: (line) => err.push(line) },
+    );
+    assertEquals(code, 2, err.join("\n"));
+    assertStringIncludes(err.join("\n"), "is a symbolic link");
+    assertEquals(await Deno.readTextFile(target), "someone else's file\n");
+
+    // A link swapped in after the open is never followed: the sink writes through its descriptor.
+    await Deno.remove(`${dir}/audit.jsonl`);
+    await using audit = await FileAuditSink.open(`${dir}/audit.jsonl`, { batchMs: 0 });
+    await Deno.rename(`${dir}/audit.jsonl`, `${dir}/kept.jsonl`);
+    await Deno.symlink(target, `${dir}/audit.jsonl`);
+    audit.write(record(1));
+    await audit.flush();
+    assertEquals(await Deno.readTextFile(target), "someone else's file\n");
+    assertStringIncludes(await Deno.readTextFile(`${dir}/kept.jsonl`), '"outcome":"ok"');
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

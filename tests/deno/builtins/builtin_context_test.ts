@@ -26,7 +26,13 @@ Deno.test("resolveBuiltinContext() resolves bash: true to the bwrap sandbox with
   assertEquals(on.bash, {
     sandbox: "bwrap",
     env: ["PATH"],
-    limits: { processes: 512, memoryMiB: 2048 },
+    limits: {
+      processes: 512,
+      memoryMiB: 2048,
+      tmpMiB: 512,
+      fileMiB: 1024,
+      backgroundCpuSeconds: 3600,
+    },
   });
   const none = resolveBuiltinContext({
     workspace: "/ws",
@@ -124,5 +130,51 @@ Deno.test("builtinTools() refuses a workspace that is a symlink to a broad root"
     await fine.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resolveBuiltinContext() takes the disk, CPU and proxy bounds, each a positive integer", () => {
+  const ctx = resolveBuiltinContext({
+    workspace: "/ws",
+    bash: {
+      sandbox: "bwrap",
+      limits: { tmpMiB: 64, fileMiB: 8, backgroundCpuSeconds: 30 },
+      network: { allow: ["registry.npmjs.org"], maxConnections: 4, idleTimeoutMs: 500 },
+    },
+  });
+  assertEquals(ctx.bash !== false && ctx.bash.limits, {
+    processes: 512,
+    memoryMiB: 2048,
+    tmpMiB: 64,
+    fileMiB: 8,
+    backgroundCpuSeconds: 30,
+  });
+  assertEquals(ctx.bash !== false && ctx.bash.network, {
+    allow: ["registry.npmjs.org"],
+    maxConnections: 4,
+    idleTimeoutMs: 500,
+  });
+  for (
+    const bad of [
+      { limits: { tmpMiB: 0 } },
+      { limits: { fileMiB: 1.5 } },
+      { limits: { backgroundCpuSeconds: -1 } },
+      { network: { allow: [], maxConnections: 0 } },
+      { network: { allow: [], idleTimeoutMs: "1s" } },
+      { network: { allow: [], other: 1 } },
+    ]
+  ) {
+    let thrown: unknown;
+    try {
+      // deno-lint-ignore no-explicit-any
+      resolveBuiltinContext({ workspace: "/ws", bash: { sandbox: "bwrap", ...bad } as any });
+    } catch (error) {
+      thrown = error;
+    }
+    assertEquals(
+      thrown instanceof RangeError || thrown instanceof TypeError,
+      true,
+      JSON.stringify(bad),
+    );
   }
 });

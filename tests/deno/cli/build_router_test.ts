@@ -215,7 +215,10 @@ Deno.test("buildRouter() applies the config's policy; served, an ask becomes the
     arguments: { path: "note.txt", content: "approved\n" },
   });
   assertEquals(result.isError, undefined);
-  assertStringIncludes(asked[0], 'Allow the tool "write_file" to run?\nnote.txt');
+  assertStringIncludes(
+    asked[0],
+    'Allow the tool "write_file" to run with these arguments?\npath: note.txt\ncontent: approved\\n',
+  );
   assertEquals(await Deno.readTextFile(`${ws.path}/note.txt`), "approved\n");
   await client.close();
   await server.close();

@@ -152,7 +152,10 @@ Deno.test("callCommand() asks on the terminal: yes runs the call, no declines wi
     0,
   );
   assertEquals(out[0], "hello Ada");
-  assertMatch(questions[0], /allow hello \(\{"name":"Ada"\}\)\? asked by rule hello \[y\/N\]/);
+  assertEquals(
+    questions[0],
+    "toolroute: allow hello with these arguments?\nname: Ada\n(asked by rule hello) [y/N] ",
+  );
   assertEquals(await callCommand({ config: fixture.config }, ["hello"], asking), 1);
   assertMatch(out[1], /declined the call to "hello": not today/);
 });

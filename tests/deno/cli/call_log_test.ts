@@ -1,5 +1,5 @@
-import { assertEquals } from "@std/assert";
-import { formatCallLog, formatGatewayLog } from "../../../src/deno/cli/call_log.ts";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { escapeLogText, formatCallLog, formatGatewayLog } from "../../../src/deno/cli/call_log.ts";
 
 Deno.test("formatCallLog() writes tool, source, user, duration and outcome on one line", () => {
   assertEquals(
@@ -70,4 +70,63 @@ Deno.test("formatCallLog() adds the policy's decision, the approval's outcome an
     }),
     'toolroute: call echo - user=- 0 ms ok policy=allow rule="default"',
   );
+});
+
+Deno.test("formatCallLog() escapes a client's tool name: no forged line, no terminal escape", () => {
+  // The attack: an unknown tool's name, chosen by the client, holding a newline that starts a
+  // forged call line, an ANSI escape that clears the screen, and a bidi override.
+  const forged = "x\ntoolroute: call write_file builtin user=admin 1 ms ok";
+  const ansi = "\u001b[2J\u001b[31mred";
+  const line = formatCallLog({
+    type: "call",
+    tool: `${forged}${ansi}\u202Etxt.exe`,
+    userId: "bob\r\nroot",
+    durationMs: 1,
+    isError: true,
+    code: "unknown_tool",
+  });
+  // The forged text is there, made visible, on the one line.
+  assertStringIncludes(line, "toolroute: call write_file builtin user=admin 1 ms ok");
+  assertEquals(line.split("\n").length, 1);
+  for (const raw of ["\n", "\r", "\u001b", "\u202E"]) {
+    assertEquals(line.includes(raw), false, JSON.stringify(raw));
+  }
+  assertStringIncludes(line, "\\n");
+  assertStringIncludes(line.toLowerCase(), "\\u001b[2j");
+  assertStringIncludes(line, "\\u202E");
+  assertStringIncludes(line, 'user="bob\\r\\nroot"');
+  assertEquals(line.startsWith('toolroute: call "x\\ntoolroute: call write_file'), true, line);
+  // A space cannot forge the fields after the name either: it is quoted.
+  assertEquals(
+    formatCallLog({ type: "call", tool: "a builtin user=alice", durationMs: 0, isError: false }),
+    'toolroute: call "a builtin user=alice" - user=- 0 ms ok',
+  );
+  // A long name is cut.
+  const long = formatCallLog({
+    type: "call",
+    tool: "n".repeat(5000),
+    durationMs: 0,
+    isError: false,
+  });
+  assert(long.length < 400, String(long.length));
+});
+
+Deno.test("formatGatewayLog() escapes ids and a server's message", () => {
+  const line = formatGatewayLog({
+    type: "connect_failed",
+    serverId: 'a"b',
+    userId: "u\u2028v",
+    message: "refused\ntoolroute: call read_file builtin user=alice 1 ms ok\u001b]0;title\u0007",
+  });
+  assertEquals(line.split("\n").length, 1);
+  for (const raw of ["\n", "\u001b", "\u0007", "\u2028"]) {
+    assertEquals(line.includes(raw), false, JSON.stringify(raw));
+  }
+  assertStringIncludes(line, 'mcp server "a\\"b" of user "u\\u2028v"');
+  assertStringIncludes(line, "refused\\u000Atoolroute: call read_file");
+});
+
+Deno.test("escapeLogText() escapes controls, bidi and line breaks, keeps the rest", () => {
+  assertEquals(escapeLogText("ok é 😀"), "ok é 😀");
+  assertEquals(escapeLogText("a\tb\u200Fc\u2066d"), "a\\u0009b\\u200Fc\\u2066d");
 });

@@ -105,9 +105,11 @@ const mcpOnly = resolveConfig(
 );
 
 Deno.test("cliPermissions() of a config with only mcpServers needs no workspace access", () => {
-  // The tool lock file beside the config is read (pinning), nothing of the folder else.
+  // The tool lock file beside the config is read (pinning) and written (`toolroute lock`),
+  // nothing of the folder else.
   assertEquals(cliDenoFlags(cliPermissions(mcpOnly)), [
     "--allow-read=/home/u/.config/mcp.json,/home/u/.config/toolroute.lock",
+    "--allow-write=/home/u/.config/toolroute.lock",
     "--allow-net=127.0.0.1:9000",
     "--no-prompt",
   ]);
@@ -117,11 +119,12 @@ Deno.test({
   name: "checkCliPermissions() of a config with only mcpServers calls a workspace write excess",
   permissions: {
     read: ["/home/u/.config/mcp.json", "/home/u/.config/toolroute.lock"],
-    write: ["/home/u/.config"],
+    write: ["/home/u/.config"], // covers the lock, and the folder beyond it
+
     net: ["127.0.0.1:9000"],
   },
   fn() {
     const report = checkCliPermissions(mcpOnly, cliPermissions(mcpOnly));
-    assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"] });
+    assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"], absent: [] });
   },
 });

@@ -49,7 +49,8 @@ Deno.test({
     assertEquals(await flagsCommand({ config: fixture.config }, io), 0);
     assertEquals(out[0].split(" "), [
       `--allow-read=${fixture.workspace},${fixture.config},${lockBeside(fixture.config)}`,
-      `--allow-write=${fixture.workspace}`,
+      // The lock is written by `toolroute lock`: the same flags run it.
+      `--allow-write=${fixture.workspace},${lockBeside(fixture.config)}`,
       "--allow-run=bash",
       "--allow-env=PATH,TOOLROUTE_TEST_UNSET_TOKEN",
       "--allow-net=127.0.0.1:9000",

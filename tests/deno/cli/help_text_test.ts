@@ -2,7 +2,7 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { HELP_TEXT } from "../../../src/deno/cli/help_text.ts";
 import { cli } from "./_serve_process.ts";
 
-const COMMANDS = ["serve", "tools", "call", "flags", "lock"];
+const COMMANDS = ["serve", "tools", "call", "flags", "lock", "init"];
 
 /** Every `--flag` a help text mentions, without `--help`. */
 function flagsIn(text: string): string[] {
@@ -70,6 +70,7 @@ Deno.test("HELP_TEXT documents every flag each command accepts", () => {
     call: ["--config", "--workspace", "--user", "--timeout"],
     flags: ["--config", "--workspace", "--http", "--audit", "--store"],
     lock: ["--config", "--workspace", "--check"],
+    init: ["--config", "--workspace"],
   };
   for (const command of COMMANDS) {
     for (const flag of accepted[command]) assertStringIncludes(HELP_TEXT[command], flag);

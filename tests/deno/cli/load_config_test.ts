@@ -156,11 +156,11 @@ Deno.test("loadConfig() says clearly when the file is missing or not JSON", asyn
   );
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/bad.json`, "{ workspace: }");
+    await Deno.writeTextFile(`${dir}/bad.json`, '{\n  "workspace": "."\n  "modules": []\n}');
     await assertRejects(
       () => loadConfig(`${dir}/bad.json`, { env: {} }),
       UsageError,
-      "Cannot parse",
+      `Cannot parse config "${dir}/bad.json": unexpected token "modules" at line 3, column 3`,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

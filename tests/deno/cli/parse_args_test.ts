@@ -31,3 +31,12 @@ Deno.test("parseArgs() rejects unknown, repeated and malformed flags", () => {
   assertThrows(() => parseArgs(["--json=1"], SPEC, "x"), UsageError, "takes no value");
   assertThrows(() => parseArgs(["--json", "--json"], SPEC, "x"), UsageError, "given twice");
 });
+
+Deno.test("parseArgs() keeps positionals as typed and refuses an empty or inherited flag", () => {
+  assertEquals(parseArgs(["007", "1e3", "-"], SPEC, "call").positionals, ["007", "1e3", "-"]);
+  assertThrows(() => parseArgs(["--config="], SPEC, "x"), UsageError, '"--config" needs a value');
+  assertThrows(() => parseArgs(["--json", "-h", "--help"], SPEC, "x"), UsageError, "given twice");
+  for (const name of ["--__proto__", "--constructor", "--config.x", "--no-json"]) {
+    assertThrows(() => parseArgs([name, "1"], SPEC, "x"), UsageError, `Unknown flag "${name}"`);
+  }
+});

@@ -120,7 +120,7 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
   assertEquals(code, 0);
   assertEquals(out.split(" "), [
     `--allow-read=${fixture.workspace},/usr/share,${fixture.config},${lockBeside(fixture.config)}`,
-    `--allow-write=${fixture.workspace}`,
+    `--allow-write=${fixture.workspace},${lockBeside(fixture.config)}`,
     "--allow-run=bash,bwrap",
     "--allow-env=PATH,REMOTE_TOKEN,TOOLROUTE_TOKEN",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",

@@ -191,3 +191,73 @@ async function assertRefused(port: number): Promise<void> {
     assertEquals(error instanceof Deno.errors.ConnectionRefused, true, String(error));
   }
 }
+
+// Opens a connection that sends a request head one byte at a time and never finishes it, until
+// the server ends it; says how many bytes it got in and whether the server closed it.
+async function slowloris(port: number): Promise<{ sent: number; closed: boolean }> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const head = new TextEncoder().encode(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Padding: ${"a".repeat(10_000)}`,
+  );
+  let closed = false;
+  const ended = conn.read(new Uint8Array(64)).then(() => closed = true, () => closed = true);
+  let sent = 0;
+  for (; sent < head.length && !closed; sent++) {
+    try {
+      await conn.write(head.subarray(sent, sent + 1));
+    } catch {
+      closed = true;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await ended;
+  conn.close();
+  return { sent, closed };
+}
+
+Deno.test("serveHttp() closes connections whose request head trickles in, and keeps serving", async () => {
+  await using serve = await startServeHttp({ http: { headTimeoutMs: 400 } });
+  // The attack of the report: request heads sent a byte at a time, never finished.
+  const attacks = await Promise.all(Array.from({ length: 20 }, () => slowloris(serve.port)));
+  for (const attack of attacks) {
+    // Each was really open and sending (several bytes went in), then the server closed it
+    // before the head could end (10 KB at a byte per 20 ms).
+    assert(attack.sent >= 3, `only ${attack.sent} bytes were sent`);
+    assert(attack.sent < 10_000, "the head was never cut off");
+    assertEquals(attack.closed, true);
+  }
+  // A normal request still succeeds.
+  const client = await connect(serve.url, { authorization: `Bearer ${SINGLE_TOKEN}` });
+  const result = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
+  assertEquals(
+    JSON.parse((result as { content: { text: string }[] }).content[0].text).content,
+    "hello\n",
+  );
+  await client.close();
+});
+
+Deno.test("serveHttp() answers 503 past maxConnections and serves again once they end", async () => {
+  await using serve = await startServeHttp({ http: { maxConnections: 5, headTimeoutMs: 60_000 } });
+  // Five idle connections take every slot.
+  const held = await Promise.all(
+    Array.from({ length: 5 }, () => Deno.connect({ hostname: "127.0.0.1", port: serve.port })),
+  );
+  // The server has taken them: the next connections are refused with a 503 that says why.
+  let busy = "";
+  for (let i = 0; i < 50 && !busy.startsWith("HTTP/1.1 503"); i++) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: serve.port });
+    busy = "";
+    for await (const chunk of conn.readable) busy += new TextDecoder().decode(chunk);
+  }
+  assertMatch(busy, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
+  assertMatch(busy, /already has 5 connections open/);
+  for (const conn of held) conn.close();
+  // Slots free again: a normal request succeeds (the server may take a moment to see the ends).
+  let status = 503;
+  for (let i = 0; i < 100 && status === 503; i++) {
+    status = await rawStatus(serve.port, `127.0.0.1:${serve.port}`);
+    if (status === 503) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assertEquals(status, 401);
+});

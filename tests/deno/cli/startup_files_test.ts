@@ -174,7 +174,10 @@ Deno.test("toolroute flags --explain lists the start-up files; serve warns once 
   const { code, out } = await cli(["flags", "--config", `${ws.root}/toolroute.json`, "--explain"]);
   assertEquals(code, 0);
   for (const kind of KINDS) assertStringIncludes(out, `  ${ws.root}/${kind}\n`.trimEnd(), kind);
-  assertMatch(out, /Protected from write_file, apply_patch and the bash sandbox .*: 10 files/);
+  assertMatch(
+    out,
+    /Protected from write_file, apply_patch, edit and the bash sandbox .*: 10 files/,
+  );
   const serve = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",

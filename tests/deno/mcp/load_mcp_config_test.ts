@@ -1,4 +1,7 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
+import { fileURLToPath } from "node:url";
+import { type McpStdioServerConfig, ToolRouter } from "../../../mod.ts";
+import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { loadMcpConfig, parseMcpConfig } from "../../../src/deno/mcp/load_mcp_config.ts";
 
 async function withFile(content: string, fn: (path: string) => Promise<void>): Promise<void> {
@@ -41,6 +44,7 @@ Deno.test("loadMcpConfig() reads a Claude Desktop file and expands ${VAR} in url
         command: "deno",
         args: ["run", "${NOT_EXPANDED}"],
         env: { API_KEY: "k", MODE: "fast" },
+        secretEnv: ["API_KEY", "MODE"], // from ${VAR}: kept out of results
         cwd: "/srv",
       },
       old: { url: "http://127.0.0.1:1/sse", transport: "sse" },
@@ -178,4 +182,59 @@ Deno.test("parseMcpConfig() reads a server's oauth client, expanding its secret,
   );
   assert(error.message.includes('mcpServers.local.oauth: "oauth" does not apply'), error.message);
   assert(error.message.includes("mcpServers.typo.oauth.grant"), error.message);
+});
+
+Deno.test("loadMcpConfig() marks env values from ${VAR} as secret; a stdio server's results keep plain values and lose secrets", async () => {
+  const fixture = fileURLToPath(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
+  const file = {
+    mcpServers: {
+      app: {
+        command: Deno.execPath(),
+        args: ["run", "--allow-env", fixture],
+        env: {
+          NODE_ENV: "production",
+          REPO: "/home/me/projects/app",
+          UPSTREAM: "${UPSTREAM_CREDENTIAL}",
+          DATABASE_URL: "postgres://me:hunter22@db/app",
+        },
+        secretEnv: ["DATABASE_URL"],
+      },
+    },
+  };
+  await withFile(JSON.stringify(file), async (path) => {
+    const servers = await loadMcpConfig(path, {
+      env: { UPSTREAM_CREDENTIAL: "tok-0123456789abcdef" },
+    });
+    assertEquals((servers.app as McpStdioServerConfig).secretEnv, ["DATABASE_URL", "UPSTREAM"]);
+    await using gateway = createDenoGateway({ servers });
+    const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["app"] });
+    const echo = (text: string) => toolSet.invoke("echo", { text });
+    // The child really has each value (the `env` tool reads its own environment)...
+    assertEquals(await toolSet.invoke("env", { name: "NODE_ENV" }), "production");
+    assertEquals(await toolSet.invoke("env", { name: "REPO" }), "/home/me/projects/app");
+    assertEquals(await toolSet.invoke("env", { name: "UPSTREAM" }), "[redacted]");
+    // ...plain configuration comes back as it is, secrets never.
+    assertEquals(await echo("deploy to production now"), "deploy to production now");
+    assertEquals(
+      await echo("status of /home/me/projects/app"),
+      "status of /home/me/projects/app",
+    );
+    assertEquals(await echo("token tok-0123456789abcdef"), "token [redacted]");
+    assertEquals(await echo("db postgres://me:hunter22@db/app"), "db [redacted]");
+  });
+});
+
+Deno.test("parseMcpConfig() refuses a secretEnv name that is not in env, and secretEnv on a remote server", () => {
+  const error = assertThrows(
+    () =>
+      parseMcpConfig({
+        mcpServers: {
+          a: { command: "x", env: { A: "1" }, secretEnv: ["API_KEY"] },
+          b: { url: "http://127.0.0.1/mcp", secretEnv: ["A"] },
+        },
+      }, { env: {} }),
+    TypeError,
+  );
+  assert(error.message.includes('mcpServers.a.secretEnv[0]: "API_KEY" is not a name in "env"'));
+  assert(error.message.includes('mcpServers.b.secretEnv: "secretEnv" does not apply'));
 });

@@ -186,6 +186,50 @@ Deno.test("DenoStdioClientTransport start() rejects clearly when the command doe
   await transport.close();
 });
 
+Deno.test("a stdio server whose command is not on PATH: the error names the command and the PATH it searched", async () => {
+  const gateway = createDenoGateway({
+    servers: { memory: { command: "toolroute-no-such-server", env: { PATH: "/opt/none/bin" } } },
+  });
+  try {
+    const { missing } = await new ToolRouter({ gateway }).expose({ mcpServers: ["memory"] });
+    assertEquals(missing.length, 1);
+    const reason = missing[0].reason;
+    assert(reason.includes('"toolroute-no-such-server"'), reason);
+    assert(reason.includes("was not found") && reason.includes("PATH=/opt/none/bin"), reason);
+    assert(reason.includes('"command"'), reason);
+  } finally {
+    await gateway.close();
+  }
+});
+
+Deno.test({
+  name:
+    "a stdio server whose program is not found because the host may not read PATH names --allow-env=PATH,HOME",
+  // Everything a stdio server needs except reading the host's PATH and HOME: what `npx` servers
+  // met with the docs' old sample flags (`sh: 1: mcp-server-memory: not found`).
+  permissions: { run: ["sh"], env: ["LANG", "TERM", "USER", "LOGNAME", "SHELL"] },
+  async fn() {
+    const gateway = createDenoGateway({
+      // The program a wrapper (npx, a shell script) starts by name, found only through PATH.
+      servers: {
+        memory: { command: "sh", args: ["-c", "read request; exec toolroute-mcp-server-memory"] },
+      },
+    });
+    try {
+      const { missing } = await new ToolRouter({ gateway }).expose({ mcpServers: ["memory"] });
+      assertEquals(missing.length, 1);
+      const reason = missing[0].reason;
+      // The wrapper really ran and failed to find its program (the shell's own message)...
+      assert(/code 127\): .*toolroute-mcp-server-memory: not found/.test(reason), reason);
+      // ...and the error says why and what to add.
+      assert(reason.includes("ran without the host's PATH and HOME"), reason);
+      assert(reason.includes("--allow-env=PATH,HOME"), reason);
+    } finally {
+      await gateway.close();
+    }
+  },
+});
+
 Deno.test("a stdio child that prints nothing before the deadline gets a message naming what it was given", async () => {
   const gateway = createDenoGateway({
     servers: { silent: { command: "sleep", args: ["30"] } },

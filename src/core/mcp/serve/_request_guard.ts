@@ -67,17 +67,6 @@ export function bearerToken(request: Request): string | undefined {
 }
 
 /**
- * A SHA-256 hex digest, so a token map is looked up by digest rather than compared by prefix.
- *
- * @param text The text.
- * @returns Its digest in hex.
- */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-/**
  * A JSON-RPC error response, as the SDK's transport answers rejected requests.
  *
  * @param status The HTTP status.

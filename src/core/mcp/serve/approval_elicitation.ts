@@ -1,7 +1,8 @@
 import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
 import type { ToolSet } from "../../tool_set.ts";
-import type { ApprovalAnswer, ApprovalHandler } from "../../policy_types.ts";
+import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../../policy_types.ts";
 import { ElicitResultSchema } from "../mcp_sdk.ts";
+import { summarizeShown } from "../../policy/shown_arguments.ts";
 
 /** What the SDK hands a request handler, as far as asking the client goes. */
 export interface ElicitingExtra {
@@ -43,7 +44,9 @@ export async function callWithElicitation(
 
 /**
  * An approval handler that asks the client through `elicitation/create` (form mode: approve or
- * decline, and an optional reason), or `undefined` when the client cannot be asked.
+ * decline, an optional reason, and the digest of the arguments shown, which the answer may send
+ * back), or `undefined` when the client cannot be asked. The message shows the full arguments
+ * with control, bidi and invisible characters made visible.
  *
  * @param capability The client's elicitation capability.
  * @param extra The request's `extra`.
@@ -59,9 +62,7 @@ export function elicitationApprover(
   if (!form && capability.url !== undefined) return undefined;
   return async (request): Promise<ApprovalAnswer> => {
     const params: Record<string, unknown> = {
-      message: `Allow the tool "${request.tool}" to run?\n${request.summary}\n(asked by ${
-        request.rule === "default" ? "the policy's default" : `the rule ${request.rule}`
-      })`,
+      message: approvalMessage(request),
       requestedSchema: {
         type: "object",
         properties: {
@@ -72,6 +73,11 @@ export function elicitationApprover(
             default: false,
           },
           reason: { type: "string", title: "Reason (optional)" },
+          shownDigest: {
+            type: "string",
+            title: "Approves exactly the arguments shown (leave as it is)",
+            default: request.shownDigest,
+          },
         },
         required: ["approve"],
       },
@@ -86,9 +92,15 @@ export function elicitationApprover(
       ? answer.content.reason
       : undefined;
     if (answer.action === "accept") {
-      return answer.content?.approve === true
-        ? { approved: true }
-        : { approved: false, reason: reason ?? "the user did not approve it" };
+      if (answer.content?.approve !== true) {
+        return { approved: false, reason: reason ?? "the user did not approve it" };
+      }
+      // A digest sent back must be this call's: an approval kept from another text fits nothing.
+      const digest = answer.content?.shownDigest;
+      return digest === undefined ? { approved: true } : {
+        approved: true,
+        shownDigest: typeof digest === "string" ? digest : String(digest),
+      };
     }
     return {
       approved: false,
@@ -96,4 +108,22 @@ export function elicitationApprover(
         (answer.action === "decline" ? "the user declined" : "the user dismissed the question"),
     };
   };
+}
+
+/** Most characters of the arguments an elicitation message carries. */
+const MESSAGE_CHARS = 100_000;
+
+/**
+ * The question a person reads: the tool, the full arguments made visible (or, past 100,000
+ * characters, their start and how much is not shown), the rule that asked.
+ */
+function approvalMessage(request: ApprovalRequest): string {
+  const shown = request.shown.length <= MESSAGE_CHARS
+    ? request.shown
+    : `${
+      summarizeShown(request.shown, MESSAGE_CHARS)
+    }: too long for this question; decline unless you can check all of it`;
+  return `Allow the tool "${request.tool}" to run with these arguments?\n${shown}\n(asked by ${
+    request.rule === "default" ? "the policy's default" : `the rule ${request.rule}`
+  }; control and invisible characters are shown as escapes such as \\u202E, long runs of blanks as \\[400 × space])`;
 }

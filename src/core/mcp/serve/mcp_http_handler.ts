@@ -5,8 +5,8 @@ import {
   jsonRpcErrorResponse,
   LOOPBACK_HOSTNAMES,
   originAllowed,
-  sha256Hex,
 } from "./_request_guard.ts";
+import { sha256Hex } from "../../sha256_hex.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
 import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";

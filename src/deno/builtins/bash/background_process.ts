@@ -1,3 +1,4 @@
+import { deadline } from "@std/async";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import { drainInto } from "../command/bounded_output.ts";
@@ -136,26 +137,16 @@ export class BackgroundProcess {
     const written = this.#stdin.write(bytes);
     this.#pendingWrite = written;
     written.then(() => this.#pendingWrite = undefined, () => this.#pendingWrite = undefined);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const stopped = new Promise<never>((_, reject) => {
-      timer = setTimeout(() =>
-        reject(
-          new ToolError(
-            "timeout",
-            `The process did not take its input within ${limits.timeoutMs} ms; the input stays ` +
-              "queued and is delivered if it reads its stdin",
-          ),
-        ), limits.timeoutMs);
-      onAbort = () => reject(limits.signal?.reason);
-      limits.signal?.addEventListener("abort", onAbort, { once: true });
+    await deadline(written, limits.timeoutMs, { signal: limits.signal }).catch((error: unknown) => {
+      // The call's own signal may carry a TimeoutError too: its reason passes on unchanged.
+      const ours = error instanceof DOMException && error.name === "TimeoutError";
+      if (!ours || limits.signal?.aborted) throw error;
+      throw new ToolError(
+        "timeout",
+        `The process did not take its input within ${limits.timeoutMs} ms; the input stays ` +
+          "queued and is delivered if it reads its stdin",
+      );
     });
-    try {
-      await Promise.race([written, stopped]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) limits.signal?.removeEventListener("abort", onAbort);
-    }
     return bytes.length;
   }
 
@@ -170,10 +161,7 @@ export class BackgroundProcess {
   async stop(graceMs: number = STOP_GRACE_MS): Promise<void> {
     if (this.running && graceMs > 0) {
       await reap(this.#target, "SIGTERM");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise((resolve) => timer = setTimeout(resolve, graceMs));
-      await Promise.race([this.#child.status, grace]);
-      clearTimeout(timer);
+      await deadline(this.#child.status, graceMs).catch(() => {});
     }
     // While its pipes are open the group still has members (also after the leader's exit).
     if (!this.#settled) await reap(this.#target, "SIGKILL");

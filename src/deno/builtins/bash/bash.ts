@@ -4,6 +4,7 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import { type BashRequest, prepareBashCommand } from "./bash_command.ts";
 import { describeBash } from "./bash_description.ts";
+import { bashSubjects } from "./shell_commands.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
@@ -11,6 +12,7 @@ import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
 import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
 import { spawnInSession } from "../sandbox/session_process.ts";
 import { limitPrefix } from "../sandbox/resource_limits.ts";
+import { containAfterCommand, plantedNotice } from "../sandbox/planted_repositories.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import type { ProcessInfo } from "./background_process.ts";
 import {
@@ -81,9 +83,62 @@ export function createBashTool(
     }),
     source: "builtin" as const,
     origin: "bash",
+    policySubjects: bashSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      runBash(ctx, processes, parseArgs(args), context, options),
+      withPlantedNotice(ctx, runBash(ctx, processes, parseArgs(args), context, options)),
   });
+}
+
+/**
+ * Adds to a sandboxed bash result what `containAfterCommand` disabled since the last report: a
+ * git repository a command (or a background process) created, which git on the host would run.
+ */
+async function withPlantedNotice(ctx: ResolvedContext, run: Promise<unknown>): Promise<unknown> {
+  const result = await run;
+  if (ctx.bash === false || ctx.bash.sandbox === "none") return result;
+  let notice: string | undefined;
+  try {
+    notice = plantedNotice(Deno.realPathSync(ctx.workspace));
+  } catch {
+    return result; // The workspace is gone: nothing to report on.
+  }
+  if (notice === undefined || result === null || typeof result !== "object") return result;
+  return { ...result, notice };
+}
+
+/**
+ * Contains what a sandboxed background process plants: while it runs, every few seconds (a
+ * `git status` of the user's shell prompt must not wait for its end), and once it has ended.
+ */
+function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: ProcessInfo): void {
+  watchWhileRunning(ctx, 1);
+  processes.get(info.processId).finished.then(() => {
+    watchWhileRunning(ctx, -1);
+    containAfterCommand(ctx);
+  }, () => watchWhileRunning(ctx, -1));
+}
+
+/** How often a context with running background processes is walked for planted repositories. */
+const BACKGROUND_WATCH_MS = 2_000;
+const watches = new Map<
+  ResolvedContext,
+  { running: number; timer: ReturnType<typeof setInterval> }
+>();
+
+function watchWhileRunning(ctx: ResolvedContext, change: 1 | -1): void {
+  const watch = watches.get(ctx);
+  if (watch === undefined) {
+    if (change < 0) return;
+    const timer = setInterval(() => containAfterCommand(ctx), BACKGROUND_WATCH_MS);
+    Deno.unrefTimer(timer); // Never what keeps the host alive.
+    watches.set(ctx, { running: 1, timer });
+    return;
+  }
+  watch.running += change;
+  if (watch.running <= 0) {
+    clearInterval(watch.timer);
+    watches.delete(ctx);
+  }
 }
 
 async function runBash(
@@ -100,25 +155,38 @@ async function runBash(
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
-        return await execInSession(ctx, options.sessions, invocation.inside!, limits);
+        try {
+          return await execInSession(ctx, options.sessions, invocation.inside!, limits);
+        } finally {
+          containAfterCommand(ctx); // What the command planted is disabled before it returns.
+        }
       }
-      const result = await spawnOrExplain(
-        invocation.sandboxed,
-        () => runCommand(invocation, limits),
-      );
-      if (invocation.sandboxed) assertSandboxRan(result);
-      return result;
+      try {
+        const result = await spawnOrExplain(
+          invocation.sandboxed,
+          () => runCommand(invocation, limits),
+        );
+        if (invocation.sandboxed) assertSandboxRan(result);
+        return result;
+      } finally {
+        if (invocation.sandboxed) containAfterCommand(ctx);
+      }
     }
     case "start": {
       const invocation = await prepareBashCommand(ctx, request(args, true, options));
       if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
-        return await startInSession(ctx, options.sessions, processes, invocation);
+        const started = await startInSession(ctx, options.sessions, processes, invocation);
+        containWhenEnded(ctx, processes, started);
+        return started;
       }
       const info = await spawnOrExplain(
         invocation.sandboxed,
         () => processes.start(invocation.command, invocation),
       );
-      if (invocation.sandboxed) await assertSandboxStarted(processes.get(info.processId));
+      if (invocation.sandboxed) {
+        containWhenEnded(ctx, processes, info);
+        await assertSandboxStarted(processes.get(info.processId));
+      }
       return info;
     }
     case "status":

@@ -1,4 +1,6 @@
 import { ToolError } from "../../../core/tool_error.ts";
+import { programInstalled } from "../permissions/program_installed.ts";
+import { bwrapMissing } from "../sandbox/sandbox_failure.ts";
 
 /**
  * Checks, without prompting, that the process may run what a bash call needs, and reads the
@@ -24,6 +26,16 @@ export function bashEnvironment(
     if (!granted({ name: "run", command })) (notRunnable ??= []).push(command);
   }
   if (notRunnable !== undefined) {
+    // A program that is not installed is not fixed by a flag: say what is missing instead.
+    if (notRunnable.includes("bwrap") && programInstalled("bwrap") === false) {
+      throw new ToolError(
+        "tool_error",
+        bwrapMissing(programs.includes("bash") ? "bash" : "session"),
+      );
+    }
+    if (notRunnable.includes("bash") && programInstalled("bash") === false) {
+      throw new ToolError("tool_error", "Cannot run the command: bash is not installed");
+    }
     throw new ToolError(
       "permission_denied",
       `The sandbox denied running ${

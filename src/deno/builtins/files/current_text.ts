@@ -1,5 +1,5 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import { concatBytes } from "../../../core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
 import type { FileAccess } from "./file_access.ts";
 import type { ByteSource } from "./read_lines.ts";
@@ -96,7 +96,7 @@ async function readAll(file: ByteSource, shown: string): Promise<Uint8Array> {
     // The file may grow while it is read.
     if (length > MAX_EDIT_BYTES) throw tooLarge(shown, length);
   }
-  return concatBytes(chunks, length);
+  return concat(chunks);
 }
 
 function tooLarge(path: string, size: number): ToolError {

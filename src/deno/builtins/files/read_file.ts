@@ -7,6 +7,7 @@ import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
 import type { FileAccess, FileStat } from "./file_access.ts";
 import { type LinesRead, readLines } from "./read_lines.ts";
 import { resolveReadPath } from "../paths/workspace_paths.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace (or absolute inside a root)"),
@@ -57,6 +58,7 @@ export function createReadFileTool(ctx: ResolvedContext, files: FileAccess): Rou
     annotations: Object.freeze({ readOnlyHint: true, openWorldHint: false }),
     source: "builtin" as const,
     origin: "read_file",
+    policySubjects: pathSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       readFile(ctx, files, input.parse(args, "read_file") as ReadFileArgs, context.signal),
   });

@@ -3,13 +3,14 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { concatBytes } from "../../../core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
 import { type FileAccess, type FileStat, keptPermissions, type PutResult } from "./file_access.ts";
 import { readCurrentBytes } from "./current_text.ts";
 import { commit } from "./staged_commit.ts";
 import { putFile } from "./put_file.ts";
 import { type ResolvedPath, resolveWritePath } from "../paths/workspace_paths.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -62,6 +63,7 @@ export function createWriteFileTool(ctx: ResolvedContext, files: FileAccess): Ro
     }),
     source: "builtin" as const,
     origin: "write_file",
+    policySubjects: pathSubjects,
     execute: (args: Record<string, unknown>) =>
       writeFile(ctx, files, input.parse(args, "write_file") as WriteFileArgs),
   });
@@ -110,7 +112,7 @@ async function append(
   let identity;
   if (existing !== undefined) {
     const old = await readCurrentBytes(files, target, shown);
-    content = concatBytes([old.bytes, added]);
+    content = concat([old.bytes, added]);
     identity = old.identity;
   }
   // Only whether a file existed matters to the commit, not its text.

@@ -1,13 +1,11 @@
 import { z } from "zod";
-import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { isCodexPatch, parseCodexPatch } from "./codex_patch_parser.ts";
-import type { FileEdit } from "./file_edit.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { applyEdits, type ApplyPatchResult } from "./patch_transaction.ts";
-import { parseUnifiedPatch } from "./unified_patch.ts";
+import { parsePatchText } from "./parse_patch_text.ts";
+import { patchSubjects } from "./patch_subjects.ts";
 
 const schema = z.object({
   patch: z.string().describe(
@@ -58,25 +56,10 @@ export function createApplyPatchTool(ctx: ResolvedContext, files: FileAccess): R
     }),
     source: "builtin" as const,
     origin: "apply_patch",
+    policySubjects: patchSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext): Promise<ApplyPatchResult> => {
       const { patch } = input.parse(args, "apply_patch") as ApplyPatchArgs;
       return applyEdits(ctx, files, parsePatchText(patch), context.signal);
     },
   });
-}
-
-/**
- * Parses patch text in either supported format into file edits. Throws a `ToolError`
- * (`invalid_arguments`) for text that is neither.
- *
- * @param patch The patch text.
- * @returns The file edits.
- */
-export function parsePatchText(patch: string): FileEdit[] {
-  if (isCodexPatch(patch)) return parseCodexPatch(patch);
-  if (/^(---|\+\+\+|@@|diff --git|Index:)/m.test(patch)) return parseUnifiedPatch(patch);
-  throw new ToolError(
-    "invalid_arguments",
-    'Invalid patch: it is neither the Codex format (starting with "*** Begin Patch") nor a unified diff (with "---", "+++" and "@@" lines). Nothing was changed',
-  );
 }

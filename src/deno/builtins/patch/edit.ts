@@ -7,6 +7,8 @@ import { quote } from "../paths/fs_tool_error.ts";
 import type { EditResult } from "./file_edit.ts";
 import { applyEdits } from "./patch_transaction.ts";
 import type { FileAccess } from "../files/file_access.ts";
+import { MAX_EDIT_BYTES } from "../files/current_text.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -57,6 +59,7 @@ export function createEditTool(ctx: ResolvedContext, files: FileAccess): RoutedT
     }),
     source: "builtin" as const,
     origin: "edit",
+    policySubjects: pathSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       edit(ctx, { files, args: input.parse(args, "edit") as EditArgs, signal: context.signal }),
   });
@@ -119,14 +122,13 @@ export function replaceIn(
   path: string,
 ): EditResult & { replacements: number } {
   let { oldString, newString } = args;
-  let parts = text.split(oldString);
-  if (parts.length === 1 && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {
+  let count = occurrences(text, oldString);
+  if (count === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {
     // A file with Windows line endings, a string written with "\n": match it with "\r\n".
     oldString = oldString.replace(/\r?\n/g, "\r\n");
     newString = newString.replace(/\r?\n/g, "\r\n");
-    parts = text.split(oldString);
+    count = occurrences(text, oldString);
   }
-  const count = parts.length - 1;
   if (count === 0) {
     throw new ToolError(
       "tool_error",
@@ -143,13 +145,67 @@ export function replaceIn(
       }: "oldString" is not unique: found ${count} occurrences; pass replaceAll or include more context. Nothing was changed`,
     );
   }
+  // The result's size is known before it is built: a short newString times many occurrences
+  // must not make the host build a string of hundreds of MiB (the input's bound, for the output).
+  const size = editedSize(text, { count, oldString, newString });
+  if (size > MAX_EDIT_BYTES) {
+    throw new ToolError(
+      "invalid_arguments",
+      `Edit failed on ${
+        quote(path)
+      }: the result would be ${size} bytes (${count} replacements), over the ${MAX_EDIT_BYTES}-byte limit of files a patch edits; replace fewer occurrences or use bash. Nothing was changed`,
+    );
+  }
   const lines = (s: string) => s.split("\n").length - 1;
   const replaced = lines(oldString) + 1;
   const added = lines(newString) + 1;
   return {
-    text: parts.join(newString),
+    // A function as the replacement: "$&" and friends in newString stay literal.
+    text: text.replaceAll(oldString, () => newString),
     linesAdded: added * count,
     linesRemoved: replaced * count,
     replacements: count,
   };
+}
+
+/**
+ * The UTF-8 size of a text after `count` occurrences of `oldString` are replaced with
+ * `newString`, computed without building it: what `edit` checks before it builds the result.
+ *
+ * @param text The file's text.
+ * @param change The number of occurrences and the two strings.
+ * @returns The size in bytes.
+ */
+export function editedSize(
+  text: string,
+  change: { count: number; oldString: string; newString: string },
+): number {
+  const { count, oldString, newString } = change;
+  return utf8Length(text) + count * (utf8Length(newString) - utf8Length(oldString));
+}
+
+function occurrences(text: string, search: string): number {
+  let count = 0;
+  for (let at = text.indexOf(search); at >= 0; at = text.indexOf(search, at + search.length)) {
+    count++;
+  }
+  return count;
+}
+
+// Counted without encoding: the text may be the whole 16 MiB file.
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next < 0xe000) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }

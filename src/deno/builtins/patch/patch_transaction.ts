@@ -6,6 +6,8 @@ import { commit, type Target } from "../files/staged_commit.ts";
 import { readCurrent } from "../files/current_text.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { resolveWritePath } from "../paths/workspace_paths.ts";
+import { checkGitSignatures } from "../paths/git_signature.ts";
+import { relative } from "@std/path";
 
 /** A file as a patch plans it: text only. */
 interface PatchTarget extends Target {
@@ -103,6 +105,15 @@ export async function applyEdits(
     }
   }
   const changed = [...targets.values()].filter((t) => t.content !== t.onDisk);
+  // Each path was checked alone; the files the patch creates together must not make a git
+  // directory either (`x/HEAD` and `x/objects/a` in one patch).
+  checkGitSignatures(
+    ctx.workspace,
+    changed.filter((t) => t.onDisk === null && t.content !== null).map((t) => ({
+      rel: relative(ctx.workspace, t.path.real),
+      shown: t.path.display,
+    })),
+  );
   await commit(files, changed, signal);
   return { filesChanged: fileChanges.length, fileChanges };
 }

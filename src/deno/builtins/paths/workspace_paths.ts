@@ -6,6 +6,7 @@ import { realTargetSync } from "./real_path.ts";
 import { findRoot, type Root, underDeclared, within } from "./allowed_roots.ts";
 import { contextRoots } from "./context_roots.ts";
 import { protectedMatch } from "./protected_match.ts";
+import { checkGitSignatures } from "./git_signature.ts";
 import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
 
 export { realRoots, within } from "./allowed_roots.ts";
@@ -86,14 +87,22 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
   if (findRoot(nested, lexical, "declared") ?? findRoot(nested, lexical, "real")) {
     throw readOnlyError(shown);
   }
-  checkProtected(ctx, relative(lexicalBase(workspace, lexical), lexical), shown);
+  const lexicalRoot = lexicalBase(workspace, lexical);
+  const lexicalRel = relative(lexicalRoot, lexical);
+  checkProtected(ctx, lexicalRel, shown);
   const real = realOf(ctx, lexical, shown, "write", workspace.declared);
   if (findRoot(nested, real, "real") !== undefined) throw readOnlyError(shown);
   if (findRoot([workspace], real, "real") === undefined) {
     const readOnly = findRoot(roots, real, "real");
     throw readOnly === undefined ? outsideError(shown, "writes", true) : readOnlyError(shown);
   }
-  checkProtected(ctx, relative(workspace.real, real), shown);
+  const realRel = relative(workspace.real, real);
+  checkProtected(ctx, realRel, shown);
+  // Git directory signatures are refused whatever protectedPaths says (see git_signature.ts).
+  checkGitSignatures(lexicalRoot, [{ rel: lexicalRel, shown }]);
+  if (realRel !== lexicalRel || lexicalRoot !== workspace.real) {
+    checkGitSignatures(workspace.real, [{ rel: realRel, shown }]);
+  }
   for (const protectedPath of ctx.protectedPaths) {
     const lexicalProtected = join(workspace.declared, protectedPath);
     // Synchronous: serve protects its whole start-up graph (hundreds of paths), and one

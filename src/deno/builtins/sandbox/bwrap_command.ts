@@ -31,6 +31,11 @@ export interface BwrapOptions {
   readonly extras?: readonly BwrapMount[];
   /** An empty tmpfs for the session's supervisor runtime (its cache), outside `/tmp`. */
   readonly scratch?: string;
+  /**
+   * The size of each tmpfs the command can write (`/tmp`, `/dev/shm`, `scratch`), in bytes
+   * (bubblewrap's `--size`, 0.7 or later); absent: the kernel's default (half the memory).
+   */
+  readonly tmpfsBytes?: number;
   /** The working directory, as the command sees it (inside the workspace). */
   readonly cwd: string;
   /** The program and arguments run inside, such as `["bash", "-c", "ls"]`. */
@@ -78,7 +83,9 @@ interface Mount {
  * started bubblewrap (`--die-with-parent`). `/proc` is read-only (`--remount-ro /proc`). Its file system is empty except for:
  * the workspace (read-write) and the read-only roots, each bound from its real path to the path
  * the context declares (so symlinks above them do not matter), the system directories and a few `/etc`
- * files (read-only), a fresh `/proc`, a minimal `/dev` and a fresh, empty `/tmp` (tmpfs).
+ * files (read-only), a fresh `/proc`, a minimal `/dev` (read-only but for its devices and an empty
+ * `/dev/shm`) and a fresh, empty `/tmp`; `/tmp`, `/dev/shm` and `scratch` are each a tmpfs of
+ * `tmpfsBytes` when given.
  * Existing protected paths (such as `.git`) are bound read-only over the workspace, so a command
  * cannot plant a git hook either; the directories leading to them are bound onto themselves, so
  * the command cannot rename one away and put another file at a protected path. Mounts are ordered parents first, so a workspace under `/tmp`
@@ -90,12 +97,17 @@ interface Mount {
  * @returns The arguments, without the `bwrap` program name.
  */
 export function bwrapCommand(options: BwrapOptions): string[] {
+  const size = options.tmpfsBytes === undefined ? [] : ["--size", String(options.tmpfsBytes)];
+  const tmpfs = (dest: string): Mount => ({ dest, args: [...size, "--tmpfs", dest] });
   const mounts: Mount[] = [
     ...BWRAP_SYSTEM_DIRS.map((dir) => ({ dest: dir, args: ["--ro-bind-try", dir, dir] })),
     ...BWRAP_ETC_FILES.map((file) => ({ dest: file, args: ["--ro-bind-try", file, file] })),
     { dest: "/proc", args: ["--proc", "/proc"] },
     { dest: "/dev", args: ["--dev", "/dev"] },
-    { dest: "/tmp", args: ["--tmpfs", "/tmp"] },
+    // bubblewrap's /dev is a writable tmpfs of its own: read-only below (--remount-ro), with a
+    // bounded /dev/shm for the programs that need one.
+    tmpfs("/dev/shm"),
+    tmpfs("/tmp"),
     ...options.readOnlyRoots.map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind-try", source, dest],
@@ -112,9 +124,7 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       dest,
       args: ["--ro-bind-try", source, dest],
     })),
-    ...(options.scratch === undefined
-      ? []
-      : [{ dest: options.scratch, args: ["--tmpfs", options.scratch] }]),
+    ...(options.scratch === undefined ? [] : [tmpfs(options.scratch)]),
     ...(options.extras ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind", source, dest],
@@ -149,6 +159,9 @@ export function bwrapCommand(options: BwrapOptions): string[] {
     // a command run by root could set core_pattern to a host program (host code execution).
     "--remount-ro",
     "/proc",
+    // Nothing but /dev/shm in /dev is written: its tmpfs is not bounded by tmpfsBytes.
+    "--remount-ro",
+    "/dev",
     "--chdir",
     options.cwd,
     "--",

@@ -1,7 +1,8 @@
-import { join, relative } from "@std/path";
+import { basename, join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
-import { protectedMatch } from "../paths/protected_match.ts";
+import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
+import { isGitDirectorySync, isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
 
 /** Options of {@linkcode protectedMounts}. */
@@ -26,6 +27,22 @@ export interface ProtectedScan {
   readonly listed: number;
   /** Wall time of the walk, in milliseconds. */
   readonly ms: number;
+  /**
+   * Every git directory signature found (see `git_signature.ts`): a folder holding `HEAD` beside
+   * `objects/`, `refs/` or `commondir`, or a `.git` file; relative to the workspace (`""` for the
+   * workspace itself), with its `dev:ino`.
+   */
+  readonly signatures: readonly GitSignatureFound[];
+}
+
+/** A git directory signature in a workspace. */
+export interface GitSignatureFound {
+  /** Relative to the workspace's real path; `""` for the workspace itself. */
+  readonly rel: string;
+  /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
+  readonly identity: string | undefined;
+  /** A folder, or a `.git` file that names one. */
+  readonly kind: "folder" | "file";
 }
 
 interface DirEntryCache {
@@ -36,6 +53,8 @@ interface DirEntryCache {
   readonly listedAt: number;
   readonly subdirs: readonly string[];
   readonly hits: readonly string[];
+  /** The directory is itself a git directory signature. */
+  readonly signature: boolean;
 }
 
 /** Per workspace and protected set: each directory's identity and what its entries were. */
@@ -109,6 +128,7 @@ export function protectedMountsSync(
   const previous = cacheRoot.get(key) ?? new Map<string, DirEntryCache>();
   const next = new Map<string, DirEntryCache>();
   const hits: string[] = [];
+  const signatureDirs: string[] = [];
   let directories = 0;
   let listed = 0;
   const stack = [""];
@@ -139,6 +159,7 @@ export function protectedMountsSync(
     }
     next.set(rel, entry);
     hits.push(...entry.hits);
+    if (entry.signature) signatureDirs.push(rel);
     for (const name of entry.subdirs) stack.push(rel === "" ? name : `${rel}/${name}`);
   }
   // Most recently walked last; the process cache keeps a bounded number of workspaces.
@@ -148,7 +169,18 @@ export function protectedMountsSync(
   if (hits.length > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
+  const signatures = signatureDirs.map((rel): GitSignatureFound => ({
+    rel,
+    identity: identityOf(lstatOrUndefined(rel === "" ? workspace.real : join(workspace.real, rel))),
+    kind: "folder",
+  }));
   for (const rel of hits) {
+    // A protected entry that is a repository (a `.git` folder, or a `.git` file) is walked no
+    // further, so it is looked at here, at every walk: its own listing is not cached.
+    if (!signatureDirs.includes(rel)) {
+      const found = signatureOf(workspace.real, rel);
+      if (found !== undefined) signatures.push(found);
+    }
     const mount = mountOf(workspace, rel);
     if (mount === undefined) continue;
     mounts.push(mount);
@@ -169,7 +201,21 @@ export function protectedMountsSync(
     directories,
     listed,
     ms: performance.now() - started,
+    signatures,
   };
+}
+
+function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
+  const path = join(real, rel);
+  const info = lstatOrUndefined(path);
+  if (info === undefined) return undefined;
+  if (info.isDirectory && isGitDirectorySync(path)) {
+    return { rel, identity: identityOf(info), kind: "folder" };
+  }
+  if (info.isFile && normalizeComponent(basename(rel)) === ".git") {
+    return { rel, identity: identityOf(info), kind: "file" };
+  }
+  return undefined;
 }
 
 function listDirectory(
@@ -180,17 +226,26 @@ function listDirectory(
 ): DirEntryCache {
   const subdirs: string[] = [];
   const hits: string[] = [];
+  let signature = false;
   try {
-    for (const item of Deno.readDirSync(path)) {
+    const items = [...Deno.readDirSync(path)];
+    signature = isGitSignature(items.map((item) => item.name));
+    // A repository below the workspace is bound read-only whole and walked no further; the
+    // workspace itself (which cannot be) has its repository entries bound.
+    if (signature && rel !== "") return { ...identity, subdirs: [], hits: [rel], signature };
+    for (const item of items) {
       const childRel = rel === "" ? item.name : `${rel}/${item.name}`;
-      if (protectedMatch(childRel, protectedPaths) !== undefined) hits.push(childRel);
+      if (
+        protectedMatch(childRel, protectedPaths) !== undefined ||
+        (signature && GIT_DIR_ENTRIES.has(normalizeComponent(item.name)))
+      ) hits.push(childRel);
       else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
     }
   } catch (error) {
     // A directory we may not list (a command ran `chmod 000` on it) could hide a protected entry:
     // it is bound read-only itself, so no command can open it up again and write inside.
     if (error instanceof Deno.errors.PermissionDenied && rel !== "") {
-      return { ...identity, subdirs: [], hits: [rel] };
+      return { ...identity, subdirs: [], hits: [rel], signature: false };
     }
     // A directory that vanished is no longer there to write through; anything else must stop the
     // command.
@@ -198,8 +253,25 @@ function listDirectory(
       throw error;
     }
   }
-  return { ...identity, subdirs, hits };
+  return { ...identity, subdirs, hits, signature };
 }
+
+// What git reads in a repository folder: bound read-only when the workspace itself is one.
+const GIT_DIR_ENTRIES = new Set([
+  "head",
+  "objects",
+  "refs",
+  "commondir",
+  "config",
+  "config.worktree",
+  "hooks",
+  "info",
+  "packed-refs",
+  "worktrees",
+  "modules",
+  "branches",
+  "gitdir",
+]);
 
 // Synchronous like the walk: every workspace with a repository has a `.git` here, and one
 // asynchronous `lstat` waited for the event loop longer than the rest of the scan took.
@@ -247,7 +319,8 @@ function realPathOrUndefined(path: string): string | undefined {
   }
 }
 
-function identityOf(info: Deno.FileInfo): string | undefined {
+function identityOf(info: Deno.FileInfo | undefined): string | undefined {
+  if (info === undefined) return undefined;
   return info.dev === null || info.ino === null ? undefined : `${info.dev}:${info.ino}`;
 }
 

@@ -6,17 +6,22 @@ import type { ResourceLimits } from "../context_limits.ts";
  * knows whether the session has one: see `supervisor/process_ops.ts`.)
  * `-u` (RLIMIT_NPROC) counts every process of the user on the host and does not bind uid 0;
  * `-d` (RLIMIT_DATA) bounds each process's data (heap and anonymous mappings) without counting
- * the address space that runtimes such as V8 only reserve; `-t` (RLIMIT_CPU) stops a process
- * after the command's deadline in CPU seconds.
+ * the address space that runtimes such as V8 only reserve; `-f` (RLIMIT_FSIZE, in KiB) fails a
+ * write or `truncate` past `fileMiB` with `EFBIG`; `-t` (RLIMIT_CPU) stops a process after the
+ * command's deadline in CPU seconds, or after `backgroundCpuSeconds` for a background process.
  *
  * @param limits The limits.
- * @param timeoutMs The command's deadline (no CPU limit without one: a background process).
+ * @param timeoutMs The command's deadline (none: a background process).
  * @returns Bash code ending in `;`.
  */
 export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string {
   const kib = limits.memoryMiB * 1024;
-  const cpu = timeoutMs === undefined ? "" : ` -t ${Math.max(1, Math.ceil(timeoutMs / 1000))}`;
-  return `ulimit -HS -u ${limits.processes} -d ${kib}${cpu} 2>/dev/null; `;
+  const cpu = timeoutMs === undefined
+    ? limits.backgroundCpuSeconds
+    : Math.max(1, Math.ceil(timeoutMs / 1000));
+  return `ulimit -HS -u ${limits.processes} -d ${kib} -f ${
+    limits.fileMiB * 1024
+  } -t ${cpu} 2>/dev/null; `;
 }
 
 // Run by bash around bubblewrap. Where a cgroup is writable (v2 with pids and memory, else v1),

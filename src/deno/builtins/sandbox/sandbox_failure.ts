@@ -1,3 +1,4 @@
+import { deadline } from "@std/async";
 import { ToolError } from "../../../core/tool_error.ts";
 
 /** What a bubblewrap start was for: a bash command, or a sandbox session (file tools, exec). */
@@ -32,21 +33,30 @@ export function sandboxFailure(
     "(sysctl kernel.unprivileged_userns_clone=1) or that bwrap is installed setuid";
 }
 
+/** How to install bubblewrap, as the README says it. */
+export const BWRAP_INSTALL =
+  "sudo apt-get install -y bubblewrap (Debian, Ubuntu) or sudo dnf install bubblewrap (Fedora)";
+
 /**
- * The message for a missing `bwrap` program.
+ * The message for a missing `bwrap` program: that it is not installed, how to install it, and
+ * what works without it.
  *
  * @param use What the sandbox was for.
  * @returns The message.
  */
 export function bwrapMissing(use: SandboxUse): string {
-  if (use === "bash") {
-    return "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command " +
-      "did not run; install bubblewrap (apt-get install bubblewrap)";
-  }
-  return "The file sandbox could not start: bubblewrap (bwrap) is not installed. Nothing was " +
-    "read or written, and file operations never run unconfined instead while bash is " +
-    "sandboxed; install bubblewrap (apt-get install bubblewrap)";
+  const head = use === "bash"
+    ? "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command " +
+      "did not run (it never runs unconfined instead)"
+    : "The file sandbox could not start: bubblewrap (bwrap) is not installed. Nothing was " +
+      "read or written (file operations never run unconfined while bash is sandboxed)";
+  return `${head}. Install it: ${BWRAP_INSTALL}. ${BWRAP_STILL_WORKS}`;
 }
+
+/** What works without bubblewrap, for the messages that say it is missing. */
+export const BWRAP_STILL_WORKS = "Without it the MCP servers and functions still work, and " +
+  'without bash ("bash": false, the default) the file tools run unsandboxed, confined by ' +
+  "their path checks and Deno's permissions";
 
 function notRun(use: SandboxUse): string {
   return use === "bash" ? "The command did not run" : "Nothing was read, written or run";
@@ -108,12 +118,8 @@ export interface StartedProcess {
  * @param process The process just started.
  */
 export async function assertSandboxStarted(process: StartedProcess): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    process.finished,
-    new Promise((resolve) => timer = setTimeout(resolve, SANDBOX_START_MS)),
-  ]);
-  clearTimeout(timer);
+  // Still running after the wait is the good case.
+  await deadline(process.finished, SANDBOX_START_MS).catch(() => {});
   const { exitCode } = process.info();
   if (exitCode !== null) assertSandboxRan({ exitCode, stdout: "", stderr: process.logs().text });
 }

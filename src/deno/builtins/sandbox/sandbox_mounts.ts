@@ -1,7 +1,7 @@
 import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { BwrapOptions } from "./bwrap_command.ts";
-import { protectedMounts, protectedMountsSync } from "./protected_mounts.ts";
+import { scanAndContain } from "./planted_repositories.ts";
 
 /** The mounts of a context's sandbox. */
 export type SandboxMounts = Pick<
@@ -12,7 +12,9 @@ export type SandboxMounts = Pick<
 /**
  * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each
  * from its real path onto its declared path, and the existing protected entries at any depth
- * (read-only, with the directories leading to them pinned; see `protectedMounts`).
+ * (read-only, with the directories leading to them pinned; see `protectedMounts`). Git
+ * repositories that appeared since the workspace's first walk are disabled first
+ * (`scanAndContain`): a command may have planted one that git on the host would run.
  *
  * This is the one place that decides what is protected inside bubblewrap. It runs before every
  * sandboxed command and file operation: a session whose mounts differ from the current ones (a
@@ -29,7 +31,7 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
   const now = sandboxMountsSync(ctx);
   if (now !== undefined) return now;
   const workspace = realRootSync(ctx.workspace) ?? await workspaceRoot(ctx);
-  const scan = await protectedMounts(workspace, ctx.protectedPaths);
+  const scan = scanAndContain(workspace, ctx.protectedPaths);
   const roots = ctx.readOnlyRoots.map(realRootSync);
   return {
     workspace: mount(workspace),
@@ -56,7 +58,7 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
 export function sandboxMountsSync(ctx: ResolvedContext): SandboxMounts | undefined {
   const workspace = realRootSync(ctx.workspace);
   if (workspace === undefined) return undefined;
-  const scan = protectedMountsSync(workspace, ctx.protectedPaths);
+  const scan = scanAndContain(workspace, ctx.protectedPaths);
   const readOnly: { source: string; dest: string }[] = [];
   for (const declared of ctx.readOnlyRoots) {
     const root = realRootSync(declared);

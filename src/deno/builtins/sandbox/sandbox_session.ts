@@ -1,3 +1,4 @@
+import { deadline } from "@std/async";
 import { DeadlineTimer } from "../../../core/deadline_timer.ts";
 import { ToolError } from "../../../core/tool_error.ts";
 import { sessionEnded, sessionExited } from "./session_ended.ts";
@@ -67,12 +68,7 @@ export class SandboxSession {
     void this.#readFrames();
     void child.status.then(async (status) => {
       // The exit can be seen before the last of stderr is read: the cause is in it.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        this.#stderr.done,
-        new Promise((resolve) => timer = setTimeout(resolve, 500)),
-      ]);
-      clearTimeout(timer);
+      await deadline(this.#stderr.done, 500).catch(() => {});
       this.#end(sessionExited(status.code, this.#stderr));
     });
   }

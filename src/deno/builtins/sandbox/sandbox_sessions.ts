@@ -210,7 +210,7 @@ export class SandboxSessions {
     const limits: ResourceLimits | undefined = ctx.bash.limits;
     const proxy = ctx.bash.network === undefined
       ? undefined
-      : await NetworkProxy.start(ctx.bash.network.allow);
+      : await NetworkProxy.start(ctx.bash.network.allow, ctx.bash.network);
     let session: SandboxSession;
     try {
       session = await SandboxSession.start({
@@ -218,6 +218,7 @@ export class SandboxSessions {
         path,
         startTimeoutMs: this.#startTimeoutMs,
         proxyDirectory: proxy?.directory,
+        tmpfsBytes: limits === undefined ? undefined : limits.tmpMiB * 1024 * 1024,
         wrap: limits === undefined ? undefined : withResourceLimits(limits),
       });
     } catch (error) {

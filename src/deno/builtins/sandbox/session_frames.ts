@@ -1,4 +1,4 @@
-import { concatBytes } from "../../../core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 
 /** One frame of the session protocol: a JSON object and a body of raw bytes. */
 export interface SessionFrame {
@@ -67,9 +67,7 @@ export class FrameReader {
       return [];
     }
     // Most often a chunk holds whole frames and nothing waits: it is read as it is.
-    let all = this.#pending.length === 0
-      ? chunk
-      : concatBytes([...this.#pending, chunk], this.#total + chunk.length);
+    let all = this.#pending.length === 0 ? chunk : concat([...this.#pending, chunk]);
     const frames: SessionFrame[] = [];
     this.#need = 8;
     while (all.length >= 8) {

@@ -1,6 +1,7 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import { bwrapMissing } from "./sandbox_failure.ts";
 import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
+import { bwrapSizeSupported } from "./bwrap_size_support.ts";
 import { supervisorScript } from "./supervisor/supervisor_script.ts";
 import { printfEscaped, ptraceFilter } from "./ptrace_filter.ts";
 
@@ -14,6 +15,8 @@ export interface SessionSetup {
   readonly startTimeoutMs: number;
   /** The host directory of the network proxy's socket, when the sandbox may reach the network. */
   readonly proxyDirectory?: string;
+  /** The size of each tmpfs commands can write (`/tmp`, home, `/dev/shm`), in bytes. */
+  readonly tmpfsBytes?: number;
   /** Wraps the `bwrap` program and arguments (resource limits); default: unchanged. */
   readonly wrap?: (program: string, args: string[]) => { program: string; args: string[] };
 }
@@ -54,6 +57,10 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
         : [{ source: setup.proxyDirectory, dest: PROXY_INSIDE }]),
     ],
     scratch: HOME_INSIDE,
+    // An older bubblewrap has no --size: the tmpfs are then bounded by the memory cgroup only.
+    ...(setup.tmpfsBytes !== undefined && bwrapSizeSupported(setup.path)
+      ? { tmpfsBytes: setup.tmpfsBytes }
+      : {}),
     cwd: setup.mounts.workspace.dest,
     command: [
       DENO_INSIDE,

@@ -4,6 +4,7 @@ import { ListedTree } from "../search/listed_tree.ts";
 import {
   type ListRequest,
   MAX_SEARCH_BYTES,
+  type OnFile,
   type ReadRequest,
   type SearchAccess,
 } from "../search/search_access.ts";
@@ -14,13 +15,21 @@ import type { SandboxSessions } from "./sandbox_sessions.ts";
 const MAX_LISTING_BYTES = 64 << 20;
 /** How long past a search's deadline the supervisor may take to stop before its session ends. */
 const GRACE_MS = 5000;
+/**
+ * The bytes of files one round of `read` takes in (32 MiB) before the supervisor pauses: the host
+ * then matches them (with pauses of its own) and asks for the next round, so that it never holds
+ * more than a round and a file.
+ */
+const ROUND_BYTES = 32 << 20;
 
 /**
  * The searches' access of a context whose bash is sandboxed: the walk and the reads run in the
  * context's sandbox session (the supervisor's `list` and `grep` operations, see
  * `supervisor/search_ops.ts`), so a folder swapped for a symbolic link by a sandboxed command leads
- * only to what that command could read anyway. Only the files that can match cross the pipe, in
- * batches. Every answer is validated; a supervisor that lies ends its session.
+ * only to what that command could read anyway. Only the text files that can match (holding the
+ * literal, when there is one) cross the pipe, in batches, a round of at most `ROUND_BYTES` at a
+ * time; the pattern itself is matched on the host. Every answer is validated; a supervisor that
+ * lies ends its session.
  *
  * Requires `allow-run` permission for `bwrap`.
  *
@@ -72,7 +81,7 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
             tree.add(path, kind);
           }
         },
-      ).then((stop) => {
+      ).then(({ stop }) => {
         if (stop === "too big") {
           throw new ToolError(
             "tool_error",
@@ -82,46 +91,65 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
       });
       return tree;
     },
-    async read(
-      root: string,
-      request: ReadRequest,
-      onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
-    ): Promise<void> {
-      if (request.files.length === 0) return;
+    async read(root: string, request: ReadRequest, onFile: OnFile): Promise<void> {
       const literal = request.literal === undefined
         ? undefined
         : new TextDecoder().decode(request.literal);
-      const body = new TextEncoder().encode(request.files.join("\0"));
-      let next = 0;
-      await ask(
-        ctx,
-        sessions,
-        request.budget,
-        {
-          op: "grep",
-          root,
-          maxBytes: MAX_SEARCH_BYTES,
-          ...(literal === undefined ? request.pattern : { literal }),
-        },
-        body,
-        (_stream, batch, fail) => {
-          const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
-          for (let at = 0; at < batch.length;) {
-            if (at + 8 > batch.length) throw fail("a cut entry");
-            const index = view.getUint32(at);
-            const length = view.getUint32(at + 4);
-            const end = at + 8 + length;
-            // Each file once, in the order given, within the limit, holding no NUL byte.
-            if (index < next || index >= request.files.length) throw fail("a file out of order");
-            if (length > MAX_SEARCH_BYTES || end > batch.length) throw fail("a file too long");
-            const data = batch.subarray(at + 8, end);
-            if (data.includes(0)) throw fail("a binary file");
-            next = index + 1;
-            at = end;
-            if (onFile(request.files[index], data) === true) return "stop";
-          }
-        },
-      );
+      // Rounds: the files from `offset` on, until the supervisor has sent ROUND_BYTES of them.
+      for (let offset = 0; offset < request.files.length;) {
+        const files = request.files.slice(offset);
+        const body = new TextEncoder().encode(files.join("\0"));
+        const round: [number, Uint8Array][] = [];
+        let next = 0;
+        let bytes = 0;
+        const { stop, ok } = await ask(
+          ctx,
+          sessions,
+          request.budget,
+          {
+            op: "grep",
+            root,
+            maxBytes: MAX_SEARCH_BYTES,
+            roundBytes: ROUND_BYTES,
+            ...(literal === undefined ? {} : { literal }),
+          },
+          body,
+          (_stream, batch, fail) => {
+            const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+            for (let at = 0; at < batch.length;) {
+              if (at + 8 > batch.length) throw fail("a cut entry");
+              const index = view.getUint32(at);
+              const length = view.getUint32(at + 4);
+              const end = at + 8 + length;
+              // Each file once, in the order given, within the limit, holding no NUL byte.
+              if (index < next || index >= files.length) throw fail("a file out of order");
+              if (length > MAX_SEARCH_BYTES || end > batch.length) throw fail("a file too long");
+              const data = batch.subarray(at + 8, end);
+              if (data.includes(0)) throw fail("a binary file");
+              // A round ends at the file that reaches ROUND_BYTES: no more than that and a file.
+              if (bytes >= ROUND_BYTES) throw fail("more than a round of files");
+              bytes += length;
+              next = index + 1;
+              at = end;
+              round.push([index, data]);
+            }
+          },
+        );
+        for (const [index, data] of round) {
+          if (await onFile(files[index], data) === true) return;
+        }
+        if (stop !== undefined) return;
+        // `more`: the round ended with files left (after the last file it sent).
+        const more = ok.more;
+        if (more === null || more === undefined) return;
+        if (
+          typeof more !== "number" || !Number.isInteger(more) || more < next ||
+          more > files.length || more === 0
+        ) {
+          throw new ToolError("tool_error", "The search failed in the sandbox: call again");
+        }
+        offset += more;
+      }
     },
   });
 }
@@ -151,7 +179,7 @@ async function ask(
     bytes: Uint8Array,
     fail: (why: string) => Error,
   ) => string | void,
-): Promise<string | undefined> {
+): Promise<{ stop: string | undefined; ok: Record<string, unknown> }> {
   budget.check();
   // A search only reads: the running session serves it without a mounts check.
   const lease = await sessions.acquire(ctx, { reading: true });
@@ -201,7 +229,7 @@ async function ask(
     }
     if (stopped === "deadline") throw budget.timeout();
     if (stopped === "stopped" && stop === undefined) budget.check();
-    return stop;
+    return { stop, ok };
   } catch (error) {
     cancel();
     throw error;

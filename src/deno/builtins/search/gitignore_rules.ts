@@ -6,6 +6,14 @@ import ignore, { type Ignore } from "ignore";
  * re-includes, a pattern with a slash is anchored to its file's folder, a trailing slash matches
  * folders only. A file inside an ignored folder cannot be re-included (the walk never enters the
  * folder), as in git. Matching uses the `ignore` package, which follows git's documentation.
+ *
+ * A line with more than one `**` (a trailing `/**` aside) is skipped: the expression `ignore`
+ * builds for it backtracks over the folders of a deep path (`**\/a/**\/b` over 400 folders named
+ * `a` takes a third of a second a path, cubic in the depth), and a model can write both the
+ * `.gitignore` and the tree. For the same reason a path longer than 1024 characters is not
+ * checked (one `**` is still quadratic in the path: 170 ms a path of 4,000 characters); the walk
+ * never enters an ignored folder, so only a rule about such a deep entry itself is missed.
+ * Skipping only lists more files: `.gitignore` is a filter of the searches, never a boundary.
  */
 export class GitignoreRules {
   #rules = new Map<string, Ignore>();
@@ -17,7 +25,8 @@ export class GitignoreRules {
    * @param text The file's text.
    */
   add(dir: string, text: string): void {
-    const rules = ignore({ allowRelativePaths: true }).add(text);
+    const lines = text.split(/\r?\n/).filter((line) => !tooManyGlobstars(line));
+    const rules = ignore({ allowRelativePaths: true }).add(lines);
     this.#rules.set(dir, rules);
   }
 
@@ -34,7 +43,7 @@ export class GitignoreRules {
    * @returns `true` when ignored.
    */
   ignored(path: string, isDir: boolean): boolean {
-    if (this.#rules.size === 0) return false;
+    if (this.#rules.size === 0 || path.length > MAX_CHECKED_PATH) return false;
     // Deepest folder first: its rules override those above it.
     for (let end = path.lastIndexOf("/");; end = path.lastIndexOf("/", end - 1)) {
       const dir = end < 0 ? "" : path.slice(0, end);
@@ -48,4 +57,13 @@ export class GitignoreRules {
       if (end < 0) return false;
     }
   }
+}
+
+/** The longest path the rules are checked against (see `GitignoreRules`). */
+const MAX_CHECKED_PATH = 1024;
+
+/** Whether a line has more than one `**`, a trailing `/**` not counted. */
+function tooManyGlobstars(line: string): boolean {
+  const trimmed = line.trimEnd().replace(/\/\*\*$/, "");
+  return trimmed.split("**").length > 2;
 }

@@ -7,12 +7,15 @@ import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
 import { listFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 /** The default of `glob`'s `maxResults`. */
 export const GLOB_MAX_RESULTS = 500;
 
 const schema = z.object({
-  pattern: z.string().describe('The glob, relative to path: "**/*.ts", "src/*", "*.{js,json}"'),
+  pattern: z.string().describe(
+    'The glob, relative to path: "**/*.ts", "src/*", "*.{js,json}", "[ab]?.md" (no extglob)',
+  ),
   path: z.string().optional().describe(
     "The folder to search, relative to the workspace (default: the workspace)",
   ),
@@ -35,9 +38,10 @@ export interface GlobResult {
 /**
  * Creates the `glob` tool bound to one context: lists the regular files whose path, relative to
  * the search folder, matches a glob (`**` across folders, `*` and `?` within a name, `[abc]`,
- * `{a,b}`). Depth-first, each folder's entries in code-point order of their names. Never enters
- * `.git` or a symbolic link, skips what `.gitignore` files exclude unless `includeIgnored`, and
- * stops at the call's deadline (at most `commandTimeoutMs`) and at `outputMaxChars` of output.
+ * `{a,b}`; no extglob, and matching is linear: see `compileGlob`). Depth-first, each folder's
+ * entries in code-point order of their names. Never enters `.git` or a symbolic link, skips what
+ * `.gitignore` files exclude unless `includeIgnored`, and stops at the call's deadline (at most
+ * `commandTimeoutMs`) and at `outputMaxChars` of output.
  *
  * Requires `allow-read` permission for the workspace and the read-only roots (and `allow-run` for
  * `bwrap` when bash is sandboxed: the listing then runs in the context's sandbox session).
@@ -54,7 +58,8 @@ export function createGlobTool(ctx: ResolvedContext, access: SearchAccess): Rout
       `Finds files by name pattern in the workspace${
         ctx.readOnlyRoots.length > 0 ? " or a read-only root" : ""
       }. pattern is a glob relative to path (default: the workspace): "**/*.ts" (any depth), ` +
-      '"src/*" (one level), "*.{js,json}". Returns JSON { paths, truncated }: files only, ' +
+      '"src/*" (one level), "*.{js,json}"; no extglob such as !(x). Returns JSON { paths, ' +
+      "truncated }: files only, " +
       "relative to the workspace, in path order (each folder's entries sorted by name), at most " +
       `maxResults (default ${GLOB_MAX_RESULTS}). Skips .git, symbolic links and what .gitignore ` +
       "excludes (includeIgnored: true lists those too).",
@@ -62,6 +67,7 @@ export function createGlobTool(ctx: ResolvedContext, access: SearchAccess): Rout
     annotations: Object.freeze({ readOnlyHint: true, openWorldHint: false }),
     source: "builtin" as const,
     origin: "glob",
+    policySubjects: (args: Record<string, unknown>) => pathSubjects(args, { searched: true }),
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       glob(ctx, access, input.parse(args, "glob") as GlobArgs, context.signal),
   });

@@ -1,5 +1,10 @@
 import { globToRegExp } from "@std/path";
+import { RE2JS } from "re2js";
 import { ToolError } from "../../../core/tool_error.ts";
+import { starMatch } from "./star_match.ts";
+
+/** The longest glob `glob` and grep's `glob` take. */
+export const MAX_GLOB_CHARS = 500;
 
 /** A compiled glob: the literal folder it starts in, how deep it reaches, and its test. */
 export interface GlobMatcher {
@@ -25,10 +30,15 @@ export interface GlobMatcher {
 const WILD = /[*?[\]{}()!+@\\]/;
 
 /**
- * Compiles a glob as `@std/path`'s `globToRegExp` does with `globstar` and `extended`: `*` and
- * `?` within one path segment, `**` across segments (also none: `**\/*.ts` matches `a.ts`),
- * `[abc]`, `{a,b}`, and `!(x)`-style groups. Case-sensitive. Throws a `ToolError`
- * (`invalid_arguments`) for an empty or absolute pattern, or one with a `..` segment.
+ * Compiles a glob: `*` and `?` within one path segment, `**` across segments (also none:
+ * `**\/*.ts` matches `a.ts`), `[abc]`, `[!abc]`, `{a,b}` within a segment, `\` escaping the next
+ * character. Case-sensitive. No extglob: `@(…)`, `!(…)`, `+(…)`, `*(…)` and `?(…)` are refused
+ * (their nested repetition is what backtracks; a `(` or `+` elsewhere is literal). Each segment
+ * becomes the expression `@std/path`'s `globToRegExp` writes for it (not extended), run in RE2
+ * (linear time), and `**` is matched by stepping through the segments with every position the
+ * pattern may be at (linear in the path's segments times the pattern's): no name or path can make
+ * a glob backtrack. Throws a `ToolError` (`invalid_arguments`) for an empty or absolute pattern,
+ * one with a `..` segment or an extglob, or a segment that is not a valid glob.
  *
  * @param pattern The glob, relative to the search folder.
  * @param field The argument's name, for messages.
@@ -43,7 +53,7 @@ export function compileGlob(pattern: string, field: string): GlobMatcher {
   return {
     base: segments.slice(0, literal).join("/"),
     maxDepth: rest.some((segment) => segment.includes("**")) ? undefined : segments.length,
-    test: segmentMatcher(segments),
+    test: segmentMatcher(segments, field),
     name: /^[^?[\]{}()!+@\\]*$/.test(segments.at(-1)!) && !segments.at(-1)!.includes("**")
       ? segments.at(-1)
       : undefined,
@@ -51,40 +61,87 @@ export function compileGlob(pattern: string, field: string): GlobMatcher {
 }
 
 /**
- * Matches path segments one by one: each segment's own regular expression, and `**` as any number
- * of segments. `globToRegExp` of a whole pattern with `**` nests quantifiers, which backtracks
- * badly on deep paths; a segment never contains `/`, so its expression stays simple.
+ * Matches path segments one by one: each segment's own expression (in RE2), and `**` as any
+ * number of segments. The match steps through the path's names keeping every position the
+ * pattern may be at (a set, not a search), so a pattern of many `**` never retries a name.
  */
-function segmentMatcher(segments: readonly string[]): (path: string) => boolean {
-  const parts = segments.map((segment) =>
-    segment === "**" ? undefined : globToRegExp(segment, { extended: true, globstar: true })
-  );
-  const match = (names: readonly string[], at: number, part: number): boolean => {
-    if (part === parts.length) return at === names.length;
-    const regex = parts[part];
-    if (regex === undefined) {
-      for (let skip = at; skip <= names.length; skip++) {
-        if (match(names, skip, part + 1)) return true;
-      }
-      return false;
+function segmentMatcher(segments: readonly string[], field: string): (path: string) => boolean {
+  // Each distinct segment compiled once.
+  const compiled = new Map<string, (name: string) => boolean>();
+  const parts = segments.map((segment) => {
+    if (segment === "**") return undefined;
+    let test = compiled.get(segment);
+    if (test === undefined) compiled.set(segment, test = compileSegment(segment, field));
+    return test;
+  });
+  const count = parts.length;
+  // Adds the positions reachable without a name: past each `**` (it may match none).
+  const close = (at: Uint8Array) => {
+    for (let part = 0; part < count; part++) {
+      if (at[part] === 1 && parts[part] === undefined) at[part + 1] = 1;
     }
-    return at < names.length && regex.test(names[at]) && match(names, at + 1, part + 1);
   };
-  return (path) => match(path.split("/"), 0, 0);
+  return (path) => {
+    let at = new Uint8Array(count + 1);
+    at[0] = 1;
+    close(at);
+    for (const name of path.split("/")) {
+      const next = new Uint8Array(count + 1);
+      let any = false;
+      for (let part = 0; part < count; part++) {
+        if (at[part] === 0) continue;
+        const segment = parts[part];
+        if (segment === undefined) next[part] = 1;
+        else if (segment(name)) next[part + 1] = 1;
+        else continue;
+        any = true;
+      }
+      if (!any) return false;
+      close(next);
+      at = next;
+    }
+    return at[count] === 1;
+  };
+}
+
+/**
+ * One segment's test: a literal name compared, `*` and literal characters matched by their parts,
+ * anything else (`?`, `[…]`, `{…}`, `\`) by the expression `globToRegExp` writes for it,
+ * compiled by RE2.
+ */
+function compileSegment(segment: string, field: string): (name: string) => boolean {
+  if (!/[?[\]{}\\]/.test(segment)) {
+    const parts = segment.split("*");
+    return (name) => starMatch(parts, name);
+  }
+  let re2: RE2JS;
+  try {
+    // Only its source is used: JavaScript's engine never matches with it.
+    re2 = RE2JS.compile(globToRegExp(segment, { extended: false, globstar: false }).source);
+  } catch {
+    throw new ToolError(
+      "invalid_arguments",
+      `"${field}" has a segment that is not a valid glob: ${
+        JSON.stringify(segment.slice(0, 200))
+      }; escape [ ] { } * ? with a backslash to match them literally`,
+    );
+  }
+  return (name) => re2.testExact(name);
 }
 
 /**
  * Compiles the file filter of `grep`: a glob without a slash matches the file's name at any depth
  * (`*.ts`), one with a slash matches the path relative to the search folder (`src/**\/*.ts`).
+ * The same glob syntax and matching as {@linkcode compileGlob}.
  *
  * @param pattern The glob.
  * @returns The test of a path relative to the search folder.
  */
 export function compileFileFilter(pattern: string): (path: string) => boolean {
   const cleaned = checkGlob(pattern, "glob");
-  const regex = globToRegExp(cleaned, { extended: true, globstar: true });
-  if (cleaned.includes("/")) return (path) => regex.test(path);
-  return (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
+  const test = segmentMatcher(cleaned.split("/").filter((segment) => segment !== ""), "glob");
+  if (cleaned.includes("/")) return test;
+  return (path) => test(path.slice(path.lastIndexOf("/") + 1));
 }
 
 function checkGlob(pattern: string, field: string): string {
@@ -92,6 +149,13 @@ function checkGlob(pattern: string, field: string): string {
     throw new ToolError(
       "invalid_arguments",
       `"${field}" must be a non-empty glob such as "**/*.ts"`,
+    );
+  }
+  if (pattern.length > MAX_GLOB_CHARS) {
+    throw new ToolError(
+      "invalid_arguments",
+      `"${field}" has ${pattern.length} characters, more than the ${MAX_GLOB_CHARS} a glob may ` +
+        'have: give the folder as "path" and a shorter pattern',
     );
   }
   if (pattern.includes("\0")) {
@@ -105,6 +169,7 @@ function checkGlob(pattern: string, field: string): string {
       }: give the folder as "path" and a relative pattern such as "**/*.ts"`,
     );
   }
+  refuseExtglob(pattern, field);
   const cleaned = pattern.replace(/^(\.\/)+/, "");
   if (cleaned.split("/").includes("..")) {
     throw new ToolError(
@@ -113,4 +178,22 @@ function checkGlob(pattern: string, field: string): string {
     );
   }
   return cleaned;
+}
+
+/** Refuses an extglob group (`@(`, `!(`, `+(`, `*(`, `?(` outside brackets and escapes). */
+function refuseExtglob(pattern: string, field: string): void {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "\\") i++;
+    else if (inClass) inClass = char !== "]";
+    else if (char === "[") inClass = true;
+    else if ("@!+*?".includes(char) && pattern[i + 1] === "(") {
+      throw new ToolError(
+        "invalid_arguments",
+        `"${field}" uses extglob syntax "${char}(…)", which is not supported: write {a,b} for ` +
+          `alternatives, * and ? for any characters, or escape it (\\${char}\\() to match it literally`,
+      );
+    }
+  }
 }

@@ -3,18 +3,19 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileFileFilter } from "./glob_pattern.ts";
-import { compilePattern, type LineMatch, searchLines } from "./line_search.ts";
+import { compilePattern, type LineMatch, PATTERN_SYNTAX, searchLines } from "./line_search.ts";
 import { LiteralFinder } from "./literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
 import { listFiles, readFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
+import { pathSubjects } from "../paths/path_subjects.ts";
 
 /** The default of `grep`'s `maxResults`. */
 export const GREP_MAX_RESULTS = 100;
 
 const schema = z.object({
-  pattern: z.string().min(1).describe("A JavaScript regular expression, matched against each line"),
+  pattern: z.string().min(1).describe(PATTERN_SYNTAX),
   path: z.string().optional().describe(
     "The folder or file to search, relative to the workspace (default: the workspace)",
   ),
@@ -49,8 +50,8 @@ export interface GrepResult {
 }
 
 /**
- * Creates the `grep` tool bound to one context: searches text files for a JavaScript regular
- * expression, line by line. Files are visited like `glob` visits them (path order; never `.git`,
+ * Creates the `grep` tool bound to one context: searches text files for a regular expression
+ * (RE2 syntax, matched in linear time: see {@linkcode compilePattern}), line by line. Files are visited like `glob` visits them (path order; never `.git`,
  * symbolic links or what `.gitignore` excludes unless `includeIgnored`); binary files (a NUL
  * byte) and files over 16 MiB are skipped. Stops at `maxResults` lines, the call's deadline (at
  * most `commandTimeoutMs`) and `outputMaxChars` of output.
@@ -69,7 +70,10 @@ export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): Rout
     description:
       `Searches file contents in the workspace${
         ctx.readOnlyRoots.length > 0 ? " or a read-only root" : ""
-      } for a JavaScript regular expression, line by line. path: a folder or file (default: the ` +
+      } for a regular expression, line by line. pattern: RE2 syntax, linear time (\\d \\w \\s ` +
+      "\\b [a-z] (a|b) a{2,3} (?i) work; no lookahead, lookbehind or backreferences; at most " +
+      "1000 characters); a line over 64 KiB (less for a large expression) is matched on its " +
+      "start. path: a folder or file (default: the " +
       'workspace); glob filters files ("*.ts" by name, "src/**/*.ts" by path); ignoreCase. ' +
       "Returns JSON { matches: [{ path, line, text }], truncated }, by file in path order, at " +
       `most maxResults lines (default ${GREP_MAX_RESULTS}). Skips binary files, .git, symbolic ` +
@@ -78,6 +82,7 @@ export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): Rout
     annotations: Object.freeze({ readOnlyHint: true, openWorldHint: false }),
     source: "builtin" as const,
     origin: "grep",
+    policySubjects: (args: Record<string, unknown>) => pathSubjects(args, { searched: true }),
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       grep(ctx, access, input.parse(args, "grep") as GrepArgs, context.signal),
   });
@@ -111,17 +116,18 @@ async function grep(
   let truncated = false;
   const decoder = new TextDecoder();
   const finder = pattern.literal === undefined ? undefined : new LiteralFinder(pattern.literal);
-  const request = {
-    files,
-    budget,
-    literal: pattern.literal,
-    pattern: { source: pattern.scan.source, flags: pattern.scan.flags },
-  };
-  await readFiles(access, target, request, (path, data) => {
+  const request = { files, budget, literal: pattern.literal };
+  const pause = () => budget.tick();
+  // The budget's pause throws at the deadline: it never asks to give up otherwise.
+  const unstopped = () => pause().then(() => false);
+  await readFiles(access, target, request, async (path, data) => {
     if (data === undefined) return false;
-    if (finder !== undefined && !finder.contains(data)) return false;
+    if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
     if (data.includes(0)) return false;
-    const found: LineMatch[] = searchLines(decoder.decode(data), pattern, max + 1 - matches.length);
+    const found: LineMatch[] = await searchLines(decoder.decode(data), pattern, {
+      limit: max + 1 - matches.length,
+      pause,
+    });
     const shown = target.display(path);
     for (const match of found) {
       const result = { path: shown, line: match.line, text: match.text };

@@ -1,5 +1,5 @@
 import { HostTree } from "./host_tree.ts";
-import { MAX_SEARCH_BYTES, type SearchAccess } from "./search_access.ts";
+import { MAX_SEARCH_BYTES, type OnFile, type SearchAccess } from "./search_access.ts";
 
 /**
  * The searches' access to the host's file system (bash off or not sandboxed): the tree is read
@@ -17,13 +17,13 @@ export function hostSearchAccess(): SearchAccess {
     async read(
       root: string,
       request: { files: readonly string[]; budget: { tick(): Promise<void> } },
-      onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
+      onFile: OnFile,
     ): Promise<void> {
       const buffer = new Uint8Array(64 * 1024);
       for (const path of request.files) {
         await request.budget.tick();
         const full = path === "" ? root : `${root}/${path}`;
-        if (onFile(path, readBounded(full, buffer)) === true) return;
+        if (await onFile(path, readBounded(full, buffer)) === true) return;
       }
     },
   });

@@ -51,6 +51,30 @@ export class LiteralFinder {
     return false;
   }
 
+  /**
+   * Whether bytes contain the sequence, looked for a window at a time with `pause` between
+   * windows: the search is linear in the bytes times the sequence at worst (a text built so that
+   * every place of the rarest byte nearly matches), so a window holds about 8 Mi such steps.
+   *
+   * @param data The bytes searched.
+   * @param pause Called between windows; returns (or resolves to) `true` to give up.
+   * @returns `true` when found; `false` when not, or given up.
+   */
+  async containsPaused(
+    data: Uint8Array,
+    pause: () => boolean | Promise<boolean>,
+  ): Promise<boolean> {
+    const length = this.#needle.length;
+    const window = Math.max(16 * 1024, Math.min(1024 * 1024, Math.floor((8 << 20) / length)));
+    for (let start = 0; start < data.length; start += window) {
+      if (start > 0 && await pause()) return false;
+      // Each window reaches into the next by the sequence's length less one.
+      if (this.contains(data.subarray(start, start + window + length - 1))) return true;
+      if (start + window + length - 1 >= data.length) return false;
+    }
+    return false;
+  }
+
   #learn(data: Uint8Array): void {
     const counts = this.#counts;
     const count = Math.min(data.length, 4096);

@@ -26,9 +26,16 @@ export interface ReadRequest {
   readonly budget: SearchBudget;
   /** The UTF-8 bytes every wanted file contains (a plain pattern matched with case). */
   readonly literal?: Uint8Array;
-  /** The regular expression a wanted file has a match of (source and flags, with `g`). */
-  readonly pattern?: { readonly source: string; readonly flags: string };
 }
+
+/**
+ * Receives a file's path and content (`undefined`: passed over); returns or resolves to `true`
+ * to stop. The content is valid until it resolves: the next file is read only then.
+ */
+export type OnFile = (
+  path: string,
+  data: Uint8Array | undefined,
+) => boolean | void | Promise<boolean | void>;
 
 /**
  * How the searches reach the files of a root: on the host, or inside the context's sandbox
@@ -50,16 +57,12 @@ export interface SearchAccess {
   /**
    * Reads files in the order given, calling `onFile` until it returns `true`. A file that cannot
    * be read, is not a regular file, is larger than {@linkcode MAX_SEARCH_BYTES} or holds a NUL
-   * byte (binary), or (given `literal` or `pattern`) cannot match, may be passed over: it comes
-   * without data, or not at all. The data is valid only until `onFile` returns.
+   * byte (binary), or (given `literal`) cannot match, may be passed over: it comes without data,
+   * or not at all. The next file is read only once `onFile` has resolved.
    *
    * @param root The declared root.
    * @param request The files, the limits and what a wanted file contains.
    * @param onFile Receives a file's path and content; returns `true` to stop.
    */
-  read(
-    root: string,
-    request: ReadRequest,
-    onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
-  ): Promise<void>;
+  read(root: string, request: ReadRequest, onFile: OnFile): Promise<void>;
 }

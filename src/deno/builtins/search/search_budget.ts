@@ -6,14 +6,16 @@ const YIELD_EVERY_MS = 50;
 /**
  * The limits of one search: the call's abort signal, a deadline (the context's
  * `commandTimeoutMs`), and the characters of output left. The walk reads folders synchronously
- * (several times faster than `Deno.readDir`), so it calls `tick` often: every 50 ms of work it
- * yields to the event loop, so that the router's deadline timer and an abort can fire.
+ * (several times faster than `Deno.readDir`), and `grep` matches in slices, so both call `tick`
+ * often: at the first tick and then every 50 ms of work it yields to the event loop, so that the
+ * router's deadline timer, an abort and other callers' work can run (no search holds the event
+ * loop from its start to its end).
  */
 export class SearchBudget {
   readonly #signal: AbortSignal;
   readonly #deadline: number;
   readonly #timeoutMs: number;
-  #lastYield = performance.now();
+  #lastYield = -Infinity; // the first tick yields
   #charsLeft: number;
 
   /**
@@ -44,7 +46,7 @@ export class SearchBudget {
     if (performance.now() > this.#deadline) throw this.timeout();
   }
 
-  /** Checks the limits; every 50 ms of work, first yields to the event loop. */
+  /** Checks the limits; at the first call and every 50 ms of work, first yields to the event loop. */
   async tick(): Promise<void> {
     const now = performance.now();
     if (now - this.#lastYield >= YIELD_EVERY_MS) {

@@ -1,4 +1,4 @@
-import type { ReadRequest, SearchAccess } from "./search_access.ts";
+import type { OnFile, ReadRequest, SearchAccess } from "./search_access.ts";
 import type { SearchBudget } from "./search_budget.ts";
 import type { SearchTarget } from "./search_target.ts";
 import { walkTree } from "./walk_tree.ts";
@@ -44,13 +44,13 @@ export async function listFiles(
  * @param access The context's search access.
  * @param target The checked folder or file.
  * @param request The files (relative to the root), the limits, what wanted files contain.
- * @param onFile Receives each file's path and content; returns `true` to stop.
+ * @param onFile Receives each file's path and content; returns or resolves to `true` to stop.
  */
 export async function readFiles(
   access: SearchAccess,
   target: SearchTarget,
   request: ReadRequest,
-  onFile: (path: string, data: Uint8Array | undefined) => boolean | void,
+  onFile: OnFile,
 ): Promise<void> {
   await access.read(target.root, request, onFile);
 }

@@ -61,7 +61,7 @@ Deno.test("serve asks the calling client through form elicitation, and runs the 
   assertEquals(text(result), "deploy ran");
   assertEquals(session.asked.length, 1);
   assertEquals(session.asked[0].mode, "form");
-  assertMatch(String(session.asked[0].message), /deploy.*\n.*"env":"prod"/s);
+  assertMatch(String(session.asked[0].message), /deploy.*\nenv: prod\n/s);
   const schema = session.asked[0].requestedSchema as { properties: Record<string, unknown> };
   assert("approve" in schema.properties);
   assertEquals(ran, [{ tool: "deploy", args: { env: "prod" } }]);

@@ -1,4 +1,5 @@
-import { assertEquals, assertStringIncludes } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { editedSize } from "../../../../src/deno/builtins/patch/edit.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { run, sandboxed, searchTools } from "../search/_search_fixture.ts";
@@ -131,4 +132,61 @@ Deno.test("edit matches oldString written with \\n in a file with Windows line e
   });
   assertEquals(result, { path: "win.txt", replacements: 1 });
   assertEquals(await Deno.readTextFile(`${f.workspace}/win.txt`), "1\r\n2\r\nthree\r\n");
+});
+
+for (
+  const [label, wrap] of [["", (c: BuiltinContext) => c], [" in the sandbox", sandboxed]] as const
+) {
+  Deno.test({
+    name:
+      `edit${label} refuses a replaceAll whose result would pass the size limit, before building it`,
+    ignore: label !== "" && skipWithoutBwrap(),
+    fn: async () => {
+      await using f = await makeFixture();
+      // The attack: a 4 MiB file and one call under 1 KB that would make it 480 MiB.
+      const file = `${f.workspace}/big.txt`;
+      const original = "a".repeat(4 * 1024 * 1024);
+      await Deno.writeTextFile(file, original);
+      assertEquals((await Deno.stat(file)).size, 4 * 1024 * 1024, "the 4 MiB file was written");
+      await using s = await searchTools(wrap(f.context));
+      const before = Deno.memoryUsage().rss;
+      const result = await s.tools.call("edit", {
+        path: "big.txt",
+        oldString: "a",
+        newString: "b".repeat(120),
+        replaceAll: true,
+      });
+      const grown = Deno.memoryUsage().rss - before;
+      assertEquals(result.isError, true, result.text);
+      assertEquals(result.code, "invalid_arguments");
+      // The refusal names the size computed before building (every occurrence was counted)
+      // and the limit: 4 Mi replacements of 1 byte by 120 bytes.
+      assertStringIncludes(
+        result.text,
+        `the result would be ${4 * 1024 * 1024 * 120} bytes (${4 * 1024 * 1024} replacements)`,
+      );
+      assertStringIncludes(result.text, `over the ${16 * 1024 * 1024}-byte limit`);
+      assertStringIncludes(result.text, "Nothing was changed");
+      // No string of hundreds of MiB was built: the host grew by far less than the 480 MiB.
+      assert(grown < 200 * 1024 * 1024, `the host grew by ${grown} bytes`);
+      assertEquals(await Deno.readTextFile(file), original, "nothing was written");
+      // Within the bound, the same replaceAll runs.
+      await Deno.writeTextFile(file, "a".repeat(1024));
+      assertEquals(
+        await run(s.tools, "edit", {
+          path: "big.txt",
+          oldString: "a",
+          newString: "b".repeat(120),
+          replaceAll: true,
+        }),
+        { path: "big.txt", replacements: 1024 },
+      );
+      assertEquals(await Deno.readTextFile(file), "b".repeat(120 * 1024));
+    },
+  });
+}
+
+Deno.test("editedSize() counts UTF-8 bytes of the result without building it", () => {
+  assertEquals(editedSize("aé😀a", { count: 2, oldString: "a", newString: "€" }), 2 + 4 + 6);
+  assertEquals(editedSize("x".repeat(10), { count: 10, oldString: "x", newString: "" }), 0);
 });

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
-import { hostAllowed } from "../../../../src/deno/builtins/sandbox/network_proxy.ts";
+import { hostAllowed, NetworkProxy } from "../../../../src/deno/builtins/sandbox/network_proxy.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 Deno.test("hostAllowed() takes exact names and *. wildcards, never an IP address", () => {
@@ -29,6 +29,8 @@ Deno.test("resolveBuiltinContext() checks bash.network and keeps none as no fiel
   });
   assertEquals(some.bash !== false && some.bash.network, {
     allow: ["registry.npmjs.org", "*.example.com"],
+    maxConnections: 64,
+    idleTimeoutMs: 60_000,
   });
   for (const bad of [{ allow: ["1.2.3.4"] }, { allow: ["https://x.org"] }, { allow: "x" }, "all"]) {
     let thrown = false;
@@ -106,5 +108,188 @@ Deno.test({
     assertEquals(served, 0);
     await router.close();
     await Deno.remove(ws, { recursive: true });
+  },
+});
+
+// A TCP server on 127.0.0.1 that accepts and holds every connection (an upstream that never
+// answers), and says how many it holds and how many were closed by the other side.
+function holdingServer() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held = new Set<Deno.Conn>();
+  const state = { accepted: 0, closedByPeer: 0 };
+  void (async () => {
+    try {
+      for await (const conn of listener) {
+        state.accepted++;
+        held.add(conn);
+        void (async () => {
+          const buffer = new Uint8Array(1024);
+          try {
+            while ((await conn.read(buffer)) !== null) { /* keep reading */ }
+          } catch {
+            // Reset.
+          }
+          state.closedByPeer++;
+          held.delete(conn);
+          try {
+            conn.close();
+          } catch {
+            // Closed already.
+          }
+        })();
+      }
+    } catch {
+      // Closed.
+    }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    state,
+    close() {
+      listener.close();
+      for (const conn of held) conn.close();
+    },
+  };
+}
+
+function openFds(): number {
+  return [...Deno.readDirSync("/proc/self/fd")].length;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  // A failsafe, not a measure: the conditions are effects the test waits for.
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+
+Deno.test("NetworkProxy answers connections past maxConnections with 503 and closes idle ones on both sides", async () => {
+  const upstream = holdingServer();
+  const proxy = await NetworkProxy.start(["localhost"], { maxConnections: 4, idleTimeoutMs: 300 });
+  const clients: Deno.UnixConn[] = [];
+  const answers: string[] = [];
+  try {
+    for (let i = 0; i < 20; i++) {
+      const conn = await Deno.connect({ transport: "unix", path: `${proxy.directory}/proxy.sock` });
+      clients.push(conn);
+      await conn.write(
+        new TextEncoder().encode(`CONNECT localhost:${upstream.port} HTTP/1.1\r\n\r\n`),
+      );
+      const buffer = new Uint8Array(512);
+      const count = await conn.read(buffer);
+      answers.push(new TextDecoder().decode(buffer.subarray(0, count ?? 0)).split("\r\n")[0]);
+    }
+    // The flood really reached the proxy: 4 tunnels, 16 refusals that say why.
+    assertEquals(answers.filter((a) => a === "HTTP/1.1 200 Connection Established").length, 4);
+    assertEquals(answers.filter((a) => a === "HTTP/1.1 503 Service Unavailable").length, 16);
+    assertEquals(proxy.counts.overLimit, 16);
+    assertEquals(upstream.state.accepted, 4);
+    assertEquals(proxy.open, 4);
+    // Idle tunnels are closed on both sides: the upstream sees its end, the client its EOF.
+    await until(() => upstream.state.closedByPeer === 4, "the upstream sides closed");
+    for (const conn of clients.slice(0, 4)) {
+      assertEquals(await conn.read(new Uint8Array(16)).catch(() => null), null);
+    }
+    assertEquals(proxy.counts.idleClosed, 4);
+    assertEquals(proxy.open, 0);
+    // A head that never ends is closed too.
+    const slow = await Deno.connect({ transport: "unix", path: `${proxy.directory}/proxy.sock` });
+    clients.push(slow);
+    await slow.write(new TextEncoder().encode("CONNECT local"));
+    assertEquals(await slow.read(new Uint8Array(16)).catch(() => null), null);
+    assertEquals(proxy.counts.idleClosed, 5);
+  } finally {
+    for (const conn of clients) {
+      try {
+        conn.close();
+      } catch {
+        // Closed by the proxy.
+      }
+    }
+    await proxy.close();
+    upstream.close();
+  }
+});
+
+Deno.test({
+  name:
+    "a sandboxed background job flooding the proxy with connections cannot exhaust the host's file descriptors",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_net_" }));
+    const other = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_other_" }));
+    await Deno.writeTextFile(`${other}/notes.txt`, "another tool set's file\n");
+    const upstream = holdingServer();
+    await using router = new ToolRouter({
+      builtins: builtinTools({
+        workspace: ws,
+        bash: {
+          sandbox: "bwrap",
+          network: { allow: ["localhost"], maxConnections: 8, idleTimeoutMs: 2000 },
+        },
+      }),
+    });
+    await using otherRouter = new ToolRouter({ builtins: builtinTools({ workspace: other }) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    const otherTools = await otherRouter.expose({ builtins: ["read_file"] });
+    // Start the session (and its proxy) first, so that the baseline holds them.
+    await tools.call("bash", { command: "true" });
+    const baseline = openFds();
+    // The attack: 150 connections through the proxy, each asking for a tunnel, all held open.
+    const job = `fds=()
+for i in $(seq 1 150); do
+  exec {fd}<>/dev/tcp/127.0.0.1/3128 || continue
+  fds+=($fd)
+  printf 'CONNECT localhost:${upstream.port} HTTP/1.1\\r\\n\\r\\n' >&$fd
+done
+echo "opened \${#fds[@]}" > opened
+for fd in "\${fds[@]}"; do read -r -t 5 line <&$fd; echo "\${line%$'\\r'}"; done > answers
+echo answered >> opened
+closed=0
+for fd in "\${fds[@]}"; do timeout 30 cat <&$fd >/dev/null && closed=$((closed + 1)); done
+echo "closed $closed" >> opened
+sleep 600`;
+    await tools.call("bash", { action: "start", command: job });
+    let peak = 0;
+    let read: Awaited<ReturnType<typeof otherTools.call>> | undefined;
+    await until(async () => {
+      peak = Math.max(peak, openFds());
+      const opened = await Deno.readTextFile(`${ws}/opened`).catch(() => "");
+      if (opened.includes("answered") && read === undefined) {
+        // While the job holds every connection it could open, another tool set reads a file.
+        read = await otherTools.call("read_file", { path: "notes.txt" });
+      }
+      return opened.includes("closed");
+    }, "the job's connections to end");
+    const opened = await Deno.readTextFile(`${ws}/opened`);
+    const answers = (await Deno.readTextFile(`${ws}/answers`)).split("\n");
+    // The attack ran: 150 connections were open in the sandbox at once, 8 reached the upstream,
+    // the rest were refused with a 503 (not a crash), and the proxy ended every one of them.
+    assertMatch(opened, /^opened 150\n/);
+    assertEquals(answers.filter((a) => a === "HTTP/1.1 200 Connection Established").length, 8);
+    assertEquals(answers.filter((a) => a === "HTTP/1.1 503 Service Unavailable").length, 142);
+    assertEquals(upstream.state.accepted, 8);
+    assertMatch(opened, /closed 150\n/);
+    await until(() => upstream.state.closedByPeer === 8, "the upstream sides closed");
+    // The host's descriptors stayed bounded: at most the 8 tunnels' (client, upstream and the
+    // upstream server's own end in this process) and a few refusals in flight, far from 150.
+    assert(peak - baseline <= 3 * 8 + 16, `the host's open fds went from ${baseline} to ${peak}`);
+    assertEquals(read?.isError, false, read?.text);
+    assertMatch(read!.text, /another tool set's file/);
+    // The slots are free again: a new request through the proxy gets through.
+    const again = JSON.parse(
+      (await tools.call("bash", {
+        command:
+          `exec 3<>/dev/tcp/127.0.0.1/3128; printf 'CONNECT localhost:${upstream.port} HTTP/1.1\\r\\n\\r\\n' >&3; read -r -t 5 line <&3; echo "$line"`,
+      })).text,
+    );
+    assertMatch(again.stdout, /200 Connection Established/);
+    await router.close();
+    await otherRouter.close();
+    upstream.close();
+    await Deno.remove(ws, { recursive: true });
+    await Deno.remove(other, { recursive: true });
   },
 });

@@ -203,3 +203,41 @@ Deno.test({
     assertStringIncludes(String(result.stderr), "Read-only file system");
   },
 });
+
+Deno.test("protectedMounts() binds a git directory signature whole and reports every repository, .git files included", async () => {
+  await using ws = await tree([
+    "bare/objects",
+    "bare/refs",
+    "deep/x/.git/objects",
+    "deep/x/.git/refs",
+    "plain",
+  ]);
+  await Deno.writeTextFile(`${ws.root}/bare/HEAD`, "ref: refs/heads/main\n");
+  await Deno.writeTextFile(`${ws.root}/deep/x/.git/HEAD`, "ref: refs/heads/main\n");
+  await Deno.writeTextFile(`${ws.root}/plain/.git`, "gitdir: ../bare\n");
+  const scan = await protectedMounts({ declared: ws.root, real: ws.root }, [".git"], {
+    cache: new Map(),
+  });
+  assertEquals(
+    scan.mounts.map((m) => m.dest.slice(ws.root.length + 1)).sort(),
+    ["bare", "deep/x/.git", "plain/.git"],
+  );
+  assertEquals(
+    scan.signatures.map((s) => `${s.rel}:${s.kind}`).sort(),
+    ["bare:folder", "deep/x/.git:folder", "plain/.git:file"],
+  );
+});
+
+Deno.test("protectedMounts() binds the repository entries of a workspace that is itself one", async () => {
+  await using ws = await tree(["objects", "refs", "hooks", "src"]);
+  await Deno.writeTextFile(`${ws.root}/HEAD`, "ref: refs/heads/main\n");
+  await Deno.writeTextFile(`${ws.root}/config`, "[core]\n");
+  const scan = await protectedMounts({ declared: ws.root, real: ws.root }, [".git"], {
+    cache: new Map(),
+  });
+  assertEquals(
+    scan.mounts.map((m) => m.dest.slice(ws.root.length + 1)).sort(),
+    ["HEAD", "config", "hooks", "objects", "refs"],
+  );
+  assertEquals(scan.signatures.map((s) => s.rel), [""]);
+});

@@ -11,8 +11,8 @@ const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
 
 // Runs a classic BPF seccomp program the way the kernel does, for the four kinds of instruction
-// the filter uses (any other is a failure of the test).
-function run(program: Uint8Array, nr: number, arch: number): number {
+// the filter uses (any other is a failure of the test); `mode` is fallocate's second argument.
+function run(program: Uint8Array, nr: number, arch: number, mode = 0): number {
   const view = new DataView(program.buffer, program.byteOffset, program.byteLength);
   let a = 0;
   for (let pc = 0; pc < program.length / 8;) {
@@ -22,9 +22,10 @@ function run(program: Uint8Array, nr: number, arch: number): number {
       view.getUint8(pc * 8 + 3),
       view.getUint32(pc * 8 + 4, true),
     ];
-    if (code === 0x20) a = k === 0 ? nr : k === 4 ? arch : NaN;
+    if (code === 0x20) a = k === 0 ? nr : k === 4 ? arch : k === 24 ? mode : NaN;
     else if (code === 0x15) pc += a === k ? jt : jf;
     else if (code === 0x35) pc += a >= k ? jt : jf;
+    else if (code === 0x45) pc += (a & k) !== 0 ? jt : jf;
     else if (code === 0x06) return k;
     else throw new Error(`unexpected instruction ${code}`);
     pc++;
@@ -54,6 +55,27 @@ Deno.test("ptraceFilter() refuses ptrace, process_vm_readv/writev and pidfd_getf
     assertEquals(run(program, 101, 0x12345678), ALLOW);
   }
   assertEquals(ptraceFilter("riscv64"), undefined);
+});
+
+Deno.test("ptraceFilter() refuses fallocate with FALLOC_FL_KEEP_SIZE (EOPNOTSUPP) on each ABI, and allows the rest of fallocate", () => {
+  const EOPNOTSUPP = 0x00050000 | 95;
+  const cases: Array<[string, number, number]> = [
+    ["x86_64", 0xc000003e, 285],
+    ["x86_64", 0x40000003, 324],
+    ["aarch64", 0xc00000b7, 47],
+    ["aarch64", 0x40000028, 352],
+  ];
+  for (const [name, arch, nr] of cases) {
+    const program = ptraceFilter(name)!;
+    // KEEP_SIZE (1), alone or with PUNCH_HOLE (2): disk past the size, where RLIMIT_FSIZE is blind.
+    for (const mode of [1, 3]) assertEquals(run(program, nr, arch, mode), EOPNOTSUPP, `${name}`);
+    // Plain fallocate (0) grows the size, which RLIMIT_FSIZE bounds.
+    assertEquals(run(program, nr, arch, 0), ALLOW, name);
+    // Another call with that argument is not concerned.
+    assertEquals(run(program, 0, arch, 1), ALLOW, name);
+    // io_uring, whose own fallocate would pass by this filter, is refused whole.
+    for (const call of [425, 426, 427]) assertEquals(run(program, call, arch), EPERM, name);
+  }
 });
 
 Deno.test("printfEscaped() gives bash's printf %b every byte back, NUL included", async () => {

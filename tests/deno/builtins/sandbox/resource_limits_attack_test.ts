@@ -257,3 +257,102 @@ Deno.test({
     await Deno.remove(ws, { recursive: true });
   },
 });
+
+const MiB = 1024 * 1024;
+
+async function sh(tools: ToolSet, command: string) {
+  const result = await tools.call("bash", { command, timeoutMs: 20_000 });
+  return JSON.parse(result.text) as { exitCode: number; stdout: string; stderr: string };
+}
+
+Deno.test({
+  name:
+    "a session's commands cannot fill the disk: files stop at fileMiB, fallocate past the size is refused, /tmp, home and /dev/shm stop at tmpMiB, /dev is read-only",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_disk_" }));
+    await using router = new ToolRouter({
+      builtins: builtinTools({
+        workspace: ws,
+        bash: { sandbox: "bwrap", limits: { fileMiB: 4, tmpMiB: 8 } },
+      }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    // The attack of the report: a 2 GiB fallocate in the workspace, and its variant that keeps
+    // the file's size (FALLOC_FL_KEEP_SIZE, where RLIMIT_FSIZE does not look).
+    const fall = await sh(
+      tools,
+      "echo ran; fallocate -l 2G big; echo big=$?; touch keep; fallocate -n -l 2G keep 2>&1; echo keep=$?",
+    );
+    assertMatch(fall.stdout, /^ran\n/);
+    assertMatch(fall.stdout, /big=(?!0\n)\d+/);
+    assertMatch(fall.stdout, /(unsupported|not supported)[\s\S]*keep=1/);
+    assertEquals((await Deno.stat(`${ws}/big`)).size, 0);
+    // Blocks held (512-byte units): nothing was allocated past the size either.
+    assert(((await Deno.stat(`${ws}/keep`)).blocks ?? 0) < 16, "no blocks kept");
+    // io_uring (whose fallocate seccomp does not see) cannot even be set up (checked where the
+    // sandbox has python3; ptrace_filter_test.ts checks the filter itself everywhere).
+    const uring = await sh(
+      tools,
+      `command -v python3 >/dev/null || { echo no-python; exit; }; python3 -c 'import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); print(libc.syscall(425, 8, ctypes.create_string_buffer(120)), os.strerror(ctypes.get_errno()))'`,
+    );
+    if (uring.stdout !== "no-python\n") {
+      assertEquals(uring.stdout, "-1 Operation not permitted\n", uring.stderr);
+    }
+    // A plain write stops at the file limit: the write ran up to it.
+    const dd = await sh(tools, "dd if=/dev/zero of=fill bs=1M count=64 2>&1; echo dd=$?");
+    assertMatch(dd.stdout, /dd=(?!0\n)\d+/);
+    assertEquals((await Deno.stat(`${ws}/fill`)).size, 4 * MiB);
+    // Each tmpfs is full at tmpMiB, and the rest of /dev takes no file.
+    for (const dir of ["/tmp", "/.toolroute/home", "/dev/shm"]) {
+      const tmp = await sh(
+        tools,
+        `for i in 1 2 3 4; do dd if=/dev/zero of=${dir}/f$i bs=1M count=3 2>/dev/null; done; cat ${dir}/f? | wc -c`,
+      );
+      // The writes ran until the file system was full: 12 MiB tried, at most 8 MiB held.
+      const bytes = Number(tmp.stdout.trim());
+      // (The home also holds the supervisor runtime's cache.)
+      assert(bytes >= 6 * MiB && bytes <= 8 * MiB, `${dir} holds ${bytes} bytes: ${tmp.stderr}`);
+    }
+    const dev = await sh(tools, "{ echo x > /dev/planted; } 2>&1; echo dev=$?");
+    assertMatch(dev.stdout, /Read-only file system[\s\S]*dev=1/);
+    await router.close();
+    await Deno.remove(ws, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "a background process that spins is stopped at backgroundCpuSeconds",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_cpu_" }));
+    await using router = new ToolRouter({
+      builtins: builtinTools({
+        workspace: ws,
+        bash: { sandbox: "bwrap", limits: { backgroundCpuSeconds: 1 } },
+      }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    const started = JSON.parse(
+      (await tools.call("bash", {
+        action: "start",
+        command: "echo spinning > spun; while :; do :; done",
+      })).text,
+    ) as { processId: string };
+    let info: { running: boolean; exitCode: number | null } = { running: true, exitCode: null };
+    // A failsafe far past one CPU second, not a measure of it.
+    for (let i = 0; i < 600 && info.running; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      info = JSON.parse(
+        (await tools.call("bash", { action: "status", processId: started.processId })).text,
+      );
+    }
+    // It ran (its marker is there) and the kernel stopped it: SIGXCPU (24), or SIGKILL (9) at
+    // the hard limit.
+    assertEquals(await Deno.readTextFile(`${ws}/spun`), "spinning\n");
+    assertEquals(info.running, false, "the spinning process was not stopped");
+    assert(info.exitCode === 128 + 24 || info.exitCode === 128 + 9, String(info.exitCode));
+    await router.close();
+    await Deno.remove(ws, { recursive: true });
+  },
+});

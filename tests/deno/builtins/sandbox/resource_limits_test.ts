@@ -35,10 +35,16 @@ async function sampled<T>(run: () => Promise<T>) {
   return { result, before, maxProcesses: Math.max(...counts), minFree: Math.min(...free) };
 }
 
-Deno.test("limitPrefix() sets hard process, data and CPU limits the command cannot raise", () => {
+Deno.test("limitPrefix() sets hard process, data, file size and CPU limits the command cannot raise", () => {
+  const limits = { ...DEFAULT_LIMITS, processes: 64, memoryMiB: 256, fileMiB: 8 };
   assertEquals(
-    limitPrefix({ processes: 64, memoryMiB: 256 }, 2500),
-    "ulimit -HS -u 64 -d 262144 -t 3 2>/dev/null; ",
+    limitPrefix(limits, 2500),
+    "ulimit -HS -u 64 -d 262144 -f 8192 -t 3 2>/dev/null; ",
+  );
+  // A background process has no deadline: its CPU seconds are the session's setting.
+  assertEquals(
+    limitPrefix({ ...limits, backgroundCpuSeconds: 90 }),
+    "ulimit -HS -u 64 -d 262144 -f 8192 -t 90 2>/dev/null; ",
   );
 });
 

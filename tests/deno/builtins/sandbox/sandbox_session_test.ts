@@ -5,7 +5,7 @@ import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
-import { concatBytes } from "../../../../src/core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { forgeAnswers } from "./_host_forge.ts";
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
@@ -266,7 +266,7 @@ Deno.test({
       // An answer to a request that was never sent.
       encodeFrame({ id: 9999 }),
       // JSON that is not an object.
-      concatBytes([new Uint8Array([0, 0, 0, 2, 0, 0, 0, 0]), new TextEncoder().encode("42")]),
+      concat([new Uint8Array([0, 0, 0, 2, 0, 0, 0, 0]), new TextEncoder().encode("42")]),
     ];
     for (const [index, forge] of forgeries.entries()) {
       // Until s24a the command's shell wrote into its parent's stdout (/proc/$PPID/fd/1); now

@@ -10,7 +10,7 @@ import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 import { sandboxed, writeTree } from "../search/_search_fixture.ts";
 import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
-import { concatBytes } from "../../../../src/core/concat_bytes.ts";
+import { concat } from "@std/bytes";
 import { forgeAnswers } from "./_host_forge.ts";
 
 async function tools(context: BuiltinContext): Promise<{ tools: ToolSet } & AsyncDisposable> {
@@ -44,7 +44,7 @@ Deno.test({
     frames.push(new Uint8Array(8).fill(0xff));
     // Until s24a the model's bash wrote them (`cat forged.bin > /proc/$S/fd/1`); the supervisor
     // is no longer dumpable, so the test writes them from the host while a command runs.
-    const forged = concatBytes(frames);
+    const forged = concat(frames);
     const marker = `2.${Date.now() % 100_000}7`;
     const running = t.tools.call("bash", { command: `sleep ${marker}` });
     // The attack ran: every forged byte went into the pipe to the host.
@@ -82,27 +82,22 @@ Deno.test({
 
 Deno.test({
   name:
-    "a grep pattern that backtracks catastrophically ends at the call's deadline (plus the grace), the host stays responsive",
+    "a grep pattern that backtracks catastrophically in JavaScript runs in linear time: the session serves the next call at once",
   ignore: skipWithoutBwrap(),
   fn: async () => {
     await using f = await makeFixture();
-    await writeTree(f.workspace, { "evil.txt": `${"a".repeat(40)}!\n` });
+    await writeTree(f.workspace, { "evil.txt": `${"a".repeat(40)}!\n${"a".repeat(40)}\n` });
     await using t = await tools({ ...sandboxed(f.context), commandTimeoutMs: 1000 });
-    let ticks = 0;
-    const ticker = setInterval(() => ticks++, 50);
-    const started = performance.now();
+    // Before issue 25 the supervisor ran it as a JavaScript expression and was stuck until its
+    // session was ended; now the host runs it in RE2 and the supervisor only reads files.
     const result = await t.tools.call("grep", { pattern: "^(a+)+$" });
-    const ms = performance.now() - started;
-    clearInterval(ticker);
-    assert(result.isError, result.text);
-    // The attack ran long enough to need the deadline, and the host's loop kept running meanwhile.
-    assert(ms >= 900 && ms < 1000 + 5000 + 3000, `${ms} ms`);
-    assert(ticks > ms / 50 / 2, `${ticks} ticks in ${ms} ms`);
-    // The supervisor is stuck in the regular expression until the grace ends its session (the
-    // model's own session, its own loss); then a fresh session serves.
-    await new Promise((resolve) => setTimeout(resolve, 5500));
+    assertEquals(result.isError, false, result.text);
+    assertEquals(JSON.parse(result.text).matches, [
+      { path: "evil.txt", line: 2, text: "a".repeat(40) },
+    ]);
     const next = await t.tools.call("grep", { pattern: "a!" });
     assertEquals(next.isError, false, next.text);
+    assertEquals(JSON.parse(next.text).matches.length, 1);
   },
 });
 

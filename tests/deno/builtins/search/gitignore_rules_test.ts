@@ -23,3 +23,23 @@ Deno.test("GitignoreRules applies each file to its folder, deeper files overridi
   assertEquals(check("pkg/generated/keep.ts"), false);
   assertEquals(check("src/main.ts"), false);
 });
+
+Deno.test("GitignoreRules skips a line with more than one ** (a trailing /** aside), keeping the others", () => {
+  const rules = new GitignoreRules();
+  rules.add("", "**/a/**/b\nx/**/y/**/z\n**/build/**\nlogs/**/*.log\n");
+  const deep = Array.from({ length: 400 }, () => "a").join("/");
+  assertEquals(rules.ignored(`${deep}/b`, false), false, "skipped: it would backtrack");
+  assertEquals(rules.ignored("x/1/y/2/z", false), false, "skipped");
+  assertEquals(rules.ignored("src/build/out.js", false), true, "a leading ** and a trailing /**");
+  assertEquals(rules.ignored("logs/2024/x.log", false), true, "one ** in the middle");
+});
+
+Deno.test("GitignoreRules checks no path longer than 1024 characters (one ** is quadratic in it)", () => {
+  const rules = new GitignoreRules();
+  rules.add("", "a/**/b\n*.log\n");
+  const deep = Array.from({ length: 600 }, () => "a").join("/");
+  assertEquals(rules.ignored("a/x/b", false), true, "the rules are read");
+  assertEquals(rules.ignored(`${deep.slice(0, 1001)}/b`, false), true, "1003 characters: checked");
+  assertEquals(rules.ignored(`${deep}/b`, false), false, "1201 characters: listed");
+  assertEquals(rules.ignored(`${deep}/x.log`, false), false);
+});

@@ -29,3 +29,23 @@ Deno.test("LiteralFinder learns the rarest byte from the files it searches and s
   assertEquals(finder.contains(encode("FFFFEXIT_FAILURE")), true);
   assertThrows(() => new LiteralFinder(new Uint8Array()), RangeError);
 });
+
+Deno.test("LiteralFinder.containsPaused() finds a sequence across its windows and pauses between them", async () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  // A needle of 1000 bytes (windows of 16 Ki): one match across the third window's start, at
+  // 32 268, found in the second window (which reaches 999 bytes into the third).
+  const needle = "ab".repeat(499) + "ad";
+  const near = "ab".repeat(499) + "ac"; // every b nearly matches: the worst case, by windows
+  const finder = new LiteralFinder(encode(needle));
+  const text = near.repeat(32) + "x".repeat(268) + needle + near.repeat(40);
+  let pauses = 0;
+  const pause = () => {
+    pauses++;
+    return false;
+  };
+  assertEquals(await finder.containsPaused(encode(text), pause), true);
+  assertEquals(pauses, 1);
+  assertEquals(await finder.containsPaused(encode(near.repeat(100)), pause), false);
+  // Giving up at a pause answers false.
+  assertEquals(await finder.containsPaused(encode(text), () => true), false);
+});

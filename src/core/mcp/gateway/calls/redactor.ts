@@ -6,8 +6,29 @@ import { redactResult, redactText, type ResultParts } from "./result_redaction.t
 const MIN_SECRET_LENGTH = 8;
 
 /**
- * Removes one connection's configured header values and environment values (tokens, keys) from
- * error messages and tool results, so a server that echoes a request's headers cannot put them in
+ * A variable name that reads as a secret: one of its `_`/`-`/`.` separated words is or ends in
+ * one of these (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `APIKEY`, `DB_PASSWORD`, `CLIENT_SECRET`,
+ * `AZURE_DEVOPS_PAT`).
+ */
+const SECRET_NAME =
+  /(?:^|[_.-])[A-Z0-9]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH|PAT|COOKIE)(?:$|[_.-])/i;
+
+/** A URL with a password in it (`postgres://me:pw@db/app`): a secret whatever its name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
+
+/**
+ * Whether a stdio server's variable holds a secret: listed in `secretEnv` (the loader lists those
+ * that came from a `${VAR}`), named like one, or a URL with a password. Plain configuration (`NODE_ENV=production`, a
+ * path) is not: redacting it would garble every result that mentions it.
+ */
+function isSecretEnv(name: string, value: string, listed: readonly string[]): boolean {
+  return listed.includes(name) || SECRET_NAME.test(name) || URL_WITH_PASSWORD.test(value);
+}
+
+/**
+ * Removes one connection's secrets from error messages and tool results: every header value (and
+ * each word of it, such as a bearer's token), OAuth tokens, and the environment values of a
+ * stdio server that are secrets (see `McpStdioServerConfig.secretEnv`), so a server that echoes a request's headers cannot put them in
  * front of a model.
  */
 export class Redactor {
@@ -23,7 +44,10 @@ export class Redactor {
   constructor(config: McpServerConfig, more?: () => readonly string[]) {
     this.#more = more;
     const values = isStdioConfig(config)
-      ? Object.values(config.env ?? {})
+      ? Object.entries(config.env ?? {})
+        .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
+        // Each word too, as for headers: the token of "Bearer ${TOKEN}" when echoed alone.
+        .flatMap(([, value]) => [value, ...value.split(/\s+/)])
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
     this.#secrets = longestFirst(values);
   }

@@ -1,8 +1,8 @@
-import { withDeadline } from "../calls/abortable.ts";
+import { deadline } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
-import type { McpOAuthClient } from "../oauth/mcp_oauth_options.ts";
+import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
@@ -205,14 +205,12 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
   }
   const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
-    await withDeadline(
-      client.connect(transport as Transport, { timeout: ms }),
-      ms,
-      () => {
+    await deadline(client.connect(transport as Transport, { timeout: ms }), ms).catch(
+      (error: unknown) => {
+        if (!(error instanceof DOMException && error.name === "TimeoutError")) throw error;
         const why = transport.describeStall?.();
-        return new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
+        throw new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
       },
-      () => void transport.close().catch(() => {}),
     );
     if (transport instanceof HttpClientTransport && transport.direct) {
       routeToolCalls(client, transport);

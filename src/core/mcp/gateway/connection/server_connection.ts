@@ -2,7 +2,7 @@ import { ToolError as ToolErrorClass } from "../../../tool_error.ts";
 import type { ToolError } from "../../../tool_error.ts";
 import { isSharedSignal } from "../../../tool_call.ts";
 import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
-import { raceSignal, sleep } from "../calls/abortable.ts";
+import { abortable, delay } from "@std/async";
 import { Backoff } from "./backoff.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
@@ -191,7 +191,8 @@ export class ServerConnection {
     if (this.#state === "ready") {
       const ttl = this.#s.toolListTtlMs;
       if (ttl !== undefined && this.#client && performance.now() - this.#listedAt >= ttl) {
-        await raceSignal(this.#refresh(this.#client, false), signal);
+        const refresh = this.#refresh(this.#client, false);
+        await (signal === undefined ? refresh : abortable(refresh, signal));
       }
       return this.#tools;
     }
@@ -199,7 +200,7 @@ export class ServerConnection {
     if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
       throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
     }
-    await raceSignal(this.#open(), signal);
+    await (signal === undefined ? this.#open() : abortable(this.#open(), signal));
     return this.#tools;
   }
 
@@ -483,8 +484,8 @@ export class ServerConnection {
       if (this.#state === "ready" && this.#client !== undefined) return this.#client;
       try {
         const wait = this.#backoff.waitMs;
-        if (wait > 0 && this.#opening === undefined) await sleep(wait, signal);
-        return await raceSignal(this.#open(), signal);
+        if (wait > 0 && this.#opening === undefined) await delay(wait, { signal });
+        return await abortable(this.#open(), signal);
       } catch (error) {
         const stop = findAuthorizationRequired(error) !== undefined;
         if (stop || signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {

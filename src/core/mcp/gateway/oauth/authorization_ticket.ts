@@ -1,3 +1,4 @@
+import { sha256Hex } from "../../../sha256_hex.ts";
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import type { PendingAuthorization } from "./store_oauth_provider.ts";
 
@@ -89,17 +90,6 @@ export async function redeemAuthorizationTicket(
     user: record.user,
     serverId: record.serverId,
   };
-}
-
-/**
- * A SHA-256 hex digest (Web Crypto).
- *
- * @param text The text.
- * @returns Its digest in hex.
- */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** 32 random bytes, base64url. */

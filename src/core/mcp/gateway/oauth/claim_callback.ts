@@ -1,6 +1,6 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { normalise, type PendingAuthorization } from "./store_oauth_provider.ts";
-import { sha256Hex } from "./authorization_ticket.ts";
+import { sha256Hex } from "../../../sha256_hex.ts";
 
 /** What the redirect's checks need. */
 export interface ClaimSettings {

@@ -1,6 +1,7 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { MemoryStore } from "../../../store/memory_store.ts";
-import type { McpOAuthClient, McpOAuthOptions } from "./mcp_oauth_options.ts";
+import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
+import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { OAuthSession } from "./oauth_session.ts";
 import { oauthRequestFetch } from "./oauth_request_fetch.ts";
 import { claimCallback } from "./claim_callback.ts";

@@ -1,29 +1,5 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
-
-/** A client registered with an authorization server ahead of time, for one MCP server. */
-export interface McpOAuthClient {
-  /** The `client_id` the authorization server issued. */
-  clientId: string;
-  /** The secret of a confidential client; absent for a public client (`none`). */
-  clientSecret?: string;
-  /**
-   * The authorization server the client is registered with (its issuer URL). When set, the
-   * credentials are never presented to another one.
-   */
-  issuer?: string;
-  /**
-   * `client_credentials` for a machine client (no user, no browser: a service account, usually on
-   * a global server); `authorization_code` (the default) for a user's own account.
-   */
-  grant?: "authorization_code" | "client_credentials";
-  /**
-   * A PKCS#8 PEM private key: the client authenticates with a signed JWT (`private_key_jwt`,
-   * RFC 7523) instead of `clientSecret`.
-   */
-  privateKey?: string;
-  /** The JWT's signing algorithm. Default: `"ES256"`. */
-  signingAlgorithm?: string;
-}
+import type { McpOAuthClient } from "../../mcp_server_config.ts";
 
 /**
  * The MCP authorization flow (OAuth 2.1 with PKCE) for servers that answer `401`: what

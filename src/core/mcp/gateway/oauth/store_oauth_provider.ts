@@ -8,7 +8,7 @@ import {
   type OAuthDiscoveryState,
   type OAuthTokens,
 } from "../../mcp_sdk.ts";
-import type { McpOAuthClient } from "./mcp_oauth_options.ts";
+import type { McpOAuthClient } from "../../mcp_server_config.ts";
 
 /** Tokens as stored: the SDK's, stamped with their issuer and when they expire. */
 export type StoredTokens = OAuthTokens & { issuer?: string; expires_at?: number };

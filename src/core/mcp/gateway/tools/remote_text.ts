@@ -50,33 +50,119 @@ export function safeRemoteText(text: string, max: number): string {
   } […truncated by toolroute: ${escaped.length} characters, first ${max} shown]`;
 }
 
+/** Deepest nesting of a remote result or schema that is walked; deeper is refused, not passed. */
+export const MAX_REMOTE_DEPTH = 1_000;
+
 /**
- * Escapes the text of a remote tool result: a string, or the `text` of each content block of a
- * result object. Other values pass unchanged.
+ * Escapes the text of a remote tool result: a string; or every string of a result object's
+ * content blocks (a text block's `text`, an embedded resource's `text` and `uri`, a resource
+ * link's `name`, `title` and `description`, annotations and `_meta`: every field, names included,
+ * at any depth), and of its `structuredContent`. Base64 payloads (an image's or audio's `data`, a
+ * resource's `blob`) are bytes and stay as they are. Other values pass unchanged.
+ *
+ * Throws a `ToolError` (`tool_error`) for a result nested deeper than {@linkcode MAX_REMOTE_DEPTH}
+ * levels: it is withheld rather than passed on with its deeper text unescaped.
  *
  * @param result The result of a remote call.
- * @returns The result with its text escaped.
+ * @returns The result with its text escaped (the same object when nothing needed escaping).
  */
 export function escapeRemoteResult<T>(result: T): T {
   if (typeof result === "string") return escapeUnsafeChars(result) as T;
   if (result === null || typeof result !== "object") return result;
-  const content = (result as { content?: unknown }).content;
+  const { content, structuredContent } = result as {
+    content?: unknown;
+    structuredContent?: unknown;
+  };
+  let blocks: unknown[] | undefined;
+  if (Array.isArray(content)) {
+    for (let i = 0; i < content.length; i++) {
+      const escaped = escapeBlock(content[i]);
+      if (escaped === content[i]) continue;
+      blocks ??= [...content];
+      blocks[i] = escaped;
+    }
+  }
+  const structured = structuredContent === undefined
+    ? undefined
+    : escapeDeep(structuredContent, undefined, 1);
   // Nearly every result has nothing to escape: it is passed on as it is, not copied.
-  if (!Array.isArray(content) || !content.some(hasUnsafeText)) return result;
+  if (blocks === undefined && structured === structuredContent) return result;
   const escaped = {
     ...result,
-    content: content.map((block) =>
-      hasUnsafeText(block) ? { ...block, text: escapeUnsafeChars(block.text) } : block
-    ),
+    ...(blocks === undefined ? {} : { content: blocks }),
+    ...(structured === structuredContent ? {} : { structuredContent: structured }),
   };
   // A tool output's mark is not copied by a spread: mark the escaped copy again.
   return (isToolOutput(result) ? toolOutput(escaped as unknown as ToolOutput) : escaped) as T;
 }
 
-function hasUnsafeText(block: unknown): block is { text: string } {
-  if (block === null || typeof block !== "object") return false;
-  const text = (block as { text?: unknown }).text;
-  return typeof text === "string" && UNSAFE_ONE.test(text);
+/** A content block with every string escaped but its base64 payload. */
+function escapeBlock(block: unknown): unknown {
+  if (block === null || typeof block !== "object" || Array.isArray(block)) {
+    return escapeDeep(block, undefined, 1);
+  }
+  const type = (block as { type?: unknown }).type;
+  if (type === "image" || type === "audio") return escapeDeep(block, "data", 1);
+  if (type !== "resource") return escapeDeep(block, undefined, 1);
+  const fields = escapeDeep(block, "resource", 1) as Record<string, unknown>;
+  const resource = (block as { resource?: unknown }).resource;
+  const inner = resource !== null && typeof resource === "object" && !Array.isArray(resource)
+    ? escapeDeep(resource, "blob", 2)
+    : escapeDeep(resource, undefined, 2);
+  if (inner === resource) return fields;
+  return setOwn(fields === block ? { ...fields } : fields, "resource", inner);
+}
+
+/**
+ * Every string and name of a JSON value escaped, `kept`'s value (on the top object) as it is: the
+ * same value when nothing changed, else a copy. Throws a `ToolError` past the depth bound.
+ */
+function escapeDeep(value: unknown, kept: string | undefined, depth: number): unknown {
+  if (typeof value === "string") return hasUnsafeChars(value) ? escapeUnsafeChars(value) : value;
+  if (value === null || typeof value !== "object") return value;
+  if (depth > MAX_REMOTE_DEPTH) {
+    throw new ToolError(
+      "tool_error",
+      `The server's result was withheld: it is nested deeper than ${MAX_REMOTE_DEPTH} levels, too deep to be checked for control characters`,
+    );
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = escapeDeep(value[i], undefined, depth + 1);
+      if (item === value[i]) continue;
+      copy ??= [...value];
+      copy[i] = item;
+    }
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let copy: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const name = hasUnsafeChars(key) ? escapeUnsafeChars(key) : key;
+    const item = key === kept ? record[key] : escapeDeep(record[key], undefined, depth + 1);
+    if (copy === undefined && name === key && item === record[key]) continue;
+    if (copy === undefined) {
+      // The first change: copy what came before it, then go on copying.
+      copy = {};
+      for (const earlier of keys.slice(0, i)) setOwn(copy, earlier, record[earlier]);
+    }
+    setOwn(copy, name, item);
+  }
+  return copy ?? value;
+}
+
+/** Sets an own field, even `__proto__` (a JSON name, which an assignment would take as the prototype). */
+function setOwn(record: Record<string, unknown>, key: string, value: unknown) {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  return record;
 }
 
 /**

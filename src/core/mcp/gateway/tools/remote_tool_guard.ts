@@ -1,5 +1,10 @@
 import type { MissingTool } from "../../../tool_source.ts";
-import { escapeUnsafeChars, hasUnsafeChars, safeRemoteText } from "./remote_text.ts";
+import {
+  escapeUnsafeChars,
+  hasUnsafeChars,
+  MAX_REMOTE_DEPTH,
+  safeRemoteText,
+} from "./remote_text.ts";
 
 /** Bounds on what one remote server's tool list may put in front of a model. */
 export interface RemoteTextLimits {
@@ -63,24 +68,19 @@ export function guardRemoteTools<T extends ListedTool>(
       });
       continue;
     }
-    const safe: T = {
-      ...tool,
-      ...(tool.title === undefined
-        ? {}
-        : { title: safeRemoteText(tool.title, limits.maxDescriptionChars) }),
-      ...(tool.description === undefined
-        ? {}
-        : { description: safeRemoteText(tool.description, limits.maxDescriptionChars) }),
-      ...(tool.inputSchema === undefined
-        ? {}
-        : { inputSchema: safeTexts(tool.inputSchema, limits, 0) }),
-      ...(tool.outputSchema === undefined
-        ? {}
-        : { outputSchema: safeTexts(tool.outputSchema, limits, 0) }),
-      ...(tool.annotations === undefined
-        ? {}
-        : { annotations: safeTexts(tool.annotations, limits, 0) }),
-    };
+    let safe: T;
+    try {
+      safe = safeTool(tool, limits);
+    } catch (error) {
+      if (!(error instanceof TooDeep)) throw error;
+      refused.push({
+        selection: "mcpServers",
+        name: serverId,
+        reason:
+          `tool "${tool.name}" refused: its schemas or annotations are nested deeper than ${MAX_REMOTE_DEPTH} levels, too deep to check their descriptions`,
+      });
+      continue;
+    }
     const size = jsonLength(safe);
     if (dropped > 0 || total + size > limits.maxToolListChars) {
       if (dropped++ === 0) firstDropped = tool.name;
@@ -100,11 +100,40 @@ export function guardRemoteTools<T extends ListedTool>(
   return { tools: kept, refused };
 }
 
+/** The tool with its title and descriptions, at any depth of its schemas, escaped and capped. */
+function safeTool<T extends ListedTool>(tool: T, limits: RemoteTextLimits): T {
+  return {
+    ...tool,
+    ...(tool.title === undefined
+      ? {}
+      : { title: safeRemoteText(tool.title, limits.maxDescriptionChars) }),
+    ...(tool.description === undefined
+      ? {}
+      : { description: safeRemoteText(tool.description, limits.maxDescriptionChars) }),
+    ...(tool.inputSchema === undefined
+      ? {}
+      : { inputSchema: safeTexts(tool.inputSchema, limits, 0) }),
+    ...(tool.outputSchema === undefined
+      ? {}
+      : { outputSchema: safeTexts(tool.outputSchema, limits, 0) }),
+    ...(tool.annotations === undefined
+      ? {}
+      : { annotations: safeTexts(tool.annotations, limits, 0) }),
+  };
+}
+
+/** Thrown by {@linkcode safeTexts} past the depth bound: the tool is refused, not passed on. */
+class TooDeep extends Error {}
+
 const TEXT_KEYS = new Set(["description", "title"]);
 
-/** Escapes and caps every `description` and `title` string inside a schema (bounded depth). */
+/**
+ * Escapes and caps every `description` and `title` string inside a schema, at any depth; throws
+ * `TooDeep` past {@linkcode MAX_REMOTE_DEPTH} rather than leave deeper ones as they are.
+ */
 function safeTexts(value: unknown, limits: RemoteTextLimits, depth: number): unknown {
-  if (depth > 64 || value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object") return value;
+  if (depth > MAX_REMOTE_DEPTH) throw new TooDeep();
   if (Array.isArray(value)) return value.map((item) => safeTexts(item, limits, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {

@@ -1,5 +1,6 @@
 // Globals of the supervisor: supervisor_script.ts puts their source before the families.
 import { LiteralFinder } from "../../search/literal_finder.ts";
+import { starMatch } from "../../search/star_match.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
@@ -17,17 +18,20 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
  * `.git`); with `gitignore`, a stream 2 frame per `.gitignore` file (of a listed folder or of one
  * of `parents`): its folder, a NUL, its text.
  *
- * `grep` (`root`, `maxBytes`, `literal` or `source` and `flags`; the body: NUL-separated paths
- * relative to `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte
- * length and the file's bytes, for the regular files of at most `maxBytes` without a NUL byte
- * that contain the literal (or in which the regular expression finds a match). Given a literal
- * and many files, GNU grep (when the sandbox has it) first picks the files holding it
- * (`grep_prefilter.ts`).
+ * `grep` (`root`, `maxBytes`, `roundBytes`, `literal`; the body: NUL-separated paths relative to
+ * `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte length and
+ * the file's bytes, for the regular files of at most `maxBytes` without a NUL byte that contain
+ * the literal (every such file without one). Once it has sent `roundBytes`, it ends the round:
+ * `{ ok: { stopped, more } }`, `more` the number of paths it went through (the host asks again
+ * for the rest once it has matched these), else `null`. The pattern itself is matched on the
+ * host, never here. Given a literal and many files, GNU grep (when the sandbox has it) first
+ * picks the files holding it (`grep_prefilter.ts`).
  */
 
 /**
  * The search operations. Self-contained but for the supervisor's globals `LiteralFinder`,
- * `searchLimits`, `searchFileRead` and `grepPrefilter`: its source text runs inside the sandbox.
+ * `starMatch`, `searchLimits`, `searchFileRead` and `grepPrefilter`: its source text runs inside
+ * the sandbox.
  *
  * @param context The supervisor's shared context.
  * @returns The operations.
@@ -52,15 +56,12 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     const start = String(request.start);
     const maxDepth = request.maxDepth === null ? Infinity : Number(request.maxDepth);
     const gitignore = request.gitignore === true;
-    const name = typeof request.name === "string" && request.name !== ""
-      ? new RegExp(
-        `^${
-          request.name.split("*").map((p) => p.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")).join(
-            "[^]*",
-          )
-        }$`,
-      )
+    // The name filter, `*` and literals, matched by its parts (linear: never a backtracking
+    // expression).
+    const parts = typeof request.name === "string" && request.name !== ""
+      ? request.name.split("*")
       : undefined;
+    const nameMatches = (entry: string) => parts === undefined || starMatch(parts, entry);
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
     const { release, stop } = limits(id, request);
     let records: string[] = [];
@@ -105,7 +106,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
           if (depth < maxDepth) dirs.push(path);
         } else if (entry.isFile) {
           if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
-          if (name !== undefined && !name.test(entry.name)) continue;
+          if (!nameMatches(entry.name)) continue;
           records.push(`f${path}\0`);
         } else continue;
         size += path.length + 2;
@@ -135,10 +136,9 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     const finder = typeof request.literal === "string" && request.literal !== ""
       ? new LiteralFinder(encoder.encode(request.literal))
       : undefined;
-    const scan = typeof request.source === "string"
-      ? new RegExp(request.source, String(request.flags))
-      : undefined;
-    const decoder = new TextDecoder();
+    const roundBytes = Number(request.roundBytes);
+    let sent = 0;
+    let more: number | null = null;
     const buffer = new Uint8Array(64 * 1024);
     const limit = limits(id, request);
     const { release, stop } = limit;
@@ -157,6 +157,11 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       await send({ id, stream: 1 }, all);
     };
     let stopped: string | undefined;
+    const pauseFinder = async () => {
+      const check = stop();
+      stopped = check instanceof Promise ? await check : check;
+      return stopped !== undefined;
+    };
     // The regular files of the folder being read, listed again just before its files are
     // opened: a file swapped since the listing for a symbolic link, FIFO or device is passed over.
     let folder: string | undefined;
@@ -188,24 +193,26 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
         if (!regular.has(path.slice(slash + 1))) continue;
         const data = searchFileRead(`${root}/${path}`, { max, buffer });
         if (data === undefined) continue;
-        if (finder !== undefined && !finder.contains(data)) continue;
+        // A window at a time, the event loop running between (a stop or deadline gives up).
+        if (finder !== undefined && !await finder.containsPaused(data, pauseFinder)) continue;
         if (data.includes(0)) continue;
-        if (scan !== undefined) {
-          scan.lastIndex = 0;
-          if (!scan.test(decoder.decode(data))) continue;
-        }
         if (size + data.length + 8 > BATCH) await flush();
         const head = new Uint8Array(8);
         new DataView(head.buffer).setUint32(0, index);
         new DataView(head.buffer).setUint32(4, data.length);
         batch.push(head, data.buffer === buffer.buffer ? data.slice() : data);
         size += 8 + data.length;
+        sent += data.length;
+        if (sent >= roundBytes && index + 1 < paths.length) {
+          more = index + 1;
+          break;
+        }
       }
       await flush();
     } finally {
       release();
     }
-    return await send({ id, ok: { stopped: stopped ?? null } });
+    return await send({ id, ok: { stopped: stopped ?? null, more } });
   };
 
   return {

@@ -22,6 +22,7 @@ import { networkOps } from "./network_ops.ts";
 import { processOps } from "./process_ops.ts";
 import { searchOps } from "./search_ops.ts";
 import { LiteralFinder } from "../../search/literal_finder.ts";
+import { starMatch } from "../../search/star_match.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
@@ -47,6 +48,7 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
  */
 const SUPERVISOR_GLOBALS: Readonly<Record<string, { toString(): string }>> = Object.freeze({
   LiteralFinder,
+  starMatch,
   searchLimits,
   searchFileRead,
   grepPrefilter,

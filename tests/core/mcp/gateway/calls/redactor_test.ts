@@ -16,9 +16,71 @@ Deno.test("Redactor removes header values and bearer tokens, not short or common
   assertEquals((error as ToolError).code, "tool_error");
 });
 
-Deno.test("Redactor removes a stdio server's env values", () => {
+Deno.test("Redactor removes a stdio server's env values named as secrets", () => {
   const redactor = new Redactor({ command: "server", env: { API_KEY: "abcdef-secret-42" } });
   assertEquals(redactor.text("key abcdef-secret-42 rejected"), "key [redacted] rejected");
+  const names = [
+    "GITHUB_TOKEN",
+    "OPENAI_API_KEY",
+    "APIKEY",
+    "DB_PASSWORD",
+    "client-secret",
+    "ADO_PAT",
+  ];
+  for (const name of names) {
+    const named = new Redactor({ command: "server", env: { [name]: "s3cr3t-value-1" } });
+    assertEquals(named.text("v=s3cr3t-value-1"), "v=[redacted]", name);
+  }
+});
+
+Deno.test("Redactor leaves a stdio server's plain configuration values in its results", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: {
+      NODE_ENV: "production",
+      GIT_REPO_PATH: "/home/me/projects/app",
+      KEYBOARD_LAYOUT: "dvorak-intl",
+    },
+  });
+  assertEquals(redactor.secrets(), []);
+  const echo = { content: [{ type: "text" as const, text: "deploy to production now" }] };
+  assertStrictEquals(redactor.result(echo), echo);
+  assertEquals(
+    redactor.text("cloned into /home/me/projects/app (dvorak-intl)"),
+    "cloned into /home/me/projects/app (dvorak-intl)",
+  );
+});
+
+Deno.test("Redactor removes each word of a secret env value, as of a header", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: { AUTH_HEADER: "Bearer tok-0123456789" },
+    secretEnv: ["AUTH_HEADER"],
+  });
+  assertEquals(redactor.text("got tok-0123456789"), "got [redacted]");
+});
+
+Deno.test("Redactor removes a stdio server's URL with a password, whatever its name", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: { DATABASE_URL: "postgres://me:hunter2@db/app", HOMEPAGE: "https://example.com/docs" },
+  });
+  assertEquals(
+    redactor.text("postgres://me:hunter2@db/app, see https://example.com/docs"),
+    "[redacted], see https://example.com/docs",
+  );
+});
+
+Deno.test("Redactor removes a stdio server's env values listed in secretEnv", () => {
+  const redactor = new Redactor({
+    command: "server",
+    env: { LICENSE: "ACME-4417-9921-XQ", NODE_ENV: "production" },
+    secretEnv: ["LICENSE"],
+  });
+  assertEquals(
+    redactor.text("licensed ACME-4417-9921-XQ in production"),
+    "licensed [redacted] in production",
+  );
 });
 
 Deno.test("Redactor.secrets() gives the same list on every use when nothing changes, and reads changing tokens anew", () => {

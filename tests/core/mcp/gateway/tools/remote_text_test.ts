@@ -63,3 +63,39 @@ Deno.test("escapedResult() escapes a remote result's text and a remote error's m
     "bad\\u0007 thing",
   ]);
 });
+
+Deno.test("escapeRemoteResult() escapes an embedded resource's text and every string of structuredContent, keeps base64", () => {
+  const result = toolOutput({
+    content: [
+      { type: "resource", resource: { uri: "a\u202E", text: "t\x1b", blob: "\u202E" } },
+      { type: "image", data: "\u202E", mimeType: "image/png", _meta: { note: "\x07" } },
+    ],
+    structuredContent: { deep: [{ "k\u2066": "v\x85" }], plain: "ok", n: 1 },
+  });
+  const escaped = escapeRemoteResult(result);
+  assertEquals(escaped.content, [
+    { type: "resource", resource: { uri: "a\\u202E", text: "t\\u001B", blob: "\u202E" } },
+    { type: "image", data: "\u202E", mimeType: "image/png", _meta: { note: "\\u0007" } },
+  ]);
+  assertEquals(escaped.structuredContent, {
+    deep: [{ "k\\u2066": "v\\u0085" }],
+    plain: "ok",
+    n: 1,
+  });
+  assertEquals(isToolOutput(escaped), true);
+  const clean = toolOutput({ content: [], structuredContent: { a: { b: ["c"] } } });
+  assertStrictEquals(escapeRemoteResult(clean), clean);
+});
+
+Deno.test("escapeRemoteResult() withholds a result nested deeper than it checks instead of passing it on", () => {
+  let deep: unknown = "\u202Ebottom";
+  for (let i = 0; i < 1_200; i++) deep = { d: deep };
+  const error = (() => {
+    try {
+      escapeRemoteResult({ content: [], structuredContent: deep });
+    } catch (thrown) {
+      return thrown;
+    }
+  })();
+  assertEquals(isToolError(error) && error.code, "tool_error");
+});

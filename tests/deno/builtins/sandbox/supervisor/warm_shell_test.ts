@@ -508,6 +508,6 @@ Deno.test({
       assertEquals(bomb.warm, true);
       assertMatch(bomb.stderr, /fork|Resource temporarily unavailable/);
       assertEquals((await run(setup, "echo ok", true)).stdout, "ok\n");
-    }, { limits: { processes: 64, memoryMiB: 512 }, cgroupOnly: true });
+    }, { limits: { ...DEFAULT_LIMITS, processes: 64, memoryMiB: 512 }, cgroupOnly: true });
   },
 });

@@ -1,0 +1,186 @@
+import { basename, dirname, join } from "@std/path";
+import { ToolError } from "../../../core/tool_error.ts";
+import type { ResolvedContext } from "../builtin_context.ts";
+import type { Root } from "../paths/allowed_roots.ts";
+import { normalizeComponent } from "../paths/protected_match.ts";
+import {
+  type GitSignatureFound,
+  protectedMountsSync,
+  type ProtectedScan,
+} from "./protected_mounts.ts";
+
+/** A repository a command created, and what was done to it. */
+export interface PlantedRepository {
+  /** The folder (or `.git` file), relative to the workspace (`.` for the workspace itself). */
+  readonly path: string;
+  /** What it was renamed to (relative to the workspace), or why it could not be. */
+  readonly outcome: { readonly renamed: string; readonly to: string } | { readonly error: string };
+}
+
+// Per workspace (real path): the repositories there before any command ran, by place and
+// identity. Process-wide, as the walk's cache: every context on that workspace shares the facts.
+const baselines = new Map<string, Map<string, string | undefined>>();
+// Per workspace: what was done at a walk that had no command result to report it in.
+const unreported = new Map<string, PlantedRepository[]>();
+const MAX_WORKSPACES = 64;
+const SUFFIX = ".disabled-by-toolroute";
+const MAX_ROUNDS = 256;
+// What one notice names; the rest is counted.
+const MAX_NAMED = 20;
+
+/**
+ * Walks the workspace for its protected entries (`protectedMountsSync`) and disables every git
+ * directory signature that was not there at the first walk of this workspace in this process:
+ * bubblewrap cannot refuse a file name, so a command can still create `HEAD` beside `objects/`
+ * and `refs/` (or a `.git` file) during its run, and git on the host would then run that
+ * folder's config (core.fsmonitor) and hooks by itself. Disabling renames its `HEAD` (or the
+ * `.git` file or folder itself) to a name ending in `.disabled-by-toolroute` in the same
+ * folder: git no longer sees a repository there, and nothing is deleted. The walk is repeated
+ * until nothing new is found (a repository inside a disabled one). A repository that disappears
+ * from the baseline is forgotten; one that comes back (another inode) is new.
+ *
+ * This is the one mechanism for every sandboxed path: `sandboxMounts` calls it before each
+ * command and file operation, the bash tool after each command, every few seconds while a
+ * background process runs and when it ends ({@linkcode containAfterCommand}). What it did is
+ * kept until a bash result reports it ({@linkcode plantedNotice}). Throws a `ToolError` when a
+ * repository could not be disabled: nothing runs before it is.
+ *
+ * Requires `allow-read` and `allow-write` permission for the workspace.
+ *
+ * @tags allow-read, allow-write
+ * @param workspace The workspace, declared and real.
+ * @param protectedPaths The context's protected paths.
+ * @returns The scan after disabling (its mounts are current).
+ */
+export function scanAndContain(workspace: Root, protectedPaths: readonly string[]): ProtectedScan {
+  let scan = protectedMountsSync(workspace, protectedPaths);
+  let baseline = baselines.get(workspace.real);
+  if (baseline === undefined) {
+    baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
+    baselines.set(workspace.real, baseline);
+    while (baselines.size > MAX_WORKSPACES) baselines.delete(baselines.keys().next().value!);
+    return scan;
+  }
+  // A disabled repository is walked into at the next round: one planted inside it is found
+  // then. Each round disables at least one, so the rounds are bounded by what a command made.
+  for (let round = 0;; round++) {
+    const present = new Set(scan.signatures.map((found) => found.rel));
+    for (const rel of [...baseline.keys()]) if (!present.has(rel)) baseline.delete(rel);
+    const planted = scan.signatures.filter((found) =>
+      !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
+    );
+    if (planted.length === 0) return scan;
+    const done = planted.map((found) => disable(workspace.real, found));
+    const list = unreported.get(workspace.real) ?? [];
+    list.push(...done);
+    unreported.set(workspace.real, list);
+    if (done.some(({ outcome }) => "error" in outcome) || round >= MAX_ROUNDS) {
+      // Left as it is, it stays planted for the next walk; nothing runs meanwhile.
+      throw new ToolError("tool_error", plantedNotice(workspace.real)!);
+    }
+    // The walk's answer named the planted folders as protected entries: walk again.
+    scan = protectedMountsSync(workspace, protectedPaths);
+  }
+}
+
+/**
+ * Runs {@linkcode scanAndContain} after a sandboxed command (or a background process's end);
+ * {@linkcode plantedNotice} then reports what it did. Never throws: a walk that fails (a
+ * workspace too large, a rename refused) is walked again, and refuses, before the next command.
+ *
+ * @param ctx The context the command ran in.
+ */
+export function containAfterCommand(ctx: ResolvedContext): void {
+  try {
+    const real = Deno.realPathSync(ctx.workspace);
+    scanAndContain({ declared: ctx.workspace, real }, ctx.protectedPaths);
+  } catch {
+    // Reported by the next walk, before anything else runs.
+  }
+}
+
+/**
+ * Takes what walks of a workspace disabled since the last report, as a notice for the model.
+ *
+ * @param workspaceReal The workspace's real path.
+ * @returns The notice, or `undefined`.
+ */
+export function plantedNotice(workspaceReal: string): string | undefined {
+  const list = unreported.get(workspaceReal);
+  if (list === undefined || list.length === 0) return undefined;
+  unreported.delete(workspaceReal);
+  const lines = list.slice(0, MAX_NAMED).map(({ path, outcome }) =>
+    "error" in outcome
+      ? `${
+        JSON.stringify(path)
+      } could not be disabled (${outcome.error}); no command runs until it is`
+      : `${JSON.stringify(path)}: renamed ${JSON.stringify(outcome.renamed)} to ${
+        JSON.stringify(outcome.to)
+      }`
+  );
+  if (list.length > MAX_NAMED) lines.push(`and ${list.length - MAX_NAMED} more`);
+  return "toolroute disabled git repositories that a command created in the workspace " +
+    "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file): git on the " +
+    "host would run their config and hooks by itself, outside the sandbox. Nothing was " +
+    `deleted; a person can review and rename them back. ${lines.join("; ")}`;
+}
+
+function disable(real: string, found: GitSignatureFound): PlantedRepository {
+  const path = found.rel === "" ? "." : found.rel;
+  const folder = found.rel === "" ? real : join(real, found.rel);
+  try {
+    // A `.git` (file, or folder: a protected name the walk does not enter) is renamed whole, so
+    // the next round walks into it; another folder loses its HEAD, so git no longer sees it.
+    if (found.rel !== "" && normalizeComponent(basename(found.rel)) === ".git") {
+      return { path, outcome: renameAside(real, dirname(folder), basename(folder)) };
+    }
+    let outcome: PlantedRepository["outcome"] | undefined;
+    for (const entry of Deno.readDirSync(folder)) {
+      if (normalizeComponent(entry.name) === "head") {
+        outcome = renameAside(real, folder, entry.name);
+      }
+    }
+    return { path, outcome: outcome ?? { error: "it changed while being disabled" } };
+  } catch (error) {
+    // Never the error's own text: it names host paths.
+    const why = error instanceof Deno.errors.NotFound
+      ? "it changed while being disabled"
+      : error instanceof Deno.errors.PermissionDenied
+      ? "the operating system refused the rename"
+      : "it changed while being disabled, or the rename failed";
+    return { path, outcome: { error: why } };
+  }
+}
+
+function renameAside(
+  real: string,
+  folder: string,
+  name: string,
+): PlantedRepository["outcome"] {
+  // Only in a folder reached without a symbolic link (a command that swaps one in between is
+  // the documented race; see docs/security.md).
+  if (Deno.realPathSync(folder) !== folder) throw new Deno.errors.NotFound();
+  let to = `${name}${SUFFIX}`;
+  for (let i = 2; exists(join(folder, to)); i++) to = `${name}${SUFFIX}-${i}`;
+  try {
+    Deno.renameSync(join(folder, name), join(folder, to));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
+    // A command may take the write bit off the folder to keep its repository: the folder is
+    // the same user's, so it is given back (nothing else changes) and the rename tried again.
+    const mode = Deno.lstatSync(folder).mode ?? 0o755;
+    Deno.chmodSync(folder, (mode & 0o7777) | 0o700);
+    Deno.renameSync(join(folder, name), join(folder, to));
+  }
+  const rel = folder === real ? "" : folder.slice(real.length + 1) + "/";
+  return { renamed: `${rel}${name}`, to: `${rel}${to}` };
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
