@@ -6,7 +6,8 @@
  * - alternating: raw and each session call one after the other (as `sandbox_session_bench.ts`):
  *   the warm shell starts while the raw side runs;
  * - back to back: three calls of one kind in a row, the last two timed: the next shell has only
- *   the host's turnaround to start;
+ *   the host's turnaround to start (since it starts after 10 ms without a request, warm calls
+ *   back to back run cold: see `docs/sandbox.md`);
  * - spaced: 20 ms idle before each call (an agent's pace is seconds).
  *
  * Kinds alternate round by round (order reversed every round). Prints medians and p99 and their

@@ -21,9 +21,13 @@ import { builtinTools } from "@toolroute/toolroute/deno";
 
 const ATTACK = `
 pat="BASH_EXECUTION""_STRING; exec"; w=
-for p in /proc/[0-9]*; do
-  [ "\${p#/proc/}" = $$ ] && continue
-  grep -qaF "$pat" $p/cmdline 2>/dev/null && w=\${p#/proc/}
+# The warm shell starts in idle time, a moment after the last request: look again until then.
+for i in $(seq 100); do
+  for p in /proc/[0-9]*; do
+    [ "\${p#/proc/}" = $$ ] && continue
+    grep -qaF "$pat" $p/cmdline 2>/dev/null && w=\${p#/proc/}
+  done
+  [ -n "$w" ] && break; sleep 0.02
 done
 [ -n "$w" ] || { echo "no warm shell"; exit 0; }
 exec 7</proc/$w/fd/0 8>/proc/$w/fd/0

@@ -27,9 +27,13 @@ import { builtinTools } from "@toolroute/toolroute/deno";
 // that bumps a counter in `alive` every 0.1 s, then comments.
 const HIJACK = `
 pat="BASH_EXECUTION""_STRING; exec"; w=
-for p in /proc/[0-9]*; do
-  [ "\${p#/proc/}" = $$ ] && continue
-  grep -qaF "$pat" $p/cmdline 2>/dev/null && w=\${p#/proc/}
+# The warm shell starts in idle time, a moment after the last request: look again until then.
+for i in $(seq 100); do
+  for p in /proc/[0-9]*; do
+    [ "\${p#/proc/}" = $$ ] && continue
+    grep -qaF "$pat" $p/cmdline 2>/dev/null && w=\${p#/proc/}
+  done
+  [ -n "$w" ] && break; sleep 0.02
 done
 [ -n "$w" ] || { echo "no warm shell"; exit 0; }
 { printf '\\n%.0s' $(seq 2000)
@@ -49,6 +53,25 @@ async function counter(ws: string): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The warm shell starts in idle time, a moment after the last request (as between a model's
+// turns): waits until it waits in `ws`, through the host's /proc.
+async function warmShellWaits(ws: string): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    for (const entry of Deno.readDirSync("/proc")) {
+      try {
+        const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+        if (
+          line.includes("BASH_EXECUTION_STRING") &&
+          Deno.readLinkSync(`/proc/${entry.name}/cwd`) === ws
+        ) return;
+      } catch {
+        // Not a process, or gone meanwhile.
+      }
+    }
+    await sleep(25);
+  }
+}
 
 for (const vector of ["an exec over 64 KiB", "a background process"]) {
   Deno.test(`a warm shell hijacked by ${vector} does not outlive its end`, async () => {
@@ -77,6 +100,7 @@ for (const vector of ["an exec over 64 KiB", "a background process"]) {
         }
         report = (await tools.call("bash", { action: "logs", processId: id })).text;
       } else {
+        await warmShellWaits(ws);
         const padded = `${HIJACK}\n# ${"x".repeat(70_000)}\n`;
         report = JSON.parse((await tools.call("bash", { command: padded })).text).stdout;
       }

@@ -105,6 +105,11 @@ Deno.test({
           exitCode: number;
         };
       await run("true"); // the session and its warm shell
+      // The warm shell starts in idle time, a moment after the last request: wait for it, so
+      // that the attack runs in it, as before.
+      for (let i = 0; i < 80 && !warmShellWaits(workspace); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       // PTRACE_ATTACH (16) on every process of the sandbox but the shell itself; perl's syscall
       // says -1 and the errno, or 0 when attached (then ends, which detaches).
       const result = await run(
@@ -122,3 +127,18 @@ Deno.test({
     }
   },
 });
+
+// Whether a warm shell (bash waiting in `read` for BASH_EXECUTION_STRING) waits in `workspace`,
+// through the host's /proc.
+function warmShellWaits(workspace: string): boolean {
+  for (const entry of Deno.readDirSync("/proc")) {
+    try {
+      const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (!line.includes("BASH_EXECUTION_STRING")) continue;
+      if (Deno.readLinkSync(`/proc/${entry.name}/cwd`) === workspace) return true;
+    } catch {
+      // Not a process, or gone meanwhile.
+    }
+  }
+  return false;
+}

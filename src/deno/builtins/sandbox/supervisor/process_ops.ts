@@ -127,6 +127,8 @@ export function processOps(context: SupervisorContext): SupervisorOps {
         env: clean,
       }
       : undefined;
+    // A shell still to be started for an earlier command: this one takes the cold path.
+    context.whenQuiet?.(undefined);
     let timedOut = false;
     let cancelled = false;
     // Until the command runs, its deadline or cancel gives up the hand-over to the warm shell
@@ -188,8 +190,13 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     clearTimeout(grace);
     await send({ id, exit: { code: exitCode(status), timedOut, cancelled, warm: warmed } });
     // The next command's shell, in idle time: after this one's end is sent (started while it
-    // runs, its start took CPU from the command on a busy machine).
-    if (shell !== undefined) warm.prepare(shell);
+    // runs, its start took CPU from the command on a busy machine), and once no request has
+    // come for a moment (its start blocks the supervisor: the call an agent makes right after a
+    // command waited for it).
+    if (shell === undefined) return;
+    const prepare = () => warm.prepare(shell);
+    if (context.whenQuiet === undefined) prepare();
+    else context.whenQuiet(prepare);
   };
 
   // A background process: its own process group, stdin open, output streamed until it ends;

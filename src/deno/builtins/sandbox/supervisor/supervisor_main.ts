@@ -55,11 +55,36 @@ export async function supervisorMain(
   const settle = () => {
     if (serving === 0 && held === 0) onIdle?.();
   };
+  // Idle-time work (`context.whenQuiet`): it runs once no request has come for `QUIET_MS`.
+  // Meanwhile it is held, so that its timer can fire (input is then waited for by the poll).
+  const QUIET_MS = 10;
+  let lastRequest = 0;
+  let quiet: { work: (() => void) | undefined; done: () => void } | undefined;
+  const runQuiet = () => {
+    const job = quiet!;
+    const rest = lastRequest + QUIET_MS - performance.now();
+    if (rest > 0 && job.work !== undefined) return void setTimeout(runQuiet, rest);
+    quiet = undefined;
+    job.done();
+    job.work?.();
+  };
   const context: SupervisorContext = {
     ...makeContext(),
     hold(work) {
       held++;
       work.finally(() => (held--, settle())).catch(() => {});
+    },
+    whenQuiet(work) {
+      lastRequest = performance.now();
+      if (quiet !== undefined) {
+        quiet.work = work;
+        return;
+      }
+      if (work === undefined) return;
+      const job = { work, done: () => {} };
+      context.hold!(new Promise<void>((resolve) => job.done = resolve));
+      quiet = job;
+      setTimeout(runQuiet, QUIET_MS);
     },
   };
   // No prototype: an `op` such as "constructor" names no operation.
@@ -69,6 +94,7 @@ export async function supervisorMain(
   const serve = async (request: SupervisorRequest, body: Uint8Array) => {
     const id = Number(request.id);
     request.id = id;
+    lastRequest = performance.now();
     serving++;
     try {
       const op = typeof request.op === "string" ? ops[request.op] : undefined;

@@ -25,6 +25,41 @@ interface Setup {
   workspace: string;
   prefix: string;
   env: Record<string, string>;
+  /** The last command asked for the warm shell: the next one may be started after it. */
+  warmAfter?: boolean;
+}
+
+/**
+ * Waits (at most about 2 s, then goes on) until a warm shell for `cwd` and `env` waits in the
+ * session: the supervisor starts the next one in idle time, once no request has come for a moment
+ * after a command that asked for it, so a command sent at once would find none. Through the
+ * host's /proc (the sandbox binds the workspace at its own path).
+ */
+async function warmReady(setup: Setup, cwd: string, env: Record<string, string>): Promise<void> {
+  if (setup.warmAfter !== true) return;
+  setup.warmAfter = false;
+  const environ = Object.entries(env).map(([name, value]) => `${name}=${value}`).sort().join("\n");
+  for (let i = 0; i < 80; i++) {
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      try {
+        const proc = `/proc/${entry.name}`;
+        if (
+          !/read -r -N \d+ BASH_EXECUTION_STRING/.test(Deno.readTextFileSync(`${proc}/cmdline`))
+        ) {
+          continue;
+        }
+        const own = Deno.readTextFileSync(`${proc}/environ`).split("\0").filter((v) => v).sort();
+        if (
+          Deno.readLinkSync(`${proc}/cwd`) === cwd && own.join("\n") === environ &&
+          /^State:\s+[RS]/m.test(Deno.readTextFileSync(`${proc}/status`))
+        ) return;
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 async function run(
@@ -41,6 +76,10 @@ async function run(
   let stdout = "";
   let stderr = "";
   const decoders = [new TextDecoder(), new TextDecoder()];
+  if (warm) {
+    await warmReady(setup, overrides.cwd ?? setup.workspace, overrides.env ?? setup.env);
+  }
+  setup.warmAfter = warm;
   const answer = await setup.session.request(
     {
       op: "exec",
@@ -290,7 +329,8 @@ Deno.test({
 });
 
 /** Starts a background process (op `spawn`) and collects its stdout. */
-function background(setup: Setup, command: string) {
+async function background(setup: Setup, command: string) {
+  await warmReady(setup, setup.workspace, setup.env);
   let stdout = "";
   const done = setup.session.request(
     { op: "spawn", command, prefix: "", cwd: setup.workspace, env: setup.env },
@@ -333,7 +373,7 @@ Deno.test({
       // without the filter.
       for (const [attack, word] of attacks) {
         await run(setup, "true", true);
-        const attacker = background(
+        const attacker = await background(
           setup,
           `${FIND_WARM}; for i in $(seq 200); do p=$(find_warm) && ${attack} && echo ${word} $p && break; sleep 0.02; done; wait`,
         );
@@ -365,7 +405,7 @@ Deno.test({
           head -c 140000 /dev/zero | tr '\\0' '#'; } > /proc/$p/fd/0
         for i in $(seq 100); do [ -s alive ] && break; sleep 0.03; done; echo "ran $(cat alive)"`;
       await run(setup, "rm -f alive", true);
-      const attacker = background(setup, hijack);
+      const attacker = await background(setup, hijack);
       await attacker.done;
       // The attack ran: the warm shell ran the written loop.
       assertMatch(attacker.output(), /^ran [1-9]/);
@@ -392,7 +432,7 @@ Deno.test({
         await run(setup, "true", true);
         // Holds the pipe's read end, makes the shell leave its read (whole length written) and
         // sleep, then fills the pipe: the shell is neither stopped nor traced.
-        const attacker = background(
+        const attacker = await background(
           setup,
           `${FIND_WARM}; p=$(find_warm) || exit 3; exec 7</proc/$p/fd/0 8>/proc/$p/fd/0
           { printf '\\n%.0s' $(seq 2000); printf 'sleep 60\\n'
