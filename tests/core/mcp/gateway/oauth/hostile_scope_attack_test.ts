@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
-import { McpGateway, McpOAuth, ToolRouter } from "../../../../../mod.ts";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway, McpOAuth } from "../../../../../src/core/mcp/mod.ts";
 import { createOAuthWorld } from "../../../../_helpers/oauth_world.ts";
 
 const REDIRECT = "https://host.example.com/oauth/callback";
