@@ -152,8 +152,11 @@ function holdingServer() {
   };
 }
 
-function openFds(): number {
-  return [...Deno.readDirSync("/proc/self/fd")].length;
+// Under test:deno's permissions (not --allow-all) Deno refuses to read /proc itself: a child
+// lists this process's descriptors instead.
+async function openFds(): Promise<number> {
+  const { stdout } = await new Deno.Command("ls", { args: [`/proc/${Deno.pid}/fd`] }).output();
+  return new TextDecoder().decode(stdout).split("\n").filter((name) => name !== "").length;
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
@@ -236,7 +239,7 @@ Deno.test({
     const otherTools = await otherRouter.expose({ builtins: ["read_file"] });
     // Start the session (and its proxy) first, so that the baseline holds them.
     await tools.call("bash", { command: "true" });
-    const baseline = openFds();
+    const baseline = await openFds();
     // The attack: 150 connections through the proxy, each asking for a tunnel, all held open.
     const job = `fds=()
 for i in $(seq 1 150); do
@@ -255,7 +258,7 @@ sleep 600`;
     let peak = 0;
     let read: Awaited<ReturnType<typeof otherTools.call>> | undefined;
     await until(async () => {
-      peak = Math.max(peak, openFds());
+      peak = Math.max(peak, await openFds());
       const opened = await Deno.readTextFile(`${ws}/opened`).catch(() => "");
       if (opened.includes("answered") && read === undefined) {
         // While the job holds every connection it could open, another tool set reads a file.
