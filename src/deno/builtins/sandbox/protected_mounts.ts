@@ -13,6 +13,11 @@ export interface ProtectedMountsOptions {
   readonly cache?: ProtectedScanCache;
   /** The clock, in epoch milliseconds; default `Date.now` (tests move it). */
   readonly now?: () => number;
+  /**
+   * Return a scan with more protected entries than a sandbox can bind, with its `overflow` set,
+   * instead of throwing: the containment walk must still see every repository the walk found.
+   */
+  readonly keepOverflow?: boolean;
 }
 
 /** The protected entries of a workspace, and what finding them cost. */
@@ -33,6 +38,8 @@ export interface ProtectedScan {
    * workspace itself), with its `dev:ino`.
    */
   readonly signatures: readonly GitSignatureFound[];
+  /** With `keepOverflow`: why no sandbox can bind these mounts (throw it before running anything). */
+  readonly overflow?: ToolError;
 }
 
 /** A git directory signature in a workspace. */
@@ -166,7 +173,11 @@ export function protectedMountsSync(
   cacheRoot.delete(key);
   cacheRoot.set(key, next);
   while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
-  if (hits.length > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
+  let overflow: ToolError | undefined;
+  if (hits.length > MAX_PROTECTED_ENTRIES) {
+    overflow = tooManyEntries(workspace.declared);
+    if (!options.keepOverflow) throw overflow;
+  }
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
   const signatures = signatureDirs.map((rel): GitSignatureFound => ({
@@ -194,7 +205,10 @@ export function protectedMountsSync(
       pinned.set(dir, { source, dest: join(workspace.declared, dir), identity: identityOf(info) });
     }
   }
-  if (mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
+  if (overflow === undefined && mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) {
+    overflow = tooManyEntries(workspace.declared);
+    if (!options.keepOverflow) throw overflow;
+  }
   return {
     mounts,
     pinned: [...pinned.values()],
@@ -202,6 +216,7 @@ export function protectedMountsSync(
     listed,
     ms: performance.now() - started,
     signatures,
+    ...(overflow === undefined ? {} : { overflow }),
   };
 }
 
