@@ -34,7 +34,7 @@ export interface ProtectedScan {
   readonly ms: number;
   /**
    * Every git directory signature found (see `git_signature.ts`): a folder holding `HEAD` beside
-   * `objects/`, `refs/` or `commondir`, or a `.git` file; relative to the workspace (`""` for the
+   * `objects/`, `refs/` or `commondir`, or any other `.git` (file, link, or a folder that is no repository); relative to the workspace (`""` for the
    * workspace itself), with its `dev:ino`.
    */
   readonly signatures: readonly GitSignatureFound[];
@@ -48,7 +48,7 @@ export interface GitSignatureFound {
   readonly rel: string;
   /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
   readonly identity: string | undefined;
-  /** A folder, or a `.git` file that names one. */
+  /** A folder, or a `.git` that is not one (a file or link naming one). */
   readonly kind: "folder" | "file";
 }
 
@@ -227,8 +227,10 @@ function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
   if (info.isDirectory && isGitDirectorySync(path)) {
     return { rel, identity: identityOf(info), kind: "folder" };
   }
-  if (info.isFile && normalizeComponent(basename(rel)) === ".git") {
-    return { rel, identity: identityOf(info), kind: "file" };
+  // Any other `.git` (a file naming a gitdir, a symbolic link git follows, a folder that is no
+  // repository but is walked no further, so it could hide one) is where git looks first.
+  if (normalizeComponent(basename(rel)) === ".git") {
+    return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
   }
   return undefined;
 }
