@@ -135,10 +135,16 @@ export function protectedMountsSync(
   const previous = cacheRoot.get(key) ?? new Map<string, DirEntryCache>();
   const next = new Map<string, DirEntryCache>();
   const hits: string[] = [];
+  const belowHits: string[] = [];
   const signatureDirs: string[] = [];
   let directories = 0;
   let listed = 0;
   const stack = [""];
+  // Folders below a protected folder: bound read-only with it, so they add no mount, but a
+  // protected folder that did not exist when a command started was not bound, and the command
+  // may have planted a repository inside it (reached later through a link, or opened by the user).
+  // They are walked for git directory signatures only.
+  const below = new Set<string>();
   while (stack.length > 0) {
     const rel = stack.pop()!;
     if (++directories > max) {
@@ -165,9 +171,26 @@ export function protectedMountsSync(
       entry = listDirectory(path, rel, protectedPaths, { ino: info.ino, ctime, mtime, listedAt });
     }
     next.set(rel, entry);
-    hits.push(...entry.hits);
     if (entry.signature) signatureDirs.push(rel);
-    for (const name of entry.subdirs) stack.push(rel === "" ? name : `${rel}/${name}`);
+    const inside = below.has(rel);
+    if (inside) {
+      for (const hit of entry.hits) {
+        if (!entry.signature) belowHits.push(hit);
+      }
+    } else hits.push(...entry.hits);
+    for (const hit of entry.signature ? [] : entry.hits) {
+      if (normalizeComponent(basename(hit)) === ".git") continue;
+      const info = lstatOrUndefined(join(workspace.real, hit));
+      if (info?.isDirectory) {
+        below.add(hit);
+        stack.push(hit);
+      }
+    }
+    for (const name of entry.subdirs) {
+      const child = rel === "" ? name : `${rel}/${name}`;
+      if (inside) below.add(child);
+      stack.push(child);
+    }
   }
   // Most recently walked last; the process cache keeps a bounded number of workspaces.
   cacheRoot.delete(key);
@@ -185,6 +208,10 @@ export function protectedMountsSync(
     identity: identityOf(lstatOrUndefined(rel === "" ? workspace.real : join(workspace.real, rel))),
     kind: "folder",
   }));
+  for (const rel of belowHits) {
+    const found = signatureOf(workspace.real, rel);
+    if (found !== undefined) signatures.push(found);
+  }
   for (const rel of hits) {
     // A protected entry that is a repository (a `.git` folder, or a `.git` file) is walked no
     // further, so it is looked at here, at every walk: its own listing is not cached.
