@@ -82,3 +82,31 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   fn: () => plantWith("mkdir -p d && cd d && seq 1 50100 | xargs mkdir && cd .."),
 });
+
+Deno.test({
+  name:
+    "a command that plants repositories nested deeper than the walk's rounds finds the innermost disabled too, and the host's git runs nothing",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    // Each round of the containment walk disables one level (the walk does not enter a
+    // repository); past 256 rounds it gave up and left the rest active.
+    await using fx = await makeFixture();
+    const marker = `${fx.outside}/marker`;
+    await using router = new ToolRouter({ builtins: builtinTools(sandboxed(fx.workspace)) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    assertFalse((await tools.call("bash", { command: "true" })).isError);
+    const config =
+      `[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = "touch ${marker}; false"\\n`;
+    const result = await tools.call("bash", {
+      command: `d=.; for i in $(seq 1 300); do d=$d/r; mkdir -p $d/objects $d/refs; ` +
+        `printf 'ref: refs/heads/main\\n' > $d/HEAD; done; printf '${config}' > $d/config; ` +
+        `ln -s $d src && echo planted`,
+    });
+    assertFalse(result.isError, result.text);
+    assertEquals(JSON.parse(result.text).stdout, "planted\n");
+    assertStringIncludes(await Deno.readTextFile(`${fx.workspace}/src/config`), "fsmonitor");
+    await hostGitStatus(`${fx.workspace}/src`, fx.base);
+    assertFalse(await exists(marker), "git on the host ran the command the model planted");
+    assertFalse(await exists(`${fx.workspace}/src/HEAD`), "the innermost repository is active");
+  },
+});
