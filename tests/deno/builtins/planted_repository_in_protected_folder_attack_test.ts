@@ -50,7 +50,7 @@ Deno.test({
     const dir = ".vscode/x";
     const result = await tools.call("bash", {
       command: `mkdir -p ${dir}/objects ${dir}/refs/heads && ` +
-        `printf '[core]\\n\\tbare = true\\n\\tfsmonitor = "touch ${marker}; false"\\n' > ${dir}/config && ` +
+        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = "touch ${marker}; false"\\n' > ${dir}/config && ` +
         `printf 'ref: refs/heads/main\\n' > ${dir}/HEAD && ln -s ${dir} src && echo planted`,
     });
     // The attack ran: the command wrote the repository and the link.
