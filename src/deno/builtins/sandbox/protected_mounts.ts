@@ -178,6 +178,18 @@ export function protectedMountsSync(
         if (!entry.signature) belowHits.push(hit);
       }
     } else hits.push(...entry.hits);
+    if (entry.signature && rel !== "") {
+      // A repository is bound whole, but one planted inside another must be found in this
+      // walk too (each walk of the containment used to disable one level of a nested plant).
+      for (const item of readDirOrEmpty(path)) {
+        const child = `${rel}/${item.name}`;
+        if (normalizeComponent(item.name) === ".git") belowHits.push(child);
+        else if (item.isDirectory && !item.isSymlink) {
+          below.add(child);
+          stack.push(child);
+        }
+      }
+    }
     for (const hit of entry.signature ? [] : entry.hits) {
       if (normalizeComponent(basename(hit)) === ".git") continue;
       const info = lstatOrUndefined(join(workspace.real, hit));
@@ -347,6 +359,14 @@ function tooLarge(workspace: string, max: number): ToolError {
 
 // Synchronous on purpose: the walk is many tiny calls, and each asynchronous one costs several
 // times its work in scheduling (measured: 10,000 directories, see docs/security.md).
+function readDirOrEmpty(path: string): Deno.DirEntry[] {
+  try {
+    return [...Deno.readDirSync(path)];
+  } catch {
+    return [];
+  }
+}
+
 function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
   try {
     return Deno.lstatSync(path);
