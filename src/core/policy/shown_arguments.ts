@@ -7,10 +7,12 @@ export const SUMMARY_CHARS = 1_000;
  * Characters a person cannot see, or cannot see for what they are: controls, format characters
  * (bidi embeddings, overrides, isolates and marks, zero-width characters, tags), surrogates,
  * private-use and unassigned code points, line and paragraph separators, spaces other than
- * U+0020, and the blank-looking Hangul fillers and braille blank.
+ * U+0020, the blank-looking Hangul fillers and braille blank, and every default-ignorable code
+ * point (the combining grapheme joiner and variation selectors are invisible marks: `deploy͏.sh`
+ * would read as `deploy.sh`).
  */
 const HIDDEN = String
-  .raw`[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]`;
+  .raw`[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0\u2800]`;
 const HIDDEN_ONE = new RegExp(`^${HIDDEN}$`, "u");
 const NAMED: Record<string, string> = { "\n": "\\n", "\t": "\\t", "\r": "\\r" };
 /** A run of this many equal blank or hidden characters (or more) is shown as its count. */

@@ -111,8 +111,10 @@ export function commandVariants(commands: readonly ShellCommand[]): string[] {
     if (words.length === 0) return;
     const name = words[0].replace(/^.*\//, "");
     if (name !== words[0]) add([name, ...words.slice(1)].join(" "));
-    if (SHELLS.has(name) && depth < MAX_NESTING) {
-      const at = name === "eval" ? 0 : words.indexOf("-c");
+    if ((SHELLS.has(name) || name === "trap") && depth < MAX_NESTING) {
+      // `trap SCRIPT SIGNAL…` runs its first argument (after `--`) as `eval` would.
+      const trapAt = words[1] === "--" ? 2 : 1;
+      const at = name === "eval" ? 0 : name === "trap" ? trapAt - 1 : words.indexOf("-c");
       const script = name === "eval" ? words.slice(1).join(" ") : words[at + 1];
       if (at !== -1 && script !== undefined) {
         try {
@@ -222,8 +224,17 @@ function assertParsed(script: ParsedScript): void {
   }
 }
 
-/** The program and its arguments after quote removal; assignments after the name as written. */
+/**
+ * The program and its arguments after quote removal; assignments after the name as written.
+ * Throws a `RangeError` (the policy fails closed) for a program name bash expands before it
+ * runs it: braces (`{rm,-f,x}` runs `rm -f x`) or file-name globbing (`/bin/r?` runs `/bin/rm`).
+ */
 function wordsOf(command: Command): string[] {
+  if (command.name !== undefined && hasGlob(command.name.parts)) {
+    throw new RangeError(
+      "The program name is expanded by the shell (braces or file-name globbing): rules cannot read which program runs",
+    );
+  }
   const words = command.name === undefined ? [] : [command.name.value];
   for (const item of command.suffix) {
     if (item.type === "Word") words.push(item.value);
@@ -249,6 +260,13 @@ function isLiteral(word: Word, globs: boolean): boolean {
       return !("parts" in part) || literal(part.parts as readonly WordPart[] | undefined);
     });
   return literal(word.parts);
+}
+
+function hasGlob(parts: readonly WordPart[] | undefined): boolean {
+  return parts !== undefined && parts.some((part) =>
+    GLOB_PARTS.has(part.type) ||
+    ("parts" in part && hasGlob(part.parts as readonly WordPart[] | undefined))
+  );
 }
 
 /** `2>&1`, `>&2`, `<&0`, `>&-`: a descriptor copied or closed, no file opened. */

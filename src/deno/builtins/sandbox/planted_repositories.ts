@@ -53,13 +53,20 @@ const MAX_NAMED = 20;
  * @returns The scan after disabling (its mounts are current).
  */
 export function scanAndContain(workspace: Root, protectedPaths: readonly string[]): ProtectedScan {
-  let scan = protectedMountsSync(workspace, protectedPaths);
+  // A command can plant a repository and, in the same run, more protected entries than a sandbox
+  // binds: the repositories are disabled first, and only then is the overflow refused.
+  const walk = () => protectedMountsSync(workspace, protectedPaths, { keepOverflow: true });
+  const checked = (scan: ProtectedScan): ProtectedScan => {
+    if (scan.overflow !== undefined) throw scan.overflow;
+    return scan;
+  };
+  let scan = walk();
   let baseline = baselines.get(workspace.real);
   if (baseline === undefined) {
     baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
     baselines.set(workspace.real, baseline);
     while (baselines.size > MAX_WORKSPACES) baselines.delete(baselines.keys().next().value!);
-    return scan;
+    return checked(scan);
   }
   // A disabled repository is walked into at the next round: one planted inside it is found
   // then. Each round disables at least one, so the rounds are bounded by what a command made.
@@ -69,7 +76,7 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
     const planted = scan.signatures.filter((found) =>
       !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
     );
-    if (planted.length === 0) return scan;
+    if (planted.length === 0) return checked(scan);
     const done = planted.map((found) => disable(workspace.real, found));
     const list = unreported.get(workspace.real) ?? [];
     list.push(...done);
@@ -79,7 +86,7 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
       throw new ToolError("tool_error", plantedNotice(workspace.real)!);
     }
     // The walk's answer named the planted folders as protected entries: walk again.
-    scan = protectedMountsSync(workspace, protectedPaths);
+    scan = walk();
   }
 }
 

@@ -13,6 +13,11 @@ export interface ProtectedMountsOptions {
   readonly cache?: ProtectedScanCache;
   /** The clock, in epoch milliseconds; default `Date.now` (tests move it). */
   readonly now?: () => number;
+  /**
+   * Return a scan with more protected entries than a sandbox can bind, with its `overflow` set,
+   * instead of throwing: the containment walk must still see every repository the walk found.
+   */
+  readonly keepOverflow?: boolean;
 }
 
 /** The protected entries of a workspace, and what finding them cost. */
@@ -29,10 +34,12 @@ export interface ProtectedScan {
   readonly ms: number;
   /**
    * Every git directory signature found (see `git_signature.ts`): a folder holding `HEAD` beside
-   * `objects/`, `refs/` or `commondir`, or a `.git` file; relative to the workspace (`""` for the
+   * `objects/`, `refs/` or `commondir`, or any other `.git` (file, link, or a folder that is no repository); relative to the workspace (`""` for the
    * workspace itself), with its `dev:ino`.
    */
   readonly signatures: readonly GitSignatureFound[];
+  /** With `keepOverflow`: why no sandbox can bind these mounts (throw it before running anything). */
+  readonly overflow?: ToolError;
 }
 
 /** A git directory signature in a workspace. */
@@ -41,7 +48,7 @@ export interface GitSignatureFound {
   readonly rel: string;
   /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
   readonly identity: string | undefined;
-  /** A folder, or a `.git` file that names one. */
+  /** A folder, or a `.git` that is not one (a file or link naming one). */
   readonly kind: "folder" | "file";
 }
 
@@ -128,10 +135,16 @@ export function protectedMountsSync(
   const previous = cacheRoot.get(key) ?? new Map<string, DirEntryCache>();
   const next = new Map<string, DirEntryCache>();
   const hits: string[] = [];
+  const belowHits: string[] = [];
   const signatureDirs: string[] = [];
   let directories = 0;
   let listed = 0;
   const stack = [""];
+  // Folders below a protected folder: bound read-only with it, so they add no mount, but a
+  // protected folder that did not exist when a command started was not bound, and the command
+  // may have planted a repository inside it (reached later through a link, or opened by the user).
+  // They are walked for git directory signatures only.
+  const below = new Set<string>();
   while (stack.length > 0) {
     const rel = stack.pop()!;
     if (++directories > max) {
@@ -158,15 +171,48 @@ export function protectedMountsSync(
       entry = listDirectory(path, rel, protectedPaths, { ino: info.ino, ctime, mtime, listedAt });
     }
     next.set(rel, entry);
-    hits.push(...entry.hits);
     if (entry.signature) signatureDirs.push(rel);
-    for (const name of entry.subdirs) stack.push(rel === "" ? name : `${rel}/${name}`);
+    const inside = below.has(rel);
+    if (inside) {
+      for (const hit of entry.hits) {
+        if (!entry.signature) belowHits.push(hit);
+      }
+    } else hits.push(...entry.hits);
+    if (entry.signature && rel !== "") {
+      // A repository is bound whole, but one planted inside another must be found in this
+      // walk too (each walk of the containment used to disable one level of a nested plant).
+      for (const item of readDirOrEmpty(path)) {
+        const child = `${rel}/${item.name}`;
+        if (normalizeComponent(item.name) === ".git") belowHits.push(child);
+        else if (item.isDirectory && !item.isSymlink) {
+          below.add(child);
+          stack.push(child);
+        }
+      }
+    }
+    for (const hit of entry.signature ? [] : entry.hits) {
+      if (normalizeComponent(basename(hit)) === ".git") continue;
+      const info = lstatOrUndefined(join(workspace.real, hit));
+      if (info?.isDirectory) {
+        below.add(hit);
+        stack.push(hit);
+      }
+    }
+    for (const name of entry.subdirs) {
+      const child = rel === "" ? name : `${rel}/${name}`;
+      if (inside) below.add(child);
+      stack.push(child);
+    }
   }
   // Most recently walked last; the process cache keeps a bounded number of workspaces.
   cacheRoot.delete(key);
   cacheRoot.set(key, next);
   while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
-  if (hits.length > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
+  let overflow: ToolError | undefined;
+  if (hits.length > MAX_PROTECTED_ENTRIES) {
+    overflow = tooManyEntries(workspace.declared);
+    if (!options.keepOverflow) throw overflow;
+  }
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
   const signatures = signatureDirs.map((rel): GitSignatureFound => ({
@@ -174,6 +220,10 @@ export function protectedMountsSync(
     identity: identityOf(lstatOrUndefined(rel === "" ? workspace.real : join(workspace.real, rel))),
     kind: "folder",
   }));
+  for (const rel of belowHits) {
+    const found = signatureOf(workspace.real, rel);
+    if (found !== undefined) signatures.push(found);
+  }
   for (const rel of hits) {
     // A protected entry that is a repository (a `.git` folder, or a `.git` file) is walked no
     // further, so it is looked at here, at every walk: its own listing is not cached.
@@ -194,7 +244,10 @@ export function protectedMountsSync(
       pinned.set(dir, { source, dest: join(workspace.declared, dir), identity: identityOf(info) });
     }
   }
-  if (mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) throw tooManyEntries(workspace.declared);
+  if (overflow === undefined && mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) {
+    overflow = tooManyEntries(workspace.declared);
+    if (!options.keepOverflow) throw overflow;
+  }
   return {
     mounts,
     pinned: [...pinned.values()],
@@ -202,6 +255,7 @@ export function protectedMountsSync(
     listed,
     ms: performance.now() - started,
     signatures,
+    ...(overflow === undefined ? {} : { overflow }),
   };
 }
 
@@ -212,8 +266,10 @@ function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
   if (info.isDirectory && isGitDirectorySync(path)) {
     return { rel, identity: identityOf(info), kind: "folder" };
   }
-  if (info.isFile && normalizeComponent(basename(rel)) === ".git") {
-    return { rel, identity: identityOf(info), kind: "file" };
+  // Any other `.git` (a file naming a gitdir, a symbolic link git follows, a folder that is no
+  // repository but is walked no further, so it could hide one) is where git looks first.
+  if (normalizeComponent(basename(rel)) === ".git") {
+    return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
   }
   return undefined;
 }
@@ -303,6 +359,14 @@ function tooLarge(workspace: string, max: number): ToolError {
 
 // Synchronous on purpose: the walk is many tiny calls, and each asynchronous one costs several
 // times its work in scheduling (measured: 10,000 directories, see docs/security.md).
+function readDirOrEmpty(path: string): Deno.DirEntry[] {
+  try {
+    return [...Deno.readDirSync(path)];
+  } catch {
+    return [];
+  }
+}
+
 function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
   try {
     return Deno.lstatSync(path);

@@ -1,0 +1,105 @@
+// Attack on finding 1's containment (issue 25): the walk that disables a repository a command
+// planted (`scanAndContain`) shares its bounds with the sandbox's mount list. A command that plants
+// a repository and, in the same run, makes the workspace exceed one of those bounds (more than
+// 1,500 protected entries; the 50,000-folder bound is still open: docs/security.md) made the walk after the command throw
+// before anything was disabled: the planted repository stayed, and the host's `git status` there
+// ran the model's core.fsmonitor command. The next command is refused, but the user's git runs
+// whenever the user runs it. Each test asserts the plant was written and the command ran, then
+// runs the host's real `git status` in the planted folder and asserts that nothing ran.
+
+import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/assert";
+import { ToolRouter } from "@toolroute/toolroute";
+import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
+import { makeFixture } from "./_fixture.ts";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+
+function plantedConfig(marker: string): string {
+  return `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n` +
+    `\tfsmonitor = "touch ${marker}; false"\n`;
+}
+
+function plantScript(dir: string, marker: string): string {
+  return `mkdir -p ${dir}/objects ${dir}/refs/heads && printf '%s' '${
+    plantedConfig(marker)
+  }' > ${dir}/config && printf 'ref: refs/heads/main\\n' > ${dir}/HEAD`;
+}
+
+async function hostGitStatus(cwd: string, home: string): Promise<void> {
+  await new Deno.Command("git", {
+    args: ["status"],
+    cwd,
+    clearEnv: true,
+    env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1", PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+    stdout: "null",
+    stderr: "null",
+  }).output();
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sandboxed = (workspace: string): BuiltinContext => ({
+  workspace,
+  commandTimeoutMs: 60_000,
+  bash: { sandbox: "bwrap" },
+});
+
+async function plantWith(flood: string): Promise<void> {
+  await using fx = await makeFixture();
+  const marker = `${fx.outside}/marker`;
+  await using router = new ToolRouter({ builtins: builtinTools(sandboxed(fx.workspace)) });
+  const tools = await router.expose({ builtins: ["bash"] });
+  // A first command: the workspace's first walk (its baseline) holds no repository.
+  assertFalse((await tools.call("bash", { command: "true" })).isError);
+  const result = await tools.call("bash", { command: `${flood} && ${plantScript("src", marker)}` });
+  // The attack ran: the command succeeded and wrote every file of the repository.
+  assertFalse(result.isError, result.text);
+  assertEquals(JSON.parse(result.text).exitCode, 0, result.text);
+  assertStringIncludes(await Deno.readTextFile(`${fx.workspace}/src/config`), "fsmonitor");
+  assert(await exists(`${fx.workspace}/src/objects`));
+  // Contained: the planted folder no longer has its HEAD, and the host's git runs nothing there.
+  await hostGitStatus(`${fx.workspace}/src`, fx.base);
+  assertFalse(await exists(marker), "git on the host ran the command the model planted");
+  assertFalse(await exists(`${fx.workspace}/src/HEAD`), "the planted repository was left active");
+}
+
+Deno.test({
+  name:
+    "a command that plants a repository beside more .git files than the sandbox can bind finds it disabled, and the host's git runs nothing",
+  ignore: skipWithoutBwrap(),
+  fn: () => plantWith("for i in $(seq 1 1600); do mkdir -p f/$i && : > f/$i/.git; done"),
+});
+
+Deno.test({
+  name:
+    "a command that plants repositories nested deeper than the walk's rounds finds the innermost disabled too, and the host's git runs nothing",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    // Each round of the containment walk disables one level (the walk does not enter a
+    // repository); past 256 rounds it gave up and left the rest active.
+    await using fx = await makeFixture();
+    const marker = `${fx.outside}/marker`;
+    await using router = new ToolRouter({ builtins: builtinTools(sandboxed(fx.workspace)) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    assertFalse((await tools.call("bash", { command: "true" })).isError);
+    const config =
+      `[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ..\\n\\tfsmonitor = "touch ${marker}; false"\\n`;
+    const result = await tools.call("bash", {
+      command: `d=.; for i in $(seq 1 300); do d=$d/r; mkdir -p $d/objects $d/refs; ` +
+        `printf 'ref: refs/heads/main\\n' > $d/HEAD; done; printf '${config}' > $d/config; ` +
+        `ln -s $d src && echo planted`,
+    });
+    assertFalse(result.isError, result.text);
+    assertEquals(JSON.parse(result.text).stdout, "planted\n");
+    assertStringIncludes(await Deno.readTextFile(`${fx.workspace}/src/config`), "fsmonitor");
+    await hostGitStatus(`${fx.workspace}/src`, fx.base);
+    assertFalse(await exists(marker), "git on the host ran the command the model planted");
+    assertFalse(await exists(`${fx.workspace}/src/HEAD`), "the innermost repository is active");
+  },
+});
