@@ -6,6 +6,7 @@ import {
   ptraceFilter,
 } from "../../../../src/deno/builtins/sandbox/ptrace_filter.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+import { warmShells } from "../../../_helpers/warm_shells.ts";
 
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
@@ -107,7 +108,7 @@ Deno.test({
       await run("true"); // the session and its warm shell
       // The warm shell starts in idle time, a moment after the last request: wait for it, so
       // that the attack runs in it, as before.
-      for (let i = 0; i < 80 && !warmShellWaits(workspace); i++) {
+      for (let i = 0; i < 80 && !(await warmShellWaits(workspace)); i++) {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       // PTRACE_ATTACH (16) on every process of the sandbox but the shell itself; perl's syscall
@@ -129,16 +130,7 @@ Deno.test({
 });
 
 // Whether a warm shell (bash waiting in `read` for BASH_EXECUTION_STRING) waits in `workspace`,
-// through the host's /proc.
-function warmShellWaits(workspace: string): boolean {
-  for (const entry of Deno.readDirSync("/proc")) {
-    try {
-      const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (!line.includes("BASH_EXECUTION_STRING")) continue;
-      if (Deno.readLinkSync(`/proc/${entry.name}/cwd`) === workspace) return true;
-    } catch {
-      // Not a process, or gone meanwhile.
-    }
-  }
-  return false;
+// through the host's /proc, read by a child.
+async function warmShellWaits(workspace: string): Promise<boolean> {
+  return (await warmShells()).some((shell) => shell.cwd === workspace);
 }

@@ -10,6 +10,7 @@ import {
 } from "../../../../../src/deno/builtins/sandbox/resource_limits.ts";
 import { skipWithoutBwrap } from "../../../../_helpers/bwrap.ts";
 import { leftovers, uniqueSleep } from "../../_bash_fixture.ts";
+import { warmShells } from "../../../../_helpers/warm_shells.ts";
 
 interface Run {
   code: number;
@@ -33,31 +34,18 @@ interface Setup {
  * Waits (at most about 2 s, then goes on) until a warm shell for `cwd` and `env` waits in the
  * session: the supervisor starts the next one in idle time, once no request has come for a moment
  * after a command that asked for it, so a command sent at once would find none. Through the
- * host's /proc (the sandbox binds the workspace at its own path).
+ * host's /proc, read by a child (the sandbox binds the workspace at its own path).
  */
 async function warmReady(setup: Setup, cwd: string, env: Record<string, string>): Promise<void> {
   if (setup.warmAfter !== true) return;
   setup.warmAfter = false;
   const environ = Object.entries(env).map(([name, value]) => `${name}=${value}`).sort().join("\n");
   for (let i = 0; i < 80; i++) {
-    for (const entry of Deno.readDirSync("/proc")) {
-      if (!/^\d+$/.test(entry.name)) continue;
-      try {
-        const proc = `/proc/${entry.name}`;
-        if (
-          !/read -r -N \d+ BASH_EXECUTION_STRING/.test(Deno.readTextFileSync(`${proc}/cmdline`))
-        ) {
-          continue;
-        }
-        const own = Deno.readTextFileSync(`${proc}/environ`).split("\0").filter((v) => v).sort();
-        if (
-          Deno.readLinkSync(`${proc}/cwd`) === cwd && own.join("\n") === environ &&
-          /^State:\s+[RS]/m.test(Deno.readTextFileSync(`${proc}/status`))
-        ) return;
-      } catch {
-        // Gone meanwhile.
-      }
-    }
+    const ready = (await warmShells()).some((shell) =>
+      /read -r -N \d+ BASH_EXECUTION_STRING/.test(shell.cmdline) && shell.cwd === cwd &&
+      shell.environ.toSorted().join("\n") === environ && /^[RS]$/.test(shell.state)
+    );
+    if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
