@@ -19,7 +19,7 @@ import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
-import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/sandbox/sandbox_failure.ts";
+import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
 
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the

@@ -56,8 +56,13 @@ Deno.test({
       }),
     );
     const flags = await exactFlags(["--config", config, "--http", "127.0.0.1:0"]);
-    // An mcp.json asks for no built-in: no write access to its folder.
-    assert(!flags.some((flag) => flag.startsWith("--allow-write")), flags.join(" "));
+    // An mcp.json asks for no built-in: no write access to its folder, only to its lock file
+    // (so that the same flags run `toolroute lock`).
+    assertEquals(
+      flags.filter((flag) => flag.startsWith("--allow-write")),
+      [`--allow-write=${dir}/toolroute.lock`],
+      flags.join(" "),
+    );
     const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
     await using serve = await startHttpServe(flags, ["--config", config], { PATH: path });
     const client = new Client({ name: "sdk-client", version: "1.0.0" });

@@ -1,8 +1,6 @@
 import { deadline } from "@std/async";
 import { ToolError } from "../../../core/tool_error.ts";
-
-/** What a bubblewrap start was for: a bash command, or a sandbox session (file tools, exec). */
-export type SandboxUse = "bash" | "session";
+import { bwrapMissing, type SandboxUse } from "../command/bwrap_missing.ts";
 
 /**
  * Recognizes a run in which bubblewrap itself failed (it could not create its namespaces or
@@ -32,31 +30,6 @@ export function sandboxFailure(
     "instead; check that unprivileged user namespaces are enabled " +
     "(sysctl kernel.unprivileged_userns_clone=1) or that bwrap is installed setuid";
 }
-
-/** How to install bubblewrap, as the README says it. */
-export const BWRAP_INSTALL =
-  "sudo apt-get install -y bubblewrap (Debian, Ubuntu) or sudo dnf install bubblewrap (Fedora)";
-
-/**
- * The message for a missing `bwrap` program: that it is not installed, how to install it, and
- * what works without it.
- *
- * @param use What the sandbox was for.
- * @returns The message.
- */
-export function bwrapMissing(use: SandboxUse): string {
-  const head = use === "bash"
-    ? "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command " +
-      "did not run (it never runs unconfined instead)"
-    : "The file sandbox could not start: bubblewrap (bwrap) is not installed. Nothing was " +
-      "read or written (file operations never run unconfined while bash is sandboxed)";
-  return `${head}. Install it: ${BWRAP_INSTALL}. ${BWRAP_STILL_WORKS}`;
-}
-
-/** What works without bubblewrap, for the messages that say it is missing. */
-export const BWRAP_STILL_WORKS = "Without it the MCP servers and functions still work, and " +
-  'without bash ("bash": false, the default) the file tools run unsandboxed, confined by ' +
-  "their path checks and Deno's permissions";
 
 function notRun(use: SandboxUse): string {
   return use === "bash" ? "The command did not run" : "Nothing was read, written or run";

@@ -1,5 +1,6 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import { bwrapMissing, sandboxFailure } from "./sandbox_failure.ts";
+import { bwrapMissing } from "../command/bwrap_missing.ts";
+import { sandboxFailure } from "./sandbox_failure.ts";
 import type { SessionStderr } from "./session_stderr.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import { bwrapMissing } from "./sandbox_failure.ts";
+import { bwrapMissing } from "../command/bwrap_missing.ts";
 import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
 import { bwrapSizeSupported } from "./bwrap_size_support.ts";
 import { supervisorScript } from "./supervisor/supervisor_script.ts";
