@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
@@ -7,24 +7,38 @@ import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 // protected-mounts walk keeps (older than its racy window): a new `.git`, one renamed into place,
 // one made through a renamed parent, a symlink to a directory inside the workspace, and the
 // whole directory replaced (another inode). The next command, whose session is taken without a
-// wait when the mounts are unchanged, must find the entry read-only.
-const ATTACKS: { name: string; plant: string; target: string }[] = [
-  { name: "mkdir", plant: "mkdir -p a/.git/hooks", target: "a/.git/hooks/pre-commit" },
+// wait when the mounts are unchanged, must find the entry read-only, or gone: a .git that was not
+// there before is renamed aside after the command that made it (a planted repository never stays).
+const ATTACKS: { name: string; plant: string; target: string; git: string }[] = [
+  {
+    name: "mkdir",
+    plant: "mkdir -p a/.git/hooks",
+    target: "a/.git/hooks/pre-commit",
+    git: "a/.git",
+  },
   {
     name: "rename into place",
     plant: "mkdir -p b/x/hooks && mv b/x b/.GIT",
     target: "b/.GIT/hooks/pre-commit",
+    git: "b/.GIT",
   },
   {
     name: "parent renamed",
     plant: "mkdir -p tmpdir/.git/hooks && mv c c.old && mv tmpdir c",
     target: "c/.git/hooks/pre-commit",
+    git: "c/.git",
   },
-  { name: "symlink", plant: "mkdir -p real/hooks && ln -s ../real d/.git", target: "real/hooks/x" },
+  {
+    name: "symlink",
+    plant: "mkdir -p real/hooks && ln -s ../real d/.git",
+    target: "d/.git/hooks/x",
+    git: "d/.git",
+  },
   {
     name: "directory replaced",
     plant: "rm -rf e && mkdir -p e/.git/hooks",
     target: "e/.git/hooks/pre-commit",
+    git: "e/.git",
   },
 ];
 
@@ -50,7 +64,9 @@ Deno.test({
         ran++;
         const wrote = await run(`echo evil > ${attack.target}`);
         assert(wrote.exitCode !== 0, `${attack.name}: the command wrote ${attack.target}`);
-        assertStringIncludes(wrote.stderr, "Read-only file system", attack.name);
+        assertMatch(wrote.stderr, /Read-only file system|No such file or directory/, attack.name);
+        const git = await Deno.lstat(`${workspace}/${attack.git}`).catch(() => undefined);
+        if (git !== undefined) assertMatch(wrote.stderr, /Read-only/, `${attack.name}: not bound`);
         const info = await Deno.lstat(`${workspace}/${attack.target}`).catch(() => undefined);
         assertEquals(info, undefined, `${attack.name}: ${attack.target} exists`);
       }
