@@ -8,33 +8,13 @@ import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/as
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
+import { exists, hostGitStatus } from "./_host_git.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 /** A config that makes `git status` in the folder run `touch <marker>`. */
 function plantedConfig(marker: string): string {
   return `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n` +
     `\tfsmonitor = "touch ${marker}; false"\n`;
-}
-
-/** Runs the host's own `git status` in a folder, with no user or system config of the host. */
-async function hostGitStatus(cwd: string, home: string): Promise<void> {
-  await new Deno.Command("git", {
-    args: ["status"],
-    cwd,
-    clearEnv: true,
-    env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1", PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-    stdout: "null",
-    stderr: "null",
-  }).output();
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function tools(

@@ -9,27 +9,8 @@ import { assertEquals, assertFalse, assertStringIncludes } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
+import { exists, hostGitStatus } from "./_host_git.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
-
-async function hostGitStatus(cwd: string, home: string): Promise<void> {
-  await new Deno.Command("git", {
-    args: ["status"],
-    cwd,
-    clearEnv: true,
-    env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1", PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-    stdout: "null",
-    stderr: "null",
-  }).output();
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test({
   name:

@@ -11,6 +11,7 @@ import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/as
 import { ToolRouter } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
+import { exists, hostGitStatus } from "./_host_git.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 function plantedConfig(marker: string): string {
@@ -22,26 +23,6 @@ function plantScript(dir: string, marker: string): string {
   return `mkdir -p ${dir}/objects ${dir}/refs/heads && printf '%s' '${
     plantedConfig(marker)
   }' > ${dir}/config && printf 'ref: refs/heads/main\\n' > ${dir}/HEAD`;
-}
-
-async function hostGitStatus(cwd: string, home: string): Promise<void> {
-  await new Deno.Command("git", {
-    args: ["status"],
-    cwd,
-    clearEnv: true,
-    env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1", PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-    stdout: "null",
-    stderr: "null",
-  }).output();
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const sandboxed = (workspace: string): BuiltinContext => ({

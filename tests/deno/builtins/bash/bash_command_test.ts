@@ -7,6 +7,7 @@ import {
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { runCommand } from "../../../../src/deno/builtins/bash/run_command.ts";
 import { bashFixture } from "../_bash_fixture.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const run = (command: string) => ({ command, background: false });
 
@@ -87,6 +88,8 @@ Deno.test("prepareBashCommand() under bwrap spawns the given bubblewrap with the
 
 Deno.test({
   name: "prepareBashCommand() refuses without prompting when Deno may not run bwrap",
+  // With bubblewrap absent the refusal names that instead (tests/deno/cli/bwrap_missing_test.ts).
+  ignore: skipWithoutBwrap(),
   permissions: { read: true, run: ["bash"], env: true },
   async fn() {
     const ctx = resolveBuiltinContext({

@@ -1,0 +1,24 @@
+// What the planted-repository attack tests share: the host's own git, run where a user would run
+// it, and a check that a file is there.
+
+/** Runs the host's own `git status` in a folder, with no user or system config of the host. */
+export async function hostGitStatus(cwd: string, home: string): Promise<void> {
+  await new Deno.Command("git", {
+    args: ["status"],
+    cwd,
+    clearEnv: true,
+    env: { HOME: home, GIT_CONFIG_NOSYSTEM: "1", PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+    stdout: "null",
+    stderr: "null",
+  }).output();
+}
+
+/** Whether something (a file, a folder, a link) is at `path`; links are not followed. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
