@@ -5,7 +5,16 @@ import type { ToolContent } from "./tool_output.ts";
 /** A content block of an Anthropic `tool_result`. */
 export type AnthropicToolResultBlock =
   | { type: "text"; text: string }
-  | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
+  | {
+    type: "image";
+    // The union Anthropic's API declares, not `string`: a result typed with it is then assignable
+    // to the SDK's own `ToolResultBlockParam`.
+    source: {
+      type: "base64";
+      media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+      data: string;
+    };
+  }
   | { type: "document"; source: { type: "base64"; media_type: "application/pdf"; data: string } };
 
 /** An Anthropic Messages API `tool_result` block, for the next user message. */
@@ -37,7 +46,20 @@ export interface OpenAIToolOutput {
 }
 
 /** Image types both vendors accept inline. */
-const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+type InlineImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+
+/** The set of {@linkcode InlineImageType}s. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set<InlineImageType>([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
+
+/** Whether a MIME type is one both vendors accept inline. */
+function isInlineImage(mimeType: string): mimeType is InlineImageType {
+  return IMAGE_TYPES.has(mimeType);
+}
 
 /**
  * Converts a call result into an Anthropic `tool_result` block: text blocks as text, images
@@ -70,7 +92,7 @@ export function toAnthropicToolResult(
 ): AnthropicToolResult {
   const content = blocksOf(result).map((block): AnthropicToolResultBlock => {
     const media = mediaOf(block);
-    if (media !== undefined && IMAGE_TYPES.has(media.mimeType)) {
+    if (media !== undefined && isInlineImage(media.mimeType)) {
       return {
         type: "image",
         source: { type: "base64", media_type: media.mimeType, data: media.data },
@@ -118,7 +140,7 @@ export function toAnthropicToolResult(
 export function toOpenAIToolOutput(result: ToolCallResult, callId: string): OpenAIToolOutput {
   const output = blocksOf(result).map((block): OpenAIToolOutputPart => {
     const media = mediaOf(block);
-    if (media !== undefined && IMAGE_TYPES.has(media.mimeType)) {
+    if (media !== undefined && isInlineImage(media.mimeType)) {
       return { type: "input_image", image_url: `data:${media.mimeType};base64,${media.data}` };
     }
     if (media !== undefined && media.mimeType === "application/pdf") {

@@ -105,7 +105,12 @@ Deno.test("docs/cli.md's one line for a workspace serves it with exactly its fla
     cwd: `${dir}`,
     env: shellEnv(),
   });
-  assert(names.includes("read_file") && names.includes("write_file"), stderr);
+  const [, listed] = await docLine(
+    "cli.md",
+    /^That serves the \w+ file tools over stdio: ([^(]+) \(/m,
+  );
+  const documented = [...listed.matchAll(/`(\w+)`/g)].map(([, name]) => name);
+  assertEquals(names.toSorted(), documented.toSorted(), stderr);
 });
 
 Deno.test("toolroute flags lets an npx-style stdio server find its program through PATH", async () => {
