@@ -7,11 +7,7 @@ import {
   type SourceKind,
   ToolRouter,
 } from "../../mod.ts";
-import {
-  type BuiltinSource,
-  type GatewaySource,
-  type RoutedTool,
-} from "../../src/core/unstable_source.ts";
+import type { BuiltinSource, GatewaySource, RoutedTool } from "../../src/core/unstable_source.ts";
 
 const fn = (name: string, text = name) =>
   defineTool({
