@@ -28,25 +28,8 @@
  * @module
  */
 
-// The router and its tool sets.
-export { ToolRouter } from "./src/core/tool_router.ts";
-export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
-export type { ToolSelection } from "./src/core/tool_selection.ts";
-export { ToolSet } from "./src/core/tool_set.ts";
-export type { DeferSetting, ShadowedTool } from "./src/core/tool_set.ts";
-export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
-export type { CallOptions, ToolCallEvent, ToolCallResult } from "./src/core/tool_call_types.ts";
-export type {
-  MissingTool,
-  SourceKind,
-  ToolContext,
-  ToolElicitation,
-  ToolElicitationResult,
-  ToolLogEntry,
-  ToolProgress,
-} from "./src/core/tool_source.ts";
-
-// Definitions.
+// Module order matters for the edge bundle's size (modules are laid out in import order): keep it.
+export { toApiFunctionName } from "./src/core/api_function_name.ts";
 export { defineTool } from "./src/core/define_tool.ts";
 export type { FunctionTool, FunctionToolSpec } from "./src/core/define_tool.ts";
 export { defineMcpService } from "./src/core/define_mcp_service.ts";
@@ -55,17 +38,18 @@ export type {
   McpServiceSpec,
   McpServiceToolSpec,
 } from "./src/core/define_mcp_service.ts";
-export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
-export type { ArgumentLimits } from "./src/core/parse_arguments.ts";
-export { toApiFunctionName } from "./src/core/api_function_name.ts";
+export { ToolRouter } from "./src/core/tool_router.ts";
+export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
+export type { ToolSelection } from "./src/core/tool_selection.ts";
+export { ToolSet } from "./src/core/tool_set.ts";
+export type { DeferSetting, ShadowedTool } from "./src/core/tool_set.ts";
+export type { CallOptions, ToolCallEvent, ToolCallResult } from "./src/core/tool_call_types.ts";
 export type {
   AnthropicTool,
   AnthropicToolSearchTool,
   McpToolDescription,
   OpenAITool,
 } from "./src/core/tool_formats.ts";
-
-// Results.
 export { isToolOutput, toolOutput } from "./src/core/tool_output.ts";
 export type {
   ToolContent,
@@ -82,12 +66,26 @@ export type {
   OpenAIToolOutput,
   OpenAIToolOutputPart,
 } from "./src/core/tool_result_formats.ts";
-
-// Errors.
 export { ERROR_CODES, isToolError, ToolError } from "./src/core/tool_error.ts";
 export type { ErrorCode } from "./src/core/tool_error.ts";
-
+export type { ArgumentLimits } from "./src/core/parse_arguments.ts";
+export type {
+  MissingTool,
+  SourceKind,
+  ToolContext,
+  ToolElicitation,
+  ToolElicitationResult,
+  ToolLogEntry,
+  ToolProgress,
+} from "./src/core/tool_source.ts";
+export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
 // Policy: rules, approvals, their audit trail and the store of used approvals.
+export { MemoryStore } from "./src/core/store/memory_store.ts";
+export type {
+  KeyValueEntry,
+  KeyValueSetOptions,
+  KeyValueStore,
+} from "./src/core/store/key_value_store.ts";
 export type {
   ApprovalAnswer,
   ApprovalHandler,
@@ -98,10 +96,5 @@ export type {
   Policy,
   PolicyAction,
 } from "./src/core/policy_types.ts";
+export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";
-export { MemoryStore } from "./src/core/store/memory_store.ts";
-export type {
-  KeyValueEntry,
-  KeyValueSetOptions,
-  KeyValueStore,
-} from "./src/core/store/key_value_store.ts";
