@@ -2,9 +2,11 @@
  * toolroute: a permission-aware tool router for LLM agents.
  *
  * This is the host API, web-standard only, so it runs on Deno and on edge runtimes: the router,
- * tool sets, definitions, results, errors, policy, stores and audit types. It brings no MCP SDK.
- * The MCP gateway, OAuth, pinning and serving over MCP live in the `./mcp` entry; built-in tools,
- * permission mapping, stdio MCP and config files in the `./deno` entry.
+ * tool sets, definitions, results, errors and policy (with its approvals, audit and store). It
+ * brings no MCP SDK. Each other audience has its entry: `./mcp` for the gateway, OAuth, pinning,
+ * serving over MCP and transports; `./deno` for the built-in tools, permission mapping, stdio MCP
+ * and config files; `./cli` for the `toolroute` command; `./unstable-source` for writing a tool
+ * source of one's own (not yet stable).
  *
  * @example Route a model's tool call
  * ```ts
@@ -26,7 +28,8 @@
  * @module
  */
 
-export { API_FUNCTION_NAME_PATTERN, toApiFunctionName } from "./src/core/api_function_name.ts";
+// Module order matters for the edge bundle's size (modules are laid out in import order): keep it.
+export { toApiFunctionName } from "./src/core/api_function_name.ts";
 export { defineTool } from "./src/core/define_tool.ts";
 export type { FunctionTool, FunctionToolSpec } from "./src/core/define_tool.ts";
 export { defineMcpService } from "./src/core/define_mcp_service.ts";
@@ -39,13 +42,8 @@ export { ToolRouter } from "./src/core/tool_router.ts";
 export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
 export type { ToolSelection } from "./src/core/tool_selection.ts";
 export { ToolSet } from "./src/core/tool_set.ts";
-export type { DeferSetting, ShadowedTool, ToolSetInit } from "./src/core/tool_set.ts";
-export type {
-  CallOptions,
-  CallSettings,
-  ToolCallEvent,
-  ToolCallResult,
-} from "./src/core/tool_call_types.ts";
+export type { DeferSetting, ShadowedTool } from "./src/core/tool_set.ts";
+export type { CallOptions, ToolCallEvent, ToolCallResult } from "./src/core/tool_call_types.ts";
 export type {
   AnthropicTool,
   AnthropicToolSearchTool,
@@ -71,24 +69,9 @@ export type {
 export { ERROR_CODES, isToolError, ToolError } from "./src/core/tool_error.ts";
 export type { ErrorCode } from "./src/core/tool_error.ts";
 export type { ArgumentLimits } from "./src/core/parse_arguments.ts";
-export { truncateMiddle } from "./src/core/result_text.ts";
-export { SOURCE_PRIORITY } from "./src/core/tool_source.ts";
 export type {
-  BashSetting,
-  BuiltinContext,
-  BuiltinRequest,
-  BuiltinSource,
-  GatewayRequest,
-  GatewayResolution,
-  GatewaySource,
-  JsonObjectSchema,
   MissingTool,
-  PolicySubjects,
-  RoutedTool,
-  SelectionKey,
-  ShellCommand,
   SourceKind,
-  SourceResolution,
   ToolContext,
   ToolElicitation,
   ToolElicitationResult,
@@ -96,12 +79,7 @@ export type {
   ToolProgress,
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
-// The router's own option (mounted services' structured output) names these; ./mcp has the rest.
-export type {
-  McpJsonSchemaValidation,
-  McpJsonSchemaValidator,
-} from "./src/core/mcp/mcp_transport.ts";
-export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
+// Policy: rules, approvals, their audit trail and the store of used approvals.
 export { MemoryStore } from "./src/core/store/memory_store.ts";
 export type {
   KeyValueEntry,

@@ -1,4 +1,6 @@
 /**
+ * The public entries list their names (below, with ./deno's in tests/deno/mod_test.ts).
+ *
  * The portable core proves it is web-standard three ways: the module graph from `mod.ts` holds no
  * `node:` specifier and no file under `src/deno/`; the core sources never name `Deno.`, `process`
  * or `node:`; and `deno task test:core` runs the core suite with no permission at all.
@@ -88,4 +90,186 @@ Deno.test("the core test task runs with no permission flags", async () => {
   const task: string = config.tasks["test:core"];
   assert(task.startsWith("deno test --no-prompt"), task);
   assert(!/--allow-|\s-A\b/.test(task), `the core task must not grant permissions: ${task}`);
+});
+
+// The public surface of each web-standard entry, values and types, as `deno doc` sees it. Adding
+// or removing an export must update these lists and the README's migration note: that is the
+// point of these tests. Each entry serves one audience; a name lives in one entry only.
+const ENTRIES: Record<string, string[]> = {
+  // The host API: router, tool sets, definitions, results, errors, policy.
+  "mod.ts": [
+    "AnthropicTool",
+    "AnthropicToolResult",
+    "AnthropicToolResultBlock",
+    "AnthropicToolSearchTool",
+    "ApprovalAnswer",
+    "ApprovalHandler",
+    "ApprovalOutcome",
+    "ApprovalRequest",
+    "ApprovalSelection",
+    "ArgumentLimits",
+    "AuditDecision",
+    "AuditRecord",
+    "AuditSink",
+    "BatchCall",
+    "CallAllOptions",
+    "CallOptions",
+    "DeferSetting",
+    "ERROR_CODES",
+    "ErrorCode",
+    "FunctionTool",
+    "FunctionToolSpec",
+    "InferArgs",
+    "InputSchema",
+    "KeyValueEntry",
+    "KeyValueSetOptions",
+    "KeyValueStore",
+    "McpService",
+    "McpServiceSpec",
+    "McpServiceToolSpec",
+    "McpToolDescription",
+    "MemoryStore",
+    "MissingTool",
+    "OpenAITool",
+    "OpenAIToolOutput",
+    "OpenAIToolOutputPart",
+    "PendingApproval",
+    "Policy",
+    "PolicyAction",
+    "RouterInvokeOptions",
+    "ShadowedTool",
+    "SourceKind",
+    "ToolCallEvent",
+    "ToolCallResult",
+    "ToolContent",
+    "ToolContext",
+    "ToolElicitation",
+    "ToolElicitationResult",
+    "ToolError",
+    "ToolLogEntry",
+    "ToolMediaContent",
+    "ToolOutput",
+    "ToolProgress",
+    "ToolResourceContent",
+    "ToolResourceLinkContent",
+    "ToolRouter",
+    "ToolRouterOptions",
+    "ToolSelection",
+    "ToolSet",
+    "ToolTextContent",
+    "defineMcpService",
+    "defineTool",
+    "isToolError",
+    "isToolOutput",
+    "toAnthropicToolResult",
+    "toApiFunctionName",
+    "toOpenAIToolOutput",
+    "toolOutput",
+  ],
+  // The gateway, OAuth, pinning, serving and transports.
+  "src/core/mcp/mod.ts": [
+    "AuthorizationRequiredError",
+    "CfWorkerValidatorOptions",
+    "McpConnectionState",
+    "McpElicitationRequest",
+    "McpElicitationResult",
+    "McpGateway",
+    "McpGatewayEvent",
+    "McpGatewayOptions",
+    "McpHttpHandler",
+    "McpHttpHandlerOptions",
+    "McpHttpServerConfig",
+    "McpJsonRpcMessage",
+    "McpJsonSchemaValidation",
+    "McpJsonSchemaValidator",
+    "McpOAuth",
+    "McpOAuthClient",
+    "McpOAuthOptions",
+    "McpReconnectOptions",
+    "McpServerConfig",
+    "McpServerStatus",
+    "McpStdioServerConfig",
+    "McpTransport",
+    "McpTransportFactory",
+    "McpTransportRequest",
+    "MountableMcpServer",
+    "PinStore",
+    "PinningOptions",
+    "ToolPin",
+    "ToolSetProvider",
+    "ToolSetRequest",
+    "ToolSetServer",
+    "ToolSetServerOptions",
+    "cfWorkerJsonSchemaValidator",
+    "mcpHttpHandler",
+  ],
+  // Writing a source of one's own: not yet stable.
+  "src/core/unstable_source.ts": [
+    "BuiltinRequest",
+    "BuiltinSource",
+    "GatewayRequest",
+    "GatewayResolution",
+    "GatewaySource",
+    "JsonObjectSchema",
+    "PolicySubjects",
+    "RoutedTool",
+    "SelectionKey",
+    "ShellCommand",
+    "SourceResolution",
+  ],
+};
+
+/** Every symbol an entry exports, types included, as `deno doc` sees it. */
+async function documentedNames(entry: string): Promise<string[]> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", entry],
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(output.success, new TextDecoder().decode(output.stderr));
+  const doc = JSON.parse(new TextDecoder().decode(output.stdout));
+  const node = Object.values(doc.nodes)[0] as { symbols: { name: string }[] };
+  return node.symbols.map((symbol) => symbol.name).sort();
+}
+
+for (const [entry, expected] of Object.entries(ENTRIES)) {
+  Deno.test(`${entry} exports exactly its audience's names (deno doc)`, async () => {
+    assertEquals(await documentedNames(entry), [...expected].sort());
+  });
+}
+
+Deno.test("no name is exported by two entries: ./deno and ./cli repeat no root or ./mcp name", async () => {
+  const seen = new Map<string, string>();
+  const repeated: string[] = [];
+  for (
+    const entry of [...Object.keys(ENTRIES), "src/deno/mod.ts", "src/deno/cli/mod.ts"]
+  ) {
+    for (const name of await documentedNames(entry)) {
+      const first = seen.get(name);
+      if (first !== undefined) repeated.push(`${name}: ${first} and ${entry}`);
+      else seen.set(name, entry);
+    }
+  }
+  assertEquals(repeated, []);
+  // The check sees the entries: the root's router and ./deno's built-ins are among the names.
+  assertEquals([seen.get("ToolRouter"), seen.get("builtinTools")], ["mod.ts", "src/deno/mod.ts"]);
+});
+
+Deno.test("deno.json maps each entry the lists name, and doc:lint reads them all at once", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+  assertEquals(config.exports, {
+    ".": "./mod.ts",
+    "./mcp": "./src/core/mcp/mod.ts",
+    "./deno": "./src/deno/mod.ts",
+    "./cli": "./src/deno/cli/mod.ts",
+    "./unstable-source": "./src/core/unstable_source.ts",
+  });
+  // One run: a type one entry names and another exports is public, so no entry repeats it.
+  const lint: string = config.tasks["doc:lint"];
+  for (const path of Object.values(config.exports as Record<string, string>)) {
+    assert(lint.includes(path.slice(2)), `doc:lint reads ${path}`);
+  }
+  assert(!lint.includes("&&"), lint);
 });

@@ -37,7 +37,7 @@ export function toResultText(value: unknown): string {
  *
  * @example Keep head and tail
  * ```ts
- * import { truncateMiddle } from "@toolroute/toolroute";
+ * import { truncateMiddle } from "./result_text.ts";
  * import { assertEquals } from "@std/assert";
  *
  * assertEquals(truncateMiddle("x".repeat(10), 100), "x".repeat(10));

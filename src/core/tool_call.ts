@@ -13,23 +13,6 @@ import type {
   ToolCallResult,
 } from "./tool_call_types.ts";
 
-/**
- * A signal that never aborts, made on first use: edge runtimes (workerd) forbid creating an
- * `AbortController` at module scope ("Disallowed operation called within global scope").
- */
-let neverAborted: AbortSignal | undefined;
-
-/**
- * Whether a call's signal is the one shared by calls that cannot be aborted, so executors do not
- * hang per-call listeners on it (they would pile up).
- *
- * @param signal A call's signal.
- * @returns `true` for the shared never-aborting signal.
- */
-export function isSharedSignal(signal: AbortSignal): boolean {
-  return signal === neverAborted;
-}
-
 /** One call to run: the tool, as the model named it, with its arguments and who asks. */
 export interface ToolCall {
   /** The tool, or `undefined` when the name is not exposed. */
@@ -82,16 +65,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     if (tool === undefined) throw unknownTool(name, known());
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
-    const value = options.signal === undefined && timeoutMs === undefined
-      ? await tool.execute(parsed, {
-        signal: neverAborted ??= new AbortController().signal,
-        userId,
-        onProgress: options.onProgress,
-        trace: observed.trace,
-        elicit: options.onElicitation,
-        log: options.onLog,
-      })
-      : await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
+    const value = await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
     if (isToolOutput(value)) {
       result = outputResult(value, settings, tool.source, name);
     } else {
@@ -173,6 +147,14 @@ function outputResult(
   return result;
 }
 
+/**
+ * Runs a tool with the call's own signal and its one timer: the signal aborts when the caller's
+ * does or the deadline passes (its reason is the `ToolError` to report), and the call ends then
+ * even when the tool ignores it. Executors below (the gateway, the sandbox) only listen to this
+ * signal and read `timeoutMs`; none keeps a second timer for the same deadline. Every call gets
+ * its own signal, also without a deadline or caller's signal: on workerd a signal belongs to the
+ * request that made it, and a call's listeners end with it.
+ */
 async function runGuarded(
   tool: RoutedTool,
   args: Record<string, unknown>,

@@ -89,9 +89,11 @@ export class ToolSet {
   #policy?: PolicyGate;
 
   /**
-   * Builds a tool set. Hosts use `ToolRouter#expose` instead.
+   * Builds a tool set. Hosts use `ToolRouter#expose` instead (the router's plumbing: left out
+   * of the documentation).
    *
    * @param init The resolved tools and reports.
+   * @ignore
    */
   constructor(init: ToolSetInit) {
     const sorted = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -43,28 +43,8 @@ export { requiredPermissions } from "./builtins/permissions/required_permissions
 export type { CommandResult } from "./builtins/command/command_result.ts";
 export type { ProcessInfo } from "./builtins/bash/background_process.ts";
 export type { LogSlice } from "./builtins/command/log_buffer.ts";
-export type {
-  BashSetting,
-  BuiltinContext,
-  BuiltinRequest,
-  BuiltinSource,
-  GatewayRequest,
-  GatewayResolution,
-  GatewaySource,
-  JsonObjectSchema,
-  MissingTool,
-  PolicySubjects,
-  RoutedTool,
-  SelectionKey,
-  ShellCommand,
-  SourceKind,
-  SourceResolution,
-  ToolContext,
-  ToolElicitation,
-  ToolElicitationResult,
-  ToolLogEntry,
-  ToolProgress,
-} from "../core/tool_source.ts";
+// The built-in context is plain data the root entry's `expose` takes; it is the built-ins'.
+export type { BashSetting, BuiltinContext } from "../core/tool_source.ts";
 export { createDenoGateway, denoStdioTransportFactory } from "./mcp/deno_gateway.ts";
 export type { DenoGatewayOptions } from "./mcp/deno_gateway.ts";
 export { loadMcpConfig, parseMcpConfig } from "./mcp/load_mcp_config.ts";
@@ -77,45 +57,9 @@ export type {
   StdioChildOptions,
   StdioServerCommand,
 } from "./mcp/stdio_child_command.ts";
-export type { McpGateway } from "../core/mcp/gateway/mcp_gateway.ts";
-export type { McpOAuth } from "../core/mcp/gateway/oauth/mcp_oauth.ts";
-export type { McpOAuthClient } from "../core/mcp/mcp_server_config.ts";
-export type { McpOAuthOptions } from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
-export type {
-  KeyValueEntry,
-  KeyValueSetOptions,
-  KeyValueStore,
-} from "../core/store/key_value_store.ts";
-export type {
-  McpConnectionState,
-  McpElicitationRequest,
-  McpElicitationResult,
-  McpGatewayEvent,
-  McpGatewayOptions,
-  McpReconnectOptions,
-  McpServerStatus,
-} from "../core/mcp/gateway/mcp_gateway_types.ts";
-export type {
-  McpHttpServerConfig,
-  McpServerConfig,
-  McpStdioServerConfig,
-} from "../core/mcp/mcp_server_config.ts";
-export type {
-  McpJsonRpcMessage,
-  McpJsonSchemaValidation,
-  McpJsonSchemaValidator,
-  McpTransport,
-  McpTransportFactory,
-  McpTransportRequest,
-} from "../core/mcp/mcp_transport.ts";
 export { SqliteStore } from "./store/sqlite_store.ts";
 export type { SqliteStoreOptions } from "./store/sqlite_store.ts";
 export { DenoKvStore } from "./store/deno_kv_store.ts";
 export type { DenoKvAtomicLike, DenoKvLike } from "./store/deno_kv_store.ts";
-export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_store.ts";
-export { MemoryStore } from "../core/store/memory_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";
-export type { AuditDecision, AuditRecord, AuditSink } from "../core/audit_sink.ts";
-export type { ApprovalOutcome } from "../core/policy_types.ts";
-export type { ErrorCode } from "../core/tool_error.ts";

@@ -1,6 +1,7 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { toResultText } from "../../src/core/result_text.ts";
-import { ToolError, truncateMiddle } from "../../mod.ts";
+import { ToolError } from "../../mod.ts";
+import { truncateMiddle } from "../../src/core/result_text.ts";
 
 Deno.test("toResultText() keeps strings, encodes the rest compactly, and maps undefined to empty", () => {
   assertEquals(toResultText("x"), "x");

@@ -1,6 +1,6 @@
 import { assertEquals } from "@std/assert";
 import { toAnthropicTool, toMcpTool, toOpenAITool } from "../../src/core/tool_formats.ts";
-import type { RoutedTool } from "../../mod.ts";
+import type { RoutedTool } from "../../src/core/unstable_source.ts";
 
 const tool: RoutedTool = {
   name: "t",

@@ -1,15 +1,13 @@
 import { assertEquals, assertRejects, assertThrows } from "@std/assert";
 import { z } from "zod";
 import {
-  type BuiltinSource,
   defineMcpService,
   defineTool,
   type FunctionTool,
-  type GatewaySource,
-  type RoutedTool,
   type SourceKind,
   ToolRouter,
 } from "../../mod.ts";
+import type { BuiltinSource, GatewaySource, RoutedTool } from "../../src/core/unstable_source.ts";
 
 const fn = (name: string, text = name) =>
   defineTool({

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { SOURCE_PRIORITY } from "../../mod.ts";
+import { SOURCE_PRIORITY } from "../../src/core/tool_source.ts";
 
 Deno.test("SOURCE_PRIORITY lists the five sources highest first and cannot be changed", () => {
   assertEquals(SOURCE_PRIORITY, ["builtin", "user_mcp", "local_mcp", "function", "global_mcp"]);

@@ -1,7 +1,7 @@
 /**
  * toolroute's MCP entry (`@toolroute/toolroute/mcp`): the gateway to remote MCP servers, their
- * OAuth, tool pinning, serving a tool set over MCP (`ToolSetServer`, `mcpHttpHandler`) and the
- * MCP-specific JSON Schema validator. Web-standard, like the root entry; it is the entry that
+ * OAuth, tool pinning, serving a tool set over MCP (`ToolSetServer`, `mcpHttpHandler`), the
+ * transports, what `ToolRouter#mountMcpServer` takes and the MCP-specific JSON Schema validator. Web-standard, like the root entry; it is the entry that
  * brings the MCP SDK, so a host that routes only its own functions imports `@toolroute/toolroute`
  * and bundles no SDK.
  *
@@ -59,8 +59,11 @@ export type {
 } from "./mcp_server_config.ts";
 export type {
   McpJsonRpcMessage,
+  McpJsonSchemaValidation,
+  McpJsonSchemaValidator,
   McpTransport,
   McpTransportFactory,
   McpTransportRequest,
 } from "./mcp_transport.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./gateway/pin_store.ts";
+export type { MountableMcpServer } from "./mount_mcp_server.ts";

@@ -2,7 +2,6 @@ import { toApiFunctionName } from "../api_function_name.ts";
 import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
 import { callMcpToolOutput } from "./mcp_call.ts";
-import { isSharedSignal } from "../tool_call.ts";
 import { upstreamInputSchema } from "../strict_schema.ts";
 import { listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
@@ -76,12 +75,7 @@ function toRoutedTool(id: string, client: InProcessMcpClient, tool: McpTool): Ro
     annotations: tool.annotations as Record<string, unknown> | undefined,
     source: "local_mcp" as const,
     origin: `${id}/${tool.name}`,
-    // The signal shared by calls that cannot be aborted gets no listener (they would pile up, and
-    // workerd refuses a listener from another request's handler).
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      callMcpToolOutput(client, tool.name, args, {
-        ...context,
-        signal: isSharedSignal(context.signal) ? undefined : context.signal,
-      }),
+      callMcpToolOutput(client, tool.name, args, context),
   });
 }

@@ -1,6 +1,6 @@
 import type { RoutedTool } from "../tool_source.ts";
 import { toolHash } from "./approval_signer.ts";
-import type { PolicyGateInit } from "./policy_gate.ts";
+import type { PolicyGateInit } from "./policy_gate_init.ts";
 import { showArguments, shownDigest, summarizeShown } from "./shown_arguments.ts";
 import type { PendingApproval } from "../policy_types.ts";
 

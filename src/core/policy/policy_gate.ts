@@ -1,61 +1,19 @@
-import type { KeyValueStore } from "../store/key_value_store.ts";
 import { parseArguments } from "../parse_arguments.ts";
-import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call_types.ts";
+import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
 import { isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
-import type { ApprovalSigner } from "./approval_signer.ts";
 import { issueApproval } from "./issue_approval.ts";
 import { waitForApproval } from "./approval_wait.ts";
-import type { PolicyDecision, PolicyEngine } from "./policy_engine.ts";
-import {
-  declined,
-  describeRule,
-  type PolicyEventFields,
-  recordDecision,
-  stoppedResult,
-} from "./policy_results.ts";
+import type { PolicyDecision } from "./policy_engine.ts";
+import { declined, describeRule, recordDecision, stoppedResult } from "./policy_results.ts";
 import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
-import type {
-  ApprovalAnswer,
-  ApprovalHandler,
-  ApprovalSelection,
-  PendingApproval,
-} from "../policy_types.ts";
+import type { ApprovalAnswer, ApprovalHandler, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
+import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
 
-/** What every tool set of one router shares for approvals. */
-export interface ApprovalSettings {
-  /** Signs and checks approvals. */
-  signer: ApprovalSigner;
-  /** Remembers used approval ids. */
-  store: KeyValueStore;
-  /** How long an approval stays valid, in milliseconds. */
-  ttlMs: number;
-  /** The router's handler, when it has one. */
-  approve?: ApprovalHandler;
-}
-
-/** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */
-export type RunTool = (
-  tool: RoutedTool,
-  args: unknown,
-  options: CallOptions,
-  decision?: PolicyEventFields,
-) => Promise<ToolCallResult>;
-
-/** What a {@linkcode PolicyGate} is built from. */
-export interface PolicyGateInit {
-  /** The policies of this request. */
-  engine: PolicyEngine;
-  /** Signer, store, lifetime and handler. */
-  approvals: ApprovalSettings;
-  /** The request's selection, as plain data. */
-  selection: ApprovalSelection;
-  /** The request's user. */
-  userId?: string;
-  /** The router's call settings. */
-  settings: CallSettings;
-}
+// The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
+// imports point one way: the gate over its parts.
+export type { ApprovalSettings, PolicyGateInit, RunTool } from "./policy_gate_init.ts";
 
 /**
  * Applies one request's policies to its calls: runs allowed calls, refuses denied ones, and

@@ -1,7 +1,7 @@
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
-import type { PolicyGateInit, RunTool } from "./policy_gate.ts";
+import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
 import { declined, describeRule, stoppedResult } from "./policy_results.ts";
 import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";

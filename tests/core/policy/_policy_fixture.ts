@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { defineTool, ToolRouter, type ToolRouterOptions } from "../../../mod.ts";
-import type { BuiltinContext, BuiltinSource, PolicySubjects, RoutedTool } from "../../../mod.ts";
+import type { BuiltinContext } from "../../../src/deno/mod.ts";
+import type {
+  BuiltinSource,
+  PolicySubjects,
+  RoutedTool,
+} from "../../../src/core/unstable_source.ts";
 // The real built-ins' declarations of what policy specifiers read (pure modules, no I/O).
 import { bashSubjects } from "../../../src/deno/builtins/bash/shell_commands.ts";
 import { patchSubjects } from "../../../src/deno/builtins/patch/patch_subjects.ts";

@@ -9,7 +9,8 @@
 import { assert, assertEquals } from "@std/assert";
 import { compilePolicy, PolicyEngine } from "../../../src/core/policy/policy_engine.ts";
 import { squeeze } from "../../../src/core/policy/policy_rule.ts";
-import type { Policy, RoutedTool } from "../../../mod.ts";
+import type { Policy } from "../../../mod.ts";
+import type { RoutedTool } from "../../../src/core/unstable_source.ts";
 import {
   MAX_POLICY_SCRIPT_CHARS,
   shellCommands,

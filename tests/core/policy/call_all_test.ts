@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
-import { type BuiltinSource, type RoutedTool, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import type { BuiltinSource, RoutedTool } from "../../../src/core/unstable_source.ts";
 import { McpServer } from "@modelcontextprotocol/server";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,8 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { parseRule, ruleNamesTool } from "../../../src/core/policy/policy_rule.ts";
 import { compilePolicy } from "../../../src/core/policy/policy_engine.ts";
-import type { RoutedTool, SourceKind } from "../../../mod.ts";
+import type { SourceKind } from "../../../mod.ts";
+import type { RoutedTool } from "../../../src/core/unstable_source.ts";
 import { policyRouter } from "./_policy_fixture.ts";
 
 function tool(name: string, source: SourceKind = "function", origin = name): RoutedTool {

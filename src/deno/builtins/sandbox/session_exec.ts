@@ -1,5 +1,4 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import { isSharedSignal } from "../../../core/tool_call.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../command/command_result.ts";
@@ -47,14 +46,12 @@ export async function execInSession(
   if (limits.signal.aborted) throw aborted();
   const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);
   const session = lease.session;
-  // A stream's collector and decoder are made on its first output (`true` prints nothing), and
-  // the call's signal is only listened to when it can abort: allocations and listeners per
-  // command cost more than their work right after a spawn.
+  // A stream's collector and decoder are made on its first output (`true` prints nothing).
   const streams: { 1?: StreamText; 2?: StreamText } = {};
   let id: number | undefined;
   const cancel = () => id !== undefined && session.notify({ op: "cancel", target: id });
-  const signal = isSharedSignal(limits.signal) ? undefined : limits.signal;
-  signal?.addEventListener("abort", cancel, { once: true });
+  const signal = limits.signal;
+  signal.addEventListener("abort", cancel, { once: true });
   try {
     const frame = await session.request(
       {
@@ -104,7 +101,7 @@ export async function execInSession(
       timedOut: exit.timedOut,
     };
   } finally {
-    signal?.removeEventListener("abort", cancel);
+    signal.removeEventListener("abort", cancel);
     lease.release();
   }
 }

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
 import { z } from "zod";
-import { type McpJsonSchemaValidation, ToolRouter } from "../../../../mod.ts";
+import { ToolRouter } from "../../../../mod.ts";
+import type { McpJsonSchemaValidation } from "../../../../src/core/mcp/mod.ts";
 import {
   McpGateway,
   type McpGatewayEvent,

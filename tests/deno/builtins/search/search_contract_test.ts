@@ -1,5 +1,6 @@
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import { type BuiltinSource, ToolRouter } from "@toolroute/toolroute";
+import { ToolRouter } from "@toolroute/toolroute";
+import type { BuiltinSource } from "@toolroute/toolroute/unstable-source";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { contractTools, runSourceContract } from "../../../_helpers/source_contract.ts";
 import { makeFixture } from "../_fixture.ts";

@@ -1,6 +1,5 @@
 import { ToolError } from "../../../tool_error.ts";
 import type { ToolContext } from "../../../tool_source.ts";
-import { isSharedSignal } from "../../../tool_call.ts";
 
 /** The deadline of one remote call. */
 export interface CallDeadline {
@@ -12,13 +11,17 @@ export interface CallDeadline {
   hardMs: number;
   /** Whether progress notifications restart the request deadline (up to `hardMs`). */
   extendable: boolean;
-  /** Stops the timer. */
+  /** Stops the timer, when there is one of ours. */
   dispose(): void;
 }
 
 /**
  * Makes the deadline of one call: the call's own `timeoutMs` when it has one (hard), otherwise
  * `requestTimeoutMs`, which progress may extend up to `maxTotalTimeoutMs` (default 4×).
+ *
+ * A call with its own deadline already has its timer: the router's, which aborts
+ * `context.signal` with the `timeout` error; that signal is used as it is and no second timer is
+ * set. Only a call without one (the gateway's default deadline) gets a timer here.
  *
  * @param toolName The tool, for the timeout message.
  * @param context The call's context (signal and optional deadline).
@@ -32,8 +35,18 @@ export function callDeadline(
   requestTimeoutMs: number,
   maxTotalTimeoutMs: number | undefined,
 ): CallDeadline {
-  const timeoutMs = context.timeoutMs ?? requestTimeoutMs;
-  const hardMs = context.timeoutMs ?? maxTotalTimeoutMs ?? 4 * timeoutMs;
+  if (context.timeoutMs !== undefined) {
+    const ms = context.timeoutMs;
+    return {
+      signal: context.signal,
+      timeoutMs: ms,
+      hardMs: ms,
+      extendable: false,
+      dispose: () => {},
+    };
+  }
+  const timeoutMs = requestTimeoutMs;
+  const hardMs = maxTotalTimeoutMs ?? 4 * timeoutMs;
   const controller = new AbortController();
   const timer = setTimeout(
     () =>
@@ -43,11 +56,7 @@ export function callDeadline(
     hardMs,
   );
   return {
-    // The shared never-aborting signal is left out: it may belong to another request, whose
-    // objects workerd refuses to touch ("Cannot perform I/O on behalf of a different request").
-    signal: isSharedSignal(context.signal)
-      ? controller.signal
-      : AbortSignal.any([context.signal, controller.signal]),
+    signal: AbortSignal.any([context.signal, controller.signal]),
     timeoutMs,
     hardMs,
     extendable: hardMs > timeoutMs,

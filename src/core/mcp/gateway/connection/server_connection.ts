@@ -1,6 +1,5 @@
 import { ToolError as ToolErrorClass } from "../../../tool_error.ts";
 import type { ToolError } from "../../../tool_error.ts";
-import { isSharedSignal } from "../../../tool_call.ts";
 import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
 import { abortable, delay } from "@std/async";
 import { Backoff } from "./backoff.ts";
@@ -215,7 +214,7 @@ export class ServerConnection {
     context: ToolContext,
   ): Promise<ToolOutput> {
     const direct = this.#state === "ready" ? this.#directFor(toolName) : undefined;
-    if (direct !== undefined && !aborted(context.signal)) {
+    if (direct !== undefined && !context.signal.aborted) {
       return this.#callDirect(direct, toolName, args, context);
     }
     return this.#callTool(toolName, args, context);
@@ -229,7 +228,7 @@ export class ServerConnection {
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
-      if (client !== undefined && !aborted(context.signal)) {
+      if (client !== undefined && !context.signal.aborted) {
         const output = await this.#callReady(client, toolName, args, context);
         if (output !== NOT_SENT) return output;
         return await this.#callGuarded(toolName, args, context, 1);
@@ -359,8 +358,8 @@ export class ServerConnection {
       options: context.timeoutMs === undefined
         ? this.#callDefaults ??= this.#callOptions(undefined)
         : this.#callOptions(context.timeoutMs),
-      // The SDK never removes its abort listener: a signal shared by calls is not handed to it.
-      signal: isSharedSignal(context.signal) ? undefined : context.signal,
+      // The call's own signal (the router makes one per call): the SDK's listener ends with it.
+      signal: context.signal,
     };
   }
 
@@ -386,7 +385,7 @@ export class ServerConnection {
    */
   async #readyFailed(error: ToolError, call: ReadyCall): Promise<typeof NOT_SENT> {
     const { context, toolName, options } = call;
-    if (aborted(context.signal)) {
+    if (context.signal.aborted) {
       const reason = context.signal.reason;
       throw reason instanceof ToolErrorClass
         ? reason
@@ -698,13 +697,4 @@ const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as cons
 function describe(error: unknown, redactor: Redactor): string {
   const message = redactor.text(error instanceof Error ? error.message : String(error));
   return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
-}
-
-/**
- * Whether a call's signal has aborted. The shared never-aborting signal is not read: on workerd it
- * belongs to the request that made it, and reading it in another throws ("Cannot perform I/O on
- * behalf of a different request").
- */
-function aborted(signal: AbortSignal): boolean {
-  return !isSharedSignal(signal) && signal.aborted;
 }

@@ -1,13 +1,17 @@
-import { assertEquals } from "@std/assert";
+import { assertEquals, assertStrictEquals } from "@std/assert";
 import { callDeadline } from "../../../../../src/core/mcp/gateway/calls/call_deadline.ts";
 import { isToolError } from "../../../../../mod.ts";
 
 const never = new AbortController().signal;
 
-Deno.test("callDeadline() uses the call's timeoutMs as a hard deadline", () => {
-  const deadline = callDeadline("t", { signal: never, timeoutMs: 500 }, 60_000, undefined);
+Deno.test("callDeadline() keeps a call's own timeoutMs hard, on the router's timer and signal", () => {
+  const caller = new AbortController();
+  const deadline = callDeadline("t", { signal: caller.signal, timeoutMs: 500 }, 60_000, undefined);
   assertEquals([deadline.timeoutMs, deadline.hardMs, deadline.extendable], [500, 500, false]);
+  // No second timer and no second signal: the router's aborts this one at the deadline.
+  assertStrictEquals(deadline.signal, caller.signal);
   deadline.dispose();
+  assertEquals(caller.signal.aborted, false);
 });
 
 Deno.test("callDeadline() lets progress extend requestTimeoutMs up to the hard maximum", () => {
@@ -19,12 +23,16 @@ Deno.test("callDeadline() lets progress extend requestTimeoutMs up to the hard m
   set.dispose();
 });
 
-Deno.test("callDeadline() aborts with a timeout ToolError, and with the caller's reason", async () => {
-  const deadline = callDeadline("slow", { signal: never, timeoutMs: 10 }, 60_000, undefined);
+Deno.test("callDeadline() aborts a call without its own deadline at the gateway's, with a timeout ToolError", async () => {
+  const deadline = callDeadline("slow", { signal: never }, 5, 10);
   await new Promise((resolve) => deadline.signal.addEventListener("abort", resolve));
   assertEquals(isToolError(deadline.signal.reason), true);
   assertEquals(deadline.signal.reason.code, "timeout");
+  assertEquals(deadline.signal.reason.message, 'Tool "slow" did not finish within 10 ms');
   deadline.dispose();
+});
+
+Deno.test("callDeadline() follows the caller's abort, with the caller's reason", () => {
   const caller = new AbortController();
   const followed = callDeadline("t", { signal: caller.signal }, 60_000, undefined);
   caller.abort("stop");

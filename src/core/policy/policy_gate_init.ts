@@ -1,0 +1,41 @@
+import type { KeyValueStore } from "../store/key_value_store.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call_types.ts";
+import type { RoutedTool } from "../tool_source.ts";
+import type { ApprovalHandler, ApprovalSelection } from "../policy_types.ts";
+import type { ApprovalSigner } from "./approval_signer.ts";
+import type { PolicyEngine } from "./policy_engine.ts";
+import type { PolicyEventFields } from "./policy_results.ts";
+
+/** What every tool set of one router shares for approvals. */
+export interface ApprovalSettings {
+  /** Signs and checks approvals. */
+  signer: ApprovalSigner;
+  /** Remembers used approval ids. */
+  store: KeyValueStore;
+  /** How long an approval stays valid, in milliseconds. */
+  ttlMs: number;
+  /** The router's handler, when it has one. */
+  approve?: ApprovalHandler;
+}
+
+/** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */
+export type RunTool = (
+  tool: RoutedTool,
+  args: unknown,
+  options: CallOptions,
+  decision?: PolicyEventFields,
+) => Promise<ToolCallResult>;
+
+/** What a {@linkcode PolicyGate} is built from. */
+export interface PolicyGateInit {
+  /** The policies of this request. */
+  engine: PolicyEngine;
+  /** Signer, store, lifetime and handler. */
+  approvals: ApprovalSettings;
+  /** The request's selection, as plain data. */
+  selection: ApprovalSelection;
+  /** The request's user. */
+  userId?: string;
+  /** The router's call settings. */
+  settings: CallSettings;
+}
