@@ -103,6 +103,9 @@ export type {
 } from "./src/core/mcp/mcp_transport.ts";
 export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
 export { MemoryStore } from "./src/core/store/memory_store.ts";
+export { KeyValueResultStore } from "./src/core/key_value_result_store.ts";
+export type { ResultStore, StoredResultInfo } from "./src/core/result_store.ts";
+export type { ResultBudget } from "./src/core/result_budget.ts";
 export type {
   KeyValueEntry,
   KeyValueSetOptions,

@@ -16,6 +16,7 @@ import type {
 } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import { policyGates } from "./policy/_gates.ts";
+import type { ResultBudgets } from "./result_budget.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -66,6 +67,7 @@ export function exposeWithPolicy(
     approvals: ApprovalSettings;
     settings: CallSettings;
     workspace?: string;
+    results?: ResultBudgets;
   },
 ): ToolSet {
   const policies = [context.router];
@@ -101,6 +103,8 @@ export function exposeWithPolicy(
     userId: selection.userId,
     settings: context.settings,
     defer: selection.defer,
+    results: context.results,
+    session: selection.session,
   };
   policyGates.set(init, gate);
   return new ToolSet(init);

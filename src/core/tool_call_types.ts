@@ -70,6 +70,8 @@ export interface ToolCallResult {
   content: ToolContent[];
   /** The structured result, when the tool returned one (MCP `structuredContent`). */
   structuredContent?: Record<string, unknown>;
+  /** When a result budget cut the result: the handle `read_result` reads the whole of it by. */
+  resultHandle?: string;
 }
 
 /** The event the router emits once per call. */

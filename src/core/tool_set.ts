@@ -17,6 +17,8 @@ import type { PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 import { ToolSearchIndex } from "./tool_search_index.ts";
 import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
+import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
+import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
@@ -50,6 +52,10 @@ export interface ToolSetInit {
   settings: CallSettings;
   /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
   defer?: DeferSetting;
+  /** The router's result budgets; absent: results are not cut. */
+  results?: ResultBudgets;
+  /** The host's session: result handles are shared by the sets of one user and session. */
+  session?: string;
 }
 
 /**
@@ -87,6 +93,9 @@ export class ToolSet {
   #names?: readonly string[];
   #openai?: OpenAITool[];
   #policy?: PolicyGate;
+  #results?: ResultBudgets;
+  /** Whose stored results this set reads: its user and its own id, or the host's session. */
+  #owner: ResultOwner;
 
   /**
    * Builds a tool set. Hosts use `ToolRouter#expose` instead.
@@ -105,10 +114,22 @@ export class ToolSet {
       this.#deferred = { tools: catalog, byName };
       this.#ordered = [searchToolsTool(this.#search)];
       for (const name of new Set(keep)) {
-        const tool = byName.get(name);
+        const tool = name === READ_RESULT_NAME && init.results !== undefined
+          ? readResultTool(this.#read)
+          : byName.get(name);
         if (tool !== undefined) this.#ordered.push(tool);
       }
     }
+    this.#results = init.results;
+    this.#owner = {
+      userId: init.userId,
+      scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
+    };
+    // A set of a session whose earlier sets cut results can read them from the start.
+    if (
+      this.#results?.holds(this.#owner) === true &&
+      !this.#ordered.some((tool) => tool.name === READ_RESULT_NAME)
+    ) this.#ordered.push(readResultTool(this.#read));
     this.#byName = new Map(this.#ordered.map((tool) => [tool.name, tool]));
     this.shadowed = init.shadowed;
     this.missing = init.missing;
@@ -237,19 +258,23 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    // The search reveals only tools the request may use, so no policy rule is asked about it.
-    const tool = this.#policy === undefined || this.#isSearch(name)
-      ? undefined
-      : this.#lookup(name);
+    // The search reveals only tools the request may use, and read_result only results of calls
+    // the policy let run, so no policy rule is asked about them.
+    const own = this.#isSearch(name) || this.#isReadResult(name);
+    const tool = this.#policy === undefined || own ? undefined : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
-    return callTool({
-      tool: this.#lookup(name),
+    const found = this.#lookup(name);
+    const called = callTool({
+      tool: found,
       name,
       args,
       options,
       userId: this.userId,
       known: this.#known,
     }, this.#settings);
+    return own || found === undefined
+      ? called
+      : called.then((result) => this.#budget(result, found));
   }
 
   /**
@@ -365,16 +390,37 @@ export class ToolSet {
     return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
   }
 
+  #isReadResult(name: string): boolean {
+    return this.#results !== undefined && name === READ_RESULT_NAME;
+  }
+
+  /** Cuts a result over its budget; the first cut lists `read_result`, appended. */
+  async #budget(result: ToolCallResult, tool: RoutedTool): Promise<ToolCallResult> {
+    if (this.#results === undefined) return result;
+    const budgeted = await this.#results.apply(result, tool, this.#owner);
+    if (budgeted.resultHandle !== undefined && !this.#byName.has(READ_RESULT_NAME)) {
+      this.#append(readResultTool(this.#read));
+    }
+    return budgeted;
+  }
+
+  #read = (handle: string, range: { offset?: number; limit?: number }) =>
+    this.#results!.read(handle, this.#owner, range);
+
+  /** Lists a tool after the ones listed, leaving earlier renderings as they were. */
+  #append(tool: RoutedTool): void {
+    this.#ordered.push(tool);
+    this.#byName.set(tool.name, tool);
+    this.#openai = undefined;
+    this.#names = undefined;
+  }
+
   /** Searches the deferred catalog and lists what it found, appended after what was listed. */
   #search = (query: string, limit: number): readonly RoutedTool[] => {
     const deferred = this.#deferred!;
     const found = (this.#index ??= new ToolSearchIndex(deferred.tools)).search(query, limit);
     for (const tool of found) {
-      if (this.#byName.has(tool.name)) continue;
-      this.#ordered.push(tool);
-      this.#byName.set(tool.name, tool);
-      this.#openai = undefined;
-      this.#names = undefined;
+      if (!this.#byName.has(tool.name)) this.#append(tool);
     }
     return found;
   };
@@ -388,7 +434,7 @@ export class ToolSet {
       userId: this.userId,
       known: this.#known,
       decision,
-    }, this.#settings);
+    }, this.#settings).then((result) => this.#budget(result, tool));
 
   #settle(
     approvalOrId: PendingApproval | string,

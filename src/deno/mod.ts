@@ -111,6 +111,7 @@ export type {
 export { SqliteStore } from "./store/sqlite_store.ts";
 export type { SqliteStoreOptions } from "./store/sqlite_store.ts";
 export { DenoKvStore } from "./store/deno_kv_store.ts";
+export { FileResultStore } from "./store/file_result_store.ts";
 export type { DenoKvAtomicLike, DenoKvLike } from "./store/deno_kv_store.ts";
 export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_store.ts";
 export { MemoryStore } from "../core/store/memory_store.ts";

@@ -10,6 +10,7 @@ const VALUES: Record<string, "function" | "object"> = {
   NETWORK_ENV: "object",
   DenoStdioClientTransport: "function",
   FileAuditSink: "function",
+  FileResultStore: "function",
   MemoryStore: "function",
   SqliteStore: "function",
   assertNoExcess: "function",
