@@ -65,6 +65,14 @@ const exposeSchema = z.strictObject({
     .describe("Local MCP services (from modules) to expose; default: all of them"),
   functions: z.array(toolName).optional()
     .describe("Function tools (from modules) to expose; default: all of them"),
+  defer: z.union([
+    z.boolean(),
+    z.strictObject({
+      keep: z.array(toolName).optional().describe("Tools listed from the start, in this order"),
+    }),
+  ]).optional().describe(
+    "List only the kept tools and search_tools; each client's searches list the others for it",
+  ),
 });
 
 const userSchema = z.strictObject({
