@@ -107,6 +107,12 @@ export { KeyValueResultStore } from "./src/core/key_value_result_store.ts";
 export type { ResultStore, StoredResultInfo } from "./src/core/result_store.ts";
 export type { ResultBudget } from "./src/core/result_budget.ts";
 export type {
+  OpenAIResponsesFunction,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesTool,
+  OpenAIResponsesToolSearch,
+} from "./src/core/openai_responses_format.ts";
+export type {
   KeyValueEntry,
   KeyValueSetOptions,
   KeyValueStore,

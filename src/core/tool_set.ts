@@ -19,6 +19,11 @@ import { ToolSearchIndex } from "./tool_search_index.ts";
 import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
 import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
 import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
+import {
+  type OpenAIResponsesTool,
+  toOpenAIResponsesFunction,
+  toOpenAIResponsesSearch,
+} from "./openai_responses_format.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
@@ -236,6 +241,63 @@ export class ToolSet {
       ...listed.map(toAnthropicTool),
       ...rest.map((tool) => ({ ...toAnthropicTool(tool), defer_loading: true as const })),
     ];
+  }
+
+  /**
+   * The tools in the OpenAI Responses API format (flat `{ type: "function", name, ... }`), in the
+   * order of {@linkcode ToolSet#tools}.
+   *
+   * With `{ native: true }`, a deferred set is rendered for OpenAI's own tool search instead:
+   * `{ type: "tool_search" }`, the listed tools (without `search_tools`), then every other tool
+   * the request may use with `defer_loading: true`: one namespace per MCP server or service (its
+   * id), the built-ins and function tools on their own. The functions keep the set's names, so
+   * a `function_call`'s `name` is what {@linkcode ToolSet#call} takes. As with Anthropic's, every
+   * one of them is callable from then on and the portable list is left as it is. An eager set
+   * renders as without the option.
+   *
+   * @example Render a deferred set for OpenAI's tool search
+   * ```ts
+   * import { defineMcpService, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const linear = defineMcpService({
+   *   name: "linear",
+   *   tools: {
+   *     create_issue: {
+   *       description: "Create a Linear issue",
+   *       input: z.object({ title: z.string() }),
+   *       run: ({ title }) => `created ${title}`,
+   *     },
+   *   },
+   * });
+   * const tools = await new ToolRouter({ mcpServices: [linear] }).expose({
+   *   mcpServices: ["linear"],
+   *   defer: true,
+   * });
+   * const [search, namespace] = tools.toOpenAIResponses({ native: true });
+   * assertEquals(search, { type: "tool_search" });
+   * assertEquals(namespace.type === "namespace" && namespace.tools[0].name, "linear_create_issue");
+   * assertEquals(await tools.invoke("linear_create_issue", { title: "Bug" }), "created Bug");
+   * ```
+   *
+   * @param options `native: true` for OpenAI's tool search.
+   * @returns The Responses `tools`.
+   */
+  toOpenAIResponses(options: { native?: boolean } = {}): OpenAIResponsesTool[] {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
+    }
+    const deferred = this.#deferred;
+    if (options.native !== true || deferred === undefined) {
+      return this.#ordered.map(toOpenAIResponsesFunction);
+    }
+    this.#native = true;
+    const listed = this.#ordered.filter((tool) => !this.#isSearch(tool.name));
+    return toOpenAIResponsesSearch(
+      listed,
+      deferred.tools.filter((tool) => !this.#byName.has(tool.name)),
+    );
   }
 
   /**
