@@ -32,6 +32,7 @@ export class FileResultStore implements ResultStore {
   #dir: string;
   #root?: string;
   #key?: Promise<CryptoKey>;
+  #sweptAt = -Infinity;
 
   /**
    * @param dir The folder; made (with a `.gitignore` of `*`) on the first put.
@@ -176,8 +177,13 @@ export class FileResultStore implements ResultStore {
       .catch(() => {});
   }
 
-  /** Removes files no key of this process opens any more: from earlier processes, or expired. */
+  /**
+   * Removes files no key of this process opens any more: from earlier processes, or expired. At
+   * most once a minute: the router drops what it evicts itself, so this only finds leftovers.
+   */
   async #sweep(): Promise<void> {
+    if (Date.now() - this.#sweptAt < SWEEP_EVERY_MS) return;
+    this.#sweptAt = Date.now();
     for await (const entry of Deno.readDir(this.#dir)) {
       // Only names this store makes (a handle's shape), nothing else a folder may hold.
       const match = /^(res_[a-z][0-9a-f]{32})\.info$/.exec(entry.name);
@@ -188,6 +194,7 @@ export class FileResultStore implements ResultStore {
 }
 
 const PREFIX_BYTES = 8;
+const SWEEP_EVERY_MS = 60_000;
 
 /** A record's nonce: its file's random prefix, then its index. */
 function nonce(prefix: Uint8Array, index: number): Uint8Array<ArrayBuffer> {
