@@ -24,7 +24,11 @@ const CHUNK_BYTES = 32 * 1024;
 export class KeyValueResultStore implements ResultStore {
   #store: KeyValueStore;
 
-  /** @param store Where the chunks and info are kept. */
+  /**
+   * Creates the store over a key-value store.
+   *
+   * @param store Where the chunks and info are kept.
+   */
   constructor(store: KeyValueStore) {
     this.#store = store;
   }

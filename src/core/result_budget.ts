@@ -84,6 +84,8 @@ export class ResultBudgets {
   #owners = new Map<string, number>();
 
   /**
+   * Checks the budgets and takes the stores.
+   *
    * @param budget The budgets; checked here (host misuse throws a `RangeError` or `TypeError`).
    * @param stores The router's store, and the built-ins' own when they have one.
    */

@@ -17,6 +17,7 @@ import type {
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import { policyGates } from "./policy/_gates.ts";
 import type { ResultBudgets } from "./result_budget.ts";
+import { resultBudgetsOf } from "./_result_budgets.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -103,10 +104,10 @@ export function exposeWithPolicy(
     userId: selection.userId,
     settings: context.settings,
     defer: selection.defer,
-    results: context.results,
     session: selection.session,
   };
   policyGates.set(init, gate);
+  if (context.results !== undefined) resultBudgetsOf.set(init, context.results);
   return new ToolSet(init);
 }
 

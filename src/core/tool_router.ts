@@ -19,6 +19,7 @@ import { type ResultBudget, ResultBudgets } from "./result_budget.ts";
 import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
 import { READ_RESULT_NAME } from "./read_result_tool.ts";
+import { resultBudgetsOf } from "./_result_budgets.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {
@@ -253,14 +254,15 @@ export class ToolRouter implements AsyncDisposable {
       { reserve: this.#results === undefined ? undefined : READ_RESULT_NAME },
     );
     if (this.#policy === undefined && selection.policy === undefined) {
-      return new ToolSet({
+      const init = {
         ...resolved,
         userId: selection.userId,
         settings: this.#settings,
         defer: selection.defer,
-        results: this.#results,
         session: selection.session,
-      });
+      };
+      if (this.#results !== undefined) resultBudgetsOf.set(init, this.#results);
+      return new ToolSet(init);
     }
     return exposeWithPolicy(resolved, selection, {
       router: this.#policy,

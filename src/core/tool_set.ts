@@ -18,6 +18,7 @@ import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.
 import { ToolSearchIndex } from "./tool_search_index.ts";
 import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
 import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
+import { resultBudgetsOf } from "./_result_budgets.ts";
 import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
 import {
   type OpenAIResponsesTool,
@@ -57,8 +58,6 @@ export interface ToolSetInit {
   settings: CallSettings;
   /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
   defer?: DeferSetting;
-  /** The router's result budgets; absent: results are not cut. */
-  results?: ResultBudgets;
   /** The host's session: result handles are shared by the sets of one user and session. */
   session?: string;
 }
@@ -110,6 +109,7 @@ export class ToolSet {
   constructor(init: ToolSetInit) {
     const sorted = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const keep = keptNames(init.defer);
+    const results = resultBudgetsOf.get(init);
     if (keep === undefined) this.#ordered = sorted;
     else {
       // The catalog is exactly the list an eager set would expose: one source of truth for what
@@ -119,13 +119,13 @@ export class ToolSet {
       this.#deferred = { tools: catalog, byName };
       this.#ordered = [searchToolsTool(this.#search)];
       for (const name of new Set(keep)) {
-        const tool = name === READ_RESULT_NAME && init.results !== undefined
+        const tool = name === READ_RESULT_NAME && results !== undefined
           ? readResultTool(this.#read)
           : byName.get(name);
         if (tool !== undefined) this.#ordered.push(tool);
       }
     }
-    this.#results = init.results;
+    this.#results = results;
     this.#owner = {
       userId: init.userId,
       scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,

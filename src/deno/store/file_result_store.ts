@@ -35,6 +35,8 @@ export class FileResultStore implements ResultStore {
   #sweptAt = -Infinity;
 
   /**
+   * Creates the store; nothing is written until the first put.
+   *
    * @param dir The folder; made (with a `.gitignore` of `*`) on the first put.
    * @param options `root`: a folder `dir` is inside (the workspace) whose contents others may
    *   change: before each write the store checks that `dir` still resolves to the same place
