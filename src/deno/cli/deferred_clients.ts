@@ -1,8 +1,13 @@
 import type { ToolSet } from "../../core/tool_set.ts";
 import { SEARCH_TOOLS_NAME } from "../../core/search_tools_tool.ts";
 
-/** Most clients whose loaded tools are remembered; the longest unused is forgotten first. */
-const MAX_CLIENTS = 4096;
+/**
+ * Most clients whose loaded tools are remembered, in all and per user; the longest unused is
+ * forgotten first. Each holds a tool set and its search index, so a user who opens session after
+ * session cannot make serve hold more than these.
+ */
+const MAX_CLIENTS = 1024;
+const MAX_CLIENTS_PER_USER = 64;
 
 /**
  * What each client of `serve --defer` has loaded: the tool set it was last served, per user and
@@ -63,6 +68,10 @@ export class DeferredClients {
   remember(key: string, toolSet: ToolSet): void {
     this.#last.delete(key);
     this.#last.set(key, toolSet);
+    // Keys are JSON arrays [user, session]: a user's keys share the text up to the comma.
+    const prefix = key.slice(0, key.length - JSON.stringify(JSON.parse(key)[1]).length - 1);
+    const own = [...this.#last.keys()].filter((each) => each.startsWith(prefix));
+    if (own.length > MAX_CLIENTS_PER_USER) this.#last.delete(own[0]);
     if (this.#last.size > MAX_CLIENTS) this.#last.delete(this.#last.keys().next().value!);
   }
 }
