@@ -51,7 +51,9 @@ const limitsSchema = z.strictObject({
   ),
   processLogChars: positiveInt.optional().describe("Most characters kept of a background log"),
   callTimeoutMs: positiveInt.optional().describe("Deadline of every tool call"),
-  maxResultChars: positiveInt.optional().describe("Most characters of any tool result"),
+  maxResultChars: positiveInt.optional().describe(
+    "Most characters of any tool result in the context; the whole is kept for read_result",
+  ),
 });
 
 const exposeSchema = z.strictObject({
