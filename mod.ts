@@ -81,6 +81,15 @@ export type {
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
 // Policy: rules, approvals, their audit trail and the store of used approvals.
 export { MemoryStore } from "./src/core/store/memory_store.ts";
+export { KeyValueResultStore } from "./src/core/key_value_result_store.ts";
+export type { ResultStore, StoredResultInfo } from "./src/core/result_store.ts";
+export type { ResultBudget } from "./src/core/result_budget.ts";
+export type {
+  OpenAIResponsesFunction,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesTool,
+  OpenAIResponsesToolSearch,
+} from "./src/core/openai_responses_format.ts";
 export type {
   KeyValueEntry,
   KeyValueSetOptions,

@@ -1,6 +1,7 @@
 /**
  * The core part of the demo: a scripted model conversation (no LLM, no network) against a router
- * with a function tool, a local MCP service and a mounted SDK `McpServer`.
+ * with a function tool, a local MCP service and a mounted SDK `McpServer`, then the same selection
+ * deferred: the model searches for a tool and calls what the search listed.
  */
 import { z } from "zod";
 import { defineMcpService, defineTool, ToolRouter, type ToolSelection } from "../mod.ts";
@@ -95,4 +96,20 @@ export async function demoCore(print: (line: string) => void): Promise<void> {
   }
   print("Model calls and what toolroute returned:");
   table(print, ["call", "arguments", "source", "status", "text for the model"], rows);
+
+  // Request 2 defers the same selection: the model gets search_tools, and a search lists the
+  // tools it finds (only tools this request may use), appended so the prompt cache holds.
+  const deferred = await router.expose({ ...selection, defer: true });
+  print("");
+  print(`Request 2, deferred, lists: ${deferred.names.join(", ")}`);
+  const search = await deferred.call("search_tools", {
+    query: "what time is it in a time zone",
+    limit: 2,
+  });
+  print(`search_tools {"query":"what time is it in a time zone","limit":2} → ${search.text}`);
+  print(`now it lists: ${deferred.names.join(", ")}`);
+  const now = await deferred.call("clock_now", { zone: "UTC" });
+  print(`clock_now {"zone":"UTC"} → ${now.text}`);
+  const hidden = await deferred.call("search_tools", { query: "delete the account" });
+  print(`search_tools {"query":"delete the account"} → ${hidden.text} (not selected: never found)`);
 }

@@ -16,6 +16,8 @@ import type {
 } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import { policyGates } from "./policy/_gates.ts";
+import type { ResultBudgets } from "./result_budget.ts";
+import { resultBudgetsOf } from "./_result_budgets.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -66,6 +68,7 @@ export function exposeWithPolicy(
     approvals: ApprovalSettings;
     settings: CallSettings;
     workspace?: string;
+    results?: ResultBudgets;
   },
 ): ToolSet {
   const policies = [context.router];
@@ -101,8 +104,10 @@ export function exposeWithPolicy(
     userId: selection.userId,
     settings: context.settings,
     defer: selection.defer,
+    session: selection.session,
   };
   policyGates.set(init, gate);
+  if (context.results !== undefined) resultBudgetsOf.set(init, context.results);
   return new ToolSet(init);
 }
 

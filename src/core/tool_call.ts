@@ -1,6 +1,6 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
-import { toResultText, truncateMiddle } from "./result_text.ts";
+import { toResultText } from "./result_text.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
@@ -69,10 +69,8 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     if (isToolOutput(value)) {
       result = outputResult(value, settings, tool.source, name);
     } else {
-      let text = toResultText(value);
-      if (settings.maxResultChars !== undefined) {
-        text = truncateMiddle(text, settings.maxResultChars);
-      }
+      // Long results are cut by the tool set's result budget, which keeps the whole.
+      const text = toResultText(value);
       result = {
         text,
         isError: false,
@@ -127,13 +125,9 @@ function outputResult(
   name: string,
 ): ToolCallResult {
   const content = [
-    ...boundContent(output.content, {
-      maxTextChars: settings.maxResultChars,
-      maxMediaBytes: settings.maxMediaBytes,
-    }),
+    ...boundContent(output.content, { maxMediaBytes: settings.maxMediaBytes }),
   ];
-  let text = contentText(content, output.structuredContent);
-  if (settings.maxResultChars !== undefined) text = truncateMiddle(text, settings.maxResultChars);
+  const text = contentText(content, output.structuredContent);
   const result: ToolCallResult = { text, isError: false, source, tool: name, content };
   if (output.structuredContent !== undefined) result.structuredContent = output.structuredContent;
   if (output.isError === true) {

@@ -65,11 +65,14 @@ export interface ToolCallResult {
   /**
    * The result as MCP content blocks (images, audio, resources kept as they are), for hosts that
    * pass media to a model; a plain result or an error is one text block equal to `text`.
-   * Bounded like `text`: text blocks by `maxResultChars`, media by `maxMediaBytes`.
+   * Bounded like `text`: text blocks by the result budget (cut into one block), media by
+   * `maxMediaBytes`.
    */
   content: ToolContent[];
   /** The structured result, when the tool returned one (MCP `structuredContent`). */
   structuredContent?: Record<string, unknown>;
+  /** When a result budget cut the result: the handle `read_result` reads the whole of it by. */
+  resultHandle?: string;
 }
 
 /** The event the router emits once per call. */
@@ -105,8 +108,6 @@ export type CallDecision = Pick<ToolCallEvent, "decision" | "rule" | "approval" 
 export interface CallSettings {
   /** Deadline of calls without their own `timeoutMs`. */
   timeoutMs?: number;
-  /** Most characters of a result; longer results keep head and tail. */
-  maxResultChars?: number;
   /** Limits on argument text. */
   argumentLimits?: ArgumentLimits;
   /** Most decoded bytes of a result's media (images, audio, blobs); more is left out. */

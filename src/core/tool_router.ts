@@ -15,6 +15,11 @@ import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
 import { approvalSettings, exposeWithPolicy, resumeApproval } from "./router_policy.ts";
 import type { AuditSink } from "./audit_sink.ts";
+import { type ResultBudget, ResultBudgets } from "./result_budget.ts";
+import { KeyValueResultStore } from "./key_value_result_store.ts";
+import { MemoryStore } from "./store/memory_store.ts";
+import { READ_RESULT_NAME } from "./read_result_tool.ts";
+import { resultBudgetsOf } from "./_result_budgets.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {
@@ -39,8 +44,18 @@ export interface ToolRouterOptions {
   auditArguments?: boolean;
   /** Deadline of calls that give no `timeoutMs`. Default: none for in-process tools. */
   timeoutMs?: number;
-  /** Most characters of a result; longer results keep head and tail. Default: no limit. */
+  /**
+   * Most characters of a result: the same as `resultBudget: { tokens: maxResultChars / 4 }`
+   * (longer results keep head and tail, the whole behind a `read_result` handle). Give one of
+   * the two. Default: no limit.
+   */
   maxResultChars?: number;
+  /**
+   * Token budgets of results per tool, per source and for the router: a longer result keeps its
+   * head and tail, and the whole of it is kept (in `store`, the built-ins' in their own folder)
+   * for the model to read with `read_result` (docs/context_economy.md). Default: none.
+   */
+  resultBudget?: ResultBudget;
   /**
    * Most decoded bytes of the media (images, audio, resource blobs) of one result; media past it is
    * replaced by a text block saying what was left out. Default: 16 MiB.
@@ -62,7 +77,10 @@ export interface ToolRouterOptions {
   approvalSecret?: string | Uint8Array;
   /** How long a pending approval stays valid, in milliseconds. Default: 15 minutes. */
   approvalTtlMs?: number;
-  /** Where used approval ids are kept, so each approval runs once. Default: in memory. */
+  /**
+   * Where used approval ids and results cut by `resultBudget` are kept, so each approval runs once
+   * and a cut result can be read from another instance. Default: in memory.
+   */
   store?: KeyValueStore;
 }
 
@@ -107,6 +125,7 @@ export class ToolRouter implements AsyncDisposable {
   #policy?: CompiledPolicy;
   #approvalOptions: ToolRouterOptions;
   #approvals?: ApprovalSettings;
+  #results?: ResultBudgets;
 
   /**
    * Creates a router. Throws a `TypeError` when two tools of one source share a name.
@@ -122,10 +141,24 @@ export class ToolRouter implements AsyncDisposable {
     checkPositive(options.timeoutMs, "timeoutMs");
     checkPositive(options.maxResultChars, "maxResultChars");
     checkPositive(options.maxMediaBytes, "maxMediaBytes");
+    if (options.maxResultChars !== undefined && options.resultBudget !== undefined) {
+      throw new TypeError(
+        'Cannot create router: give "resultBudget" or "maxResultChars", not both',
+      );
+    }
+    const budget = options.resultBudget ??
+      (options.maxResultChars === undefined
+        ? undefined
+        : { tokens: Math.ceil(options.maxResultChars / 4) });
+    if (budget !== undefined) {
+      this.#results = new ResultBudgets(budget, {
+        router: new KeyValueResultStore(options.store ?? new MemoryStore()),
+        builtins: options.builtins?.resultStore,
+      });
+    }
     this.#settings = {
       maxMediaBytes: options.maxMediaBytes ?? 16 * 1024 * 1024,
       timeoutMs: options.timeoutMs,
-      maxResultChars: options.maxResultChars,
       argumentLimits: options.argumentLimits,
       onEvent: options.onEvent,
       audit: options.audit,
@@ -218,20 +251,25 @@ export class ToolRouter implements AsyncDisposable {
       this.#registry,
       this.#builtins,
       this.#gateway,
+      { reserve: this.#results === undefined ? undefined : READ_RESULT_NAME },
     );
     if (this.#policy === undefined && selection.policy === undefined) {
-      return new ToolSet({
+      const init = {
         ...resolved,
         userId: selection.userId,
         settings: this.#settings,
         defer: selection.defer,
-      });
+        session: selection.session,
+      };
+      if (this.#results !== undefined) resultBudgetsOf.set(init, this.#results);
+      return new ToolSet(init);
     }
     return exposeWithPolicy(resolved, selection, {
       router: this.#policy,
       approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
       settings: this.#settings,
       workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
+      results: this.#results,
     });
   }
 

@@ -39,6 +39,12 @@ export interface ToolSelection {
    * See docs/context_economy.md.
    */
   defer?: DeferSetting;
+  /**
+   * The host's id of the conversation: results a budget cut in one tool set of this user and
+   * session can be read (`read_result`) from later sets of the same user and session. Without
+   * it, only the set that cut a result reads it.
+   */
+  session?: string;
 }
 
 /** The tools of a selection after priority is applied. */
@@ -67,6 +73,7 @@ export async function resolveSelection(
   registry: ToolRegistry,
   builtins: BuiltinSource | undefined,
   gateway: GatewaySource | undefined,
+  options: { reserve?: string } = {},
 ): Promise<ResolvedSelection> {
   checkSelection(selection);
   const missing: MissingTool[] = [];
@@ -125,25 +132,27 @@ export async function resolveSelection(
     } else tiers.function.push(tool);
   }
   const deferred = selection.defer !== undefined && selection.defer !== false;
-  return merge(tiers, missing, deferred ? SEARCH_TOOLS_NAME : undefined);
+  const reserved = deferred ? [SEARCH_TOOLS_NAME] : [];
+  if (options.reserve !== undefined) reserved.push(options.reserve);
+  return merge(tiers, missing, reserved);
 }
 
 function merge(
   tiers: Record<SourceKind, RoutedTool[]>,
   missing: MissingTool[],
-  reserved: string | undefined,
+  reserved: readonly string[],
 ): ResolvedSelection {
   const winners = new Map<string, RoutedTool>();
   const shadowed = new Map<string, ShadowedTool>();
   // Names equal ignoring case are a collision too: the lower one is qualified (look-alikes).
   const folded = new Map<string, RoutedTool>();
   const taken = new Set(SOURCE_PRIORITY.flatMap((s) => tiers[s].map((t) => t.name.toLowerCase())));
-  if (reserved !== undefined) taken.add(reserved);
+  for (const name of reserved) taken.add(name);
   for (const source of SOURCE_PRIORITY) {
     for (const tool of tiers[source]) {
-      if (reserved !== undefined && tool.name.toLowerCase() === reserved) {
-        // A remote `search_tools` must not stand in for the router's search: it keeps working
-        // under a qualified name, and a search may return it like any other tool.
+      if (reserved.includes(tool.name.toLowerCase())) {
+        // A remote `search_tools` or `read_result` must not stand in for the router's: it keeps
+        // working under a qualified name, and a search may return it like any other tool.
         const exposedAs = qualifiedLookAlikeName(tool, taken);
         taken.add(exposedAs.toLowerCase());
         const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
@@ -216,6 +225,16 @@ function checkSelection(selection: ToolSelection): void {
     throw new TypeError(
       `Cannot expose tools: "userId" must be a non-empty string, received ${
         JSON.stringify(selection.userId)
+      }`,
+    );
+  }
+  if (
+    selection.session !== undefined &&
+    (typeof selection.session !== "string" || selection.session === "")
+  ) {
+    throw new TypeError(
+      `Cannot expose tools: "session" must be a non-empty string, received ${
+        JSON.stringify(selection.session)
       }`,
     );
   }

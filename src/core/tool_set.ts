@@ -17,6 +17,14 @@ import type { PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 import { ToolSearchIndex } from "./tool_search_index.ts";
 import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
+import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
+import { resultBudgetsOf } from "./_result_budgets.ts";
+import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
+import {
+  type OpenAIResponsesTool,
+  toOpenAIResponsesFunction,
+  toOpenAIResponsesSearch,
+} from "./openai_responses_format.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
@@ -50,6 +58,8 @@ export interface ToolSetInit {
   settings: CallSettings;
   /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
   defer?: DeferSetting;
+  /** The host's session: result handles are shared by the sets of one user and session. */
+  session?: string;
 }
 
 /**
@@ -87,6 +97,9 @@ export class ToolSet {
   #names?: readonly string[];
   #openai?: OpenAITool[];
   #policy?: PolicyGate;
+  #results?: ResultBudgets;
+  /** Whose stored results this set reads: its user and its own id, or the host's session. */
+  #owner: ResultOwner;
 
   /**
    * Builds a tool set. Hosts use `ToolRouter#expose` instead (the router's plumbing: left out
@@ -98,6 +111,7 @@ export class ToolSet {
   constructor(init: ToolSetInit) {
     const sorted = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     const keep = keptNames(init.defer);
+    const results = resultBudgetsOf.get(init);
     if (keep === undefined) this.#ordered = sorted;
     else {
       // The catalog is exactly the list an eager set would expose: one source of truth for what
@@ -107,10 +121,22 @@ export class ToolSet {
       this.#deferred = { tools: catalog, byName };
       this.#ordered = [searchToolsTool(this.#search)];
       for (const name of new Set(keep)) {
-        const tool = byName.get(name);
+        const tool = name === READ_RESULT_NAME && results !== undefined
+          ? readResultTool(this.#read)
+          : byName.get(name);
         if (tool !== undefined) this.#ordered.push(tool);
       }
     }
+    this.#results = results;
+    this.#owner = {
+      userId: init.userId,
+      scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
+    };
+    // A set of a session whose earlier sets cut results can read them from the start.
+    if (
+      this.#results?.holds(this.#owner) === true &&
+      !this.#ordered.some((tool) => tool.name === READ_RESULT_NAME)
+    ) this.#ordered.push(readResultTool(this.#read));
     this.#byName = new Map(this.#ordered.map((tool) => [tool.name, tool]));
     this.shadowed = init.shadowed;
     this.missing = init.missing;
@@ -220,6 +246,63 @@ export class ToolSet {
   }
 
   /**
+   * The tools in the OpenAI Responses API format (flat `{ type: "function", name, ... }`), in the
+   * order of {@linkcode ToolSet#tools}.
+   *
+   * With `{ native: true }`, a deferred set is rendered for OpenAI's own tool search instead:
+   * `{ type: "tool_search" }`, the listed tools (without `search_tools`), then every other tool
+   * the request may use with `defer_loading: true`: one namespace per MCP server or service (its
+   * id), the built-ins and function tools on their own. The functions keep the set's names, so
+   * a `function_call`'s `name` is what {@linkcode ToolSet#call} takes. As with Anthropic's, every
+   * one of them is callable from then on and the portable list is left as it is. An eager set
+   * renders as without the option.
+   *
+   * @example Render a deferred set for OpenAI's tool search
+   * ```ts
+   * import { defineMcpService, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * const linear = defineMcpService({
+   *   name: "linear",
+   *   tools: {
+   *     create_issue: {
+   *       description: "Create a Linear issue",
+   *       input: z.object({ title: z.string() }),
+   *       run: ({ title }) => `created ${title}`,
+   *     },
+   *   },
+   * });
+   * const tools = await new ToolRouter({ mcpServices: [linear] }).expose({
+   *   mcpServices: ["linear"],
+   *   defer: true,
+   * });
+   * const [search, namespace] = tools.toOpenAIResponses({ native: true });
+   * assertEquals(search, { type: "tool_search" });
+   * assertEquals(namespace.type === "namespace" && namespace.tools[0].name, "linear_create_issue");
+   * assertEquals(await tools.invoke("linear_create_issue", { title: "Bug" }), "created Bug");
+   * ```
+   *
+   * @param options `native: true` for OpenAI's tool search.
+   * @returns The Responses `tools`.
+   */
+  toOpenAIResponses(options: { native?: boolean } = {}): OpenAIResponsesTool[] {
+    if (options === null || typeof options !== "object") {
+      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
+    }
+    const deferred = this.#deferred;
+    if (options.native !== true || deferred === undefined) {
+      return this.#ordered.map(toOpenAIResponsesFunction);
+    }
+    this.#native = true;
+    const listed = this.#ordered.filter((tool) => !this.#isSearch(tool.name));
+    return toOpenAIResponsesSearch(
+      listed,
+      deferred.tools.filter((tool) => !this.#byName.has(tool.name)),
+    );
+  }
+
+  /**
    * The tools in the MCP `tools/list` format.
    *
    * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
@@ -239,19 +322,23 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    // The search reveals only tools the request may use, so no policy rule is asked about it.
-    const tool = this.#policy === undefined || this.#isSearch(name)
-      ? undefined
-      : this.#lookup(name);
+    // The search reveals only tools the request may use, and read_result only results of calls
+    // the policy let run, so no policy rule is asked about them.
+    const own = this.#isSearch(name) || this.#isReadResult(name);
+    const tool = this.#policy === undefined || own ? undefined : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
-    return callTool({
-      tool: this.#lookup(name),
+    const found = this.#lookup(name);
+    const called = callTool({
+      tool: found,
       name,
       args,
       options,
       userId: this.userId,
       known: this.#known,
     }, this.#settings);
+    return own || found === undefined
+      ? called
+      : called.then((result) => this.#budget(result, found));
   }
 
   /**
@@ -367,16 +454,37 @@ export class ToolSet {
     return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
   }
 
+  #isReadResult(name: string): boolean {
+    return this.#results !== undefined && name === READ_RESULT_NAME;
+  }
+
+  /** Cuts a result over its budget; the first cut lists `read_result`, appended. */
+  async #budget(result: ToolCallResult, tool: RoutedTool): Promise<ToolCallResult> {
+    if (this.#results === undefined) return result;
+    const budgeted = await this.#results.apply(result, tool, this.#owner);
+    if (budgeted.resultHandle !== undefined && !this.#byName.has(READ_RESULT_NAME)) {
+      this.#append(readResultTool(this.#read));
+    }
+    return budgeted;
+  }
+
+  #read = (handle: string, range: { offset?: number; limit?: number }) =>
+    this.#results!.read(handle, this.#owner, range);
+
+  /** Lists a tool after the ones listed, leaving earlier renderings as they were. */
+  #append(tool: RoutedTool): void {
+    this.#ordered.push(tool);
+    this.#byName.set(tool.name, tool);
+    this.#openai = undefined;
+    this.#names = undefined;
+  }
+
   /** Searches the deferred catalog and lists what it found, appended after what was listed. */
   #search = (query: string, limit: number): readonly RoutedTool[] => {
     const deferred = this.#deferred!;
     const found = (this.#index ??= new ToolSearchIndex(deferred.tools)).search(query, limit);
     for (const tool of found) {
-      if (this.#byName.has(tool.name)) continue;
-      this.#ordered.push(tool);
-      this.#byName.set(tool.name, tool);
-      this.#openai = undefined;
-      this.#names = undefined;
+      if (!this.#byName.has(tool.name)) this.#append(tool);
     }
     return found;
   };
@@ -390,7 +498,7 @@ export class ToolSet {
       userId: this.userId,
       known: this.#known,
       decision,
-    }, this.#settings);
+    }, this.#settings).then((result) => this.#budget(result, tool));
 
   #settle(
     approvalOrId: PendingApproval | string,

@@ -1,3 +1,5 @@
+import type { ResultStore } from "./result_store.ts";
+
 /**
  * The five sources a tool can come from, highest priority first.
  *
@@ -211,6 +213,8 @@ export interface BuiltinSource {
   ): SourceResolution;
   /** Stops everything the source started (background processes). */
   close?(): Promise<void>;
+  /** Where results of these tools cut by a result budget are kept (else the router's store). */
+  readonly resultStore?: ResultStore;
 }
 
 /** Who a built-in resolution is for. */

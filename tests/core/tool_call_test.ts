@@ -224,17 +224,18 @@ Deno.test("call() emits one event per call, and a throwing observer changes noth
   assert(events[0].durationMs >= 0);
 });
 
-Deno.test("call() truncates results over the router's maxResultChars, keeping head and tail", async () => {
+Deno.test("call() cuts results over the router's maxResultChars, keeping head, tail and a handle", async () => {
   const tool = defineTool({
     name: "t",
     description: "d",
     input: z.object({}),
     run: () => "a".repeat(500) + "z".repeat(500),
   });
-  const tools = await new ToolRouter({ functions: [tool], maxResultChars: 100 }).expose({
+  const tools = await new ToolRouter({ functions: [tool], maxResultChars: 400 }).expose({
     functions: ["t"],
   });
   const text = await tools.invoke("t");
+  assert(text.length <= 400, `${text.length} characters`);
   assert(text.startsWith("a".repeat(50)) && text.endsWith("z".repeat(50)));
-  assertMatch(text, /\[\.\.\. 900 characters truncated \.\.\.\]/);
+  assertMatch(text, /\[\.\.\. \d+ characters cut\. .*read_result/);
 });

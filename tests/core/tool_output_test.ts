@@ -58,15 +58,19 @@ Deno.test("ToolSet#call() bounds content: text by maxResultChars, media by maxMe
         { type: "text", text: "z".repeat(1000) },
         { type: "audio", data: btoa("a".repeat(2000)), mimeType: "audio/wav" },
       ],
-    }), { maxResultChars: 100, maxMediaBytes: 1000 }).expose({ functions: ["t"] });
+    }), { maxResultChars: 400, maxMediaBytes: 1000 }).expose({ functions: ["t"] });
   const result = await tools.call("t", {});
-  assertEquals(result.content.map((block) => block.type), ["text", "text"]);
-  assertEquals((result.content[0] as { text: string }).text.includes("truncated"), true);
+  // The text blocks (the left-out audio's note among them) are cut into one, the whole kept.
+  assertEquals(result.content.map((block) => block.type), ["text"]);
+  assertEquals((result.content[0] as { text: string }).text, result.text);
+  assertEquals(result.text.includes("characters cut"), true);
+  assertEquals(result.text.length <= 400, true);
+  const whole = await tools.call("read_result", { handle: result.resultHandle });
   assertEquals(
-    (result.content[1] as { text: string }).text,
-    "[audio: audio/wav, 2 KB, left out: media over the 1000 B limit of a result]",
+    whole.text,
+    "z".repeat(1000) +
+      "\n\n[audio: audio/wav, 2 KB, left out: media over the 1000 B limit of a result]",
   );
-  assertEquals(result.text.length < 200, true);
 });
 
 Deno.test("ToolSet#call() gives plain results and errors one text block equal to the text", async () => {

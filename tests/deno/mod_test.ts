@@ -11,6 +11,7 @@ const VALUES: Record<string, "function" | "object"> = {
   NETWORK_ENV: "object",
   DenoStdioClientTransport: "function",
   FileAuditSink: "function",
+  FileResultStore: "function",
   SqliteStore: "function",
   assertNoExcess: "function",
   builtinTools: "function",

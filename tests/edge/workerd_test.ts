@@ -22,6 +22,7 @@ import {
 import { forecastTools } from "./_forecast_tools.ts";
 import { codeOfInputs } from "./_source_map.ts";
 import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
+import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.ts";
 
 /**
  * Raised from 170 KB with the move to the MCP SDK 2.x (issue 26 mandates it): its client and
@@ -46,8 +47,10 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * are escaped at any depth (~1.5 KB): 41.4 KB, beside other round 3 fixes.
  * Raised to 46 KB in session 28: deferred exposure with a BM25 tool search inside the allowlist
  * and Anthropic's native rendering (~1.8 KB, issue 28): 44.2 KB.
+ * Raised to 50 KB in session 28 (s28): result budgets with read_result and their key-value store,
+ * and the OpenAI Responses rendering with its tool search (~3.5 KB): 47.7 KB.
  */
-const OWN_CODE_CEILING_BYTES = 46 * 1024;
+const OWN_CODE_CEILING_BYTES = 50 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
@@ -338,3 +341,51 @@ function kb(bytes: number): string {
 function ms(value: number): string {
   return `${Math.round(value)} ms`;
 }
+
+Deno.test("a search over 10,000 deferred tools runs in workerd and ranks as in Deno (timed, printed)", async () => {
+  const { path } = await bundle("tests/edge/_tool_search_worker.ts", "dist/tool_search_worker.js");
+  const remote = await startMcpTestServer({ tools: forecastTools });
+  const workerd = startWorkerd(path, remote);
+  try {
+    const base = await workerd.ready;
+    // The same set searched here, in Deno: the worker's answers must be these, and the time of
+    // one search here is the side-by-side figure.
+    const local = searchCatalogSet();
+    await searchNames(local, "warm up and build the index");
+    let at = performance.now();
+    assertEquals(await (await fetch(new URL("/build", base))).json(), { listed: local.names });
+    const build = performance.now() - at;
+    const expected: string[][] = [];
+    const denoTimes: number[] = [];
+    for (const [request] of REQUESTS) {
+      at = performance.now();
+      expected.push(await searchNames(local, request));
+      denoTimes.push(performance.now() - at);
+    }
+    const perSearch: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const params = new URLSearchParams(REQUESTS.map(([request]) => ["q", request]));
+      at = performance.now();
+      const answer = await (await fetch(new URL(`/search?${params}`, base))).json();
+      const batch = performance.now() - at;
+      // The searches really ran in workerd over the 10,000 tools, with Deno's ranking.
+      assertEquals(answer.found, expected);
+      at = performance.now();
+      await (await fetch(new URL("/noop", base))).json();
+      perSearch.push(Math.max(0, batch - (performance.now() - at)) / REQUESTS.length);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
+    console.log(
+      `10,000 tools: in workerd one search ${
+        median(perSearch).toFixed(3)
+      } ms on average (median of 5 batches of ${REQUESTS.length}), the set and its index ${
+        ms(build)
+      } with the round trip; in Deno the same searches ${
+        (denoTimes.reduce((sum, time) => sum + time, 0) / denoTimes.length).toFixed(3)
+      } ms on average, ${median(denoTimes).toFixed(3)} ms median (a batch gives an average)`,
+    );
+  } finally {
+    await workerd.dispose();
+    await remote.close();
+  }
+});

@@ -21,6 +21,8 @@ import { searchAccessFor } from "./search_access_for.ts";
 import { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
 import { assertNoExcess } from "./permissions/check_permissions.ts";
 import { assertRealRootNotBroad } from "./broad_root.ts";
+import { FileResultStore } from "../store/file_result_store.ts";
+import { join } from "@std/path";
 
 /** Options of {@linkcode builtinTools}. */
 export interface BuiltinToolsOptions {
@@ -167,6 +169,10 @@ export function builtinTools(
   return Object.freeze({
     names: Object.freeze(defaults.bash === false ? [...FILE_TOOLS] : [...ALL_TOOLS]),
     context: defaults,
+    // Results a router's budget cut, sealed (the model's tools can read the workspace).
+    resultStore: new FileResultStore(join(defaults.workspace, ".toolroute", "results"), {
+      root: defaults.workspace,
+    }),
     resolve(
       names: readonly string[],
       override?: BuiltinContext,

@@ -19,6 +19,7 @@ import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import { DeferredClients } from "./deferred_clients.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -32,8 +33,10 @@ export interface ServedRouter extends AsyncDisposable {
    * The tool set of one user (or of nobody): exactly what the config exposes.
    *
    * @param userId The user id, from a token or `--user`.
+   * @param signal Aborts connecting.
+   * @param client The MCP session: with `defer`, what a client's searches loaded is its own.
    */
-  expose(userId?: string, signal?: AbortSignal): Promise<ToolSet>;
+  expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet>;
   /** Closes the gateway, the modules' services and background processes. */
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
@@ -74,6 +77,8 @@ export interface BuildRouterOptions {
    * `--audit` file): protected from the built-in tools like the start-up files.
    */
   trustFiles?: readonly string[];
+  /** Defer the tools (`serve --defer`) when the config's `expose.defer` does not say. */
+  defer?: boolean;
 }
 
 /**
@@ -175,12 +180,17 @@ export async function buildRouter(
   const fixed = gateway === undefined && config.policy === undefined
     ? new Map<string | undefined, Promise<ToolSet>>()
     : undefined;
+  const defer = expose.defer ?? (options.defer === true ? true : undefined);
+  const clients = defer === undefined || defer === false
+    ? undefined
+    : new DeferredClients(defer === true ? [] : defer.keep ?? []);
   const served: ServedRouter = {
     router,
     ...(gateway === undefined ? {} : { gateway }),
     startupFiles: startupFilesInside(config.context, startup),
     linkedStartupFiles: startup.linked,
-    expose(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
+    expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet> {
+      if (clients !== undefined) return exposeDeferred(userId, signal, client);
       const known = fixed?.get(userId);
       if (known !== undefined) return known;
       const made = exposeNow(userId, signal);
@@ -195,7 +205,27 @@ export async function buildRouter(
     [Symbol.asyncDispose]: close,
     ...(pins.lock === undefined ? {} : { lock: pins.lock }),
   };
-  async function exposeNow(userId?: string, signal?: AbortSignal): Promise<ToolSet> {
+  async function exposeDeferred(
+    userId: string | undefined,
+    signal: AbortSignal | undefined,
+    client: string | undefined,
+  ): Promise<ToolSet> {
+    const key = clients!.key(userId, client);
+    // A set that never changes is served again as it is (its searches grew it in place).
+    const last = fixed === undefined ? undefined : clients!.last(key);
+    if (last !== undefined) return last;
+    const toolSet = await exposeNow(userId, signal, {
+      defer: { keep: clients!.keepOf(key) },
+      session: key,
+    });
+    clients!.remember(key, toolSet);
+    return toolSet;
+  }
+  async function exposeNow(
+    userId?: string,
+    signal?: AbortSignal,
+    deferred: { defer?: { keep: string[] }; session?: string } = {},
+  ): Promise<ToolSet> {
     const user = config.users.find((entry) => entry.id === userId);
     const context = await contextOf(user?.id);
     const selection = (connect: boolean) => ({
@@ -213,6 +243,7 @@ export async function buildRouter(
       userId,
       ...(context === undefined ? {} : { context }),
       signal,
+      ...deferred,
     });
     const toolSet = await router.expose(selection(false));
     // `connect_accounts` is offered only while a server waits for the user to authorize.

@@ -51,7 +51,9 @@ const limitsSchema = z.strictObject({
   ),
   processLogChars: positiveInt.optional().describe("Most characters kept of a background log"),
   callTimeoutMs: positiveInt.optional().describe("Deadline of every tool call"),
-  maxResultChars: positiveInt.optional().describe("Most characters of any tool result"),
+  maxResultChars: positiveInt.optional().describe(
+    "Most characters of any tool result in the context; the whole is kept for read_result",
+  ),
 });
 
 const exposeSchema = z.strictObject({
@@ -65,6 +67,14 @@ const exposeSchema = z.strictObject({
     .describe("Local MCP services (from modules) to expose; default: all of them"),
   functions: z.array(toolName).optional()
     .describe("Function tools (from modules) to expose; default: all of them"),
+  defer: z.union([
+    z.boolean(),
+    z.strictObject({
+      keep: z.array(toolName).optional().describe("Tools listed from the start, in this order"),
+    }),
+  ]).optional().describe(
+    "List only the kept tools and search_tools; each client's searches list the others for it",
+  ),
 });
 
 const userSchema = z.strictObject({

@@ -31,6 +31,8 @@ Options:
   --user ID          In stdio mode: serve the tool set of this configured user
   --shared-workspace With several users and no {user} in the workspace: let them share it
                      (as "sharedWorkspace": true); serve refuses several users without either
+  --defer            List only search_tools (and expose.defer.keep): each client's searches
+                     list the tools they find for that client, with tools/list_changed
   --audit FILE       Append one JSON line per decision to FILE (allow, deny, ask, approve,
                      reject, unknown tool, invalid arguments: user, tool, rule, argument
                      digest, outcome); when writes fall behind, calls wait, never unaudited

@@ -14,7 +14,7 @@ const SPECS: Record<string, ArgSpec> = {
   serve: {
     string: [...COMMON, "user", "audit", "store", "token-file"],
     optional: { http: "127.0.0.1:8787" },
-    boolean: ["stdio", "allow-excess", "shared-workspace"],
+    boolean: ["stdio", "allow-excess", "shared-workspace", "defer"],
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
   call: { string: [...COMMON, "user", "timeout"] },

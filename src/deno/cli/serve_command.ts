@@ -80,6 +80,7 @@ export async function serveCommand(
     audit,
     store,
     trustFiles: trustFiles(files),
+    defer: flags.defer === true,
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
       callLog.push(formatGatewayLog(event)); // In order with the calls' lines.

@@ -53,7 +53,8 @@ export async function serveHttp(
   const { tokens, anonymous } = auth;
   const { served, config, io, stop, toolsChanged } = context;
   const handler = mcpHttpHandler({
-    tools: (request) => served.expose(anonymous ? undefined : request.userId, request.signal),
+    tools: (request) =>
+      served.expose(anonymous ? undefined : request.userId, request.signal, request.sessionId),
     tokens,
     stateless: config.http.stateless,
     allowedHosts: config.http.allowedHosts ??

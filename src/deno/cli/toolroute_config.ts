@@ -12,6 +12,11 @@ export interface ExposeConfig {
   mcpServices?: string[];
   /** Function tool names (from modules). */
   functions?: string[];
+  /**
+   * List only these tools and `search_tools`; a client's searches list the rest for that client
+   * (`true`: keep none).
+   */
+  defer?: boolean | { keep?: string[] };
 }
 
 /** One user of `serve --http`: the token's variable, the id and the user's own servers. */

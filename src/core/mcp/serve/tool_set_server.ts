@@ -130,6 +130,7 @@ export class ToolSetServer implements AsyncDisposable {
       } catch (error) {
         return errorResult((error as Error).message);
       }
+      const listed = toolSet.names;
       const result = await callWithElicitation(toolSet, {
         name,
         args: args ?? {},
@@ -152,6 +153,13 @@ export class ToolSetServer implements AsyncDisposable {
         capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
         extra: extra as unknown as ElicitingExtra,
       });
+      // The call listed more tools (a search, or the first cut result's read_result): tell this
+      // client, on this request's stream, so it lists them.
+      if (toolSet.names !== listed) {
+        (extra.sendNotification as (n: { method: string }) => Promise<void>)({
+          method: "notifications/tools/list_changed",
+        }).catch(() => {});
+      }
       return callResult(toolSet, name, result) as CallToolResult;
     });
   }

@@ -1,0 +1,382 @@
+import { ToolError } from "./tool_error.ts";
+import type { ToolContent } from "./tool_output.ts";
+import type { ToolCallResult } from "./tool_call_types.ts";
+import type { RoutedTool } from "./tool_source.ts";
+import type { ResultStore, StoredResultInfo } from "./result_store.ts";
+
+/**
+ * How many tokens a tool result may put into the model's context. A result over its budget keeps
+ * its head and tail in the text, and the whole of it is stored behind a handle the model reads
+ * with the `read_result` tool (docs/context_economy.md).
+ *
+ * The budget of a call is the first given of: `tools[name]`, `sources[server or service id]`,
+ * `sources[source kind]` (`"builtin"`, `"function"`, `"local_mcp"`, `"user_mcp"`,
+ * `"global_mcp"`), `tokens`. None: the result is not cut.
+ */
+export interface ResultBudget {
+  /** Most tokens of any result. */
+  tokens?: number;
+  /** Most tokens per source kind or per MCP server or service id (`"github"`). */
+  sources?: Readonly<Record<string, number>>;
+  /** Most tokens per exposed tool name. */
+  tools?: Readonly<Record<string, number>>;
+  /** Counts the tokens of a text. Default: about four characters a token. */
+  countTokens?: (text: string) => number;
+  /**
+   * Most bytes of cut results this router keeps stored at once; the oldest are dropped first, and
+   * a result larger than this is cut without a handle. Default: 64 MiB.
+   */
+  maxStoredBytes?: number;
+  /** How long a stored result can be read, in milliseconds. Default: one hour. */
+  ttlMs?: number;
+}
+
+/** Who reads: a handle is readable only by the user and scope (tool set or session) that made it. */
+export interface ResultOwner {
+  /** The tool set's user. */
+  userId?: string;
+  /** The tool set's id, or the host's session. */
+  scope: string;
+}
+
+/** One page of a stored result. */
+export interface ResultPage {
+  /** The page's exact text. */
+  text: string;
+  /** Where it starts, in UTF-8 bytes. */
+  offset: number;
+  /** Its length in UTF-8 bytes. */
+  bytes: number;
+  /** The whole result's length in UTF-8 bytes. */
+  totalBytes: number;
+  /** Where the next page starts; absent at the end. */
+  nextOffset?: number;
+}
+
+interface Kept {
+  bytes: number;
+  store: ResultStore;
+  owner: string;
+  expiresAt: number;
+}
+
+const DEFAULT_MAX_STORED = 64 * 1024 * 1024;
+const DEFAULT_TTL_MS = 60 * 60 * 1000;
+/** Pages are at least this many bytes, whatever the budget, so a long result is not read in crumbs. */
+const MIN_PAGE_BYTES = 4096;
+const HANDLE = /^res_[br][0-9a-f]{32}$/;
+
+/**
+ * The budgets of one router and the results it keeps: cuts results over budget, stores them whole
+ * and reads them back by page for their owner only. Memory is bounded by `maxStoredBytes`
+ * (counted here, for the stores this router writes).
+ */
+export class ResultBudgets {
+  #budget: ResultBudget;
+  #count: (text: string) => number;
+  #stores: { router: ResultStore; builtins?: ResultStore };
+  #maxStored: number;
+  #ttlMs: number;
+  /** The handles this router stored, oldest first, with their size and store. */
+  #kept = new Map<string, Kept>();
+  #keptBytes = 0;
+  /** How many live handles each owner has, so a later set of the same session lists `read_result`. */
+  #owners = new Map<string, number>();
+
+  /**
+   * Checks the budgets and takes the stores.
+   *
+   * @param budget The budgets; checked here (host misuse throws a `RangeError` or `TypeError`).
+   * @param stores The router's store, and the built-ins' own when they have one.
+   */
+  constructor(budget: ResultBudget, stores: { router: ResultStore; builtins?: ResultStore }) {
+    if (budget === null || typeof budget !== "object") {
+      throw new TypeError('Cannot create router: "resultBudget" must be an object');
+    }
+    checkTokens(budget.tokens, "resultBudget.tokens");
+    for (const [group, map] of [["sources", budget.sources], ["tools", budget.tools]] as const) {
+      for (const [name, tokens] of Object.entries(map ?? {})) {
+        checkTokens(tokens, `resultBudget.${group}.${name}`);
+      }
+    }
+    if (budget.countTokens !== undefined && typeof budget.countTokens !== "function") {
+      throw new TypeError('Cannot create router: "resultBudget.countTokens" must be a function');
+    }
+    checkTokens(budget.maxStoredBytes, "resultBudget.maxStoredBytes");
+    checkTokens(budget.ttlMs, "resultBudget.ttlMs");
+    this.#budget = budget;
+    this.#count = budget.countTokens ?? estimateTokens;
+    this.#stores = stores;
+    this.#maxStored = budget.maxStoredBytes ?? DEFAULT_MAX_STORED;
+    this.#ttlMs = budget.ttlMs ?? DEFAULT_TTL_MS;
+  }
+
+  /**
+   * The budget of a tool's results, in tokens.
+   *
+   * @param tool The exposed tool.
+   * @returns The tokens, or `undefined` for no budget.
+   */
+  budgetOf(tool: RoutedTool): number | undefined {
+    const { tools, sources, tokens } = this.#budget;
+    return own(tools, tool.name) ?? own(sources, tool.origin.split("/")[0]) ??
+      own(sources, tool.source) ?? tokens;
+  }
+
+  /**
+   * Whether an owner has stored results this router still counts (a set of the same session
+   * then lists `read_result` from the start).
+   *
+   * @param owner The user and scope.
+   * @returns `true` when it has.
+   */
+  holds(owner: ResultOwner): boolean {
+    this.#expire();
+    return (this.#owners.get(ownerKey(owner)) ?? 0) > 0;
+  }
+
+  /**
+   * Cuts a result over its tool's budget and stores it whole behind a handle.
+   *
+   * @param result The call's result.
+   * @param tool The tool that made it.
+   * @param owner Whose it is.
+   * @returns The result, cut when over budget, with `resultHandle` when stored.
+   */
+  async apply(
+    result: ToolCallResult,
+    tool: RoutedTool,
+    owner: ResultOwner,
+  ): Promise<ToolCallResult> {
+    const budget = this.budgetOf(tool);
+    if (budget === undefined) return result;
+    const text = result.text;
+    if (this.#count(text) <= budget) return result;
+    const bytes = new TextEncoder().encode(text);
+    const pageBytes = Math.max(MIN_PAGE_BYTES, budget * 4);
+    const handle = await this.#store(bytes, tool, owner, pageBytes);
+    const note = handle === undefined
+      ? `The whole result is ${bytes.length} bytes, more than this router keeps (${this.#maxStored}), so the rest is gone.`
+      : `The whole result is ${bytes.length} bytes and is kept: call read_result with {"handle":"${handle}"} (and "offset" in bytes) to read it in pages of up to ${pageBytes} bytes.`;
+    const cut = this.#cut(text, budget, note);
+    const content: ToolContent[] = [{ type: "text", text: cut }];
+    // Media stays as it is (bounded by maxMediaBytes); text blocks are in the cut text.
+    for (const block of result.content) {
+      if (block.type === "image" || block.type === "audio") content.push(block);
+      else if (block.type === "resource" && typeof block.resource?.text !== "string") {
+        content.push(block);
+      }
+    }
+    const { structuredContent: _, ...rest } = result;
+    return {
+      ...rest,
+      text: cut,
+      content,
+      ...(handle === undefined ? {} : { resultHandle: handle }),
+    };
+  }
+
+  /**
+   * Reads one page of a stored result for its owner.
+   *
+   * @param handle The handle the cut result named.
+   * @param owner Who asks.
+   * @param range `offset` (default 0) and `limit` (default and most: the page size) in bytes.
+   * @returns The page; throws a `ToolError` (`unknown_tool` for a handle that is not the asker's,
+   *   gone or never made; `invalid_arguments` for an offset inside a character or past the end).
+   */
+  async read(
+    handle: string,
+    owner: ResultOwner,
+    range: { offset?: number; limit?: number },
+  ): Promise<ResultPage> {
+    const store = HANDLE.test(handle)
+      ? handle[4] === "b" ? this.#stores.builtins ?? this.#stores.router : this.#stores.router
+      : undefined;
+    const info = await store?.info(handle);
+    // Someone else's handle, an expired one and a made-up one read the same: nothing.
+    if (store === undefined || info === undefined || !owns(info, owner)) {
+      throw new ToolError(
+        "unknown_tool",
+        `No stored result has the handle ${
+          JSON.stringify(String(handle).slice(0, 80))
+        } in this conversation: pass a handle a cut result of this conversation named (results are kept for a limited time)`,
+      );
+    }
+    const offset = range.offset ?? 0;
+    const limit = Math.min(range.limit ?? info.pageBytes, info.pageBytes);
+    if (offset > info.bytes) {
+      throw new ToolError(
+        "invalid_arguments",
+        `Offset ${offset} is past the end of the result (${info.bytes} bytes)`,
+      );
+    }
+    // A few bytes more than the page, to see whether its end falls inside a character (and to
+    // finish the character a page smaller than one starts).
+    const last = Math.min(info.bytes, offset + limit + 4);
+    const bytes = await store.read(handle, offset, last);
+    if (bytes === undefined) {
+      throw new ToolError("unknown_tool", `The stored result ${handle} is gone: it expired`);
+    }
+    if (bytes.length > 0 && isContinuation(bytes[0])) {
+      throw new ToolError(
+        "invalid_arguments",
+        `Offset ${offset} is inside a character: pass the offset the previous page named`,
+      );
+    }
+    let end = Math.min(limit, bytes.length);
+    if (end < bytes.length) {
+      while (end > 0 && isContinuation(bytes[end])) end--;
+      // A page smaller than one character still returns that character.
+      if (end === 0) {
+        end = 1;
+        while (end < bytes.length && isContinuation(bytes[end])) end++;
+      }
+    }
+    const text = new TextDecoder().decode(bytes.subarray(0, end));
+    const next = offset + end;
+    return {
+      text,
+      offset,
+      bytes: end,
+      totalBytes: info.bytes,
+      ...(next < info.bytes ? { nextOffset: next } : {}),
+    };
+  }
+
+  async #store(
+    bytes: Uint8Array,
+    tool: RoutedTool,
+    owner: ResultOwner,
+    pageBytes: number,
+  ): Promise<string | undefined> {
+    if (bytes.length > this.#maxStored) return undefined;
+    this.#expire();
+    // Drop the oldest until the new one fits under the cap.
+    for (const [old, entry] of this.#kept) {
+      if (this.#keptBytes + bytes.length <= this.#maxStored) break;
+      await this.#drop(old, entry);
+    }
+    const info: StoredResultInfo = {
+      userId: owner.userId ?? null,
+      scope: owner.scope,
+      tool: tool.name,
+      bytes: bytes.length,
+      pageBytes,
+    };
+    const random = crypto.randomUUID().replaceAll("-", "");
+    const builtins = tool.source === "builtin" ? this.#stores.builtins : undefined;
+    let handle = builtins === undefined ? undefined : `res_b${random}`;
+    let store = builtins;
+    if (builtins !== undefined) {
+      try {
+        await builtins.put(handle!, bytes, info, { expireIn: this.#ttlMs });
+      } catch {
+        // The built-ins' folder could not be written: the router's store keeps it instead.
+        handle = undefined;
+      }
+    }
+    if (handle === undefined) {
+      handle = `res_r${random}`;
+      store = this.#stores.router;
+      try {
+        await store.put(handle, bytes, info, { expireIn: this.#ttlMs });
+      } catch {
+        await store.delete(handle).catch(() => {});
+        return undefined;
+      }
+    }
+    const key = ownerKey(owner);
+    this.#kept.set(handle, {
+      bytes: bytes.length,
+      store: store!,
+      owner: key,
+      expiresAt: Date.now() + this.#ttlMs,
+    });
+    this.#keptBytes += bytes.length;
+    this.#owners.set(key, (this.#owners.get(key) ?? 0) + 1);
+    return handle;
+  }
+
+  /** Forgets expired handles (their stores drop them by themselves). */
+  #expire(): void {
+    const now = Date.now();
+    for (const [handle, entry] of this.#kept) {
+      if (entry.expiresAt > now) break;
+      this.#drop(handle, entry).catch(() => {});
+    }
+  }
+
+  async #drop(
+    handle: string,
+    entry: Kept,
+  ): Promise<void> {
+    this.#kept.delete(handle);
+    this.#keptBytes -= entry.bytes;
+    const left = (this.#owners.get(entry.owner) ?? 1) - 1;
+    if (left > 0) this.#owners.set(entry.owner, left);
+    else this.#owners.delete(entry.owner);
+    await entry.store.delete(handle);
+  }
+
+  /** Head and tail of `text` with the note between them, within `budget` tokens when it can be. */
+  #cut(text: string, budget: number, note: string): string {
+    const marker = (cut: number) => `\n[... ${cut} characters cut. ${note} ...]\n`;
+    const ratio = text.length / Math.max(1, this.#count(text));
+    let keep = Math.max(0, Math.floor(budget * ratio) - marker(text.length).length);
+    for (let tries = 0;; tries++) {
+      const head = sliceEnd(text, Math.ceil(keep / 2));
+      const tail = sliceStart(text, text.length - (keep - head.length));
+      const cut = head + marker(text.length - head.length - tail.length) + tail;
+      if (keep === 0 || tries >= 8 || this.#count(cut) <= budget) return cut;
+      keep = Math.floor(keep * 0.8);
+    }
+  }
+}
+
+/**
+ * The default token count: about four characters a token.
+ *
+ * @param text The text.
+ * @returns The estimated tokens.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function own(map: Readonly<Record<string, number>> | undefined, key: string): number | undefined {
+  return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+function owns(info: StoredResultInfo, owner: ResultOwner): boolean {
+  return info.userId === (owner.userId ?? null) && info.scope === owner.scope;
+}
+
+function ownerKey(owner: ResultOwner): string {
+  return JSON.stringify([owner.userId ?? null, owner.scope]);
+}
+
+function isContinuation(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
+}
+
+/** The first `length` characters, one fewer when that would split a surrogate pair. */
+function sliceEnd(text: string, length: number): string {
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+}
+
+/** The characters from `start`, one more when `start` is inside a surrogate pair. */
+function sliceStart(text: string, start: number): string {
+  if (start >= text.length) return "";
+  const code = text.charCodeAt(start);
+  return text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start);
+}
+
+function checkTokens(value: number | undefined, name: string): void {
+  if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
+    throw new RangeError(
+      `Cannot create router: "${name}" must be a positive number, received ${String(value)}`,
+    );
+  }
+}
