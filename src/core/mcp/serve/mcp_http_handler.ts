@@ -11,7 +11,8 @@ import { closeWhenDone } from "./_close_when_done.ts";
 import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
+import { ModernEndpoint } from "./_modern_endpoint.ts";
+import { isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
 import {
   type ToolSetProvider,
   ToolSetServer,
@@ -160,6 +161,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     sessionIdleMs,
     jsonResponse,
   });
+  const modern = new ModernEndpoint(tools, serverOptions);
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
@@ -218,14 +220,24 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       }
     }
     if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
+    // The SDK's own classification: a request that claims the 2026-07-28 envelope (or a modern
+    // protocol-version header) is the modern side's, even when that side must refuse it.
+    if (!(await isLegacyRequest(request))) {
+      return await modern.handle(request, { userId, authInfo: authInfo(userId) });
+    }
     return stateless
       ? await handleStateless(request, userId)
       : await sessions.handle(request, userId, authInfo(userId));
   }
   Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
-  Object.defineProperty(handler, "close", { value: () => sessions.close() });
+  Object.defineProperty(handler, "close", {
+    value: async () => void await Promise.all([sessions.close(), modern.close()]),
+  });
   Object.defineProperty(handler, "notifyToolListChanged", {
-    value: (userId?: string) => sessions.notifyToolListChanged(userId),
+    value: async (userId?: string) => {
+      modern.notifyToolListChanged(userId);
+      await sessions.notifyToolListChanged(userId);
+    },
   });
   return handler as McpHttpHandler;
 }

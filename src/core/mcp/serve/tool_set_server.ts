@@ -16,6 +16,32 @@ import {
   type ElicitationCapability,
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
+import { callInRounds } from "./modern_call_rounds.ts";
+
+/** The protocol era an SDK server instance serves (the serving entries know it). */
+export type ServedEra = "legacy" | "modern";
+
+const ERA = Symbol("era");
+const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
+
+/**
+ * The SDK server of a new {@linkcode ToolSetServer} for one era, for the serving entries that
+ * make one per request or connection (`createMcpHandler`, `serveStdio`). In the modern era a
+ * policy's ask and a tool's question become `input_required` results.
+ *
+ * @param tools The tool set or provider.
+ * @param options The server's options.
+ * @param era The era the instance serves.
+ * @returns The tool set server and its SDK server.
+ */
+export function toolSetServerForEra(
+  tools: ToolSet | ToolSetProvider,
+  options: ToolSetServerOptions,
+  era: ServedEra,
+): { server: ToolSetServer; sdk: Server } {
+  const server = new ToolSetServer(tools, { ...options, [ERA]: era } as ToolSetServerOptions);
+  return { server, sdk: SDK_SERVERS.get(server)! };
+}
 
 /** Who is asking, for one MCP request a {@linkcode ToolSetServer} answers. */
 export interface ToolSetRequest {
@@ -105,6 +131,7 @@ export class ToolSetServer implements AsyncDisposable {
       );
     }
     this.#options = options;
+    const modern = (options as { [ERA]?: ServedEra })[ERA] === "modern";
     this.#server = new Server(
       { name: options.name ?? "toolroute", version: options.version ?? "0.1.0" },
       {
@@ -112,6 +139,7 @@ export class ToolSetServer implements AsyncDisposable {
         instructions: options.instructions,
       },
     );
+    SDK_SERVERS.set(this, this.#server);
     this.#server.setRequestHandler("logging/setLevel", (request, ctx) => {
       this.#levels.set(ctx.sessionId ?? "", LEVELS.indexOf(request.params.level));
       return {};
@@ -129,6 +157,26 @@ export class ToolSetServer implements AsyncDisposable {
         toolSet = await this.#toolSet(extra);
       } catch (error) {
         return errorResult((error as Error).message);
+      }
+      const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
+      if (modern) {
+        const answer = await callInRounds(toolSet, {
+          name,
+          args: args ?? {},
+          options: {
+            signal: extra.signal,
+            timeoutMs: this.#options.timeoutMs,
+            onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+            ...traceOf(_meta, extra.requestId),
+            onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
+          },
+        }, {
+          inputResponses: ctx.mcpReq.inputResponses,
+          requestState: ctx.mcpReq.requestState(),
+          capability,
+        });
+        if ("resultType" in answer) return answer as unknown as CallToolResult;
+        return callResult(toolSet, name, answer) as CallToolResult;
       }
       const result = await callWithElicitation(toolSet, {
         name,
