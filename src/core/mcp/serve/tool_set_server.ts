@@ -135,8 +135,15 @@ export class ToolSetServer implements AsyncDisposable {
     this.#server = new Server(
       { name: options.name ?? "toolroute", version: options.version ?? "0.1.0" },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        // Resources: the `ui://` views (MCP Apps) the request's own tools name, nothing else.
+        capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
         instructions: options.instructions,
+        // Every list is the request's user's own (2026-07-28 cache hints): never shared.
+        cacheHints: {
+          "tools/list": { ttlMs: 0, cacheScope: "private" },
+          "resources/list": { ttlMs: 0, cacheScope: "private" },
+          "resources/read": { ttlMs: 0, cacheScope: "private" },
+        },
       },
     );
     SDK_SERVERS.set(this, this.#server);
@@ -148,6 +155,28 @@ export class ToolSetServer implements AsyncDisposable {
       const toolSet = await this.#toolSet(handlerExtra(ctx));
       // toMcp() gives what the protocol's tool shape holds; its own type is looser.
       return { tools: toolSet.toMcp() } as ListToolsResult;
+    });
+    this.#server.setRequestHandler("resources/list", async (_request, ctx) => {
+      const toolSet = await this.#toolSet(handlerExtra(ctx));
+      const resources = toolSet.toMcp().flatMap((tool) => {
+        const uri = resourceOf(tool._meta);
+        return uri === undefined ? [] : [{ uri, name: `${tool.name} view` }];
+      });
+      return { resources };
+    });
+    this.#server.setRequestHandler("resources/read", async (request, ctx) => {
+      const extra = handlerExtra(ctx);
+      const toolSet = await this.#toolSet(extra);
+      try {
+        return await toolSet.readResource(request.params.uri, extra.signal) as never;
+      } catch (error) {
+        // A URI no tool of this user names is answered as unknown (-32602 in both eras).
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Resource not found: ${error instanceof Error ? error.message : String(error)}`,
+          { uri: request.params.uri },
+        );
+      }
     });
     this.#server.setRequestHandler("tools/call", async (request, ctx) => {
       const extra = handlerExtra(ctx);
@@ -327,6 +356,15 @@ interface CallAnswer {
 function declaresOutput(toolSet: ToolSet, name: string): boolean {
   return toolSet.has(name) &&
     toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
+}
+
+/** The resource a tool's `_meta` names (MCP Apps' `ui.resourceUri`, or the older keys). */
+function resourceOf(meta: Record<string, unknown> | undefined): string | undefined {
+  if (meta === undefined) return undefined;
+  const ui = meta.ui as { resourceUri?: unknown } | null | undefined;
+  const uri = (ui !== null && typeof ui === "object" ? ui.resourceUri : undefined) ??
+    meta["ui/resourceUri"] ?? meta["openai/outputTemplate"];
+  return typeof uri === "string" ? uri : undefined;
 }
 
 /** The syslog levels, least severe first (MCP `LoggingLevel`). */
