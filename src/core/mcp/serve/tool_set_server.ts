@@ -142,6 +142,7 @@ export class ToolSetServer implements AsyncDisposable {
         cacheHints: {
           "tools/list": { ttlMs: 0, cacheScope: "private" },
           "resources/list": { ttlMs: 0, cacheScope: "private" },
+          "resources/templates/list": { ttlMs: 0, cacheScope: "private" },
           "resources/read": { ttlMs: 0, cacheScope: "private" },
         },
       },
@@ -164,6 +165,8 @@ export class ToolSetServer implements AsyncDisposable {
       });
       return { resources };
     });
+    // Declared resources must answer every resources request; serve has no templates.
+    this.#server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
     this.#server.setRequestHandler("resources/read", async (request, ctx) => {
       const extra = handlerExtra(ctx);
       const toolSet = await this.#toolSet(extra);
