@@ -81,7 +81,8 @@ const totals = {
 await phase(urls.toolroute);
 await phase(urls.raw);
 for (let i = 0; i < phases; i++) {
-  for (const name of (i % 2 === 0 ? ["toolroute", "raw"] : ["raw", "toolroute"]) as const) {
+  const order: ("toolroute" | "raw")[] = i % 2 === 0 ? ["toolroute", "raw"] : ["raw", "toolroute"];
+  for (const name of order) {
     const result = await phase(urls[name]);
     totals[name].calls += result.calls;
     totals[name].latencies.push(...result.latencies);
