@@ -229,10 +229,22 @@ export class ToolSet {
    */
   readResource(uri: string, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
     const tools = [...this.#ordered, ...(this.#deferred?.tools ?? [])];
-    const tool = tools.find((candidate) => namesResource(candidate, uri));
+    const naming = tools.filter((candidate) => namesResource(candidate, uri));
+    const tool = naming[0];
     if (tool?.readResource === undefined) {
       return Promise.reject(
         new Error(`Resource ${JSON.stringify(uri)} is not one of this tool set's tools' resources`),
+      );
+    }
+    // A server may not claim another's view: a URI named by tools of two places is read from
+    // neither (which view belongs to the tool a person just used cannot be told).
+    const home = (candidate: RoutedTool) =>
+      `${candidate.source}\u0000${candidate.origin.split("/")[0]}`;
+    if (naming.some((candidate) => home(candidate) !== home(tool))) {
+      return Promise.reject(
+        new Error(
+          `Resource ${JSON.stringify(uri)} is named by tools of more than one server; none is read`,
+        ),
       );
     }
     return tool.readResource(uri, { signal, userId: this.userId });
