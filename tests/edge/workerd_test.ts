@@ -28,8 +28,12 @@ import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
  * server packages each ship their own copy of the protocol core, and the example uses both (the
  * gateway and `mcpHttpHandler`): 184.9 KB measured, plus 3 %. A worker with function tools only
  * stays far below (its own test), and toolroute's own-code ceiling below is unchanged.
+ * Raised again when `mcpHttpHandler` learned the 2026-07-28 era: the SDK's serving entry for it
+ * (`createMcpHandler`, its per-request transport and listen router, and the high-level
+ * `McpServer` class it checks its factories' products against) adds 13 KB: 200.4 KB measured,
+ * plus 2 %.
  */
-const BUNDLE_BUDGET_BYTES = 190.5 * 1024;
+const BUNDLE_BUDGET_BYTES = 204.5 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
@@ -46,8 +50,11 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * are escaped at any depth (~1.5 KB): 41.4 KB, beside other round 3 fixes.
  * Raised to 46 KB in session 28: deferred exposure with a BM25 tool search inside the allowlist
  * and Anthropic's native rendering (~1.8 KB, issue 28): 44.2 KB.
+ * Raised to 48 KB when `mcpHttpHandler` learned the 2026-07-28 era: its `input_required` rounds
+ * (approvals and tools' questions), the per-user modern endpoint and MCP Apps' `ui://` reads:
+ * 46.6 KB.
  */
-const OWN_CODE_CEILING_BYTES = 46 * 1024;
+const OWN_CODE_CEILING_BYTES = 48 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
@@ -99,7 +106,7 @@ Deno.test("deno task bundle:edge bundles the worker with no node: import and not
   assertEquals((await moduleGraph("examples/edge_worker.ts")).filter(outside), []);
 });
 
-Deno.test("the edge bundle stays under 190.5 KB gzipped; toolroute's own share is measured", async () => {
+Deno.test("the edge bundle stays under 204.5 KB gzipped; toolroute's own share is measured", async () => {
   const { code, map } = await edgeWorker();
   const worker = await gzipSize(code);
   // toolroute's code as it sits in the edge bundle: what the source map attributes to src/.
