@@ -24,8 +24,9 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
   /** The tool set, or a function returning the tool set of each request's user. */
   tools: ToolSet | ToolSetProvider;
   /**
-   * No sessions: every POST gets a fresh server (for edge runtimes without session affinity);
-   * GET and DELETE answer 405. Default: `false` (sessions kept in memory).
+   * No 2025 sessions: every POST gets a fresh server (for edge runtimes without session
+   * affinity); GET and DELETE answer 405. Default: `false` (sessions kept in memory). The
+   * 2026-07-28 era never has sessions.
    */
   stateless?: boolean;
   /** The path served; other paths answer 404. Default: `"/mcp"`. */
@@ -63,7 +64,10 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
   maxSessionsPerUser?: number;
   /** Sessions idle this long are closed when a new one starts. Default: 30 minutes. */
   sessionIdleMs?: number;
-  /** Answer JSON instead of an SSE stream (no progress notifications). Default: `false`. */
+  /**
+   * Answer 2025 requests with JSON instead of an SSE stream (no progress notifications). The
+   * 2026-07-28 side answers JSON unless a call sends progress or logs first. Default: `false`.
+   */
   jsonResponse?: boolean;
 }
 
@@ -86,6 +90,11 @@ export interface McpHttpHandler {
  * Serves a tool set over MCP Streamable HTTP as a web-standard handler (the SDK's
  * `WebStandardStreamableHTTPServerTransport`): use it with Deno's HTTP server, an edge runtime's
  * `fetch` export, or any framework that passes `Request`s.
+ *
+ * Both MCP eras share the endpoint: a request that claims the 2026-07-28 envelope is answered by
+ * the SDK's `createMcpHandler` (one per user; no `initialize`, no session, no `Mcp-Session-Id`; a
+ * policy's ask and a tool's question come back as `input_required` results), everything else by
+ * the 2025 sessions below (or, with `stateless`, a fresh server per request).
  *
  * Checks, in order: `Host` and `Origin` against the allowlists (403, DNS-rebinding protection),
  * the path (404), the bearer token when `tokens` or `authenticate` is given (401). The user id
