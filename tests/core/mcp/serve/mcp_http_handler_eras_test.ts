@@ -169,3 +169,27 @@ Deno.test("a 2026-07-28 request without a known bearer token gets 401 and runs n
   await raw.body?.cancel();
   await handler.close();
 });
+
+Deno.test("a 2026-07-28 listen stream hears its own user's tool-list changes, never another's", async () => {
+  const handler = mcpHttpHandler({ tools: provider, tokens: TOKENS });
+  const changed: string[] = [];
+  const listening = await Promise.all(["tok-alice", "tok-bob"].map(async (token) => {
+    const { client } = await connect(handler, { era: "modern", token });
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      changed.push(token);
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    return { client, subscription };
+  }));
+  await handler.notifyToolListChanged("alice");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assertEquals(changed, ["tok-alice"]);
+  await handler.notifyToolListChanged();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assertEquals(changed.sort(), ["tok-alice", "tok-alice", "tok-bob"]);
+  for (const { client, subscription } of listening) {
+    await subscription.close();
+    await client.close();
+  }
+  await handler.close();
+});
