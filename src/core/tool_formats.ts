@@ -50,6 +50,12 @@ export interface McpToolDescription {
   outputSchema?: JsonObjectSchema;
   /** Tool annotations, when known. */
   annotations?: Record<string, unknown>;
+  /** A display name for people, when known. */
+  title?: string;
+  /** Icons for people's clients, when known. */
+  icons?: Record<string, unknown>[];
+  /** The tool's `_meta` (MCP Apps' `_meta.ui` included), when it has one. */
+  _meta?: Record<string, unknown>;
 }
 
 /**
@@ -91,5 +97,8 @@ export function toMcpTool(tool: RoutedTool): McpToolDescription {
   };
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  if (tool.title !== undefined) out.title = tool.title;
+  if (tool.icons !== undefined) out.icons = [...tool.icons];
+  if (tool.meta !== undefined) out._meta = tool.meta;
   return out;
 }

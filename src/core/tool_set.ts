@@ -303,6 +303,39 @@ export class ToolSet {
   }
 
   /**
+   * Reads a resource that an exposed tool names in its MCP `_meta` (an MCP Apps view:
+   * `_meta.ui.resourceUri`, or `openai/outputTemplate`), from where that tool comes from. Only
+   * this tool set's own tools' resources can be read: any other URI rejects, as does a tool
+   * whose source cannot read resources.
+   *
+   * @param uri The resource, such as `ui://weather/view.html`.
+   * @param signal Aborts the read.
+   * @returns The source's `resources/read` result.
+   */
+  readResource(uri: string, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+    const tools = [...this.#ordered, ...(this.#deferred?.tools ?? [])];
+    const naming = tools.filter((candidate) => namesResource(candidate, uri));
+    const tool = naming[0];
+    if (tool?.readResource === undefined) {
+      return Promise.reject(
+        new Error(`Resource ${JSON.stringify(uri)} is not one of this tool set's tools' resources`),
+      );
+    }
+    // A server may not claim another's view: a URI named by tools of two places is read from
+    // neither (which view belongs to the tool a person just used cannot be told).
+    const home = (candidate: RoutedTool) =>
+      `${candidate.source}\u0000${candidate.origin.split("/")[0]}`;
+    if (naming.some((candidate) => home(candidate) !== home(tool))) {
+      return Promise.reject(
+        new Error(
+          `Resource ${JSON.stringify(uri)} is named by tools of more than one server; none is read`,
+        ),
+      );
+    }
+    return tool.readResource(uri, { signal, userId: this.userId });
+  }
+
+  /**
    * The tools in the MCP `tools/list` format.
    *
    * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
@@ -548,4 +581,13 @@ function keptNames(defer: DeferSetting | undefined): readonly string[] | undefin
 
 function textOf(result: ToolCallResult): string {
   return result.text;
+}
+
+/** Whether a tool names a resource in its `_meta` (MCP Apps, or the older keys). */
+function namesResource(tool: RoutedTool, uri: string): boolean {
+  const meta = tool.meta;
+  if (meta === undefined) return false;
+  const ui = meta.ui as { resourceUri?: unknown } | undefined;
+  return (ui !== null && typeof ui === "object" && ui.resourceUri === uri) ||
+    meta["ui/resourceUri"] === uri || meta["openai/outputTemplate"] === uri;
 }

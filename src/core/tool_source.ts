@@ -118,6 +118,24 @@ export interface RoutedTool {
   readonly outputSchema?: JsonObjectSchema;
   /** MCP tool annotations (hints such as `readOnlyHint`), when known. */
   readonly annotations?: Record<string, unknown>;
+  /** A display name for people (MCP `title`), when known; the model reads `description`. */
+  readonly title?: string;
+  /** Icons for people's clients (MCP `icons`: `src`, `mimeType`, `sizes`, `theme`). */
+  readonly icons?: readonly Record<string, unknown>[];
+  /**
+   * The tool's MCP `_meta`, passed on to MCP clients as it is (MCP Apps' `_meta.ui` names the
+   * `ui://` resource that shows the tool's results).
+   */
+  readonly meta?: Record<string, unknown>;
+  /**
+   * Reads a resource the tool names in `meta` (an MCP Apps `ui://` view) from where the tool
+   * comes from; `toolroute serve` answers `resources/read` with it for users whose tool set holds
+   * the tool.
+   */
+  readonly readResource?: (
+    uri: string,
+    context: { readonly signal: AbortSignal; readonly userId?: string },
+  ) => Promise<unknown>;
   /** The source the tool comes from. */
   readonly source: SourceKind;
   /** Where the tool comes from within its source, such as `"weather/query"`. */

@@ -29,8 +29,12 @@ import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.
  * server packages each ship their own copy of the protocol core, and the example uses both (the
  * gateway and `mcpHttpHandler`): 184.9 KB measured, plus 3 %. A worker with function tools only
  * stays far below (its own test), and toolroute's own-code ceiling below is unchanged.
+ * Raised again when `mcpHttpHandler` learned the 2026-07-28 era: the SDK's serving entry for it
+ * (`createMcpHandler`, its per-request transport and listen router, and the high-level
+ * `McpServer` class it checks its factories' products against) adds 13 KB: 200.4 KB measured,
+ * plus 2 %.
  */
-const BUNDLE_BUDGET_BYTES = 190.5 * 1024;
+const BUNDLE_BUDGET_BYTES = 204.5 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
@@ -47,10 +51,13 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * are escaped at any depth (~1.5 KB): 41.4 KB, beside other round 3 fixes.
  * Raised to 46 KB in session 28: deferred exposure with a BM25 tool search inside the allowlist
  * and Anthropic's native rendering (~1.8 KB, issue 28): 44.2 KB.
- * Raised to 50 KB in session 28 (s28): result budgets with read_result and their key-value store,
- * and the OpenAI Responses rendering with its tool search (~3.5 KB): 47.7 KB.
+ * Raised to 50 KB (s28): result budgets with read_result and their key-value store, and the OpenAI
+ * Responses rendering with its tool search (~3.5 KB): 47.7 KB.
+ * Raised to 53 KB when `mcpHttpHandler` learned the 2026-07-28 era besides: its `input_required`
+ * rounds (approvals and tools' questions), the per-user modern endpoint and MCP Apps' `ui://` reads
+ * (~2.4 KB).
  */
-const OWN_CODE_CEILING_BYTES = 50 * 1024;
+const OWN_CODE_CEILING_BYTES = 53 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
@@ -102,7 +109,7 @@ Deno.test("deno task bundle:edge bundles the worker with no node: import and not
   assertEquals((await moduleGraph("examples/edge_worker.ts")).filter(outside), []);
 });
 
-Deno.test("the edge bundle stays under 190.5 KB gzipped; toolroute's own share is measured", async () => {
+Deno.test("the edge bundle stays under 204.5 KB gzipped; toolroute's own share is measured", async () => {
   const { code, map } = await edgeWorker();
   const worker = await gzipSize(code);
   // toolroute's code as it sits in the edge bundle: what the source map attributes to src/.

@@ -47,5 +47,19 @@ export type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/client";
-export { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
-export type { ServerContext } from "@modelcontextprotocol/server";
+export {
+  createMcpHandler,
+  inputRequired,
+  isLegacyRequest,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+export type {
+  InputRequiredResult,
+  McpHttpHandler as SdkMcpHandler,
+  McpRequestContext,
+  ServerContext,
+} from "@modelcontextprotocol/server";
+// Both eras over one stdio connection: the opening message picks the era (SDK 2.x). Its
+// `process` shim is only touched without a transport of one's own, which toolroute never does.
+export { serveStdio } from "@modelcontextprotocol/server/stdio";

@@ -14,6 +14,7 @@ import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
 import type { AuditSink } from "../../core/audit_sink.ts";
 import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
+import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
@@ -125,8 +126,11 @@ export async function buildRouter(
   };
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+  // With `serve --store`, approvals (their secret and used ids) and OAuth tokens live in the
+  // store too, so several serve processes on it answer one population of users.
+  const shared = sharedStore(options.store);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
-    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl })
+    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: shared })
     : undefined;
   const pins = await cliPinning(config, options.store);
   const gateway = hasServers
@@ -172,6 +176,9 @@ export async function buildRouter(
     policy: config.policy,
     approve: options.approve,
     audit: options.audit,
+    ...(shared === undefined
+      ? {}
+      : { store: shared, approvalSecret: await approvalSecret(shared) }),
   });
   const expose = config.expose;
   const close = () => router.close();
@@ -293,4 +300,26 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
  */
 export function describeMissing(missing: readonly MissingTool[]): string[] {
   return missing.map((entry) => `not exposed: ${entry.selection} "${entry.name}": ${entry.reason}`);
+}
+
+/** The store as a key-value store (`serve --store`'s SQLite file), when it is one. */
+function sharedStore(store: PinStore | undefined): KeyValueStore | undefined {
+  return store !== undefined && typeof (store as Partial<KeyValueStore>).delete === "function"
+    ? store as KeyValueStore
+    : undefined;
+}
+
+/**
+ * The approval secret every serve process on one store signs with: made once, at random, by the
+ * first process (atomically), then read by all, so an approval one issued another can settle.
+ */
+async function approvalSecret(store: KeyValueStore): Promise<string> {
+  const key = ["approvals", "secret"];
+  const made = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  await store.setIfAbsent(key, made);
+  const secret = await store.get<string>(key);
+  if (typeof secret !== "string" || secret.length < 16) {
+    throw new Error(`The store holds no usable approval secret under ${key.join("/")}`);
+  }
+  return secret;
 }

@@ -1,4 +1,4 @@
-import { ToolSetServer } from "../../core/mcp/serve/tool_set_server.ts";
+import { serveToolSetConnection } from "../../core/mcp/serve/tool_set_connection.ts";
 import type { ServedRouter } from "./build_router.ts";
 import type { CliIo } from "./cli_io.ts";
 import { DenoStdioServerTransport } from "../mcp/stdio_server_transport.ts";
@@ -20,20 +20,20 @@ export interface ServeContext {
 
 /**
  * Serves the tool set of one user (or of nobody) over stdin and stdout until stdin ends or the
- * process is told to stop.
+ * process is told to stop, in the MCP era the client's first message picks (2025 `initialize`,
+ * or 2026-07-28 `server/discover` / a request with the per-request envelope).
  *
  * @param context The router, config, logs and stop signal.
  * @param userId The user of `--user`.
  */
 export async function serveStdio(context: ServeContext, userId: string | undefined): Promise<void> {
   const { served, config, io, stop, toolsChanged } = context;
-  const server = new ToolSetServer((request) => served.expose(userId, request.signal), {
+  const server = serveToolSetConnection((request) => served.expose(userId, request.signal), {
     userId,
     timeoutMs: config.callTimeoutMs,
+    transport: new DenoStdioServerTransport(),
   });
-  const transport = new DenoStdioServerTransport();
-  const ended = new Promise<void>((resolve) => transport.onclose = resolve);
-  await server.connect(transport);
+  const ended = server.closed;
   toolsChanged.add((changedFor) => {
     if (changedFor === undefined || changedFor === userId) {
       void server.notifyToolListChanged().catch(() => {});

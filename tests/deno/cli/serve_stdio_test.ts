@@ -142,3 +142,28 @@ Deno.test("serveStdio() notifies its client of tool-list changes for its user or
   assertEquals((await child.next()).id, 9, "no notice for another user");
   assertEquals((await child.end()).code, 0);
 });
+
+Deno.test("serveStdio() serves a 2026-07-28 client that never initializes", async () => {
+  await using child = await startChild(["alice"]);
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "modern", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  await child.send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } });
+  const discovered = await child.next() as { result: { supportedVersions: string[] } };
+  assert(discovered.result.supportedVersions.includes("2026-07-28"), JSON.stringify(discovered));
+  await child.send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "read_file", arguments: { path: "hello.txt" }, _meta: meta },
+  });
+  const call = await child.next() as { id: number; result: { content: { text: string }[] } };
+  assertEquals(call.id, 2);
+  assertEquals(JSON.parse(call.result.content[0].text).content, "hello\n");
+  const { code, stderr } = await child.end();
+  assertEquals(code, 0);
+  // The call ran, for the connection's user, without any initialize.
+  assertStringIncludes(stderr, "event read_file user=alice\n");
+});

@@ -32,11 +32,23 @@ export async function callWithElicitation(
 ): Promise<ToolCallResult> {
   const approve = elicitationApprover(client.capability, client.extra);
   const result = await toolSet.call(call.name, call.args, { ...call.options, approve });
+  return cannotAsk(result, call.name);
+}
+
+/**
+ * Turns an `approval_required` result into the text for a client that cannot be asked (no
+ * elicitation declared); any other result is returned as it is.
+ *
+ * @param result The call's result.
+ * @param name The tool called.
+ * @returns The result for the client.
+ */
+export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult {
   if (result.code !== "approval_required") return result;
   const rule = result.approval?.rule;
-  const text = `Calling "${call.name}" requires approval${
+  const text = `Calling "${name}" requires approval${
     rule === undefined || rule === "default" ? "" : ` (policy rule ${JSON.stringify(rule)})`
-  } and this client cannot be asked: it declared no elicitation on this connection (a stateless server never learns it). The call did not run`;
+  } and this client cannot be asked: it declared no elicitation (on this connection, or in this request's capabilities; a stateless 2025 server never learns it). The call did not run`;
   return { ...result, text, content: [{ type: "text", text }] };
 }
 
@@ -59,51 +71,86 @@ export function elicitationApprover(
   // An empty capability means form mode (the 2025-06-18 protocol); url-only clients cannot answer.
   if (!form && capability.url !== undefined) return undefined;
   return async (request): Promise<ApprovalAnswer> => {
-    const params: Record<string, unknown> = {
-      message: approvalMessage(request),
-      requestedSchema: {
-        type: "object",
-        properties: {
-          approve: {
-            type: "boolean",
-            title: `Run ${request.tool}`,
-            description: `Arguments: ${request.summary}`,
-            default: false,
-          },
-          reason: { type: "string", title: "Reason (optional)" },
-          shownDigest: {
-            type: "string",
-            title: "Approves exactly the arguments shown (leave as it is)",
-            default: request.shownDigest,
-          },
-        },
-        required: ["approve"],
-      },
-    };
+    const params: Record<string, unknown> = approvalForm(request);
     if (form) params.mode = "form";
     const answer = await extra.sendRequest(
       { method: "elicitation/create", params },
       { signal: request.signal },
     );
-    const reason = typeof answer.content?.reason === "string" && answer.content.reason !== ""
-      ? answer.content.reason
-      : undefined;
-    if (answer.action === "accept") {
-      if (answer.content?.approve !== true) {
-        return { approved: false, reason: reason ?? "the user did not approve it" };
-      }
-      // A digest sent back must be this call's: an approval kept from another text fits nothing.
-      const digest = answer.content?.shownDigest;
-      return digest === undefined ? { approved: true } : {
-        approved: true,
-        shownDigest: typeof digest === "string" ? digest : String(digest),
-      };
+    return approvalAnswerOf(answer);
+  };
+}
+
+/** What an approval question shows: the tool, the rule and the arguments as a person sees them. */
+export type ApprovalQuestion = Pick<
+  ApprovalRequest,
+  "tool" | "rule" | "summary" | "shown" | "shownDigest"
+>;
+
+/**
+ * The form-mode elicitation that asks a person to approve a call (both eras use it: pushed as
+ * `elicitation/create` in 2025, embedded in an `input_required` result in 2026-07-28).
+ *
+ * @param request What is approved.
+ * @returns The elicitation's `message` and `requestedSchema`.
+ */
+export function approvalForm(
+  request: ApprovalQuestion,
+): { message: string; requestedSchema: Record<string, unknown> } {
+  return {
+    message: approvalMessage(request),
+    requestedSchema: {
+      type: "object",
+      properties: {
+        approve: {
+          type: "boolean",
+          title: `Run ${request.tool}`,
+          description: `Arguments: ${request.summary}`,
+          default: false,
+        },
+        reason: { type: "string", title: "Reason (optional)" },
+        shownDigest: {
+          type: "string",
+          title: "Approves exactly the arguments shown (leave as it is)",
+          default: request.shownDigest,
+        },
+      },
+      required: ["approve"],
+    },
+  };
+}
+
+/**
+ * Reads a client's answer to {@linkcode approvalForm}: only an accepted form with `approve: true`
+ * approves, and a digest it sends back is kept (an approval of another text then runs nothing).
+ *
+ * @param answer The elicitation result, as the client sent it (untrusted).
+ * @returns The approval answer.
+ */
+export function approvalAnswerOf(
+  answer: { action?: unknown; content?: Record<string, unknown> },
+): ApprovalAnswer {
+  const content = answer.content !== null && typeof answer.content === "object"
+    ? answer.content
+    : undefined;
+  const reason = typeof content?.reason === "string" && content.reason !== ""
+    ? content.reason
+    : undefined;
+  if (answer.action === "accept") {
+    if (content?.approve !== true) {
+      return { approved: false, reason: reason ?? "the user did not approve it" };
     }
-    return {
-      approved: false,
-      reason: reason ??
-        (answer.action === "decline" ? "the user declined" : "the user dismissed the question"),
+    // A digest sent back must be this call's: an approval kept from another text fits nothing.
+    const digest = content?.shownDigest;
+    return digest === undefined ? { approved: true } : {
+      approved: true,
+      shownDigest: typeof digest === "string" ? digest : String(digest),
     };
+  }
+  return {
+    approved: false,
+    reason: reason ??
+      (answer.action === "decline" ? "the user declined" : "the user dismissed the question"),
   };
 }
 
@@ -114,7 +161,7 @@ const MESSAGE_CHARS = 100_000;
  * The question a person reads: the tool, the full arguments made visible (or, past 100,000
  * characters, their start and how much is not shown), the rule that asked.
  */
-function approvalMessage(request: ApprovalRequest): string {
+function approvalMessage(request: ApprovalQuestion): string {
   const shown = request.shown.length <= MESSAGE_CHARS
     ? request.shown
     : `${

@@ -11,7 +11,8 @@ import { closeWhenDone } from "./_close_when_done.ts";
 import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
-import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
+import { ModernEndpoint } from "./_modern_endpoint.ts";
+import { isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
 import {
   type ToolSetProvider,
   ToolSetServer,
@@ -23,8 +24,9 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
   /** The tool set, or a function returning the tool set of each request's user. */
   tools: ToolSet | ToolSetProvider;
   /**
-   * No sessions: every POST gets a fresh server (for edge runtimes without session affinity);
-   * GET and DELETE answer 405. Default: `false` (sessions kept in memory).
+   * No 2025 sessions: every POST gets a fresh server (for edge runtimes without session
+   * affinity); GET and DELETE answer 405. Default: `false` (sessions kept in memory). The
+   * 2026-07-28 era never has sessions.
    */
   stateless?: boolean;
   /** The path served; other paths answer 404. Default: `"/mcp"`. */
@@ -62,7 +64,10 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
   maxSessionsPerUser?: number;
   /** Sessions idle this long are closed when a new one starts. Default: 30 minutes. */
   sessionIdleMs?: number;
-  /** Answer JSON instead of an SSE stream (no progress notifications). Default: `false`. */
+  /**
+   * Answer 2025 requests with JSON instead of an SSE stream (no progress notifications). The
+   * 2026-07-28 side answers JSON unless a call sends progress or logs first. Default: `false`.
+   */
   jsonResponse?: boolean;
 }
 
@@ -85,6 +90,11 @@ export interface McpHttpHandler {
  * Serves a tool set over MCP Streamable HTTP as a web-standard handler (the SDK's
  * `WebStandardStreamableHTTPServerTransport`): use it with Deno's HTTP server, an edge runtime's
  * `fetch` export, or any framework that passes `Request`s.
+ *
+ * Both MCP eras share the endpoint: a request that claims the 2026-07-28 envelope is answered by
+ * the SDK's `createMcpHandler` (one per user; no `initialize`, no session, no `Mcp-Session-Id`; a
+ * policy's ask and a tool's question come back as `input_required` results), everything else by
+ * the 2025 sessions below (or, with `stateless`, a fresh server per request).
  *
  * Checks, in order: `Host` and `Origin` against the allowlists (403, DNS-rebinding protection),
  * the path (404), the bearer token when `tokens` or `authenticate` is given (401). The user id
@@ -160,6 +170,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     sessionIdleMs,
     jsonResponse,
   });
+  const modern = new ModernEndpoint(tools, serverOptions);
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
@@ -218,14 +229,24 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       }
     }
     if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
+    // The SDK's own classification: a request that claims the 2026-07-28 envelope (or a modern
+    // protocol-version header) is the modern side's, even when that side must refuse it.
+    if (!(await isLegacyRequest(request))) {
+      return await modern.handle(request, { userId, authInfo: authInfo(userId) });
+    }
     return stateless
       ? await handleStateless(request, userId)
       : await sessions.handle(request, userId, authInfo(userId));
   }
   Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
-  Object.defineProperty(handler, "close", { value: () => sessions.close() });
+  Object.defineProperty(handler, "close", {
+    value: async () => void await Promise.all([sessions.close(), modern.close()]),
+  });
   Object.defineProperty(handler, "notifyToolListChanged", {
-    value: (userId?: string) => sessions.notifyToolListChanged(userId),
+    value: async (userId?: string) => {
+      modern.notifyToolListChanged(userId);
+      await sessions.notifyToolListChanged(userId);
+    },
   });
   return handler as McpHttpHandler;
 }

@@ -16,6 +16,32 @@ import {
   type ElicitationCapability,
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
+import { callInRounds } from "./modern_call_rounds.ts";
+
+/** The protocol era an SDK server instance serves (the serving entries know it). */
+export type ServedEra = "legacy" | "modern";
+
+const ERA = Symbol("era");
+const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
+
+/**
+ * The SDK server of a new {@linkcode ToolSetServer} for one era, for the serving entries that
+ * make one per request or connection (`createMcpHandler`, `serveStdio`). In the modern era a
+ * policy's ask and a tool's question become `input_required` results.
+ *
+ * @param tools The tool set or provider.
+ * @param options The server's options.
+ * @param era The era the instance serves.
+ * @returns The tool set server and its SDK server.
+ */
+export function toolSetServerForEra(
+  tools: ToolSet | ToolSetProvider,
+  options: ToolSetServerOptions,
+  era: ServedEra,
+): { server: ToolSetServer; sdk: Server } {
+  const server = new ToolSetServer(tools, { ...options, [ERA]: era } as ToolSetServerOptions);
+  return { server, sdk: SDK_SERVERS.get(server)! };
+}
 
 /** Who is asking, for one MCP request a {@linkcode ToolSetServer} answers. */
 export interface ToolSetRequest {
@@ -105,13 +131,23 @@ export class ToolSetServer implements AsyncDisposable {
       );
     }
     this.#options = options;
+    const modern = (options as { [ERA]?: ServedEra })[ERA] === "modern";
     this.#server = new Server(
       { name: options.name ?? "toolroute", version: options.version ?? "0.1.0" },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        // Resources: the `ui://` views (MCP Apps) the request's own tools name, nothing else.
+        capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
         instructions: options.instructions,
+        // Every list is the request's user's own (2026-07-28 cache hints): never shared.
+        cacheHints: {
+          "tools/list": { ttlMs: 0, cacheScope: "private" },
+          "resources/list": { ttlMs: 0, cacheScope: "private" },
+          "resources/templates/list": { ttlMs: 0, cacheScope: "private" },
+          "resources/read": { ttlMs: 0, cacheScope: "private" },
+        },
       },
     );
+    SDK_SERVERS.set(this, this.#server);
     this.#server.setRequestHandler("logging/setLevel", (request, ctx) => {
       this.#levels.set(ctx.sessionId ?? "", LEVELS.indexOf(request.params.level));
       return {};
@@ -120,6 +156,30 @@ export class ToolSetServer implements AsyncDisposable {
       const toolSet = await this.#toolSet(handlerExtra(ctx));
       // toMcp() gives what the protocol's tool shape holds; its own type is looser.
       return { tools: toolSet.toMcp() } as ListToolsResult;
+    });
+    this.#server.setRequestHandler("resources/list", async (_request, ctx) => {
+      const toolSet = await this.#toolSet(handlerExtra(ctx));
+      const resources = toolSet.toMcp().flatMap((tool) => {
+        const uri = resourceOf(tool._meta);
+        return uri === undefined ? [] : [{ uri, name: `${tool.name} view` }];
+      });
+      return { resources };
+    });
+    // Declared resources must answer every resources request; serve has no templates.
+    this.#server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+    this.#server.setRequestHandler("resources/read", async (request, ctx) => {
+      const extra = handlerExtra(ctx);
+      const toolSet = await this.#toolSet(extra);
+      try {
+        return await toolSet.readResource(request.params.uri, extra.signal) as never;
+      } catch (error) {
+        // A URI no tool of this user names is answered as unknown (-32602 in both eras).
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Resource not found: ${error instanceof Error ? error.message : String(error)}`,
+          { uri: request.params.uri },
+        );
+      }
     });
     this.#server.setRequestHandler("tools/call", async (request, ctx) => {
       const extra = handlerExtra(ctx);
@@ -131,6 +191,26 @@ export class ToolSetServer implements AsyncDisposable {
         return errorResult((error as Error).message);
       }
       const listed = toolSet.names;
+      const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
+      if (modern) {
+        const answer = await callInRounds(toolSet, {
+          name,
+          args: args ?? {},
+          options: {
+            signal: extra.signal,
+            timeoutMs: this.#options.timeoutMs,
+            onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+            ...traceOf(_meta, extra.requestId),
+            onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
+          },
+        }, {
+          inputResponses: ctx.mcpReq.inputResponses,
+          requestState: ctx.mcpReq.requestState(),
+          capability,
+        });
+        if ("resultType" in answer) return answer as unknown as CallToolResult;
+        return callResult(toolSet, name, answer) as CallToolResult;
+      }
       const result = await callWithElicitation(toolSet, {
         name,
         args: args ?? {},
@@ -287,6 +367,15 @@ interface CallAnswer {
 function declaresOutput(toolSet: ToolSet, name: string): boolean {
   return toolSet.has(name) &&
     toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
+}
+
+/** The resource a tool's `_meta` names (MCP Apps' `ui.resourceUri`, or the older keys). */
+function resourceOf(meta: Record<string, unknown> | undefined): string | undefined {
+  if (meta === undefined) return undefined;
+  const ui = meta.ui as { resourceUri?: unknown } | null | undefined;
+  const uri = (ui !== null && typeof ui === "object" ? ui.resourceUri : undefined) ??
+    meta["ui/resourceUri"] ?? meta["openai/outputTemplate"];
+  return typeof uri === "string" ? uri : undefined;
 }
 
 /** The syslog levels, least severe first (MCP `LoggingLevel`). */

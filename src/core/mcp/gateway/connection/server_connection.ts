@@ -482,6 +482,18 @@ export class ServerConnection {
   }
 
   /** Closes the connection for good; later use fails with `upstream_unavailable`. */
+  /**
+   * Reads a resource of the server (an MCP Apps `ui://` view one of its tools names).
+   *
+   * @param uri The resource.
+   * @param signal Aborts the read.
+   * @returns The server's `resources/read` result.
+   */
+  async readResource(uri: string, signal: AbortSignal): Promise<unknown> {
+    const client = await this.#readyForCall(uri, signal);
+    return await client.readResource({ uri }, { signal });
+  }
+
   async close(): Promise<void> {
     this.#disposed = true;
     await this.#opening?.catch(() => {});

@@ -24,6 +24,8 @@ export interface RemoteCallee {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput>;
+  /** Reads a resource of the server (a `ui://` view one of its tools names), when it can. */
+  readResource?(uri: string, context: { signal: AbortSignal; userId?: string }): Promise<unknown>;
 }
 
 /**
@@ -113,6 +115,9 @@ export class RemoteRoutedTools {
         inputSchema: upstreamInputSchema(tool.inputSchema),
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonObjectSchema } : {}),
         ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
+        ...passedOn(tool),
+        readResource: (uri: string, context: { signal: AbortSignal; userId?: string }) =>
+          readRemote(lookup, serverId, uri, context),
         source,
         origin: `${serverId}/${toolName}`,
         execute: (args: Record<string, unknown>, context: ToolContext) =>
@@ -138,6 +143,43 @@ function withCurrent(
     if (!known.some((k) => k.serverId === server.serverId)) merged.push(server);
   }
   return merged;
+}
+
+/** What a server's listing carries for people's clients: the title, icons and `_meta`. */
+function passedOn(tool: {
+  title?: string;
+  icons?: unknown;
+  _meta?: unknown;
+}): { title?: string; icons?: Record<string, unknown>[]; meta?: Record<string, unknown> } {
+  const out: { title?: string; icons?: Record<string, unknown>[]; meta?: Record<string, unknown> } =
+    {};
+  if (typeof tool.title === "string") out.title = tool.title;
+  if (Array.isArray(tool.icons)) {
+    out.icons = tool.icons.filter((icon) => icon !== null && typeof icon === "object");
+  }
+  if (tool._meta !== null && typeof tool._meta === "object" && !Array.isArray(tool._meta)) {
+    out.meta = tool._meta as Record<string, unknown>;
+  }
+  return out;
+}
+
+/** Reads a resource on the connection the lookup gives now, for the tool's own user only. */
+function readRemote(
+  lookup: ConnectionLookup,
+  serverId: string,
+  uri: string,
+  context: { signal: AbortSignal; userId?: string },
+): Promise<unknown> {
+  if (lookup.userId !== undefined && context.userId !== lookup.userId) {
+    return Promise.reject(new Error(`The MCP server "${serverId}" belongs to another user`));
+  }
+  const connection = lookup.connection(serverId);
+  if (connection?.readResource === undefined) {
+    return Promise.reject(
+      new Error(`The MCP server "${serverId}" cannot be read from now; list the tools again`),
+    );
+  }
+  return connection.readResource(uri, context);
 }
 
 /** Runs a remote tool on the connection the lookup gives now, for its own user only. */

@@ -1,0 +1,188 @@
+import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
+import type { ToolSet } from "../../tool_set.ts";
+import type { ToolElicitation, ToolElicitationResult } from "../../tool_source.ts";
+import type { PendingApproval } from "../../policy_types.ts";
+import { showArguments } from "../../policy/shown_arguments.ts";
+import { sha256Hex } from "../../sha256_hex.ts";
+import { inputRequired, type InputRequiredResult } from "../mcp_sdk.ts";
+import {
+  approvalAnswerOf,
+  approvalForm,
+  cannotAsk,
+  type ElicitationCapability,
+} from "./approval_elicitation.ts";
+
+/** The key of the approval question in an `input_required` result's `inputRequests`. */
+export const APPROVAL_KEY = "approval";
+
+/**
+ * What a call carries from one round to the next in `requestState`. It comes back from the
+ * client, so nothing in it is trusted: the approval is the router's signed one (the router checks
+ * its signature, user, expiry and single use), and an answer is taken only for the very question
+ * asked (its digest).
+ */
+interface RoundState {
+  /** The approval asked for in the previous round. */
+  approval?: PendingApproval;
+  /** Questions a tool asked in the previous round: key to the question's digest. */
+  asked?: Record<string, string>;
+  /** Answers of earlier rounds: key to the question's digest and the answer. */
+  answers?: Record<string, { digest: string; answer: ToolElicitationResult }>;
+}
+
+/** One round of a 2026-07-28 `tools/call`: the client's answers and what it can be asked. */
+export interface CallRound {
+  /** The answers the retried request carries (`inputResponses`), untrusted. */
+  inputResponses?: Record<string, unknown>;
+  /** The `requestState` the retried request echoes, untrusted. */
+  requestState?: unknown;
+  /** The elicitation capability of the request's envelope. */
+  capability: ElicitationCapability;
+}
+
+/**
+ * Answers a `tools/call` of the 2026-07-28 era, which has no server-to-client requests: a
+ * policy's ask, or a tool's question to the person (URL mode included), ends the round with an
+ * `input_required` result that embeds the question (`elicitation/create`); the client asks the
+ * person and retries the call with the answer.
+ *
+ * - An ask carries the router's signed approval in `requestState`; the retry runs it through
+ *   `ToolSet#approve` / `#reject`, so the approval is bound to the arguments shown, to the user,
+ *   expires and is used once, as in the 2025 era. A retry with other arguments asks anew.
+ * - A tool's question is answered on the retry, where the call runs again from its start: the
+ *   n-th question of the run gets the answer given to the n-th question of the previous round,
+ *   and only when it is the same question. A call that was approved cannot ask mid-call this
+ *   way (its approval is used up): its questions fail, as for a client that cannot answer.
+ *
+ * @param toolSet The request's tool set.
+ * @param call The tool, arguments and options of the call.
+ * @param round The client's answers, state and capability.
+ * @returns The call's result, or the `input_required` result.
+ */
+export async function callInRounds(
+  toolSet: ToolSet,
+  call: { name: string; args: unknown; options: CallOptions },
+  round: CallRound,
+): Promise<ToolCallResult | InputRequiredResult> {
+  const state = readState(round.requestState);
+  const { capability } = round;
+  const form = capability !== undefined && capability !== null &&
+    (capability.form !== undefined || capability.url === undefined);
+  const approval = state.approval;
+  if (approval !== undefined && fitsApproval(approval, call)) {
+    const reply = elicitAnswer(round.inputResponses?.[APPROVAL_KEY]);
+    if (reply !== undefined) {
+      const answer = approvalAnswerOf(reply);
+      return answer.approved
+        ? await toolSet.approve(approval, {
+          ...call.options,
+          ...(answer.shownDigest === undefined ? {} : { shownDigest: answer.shownDigest }),
+        })
+        : await toolSet.reject(approval, answer.reason);
+    }
+  }
+  const answers = { ...state.answers };
+  for (const [key, digest] of Object.entries(state.asked ?? {})) {
+    const answer = elicitAnswer(round.inputResponses?.[key]);
+    if (answer !== undefined) answers[key] = { digest, answer };
+  }
+  const asked = new Map<string, { digest: string; request: ToolElicitation }>();
+  let count = 0;
+  const onElicitation = capability === undefined || capability === null
+    ? undefined
+    : async (request: ToolElicitation): Promise<ToolElicitationResult> => {
+      const key = `input-${count++}`;
+      const digest = await questionDigest(request);
+      const known = answers[key];
+      if (known !== undefined && known.digest === digest) return known.answer;
+      if (request.url !== undefined && capability.url === undefined) {
+        throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
+      }
+      if (request.url === undefined && !form) {
+        throw new Error("The MCP client did not declare form elicitation: it cannot be asked");
+      }
+      asked.set(key, { digest, request });
+      throw new Error(
+        "The person's answer comes in the client's next round (MCP 2026-07-28): this run stops here and the call runs again with the answer",
+      );
+    };
+  const result = await toolSet.call(call.name, call.args, { ...call.options, onElicitation });
+  if (asked.size > 0) {
+    const inputRequests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
+    const next: RoundState = { answers, asked: {} };
+    for (const [key, { digest, request }] of asked) {
+      next.asked![key] = digest;
+      inputRequests[key] = request.url === undefined
+        ? inputRequired.elicit({
+          message: request.message,
+          requestedSchema: request.requestedSchema as never,
+        })
+        : inputRequired.elicitUrl({ message: request.message, url: request.url });
+    }
+    return inputRequired({ inputRequests, requestState: JSON.stringify(next) });
+  }
+  if (result.code === "approval_required" && result.approval !== undefined && form) {
+    const next: RoundState = { approval: result.approval };
+    return inputRequired({
+      inputRequests: {
+        [APPROVAL_KEY]: inputRequired.elicit(approvalForm(result.approval) as never),
+      },
+      requestState: JSON.stringify(next),
+    });
+  }
+  return cannotAsk(result, call.name);
+}
+
+/** The state echoed back, or nothing when it is not the shape this server sends. */
+function readState(raw: unknown): RoundState {
+  if (typeof raw !== "string") return {};
+  try {
+    const value = JSON.parse(raw);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Whether a retried call is the one the approval was asked for: same tool, same arguments. */
+function fitsApproval(approval: PendingApproval, call: { name: string; args: unknown }): boolean {
+  if (approval === null || typeof approval !== "object" || approval.tool !== call.name) {
+    return false;
+  }
+  let args = call.args;
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return false;
+    }
+  }
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return false;
+  try {
+    return showArguments(args as Record<string, unknown>) === approval.shown;
+  } catch {
+    return false;
+  }
+}
+
+/** An elicitation answer (`accept` with content, `decline`, `cancel`), or nothing. */
+function elicitAnswer(value: unknown): ToolElicitationResult | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const { action, content } = value as { action?: unknown; content?: unknown };
+  if (action !== "accept" && action !== "decline" && action !== "cancel") return undefined;
+  if (content !== undefined && (content === null || typeof content !== "object")) return undefined;
+  return content === undefined
+    ? { action }
+    : { action, content: content as ToolElicitationResult["content"] };
+}
+
+/** A question's digest: its text and schema, or for a link its text (links are fresh per run). */
+function questionDigest(request: ToolElicitation): Promise<string> {
+  return sha256Hex(
+    JSON.stringify(
+      request.url === undefined
+        ? { message: request.message, schema: request.requestedSchema }
+        : { message: request.message, url: true },
+    ),
+  );
+}
