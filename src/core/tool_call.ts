@@ -46,6 +46,8 @@ export interface ToolCall {
   known: () => readonly string[];
   /** What the policy decided, for the call's event and audit record. */
   decision?: CallDecision;
+  /** The hooks' `after` steps: the result they return is the call's (never rejects). */
+  after?: (result: ToolCallResult) => Promise<ToolCallResult>;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       content: [textBlock(failure.message)],
     };
   }
+  if (call.after !== undefined) result = await call.after(result);
   if (!observe) return result;
   const event: ToolCallEvent = {
     type: "call",

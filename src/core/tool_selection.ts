@@ -12,6 +12,7 @@ import {
   type SourceKind,
 } from "./tool_source.ts";
 import type { Policy } from "./policy_types.ts";
+import type { ToolHook } from "./hooks/tool_hook.ts";
 
 /** What one request may use: only what is named here is exposed. */
 export interface ToolSelection {
@@ -39,6 +40,8 @@ export interface ToolSelection {
    * See docs/context_economy.md.
    */
   defer?: DeferSetting;
+  /** Hooks around this request's calls, after the router's (see `ToolHook`). */
+  hooks?: readonly ToolHook[];
 }
 
 /** The tools of a selection after priority is applied. */

@@ -1,5 +1,5 @@
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
-import { callTool } from "./tool_call.ts";
+import { callTool, type ToolCall } from "./tool_call.ts";
 import {
   type AnthropicTool,
   type AnthropicToolSearchTool,
@@ -13,10 +13,13 @@ import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
 import { stoppedResult } from "./policy/policy_results.ts";
-import type { PendingApproval } from "./policy_types.ts";
+import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 import { ToolSearchIndex } from "./tool_search_index.ts";
 import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
+import type { ToolHook } from "./hooks/tool_hook.ts";
+import { callHooked } from "./hooks/hooked_call.ts";
+import { isReadOnlyTool } from "./read_only_tool.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
@@ -50,6 +53,8 @@ export interface ToolSetInit {
   settings: CallSettings;
   /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
   defer?: DeferSetting;
+  /** Hooks around every call, in order (the router's, then the request's). */
+  hooks?: readonly ToolHook[];
 }
 
 /**
@@ -87,6 +92,7 @@ export class ToolSet {
   #names?: readonly string[];
   #openai?: OpenAITool[];
   #policy?: PolicyGate;
+  #hooks?: readonly ToolHook[];
 
   /**
    * Builds a tool set. Hosts use `ToolRouter#expose` instead.
@@ -115,6 +121,7 @@ export class ToolSet {
     this.userId = init.userId;
     this.#settings = init.settings;
     this.#policy = policyGates.get(init);
+    if (init.hooks !== undefined && init.hooks.length > 0) this.#hooks = init.hooks;
   }
 
   /**
@@ -242,14 +249,14 @@ export class ToolSet {
       ? undefined
       : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
-    return callTool({
+    return this.#exec({
       tool: this.#lookup(name),
       name,
       args,
       options,
       userId: this.userId,
       known: this.#known,
-    }, this.#settings);
+    });
   }
 
   /**
@@ -308,16 +315,21 @@ export class ToolSet {
    * ```
    *
    * @param approvalOrId The `approval` of an `approval_required` result, or its id.
-   * @param options Signal, deadline and progress listener of the call, and the `shownDigest` of
-   *   what the person approved (when the host's UI keeps it: another digest runs nothing).
+   * @param options Signal, deadline and progress listener of the call, the `shownDigest` of
+   *   what the person approved (when the host's UI keeps it: another digest runs nothing), and
+   *   the person's `scope`, edited `arguments` and `reason` (see `ApprovalAnswer`).
    * @returns The call's result.
    */
   approve(
     approvalOrId: PendingApproval | string,
-    options: CallOptions & { shownDigest?: string } = {},
+    options: CallOptions & Omit<ApprovalAnswer, "approved"> = {},
   ): Promise<ToolCallResult> {
-    const { shownDigest, ...callOptions } = options;
-    const answer = shownDigest === undefined ? { approved: true } : { approved: true, shownDigest };
+    const { shownDigest, scope, arguments: edited, reason, ...callOptions } = options;
+    const answer: ApprovalAnswer = { approved: true };
+    if (shownDigest !== undefined) answer.shownDigest = shownDigest;
+    if (scope !== undefined) answer.scope = scope;
+    if (edited !== undefined) answer.arguments = edited;
+    if (reason !== undefined) answer.reason = reason;
     return this.#settle(approvalOrId, answer, callOptions);
   }
 
@@ -335,7 +347,8 @@ export class ToolSet {
 
   /**
    * Runs a model's parallel tool calls, results in the calls' order. Consecutive read-only
-   * calls (tools annotated `readOnlyHint: true`, such as `read_file`) run together, at most
+   * calls (tools read-only by the host's word, such as `read_file`, or by the `readOnlyHint` of
+   * a server the host marked `trusted`) run together, at most
    * `concurrency` (8) at once; any other call waits for everything before it and runs alone.
    *
    * @param calls The calls, with the model's ids.
@@ -347,7 +360,7 @@ export class ToolSet {
     return callAll(calls, {
       readOnly: (name) => {
         const tool = this.#lookup(name);
-        return tool === undefined || tool.annotations?.readOnlyHint === true;
+        return tool === undefined || isReadOnlyTool(tool);
       },
       call: (call) => this.call(call.name, call.arguments, callOptions),
     }, options);
@@ -380,7 +393,7 @@ export class ToolSet {
   };
 
   #run: RunTool = (tool, args, options, decision) =>
-    callTool({
+    this.#exec({
       tool,
       name: tool.name,
       args,
@@ -388,11 +401,20 @@ export class ToolSet {
       userId: this.userId,
       known: this.#known,
       decision,
-    }, this.#settings);
+    });
+
+  /** Runs a call the policy let through: through the hooks when the set has any. */
+  #exec(call: ToolCall): Promise<ToolCallResult> {
+    if (this.#hooks === undefined) return callTool(call, this.#settings);
+    return callHooked(call, this.#settings, {
+      hooks: this.#hooks,
+      engine: this.#policy?.init.engine,
+    });
+  }
 
   #settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string; shownDigest?: string },
+    answer: ApprovalAnswer,
     options: CallOptions,
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {
