@@ -62,6 +62,7 @@ export async function callHooked(
       signal,
     });
   let answered: ToolCallResult | undefined;
+  let answeredBy = -1;
   for (const [index, hook] of context.hooks.entries()) {
     if (hook.before === undefined) continue;
     const name = hookName(hook, index);
@@ -108,18 +109,21 @@ export async function callHooked(
     }
     records.push({ hook: name, action: "result" });
     answered = result;
+    answeredBy = index;
     break;
   }
   const final = args;
+  // The hook that answered does not see its own answer as a result (a cache would store its hit).
   const afters = context.hooks.flatMap((hook, index) =>
-    hook.after === undefined ? [] : [{ hook, name: hookName(hook, index) }]
+    hook.after === undefined || index === answeredBy ? [] : [{ hook, name: hookName(hook, index) }]
   );
   const quiet: CallSettings = { ...settings, onEvent: undefined, audit: undefined };
   let first: ToolCallResult | undefined;
-  // An attempt has no record of its own, so a call the audit sink refused is never attempted.
+  // An attempt has no record of its own, so a call the audit sink refused is never attempted;
+  // a call a hook answered did not run, so there is nothing to run again (an open circuit).
   const rerun = () =>
-    first?.code === "audit_unavailable"
-      ? Promise.resolve(first)
+    first?.code === "audit_unavailable" || answered !== undefined
+      ? Promise.resolve(first!)
       : callTool({ ...call, args: final, decision: undefined, after: undefined }, quiet);
   const after = afters.length === 0 ? undefined : async (result: ToolCallResult) => {
     first = result;
