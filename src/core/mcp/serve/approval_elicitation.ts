@@ -42,7 +42,7 @@ export async function callWithElicitation(
 
 /**
  * An approval handler that asks the client through `elicitation/create` (form mode: approve or
- * decline, an optional reason, and the digest of the arguments shown, which the answer may send
+ * decline, an optional reason, for how long (`once`, `session`, `always`), and the digest of the arguments shown, which the answer may send
  * back), or `undefined` when the client cannot be asked. The message shows the full arguments
  * with control, bidi and invisible characters made visible.
  *
@@ -71,6 +71,14 @@ export function elicitationApprover(
             default: false,
           },
           reason: { type: "string", title: "Reason (optional)" },
+          scope: {
+            type: "string",
+            title: "For how long",
+            description:
+              `once: this call only; session: also later calls of ${request.tool} that the same rule asks about, for some hours; always: until revoked`,
+            enum: ["once", "session", "always"],
+            default: "once",
+          },
           shownDigest: {
             type: "string",
             title: "Approves exactly the arguments shown (leave as it is)",
@@ -94,9 +102,14 @@ export function elicitationApprover(
       }
       // A digest sent back must be this call's: an approval kept from another text fits nothing.
       const digest = answer.content?.shownDigest;
-      return digest === undefined ? { approved: true } : {
+      const scope = answer.content?.scope;
+      return {
         approved: true,
-        shownDigest: typeof digest === "string" ? digest : String(digest),
+        ...(digest === undefined
+          ? {}
+          : { shownDigest: typeof digest === "string" ? digest : String(digest) }),
+        // Anything but a scope the form offered is this call only.
+        ...(scope === "session" || scope === "always" ? { scope } : {}),
       };
     }
     return {
