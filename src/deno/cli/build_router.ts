@@ -14,6 +14,7 @@ import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
 import type { AuditSink } from "../../core/audit_sink.ts";
 import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
+import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
@@ -67,6 +68,11 @@ export interface BuildRouterOptions {
   oauthRedirectUrl?: string;
   /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
+  /**
+   * Where used approvals and grants are kept, and the secret that signs them (`serve --store`
+   * with `TOOLROUTE_APPROVAL_SECRET`). Default: memory, a random secret.
+   */
+  grants?: { store: KeyValueStore; secret: string };
   /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
   store?: PinStore;
   /**
@@ -167,6 +173,9 @@ export async function buildRouter(
     policy: config.policy,
     approve: options.approve,
     audit: options.audit,
+    ...(options.grants === undefined
+      ? {}
+      : { store: options.grants.store, approvalSecret: options.grants.secret }),
   });
   const expose = config.expose;
   const close = () => router.close();

@@ -19,6 +19,7 @@ import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
+import { approvalSecret } from "./approval_secret.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
 
 /**
@@ -75,10 +76,13 @@ export async function serveCommand(
     { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
   );
   using store = files.store === undefined ? undefined : new SqliteStore(files.store);
+  // Grants outlive the process only when signed with a secret the next process has too.
+  const secret = store === undefined ? undefined : approvalSecret();
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
     store,
+    ...(store !== undefined && secret !== undefined ? { grants: { store, secret } } : {}),
     trustFiles: trustFiles(files),
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
