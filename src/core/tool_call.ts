@@ -47,7 +47,7 @@ export interface ToolCall {
   /** What the policy decided, for the call's event and audit record. */
   decision?: CallDecision;
   /** The hooks' `after` steps: the result they return is the call's (never rejects). */
-  after?: (result: ToolCallResult) => Promise<ToolCallResult>;
+  after?: (result: ToolCallResult) => ToolCallResult | Promise<ToolCallResult>;
 }
 
 /**
@@ -120,7 +120,10 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       content: [textBlock(failure.message)],
     };
   }
-  if (call.after !== undefined) result = await call.after(result);
+  if (call.after !== undefined) {
+    const after = call.after(result);
+    result = after instanceof Promise ? await after : after;
+  }
   if (!observe) return result;
   const event: ToolCallEvent = {
     type: "call",

@@ -43,16 +43,17 @@ export async function callHooked(
   const records: HookRecord[] = [];
   const decision = { ...call.decision, hooks: records };
   const signal = call.options.signal ?? (neverAborted ??= new AbortController().signal);
-  const seen = (args: Record<string, unknown>): HookCall => ({
-    tool: tool.name,
-    source: tool.source,
-    args: structuredClone(args),
-    userId: call.userId,
-    origin: tool.origin,
-    server: serverOf(tool),
-    readOnly: isReadOnlyTool(tool),
-    signal,
-  });
+  const readOnly = isReadOnlyTool(tool);
+  const server = serverOf(tool);
+  // One view of the call serves the hooks in a row until one reads the arguments (it got its own
+  // copy); the next hook then gets a fresh view, so no hook sees another's changes to its copy.
+  let view: SeenCall | undefined;
+  const seen = (args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>) => {
+    if (view === undefined || !view.fits(args, rerun)) {
+      view = new SeenCall({ tool, userId: call.userId, server, readOnly, signal, rerun }, args);
+    }
+    return view;
+  };
   const stop = (code: ErrorCode, text: string) =>
     stoppedResult(tool, code, text, {
       settings,
@@ -68,7 +69,8 @@ export async function callHooked(
     const name = hookName(hook, index);
     let out: unknown;
     try {
-      out = await withinTime(hook, name, () => hook.before!(seen(args)), signal);
+      out = withinTime(hook, () => hook.before!(seen(args)), signal);
+      if (isThenable(out)) out = await out;
     } catch (error) {
       records.push({ hook: name, action: "fail", reason: messageOf(error) });
       return await stop(
@@ -125,35 +127,65 @@ export async function callHooked(
     first?.code === "audit_unavailable" || answered !== undefined
       ? Promise.resolve(first!)
       : callTool({ ...call, args: final, decision: undefined, after: undefined }, quiet);
-  const after = afters.length === 0 ? undefined : async (result: ToolCallResult) => {
-    first = result;
-    for (const { hook, name } of afters) {
-      const seenAfter: HookAfterCall = { ...seen(final), rerun };
-      let out: unknown;
-      try {
-        out = await withinTime(hook, name, () => hook.after!(seenAfter, result), signal);
-      } catch (error) {
-        records.push({ hook: name, action: "fail", reason: messageOf(error) });
-        return failed(
-          result,
-          `Hook "${name}" failed after the call to "${tool.name}" (${
-            messageOf(error)
-          }); its result is withheld`,
-        );
-      }
-      if (out === undefined || out === null) continue;
-      const replaced = asResult(out, tool.name, result);
-      if (replaced === undefined) {
-        records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
-        return failed(
+  const withheld = (name: string, error: unknown, result: ToolCallResult) => {
+    records.push({ hook: name, action: "fail", reason: messageOf(error) });
+    return failed(
+      result,
+      `Hook "${name}" failed after the call to "${tool.name}" (${
+        messageOf(error)
+      }); its result is withheld`,
+    );
+  };
+  /** What one `after` answered: the result to go on with, or the end (a withheld result). */
+  const applied = (name: string, out: unknown, result: ToolCallResult) => {
+    if (out === undefined || out === null) return { result, done: false };
+    const replaced = asResult(out, tool.name, result);
+    if (replaced === undefined) {
+      records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
+      return {
+        result: failed(
           result,
           `Hook "${name}" replaced the result of "${tool.name}" with something that is not a result; the result is withheld`,
+        ),
+        done: true,
+      };
+    }
+    records.push({ hook: name, action: "replace" });
+    return { result: replaced, done: false };
+  };
+  // Synchronous steps run without a promise between them; an asynchronous one continues the rest.
+  const afterFrom = (
+    start: number,
+    result: ToolCallResult,
+  ): ToolCallResult | Promise<ToolCallResult> => {
+    for (let index = start; index < afters.length; index++) {
+      const { hook, name } = afters[index];
+      let out: unknown;
+      try {
+        out = withinTime(
+          hook,
+          () => hook.after!(seen(final, rerun) as HookAfterCall, result),
+          signal,
         );
+      } catch (error) {
+        return withheld(name, error, result);
       }
-      records.push({ hook: name, action: "replace" });
-      result = replaced;
+      if (isThenable(out)) {
+        const current = result;
+        return (out as Promise<unknown>).then((value) => {
+          const next = applied(name, value, current);
+          return next.done ? next.result : afterFrom(index + 1, next.result);
+        }, (error) => withheld(name, error, current));
+      }
+      const next = applied(name, out, result);
+      if (next.done) return next.result;
+      result = next.result;
     }
     return result;
+  };
+  const after = afters.length === 0 ? undefined : (result: ToolCallResult) => {
+    first = result;
+    return afterFrom(0, result);
   };
   const run: ToolCall = { ...call, args: final, decision, after };
   if (answered === undefined) return await callTool(run, settings);
@@ -208,12 +240,17 @@ function checkRewrite(
   };
 }
 
-async function withinTime<T>(
+/**
+ * Runs one hook step under its time bound and the call's signal. A step that answers at once
+ * (no promise) needs neither: only a pending answer gets a timer.
+ */
+function withinTime<T>(
   hook: ToolHook,
-  name: string,
   step: () => T | Promise<T>,
   signal: AbortSignal,
-): Promise<T> {
+): T | Promise<T> {
+  const answer = step();
+  if (!isThenable(answer)) return answer;
   const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
@@ -227,13 +264,10 @@ async function withinTime<T>(
     else signal.addEventListener("abort", onAbort, { once: true });
   });
   stopped.catch(() => {});
-  try {
-    return await Promise.race([(async () => await step())(), stopped]);
-  } finally {
+  return Promise.race([Promise.resolve(answer), stopped]).finally(() => {
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort!);
-    void name;
-  }
+  });
 }
 
 /** A hook's result as a call result; `undefined` when it is not one. */
@@ -280,6 +314,60 @@ function failed(result: ToolCallResult, text: string): ToolCallResult {
     tool: result.tool,
     content: [{ type: "text", text }],
   };
+}
+
+/**
+ * One call as one hook step sees it. The arguments are copied only when the hook reads them: a
+ * hook that changes its copy changes nothing that runs, and one that never looks costs nothing.
+ */
+class SeenCall implements HookCall {
+  readonly tool: string;
+  readonly source: RoutedTool["source"];
+  readonly userId?: string;
+  readonly origin: string;
+  readonly server?: string;
+  readonly readOnly: boolean;
+  readonly signal: AbortSignal;
+  readonly rerun?: () => Promise<ToolCallResult>;
+  // Private: a hook must never reach the arguments that run, only its copy.
+  #given: Record<string, unknown>;
+  #copy?: Record<string, unknown>;
+
+  constructor(
+    from: {
+      tool: RoutedTool;
+      userId?: string;
+      server?: string;
+      readOnly: boolean;
+      signal: AbortSignal;
+      rerun?: () => Promise<ToolCallResult>;
+    },
+    args: Record<string, unknown>,
+  ) {
+    this.tool = from.tool.name;
+    this.source = from.tool.source;
+    this.userId = from.userId;
+    this.origin = from.tool.origin;
+    this.server = from.server;
+    this.readOnly = from.readOnly;
+    this.signal = from.signal;
+    if (from.rerun !== undefined) this.rerun = from.rerun;
+    this.#given = args;
+  }
+
+  /** Whether the next hook may share this view: nobody read its copy, same arguments and rerun. */
+  fits(args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>): boolean {
+    return this.#copy === undefined && this.#given === args && this.rerun === rerun;
+  }
+
+  get args(): Record<string, unknown> {
+    return this.#copy ??= JSON.parse(JSON.stringify(this.#given));
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === "object" &&
+    typeof (value as { then?: unknown }).then === "function";
 }
 
 function hookName(hook: ToolHook, index: number): string {

@@ -269,3 +269,24 @@ Deno.test("property: no grant or cache entry applies to another user", async () 
     }
   }
 });
+
+Deno.test("a hook that changes its copy of the arguments changes nothing that runs", async () => {
+  const seen: unknown[] = [];
+  const { router, runs } = setup({
+    policy: { deny: ["files(dir=/etc*)"] },
+    hooks: [
+      {
+        before: (call) => {
+          (call.args as Record<string, unknown>).dir = "/etc";
+          seen.push(call.args.dir);
+        },
+      },
+      { before: (call) => void seen.push(call.args.dir) },
+      { after: (call) => void ((call.args as Record<string, unknown>).dir = "/etc") },
+    ],
+  });
+  const tools = await router.expose({ functions: ["files"] });
+  assertEquals(await tools.invoke("files", { dir: "src" }), "listed src");
+  assertEquals(seen, ["/etc", "src"], "the change was made, and the next hook did not see it");
+  assertEquals(runs, [{ dir: "src" }]);
+});
