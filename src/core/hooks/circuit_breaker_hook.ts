@@ -24,8 +24,9 @@ interface Circuit {
  * failures in a row (timeouts, HTTP 5xx, dropped connections) the server's circuit opens, and
  * its calls fail at once with `upstream_unavailable` saying when to try again; after `openMs` one
  * call passes as a probe (half-open): its success closes the circuit, its failure opens it again.
- * One circuit per server, and per user for a user's own servers (one user's broken server never
- * fails another's); tools that are not an MCP server's pass untouched.
+ * One circuit per server and user: one user's failing calls (even deliberate ones, such as a
+ * deadline of 1 ms) never fail another user's calls; tools that are not an MCP server's pass
+ * untouched.
  *
  * @example Open after two failures
  * ```ts
@@ -118,12 +119,11 @@ export function circuitBreakerHook(options: CircuitBreakerOptions = {}): ToolHoo
   });
 }
 
-/** One circuit per server; a user's own servers are that user's alone. */
+/**
+ * One circuit per server and user: a user's failures (a deadline of 1 ms, arguments that make the
+ * server time out) never fail another user's calls, whether the server is theirs or shared.
+ */
 function circuitKey(call: HookCall): string | undefined {
   if (call.server === undefined) return undefined;
-  return JSON.stringify([
-    call.source,
-    call.source === "user_mcp" ? call.userId ?? null : null,
-    call.server,
-  ]);
+  return JSON.stringify([call.source, call.userId ?? null, call.server]);
 }

@@ -17,8 +17,8 @@ export interface SecretScannerOptions {
 }
 
 /**
- * Well-known credential formats: cloud keys, tokens with a known prefix, private key blocks.
- * Each is specific enough that ordinary text does not match it.
+ * Well-known credential formats: cloud keys and tokens with a known prefix (private key blocks
+ * are found by a pass of their own). Each is specific enough that ordinary text does not match it.
  *
  * @example Which formats the scanner knows
  * ```ts
@@ -26,36 +26,41 @@ export interface SecretScannerOptions {
  * import { assert } from "@std/assert";
  *
  * const names = WELL_KNOWN_SECRETS.map((secret) => secret.name);
- * assert(names.includes("aws-access-key") && names.includes("private-key"));
+ * assert(names.includes("aws-access-key") && names.includes("jwt"));
  * ```
  */
 export const WELL_KNOWN_SECRETS: readonly SecretPattern[] = Object.freeze([
-  {
-    name: "private-key",
-    pattern:
-      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
-  },
+  // Each token pattern starts only where a token starts (not after a token character), and every
+  // repetition stops at a character the token cannot hold: the scan stays linear in the result's
+  // length whatever a hostile server sends (`sk-sk-sk-…`, `eyJ-eyJ-…`, runs of blanks).
   {
     name: "aws-access-key",
-    pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b/g,
+    pattern:
+      /(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![A-Za-z0-9])/g,
   },
   {
     name: "aws-secret-key",
     pattern:
-      /(?<=\baws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+      /(?<keep>aws_?secret_?access_?key["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
   },
-  { name: "github-token", pattern: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g },
-  { name: "github-token", pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g },
-  { name: "gitlab-token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/g },
-  { name: "slack-token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g },
-  { name: "anthropic-key", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-  { name: "openai-key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-  { name: "stripe-key", pattern: /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g },
-  { name: "google-api-key", pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-  { name: "npm-token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  {
+    name: "github-token",
+    pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])/g,
+  },
+  { name: "github-token", pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,255}/g },
+  { name: "gitlab-token", pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/g },
+  { name: "slack-token", pattern: /(?<![A-Za-z0-9_-])xox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: "anthropic-key", pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
+  {
+    name: "openai-key",
+    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+  },
+  { name: "stripe-key", pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_live_[A-Za-z0-9]{16,}/g },
+  { name: "google-api-key", pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
+  { name: "npm-token", pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g },
   {
     name: "jwt",
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
   },
 ]);
 
@@ -95,10 +100,15 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
       );
     }
     const flags = pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`;
-    return { marker: `[redacted ${name}]`, pattern: new RegExp(pattern.source, flags) };
+    const marker = `[redacted ${name.replaceAll("$", "$$$$")}]`;
+    // A `keep` group is context the pattern needs (`aws_secret_access_key = `): it stays.
+    return {
+      marker: pattern.source.includes("(?<keep>") ? `$<keep>${marker}` : marker,
+      pattern: new RegExp(pattern.source, flags),
+    };
   });
   const redact = (text: string): string => {
-    let out = text;
+    let out = privateKeysRedacted(text);
     for (const { marker, pattern } of patterns) out = out.replace(pattern, marker);
     return out;
   };
@@ -125,6 +135,32 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
       return out;
     },
   });
+}
+
+const KEY_MARKERS = /-----(BEGIN|END) (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----/g;
+
+/**
+ * Private key blocks, from each BEGIN line to the next END line, as `[redacted private-key]`; a
+ * BEGIN without an END redacts the rest of the text. One pass over the markers, so many BEGIN
+ * lines without END cost no more than one.
+ */
+function privateKeysRedacted(text: string): string {
+  if (!text.includes("PRIVATE KEY")) return text;
+  let out = "";
+  let kept = 0;
+  let open = -1;
+  for (const marker of text.matchAll(KEY_MARKERS)) {
+    if (marker[1] === "BEGIN") {
+      if (open < 0) open = marker.index;
+      continue;
+    }
+    if (open < 0) continue;
+    out += `${text.slice(kept, open)}[redacted private-key]`;
+    kept = marker.index + marker[0].length;
+    open = -1;
+  }
+  if (open >= 0) return `${out}${text.slice(kept, open)}[redacted private-key]`;
+  return kept === 0 ? text : out + text.slice(kept);
 }
 
 function cleanBlock(block: ToolContent, clean: (text: string) => string): ToolContent {
