@@ -116,17 +116,19 @@ export async function callHooked(
   }
   const final = args;
   // The hook that answered does not see its own answer as a result (a cache would store its hit).
-  const afters = context.hooks.flatMap((hook, index) =>
-    hook.after === undefined || index === answeredBy ? [] : [{ hook, name: hookName(hook, index) }]
-  );
-  const quiet: CallSettings = { ...settings, onEvent: undefined, audit: undefined };
+  const all = afterSteps(context.hooks);
+  const afters = answeredBy < 0 ? all : all.filter((step) => step.index !== answeredBy);
   let first: ToolCallResult | undefined;
   // An attempt has no record of its own, so a call the audit sink refused is never attempted;
   // a call a hook answered did not run, so there is nothing to run again (an open circuit).
   const rerun = () =>
     first?.code === "audit_unavailable" || answered !== undefined
       ? Promise.resolve(first!)
-      : callTool({ ...call, args: final, decision: undefined, after: undefined }, quiet);
+      : callTool({ ...call, args: final, decision: undefined, after: undefined }, {
+        ...settings,
+        onEvent: undefined,
+        audit: undefined,
+      });
   const withheld = (name: string, error: unknown, result: ToolCallResult) => {
     records.push({ hook: name, action: "fail", reason: messageOf(error) });
     return failed(
@@ -363,6 +365,25 @@ class SeenCall implements HookCall {
   get args(): Record<string, unknown> {
     return this.#copy ??= JSON.parse(JSON.stringify(this.#given));
   }
+}
+
+const stepsOf = new WeakMap<
+  readonly ToolHook[],
+  readonly { hook: ToolHook; name: string; index: number }[]
+>();
+
+/** The hooks with an `after`, named, in order: worked out once per list of hooks. */
+function afterSteps(
+  hooks: readonly ToolHook[],
+): readonly { hook: ToolHook; name: string; index: number }[] {
+  let steps = stepsOf.get(hooks);
+  if (steps === undefined) {
+    steps = hooks.flatMap((hook, index) =>
+      hook.after === undefined ? [] : [{ hook, name: hookName(hook, index), index }]
+    );
+    stepsOf.set(hooks, steps);
+  }
+  return steps;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
