@@ -100,10 +100,27 @@ export type {
   ApprovalHandler,
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalScope,
   ApprovalSelection,
+  Grant,
   PendingApproval,
   Policy,
   PolicyAction,
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
+export type {
+  HookAfterCall,
+  HookBeforeResult,
+  HookCall,
+  ToolHook,
+} from "./src/core/hooks/tool_hook.ts";
+export type { HookRecord } from "./src/core/hook_record.ts";
+export { retryHook } from "./src/core/hooks/retry_hook.ts";
+export type { RetryHookOptions } from "./src/core/hooks/retry_hook.ts";
+export { circuitBreakerHook } from "./src/core/hooks/circuit_breaker_hook.ts";
+export type { CircuitBreakerOptions } from "./src/core/hooks/circuit_breaker_hook.ts";
+export { resultCacheHook } from "./src/core/hooks/result_cache_hook.ts";
+export type { ResultCacheOptions } from "./src/core/hooks/result_cache_hook.ts";
+export { secretScannerHook, WELL_KNOWN_SECRETS } from "./src/core/hooks/secret_scanner_hook.ts";
+export type { SecretPattern, SecretScannerOptions } from "./src/core/hooks/secret_scanner_hook.ts";
 export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

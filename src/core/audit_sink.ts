@@ -1,6 +1,7 @@
 import type { ErrorCode } from "./tool_error.ts";
 import type { SourceKind } from "./tool_source.ts";
 import type { ApprovalOutcome } from "./policy_types.ts";
+import type { HookRecord } from "./hook_record.ts";
 
 /**
  * What was decided about a call: the policy let it run (`allow`), refused it (`deny`), asked a
@@ -44,6 +45,12 @@ export interface AuditRecord {
   approval?: ApprovalOutcome;
   /** For asks: the approval's id, the same in the ask's record and the answer's. */
   approvalId?: string;
+  /** For asks a grant let run (or an answer made lasting): the grant's id. */
+  grantId?: string;
+  /** For asks: `true` when the person edited the arguments the call ran with. */
+  argumentsEdited?: true;
+  /** What each hook that acted decided, in order. */
+  hooks?: HookRecord[];
   /** `sha256-…` of the arguments as canonical JSON (of the text, when it was not JSON). */
   argumentsDigest: string;
   /** The arguments themselves, only with `auditArguments: true`. */

@@ -16,6 +16,13 @@ export interface FunctionToolSpec<S extends InputSchema> {
    * becomes `""`, anything else is JSON-encoded. Throw to report a failure to the model.
    */
   run(args: InferArgs<S>, context: ToolContext): unknown;
+  /**
+   * The host's word that the tool changes nothing: `callAll` may run its calls alongside
+   * others, and the retry and cache hooks may repeat or reuse them. Default: `false`.
+   */
+  readOnly?: boolean;
+  /** Every call asks anew when a policy asks about it: no grant ever covers it. */
+  neverSticky?: boolean;
 }
 
 /** A function tool, ready to register with `new ToolRouter({ functions })`. */
@@ -75,6 +82,8 @@ export function defineTool<S extends InputSchema>(spec: FunctionToolSpec<S>): Fu
     inputSchema: input.jsonSchema,
     source: "function" as const,
     origin: name,
+    ...(spec.readOnly === true ? { readOnly: true, annotations: { readOnlyHint: true } } : {}),
+    ...(spec.neverSticky === true ? { neverSticky: true } : {}),
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       run(input.parse(args, name), context),
   });

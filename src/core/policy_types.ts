@@ -37,6 +37,12 @@ export interface Policy {
   deny?: string[];
   /** What applies when no rule matches. Default: `"allow"`. */
   default?: PolicyAction;
+  /**
+   * Rules whose asks are never remembered: a call one of them matches (like a deny rule would)
+   * asks every time, and an answer with `scope: "session"` or `"always"` approves that call
+   * only, creating no grant.
+   */
+  neverSticky?: string[];
 }
 
 /** The selection a pending approval records, so a later router can rebuild the tool set. */
@@ -130,10 +136,28 @@ export interface ApprovalRequest {
   signal: AbortSignal;
 }
 
+/**
+ * How long an approval lasts: `once` (this call), `session` (a grant that ends after the router's
+ * `grantTtlMs`) or `always` (a grant that ends when revoked).
+ */
+export type ApprovalScope = "once" | "session" | "always";
+
 /** A person's answer to an approval request. */
 export interface ApprovalAnswer {
   /** Whether the call may run. */
   approved: boolean;
+  /**
+   * With `approved: true`: `session` or `always` also grants the later calls of this tool, for
+   * this user, that the same rule asks about and whose arguments its specifier covers (a
+   * {@linkcode Grant}). Default: `once`.
+   */
+  scope?: ApprovalScope;
+  /**
+   * With `approved: true`: the arguments the person edited, which replace the call's. They are
+   * validated against the tool's schema and checked by the policy again; an edit that fails
+   * runs nothing (`invalid_arguments` or `permission_denied`).
+   */
+  arguments?: Record<string, unknown>;
   /** Why, in the person's words (shown to the model on a rejection). */
   reason?: string;
   /**
@@ -141,6 +165,41 @@ export interface ApprovalAnswer {
    * whose digest is not the call's runs nothing (`permission_denied`).
    */
   shownDigest?: string;
+}
+
+/**
+ * A lasting approval: later calls of one tool, for one user, that one rule asks about run
+ * without asking, as long as the rule's specifier covers their arguments the way an allow rule
+ * would (`write_file(src/**)` granted never covers `.env`). Plain JSON, signed like approvals
+ * and kept in the router's `store` under the key prefix `["grants"]`.
+ */
+export interface Grant {
+  /** A random id (`router.revokeGrant(id)`). */
+  id: string;
+  /** The user it is for; absent for requests that name no user (they share it). */
+  userId?: string;
+  /** The tool's exposed name. */
+  tool: string;
+  /** The tool's source. */
+  source: SourceKind;
+  /** SHA-256 of the tool's definition: a changed tool is not covered. */
+  toolHash: string;
+  /** The rule that asked, as written (`"default"` for the policy's default). */
+  rule: string;
+  /** Whose policy the rule is in. */
+  ruleScope: "router" | "request";
+  /** `session` (ends at `expiresAt`) or `always` (ends when revoked). */
+  scope: "session" | "always";
+  /** The approval whose answer created it. */
+  approvalId: string;
+  /** When it was granted (ISO 8601). */
+  createdAt: string;
+  /** When a `session` grant ends (ISO 8601). */
+  expiresAt?: string;
+  /** The person's reason, when they gave one. */
+  reason?: string;
+  /** HMAC-SHA-256 over every other field, base64url. */
+  signature: string;
 }
 
 /** Decides an approval request: `true`, `false`, or an answer with a reason. */

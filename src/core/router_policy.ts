@@ -18,6 +18,8 @@ import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import { policyGates } from "./policy/_gates.ts";
 import type { ResultBudgets } from "./result_budget.ts";
 import { resultBudgetsOf } from "./_result_budgets.ts";
+import type { ToolHook } from "./hooks/tool_hook.ts";
+import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -39,15 +41,19 @@ export function approvalSettings(options: {
   approvalSecret?: string | Uint8Array;
   approvalTtlMs?: number;
   store?: KeyValueStore;
+  grantTtlMs?: number;
 }): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');
   }
+  const signer = new ApprovalSigner(options.approvalSecret);
+  const store = options.store ?? new MemoryStore();
   return {
-    signer: new ApprovalSigner(options.approvalSecret),
-    store: options.store ?? new MemoryStore(),
+    signer,
+    store,
     ttlMs: options.approvalTtlMs ?? FIFTEEN_MINUTES,
     approve: options.approve,
+    grants: new GrantStore(store, signer, options.grantTtlMs ?? DEFAULT_GRANT_TTL_MS),
   };
 }
 
@@ -69,6 +75,7 @@ export function exposeWithPolicy(
     settings: CallSettings;
     workspace?: string;
     results?: ResultBudgets;
+    hooks?: readonly ToolHook[];
   },
 ): ToolSet {
   const policies = [context.router];
@@ -105,6 +112,7 @@ export function exposeWithPolicy(
     settings: context.settings,
     defer: selection.defer,
     session: selection.session,
+    hooks: context.hooks,
   };
   policyGates.set(init, gate);
   if (context.results !== undefined) resultBudgetsOf.set(init, context.results);
@@ -123,7 +131,7 @@ export function exposeWithPolicy(
  */
 export async function resumeApproval(
   approval: PendingApproval,
-  answer: ApprovalAnswer & CallOptions,
+  answer: ApprovalAnswer & CallOptions & { hooks?: readonly ToolHook[] },
   context: {
     approvals: ApprovalSettings;
     settings: CallSettings;
@@ -146,18 +154,22 @@ export async function resumeApproval(
       },
     );
   }
-  const { approved, reason, shownDigest, ...options } = answer;
+  const { approved, reason, shownDigest, scope, arguments: edited, hooks, ...options } = answer;
   const toolSet = await context.expose({
     ...approval.selection,
+    ...(hooks === undefined ? {} : { hooks }),
     policy: approval.selection.policy ?? {},
     userId: approval.userId,
     signal: options.signal,
   });
   return approved
-    ? await toolSet.approve(
-      approval,
-      shownDigest === undefined ? options : { ...options, shownDigest },
-    )
+    ? await toolSet.approve(approval, {
+      ...options,
+      ...(shownDigest === undefined ? {} : { shownDigest }),
+      ...(scope === undefined ? {} : { scope }),
+      ...(edited === undefined ? {} : { arguments: edited }),
+      ...(reason === undefined ? {} : { reason }),
+    })
     : await toolSet.reject(approval, reason);
 }
 

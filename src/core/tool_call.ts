@@ -29,6 +29,8 @@ export interface ToolCall {
   known: () => readonly string[];
   /** What the policy decided, for the call's event and audit record. */
   decision?: CallDecision;
+  /** The hooks' `after` steps: the result they return is the call's (never rejects). */
+  after?: (result: ToolCallResult) => ToolCallResult | Promise<ToolCallResult>;
 }
 
 /**
@@ -89,6 +91,10 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       tool: name,
       content: [textBlock(failure.message)],
     };
+  }
+  if (call.after !== undefined) {
+    const after = call.after(result);
+    result = after instanceof Promise ? await after : after;
   }
   if (!observe) return result;
   const event: ToolCallEvent = {

@@ -14,6 +14,7 @@ import type {
   PolicyAction,
 } from "./policy_types.ts";
 import type { AuditSink } from "./audit_sink.ts";
+import type { HookRecord } from "./hook_record.ts";
 import type { ArgumentLimits } from "./parse_arguments.ts";
 
 /** Options of one tool call. */
@@ -99,10 +100,19 @@ export interface ToolCallEvent {
   approval?: ApprovalOutcome;
   /** For asks: the approval's id. */
   approvalId?: string;
+  /** For asks a grant let run (or an answer made lasting): the grant's id. */
+  grantId?: string;
+  /** For asks: `true` when the person edited the arguments the call ran with. */
+  argumentsEdited?: true;
+  /** What each hook that acted decided, in order (hooks that let the call pass are left out). */
+  hooks?: HookRecord[];
 }
 
 /** What a policy decided about a call, as its event and audit record report it. */
-export type CallDecision = Pick<ToolCallEvent, "decision" | "rule" | "approval" | "approvalId">;
+export type CallDecision = Pick<
+  ToolCallEvent,
+  "decision" | "rule" | "approval" | "approvalId" | "grantId" | "argumentsEdited" | "hooks"
+>;
 
 /** Settings the router passes to every call. */
 export interface CallSettings {

@@ -20,6 +20,8 @@ import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
 import { READ_RESULT_NAME } from "./read_result_tool.ts";
 import { resultBudgetsOf } from "./_result_budgets.ts";
+import type { Grant } from "./policy_types.ts";
+import { checkHooks, type ToolHook } from "./hooks/tool_hook.ts";
 
 /** What `new ToolRouter` takes. */
 export interface ToolRouterOptions {
@@ -78,10 +80,18 @@ export interface ToolRouterOptions {
   /** How long a pending approval stays valid, in milliseconds. Default: 15 minutes. */
   approvalTtlMs?: number;
   /**
-   * Where used approval ids and results cut by `resultBudget` are kept, so each approval runs once
-   * and a cut result can be read from another instance. Default: in memory.
+   * Where used approval ids, grants (under the key prefix `["grants"]`) and results cut by
+   * `resultBudget` are kept, so each approval runs once, routers that share it share grants, and a
+   * cut result can be read from another instance. Default: in memory.
    */
   store?: KeyValueStore;
+  /** How long a `session` grant lasts, in milliseconds. Default: 8 hours. */
+  grantTtlMs?: number;
+  /**
+   * Hooks around every call of every request, before the request's own (`expose({ hooks })`),
+   * in order; see {@linkcode ToolHook}.
+   */
+  hooks?: readonly ToolHook[];
 }
 
 /** Options of a host-side `ToolRouter#invoke`. */
@@ -126,6 +136,7 @@ export class ToolRouter implements AsyncDisposable {
   #approvalOptions: ToolRouterOptions;
   #approvals?: ApprovalSettings;
   #results?: ResultBudgets;
+  #hooks: readonly ToolHook[];
 
   /**
    * Creates a router. Throws a `TypeError` when two tools of one source share a name.
@@ -166,6 +177,8 @@ export class ToolRouter implements AsyncDisposable {
     };
     if (options.policy !== undefined) this.#policy = compilePolicy(options.policy, "router");
     checkPositive(options.approvalTtlMs, "approvalTtlMs");
+    checkPositive(options.grantTtlMs, "grantTtlMs");
+    this.#hooks = checkHooks(options.hooks, "router");
     this.#approvalOptions = options;
     if (options.approvalSecret !== undefined || options.approve !== undefined) {
       this.#approvals = approvalSettings(options);
@@ -253,6 +266,8 @@ export class ToolRouter implements AsyncDisposable {
       this.#gateway,
       { reserve: this.#results === undefined ? undefined : READ_RESULT_NAME },
     );
+    const requestHooks = checkHooks(selection.hooks, "request");
+    const hooks = requestHooks.length === 0 ? this.#hooks : [...this.#hooks, ...requestHooks];
     if (this.#policy === undefined && selection.policy === undefined) {
       const init = {
         ...resolved,
@@ -260,11 +275,13 @@ export class ToolRouter implements AsyncDisposable {
         settings: this.#settings,
         defer: selection.defer,
         session: selection.session,
+        hooks,
       };
       if (this.#results !== undefined) resultBudgetsOf.set(init, this.#results);
       return new ToolSet(init);
     }
     return exposeWithPolicy(resolved, selection, {
+      hooks,
       router: this.#policy,
       approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
       settings: this.#settings,
@@ -281,12 +298,14 @@ export class ToolRouter implements AsyncDisposable {
    * already used approval runs nothing and returns `permission_denied`.
    *
    * @param approval The `approval` of an `approval_required` result.
-   * @param answer The person's decision, and the call's signal, deadline and progress listener.
+   * @param answer The person's decision (with its `scope` and edited `arguments`), the call's
+   *   signal, deadline and progress listener, and the request's own `hooks` (the router's always
+   *   run; a request's are functions, which the approval cannot carry).
    * @returns The call's result, or the text for the model.
    */
   resume(
     approval: PendingApproval,
-    answer: ApprovalAnswer & PolicyCallOptions,
+    answer: ApprovalAnswer & PolicyCallOptions & { hooks?: readonly ToolHook[] },
   ): Promise<ToolCallResult> {
     if (answer === null || typeof answer !== "object" || typeof answer.approved !== "boolean") {
       throw new TypeError(
@@ -298,6 +317,59 @@ export class ToolRouter implements AsyncDisposable {
       settings: this.#settings,
       expose: (selection) => this.expose(selection),
     });
+  }
+
+  /**
+   * The grants in force: lasting approvals made by answers with `scope: "session"` or
+   * `"always"`, kept in the router's `store`.
+   *
+   * @example Grant a tool for the session, list the grant and revoke it
+   * ```ts
+   * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+   * import { z } from "zod";
+   * import { assertEquals } from "@std/assert";
+   *
+   * let asked = 0;
+   * const send = defineTool({
+   *   name: "send",
+   *   description: "Sends a note",
+   *   input: z.object({ to: z.string() }),
+   *   run: ({ to }) => `sent to ${to}`,
+   * });
+   * const router = new ToolRouter({
+   *   functions: [send],
+   *   policy: { ask: ["send"] },
+   *   approve: () => (asked++, { approved: true, scope: "session" }),
+   * });
+   * const tools = await router.expose({ functions: ["send"], userId: "alice" });
+   * await tools.invoke("send", { to: "bob" });
+   * await tools.invoke("send", { to: "carol" });
+   * assertEquals(asked, 1);
+   * const [grant] = await router.grants({ userId: "alice" });
+   * assertEquals([grant.tool, grant.rule, grant.scope], ["send", "send", "session"]);
+   * assertEquals(await router.revokeGrant(grant.id), true);
+   * await tools.invoke("send", { to: "dave" });
+   * assertEquals(asked, 2);
+   * ```
+   *
+   * @param filter `userId` for one user's grants; without it, every user's.
+   * @returns The grants, each with its id, user, tool, rule, scope and end.
+   */
+  grants(filter?: { userId?: string }): Promise<Grant[]> {
+    return (this.#approvals ??= approvalSettings(this.#approvalOptions)).grants.list(filter);
+  }
+
+  /**
+   * Ends a grant: the next call it covered asks again.
+   *
+   * @param id The grant's id.
+   * @returns Whether a grant with that id was found.
+   */
+  revokeGrant(id: string): Promise<boolean> {
+    if (typeof id !== "string") {
+      throw new TypeError("Cannot revoke the grant: pass its id, a string");
+    }
+    return (this.#approvals ??= approvalSettings(this.#approvalOptions)).grants.revoke(id);
   }
 
   /**

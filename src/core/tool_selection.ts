@@ -12,6 +12,7 @@ import {
   type SourceKind,
 } from "./tool_source.ts";
 import type { Policy } from "./policy_types.ts";
+import type { ToolHook } from "./hooks/tool_hook.ts";
 
 /** What one request may use: only what is named here is exposed. */
 export interface ToolSelection {
@@ -45,6 +46,8 @@ export interface ToolSelection {
    * it, only the set that cut a result reads it.
    */
   session?: string;
+  /** Hooks around this request's calls, after the router's (see `ToolHook`). */
+  hooks?: readonly ToolHook[];
 }
 
 /** The tools of a selection after priority is applied. */

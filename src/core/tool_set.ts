@@ -1,5 +1,5 @@
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
-import { callTool } from "./tool_call.ts";
+import { callTool, type ToolCall } from "./tool_call.ts";
 import {
   type AnthropicTool,
   type AnthropicToolSearchTool,
@@ -13,7 +13,7 @@ import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
 import { stoppedResult } from "./policy/policy_results.ts";
-import type { PendingApproval } from "./policy_types.ts";
+import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 import { ToolSearchIndex } from "./tool_search_index.ts";
 import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
@@ -25,6 +25,9 @@ import {
   toOpenAIResponsesFunction,
   toOpenAIResponsesSearch,
 } from "./openai_responses_format.ts";
+import type { ToolHook } from "./hooks/tool_hook.ts";
+import { callHooked } from "./hooks/hooked_call.ts";
+import { isReadOnlyTool } from "./read_only_tool.ts";
 
 /** A name that more than one selected source offers, and which source won. */
 export interface ShadowedTool {
@@ -60,6 +63,8 @@ export interface ToolSetInit {
   defer?: DeferSetting;
   /** The host's session: result handles are shared by the sets of one user and session. */
   session?: string;
+  /** Hooks around every call, in order (the router's, then the request's). */
+  hooks?: readonly ToolHook[];
 }
 
 /**
@@ -100,6 +105,7 @@ export class ToolSet {
   #results?: ResultBudgets;
   /** Whose stored results this set reads: its user and its own id, or the host's session. */
   #owner: ResultOwner;
+  #hooks?: readonly ToolHook[];
 
   /**
    * Builds a tool set. Hosts use `ToolRouter#expose` instead (the router's plumbing: left out
@@ -143,6 +149,7 @@ export class ToolSet {
     this.userId = init.userId;
     this.#settings = init.settings;
     this.#policy = policyGates.get(init);
+    if (init.hooks !== undefined && init.hooks.length > 0) this.#hooks = init.hooks;
   }
 
   /**
@@ -361,14 +368,14 @@ export class ToolSet {
     const tool = this.#policy === undefined || own ? undefined : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     const found = this.#lookup(name);
-    const called = callTool({
+    const called = this.#exec({
       tool: found,
       name,
       args,
       options,
       userId: this.userId,
       known: this.#known,
-    }, this.#settings);
+    });
     return own || found === undefined
       ? called
       : called.then((result) => this.#budget(result, found));
@@ -430,16 +437,21 @@ export class ToolSet {
    * ```
    *
    * @param approvalOrId The `approval` of an `approval_required` result, or its id.
-   * @param options Signal, deadline and progress listener of the call, and the `shownDigest` of
-   *   what the person approved (when the host's UI keeps it: another digest runs nothing).
+   * @param options Signal, deadline and progress listener of the call, the `shownDigest` of
+   *   what the person approved (when the host's UI keeps it: another digest runs nothing), and
+   *   the person's `scope`, edited `arguments` and `reason` (see `ApprovalAnswer`).
    * @returns The call's result.
    */
   approve(
     approvalOrId: PendingApproval | string,
-    options: CallOptions & { shownDigest?: string } = {},
+    options: CallOptions & Omit<ApprovalAnswer, "approved"> = {},
   ): Promise<ToolCallResult> {
-    const { shownDigest, ...callOptions } = options;
-    const answer = shownDigest === undefined ? { approved: true } : { approved: true, shownDigest };
+    const { shownDigest, scope, arguments: edited, reason, ...callOptions } = options;
+    const answer: ApprovalAnswer = { approved: true };
+    if (shownDigest !== undefined) answer.shownDigest = shownDigest;
+    if (scope !== undefined) answer.scope = scope;
+    if (edited !== undefined) answer.arguments = edited;
+    if (reason !== undefined) answer.reason = reason;
     return this.#settle(approvalOrId, answer, callOptions);
   }
 
@@ -457,7 +469,8 @@ export class ToolSet {
 
   /**
    * Runs a model's parallel tool calls, results in the calls' order. Consecutive read-only
-   * calls (tools annotated `readOnlyHint: true`, such as `read_file`) run together, at most
+   * calls (tools read-only by the host's word, such as `read_file`, or by the `readOnlyHint` of
+   * a server the host marked `trusted`) run together, at most
    * `concurrency` (8) at once; any other call waits for everything before it and runs alone.
    *
    * @param calls The calls, with the model's ids.
@@ -469,7 +482,7 @@ export class ToolSet {
     return callAll(calls, {
       readOnly: (name) => {
         const tool = this.#lookup(name);
-        return tool === undefined || tool.annotations?.readOnlyHint === true;
+        return tool === undefined || isReadOnlyTool(tool);
       },
       call: (call) => this.call(call.name, call.arguments, callOptions),
     }, options);
@@ -523,7 +536,7 @@ export class ToolSet {
   };
 
   #run: RunTool = (tool, args, options, decision) =>
-    callTool({
+    this.#exec({
       tool,
       name: tool.name,
       args,
@@ -531,11 +544,23 @@ export class ToolSet {
       userId: this.userId,
       known: this.#known,
       decision,
-    }, this.#settings).then((result) => this.#budget(result, tool));
+    }).then((result) => this.#budget(result, tool));
+
+  /**
+   * Runs a call the policy let through: through the hooks when the set has any. Budgets cut the
+   * result after the hooks, so an `after` hook (a secret scanner) sees the whole result.
+   */
+  #exec(call: ToolCall): Promise<ToolCallResult> {
+    if (this.#hooks === undefined) return callTool(call, this.#settings);
+    return callHooked(call, this.#settings, {
+      hooks: this.#hooks,
+      engine: this.#policy?.init.engine,
+    });
+  }
 
   #settle(
     approvalOrId: PendingApproval | string,
-    answer: { approved: boolean; reason?: string; shownDigest?: string },
+    answer: ApprovalAnswer,
     options: CallOptions,
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {

@@ -138,6 +138,15 @@ export interface RoutedTool {
   ) => Promise<unknown>;
   /** The source the tool comes from. */
   readonly source: SourceKind;
+  /**
+   * The host's word that the tool changes nothing: set by the host (`defineTool`'s `readOnly`,
+   * a server's `readOnlyTools`), by the built-in read tools, or from the `readOnlyHint` of a
+   * server the host marked `trusted`. Only then may `callAll` run it alongside others and the
+   * retry and cache hooks repeat or reuse it; a remote server's own hint does not count.
+   */
+  readonly readOnly?: boolean;
+  /** The host's word that every call of this tool asks anew: no grant ever covers it. */
+  readonly neverSticky?: boolean;
   /** Where the tool comes from within its source, such as `"weather/query"`. */
   readonly origin: string;
   /**

@@ -43,6 +43,17 @@ export interface McpHttpServerConfig {
    * server behind OAuth is authorized per user.
    */
   oauth?: McpOAuthClient;
+  /**
+   * The host trusts this server's tool annotations: its `readOnlyHint: true` counts (in
+   * `callAll`, and for the retry and cache hooks). Without it a remote server's hints are only
+   * its word, and its tools count as side-effecting.
+   */
+  trusted?: boolean;
+  /**
+   * The server's own names of the tools the host itself declares read-only, whatever the server
+   * says.
+   */
+  readOnlyTools?: string[];
 }
 
 /**
@@ -66,10 +77,41 @@ export interface McpStdioServerConfig {
   secretEnv?: string[];
   /** Its working directory. */
   cwd?: string;
+  /**
+   * The host trusts this server's tool annotations: its `readOnlyHint: true` counts (in
+   * `callAll`, and for the retry and cache hooks). Without it a remote server's hints are only
+   * its word, and its tools count as side-effecting.
+   */
+  trusted?: boolean;
+  /**
+   * The server's own names of the tools the host itself declares read-only, whatever the server
+   * says.
+   */
+  readOnlyTools?: string[];
 }
 
 /** One MCP server entry: HTTP (`url`) or stdio (`command`). */
 export type McpServerConfig = McpHttpServerConfig | McpStdioServerConfig;
+
+/**
+ * Whether the host stands behind a remote tool being read-only: it names the tool in
+ * `readOnlyTools`, or it marked the server `trusted` and the tool says `readOnlyHint: true`.
+ *
+ * @param config The server's config.
+ * @param toolName The server's own name of the tool.
+ * @param annotations The tool's annotations, as the server sent them.
+ * @returns `true` when the tool counts as read-only.
+ */
+export function hostReadOnly(
+  config: McpServerConfig | undefined,
+  toolName: string,
+  annotations: unknown,
+): boolean {
+  if (config === undefined) return false;
+  if (config.readOnlyTools?.includes(toolName) === true) return true;
+  return config.trusted === true &&
+    (annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true;
+}
 
 /**
  * Returns whether a config is a stdio config.
@@ -101,6 +143,18 @@ export function checkServerConfig(
   if (config === null || typeof config !== "object") {
     throw new TypeError(
       `Cannot add MCP server "${id}": the config must be an object with "url" or "command"`,
+    );
+  }
+  if (config.trusted !== undefined && typeof config.trusted !== "boolean") {
+    throw new TypeError(`Cannot add MCP server "${id}": "trusted" must be true or false`);
+  }
+  if (
+    config.readOnlyTools !== undefined &&
+    !(Array.isArray(config.readOnlyTools) &&
+      config.readOnlyTools.every((name) => typeof name === "string"))
+  ) {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": "readOnlyTools" must be an array of the server's tool names`,
     );
   }
   if (isStdioConfig(config)) {

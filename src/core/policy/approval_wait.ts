@@ -65,10 +65,16 @@ export async function waitForApproval(
 function normalise(answer: unknown): ApprovalAnswer {
   if (typeof answer === "boolean") return { approved: answer };
   if (answer !== null && typeof answer === "object") {
-    const { approved, reason, shownDigest } = answer as ApprovalAnswer;
+    const { approved, reason, shownDigest, scope } = answer as ApprovalAnswer;
     if (typeof approved === "boolean") {
       const normal: ApprovalAnswer = { approved };
       if (typeof reason === "string" && reason !== "") normal.reason = reason;
+      // An unknown scope is the narrowest one: this call only.
+      if (approved && (scope === "session" || scope === "always")) normal.scope = scope;
+      // Edited arguments are kept as given: anything but a fitting object is refused later.
+      if (approved && Object.hasOwn(answer, "arguments")) {
+        normal.arguments = (answer as ApprovalAnswer).arguments;
+      }
       // A digest that is not a string is no digest: it can never fit, so the call is refused.
       if (shownDigest !== undefined) {
         normal.shownDigest = typeof shownDigest === "string" ? shownDigest : "(not a digest)";

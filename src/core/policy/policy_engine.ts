@@ -28,6 +28,8 @@ export interface CompiledPolicy {
   readonly allow: readonly PolicyRule[];
   /** The default action. */
   readonly default: PolicyAction;
+  /** Rules whose asks are never remembered by a grant. */
+  readonly neverSticky: readonly PolicyRule[];
 }
 
 const ACTIONS: readonly PolicyAction[] = ["allow", "ask", "deny"];
@@ -50,9 +52,9 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
   const cached = compiled.get(policy);
   if (cached?.scope === scope) return cached;
   for (const key of Object.keys(policy)) {
-    if (!["allow", "ask", "deny", "default"].includes(key)) {
+    if (!["allow", "ask", "deny", "default", "neverSticky"].includes(key)) {
       throw new TypeError(
-        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny and default`,
+        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny, default and neverSticky`,
       );
     }
   }
@@ -64,7 +66,7 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
       }`,
     );
   }
-  const list = (action: PolicyAction): PolicyRule[] => {
+  const list = (action: PolicyAction | "neverSticky"): PolicyRule[] => {
     const rules = value[action as "allow"];
     if (rules === undefined) return [];
     if (!Array.isArray(rules)) {
@@ -74,7 +76,7 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
         }`,
       );
     }
-    return rules.map((rule) => parseRule(rule, action));
+    return rules.map((rule) => parseRule(rule, action === "neverSticky" ? "ask" : action));
   };
   const result = Object.freeze({
     scope,
@@ -82,6 +84,7 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
     ask: list("ask"),
     allow: list("allow"),
     default: value.default ?? "allow",
+    neverSticky: list("neverSticky"),
   });
   compiled.set(policy, result);
   return result;
@@ -154,6 +157,44 @@ export class PolicyEngine {
       }
     }
     return worst ?? { action: "allow", rule: "default", scope: "router" };
+  }
+
+  /**
+   * Whether a call must ask every time: the tool says so (`neverSticky`), or a policy's
+   * `neverSticky` rule matches it the way a deny rule would.
+   *
+   * @param tool The tool.
+   * @param args The call's arguments.
+   * @returns `true` when no grant may cover the call.
+   */
+  neverSticky(tool: RoutedTool, args: Record<string, unknown>): boolean {
+    if (tool.neverSticky === true) return true;
+    const rules = this.#policies.flatMap((policy) =>
+      policy.neverSticky.filter((rule) => ruleNamesTool(rule, tool))
+    );
+    if (rules.length === 0) return false;
+    const call = new SpecifierMatch(tool, args, this.#workspace);
+    return rules.some((rule) => rule.specifier === undefined || call.matches(rule.specifier));
+  }
+
+  /**
+   * Whether the ask rule that decided a call covers all of its arguments the way an allow rule
+   * would: what a grant for that rule may run (`write_file(src/**)` never covers `.env`, nor a
+   * patch that also touches `.env`).
+   *
+   * @param tool The tool.
+   * @param args The call's arguments.
+   * @param decision The ask decision (its rule and scope).
+   * @returns `true` when a grant for that rule may run this call.
+   */
+  covers(tool: RoutedTool, args: Record<string, unknown>, decision: PolicyDecision): boolean {
+    if (decision.action !== "ask") return false;
+    if (decision.rule === "default") return true;
+    const own = this.#rules(tool).rules.find((rules) => rules.policy.scope === decision.scope);
+    const rule = own?.ask.find((rule) => rule.text === decision.rule);
+    if (rule === undefined) return false;
+    if (rule.specifier === undefined) return true;
+    return new SpecifierMatch(tool, args, this.#workspace).allowingRule([rule]) !== undefined;
   }
 
   #decideOne(rules: ToolRules, call: SpecifierMatch): PolicyDecision {

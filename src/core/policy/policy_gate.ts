@@ -14,6 +14,25 @@ import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
 // The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
 // imports point one way: the gate over its parts.
 export type { ApprovalSettings, PolicyGateInit, RunTool } from "./policy_gate_init.ts";
+import type { GrantStore } from "./grant_store.ts";
+import { editedCall, lastingGrant } from "./approval_scope.ts";
+
+/** The id of a grant that lets an asked call run without asking, if one does. */
+async function grantedCall(
+  init: PolicyGateInit,
+  tool: RoutedTool,
+  args: Record<string, unknown>,
+  decision: PolicyDecision,
+): Promise<string | undefined> {
+  const { engine, approvals, userId } = init;
+  if (engine.neverSticky(tool, args) || !engine.covers(tool, args, decision)) return undefined;
+  try {
+    return (await approvals.grants.find(tool, userId, decision))?.id;
+  } catch {
+    // A store that cannot be read grants nothing: the person is asked.
+    return undefined;
+  }
+}
 
 /**
  * Applies one request's policies to its calls: runs allowed calls, refuses denied ones, and
@@ -86,6 +105,14 @@ export class PolicyGate {
       if (!isToolError(error)) throw error;
       return await run(tool, args, options); // reports (and records) the invalid arguments
     }
+    const granted = await grantedCall(this.init, tool, parsed, decision);
+    if (granted !== undefined) {
+      return await run(tool, parsed, options, {
+        ...fields,
+        approval: "approved",
+        grantId: granted,
+      });
+    }
     const approval = await issueApproval(this.init, tool, parsed, decision.rule);
     const asked = { ...fields, approvalId: approval.id };
     const handler = options.approve ?? this.init.approvals.approve;
@@ -156,12 +183,28 @@ export class PolicyGate {
         { ...recorded, fields: { ...asked, approval: "invalid" } },
       );
     }
+    // A person's edit replaces the arguments, checked like the model's: schema, then policy.
+    const edited = editedCall(this.init, tool, answer, now);
+    if ("refused" in edited) {
+      return await stoppedResult(tool, edited.refused.code, edited.refused.text, {
+        ...recorded,
+        fields: { ...asked, approval: "invalid" },
+      });
+    }
+    const grantId = await lastingGrant(this.init, tool, {
+      answer,
+      args: [parsed, edited.args],
+      decision,
+      approvalId: approval.id,
+    });
     const left = timeoutMs === undefined
       ? undefined
       : Math.max(1, timeoutMs - (performance.now() - started));
-    return await run(tool, now, { ...options, timeoutMs: left }, {
+    return await run(tool, edited.args, { ...options, timeoutMs: left }, {
       ...asked,
       approval: "approved",
+      ...(grantId === undefined ? {} : { grantId }),
+      ...(edited.args === now ? {} : { argumentsEdited: true as const }),
     });
   }
 

@@ -5,6 +5,7 @@ import type { ApprovalHandler, ApprovalSelection } from "../policy_types.ts";
 import type { ApprovalSigner } from "./approval_signer.ts";
 import type { PolicyEngine } from "./policy_engine.ts";
 import type { PolicyEventFields } from "./policy_results.ts";
+import type { GrantStore } from "./grant_store.ts";
 
 /** What every tool set of one router shares for approvals. */
 export interface ApprovalSettings {
@@ -16,6 +17,8 @@ export interface ApprovalSettings {
   ttlMs: number;
   /** The router's handler, when it has one. */
   approve?: ApprovalHandler;
+  /** Lasting approvals (`scope: "session"` or `"always"`). */
+  grants: GrantStore;
 }
 
 /** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */

@@ -1,4 +1,5 @@
 import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call_types.ts";
+import type { HookRecord } from "../hook_record.ts";
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
 import { auditEvent, auditRoom } from "../telemetry/call_telemetry.ts";
@@ -15,6 +16,12 @@ export interface PolicyEventFields {
   approval?: ApprovalOutcome;
   /** For asks: the approval's id. */
   approvalId?: string;
+  /** For asks a grant let run, or an answer made lasting: the grant's id. */
+  grantId?: string;
+  /** For asks: the person edited the arguments. */
+  argumentsEdited?: true;
+  /** What the hooks decided. */
+  hooks?: HookRecord[];
 }
 
 /**

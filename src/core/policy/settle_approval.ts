@@ -5,6 +5,8 @@ import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
 import { declined, describeRule, stoppedResult } from "./policy_results.ts";
 import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
+import type { PolicyDecision } from "./policy_engine.ts";
+import { editedCall, lastingGrant } from "./approval_scope.ts";
 
 /**
  * Settles a pending approval: checks its signature, lifetime, single use, user, tool definition,
@@ -90,6 +92,7 @@ export async function settleApproval(
     );
   }
   let args: Record<string, unknown> | undefined = approval.arguments;
+  let asked: PolicyDecision | undefined;
   if (answer.approved) {
     // The approval is bound to what was shown: the text must be the one these arguments show,
     // and an answer that names a digest must name this one.
@@ -109,6 +112,7 @@ export async function settleApproval(
         tool,
       );
     }
+    asked = now;
   }
   const expireIn = Math.max(1, Date.parse(approval.expiresAt) - Date.now());
   let claimed: boolean;
@@ -142,7 +146,29 @@ export async function settleApproval(
       fields: { ...fields, approval: "rejected" },
     });
   }
-  return await context.run(tool, args, context.options, { ...fields, approval: "approved" });
+  const edited = editedCall(init, tool, answer, args!);
+  if ("refused" in edited) {
+    return await stoppedResult(tool, edited.refused.code, edited.refused.text, {
+      settings,
+      userId,
+      args: approval.arguments,
+      signal: context.options.signal,
+      fields: { ...fields, approval: "invalid" },
+    });
+  }
+  // A grant only for a rule that still asks: a call the policy now allows needs none.
+  const grantId = asked?.action !== "ask" ? undefined : await lastingGrant(init, tool, {
+    answer,
+    args: [args!, edited.args],
+    decision: asked,
+    approvalId: approval.id,
+  });
+  return await context.run(tool, edited.args, context.options, {
+    ...fields,
+    approval: "approved",
+    ...(grantId === undefined ? {} : { grantId }),
+    ...(edited.args === args ? {} : { argumentsEdited: true as const }),
+  });
 }
 
 /**

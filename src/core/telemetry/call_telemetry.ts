@@ -306,6 +306,11 @@ function serverOf(tool: RoutedTool | undefined): { server?: string; origin?: str
   return { server: slash < 0 ? tool.origin : tool.origin.slice(0, slash), origin: tool.origin };
 }
 
+type PolicyFields = Pick<
+  AuditRecord,
+  "decision" | "rule" | "approval" | "approvalId" | "grantId" | "argumentsEdited" | "hooks"
+>;
+
 /**
  * The record's decision, rule and approval: an unknown tool or invalid arguments first (nothing
  * ran), then the policy's fields (an ask that a person answered is `approve` or `reject`), and
@@ -313,9 +318,9 @@ function serverOf(tool: RoutedTool | undefined): { server?: string; origin?: str
  */
 function policyOf(
   event: ToolCallEvent,
-): Pick<AuditRecord, "decision" | "rule" | "approval" | "approvalId"> {
+): PolicyFields {
   const { decision, rule, approval, approvalId, code } = event;
-  const fields: Pick<AuditRecord, "decision" | "rule" | "approval" | "approvalId"> = {
+  const fields: PolicyFields = {
     decision: code === "unknown_tool" || code === "invalid_arguments"
       ? code
       : decision !== "ask"
@@ -330,6 +335,9 @@ function policyOf(
   else if (fields.decision === "allow") fields.rule = "default";
   if (approval !== undefined) fields.approval = approval;
   if (approvalId !== undefined) fields.approvalId = approvalId;
+  if (event.grantId !== undefined) fields.grantId = event.grantId;
+  if (event.argumentsEdited === true) fields.argumentsEdited = true;
+  if (event.hooks !== undefined && event.hooks.length > 0) fields.hooks = event.hooks;
   return fields;
 }
 

@@ -10,6 +10,7 @@ import { loadModules } from "./load_modules.ts";
 import { connectAccountsTool, OAUTH_START_PATH, type SignInLink } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { sharedApprovalSecret } from "./approval_secret.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
 import type { AuditSink } from "../../core/audit_sink.ts";
@@ -71,7 +72,11 @@ export interface BuildRouterOptions {
   oauthRedirectUrl?: string;
   /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
-  /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
+  /**
+   * Where pins are kept when there is no lock file (`serve --store`), and, when it is a key-value
+   * store, used approvals, grants, limit counts and OAuth tokens, signed with one secret the
+   * store shares (`TOOLROUTE_APPROVAL_SECRET` when set). Default: memory.
+   */
   store?: PinStore;
   /**
    * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
@@ -178,7 +183,7 @@ export async function buildRouter(
     audit: options.audit,
     ...(shared === undefined
       ? {}
-      : { store: shared, approvalSecret: await approvalSecret(shared) }),
+      : { store: shared, approvalSecret: await sharedApprovalSecret(shared) }),
   });
   const expose = config.expose;
   const close = () => router.close();
@@ -307,19 +312,4 @@ function sharedStore(store: PinStore | undefined): KeyValueStore | undefined {
   return store !== undefined && typeof (store as Partial<KeyValueStore>).delete === "function"
     ? store as KeyValueStore
     : undefined;
-}
-
-/**
- * The approval secret every serve process on one store signs with: made once, at random, by the
- * first process (atomically), then read by all, so an approval one issued another can settle.
- */
-async function approvalSecret(store: KeyValueStore): Promise<string> {
-  const key = ["approvals", "secret"];
-  const made = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-  await store.setIfAbsent(key, made);
-  const secret = await store.get<string>(key);
-  if (typeof secret !== "string" || secret.length < 16) {
-    throw new Error(`The store holds no usable approval secret under ${key.join("/")}`);
-  }
-  return secret;
 }

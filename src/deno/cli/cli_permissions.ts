@@ -5,6 +5,7 @@ import { requiredPermissions } from "../builtins/permissions/required_permission
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
+import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
 import { servedContexts } from "./user_workspace.ts";
 
@@ -71,6 +72,8 @@ export function cliPermissions(
   if (http !== undefined) net.add(http);
   // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
   if (http !== undefined && config.users.length === 0) env.add(TOKEN_VARIABLE);
+  // With a store, grants are signed with a secret that every serve process sharing it has.
+  if (options.store !== undefined) env.add(APPROVAL_SECRET_VARIABLE);
   const servers: McpServerConfig[] = [
     ...Object.values(config.mcpServers),
     ...config.users.flatMap((user) => Object.values(user.mcpServers)),

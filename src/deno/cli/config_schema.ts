@@ -107,6 +107,7 @@ const policySchema = z.strictObject({
   deny: ruleList("refuse a call (a rule without specifier also hides the tool)"),
   default: z.enum(["allow", "ask", "deny"]).optional()
     .describe('What applies when no rule matches; default "allow"'),
+  neverSticky: ruleList("always ask anew: an answer for the session or always makes no grant"),
 }).describe("Allow, ask and deny rules over the served tools: deny first, then ask, then allow");
 
 /** The zod schema of `toolroute.json`: unknown keys anywhere are errors. */

@@ -11,6 +11,7 @@ Commands:
   flags   Print the exact deno run permission flags the config needs
   lock    Write (or --check) toolroute.lock: the pinned definitions of every remote tool
   init    Write a starter toolroute.json and its schema in this folder
+  grants  List (ls) or revoke the lasting approvals serve --store keeps
 
 Run "toolroute <command> --help" for a command's options.
 Exit codes: 0 success, 1 the tool returned an error, 2 misuse (flags, config, permissions).`,
@@ -38,7 +39,9 @@ Options:
                      digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
-                     after drift
+                     after drift; also used approvals, grants ("toolroute grants"), limit
+                     counts and OAuth tokens, signed with a secret kept in the store (or
+                     TOOLROUTE_APPROVAL_SECRET)
   --allow-excess     Serve even when the process holds more permissions than needed
   -h, --help         Show this help
 
@@ -113,4 +116,18 @@ Options:
   --config FILE    The file to write. Default: toolroute.json
   --workspace DIR  The workspace it serves. Default: the file's folder
   -h, --help       Show this help`,
+  grants: `Usage: toolroute grants ls --store FILE [--user ID] [--json]
+       toolroute grants revoke ID --store FILE
+
+Grants are approvals a person answered with "session" (ends after 8 hours) or "always" (ends
+when revoked): later calls of the same tool, for the same user, that the same policy rule asks
+about run without asking. serve --store FILE keeps them in FILE, signed with a secret kept in
+the same file (or TOOLROUTE_APPROVAL_SECRET when set, for serve and "grants" alike); without
+--store, serve keeps grants in memory, for the life of the process.
+
+Options:
+  --store FILE  The SQLite store serve uses
+  --user ID     Only this user's grants
+  --json        Print the grants as JSON
+  -h, --help    Show this help`,
 });

@@ -8,6 +8,7 @@ import { type ArgSpec, parseArgs } from "./parse_args.ts";
 import { serveCommand } from "./serve_command.ts";
 import { toolsCommand } from "./tools_command.ts";
 import { UsageError } from "./usage_error.ts";
+import { grantsCommand } from "./grants_command.ts";
 
 const COMMON = ["config", "workspace"];
 const SPECS: Record<string, ArgSpec> = {
@@ -21,10 +22,12 @@ const SPECS: Record<string, ArgSpec> = {
   flags: { string: [...COMMON, "http", "audit", "store", "token-file"], boolean: ["explain"] },
   lock: { string: COMMON, boolean: ["check"] },
   init: { string: COMMON },
+  grants: { string: ["store", "user"], boolean: ["json"] },
 };
 
 /**
- * Runs the `toolroute` command line: `serve`, `tools`, `call`, `flags`, `lock` or `init`.
+ * Runs the `toolroute` command line: `serve`, `tools`, `call`, `flags`, `lock`, `init` or
+ * `grants`.
  *
  * Never throws and never prints a stack trace: misuse (unknown flags, a bad config, permissions
  * broader than needed) prints a message and returns 2.
@@ -48,7 +51,7 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
     const spec = SPECS[command];
     if (spec === undefined) {
       throw new UsageError(
-        `Unknown command "${command}"; use serve, tools, call, flags, lock or init (see "toolroute --help")`,
+        `Unknown command "${command}"; use serve, tools, call, flags, lock, init or grants (see "toolroute --help")`,
       );
     }
     const { flags, positionals } = parseArgs(rest, spec, command);
@@ -56,7 +59,7 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
       io.out(HELP_TEXT[command]);
       return 0;
     }
-    if (command !== "call" && positionals.length > 0) {
+    if (command !== "call" && command !== "grants" && positionals.length > 0) {
       throw new UsageError(
         `Unexpected argument "${
           positionals[0]
@@ -74,6 +77,8 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
         return await lockCommand(flags, io);
       case "init":
         return await initCommand(flags, io);
+      case "grants":
+        return await grantsCommand(flags, positionals, io);
       default:
         return await flagsCommand(flags, io);
     }

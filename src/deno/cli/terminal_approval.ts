@@ -29,8 +29,10 @@ export function terminalAsker(): ((question: string) => Promise<string | null>) 
 const QUESTION_CHARS = 2_000;
 
 /**
- * An approval handler that asks a person: "y" or "yes" approves; anything else declines, and
- * what they typed after "n" becomes the reason. The question shows the arguments with control,
+ * An approval handler that asks a person: once / session / always / no. "y", "yes", "o" or
+ * "once" approves this call; "s" or "session" also the later calls the same rule asks about,
+ * for the session; "a" or "always" until revoked (`toolroute grants revoke`); anything else
+ * declines, and what they typed after "n" becomes the reason. The question shows the arguments with control,
  * bidi and invisible characters made visible; past 2,000 characters it says how many more there
  * are, and "show" prints all of them before asking again.
  *
@@ -46,7 +48,7 @@ export function terminalApprover(
     let shown = cut ? summarizeShown(request.shown, QUESTION_CHARS) : request.shown;
     for (;;) {
       const answer = (await ask(
-        `toolroute: allow ${request.tool} with these arguments?\n${shown}\n(asked by ${rule}) [y/N${
+        `toolroute: allow ${request.tool} with these arguments?\n${shown}\n(asked by ${rule}) [once/session/always/No${
           cut ? '; "show" prints every argument' : ""
         }] `,
       ))?.trim() ?? "";
@@ -54,7 +56,17 @@ export function terminalApprover(
         shown = request.shown;
         continue;
       }
-      if (/^y(es)?$/i.test(answer)) return { approved: true, shownDigest: request.shownDigest };
+      if (/^(y(es)?|o(nce)?)$/i.test(answer)) {
+        return { approved: true, shownDigest: request.shownDigest };
+      }
+      const lasting = /^(s(ession)?|a(lways)?)$/i.exec(answer);
+      if (lasting !== null) {
+        return {
+          approved: true,
+          shownDigest: request.shownDigest,
+          scope: /^s/i.test(lasting[1]) ? "session" : "always",
+        };
+      }
       const reason = answer.replace(/^no?\b[\s,:-]*/i, "");
       return { approved: false, reason: reason === "" ? "the user answered no" : reason };
     }

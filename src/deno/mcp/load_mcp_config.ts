@@ -155,10 +155,15 @@ function toConfig(
     Object.fromEntries(
       Object.entries(record).map(([key, text]) => [key, expand(text, [field, key])]),
     );
+  const trust = {
+    ...(raw.trusted === undefined ? {} : { trusted: raw.trusted }),
+    ...(raw.readOnlyTools === undefined ? {} : { readOnlyTools: raw.readOnlyTools }),
+  };
   if (raw.url !== undefined) {
     const transport = raw.transport ?? (raw.type === "sse" ? "sse" : undefined);
     return {
       url: expand(raw.url, ["url"]),
+      ...trust,
       ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
       ...(transport ? { transport } : {}),
       ...(raw.oauth
@@ -176,6 +181,7 @@ function toConfig(
   }
   return {
     command: raw.command as string,
+    ...trust,
     ...(raw.args ? { args: raw.args } : {}),
     ...(raw.env ? { env: map(raw.env, "env") } : {}),
     ...(secretEnv.length > 0 ? { secretEnv } : {}),

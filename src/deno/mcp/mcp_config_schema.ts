@@ -38,6 +38,12 @@ const serverSchema = z.strictObject({
     "Names in env whose values are secrets, redacted from results; values from ${VAR} and names such as *_TOKEN, *_KEY, *_SECRET, *PASSWORD are secrets without being listed",
   ),
   cwd: z.string().min(1).optional().describe("The child's working directory"),
+  trusted: z.boolean().optional().describe(
+    "true: this server's readOnlyHint annotations count (parallel calls in callAll, retries, the result cache); default false",
+  ),
+  readOnlyTools: z.array(z.string().min(1)).optional().describe(
+    "The server's own names of tools you declare read-only, whatever the server says",
+  ),
   disabled: z.boolean().optional().describe(
     "true leaves the server out (as Cursor and Cline write it)",
   ),

@@ -154,7 +154,7 @@ Deno.test("callCommand() asks on the terminal: yes runs the call, no declines wi
   assertEquals(out[0], "hello Ada");
   assertEquals(
     questions[0],
-    "toolroute: allow hello with these arguments?\nname: Ada\n(asked by rule hello) [y/N] ",
+    "toolroute: allow hello with these arguments?\nname: Ada\n(asked by rule hello) [once/session/always/No] ",
   );
   assertEquals(await callCommand({ config: fixture.config }, ["hello"], asking), 1);
   assertMatch(out[1], /declined the call to "hello": not today/);

@@ -54,7 +54,7 @@ export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult 
 
 /**
  * An approval handler that asks the client through `elicitation/create` (form mode: approve or
- * decline, an optional reason, and the digest of the arguments shown, which the answer may send
+ * decline, an optional reason, for how long (`once`, `session`, `always`), and the digest of the arguments shown, which the answer may send
  * back), or `undefined` when the client cannot be asked. The message shows the full arguments
  * with control, bidi and invisible characters made visible.
  *
@@ -109,6 +109,14 @@ export function approvalForm(
           default: false,
         },
         reason: { type: "string", title: "Reason (optional)" },
+        scope: {
+          type: "string",
+          title: "For how long",
+          description:
+            `once: this call only; session: also later calls of ${request.tool} that the same rule asks about, for some hours; always: until revoked`,
+          enum: ["once", "session", "always"],
+          default: "once",
+        },
         shownDigest: {
           type: "string",
           title: "Approves exactly the arguments shown (leave as it is)",
@@ -142,9 +150,14 @@ export function approvalAnswerOf(
     }
     // A digest sent back must be this call's: an approval kept from another text fits nothing.
     const digest = content?.shownDigest;
-    return digest === undefined ? { approved: true } : {
+    const scope = content?.scope;
+    return {
       approved: true,
-      shownDigest: typeof digest === "string" ? digest : String(digest),
+      ...(digest === undefined
+        ? {}
+        : { shownDigest: typeof digest === "string" ? digest : String(digest) }),
+      // Anything but a scope the form offered is this call only.
+      ...(scope === "session" || scope === "always" ? { scope } : {}),
     };
   }
   return {

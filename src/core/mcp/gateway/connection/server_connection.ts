@@ -36,6 +36,7 @@ import {
 } from "./open_mcp_client.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import type { McpServerConfig } from "../../mcp_server_config.ts";
 
 /** Everything one connection needs, resolved from the gateway's options. */
 export interface ConnectionSettings extends OpenClientSettings {
@@ -117,6 +118,11 @@ export class ServerConnection {
     this.#redactResult = (result) => redact.result(result);
     this.#backoff = new Backoff(settings.reconnect);
     this.#progress = new ProgressTokens(settings.progressTokens === "always");
+  }
+
+  /** The server's config (its trust in the server's annotations among it). */
+  get config(): McpServerConfig {
+    return this.#s.config;
   }
 
   /** The state. */

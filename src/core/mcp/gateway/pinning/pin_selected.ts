@@ -2,13 +2,19 @@ import type { MissingTool } from "../../../tool_source.ts";
 import type { McpTool } from "../../mcp_sdk.ts";
 import type { SelectedServer } from "../connection/connect_selected.ts";
 import type { ToolPins } from "./tool_pins.ts";
+import type { McpServerConfig } from "../../mcp_server_config.ts";
 
 /** A selected server seen through its pins: only the tools that may be exposed. */
 export interface PinnedServer {
   /** The server id. */
   id: string;
   /** The connection's identity and version, with the tool list filtered. */
-  connection: { serial: number; version: number; tools: readonly McpTool[] };
+  connection: {
+    serial: number;
+    version: number;
+    tools: readonly McpTool[];
+    config?: McpServerConfig;
+  };
 }
 
 /** The servers of one request after pinning. */
@@ -68,7 +74,12 @@ export async function pinSelected(
     }
     return [{
       id: server.id,
-      connection: { serial: connection.serial, version: connection.version, tools: checked.tools },
+      connection: {
+        serial: connection.serial,
+        version: connection.version,
+        tools: checked.tools,
+        config: connection.config,
+      },
     }, checked.missing];
   };
   const [user, global] = await Promise.all([

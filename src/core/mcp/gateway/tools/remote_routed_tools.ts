@@ -15,6 +15,7 @@ import {
   type RemoteTextLimits,
 } from "./remote_tool_guard.ts";
 import type { ServerConnection } from "../connection/server_connection.ts";
+import { hostReadOnly, type McpServerConfig } from "../../mcp_server_config.ts";
 
 /** What a remote tool's call needs of its connection. */
 export interface RemoteCallee {
@@ -76,7 +77,9 @@ export class RemoteRoutedTools {
     source: "user_mcp" | "global_mcp",
     servers: readonly {
       id: string;
-      connection: Pick<ServerConnection, "serial" | "version" | "tools">;
+      connection: Pick<ServerConnection, "serial" | "version" | "tools"> & {
+        config?: McpServerConfig;
+      };
     }[],
     lookup: ConnectionLookup,
     cacheKey: string,
@@ -97,6 +100,7 @@ export class RemoteRoutedTools {
       ...guardRemoteTools(id, connection.tools, this.#limits),
     }));
     const byServer = new Map(guarded.map(({ id, tools }) => [id, tools]));
+    const configs = new Map(servers.map(({ id, connection }) => [id, connection.config]));
     const current = guarded.map(({ id, tools }) => ({
       serverId: id,
       toolNames: tools.map((tool) => tool.name),
@@ -118,6 +122,10 @@ export class RemoteRoutedTools {
         ...passedOn(tool),
         readResource: (uri: string, context: { signal: AbortSignal; userId?: string }) =>
           readRemote(lookup, serverId, uri, context),
+        // The server's hint alone never makes a tool read-only; the host's word does.
+        ...(hostReadOnly(configs.get(serverId), toolName, tool.annotations)
+          ? { readOnly: true }
+          : {}),
         source,
         origin: `${serverId}/${toolName}`,
         execute: (args: Record<string, unknown>, context: ToolContext) =>

@@ -1,0 +1,129 @@
+import type { ToolCallResult } from "../tool_call_types.ts";
+import type { HookCall, ToolHook } from "./tool_hook.ts";
+import { isTransientFailure } from "./transient_failure.ts";
+
+/** Options of {@linkcode circuitBreakerHook}. */
+export interface CircuitBreakerOptions {
+  /** Transient failures in a row that open a server's circuit. Default: 5. */
+  failures?: number;
+  /** How long an open circuit fails calls at once before one probe may pass, in ms. Default: 30 000. */
+  openMs?: number;
+  /** The clock (for tests). Default: `Date.now`. */
+  now?: () => number;
+}
+
+interface Circuit {
+  failures: number;
+  openedAt?: number;
+  /** When the probe of a half-open circuit started (a probe that never finished expires). */
+  probeAt?: number;
+}
+
+/**
+ * A hook that stops calling an MCP server that keeps failing: after `failures` transient
+ * failures in a row (timeouts, HTTP 5xx, dropped connections) the server's circuit opens, and
+ * its calls fail at once with `upstream_unavailable` saying when to try again; after `openMs` one
+ * call passes as a probe (half-open): its success closes the circuit, its failure opens it again.
+ * One circuit per server and user: one user's failing calls (even deliberate ones, such as a
+ * deadline of 1 ms) never fail another user's calls; tools that are not an MCP server's pass
+ * untouched.
+ *
+ * @example Open after two failures
+ * ```ts
+ * import { circuitBreakerHook, defineMcpService, ToolError, ToolRouter } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals, assertMatch } from "@std/assert";
+ *
+ * let reached = 0;
+ * const weather = defineMcpService({
+ *   name: "weather",
+ *   tools: {
+ *     now: {
+ *       description: "The weather now",
+ *       input: z.object({}),
+ *       run: () => {
+ *         reached++;
+ *         throw new ToolError("upstream_unavailable", "the station is down");
+ *       },
+ *     },
+ *   },
+ * });
+ * const router = new ToolRouter({
+ *   mcpServices: [weather],
+ *   hooks: [circuitBreakerHook({ failures: 2 })],
+ * });
+ * const tools = await router.expose({ mcpServices: ["weather"] });
+ * await tools.call("weather_now", {});
+ * await tools.call("weather_now", {});
+ * const fast = await tools.call("weather_now", {});
+ * assertEquals([fast.code, reached], ["upstream_unavailable", 2]);
+ * assertMatch(fast.text, /circuit .* is open/);
+ * ```
+ *
+ * @param options The threshold, how long the circuit stays open, and the clock.
+ * @returns The hook.
+ */
+export function circuitBreakerHook(options: CircuitBreakerOptions = {}): ToolHook {
+  const threshold = options.failures ?? 5;
+  const openMs = options.openMs ?? 30_000;
+  const now = options.now ?? Date.now;
+  if (!(Number.isInteger(threshold) && threshold >= 1)) {
+    throw new RangeError(`Cannot make the circuit breaker: "failures" must be a whole number ≥ 1`);
+  }
+  if (!(openMs > 0 && Number.isFinite(openMs))) {
+    throw new RangeError(`Cannot make the circuit breaker: "openMs" must be a positive number`);
+  }
+  const circuits = new Map<string, Circuit>();
+  return Object.freeze<ToolHook>({
+    name: "circuit-breaker",
+    before(call: HookCall) {
+      const key = circuitKey(call);
+      const circuit = key === undefined ? undefined : circuits.get(key);
+      if (circuit?.openedAt === undefined) return undefined;
+      const at = now();
+      const left = circuit.openedAt + openMs - at;
+      const probing = circuit.probeAt !== undefined && at - circuit.probeAt < openMs;
+      if (left <= 0 && !probing) {
+        circuit.probeAt = at; // half-open: this call is the probe
+        return undefined;
+      }
+      const wait = Math.max(left, 1);
+      const text =
+        `The circuit of server "${call.server}" is open after ${circuit.failures} failures in a row; "${call.tool}" was not called. Try again in ${
+          Math.ceil(wait / 1000)
+        } s`;
+      const result: ToolCallResult = {
+        text,
+        isError: true,
+        code: "upstream_unavailable",
+        source: call.source,
+        tool: call.tool,
+        content: [{ type: "text", text }],
+      };
+      return { result };
+    },
+    after(call, result) {
+      const key = circuitKey(call);
+      if (key === undefined) return undefined;
+      const circuit = circuits.get(key) ?? { failures: 0 };
+      if (!isTransientFailure(result)) {
+        circuits.delete(key);
+        return undefined;
+      }
+      circuit.failures++;
+      if (circuit.probeAt !== undefined || circuit.failures >= threshold) circuit.openedAt = now();
+      circuit.probeAt = undefined;
+      circuits.set(key, circuit);
+      return undefined;
+    },
+  });
+}
+
+/**
+ * One circuit per server and user: a user's failures (a deadline of 1 ms, arguments that make the
+ * server time out) never fail another user's calls, whether the server is theirs or shared.
+ */
+function circuitKey(call: HookCall): string | undefined {
+  if (call.server === undefined) return undefined;
+  return JSON.stringify([call.source, call.userId ?? null, call.server]);
+}

@@ -1,0 +1,406 @@
+import { callTool, type ToolCall } from "../tool_call.ts";
+import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
+import type { HookRecord } from "../hook_record.ts";
+import { ERROR_CODES, type ErrorCode, isToolError, ToolError } from "../tool_error.ts";
+import { parseArguments } from "../parse_arguments.ts";
+import type { ToolContent } from "../tool_output.ts";
+import { toolOutput } from "../tool_output.ts";
+import type { RoutedTool } from "../tool_source.ts";
+import { isReadOnlyTool } from "../read_only_tool.ts";
+import type { PolicyEngine } from "../policy/policy_engine.ts";
+import { describeRule, stoppedResult } from "../policy/policy_results.ts";
+import { replacedArguments } from "../policy/replaced_arguments.ts";
+import type { HookAfterCall, HookCall, ToolHook } from "./tool_hook.ts";
+
+const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
+let neverAborted: AbortSignal | undefined;
+
+/**
+ * Runs one call through hooks: each `before` in order (a rewrite is checked against the schema
+ * and by the policy again, a deny or a failure stops the call), then the call through the
+ * router's catch boundary (`callTool`) with each `after` applied to its result before the event
+ * and audit record are made, so both report the hooks and the result the model gets.
+ *
+ * @param call The call, as `callTool` takes it, with what the policy decided.
+ * @param settings The router's call settings.
+ * @param context The hooks, and the request's policy engine when it has one.
+ * @returns The result; never rejects for anything the call or a hook caused.
+ */
+export async function callHooked(
+  call: ToolCall,
+  settings: CallSettings,
+  context: { hooks: readonly ToolHook[]; engine?: PolicyEngine },
+): Promise<ToolCallResult> {
+  const { tool } = call;
+  if (tool === undefined) return callTool(call, settings);
+  let args: Record<string, unknown>;
+  try {
+    args = parseArguments(call.args, settings.argumentLimits);
+  } catch (error) {
+    if (!isToolError(error)) throw error;
+    return callTool(call, settings); // reports (and records) the invalid arguments
+  }
+  const records: HookRecord[] = [];
+  const decision = { ...call.decision, hooks: records };
+  const signal = call.options.signal ?? (neverAborted ??= new AbortController().signal);
+  const readOnly = isReadOnlyTool(tool);
+  const server = serverOf(tool);
+  // One view of the call serves the hooks in a row until one reads the arguments (it got its own
+  // copy); the next hook then gets a fresh view, so no hook sees another's changes to its copy.
+  let view: SeenCall | undefined;
+  const seen = (args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>) => {
+    if (view === undefined || !view.fits(args, rerun)) {
+      view = new SeenCall({ tool, userId: call.userId, server, readOnly, signal, rerun }, args);
+    }
+    return view;
+  };
+  const stop = (code: ErrorCode, text: string) =>
+    stoppedResult(tool, code, text, {
+      settings,
+      userId: call.userId,
+      fields: { decision: call.decision?.decision ?? "allow", rule: "default", ...decision },
+      args,
+      signal,
+    });
+  let answered: ToolCallResult | undefined;
+  let answeredBy = -1;
+  for (const [index, hook] of context.hooks.entries()) {
+    if (hook.before === undefined) continue;
+    const name = hookName(hook, index);
+    let out: unknown;
+    try {
+      out = withinTime(hook, () => hook.before!(seen(args)), signal);
+      if (isThenable(out)) out = await out;
+    } catch (error) {
+      records.push({ hook: name, action: "fail", reason: messageOf(error) });
+      return await stop(
+        "tool_error",
+        `Hook "${name}" failed before the call to "${tool.name}" (${
+          messageOf(error)
+        }); the call did not run`,
+      );
+    }
+    if (out === undefined || out === null) continue;
+    const shape = out as Record<string, unknown>;
+    if (typeof out === "object" && typeof shape.deny === "string") {
+      records.push({ hook: name, action: "deny", reason: shape.deny });
+      return await stop(
+        "permission_denied",
+        `The call to "${tool.name}" was refused by hook "${name}": ${shape.deny}. It did not run`,
+      );
+    }
+    if (typeof out === "object" && Object.hasOwn(shape, "args")) {
+      const rewritten = checkRewrite(tool, shape.args, { name, settings, context, call });
+      if ("refused" in rewritten) {
+        records.push({ hook: name, action: "fail", reason: rewritten.refused.text });
+        return await stop(rewritten.refused.code, rewritten.refused.text);
+      }
+      records.push({ hook: name, action: "args" });
+      args = rewritten.args;
+      continue;
+    }
+    const result = typeof out === "object" && Object.hasOwn(shape, "result")
+      ? asResult(shape.result, tool.name)
+      : undefined;
+    if (result === undefined) {
+      records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
+      return await stop(
+        "tool_error",
+        `Hook "${name}" answered the call to "${tool.name}" with something that is neither arguments, a deny nor a result; the call did not run`,
+      );
+    }
+    records.push({ hook: name, action: "result" });
+    answered = result;
+    answeredBy = index;
+    break;
+  }
+  const final = args;
+  // The hook that answered does not see its own answer as a result (a cache would store its hit).
+  const all = afterSteps(context.hooks);
+  const afters = answeredBy < 0 ? all : all.filter((step) => step.index !== answeredBy);
+  let first: ToolCallResult | undefined;
+  // An attempt has no record of its own, so a call the audit sink refused is never attempted;
+  // a call a hook answered did not run, so there is nothing to run again (an open circuit).
+  const rerun = () =>
+    first?.code === "audit_unavailable" || answered !== undefined
+      ? Promise.resolve(first!)
+      : callTool({ ...call, args: final, decision: undefined, after: undefined }, {
+        ...settings,
+        onEvent: undefined,
+        audit: undefined,
+      });
+  const withheld = (name: string, error: unknown, result: ToolCallResult) => {
+    records.push({ hook: name, action: "fail", reason: messageOf(error) });
+    return failed(
+      result,
+      `Hook "${name}" failed after the call to "${tool.name}" (${
+        messageOf(error)
+      }); its result is withheld`,
+    );
+  };
+  /** What one `after` answered: the result to go on with, or the end (a withheld result). */
+  const applied = (name: string, out: unknown, result: ToolCallResult) => {
+    if (out === undefined || out === null) return { result, done: false };
+    const replaced = asResult(out, tool.name, result);
+    if (replaced === undefined) {
+      records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
+      return {
+        result: failed(
+          result,
+          `Hook "${name}" replaced the result of "${tool.name}" with something that is not a result; the result is withheld`,
+        ),
+        done: true,
+      };
+    }
+    records.push({ hook: name, action: "replace" });
+    return { result: replaced, done: false };
+  };
+  // Synchronous steps run without a promise between them; an asynchronous one continues the rest.
+  const afterFrom = (
+    start: number,
+    result: ToolCallResult,
+  ): ToolCallResult | Promise<ToolCallResult> => {
+    for (let index = start; index < afters.length; index++) {
+      const { hook, name } = afters[index];
+      let out: unknown;
+      try {
+        out = withinTime(
+          hook,
+          () => hook.after!(seen(final, rerun) as HookAfterCall, result),
+          signal,
+        );
+      } catch (error) {
+        return withheld(name, error, result);
+      }
+      if (isThenable(out)) {
+        const current = result;
+        return (out as Promise<unknown>).then((value) => {
+          const next = applied(name, value, current);
+          return next.done ? next.result : afterFrom(index + 1, next.result);
+        }, (error) => withheld(name, error, current));
+      }
+      const next = applied(name, out, result);
+      if (next.done) return next.result;
+      result = next.result;
+    }
+    return result;
+  };
+  const after = afters.length === 0 ? undefined : (result: ToolCallResult) => {
+    first = result;
+    return afterFrom(0, result);
+  };
+  const run: ToolCall = { ...call, args: final, decision, after };
+  if (answered === undefined) return await callTool(run, settings);
+  // An answer without running still goes through the catch boundary: one event, one record.
+  const given = answered;
+  return await callTool({
+    ...run,
+    tool: { ...tool, execute: () => replay(given) } as RoutedTool,
+  }, settings);
+}
+
+function checkRewrite(
+  tool: RoutedTool,
+  given: unknown,
+  context: {
+    name: string;
+    settings: CallSettings;
+    context: { engine?: PolicyEngine };
+    call: ToolCall;
+  },
+): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
+  const by = `hook "${context.name}"`;
+  let args: Record<string, unknown>;
+  try {
+    args = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
+  } catch (error) {
+    if (!isToolError(error)) throw error;
+    return { refused: { code: error.code, text: error.message } };
+  }
+  const engine = context.context.engine;
+  if (engine === undefined) return { args };
+  // A rewrite narrows: it runs when the policy allows it, or when the rule that asked about the
+  // call (and was answered) asks about it too and covers it; never when it needs more.
+  const now = engine.decide(tool, () => args);
+  const before = context.call.decision;
+  if (now.action === "allow") return { args };
+  if (
+    now.action === "ask" && before?.decision === "ask" && before.approval === "approved" &&
+    before.rule === now.rule && engine.covers(tool, args, now)
+  ) return { args };
+  return {
+    refused: {
+      code: "permission_denied",
+      text: now.action === "deny"
+        ? `The arguments ${by} gave for "${tool.name}" are denied by ${
+          describeRule(now)
+        }; the call did not run`
+        : `The arguments ${by} gave for "${tool.name}" would need a person's approval (${
+          describeRule(now)
+        }); the call did not run`,
+    },
+  };
+}
+
+/**
+ * Runs one hook step under its time bound and the call's signal. A step that answers at once
+ * (no promise) needs neither: only a pending answer gets a timer.
+ */
+function withinTime<T>(
+  hook: ToolHook,
+  step: () => T | Promise<T>,
+  signal: AbortSignal,
+): T | Promise<T> {
+  const answer = step();
+  if (!isThenable(answer)) return answer;
+  const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`it did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    onAbort = () => reject(new Error("the call was aborted"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  stopped.catch(() => {});
+  return Promise.race([Promise.resolve(answer), stopped]).finally(() => {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort!);
+  });
+}
+
+/** A hook's result as a call result; `undefined` when it is not one. */
+function asResult(
+  value: unknown,
+  tool: string,
+  previous?: ToolCallResult,
+): ToolCallResult | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const given = value as Partial<ToolCallResult>;
+  if (typeof given.text !== "string") return undefined;
+  const isError = given.isError === true;
+  const content: ToolContent[] = Array.isArray(given.content)
+    ? given.content
+    : [{ type: "text", text: given.text }];
+  const result: ToolCallResult = { text: given.text, isError, tool, content };
+  const source = previous?.source ?? given.source;
+  if (source !== undefined) result.source = source;
+  if (isError) {
+    result.code = ERROR_CODES.includes(given.code as ErrorCode) ? given.code : "tool_error";
+  }
+  if (given.structuredContent !== null && typeof given.structuredContent === "object") {
+    result.structuredContent = given.structuredContent;
+  }
+  return result;
+}
+
+function replay(result: ToolCallResult): unknown {
+  if (result.isError) throw new ToolError(result.code ?? "tool_error", result.text);
+  return toolOutput({
+    content: result.content,
+    ...(result.structuredContent === undefined
+      ? {}
+      : { structuredContent: result.structuredContent }),
+  });
+}
+
+function failed(result: ToolCallResult, text: string): ToolCallResult {
+  return {
+    text,
+    isError: true,
+    code: "tool_error",
+    ...(result.source === undefined ? {} : { source: result.source }),
+    tool: result.tool,
+    content: [{ type: "text", text }],
+  };
+}
+
+/**
+ * One call as one hook step sees it. The arguments are copied only when the hook reads them: a
+ * hook that changes its copy changes nothing that runs, and one that never looks costs nothing.
+ */
+class SeenCall implements HookCall {
+  readonly tool: string;
+  readonly source: RoutedTool["source"];
+  readonly userId?: string;
+  readonly origin: string;
+  readonly server?: string;
+  readonly readOnly: boolean;
+  readonly signal: AbortSignal;
+  readonly rerun?: () => Promise<ToolCallResult>;
+  // Private: a hook must never reach the arguments that run, only its copy.
+  #given: Record<string, unknown>;
+  #copy?: Record<string, unknown>;
+
+  constructor(
+    from: {
+      tool: RoutedTool;
+      userId?: string;
+      server?: string;
+      readOnly: boolean;
+      signal: AbortSignal;
+      rerun?: () => Promise<ToolCallResult>;
+    },
+    args: Record<string, unknown>,
+  ) {
+    this.tool = from.tool.name;
+    this.source = from.tool.source;
+    this.userId = from.userId;
+    this.origin = from.tool.origin;
+    this.server = from.server;
+    this.readOnly = from.readOnly;
+    this.signal = from.signal;
+    if (from.rerun !== undefined) this.rerun = from.rerun;
+    this.#given = args;
+  }
+
+  /** Whether the next hook may share this view: nobody read its copy, same arguments and rerun. */
+  fits(args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>): boolean {
+    return this.#copy === undefined && this.#given === args && this.rerun === rerun;
+  }
+
+  get args(): Record<string, unknown> {
+    return this.#copy ??= JSON.parse(JSON.stringify(this.#given));
+  }
+}
+
+const stepsOf = new WeakMap<
+  readonly ToolHook[],
+  readonly { hook: ToolHook; name: string; index: number }[]
+>();
+
+/** The hooks with an `after`, named, in order: worked out once per list of hooks. */
+function afterSteps(
+  hooks: readonly ToolHook[],
+): readonly { hook: ToolHook; name: string; index: number }[] {
+  let steps = stepsOf.get(hooks);
+  if (steps === undefined) {
+    steps = hooks.flatMap((hook, index) =>
+      hook.after === undefined ? [] : [{ hook, name: hookName(hook, index), index }]
+    );
+    stepsOf.set(hooks, steps);
+  }
+  return steps;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === "object" &&
+    typeof (value as { then?: unknown }).then === "function";
+}
+
+function hookName(hook: ToolHook, index: number): string {
+  return typeof hook.name === "string" && hook.name !== "" ? hook.name : `hook ${index + 1}`;
+}
+
+function serverOf(tool: RoutedTool): string | undefined {
+  if (tool.source === "builtin" || tool.source === "function") return undefined;
+  const slash = tool.origin.indexOf("/");
+  return slash < 0 ? tool.origin : tool.origin.slice(0, slash);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error);
+}

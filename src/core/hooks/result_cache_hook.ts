@@ -1,0 +1,90 @@
+import { canonicalJson } from "../canonical_json.ts";
+import type { ToolCallResult } from "../tool_call_types.ts";
+import type { HookCall, ToolHook } from "./tool_hook.ts";
+
+/** Options of {@linkcode resultCacheHook}. */
+export interface ResultCacheOptions {
+  /** How long a result is reused, in milliseconds. Default: 60 000. */
+  ttlMs?: number;
+  /** Most results kept; the oldest goes first. Default: 1 000. */
+  maxEntries?: number;
+  /** The clock (for tests). Default: `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A hook that answers a repeated call from the result of the same call made within `ttlMs`:
+ * keyed by the user, the tool (its source and origin) and its arguments as canonical JSON (key
+ * order does not matter), for tools that are read-only by the host's word or a `trusted`
+ * server's annotation only, and only successful results. One user never gets another's result;
+ * a host that gives one user several workspaces or contexts makes one cache per request
+ * (`expose({ hooks: [resultCacheHook()] })`), since the key does not see the context.
+ *
+ * @example Answer a repeated read from the cache
+ * ```ts
+ * import { defineTool, resultCacheHook, ToolRouter } from "@toolroute/toolroute";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * let runs = 0;
+ * const price = defineTool({
+ *   name: "price",
+ *   description: "The price of a product",
+ *   input: z.object({ sku: z.string() }),
+ *   readOnly: true,
+ *   run: ({ sku }) => `${sku}: ${++runs} EUR`,
+ * });
+ * const router = new ToolRouter({ functions: [price], hooks: [resultCacheHook({ ttlMs: 60_000 })] });
+ * const tools = await router.expose({ functions: ["price"], userId: "alice" });
+ * assertEquals(await tools.invoke("price", { sku: "A1" }), "A1: 1 EUR");
+ * assertEquals(await tools.invoke("price", { sku: "A1" }), "A1: 1 EUR");
+ * assertEquals(runs, 1);
+ * ```
+ *
+ * @param options The lifetime, the bound and the clock.
+ * @returns The hook.
+ */
+export function resultCacheHook(options: ResultCacheOptions = {}): ToolHook {
+  const ttlMs = options.ttlMs ?? 60_000;
+  const maxEntries = options.maxEntries ?? 1_000;
+  const now = options.now ?? Date.now;
+  if (!(ttlMs > 0 && Number.isFinite(ttlMs))) {
+    throw new RangeError(`Cannot make the result cache: "ttlMs" must be a positive number`);
+  }
+  if (!(Number.isInteger(maxEntries) && maxEntries >= 1)) {
+    throw new RangeError(`Cannot make the result cache: "maxEntries" must be a whole number ≥ 1`);
+  }
+  const entries = new Map<string, { result: ToolCallResult; until: number }>();
+  return Object.freeze<ToolHook>({
+    name: "result-cache",
+    before(call: HookCall) {
+      if (!call.readOnly) return undefined;
+      const key = cacheKey(call);
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      if (entry.until <= now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      return { result: structuredClone(entry.result) };
+    },
+    after(call, result) {
+      if (!call.readOnly || result.isError) return undefined;
+      const key = cacheKey(call);
+      entries.delete(key);
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { result: structuredClone(result), until: now() + ttlMs });
+      return undefined;
+    },
+  });
+}
+
+function cacheKey(call: HookCall): string {
+  return JSON.stringify([
+    call.userId === undefined ? null : call.userId,
+    call.source,
+    call.origin,
+    call.tool,
+    canonicalJson(call.args),
+  ]);
+}

@@ -1,0 +1,115 @@
+import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { join } from "@std/path";
+import { z } from "zod";
+import { defineTool, ToolRouter } from "../../../mod.ts";
+import { grantsCommand } from "../../../src/deno/cli/grants_command.ts";
+import { terminalApprover } from "../../../src/deno/cli/terminal_approval.ts";
+import { SqliteStore } from "../../../src/deno/store/sqlite_store.ts";
+import { UsageError } from "../../../src/deno/cli/usage_error.ts";
+import { APPROVAL_SECRET_VARIABLE } from "../../../src/deno/cli/approval_secret.ts";
+
+const SECRET = "the operator's approval secret";
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    io: { out: (line: string) => out.push(line), err: (line: string) => err.push(line) },
+  };
+}
+
+Deno.test("the terminal offers once / session / always / no; session and always make grants", async () => {
+  const answers = ["s", "a", "once", "n not now"];
+  const questions: string[] = [];
+  const approve = terminalApprover((question) => {
+    questions.push(question);
+    return Promise.resolve(answers.shift() ?? null);
+  });
+  const request = {
+    id: "1",
+    tool: "send",
+    arguments: {},
+    rule: "send",
+    source: "function" as const,
+    description: "",
+    summary: "",
+    shown: "to: bob",
+    shownDigest: "sha256-x",
+    signal: new AbortController().signal,
+  };
+  assertEquals(await approve(request), {
+    approved: true,
+    shownDigest: "sha256-x",
+    scope: "session",
+  });
+  assertEquals(await approve(request), {
+    approved: true,
+    shownDigest: "sha256-x",
+    scope: "always",
+  });
+  assertEquals(await approve(request), { approved: true, shownDigest: "sha256-x" });
+  assertEquals(await approve(request), { approved: false, reason: "not now" });
+  assertMatch(questions[0], /\[once\/session\/always\/No\] $/);
+});
+
+Deno.test("toolroute grants ls and revoke read and end the grants a router keeps in a SQLite store", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = join(dir, "store.db");
+  const previous = Deno.env.get(APPROVAL_SECRET_VARIABLE);
+  try {
+    {
+      using store = new SqliteStore(file);
+      let asked = 0;
+      const router = new ToolRouter({
+        functions: [defineTool({
+          name: "send",
+          description: "Sends",
+          input: z.object({ to: z.string() }),
+          run: ({ to }) => `sent to ${to}`,
+        })],
+        policy: { ask: ["send"] },
+        store,
+        approvalSecret: SECRET,
+        approve: () => (asked++, { approved: true, scope: "always" }),
+      });
+      const tools = await router.expose({ functions: ["send"], userId: "alice" });
+      await tools.call("send", { to: "bob" });
+      assertEquals(asked, 1);
+    }
+    const { out, io } = capture();
+    Deno.env.delete(APPROVAL_SECRET_VARIABLE);
+    await assertRejects(
+      () => grantsCommand({ store: file }, ["ls"], io),
+      UsageError,
+      APPROVAL_SECRET_VARIABLE,
+    );
+    Deno.env.set(APPROVAL_SECRET_VARIABLE, SECRET);
+    assertEquals(await grantsCommand({ store: file, user: "alice" }, ["ls"], io), 0);
+    assertEquals(out.length, 1);
+    const [id, user, tool, rule, scope, until] = out[0].split("  ");
+    assertEquals([user, tool, rule, scope, until], [
+      "alice",
+      "send",
+      '"send"',
+      "always",
+      "until revoked",
+    ]);
+    Deno.env.set(APPROVAL_SECRET_VARIABLE, "another secret entirely, long enough");
+    assertEquals(await grantsCommand({ store: file, json: true }, ["ls"], io), 0);
+    assertEquals(JSON.parse(out[1]), [], "a grant that does not verify is not listed");
+    assertEquals(await grantsCommand({ store: file }, ["revoke", id], io), 0);
+    assertEquals(await grantsCommand({ store: file }, ["revoke", id], io), 1);
+    Deno.env.set(APPROVAL_SECRET_VARIABLE, SECRET);
+    assertEquals(await grantsCommand({ store: file, json: true }, ["ls"], io), 0);
+    assertEquals(JSON.parse(out[2]), []);
+    await assertRejects(() => grantsCommand({}, ["ls"], io), UsageError, "--store");
+    await assertRejects(() => grantsCommand({ store: file }, ["drop"], io), UsageError);
+    assert(true);
+  } finally {
+    if (previous === undefined) Deno.env.delete(APPROVAL_SECRET_VARIABLE);
+    else Deno.env.set(APPROVAL_SECRET_VARIABLE, previous);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
