@@ -1,4 +1,10 @@
-import type { KeyValueEntry, KeyValueSetOptions, KeyValueStore } from "./key_value_store.ts";
+import {
+  incrementBy,
+  type KeyValueEntry,
+  type KeyValueIncrementOptions,
+  type KeyValueSetOptions,
+  type KeyValueStore,
+} from "./key_value_store.ts";
 
 interface Slot {
   key: string[];
@@ -50,6 +56,24 @@ export class MemoryStore implements KeyValueStore {
     if (this.#live(encoded) !== undefined) return Promise.resolve(false);
     this.#slots.set(encoded, this.#slot(key, value, options));
     return Promise.resolve(true);
+  }
+
+  increment(key: readonly string[], options: KeyValueIncrementOptions = {}): Promise<number> {
+    const by = incrementBy(options);
+    const encoded = encodeKey(key);
+    const slot = this.#live(encoded);
+    const current = slot === undefined ? 0 : JSON.parse(slot.json);
+    if (typeof current !== "number") {
+      return Promise.reject(
+        new TypeError(`Cannot increment ${JSON.stringify(key)}: it holds something not a number`),
+      );
+    }
+    const next = current + by;
+    const expiresAt = options.expireIn !== undefined
+      ? this.#now() + options.expireIn
+      : slot?.expiresAt;
+    this.#slots.set(encoded, { key: [...key], json: String(next), expiresAt });
+    return Promise.resolve(next);
   }
 
   delete(key: readonly string[]): Promise<void> {
