@@ -105,6 +105,7 @@ export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
 export { MemoryStore } from "./src/core/store/memory_store.ts";
 export type {
   KeyValueEntry,
+  KeyValueIncrementOptions,
   KeyValueSetOptions,
   KeyValueStore,
 } from "./src/core/store/key_value_store.ts";
@@ -117,6 +118,7 @@ export type {
   PendingApproval,
   Policy,
   PolicyAction,
+  PolicyLimit,
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type { AuditDecision, AuditRecord, AuditSink } from "./src/core/audit_sink.ts";

@@ -16,6 +16,7 @@ import type {
 } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import { policyGates } from "./policy/_gates.ts";
+import { CallLimiter } from "./policy/call_limiter.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -87,12 +88,17 @@ export function exposeWithPolicy(
       });
     }
   }
+  const limits = policies.flatMap((policy) => policy?.limits ?? []);
   const gate = new PolicyGate({
     engine,
     approvals: context.approvals,
     selection: snapshot(selection),
     userId: selection.userId,
     settings: context.settings,
+    limiter: limits.length === 0 ? undefined : new CallLimiter(limits, {
+      store: context.approvals.store,
+      workspace: context.workspace,
+    }),
   });
   const init = {
     tools,

@@ -44,6 +44,11 @@ export interface CallOptions {
   ) => Promise<ToolElicitationResult>;
   /** Receives log messages a tool sends during the call (an upstream MCP server's). */
   onLog?: (entry: ToolLogEntry) => void;
+  /**
+   * The agent run this call belongs to: per-run budgets (policy limits without `windowMs`) count
+   * per run id. Default: one run per tool set.
+   */
+  runId?: string;
 }
 
 /** The result of one tool call, with its details. */
@@ -70,6 +75,8 @@ export interface ToolCallResult {
   content: ToolContent[];
   /** The structured result, when the tool returned one (MCP `structuredContent`). */
   structuredContent?: Record<string, unknown>;
+  /** With `rate_limited`: milliseconds until the call may be tried again, when known. */
+  retryAfterMs?: number;
 }
 
 /** The event the router emits once per call. */

@@ -12,6 +12,8 @@
  *   result carries a `PendingApproval` for `ToolSet#approve` or `ToolRouter#resume`.
  * - `audit_unavailable`: the audit trail had no room for the call's record within its bound, so
  *   the call did not run rather than run unaudited.
+ * - `rate_limited`: a limit of the policy (or the upstream server) refused the call; it did not
+ *   run, and `retryAfterMs` on the result says when it may be tried again.
  */
 export type ErrorCode =
   | "unknown_tool"
@@ -22,7 +24,8 @@ export type ErrorCode =
   | "tool_error"
   | "upstream_unavailable"
   | "approval_required"
-  | "audit_unavailable";
+  | "audit_unavailable"
+  | "rate_limited";
 
 /** Every {@linkcode ErrorCode}, in a stable order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
@@ -35,6 +38,7 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
   "upstream_unavailable",
   "approval_required",
   "audit_unavailable",
+  "rate_limited",
 ]);
 
 /**

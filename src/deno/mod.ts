@@ -83,6 +83,7 @@ export type { McpOAuthClient } from "../core/mcp/mcp_server_config.ts";
 export type { McpOAuthOptions } from "../core/mcp/gateway/oauth/mcp_oauth_options.ts";
 export type {
   KeyValueEntry,
+  KeyValueIncrementOptions,
   KeyValueSetOptions,
   KeyValueStore,
 } from "../core/store/key_value_store.ts";

@@ -61,6 +61,7 @@ const TYPES = [
   "GrepResult",
   "JsonObjectSchema",
   "KeyValueEntry",
+  "KeyValueIncrementOptions",
   "KeyValueSetOptions",
   "KeyValueStore",
   "LoadMcpConfigOptions",

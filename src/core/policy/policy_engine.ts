@@ -2,6 +2,7 @@ import type { RoutedTool } from "../tool_source.ts";
 import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
 import type { Policy, PolicyAction } from "../policy_types.ts";
 import { SpecifierMatch } from "./specifier_match.ts";
+import { type CompiledLimit, compileLimits } from "./call_limiter.ts";
 
 /** Which policy a decision came from. */
 export type PolicyScope = "router" | "request";
@@ -28,6 +29,8 @@ export interface CompiledPolicy {
   readonly allow: readonly PolicyRule[];
   /** The default action. */
   readonly default: PolicyAction;
+  /** The limits, in order. */
+  readonly limits: readonly CompiledLimit[];
 }
 
 const ACTIONS: readonly PolicyAction[] = ["allow", "ask", "deny"];
@@ -50,9 +53,9 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
   const cached = compiled.get(policy);
   if (cached?.scope === scope) return cached;
   for (const key of Object.keys(policy)) {
-    if (!["allow", "ask", "deny", "default"].includes(key)) {
+    if (!["allow", "ask", "deny", "default", "limits"].includes(key)) {
       throw new TypeError(
-        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny and default`,
+        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny, default and limits`,
       );
     }
   }
@@ -82,6 +85,7 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
     ask: list("ask"),
     allow: list("allow"),
     default: value.default ?? "allow",
+    limits: compileLimits(value.limits, scope),
   });
   compiled.set(policy, result);
   return result;

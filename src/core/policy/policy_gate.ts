@@ -22,6 +22,7 @@ import type {
   PendingApproval,
 } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
+import type { CallLimiter } from "./call_limiter.ts";
 
 /** What every tool set of one router shares for approvals. */
 export interface ApprovalSettings {
@@ -55,6 +56,8 @@ export interface PolicyGateInit {
   userId?: string;
   /** The router's call settings. */
   settings: CallSettings;
+  /** Counts calls against the policies' limits, when they have any. */
+  limiter?: CallLimiter;
 }
 
 /**
@@ -64,6 +67,7 @@ export interface PolicyGateInit {
 export class PolicyGate {
   readonly init: PolicyGateInit;
   #pending = new Map<string, PendingApproval>();
+  #runId?: string;
 
   /** @param init The policies, approvals, selection, user and settings. */
   constructor(init: PolicyGateInit) {
@@ -86,6 +90,7 @@ export class PolicyGate {
     run: RunTool,
   ): Promise<ToolCallResult> {
     const { engine, settings } = this.init;
+    run = this.#limited(run);
     let parsed: Record<string, unknown> | undefined;
     let decision: PolicyDecision;
     try {
@@ -228,6 +233,20 @@ export class PolicyGate {
       ? this.#pending.get(approvalOrId) ?? approvalOrId
       : approvalOrId;
     if (typeof approval !== "string") this.#pending.delete(approval.id);
-    return settleApproval(this.init, approval, answer, context);
+    return settleApproval(this.init, approval, answer, {
+      ...context,
+      run: this.#limited(context.run),
+    });
+  }
+
+  /** The runner with the policies' limits in front, when they have any. */
+  #limited(run: RunTool): RunTool {
+    const { limiter, userId, settings } = this.init;
+    if (limiter === undefined) return run;
+    return limiter.wrap(run, {
+      userId,
+      settings,
+      runId: () => this.#runId ??= crypto.randomUUID(),
+    });
   }
 }
