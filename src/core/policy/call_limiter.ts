@@ -94,6 +94,11 @@ export class CallLimiter {
   #workspace?: string;
   #now: () => number;
   #byTool = new Map<RoutedTool, readonly CompiledLimit[]>();
+  /**
+   * Counts seen over their limit, by key, until their window ends: a count only grows within its
+   * window, so a runaway loop is refused here without asking the store again.
+   */
+  #full = new Map<string, { until: number }>();
 
   /**
    * @param limits The limits of the request's policies.
@@ -156,13 +161,27 @@ export class CallLimiter {
     if (applying.length === 0) return undefined;
     const now = this.#now();
     const counts = applying.map((limit) => count(limit, context, now));
+    for (const [index, { key }] of counts.entries()) {
+      const full = this.#full.get(JSON.stringify(key));
+      if (full === undefined) continue;
+      if (full.until > now) {
+        return { limit: applying[index], retryAfterMs: counts[index].retryAfterMs };
+      }
+      this.#full.delete(JSON.stringify(key));
+    }
     const seen = await Promise.all(
       counts.map(({ key, expireIn }) => this.#store.increment(key, { expireIn })),
     );
     const over = seen.findIndex((value, index) => value > applying[index].max);
     if (over === -1) return undefined;
-    // Nothing runs, so nothing is counted: every count this call took is given back.
-    await Promise.all(counts.map(({ key }) => this.#store.increment(key, { by: -1 })));
+    // Nothing runs, so the counts that admitted the call are given back; a count over its limit
+    // stays over it until its window ends either way.
+    await Promise.all(
+      counts.filter((_, index) => seen[index] <= applying[index].max)
+        .map(({ key }) => this.#store.increment(key, { by: -1 })),
+    );
+    if (this.#full.size >= 10_000) this.#full.clear();
+    this.#full.set(JSON.stringify(counts[over].key), { until: now + counts[over].expireIn });
     return { limit: applying[over], retryAfterMs: counts[over].retryAfterMs };
   }
 

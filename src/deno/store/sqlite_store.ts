@@ -108,16 +108,18 @@ export class SqliteStore implements KeyValueStore, Disposable {
   ): Promise<boolean> {
     const k = encodeKey(key);
     const now = this.#now();
-    const { changes } = this.#add.run(k, encodeValue(value), this.#expiry(options), now);
+    const { changes } = this.#immediate(() =>
+      this.#add.run(k, encodeValue(value), this.#expiry(options), now)
+    );
     return Promise.resolve(Number(changes) === 1);
   }
 
   increment(key: readonly string[], options: KeyValueIncrementOptions = {}): Promise<number> {
     const by = incrementBy(options);
     const k = encodeKey(key);
-    const row = this.#count.get(k, String(by), this.#expiry(options), this.#now()) as
-      | { v: string }
-      | undefined;
+    const row = this.#immediate(() =>
+      this.#count.get(k, String(by), this.#expiry(options), this.#now())
+    ) as { v: string } | undefined;
     if (row === undefined) {
       // The WHERE clause refused the update: the key holds something that is not an integer.
       return Promise.reject(
@@ -150,6 +152,23 @@ export class SqliteStore implements KeyValueStore, Disposable {
   /** Same as {@linkcode SqliteStore#close}, for `using`. */
   [Symbol.dispose](): void {
     this.close();
+  }
+
+  /**
+   * Runs a read-then-write statement in a transaction that takes the write lock first: a
+   * statement that starts as a reader gets "database is locked" at once, without waiting, when
+   * another process wrote in between (SQLite's WAL rule), while this waits up to the busy timeout.
+   */
+  #immediate<T>(statement: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = statement();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   #expiry(options: KeyValueSetOptions): number | null {
