@@ -112,6 +112,8 @@ export type {
 export { SqliteStore } from "./store/sqlite_store.ts";
 export type { SqliteStoreOptions } from "./store/sqlite_store.ts";
 export { DenoKvStore } from "./store/deno_kv_store.ts";
+export { RedisStore } from "./store/redis_store.ts";
+export type { RedisClientLike, RedisStoreOptions } from "./store/redis_store.ts";
 export type { DenoKvAtomicLike, DenoKvLike } from "./store/deno_kv_store.ts";
 export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_store.ts";
 export { MemoryStore } from "../core/store/memory_store.ts";
