@@ -103,6 +103,8 @@ export type {
 } from "./src/core/mcp/mcp_transport.ts";
 export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
 export { MemoryStore } from "./src/core/store/memory_store.ts";
+export { EncryptedStore } from "./src/core/store/encrypted_store.ts";
+export type { StoreKey } from "./src/core/store/encrypted_store.ts";
 export type {
   KeyValueEntry,
   KeyValueIncrementOptions,

@@ -1,5 +1,6 @@
 import { MemoryStore } from "./store/memory_store.ts";
 import type { KeyValueStore } from "./store/key_value_store.ts";
+import { EncryptedStore, type StoreKey } from "./store/encrypted_store.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import type { ResolvedSelection, ToolSelection } from "./tool_selection.ts";
 import { ToolSet } from "./tool_set.ts";
@@ -38,13 +39,16 @@ export function approvalSettings(options: {
   approvalSecret?: string | Uint8Array;
   approvalTtlMs?: number;
   store?: KeyValueStore;
+  storeKey?: StoreKey;
 }): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');
   }
   return {
     signer: new ApprovalSigner(options.approvalSecret),
-    store: options.store ?? new MemoryStore(),
+    store: options.storeKey === undefined
+      ? options.store ?? new MemoryStore()
+      : new EncryptedStore(options.store ?? new MemoryStore(), options.storeKey),
     ttlMs: options.approvalTtlMs ?? FIFTEEN_MINUTES,
     approve: options.approve,
   };

@@ -10,6 +10,7 @@ import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source
 import { ToolRegistry } from "./tool_registry.ts";
 import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_call_types.ts";
 import type { KeyValueStore } from "./store/key_value_store.ts";
+import type { StoreKey } from "./store/encrypted_store.ts";
 import type { ApprovalAnswer, ApprovalHandler, PendingApproval, Policy } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
@@ -62,8 +63,16 @@ export interface ToolRouterOptions {
   approvalSecret?: string | Uint8Array;
   /** How long a pending approval stays valid, in milliseconds. Default: 15 minutes. */
   approvalTtlMs?: number;
-  /** Where used approval ids are kept, so each approval runs once. Default: in memory. */
+  /**
+   * Where used approval ids and the counts of policy limits are kept; share one between routers
+   * that serve the same users. Default: in memory.
+   */
   store?: KeyValueStore;
+  /**
+   * Encrypts the secrets the router keeps in `store` (approvals, grants) with AES-256-GCM: 32
+   * random bytes, their base64, or an AES-GCM `CryptoKey` (see `EncryptedStore`).
+   */
+  storeKey?: StoreKey;
 }
 
 /** Options of a host-side `ToolRouter#invoke`. */
@@ -134,7 +143,10 @@ export class ToolRouter implements AsyncDisposable {
     if (options.policy !== undefined) this.#policy = compilePolicy(options.policy, "router");
     checkPositive(options.approvalTtlMs, "approvalTtlMs");
     this.#approvalOptions = options;
-    if (options.approvalSecret !== undefined || options.approve !== undefined) {
+    if (
+      options.approvalSecret !== undefined || options.approve !== undefined ||
+      options.storeKey !== undefined
+    ) {
       this.#approvals = approvalSettings(options);
     }
   }

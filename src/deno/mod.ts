@@ -117,6 +117,8 @@ export type { RedisClientLike, RedisStoreOptions } from "./store/redis_store.ts"
 export type { DenoKvAtomicLike, DenoKvLike } from "./store/deno_kv_store.ts";
 export type { PinningOptions, PinStore, ToolPin } from "../core/mcp/gateway/pin_store.ts";
 export { MemoryStore } from "../core/store/memory_store.ts";
+export { EncryptedStore } from "../core/store/encrypted_store.ts";
+export type { StoreKey } from "../core/store/encrypted_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";
 export type { AuditDecision, AuditRecord, AuditSink } from "../core/audit_sink.ts";

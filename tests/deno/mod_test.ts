@@ -7,6 +7,7 @@ import { fromFileUrl } from "./cli/_file_url.ts";
 const VALUES: Record<string, "function" | "object"> = {
   CONTEXT_DEFAULTS: "object",
   DenoKvStore: "function",
+  EncryptedStore: "function",
   NETWORK_ENV: "object",
   DenoStdioClientTransport: "function",
   FileAuditSink: "function",
@@ -92,6 +93,7 @@ const TYPES = [
   "PermissionReport",
   "ProcessInfo",
   "ReadFileResult",
+  "StoreKey",
   "RedisClientLike",
   "RedisStoreOptions",
   "RequiredPermissions",
