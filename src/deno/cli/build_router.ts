@@ -13,7 +13,7 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
 import type { AuditSink } from "../../core/audit_sink.ts";
-import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
+import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
 import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
@@ -67,8 +67,11 @@ export interface BuildRouterOptions {
   oauthRedirectUrl?: string;
   /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
-  /** Where pins are kept when there is no lock file (`serve --store`). Default: memory. */
-  store?: PinStore;
+  /**
+   * Where state shared by serve processes is kept (`serve --store`): pins when there is no lock
+   * file, used approvals, limit counts and OAuth tokens. Default: memory.
+   */
+  store?: KeyValueStore;
   /**
    * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
    * `--audit` file): protected from the built-in tools like the start-up files.
@@ -121,7 +124,7 @@ export async function buildRouter(
   const hasServers = Object.keys(config.mcpServers).length > 0 ||
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
-    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl })
+    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: options.store })
     : undefined;
   const pins = await cliPinning(config, options.store);
   const gateway = hasServers
@@ -165,6 +168,7 @@ export async function buildRouter(
     timeoutMs: config.callTimeoutMs,
     maxResultChars: config.maxResultChars,
     policy: config.policy,
+    store: options.store,
     approve: options.approve,
     audit: options.audit,
   });

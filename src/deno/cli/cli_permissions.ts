@@ -1,3 +1,4 @@
+import { STORE_KEY_VARIABLE } from "./served_store.ts";
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
@@ -71,6 +72,8 @@ export function cliPermissions(
   if (http !== undefined) net.add(http);
   // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
   if (http !== undefined && config.users.length === 0) env.add(TOKEN_VARIABLE);
+  // The key that encrypts the secrets kept in the `--store` file.
+  if (options.store !== undefined) env.add(STORE_KEY_VARIABLE);
   const servers: McpServerConfig[] = [
     ...Object.values(config.mcpServers),
     ...config.users.flatMap((user) => Object.values(user.mcpServers)),

@@ -36,7 +36,8 @@ Options:
                      digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
-                     after drift
+                     after drift; also used approvals, policy limit counts and OAuth tokens,
+                     encrypted with TOOLROUTE_STORE_KEY (32 bytes, base64) when it is set
   --allow-excess     Serve even when the process holds more permissions than needed
   -h, --help         Show this help
 
