@@ -117,6 +117,9 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       tool: name,
       content: [textBlock(failure.message)],
     };
+    if (isToolError(error) && error.retryAfterMs !== undefined) {
+      result.retryAfterMs = error.retryAfterMs;
+    }
   }
   if (!observe) return result;
   const event: ToolCallEvent = {

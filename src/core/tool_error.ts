@@ -58,18 +58,25 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
 export class ToolError extends Error {
   /** The stable code of this error. */
   readonly code: ErrorCode;
+  /** With `rate_limited`: milliseconds until the call may be tried again, when known. */
+  readonly retryAfterMs?: number;
 
   /**
    * Creates a tool error.
    *
    * @param code The stable code.
    * @param message One or two plain sentences for the model.
-   * @param options The standard error options (`cause`).
+   * @param options The standard error options (`cause`), and `retryAfterMs` for `rate_limited`.
    */
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: ErrorOptions & { retryAfterMs?: number },
+  ) {
     super(message, options);
     this.name = "ToolError";
     this.code = code;
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -97,7 +97,10 @@ export class Redactor {
     const message = this.text(error.message);
     return message === error.message
       ? error
-      : new ToolError(error.code, message, { cause: error.cause });
+      : new ToolError(error.code, message, {
+        cause: error.cause,
+        retryAfterMs: error.retryAfterMs,
+      });
   }
 }
 
