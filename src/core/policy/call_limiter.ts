@@ -161,17 +161,22 @@ export class CallLimiter {
     if (applying.length === 0) return undefined;
     const now = this.#now();
     const counts = applying.map((limit) => count(limit, context, now));
-    for (const [index, { key }] of counts.entries()) {
-      const full = this.#full.get(JSON.stringify(key));
-      if (full === undefined) continue;
-      if (full.until > now) {
-        return { limit: applying[index], retryAfterMs: counts[index].retryAfterMs };
+    if (this.#full.size > 0) {
+      for (const [index, { key }] of counts.entries()) {
+        const id = JSON.stringify(key);
+        const full = this.#full.get(id);
+        if (full === undefined) continue;
+        if (full.until > now) {
+          return { limit: applying[index], retryAfterMs: counts[index].retryAfterMs };
+        }
+        this.#full.delete(id);
       }
-      this.#full.delete(JSON.stringify(key));
     }
-    const seen = await Promise.all(
-      counts.map(({ key, expireIn }) => this.#store.increment(key, { expireIn })),
-    );
+    const seen = counts.length === 1
+      ? [await this.#store.increment(counts[0].key, { expireIn: counts[0].expireIn })]
+      : await Promise.all(
+        counts.map(({ key, expireIn }) => this.#store.increment(key, { expireIn })),
+      );
     const over = seen.findIndex((value, index) => value > applying[index].max);
     if (over === -1) return undefined;
     // Nothing runs, so the counts that admitted the call are given back; a count over its limit

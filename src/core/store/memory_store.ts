@@ -122,13 +122,17 @@ export class MemoryStore implements KeyValueStore {
 
 function encodeKey(key: readonly string[]): string {
   if (key.length === 0) throw new TypeError("Cannot use an empty key: pass at least one part");
-  for (const part of key) {
+  // Parts are joined by NUL; NUL and \u0001 inside a part are escaped, so no two keys meet.
+  let encoded = "";
+  for (let index = 0; index < key.length; index++) {
+    const part = key[index];
     if (typeof part !== "string") {
       throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
     }
+    const escaped = /[\u0000\u0001]/.test(part)
+      ? part.replaceAll("\u0001", "\u0001\u0001").replaceAll("\u0000", "\u0001\u0002")
+      : part;
+    encoded = index === 0 ? escaped : `${encoded}\u0000${escaped}`;
   }
-  return key.map((part) =>
-    part.replaceAll("\u0001", "\u0001\u0001").replaceAll("\u0000", "\u0001\u0002")
-  )
-    .join("\u0000");
+  return encoded;
 }
