@@ -228,3 +228,24 @@ Deno.test("a malformed limit is a TypeError naming it", () => {
     assertMatch(error.message, /Invalid router policy: .*limit/);
   }
 });
+
+Deno.test("callAll is limited like single calls: a batch cannot slip past the count", async () => {
+  const { router, ran } = limitedRouter({
+    limits: [{ match: "send_email", max: 2, windowMs: HOUR }],
+  });
+  const tools = await expose(router, "alice");
+  const results = await tools.callAll(
+    Array.from(
+      { length: 5 },
+      (_, i) => ({ id: String(i), name: "send_email", arguments: { to: `${i}` } }),
+    ),
+  );
+  assertEquals(results.map((result) => result.code ?? "ok"), [
+    "ok",
+    "ok",
+    "rate_limited",
+    "rate_limited",
+    "rate_limited",
+  ]);
+  assertEquals(ran.length, 2);
+});
