@@ -28,8 +28,10 @@ import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
  * server packages each ship their own copy of the protocol core, and the example uses both (the
  * gateway and `mcpHttpHandler`): 184.9 KB measured, plus 3 %. A worker with function tools only
  * stays far below (its own test), and toolroute's own-code ceiling below is unchanged.
+ * Raised to 193.5 KB in session 29 (s29a) by toolroute's own growth only: policy limits, secrets
+ * sealed at rest and upstream rate limits (+3.1 KB: 187.3 → 190.4 KB).
  */
-const BUNDLE_BUDGET_BYTES = 190.5 * 1024;
+const BUNDLE_BUDGET_BYTES = 193.5 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
@@ -46,8 +48,10 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * are escaped at any depth (~1.5 KB): 41.4 KB, beside other round 3 fixes.
  * Raised to 46 KB in session 28: deferred exposure with a BM25 tool search inside the allowlist
  * and Anthropic's native rendering (~1.8 KB, issue 28): 44.2 KB.
+ * Raised to 49 KB in session 29 (s29a): policy limits and `rate_limited`, `EncryptedStore` for
+ * secrets at rest, upstream 429s (~3 KB, issue 29): 47.7 KB (44.7 KB before).
  */
-const OWN_CODE_CEILING_BYTES = 46 * 1024;
+const OWN_CODE_CEILING_BYTES = 49 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
