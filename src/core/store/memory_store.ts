@@ -61,7 +61,9 @@ export class MemoryStore implements KeyValueStore {
   increment(key: readonly string[], options: KeyValueIncrementOptions = {}): Promise<number> {
     const by = incrementBy(options);
     const encoded = encodeKey(key);
-    const slot = this.#live(encoded);
+    const now = this.#now();
+    let slot = this.#slots.get(encoded);
+    if (slot?.expiresAt !== undefined && slot.expiresAt <= now) slot = undefined;
     const current = slot === undefined ? 0 : JSON.parse(slot.json);
     if (typeof current !== "number") {
       return Promise.reject(
@@ -69,10 +71,14 @@ export class MemoryStore implements KeyValueStore {
       );
     }
     const next = current + by;
-    const expiresAt = options.expireIn !== undefined
-      ? this.#now() + options.expireIn
-      : slot?.expiresAt;
-    this.#slots.set(encoded, { key: [...key], json: String(next), expiresAt });
+    const expiresAt = options.expireIn !== undefined ? now + options.expireIn : slot?.expiresAt;
+    if (slot === undefined) {
+      this.#slots.set(encoded, { key: [...key], json: String(next), expiresAt });
+    } else {
+      // A count changes in place: the hot path of a limit check allocates no new entry.
+      slot.json = String(next);
+      slot.expiresAt = expiresAt;
+    }
     return Promise.resolve(next);
   }
 
