@@ -135,7 +135,7 @@ function encodeKey(key: readonly string[]): string {
     if (typeof part !== "string") {
       throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
     }
-    const escaped = /[\u0000\u0001]/.test(part)
+    const escaped = part.includes("\u0000") || part.includes("\u0001")
       ? part.replaceAll("\u0001", "\u0001\u0001").replaceAll("\u0000", "\u0001\u0002")
       : part;
     encoded = index === 0 ? escaped : `${encoded}\u0000${escaped}`;
