@@ -133,10 +133,25 @@ export class CallLimiter {
         argumentLimits: context.settings.argumentLimits,
         userId: context.userId,
         runId: options.runId ?? context.runId(),
-      }).then((refusal) =>
-        refusal === undefined
-          ? run(tool, args, options, decision)
-          : refused(tool, refusal, { ...context, args, options, decision })
+      }).then(
+        (refusal) =>
+          refusal === undefined
+            ? run(tool, args, options, decision)
+            : refused(tool, refusal, { ...context, args, options, decision }),
+        // A store that fails (a database down) fails the call closed: unchecked, it does not run.
+        () =>
+          stoppedResult(
+            tool,
+            "tool_error",
+            `The call to "${tool.name}" did not run: its limits could not be checked, because the store that keeps their counts failed. Try again later`,
+            {
+              settings: context.settings,
+              userId: context.userId,
+              fields: decision ?? { decision: "allow", rule: "default" },
+              args,
+              signal: options.signal,
+            },
+          ),
       );
     };
   }

@@ -249,3 +249,16 @@ Deno.test("callAll is limited like single calls: a batch cannot slip past the co
   ]);
   assertEquals(ran.length, 2);
 });
+
+Deno.test("a store that fails fails the call closed: it does not run, and the call does not reject", async () => {
+  const broken = new MemoryStore();
+  broken.increment = () => Promise.reject(new Error("connection refused"));
+  const { router, ran } = limitedRouter(
+    { limits: [{ match: "send_email", max: 5, windowMs: HOUR }] },
+    { store: broken },
+  );
+  const result = await (await expose(router, "alice")).call("send_email", { to: "a" });
+  assertEquals(result.code, "tool_error");
+  assertMatch(result.text, /did not run: its limits could not be checked/);
+  assertEquals(ran, []);
+});
