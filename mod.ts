@@ -90,8 +90,11 @@ export type {
   OpenAIResponsesTool,
   OpenAIResponsesToolSearch,
 } from "./src/core/openai_responses_format.ts";
+export { EncryptedStore } from "./src/core/store/encrypted_store.ts";
+export type { StoreKey } from "./src/core/store/encrypted_store.ts";
 export type {
   KeyValueEntry,
+  KeyValueIncrementOptions,
   KeyValueSetOptions,
   KeyValueStore,
 } from "./src/core/store/key_value_store.ts";
@@ -106,6 +109,7 @@ export type {
   PendingApproval,
   Policy,
   PolicyAction,
+  PolicyLimit,
 } from "./src/core/policy_types.ts";
 export type { BatchCall, CallAllOptions } from "./src/core/policy/call_all.ts";
 export type {

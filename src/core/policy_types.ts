@@ -43,6 +43,27 @@ export interface Policy {
    * only, creating no grant.
    */
   neverSticky?: string[];
+  /**
+   * Most calls per time window (or per run) of the tools a rule matches; a call over a limit
+   * runs nothing and returns `rate_limited` with `retryAfterMs`. Counted in the router's `store`.
+   */
+  limits?: PolicyLimit[];
+}
+
+/**
+ * At most `max` calls matching `match` in each window of `windowMs` milliseconds (windows
+ * aligned to the epoch, so routers sharing a store count the same window), or per run when
+ * `windowMs` is absent (the call option `runId`; one tool set is one run by default).
+ */
+export interface PolicyLimit {
+  /** A rule, as in `deny`: `send_email`, `server:billing`, `bash(git push*)`. */
+  match: string;
+  /** Most calls admitted per window or run: a whole number of at least 1. */
+  max: number;
+  /** The window in milliseconds; absent: the window is the run. */
+  windowMs?: number;
+  /** Whose calls share a count: each user's apart (`"user"`, the default) or everyone's. */
+  per?: "user" | "router";
 }
 
 /** The selection a pending approval records, so a later router can rebuild the tool set. */

@@ -1,5 +1,6 @@
 import { MemoryStore } from "./store/memory_store.ts";
 import type { KeyValueStore } from "./store/key_value_store.ts";
+import { EncryptedStore, type StoreKey } from "./store/encrypted_store.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import type { ResolvedSelection, ToolSelection } from "./tool_selection.ts";
 import { ToolSet } from "./tool_set.ts";
@@ -20,6 +21,7 @@ import type { ResultBudgets } from "./result_budget.ts";
 import { resultBudgetsOf } from "./_result_budgets.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
 import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
+import { CallLimiter } from "./policy/call_limiter.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
 const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
@@ -42,12 +44,15 @@ export function approvalSettings(options: {
   approvalTtlMs?: number;
   store?: KeyValueStore;
   grantTtlMs?: number;
+  storeKey?: StoreKey;
 }): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');
   }
   const signer = new ApprovalSigner(options.approvalSecret);
-  const store = options.store ?? new MemoryStore();
+  const store = options.storeKey === undefined
+    ? options.store ?? new MemoryStore()
+    : new EncryptedStore(options.store ?? new MemoryStore(), options.storeKey);
   return {
     signer,
     store,
@@ -97,12 +102,17 @@ export function exposeWithPolicy(
       });
     }
   }
+  const limits = policies.flatMap((policy) => policy?.limits ?? []);
   const gate = new PolicyGate({
     engine,
     approvals: context.approvals,
     selection: snapshot(selection),
     userId: selection.userId,
     settings: context.settings,
+    limiter: limits.length === 0 ? undefined : new CallLimiter(limits, {
+      store: context.approvals.store,
+      workspace: context.workspace,
+    }),
   });
   const init = {
     tools,

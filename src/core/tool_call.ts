@@ -91,6 +91,9 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       tool: name,
       content: [textBlock(failure.message)],
     };
+    if (isToolError(error) && error.retryAfterMs !== undefined) {
+      result.retryAfterMs = error.retryAfterMs;
+    }
   }
   if (call.after !== undefined) {
     const after = call.after(result);

@@ -45,6 +45,11 @@ export interface CallOptions {
   ) => Promise<ToolElicitationResult>;
   /** Receives log messages a tool sends during the call (an upstream MCP server's). */
   onLog?: (entry: ToolLogEntry) => void;
+  /**
+   * The agent run this call belongs to: per-run budgets (policy limits without `windowMs`) count
+   * per run id. Default: one run per tool set.
+   */
+  runId?: string;
 }
 
 /** The result of one tool call, with its details. */
@@ -74,6 +79,8 @@ export interface ToolCallResult {
   structuredContent?: Record<string, unknown>;
   /** When a result budget cut the result: the handle `read_result` reads the whole of it by. */
   resultHandle?: string;
+  /** With `rate_limited`: milliseconds until the call may be tried again, when known. */
+  retryAfterMs?: number;
 }
 
 /** The event the router emits once per call. */

@@ -12,6 +12,8 @@
  *   result carries a `PendingApproval` for `ToolSet#approve` or `ToolRouter#resume`.
  * - `audit_unavailable`: the audit trail had no room for the call's record within its bound, so
  *   the call did not run rather than run unaudited.
+ * - `rate_limited`: a limit of the policy (or the upstream server) refused the call; it did not
+ *   run, and `retryAfterMs` on the result says when it may be tried again.
  */
 export type ErrorCode =
   | "unknown_tool"
@@ -22,7 +24,8 @@ export type ErrorCode =
   | "tool_error"
   | "upstream_unavailable"
   | "approval_required"
-  | "audit_unavailable";
+  | "audit_unavailable"
+  | "rate_limited";
 
 /** Every {@linkcode ErrorCode}, in a stable order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
@@ -35,6 +38,7 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
   "upstream_unavailable",
   "approval_required",
   "audit_unavailable",
+  "rate_limited",
 ]);
 
 /**
@@ -54,18 +58,25 @@ export const ERROR_CODES: readonly ErrorCode[] = Object.freeze([
 export class ToolError extends Error {
   /** The stable code of this error. */
   readonly code: ErrorCode;
+  /** With `rate_limited`: milliseconds until the call may be tried again, when known. */
+  readonly retryAfterMs?: number;
 
   /**
    * Creates a tool error.
    *
    * @param code The stable code.
    * @param message One or two plain sentences for the model.
-   * @param options The standard error options (`cause`).
+   * @param options The standard error options (`cause`), and `retryAfterMs` for `rate_limited`.
    */
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: ErrorOptions & { retryAfterMs?: number },
+  ) {
     super(message, options);
     this.name = "ToolError";
     this.code = code;
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -10,6 +10,7 @@ import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source
 import { ToolRegistry } from "./tool_registry.ts";
 import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_call_types.ts";
 import type { KeyValueStore } from "./store/key_value_store.ts";
+import type { StoreKey } from "./store/encrypted_store.ts";
 import type { ApprovalAnswer, ApprovalHandler, PendingApproval, Policy } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
@@ -80,11 +81,17 @@ export interface ToolRouterOptions {
   /** How long a pending approval stays valid, in milliseconds. Default: 15 minutes. */
   approvalTtlMs?: number;
   /**
-   * Where used approval ids, grants (under the key prefix `["grants"]`) and results cut by
-   * `resultBudget` are kept, so each approval runs once, routers that share it share grants, and a
-   * cut result can be read from another instance. Default: in memory.
+   * Where used approval ids, grants (under the key prefix `["grants"]`), the counts of policy
+   * limits and results cut by `resultBudget` are kept, so each approval runs once, routers that
+   * share it share grants and limits, and a cut result can be read from another instance.
+   * Default: in memory.
    */
   store?: KeyValueStore;
+  /**
+   * Encrypts the secrets the router keeps in `store` (approvals, grants) with AES-256-GCM: 32
+   * random bytes, their base64, or an AES-GCM `CryptoKey` (see `EncryptedStore`).
+   */
+  storeKey?: StoreKey;
   /** How long a `session` grant lasts, in milliseconds. Default: 8 hours. */
   grantTtlMs?: number;
   /**
@@ -180,7 +187,10 @@ export class ToolRouter implements AsyncDisposable {
     checkPositive(options.grantTtlMs, "grantTtlMs");
     this.#hooks = checkHooks(options.hooks, "router");
     this.#approvalOptions = options;
-    if (options.approvalSecret !== undefined || options.approve !== undefined) {
+    if (
+      options.approvalSecret !== undefined || options.approve !== undefined ||
+      options.storeKey !== undefined
+    ) {
       this.#approvals = approvalSettings(options);
     }
   }

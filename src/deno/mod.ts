@@ -62,5 +62,7 @@ export type { SqliteStoreOptions } from "./store/sqlite_store.ts";
 export { DenoKvStore } from "./store/deno_kv_store.ts";
 export { FileResultStore } from "./store/file_result_store.ts";
 export type { DenoKvAtomicLike, DenoKvLike } from "./store/deno_kv_store.ts";
+export { RedisStore } from "./store/redis_store.ts";
+export type { RedisClientLike, RedisStoreOptions } from "./store/redis_store.ts";
 export { FileAuditSink } from "./audit/file_audit_sink.ts";
 export type { FileAuditSinkOptions } from "./audit/file_audit_sink.ts";

@@ -50,6 +50,33 @@ export async function checkKeyValueStore(
     key: ["odd", 'quo"te', "nul\u0000", "\u0001"],
     value: "ok",
   }], "key parts with quotes and control characters");
+  eq(await store.increment(["count", "a"]), 1, "increment starts from nothing");
+  eq(await store.increment(["count", "a"], { by: 4 }), 5, "increment adds");
+  eq(await store.increment(["count", "a"], { by: -2 }), 3, "increment takes back");
+  eq(await store.get(["count", "a"]), 3, "a count reads as a number");
+  eq(
+    await Promise.all(Array.from({ length: 20 }, () => store.increment(["count", "race"])))
+      .then((seen) => seen.sort((a, b) => a - b)),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+    "concurrent increments each see their own number",
+  );
+  eq(await store.increment(["count", "ttl"], { expireIn: 50 }), 1, "a counted window opens");
+  clock += 30;
+  eq(await store.increment(["count", "ttl"]), 2, "without expireIn the count keeps its expiry");
+  clock += 21;
+  eq(await store.get(["count", "ttl"]), undefined, "the count expired with its first deadline");
+  eq(await store.increment(["count", "ttl"]), 1, "an expired count starts again");
+  clock += 1_000;
+  eq(await store.get(["count", "ttl"]), 1, "a count opened without expireIn stays");
+  await store.set(["count", "text"], "not a number");
+  await assertRejectsOrThrows(() => store.increment(["count", "text"]), TypeError);
+  eq(await store.get(["count", "text"]), "not a number", "a refused increment changes nothing");
+  await assertRejectsOrThrows(() => store.increment(["count", "a"], { by: 0.5 }), RangeError);
+  await assertRejectsOrThrows(
+    () => store.increment(["count", "a"], { expireIn: 0 }),
+    RangeError,
+  );
+  checks += 3;
   await assertRejectsOrThrows(() => store.set([], 1), TypeError);
   await assertRejectsOrThrows(() => store.set(["x"], undefined), TypeError);
   await assertRejectsOrThrows(() => store.set(["x"], 1, { expireIn: -1 }), RangeError);

@@ -12,7 +12,7 @@ Deno.test("ToolError carries its code and message and is an Error", () => {
   assertEquals(error instanceof Error, true);
 });
 
-Deno.test("ERROR_CODES lists the nine codes", () => {
+Deno.test("ERROR_CODES lists the ten codes", () => {
   assertEquals(ERROR_CODES, [
     "unknown_tool",
     "invalid_arguments",
@@ -23,6 +23,7 @@ Deno.test("ERROR_CODES lists the nine codes", () => {
     "upstream_unavailable",
     "approval_required",
     "audit_unavailable",
+    "rate_limited",
   ]);
 });
 

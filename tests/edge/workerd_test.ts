@@ -32,9 +32,10 @@ import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.
  * Raised again when `mcpHttpHandler` learned the 2026-07-28 era: the SDK's serving entry for it
  * (`createMcpHandler`, its per-request transport and listen router, and the high-level
  * `McpServer` class it checks its factories' products against) adds 13 KB: 200.4 KB measured,
- * plus 2 %.
+ * plus 2 %; and by toolroute's own growth besides (policy limits, secrets sealed at rest,
+ * upstream rate limits: +3.1 KB; result budgets).
  */
-const BUNDLE_BUDGET_BYTES = 204.5 * 1024;
+const BUNDLE_BUDGET_BYTES = 212 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
@@ -53,11 +54,11 @@ const OWN_CODE_TARGET_BYTES = 15 * 1024;
  * and Anthropic's native rendering (~1.8 KB, issue 28): 44.2 KB.
  * Raised to 50 KB (s28): result budgets with read_result and their key-value store, and the OpenAI
  * Responses rendering with its tool search (~3.5 KB): 47.7 KB.
- * Raised to 53 KB when `mcpHttpHandler` learned the 2026-07-28 era besides: its `input_required`
- * rounds (approvals and tools' questions), the per-user modern endpoint and MCP Apps' `ui://` reads
- * (~2.4 KB).
+ * Raised to 56 KB when `mcpHttpHandler` learned the 2026-07-28 era besides (its `input_required`
+ * rounds, the per-user modern endpoint and MCP Apps' `ui://` reads, ~2.4 KB) and with policy
+ * limits and `rate_limited`, `EncryptedStore` for secrets at rest and upstream 429s (~3 KB).
  */
-const OWN_CODE_CEILING_BYTES = 53 * 1024;
+const OWN_CODE_CEILING_BYTES = 56 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 

@@ -1,3 +1,4 @@
+import { upstreamRateLimit } from "./upstream_rate_limit.ts";
 import { toolResultProblem } from "./tool_result_problem.ts";
 import { ToolError } from "../tool_error.ts";
 import { truncateMiddle } from "../result_text.ts";
@@ -244,6 +245,8 @@ export function mcpErrorToToolError(
 ): ToolError {
   if (signal?.aborted && signal.reason instanceof ToolError) return signal.reason;
   if (error instanceof ToolError) return error;
+  const limited = upstreamRateLimit(error, toolName);
+  if (limited !== undefined) return limited;
   const cause = { cause: error };
   const code = mcpErrorCodeOf(error);
   if (code !== undefined) {

@@ -2,6 +2,7 @@ import type { RoutedTool } from "../tool_source.ts";
 import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
 import type { Policy, PolicyAction } from "../policy_types.ts";
 import { SpecifierMatch } from "./specifier_match.ts";
+import { type CompiledLimit, compileLimits } from "./call_limiter.ts";
 
 /** Which policy a decision came from. */
 export type PolicyScope = "router" | "request";
@@ -30,6 +31,8 @@ export interface CompiledPolicy {
   readonly default: PolicyAction;
   /** Rules whose asks are never remembered by a grant. */
   readonly neverSticky: readonly PolicyRule[];
+  /** The limits, in order. */
+  readonly limits: readonly CompiledLimit[];
 }
 
 const ACTIONS: readonly PolicyAction[] = ["allow", "ask", "deny"];
@@ -52,9 +55,9 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
   const cached = compiled.get(policy);
   if (cached?.scope === scope) return cached;
   for (const key of Object.keys(policy)) {
-    if (!["allow", "ask", "deny", "default", "neverSticky"].includes(key)) {
+    if (!["allow", "ask", "deny", "default", "neverSticky", "limits"].includes(key)) {
       throw new TypeError(
-        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny, default and neverSticky`,
+        `Invalid ${scope} policy: unknown key "${key}"; the keys are allow, ask, deny, default, neverSticky and limits`,
       );
     }
   }
@@ -85,6 +88,7 @@ export function compilePolicy(policy: unknown, scope: PolicyScope): CompiledPoli
     allow: list("allow"),
     default: value.default ?? "allow",
     neverSticky: list("neverSticky"),
+    limits: compileLimits(value.limits, scope),
   });
   compiled.set(policy, result);
   return result;

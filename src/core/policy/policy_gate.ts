@@ -10,6 +10,7 @@ import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
 import type { ApprovalAnswer, ApprovalHandler, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
+import type { CallLimiter } from "./call_limiter.ts";
 
 // The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
 // imports point one way: the gate over its parts.
@@ -41,6 +42,7 @@ async function grantedCall(
 export class PolicyGate {
   readonly init: PolicyGateInit;
   #pending = new Map<string, PendingApproval>();
+  #runId?: string;
 
   /** @param init The policies, approvals, selection, user and settings. */
   constructor(init: PolicyGateInit) {
@@ -63,6 +65,7 @@ export class PolicyGate {
     run: RunTool,
   ): Promise<ToolCallResult> {
     const { engine, settings } = this.init;
+    run = this.#limited(run);
     let parsed: Record<string, unknown> | undefined;
     let decision: PolicyDecision;
     try {
@@ -229,6 +232,20 @@ export class PolicyGate {
       ? this.#pending.get(approvalOrId) ?? approvalOrId
       : approvalOrId;
     if (typeof approval !== "string") this.#pending.delete(approval.id);
-    return settleApproval(this.init, approval, answer, context);
+    return settleApproval(this.init, approval, answer, {
+      ...context,
+      run: this.#limited(context.run),
+    });
+  }
+
+  /** The runner with the policies' limits in front, when they have any. */
+  #limited(run: RunTool): RunTool {
+    const { limiter, userId, settings } = this.init;
+    if (limiter === undefined) return run;
+    return limiter.wrap(run, {
+      userId,
+      settings,
+      runId: () => this.#runId ??= crypto.randomUUID(),
+    });
   }
 }

@@ -6,6 +6,7 @@ import type { ApprovalSigner } from "./approval_signer.ts";
 import type { PolicyEngine } from "./policy_engine.ts";
 import type { PolicyEventFields } from "./policy_results.ts";
 import type { GrantStore } from "./grant_store.ts";
+import type { CallLimiter } from "./call_limiter.ts";
 
 /** What every tool set of one router shares for approvals. */
 export interface ApprovalSettings {
@@ -41,4 +42,6 @@ export interface PolicyGateInit {
   userId?: string;
   /** The router's call settings. */
   settings: CallSettings;
+  /** Counts calls against the policies' limits, when they have any. */
+  limiter?: CallLimiter;
 }

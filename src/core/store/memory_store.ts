@@ -1,4 +1,10 @@
-import type { KeyValueEntry, KeyValueSetOptions, KeyValueStore } from "./key_value_store.ts";
+import {
+  incrementBy,
+  type KeyValueEntry,
+  type KeyValueIncrementOptions,
+  type KeyValueSetOptions,
+  type KeyValueStore,
+} from "./key_value_store.ts";
 
 interface Slot {
   key: string[];
@@ -52,6 +58,30 @@ export class MemoryStore implements KeyValueStore {
     return Promise.resolve(true);
   }
 
+  increment(key: readonly string[], options: KeyValueIncrementOptions = {}): Promise<number> {
+    const by = incrementBy(options);
+    const encoded = encodeKey(key);
+    const now = this.#now();
+    let slot = this.#slots.get(encoded);
+    if (slot?.expiresAt !== undefined && slot.expiresAt <= now) slot = undefined;
+    const current = slot === undefined ? 0 : JSON.parse(slot.json);
+    if (typeof current !== "number") {
+      return Promise.reject(
+        new TypeError(`Cannot increment ${JSON.stringify(key)}: it holds something not a number`),
+      );
+    }
+    const next = current + by;
+    const expiresAt = options.expireIn !== undefined ? now + options.expireIn : slot?.expiresAt;
+    if (slot === undefined) {
+      this.#slots.set(encoded, { key: [...key], json: String(next), expiresAt });
+    } else {
+      // A count changes in place: the hot path of a limit check allocates no new entry.
+      slot.json = String(next);
+      slot.expiresAt = expiresAt;
+    }
+    return Promise.resolve(next);
+  }
+
   delete(key: readonly string[]): Promise<void> {
     this.#slots.delete(encodeKey(key));
     return Promise.resolve();
@@ -98,13 +128,17 @@ export class MemoryStore implements KeyValueStore {
 
 function encodeKey(key: readonly string[]): string {
   if (key.length === 0) throw new TypeError("Cannot use an empty key: pass at least one part");
-  for (const part of key) {
+  // Parts are joined by NUL; NUL and \u0001 inside a part are escaped, so no two keys meet.
+  let encoded = "";
+  for (let index = 0; index < key.length; index++) {
+    const part = key[index];
     if (typeof part !== "string") {
       throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
     }
+    const escaped = part.includes("\u0000") || part.includes("\u0001")
+      ? part.replaceAll("\u0001", "\u0001\u0001").replaceAll("\u0000", "\u0001\u0002")
+      : part;
+    encoded = index === 0 ? escaped : `${encoded}\u0000${escaped}`;
   }
-  return key.map((part) =>
-    part.replaceAll("\u0001", "\u0001\u0001").replaceAll("\u0000", "\u0001\u0002")
-  )
-    .join("\u0000");
+  return encoded;
 }

@@ -73,11 +73,11 @@ export interface BuildRouterOptions {
   /** Receives one audit record per decision (`serve --audit`). */
   audit?: AuditSink;
   /**
-   * Where pins are kept when there is no lock file (`serve --store`), and, when it is a key-value
-   * store, used approvals, grants, limit counts and OAuth tokens, signed with one secret the
-   * store shares (`TOOLROUTE_APPROVAL_SECRET` when set). Default: memory.
+   * Where state shared by serve processes is kept (`serve --store`): pins when there is no lock
+   * file, used approvals, grants, limit counts and OAuth tokens, with the approval secret they are
+   * signed with (`TOOLROUTE_APPROVAL_SECRET` when set). Default: memory.
    */
-  store?: PinStore;
+  store?: KeyValueStore;
   /**
    * Files serve writes and trusts (`trustFiles`: the `--store` database and its journals, the
    * `--audit` file): protected from the built-in tools like the start-up files.
@@ -133,9 +133,8 @@ export async function buildRouter(
     config.users.some((user) => Object.keys(user.mcpServers).length > 0);
   // With `serve --store`, approvals (their secret and used ids) and OAuth tokens live in the
   // store too, so several serve processes on it answer one population of users.
-  const shared = sharedStore(options.store);
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
-    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: shared })
+    ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: options.store })
     : undefined;
   const pins = await cliPinning(config, options.store);
   const gateway = hasServers
@@ -179,11 +178,12 @@ export async function buildRouter(
     timeoutMs: config.callTimeoutMs,
     maxResultChars: config.maxResultChars,
     policy: config.policy,
+    store: options.store,
     approve: options.approve,
     audit: options.audit,
-    ...(shared === undefined
+    ...(options.store === undefined
       ? {}
-      : { store: shared, approvalSecret: await sharedApprovalSecret(shared) }),
+      : { approvalSecret: await sharedApprovalSecret(options.store) }),
   });
   const expose = config.expose;
   const close = () => router.close();
@@ -305,11 +305,4 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
  */
 export function describeMissing(missing: readonly MissingTool[]): string[] {
   return missing.map((entry) => `not exposed: ${entry.selection} "${entry.name}": ${entry.reason}`);
-}
-
-/** The store as a key-value store (`serve --store`'s SQLite file), when it is one. */
-function sharedStore(store: PinStore | undefined): KeyValueStore | undefined {
-  return store !== undefined && typeof (store as Partial<KeyValueStore>).delete === "function"
-    ? store as KeyValueStore
-    : undefined;
 }

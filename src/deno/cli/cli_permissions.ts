@@ -1,3 +1,4 @@
+import { STORE_KEY_VARIABLE } from "./served_store.ts";
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
@@ -74,6 +75,8 @@ export function cliPermissions(
   if (http !== undefined && config.users.length === 0) env.add(TOKEN_VARIABLE);
   // With a store, grants are signed with a secret that every serve process sharing it has.
   if (options.store !== undefined) env.add(APPROVAL_SECRET_VARIABLE);
+  // The key that encrypts the secrets kept in the `--store` file.
+  if (options.store !== undefined) env.add(STORE_KEY_VARIABLE);
   const servers: McpServerConfig[] = [
     ...Object.values(config.mcpServers),
     ...config.users.flatMap((user) => Object.values(user.mcpServers)),

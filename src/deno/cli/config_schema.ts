@@ -101,6 +101,20 @@ const ruleList = (what: string) =>
     `Rules that ${what}: NAME or NAME(SPECIFIER), such as "bash(git status*)", "delete_*", "write_file(src/**)", "source:global_mcp" or "server:github"`,
   );
 
+const policyLimitSchema = z.strictObject({
+  match: nonEmpty.describe(
+    'The calls counted: a rule as in "deny", such as "send_email", "server:billing" or "bash(git push*)"',
+  ),
+  max: positiveInt.describe("Most calls admitted per window (or per run)"),
+  windowMs: positiveInt.optional().describe(
+    "The window in milliseconds (aligned to the epoch); absent: the window is the run (the call's runId)",
+  ),
+  per: z.enum(["user", "router"]).optional()
+    .describe(
+      'Whose calls share one count: each user\'s apart ("user", the default) or everyone\'s ("router")',
+    ),
+});
+
 const policySchema = z.strictObject({
   allow: ruleList("let a call run"),
   ask: ruleList("make a call wait for a person's approval"),
@@ -108,6 +122,9 @@ const policySchema = z.strictObject({
   default: z.enum(["allow", "ask", "deny"]).optional()
     .describe('What applies when no rule matches; default "allow"'),
   neverSticky: ruleList("always ask anew: an answer for the session or always makes no grant"),
+  limits: z.array(policyLimitSchema).optional().describe(
+    "Most calls per window or per run of the tools a rule matches; a call over a limit runs nothing and returns rate_limited with the time to retry",
+  ),
 }).describe("Allow, ask and deny rules over the served tools: deny first, then ask, then allow");
 
 /** The zod schema of `toolroute.json`: unknown keys anywhere are errors. */

@@ -39,9 +39,10 @@ Options:
                      digest, outcome); when writes fall behind, calls wait, never unaudited
   --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
                      it (without toolroute.lock): a definition pinned by one is withheld by all
-                     after drift; also used approvals, grants ("toolroute grants"), limit
-                     counts and OAuth tokens, signed with a secret kept in the store (or
-                     TOOLROUTE_APPROVAL_SECRET)
+                     after drift; also used approvals, grants ("toolroute grants"), policy
+                     limit counts and OAuth tokens, signed with a secret kept in the store (or
+                     TOOLROUTE_APPROVAL_SECRET); encrypted with TOOLROUTE_STORE_KEY (32 bytes,
+                     base64) when it is set
   --allow-excess     Serve even when the process holds more permissions than needed
   -h, --help         Show this help
 

@@ -19,6 +19,7 @@ import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
+import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
 
 /**
@@ -78,7 +79,10 @@ export async function serveCommand(
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
-    store,
+    store: store === undefined ? undefined : servedStore(store, {
+      name: `"${files.store}"`,
+      warn: (line) => io.err(`toolroute: ${line}`),
+    }),
     trustFiles: trustFiles(files),
     defer: flags.defer === true,
     onEvent: (event) => callLog.push(formatCallLog(event)),

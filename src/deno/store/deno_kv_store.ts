@@ -1,8 +1,10 @@
 import { delay } from "@std/async";
-import type {
-  KeyValueEntry,
-  KeyValueSetOptions,
-  KeyValueStore,
+import {
+  incrementBy,
+  type KeyValueEntry,
+  type KeyValueIncrementOptions,
+  type KeyValueSetOptions,
+  type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
 
 /**
@@ -37,7 +39,7 @@ export interface DenoKvAtomicLike {
 /**
  * A {@linkcode KeyValueStore} over Deno KV, for state several instances share: locally one
  * SQLite-backed KV file (`Deno.openKv(path)`), on Deno Deploy the global KV (`Deno.openKv()`).
- * `setIfAbsent` is an atomic check-and-set. Deno KV is an unstable API: it needs the
+ * `setIfAbsent` and `increment` are atomic check-and-sets. Deno KV is an unstable API: it needs the
  * `--unstable-kv` flag (or `"unstable": ["kv"]` in `deno.json`); on Deno Deploy it is on.
  * Expiry is Deno KV's own (`expireIn`), which deletes lazily: an expired value may be read for a
  * while, so single-use ids also store their deadline.
@@ -121,6 +123,38 @@ export class DenoKvStore implements KeyValueStore, Disposable {
       );
       if (ok) return true;
       // Someone wrote in between: look again (it may have expired meanwhile).
+    }
+  }
+
+  async increment(
+    key: readonly string[],
+    options: KeyValueIncrementOptions = {},
+  ): Promise<number> {
+    const k = checkKey(key);
+    const by = incrementBy(options);
+    for (;;) {
+      const entry = await retryLocked(() => this.#kv.get(k));
+      const stored = entry.versionstamp === null ? undefined : entry.value;
+      const current = this.#live(stored) ?? 0;
+      if (typeof current !== "number") {
+        throw new TypeError(
+          `Cannot increment ${JSON.stringify(key)}: it holds something not a number`,
+        );
+      }
+      const next = current + by;
+      // Without a new expiry a live entry keeps its deadline (Deno KV's own one goes with it).
+      const kept = this.#live(stored) === undefined
+        ? undefined
+        : (stored as { expiresAt?: number }).expiresAt;
+      const expireIn = options.expireIn ??
+        (kept === undefined ? undefined : Math.max(1, kept - this.#now()));
+      const wrapped = this.#wrap(next, { expireIn });
+      const { ok } = await retryLocked(() =>
+        this.#kv.atomic().check({ key: k, versionstamp: entry.versionstamp })
+          .set(k, wrapped, kvOptions({ expireIn })).commit()
+      );
+      if (ok) return next;
+      // Another writer came first: count again from what it wrote.
     }
   }
 

@@ -1,8 +1,10 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import type {
-  KeyValueEntry,
-  KeyValueSetOptions,
-  KeyValueStore,
+import {
+  incrementBy,
+  type KeyValueEntry,
+  type KeyValueIncrementOptions,
+  type KeyValueSetOptions,
+  type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
 
 /** Options of {@linkcode SqliteStore}. */
@@ -16,7 +18,8 @@ export interface SqliteStoreOptions {
 /**
  * A {@linkcode KeyValueStore} in one SQLite file (through `node:sqlite`, no unstable flag): it
  * survives restarts, and several processes on one machine can share it, with
- * `setIfAbsent` atomic across them (SQLite's locking; WAL journal, so readers do not wait).
+ * `setIfAbsent` and `increment` atomic across them (SQLite's locking; WAL journal, so readers do
+ * not wait).
  *
  * Requires `allow-read` and `allow-write` permission for the file (SQLite keeps `-wal` and
  * `-shm` files beside it).
@@ -43,6 +46,7 @@ export class SqliteStore implements KeyValueStore, Disposable {
   #add: StatementSync;
   #delete: StatementSync;
   #list: StatementSync;
+  #count: StatementSync;
 
   /**
    * Opens (or creates) the store file. Throws when the file cannot be opened or is not SQLite.
@@ -68,6 +72,19 @@ export class SqliteStore implements KeyValueStore, Disposable {
       "INSERT INTO toolroute_kv (k, v, e) VALUES (?, ?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v, e = excluded.e WHERE toolroute_kv.e IS NOT NULL AND toolroute_kv.e <= ?",
     );
     this.#delete = this.#db.prepare("DELETE FROM toolroute_kv WHERE k = ?");
+    // One statement, so the read and the write happen under one write lock: two processes never
+    // both see the same count.
+    this.#count = this.#db.prepare(
+      `INSERT INTO toolroute_kv (k, v, e) VALUES (?1, ?2, ?3) ON CONFLICT(k) DO UPDATE SET
+         v = CASE WHEN toolroute_kv.e IS NOT NULL AND toolroute_kv.e <= ?4 THEN ?2
+                  ELSE CAST(CAST(toolroute_kv.v AS INTEGER) + ?2 AS TEXT) END,
+         e = CASE WHEN ?3 IS NOT NULL THEN ?3
+                  WHEN toolroute_kv.e IS NOT NULL AND toolroute_kv.e <= ?4 THEN NULL
+                  ELSE toolroute_kv.e END
+       WHERE toolroute_kv.e IS NOT NULL AND toolroute_kv.e <= ?4
+          OR CAST(CAST(toolroute_kv.v AS INTEGER) AS TEXT) = toolroute_kv.v
+       RETURNING v`,
+    );
     this.#list = this.#db.prepare(
       "SELECT k, v FROM toolroute_kv WHERE k >= ? AND k < ? AND (e IS NULL OR e > ?) ORDER BY k",
     );
@@ -91,8 +108,25 @@ export class SqliteStore implements KeyValueStore, Disposable {
   ): Promise<boolean> {
     const k = encodeKey(key);
     const now = this.#now();
-    const { changes } = this.#add.run(k, encodeValue(value), this.#expiry(options), now);
+    const { changes } = this.#immediate(() =>
+      this.#add.run(k, encodeValue(value), this.#expiry(options), now)
+    );
     return Promise.resolve(Number(changes) === 1);
+  }
+
+  increment(key: readonly string[], options: KeyValueIncrementOptions = {}): Promise<number> {
+    const by = incrementBy(options);
+    const k = encodeKey(key);
+    const row = this.#immediate(() =>
+      this.#count.get(k, String(by), this.#expiry(options), this.#now())
+    ) as { v: string } | undefined;
+    if (row === undefined) {
+      // The WHERE clause refused the update: the key holds something that is not an integer.
+      return Promise.reject(
+        new TypeError(`Cannot increment ${JSON.stringify(key)}: it holds something not a number`),
+      );
+    }
+    return Promise.resolve(Number(row.v));
   }
 
   delete(key: readonly string[]): Promise<void> {
@@ -118,6 +152,23 @@ export class SqliteStore implements KeyValueStore, Disposable {
   /** Same as {@linkcode SqliteStore#close}, for `using`. */
   [Symbol.dispose](): void {
     this.close();
+  }
+
+  /**
+   * Runs a read-then-write statement in a transaction that takes the write lock first: a
+   * statement that starts as a reader gets "database is locked" at once, without waiting, when
+   * another process wrote in between (SQLite's WAL rule), while this waits up to the busy timeout.
+   */
+  #immediate<T>(statement: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = statement();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   #expiry(options: KeyValueSetOptions): number | null {

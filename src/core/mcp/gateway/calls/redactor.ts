@@ -95,9 +95,10 @@ export class Redactor {
   toolError(error: unknown): unknown {
     if (!isToolError(error)) return error;
     const message = this.text(error.message);
-    return message === error.message
-      ? error
-      : new ToolError(error.code, message, { cause: error.cause });
+    return message === error.message ? error : new ToolError(error.code, message, {
+      cause: error.cause,
+      retryAfterMs: error.retryAfterMs,
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+import { rateLimitedResponse } from "../../upstream_rate_limit.ts";
 import { checkAllowedHost } from "../../mcp_server_config.ts";
 import { AuthorizationRequiredError } from "../oauth/authorization_required_error.ts";
 
@@ -122,7 +123,7 @@ export class GuardedFetch {
     }
     // One reaction on the runtime's promise (every call), not an async frame of its own.
     return sent.then(
-      (response) => refuseRedirect(response, url),
+      (response) => rateLimitedResponse(response) ?? refuseRedirect(response, url),
       (error) => {
         throw failure(error, url);
       },

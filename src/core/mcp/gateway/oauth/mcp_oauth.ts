@@ -1,5 +1,6 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { MemoryStore } from "../../../store/memory_store.ts";
+import { EncryptedStore } from "../../../store/encrypted_store.ts";
 import type { McpOAuthOptions } from "./mcp_oauth_options.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { OAuthSession } from "./oauth_session.ts";
@@ -103,7 +104,10 @@ export class McpOAuth {
     }
     this.#options = options;
     this.#redirect = redirect;
-    this.#store = options.store ?? new MemoryStore();
+    const store = options.store ?? new MemoryStore();
+    this.#store = options.storeKey === undefined
+      ? store
+      : new EncryptedStore(store, options.storeKey);
     this.#stateTtlMs = positive("stateTtlMs", options.stateTtlMs, 600_000);
     this.#refreshBeforeMs = positive("refreshBeforeMs", options.refreshBeforeMs, 60_000);
     this.#maxScopeUpgrades = positive("maxScopeUpgrades", options.maxScopeUpgrades, 2);

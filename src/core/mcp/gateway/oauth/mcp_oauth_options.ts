@@ -1,4 +1,5 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import type { StoreKey } from "../../../store/encrypted_store.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 
 // A server entry names its client too; the type lives with the config (imports point one way).
@@ -29,6 +30,11 @@ export interface McpOAuthOptions {
    * gateway (lost on restart). Share one store between instances that serve the same users.
    */
   store?: KeyValueStore;
+  /**
+   * Encrypts tokens, registrations and pending authorizations in `store` with AES-256-GCM: 32
+   * random bytes, their base64, or an AES-GCM `CryptoKey` (see `EncryptedStore`).
+   */
+  storeKey?: StoreKey;
   /** How long an authorization URL can be completed, in milliseconds. Default: 600000. */
   stateTtlMs?: number;
   /** Access tokens are refreshed this long before they expire, in milliseconds. Default: 60000. */

@@ -184,7 +184,10 @@ function rethrowEscaped(error: unknown): never {
 
 function escapedError(error: unknown): unknown {
   if (isToolError(error)) {
-    return new ToolError(error.code, escapeUnsafeChars(error.message), { cause: error });
+    return new ToolError(error.code, escapeUnsafeChars(error.message), {
+      cause: error,
+      retryAfterMs: error.retryAfterMs,
+    });
   }
   if (error instanceof Error) error.message = escapeUnsafeChars(error.message);
   return error;

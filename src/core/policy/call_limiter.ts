@@ -1,0 +1,284 @@
+import type { KeyValueStore } from "../store/key_value_store.ts";
+import { parseArguments } from "../parse_arguments.ts";
+import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
+import { isToolError } from "../tool_error.ts";
+import type { RoutedTool } from "../tool_source.ts";
+import type { PolicyLimit } from "../policy_types.ts";
+import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
+import { SpecifierMatch } from "./specifier_match.ts";
+import type { PolicyScope } from "./policy_engine.ts";
+import type { RunTool } from "./policy_gate_init.ts";
+import { stoppedResult } from "./policy_results.ts";
+
+/** A limit of a policy, checked and parsed. */
+export interface CompiledLimit {
+  /** The policy it belongs to. */
+  readonly scope: PolicyScope;
+  /** The `match` rule, parsed. */
+  readonly rule: PolicyRule;
+  /** Most calls per window (or per run). */
+  readonly max: number;
+  /** The window; absent for a per-run budget. */
+  readonly windowMs?: number;
+  /** Whose calls share one count. */
+  readonly per: "user" | "router";
+}
+
+/** How long a run's count is kept after its last counted call: a run longer than that starts over. */
+const RUN_KEPT_MS = 24 * 60 * 60_000;
+const LIMIT_KEYS = ["match", "max", "windowMs", "per"];
+
+/**
+ * Checks a policy's `limits`; throws a `TypeError` naming the first malformed one.
+ *
+ * @param limits The `limits` array as the host wrote it.
+ * @param scope Whose policy it is.
+ * @returns The parsed limits.
+ */
+export function compileLimits(limits: unknown, scope: PolicyScope): readonly CompiledLimit[] {
+  if (limits === undefined) return [];
+  const invalid = (what: string) =>
+    new TypeError(
+      `Invalid ${scope} policy: ${what}; a limit is { match: "send_email", max: 10, windowMs: 60000, per: "user" }`,
+    );
+  if (!Array.isArray(limits)) throw invalid(`"limits" must be an array`);
+  return limits.map((limit: PolicyLimit, index): CompiledLimit => {
+    const at = `limit ${index}`;
+    if (limit === null || typeof limit !== "object" || Array.isArray(limit)) {
+      throw invalid(`${at} is not an object`);
+    }
+    for (const key of Object.keys(limit)) {
+      if (!LIMIT_KEYS.includes(key)) throw invalid(`${at} has an unknown key "${key}"`);
+    }
+    let rule: PolicyRule;
+    try {
+      rule = parseRule(limit.match, "deny");
+    } catch (error) {
+      throw invalid(`${at} has a malformed "match" (${(error as Error).message})`);
+    }
+    if (!Number.isSafeInteger(limit.max) || limit.max < 1) {
+      throw invalid(`${at} needs "max", a whole number of calls of at least 1`);
+    }
+    const windowMs = limit.windowMs;
+    if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs >= 1)) {
+      throw invalid(`${at} has "windowMs" ${JSON.stringify(windowMs)}: pass whole milliseconds`);
+    }
+    const per = limit.per ?? "user";
+    if (per !== "user" && per !== "router") {
+      throw invalid(`${at} has "per" ${JSON.stringify(per)}: pass "user" or "router"`);
+    }
+    return Object.freeze({ scope, rule, max: limit.max, windowMs, per });
+  });
+}
+
+/** What a refused call is told. */
+interface Refusal {
+  limit: CompiledLimit;
+  retryAfterMs?: number;
+}
+
+/** Who calls and in which run, for the counts' keys. */
+interface CountContext {
+  argumentLimits?: CallSettings["argumentLimits"];
+  userId?: string;
+  runId: string;
+}
+
+/**
+ * The limits of one request's policies over its calls. Counts live in the router's store, so
+ * routers sharing a store share the limits; a call over any limit runs nothing.
+ */
+export class CallLimiter {
+  #limits: readonly CompiledLimit[];
+  #store: KeyValueStore;
+  #workspace?: string;
+  #now: () => number;
+  #byTool = new Map<RoutedTool, readonly CompiledLimit[]>();
+  /**
+   * Counts seen over their limit, by key, until their window ends: a count only grows within its
+   * window, so a runaway loop is refused here without asking the store again.
+   */
+  #full = new Map<string, { until: number }>();
+
+  /**
+   * @param limits The limits of the request's policies.
+   * @param options The store that keeps the counts, the workspace paths resolve against, the clock.
+   */
+  constructor(
+    limits: readonly CompiledLimit[],
+    options: { store: KeyValueStore; workspace?: string; now?: () => number },
+  ) {
+    this.#limits = limits;
+    this.#store = options.store;
+    this.#workspace = options.workspace;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Wraps a tool runner so that each call is counted against the limits about its tool first.
+   * Calls of tools no limit names go straight through.
+   *
+   * @param run The runner.
+   * @param context The user, the run and the router's settings.
+   * @returns The limited runner.
+   */
+  wrap(
+    run: RunTool,
+    context: { userId?: string; runId: () => string; settings: CallSettings },
+  ): RunTool {
+    return (tool, args, options, decision) => {
+      const limits = this.#of(tool);
+      if (limits.length === 0) return run(tool, args, options, decision);
+      return this.#admit(tool, limits, args, {
+        argumentLimits: context.settings.argumentLimits,
+        userId: context.userId,
+        runId: options.runId ?? context.runId(),
+      }).then(
+        (refusal) =>
+          refusal === undefined
+            ? run(tool, args, options, decision)
+            : refused(tool, refusal, { ...context, args, options, decision }),
+        // A store that fails (a database down) fails the call closed: unchecked, it does not run.
+        () =>
+          stoppedResult(
+            tool,
+            "tool_error",
+            `The call to "${tool.name}" did not run: its limits could not be checked, because the store that keeps their counts failed. Try again later`,
+            {
+              settings: context.settings,
+              userId: context.userId,
+              fields: decision ?? { decision: "allow", rule: "default" },
+              args,
+              signal: options.signal,
+            },
+          ),
+      );
+    };
+  }
+
+  /** The limits whose rule names this tool (cached per tool). */
+  #of(tool: RoutedTool): readonly CompiledLimit[] {
+    let limits = this.#byTool.get(tool);
+    if (limits === undefined) {
+      limits = this.#limits.filter((limit) => ruleNamesTool(limit.rule, tool));
+      this.#byTool.set(tool, limits);
+    }
+    return limits;
+  }
+
+  async #admit(
+    tool: RoutedTool,
+    limits: readonly CompiledLimit[],
+    args: unknown,
+    context: CountContext,
+  ): Promise<Refusal | undefined> {
+    const applying = this.#applying(tool, limits, args, context);
+    if (applying.length === 0) return undefined;
+    const now = this.#now();
+    const counts = applying.map((limit) => count(limit, context, now));
+    if (this.#full.size > 0) {
+      for (const [index, { key }] of counts.entries()) {
+        const id = JSON.stringify(key);
+        const full = this.#full.get(id);
+        if (full === undefined) continue;
+        if (full.until > now) {
+          return { limit: applying[index], retryAfterMs: counts[index].retryAfterMs };
+        }
+        this.#full.delete(id);
+      }
+    }
+    const seen = counts.length === 1
+      ? [await this.#store.increment(counts[0].key, { expireIn: counts[0].expireIn })]
+      : await Promise.all(
+        counts.map(({ key, expireIn }) => this.#store.increment(key, { expireIn })),
+      );
+    const over = seen.findIndex((value, index) => value > applying[index].max);
+    if (over === -1) return undefined;
+    // Nothing runs, so the counts that admitted the call are given back; a count over its limit
+    // stays over it until its window ends either way.
+    await Promise.all(
+      counts.filter((_, index) => seen[index] <= applying[index].max)
+        .map(({ key }) => this.#store.increment(key, { by: -1 })),
+    );
+    if (this.#full.size >= 10_000) this.#full.clear();
+    this.#full.set(JSON.stringify(counts[over].key), { until: now + counts[over].expireIn });
+    return { limit: applying[over], retryAfterMs: counts[over].retryAfterMs };
+  }
+
+  /** The limits whose specifier (if any) matches the call; unreadable arguments count. */
+  #applying(
+    tool: RoutedTool,
+    limits: readonly CompiledLimit[],
+    args: unknown,
+    context: CountContext,
+  ): CompiledLimit[] {
+    if (limits.every((limit) => limit.rule.specifier === undefined)) return [...limits];
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = parseArguments(args, context.argumentLimits);
+    } catch (error) {
+      // The runner reports the invalid arguments; nothing runs, so nothing is counted.
+      if (isToolError(error)) return [];
+      throw error;
+    }
+    const call = new SpecifierMatch(tool, parsed, this.#workspace);
+    return limits.filter((limit) =>
+      limit.rule.specifier === undefined || call.matches(limit.rule.specifier)
+    );
+  }
+}
+
+/** The key, expiry and retry time of one limit's count for a call at `now`. */
+function count(
+  limit: CompiledLimit,
+  context: CountContext,
+  now: number,
+): { key: string[]; expireIn: number; retryAfterMs?: number } {
+  const who = limit.per === "router"
+    ? "router"
+    : context.userId === undefined
+    ? "anonymous"
+    : `user:${context.userId}`;
+  const head = ["limits", limit.scope, limit.rule.text, String(limit.windowMs ?? "run"), who];
+  if (limit.windowMs === undefined) {
+    return { key: [...head, `run:${context.runId}`], expireIn: RUN_KEPT_MS };
+  }
+  const window = Math.floor(now / limit.windowMs);
+  const end = (window + 1) * limit.windowMs;
+  return { key: [...head, String(window)], expireIn: end - now, retryAfterMs: end - now };
+}
+
+function refused(
+  tool: RoutedTool,
+  refusal: Refusal,
+  context: {
+    userId?: string;
+    settings: CallSettings;
+    args: unknown;
+    options: { signal?: AbortSignal };
+    decision?: Parameters<RunTool>[3];
+  },
+): Promise<ToolCallResult> {
+  const { limit, retryAfterMs } = refusal;
+  const owner = limit.scope === "router" ? "the router's policy" : "this request's policy";
+  const whose = limit.per === "router" ? "all users together" : "each user";
+  const text = limit.windowMs === undefined
+    ? `The call to "${tool.name}" was not run: limit ${
+      JSON.stringify(limit.rule.text)
+    } of ${owner} allows ${limit.max} call(s) per run (${whose}), and this run has used them. Do not call it again in this run; finish without it or ask the user`
+    : `The call to "${tool.name}" was not run: limit ${
+      JSON.stringify(limit.rule.text)
+    } of ${owner} allows ${limit.max} call(s) per ${limit.windowMs} ms (${whose}). Retry after ${
+      Math.ceil(retryAfterMs! / 1000)
+    } s (retryAfterMs ${retryAfterMs}), or continue without it`;
+  return stoppedResult(tool, "rate_limited", text, {
+    settings: context.settings,
+    userId: context.userId,
+    fields: context.decision ?? { decision: "allow", rule: "default" },
+    args: context.args,
+    signal: context.options.signal,
+  }).then((result) => {
+    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+    return result;
+  });
+}
