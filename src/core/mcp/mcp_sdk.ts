@@ -18,6 +18,7 @@ export {
   parseJSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,
+  SdkError,
   SdkErrorCode,
   SdkHttpError,
   SSEClientTransport,
@@ -33,6 +34,7 @@ export type {
   ClientContext,
   ClientOptions,
   ContentBlock,
+  DiscoverResult,
   ElicitResult,
   Implementation,
   JSONRPCMessage,
@@ -43,9 +45,12 @@ export type {
   OAuthClientProvider,
   OAuthDiscoveryState,
   OAuthTokens,
+  PriorDiscovery,
+  ProtocolEra,
   Tool as McpTool,
   Transport,
   TransportSendOptions,
+  VersionNegotiationOptions,
 } from "@modelcontextprotocol/client";
 export { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 export type { ServerContext } from "@modelcontextprotocol/server";

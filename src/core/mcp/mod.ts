@@ -54,6 +54,7 @@ export type {
 } from "./gateway/mcp_gateway_types.ts";
 export type {
   McpHttpServerConfig,
+  McpProtocolSetting,
   McpServerConfig,
   McpStdioServerConfig,
 } from "./mcp_server_config.ts";

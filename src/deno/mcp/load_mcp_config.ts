@@ -161,6 +161,7 @@ function toConfig(
       url: expand(raw.url, ["url"]),
       ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
       ...(transport ? { transport } : {}),
+      ...(raw.protocol ? { protocol: raw.protocol } : {}),
       ...(raw.oauth
         ? {
           oauth: {
@@ -180,5 +181,6 @@ function toConfig(
     ...(raw.env ? { env: map(raw.env, "env") } : {}),
     ...(secretEnv.length > 0 ? { secretEnv } : {}),
     ...(raw.cwd ? { cwd: raw.cwd } : {}),
+    ...(raw.protocol ? { protocol: raw.protocol } : {}),
   };
 }

@@ -31,6 +31,7 @@ import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import {
   type DirectRequester,
+  eraKey,
   type OpenClientSettings,
   openMcpClient,
   type TransportKind,
@@ -93,6 +94,8 @@ export class ServerConnection {
   /** The one refresh running (per client), and whether a change was announced during it. */
   #refreshing?: { client: Client; done: Promise<void>; again: boolean };
   #kind?: TransportKind;
+  /** The protocol version the last connect negotiated. */
+  #protocol?: string;
   #lastError?: string;
   #backoff: Backoff;
   #disposed = false;
@@ -145,6 +148,7 @@ export class ServerConnection {
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
       reconnectAttempts: this.#backoff.attempts,
       ...(this.#kind === undefined ? {} : { transport: this.#kind }),
+      ...(this.#protocol === undefined ? {} : { protocol: this.#protocol }),
     };
   }
 
@@ -525,6 +529,7 @@ export class ServerConnection {
       }, this.#kind);
       client = opened.client;
       this.#kind = opened.kind;
+      this.#protocol = client.getNegotiatedProtocolVersion();
       const direct = opened.direct;
       const ready = client;
       ready.onclose = () => this.#lost(ready);
@@ -546,6 +551,8 @@ export class ServerConnection {
       return ready;
     } catch (error) {
       if (error instanceof StdioUnsupportedError) this.#disposed = true;
+      // A server that changed era since (or a verdict that no longer fits) is asked again.
+      this.#s.eras?.forget(eraKey(this.#s));
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
       this.#backoff.failed();
