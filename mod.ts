@@ -101,7 +101,6 @@ export type {
   McpJsonSchemaValidation,
   McpJsonSchemaValidator,
 } from "./src/core/mcp/mcp_transport.ts";
-export type { MountableMcpServer } from "./src/core/mcp/mount_mcp_server.ts";
 export { MemoryStore } from "./src/core/store/memory_store.ts";
 export type {
   KeyValueEntry,

@@ -15,6 +15,7 @@ export {
   Client,
   createPrivateKeyJwtAuth,
   extractWWWAuthenticateParams,
+  InMemoryTransport,
   parseJSONRPCMessage,
   ProtocolError,
   ProtocolErrorCode,

@@ -40,6 +40,8 @@ export type { McpHttpHandler, McpHttpHandlerOptions } from "./serve/mcp_http_han
 export { cfWorkerJsonSchemaValidator } from "./cfworker_validator.ts";
 export type { CfWorkerValidatorOptions } from "./cfworker_validator.ts";
 export { McpGateway } from "./gateway/mcp_gateway.ts";
+export { mountMcpServer } from "./mount_mcp_server.ts";
+export type { MountableMcpServer, MountedMcpService, MountOptions } from "./mount_mcp_server.ts";
 export { AuthorizationRequiredError } from "./gateway/oauth/authorization_required_error.ts";
 export { McpOAuth } from "./gateway/oauth/mcp_oauth.ts";
 export type { McpOAuthClient, McpOAuthOptions } from "./gateway/oauth/mcp_oauth_options.ts";

@@ -2,6 +2,7 @@ import { assertEquals, assertRejects } from "@std/assert";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/server";
 import { defineMcpService, ToolRouter } from "../../../mod.ts";
+import { mountMcpServer } from "../../../src/core/mcp/mod.ts";
 
 Deno.test("mountMcpServer() exposes an SDK server's tools under id_tool with their schemas", async () => {
   const server = new McpServer({ name: "s", version: "1" });
@@ -19,7 +20,7 @@ Deno.test("mountMcpServer() exposes an SDK server's tools under id_tool with the
     }),
   );
   await using router = new ToolRouter();
-  await router.mountMcpServer("clock", server);
+  router.addMcpService(await mountMcpServer("clock", server));
   const tools = await router.expose({ mcpServices: ["clock"] });
   const [tool] = tools.toMcp();
   assertEquals([tool.name, tool.description, tool.annotations], ["clock_get-time", "The time", {
@@ -45,7 +46,7 @@ Deno.test("mountMcpServer() follows the server's tool list when it changes", asy
     () => ({ content: [{ type: "text", text: "1" }] }),
   );
   await using router = new ToolRouter();
-  await router.mountMcpServer("live", server);
+  router.addMcpService(await mountMcpServer("live", server));
   assertEquals((await router.expose({ mcpServices: ["live"] })).names, ["live_one"]);
   server.registerTool(
     "two",
@@ -67,7 +68,10 @@ Deno.test("mountMcpServer() follows the server's tool list when it changes", asy
 Deno.test("mountMcpServer() refuses an id that a local service already has", async () => {
   const router = new ToolRouter({ mcpServices: [defineMcpService({ name: "taken", tools: {} })] });
   await assertRejects(
-    () => router.mountMcpServer("taken", new McpServer({ name: "s", version: "1" })),
+    async () =>
+      router.addMcpService(
+        await mountMcpServer("taken", new McpServer({ name: "s", version: "1" })),
+      ),
     TypeError,
     "taken",
   );

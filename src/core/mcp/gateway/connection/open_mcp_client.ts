@@ -1,6 +1,5 @@
 import { deadline } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
-import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
@@ -72,17 +71,6 @@ export interface OpenClientSettings {
   eras?: EraVerdicts;
 }
 
-/** Sends requests straight over HTTP, past the SDK client (an `HttpClientTransport`). */
-export interface DirectRequester {
-  /** Whether requests can be sent directly now (started, not closed). */
-  readonly direct: boolean;
-  /** Sends one request and returns its result (see `HttpClientTransport#request`). */
-  request(
-    request: { method: string; params?: Record<string, unknown> },
-    options?: McpCallRequestOptions,
-  ): Promise<Record<string, unknown>>;
-}
-
 /** An initialised client and how it is connected. */
 export interface OpenedClient {
   /** The client, initialised. */
@@ -91,11 +79,6 @@ export interface OpenedClient {
   kind: TransportKind;
   /** The protocol era it speaks: `"modern"` (2026-07-28) or `"legacy"` (2025). */
   era: ProtocolEra;
-  /**
-   * With Streamable HTTP: the transport, which sends `tools/call` itself (the client's own
-   * `tools/call` requests are routed to it too).
-   */
-  direct?: DirectRequester;
 }
 
 /**
@@ -150,12 +133,7 @@ export async function openMcpClient(
       eventStream: settings.eventStream,
     });
     try {
-      const client = await initialise(settings, transport, prior);
-      const direct = transport.direct && client.getProtocolEra() !== "modern";
-      return {
-        ...opened(settings, key, client, kinds[i]),
-        ...(direct ? { direct: transport } : {}),
-      };
+      return opened(settings, key, await initialise(settings, transport, prior), kinds[i]);
     } catch (error) {
       const status = error instanceof SdkHttpError
         ? error.status
@@ -211,8 +189,12 @@ function opened(
 
 /** Whether a failed first connect may have been the server ending on the probe. */
 function probeMayHaveEnded(error: unknown): boolean {
-  return !(error instanceof Error && /authoriz/i.test(error.name));
+  return !(error instanceof ConnectDeadlineError) &&
+    !(error instanceof Error && /authoriz/i.test(error.name));
 }
+
+/** The connect deadline passed (a second attempt would only wait again). */
+class ConnectDeadlineError extends Error {}
 
 /** The SDK's negotiation mode for a config's `protocol`. */
 function negotiation(config: McpServerConfig, custom: boolean): VersionNegotiationOptions {
@@ -241,35 +223,6 @@ function withOAuth(
     ...(config.oauth === undefined ? {} : { client: config.oauth }),
   };
   return settings.oauth.fetchFor(target, (input, init) => (settings.fetch ?? fetch)(input, init));
-}
-
-/**
- * Sends the client's `tools/call` requests straight over HTTP ({@linkcode HttpClientTransport.request}):
- * what the SDK client does around the round trip stays (the task guard, structured-output
- * validation), while its request machinery, the SDK transport, the stream pipes and the schema
- * parse of the result are skipped on the gateway's most frequent request.
- */
-function routeToolCalls(client: Client, transport: HttpClientTransport): void {
-  // `request(request, options)` for spec methods; `request(request, resultSchema, options)` too.
-  type Request = (
-    request: unknown,
-    schemaOrOptions?: unknown,
-    options?: unknown,
-  ) => Promise<unknown>;
-  const viaSdk = (client.request as Request).bind(client);
-  const routed: Request = (request, schemaOrOptions, options) => {
-    const message = request as { method: string; params?: Record<string, unknown> };
-    if (message.method !== "tools/call" || !transport.direct) {
-      return viaSdk(request, schemaOrOptions, options);
-    }
-    const schema = typeof schemaOrOptions === "object" && schemaOrOptions !== null &&
-      "~standard" in schemaOrOptions;
-    return transport.request(
-      message,
-      (schema ? options : schemaOrOptions) as McpCallRequestOptions | undefined,
-    );
-  };
-  Object.defineProperty(client, "request", { value: routed, configurable: true, writable: true });
 }
 
 async function initialise(
@@ -317,15 +270,11 @@ async function initialise(
       (error: unknown) => {
         if (!(error instanceof DOMException && error.name === "TimeoutError")) throw error;
         const why = transport.describeStall?.();
-        throw new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
+        throw new ConnectDeadlineError(
+          `Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`,
+        );
       },
     );
-    if (
-      transport instanceof HttpClientTransport && transport.direct &&
-      client.getProtocolEra() !== "modern"
-    ) {
-      routeToolCalls(client, transport);
-    }
     return client;
   } catch (error) {
     await client.close().catch(() => {});

@@ -15,8 +15,6 @@ import {
   type McpCallOptions,
   mcpErrorToToolError,
   type McpResultParts,
-  toolCallRequest,
-  toolOutputOf,
 } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
@@ -30,7 +28,6 @@ import type {
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import {
-  type DirectRequester,
   eraKey,
   type OpenClientSettings,
   openMcpClient,
@@ -83,10 +80,8 @@ export class ServerConnection {
   #redactResult: (result: McpResultParts) => McpResultParts;
   #state: McpConnectionState = "closed";
   #client?: Client;
-  /** The client's transport when it sends `tools/call` itself (Streamable HTTP). */
-  #direct?: DirectRequester;
-  /** The tools whose calls go through the client (output schema, required tasks), per list. */
-  #viaClient?: ViaClient;
+  /** The tools whose results the client validates (with an output schema), per list. */
+  #withOutput?: WithOutput;
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
@@ -213,19 +208,7 @@ export class ServerConnection {
    * @param context The call's signal, deadline and progress listener.
    * @returns The result, content blocks as the server sent them (bounded).
    */
-  callTool(
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
-    const direct = this.#state === "ready" ? this.#directFor(toolName) : undefined;
-    if (direct !== undefined && !aborted(context.signal)) {
-      return this.#callDirect(direct, toolName, args, context);
-    }
-    return this.#callTool(toolName, args, context);
-  }
-
-  async #callTool(
+  async callTool(
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
@@ -257,32 +240,17 @@ export class ServerConnection {
     this.lastUsedAt = performance.now();
   }
 
-  /**
-   * The transport that sends this tool's calls itself, when the connection is ready over
-   * Streamable HTTP and the SDK client has nothing to do around the call: the tool declares no
-   * output schema (whose results the client validates) and does not require task-based execution
-   * (which the client refuses). Such a call skips the client's `callTool` and its promise layers.
-   */
-  #directFor(toolName: string): DirectRequester | undefined {
-    const direct = this.#direct;
-    if (direct === undefined || this.#client === undefined || !direct.direct) return undefined;
-    return this.#viaClientTools().names.has(toolName) ? undefined : direct;
-  }
-
-  /** Which tools go through the client's `callTool`, made once per tool list. */
-  #viaClientTools(): ViaClient {
-    let viaClient = this.#viaClient;
-    if (viaClient?.tools !== this.#tools) {
-      const names = new Set<string>();
-      const withOutput = new Map<string, McpTool>();
+  /** The tools with an output schema, made once per tool list. */
+  #withOutputTools(): WithOutput {
+    let withOutput = this.#withOutput;
+    if (withOutput?.tools !== this.#tools) {
+      const byName = new Map<string, McpTool>();
       for (const tool of this.#tools) {
-        const task = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
-        if (tool.outputSchema !== undefined) withOutput.set(tool.name, tool);
-        if (tool.outputSchema !== undefined || task === "required") names.add(tool.name);
+        if (tool.outputSchema !== undefined) byName.set(tool.name, tool);
       }
-      viaClient = this.#viaClient = { tools: this.#tools, names, withOutput };
+      withOutput = this.#withOutput = { tools: this.#tools, byName };
     }
-    return viaClient;
+    return withOutput;
   }
 
   /**
@@ -290,37 +258,8 @@ export class ServerConnection {
    * SDK client validates the result against it (other tools' options stay the shared ones).
    */
   #withDefinition<T extends object>(toolName: string, options: T): T {
-    const definition = this.#viaClientTools().withOutput.get(toolName);
+    const definition = this.#withOutputTools().byName.get(toolName);
     return definition === undefined ? options : { ...options, toolDefinition: definition };
-  }
-
-  /**
-   * `#callReady` over the transport's direct request: the same options, result conversion and
-   * failures (an undelivered call goes the guarded way), in promise reactions instead of the
-   * client's, the conversion's and this class's async frames.
-   */
-  #callDirect(
-    direct: DirectRequester,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
-    this.#started(context);
-    const call = this.#readyCall(this.#client!, toolName, args, context);
-    const request = toolCallRequest(toolName, args, this.#requestContext(call), call.options);
-    return direct.request({ method: "tools/call", params: request.params }, request.options)
-      .then((result) => toolOutputOf(result, toolName, call.options))
-      .then((output) => {
-        this.#ended(context);
-        return output;
-      }, async (error) => {
-        try {
-          await this.#readyFailed(mcpErrorToToolError(error, toolName, call.signal), call);
-          return await this.#callGuarded(toolName, args, context, 1);
-        } finally {
-          this.#ended(context);
-        }
-      });
   }
 
   /**
@@ -405,7 +344,7 @@ export class ServerConnection {
       return NOT_SENT;
     }
     if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {
-      // The SDK's and the direct path's timeout errors both say in `data` which deadline passed.
+      // The SDK's timeout error says in `data` which deadline passed.
       const data = (cause as { data?: { maxTotalTimeout?: unknown } }).data;
       const ms = data?.maxTotalTimeout !== undefined
         ? options.maxTotalTimeoutMs
@@ -530,7 +469,6 @@ export class ServerConnection {
       client = opened.client;
       this.#kind = opened.kind;
       this.#protocol = client.getNegotiatedProtocolVersion();
-      const direct = opened.direct;
       const ready = client;
       ready.onclose = () => this.#lost(ready);
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
@@ -542,7 +480,6 @@ export class ServerConnection {
       this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.#client = ready;
-      this.#direct = direct;
       this.#version++;
       this.#state = "ready";
       this.#backoff.succeeded();
@@ -607,7 +544,6 @@ export class ServerConnection {
   #lost(client: Client): void {
     if (this.#client !== client) return;
     this.#client = undefined;
-    this.#direct = undefined;
     if (this.#disposed) return;
     this.#state = "failed";
     this.#lastError = "The connection was lost";
@@ -626,7 +562,6 @@ export class ServerConnection {
   async #drop(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
-    this.#direct = undefined;
     await client?.close().catch(() => {});
   }
 
@@ -673,12 +608,10 @@ export class ServerConnection {
 }
 
 /** The request options of a ready call, made once per connection for the default deadline. */
-/** Which tools of a list go through the SDK client's `callTool`. */
-interface ViaClient {
+/** The tools of a list with an output schema, whose results the SDK client validates. */
+interface WithOutput {
   tools: readonly McpTool[];
-  names: ReadonlySet<string>;
-  /** The tools with an output schema, whose results the client validates. */
-  withOutput: ReadonlyMap<string, McpTool>;
+  byName: ReadonlyMap<string, McpTool>;
 }
 
 type CallDefaults = Readonly<
@@ -686,7 +619,7 @@ type CallDefaults = Readonly<
   & Pick<McpCallOptions, "maxMediaBytes" | "toolDefinition">
 >;
 
-/** A call on a ready connection, as `#callReady`, `#callDirect` and `#readyFailed` see it. */
+/** A call on a ready connection, as `#callReady` and `#readyFailed` see it. */
 interface ReadyCall {
   client: Client;
   toolName: string;
