@@ -77,6 +77,11 @@ export class EraVerdicts {
   set(key: EraKey, prior: PriorDiscovery): void {
     const id = keyOf(key);
     this.#byKey.delete(id);
+    // A server's discover answer is kept as it came: one too large to hold for thousands of
+    // connections (a hostile per-user server's) is not kept, and that server is asked again.
+    if (prior.kind === "modern" && JSON.stringify(prior.discover).length > MAX_DISCOVER_CHARS) {
+      return;
+    }
     if (this.#byKey.size >= this.#max) this.#byKey.delete(this.#byKey.keys().next().value!);
     this.#byKey.set(id, { prior, at: performance.now() });
   }
@@ -90,6 +95,9 @@ export class EraVerdicts {
     this.#byKey.delete(keyOf(key));
   }
 }
+
+/** Most characters of a discover answer that is kept. */
+const MAX_DISCOVER_CHARS = 64 * 1024;
 
 function keyOf(key: EraKey): string {
   // A user id or server id can hold any character: JSON keeps the parts apart.
