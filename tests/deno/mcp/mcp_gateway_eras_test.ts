@@ -3,6 +3,7 @@ import { ToolRouter } from "../../../mod.ts";
 import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { startEraTestServer } from "../../_helpers/mcp_era_test_server.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
+import { z } from "zod";
 
 Deno.test("a modern-only server (2026-07-28, no 2025 serving) is listed and called in auto", async () => {
   const server = startEraTestServer({ legacy: "reject" });
@@ -162,3 +163,49 @@ Deno.test("three users calling one modern-only per-user server at once each see 
 });
 
 void assertRejects;
+
+Deno.test("in the 2026-07-28 era a call keeps its deadline, its cancellation and its progress", async () => {
+  const server = startEraTestServer({
+    legacy: "reject",
+    tools: (mcp) => {
+      mcp.registerTool(
+        "slow",
+        { inputSchema: z.object({ ms: z.number() }) },
+        async ({ ms }, ctx) => {
+          const token = ctx.mcpReq._meta?.progressToken;
+          if (token !== undefined) {
+            await ctx.mcpReq.notify({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: 1, total: 2, message: "half" },
+            });
+          }
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          return { content: [{ type: "text", text: "done" }] };
+        },
+      );
+    },
+  });
+  const gateway = new McpGateway({ servers: { modern: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["modern"] });
+    const late = await tools.call("slow", { ms: 5_000 }, { timeoutMs: 200 });
+    assertEquals(late.code, "timeout", late.text);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const cancelled = await tools.call("slow", { ms: 5_000 }, { signal: controller.signal });
+    assertEquals(cancelled.code, "aborted", cancelled.text);
+    const heard: string[] = [];
+    const done = await tools.call("slow", { ms: 10 }, {
+      onProgress: (progress) => heard.push(progress.message ?? ""),
+    });
+    assertEquals(done.text, "done");
+    assertEquals(heard, ["half"]);
+    assertEquals(gateway.status()[0].protocol, "2026-07-28");
+    assert(!server.methods.includes("initialize"));
+    assert(server.methods.includes("notifications/cancelled"), server.methods.join());
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
