@@ -209,3 +209,27 @@ Deno.test("in the 2026-07-28 era a call keeps its deadline, its cancellation and
     await server.close();
   }
 });
+
+Deno.test("in the 2026-07-28 era a parameter a tool marks for a header is mirrored (Mcp-Param-*)", async () => {
+  const server = startEraTestServer({
+    legacy: "reject",
+    tools: (mcp) => {
+      mcp.registerTool("forecast", {
+        inputSchema: z.object({ region: z.string().meta({ "x-mcp-header": "Region" }) }),
+      }, ({ region }) => ({ content: [{ type: "text", text: `sunny in ${region}` }] }));
+    },
+  });
+  const gateway = new McpGateway({ servers: { modern: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["modern"] });
+    assertEquals(await tools.invoke("forecast", { region: "north" }), "sunny in north");
+    assertEquals(
+      server.headersSeen.map((h) => h.get("mcp-param-region")).filter((v) => v !== null),
+      ["north"],
+    );
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
