@@ -15,8 +15,10 @@ import {
   type McpCallOptions,
   mcpErrorToToolError,
   type McpResultParts,
+  toolOutputOf,
 } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
+import { callAsTask } from "./task_call.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -82,6 +84,8 @@ export class ServerConnection {
   #client?: Client;
   /** The tools whose results the client validates (with an output schema), per list. */
   #withOutput?: WithOutput;
+  /** The tools that run as tasks, per list. */
+  #taskTools?: { tools: readonly McpTool[]; names: ReadonlySet<string> };
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
@@ -213,6 +217,7 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
+    if (this.#runsAsTask(toolName)) return await this.#callTask(toolName, args, context);
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
@@ -223,6 +228,67 @@ export class ServerConnection {
       }
       return await this.#callGuarded(toolName, args, context, 0);
     } finally {
+      this.#ended(context);
+    }
+  }
+
+  /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
+  #runsAsTask(toolName: string): boolean {
+    let tasks = this.#taskTools;
+    if (tasks?.tools !== this.#tools) {
+      const names = new Set<string>();
+      for (const tool of this.#tools) {
+        const execution = (tool as { execution?: { taskSupport?: unknown } }).execution;
+        if (execution?.taskSupport === "required") names.add(tool.name);
+      }
+      tasks = this.#taskTools = { tools: this.#tools, names };
+    }
+    return tasks.names.size > 0 && tasks.names.has(toolName);
+  }
+
+  /**
+   * Calls a tool that runs as a task (see `callAsTask`) under the call's deadline and signal; a
+   * connection lost while the task runs is opened again and the same task is polled on.
+   */
+  async #callTask(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput> {
+    this.#started(context);
+    const deadline = callDeadline(
+      toolName,
+      context,
+      this.#s.requestTimeoutMs,
+      this.#s.maxTotalTimeoutMs,
+    );
+    try {
+      const result = await callAsTask(
+        {
+          ready: (signal) => this.#readyForCall(toolName, signal),
+          undelivered: (error, client) => {
+            const expired = error instanceof SessionExpiredError;
+            if (expired || error instanceof RequestNotDeliveredError) {
+              void this.#broken(client, error as Error, expired);
+              return true;
+            }
+            // A poll is a read: one whose answer was lost may be asked again.
+            const code = mcpErrorCodeOf(error);
+            return code === McpErrorCode.ConnectionClosed || code === undefined;
+          },
+        },
+        { name: toolName, arguments: args },
+        {
+          signal: deadline.signal,
+          requestTimeoutMs: this.#s.requestTimeoutMs,
+          ttlMs: Math.max(60_000, deadline.hardMs),
+        },
+      );
+      return toolOutputOf(result, toolName, this.#callOptions(context.timeoutMs));
+    } catch (error) {
+      throw this.#redact.toolError(mcpErrorToToolError(error, toolName, deadline.signal));
+    } finally {
+      deadline.dispose();
       this.#ended(context);
     }
   }
