@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { defineMcpService, defineTool, ToolRouter, type ToolSelection } from "../mod.ts";
 import { McpServer } from "@modelcontextprotocol/server";
+import { mountMcpServer } from "../src/core/mcp/mod.ts";
 import { table } from "./_table.ts";
 
 /** Runs the core demo, printing its tables. */
@@ -52,7 +53,7 @@ export async function demoCore(print: (line: string) => void): Promise<void> {
     functions: [getWeather, deleteAccount, shadowed],
     mcpServices: [notes],
   });
-  await router.mountMcpServer("clock", clock);
+  router.addMcpService(await mountMcpServer("clock", clock));
 
   const selection: ToolSelection = {
     functions: ["get_weather", "notes_search"],

@@ -1,10 +1,8 @@
 import type { FunctionTool } from "./define_tool.ts";
 import type { McpService } from "./define_mcp_service.ts";
-import { type MountableMcpServer, mountMcpServer } from "./mcp/mount_mcp_server.ts";
 import type { ArgumentLimits } from "./parse_arguments.ts";
 import { resolveSelection, type ToolSelection } from "./tool_selection.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "./tool_call_types.ts";
-import type { McpJsonSchemaValidator } from "./mcp/mcp_transport.ts";
 import { ToolSet } from "./tool_set.ts";
 import type { BuiltinContext, BuiltinSource, GatewaySource } from "./tool_source.ts";
 import { ToolRegistry } from "./tool_registry.ts";
@@ -66,12 +64,6 @@ export interface ToolRouterOptions {
   maxMediaBytes?: number;
   /** Limits on the argument text a model may send. */
   argumentLimits?: ArgumentLimits;
-  /**
-   * Validates the structured output of mounted SDK servers' tools against their `outputSchema`
-   * (`cfWorkerJsonSchemaValidator()` works on edge runtimes too). Default: none on the router's
-   * side; an SDK `McpServer` validates its own output.
-   */
-  jsonSchemaValidator?: McpJsonSchemaValidator;
   /** Allow, ask and deny rules over every request's tools; see {@linkcode Policy}. */
   policy?: Policy;
   /** Decides asks while the call waits; without it a call returns `approval_required`. */
@@ -138,7 +130,6 @@ export class ToolRouter implements AsyncDisposable {
   #gateway?: GatewaySource;
   #builtins?: BuiltinSource;
   #settings: CallSettings;
-  #jsonSchemaValidator?: McpJsonSchemaValidator;
   #policy?: CompiledPolicy;
   #approvalOptions: ToolRouterOptions;
   #approvals?: ApprovalSettings;
@@ -155,7 +146,6 @@ export class ToolRouter implements AsyncDisposable {
     for (const service of options.mcpServices ?? []) this.#registry.addService(service);
     this.#gateway = options.gateway;
     this.#builtins = options.builtins;
-    this.#jsonSchemaValidator = options.jsonSchemaValidator;
     checkPositive(options.timeoutMs, "timeoutMs");
     checkPositive(options.maxResultChars, "maxResultChars");
     checkPositive(options.maxMediaBytes, "maxMediaBytes");
@@ -207,27 +197,18 @@ export class ToolRouter implements AsyncDisposable {
   /**
    * Registers a local MCP service. Throws a `TypeError` when its name or a tool name is taken.
    *
-   * @param service The service made by `defineMcpService`.
+   * @param service The service made by `defineMcpService`, or an SDK server mounted with
+   *   `mountMcpServer` (the `./mcp` entry), which the router closes with itself.
    */
   addMcpService(service: McpService): void {
-    this.#registry.addService(service);
-  }
-
-  /**
-   * Mounts an SDK `McpServer` in-process as a local MCP service named `id`.
-   *
-   * @param id The service name; tools are exposed as `toApiFunctionName(id, tool.name)`.
-   * @param server The SDK server, not yet connected.
-   */
-  async mountMcpServer(id: string, server: MountableMcpServer): Promise<void> {
-    this.#registry.checkServiceName(id);
-    const service = await mountMcpServer(id, server, {
-      jsonSchemaValidator: this.#jsonSchemaValidator,
-    });
+    // A mounted SDK server (`mountMcpServer` of the `./mcp` entry) is closed with the router.
+    const close = (service as { close?: () => Promise<void> }).close;
+    const closeService = typeof close === "function" ? () => close.call(service) : undefined;
     try {
-      this.#registry.addService(service, service.close);
+      this.#registry.addService(service, closeService);
     } catch (error) {
-      await service.close();
+      // Refused (a name taken): a mounted server is not left connected.
+      void closeService?.().catch(() => {});
       throw error;
     }
   }

@@ -13,10 +13,12 @@
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "../../src/core/mcp/mcp_sdk.ts";
-import { McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 
 /** Options of {@linkcode createOAuthWorld}. */
 export interface OAuthWorldOptions {
+  /** `"2026-07-28"`: the MCP server speaks only that revision (no 2025 serving). */
+  era?: "2025" | "2026-07-28";
   /** Origin of the MCP server. Default: `https://mcp.example.com`. */
   resource?: string;
   /** Origins of the authorization servers; the first is in use. Default: two example ones. */
@@ -71,6 +73,8 @@ export interface OAuthWorld {
   readonly registrations: { issuer: string; clientId: string }[];
   /** Every URL fetched, in order. */
   readonly requests: string[];
+  /** The JSON-RPC methods the MCP server served (after the token check). */
+  readonly methods: string[];
   /** Every access and refresh token issued (to look for in logs). */
   readonly issued: string[];
 }
@@ -96,6 +100,7 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
     tokenRequests: [],
     registrations: [],
     requests: [],
+    methods: [],
     issued: [],
     fetch: async (input, init) => {
       const request = new Request(input, init);
@@ -153,6 +158,22 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
         headers: { "www-authenticate": `Bearer resource_metadata="${metadataUrl}"` },
       });
     }
+    if (options.era === "2026-07-28") {
+      const modern = createMcpHandler(() => crmServer(token, bearer), { legacy: "reject" });
+      world.methods.push(...await methodsOf(request));
+      return await modern.fetch(request);
+    }
+    world.methods.push(...await methodsOf(request));
+    const server = crmServer(token, bearer);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    return await transport.handleRequest(request);
+  }
+
+  function crmServer(token: Token, bearer: string | undefined): McpServer {
     const server = new McpServer({ name: "crm", version: "1.0.0" });
     server.registerTool("whoami", { description: "The user of the token" }, () => ({
       content: [{ type: "text", text: token.login }],
@@ -168,12 +189,7 @@ export function createOAuthWorld(options: OAuthWorldOptions = {}): OAuthWorld {
       ],
       structuredContent: { token: bearer },
     }));
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    return await transport.handleRequest(request);
+    return server;
   }
 
   async function authorizationAnswer(request: Request, url: URL): Promise<Response> {
@@ -260,4 +276,17 @@ async function s256(verifier: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   return btoa(String.fromCharCode(...new Uint8Array(digest))).replaceAll("+", "-")
     .replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** The JSON-RPC methods of a request's body. */
+async function methodsOf(request: Request): Promise<string[]> {
+  if (request.method !== "POST") return [];
+  try {
+    const parsed = await request.clone().json();
+    return (Array.isArray(parsed) ? parsed : [parsed])
+      .map((message) => message?.method)
+      .filter((method): method is string => typeof method === "string");
+  } catch {
+    return [];
+  }
 }

@@ -1,5 +1,6 @@
 import { defineMcpService, defineTool, ToolRouter } from "../../mod.ts";
 import { McpServer } from "@modelcontextprotocol/server";
+import { mountMcpServer } from "../../src/core/mcp/mod.ts";
 import { contractTools, runSourceContract } from "../_helpers/source_contract.ts";
 
 Deno.test("function tools meet the source contract", async (t) => {
@@ -49,7 +50,7 @@ Deno.test("mounted SDK McpServers meet the source contract", async (t) => {
     );
   }
   const router = new ToolRouter();
-  await router.mountMcpServer("mounted", server);
+  router.addMcpService(await mountMcpServer("mounted", server));
   await runSourceContract(t, {
     toolSet: await router.expose({ mcpServices: ["mounted"] }),
     names: { echo: "mounted_echo", fail: "mounted_fail", wait: "mounted_wait" },

@@ -8,7 +8,6 @@ import { fromFileUrl } from "./cli/_file_url.ts";
 const VALUES: Record<string, "function" | "object"> = {
   CONTEXT_DEFAULTS: "object",
   DenoKvStore: "function",
-  EncryptedStore: "function",
   NETWORK_ENV: "object",
   DenoStdioClientTransport: "function",
   FileAuditSink: "function",
@@ -52,7 +51,6 @@ const TYPES = [
   "PermissionReport",
   "ProcessInfo",
   "ReadFileResult",
-  "StoreKey",
   "RedisClientLike",
   "RedisStoreOptions",
   "RequiredPermissions",

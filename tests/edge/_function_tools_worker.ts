@@ -1,6 +1,6 @@
 /**
  * A worker that uses only function tools: `workerd_test.ts` bundles it to show that such a
- * worker carries no MCP SDK client (`router.mountMcpServer` loads it only when called).
+ * worker carries no MCP SDK client (mounting an SDK server is the `./mcp` entry's).
  *
  * @module
  */

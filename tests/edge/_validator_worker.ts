@@ -10,7 +10,7 @@
  */
 
 import { ToolRouter } from "../../mod.ts";
-import { cfWorkerJsonSchemaValidator, McpGateway } from "../../src/core/mcp/mod.ts";
+import { cfWorkerJsonSchemaValidator, McpGateway, mountMcpServer } from "../../src/core/mcp/mod.ts";
 import { McpServer } from "@modelcontextprotocol/server";
 // The SDK's ajv validator by name (toolroute's default is the SDK's runtime one, cfworker here).
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
@@ -58,11 +58,11 @@ export default {
         await router.close();
       }
     }
-    const router = new ToolRouter({ jsonSchemaValidator });
+    const router = new ToolRouter();
     try {
       const server = new McpServer({ name: "local", version: "1.0.0" });
       forecastTools(server, { initHeaders: request.headers });
-      await router.mountMcpServer("local", server);
+      router.addMcpService(await mountMcpServer("local", server, { jsonSchemaValidator }));
       const toolSet = await router.expose({ mcpServices: ["local"] });
       const result = await toolSet.invoke("local_forecast", { city: "Oslo" });
       return Response.json({ names: toolSet.names, result });

@@ -133,7 +133,7 @@ Deno.test("the edge bundle stays under 204.5 KB gzipped; toolroute's own share i
   assert(own > 5 * 1024, `only ${kb(own)} attributed to src/: the source map changed its paths?`);
 });
 
-Deno.test("a worker with function tools only bundles no MCP SDK client (mountMcpServer does not reach it)", async () => {
+Deno.test("a worker with function tools only bundles no MCP SDK client (mounting is the ./mcp entry's)", async () => {
   const { code, inputs } = await bundle(
     "tests/edge/_function_tools_worker.ts",
     "dist/function_tools_worker.js",
@@ -148,7 +148,7 @@ Deno.test("a worker with function tools only bundles no MCP SDK client (mountMcp
   for (const marker of markers) assert(edge.includes(marker), `the edge worker has "${marker}"`);
   assertEquals(inputs.filter(sdkClient), []);
   for (const marker of markers) assert(!code.includes(marker), `"${marker}" is bundled`);
-  assert(inputs.some((input) => input.endsWith("src/core/mcp/in_process_client.ts")));
+  assertEquals(inputs.filter((input) => input.endsWith("src/core/mcp/mount_mcp_server.ts")), []);
   console.log(
     `function tools only: ${kb(await gzipSize(code))} gzipped; the edge worker ${
       kb(await gzipSize(edge))

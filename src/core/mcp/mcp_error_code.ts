@@ -49,6 +49,8 @@ export class McpRpcError extends Error {
 const SDK_ERROR_CODES: Readonly<Record<string, number>> = Object.freeze({
   REQUEST_TIMEOUT: McpErrorCode.RequestTimeout,
   CONNECTION_CLOSED: McpErrorCode.ConnectionClosed,
+  // A result that is not one (a tool result without a content list): the server's fault.
+  INVALID_RESULT: McpErrorCode.InternalError,
 });
 
 /**

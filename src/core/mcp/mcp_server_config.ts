@@ -24,6 +24,21 @@ export interface McpOAuthClient {
 }
 
 /**
+ * Which MCP protocol era a server is spoken to in: `"auto"` (the default) asks the server with
+ * `server/discover` and speaks the 2026-07-28 revision where it offers it, the 2025 era
+ * (`initialize` and sessions) otherwise; `"2025"` always takes the 2025 era (no probe);
+ * `"2026-07-28"` requires that revision and fails when the server does not offer it.
+ */
+export type McpProtocolSetting = "auto" | "2025" | "2026-07-28";
+
+/** The values of {@linkcode McpProtocolSetting}, for checks and schemas. */
+export const MCP_PROTOCOL_SETTINGS: readonly McpProtocolSetting[] = Object.freeze([
+  "auto",
+  "2025",
+  "2026-07-28",
+]);
+
+/**
  * A remote MCP server over HTTP, as in Claude Desktop's `mcpServers` entries.
  *
  * `transport` picks Streamable HTTP (`"http"`) or the older HTTP+SSE transport (`"sse"`); when it
@@ -36,6 +51,8 @@ export interface McpHttpServerConfig {
   headers?: Record<string, string>;
   /** The transport; default: Streamable HTTP with fallback to SSE. */
   transport?: "http" | "sse";
+  /** The protocol era; default `"auto"` (see {@linkcode McpProtocolSetting}). */
+  protocol?: McpProtocolSetting;
   /**
    * The OAuth client registered ahead with this server's authorization server (for the gateway's
    * `oauth`). `grant: "client_credentials"` makes it a service account: a global server then
@@ -88,6 +105,8 @@ export interface McpStdioServerConfig {
    * says.
    */
   readOnlyTools?: string[];
+  /** The protocol era; default `"auto"` (see {@linkcode McpProtocolSetting}). */
+  protocol?: McpProtocolSetting;
 }
 
 /** One MCP server entry: HTTP (`url`) or stdio (`command`). */
@@ -155,6 +174,14 @@ export function checkServerConfig(
   ) {
     throw new TypeError(
       `Cannot add MCP server "${id}": "readOnlyTools" must be an array of the server's tool names`,
+    );
+  }
+  const protocol = (config as { protocol?: unknown }).protocol;
+  if (protocol !== undefined && !MCP_PROTOCOL_SETTINGS.includes(protocol as McpProtocolSetting)) {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": "protocol" must be "auto", "2025" or "2026-07-28", received ${
+        JSON.stringify(protocol)
+      }`,
     );
   }
   if (isStdioConfig(config)) {

@@ -40,6 +40,8 @@ export type { McpHttpHandler, McpHttpHandlerOptions } from "./serve/mcp_http_han
 export { cfWorkerJsonSchemaValidator } from "./cfworker_validator.ts";
 export type { CfWorkerValidatorOptions } from "./cfworker_validator.ts";
 export { McpGateway } from "./gateway/mcp_gateway.ts";
+export { mountMcpServer } from "./mount_mcp_server.ts";
+export type { MountableMcpServer, MountedMcpService, MountOptions } from "./mount_mcp_server.ts";
 export { AuthorizationRequiredError } from "./gateway/oauth/authorization_required_error.ts";
 export { McpOAuth } from "./gateway/oauth/mcp_oauth.ts";
 export type { McpOAuthClient, McpOAuthOptions } from "./gateway/oauth/mcp_oauth_options.ts";
@@ -54,6 +56,7 @@ export type {
 } from "./gateway/mcp_gateway_types.ts";
 export type {
   McpHttpServerConfig,
+  McpProtocolSetting,
   McpServerConfig,
   McpStdioServerConfig,
 } from "./mcp_server_config.ts";
@@ -66,4 +69,3 @@ export type {
   McpTransportRequest,
 } from "./mcp_transport.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./gateway/pin_store.ts";
-export type { MountableMcpServer } from "./mount_mcp_server.ts";

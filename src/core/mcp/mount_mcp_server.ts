@@ -3,10 +3,9 @@ import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
 import { callMcpToolOutput } from "./mcp_call.ts";
 import { upstreamInputSchema } from "../strict_schema.ts";
-import { listAllTools } from "./list_all_tools.ts";
+import { listAllTools, toolPagesOf } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
-import type { McpTool } from "./mcp_sdk_types.ts";
-import { InProcessMcpClient } from "./in_process_client.ts";
+import { Client, type ClientOptions, InMemoryTransport, type McpTool } from "./mcp_sdk.ts";
 
 /**
  * An SDK `McpServer` (or low-level `Server`) that is not connected yet, described structurally
@@ -22,38 +21,77 @@ export interface MountableMcpServer {
 /** Options of {@linkcode mountMcpServer}. */
 export interface MountOptions {
   /**
-   * Validates tools' structured output; default: none on the client's side (an SDK `McpServer`
-   * validates its own output).
+   * Validates tools' structured output on the client's side too; default: none there (an SDK
+   * `McpServer` validates its own output). Edge builds pass `cfWorkerJsonSchemaValidator()`.
    */
   jsonSchemaValidator?: McpJsonSchemaValidator;
 }
 
-/** A local MCP service backed by an SDK `McpServer` connected in-process. */
+/** A local MCP service backed by an SDK `McpServer` connected in process. */
 export interface MountedMcpService extends McpService {
-  /** Disconnects the client from the server. */
+  /** Disconnects the client from the server and closes the server. */
   close(): Promise<void>;
 }
 
 /**
- * Connects an SDK `McpServer` in-process (over {@linkcode InProcessMcpClient}, which keeps the
- * SDK's client out of bundles that never mount a server) and exposes its tools
- * as a local MCP service named `id`. The tool list follows `notifications/tools/list_changed`.
+ * Connects an SDK `McpServer` in process (the SDK's client over its in-memory transport pair:
+ * the one client toolroute speaks MCP with) and returns its tools as a local MCP service named
+ * `id`, for `router.addMcpService`. The tool list follows `notifications/tools/list_changed`.
+ * It lives in the `./mcp` entry, so a router that never mounts a server bundles no SDK client.
+ *
+ * @example Mount a server and call its tool
+ * ```ts
+ * import { ToolRouter } from "@toolroute/toolroute";
+ * import { mountMcpServer } from "@toolroute/toolroute/mcp";
+ * import { McpServer } from "@modelcontextprotocol/server";
+ * import { z } from "zod";
+ * import { assertEquals } from "@std/assert";
+ *
+ * const server = new McpServer({ name: "clock", version: "1.0.0" });
+ * server.registerTool("now", { inputSchema: z.object({}) }, () => ({
+ *   content: [{ type: "text", text: "noon" }],
+ * }));
+ * await using router = new ToolRouter();
+ * router.addMcpService(await mountMcpServer("clock", server));
+ * const tools = await router.expose({ mcpServices: ["clock"] });
+ * assertEquals(await tools.invoke("clock_now", {}), "noon");
+ * ```
  *
  * @param id The service name; tools are exposed as `toApiFunctionName(id, tool.name)`.
  * @param server The SDK server, not yet connected.
  * @param options The validator of structured tool output.
- * @returns The mounted service.
+ * @returns The mounted service; `router.close()` closes it, or call its `close()`.
  */
 export async function mountMcpServer(
   id: string,
   server: MountableMcpServer,
   options: MountOptions = {},
 ): Promise<MountedMcpService> {
-  const client = await InProcessMcpClient.connect(server, options.jsonSchemaValidator);
-  let tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
-  client.onToolsChanged = async () => {
-    tools = (await listAllTools(client)).map((tool) => toRoutedTool(id, client, tool));
-  };
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const clientOptions: ClientOptions = { capabilities: {} };
+  const validator = options.jsonSchemaValidator;
+  if (validator !== undefined) {
+    clientOptions.jsonSchemaValidator =
+      validator as unknown as ClientOptions["jsonSchemaValidator"];
+  }
+  const client = new Client({ name: "toolroute", version: "0.1.0" }, clientOptions);
+  await server.connect(serverSide);
+  try {
+    await client.connect(clientSide);
+  } catch (error) {
+    await server.close().catch(() => {});
+    throw error;
+  }
+  const pages = toolPagesOf(client);
+  // A server that registered no tool yet does not offer `tools/list` at all.
+  const list = async () =>
+    client.getServerCapabilities()?.tools === undefined
+      ? []
+      : (await listAllTools(pages)).map((tool) => toRoutedTool(id, client, tool, validator));
+  let tools = await list();
+  client.setNotificationHandler("notifications/tools/list_changed", async () => {
+    tools = await list();
+  });
   return {
     name: id,
     get tools() {
@@ -66,7 +104,14 @@ export async function mountMcpServer(
   };
 }
 
-function toRoutedTool(id: string, client: InProcessMcpClient, tool: McpTool): RoutedTool {
+function toRoutedTool(
+  id: string,
+  client: Client,
+  tool: McpTool,
+  validator: McpJsonSchemaValidator | undefined,
+): RoutedTool {
+  // With a validator, the client checks structured output against the listed definition.
+  const definition = validator !== undefined && tool.outputSchema !== undefined ? tool : undefined;
   return Object.freeze({
     name: toApiFunctionName(id, tool.name),
     description: tool.description ?? "",
@@ -76,6 +121,12 @@ function toRoutedTool(id: string, client: InProcessMcpClient, tool: McpTool): Ro
     source: "local_mcp" as const,
     origin: `${id}/${tool.name}`,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      callMcpToolOutput(client, tool.name, args, context),
+      callMcpToolOutput(
+        client,
+        tool.name,
+        args,
+        context,
+        definition === undefined ? {} : { toolDefinition: definition },
+      ),
   });
 }

@@ -2,10 +2,11 @@ import type { RoutedTool } from "../tool_source.ts";
 import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
 import type { Policy, PolicyAction } from "../policy_types.ts";
 import { SpecifierMatch } from "./specifier_match.ts";
-import { type CompiledLimit, compileLimits } from "./call_limiter.ts";
+import { type CompiledLimit, compileLimits } from "./policy_limits.ts";
 
 /** Which policy a decision came from. */
-export type PolicyScope = "router" | "request";
+import type { PolicyScope } from "./policy_rule.ts";
+export type { PolicyScope };
 
 /** What the policies decided for one call, and which rule decided it. */
 export interface PolicyDecision {

@@ -10,12 +10,10 @@ import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
 import type { ApprovalAnswer, ApprovalHandler, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
-import type { CallLimiter } from "./call_limiter.ts";
 
 // The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
 // imports point one way: the gate over its parts.
 export type { ApprovalSettings, PolicyGateInit, RunTool } from "./policy_gate_init.ts";
-import type { GrantStore } from "./grant_store.ts";
 import { editedCall, lastingGrant } from "./approval_scope.ts";
 
 /** The id of a grant that lets an asked call run without asking, if one does. */

@@ -1,10 +1,8 @@
 import type { KeyValueStore } from "../store/key_value_store.ts";
-import type { CallOptions, CallSettings, ToolCallResult } from "../tool_call_types.ts";
-import type { RoutedTool } from "../tool_source.ts";
+import type { CallSettings } from "../tool_call_types.ts";
 import type { ApprovalHandler, ApprovalSelection } from "../policy_types.ts";
 import type { ApprovalSigner } from "./approval_signer.ts";
 import type { PolicyEngine } from "./policy_engine.ts";
-import type { PolicyEventFields } from "./policy_results.ts";
 import type { GrantStore } from "./grant_store.ts";
 import type { CallLimiter } from "./call_limiter.ts";
 
@@ -22,13 +20,7 @@ export interface ApprovalSettings {
   grants: GrantStore;
 }
 
-/** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */
-export type RunTool = (
-  tool: RoutedTool,
-  args: unknown,
-  options: CallOptions,
-  decision?: PolicyEventFields,
-) => Promise<ToolCallResult>;
+export type { RunTool } from "./run_tool.ts";
 
 /** What a {@linkcode PolicyGate} is built from. */
 export interface PolicyGateInit {

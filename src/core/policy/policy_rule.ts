@@ -2,6 +2,9 @@ import { type RoutedTool, SOURCE_PRIORITY, type SourceKind } from "../tool_sourc
 import { globToRegExp } from "./_glob.ts";
 import type { PolicyAction } from "../policy_types.ts";
 
+/** Whose policy a rule belongs to: the router's or one request's. */
+export type PolicyScope = "router" | "request";
+
 /** The argument part of a rule. */
 export interface RuleSpecifier {
   /** The specifier as written. */

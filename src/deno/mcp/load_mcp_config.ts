@@ -166,6 +166,7 @@ function toConfig(
       ...trust,
       ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
       ...(transport ? { transport } : {}),
+      ...(raw.protocol ? { protocol: raw.protocol } : {}),
       ...(raw.oauth
         ? {
           oauth: {
@@ -186,5 +187,6 @@ function toConfig(
     ...(raw.env ? { env: map(raw.env, "env") } : {}),
     ...(secretEnv.length > 0 ? { secretEnv } : {}),
     ...(raw.cwd ? { cwd: raw.cwd } : {}),
+    ...(raw.protocol ? { protocol: raw.protocol } : {}),
   };
 }

@@ -29,6 +29,9 @@ const serverSchema = z.strictObject({
   ),
   transport: z.enum(["http", "sse"]).optional()
     .describe('"http" (Streamable HTTP) or "sse"; default: Streamable HTTP, falling back to SSE'),
+  protocol: z.enum(["auto", "2025", "2026-07-28"]).optional().describe(
+    '"auto" (default): the 2026-07-28 revision where the server offers it (asked once with server/discover), else the 2025 era; "2025": always initialize and sessions; "2026-07-28": that revision only',
+  ),
   type: z.enum(["http", "sse", "streamable-http", "streamableHttp", "stdio"]).optional()
     .describe("The transport as other clients write it; optional"),
   command: z.string().min(1).optional().describe("The program of a stdio server"),

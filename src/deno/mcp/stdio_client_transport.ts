@@ -133,6 +133,13 @@ export class DenoStdioClientTransport implements McpTransport {
     return this.#child?.pid;
   }
 
+  /**
+   * Always `null` (stderr is read here, see {@linkcode stderrTail}). It is there for the SDK
+   * client, which knows a stdio transport by `pid` and `stderr`: on stdio, a server that does not
+   * answer `server/discover` is a 2025 server and gets `initialize` on the same pipe.
+   */
+  readonly stderr: null = null;
+
   /** The last 4 KB the child wrote to stderr, for diagnostics. */
   get stderrTail(): string {
     return this.#stderr;

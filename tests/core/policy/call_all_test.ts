@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
 import type { BuiltinSource, RoutedTool } from "../../../src/core/unstable_source.ts";
 import { McpServer } from "@modelcontextprotocol/server";
+import { mountMcpServer } from "../../../src/core/mcp/mod.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -136,7 +137,7 @@ Deno.test("callAll() treats a mounted MCP tool annotated readOnlyHint as read-on
   }, slow);
   server.registerTool("edit", { inputSchema: z.object({ q: z.string() }) }, slow);
   const router = new ToolRouter();
-  await router.mountMcpServer("docs", server);
+  router.addMcpService(await mountMcpServer("docs", server));
   const toolSet = await router.expose({ mcpServices: ["docs"] });
   await toolSet.callAll([1, 2, 3].map((i) => ({ name: "docs_search", arguments: { q: `${i}` } })));
   assertEquals(max, 3);

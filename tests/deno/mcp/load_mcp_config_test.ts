@@ -239,3 +239,24 @@ Deno.test("parseMcpConfig() refuses a secretEnv name that is not in env, and sec
   assert(error.message.includes('mcpServers.a.secretEnv[0]: "API_KEY" is not a name in "env"'));
   assert(error.message.includes('mcpServers.b.secretEnv: "secretEnv" does not apply'));
 });
+
+Deno.test("parseMcpConfig() takes protocol on either kind of server and refuses another value", () => {
+  assertEquals(
+    parseMcpConfig({
+      mcpServers: {
+        remote: { url: "https://a.example/mcp", protocol: "2026-07-28" },
+        local: { command: "srv", protocol: "2025" },
+        plain: { url: "https://b.example/mcp" },
+      },
+    }),
+    {
+      remote: { url: "https://a.example/mcp", protocol: "2026-07-28" },
+      local: { command: "srv", protocol: "2025" },
+      plain: { url: "https://b.example/mcp" },
+    },
+  );
+  const error = assertThrows(() =>
+    parseMcpConfig({ mcpServers: { x: { url: "https://a.example/mcp", protocol: "2024" } } })
+  );
+  assert(/mcpServers\.x\.protocol/.test((error as Error).message), (error as Error).message);
+});

@@ -2,6 +2,7 @@ import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts"
 import type { ConnectionSettings } from "./connection/server_connection.ts";
 import { SharedSchemaValidator } from "./connection/shared_schema_validator.ts";
 import { SharedToolDefinitions } from "./connection/shared_tool_definitions.ts";
+import { EraVerdicts } from "./connection/era_verdicts.ts";
 import { REMOTE_TEXT_DEFAULTS, type RemoteTextLimits } from "./tools/remote_tool_guard.ts";
 
 /** The gateway's options, checked and with defaults applied. */
@@ -68,6 +69,8 @@ export function gatewaySettings(
       // One validator and one compiled schema per distinct definition for every connection.
       jsonSchemaValidator: new SharedSchemaValidator(options.jsonSchemaValidator),
       toolDefinitions: new SharedToolDefinitions(),
+      // The era each connection found, kept past the connection (per server and user).
+      eras: new EraVerdicts(),
       transportFactory: options.transportFactory,
       eventStream: eventStream(options.eventStream),
       onElicitation: options.onElicitation,

@@ -34,6 +34,11 @@ export interface McpServerStatus {
   reconnectAttempts: number;
   /** The transport in use: `http` (Streamable HTTP), `sse`, or `custom` (from the factory). */
   transport?: "http" | "sse" | "custom";
+  /**
+   * The protocol version the connection speaks, once connected: `"2026-07-28"` (no session, no
+   * `initialize`) or a 2025-era version such as `"2025-11-25"`.
+   */
+  protocol?: string;
   /** Tools withheld because their definitions changed since they were pinned (sorted). */
   withheld?: string[];
 }

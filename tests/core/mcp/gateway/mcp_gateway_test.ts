@@ -56,6 +56,7 @@ Deno.test("McpGateway connects lazily through a transport factory and routes cal
     tools: 1,
     reconnectAttempts: 0,
     transport: "custom",
+    protocol: "2025-11-25",
   });
   await gateway.close();
   assertEquals(stats().live, 0);

@@ -1,6 +1,5 @@
 import { deadline } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
-import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
@@ -13,10 +12,16 @@ import type { ToolLogEntry } from "../../../tool_source.ts";
 import {
   Client,
   type ClientOptions,
+  type PriorDiscovery,
+  type ProtocolEra,
+  SdkError,
+  SdkErrorCode,
   SdkHttpError,
   SseError,
   type Transport,
+  type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
+import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
@@ -62,17 +67,8 @@ export interface OpenClientSettings {
   ) => Promise<McpElicitationResult>;
   /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
-}
-
-/** Sends requests straight over HTTP, past the SDK client (an `HttpClientTransport`). */
-export interface DirectRequester {
-  /** Whether requests can be sent directly now (started, not closed). */
-  readonly direct: boolean;
-  /** Sends one request and returns its result (see `HttpClientTransport#request`). */
-  request(
-    request: { method: string; params?: Record<string, unknown> },
-    options?: McpCallRequestOptions,
-  ): Promise<Record<string, unknown>>;
+  /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
+  eras?: EraVerdicts;
 }
 
 /** An initialised client and how it is connected. */
@@ -81,11 +77,8 @@ export interface OpenedClient {
   client: Client;
   /** The transport kind that worked. */
   kind: TransportKind;
-  /**
-   * With Streamable HTTP: the transport, which sends `tools/call` itself (the client's own
-   * `tools/call` requests are routed to it too).
-   */
-  direct?: DirectRequester;
+  /** The protocol era it speaks: `"modern"` (2026-07-28) or `"legacy"` (2025). */
+  era: ProtocolEra;
 }
 
 /**
@@ -104,11 +97,25 @@ export async function openMcpClient(
   preferred?: TransportKind,
 ): Promise<OpenedClient> {
   const { config } = settings;
-  const custom = await settings.transportFactory?.(config, {
-    serverId: settings.serverId,
-    userId: settings.userId,
-  });
-  if (custom !== undefined) return { client: await initialise(settings, custom), kind: "custom" };
+  const key = eraKey(settings);
+  const prior = settings.eras?.get(key);
+  const request = { serverId: settings.serverId, userId: settings.userId };
+  const custom = await settings.transportFactory?.(config, request);
+  if (custom !== undefined) {
+    try {
+      return opened(settings, key, await initialise(settings, custom, prior), "custom");
+    } catch (error) {
+      if (prior !== undefined || protocolOf(config) !== "auto" || !probeMayHaveEnded(error)) {
+        throw error;
+      }
+      // A local server that exits on the probe (SDKs that end on any request before
+      // `initialize`) is a 2025 server: once more, on a fresh process, with `initialize` only.
+      const again = await settings.transportFactory?.(config, request);
+      if (again === undefined) throw error;
+      const client = await initialise(settings, again, { kind: "legacy" });
+      return opened(settings, key, client, "custom");
+    }
+  }
   if (isStdioConfig(config)) throw new StdioUnsupportedError(settings.serverId);
   const kinds: ("http" | "sse")[] = config.transport !== undefined
     ? [config.transport]
@@ -126,8 +133,7 @@ export async function openMcpClient(
       eventStream: settings.eventStream,
     });
     try {
-      const client = await initialise(settings, transport);
-      return { client, kind: kinds[i], ...(transport.direct ? { direct: transport } : {}) };
+      return opened(settings, key, await initialise(settings, transport, prior), kinds[i]);
     } catch (error) {
       const status = error instanceof SdkHttpError
         ? error.status
@@ -139,6 +145,69 @@ export async function openMcpClient(
     }
   }
 }
+
+/**
+ * The key of a connection's era verdict: server, user, and what the config says about where it
+ * is and which era to speak (a changed URL, command or `protocol` asks again).
+ *
+ * @param settings The connection's settings.
+ * @returns The key.
+ */
+export function eraKey(
+  settings: Pick<OpenClientSettings, "serverId" | "userId" | "config">,
+): EraKey {
+  const { config } = settings;
+  const where = isStdioConfig(config)
+    ? JSON.stringify([config.command, config.args ?? [], config.cwd ?? null])
+    : config.url;
+  return {
+    serverId: settings.serverId,
+    ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+    target: `${protocolOf(config)} ${where}`,
+  };
+}
+
+function protocolOf(config: McpServerConfig): "auto" | "2025" | "2026-07-28" {
+  return config.protocol ?? "auto";
+}
+
+/** The opened client, its era kept for the next connect. */
+function opened(
+  settings: OpenClientSettings,
+  key: EraKey,
+  client: Client,
+  kind: TransportKind,
+): OpenedClient {
+  const era = client.getProtocolEra() ?? "legacy";
+  const discover = client.getDiscoverResult();
+  settings.eras?.set(
+    key,
+    era === "modern" && discover !== undefined ? { kind: "modern", discover } : { kind: "legacy" },
+  );
+  return { client, kind, era };
+}
+
+/** Whether a failed first connect may have been the server ending on the probe. */
+function probeMayHaveEnded(error: unknown): boolean {
+  return !(error instanceof ConnectDeadlineError) &&
+    !(error instanceof Error && /authoriz/i.test(error.name));
+}
+
+/** The connect deadline passed (a second attempt would only wait again). */
+class ConnectDeadlineError extends Error {}
+
+/** The SDK's negotiation mode for a config's `protocol`. */
+function negotiation(config: McpServerConfig, custom: boolean): VersionNegotiationOptions {
+  const protocol = protocolOf(config);
+  if (protocol === "2025") return { mode: "legacy" };
+  if (protocol === "2026-07-28") return { mode: { pin: "2026-07-28" } };
+  // A local server that does not answer an unknown request is a 2025 one: it is not waited for
+  // the whole connect deadline (a slow first start is then taken for 2025, and asked again later).
+  return custom ? { mode: "auto", probe: { timeoutMs: STDIO_PROBE_MS } } : { mode: "auto" };
+}
+
+/** How long a local (stdio) server's silence on `server/discover` is waited for. */
+const STDIO_PROBE_MS = 5_000;
 
 function withOAuth(
   settings: OpenClientSettings,
@@ -156,39 +225,15 @@ function withOAuth(
   return settings.oauth.fetchFor(target, (input, init) => (settings.fetch ?? fetch)(input, init));
 }
 
-/**
- * Sends the client's `tools/call` requests straight over HTTP ({@linkcode HttpClientTransport.request}):
- * what the SDK client does around the round trip stays (the task guard, structured-output
- * validation), while its request machinery, the SDK transport, the stream pipes and the schema
- * parse of the result are skipped on the gateway's most frequent request.
- */
-function routeToolCalls(client: Client, transport: HttpClientTransport): void {
-  // `request(request, options)` for spec methods; `request(request, resultSchema, options)` too.
-  type Request = (
-    request: unknown,
-    schemaOrOptions?: unknown,
-    options?: unknown,
-  ) => Promise<unknown>;
-  const viaSdk = (client.request as Request).bind(client);
-  const routed: Request = (request, schemaOrOptions, options) => {
-    const message = request as { method: string; params?: Record<string, unknown> };
-    if (message.method !== "tools/call" || !transport.direct) {
-      return viaSdk(request, schemaOrOptions, options);
-    }
-    const schema = typeof schemaOrOptions === "object" && schemaOrOptions !== null &&
-      "~standard" in schemaOrOptions;
-    return transport.request(
-      message,
-      (schema ? options : schemaOrOptions) as McpCallRequestOptions | undefined,
-    );
+async function initialise(
+  settings: OpenClientSettings,
+  transport: McpTransport,
+  prior: PriorDiscovery | undefined,
+): Promise<Client> {
+  const options: ClientOptions = {
+    capabilities: {},
+    versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),
   };
-  Object.defineProperty(client, "request", { value: routed, configurable: true, writable: true });
-}
-
-async function initialise(settings: OpenClientSettings, transport: McpTransport): Promise<Client> {
-  // The 2025 era (`initialize` and sessions), as the SDK's default says; explicit, since the
-  // gateway's behaviour rests on it.
-  const options: ClientOptions = { capabilities: {}, versionNegotiation: { mode: "legacy" } };
   if (settings.jsonSchemaValidator !== undefined) {
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
@@ -220,20 +265,33 @@ async function initialise(settings: OpenClientSettings, transport: McpTransport)
   }
   const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
-    await deadline(client.connect(transport as Transport, { timeout: ms }), ms).catch(
+    const connect = { timeout: ms, ...(prior === undefined ? {} : { prior }) };
+    await deadline(client.connect(transport as Transport, connect), ms).catch(
       (error: unknown) => {
         if (!(error instanceof DOMException && error.name === "TimeoutError")) throw error;
         const why = transport.describeStall?.();
-        throw new Error(`Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`);
+        throw new ConnectDeadlineError(
+          `Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`,
+        );
       },
     );
-    if (transport instanceof HttpClientTransport && transport.direct) {
-      routeToolCalls(client, transport);
-    }
     return client;
   } catch (error) {
     await client.close().catch(() => {});
     await transport.close().catch(() => {});
-    throw error;
+    throw probeCause(error);
   }
+}
+
+/**
+ * The fault under a failed `server/discover` probe (a refused connection, a redirect, a host not
+ * allowed), as a 2025 connect reports it: the message names what failed, and the gateway tells
+ * an undelivered request by its class.
+ */
+function probeCause(error: unknown): unknown {
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  return error instanceof SdkError && code === SdkErrorCode.EraNegotiationFailed &&
+      cause instanceof Error
+    ? cause
+    : error;
 }

@@ -14,10 +14,10 @@ import {
   type McpCallOptions,
   mcpErrorToToolError,
   type McpResultParts,
-  toolCallRequest,
   toolOutputOf,
 } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
+import { callAsTask } from "./task_call.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -29,7 +29,7 @@ import type {
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import {
-  type DirectRequester,
+  eraKey,
   type OpenClientSettings,
   openMcpClient,
   type TransportKind,
@@ -82,10 +82,10 @@ export class ServerConnection {
   #redactResult: (result: McpResultParts) => McpResultParts;
   #state: McpConnectionState = "closed";
   #client?: Client;
-  /** The client's transport when it sends `tools/call` itself (Streamable HTTP). */
-  #direct?: DirectRequester;
-  /** The tools whose calls go through the client (output schema, required tasks), per list. */
-  #viaClient?: ViaClient;
+  /** The tools whose results the client validates (with an output schema), per list. */
+  #withOutput?: WithOutput;
+  /** The tools that run as tasks, per list. */
+  #taskTools?: { tools: readonly McpTool[]; names: ReadonlySet<string> };
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
@@ -93,6 +93,8 @@ export class ServerConnection {
   /** The one refresh running (per client), and whether a change was announced during it. */
   #refreshing?: { client: Client; done: Promise<void>; again: boolean };
   #kind?: TransportKind;
+  /** The protocol version the last connect negotiated. */
+  #protocol?: string;
   #lastError?: string;
   #backoff: Backoff;
   #disposed = false;
@@ -150,6 +152,7 @@ export class ServerConnection {
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
       reconnectAttempts: this.#backoff.attempts,
       ...(this.#kind === undefined ? {} : { transport: this.#kind }),
+      ...(this.#protocol === undefined ? {} : { protocol: this.#protocol }),
     };
   }
 
@@ -214,23 +217,12 @@ export class ServerConnection {
    * @param context The call's signal, deadline and progress listener.
    * @returns The result, content blocks as the server sent them (bounded).
    */
-  callTool(
+  async callTool(
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
-    const direct = this.#state === "ready" ? this.#directFor(toolName) : undefined;
-    if (direct !== undefined && !context.signal.aborted) {
-      return this.#callDirect(direct, toolName, args, context);
-    }
-    return this.#callTool(toolName, args, context);
-  }
-
-  async #callTool(
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
+    if (this.#runsAsTask(toolName)) return await this.#callTask(toolName, args, context);
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
@@ -241,6 +233,67 @@ export class ServerConnection {
       }
       return await this.#callGuarded(toolName, args, context, 0);
     } finally {
+      this.#ended(context);
+    }
+  }
+
+  /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
+  #runsAsTask(toolName: string): boolean {
+    let tasks = this.#taskTools;
+    if (tasks?.tools !== this.#tools) {
+      const names = new Set<string>();
+      for (const tool of this.#tools) {
+        const execution = (tool as { execution?: { taskSupport?: unknown } }).execution;
+        if (execution?.taskSupport === "required") names.add(tool.name);
+      }
+      tasks = this.#taskTools = { tools: this.#tools, names };
+    }
+    return tasks.names.size > 0 && tasks.names.has(toolName);
+  }
+
+  /**
+   * Calls a tool that runs as a task (see `callAsTask`) under the call's deadline and signal; a
+   * connection lost while the task runs is opened again and the same task is polled on.
+   */
+  async #callTask(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput> {
+    this.#started(context);
+    const deadline = callDeadline(
+      toolName,
+      context,
+      this.#s.requestTimeoutMs,
+      this.#s.maxTotalTimeoutMs,
+    );
+    try {
+      const result = await callAsTask(
+        {
+          ready: (signal) => this.#readyForCall(toolName, signal),
+          undelivered: (error, client) => {
+            const expired = error instanceof SessionExpiredError;
+            if (expired || error instanceof RequestNotDeliveredError) {
+              void this.#broken(client, error as Error, expired);
+              return true;
+            }
+            // A poll is a read: one whose answer was lost may be asked again.
+            const code = mcpErrorCodeOf(error);
+            return code === McpErrorCode.ConnectionClosed || code === undefined;
+          },
+        },
+        { name: toolName, arguments: args },
+        {
+          signal: deadline.signal,
+          requestTimeoutMs: this.#s.requestTimeoutMs,
+          ttlMs: Math.max(60_000, deadline.hardMs),
+        },
+      );
+      return toolOutputOf(result, toolName, this.#callOptions(context.timeoutMs));
+    } catch (error) {
+      throw this.#redact.toolError(mcpErrorToToolError(error, toolName, deadline.signal));
+    } finally {
+      deadline.dispose();
       this.#ended(context);
     }
   }
@@ -258,32 +311,17 @@ export class ServerConnection {
     this.lastUsedAt = performance.now();
   }
 
-  /**
-   * The transport that sends this tool's calls itself, when the connection is ready over
-   * Streamable HTTP and the SDK client has nothing to do around the call: the tool declares no
-   * output schema (whose results the client validates) and does not require task-based execution
-   * (which the client refuses). Such a call skips the client's `callTool` and its promise layers.
-   */
-  #directFor(toolName: string): DirectRequester | undefined {
-    const direct = this.#direct;
-    if (direct === undefined || this.#client === undefined || !direct.direct) return undefined;
-    return this.#viaClientTools().names.has(toolName) ? undefined : direct;
-  }
-
-  /** Which tools go through the client's `callTool`, made once per tool list. */
-  #viaClientTools(): ViaClient {
-    let viaClient = this.#viaClient;
-    if (viaClient?.tools !== this.#tools) {
-      const names = new Set<string>();
-      const withOutput = new Map<string, McpTool>();
+  /** The tools with an output schema, made once per tool list. */
+  #withOutputTools(): WithOutput {
+    let withOutput = this.#withOutput;
+    if (withOutput?.tools !== this.#tools) {
+      const byName = new Map<string, McpTool>();
       for (const tool of this.#tools) {
-        const task = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
-        if (tool.outputSchema !== undefined) withOutput.set(tool.name, tool);
-        if (tool.outputSchema !== undefined || task === "required") names.add(tool.name);
+        if (tool.outputSchema !== undefined) byName.set(tool.name, tool);
       }
-      viaClient = this.#viaClient = { tools: this.#tools, names, withOutput };
+      withOutput = this.#withOutput = { tools: this.#tools, byName };
     }
-    return viaClient;
+    return withOutput;
   }
 
   /**
@@ -291,37 +329,8 @@ export class ServerConnection {
    * SDK client validates the result against it (other tools' options stay the shared ones).
    */
   #withDefinition<T extends object>(toolName: string, options: T): T {
-    const definition = this.#viaClientTools().withOutput.get(toolName);
+    const definition = this.#withOutputTools().byName.get(toolName);
     return definition === undefined ? options : { ...options, toolDefinition: definition };
-  }
-
-  /**
-   * `#callReady` over the transport's direct request: the same options, result conversion and
-   * failures (an undelivered call goes the guarded way), in promise reactions instead of the
-   * client's, the conversion's and this class's async frames.
-   */
-  #callDirect(
-    direct: DirectRequester,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
-    this.#started(context);
-    const call = this.#readyCall(this.#client!, toolName, args, context);
-    const request = toolCallRequest(toolName, args, this.#requestContext(call), call.options);
-    return direct.request({ method: "tools/call", params: request.params }, request.options)
-      .then((result) => toolOutputOf(result, toolName, call.options))
-      .then((output) => {
-        this.#ended(context);
-        return output;
-      }, async (error) => {
-        try {
-          await this.#readyFailed(mcpErrorToToolError(error, toolName, call.signal), call);
-          return await this.#callGuarded(toolName, args, context, 1);
-        } finally {
-          this.#ended(context);
-        }
-      });
   }
 
   /**
@@ -406,7 +415,7 @@ export class ServerConnection {
       return NOT_SENT;
     }
     if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {
-      // The SDK's and the direct path's timeout errors both say in `data` which deadline passed.
+      // The SDK's timeout error says in `data` which deadline passed.
       const data = (cause as { data?: { maxTotalTimeout?: unknown } }).data;
       const ms = data?.maxTotalTimeout !== undefined
         ? options.maxTotalTimeoutMs
@@ -542,7 +551,7 @@ export class ServerConnection {
       }, this.#kind);
       client = opened.client;
       this.#kind = opened.kind;
-      const direct = opened.direct;
+      this.#protocol = client.getNegotiatedProtocolVersion();
       const ready = client;
       ready.onclose = () => this.#lost(ready);
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
@@ -554,7 +563,6 @@ export class ServerConnection {
       this.#listedAt = performance.now();
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.#client = ready;
-      this.#direct = direct;
       this.#version++;
       this.#state = "ready";
       this.#backoff.succeeded();
@@ -563,6 +571,8 @@ export class ServerConnection {
       return ready;
     } catch (error) {
       if (error instanceof StdioUnsupportedError) this.#disposed = true;
+      // A server that changed era since (or a verdict that no longer fits) is asked again.
+      this.#s.eras?.forget(eraKey(this.#s));
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
       this.#backoff.failed();
@@ -617,7 +627,6 @@ export class ServerConnection {
   #lost(client: Client): void {
     if (this.#client !== client) return;
     this.#client = undefined;
-    this.#direct = undefined;
     if (this.#disposed) return;
     this.#state = "failed";
     this.#lastError = "The connection was lost";
@@ -636,7 +645,6 @@ export class ServerConnection {
   async #drop(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
-    this.#direct = undefined;
     await client?.close().catch(() => {});
   }
 
@@ -683,12 +691,10 @@ export class ServerConnection {
 }
 
 /** The request options of a ready call, made once per connection for the default deadline. */
-/** Which tools of a list go through the SDK client's `callTool`. */
-interface ViaClient {
+/** The tools of a list with an output schema, whose results the SDK client validates. */
+interface WithOutput {
   tools: readonly McpTool[];
-  names: ReadonlySet<string>;
-  /** The tools with an output schema, whose results the client validates. */
-  withOutput: ReadonlyMap<string, McpTool>;
+  byName: ReadonlyMap<string, McpTool>;
 }
 
 type CallDefaults = Readonly<
@@ -696,7 +702,7 @@ type CallDefaults = Readonly<
   & Pick<McpCallOptions, "maxMediaBytes" | "toolDefinition">
 >;
 
-/** A call on a ready connection, as `#callReady`, `#callDirect` and `#readyFailed` see it. */
+/** A call on a ready connection, as `#callReady` and `#readyFailed` see it. */
 interface ReadyCall {
   client: Client;
   toolName: string;

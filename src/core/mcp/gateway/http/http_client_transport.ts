@@ -1,12 +1,7 @@
 import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
 import { requestScopedFetch } from "./request_scoped_fetch.ts";
-import { directRequest } from "../direct/direct_request.ts";
-import type { DirectRequestHost } from "../direct/direct_request_host.ts";
-import { DeadlineTimer } from "../../../deadline_timer.ts";
-import type { McpCallRequestOptions } from "../../mcp_call.ts";
 import {
   type JSONRPCMessage,
-  SdkErrorCode,
   SdkHttpError,
   SSEClientTransport,
   SseError,
@@ -14,7 +9,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from "../../mcp_sdk.ts";
-import { McpErrorCode } from "../../mcp_error_code.ts";
+import { McpErrorCode, McpRpcError } from "../../mcp_error_code.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../mcp_transport.ts";
 
 /** The server forgot the session (HTTP 404): the request was not processed. */
@@ -81,22 +76,6 @@ export class HttpClientTransport implements McpTransport {
   #closed = false;
   #started = false;
   #maxBodyBytes: number;
-  #options: HttpClientTransportOptions;
-  /** Direct requests in flight, by id: their answer may come on the standing stream. */
-  #direct = new Map<unknown, (message: McpJsonRpcMessage) => void>();
-  /**
-   * Ids of direct requests: a range the SDK client's counter (from 0, one per request of this
-   * connection) does not reach in practice, 2^29 on. Below 2^30 an id is a small integer (Smi) in
-   * V8, so the answer's `JSON.parse` (ours, and the SDK server's of the request) stays on the fast
-   * number path: 0.57 µs against 1.21 µs for the answer with an id of 2^31 (200 000 parses).
-   */
-  #directIds = 2 ** 29;
-  #protocolVersion?: string;
-  /** The headers of direct requests, made once per session. */
-  #headers?: { session: string | undefined; post: Record<string, string> };
-  #host?: DirectRequestHost;
-  /** The deadlines of direct requests, on one timer. */
-  #deadlines = new DeadlineTimer();
 
   /**
    * Creates the transport; `start()` opens it.
@@ -105,7 +84,6 @@ export class HttpClientTransport implements McpTransport {
    */
   constructor(options: HttpClientTransportOptions) {
     this.#maxBodyBytes = options.maxBodyBytes;
-    this.#options = options;
     this.#guard = new GuardedFetch({
       // Kept connections outlive the request that opened them on edge runtimes.
       fetch: requestScopedFetch(options.fetch),
@@ -150,11 +128,7 @@ export class HttpClientTransport implements McpTransport {
       });
     this.#inner.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
       const { id } = message as { id?: unknown };
-      if (id !== undefined && !("method" in message)) {
-        const direct = this.#direct.get(id);
-        if (direct !== undefined) return direct(message as McpJsonRpcMessage);
-        this.#pending.delete(id);
-      }
+      if (id !== undefined && !("method" in message)) this.#pending.delete(id);
       this.onmessage?.(message as McpJsonRpcMessage, extra);
     };
     this.#inner.onerror = (error: Error) => this.#innerError(error);
@@ -197,50 +171,23 @@ export class HttpClientTransport implements McpTransport {
       if (error instanceof SdkHttpError && error.status === 404 && this.sessionId) {
         throw new SessionExpiredError();
       }
+      // A JSON answer that is no JSON-RPC message: the schema's report would only confuse.
+      if (error instanceof Error && (error.name === "ZodError" || error instanceof SyntaxError)) {
+        throw new McpRpcError(McpErrorCode.InternalError, "The server sent a malformed answer");
+      }
       throw error;
     }
   }
 
   /** Sets the negotiated protocol version. */
   setProtocolVersion(version: string): void {
-    this.#protocolVersion = version;
-    this.#headers = undefined;
     this.#inner.setProtocolVersion(version);
-  }
-
-  /** Whether {@linkcode HttpClientTransport.request} can be used (Streamable HTTP, started). */
-  get direct(): boolean {
-    return this.#options.kind === "http" && this.#started && !this.#closed;
-  }
-
-  /**
-   * Sends a request straight over HTTP and reads its answer here, past the SDK transport and
-   * client (see {@linkcode directRequest}); messages that are not its answer still reach the
-   * client. Same errors as through the SDK: undelivered requests throw
-   * `RequestNotDeliveredError` / {@linkcode SessionExpiredError}.
-   *
-   * @param request The method and params.
-   * @param options Deadline, signal and progress.
-   * @returns The result.
-   */
-  request(
-    request: { method: string; params?: Record<string, unknown> },
-    options?: McpCallRequestOptions,
-  ): Promise<Record<string, unknown>> {
-    this.#host ??= this.#directHost();
-    return directRequest(this.#host, this.#directIds++, request, options);
   }
 
   /** Ends the session (best effort), closes every stream and reports `onclose` once. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // Direct requests in flight end now, as the SDK client ends its own when its transport
-    // closes (a JSON answer's body is not owned, and the deadlines stop with the timer).
-    for (const [id, handle] of [...this.#direct]) {
-      handle({ jsonrpc: "2.0", id, error: CONNECTION_CLOSED });
-    }
-    this.#deadlines.close();
     if (this.#inner instanceof StreamableHTTPClientTransport && this.#inner.sessionId) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
@@ -255,66 +202,6 @@ export class HttpClientTransport implements McpTransport {
     this.#answeredWhole.clear();
     this.#malformed.clear();
     this.onclose?.();
-  }
-
-  #directHost(): DirectRequestHost {
-    const url = this.#options.url;
-    return {
-      maxBodyBytes: this.#maxBodyBytes,
-      deadlines: this.#deadlines,
-      exchange: (body, lastEventId) => this.#exchange(url, body, lastEventId),
-      own: (reader) => this.#guard.own(reader),
-      forward: (message) => this.#inner.onmessage?.(message as JSONRPCMessage),
-      expect: (id, handle) => {
-        this.#direct.set(id, handle);
-        return () => this.#direct.delete(id);
-      },
-      cancel: (id, reason) => {
-        if (this.#closed) return;
-        this.send({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason },
-        })
-          .catch(() => {});
-      },
-      malformed: (error) => this.onerror?.(error),
-    };
-  }
-
-  #exchange(
-    url: URL,
-    body: string | undefined,
-    lastEventId: string | undefined,
-  ): Promise<Response | null> {
-    const session = this.sessionId;
-    let made = this.#headers;
-    if (made === undefined || made.session !== session) {
-      const post: Record<string, string> = {
-        ...this.#options.headers,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      };
-      if (session !== undefined) post["mcp-session-id"] = session;
-      if (this.#protocolVersion !== undefined) post["mcp-protocol-version"] = this.#protocolVersion;
-      // Made once per session. A plain record: Deno builds a request from one faster than from
-      // a `Headers` object (11 vs 31 µs).
-      made = this.#headers = { session, post };
-    }
-    const headers = body === undefined
-      ? { ...made.post, accept: "text/event-stream", "last-event-id": lastEventId! }
-      : made.post;
-    // One reaction on the guarded fetch's promise (every call), not an async frame of its own.
-    return this.#guard.send(url, {
-      method: body === undefined ? "GET" : "POST",
-      headers,
-      body,
-      redirect: "manual",
-    }).then((response) =>
-      response.ok && response.status !== 202
-        ? response
-        : unusualAnswer(response, body === undefined, session)
-    );
   }
 
   #innerError(error: Error): void {
@@ -352,47 +239,4 @@ export class HttpClientTransport implements McpTransport {
     this.#malformed.delete(oldest.value);
     return true;
   }
-}
-
-const CONNECTION_CLOSED = Object.freeze({
-  code: McpErrorCode.ConnectionClosed,
-  message: "The connection was closed",
-});
-
-/** A 202 (accepted, answered elsewhere: `null`) or an HTTP error, thrown as the SDK would. */
-async function unusualAnswer(
-  response: Response,
-  resuming: boolean,
-  session: string | undefined,
-): Promise<null> {
-  if (response.status === 202) {
-    await response.body?.cancel().catch(() => {});
-    return null;
-  }
-  const text = await boundedText(response, 4096);
-  if (response.status === 404 && session !== undefined) throw new SessionExpiredError();
-  throw new SdkHttpError(
-    resuming ? SdkErrorCode.ClientHttpFailedToOpenStream : SdkErrorCode.ClientHttpNotImplemented,
-    `Error ${resuming ? "resuming the event stream" : "POSTing to endpoint"}: ${text}`,
-    { status: response.status, statusText: response.statusText, text },
-  );
-}
-
-/** The start of an error answer's text (a server's error page can be large). */
-async function boundedText(response: Response, max: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return "";
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      text += decoder.decode(chunk.value, { stream: true });
-      if (text.length >= max) break;
-    }
-  } catch {
-    // The text is only for the message.
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return text.slice(0, max);
 }

@@ -137,6 +137,7 @@ Deno.test("ServerConnection.listTools() connects once for concurrent callers and
     tools: 1,
     reconnectAttempts: 0,
     transport: "custom",
+    protocol: "2025-11-25",
   });
   assertEquals(events, [{ type: "connected", serverId: "s", userId: "u", tools: 1 }]);
   await connection.close();
@@ -601,10 +602,9 @@ Deno.test("ServerConnection.callTool() over HTTP still validates a tool's output
   await connection.close();
 });
 
-Deno.test("ServerConnection.callTool() over HTTP refuses a result that is not a tool result, on the direct path too", async () => {
-  // Plain tools' calls skip the SDK client, which validated every result's shape: a result that
-  // is not one must still come back as a clear error, never pass on to a serving client. The
-  // SDK's servers check their own results, so this one is raw JSON-RPC over HTTP.
+Deno.test("ServerConnection.callTool() over HTTP refuses a result that is not a tool result", async () => {
+  // A result that is not one must come back as a clear error, never pass on to a serving client.
+  // The SDK's servers check their own results, so this one is raw JSON-RPC over HTTP (2025 only).
   const answers: unknown[] = [
     { content: "not a list" },
     { content: [{ type: "image", data: 5, mimeType: "image/png" }] },
@@ -635,6 +635,13 @@ Deno.test("ServerConnection.callTool() over HTTP refuses a result that is not a 
     }
     if (message.method === "tools/list") {
       return answer({ tools: [{ name: "plain", inputSchema: { type: "object" } }] });
+    }
+    if (message.method !== "tools/call") {
+      return Response.json({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32601, message: "Method not found" },
+      });
     }
     served++;
     return answer(

@@ -226,7 +226,11 @@ Deno.test("HttpClientTransport reports a malformed answer as malformed while oth
     { code: -32603, message: "The server sent a malformed answer" },
   );
   // A malformed JSON answer fails its own call and is not held against the next one.
-  await assertRejects(call, SyntaxError);
+  const json = await assertRejects(call, Error);
+  assertEquals(
+    { code: (json as { code?: unknown }).code, message: json.message },
+    { code: -32603, message: "MCP error -32603: The server sent a malformed answer" },
+  );
   const closed = await assertRejects(call, ProtocolError);
   assertEquals(
     { code: (closed as { code?: unknown }).code, message: closed.message },

@@ -83,6 +83,22 @@ Deno.test("two users authorising the same server get different tokens, and each 
   assertEquals(world.registrations.length, 2);
 });
 
+Deno.test("in the 2026-07-28 era too, two users authorising a server each call with their own token", async () => {
+  const world = createOAuthWorld({ era: "2026-07-28" });
+  const { gateway, signIn } = setup(world);
+  await using _ = gateway;
+  const alice = await signIn("alice");
+  const bob = await signIn("bob");
+  assertEquals(alice.missing, []);
+  const whoami = alice.names.find((name) => name.includes("whoami"))!;
+  const [a, b] = await Promise.all([alice.call(whoami, {}), bob.call(whoami, {})]);
+  assertEquals([a.text, b.text], ["alice", "bob"]);
+  // The authorized requests were of the modern era: server/discover, never initialize.
+  assert(world.methods.includes("server/discover"), world.methods.join());
+  assertEquals(world.methods.filter((m) => m === "initialize"), []);
+  assertEquals(gateway.status().map((s) => s.protocol), ["2026-07-28", "2026-07-28"]);
+});
+
 Deno.test("completeAuthorization() refuses a callback of another user, a reused state and a wrong iss", async () => {
   const world = createOAuthWorld();
   const { gateway, router } = setup(world);

@@ -110,6 +110,7 @@ Deno.test("UserServers.status() lists every user's servers, closed until connect
       tools: 1,
       reconnectAttempts: 0,
       transport: "custom",
+      protocol: "2025-11-25",
     },
   ]);
   await servers.close();

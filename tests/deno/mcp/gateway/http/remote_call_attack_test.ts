@@ -1,12 +1,11 @@
-// Attacks of a hostile upstream MCP server on the direct `tools/call` path
-// (`HttpClientTransport.request()`), over a real loopback socket so that the runtime's own
+// Attacks of a hostile upstream MCP server on a remote `tools/call`
+// (the SDK client over `HttpClientTransport` and its guarded fetch), over a real loopback socket so that the runtime's own
 // HTTP handling (decompression, Content-Length framing) is what the client sees.
 import { assert, assertEquals, assertInstanceOf, assertRejects } from "@std/assert";
 import { handshakeAnswer } from "./_hostile_handshake.ts";
 import { HttpClientTransport } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
-import { McpRpcError } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import { Client } from "../../../../../src/core/mcp/mcp_sdk.ts";
-import { McpErrorCode } from "../../../../../src/core/mcp/mcp_error_code.ts";
+import { McpErrorCode, mcpErrorCodeOf } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
 
 const MAX = 100_000;
@@ -31,7 +30,7 @@ function hostile(attack: Attack) {
   return { server, stats, url: new URL(`http://127.0.0.1:${server.addr.port}/mcp`) };
 }
 
-async function attacked(attack: Attack, timeout = 3000, viaSdk = false) {
+async function attacked(attack: Attack, timeout = 3000) {
   const { server, stats, url } = hostile(attack);
   const transport = new HttpClientTransport({ url, kind: "http", maxBodyBytes: MAX });
   const client = new Client({ name: "victim", version: "1" });
@@ -43,17 +42,11 @@ async function attacked(attack: Attack, timeout = 3000, viaSdk = false) {
       forwarded.push(m);
       inner(m, e);
     };
-    assert(transport.direct);
     const started = performance.now();
-    const outcome = await (viaSdk
-      ? client.callTool({ name: "t", arguments: {} }, { timeout })
-      : transport.request(
-        { method: "tools/call", params: { name: "t", arguments: {} } },
-        { timeout },
-      )).then(
-        (result) => ({ result, error: undefined }),
-        (error) => ({ result: undefined, error }),
-      );
+    const outcome = await client.callTool({ name: "t", arguments: {} }, { timeout }).then(
+      (result) => ({ result, error: undefined }),
+      (error) => ({ result: undefined, error }),
+    );
     return { ...outcome, ms: performance.now() - started, calls: stats.calls, forwarded };
   } finally {
     await client.close().catch(() => {});
@@ -73,10 +66,10 @@ async function gzip(parts: Uint8Array<ArrayBuffer>[]): Promise<Uint8Array<ArrayB
 }
 
 Deno.test("a gzip bomb whose Content-Length is small is bounded by the decompressed size, not read whole", async () => {
-  for (const viaSdk of [false, true]) await gzipBomb(viaSdk);
+  await gzipBomb();
 });
 
-async function gzipBomb(viaSdk: boolean): Promise<void> {
+async function gzipBomb(): Promise<void> {
   const pad = new Uint8Array(20 * MAX).fill(32);
   let compressed = 0;
   const { error, calls } = await attacked(
@@ -96,16 +89,12 @@ async function gzipBomb(viaSdk: boolean): Promise<void> {
       });
     },
     3000,
-    viaSdk,
   );
   assert(compressed > 0 && compressed < MAX);
   assert(calls > 0);
-  // Direct: an McpRpcError; through the SDK: the guarded fetch's TooLargeError (both mapped by the gateway).
-  assertInstanceOf(error, viaSdk ? Error : McpRpcError);
-  assert(
-    /larger than|exceeded/.test(error.message),
-    `${viaSdk ? "SDK" : "direct"}: ${error.message}`,
-  );
+  // The guarded fetch's TooLargeError (mapped by the gateway).
+  assertInstanceOf(error, Error);
+  assert(/larger than|exceeded/.test(error.message), error.message);
 }
 
 Deno.test("an answer for another id, then two answers for this id: the call gets the first of its own, the rest goes to the client", async () => {
@@ -135,8 +124,8 @@ Deno.test("an endless event stream of comments and notifications without an answ
       signal,
     ), 400);
   assert(calls > 0 && sent > 10);
-  assertInstanceOf(error, McpRpcError);
-  assertEquals(error.code, McpErrorCode.RequestTimeout);
+  assertInstanceOf(error, Error);
+  assertEquals(mcpErrorCodeOf(error), McpErrorCode.RequestTimeout);
   assert(ms < 2000, `${ms} ms`);
 });
 
@@ -155,7 +144,7 @@ Deno.test("one huge event line without a newline is cut at the body limit", asyn
     )
   );
   assert(calls > 0 && sent > 1);
-  assertInstanceOf(error, McpRpcError);
+  assertInstanceOf(error, Error);
   assert(/larger than/.test(error.message), error.message);
 });
 
@@ -163,11 +152,13 @@ Deno.test("a notification flood on the answer's stream is bounded by the body li
   const note = enc.encode(
     'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n',
   );
-  const { error, calls, forwarded } = await attacked((_id, signal) =>
-    sse(Array.from({ length: 10_000 }, () => note), signal)
+  // A long deadline: on a loaded machine the bound, not the deadline, must end the call.
+  const { error, calls, forwarded } = await attacked(
+    (_id, signal) => sse(Array.from({ length: 10_000 }, () => note), signal),
+    30_000,
   );
   assert(calls > 0);
-  assertInstanceOf(error, McpRpcError);
+  assertInstanceOf(error, Error);
   assert(/larger than/.test(error.message), error.message);
   assert(forwarded.length > 0 && forwarded.length * note.length <= MAX + note.length);
 });
@@ -226,7 +217,7 @@ Deno.test("rejects when the deadline passes before the POST is even answered", a
       { headers: { "content-type": "application/json" } },
     ), 300);
   assert(calls > 0);
-  assertInstanceOf(error, McpRpcError);
+  assertInstanceOf(error, Error);
   assert(ms < 2000);
   await assertRejects(() => Promise.reject(error));
 });
@@ -267,8 +258,8 @@ Deno.test("a stream with an event id and a huge retry that breaks leaves no time
   for (const id of pending) clear(id as number);
   assert(calls > 0 && broken > 0);
   assertEquals(left, 0, "a resumption's sleep outlived the call");
-  assertInstanceOf(error, McpRpcError);
-  assertEquals(error.code, McpErrorCode.RequestTimeout);
+  assertInstanceOf(error, Error);
+  assertEquals(mcpErrorCodeOf(error), McpErrorCode.RequestTimeout);
   assert(ms < 2000);
 });
 
@@ -298,7 +289,7 @@ Deno.test("two concurrent calls on one connection (two users of a global server)
   try {
     await client.connect(transport as unknown as Transport);
     const request = (user: string) =>
-      transport.request({ method: "tools/call", params: { name: "t", arguments: { user } } }, {
+      client.request({ method: "tools/call", params: { name: "t", arguments: { user } } }, {
         timeout: 3000,
       });
     const [a, b] = await Promise.all([request("alice"), request("bob")]);

@@ -1,0 +1,105 @@
+import type { PriorDiscovery } from "../../mcp_sdk.ts";
+
+/** Which connection a verdict belongs to. */
+export interface EraKey {
+  /** The server id. */
+  serverId: string;
+  /** The user, for a connection of one user (own server, or a global one authorized per user). */
+  userId?: string;
+  /** What the config says about where and how to connect (URL or command, and `protocol`). */
+  target: string;
+}
+
+/** Options of {@linkcode EraVerdicts}. */
+export interface EraVerdictsOptions {
+  /** Most verdicts kept; the least recently used goes first. Default: 10,000. */
+  maxEntries?: number;
+  /**
+   * Age after which a 2025-era verdict is asked again (a server upgraded since still answers
+   * `initialize`, so a stale one would never show). Default: one hour.
+   */
+  legacyMaxAgeMs?: number;
+}
+
+/**
+ * The protocol era each connection found, so that the next connect of the same server (after a
+ * lost connection, an idle close or an eviction from the user pool) skips the `server/discover`
+ * round trip: a 2026-07-28 server's discover result is adopted as it was, a 2025 server gets
+ * `initialize` at once. Verdicts are kept per server and per user, and per target (a changed URL
+ * or `protocol` asks again): one user's answer never stands for another's credentials. A connect
+ * that fails forgets the verdict, so a server that changed era is asked again.
+ */
+export class EraVerdicts {
+  #byKey = new Map<string, { prior: PriorDiscovery; at: number }>();
+  #max: number;
+  #legacyMaxAgeMs: number;
+
+  /**
+   * Creates an empty store.
+   *
+   * @param options Bound and age of 2025-era verdicts.
+   */
+  constructor(options: EraVerdictsOptions = {}) {
+    this.#max = options.maxEntries ?? 10_000;
+    this.#legacyMaxAgeMs = options.legacyMaxAgeMs ?? 3_600_000;
+  }
+
+  /** How many verdicts are kept (for tests). */
+  get size(): number {
+    return this.#byKey.size;
+  }
+
+  /**
+   * The verdict of a connection, if one is known and still fresh.
+   *
+   * @param key The connection.
+   * @returns The verdict to connect with.
+   */
+  get(key: EraKey): PriorDiscovery | undefined {
+    const id = keyOf(key);
+    const entry = this.#byKey.get(id);
+    if (entry === undefined) return undefined;
+    if (entry.prior.kind === "legacy" && performance.now() - entry.at > this.#legacyMaxAgeMs) {
+      this.#byKey.delete(id);
+      return undefined;
+    }
+    this.#byKey.delete(id); // re-inserted: most recently used last
+    this.#byKey.set(id, entry);
+    return entry.prior;
+  }
+
+  /**
+   * Keeps the verdict of a connection that succeeded.
+   *
+   * @param key The connection.
+   * @param prior What it found.
+   */
+  set(key: EraKey, prior: PriorDiscovery): void {
+    const id = keyOf(key);
+    this.#byKey.delete(id);
+    // A server's discover answer is kept as it came: one too large to hold for thousands of
+    // connections (a hostile per-user server's) is not kept, and that server is asked again.
+    if (prior.kind === "modern" && JSON.stringify(prior.discover).length > MAX_DISCOVER_CHARS) {
+      return;
+    }
+    if (this.#byKey.size >= this.#max) this.#byKey.delete(this.#byKey.keys().next().value!);
+    this.#byKey.set(id, { prior, at: performance.now() });
+  }
+
+  /**
+   * Forgets the verdict of a connection (its connect failed).
+   *
+   * @param key The connection.
+   */
+  forget(key: EraKey): void {
+    this.#byKey.delete(keyOf(key));
+  }
+}
+
+/** Most characters of a discover answer that is kept. */
+const MAX_DISCOVER_CHARS = 64 * 1024;
+
+function keyOf(key: EraKey): string {
+  // A user id or server id can hold any character: JSON keeps the parts apart.
+  return JSON.stringify([key.serverId, key.userId ?? null, key.target]);
+}

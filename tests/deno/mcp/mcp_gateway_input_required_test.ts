@@ -1,0 +1,97 @@
+import { assert, assertEquals } from "@std/assert";
+import { acceptedContent, inputRequired, type McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
+import { startEraTestServer } from "../../_helpers/mcp_era_test_server.ts";
+
+/** `confirm`: answers `input_required` (a form elicitation naming the caller's token) until given. */
+function confirmTool(server: McpServer, request: Request | undefined): void {
+  const who = request?.headers.get("authorization") ?? "anonymous";
+  const schema = z.object({ word: z.string() });
+  server.registerTool("confirm", { inputSchema: z.object({}) }, (_args, ctx) => {
+    const answer = acceptedContent(ctx.mcpReq.inputResponses, "word", schema);
+    if (answer === undefined) {
+      return inputRequired({
+        inputRequests: {
+          word: inputRequired.elicit({ message: `word for ${who}`, requestedSchema: schema }),
+        },
+      });
+    }
+    return { content: [{ type: "text", text: `${who} said ${answer.word}` }] };
+  });
+}
+
+Deno.test("an upstream's input_required reaches the calling user only, two users at the same moment", async () => {
+  const server = startEraTestServer({ legacy: "reject", tools: confirmTool });
+  const gateway = new McpGateway({ relayElicitation: true });
+  for (const user of ["ana", "bo"]) {
+    gateway.addUserServer(user, "crm", {
+      url: server.url,
+      headers: { Authorization: `Bearer secret-of-${user}` },
+    });
+  }
+  const router = new ToolRouter({ gateway });
+  try {
+    const asked: Record<string, string[]> = { ana: [], bo: [] };
+    // Both calls wait in their elicitation until the other one is asked too: they overlap.
+    let release!: () => void;
+    const bothAsked = new Promise<void>((resolve) => release = resolve);
+    const call = async (user: "ana" | "bo") => {
+      const tools = await router.expose({ mcpServers: ["crm"], userId: user });
+      return await tools.call("confirm", {}, {
+        onElicitation: async (request) => {
+          asked[user].push(request.message);
+          if (asked.ana.length > 0 && asked.bo.length > 0) release();
+          await bothAsked;
+          return { action: "accept", content: { word: `yes-from-${user}` } };
+        },
+      });
+    };
+    const [ana, bo] = await Promise.all([call("ana"), call("bo")]);
+    // The server's elicitation names the token of the request that carried the call: each user is
+    // asked by the request their own call made (elicitation text is escaped, not redacted; see
+    // docs/gateway.md), never by the other's.
+    assertEquals(asked, {
+      ana: ["word for Bearer secret-of-ana"],
+      bo: ["word for Bearer secret-of-bo"],
+    });
+    assertEquals(ana.text, "[redacted] said yes-from-ana");
+    assertEquals(bo.text, "[redacted] said yes-from-bo");
+    // The input_required round trips ran: each call was sent twice, in the modern era.
+    assertEquals(server.methods.filter((m) => m === "tools/call").length, 4);
+    assert(!server.methods.includes("initialize"));
+    const carried = server.headersSeen.map((h) => h.get("authorization"));
+    assert(carried.includes("Bearer secret-of-ana") && carried.includes("Bearer secret-of-bo"));
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("on a shared connection, an input_required of one of two concurrent calls reaches neither caller", async () => {
+  // A global server's connection carries several users' calls: the embedded request cannot be
+  // tied to one of them, so it goes to the gateway's onElicitation (here none: cancelled).
+  const server = startEraTestServer({ legacy: "reject", tools: confirmTool });
+  const gateway = new McpGateway({ relayElicitation: true, servers: { crm: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const asked: string[] = [];
+    const tools = await router.expose({ mcpServers: ["crm"] });
+    const calls = ["ana", "bo"].map((user) =>
+      tools.call("confirm", {}, {
+        onElicitation: (request) => {
+          asked.push(`${user}: ${request.message}`);
+          return Promise.resolve({ action: "accept", content: { word: user } });
+        },
+      })
+    );
+    const results = await Promise.all(calls);
+    assertEquals(asked, []);
+    for (const result of results) assert(result.isError, result.text);
+    assert(server.methods.filter((m) => m === "tools/call").length >= 2);
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
