@@ -27,7 +27,6 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
     mode: i.mode,
     dev: i.dev,
     ino: i.ino,
-    nlink: i.nlink,
   });
   // Reads up to `length` bytes (at most 1 MiB); `eof` when the file ended. File operations are
   // synchronous: a regular file answers at once, and skipping the thread pool halves the cost of
@@ -142,7 +141,6 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
           ((minor & 0xffffff00n) << 12n),
       ),
       ino: Number(sx.getBigUint64(32, true)),
-      nlink: sx.getUint32(16, true),
     };
   };
   // The answer to `open`, or `undefined`: then Deno's way (also for a file of `prefetch` bytes
@@ -234,8 +232,8 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
     }
     return { written: true, before };
   };
-  const done = (request: Record<string, unknown>) => send({ id: request.id, ok: {} });
-  const path = (request: Record<string, unknown>) => String(request.path ?? "");
+  const done = (request: { id: number }) => send({ id: request.id, ok: {} });
+  const path = (request: { path: string }) => String(request.path ?? "");
 
   return {
     stat: (request) => {

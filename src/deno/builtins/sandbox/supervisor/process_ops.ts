@@ -165,7 +165,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     const stop = new AbortController();
     end = () => void reap(child.pid, false);
     if (cancelled || timedOut) end();
-    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+    const pump = async (stream: ReadableStream<Uint8Array>, which: 1 | 2) => {
       const reader = stream.getReader();
       const stopped = () => reader.cancel().catch(() => {});
       stop.signal.addEventListener("abort", stopped, { once: true });
@@ -212,7 +212,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
       }
     };
     runs.set(id, { cancel: () => group("SIGKILL"), signal: group, stdin: child.stdin.getWriter() });
-    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+    const pump = async (stream: ReadableStream<Uint8Array>, which: 1 | 2) => {
       for await (const chunk of stream) await send({ id, stream: which }, chunk);
     };
     const pumps = Promise.allSettled([pump(child.stdout, 1), pump(child.stderr, 2)]);

@@ -1,9 +1,4 @@
-import type {
-  SupervisorContext,
-  SupervisorOp,
-  SupervisorOps,
-  SupervisorRequest,
-} from "./supervisor_context.ts";
+import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./supervisor_context.ts";
 
 /**
  * The supervisor's program (see `supervisor_script.ts` for how it is sent): reads request frames
@@ -91,7 +86,7 @@ export async function supervisorMain(
   const ops: Record<string, SupervisorOp> = Object.create(null);
   for (const family of families) Object.assign(ops, family(context));
 
-  const serve = async (request: SupervisorRequest, body: Uint8Array) => {
+  const serve = async (request: Record<string, unknown>, body: Uint8Array) => {
     const id = Number(request.id);
     request.id = id;
     lastRequest = performance.now();
@@ -99,7 +94,7 @@ export async function supervisorMain(
     try {
       const op = typeof request.op === "string" ? ops[request.op] : undefined;
       if (op === undefined) throw new TypeError("unknown operation");
-      await op(request, body);
+      await op(request as never, body);
     } catch (error) {
       const name = error instanceof Error ? error.name : "Error";
       const message = error instanceof Error ? error.message : String(error);

@@ -52,7 +52,7 @@ Deno.test({
     try {
       const options = { timeoutMs: 5000, onTimeout: () => new Error("timeout") as never };
       for (const op of ["nope", "constructor", "__proto__", "toString"]) {
-        const answer = await session.request({ op }, undefined, options);
+        const answer = await session.request({ op } as never, undefined, options);
         assertEquals(answer.header.error, { name: "TypeError", message: "unknown operation" }, op);
       }
       assertEquals((await session.request({ op: "ping" }, undefined, options)).header.ok, {});
