@@ -41,7 +41,6 @@ interface Requests {
     cwd: string;
     env: Record<string, string>;
     timeoutMs: number;
-    warm?: boolean;
   };
   spawn: { command: string; prefix: string; cwd: string; env: Record<string, string> };
   cancel: { target: number };
@@ -139,7 +138,6 @@ export const exitInfo = z.object({
   code: z.int(),
   timedOut: z.boolean(),
   cancelled: z.boolean(),
-  warm: z.boolean().optional(),
 });
 
 /** An operation that failed inside the sandbox: the error's class name and message. */

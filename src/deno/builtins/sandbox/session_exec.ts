@@ -64,8 +64,6 @@ export async function execInSession(
         cwd: command.cwd,
         env: sessionEnv(ctx, command.env),
         timeoutMs: limits.timeoutMs,
-        // The session's warm shell runs it when it fits (same semantics, no process start).
-        warm: true,
       },
       undefined,
       {

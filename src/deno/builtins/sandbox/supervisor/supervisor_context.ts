@@ -41,13 +41,6 @@ export interface SupervisorContext {
    * loop. Given by the supervisor's main loop (`supervisorMain`); a context of fakes may omit it.
    */
   hold?(work: Promise<unknown>): void;
-  /**
-   * Runs `work` in idle time: once no request has come for a short while (the host's next call
-   * of a busy agent comes within it; a model's turn never does). One job at a time: a later
-   * call replaces the waiting one, and `undefined` drops it. Given by the supervisor's main loop
-   * (`supervisorMain`); a context of fakes may omit it (then the caller runs the work at once).
-   */
-  whenQuiet?(work: (() => void) | undefined): void;
 }
 
 /**

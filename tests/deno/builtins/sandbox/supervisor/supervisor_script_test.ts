@@ -35,7 +35,7 @@ Deno.test("supervisorScript() is one data: URL carrying every family's source", 
   for (const family of SUPERVISOR_FAMILIES) assert(source.includes(family.toString()), family.name);
   // The search and process families' globals come first, each defined once.
   for (
-    const name of ["LiteralFinder", "searchLimits", "searchFileRead", "grepPrefilter", "warmShell"]
+    const name of ["LiteralFinder", "searchLimits", "searchFileRead", "grepPrefilter"]
   ) {
     assertEquals(source.split(`const ${name} = `).length, 2, name);
   }
