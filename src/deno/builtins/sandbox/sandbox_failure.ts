@@ -23,7 +23,7 @@ export function sandboxFailure(
 ): string | undefined {
   if (exitCode !== 1 || stdout !== "" || !stderr.startsWith("bwrap: ")) return undefined;
   const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
-  return `The ${use === "bash" ? "bash" : "file"} sandbox could not start: bubblewrap failed ` +
+  return `The ${use === "bash" ? "bash " : ""}sandbox could not start: bubblewrap failed ` +
     `(${cause}). ${notRun(use)} and ${use === "bash" ? "is" : "are"} never run unconfined ` +
     "instead; check that unprivileged user namespaces are enabled " +
     "(sysctl kernel.unprivileged_userns_clone=1) or that bwrap is installed setuid";
