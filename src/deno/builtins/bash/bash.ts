@@ -151,21 +151,19 @@ async function runBash(
       const invocation = await prepareBashCommand(ctx, request(args, false));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
-      if (invocation.inside === undefined || sessions === undefined) {
-        return await spawnOrExplain(() => runCommand(invocation, limits));
-      }
+      if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
       try {
-        return await execInSession(ctx, sessions, invocation.inside, limits);
+        return await execInSession(ctx, sandboxSessions(sessions), inside(invocation), limits);
       } finally {
         containAfterCommand(ctx); // What the command planted is disabled before it returns.
       }
     }
     case "start": {
       const invocation = await prepareBashCommand(ctx, request(args, true));
-      if (invocation.inside === undefined || sessions === undefined) {
+      if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }
-      const started = await startInSession(ctx, sessions, processes, invocation);
+      const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
       containWhenEnded(ctx, processes, started);
       return started;
     }
@@ -261,6 +259,17 @@ function request(args: BashArgs, background: boolean): BashRequest {
     cwd: args.cwd,
     background,
   };
+}
+
+/** The sessions a sandboxed command runs in: never on the host instead. */
+function sandboxSessions(sessions: SandboxSessions | undefined): SandboxSessions {
+  if (sessions === undefined) throw new TypeError("A sandboxed command needs its sandbox sessions");
+  return sessions;
+}
+
+function inside(invocation: BashInvocation): NonNullable<BashInvocation["inside"]> {
+  if (invocation.inside === undefined) throw new TypeError("A sandboxed command needs `inside`");
+  return invocation.inside;
 }
 
 /** Spawns on the host (`sandbox: "none"`), turning a missing bash into a clear `tool_error`. */

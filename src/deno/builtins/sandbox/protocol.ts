@@ -178,7 +178,7 @@ export function parseFinalAnswer<Op extends SupervisorOpName>(
     return exit.success ? { exit: exit.data } : `the end of ${op} without an exit code`;
   }
   // An operation the host does not know (a test's) has no shape to check: no answer fits.
-  const ok = (OK[op] as z.ZodType | undefined)?.safeParse(header.ok);
+  const ok = Object.hasOwn(OK, op) ? OK[op].safeParse(header.ok) : undefined;
   if (ok === undefined) return `an answer to an unknown operation`;
   return ok.success ? { ok: ok.data as OkOf<Op> } : `an answer to ${op} that is not well-formed`;
 }

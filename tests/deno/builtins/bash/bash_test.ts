@@ -224,9 +224,15 @@ Deno.test("bash caps a model's timeoutMs at the context's commandTimeoutMs", asy
   assertEquals(result.timedOut, true);
 });
 
-Deno.test("createBashTool() throws a TypeError when bash is off in the context", () => {
+Deno.test("createBashTool() throws a TypeError when bash is off in the context, or sandboxed without its sessions", () => {
   const ctx = resolveBuiltinContext({ workspace: "/tmp/toolroute-ws" });
   assertThrows(() => createBashTool(ctx, new ProcessTable(ctx)), TypeError, "bash is off");
+  // Sandboxed without the sessions it runs in, it is never made (it would have nowhere to run).
+  const sandboxed = resolveBuiltinContext({
+    workspace: "/tmp/toolroute-ws",
+    bash: { sandbox: "bwrap" },
+  });
+  assertThrows(() => createBashTool(sandboxed, new ProcessTable(sandboxed)), TypeError, "sessions");
 });
 
 Deno.test({

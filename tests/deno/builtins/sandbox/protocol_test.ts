@@ -65,8 +65,10 @@ Deno.test("parseFinalAnswer() refuses what a hostile supervisor could send inste
     const answer = parseFinalAnswer(op, header);
     assertEquals(typeof answer, "string", `${op} ${JSON.stringify(header)}`);
   }
-  assertStringIncludes(
-    parseFinalAnswer("nope" as "ping", { ok: {} }) as string,
-    "unknown operation",
-  );
+  for (const op of ["nope", "constructor", "__proto__", "toString"]) {
+    assertStringIncludes(
+      parseFinalAnswer(op as "ping", { ok: {} }) as string,
+      "unknown operation",
+    );
+  }
 });
