@@ -4,6 +4,7 @@ import type { BuiltinContext, RoutedTool } from "../../../src/core/tool_source.t
 import { createBashTool } from "../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
 import { ProcessTable } from "../../../src/deno/builtins/bash/process_table.ts";
+import { SandboxSessions } from "../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 
 /** A fresh workspace, a read-only root, an outside directory with a marker, a prefix sibling. */
 export interface BashFixture extends AsyncDisposable {
@@ -45,14 +46,20 @@ export interface BashUnderTest extends AsyncDisposable {
   json(args: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
-/** Creates the bash tool for a context, called through the router's catch boundary. */
+/**
+ * Creates the bash tool for a context, called through the router's catch boundary; sandboxed, with
+ * its own sandbox sessions, as `builtinTools` gives it (dispose closes them).
+ */
 export function bashUnderTest(
   context: BuiltinContext,
-  options: { bwrapProgram?: string; settings?: CallSettings } = {},
+  options: { settings?: CallSettings } = {},
 ): BashUnderTest {
   const ctx = resolveBuiltinContext(context);
   const processes = new ProcessTable(ctx);
-  const tool = createBashTool(ctx, processes, { bwrapProgram: options.bwrapProgram });
+  const sessions = ctx.bash !== false && ctx.bash.sandbox === "bwrap"
+    ? new SandboxSessions()
+    : undefined;
+  const tool = createBashTool(ctx, processes, { sessions });
   const call = (args: Record<string, unknown>, signal?: AbortSignal) =>
     callTool(
       { tool, name: "bash", args, options: { signal }, known: () => ["bash"] },
@@ -67,7 +74,10 @@ export function bashUnderTest(
       if (result.isError) throw new Error(`bash failed (${result.code}): ${result.text}`);
       return JSON.parse(result.text);
     },
-    [Symbol.asyncDispose]: () => processes.close(),
+    async [Symbol.asyncDispose]() {
+      await processes.close();
+      await sessions?.close();
+    },
   };
 }
 

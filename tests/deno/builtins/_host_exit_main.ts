@@ -4,10 +4,12 @@
 import { createBashTool } from "../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../src/deno/builtins/builtin_context.ts";
 import { ProcessTable } from "../../../src/deno/builtins/bash/process_table.ts";
+import { SandboxSessions } from "../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 
 const [workspace, sandbox, command, mode] = Deno.args;
 const ctx = resolveBuiltinContext({ workspace, bash: { sandbox: sandbox as "bwrap" | "none" } });
-const tool = createBashTool(ctx, new ProcessTable(ctx));
+const sessions = sandbox === "bwrap" ? new SandboxSessions() : undefined;
+const tool = createBashTool(ctx, new ProcessTable(ctx), { sessions });
 const signal = new AbortController().signal;
 if (mode === "exit-during-exec") {
   // Not awaited: the host exits while the command runs (no watchdog: only `unload` kills it).

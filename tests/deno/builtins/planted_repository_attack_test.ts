@@ -303,22 +303,6 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "with bwrap per command (no session) the same containment runs after the command",
-  ignore: skipWithoutBwrap(),
-  fn: async () => {
-    const { bashUnderTest } = await import("./_bash_fixture.ts");
-    await using fx = await makeFixture();
-    const marker = `${fx.outside}/marker`;
-    await using bash = bashUnderTest(sandboxed(fx.workspace), { bwrapProgram: "bwrap" });
-    const out = await bash.json({ command: plantScript("src", marker) });
-    assertStringIncludes(String(out.stdout), "HEAD");
-    assertStringIncludes(String(out.notice), '"src/HEAD"');
-    await hostGitStatus(`${fx.workspace}/src`, fx.base);
-    assertFalse(await exists(marker));
-  },
-});
-
 Deno.test("a context with no protectedPaths still refuses to complete or write in a git directory", async () => {
   await using fx = await makeFixture();
   const marker = `${fx.outside}/marker`;

@@ -15,11 +15,6 @@ import { limitPrefix } from "../sandbox/resource_limits.ts";
 import { containAfterCommand, plantedNotice } from "../sandbox/planted_repositories.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import type { ProcessInfo } from "./background_process.ts";
-import {
-  assertSandboxRan,
-  assertSandboxStarted,
-  spawnOrExplain,
-} from "../sandbox/sandbox_failure.ts";
 
 const ACTIONS = ["exec", "start", "status", "logs", "write", "stop", "list"] as const;
 const schema = z.object({
@@ -37,11 +32,9 @@ const input = compileZodInput(schema, "bash");
 
 /** Options of {@linkcode createBashTool}. */
 export interface BashToolOptions {
-  /** The bubblewrap program; default `"bwrap"` (a test hook; it disables sessions). */
-  readonly bwrapProgram?: string;
   /**
-   * The sandbox sessions that sandboxed `exec` commands run in; without them each command
-   * starts its own bubblewrap.
+   * The sandbox sessions that sandboxed commands (`exec` and `start`) run in; required with
+   * `sandbox: "bwrap"`.
    */
   readonly sessions?: SandboxSessions;
 }
@@ -62,7 +55,7 @@ export interface BashToolOptions {
  * @tags allow-run, allow-env, allow-read
  * @param ctx The resolved context; its `bash` must not be `false`.
  * @param processes The background processes of this context.
- * @param options Test hooks.
+ * @param options The sandbox sessions (required when sandboxed).
  * @returns The tool.
  */
 export function createBashTool(
@@ -72,6 +65,10 @@ export function createBashTool(
 ): RoutedTool {
   if (ctx.bash === false) {
     throw new TypeError("Cannot create the bash tool: bash is off in this context");
+  }
+  const sessions = options.sessions;
+  if (ctx.bash.sandbox === "bwrap" && sessions === undefined) {
+    throw new TypeError("Cannot create a sandboxed bash tool without its sandbox sessions");
   }
   return Object.freeze({
     name: "bash",
@@ -85,7 +82,7 @@ export function createBashTool(
     origin: "bash",
     policySubjects: bashSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext) =>
-      withPlantedNotice(ctx, runBash(ctx, processes, parseArgs(args), context, options)),
+      withPlantedNotice(ctx, runBash(ctx, processes, parseArgs(args), context, sessions)),
   });
 }
 
@@ -146,48 +143,29 @@ async function runBash(
   processes: ProcessTable,
   args: BashArgs,
   context: ToolContext,
-  options: BashToolOptions,
+  sessions: SandboxSessions | undefined,
 ): Promise<unknown> {
   const action = args.action ?? "exec";
   switch (action) {
     case "exec": {
-      const invocation = await prepareBashCommand(ctx, request(args, false, options));
+      const invocation = await prepareBashCommand(ctx, request(args, false));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
-      if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
-        try {
-          return await execInSession(ctx, options.sessions, invocation.inside!, limits);
-        } finally {
-          containAfterCommand(ctx); // What the command planted is disabled before it returns.
-        }
-      }
+      if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
       try {
-        const result = await spawnOrExplain(
-          invocation.sandboxed,
-          () => runCommand(invocation, limits),
-        );
-        if (invocation.sandboxed) assertSandboxRan(result);
-        return result;
+        return await execInSession(ctx, sandboxSessions(sessions), inside(invocation), limits);
       } finally {
-        if (invocation.sandboxed) containAfterCommand(ctx);
+        containAfterCommand(ctx); // What the command planted is disabled before it returns.
       }
     }
     case "start": {
-      const invocation = await prepareBashCommand(ctx, request(args, true, options));
-      if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
-        const started = await startInSession(ctx, options.sessions, processes, invocation);
-        containWhenEnded(ctx, processes, started);
-        return started;
+      const invocation = await prepareBashCommand(ctx, request(args, true));
+      if (!invocation.sandboxed) {
+        return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }
-      const info = await spawnOrExplain(
-        invocation.sandboxed,
-        () => processes.start(invocation.command, invocation),
-      );
-      if (invocation.sandboxed) {
-        containWhenEnded(ctx, processes, info);
-        await assertSandboxStarted(processes.get(info.processId));
-      }
-      return info;
+      const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
+      containWhenEnded(ctx, processes, started);
+      return started;
     }
     case "status":
       return processes.get(need(args, "processId", action)).info();
@@ -275,10 +253,35 @@ function parseArgs(args: Record<string, unknown>): BashArgs {
   return input.parse(args, "bash") as BashArgs;
 }
 
-function request(args: BashArgs, background: boolean, options: BashToolOptions): BashRequest {
-  const command = need(args, "command", background ? "start" : "exec");
-  const session = options.sessions !== undefined && options.bwrapProgram === undefined;
-  return { command, cwd: args.cwd, background, bwrapProgram: options.bwrapProgram, session };
+function request(args: BashArgs, background: boolean): BashRequest {
+  return {
+    command: need(args, "command", background ? "start" : "exec"),
+    cwd: args.cwd,
+    background,
+  };
+}
+
+/** The sessions a sandboxed command runs in: never on the host instead. */
+function sandboxSessions(sessions: SandboxSessions | undefined): SandboxSessions {
+  if (sessions === undefined) throw new TypeError("A sandboxed command needs its sandbox sessions");
+  return sessions;
+}
+
+function inside(invocation: BashInvocation): NonNullable<BashInvocation["inside"]> {
+  if (invocation.inside === undefined) throw new TypeError("A sandboxed command needs `inside`");
+  return invocation.inside;
+}
+
+/** Spawns on the host (`sandbox: "none"`), turning a missing bash into a clear `tool_error`. */
+async function spawnOrExplain<T>(spawn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await spawn();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new ToolError("tool_error", "Cannot run the command: bash is not installed", {
+      cause: error,
+    });
+  }
 }
 
 function need<K extends "processId" | "command" | "input">(

@@ -3,7 +3,6 @@ import { type BashInvocation, bashInvocation } from "./bash_invocation.ts";
 import type { ReapTarget } from "./process_reaper.ts";
 import { bashEnvironment } from "../command/bash_environment.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import { sandboxMounts } from "../sandbox/sandbox_mounts.ts";
 import { resolveDirectory } from "../paths/workspace_paths.ts";
 
 /** What a model asked to run. */
@@ -14,17 +13,14 @@ export interface BashRequest {
   readonly cwd?: string;
   /** Whether it runs in the background (`start`). */
   readonly background: boolean;
-  /** The bubblewrap program; default `"bwrap"`. */
-  readonly bwrapProgram?: string;
-  /** Sandboxed, it runs in the context's session: no bubblewrap arguments are built. */
-  readonly session?: boolean;
 }
 
 /**
  * Checks a command request against the context and builds how to spawn it: the programs and
  * variables Deno must allow (`permission_denied` otherwise, never a prompt), the working directory
- * (inside the workspace, also after following symlinks), the scrubbed environment, and for the
- * sandbox its mounts.
+ * (inside the workspace, also after following symlinks) and the scrubbed environment. A sandboxed
+ * command runs in the context's sandbox session, which has its mounts: it needs only its text,
+ * directory and environment (`inside`).
  *
  * @param ctx The resolved context; bash must be on.
  * @param request The command, directory and mode.
@@ -44,8 +40,7 @@ export async function prepareBashCommand(
       `The working directory "${request.cwd}" is outside the workspace: commands run in the workspace`,
     );
   }
-  if (sandboxed && request.session === true) {
-    // The session has its mounts; the command only needs its text, directory and environment.
+  if (sandboxed) {
     const inside = { command: request.command, cwd: directory.real, env };
     return {
       command: inside.command,
@@ -60,20 +55,13 @@ export async function prepareBashCommand(
     };
   }
   return bashInvocation({
-    sandbox: ctx.bash.sandbox,
     command: request.command,
     cwd: directory.real,
-    // Only the sandbox needs the roots (for its bind mounts: real path onto declared path).
-    roots: sandboxed ? await sandboxMounts(ctx) : undefined,
     env,
     background: request.background,
-    bwrapProgram: request.bwrapProgram,
   });
 }
 
 function sandboxTarget(child: Deno.ChildProcess): ReapTarget {
   return { kind: "sandbox", child };
 }
-
-// Kept here too: the mounts moved to the sandbox's room.
-export { sandboxMounts } from "../sandbox/sandbox_mounts.ts";

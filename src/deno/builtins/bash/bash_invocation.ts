@@ -1,12 +1,10 @@
-import { bwrapCommand, type BwrapOptions } from "../sandbox/bwrap_command.ts";
-import { bwrapSearchPath } from "../sandbox/bwrap_search_path.ts";
 import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.ts";
 
 /** How one bash command is spawned. */
 export interface BashInvocation {
   /** The command text as the model gave it. */
   readonly command: string;
-  /** The program: `"bash"`, or `"bwrap"` when sandboxed. */
+  /** The program: `"bash"` (a sandboxed command runs in the session: `spawn`, `inside`). */
   readonly program: string;
   /** Its arguments. */
   readonly args: string[];
@@ -28,23 +26,14 @@ export interface BashInvocation {
 
 /** What {@linkcode bashInvocation} needs. */
 export interface BashInvocationOptions {
-  /** `"bwrap"` or `"none"`. */
-  readonly sandbox: "bwrap" | "none";
   /** The command text, run by `bash -c`. */
   readonly command: string;
   /** The working directory: the declared workspace followed by the symlink-free rest. */
   readonly cwd: string;
-  /** The workspace, read-only roots and protected paths, for the sandbox's mounts. */
-  readonly roots?: Pick<
-    BwrapOptions,
-    "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs"
-  >;
   /** The environment passed to the command. */
   readonly env: Record<string, string>;
-  /** `true` for a background process: adds the host-exit watchdog when not sandboxed. */
+  /** `true` for a background process: adds the host-exit watchdog. */
   readonly background: boolean;
-  /** The bubblewrap program; default `"bwrap"` (tests point it elsewhere). */
-  readonly bwrapProgram?: string;
 }
 
 // The shell leads its own process group (spawned `detached`); it checks that before signalling
@@ -76,40 +65,15 @@ function watchdog(hostPid: number): string {
 }
 
 /**
- * Builds how a command is spawned: `bash -c` on the host (with the group-reaping prefix, and for
- * background processes the host watchdog), or `bash -c` inside bubblewrap.
+ * Builds how an unsandboxed command (`sandbox: "none"`) is spawned: `bash -c` on the host, with
+ * the group-reaping prefix, and for background processes the host watchdog. (A sandboxed command
+ * runs in the context's sandbox session: see `bash_command.ts`.)
  *
- * Inside bubblewrap no prefix is needed: when the command's shell ends, its PID namespace ends
- * and the kernel kills every process left in it; `--die-with-parent` ends it with the host.
- *
- * @param options The sandbox, command, directories and environment.
+ * @param options The command, directory and environment.
  * @returns The program, arguments, working directory and environment.
  */
 export function bashInvocation(options: BashInvocationOptions): BashInvocation {
-  const { sandbox, command, cwd, env } = options;
-  if (sandbox === "bwrap") {
-    if (options.roots === undefined) throw new TypeError("The bwrap sandbox needs the roots");
-    const { workspace, readOnlyRoots } = options.roots;
-    const searchPath = bwrapSearchPath(env.PATH, [workspace, ...readOnlyRoots]);
-    // Inside the sandbox the command keeps its own PATH: entries in the workspace are confined.
-    const inner = searchPath === (env.PATH ?? "") ? ["bash"] : ["env", `PATH=${env.PATH}`, "bash"];
-    const args = bwrapCommand({
-      ...options.roots,
-      cwd,
-      command: [...inner, "-c", command],
-    });
-    return {
-      command,
-      program: options.bwrapProgram ?? "bwrap",
-      args,
-      cwd,
-      env: { ...env, PATH: searchPath },
-      sandboxed: true,
-      detached: false,
-      target: (child) => ({ kind: "sandbox", child }),
-      inside: { command, cwd, env },
-    };
-  }
+  const { command, cwd, env } = options;
   if (options.background) {
     return {
       command,

@@ -19,8 +19,8 @@ export function bwrapMissing(use: SandboxUse): string {
   const head = use === "bash"
     ? "The bash sandbox could not start: bubblewrap (bwrap) is not installed. The command " +
       "did not run (it never runs unconfined instead)"
-    : "The file sandbox could not start: bubblewrap (bwrap) is not installed. Nothing was " +
-      "read or written (file operations never run unconfined while bash is sandboxed)";
+    : "The sandbox could not start: bubblewrap (bwrap) is not installed. Nothing was run, " +
+      "read or written (commands and file operations never run unconfined while bash is sandboxed)";
   return `${head}. Install it: ${BWRAP_INSTALL}. ${BWRAP_STILL_WORKS}`;
 }
 

@@ -3,6 +3,7 @@ import { DeadlineTimer } from "../../../core/deadline_timer.ts";
 import { ToolError } from "../../../core/tool_error.ts";
 import { sessionEnded, sessionExited } from "./session_ended.ts";
 import { encodeFrame, FrameReader, type SessionFrame } from "./session_frames.ts";
+import { type FinalAnswer, parseFinalAnswer, type SupervisorRequest } from "./protocol.ts";
 import {
   launchSession,
   PROXY_PORT,
@@ -117,19 +118,20 @@ export class SandboxSession {
   }
 
   /**
-   * Sends one request and waits for its answer (`ok`, `error` or `exit`), which is returned
-   * as received: the caller validates its fields.
+   * Sends one request and waits for its final answer (`ok`, `error` or `exit`), validated for
+   * the operation asked (`protocol.ts`): an answer out of protocol ends the session, and this
+   * throws its error.
    *
    * @param header The request (`op` and its fields; the id is added).
    * @param body Its body.
    * @param options The deadline and the `exec` output receiver.
-   * @returns The answer.
+   * @returns The answer and its body.
    */
-  async request(
-    header: Record<string, unknown>,
+  async request<R extends SupervisorRequest>(
+    header: R,
     body: Uint8Array | undefined,
     options: RequestOptions,
-  ): Promise<SessionFrame> {
+  ): Promise<{ header: FinalAnswer<R["op"]>; body: Uint8Array }> {
     if (this.#bystander !== undefined) throw this.#bystander;
     const id = this.#nextId++;
     options.onId?.(id);
@@ -143,7 +145,10 @@ export class SandboxSession {
       : undefined;
     try {
       await this.#writer.write(encodeFrame({ ...header, id }, body));
-      return await answer;
+      const frame = await answer;
+      const final = parseFinalAnswer(header.op as R["op"], frame.header);
+      if (typeof final === "string") throw this.fail(`it sent ${final}`);
+      return { header: final, body: frame.body };
     } catch (error) {
       // A failed write means the pipe closed: the session ended, say how.
       throw error instanceof ToolError ? error : (this.#bystander ?? error);
@@ -158,7 +163,7 @@ export class SandboxSession {
    *
    * @param header The request.
    */
-  notify(header: Record<string, unknown>): void {
+  notify(header: SupervisorRequest): void {
     if (this.#ended !== undefined) return;
     const id = this.#nextId++;
     this.#requests.add(id, { resolve: () => this.#requests.delete(id), reject: () => {} });

@@ -61,8 +61,6 @@ export async function execInSession(
         cwd: command.cwd,
         env: sessionEnv(ctx, command.env),
         timeoutMs: limits.timeoutMs,
-        // The session's warm shell runs it when it fits (same semantics, no process start).
-        warm: true,
       },
       undefined,
       {
@@ -79,14 +77,9 @@ export async function execInSession(
         onId: (sent) => id = sent,
       },
     );
-    const exit = frame.header.exit as Record<string, unknown> | undefined;
-    if (
-      exit === undefined || exit === null || typeof exit !== "object" ||
-      !Number.isSafeInteger(exit.code) || typeof exit.timedOut !== "boolean"
-    ) {
-      if (frame.header.error !== undefined) {
-        throw new ToolError("tool_error", startFailure(frame.header.error));
-      }
+    const { exit, error } = frame.header;
+    if (error !== undefined) throw new ToolError("tool_error", startFailure(error));
+    if (exit === undefined) {
       throw session.fail("it reported the end of a command without an exit code");
     }
     if (limits.signal.aborted) throw aborted();
@@ -95,7 +88,7 @@ export async function execInSession(
     const err = streams[2]?.output;
     const budget = splitBudget(limits.maxChars, out?.totalChars ?? 0, err?.totalChars ?? 0);
     return {
-      exitCode: exit.code as number,
+      exitCode: exit.code,
       stdout: out?.text(budget.stdout) ?? "",
       stderr: err?.text(budget.stderr) ?? "",
       timedOut: exit.timedOut,
@@ -145,12 +138,11 @@ export function sessionEnv(
  * Why the sandbox could not start a command, from the supervisor's error (untrusted: only its
  * kind is used, never its text).
  *
- * @param error The `error` of the supervisor's answer.
+ * @param error The `error` of the supervisor's answer (validated).
  * @returns The message for the model.
  */
-export function startFailure(error: unknown): string {
-  const message = (error as { message?: unknown } | null)?.message;
-  const text = typeof message === "string" ? message : "";
+export function startFailure(error: { name: string; message: string }): string {
+  const text = error.message;
   if (/\(os error 11\)|Resource temporarily unavailable/.test(text)) {
     return "The sandbox could not start the command: its process limit is reached (processes " +
       "left running in the background count); stop some of them, or wait for them to end";

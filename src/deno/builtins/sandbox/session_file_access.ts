@@ -14,12 +14,12 @@ import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
 import type { SandboxSessions, SessionLease } from "./sandbox_sessions.ts";
-import type { SessionFrame } from "./session_frames.ts";
+import type { OkOf, SupervisorRequest } from "./protocol.ts";
 
 // The first bytes of a file come with the answer to `open`: a small file costs one round trip.
 const PREFETCH_BYTES = 64 * 1024;
 // The operations that write nothing.
-const READING = new Set(["stat", "readDir"]);
+const READING: ReadonlySet<string> = new Set(["stat", "readDir"]);
 
 // A session's use: only reads, or may write (its mounts checked first).
 const READ_ONLY = Object.freeze({ reading: true });
@@ -39,8 +39,8 @@ const WRITING = Object.freeze({ reading: false });
  */
 export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
   // Reads take the running session as it is; writes check its mounts first (`acquire`).
-  const call = async (header: Record<string, unknown>, body?: Uint8Array) => {
-    const options = READING.has(header.op as string) ? READ_ONLY : WRITING;
+  const call = async <R extends SupervisorRequest>(header: R, body?: Uint8Array) => {
+    const options = READING.has(header.op) ? READ_ONLY : WRITING;
     // `?.`: a stand-in for the sessions (tests give one) may offer `acquire` alone.
     const lease = sessions.leaseNow?.(ctx, options) ?? await sessions.acquire(ctx, options);
     try {
@@ -52,13 +52,11 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
   return Object.freeze({
     where: "sandbox" as const,
     async stat(path: string): Promise<FileStat> {
-      const { ok, session } = await call({ op: "stat", path, follow: true });
-      return asStat(session, ok.info);
+      return (await call({ op: "stat", path, follow: true })).ok.info;
     },
     async lstat(path: string): Promise<FileStat | undefined> {
       try {
-        const { ok, session } = await call({ op: "stat", path, follow: false });
-        return asStat(session, ok.info);
+        return (await call({ op: "stat", path, follow: false })).ok.info;
       } catch (error) {
         if (error instanceof Deno.errors.NotFound) return undefined;
         throw error;
@@ -72,19 +70,19 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
           path: path.real,
           prefetch: PREFETCH_BYTES,
         });
-        const info = asStat(lease.session, answer.ok.info);
-        const handle = answer.ok.handle;
-        if (handle === null) {
+        const opened = answer.ok;
+        const info = opened.info;
+        if (opened.handle === null) {
           lease.release();
           return { info };
         }
-        if (!Number.isSafeInteger(handle) || !info.isFile) {
+        if (!info.isFile) {
           throw lease.session.fail("it opened something that is not a regular file");
         }
         if (answer.body.length > PREFETCH_BYTES) throw lease.session.fail("it sent too many bytes");
         return {
           info,
-          file: new SessionFile(ctx, lease, handle as number, info, answer.body, answer.ok.eof),
+          file: new SessionFile(ctx, lease, opened.handle, info, answer.body, opened.eof),
         };
       } catch (error) {
         lease.release();
@@ -114,11 +112,8 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
     rename: async (from: string, to: string) => void await call({ op: "rename", path: from, to }),
     link: async (from: string, to: string) => void await call({ op: "link", path: from, to }),
     remove: async (path: string) => void await call({ op: "remove", path }),
-    async readDir(path: string): Promise<FileEntry[]> {
-      const { ok, session } = await call({ op: "readDir", path });
-      if (!Array.isArray(ok.entries)) throw session.fail("it sent no directory entries");
-      return ok.entries.map((entry: unknown) => asEntry(session, entry));
-    },
+    readDir: async (path: string): Promise<FileEntry[]> =>
+      (await call({ op: "readDir", path })).ok.entries,
   });
 }
 
@@ -132,10 +127,10 @@ class SessionFile implements OpenedFile {
     private readonly handle: number,
     readonly info: FileStat,
     first: Uint8Array,
-    eof: unknown,
+    eof: boolean,
   ) {
     this.#rest = first;
-    this.#eof = eof === true;
+    this.#eof = eof;
   }
 
   async read(buffer: Uint8Array): Promise<number | null> {
@@ -150,7 +145,7 @@ class SessionFile implements OpenedFile {
         throw this.lease.session.fail("it sent too many bytes");
       }
       // At the end the supervisor closed the file: asking again would name a closed handle.
-      if (answer.ok.eof === true) this.#eof = true;
+      if (answer.ok.eof) this.#eof = true;
       if (answer.body.length === 0) {
         this.#eof = true;
         return null;
@@ -173,13 +168,14 @@ class SessionFile implements OpenedFile {
   }
 }
 
-async function ask(
+/** Asks the session; an `error` answer is thrown as the operating system's refusal. */
+async function ask<R extends SupervisorRequest>(
   ctx: ResolvedContext,
   session: SandboxSession,
-  header: Record<string, unknown>,
+  header: R,
   body?: Uint8Array,
-): Promise<{ ok: Record<string, unknown>; body: Uint8Array; session: SandboxSession }> {
-  const frame: SessionFrame = await session.request(header, body, {
+): Promise<{ ok: OkOf<R["op"]>; body: Uint8Array; session: SandboxSession }> {
+  const answer = await session.request(header, body, {
     timeoutMs: ctx.commandTimeoutMs,
     onTimeout: () =>
       new ToolError(
@@ -187,12 +183,10 @@ async function ask(
         `The file operation took longer than ${ctx.commandTimeoutMs} ms in the sandbox and was stopped`,
       ),
   });
-  const { ok, error } = frame.header;
-  if (error !== undefined) throw systemError(session, error);
-  if (ok === null || typeof ok !== "object" || Array.isArray(ok)) {
-    throw session.fail("it answered a file operation without a result");
-  }
-  return { ok: ok as Record<string, unknown>, body: frame.body, session };
+  const { ok, error } = answer.header;
+  if (error !== undefined) throw systemError(error);
+  if (ok === undefined) throw session.fail("it answered a file operation without a result");
+  return { ok, body: answer.body, session };
 }
 
 const ERRORS: Record<string, new (message: string) => Error> = {
@@ -207,14 +201,7 @@ const ERRORS: Record<string, new (message: string) => Error> = {
 };
 
 /** The operating system's refusal, as its `Deno.errors` class; the message never names a path. */
-function systemError(session: SandboxSession, value: unknown): Error {
-  if (value === null || typeof value !== "object") {
-    return session.fail("it sent an error that is not an object");
-  }
-  const { name, message } = value as Record<string, unknown>;
-  if (typeof name !== "string" || typeof message !== "string") {
-    return session.fail("it sent an error without name and message");
-  }
+function systemError({ name, message }: { name: string; message: string }): Error {
   // "No such file or directory (os error 2): open '/x'": the reason, without the path.
   const reason = message.split(/\): |: /)[0].replace(/ \(os error \d+$/, "").slice(0, 200);
   const clean = /['"/]/.test(reason) ? "the sandboxed file operation failed" : reason;
@@ -223,66 +210,16 @@ function systemError(session: SandboxSession, value: unknown): Error {
   return Class === undefined ? new Error(clean) : new Class(clean);
 }
 
-function asStat(session: SandboxSession, value: unknown): FileStat {
-  const info = value as Record<string, unknown> | null;
-  const flags = ["isFile", "isDirectory", "isSymlink", "isFifo", "isDevice", "isSocket"];
-  if (
-    info === null || typeof info !== "object" ||
-    !flags.every((flag) => typeof info[flag] === "boolean") ||
-    !isCount(info.size) || !isCount(info.dev) ||
-    !(info.ino === null || isCount(info.ino)) || !(info.mode === null || isCount(info.mode))
-  ) {
-    throw session.fail("it sent file information that is not well-formed");
-  }
-  return {
-    isFile: info.isFile as boolean,
-    isDirectory: info.isDirectory as boolean,
-    isSymlink: info.isSymlink as boolean,
-    isFifo: info.isFifo as boolean,
-    isDevice: info.isDevice as boolean,
-    isSocket: info.isSocket as boolean,
-    size: info.size as number,
-    mode: info.mode as number | null,
-    dev: info.dev as number,
-    ino: info.ino as number | null,
-  };
-}
-
 /** What the supervisor says `put` did, checked against what it says it saw. */
 function asPutResult(
   session: SandboxSession,
-  ok: Record<string, unknown>,
+  ok: OkOf<"put">,
   options: PutOptions,
 ): PutResult {
-  if (typeof ok.written !== "boolean" || !(ok.before === null || typeof ok.before === "object")) {
-    throw session.fail("it answered a put without what it did");
-  }
-  const before = ok.before === null ? undefined : asStat(session, ok.before);
+  const before = ok.before ?? undefined;
   const consistent = options.expect === undefined
     ? ok.written && before === undefined
     : ok.written === meetsExpectation(options.expect, before);
   if (!consistent) throw session.fail("it answered a put that does not fit what it saw");
   return { written: ok.written, before };
-}
-
-function asEntry(session: SandboxSession, value: unknown): FileEntry {
-  const entry = value as Record<string, unknown> | null;
-  if (
-    entry === null || typeof entry !== "object" || typeof entry.name !== "string" ||
-    entry.name === "" || entry.name.includes("/") || entry.name === "." || entry.name === ".." ||
-    typeof entry.isFile !== "boolean" || typeof entry.isDirectory !== "boolean" ||
-    typeof entry.isSymlink !== "boolean"
-  ) {
-    throw session.fail("it sent a directory entry that is not well-formed");
-  }
-  return {
-    name: entry.name,
-    isFile: entry.isFile,
-    isDirectory: entry.isDirectory,
-    isSymlink: entry.isSymlink,
-  };
-}
-
-function isCount(value: unknown): boolean {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }

@@ -1,5 +1,6 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { SessionLease } from "./sandbox_sessions.ts";
+import type { SupervisorRequest } from "./protocol.ts";
 
 /** A background command to start in a session. */
 export interface SessionSpawn {
@@ -33,12 +34,13 @@ export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.C
     });
   const stdout = stream(1);
   const stderr = stream(2);
-  let id: number | undefined;
+  // Given at once by `onId` (0 names no request: a request's id starts at 1).
+  let id = 0;
   const forever = {
     timeoutMs: Infinity,
     onTimeout: () => new ToolError("timeout", "A background process has no deadline"),
   };
-  const ask = (header: Record<string, unknown>, body?: Uint8Array) =>
+  const ask = (header: SupervisorRequest, body?: Uint8Array) =>
     session.request(header, body, forever);
   const status = session.request({ op: "spawn", ...spawn }, undefined, {
     ...forever,
@@ -46,11 +48,9 @@ export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.C
     onStream: (which, bytes) => controllers[which]?.enqueue(bytes),
   }).then(
     (frame) => {
-      const exit = frame.header.exit as Record<string, unknown> | undefined;
-      if (exit !== undefined && exit !== null && Number.isSafeInteger(exit.code)) {
-        return exit.code as number;
-      }
-      if (frame.header.error !== undefined) return 127;
+      const { exit, error } = frame.header;
+      if (exit !== undefined) return exit.code;
+      if (error !== undefined) return 127;
       session.fail("it reported the end of a process without an exit code");
       return 137;
     },

@@ -10,6 +10,7 @@ import {
 } from "../search/search_access.ts";
 import type { SearchBudget } from "../search/search_budget.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
+import type { OkOf, RequestOf } from "./protocol.ts";
 
 /** The most bytes of listing one search takes in (64 MiB: about a million paths). */
 const MAX_LISTING_BYTES = 64 << 20;
@@ -140,12 +141,9 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
         }
         if (stop !== undefined) return;
         // `more`: the round ended with files left (after the last file it sent).
-        const more = ok.more;
-        if (more === null || more === undefined) return;
-        if (
-          typeof more !== "number" || !Number.isInteger(more) || more < next ||
-          more > files.length || more === 0
-        ) {
+        const more = "more" in ok ? ok.more : null;
+        if (more === null) return;
+        if (more < next || more > files.length || more === 0) {
           throw new ToolError("tool_error", "The search failed in the sandbox: call again");
         }
         offset += more;
@@ -172,14 +170,14 @@ async function ask(
   ctx: ResolvedContext,
   sessions: SandboxSessions,
   budget: SearchBudget,
-  header: Record<string, unknown>,
+  header: Omit<RequestOf<"list">, "timeoutMs"> | Omit<RequestOf<"grep">, "timeoutMs">,
   body: Uint8Array | undefined,
   onStream: (
     stream: 1 | 2,
     bytes: Uint8Array,
     fail: (why: string) => Error,
   ) => string | void,
-): Promise<{ stop: string | undefined; ok: Record<string, unknown> }> {
+): Promise<{ stop: string | undefined; ok: OkOf<"list" | "grep"> }> {
   budget.check();
   // A search only reads: the running session serves it without a mounts check.
   const lease = await sessions.acquire(ctx, { reading: true });
@@ -195,7 +193,8 @@ async function ask(
   const cancel = () => {
     if (id !== undefined) session.notify({ op: "stopSearch", target: id });
   };
-  const answer = session.request({ ...header, timeoutMs: budget.msLeft }, body, {
+  const request = { ...header, timeoutMs: budget.msLeft } as RequestOf<"list"> | RequestOf<"grep">;
+  const answer = session.request(request, body, {
     timeoutMs: budget.msLeft + GRACE_MS,
     onTimeout: () => budget.timeout(),
     onId: (value) => id = value,
@@ -216,17 +215,14 @@ async function ask(
     if (budget.signal.aborted) onAbort();
   });
   try {
-    const frame = await Promise.race([answer, halted]);
-    if (frame.header.error !== undefined) {
+    const { ok, error } = (await Promise.race([answer, halted])).header;
+    if (error !== undefined) {
       throw new ToolError("tool_error", "The search failed in the sandbox: call again");
     }
-    const ok = frame.header.ok as Record<string, unknown> | undefined;
-    const stopped = ok?.stopped;
-    if (
-      ok === undefined || !(stopped === null || stopped === "deadline" || stopped === "stopped")
-    ) {
+    if (ok === undefined) {
       throw session.fail("it answered a search without a result");
     }
+    const stopped = ok.stopped;
     if (stopped === "deadline") throw budget.timeout();
     if (stopped === "stopped" && stop === undefined) budget.check();
     return { stop, ok };

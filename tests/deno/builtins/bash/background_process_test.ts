@@ -6,7 +6,6 @@ import { leftovers } from "../_bash_fixture.ts";
 
 function start(command: string, logChars = 1000): BackgroundProcess {
   const invocation = bashInvocation({
-    sandbox: "none",
     command,
     cwd: "/",
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },

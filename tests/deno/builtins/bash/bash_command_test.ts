@@ -1,9 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { ToolError } from "../../../../src/core/tool_error.ts";
-import {
-  prepareBashCommand,
-  sandboxMounts,
-} from "../../../../src/deno/builtins/bash/bash_command.ts";
+import { prepareBashCommand } from "../../../../src/deno/builtins/bash/bash_command.ts";
+import { sandboxMounts } from "../../../../src/deno/builtins/sandbox/sandbox_mounts.ts";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { runCommand } from "../../../../src/deno/builtins/bash/run_command.ts";
 import { bashFixture } from "../_bash_fixture.ts";
@@ -71,19 +69,14 @@ Deno.test("prepareBashCommand() resolves cwd inside the workspace and refuses di
   }
 });
 
-Deno.test("prepareBashCommand() under bwrap spawns the given bubblewrap with the workspace mounted", async () => {
+Deno.test("prepareBashCommand() under bwrap gives the command to the session: its text, directory and environment", async () => {
   await using fx = await bashFixture();
   const ctx = resolveBuiltinContext({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
-  const invocation = await prepareBashCommand(ctx, {
-    command: "make",
-    background: true,
-    bwrapProgram: "/opt/bwrap",
-  });
-  assertEquals(invocation.program, "/opt/bwrap");
+  const invocation = await prepareBashCommand(ctx, { command: "make", background: true });
   assertEquals(invocation.sandboxed, true);
-  const bind = invocation.args.indexOf("--bind");
-  assertEquals(invocation.args.slice(bind, bind + 3), ["--bind", fx.workspace, fx.workspace]);
-  assertEquals(invocation.args.slice(-3), ["bash", "-c", "make"]);
+  assertEquals(invocation.inside?.command, "make");
+  assertEquals(invocation.inside?.cwd, fx.workspace);
+  assertEquals(invocation.args, []);
 });
 
 Deno.test({

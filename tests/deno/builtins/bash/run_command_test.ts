@@ -6,7 +6,6 @@ import { leftovers } from "../_bash_fixture.ts";
 
 function exec(command: string, cwd = "/", env: Record<string, string> = {}) {
   return bashInvocation({
-    sandbox: "none",
     command,
     cwd,
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },

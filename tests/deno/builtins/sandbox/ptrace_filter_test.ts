@@ -6,7 +6,6 @@ import {
   ptraceFilter,
 } from "../../../../src/deno/builtins/sandbox/ptrace_filter.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
-import { warmShells } from "../../../_helpers/warm_shells.ts";
 
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050001;
@@ -90,8 +89,7 @@ Deno.test("printfEscaped() gives bash's printf %b every byte back, NUL included"
 });
 
 Deno.test({
-  name:
-    "a sandboxed command cannot trace the supervisor, the warm shell or its own children (ptrace is refused)",
+  name: "a sandboxed command cannot trace the supervisor or its own children (ptrace is refused)",
   ignore: skipWithoutBwrap(),
   async fn() {
     const nr = { x86_64: 101, aarch64: 117 }[Deno.build.arch as string];
@@ -105,12 +103,7 @@ Deno.test({
           stdout: string;
           exitCode: number;
         };
-      await run("true"); // the session and its warm shell
-      // The warm shell starts in idle time, a moment after the last request: wait for it, so
-      // that the attack runs in it, as before.
-      for (let i = 0; i < 80 && !(await warmShellWaits(workspace)); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await run("true"); // the session
       // PTRACE_ATTACH (16) on every process of the sandbox but the shell itself; perl's syscall
       // says -1 and the errno, or 0 when attached (then ends, which detaches).
       const result = await run(
@@ -128,9 +121,3 @@ Deno.test({
     }
   },
 });
-
-// Whether a warm shell (bash waiting in `read` for BASH_EXECUTION_STRING) waits in `workspace`,
-// through the host's /proc, read by a child.
-async function warmShellWaits(workspace: string): Promise<boolean> {
-  return (await warmShells()).some((shell) => shell.cwd === workspace);
-}

@@ -3,6 +3,7 @@ import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import type { PutExpectation } from "../../../../src/deno/builtins/files/file_access.ts";
 import type { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
+import { parseFinalAnswer } from "../../../../src/deno/builtins/sandbox/protocol.ts";
 import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
 
 const stat = (kind: "isFile" | "isDirectory", extra: Record<string, unknown> = {}) => ({
@@ -34,9 +35,12 @@ function fakeSessions(ok: unknown) {
       return new ToolError("tool_error", `out of protocol (${why})`);
     },
     notify() {},
+    // Validated as the real session's `request` does.
     request(header: Record<string, unknown>) {
       state.asked.push(header);
-      return Promise.resolve({ header: { ok }, body: new Uint8Array() });
+      const answer = parseFinalAnswer(header.op as "put", { ok });
+      if (typeof answer === "string") return Promise.reject(session.fail(answer));
+      return Promise.resolve({ header: answer, body: new Uint8Array() });
     },
   };
   const sessions = {

@@ -1,15 +1,12 @@
-// A global of the supervisor: supervisor_script.ts puts its source before the families.
-import { warmShell } from "./warm_shell.ts";
+import type { Received } from "../protocol.ts";
 import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
 
 /**
  * The supervisor's process operations: `exec` (a bash command: its output as `stream` frames 1
- * and 2, then `exit`; with `warm: true` run by the session's warm shell when it fits, see
- * `warmShell`, and `exit.warm` says whether it was), `spawn` (a background process with stdin,
+ * and 2, then `exit`), `spawn` (a background process with stdin,
  * same frames), `cancel` (an `exec` or `spawn`), `signal` (a background process) and `stdin`
  * (write to or `close` it).
- * Self-contained but for the supervisor's global `warmShell`: its source text runs inside the
- * sandbox.
+ * Self-contained: its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
  * @returns The operations.
@@ -34,14 +31,9 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   // empty nothing is left to kill, and the listing of /proc (0.1-0.2 ms) is skipped.
   const reap = async (shell: number, ended: boolean) => {
     if (!ended) kill(shell);
-    // A warm shell that waited while commands or background processes ran may be running code
-    // of theirs (written into its stdin, injected by ptrace): it ends with the last of them, as
-    // their other processes. One taken by an `exec` is not waiting; the next is started after.
-    if (runs.size === 0) warm.discard();
     try {
       for (let round = 0; round < 5 && runs.size === 0 && commandsLeft(); round++) {
-        // Not the warm shell: it is no command's (yet).
-        const pids = processIds().filter((pid) => pid !== warm.pid);
+        const pids = processIds();
         if (pids.length === 0) return;
         pids.forEach(kill);
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -52,13 +44,12 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   };
   // Whether a process of a command may be left: without a cgroup, always (then /proc tells).
   // A process outside the sandbox's PID namespace (the wrapper's keeper) is not listed, or
-  // listed as 0; the warm shell is no command's.
+  // listed as 0.
   const commandsLeft = () => {
     try {
-      const waiting = String(warm.pid);
       return cgroups.length === 0 ||
         new TextDecoder().decode(Deno.readFileSync(cgroups[0])).split("\n")
-          .some((line) => line !== "" && line !== "0" && line !== waiting);
+          .some((line) => line !== "" && line !== "0");
     } catch {
       return true;
     }
@@ -70,7 +61,6 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     : `{ ${
       cgroups.map((file) => `echo 0 > '${file}'`).join(" && ")
     }; } 2>/dev/null || { echo "toolroute: the command could not enter the sandbox's resource limits (cgroup); it was not run" >&2; exit 126; }; `;
-  const warm = warmShell(enter);
   // Linux's signal numbers: a shell killed by a signal exits with 128 + its number, as bash
   // reports a child's (SIGXCPU from the CPU limit: 152).
   const signals = ("HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT " +
@@ -101,7 +91,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     if (env.BASH_ENV) restore += `[ -r "$BASH_ENV" ] && . "$BASH_ENV"; `;
     return { clean, restore };
   };
-  const bash = (request: Record<string, unknown>, background: boolean) => {
+  const bash = (request: Received<"exec"> | Received<"spawn">, background: boolean) => {
     const { clean, restore } = startup(request.env as Record<string, string>);
     return new Deno.Command("bash", {
       args: ["-c", enter + String(request.prefix ?? "") + restore + String(request.command)],
@@ -115,57 +105,29 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     }).spawn();
   };
 
-  const exec = async (request: Record<string, unknown>) => {
+  const exec = async (request: Received<"exec">) => {
     const id = Number(request.id);
-    const { clean, restore } = startup(request.env as Record<string, string>);
-    // The warm shell starts with the environment as given: nothing to restore at its start.
-    const shell = request.warm === true && restore === ""
-      ? {
-        command: String(request.command),
-        prefix: String(request.prefix ?? ""),
-        cwd: String(request.cwd),
-        env: clean,
-      }
-      : undefined;
-    // A shell still to be started for an earlier command: this one takes the cold path.
-    context.whenQuiet?.(undefined);
     let timedOut = false;
     let cancelled = false;
-    // Until the command runs, its deadline or cancel gives up the hand-over to the warm shell
-    // (whose pipe a process of the session may have filled): it then never starts.
-    let giveUp = () => {};
-    const given = shell === undefined
-      ? undefined
-      : new Promise<void>((resolve) => giveUp = resolve);
-    let end = () => giveUp();
-    // Listed before the warm shell is taken: from then on no other command's end reaps it.
+    let end = () => {};
     runs.set(id, { cancel: () => (cancelled = true, end()) });
     const timer = setTimeout(() => {
       timedOut = true;
       end();
     }, Number(request.timeoutMs));
-    let started: Deno.ChildProcess | undefined;
-    let warmed = false;
+    let started: Deno.ChildProcess;
     try {
-      const taken = shell === undefined ? undefined : await warm.take(shell, given);
-      warmed = taken !== undefined;
-      started = taken ?? (cancelled || timedOut ? undefined : bash(request, false));
+      started = bash(request, false);
     } catch (error) {
       clearTimeout(timer);
       runs.delete(id);
       throw error;
     }
-    if (started === undefined) {
-      // Ended while the hand-over waited: reported as killed, as a command ended at once would be.
-      clearTimeout(timer);
-      runs.delete(id);
-      return await send({ id, exit: { code: 137, timedOut, cancelled, warm: false } });
-    }
     const child = started;
     const stop = new AbortController();
     end = () => void reap(child.pid, false);
     if (cancelled || timedOut) end();
-    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+    const pump = async (stream: ReadableStream<Uint8Array>, which: 1 | 2) => {
       const reader = stream.getReader();
       const stopped = () => reader.cancel().catch(() => {});
       stop.signal.addEventListener("abort", stopped, { once: true });
@@ -188,20 +150,12 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     const grace = setTimeout(() => stop.abort(), 250);
     await pumps;
     clearTimeout(grace);
-    await send({ id, exit: { code: exitCode(status), timedOut, cancelled, warm: warmed } });
-    // The next command's shell, in idle time: after this one's end is sent (started while it
-    // runs, its start took CPU from the command on a busy machine), and once no request has
-    // come for a moment (its start blocks the supervisor: the call an agent makes right after a
-    // command waited for it).
-    if (shell === undefined) return;
-    const prepare = () => warm.prepare(shell);
-    if (context.whenQuiet === undefined) prepare();
-    else context.whenQuiet(prepare);
+    await send({ id, exit: { code: exitCode(status), timedOut, cancelled } });
   };
 
   // A background process: its own process group, stdin open, output streamed until it ends;
   // then what it left in its group is killed (as when its own sandbox ended).
-  const spawn = async (request: Record<string, unknown>) => {
+  const spawn = async (request: Received<"spawn">) => {
     const id = Number(request.id);
     const child = bash(request, true);
     const group = (name: Deno.Signal) => {
@@ -212,7 +166,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
       }
     };
     runs.set(id, { cancel: () => group("SIGKILL"), signal: group, stdin: child.stdin.getWriter() });
-    const pump = async (stream: ReadableStream<Uint8Array>, which: number) => {
+    const pump = async (stream: ReadableStream<Uint8Array>, which: 1 | 2) => {
       for await (const chunk of stream) await send({ id, stream: which }, chunk);
     };
     const pumps = Promise.allSettled([pump(child.stdout, 1), pump(child.stderr, 2)]);

@@ -50,7 +50,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     name.length >= 4 && name.charCodeAt(0) === 0x2e &&
     name.toLowerCase().replace(/[. ]+$/, "") === ".git";
 
-  const list: SupervisorOp = async (request) => {
+  const list: SupervisorOp<"list"> = async (request) => {
     const id = Number(request.id);
     const root = String(request.root);
     const start = String(request.start);
@@ -128,7 +128,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     return await send({ id, ok: { stopped: stopped ?? null } });
   };
 
-  const grep: SupervisorOp = async (request, body) => {
+  const grep: SupervisorOp<"grep"> = async (request, body) => {
     const id = Number(request.id);
     const root = String(request.root);
     const max = Number(request.maxBytes);

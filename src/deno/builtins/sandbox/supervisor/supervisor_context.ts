@@ -1,14 +1,17 @@
-/** A request frame's JSON part, as the supervisor received it. */
-export type SupervisorRequest = Record<string, unknown>;
+import type { Received, SupervisorAnswer, SupervisorOpName } from "../protocol.ts";
 
 /**
- * One operation of the supervisor: serves a request and sends its answer (`ok` or `exit`) with
- * `context.send`. A thrown error becomes the request's `error` answer.
+ * One operation of the supervisor: serves a request (of the shape `protocol.ts` gives it) and
+ * sends its answer (`ok` or `exit`) with `context.send`. A thrown error becomes the request's
+ * `error` answer.
  */
-export type SupervisorOp = (request: SupervisorRequest, body: Uint8Array) => Promise<unknown>;
+export type SupervisorOp<Op extends SupervisorOpName = SupervisorOpName> = (
+  request: Received<Op>,
+  body: Uint8Array,
+) => Promise<unknown>;
 
 /** A family of operations, by name (the request's `op`). */
-export type SupervisorOps = Record<string, SupervisorOp>;
+export type SupervisorOps = { readonly [Op in SupervisorOpName]?: SupervisorOp<Op> };
 
 /**
  * What every operation family shares inside the supervisor. Families are functions of this
@@ -18,7 +21,7 @@ export type SupervisorOps = Record<string, SupervisorOp>;
  */
 export interface SupervisorContext {
   /** Sends one frame; frames are written in the order of the calls. */
-  send(header: Record<string, unknown>, body?: Uint8Array): Promise<unknown>;
+  send(answer: SupervisorAnswer, body?: Uint8Array): Promise<unknown>;
   /**
    * The ids of every process of the sandbox but the supervisor (and the namespace's init); none
    * outside a bubblewrap PID namespace.
@@ -38,13 +41,6 @@ export interface SupervisorContext {
    * loop. Given by the supervisor's main loop (`supervisorMain`); a context of fakes may omit it.
    */
   hold?(work: Promise<unknown>): void;
-  /**
-   * Runs `work` in idle time: once no request has come for a short while (the host's next call
-   * of a busy agent comes within it; a model's turn never does). One job at a time: a later
-   * call replaces the waiting one, and `undefined` drops it. Given by the supervisor's main loop
-   * (`supervisorMain`); a context of fakes may omit it (then the caller runs the work at once).
-   */
-  whenQuiet?(work: (() => void) | undefined): void;
 }
 
 /**

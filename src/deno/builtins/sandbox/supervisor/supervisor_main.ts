@@ -1,9 +1,4 @@
-import type {
-  SupervisorContext,
-  SupervisorOp,
-  SupervisorOps,
-  SupervisorRequest,
-} from "./supervisor_context.ts";
+import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./supervisor_context.ts";
 
 /**
  * The supervisor's program (see `supervisor_script.ts` for how it is sent): reads request frames
@@ -50,98 +45,33 @@ export async function supervisorMain(
   let held = 0;
   // Requests being served: while any is, the input is read asynchronously (see below).
   let serving = 0;
-  // Called when nothing is served or held any more (see the wait for input below).
-  let onIdle: (() => void) | undefined;
-  const settle = () => {
-    if (serving === 0 && held === 0) onIdle?.();
-  };
-  // Idle-time work (`context.whenQuiet`): it runs once no request has come for `QUIET_MS`.
-  // Meanwhile it is held, so that its timer can fire (input is then waited for by the poll).
-  const QUIET_MS = 10;
-  let lastRequest = 0;
-  let quiet: { work: (() => void) | undefined; done: () => void } | undefined;
-  const runQuiet = () => {
-    const job = quiet!;
-    const rest = lastRequest + QUIET_MS - performance.now();
-    if (rest > 0 && job.work !== undefined) return void setTimeout(runQuiet, rest);
-    quiet = undefined;
-    job.done();
-    job.work?.();
-  };
   const context: SupervisorContext = {
     ...makeContext(),
     hold(work) {
       held++;
-      work.finally(() => (held--, settle())).catch(() => {});
-    },
-    whenQuiet(work) {
-      lastRequest = performance.now();
-      if (quiet !== undefined) {
-        quiet.work = work;
-        return;
-      }
-      if (work === undefined) return;
-      const job = { work, done: () => {} };
-      context.hold!(new Promise<void>((resolve) => job.done = resolve));
-      quiet = job;
-      setTimeout(runQuiet, QUIET_MS);
+      work.finally(() => held--).catch(() => {});
     },
   };
   // No prototype: an `op` such as "constructor" names no operation.
   const ops: Record<string, SupervisorOp> = Object.create(null);
   for (const family of families) Object.assign(ops, family(context));
 
-  const serve = async (request: SupervisorRequest, body: Uint8Array) => {
+  const serve = async (request: Record<string, unknown>, body: Uint8Array) => {
     const id = Number(request.id);
     request.id = id;
-    lastRequest = performance.now();
     serving++;
     try {
       const op = typeof request.op === "string" ? ops[request.op] : undefined;
       if (op === undefined) throw new TypeError("unknown operation");
-      await op(request, body);
+      await op(request as never, body);
     } catch (error) {
       const name = error instanceof Error ? error.name : "Error";
       const message = error instanceof Error ? error.message : String(error);
       await context.send({ id, error: { name, message } });
     } finally {
       serving--;
-      settle();
     }
   };
-
-  // A wait for stdin's bytes (or its end) on a thread of the pool, that `stop` ends at once (a
-  // byte to a pipe of its own, which it polls too); none where libc cannot be loaded (then a
-  // pending read is the wait, as before).
-  function stdinWait(): { wait(): Promise<boolean>; stop(): void } | undefined {
-    try {
-      const libc = Deno.dlopen("libc.so.6", {
-        poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
-        pipe2: { parameters: ["buffer", "i32"], result: "i32" },
-        read: { parameters: ["i32", "buffer", "u64"], result: "i64" },
-        write: { parameters: ["i32", "buffer", "u64"], result: "i64" },
-      });
-      const ends = new Int32Array(2);
-      // O_CLOEXEC | O_NONBLOCK (x86_64 and aarch64 alike)
-      if (libc.symbols.pipe2(ends, 0o2000000 | 0o4000) !== 0) return undefined;
-      const byte = new Uint8Array(64);
-      return {
-        async wait() {
-          while (libc.symbols.read(ends[0], byte, 64n) > 0); // earlier stops
-          // Two struct pollfd { int fd; short events = POLLIN; short revents; }, new per call:
-          // a call that was stopped may still write its answer.
-          const fds = new Int32Array([0, 1, ends[0], 1]);
-          await libc.symbols.poll(fds, 2n, 10_000);
-          return (fds[1] >>> 16) !== 0;
-        },
-        stop() {
-          libc.symbols.write(ends[1], byte, 1n);
-        },
-      };
-    } catch {
-      return undefined;
-    }
-  }
 
   await context.send({ id: 0, ready: { pid: Deno.pid } });
   // Read directly, not through a stream: one operation per chunk.
@@ -166,29 +96,9 @@ export async function supervisorMain(
       }
     }
   };
-  // While work goes on, the wait for input is a `poll` on another thread where libc's is at hand
-  // (FFI: the supervisor runs with all permissions): unlike a pending read it takes no bytes and
-  // can be ended, so once the work is done the next request is read on the main thread again at
-  // once, instead of arriving through a read left waiting in the thread pool (one more thread
-  // wake-up: every request after an `exec` came that way).
-  const waiter = stdinWait();
   for (;;) {
     for (let tick = 0; tick < 4 && serving > 0; tick++) await undefined;
-    let count: number | null;
-    if (serving === 0 && held === 0) count = readSync();
-    else if (waiter === undefined) count = await Deno.stdin.read(buffer);
-    else {
-      const idle = new Promise<boolean>((resolve) => onIdle = () => resolve(false));
-      const ready = await Promise.race([waiter.wait(), idle]);
-      onIdle = undefined;
-      // Nothing to read yet (idle now, or the poll's time passed): wait again, the right way;
-      // a poll still waiting ends now, not at the next request (a thread wake-up on its way).
-      if (!ready) {
-        waiter.stop();
-        continue;
-      }
-      count = readSync();
-    }
+    const count = serving === 0 && held === 0 ? readSync() : await Deno.stdin.read(buffer);
     if (count === null) break;
     const value = buffer.slice(0, count);
     pending.push(value);

@@ -26,7 +26,6 @@ import { starMatch } from "../../search/star_match.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
-import { warmShell } from "./warm_shell.ts";
 import {
   type SupervisorContext,
   supervisorContext,
@@ -43,7 +42,7 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
 ];
 
 /**
- * The supervisor's globals of its own, by name, for the search and process families: each
+ * The supervisor's globals of its own, by name, for the search family: each
  * self-contained (no imports, no outside names but the globals before it).
  */
 const SUPERVISOR_GLOBALS: Readonly<Record<string, { toString(): string }>> = Object.freeze({
@@ -52,7 +51,6 @@ const SUPERVISOR_GLOBALS: Readonly<Record<string, { toString(): string }>> = Obj
   searchLimits,
   searchFileRead,
   grepPrefilter,
-  warmShell,
 });
 
 /**

@@ -1,5 +1,5 @@
 // Paths a model can name that C strings and Deno's calls might read differently, sent straight to
-// the supervisor's `open` and `put` (through libc where it loads): a lone surrogate, a newline, a
+// the supervisor's `open` and `put`: a lone surrogate, a newline, a
 // backslash, a name of 255 bytes of three-byte characters, one byte over NAME_MAX, a path over
 // PATH_MAX, a NUL inside. Each ends as Deno's calls on the host end for the same JS string: the
 // same file's bytes, or an error answer (nothing written, no temporary file left), and the session

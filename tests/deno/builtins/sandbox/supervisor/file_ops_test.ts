@@ -18,13 +18,12 @@ function hostInfo(path: string) {
     mode: i.mode,
     dev: i.dev,
     ino: i.ino,
-    nlink: i.nlink,
   };
 }
 
 Deno.test({
   name:
-    "open answers (through libc where it loads) exactly what Deno's calls give: the bytes, the file information, no handle for what is not a regular file, Deno's error for what is missing",
+    "open answers exactly what Deno's calls give: the bytes, the file information, no handle for what is not a regular file, Deno's error for what is missing",
   ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_open_" }));
@@ -52,7 +51,7 @@ Deno.test({
         assertEquals(answer.body, data.subarray(0, Math.min(data.length, 64 * 1024)), name);
         if (ok.eof !== true) {
           const closed = await session.request(
-            { op: "close", handle: ok.handle },
+            { op: "close", handle: ok.handle as number },
             undefined,
             options,
           );
@@ -77,7 +76,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "put (through libc where it loads) replaces or creates with the bytes and permission bits Deno's way gives, refuses what is not a regular file, and fails when the file read is no longer there",
+    "put replaces or creates with the bytes and permission bits Deno's own calls give, refuses what is not a regular file, and fails when the file read is no longer there",
   ignore: skipWithoutBwrap(),
   async fn() {
     const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_put_" }));

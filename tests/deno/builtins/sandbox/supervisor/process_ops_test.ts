@@ -26,7 +26,10 @@ function fakeOps(cgroups: string[]) {
 
 async function execFake(cgroups: string[], command: string, cwd: string) {
   const { ops, frames } = fakeOps(cgroups);
-  await ops.exec({ id: 1, command, prefix: "", cwd, env: {}, timeoutMs: 10_000 }, new Uint8Array());
+  await ops.exec!(
+    { op: "exec", id: 1, command, prefix: "", cwd, env: {}, timeoutMs: 10_000 },
+    new Uint8Array(),
+  );
   return frames.at(-1)!.exit as { code: number };
 }
 
@@ -53,8 +56,8 @@ Deno.test("processOps() exec does not run a command whose shell cannot enter the
   try {
     await Deno.writeTextFile(`${dir}/a`, "");
     const { ops, frames } = fakeOps([`${dir}/a`, `${dir}/missing/b`]);
-    await ops.exec(
-      { id: 1, command: "touch ran", prefix: "", cwd: dir, env: {}, timeoutMs: 10_000 },
+    await ops.exec!(
+      { op: "exec", id: 1, command: "touch ran", prefix: "", cwd: dir, env: {}, timeoutMs: 10_000 },
       new Uint8Array(),
     );
     const exit = frames.at(-1)!.exit as { code: number };

@@ -1,4 +1,4 @@
-// The supervisor's input wait (a poll on a pool thread while work goes on, the main thread's read
+// The supervisor's input wait (an asynchronous read while work goes on, the main thread's read
 // when idle) under load: a command floods its output and a background process floods its log
 // while 120 file calls (reads and writes of distinct files, all at once, large and small so that
 // frames split across reads) run in the same session. Every call gets its own answer, with its

@@ -80,7 +80,6 @@ Deno.test({
         code: 0,
         timedOut: false,
         cancelled: false,
-        warm: false,
       });
       await burst("after");
       for (let i = 0; i < 20; i++) {

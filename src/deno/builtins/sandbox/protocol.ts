@@ -1,0 +1,184 @@
+/**
+ * The session protocol between the host and the supervisor inside the sandbox (see
+ * `supervisor/supervisor_script.ts`): every request the host sends, discriminated by `op`, and the
+ * answers the supervisor gives, each with the validator the host runs before it uses one. The
+ * supervisor's families import the types only (their source text runs inside the sandbox, where
+ * no module is at hand); the host validates every final answer in `SandboxSession.request`, so no
+ * caller checks an answer by hand.
+ *
+ * A request gets its `id` from the session. Its answers are zero or more `stream` frames (an
+ * `exec`, a `spawn`, a search) and one final frame: `ok`, `exit` (`exec`, `spawn`) or `error`.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** How `put` looks at its target first (see `files/file_access.ts`). */
+export type PutExpectation = "absent" | "file-or-absent";
+
+/** The fields of each operation's request, by `op`. */
+interface Requests {
+  stat: { path: string; follow: boolean };
+  open: { path: string; prefetch: number };
+  read: { handle: number; length: number };
+  close: { handle: number };
+  mkdir: { path: string };
+  remove: { path: string };
+  readDir: { path: string };
+  create: { path: string; mode: number | null };
+  put: {
+    path: string;
+    to: string;
+    mode: number | null;
+    identity: { dev: number; ino: number | null } | null;
+    expect: PutExpectation | null;
+  };
+  rename: { path: string; to: string };
+  link: { path: string; to: string };
+  exec: {
+    command: string;
+    prefix: string;
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+  };
+  spawn: { command: string; prefix: string; cwd: string; env: Record<string, string> };
+  cancel: { target: number };
+  stopSearch: { target: number };
+  signal: { target: number; signal: Deno.Signal };
+  stdin: { target: number; close?: boolean };
+  net: { path: string; port: number };
+  ping: Record<never, never>;
+  list: {
+    root: string;
+    start: string;
+    maxDepth: number | null;
+    gitignore: boolean;
+    name: string;
+    parents: string[];
+    timeoutMs: number;
+  };
+  grep: { root: string; maxBytes: number; roundBytes: number; literal?: string; timeoutMs: number };
+}
+
+/** The operations' names. */
+export type SupervisorOpName = keyof Requests;
+/** The request of one operation. */
+export type RequestOf<Op extends SupervisorOpName> = { op: Op } & Requests[Op];
+/** Every request of the host, discriminated by `op`. */
+export type SupervisorRequest = { [Op in SupervisorOpName]: RequestOf<Op> }[SupervisorOpName];
+/** A request as the supervisor receives it: with the id the session gave it. */
+export type Received<Op extends SupervisorOpName> = RequestOf<Op> & { id: number };
+
+const count = z.int().nonnegative();
+
+/** File information, as `stat`, `open`, `create` and `put` answer it. */
+export const fileInfo = z.object({
+  isFile: z.boolean(),
+  isDirectory: z.boolean(),
+  isSymlink: z.boolean(),
+  isFifo: z.boolean(),
+  isDevice: z.boolean(),
+  isSocket: z.boolean(),
+  size: count,
+  mode: count.nullable(),
+  dev: count,
+  ino: count.nullable(),
+});
+/** File information (see {@linkcode fileInfo}). */
+export type FileInfo = z.infer<typeof fileInfo>;
+
+/** One directory entry of `readDir`: a plain name, never a path, `.` or `..`. */
+export const dirEntry = z.object({
+  name: z.string().refine(
+    (name) => name !== "" && name !== "." && name !== ".." && !name.includes("/"),
+    "not a plain name",
+  ),
+  isFile: z.boolean(),
+  isDirectory: z.boolean(),
+  isSymlink: z.boolean(),
+});
+
+const done = z.object({});
+const searched = z.object({ stopped: z.enum(["deadline", "stopped"]).nullable() });
+
+/** The validator of each operation's `ok` answer (`exec` and `spawn` answer with `exit`). */
+const OK = {
+  stat: z.object({ info: fileInfo }),
+  open: z.union([
+    z.object({ handle: z.null(), info: fileInfo }),
+    z.object({ handle: count, info: fileInfo, eof: z.boolean() }),
+  ]),
+  read: z.object({ eof: z.boolean() }),
+  close: done,
+  mkdir: done,
+  remove: done,
+  readDir: z.object({ entries: z.array(dirEntry) }),
+  create: z.object({ info: fileInfo }),
+  put: z.object({ written: z.boolean(), before: fileInfo.nullable() }),
+  rename: done,
+  link: done,
+  exec: z.never(),
+  spawn: z.never(),
+  cancel: done,
+  stopSearch: done,
+  signal: done,
+  stdin: done,
+  net: done,
+  ping: done,
+  list: searched,
+  grep: searched.extend({ more: count.nullable() }),
+} satisfies Record<SupervisorOpName, z.ZodType>;
+
+/** The `ok` answer of one operation. */
+export type OkOf<Op extends SupervisorOpName> = z.infer<(typeof OK)[Op]>;
+
+/** The end of a command or background process (`exec`, `spawn`). */
+export const exitInfo = z.object({
+  code: z.int(),
+  timedOut: z.boolean(),
+  cancelled: z.boolean(),
+});
+
+/** An operation that failed inside the sandbox: the error's class name and message. */
+export const errorInfo = z.object({ name: z.string(), message: z.string() });
+
+/** The final answer to a request, validated. */
+export type FinalAnswer<Op extends SupervisorOpName> =
+  | { ok: OkOf<Op>; error?: undefined; exit?: undefined }
+  | { error: z.infer<typeof errorInfo>; ok?: undefined; exit?: undefined }
+  | { exit: z.infer<typeof exitInfo>; ok?: undefined; error?: undefined };
+
+/** Every frame the supervisor sends, as it sends it. */
+export type SupervisorAnswer =
+  | { id: 0; ready: { pid: number } }
+  | { id: number; stream: 1 | 2 }
+  | { id: number; ok: Record<string, unknown> }
+  | { id: number; exit: z.input<typeof exitInfo> }
+  | { id: number; error: z.infer<typeof errorInfo> };
+
+/**
+ * Validates a final answer for the operation asked: an `ok` of its shape, an `exit` (`exec` and
+ * `spawn` only) or an `error`. Extra fields are dropped.
+ *
+ * @param op The operation asked.
+ * @param header The answer frame's JSON part, as received (untrusted).
+ * @returns The answer, or a string saying what was wrong with it (the session must end).
+ */
+export function parseFinalAnswer<Op extends SupervisorOpName>(
+  op: Op,
+  header: Record<string, unknown>,
+): FinalAnswer<Op> | string {
+  if (header.error !== undefined) {
+    const error = errorInfo.safeParse(header.error);
+    return error.success ? { error: error.data } : "an error without name and message";
+  }
+  if (op === "exec" || op === "spawn") {
+    const exit = exitInfo.safeParse(header.exit);
+    return exit.success ? { exit: exit.data } : `the end of ${op} without an exit code`;
+  }
+  // An operation the host does not know (a test's) has no shape to check: no answer fits.
+  const ok = Object.hasOwn(OK, op) ? OK[op].safeParse(header.ok) : undefined;
+  if (ok === undefined) return `an answer to an unknown operation`;
+  return ok.success ? { ok: ok.data as OkOf<Op> } : `an answer to ${op} that is not well-formed`;
+}
