@@ -114,7 +114,7 @@ function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: P
   watchWhileRunning(ctx, 1);
   processes.get(info.processId).finished.then(() => {
     watchWhileRunning(ctx, -1);
-    containAfterCommand(ctx);
+    return containAfterCommand(ctx);
   }, () => watchWhileRunning(ctx, -1));
 }
 
@@ -129,7 +129,13 @@ function watchWhileRunning(ctx: ResolvedContext, change: 1 | -1): void {
   const watch = watches.get(ctx);
   if (watch === undefined) {
     if (change < 0) return;
-    const timer = setInterval(() => containAfterCommand(ctx), BACKGROUND_WATCH_MS);
+    // A walk longer than the period (a large workspace) is not queued behind itself.
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      containAfterCommand(ctx).finally(() => busy = false);
+    }, BACKGROUND_WATCH_MS);
     Deno.unrefTimer(timer); // Never what keeps the host alive.
     watches.set(ctx, { running: 1, timer });
     return;
@@ -158,7 +164,7 @@ async function runBash(
         try {
           return await execInSession(ctx, options.sessions, invocation.inside!, limits);
         } finally {
-          containAfterCommand(ctx); // What the command planted is disabled before it returns.
+          await containAfterCommand(ctx); // What the command planted is disabled before it returns.
         }
       }
       try {
@@ -169,7 +175,7 @@ async function runBash(
         if (invocation.sandboxed) assertSandboxRan(result);
         return result;
       } finally {
-        if (invocation.sandboxed) containAfterCommand(ctx);
+        if (invocation.sandboxed) await containAfterCommand(ctx);
       }
     }
     case "start": {

@@ -5,9 +5,10 @@ import type { Root } from "../paths/allowed_roots.ts";
 import { normalizeComponent } from "../paths/protected_match.ts";
 import {
   type GitSignatureFound,
-  protectedMountsSync,
+  protectedMountsSteps,
   type ProtectedScan,
 } from "./protected_mounts.ts";
+import { runSteps, runStepsYielding, WALK_SLICE_MS, type WalkSteps } from "./walk_steps.ts";
 
 /** A repository a command created, and what was done to it. */
 export interface PlantedRepository {
@@ -29,7 +30,7 @@ const MAX_ROUNDS = 256;
 const MAX_NAMED = 20;
 
 /**
- * Walks the workspace for its protected entries (`protectedMountsSync`) and disables every git
+ * Walks the workspace for its protected entries (`protectedMountsSteps`) and disables every git
  * directory signature that was not there at the first walk of this workspace in this process:
  * bubblewrap cannot refuse a file name, so a command can still create `HEAD` beside `objects/`
  * and `refs/` (or a `.git` file) during its run, and git on the host would then run that
@@ -38,6 +39,11 @@ const MAX_NAMED = 20;
  * folder: git no longer sees a repository there, and nothing is deleted. The walk is repeated
  * until nothing new is found (a repository inside a disabled one). A repository that disappears
  * from the baseline is forgotten; one that comes back (another inode) is new.
+ *
+ * The walk has no bound a command could exceed to hide a repository: past the sandbox's
+ * directory bound it goes on to the end (and then refuses the next command). It lets the event
+ * loop run every few milliseconds (`runStepsYielding`), and walks of one workspace run one after
+ * the other.
  *
  * This is the one mechanism for every sandboxed path: `sandboxMounts` calls it before each
  * command and file operation, the bash tool after each command, every few seconds while a
@@ -52,15 +58,57 @@ const MAX_NAMED = 20;
  * @param protectedPaths The context's protected paths.
  * @returns The scan after disabling (its mounts are current).
  */
-export function scanAndContain(workspace: Root, protectedPaths: readonly string[]): ProtectedScan {
-  // A command can plant a repository and, in the same run, more protected entries than a sandbox
-  // binds: the repositories are disabled first, and only then is the overflow refused.
-  const walk = () => protectedMountsSync(workspace, protectedPaths, { keepOverflow: true });
+export function scanAndContain(
+  workspace: Root,
+  protectedPaths: readonly string[],
+): Promise<ProtectedScan> {
+  const previous = walking.get(workspace.real) ?? Promise.resolve();
+  const walk = previous.then(() => runStepsYielding(containSteps(workspace, protectedPaths)));
+  const settled = walk.then(() => {}, () => {});
+  walking.set(workspace.real, settled);
+  settled.then(() => {
+    if (walking.get(workspace.real) === settled) walking.delete(workspace.real);
+  });
+  return walk;
+}
+
+/**
+ * {@linkcode scanAndContain} without a wait, for the usual small or unchanged workspace: the same
+ * walk run synchronously for at most a few milliseconds. `undefined` when it would take longer
+ * or another walk of the workspace is under way: then call {@linkcode scanAndContain}.
+ *
+ * Requires `allow-read` and `allow-write` permission for the workspace.
+ *
+ * @tags allow-read, allow-write
+ * @param workspace The workspace, declared and real.
+ * @param protectedPaths The context's protected paths.
+ * @returns The scan after disabling, or `undefined`.
+ */
+export function scanAndContainNow(
+  workspace: Root,
+  protectedPaths: readonly string[],
+): ProtectedScan | undefined {
+  if (walking.has(workspace.real)) return undefined;
+  return runSteps(containSteps(workspace, protectedPaths), WALK_SLICE_MS);
+}
+
+// Per workspace (real path): the walk under way, so that walks never overlap (two would find,
+// and try to disable, the same repository).
+const walking = new Map<string, Promise<void>>();
+
+function* containSteps(
+  workspace: Root,
+  protectedPaths: readonly string[],
+): WalkSteps<ProtectedScan> {
+  // A command can plant a repository and, in the same run, more protected entries (or folders)
+  // than a sandbox binds: the repositories are disabled first, and only then is the overflow
+  // refused.
+  const walk = () => protectedMountsSteps(workspace, protectedPaths, { keepOverflow: true });
   const checked = (scan: ProtectedScan): ProtectedScan => {
     if (scan.overflow !== undefined) throw scan.overflow;
     return scan;
   };
-  let scan = walk();
+  let scan = yield* walk();
   let baseline = baselines.get(workspace.real);
   if (baseline === undefined) {
     baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
@@ -77,7 +125,11 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
       !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
     );
     if (planted.length === 0) return checked(scan);
-    const done = planted.map((found) => disable(workspace.real, found));
+    const done: PlantedRepository[] = [];
+    for (const found of planted) {
+      done.push(disable(workspace.real, found));
+      yield;
+    }
     const list = unreported.get(workspace.real) ?? [];
     list.push(...done);
     unreported.set(workspace.real, list);
@@ -86,21 +138,22 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
       throw new ToolError("tool_error", plantedNotice(workspace.real)!);
     }
     // The walk's answer named the planted folders as protected entries: walk again.
-    scan = walk();
+    scan = yield* walk();
   }
 }
 
 /**
  * Runs {@linkcode scanAndContain} after a sandboxed command (or a background process's end);
- * {@linkcode plantedNotice} then reports what it did. Never throws: a walk that fails (a
+ * {@linkcode plantedNotice} then reports what it did. Never rejects: a walk that fails (a
  * workspace too large, a rename refused) is walked again, and refuses, before the next command.
  *
  * @param ctx The context the command ran in.
+ * @returns When the walk is done.
  */
-export function containAfterCommand(ctx: ResolvedContext): void {
+export async function containAfterCommand(ctx: ResolvedContext): Promise<void> {
   try {
     const real = Deno.realPathSync(ctx.workspace);
-    scanAndContain({ declared: ctx.workspace, real }, ctx.protectedPaths);
+    await scanAndContain({ declared: ctx.workspace, real }, ctx.protectedPaths);
   } catch {
     // Reported by the next walk, before anything else runs.
   }
