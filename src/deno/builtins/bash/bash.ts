@@ -13,6 +13,11 @@ import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
 import { spawnInSession } from "../sandbox/session_process.ts";
 import { limitPrefix } from "../sandbox/resource_limits.ts";
 import { containAfterCommand, plantedNotice } from "../sandbox/planted_repositories.ts";
+import {
+  checkWorkspaceDisk,
+  diskStoppedError,
+  watchWorkspaceDisk,
+} from "../sandbox/workspace_disk.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import type { ProcessInfo } from "./background_process.ts";
 import {
@@ -112,10 +117,15 @@ async function withPlantedNotice(ctx: ResolvedContext, run: Promise<unknown>): P
  */
 function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: ProcessInfo): void {
   watchWhileRunning(ctx, 1);
-  processes.get(info.processId).finished.then(() => {
+  const process = processes.get(info.processId);
+  // Past the workspace's disk bound the process is stopped (its logs say nothing of why; the
+  // next command is refused with the figures).
+  const unwatch = watchWorkspaceDisk(ctx, () => void process.stop(0));
+  process.finished.then(() => {
+    unwatch();
     watchWhileRunning(ctx, -1);
     return containAfterCommand(ctx);
-  }, () => watchWhileRunning(ctx, -1));
+  }, () => (unwatch(), watchWhileRunning(ctx, -1)));
 }
 
 /** How often a context with running background processes is walked for planted repositories. */
@@ -160,10 +170,25 @@ async function runBash(
       const invocation = await prepareBashCommand(ctx, request(args, false, options));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
+      if (invocation.sandboxed) await checkWorkspaceDisk(ctx);
       if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
+        // Past the workspace's disk bound the command is stopped as an abort would stop it.
+        const stopped = new AbortController();
+        const abort = () => stopped.abort(context.signal.reason);
+        if (context.signal.aborted) abort();
+        context.signal.addEventListener("abort", abort, { once: true });
+        let over = false;
+        const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
         try {
-          return await execInSession(ctx, options.sessions, invocation.inside!, limits);
+          return await execInSession(ctx, options.sessions, invocation.inside!, {
+            ...limits,
+            signal: stopped.signal,
+          });
+        } catch (error) {
+          throw over ? diskStoppedError(ctx) : error;
         } finally {
+          unwatch();
+          context.signal.removeEventListener("abort", abort);
           await containAfterCommand(ctx); // What the command planted is disabled before it returns.
         }
       }
@@ -180,6 +205,7 @@ async function runBash(
     }
     case "start": {
       const invocation = await prepareBashCommand(ctx, request(args, true, options));
+      if (invocation.sandboxed) await checkWorkspaceDisk(ctx);
       if (invocation.sandboxed && options.sessions && options.bwrapProgram === undefined) {
         const started = await startInSession(ctx, options.sessions, processes, invocation);
         containWhenEnded(ctx, processes, started);
