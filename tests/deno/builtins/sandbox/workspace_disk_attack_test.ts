@@ -38,6 +38,13 @@ Deno.test({
       });
       const tools = await router.expose({ builtins: ["bash", "apply_patch"] });
       assertFalse((await tools.call("bash", { command: "true" })).isError);
+      // fallocate would take a whole fileMiB per file at once, faster than any measure: refused.
+      const fast = await tools.call("bash", {
+        command: "for i in $(seq 1 50); do fallocate -l 7M a$i 2>/dev/null; done; echo $?",
+      });
+      assertFalse(fast.isError, fast.text);
+      assertEquals(JSON.parse(fast.text).stdout, "1\n");
+      assert(await usedMiB(ws) < 1);
       // The attack: 40 files of 4 MiB each (every one under fileMiB), 160 MiB in all.
       const attack = await tools.call("bash", {
         command:
