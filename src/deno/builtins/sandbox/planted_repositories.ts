@@ -24,6 +24,8 @@ const baselines = new Map<string, Map<string, string | undefined>>();
 // Per workspace: what was done at a walk that had no command result to report it in.
 const unreported = new Map<string, PlantedRepository[]>();
 const MAX_WORKSPACES = 64;
+// Per workspace and set of protected paths at fixed places: those that existed at the first walk.
+const placedBaselines = new Map<string, Set<string>>();
 const SUFFIX = ".disabled-by-toolroute";
 const MAX_ROUNDS = 256;
 // What one notice names; the rest is counted.
@@ -110,11 +112,49 @@ function* containSteps(
   };
   let scan = yield* walk();
   let baseline = baselines.get(workspace.real);
+  const placed = anchoredPaths(protectedPaths);
+  const placedKey = `${workspace.real}\0${placed.join("\0")}`;
+  if (baseline === undefined || !placedBaselines.has(placedKey)) {
+    placedBaselines.set(
+      placedKey,
+      new Set(placed.filter((rel) => exists(join(workspace.real, rel)))),
+    );
+    while (placedBaselines.size > MAX_WORKSPACES) {
+      placedBaselines.delete(placedBaselines.keys().next().value!);
+    }
+  }
   if (baseline === undefined) {
     baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
     baselines.set(workspace.real, baseline);
     while (baselines.size > MAX_WORKSPACES) baselines.delete(baselines.keys().next().value!);
     return checked(scan);
+  }
+  // A protected file at a fixed place (`./toolroute.lock`, `./deno.json`: start-up and trust
+  // files) that was absent is not bound (bubblewrap binds what exists), so a command can create
+  // it; toolroute or Deno would read it at the next start. One created since the first walk is
+  // renamed aside like a repository.
+  const present = placedBaselines.get(placedKey)!;
+  const created = placed.filter((rel) => !present.has(rel) && exists(join(workspace.real, rel)));
+  if (created.length > 0) {
+    const done = created.map((rel): PlantedRepository => {
+      try {
+        const full = join(workspace.real, rel);
+        return { path: rel, outcome: renameAside(workspace.real, dirname(full), basename(full)) };
+      } catch {
+        return {
+          path: rel,
+          outcome: { error: "it changed while being disabled, or the rename failed" },
+        };
+      }
+    });
+    const list = unreported.get(workspace.real) ?? [];
+    list.push(...done);
+    unreported.set(workspace.real, list);
+    if (done.some(({ outcome }) => "error" in outcome)) {
+      throw new ToolError("tool_error", plantedNotice(workspace.real)!);
+    }
+    // The walk bound what was created: walk again for the mounts as they are now.
+    scan = yield* walk();
   }
   // A disabled repository is walked into at the next round: one planted inside it is found
   // then. Each round disables at least one, so the rounds are bounded by what a command made.
@@ -180,9 +220,12 @@ export function plantedNotice(workspaceReal: string): string | undefined {
   );
   if (list.length > MAX_NAMED) lines.push(`and ${list.length - MAX_NAMED} more`);
   return "toolroute disabled git repositories that a command created in the workspace " +
-    "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file): git on the " +
-    "host would run their config and hooks by itself, outside the sandbox. Nothing was " +
-    `deleted; a person can review and rename them back. ${lines.join("; ")}`;
+    "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file), and protected " +
+    "files it created (such as the lock or deno.json): git on the host would run their config " +
+    "and hooks by itself, outside the sandbox, and toolroute or Deno would read the files at the " +
+    `next start. Nothing was deleted; a person can review and rename them back. ${
+      lines.join("; ")
+    }`;
 }
 
 function disable(real: string, found: GitSignatureFound): PlantedRepository {
@@ -243,4 +286,12 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+// The protected paths at one place (`./name`, `dir/name`), as written, relative to the workspace.
+function anchoredPaths(protectedPaths: readonly string[]): string[] {
+  return protectedPaths
+    .filter((path) => path.includes("/"))
+    .map((path) => path.startsWith("./") ? path.slice(2) : path)
+    .filter((path) => path !== "" && !path.split("/").includes(".."));
 }
