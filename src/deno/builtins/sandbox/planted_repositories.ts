@@ -289,9 +289,13 @@ function exists(path: string): boolean {
 }
 
 // The protected paths at one place (`./name`, `dir/name`), as written, relative to the workspace.
+// SQLite's companions of a `--store` database are left out: the host's own SQLite creates and
+// removes them while it runs, and one renamed under it would lose committed writes. (The store is
+// in WAL mode, where a planted `-journal` is never replayed; its `-wal` and `-shm` exist, bound
+// read-only, while `serve` runs.)
 function anchoredPaths(protectedPaths: readonly string[]): string[] {
   return protectedPaths
-    .filter((path) => path.includes("/"))
+    .filter((path) => path.includes("/") && !/-(wal|shm|journal)$/i.test(path))
     .map((path) => path.startsWith("./") ? path.slice(2) : path)
     .filter((path) => path !== "" && !path.split("/").includes(".."));
 }
