@@ -292,7 +292,7 @@ export type BashSetting = boolean | {
   /**
    * Bounds of the sandbox (`"bwrap"` only). Default: 512 processes, 2048 MiB of memory, 512 MiB
    * for each of `/tmp`, the home directory and `/dev/shm`, files of at most 1024 MiB, 3600 CPU
-   * seconds per background process.
+   * seconds per background process, 8192 MiB added to the workspace by the session's commands.
    */
   limits?: {
     processes?: number;
@@ -300,6 +300,7 @@ export type BashSetting = boolean | {
     tmpMiB?: number;
     fileMiB?: number;
     backgroundCpuSeconds?: number;
+    diskMiB?: number;
   };
   /**
    * `"none"` (default): no network. `{ allow }`: only these host names, through a proxy that

@@ -28,6 +28,7 @@ export type ResolvedBash = false | {
     readonly tmpMiB: number;
     readonly fileMiB: number;
     readonly backgroundCpuSeconds: number;
+    readonly diskMiB: number;
   };
   /**
    * The host names the sandbox may reach through the proxy, and the proxy's bounds (connections
@@ -288,16 +289,14 @@ function resolveLimits(value: unknown): ResourceLimits {
       }`,
     );
   }
-  const { processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds, ...rest } = value as Record<
-    string,
-    unknown
-  >;
+  const { processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds, diskMiB, ...rest } =
+    value as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) {
     throw new TypeError(
       `Cannot use built-in context: unknown field "bash.limits.${
         extra[0]
-      }", expected processes, memoryMiB, tmpMiB, fileMiB or backgroundCpuSeconds`,
+      }", expected processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds or diskMiB`,
     );
   }
   return Object.freeze({
@@ -310,5 +309,6 @@ function resolveLimits(value: unknown): ResourceLimits {
       "bash.limits.backgroundCpuSeconds",
       DEFAULT_LIMITS.backgroundCpuSeconds,
     ),
+    diskMiB: limit(diskMiB, "bash.limits.diskMiB", DEFAULT_LIMITS.diskMiB),
   });
 }

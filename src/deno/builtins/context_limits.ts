@@ -22,6 +22,12 @@ export interface ResourceLimits {
    * them); a foreground command's are its deadline.
    */
   readonly backgroundCpuSeconds: number;
+  /**
+   * Most MiB the session's commands may add to the workspace in all (its disk usage, `du`, over
+   * what it held at the first sandboxed command in this process): a command that passes it is
+   * stopped, and commands are refused until files are deleted (see docs/sandbox.md).
+   */
+  readonly diskMiB: number;
 }
 
 /** The defaults: room for `npm install` or `cargo build`, not for a fork bomb or a full disk. */
@@ -31,6 +37,7 @@ export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
   tmpMiB: 512,
   fileMiB: 1024,
   backgroundCpuSeconds: 3600,
+  diskMiB: 8192,
 });
 
 /** Bounds of one sandbox's network proxy: what the host holds for one sandbox session. */

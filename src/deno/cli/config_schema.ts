@@ -27,6 +27,9 @@ const bashSchema = z.union([
       backgroundCpuSeconds: positiveInt.optional().describe(
         "CPU seconds of each background process (RLIMIT_CPU); default 3600",
       ),
+      diskMiB: positiveInt.optional().describe(
+        "Most MiB the sandbox's commands may add to the workspace in all; default 8192",
+      ),
     }).optional().describe('Bounds of the sandbox (sandbox "bwrap" only)'),
     network: z.union([
       z.literal("none"),

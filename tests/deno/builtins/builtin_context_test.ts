@@ -32,6 +32,7 @@ Deno.test("resolveBuiltinContext() resolves bash: true to the bwrap sandbox with
       tmpMiB: 512,
       fileMiB: 1024,
       backgroundCpuSeconds: 3600,
+      diskMiB: 8192,
     },
   });
   const none = resolveBuiltinContext({
@@ -138,7 +139,7 @@ Deno.test("resolveBuiltinContext() takes the disk, CPU and proxy bounds, each a 
     workspace: "/ws",
     bash: {
       sandbox: "bwrap",
-      limits: { tmpMiB: 64, fileMiB: 8, backgroundCpuSeconds: 30 },
+      limits: { tmpMiB: 64, fileMiB: 8, backgroundCpuSeconds: 30, diskMiB: 100 },
       network: { allow: ["registry.npmjs.org"], maxConnections: 4, idleTimeoutMs: 500 },
     },
   });
@@ -148,6 +149,7 @@ Deno.test("resolveBuiltinContext() takes the disk, CPU and proxy bounds, each a 
     tmpMiB: 64,
     fileMiB: 8,
     backgroundCpuSeconds: 30,
+    diskMiB: 100,
   });
   assertEquals(ctx.bash !== false && ctx.bash.network, {
     allow: ["registry.npmjs.org"],
@@ -159,6 +161,7 @@ Deno.test("resolveBuiltinContext() takes the disk, CPU and proxy bounds, each a 
       { limits: { tmpMiB: 0 } },
       { limits: { fileMiB: 1.5 } },
       { limits: { backgroundCpuSeconds: -1 } },
+      { limits: { diskMiB: 0 } },
       { network: { allow: [], maxConnections: 0 } },
       { network: { allow: [], idleTimeoutMs: "1s" } },
       { network: { allow: [], other: 1 } },

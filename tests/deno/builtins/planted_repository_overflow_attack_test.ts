@@ -1,8 +1,8 @@
 // Attack on finding 1's containment (issue 25): the walk that disables a repository a command
 // planted (`scanAndContain`) shares its bounds with the sandbox's mount list. A command that plants
 // a repository and, in the same run, makes the workspace exceed one of those bounds (more than
-// 1,500 protected entries; the 50,000-folder bound is still open: docs/security.md) made the walk after the command throw
-// before anything was disabled: the planted repository stayed, and the host's `git status` there
+// 1,500 protected entries, or more than 50,000 folders) made the walk after the command throw,
+// or stop at its bound, before anything was disabled: the planted repository stayed, and the host's `git status` there
 // ran the model's core.fsmonitor command. The next command is refused, but the user's git runs
 // whenever the user runs it. Each test asserts the plant was written and the command ran, then
 // runs the host's real `git status` in the planted folder and asserts that nothing ran.
@@ -82,5 +82,43 @@ Deno.test({
     await hostGitStatus(`${fx.workspace}/src`, fx.base);
     assertFalse(await exists(marker), "git on the host ran the command the model planted");
     assertFalse(await exists(`${fx.workspace}/src/HEAD`), "the innermost repository is active");
+  },
+});
+
+Deno.test({
+  name:
+    "a command that plants a repository deep inside more than 50,000 folders finds it disabled, and the host's git runs nothing",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    // The walk stopped at 50,000 folders: a repository planted past them stayed active (the
+    // next command was refused, but the user's own git runs whenever the user runs it).
+    await using fx = await makeFixture();
+    const marker = `${fx.outside}/marker`;
+    await using router = new ToolRouter({ builtins: builtinTools(sandboxed(fx.workspace)) });
+    const tools = await router.expose({ builtins: ["bash"] });
+    assertFalse((await tools.call("bash", { command: "true" })).isError);
+    const plant = "d/50099/deep/er/src";
+    const result = await tools.call("bash", {
+      command: `mkdir d && (cd d && seq 1 50100 | xargs mkdir) && ${plantScript(plant, marker)}` +
+        ` && find d -maxdepth 1 -type d | wc -l`,
+    });
+    // The attack ran: more folders than the bound, and every file of the repository written.
+    assertFalse(result.isError, result.text);
+    assertEquals(JSON.parse(result.text).stdout, "50101\n", result.text);
+    const src = `${fx.workspace}/${plant}`;
+    assertStringIncludes(await Deno.readTextFile(`${src}/config`), "fsmonitor");
+    // Contained: its HEAD was renamed aside, and the host's git runs nothing there.
+    assertStringIncludes(JSON.parse(result.text).notice ?? "", plant);
+    await hostGitStatus(src, fx.base);
+    assertFalse(await exists(marker), "git on the host ran the command the model planted");
+    assertFalse(await exists(`${src}/HEAD`), "the planted repository was left active");
+    // The workspace is over the sandbox's bound: the next command is refused, saying why.
+    const next = await tools.call("bash", { command: "true" });
+    assert(next.isError);
+    assertStringIncludes(next.text, "more than 50000 directories");
+    // Control: with its HEAD back the plant is a repository whose command the host's git runs.
+    await Deno.rename(`${src}/HEAD.disabled-by-toolroute`, `${src}/HEAD`);
+    await hostGitStatus(src, fx.base);
+    assert(await exists(marker), "the control: the plant runs its command once enabled again");
   },
 });

@@ -13,6 +13,11 @@ import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
 import { spawnInSession } from "../sandbox/session_process.ts";
 import { limitPrefix } from "../sandbox/resource_limits.ts";
 import { containAfterCommand, plantedNotice } from "../sandbox/planted_repositories.ts";
+import {
+  checkWorkspaceDisk,
+  diskStoppedError,
+  watchWorkspaceDisk,
+} from "../sandbox/workspace_disk.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import type { ProcessInfo } from "./background_process.ts";
 
@@ -109,10 +114,15 @@ async function withPlantedNotice(ctx: ResolvedContext, run: Promise<unknown>): P
  */
 function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: ProcessInfo): void {
   watchWhileRunning(ctx, 1);
-  processes.get(info.processId).finished.then(() => {
+  const process = processes.get(info.processId);
+  // Past the workspace's disk bound the process is stopped (its logs say nothing of why; the
+  // next command is refused with the figures).
+  const unwatch = watchWorkspaceDisk(ctx, () => void process.stop(0));
+  process.finished.then(() => {
+    unwatch();
     watchWhileRunning(ctx, -1);
-    containAfterCommand(ctx);
-  }, () => watchWhileRunning(ctx, -1));
+    return containAfterCommand(ctx);
+  }, () => (unwatch(), watchWhileRunning(ctx, -1)));
 }
 
 /** How often a context with running background processes is walked for planted repositories. */
@@ -126,7 +136,13 @@ function watchWhileRunning(ctx: ResolvedContext, change: 1 | -1): void {
   const watch = watches.get(ctx);
   if (watch === undefined) {
     if (change < 0) return;
-    const timer = setInterval(() => containAfterCommand(ctx), BACKGROUND_WATCH_MS);
+    // A walk longer than the period (a large workspace) is not queued behind itself.
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      containAfterCommand(ctx).finally(() => busy = false);
+    }, BACKGROUND_WATCH_MS);
     Deno.unrefTimer(timer); // Never what keeps the host alive.
     watches.set(ctx, { running: 1, timer });
     return;
@@ -152,10 +168,25 @@ async function runBash(
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
+      await checkWorkspaceDisk(ctx);
+      // Past the workspace's disk bound the command is stopped as an abort would stop it.
+      const stopped = new AbortController();
+      const abort = () => stopped.abort(context.signal.reason);
+      if (context.signal.aborted) abort();
+      context.signal.addEventListener("abort", abort, { once: true });
+      let over = false;
+      const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
       try {
-        return await execInSession(ctx, sandboxSessions(sessions), inside(invocation), limits);
+        return await execInSession(ctx, sandboxSessions(sessions), inside(invocation), {
+          ...limits,
+          signal: stopped.signal,
+        });
+      } catch (error) {
+        throw over ? diskStoppedError(ctx) : error;
       } finally {
-        containAfterCommand(ctx); // What the command planted is disabled before it returns.
+        unwatch();
+        context.signal.removeEventListener("abort", abort);
+        await containAfterCommand(ctx); // What the command planted is disabled before it returns.
       }
     }
     case "start": {
@@ -163,6 +194,7 @@ async function runBash(
       if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }
+      await checkWorkspaceDisk(ctx);
       const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
       containWhenEnded(ctx, processes, started);
       return started;

@@ -5,9 +5,10 @@ import type { Root } from "../paths/allowed_roots.ts";
 import { normalizeComponent } from "../paths/protected_match.ts";
 import {
   type GitSignatureFound,
-  protectedMountsSync,
+  protectedMountsSteps,
   type ProtectedScan,
 } from "./protected_mounts.ts";
+import { runSteps, runStepsYielding, WALK_SLICE_MS, type WalkSteps } from "./walk_steps.ts";
 
 /** A repository a command created, and what was done to it. */
 export interface PlantedRepository {
@@ -23,13 +24,15 @@ const baselines = new Map<string, Map<string, string | undefined>>();
 // Per workspace: what was done at a walk that had no command result to report it in.
 const unreported = new Map<string, PlantedRepository[]>();
 const MAX_WORKSPACES = 64;
+// Per workspace and set of protected paths at fixed places: those that existed at the first walk.
+const placedBaselines = new Map<string, Set<string>>();
 const SUFFIX = ".disabled-by-toolroute";
 const MAX_ROUNDS = 256;
 // What one notice names; the rest is counted.
 const MAX_NAMED = 20;
 
 /**
- * Walks the workspace for its protected entries (`protectedMountsSync`) and disables every git
+ * Walks the workspace for its protected entries (`protectedMountsSteps`) and disables every git
  * directory signature that was not there at the first walk of this workspace in this process:
  * bubblewrap cannot refuse a file name, so a command can still create `HEAD` beside `objects/`
  * and `refs/` (or a `.git` file) during its run, and git on the host would then run that
@@ -38,6 +41,11 @@ const MAX_NAMED = 20;
  * folder: git no longer sees a repository there, and nothing is deleted. The walk is repeated
  * until nothing new is found (a repository inside a disabled one). A repository that disappears
  * from the baseline is forgotten; one that comes back (another inode) is new.
+ *
+ * The walk has no bound a command could exceed to hide a repository: past the sandbox's
+ * directory bound it goes on to the end (and then refuses the next command). It lets the event
+ * loop run every few milliseconds (`runStepsYielding`), and walks of one workspace run one after
+ * the other.
  *
  * This is the one mechanism for every sandboxed path: `sandboxMounts` calls it before each
  * command and file operation, the bash tool after each command, every few seconds while a
@@ -52,21 +60,101 @@ const MAX_NAMED = 20;
  * @param protectedPaths The context's protected paths.
  * @returns The scan after disabling (its mounts are current).
  */
-export function scanAndContain(workspace: Root, protectedPaths: readonly string[]): ProtectedScan {
-  // A command can plant a repository and, in the same run, more protected entries than a sandbox
-  // binds: the repositories are disabled first, and only then is the overflow refused.
-  const walk = () => protectedMountsSync(workspace, protectedPaths, { keepOverflow: true });
+export function scanAndContain(
+  workspace: Root,
+  protectedPaths: readonly string[],
+): Promise<ProtectedScan> {
+  const previous = walking.get(workspace.real) ?? Promise.resolve();
+  const walk = previous.then(() => runStepsYielding(containSteps(workspace, protectedPaths)));
+  const settled = walk.then(() => {}, () => {});
+  walking.set(workspace.real, settled);
+  settled.then(() => {
+    if (walking.get(workspace.real) === settled) walking.delete(workspace.real);
+  });
+  return walk;
+}
+
+/**
+ * {@linkcode scanAndContain} without a wait, for the usual small or unchanged workspace: the same
+ * walk run synchronously for at most a few milliseconds. `undefined` when it would take longer
+ * or another walk of the workspace is under way: then call {@linkcode scanAndContain}.
+ *
+ * Requires `allow-read` and `allow-write` permission for the workspace.
+ *
+ * @tags allow-read, allow-write
+ * @param workspace The workspace, declared and real.
+ * @param protectedPaths The context's protected paths.
+ * @returns The scan after disabling, or `undefined`.
+ */
+export function scanAndContainNow(
+  workspace: Root,
+  protectedPaths: readonly string[],
+): ProtectedScan | undefined {
+  if (walking.has(workspace.real)) return undefined;
+  return runSteps(containSteps(workspace, protectedPaths), WALK_SLICE_MS);
+}
+
+// Per workspace (real path): the walk under way, so that walks never overlap (two would find,
+// and try to disable, the same repository).
+const walking = new Map<string, Promise<void>>();
+
+function* containSteps(
+  workspace: Root,
+  protectedPaths: readonly string[],
+): WalkSteps<ProtectedScan> {
+  // A command can plant a repository and, in the same run, more protected entries (or folders)
+  // than a sandbox binds: the repositories are disabled first, and only then is the overflow
+  // refused.
+  const walk = () => protectedMountsSteps(workspace, protectedPaths, { keepOverflow: true });
   const checked = (scan: ProtectedScan): ProtectedScan => {
     if (scan.overflow !== undefined) throw scan.overflow;
     return scan;
   };
-  let scan = walk();
+  let scan = yield* walk();
   let baseline = baselines.get(workspace.real);
+  const placed = anchoredPaths(protectedPaths);
+  const placedKey = `${workspace.real}\0${placed.join("\0")}`;
+  if (baseline === undefined || !placedBaselines.has(placedKey)) {
+    placedBaselines.set(
+      placedKey,
+      new Set(placed.filter((rel) => exists(join(workspace.real, rel)))),
+    );
+    while (placedBaselines.size > MAX_WORKSPACES) {
+      placedBaselines.delete(placedBaselines.keys().next().value!);
+    }
+  }
   if (baseline === undefined) {
     baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
     baselines.set(workspace.real, baseline);
     while (baselines.size > MAX_WORKSPACES) baselines.delete(baselines.keys().next().value!);
     return checked(scan);
+  }
+  // A protected file at a fixed place (`./toolroute.lock`, `./deno.json`: start-up and trust
+  // files) that was absent is not bound (bubblewrap binds what exists), so a command can create
+  // it; toolroute or Deno would read it at the next start. One created since the first walk is
+  // renamed aside like a repository.
+  const present = placedBaselines.get(placedKey)!;
+  const created = placed.filter((rel) => !present.has(rel) && exists(join(workspace.real, rel)));
+  if (created.length > 0) {
+    const done = created.map((rel): PlantedRepository => {
+      try {
+        const full = join(workspace.real, rel);
+        return { path: rel, outcome: renameAside(workspace.real, dirname(full), basename(full)) };
+      } catch {
+        return {
+          path: rel,
+          outcome: { error: "it changed while being disabled, or the rename failed" },
+        };
+      }
+    });
+    const list = unreported.get(workspace.real) ?? [];
+    list.push(...done);
+    unreported.set(workspace.real, list);
+    if (done.some(({ outcome }) => "error" in outcome)) {
+      throw new ToolError("tool_error", plantedNotice(workspace.real)!);
+    }
+    // The walk bound what was created: walk again for the mounts as they are now.
+    scan = yield* walk();
   }
   // A disabled repository is walked into at the next round: one planted inside it is found
   // then. Each round disables at least one, so the rounds are bounded by what a command made.
@@ -77,7 +165,11 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
       !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
     );
     if (planted.length === 0) return checked(scan);
-    const done = planted.map((found) => disable(workspace.real, found));
+    const done: PlantedRepository[] = [];
+    for (const found of planted) {
+      done.push(disable(workspace.real, found));
+      yield;
+    }
     const list = unreported.get(workspace.real) ?? [];
     list.push(...done);
     unreported.set(workspace.real, list);
@@ -86,21 +178,22 @@ export function scanAndContain(workspace: Root, protectedPaths: readonly string[
       throw new ToolError("tool_error", plantedNotice(workspace.real)!);
     }
     // The walk's answer named the planted folders as protected entries: walk again.
-    scan = walk();
+    scan = yield* walk();
   }
 }
 
 /**
  * Runs {@linkcode scanAndContain} after a sandboxed command (or a background process's end);
- * {@linkcode plantedNotice} then reports what it did. Never throws: a walk that fails (a
+ * {@linkcode plantedNotice} then reports what it did. Never rejects: a walk that fails (a
  * workspace too large, a rename refused) is walked again, and refuses, before the next command.
  *
  * @param ctx The context the command ran in.
+ * @returns When the walk is done.
  */
-export function containAfterCommand(ctx: ResolvedContext): void {
+export async function containAfterCommand(ctx: ResolvedContext): Promise<void> {
   try {
     const real = Deno.realPathSync(ctx.workspace);
-    scanAndContain({ declared: ctx.workspace, real }, ctx.protectedPaths);
+    await scanAndContain({ declared: ctx.workspace, real }, ctx.protectedPaths);
   } catch {
     // Reported by the next walk, before anything else runs.
   }
@@ -127,9 +220,12 @@ export function plantedNotice(workspaceReal: string): string | undefined {
   );
   if (list.length > MAX_NAMED) lines.push(`and ${list.length - MAX_NAMED} more`);
   return "toolroute disabled git repositories that a command created in the workspace " +
-    "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file): git on the " +
-    "host would run their config and hooks by itself, outside the sandbox. Nothing was " +
-    `deleted; a person can review and rename them back. ${lines.join("; ")}`;
+    "(a folder holding HEAD beside objects/, refs/ or commondir, or a .git file), and protected " +
+    "files it created (such as the lock or deno.json): git on the host would run their config " +
+    "and hooks by itself, outside the sandbox, and toolroute or Deno would read the files at the " +
+    `next start. Nothing was deleted; a person can review and rename them back. ${
+      lines.join("; ")
+    }`;
 }
 
 function disable(real: string, found: GitSignatureFound): PlantedRepository {
@@ -190,4 +286,16 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+// The protected paths at one place (`./name`, `dir/name`), as written, relative to the workspace.
+// SQLite's companions of a `--store` database are left out: the host's own SQLite creates and
+// removes them while it runs, and one renamed under it would lose committed writes. (The store is
+// in WAL mode, where a planted `-journal` is never replayed; its `-wal` and `-shm` exist, bound
+// read-only, while `serve` runs.)
+function anchoredPaths(protectedPaths: readonly string[]): string[] {
+  return protectedPaths
+    .filter((path) => path.includes("/") && !/-(wal|shm|journal)$/i.test(path))
+    .map((path) => path.startsWith("./") ? path.slice(2) : path)
+    .filter((path) => path !== "" && !path.split("/").includes(".."));
 }

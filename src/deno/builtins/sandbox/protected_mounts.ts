@@ -4,18 +4,24 @@ import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
 import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
 import { isGitDirectorySync, isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
+import { readDirStep, runSteps, runStepsYielding, type WalkSteps } from "./walk_steps.ts";
 
 /** Options of {@linkcode protectedMounts}. */
 export interface ProtectedMountsOptions {
-  /** Most directories walked; more is refused (the command does not run). Default: 50,000. */
+  /**
+   * Most directories a command's sandbox is prepared for; more is refused (the command does not
+   * run). Without `keepOverflow` the walk stops there; with it the walk goes on to the end (every
+   * repository is found) and sets `overflow`. Default: 50,000.
+   */
   readonly maxDirectories?: number;
   /** The cache to reuse between calls; default: one cache per process. */
   readonly cache?: ProtectedScanCache;
   /** The clock, in epoch milliseconds; default `Date.now` (tests move it). */
   readonly now?: () => number;
   /**
-   * Return a scan with more protected entries than a sandbox can bind, with its `overflow` set,
-   * instead of throwing: the containment walk must still see every repository the walk found.
+   * Return a scan with more protected entries than a sandbox can bind, or more directories than
+   * `maxDirectories`, with its `overflow` set, instead of throwing: the containment walk must
+   * still see every repository in the workspace.
    */
   readonly keepOverflow?: boolean;
 }
@@ -108,15 +114,12 @@ export function protectedMounts(
   protectedPaths: readonly string[],
   options: ProtectedMountsOptions = {},
 ): Promise<ProtectedScan> {
-  try {
-    return Promise.resolve(protectedMountsSync(workspace, protectedPaths, options));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return runStepsYielding(protectedMountsSteps(workspace, protectedPaths, options));
 }
 
 /**
- * {@linkcode protectedMounts}, synchronously (every step is a metadata call of microseconds).
+ * {@linkcode protectedMounts}, synchronously (every step is a metadata call of microseconds):
+ * for a walk known to be small, or a caller that gives up after a budget (`runSteps`).
  *
  * @param workspace The workspace, declared and real.
  * @param protectedPaths The context's protected paths, relative to the workspace.
@@ -128,6 +131,30 @@ export function protectedMountsSync(
   protectedPaths: readonly string[],
   options: ProtectedMountsOptions = {},
 ): ProtectedScan {
+  return runSteps(protectedMountsSteps(workspace, protectedPaths, options))!;
+}
+
+// Directories walked between two chances for the driver to pause (`walk_steps.ts`).
+const DIRECTORIES_PER_STEP = 16;
+// A folder this large (in bytes of its own entries) is listed through the walk's driver.
+const LARGE_FOLDER_BYTES = 32 * 1024;
+// Entries of one folder matched between two chances to pause.
+const ENTRIES_PER_STEP = 512;
+
+/**
+ * {@linkcode protectedMounts} as steps (`walk_steps.ts`): the one walk, run at once or with
+ * the event loop let in between.
+ *
+ * @param workspace The workspace, declared and real.
+ * @param protectedPaths The context's protected paths, relative to the workspace.
+ * @param options The bound and the cache.
+ * @returns The walk, whose result is the scan.
+ */
+export function* protectedMountsSteps(
+  workspace: Root,
+  protectedPaths: readonly string[],
+  options: ProtectedMountsOptions = {},
+): WalkSteps<ProtectedScan> {
   const started = performance.now();
   const max = options.maxDirectories ?? MAX_PROTECTED_SCAN_DIRECTORIES;
   const cacheRoot = options.cache ?? processCache;
@@ -145,12 +172,19 @@ export function protectedMountsSync(
   // may have planted a repository inside it (reached later through a link, or opened by the user).
   // They are walked for git directory signatures only.
   const below = new Set<string>();
+  let overflow: ToolError | undefined;
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    if (++directories > max) {
-      cacheRoot.delete(key);
-      throw tooLarge(workspace.declared, max);
+    if (++directories > max && overflow === undefined) {
+      // The containment walk goes on to the end: a repository planted past the bound must be
+      // found as surely as one before it (the bound only refuses the next command).
+      overflow = tooLarge(workspace.declared, max);
+      if (!options.keepOverflow) {
+        cacheRoot.delete(key);
+        throw overflow;
+      }
     }
+    if (directories % DIRECTORIES_PER_STEP === 0) yield;
     const path = rel === "" ? workspace.real : join(workspace.real, rel);
     const info = lstatOrUndefined(path);
     if (info === undefined || !info.isDirectory) continue;
@@ -168,7 +202,12 @@ export function protectedMountsSync(
     } else {
       listed++;
       const listedAt = (options.now ?? Date.now)();
-      entry = listDirectory(path, rel, protectedPaths, { ino: info.ino, ctime, mtime, listedAt });
+      entry = yield* listDirectory(path, rel, protectedPaths, info.size, {
+        ino: info.ino,
+        ctime,
+        mtime,
+        listedAt,
+      });
     }
     next.set(rel, entry);
     if (entry.signature) signatureDirs.push(rel);
@@ -208,26 +247,29 @@ export function protectedMountsSync(
   cacheRoot.delete(key);
   cacheRoot.set(key, next);
   while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
-  let overflow: ToolError | undefined;
-  if (hits.length > MAX_PROTECTED_ENTRIES) {
+  if (overflow === undefined && hits.length > MAX_PROTECTED_ENTRIES) {
     overflow = tooManyEntries(workspace.declared);
     if (!options.keepOverflow) throw overflow;
   }
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
+  let steps = 0;
+  const signatureSet = new Set(signatureDirs);
   const signatures = signatureDirs.map((rel): GitSignatureFound => ({
     rel,
     identity: identityOf(lstatOrUndefined(rel === "" ? workspace.real : join(workspace.real, rel))),
     kind: "folder",
   }));
   for (const rel of belowHits) {
+    if (++steps % ENTRIES_PER_STEP === 0) yield;
     const found = signatureOf(workspace.real, rel);
     if (found !== undefined) signatures.push(found);
   }
   for (const rel of hits) {
+    if (++steps % ENTRIES_PER_STEP === 0) yield;
     // A protected entry that is a repository (a `.git` folder, or a `.git` file) is walked no
     // further, so it is looked at here, at every walk: its own listing is not cached.
-    if (!signatureDirs.includes(rel)) {
+    if (!signatureSet.has(rel)) {
       const found = signatureOf(workspace.real, rel);
       if (found !== undefined) signatures.push(found);
     }
@@ -274,22 +316,30 @@ function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
   return undefined;
 }
 
-function listDirectory(
+function* listDirectory(
   path: string,
   rel: string,
   protectedPaths: readonly string[],
+  size: number,
   identity: Pick<DirEntryCache, "ino" | "ctime" | "mtime" | "listedAt">,
-): DirEntryCache {
+): WalkSteps<DirEntryCache> {
   const subdirs: string[] = [];
   const hits: string[] = [];
   let signature = false;
   try {
-    const items = [...Deno.readDirSync(path)];
+    // A folder of thousands of entries (its size says so on common file systems) is listed off
+    // the event loop when the walk lets it in; a small one at once (an asynchronous call per
+    // folder would cost several times the walk).
+    const items = size > LARGE_FOLDER_BYTES
+      ? yield* readDirStep(path)
+      : [...Deno.readDirSync(path)];
     signature = isGitSignature(items.map((item) => item.name));
     // A repository below the workspace is bound read-only whole and walked no further; the
     // workspace itself (which cannot be) has its repository entries bound.
     if (signature && rel !== "") return { ...identity, subdirs: [], hits: [rel], signature };
-    for (const item of items) {
+    for (let i = 0; i < items.length; i++) {
+      if (i % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
+      const item = items[i];
       const childRel = rel === "" ? item.name : `${rel}/${item.name}`;
       if (
         protectedMatch(childRel, protectedPaths) !== undefined ||

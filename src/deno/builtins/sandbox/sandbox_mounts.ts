@@ -1,7 +1,7 @@
 import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { BwrapOptions } from "./bwrap_command.ts";
-import { scanAndContain } from "./planted_repositories.ts";
+import { scanAndContain, scanAndContainNow } from "./planted_repositories.ts";
 
 /** The mounts of a context's sandbox. */
 export type SandboxMounts = Pick<
@@ -31,7 +31,7 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
   const now = sandboxMountsSync(ctx);
   if (now !== undefined) return now;
   const workspace = realRootSync(ctx.workspace) ?? await workspaceRoot(ctx);
-  const scan = scanAndContain(workspace, ctx.protectedPaths);
+  const scan = await scanAndContain(workspace, ctx.protectedPaths);
   const roots = ctx.readOnlyRoots.map(realRootSync);
   return {
     workspace: mount(workspace),
@@ -47,7 +47,9 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
 /**
  * {@linkcode sandboxMounts} without a wait, when every root resolves at once (the usual case):
  * the same steps in the same order, and the same errors thrown (a workspace too large to walk).
- * A root that does not resolve gives `undefined`: then {@linkcode sandboxMounts} says why.
+ * A root that does not resolve, or a walk of the workspace that takes more than a few
+ * milliseconds, gives `undefined`: then {@linkcode sandboxMounts} says why, or walks letting the
+ * event loop in.
  *
  * Requires `allow-read` permission for the roots.
  *
@@ -58,7 +60,9 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
 export function sandboxMountsSync(ctx: ResolvedContext): SandboxMounts | undefined {
   const workspace = realRootSync(ctx.workspace);
   if (workspace === undefined) return undefined;
-  const scan = scanAndContain(workspace, ctx.protectedPaths);
+  // A walk longer than a few milliseconds takes the asynchronous way, which lets the event loop in.
+  const scan = scanAndContainNow(workspace, ctx.protectedPaths);
+  if (scan === undefined) return undefined;
   const readOnly: { source: string; dest: string }[] = [];
   for (const declared of ctx.readOnlyRoots) {
     const root = realRootSync(declared);

@@ -3,7 +3,14 @@ import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
 import { compileZodInput } from "../../../core/zod_input.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileFileFilter } from "./glob_pattern.ts";
-import { compilePattern, type LineMatch, PATTERN_SYNTAX, searchLines } from "./line_search.ts";
+import {
+  compilePattern,
+  type LineMatch,
+  MAX_LINE_CHARS,
+  PATTERN_SYNTAX,
+  searchLines,
+} from "./line_search.ts";
+import { LongLineMatcher } from "./long_line_matcher.ts";
 import { LiteralFinder } from "./literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
@@ -120,6 +127,16 @@ async function grep(
   const pause = () => budget.tick();
   // The budget's pause throws at the deadline: it never asks to give up otherwise.
   const unstopped = () => pause().then(() => false);
+  // Lines too long for one short step on the event loop are matched in a worker, for this call.
+  using longLines = pattern.expression === undefined
+    ? undefined
+    : new LongLineMatcher(pattern.expression, MAX_LINE_CHARS);
+  const longLine = longLines === undefined ? undefined : (line: string) =>
+    longLines.match(line, {
+      signal: budget.signal,
+      msLeft: budget.msLeft,
+      onTimeout: () => budget.timeout(),
+    });
   await readFiles(access, target, request, async (path, data) => {
     if (data === undefined) return false;
     if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
@@ -127,6 +144,7 @@ async function grep(
     const found: LineMatch[] = await searchLines(decoder.decode(data), pattern, {
       limit: max + 1 - matches.length,
       pause,
+      longLine,
     });
     const shown = target.display(path);
     for (const match of found) {

@@ -1,5 +1,6 @@
 import { RE2JS, RE2JSSyntaxException } from "re2js";
 import { ToolError } from "../../../core/tool_error.ts";
+import type { WorkerExpression } from "./long_line_matcher.ts";
 
 /** One matching line. */
 export interface LineMatch {
@@ -18,6 +19,8 @@ export interface LineMatch {
 export interface CompiledPattern {
   /** The RE2 expression (multiline: `^` and `$` are a line's start and end), when not literal. */
   readonly re2?: RE2JS;
+  /** The same expression as a worker compiles it (`long_line_matcher.ts`). */
+  readonly expression?: WorkerExpression;
   /**
    * The most characters one RE2 call takes: RE2's work is linear in the text times the
    * expression's program, so a larger program gets shorter slices (see `WORK_PER_CALL`).
@@ -45,10 +48,11 @@ const PLAIN = /^(?:[^\\^$.|?*+()[\]{}]|\\[\\^$.|?*+()[\]{}/-])+$/;
 export const MAX_LINE_CHARS = 500;
 
 /**
- * The most characters of one line a regular expression is matched against (64 Ki; for an
- * expression of a larger program, fewer: twice its slice, see `WORK_PER_CALL`): a longer line is
- * matched on its start only. The event loop runs between RE2 calls; a plain literal searches a
- * line of any length.
+ * The most characters of one line a regular expression is matched against (64 Ki): a longer
+ * line is matched on its start only. A line longer than one short step takes (twice the
+ * expression's slice, see `WORK_PER_CALL`) is matched in a worker thread when the caller gives
+ * one (`SearchLinesOptions.longLine`), and on the start that fits a step otherwise. A plain
+ * literal searches a line of any length.
  */
 export const MAX_MATCHED_LINE_CHARS = 64 * 1024;
 
@@ -60,10 +64,11 @@ export const MAX_PATTERN_CHARS = 1000;
 const MAX_PLAIN_CHARS = 64;
 // The largest RE2 program (instructions) a pattern may compile to.
 const MAX_PROGRAM = 500;
-// Characters times program instructions one RE2 call may take. RE2's time is linear in both;
-// where every character leads the DFA to a new state (a hostile text for its pattern), re2js
-// takes this many steps in tens of milliseconds, and common patterns on common text far less.
-const WORK_PER_CALL = 1 << 18;
+// Characters times program instructions one RE2 call on the event loop may take. RE2's time is
+// linear in both; where every character leads the DFA to a new state (a hostile text for its
+// pattern), re2js takes this many steps in a few milliseconds (measured in docs/security.md),
+// and common patterns on common text far less.
+const WORK_PER_CALL = 1 << 15;
 // How many characters of whole lines one call tests at once, at most.
 const SLICE_CHARS = 32 * 1024;
 
@@ -105,9 +110,11 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
   }
   refuseUnsupported(pattern);
   let re2: RE2JS;
+  const flags = RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  let translated = "";
   try {
-    const flags = RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-    re2 = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
+    translated = RE2JS.translateRegExp(pattern);
+    re2 = RE2JS.compile(translated, flags);
   } catch (error) {
     // The description alone: the expression it quotes carries the flags added above.
     const reason = error instanceof RE2JSSyntaxException ? error.error : String(error);
@@ -133,7 +140,8 @@ export function compilePattern(pattern: string, ignoreCase: boolean): CompiledPa
     re2,
     literalChars: 0,
     bySlice: !/\\[Az]|\(\?[a-zA-Z]*-/.test(pattern.replace(/\\\\/g, "")),
-    sliceChars: Math.max(256, Math.min(SLICE_CHARS, Math.floor(WORK_PER_CALL / program))),
+    sliceChars: Math.max(64, Math.min(SLICE_CHARS, Math.floor(WORK_PER_CALL / program))),
+    expression: { source: translated, flags },
   };
 }
 
@@ -196,6 +204,11 @@ export interface SearchLinesOptions {
   readonly limit: number;
   /** Called between slices of work: lets the event loop run, and throws past the deadline. */
   readonly pause?: () => Promise<void>;
+  /**
+   * Matches a line longer than one step may take off the event loop (`LongLineMatcher`): the
+   * position to keep, or `undefined`. Without it such a line is matched on its start.
+   */
+  readonly longLine?: (line: string) => Promise<number | undefined>;
 }
 
 /**
@@ -215,7 +228,7 @@ export async function searchLines(
   options: SearchLinesOptions,
 ): Promise<LineMatch[]> {
   const matches: LineMatch[] = [];
-  const { limit, pause } = options;
+  const { limit, pause, longLine } = options;
   // A carriage return before a newline ends the line, not the match: tested line by line.
   const bySlice = pattern.bySlice && !text.includes("\r");
   // The last line ends here: a final newline starts no line of its own.
@@ -251,13 +264,15 @@ export async function searchLines(
       });
     } else if (
       !bySlice ||
+      // A slice that is one line longer than a step: the line is matched (in the worker).
+      (end - start > 2 * size && longLine !== undefined) ||
       pattern.re2!.test(text.slice(start, Math.min(end, start + 2 * size)))
     ) {
       for (let from = start;;) {
         let to = text.indexOf("\n", from);
         if (to < 0 || to > end) to = end;
         const line = text.slice(from, to > from && text[to - 1] === "\r" ? to - 1 : to);
-        const at = await matchLine(line, pattern, pause);
+        const at = await matchLine(line, pattern, { pause, longLine });
         if (at !== undefined) {
           countTo(from);
           matches.push({ line: lineNumber, text: cutLine(line, at) });
@@ -294,7 +309,7 @@ async function scanSlice(
 ): Promise<void> {
   const plain = pattern.plain!;
   const overlap = 2 * pattern.literalChars;
-  const window = Math.max(4096, Math.min(1 << 20, Math.floor((1 << 22) / pattern.literalChars)));
+  const window = Math.max(4096, Math.min(1 << 18, Math.floor((1 << 20) / pattern.literalChars)));
   let next = start; // where lines not yet reported start
   for (let at = start; at < end; at += window) {
     if (at > start) await options.pause?.();
@@ -329,11 +344,18 @@ async function scanSlice(
 async function matchLine(
   line: string,
   pattern: CompiledPattern,
-  pause: (() => Promise<void>) | undefined,
+  options: Pick<SearchLinesOptions, "pause" | "longLine">,
 ): Promise<number | undefined> {
+  const { pause, longLine } = options;
   const re2 = pattern.re2!;
-  // At most twice a slice: 64 Ki for a small program.
-  const most = Math.min(MAX_MATCHED_LINE_CHARS, 2 * pattern.sliceChars);
+  // At most twice a slice on the event loop; a longer line in the worker.
+  const step = 2 * pattern.sliceChars;
+  if (line.length > step && longLine !== undefined) {
+    return longLine(
+      line.length > MAX_MATCHED_LINE_CHARS ? line.slice(0, MAX_MATCHED_LINE_CHARS) : line,
+    );
+  }
+  const most = Math.min(MAX_MATCHED_LINE_CHARS, step);
   const matched = line.length > most ? line.slice(0, most) : line;
   if (!re2.test(matched)) return undefined;
   if (line.length <= MAX_LINE_CHARS) return 0;

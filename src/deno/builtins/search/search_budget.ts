@@ -1,13 +1,17 @@
 import { ToolError } from "../../../core/tool_error.ts";
 
-/** How often a search lets timers and the abort signal run, in milliseconds of work. */
-const YIELD_EVERY_MS = 50;
+/**
+ * How often a search lets timers, the abort signal and other callers run, in milliseconds of
+ * work: a few, so that no model's search holds the host's event loop longer (one step of work
+ * between two ticks is bounded to about as much: `line_search.ts`, `walk_tree.ts`).
+ */
+const YIELD_EVERY_MS = 4;
 
 /**
  * The limits of one search: the call's abort signal, a deadline (the context's
  * `commandTimeoutMs`), and the characters of output left. The walk reads folders synchronously
  * (several times faster than `Deno.readDir`), and `grep` matches in slices, so both call `tick`
- * often: at the first tick and then every 50 ms of work it yields to the event loop, so that the
+ * often: at the first tick and then every few milliseconds of work it yields to the event loop, so that the
  * router's deadline timer, an abort and other callers' work can run (no search holds the event
  * loop from its start to its end).
  */
@@ -46,7 +50,7 @@ export class SearchBudget {
     if (performance.now() > this.#deadline) throw this.timeout();
   }
 
-  /** Checks the limits; at the first call and every 50 ms of work, first yields to the event loop. */
+  /** Checks the limits; at the first call and every few ms of work, first yields to the event loop. */
   async tick(): Promise<void> {
     const now = performance.now();
     if (now - this.#lastYield >= YIELD_EVERY_MS) {

@@ -1,0 +1,66 @@
+// The containment walk (`scanAndContain`) has no folder bound a command could exceed to hide a
+// repository, so it may be long: it must let the host's event loop run while it walks.
+import { assert, assertEquals, assertFalse } from "@std/assert";
+import {
+  scanAndContain,
+  scanAndContainNow,
+} from "../../../../src/deno/builtins/sandbox/planted_repositories.ts";
+import { protectedMountsSync } from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
+
+/** Counts how often a zero-delay timer chain runs while `work` runs. */
+async function ticksDuring<T>(work: () => T | Promise<T>): Promise<{ value: T; ticks: number }> {
+  let ticks = 0;
+  let on = true;
+  const tick = () => {
+    if (!on) return;
+    ticks++;
+    setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  const value = await work();
+  on = false;
+  return { value, ticks };
+}
+
+Deno.test("scanAndContain walks thousands of folders to a planted repository, letting timers run", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_plant_" }));
+  try {
+    const workspace = { declared: root, real: root };
+    // The first walk is the baseline: the user's repositories (none here).
+    await scanAndContain(workspace, [".git"]);
+    // What a command may do: many folders, and a repository after them (past the sandbox's
+    // bound of 50,000 in planted_repository_overflow_attack_test.ts).
+    await Deno.mkdir(`${root}/d`);
+    for (let i = 0; i < 10_000; i++) Deno.mkdirSync(`${root}/d/${i}`);
+    const plant = `${root}/d/9999/src`;
+    await Deno.mkdir(`${plant}/objects`, { recursive: true });
+    await Deno.mkdir(`${plant}/refs`);
+    await Deno.writeTextFile(`${plant}/HEAD`, "ref: refs/heads/main\n");
+    // Control: the walk the sandbox's mounts used to take holds the event loop throughout.
+    const held = await ticksDuring(() =>
+      protectedMountsSync(workspace, [".git"], { keepOverflow: true })
+    );
+    assertEquals(held.ticks, 0);
+    assert(held.value.directories > 10_000);
+    assert(held.value.signatures.some((found) => found.rel === "d/9999/src"));
+    // The quick synchronous try gives up on a walk this long.
+    assertEquals(scanAndContainNow(workspace, [".git"]), undefined);
+    // The containment walk: timers ran meanwhile, and the plant is disabled.
+    const walked = await ticksDuring(() => scanAndContain(workspace, [".git"]));
+    assert(walked.ticks >= 3, `a timer ran ${walked.ticks} times during the walk`);
+    assert(walked.value.directories > 10_000);
+    assertFalse(await exists(`${plant}/HEAD`), "the planted repository was left active");
+    assert(await exists(`${plant}/HEAD.disabled-by-toolroute`));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
