@@ -8,7 +8,7 @@ export interface Deadline {
 
 /**
  * Many deadlines on one timer (a gateway connection's requests, a sandbox session's). A timer per request costs more than
- * the rest of a local call's own work (Deno: `setTimeout` + `clearTimeout` ≈ 3 µs); here a request
+ * the rest of a local call's own work; here a request
  * is added to and deleted from a set, and the one timer runs when the earliest deadline may have
  * passed: it expires what is due and is set again for the next. A request that ends leaves the
  * timer as it is (it finds nothing due and is set again, or stops when nothing is left), so a

@@ -30,8 +30,8 @@ export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string 
 // cmd cgroup's file that moves a writer of "0" there is bound into the sandbox at
 // /.toolroute/cg/<n>, where the supervisor has each command's shell move itself first:
 // cgroup.procs on v2, tasks on v1 (there "0" moves the writing thread alone, which skips the
-// kernel's global threadgroup lock and its RCU grace period, about 1.5 ms per command when
-// commands are spaced out; the shell is single-threaded, so the whole process moves). A v2
+// kernel's global threadgroup lock and its RCU grace period, which cost each command a wait
+// when commands are spaced out; the shell is single-threaded, so the whole process moves). A v2
 // hierarchy mounted with nsdelegate is not used: the sandbox's own cgroup namespace (rooted at
 // sup) would forbid that move. It reports the kind on stderr as the first line, runs bubblewrap
 // as a child until it ends, the wrapper gets TERM or the host is gone, then removes the

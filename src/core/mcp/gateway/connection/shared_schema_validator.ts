@@ -13,7 +13,7 @@ export interface SharedSchemaValidatorOptions {
  * One JSON Schema validator for every connection of a gateway, with one compiled validator per
  * distinct schema: a thousand users of one server share the validator of each tool's output
  * schema instead of compiling it a thousand times (each SDK `Client` otherwise builds its own ajv,
- * about 20 KB of heap before it compiles anything). Schemas are told apart by their JSON text, so
+ * which holds memory before it compiles anything). Schemas are told apart by their JSON text, so
  * definitions that differ between users stay apart.
  *
  * The SDK's runtime default is the default, made on first use: ajv on Deno and Node.js (ajv

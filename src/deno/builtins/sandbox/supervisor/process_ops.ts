@@ -28,7 +28,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   // command's environment to find its processes, and no process group is made (a detached spawn
   // forks the whole supervisor and triples the cost of a short command). With a cgroup, every
   // process a command starts is in it and cannot leave (only its files are bound): when it is
-  // empty nothing is left to kill, and the listing of /proc (0.1-0.2 ms) is skipped.
+  // empty nothing is left to kill, and the listing of /proc is skipped.
   const reap = async (shell: number, ended: boolean) => {
     if (!ended) kill(shell);
     try {
