@@ -1,4 +1,4 @@
-import { join, relative } from "@std/path";
+import { join, relative, SEPARATOR } from "@std/path";
 import type { ResultStore, StoredResultInfo } from "../../core/result_store.ts";
 
 /** Plain bytes per sealed record; each record carries a 16-byte tag. */
@@ -168,7 +168,22 @@ export class FileResultStore implements ResultStore {
   }
 
   async #prepare(): Promise<void> {
-    await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    if (this.#root === undefined) await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    else {
+      // One folder at a time below the root, none of them a link: `mkdir -p` through a link put
+      // at `.toolroute` would make folders wherever it leads before the check below sees it.
+      let path = this.#root;
+      for (const part of relative(this.#root, this.#dir).split(SEPARATOR).filter(Boolean)) {
+        path = join(path, part);
+        await Deno.mkdir(path, { mode: 0o700 }).catch((error) => {
+          if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        });
+        const info = await Deno.lstat(path);
+        if (!info.isDirectory || info.isSymlink) {
+          throw new Error(`The result folder ${this.#dir} leads elsewhere through a link`);
+        }
+      }
+    }
     if (this.#root !== undefined) {
       // A model's tools can write in the workspace: a link put where the folder was would send
       // these writes (and the sweep's removals) elsewhere.

@@ -43,3 +43,26 @@ for (const kind of ["data", "info"] as const) {
     },
   });
 }
+
+Deno.test("attack: a link the model puts at .toolroute makes no folder where it leads; the router's store keeps the result", async () => {
+  await using fixture = await makeFixture();
+  await Deno.writeTextFile(`${fixture.workspace}/big.txt`, "x".repeat(8000));
+  // The model's tools planted a link one level above the result folder.
+  await Deno.symlink(fixture.outside, `${fixture.workspace}/.toolroute`);
+  await using router = new ToolRouter({
+    builtins: builtinTools(fixture.context),
+    resultBudget: { tokens: 200 },
+  });
+  const tools = await router.expose({ builtins: ["read_file"] });
+  const cut = await tools.call("read_file", { path: "big.txt" });
+  // The attack ran: the store went to put the result below the link, which still leads outside
+  // (before, `mkdir -p` made `results` in the outside folder, then the check refused it).
+  assert(Deno.lstatSync(`${fixture.workspace}/.toolroute`).isSymlink);
+  assertMatch(cut.resultHandle ?? "", /^res_r/);
+  // Contained: nothing was made outside, and the result is read from the router's own store.
+  assertEquals([...Deno.readDirSync(fixture.outside)].map((e) => e.name), ["secret.txt"]);
+  assertMatch(
+    (await tools.call("read_result", { handle: cut.resultHandle })).text,
+    /^\{"path":"big.txt","content":"x+/,
+  );
+});
