@@ -127,7 +127,7 @@ function textOf(result: unknown): string {
 }
 
 function namesOf(body: Record<string, unknown>): string[] {
-  return ((body.result as { tools: { name: string }[] }).tools).map((tool) => tool.name);
+  return (body.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
 }
 
 Deno.test("a second user's 2026-07-28 search_tools loads nothing for the first user, in either era, and finds nothing denied", async () => {
@@ -329,3 +329,43 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("arguments and a requestState nested 100,000 deep are answered as errors, and serve keeps serving", async () => {
+  await using serve = await startServe({ policy: { ask: ["write_file"] } });
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+  // Built as text: no JSON.stringify (recursive) could write it.
+  const state = JSON.stringify(
+    `{"approval":{"tool":"write_file","shown":"x","arguments":{"a":DEEP}}}`,
+  ).replace("DEEP", deep);
+  const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file",` +
+    `"arguments":{"path":"x.txt","content":"x","extra":${deep}},` +
+    `"inputResponses":{"approval":{"action":"accept","content":{"approve":true}}},` +
+    `"requestState":${state},"_meta":${JSON.stringify(meta)}}}`;
+  const hostile = await fetch(serve.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${BOB}`,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "write_file",
+    },
+    body,
+  });
+  const answer = await hostile.text();
+  // The request reached the server and was answered, without running the write.
+  assertEquals(hostile.status, 200, answer.slice(0, 300));
+  assertMatch(answer, /nested deeper than 64 levels/);
+  assertFalse(await exists(`${serve.workspace}/x.txt`));
+  const after = await modern(serve.url, ALICE, "tools/call", {
+    name: "read_file",
+    arguments: { path: "hello.txt" },
+  });
+  assertMatch(textOf(after.body.result), /hello/);
+});
