@@ -369,3 +369,31 @@ Deno.test("arguments and a requestState nested 100,000 deep are answered as erro
   });
   assertMatch(textOf(after.body.result), /hello/);
 });
+
+Deno.test("under a policy, where serve builds a tool set per request, a cut result is read in the client's next request and never by another user", async () => {
+  await using serve = await startServe({
+    maxResultChars: 2000,
+    policy: { deny: ["write_file"], default: "allow" },
+  });
+  const alice = await legacyClient(serve.url, ALICE);
+  const bob = await legacyClient(serve.url, BOB);
+  try {
+    const cut = await alice.callTool({ name: "read_file", arguments: { path: "big.txt" } });
+    const handle = textOf(cut).match(/"handle":"(res_\w+)"/)?.[1];
+    assert(handle !== undefined, `the result was cut and kept: ${textOf(cut).slice(-300)}`);
+    // The next request builds a new tool set: it lists read_result and reads the handle.
+    const listed = (await alice.listTools()).tools.map((tool) => tool.name);
+    assert(listed.includes("read_result"), `read_result is listed: ${listed.join(", ")}`);
+    const own = await alice.callTool({ name: "read_result", arguments: { handle } });
+    assertFalse(own.isError, textOf(own));
+    assertMatch(textOf(own), /line of text/);
+    // Bob, who cut nothing, is not offered read_result, and calling it reads nothing of Alice's.
+    assertFalse((await bob.listTools()).tools.some((tool) => tool.name === "read_result"));
+    const stolen = await bob.callTool({ name: "read_result", arguments: { handle } });
+    assert(stolen.isError);
+    assertFalse(/line of text/.test(textOf(stolen)));
+  } finally {
+    await alice.close();
+    await bob.close();
+  }
+});
