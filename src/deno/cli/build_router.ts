@@ -205,7 +205,11 @@ export async function buildRouter(
       if (clients !== undefined) return exposeDeferred(userId, signal, client);
       const known = fixed?.get(userId);
       if (known !== undefined) return known;
-      const made = exposeNow(userId, signal);
+      // Per-request sets (MCP servers or a policy) of one client share one session, so a result
+      // cut in one request is read (`read_result`) in the next.
+      const made = exposeNow(userId, signal, {
+        session: JSON.stringify([userId ?? null, client ?? null]),
+      });
       if (fixed !== undefined) {
         fixed.set(userId, made);
         made.catch(() => fixed.delete(userId)); // a failure is not kept

@@ -78,13 +78,12 @@ Deno.test("toolroute grants ls and revoke read and end the grants a router keeps
       await tools.call("send", { to: "bob" });
       assertEquals(asked, 1);
     }
-    const { out, io } = capture();
+    const { out, err, io } = capture();
+    // Without the variable, grants ls checks signatures with the secret kept in the store (what
+    // serve --store signs with by default): this grant was signed with another, so it is not listed.
     Deno.env.delete(APPROVAL_SECRET_VARIABLE);
-    await assertRejects(
-      () => grantsCommand({ store: file }, ["ls"], io),
-      UsageError,
-      APPROVAL_SECRET_VARIABLE,
-    );
+    assertEquals(await grantsCommand({ store: file }, ["ls"], io), 0);
+    assertEquals([out.length, err.at(-1)], [0, "toolroute: no grants"]);
     Deno.env.set(APPROVAL_SECRET_VARIABLE, SECRET);
     assertEquals(await grantsCommand({ store: file, user: "alice" }, ["ls"], io), 0);
     assertEquals(out.length, 1);

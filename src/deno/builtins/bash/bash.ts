@@ -168,6 +168,7 @@ async function runBash(
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
+      await sessionStarted(ctx, sandboxSessions(sessions));
       await checkWorkspaceDisk(ctx);
       // Past the workspace's disk bound the command is stopped as an abort would stop it.
       const stopped = new AbortController();
@@ -194,6 +195,7 @@ async function runBash(
       if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }
+      await sessionStarted(ctx, sandboxSessions(sessions));
       await checkWorkspaceDisk(ctx);
       const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
       containWhenEnded(ctx, processes, started);
@@ -294,6 +296,15 @@ function request(args: BashArgs, background: boolean): BashRequest {
 }
 
 /** The sessions a sandboxed command runs in: never on the host instead. */
+/**
+ * Starts the context's sandbox session (or finds it running) before the checks around a command,
+ * so that a sandbox that cannot start (bubblewrap missing) says so before the disk bound is
+ * measured.
+ */
+async function sessionStarted(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
+  (sessions.leaseNow(ctx) ?? await sessions.acquire(ctx)).release();
+}
+
 function sandboxSessions(sessions: SandboxSessions | undefined): SandboxSessions {
   if (sessions === undefined) throw new TypeError("A sandboxed command needs its sandbox sessions");
   return sessions;

@@ -14,6 +14,20 @@ import {
 import { type RequestOptions, SessionRequests } from "./session_requests.ts";
 import { type LimitsKind, SessionStderr } from "./session_stderr.ts";
 
+// bubblewrap before its use of mount_setattr (0.8, Debian's, among them) reads the whole mount
+// table again after each bind it makes, so its setup grows with the square of the binds: a
+// workspace with many repositories (a protected entry and its pinned directory each) spends far
+// longer there than the supervisor takes to start, and nothing on the host can make it shorter.
+// The start deadline grows the same way: `startTimeoutMs` once more for every BINDS_PER_START
+// binds, squared (about the binds bubblewrap makes in the time a supervisor starts).
+const BINDS_PER_START = 500;
+
+function startDeadline(setup: SessionSetup): number {
+  const { readOnlyRoots, protectedPaths = [], pinnedDirs = [] } = setup.mounts;
+  const binds = readOnlyRoots.length + protectedPaths.length + pinnedDirs.length;
+  return Math.round(setup.startTimeoutMs * (1 + (binds / BINDS_PER_START) ** 2));
+}
+
 // The most bytes of the supervisor's output read at once.
 const READ_CHUNK = 64 * 1024;
 
@@ -87,12 +101,10 @@ export class SandboxSession {
   static async start(setup: SessionSetup): Promise<SandboxSession> {
     const child = launchSession(setup);
     const session = new SandboxSession(child, setup);
+    const startMs = startDeadline(setup);
     const timer = setTimeout(
-      () =>
-        session.#end(
-          sessionEnded(`its supervisor did not start within ${setup.startTimeoutMs} ms`),
-        ),
-      setup.startTimeoutMs,
+      () => session.#end(sessionEnded(`its supervisor did not start within ${startMs} ms`)),
+      startMs,
     );
     try {
       await session.#ready;

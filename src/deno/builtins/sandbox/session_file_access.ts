@@ -15,6 +15,7 @@ import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
 import type { SandboxSessions, SessionLease } from "./sandbox_sessions.ts";
 import type { OkOf, SupervisorRequest } from "./protocol.ts";
+import { checkWorkspaceDisk, noteWorkspaceWrite } from "./workspace_disk.ts";
 
 // The first bytes of a file come with the answer to `open`: a small file costs one round trip.
 const PREFETCH_BYTES = 64 * 1024;
@@ -90,13 +91,17 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
       }
     },
     async stage(target: ResolvedPath, data: Uint8Array, options: StageOptions) {
+      // The file tools' writes count toward the workspace's disk bound, as commands' do.
+      await checkWorkspaceDisk(ctx);
       const temp = tempPathFor(target.real);
       await call({ op: "create", path: temp, mode: options.mode ?? null }, data);
+      noteWorkspaceWrite(ctx, data.byteLength);
       return temp;
     },
     async put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<PutResult> {
       // One round trip: the supervisor looks at the target (with `expect`), creates the
       // temporary file, checks the target's identity and renames the file into place.
+      await checkWorkspaceDisk(ctx);
       const temp = tempPathFor(target.real);
       const { ok, session } = await call({
         op: "put",
@@ -106,6 +111,7 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
         identity: options.identity ?? null,
         expect: options.expect ?? null,
       }, data);
+      noteWorkspaceWrite(ctx, data.byteLength);
       return asPutResult(session, ok, options);
     },
     mkdir: async (path: string) => void await call({ op: "mkdir", path }),

@@ -7,11 +7,17 @@ import { printfEscaped, ptraceFilter } from "./ptrace_filter.ts";
 
 /** What a session shows and how it starts. */
 export interface SessionSetup {
-  /** The mounts (workspace, read-only roots, protected paths). */
-  readonly mounts: Pick<BwrapOptions, "workspace" | "readOnlyRoots" | "protectedPaths">;
+  /** The mounts (workspace, read-only roots, protected paths and the directories pinned). */
+  readonly mounts: Pick<
+    BwrapOptions,
+    "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs"
+  >;
   /** The environment of the `bwrap` process: only PATH (to find programs). */
   readonly path: string;
-  /** How long the supervisor may take to start, in milliseconds. */
+  /**
+   * How long the supervisor may take to start, in milliseconds; more when bubblewrap has many
+   * binds to make (see `SandboxSession.start`).
+   */
   readonly startTimeoutMs: number;
   /** The host directory of the network proxy's socket, when the sandbox may reach the network. */
   readonly proxyDirectory?: string;

@@ -52,6 +52,27 @@ export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<void> {
 }
 
 /**
+ * Counts bytes a file tool wrote into the workspace of a sandboxed context toward its disk bound,
+ * so that many writes (no command between them, so no measure) cannot pass it: the count is an
+ * estimate from above (an overwrite counts in full), and the next {@linkcode checkWorkspaceDisk}
+ * that finds it over the bound measures the workspace again before it refuses.
+ *
+ * @param ctx The context.
+ * @param bytes The bytes written.
+ */
+export function noteWorkspaceWrite(ctx: ResolvedContext, bytes: number): void {
+  if (boundKiB(ctx) === undefined) return;
+  let real: string;
+  try {
+    real = Deno.realPathSync(ctx.workspace);
+  } catch {
+    return;
+  }
+  const state = states.get(real);
+  if (state !== undefined) state.usedKiB += Math.ceil(bytes / 1024);
+}
+
+/**
  * Measures the workspace every {@linkcode DISK_POLL_MS} while a command runs, and once when it
  * ends; calls `onOver` (once) when the session's commands have added more than the bound.
  *

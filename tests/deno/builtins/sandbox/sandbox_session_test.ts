@@ -449,3 +449,41 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a session's start deadline grows with the square of bubblewrap's binds", async () => {
+  // bubblewrap's setup grows with the square of its binds: the deadline must too, or a workspace
+  // of many repositories never starts. A bubblewrap that never starts shows the deadline given.
+  const ws = await workspace();
+  try {
+    const bin = `${ws}/bin`;
+    await Deno.mkdir(bin);
+    await Deno.writeTextFile(
+      `${bin}/bwrap`,
+      `#!/bin/bash\nprintf '%s\\n' "$@" | grep -c -- --ro-bind-try > ${ws}/binds\nexec sleep 60\n`,
+    );
+    await Deno.chmod(`${bin}/bwrap`, 0o755);
+    const { SandboxSession } = await import(
+      "../../../../src/deno/builtins/sandbox/sandbox_session.ts"
+    );
+    const start = (binds: number) =>
+      SandboxSession.start({
+        mounts: {
+          workspace: { source: ws, dest: ws },
+          readOnlyRoots: [],
+          protectedPaths: Array.from({ length: binds }, (_, i) => ({
+            source: `${ws}/r${i}/.git`,
+            dest: `${ws}/r${i}/.git`,
+          })),
+        },
+        path: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+        startTimeoutMs: 100,
+      }).then(() => "started", (error: Error) => error.message);
+    assertMatch(await start(0), /did not start within 100 ms/);
+    // 1,000 binds: twice 500, so 100 ms × (1 + 2²).
+    assertMatch(await start(1000), /did not start within 500 ms/);
+    // The fake bubblewrap got them (plus the system directories and /etc files).
+    assert(Number(await Deno.readTextFile(`${ws}/binds`)) >= 1000);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});

@@ -97,3 +97,51 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "the file tools' writes count toward diskMiB too: many write_file calls with no command between them cannot fill the workspace",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_diskwrites_" }));
+    try {
+      await using router = new ToolRouter({
+        builtins: builtinTools({
+          workspace: ws,
+          bash: { sandbox: "bwrap", limits: { diskMiB: 1 } },
+        }),
+      });
+      const tools = await router.expose({ builtins: ["write_file", "apply_patch", "bash"] });
+      const content = "abcdefgh".repeat(32 * 1024); // 256 KiB
+      // The attack: 20 files of 256 KiB (5 MiB) by write_file alone, no command in between.
+      const results = [];
+      for (let i = 0; i < 20; i++) {
+        results.push(await tools.call("write_file", { path: `w${i}.txt`, content }));
+      }
+      const written = results.filter((result) => !result.isError).length;
+      // It ran: writes went through up to the bound (1 MiB is four of them).
+      assert(written >= 4, `${written} writes went through`);
+      assert(await exists(`${ws}/w3.txt`), "the attack wrote");
+      // Contained: the writes past the bound were refused with the figures, and stay refused.
+      const refused = results.filter((result) => result.isError);
+      assert(refused.length >= 10, `${refused.length} writes refused`);
+      assertEquals(refused[0].code, "tool_error");
+      assertStringIncludes(refused[0].text, "diskMiB: 1 MiB");
+      assertFalse(await exists(`${ws}/w19.txt`));
+      assert(await usedMiB(ws) < 2, `${await usedMiB(ws)} MiB written`);
+      // Deleting files makes room again.
+      const patch = [
+        "*** Begin Patch",
+        "*** Delete File: w0.txt",
+        "*** Delete File: w1.txt",
+        "*** Delete File: w2.txt",
+        "*** End Patch",
+      ].join("\n");
+      assertFalse((await tools.call("apply_patch", { patch })).isError);
+      const after = await tools.call("write_file", { path: "small.txt", content: "ok\n" });
+      assertFalse(after.isError, after.text);
+    } finally {
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
