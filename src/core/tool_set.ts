@@ -368,14 +368,17 @@ export class ToolSet {
     const tool = this.#policy === undefined || own ? undefined : this.#lookup(name);
     if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
     const found = this.#lookup(name);
-    const called = this.#exec({
+    const call: ToolCall = {
       tool: found,
       name,
       args,
       options,
       userId: this.userId,
       known: this.#known,
-    });
+    };
+    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
+    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
+    const called = own ? callTool(call, this.#settings) : this.#exec(call);
     return own || found === undefined
       ? called
       : called.then((result) => this.#budget(result, found));

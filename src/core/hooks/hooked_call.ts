@@ -119,16 +119,23 @@ export async function callHooked(
   const all = afterSteps(context.hooks);
   const afters = answeredBy < 0 ? all : all.filter((step) => step.index !== answeredBy);
   let first: ToolCallResult | undefined;
+  /** The after step running now: a rerun it asks for goes through the steps before it. */
+  let running = 0;
   // An attempt has no record of its own, so a call the audit sink refused is never attempted;
   // a call a hook answered did not run, so there is nothing to run again (an open circuit).
-  const rerun = () =>
-    first?.code === "audit_unavailable" || answered !== undefined
-      ? Promise.resolve(first!)
-      : callTool({ ...call, args: final, decision: undefined, after: undefined }, {
-        ...settings,
-        onEvent: undefined,
-        audit: undefined,
-      });
+  // A fresh attempt's result goes through the after steps before the one that asked for it, as
+  // the first result did: else a retry's answer would pass an earlier secret scanner unread.
+  const rerun = (): Promise<ToolCallResult> => {
+    if (first?.code === "audit_unavailable" || answered !== undefined) {
+      return Promise.resolve(first!);
+    }
+    const upTo = running;
+    return callTool({ ...call, args: final, decision: undefined, after: undefined }, {
+      ...settings,
+      onEvent: undefined,
+      audit: undefined,
+    }).then((fresh) => afterFrom(0, fresh, upTo));
+  };
   const withheld = (name: string, error: unknown, result: ToolCallResult) => {
     records.push({ hook: name, action: "fail", reason: messageOf(error) });
     return failed(
@@ -159,10 +166,13 @@ export async function callHooked(
   const afterFrom = (
     start: number,
     result: ToolCallResult,
+    end: number = afters.length,
   ): ToolCallResult | Promise<ToolCallResult> => {
-    for (let index = start; index < afters.length; index++) {
+    for (let index = start; index < end; index++) {
       const { hook, name } = afters[index];
       let out: unknown;
+      const outer = running;
+      running = index;
       try {
         out = withinTime(
           hook,
@@ -171,13 +181,19 @@ export async function callHooked(
         );
       } catch (error) {
         return withheld(name, error, result);
+      } finally {
+        if (!isThenable(out)) running = outer;
       }
       if (isThenable(out)) {
         const current = result;
         return (out as Promise<unknown>).then((value) => {
+          running = outer;
           const next = applied(name, value, current);
-          return next.done ? next.result : afterFrom(index + 1, next.result);
-        }, (error) => withheld(name, error, current));
+          return next.done ? next.result : afterFrom(index + 1, next.result, end);
+        }, (error) => {
+          running = outer;
+          return withheld(name, error, current);
+        });
       }
       const next = applied(name, out, result);
       if (next.done) return next.result;

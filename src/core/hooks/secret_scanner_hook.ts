@@ -122,7 +122,7 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
         return out;
       };
       const text = clean(result.text);
-      const content = result.content.map((block) => cleanBlock(block, clean));
+      const content = result.content.map((block) => cleanBlock(block, clean, () => changed = true));
       const structured = result.structuredContent === undefined
         ? undefined
         : cleanValue(result.structuredContent, clean, 0, () => changed = true) as Record<
@@ -163,15 +163,24 @@ function privateKeysRedacted(text: string): string {
   return kept === 0 ? text : out + text.slice(kept);
 }
 
-function cleanBlock(block: ToolContent, clean: (text: string) => string): ToolContent {
-  if (block.type === "text") return { ...block, text: clean(block.text) };
-  if (block.type === "resource") {
-    const resource = block.resource as Record<string, unknown>;
-    if (typeof resource.text === "string") {
-      return { ...block, resource: { ...resource, text: clean(resource.text) } } as ToolContent;
-    }
+/**
+ * A content block with every string cleaned, at any depth (a link's `uri`, `name` and
+ * `description`, a resource's `uri`, annotations, `_meta`: all reach a client's model), but the
+ * base64 bytes of an image, audio or resource `blob`.
+ */
+function cleanBlock(
+  block: ToolContent,
+  clean: (text: string) => string,
+  mark: () => void,
+): ToolContent {
+  const type = (block as { type?: unknown }).type;
+  const bytes = type === "image" || type === "audio" ? "data" : undefined;
+  const out = cleanValue(block, clean, 0, mark, bytes ?? "resource") as Record<string, unknown>;
+  const resource = (block as { resource?: unknown }).resource;
+  if (bytes === undefined && resource !== undefined) {
+    out.resource = cleanValue(resource, clean, 1, mark, "blob");
   }
-  return block;
+  return out as unknown as ToolContent;
 }
 
 function cleanValue(
@@ -179,6 +188,7 @@ function cleanValue(
   clean: (text: string) => string,
   depth: number,
   mark: () => void,
+  kept?: string,
 ): unknown {
   if (typeof value === "string") return clean(value);
   if (value === null || typeof value !== "object") return value;
@@ -191,6 +201,9 @@ function cleanValue(
   return Object.fromEntries(
     Object.entries(value).map((
       [key, item],
-    ) => [clean(key), cleanValue(item, clean, depth + 1, mark)]),
+    ) => [
+      key === kept ? key : clean(key),
+      key === kept ? item : cleanValue(item, clean, depth + 1, mark),
+    ]),
   );
 }

@@ -28,7 +28,8 @@ export interface HookCall {
 export interface HookAfterCall extends HookCall {
   /**
    * Runs the tool once more with the same arguments (already checked): what a retry does.
-   * The attempt has no event or audit record of its own; the call's one reports the hook.
+   * The attempt has no event or audit record of its own; the call's one reports the hook. Its
+   * result has been through the `after` steps of the hooks before this one (a secret scanner).
    */
   rerun(): Promise<ToolCallResult>;
 }

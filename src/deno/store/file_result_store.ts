@@ -1,4 +1,4 @@
-import { join, relative } from "@std/path";
+import { join, relative, SEPARATOR } from "@std/path";
 import type { ResultStore, StoredResultInfo } from "../../core/result_store.ts";
 
 /** Plain bytes per sealed record; each record carries a 16-byte tag. */
@@ -94,6 +94,7 @@ export class FileResultStore implements ResultStore {
     if (name === undefined) return undefined;
     let sealed: Uint8Array<ArrayBuffer>;
     try {
+      if (!await storedFile(this.#path(name, "info"))) return undefined;
       sealed = await Deno.readFile(this.#path(name, "info"));
     } catch {
       return undefined;
@@ -120,11 +121,13 @@ export class FileResultStore implements ResultStore {
     const out = new Uint8Array(Math.max(0, end - start));
     let file: Deno.FsFile;
     try {
+      if (!await storedFile(this.#path(name, "data"))) return undefined;
       file = await Deno.open(this.#path(name, "data"), { read: true });
     } catch {
       return undefined;
     }
     try {
+      if (!(await file.stat()).isFile) return undefined;
       const prefix = await readAt(file, 0, PREFIX_BYTES);
       for (let index = Math.floor(start / RECORD_BYTES); index * RECORD_BYTES < end; index++) {
         const at = PREFIX_BYTES + index * (RECORD_BYTES + TAG_BYTES);
@@ -165,7 +168,22 @@ export class FileResultStore implements ResultStore {
   }
 
   async #prepare(): Promise<void> {
-    await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    if (this.#root === undefined) await Deno.mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    else {
+      // One folder at a time below the root, none of them a link: `mkdir -p` through a link put
+      // at `.toolroute` would make folders wherever it leads before the check below sees it.
+      let path = this.#root;
+      for (const part of relative(this.#root, this.#dir).split(SEPARATOR).filter(Boolean)) {
+        path = join(path, part);
+        await Deno.mkdir(path, { mode: 0o700 }).catch((error) => {
+          if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        });
+        const info = await Deno.lstat(path);
+        if (!info.isDirectory || info.isSymlink) {
+          throw new Error(`The result folder ${this.#dir} leads elsewhere through a link`);
+        }
+      }
+    }
     if (this.#root !== undefined) {
       // A model's tools can write in the workspace: a link put where the folder was would send
       // these writes (and the sweep's removals) elsewhere.
@@ -196,6 +214,20 @@ export class FileResultStore implements ResultStore {
 }
 
 const PREFIX_BYTES = 8;
+
+/**
+ * Whether a path is a regular file and not a link, as this store makes them: the model's tools
+ * can put a FIFO (or a link to one, or to a device) in the workspace's result folder, and opening
+ * that would wait for a writer forever, holding the call and a thread of the process. Only one
+ * swapped in between this check and the open could still block, that one call.
+ */
+async function storedFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.lstat(path)).isFile;
+  } catch {
+    return false;
+  }
+}
 const SWEEP_EVERY_MS = 60_000;
 
 /** A record's nonce: its file's random prefix, then its index. */

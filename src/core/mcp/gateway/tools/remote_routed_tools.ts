@@ -8,7 +8,7 @@ import type {
 } from "../../../tool_source.ts";
 import { upstreamInputSchema } from "../../../strict_schema.ts";
 import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
-import { escapedProgress, escapedResult } from "./remote_text.ts";
+import { escapedContext, escapedResult } from "./remote_text.ts";
 import {
   guardRemoteTools,
   REMOTE_TEXT_DEFAULTS,
@@ -109,6 +109,7 @@ export class RemoteRoutedTools {
       known === undefined ? current : withCurrent(known.lists, current),
     );
     const tools: RoutedTool[] = [];
+    const maxChars = this.#limits.maxDescriptionChars;
     for (const [name, { serverId, toolName }] of names) {
       const tool = byServer.get(serverId)?.find((candidate) => candidate.name === toolName);
       // A server that is not selected or not up now still takes part in naming, without tools.
@@ -129,7 +130,9 @@ export class RemoteRoutedTools {
         source,
         origin: `${serverId}/${toolName}`,
         execute: (args: Record<string, unknown>, context: ToolContext) =>
-          escapedResult(callRemote(lookup, serverId, toolName, args, escapedProgress(context))),
+          escapedResult(
+            callRemote(lookup, serverId, toolName, args, escapedContext(context, maxChars)),
+          ),
       }));
     }
     const refusals = guarded.flatMap((server) => server.refused);

@@ -1,6 +1,6 @@
 import { isToolOutput, type ToolOutput, toolOutput } from "../../../tool_output.ts";
 import { isToolError, ToolError } from "../../../tool_error.ts";
-import type { ToolContext } from "../../../tool_source.ts";
+import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
 
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
@@ -193,22 +193,57 @@ function escapedError(error: unknown): unknown {
   return error;
 }
 
+/** Most questions one remote call may put to the person; past it they are cancelled unasked. */
+export const MAX_ELICITATIONS_PER_CALL = 10;
+
 /**
- * The call's context with the remote server's progress messages escaped.
+ * The call's context with what the remote server sends the person escaped: progress messages,
+ * log messages (every string, the logger's name too), and elicitation questions (the message escaped and cut to `maxChars`, every string of the
+ * schema escaped). A server asks at most {@linkcode MAX_ELICITATIONS_PER_CALL} questions per call
+ * (in the 2026-07-28 era one `input_required` round may carry many, and a call has up to ten
+ * rounds): the rest are cancelled without reaching the person.
  *
  * @param context The call's context.
- * @returns A context whose `onProgress` sees escaped messages.
+ * @param maxChars Most characters of an elicitation message.
+ * @returns A context whose `onProgress`, `log` and `elicit` see escaped, bounded text.
  */
-export function escapedProgress(context: ToolContext): ToolContext {
-  const onProgress = context.onProgress;
-  if (onProgress === undefined) return context;
+export function escapedContext(context: ToolContext, maxChars: number): ToolContext {
+  const { onProgress, elicit, log } = context;
+  if (onProgress === undefined && elicit === undefined && log === undefined) return context;
+  let asked = 0;
   return {
     ...context,
-    onProgress: (progress) =>
-      onProgress(
-        progress.message === undefined
-          ? progress
-          : { ...progress, message: escapeUnsafeChars(progress.message) },
-      ),
+    ...(onProgress === undefined ? {} : {
+      onProgress: (progress) =>
+        onProgress(
+          progress.message === undefined
+            ? progress
+            : { ...progress, message: escapeUnsafeChars(progress.message) },
+        ),
+    }),
+    ...(log === undefined ? {} : {
+      log: (entry) => {
+        let escaped: ToolLogEntry;
+        try {
+          escaped = escapeDeep(entry, undefined, 1) as ToolLogEntry;
+        } catch {
+          return; // nested too deep to check: not passed on
+        }
+        log(escaped);
+      },
+    }),
+    ...(elicit === undefined ? {} : {
+      elicit: (request, signal) => {
+        if (++asked > MAX_ELICITATIONS_PER_CALL) return Promise.resolve({ action: "cancel" });
+        return elicit({
+          ...request,
+          message: safeRemoteText(String(request.message), maxChars),
+          requestedSchema: escapeDeep(request.requestedSchema, undefined, 1) as Record<
+            string,
+            unknown
+          >,
+        }, signal);
+      },
+    }),
   };
 }

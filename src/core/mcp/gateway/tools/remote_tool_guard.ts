@@ -34,13 +34,17 @@ export interface ListedTool {
   outputSchema?: unknown;
   /** The annotations. */
   annotations?: unknown;
+  /** Metadata for clients (MCP Apps' `ui`, vendor keys). */
+  _meta?: unknown;
+  /** Icons for clients. */
+  icons?: unknown;
 }
 
 /**
  * Makes one server's tool list safe to show a model: a tool whose name holds a control or bidi
  * character is refused (reported); descriptions and titles (also inside the schemas and
- * annotations) are escaped and capped with a visible marker; tools beyond the list bound are
- * dropped (reported once).
+ * annotations) are escaped and capped with a visible marker, every string of `_meta` and `icons`
+ * escaped; tools beyond the list bound are dropped (reported once).
  *
  * @param serverId The server id, for the reports.
  * @param tools The tools as listed.
@@ -119,7 +123,24 @@ function safeTool<T extends ListedTool>(tool: T, limits: RemoteTextLimits): T {
     ...(tool.annotations === undefined
       ? {}
       : { annotations: safeTexts(tool.annotations, limits, 0) }),
+    // Passed on to serve's clients, which show parts of them to the person (an icon's title, an
+    // app's "invoking…" text): every string and key escaped.
+    ...(tool._meta === undefined ? {} : { _meta: escapedAll(tool._meta, 0) }),
+    ...(tool.icons === undefined ? {} : { icons: escapedAll(tool.icons, 0) }),
   };
+}
+
+/** Every string and key escaped, at any depth; throws `TooDeep` past the depth bound. */
+function escapedAll(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return escapeUnsafeChars(value);
+  if (value === null || typeof value !== "object") return value;
+  if (depth > MAX_REMOTE_DEPTH) throw new TooDeep();
+  if (Array.isArray(value)) return value.map((item) => escapedAll(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[escapeUnsafeChars(key)] = escapedAll(item, depth + 1);
+  }
+  return out;
 }
 
 /** Thrown by {@linkcode safeTexts} past the depth bound: the tool is refused, not passed on. */
