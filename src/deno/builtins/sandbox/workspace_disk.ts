@@ -33,7 +33,14 @@ const MAX_WORKSPACES = 64;
 export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<void> {
   const bound = boundKiB(ctx);
   if (bound === undefined) return;
-  const real = Deno.realPathSync(ctx.workspace);
+  let real: string;
+  try {
+    real = Deno.realPathSync(ctx.workspace);
+  } catch (error) {
+    // A workspace that is gone holds nothing to bound; the command or write fails on its own.
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
   let state = states.get(real);
   if (state === undefined) {
     const kib = await duKiB(real);
