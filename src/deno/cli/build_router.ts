@@ -14,7 +14,6 @@ import { sharedApprovalSecret } from "./approval_secret.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
 import type { AuditSink } from "../../core/audit_sink.ts";
-import type { PinStore } from "../../core/mcp/gateway/pin_store.ts";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
