@@ -328,3 +328,37 @@ for (const era of ["legacy", "modern"] as const) {
     }
   });
 }
+
+Deno.test("a server's credentials are redacted from the resources and prompts it echoes", async () => {
+  const SECRET = "Bearer upstream-secret-0123456789";
+  const echo = (server: McpServer, request: Request | undefined) => {
+    const header = request?.headers.get("authorization") ?? "none";
+    server.registerTool("echo_tool", {
+      description: "Echoes",
+      inputSchema: z.object({}),
+    }, () => ({ content: [{ type: "text", text: "ok" }] }));
+    server.registerResource("echo", "echo://header", { mimeType: "text/plain" }, (uri) => ({
+      contents: [{ uri: uri.href, text: `you sent ${header}` }],
+    }));
+    server.registerPrompt("echo_prompt", { description: "Echoes the header" }, () => ({
+      messages: [{ role: "user", content: { type: "text", text: `you sent ${header}` } }],
+    }));
+  };
+  const upstream = startEraTestServer({ legacy: "stateless", tools: echo });
+  await using serve = await startServeHttp({
+    builtins: false,
+    mcpServers: { echo: { url: upstream.url, headers: { Authorization: SECRET } } },
+  }, { tokens: TOKENS });
+  const { client } = await connect(serve.url, ALICE, "legacy");
+  try {
+    const read = textOf(await client.readResource({ uri: "echo://header" }));
+    const prompt = await client.getPrompt({ name: "echo_prompt" });
+    // The server really echoed what it was sent: the header reached it.
+    assert(upstream.headersSeen.some((headers) => headers.get("authorization") === SECRET));
+    assertEquals(read, "you sent [redacted]");
+    assertEquals(prompt.messages[0].content, { type: "text", text: "you sent [redacted]" });
+  } finally {
+    await client.close();
+    await upstream.close();
+  }
+});
