@@ -81,6 +81,11 @@ export interface ToolSetServerOptions {
  * `progressToken`. Pass a tool set, or a function that returns the tool set of each request's
  * user (HTTP mode). Connect it to any SDK transport (stdio, Streamable HTTP, in-memory).
  *
+ * The resources, resource templates, prompts and completions of the MCP servers the request's
+ * tools come from (`toolSet.upstreams()`) are served too, named per server like the tools; a URI
+ * two servers offer, and a `resource_link` a tool returns, take the `toolroute://SERVER/URI` form,
+ * which reads from that server.
+ *
  * @example Serve a tool set to an in-process MCP client
  * ```ts
  * import { defineTool, ToolRouter } from "@toolroute/toolroute";
