@@ -77,6 +77,8 @@ export type {
   ToolElicitationResult,
   ToolLogEntry,
   ToolProgress,
+  UpstreamMethod,
+  UpstreamServer,
 } from "./src/core/tool_source.ts";
 export type { InferArgs, InputSchema } from "./src/core/input_schema.ts";
 // Policy: rules, approvals, their audit trail and the store of used approvals.

@@ -181,6 +181,8 @@ const ENTRIES: Record<string, string[]> = {
     "ToolSelection",
     "ToolSet",
     "ToolTextContent",
+    "UpstreamMethod",
+    "UpstreamServer",
     "WELL_KNOWN_SECRETS",
     "circuitBreakerHook",
     "defineMcpService",

@@ -3,14 +3,20 @@
  * on the SDK's low-level `Server`, so that `toolroute serve` is checked the way users run it: the
  * suite talks to `serve`, and `serve` routes every call through its gateway to this server. Images,
  * audio, embedded resources, structured results, logging, progress and elicitation all cross the
- * gateway. `test_sampling` fails because toolroute does not relay sampling (deprecated by the
+ * gateway, and so do the suite's resources, prompts and completion. `test_sampling` fails because toolroute does not relay sampling (deprecated by the
  * 2026-07-28 protocol revision), see docs/conformance.md.
  *
  * Usage: `deno run --no-prompt examples/conformance/fixture_server.ts` (needs no permission).
  *
  * @module
  */
-import { type CallToolResult, type ListToolsResult, Server } from "../../src/core/mcp/mcp_sdk.ts";
+import {
+  type CallToolResult,
+  type ListToolsResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from "../../src/core/mcp/mcp_sdk.ts";
 import { DenoStdioServerTransport } from "../../src/deno/mcp/stdio_server_transport.ts";
 
 /** A 1×1 red PNG. */
@@ -135,7 +141,7 @@ const ENUMS_FORM = {
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 const server = new Server({ name: "conformance-fixtures", version: "1.0.0" }, {
-  capabilities: { tools: {}, logging: {} },
+  capabilities: { tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} },
 });
 server.setRequestHandler("tools/list", () => ({ tools: TOOLS }) as ListToolsResult);
 server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolResult> => {
@@ -250,4 +256,107 @@ server.setRequestHandler("tools/call", async (request, extra): Promise<CallToolR
       return { isError: true, ...text(`Unknown tool "${request.params.name}"`) };
   }
 });
+
+// The suite's resources, prompts and completion: `serve` passes them on from this server.
+const TEXT = { uri: "test://static-text", name: "static-text", mimeType: "text/plain" };
+const BINARY = { uri: "test://static-binary", name: "static-binary", mimeType: "image/png" };
+const TEMPLATE = {
+  uriTemplate: "test://template/{id}/data",
+  name: "template",
+  mimeType: "text/plain",
+};
+server.setRequestHandler("resources/list", () => ({ resources: [TEXT, BINARY] }));
+server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [TEMPLATE] }));
+server.setRequestHandler("resources/read", (request) => {
+  const { uri } = request.params;
+  if (uri === TEXT.uri) {
+    return {
+      contents: [{
+        uri,
+        mimeType: "text/plain",
+        text: "This is the content of the static text resource.",
+      }],
+    };
+  }
+  if (uri === BINARY.uri) return { contents: [{ uri, mimeType: "image/png", blob: PNG }] };
+  const id = /^test:\/\/template\/([^/]+)\/data$/.exec(uri)?.[1];
+  if (id !== undefined) {
+    return {
+      contents: [{
+        uri,
+        mimeType: "application/json",
+        text: JSON.stringify({ id, templateTest: true }),
+      }],
+    };
+  }
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`, {
+    uri,
+  });
+});
+const PROMPTS = [
+  { name: "test_simple_prompt", description: "A simple prompt" },
+  {
+    name: "test_prompt_with_arguments",
+    description: "A prompt with arguments",
+    arguments: [{ name: "arg1", required: true }, { name: "arg2", required: true }],
+  },
+  {
+    name: "test_prompt_with_embedded_resource",
+    description: "A prompt with an embedded resource",
+    arguments: [{ name: "resourceUri", required: true }],
+  },
+  { name: "test_prompt_with_image", description: "A prompt with an image" },
+];
+const say = (value: string) => ({
+  role: "user" as const,
+  content: { type: "text" as const, text: value },
+});
+server.setRequestHandler("prompts/list", () => ({ prompts: PROMPTS }));
+server.setRequestHandler("prompts/get", (request) => {
+  const args = request.params.arguments ?? {};
+  switch (request.params.name) {
+    case "test_simple_prompt":
+      return { messages: [say("This is a simple prompt for testing.")] };
+    case "test_prompt_with_arguments":
+      return { messages: [say(`Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'`)] };
+    case "test_prompt_with_embedded_resource":
+      return {
+        messages: [
+          {
+            role: "user" as const,
+            content: {
+              type: "resource" as const,
+              resource: {
+                uri: String(args.resourceUri),
+                mimeType: "text/plain",
+                text: "Embedded resource content for testing.",
+              },
+            },
+          },
+          say("Please process the embedded resource above."),
+        ],
+      };
+    case "test_prompt_with_image":
+      return {
+        messages: [
+          {
+            role: "user" as const,
+            content: { type: "image" as const, data: PNG, mimeType: "image/png" },
+          },
+          say("Please analyze the image above."),
+        ],
+      };
+    default:
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt "${request.params.name}"`,
+      );
+  }
+});
+server.setRequestHandler("completion/complete", (request) => {
+  const value = request.params.argument.value;
+  const values = ["paris", "park", "party"].filter((word) => word.startsWith(value));
+  return { completion: { values, total: values.length, hasMore: false } };
+});
+
 await server.connect(new DenoStdioServerTransport());

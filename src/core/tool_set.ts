@@ -9,7 +9,7 @@ import {
   toMcpTool,
   toOpenAITool,
 } from "./tool_formats.ts";
-import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
+import type { MissingTool, RoutedTool, SourceKind, UpstreamServer } from "./tool_source.ts";
 import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
 import { stoppedResult } from "./policy/policy_results.ts";
@@ -310,36 +310,39 @@ export class ToolSet {
   }
 
   /**
-   * Reads a resource that an exposed tool names in its MCP `_meta` (an MCP Apps view:
-   * `_meta.ui.resourceUri`, or `openai/outputTemplate`), from where that tool comes from. Only
-   * this tool set's own tools' resources can be read: any other URI rejects, as does a tool
-   * whose source cannot read resources.
+   * The MCP servers this set's tools come from (listed, or findable by a deferred set's search),
+   * one per server id: a user's own server before a global one of that id. Each comes with the
+   * resources its tools name in `_meta` (MCP Apps views: `ui.resourceUri`,
+   * `openai/outputTemplate`). A server none of whose tools the request may use (hidden by a
+   * policy's `server:ID` rule) is not among them: `toolroute serve` offers the resources, prompts
+   * and completions of these servers only, on the set's own user's connections.
    *
-   * @param uri The resource, such as `ui://weather/view.html`.
-   * @param signal Aborts the read.
-   * @returns The source's `resources/read` result.
+   * @returns The servers, in the order of their first tool.
    */
-  readResource(uri: string, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+  upstreams(): { server: UpstreamServer; views: string[] }[] {
+    const found = new Map<string, { server: UpstreamServer; views: string[] }>();
     const tools = [...this.#ordered, ...(this.#deferred?.tools ?? [])];
-    const naming = tools.filter((candidate) => namesResource(candidate, uri));
-    const tool = naming[0];
-    if (tool?.readResource === undefined) {
-      return Promise.reject(
-        new Error(`Resource ${JSON.stringify(uri)} is not one of this tool set's tools' resources`),
-      );
+    // A user's own server shadows a global one of the same id, as its tools do.
+    tools.sort((a, b) => Number(b.source === "user_mcp") - Number(a.source === "user_mcp"));
+    for (const tool of tools) {
+      const server = tool.upstream;
+      if (server === undefined) continue;
+      let entry = found.get(server.id);
+      if (entry === undefined) found.set(server.id, entry = { server, views: [] });
+      if (entry.server !== server) continue;
+      for (const view of viewsOf(tool)) if (!entry.views.includes(view)) entry.views.push(view);
     }
-    // A server may not claim another's view: a URI named by tools of two places is read from
-    // neither (which view belongs to the tool a person just used cannot be told).
-    const home = (candidate: RoutedTool) =>
-      `${candidate.source}\u0000${candidate.origin.split("/")[0]}`;
-    if (naming.some((candidate) => home(candidate) !== home(tool))) {
-      return Promise.reject(
-        new Error(
-          `Resource ${JSON.stringify(uri)} is named by tools of more than one server; none is read`,
-        ),
-      );
-    }
-    return tool.readResource(uri, { signal, userId: this.userId });
+    return [...found.values()];
+  }
+
+  /**
+   * The MCP server an exposed tool comes from (see {@linkcode ToolSet#upstreams}).
+   *
+   * @param name The tool name.
+   * @returns The server, or `undefined` for a tool of another source or a name not exposed.
+   */
+  upstreamOf(name: string): UpstreamServer | undefined {
+    return (this.#byName.get(name) ?? this.#deferred?.byName.get(name))?.upstream;
   }
 
   /**
@@ -611,11 +614,15 @@ function textOf(result: ToolCallResult): string {
   return result.text;
 }
 
-/** Whether a tool names a resource in its `_meta` (MCP Apps, or the older keys). */
-function namesResource(tool: RoutedTool, uri: string): boolean {
+/** The resources a tool's `_meta` names (MCP Apps' `ui.resourceUri`, or the older keys). */
+function viewsOf(tool: RoutedTool): string[] {
   const meta = tool.meta;
-  if (meta === undefined) return false;
-  const ui = meta.ui as { resourceUri?: unknown } | undefined;
-  return (ui !== null && typeof ui === "object" && ui.resourceUri === uri) ||
-    meta["ui/resourceUri"] === uri || meta["openai/outputTemplate"] === uri;
+  if (meta === undefined) return [];
+  const ui = meta.ui as { resourceUri?: unknown } | null | undefined;
+  const named = [
+    ui !== null && typeof ui === "object" ? ui.resourceUri : undefined,
+    meta["ui/resourceUri"],
+    meta["openai/outputTemplate"],
+  ];
+  return named.filter((uri): uri is string => typeof uri === "string");
 }

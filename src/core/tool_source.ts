@@ -102,6 +102,36 @@ export interface ToolContext {
   readonly log?: (entry: ToolLogEntry) => void;
 }
 
+/** The requests of an MCP server's other features that `toolroute serve` passes on. */
+export type UpstreamMethod =
+  | "resources/list"
+  | "resources/templates/list"
+  | "resources/read"
+  | "prompts/list"
+  | "prompts/get"
+  | "completion/complete";
+
+/**
+ * The MCP server a remote tool comes from, as `toolroute serve` reaches its resources, prompts
+ * and completions: on the connection of the tool set's own user, with the server's deadline and
+ * its credentials redacted from every answer.
+ */
+export interface UpstreamServer {
+  /** The server id (as selections and `server:ID` policy rules name it). */
+  readonly id: string;
+  /** The tier: a user's own server, or a global one. */
+  readonly source: SourceKind;
+  /**
+   * Sends one request to the server. A list of a feature the server does not offer answers
+   * empty; any other request to it rejects.
+   */
+  readonly request: (
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    context: { readonly signal: AbortSignal; readonly userId?: string },
+  ) => Promise<Record<string, unknown>>;
+}
+
 /**
  * One tool as the router routes it: what the model sees and how to run it.
  *
@@ -128,14 +158,10 @@ export interface RoutedTool {
    */
   readonly meta?: Record<string, unknown>;
   /**
-   * Reads a resource the tool names in `meta` (an MCP Apps `ui://` view) from where the tool
-   * comes from; `toolroute serve` answers `resources/read` with it for users whose tool set holds
-   * the tool.
+   * The MCP server the tool comes from (remote tools): its resources, prompts and completions,
+   * which `toolroute serve` offers to users whose tool set holds one of the server's tools.
    */
-  readonly readResource?: (
-    uri: string,
-    context: { readonly signal: AbortSignal; readonly userId?: string },
-  ) => Promise<unknown>;
+  readonly upstream?: UpstreamServer;
   /** The source the tool comes from. */
   readonly source: SourceKind;
   /**

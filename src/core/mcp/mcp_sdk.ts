@@ -58,6 +58,7 @@ export {
   inputRequired,
   isLegacyRequest,
   Server,
+  UriTemplate,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 export type {

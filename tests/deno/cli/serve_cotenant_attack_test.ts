@@ -8,62 +8,26 @@
  */
 import { assert, assertEquals, assertFalse, assertMatch } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
-import { buildRouter } from "../../../src/deno/cli/build_router.ts";
-import { type HttpAuth, serveHttp } from "../../../src/deno/cli/serve_http.ts";
-import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
+import { startServeHttp } from "../../_helpers/serve_http_in_process.ts";
 
 const ALICE = "alice-token-0123456789";
 const BOB = "bob-token-0123456789ab";
 const TOKENS = { [ALICE]: "alice", [BOB]: "bob" };
 
-async function startServe(
+function startServe(
   extra: Partial<ToolrouteConfig> = {},
   options: { defer?: boolean } = {},
 ) {
-  const workspace = await Deno.makeTempDir({ prefix: "toolroute_cotenant_" });
-  await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
-  await Deno.writeTextFile(`${workspace}/big.txt`, "line of text\n".repeat(2000));
-  const config: ToolrouteConfig = {
-    context: { workspace },
-    modules: [],
+  return startServeHttp({
     expose: { builtins: ["read_file", "write_file", "glob", "grep"] },
-    mcpServers: {},
-    users: [],
-    http: {},
-    variables: [],
     ...extra,
-  };
-  const served = await buildRouter(config, { defer: options.defer });
-  const listening = Promise.withResolvers<string>();
-  const controller = new AbortController();
-  const context: ServeContext = {
-    served,
-    config,
-    io: {
-      out: () => {},
-      err: (line) => {
-        const url = line.match(/at (http:\S+\/mcp)/)?.[1];
-        if (url !== undefined) listening.resolve(url);
-      },
-    },
-    stop: controller.signal,
-    toolsChanged: new Set(),
-  };
-  const auth: HttpAuth = { tokens: TOKENS, anonymous: false, generated: false };
-  const finished = serveHttp(context, { hostname: "127.0.0.1", port: 0, loopback: true }, auth);
-  finished.catch((error) => listening.reject(error));
-  const url = await listening.promise;
-  return {
-    url,
-    workspace,
-    async [Symbol.asyncDispose]() {
-      controller.abort();
-      await finished;
-      await served.close();
-      await Deno.remove(workspace, { recursive: true });
-    },
-  };
+  }, {
+    tokens: TOKENS,
+    defer: options.defer,
+    files: { "hello.txt": "hello\n", "big.txt": "line of text\n".repeat(2000) },
+    prefix: "toolroute_cotenant_",
+  });
 }
 
 /** A 2.x SDK client in a 2025 session. */

@@ -2,62 +2,28 @@
 // the tools it found for that client alone, which is told with notifications/tools/list_changed.
 import { assert, assertEquals, assertFalse, assertMatch } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
-import { buildRouter } from "../../../src/deno/cli/build_router.ts";
-import { type HttpAuth, serveHttp } from "../../../src/deno/cli/serve_http.ts";
-import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
+import { startServeHttp } from "../../_helpers/serve_http_in_process.ts";
 import { cli, makeFixture } from "./_serve_process.ts";
 
 const TOKENS = { "alice-token-0123456789": "alice", "bob-token-0123456789ab": "bob" };
 
-async function startDeferred(
+function startDeferred(
   defer: ToolrouteConfig["expose"]["defer"],
   options: { flag?: boolean; policy?: ToolrouteConfig["policy"] } = {},
 ) {
-  const workspace = await Deno.makeTempDir({ prefix: "toolroute_defer_" });
-  await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
-  const config: ToolrouteConfig = {
-    context: { workspace },
-    modules: [],
+  return startServeHttp({
     expose: {
       builtins: ["read_file", "write_file", "glob", "grep"],
       ...(defer === undefined ? {} : { defer }),
     },
-    mcpServers: {},
-    users: [],
-    http: {},
-    variables: [],
     ...(options.policy === undefined ? {} : { policy: options.policy }),
-  };
-  const served = await buildRouter(config, { defer: options.flag });
-  const listening = Promise.withResolvers<string>();
-  const controller = new AbortController();
-  const context: ServeContext = {
-    served,
-    config,
-    io: {
-      out: () => {},
-      err: (line) => {
-        const url = line.match(/at (http:\S+\/mcp)/)?.[1];
-        if (url !== undefined) listening.resolve(url);
-      },
-    },
-    stop: controller.signal,
-    toolsChanged: new Set(),
-  };
-  const auth: HttpAuth = { tokens: TOKENS, anonymous: false, generated: false };
-  const finished = serveHttp(context, { hostname: "127.0.0.1", port: 0, loopback: true }, auth);
-  finished.catch((error) => listening.reject(error));
-  const url = await listening.promise;
-  return {
-    url,
-    async [Symbol.asyncDispose]() {
-      controller.abort();
-      await finished;
-      await served.close();
-      await Deno.remove(workspace, { recursive: true });
-    },
-  };
+  }, {
+    tokens: TOKENS,
+    defer: options.flag,
+    files: { "hello.txt": "hello\n" },
+    prefix: "toolroute_defer_",
+  });
 }
 
 async function connect(url: string, token: string) {

@@ -531,7 +531,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
           this.#remoteCall(serverId, connection, toolName, args, context)
         );
       },
-      readResource: (uri, context) => connection.readResource(uri, context.signal),
+      request: (method, params, context) => connection.request(method, params, context.signal),
     };
     this.#callees.set(connection, callee);
     return callee;
@@ -564,14 +564,14 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         const own = this.#users.globalFor(context.userId, serverId, config);
         return this.#callee(serverId, undefined, own)!.callTool(toolName, args, context);
       },
-      // A resource of such a server is read on the reading user's own connection, as a call is.
-      readResource: (uri, context) => {
+      // A resource or prompt of such a server is read on the user's own connection, as a call is.
+      request: (method, params, context) => {
         const config = this.#globalConfigs.get(serverId);
         if (config === undefined || context.userId === undefined) {
-          return Promise.reject(new Error(`The MCP server "${serverId}" cannot be read now`));
+          return Promise.reject(new Error(`The MCP server "${serverId}" cannot be reached now`));
         }
         const own = this.#users.globalFor(context.userId, serverId, config);
-        return own.readResource(uri, context.signal);
+        return own.request(method, params, context.signal);
       },
     };
   }

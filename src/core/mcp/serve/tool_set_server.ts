@@ -1,4 +1,4 @@
-import type { ToolCallResult } from "../../tool_call_types.ts";
+import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
 import type { ToolSet } from "../../tool_set.ts";
 import type { ToolProgress } from "../../tool_source.ts";
 import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";
@@ -17,6 +17,7 @@ import {
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
 import { callInRounds } from "./modern_call_rounds.ts";
+import { servedLinks, UpstreamFeatures } from "./upstream_features.ts";
 
 /** The protocol era an SDK server instance serves (the serving entries know it). */
 export type ServedEra = "legacy" | "modern";
@@ -80,6 +81,11 @@ export interface ToolSetServerOptions {
  * `progressToken`. Pass a tool set, or a function that returns the tool set of each request's
  * user (HTTP mode). Connect it to any SDK transport (stdio, Streamable HTTP, in-memory).
  *
+ * The resources, resource templates, prompts and completions of the MCP servers the request's
+ * tools come from (`toolSet.upstreams()`) are served too, named per server like the tools; a URI
+ * two servers offer, and a `resource_link` a tool returns, take the `toolroute://SERVER/URI` form,
+ * which reads from that server.
+ *
  * @example Serve a tool set to an in-process MCP client
  * ```ts
  * import { defineTool, ToolRouter } from "@toolroute/toolroute";
@@ -135,8 +141,14 @@ export class ToolSetServer implements AsyncDisposable {
     this.#server = new Server(
       { name: options.name ?? "toolroute", version: options.version ?? "0.1.0" },
       {
-        // Resources: the `ui://` views (MCP Apps) the request's own tools name, nothing else.
-        capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
+        // Resources, prompts and completions of the servers the request's own tools come from.
+        capabilities: {
+          tools: { listChanged: true },
+          resources: {},
+          prompts: {},
+          completions: {},
+          logging: {},
+        },
         instructions: options.instructions,
         // Every list is the request's user's own (2026-07-28 cache hints): never shared.
         cacheHints: {
@@ -144,6 +156,7 @@ export class ToolSetServer implements AsyncDisposable {
           "resources/list": { ttlMs: 0, cacheScope: "private" },
           "resources/templates/list": { ttlMs: 0, cacheScope: "private" },
           "resources/read": { ttlMs: 0, cacheScope: "private" },
+          "prompts/list": { ttlMs: 0, cacheScope: "private" },
         },
       },
     );
@@ -157,29 +170,29 @@ export class ToolSetServer implements AsyncDisposable {
       // toMcp() gives what the protocol's tool shape holds; its own type is looser.
       return { tools: toolSet.toMcp() } as ListToolsResult;
     });
-    this.#server.setRequestHandler("resources/list", async (_request, ctx) => {
-      const toolSet = await this.#toolSet(handlerExtra(ctx));
-      const resources = toolSet.toMcp().flatMap((tool) => {
-        const uri = resourceOf(tool._meta);
-        return uri === undefined ? [] : [{ uri, name: `${tool.name} view` }];
-      });
-      return { resources };
-    });
-    // Declared resources must answer every resources request; serve has no templates.
-    this.#server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
-    this.#server.setRequestHandler("resources/read", async (request, ctx) => {
+    // Resources, prompts and completions: those of the MCP servers the request's own tools come
+    // from (see UpstreamFeatures), on the user's own connections.
+    const features = async (ctx: ServerContext) => {
       const extra = handlerExtra(ctx);
-      const toolSet = await this.#toolSet(extra);
-      try {
-        return await toolSet.readResource(request.params.uri, extra.signal) as never;
-      } catch (error) {
-        // A URI no tool of this user names is answered as unknown (-32602 in both eras).
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Resource not found: ${error instanceof Error ? error.message : String(error)}`,
-          { uri: request.params.uri },
-        );
-      }
+      return new UpstreamFeatures(await this.#toolSet(extra), extra.signal);
+    };
+    this.#server.setRequestHandler("resources/list", async (_request, ctx) => {
+      return await (await features(ctx)).listResources() as never;
+    });
+    this.#server.setRequestHandler("resources/templates/list", async (_request, ctx) => {
+      return await (await features(ctx)).listTemplates() as never;
+    });
+    this.#server.setRequestHandler("resources/read", async (request, ctx) => {
+      return await (await features(ctx)).read(request.params.uri) as never;
+    });
+    this.#server.setRequestHandler("prompts/list", async (_request, ctx) => {
+      return await (await features(ctx)).listPrompts() as never;
+    });
+    this.#server.setRequestHandler("prompts/get", async (request, ctx) => {
+      return await (await features(ctx)).getPrompt(request.params) as never;
+    });
+    this.#server.setRequestHandler("completion/complete", async (request, ctx) => {
+      return await (await features(ctx)).complete(request.params as never) as never;
     });
     this.#server.setRequestHandler("tools/call", async (request, ctx) => {
       const extra = handlerExtra(ctx);
@@ -192,55 +205,39 @@ export class ToolSetServer implements AsyncDisposable {
       }
       const listed = toolSet.names;
       const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
-      if (modern) {
-        const answer = await callInRounds(toolSet, {
-          name,
-          args: args ?? {},
-          options: {
-            signal: extra.signal,
-            timeoutMs: this.#options.timeoutMs,
-            onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
-            ...traceOf(_meta, extra.requestId),
-            onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
-          },
-        }, {
+      const options: CallOptions = {
+        signal: extra.signal,
+        timeoutMs: this.#options.timeoutMs,
+        onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
+        ...traceOf(_meta, extra.requestId),
+        // The legacy era asks on this request's stream; the modern one asks in rounds instead
+        // (callInRounds puts its own in place of this one).
+        onElicitation: capability
+          ? (request, signal) => elicit(extra.sendRequest, request, { signal, capability })
+          : undefined,
+        onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
+      };
+      const call = { name, args: args ?? {}, options };
+      const answer = modern
+        ? await callInRounds(toolSet, call, {
           inputResponses: ctx.mcpReq.inputResponses,
           requestState: ctx.mcpReq.requestState(),
           capability,
+        })
+        : await callWithElicitation(toolSet, call, {
+          capability,
+          extra: extra as unknown as ElicitingExtra,
         });
-        if ("resultType" in answer) return answer as unknown as CallToolResult;
-        return callResult(toolSet, name, answer) as CallToolResult;
-      }
-      const result = await callWithElicitation(toolSet, {
-        name,
-        args: args ?? {},
-        options: {
-          signal: extra.signal,
-          timeoutMs: this.#options.timeoutMs,
-          onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
-          ...traceOf(_meta, extra.requestId),
-          onElicitation: this.#server.getClientCapabilities()?.elicitation
-            ? (request, signal) =>
-              elicit(extra.sendRequest, request, {
-                signal,
-                capability: this.#server.getClientCapabilities()
-                  ?.elicitation as ElicitationCapability,
-              })
-            : undefined,
-          onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
-        },
-      }, {
-        capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
-        extra: extra as unknown as ElicitingExtra,
-      });
+      if ("resultType" in answer) return answer as unknown as CallToolResult;
       // The call listed more tools (a search, or the first cut result's read_result): tell this
-      // client, on this request's stream, so it lists them.
+      // client on this request's stream, in both eras, so it lists them (a client that drops
+      // the notice sees them on its next tools/list, which lists them from the same tool set).
       if (toolSet.names !== listed) {
         (extra.sendNotification as (n: { method: string }) => Promise<void>)({
           method: "notifications/tools/list_changed",
         }).catch(() => {});
       }
-      return callResult(toolSet, name, result) as CallToolResult;
+      return callResult(toolSet, name, answer) as CallToolResult;
     });
   }
 
@@ -346,7 +343,11 @@ function progressSender(
  * structured content gets an error result: SDK clients reject such an answer outright.
  */
 function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): CallAnswer {
-  const answer: CallAnswer = { content: result.content };
+  // A link to a resource of the tool's server names it in the form that reads back through serve.
+  const server = toolSet.upstreamOf(name);
+  const answer: CallAnswer = {
+    content: server === undefined ? result.content : servedLinks(result.content, server.id),
+  };
   if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
   if (result.isError) answer.isError = true;
   else if (answer.structuredContent === undefined && declaresOutput(toolSet, name)) {
@@ -367,15 +368,6 @@ interface CallAnswer {
 function declaresOutput(toolSet: ToolSet, name: string): boolean {
   return toolSet.has(name) &&
     toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
-}
-
-/** The resource a tool's `_meta` names (MCP Apps' `ui.resourceUri`, or the older keys). */
-function resourceOf(meta: Record<string, unknown> | undefined): string | undefined {
-  if (meta === undefined) return undefined;
-  const ui = meta.ui as { resourceUri?: unknown } | null | undefined;
-  const uri = (ui !== null && typeof ui === "object" ? ui.resourceUri : undefined) ??
-    meta["ui/resourceUri"] ?? meta["openai/outputTemplate"];
-  return typeof uri === "string" ? uri : undefined;
 }
 
 /** The syslog levels, least severe first (MCP `LoggingLevel`). */

@@ -96,7 +96,7 @@ Deno.test("serve forwards an output-schema tool's non-JSON text and its own stru
   });
 });
 
-Deno.test("serve forwards images, audio, resources and links as the upstream sent them", async () => {
+Deno.test("serve forwards images, audio, resources and links as the upstream sent them, a link readable through serve", async () => {
   await using served = await servedThroughGateway();
   const shot = await served.client.callTool({ name: "screenshot", arguments: {} });
   assertEquals(shot.content, [
@@ -109,7 +109,8 @@ Deno.test("serve forwards images, audio, resources and links as the upstream sen
     { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
     { type: "resource", resource: { uri: "mem://a.txt", mimeType: "text/plain", text: "A" } },
     { type: "resource", resource: { uri: "mem://b.bin", blob: "AAEC" } },
-    { type: "resource_link", uri: "mem://c", name: "c", mimeType: "text/plain" },
+    // A link names its resource in the form that reads from the tool's own server through serve.
+    { type: "resource_link", uri: "toolroute://up/mem://c", name: "c", mimeType: "text/plain" },
   ]);
 });
 

@@ -1,6 +1,6 @@
 import { ToolError as ToolErrorClass } from "../../../tool_error.ts";
 import type { ToolError } from "../../../tool_error.ts";
-import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
+import type { ToolContext, ToolLogEntry, UpstreamMethod } from "../../../tool_source.ts";
 import { abortable, delay } from "@std/async";
 import { Backoff } from "./backoff.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
@@ -27,7 +27,7 @@ import type {
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
-import type { Client, McpTool } from "../../mcp_sdk.ts";
+import { type Client, type McpTool, ProtocolError, ProtocolErrorCode } from "../../mcp_sdk.ts";
 import {
   eraKey,
   type OpenClientSettings,
@@ -498,17 +498,49 @@ export class ServerConnection {
 
   /** Closes the connection for good; later use fails with `upstream_unavailable`. */
   /**
-   * Reads a resource of the server (an MCP Apps `ui://` view one of its tools names).
+   * Sends a resources, prompts or completion request (what `toolroute serve` passes on), under
+   * the server's request deadline, with the connection's credentials redacted from the answer
+   * and from errors, as from a call's. A list of a feature the server did not declare answers
+   * empty; any other request for it fails.
    *
-   * @param uri The resource.
-   * @param signal Aborts the read.
-   * @returns The server's `resources/read` result.
+   * @param method The request.
+   * @param params Its parameters.
+   * @param signal Aborts the request.
+   * @returns The server's answer.
    */
-  async readResource(uri: string, signal: AbortSignal): Promise<unknown> {
-    const client = await this.#readyForCall(uri, signal);
-    return await client.readResource({ uri }, { signal });
+  async request(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    this.inFlight++;
+    try {
+      const client = await this.#readyForCall(method, signal);
+      const feature = method === "completion/complete" ? "completions" : method.split("/")[0];
+      const declared = client.getServerCapabilities() as Record<string, unknown> | undefined;
+      if (declared?.[feature] === undefined) {
+        if (method in EMPTY_LISTS) return { [EMPTY_LISTS[method]!]: [] };
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `The MCP server "${this.#s.serverId}" offers no ${feature}`,
+        );
+      }
+      const answer = await sendRequest(client, { method, params }, {
+        signal,
+        timeout: this.#s.requestTimeoutMs,
+      });
+      return this.#redactResult({ content: [], structuredContent: answer }).structuredContent!;
+    } catch (error) {
+      const message = this.#redact.text(error instanceof Error ? error.message : String(error));
+      const code = mcpErrorCodeOf(error);
+      throw new ProtocolError(code ?? ProtocolErrorCode.InternalError, message);
+    } finally {
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    }
   }
 
+  /** Closes the connection for good; later use fails with `upstream_unavailable`. */
   async close(): Promise<void> {
     this.#disposed = true;
     await this.#opening?.catch(() => {});
@@ -721,4 +753,34 @@ const CANCELLED: McpElicitationResult = Object.freeze({ action: "cancel" as cons
 function describe(error: unknown, redactor: Redactor): string {
   const message = redactor.text(error instanceof Error ? error.message : String(error));
   return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
+}
+
+/** The answer to a list of a feature a server does not offer: its list key, empty. */
+const EMPTY_LISTS: Partial<Record<UpstreamMethod, string>> = {
+  "resources/list": "resources",
+  "resources/templates/list": "resourceTemplates",
+  "prompts/list": "prompts",
+};
+
+/** Sends one resources, prompts or completion request through the client's own method. */
+function sendRequest(
+  client: Client,
+  request: { method: UpstreamMethod; params: Record<string, unknown> },
+  options: { signal: AbortSignal; timeout: number },
+): Promise<Record<string, unknown>> {
+  const params = request.params as never;
+  switch (request.method) {
+    case "resources/list":
+      return client.listResources(params, options);
+    case "resources/templates/list":
+      return client.listResourceTemplates(params, options);
+    case "resources/read":
+      return client.readResource(params, options);
+    case "prompts/list":
+      return client.listPrompts(params, options);
+    case "prompts/get":
+      return client.getPrompt(params, options);
+    case "completion/complete":
+      return client.complete(params, options);
+  }
 }

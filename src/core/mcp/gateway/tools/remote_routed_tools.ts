@@ -5,6 +5,8 @@ import type {
   MissingTool,
   RoutedTool,
   ToolContext,
+  UpstreamMethod,
+  UpstreamServer,
 } from "../../../tool_source.ts";
 import { upstreamInputSchema } from "../../../strict_schema.ts";
 import { assignRemoteToolNames, type ServerToolNames } from "./remote_tool_names.ts";
@@ -25,8 +27,12 @@ export interface RemoteCallee {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput>;
-  /** Reads a resource of the server (a `ui://` view one of its tools names), when it can. */
-  readResource?(uri: string, context: { signal: AbortSignal; userId?: string }): Promise<unknown>;
+  /** Sends a resources, prompts or completion request to the server, when it can. */
+  request?(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    context: { signal: AbortSignal; userId?: string },
+  ): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -109,6 +115,24 @@ export class RemoteRoutedTools {
       known === undefined ? current : withCurrent(known.lists, current),
     );
     const tools: RoutedTool[] = [];
+    // One per server, so a tool set tells a server's tools apart from another's of the same id.
+    const upstreams = new Map<string, UpstreamServer>();
+    const upstreamOf = (serverId: string): UpstreamServer => {
+      let upstream = upstreams.get(serverId);
+      if (upstream === undefined) {
+        upstream = Object.freeze({
+          id: serverId,
+          source,
+          request: (
+            method: UpstreamMethod,
+            params: Record<string, unknown>,
+            context: { signal: AbortSignal; userId?: string },
+          ) => requestRemote(lookup, serverId, { method, params }, context),
+        });
+        upstreams.set(serverId, upstream);
+      }
+      return upstream;
+    };
     const maxChars = this.#limits.maxDescriptionChars;
     for (const [name, { serverId, toolName }] of names) {
       const tool = byServer.get(serverId)?.find((candidate) => candidate.name === toolName);
@@ -121,8 +145,7 @@ export class RemoteRoutedTools {
         ...(tool.outputSchema ? { outputSchema: tool.outputSchema as JsonObjectSchema } : {}),
         ...(tool.annotations ? { annotations: tool.annotations as Record<string, unknown> } : {}),
         ...passedOn(tool),
-        readResource: (uri: string, context: { signal: AbortSignal; userId?: string }) =>
-          readRemote(lookup, serverId, uri, context),
+        upstream: upstreamOf(serverId),
         // The server's hint alone never makes a tool read-only; the host's word does.
         ...(hostReadOnly(configs.get(serverId), toolName, tool.annotations)
           ? { readOnly: true }
@@ -174,23 +197,23 @@ function passedOn(tool: {
   return out;
 }
 
-/** Reads a resource on the connection the lookup gives now, for the tool's own user only. */
-function readRemote(
+/** Sends a request on the connection the lookup gives now, for the tool's own user only. */
+function requestRemote(
   lookup: ConnectionLookup,
   serverId: string,
-  uri: string,
+  request: { method: UpstreamMethod; params: Record<string, unknown> },
   context: { signal: AbortSignal; userId?: string },
-): Promise<unknown> {
+): Promise<Record<string, unknown>> {
   if (lookup.userId !== undefined && context.userId !== lookup.userId) {
     return Promise.reject(new Error(`The MCP server "${serverId}" belongs to another user`));
   }
   const connection = lookup.connection(serverId);
-  if (connection?.readResource === undefined) {
+  if (connection?.request === undefined) {
     return Promise.reject(
-      new Error(`The MCP server "${serverId}" cannot be read from now; list the tools again`),
+      new Error(`The MCP server "${serverId}" cannot be reached now; list the tools again`),
     );
   }
-  return connection.readResource(uri, context);
+  return connection.request(request.method, request.params, context);
 }
 
 /** Runs a remote tool on the connection the lookup gives now, for its own user only. */

@@ -1,0 +1,345 @@
+import type { ToolSet } from "../../tool_set.ts";
+import type { UpstreamMethod, UpstreamServer } from "../../tool_source.ts";
+import { ProtocolError, ProtocolErrorCode, UriTemplate } from "../mcp_sdk.ts";
+import { assignRemoteToolNames } from "../gateway/tools/remote_tool_names.ts";
+
+/**
+ * The scheme of a resource URI that names its server: `toolroute://SERVER/URI`, the server's
+ * own URI after the server id's slash, as it is (so a template stays a template).
+ */
+const SERVED = "toolroute://";
+/** Pages of one list asked of one server, at most. */
+const MAX_PAGES = 10;
+/** Entries of one list taken from one server, at most. */
+const MAX_ENTRIES = 1000;
+
+/** One server's entries of a list. */
+interface Listed {
+  server: UpstreamServer;
+  views: readonly string[];
+  entries: Record<string, unknown>[];
+}
+
+/**
+ * The resource URI that names its server: what `serve` lists for a URI two of a user's servers
+ * both offer, and what a `resource_link` a tool returns is rewritten to. Reading it reads `uri`
+ * from that server.
+ *
+ * @param serverId The server id.
+ * @param uri The server's own URI (or URI template).
+ * @returns `toolroute://SERVER/URI`.
+ */
+export function servedUri(serverId: string, uri: string): string {
+  return `${SERVED}${encodeURIComponent(serverId)}/${uri}`;
+}
+
+/** The server and its own URI of a `toolroute://` URI, or `undefined` for any other. */
+function parseServed(uri: string): { serverId: string; uri: string } | undefined {
+  if (!uri.startsWith(SERVED)) return undefined;
+  const rest = uri.slice(SERVED.length);
+  const slash = rest.indexOf("/");
+  if (slash <= 0) return undefined;
+  try {
+    return { serverId: decodeURIComponent(rest.slice(0, slash)), uri: rest.slice(slash + 1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The resources, prompts and completions of the MCP servers one request's tool set comes from
+ * (see `ToolSet#upstreams`), as `serve` offers them: only servers the user may see (at least one
+ * of their tools is in the user's tool set), each on the user's own connection.
+ *
+ * Names follow the tools' rule: a prompt keeps its name where no other of the user's servers
+ * offers it, else it is qualified with the server id (`SERVER_NAME`). A resource keeps its URI
+ * where only one server offers it (lists it, names it as a tool's view, or matches it with a
+ * template); a URI two servers offer, and any URI of the `toolroute:` scheme, is listed as
+ * `toolroute://SERVER/URI`, which reads from that server. A URI no visible server offers is
+ * answered exactly as one of a server the user may not see: not found.
+ */
+export class UpstreamFeatures {
+  #servers: { server: UpstreamServer; views: string[] }[];
+  #context: { signal: AbortSignal; userId?: string };
+
+  /**
+   * @param toolSet The request's tool set.
+   * @param signal Aborts the request.
+   */
+  constructor(toolSet: ToolSet, signal: AbortSignal) {
+    this.#servers = toolSet.upstreams();
+    this.#context = { signal, userId: toolSet.userId };
+  }
+
+  /**
+   * `resources/list`: every visible server's resources and tools' views.
+   *
+   * @returns The resources, with URIs that read back through `serve`.
+   */
+  async listResources(): Promise<{ resources: Record<string, unknown>[] }> {
+    const lists = await this.#listAll("resources/list", "resources");
+    const owners = countOwners(lists, (listed) => [
+      ...listed.entries.map((entry) => entry.uri),
+      ...listed.views,
+    ]);
+    const resources = lists.flatMap(({ server, views, entries }) => {
+      const own = entries.map((entry) => String(entry.uri));
+      const extra = views.filter((view) => !own.includes(view))
+        .map((uri) => ({ uri, name: `${server.id} view` }));
+      return [...entries, ...extra].map((entry) => ({
+        ...entry,
+        uri: shownUri(server.id, String(entry.uri), owners),
+      }));
+    });
+    return { resources };
+  }
+
+  /**
+   * `resources/templates/list`: every visible server's resource templates.
+   *
+   * @returns The templates; one two servers share is listed in the `toolroute://` form.
+   */
+  async listTemplates(): Promise<{ resourceTemplates: Record<string, unknown>[] }> {
+    const lists = await this.#listAll("resources/templates/list", "resourceTemplates");
+    const owners = countOwners(lists, (listed) => listed.entries.map((entry) => entry.uriTemplate));
+    const resourceTemplates = lists.flatMap(({ server, entries }) =>
+      entries.map((entry) => ({
+        ...entry,
+        uriTemplate: shownUri(server.id, String(entry.uriTemplate), owners),
+      }))
+    );
+    return { resourceTemplates };
+  }
+
+  /**
+   * `resources/read`: from the one visible server that offers the URI.
+   *
+   * @param uri The URI as the client has it.
+   * @returns The server's contents, their URIs as the client asked.
+   */
+  async read(uri: string): Promise<Record<string, unknown>> {
+    const { server, own } = await this.#owner(uri);
+    const answer = await this.#send(server, "resources/read", { uri: own });
+    if (own === uri || !Array.isArray(answer.contents)) return answer;
+    const contents = (answer.contents as Record<string, unknown>[]).map((entry) =>
+      entry?.uri === own ? { ...entry, uri } : entry
+    );
+    return { ...answer, contents };
+  }
+
+  /**
+   * `prompts/list`: every visible server's prompts, named as tools are.
+   *
+   * @returns The prompts.
+   */
+  async listPrompts(): Promise<{ prompts: Record<string, unknown>[] }> {
+    const { lists, names } = await this.#prompts();
+    const exposed = new Map<string, string>();
+    for (const [name, target] of names) {
+      exposed.set(`${target.serverId}\u0000${target.toolName}`, name);
+    }
+    const prompts = lists.flatMap(({ server, entries }) =>
+      entries.flatMap((entry) => {
+        const name = exposed.get(`${server.id}\u0000${String(entry.name)}`);
+        return name === undefined ? [] : [{ ...entry, name }];
+      })
+    );
+    return { prompts };
+  }
+
+  /**
+   * `prompts/get`: from the server whose prompt the name leads to.
+   *
+   * @param params The request's `name` and `arguments`.
+   * @returns The server's messages; resource links in them read back through `serve`.
+   */
+  async getPrompt(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { server, name } = await this.#prompt(String(params.name));
+    const answer = await this.#send(server, "prompts/get", { ...params, name });
+    if (!Array.isArray(answer.messages)) return answer;
+    const messages = (answer.messages as Record<string, unknown>[]).map((message) => {
+      const content = message?.content;
+      return isLink(content)
+        ? { ...message, content: servedLinks([content], server.id)[0] }
+        : message;
+    });
+    return { ...answer, messages };
+  }
+
+  /**
+   * `completion/complete`: from the server whose prompt or resource template the `ref` names.
+   *
+   * @param params The request's `ref`, `argument` and `context`.
+   * @returns The server's completion.
+   */
+  async complete(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+    if (ref?.type === "ref/prompt") {
+      const { server, name } = await this.#prompt(String(ref.name));
+      return await this.#send(server, "completion/complete", { ...params, ref: { ...ref, name } });
+    }
+    if (ref?.type === "ref/resource") {
+      const uri = String(ref.uri);
+      const served = parseServed(uri);
+      let target: { server: UpstreamServer; own: string } | undefined;
+      if (served !== undefined) {
+        const server = this.#visible(served.serverId);
+        if (server !== undefined) target = { server, own: served.uri };
+      } else {
+        const lists = await this.#listAll("resources/templates/list", "resourceTemplates");
+        const offering = lists.filter((listed) =>
+          listed.entries.some((entry) => entry.uriTemplate === uri)
+        );
+        if (offering.length === 1) target = { server: offering[0].server, own: uri };
+      }
+      if (target === undefined) throw notFound(uri);
+      return await this.#send(target.server, "completion/complete", {
+        ...params,
+        ref: { ...ref, uri: target.own },
+      });
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Unknown completion reference");
+  }
+
+  /** The visible server of an id. */
+  #visible(serverId: string): UpstreamServer | undefined {
+    return this.#servers.find((entry) => entry.server.id === serverId)?.server;
+  }
+
+  /** The one visible server that offers a URI, and the URI it knows it by. */
+  async #owner(uri: string): Promise<{ server: UpstreamServer; own: string }> {
+    const served = parseServed(uri);
+    if (served !== undefined) {
+      const server = this.#visible(served.serverId);
+      if (server === undefined) throw notFound(uri);
+      return { server, own: served.uri };
+    }
+    const [resources, templates] = await Promise.all([
+      this.#listAll("resources/list", "resources"),
+      this.#listAll("resources/templates/list", "resourceTemplates"),
+    ]);
+    const offering = new Set<UpstreamServer>();
+    for (const { server, views } of this.#servers) if (views.includes(uri)) offering.add(server);
+    for (const { server, entries } of resources) {
+      if (entries.some((entry) => entry.uri === uri)) offering.add(server);
+    }
+    for (const { server, entries } of templates) {
+      if (entries.some((entry) => matches(entry.uriTemplate, uri))) offering.add(server);
+    }
+    if (offering.size === 0) throw notFound(uri);
+    if (offering.size > 1) {
+      // A server may not claim another's resource (a forged view shown as the other's app):
+      // which one the client means cannot be told, so neither is read.
+      const forms = [...offering].map((server) => servedUri(server.id, uri)).join(", ");
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Resource ${uri} is offered by more than one server; none is read. Read one of ${forms}`,
+        { uri },
+      );
+    }
+    return { server: [...offering][0], own: uri };
+  }
+
+  /** Every visible server's prompts, and the exposed names leading to them. */
+  async #prompts() {
+    const lists = await this.#listAll("prompts/list", "prompts");
+    const names = assignRemoteToolNames(lists.map(({ server, entries }) => ({
+      serverId: server.id,
+      toolNames: entries.map((entry) => String(entry.name)),
+    })));
+    return { lists, names };
+  }
+
+  /** The server and own name of an exposed prompt name. */
+  async #prompt(name: string): Promise<{ server: UpstreamServer; name: string }> {
+    const { names } = await this.#prompts();
+    const target = names.get(name);
+    const server = target === undefined ? undefined : this.#visible(target.serverId);
+    if (target === undefined || server === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`);
+    }
+    return { server, name: target.toolName };
+  }
+
+  /** One list of every visible server, each bounded; a server that fails it is left out. */
+  async #listAll(method: UpstreamMethod, key: string): Promise<Listed[]> {
+    const settled = await Promise.allSettled(
+      this.#servers.map(async ({ server, views }) => {
+        const entries: Record<string, unknown>[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < MAX_PAGES && entries.length < MAX_ENTRIES; page++) {
+          const answer = await this.#send(server, method, cursor === undefined ? {} : { cursor });
+          const items = Array.isArray(answer[key]) ? answer[key] as unknown[] : [];
+          for (const item of items) {
+            if (item !== null && typeof item === "object") {
+              entries.push(item as Record<string, unknown>);
+            }
+          }
+          cursor = typeof answer.nextCursor === "string" ? answer.nextCursor : undefined;
+          if (cursor === undefined) break;
+        }
+        return { server, views, entries: entries.slice(0, MAX_ENTRIES) };
+      }),
+    );
+    return settled.flatMap((outcome) => outcome.status === "fulfilled" ? [outcome.value] : []);
+  }
+
+  #send(
+    server: UpstreamServer,
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    return server.request(method, params, this.#context);
+  }
+}
+
+/**
+ * A tool's content blocks with each `resource_link`'s URI in the `toolroute://` form of the
+ * tool's server, so the client can read what the link names through `serve`.
+ *
+ * @param content The content blocks.
+ * @param serverId The server the tool comes from.
+ * @returns The same blocks, or a copy with the links rewritten.
+ */
+export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
+  if (!content.some(isLink)) return content as unknown[];
+  return content.map((block) =>
+    isLink(block) ? { ...block, uri: servedUri(serverId, block.uri) } : block
+  );
+}
+
+function isLink(block: unknown): block is { type: "resource_link"; uri: string } {
+  return block !== null && typeof block === "object" &&
+    (block as { type?: unknown }).type === "resource_link" &&
+    typeof (block as { uri?: unknown }).uri === "string";
+}
+
+/** How many servers offer each URI. */
+function countOwners(lists: Listed[], urisOf: (listed: Listed) => unknown[]): Map<string, number> {
+  const owners = new Map<string, number>();
+  for (const listed of lists) {
+    for (const uri of new Set(urisOf(listed).map(String))) {
+      owners.set(uri, (owners.get(uri) ?? 0) + 1);
+    }
+  }
+  return owners;
+}
+
+/** A server's URI as listed: its own where only it offers it, else the `toolroute://` form. */
+function shownUri(serverId: string, uri: string, owners: Map<string, number>): string {
+  return owners.get(uri) === 1 && !uri.startsWith("toolroute:") ? uri : servedUri(serverId, uri);
+}
+
+function matches(template: unknown, uri: string): boolean {
+  if (typeof template !== "string") return false;
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer for a URI no visible server offers: the same for one of a hidden server. */
+function notFound(uri: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
+}
