@@ -17,6 +17,7 @@ import {
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
 import { callInRounds } from "./modern_call_rounds.ts";
+import { servedRunId } from "./_run_id.ts";
 
 /** The protocol era an SDK server instance serves (the serving entries know it). */
 export type ServedEra = "legacy" | "modern";
@@ -191,6 +192,7 @@ export class ToolSetServer implements AsyncDisposable {
         return errorResult((error as Error).message);
       }
       const listed = toolSet.names;
+      const runId = servedRunId(_meta, extra.sessionId);
       const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
       if (modern) {
         const answer = await callInRounds(toolSet, {
@@ -201,6 +203,7 @@ export class ToolSetServer implements AsyncDisposable {
             timeoutMs: this.#options.timeoutMs,
             onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
             ...traceOf(_meta, extra.requestId),
+            runId,
             onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
           },
         }, {
@@ -219,6 +222,7 @@ export class ToolSetServer implements AsyncDisposable {
           timeoutMs: this.#options.timeoutMs,
           onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
           ...traceOf(_meta, extra.requestId),
+          runId,
           onElicitation: this.#server.getClientCapabilities()?.elicitation
             ? (request, signal) =>
               elicit(extra.sendRequest, request, {
