@@ -17,7 +17,7 @@ import {
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
 import { callInRounds } from "./modern_call_rounds.ts";
-import { servedRunId } from "./_run_id.ts";
+import { servedRunId } from "./_served_run_id.ts";
 
 /** The protocol era an SDK server instance serves (the serving entries know it). */
 export type ServedEra = "legacy" | "modern";
