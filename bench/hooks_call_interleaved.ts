@@ -8,20 +8,11 @@
  *
  * @module
  */
-import { z } from "zod";
-import { defineTool, type ToolHook, ToolRouter, type ToolSet } from "../mod.ts";
+import { type ToolHook, ToolRouter, type ToolSet } from "../mod.ts";
+import { interleave } from "./_interleave.ts";
+import { forecast, FORECAST_ARGS } from "./_forecast_tool.ts";
 
 const rounds = Number(Deno.args[0] ?? 200);
-const batch = 500;
-const forecast = defineTool({
-  name: "forecast",
-  description: "Forecast",
-  input: z.object({ city: z.string(), days: z.number().int().min(1).max(14) }).strict(),
-  run: async ({ city, days }) => {
-    await null;
-    return { city, days, sky: "clear" };
-  },
-});
 const noop = (name: string): ToolHook => ({
   name,
   before: () => undefined,
@@ -35,21 +26,13 @@ const variants: [string, ToolSet][] = [
       .expose({ functions: ["forecast"] }),
   ],
 ];
-const times: number[][] = variants.map(() => []);
-for (let round = 0; round < rounds; round++) {
-  for (let k = 0; k < variants.length; k++) {
-    const index = (round + k) % variants.length;
-    const toolSet = variants[index][1];
-    const started = performance.now();
-    for (let i = 0; i < batch; i++) await toolSet.invoke("forecast", '{"city":"Oslo","days":3}');
-    times[index].push((performance.now() - started) / batch);
-  }
-}
-const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const base = median(times[0]);
-for (const [k, [name]] of variants.entries()) {
-  const value = median(times[k]);
-  console.log(
-    `${name}: ${(value * 1000).toFixed(2)} µs per call, +${((value - base) * 1000).toFixed(2)} µs`,
-  );
+const medians = await interleave(
+  variants.map(([name, toolSet]) =>
+    [name, () => toolSet.invoke("forecast", FORECAST_ARGS)] as const
+  ),
+  { rounds },
+);
+const base = medians[0].medianUs;
+for (const { name, medianUs } of medians) {
+  console.log(`${name}: ${medianUs.toFixed(2)} µs per call, +${(medianUs - base).toFixed(2)} µs`);
 }

@@ -11,7 +11,8 @@ import type { ResultStore, StoredResultInfo } from "./result_store.ts";
  *
  * The budget of a call is the first given of: `tools[name]`, `sources[server or service id]`,
  * `sources[source kind]` (`"builtin"`, `"function"`, `"local_mcp"`, `"user_mcp"`,
- * `"global_mcp"`), `tokens`. None: the result is not cut.
+ * `"global_mcp"`), `tokens`, and for a gateway's tools the gateway's `maxResultChars` / 4. None:
+ * the result is not cut.
  */
 export interface ResultBudget {
   /** Most tokens of any result. */
@@ -75,6 +76,7 @@ export class ResultBudgets {
   #budget: ResultBudget;
   #count: (text: string) => number;
   #stores: { router: ResultStore; builtins?: ResultStore };
+  #remoteTokens?: number;
   #maxStored: number;
   #ttlMs: number;
   /** The handles this router stored, oldest first, with their size and store. */
@@ -87,9 +89,13 @@ export class ResultBudgets {
    * Checks the budgets and takes the stores.
    *
    * @param budget The budgets; checked here (host misuse throws a `RangeError` or `TypeError`).
-   * @param stores The router's store, and the built-ins' own when they have one.
+   * @param stores The router's store, the built-ins' own when they have one, and the budget of a
+   *   gateway's results where `budget` gives none.
    */
-  constructor(budget: ResultBudget, stores: { router: ResultStore; builtins?: ResultStore }) {
+  constructor(
+    budget: ResultBudget,
+    stores: { router: ResultStore; builtins?: ResultStore; remoteTokens?: number },
+  ) {
     if (budget === null || typeof budget !== "object") {
       throw new TypeError('Cannot create router: "resultBudget" must be an object');
     }
@@ -106,7 +112,8 @@ export class ResultBudgets {
     checkTokens(budget.ttlMs, "resultBudget.ttlMs");
     this.#budget = budget;
     this.#count = budget.countTokens ?? estimateTokens;
-    this.#stores = stores;
+    this.#stores = { router: stores.router, builtins: stores.builtins };
+    this.#remoteTokens = stores.remoteTokens;
     this.#maxStored = budget.maxStoredBytes ?? DEFAULT_MAX_STORED;
     this.#ttlMs = budget.ttlMs ?? DEFAULT_TTL_MS;
   }
@@ -120,7 +127,8 @@ export class ResultBudgets {
   budgetOf(tool: RoutedTool): number | undefined {
     const { tools, sources, tokens } = this.#budget;
     return own(tools, tool.name) ?? own(sources, tool.origin.split("/")[0]) ??
-      own(sources, tool.source) ?? tokens;
+      own(sources, tool.source) ?? tokens ??
+      (tool.source === "global_mcp" || tool.source === "user_mcp" ? this.#remoteTokens : undefined);
   }
 
   /**

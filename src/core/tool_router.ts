@@ -158,10 +158,13 @@ export class ToolRouter implements AsyncDisposable {
       (options.maxResultChars === undefined
         ? undefined
         : { tokens: Math.ceil(options.maxResultChars / 4) });
-    if (budget !== undefined) {
-      this.#results = new ResultBudgets(budget, {
+    // A gateway passes remote results through whole; its budget is cut here, with a handle.
+    const remoteChars = options.gateway?.maxResultChars;
+    if (budget !== undefined || remoteChars !== undefined) {
+      this.#results = new ResultBudgets(budget ?? {}, {
         router: new KeyValueResultStore(options.store ?? new MemoryStore()),
         builtins: options.builtins?.resultStore,
+        remoteTokens: remoteChars === undefined ? undefined : Math.ceil(remoteChars / 4),
       });
     }
     this.#settings = {

@@ -307,6 +307,11 @@ export interface GatewaySource {
   serverIds(userId?: string): string[];
   /** Closes every connection. */
   close?(): Promise<void>;
+  /**
+   * The router's result budget of this source's results in characters, where the router's own
+   * `resultBudget` gives none (the source passes results through whole).
+   */
+  readonly maxResultChars?: number;
 }
 
 /** Settings of the bash tool: off, on, or on with a sandbox. */

@@ -64,13 +64,14 @@ export async function callHooked(
     });
   let answered: ToolCallResult | undefined;
   let answeredBy = -1;
-  for (const [index, hook] of context.hooks.entries()) {
+  for (let index = 0; index < context.hooks.length; index++) {
+    const hook = context.hooks[index];
     if (hook.before === undefined) continue;
     const name = hookName(hook, index);
     let out: unknown;
     try {
-      out = withinTime(hook, () => hook.before!(seen(args)), signal);
-      if (isThenable(out)) out = await out;
+      out = hook.before(seen(args));
+      if (isThenable(out)) out = await withinTime(out, { hook, signal });
     } catch (error) {
       records.push({ hook: name, action: "fail", reason: messageOf(error) });
       return await stop(
@@ -174,11 +175,8 @@ export async function callHooked(
       const outer = running;
       running = index;
       try {
-        out = withinTime(
-          hook,
-          () => hook.after!(seen(final, rerun) as HookAfterCall, result),
-          signal,
-        );
+        out = hook.after!(seen(final, rerun) as HookAfterCall, result);
+        if (isThenable(out)) out = withinTime(out, { hook, signal });
       } catch (error) {
         return withheld(name, error, result);
       } finally {
@@ -195,6 +193,7 @@ export async function callHooked(
           return withheld(name, error, current);
         });
       }
+      if (out === undefined || out === null) continue; // the common no-op: nothing to apply
       const next = applied(name, out, result);
       if (next.done) return next.result;
       result = next.result;
@@ -259,16 +258,14 @@ function checkRewrite(
 }
 
 /**
- * Runs one hook step under its time bound and the call's signal. A step that answers at once
- * (no promise) needs neither: only a pending answer gets a timer.
+ * Bounds a hook step's pending answer by the hook's time bound and the call's signal. A step that
+ * answers at once (no promise) needs neither: only a pending answer comes here and gets a timer.
  */
-function withinTime<T>(
-  hook: ToolHook,
-  step: () => T | Promise<T>,
-  signal: AbortSignal,
-): T | Promise<T> {
-  const answer = step();
-  if (!isThenable(answer)) return answer;
+function withinTime(
+  answer: PromiseLike<unknown>,
+  context: { hook: ToolHook; signal: AbortSignal },
+): Promise<unknown> {
+  const { hook, signal } = context;
   const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;

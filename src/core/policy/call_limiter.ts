@@ -40,6 +40,11 @@ export class CallLimiter {
    * window, so a runaway loop is refused here without asking the store again.
    */
   #full = new Map<string, { until: number }>();
+  /**
+   * Each limit's last count key and who and which window or run it was for: the calls of one
+   * user in one window reuse one frozen key instead of building it again.
+   */
+  #keys = new Map<CompiledLimit, LastKey>();
 
   /**
    * @param limits The limits of the request's policies.
@@ -116,7 +121,7 @@ export class CallLimiter {
     const applying = this.#applying(tool, limits, args, context);
     if (applying.length === 0) return undefined;
     const now = this.#now();
-    const counts = applying.map((limit) => count(limit, context, now));
+    const counts = applying.map((limit) => count(limit, context, { now, keys: this.#keys }));
     if (this.#full.size > 0) {
       for (const [index, { key }] of counts.entries()) {
         const id = JSON.stringify(key);
@@ -169,24 +174,43 @@ export class CallLimiter {
   }
 }
 
+/** A limit's last count key, with the user and the window or run it was made for. */
+interface LastKey {
+  userId: string | undefined;
+  slot: string | number;
+  key: readonly string[];
+}
+
 /** The key, expiry and retry time of one limit's count for a call at `now`. */
 function count(
   limit: CompiledLimit,
   context: CountContext,
-  now: number,
-): { key: string[]; expireIn: number; retryAfterMs?: number } {
-  const who = limit.per === "router"
-    ? "router"
-    : context.userId === undefined
-    ? "anonymous"
-    : `user:${context.userId}`;
-  const head = ["limits", limit.scope, limit.rule.text, String(limit.windowMs ?? "run"), who];
-  if (limit.windowMs === undefined) {
-    return { key: [...head, `run:${context.runId}`], expireIn: RUN_KEPT_MS };
+  clock: { now: number; keys: Map<CompiledLimit, LastKey> },
+): { key: readonly string[]; expireIn: number; retryAfterMs?: number } {
+  const { now, keys } = clock;
+  const userId = limit.per === "router" ? undefined : context.userId;
+  const window = limit.windowMs === undefined ? undefined : Math.floor(now / limit.windowMs);
+  const slot = window ?? context.runId;
+  let last = keys.get(limit);
+  if (last === undefined || last.userId !== userId || last.slot !== slot) {
+    const who = limit.per === "router"
+      ? "router"
+      : userId === undefined
+      ? "anonymous"
+      : `user:${userId}`;
+    const key = Object.freeze([
+      "limits",
+      limit.scope,
+      limit.rule.text,
+      String(limit.windowMs ?? "run"),
+      who,
+      window === undefined ? `run:${context.runId}` : String(window),
+    ]);
+    keys.set(limit, last = { userId, slot, key });
   }
-  const window = Math.floor(now / limit.windowMs);
-  const end = (window + 1) * limit.windowMs;
-  return { key: [...head, String(window)], expireIn: end - now, retryAfterMs: end - now };
+  if (window === undefined) return { key: last.key, expireIn: RUN_KEPT_MS };
+  const end = (window + 1) * limit.windowMs!;
+  return { key: last.key, expireIn: end - now, retryAfterMs: end - now };
 }
 
 function refused(

@@ -9,8 +9,16 @@ import {
 interface Slot {
   key: string[];
   json: string;
+  /** The value when `increment` wrote it: a count is read back without parsing. */
+  count?: number;
   expiresAt: number | undefined;
 }
+
+/**
+ * Encoded keys of frozen key arrays (a limit's count key, reused call after call): a frozen
+ * array cannot change, so its encoding is computed once.
+ */
+const FROZEN_KEYS = new WeakMap<readonly string[], string>();
 
 /**
  * A {@linkcode KeyValueStore} in this process's memory: the default. Values are copied in and out as JSON, so a
@@ -64,7 +72,7 @@ export class MemoryStore implements KeyValueStore {
     const now = this.#now();
     let slot = this.#slots.get(encoded);
     if (slot?.expiresAt !== undefined && slot.expiresAt <= now) slot = undefined;
-    const current = slot === undefined ? 0 : JSON.parse(slot.json);
+    const current = slot === undefined ? 0 : slot.count ?? JSON.parse(slot.json);
     if (typeof current !== "number") {
       return Promise.reject(
         new TypeError(`Cannot increment ${JSON.stringify(key)}: it holds something not a number`),
@@ -73,10 +81,11 @@ export class MemoryStore implements KeyValueStore {
     const next = current + by;
     const expiresAt = options.expireIn !== undefined ? now + options.expireIn : slot?.expiresAt;
     if (slot === undefined) {
-      this.#slots.set(encoded, { key: [...key], json: String(next), expiresAt });
+      this.#slots.set(encoded, { key: [...key], json: String(next), count: next, expiresAt });
     } else {
       // A count changes in place: the hot path of a limit check allocates no new entry.
       slot.json = String(next);
+      slot.count = next;
       slot.expiresAt = expiresAt;
     }
     return Promise.resolve(next);
@@ -112,6 +121,7 @@ export class MemoryStore implements KeyValueStore {
     return {
       key: [...key],
       json,
+      count: undefined,
       expiresAt: expireIn === undefined ? undefined : this.#now() + expireIn,
     };
   }
@@ -127,6 +137,13 @@ export class MemoryStore implements KeyValueStore {
 }
 
 function encodeKey(key: readonly string[]): string {
+  if (!Object.isFrozen(key)) return encodeParts(key);
+  let encoded = FROZEN_KEYS.get(key);
+  if (encoded === undefined) FROZEN_KEYS.set(key, encoded = encodeParts(key));
+  return encoded;
+}
+
+function encodeParts(key: readonly string[]): string {
   if (key.length === 0) throw new TypeError("Cannot use an empty key: pass at least one part");
   // Parts are joined by NUL; NUL and \u0001 inside a part are escaped, so no two keys meet.
   let encoded = "";

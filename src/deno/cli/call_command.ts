@@ -2,6 +2,8 @@ import { buildRouter, checkUser } from "./build_router.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
 import { terminalApprover } from "./terminal_approval.ts";
+import { openStore, storeLocation } from "./store_location.ts";
+import { servedStore } from "./served_store.ts";
 
 /**
  * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
@@ -39,7 +41,16 @@ export async function callCommand(
   });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const approve = io.ask === undefined ? undefined : terminalApprover(io.ask);
-  await using served = await buildRouter(config, { approve });
+  // With --store, the grants, approvals and limit counts are serve's (the same file or server).
+  const storeAt = storeLocation(flags.store);
+  await using opened = storeAt === undefined ? undefined : await openStore(storeAt);
+  await using served = await buildRouter(config, {
+    approve,
+    store: opened === undefined ? undefined : servedStore(opened.store, {
+      name: opened.name,
+      warn: (line) => io.err(`toolroute: ${line}`),
+    }),
+  });
   const toolSet = await served.expose(userId);
   const result = await toolSet.call(name, args, {
     timeoutMs,

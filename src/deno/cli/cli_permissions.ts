@@ -1,4 +1,5 @@
 import { STORE_KEY_VARIABLE } from "./served_store.ts";
+import { REDIS_CLIENT_ENV } from "./store_location.ts";
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
@@ -32,6 +33,8 @@ export interface CliPermissionOptions {
   audit?: string;
   /** The `serve --store` file, read and written. */
   store?: string;
+  /** The `serve --store` Redis server (`host:port`), reached. */
+  storeHost?: string;
 }
 
 /** Variables a stdio server child inherits when the host may read them (see the gateway). */
@@ -73,10 +76,15 @@ export function cliPermissions(
   if (http !== undefined) net.add(http);
   // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
   if (http !== undefined && config.users.length === 0) env.add(TOKEN_VARIABLE);
+  const store = options.store ?? options.storeHost;
   // With a store, grants are signed with a secret that every serve process sharing it has.
-  if (options.store !== undefined) env.add(APPROVAL_SECRET_VARIABLE);
-  // The key that encrypts the secrets kept in the `--store` file.
-  if (options.store !== undefined) env.add(STORE_KEY_VARIABLE);
+  if (store !== undefined) env.add(APPROVAL_SECRET_VARIABLE);
+  // The key that encrypts the secrets kept in the `--store` file or server.
+  if (store !== undefined) env.add(STORE_KEY_VARIABLE);
+  if (options.storeHost !== undefined) {
+    net.add(options.storeHost);
+    for (const name of REDIS_CLIENT_ENV) env.add(name);
+  }
   const servers: McpServerConfig[] = [
     ...Object.values(config.mcpServers),
     ...config.users.flatMap((user) => Object.values(user.mcpServers)),

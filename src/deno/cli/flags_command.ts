@@ -9,6 +9,7 @@ import {
   withStartupProtection,
 } from "./startup_protection.ts";
 import { listenAddress, listenPermission } from "./listen_address.ts";
+import { storeLocation, storePermissions } from "./store_location.ts";
 
 /**
  * `toolroute flags`: prints the exact `deno run` flags serving the config needs.
@@ -29,7 +30,7 @@ export async function flagsCommand(
   const address = http === undefined ? undefined : listenPermission(http);
   const files = {
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
-    store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
+    ...storePermissions(storeLocation(flags.store)),
     tokenFile: typeof flags["token-file"] === "string" ? resolve(flags["token-file"]) : undefined,
   };
   io.out(cliDenoFlags(cliPermissions(config, address, files)).join(" "));

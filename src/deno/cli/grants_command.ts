@@ -1,6 +1,5 @@
-import { resolve } from "@std/path";
 import { ToolRouter } from "../../core/tool_router.ts";
-import { SqliteStore } from "../store/sqlite_store.ts";
+import { openStore, storeLocation } from "./store_location.ts";
 import type { CliIo } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
 import { sharedApprovalSecret } from "./approval_secret.ts";
@@ -28,7 +27,8 @@ export async function grantsCommand(
   if (typeof flags.store !== "string") {
     throw new UsageError('"toolroute grants" needs --store FILE: the store serve keeps grants in');
   }
-  using store = new SqliteStore(resolve(flags.store));
+  await using opened = await openStore(storeLocation(flags.store)!);
+  const store = opened.store;
   if (action === "revoke") {
     if (id === undefined) {
       throw new UsageError('Missing the grant id: "toolroute grants revoke ID"');

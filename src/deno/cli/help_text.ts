@@ -37,10 +37,11 @@ Options:
   --audit FILE       Append one JSON line per decision to FILE (allow, deny, ask, approve,
                      reject, unknown tool, invalid arguments: user, tool, rule, argument
                      digest, outcome); when writes fall behind, calls wait, never unaudited
-  --store FILE       Keep tool pins in this SQLite file, shared by every serve process using
-                     it (without toolroute.lock): a definition pinned by one is withheld by all
-                     after drift; also used approvals, grants ("toolroute grants"), policy
-                     limit counts and OAuth tokens, signed with a secret kept in the store (or
+  --store FILE|URL   Keep tool pins in this SQLite file, or in Redis at a redis:// or
+                     rediss:// URL, shared by every serve process using it (without
+                     toolroute.lock): a definition pinned by one is withheld by all after
+                     drift; also used approvals, grants ("toolroute grants"), policy limit
+                     counts and OAuth tokens, signed with a secret kept in the store (or
                      TOOLROUTE_APPROVAL_SECRET); encrypted with TOOLROUTE_STORE_KEY (32 bytes,
                      base64) when it is set
   --allow-excess     Serve even when the process holds more permissions than needed
@@ -69,6 +70,7 @@ Options:
   -h, --help       Show this help`,
   call:
     `Usage: toolroute call NAME ['{"json":"args"}'] [--config FILE] [--workspace DIR] [--user ID]
+       [--timeout MS] [--store FILE|URL]
 
 Calls one exposed tool and prints its result. Exit code 0 for a result, 1 for an error
 result, 2 for misuse.
@@ -78,6 +80,8 @@ Options:
   --workspace DIR    The workspace, overriding the config's
   --user ID          Call as this configured user
   --timeout MS       The call's deadline in milliseconds
+  --store FILE|URL   Use serve's store (SQLite file or redis:// URL): its grants, approvals
+                     and policy limit counts apply to this call and count it
   -h, --help         Show this help`,
   flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT] [--explain]
 
@@ -90,7 +94,7 @@ Options:
   --workspace DIR    The workspace, overriding the config's
   --http HOST:PORT   Include the permission to listen on this address
   --audit FILE       Include the permission to append to this audit file
-  --store FILE       Include the permissions to use this SQLite store
+  --store FILE|URL   Include the permissions to use this SQLite store or Redis server
   --token-file FILE  Include the permission to write the token file of serve --http
   --explain          Also list the files serve runs or reads at its next start (config,
                      modules and their local imports, Deno config): the tools cannot write them
@@ -117,8 +121,8 @@ Options:
   --config FILE    The file to write. Default: toolroute.json
   --workspace DIR  The workspace it serves. Default: the file's folder
   -h, --help       Show this help`,
-  grants: `Usage: toolroute grants ls --store FILE [--user ID] [--json]
-       toolroute grants revoke ID --store FILE
+  grants: `Usage: toolroute grants ls --store FILE|URL [--user ID] [--json]
+       toolroute grants revoke ID --store FILE|URL
 
 Grants are approvals a person answered with "session" (ends after 8 hours) or "always" (ends
 when revoked): later calls of the same tool, for the same user, that the same policy rule asks
@@ -127,7 +131,7 @@ the same file (or TOOLROUTE_APPROVAL_SECRET when set, for serve and "grants" ali
 --store, serve keeps grants in memory, for the life of the process.
 
 Options:
-  --store FILE  The SQLite store serve uses
+  --store FILE  The store serve uses (a SQLite file or a redis:// URL)
   --user ID     Only this user's grants
   --json        Print the grants as JSON
   -h, --help    Show this help`,

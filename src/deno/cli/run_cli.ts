@@ -18,7 +18,7 @@ const SPECS: Record<string, ArgSpec> = {
     boolean: ["stdio", "allow-excess", "shared-workspace", "defer"],
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
-  call: { string: [...COMMON, "user", "timeout"] },
+  call: { string: [...COMMON, "user", "timeout", "store"] },
   flags: { string: [...COMMON, "http", "audit", "store", "token-file"], boolean: ["explain"] },
   lock: { string: COMMON, boolean: ["check"] },
   init: { string: COMMON },

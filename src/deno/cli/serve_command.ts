@@ -18,7 +18,7 @@ import { deferredLines } from "./deferred_lines.ts";
 import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
-import { SqliteStore } from "../store/sqlite_store.ts";
+import { openStore, storeLocation, storePermissions } from "./store_location.ts";
 import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
 
@@ -43,9 +43,10 @@ export async function serveCommand(
       '"--user" applies to --stdio; over HTTP the user comes from the bearer token',
     );
   }
+  const storeAt = storeLocation(flags.store);
   const files = {
     audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
-    store: typeof flags.store === "string" ? resolve(flags.store) : undefined,
+    ...storePermissions(storeAt),
     tokenFile: typeof flags["token-file"] === "string" ? resolve(flags["token-file"]) : undefined,
   };
   const tokenFile = files.tokenFile;
@@ -75,12 +76,12 @@ export async function serveCommand(
     files.audit,
     { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
   );
-  using store = files.store === undefined ? undefined : new SqliteStore(files.store);
+  await using opened = storeAt === undefined ? undefined : await openStore(storeAt);
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
-    store: store === undefined ? undefined : servedStore(store, {
-      name: `"${files.store}"`,
+    store: opened === undefined ? undefined : servedStore(opened.store, {
+      name: opened.name,
       warn: (line) => io.err(`toolroute: ${line}`),
     }),
     trustFiles: trustFiles(files),

@@ -127,6 +127,23 @@ Deno.test("a per-run budget counts per runId; without one a tool set is one run"
   assertEquals(ran.length, 6);
 });
 
+Deno.test("calls that alternate between runs and users in one tool set each reach their own count", async () => {
+  const { router, ran } = limitedRouter({ limits: [{ match: "send_email", max: 2 }] });
+  const tools = await expose(router, "alice");
+  const codes = [];
+  for (const runId of ["run-1", "run-2", "run-1", "run-2", "run-1", "run-2"]) {
+    codes.push((await tools.call("send_email", { to: runId }, { runId })).code ?? "ok");
+  }
+  assertEquals(codes, ["ok", "ok", "ok", "ok", "rate_limited", "rate_limited"]);
+  const bob = await expose(router, "bob");
+  assertEquals((await bob.call("send_email", { to: "b" }, { runId: "run-1" })).code, undefined);
+  assertEquals(
+    (await tools.call("send_email", { to: "a" }, { runId: "run-1" })).code,
+    "rate_limited",
+  );
+  assertEquals(ran.length, 5);
+});
+
 Deno.test("a limit with a specifier counts only the calls it matches", async () => {
   const { router, ran } = limitedRouter({
     limits: [{ match: "send_email(to=*@external.com)", max: 1, windowMs: HOUR }],

@@ -15,6 +15,8 @@ export interface GatewaySettings {
   maxUserConnections: number;
   /** Caps on remote descriptions and on each server's tool list. */
   remoteText: RemoteTextLimits;
+  /** The router's budget of remote results, in characters, where its own gives none. */
+  maxResultChars: number;
 }
 
 /**
@@ -55,7 +57,6 @@ export function gatewaySettings(
       toolListTtlMs: options.toolListTtlMs === undefined
         ? undefined
         : number("toolListTtlMs", options.toolListTtlMs, 0, 0),
-      maxResultChars: number("maxResultChars", options.maxResultChars, 100_000),
       maxMediaBytes: number("maxMediaBytes", options.maxMediaBytes, 16 * 1024 * 1024),
       maxResponseBytes: number("maxResponseBytes", options.maxResponseBytes, 64 * 1024 * 1024),
       reconnect: {
@@ -79,6 +80,7 @@ export function gatewaySettings(
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
+    maxResultChars: number("maxResultChars", options.maxResultChars, 100_000),
     remoteText: {
       maxDescriptionChars: number(
         "maxDescriptionChars",

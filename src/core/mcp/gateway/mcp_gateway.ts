@@ -103,6 +103,8 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #callees = new WeakMap<ServerConnection, RemoteCallee>();
   #closed = false;
   #pins?: ToolPins;
+  /** The router's budget of this gateway's results, in characters (see `McpGatewayOptions`). */
+  readonly maxResultChars: number;
 
   /**
    * Creates a gateway; nothing connects until a request selects a server.
@@ -111,16 +113,18 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, userIdleMs, maxUserConnections, remoteText } = gatewaySettings(
-      options,
-      (event) => this.#emit(options.onEvent, event),
-    );
+    const { settings, userIdleMs, maxUserConnections, remoteText, maxResultChars } =
+      gatewaySettings(
+        options,
+        (event) => this.#emit(options.onEvent, event),
+      );
     if (options.oauth !== undefined && typeof options.oauth?.attach !== "function") {
       throw new TypeError(
         'Cannot create McpGateway: "oauth" must be a McpOAuth (new McpOAuth({ … }))',
       );
     }
     this.#oauth = options.oauth;
+    this.maxResultChars = maxResultChars;
     this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = { ...settings, oauth: this.#oauth };
     this.#tools = new RemoteRoutedTools(remoteText);

@@ -125,7 +125,12 @@ export interface McpGatewayOptions {
    * where a connection's event stream does not outlive the request that opened it.
    */
   toolListTtlMs?: number;
-  /** Most characters of a result; longer ones keep head and tail. Default: 100000. */
+  /**
+   * The router's result budget of this gateway's results, in characters (`n` is `n / 4` tokens),
+   * where the router's own `resultBudget` gives none: a longer result keeps head and tail, and the
+   * whole is kept for `read_result`. The gateway itself passes results through whole, bounded in
+   * bytes by `maxResponseBytes` (HTTP) or the transport's message limit (stdio). Default: 100000.
+   */
   maxResultChars?: number;
   /** Most decoded bytes of a result's images, audio and blobs; more is left out. Default: 16 MiB. */
   maxMediaBytes?: number;

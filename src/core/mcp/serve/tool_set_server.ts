@@ -18,6 +18,7 @@ import {
 } from "./approval_elicitation.ts";
 import { callInRounds } from "./modern_call_rounds.ts";
 import { servedLinks, UpstreamFeatures } from "./upstream_features.ts";
+import { servedRunId } from "./_served_run_id.ts";
 
 /** The protocol era an SDK server instance serves (the serving entries know it). */
 export type ServedEra = "legacy" | "modern";
@@ -204,12 +205,14 @@ export class ToolSetServer implements AsyncDisposable {
         return errorResult((error as Error).message);
       }
       const listed = toolSet.names;
+      const runId = servedRunId(_meta, extra.sessionId);
       const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
       const options: CallOptions = {
         signal: extra.signal,
         timeoutMs: this.#options.timeoutMs,
         onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
         ...traceOf(_meta, extra.requestId),
+        runId,
         // The legacy era asks on this request's stream; the modern one asks in rounds instead
         // (callInRounds puts its own in place of this one).
         onElicitation: capability

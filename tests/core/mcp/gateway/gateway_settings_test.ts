@@ -2,10 +2,13 @@ import { assertEquals, assertThrows } from "@std/assert";
 import { gatewaySettings } from "../../../../src/core/mcp/gateway/gateway_settings.ts";
 
 Deno.test("gatewaySettings() applies the documented defaults", () => {
-  const { settings, userIdleMs, maxUserConnections } = gatewaySettings({}, () => {});
+  const { settings, userIdleMs, maxUserConnections, maxResultChars } = gatewaySettings(
+    {},
+    () => {},
+  );
   assertEquals(settings.requestTimeoutMs, 60_000);
   assertEquals(settings.connectTimeoutMs, 10_000);
-  assertEquals(settings.maxResultChars, 100_000);
+  assertEquals(maxResultChars, 100_000);
   assertEquals(settings.maxResponseBytes, 64 * 1024 * 1024);
   assertEquals(settings.reconnect, {
     initialDelayMs: 250,

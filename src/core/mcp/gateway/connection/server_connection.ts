@@ -48,8 +48,6 @@ export interface ConnectionSettings extends OpenClientSettings {
   maxTotalTimeoutMs?: number;
   /** Which calls carry a progress token (see `ProgressTokens`); default: `"auto"`. */
   progressTokens?: "auto" | "always";
-  /** Most characters of a result. */
-  maxResultChars: number;
   /** Most decoded bytes of a result's media. */
   maxMediaBytes?: number;
   /** Backoff: first delay, longest delay, factor, attempts per call. */
@@ -433,7 +431,6 @@ export class ServerConnection {
     const hardMs = ownTimeoutMs ?? this.#s.maxTotalTimeoutMs ?? 4 * timeoutMs;
     return Object.freeze({
       timeoutMs,
-      maxResultChars: this.#s.maxResultChars,
       maxMediaBytes: this.#s.maxMediaBytes,
       resetTimeoutOnProgress: hardMs > timeoutMs,
       maxTotalTimeoutMs: hardMs,
@@ -475,7 +472,6 @@ export class ServerConnection {
             { ...context, signal, onProgress },
             this.#withDefinition(toolName, {
               timeoutMs,
-              maxResultChars: this.#s.maxResultChars,
               maxMediaBytes: this.#s.maxMediaBytes,
               resetTimeoutOnProgress: extendable,
               maxTotalTimeoutMs: hardMs,
@@ -730,7 +726,7 @@ interface WithOutput {
 }
 
 type CallDefaults = Readonly<
-  & Required<Omit<McpCallOptions, "maxMediaBytes" | "toolDefinition">>
+  & Required<Omit<McpCallOptions, "maxResultChars" | "maxMediaBytes" | "toolDefinition">>
   & Pick<McpCallOptions, "maxMediaBytes" | "toolDefinition">
 >;
 

@@ -41,7 +41,6 @@ function select(
       connectTimeoutMs: 1000,
       maxResponseBytes: 100_000,
       requestTimeoutMs: 1000,
-      maxResultChars: 1000,
       reconnect: { initialDelayMs: 10_000, maxDelayMs: 10_000, factor: 2, attempts: 1 },
       emit: () => {},
       transportFactory,

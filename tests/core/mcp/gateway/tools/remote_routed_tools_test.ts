@@ -35,7 +35,6 @@ async function connected(id: string, tools: ListedTool[]) {
     connectTimeoutMs: 1000,
     maxResponseBytes: 100_000,
     requestTimeoutMs: 1000,
-    maxResultChars: 1000,
     reconnect: { initialDelayMs: 10, maxDelayMs: 10, factor: 2, attempts: 1 },
     emit: () => {},
     transportFactory: async () => {
