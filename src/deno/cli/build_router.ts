@@ -21,6 +21,7 @@ import { startupFilesInside, withStartupProtection } from "./startup_protection.
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { DeferredClients } from "./deferred_clients.ts";
+import { UPSTREAM_CLIENT } from "./upstream_client.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -143,7 +144,7 @@ export async function buildRouter(
       pinning: pins.pinning,
       oauth,
       // Upstream servers' questions during a call reach the serving client that made the call.
-      relayElicitation: true,
+      ...UPSTREAM_CLIENT,
     })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.

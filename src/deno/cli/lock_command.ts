@@ -12,6 +12,7 @@ import {
   type ToolLock,
 } from "./tool_lock.ts";
 import { UsageError } from "./usage_error.ts";
+import { UPSTREAM_CLIENT } from "./upstream_client.ts";
 
 /** What a withheld or changed tool's reason tells the reader to do, in CLI terms. */
 export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_FILE}`;
@@ -56,6 +57,8 @@ export async function lockCommand(
   const store = check ? await storeFromLock(existing!) : new MemoryStore();
   await using gateway = createDenoGateway({
     servers: config.mcpServers,
+    // Declared as serve declares it: a tool listed only to clients that elicit is locked too.
+    ...UPSTREAM_CLIENT,
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
   });
   for (const user of config.users) {

@@ -146,3 +146,70 @@ Deno.test("a lock whose readable definition does not match its hash is refused b
     await server.close();
   }
 });
+
+/**
+ * An upstream that lists `ask` only to clients that declare elicitation (as a server whose tool
+ * asks the user questions may), and records which kind of client each listing answered.
+ */
+async function elicitingUpstream() {
+  const listings: boolean[] = [];
+  const server = await startMcpTestServer({
+    tools: (mcp) => {
+      mcp.registerTool("plain", { description: "Plain" }, () => ({ content: [] }));
+      mcp.registerTool("ask", { description: "Asks the user" }, () => ({ content: [] }));
+      const tool = (name: string, description: string) => ({
+        name,
+        description,
+        inputSchema: { type: "object" as const, properties: {} },
+      });
+      mcp.server.setRequestHandler("tools/list", (request) => {
+        // The 2025 era declares it once at initialize; the 2026 era with each request.
+        const meta = request.params?._meta as Record<string, { elicitation?: unknown }> | undefined;
+        const elicits = mcp.server.getClientCapabilities()?.elicitation !== undefined ||
+          meta?.["io.modelcontextprotocol/clientCapabilities"]?.elicitation !== undefined;
+        listings.push(elicits);
+        return {
+          tools: [
+            tool("plain", "Plain"),
+            ...(elicits ? [tool("ask", "Asks the user")] : []),
+          ],
+        };
+      });
+    },
+  });
+  return { server, listings };
+}
+
+Deno.test("toolroute lock declares what serve declares: a tool listed only to clients that elicit is locked, and lock --check fails without it", async () => {
+  const { server, listings } = await elicitingUpstream();
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { docs: { url: server.url } },
+    });
+    const path = `${fixture.dir}/toolroute.lock`;
+    const config = ["--config", fixture.config];
+    // What serve lists (the same router as serve's).
+    const tools = await cli(["tools", "--json", ...config]);
+    const served = JSON.parse(tools.out).tools.map((t: { name: string }) => t.name).sort();
+    assertEquals(served, ["ask", "plain"], tools.err);
+
+    const written = await cli(["lock", ...config]);
+    assertEquals(written.code, 0, written.err);
+    // The server really tells clients apart, and lock was listed to as a client that elicits.
+    assert(listings.length >= 2 && listings.every((elicits) => elicits), String(listings));
+    const lock = JSON.parse(await Deno.readTextFile(path));
+    assertEquals(Object.keys(lock.servers.docs).sort(), served);
+    assertEquals((await cli(["lock", "--check", ...config])).code, 0);
+
+    // A lock without the tool serve would list (as lock wrote it before) fails the check.
+    delete lock.servers.docs.ask;
+    await Deno.writeTextFile(path, JSON.stringify(lock, null, 2));
+    const checked = await cli(["lock", "--check", ...config]);
+    assertEquals(checked.code, 1, checked.err);
+    assertMatch(checked.err, /drift: docs\/ask: .*is not pinned/);
+    assertStringIncludes(checked.err, "1 difference(s)");
+  } finally {
+    await server.close();
+  }
+});
