@@ -22,6 +22,7 @@ import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_works
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { DeferredClients } from "./deferred_clients.ts";
 import { UPSTREAM_CLIENT } from "./upstream_client.ts";
+import { ToolNamesFile, toolNamesPath } from "./tool_names_file.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -75,7 +76,8 @@ export interface BuildRouterOptions {
   /**
    * Where state shared by serve processes is kept (`serve --store`): pins when there is no lock
    * file, used approvals, grants, limit counts and OAuth tokens, with the approval secret they are
-   * signed with (`TOOLROUTE_APPROVAL_SECRET` when set). Default: memory.
+   * signed with (`TOOLROUTE_APPROVAL_SECRET` when set), and the servers' last known tool lists.
+   * Default: memory, and the tool lists in `toolroute.names.json` beside the config.
    */
   store?: KeyValueStore;
   /**
@@ -137,6 +139,9 @@ export async function buildRouter(
     ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: options.store })
     : undefined;
   const pins = await cliPinning(config, options.store);
+  const namesPath = toolNamesPath(config);
+  const names = options.store ??
+    (namesPath === undefined ? undefined : new ToolNamesFile(namesPath));
   const gateway = hasServers
     ? createDenoGateway({
       servers: config.mcpServers,
@@ -145,6 +150,8 @@ export async function buildRouter(
       oauth,
       // Upstream servers' questions during a call reach the serving client that made the call.
       ...UPSTREAM_CLIENT,
+      // Names as the last run gave them, so a server down at start renames no other's tool.
+      ...(names === undefined ? {} : { toolNames: { store: names } }),
     })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.
