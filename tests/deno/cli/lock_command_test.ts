@@ -92,7 +92,7 @@ Deno.test("toolroute lock refuses to write when a server is down, and --check wi
   assertStringIncludes(missing.err, 'run "toolroute lock" to write one');
   const down = await cli(["lock", ...config]);
   assertEquals(down.code, 1);
-  assertStringIncludes(down.err, 'cannot check "docs"');
+  assertStringIncludes(down.err, 'cannot reach "docs"');
   assertStringIncludes(down.err, "was not written");
   let exists = true;
   await Deno.stat(`${fixture.dir}/toolroute.lock`).catch(() => exists = false);
@@ -211,5 +211,52 @@ Deno.test("toolroute lock declares what serve declares: a tool listed only to cl
     assertStringIncludes(checked.err, "1 difference(s)");
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("toolroute lock and lock --check fail when a configured server is not reached, naming each and why", async () => {
+  const up = await upstream({ a: "A" });
+  const gone = await upstream({ b: "B" });
+  const mail = await upstream({ inbox: "Inbox" });
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { up: { url: up.server.url }, gone: { url: gone.server.url } },
+      users: {
+        TOOLROUTE_TEST_ALICE: { id: "alice", mcpServers: { mail: { url: mail.server.url } } },
+      },
+    });
+    const path = `${fixture.dir}/toolroute.lock`;
+    const config = ["--config", fixture.config];
+    const all = await cli(["lock", ...config]);
+    assertEquals(all.code, 0, all.err);
+    assertStringIncludes(all.err, "locked 3 tools");
+    const before = await Deno.readTextFile(path);
+
+    // Two of the three servers go away, one of them a user's.
+    await gone.server.close();
+    await mail.server.close();
+    const checked = await cli(["lock", "--check", ...config]);
+    assertEquals(checked.code, 1, checked.err);
+    assertMatch(checked.err, /cannot reach "gone": .+/);
+    assertMatch(checked.err, /cannot reach "mail" \(user "alice"\): .+/);
+    assert(!/cannot reach "up"/.test(checked.err), checked.err);
+    // A server not reached is not reported as having removed its tools.
+    assert(!/no longer offered/.test(checked.err), checked.err);
+    assertStringIncludes(checked.err, "2 of them servers not reached");
+
+    const written = await cli(["lock", ...config]);
+    assertEquals(written.code, 1, written.err);
+    assertMatch(written.err, /cannot reach "gone": .+/);
+    assertMatch(written.err, /cannot reach "mail" \(user "alice"\): .+/);
+    assertStringIncludes(
+      written.err,
+      "was not written: every configured server must answer (2 did not)",
+    );
+    assertEquals(await Deno.readTextFile(path), before, "the lock is left as it was");
+  } finally {
+    await up.server.close();
+    await gone.server.close();
+    await mail.server.close();
   }
 });
