@@ -1,6 +1,10 @@
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
 import { startMcpTestServer, type TestServer } from "../../_helpers/mcp_test_server.ts";
 import { cli, makeFixture } from "./_serve_process.ts";
+import { buildRouter } from "../../../src/deno/cli/build_router.ts";
+import { loadConfig } from "../../../src/deno/cli/load_config.ts";
+import type { McpGatewayEvent } from "../../../src/core/mcp/mod.ts";
+import { MemoryStore } from "../../../src/core/store/memory_store.ts";
 
 /** An upstream listing `search` (shared with the other server) and one tool of its own. */
 function upstream(own: string): Promise<TestServer> {
@@ -44,6 +48,95 @@ Deno.test("a restart with one server down renames no other server's tool: the la
     assertEquals(await listed(config), { b_search: "search", beta: "beta" });
     const kept = JSON.parse(await Deno.readTextFile(`${fixture.dir}/toolroute.names.json`));
     assertEquals(kept.servers, { a: ["search", "alpha"], b: ["search", "beta"] });
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+/** Serves a config once (as one start of `serve`) and returns the names and the gateway's events. */
+async function serveOnce(configPath: string, store?: MemoryStore) {
+  const events: McpGatewayEvent[] = [];
+  const config = await loadConfig(configPath);
+  let names: string[];
+  {
+    await using served = await buildRouter(config, {
+      onGatewayEvent: (event) => events.push(event),
+      ...(store === undefined ? {} : { store }),
+    });
+    names = [...(await served.expose()).names].sort();
+  }
+  return { names, events: events.filter((event) => event.type.startsWith("names_")) };
+}
+
+Deno.test("a corrupt or hostile toolroute.names.json is reported per server and rewritten, never a crash or a name for another server's tool", async () => {
+  const a = await upstream("alpha");
+  const b = await upstream("beta");
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { a: { url: a.url }, b: { url: b.url } },
+    });
+    const file = `${fixture.dir}/toolroute.names.json`;
+    await a.close();
+
+    // Not JSON: each server whose list is wanted says so; names follow the servers that answer.
+    await Deno.writeTextFile(file, "{ not json");
+    const garbled = await serveOnce(fixture.config);
+    assertEquals(garbled.names, ["beta", "search"]);
+    assertEquals(garbled.events.map((e) => [e.type, e.serverId]), [["names_ignored", "a"]]);
+    assertMatch(garbled.events[0].message!, /Cannot read ".*toolroute\.names\.json"/);
+    // Rewritten from what this start knew.
+    assertEquals(JSON.parse(await Deno.readTextFile(file)).servers, { b: ["search", "beta"] });
+
+    // Hostile entries: `a`'s list is not a list, an inherited key, another user's list, and `b`'s
+    // kept list claiming `a`'s qualified name.
+    await Deno.writeTextFile(
+      file,
+      `{"version":1,"servers":{"__proto__":["search"],"a":{"search":1},"b":["a_search","search"]},` +
+        `"users":{"bob":{"a":["search"]}}}`,
+    );
+    const hostile = await serveOnce(fixture.config);
+    // `b` answered: its own list wins; nothing claimed for `a` qualifies `b`'s search.
+    assertEquals(hostile.names, ["beta", "search"]);
+    assertEquals(hostile.events.map((e) => [e.type, e.serverId]), [["names_ignored", "a"]]);
+    assertMatch(hostile.events[0].message!, /not an array of strings/);
+
+    // A well-formed list for `a` (as a start with both up keeps it) makes `b`'s search qualified.
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ version: 1, servers: { a: ["search", "alpha"] }, users: {} }),
+    );
+    const kept = await serveOnce(fixture.config);
+    assertEquals(kept.names, ["b_search", "beta"]);
+    assertEquals(kept.events, []);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("with a store (serve --store), the last known tool lists are kept in the store, not beside the config", async () => {
+  const a = await upstream("alpha");
+  const b = await upstream("beta");
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { a: { url: a.url }, b: { url: b.url } },
+    });
+    const store = new MemoryStore();
+    assertEquals((await serveOnce(fixture.config, store)).names, [
+      "a_search",
+      "alpha",
+      "b_search",
+      "beta",
+    ]);
+    assertEquals(await store.get(["tool-names", "global", "a"]), ["search", "alpha"]);
+    await a.close();
+    assertEquals((await serveOnce(fixture.config, store)).names, ["b_search", "beta"]);
+    let exists = true;
+    await Deno.stat(`${fixture.dir}/toolroute.names.json`).catch(() => exists = false);
+    assert(!exists, "nothing written beside the config");
   } finally {
     await a.close();
     await b.close();
