@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { startMcpTestServer, type TestServer } from "../../_helpers/mcp_test_server.ts";
-import { cli, makeFixture } from "./_serve_process.ts";
+import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { buildRouter } from "../../../src/deno/cli/build_router.ts";
 import { loadConfig } from "../../../src/deno/cli/load_config.ts";
 import type { McpGatewayEvent } from "../../../src/core/mcp/mod.ts";
@@ -137,6 +138,42 @@ Deno.test("with a store (serve --store), the last known tool lists are kept in t
     let exists = true;
     await Deno.stat(`${fixture.dir}/toolroute.names.json`).catch(() => exists = false);
     assert(!exists, "nothing written beside the config");
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+/** The tool names one start of `serve --http` (exact flags) lists to an MCP client. */
+async function serveNames(config: string[]): Promise<{ names: string[]; log: string }> {
+  await using serve = await startHttpServe(
+    await exactFlags([...config, "--http", "127.0.0.1:0"]),
+    config,
+  );
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
+  const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+  await client.close();
+  assertEquals(await serve.stop(), 0);
+  return { names, log: serve.stderr() };
+}
+
+Deno.test("two serve processes with the exact flags: the second, started with a server down, serves the first's names", async () => {
+  const a = await upstream("alpha");
+  const b = await upstream("beta");
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { a: { url: a.url }, b: { url: b.url } },
+    });
+    const config = ["--config", fixture.config];
+    const first = await serveNames(config);
+    assertEquals(first.names, ["a_search", "alpha", "b_search", "beta"]);
+    await a.close();
+    const second = await serveNames(config);
+    assertEquals(second.names, ["b_search", "beta"]);
+    // The flags `toolroute flags` prints cover reading and writing the file.
+    assert(!/names (unsaved|ignored)/.test(first.log + second.log), first.log + second.log);
   } finally {
     await a.close();
     await b.close();
