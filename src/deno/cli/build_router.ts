@@ -108,6 +108,12 @@ export async function buildRouter(
   config: ToolrouteConfig,
   options: BuildRouterOptions = {},
 ): Promise<ServedRouter> {
+  // The last known tool lists (without a store: beside the config) exist before the start-up
+  // files are computed, so serve's own first write is not taken for a planted file.
+  const namesPath = options.store === undefined ? toolNamesPath(config) : undefined;
+  const names = options.store ??
+    (namesPath === undefined ? undefined : new ToolNamesFile(namesPath));
+  if (names instanceof ToolNamesFile) await names.create();
   // What the next start runs or reads as config, computed before any module runs: the tools
   // must not be able to rewrite it (RT-2).
   const startup = await startupFiles(config, { cwd: readableCwd() });
@@ -139,9 +145,6 @@ export async function buildRouter(
     ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: options.store })
     : undefined;
   const pins = await cliPinning(config, options.store);
-  const namesPath = toolNamesPath(config);
-  const names = options.store ??
-    (namesPath === undefined ? undefined : new ToolNamesFile(namesPath));
   const gateway = hasServers
     ? createDenoGateway({
       servers: config.mcpServers,

@@ -99,6 +99,20 @@ export class ToolNamesFile implements ToolNamesStore {
     return write;
   }
 
+  /**
+   * Creates the file (empty) when it does not exist, before the start-up files are computed: a
+   * protected file at a fixed place that appears during the session is taken for one a command
+   * planted (and renamed aside), so it must exist from the start. A file that cannot be created
+   * is left to the first write, which reports it.
+   */
+  async create(): Promise<void> {
+    try {
+      await Deno.writeTextFile(this.#path, format(empty()), { createNew: true });
+    } catch {
+      // Exists already, or not permitted: the gateway reports a write that fails.
+    }
+  }
+
   #read(): Promise<Lists> {
     return this.#lists ??= this.#load();
   }

@@ -6,6 +6,7 @@ import { buildRouter } from "../../../src/deno/cli/build_router.ts";
 import { loadConfig } from "../../../src/deno/cli/load_config.ts";
 import type { McpGatewayEvent } from "../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../src/core/store/memory_store.ts";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 /** An upstream listing `search` (shared with the other server) and one tool of its own. */
 function upstream(own: string): Promise<TestServer> {
@@ -178,4 +179,69 @@ Deno.test("two serve processes with the exact flags: the second, started with a 
     await a.close();
     await b.close();
   }
+});
+
+Deno.test({
+  name:
+    "the names file in the workspace is serve's own: the tools cannot rewrite it, and serve's writes are not taken for a planted file",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const a = await upstream("alpha");
+    const b = await upstream("beta");
+    try {
+      await using fixture = await makeFixture({
+        workspace: ".",
+        bash: { sandbox: "bwrap" },
+        expose: { builtins: ["write_file", "bash"] },
+        mcpServers: { a: { url: a.url }, b: { url: b.url } },
+      });
+      const file = `${fixture.dir}/toolroute.names.json`;
+      // Both servers are down at start: nothing to keep yet when the first command runs.
+      await a.close();
+      await b.close();
+      await using served = await buildRouter(await loadConfig(fixture.config));
+      // Created at start, before the start-up files were computed: protected like the lock.
+      assert(served.startupFiles.includes(file), served.startupFiles.join(", "));
+      const first = await served.expose();
+      assertMatch((await first.call("bash", { command: "echo first" })).text, /first/);
+      // The servers come up: serve writes their lists after the sandbox's first walk.
+      await a.restart();
+      await b.restart();
+      let tools = await served.expose();
+      for (let i = 0; i < 50 && !tools.names.includes("b_search"); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        tools = await served.expose();
+      }
+      assert(tools.names.includes("b_search"), tools.names.join(", "));
+      // Kept in the background: wait until the file has both lists.
+      const listed = async () => {
+        try {
+          return JSON.parse(await Deno.readTextFile(file)).servers?.b !== undefined;
+        } catch {
+          return false; // not written yet, or being written
+        }
+      };
+      for (let i = 0; i < 100 && !(await listed()); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const written = await tools.call("write_file", {
+        path: "toolroute.names.json",
+        content: '{"version":1,"servers":{"a":[]}}',
+      });
+      assertEquals(written.code, "permission_denied", written.text);
+      const bash = await tools.call("bash", {
+        command: `echo '{"version":1,"servers":{}}' > toolroute.names.json; echo tried`,
+      });
+      assertMatch(bash.text, /tried/, "the command ran");
+      assertMatch(bash.text, /Read-only file system/);
+      // Serve's own writes (after the first walk) stay where they are, with the lists.
+      const kept = JSON.parse(await Deno.readTextFile(file));
+      assertEquals(kept.servers, { a: ["search", "alpha"], b: ["search", "beta"] });
+      const aside = [...Deno.readDirSync(fixture.dir)].filter((e) => e.name.includes("disabled"));
+      assertEquals(aside, []);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  },
 });
