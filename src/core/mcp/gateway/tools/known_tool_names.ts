@@ -34,8 +34,8 @@ export class KnownToolNames {
   #store?: ToolNamesStore;
   #maxChars: number;
   #emit: (event: McpGatewayEvent) => void;
-  /** Servers (tier and id) whose kept list was read, or is being read. */
-  #restored = new Set<string>();
+  /** Per tier, the servers whose kept list was read (or is being read), or that answered. */
+  #restored = new Map<string, Set<string>>();
   /** The writes in flight, in order (a later list of a server is never overwritten by an earlier). */
   #writes: Promise<void> = Promise.resolve();
 
@@ -62,7 +62,7 @@ export class KnownToolNames {
    */
   update(tier: string, serverId: string, names: readonly string[]): void {
     // Listed now: a kept list read later must not replace this one.
-    this.#restored.add(`${tier}\u0000${serverId}`);
+    this.#restoredOf(tier).add(serverId);
     if (!this.#set(tier, serverId, names)) return;
     const store = this.#store;
     if (store === undefined) return;
@@ -91,10 +91,10 @@ export class KnownToolNames {
     const store = this.#store;
     if (store === undefined) return;
     const reads: Promise<void>[] = [];
+    const restored = this.#restoredOf(tier);
     for (const serverId of serverIds) {
-      const seen = `${tier}\u0000${serverId}`;
-      if (this.#restored.has(seen)) continue;
-      this.#restored.add(seen);
+      if (restored.has(serverId)) continue;
+      restored.add(serverId);
       reads.push((async () => {
         let value: unknown;
         try {
@@ -121,12 +121,14 @@ export class KnownToolNames {
 
   /**
    * Forgets one server's list, or a whole tier's, when servers are removed from the configuration.
-   * (A kept list stays in the store: it is read again only for a server configured again.)
+   * (A kept list stays in the store: it is read again for a server configured again.)
    *
    * @param tier The tier key.
    * @param serverId The server id; every server of the tier when absent.
    */
   forget(tier: string, serverId?: string): void {
+    if (serverId === undefined) this.#restored.delete(tier);
+    else this.#restored.get(tier)?.delete(serverId);
     const lists = this.#tiers.get(tier);
     if (lists === undefined) return;
     if (serverId === undefined) this.#tiers.delete(tier);
@@ -150,6 +152,12 @@ export class KnownToolNames {
       if (toolNames !== undefined) out.push({ serverId, toolNames });
     }
     return out;
+  }
+
+  #restoredOf(tier: string): Set<string> {
+    let restored = this.#restored.get(tier);
+    if (restored === undefined) this.#restored.set(tier, restored = new Set());
+    return restored;
   }
 
   /** Sets a list in memory; returns whether it changed. */
