@@ -21,6 +21,8 @@ import { startupFilesInside, withStartupProtection } from "./startup_protection.
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { DeferredClients } from "./deferred_clients.ts";
+import { UPSTREAM_CLIENT } from "./upstream_client.ts";
+import { ToolNamesFile, toolNamesPath } from "./tool_names_file.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -74,7 +76,8 @@ export interface BuildRouterOptions {
   /**
    * Where state shared by serve processes is kept (`serve --store`): pins when there is no lock
    * file, used approvals, grants, limit counts and OAuth tokens, with the approval secret they are
-   * signed with (`TOOLROUTE_APPROVAL_SECRET` when set). Default: memory.
+   * signed with (`TOOLROUTE_APPROVAL_SECRET` when set), and the servers' last known tool lists.
+   * Default: memory, and the tool lists in `toolroute.names.json` beside the config.
    */
   store?: KeyValueStore;
   /**
@@ -105,6 +108,12 @@ export async function buildRouter(
   config: ToolrouteConfig,
   options: BuildRouterOptions = {},
 ): Promise<ServedRouter> {
+  // The last known tool lists (without a store: beside the config) exist before the start-up
+  // files are computed, so serve's own first write is not taken for a planted file.
+  const namesPath = options.store === undefined ? toolNamesPath(config) : undefined;
+  const names = options.store ??
+    (namesPath === undefined ? undefined : new ToolNamesFile(namesPath));
+  if (names instanceof ToolNamesFile) await names.create();
   // What the next start runs or reads as config, computed before any module runs: the tools
   // must not be able to rewrite it (RT-2).
   const startup = await startupFiles(config, { cwd: readableCwd() });
@@ -143,7 +152,9 @@ export async function buildRouter(
       pinning: pins.pinning,
       oauth,
       // Upstream servers' questions during a call reach the serving client that made the call.
-      relayElicitation: true,
+      ...UPSTREAM_CLIENT,
+      // Names as the last run gave them, so a server down at start renames no other's tool.
+      ...(names === undefined ? {} : { toolNames: { store: names } }),
     })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.

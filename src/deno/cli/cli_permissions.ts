@@ -7,6 +7,7 @@ import { requiredPermissions } from "../builtins/permissions/required_permission
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
+import { toolNamesPath } from "./tool_names_file.ts";
 import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
 import { servedContexts } from "./user_workspace.ts";
@@ -15,7 +16,10 @@ import { servedContexts } from "./user_workspace.ts";
 export interface CliPermissions {
   /** Paths read: workspace, read-only roots, the config file, the modules. */
   read: string[];
-  /** Paths written: the workspace, `toolroute.lock` (for `lock`), the audit and store files. */
+  /**
+   * Paths written: the workspace, `toolroute.lock` (for `lock`), the audit and store files, and
+   * without a store `toolroute.names.json` (the last known tool lists).
+   */
   write: string[];
   /** Programs run: bash (and bwrap), stdio MCP server commands. */
   run: string[];
@@ -65,8 +69,17 @@ export function cliPermissions(
   };
   const read = [...base.read];
   const write = [...base.write];
+  // Without a store, the servers' last known tool lists are kept in a file beside the config.
+  const names = options.store === undefined ? toolNamesPath(config) : undefined;
   for (
-    const path of [config.path, ...config.modules, lockPath(config), options.audit, options.store]
+    const path of [
+      config.path,
+      ...config.modules,
+      lockPath(config),
+      names,
+      options.audit,
+      options.store,
+    ]
   ) {
     if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
   }
@@ -100,7 +113,7 @@ export function cliPermissions(
   }
   // The lock is written too, so that one set of flags runs `lock` as well as `serve`, `tools`
   // and `call` (the tools cannot write it: it is a protected path when inside the workspace).
-  for (const path of [options.audit, options.store, lockPath(config)]) {
+  for (const path of [options.audit, options.store, lockPath(config), names]) {
     if (path !== undefined && !write.some((root) => inside(root, path))) write.push(path);
   }
   return {

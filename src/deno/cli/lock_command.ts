@@ -12,6 +12,7 @@ import {
   type ToolLock,
 } from "./tool_lock.ts";
 import { UsageError } from "./usage_error.ts";
+import { UPSTREAM_CLIENT } from "./upstream_client.ts";
 
 /** What a withheld or changed tool's reason tells the reader to do, in CLI terms. */
 export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_FILE}`;
@@ -56,6 +57,8 @@ export async function lockCommand(
   const store = check ? await storeFromLock(existing!) : new MemoryStore();
   await using gateway = createDenoGateway({
     servers: config.mcpServers,
+    // Declared as serve declares it: a tool listed only to clients that elicit is locked too.
+    ...UPSTREAM_CLIENT,
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
   });
   for (const user of config.users) {
@@ -65,6 +68,9 @@ export async function lockCommand(
   }
   const seen = new Set<string>();
   const missing: MissingTool[] = [];
+  // Every configured server must answer: a server not reached is named, with its user and why.
+  const unreachable: string[] = [];
+  const down = new Set<string>();
   const collect = (
     resolution: {
       user: { origin: string }[];
@@ -76,6 +82,12 @@ export async function lockCommand(
     for (const tool of resolution.global) seen.add(`global/${tool.origin}`);
     for (const tool of resolution.user) seen.add(`user/${userId}/${tool.origin}`);
     for (const entry of resolution.missing) {
+      if (!entry.name.includes("/")) {
+        const whose = userId === undefined ? "" : ` (user "${userId}")`;
+        unreachable.push(`cannot reach "${entry.name}"${whose}: ${entry.reason}`);
+        down.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
+        continue;
+      }
       missing.push(entry);
       seen.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
     }
@@ -87,13 +99,12 @@ export async function lockCommand(
       collect(await gateway.resolve({ serverIds: ids, userId: user.id }), user.id);
     }
   }
-  const unreachable = missing.filter((entry) => !entry.name.includes("/"));
-  for (const entry of unreachable) {
-    io.err(`toolroute: cannot check "${entry.name}": ${entry.reason}`);
-  }
+  for (const line of unreachable) io.err(`toolroute: ${line}`);
   if (!check) {
     if (unreachable.length > 0) {
-      io.err(`toolroute: "${path}" was not written: every server must answer`);
+      io.err(
+        `toolroute: "${path}" was not written: every configured server must answer (${unreachable.length} did not)`,
+      );
       return 1;
     }
     const lock = await lockFromStore(store);
@@ -101,23 +112,32 @@ export async function lockCommand(
     io.err(`toolroute: locked ${count(lock)} tools in "${path}"${changes(existing, lock)}`);
     return 0;
   }
-  const drift = missing.filter((entry) => entry.name.includes("/"));
+  const drift = missing;
   for (const entry of drift) io.err(`toolroute: drift: ${entry.name}: ${entry.reason}`);
-  const removed = [...origins(existing!)].filter((origin) => !seen.has(origin));
+  // The tools of a server not reached are not known to be gone: it is reported above instead.
+  const removed = [...origins(existing!)].filter((origin) =>
+    !seen.has(origin) && !down.has(serverOf(origin))
+  );
   for (const origin of removed) {
     io.err(`toolroute: drift: ${origin.replace(/^global\//, "")}: locked but no longer offered`);
   }
   const failed = drift.length + removed.length + unreachable.length;
   if (failed > 0) {
     io.err(
-      `toolroute: ${failed} difference(s) from "${path}"; ${
-        LOCK_HINT.replace(/^review it/, "review them")
-      }`,
+      `toolroute: ${failed} difference(s) from "${path}"${
+        unreachable.length > 0 ? `, ${unreachable.length} of them servers not reached` : ""
+      }; ${LOCK_HINT.replace(/^review it/, "review them")}`,
     );
     return 1;
   }
   io.err(`toolroute: all ${count(existing!)} tools match "${path}"`);
   return 0;
+}
+
+/** `global/<server>` or `user/<user>/<server>` of a locked tool's origin. */
+function serverOf(origin: string): string {
+  const parts = origin.split("/");
+  return parts.slice(0, parts[0] === "global" ? 2 : 3).join("/");
 }
 
 function origins(lock: ToolLock): Set<string> {

@@ -3,6 +3,7 @@ import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { LOCK_FILE } from "./tool_lock.ts";
+import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
 
 /** What `serve` executes or reads as configuration at its next start. */
 export interface StartupFiles {
@@ -38,7 +39,7 @@ const SPECIFIERS = [
 /**
  * Computes what `serve` executes or reads as configuration at its next start, so the tools can be
  * kept from rewriting it: the config file; the tool lock beside it (`toolroute.lock`, also when
- * absent: one created later would be read); each module and its whole local import graph (parsed:
+ * absent: one created later would be read) and the kept tool names (`toolroute.names.json`); each module and its whole local import graph (parsed:
  * static and literal dynamic imports, `new URL(…, import.meta.url)`, references, bare specifiers
  * through the import map); the Deno configuration Deno discovers from the current directory and
  * from each module's directory upwards (`deno.json`, `deno.jsonc`, `package.json`, `deno.lock`, the
@@ -75,6 +76,10 @@ export async function startupFiles(
     // would be read at the next start).
     const lock = join(dirname(config.path), LOCK_FILE);
     (await isFile(lock) ? files : candidates).add(lock);
+    // The kept tool lists decide how the next start names tools: a tool that could rewrite them
+    // could make names move.
+    const names = join(dirname(config.path), TOOL_NAMES_FILE);
+    (await isFile(names) ? files : candidates).add(names);
   }
   const seenDirs = new Set<string>();
   const visitDir = async (start: string) => {

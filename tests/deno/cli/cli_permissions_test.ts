@@ -105,11 +105,11 @@ const mcpOnly = resolveConfig(
 );
 
 Deno.test("cliPermissions() of a config with only mcpServers needs no workspace access", () => {
-  // The tool lock file beside the config is read (pinning) and written (`toolroute lock`),
-  // nothing of the folder else.
+  // The tool lock file beside the config is read (pinning) and written (`toolroute lock`), and so
+  // are the last known tool lists (names across restarts); nothing of the folder else.
   assertEquals(cliDenoFlags(cliPermissions(mcpOnly)), [
-    "--allow-read=/home/u/.config/mcp.json,/home/u/.config/toolroute.lock",
-    "--allow-write=/home/u/.config/toolroute.lock",
+    "--allow-read=/home/u/.config/mcp.json,/home/u/.config/toolroute.lock,/home/u/.config/toolroute.names.json",
+    "--allow-write=/home/u/.config/toolroute.lock,/home/u/.config/toolroute.names.json",
     "--allow-net=127.0.0.1:9000",
     "--no-prompt",
   ]);
@@ -118,8 +118,12 @@ Deno.test("cliPermissions() of a config with only mcpServers needs no workspace 
 Deno.test({
   name: "checkCliPermissions() of a config with only mcpServers calls a workspace write excess",
   permissions: {
-    read: ["/home/u/.config/mcp.json", "/home/u/.config/toolroute.lock"],
-    write: ["/home/u/.config"], // covers the lock, and the folder beyond it
+    read: [
+      "/home/u/.config/mcp.json",
+      "/home/u/.config/toolroute.lock",
+      "/home/u/.config/toolroute.names.json",
+    ],
+    write: ["/home/u/.config"], // covers the lock and the names, and the folder beyond it
 
     net: ["127.0.0.1:9000"],
   },

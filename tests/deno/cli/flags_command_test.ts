@@ -48,9 +48,14 @@ Deno.test({
     const { out, io } = capture();
     assertEquals(await flagsCommand({ config: fixture.config }, io), 0);
     assertEquals(out[0].split(" "), [
-      `--allow-read=${fixture.workspace},${fixture.config},${lockBeside(fixture.config)}`,
-      // The lock is written by `toolroute lock`: the same flags run it.
-      `--allow-write=${fixture.workspace},${lockBeside(fixture.config)}`,
+      `--allow-read=${fixture.workspace},${fixture.config},${lockBeside(fixture.config)},${
+        namesBeside(fixture.config)
+      }`,
+      // The lock is written by `toolroute lock`: the same flags run it. The last known tool lists
+      // are kept beside it (names across restarts).
+      `--allow-write=${fixture.workspace},${lockBeside(fixture.config)},${
+        namesBeside(fixture.config)
+      }`,
       "--allow-run=bash",
       "--allow-env=PATH,TOOLROUTE_TEST_UNSET_TOKEN",
       "--allow-net=127.0.0.1:9000",
@@ -87,4 +92,9 @@ Deno.test("flagsCommand() throws a UsageError for a bad address or a missing con
 /** The tool lock file beside a config: read too when the config has remote servers. */
 function lockBeside(config: string): string {
   return config.replace(/[^/]+$/, "toolroute.lock");
+}
+
+/** The last known tool lists beside a config: read and written with remote servers, no store. */
+function namesBeside(config: string): string {
+  return config.replace(/[^/]+$/, "toolroute.names.json");
 }

@@ -92,7 +92,7 @@ Deno.test("toolroute lock refuses to write when a server is down, and --check wi
   assertStringIncludes(missing.err, 'run "toolroute lock" to write one');
   const down = await cli(["lock", ...config]);
   assertEquals(down.code, 1);
-  assertStringIncludes(down.err, 'cannot check "docs"');
+  assertStringIncludes(down.err, 'cannot reach "docs"');
   assertStringIncludes(down.err, "was not written");
   let exists = true;
   await Deno.stat(`${fixture.dir}/toolroute.lock`).catch(() => exists = false);
@@ -144,5 +144,119 @@ Deno.test("a lock whose readable definition does not match its hash is refused b
     assertEquals((await cli(["lock", "--check", ...config])).code, 0);
   } finally {
     await server.close();
+  }
+});
+
+/**
+ * An upstream that lists `ask` only to clients that declare elicitation (as a server whose tool
+ * asks the user questions may), and records which kind of client each listing answered.
+ */
+async function elicitingUpstream() {
+  const listings: boolean[] = [];
+  const server = await startMcpTestServer({
+    tools: (mcp) => {
+      mcp.registerTool("plain", { description: "Plain" }, () => ({ content: [] }));
+      mcp.registerTool("ask", { description: "Asks the user" }, () => ({ content: [] }));
+      const tool = (name: string, description: string) => ({
+        name,
+        description,
+        inputSchema: { type: "object" as const, properties: {} },
+      });
+      mcp.server.setRequestHandler("tools/list", (request) => {
+        // The 2025 era declares it once at initialize; the 2026 era with each request.
+        const meta = request.params?._meta as Record<string, { elicitation?: unknown }> | undefined;
+        const elicits = mcp.server.getClientCapabilities()?.elicitation !== undefined ||
+          meta?.["io.modelcontextprotocol/clientCapabilities"]?.elicitation !== undefined;
+        listings.push(elicits);
+        return {
+          tools: [
+            tool("plain", "Plain"),
+            ...(elicits ? [tool("ask", "Asks the user")] : []),
+          ],
+        };
+      });
+    },
+  });
+  return { server, listings };
+}
+
+Deno.test("toolroute lock declares what serve declares: a tool listed only to clients that elicit is locked, and lock --check fails without it", async () => {
+  const { server, listings } = await elicitingUpstream();
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { docs: { url: server.url } },
+    });
+    const path = `${fixture.dir}/toolroute.lock`;
+    const config = ["--config", fixture.config];
+    // What serve lists (the same router as serve's).
+    const tools = await cli(["tools", "--json", ...config]);
+    const served = JSON.parse(tools.out).tools.map((t: { name: string }) => t.name).sort();
+    assertEquals(served, ["ask", "plain"], tools.err);
+
+    const written = await cli(["lock", ...config]);
+    assertEquals(written.code, 0, written.err);
+    // The server really tells clients apart, and lock was listed to as a client that elicits.
+    assert(listings.length >= 2 && listings.every((elicits) => elicits), String(listings));
+    const lock = JSON.parse(await Deno.readTextFile(path));
+    assertEquals(Object.keys(lock.servers.docs).sort(), served);
+    assertEquals((await cli(["lock", "--check", ...config])).code, 0);
+
+    // A lock without the tool serve would list (as lock wrote it before) fails the check.
+    delete lock.servers.docs.ask;
+    await Deno.writeTextFile(path, JSON.stringify(lock, null, 2));
+    const checked = await cli(["lock", "--check", ...config]);
+    assertEquals(checked.code, 1, checked.err);
+    assertMatch(checked.err, /drift: docs\/ask: .*is not pinned/);
+    assertStringIncludes(checked.err, "1 difference(s)");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("toolroute lock and lock --check fail when a configured server is not reached, naming each and why", async () => {
+  const up = await upstream({ a: "A" });
+  const gone = await upstream({ b: "B" });
+  const mail = await upstream({ inbox: "Inbox" });
+  try {
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: { up: { url: up.server.url }, gone: { url: gone.server.url } },
+      users: {
+        TOOLROUTE_TEST_ALICE: { id: "alice", mcpServers: { mail: { url: mail.server.url } } },
+      },
+    });
+    const path = `${fixture.dir}/toolroute.lock`;
+    const config = ["--config", fixture.config];
+    const all = await cli(["lock", ...config]);
+    assertEquals(all.code, 0, all.err);
+    assertStringIncludes(all.err, "locked 3 tools");
+    const before = await Deno.readTextFile(path);
+
+    // Two of the three servers go away, one of them a user's.
+    await gone.server.close();
+    await mail.server.close();
+    const checked = await cli(["lock", "--check", ...config]);
+    assertEquals(checked.code, 1, checked.err);
+    assertMatch(checked.err, /cannot reach "gone": .+/);
+    assertMatch(checked.err, /cannot reach "mail" \(user "alice"\): .+/);
+    assert(!/cannot reach "up"/.test(checked.err), checked.err);
+    // A server not reached is not reported as having removed its tools.
+    assert(!/no longer offered/.test(checked.err), checked.err);
+    assertStringIncludes(checked.err, "2 of them servers not reached");
+
+    const written = await cli(["lock", ...config]);
+    assertEquals(written.code, 1, written.err);
+    assertMatch(written.err, /cannot reach "gone": .+/);
+    assertMatch(written.err, /cannot reach "mail" \(user "alice"\): .+/);
+    assertStringIncludes(
+      written.err,
+      "was not written: every configured server must answer (2 did not)",
+    );
+    assertEquals(await Deno.readTextFile(path), before, "the lock is left as it was");
+  } finally {
+    await up.server.close();
+    await gone.server.close();
+    await mail.server.close();
   }
 });

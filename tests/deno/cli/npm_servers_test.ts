@@ -57,10 +57,10 @@ Deno.test({
     );
     const flags = await exactFlags(["--config", config, "--http", "127.0.0.1:0"]);
     // An mcp.json asks for no built-in: no write access to its folder, only to its lock file
-    // (so that the same flags run `toolroute lock`).
+    // (so that the same flags run `toolroute lock`) and to the servers' last known tool lists.
     assertEquals(
       flags.filter((flag) => flag.startsWith("--allow-write")),
-      [`--allow-write=${dir}/toolroute.lock`],
+      [`--allow-write=${dir}/toolroute.lock,${dir}/toolroute.names.json`],
       flags.join(" "),
     );
     const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;

@@ -119,8 +119,12 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
   ]);
   assertEquals(code, 0);
   assertEquals(out.split(" "), [
-    `--allow-read=${fixture.workspace},/usr/share,${fixture.config},${lockBeside(fixture.config)}`,
-    `--allow-write=${fixture.workspace},${lockBeside(fixture.config)}`,
+    `--allow-read=${fixture.workspace},/usr/share,${fixture.config},${lockBeside(fixture.config)},${
+      namesBeside(fixture.config)
+    }`,
+    `--allow-write=${fixture.workspace},${lockBeside(fixture.config)},${
+      namesBeside(fixture.config)
+    }`,
     "--allow-run=bash,bwrap",
     "--allow-env=PATH,REMOTE_TOKEN,TOOLROUTE_TOKEN",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
@@ -154,3 +158,8 @@ Deno.test("runCli() exits 2 for --workspace / unless the config allows broad roo
   assertEquals(refused.code, 2);
   assertStringIncludes(refused.err, "too broad to write");
 });
+
+/** The last known tool lists beside a config (read and written with remote servers). */
+function namesBeside(config: string): string {
+  return config.replace(/[^/]+$/, "toolroute.names.json");
+}

@@ -12,7 +12,7 @@ import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { ToolError } from "../../tool_error.ts";
-import { KnownToolNames } from "./tools/known_tool_names.ts";
+import { KnownToolNames, type ToolNamesStore } from "./tools/known_tool_names.ts";
 import {
   type ConnectionLookup,
   type RemoteCallee,
@@ -93,7 +93,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #users: UserServers;
   #tools: RemoteRoutedTools;
   #oauth?: McpOAuth;
-  #known = new KnownToolNames();
+  #known: KnownToolNames;
   #globalLookup: ConnectionLookup = {
     connection: (id) =>
       this.#oauth?.authorizesPerUser(id) && this.#global.has(id)
@@ -128,6 +128,11 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = { ...settings, oauth: this.#oauth };
     this.#tools = new RemoteRoutedTools(remoteText);
+    this.#known = new KnownToolNames({
+      store: toolNamesStore(options.toolNames),
+      maxChars: remoteText.maxToolListChars,
+      emit: this.#settings.emit,
+    });
     this.#users = new UserServers({
       idleMs: userIdleMs,
       maxConnections: maxUserConnections,
@@ -306,6 +311,11 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     for (const { id, connection } of connected.global) {
       known.update("global", id, connection.tools.map((tool) => tool.name));
     }
+    // Servers that have not answered in this process name as the last run saw them.
+    await Promise.all([
+      known.restore("global", this.#global.keys()),
+      userId === undefined ? undefined : known.restore(userTier(userId), this.#users.ids(userId)),
+    ]);
     const { user, global, missing: withheld, cacheSuffix } = await pinSelected(
       this.#pins,
       connected,
@@ -494,6 +504,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const global = [...this.#global.values()];
     this.#global.clear();
     await Promise.allSettled([...global.map((c) => c.close()), this.#users.close()]);
+    await this.#known.settled();
   }
 
   /** Same as {@linkcode McpGateway#close}, for `await using`. */
@@ -633,6 +644,18 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       // An observer's failure must not change the gateway.
     }
   }
+}
+
+/** The `toolNames` option's store, checked. */
+function toolNamesStore(option: McpGatewayOptions["toolNames"]): ToolNamesStore | undefined {
+  if (option === undefined) return undefined;
+  const store = option?.store;
+  if (typeof store?.get !== "function" || typeof store?.set !== "function") {
+    throw new TypeError(
+      'Cannot create McpGateway: "toolNames.store" needs get and set; pass a KeyValueStore such as MemoryStore',
+    );
+  }
+  return store;
 }
 
 /** The tier key of a user's own servers. */

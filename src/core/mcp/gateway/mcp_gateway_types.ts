@@ -2,6 +2,7 @@ import type { McpServerConfig } from "../mcp_server_config.ts";
 import type { McpJsonSchemaValidator, McpTransportFactory } from "../mcp_transport.ts";
 import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import type { PinningOptions } from "./pin_store.ts";
+import type { KeyValueStore } from "../../store/key_value_store.ts";
 
 /** How a broken connection is retried: exponential backoff between attempts. */
 export interface McpReconnectOptions {
@@ -53,6 +54,8 @@ export interface McpGatewayEvent {
    * - `closed`: a connection was closed (`reason`: `close`, `idle`, `evicted`, `removed`).
    * - `tool_withheld`: a tool's definition differs from its pin (`tool`; `message` says how).
    * - `tools_accepted`: `acceptToolChanges` re-pinned a server (`tools`: how many pins changed).
+   * - `names_ignored`: a server's tool list kept by `toolNames` was not used (`message`: why).
+   * - `names_unsaved`: a server's tool list could not be kept by `toolNames` (`message`: why).
    */
   type:
     | "connected"
@@ -61,7 +64,9 @@ export interface McpGatewayEvent {
     | "tools_changed"
     | "closed"
     | "tool_withheld"
-    | "tools_accepted";
+    | "tools_accepted"
+    | "names_ignored"
+    | "names_unsaved";
   /** The server id. */
   serverId: string;
   /** The user, for a per-user server. */
@@ -204,4 +209,13 @@ export interface McpGatewayOptions {
    * user only. `false` turns it off. Default: on, pins kept in memory.
    */
   pinning?: boolean | PinningOptions;
+  /**
+   * Keeps each server's last known tool list in `store` (under `["tool-names", …]`), so names
+   * outlive the process: after a restart, a server that is down (or not selected yet) still
+   * takes part in naming with the list the last run saw, and no other server's tool is renamed.
+   * A kept list only stands in for a server that has not answered yet (its current list always
+   * wins), and one that is malformed or too long is ignored with a `names_ignored` event.
+   * Default: lists kept in memory only.
+   */
+  toolNames?: { store: Pick<KeyValueStore, "get" | "set"> };
 }

@@ -1,13 +1,52 @@
+import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
 import type { ServerToolNames } from "./remote_tool_names.ts";
+
+/** Where the last known tool lists are kept past the process (`McpGatewayOptions.toolNames`). */
+export type ToolNamesStore = Pick<KeyValueStore, "get" | "set">;
+
+/** Options of {@linkcode KnownToolNames}. */
+export interface KnownToolNamesOptions {
+  /** Keeps each server's last known list, so a restart names tools as the last run did. */
+  store?: ToolNamesStore;
+  /** Most characters (as JSON) of one kept list; a longer one is ignored. Default: 262144. */
+  maxChars?: number;
+  /** Receives `names_ignored` (a kept list not used) and `names_unsaved` (a list not kept). */
+  emit?: (event: McpGatewayEvent) => void;
+}
 
 /**
  * The last known tool names of every server of each tier (the global servers, each user's own),
  * kept while a server is down, so exposed names depend on the configuration and these lists,
- * never on which servers answer right now.
+ * never on which servers answer right now. With a store, the lists outlive the process: a server
+ * down at start takes part in naming with the list the last run saw.
+ *
+ * A kept list only ever stands in for a server that has not answered in this process: a server's
+ * own current list always replaces it, so a kept list can reserve names for a server that is
+ * down, never lead a name to another server's tool.
+ *
+ * Tiers are `"global"` and `"user\u0000" + userId`; they are kept under
+ * `["tool-names", "global", serverId]` and `["tool-names", "user", userId, serverId]`.
  */
 export class KnownToolNames {
   #tiers = new Map<string, Map<string, readonly string[]>>();
   #version = 0;
+  #store?: ToolNamesStore;
+  #maxChars: number;
+  #emit: (event: McpGatewayEvent) => void;
+  /** Per tier, the servers whose kept list was read (or is being read), or that answered. */
+  #restored = new Map<string, Set<string>>();
+  /** The writes in flight, in order (a later list of a server is never overwritten by an earlier). */
+  #writes: Promise<void> = Promise.resolve();
+
+  /**
+   * @param options The store the lists are kept in, the bound of a kept list, the events.
+   */
+  constructor(options: KnownToolNamesOptions = {}) {
+    this.#store = options.store;
+    this.#maxChars = options.maxChars ?? 262_144;
+    this.#emit = options.emit ?? (() => {});
+  }
 
   /** Increases whenever a list changes. */
   get version(): number {
@@ -15,30 +54,81 @@ export class KnownToolNames {
   }
 
   /**
-   * Records a server's current tool names.
+   * Records a server's current tool names (and keeps them in the store when they changed).
    *
    * @param tier `"global"` or the user's tier key.
    * @param serverId The server id.
    * @param names The tool names it lists now.
    */
   update(tier: string, serverId: string, names: readonly string[]): void {
-    let lists = this.#tiers.get(tier);
-    if (lists === undefined) this.#tiers.set(tier, lists = new Map());
-    const old = lists.get(serverId);
-    if (old !== undefined && old.length === names.length && old.every((n, i) => n === names[i])) {
-      return;
+    // Listed now: a kept list read later must not replace this one.
+    this.#restoredOf(tier).add(serverId);
+    if (!this.#set(tier, serverId, names)) return;
+    const store = this.#store;
+    if (store === undefined) return;
+    const list = [...names];
+    this.#writes = this.#writes.then(() => store.set(storeKey(tier, serverId), list)).catch(
+      (error: unknown) =>
+        this.#emit({
+          ...who(tier, serverId),
+          type: "names_unsaved",
+          message: `its tool list was not kept for the next start: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        }),
+    );
+  }
+
+  /**
+   * Reads the kept lists of the given servers that have not answered in this process yet (once
+   * per server). A kept list that is not an array of strings within the bound is ignored with a
+   * `names_ignored` event; a store that fails is reported the same way, never thrown.
+   *
+   * @param tier The tier key.
+   * @param serverIds The tier's configured server ids.
+   */
+  async restore(tier: string, serverIds: Iterable<string>): Promise<void> {
+    const store = this.#store;
+    if (store === undefined) return;
+    const reads: Promise<void>[] = [];
+    const restored = this.#restoredOf(tier);
+    for (const serverId of serverIds) {
+      if (restored.has(serverId)) continue;
+      restored.add(serverId);
+      reads.push((async () => {
+        let value: unknown;
+        try {
+          value = await store.get(storeKey(tier, serverId));
+        } catch (error) {
+          this.#ignored(tier, serverId, `the store failed: ${(error as Error)?.message}`);
+          return;
+        }
+        if (value === undefined) return;
+        const names = this.#checked(value);
+        if (typeof names === "string") return this.#ignored(tier, serverId, names);
+        // A server that answered meanwhile keeps its own list.
+        if (this.#tiers.get(tier)?.has(serverId)) return;
+        this.#set(tier, serverId, names);
+      })());
     }
-    lists.set(serverId, Object.freeze([...names]));
-    this.#version++;
+    await Promise.all(reads);
+  }
+
+  /** Resolves when every list recorded so far is kept (or reported as not kept). */
+  settled(): Promise<void> {
+    return this.#writes;
   }
 
   /**
    * Forgets one server's list, or a whole tier's, when servers are removed from the configuration.
+   * (A kept list stays in the store: it is read again for a server configured again.)
    *
    * @param tier The tier key.
    * @param serverId The server id; every server of the tier when absent.
    */
   forget(tier: string, serverId?: string): void {
+    if (serverId === undefined) this.#restored.delete(tier);
+    else this.#restored.get(tier)?.delete(serverId);
     const lists = this.#tiers.get(tier);
     if (lists === undefined) return;
     if (serverId === undefined) this.#tiers.delete(tier);
@@ -63,4 +153,57 @@ export class KnownToolNames {
     }
     return out;
   }
+
+  #restoredOf(tier: string): Set<string> {
+    let restored = this.#restored.get(tier);
+    if (restored === undefined) this.#restored.set(tier, restored = new Set());
+    return restored;
+  }
+
+  /** Sets a list in memory; returns whether it changed. */
+  #set(tier: string, serverId: string, names: readonly string[]): boolean {
+    let lists = this.#tiers.get(tier);
+    if (lists === undefined) this.#tiers.set(tier, lists = new Map());
+    const old = lists.get(serverId);
+    if (old !== undefined && old.length === names.length && old.every((n, i) => n === names[i])) {
+      return false;
+    }
+    lists.set(serverId, Object.freeze([...names]));
+    this.#version++;
+    return true;
+  }
+
+  /** The kept value as a list, or why it cannot be one. */
+  #checked(value: unknown): string[] | string {
+    if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
+      return "the kept tool list is not an array of strings";
+    }
+    const chars = JSON.stringify(value).length;
+    if (chars > this.#maxChars) {
+      return `the kept tool list has ${chars} characters, more than ${this.#maxChars}`;
+    }
+    return value;
+  }
+
+  #ignored(tier: string, serverId: string, why: string): void {
+    this.#emit({
+      ...who(tier, serverId),
+      type: "names_ignored",
+      message: `its kept tool list was not used (${why}); names follow the servers that answer`,
+    });
+  }
+}
+
+/** The store key of a server's kept list. */
+function storeKey(tier: string, serverId: string): string[] {
+  return tier === "global"
+    ? ["tool-names", "global", serverId]
+    : ["tool-names", "user", tier.slice(tier.indexOf("\u0000") + 1), serverId];
+}
+
+/** The event fields naming a server of a tier. */
+function who(tier: string, serverId: string): { serverId: string; userId?: string } {
+  return tier === "global"
+    ? { serverId }
+    : { serverId, userId: tier.slice(tier.indexOf("\u0000") + 1) };
 }
