@@ -55,7 +55,7 @@ export async function callHooked(
     return view;
   };
   const stop = (code: ErrorCode, text: string) =>
-    stoppedResult(tool, code, text, {
+    stoppedResult(tool, { code, text }, {
       settings,
       userId: call.userId,
       fields: { decision: call.decision?.decision ?? "allow", rule: "default", ...decision },
