@@ -250,13 +250,12 @@ export class ToolRouter implements AsyncDisposable {
    * @returns The tool set for the model.
    */
   async expose(selection: ToolSelection = {}): Promise<ToolSet> {
-    const resolved = await resolveSelection(
-      selection,
-      this.#registry,
-      this.#builtins,
-      this.#gateway,
-      { reserve: this.#results === undefined ? undefined : READ_RESULT_NAME },
-    );
+    const resolved = await resolveSelection(selection, {
+      registry: this.#registry,
+      builtins: this.#builtins,
+      gateway: this.#gateway,
+      reserve: this.#results === undefined ? undefined : READ_RESULT_NAME,
+    });
     const requestHooks = checkHooks(selection.hooks, "request");
     const hooks = requestHooks.length === 0 ? this.#hooks : [...this.#hooks, ...requestHooks];
     if (this.#policy === undefined && selection.policy === undefined) {
