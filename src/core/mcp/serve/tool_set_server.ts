@@ -30,16 +30,15 @@ const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
  * policy's ask and a tool's question become `input_required` results.
  *
  * @param tools The tool set or provider.
- * @param options The server's options.
- * @param era The era the instance serves.
+ * @param options The server's options and the `era` the instance serves.
  * @returns The tool set server and its SDK server.
  */
 export function toolSetServerForEra(
   tools: ToolSet | ToolSetProvider,
-  options: ToolSetServerOptions,
-  era: ServedEra,
+  options: ToolSetServerOptions & { era: ServedEra },
 ): { server: ToolSetServer; sdk: Server } {
-  const server = new ToolSetServer(tools, { ...options, [ERA]: era } as ToolSetServerOptions);
+  const { era, ...rest } = options;
+  const server = new ToolSetServer(tools, { ...rest, [ERA]: era } as ToolSetServerOptions);
   return { server, sdk: SDK_SERVERS.get(server)! };
 }
 
@@ -203,10 +202,11 @@ export class ToolSetServer implements AsyncDisposable {
             ...traceOf(_meta, extra.requestId),
             onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
           },
-        }, {
-          inputResponses: ctx.mcpReq.inputResponses,
-          requestState: ctx.mcpReq.requestState(),
-          capability,
+          round: {
+            inputResponses: ctx.mcpReq.inputResponses,
+            requestState: ctx.mcpReq.requestState(),
+            capability,
+          },
         });
         if ("resultType" in answer) return answer as unknown as CallToolResult;
         return callResult(toolSet, name, answer) as CallToolResult;

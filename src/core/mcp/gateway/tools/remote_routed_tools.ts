@@ -97,7 +97,7 @@ export class RemoteRoutedTools {
     }
     const guarded = servers.map(({ id, connection }) => ({
       id,
-      ...guardRemoteTools(id, connection.tools, this.#limits),
+      ...guardRemoteTools(id, connection.tools, { limits: this.#limits }),
     }));
     const byServer = new Map(guarded.map(({ id, tools }) => [id, tools]));
     const configs = new Map(servers.map(({ id, connection }) => [id, connection.config]));
@@ -124,7 +124,7 @@ export class RemoteRoutedTools {
         readResource: (uri: string, context: { signal: AbortSignal; userId?: string }) =>
           readRemote(lookup, serverId, uri, context),
         // The server's hint alone never makes a tool read-only; the host's word does.
-        ...(hostReadOnly(configs.get(serverId), toolName, tool.annotations)
+        ...(hostReadOnly(configs.get(serverId), { name: toolName, annotations: tool.annotations })
           ? { readOnly: true }
           : {}),
         source,
