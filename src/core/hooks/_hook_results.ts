@@ -6,9 +6,9 @@ import { toolOutput } from "../tool_output.ts";
 /** A hook's result as a call result; `undefined` when it is not one. */
 export function asResult(
   value: unknown,
-  tool: string,
-  previous?: ToolCallResult,
+  call: { tool: string; previous?: ToolCallResult },
 ): ToolCallResult | undefined {
+  const { tool, previous } = call;
   if (value === null || typeof value !== "object") return undefined;
   const given = value as Partial<ToolCallResult>;
   if (typeof given.text !== "string") return undefined;

@@ -100,7 +100,7 @@ export async function callHooked(
       continue;
     }
     const result = typeof out === "object" && Object.hasOwn(shape, "result")
-      ? asResult(shape.result, tool.name)
+      ? asResult(shape.result, { tool: tool.name })
       : undefined;
     if (result === undefined) {
       records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
@@ -148,7 +148,7 @@ export async function callHooked(
   /** What one `after` answered: the result to go on with, or the end (a withheld result). */
   const applied = (name: string, out: unknown, result: ToolCallResult) => {
     if (out === undefined || out === null) return { result, done: false };
-    const replaced = asResult(out, tool.name, result);
+    const replaced = asResult(out, { tool: tool.name, previous: result });
     if (replaced === undefined) {
       records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
       return {

@@ -16,9 +16,9 @@ export function capped(next: () => Promise<Uint8Array | null>): () => Promise<Ui
 // Reads a `Content-Length` body: `first` (read with the head), then the rest up to `total`.
 export function lengthReader(
   first: Uint8Array,
-  total: number,
-  read: () => Promise<Uint8Array | null>,
+  body: { total: number; read: () => Promise<Uint8Array | null> },
 ): () => Promise<Uint8Array | null> {
+  const { total, read } = body;
   let left = total;
   let pending: Uint8Array | undefined = first.length > 0 ? first : undefined;
   return async () => {

@@ -212,7 +212,7 @@ export class HttpConnection {
     const total = Number(length.trim());
     if (total === 0) return null;
     if (total > MAX_BODY) return 413;
-    return this.#stream(lengthReader(rest, total, () => this.#read()));
+    return this.#stream(lengthReader(rest, { total, read: () => this.#read() }));
   }
 
   #stream(next: () => Promise<Uint8Array | null>): ReadableStream<Uint8Array> {
