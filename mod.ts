@@ -39,7 +39,7 @@ export type {
   McpServiceToolSpec,
 } from "./src/core/define_mcp_service.ts";
 export { ToolRouter } from "./src/core/tool_router.ts";
-export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router.ts";
+export type { RouterInvokeOptions, ToolRouterOptions } from "./src/core/tool_router_options.ts";
 export type { ToolSelection } from "./src/core/tool_selection.ts";
 export { ToolSet } from "./src/core/tool_set.ts";
 export type { DeferSetting, ShadowedTool } from "./src/core/tool_set.ts";

@@ -150,19 +150,18 @@ export async function resumeApproval(
 ): Promise<ToolCallResult> {
   if (!(await approvalIsGenuine(context.approvals.signer, approval))) {
     const name = approval !== null && typeof approval === "object" ? String(approval.tool) : "";
-    return stoppedResult(
-      { name },
-      "permission_denied",
-      "The approval was changed after it was issued, or another router issued it; nothing ran",
-      {
-        settings: context.settings,
-        userId: approval !== null && typeof approval === "object" &&
-            typeof approval.userId === "string"
-          ? approval.userId
-          : undefined,
-        fields: { decision: "ask", rule: "", approval: "invalid" },
-      },
-    );
+    return stoppedResult({ name }, {
+      code: "permission_denied",
+      text:
+        "The approval was changed after it was issued, or another router issued it; nothing ran",
+    }, {
+      settings: context.settings,
+      userId: approval !== null && typeof approval === "object" &&
+          typeof approval.userId === "string"
+        ? approval.userId
+        : undefined,
+      fields: { decision: "ask", rule: "", approval: "invalid" },
+    });
   }
   const { approved, reason, shownDigest, scope, arguments: edited, hooks, ...options } = answer;
   const toolSet = await context.expose({

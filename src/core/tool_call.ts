@@ -53,13 +53,13 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       `Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`,
     );
   }
-  const observed = observeCall(tool, name, options, settings);
+  const observed = observeCall(tool, { name, options, settings });
   // Without an observer (no span, metrics, audit or `onEvent`) the call is not timed.
   const observe = observed.needsEvent || settings.onEvent !== undefined;
   const started = observe ? performance.now() : 0;
   let result: ToolCallResult;
   try {
-    const room = auditRoom(settings, name, options.signal);
+    const room = auditRoom(settings, name, { signal: options.signal });
     if (room !== undefined) {
       const failure = await room;
       if (failure !== undefined) throw failure;

@@ -66,18 +66,20 @@ export interface ResolvedSelection {
  * Throws a `TypeError` when the selection is not well formed (host misuse).
  *
  * @param selection The selection.
- * @param registry Function tools and local services.
- * @param builtins The built-in slot.
- * @param gateway The remote MCP slot.
+ * @param sources Function tools and local services (`registry`), the built-in slot, the remote
+ *   MCP slot, and a name to `reserve` for the router's own tool.
  * @returns The winners, the shadowed names and the missing names.
  */
 export async function resolveSelection(
   selection: ToolSelection,
-  registry: ToolRegistry,
-  builtins: BuiltinSource | undefined,
-  gateway: GatewaySource | undefined,
-  options: { reserve?: string } = {},
+  sources: {
+    registry: ToolRegistry;
+    builtins?: BuiltinSource;
+    gateway?: GatewaySource;
+    reserve?: string;
+  },
 ): Promise<ResolvedSelection> {
+  const { registry, builtins, gateway } = sources;
   checkSelection(selection);
   const missing: MissingTool[] = [];
   const tiers: Record<SourceKind, RoutedTool[]> = {
@@ -136,7 +138,7 @@ export async function resolveSelection(
   }
   const deferred = selection.defer !== undefined && selection.defer !== false;
   const reserved = deferred ? [SEARCH_TOOLS_NAME] : [];
-  if (options.reserve !== undefined) reserved.push(options.reserve);
+  if (sources.reserve !== undefined) reserved.push(sources.reserve);
   return merge(tiers, missing, reserved);
 }
 

@@ -571,20 +571,18 @@ export class ToolSet {
   ): Promise<ToolCallResult> {
     if (this.#policy === undefined) {
       const known = approvalOrId !== null && typeof approvalOrId === "object";
-      return stoppedResult(
-        { name: known ? String(approvalOrId.tool) : "" },
-        "permission_denied",
-        "This tool set has no policy, so it has no approvals to settle; nothing ran",
-        {
-          settings: this.#settings,
-          userId: this.userId,
-          fields: {
-            decision: "ask",
-            rule: known ? String(approvalOrId.rule) : "",
-            approval: "invalid",
-          },
+      return stoppedResult({ name: known ? String(approvalOrId.tool) : "" }, {
+        code: "permission_denied",
+        text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
+      }, {
+        settings: this.#settings,
+        userId: this.userId,
+        fields: {
+          decision: "ask",
+          rule: known ? String(approvalOrId.rule) : "",
+          approval: "invalid",
         },
-      );
+      });
     }
     return this.#policy.settle(approvalOrId, answer, {
       // An approval is for a tool this request may use even when this set has not listed it

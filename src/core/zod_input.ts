@@ -43,7 +43,10 @@ export function compileZodInput(input: unknown, owner: string): ZodInput<ZodObje
     parse(args, toolName) {
       const result = strict.safeParse(args);
       if (result.success) return result.data;
-      throw new ToolError("invalid_arguments", formatIssues(result.error.issues, toolName, schema));
+      throw new ToolError(
+        "invalid_arguments",
+        formatIssues(result.error.issues, { toolName, schema }),
+      );
     },
   };
 }
@@ -53,15 +56,14 @@ export function compileZodInput(input: unknown, owner: string): ZodInput<ZodObje
  * parameters a valid call takes.
  *
  * @param issues The issues.
- * @param toolName The tool's name.
- * @param schema The tool's JSON Schema, for the hint.
+ * @param tool The tool's name and its JSON Schema, for the hint.
  * @returns The message.
  */
 export function formatIssues(
   issues: readonly z.core.$ZodIssue[],
-  toolName: string,
-  schema: JsonObjectSchema,
+  tool: { toolName: string; schema: JsonObjectSchema },
 ): string {
+  const { toolName, schema } = tool;
   const shown = issues.slice(0, 5).map((issue) => {
     const path = issue.path.length === 0 ? "(top level)" : `"${issue.path.map(String).join(".")}"`;
     return `${path}: ${issue.message}`;

@@ -73,7 +73,10 @@ export async function startServeHttp(
     toolsChanged: new Set(),
   };
   const auth: HttpAuth = { tokens: options.tokens, anonymous: false, generated: false };
-  const finished = serveHttp(context, { hostname: "127.0.0.1", port: 0, loopback: true }, auth);
+  const finished = serveHttp(context, {
+    http: { hostname: "127.0.0.1", port: 0, loopback: true },
+    auth,
+  });
   finished.catch((error) => listening.reject(error));
   const url = await listening.promise;
   return {

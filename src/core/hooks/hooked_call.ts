@@ -1,16 +1,16 @@
 import { callTool, type ToolCall } from "../tool_call.ts";
 import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import type { HookRecord } from "../hook_record.ts";
-import { ERROR_CODES, type ErrorCode, isToolError, ToolError } from "../tool_error.ts";
+import { type ErrorCode, isToolError } from "../tool_error.ts";
 import { parseArguments } from "../parse_arguments.ts";
-import type { ToolContent } from "../tool_output.ts";
-import { toolOutput } from "../tool_output.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { isReadOnlyTool } from "../read_only_tool.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
-import { describeRule, stoppedResult } from "../policy/policy_results.ts";
-import { replacedArguments } from "../policy/replaced_arguments.ts";
-import type { HookAfterCall, HookCall, ToolHook } from "./tool_hook.ts";
+import { stoppedResult } from "../policy/policy_results.ts";
+import { checkRewrite } from "./_check_rewrite.ts";
+import { asResult, failed, replay } from "./_hook_results.ts";
+import { SeenCall } from "./_seen_call.ts";
+import type { HookAfterCall, ToolHook } from "./tool_hook.ts";
 
 const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
 let neverAborted: AbortSignal | undefined;
@@ -55,7 +55,7 @@ export async function callHooked(
     return view;
   };
   const stop = (code: ErrorCode, text: string) =>
-    stoppedResult(tool, code, text, {
+    stoppedResult(tool, { code, text }, {
       settings,
       userId: call.userId,
       fields: { decision: call.decision?.decision ?? "allow", rule: "default", ...decision },
@@ -101,7 +101,7 @@ export async function callHooked(
       continue;
     }
     const result = typeof out === "object" && Object.hasOwn(shape, "result")
-      ? asResult(shape.result, tool.name)
+      ? asResult(shape.result, { tool: tool.name })
       : undefined;
     if (result === undefined) {
       records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
@@ -149,7 +149,7 @@ export async function callHooked(
   /** What one `after` answered: the result to go on with, or the end (a withheld result). */
   const applied = (name: string, out: unknown, result: ToolCallResult) => {
     if (out === undefined || out === null) return { result, done: false };
-    const replaced = asResult(out, tool.name, result);
+    const replaced = asResult(out, { tool: tool.name, previous: result });
     if (replaced === undefined) {
       records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
       return {
@@ -214,49 +214,6 @@ export async function callHooked(
   }, settings);
 }
 
-function checkRewrite(
-  tool: RoutedTool,
-  given: unknown,
-  context: {
-    name: string;
-    settings: CallSettings;
-    context: { engine?: PolicyEngine };
-    call: ToolCall;
-  },
-): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
-  const by = `hook "${context.name}"`;
-  let args: Record<string, unknown>;
-  try {
-    args = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
-  } catch (error) {
-    if (!isToolError(error)) throw error;
-    return { refused: { code: error.code, text: error.message } };
-  }
-  const engine = context.context.engine;
-  if (engine === undefined) return { args };
-  // A rewrite narrows: it runs when the policy allows it, or when the rule that asked about the
-  // call (and was answered) asks about it too and covers it; never when it needs more.
-  const now = engine.decide(tool, () => args);
-  const before = context.call.decision;
-  if (now.action === "allow") return { args };
-  if (
-    now.action === "ask" && before?.decision === "ask" && before.approval === "approved" &&
-    before.rule === now.rule && engine.covers(tool, args, now)
-  ) return { args };
-  return {
-    refused: {
-      code: "permission_denied",
-      text: now.action === "deny"
-        ? `The arguments ${by} gave for "${tool.name}" are denied by ${
-          describeRule(now)
-        }; the call did not run`
-        : `The arguments ${by} gave for "${tool.name}" would need a person's approval (${
-          describeRule(now)
-        }); the call did not run`,
-    },
-  };
-}
-
 /**
  * Bounds a hook step's pending answer by the hook's time bound and the call's signal. A step that
  * answers at once (no promise) needs neither: only a pending answer comes here and gets a timer.
@@ -283,101 +240,6 @@ function withinTime(
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort!);
   });
-}
-
-/** A hook's result as a call result; `undefined` when it is not one. */
-function asResult(
-  value: unknown,
-  tool: string,
-  previous?: ToolCallResult,
-): ToolCallResult | undefined {
-  if (value === null || typeof value !== "object") return undefined;
-  const given = value as Partial<ToolCallResult>;
-  if (typeof given.text !== "string") return undefined;
-  const isError = given.isError === true;
-  const content: ToolContent[] = Array.isArray(given.content)
-    ? given.content
-    : [{ type: "text", text: given.text }];
-  const result: ToolCallResult = { text: given.text, isError, tool, content };
-  const source = previous?.source ?? given.source;
-  if (source !== undefined) result.source = source;
-  if (isError) {
-    result.code = ERROR_CODES.includes(given.code as ErrorCode) ? given.code : "tool_error";
-  }
-  if (given.structuredContent !== null && typeof given.structuredContent === "object") {
-    result.structuredContent = given.structuredContent;
-  }
-  return result;
-}
-
-function replay(result: ToolCallResult): unknown {
-  if (result.isError) throw new ToolError(result.code ?? "tool_error", result.text);
-  return toolOutput({
-    content: result.content,
-    ...(result.structuredContent === undefined
-      ? {}
-      : { structuredContent: result.structuredContent }),
-  });
-}
-
-function failed(result: ToolCallResult, text: string): ToolCallResult {
-  return {
-    text,
-    isError: true,
-    code: "tool_error",
-    ...(result.source === undefined ? {} : { source: result.source }),
-    tool: result.tool,
-    content: [{ type: "text", text }],
-  };
-}
-
-/**
- * One call as one hook step sees it. The arguments are copied only when the hook reads them: a
- * hook that changes its copy changes nothing that runs, and one that never looks costs nothing.
- */
-class SeenCall implements HookCall {
-  readonly tool: string;
-  readonly source: RoutedTool["source"];
-  readonly userId?: string;
-  readonly origin: string;
-  readonly server?: string;
-  readonly readOnly: boolean;
-  readonly signal: AbortSignal;
-  readonly rerun?: () => Promise<ToolCallResult>;
-  // Private: a hook must never reach the arguments that run, only its copy.
-  #given: Record<string, unknown>;
-  #copy?: Record<string, unknown>;
-
-  constructor(
-    from: {
-      tool: RoutedTool;
-      userId?: string;
-      server?: string;
-      readOnly: boolean;
-      signal: AbortSignal;
-      rerun?: () => Promise<ToolCallResult>;
-    },
-    args: Record<string, unknown>,
-  ) {
-    this.tool = from.tool.name;
-    this.source = from.tool.source;
-    this.userId = from.userId;
-    this.origin = from.tool.origin;
-    this.server = from.server;
-    this.readOnly = from.readOnly;
-    this.signal = from.signal;
-    if (from.rerun !== undefined) this.rerun = from.rerun;
-    this.#given = args;
-  }
-
-  /** Whether the next hook may share this view: nobody read its copy, same arguments and rerun. */
-  fits(args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>): boolean {
-    return this.#copy === undefined && this.#given === args && this.rerun === rerun;
-  }
-
-  get args(): Record<string, unknown> {
-    return this.#copy ??= JSON.parse(JSON.stringify(this.#given));
-  }
 }
 
 const stepsOf = new WeakMap<

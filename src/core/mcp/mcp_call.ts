@@ -77,27 +77,35 @@ export function ignoreProgress(): void {}
  * `structuredContent` and `isError`. Invalid-params results and thrown errors become `ToolError`s.
  *
  * @param client The connected client.
- * @param toolName The tool's name on the server.
- * @param args The arguments.
- * @param context The call's signal and progress listener.
+ * @param call The tool's name on the server (`toolName`), the arguments (`args`), and the call's
+ *   signal and progress listener (`context`).
  * @param options Deadline and result size.
  * @returns The tool output.
  */
 export async function callMcpToolOutput(
   client: McpToolCaller,
-  toolName: string,
-  args: Record<string, unknown>,
-  context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal },
+  call: McpToolCall,
   options: McpCallOptions = {},
 ): Promise<ToolOutput> {
+  const { toolName, context } = call;
   let result: unknown;
   try {
-    const request = toolCallRequest(toolName, args, context, options);
+    const request = toolCallRequest(call, options);
     result = await client.callTool(request.params, request.options);
   } catch (error) {
-    throw mcpErrorToToolError(error, toolName, context.signal);
+    throw mcpErrorToToolError(error, { toolName, signal: context.signal });
   }
   return toolOutputOf(result, toolName, options);
+}
+
+/** One call of a tool over MCP: its name on the server, its arguments and the call's context. */
+export interface McpToolCall {
+  /** The tool's name on the server. */
+  toolName: string;
+  /** The arguments. */
+  args: Record<string, unknown>;
+  /** The call's signal, progress listener and trace context. */
+  context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal };
 }
 
 /** The params and request options of one `tools/call` (see {@linkcode toolCallRequest}). */
@@ -112,18 +120,13 @@ export interface ToolCallRequest {
  * Makes the params and request options of one `tools/call`: the caller's trace context travels
  * in `_meta` (W3C traceparent / tracestate / baggage), a progress token only with a listener.
  *
- * @param toolName The tool's name on the server.
- * @param args The arguments.
- * @param context The call's signal, progress listener and trace context.
+ * @param call The tool's name on the server, the arguments, and the call's signal, progress
+ *   listener and trace context.
  * @param options Deadline.
  * @returns The params and options.
  */
-export function toolCallRequest(
-  toolName: string,
-  args: Record<string, unknown>,
-  context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal },
-  options: McpCallOptions,
-): ToolCallRequest {
+export function toolCallRequest(call: McpToolCall, options: McpCallOptions): ToolCallRequest {
+  const { toolName, args, context } = call;
   const params: ToolCallRequest["params"] = { name: toolName, arguments: args };
   if (context.trace !== undefined) params._meta = { ...context.trace };
   const onProgress = context.onProgress;
@@ -205,20 +208,18 @@ export function toolOutputOf(
  * errors, error results included, to `ToolError`s.
  *
  * @param client The connected client.
- * @param toolName The tool's name on the server.
- * @param args The arguments.
- * @param context The call's signal and progress listener.
+ * @param call The tool's name on the server (`toolName`), the arguments (`args`), and the call's
+ *   signal and progress listener (`context`).
  * @param options Deadline and result size.
  * @returns The result text.
  */
 export async function callMcpTool(
   client: McpToolCaller,
-  toolName: string,
-  args: Record<string, unknown>,
-  context: ToolContext,
+  call: McpToolCall & { context: ToolContext },
   options: McpCallOptions = {},
 ): Promise<string> {
-  const output = await callMcpToolOutput(client, toolName, args, context, options);
+  const { toolName } = call;
+  const output = await callMcpToolOutput(client, call, options);
   let text = contentText(output.content, output.structuredContent);
   if (options.maxResultChars !== undefined) text = truncateMiddle(text, options.maxResultChars);
   if (output.isError) {
@@ -234,15 +235,15 @@ export async function callMcpTool(
  * Converts what an MCP client call threw into a `ToolError` with the right code.
  *
  * @param error What was thrown.
- * @param toolName The tool's name on the server.
- * @param signal The call's signal, whose reason wins when it aborted.
+ * @param call The tool's name on the server (`toolName`), and the call's `signal`, whose reason
+ *   wins when it aborted.
  * @returns The tool error.
  */
 export function mcpErrorToToolError(
   error: unknown,
-  toolName: string,
-  signal?: AbortSignal,
+  call: { toolName: string; signal?: AbortSignal },
 ): ToolError {
+  const { toolName, signal } = call;
   if (signal?.aborted && signal.reason instanceof ToolError) return signal.reason;
   if (error instanceof ToolError) return error;
   const limited = upstreamRateLimit(error, toolName);

@@ -117,15 +117,14 @@ export type McpServerConfig = McpHttpServerConfig | McpStdioServerConfig;
  * `readOnlyTools`, or it marked the server `trusted` and the tool says `readOnlyHint: true`.
  *
  * @param config The server's config.
- * @param toolName The server's own name of the tool.
- * @param annotations The tool's annotations, as the server sent them.
+ * @param tool The server's own name of the tool and its annotations, as the server sent them.
  * @returns `true` when the tool counts as read-only.
  */
 export function hostReadOnly(
   config: McpServerConfig | undefined,
-  toolName: string,
-  annotations: unknown,
+  tool: { name: string; annotations: unknown },
 ): boolean {
+  const { name: toolName, annotations } = tool;
   if (config === undefined) return false;
   if (config.readOnlyTools?.includes(toolName) === true) return true;
   return config.trusted === true &&
@@ -147,13 +146,14 @@ export function isStdioConfig(config: McpServerConfig): config is McpStdioServer
  *
  * @param id The server id.
  * @param config The config.
- * @param allowedHosts The host allowlist, if any.
+ * @param options The host allowlist (`allowedHosts`), if any.
  */
 export function checkServerConfig(
   id: string,
   config: McpServerConfig,
-  allowedHosts: readonly string[] | undefined,
+  options: { allowedHosts?: readonly string[] },
 ): void {
+  const { allowedHosts } = options;
   if (typeof id !== "string" || id === "") {
     throw new TypeError(
       `Cannot add MCP server: the id must be a non-empty string, received ${JSON.stringify(id)}`,

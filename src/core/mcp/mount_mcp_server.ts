@@ -123,9 +123,7 @@ function toRoutedTool(
     execute: (args: Record<string, unknown>, context: ToolContext) =>
       callMcpToolOutput(
         client,
-        tool.name,
-        args,
-        context,
+        { toolName: tool.name, args, context },
         definition === undefined ? {} : { toolDefinition: definition },
       ),
   });

@@ -13,16 +13,15 @@ import { replacedArguments } from "./replaced_arguments.ts";
  *
  * @param init The gate's policies and settings.
  * @param tool The tool.
- * @param answer The person's answer.
- * @param args The call's arguments, as approved.
+ * @param approved The person's answer and the call's arguments, as approved.
  * @returns The arguments to run with, or why nothing runs.
  */
 export function editedCall(
   init: Pick<PolicyGateInit, "engine" | "settings">,
   tool: RoutedTool,
-  answer: ApprovalAnswer,
-  args: Record<string, unknown>,
+  approved: { answer: ApprovalAnswer; args: Record<string, unknown> },
 ): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
+  const { answer, args } = approved;
   if (answer.arguments === undefined) return { args };
   let edited: Record<string, unknown>;
   try {

@@ -86,18 +86,17 @@ export class CallLimiter {
             : refused(tool, refusal, { ...context, args, options, decision }),
         // A store that fails (a database down) fails the call closed: unchecked, it does not run.
         () =>
-          stoppedResult(
-            tool,
-            "tool_error",
-            `The call to "${tool.name}" did not run: its limits could not be checked, because the store that keeps their counts failed. Try again later`,
-            {
-              settings: context.settings,
-              userId: context.userId,
-              fields: decision ?? { decision: "allow", rule: "default" },
-              args,
-              signal: options.signal,
-            },
-          ),
+          stoppedResult(tool, {
+            code: "tool_error",
+            text:
+              `The call to "${tool.name}" did not run: its limits could not be checked, because the store that keeps their counts failed. Try again later`,
+          }, {
+            settings: context.settings,
+            userId: context.userId,
+            fields: decision ?? { decision: "allow", rule: "default" },
+            args,
+            signal: options.signal,
+          }),
       );
     };
   }
@@ -236,7 +235,7 @@ function refused(
     } of ${owner} allows ${limit.max} call(s) per ${limit.windowMs} ms (${whose}). Retry after ${
       Math.ceil(retryAfterMs! / 1000)
     } s (retryAfterMs ${retryAfterMs}), or continue without it`;
-  return stoppedResult(tool, "rate_limited", text, {
+  return stoppedResult(tool, { code: "rate_limited", text }, {
     settings: context.settings,
     userId: context.userId,
     fields: context.decision ?? { decision: "allow", rule: "default" },

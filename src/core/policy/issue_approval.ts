@@ -11,16 +11,15 @@ import type { PendingApproval } from "../policy_types.ts";
  *
  * @param init The gate's approvals, selection and user.
  * @param tool The tool.
- * @param args The parsed arguments.
- * @param rule The rule that asked.
+ * @param ask The parsed arguments and the rule that asked.
  * @returns The signed approval.
  */
 export async function issueApproval(
   init: Pick<PolicyGateInit, "approvals" | "selection" | "userId">,
   tool: RoutedTool,
-  args: Record<string, unknown>,
-  rule: string,
+  ask: { args: Record<string, unknown>; rule: string },
 ): Promise<PendingApproval> {
+  const { args, rule } = ask;
   const now = Date.now();
   // A JSON copy: what is shown, signed and later run is exactly what a host gets back after
   // storing it, and no caller holds a reference to it.
@@ -34,7 +33,7 @@ export async function issueApproval(
     source: tool.source,
     summary: summarizeShown(shown),
     shown,
-    shownDigest: await shownDigest(tool.name, shown, copy),
+    shownDigest: await shownDigest(tool.name, { shown, args: copy }),
     requestedAt: new Date(now).toISOString(),
     expiresAt: new Date(now + init.approvals.ttlMs).toISOString(),
     selection: init.selection,

@@ -91,14 +91,12 @@ export class PolicyGate {
     const fields = { decision: decision.action, rule: decision.rule };
     const recorded = { settings, userId, args, signal: options.signal };
     if (decision.action === "deny") {
-      return await stoppedResult(
-        tool,
-        "permission_denied",
-        `The call to "${tool.name}" was denied by ${
+      return await stoppedResult(tool, {
+        code: "permission_denied",
+        text: `The call to "${tool.name}" was denied by ${
           describeRule(decision)
         }; it did not run. Do not retry it; choose another way or ask the user`,
-        { ...recorded, fields },
-      );
+      }, { ...recorded, fields });
     }
     try {
       parsed ??= parseArguments(args, settings.argumentLimits);
@@ -114,19 +112,17 @@ export class PolicyGate {
         grantId: granted,
       });
     }
-    const approval = await issueApproval(this.init, tool, parsed, decision.rule);
+    const approval = await issueApproval(this.init, tool, { args: parsed, rule: decision.rule });
     const asked = { ...fields, approvalId: approval.id };
     const handler = options.approve ?? this.init.approvals.approve;
     if (handler === undefined) {
       this.#pending.set(approval.id, approval);
-      return await stoppedResult(
-        tool,
-        "approval_required",
-        `The call to "${tool.name}" needs a person's approval (${
+      return await stoppedResult(tool, {
+        code: "approval_required",
+        text: `The call to "${tool.name}" needs a person's approval (${
           describeRule(decision)
         }); it has not run yet. Wait for the user's decision before relying on it`,
-        { ...recorded, fields: { ...asked, approval: "pending" }, approval },
-      );
+      }, { ...recorded, fields: { ...asked, approval: "pending" }, approval });
     }
     // The ask leaves its record before anyone is asked: a question never answered still shows.
     await recordDecision(
@@ -162,10 +158,16 @@ export class PolicyGate {
       }, { signal: options.signal, timeoutMs });
     } catch (error) {
       if (!isToolError(error)) throw error;
-      return await stoppedResult(tool, error.code, error.message, { ...recorded, fields: asked });
+      return await stoppedResult(tool, { code: error.code, text: error.message }, {
+        ...recorded,
+        fields: asked,
+      });
     }
     if (!answer.approved) {
-      return await stoppedResult(tool, "permission_denied", declined(tool.name, answer.reason), {
+      return await stoppedResult(tool, {
+        code: "permission_denied",
+        text: declined(tool.name, answer.reason),
+      }, {
         ...recorded,
         fields: { ...asked, approval: "rejected" },
       });
@@ -173,21 +175,19 @@ export class PolicyGate {
     // What runs is a private copy of the arguments as they are now, and only when it is exactly
     // what the person was shown: arguments changed during the wait, or an answer given for
     // another text, run nothing.
-    const now = await argumentsAsShown(tool.name, parsed, approval.shownDigest);
+    const now = await argumentsAsShown(parsed, { tool: tool.name, digest: approval.shownDigest });
     if (now === undefined || !answerFits(answer, approval)) {
-      return await stoppedResult(
-        tool,
-        "permission_denied",
-        now === undefined
+      return await stoppedResult(tool, {
+        code: "permission_denied",
+        text: now === undefined
           ? `The arguments of the call to "${tool.name}" changed after they were shown for approval; it did not run. Call it again to ask anew`
           : `The approval names other arguments than the ones shown for this call to "${tool.name}"; it did not run. Call it again to ask anew`,
-        { ...recorded, fields: { ...asked, approval: "invalid" } },
-      );
+      }, { ...recorded, fields: { ...asked, approval: "invalid" } });
     }
     // A person's edit replaces the arguments, checked like the model's: schema, then policy.
-    const edited = editedCall(this.init, tool, answer, now);
+    const edited = editedCall(this.init, tool, { answer, args: now });
     if ("refused" in edited) {
-      return await stoppedResult(tool, edited.refused.code, edited.refused.text, {
+      return await stoppedResult(tool, edited.refused, {
         ...recorded,
         fields: { ...asked, approval: "invalid" },
       });
@@ -230,7 +230,8 @@ export class PolicyGate {
       ? this.#pending.get(approvalOrId) ?? approvalOrId
       : approvalOrId;
     if (typeof approval !== "string") this.#pending.delete(approval.id);
-    return settleApproval(this.init, approval, answer, {
+    return settleApproval(this.init, approval, {
+      answer,
       ...context,
       run: this.#limited(context.run),
     });

@@ -30,15 +30,13 @@ export interface PolicyEventFields {
  * no room in time is still written, since nothing ran).
  *
  * @param tool The tool.
- * @param code The code.
- * @param text The text for the model.
+ * @param stop The code and the text for the model.
  * @param context Settings, user, the decision's fields, the arguments and the pending approval.
  * @returns The result.
  */
 export async function stoppedResult(
   tool: { name: string; source?: SourceKind; origin?: string },
-  code: ErrorCode,
-  text: string,
+  stop: { code: ErrorCode; text: string },
   context: {
     settings: CallSettings;
     userId?: string;
@@ -48,6 +46,7 @@ export async function stoppedResult(
     signal?: AbortSignal;
   },
 ): Promise<ToolCallResult> {
+  const { code, text } = stop;
   const result: ToolCallResult = {
     text,
     isError: true,
@@ -99,7 +98,7 @@ export async function recordDecision(
 ): Promise<void> {
   if (context.settings.audit === undefined) return;
   // A record that found no room in time is written all the same: what it records did not run.
-  await auditRoom(context.settings, event.tool, context.signal);
+  await auditRoom(context.settings, event.tool, { signal: context.signal });
   await auditEvent(event, args, context);
 }
 

@@ -16,43 +16,41 @@ import { editedCall, lastingGrant } from "./approval_scope.ts";
  *
  * @param init The gate's policies, approvals, user and settings.
  * @param given The approval, or an id this tool set does not know.
- * @param answer The person's decision.
- * @param context The tool lookup, call options and runner.
+ * @param context The person's decision, the tool lookup, call options and runner.
  * @returns The call's result, or the refusal.
  */
 export async function settleApproval(
   init: PolicyGateInit,
   given: PendingApproval | string,
-  answer: ApprovalAnswer,
   context: {
+    answer: ApprovalAnswer;
     lookup: (name: string) => RoutedTool | undefined;
     options: CallOptions;
     run: RunTool;
   },
 ): Promise<ToolCallResult> {
+  const { answer } = context;
   const { settings, userId, approvals } = init;
   // A private copy first: what is checked is what runs, whatever the caller does to its object.
   const approval = typeof given === "string" ? given : plainCopy(given);
   const refuse = (text: string, tool?: RoutedTool) =>
-    stoppedResult(
-      tool ?? { name: typeof approval === "object" ? String(approval.tool) : "" },
-      "permission_denied",
+    stoppedResult(tool ?? { name: typeof approval === "object" ? String(approval.tool) : "" }, {
+      code: "permission_denied",
       text,
-      {
-        settings,
-        userId,
-        args: typeof approval === "object" ? approval.arguments : undefined,
-        signal: context.options.signal,
-        fields: {
-          decision: "ask",
-          rule: typeof approval === "object" ? String(approval.rule) : "",
-          approval: "invalid",
-          ...(typeof approval === "object" && typeof approval.id === "string"
-            ? { approvalId: approval.id }
-            : {}),
-        },
+    }, {
+      settings,
+      userId,
+      args: typeof approval === "object" ? approval.arguments : undefined,
+      signal: context.options.signal,
+      fields: {
+        decision: "ask",
+        rule: typeof approval === "object" ? String(approval.rule) : "",
+        approval: "invalid",
+        ...(typeof approval === "object" && typeof approval.id === "string"
+          ? { approvalId: approval.id }
+          : {}),
       },
-    );
+    });
   if (approval === undefined) {
     return await refuse(
       "The approval was changed after it was issued, or another router issued it; nothing ran",
@@ -97,7 +95,7 @@ export async function settleApproval(
     // The approval is bound to what was shown: the text must be the one these arguments show,
     // and an answer that names a digest must name this one.
     args = approval.shown === showArguments(approval.arguments)
-      ? await argumentsAsShown(name, approval.arguments, approval.shownDigest)
+      ? await argumentsAsShown(approval.arguments, { tool: name, digest: approval.shownDigest })
       : undefined;
     if (args === undefined || !answerFits(answer, approval)) {
       return await refuse(
@@ -138,7 +136,10 @@ export async function settleApproval(
   }
   const fields = { decision: "ask" as const, rule: approval.rule, approvalId: approval.id };
   if (!answer.approved) {
-    return await stoppedResult(tool, "permission_denied", declined(name, answer.reason), {
+    return await stoppedResult(tool, {
+      code: "permission_denied",
+      text: declined(name, answer.reason),
+    }, {
       settings,
       userId,
       args: approval.arguments,
@@ -146,9 +147,9 @@ export async function settleApproval(
       fields: { ...fields, approval: "rejected" },
     });
   }
-  const edited = editedCall(init, tool, answer, args!);
+  const edited = editedCall(init, tool, { answer, args: args! });
   if ("refused" in edited) {
-    return await stoppedResult(tool, edited.refused.code, edited.refused.text, {
+    return await stoppedResult(tool, edited.refused, {
       settings,
       userId,
       args: approval.arguments,

@@ -150,15 +150,14 @@ export function summarizeShown(shown: string, max: number = SUMMARY_CHARS): stri
  * and the exact arguments, so an approval of one text never fits other arguments.
  *
  * @param tool The tool's exposed name.
- * @param shown The text of {@linkcode showArguments}.
- * @param args The arguments it shows.
+ * @param view The text of {@linkcode showArguments} and the arguments it shows.
  * @returns `sha256-` and 64 hex digits.
  */
 export function shownDigest(
   tool: string,
-  shown: string,
-  args: Record<string, unknown>,
+  view: { shown: string; args: Record<string, unknown> },
 ): Promise<string> {
+  const { shown, args } = view;
   return sha256(`toolroute-shown-v1\n${canonicalJson({ tool, shown, arguments: args })}`);
 }
 
@@ -166,23 +165,24 @@ export function shownDigest(
  * A private copy of the arguments, when they still show as the approved text (their digest is
  * `digest`); `undefined` when they changed or are not plain JSON.
  *
- * @param tool The tool's exposed name.
  * @param args The arguments as they are now.
- * @param digest The `shownDigest` the approval is bound to.
+ * @param approved The tool's exposed name and the `shownDigest` the approval is bound to.
  * @returns The copy to run, or `undefined`.
  */
 export async function argumentsAsShown(
-  tool: string,
   args: Record<string, unknown>,
-  digest: string,
+  approved: { tool: string; digest: string },
 ): Promise<Record<string, unknown> | undefined> {
+  const { tool, digest } = approved;
   let copy: Record<string, unknown>;
   try {
     copy = JSON.parse(JSON.stringify(args));
   } catch {
     return undefined;
   }
-  return (await shownDigest(tool, showArguments(copy), copy)) === digest ? copy : undefined;
+  return (await shownDigest(tool, { shown: showArguments(copy), args: copy })) === digest
+    ? copy
+    : undefined;
 }
 
 /**

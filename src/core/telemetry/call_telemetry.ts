@@ -85,17 +85,15 @@ export function tracingIsOff(): boolean {
  * from the audit sink and passing a caller's trace context on.
  *
  * @param tool The exposed tool, or `undefined` for an unknown name.
- * @param name The name as called.
- * @param options The call's options (`traceparent`, `tracestate`, `toolCallId`).
- * @param settings The router's settings (`audit`, `auditArguments`).
+ * @param call The name as called, the call's options (`traceparent`, `tracestate`, `toolCallId`)
+ *   and the router's settings (`audit`, `auditArguments`).
  * @returns The trace context and the finisher.
  */
 export function observeCall(
   tool: RoutedTool | undefined,
-  name: string,
-  options: CallOptions,
-  settings: CallSettings,
+  call: { name: string; options: CallOptions; settings: CallSettings },
 ): ObservedCall {
+  const { name, options, settings } = call;
   const startedAt = settings.audit === undefined ? 0 : Date.now();
   if (tracingIsOff()) {
     // No SDK and nothing to audit or pass on (the common case): nothing to do, per call.
@@ -168,14 +166,15 @@ export function observeCall(
  *
  * @param settings The router's settings (`audit`).
  * @param name The tool name as called, for the message.
- * @param signal The call's signal.
+ * @param call The call's signal.
  * @returns Nothing, or the wait.
  */
 export function auditRoom(
   settings: CallSettings,
   name: string,
-  signal?: AbortSignal,
+  call: { signal?: AbortSignal },
 ): Promise<ToolError | undefined> | undefined {
+  const { signal } = call;
   const waitForRoom = settings.audit?.waitForRoom;
   if (waitForRoom === undefined) return undefined;
   let waiting: void | Promise<void>;

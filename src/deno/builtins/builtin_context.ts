@@ -147,35 +147,39 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
       }`,
     );
   }
-  const readOnlyRoots = stringList(context.readOnlyRoots, "readOnlyRoots", [])
+  const readOnlyRoots = stringList(context.readOnlyRoots, { field: "readOnlyRoots", fallback: [] })
     .map((root, i) => absolutePath(root, `readOnlyRoots[${i}]`));
-  const env = stringList(context.env, "env", CONTEXT_DEFAULTS.env).map((name, i) =>
-    envName(name, `env[${i}]`)
-  );
+  const env = stringList(context.env, { field: "env", fallback: CONTEXT_DEFAULTS.env }).map((
+    name,
+    i,
+  ) => envName(name, `env[${i}]`));
   return Object.freeze({
     workspace,
     readOnlyRoots: Object.freeze(dedupe(readOnlyRoots)),
-    readMaxChars: limit(context.readMaxChars, "readMaxChars", CONTEXT_DEFAULTS.readMaxChars),
-    commandTimeoutMs: limit(
-      context.commandTimeoutMs,
-      "commandTimeoutMs",
-      CONTEXT_DEFAULTS.commandTimeoutMs,
-    ),
-    outputMaxChars: limit(
-      context.outputMaxChars,
-      "outputMaxChars",
-      CONTEXT_DEFAULTS.outputMaxChars,
-    ),
-    processLogChars: limit(
-      context.processLogChars,
-      "processLogChars",
-      CONTEXT_DEFAULTS.processLogChars,
-    ),
+    readMaxChars: limit(context.readMaxChars, {
+      field: "readMaxChars",
+      fallback: CONTEXT_DEFAULTS.readMaxChars,
+    }),
+    commandTimeoutMs: limit(context.commandTimeoutMs, {
+      field: "commandTimeoutMs",
+      fallback: CONTEXT_DEFAULTS.commandTimeoutMs,
+    }),
+    outputMaxChars: limit(context.outputMaxChars, {
+      field: "outputMaxChars",
+      fallback: CONTEXT_DEFAULTS.outputMaxChars,
+    }),
+    processLogChars: limit(context.processLogChars, {
+      field: "processLogChars",
+      fallback: CONTEXT_DEFAULTS.processLogChars,
+    }),
     bash: resolveBash(context.bash, env),
     protectedPaths: Object.freeze(
       dedupe(
-        stringList(context.protectedPaths, "protectedPaths", CONTEXT_DEFAULTS.protectedPaths)
-          .map((path, i) => protectedPath(path, workspace, `protectedPaths[${i}]`)),
+        stringList(context.protectedPaths, {
+          field: "protectedPaths",
+          fallback: CONTEXT_DEFAULTS.protectedPaths,
+        })
+          .map((path, i) => protectedPath(path, { workspace, field: `protectedPaths[${i}]` })),
       ),
     ),
     env: Object.freeze(dedupe(env)),
@@ -217,7 +221,9 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   }
   const names = bashEnv === undefined
     ? [...env]
-    : stringList(bashEnv, "bash.env", []).map((name, i) => envName(name, `bash.env[${i}]`));
+    : stringList(bashEnv, { field: "bash.env", fallback: [] }).map((name, i) =>
+      envName(name, `bash.env[${i}]`)
+    );
   if (sandbox === "none") {
     if (limits !== undefined || (network !== undefined && network !== "none")) {
       throw new TypeError(
@@ -267,16 +273,14 @@ function resolveNetwork(
   });
   return Object.freeze({
     allow: Object.freeze(dedupe(names)),
-    maxConnections: limit(
-      fields!.maxConnections,
-      "bash.network.maxConnections",
-      DEFAULT_PROXY_LIMITS.maxConnections,
-    ),
-    idleTimeoutMs: limit(
-      fields!.idleTimeoutMs,
-      "bash.network.idleTimeoutMs",
-      DEFAULT_PROXY_LIMITS.idleTimeoutMs,
-    ),
+    maxConnections: limit(fields!.maxConnections, {
+      field: "bash.network.maxConnections",
+      fallback: DEFAULT_PROXY_LIMITS.maxConnections,
+    }),
+    idleTimeoutMs: limit(fields!.idleTimeoutMs, {
+      field: "bash.network.idleTimeoutMs",
+      fallback: DEFAULT_PROXY_LIMITS.idleTimeoutMs,
+    }),
   });
 }
 
@@ -300,15 +304,20 @@ function resolveLimits(value: unknown): ResourceLimits {
     );
   }
   return Object.freeze({
-    processes: limit(processes, "bash.limits.processes", DEFAULT_LIMITS.processes),
-    memoryMiB: limit(memoryMiB, "bash.limits.memoryMiB", DEFAULT_LIMITS.memoryMiB),
-    tmpMiB: limit(tmpMiB, "bash.limits.tmpMiB", DEFAULT_LIMITS.tmpMiB),
-    fileMiB: limit(fileMiB, "bash.limits.fileMiB", DEFAULT_LIMITS.fileMiB),
-    backgroundCpuSeconds: limit(
-      backgroundCpuSeconds,
-      "bash.limits.backgroundCpuSeconds",
-      DEFAULT_LIMITS.backgroundCpuSeconds,
-    ),
-    diskMiB: limit(diskMiB, "bash.limits.diskMiB", DEFAULT_LIMITS.diskMiB),
+    processes: limit(processes, {
+      field: "bash.limits.processes",
+      fallback: DEFAULT_LIMITS.processes,
+    }),
+    memoryMiB: limit(memoryMiB, {
+      field: "bash.limits.memoryMiB",
+      fallback: DEFAULT_LIMITS.memoryMiB,
+    }),
+    tmpMiB: limit(tmpMiB, { field: "bash.limits.tmpMiB", fallback: DEFAULT_LIMITS.tmpMiB }),
+    fileMiB: limit(fileMiB, { field: "bash.limits.fileMiB", fallback: DEFAULT_LIMITS.fileMiB }),
+    backgroundCpuSeconds: limit(backgroundCpuSeconds, {
+      field: "bash.limits.backgroundCpuSeconds",
+      fallback: DEFAULT_LIMITS.backgroundCpuSeconds,
+    }),
+    diskMiB: limit(diskMiB, { field: "bash.limits.diskMiB", fallback: DEFAULT_LIMITS.diskMiB }),
   });
 }

@@ -34,11 +34,14 @@ export function absolutePath(value: unknown, field: string): string {
  * `./name` stays anchored (`./name`); a bare name is protected at any depth.
  *
  * @param value The path, relative to the workspace or absolute inside it.
- * @param workspace The normalized workspace.
- * @param field The field's name, for the message.
+ * @param options The normalized `workspace`, and the `field` name for the message.
  * @returns The path relative to the workspace.
  */
-export function protectedPath(value: string, workspace: string, field: string): string {
+export function protectedPath(
+  value: string,
+  options: { workspace: string; field: string },
+): string {
+  const { workspace, field } = options;
   if (value.length === 0 || value.includes("\0")) {
     throw new TypeError(
       `Cannot use built-in context: "${field}" must be a non-empty path without NUL bytes`,
@@ -60,11 +63,14 @@ export function protectedPath(value: string, workspace: string, field: string): 
  * Validates an optional array of strings.
  *
  * @param value The field's value.
- * @param field The field's name, for the message.
- * @param fallback The default when absent.
+ * @param options The `field` name for the message, and the `fallback` when the value is absent.
  * @returns A copy of the array.
  */
-export function stringList(value: unknown, field: string, fallback: readonly string[]): string[] {
+export function stringList(
+  value: unknown,
+  options: { field: string; fallback: readonly string[] },
+): string[] {
+  const { field, fallback } = options;
   if (value === undefined) return [...fallback];
   if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
     throw new TypeError(
@@ -96,11 +102,11 @@ export function envName(value: string, field: string): string {
  * Validates an optional positive integer limit.
  *
  * @param value The field's value.
- * @param field The field's name, for the message.
- * @param fallback The default when absent.
+ * @param options The `field` name for the message, and the `fallback` when the value is absent.
  * @returns The limit.
  */
-export function limit(value: unknown, field: string, fallback: number): number {
+export function limit(value: unknown, options: { field: string; fallback: number }): number {
+  const { field, fallback } = options;
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
     throw new RangeError(

@@ -123,7 +123,7 @@ export async function buildRouter(
   // context names no folder), each user gets `userContext` (see `contextOf`).
   const perUser = isPerUserWorkspace(config.context.workspace);
   const builtins = config.builtins !== false
-    ? builtinTools(withStartupProtection(config.context, startup, options.trustFiles))
+    ? builtinTools(withStartupProtection(config.context, startup, { trusted: options.trustFiles }))
     : undefined;
   const contexts = new Map<string, BuiltinContext>();
   const contextOf = async (userId: string | undefined): Promise<BuiltinContext | undefined> => {

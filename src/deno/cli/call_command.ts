@@ -1,6 +1,7 @@
 import { buildRouter, checkUser } from "./build_router.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
+import type { ParsedArgs } from "./parse_args.ts";
 import { terminalApprover } from "./terminal_approval.ts";
 import { openStore, storeLocation } from "./store_location.ts";
 import { servedStore } from "./served_store.ts";
@@ -8,16 +9,15 @@ import { servedStore } from "./served_store.ts";
 /**
  * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
  *
- * @param flags The parsed flags.
- * @param positionals The tool name and its JSON arguments.
+ * @param parsed The flags, and the positionals: the tool name and its JSON arguments.
  * @param io Output.
  * @returns 0 for a result, 1 for an error result.
  */
 export async function callCommand(
-  flags: Record<string, string | true>,
-  positionals: string[],
+  parsed: ParsedArgs,
   io: CliIo,
 ): Promise<number> {
+  const { flags, positionals } = parsed;
   const [name, args = "{}", ...rest] = positionals;
   if (name === undefined) {
     throw new UsageError('Missing the tool name; see "toolroute call --help"');

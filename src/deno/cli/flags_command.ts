@@ -46,7 +46,7 @@ export async function flagsCommand(
     const inside = startupFilesInside(config.context, startup);
     const trusted = trustFiles(files);
     const trustedInside = trustFilesInside(config.context, trusted);
-    const protectedContext = withStartupProtection(config.context, startup, trusted);
+    const protectedContext = withStartupProtection(config.context, startup, { trusted });
     io.out(
       `Protected from write_file, apply_patch, edit and the bash sandbox (serve runs or reads them at its next start): ${inside.length} files`,
     );

@@ -2,6 +2,7 @@ import { ToolRouter } from "../../core/tool_router.ts";
 import { openStore, storeLocation } from "./store_location.ts";
 import type { CliIo } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
+import type { ParsedArgs } from "./parse_args.ts";
 import { sharedApprovalSecret } from "./approval_secret.ts";
 
 /**
@@ -10,16 +11,16 @@ import { sharedApprovalSecret } from "./approval_secret.ts";
  * with the secret serve signs them with (`TOOLROUTE_APPROVAL_SECRET`, else the one in the store).
  *
  * @tags allow-read, allow-write, allow-env
- * @param flags `--store FILE`, `--user ID`, `--json`.
- * @param positionals `ls`, or `revoke ID`.
+ * @param parsed The flags (`--store FILE`, `--user ID`, `--json`) and the positionals (`ls`,
+ *   or `revoke ID`).
  * @param io Output.
  * @returns 0, or 1 when `revoke` found no such grant.
  */
 export async function grantsCommand(
-  flags: Record<string, string | true>,
-  positionals: string[],
+  parsed: ParsedArgs,
   io: CliIo,
 ): Promise<number> {
+  const { flags, positionals } = parsed;
   const [action, id, ...rest] = positionals;
   if ((action !== "ls" && action !== "revoke") || rest.length > 0) {
     throw new UsageError('Use "toolroute grants ls" or "toolroute grants revoke ID" with --store');

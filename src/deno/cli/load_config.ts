@@ -53,7 +53,7 @@ export async function loadConfig(
   options: LoadConfigOptions = {},
 ): Promise<ToolrouteConfig> {
   const cwd = options.cwd ?? currentDirectory();
-  if (path === undefined) return resolveConfig({}, undefined, cwd, options);
+  if (path === undefined) return resolveConfig({}, { ...options, cwd });
   const absolute = resolve(cwd, path);
   let text: string;
   try {
@@ -77,24 +77,22 @@ export async function loadConfig(
     ask: options.ask,
     inputs: options.env !== false,
   });
-  return resolveConfig(value, absolute, cwd, options);
+  return resolveConfig(value, { ...options, path: absolute, cwd });
 }
 
 /**
  * Validates and resolves a config value already parsed, as {@linkcode loadConfig} does.
  *
  * @param value The parsed JSON.
- * @param path The file's absolute path, or `undefined`.
- * @param cwd The current directory.
- * @param options Workspace override and variables.
+ * @param options The file's absolute `path` (none for the defaults), the current directory
+ *   (`cwd`), the workspace override and variables.
  * @returns The resolved config.
  */
 export function resolveConfig(
   value: unknown,
-  path: string | undefined,
-  cwd: string,
-  options: LoadConfigOptions = {},
+  options: LoadConfigOptions & { path?: string; cwd: string },
 ): ToolrouteConfig {
+  const { path, cwd } = options;
   const source = path === undefined ? "config" : `config "${path}"`;
   const client = dropMcpClientKeys(value, path);
   if (client.ignored.length > 0 && path !== undefined) {

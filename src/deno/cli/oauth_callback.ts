@@ -134,14 +134,15 @@ export async function answerOAuthStart(request: Request, gateway: McpGateway): P
  *
  * @param request The browser's request.
  * @param gateway The gateway.
- * @param onAuthorized Told which user's tools changed.
+ * @param options `onAuthorized`, told which user's tools changed.
  * @returns The answer.
  */
 export async function answerOAuthCallback(
   request: Request,
   gateway: McpGateway,
-  onAuthorized: (userId: string | undefined) => void,
+  options: { onAuthorized: (userId: string | undefined) => void },
 ): Promise<Response> {
+  const { onAuthorized } = options;
   if (request.method !== "GET") return text(405, "Use GET");
   const target = await gateway.pendingAuthorization(request.url);
   if (target === undefined) {

@@ -26,10 +26,15 @@ export interface ParsedArgs {
  *
  * @param args The arguments after the command name.
  * @param spec The flags the command takes.
- * @param command The command, for messages.
+ * @param options The `command`, for messages.
  * @returns The flags and positionals.
  */
-export function parseArgs(args: readonly string[], spec: ArgSpec, command: string): ParsedArgs {
+export function parseArgs(
+  args: readonly string[],
+  spec: ArgSpec,
+  options: { command: string },
+): ParsedArgs {
+  const { command } = options;
   const optional = spec.optional ?? {};
   const strings = [...spec.string ?? [], ...Object.keys(optional)];
   const booleans = [...spec.boolean ?? [], "help"];

@@ -54,7 +54,7 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
         `Unknown command "${command}"; use serve, tools, call, flags, lock, init or grants (see "toolroute --help")`,
       );
     }
-    const { flags, positionals } = parseArgs(rest, spec, command);
+    const { flags, positionals } = parseArgs(rest, spec, { command });
     if (flags.help === true) {
       io.out(HELP_TEXT[command]);
       return 0;
@@ -72,13 +72,13 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
       case "tools":
         return await toolsCommand(flags, io);
       case "call":
-        return await callCommand(flags, positionals, io);
+        return await callCommand({ flags, positionals }, io);
       case "lock":
         return await lockCommand(flags, io);
       case "init":
         return await initCommand(flags, io);
       case "grants":
-        return await grantsCommand(flags, positionals, io);
+        return await grantsCommand({ flags, positionals }, io);
       default:
         return await flagsCommand(flags, io);
     }

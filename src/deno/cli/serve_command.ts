@@ -131,7 +131,7 @@ export async function serveCommand(
   const context: ServeContext = { served, config, io, stop: stop.signal, toolsChanged };
   try {
     if (http === undefined) await serveStdio(context, userId);
-    else await serveHttp(context, http, auth!);
+    else await serveHttp(context, { http, auth: auth! });
   } finally {
     stop.dispose();
     await first;

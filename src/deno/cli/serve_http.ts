@@ -42,14 +42,13 @@ export interface HttpAuth {
  *
  * @tags allow-net
  * @param context The router, config, logs and stop signal.
- * @param http Where to listen.
- * @param auth The bearer tokens (always required).
+ * @param listen Where to listen (`http`) and the bearer tokens (`auth`, always required).
  */
 export async function serveHttp(
   context: ServeContext,
-  http: ListenAddress,
-  auth: HttpAuth,
+  listen: { http: ListenAddress; auth: HttpAuth },
 ): Promise<void> {
+  const { http, auth } = listen;
   const { tokens, anonymous } = auth;
   const { served, config, io, stop, toolsChanged } = context;
   const handler = mcpHttpHandler({
@@ -80,8 +79,10 @@ export async function serveHttp(
     const path = new URL(request.url).pathname;
     if (gateway === undefined) return handler(request);
     if (path === OAUTH_CALLBACK_PATH) {
-      return answerOAuthCallback(request, gateway, (userId) => {
-        for (const notify of toolsChanged) notify(userId);
+      return answerOAuthCallback(request, gateway, {
+        onAuthorized: (userId) => {
+          for (const notify of toolsChanged) notify(userId);
+        },
       });
     }
     if (path === OAUTH_START_PATH) return answerOAuthStart(request, gateway);
@@ -108,7 +109,9 @@ export async function serveHttp(
           const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
           io.err(`toolroute: serving at ${url} (bearer token required)`);
           if (auth.generated) {
-            for (const line of tokenBanner(Object.keys(tokens)[0], url, auth.tokenFile)) {
+            for (
+              const line of tokenBanner(Object.keys(tokens)[0], url, { tokenFile: auth.tokenFile })
+            ) {
               io.err(line);
             }
           }

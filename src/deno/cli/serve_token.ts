@@ -68,10 +68,15 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
  *
  * @param token The token.
  * @param url The MCP endpoint.
- * @param tokenFile Where the token was also written, if anywhere.
+ * @param options Where the token was also written (`tokenFile`), if anywhere.
  * @returns The lines.
  */
-export function tokenBanner(token: string, url: string, tokenFile?: string): string[] {
+export function tokenBanner(
+  token: string,
+  url: string,
+  options: { tokenFile?: string } = {},
+): string[] {
+  const { tokenFile } = options;
   const snippet = JSON.stringify({
     mcpServers: { toolroute: { type: "http", url, headers: { Authorization: `Bearer ${token}` } } },
   });

@@ -16,14 +16,15 @@ import type { StartupFiles } from "./startup_files.ts";
  * @tags allow-read
  * @param context The config's built-in context.
  * @param startup What the next start runs or reads.
- * @param trusted Absolute paths of the trust files (`trustFiles`).
+ * @param options Absolute paths of the trust files (`trusted`, from `trustFiles`).
  * @returns A new context.
  */
 export function withStartupProtection(
   context: BuiltinContext,
   startup: StartupFiles,
-  trusted: readonly string[] = [],
+  options: { trusted?: readonly string[] } = {},
 ): BuiltinContext {
+  const { trusted = [] } = options;
   const workspace = context.workspace;
   const realWorkspace = realOrSelf(workspace);
   const inside: string[] = [];

@@ -8,7 +8,7 @@ import { McpErrorCode } from "../../../src/core/mcp/mcp_error_code.ts";
 import { ToolError } from "../../../mod.ts";
 
 Deno.test("mcpErrorToToolError() maps JSON-RPC errors to stable codes", () => {
-  const code = (error: unknown) => mcpErrorToToolError(error, "t").code;
+  const code = (error: unknown) => mcpErrorToToolError(error, { toolName: "t" }).code;
   assertEquals(code(new ProtocolError(McpErrorCode.InvalidParams, "bad")), "invalid_arguments");
   assertEquals(code(new ProtocolError(McpErrorCode.RequestTimeout, "slow")), "timeout");
   assertEquals(
@@ -28,7 +28,10 @@ Deno.test("mcpErrorToToolError() maps JSON-RPC errors to stable codes", () => {
   assertEquals(code(new TypeError("fetch failed")), "upstream_unavailable");
   assertEquals(code(new DOMException("stop", "AbortError")), "aborted");
   const reason = new ToolError("timeout", "deadline");
-  assertEquals(mcpErrorToToolError(new Error("x"), "t", AbortSignal.abort(reason)), reason);
+  assertEquals(
+    mcpErrorToToolError(new Error("x"), { toolName: "t", signal: AbortSignal.abort(reason) }),
+    reason,
+  );
 });
 
 Deno.test("callMcpTool() returns text, truncates it, and throws tool_error for error results", async () => {
@@ -49,9 +52,14 @@ Deno.test("callMcpTool() returns text, truncates it, and throws tool_error for e
   await client.connect(a);
   const context = { signal: new AbortController().signal };
   try {
-    const text = await callMcpTool(client, "big", {}, context, { maxResultChars: 100 });
+    const text = await callMcpTool(client, { toolName: "big", args: {}, context }, {
+      maxResultChars: 100,
+    });
     assertEquals(text.length <= 100 && text.includes("characters truncated"), true);
-    const error = await assertRejects(() => callMcpTool(client, "bad", {}, context), ToolError);
+    const error = await assertRejects(
+      () => callMcpTool(client, { toolName: "bad", args: {}, context }),
+      ToolError,
+    );
     assertEquals([error.code, error.message], ["tool_error", "nope"]);
   } finally {
     await client.close();
@@ -71,7 +79,10 @@ Deno.test("callMcpTool() reports a tool the server does not know or disabled as 
   await client.connect(a);
   const context = { signal: new AbortController().signal };
   const failure = async (name: string, args: Record<string, unknown>) => {
-    const error = await assertRejects(() => callMcpTool(client, name, args, context), ToolError);
+    const error = await assertRejects(
+      () => callMcpTool(client, { toolName: name, args, context }),
+      ToolError,
+    );
     return [error.code, error.message];
   };
   try {
@@ -112,7 +123,10 @@ Deno.test("callMcpTool() reports a result that breaks the tool's own output sche
   const context = { signal: new AbortController().signal };
   try {
     for (const name of ["count", "bare"]) {
-      const error = await assertRejects(() => callMcpTool(client, name, {}, context), ToolError);
+      const error = await assertRejects(
+        () => callMcpTool(client, { toolName: name, args: {}, context }),
+        ToolError,
+      );
       assertEquals(error.code, "tool_error", name);
       assertMatch(
         error.message,

@@ -13,45 +13,40 @@ Deno.test("checkAllowedHost() matches host names, host:port and *.suffix pattern
 });
 
 Deno.test("checkServerConfig() names what is wrong with a config", () => {
-  assertThrows(() => checkServerConfig("", { url: "http://x" }, undefined), TypeError, "non-empty");
+  assertThrows(() => checkServerConfig("", { url: "http://x" }, {}), TypeError, "non-empty");
   assertThrows(
-    () => checkServerConfig("s", {} as { url: string }, undefined),
+    () => checkServerConfig("s", {} as { url: string }, {}),
     TypeError,
     '"url" (HTTP) or a "command"',
   );
   assertThrows(
-    () => checkServerConfig("s", { url: "not a url" }, undefined),
+    () => checkServerConfig("s", { url: "not a url" }, {}),
     TypeError,
     "valid URL",
   );
   assertThrows(
-    () => checkServerConfig("s", { url: "http://x", transport: "ws" as "http" }, undefined),
+    () => checkServerConfig("s", { url: "http://x", transport: "ws" as "http" }, {}),
     TypeError,
     '"transport" must be',
   );
   assertThrows(
-    () =>
-      checkServerConfig(
-        "s",
-        { url: "http://x", headers: { a: 1 as unknown as string } },
-        undefined,
-      ),
+    () => checkServerConfig("s", { url: "http://x", headers: { a: 1 as unknown as string } }, {}),
     TypeError,
     "headers",
   );
-  assertThrows(() => checkServerConfig("s", { command: "" }, undefined), TypeError, "command");
+  assertThrows(() => checkServerConfig("s", { command: "" }, {}), TypeError, "command");
 });
 
 Deno.test("checkServerConfig() accepts an oauth client and refuses a malformed one", () => {
   checkServerConfig("crm", {
     url: "https://crm.example.com/mcp",
     oauth: { clientId: "svc", grant: "client_credentials" },
-  }, undefined);
+  }, {});
   for (
     const oauth of [null, {}, { clientId: "" }, { clientId: "svc", grant: "password" }] as never[]
   ) {
     assertThrows(
-      () => checkServerConfig("crm", { url: "https://crm.example.com/mcp", oauth }, undefined),
+      () => checkServerConfig("crm", { url: "https://crm.example.com/mcp", oauth }, {}),
       TypeError,
       '"oauth" must be',
     );

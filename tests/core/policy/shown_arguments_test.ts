@@ -38,11 +38,14 @@ Deno.test("summarizeShown() says plainly how many characters are not shown", () 
 });
 
 Deno.test("shownDigest() differs for other arguments even when they show alike", async () => {
-  const one = await shownDigest("t", showArguments({ n: 1 }), { n: 1 });
+  const one = await shownDigest("t", { shown: showArguments({ n: 1 }), args: { n: 1 } });
   assertMatch(one, /^sha256-[0-9a-f]{64}$/);
-  assertEquals(await shownDigest("t", showArguments({ n: 1 }), { n: 1 }), one);
-  assertNotEquals(await shownDigest("t", showArguments({ n: "1" }), { n: "1" }), one);
-  assertNotEquals(await shownDigest("u", showArguments({ n: 1 }), { n: 1 }), one);
+  assertEquals(await shownDigest("t", { shown: showArguments({ n: 1 }), args: { n: 1 } }), one);
+  assertNotEquals(
+    await shownDigest("t", { shown: showArguments({ n: "1" }), args: { n: "1" } }),
+    one,
+  );
+  assertNotEquals(await shownDigest("u", { shown: showArguments({ n: 1 }), args: { n: 1 } }), one);
 });
 
 Deno.test("finding 10: a pending approval shows the payload past 400 spaces, bidi made visible, and says what is not shown", async () => {

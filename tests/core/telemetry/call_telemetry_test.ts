@@ -8,7 +8,7 @@ const EVENT: ToolCallEvent = { type: "call", tool: "echo", durationMs: 1, isErro
 
 Deno.test("observeCall() without an SDK, audit or caller trace asks for no event and passes no trace", () => {
   assertEquals(tracingIsOff(), true);
-  const observed = observeCall(undefined, "echo", {}, {});
+  const observed = observeCall(undefined, { name: "echo", options: {}, settings: {} });
   assertEquals(observed.needsEvent, false);
   assertEquals(observed.trace, undefined);
   observed.finish(EVENT, "{}");
@@ -16,15 +16,23 @@ Deno.test("observeCall() without an SDK, audit or caller trace asks for no event
 
 Deno.test("observeCall() without an SDK still audits and passes a caller's trace context on", async () => {
   const records: AuditRecord[] = [];
-  const audited = observeCall(undefined, "echo", {}, {
-    audit: { write: (r) => void records.push(r) },
+  const audited = observeCall(undefined, {
+    name: "echo",
+    options: {},
+    settings: {
+      audit: { write: (r) => void records.push(r) },
+    },
   });
   assertEquals(audited.needsEvent, true);
   await audited.finish(EVENT, '{"a":1}');
   assertEquals(records.length, 1);
   assertEquals(records[0].tool, "echo");
   const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-  const traced = observeCall(undefined, "echo", { traceparent, baggage: "k=v" }, {});
+  const traced = observeCall(undefined, {
+    name: "echo",
+    options: { traceparent, baggage: "k=v" },
+    settings: {},
+  });
   assertEquals(traced.needsEvent, true);
   assertMatch(traced.trace?.traceparent ?? "", /^00-0af7651916cd43dd8448eb211c80319c-/);
   assertEquals(traced.trace?.baggage, "k=v");

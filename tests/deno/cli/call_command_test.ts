@@ -45,26 +45,47 @@ async function moduleFixture() {
 Deno.test("callCommand() prints the result and returns 0, with {} as the default arguments", async () => {
   await using fixture = await moduleFixture();
   const { out, err, io } = capture();
-  assertEquals(await callCommand({ config: fixture.config }, ["hello"], io), 0);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["hello"] }, io),
+    0,
+  );
   assertEquals(out, ["hello world"]);
   assertEquals(err, []);
-  assertEquals(await callCommand({ config: fixture.config }, ["hello", '{"name":"Ada"}'], io), 0);
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["hello", '{"name":"Ada"}'],
+    }, io),
+    0,
+  );
   assertEquals(out[1], "hello Ada");
 });
 
 Deno.test("callCommand() prints an error result on stdout and returns 1", async () => {
   await using fixture = await moduleFixture();
   const { out, io } = capture();
-  assertEquals(await callCommand({ config: fixture.config }, ["hello", '{"name":5}'], io), 1);
+  assertEquals(
+    await callCommand(
+      { flags: { config: fixture.config }, positionals: ["hello", '{"name":5}'] },
+      io,
+    ),
+    1,
+  );
   assertMatch(out[0], /name/);
-  assertEquals(await callCommand({ config: fixture.config }, ["nope"], io), 1);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["nope"] }, io),
+    1,
+  );
   assertMatch(out[1], /Unknown tool "nope"/);
 });
 
 Deno.test("callCommand() writes progress to stderr, never to stdout", async () => {
   await using fixture = await moduleFixture();
   const { out, err, io } = capture();
-  assertEquals(await callCommand({ config: fixture.config }, ["steps"], io), 0);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["steps"] }, io),
+    0,
+  );
   assertEquals(out, ["done"]);
   assertEquals(err, ["toolroute: progress half way", "toolroute: progress 2"]);
 });
@@ -73,7 +94,13 @@ Deno.test("callCommand() --timeout ends a stalled call with a timeout error resu
   await using fixture = await moduleFixture();
   const { out, io } = capture();
   const started = Date.now();
-  assertEquals(await callCommand({ config: fixture.config, timeout: "100" }, ["stall"], io), 1);
+  assertEquals(
+    await callCommand(
+      { flags: { config: fixture.config, timeout: "100" }, positionals: ["stall"] },
+      io,
+    ),
+    1,
+  );
   assertMatch(out[0], /Tool "stall" did not finish within 100 ms/);
   assertEquals(Date.now() - started < 3000, true);
 });
@@ -82,18 +109,18 @@ Deno.test("callCommand() throws a UsageError before loading anything for a malfo
   const { out, io } = capture();
   const flags = { config: "/nonexistent/toolroute.json" };
   await assertRejects(
-    () => callCommand(flags, [], io),
+    () => callCommand({ flags, positionals: [] }, io),
     UsageError,
     'Missing the tool name; see "toolroute call --help"',
   );
   await assertRejects(
-    () => callCommand(flags, ["a", "{}", "b", "c"], io),
+    () => callCommand({ flags, positionals: ["a", "{}", "b", "c"] }, io),
     UsageError,
     'Too many arguments: "b" "c"; pass the JSON arguments as one quoted argument',
   );
   for (const timeout of ["0", "-5", "1.5", "soon"]) {
     await assertRejects(
-      () => callCommand({ ...flags, timeout }, ["a"], io),
+      () => callCommand({ flags: { ...flags, timeout }, positionals: ["a"] }, io),
       UsageError,
       `"--timeout" must be a positive number of milliseconds, received "${timeout}"`,
     );
@@ -105,7 +132,11 @@ Deno.test("callCommand() --user of an unknown user throws a UsageError naming th
   await using fixture = await makeFixture({ users: { TOKEN_A: { id: "alice" } } });
   const { io } = capture();
   await assertRejects(
-    () => callCommand({ config: fixture.config, user: "mallory" }, ["read_file"], io),
+    () =>
+      callCommand({
+        flags: { config: fixture.config, user: "mallory" },
+        positionals: ["read_file"],
+      }, io),
     UsageError,
     `Unknown user "mallory"; the config's users are: "alice"`,
   );
@@ -120,17 +151,32 @@ async function policyFixture(policy: Record<string, unknown>) {
 Deno.test("callCommand() under a policy: a denied call runs nothing and names the rule", async () => {
   await using fixture = await policyFixture({ deny: ["hello(name=Eve)", "steps"] });
   const { out, io } = capture();
-  assertEquals(await callCommand({ config: fixture.config }, ["hello", '{"name":"Eve"}'], io), 1);
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["hello", '{"name":"Eve"}'],
+    }, io),
+    1,
+  );
   assertMatch(out[0], /denied by policy rule "hello\(name=Eve\)"/);
-  assertEquals(await callCommand({ config: fixture.config }, ["steps"], io), 1);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["steps"] }, io),
+    1,
+  );
   assertMatch(out[1], /Unknown tool "steps"/);
-  assertEquals(await callCommand({ config: fixture.config }, ["hello"], io), 0);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["hello"] }, io),
+    0,
+  );
 });
 
 Deno.test("callCommand() refuses an ask when nobody can be asked (stdin not a terminal)", async () => {
   await using fixture = await policyFixture({ ask: ["hello"] });
   const { out, err, io } = capture();
-  assertEquals(await callCommand({ config: fixture.config }, ["hello"], io), 1);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["hello"] }, io),
+    1,
+  );
   assertMatch(err.join("\n"), /refusing to call "hello".*stdin is not a terminal/);
   assertMatch(out[0], /needs a person's approval/);
 });
@@ -148,7 +194,10 @@ Deno.test("callCommand() asks on the terminal: yes runs the call, no declines wi
     },
   };
   assertEquals(
-    await callCommand({ config: fixture.config }, ["hello", '{"name":"Ada"}'], asking),
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["hello", '{"name":"Ada"}'],
+    }, asking),
     0,
   );
   assertEquals(out[0], "hello Ada");
@@ -156,7 +205,10 @@ Deno.test("callCommand() asks on the terminal: yes runs the call, no declines wi
     questions[0],
     "toolroute: allow hello with these arguments?\nname: Ada\n(asked by rule hello) [once/session/always/No] ",
   );
-  assertEquals(await callCommand({ config: fixture.config }, ["hello"], asking), 1);
+  assertEquals(
+    await callCommand({ flags: { config: fixture.config }, positionals: ["hello"] }, asking),
+    1,
+  );
   assertMatch(out[1], /declined the call to "hello": not today/);
 });
 
@@ -164,7 +216,7 @@ Deno.test("callCommand() rejects a config whose policy has a malformed rule, nam
   await using fixture = await policyFixture({ deny: ["hello("] });
   const { io } = capture();
   await assertRejects(
-    () => callCommand({ config: fixture.config }, ["hello"], io),
+    () => callCommand({ flags: { config: fixture.config }, positionals: ["hello"] }, io),
     UsageError,
     '"hello(" in "deny"',
   );

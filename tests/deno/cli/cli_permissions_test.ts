@@ -6,19 +6,14 @@ import {
 } from "../../../src/deno/cli/cli_permissions.ts";
 import { resolveConfig } from "../../../src/deno/cli/load_config.ts";
 
-const config = resolveConfig(
-  {
-    workspace: "/srv/ws",
-    modules: ["/srv/tools.ts"],
-    mcpServers: {
-      remote: { url: "http://127.0.0.1:9000/mcp" },
-      local: { command: "/usr/bin/env", args: ["echo"] },
-    },
+const config = resolveConfig({
+  workspace: "/srv/ws",
+  modules: ["/srv/tools.ts"],
+  mcpServers: {
+    remote: { url: "http://127.0.0.1:9000/mcp" },
+    local: { command: "/usr/bin/env", args: ["echo"] },
   },
-  "/srv/ws/toolroute.json",
-  "/",
-  { env: false },
-);
+}, { env: false, path: "/srv/ws/toolroute.json", cwd: "/" });
 
 Deno.test("cliPermissions() adds modules, servers and the listening address to the built-ins' needs", () => {
   const needed = cliPermissions(config, "127.0.0.1:8787");
@@ -97,12 +92,11 @@ Deno.test({
   },
 });
 
-const mcpOnly = resolveConfig(
-  { mcpServers: { remote: { url: "http://127.0.0.1:9000/mcp" } } },
-  "/home/u/.config/mcp.json",
-  "/",
-  { env: false },
-);
+const mcpOnly = resolveConfig({ mcpServers: { remote: { url: "http://127.0.0.1:9000/mcp" } } }, {
+  env: false,
+  path: "/home/u/.config/mcp.json",
+  cwd: "/",
+});
 
 Deno.test("cliPermissions() of a config with only mcpServers needs no workspace access", () => {
   // The tool lock file beside the config is read (pinning) and written (`toolroute lock`), and so

@@ -82,10 +82,13 @@ Deno.test("toolroute grants ls and revoke read and end the grants a router keeps
     // Without the variable, grants ls checks signatures with the secret kept in the store (what
     // serve --store signs with by default): this grant was signed with another, so it is not listed.
     Deno.env.delete(APPROVAL_SECRET_VARIABLE);
-    assertEquals(await grantsCommand({ store: file }, ["ls"], io), 0);
+    assertEquals(await grantsCommand({ flags: { store: file }, positionals: ["ls"] }, io), 0);
     assertEquals([out.length, err.at(-1)], [0, "toolroute: no grants"]);
     Deno.env.set(APPROVAL_SECRET_VARIABLE, SECRET);
-    assertEquals(await grantsCommand({ store: file, user: "alice" }, ["ls"], io), 0);
+    assertEquals(
+      await grantsCommand({ flags: { store: file, user: "alice" }, positionals: ["ls"] }, io),
+      0,
+    );
     assertEquals(out.length, 1);
     const [id, user, tool, rule, scope, until] = out[0].split("  ");
     assertEquals([user, tool, rule, scope, until], [
@@ -96,15 +99,34 @@ Deno.test("toolroute grants ls and revoke read and end the grants a router keeps
       "until revoked",
     ]);
     Deno.env.set(APPROVAL_SECRET_VARIABLE, "another secret entirely, long enough");
-    assertEquals(await grantsCommand({ store: file, json: true }, ["ls"], io), 0);
+    assertEquals(
+      await grantsCommand({ flags: { store: file, json: true }, positionals: ["ls"] }, io),
+      0,
+    );
     assertEquals(JSON.parse(out[1]), [], "a grant that does not verify is not listed");
-    assertEquals(await grantsCommand({ store: file }, ["revoke", id], io), 0);
-    assertEquals(await grantsCommand({ store: file }, ["revoke", id], io), 1);
+    assertEquals(
+      await grantsCommand({ flags: { store: file }, positionals: ["revoke", id] }, io),
+      0,
+    );
+    assertEquals(
+      await grantsCommand({ flags: { store: file }, positionals: ["revoke", id] }, io),
+      1,
+    );
     Deno.env.set(APPROVAL_SECRET_VARIABLE, SECRET);
-    assertEquals(await grantsCommand({ store: file, json: true }, ["ls"], io), 0);
+    assertEquals(
+      await grantsCommand({ flags: { store: file, json: true }, positionals: ["ls"] }, io),
+      0,
+    );
     assertEquals(JSON.parse(out[2]), []);
-    await assertRejects(() => grantsCommand({}, ["ls"], io), UsageError, "--store");
-    await assertRejects(() => grantsCommand({ store: file }, ["drop"], io), UsageError);
+    await assertRejects(
+      () => grantsCommand({ flags: {}, positionals: ["ls"] }, io),
+      UsageError,
+      "--store",
+    );
+    await assertRejects(
+      () => grantsCommand({ flags: { store: file }, positionals: ["drop"] }, io),
+      UsageError,
+    );
     assert(true);
   } finally {
     if (previous === undefined) Deno.env.delete(APPROVAL_SECRET_VARIABLE);

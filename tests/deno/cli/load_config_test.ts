@@ -4,7 +4,7 @@ import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 
 function problems(value: unknown): string {
   try {
-    resolveConfig(value, "/etc/toolroute.json", "/home/u", { env: {} });
+    resolveConfig(value, { env: {}, path: "/etc/toolroute.json", cwd: "/home/u" });
   } catch (error) {
     if (error instanceof UsageError) return error.message;
     throw error;
@@ -45,33 +45,29 @@ Deno.test("resolveConfig() rejects unknown keys in nested objects", () => {
 });
 
 Deno.test("resolveConfig() resolves paths against the file's folder and the workspace flag against the current one", () => {
-  const config = resolveConfig(
-    { workspace: "ws", readOnlyRoots: ["../docs", "/abs"], modules: ["tools.ts"] },
-    "/etc/tr/toolroute.json",
-    "/home/u",
-    { env: {} },
-  );
+  const config = resolveConfig({
+    workspace: "ws",
+    readOnlyRoots: ["../docs", "/abs"],
+    modules: ["tools.ts"],
+  }, { env: {}, path: "/etc/tr/toolroute.json", cwd: "/home/u" });
   assertEquals(config.context, { workspace: "/etc/tr/ws", readOnlyRoots: ["/etc/docs", "/abs"] });
   assertEquals(config.modules, ["/etc/tr/tools.ts"]);
-  const overridden = resolveConfig({}, "/etc/tr/toolroute.json", "/home/u", {
+  const overridden = resolveConfig({}, {
     workspace: "project",
     env: {},
+    path: "/etc/tr/toolroute.json",
+    cwd: "/home/u",
   });
   assertEquals(overridden.context.workspace, "/home/u/project");
-  assertEquals(resolveConfig({}, undefined, "/home/u", { env: {} }).context.workspace, "/home/u");
+  assertEquals(resolveConfig({}, { env: {}, cwd: "/home/u" }).context.workspace, "/home/u");
 });
 
 Deno.test("resolveConfig() maps limits, bash and context fields onto the built-in context", () => {
-  const config = resolveConfig(
-    {
-      bash: { sandbox: "bwrap", env: ["PATH"] },
-      protectedPaths: [".git", "secrets"],
-      limits: { readMaxChars: 10, commandTimeoutMs: 20, callTimeoutMs: 30, maxResultChars: 40 },
-    },
-    undefined,
-    "/w",
-    { env: {} },
-  );
+  const config = resolveConfig({
+    bash: { sandbox: "bwrap", env: ["PATH"] },
+    protectedPaths: [".git", "secrets"],
+    limits: { readMaxChars: 10, commandTimeoutMs: 20, callTimeoutMs: 30, maxResultChars: 40 },
+  }, { env: {}, cwd: "/w" });
   assertEquals(config.context, {
     workspace: "/w",
     bash: { sandbox: "bwrap", env: ["PATH"] },
@@ -83,22 +79,17 @@ Deno.test("resolveConfig() maps limits, bash and context fields onto the built-i
 });
 
 Deno.test("resolveConfig() expands ${VAR} in servers through the gateway's expansion", () => {
-  const config = resolveConfig(
-    {
-      mcpServers: {
-        gh: { url: "http://127.0.0.1:1/mcp", headers: { authorization: "Bearer ${GH}" } },
-      },
-      users: {
-        TOKEN_A: {
-          id: "alice",
-          mcpServers: { mail: { url: "${MAIL_URL:-http://127.0.0.1:2/mcp}" } },
-        },
+  const config = resolveConfig({
+    mcpServers: {
+      gh: { url: "http://127.0.0.1:1/mcp", headers: { authorization: "Bearer ${GH}" } },
+    },
+    users: {
+      TOKEN_A: {
+        id: "alice",
+        mcpServers: { mail: { url: "${MAIL_URL:-http://127.0.0.1:2/mcp}" } },
       },
     },
-    undefined,
-    "/w",
-    { env: { GH: "abc" } },
-  );
+  }, { env: { GH: "abc" }, cwd: "/w" });
   assertEquals(config.mcpServers.gh, {
     url: "http://127.0.0.1:1/mcp",
     headers: { authorization: "Bearer abc" },
@@ -124,12 +115,10 @@ Deno.test("resolveConfig() names unset variables and duplicate user ids", () => 
 });
 
 Deno.test("resolveConfig() with env false keeps placeholders and reads nothing", () => {
-  const config = resolveConfig(
-    { mcpServers: { gh: { url: "http://${HOST}/mcp" } } },
-    undefined,
-    "/w",
-    { env: false },
-  );
+  const config = resolveConfig({ mcpServers: { gh: { url: "http://${HOST}/mcp" } } }, {
+    env: false,
+    cwd: "/w",
+  });
   assertEquals(config.mcpServers.gh, { url: "http://${HOST}/mcp" });
 });
 
@@ -168,25 +157,26 @@ Deno.test("loadConfig() says clearly when the file is missing or not JSON", asyn
 });
 
 Deno.test("resolveConfig() protects the config file and modules that sit inside the workspace", () => {
-  const config = resolveConfig(
-    { modules: ["tools/a.ts", "/elsewhere/b.ts"] },
-    "/srv/project/toolroute.json",
-    "/",
-    { env: {} },
-  );
+  const config = resolveConfig({ modules: ["tools/a.ts", "/elsewhere/b.ts"] }, {
+    env: {},
+    path: "/srv/project/toolroute.json",
+    cwd: "/",
+  });
   assertEquals(config.context, {
     workspace: "/srv/project",
     protectedPaths: [".git", "./toolroute.json", "tools/a.ts"],
   });
-  const own = resolveConfig({ protectedPaths: ["secrets"] }, "/srv/project/toolroute.json", "/", {
+  const own = resolveConfig({ protectedPaths: ["secrets"] }, {
     env: {},
+    path: "/srv/project/toolroute.json",
+    cwd: "/",
   });
   assertEquals(own.context.protectedPaths, ["secrets", "./toolroute.json"]);
 });
 
 Deno.test("resolveConfig() turns built-ins on only when asked for: workspace, bash, expose.builtins or the flag", () => {
   const builtins = (value: unknown, workspace?: string) =>
-    resolveConfig(value, "/etc/mcp.json", "/home/u", { env: {}, workspace }).builtins;
+    resolveConfig(value, { env: {}, workspace, path: "/etc/mcp.json", cwd: "/home/u" }).builtins;
   const servers = { mcpServers: { files: { command: "npx", args: ["-y", "x"] } } };
   assertEquals(builtins(servers), false);
   assertEquals(builtins({}), false);

@@ -59,7 +59,7 @@ async function startServeHttp(
   const auth: HttpAuth = tokens === undefined
     ? { tokens: { [SINGLE_TOKEN]: ANONYMOUS }, anonymous: true, generated: true }
     : { tokens, anonymous: false, generated: false };
-  const finished = serveHttp(context, LOOPBACK, auth);
+  const finished = serveHttp(context, { http: LOOPBACK, auth });
   finished.catch((error) => listening.reject(error));
   const url = await listening.promise;
   let stopped: Promise<void> | undefined;

@@ -76,11 +76,10 @@ Deno.test("startupFiles() lists the config, each module's local import graph and
     await Deno.mkdir(`${ws.root}/${path}`.replace(/\/[^/]+$/, ""), { recursive: true });
     await Deno.writeTextFile(`${ws.root}/${path}`, "export {};\n");
   }
-  const config = resolveConfig(
-    JSON.parse(ws.files["toolroute.json"]),
-    `${ws.root}/toolroute.json`,
-    ws.root,
-  );
+  const config = resolveConfig(JSON.parse(ws.files["toolroute.json"]), {
+    path: `${ws.root}/toolroute.json`,
+    cwd: ws.root,
+  });
   const { files, candidates } = await startupFiles(config, { cwd: ws.root });
   const inside = files.filter((f) => f.startsWith(`${ws.root}/`)).map((f) =>
     f.slice(ws.root.length + 1)
@@ -95,11 +94,10 @@ Deno.test("startupFiles() lists the config, each module's local import graph and
 
 Deno.test("startupFiles() refuses an import graph over its bound", async () => {
   await using ws = await workspaceWithStartupFiles();
-  const config = resolveConfig(
-    JSON.parse(ws.files["toolroute.json"]),
-    `${ws.root}/toolroute.json`,
-    ws.root,
-  );
+  const config = resolveConfig(JSON.parse(ws.files["toolroute.json"]), {
+    path: `${ws.root}/toolroute.json`,
+    cwd: ws.root,
+  });
   let message = "";
   await startupFiles(config, { cwd: ws.root, maxFiles: 3 }).catch((e) => message = e.message);
   assertStringIncludes(message, "more than 3 local files");
@@ -107,11 +105,10 @@ Deno.test("startupFiles() refuses an import graph over its bound", async () => {
 
 async function rewriteEachKind(bashSandboxed: boolean) {
   await using ws = await workspaceWithStartupFiles(bashSandboxed ? { sandbox: "bwrap" } : false);
-  const config = resolveConfig(
-    JSON.parse(ws.files["toolroute.json"]),
-    `${ws.root}/toolroute.json`,
-    ws.root,
-  );
+  const config = resolveConfig(JSON.parse(ws.files["toolroute.json"]), {
+    path: `${ws.root}/toolroute.json`,
+    cwd: ws.root,
+  });
   await using served = await buildRouter(config);
   const tools = await served.expose();
   let attempts = 0;
@@ -204,11 +201,11 @@ Deno.test("toolroute flags --explain lists the start-up files; serve warns once 
 Deno.test("a start-up file reached through a symlinked folder is protected under its real path too", async () => {
   await using ws = await workspaceWithStartupFiles(false);
   await Deno.symlink("tools", `${ws.root}/link`);
-  const config = resolveConfig(
-    { workspace: ".", modules: ["link/mod.ts"], expose: { builtins: ["write_file"] } },
-    `${ws.root}/toolroute.json`,
-    ws.root,
-  );
+  const config = resolveConfig({
+    workspace: ".",
+    modules: ["link/mod.ts"],
+    expose: { builtins: ["write_file"] },
+  }, { path: `${ws.root}/toolroute.json`, cwd: ws.root });
   await using served = await buildRouter(config);
   const tools = await served.expose();
   for (const path of ["link/mod.ts", "tools/mod.ts", "tools/lib.ts"]) {
@@ -221,11 +218,10 @@ Deno.test("a start-up file reached through a symlinked folder is protected under
 Deno.test("serve warns when a start-up file has another hard link (a command could rewrite it through it)", async () => {
   await using ws = await workspaceWithStartupFiles(false);
   await Deno.link(`${ws.root}/tools/lib.ts`, `${ws.root}/notes_lib.ts`);
-  const config = resolveConfig(
-    JSON.parse(ws.files["toolroute.json"]),
-    `${ws.root}/toolroute.json`,
-    ws.root,
-  );
+  const config = resolveConfig(JSON.parse(ws.files["toolroute.json"]), {
+    path: `${ws.root}/toolroute.json`,
+    cwd: ws.root,
+  });
   assertEquals((await startupFiles(config, { cwd: ws.root })).linked, [`${ws.root}/tools/lib.ts`]);
   const serve = await new Deno.Command(Deno.execPath(), {
     args: [

@@ -27,7 +27,7 @@ async function workspaceWithTrustFiles(bash: unknown) {
   await Deno.writeTextFile(`${root}/audit.jsonl`, '{"outcome":"ok"}\n');
   return {
     root,
-    config: resolveConfig(config, `${root}/toolroute.json`, root),
+    config: resolveConfig(config, { path: `${root}/toolroute.json`, cwd: root }),
     [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
   };
 }

@@ -28,8 +28,14 @@ Deno.test("DenoStdioClientTransport lists and calls the tools of a stdio server 
   const client = await connect(transport);
   const { tools } = await client.listTools();
   assert(tools.some((tool) => tool.name === "echo"));
-  assertEquals(await callMcpTool(client, "add", { a: 2, b: 3 }, ctx()), "5");
-  assertEquals(await callMcpTool(client, "echo", { text: "héllo\nworld" }, ctx()), "héllo\nworld");
+  assertEquals(
+    await callMcpTool(client, { toolName: "add", args: { a: 2, b: 3 }, context: ctx() }),
+    "5",
+  );
+  assertEquals(
+    await callMcpTool(client, { toolName: "echo", args: { text: "héllo\nworld" }, context: ctx() }),
+    "héllo\nworld",
+  );
   await client.close();
 });
 
@@ -44,7 +50,8 @@ Deno.test("DenoStdioClientTransport ends a call at once with upstream_unavailabl
   };
   const started = performance.now();
   const error = await assertRejects(
-    () => callMcpTool(client, "crash", {}, ctx(), { timeoutMs: 30_000 }),
+    () =>
+      callMcpTool(client, { toolName: "crash", args: {}, context: ctx() }, { timeoutMs: 30_000 }),
     ToolError,
   );
   assertEquals(error.code, "upstream_unavailable");
@@ -57,10 +64,11 @@ Deno.test("DenoStdioClientTransport ends a call at once with upstream_unavailabl
 Deno.test("DenoStdioClientTransport close() stops the child and leaves no process behind", async () => {
   const transport = new DenoStdioClientTransport(fixture);
   const client = await connect(transport);
-  const pid = Number(await callMcpTool(client, "pid", {}, ctx()));
+  const pid = Number(await callMcpTool(client, { toolName: "pid", args: {}, context: ctx() }));
   assertEquals(pid, transport.pid);
   assert(await alive(pid));
-  const pending = callMcpTool(client, "sleep", { ms: 60_000 }, ctx()).catch((e) => e);
+  const pending = callMcpTool(client, { toolName: "sleep", args: { ms: 60_000 }, context: ctx() })
+    .catch((e) => e);
   await client.close();
   assert(!(await alive(pid)), "the child has exited when close() resolves");
   assertEquals((await pending as ToolError).code, "upstream_unavailable");
@@ -72,11 +80,11 @@ Deno.test("DenoStdioClientTransport spawns a Deno child without -A: it cannot re
   try {
     const client = await connect(new DenoStdioClientTransport(fixture));
     assertEquals(
-      await callMcpTool(client, "read", { path: secret }, ctx()),
+      await callMcpTool(client, { toolName: "read", args: { path: secret }, context: ctx() }),
       "cannot read: NotCapable",
     );
     assertEquals(
-      await callMcpTool(client, "env", { name: "PATH" }, ctx()),
+      await callMcpTool(client, { toolName: "env", args: { name: "PATH" }, context: ctx() }),
       "cannot read: NotCapable",
     );
     await client.close();
@@ -86,7 +94,10 @@ Deno.test("DenoStdioClientTransport spawns a Deno child without -A: it cannot re
         args: ["run", `--allow-read=${secret}`, FIXTURE],
       }),
     );
-    assertEquals(await callMcpTool(allowed, "read", { path: secret }, ctx()), "secret");
+    assertEquals(
+      await callMcpTool(allowed, { toolName: "read", args: { path: secret }, context: ctx() }),
+      "secret",
+    );
     await allowed.close();
   } finally {
     await Deno.remove(secret);
@@ -103,12 +114,22 @@ Deno.test("DenoStdioClientTransport gives the child only the config's env over a
         env: { MY_TOKEN: "t0k" },
       }),
     );
-    assertEquals(await callMcpTool(client, "env", { name: "MY_TOKEN" }, ctx()), "t0k");
     assertEquals(
-      await callMcpTool(client, "env", { name: "TOOLROUTE_TEST_HOST_SECRET" }, ctx()),
+      await callMcpTool(client, { toolName: "env", args: { name: "MY_TOKEN" }, context: ctx() }),
+      "t0k",
+    );
+    assertEquals(
+      await callMcpTool(client, {
+        toolName: "env",
+        args: { name: "TOOLROUTE_TEST_HOST_SECRET" },
+        context: ctx(),
+      }),
       "(unset)",
     );
-    assert((await callMcpTool(client, "env", { name: "DENO_DIR" }, ctx())).length > 1);
+    assert(
+      (await callMcpTool(client, { toolName: "env", args: { name: "DENO_DIR" }, context: ctx() }))
+        .length > 1,
+    );
     await client.close();
   } finally {
     Deno.env.delete("TOOLROUTE_TEST_HOST_SECRET");
@@ -118,12 +139,15 @@ Deno.test("DenoStdioClientTransport gives the child only the config's env over a
 Deno.test("DenoStdioClientTransport answers a message over its size limit with an error, keeping the connection", async () => {
   const client = await connect(new DenoStdioClientTransport(fixture, { maxMessageBytes: 4096 }));
   const error = await assertRejects(
-    () => callMcpTool(client, "big", { chars: 100_000 }, ctx()),
+    () => callMcpTool(client, { toolName: "big", args: { chars: 100_000 }, context: ctx() }),
     ToolError,
   );
   assertEquals(error.code, "tool_error");
   assert(error.message.includes("limit of 4096"), error.message);
-  assertEquals(await callMcpTool(client, "echo", { text: "still here" }, ctx()), "still here");
+  assertEquals(
+    await callMcpTool(client, { toolName: "echo", args: { text: "still here" }, context: ctx() }),
+    "still here",
+  );
   await client.close();
 });
 
@@ -136,7 +160,10 @@ Deno.test("DenoStdioClientTransport reports a line that is not JSON-RPC and goes
     errors.push(error.message);
     previous?.(error);
   };
-  assertEquals(await callMcpTool(client, "garbage", {}, ctx()), "answered after garbage");
+  assertEquals(
+    await callMcpTool(client, { toolName: "garbage", args: {}, context: ctx() }),
+    "answered after garbage",
+  );
   assert(errors.some((e) => e.includes("malformed message: this is not json")), String(errors));
   await client.close();
 });
@@ -145,13 +172,19 @@ Deno.test("DenoStdioClientTransport fails a call with a malformed answer at once
   const client = await connect(new DenoStdioClientTransport(fixture));
   const started = performance.now();
   const error = await assertRejects(
-    () => callMcpTool(client, "malformed", {}, ctx(), { timeoutMs: 30_000 }),
+    () =>
+      callMcpTool(client, { toolName: "malformed", args: {}, context: ctx() }, {
+        timeoutMs: 30_000,
+      }),
     ToolError,
   );
   assertEquals(error.code, "tool_error");
   assert(error.message.includes("malformed message"), error.message);
   assert(performance.now() - started < 10_000, "failed at once, not at the deadline");
-  assertEquals(await callMcpTool(client, "add", { a: 1, b: 1 }, ctx()), "2");
+  assertEquals(
+    await callMcpTool(client, { toolName: "add", args: { a: 1, b: 1 }, context: ctx() }),
+    "2",
+  );
   await client.close();
 });
 
@@ -164,7 +197,8 @@ Deno.test("DenoStdioClientTransport does not wait for a grandchild that holds th
   const crashing = await connect(new DenoStdioClientTransport(wrapped));
   const started = performance.now();
   const error = await assertRejects(
-    () => callMcpTool(crashing, "crash", {}, ctx(), { timeoutMs: 30_000 }),
+    () =>
+      callMcpTool(crashing, { toolName: "crash", args: {}, context: ctx() }, { timeoutMs: 30_000 }),
     ToolError,
   );
   assertEquals(error.code, "upstream_unavailable");
@@ -172,7 +206,10 @@ Deno.test("DenoStdioClientTransport does not wait for a grandchild that holds th
   await crashing.close();
 
   const closing = await connect(new DenoStdioClientTransport(wrapped));
-  assertEquals(await callMcpTool(closing, "echo", { text: "up" }, ctx()), "up");
+  assertEquals(
+    await callMcpTool(closing, { toolName: "echo", args: { text: "up" }, context: ctx() }),
+    "up",
+  );
   const closeStarted = performance.now();
   await closing.close();
   assert(performance.now() - closeStarted < 2_000, "close() did not wait for the grandchild");
@@ -265,9 +302,13 @@ Deno.test("DenoStdioClientTransport hands on every progress report that arrives 
   const client = await connect(new DenoStdioClientTransport(fixture));
   for (const count of [3, 20]) {
     const reports: number[] = [];
-    const text = await callMcpTool(client, "progress_burst", { count }, {
-      ...ctx(),
-      onProgress: (report) => void reports.push(report.progress),
+    const text = await callMcpTool(client, {
+      toolName: "progress_burst",
+      args: { count },
+      context: {
+        ...ctx(),
+        onProgress: (report) => void reports.push(report.progress),
+      },
     });
     assertEquals(text, `${count} reports`);
     assertEquals(reports, Array.from({ length: count }, (_, i) => i + 1));

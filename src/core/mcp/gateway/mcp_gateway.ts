@@ -319,7 +319,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const { user, global, missing: withheld, cacheSuffix } = await pinSelected(
       this.#pins,
       connected,
-      userId,
+      { userId },
     );
     missing.push(...withheld);
     return {
@@ -602,9 +602,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     // Without an SDK a client span would only repeat the caller's context: no span, no closure.
     if (tracingIsOff()) return connection.callTool(toolName, args, context);
     return tracedRemoteCall(
-      serverId,
-      toolName,
-      context,
+      { serverId, toolName, context },
       (traced) => connection.callTool(toolName, args, traced),
     );
   }
@@ -628,7 +626,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
 
   #check(id: string, config: McpServerConfig): void {
     if (this.#closed) throw new TypeError(`Cannot add MCP server "${id}": the gateway is closed`);
-    checkServerConfig(id, config, this.#settings.allowedHosts);
+    checkServerConfig(id, config, { allowedHosts: this.#settings.allowedHosts });
     if (isStdioConfig(config) && this.#settings.transportFactory === undefined) {
       throw new TypeError(
         `Cannot add MCP server "${id}": stdio servers ("command") run only through the ` +

@@ -100,7 +100,7 @@ export class McpSessions {
       return jsonRpcErrorResponse(
         503,
         `Too many sessions: the server holds its maximum of ${this.#limits.maxSessions} open sessions of other users; close unused sessions or try again later`,
-        { "retry-after": "60" },
+        { headers: { "retry-after": "60" } },
       );
     }
     // Counted until the transport has answered: concurrent initializes cannot pass the limits.

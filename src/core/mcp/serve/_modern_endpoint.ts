@@ -79,7 +79,7 @@ export class ModernEndpoint {
     const tools = this.#tools;
     const serverOptions = this.#serverOptions;
     handler = createMcpHandler(
-      () => toolSetServerForEra(tools, serverOptions, "modern").sdk,
+      () => toolSetServerForEra(tools, { ...serverOptions, era: "modern" }).sdk,
       // The SDK's "auto" answers JSON unless the call sends something first (progress, logs);
       // its "json" mode prints a warning per handler, and library code prints nothing.
       { legacy: "reject" },

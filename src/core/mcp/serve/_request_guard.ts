@@ -71,14 +71,15 @@ export function bearerToken(request: Request): string | undefined {
  *
  * @param status The HTTP status.
  * @param message The error message.
- * @param headers Extra headers.
+ * @param options Extra `headers`.
  * @returns The response.
  */
 export function jsonRpcErrorResponse(
   status: number,
   message: string,
-  headers: Record<string, string> = {},
+  options: { headers?: Record<string, string> } = {},
 ): Response {
+  const { headers = {} } = options;
   return new Response(
     JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
     { status, headers: { "content-type": "application/json", ...headers } },

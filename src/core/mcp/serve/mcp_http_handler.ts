@@ -184,7 +184,9 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   async function handleStateless(request: Request, userId: string | undefined): Promise<Response> {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
-        allow: "POST",
+        headers: {
+          allow: "POST",
+        },
       });
     }
     const server = new ToolSetServer(tools, serverOptions);
@@ -224,7 +226,9 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       userId = await authenticate(request);
       if (userId === undefined) {
         return jsonRpcErrorResponse(401, "Unauthorized: send a valid bearer token", {
-          "www-authenticate": 'Bearer realm="toolroute"',
+          headers: {
+            "www-authenticate": 'Bearer realm="toolroute"',
+          },
         });
       }
     }

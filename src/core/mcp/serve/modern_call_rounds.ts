@@ -55,15 +55,15 @@ export interface CallRound {
  *   way (its approval is used up): its questions fail, as for a client that cannot answer.
  *
  * @param toolSet The request's tool set.
- * @param call The tool, arguments and options of the call.
- * @param round The client's answers, state and capability.
+ * @param call The tool, arguments and options of the call, and its `round`: the client's answers,
+ *   state and capability.
  * @returns The call's result, or the `input_required` result.
  */
 export async function callInRounds(
   toolSet: ToolSet,
-  call: { name: string; args: unknown; options: CallOptions },
-  round: CallRound,
+  call: { name: string; args: unknown; options: CallOptions; round: CallRound },
 ): Promise<ToolCallResult | InputRequiredResult> {
+  const { round } = call;
   const state = readState(round.requestState);
   const { capability } = round;
   const form = capability !== undefined && capability !== null &&

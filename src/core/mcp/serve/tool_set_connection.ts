@@ -36,7 +36,7 @@ export function serveToolSetConnection(
   let current: ToolSetServer | undefined;
   const wire = transport as { onclose?: () => void };
   const handle = serveStdio(({ era }) => {
-    const { server, sdk } = toolSetServerForEra(tools, serverOptions, era);
+    const { server, sdk } = toolSetServerForEra(tools, { ...serverOptions, era });
     current = server;
     return sdk;
   }, { transport: transport as never });

@@ -32,16 +32,15 @@ const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
  * policy's ask and a tool's question become `input_required` results.
  *
  * @param tools The tool set or provider.
- * @param options The server's options.
- * @param era The era the instance serves.
+ * @param options The server's options and the `era` the instance serves.
  * @returns The tool set server and its SDK server.
  */
 export function toolSetServerForEra(
   tools: ToolSet | ToolSetProvider,
-  options: ToolSetServerOptions,
-  era: ServedEra,
+  options: ToolSetServerOptions & { era: ServedEra },
 ): { server: ToolSetServer; sdk: Server } {
-  const server = new ToolSetServer(tools, { ...options, [ERA]: era } as ToolSetServerOptions);
+  const { era, ...rest } = options;
+  const server = new ToolSetServer(tools, { ...rest, [ERA]: era } as ToolSetServerOptions);
   return { server, sdk: SDK_SERVERS.get(server)! };
 }
 
@@ -222,10 +221,13 @@ export class ToolSetServer implements AsyncDisposable {
       };
       const call = { name, args: args ?? {}, options };
       const answer = modern
-        ? await callInRounds(toolSet, call, {
-          inputResponses: ctx.mcpReq.inputResponses,
-          requestState: ctx.mcpReq.requestState(),
-          capability,
+        ? await callInRounds(toolSet, {
+          ...call,
+          round: {
+            inputResponses: ctx.mcpReq.inputResponses,
+            requestState: ctx.mcpReq.requestState(),
+            capability,
+          },
         })
         : await callWithElicitation(toolSet, call, {
           capability,

@@ -74,8 +74,8 @@ export class BackgroundProcess {
     });
     this.finished = Promise.all([
       status,
-      drainInto(this.#child.stdout, this.#log, this.#stopReading.signal).catch(() => {}),
-      drainInto(this.#child.stderr, this.#log, this.#stopReading.signal).catch(() => {}),
+      drainInto(this.#child.stdout, this.#log, { stop: this.#stopReading.signal }).catch(() => {}),
+      drainInto(this.#child.stderr, this.#log, { stop: this.#stopReading.signal }).catch(() => {}),
     ]).then(() => {
       this.#settled = true;
       untrack();

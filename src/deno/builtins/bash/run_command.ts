@@ -54,12 +54,15 @@ export async function runCommand(
   try {
     const [status] = await Promise.all([
       child.status,
-      drainInto(child.stdout, stdout, stopReading.signal),
-      drainInto(child.stderr, stderr, stopReading.signal),
+      drainInto(child.stdout, stdout, { stop: stopReading.signal }),
+      drainInto(child.stderr, stderr, { stop: stopReading.signal }),
     ]);
     await killed;
     if (limits.signal.aborted) throw abortedError();
-    const budget = splitBudget(limits.maxChars, stdout.totalChars, stderr.totalChars);
+    const budget = splitBudget(limits.maxChars, {
+      stdoutChars: stdout.totalChars,
+      stderrChars: stderr.totalChars,
+    });
     return {
       exitCode: status.code,
       stdout: stdout.text(budget.stdout),

@@ -67,15 +67,14 @@ export class BoundedOutput {
  * keeps all of it and leaves the rest to the other.
  *
  * @param budget The most characters of the whole output.
- * @param stdoutChars The length of stdout.
- * @param stderrChars The length of stderr.
+ * @param lengths The length of stdout (`stdoutChars`) and of stderr (`stderrChars`).
  * @returns The budget of each stream.
  */
 export function splitBudget(
   budget: number,
-  stdoutChars: number,
-  stderrChars: number,
+  lengths: { stdoutChars: number; stderrChars: number },
 ): { stdout: number; stderr: number } {
+  const { stdoutChars, stderrChars } = lengths;
   if (stdoutChars + stderrChars <= budget) return { stdout: stdoutChars, stderr: stderrChars };
   const half = Math.floor(budget / 2);
   if (stderrChars <= half) return { stdout: budget - stderrChars, stderr: stderrChars };
@@ -88,14 +87,15 @@ export function splitBudget(
  *
  * @param stream The stream (a child's stdout or stderr).
  * @param output Where the text goes.
- * @param stop Cancels the reading (for pipes an escaped process keeps open).
+ * @param options `stop` cancels the reading (for pipes an escaped process keeps open).
  * @returns Resolves when the stream ends or is cancelled.
  */
 export async function drainInto(
   stream: ReadableStream<Uint8Array>,
   output: { push(text: string): void },
-  stop?: AbortSignal,
+  options: { stop?: AbortSignal } = {},
 ): Promise<void> {
+  const { stop } = options;
   const decoder = new TextDecoder();
   const reader = stream.getReader();
   const cancel = () => reader.cancel().catch(() => {});

@@ -30,17 +30,18 @@ export interface CurrentText {
  *
  * @param files How the context reaches the file system.
  * @param path The checked path.
- * @param shown The path as the patch names it.
+ * @param options The path as the patch names it (`shown`).
  * @returns The text, or `undefined`.
  */
 export async function readCurrent(
   files: FileAccess,
   path: ResolvedPath,
-  shown: string,
+  options: { shown: string },
 ): Promise<CurrentText | undefined> {
+  const { shown } = options;
   let current: { bytes: Uint8Array; mode?: number; identity: FileIdentity };
   try {
-    current = await readCurrentBytes(files, path, shown);
+    current = await readCurrentBytes(files, path, { shown });
   } catch (error) {
     // A missing file is not an error: the patch may add it.
     if (error instanceof ToolError && error.cause instanceof Deno.errors.NotFound) return undefined;
@@ -57,14 +58,15 @@ export async function readCurrent(
  *
  * @param files How the context reaches the file system.
  * @param path The checked path.
- * @param shown The path as the model gave it.
+ * @param options The path as the model gave it (`shown`).
  * @returns The bytes, permission bits and identity.
  */
 export async function readCurrentBytes(
   files: FileAccess,
   path: ResolvedPath,
-  shown: string,
+  options: { shown: string },
 ): Promise<{ bytes: Uint8Array; mode?: number; identity: FileIdentity }> {
+  const { shown } = options;
   let info;
   let bytes: Uint8Array;
   try {

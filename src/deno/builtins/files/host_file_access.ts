@@ -40,12 +40,10 @@ import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
  */
 export function hostFileAccess(ctx: ResolvedContext): FileAccess {
   const stage = (target: ResolvedPath, data: Uint8Array, options: StageOptions) =>
-    stageFile(
-      target.real,
-      data,
-      options.mode,
-      (file, temp) => checkStagedFile(ctx, file, temp, target, options.shown),
-    );
+    stageFile(target.real, data, {
+      mode: options.mode,
+      check: (file, temp) => checkStagedFile(ctx, file, { temp, target, shown: options.shown }),
+    });
   return Object.freeze(
     {
       where: "host" as const,
@@ -61,7 +59,7 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
         if (!before.isFile) return { info: fileStat(before) };
         const file = await Deno.open(path.real, { read: true });
         try {
-          const opened = checkOpenedFileSync(ctx, file, path, shown);
+          const opened = checkOpenedFileSync(ctx, file, { target: path, shown });
           // Without the check (a root reached through a symlink), fstat is outside the flags too:
           // the path's information stands in, as before the seam.
           const info = fileStat(opened ?? before);
@@ -78,7 +76,9 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
               close() {
                 try {
                   // Checking again after reading makes a racing swap win twice in a row.
-                  if (opened !== undefined) checkPathStillLeadsTo(ctx, opened, path, shown);
+                  if (opened !== undefined) {
+                    checkPathStillLeadsTo(ctx, opened, { target: path, shown });
+                  }
                   return Promise.resolve();
                 } catch (error) {
                   return Promise.reject(error);

@@ -11,24 +11,21 @@ import type { FileAccess, PutOptions, PutResult } from "./file_access.ts";
  *
  * @param files How the context reaches the file system.
  * @param target The checked path.
- * @param data The complete new content.
- * @param options As for `FileAccess.put` (with `expect`, the file may be left unwritten).
+ * @param options The complete new content (`data`), and the rest as for `FileAccess.put` (with `expect`, the file may be left unwritten).
  * @returns What `put` did.
  */
 export async function putFile(
   files: FileAccess,
   target: ResolvedPath,
-  data: Uint8Array,
-  options: PutOptions,
+  options: PutOptions & { data: Uint8Array },
 ): Promise<PutResult> {
+  const { data, ...put } = options;
   const created: string[] = [];
   try {
-    const result = await withParents(
-      files,
-      target,
+    const result = await withParents(files, target, {
       created,
-      () => files.put(target, data, options),
-    );
+      step: () => files.put(target, data, put),
+    });
     if (!result.written) await removeDirs(files, created);
     return result;
   } catch (error) {
@@ -45,16 +42,15 @@ export async function putFile(
  *
  * @param files How the context reaches the file system.
  * @param target The checked path the step writes.
- * @param created Receives the directories created.
- * @param step The step.
+ * @param options `created` receives the directories created; `step` is the step.
  * @returns What the step returned.
  */
 export async function withParents<T>(
   files: FileAccess,
   target: ResolvedPath,
-  created: string[],
-  step: () => Promise<T>,
+  options: { created: string[]; step: () => Promise<T> },
 ): Promise<T> {
+  const { created, step } = options;
   try {
     return await step();
   } catch (error) {

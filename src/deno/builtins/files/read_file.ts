@@ -90,7 +90,7 @@ async function readFile(
     if (file === undefined) throw notRegular(info, args.path);
     let read: LinesRead;
     try {
-      read = await readLines(file, file.info.size, range);
+      read = await readLines(file, { size: file.info.size, range });
     } catch (error) {
       await file.close().catch(() => {});
       throw error;

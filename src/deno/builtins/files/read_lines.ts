@@ -42,15 +42,14 @@ const COUNT_ALL_BYTES = 4 * 1024 * 1024;
  * huge file cost one chunk and memory stays bounded even for a file without line breaks.
  *
  * @param file The open file (or another source of its bytes), at offset 0.
- * @param size The file's size in bytes.
- * @param range The lines and the character limit.
+ * @param options The file's `size` in bytes, and the `range`: the lines and the character limit.
  * @returns The content and what was seen.
  */
 export async function readLines(
   file: ByteSource,
-  size: number,
-  range: LineRange,
+  options: { size: number; range: LineRange },
 ): Promise<LinesRead> {
+  const { size, range } = options;
   const { startLine, endLine = Infinity, maxChars, signal } = range;
   const countAll = size <= COUNT_ALL_BYTES;
   const parts: string[] = [];

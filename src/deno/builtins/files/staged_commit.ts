@@ -42,13 +42,14 @@ export interface Target {
  *
  * @param files How the context reaches the file system.
  * @param targets The files whose content changes.
- * @param signal Stops before the first file on disk changes.
+ * @param options A `signal` that stops before the first file on disk changes.
  */
 export async function commit(
   files: FileAccess,
   targets: Target[],
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal } = {},
 ): Promise<void> {
+  const { signal } = options;
   const createdDirs: string[] = [];
   let current: Target | undefined;
   try {
@@ -58,7 +59,8 @@ export async function commit(
       // round trip in a sandbox session); no backup (nothing can fail after its rename).
       current = only;
       signal?.throwIfAborted();
-      await putFile(files, only.path, bytesOf(only.content), {
+      await putFile(files, only.path, {
+        data: bytesOf(only.content),
         mode: permissionsOf(only),
         shown: only.path.display,
         identity: only.onDisk === null ? undefined : only.identity,
@@ -71,12 +73,10 @@ export async function commit(
       if (file.content === null) continue;
       const data = bytesOf(file.content);
       const options = { mode: permissionsOf(file), shown: file.path.display };
-      file.temp = await withParents(
-        files,
-        file.path,
-        createdDirs,
-        () => files.stage(file.path, data, options),
-      );
+      file.temp = await withParents(files, file.path, {
+        created: createdDirs,
+        step: () => files.stage(file.path, data, options),
+      });
     }
     signal?.throwIfAborted();
     for (const [index, file] of targets.entries()) {

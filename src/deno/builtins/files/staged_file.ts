@@ -11,16 +11,15 @@ export type StagedFileCheck = (file: Deno.FsFile, temp: string) => Promise<void>
  *
  * @param target The path the data is meant for.
  * @param data The complete new content.
- * @param mode Permission bits to give the file (those of the file it replaces), if any.
- * @param check Inspects the new file before any content is written.
+ * @param options Permission bits to give the file (`mode`, those of the file it replaces), if any, and a `check` that inspects the new file before any content is written.
  * @returns The temporary file's path.
  */
 export async function stageFile(
   target: string,
   data: Uint8Array,
-  mode?: number,
-  check?: StagedFileCheck,
+  options: { mode?: number; check?: StagedFileCheck } = {},
 ): Promise<string> {
+  const { mode, check } = options;
   const temp = tempPathFor(target);
   try {
     {

@@ -83,7 +83,8 @@ async function writeFile(
     // step (one round trip in a sandbox session); a replaced file keeps its permission bits.
     const outcome = mode === "append"
       ? await append(files, target, args.path, added)
-      : await putFile(files, target, added, {
+      : await putFile(files, target, {
+        data: added,
         shown: target.display,
         expect: mode === "create" ? "absent" : "file-or-absent",
       });
@@ -111,7 +112,7 @@ async function append(
   let content: Uint8Array = added;
   let identity;
   if (existing !== undefined) {
-    const old = await readCurrentBytes(files, target, shown);
+    const old = await readCurrentBytes(files, target, { shown });
     content = concat([old.bytes, added]);
     identity = old.identity;
   }

@@ -59,7 +59,7 @@ export function createApplyPatchTool(ctx: ResolvedContext, files: FileAccess): R
     policySubjects: patchSubjects,
     execute: (args: Record<string, unknown>, context: ToolContext): Promise<ApplyPatchResult> => {
       const { patch } = input.parse(args, "apply_patch") as ApplyPatchArgs;
-      return applyEdits(ctx, files, parsePatchText(patch), context.signal);
+      return applyEdits(ctx, files, { edits: parsePatchText(patch), signal: context.signal });
     },
   });
 }

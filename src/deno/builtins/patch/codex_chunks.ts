@@ -38,14 +38,15 @@ const PASSES: readonly Compare[] = [
  *
  * @param text The current text.
  * @param chunks The hunks, in file order.
- * @param path The path as the patch names it.
+ * @param options The `path` as the patch names it.
  * @returns The new text and the line counts.
  */
 export function applyCodexChunks(
   text: string,
   chunks: readonly CodexChunk[],
-  path: string,
+  options: { path: string },
 ): EditResult {
+  const { path } = options;
   const file = splitText(text);
   const lines = file.lines;
   const replacements: [at: number, remove: number, insert: string[]][] = [];

@@ -79,7 +79,7 @@ export function parseCodexPatch(patch: string): FileEdit[] {
         kind: "update",
         path,
         moveTo,
-        edit: (text, shown) => applyCodexChunks(text, chunks, shown),
+        edit: (text, shown) => applyCodexChunks(text, chunks, { path: shown }),
       });
     } else if (line.trim() === "") {
       at++;

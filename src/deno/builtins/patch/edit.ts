@@ -84,17 +84,15 @@ async function edit(
   }
   let replacements = 0;
   const change = (text: string, path: string): EditResult => {
-    const result = replaceIn(text, args, path);
+    const result = replaceIn(text, args, { path });
     replacements = result.replacements;
     return result;
   };
   try {
-    const done = await applyEdits(
-      ctx,
-      files,
-      [{ kind: "update", path: args.path, edit: change }],
+    const done = await applyEdits(ctx, files, {
+      edits: [{ kind: "update", path: args.path, edit: change }],
       signal,
-    );
+    });
     return { path: done.fileChanges[0].path, replacements };
   } catch (error) {
     // The shared read and commit steps word their failures for a patch.
@@ -113,14 +111,15 @@ async function edit(
  *
  * @param text The file's text.
  * @param args The strings and `replaceAll`.
- * @param path The path as the model gave it, for messages.
+ * @param options The `path` as the model gave it, for messages.
  * @returns The new text, the lines changed, and the number of replacements.
  */
 export function replaceIn(
   text: string,
   args: { oldString: string; newString: string; replaceAll?: boolean },
-  path: string,
+  options: { path: string },
 ): EditResult & { replacements: number } {
+  const { path } = options;
   let { oldString, newString } = args;
   let count = occurrences(text, oldString);
   if (count === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {

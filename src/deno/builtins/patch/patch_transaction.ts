@@ -43,22 +43,21 @@ export interface ApplyPatchResult {
  *
  * @param ctx The request's context.
  * @param files How the context reaches the file system.
- * @param edits The edits, in patch order.
- * @param signal Stops the patch before it commits.
+ * @param options The `edits`, in patch order, and a `signal` that stops the patch before it commits.
  * @returns What changed.
  */
 export async function applyEdits(
   ctx: ResolvedContext,
   files: FileAccess,
-  edits: readonly FileEdit[],
-  signal: AbortSignal,
+  options: { edits: readonly FileEdit[]; signal: AbortSignal },
 ): Promise<ApplyPatchResult> {
+  const { edits, signal } = options;
   const targets = new Map<string, PatchTarget>();
   const target = async (shown: string): Promise<PatchTarget> => {
     const path = await resolveWritePath(ctx, shown);
     let found = targets.get(path.real);
     if (found === undefined) {
-      const disk = await readCurrent(files, path, shown);
+      const disk = await readCurrent(files, path, { shown });
       found = {
         path,
         onDisk: disk?.text ?? null,
@@ -114,7 +113,7 @@ export async function applyEdits(
       shown: t.path.display,
     })),
   );
-  await commit(files, changed, signal);
+  await commit(files, changed, { signal });
   return { filesChanged: fileChanges.length, fileChanges };
 }
 

@@ -119,11 +119,15 @@ export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; comple
  * The first root containing a path, comparing the declared or the real form of the roots.
  *
  * @param roots The roots.
- * @param path An absolute, normalized path.
- * @param kind Which form of the roots to compare with.
+ * @param where An absolute, normalized `path`, and which form of the roots to compare with
+ *   (`kind`).
  * @returns The root, or `undefined`.
  */
-export function findRoot(roots: readonly Root[], path: string, kind: keyof Root): Root | undefined {
+export function findRoot(
+  roots: readonly Root[],
+  where: { path: string; kind: keyof Root },
+): Root | undefined {
+  const { path, kind } = where;
   return roots.find((root) => within(root[kind], path));
 }
 

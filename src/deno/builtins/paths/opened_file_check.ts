@@ -23,18 +23,17 @@ import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
  *
  * @param ctx The request's context.
  * @param file The file opened at `target.real`.
- * @param target The path as checked before opening.
- * @param shown The path as the model gave it.
+ * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
  */
 export function checkOpenedFile(
   ctx: ResolvedContext,
   file: Deno.FsFile,
-  target: ResolvedPath,
-  shown: string,
+  path: { target: ResolvedPath; shown: string },
 ): Promise<Deno.FileInfo | undefined> {
+  const { target, shown } = path;
   try {
-    return Promise.resolve(checkOpenedFileSync(ctx, file, target, shown));
+    return Promise.resolve(checkOpenedFileSync(ctx, file, { target, shown }));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -45,19 +44,18 @@ export function checkOpenedFile(
  *
  * @param ctx The request's context.
  * @param file The file opened at `target.real`.
- * @param target The path as checked before opening.
- * @param shown The path as the model gave it.
+ * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
  */
 export function checkOpenedFileSync(
   ctx: ResolvedContext,
   file: Deno.FsFile,
-  target: ResolvedPath,
-  shown: string,
+  path: { target: ResolvedPath; shown: string },
 ): Deno.FileInfo | undefined {
+  const { target, shown } = path;
   const opened = describeOpened(ctx, file, target, shown, "reads");
   if (opened === undefined) return undefined;
-  checkPathStillLeadsTo(ctx, opened, target, shown);
+  checkPathStillLeadsTo(ctx, opened, { target, shown });
   return opened;
 }
 
@@ -70,15 +68,14 @@ export function checkOpenedFileSync(
  *
  * @param ctx The request's context.
  * @param opened What {@linkcode checkOpenedFileSync} returned for the open file.
- * @param target The path as checked before opening.
- * @param shown The path as the model gave it.
+ * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  */
 export function checkPathStillLeadsTo(
   ctx: ResolvedContext,
   opened: Deno.FileInfo,
-  target: ResolvedPath,
-  shown: string,
+  path: { target: ResolvedPath; shown: string },
 ): void {
+  const { target, shown } = path;
   checkNoSymlinkBelow(target, shown);
   const again = resolveReadPathSync(ctx, shown);
   const now = Deno.statSync(again.real);
@@ -94,17 +91,14 @@ export function checkPathStillLeadsTo(
  *
  * @param ctx The request's context.
  * @param file The new, empty temporary file.
- * @param temp Its path.
- * @param target The checked target it is staged for.
- * @param shown The path as the model gave it.
+ * @param path The temporary file's path (`temp`), the checked `target` it is staged for, and the path as the model gave it (`shown`).
  */
 export function checkStagedFile(
   ctx: ResolvedContext,
   file: Deno.FsFile,
-  temp: string,
-  target: ResolvedPath,
-  shown: string,
+  path: { temp: string; target: ResolvedPath; shown: string },
 ): Promise<void> {
+  const { temp, target, shown } = path;
   try {
     checkStaged(ctx, file, temp, target, shown);
     return Promise.resolve();
@@ -149,7 +143,7 @@ function describeOpened(
     if (!(error instanceof Deno.errors.NotCapable)) throw error;
     // A root reached through a symlink: every canonical path is outside the declared flags.
     if (Deno.realPathSync(target.root) !== target.root) return undefined;
-    throw outsideError(shown, what, true, ctx);
+    throw outsideError(shown, what, { viaLink: true, ctx });
   }
 }
 

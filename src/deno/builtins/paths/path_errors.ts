@@ -35,16 +35,15 @@ export function checkPathInput(path: unknown): string {
  *
  * @param shown The path as the model gave it.
  * @param what What was refused: reads, writes, or running commands in a directory.
- * @param viaLink Whether the path leaves only after following symlinks.
- * @param ctx The context, to say whether read-only roots exist.
+ * @param options Whether the path leaves only after following symlinks (`viaLink`), and the context (`ctx`), to say whether read-only roots exist.
  * @returns The `permission_denied` error.
  */
 export function outsideError(
   shown: string,
   what: "reads" | "writes" | "commands",
-  viaLink = false,
-  ctx?: ResolvedContext,
+  options: { viaLink?: boolean; ctx?: ResolvedContext } = {},
 ): ToolError {
+  const { viaLink = false, ctx } = options;
   const allowed = what === "reads" && (ctx?.readOnlyRoots.length ?? 0) > 0
     ? "the workspace and the read-only roots"
     : "the workspace";

@@ -78,23 +78,29 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
   // The more specific root wins: a read-only root inside the workspace (a vendored directory)
   // is read-only, a read-only root around it (the home directory) does not affect it.
   const nested = roots.filter((root) => within(workspace.real, root.real));
-  const inWorkspace = findRoot([workspace], lexical, "declared") ??
-    findRoot([workspace], lexical, "real");
+  const inWorkspace = findRoot([workspace], { path: lexical, kind: "declared" }) ??
+    findRoot([workspace], { path: lexical, kind: "real" });
   if (inWorkspace === undefined) {
-    const readOnly = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
+    const readOnly = findRoot(roots, { path: lexical, kind: "declared" }) ??
+      findRoot(roots, { path: lexical, kind: "real" });
     throw readOnly === undefined ? outsideError(shown, "writes") : readOnlyError(shown);
   }
-  if (findRoot(nested, lexical, "declared") ?? findRoot(nested, lexical, "real")) {
+  if (
+    findRoot(nested, { path: lexical, kind: "declared" }) ??
+      findRoot(nested, { path: lexical, kind: "real" })
+  ) {
     throw readOnlyError(shown);
   }
   const lexicalRoot = lexicalBase(workspace, lexical);
   const lexicalRel = relative(lexicalRoot, lexical);
   checkProtected(ctx, lexicalRel, shown);
   const real = realOf(ctx, lexical, shown, "write", workspace.declared);
-  if (findRoot(nested, real, "real") !== undefined) throw readOnlyError(shown);
-  if (findRoot([workspace], real, "real") === undefined) {
-    const readOnly = findRoot(roots, real, "real");
-    throw readOnly === undefined ? outsideError(shown, "writes", true) : readOnlyError(shown);
+  if (findRoot(nested, { path: real, kind: "real" }) !== undefined) throw readOnlyError(shown);
+  if (findRoot([workspace], { path: real, kind: "real" }) === undefined) {
+    const readOnly = findRoot(roots, { path: real, kind: "real" });
+    throw readOnly === undefined
+      ? outsideError(shown, "writes", { viaLink: true })
+      : readOnlyError(shown);
   }
   const realRel = relative(workspace.real, real);
   checkProtected(ctx, realRel, shown);
@@ -170,11 +176,12 @@ function resolveInRoots(
   const { workspace, readOnly } = contextRoots(ctx);
   const roots = reading ? [workspace, ...readOnly] : [workspace];
   const lexical = lexicalPath(ctx, shown);
-  const root = findRoot(roots, lexical, "declared") ?? findRoot(roots, lexical, "real");
-  if (root === undefined) throw outsideError(shown, what, false, ctx);
+  const root = findRoot(roots, { path: lexical, kind: "declared" }) ??
+    findRoot(roots, { path: lexical, kind: "real" });
+  if (root === undefined) throw outsideError(shown, what, { viaLink: false, ctx });
   const real = realOf(ctx, lexical, shown, "read", root.declared, what);
-  const realRoot = findRoot(roots, real, "real");
-  if (realRoot === undefined) throw outsideError(shown, what, true, ctx);
+  const realRoot = findRoot(roots, { path: real, kind: "real" });
+  if (realRoot === undefined) throw outsideError(shown, what, { viaLink: true, ctx });
   return {
     real: underDeclared(realRoot, real),
     display: displayOf(workspace, lexical),
@@ -207,7 +214,9 @@ function realOf(
     return realTargetSync(lexical);
   } catch (error) {
     // The roots themselves resolved, so Deno refusing a step means a symlink led elsewhere.
-    if (error instanceof Deno.errors.NotCapable) throw outsideError(shown, what, true, ctx);
+    if (error instanceof Deno.errors.NotCapable) {
+      throw outsideError(shown, what, { viaLink: true, ctx });
+    }
     throw toFsToolError(error, { access, shown, root });
   }
 }

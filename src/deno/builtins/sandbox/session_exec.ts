@@ -86,7 +86,10 @@ export async function execInSession(
     for (const text of [streams[1], streams[2]]) text?.output.push(text.decoder.decode());
     const out = streams[1]?.output;
     const err = streams[2]?.output;
-    const budget = splitBudget(limits.maxChars, out?.totalChars ?? 0, err?.totalChars ?? 0);
+    const budget = splitBudget(limits.maxChars, {
+      stdoutChars: out?.totalChars ?? 0,
+      stderrChars: err?.totalChars ?? 0,
+    });
     return {
       exitCode: exit.code,
       stdout: out?.text(budget.stdout) ?? "",

@@ -91,12 +91,13 @@ async function glob(
     only: matcher.base,
     name: matcher.name,
     budget,
-  }, (path) => {
-    if (!matcher.test(path.slice(prefix))) return false;
-    const shown = target.display(path);
-    // Stop at one more than fits: that one says the list is truncated.
-    if (paths.length >= max || !budget.take(shown.length + 3)) return true;
-    paths.push(shown);
+    onFile: (path) => {
+      if (!matcher.test(path.slice(prefix))) return false;
+      const shown = target.display(path);
+      // Stop at one more than fits: that one says the list is truncated.
+      if (paths.length >= max || !budget.take(shown.length + 3)) return true;
+      paths.push(shown);
+    },
   });
   return { paths, truncated: stopped };
 }

@@ -110,14 +110,13 @@ async function grep(
   if (target.kind === "dir") {
     files = [];
     const prefix = target.start === "" ? 0 : target.start.length + 1;
-    await listFiles(
-      access,
-      target,
-      { gitignore: args.includeIgnored !== true, budget },
-      (path) => {
+    await listFiles(access, target, {
+      gitignore: args.includeIgnored !== true,
+      budget,
+      onFile: (path) => {
         if (filter === undefined || filter(path.slice(prefix))) files.push(path);
       },
-    );
+    });
   }
   const matches: GrepMatch[] = [];
   let truncated = false;
@@ -137,24 +136,27 @@ async function grep(
       msLeft: budget.msLeft,
       onTimeout: () => budget.timeout(),
     });
-  await readFiles(access, target, request, async (path, data) => {
-    if (data === undefined) return false;
-    if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
-    if (data.includes(0)) return false;
-    const found: LineMatch[] = await searchLines(decoder.decode(data), pattern, {
-      limit: max + 1 - matches.length,
-      pause,
-      longLine,
-    });
-    const shown = target.display(path);
-    for (const match of found) {
-      const result = { path: shown, line: match.line, text: match.text };
-      if (matches.length >= max || !budget.take(JSON.stringify(result).length + 1)) {
-        truncated = true;
-        return true;
+  await readFiles(access, target, {
+    ...request,
+    onFile: async (path, data) => {
+      if (data === undefined) return false;
+      if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
+      if (data.includes(0)) return false;
+      const found: LineMatch[] = await searchLines(decoder.decode(data), pattern, {
+        limit: max + 1 - matches.length,
+        pause,
+        longLine,
+      });
+      const shown = target.display(path);
+      for (const match of found) {
+        const result = { path: shown, line: match.line, text: match.text };
+        if (matches.length >= max || !budget.take(JSON.stringify(result).length + 1)) {
+          truncated = true;
+          return true;
+        }
+        matches.push(result);
       }
-      matches.push(result);
-    }
+    },
   });
   return { matches, truncated };
 }

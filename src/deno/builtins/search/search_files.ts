@@ -23,18 +23,17 @@ export interface ListOptions {
  *
  * @param access The context's search access.
  * @param target The checked folder.
- * @param options The rules and limits.
- * @param onFile Receives each file's path relative to the root; returns `true` to stop.
+ * @param options The walk's options, and `onFile`, called per file (`true` stops the walk).
  * @returns Whether it stopped early.
  */
 export async function listFiles(
   access: SearchAccess,
   target: SearchTarget,
-  options: ListOptions,
-  onFile: (path: string) => boolean | void,
+  options: ListOptions & { onFile: (path: string) => boolean | void },
 ): Promise<boolean> {
-  const view = await access.list(target.root, { start: target.start, ...options });
-  return await walkTree(view, { start: target.start, ...options }, onFile);
+  const { onFile, ...list } = options;
+  const view = await access.list(target.root, { start: target.start, ...list });
+  return await walkTree(view, { start: target.start, ...list, onFile });
 }
 
 /**
@@ -43,14 +42,13 @@ export async function listFiles(
  *
  * @param access The context's search access.
  * @param target The checked folder or file.
- * @param request The files (relative to the root), the limits, what wanted files contain.
- * @param onFile Receives each file's path and content; returns or resolves to `true` to stop.
+ * @param options The read request, and `onFile`, called per file read.
  */
 export async function readFiles(
   access: SearchAccess,
   target: SearchTarget,
-  request: ReadRequest,
-  onFile: OnFile,
+  options: ReadRequest & { onFile: OnFile },
 ): Promise<void> {
+  const { onFile, ...request } = options;
   await access.read(target.root, request, onFile);
 }

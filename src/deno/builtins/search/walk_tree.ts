@@ -44,15 +44,14 @@ export interface WalkOptions {
  * what `.gitignore` files exclude (those of `start`'s parent folders from the root down included).
  *
  * @param view The tree.
- * @param options Where to start and the limits.
- * @param onFile Receives each file; returns `true` to stop the walk.
+ * @param options The walk's options, and `onFile`, called per file (`true` stops the walk).
  * @returns Whether `onFile` stopped the walk.
  */
 export async function walkTree(
   view: TreeView,
-  options: WalkOptions,
-  onFile: (path: string) => boolean | void,
+  options: WalkOptions & { onFile: (path: string) => boolean | void },
 ): Promise<boolean> {
+  const { onFile } = options;
   const rules = new GitignoreRules();
   if (options.gitignore) {
     const parts = options.start === "" ? [] : options.start.split("/");

@@ -45,7 +45,7 @@ Deno.test("drainInto() stops when its stop signal aborts, for pipes that never c
   });
   const stop = new AbortController();
   const output = new BoundedOutput(100);
-  const done = drainInto(stream, output, stop.signal);
+  const done = drainInto(stream, output, { stop: stop.signal });
   setTimeout(() => stop.abort(), 20);
   await done;
   assertEquals(output.text(), "partial");
@@ -65,8 +65,11 @@ Deno.test("BoundedOutput text(budget) cuts tighter exactly as truncateMiddle wou
 });
 
 Deno.test("splitBudget() gives a short stream all it needs and the rest to the other", () => {
-  assertEquals(splitBudget(100, 30, 40), { stdout: 30, stderr: 40 });
-  assertEquals(splitBudget(100, 500, 10), { stdout: 90, stderr: 10 });
-  assertEquals(splitBudget(100, 10, 500), { stdout: 10, stderr: 90 });
-  assertEquals(splitBudget(101, 500, 500), { stdout: 51, stderr: 50 });
+  assertEquals(splitBudget(100, { stdoutChars: 30, stderrChars: 40 }), { stdout: 30, stderr: 40 });
+  assertEquals(splitBudget(100, { stdoutChars: 500, stderrChars: 10 }), { stdout: 90, stderr: 10 });
+  assertEquals(splitBudget(100, { stdoutChars: 10, stderrChars: 500 }), { stdout: 10, stderr: 90 });
+  assertEquals(splitBudget(101, { stdoutChars: 500, stderrChars: 500 }), {
+    stdout: 51,
+    stderr: 50,
+  });
 });

@@ -9,16 +9,16 @@ import { makeFixture } from "../_fixture.ts";
 Deno.test("readCurrent() returns the text with its mode and identity, or undefined when absent", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  const hello = await readCurrent(
-    hostFileAccess(ctx),
-    await resolveWritePath(ctx, "hello.txt"),
-    "hello.txt",
-  );
+  const hello = await readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "hello.txt"), {
+    shown: "hello.txt",
+  });
   const info = await Deno.stat(`${f.workspace}/hello.txt`);
   assertEquals(hello?.text, "hello\nworld\n");
   assertEquals(hello?.identity, { dev: info.dev, ino: info.ino });
   assertEquals(
-    await readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "new.txt"), "new.txt"),
+    await readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "new.txt"), {
+      shown: "new.txt",
+    }),
     undefined,
   );
 });
@@ -34,12 +34,13 @@ Deno.test("readCurrent() refuses directories and binary files", async () => {
         real: `${f.workspace}/dir`,
         display: "dir",
         root: f.workspace,
-      }, "dir"),
+      }, { shown: "dir" }),
     ToolError,
     "not a regular file",
   );
   await assertRejects(
-    async () => readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "bin"), "bin"),
+    async () =>
+      readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "bin"), { shown: "bin" }),
     ToolError,
     "not a text file",
   );
@@ -55,7 +56,9 @@ Deno.test("readCurrent() refuses a file over the edit limit without reading it i
   const before = Deno.memoryUsage().rss;
   await assertRejects(
     async () =>
-      readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "huge.log"), "huge.log"),
+      readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "huge.log"), {
+        shown: "huge.log",
+      }),
     ToolError,
     `over the ${MAX_EDIT_BYTES}-byte limit`,
   );

@@ -24,13 +24,13 @@ Deno.test("putFile() creates missing parents after put found one missing, and sa
   };
   const target = await resolveWritePath(ctx, "a/b/c.txt");
   const data = new TextEncoder().encode("c\n");
-  assertEquals(await putFile(counted, target, data, { shown: "a/b/c.txt", expect: "absent" }), {
+  assertEquals(await putFile(counted, target, { data, shown: "a/b/c.txt", expect: "absent" }), {
     written: true,
     before: undefined,
   });
   assertEquals(puts, ["a/b/c.txt", "a/b/c.txt"]);
   assertEquals(await Deno.readTextFile(`${f.workspace}/a/b/c.txt`), "c\n");
-  const again = await putFile(counted, target, data, { shown: "a/b/c.txt", expect: "absent" });
+  const again = await putFile(counted, target, { data, shown: "a/b/c.txt", expect: "absent" });
   assertEquals([again.written, again.before?.isFile], [false, true]);
   assertEquals(puts.length, 3, "an existing directory costs one put");
 });
@@ -54,13 +54,13 @@ Deno.test("putFile() removes the parents it created when the put then refuses or
     files.lstat(f.workspace).then((dir) => ({ written: false, before: dir }))
   );
   assertEquals(
-    (await putFile(refused, target, data, { shown: "x", expect: "absent" })).written,
+    (await putFile(refused, target, { data, shown: "x", expect: "absent" })).written,
     false,
   );
   assertEquals(await names(f.workspace), ["hello.txt"]);
   const failing = secondPut(() => Promise.reject(new Deno.errors.PermissionDenied("no")));
   const error = await assertRejects(
-    () => putFile(failing, target, data, { shown: "x" }),
+    () => putFile(failing, target, { data, shown: "x" }),
     ToolError,
   );
   assertEquals(error.code, "permission_denied");

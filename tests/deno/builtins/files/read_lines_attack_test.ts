@@ -22,7 +22,7 @@ function endless(): ByteSource & { bytes: number; reads: number } {
 Deno.test("readLines() of a small file that keeps growing while read stops after a bounded scan, without a line count", async () => {
   for (const range of [{ startLine: 1, endLine: 2 }, { startLine: 1 }]) {
     const file = endless();
-    const read = await readLines(file, 20, { ...range, maxChars: 1000 });
+    const read = await readLines(file, { size: 20, range: { ...range, maxChars: 1000 } });
     assert(file.reads > 1, "the attack ran (the file grew past its measured size)");
     assertEquals(read.content.slice(0, 4), "a\na\n");
     assertEquals(read.totalLines, undefined, "a line count of a file read only in part");

@@ -21,7 +21,7 @@ Deno.test("readLines() keeps memory bounded for a long file without line breaks"
   const bytes = text("y".repeat(3 * 1024 * 1024));
   const read = await withFile(
     bytes,
-    (file, size) => readLines(file, size, { startLine: 1, maxChars: 100 }),
+    (file, size) => readLines(file, { size, range: { startLine: 1, maxChars: 100 } }),
   );
   assertEquals([read.content.length, read.truncated, read.endLine], [100, true, 1]);
 });
@@ -29,7 +29,7 @@ Deno.test("readLines() keeps memory bounded for a long file without line breaks"
 Deno.test("readLines() counts lines after the range for small files", async () => {
   const read = await withFile(
     text("a\nb\nc\nd"),
-    (file, size) => readLines(file, size, { startLine: 2, endLine: 2, maxChars: 100 }),
+    (file, size) => readLines(file, { size, range: { startLine: 2, endLine: 2, maxChars: 100 } }),
   );
   assertEquals(read, {
     content: "b\n",
@@ -44,7 +44,7 @@ Deno.test("readLines() decodes multi-byte characters split across chunks", async
   const line = "é".repeat(40_000) + "\n"; // 80 000 bytes: crosses the 64 KiB chunk boundary
   const read = await withFile(
     text(line),
-    (file, size) => readLines(file, size, { startLine: 1, maxChars: 100_000 }),
+    (file, size) => readLines(file, { size, range: { startLine: 1, maxChars: 100_000 } }),
   );
   assertEquals(read.content, line);
 });
@@ -52,7 +52,7 @@ Deno.test("readLines() decodes multi-byte characters split across chunks", async
 Deno.test("readLines() reports NUL bytes up to the end of the range as binary", async () => {
   const read = await withFile(
     new Uint8Array([0x61, 0x0a, 0x00, 0x0a]),
-    (file, size) => readLines(file, size, { startLine: 1, maxChars: 100 }),
+    (file, size) => readLines(file, { size, range: { startLine: 1, maxChars: 100 } }),
   );
   assertEquals(read.binary, true);
 });
@@ -65,7 +65,7 @@ Deno.test("readLines() stops when its signal aborts", async () => {
     await withFile(
       text("a\n"),
       (file, size) =>
-        readLines(file, size, { startLine: 1, maxChars: 10, signal: controller.signal }),
+        readLines(file, { size, range: { startLine: 1, maxChars: 10, signal: controller.signal } }),
     );
   } catch (error) {
     message = (error as Error).message;
@@ -80,7 +80,7 @@ Deno.test("readLines() reads a file to its end when it grew since its size was m
   for (const measured of [0, 10, 2000]) {
     const read = await withFile(
       text(lines),
-      (file) => readLines(file, measured, { startLine: 1, maxChars: 100_000 }),
+      (file) => readLines(file, { size: measured, range: { startLine: 1, maxChars: 100_000 } }),
     );
     assertEquals(read.content, lines, `measured ${measured}`);
     assertEquals(read.totalLines, 300);
@@ -93,21 +93,17 @@ Deno.test("readLines() reads with a whole chunk when the size given is not a byt
     let largest = 0;
     const bytes = text("a\nb\n");
     let offset = 0;
-    const read = await readLines(
-      {
-        read(buffer) {
-          reads++;
-          largest = Math.max(largest, buffer.length);
-          if (offset >= bytes.length) return Promise.resolve(null);
-          const n = Math.min(buffer.length, bytes.length - offset);
-          buffer.set(bytes.subarray(offset, offset + n));
-          offset += n;
-          return Promise.resolve(n);
-        },
+    const read = await readLines({
+      read(buffer) {
+        reads++;
+        largest = Math.max(largest, buffer.length);
+        if (offset >= bytes.length) return Promise.resolve(null);
+        const n = Math.min(buffer.length, bytes.length - offset);
+        buffer.set(bytes.subarray(offset, offset + n));
+        offset += n;
+        return Promise.resolve(n);
       },
-      size,
-      { startLine: 1, maxChars: 100 },
-    );
+    }, { size, range: { startLine: 1, maxChars: 100 } });
     assertEquals(read.content, "a\nb\n", `size ${size}`);
     assertEquals(largest, 64 * 1024, `size ${size}`);
     assertEquals(reads, 2);
@@ -132,13 +128,19 @@ Deno.test("readLines() reads a file of the measured size in one read, and reads 
     };
   };
   const whole = source(Infinity);
-  const read = await readLines(whole, bytes.length, { startLine: 1, maxChars: 10_000 });
+  const read = await readLines(whole, {
+    size: bytes.length,
+    range: { startLine: 1, maxChars: 10_000 },
+  });
   assertEquals(read.content, "hello\nworld\n".repeat(20));
   assertEquals(read.totalLines, 40);
   assertEquals(whole.calls, [240]); // no read only to see the end
   // Short reads below the measured size (a pipe-like source) do not end the file.
   const pieces = source(7);
-  const again = await readLines(pieces, bytes.length, { startLine: 1, maxChars: 10_000 });
+  const again = await readLines(pieces, {
+    size: bytes.length,
+    range: { startLine: 1, maxChars: 10_000 },
+  });
   assertEquals(again.content, read.content);
   assertEquals(pieces.calls.length, Math.ceil(240 / 7));
 });

@@ -29,7 +29,7 @@ Deno.test("commit() restores the files it already replaced when a later file fai
   // operations are already in place, so all of them must be undone.
   await Deno.mkdir(`${f.workspace}/late.txt/occupied`, { recursive: true });
   await assertRejects(
-    () => commit(hostFileAccess(ctx), targets, new AbortController().signal),
+    () => commit(hostFileAccess(ctx), targets, { signal: new AbortController().signal }),
     ToolError,
   );
   assertEquals(await Deno.readTextFile(`${f.workspace}/first.txt`), "first\n");
@@ -45,11 +45,9 @@ Deno.test("commit() changes nothing when the signal aborts before the first rena
   const controller = new AbortController();
   controller.abort();
   await assertRejects(() =>
-    commit(
-      hostFileAccess(ctx),
-      [{ path, onDisk: "hello\nworld\n", content: "changed\n" }],
-      controller.signal,
-    )
+    commit(hostFileAccess(ctx), [{ path, onDisk: "hello\nworld\n", content: "changed\n" }], {
+      signal: controller.signal,
+    })
   );
   assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "hello\nworld\n");
   assertEquals(await listing(f.workspace), ["hello.txt"]);

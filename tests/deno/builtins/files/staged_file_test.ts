@@ -8,7 +8,9 @@ import {
 Deno.test("stageFile() writes a hidden temporary file next to the target with the given mode", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const temp = await stageFile(`${dir}/target.sh`, new TextEncoder().encode("x"), 0o751);
+    const temp = await stageFile(`${dir}/target.sh`, new TextEncoder().encode("x"), {
+      mode: 0o751,
+    });
     assert(temp.startsWith(`${dir}/.target.sh.toolroute-`));
     assertEquals(await Deno.readTextFile(temp), "x");
     assertEquals((await Deno.stat(temp)).mode! & 0o777, 0o751);

@@ -13,12 +13,10 @@ Deno.test("applyEdits() sees earlier edits of the same patch: update a file twic
       "*** Add File: tmp.txt\n+t\n*** Update File: tmp.txt\n*** Move to: kept.txt\n@@\n-t\n+k\n*** End Patch",
   );
   const ctx = resolveBuiltinContext(f.context);
-  const result = await applyEdits(
-    ctx,
-    hostFileAccess(ctx),
+  const result = await applyEdits(ctx, hostFileAccess(ctx), {
     edits,
-    new AbortController().signal,
-  );
+    signal: new AbortController().signal,
+  });
   assertEquals(result.fileChanges.map((c) => [c.operation, c.path]), [
     ["update", "hello.txt"],
     ["update", "hello.txt"],

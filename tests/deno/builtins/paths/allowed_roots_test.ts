@@ -12,8 +12,8 @@ import { makeFixture } from "../_fixture.ts";
 Deno.test("within() and findRoot() compare path components", () => {
   const roots = [{ declared: "/ws", real: "/private/ws" }];
   assertEquals(within("/ws", "/ws_evil"), false);
-  assertEquals(findRoot(roots, "/private/ws/a", "real"), roots[0]);
-  assertEquals(findRoot(roots, "/private/ws/a", "declared"), undefined);
+  assertEquals(findRoot(roots, { path: "/private/ws/a", kind: "real" }), roots[0]);
+  assertEquals(findRoot(roots, { path: "/private/ws/a", kind: "declared" }), undefined);
 });
 
 Deno.test("underDeclared() puts the symlink-free rest under the declared root", () => {

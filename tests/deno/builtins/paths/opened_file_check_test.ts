@@ -40,7 +40,7 @@ Deno.test({
     try {
       using file = await Deno.open(target.real);
       const error = await assertRejects(
-        () => checkOpenedFile(ctx, file, target, "d/f.txt"),
+        () => checkOpenedFile(ctx, file, { target, shown: "d/f.txt" }),
         ToolError,
       );
       assertEquals(error.code, "permission_denied");
@@ -56,7 +56,7 @@ Deno.test({
   async fn() {
     const target = await resolveReadPath(ctx, "d/f.txt");
     using file = await Deno.open(target.real);
-    const info = await checkOpenedFile(ctx, file, target, "d/f.txt");
+    const info = await checkOpenedFile(ctx, file, { target, shown: "d/f.txt" });
     assertEquals(info?.size, 7);
   },
 });
@@ -71,7 +71,7 @@ Deno.test({
     try {
       using file = await Deno.open(temp, { write: true, createNew: true });
       const error = await assertRejects(
-        () => checkStagedFile(ctx, file, temp, target, "d/new.txt"),
+        () => checkStagedFile(ctx, file, { temp, target, shown: "d/new.txt" }),
         ToolError,
       );
       assertEquals(error.code, "permission_denied");
@@ -93,7 +93,7 @@ Deno.test("checkOpenedFile() walks a path whose first name starts with two dots,
   try {
     using file = await Deno.open(target.real);
     const error = await assertRejects(
-      () => checkOpenedFile(ctx, file, target, "..d/f.txt"),
+      () => checkOpenedFile(ctx, file, { target, shown: "..d/f.txt" }),
       ToolError,
     );
     assertEquals(error.code, "permission_denied");
@@ -110,13 +110,13 @@ Deno.test({
   async fn() {
     const target = await resolveReadPath(ctx, "d/f.txt");
     using file = await Deno.open(target.real);
-    const opened = checkOpenedFileSync(ctx, file, target, "d/f.txt")!;
-    checkPathStillLeadsTo(ctx, opened, target, "d/f.txt"); // nothing changed: accepted
+    const opened = checkOpenedFileSync(ctx, file, { target, shown: "d/f.txt" })!;
+    checkPathStillLeadsTo(ctx, opened, { target, shown: "d/f.txt" }); // nothing changed: accepted
     await swap(); // `d` now leads outside
     try {
       let refused: unknown;
       try {
-        checkPathStillLeadsTo(ctx, opened, target, "d/f.txt");
+        checkPathStillLeadsTo(ctx, opened, { target, shown: "d/f.txt" });
       } catch (error) {
         refused = error;
       }
@@ -129,7 +129,7 @@ Deno.test({
     await Deno.rename(`${workspace}/d/g.txt`, `${workspace}/d/f.txt`);
     let replaced: unknown;
     try {
-      checkPathStillLeadsTo(ctx, opened, target, "d/f.txt");
+      checkPathStillLeadsTo(ctx, opened, { target, shown: "d/f.txt" });
     } catch (error) {
       replaced = error;
     }

@@ -16,7 +16,7 @@ Deno.test("checkPathInput() rejects what could be misread as another path", () =
 
 Deno.test("the containment errors quote the given path only, shortened when huge", () => {
   const ctx = resolveBuiltinContext({ workspace: "/ws", readOnlyRoots: ["/ro"] });
-  const viaLink = outsideError("docs", "reads", true, ctx);
+  const viaLink = outsideError("docs", "reads", { viaLink: true, ctx });
   assertEquals(viaLink.code, "permission_denied");
   assertStringIncludes(viaLink.message, "through a symbolic link");
   assertStringIncludes(viaLink.message, "read-only roots");

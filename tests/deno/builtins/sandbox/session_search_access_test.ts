@@ -16,8 +16,13 @@ const budget = (ms = 30_000) => new SearchBudget(new AbortController().signal, m
 async function listAll(access: ReturnType<typeof sessionSearchAccess>, root: string) {
   const view = await access.list(root, { start: "", gitignore: true, budget: budget() });
   const files: string[] = [];
-  await walkTree(view, { start: "", gitignore: true, budget: budget() }, (path) => {
-    files.push(path);
+  await walkTree(view, {
+    start: "",
+    gitignore: true,
+    budget: budget(),
+    onFile: (path) => {
+      files.push(path);
+    },
   });
   return files;
 }

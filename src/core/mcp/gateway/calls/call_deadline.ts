@@ -25,16 +25,16 @@ export interface CallDeadline {
  *
  * @param toolName The tool, for the timeout message.
  * @param context The call's context (signal and optional deadline).
- * @param requestTimeoutMs The gateway's default deadline.
- * @param maxTotalTimeoutMs The gateway's hard maximum for calls that report progress.
+ * @param settings The gateway's default deadline (`requestTimeoutMs`) and its hard maximum for
+ *   calls that report progress (`maxTotalTimeoutMs`).
  * @returns The deadline; call `dispose()` when the call ends.
  */
 export function callDeadline(
   toolName: string,
   context: ToolContext,
-  requestTimeoutMs: number,
-  maxTotalTimeoutMs: number | undefined,
+  settings: { requestTimeoutMs: number; maxTotalTimeoutMs?: number },
 ): CallDeadline {
+  const { requestTimeoutMs, maxTotalTimeoutMs } = settings;
   if (context.timeoutMs !== undefined) {
     const ms = context.timeoutMs;
     return {

@@ -9,18 +9,15 @@ import { carrierOf, contextFrom } from "../../../telemetry/trace_context.ts";
  * tool call's span), and hands the call a context whose `trace` is that span, so the request's
  * `_meta` carries it upstream.
  *
- * @param serverId The server id.
- * @param toolName The tool's name on the server.
- * @param context The call's context.
+ * @param call The server id, the tool's name on the server and the call's context.
  * @param run Makes the request with the given context.
  * @returns The result text.
  */
 export function tracedRemoteCall<T>(
-  serverId: string,
-  toolName: string,
-  context: ToolContext,
+  call: { serverId: string; toolName: string; context: ToolContext },
   run: (context: ToolContext) => Promise<T>,
 ): Promise<T> {
+  const { serverId, toolName, context } = call;
   // Without an SDK a client span would only repeat the caller's context: pass it on as it is,
   // with no promise of our own around the call.
   if (tracingIsOff()) return run(context);

@@ -259,12 +259,7 @@ export class ServerConnection {
     context: ToolContext,
   ): Promise<ToolOutput> {
     this.#started(context);
-    const deadline = callDeadline(
-      toolName,
-      context,
-      this.#s.requestTimeoutMs,
-      this.#s.maxTotalTimeoutMs,
-    );
+    const deadline = callDeadline(toolName, context, this.#s);
     try {
       const result = await callAsTask(
         {
@@ -289,7 +284,9 @@ export class ServerConnection {
       );
       return toolOutputOf(result, toolName, this.#callOptions(context.timeoutMs));
     } catch (error) {
-      throw this.#redact.toolError(mcpErrorToToolError(error, toolName, deadline.signal));
+      throw this.#redact.toolError(
+        mcpErrorToToolError(error, { toolName, signal: deadline.signal }),
+      );
     } finally {
       deadline.dispose();
       this.#ended(context);
@@ -344,13 +341,11 @@ export class ServerConnection {
   ): Promise<ToolOutput | typeof NOT_SENT> {
     const call = this.#readyCall(client, toolName, args, context);
     try {
-      return await callMcpToolOutput(
-        client,
+      return await callMcpToolOutput(client, {
         toolName,
         args,
-        this.#requestContext(call),
-        this.#withDefinition(toolName, call.options),
-      );
+        context: this.#requestContext(call),
+      }, this.#withDefinition(toolName, call.options));
     } catch (error) {
       return await this.#readyFailed(error as ToolError, call);
     }
@@ -449,12 +444,7 @@ export class ServerConnection {
     context: ToolContext,
     firstAttempt: number,
   ): Promise<ToolOutput> {
-    const deadline = callDeadline(
-      toolName,
-      context,
-      this.#s.requestTimeoutMs,
-      this.#s.maxTotalTimeoutMs,
-    );
+    const deadline = callDeadline(toolName, context, this.#s);
     const { signal, timeoutMs, hardMs, extendable } = deadline;
     // A progress token only where it can be of use: a listener, or progress that may extend.
     const onProgress = this.#progress.listener(toolName, {
@@ -467,9 +457,7 @@ export class ServerConnection {
         try {
           return await callMcpToolOutput(
             client,
-            toolName,
-            args,
-            { ...context, signal, onProgress },
+            { toolName, args, context: { ...context, signal, onProgress } },
             this.#withDefinition(toolName, {
               timeoutMs,
               maxMediaBytes: this.#s.maxMediaBytes,
@@ -554,7 +542,7 @@ export class ServerConnection {
       } catch (error) {
         const stop = findAuthorizationRequired(error) !== undefined;
         if (stop || signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
-          throw this.#redact.toolError(mcpErrorToToolError(error, toolName, signal));
+          throw this.#redact.toolError(mcpErrorToToolError(error, { toolName, signal }));
         }
       }
     }

@@ -33,14 +33,15 @@ export interface RedeemedTicket {
  *
  * @param store The store of pending authorizations.
  * @param target The pending authorization's `state`, user and server.
- * @param ttlMs How long the ticket can be redeemed.
+ * @param options How long the ticket can be redeemed (`ttlMs`).
  * @returns The ticket.
  */
 export async function issueAuthorizationTicket(
   store: KeyValueStore,
   target: TicketRecord,
-  ttlMs: number,
+  options: { ttlMs: number },
 ): Promise<string> {
+  const { ttlMs } = options;
   const ticket = randomToken();
   const record: TicketRecord = {
     state: target.state,
@@ -58,14 +59,15 @@ export async function issueAuthorizationTicket(
  *
  * @param store The store of pending authorizations.
  * @param ticket The ticket from the link.
- * @param ttlMs How long the binding lasts (the pending authorization's lifetime).
+ * @param options How long the binding lasts (`ttlMs`, the pending authorization's lifetime).
  * @returns The redirect and the cookie value, or `undefined`.
  */
 export async function redeemAuthorizationTicket(
   store: KeyValueStore,
   ticket: string,
-  ttlMs: number,
+  options: { ttlMs: number },
 ): Promise<RedeemedTicket | undefined> {
+  const { ttlMs } = options;
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(ticket)) return undefined;
   const digest = await sha256Hex(ticket);
   const fresh = await store.setIfAbsent(["oauth", "ticket-used", digest], true, {

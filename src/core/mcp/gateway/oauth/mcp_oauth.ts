@@ -250,11 +250,9 @@ export class McpOAuth {
       ?.authorizationUrl;
     const state = url === undefined ? null : new URL(url).searchParams.get("state");
     if (state === null) return undefined;
-    return await issueAuthorizationTicket(
-      this.#store,
-      { state, user: userId ?? "", serverId },
-      this.#stateTtlMs,
-    );
+    return await issueAuthorizationTicket(this.#store, { state, user: userId ?? "", serverId }, {
+      ttlMs: this.#stateTtlMs,
+    });
   }
 
   /**
@@ -268,7 +266,7 @@ export class McpOAuth {
     | { location: string; binding: string; state: string; user: string; serverId: string }
     | undefined
   > {
-    return await redeemAuthorizationTicket(this.#store, ticket, this.#stateTtlMs);
+    return await redeemAuthorizationTicket(this.#store, ticket, { ttlMs: this.#stateTtlMs });
   }
 
   /**

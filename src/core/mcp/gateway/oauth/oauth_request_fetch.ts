@@ -27,7 +27,7 @@ export interface OAuthRequestFetchOptions {
 export function oauthRequestFetch(options: OAuthRequestFetchOptions): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input);
-    checkOAuthUrl(url, options.allowedHosts, options.serverUrl);
+    checkOAuthUrl(url, options);
     const response = await (options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
     if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
       // The SDK follows a redirect within the origin itself, through this fetch again.
@@ -50,14 +50,13 @@ export function oauthRequestFetch(options: OAuthRequestFetchOptions): typeof fet
  * Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}).
  *
  * @param url The URL.
- * @param allowedHosts The allowlist.
- * @param serverUrl The MCP server's URL.
+ * @param options The allowlist (`allowedHosts`) and the MCP server's URL (`serverUrl`).
  */
 export function checkOAuthUrl(
   url: URL,
-  allowedHosts: readonly string[] | undefined,
-  serverUrl: URL,
+  options: { allowedHosts?: readonly string[]; serverUrl: URL },
 ): void {
+  const { allowedHosts, serverUrl } = options;
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url))) {
     throw new Error(
       `Refusing authorization URL ${url.origin}: only https (or http to loopback) is allowed`,

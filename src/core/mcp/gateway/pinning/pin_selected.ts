@@ -36,13 +36,15 @@ export interface PinnedSelection {
  *
  * @param pins The gateway's pins, or `undefined` when pinning is off.
  * @param connected The ready servers by tier.
+ * @param request The request's user.
  * @returns The filtered servers and the withheld tools.
  */
 export async function pinSelected(
   pins: ToolPins | undefined,
   connected: { user: readonly SelectedServer[]; global: readonly SelectedServer[] },
-  userId: string | undefined,
+  request: { userId?: string },
 ): Promise<PinnedSelection> {
+  const { userId } = request;
   if (pins === undefined) {
     return {
       user: [...connected.user],

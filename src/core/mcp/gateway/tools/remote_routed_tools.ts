@@ -103,7 +103,7 @@ export class RemoteRoutedTools {
     }
     const guarded = servers.map(({ id, connection }) => ({
       id,
-      ...guardRemoteTools(id, connection.tools, this.#limits),
+      ...guardRemoteTools(id, connection.tools, { limits: this.#limits }),
     }));
     const byServer = new Map(guarded.map(({ id, tools }) => [id, tools]));
     const configs = new Map(servers.map(({ id, connection }) => [id, connection.config]));
@@ -147,7 +147,7 @@ export class RemoteRoutedTools {
         ...passedOn(tool),
         upstream: upstreamOf(serverId),
         // The server's hint alone never makes a tool read-only; the host's word does.
-        ...(hostReadOnly(configs.get(serverId), toolName, tool.annotations)
+        ...(hostReadOnly(configs.get(serverId), { name: toolName, annotations: tool.annotations })
           ? { readOnly: true }
           : {}),
         source,

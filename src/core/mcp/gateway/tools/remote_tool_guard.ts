@@ -48,14 +48,15 @@ export interface ListedTool {
  *
  * @param serverId The server id, for the reports.
  * @param tools The tools as listed.
- * @param limits The bounds.
+ * @param options The bounds (`limits`).
  * @returns The guarded tools, in list order, and what was refused.
  */
 export function guardRemoteTools<T extends ListedTool>(
   serverId: string,
   tools: readonly T[],
-  limits: RemoteTextLimits = REMOTE_TEXT_DEFAULTS,
+  options: { limits?: RemoteTextLimits } = {},
 ): { tools: T[]; refused: MissingTool[] } {
+  const { limits = REMOTE_TEXT_DEFAULTS } = options;
   const kept: T[] = [];
   const refused: MissingTool[] = [];
   let total = 0;

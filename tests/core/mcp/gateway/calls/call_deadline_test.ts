@@ -6,7 +6,9 @@ const never = new AbortController().signal;
 
 Deno.test("callDeadline() keeps a call's own timeoutMs hard, on the router's timer and signal", () => {
   const caller = new AbortController();
-  const deadline = callDeadline("t", { signal: caller.signal, timeoutMs: 500 }, 60_000, undefined);
+  const deadline = callDeadline("t", { signal: caller.signal, timeoutMs: 500 }, {
+    requestTimeoutMs: 60_000,
+  });
   assertEquals([deadline.timeoutMs, deadline.hardMs, deadline.extendable], [500, 500, false]);
   // No second timer and no second signal: the router's aborts this one at the deadline.
   assertStrictEquals(deadline.signal, caller.signal);
@@ -15,16 +17,22 @@ Deno.test("callDeadline() keeps a call's own timeoutMs hard, on the router's tim
 });
 
 Deno.test("callDeadline() lets progress extend requestTimeoutMs up to the hard maximum", () => {
-  const byDefault = callDeadline("t", { signal: never }, 1000, undefined);
+  const byDefault = callDeadline("t", { signal: never }, { requestTimeoutMs: 1000 });
   assertEquals([byDefault.timeoutMs, byDefault.hardMs, byDefault.extendable], [1000, 4000, true]);
   byDefault.dispose();
-  const set = callDeadline("t", { signal: never }, 1000, 1500);
+  const set = callDeadline("t", { signal: never }, {
+    requestTimeoutMs: 1000,
+    maxTotalTimeoutMs: 1500,
+  });
   assertEquals(set.hardMs, 1500);
   set.dispose();
 });
 
 Deno.test("callDeadline() aborts a call without its own deadline at the gateway's, with a timeout ToolError", async () => {
-  const deadline = callDeadline("slow", { signal: never }, 5, 10);
+  const deadline = callDeadline("slow", { signal: never }, {
+    requestTimeoutMs: 5,
+    maxTotalTimeoutMs: 10,
+  });
   await new Promise((resolve) => deadline.signal.addEventListener("abort", resolve));
   assertEquals(isToolError(deadline.signal.reason), true);
   assertEquals(deadline.signal.reason.code, "timeout");
@@ -34,7 +42,7 @@ Deno.test("callDeadline() aborts a call without its own deadline at the gateway'
 
 Deno.test("callDeadline() follows the caller's abort, with the caller's reason", () => {
   const caller = new AbortController();
-  const followed = callDeadline("t", { signal: caller.signal }, 60_000, undefined);
+  const followed = callDeadline("t", { signal: caller.signal }, { requestTimeoutMs: 60_000 });
   caller.abort("stop");
   assertEquals(followed.signal.reason, "stop");
   followed.dispose();
