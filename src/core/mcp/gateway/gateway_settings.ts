@@ -15,6 +15,8 @@ export interface GatewaySettings {
   maxUserConnections: number;
   /** Caps on remote descriptions and on each server's tool list. */
   remoteText: RemoteTextLimits;
+  /** Longest wait of a request for servers still connecting (`Infinity`: no bound of its own). */
+  listWaitMs: number;
 }
 
 /**
@@ -78,6 +80,9 @@ export function gatewaySettings(
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
+    listWaitMs: options.listWaitMs === Infinity
+      ? Infinity
+      : number("listWaitMs", options.listWaitMs, 3_000, 0),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
     remoteText: {
       maxDescriptionChars: number(

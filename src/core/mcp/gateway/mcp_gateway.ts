@@ -103,6 +103,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #callees = new WeakMap<ServerConnection, RemoteCallee>();
   #closed = false;
   #pins?: ToolPins;
+  #listWaitMs: number;
+  /** The tool list version of each connection whose late arrival was announced. */
+  #announced = new WeakMap<ServerConnection, number>();
 
   /**
    * Creates a gateway; nothing connects until a request selects a server.
@@ -111,7 +114,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, userIdleMs, maxUserConnections, remoteText } = gatewaySettings(
+    const { settings, userIdleMs, maxUserConnections, remoteText, listWaitMs } = gatewaySettings(
       options,
       (event) => this.#emit(options.onEvent, event),
     );
@@ -123,6 +126,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     this.#oauth = options.oauth;
     this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = { ...settings, oauth: this.#oauth };
+    this.#listWaitMs = listWaitMs;
     this.#tools = new RemoteRoutedTools(remoteText);
     this.#users = new UserServers({
       idleMs: userIdleMs,
@@ -281,7 +285,10 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
           missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
         }
       }
-      connected = await connectSelected(wanted, signal);
+      connected = await connectSelected(wanted, signal, {
+        waitMs: this.#listWaitMs,
+        onArrived: (server) => this.#arrived(server, userId),
+      });
     } finally {
       for (const release of holds) release();
     }
@@ -605,6 +612,23 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     if (refusal !== undefined) {
       throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
     }
+  }
+
+  /**
+   * A server a tool list was answered without (it was still starting) is ready: announced once
+   * per connection and list, as a change of the tools (`toolroute serve` tells its clients).
+   */
+  #arrived(server: SelectedServer, userId: string | undefined): void {
+    const { connection } = server;
+    if (this.#closed || this.#announced.get(connection) === connection.version) return;
+    this.#announced.set(connection, connection.version);
+    this.#settings.emit({
+      type: "tools_changed",
+      serverId: server.id,
+      ...(server.user && userId !== undefined ? { userId } : {}),
+      tools: connection.tools.length,
+      message: "ready after a tool list was answered without it",
+    });
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {
