@@ -2,6 +2,8 @@ import { buildRouter, checkUser } from "./build_router.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
 import { terminalApprover } from "./terminal_approval.ts";
+import { callServers } from "./call_servers.ts";
+import { startProgress } from "./start_progress.ts";
 
 /**
  * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
@@ -39,13 +41,38 @@ export async function callCommand(
   });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
   const approve = io.ask === undefined ? undefined : terminalApprover(io.ask);
-  await using served = await buildRouter(config, { approve });
-  const toolSet = await served.expose(userId);
-  const result = await toolSet.call(name, args, {
-    timeoutMs,
-    onProgress: (progress) =>
-      io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
+  // No server starts until the name is placed: a built-in or module tool needs none, a remote
+  // one only its server (from the lock or its prefix), and only a name placed nowhere all.
+  let only: readonly string[] | undefined = [];
+  await using served = await buildRouter(config, {
+    approve,
+    listWaitMs: Infinity,
+    onlyServers: () => only,
+    onGatewayEvent: startProgress(io),
   });
+  let toolSet = await served.expose(userId);
+  const ownServers = config.users.some((user) =>
+    user.id === userId && Object.keys(user.mcpServers).length > 0
+  );
+  // A user's own server's tool outranks a module's tool of the same name (never a built-in's).
+  const local = toolSet.has(name) && (!ownServers || toolSet.sourceOf(name) === "builtin");
+  if (!local) {
+    only = await callServers(config, { name, userId });
+    toolSet = await served.expose(userId);
+  }
+  const call = () =>
+    toolSet.call(name, args, {
+      timeoutMs,
+      onProgress: (progress) =>
+        io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
+    });
+  let result = await call();
+  if (result.code === "unknown_tool" && only !== undefined && !local) {
+    // Placed wrongly (a lock older than the servers): the tool never ran, so ask every server.
+    only = undefined;
+    toolSet = await served.expose(userId);
+    result = await call();
+  }
   if (result.code === "approval_required") {
     io.err(
       `toolroute: refusing to call "${name}": the policy asks for approval (rule ${

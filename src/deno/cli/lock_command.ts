@@ -57,6 +57,8 @@ export async function lockCommand(
   await using gateway = createDenoGateway({
     servers: config.mcpServers,
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
+    // The lock must see every server: each gets its whole connect deadline.
+    listWaitMs: Infinity,
   });
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {

@@ -15,6 +15,7 @@ import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
+import { startProgress } from "./start_progress.ts";
 import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
@@ -76,6 +77,7 @@ export async function serveCommand(
     { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
   );
   using store = files.store === undefined ? undefined : new SqliteStore(files.store);
+  const progress = startProgress(io);
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
@@ -87,6 +89,8 @@ export async function serveCommand(
     defer: flags.defer === true,
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
+      progress?.(event);
+      if (event.type === "connecting") return; // A start is a progress line, on a terminal only.
       callLog.push(formatGatewayLog(event)); // In order with the calls' lines.
       if (event.type === "tools_changed") {
         for (const notify of toolsChanged) notify(event.userId);
