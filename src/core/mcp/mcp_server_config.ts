@@ -197,7 +197,8 @@ export function checkServerConfig(
   const connectTimeoutMs = config.connectTimeoutMs;
   if (
     connectTimeoutMs !== undefined &&
-    !(typeof connectTimeoutMs === "number" && connectTimeoutMs >= 1 && connectTimeoutMs !== Infinity)
+    !(typeof connectTimeoutMs === "number" && connectTimeoutMs >= 1 &&
+      connectTimeoutMs !== Infinity)
   ) {
     throw new TypeError(
       `Cannot add MCP server "${id}": "connectTimeoutMs" must be a number of milliseconds of at least 1, received ${

@@ -56,12 +56,20 @@ export async function callCommand(
   );
   // A user's own server's tool outranks a module's tool of the same name (never a built-in's).
   const local = toolSet.has(name) && (!ownServers || toolSet.sourceOf(name) === "builtin");
+  let called = name;
   if (!local) {
-    only = await callServers(config, { name, userId });
+    const placed = await callServers(config, { name, userId });
+    only = placed?.servers;
     toolSet = await served.expose(userId);
+    // `server_tool` names the tool of that server; alone, it keeps its own name.
+    const alias = placed?.alias;
+    const remote = (source: string | undefined) => source === "global_mcp" || source === "user_mcp";
+    if (!toolSet.has(name) && alias !== undefined && remote(toolSet.sourceOf(alias))) {
+      called = alias;
+    }
   }
   const call = () =>
-    toolSet.call(name, args, {
+    toolSet.call(called, args, {
       timeoutMs,
       onProgress: (progress) =>
         io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
@@ -70,6 +78,7 @@ export async function callCommand(
   if (result.code === "unknown_tool" && only !== undefined && !local) {
     // Placed wrongly (a lock older than the servers): the tool never ran, so ask every server.
     only = undefined;
+    called = name;
     toolSet = await served.expose(userId);
     result = await call();
   }

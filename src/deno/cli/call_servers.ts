@@ -12,12 +12,14 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
  * @tags allow-read
  * @param config The config.
  * @param options The tool name as called and the user (whose own servers count too).
- * @returns The server ids, or `undefined` when the name cannot be placed (start them all).
+ * @returns The server ids, with the name the tool has when only they are up (a prefixed
+ *   name loses its prefix when no other server clashes); `undefined` when the name cannot be
+ *   placed (start them all).
  */
 export async function callServers(
   config: ToolrouteConfig,
   options: { name: string; userId?: string },
-): Promise<string[] | undefined> {
+): Promise<{ servers: string[]; alias?: string } | undefined> {
   const { name, userId } = options;
   const own = config.users.find((user) => user.id === userId)?.mcpServers ?? {};
   const configured = [...new Set([...Object.keys(config.mcpServers), ...Object.keys(own)])];
@@ -36,8 +38,13 @@ export async function callServers(
       const target = assignRemoteToolNames(lists).get(name);
       if (target !== undefined) found.add(target.serverId);
     }
-    if (found.size > 0) return [...found];
+    if (found.size > 0) return { servers: [...found] };
   }
-  const prefixed = configured.filter((id) => name.startsWith(toApiFunctionName(id, "x").slice(0, -1)));
-  return prefixed.length > 0 ? prefixed : undefined;
+  const prefixes = configured.map((id) => [id, toApiFunctionName(id, "x").slice(0, -1)] as const)
+    .filter(([, prefix]) => name.startsWith(prefix) && name.length > prefix.length);
+  if (prefixes.length === 0) return undefined;
+  const servers = prefixes.map(([id]) => id);
+  return prefixes.length === 1
+    ? { servers, alias: name.slice(prefixes[0][1].length) }
+    : { servers };
 }
