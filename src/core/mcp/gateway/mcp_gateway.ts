@@ -316,7 +316,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     );
     missing.push(...withheld);
     return {
-      user: user.length === 0 ? [] : this.#tools.build(
+      // Built also without a ready server: a missing server's tools get their names (see
+      // `MissingTool.tools`), so a call to one names the server.
+      user: userId === undefined ? [] : this.#tools.build(
         "user_mcp",
         user,
         {
@@ -330,7 +332,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         },
         missing,
       ),
-      global: global.length === 0 ? [] : this.#tools.build(
+      global: this.#global.size === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
         this.#globalLookup,
