@@ -169,3 +169,63 @@ Deno.test("callCommand() rejects a config whose policy has a malformed rule, nam
     '"hello(" in "deny"',
   );
 });
+
+Deno.test("callCommand() starts only the server its tool needs: none for a built-in, one for a server_tool name", async () => {
+  const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
+  await using fixture = await makeFixture();
+  // Each server writes its marker as its command runs, before it answers.
+  const server = (id: string) => ({
+    command: "/bin/sh",
+    args: [
+      "-c",
+      `echo ran >> ${fixture.dir}/${id}.ran; exec ${Deno.execPath()} run --no-prompt ${fixtureServer}`,
+    ],
+  });
+  await Deno.writeTextFile(
+    fixture.config,
+    JSON.stringify({ workspace: "workspace", mcpServers: { a: server("a"), b: server("b") } }),
+  );
+  const ran = async (id: string) => {
+    try {
+      return (await Deno.readTextFile(`${fixture.dir}/${id}.ran`)).trim();
+    } catch {
+      return "";
+    }
+  };
+  const { out, io } = capture();
+  assertEquals(
+    await callCommand({ config: fixture.config }, ["read_file", '{"path":"hello.txt"}'], io),
+    0,
+  );
+  assertMatch(out.at(-1)!, /hello from the workspace/);
+  assertEquals([await ran("a"), await ran("b")], ["", ""], "a built-in starts no server");
+  assertEquals(await callCommand({ config: fixture.config }, ["a_echo", '{"text":"hi"}'], io), 0);
+  assertEquals(out.at(-1), "hi");
+  assertEquals([await ran("a"), await ran("b")], ["ran", ""], "only a's command ran");
+  // The other server by its prefix: its command runs now.
+  assertEquals(await callCommand({ config: fixture.config }, ["b_add", '{"a":1,"b":2}'], io), 0);
+  assertEquals(out.at(-1), "3");
+  assertEquals(await ran("b"), "ran");
+});
+
+Deno.test("callCommand() prints one line per starting server on a terminal, none otherwise", async () => {
+  const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
+  await using fixture = await makeFixture({
+    mcpServers: { a: { command: Deno.execPath(), args: ["run", "--no-prompt", fixtureServer] } },
+  });
+  const plain = capture();
+  assertEquals(
+    await callCommand({ config: fixture.config }, ["a_echo", '{"text":"x"}'], plain.io),
+    0,
+  );
+  assertEquals(plain.err, []);
+  const terminal = capture();
+  assertEquals(
+    await callCommand({ config: fixture.config }, ["a_echo", '{"text":"x"}'], {
+      ...terminal.io,
+      terminal: true,
+    }),
+    0,
+  );
+  assertEquals(terminal.err, ['toolroute: starting MCP server "a"…']);
+});
