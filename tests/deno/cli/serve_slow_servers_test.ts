@@ -10,7 +10,12 @@ import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 
 const TOKEN = "alice-token-0123456789";
 
-Deno.test("serve lists the ready tools at once, then tells a connected client when a slow server arrives, and lists its tools", async () => {
+for (const era of ["2025", "2026-07-28"] as const) {
+  Deno.test(`serve lists the ready tools at once, then tells a connected ${era} client when a slow server arrives, and lists its tools`, () =>
+    slowServerArrives(era));
+}
+
+async function slowServerArrives(era: "2025" | "2026-07-28"): Promise<void> {
   const held = Promise.withResolvers<void>();
   let reached = false;
   const upstream = await startMcpTestServer({
@@ -58,7 +63,10 @@ Deno.test("serve lists the ready tools at once, then tells a connected client wh
   const auth: HttpAuth = { tokens: { [TOKEN]: "alice" }, anonymous: false, generated: false };
   const finished = serveHttp(context, { hostname: "127.0.0.1", port: 0, loopback: true }, auth);
   finished.catch((error) => listening.reject(error));
-  const client = new Client({ name: "slow-test", version: "1.0.0" });
+  const client = new Client({ name: "slow-test", version: "1.0.0" }, {
+    versionNegotiation: { mode: era === "2025" ? "legacy" : { pin: "2026-07-28" } },
+  });
+  let subscription: { close(): Promise<void> } | undefined;
   try {
     const url = await listening.promise;
     const changed = Promise.withResolvers<void>();
@@ -68,6 +76,9 @@ Deno.test("serve lists the ready tools at once, then tells a connected client wh
         requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
       }),
     );
+    // The 2026-07-28 era has no session stream: the client listens for list changes.
+    if (era === "2026-07-28") subscription = await client.listen({ toolsListChanged: true });
+    assertEquals(client.getProtocolEra(), era === "2025" ? "legacy" : "modern");
     const first = (await client.listTools()).tools.map((tool) => tool.name);
     assert(reached, "the slow server received the connect request");
     assertEquals(first, ["read_file"]);
@@ -77,6 +88,7 @@ Deno.test("serve lists the ready tools at once, then tells a connected client wh
     assert(second.includes("echo") && second.includes("read_file"), second.join());
   } finally {
     held.resolve();
+    await subscription?.close();
     await client.close();
     controller.abort();
     await finished;
@@ -84,4 +96,4 @@ Deno.test("serve lists the ready tools at once, then tells a connected client wh
     await upstream.close();
     await Deno.remove(workspace, { recursive: true });
   }
-});
+}

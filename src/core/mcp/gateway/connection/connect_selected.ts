@@ -75,9 +75,10 @@ export async function connectSelected(
     const whose = user ? "the user's" : "the global";
     const instead = shadowsGlobal ? "; the global server of this id is not used instead" : "";
     if (result === STARTING) {
-      // Still connecting: its tools come with the next list, which its arrival announces.
-      if (!signal?.aborted) {
-        void listings[i].then((late) => late.ok && wait.onArrived?.(server));
+      // Still connecting: its tools come with the next list, which its arrival announces. Joined
+      // without the request's signal: the connect outlives the request that started it.
+      if (!signal?.aborted && wait.onArrived !== undefined) {
+        server.connection.listTools().then(() => wait.onArrived!(server), () => {});
       }
       missing.push({
         selection: "mcpServers",
