@@ -23,6 +23,9 @@ import { SqliteStore } from "../store/sqlite_store.ts";
 import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
 
+/** How long serve's `tools/list` waits for servers still starting, unless the config says. */
+const SERVE_LIST_WAIT_MS = 3_000;
+
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the
  * exposed tool set over stdio or Streamable HTTP until stdin ends or SIGINT/SIGTERM.
@@ -87,6 +90,8 @@ export async function serveCommand(
     }),
     trustFiles: trustFiles(files),
     defer: flags.defer === true,
+    // Clients hear of a server that starts later (list_changed): a list never waits long.
+    listWaitMs: config.listWaitMs ?? SERVE_LIST_WAIT_MS,
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
       progress?.(event);

@@ -80,9 +80,9 @@ export function gatewaySettings(
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
-    listWaitMs: options.listWaitMs === Infinity
+    listWaitMs: options.listWaitMs === undefined || options.listWaitMs === Infinity
       ? Infinity
-      : number("listWaitMs", options.listWaitMs, 3_000, 0),
+      : number("listWaitMs", options.listWaitMs, Infinity, 0),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
     remoteText: {
       maxDescriptionChars: number(

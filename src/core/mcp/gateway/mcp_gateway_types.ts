@@ -111,7 +111,8 @@ export interface McpGatewayOptions {
    * connecting, in milliseconds: the tools of the servers ready by then are listed, the others are
    * reported in `missing` as starting and go on connecting; when one is ready, a `tools_changed`
    * event says so (`toolroute serve` sends its clients `notifications/tools/list_changed`).
-   * `Infinity` waits for each server's `connectTimeoutMs`. Default: 3000.
+   * Default: `Infinity`, each server's `connectTimeoutMs` (a host that lists again on
+   * `tools_changed` sets a few seconds; `toolroute serve` uses 3000).
    */
   listWaitMs?: number;
   /** Deadline of a call without its own `timeoutMs`, in milliseconds. Default: 60000. */
