@@ -1,7 +1,9 @@
-import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { callCommand } from "../../../src/deno/cli/call_command.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { makeFixture } from "./_serve_process.ts";
+import { lockCommand } from "../../../src/deno/cli/lock_command.ts";
+import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 
 const REPO_MOD = new URL("../../../mod.ts", import.meta.url).href;
 
@@ -228,4 +230,51 @@ Deno.test("callCommand() prints one line per starting server on a terminal, none
     0,
   );
   assertEquals(terminal.err, ['toolroute: starting MCP server "a"…']);
+});
+
+Deno.test("callCommand() places a plain name through toolroute.lock and starts only that server", async () => {
+  const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
+  let pongRequests = 0;
+  const pong = await startMcpTestServer({
+    tools: (server) => {
+      server.registerTool("pong", { description: "Answers pong" }, () => ({
+        content: [{ type: "text", text: "pong" }],
+      }));
+    },
+    intercept: () => {
+      pongRequests++;
+      return undefined;
+    },
+  });
+  try {
+    await using fixture = await makeFixture();
+    const marker = `${fixture.dir}/a.ran`;
+    await Deno.writeTextFile(
+      fixture.config,
+      JSON.stringify({
+        mcpServers: {
+          a: {
+            command: "/bin/sh",
+            args: [
+              "-c",
+              `echo ran >> ${marker}; exec ${Deno.execPath()} run --no-prompt ${fixtureServer}`,
+            ],
+          },
+          b: { url: pong.url },
+        },
+      }),
+    );
+    const { out, io } = capture();
+    // The lock connects every server: a's command runs once here.
+    assertEquals(await lockCommand({ config: fixture.config }, io), 0);
+    assertEquals((await Deno.readTextFile(marker)).trim(), "ran");
+    await Deno.remove(marker);
+    const before = pongRequests;
+    assertEquals(await callCommand({ config: fixture.config }, ["pong"], io), 0);
+    assertEquals(out.at(-1), "pong");
+    assert(pongRequests > before, "b was asked");
+    assertEquals(await Deno.stat(marker).then(() => true, () => false), false, "a never ran");
+  } finally {
+    await pong.close();
+  }
 });
