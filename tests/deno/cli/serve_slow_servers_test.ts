@@ -30,7 +30,11 @@ async function slowServerArrives(era: "2025" | "2026-07-28"): Promise<void> {
     context: { workspace },
     modules: [],
     expose: { builtins: ["read_file"] },
-    mcpServers: { slow: { url: upstream.url } },
+    mcpServers: {
+      slow: { url: upstream.url },
+      // Reads stdin and never answers; its own deadline only keeps close() short.
+      quiet: { command: "/bin/sh", args: ["-c", "cat > /dev/null"], connectTimeoutMs: 3000 },
+    },
     users: [],
     http: {},
     variables: [],
@@ -82,10 +86,18 @@ async function slowServerArrives(era: "2025" | "2026-07-28"): Promise<void> {
     const first = (await client.listTools()).tools.map((tool) => tool.name);
     assert(reached, "the slow server received the connect request");
     assertEquals(first, ["read_file"]);
+    const starting = (await served.expose()).missing.map((entry) => [entry.name, entry.reason]);
+    assertEquals(starting.map(([name]) => name).sort(), ["quiet", "slow"]);
+    for (const [, reason] of starting) assert(/is starting/.test(reason), reason);
     held.resolve();
     await changed.promise;
     const second = (await client.listTools()).tools.map((tool) => tool.name);
     assert(second.includes("echo") && second.includes("read_file"), second.join());
+    const states = Object.fromEntries(
+      served.gateway!.status().map((status) => [status.id, status.state]),
+    );
+    assertEquals(states.slow, "ready");
+    assert(states.quiet !== "ready", "the silent server never answered");
   } finally {
     held.resolve();
     await subscription?.close();
