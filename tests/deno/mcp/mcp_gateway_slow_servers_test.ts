@@ -46,7 +46,9 @@ Deno.test("a tool list answers within listWaitMs with the ready servers; a silen
     assertEquals(toolSet.missing.map((entry) => entry.name).sort(), ["holding", "quiet"]);
     for (const entry of toolSet.missing) assertMatch(entry.reason, /is starting/);
     const states = Object.fromEntries(gateway.status().map((s) => [s.id, s.state]));
-    assertEquals(states, { fast: "ready", holding: "connecting", quiet: "connecting" });
+    assertEquals(states.fast, "ready");
+    // Connecting (still starting); never ready, as neither ever answers.
+    assert(states.holding !== "ready" && states.quiet !== "ready", JSON.stringify(states));
   } finally {
     held.open();
     await gateway.close();
