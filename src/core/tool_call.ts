@@ -27,6 +27,8 @@ export interface ToolCall {
   userId?: string;
   /** The exposed names, for the unknown-tool message. */
   known: () => readonly string[];
+  /** The error of a name whose source is down or starting (`upstream_unavailable`), if it is one. */
+  unavailable?: (name: string) => ToolError | undefined;
   /** What the policy decided, for the call's event and audit record. */
   decision?: CallDecision;
   /** The hooks' `after` steps: the result they return is the call's (never rejects). */
@@ -64,7 +66,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       const failure = await room;
       if (failure !== undefined) throw failure;
     }
-    if (tool === undefined) throw unknownTool(name, known());
+    if (tool === undefined) throw call.unavailable?.(name) ?? unknownTool(name, known());
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const value = await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);

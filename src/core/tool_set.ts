@@ -1,3 +1,4 @@
+import { ToolError } from "./tool_error.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import { callTool, type ToolCall } from "./tool_call.ts";
 import {
@@ -378,6 +379,7 @@ export class ToolSet {
       options,
       userId: this.userId,
       known: this.#known,
+      unavailable: this.#unavailable,
     };
     // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
     // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
@@ -495,6 +497,18 @@ export class ToolSet {
   }
 
   #known = (): readonly string[] => this.names;
+
+  /** A call to a tool of a server that is down or still starting names the server. */
+  #unavailable = (name: string): ToolError | undefined => {
+    const entry = this.missing.find((missing) => missing.tools?.includes(name) === true);
+    if (entry === undefined) return undefined;
+    return new ToolError(
+      "upstream_unavailable",
+      `Tool ${JSON.stringify(name)} belongs to the MCP server "${entry.name}", which is not ` +
+        `available now: ${entry.reason}. Try again later; the server's tools come back when it ` +
+        `is reachable`,
+    );
+  };
 
   /** A listed tool, or after a native rendering any tool of the deferred catalog. */
   #lookup(name: string): RoutedTool | undefined {

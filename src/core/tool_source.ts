@@ -234,6 +234,11 @@ export interface MissingTool {
   name: string;
   /** Why it is not exposed, in plain words. */
   reason: string;
+  /**
+   * For an MCP server that is down or still starting: the names its tools had when last listed,
+   * which a call answers with `upstream_unavailable` naming the server (not `unknown_tool`).
+   */
+  tools?: string[];
 }
 
 /** What a source returns for one request. */

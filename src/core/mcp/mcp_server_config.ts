@@ -54,6 +54,11 @@ export interface McpHttpServerConfig {
   /** The protocol era; default `"auto"` (see {@linkcode McpProtocolSetting}). */
   protocol?: McpProtocolSetting;
   /**
+   * Deadline of connecting to this server and listing its tools, in milliseconds; raise it for a
+   * server that starts slowly. Default: the gateway's `connectTimeoutMs`.
+   */
+  connectTimeoutMs?: number;
+  /**
    * The OAuth client registered ahead with this server's authorization server (for the gateway's
    * `oauth`). `grant: "client_credentials"` makes it a service account: a global server then
    * acts as that one account for every user, by this explicit setting only. Without it a global
@@ -107,6 +112,11 @@ export interface McpStdioServerConfig {
   readOnlyTools?: string[];
   /** The protocol era; default `"auto"` (see {@linkcode McpProtocolSetting}). */
   protocol?: McpProtocolSetting;
+  /**
+   * Deadline of connecting to this server and listing its tools, in milliseconds; raise it for a
+   * server that starts slowly. Default: the gateway's `connectTimeoutMs`.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** One MCP server entry: HTTP (`url`) or stdio (`command`). */
@@ -181,6 +191,18 @@ export function checkServerConfig(
     throw new TypeError(
       `Cannot add MCP server "${id}": "protocol" must be "auto", "2025" or "2026-07-28", received ${
         JSON.stringify(protocol)
+      }`,
+    );
+  }
+  const connectTimeoutMs = config.connectTimeoutMs;
+  if (
+    connectTimeoutMs !== undefined &&
+    !(typeof connectTimeoutMs === "number" && connectTimeoutMs >= 1 &&
+      connectTimeoutMs !== Infinity)
+  ) {
+    throw new TypeError(
+      `Cannot add MCP server "${id}": "connectTimeoutMs" must be a number of milliseconds of at least 1, received ${
+        JSON.stringify(connectTimeoutMs)
       }`,
     );
   }

@@ -87,6 +87,17 @@ export interface BuildRouterOptions {
   trustFiles?: readonly string[];
   /** Defer the tools (`serve --defer`) when the config's `expose.defer` does not say. */
   defer?: boolean;
+  /**
+   * Longest wait of an exposure for MCP servers still starting; default: the config's
+   * `limits.listWaitMs`, else the gateway's. `Infinity` (one-shot commands) waits for each
+   * server's connect deadline.
+   */
+  listWaitMs?: number;
+  /**
+   * Asked at each exposure: the only MCP servers it connects (`toolroute call` of a tool whose
+   * server is known), or `undefined` for every server the config exposes (the default).
+   */
+  onlyServers?: () => readonly string[] | undefined;
 }
 
 /**
@@ -145,6 +156,7 @@ export async function buildRouter(
     ? new McpOAuth({ redirectUrl: options.oauthRedirectUrl, store: options.store })
     : undefined;
   const pins = await cliPinning(config, options.store);
+  const listWaitMs = options.listWaitMs ?? config.listWaitMs;
   const gateway = hasServers
     ? createDenoGateway({
       servers: config.mcpServers,
@@ -155,6 +167,7 @@ export async function buildRouter(
       ...UPSTREAM_CLIENT,
       // Names as the last run gave them, so a server down at start renames no other's tool.
       ...(names === undefined ? {} : { toolNames: { store: names } }),
+      ...(listWaitMs === undefined ? {} : { listWaitMs }),
     })
     : undefined;
   // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.
@@ -253,6 +266,7 @@ export async function buildRouter(
     deferred: { defer?: { keep: string[] }; session?: string } = {},
   ): Promise<ToolSet> {
     const user = config.users.find((entry) => entry.id === userId);
+    const only = options.onlyServers?.();
     const context = await contextOf(user?.id);
     const selection = (connect: boolean) => ({
       builtins: builtins === undefined ? [] : expose.builtins ?? [...builtins.names],
@@ -265,7 +279,7 @@ export async function buildRouter(
       mcpServers: [
         ...(expose.mcpServers ?? Object.keys(config.mcpServers)),
         ...Object.keys(user?.mcpServers ?? {}),
-      ],
+      ].filter((id) => only?.includes(id) ?? true),
       userId,
       ...(context === undefined ? {} : { context }),
       signal,

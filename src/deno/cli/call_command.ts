@@ -5,6 +5,8 @@ import type { ParsedArgs } from "./parse_args.ts";
 import { terminalApprover } from "./terminal_approval.ts";
 import { openStore, storeLocation } from "./store_location.ts";
 import { servedStore } from "./served_store.ts";
+import { callServers } from "./call_servers.ts";
+import { startProgress } from "./start_progress.ts";
 
 /**
  * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
@@ -44,19 +46,51 @@ export async function callCommand(
   // With --store, the grants, approvals and limit counts are serve's (the same file or server).
   const storeAt = storeLocation(flags.store);
   await using opened = storeAt === undefined ? undefined : await openStore(storeAt);
+  // No server starts until the name is placed: a built-in or module tool needs none, a remote
+  // one only its server (from the lock or its prefix), and only a name placed nowhere all.
+  let only: readonly string[] | undefined = [];
   await using served = await buildRouter(config, {
     approve,
     store: opened === undefined ? undefined : servedStore(opened.store, {
       name: opened.name,
       warn: (line) => io.err(`toolroute: ${line}`),
     }),
+    listWaitMs: Infinity,
+    onlyServers: () => only,
+    onGatewayEvent: startProgress(io),
   });
-  const toolSet = await served.expose(userId);
-  const result = await toolSet.call(name, args, {
-    timeoutMs,
-    onProgress: (progress) =>
-      io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
-  });
+  let toolSet = await served.expose(userId);
+  const ownServers = config.users.some((user) =>
+    user.id === userId && Object.keys(user.mcpServers).length > 0
+  );
+  // A user's own server's tool outranks a module's tool of the same name (never a built-in's).
+  const local = toolSet.has(name) && (!ownServers || toolSet.sourceOf(name) === "builtin");
+  let called = name;
+  if (!local) {
+    const placed = await callServers(config, { name, userId });
+    only = placed?.servers;
+    toolSet = await served.expose(userId);
+    // `server_tool` names the tool of that server; alone, it keeps its own name.
+    const alias = placed?.alias;
+    const remote = (source: string | undefined) => source === "global_mcp" || source === "user_mcp";
+    if (!toolSet.has(name) && alias !== undefined && remote(toolSet.sourceOf(alias))) {
+      called = alias;
+    }
+  }
+  const call = () =>
+    toolSet.call(called, args, {
+      timeoutMs,
+      onProgress: (progress) =>
+        io.err(`toolroute: progress ${progress.message ?? progress.progress}`),
+    });
+  let result = await call();
+  if (result.code === "unknown_tool" && only !== undefined && !local) {
+    // Placed wrongly (a lock older than the servers): the tool never ran, so ask every server.
+    only = undefined;
+    called = name;
+    toolSet = await served.expose(userId);
+    result = await call();
+  }
   if (result.code === "approval_required") {
     io.err(
       `toolroute: refusing to call "${name}": the policy asks for approval (rule ${

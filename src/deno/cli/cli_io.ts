@@ -12,6 +12,8 @@ export interface CliIo {
   err(line: string): void;
   /** Asks a person a question and returns the answer line; absent when nobody can be asked. */
   ask?: (question: string) => Promise<string | null>;
+  /** `true` when `err` writes to a terminal: a person watches, progress lines help. */
+  terminal?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -21,6 +23,7 @@ export const DENO_IO: CliIo = Object.freeze({
   out: (line: string) => void Deno.stdout.writeSync(encoder.encode(line + "\n")),
   err: (line: string) => void Deno.stderr.writeSync(encoder.encode(line + "\n")),
   ask: terminalAsker(),
+  terminal: Deno.stderr.isTerminal(),
 });
 
 /** The config file used when `--config` is not given and the file exists. */

@@ -54,6 +54,9 @@ const limitsSchema = z.strictObject({
   ),
   processLogChars: positiveInt.optional().describe("Most characters kept of a background log"),
   callTimeoutMs: positiveInt.optional().describe("Deadline of every tool call"),
+  listWaitMs: positiveInt.optional().describe(
+    "Longest wait of a tool list (serve's tools/list) for MCP servers still starting; the others' tools are listed, and a list_changed notification follows when one is ready; default 3000 for serve (call, tools and lock wait for every server)",
+  ),
   maxResultChars: positiveInt.optional().describe(
     "Most characters of any tool result in the context; the whole is kept for read_result",
   ),

@@ -126,7 +126,7 @@ export function resolveConfig(
   }
   if (file.env) context.env = file.env;
   if (file.bash !== undefined) context.bash = file.bash;
-  const { callTimeoutMs, maxResultChars, ...contextLimits } = file.limits ?? {};
+  const { callTimeoutMs, maxResultChars, listWaitMs, ...contextLimits } = file.limits ?? {};
   Object.assign(context, contextLimits);
 
   const variables = new Set<string>();
@@ -192,6 +192,7 @@ export function resolveConfig(
     users: userConfigs,
     ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     ...(maxResultChars === undefined ? {} : { maxResultChars }),
+    ...(listWaitMs === undefined ? {} : { listWaitMs }),
     http: file.http ?? {},
     ...(file.policy === undefined ? {} : { policy: file.policy }),
     variables: [...variables].sort(),

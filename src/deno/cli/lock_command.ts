@@ -60,6 +60,8 @@ export async function lockCommand(
     // Declared as serve declares it: a tool listed only to clients that elicit is locked too.
     ...UPSTREAM_CLIENT,
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
+    // The lock must see every server: each gets its whole connect deadline.
+    listWaitMs: Infinity,
   });
   for (const user of config.users) {
     for (const [id, server] of Object.entries(user.mcpServers)) {

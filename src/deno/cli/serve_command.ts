@@ -15,12 +15,16 @@ import { type ServeContext, serveStdio } from "./serve_stdio.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
+import { startProgress } from "./start_progress.ts";
 import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { openStore, storeLocation, storePermissions } from "./store_location.ts";
 import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
+
+/** How long serve's `tools/list` waits for servers still starting, unless the config says. */
+const SERVE_LIST_WAIT_MS = 3_000;
 
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the
@@ -77,6 +81,7 @@ export async function serveCommand(
     { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
   );
   await using opened = storeAt === undefined ? undefined : await openStore(storeAt);
+  const progress = startProgress(io);
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
@@ -86,8 +91,12 @@ export async function serveCommand(
     }),
     trustFiles: trustFiles(files),
     defer: flags.defer === true,
+    // Clients hear of a server that starts later (list_changed): a list never waits long.
+    listWaitMs: config.listWaitMs ?? SERVE_LIST_WAIT_MS,
     onEvent: (event) => callLog.push(formatCallLog(event)),
     onGatewayEvent: (event) => {
+      progress?.(event);
+      if (event.type === "connecting") return; // A start is a progress line, on a terminal only.
       callLog.push(formatGatewayLog(event)); // In order with the calls' lines.
       if (event.type === "tools_changed") {
         for (const notify of toolsChanged) notify(event.userId);

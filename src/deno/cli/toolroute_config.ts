@@ -59,6 +59,8 @@ export interface ToolrouteConfig {
   callTimeoutMs?: number;
   /** Most characters of any result. */
   maxResultChars?: number;
+  /** Longest wait of a tool list for MCP servers still starting (the gateway's `listWaitMs`). */
+  listWaitMs?: number;
   /**
    * Settings of `serve --http`; `maxConnections` (default 256), `maxConnectionsPerUser` (default
    * 64, per bearer token) and `headTimeoutMs` (default 10000) bound what clients hold of the

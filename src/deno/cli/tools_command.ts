@@ -17,7 +17,8 @@ export async function toolsCommand(
     onWarning: (line) => io.err(`toolroute: ${line}`),
   });
   const userId = checkUser(config, typeof flags.user === "string" ? flags.user : undefined);
-  await using served = await buildRouter(config);
+  // A listing for a person: every server gets its whole connect deadline.
+  await using served = await buildRouter(config, { listWaitMs: Infinity });
   const toolSet = await served.expose(userId);
   if (flags.json === true) {
     io.out(JSON.stringify(

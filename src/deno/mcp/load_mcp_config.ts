@@ -158,6 +158,7 @@ function toConfig(
   const trust = {
     ...(raw.trusted === undefined ? {} : { trusted: raw.trusted }),
     ...(raw.readOnlyTools === undefined ? {} : { readOnlyTools: raw.readOnlyTools }),
+    ...(raw.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: raw.connectTimeoutMs }),
   };
   if (raw.url !== undefined) {
     const transport = raw.transport ?? (raw.type === "sse" ? "sse" : undefined);

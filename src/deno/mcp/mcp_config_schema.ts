@@ -32,6 +32,9 @@ const serverSchema = z.strictObject({
   protocol: z.enum(["auto", "2025", "2026-07-28"]).optional().describe(
     '"auto" (default): the 2026-07-28 revision where the server offers it (asked once with server/discover), else the 2025 era; "2025": always initialize and sessions; "2026-07-28": that revision only',
   ),
+  connectTimeoutMs: z.number().int().min(1).optional().describe(
+    "Deadline of connecting to this server and listing its tools, in milliseconds; raise it for a server that starts slowly (default 10000; 120000 for a first npx/uvx/bunx/deno run start)",
+  ),
   type: z.enum(["http", "sse", "streamable-http", "streamableHttp", "stdio"]).optional()
     .describe("The transport as other clients write it; optional"),
   command: z.string().min(1).optional().describe("The program of a stdio server"),

@@ -52,3 +52,19 @@ Deno.test("checkServerConfig() accepts an oauth client and refuses a malformed o
     );
   }
 });
+
+Deno.test("checkServerConfig() takes a server's own connectTimeoutMs and refuses one that is not a number of at least 1 ms", () => {
+  checkServerConfig("slow", { command: "npx", connectTimeoutMs: 180_000 }, {});
+  for (const bad of [0, -5, Infinity, "30000"]) {
+    assertThrows(
+      () =>
+        checkServerConfig(
+          "slow",
+          { url: "https://a.example/mcp", connectTimeoutMs: bad as number },
+          {},
+        ),
+      TypeError,
+      '"connectTimeoutMs" must be a number of milliseconds of at least 1',
+    );
+  }
+});

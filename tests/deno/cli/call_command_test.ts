@@ -1,7 +1,9 @@
-import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { assert, assertEquals, assertMatch, assertRejects } from "@std/assert";
 import { callCommand } from "../../../src/deno/cli/call_command.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { makeFixture } from "./_serve_process.ts";
+import { lockCommand } from "../../../src/deno/cli/lock_command.ts";
+import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 
 const REPO_MOD = new URL("../../../mod.ts", import.meta.url).href;
 
@@ -220,4 +222,135 @@ Deno.test("callCommand() rejects a config whose policy has a malformed rule, nam
     UsageError,
     '"hello(" in "deny"',
   );
+});
+
+Deno.test("callCommand() starts only the server its tool needs: none for a built-in, one for a server_tool name", async () => {
+  const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
+  await using fixture = await makeFixture();
+  // Each server writes its marker as its command runs, before it answers.
+  const server = (id: string) => ({
+    command: "/bin/sh",
+    args: [
+      "-c",
+      `echo ran >> ${fixture.dir}/${id}.ran; exec ${Deno.execPath()} run --no-prompt ${fixtureServer}`,
+    ],
+  });
+  await Deno.writeTextFile(
+    fixture.config,
+    JSON.stringify({ workspace: "workspace", mcpServers: { a: server("a"), b: server("b") } }),
+  );
+  const ran = async (id: string) => {
+    try {
+      return (await Deno.readTextFile(`${fixture.dir}/${id}.ran`)).trim();
+    } catch {
+      return "";
+    }
+  };
+  const { out, io } = capture();
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["read_file", '{"path":"hello.txt"}'],
+    }, io),
+    0,
+  );
+  assertMatch(out.at(-1)!, /hello from the workspace/);
+  assertEquals([await ran("a"), await ran("b")], ["", ""], "a built-in starts no server");
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["a_echo", '{"text":"hi"}'],
+    }, io),
+    0,
+  );
+  assertEquals(out.at(-1), "hi");
+  assertEquals([await ran("a"), await ran("b")], ["ran", ""], "only a's command ran");
+  // The other server by its prefix: its command runs now.
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["b_add", '{"a":1,"b":2}'],
+    }, io),
+    0,
+  );
+  assertEquals(out.at(-1), "3");
+  assertEquals(await ran("b"), "ran");
+});
+
+Deno.test("callCommand() prints one line per starting server on a terminal, none otherwise", async () => {
+  const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
+  await using fixture = await makeFixture({
+    mcpServers: { a: { command: Deno.execPath(), args: ["run", "--no-prompt", fixtureServer] } },
+  });
+  const plain = capture();
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["a_echo", '{"text":"x"}'],
+    }, plain.io),
+    0,
+  );
+  assertEquals(plain.err, []);
+  const terminal = capture();
+  assertEquals(
+    await callCommand({
+      flags: { config: fixture.config },
+      positionals: ["a_echo", '{"text":"x"}'],
+    }, {
+      ...terminal.io,
+      terminal: true,
+    }),
+    0,
+  );
+  assertEquals(terminal.err, ['toolroute: starting MCP server "a"…']);
+});
+
+Deno.test("callCommand() places a plain name through toolroute.lock and starts only that server", async () => {
+  const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
+  let pongRequests = 0;
+  const pong = await startMcpTestServer({
+    tools: (server) => {
+      server.registerTool("pong", { description: "Answers pong" }, () => ({
+        content: [{ type: "text", text: "pong" }],
+      }));
+    },
+    intercept: () => {
+      pongRequests++;
+      return undefined;
+    },
+  });
+  try {
+    await using fixture = await makeFixture();
+    const marker = `${fixture.dir}/a.ran`;
+    await Deno.writeTextFile(
+      fixture.config,
+      JSON.stringify({
+        mcpServers: {
+          a: {
+            command: "/bin/sh",
+            args: [
+              "-c",
+              `echo ran >> ${marker}; exec ${Deno.execPath()} run --no-prompt ${fixtureServer}`,
+            ],
+          },
+          b: { url: pong.url },
+        },
+      }),
+    );
+    const { out, io } = capture();
+    // The lock connects every server: a's command runs once here.
+    assertEquals(await lockCommand({ config: fixture.config }, io), 0);
+    assertEquals((await Deno.readTextFile(marker)).trim(), "ran");
+    await Deno.remove(marker);
+    const before = pongRequests;
+    assertEquals(
+      await callCommand({ flags: { config: fixture.config }, positionals: ["pong"] }, io),
+      0,
+    );
+    assertEquals(out.at(-1), "pong");
+    assert(pongRequests > before, "b was asked");
+    assertEquals(await Deno.stat(marker).then(() => true, () => false), false, "a never ran");
+  } finally {
+    await pong.close();
+  }
 });

@@ -260,3 +260,25 @@ Deno.test("parseMcpConfig() takes protocol on either kind of server and refuses 
   );
   assert(/mcpServers\.x\.protocol/.test((error as Error).message), (error as Error).message);
 });
+
+Deno.test("parseMcpConfig() takes connectTimeoutMs on either kind of server and refuses one below 1 ms", () => {
+  assertEquals(
+    parseMcpConfig({
+      mcpServers: {
+        remote: { url: "https://a.example/mcp", connectTimeoutMs: 30_000 },
+        local: { command: "npx", args: ["-y", "srv"], connectTimeoutMs: 180_000 },
+      },
+    }),
+    {
+      remote: { url: "https://a.example/mcp", connectTimeoutMs: 30_000 },
+      local: { command: "npx", args: ["-y", "srv"], connectTimeoutMs: 180_000 },
+    },
+  );
+  const error = assertThrows(() =>
+    parseMcpConfig({ mcpServers: { x: { command: "srv", connectTimeoutMs: 0 } } })
+  );
+  assert(
+    /mcpServers\.x\.connectTimeoutMs/.test((error as Error).message),
+    (error as Error).message,
+  );
+});

@@ -277,7 +277,11 @@ Deno.test("a stdio child that prints nothing before the deadline gets a message 
     const { missing } = await new ToolRouter({ gateway }).expose({ mcpServers: ["silent"] });
     assertEquals(missing.length, 1);
     const reason = missing[0].reason;
-    assert(reason.includes("Connecting did not finish within 300 ms"), reason);
+    assert(
+      reason.includes('Connecting to MCP server "silent" did not finish within 300 ms'),
+      reason,
+    );
+    assert(reason.includes('raise "connectTimeoutMs"'), reason);
     assert(reason.includes('the stdio server "sleep" printed nothing'), reason);
     assert(reason.includes("PATH") && reason.includes('"env"'), reason);
   } finally {

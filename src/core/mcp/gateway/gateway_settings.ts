@@ -17,6 +17,8 @@ export interface GatewaySettings {
   remoteText: RemoteTextLimits;
   /** The router's budget of remote results, in characters, where its own gives none. */
   maxResultChars: number;
+  /** Longest wait of a request for servers still connecting (`Infinity`: no bound of its own). */
+  listWaitMs: number;
 }
 
 /**
@@ -79,6 +81,9 @@ export function gatewaySettings(
       emit,
     },
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
+    listWaitMs: options.listWaitMs === undefined || options.listWaitMs === Infinity
+      ? Infinity
+      : number("listWaitMs", options.listWaitMs, Infinity, 0),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
     maxResultChars: number("maxResultChars", options.maxResultChars, 100_000),
     remoteText: {

@@ -105,6 +105,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #pins?: ToolPins;
   /** The router's budget of this gateway's results, in characters (see `McpGatewayOptions`). */
   readonly maxResultChars: number;
+  #listWaitMs: number;
+  /** The tool list version of each connection whose late arrival was announced. */
+  #announced = new WeakMap<ServerConnection, number>();
 
   /**
    * Creates a gateway; nothing connects until a request selects a server.
@@ -113,7 +116,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, userIdleMs, maxUserConnections, remoteText, maxResultChars } =
+    const { settings, userIdleMs, maxUserConnections, remoteText, maxResultChars, listWaitMs } =
       gatewaySettings(
         options,
         (event) => this.#emit(options.onEvent, event),
@@ -127,6 +130,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     this.maxResultChars = maxResultChars;
     this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = { ...settings, oauth: this.#oauth };
+    this.#listWaitMs = listWaitMs;
     this.#tools = new RemoteRoutedTools(remoteText);
     this.#known = new KnownToolNames({
       store: toolNamesStore(options.toolNames),
@@ -290,7 +294,10 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
           missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
         }
       }
-      connected = await connectSelected(wanted, signal);
+      connected = await connectSelected(wanted, signal, {
+        waitMs: this.#listWaitMs,
+        onArrived: (server) => this.#arrived(server, userId),
+      });
     } finally {
       for (const release of holds) release();
     }
@@ -323,7 +330,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     );
     missing.push(...withheld);
     return {
-      user: user.length === 0 ? [] : this.#tools.build(
+      // Built also without a ready server: a missing server's tools get their names (see
+      // `MissingTool.tools`), so a call to one names the server.
+      user: userId === undefined ? [] : this.#tools.build(
         "user_mcp",
         user,
         {
@@ -337,7 +346,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
         },
         missing,
       ),
-      global: global.length === 0 ? [] : this.#tools.build(
+      global: this.#global.size === 0 ? [] : this.#tools.build(
         "global_mcp",
         global,
         this.#globalLookup,
@@ -618,6 +627,23 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     if (refusal !== undefined) {
       throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
     }
+  }
+
+  /**
+   * A server a tool list was answered without (it was still starting) is ready: announced once
+   * per connection and list, as a change of the tools (`toolroute serve` tells its clients).
+   */
+  #arrived(server: SelectedServer, userId: string | undefined): void {
+    const { connection } = server;
+    if (this.#closed || this.#announced.get(connection) === connection.version) return;
+    this.#announced.set(connection, connection.version);
+    this.#settings.emit({
+      type: "tools_changed",
+      serverId: server.id,
+      ...(server.user && userId !== undefined ? { userId } : {}),
+      tools: connection.tools.length,
+      message: "ready after a tool list was answered without it",
+    });
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {

@@ -16,7 +16,10 @@ export interface McpReconnectOptions {
   maxAttemptsPerCall?: number;
 }
 
-/** The state of one connection. `closed` also means "not connected yet": connections are lazy. */
+/**
+ * The state of one connection. `closed` also means "not connected yet": connections are lazy;
+ * `connecting` is a server starting (or reconnecting), whose tools are not listed until it is ready.
+ */
 export type McpConnectionState = "connecting" | "ready" | "failed" | "closed";
 
 /** The status of one server (global) or one user's server. */
@@ -47,10 +50,12 @@ export interface McpServerStatus {
 /** Something that happened to a gateway connection, for logs and metrics. */
 export interface McpGatewayEvent {
   /**
+   * - `connecting`: a connection attempt starts (a server starting, or reconnecting).
    * - `connected`: a connection is ready (`tools` holds the tool count).
    * - `connect_failed`: an attempt failed (`message` says why).
    * - `disconnected`: a ready connection was lost; the next use reconnects.
-   * - `tools_changed`: the server's tool list was refreshed after `list_changed`.
+   * - `tools_changed`: the server's tool list was refreshed after `list_changed`, or a server that
+   *   a request stopped waiting for (see `listWaitMs`) is ready.
    * - `closed`: a connection was closed (`reason`: `close`, `idle`, `evicted`, `removed`).
    * - `tool_withheld`: a tool's definition differs from its pin (`tool`; `message` says how).
    * - `tools_accepted`: `acceptToolChanges` re-pinned a server (`tools`: how many pins changed).
@@ -58,6 +63,7 @@ export interface McpGatewayEvent {
    * - `names_unsaved`: a server's tool list could not be kept by `toolNames` (`message`: why).
    */
   type:
+    | "connecting"
     | "connected"
     | "connect_failed"
     | "disconnected"
@@ -105,9 +111,21 @@ export interface McpElicitationResult {
 export interface McpGatewayOptions {
   /** Global servers by id, shared by every request. */
   servers?: Record<string, McpServerConfig>;
+  /**
+   * Longest wait of one request (`expose`, a served `tools/list`) for servers that are still
+   * connecting, in milliseconds: the tools of the servers ready by then are listed, the others are
+   * reported in `missing` as starting and go on connecting; when one is ready, a `tools_changed`
+   * event says so (`toolroute serve` sends its clients `notifications/tools/list_changed`).
+   * Default: `Infinity`, each server's `connectTimeoutMs` (a host that lists again on
+   * `tools_changed` sets a few seconds; `toolroute serve` uses 3000).
+   */
+  listWaitMs?: number;
   /** Deadline of a call without its own `timeoutMs`, in milliseconds. Default: 60000. */
   requestTimeoutMs?: number;
-  /** Deadline of connecting and listing tools, in milliseconds. Default: 10000. */
+  /**
+   * Deadline of connecting and listing tools, in milliseconds. Default: 10000. A server's own
+   * `connectTimeoutMs` (in its config) replaces it for that server.
+   */
   connectTimeoutMs?: number;
   /**
    * Hard deadline of a call whose server sends progress (each progress report restarts the

@@ -456,7 +456,12 @@ Deno.test("McpGateway status() walks closed → connecting → ready, and failed
   const [slow, broken] = gateway.status();
   assertEquals([slow.state, broken.state], ["ready", "failed"]);
   assertEquals([broken.reconnectAttempts, broken.lastError], [1, "no route to the server"]);
-  assertEquals(events.sort(), ["connect_failed:broken", "connected:slow"]);
+  assertEquals(events.sort(), [
+    "connect_failed:broken",
+    "connected:slow",
+    "connecting:broken",
+    "connecting:slow",
+  ]);
 });
 
 Deno.test("McpGateway: 1,000 users of one server keep their own header and tool list, and share compiled schemas", async () => {

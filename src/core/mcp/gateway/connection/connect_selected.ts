@@ -21,35 +21,78 @@ export interface ConnectedServers {
   missing: MissingTool[];
 }
 
+/** How long a request waits for its servers, and what happens to the ones it stops waiting for. */
+export interface ConnectWait {
+  /** Most milliseconds to wait for the servers; `Infinity`: each server's connect deadline. */
+  waitMs: number;
+  /**
+   * Called when a server the request stopped waiting for is ready after all (its tools can be
+   * listed now); never called for a server that fails.
+   */
+  onArrived?: (server: SelectedServer) => void;
+}
+
 /**
- * Lists the tools of every selected server in parallel, connecting where needed. A server that
- * fails is reported in `missing`; when a user's server fails, the global server of the same id is
- * left out too, so a user's call never falls back to it.
+ * Lists the tools of every selected server in parallel, connecting where needed, for at most
+ * `wait.waitMs`: a server still connecting then is reported in `missing` as starting (it goes on
+ * connecting; `onArrived` tells when it is ready). A server that fails is reported in `missing`;
+ * when a user's server fails or is still starting, the global server of the same id is left out
+ * too, so a user's call never falls back to it.
  *
  * @param selected The selected servers.
  * @param signal Ends the wait for connections.
+ * @param wait The bound of the wait; default: no bound of its own.
  * @returns The ready servers by tier and the missing ones.
  */
 export async function connectSelected(
   selected: readonly SelectedServer[],
   signal?: AbortSignal,
+  wait: ConnectWait = { waitMs: Infinity },
 ): Promise<ConnectedServers> {
-  const results = await Promise.allSettled(selected.map((s) => s.connection.listTools(signal)));
+  const listings = selected.map((s) =>
+    s.connection.listTools(signal).then(
+      () => ({ ok: true as const }),
+      (reason: unknown) => ({ ok: false as const, reason }),
+    )
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = wait.waitMs === Infinity
+    ? undefined
+    : new Promise<typeof STARTING>((resolve) => timer = setTimeout(resolve, wait.waitMs, STARTING));
+  const results = await Promise.all(
+    bound === undefined ? listings : listings.map((listing) => Promise.race([listing, bound])),
+  );
+  clearTimeout(timer);
   const failedUserIds = new Set<string>();
   const ready: SelectedServer[] = [];
   const missing: MissingTool[] = [];
   results.forEach((result, i) => {
-    const { id, user } = selected[i];
-    if (result.status === "fulfilled") return void ready.push(selected[i]);
+    const server = selected[i];
+    const { id, user } = server;
+    if (result !== STARTING && result.ok) return void ready.push(server);
     if (user) failedUserIds.add(id);
-    const why = result.reason instanceof Error ? result.reason.message : String(result.reason);
     const shadowsGlobal = user && selected.some((s) => !s.user && s.id === id);
+    const whose = user ? "the user's" : "the global";
+    const instead = shadowsGlobal ? "; the global server of this id is not used instead" : "";
+    if (result === STARTING) {
+      // Still connecting: its tools come with the next list, which its arrival announces. Joined
+      // without the request's signal: the connect outlives the request that started it.
+      if (!signal?.aborted && wait.onArrived !== undefined) {
+        server.connection.listTools().then(() => wait.onArrived!(server), () => {});
+      }
+      missing.push({
+        selection: "mcpServers",
+        name: id,
+        reason: `${whose} MCP server is starting (not ready within ${wait.waitMs} ms); its ` +
+          `tools are listed once it answers${instead}`,
+      });
+      return;
+    }
+    const why = result.reason instanceof Error ? result.reason.message : String(result.reason);
     missing.push({
       selection: "mcpServers",
       name: id,
-      reason: `${user ? "the user's" : "the global"} MCP server is unavailable: ${why}${
-        shadowsGlobal ? "; the global server of this id is not used instead" : ""
-      }`,
+      reason: `${whose} MCP server is unavailable: ${why}${instead}`,
     });
   });
   return {
@@ -58,3 +101,5 @@ export async function connectSelected(
     missing,
   };
 }
+
+const STARTING: unique symbol = Symbol("starting");

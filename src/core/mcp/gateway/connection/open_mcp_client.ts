@@ -263,7 +263,10 @@ async function initialise(
       onLog({ level, ...(typeof logger === "string" ? { logger } : {}), data });
     });
   }
-  const ms = Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
+  // A deadline configured for this server is kept as it is; otherwise a transport that may
+  // download first (`npx -y`) gets its longer one.
+  const configured = settings.config.connectTimeoutMs;
+  const ms = configured ?? Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
     const connect = { timeout: ms, ...(prior === undefined ? {} : { prior }) };
     await deadline(client.connect(transport as Transport, connect), ms).catch(
@@ -271,7 +274,9 @@ async function initialise(
         if (!(error instanceof DOMException && error.name === "TimeoutError")) throw error;
         const why = transport.describeStall?.();
         throw new ConnectDeadlineError(
-          `Connecting did not finish within ${ms} ms${why ? `: ${why}` : ""}`,
+          `Connecting to MCP server "${settings.serverId}" did not finish within ${ms} ms; if it ` +
+            `is only slow to start, raise "connectTimeoutMs" in its entry of the config (for ` +
+            `example "connectTimeoutMs": ${ms * 3})${why ? `. Also: ${why}` : ""}`,
         );
       },
     );

@@ -109,7 +109,9 @@ export class ServerConnection {
    * @param settings The server, its config and the gateway's settings.
    */
   constructor(settings: ConnectionSettings) {
-    this.#s = settings;
+    // A server's own deadline (a slow starter's) replaces the gateway's.
+    const own = settings.config.connectTimeoutMs;
+    this.#s = own === undefined ? settings : { ...settings, connectTimeoutMs: own };
     const { oauth, serverId, userId } = settings;
     const redact = this.#redact = new Redactor(
       settings.config,
@@ -558,6 +560,7 @@ export class ServerConnection {
   async #connect(): Promise<Client> {
     await this.#drop();
     this.#state = "connecting";
+    this.#s.emit({ ...this.#who(), type: "connecting" });
     let client: Client | undefined;
     try {
       const opened = await openMcpClient({

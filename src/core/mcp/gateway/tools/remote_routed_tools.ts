@@ -56,7 +56,10 @@ const CACHE_SIZE = 256;
  * going down or coming back never renames another server's tool.
  */
 export class RemoteRoutedTools {
-  #cache = new Map<string, { tools: RoutedTool[]; refused: MissingTool[] }>();
+  #cache = new Map<
+    string,
+    { tools: RoutedTool[]; refused: MissingTool[]; absent: Map<string, string[]> }
+  >();
   #limits: RemoteTextLimits;
 
   /**
@@ -99,6 +102,7 @@ export class RemoteRoutedTools {
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
       refused?.push(...cached.refused);
+      if (refused !== undefined) nameAbsent(refused, cached.absent);
       return cached.tools;
     }
     const guarded = servers.map(({ id, connection }) => ({
@@ -133,10 +137,18 @@ export class RemoteRoutedTools {
       }
       return upstream;
     };
+    /** The names of the tools of servers not up now (or not selected), by server. */
+    const absent = new Map<string, string[]>();
     const maxChars = this.#limits.maxDescriptionChars;
     for (const [name, { serverId, toolName }] of names) {
-      const tool = byServer.get(serverId)?.find((candidate) => candidate.name === toolName);
+      const listed = byServer.get(serverId);
+      const tool = listed?.find((candidate) => candidate.name === toolName);
       // A server that is not selected or not up now still takes part in naming, without tools.
+      if (listed === undefined) {
+        const held = absent.get(serverId);
+        if (held === undefined) absent.set(serverId, [name]);
+        else held.push(name);
+      }
       if (tool === undefined) continue;
       tools.push(Object.freeze({
         name,
@@ -160,9 +172,23 @@ export class RemoteRoutedTools {
     }
     const refusals = guarded.flatMap((server) => server.refused);
     if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!);
-    this.#cache.set(key, { tools, refused: refusals });
+    this.#cache.set(key, { tools, refused: refusals, absent });
     refused?.push(...refusals);
+    if (refused !== undefined) nameAbsent(refused, absent);
     return tools;
+  }
+}
+
+/**
+ * Gives each missing server's entry the names its tools had, so a call to one of them says the
+ * server is unavailable rather than that the name is unknown.
+ */
+function nameAbsent(missing: MissingTool[], absent: ReadonlyMap<string, string[]>): void {
+  if (absent.size === 0) return;
+  for (const entry of missing) {
+    if (entry.selection !== "mcpServers" || entry.tools !== undefined) continue;
+    const names = absent.get(entry.name);
+    if (names !== undefined) entry.tools = [...names];
   }
 }
 

@@ -178,7 +178,10 @@ Deno.test("openMcpClient() gives up after connectTimeoutMs and closes the transp
       })),
     Error,
   );
-  assertEquals(error.message, "Connecting did not finish within 50 ms");
+  assertEquals(
+    error.message,
+    'Connecting to MCP server "s" did not finish within 50 ms; if it is only slow to start, raise "connectTimeoutMs" in its entry of the config (for example "connectTimeoutMs": 150)',
+  );
   assertEquals(closed, true);
 });
 

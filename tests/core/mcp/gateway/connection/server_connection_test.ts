@@ -138,7 +138,10 @@ Deno.test("ServerConnection.listTools() connects once for concurrent callers and
     transport: "custom",
     protocol: "2025-11-25",
   });
-  assertEquals(events, [{ type: "connected", serverId: "s", userId: "u", tools: 1 }]);
+  assertEquals(events, [
+    { type: "connecting", serverId: "s", userId: "u" },
+    { type: "connected", serverId: "s", userId: "u", tools: 1 },
+  ]);
   await connection.close();
   assertEquals([connection.state, stats.live], ["closed", 0]);
 });
@@ -174,7 +177,9 @@ Deno.test("ServerConnection.listTools() fails at once during backoff and connect
   assertEquals(connection.status().reconnectAttempts, 0);
   assertEquals(connection.status().lastError, undefined);
   assertEquals(events.map((e) => [e.type, e.message]), [
+    ["connecting", undefined],
     ["connect_failed", "connection refused"],
+    ["connecting", undefined],
     ["connected", undefined],
   ]);
   await connection.close();
@@ -194,7 +199,7 @@ Deno.test("ServerConnection redacts configured header values from errors, status
   const error = await assertRejects(() => connection.listTools(), Error);
   assertEquals(error.message, "401 for token [redacted]");
   assertEquals(connection.status().lastError, "401 for token [redacted]");
-  assertEquals(events[0].message, "401 for token [redacted]");
+  assertEquals(events[1].message, "401 for token [redacted]");
   const call = await assertRejects(() => connection.callTool("echo", {}, ctx()), ToolError);
   assertEquals(call.code, "upstream_unavailable");
   assertEquals(call.message.includes(secret), false);
@@ -215,7 +220,7 @@ Deno.test("ServerConnection redacts a long error message before cutting it, so s
   await assertRejects(() => connection.listTools(), Error);
   const lastError = connection.status().lastError!;
   assertEquals(lastError, `${"x".repeat(490)}[redacted]`); // then cut at 500
-  assertEquals(events[0].message, lastError);
+  assertEquals(events[1].message, lastError);
   await connection.close();
 });
 
@@ -501,7 +506,7 @@ Deno.test("ServerConnection.close() while connecting ends closed and closes the 
   await assertRejects(() => listing, Error, 'MCP server "s" was closed');
   await closing;
   assertEquals([connection.state, stats.made, stats.live], ["closed", 1, 0]);
-  assertEquals(events.map((e) => e.type), ["connect_failed"]);
+  assertEquals(events.map((e) => e.type), ["connecting", "connect_failed"]);
 });
 
 Deno.test("ServerConnection over HTTP opens a new session when the old one expired, sending the call once", async () => {
