@@ -220,6 +220,8 @@ const ENTRIES: Record<string, string[]> = {
     "McpReconnectOptions",
     "McpServerConfig",
     "McpServerStatus",
+    "McpStdioSandbox",
+    "McpStdioSandboxSetting",
     "McpStdioServerConfig",
     "McpTransport",
     "McpTransportFactory",

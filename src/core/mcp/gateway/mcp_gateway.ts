@@ -294,7 +294,8 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
           missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
         }
       }
-      connected = await connectSelected(wanted, signal, {
+      connected = await connectSelected(wanted, {
+        signal,
         waitMs: this.#listWaitMs,
         onArrived: (server) => this.#arrived(server, userId),
       });

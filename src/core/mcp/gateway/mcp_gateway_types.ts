@@ -61,6 +61,8 @@ export interface McpGatewayEvent {
    * - `tools_accepted`: `acceptToolChanges` re-pinned a server (`tools`: how many pins changed).
    * - `names_ignored`: a server's tool list kept by `toolNames` was not used (`message`: why).
    * - `names_unsaved`: a server's tool list could not be kept by `toolNames` (`message`: why).
+   * - `unconfined`: a stdio server runs without its sandbox because bubblewrap is missing
+   *   (`message`: what is unconfined and how to install bubblewrap); once per server.
    */
   type:
     | "connecting"
@@ -72,7 +74,8 @@ export interface McpGatewayEvent {
     | "tool_withheld"
     | "tools_accepted"
     | "names_ignored"
-    | "names_unsaved";
+    | "names_unsaved"
+    | "unconfined";
   /** The server id. */
   serverId: string;
   /** The user, for a per-user server. */

@@ -10,8 +10,8 @@ import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
 import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
 import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
-import { spawnInSession } from "../sandbox/session_process.ts";
-import { limitPrefix } from "../sandbox/resource_limits.ts";
+import { spawnInSession } from "../../sandbox/session_process.ts";
+import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import { containAfterCommand, plantedNotice } from "../sandbox/planted_repositories.ts";
 import {
   checkWorkspaceDisk,
@@ -178,9 +178,10 @@ async function runBash(
       let over = false;
       const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
       try {
-        return await execInSession(ctx, sandboxSessions(sessions), inside(invocation), {
-          ...limits,
-          signal: stopped.signal,
+        return await execInSession(ctx, {
+          sessions: sandboxSessions(sessions),
+          command: inside(invocation),
+          limits: { ...limits, signal: stopped.signal },
         });
       } catch (error) {
         throw over ? diskStoppedError(ctx) : error;

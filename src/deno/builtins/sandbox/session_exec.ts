@@ -2,9 +2,9 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../command/command_result.ts";
-import { limitPrefix } from "./resource_limits.ts";
+import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
-import { PROXY_URL } from "./session_launch.ts";
+import { PROXY_ENV } from "../../sandbox/session_launch.ts";
 
 /** A command to run in a session. */
 export interface SessionCommand {
@@ -31,17 +31,15 @@ const REPORT_GRACE_MS = 5_000;
  *
  * @tags allow-run
  * @param ctx The request's context (bash sandboxed).
- * @param sessions The sessions of the `builtinTools` instance.
- * @param command The command, directory and environment.
- * @param limits The deadline, output limit and abort signal.
+ * @param run The sessions of the `builtinTools` instance, the command (its text, directory and
+ *   environment) and its limits (deadline, output limit and abort signal).
  * @returns Exit code, output and whether it timed out.
  */
 export async function execInSession(
   ctx: ResolvedContext,
-  sessions: SandboxSessions,
-  command: SessionCommand,
-  limits: RunLimits,
+  run: { sessions: SandboxSessions; command: SessionCommand; limits: RunLimits },
 ): Promise<CommandResult> {
+  const { sessions, command, limits } = run;
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
   if (limits.signal.aborted) throw aborted();
   const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);
@@ -110,17 +108,6 @@ interface StreamText {
 function streamText(maxChars: number): StreamText {
   return { output: new BoundedOutput(maxChars), decoder: new TextDecoder() };
 }
-
-// With a network allowlist, every usual proxy variable leads to the host's proxy.
-const PROXY_ENV = {
-  http_proxy: PROXY_URL,
-  https_proxy: PROXY_URL,
-  HTTP_PROXY: PROXY_URL,
-  HTTPS_PROXY: PROXY_URL,
-  ALL_PROXY: PROXY_URL,
-  npm_config_proxy: PROXY_URL,
-  npm_config_https_proxy: PROXY_URL,
-};
 
 /**
  * The environment of a command in a session: the context's variables, and with a network

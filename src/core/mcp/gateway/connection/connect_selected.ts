@@ -23,8 +23,10 @@ export interface ConnectedServers {
 
 /** How long a request waits for its servers, and what happens to the ones it stops waiting for. */
 export interface ConnectWait {
-  /** Most milliseconds to wait for the servers; `Infinity`: each server's connect deadline. */
-  waitMs: number;
+  /** Ends the wait for connections. */
+  signal?: AbortSignal;
+  /** Most milliseconds to wait for the servers; default `Infinity`: each server's connect deadline. */
+  waitMs?: number;
   /**
    * Called when a server the request stopped waiting for is ready after all (its tools can be
    * listed now); never called for a server that fails.
@@ -40,15 +42,14 @@ export interface ConnectWait {
  * too, so a user's call never falls back to it.
  *
  * @param selected The selected servers.
- * @param signal Ends the wait for connections.
- * @param wait The bound of the wait; default: no bound of its own.
+ * @param wait The signal and bound of the wait; default: no bound of its own.
  * @returns The ready servers by tier and the missing ones.
  */
 export async function connectSelected(
   selected: readonly SelectedServer[],
-  signal?: AbortSignal,
-  wait: ConnectWait = { waitMs: Infinity },
+  wait: ConnectWait = {},
 ): Promise<ConnectedServers> {
+  const { signal, waitMs = Infinity } = wait;
   const listings = selected.map((s) =>
     s.connection.listTools(signal).then(
       () => ({ ok: true as const }),
@@ -56,9 +57,9 @@ export async function connectSelected(
     )
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = wait.waitMs === Infinity
+  const bound = waitMs === Infinity
     ? undefined
-    : new Promise<typeof STARTING>((resolve) => timer = setTimeout(resolve, wait.waitMs, STARTING));
+    : new Promise<typeof STARTING>((resolve) => timer = setTimeout(resolve, waitMs, STARTING));
   const results = await Promise.all(
     bound === undefined ? listings : listings.map((listing) => Promise.race([listing, bound])),
   );
@@ -83,7 +84,7 @@ export async function connectSelected(
       missing.push({
         selection: "mcpServers",
         name: id,
-        reason: `${whose} MCP server is starting (not ready within ${wait.waitMs} ms); its ` +
+        reason: `${whose} MCP server is starting (not ready within ${waitMs} ms); its ` +
           `tools are listed once it answers${instead}`,
       });
       return;

@@ -112,7 +112,7 @@ Deno.test("connectSelected() reports every server missing when the signal ends t
   const gate = Promise.withResolvers<void>();
   const selected = select([["a", "user"], ["b", "global"]], factory([], gate.promise));
   const controller = new AbortController();
-  const waiting = connectSelected(selected, controller.signal);
+  const waiting = connectSelected(selected, { signal: controller.signal });
   controller.abort("the request ended");
   const connected = await waiting;
   assertEquals([connected.user, connected.global], [[], []]);
