@@ -17,7 +17,14 @@ import {
   toolOutputOf,
 } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
-import { callAsTask } from "./task_call.ts";
+import {
+  awaitCreatedTask,
+  callAsTask,
+  type CreatedTask,
+  createdTaskOf,
+  type TaskCallHost,
+  type TaskCallOptions,
+} from "./task_call.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -222,7 +229,14 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
-    if (this.#runsAsTask(toolName)) return await this.#callTask(toolName, args, context);
+    if (this.#runsAsTask(toolName)) {
+      return await this.#callTask(
+        toolName,
+        context,
+        (host, options) => callAsTask(host, { name: toolName, arguments: args }, options),
+      );
+    }
+    let created: CreatedTask | undefined;
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
@@ -232,9 +246,19 @@ export class ServerConnection {
         return await this.#callGuarded(toolName, args, context, 1);
       }
       return await this.#callGuarded(toolName, args, context, 0);
+    } catch (error) {
+      // A 2026-07-28 server may answer any call with a task (the Tasks extension).
+      created = createdTaskOf(error);
+      if (created === undefined) throw error;
     } finally {
       this.#ended(context);
     }
+    const task = created;
+    return await this.#callTask(
+      toolName,
+      context,
+      (host, options) => awaitCreatedTask(host, task, options),
+    );
   }
 
   /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
@@ -252,13 +276,14 @@ export class ServerConnection {
   }
 
   /**
-   * Calls a tool that runs as a task (see `callAsTask`) under the call's deadline and signal; a
-   * connection lost while the task runs is opened again and the same task is polled on.
+   * Runs a tool's task (started by `callAsTask`, or a modern server's handle awaited by
+   * `awaitCreatedTask`) under the call's deadline and signal; a connection lost while the task
+   * runs is opened again and the same task is polled on.
    */
   async #callTask(
     toolName: string,
-    args: Record<string, unknown>,
     context: ToolContext,
+    run: (host: TaskCallHost, options: TaskCallOptions) => Promise<unknown>,
   ): Promise<ToolOutput> {
     this.#started(context);
     const deadline = callDeadline(
@@ -268,7 +293,7 @@ export class ServerConnection {
       this.#s.maxTotalTimeoutMs,
     );
     try {
-      const result = await callAsTask(
+      const result = await run(
         {
           ready: (signal) => this.#readyForCall(toolName, signal),
           undelivered: (error, client) => {
@@ -282,7 +307,6 @@ export class ServerConnection {
             return code === McpErrorCode.ConnectionClosed || code === undefined;
           },
         },
-        { name: toolName, arguments: args },
         {
           signal: deadline.signal,
           requestTimeoutMs: this.#s.requestTimeoutMs,
