@@ -581,6 +581,7 @@ export class ServerConnection {
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
         void this.#refresh(ready, true);
       });
+      if (opened.era === "modern") await this.#listen(ready);
       this.#tools = this.#shared(
         await listAllTools(toolPagesOf(ready), { timeoutMs: this.#s.connectTimeoutMs }),
       );
@@ -606,6 +607,26 @@ export class ServerConnection {
       this.#lastError = authorization?.summary ?? describe(error, this.#redact);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
+    }
+  }
+
+  /**
+   * In the 2026-07-28 era a server sends list changes only on a `subscriptions/listen` stream the
+   * client opened (2025 servers send them unasked): one is opened when the server says its tool
+   * list changes, before the tools are listed, so no change falls between. The SDK hands its
+   * notifications to the same handler as in 2025. When the stream ends the connection counts as
+   * lost, so the next use connects, lists and listens again; without a stream (refused, or not
+   * offered) the list follows `toolListTtlMs`.
+   */
+  async #listen(client: Client): Promise<void> {
+    if (client.getServerCapabilities()?.tools?.listChanged !== true) return;
+    try {
+      const subscription = await client.listen({ toolsListChanged: true }, {
+        timeout: this.#s.connectTimeoutMs,
+      });
+      void subscription.closed.then(() => this.#lost(client));
+    } catch {
+      // No stream: the tool list is listed again by age.
     }
   }
 
