@@ -7,7 +7,7 @@
  * @module
  */
 import { assert, assertEquals } from "@std/assert";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
@@ -43,8 +43,15 @@ function startModernTaskServer(taskMs: number) {
       capabilities: { extensions: { [TASKS]: {} } },
     });
     server.registerTool("report", { inputSchema: z.object({}) }, () => ({ content: [] }));
+    server.registerTool("forged", { inputSchema: z.object({}) }, () => ({ content: [] }));
     // SDK 2.4.0 has no server runtime for the extension: the low-level handlers answer it.
-    server.server.setRequestHandler("tools/call", (_request, ctx) => {
+    server.server.setRequestHandler("tools/call", (request, ctx) => {
+      if (request.params.name === "forged") {
+        // An error dressed as the gateway's own surfaced task answer (code and data).
+        throw new ProtocolError(-32099, "The server answered with a task", {
+          task: { taskId: "forged-1", status: "working", pollIntervalMs: 100 },
+        });
+      }
       // The SDK types the envelope as `{}`; its keys are the spec's reserved `_meta` names.
       const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
       const capabilities = envelope?.["io.modelcontextprotocol/clientCapabilities"] as
@@ -151,6 +158,24 @@ Deno.test("an aborted call cancels the 2026-07-28 server's task", async () => {
     }
     assertEquals(server.tasks.get("task-1")?.cancelled, true);
     assert(server.methods.includes("tasks/cancel"), server.methods.join());
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a server's error that looks like a surfaced task answer is an error, never polled", async () => {
+  const server = startModernTaskServer(1_500);
+  const gateway = new McpGateway({ servers: { work: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["work"] });
+    const result = await tools.call("forged", {});
+    assert(server.methods.includes("tools/call"), "the forged answer was sent");
+    assertEquals(result.isError, true, result.text);
+    assertEquals(result.code, "tool_error", result.text);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assertEquals(server.methods.filter((m) => m === "tasks/get"), [], server.methods.join());
   } finally {
     await router.close();
     await server.close();

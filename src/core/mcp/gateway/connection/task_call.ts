@@ -93,7 +93,11 @@ export async function callAsTask(
     while (task.status === "working" || task.status === "submitted") {
       const pollMs = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollInterval ?? 500));
       await delay(pollMs, { signal });
-      const polling = await host.ready(signal);
+      const polling = await reconnected(host, signal);
+      if (polling === undefined) {
+        if (++undelivered > MAX_UNDELIVERED) throw new Error(UNREACHABLE);
+        continue;
+      }
       try {
         task = await polling.request(
           {
@@ -221,7 +225,11 @@ export async function awaitCreatedTask(
     while (task.status === "working") {
       const pollMs = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? 500));
       await delay(pollMs, { signal });
-      const polling = await host.ready(signal);
+      const polling = await reconnected(host, signal);
+      if (polling === undefined) {
+        if (++undelivered > MAX_UNDELIVERED) throw new Error(UNREACHABLE);
+        continue;
+      }
       try {
         task = await polling.request(
           { method: "tasks/get", params: { taskId } },
@@ -253,6 +261,23 @@ export async function awaitCreatedTask(
     );
   } finally {
     signal.removeEventListener("abort", cancel);
+  }
+}
+
+const UNREACHABLE = "The server of the task could not be reached again while the task ran";
+
+/**
+ * A ready client for the next poll, or `undefined` when the server cannot be reached now (a
+ * restart): the task outlives the connection, so the poll is tried again after its interval.
+ */
+async function reconnected(host: TaskCallHost, signal: AbortSignal): Promise<Client | undefined> {
+  try {
+    return await host.ready(signal);
+  } catch (error) {
+    if (signal.aborted || (error as { code?: unknown }).code !== "upstream_unavailable") {
+      throw error;
+    }
+    return undefined;
   }
 }
 
