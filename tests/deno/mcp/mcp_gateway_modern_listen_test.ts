@@ -74,6 +74,27 @@ Deno.test("a 2026-07-28 server's added tool reaches the gateway through subscrip
   }
 });
 
+Deno.test('a user\'s own modern connection listens only with eventStream "always"', async () => {
+  for (const eventStream of ["session", "always"] as const) {
+    const server = startGrowingServer();
+    const gateway = new McpGateway({ eventStream });
+    gateway.addUserServer("alice", "grow", { url: server.url });
+    const router = new ToolRouter({ gateway });
+    try {
+      const tools = await router.expose({ mcpServers: ["grow"], userId: "alice" });
+      assertEquals(tools.has("echo"), true, "the user's connection is open");
+      assertEquals(
+        server.methods.includes("subscriptions/listen"),
+        eventStream === "always",
+        `${eventStream}: ${server.methods.join()}`,
+      );
+    } finally {
+      await router.close();
+      await server.close();
+    }
+  }
+});
+
 Deno.test("serve's 2026-07-28 client hears a modern upstream's tool-list change", async () => {
   const server = startGrowingServer();
   // As `serve` does: the gateway's tool-list change is told to serve's clients.

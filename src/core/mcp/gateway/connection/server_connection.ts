@@ -616,9 +616,12 @@ export class ServerConnection {
    * list changes, before the tools are listed, so no change falls between. The SDK hands its
    * notifications to the same handler as in 2025. When the stream ends the connection counts as
    * lost, so the next use connects, lists and listens again; without a stream (refused, or not
-   * offered) the list follows `toolListTtlMs`.
+   * offered) the list follows `toolListTtlMs`. A user's own connections listen only with
+   * `eventStream: "always"`: a held stream costs each pooled connection a socket on both sides, as
+   * a standing 2025 event stream to a stateless server would.
    */
   async #listen(client: Client): Promise<void> {
+    if (this.#s.userId !== undefined && this.#s.eventStream !== "always") return;
     if (client.getServerCapabilities()?.tools?.listChanged !== true) return;
     try {
       const subscription = await client.listen({ toolsListChanged: true }, {
