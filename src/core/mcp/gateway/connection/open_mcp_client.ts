@@ -22,7 +22,7 @@ import {
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
-import { surfaceTaskAnswers, withTasksExtension } from "./task_call.ts";
+import { surfaceTaskAnswers } from "./task_call.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
@@ -244,7 +244,6 @@ async function initialise(
   if (elicits) {
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
-  options.capabilities = withTasksExtension(options.capabilities ?? {});
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
   if (elicits && answer !== undefined) {
     client.setRequestHandler("elicitation/create", async (request, ctx) => {

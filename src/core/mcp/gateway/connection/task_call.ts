@@ -1,6 +1,6 @@
 import { delay } from "@std/async";
 import * as z from "zod";
-import type { Client, ClientOptions, JSONRPCMessage, Transport } from "../../mcp_sdk.ts";
+import type { Client, JSONRPCMessage, Transport } from "../../mcp_sdk.ts";
 import { McpRpcError } from "../../mcp_error_code.ts";
 
 /** What a task call needs of its connection. */
@@ -137,34 +137,24 @@ export async function callAsTask(
 /** The identifier of the Tasks extension of the 2026-07-28 revision. */
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-/**
- * The client capabilities with the Tasks extension declared: in the 2026-07-28 era a server
- * answers a call with a task handle only to a client that declares it on the request (the SDK
- * puts the client's capabilities on every modern request).
- *
- * @param capabilities The other capabilities.
- * @returns The capabilities with the extension.
- */
-export function withTasksExtension(
-  capabilities: NonNullable<ClientOptions["capabilities"]>,
-): NonNullable<ClientOptions["capabilities"]> {
-  return { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
-}
-
 /** The error data objects made by {@linkcode surfaceTaskAnswers}: a server cannot forge one. */
 const surfaced = new WeakSet<object>();
 
 /**
- * Lets a modern connection's task handles reach the caller. SDK 2.4.0 has no runtime for the
- * Tasks extension: its client rejects a `tools/call` answered with `resultType: "task"` as an
- * unsupported result and keeps nothing of it. The handle is turned into an error answer to that
- * request here, whose data {@linkcode createdTaskOf} finds, so the call goes on by polling.
+ * Lets a modern connection's calls run as tasks (the Tasks extension of 2026-07-28). Each
+ * `tools/call` sent declares the extension in its per-request client capabilities (only there:
+ * a 2025 connection never declares what it could not follow). SDK 2.4.0 has no runtime for the
+ * extension: its client rejects a `tools/call` answered with `resultType: "task"` as an
+ * unsupported result and keeps nothing of it, so the handle is turned into an error answer to that
+ * request here, whose data {@linkcode createdTaskOf} finds, and the call goes on by polling.
  *
  * @param transport The connected transport (its `onmessage` is the client's, set on connect).
  */
 export function surfaceTaskAnswers(transport: Transport): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(declaringTasks(message), options);
   transport.onmessage = (message, extra) => {
     const result = (message as { result?: { resultType?: unknown } }).result;
     if (result?.resultType !== "task") return deliver(message, extra);
@@ -175,6 +165,30 @@ export function surfaceTaskAnswers(transport: Transport): void {
     deliver({ jsonrpc: "2.0", id, error } as JSONRPCMessage, extra);
   };
 }
+
+/** A `tools/call` request with the Tasks extension added to its per-request client capabilities. */
+function declaringTasks(message: JSONRPCMessage): JSONRPCMessage {
+  const request = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (request.method !== "tools/call" || request.params === undefined) return message;
+  const meta = request.params._meta ?? {};
+  const capabilities = (meta[CAPABILITIES_KEY] ?? {}) as { extensions?: Record<string, unknown> };
+  return {
+    ...message,
+    params: {
+      ...request.params,
+      _meta: {
+        ...meta,
+        [CAPABILITIES_KEY]: {
+          ...capabilities,
+          extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} },
+        },
+      },
+    },
+  } as JSONRPCMessage;
+}
+
+/** Where a 2026-07-28 request carries its client capabilities. */
+const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 
 /** The JSON-RPC code of a surfaced task answer (never sent: it only travels inside the client). */
 const TASK_ANSWER_CODE = -32099;
