@@ -1,7 +1,7 @@
 /**
  * A stateless Streamable HTTP MCP server answering plain JSON (no session, no SSE), in its own process for the
  * user-connection benchmarks: a fresh SDK `McpServer` per request, as stateless deployments do. Tools: `echo {text}`
- * and `whoami` (the request's `authorization` header). Prints its URL as one JSON line; stops when stdin closes.
+ * and `whoami` (the request's `authorization` header, reversed: the gateway redacts a connection's own header values). Prints its URL as one JSON line; stops when stdin closes.
  *
  * Usage: `deno run --allow-net=127.0.0.1 bench/_stateless_server.ts`
  *
@@ -19,7 +19,10 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, asy
     inputSchema: z.object({ text: z.string() }),
   }, ({ text }) => ({ content: [{ type: "text", text }] }));
   mcp.registerTool("whoami", { description: "The caller's authorization header" }, () => ({
-    content: [{ type: "text", text: request.headers.get("authorization") ?? "" }],
+    content: [{
+      type: "text",
+      text: [...request.headers.get("authorization") ?? ""].reverse().join(""),
+    }],
   }));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -6,6 +6,11 @@
  *
  * Run: `deno run --no-prompt -A --v8-flags=--expose-gc bench/user_connections_bench.ts [users=2000] [...more]`
  *
+ * `--era=2026-07-28` measures the 2026-07-28 era instead: one dual-era SDK 2.x server
+ * (`_era_bench_server.ts`, JSON answers), the raw `Client` pinned to 2026-07-28 and the gateway's
+ * servers set to `protocol: "2026-07-28"`; `--era=2025` pins both sides to 2025 on that same server.
+ * `--memory-only` leaves out the interleaved cold-start run and the churn.
+ *
  * @module
  */
 
@@ -15,6 +20,8 @@ import { McpGateway } from "../src/core/mcp/mod.ts";
 
 const self = new URL(import.meta.url).pathname;
 type Side = "toolroute" | "raw";
+/** Which server and era: the stateless 2025 server (default), or the dual-era one pinned. */
+type Era = "stateless" | "2025" | "2026-07-28";
 
 interface Figures {
   side: Side;
@@ -30,8 +37,8 @@ interface Figures {
 }
 
 if (Deno.args[0] === "--child") {
-  const [, side, url, users] = Deno.args;
-  console.log(JSON.stringify(await measure(side as Side, url, Number(users))));
+  const [, side, url, users, era] = Deno.args;
+  console.log(JSON.stringify(await measure(side as Side, url, Number(users), era as Era)));
   Deno.exit(0); // the figures are out; lingering client streams must not hold the run
 } else if (Deno.args[0] === "--churn") {
   const [, url, users] = Deno.args;
@@ -42,25 +49,41 @@ if (Deno.args[0] === "--child") {
   console.log(JSON.stringify(await interleaved(url, Number(users))));
   Deno.exit(0);
 } else {
-  const counts = Deno.args.length > 0 ? Deno.args.map(Number) : [2000];
+  const flags = Deno.args.filter((arg) => arg.startsWith("--"));
+  const era: Era = (flags.find((f) => f.startsWith("--era="))?.slice(6) as Era) ?? "stateless";
+  const memoryOnly = flags.includes("--memory-only");
+  const numbers = Deno.args.filter((arg) => !arg.startsWith("--"));
+  const counts = numbers.length > 0 ? numbers.map(Number) : [2000];
   const server = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      "--allow-net=127.0.0.1",
-      new URL("./_stateless_server.ts", import.meta.url).pathname,
-    ],
+    args: era === "stateless"
+      ? [
+        "run",
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        new URL("./_stateless_server.ts", import.meta.url).pathname,
+      ]
+      : [
+        "run",
+        "--config",
+        new URL("./deno.json", import.meta.url).pathname,
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        new URL("./_era_bench_server.ts", import.meta.url).pathname,
+        "--json",
+      ],
     stdin: "piped",
     stdout: "piped",
   }).spawn();
   const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const [url]: string[] = JSON.parse((await lines.read()).value!);
+  const first = (await lines.read()).value!.trim().split("\n")[0];
+  const url: string = era === "stateless" ? JSON.parse(first)[0] : first;
   const rows: Figures[] = [];
   const cold: { users: number; raw: number; toolroute: number; unpinned: number }[] = [];
   for (const users of counts) {
     // The raw SDK keeps a standing stream per client: past 2,000 it is measured no further.
     const sides: Side[] = users > 2000 ? ["toolroute"] : ["raw", "toolroute"];
-    for (const side of sides) rows.push(await child(side, url, users));
+    for (const side of sides) rows.push(await child(side, url, users, era));
+    if (memoryOnly) continue;
     cold.push({
       users,
       ...await run<{ raw: number; toolroute: number; unpinned: number }>([
@@ -70,7 +93,7 @@ if (Deno.args[0] === "--child") {
       ]),
     });
   }
-  const churnUsers = Math.max(...counts);
+  const churnUsers = memoryOnly ? 0 : Math.max(...counts);
   const churnChild = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", "-A", self, "--churn", url, String(churnUsers)],
     stdout: "piped",
@@ -82,17 +105,22 @@ if (Deno.args[0] === "--child") {
     new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000)),
   ]);
   if (!exited) churnChild.kill("SIGKILL");
-  await server.stdin.close();
+  await server.stdin.close().catch(() => {});
+  if (era !== "stateless") server.kill();
   await server.status;
+  console.log(`era: ${era === "stateless" ? "2025 (stateless 2025 server)" : era}`);
   console.log(
-    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user | cold connect+list+call median (p99) | total RSS |",
+    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user | heap / raw | cold connect+list+call median (p99) | total RSS |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
+    const raw = rows.find((row) => row.users === r.users && row.side === "raw");
     console.log(
       `| ${r.users} | ${r.side} | ${r.rssPerUserKb.toFixed(0)} KB | ${
         r.marginalRssPerUserKb.toFixed(0)
-      } KB | ${r.heapPerUserKb.toFixed(0)} KB | ` +
+      } KB | ${r.heapPerUserKb.toFixed(1)} KB | ${
+        raw === undefined ? "—" : `${(r.heapPerUserKb / raw.heapPerUserKb).toFixed(2)}×`
+      } | ` +
         `${r.coldMs.median.toFixed(2)} ms (${r.coldMs.p99.toFixed(2)}) | ${
           r.totalRssMb.toFixed(0)
         } MB |`,
@@ -116,8 +144,8 @@ if (Deno.args[0] === "--child") {
   }
 }
 
-function child(side: Side, url: string, users: number): Promise<Figures> {
-  return run(["--child", side, url, String(users)]);
+function child(side: Side, url: string, users: number, era: Era): Promise<Figures> {
+  return run(["--child", side, url, String(users), era]);
 }
 
 async function run<T>(args: string[]): Promise<T> {
@@ -220,9 +248,9 @@ async function interleaved(
   };
 }
 
-async function measure(side: Side, url: string, users: number): Promise<Figures> {
+async function measure(side: Side, url: string, users: number, era: Era): Promise<Figures> {
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-  const open = side === "raw" ? rawSide(url) : toolrouteSide(url);
+  const open = side === "raw" ? rawSide(url, era) : toolrouteSide(url, true, era);
   await open.user(-1); // warm the code paths once, outside the figures
   gc();
   const before = Deno.memoryUsage();
@@ -263,11 +291,15 @@ interface Opener {
   close(): Promise<void>;
 }
 
-function rawSide(url: string): Opener {
+function rawSide(url: string, era: Era = "stateless"): Opener {
   const clients: Client[] = [];
   return {
     async user(u) {
-      const client = new Client({ name: "bench", version: "1.0.0" });
+      const client = new Client({ name: "bench", version: "1.0.0" }, {
+        versionNegotiation: {
+          mode: era === "2026-07-28" ? { pin: "2026-07-28" } : era === "2025" ? "legacy" : "auto",
+        },
+      });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(url), {
           requestInit: { headers: { authorization: `Bearer user-${u}` } },
@@ -284,7 +316,7 @@ function rawSide(url: string): Opener {
   };
 }
 
-function toolrouteSide(url: string, pinning = true): Opener {
+function toolrouteSide(url: string, pinning = true, era: Era = "stateless"): Opener {
   const gateway = new McpGateway({
     maxUserConnections: 1_000_000,
     userIdleMs: 3_600_000,
@@ -294,7 +326,11 @@ function toolrouteSide(url: string, pinning = true): Opener {
   return {
     async user(u) {
       const userId = `user-${u}`;
-      gateway.addUserServer(userId, "s", { url, headers: { authorization: `Bearer user-${u}` } });
+      gateway.addUserServer(userId, "s", {
+        url,
+        headers: { authorization: `Bearer user-${u}` },
+        ...(era === "stateless" ? {} : { protocol: era }),
+      });
       const toolSet = await router.expose({ mcpServers: ["s"], userId });
       check(u, await toolSet.invoke("whoami", "{}"));
     },
@@ -309,7 +345,8 @@ function openFds(): number {
 }
 
 function check(u: number, text: string): void {
-  if (text !== `Bearer user-${u}`) {
+  const expected = `Bearer user-${u}`;
+  if (text !== expected && text !== [...expected].reverse().join("")) {
     throw new Error(`User ${u} got ${JSON.stringify(text)}: cross-user result`);
   }
 }

@@ -187,6 +187,8 @@ export interface McpGatewayOptions {
    * When a Streamable HTTP connection keeps a standing event stream (GET) open for server
    * notifications: `"session"` (default) only when the server gave a session id; `"always"` also
    * for stateless servers (one socket per connection, on both sides, for as long as it is open).
+   * In the 2026-07-28 era the same holds for a `subscriptions/listen` stream: a global server's
+   * connection opens one, a user's own connections only with `"always"`.
    */
   eventStream?: "session" | "always";
   /** Validates structured tool output; default: the SDK's (ajv). Edge builds pass cfworker's. */

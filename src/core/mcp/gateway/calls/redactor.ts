@@ -1,6 +1,6 @@
 import { isToolError, ToolError } from "../../../tool_error.ts";
+import type { ToolContent } from "../../../tool_output.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
-import { redactResult, redactText, type ResultParts } from "./result_redaction.ts";
 
 /** Shorter values are not treated as secrets (they would redact ordinary words). */
 const MIN_SECRET_LENGTH = 8;
@@ -106,4 +106,199 @@ export class Redactor {
 function longestFirst(values: readonly string[]): readonly string[] {
   return [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]
     .sort((a, b) => b.length - a.length);
+}
+
+/** What a model (or a host showing a result) can see of a tool result. */
+export interface ResultParts {
+  /** The content blocks. */
+  readonly content: readonly ToolContent[];
+  /** The structured result, when any. */
+  readonly structuredContent?: Record<string, unknown>;
+}
+
+const REDACTED = "[redacted]";
+
+/**
+ * Replaces secrets with `[redacted]` in every string of a tool result that is text: every field
+ * of every content block, names included (a text block's `text`; an embedded resource's `uri`
+ * and `text`; a resource link's `uri`, `name`, `title`, `description`; `annotations`, `_meta` and
+ * any other field, however deep), and every string and name in `structuredContent`. Base64
+ * payloads (an image's or audio's `data`, a resource's `blob`) are kept: they are bytes, which a
+ * model is shown as a placeholder (`[image: image/png, 4 KB]`); the base64 of a token is not the
+ * token, and a replacement inside it would only corrupt the media.
+ *
+ * One scan first (each string of a block; each nested object as one JSON text), then a copy of
+ * only what holds a secret: a result without one is returned as it is, and so is each block,
+ * object and list without one. A structure holding a secret too deep to be walked is
+ * refused (`tool_error`) rather than passed on.
+ *
+ * @param result The result (its other fields are kept; a copy is a plain object).
+ * @param secrets The secrets, longest first, each non-empty.
+ * @returns The same result, or a copy with the secrets replaced.
+ */
+export function redactResult<T extends ResultParts>(result: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return result;
+  const { content, structuredContent } = result;
+  try {
+    let blocks: ToolContent[] | undefined;
+    for (let i = 0; i < content.length; i++) {
+      const block = content[i];
+      const redacted = blockMentions(block, secrets) ? redactBlock(block, secrets) : block;
+      if (redacted === block) continue;
+      blocks ??= [...content];
+      blocks[i] = redacted;
+    }
+    const structured = structuredContent !== undefined && jsonMentions(structuredContent, secrets)
+      ? redactValue(structuredContent, secrets) as Record<string, unknown>
+      : structuredContent;
+    if (blocks === undefined && structured === structuredContent) return result;
+    const copy = { ...result, content: blocks ?? content };
+    return structured === undefined ? copy : { ...copy, structuredContent: structured };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ToolError(
+      "tool_error",
+      "The server's result was withheld: it is nested too deeply to be checked for credentials",
+    );
+  }
+}
+
+/**
+ * Returns the text with every secret replaced by `[redacted]`.
+ *
+ * @param text The text.
+ * @param secrets The secrets, longest first (a bearer before its token).
+ * @returns The same text, or the redacted one.
+ */
+export function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+  }
+  return out;
+}
+
+/** Whether a block holds a secret in a field that is text (not its base64 payload). */
+function blockMentions(block: ToolContent, secrets: readonly string[]): boolean {
+  switch (block.type) {
+    case "image":
+    case "audio":
+      return fieldsMention(block, secrets, "data");
+    case "resource":
+      return fieldsMention(block, secrets, "resource") ||
+        (isRecord(block.resource) && fieldsMention(block.resource, secrets, "blob"));
+    default:
+      return fieldsMention(block, secrets, undefined);
+  }
+}
+
+function redactBlock(block: ToolContent, secrets: readonly string[]): ToolContent {
+  switch (block.type) {
+    case "image":
+    case "audio":
+      return redactFields(block, secrets, "data") as ToolContent;
+    case "resource": {
+      const fields = redactFields(block, secrets, "resource");
+      const resource = isRecord(block.resource)
+        ? redactFields(block.resource, secrets, "blob")
+        : block.resource;
+      if (resource === block.resource) return fields as ToolContent;
+      return { ...fields, resource } as ToolContent;
+    }
+    default:
+      return redactFields(block, secrets, undefined) as ToolContent;
+  }
+}
+
+/** Whether a name or a value of the record (other than `kept`'s) holds a secret. */
+function fieldsMention(
+  record: Record<string, unknown>,
+  secrets: readonly string[],
+  kept: string | undefined,
+): boolean {
+  for (const key in record) {
+    if (key === kept) continue;
+    if (textMentions(key, secrets)) return true;
+    const value = record[key];
+    if (typeof value === "string") {
+      if (textMentions(value, secrets)) return true;
+    } else if (value !== null && typeof value === "object" && jsonMentions(value, secrets)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function textMentions(text: string, secrets: readonly string[]): boolean {
+  // The shortest secret is the last: a shorter text holds none (names such as `type`, `text`).
+  if (text.length < secrets[secrets.length - 1].length) return false;
+  for (const secret of secrets) {
+    if (text.includes(secret)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a secret is in a string or name of a nested value, looked for in its JSON text (one
+ * native pass, no walk): a secret in a string is in the JSON text as JSON writes it. A match that
+ * is not in a string (a number's digits, an escape's tail) only costs a walk that changes nothing.
+ */
+function jsonMentions(value: object, secrets: readonly string[]): boolean {
+  let json: string;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return true; // Not JSON (a cycle): the walk decides, or refuses it.
+  }
+  for (const secret of secrets) {
+    if (json.includes(NEEDS_ESCAPE.test(secret) ? JSON.stringify(secret).slice(1, -1) : secret)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// deno-lint-ignore no-control-regex
+const NEEDS_ESCAPE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
+
+/**
+ * The record with its names and values redacted, `kept`'s value as it is: a copy when something
+ * was replaced, else the record itself (a scan's false alarm copies nothing).
+ */
+function redactFields(
+  record: Record<string, unknown>,
+  secrets: readonly string[],
+  kept: string | undefined,
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  let changed = false;
+  for (const key in record) {
+    const name = key === kept ? key : redactText(key, secrets);
+    const value = key === kept ? record[key] : redactValue(record[key], secrets);
+    changed ||= name !== key || value !== record[key];
+    // A JSON name `__proto__` is an own field: assigning it would set the copy's prototype.
+    if (name === "__proto__") {
+      Object.defineProperty(copy, name, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else copy[name] = value;
+  }
+  return changed ? copy : record;
+}
+
+function redactValue(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === "string") return redactText(value, secrets);
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactValue(item, secrets));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  if (isRecord(value)) return redactFields(value, secrets, undefined);
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object";
 }

@@ -22,6 +22,7 @@ import {
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
+import { surfaceTaskAnswers } from "./task_call.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
@@ -280,6 +281,7 @@ async function initialise(
         );
       },
     );
+    if (client.getProtocolEra() === "modern") surfaceTaskAnswers(transport as Transport);
     return client;
   } catch (error) {
     await client.close().catch(() => {});

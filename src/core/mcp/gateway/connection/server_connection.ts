@@ -17,7 +17,14 @@ import {
   toolOutputOf,
 } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
-import { callAsTask } from "./task_call.ts";
+import {
+  awaitCreatedTask,
+  callAsTask,
+  type CreatedTask,
+  createdTaskOf,
+  type TaskCallHost,
+  type TaskCallOptions,
+} from "./task_call.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import type {
   McpConnectionState,
@@ -223,7 +230,14 @@ export class ServerConnection {
     args: Record<string, unknown>,
     context: ToolContext,
   ): Promise<ToolOutput> {
-    if (this.#runsAsTask(toolName)) return await this.#callTask(toolName, args, context);
+    if (this.#runsAsTask(toolName)) {
+      return await this.#callTask(
+        toolName,
+        context,
+        (host, options) => callAsTask(host, { name: toolName, arguments: args }, options),
+      );
+    }
+    let created: CreatedTask | undefined;
     this.#started(context);
     try {
       const client = this.#state === "ready" ? this.#client : undefined;
@@ -233,9 +247,19 @@ export class ServerConnection {
         return await this.#callGuarded(toolName, args, context, 1);
       }
       return await this.#callGuarded(toolName, args, context, 0);
+    } catch (error) {
+      // A 2026-07-28 server may answer any call with a task (the Tasks extension).
+      created = createdTaskOf(error);
+      if (created === undefined) throw error;
     } finally {
       this.#ended(context);
     }
+    const task = created;
+    return await this.#callTask(
+      toolName,
+      context,
+      (host, options) => awaitCreatedTask(host, task, options),
+    );
   }
 
   /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
@@ -253,18 +277,19 @@ export class ServerConnection {
   }
 
   /**
-   * Calls a tool that runs as a task (see `callAsTask`) under the call's deadline and signal; a
-   * connection lost while the task runs is opened again and the same task is polled on.
+   * Runs a tool's task (started by `callAsTask`, or a modern server's handle awaited by
+   * `awaitCreatedTask`) under the call's deadline and signal; a connection lost while the task
+   * runs is opened again and the same task is polled on.
    */
   async #callTask(
     toolName: string,
-    args: Record<string, unknown>,
     context: ToolContext,
+    run: (host: TaskCallHost, options: TaskCallOptions) => Promise<unknown>,
   ): Promise<ToolOutput> {
     this.#started(context);
     const deadline = callDeadline(toolName, context, this.#s);
     try {
-      const result = await callAsTask(
+      const result = await run(
         {
           ready: (signal) => this.#readyForCall(toolName, signal),
           undelivered: (error, client) => {
@@ -278,7 +303,6 @@ export class ServerConnection {
             return code === McpErrorCode.ConnectionClosed || code === undefined;
           },
         },
-        { name: toolName, arguments: args },
         {
           signal: deadline.signal,
           requestTimeoutMs: this.#s.requestTimeoutMs,
@@ -579,6 +603,7 @@ export class ServerConnection {
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
         void this.#refresh(ready, true);
       });
+      if (opened.era === "modern") await this.#listen(ready);
       this.#tools = this.#shared(
         await listAllTools(toolPagesOf(ready), { timeoutMs: this.#s.connectTimeoutMs }),
       );
@@ -604,6 +629,29 @@ export class ServerConnection {
       this.#lastError = authorization?.summary ?? describe(error, this.#redact);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
+    }
+  }
+
+  /**
+   * In the 2026-07-28 era a server sends list changes only on a `subscriptions/listen` stream the
+   * client opened (2025 servers send them unasked): one is opened when the server says its tool
+   * list changes, before the tools are listed, so no change falls between. The SDK hands its
+   * notifications to the same handler as in 2025. When the stream ends the connection counts as
+   * lost, so the next use connects, lists and listens again; without a stream (refused, or not
+   * offered) the list follows `toolListTtlMs`. A user's own connections listen only with
+   * `eventStream: "always"`: a held stream costs each pooled connection a socket on both sides, as
+   * a standing 2025 event stream to a stateless server would.
+   */
+  async #listen(client: Client): Promise<void> {
+    if (this.#s.userId !== undefined && this.#s.eventStream !== "always") return;
+    if (client.getServerCapabilities()?.tools?.listChanged !== true) return;
+    try {
+      const subscription = await client.listen({ toolsListChanged: true }, {
+        timeout: this.#s.connectTimeoutMs,
+      });
+      void subscription.closed.then(() => this.#lost(client));
+    } catch {
+      // No stream: the tool list is listed again by age.
     }
   }
 

@@ -3,7 +3,7 @@ import {
   redactResult,
   redactText,
   type ResultParts,
-} from "../../../../../src/core/mcp/gateway/calls/result_redaction.ts";
+} from "../../../../../src/core/mcp/gateway/calls/redactor.ts";
 import { ToolError } from "../../../../../src/core/tool_error.ts";
 import type { ToolContent } from "../../../../../src/core/tool_output.ts";
 

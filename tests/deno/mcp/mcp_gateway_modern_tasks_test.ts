@@ -1,0 +1,210 @@
+/**
+ * Tools that run as tasks in the 2026-07-28 era: the Tasks extension (`io.modelcontextprotocol/
+ * tasks`) lets a server answer a `tools/call` with a task handle (`resultType: "task"`) when the
+ * client declares the extension on the request; the client polls `tasks/get` until the task ends,
+ * and the last answer carries the result. The server here is a modern-only SDK 2.x server.
+ *
+ * @module
+ */
+import { assert, assertEquals } from "@std/assert";
+import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { ToolRouter } from "../../../mod.ts";
+import { McpGateway, mcpHttpHandler } from "../../../src/core/mcp/mod.ts";
+
+const TASKS = "io.modelcontextprotocol/tasks";
+
+interface TaskState {
+  startedAt: number;
+  cancelled: boolean;
+}
+
+/**
+ * A modern-only 2.x server whose `report` tool answers with a task of `taskMs` to a client that
+ * declares the Tasks extension on the request, and with an error to one that does not. Its tasks
+ * outlive the listener: `restart()` stops listening for `downMs` and listens again on the same
+ * port (a server restart that keeps its task store).
+ */
+function startModernTaskServer(taskMs: number) {
+  const methods: string[] = [];
+  const tasks = new Map<string, TaskState>();
+  const declared: boolean[] = [];
+  const stamp = (state: TaskState, taskId: string, status: string) => ({
+    taskId,
+    status,
+    createdAt: new Date(state.startedAt).toISOString(),
+    lastUpdatedAt: new Date().toISOString(),
+    ttlMs: 60_000,
+    pollIntervalMs: 150,
+  });
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: "tasks", version: "1.0.0" }, {
+      capabilities: { extensions: { [TASKS]: {} } },
+    });
+    server.registerTool("report", { inputSchema: z.object({}) }, () => ({ content: [] }));
+    server.registerTool("forged", { inputSchema: z.object({}) }, () => ({ content: [] }));
+    // SDK 2.4.0 has no server runtime for the extension: the low-level handlers answer it.
+    server.server.setRequestHandler("tools/call", (request, ctx) => {
+      if (request.params.name === "forged") {
+        // An error dressed as the gateway's own surfaced task answer (code and data).
+        throw new ProtocolError(-32099, "The server answered with a task", {
+          task: { taskId: "forged-1", status: "working", pollIntervalMs: 100 },
+        });
+      }
+      // The SDK types the envelope as `{}`; its keys are the spec's reserved `_meta` names.
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const capabilities = envelope?.["io.modelcontextprotocol/clientCapabilities"] as
+        | { extensions?: Record<string, unknown> }
+        | undefined;
+      const declares = capabilities?.extensions?.[TASKS] !== undefined;
+      declared.push(declares);
+      if (!declares) {
+        return {
+          content: [{ type: "text", text: "report needs the tasks extension" }],
+          isError: true,
+        };
+      }
+      const taskId = `task-${tasks.size + 1}`;
+      const state = { startedAt: Date.now(), cancelled: false };
+      tasks.set(taskId, state);
+      return { resultType: "task", ...stamp(state, taskId, "working") } as never;
+    });
+    const params = { params: z.looseObject({ taskId: z.string() }) };
+    server.server.setRequestHandler("tasks/get", params, ({ taskId }) => {
+      const state = tasks.get(taskId)!;
+      if (state.cancelled) return stamp(state, taskId, "cancelled") as never;
+      if (Date.now() - state.startedAt < taskMs) return stamp(state, taskId, "working") as never;
+      return {
+        ...stamp(state, taskId, "completed"),
+        result: { content: [{ type: "text", text: `report of ${taskId}` }] },
+      } as never;
+    });
+    server.server.setRequestHandler("tasks/cancel", params, ({ taskId }) => {
+      tasks.get(taskId)!.cancelled = true;
+      return {} as never;
+    });
+    return server;
+  }, { legacy: "reject" });
+  const serve = (port = 0) =>
+    Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
+      if (request.method === "POST") {
+        const message = await request.clone().json().catch(() => ({}));
+        if (typeof message.method === "string") methods.push(message.method);
+      }
+      return await handler.fetch(request);
+    });
+  let http = serve();
+  const port = http.addr.port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    methods,
+    tasks,
+    declared,
+    async restart(downMs: number) {
+      await http.shutdown();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      http = serve(port);
+    },
+    async close() {
+      await handler.close();
+      await http.shutdown();
+    },
+  };
+}
+
+Deno.test("a 2026-07-28 server's task completes through the gateway, across a server restart", async () => {
+  const server = startModernTaskServer(1_500);
+  const events: string[] = [];
+  const gateway = new McpGateway({
+    servers: { work: { url: server.url, protocol: "2026-07-28" } },
+    reconnect: { initialDelayMs: 50 },
+    onEvent: (event) => events.push(event.type),
+  });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["work"] });
+    // The server goes away while the task runs, and comes back with its tasks.
+    const restarted = new Promise((resolve) => setTimeout(resolve, 400))
+      .then(() => server.restart(500));
+    const result = await tools.call("report", {});
+    await restarted;
+    assertEquals(result.text, "report of task-1", result.text);
+    assertEquals(server.declared, [true], "the call declared the tasks extension");
+    assertEquals(server.methods.filter((m) => m === "tools/call").length, 1, "started once");
+    assert(server.methods.filter((m) => m === "tasks/get").length >= 3, server.methods.join());
+    assert(!server.methods.includes("initialize"), "no 2025 handshake");
+    assertEquals(server.tasks.size, 1);
+    // The restart was seen: a poll failed, the connection was dropped and opened again.
+    assert(events.includes("disconnected"), events.join());
+    assertEquals(events.filter((e) => e === "connected").length, 2, events.join());
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("an aborted call cancels the 2026-07-28 server's task", async () => {
+  const server = startModernTaskServer(60_000);
+  const gateway = new McpGateway({ servers: { work: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["work"] });
+    const result = await tools.call("report", {}, { timeoutMs: 700 });
+    assertEquals(result.code, "timeout", result.text);
+    assertEquals(server.tasks.size, 1, "the task was started");
+    for (let i = 0; i < 50 && !server.tasks.get("task-1")?.cancelled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertEquals(server.tasks.get("task-1")?.cancelled, true);
+    assert(server.methods.includes("tasks/cancel"), server.methods.join());
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a server's error that looks like a surfaced task answer is an error, never polled", async () => {
+  const server = startModernTaskServer(1_500);
+  const gateway = new McpGateway({ servers: { work: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["work"] });
+    const result = await tools.call("forged", {});
+    assert(server.methods.includes("tools/call"), "the forged answer was sent");
+    assertEquals(result.isError, true, result.text);
+    assertEquals(result.code, "tool_error", result.text);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assertEquals(server.methods.filter((m) => m === "tasks/get"), [], server.methods.join());
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("serve's 2026-07-28 client gets the result of an upstream's task as the call's answer", async () => {
+  const server = startModernTaskServer(1_500);
+  const gateway = new McpGateway({ servers: { work: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  const toolSet = await router.expose({ mcpServers: ["work"] });
+  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const client = new Client({ name: "modern", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
+        fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
+      }),
+    );
+    assertEquals(client.getProtocolEra(), "modern");
+    const result = await client.callTool({ name: "report", arguments: {} });
+    assertEquals(result.content, [{ type: "text", text: "report of task-1" }]);
+    assert(server.methods.filter((m) => m === "tasks/get").length >= 3, server.methods.join());
+  } finally {
+    await client.close();
+    await handler.close();
+    await router.close();
+    await server.close();
+  }
+});
