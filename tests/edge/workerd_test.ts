@@ -25,42 +25,20 @@ import { createOAuthWorld, type OAuthWorld } from "../_helpers/oauth_world.ts";
 import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.ts";
 
 /**
- * Raised from 170 KB with the move to the MCP SDK 2.x (issue 26 mandates it): its client and
- * server packages each ship their own copy of the protocol core, and the example uses both (the
- * gateway and `mcpHttpHandler`): 184.9 KB measured, plus 3 %. A worker with function tools only
- * stays far below (its own test), and toolroute's own-code ceiling below is unchanged.
- * Raised again when `mcpHttpHandler` learned the 2026-07-28 era: the SDK's serving entry for it
- * (`createMcpHandler`, its per-request transport and listen router, and the high-level
- * `McpServer` class it checks its factories' products against) adds 13 KB: 200.4 KB measured,
- * plus 2 %; and by toolroute's own growth besides (policy limits, secrets sealed at rest,
- * upstream rate limits: +3.1 KB; result budgets).
+ * The example worker bundles the SDK's client (the gateway) and its serving entry for both eras
+ * (`mcpHttpHandler`): each SDK package ships its own copy of the protocol core, so most of the
+ * bundle is the SDK's. The budget is the last measure plus about 1 %; raising it needs a reason in
+ * the commit that raises it (history: `git log -L` on this constant). A worker with function tools
+ * only stays far below (its own test).
  */
-const BUNDLE_BUDGET_BYTES = 212 * 1024;
+const BUNDLE_BUDGET_BYTES = 217 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
- * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth. Raised from
- * 20 KB with policies and approvals (issue 14, ~6 KB, bundled into every worker) and pinning,
- * telemetry and audit (issue 15, ~4 KB): about 27 KB of own code, plus zod would pass 34 KB.
- * Raised to 38 KB in issue 11 (session 20) for code that does what SDK code did before: mounted
- * servers' small in-process client (~1 KB, so a worker with function tools only bundles no SDK
- * client) and the gateway's direct `tools/call` over HTTP (~2 KB, the speed target): 36.0 KB.
- * Raised to 40 KB in session 22: plain tools' calls skip the SDK client (~2 KB, speed), whose
- * schema check of results is now toolroute's own (`tool_result_problem.ts`, ~0.4 KB): 38.4 KB.
- * Raised to 43 KB in session 25 (s25a): approvals show the full arguments made visible and are
- * bound to their digest, every decision leaves an audit record with backpressure, remote results
- * are escaped at any depth (~1.5 KB): 41.4 KB, beside other round 3 fixes.
- * Raised to 46 KB in session 28: deferred exposure with a BM25 tool search inside the allowlist
- * and Anthropic's native rendering (~1.8 KB, issue 28): 44.2 KB.
- * Raised to 50 KB (s28): result budgets with read_result and their key-value store, and the OpenAI
- * Responses rendering with its tool search (~3.5 KB): 47.7 KB.
- * Raised to 56 KB when `mcpHttpHandler` learned the 2026-07-28 era besides (its `input_required`
- * rounds, the per-user modern endpoint and MCP Apps' `ui://` reads, ~2.4 KB) and with policy
- * limits and `rate_limited`, `EncryptedStore` for secrets at rest and upstream 429s (~3 KB).
- * Raised to 58 KB (s31r) when `serve` learned to pass on the resources, prompts and completion of
- * its users' servers (`upstream_features.ts` and the connection's request, ~1 KB): 56.5 KB.
+ * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth: the last
+ * measure plus about 3 %.
  */
-const OWN_CODE_CEILING_BYTES = 58 * 1024;
+const OWN_CODE_CEILING_BYTES = 62 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
@@ -112,7 +90,7 @@ Deno.test("deno task bundle:edge bundles the worker with no node: import and not
   assertEquals((await moduleGraph("examples/edge_worker.ts")).filter(outside), []);
 });
 
-Deno.test("the edge bundle stays under 204.5 KB gzipped; toolroute's own share is measured", async () => {
+Deno.test("the edge bundle stays within its budget; toolroute's own share is measured", async () => {
   const { code, map } = await edgeWorker();
   const worker = await gzipSize(code);
   // toolroute's code as it sits in the edge bundle: what the source map attributes to src/.
