@@ -10,12 +10,18 @@
 
 // $1: the marker. Finds a process whose command line holds it, then its nearest ancestor whose
 // command line starts with the deno bound inside the sandbox, and copies stdin into its stdout.
+// pgrep looks at every process in one step: a shell loop over /proc spawns two programs per
+// process, so on a busy machine (tests in parallel) one pass outlasted the marked command.
 const FORGE = `
-for try in $(seq 250); do
+candidates() {
+  if command -v pgrep >/dev/null; then pgrep -f -- "$1"; return; fi
   for p in /proc/[0-9]*; do
-    [ "\${p#/proc/}" = $$ ] && continue
-    tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -qF -- "$1" || continue
-    pid=\${p#/proc/}
+    tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -qF -- "$1" && echo \${p#/proc/}
+  done
+}
+for try in $(seq 500); do
+  for pid in $(candidates "$1"); do
+    [ "$pid" = $$ ] && continue
     while [ "$pid" -gt 1 ]; do
       if tr '\\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -q '^/.toolroute/deno '; then
         cat > /proc/$pid/fd/1 && echo written && exit 0

@@ -271,7 +271,7 @@ Deno.test({
     for (const [index, forge] of forgeries.entries()) {
       // Until s24a the command's shell wrote into its parent's stdout (/proc/$PPID/fd/1); now
       // only the host can (`_host_forge.ts`, and `session_launch_attack_test.ts`).
-      const marker = `${3 + index}.${Date.now() % 100_000}${index}`;
+      const marker = `${20 + index}.${Date.now() % 100_000}${index}`;
       const running = exec(tools, `sleep ${marker}`);
       assert(await forgeAnswers(`sleep ${marker}`, forge), "not written");
       const forged = await running;

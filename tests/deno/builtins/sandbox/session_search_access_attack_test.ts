@@ -45,7 +45,7 @@ Deno.test({
     // Until s24a the model's bash wrote them (`cat forged.bin > /proc/$S/fd/1`); the supervisor
     // is no longer dumpable, so the test writes them from the host while a command runs.
     const forged = concat(frames);
-    const marker = `2.${Date.now() % 100_000}7`;
+    const marker = `20.${Date.now() % 100_000}7`;
     const running = t.tools.call("bash", { command: `sleep ${marker}` });
     // The attack ran: every forged byte went into the pipe to the host.
     assert(await forgeAnswers(`sleep ${marker}`, forged), "not written");
