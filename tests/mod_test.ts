@@ -218,6 +218,8 @@ const ENTRIES: Record<string, string[]> = {
     "McpReconnectOptions",
     "McpServerConfig",
     "McpServerStatus",
+    "McpStdioSandbox",
+    "McpStdioSandboxSetting",
     "McpStdioServerConfig",
     "McpTransport",
     "McpTransportFactory",

@@ -107,6 +107,36 @@ export interface McpStdioServerConfig {
   readOnlyTools?: string[];
   /** The protocol era; default `"auto"` (see {@linkcode McpProtocolSetting}). */
   protocol?: McpProtocolSetting;
+  /**
+   * Where the server runs: `"bwrap"` (the default where bubblewrap is installed) in a
+   * bubblewrap sandbox of its own (a fresh home, its own `/tmp`, no network, read-only access to
+   * its program, runtime and package caches), an object to widen or bound that sandbox, or
+   * `"none"` to run it as a plain process of the user. See {@linkcode McpStdioSandbox}.
+   */
+  sandbox?: McpStdioSandboxSetting;
+}
+
+/** Where a stdio server runs: unconfined (`"none"`), or in a bubblewrap sandbox. */
+export type McpStdioSandboxSetting = "none" | "bwrap" | McpStdioSandbox;
+
+/**
+ * A stdio server's bubblewrap sandbox, widened or bounded (an object implies bubblewrap). Each
+ * field adds to the defaults: the server always sees its program, its runtime and its package
+ * caches read-only.
+ */
+export interface McpStdioSandbox {
+  /** Host paths the server may read and write (such as server-filesystem's roots). */
+  roots?: string[];
+  /** Host paths the server may read only. */
+  readOnly?: string[];
+  /**
+   * `"none"` (the default): no network at all; `{ allow }`: the host names it may reach
+   * (`api.example.com`, `*.example.com`), through the same egress proxy as `bash`. An `npx -y`
+   * or `uvx` command also gets its package registry.
+   */
+  network?: "none" | { allow: string[] };
+  /** Bounds of the whole sandbox (processes and threads, memory in MiB). */
+  limits?: { processes?: number; memoryMiB?: number };
 }
 
 /** One MCP server entry: HTTP (`url`) or stdio (`command`). */
@@ -188,6 +218,8 @@ export function checkServerConfig(
     if (config.command === "") {
       throw new TypeError(`Cannot add MCP server "${id}": "command" must not be empty`);
     }
+    const problem = sandboxProblem((config as { sandbox?: unknown }).sandbox);
+    if (problem !== undefined) throw new TypeError(`Cannot add MCP server "${id}": ${problem}`);
     return;
   }
   if (typeof config.url !== "string") {
@@ -257,4 +289,67 @@ export function checkAllowedHost(url: URL, allowedHosts: readonly string[] | und
       `Host "${url.host}" is not in "allowedHosts"; add it there to allow this server`,
     );
   }
+}
+
+const SANDBOX_KEYS = ["roots", "readOnly", "network", "limits"];
+
+/**
+ * What is wrong with a stdio server's `sandbox` setting, or `undefined` when it is valid (or
+ * absent).
+ *
+ * @param sandbox The setting as given.
+ * @returns The problem, one sentence naming the field.
+ */
+export function sandboxProblem(sandbox: unknown): string | undefined {
+  if (sandbox === undefined || sandbox === "none" || sandbox === "bwrap") return undefined;
+  const shape = '"sandbox" must be "none", "bwrap" or an object';
+  if (sandbox === null || typeof sandbox !== "object" || Array.isArray(sandbox)) {
+    return `${shape}, received ${JSON.stringify(sandbox)}`;
+  }
+  const fields = sandbox as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => !SANDBOX_KEYS.includes(key));
+  if (unknown !== undefined) {
+    return `"sandbox.${unknown}" is not a sandbox field (${SANDBOX_KEYS.join(", ")})`;
+  }
+  for (const key of ["roots", "readOnly"]) {
+    const paths = fields[key];
+    if (paths === undefined) continue;
+    if (
+      !Array.isArray(paths) ||
+      !paths.every((path) => typeof path === "string" && path.startsWith("/"))
+    ) {
+      return `"sandbox.${key}" must be an array of absolute paths, received ${
+        JSON.stringify(paths)
+      }`;
+    }
+  }
+  const network = fields.network;
+  if (network !== undefined && network !== "none") {
+    const allow = (network as { allow?: unknown } | null)?.allow;
+    if (
+      typeof network !== "object" || network === null || Object.keys(network).length !== 1 ||
+      !Array.isArray(allow) || !allow.every((host) => typeof host === "string" && host !== "")
+    ) {
+      return `"sandbox.network" must be "none" or { "allow": ["host", ...] }, received ${
+        JSON.stringify(network)
+      }`;
+    }
+  }
+  const limits = fields.limits;
+  if (limits !== undefined) {
+    if (limits === null || typeof limits !== "object" || Array.isArray(limits)) {
+      return `"sandbox.limits" must be an object with "processes" and/or "memoryMiB"`;
+    }
+    for (const [key, value] of Object.entries(limits)) {
+      if (key !== "processes" && key !== "memoryMiB") {
+        return `"sandbox.limits.${key}" is not a limit ("processes", "memoryMiB")`;
+      }
+      if (!Number.isInteger(value) || (value as number) < 1) {
+        return `"sandbox.limits.${key}" must be a positive integer, received ${
+          JSON.stringify(value)
+        }`;
+      }
+    }
+  }
+  return undefined;
 }

@@ -58,6 +58,8 @@ export type {
   McpHttpServerConfig,
   McpProtocolSetting,
   McpServerConfig,
+  McpStdioSandbox,
+  McpStdioSandboxSetting,
   McpStdioServerConfig,
 } from "./mcp_server_config.ts";
 export type {

@@ -188,5 +188,6 @@ function toConfig(
     ...(secretEnv.length > 0 ? { secretEnv } : {}),
     ...(raw.cwd ? { cwd: raw.cwd } : {}),
     ...(raw.protocol ? { protocol: raw.protocol } : {}),
+    ...(raw.sandbox === undefined ? {} : { sandbox: raw.sandbox }),
   };
 }

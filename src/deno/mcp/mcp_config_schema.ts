@@ -41,6 +41,31 @@ const serverSchema = z.strictObject({
     "Names in env whose values are secrets, redacted from results; values from ${VAR} and names such as *_TOKEN, *_KEY, *_SECRET, *PASSWORD are secrets without being listed",
   ),
   cwd: z.string().min(1).optional().describe("The child's working directory"),
+  sandbox: z.union([
+    z.enum(["none", "bwrap"]),
+    z.strictObject({
+      roots: z.array(z.string().startsWith("/")).optional()
+        .describe("Host paths the server may read and write (absolute)"),
+      readOnly: z.array(z.string().startsWith("/")).optional()
+        .describe("Host paths the server may read only (absolute)"),
+      network: z.union([
+        z.literal("none"),
+        z.strictObject({
+          allow: z.array(z.string().min(1))
+            .describe("Host names it may reach (api.example.com, *.example.com)"),
+        }),
+      ]).optional().describe(
+        '"none" (default): no network; { "allow": [...] }: those hosts, through the egress proxy',
+      ),
+      limits: z.strictObject({
+        processes: z.int().positive().optional()
+          .describe("Most processes and threads alive at once"),
+        memoryMiB: z.int().positive().optional().describe("Most memory of the whole sandbox"),
+      }).optional(),
+    }),
+  ]).optional().describe(
+    'Where a stdio server runs: "bwrap" (default where bubblewrap is installed: a fresh home, its own /tmp, no network, its program, runtime and package caches read-only), an object widening or bounding that sandbox, or "none" (a plain process of the user)',
+  ),
   trusted: z.boolean().optional().describe(
     "true: this server's readOnlyHint annotations count (parallel calls in callAll, retries, the result cache); default false",
   ),
@@ -73,7 +98,7 @@ const serverSchema = z.strictObject({
   }
   const other = remote
     ? ["command", "args", "env", "secretEnv", "cwd"]
-    : ["headers", "transport", "oauth"];
+    : ["headers", "transport", "oauth", "sandbox"];
   for (const key of other) {
     if (server[key as keyof typeof server] !== undefined) {
       context.addIssue({
