@@ -9,7 +9,7 @@
  */
 import dgram from "node:dgram";
 import { dirname, fromFileUrl } from "@std/path";
-import type { McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
+import type { McpStdioSandboxSetting, McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
 
 /** The repository root (the fixture's code and its `deno.json`). */
 export const REPO: string = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
@@ -25,12 +25,7 @@ export const DENO_DIR: string = Deno.env.get("DENO_DIR") ||
   `${Deno.env.get("HOME")}/.cache/deno`;
 
 /** The sandbox setting of a stdio server's config. */
-export type SandboxSetting = "none" | "bwrap" | {
-  roots?: string[];
-  readOnly?: string[];
-  network?: "none" | { allow: string[] };
-  limits?: { processes?: number; memoryMiB?: number };
-};
+export type SandboxSetting = McpStdioSandboxSetting;
 
 /**
  * The hostile server's config, started the two ways a user starts servers.
@@ -54,7 +49,7 @@ export function hostileServer(
       args: ["run", "-A", "--no-prompt", "--config", `${REPO}/deno.json`, FIXTURE],
       env,
     };
-  return { ...config, sandbox } as McpStdioServerConfig;
+  return { ...config, sandbox };
 }
 
 /**
