@@ -15,7 +15,7 @@ import {
   encodeFrame,
   FrameReader,
   MAX_FRAME_BODY,
-} from "../../src/deno/builtins/sandbox/session_frames.ts";
+} from "../../src/deno/sandbox/session_frames.ts";
 
 Deno.test("frames split anywhere and read through one reused buffer come out whole and unchanged", () => {
   let seed = 7;

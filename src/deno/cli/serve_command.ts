@@ -20,7 +20,7 @@ import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation } from "./user_workspace.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import { servedStore } from "./served_store.ts";
-import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../builtins/command/bwrap_missing.ts";
+import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../sandbox/bwrap_missing.ts";
 
 /**
  * `toolroute serve`: checks the process's permissions against the config, then serves the

@@ -10,8 +10,8 @@ import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
 import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
 import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
-import { spawnInSession } from "../sandbox/session_process.ts";
-import { limitPrefix } from "../sandbox/resource_limits.ts";
+import { spawnInSession } from "../../sandbox/session_process.ts";
+import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import { containAfterCommand, plantedNotice } from "../sandbox/planted_repositories.ts";
 import {
   checkWorkspaceDisk,

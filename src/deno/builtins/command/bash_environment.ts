@@ -1,6 +1,6 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import { programInstalled } from "../permissions/program_installed.ts";
-import { bwrapMissing } from "./bwrap_missing.ts";
+import { bwrapMissing } from "../../sandbox/bwrap_missing.ts";
 
 /**
  * Checks, without prompting, that the process may run what a bash call needs, and reads the

@@ -8,7 +8,12 @@ import {
   protectedMountsSteps,
   type ProtectedScan,
 } from "./protected_mounts.ts";
-import { runSteps, runStepsYielding, WALK_SLICE_MS, type WalkSteps } from "./walk_steps.ts";
+import {
+  runSteps,
+  runStepsYielding,
+  WALK_SLICE_MS,
+  type WalkSteps,
+} from "../../sandbox/walk_steps.ts";
 
 /** A repository a command created, and what was done to it. */
 export interface PlantedRepository {

@@ -3,8 +3,13 @@ import { ToolError } from "../../../core/tool_error.ts";
 import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
 import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
 import { isGitDirectorySync, isGitSignature } from "../paths/git_signature.ts";
-import type { BwrapMount } from "./bwrap_command.ts";
-import { readDirStep, runSteps, runStepsYielding, type WalkSteps } from "./walk_steps.ts";
+import type { BwrapMount } from "../../sandbox/bwrap_command.ts";
+import {
+  readDirStep,
+  runSteps,
+  runStepsYielding,
+  type WalkSteps,
+} from "../../sandbox/walk_steps.ts";
 
 /** Options of {@linkcode protectedMounts}. */
 export interface ProtectedMountsOptions {

@@ -1,6 +1,6 @@
 import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { BwrapOptions } from "./bwrap_command.ts";
+import type { BwrapOptions } from "../../sandbox/bwrap_command.ts";
 import { scanAndContain, scanAndContainNow } from "./planted_repositories.ts";
 
 /** The mounts of a context's sandbox. */

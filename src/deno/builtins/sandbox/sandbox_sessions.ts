@@ -1,12 +1,13 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { bashEnvironment } from "../command/bash_environment.ts";
-import { bwrapSearchPath } from "./bwrap_search_path.ts";
-import { SandboxSession } from "./sandbox_session.ts";
+import { bwrapSearchPath } from "../../sandbox/bwrap_search_path.ts";
+import { SandboxSession } from "../../sandbox/sandbox_session.ts";
+import type { SessionLease } from "../../sandbox/session_process.ts";
 import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
 import type { ResourceLimits } from "../context_limits.ts";
-import { withResourceLimits } from "./resource_limits.ts";
-import { NetworkProxy } from "./network_proxy.ts";
+import { withResourceLimits } from "../../sandbox/resource_limits.ts";
+import { NetworkProxy } from "../../sandbox/network_proxy.ts";
 
 /** Options of {@linkcode SandboxSessions}. */
 export interface SandboxSessionsOptions {
@@ -32,13 +33,7 @@ export interface AcquireOptions {
   readonly reading?: boolean;
 }
 
-/** A use of a session; `release` it when done. */
-export interface SessionLease {
-  /** The session. */
-  readonly session: SandboxSession;
-  /** Ends this use (the session may then close when idle). */
-  release(): void;
-}
+export type { SessionLease } from "../../sandbox/session_process.ts";
 
 interface Entry {
   session: SandboxSession;

@@ -2,9 +2,9 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../command/command_result.ts";
-import { limitPrefix } from "./resource_limits.ts";
+import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
-import { PROXY_URL } from "./session_launch.ts";
+import { PROXY_URL } from "../../sandbox/session_launch.ts";
 
 /** A command to run in a session. */
 export interface SessionCommand {

@@ -12,9 +12,9 @@ import {
 } from "../files/file_access.ts";
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
-import type { SandboxSession } from "./sandbox_session.ts";
+import type { SandboxSession } from "../../sandbox/sandbox_session.ts";
 import type { SandboxSessions, SessionLease } from "./sandbox_sessions.ts";
-import type { OkOf, SupervisorRequest } from "./protocol.ts";
+import type { OkOf, SupervisorRequest } from "../../sandbox/protocol.ts";
 import { checkWorkspaceDisk, noteWorkspaceWrite } from "./workspace_disk.ts";
 
 // The first bytes of a file come with the answer to `open`: a small file costs one round trip.

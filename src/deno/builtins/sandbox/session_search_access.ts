@@ -10,7 +10,7 @@ import {
 } from "../search/search_access.ts";
 import type { SearchBudget } from "../search/search_budget.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
-import type { OkOf, RequestOf } from "./protocol.ts";
+import type { OkOf, RequestOf } from "../../sandbox/protocol.ts";
 
 /** The most bytes of listing one search takes in (64 MiB: about a million paths). */
 const MAX_LISTING_BYTES = 64 << 20;

@@ -1,7 +1,7 @@
 import { globToRegExp } from "@std/path";
 import { RE2JS } from "re2js";
 import { ToolError } from "../../../core/tool_error.ts";
-import { starMatch } from "./star_match.ts";
+import { starMatch } from "../../sandbox/supervisor/star_match.ts";
 
 /** The longest glob `glob` and grep's `glob` take. */
 export const MAX_GLOB_CHARS = 500;

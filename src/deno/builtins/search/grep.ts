@@ -11,7 +11,7 @@ import {
   searchLines,
 } from "./line_search.ts";
 import { LongLineMatcher } from "./long_line_matcher.ts";
-import { LiteralFinder } from "./literal_finder.ts";
+import { LiteralFinder } from "../../sandbox/supervisor/literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
 import { listFiles, readFiles } from "./search_files.ts";

@@ -154,7 +154,7 @@ Deno.test({
   async fn() {
     await using ws = await tree(["sub/.git"]);
     const { bwrapCommand } = await import(
-      "../../../../src/deno/builtins/sandbox/bwrap_command.ts"
+      "../../../../src/deno/sandbox/bwrap_command.ts"
     );
     const scan = await protectedMounts({ declared: ws.root, real: ws.root }, [".git"], {
       cache: new Map(),

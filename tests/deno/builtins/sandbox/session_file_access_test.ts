@@ -3,7 +3,7 @@ import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import type { PutExpectation } from "../../../../src/deno/builtins/files/file_access.ts";
 import type { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
-import { parseFinalAnswer } from "../../../../src/deno/builtins/sandbox/protocol.ts";
+import { parseFinalAnswer } from "../../../../src/deno/sandbox/protocol.ts";
 import { sessionFileAccess } from "../../../../src/deno/builtins/sandbox/session_file_access.ts";
 
 const stat = (kind: "isFile" | "isDirectory", extra: Record<string, unknown> = {}) => ({

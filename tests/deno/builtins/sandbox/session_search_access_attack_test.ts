@@ -9,9 +9,9 @@ import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 import { sandboxed, writeTree } from "../search/_search_fixture.ts";
-import { encodeFrame } from "../../../../src/deno/builtins/sandbox/session_frames.ts";
+import { encodeFrame } from "../../../../src/deno/sandbox/session_frames.ts";
 import { concat } from "@std/bytes";
-import { forgeAnswers } from "./_host_forge.ts";
+import { forgeAnswers } from "../../sandbox/_host_forge.ts";
 
 async function tools(context: BuiltinContext): Promise<{ tools: ToolSet } & AsyncDisposable> {
   const router = new ToolRouter({ builtins: builtinTools(context) });

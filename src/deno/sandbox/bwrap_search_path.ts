@@ -1,0 +1,33 @@
+import { normalize } from "@std/path";
+import type { BwrapMount } from "./bwrap_command.ts";
+
+/**
+ * The `PATH` Deno searches for `bwrap` when it spawns the sandbox: the command's `PATH` without
+ * relative entries and without entries inside the workspace or a read-only root.
+ *
+ * Deno looks the program up in the child's `PATH`. A sandboxed command can write the workspace,
+ * so with an entry such as `node_modules/.bin` it could plant a fake `bwrap` that a later call
+ * would run on the host, unconfined. (Under the exact `--allow-run=bwrap` Deno refuses such a
+ * program anyway; this also holds when the host runs with broader permissions.)
+ *
+ * @param path The command's `PATH`, or `undefined`.
+ * @param roots The workspace and read-only roots, declared and real.
+ * @returns The `PATH` to spawn bubblewrap with.
+ */
+export function bwrapSearchPath(path: string | undefined, roots: readonly BwrapMount[]): string {
+  const inside = (dir: string) =>
+    roots.some(({ source, dest }) => within(clean(source), dir) || within(clean(dest), dir));
+  return (path ?? "")
+    .split(":")
+    .filter((dir) => dir.startsWith("/") && !inside(clean(dir)))
+    .join(":");
+}
+
+function within(root: string, path: string): boolean {
+  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
+}
+
+function clean(path: string): string {
+  const normalized = normalize(path);
+  return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized;
+}

@@ -1,0 +1,158 @@
+import { ToolError } from "../../core/tool_error.ts";
+import { bwrapMissing } from "./bwrap_missing.ts";
+import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
+import { bwrapSizeSupported } from "./bwrap_size_support.ts";
+import { supervisorScript } from "./supervisor/supervisor_script.ts";
+import { printfEscaped, ptraceFilter } from "./ptrace_filter.ts";
+
+/** What a session shows and how it starts. */
+export interface SessionSetup {
+  /** The mounts (workspace, read-only roots, protected paths and the directories pinned). */
+  readonly mounts: Pick<
+    BwrapOptions,
+    "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs"
+  >;
+  /** The environment of the `bwrap` process: only PATH (to find programs). */
+  readonly path: string;
+  /**
+   * How long the supervisor may take to start, in milliseconds; more when bubblewrap has many
+   * binds to make (see `SandboxSession.start`).
+   */
+  readonly startTimeoutMs: number;
+  /** The host directory of the network proxy's socket, when the sandbox may reach the network. */
+  readonly proxyDirectory?: string;
+  /** The size of each tmpfs commands can write (`/tmp`, home, `/dev/shm`), in bytes. */
+  readonly tmpfsBytes?: number;
+  /** Wraps the `bwrap` program and arguments (resource limits); default: unchanged. */
+  readonly wrap?: (program: string, args: string[]) => { program: string; args: string[] };
+}
+
+// Where the host's deno binary appears inside the sandbox.
+const DENO_INSIDE = "/.toolroute/deno";
+// Where the proxy's socket directory appears, and the port the supervisor bridges to it.
+const PROXY_INSIDE = "/.toolroute/net";
+/** The proxy's socket inside the sandbox (the supervisor's `net` bridge leads to it). */
+export const PROXY_SOCKET_INSIDE = `${PROXY_INSIDE}/proxy.sock`;
+/** The loopback port inside the sandbox that leads to the proxy. */
+export const PROXY_PORT = 3128;
+/** The proxy's address inside a sandbox with a network allowlist. */
+export const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+// The supervisor's home (Deno keeps its cache there): a tmpfs of its own, not in /tmp.
+const HOME_INSIDE = "/.toolroute/home";
+let script: string | undefined;
+
+/**
+ * Spawns a session's bubblewrap (the mounts, the host's `deno` bound read-only, the supervisor's
+ * script), with its stdin, stdout and stderr piped. Throws a `ToolError` when bubblewrap is
+ * missing.
+ *
+ * Requires `allow-run` permission for `bwrap`.
+ *
+ * @tags allow-run
+ * @param setup The session's setup.
+ * @returns The spawned process.
+ */
+export function launchSession(setup: SessionSetup): Deno.ChildProcess {
+  script ??= supervisorScript();
+  const args = bwrapCommand({
+    ...setup.mounts,
+    extras: [
+      { source: Deno.execPath(), dest: DENO_INSIDE },
+      ...(setup.proxyDirectory === undefined
+        ? []
+        : [{ source: setup.proxyDirectory, dest: PROXY_INSIDE }]),
+    ],
+    scratch: HOME_INSIDE,
+    // An older bubblewrap has no --size: the tmpfs are then bounded by the memory cgroup only.
+    ...(setup.tmpfsBytes !== undefined && bwrapSizeSupported(setup.path)
+      ? { tmpfsBytes: setup.tmpfsBytes }
+      : {}),
+    cwd: setup.mounts.workspace.dest,
+    command: [
+      DENO_INSIDE,
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--no-config",
+      "--no-lock",
+      // Deno needs all permissions to read /proc (to end a command's processes) and
+      // --allow-run lets a child do anything anyway: the namespace is the boundary.
+      "--allow-all",
+      script,
+      SUPERVISOR_FDS,
+    ],
+  });
+  const spawned = withPtraceFilter(setup.wrap, args);
+  try {
+    return new Deno.Command(spawned.program, {
+      args: spawned.args,
+      // Commands can read the supervisor's environment: only names they have anyway.
+      env: { PATH: setup.path, HOME: HOME_INSIDE },
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new ToolError("tool_error", bwrapMissing("session"), { cause: error });
+  }
+}
+
+// Moves the host's pipes to fds 4 (requests) and 5 (answers), with /dev/null as stdin and
+// stdout: bubblewrap's init (pid 1 of the sandbox) closes every descriptor above 2 but keeps 0,
+// 1 and 2 for its whole life, and any process of the sandbox could open those through
+// /proc/1/fd (a request written into the supervisor's input, an answer forged); the supervisor
+// alone holds 4 and 5 (`SUPERVISOR_FDS`). Then opens the filter's bytes, if any, on fd 3 (a
+// pipe: no file to write) and runs the rest in its place.
+const STAGE = `command -v "$2" >/dev/null ||
+  { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
+exec 4<&0 5>&1 </dev/null >/dev/null
+[ -z "$1" ] || exec 3< <(printf %b "$1"); shift; exec "$@"`;
+/** The supervisor's argument naming the descriptors of the host's pipes (see `STAGE`). */
+export const SUPERVISOR_FDS = "--toolroute-fds=4,5";
+let filter: string | undefined | null;
+
+/**
+ * The command that starts bubblewrap (wrapped in the resource limits when `wrap` is given) with
+ * the ptrace filter (`ptrace_filter.ts`) as its seccomp program, read from fd 3 (on an
+ * architecture without one, no filter), behind the stage that moves the host's pipes (`STAGE`).
+ */
+function withPtraceFilter(
+  wrap: SessionSetup["wrap"],
+  args: string[],
+): { program: string; args: string[] } {
+  if (filter === undefined) {
+    const bytes = ptraceFilter(Deno.build.arch);
+    filter = bytes === undefined ? null : printfEscaped(bytes);
+  }
+  const bwrapArgs = filter === null ? args : ["--seccomp", "3", ...args];
+  const inner = wrap?.("bwrap", bwrapArgs) ?? { program: "bwrap", args: bwrapArgs };
+  return {
+    program: "bash",
+    args: ["-c", STAGE, "toolroute-seccomp", filter ?? "", inner.program, ...inner.args],
+  };
+}
+
+/**
+ * Stops a session's bubblewrap and so everything in its PID namespace. Wrapped in the resource
+ * limits, it gets TERM (the wrapper then kills bubblewrap and removes the session's cgroups) and
+ * KILL after 3 s; otherwise KILL at once.
+ *
+ * @param child The spawned process.
+ * @param wrapped Whether the resource-limit wrapper runs it.
+ */
+export function stopSandbox(child: Deno.ChildProcess, wrapped: boolean): void {
+  const kill = (signal: Deno.Signal) => {
+    try {
+      child.kill(signal);
+    } catch {
+      // It ended already.
+    }
+  };
+  kill(wrapped ? "SIGTERM" : "SIGKILL");
+  if (wrapped) {
+    const last = setTimeout(() => kill("SIGKILL"), 3000);
+    void child.status.then(() => clearTimeout(last));
+  }
+}

@@ -1,0 +1,99 @@
+import { ToolError } from "../../core/tool_error.ts";
+import type { SandboxSession } from "./sandbox_session.ts";
+import type { SupervisorRequest } from "./protocol.ts";
+
+/** A use of a session; `release` it when done. */
+export interface SessionLease {
+  /** The session. */
+  readonly session: SandboxSession;
+  /** Ends this use (the session may then close when idle). */
+  release(): void;
+}
+
+/** A background command to start in a session. */
+export interface SessionSpawn {
+  /** The command text, run by `bash -c`. */
+  readonly command: string;
+  /** Bash code run first (the resource limits). */
+  readonly prefix: string;
+  /** The working directory inside the sandbox. */
+  readonly cwd: string;
+  /** The whole environment of the command. */
+  readonly env: Record<string, string>;
+}
+
+/**
+ * Starts a background process in a sandbox session and returns it in the shape of a
+ * `Deno.ChildProcess` (stdin, stdout, stderr, status, kill), so that `BackgroundProcess` manages
+ * it as any other child. `kill` signals its whole process group inside the sandbox. The lease is
+ * held until the process ended (the session does not idle-close under it). A session that ends
+ * ends the process (exit code 137).
+ *
+ * @param lease The session lease, released when the process ended.
+ * @param spawn The command, limits prefix, directory and environment.
+ * @returns The child-process view.
+ */
+export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.ChildProcess {
+  const session = lease.session;
+  const controllers: Partial<Record<1 | 2, ReadableStreamDefaultController<Uint8Array>>> = {};
+  const stream = (which: 1 | 2) =>
+    new ReadableStream<Uint8Array>({
+      start: (controller) => void (controllers[which] = controller),
+    });
+  const stdout = stream(1);
+  const stderr = stream(2);
+  // Given at once by `onId` (0 names no request: a request's id starts at 1).
+  let id = 0;
+  const forever = {
+    timeoutMs: Infinity,
+    onTimeout: () => new ToolError("timeout", "A background process has no deadline"),
+  };
+  const ask = (header: SupervisorRequest, body?: Uint8Array) =>
+    session.request(header, body, forever);
+  const status = session.request({ op: "spawn", ...spawn }, undefined, {
+    ...forever,
+    onId: (sent) => id = sent,
+    onStream: (which, bytes) => controllers[which]?.enqueue(bytes),
+  }).then(
+    (frame) => {
+      const { exit, error } = frame.header;
+      if (exit !== undefined) return exit.code;
+      if (error !== undefined) return 127;
+      session.fail("it reported the end of a process without an exit code");
+      return 137;
+    },
+    () => 137,
+  ).then((code) => {
+    for (const controller of Object.values(controllers)) {
+      try {
+        controller.close();
+      } catch {
+        // Closed already.
+      }
+    }
+    lease.release();
+    return { code, success: code === 0, signal: null };
+  });
+  return {
+    pid: 0,
+    stdin: new WritableStream<Uint8Array>({
+      async write(chunk) {
+        const frame = await ask({ op: "stdin", target: id }, chunk);
+        if (frame.header.ok === undefined) throw new Error("the process's stdin is closed");
+      },
+      async close() {
+        await ask({ op: "stdin", target: id, close: true }).catch(() => {});
+      },
+    }),
+    stdout,
+    stderr,
+    status,
+    kill(signal: Deno.Signal = "SIGTERM") {
+      session.notify({ op: "signal", target: id, signal });
+    },
+    output: () => Promise.reject(new TypeError("output() is not available")),
+    ref() {},
+    unref() {},
+    [Symbol.asyncDispose]: async () => {},
+  } as unknown as Deno.ChildProcess;
+}
