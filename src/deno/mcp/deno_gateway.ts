@@ -1,7 +1,7 @@
 import { McpGateway } from "../../core/mcp/gateway/mcp_gateway.ts";
 import type { McpGatewayOptions } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
-import type { McpTransport } from "../../core/mcp/mcp_transport.ts";
+import type { McpTransport, McpTransportRequest } from "../../core/mcp/mcp_transport.ts";
 import {
   DenoStdioClientTransport,
   type DenoStdioClientTransportOptions,
@@ -29,9 +29,13 @@ export interface DenoGatewayOptions extends McpGatewayOptions {
 }
 
 /**
- * Creates an `McpGateway` that can also run stdio servers (`{ command, args?, env?, cwd? }`), each
- * as a child process with a minimal environment; a Deno child gets `--no-prompt` and only the
- * permission flags of its config (never `-A`). A child is respawned when the gateway reconnects,
+ * Creates an `McpGateway` that can also run stdio servers (`{ command, args?, env?, cwd?,
+ * sandbox? }`), each as a child process with a minimal environment; a Deno child gets
+ * `--no-prompt` and only the permission flags of its config (never `-A`). Where bubblewrap is
+ * installed, each stdio server runs in a sandbox of its own (a fresh home, its own `/tmp`, no
+ * network but its `sandbox.network.allow`, its program, runtime and package caches read-only,
+ * process and memory limits) unless its config says `"sandbox": "none"`; without bubblewrap it
+ * runs unconfined and `onEvent` gets one `unconfined` event per server. A child is respawned when the gateway reconnects,
  * never two at once, and stopped by `gateway.close()`.
  *
  * A `transportFactory` in the options takes precedence; when it returns `undefined`, the stdio
@@ -55,13 +59,33 @@ export interface DenoGatewayOptions extends McpGatewayOptions {
  */
 export function createDenoGateway(options: DenoGatewayOptions = {}): McpGateway {
   const { stdio, transportFactory, ...rest } = options;
-  const stdioFactory = (config: McpServerConfig): McpTransport | undefined =>
-    isStdioConfig(config) ? new DenoStdioClientTransport(config, stdio) : undefined;
+  // One warning per server, not one per reconnect.
+  const warned = new Set<string>();
+  const stdioFactory = (
+    config: McpServerConfig,
+    request?: McpTransportRequest,
+  ): McpTransport | undefined =>
+    isStdioConfig(config)
+      ? new DenoStdioClientTransport(config, {
+        ...stdio,
+        onUnconfined: (message) => {
+          stdio?.onUnconfined?.(message);
+          const serverId = request?.serverId ?? config.command;
+          if (warned.has(serverId)) return;
+          warned.add(serverId);
+          try {
+            options.onEvent?.({ type: "unconfined", serverId, message });
+          } catch {
+            // A throwing listener does not stop the server.
+          }
+        },
+      })
+      : undefined;
   return new McpGateway({
     ...rest,
     transportFactory: transportFactory === undefined
       ? stdioFactory
       : async (config, request) =>
-        (await transportFactory(config, request)) ?? stdioFactory(config),
+        (await transportFactory(config, request)) ?? stdioFactory(config, request),
   });
 }

@@ -1,4 +1,5 @@
 import { basename } from "@std/path";
+import type { McpStdioSandboxSetting } from "../../core/mcp/mcp_server_config.ts";
 
 /** How to start a stdio MCP server: the `{ command, args?, env?, cwd? }` form of a config. */
 export interface StdioServerCommand {
@@ -10,6 +11,8 @@ export interface StdioServerCommand {
   env?: Record<string, string>;
   /** The child's working directory. */
   cwd?: string;
+  /** Where it runs: its own bubblewrap sandbox (the default where installed), or `"none"`. */
+  sandbox?: McpStdioSandboxSetting;
 }
 
 /** A fully resolved child process: what `Deno.Command` receives. */

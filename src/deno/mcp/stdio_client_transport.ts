@@ -9,6 +9,8 @@ import {
   stdioChildCommand,
   type StdioServerCommand,
 } from "./stdio_child_command.ts";
+import { stdioSandboxPlan } from "./stdio_sandbox.ts";
+import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
 export interface DenoStdioClientTransportOptions {
@@ -29,6 +31,11 @@ export interface DenoStdioClientTransportOptions {
    * it answers (`npx -y`, `bunx`, `uvx`, `deno run`), in milliseconds. Default: 120000.
    */
   firstConnectTimeoutMs?: number;
+  /**
+   * Called when the server runs unconfined because bubblewrap is missing (its config did not
+   * ask for a sandbox), with what is unconfined and how to install bubblewrap.
+   */
+  onUnconfined?: (warning: string) => void;
 }
 
 /** Commands (with their arguments) that answered once in this process: downloads are done. */
@@ -68,6 +75,8 @@ export class DenoStdioClientTransport implements McpTransport {
   readonly #killGraceMs: number;
   readonly #inheritEnv: readonly string[];
   readonly #firstConnectMs: number;
+  readonly #options: DenoStdioClientTransportOptions;
+  #starting = false;
   #passed: string[] = [];
   /** The child's `PATH`, `undefined` when the host's could not be read and was not configured. */
   #path?: string;
@@ -76,6 +85,7 @@ export class DenoStdioClientTransport implements McpTransport {
   #heard = false;
   #answered = false;
   #child?: Deno.ChildProcess;
+  #sandboxed?: SandboxedChild;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #done?: Promise<void>;
   #closed = false;
@@ -98,6 +108,7 @@ export class DenoStdioClientTransport implements McpTransport {
     this.#killGraceMs = options.killGraceMs ?? 2000;
     this.#inheritEnv = options.inheritEnv ?? NETWORK_ENV;
     this.#firstConnectMs = options.firstConnectTimeoutMs ?? 120_000;
+    this.#options = options;
   }
 
   /**
@@ -145,11 +156,16 @@ export class DenoStdioClientTransport implements McpTransport {
     return this.#stderr;
   }
 
-  /** Spawns the child. Rejects when the command cannot start (not found, not permitted). */
+  /**
+   * Spawns the child: in its own bubblewrap sandbox unless its config says `"sandbox": "none"`
+   * or bubblewrap is missing (see `stdioSandboxPlan`). Rejects when the command cannot start
+   * (not found, not permitted, a sandbox asked for and bubblewrap missing).
+   */
   start(): Promise<void> {
-    if (this.#child || this.#closed) {
+    if (this.#child || this.#closed || this.#starting) {
       return Promise.reject(new Error("The stdio transport was already started; create a new one"));
     }
+    this.#starting = true;
     try {
       const resolved = stdioChildCommand(this.#config, { inheritEnv: this.#inheritEnv });
       const own = new Set(Object.keys(this.#config.env ?? {}));
@@ -158,6 +174,30 @@ export class DenoStdioClientTransport implements McpTransport {
       this.#unread = Deno.build.os === "windows"
         ? []
         : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
+      const plan = Deno.build.os === "linux"
+        ? stdioSandboxPlan(this.#config.sandbox, {
+          command: [resolved.command, ...resolved.args].join(" "),
+          path: resolved.env.PATH,
+        })
+        : { kind: "unconfined" as const };
+      if (plan.kind === "sandboxed") {
+        return spawnSandboxed({ ...resolved, args: resolved.args }, plan.sandbox).then(
+          (sandboxed) => {
+            this.#sandboxed = sandboxed;
+            this.#child = sandboxed.child;
+            if (this.#closed) {
+              kill(sandboxed.child, "SIGKILL");
+              throw new Error("The stdio transport was closed while its sandbox started");
+            }
+            this.#wire(sandboxed.child);
+          },
+          (error) => {
+            this.#closed = true;
+            throw this.#startError(error);
+          },
+        );
+      }
+      if (plan.warning !== undefined) this.#options.onUnconfined?.(plan.warning);
       this.#child = new Deno.Command(resolved.command, {
         args: resolved.args,
         env: resolved.env,
@@ -169,18 +209,25 @@ export class DenoStdioClientTransport implements McpTransport {
       }).spawn();
     } catch (error) {
       this.#closed = true;
-      const reason = error instanceof Deno.errors.NotFound
-        ? `the command was not found: ${this.#notFound()}`
-        : error instanceof Error
-        ? error.message
-        : String(error);
-      return Promise.reject(
-        new Error(`Cannot start stdio server "${this.#config.command}": ${reason}`, {
-          cause: error,
-        }),
-      );
+      return Promise.reject(this.#startError(error));
     }
-    const child = this.#child;
+    this.#wire(this.#child);
+    return Promise.resolve();
+  }
+
+  #startError(error: unknown): Error {
+    const reason = error instanceof Deno.errors.NotFound
+      ? `the command was not found: ${this.#notFound()}`
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    return new Error(`Cannot start stdio server "${this.#config.command}": ${reason}`, {
+      cause: error,
+    });
+  }
+
+  /** Reads the child's stdout and stderr, and finishes the transport when it exits. */
+  #wire(child: Deno.ChildProcess): void {
     this.#writer = child.stdin.getWriter();
     const stdout = child.stdout.getReader();
     const stderr = child.stderr.getReader();
@@ -194,7 +241,6 @@ export class DenoStdioClientTransport implements McpTransport {
       }
       await this.#finish(status);
     });
-    return Promise.resolve();
   }
 
   /** Writes one message as a line to the child's stdin. */
@@ -343,7 +389,9 @@ export class DenoStdioClientTransport implements McpTransport {
       // deno-lint-ignore no-control-regex
       const plain = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
       const tail = plain.replace(/\s+/g, " ").trim().slice(-300);
-      const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
+      const limit = this.#sandboxed?.limitReason(status.code, plain);
+      const how = (status.signal ? `signal ${status.signal}` : `code ${status.code}`) +
+        (limit === undefined ? "" : `, ${limit}`);
       // 127: a shell (or `npx`'s) could not find a program it was to run.
       const hint = status.code === 127 && /not found|No such file/i.test(tail)
         ? `. A program it starts was not found: ${this.#notFound()}`

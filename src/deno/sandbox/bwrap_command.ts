@@ -15,8 +15,10 @@ export interface BwrapMount {
 
 /** What the bubblewrap sandbox of one command shows and runs. */
 export interface BwrapOptions {
-  /** The workspace: bound read-write. */
-  readonly workspace: BwrapMount;
+  /** The workspace: bound read-write (none for a stdio server: its `roots`, if any). */
+  readonly workspace?: BwrapMount;
+  /** More directories bound read-write (a stdio server's roots). */
+  readonly writableRoots?: readonly BwrapMount[];
   /** The read-only roots: bound read-only when they exist. */
   readonly readOnlyRoots: readonly BwrapMount[];
   /** Existing protected paths inside the workspace: bound read-only over the workspace's binding. */
@@ -31,6 +33,8 @@ export interface BwrapOptions {
   readonly extras?: readonly BwrapMount[];
   /** An empty tmpfs for the session's supervisor runtime (its cache), outside `/tmp`. */
   readonly scratch?: string;
+  /** An empty tmpfs for the command's home directory (a stdio server's), of `tmpfsBytes`. */
+  readonly home?: string;
   /**
    * The size of each tmpfs the command can write (`/tmp`, `/dev/shm`, `scratch`), in bytes
    * (bubblewrap's `--size`, 0.7 or later); absent: the kernel's default (half the memory).
@@ -112,10 +116,11 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       dest,
       args: ["--ro-bind-try", source, dest],
     })),
-    {
-      dest: options.workspace.dest,
-      args: ["--bind", options.workspace.source, options.workspace.dest],
-    },
+    ...[
+      ...(options.workspace === undefined ? [] : [options.workspace]),
+      ...options.writableRoots ?? [],
+    ]
+      .map(({ source, dest }) => ({ dest, args: ["--bind", source, dest] })),
     ...(options.pinnedDirs ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--bind-try", source, dest],
@@ -125,6 +130,7 @@ export function bwrapCommand(options: BwrapOptions): string[] {
       args: ["--ro-bind-try", source, dest],
     })),
     ...(options.scratch === undefined ? [] : [tmpfs(options.scratch)]),
+    ...(options.home === undefined ? [] : [tmpfs(options.home)]),
     ...(options.extras ?? []).map(({ source, dest }) => ({
       dest,
       args: ["--ro-bind", source, dest],

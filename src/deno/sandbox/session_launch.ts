@@ -10,7 +10,7 @@ export interface SessionSetup {
   /** The mounts (workspace, read-only roots, protected paths and the directories pinned). */
   readonly mounts: Pick<
     BwrapOptions,
-    "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs"
+    "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs" | "writableRoots" | "home"
   >;
   /** The environment of the `bwrap` process: only PATH (to find programs). */
   readonly path: string;
@@ -37,6 +37,16 @@ export const PROXY_SOCKET_INSIDE = `${PROXY_INSIDE}/proxy.sock`;
 export const PROXY_PORT = 3128;
 /** The proxy's address inside a sandbox with a network allowlist. */
 export const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+/** With a network allowlist, every usual proxy variable leads to the host's proxy. */
+export const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
+  http_proxy: PROXY_URL,
+  https_proxy: PROXY_URL,
+  HTTP_PROXY: PROXY_URL,
+  HTTPS_PROXY: PROXY_URL,
+  ALL_PROXY: PROXY_URL,
+  npm_config_proxy: PROXY_URL,
+  npm_config_https_proxy: PROXY_URL,
+});
 // The supervisor's home (Deno keeps its cache there): a tmpfs of its own, not in /tmp.
 const HOME_INSIDE = "/.toolroute/home";
 let script: string | undefined;
@@ -67,7 +77,7 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
     ...(setup.tmpfsBytes !== undefined && bwrapSizeSupported(setup.path)
       ? { tmpfsBytes: setup.tmpfsBytes }
       : {}),
-    cwd: setup.mounts.workspace.dest,
+    cwd: setup.mounts.workspace?.dest ?? "/",
     command: [
       DENO_INSIDE,
       "run",

@@ -53,6 +53,8 @@ export interface McpGatewayEvent {
    * - `closed`: a connection was closed (`reason`: `close`, `idle`, `evicted`, `removed`).
    * - `tool_withheld`: a tool's definition differs from its pin (`tool`; `message` says how).
    * - `tools_accepted`: `acceptToolChanges` re-pinned a server (`tools`: how many pins changed).
+   * - `unconfined`: a stdio server runs without its sandbox because bubblewrap is missing
+   *   (`message`: what is unconfined and how to install bubblewrap); once per server.
    */
   type:
     | "connected"
@@ -61,7 +63,8 @@ export interface McpGatewayEvent {
     | "tools_changed"
     | "closed"
     | "tool_withheld"
-    | "tools_accepted";
+    | "tools_accepted"
+    | "unconfined";
   /** The server id. */
   serverId: string;
   /** The user, for a per-user server. */

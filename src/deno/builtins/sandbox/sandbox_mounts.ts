@@ -1,13 +1,12 @@
 import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { BwrapOptions } from "../../sandbox/bwrap_command.ts";
+import type { BwrapMount, BwrapOptions } from "../../sandbox/bwrap_command.ts";
 import { scanAndContain, scanAndContainNow } from "./planted_repositories.ts";
 
 /** The mounts of a context's sandbox. */
-export type SandboxMounts = Pick<
-  BwrapOptions,
-  "workspace" | "readOnlyRoots" | "protectedPaths" | "pinnedDirs"
->;
+export type SandboxMounts =
+  & Pick<BwrapOptions, "readOnlyRoots" | "protectedPaths" | "pinnedDirs">
+  & { readonly workspace: BwrapMount };
 
 /**
  * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each

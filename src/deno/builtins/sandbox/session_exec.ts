@@ -4,7 +4,7 @@ import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
 import type { CommandResult, RunLimits } from "../command/command_result.ts";
 import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
-import { PROXY_URL } from "../../sandbox/session_launch.ts";
+import { PROXY_ENV } from "../../sandbox/session_launch.ts";
 
 /** A command to run in a session. */
 export interface SessionCommand {
@@ -107,17 +107,6 @@ interface StreamText {
 function streamText(maxChars: number): StreamText {
   return { output: new BoundedOutput(maxChars), decoder: new TextDecoder() };
 }
-
-// With a network allowlist, every usual proxy variable leads to the host's proxy.
-const PROXY_ENV = {
-  http_proxy: PROXY_URL,
-  https_proxy: PROXY_URL,
-  HTTP_PROXY: PROXY_URL,
-  HTTPS_PROXY: PROXY_URL,
-  ALL_PROXY: PROXY_URL,
-  npm_config_proxy: PROXY_URL,
-  npm_config_https_proxy: PROXY_URL,
-};
 
 /**
  * The environment of a command in a session: the context's variables, and with a network

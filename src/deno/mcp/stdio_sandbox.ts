@@ -1,0 +1,92 @@
+import { join } from "@std/path";
+import type { McpStdioSandboxSetting } from "../../core/mcp/mcp_server_config.ts";
+import { BWRAP_INSTALL } from "../sandbox/bwrap_missing.ts";
+import type { ResourceLimits } from "../sandbox/resource_limits.ts";
+import type { CommandSandbox } from "../sandbox/spawn_sandboxed.ts";
+
+/**
+ * The bounds of a sandboxed stdio server when its config sets none: room for a Node or Python
+ * server and its first `npx`/`uvx` install, not for a fork bomb or a memory hog. A server is
+ * long-lived, so its CPU bound (each process's) is a week of CPU time, not bash's hour.
+ */
+export const STDIO_SANDBOX_LIMITS: ResourceLimits = Object.freeze({
+  processes: 256,
+  memoryMiB: 1024,
+  tmpMiB: 512,
+  fileMiB: 1024,
+  backgroundCpuSeconds: 7 * 24 * 3600,
+  diskMiB: 1024,
+});
+
+/** How a stdio server is to run. */
+export type StdioSandboxPlan =
+  | { readonly kind: "sandboxed"; readonly sandbox: CommandSandbox }
+  | { readonly kind: "unconfined"; readonly warning?: string };
+
+/**
+ * Decides where a stdio server runs: in its own bubblewrap sandbox when its config does not say
+ * `"none"` and bubblewrap is on the `PATH` it is spawned with; unconfined with a warning (what is
+ * unconfined, how to install bubblewrap) when bubblewrap is missing and the config said nothing.
+ * Throws an `Error` when the config asks for the sandbox (`"bwrap"` or an object) and bubblewrap
+ * is missing: it never runs unconfined then.
+ *
+ * Requires `allow-read` for the `PATH` folders.
+ *
+ * @tags allow-read
+ * @param setting The config's `sandbox`.
+ * @param spawn The command and the `PATH` it is spawned with.
+ * @returns The plan.
+ */
+export function stdioSandboxPlan(
+  setting: McpStdioSandboxSetting | undefined,
+  spawn: { command: string; path: string | undefined },
+): StdioSandboxPlan {
+  if (setting === "none") return { kind: "unconfined" };
+  if (bwrapInstalled(spawn.path) === false) {
+    if (setting !== undefined) {
+      throw new Error(
+        `its config asks for a sandbox ("sandbox": ${
+          JSON.stringify(setting === "bwrap" ? setting : "{…}")
+        }) but bubblewrap (bwrap) is not installed, and a server that asks for one never runs ` +
+          `unconfined. Install it: ${BWRAP_INSTALL}; or set "sandbox": "none" to run it as a ` +
+          `plain process of the user`,
+      );
+    }
+    return {
+      kind: "unconfined",
+      warning: `"${spawn.command}" runs unconfined: bubblewrap (bwrap) is not installed, so it ` +
+        `reads and writes the user's whole home folder (SSH keys, cloud credentials), reaches ` +
+        `the whole network and has no process or memory limit. Install it: ${BWRAP_INSTALL} ` +
+        `(sandboxed by default then); or set "sandbox": "none" in its config to keep it unconfined`,
+    };
+  }
+  const fields = typeof setting === "object" ? setting : {};
+  const network = fields.network;
+  return {
+    kind: "sandboxed",
+    sandbox: {
+      roots: fields.roots ?? [],
+      readOnly: fields.readOnly ?? [],
+      ...(network === undefined || network === "none" ? {} : { allow: network.allow }),
+      registries: network !== "none",
+      limits: { ...STDIO_SANDBOX_LIMITS, ...fields.limits },
+    },
+  };
+}
+
+/**
+ * Whether `bwrap` is on a `PATH`: `false` when no folder of it holds one, `undefined` when a
+ * folder could not be read (then the start says).
+ */
+function bwrapInstalled(path: string | undefined): boolean | undefined {
+  let unknown = false;
+  for (const dir of (path ?? "").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    try {
+      if (Deno.statSync(join(dir, "bwrap")).isFile) return true;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) unknown = true;
+    }
+  }
+  return unknown ? undefined : false;
+}

@@ -1,0 +1,155 @@
+import { bwrapSearchPath } from "./bwrap_search_path.ts";
+import type { BwrapMount } from "./bwrap_command.ts";
+import { commandNeeds } from "./command_needs.ts";
+import { DEFAULT_PROXY_LIMITS, NetworkProxy } from "./network_proxy.ts";
+import { limitPrefix, type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
+import { SandboxSession } from "./sandbox_session.ts";
+import { PROXY_ENV } from "./session_launch.ts";
+import { spawnInSession } from "./session_process.ts";
+
+/** The sandbox of one long-lived command (a stdio MCP server), resolved by its caller. */
+export interface CommandSandbox {
+  /** Host folders it may read and write (each must exist). */
+  readonly roots: readonly string[];
+  /** Host paths it may read only. */
+  readonly readOnly: readonly string[];
+  /** The host names it may reach through the egress proxy; none: no network at all. */
+  readonly allow?: readonly string[];
+  /**
+   * Whether an installing launcher (`npx`, `uvx`, …) also reaches its package registry (see
+   * `commandNeeds`); default `true`. `false` when the config says `network: "none"`.
+   */
+  readonly registries?: boolean;
+  /** The bounds of its whole sandbox. */
+  readonly limits: ResourceLimits;
+  /** How long bubblewrap and the supervisor may take to start, in ms; default 30000. */
+  readonly startTimeoutMs?: number;
+}
+
+/** The command to run: program, arguments, environment and working directory, as on the host. */
+export interface SandboxedCommand {
+  /** The program, found on the environment's `PATH`. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** Its whole environment (`PATH` and `HOME` as the host has them). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Its working directory; used when it is inside a root or a read-only path. */
+  readonly cwd?: string;
+}
+
+/** A command running in its own sandbox. */
+export interface SandboxedChild {
+  /** The process, in the shape of a `Deno.ChildProcess` (stdin, stdout, stderr, status, kill). */
+  readonly child: Deno.ChildProcess;
+  /**
+   * Why the command ended, when its sandbox's limits say more than its exit code (a SIGKILL
+   * under the memory limit); `undefined` otherwise.
+   *
+   * @param code The exit code.
+   * @param stderr The end of its stderr.
+   */
+  limitReason(code: number, stderr: string): string | undefined;
+}
+
+/** The server's home inside its sandbox: an empty tmpfs of `tmpMiB`. */
+export const SANDBOX_HOME = "/home/sandbox";
+
+/**
+ * Starts one long-lived command in a sandbox session of its own, the same sandbox `bash` runs
+ * in (`SandboxSession`: bubblewrap with the ptrace filter, the supervisor, the cgroup and rlimit
+ * limits, the egress proxy): the command is a background process of the supervisor, its stdin
+ * and stdout the host's pipes to it (through the session's frames). Its sandbox shows the system
+ * folders, its roots read-write, its read-only paths, the program, runtime and package caches
+ * it needs ({@linkcode commandNeeds}) read-only, a fresh empty home (`HOME`, a tmpfs) and its own
+ * `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`. When
+ * the command ends, its session, cgroups and proxy are removed.
+ *
+ * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and `PATH`, and
+ * `allow-write` for the proxy's socket folder.
+ *
+ * @tags allow-run, allow-read, allow-write
+ * @param command The command.
+ * @param sandbox Its roots, read-only paths, network and limits.
+ * @returns The running command.
+ */
+export async function spawnSandboxed(
+  command: SandboxedCommand,
+  sandbox: CommandSandbox,
+): Promise<SandboxedChild> {
+  const needs = commandNeeds(command, command.env);
+  const roots = sandbox.roots.map((root) => mountOf(root, true));
+  const readOnly = [...needs.readOnly, ...sandbox.readOnly].map((path) => mountOf(path, false))
+    .filter((mount) => mount !== undefined);
+  const path = bwrapSearchPath(command.env.PATH, roots as BwrapMount[]);
+  const hosts = [
+    ...new Set([...sandbox.allow ?? [], ...(sandbox.registries === false ? [] : needs.registries)]),
+  ];
+  const proxy = hosts.length === 0
+    ? undefined
+    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS);
+  const limits = sandbox.limits;
+  let session: SandboxSession;
+  try {
+    session = await SandboxSession.start({
+      mounts: { readOnlyRoots: readOnly, writableRoots: roots as BwrapMount[], home: SANDBOX_HOME },
+      path,
+      startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
+      proxyDirectory: proxy?.directory,
+      tmpfsBytes: limits.tmpMiB * 1024 * 1024,
+      wrap: withResourceLimits(limits),
+    });
+  } catch (error) {
+    await proxy?.close();
+    throw error;
+  }
+  session.onEnd(() => void proxy?.close());
+  const inside = (dir: string) =>
+    [...sandbox.roots, ...sandbox.readOnly].some((root) =>
+      dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`)
+    );
+  const cwd = command.cwd !== undefined && inside(command.cwd) ? command.cwd : SANDBOX_HOME;
+  const env = {
+    ...command.env,
+    HOME: SANDBOX_HOME,
+    TMPDIR: "/tmp",
+    ...(proxy === undefined ? {} : PROXY_ENV),
+  };
+  const child = spawnInSession({ session, release: () => void session.close() }, {
+    command: ["exec", ...[command.command, ...command.args].map(quoted)].join(" "),
+    prefix: limitPrefix(limits),
+    cwd,
+    env,
+  });
+  return {
+    child,
+    limitReason(code, stderr) {
+      // The kernel kills a cgroup's process with SIGKILL at its memory limit; under rlimits
+      // only (no cgroup), an allocation past RLIMIT_DATA fails and the runtime aborts.
+      if (code === 137) return `killed: memory limit ${limits.memoryMiB} MiB`;
+      if (/out of memory|Cannot allocate memory|MemoryError/i.test(stderr)) {
+        return `out of memory at the memory limit of ${limits.memoryMiB} MiB`;
+      }
+      return undefined;
+    },
+  };
+}
+
+function mountOf(path: string, writable: true): BwrapMount;
+function mountOf(path: string, writable: false): BwrapMount | undefined;
+function mountOf(path: string, writable: boolean): BwrapMount | undefined {
+  try {
+    return { source: Deno.realPathSync(path), dest: path };
+  } catch (error) {
+    if (!writable) return undefined; // A cache or runtime folder that is not there.
+    throw new TypeError(
+      `Cannot start the sandboxed server: its root ${path} cannot be opened (${
+        error instanceof Error ? error.message : String(error)
+      }); create it or remove it from "sandbox.roots"`,
+    );
+  }
+}
+
+function quoted(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,180 @@
+/**
+ * Stdio MCP servers in their own bubblewrap sandbox: started sandboxed by default, answering
+ * `tools/list` and `tools/call`; the `sandbox` setting checked on registration; without
+ * bubblewrap one `unconfined` warning, or a clear error when the config asked for the sandbox;
+ * a server killed at its memory limit reported in `status()` and reconnected.
+ *
+ * @module
+ */
+
+import { assert, assertEquals, assertMatch, assertStringIncludes, assertThrows } from "@std/assert";
+import { dirname, fromFileUrl, join } from "@std/path";
+import type { McpGatewayEvent, McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
+import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+
+const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
+const REPO = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
+
+// The fixture runs with the repository's config and Deno's cache: the repository is shown
+// read-only (the program, its runtime and the caches are shown by default).
+const fixture = (sandbox: McpStdioServerConfig["sandbox"], env?: Record<string, string>) => ({
+  command: Deno.execPath(),
+  args: ["run", "--no-lock", "--allow-read", "--allow-env", FIXTURE],
+  cwd: REPO,
+  sandbox,
+  ...(env === undefined ? {} : { env }),
+});
+
+const expose = (gateway: ReturnType<typeof createDenoGateway>, ids: string[]) =>
+  new ToolRouter({ gateway }).expose({ mcpServers: ids });
+
+/** A PATH with `bash` and `sh` but no `bwrap`: a machine without bubblewrap. */
+async function pathWithoutBwrap(dir: string): Promise<string> {
+  const bin = join(dir, "bin");
+  await Deno.mkdir(bin);
+  for (const program of ["bash", "sh"]) {
+    const real = new Deno.Command("sh", { args: ["-c", `command -v ${program}`] }).outputSync();
+    await Deno.symlink(new TextDecoder().decode(real.stdout).trim(), join(bin, program));
+  }
+  return bin;
+}
+
+Deno.test({
+  name: "a stdio server runs in its own sandbox by default: tools/list and tools/call answer",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const events: McpGatewayEvent[] = [];
+    await using gateway = createDenoGateway({
+      servers: { fixture: fixture({ readOnly: [REPO] }) },
+      onEvent: (event) => events.push(event),
+    });
+    const tools = await expose(gateway, ["fixture"]);
+    assertEquals(tools.missing, []);
+    assert(JSON.stringify(tools.tools).includes("echo"), "tools/list answered");
+    assertEquals(await tools.invoke("echo", { text: "hi" }), "hi");
+    // It is sandboxed: its own PID namespace (it is not the host's child), a fresh HOME, and
+    // the host's home folder is not there.
+    assertEquals(await tools.invoke("env", { name: "HOME" }), "/home/sandbox");
+    const pid = Number(await tools.invoke("pid", {}));
+    assert(pid < 50, `a low pid in its own namespace, got ${pid}`);
+    const home = Deno.env.get("HOME") ?? "/root";
+    const read = String(await tools.invoke("read", { path: join(home, ".bashrc") }));
+    assert(Deno.statSync(join(home, ".bashrc")).isFile, "the host has the file");
+    assertMatch(read, /NotFound|No such file|cannot|denied/i);
+    assertEquals(events.filter((event) => event.type === "unconfined"), []);
+  },
+});
+
+Deno.test("the sandbox setting is checked when a server is registered", () => {
+  const bad: [unknown, RegExp][] = [
+    ["yes", /"sandbox" must be "none", "bwrap" or an object/],
+    [{ root: ["/x"] }, /"sandbox.root" is not a sandbox field/],
+    [{ roots: ["relative"] }, /"sandbox.roots" must be an array of absolute paths/],
+    [{ network: "all" }, /"sandbox.network" must be "none" or \{ "allow"/],
+    [{ network: { allow: [1] } }, /"sandbox.network" must be/],
+    [{ limits: { memoryMiB: 0 } }, /"sandbox.limits.memoryMiB" must be a positive integer/],
+    [{ limits: { cpu: 1 } }, /"sandbox.limits.cpu" is not a limit/],
+  ];
+  for (const [sandbox, message] of bad) {
+    const error = assertThrows(
+      () =>
+        createDenoGateway({
+          servers: { s: { command: "x", sandbox } as unknown as McpStdioServerConfig },
+        }),
+      TypeError,
+    );
+    assertMatch(error.message, message);
+    assertStringIncludes(error.message, 'Cannot add MCP server "s"');
+  }
+});
+
+Deno.test({
+  name: "without bubblewrap a server runs unconfined with one warning; an explicit sandbox fails",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "toolroute_nobwrap_" });
+    try {
+      const path = await pathWithoutBwrap(dir);
+      const events: McpGatewayEvent[] = [];
+      await using gateway = createDenoGateway({
+        servers: {
+          plain: fixture(undefined, { PATH: path }),
+          asked: fixture("bwrap", { PATH: path }),
+        },
+        onEvent: (event) => events.push(event),
+        reconnect: { initialDelayMs: 1, maxAttemptsPerCall: 1 },
+      });
+      const tools = await expose(gateway, ["plain", "asked"]);
+      // It ran, as a plain process: it sees the host's home.
+      assertEquals(await tools.invoke("plain_echo", { text: "x" }), "x");
+      assertEquals(await tools.invoke("plain_env", { name: "HOME" }), Deno.env.get("HOME"));
+      // A crash and a respawn: still one warning.
+      await tools.call("plain_crash", {});
+      assertEquals(await tools.invoke("plain_echo", { text: "y" }), "y");
+      const warnings = events.filter((event) => event.type === "unconfined");
+      assertEquals(warnings.length, 1, "one warning, not one per connection");
+      assertEquals(warnings[0].serverId, "plain");
+      assertStringIncludes(warnings[0].message!, "runs unconfined");
+      assertStringIncludes(warnings[0].message!, "apt-get install -y bubblewrap");
+      // Asked for explicitly, it never starts unconfined.
+      assertEquals(tools.missing.map((m) => m.name), ["asked"]);
+      const status = gateway.status().find((s) => s.id === "asked");
+      assertStringIncludes(status?.lastError ?? "", "bubblewrap (bwrap) is not installed");
+      assertStringIncludes(status?.lastError ?? "", '"sandbox": "none"');
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a sandboxed server killed at its memory limit is upstream_unavailable, says why, and comes back",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const hog = join(await Deno.makeTempDir({ prefix: "toolroute_hog_" }), "hog.ts");
+    // A server whose tool allocates without end; the marker file proves the hog ran.
+    await Deno.writeTextFile(
+      hog,
+      `import { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+${
+        (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
+          .replace(/^import[^;]*;\n/gm, "")
+      }
+const server = new McpServer({ name: "hog", version: "1.0.0" });
+server.registerTool("hog", { description: "eats memory", inputSchema: z.object({}) }, () => {
+  const kept = [];
+  Deno.writeTextFileSync("/tmp/hog-started", "1");
+  for (;;) kept.push(new Uint8Array(16 * 1024 * 1024).fill(1));
+});
+server.registerTool("ok", { description: "answers", inputSchema: z.object({}) }, () => ({
+  content: [{ type: "text", text: "ok" }],
+}));
+await server.connect(new DenoStdioServerTransport());
+`,
+    );
+    try {
+      await using gateway = createDenoGateway({
+        servers: {
+          hog: {
+            command: Deno.execPath(),
+            args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", hog],
+            sandbox: { readOnly: [REPO, dirname(hog)], limits: { memoryMiB: 256 } },
+          },
+        },
+      });
+      const tools = await expose(gateway, ["hog"]);
+      assertEquals(await tools.invoke("ok", {}), "ok");
+      const result = await tools.call("hog", {});
+      assertEquals(result.code, "upstream_unavailable", result.text);
+      const status = gateway.status().find((s) => s.id === "hog");
+      assertStringIncludes(status?.lastError ?? "", "memory limit 256 MiB");
+      // It reconnects as any server that went away.
+      assertEquals(await tools.invoke("ok", {}), "ok");
+    } finally {
+      await Deno.remove(dirname(hog), { recursive: true });
+    }
+  },
+});
