@@ -213,10 +213,15 @@ attack(
 
 const held: Uint8Array[] = [];
 attack("memory_hog", "Allocates and touches memory", { mib: z.number() }, ({ mib }) => {
-  for (let i = 0; i < mib; i++) held.push(new Uint8Array(1024 * 1024).fill(i % 255 + 1));
+  let error: string | undefined;
+  try {
+    for (let i = 0; i < mib; i++) held.push(new Uint8Array(1024 * 1024).fill(i % 255 + 1));
+  } catch (caught) {
+    error = describe(caught);
+  }
   const allocatedMiB = held.length;
   held.length = 0;
-  return { allocatedMiB };
+  return { allocatedMiB, error };
 });
 
 attack(
