@@ -34,6 +34,11 @@ export interface McpTransport {
    * and what it was given); `undefined` when there is nothing to add.
    */
   describeStall?(): string | undefined;
+  /**
+   * Why the server went away, once it has (a stdio server's exit code, the limit that killed it,
+   * the end of its stderr), for `status()`; `undefined` when there is nothing to add.
+   */
+  endReason?(): string | undefined;
 }
 
 /** Which connection a transport is requested for. */

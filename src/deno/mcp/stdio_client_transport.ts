@@ -77,6 +77,7 @@ export class DenoStdioClientTransport implements McpTransport {
   readonly #firstConnectMs: number;
   readonly #options: DenoStdioClientTransportOptions;
   #starting = false;
+  #endReason?: string;
   #passed: string[] = [];
   /** The child's `PATH`, `undefined` when the host's could not be read and was not configured. */
   #path?: string;
@@ -137,6 +138,16 @@ export class DenoStdioClientTransport implements McpTransport {
     return `the stdio server "${this.#config.command}" printed nothing. It ran with only ` +
       `these host variables: ${this.#passed.join(", ") || "none"}; if it needs others (a proxy, ` +
       `a CA bundle, an API key), add them under "env" in its config`;
+  }
+
+  /**
+   * Why the server went away, once it exited by itself: its exit code, the sandbox limit that
+   * killed it (`killed: memory limit 256 MiB`), the end of its stderr.
+   *
+   * @returns The reason, or `undefined` while it runs or after `close()`.
+   */
+  endReason(): string | undefined {
+    return this.#endReason;
   }
 
   /** The child's process id, once started. */
@@ -397,6 +408,7 @@ export class DenoStdioClientTransport implements McpTransport {
         ? `. A program it starts was not found: ${this.#notFound()}`
         : "";
       const message = `The stdio server exited (${how})${tail ? `: ${tail}` : ""}${hint}`;
+      this.#endReason = message;
       for (const id of this.#pending) {
         this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message } });
       }

@@ -117,7 +117,14 @@ export async function spawnSandboxed(
   };
   const child = spawnInSession({ session, release: () => void session.close() }, {
     command: ["exec", ...[command.command, ...command.args].map(quoted)].join(" "),
-    prefix: limitPrefix(limits),
+    // Under a cgroup, the cgroup bounds the memory really used: the per-process RLIMIT_DATA
+    // gets room over it, since V8 reserves more than a small limit at its start (a Deno server
+    // under 256 MiB died at start, "Failed to reserve virtual memory for CodeRange").
+    prefix: limitPrefix(
+      session.limitsKind === "none" || session.limitsKind === undefined
+        ? limits
+        : { ...limits, memoryMiB: Math.max(4 * limits.memoryMiB, 4096) },
+    ),
     cwd,
     env,
   });

@@ -105,20 +105,21 @@ Deno.test({
         onEvent: (event) => events.push(event),
         reconnect: { initialDelayMs: 1, maxAttemptsPerCall: 1 },
       });
-      const tools = await expose(gateway, ["plain", "asked"]);
+      const tools = await expose(gateway, ["plain"]);
       // It ran, as a plain process: it sees the host's home.
-      assertEquals(await tools.invoke("plain_echo", { text: "x" }), "x");
-      assertEquals(await tools.invoke("plain_env", { name: "HOME" }), Deno.env.get("HOME"));
+      assertEquals(await tools.invoke("echo", { text: "x" }), "x");
+      assertEquals(await tools.invoke("env", { name: "HOME" }), Deno.env.get("HOME"));
       // A crash and a respawn: still one warning.
-      await tools.call("plain_crash", {});
-      assertEquals(await tools.invoke("plain_echo", { text: "y" }), "y");
+      await tools.call("crash", {});
+      assertEquals(await tools.invoke("echo", { text: "y" }), "y");
       const warnings = events.filter((event) => event.type === "unconfined");
       assertEquals(warnings.length, 1, "one warning, not one per connection");
       assertEquals(warnings[0].serverId, "plain");
       assertStringIncludes(warnings[0].message!, "runs unconfined");
       assertStringIncludes(warnings[0].message!, "apt-get install -y bubblewrap");
       // Asked for explicitly, it never starts unconfined.
-      assertEquals(tools.missing.map((m) => m.name), ["asked"]);
+      const asked = await expose(gateway, ["asked"]);
+      assertEquals(asked.missing.map((m) => m.name), ["asked"]);
       const status = gateway.status().find((s) => s.id === "asked");
       assertStringIncludes(status?.lastError ?? "", "bubblewrap (bwrap) is not installed");
       assertStringIncludes(status?.lastError ?? "", '"sandbox": "none"');
@@ -137,16 +138,14 @@ Deno.test({
     // A server whose tool allocates without end; the marker file proves the hog ran.
     await Deno.writeTextFile(
       hog,
-      `import { McpServer } from "@modelcontextprotocol/server";
-import { z } from "zod";
-${
+      `${
         (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
-          .replace(/^import[^;]*;\n/gm, "")
+          .replaceAll('"../../src/', `"${REPO}/src/`)
       }
 const server = new McpServer({ name: "hog", version: "1.0.0" });
 server.registerTool("hog", { description: "eats memory", inputSchema: z.object({}) }, () => {
   const kept = [];
-  Deno.writeTextFileSync("/tmp/hog-started", "1");
+  Deno.writeTextFileSync("${dirname(hog)}/hog-started", "1");
   for (;;) kept.push(new Uint8Array(16 * 1024 * 1024).fill(1));
 });
 server.registerTool("ok", { description: "answers", inputSchema: z.object({}) }, () => ({
@@ -161,16 +160,19 @@ await server.connect(new DenoStdioServerTransport());
           hog: {
             command: Deno.execPath(),
             args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", hog],
-            sandbox: { readOnly: [REPO, dirname(hog)], limits: { memoryMiB: 256 } },
+            sandbox: { readOnly: [REPO], roots: [dirname(hog)], limits: { memoryMiB: 256 } },
           },
         },
       });
       const tools = await expose(gateway, ["hog"]);
+      assertEquals(tools.missing, []);
       assertEquals(await tools.invoke("ok", {}), "ok");
       const result = await tools.call("hog", {});
       assertEquals(result.code, "upstream_unavailable", result.text);
+      // The hog really ran (its marker, written in its root, is on the host).
+      assertEquals(await Deno.readTextFile(join(dirname(hog), "hog-started")), "1");
       const status = gateway.status().find((s) => s.id === "hog");
-      assertStringIncludes(status?.lastError ?? "", "memory limit 256 MiB");
+      assertStringIncludes(status?.lastError ?? "", "killed: memory limit 256 MiB");
       // It reconnects as any server that went away.
       assertEquals(await tools.invoke("ok", {}), "ok");
     } finally {

@@ -28,6 +28,7 @@ import type {
 } from "../mcp_gateway_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
+import type { McpTransport } from "../../mcp_transport.ts";
 import {
   eraKey,
   type OpenClientSettings,
@@ -553,7 +554,9 @@ export class ServerConnection {
       this.#kind = opened.kind;
       this.#protocol = client.getNegotiatedProtocolVersion();
       const ready = client;
-      ready.onclose = () => this.#lost(ready);
+      // The client lets go of its transport before `onclose`: kept here for its end reason.
+      const transport = ready.transport as McpTransport | undefined;
+      ready.onclose = () => this.#lost(ready, transport);
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
         void this.#refresh(ready, true);
       });
@@ -624,12 +627,16 @@ export class ServerConnection {
     } while (refresh.again);
   }
 
-  #lost(client: Client): void {
+  #lost(client: Client, transport?: McpTransport): void {
     if (this.#client !== client) return;
     this.#client = undefined;
     if (this.#disposed) return;
     this.#state = "failed";
-    this.#lastError = "The connection was lost";
+    // A stdio server that exited says why (its exit code, a sandbox limit, its stderr).
+    const reason = transport?.endReason?.();
+    this.#lastError = reason === undefined
+      ? "The connection was lost"
+      : describe(new Error(reason), this.#redact);
     this.#backoff.retryIn(0);
     this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
   }
