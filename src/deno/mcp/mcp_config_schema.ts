@@ -97,8 +97,8 @@ const serverSchema = z.strictObject({
     return;
   }
   const other = remote
-    ? ["command", "args", "env", "secretEnv", "cwd"]
-    : ["headers", "transport", "oauth", "sandbox"];
+    ? ["command", "args", "env", "secretEnv", "cwd", "sandbox"]
+    : ["headers", "transport", "oauth"];
   for (const key of other) {
     if (server[key as keyof typeof server] !== undefined) {
       context.addIssue({
