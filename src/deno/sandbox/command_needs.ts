@@ -7,6 +7,8 @@ export interface CommandNeeds {
   readonly readOnly: string[];
   /** Package registries the command downloads from on its first start (`npx -y`, `uvx`). */
   readonly registries: string[];
+  /** Where the program is on the host; `undefined` when it is not found. */
+  readonly program?: string;
 }
 
 // Launchers that install a package on first start, and the registry hosts they need then: the
@@ -72,6 +74,7 @@ export function commandNeeds(
     if (interpreter !== undefined && interpreter !== name) program(interpreter);
   };
   const name = basename(command).replace(/\.(exe|cmd)$/i, "");
+  const found = onPath(command, env.PATH);
   program(command);
   for (const runtime of RUNTIMES[name] ?? []) program(runtime);
   if (home !== undefined) {
@@ -84,7 +87,11 @@ export function commandNeeds(
   }
   add(env.DENO_DIR);
   add(env.npm_config_cache);
-  return { readOnly, registries: [...REGISTRIES[name] ?? []] };
+  return {
+    readOnly,
+    registries: [...REGISTRIES[name] ?? []],
+    ...(found === undefined ? {} : { program: found }),
+  };
 }
 
 const PROJECT_FILES = ["deno.json", "deno.jsonc", "package.json", "pyproject.toml"];
@@ -134,7 +141,7 @@ function installFolder(path: string, home: string | undefined): string {
 }
 
 function onPath(name: string, path: string | undefined): string | undefined {
-  if (name.includes("/")) return isAbsolute(name) ? name : undefined;
+  if (name.includes("/")) return isAbsolute(name) && exists(name) ? name : undefined;
   for (const dir of (path ?? "").split(":")) {
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, name);

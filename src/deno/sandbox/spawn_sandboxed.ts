@@ -65,6 +65,8 @@ export const SANDBOX_HOME = "/home/sandbox";
  * `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`. When
  * the command ends, its session, cgroups and proxy are removed.
  *
+ * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path).
+ *
  * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and `PATH`, and
  * `allow-write` for the proxy's socket folder.
  *
@@ -78,6 +80,10 @@ export async function spawnSandboxed(
   sandbox: CommandSandbox,
 ): Promise<SandboxedChild> {
   const needs = commandNeeds(command, command.env);
+  if (needs.program === undefined) {
+    // As a plain spawn says it: the caller names the PATH searched.
+    throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
+  }
   const roots = sandbox.roots.map((root) => mountOf(root, true));
   const readOnly = [...needs.readOnly, ...sandbox.readOnly].map((path) => mountOf(path, false))
     .filter((mount) => mount !== undefined);

@@ -12,6 +12,9 @@ const stdio = (extra: string[] = []): McpStdioServerConfig => ({
   command: Deno.execPath(),
   args: ["run", ...extra, FIXTURE],
 });
+// The tests that follow a child by its host pid run it unsandboxed on purpose: a sandboxed
+// server's pid is its own namespace's (its ending is tested in stdio_sandbox_test.ts).
+const hostStdio = (): McpStdioServerConfig => ({ ...stdio(), sandbox: "none" });
 
 /** A factory that records its children, to prove a respawn never overlaps the old child. */
 function trackedFactory() {
@@ -50,7 +53,7 @@ Deno.test("createDenoGateway() lists and calls the tools of a stdio server next 
 Deno.test("createDenoGateway() ends a call with upstream_unavailable at once when the child crashes, then respawns it once", async () => {
   const { stats, factory } = trackedFactory();
   await using gateway = createDenoGateway({
-    servers: { files: stdio() },
+    servers: { files: hostStdio() },
     transportFactory: factory,
     requestTimeoutMs: 30_000,
     reconnect: { initialDelayMs: 10 },
@@ -73,7 +76,7 @@ Deno.test("createDenoGateway() ends a call with upstream_unavailable at once whe
 });
 
 Deno.test("createDenoGateway() close() stops every stdio child, including busy ones", async () => {
-  const gateway = createDenoGateway({ servers: { a: stdio(), b: stdio() } });
+  const gateway = createDenoGateway({ servers: { a: hostStdio(), b: hostStdio() } });
   const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["a", "b"] });
   const pids = [
     Number(await toolSet.invoke("a_pid", {})),

@@ -10,6 +10,10 @@ import { ToolRouter } from "../../../mod.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
 const fixture = { command: Deno.execPath(), args: ["run", FIXTURE] };
+// For the tests of the host-side child itself (its host pid, Deno's permission flags on it, a
+// wrapper's grandchild, a connect deadline shorter than a sandbox's start): unsandboxed on
+// purpose. The sandboxed server has tests of its own (stdio_sandbox_test.ts).
+const hostFixture = { ...fixture, sandbox: "none" as const };
 
 async function connect(
   transport: DenoStdioClientTransport,
@@ -55,7 +59,7 @@ Deno.test("DenoStdioClientTransport ends a call at once with upstream_unavailabl
 });
 
 Deno.test("DenoStdioClientTransport close() stops the child and leaves no process behind", async () => {
-  const transport = new DenoStdioClientTransport(fixture);
+  const transport = new DenoStdioClientTransport(hostFixture);
   const client = await connect(transport);
   const pid = Number(await callMcpTool(client, "pid", {}, ctx()));
   assertEquals(pid, transport.pid);
@@ -70,7 +74,7 @@ Deno.test("DenoStdioClientTransport spawns a Deno child without -A: it cannot re
   const secret = await Deno.makeTempFile();
   await Deno.writeTextFile(secret, "secret");
   try {
-    const client = await connect(new DenoStdioClientTransport(fixture));
+    const client = await connect(new DenoStdioClientTransport(hostFixture));
     assertEquals(
       await callMcpTool(client, "read", { path: secret }, ctx()),
       "cannot read: NotCapable",
@@ -82,7 +86,7 @@ Deno.test("DenoStdioClientTransport spawns a Deno child without -A: it cannot re
     await client.close();
     const allowed = await connect(
       new DenoStdioClientTransport({
-        ...fixture,
+        ...hostFixture,
         args: ["run", `--allow-read=${secret}`, FIXTURE],
       }),
     );
@@ -160,6 +164,7 @@ Deno.test("DenoStdioClientTransport does not wait for a grandchild that holds th
   const wrapped = {
     command: "sh",
     args: ["-c", 'sleep 3 & exec "$0" run --no-prompt "$1"', Deno.execPath(), FIXTURE],
+    sandbox: "none" as const,
   };
   const crashing = await connect(new DenoStdioClientTransport(wrapped));
   const started = performance.now();
@@ -232,7 +237,7 @@ Deno.test({
 
 Deno.test("a stdio child that prints nothing before the deadline gets a message naming what it was given", async () => {
   const gateway = createDenoGateway({
-    servers: { silent: { command: "sleep", args: ["30"] } },
+    servers: { silent: { command: "sleep", args: ["30"], sandbox: "none" } },
     connectTimeoutMs: 300,
     stdio: { killGraceMs: 100 },
   });
