@@ -34,10 +34,11 @@ Deno.test({
     });
     const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["api"] });
     assertEquals(toolSet.missing, []);
-    const read = JSON.parse(await toolSet.invoke("read_file", { path: bundle }));
+    // The bundle is longer than one result: its beginning shows it was read.
+    const read = await toolSet.invoke("read_file", { path: bundle });
     // Before: NotFound: only a few files of /etc were bound, so no HTTPS client could verify.
-    assertEquals(read.ok, true, JSON.stringify(read));
-    assertEquals(read.text, await Deno.readTextFile(bundle!));
+    const head = (await Deno.readTextFile(bundle!)).slice(0, 200);
+    assert(read.startsWith(`{"ok":true,"text":${JSON.stringify(head).slice(0, -1)}`), read);
     const list = JSON.parse(await toolSet.invoke("read_file", { path: "/etc/ssl/private/x" }));
     assertEquals(list.ok, false);
   },
