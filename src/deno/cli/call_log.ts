@@ -66,6 +66,10 @@ export function formatGatewayLog(event: McpGatewayEvent): string {
   const who = `mcp server ${escapeLogText(JSON.stringify(event.serverId))}${
     event.userId ? ` of user ${escapeLogText(JSON.stringify(event.userId))}` : ""
   }`;
+  // A stdio server without its sandbox (bubblewrap missing): one warning line per server.
+  if (event.type === "unconfined") {
+    return `toolroute: warning: ${who}: ${escapeLogText(event.message ?? "runs unconfined")}`;
+  }
   const detail = event.type === "connected" || event.type === "tools_changed"
     ? ` (${event.tools ?? 0} tools)`
     : event.type === "closed"

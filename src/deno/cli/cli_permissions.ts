@@ -1,5 +1,10 @@
 import { STORE_KEY_VARIABLE } from "./served_store.ts";
-import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
+import {
+  isStdioConfig,
+  type McpServerConfig,
+  type McpStdioServerConfig,
+} from "../../core/mcp/mcp_server_config.ts";
+import { launcherRegistries } from "../sandbox/command_needs.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
@@ -85,6 +90,19 @@ export function cliPermissions(
     if (isStdioConfig(server)) {
       run.add(server.command);
       for (const name of [...STDIO_ENV, ...NETWORK_ENV]) env.add(name);
+      if (server.sandbox !== "none") {
+        const needs = sandboxedServerNeeds(server);
+        for (const program of needs.run) run.add(program);
+        // A folder that holds paths listed already takes their place (one flag, no excess).
+        for (const [list, paths] of [[read, needs.read], [write, needs.write]]) {
+          for (const path of paths) {
+            if (list.some((root) => inside(root, path))) continue;
+            const kept = list.filter((listed) => !inside(path, listed));
+            list.splice(0, list.length, ...kept, path);
+          }
+        }
+        for (const host of needs.net) net.add(host);
+      }
     } else {
       const url = safeUrl(server.url);
       if (url !== undefined) net.add(url.host);
@@ -179,7 +197,11 @@ export function checkCliPermissions(
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
-    !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value))
+    !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value)) &&
+    // A path inside one the config needs written (a sandboxed server's root, the temporary
+    // folder of its proxy) is granted by that need, not in excess.
+    !(gap.value !== undefined && gap.name === "write" &&
+      needed.write.some((root) => inside(root, gap.value!)))
   ).map((gap) => gap.flag);
   return { missing: [...missing], excess, absent };
 }
@@ -223,4 +245,37 @@ function noBuiltinsReport(
     }
   }
   return { missing: [], excess };
+}
+
+/**
+ * What a stdio server in its own sandbox needs of the serve process (see `spawnSandboxed`):
+ * `bash` and `bwrap` to start it (bash also finds its program, runtime and caches, so the
+ * process reads none of them); reading its `sandbox.readOnly` paths and its roots, which it also
+ * writes; with a network, the temporary folder of the proxy's socket and the hosts the proxy
+ * reaches.
+ */
+function sandboxedServerNeeds(
+  server: McpStdioServerConfig,
+): { run: string[]; read: string[]; write: string[]; net: string[] } {
+  const sandbox = typeof server.sandbox === "object" ? server.sandbox : {};
+  const allow = typeof sandbox.network === "object" ? sandbox.network.allow : [];
+  const hosts = [
+    ...allow,
+    ...(sandbox.network === "none" ? [] : launcherRegistries(server.command)),
+  ];
+  let tmp = "/tmp";
+  try {
+    tmp = Deno.env.get("TMPDIR") ?? tmp;
+  } catch {
+    // Not readable: Deno's default.
+  }
+  return {
+    run: ["bash", "bwrap"],
+    read: [...sandbox.readOnly ?? [], ...sandbox.roots ?? [], ...(hosts.length > 0 ? [tmp] : [])],
+    write: [...sandbox.roots ?? [], ...(hosts.length > 0 ? [tmp] : [])],
+    // Deno's --allow-net has no wildcard: a `*.example.com` entry needs its names added by hand.
+    // Not granted by these flags yet: the proxy's Unix socket, which Deno grants only by its
+    // exact path (`--allow-net=unix:<path>`), made at start.
+    net: hosts.filter((host) => !host.startsWith("*.")),
+  };
 }

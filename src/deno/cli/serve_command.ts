@@ -17,7 +17,8 @@ import { UsageError } from "./usage_error.ts";
 import { deferredLines } from "./deferred_lines.ts";
 import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
-import { checkUserSeparation } from "./user_workspace.ts";
+import { checkUserSeparation, servedContexts } from "./user_workspace.ts";
+import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../sandbox/bwrap_missing.ts";
@@ -148,8 +149,14 @@ function checkPermissionsOrRefuse(
   const needed = cliPermissions(config, address, files);
   const report = checkCliPermissions(config, needed);
   const exact = cliDenoFlags(needed).join(" ");
-  if (report.absent.includes("bwrap") || report.absent.includes("bash")) {
-    const program = report.absent.includes("bwrap")
+  // Without bubblewrap, stdio servers run unconfined with a warning (or fail at their start
+  // when their config asks for a sandbox); only a sandboxed bash refuses to serve.
+  const bashNeeds = config.builtins === false
+    ? []
+    : servedContexts(config).flatMap((context) => requiredPermissions(context).run);
+  const absent = report.absent.filter((program) => bashNeeds.includes(program));
+  if (absent.includes("bwrap") || absent.includes("bash")) {
+    const program = absent.includes("bwrap")
       ? `bubblewrap (bwrap) is not installed, and "bash" in the config runs commands (and the ` +
         `file tools) in its sandbox. Install it: ${BWRAP_INSTALL}. ${BWRAP_STILL_WORKS}: ` +
         `remove "bash" from the config to serve them`

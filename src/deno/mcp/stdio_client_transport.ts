@@ -227,8 +227,14 @@ export class DenoStdioClientTransport implements McpTransport {
   }
 
   #startError(error: unknown): Error {
+    const denied = error instanceof Deno.errors.NotCapable &&
+      /"(bash|bwrap)"/.test(error.message);
     const reason = error instanceof Deno.errors.NotFound
       ? `the command was not found: ${this.#notFound()}`
+      : denied
+      ? `its sandbox could not start (${error.message}): it runs bubblewrap through bash, so ` +
+        `grant --allow-run=bash,bwrap, or set "sandbox": "none" in its config to run it ` +
+        `unconfined`
       : error instanceof Error
       ? error.message
       : String(error);

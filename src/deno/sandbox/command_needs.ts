@@ -1,9 +1,9 @@
-import { basename, dirname, isAbsolute, join, SEPARATOR } from "@std/path";
+import { basename } from "@std/path";
 import { BWRAP_SYSTEM_DIRS } from "./bwrap_command.ts";
 
 /** What a command needs to see read-only to start, and the hosts its first start downloads from. */
 export interface CommandNeeds {
-  /** Host directories (or files) shown read-only at their own paths: program, runtime, caches. */
+  /** Host folders (or files) shown read-only at their own paths: program, runtime, caches. */
   readonly readOnly: string[];
   /** Package registries the command downloads from on its first start (`npx -y`, `uvx`). */
   readonly registries: string[];
@@ -34,150 +34,114 @@ const RUNTIMES: Readonly<Record<string, readonly string[]>> = Object.freeze({
 });
 
 /**
+ * The registries an installing launcher (`npx`, `uvx`, …) downloads from on its first start.
+ *
+ * @param command The program.
+ * @returns The host names; none for other programs.
+ */
+export function launcherRegistries(command: string): string[] {
+  return [...REGISTRIES[basename(command).replace(/\.(exe|cmd)$/i, "")] ?? []];
+}
+
+// Run by bash on the host (so the serve process itself needs no read permission on PATH, the
+// program or the caches): prints `program <path>` for the program found on PATH, and `ro <path>`
+// for each path to show read-only. $1: the program; $2: the runtimes, space-separated; $3: the
+// system folders, space-separated; the rest: the absolute arguments and the working directory.
+const PROBE = `
+main=$1 runtimes=$2 system=$3; shift 3
+declare -A seen
+broad() { [ "$1" = / ] || [ -z "$1" ] || { [ -n "$HOME" ] && { [ "$1" = "$HOME" ] || [[ $HOME == "$1"/* ]]; }; }; }
+add() {
+  local d; for d in $system; do [[ $1 == "$d" || $1 == "$d"/* ]] && return; done
+  broad "$1" || [ -n "\${seen[ro:$1]}" ] || { seen[ro:$1]=1; echo "ro $1"; }
+}
+folder() { # the install folder: a bin/ folder's parent, else the folder, else the file
+  local f=\${1%/*} p; p=$f; [ "\${f##*/}" = bin ] && p=\${f%/*}
+  if ! broad "$p"; then echo "$p"; elif ! broad "$f"; then echo "$f"; else echo "$1"; fi
+}
+program() {
+  local found real line words i w
+  found=$(command -v -- "$1" 2>/dev/null) && [[ $found == /* ]] || return 1
+  [ -n "\${seen[p:$found]}" ] && return 0; seen[p:$found]=1
+  real=$(readlink -f -- "$found" 2>/dev/null)
+  add "$(folder "$found")"; [ -n "$real" ] && add "$(folder "$real")"
+  IFS= read -r -n 256 line < "\${real:-$found}" 2>/dev/null
+  if [[ $line == '#!'* ]]; then
+    read -r -a words <<< "\${line#??}"; i=\${words[0]}
+    if [ "\${i##*/}" = env ]; then for w in "\${words[@]:1}"; do [[ $w == -* ]] || { i=$w; break; }; done; fi
+    [ -n "$i" ] && [ "$i" != "$1" ] && program "$i"
+  fi
+  return 0
+}
+if program "$main"; then echo "program $(command -v -- "$main")"; fi
+for r in $runtimes; do program "$r"; done
+for p in "$@"; do # the project of a script or folder: the nearest folder with a project file
+  [ -e "$p" ] || continue; [ -d "$p" ] || p=\${p%/*}; start=$p
+  while ! broad "$p"; do
+    for f in deno.json deno.jsonc package.json pyproject.toml; do
+      [ -e "$p/$f" ] && { add "$p"; continue 3; }
+    done
+    p=\${p%/*}
+  done
+  add "$start"
+done
+for c in "$HOME/.npm" "$HOME/.cache/uv" "$HOME/.cache/pip" "$HOME/.cache/deno" "$DENO_DIR" "$npm_config_cache"; do
+  [ -n "$HOME" ] || [[ $c != /.* ]] || continue
+  [ -e "$c" ] && add "$c"
+done
+exit 0`;
+
+/**
  * What a stdio server's command needs read-only inside its sandbox: the program (found on
  * `PATH`, symlinks followed), the install folder of it and of the runtime its script or launcher
- * runs (`node`, `python3`, `uv`: a `bin/` folder's parent, so `lib/` beside it comes along), and
- * the package caches of the user (`~/.npm`, `~/.cache/uv`, `~/.cache/pip`, Deno's cache), never
- * the home folder itself; the project of a script it runs (an absolute path among its arguments,
- * or its working directory: the nearest folder above with a `deno.json`, `package.json` or
- * `pyproject.toml`, else the script's folder; never the home folder or `/`); and the
- * registries an installing launcher needs.
+ * runs (`node`, `python3`, `uv`: a `bin/` folder's parent, so `lib/` beside it comes along), the
+ * project of a script it runs (an absolute path among its arguments, or its working directory:
+ * the nearest folder above with a `deno.json`, `package.json` or `pyproject.toml`, else the
+ * script's folder), and the user's package caches (`~/.npm`, `~/.cache/uv`, `~/.cache/pip`,
+ * Deno's cache); never the home folder itself, `/`, or a folder above the home; and the
+ * registries an installing launcher needs. Looked up by `bash` on the host, so the calling
+ * process needs no read permission for any of it.
  *
- * Requires `allow-read` for the `PATH` folders and the program.
+ * Requires `allow-run` for `bash`.
  *
- * @tags allow-read
+ * @tags allow-run
  * @param spawn The program, its arguments and working directory.
  * @param env The environment the program gets on the host (`PATH`, `HOME`, `DENO_DIR`).
  * @returns The paths and registries.
  */
-export function commandNeeds(
+export async function commandNeeds(
   spawn: { readonly command: string; readonly args: readonly string[]; readonly cwd?: string },
   env: Readonly<Record<string, string>>,
-): CommandNeeds {
-  const command = spawn.command;
-  const home = env.HOME;
-  const seen = new Set<string>();
-  const readOnly: string[] = [];
-  const add = (path: string | undefined) => {
-    if (path === undefined || seen.has(path) || systemPath(path) || tooBroad(path, home)) return;
-    seen.add(path);
-    readOnly.push(path);
-  };
-  const program = (name: string) => {
-    const found = onPath(name, env.PATH);
-    if (found === undefined) return;
-    for (const path of [found, realPath(found)]) {
-      if (path === undefined) continue;
-      add(installFolder(path, home));
-    }
-    const interpreter = shebang(realPath(found) ?? found);
-    if (interpreter !== undefined && interpreter !== name) program(interpreter);
-  };
-  const name = basename(command).replace(/\.(exe|cmd)$/i, "");
-  const found = onPath(command, env.PATH);
-  program(command);
-  for (const runtime of RUNTIMES[name] ?? []) program(runtime);
-  if (home !== undefined) {
-    for (const cache of [".npm", ".cache/uv", ".cache/pip", ".cache/deno"]) add(join(home, cache));
+): Promise<CommandNeeds> {
+  const name = basename(spawn.command).replace(/\.(exe|cmd)$/i, "");
+  const paths = [...spawn.args, ...(spawn.cwd === undefined ? [] : [spawn.cwd])]
+    .filter((path) => path.startsWith("/"));
+  const probeEnv: Record<string, string> = {};
+  for (const key of ["PATH", "HOME", "DENO_DIR", "npm_config_cache"]) {
+    if (env[key] !== undefined) probeEnv[key] = env[key];
   }
-  for (const path of [...spawn.args, ...(spawn.cwd === undefined ? [] : [spawn.cwd])]) {
-    if (!isAbsolute(path)) continue;
-    const project = projectOf(path, home);
-    if (project !== undefined) add(project);
-  }
-  add(env.DENO_DIR);
-  add(env.npm_config_cache);
+  const output = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      PROBE,
+      "toolroute-needs",
+      spawn.command,
+      (RUNTIMES[name] ?? []).join(" "),
+      BWRAP_SYSTEM_DIRS.join(" "),
+      ...paths,
+    ],
+    env: probeEnv,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const lines = new TextDecoder().decode(output.stdout).split("\n");
+  const readOnly = lines.filter((line) => line.startsWith("ro /")).map((line) => line.slice(3));
+  const program = lines.find((line) => line.startsWith("program /"))?.slice(8);
   return {
     readOnly,
-    registries: [...REGISTRIES[name] ?? []],
-    ...(found === undefined ? {} : { program: found }),
+    registries: launcherRegistries(spawn.command),
+    ...(program === undefined ? {} : { program }),
   };
-}
-
-const PROJECT_FILES = ["deno.json", "deno.jsonc", "package.json", "pyproject.toml"];
-
-// The project a script or folder belongs to: the nearest folder at or above it holding a
-// project file, below the home folder; else the script's own folder (or the folder itself).
-function projectOf(path: string, home: string | undefined): string | undefined {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.statSync(path);
-  } catch {
-    return undefined;
-  }
-  const start = info.isDirectory ? path : dirname(path);
-  for (let dir = start; !tooBroad(dir, home); dir = dirname(dir)) {
-    if (PROJECT_FILES.some((name) => exists(join(dir, name)))) return dir;
-  }
-  return tooBroad(start, home) ? undefined : start;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function systemPath(path: string): boolean {
-  return BWRAP_SYSTEM_DIRS.some((dir) => path === dir || path.startsWith(dir + SEPARATOR));
-}
-
-// The home folder, `/` or a folder above the home: never shown whole.
-function tooBroad(path: string, home: string | undefined): boolean {
-  if (path === "/" || !isAbsolute(path)) return true;
-  return home !== undefined && (home === path || home.startsWith(path + SEPARATOR));
-}
-
-/** A program's install folder: the parent of its `bin/`, else its own folder; the file itself
- * when that folder would be too broad (a program in `~/bin` or `~`). */
-function installFolder(path: string, home: string | undefined): string {
-  const folder = dirname(path);
-  const prefix = basename(folder) === "bin" ? dirname(folder) : folder;
-  if (!tooBroad(prefix, home)) return prefix;
-  return tooBroad(folder, home) ? path : folder;
-}
-
-function onPath(name: string, path: string | undefined): string | undefined {
-  if (name.includes("/")) return isAbsolute(name) && exists(name) ? name : undefined;
-  for (const dir of (path ?? "").split(":")) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    try {
-      if (Deno.statSync(candidate).isFile) return candidate;
-    } catch {
-      // Not there, or not readable: the next folder.
-    }
-  }
-  return undefined;
-}
-
-function realPath(path: string): string | undefined {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-// The interpreter a script names (`#!/usr/bin/env node` gives `node`, `#!/opt/py/bin/python3`
-// that path).
-function shebang(path: string): string | undefined {
-  let file: Deno.FsFile | undefined;
-  try {
-    file = Deno.openSync(path);
-    const head = new Uint8Array(256);
-    const count = file.readSync(head) ?? 0;
-    const line = new TextDecoder().decode(head.subarray(0, count)).split("\n")[0];
-    if (!line.startsWith("#!")) return undefined;
-    const words = line.slice(2).trim().split(/\s+/);
-    if (basename(words[0]) === "env") return words.slice(1).find((word) => !word.startsWith("-"));
-    return words[0];
-  } catch {
-    return undefined;
-  } finally {
-    file?.close();
-  }
 }

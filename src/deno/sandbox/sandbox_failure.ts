@@ -9,18 +9,15 @@ import type { SandboxUse } from "./bwrap_missing.ts";
  * stderr and nothing on stdout. A command could imitate that, but it would only fail its own
  * call.
  *
- * @param exitCode The exit code.
- * @param stdout The standard output.
- * @param stderr The standard error.
+ * @param run The exit code, standard output and standard error.
  * @param use What the sandbox was for (the message says what did not run).
  * @returns The error message, or `undefined` when the command ran.
  */
 export function sandboxFailure(
-  exitCode: number,
-  stdout: string,
-  stderr: string,
+  run: { readonly exitCode: number; readonly stdout: string; readonly stderr: string },
   use: SandboxUse = "bash",
 ): string | undefined {
+  const { exitCode, stdout, stderr } = run;
   if (exitCode !== 1 || stdout !== "" || !stderr.startsWith("bwrap: ")) return undefined;
   const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
   return `The ${use === "bash" ? "bash " : ""}sandbox could not start: bubblewrap failed ` +

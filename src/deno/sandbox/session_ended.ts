@@ -28,7 +28,7 @@ export function sessionExited(code: number, stderr: SessionStderr): ToolError {
   const text = stderr.text;
   const failure = /bubblewrap \(bwrap\) is not installed/.test(text)
     ? bwrapMissing("session")
-    : sandboxFailure(code, "", text, "session");
+    : sandboxFailure({ exitCode: code, stdout: "", stderr: text }, "session");
   if (failure !== undefined) return new ToolError("tool_error", failure);
   const last = text.trim() === "" ? "" : `: ${stderr.lastLine}`;
   return sessionEnded(`its supervisor exited (code ${code}${last})`);

@@ -67,8 +67,9 @@ export const SANDBOX_HOME = "/home/sandbox";
  *
  * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path).
  *
- * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and `PATH`, and
- * `allow-write` for the proxy's socket folder.
+ * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and read-only paths
+ * of the config, and, with a network, `allow-write` for the proxy's socket folder (in the
+ * temporary folder) and `allow-net` for the hosts.
  *
  * @tags allow-run, allow-read, allow-write
  * @param command The command.
@@ -79,14 +80,18 @@ export async function spawnSandboxed(
   command: SandboxedCommand,
   sandbox: CommandSandbox,
 ): Promise<SandboxedChild> {
-  const needs = commandNeeds(command, command.env);
+  const needs = await commandNeeds(command, command.env);
   if (needs.program === undefined) {
     // As a plain spawn says it: the caller names the PATH searched.
     throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
   }
   const roots = sandbox.roots.map((root) => mountOf(root, true));
-  const readOnly = [...needs.readOnly, ...sandbox.readOnly].map((path) => mountOf(path, false))
-    .filter((mount) => mount !== undefined);
+  // What the command needs is bound as found (bubblewrap follows the source's links); what the
+  // config lists, from its real path.
+  const readOnly = [
+    ...needs.readOnly.map((path) => ({ source: path, dest: path })),
+    ...sandbox.readOnly.map((path) => mountOf(path, false)).filter((mount) => mount !== undefined),
+  ];
   const path = bwrapSearchPath(command.env.PATH, roots as BwrapMount[]);
   const hosts = [
     ...new Set([...sandbox.allow ?? [], ...(sandbox.registries === false ? [] : needs.registries)]),

@@ -29,6 +29,35 @@ export function* readDirStep(path: string): WalkSteps<Deno.DirEntry[]> {
 /** How long a walk runs before it lets the event loop in (`runStepsYielding`). */
 export const WALK_SLICE_MS = 4;
 
+/** What the driver hands the walk's next step: a folder's entries, or the error its read threw. */
+type StepAnswer = { entries: Deno.DirEntry[] } | { error: unknown } | undefined;
+
+/**
+ * The one step loop of both runners: hands each step its answer (entries, or the error thrown
+ * into the walk) and yields what the walk asks for (a folder, or a bare pause). A runner reads
+ * the folder its way and sends the answer back; `runSteps` and `runStepsYielding` differ only in
+ * how they read and when they pause.
+ */
+function* driven<T>(steps: WalkSteps<T>): Generator<WalkRequest | undefined, T, StepAnswer> {
+  let answer: StepAnswer;
+  for (;;) {
+    const step = answer !== undefined && "error" in answer
+      ? steps.throw(answer.error)
+      : steps.next(answer?.entries);
+    if (step.done) return step.value;
+    answer = yield step.value;
+  }
+}
+
+/** Reads a folder for a step: its entries, or the error the read threw (given to the walk). */
+function settle(read: () => Deno.DirEntry[]): StepAnswer {
+  try {
+    return { entries: read() };
+  } catch (error) {
+    return { error };
+  }
+}
+
 /**
  * Runs a walk synchronously, giving up when it takes longer than `budgetMs` (then the caller
  * takes {@linkcode runStepsYielding}: a large walk must not hold the event loop).
@@ -39,20 +68,15 @@ export const WALK_SLICE_MS = 4;
  */
 export function runSteps<T>(steps: WalkSteps<T>, budgetMs = Infinity): T | undefined {
   const started = performance.now();
-  let answer: Deno.DirEntry[] | undefined;
-  let failure: { error: unknown } | undefined;
+  const driver = driven(steps);
+  let answer: StepAnswer;
   for (;;) {
-    const step = failure === undefined ? steps.next(answer) : steps.throw(failure.error);
-    answer = undefined;
-    failure = undefined;
+    const step = driver.next(answer);
     if (step.done) return step.value;
-    if (step.value !== undefined) {
-      try {
-        answer = [...Deno.readDirSync(step.value.readDir)];
-      } catch (error) {
-        failure = { error };
-      }
-    }
+    const request = step.value;
+    answer = request === undefined
+      ? undefined
+      : settle(() => [...Deno.readDirSync(request.readDir)]);
     if (performance.now() - started > budgetMs) {
       steps.return(undefined as T);
       return undefined;
@@ -69,23 +93,22 @@ export function runSteps<T>(steps: WalkSteps<T>, budgetMs = Infinity): T | undef
  */
 export async function runStepsYielding<T>(steps: WalkSteps<T>): Promise<T> {
   let sliceStarted = performance.now();
-  let answer: Deno.DirEntry[] | undefined;
-  let failure: { error: unknown } | undefined;
+  const driver = driven(steps);
+  let answer: StepAnswer;
   for (;;) {
-    const step = failure === undefined ? steps.next(answer) : steps.throw(failure.error);
-    answer = undefined;
-    failure = undefined;
+    const step = driver.next(answer);
     if (step.done) return step.value;
-    if (step.value !== undefined) {
+    const request = step.value;
+    answer = undefined;
+    if (request !== undefined) {
+      // A folder of many thousand entries is listed off the event loop (`Deno.readDir`).
       try {
-        answer = await Array.fromAsync(Deno.readDir(step.value.readDir));
+        answer = { entries: await Array.fromAsync(Deno.readDir(request.readDir)) };
       } catch (error) {
-        failure = { error };
+        answer = { error };
       }
       sliceStarted = performance.now();
-      continue;
-    }
-    if (performance.now() - sliceStarted >= WALK_SLICE_MS) {
+    } else if (performance.now() - sliceStarted >= WALK_SLICE_MS) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       sliceStarted = performance.now();
     }

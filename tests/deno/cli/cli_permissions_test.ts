@@ -25,7 +25,8 @@ Deno.test("cliPermissions() adds modules, servers and the listening address to t
   assertEquals(needed, {
     read: ["/srv/ws", "/srv/tools.ts"],
     write: ["/srv/ws"],
-    run: ["/usr/bin/env"],
+    // The stdio server runs in its own sandbox by default: bash and bubblewrap start it.
+    run: ["/usr/bin/env", "bash", "bwrap"],
     env: [
       "DENO_DIR",
       "HOME",
@@ -46,7 +47,7 @@ Deno.test("cliPermissions() adds modules, servers and the listening address to t
   assertEquals(cliDenoFlags(needed), [
     "--allow-read=/srv/ws,/srv/tools.ts",
     "--allow-write=/srv/ws",
-    "--allow-run=/usr/bin/env",
+    "--allow-run=/usr/bin/env,bash,bwrap",
     "--allow-env=DENO_DIR,HOME,HTTPS_PROXY,HTTP_PROXY,NODE_EXTRA_CA_CERTS,NO_PROXY,PATH," +
     "SSL_CERT_DIR,SSL_CERT_FILE,TOOLROUTE_TOKEN,http_proxy,https_proxy,no_proxy",
     "--allow-net=127.0.0.1:8787,127.0.0.1:9000",
@@ -78,6 +79,8 @@ Deno.test({
       "--allow-net=127.0.0.1:9000",
       "--allow-read=/srv/tools.ts",
       "--allow-run=/usr/bin/env",
+      "--allow-run=bash",
+      "--allow-run=bwrap",
     ]);
   },
 });
@@ -127,4 +130,35 @@ Deno.test({
     const report = checkCliPermissions(mcpOnly, cliPermissions(mcpOnly));
     assertEquals(report, { missing: [], excess: ["--allow-write=/home/u/.config"], absent: [] });
   },
+});
+
+Deno.test("cliPermissions() gives a sandboxed stdio server its roots, read-only paths and hosts", () => {
+  const sandboxed = resolveConfig(
+    {
+      workspace: "/srv/ws",
+      mcpServers: {
+        files: {
+          command: "/usr/bin/env",
+          sandbox: {
+            roots: ["/srv/data"],
+            readOnly: ["/srv/docs"],
+            network: { allow: ["api.example.com", "*.example.org"] },
+          },
+        },
+        plain: { command: "/usr/bin/true", sandbox: "none" },
+      },
+    },
+    "/srv/ws/toolroute.json",
+    "/",
+    { env: false },
+  );
+  const needed = cliPermissions(sandboxed);
+  assertEquals(needed.run, ["/usr/bin/env", "/usr/bin/true", "bash", "bwrap"]);
+  for (const path of ["/srv/data", "/srv/docs"]) {
+    assertEquals(needed.read.includes(path), true, `${path} read`);
+  }
+  assertEquals(needed.write.includes("/srv/data"), true);
+  assertEquals(needed.write.includes("/srv/docs"), false);
+  // Deno's --allow-net has no wildcard: only the exact name is listed.
+  assertEquals(needed.net, ["api.example.com"]);
 });

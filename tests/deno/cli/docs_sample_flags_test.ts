@@ -127,7 +127,12 @@ Deno.test("toolroute flags lets an npx-style stdio server find its program throu
   await Deno.writeTextFile(
     join(`${dir}`, "toolroute.json"),
     JSON.stringify({
-      mcpServers: { memory: { command: "sh", args: ["-c", "exec toolroute-fixture-mcp"] } },
+      // Unsandboxed on purpose: this is about the host's PATH reaching the program, and the
+      // wrapper runs files (this checkout) its command line does not name, which a sandbox
+      // would not show (a sandboxed server sees only its program, runtime, project and caches).
+      mcpServers: {
+        memory: { command: "sh", args: ["-c", "exec toolroute-fixture-mcp"], sandbox: "none" },
+      },
     }),
   );
   const env = shellEnv({ PATH: `${bin}:${shellEnv().PATH}` });

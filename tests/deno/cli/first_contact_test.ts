@@ -156,7 +156,9 @@ exec "${Deno.execPath()}" run --no-prompt --config "${REPO}deno.json" "${REPO}te
   await Deno.chmod(join(folder, "server.sh"), 0o755);
   const path = await writeJson(join(folder, "mcp.json"), {
     mcpServers: {
-      local: { command: "./server.sh", args: ["data/notes.txt"] },
+      // Unsandboxed on purpose: server.sh runs files of this checkout its command line does
+      // not name (a sandbox would not show them); this is about resolving relative paths.
+      local: { command: "./server.sh", args: ["data/notes.txt"], sandbox: "none" },
       elsewhere: { command: "deno", cwd: "data" },
     },
   });
@@ -165,12 +167,13 @@ exec "${Deno.execPath()}" run --no-prompt --config "${REPO}deno.json" "${REPO}te
     command: join(folder, "server.sh"),
     args: ["data/notes.txt"],
     cwd: folder,
+    sandbox: "none",
   });
   assertEquals(config.mcpServers.elsewhere, { command: "deno", cwd: join(folder, "data") });
 
   // The process's own directory is elsewhere (the repository): the server still starts.
   const justLocal = await writeJson(join(folder, "local.json"), {
-    mcpServers: { local: { command: "./server.sh", args: ["data/notes.txt"] } },
+    mcpServers: { local: { command: "./server.sh", args: ["data/notes.txt"], sandbox: "none" } },
   });
   assert(Deno.cwd() !== folder);
   const { out, err, io } = capture();

@@ -139,6 +139,8 @@ Deno.test("serve --stdio with exact flags answers an SDK client and logs only to
   const transport = new DenoStdioClientTransport({
     command: Deno.execPath(),
     args: ["run", ...flags, CLI, "serve", "--stdio", "--config", fixture.config],
+    // toolroute serve under test runs as the host runs it, not in a server sandbox.
+    sandbox: "none",
   });
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(transport);
@@ -166,6 +168,8 @@ Deno.test("serve reports progress notifications while a long bash command runs",
     new DenoStdioClientTransport({
       command: Deno.execPath(),
       args: ["run", ...flags, CLI, "serve", "--stdio", "--config", fixture.config],
+      // toolroute serve under test runs as the host runs it, not in a server sandbox.
+      sandbox: "none",
     }),
   );
   const progress: string[] = [];

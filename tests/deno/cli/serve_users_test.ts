@@ -153,6 +153,8 @@ Deno.test("serve --stdio --user serves that user's servers; http.stateless serve
       new DenoStdioClientTransport({
         command: Deno.execPath(),
         args: ["run", ...stdioFlags, CLI, "serve", "--config", fixture.config, "--user", "alice"],
+        // toolroute serve under test runs as the host runs it, not in a server sandbox.
+        sandbox: "none",
       }),
     );
     assertEquals(text(await stdio.callTool({ name: "inbox", arguments: {} })), "3 messages");

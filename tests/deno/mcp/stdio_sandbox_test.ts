@@ -180,3 +180,66 @@ await server.connect(new DenoStdioServerTransport());
     }
   },
 });
+
+Deno.test({
+  name: "a sandboxed server reaches only its network.allow hosts, through the egress proxy",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const hits: string[] = [];
+    await using web = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+      hits.push(new URL(request.url).pathname);
+      return new Response("reached");
+    });
+    const port = web.addr.port;
+    const folder = await Deno.makeTempDir({ prefix: "toolroute_fetch_" });
+    const script = join(folder, "fetcher.ts");
+    await Deno.writeTextFile(
+      script,
+      `${
+        (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
+          .replaceAll('"../../src/', `"${REPO}/src/`)
+      }
+const server = new McpServer({ name: "fetcher", version: "1.0.0" });
+server.registerTool("fetch", {
+  description: "fetches a URL",
+  inputSchema: z.object({ url: z.string() }),
+}, async ({ url }) => {
+  let text: string;
+  try {
+    const response = await fetch(url);
+    text = response.status + " " + await response.text();
+  } catch (error) {
+    text = "failed: " + (error instanceof Error ? error.message : String(error));
+  }
+  return { content: [{ type: "text", text }] };
+});
+await server.connect(new DenoStdioServerTransport());
+`,
+    );
+    try {
+      await using gateway = createDenoGateway({
+        servers: {
+          fetcher: {
+            command: Deno.execPath(),
+            args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", script],
+            sandbox: { readOnly: [REPO, folder], network: { allow: ["localhost"] } },
+          },
+        },
+      });
+      const tools = await expose(gateway, ["fetcher"]);
+      assertEquals(tools.missing, []);
+      // The allowed name goes through the proxy, which resolves it on the host.
+      assertEquals(
+        await tools.invoke("fetch", { url: `http://localhost:${port}/allowed` }),
+        "200 reached",
+      );
+      assertEquals(hits, ["/allowed"]);
+      // An address not on the list is refused by the proxy, and never reaches the server.
+      const refused = String(await tools.invoke("fetch", { url: `http://127.0.0.1:${port}/ip` }));
+      assert(/^403 |failed/.test(refused), refused);
+      assertEquals(hits, ["/allowed"], "the unlisted address was not reached");
+    } finally {
+      await Deno.remove(folder, { recursive: true });
+    }
+  },
+});

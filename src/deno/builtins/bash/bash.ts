@@ -178,9 +178,10 @@ async function runBash(
       let over = false;
       const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
       try {
-        return await execInSession(ctx, sandboxSessions(sessions), inside(invocation), {
-          ...limits,
-          signal: stopped.signal,
+        return await execInSession(ctx, {
+          sessions: sandboxSessions(sessions),
+          command: inside(invocation),
+          limits: { ...limits, signal: stopped.signal },
         });
       } catch (error) {
         throw over ? diskStoppedError(ctx) : error;

@@ -31,17 +31,15 @@ const REPORT_GRACE_MS = 5_000;
  *
  * @tags allow-run
  * @param ctx The request's context (bash sandboxed).
- * @param sessions The sessions of the `builtinTools` instance.
- * @param command The command, directory and environment.
- * @param limits The deadline, output limit and abort signal.
+ * @param run The sessions of the `builtinTools` instance, the command (its text, directory and
+ *   environment) and its limits (deadline, output limit and abort signal).
  * @returns Exit code, output and whether it timed out.
  */
 export async function execInSession(
   ctx: ResolvedContext,
-  sessions: SandboxSessions,
-  command: SessionCommand,
-  limits: RunLimits,
+  run: { sessions: SandboxSessions; command: SessionCommand; limits: RunLimits },
 ): Promise<CommandResult> {
+  const { sessions, command, limits } = run;
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
   if (limits.signal.aborted) throw aborted();
   const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);

@@ -6,18 +6,15 @@
  * end, stopped, out of time) `undefined`, and every file is read. A global of the supervisor
  * (`supervisor_script.ts`): self-contained.
  *
- * @param root The folder the paths are relative to.
- * @param paths The files, relative to `root`.
- * @param literal The literal.
+ * @param search The folder (`root`), the files relative to it (`paths`) and the `literal`.
  * @param limit The search's time left and stop (see `searchLimits`).
  * @returns The indexes of the files that hold the literal, ascending, or `undefined`.
  */
 export async function grepPrefilter(
-  root: string,
-  paths: string[],
-  literal: string,
+  search: { root: string; paths: string[]; literal: string },
   limit: { msLeft(): number; onCancel(listener: () => void): () => void },
 ): Promise<number[] | undefined> {
+  const { root, paths, literal } = search;
   if (paths.length < 64 || /[\0\n]/.test(literal)) return undefined;
   let child: Deno.ChildProcess;
   try {

@@ -17,15 +17,14 @@ export interface SearchLimits {
  * the families): self-contained.
  *
  * @param running The running searches' stop functions, by request id.
- * @param id The request's id.
- * @param request The request (its `timeoutMs`).
+ * @param request The request (its `id` and `timeoutMs`).
  * @returns The limits.
  */
 export function searchLimits(
   running: Map<number, () => void>,
-  id: number,
   request: Record<string, unknown>,
 ): SearchLimits {
+  const id = Number(request.id);
   // Every 20 ms of work, the event loop runs (a `stopSearch` comes in that way).
   const YIELD_MS = 20;
   const deadline = performance.now() + Number(request.timeoutMs);

@@ -44,8 +44,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
   // Stream frames carry at most this much, so the host never holds much of a reply at once.
   const BATCH = 256 * 1024;
 
-  const limits = (id: number, request: Record<string, unknown>) =>
-    searchLimits(running, id, request);
+  const limits = (request: Record<string, unknown>) => searchLimits(running, request);
   const isGit = (name: string) =>
     name.length >= 4 && name.charCodeAt(0) === 0x2e &&
     name.toLowerCase().replace(/[. ]+$/, "") === ".git";
@@ -63,7 +62,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       : undefined;
     const nameMatches = (entry: string) => parts === undefined || starMatch(parts, entry);
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
-    const { release, stop } = limits(id, request);
+    const { release, stop } = limits(request);
     let records: string[] = [];
     let size = 0;
     const flush = async () => {
@@ -140,7 +139,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     let sent = 0;
     let more: number | null = null;
     const buffer = new Uint8Array(64 * 1024);
-    const limit = limits(id, request);
+    const limit = limits(request);
     const { release, stop } = limit;
     let batch: Uint8Array[] = [];
     let size = 0;
@@ -169,7 +168,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     try {
       const picked = finder === undefined
         ? undefined
-        : await grepPrefilter(root, paths, String(request.literal), limit);
+        : await grepPrefilter({ root, paths, literal: String(request.literal) }, limit);
       const count = picked?.length ?? paths.length;
       for (let at = 0; at < count; at++) {
         const index = picked === undefined ? at : picked[at];

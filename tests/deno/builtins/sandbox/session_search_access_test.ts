@@ -96,11 +96,16 @@ Deno.test({
       await Deno.writeTextFile(`${hostTmp}/x.txt`, `${SECRET}\n`);
       // Context A leaves the secret in its own sandbox's /tmp, at the same path.
       const a = resolveBuiltinContext({ ...sandboxed(f.context), commandTimeoutMs: 20_000 });
-      const wrote = await execInSession(a, sessions.value, {
-        command: `mkdir -p ${hostTmp} && echo ${SECRET} > ${hostTmp}/x.txt && cat ${hostTmp}/x.txt`,
-        cwd: f.workspace,
-        env: { PATH: "/usr/bin:/bin" },
-      }, { timeoutMs: 20_000, maxChars: 10_000, signal: new AbortController().signal });
+      const wrote = await execInSession(a, {
+        sessions: sessions.value,
+        command: {
+          command:
+            `mkdir -p ${hostTmp} && echo ${SECRET} > ${hostTmp}/x.txt && cat ${hostTmp}/x.txt`,
+          cwd: f.workspace,
+          env: { PATH: "/usr/bin:/bin" },
+        },
+        limits: { timeoutMs: 20_000, maxChars: 10_000, signal: new AbortController().signal },
+      });
       assert(wrote.stdout.includes(SECRET), "context A wrote its /tmp");
       // Context B (another sandbox) has a folder swapped for a link to that path after listing.
       const b = resolveBuiltinContext(sandboxed(f.context));
