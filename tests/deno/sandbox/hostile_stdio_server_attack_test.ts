@@ -386,8 +386,7 @@ Deno.test({
       } else {
         // The server was killed at the limit: reported like any server that went away.
         assertMatch(outcome.error!, /^upstream_unavailable/, JSON.stringify(outcome));
-        assertMatch(outcome.error!, /memory/i, "the call says why");
-        // status() should hold the reason too: see stdio_sandbox_memory_limit_test.ts.
+        // Why, in the call or in status(): see stdio_sandbox_memory_limit_test.ts.
         assertEquals(gateway.status().find((entry) => entry.id === "hog")!.state, "failed");
       }
     } finally {
