@@ -370,7 +370,6 @@ Deno.test({
       hog: hostileServer({
         roots: [world.roots],
         readOnly: fixtureReadOnly(),
-        // A Deno server does not start below about 768 MiB (V8 reserves its code range).
         limits: { memoryMiB: 1024 },
       }),
     });
