@@ -60,7 +60,8 @@ export const BWRAP_SYSTEM_DIRS: readonly string[] = Object.freeze([
 /**
  * The few files of `/etc` a shell and the usual tools need, bound read-only when they exist:
  * the dynamic linker's cache, Debian's alternatives (`awk`, `editor`), user and group names,
- * and the time zone. Nothing else of `/etc` is visible.
+ * the time zone, and the CA certificates an HTTPS client verifies an allowed host with (Debian's
+ * and Red Hat's; not `/etc/ssl/private`). Nothing else of `/etc` is visible.
  */
 export const BWRAP_ETC_FILES: readonly string[] = Object.freeze([
   "/etc/ld.so.cache",
@@ -71,6 +72,9 @@ export const BWRAP_ETC_FILES: readonly string[] = Object.freeze([
   "/etc/group",
   "/etc/nsswitch.conf",
   "/etc/localtime",
+  "/etc/ssl/certs",
+  "/etc/pki/ca-trust",
+  "/etc/pki/tls/certs",
 ]);
 
 interface Mount {
