@@ -22,6 +22,16 @@ export interface CommandSandbox {
   readonly registries?: boolean;
   /** The bounds of its whole sandbox. */
   readonly limits: ResourceLimits;
+  /**
+   * A fixed path for its egress proxy's socket (see `serverPaths`); default: a new temporary
+   * folder's `proxy.sock`.
+   */
+  readonly socket?: string;
+  /**
+   * Its own package cache on the host (see `serverPaths`), made when missing and bound
+   * read-write: npm's cache in `npm/`, uv's in `uv/`. Default: none (a start downloads again).
+   */
+  readonly cache?: string;
   /** How long bubblewrap and the supervisor may take to start, in ms; default 30000. */
   readonly startTimeoutMs?: number;
 }
@@ -51,6 +61,10 @@ export interface SandboxedChild {
    */
   limitReason(code: number, stderr: string): string | undefined;
 }
+
+// Where Debian and Ubuntu keep the CA certificates: the bundle and the hashed links, which lead
+// to /usr/share/ca-certificates (shown with /usr).
+const CA_FOLDERS = ["/etc/ssl/certs", "/etc/ca-certificates"];
 
 /** The server's home inside its sandbox: an empty tmpfs of `tmpMiB`. */
 export const SANDBOX_HOME = "/home/sandbox";
@@ -86,11 +100,21 @@ export async function spawnSandboxed(
     throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
   }
   const roots = sandbox.roots.map((root) => mountOf(root, true));
+  if (sandbox.cache !== undefined) {
+    for (const tool of ["npm", "uv"]) {
+      await Deno.mkdir(`${sandbox.cache}/${tool}`, { recursive: true, mode: 0o700 });
+    }
+    roots.push({ source: sandbox.cache, dest: sandbox.cache });
+  }
   // What the command needs is bound as found (bubblewrap follows the source's links); what the
   // config lists, from its real path.
   const readOnly = [
     ...needs.readOnly.map((path) => ({ source: path, dest: path })),
     ...sandbox.readOnly.map((path) => mountOf(path, false)).filter((mount) => mount !== undefined),
+    // The CA certificates, so that a Python or curl-based server verifies HTTPS through the
+    // proxy (read-only roots are bound only when the host has them). /etc/ssl/private is not
+    // among them.
+    ...CA_FOLDERS.map((path) => ({ source: path, dest: path })),
   ];
   const path = bwrapSearchPath(command.env.PATH, roots as BwrapMount[]);
   const hosts = [
@@ -98,7 +122,7 @@ export async function spawnSandboxed(
   ];
   const proxy = hosts.length === 0
     ? undefined
-    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS);
+    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket });
   const limits = sandbox.limits;
   let session: SandboxSession;
   try {
@@ -106,7 +130,7 @@ export async function spawnSandboxed(
       mounts: { readOnlyRoots: readOnly, writableRoots: roots as BwrapMount[], home: SANDBOX_HOME },
       path,
       startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
-      proxyDirectory: proxy?.directory,
+      proxySocket: proxy?.socket,
       tmpfsBytes: limits.tmpMiB * 1024 * 1024,
       wrap: withResourceLimits(limits),
     });
@@ -124,6 +148,9 @@ export async function spawnSandboxed(
     ...command.env,
     HOME: SANDBOX_HOME,
     TMPDIR: "/tmp",
+    ...(sandbox.cache === undefined
+      ? {}
+      : { npm_config_cache: `${sandbox.cache}/npm`, UV_CACHE_DIR: `${sandbox.cache}/uv` }),
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
   const child = spawnInSession({ session, release: () => void session.close() }, {
