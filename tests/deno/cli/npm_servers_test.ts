@@ -10,6 +10,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { dirname } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
 
 async function registryReachable(): Promise<boolean> {
@@ -50,28 +51,29 @@ Deno.test({
       config,
       JSON.stringify({
         mcpServers: {
-          // Unsandboxed for now: under serve's exact flags a sandboxed npx server cannot reach
-          // its registry (Deno grants a Unix socket, the egress proxy's, only by its exact path,
-          // which is made at start). The sandboxed interop through serve is tested apart.
+          // Sandboxed (the default where bubblewrap is installed): npx reaches its registry
+          // through the egress proxy, whose socket the exact flags name; server-filesystem gets
+          // its folder as a root.
           files: {
             command: "npx",
             args: ["-y", "@modelcontextprotocol/server-filesystem", dir],
-            sandbox: "none",
+            sandbox: { roots: [dir] },
           },
-          everything: {
-            command: "npx",
-            args: ["-y", "@modelcontextprotocol/server-everything"],
-            sandbox: "none",
-          },
+          everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
         },
       }),
     );
     const flags = await exactFlags(["--config", config, "--http", "127.0.0.1:0"]);
-    // An mcp.json asks for no built-in: no write access to its folder, only to its lock file
-    // (so that the same flags run `toolroute lock`).
+    // An mcp.json asks for no built-in: no write access to its folder but the files server's
+    // root, and its lock file (so that the same flags run `toolroute lock`); each server's own
+    // package cache and the folder of the proxy sockets.
+    const paths = ["files", "everything"].map((serverId) =>
+      hostServerPaths({ scope: config, serverId })
+    );
+    const written = flags.find((flag) => flag.startsWith("--allow-write="))!.split("=")[1];
     assertEquals(
-      flags.filter((flag) => flag.startsWith("--allow-write")),
-      [`--allow-write=${dir}/toolroute.lock`],
+      written.split(",").sort(),
+      [dir, paths[0].cache!, paths[1].cache!, paths[0].socketFolder].sort(),
       flags.join(" "),
     );
     const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
@@ -108,6 +110,8 @@ Deno.test({
       await client.close();
       await serve.stop();
       await Deno.remove(dir, { recursive: true });
+      await Deno.remove(paths[0].socketFolder, { recursive: true }).catch(() => {});
+      for (const each of paths) await Deno.remove(each.cache!, { recursive: true });
     }
   },
 });
