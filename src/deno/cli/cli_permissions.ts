@@ -5,7 +5,7 @@ import {
   type McpStdioServerConfig,
 } from "../../core/mcp/mcp_server_config.ts";
 import { launcherRegistries } from "../sandbox/command_needs.ts";
-import { hostServerPaths, type ServerPaths } from "../sandbox/server_paths.ts";
+import { hostServerPaths, type ServerPaths, socketPathOf } from "../sandbox/server_paths.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
@@ -110,7 +110,7 @@ export function cliPermissions(
         const paths = config.path === undefined
           ? undefined
           : hostServerPaths({ scope: config.path, ...ids });
-        const needs = sandboxedServerNeeds(server, paths);
+        const needs = sandboxedServerNeeds(server, { paths, serverId: ids.serverId });
         for (const name of needs.sys) sys.add(name);
         for (const program of needs.run) run.add(program);
         // A folder that holds paths listed already takes their place (one flag, no excess).
@@ -282,7 +282,7 @@ function noBuiltinsReport(
  */
 function sandboxedServerNeeds(
   server: McpStdioServerConfig,
-  paths: ServerPaths | undefined,
+  { paths, serverId }: { paths: ServerPaths | undefined; serverId: string },
 ): { run: string[]; read: string[]; write: string[]; net: string[]; sys: string[] } {
   const sandbox = typeof server.sandbox === "object" ? server.sandbox : {};
   const allow = typeof sandbox.network === "object" ? sandbox.network.allow : [];
@@ -291,8 +291,9 @@ function sandboxedServerNeeds(
     ...(sandbox.network === "none" ? [] : launcherRegistries(server.command)),
   ];
   const network = hosts.length > 0;
+  const fixed = network && paths !== undefined ? socketPathOf(paths, serverId) : undefined;
   let folder = "/tmp";
-  if (paths !== undefined) folder = paths.socketFolder;
+  if (fixed !== undefined) folder = fixed.socketFolder;
   else {
     try {
       folder = Deno.env.get("TMPDIR") ?? folder;
@@ -308,8 +309,8 @@ function sandboxedServerNeeds(
     // Deno's --allow-net has no wildcard: a `*.example.com` entry needs its names added by hand.
     net: [
       ...hosts.filter((host) => !host.startsWith("*.")),
-      ...(network && paths !== undefined ? [`unix:${paths.socket}`] : []),
+      ...(fixed !== undefined ? [`unix:${fixed.socket}`] : []),
     ],
-    sys: network && paths !== undefined ? ["uid"] : [],
+    sys: fixed !== undefined ? ["uid"] : [],
   };
 }

@@ -16,9 +16,9 @@ export interface ServerPaths {
    * The folder of the proxy sockets of one config's servers for one host user: 0700, owned by
    * that user, under `/tmp` (a Unix socket's path has at most 107 bytes).
    */
-  readonly socketFolder: string;
+  readonly socketFolder?: string;
   /** The server's egress proxy socket, in `socketFolder`. */
-  readonly socket: string;
+  readonly socket?: string;
   /**
    * The server's own package cache (npm's in `npm/`, uv's in `uv/`), under the host user's
    * `~/.cache/toolroute/servers/`; `undefined` without a home folder.
@@ -38,13 +38,16 @@ export interface ServerPaths {
  */
 export function serverPaths(
   identity: ServerIdentity,
-  host: { readonly uid: number; readonly home?: string },
+  host: { readonly uid?: number; readonly home?: string },
 ): ServerPaths {
-  const socketFolder = `/tmp/toolroute-${hash([identity.scope, String(host.uid)], 16)}`;
   const server = [identity.userId ?? "", identity.serverId];
+  const socketFolder = host.uid === undefined
+    ? undefined
+    : `/tmp/toolroute-${hash([identity.scope, String(host.uid)], 16)}`;
   return {
-    socketFolder,
-    socket: `${socketFolder}/${hash(server, 16)}.sock`,
+    ...(socketFolder === undefined
+      ? {}
+      : { socketFolder, socket: `${socketFolder}/${hash(server, 16)}.sock` }),
     ...(host.home === undefined || !host.home.startsWith("/") ? {} : {
       cache: `${host.home.replace(/\/$/, "")}/.cache/toolroute/servers/${
         hash([identity.scope, ...server], 32)
@@ -54,9 +57,8 @@ export function serverPaths(
 }
 
 /**
- * {@linkcode serverPaths} for this process's user: its id (`Deno.uid()`) and `HOME`.
- *
- * Throws a `TypeError` naming the flag when the user's id may not be read.
+ * {@linkcode serverPaths} for this process's user: its id (`Deno.uid()`) and `HOME`; without
+ * the id, no socket path (see {@linkcode socketPathOf}); without `HOME`, no cache.
  *
  * Requires `allow-sys` for `uid`, `allow-env` for `HOME`.
  *
@@ -65,16 +67,11 @@ export function serverPaths(
  * @returns The paths.
  */
 export function hostServerPaths(identity: ServerIdentity): ServerPaths {
-  let uid: number;
+  let uid: number | undefined;
   try {
-    uid = Deno.uid() ?? 0;
-  } catch (error) {
-    throw new TypeError(
-      `Cannot name the proxy socket of the sandboxed server "${identity.serverId}": it is ` +
-        `named after the user's id, which this process may not read (${
-          error instanceof Error ? error.message : String(error)
-        }); grant --allow-sys=uid`,
-    );
+    uid = Deno.uid() ?? undefined;
+  } catch {
+    // Not readable: no fixed socket path.
   }
   let home: string | undefined;
   try {
@@ -82,7 +79,32 @@ export function hostServerPaths(identity: ServerIdentity): ServerPaths {
   } catch {
     // Not readable: no package cache of its own.
   }
-  return serverPaths(identity, { uid, ...(home === undefined ? {} : { home }) });
+  return serverPaths(identity, {
+    ...(uid === undefined ? {} : { uid }),
+    ...(home === undefined ? {} : { home }),
+  });
+}
+
+/**
+ * The proxy socket of {@linkcode hostServerPaths}, for a server that has a network.
+ *
+ * Throws a `TypeError` naming the flag when the user's id may not be read.
+ *
+ * @param paths The server's paths.
+ * @param serverId The server's id, for the message.
+ * @returns The socket and its folder.
+ */
+export function socketPathOf(
+  paths: ServerPaths,
+  serverId: string,
+): { socket: string; socketFolder: string } {
+  if (paths.socket === undefined || paths.socketFolder === undefined) {
+    throw new TypeError(
+      `Cannot name the egress proxy socket of the sandboxed server "${serverId}": it is named ` +
+        `after the user's id, which this process may not read; grant --allow-sys=uid`,
+    );
+  }
+  return { socket: paths.socket, socketFolder: paths.socketFolder };
 }
 
 // NUL never occurs in a path or an id: the parts cannot run into one another.

@@ -73,7 +73,7 @@ Deno.test({
     const written = flags.find((flag) => flag.startsWith("--allow-write="))!.split("=")[1];
     assertEquals(
       written.split(",").sort(),
-      [dir, paths[0].cache!, paths[1].cache!, paths[0].socketFolder].sort(),
+      [dir, paths[0].cache!, paths[1].cache!, paths[0].socketFolder!].sort(),
       flags.join(" "),
     );
     const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
@@ -110,7 +110,7 @@ Deno.test({
       await client.close();
       await serve.stop();
       await Deno.remove(dir, { recursive: true });
-      await Deno.remove(paths[0].socketFolder, { recursive: true }).catch(() => {});
+      await Deno.remove(paths[0].socketFolder!, { recursive: true }).catch(() => {});
       for (const each of paths) await Deno.remove(each.cache!, { recursive: true });
     }
   },

@@ -8,7 +8,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { fromFileUrl, join } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
-import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
+import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
 
@@ -70,15 +70,16 @@ Deno.test({
       }),
     );
     const paths = hostServerPaths({ scope: config, serverId: "fetcher" });
+    const { socket, socketFolder } = socketPathOf(paths, "fetcher");
     try {
       const flags = await exactFlags(["--config", config, "--http", "127.0.0.1:0"]);
       // The socket is granted by its exact path, the folder it is in, and the user's id that
       // checks the folder's owner.
       const net = flags.find((flag) => flag.startsWith("--allow-net="))!.split("=")[1].split(",");
-      assert(net.includes(`unix:${paths.socket}`), flags.join(" "));
+      assert(net.includes(`unix:${socket}`), flags.join(" "));
       assert(net.includes("localhost"), flags.join(" "));
       assert(flags.includes("--allow-sys=uid"), flags.join(" "));
-      assert(paths.socket.length <= 107, paths.socket);
+      assert(socket.length <= 107, socket);
       await using serve = await startHttpServe(flags, ["--config", config]);
       const client = new Client({ name: "sdk-client", version: "1.0.0" });
       try {
@@ -94,15 +95,15 @@ Deno.test({
         );
         assertEquals(hits, ["/through-serve"]);
         // The socket is where the flags said, in a 0700 folder of this user.
-        assert(Deno.lstatSync(paths.socket).isSocket);
-        assertEquals((Deno.lstatSync(paths.socketFolder).mode ?? 0) & 0o777, 0o700);
+        assert(Deno.lstatSync(socket).isSocket);
+        assertEquals((Deno.lstatSync(socketFolder).mode ?? 0) & 0o777, 0o700);
       } finally {
         await client.close();
         await serve.stop();
       }
     } finally {
       await Deno.remove(dir, { recursive: true });
-      await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
+      await Deno.remove(socketFolder, { recursive: true }).catch(() => {});
       if (paths.cache !== undefined) await Deno.remove(paths.cache, { recursive: true });
     }
   },

@@ -19,7 +19,7 @@ import { dirname, fromFileUrl, join } from "@std/path";
 import type { McpGatewayEvent, McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { ToolRouter } from "../../../mod.ts";
-import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
+import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
@@ -310,7 +310,9 @@ const filesServer = (
 async function removePaths(scope: string, ids: string[]): Promise<void> {
   for (const serverId of ids) {
     const paths = hostServerPaths({ scope, serverId });
-    await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
+    if (paths.socketFolder !== undefined) {
+      await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
+    }
     if (paths.cache !== undefined) {
       await Deno.remove(paths.cache, { recursive: true }).catch(() => {});
     }
@@ -427,7 +429,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const { dir, scope, server } = await filesSetup();
-    const paths = hostServerPaths({ scope, serverId: "net" });
+    const paths = socketPathOf(hostServerPaths({ scope, serverId: "net" }), "net");
     const servers = { net: filesServer(server, { network: { allow: ["localhost"] } }) };
     try {
       await Deno.mkdir(paths.socketFolder, { mode: 0o700 });
@@ -482,7 +484,7 @@ Deno.test({
   ignore: skipWithoutBwrap(),
   async fn() {
     const { dir, scope, server } = await filesSetup();
-    const paths = hostServerPaths({ scope, serverId: "net" });
+    const paths = socketPathOf(hostServerPaths({ scope, serverId: "net" }), "net");
     const servers = { net: filesServer(server, { network: { allow: ["localhost"] } }) };
     const elsewhere = join(dir, "attacker");
     await Deno.mkdir(elsewhere, { mode: 0o700 });
