@@ -75,15 +75,18 @@ export const SANDBOX_HOME = "/home/sandbox";
  * limits, the egress proxy): the command is a background process of the supervisor, its stdin
  * and stdout the host's pipes to it (through the session's frames). Its sandbox shows the system
  * folders, its roots read-write, its read-only paths, the program, runtime and package caches
- * it needs ({@linkcode commandNeeds}) read-only, a fresh empty home (`HOME`, a tmpfs) and its own
- * `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`. When
- * the command ends, its session, cgroups and proxy are removed.
+ * it needs ({@linkcode commandNeeds}) and the CA certificates read-only, its own package cache
+ * read-write (`cache`, when given: npm's and uv's), a fresh empty home (`HOME`, a tmpfs) and its
+ * own `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`
+ * (whose socket alone is bound in). When the command ends, its session, cgroups and proxy are
+ * removed.
  *
  * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path).
  *
  * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and read-only paths
- * of the config, and, with a network, `allow-write` for the proxy's socket folder (in the
- * temporary folder) and `allow-net` for the hosts.
+ * of the config, `allow-write` for its cache, and, with a network, `allow-read` and
+ * `allow-write` for the proxy's socket folder, `allow-net` for the hosts and `unix:<socket>`,
+ * and `allow-sys` for `uid` (see `listenAtSocket`).
  *
  * @tags allow-run, allow-read, allow-write
  * @param command The command.
@@ -148,9 +151,15 @@ export async function spawnSandboxed(
     ...command.env,
     HOME: SANDBOX_HOME,
     TMPDIR: "/tmp",
-    ...(sandbox.cache === undefined
-      ? {}
-      : { npm_config_cache: `${sandbox.cache}/npm`, UV_CACHE_DIR: `${sandbox.cache}/uv` }),
+    // Its own cache, and npm takes what it holds without asking the registry again (a cold start
+    // of `npx -y pkg` otherwise revalidates the package each time); a newer version comes when
+    // the config names it, or once the cache is removed.
+    ...(sandbox.cache === undefined ? {} : {
+      npm_config_cache: `${sandbox.cache}/npm`,
+      npm_config_prefer_offline: "true",
+      npm_config_update_notifier: "false",
+      UV_CACHE_DIR: `${sandbox.cache}/uv`,
+    }),
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
   const child = spawnInSession({ session, release: () => void session.close() }, {

@@ -7,7 +7,11 @@
  *
  * @module
  */
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { ToolRouter } from "../../../mod.ts";
+import type { McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
+import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { dirname } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
@@ -112,6 +116,54 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
       await Deno.remove(paths[0].socketFolder!, { recursive: true }).catch(() => {});
       for (const each of paths) await Deno.remove(each.cache!, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a sandboxed npx server's second cold start needs no registry: its own package cache kept the package",
+  ignore: skip || skipWithoutBwrap(),
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_npx_cache_" }));
+    const scope = `${dir}/mcp.json`;
+    const paths = hostServerPaths({ scope, serverId: "memory" });
+    const memory = (sandbox: McpStdioServerConfig["sandbox"]): McpStdioServerConfig => ({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-memory"],
+      sandbox,
+    });
+    const toolNames = async (gateway: ReturnType<typeof createDenoGateway>) => {
+      const tools = await new ToolRouter({ gateway }).expose({ mcpServers: ["memory"] });
+      assertEquals(tools.missing, [], JSON.stringify(gateway.status()));
+      return JSON.stringify(tools.tools);
+    };
+    try {
+      {
+        // The first start downloads the package from the registry, through the egress proxy.
+        await using first = createDenoGateway({
+          servers: { memory: memory("bwrap") },
+          sandboxScope: scope,
+        });
+        assertStringIncludes(await toolNames(first), "create_entities");
+      }
+      // npx kept the package (and the registry's answers) in the server's own cache.
+      const kept = [...Deno.readDirSync(`${paths.cache!}/npm`)].map((entry) => entry.name);
+      assert(kept.includes("_npx") && kept.includes("_cacache"), kept.join(","));
+      // A second cold start with no network at all (no proxy, no route out) still starts: it
+      // cannot have contacted the registry.
+      await using second = createDenoGateway({
+        servers: { memory: memory({ network: "none" }) },
+        sandboxScope: scope,
+      });
+      assertStringIncludes(await toolNames(second), "create_entities");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(paths.cache!, { recursive: true }).catch(() => {});
+      if (paths.socketFolder !== undefined) {
+        await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
+      }
     }
   },
 });
