@@ -58,7 +58,8 @@ export async function listenAtSocket(
 async function ownFolder(folder: string): Promise<void> {
   try {
     await Deno.mkdir(folder, { mode: 0o700 });
-    // The umask may only have taken bits away; nothing else can have happened to a new folder.
+    // The umask may have taken the owner's bits away too; nobody else can change a new folder.
+    await Deno.chmod(folder, 0o700);
     return;
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
