@@ -160,6 +160,8 @@ export async function buildRouter(
   const gateway = hasServers
     ? createDenoGateway({
       servers: config.mcpServers,
+      // Sandboxed servers' proxy sockets and caches are named after the config (as `flags`).
+      sandboxScope: config.path,
       onEvent: options.onGatewayEvent,
       pinning: pins.pinning,
       oauth,

@@ -6,6 +6,7 @@ import {
   type McpStdioServerConfig,
 } from "../../core/mcp/mcp_server_config.ts";
 import { launcherRegistries } from "../sandbox/command_needs.ts";
+import { hostServerPaths, type ServerPaths, socketPathOf } from "../sandbox/server_paths.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
@@ -30,8 +31,13 @@ export interface CliPermissions {
   run: string[];
   /** Environment variables read: bash's, `${VAR}`s and token variables, stdio children's. */
   env: string[];
-  /** Hosts reached or listened on: the HTTP address, remote MCP servers. */
+  /**
+   * Hosts reached or listened on: the HTTP address, remote MCP servers, a sandboxed server's
+   * hosts and its egress proxy's socket (`unix:<path>`).
+   */
   net: string[];
+  /** System information read: `uid`, when a sandboxed server's proxy socket is checked. */
+  sys: string[];
 }
 
 /** Options of {@linkcode cliPermissions}. */
@@ -103,16 +109,30 @@ export function cliPermissions(
     net.add(options.storeHost);
     for (const name of REDIS_CLIENT_ENV) env.add(name);
   }
-  const servers: McpServerConfig[] = [
-    ...Object.values(config.mcpServers),
-    ...config.users.flatMap((user) => Object.values(user.mcpServers)),
+  const sys = new Set<string>();
+  type Ids = { serverId: string; userId?: string };
+  const servers: [McpServerConfig, Ids][] = [
+    ...Object.entries(config.mcpServers).map(([serverId, server]): [McpServerConfig, Ids] => [
+      server,
+      { serverId },
+    ]),
+    ...config.users.flatMap((user) =>
+      Object.entries(user.mcpServers).map(([serverId, server]): [McpServerConfig, Ids] => [
+        server,
+        { serverId, userId: user.id },
+      ])
+    ),
   ];
-  for (const server of servers) {
+  for (const [server, ids] of servers) {
     if (isStdioConfig(server)) {
       run.add(server.command);
       for (const name of [...STDIO_ENV, ...NETWORK_ENV]) env.add(name);
       if (server.sandbox !== "none") {
-        const needs = sandboxedServerNeeds(server);
+        const paths = config.path === undefined
+          ? undefined
+          : hostServerPaths({ scope: config.path, ...ids });
+        const needs = sandboxedServerNeeds(server, { paths, serverId: ids.serverId });
+        for (const name of needs.sys) sys.add(name);
         for (const program of needs.run) run.add(program);
         // A folder that holds paths listed already takes their place (one flag, no excess).
         for (const [list, paths] of [[read, needs.read], [write, needs.write]]) {
@@ -140,6 +160,7 @@ export function cliPermissions(
     run: [...run].sort(),
     env: [...env].sort(),
     net: [...net].sort(),
+    sys: [...sys].sort(),
   };
 }
 
@@ -152,7 +173,7 @@ export function cliPermissions(
  */
 export function cliDenoFlags(needed: CliPermissions): string[] {
   const flags: string[] = [];
-  for (const name of ["read", "write", "run", "env", "net"] as const) {
+  for (const name of ["read", "write", "run", "env", "net", "sys"] as const) {
     if (needed[name].length > 0) flags.push(`--allow-${name}=${needed[name].join(",")}`);
   }
   flags.push("--no-prompt");
@@ -215,6 +236,9 @@ export function checkCliPermissions(
     probe({ name: "env", variable }, `--allow-env=${variable}`);
   }
   for (const host of needed.net) probe({ name: "net", host }, `--allow-net=${host}`);
+  for (const kind of needed.sys) {
+    probe({ name: "sys", kind } as Deno.PermissionDescriptor, `--allow-sys=${kind}`);
+  }
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
@@ -272,31 +296,42 @@ function noBuiltinsReport(
  * What a stdio server in its own sandbox needs of the serve process (see `spawnSandboxed`):
  * `bash` and `bwrap` to start it (bash also finds its program, runtime and caches, so the
  * process reads none of them); reading its `sandbox.readOnly` paths and its roots, which it also
- * writes; with a network, the temporary folder of the proxy's socket and the hosts the proxy
- * reaches.
+ * writes; its own package cache (written: made when missing); with a network, the folder of the
+ * proxy's socket, the socket itself (Deno grants a Unix socket only by its exact path), the
+ * user's id (the folder's owner is checked) and the hosts the proxy reaches. Without a config
+ * file (`paths` undefined), the socket is in a new temporary folder.
  */
 function sandboxedServerNeeds(
   server: McpStdioServerConfig,
-): { run: string[]; read: string[]; write: string[]; net: string[] } {
+  { paths, serverId }: { paths: ServerPaths | undefined; serverId: string },
+): { run: string[]; read: string[]; write: string[]; net: string[]; sys: string[] } {
   const sandbox = typeof server.sandbox === "object" ? server.sandbox : {};
   const allow = typeof sandbox.network === "object" ? sandbox.network.allow : [];
   const hosts = [
     ...allow,
     ...(sandbox.network === "none" ? [] : launcherRegistries(server.command)),
   ];
-  let tmp = "/tmp";
-  try {
-    tmp = Deno.env.get("TMPDIR") ?? tmp;
-  } catch {
-    // Not readable: Deno's default.
+  const network = hosts.length > 0;
+  const fixed = network && paths !== undefined ? socketPathOf(paths, serverId) : undefined;
+  let folder = "/tmp";
+  if (fixed !== undefined) folder = fixed.socketFolder;
+  else {
+    try {
+      folder = Deno.env.get("TMPDIR") ?? folder;
+    } catch {
+      // Not readable: Deno's default.
+    }
   }
+  const cache = paths?.cache === undefined ? [] : [paths.cache];
   return {
     run: ["bash", "bwrap"],
-    read: [...sandbox.readOnly ?? [], ...sandbox.roots ?? [], ...(hosts.length > 0 ? [tmp] : [])],
-    write: [...sandbox.roots ?? [], ...(hosts.length > 0 ? [tmp] : [])],
+    read: [...sandbox.readOnly ?? [], ...sandbox.roots ?? [], ...(network ? [folder] : [])],
+    write: [...sandbox.roots ?? [], ...cache, ...(network ? [folder] : [])],
     // Deno's --allow-net has no wildcard: a `*.example.com` entry needs its names added by hand.
-    // Not granted by these flags yet: the proxy's Unix socket, which Deno grants only by its
-    // exact path (`--allow-net=unix:<path>`), made at start.
-    net: hosts.filter((host) => !host.startsWith("*.")),
+    net: [
+      ...hosts.filter((host) => !host.startsWith("*.")),
+      ...(fixed !== undefined ? [`unix:${fixed.socket}`] : []),
+    ],
+    sys: fixed !== undefined ? ["uid"] : [],
   };
 }

@@ -26,6 +26,12 @@ export function denoStdioTransportFactory(config: McpServerConfig): McpTransport
 export interface DenoGatewayOptions extends McpGatewayOptions {
   /** Message size limit and kill grace period of stdio children. */
   stdio?: DenoStdioClientTransportOptions;
+  /**
+   * The path of the config the servers come from: each sandboxed stdio server then has its proxy
+   * socket at a fixed path and a package cache of its own that outlives its starts (see
+   * `serverPaths`; `toolroute serve` passes its config's path).
+   */
+  sandboxScope?: string;
 }
 
 /**
@@ -58,7 +64,7 @@ export interface DenoGatewayOptions extends McpGatewayOptions {
  * @returns The gateway.
  */
 export function createDenoGateway(options: DenoGatewayOptions = {}): McpGateway {
-  const { stdio, transportFactory, ...rest } = options;
+  const { stdio, transportFactory, sandboxScope, ...rest } = options;
   // One warning per server, not one per reconnect.
   const warned = new Set<string>();
   const stdioFactory = (
@@ -68,6 +74,13 @@ export function createDenoGateway(options: DenoGatewayOptions = {}): McpGateway 
     isStdioConfig(config)
       ? new DenoStdioClientTransport(config, {
         ...stdio,
+        ...(sandboxScope === undefined || request === undefined ? {} : {
+          identity: {
+            scope: sandboxScope,
+            serverId: request.serverId,
+            ...(request.userId === undefined ? {} : { userId: request.userId }),
+          },
+        }),
         onUnconfined: (message) => {
           stdio?.onUnconfined?.(message);
           const serverId = request?.serverId ?? config.command;

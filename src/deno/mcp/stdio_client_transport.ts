@@ -10,6 +10,7 @@ import {
   type StdioServerCommand,
 } from "./stdio_child_command.ts";
 import { stdioSandboxPlan } from "./stdio_sandbox.ts";
+import { hostServerPaths, type ServerIdentity } from "../sandbox/server_paths.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
@@ -36,6 +37,13 @@ export interface DenoStdioClientTransportOptions {
    * ask for a sandbox), with what is unconfined and how to install bubblewrap.
    */
   onUnconfined?: (warning: string) => void;
+  /**
+   * The config the server comes from (its path), with the server's id and user: a sandboxed
+   * server then has its egress proxy socket at a fixed path (which `toolroute flags` lists) and
+   * keeps its own package cache between starts (see `serverPaths`). Without it, the socket is
+   * in a new temporary folder and each start downloads its packages again.
+   */
+  identity?: ServerIdentity;
 }
 
 /** Commands (with their arguments) that answered once in this process: downloads are done. */
@@ -192,7 +200,14 @@ export class DenoStdioClientTransport implements McpTransport {
         })
         : { kind: "unconfined" as const };
       if (plan.kind === "sandboxed") {
-        return spawnSandboxed({ ...resolved, args: resolved.args }, plan.sandbox).then(
+        const identity = this.#options.identity;
+        const paths = identity === undefined ? undefined : hostServerPaths(identity);
+        const sandbox = paths === undefined ? plan.sandbox : {
+          ...plan.sandbox,
+          socket: paths.socket,
+          ...(paths.cache ? { cache: paths.cache } : {}),
+        };
+        return spawnSandboxed({ ...resolved, args: resolved.args }, sandbox).then(
           (sandboxed) => {
             this.#sandboxed = sandboxed;
             this.#child = sandboxed.child;

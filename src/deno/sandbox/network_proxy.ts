@@ -1,4 +1,5 @@
 import { concat } from "@std/bytes";
+import { listenAtSocket } from "./proxy_socket.ts";
 
 /** Bounds of one sandbox's network proxy: what the host holds for one sandbox session. */
 export interface ProxyLimits {
@@ -75,10 +76,14 @@ function isIpLiteral(name: string): boolean {
  * connection idle for `idleTimeoutMs`, or whose request head has not arrived whole within it, is
  * closed on both sides.
  *
- * Requires `allow-read` and `allow-write` for the socket's directory (a new temporary
- * directory) and `allow-net` for the allowed names.
+ * Its socket is `proxy.sock` in a new temporary folder, or a fixed path given to `start` (see
+ * `listenAtSocket`: what `toolroute flags` can grant, since Deno grants a Unix socket only by
+ * its exact path).
  *
- * @tags allow-read, allow-write, allow-net
+ * Requires `allow-read` and `allow-write` for the socket's folder, `allow-net` for the allowed
+ * names (and `unix:<socket>`), and, for a fixed path, `allow-sys` for `uid`.
+ *
+ * @tags allow-read, allow-write, allow-net, allow-sys
  */
 export class NetworkProxy {
   #listener: Deno.UnixListener;
@@ -87,18 +92,24 @@ export class NetworkProxy {
   #pairs = new Set<Pair>();
   #sweep?: ReturnType<typeof setInterval>;
   #closed = false;
-  /** The directory holding the socket (`proxy.sock`). */
-  readonly directory: string;
+  #cleanUp: () => Promise<void>;
+  /** The proxy's Unix socket. */
+  readonly socket: string;
   /** What it let through and refused. */
   readonly counts: ProxyCounts = { allowed: 0, refused: 0, overLimit: 0, idleClosed: 0 };
 
   private constructor(
     listener: Deno.UnixListener,
-    directory: string,
-    options: { allow: readonly string[]; limits: ProxyLimits },
+    options: {
+      socket: string;
+      cleanUp: () => Promise<void>;
+      allow: readonly string[];
+      limits: ProxyLimits;
+    },
   ) {
     this.#listener = listener;
-    this.directory = directory;
+    this.socket = options.socket;
+    this.#cleanUp = options.cleanUp;
     this.#allow = options.allow;
     this.#limits = options.limits;
     void this.#serve();
@@ -109,15 +120,26 @@ export class NetworkProxy {
    *
    * @param allow Host names (and `*.` wildcards) that may be reached.
    * @param limits Its bounds (default {@linkcode DEFAULT_PROXY_LIMITS}).
+   * @param options `socket`: a fixed path for its socket (default: in a new temporary folder).
    * @returns The running proxy.
    */
   static async start(
     allow: readonly string[],
     limits: ProxyLimits = DEFAULT_PROXY_LIMITS,
+    options: { socket?: string } = {},
   ): Promise<NetworkProxy> {
+    if (options.socket !== undefined) {
+      const socket = options.socket;
+      const { listener, release } = await listenAtSocket(socket);
+      // Only its own socket goes: the folder is shared by the config's other servers.
+      const cleanUp = () => Deno.remove(socket).catch(() => {}).finally(release);
+      return new NetworkProxy(listener, { socket, cleanUp, allow, limits });
+    }
     const directory = await Deno.makeTempDir({ prefix: "toolroute_net_" });
-    const listener = Deno.listen({ transport: "unix", path: `${directory}/proxy.sock` });
-    return new NetworkProxy(listener, directory, { allow, limits });
+    const socket = `${directory}/proxy.sock`;
+    const listener = Deno.listen({ transport: "unix", path: socket });
+    const cleanUp = () => Deno.remove(directory, { recursive: true }).catch(() => {});
+    return new NetworkProxy(listener, { socket, cleanUp, allow, limits });
   }
 
   /** How many connections from the sandbox are open now. */
@@ -135,7 +157,7 @@ export class NetworkProxy {
     }
     for (const pair of this.#pairs) closePair(pair);
     this.#stopSweep();
-    await Deno.remove(this.directory, { recursive: true }).catch(() => {});
+    await this.#cleanUp();
   }
 
   async #serve(): Promise<void> {

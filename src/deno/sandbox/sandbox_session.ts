@@ -108,7 +108,7 @@ export class SandboxSession {
     );
     try {
       await session.#ready;
-      if (setup.proxyDirectory !== undefined) {
+      if (setup.proxySocket !== undefined) {
         // Inside, 127.0.0.1:3128 leads to the proxy's socket: the sandbox's only way out.
         const answer = await session.request(
           { op: "net", path: PROXY_SOCKET_INSIDE, port: PROXY_PORT },

@@ -19,8 +19,11 @@ export interface SessionSetup {
    * binds to make (see `SandboxSession.start`).
    */
   readonly startTimeoutMs: number;
-  /** The host directory of the network proxy's socket, when the sandbox may reach the network. */
-  readonly proxyDirectory?: string;
+  /**
+   * The host path of the network proxy's socket, when the sandbox may reach the network: that one
+   * file is bound, never its folder (which may hold other servers' sockets).
+   */
+  readonly proxySocket?: string;
   /** The size of each tmpfs commands can write (`/tmp`, home, `/dev/shm`), in bytes. */
   readonly tmpfsBytes?: number;
   /** Wraps the `bwrap` program and arguments (resource limits); default: unchanged. */
@@ -29,7 +32,7 @@ export interface SessionSetup {
 
 // Where the host's deno binary appears inside the sandbox.
 const DENO_INSIDE = "/.toolroute/deno";
-// Where the proxy's socket directory appears, and the port the supervisor bridges to it.
+// Where the proxy's socket appears, and the port the supervisor bridges to it.
 const PROXY_INSIDE = "/.toolroute/net";
 /** The proxy's socket inside the sandbox (the supervisor's `net` bridge leads to it). */
 export const PROXY_SOCKET_INSIDE = `${PROXY_INSIDE}/proxy.sock`;
@@ -68,9 +71,9 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
     ...setup.mounts,
     extras: [
       { source: Deno.execPath(), dest: DENO_INSIDE },
-      ...(setup.proxyDirectory === undefined
+      ...(setup.proxySocket === undefined
         ? []
-        : [{ source: setup.proxyDirectory, dest: PROXY_INSIDE }]),
+        : [{ source: setup.proxySocket, dest: PROXY_SOCKET_INSIDE }]),
     ],
     scratch: HOME_INSIDE,
     // An older bubblewrap has no --size: the tmpfs are then bounded by the memory cgroup only.

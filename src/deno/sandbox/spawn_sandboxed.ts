@@ -22,6 +22,16 @@ export interface CommandSandbox {
   readonly registries?: boolean;
   /** The bounds of its whole sandbox. */
   readonly limits: ResourceLimits;
+  /**
+   * A fixed path for its egress proxy's socket (see `serverPaths`); default: a new temporary
+   * folder's `proxy.sock`.
+   */
+  readonly socket?: string;
+  /**
+   * Its own package cache on the host (see `serverPaths`), made when missing and bound
+   * read-write: npm's cache in `npm/`, uv's in `uv/`. Default: none (a start downloads again).
+   */
+  readonly cache?: string;
   /** How long bubblewrap and the supervisor may take to start, in ms; default 30000. */
   readonly startTimeoutMs?: number;
 }
@@ -52,6 +62,10 @@ export interface SandboxedChild {
   limitReason(code: number, stderr: string): string | undefined;
 }
 
+// Where Debian and Ubuntu keep the CA certificates: the bundle and the hashed links, which lead
+// to /usr/share/ca-certificates (shown with /usr).
+const CA_FOLDERS = ["/etc/ssl/certs", "/etc/ca-certificates"];
+
 /** The server's home inside its sandbox: an empty tmpfs of `tmpMiB`. */
 export const SANDBOX_HOME = "/home/sandbox";
 
@@ -61,15 +75,18 @@ export const SANDBOX_HOME = "/home/sandbox";
  * limits, the egress proxy): the command is a background process of the supervisor, its stdin
  * and stdout the host's pipes to it (through the session's frames). Its sandbox shows the system
  * folders, its roots read-write, its read-only paths, the program, runtime and package caches
- * it needs ({@linkcode commandNeeds}) read-only, a fresh empty home (`HOME`, a tmpfs) and its own
- * `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`. When
- * the command ends, its session, cgroups and proxy are removed.
+ * it needs ({@linkcode commandNeeds}) and the CA certificates read-only, its own package cache
+ * read-write (`cache`, when given: npm's and uv's), a fresh empty home (`HOME`, a tmpfs) and its
+ * own `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`
+ * (whose socket alone is bound in). When the command ends, its session, cgroups and proxy are
+ * removed.
  *
  * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path).
  *
  * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and read-only paths
- * of the config, and, with a network, `allow-write` for the proxy's socket folder (in the
- * temporary folder) and `allow-net` for the hosts.
+ * of the config, `allow-write` for its cache, and, with a network, `allow-read` and
+ * `allow-write` for the proxy's socket folder, `allow-net` for the hosts and `unix:<socket>`,
+ * and `allow-sys` for `uid` (see `listenAtSocket`).
  *
  * @tags allow-run, allow-read, allow-write
  * @param command The command.
@@ -86,11 +103,21 @@ export async function spawnSandboxed(
     throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
   }
   const roots = sandbox.roots.map((root) => mountOf(root, true));
+  if (sandbox.cache !== undefined) {
+    for (const tool of ["npm", "uv"]) {
+      await Deno.mkdir(`${sandbox.cache}/${tool}`, { recursive: true, mode: 0o700 });
+    }
+    roots.push({ source: sandbox.cache, dest: sandbox.cache });
+  }
   // What the command needs is bound as found (bubblewrap follows the source's links); what the
   // config lists, from its real path.
   const readOnly = [
     ...needs.readOnly.map((path) => ({ source: path, dest: path })),
     ...sandbox.readOnly.map((path) => mountOf(path, false)).filter((mount) => mount !== undefined),
+    // The CA certificates, so that a Python or curl-based server verifies HTTPS through the
+    // proxy (read-only roots are bound only when the host has them). /etc/ssl/private is not
+    // among them.
+    ...CA_FOLDERS.map((path) => ({ source: path, dest: path })),
   ];
   const path = bwrapSearchPath(command.env.PATH, roots as BwrapMount[]);
   const hosts = [
@@ -98,7 +125,7 @@ export async function spawnSandboxed(
   ];
   const proxy = hosts.length === 0
     ? undefined
-    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS);
+    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket });
   const limits = sandbox.limits;
   let session: SandboxSession;
   try {
@@ -106,7 +133,7 @@ export async function spawnSandboxed(
       mounts: { readOnlyRoots: readOnly, writableRoots: roots as BwrapMount[], home: SANDBOX_HOME },
       path,
       startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
-      proxyDirectory: proxy?.directory,
+      proxySocket: proxy?.socket,
       tmpfsBytes: limits.tmpMiB * 1024 * 1024,
       wrap: withResourceLimits(limits),
     });
@@ -124,6 +151,15 @@ export async function spawnSandboxed(
     ...command.env,
     HOME: SANDBOX_HOME,
     TMPDIR: "/tmp",
+    // Its own cache, and npm takes what it holds without asking the registry again (a cold start
+    // of `npx -y pkg` otherwise revalidates the package each time); a newer version comes when
+    // the config names it, or once the cache is removed.
+    ...(sandbox.cache === undefined ? {} : {
+      npm_config_cache: `${sandbox.cache}/npm`,
+      npm_config_prefer_offline: "true",
+      npm_config_update_notifier: "false",
+      UV_CACHE_DIR: `${sandbox.cache}/uv`,
+    }),
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
   const child = spawnInSession({ session, release: () => void session.close() }, {

@@ -5,6 +5,7 @@ import {
   cliPermissions,
 } from "../../../src/deno/cli/cli_permissions.ts";
 import { resolveConfig } from "../../../src/deno/cli/load_config.ts";
+import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 
 const config = resolveConfig({
   workspace: "/srv/ws",
@@ -15,11 +16,14 @@ const config = resolveConfig({
   },
 }, { env: false, path: "/srv/ws/toolroute.json", cwd: "/" });
 
+// The sandboxed stdio server's own package cache (made at its first start, so written).
+const localCache = hostServerPaths({ scope: "/srv/ws/toolroute.json", serverId: "local" }).cache!;
+
 Deno.test("cliPermissions() adds modules, servers and the listening address to the built-ins' needs", () => {
   const needed = cliPermissions(config, "127.0.0.1:8787");
   assertEquals(needed, {
     read: ["/srv/ws", "/srv/tools.ts"],
-    write: ["/srv/ws"],
+    write: ["/srv/ws", localCache],
     // The stdio server runs in its own sandbox by default: bash and bubblewrap start it.
     run: ["/usr/bin/env", "bash", "bwrap"],
     env: [
@@ -38,10 +42,12 @@ Deno.test("cliPermissions() adds modules, servers and the listening address to t
       "no_proxy",
     ],
     net: ["127.0.0.1:8787", "127.0.0.1:9000"],
+    // No server has a network: no proxy socket to check.
+    sys: [],
   });
   assertEquals(cliDenoFlags(needed), [
     "--allow-read=/srv/ws,/srv/tools.ts",
-    "--allow-write=/srv/ws",
+    `--allow-write=/srv/ws,${localCache}`,
     "--allow-run=/usr/bin/env,bash,bwrap",
     "--allow-env=DENO_DIR,HOME,HTTPS_PROXY,HTTP_PROXY,NODE_EXTRA_CA_CERTS,NO_PROXY,PATH," +
     "SSL_CERT_DIR,SSL_CERT_FILE,TOOLROUTE_TOKEN,http_proxy,https_proxy,no_proxy",
@@ -82,7 +88,7 @@ Deno.test({
 
 Deno.test({
   name: "checkCliPermissions() reports unscoped grants as excess",
-  permissions: { read: true, write: ["/srv/ws"], net: true, env: true, run: true },
+  permissions: { read: true, write: ["/srv/ws", localCache], net: true, env: true, run: true },
   fn() {
     const report = checkCliPermissions(config, cliPermissions(config));
     assertEquals(report.missing, []);
@@ -155,6 +161,24 @@ Deno.test("cliPermissions() gives a sandboxed stdio server its roots, read-only 
   }
   assertEquals(needed.write.includes("/srv/data"), true);
   assertEquals(needed.write.includes("/srv/docs"), false);
-  // Deno's --allow-net has no wildcard: only the exact name is listed.
-  assertEquals(needed.net, ["api.example.com"]);
+  // Deno's --allow-net has no wildcard: only the exact name is listed. The egress proxy's
+  // socket is granted by its exact path, in a folder of the config and user; the user's id
+  // checks that folder's owner.
+  const paths = hostServerPaths({ scope: "/srv/ws/toolroute.json", serverId: "files" });
+  const { socket, socketFolder } = socketPathOf(paths, "files");
+  assertEquals(needed.net, ["api.example.com", `unix:${socket}`]);
+  assertEquals(needed.sys, ["uid"]);
+  for (const path of [socketFolder, paths.cache!]) {
+    assertEquals(needed.write.includes(path), true, `${path} written`);
+  }
+  assertEquals(needed.read.includes(socketFolder), true);
+  assertEquals(socket.startsWith("/tmp/toolroute-") && socket.length <= 107, true, socket);
+  // Another server, user or config has another socket and cache.
+  const others = [
+    hostServerPaths({ scope: "/srv/ws/toolroute.json", serverId: "other" }),
+    hostServerPaths({ scope: "/srv/ws/toolroute.json", serverId: "files", userId: "alice" }),
+    hostServerPaths({ scope: "/srv/other.json", serverId: "files" }),
+  ];
+  assertEquals(new Set([paths, ...others].map((each) => each.socket)).size, 4);
+  assertEquals(new Set([paths, ...others].map((each) => each.cache)).size, 4);
 });

@@ -7,9 +7,14 @@
  *
  * @module
  */
-import { assert, assertEquals } from "@std/assert";
+import { assert, assertEquals, assertStringIncludes } from "@std/assert";
+import { ToolRouter } from "../../../mod.ts";
+import type { McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
+import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { dirname } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
 
 async function registryReachable(): Promise<boolean> {
@@ -50,28 +55,29 @@ Deno.test({
       config,
       JSON.stringify({
         mcpServers: {
-          // Unsandboxed for now: under serve's exact flags a sandboxed npx server cannot reach
-          // its registry (Deno grants a Unix socket, the egress proxy's, only by its exact path,
-          // which is made at start). The sandboxed interop through serve is tested apart.
+          // Sandboxed (the default where bubblewrap is installed): npx reaches its registry
+          // through the egress proxy, whose socket the exact flags name; server-filesystem gets
+          // its folder as a root.
           files: {
             command: "npx",
             args: ["-y", "@modelcontextprotocol/server-filesystem", dir],
-            sandbox: "none",
+            sandbox: { roots: [dir] },
           },
-          everything: {
-            command: "npx",
-            args: ["-y", "@modelcontextprotocol/server-everything"],
-            sandbox: "none",
-          },
+          everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
         },
       }),
     );
     const flags = await exactFlags(["--config", config, "--http", "127.0.0.1:0"]);
-    // An mcp.json asks for no built-in: no write access to its folder, only to its lock file
-    // (so that the same flags run `toolroute lock`) and to the servers' last known tool lists.
+    // An mcp.json asks for no built-in: no write access to its folder but the files server's
+    // root, and its lock file (so that the same flags run `toolroute lock`); each server's own
+    // package cache and the folder of the proxy sockets.
+    const paths = ["files", "everything"].map((serverId) =>
+      hostServerPaths({ scope: config, serverId })
+    );
+    const written = flags.find((flag) => flag.startsWith("--allow-write="))!.split("=")[1];
     assertEquals(
-      flags.filter((flag) => flag.startsWith("--allow-write")),
-      [`--allow-write=${dir}/toolroute.lock,${dir}/toolroute.names.json`],
+      written.split(",").sort(),
+      [dir, paths[0].cache!, paths[1].cache!, paths[0].socketFolder!].sort(),
       flags.join(" "),
     );
     const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
@@ -108,6 +114,56 @@ Deno.test({
       await client.close();
       await serve.stop();
       await Deno.remove(dir, { recursive: true });
+      await Deno.remove(paths[0].socketFolder!, { recursive: true }).catch(() => {});
+      for (const each of paths) await Deno.remove(each.cache!, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a sandboxed npx server's second cold start needs no registry: its own package cache kept the package",
+  ignore: skip || skipWithoutBwrap(),
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_npx_cache_" }));
+    const scope = `${dir}/mcp.json`;
+    const paths = hostServerPaths({ scope, serverId: "memory" });
+    const memory = (sandbox: McpStdioServerConfig["sandbox"]): McpStdioServerConfig => ({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-memory"],
+      sandbox,
+    });
+    const toolNames = async (gateway: ReturnType<typeof createDenoGateway>) => {
+      const tools = await new ToolRouter({ gateway }).expose({ mcpServers: ["memory"] });
+      assertEquals(tools.missing, [], JSON.stringify(gateway.status()));
+      return JSON.stringify(tools.tools);
+    };
+    try {
+      {
+        // The first start downloads the package from the registry, through the egress proxy.
+        await using first = createDenoGateway({
+          servers: { memory: memory("bwrap") },
+          sandboxScope: scope,
+        });
+        assertStringIncludes(await toolNames(first), "create_entities");
+      }
+      // npx kept the package (and the registry's answers) in the server's own cache.
+      const kept = [...Deno.readDirSync(`${paths.cache!}/npm`)].map((entry) => entry.name);
+      assert(kept.includes("_npx") && kept.includes("_cacache"), kept.join(","));
+      // A second cold start with no network at all (no proxy, no route out) still starts: it
+      // cannot have contacted the registry.
+      await using second = createDenoGateway({
+        servers: { memory: memory({ network: "none" }) },
+        sandboxScope: scope,
+      });
+      assertStringIncludes(await toolNames(second), "create_entities");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(paths.cache!, { recursive: true }).catch(() => {});
+      if (paths.socketFolder !== undefined) {
+        await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
+      }
     }
   },
 });

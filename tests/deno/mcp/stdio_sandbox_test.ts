@@ -7,11 +7,19 @@
  * @module
  */
 
-import { assert, assertEquals, assertMatch, assertStringIncludes, assertThrows } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
 import { dirname, fromFileUrl, join } from "@std/path";
 import type { McpGatewayEvent, McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { ToolRouter } from "../../../mod.ts";
+import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
@@ -240,6 +248,277 @@ await server.connect(new DenoStdioServerTransport());
       assertEquals(hits, ["/allowed"], "the unlisted address was not reached");
     } finally {
       await Deno.remove(folder, { recursive: true });
+    }
+  },
+});
+
+/** A server (the fixture's imports) that reads and writes files and reads variables. */
+async function writeFilesServer(path: string): Promise<void> {
+  await Deno.writeTextFile(
+    path,
+    `${
+      (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
+        .replaceAll('"../../src/', `"${REPO}/src/`)
+    }
+const server = new McpServer({ name: "files", version: "1.0.0" });
+const said = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+const tried = (run: () => string) => {
+  try {
+    return said(run());
+  } catch (error) {
+    return said("failed: " + (error as Error).name);
+  }
+};
+server.registerTool("read", {
+  description: "reads a file",
+  inputSchema: z.object({ path: z.string() }),
+}, ({ path }) => tried(() => Deno.readTextFileSync(path)));
+server.registerTool("write", {
+  description: "writes a file",
+  inputSchema: z.object({ path: z.string(), text: z.string() }),
+}, ({ path, text }) => tried(() => (Deno.writeTextFileSync(path, text), "written")));
+server.registerTool("list", {
+  description: "lists a folder",
+  inputSchema: z.object({ path: z.string() }),
+}, ({ path }) => tried(() => [...Deno.readDirSync(path)].map((entry) => entry.name).sort().join(",")));
+server.registerTool("env", {
+  description: "reads a variable",
+  inputSchema: z.object({ name: z.string() }),
+}, ({ name }) => said(Deno.env.get(name) ?? "(unset)"));
+await server.connect(new DenoStdioServerTransport());
+`,
+  );
+}
+
+/** A folder holding the files server and the config path its servers are named after. */
+async function filesSetup(): Promise<{ dir: string; scope: string; server: string }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_scope_" }));
+  const server = join(dir, "files.ts");
+  await writeFilesServer(server);
+  return { dir, scope: join(dir, "mcp.json"), server };
+}
+
+const filesServer = (
+  server: string,
+  sandbox: Exclude<McpStdioServerConfig["sandbox"], "none" | "bwrap" | undefined>,
+): McpStdioServerConfig => ({
+  command: Deno.execPath(),
+  args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", server],
+  sandbox: { ...sandbox, readOnly: [REPO, dirname(server), ...sandbox.readOnly ?? []] },
+});
+
+async function removePaths(scope: string, ids: string[]): Promise<void> {
+  for (const serverId of ids) {
+    const paths = hostServerPaths({ scope, serverId });
+    if (paths.socketFolder !== undefined) {
+      await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
+    }
+    if (paths.cache !== undefined) {
+      await Deno.remove(paths.cache, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
+Deno.test({
+  name:
+    "each sandboxed server has its own package cache: it keeps what it wrote, and another server can neither read nor write it",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const { dir, scope, server } = await filesSetup();
+    const ids = ["a", "b"];
+    try {
+      const first = createDenoGateway({
+        servers: { a: filesServer(server, {}) },
+        sandboxScope: scope,
+      });
+      await using other = createDenoGateway({
+        servers: { b: filesServer(server, {}) },
+        sandboxScope: scope,
+      });
+      const a = await expose(first, ["a"]);
+      const b = await expose(other, ["b"]);
+      const [cacheA, cacheB] = ids.map((serverId) => hostServerPaths({ scope, serverId }).cache!);
+      assert(cacheA !== cacheB);
+      // npm and uv are pointed at it.
+      assertEquals(await a.invoke("env", { name: "npm_config_cache" }), `${cacheA}/npm`);
+      assertEquals(await a.invoke("env", { name: "UV_CACHE_DIR" }), `${cacheA}/uv`);
+      assertEquals(await b.invoke("env", { name: "npm_config_cache" }), `${cacheB}/npm`);
+      assertEquals(
+        await a.invoke("write", { path: `${cacheA}/npm/package.tgz`, text: "from a" }),
+        "written",
+      );
+      assertEquals(
+        await b.invoke("write", { path: `${cacheB}/npm/package.tgz`, text: "from b" }),
+        "written",
+      );
+      // Both writes really reached the host (the attack below has a target).
+      assertEquals(await Deno.readTextFile(`${cacheB}/npm/package.tgz`), "from b");
+      // A cannot read B's cached package, nor plant one there.
+      assertMatch(
+        String(await a.invoke("read", { path: `${cacheB}/npm/package.tgz` })),
+        /^failed: NotFound/,
+      );
+      await a.invoke("write", { path: `${cacheB}/npm/package.tgz`, text: "poisoned by a" });
+      await a.invoke("write", { path: `${cacheB}/npm/planted.js`, text: "poisoned by a" });
+      assertEquals(await Deno.readTextFile(`${cacheB}/npm/package.tgz`), "from b");
+      assertEquals([...Deno.readDirSync(`${cacheB}/npm`)].map((entry) => entry.name), [
+        "package.tgz",
+      ]);
+      assertEquals(String(await b.invoke("list", { path: `${cacheB}/npm` })), "package.tgz");
+      // The folder is the user's alone.
+      assertEquals((Deno.statSync(cacheA).mode ?? 0) & 0o077, 0);
+      await first.close();
+      // A later start of A (a new gateway: a cold start) finds what it cached.
+      await using second = createDenoGateway({
+        servers: { a: filesServer(server, {}) },
+        sandboxScope: scope,
+      });
+      const again = await expose(second, ["a"]);
+      assertEquals(await again.invoke("read", { path: `${cacheA}/npm/package.tgz` }), "from a");
+    } finally {
+      await removePaths(scope, ids);
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a sandboxed server sees the CA certificates, not the host's private keys",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const { dir, scope, server } = await filesSetup();
+    try {
+      await using gateway = createDenoGateway({ servers: { s: filesServer(server, {}) } });
+      const tools = await expose(gateway, ["s"]);
+      const certs = String(await tools.invoke("list", { path: "/etc/ssl/certs" }));
+      assert(!certs.startsWith("failed"), certs);
+      assertEquals(
+        certs,
+        [...Deno.readDirSync("/etc/ssl/certs")].map((e) => e.name).sort().join(","),
+      );
+      const bundle = "/etc/ssl/certs/ca-certificates.crt";
+      if (Deno.statSync(bundle).isFile) {
+        assertStringIncludes(
+          String(await tools.invoke("read", { path: bundle })),
+          "BEGIN CERTIFICATE",
+        );
+      }
+      let hasPrivate = false;
+      try {
+        hasPrivate = Deno.statSync("/etc/ssl/private").isDirectory;
+      } catch {
+        // Not on this host.
+      }
+      if (hasPrivate) {
+        assertMatch(
+          String(await tools.invoke("list", { path: "/etc/ssl/private" })),
+          /^failed: NotFound/,
+        );
+      }
+      assertMatch(String(await tools.invoke("list", { path: "/etc/ssl" })), /^certs$|^failed/);
+    } finally {
+      await removePaths(scope, ["s"]);
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a sandboxed server's proxy socket: one in use by another process is never unlinked, a stale one is replaced",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const { dir, scope, server } = await filesSetup();
+    const paths = socketPathOf(hostServerPaths({ scope, serverId: "net" }), "net");
+    const servers = { net: filesServer(server, { network: { allow: ["localhost"] } }) };
+    try {
+      await Deno.mkdir(paths.socketFolder, { mode: 0o700 });
+      // Another process listens on the server's socket (as a second serve on the config would)
+      // and says each connection it accepts.
+      const other = new Deno.Command(Deno.execPath(), {
+        args: [
+          "eval",
+          `const l = Deno.listen({ transport: "unix", path: ${JSON.stringify(paths.socket)} });
+console.log("listening");
+for await (const c of l) { console.log("accepted"); c.close(); }`,
+        ],
+        stdout: "piped",
+        stderr: "null",
+      }).spawn();
+      const lines = other.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      assertStringIncludes((await lines.read()).value ?? "", "listening");
+      {
+        await using gateway = createDenoGateway({ servers, sandboxScope: scope });
+        const tools = await expose(gateway, ["net"]);
+        assertEquals(tools.missing.map((entry) => entry.name), ["net"]);
+        const error = gateway.status().find((s) => s.id === "net")?.lastError ?? "";
+        assertStringIncludes(error, `its egress proxy socket ${paths.socket} is in use`);
+        assertStringIncludes(error, "another toolroute process serving the same config");
+      }
+      // The start really found the other process (its probe was accepted), and left its socket.
+      assertStringIncludes((await lines.read()).value ?? "", "accepted");
+      assert(Deno.lstatSync(paths.socket).isSocket, "the live socket is still there");
+      // The other process crashes: its socket file is left, stale.
+      other.kill("SIGKILL");
+      await other.status;
+      await lines.cancel();
+      assert(Deno.lstatSync(paths.socket).isSocket, "a stale socket file is left");
+      await assertRejects(() => Deno.connect({ transport: "unix", path: paths.socket }));
+      await using gateway = createDenoGateway({ servers, sandboxScope: scope });
+      const tools = await expose(gateway, ["net"]);
+      assertEquals(tools.missing, []);
+      assertEquals(await tools.invoke("env", { name: "HTTPS_PROXY" }), "http://127.0.0.1:3128");
+      // A new socket took the stale one's place (which nobody answered), and the proxy listens.
+      const proxy = await Deno.connect({ transport: "unix", path: paths.socket });
+      proxy.close();
+    } finally {
+      await removePaths(scope, ["net"]);
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a sandboxed server refuses a proxy socket folder made by someone else: a link, another owner, a wider mode",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const { dir, scope, server } = await filesSetup();
+    const paths = socketPathOf(hostServerPaths({ scope, serverId: "net" }), "net");
+    const servers = { net: filesServer(server, { network: { allow: ["localhost"] } }) };
+    const elsewhere = join(dir, "attacker");
+    await Deno.mkdir(elsewhere, { mode: 0o700 });
+    const attempts: [string, () => Promise<void>, string][] = [
+      ["a link", () => Deno.symlink(elsewhere, paths.socketFolder), "is a symbolic link"],
+      [
+        "another owner",
+        async () => {
+          await Deno.mkdir(paths.socketFolder, { mode: 0o700 });
+          await Deno.chown(paths.socketFolder, 65534, 65534);
+        },
+        "belongs to user 65534",
+      ],
+      ["a wider mode", async () => {
+        await Deno.mkdir(paths.socketFolder);
+        await Deno.chmod(paths.socketFolder, 0o777);
+      }, "has mode 777, not 700"],
+    ];
+    try {
+      for (const [what, plant, message] of attempts) {
+        await plant();
+        assert(Deno.lstatSync(paths.socketFolder), `${what}: planted`);
+        await using gateway = createDenoGateway({ servers, sandboxScope: scope });
+        const tools = await expose(gateway, ["net"]);
+        assertEquals(tools.missing.map((entry) => entry.name), ["net"], what);
+        const error = gateway.status().find((s) => s.id === "net")?.lastError ?? "";
+        assertStringIncludes(error, `${paths.socketFolder}, ${message}`, what);
+        // Nothing was put in the planted folder.
+        assertEquals([...Deno.readDirSync(paths.socketFolder)], [], what);
+        await Deno.remove(paths.socketFolder, { recursive: true });
+      }
+    } finally {
+      await removePaths(scope, ["net"]);
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });

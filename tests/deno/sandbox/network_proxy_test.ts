@@ -175,7 +175,7 @@ Deno.test("NetworkProxy answers connections past maxConnections with 503 and clo
   const answers: string[] = [];
   try {
     for (let i = 0; i < 20; i++) {
-      const conn = await Deno.connect({ transport: "unix", path: `${proxy.directory}/proxy.sock` });
+      const conn = await Deno.connect({ transport: "unix", path: proxy.socket });
       clients.push(conn);
       await conn.write(
         new TextEncoder().encode(`CONNECT localhost:${upstream.port} HTTP/1.1\r\n\r\n`),
@@ -198,7 +198,7 @@ Deno.test("NetworkProxy answers connections past maxConnections with 503 and clo
     assertEquals(proxy.counts.idleClosed, 4);
     assertEquals(proxy.open, 0);
     // A head that never ends is closed too.
-    const slow = await Deno.connect({ transport: "unix", path: `${proxy.directory}/proxy.sock` });
+    const slow = await Deno.connect({ transport: "unix", path: proxy.socket });
     clients.push(slow);
     await slow.write(new TextEncoder().encode("CONNECT local"));
     assertEquals(await slow.read(new Uint8Array(16)).catch(() => null), null);

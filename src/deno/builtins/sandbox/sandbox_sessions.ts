@@ -212,7 +212,7 @@ export class SandboxSessions {
         mounts,
         path,
         startTimeoutMs: this.#startTimeoutMs,
-        proxyDirectory: proxy?.directory,
+        proxySocket: proxy?.socket,
         tmpfsBytes: limits === undefined ? undefined : limits.tmpMiB * 1024 * 1024,
         wrap: limits === undefined ? undefined : withResourceLimits(limits),
       });
