@@ -80,10 +80,9 @@ Deno.test({
         },
       }),
     );
-    // Every permission, with --allow-excess: what `toolroute flags` prints for sandboxed servers
-    // does not yet let serve start them (no access to a sandbox's proxy socket, and a config
-    // inside the temporary folder counted as excess); the exact flags are the CLI tests' concern,
-    // this cell is the servers' behaviour in their sandbox.
+    // Every permission, with --allow-excess (a config inside the temporary folder counts as
+    // excess): the exact flags for sandboxed npm servers are tests/deno/cli/npm_servers_test.ts's
+    // concern, this cell is the servers' behaviour in their sandbox.
     const flags = ["--allow-all", "--no-prompt"];
     const path = `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`;
     await using serve = await startHttpServe(flags, ["--config", config, "--allow-excess"], {
@@ -92,9 +91,18 @@ Deno.test({
     const client = new Client({ name: "sdk-client", version: "1.0.0" });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
-      const { tools } = await client.listTools();
+      const wanted = ["read_text_file", "list_directory", "get-env", "read_graph"];
+      let { tools } = await client.listTools();
+      // A cold npx start outlasts serve's list bound: those servers' tools arrive later (with a
+      // list_changed notice), so list again until they are there or their connect gave up.
+      const until = Date.now() + 180_000;
+      while (!wanted.every((name) => tools.some((tool) => tool.name === name))) {
+        if (Date.now() > until) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        ({ tools } = await client.listTools());
+      }
       const names = tools.map((tool) => tool.name);
-      for (const name of ["read_text_file", "list_directory", "get-env", "read_graph"]) {
+      for (const name of wanted) {
         assert(names.includes(name), `${name} in ${names.join(", ")}\n${serve.stderr()}`);
       }
 

@@ -85,10 +85,19 @@ Deno.test({
     const client = new Client({ name: "sdk-client", version: "1.0.0" });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
-      const { tools } = await client.listTools();
-      const names = tools.map((tool) => tool.name);
       // The servers' own read_file/write_file, not toolroute's built-ins.
-      for (const name of ["read_text_file", "list_directory", "write_file", "echo"]) {
+      const wanted = ["read_text_file", "list_directory", "write_file", "echo"];
+      let { tools } = await client.listTools();
+      // A cold npx start outlasts serve's list bound: those servers' tools arrive later (with a
+      // list_changed notice), so list again until they are there or their connect gave up.
+      const until = Date.now() + 180_000;
+      while (!wanted.every((name) => tools.some((tool) => tool.name === name))) {
+        if (Date.now() > until) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        ({ tools } = await client.listTools());
+      }
+      const names = tools.map((tool) => tool.name);
+      for (const name of wanted) {
         assert(names.includes(name), `${name} in ${names.join(", ")}\n${serve.stderr()}`);
       }
       const readTool = tools.find((tool) => tool.name === "read_text_file")!;
