@@ -14,6 +14,12 @@ const SERVED = "toolroute://";
 const MAX_PAGES = 10;
 /** Entries of one list taken from one server, at most. */
 const MAX_ENTRIES = 1000;
+/**
+ * Characters (as JSON) of one list taken from one server, at most: each page may be as large as
+ * a response may be (`maxResponseBytes`), and ten of them kept for every request would let one
+ * server hold the process's memory. The entries past it are left out.
+ */
+const MAX_LIST_CHARS = 1_048_576;
 
 /** One server's entries of a list. */
 interface Listed {
@@ -309,15 +315,19 @@ export class UpstreamFeatures {
       this.#servers.map(async ({ server, views }) => {
         const entries: Record<string, unknown>[] = [];
         let cursor: string | undefined;
+        let chars = 0;
         for (let page = 0; page < MAX_PAGES && entries.length < MAX_ENTRIES; page++) {
           const answer = await this.#send(server, method, cursor === undefined ? {} : { cursor });
           const items = Array.isArray(answer[key]) ? answer[key] as unknown[] : [];
           for (const item of items) {
-            if (item !== null && typeof item === "object") {
-              entries.push(item as Record<string, unknown>);
-            }
+            if (item === null || typeof item !== "object") continue;
+            chars += JSON.stringify(item).length;
+            if (chars > MAX_LIST_CHARS) break;
+            entries.push(item as Record<string, unknown>);
           }
-          cursor = typeof answer.nextCursor === "string" ? answer.nextCursor : undefined;
+          cursor = typeof answer.nextCursor === "string" && chars <= MAX_LIST_CHARS
+            ? answer.nextCursor
+            : undefined;
           if (cursor === undefined) break;
         }
         return { server, views, entries: entries.slice(0, MAX_ENTRIES) };

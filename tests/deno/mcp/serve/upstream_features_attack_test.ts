@@ -237,3 +237,44 @@ Deno.test("completion of a server the policy hides reads as unknown and never re
   await w.client.getPrompt({ name: "summary", arguments: { account: "ACCT-3" } });
   assertEquals(w.log, ["bank:prompt ACCT-3"]);
 });
+
+Deno.test("a server's huge resource list is bounded before serve keeps or relays it", async () => {
+  // 500 resources of 10,000 characters each: about 5 MB in one page (ten pages could each be
+  // as large as a response may be).
+  const huge = (server: McpServer) => {
+    server.registerTool("huge_tool", { inputSchema: z.object({}) }, () => ({
+      content: [{ type: "text", text: "ok" }],
+    }));
+    for (let i = 0; i < 500; i++) {
+      server.registerResource(`r${i}`, `huge://${i}`, {
+        mimeType: "text/plain",
+        description: "x".repeat(10_000),
+      }, (uri) => ({ contents: [{ uri: uri.href, text: "small" }] }));
+    }
+  };
+  const upstream = startEraTestServer({ legacy: "stateless", tools: huge });
+  await using serve = await startServeHttp({
+    builtins: false,
+    mcpServers: { huge: { url: upstream.url } },
+  }, { tokens: { [TOKEN]: "alice" } });
+  const client = await connect(serve.url, TOKEN);
+  try {
+    // The server really sends it all.
+    const direct = await connect(upstream.url);
+    const sent = await direct.listResources();
+    await direct.close();
+    assertEquals(sent.resources.length, 500);
+    assert(JSON.stringify(sent).length > 5_000_000);
+
+    const { resources } = await client.listResources();
+    const chars = JSON.stringify(resources).length;
+    assert(chars <= 1_048_576, `${chars} characters relayed`);
+    assert(resources.length > 50, `${resources.length} resources`);
+    // What is listed still reads.
+    const read = await client.readResource({ uri: resources[0].uri });
+    assertEquals((read.contents[0] as { text: string }).text, "small");
+  } finally {
+    await client.close();
+    await upstream.close();
+  }
+});
