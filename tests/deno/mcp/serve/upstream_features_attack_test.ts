@@ -278,3 +278,46 @@ Deno.test("a server's huge resource list is bounded before serve keeps or relays
     await upstream.close();
   }
 });
+
+Deno.test("a second user cannot complete, get or read through another user's own server", async () => {
+  const log: Log = [];
+  const own = startEraTestServer({ legacy: "stateless", tools: hostile(log) });
+  const BOB = "bob-token-0123456789ab";
+  await using serve = await startServeHttp({
+    builtins: false,
+    users: [{ tokenVariable: "ALICE_TOKEN", id: "alice", mcpServers: { diary: { url: own.url } } }],
+  }, { tokens: { [TOKEN]: "alice", [BOB]: "bob" } });
+  const alice = await connect(serve.url, TOKEN);
+  const bob = await connect(serve.url, BOB);
+  try {
+    // Alice's own server completes and answers for her.
+    const completed = await alice.complete({
+      ref: { type: "ref/prompt", name: "summary" },
+      argument: { name: "account", value: "" },
+    });
+    assertEquals(completed.completion.values, [`acct ${ESCAPED}`]);
+    const methods = own.methods.length;
+    for (
+      const request of [
+        () =>
+          bob.complete({
+            ref: { type: "ref/prompt", name: "summary" },
+            argument: { name: "account", value: "" },
+          }),
+        () =>
+          bob.complete({
+            ref: { type: "ref/prompt", name: "diary_summary" },
+            argument: { name: "account", value: "" },
+          }),
+        () => bob.getPrompt({ name: "summary", arguments: { account: "x" } }),
+        () => bob.readResource({ uri: "toolroute://diary/notes://hostile" }),
+      ]
+    ) await assertRejects(request);
+    assertEquals((await bob.listPrompts()).prompts, []);
+    assertEquals(own.methods.length, methods, "bob's requests never reached alice's server");
+  } finally {
+    await alice.close();
+    await bob.close();
+    await own.close();
+  }
+});
