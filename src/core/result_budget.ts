@@ -158,7 +158,14 @@ export class ResultBudgets {
   ): Promise<ToolCallResult> {
     const budget = this.budgetOf(tool);
     if (budget === undefined) return result;
-    const text = result.text;
+    // What a result carries beside its text (a block's `_meta`, a link's description, its
+    // structured content) reaches the client too: a result whose bulk is there is measured, and
+    // kept, as that JSON, so no field takes a remote server past the budget.
+    const outside = outsideText(result);
+    const text = outside !== undefined &&
+        this.#count(outside) > Math.max(budget, this.#count(result.text))
+      ? outside
+      : result.text;
     if (this.#count(text) <= budget) return result;
     const bytes = new TextEncoder().encode(text);
     const pageBytes = Math.max(MIN_PAGE_BYTES, budget * 4);
@@ -350,6 +357,23 @@ export class ResultBudgets {
  */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/**
+ * A result's fields beside its text, as JSON (the texts and the media payloads left out: those
+ * are the text and `maxMediaBytes`' to bound), or `undefined` for a result of plain text blocks.
+ */
+function outsideText(result: ToolCallResult): string | undefined {
+  const plain = result.structuredContent === undefined &&
+    result.content.every((block) => block.type === "text" && Object.keys(block).length === 2);
+  if (plain) return undefined;
+  const content = result.content.map((block) => {
+    const { text: _text, data: _data, ...kept } = block as Record<string, unknown>;
+    if (block.type !== "resource" || block.resource === undefined) return kept;
+    const { text: _t, blob: _b, ...resource } = block.resource as Record<string, unknown>;
+    return { ...kept, resource };
+  });
+  return JSON.stringify({ content, structuredContent: result.structuredContent });
 }
 
 function own(map: Readonly<Record<string, number>> | undefined, key: string): number | undefined {
