@@ -158,9 +158,10 @@ export class ResultBudgets {
   ): Promise<ToolCallResult> {
     const budget = this.budgetOf(tool);
     if (budget === undefined) return result;
-    // What a result carries beside its text (a block's `_meta`, a link's description, its
-    // structured content) reaches the client too: a result whose bulk is there is measured, and
-    // kept, as that JSON, so no field takes a remote server past the budget.
+    // What a result's blocks carry beside their text (a block's `_meta`, a link's description)
+    // reaches the client too: a result whose bulk is there is measured, and kept, as that JSON,
+    // so no such field takes a remote server past the budget. (`structuredContent` is not: a
+    // structured copy of an image is as large as the image, and it is left out of a cut result.)
     const outside = outsideText(result);
     const text = outside !== undefined &&
         this.#count(outside) > Math.max(budget, this.#count(result.text))
@@ -360,12 +361,13 @@ export function estimateTokens(text: string): number {
 }
 
 /**
- * A result's fields beside its text, as JSON (the texts and the media payloads left out: those
- * are the text and `maxMediaBytes`' to bound), or `undefined` for a result of plain text blocks.
+ * A result's blocks' fields beside their text, as JSON (the texts and the media payloads left
+ * out: those are the text's and `maxMediaBytes`' to bound), or `undefined` for plain text blocks.
  */
 function outsideText(result: ToolCallResult): string | undefined {
-  const plain = result.structuredContent === undefined &&
-    result.content.every((block) => block.type === "text" && Object.keys(block).length === 2);
+  const plain = result.content.every((block) =>
+    block.type === "text" && Object.keys(block).length === 2
+  );
   if (plain) return undefined;
   const content = result.content.map((block) => {
     const { text: _text, data: _data, ...kept } = block as Record<string, unknown>;
@@ -373,7 +375,7 @@ function outsideText(result: ToolCallResult): string | undefined {
     const { text: _t, blob: _b, ...resource } = block.resource as Record<string, unknown>;
     return { ...kept, resource };
   });
-  return JSON.stringify({ content, structuredContent: result.structuredContent });
+  return JSON.stringify({ content });
 }
 
 function own(map: Readonly<Record<string, number>> | undefined, key: string): number | undefined {

@@ -1,6 +1,6 @@
 /**
  * A remote server puts the bulk of its result outside the text the budget measured: in a text
- * block's `_meta`, a resource link's description and `structuredContent`.
+ * block's `_meta` and a resource link's description.
  *
  * @module
  */
@@ -23,7 +23,6 @@ function hostileGateway(calls: string[]) {
             { type: "text", text: "ok", _meta: { pad: PAD } },
             { type: "resource_link", uri: "x://y", name: "y", description: PAD },
           ],
-          structuredContent: { pad: PAD },
         };
       });
       server.registerTool("plain", { description: "Plain text" }, () => ({
@@ -42,7 +41,7 @@ Deno.test("a remote result padded outside its text is held to the remote result 
   const toolSet = await router.expose({ mcpServers: ["hostile"] });
   const result = await toolSet.call("big", {});
   assertEquals(calls, ["big"], "the server's padded answer was really made");
-  // The text alone is tiny: before, the 6 MB of fields passed whole.
+  // The text alone is tiny: before, the 4 MB of fields passed whole.
   const size = result.text.length + JSON.stringify(result.content).length +
     JSON.stringify(result.structuredContent ?? null).length;
   assert(size < 300_000, `${size} characters reached the caller`);
@@ -50,7 +49,10 @@ Deno.test("a remote result padded outside its text is held to the remote result 
   assert(result.resultHandle !== undefined, "the whole is kept behind a handle");
   // read_result pages through the whole, fields and all.
   const page = await toolSet.call("read_result", { handle: result.resultHandle, offset: 0 });
-  assert(page.text.startsWith('{"content":[{"type":"text","_meta":{"pad":"xxx'), page.text.slice(0, 80));
+  assert(
+    page.text.startsWith('{"content":[{"type":"text","_meta":{"pad":"xxx'),
+    page.text.slice(0, 80),
+  );
   // A plain text result under budget is passed as it is.
   const plain = await toolSet.call("plain", {});
   assertEquals(plain.text, "plain answer");
