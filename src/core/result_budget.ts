@@ -158,7 +158,15 @@ export class ResultBudgets {
   ): Promise<ToolCallResult> {
     const budget = this.budgetOf(tool);
     if (budget === undefined) return result;
-    const text = result.text;
+    // What a result's blocks carry beside their text (a block's `_meta`, a link's description)
+    // reaches the client too: a result whose bulk is there is measured, and kept, as that JSON,
+    // so no such field takes a remote server past the budget. (`structuredContent` is not: a
+    // structured copy of an image is as large as the image, and it is left out of a cut result.)
+    const outside = outsideText(result);
+    const text = outside !== undefined &&
+        this.#count(outside) > Math.max(budget, this.#count(result.text))
+      ? outside
+      : result.text;
     if (this.#count(text) <= budget) return result;
     const bytes = new TextEncoder().encode(text);
     const pageBytes = Math.max(MIN_PAGE_BYTES, budget * 4);
@@ -350,6 +358,24 @@ export class ResultBudgets {
  */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/**
+ * A result's blocks' fields beside their text, as JSON (the texts and the media payloads left
+ * out: those are the text's and `maxMediaBytes`' to bound), or `undefined` for plain text blocks.
+ */
+function outsideText(result: ToolCallResult): string | undefined {
+  const plain = result.content.every((block) =>
+    block.type === "text" && Object.keys(block).length === 2
+  );
+  if (plain) return undefined;
+  const content = result.content.map((block) => {
+    const { text: _text, data: _data, ...kept } = block as Record<string, unknown>;
+    if (block.type !== "resource" || block.resource === undefined) return kept;
+    const { text: _t, blob: _b, ...resource } = block.resource as Record<string, unknown>;
+    return { ...kept, resource };
+  });
+  return JSON.stringify({ content });
 }
 
 function own(map: Readonly<Record<string, number>> | undefined, key: string): number | undefined {

@@ -204,7 +204,7 @@ export class ToolSetServer implements AsyncDisposable {
         return errorResult((error as Error).message);
       }
       const listed = toolSet.names;
-      const runId = servedRunId(_meta, extra.sessionId);
+      const runId = servedRunId(_meta, extra.sessionId, { userId: toolSet.userId });
       const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
       const options: CallOptions = {
         signal: extra.signal,

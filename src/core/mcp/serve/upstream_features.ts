@@ -2,6 +2,8 @@ import type { ToolSet } from "../../tool_set.ts";
 import type { UpstreamMethod, UpstreamServer } from "../../tool_source.ts";
 import { ProtocolError, ProtocolErrorCode, UriTemplate } from "../mcp_sdk.ts";
 import { assignRemoteToolNames } from "../gateway/tools/remote_tool_names.ts";
+import { escapeRemoteResult } from "../gateway/tools/remote_text.ts";
+import { toApiFunctionName } from "../../api_function_name.ts";
 
 /**
  * The scheme of a resource URI that names its server: `toolroute://SERVER/URI`, the server's
@@ -12,6 +14,12 @@ const SERVED = "toolroute://";
 const MAX_PAGES = 10;
 /** Entries of one list taken from one server, at most. */
 const MAX_ENTRIES = 1000;
+/**
+ * Characters (as JSON) of one list taken from one server, at most: each page may be as large as
+ * a response may be (`maxResponseBytes`), and ten of them kept for every request would let one
+ * server hold the process's memory. The entries past it are left out.
+ */
+const MAX_LIST_CHARS = 1_048_576;
 
 /** One server's entries of a list. */
 interface Listed {
@@ -33,8 +41,26 @@ export function servedUri(serverId: string, uri: string): string {
   return `${SERVED}${encodeURIComponent(serverId)}/${uri}`;
 }
 
+/**
+ * A URI as a client that parses it as a URL reads its scheme: without leading spaces and
+ * controls, tabs and newlines anywhere, the scheme in lower case. `TOOLROUTE://bank/x` and
+ * ` toolroute://bank/x` are `toolroute://bank/x` to such a client, so serve treats them alike:
+ * one server cannot list a URI that a client takes for another server's.
+ */
+function asClientReads(uri: string): string {
+  // deno-lint-ignore no-control-regex
+  const trimmed = uri.replace(/[\t\n\r]/g, "").replace(/^[\u0000-\u0020]+/, "");
+  return /^toolroute:/i.test(trimmed) ? `toolroute:${trimmed.slice("toolroute:".length)}` : uri;
+}
+
+/** Whether a URI names a server in serve's own form, as a client reads it. */
+function looksServed(uri: string): boolean {
+  return asClientReads(uri).startsWith("toolroute:");
+}
+
 /** The server and its own URI of a `toolroute://` URI, or `undefined` for any other. */
 function parseServed(uri: string): { serverId: string; uri: string } | undefined {
+  uri = asClientReads(uri);
   if (!uri.startsWith(SERVED)) return undefined;
   const rest = uri.slice(SERVED.length);
   const slash = rest.indexOf("/");
@@ -54,9 +80,12 @@ function parseServed(uri: string): { serverId: string; uri: string } | undefined
  * Names follow the tools' rule: a prompt keeps its name where no other of the user's servers
  * offers it, else it is qualified with the server id (`SERVER_NAME`). A resource keeps its URI
  * where only one server offers it (lists it, names it as a tool's view, or matches it with a
- * template); a URI two servers offer, and any URI of the `toolroute:` scheme, is listed as
- * `toolroute://SERVER/URI`, which reads from that server. A URI no visible server offers is
- * answered exactly as one of a server the user may not see: not found.
+ * template); a URI two servers offer, and any URI of the `toolroute:` scheme (as a client that
+ * parses it as a URL reads it: in any case, after spaces), is listed as `toolroute://SERVER/URI`,
+ * which reads from that server. A URI no visible server offers is answered exactly as one of a
+ * server the user may not see: not found. While a server's prompts cannot be listed, its
+ * qualified names (`SERVER_…`) lead to no other server. Everything a server answers is escaped
+ * like a remote tool's result.
  */
 export class UpstreamFeatures {
   #servers: { server: UpstreamServer; views: string[] }[];
@@ -120,9 +149,15 @@ export class UpstreamFeatures {
   async read(uri: string): Promise<Record<string, unknown>> {
     const { server, own } = await this.#owner(uri);
     const answer = await this.#send(server, "resources/read", { uri: own });
-    if (own === uri || !Array.isArray(answer.contents)) return answer;
+    if (!Array.isArray(answer.contents)) return answer;
+    // A content's URI in serve's own form that the server made up (another server's, say) is
+    // shown as this server's, like a link it returns.
     const contents = (answer.contents as Record<string, unknown>[]).map((entry) =>
-      entry?.uri === own ? { ...entry, uri } : entry
+      entry?.uri === own
+        ? { ...entry, uri }
+        : typeof entry?.uri === "string" && looksServed(entry.uri)
+        ? { ...entry, uri: servedUri(server.id, entry.uri) }
+        : entry
     );
     return { ...answer, contents };
   }
@@ -159,9 +194,8 @@ export class UpstreamFeatures {
     if (!Array.isArray(answer.messages)) return answer;
     const messages = (answer.messages as Record<string, unknown>[]).map((message) => {
       const content = message?.content;
-      return isLink(content)
-        ? { ...message, content: servedLinks([content], server.id)[0] }
-        : message;
+      const served = servedLinks([content], server.id)[0];
+      return served === content ? message : { ...message, content: served };
     });
     return { ...answer, messages };
   }
@@ -247,6 +281,20 @@ export class UpstreamFeatures {
       serverId: server.id,
       toolNames: entries.map((entry) => String(entry.name)),
     })));
+    // A server whose list cannot be had now (down, slow) would leave its qualified names
+    // (`bank_summary`) free for another server's prompt of that literal name: a client's request
+    // meant for it, arguments and all, would reach that other server. No other server gets them.
+    const answered = new Set(lists.map(({ server }) => server.id));
+    const missing = this.#servers.filter(({ server }) => !answered.has(server.id))
+      .map(({ server }) => ({
+        id: server.id,
+        prefix: toApiFunctionName(server.id, "x").slice(0, -1),
+      }));
+    for (const [name, target] of names) {
+      if (missing.some(({ id, prefix }) => target.serverId !== id && name.startsWith(prefix))) {
+        names.delete(name);
+      }
+    }
     return { lists, names };
   }
 
@@ -267,15 +315,19 @@ export class UpstreamFeatures {
       this.#servers.map(async ({ server, views }) => {
         const entries: Record<string, unknown>[] = [];
         let cursor: string | undefined;
+        let chars = 0;
         for (let page = 0; page < MAX_PAGES && entries.length < MAX_ENTRIES; page++) {
           const answer = await this.#send(server, method, cursor === undefined ? {} : { cursor });
           const items = Array.isArray(answer[key]) ? answer[key] as unknown[] : [];
           for (const item of items) {
-            if (item !== null && typeof item === "object") {
-              entries.push(item as Record<string, unknown>);
-            }
+            if (item === null || typeof item !== "object") continue;
+            chars += JSON.stringify(item).length;
+            if (chars > MAX_LIST_CHARS) break;
+            entries.push(item as Record<string, unknown>);
           }
-          cursor = typeof answer.nextCursor === "string" ? answer.nextCursor : undefined;
+          cursor = typeof answer.nextCursor === "string" && chars <= MAX_LIST_CHARS
+            ? answer.nextCursor
+            : undefined;
           if (cursor === undefined) break;
         }
         return { server, views, entries: entries.slice(0, MAX_ENTRIES) };
@@ -289,7 +341,11 @@ export class UpstreamFeatures {
     method: UpstreamMethod,
     params: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    return server.request(method, params, this.#context);
+    // Escaped as a remote tool's result and list are: names, descriptions, texts and completion
+    // values reach the client's person and model (base64 bytes have nothing to escape).
+    return server.request(method, params, this.#context).then((answer) =>
+      escapeRemoteResult({ structuredContent: answer }).structuredContent
+    );
   }
 }
 
@@ -302,10 +358,28 @@ export class UpstreamFeatures {
  * @returns The same blocks, or a copy with the links rewritten.
  */
 export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
-  if (!content.some(isLink)) return content as unknown[];
-  return content.map((block) =>
-    isLink(block) ? { ...block, uri: servedUri(serverId, block.uri) } : block
-  );
+  if (!content.some((block) => isLink(block) || isServedResource(block))) {
+    return content as unknown[];
+  }
+  return content.map((block) => {
+    if (isLink(block)) return { ...block, uri: servedUri(serverId, block.uri) };
+    // An embedded resource claiming serve's form of another server's URI is shown as this one's.
+    if (isServedResource(block)) {
+      return {
+        ...block,
+        resource: { ...block.resource, uri: servedUri(serverId, block.resource.uri) },
+      };
+    }
+    return block;
+  });
+}
+
+function isServedResource(
+  block: unknown,
+): block is { type: "resource"; resource: { uri: string } } {
+  const resource = (block as { resource?: { uri?: unknown } } | null)?.resource;
+  return (block as { type?: unknown } | null)?.type === "resource" &&
+    typeof resource?.uri === "string" && looksServed(resource.uri);
 }
 
 function isLink(block: unknown): block is { type: "resource_link"; uri: string } {
@@ -327,7 +401,7 @@ function countOwners(lists: Listed[], urisOf: (listed: Listed) => unknown[]): Ma
 
 /** A server's URI as listed: its own where only it offers it, else the `toolroute://` form. */
 function shownUri(serverId: string, uri: string, owners: Map<string, number>): string {
-  return owners.get(uri) === 1 && !uri.startsWith("toolroute:") ? uri : servedUri(serverId, uri);
+  return owners.get(uri) === 1 && !looksServed(uri) ? uri : servedUri(serverId, uri);
 }
 
 function matches(template: unknown, uri: string): boolean {

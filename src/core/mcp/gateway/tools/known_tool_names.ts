@@ -137,8 +137,10 @@ export class KnownToolNames {
   }
 
   /**
-   * The known lists of the given servers, in the given (configuration) order; servers never
-   * listed are left out.
+   * The known lists of the given servers, in the given (configuration) order; a server never
+   * listed comes with no tools: it names none, but its qualified prefix stays its own, so a
+   * server that answers first cannot hand out a `SERVER_tool` name that moves to that server's
+   * tool when it arrives.
    *
    * @param tier The tier key.
    * @param serverIds The tier's configured server ids.
@@ -148,8 +150,7 @@ export class KnownToolNames {
     const lists = this.#tiers.get(tier);
     const out: ServerToolNames[] = [];
     for (const serverId of serverIds) {
-      const toolNames = lists?.get(serverId);
-      if (toolNames !== undefined) out.push({ serverId, toolNames });
+      out.push({ serverId, toolNames: lists?.get(serverId) ?? [] });
     }
     return out;
   }

@@ -21,8 +21,11 @@ export interface RemoteToolTarget {
 
 /**
  * Names the tools of one tier's selected servers. A tool keeps its own name when that is a valid
- * API name (`^[A-Za-z0-9_-]{1,64}$`) and no other selected server of the tier offers it;
- * otherwise it is exposed as `toApiFunctionName(serverId, toolName)`. Two servers offering the
+ * API name (`^[A-Za-z0-9_-]{1,64}$`), no other selected server of the tier offers it, and it does
+ * not begin with another selected server's qualified prefix (`OTHER_`: a server that changed its
+ * list to hold `bank_transfer` would otherwise take the name the bank's `transfer` had while
+ * both offered `transfer`, and a model still calling it would reach that server); otherwise it
+ * is exposed as `toApiFunctionName(serverId, toolName)`. Two servers offering the
  * same name are both qualified (never last-writer-wins). The result maps each exposed name back to
  * the original server and tool, in input order.
  *
@@ -36,13 +39,20 @@ export function assignRemoteToolNames(
   for (const server of servers) {
     for (const name of new Set(server.toolNames)) owners.set(name, (owners.get(name) ?? 0) + 1);
   }
+  const prefixes = servers.map((server) => ({
+    serverId: server.serverId,
+    prefix: toApiFunctionName(server.serverId, "x").slice(0, -1),
+  }));
   const candidates: { exposed: string; target: RemoteToolTarget; own: boolean }[] = [];
   for (const server of servers) {
     const seen = new Set<string>();
     for (const toolName of server.toolNames) {
       if (seen.has(toolName)) continue;
       seen.add(toolName);
-      const own = OWN_NAME.test(toolName) && owners.get(toolName) === 1;
+      const own = OWN_NAME.test(toolName) && owners.get(toolName) === 1 &&
+        !prefixes.some(({ serverId, prefix }) =>
+          serverId !== server.serverId && toolName.startsWith(prefix)
+        );
       const exposed = own ? toolName : toApiFunctionName(server.serverId, toolName);
       candidates.push({ exposed, target: { serverId: server.serverId, toolName }, own });
     }

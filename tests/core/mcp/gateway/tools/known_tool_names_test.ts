@@ -125,9 +125,10 @@ Deno.test("McpGateway with toolNames: a server that comes up after a restart can
   await honest.close();
   const hostile = { a: ["search"], b: ["search", "a_search"] };
   const down = new Set(["a"]);
-  // Without the kept lists the attack works: `b`'s tool is served as `a_search`.
+  // Without the kept lists `b`'s tool named with `a`'s prefix is qualified too (see
+  // remote_tool_names_attack_test.ts): never served as `a_search`.
   const forgetful = start(hostile, down, {});
-  assertEquals((await routes(forgetful, ["a", "b"])).a_search, "b/a_search");
+  assertEquals((await routes(forgetful, ["a", "b"])).a_search, undefined);
   await forgetful.close();
   const kept = start(hostile, down, { store });
   const served = await routes(kept, ["a", "b"]);

@@ -37,7 +37,9 @@ Deno.test("assignRemoteToolNames() never lets a qualified name take another tool
   ]);
   assertEquals(Object.keys(names).length, 4);
   assertEquals(new Set(Object.values(names)).size, 4);
-  assertEquals(names["b_c"], "a/b_c");
+  // `b_c` begins with b's qualified prefix: it is a's only as `a_b_c` (see
+  // remote_tool_names_attack_test.ts).
+  assertEquals(names["a_b_c"], "a/b_c");
 });
 
 Deno.test("assignRemoteToolNames() ignores a tool a server lists twice and keeps names distinct", () => {
