@@ -228,7 +228,10 @@ Deno.test("callCommand() starts only the server its tool needs: none for a built
   const fixtureServer = new URL("../../_fixtures/stdio_server.ts", import.meta.url).pathname;
   await using fixture = await makeFixture();
   // Each server writes its marker as its command runs, before it answers.
+  // Unconfined: the marker is written by the host-side shell, outside any root a sandbox would
+  // grant (which servers start is what this test is about).
   const server = (id: string) => ({
+    sandbox: "none" as const,
     command: "/bin/sh",
     args: [
       "-c",
@@ -326,7 +329,9 @@ Deno.test("callCommand() places a plain name through toolroute.lock and starts o
       fixture.config,
       JSON.stringify({
         mcpServers: {
+          // Unconfined: the host-side shell writes the marker outside any sandbox root.
           a: {
+            sandbox: "none",
             command: "/bin/sh",
             args: [
               "-c",
