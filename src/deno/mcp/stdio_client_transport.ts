@@ -11,6 +11,7 @@ import {
 } from "./stdio_child_command.ts";
 import { stdioSandboxPlan } from "./stdio_sandbox.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
+import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
 export interface DenoStdioClientTransportOptions {
@@ -188,7 +189,7 @@ export class DenoStdioClientTransport implements McpTransport {
       const plan = Deno.build.os === "linux"
         ? stdioSandboxPlan(this.#config.sandbox, {
           command: [resolved.command, ...resolved.args].join(" "),
-          path: resolved.env.PATH,
+          path: bwrapHostPath(resolved.env.PATH),
         })
         : { kind: "unconfined" as const };
       if (plan.kind === "sandboxed") {

@@ -1,5 +1,6 @@
 import { basename } from "@std/path";
 import { BWRAP_SYSTEM_DIRS } from "./bwrap_command.ts";
+import { bwrapHostPath } from "./bwrap_search_path.ts";
 
 /** What a command needs to see read-only to start, and the hosts its first start downloads from. */
 export interface CommandNeeds {
@@ -44,7 +45,7 @@ export function launcherRegistries(command: string): string[] {
 }
 
 // Run by bash on the host (so the serve process itself needs no read permission on PATH, the
-// program or the caches): prints `program <path>` for the program found on PATH, and `ro <path>`
+// program or the caches): prints `program <path>` for the program found on $CHILD_PATH, and `ro <path>`
 // for each path to show read-only. $1: the program; $2: the runtimes, space-separated; $3: the
 // system folders, space-separated; $4: the host's home; the rest: the absolute arguments and the
 // working directory.
@@ -84,7 +85,7 @@ folder() { # the install folder: a bin/ folder's parent, else the folder, else t
 }
 program() {
   local found real line words i w
-  found=$(command -v -- "$1" 2>/dev/null) && [[ $found == /* ]] || return 1
+  found=$(PATH=$CHILD_PATH command -v -- "$1" 2>/dev/null) && [[ $found == /* ]] || return 1
   [ -n "\${seen[p:$found]}" ] && return 0; seen[p:$found]=1
   real=$(readlink -f -- "$found" 2>/dev/null)
   add "$(folder "$found")"; [ -n "$real" ] && add "$(folder "$real")"
@@ -96,7 +97,7 @@ program() {
   fi
   return 0
 }
-if program "$main"; then echo "program $(command -v -- "$main")"; fi
+if program "$main"; then echo "program $(PATH=$CHILD_PATH command -v -- "$main")"; fi
 for r in $runtimes; do program "$r"; done
 for p in "$@"; do # the project of a script or folder: the nearest folder with a project file
   [ -e "$p" ] || continue; [ -d "$p" ] || p=\${p%/*}; start=$p
@@ -147,9 +148,13 @@ export async function commandNeeds(
   const paths = [...spawn.args, ...(spawn.cwd === undefined ? [] : [spawn.cwd])]
     .filter((path) => path.startsWith("/"));
   const probeEnv: Record<string, string> = {};
-  for (const key of ["PATH", "HOME", "DENO_DIR", "npm_config_cache"]) {
+  for (const key of ["HOME", "DENO_DIR", "npm_config_cache"]) {
     if (env[key] !== undefined) probeEnv[key] = env[key];
   }
+  // The program is looked up on the command's PATH; bash and the tools the probe runs on the
+  // host's first: a config's PATH without /usr/bin must not stop the probe (or unguard the home).
+  probeEnv.CHILD_PATH = env.PATH ?? "";
+  probeEnv.PATH = bwrapHostPath(env.PATH);
   const output = await new Deno.Command("bash", {
     args: [
       "-c",

@@ -1,4 +1,4 @@
-import { bwrapSearchPath } from "./bwrap_search_path.ts";
+import { bwrapHostPath, bwrapSearchPath } from "./bwrap_search_path.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
 import { commandNeeds } from "./command_needs.ts";
 import { DEFAULT_PROXY_LIMITS, NetworkProxy } from "./network_proxy.ts";
@@ -92,7 +92,7 @@ export async function spawnSandboxed(
     ...needs.readOnly.map((path) => ({ source: path, dest: path })),
     ...sandbox.readOnly.map((path) => mountOf(path, false)).filter((mount) => mount !== undefined),
   ];
-  const path = bwrapSearchPath(command.env.PATH, roots as BwrapMount[]);
+  const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
   const hosts = [
     ...new Set([...sandbox.allow ?? [], ...(sandbox.registries === false ? [] : needs.registries)]),
   ];
