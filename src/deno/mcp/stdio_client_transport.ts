@@ -186,12 +186,11 @@ export class DenoStdioClientTransport implements McpTransport {
       this.#unread = Deno.build.os === "windows"
         ? []
         : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
-      const plan = Deno.build.os === "linux"
-        ? stdioSandboxPlan(this.#config.sandbox, {
-          command: [resolved.command, ...resolved.args].join(" "),
-          path: bwrapHostPath(resolved.env.PATH),
-        })
-        : { kind: "unconfined" as const };
+      const plan = stdioSandboxPlan(this.#config.sandbox, {
+        command: [resolved.command, ...resolved.args].join(" "),
+        path: bwrapHostPath(resolved.env.PATH),
+        os: Deno.build.os,
+      });
       if (plan.kind === "sandboxed") {
         return spawnSandboxed({ ...resolved, args: resolved.args }, plan.sandbox).then(
           (sandboxed) => {
