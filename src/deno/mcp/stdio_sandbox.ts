@@ -1,4 +1,5 @@
-import { join } from "@std/path";
+import { join, normalize } from "@std/path";
+import { broadRootReason } from "../builtins/broad_root.ts";
 import type { McpStdioSandboxSetting } from "../../core/mcp/mcp_server_config.ts";
 import { BWRAP_INSTALL } from "../sandbox/bwrap_missing.ts";
 import type { ResourceLimits } from "../sandbox/resource_limits.ts";
@@ -74,6 +75,20 @@ export function stdioSandboxPlan(
     };
   }
   const fields = typeof setting === "object" ? setting : {};
+  for (const [key, paths] of [["roots", fields.roots], ["readOnly", fields.readOnly]] as const) {
+    for (const path of paths ?? []) {
+      const reason = broadRootReason(normalize(path).replace(/(.)\/+$/, "$1")) ??
+        broadRootReason(realPath(path));
+      if (reason === undefined) continue;
+      // A home or a system folder shared with the server is what the sandbox keeps from it (as
+      // bash's workspace, which refuses the same paths).
+      throw new Error(
+        `its "sandbox.${key}" holds "${path}", which is too broad to share with a server ` +
+          `(${reason}): it would see the user's keys and credentials. Name the folders it ` +
+          `needs, or set "sandbox": "none" to run it unconfined on purpose`,
+      );
+    }
+  }
   const network = fields.network;
   return {
     kind: "sandboxed",
@@ -102,4 +117,13 @@ function bwrapInstalled(path: string | undefined): boolean | undefined {
     }
   }
   return unknown ? undefined : false;
+}
+
+/** A path with its links resolved, or itself when it cannot be resolved here. */
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
