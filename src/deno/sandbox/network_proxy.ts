@@ -71,7 +71,12 @@ export function hostAllowed(host: string, allow: readonly string[]): boolean {
 export function addressReachable(address: string, host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, "");
   if (name === "localhost" || name.endsWith(".localhost")) return true;
-  const ip = address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+  // An IPv4-mapped IPv6 address, dotted or in hex (`::ffff:7f00:1`), is its IPv4 address.
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address.toLowerCase());
+  const ip = hex === null
+    ? address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "")
+    : [parseInt(hex[1], 16) >> 8, parseInt(hex[1], 16) & 255, parseInt(hex[2], 16) >> 8, 0]
+      .join(".");
   return !(/^(127|0)\./.test(ip) || /^169\.254\./.test(ip) || ip === "::1" || ip === "::" ||
     /^fe[89ab][0-9a-f]:/.test(ip));
 }

@@ -103,6 +103,8 @@ Deno.test("addressReachable refuses loopback, unspecified and link-local address
       "::",
       "fe80::1",
       "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:a9fe:a9fe",
     ]
   ) {
     assertEquals(addressReachable(address, "api.example.com"), false, address);
