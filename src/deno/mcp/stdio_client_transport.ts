@@ -12,6 +12,7 @@ import {
 import { stdioSandboxPlan } from "./stdio_sandbox.ts";
 import { hostServerPaths, type ServerIdentity } from "../sandbox/server_paths.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
+import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
 export interface DenoStdioClientTransportOptions {
@@ -193,12 +194,11 @@ export class DenoStdioClientTransport implements McpTransport {
       this.#unread = Deno.build.os === "windows"
         ? []
         : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
-      const plan = Deno.build.os === "linux"
-        ? stdioSandboxPlan(this.#config.sandbox, {
-          command: [resolved.command, ...resolved.args].join(" "),
-          path: resolved.env.PATH,
-        })
-        : { kind: "unconfined" as const };
+      const plan = stdioSandboxPlan(this.#config.sandbox, {
+        command: [resolved.command, ...resolved.args].join(" "),
+        path: bwrapHostPath(resolved.env.PATH),
+        os: Deno.build.os,
+      });
       if (plan.kind === "sandboxed") {
         const identity = this.#options.identity;
         const paths = identity === undefined ? undefined : hostServerPaths(identity);

@@ -1,4 +1,5 @@
-import { join } from "@std/path";
+import { join, normalize } from "@std/path";
+import { broadRootReason } from "../builtins/broad_root.ts";
 import type { McpStdioSandboxSetting } from "../../core/mcp/mcp_server_config.ts";
 import { BWRAP_INSTALL } from "../sandbox/bwrap_missing.ts";
 import type { ResourceLimits } from "../sandbox/resource_limits.ts";
@@ -28,20 +29,33 @@ export type StdioSandboxPlan =
  * `"none"` and bubblewrap is on the `PATH` it is spawned with; unconfined with a warning (what is
  * unconfined, how to install bubblewrap) when bubblewrap is missing and the config said nothing.
  * Throws an `Error` when the config asks for the sandbox (`"bwrap"` or an object) and bubblewrap
- * is missing: it never runs unconfined then.
+ * is missing, or the system is not Linux (bubblewrap is Linux's): it never runs unconfined then.
+ * Elsewhere than on Linux, a server whose config says nothing runs unconfined without a warning
+ * (no sandbox can be installed there).
  *
  * Requires `allow-read` for the `PATH` folders.
  *
  * @tags allow-read
  * @param setting The config's `sandbox`.
- * @param spawn The command and the `PATH` it is spawned with.
+ * @param spawn The command, the `PATH` bubblewrap is looked for on, and the system (default:
+ *   this one's).
  * @returns The plan.
  */
 export function stdioSandboxPlan(
   setting: McpStdioSandboxSetting | undefined,
-  spawn: { command: string; path: string | undefined },
+  spawn: { command: string; path: string | undefined; os?: typeof Deno.build.os },
 ): StdioSandboxPlan {
   if (setting === "none") return { kind: "unconfined" };
+  if ((spawn.os ?? Deno.build.os) !== "linux") {
+    if (setting === undefined) return { kind: "unconfined" };
+    throw new Error(
+      `its config asks for a sandbox ("sandbox": ${
+        JSON.stringify(setting === "bwrap" ? setting : "{…}")
+      }) but the bubblewrap sandbox runs on Linux only, and a server that asks for one never ` +
+        `runs unconfined. Run it on Linux, or set "sandbox": "none" to run it as a plain ` +
+        `process of the user`,
+    );
+  }
   if (bwrapInstalled(spawn.path) === false) {
     if (setting !== undefined) {
       throw new Error(
@@ -61,6 +75,20 @@ export function stdioSandboxPlan(
     };
   }
   const fields = typeof setting === "object" ? setting : {};
+  for (const [key, paths] of [["roots", fields.roots], ["readOnly", fields.readOnly]] as const) {
+    for (const path of paths ?? []) {
+      const reason = broadRootReason(normalize(path).replace(/(.)\/+$/, "$1")) ??
+        broadRootReason(realPath(path));
+      if (reason === undefined) continue;
+      // A home or a system folder shared with the server is what the sandbox keeps from it (as
+      // bash's workspace, which refuses the same paths).
+      throw new Error(
+        `its "sandbox.${key}" holds "${path}", which is too broad to share with a server ` +
+          `(${reason}): it would see the user's keys and credentials. Name the folders it ` +
+          `needs, or set "sandbox": "none" to run it unconfined on purpose`,
+      );
+    }
+  }
   const network = fields.network;
   return {
     kind: "sandboxed",
@@ -89,4 +117,13 @@ function bwrapInstalled(path: string | undefined): boolean | undefined {
     }
   }
   return unknown ? undefined : false;
+}
+
+/** A path with its links resolved, or itself when it cannot be resolved here. */
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -31,3 +31,24 @@ function clean(path: string): string {
   const normalized = normalize(path);
   return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized;
 }
+
+/**
+ * The `PATH` bubblewrap (and the host-side tools that start it, `bash`) is looked for on: the
+ * host's own (this process's) first, then the command's. A command's `PATH` comes from its config, which may leave out the folder bubblewrap
+ * is installed in (a stdio server would then run unconfined as if it were missing) or put a
+ * folder of its own first.
+ *
+ * Requires `allow-env` for `PATH`; without it, the command's `PATH` alone.
+ *
+ * @param path The command's `PATH`, or `undefined`.
+ * @returns The `PATH` to look for bubblewrap on.
+ */
+export function bwrapHostPath(path: string | undefined): string {
+  let host: string | undefined;
+  try {
+    host = Deno.env.get("PATH");
+  } catch {
+    host = undefined; // Not readable: the command's PATH, as before.
+  }
+  return [host, path].filter((entry) => entry !== undefined && entry !== "").join(":");
+}

@@ -1,5 +1,6 @@
 import { basename } from "@std/path";
 import { BWRAP_SYSTEM_DIRS } from "./bwrap_command.ts";
+import { bwrapHostPath } from "./bwrap_search_path.ts";
 
 /** What a command needs to see read-only to start, and the hosts its first start downloads from. */
 export interface CommandNeeds {
@@ -44,24 +45,47 @@ export function launcherRegistries(command: string): string[] {
 }
 
 // Run by bash on the host (so the serve process itself needs no read permission on PATH, the
-// program or the caches): prints `program <path>` for the program found on PATH, and `ro <path>`
+// program or the caches): prints `program <path>` for the program found on $CHILD_PATH, and `ro <path>`
 // for each path to show read-only. $1: the program; $2: the runtimes, space-separated; $3: the
-// system folders, space-separated; the rest: the absolute arguments and the working directory.
+// system folders, space-separated; $4: the host's home; the rest: the absolute arguments and the
+// working directory.
 const PROBE = `
-main=$1 runtimes=$2 system=$3; shift 3
+main=$1 runtimes=$2 system=$3 hosthome=$4; shift 4
 declare -A seen
-broad() { [ "$1" = / ] || [ -z "$1" ] || { [ -n "$HOME" ] && { [ "$1" = "$HOME" ] || [[ $HOME == "$1"/* ]]; }; }; }
+canon() { readlink -m -- "$1" 2>/dev/null || printf '%s\\n' "$1"; }
+# Every home the path must not expose, as written and resolved: the command's $HOME (its config
+# may set it), the host's, and the user's own from the password database (a config that moves
+# $HOME must not unguard the real one).
+homes=(); for h in "$HOME" "$hosthome" "$(unset HOME; echo ~)"; do
+  [[ $h == /?* ]] && homes+=("$h" "$(canon "$h")")
+done
+# A path is too broad when it is /, a home, or above a home, written or resolved: "/home/u/",
+# "/home/u/.", "//home/u" and a link to the home are the home.
+broad() {
+  local p q h; [ -z "$1" ] && return 0
+  for p in "$1" "$(canon "$1")"; do
+    q=\${p%/}; [ -z "$q" ] && return 0
+    for h in "\${homes[@]}"; do [ "$q" = "$h" ] || [[ $h == "$q"/* ]] && return 0; done
+  done
+  return 1
+}
+# A folder right in a home (~/.local, ~/.cargo): the parent of its bin/ holds more than the
+# program (keyrings, shell history, registry tokens), so only bin/ itself is shown.
+inhome() {
+  local r h; r=$(canon "$1")
+  for h in "\${homes[@]}"; do [ "\${r%/*}" = "$h" ] && return 0; done; return 1
+}
 add() {
   local d; for d in $system; do [[ $1 == "$d" || $1 == "$d"/* ]] && return; done
   broad "$1" || [ -n "\${seen[ro:$1]}" ] || { seen[ro:$1]=1; echo "ro $1"; }
 }
 folder() { # the install folder: a bin/ folder's parent, else the folder, else the file
-  local f=\${1%/*} p; p=$f; [ "\${f##*/}" = bin ] && p=\${f%/*}
+  local f=\${1%/*} p; p=$f; [ "\${f##*/}" = bin ] && ! inhome "\${f%/*}" && p=\${f%/*}
   if ! broad "$p"; then echo "$p"; elif ! broad "$f"; then echo "$f"; else echo "$1"; fi
 }
 program() {
   local found real line words i w
-  found=$(command -v -- "$1" 2>/dev/null) && [[ $found == /* ]] || return 1
+  found=$(PATH=$CHILD_PATH command -v -- "$1" 2>/dev/null) && [[ $found == /* ]] || return 1
   [ -n "\${seen[p:$found]}" ] && return 0; seen[p:$found]=1
   real=$(readlink -f -- "$found" 2>/dev/null)
   add "$(folder "$found")"; [ -n "$real" ] && add "$(folder "$real")"
@@ -73,7 +97,7 @@ program() {
   fi
   return 0
 }
-if program "$main"; then echo "program $(command -v -- "$main")"; fi
+if program "$main"; then echo "program $(PATH=$CHILD_PATH command -v -- "$main")"; fi
 for r in $runtimes; do program "$r"; done
 for p in "$@"; do # the project of a script or folder: the nearest folder with a project file
   [ -e "$p" ] || continue; [ -d "$p" ] || p=\${p%/*}; start=$p
@@ -85,21 +109,28 @@ for p in "$@"; do # the project of a script or folder: the nearest folder with a
   done
   add "$start"
 done
-for c in "$HOME/.npm" "$HOME/.cache/uv" "$HOME/.cache/pip" "$HOME/.cache/deno" "$DENO_DIR" "$npm_config_cache"; do
+for c in "$HOME/.npm" "$HOME/.cache/uv" "$HOME/.cache/pip" "$HOME/.cache/deno"; do
   [ -n "$HOME" ] || [[ $c != /.* ]] || continue
   [ -e "$c" ] && add "$c"
 done
+# A cache named by a variable (which a config sets, "\${HOME}/.ssh" included) is shown only when
+# it holds what such a cache holds: Deno's remote/, npm/, gen/ or deps/; npm's _cacache/.
+for m in remote npm gen deps; do [ -n "$DENO_DIR" ] && [ -d "$DENO_DIR/$m" ] && { add "$DENO_DIR"; break; }; done
+[ -n "$npm_config_cache" ] && [ -d "$npm_config_cache/_cacache" ] && add "$npm_config_cache"
 exit 0`;
 
 /**
  * What a stdio server's command needs read-only inside its sandbox: the program (found on
  * `PATH`, symlinks followed), the install folder of it and of the runtime its script or launcher
- * runs (`node`, `python3`, `uv`: a `bin/` folder's parent, so `lib/` beside it comes along), the
+ * runs (`node`, `python3`, `uv`: a `bin/` folder's parent, so `lib/` beside it comes along, but
+ * not a folder right in the home such as `~/.local`: only its `bin/`), the
  * project of a script it runs (an absolute path among its arguments, or its working directory:
  * the nearest folder above with a `deno.json`, `package.json` or `pyproject.toml`, else the
  * script's folder), and the user's package caches (`~/.npm`, `~/.cache/uv`, `~/.cache/pip`,
- * Deno's cache); never the home folder itself, `/`, or a folder above the home; and the
- * registries an installing launcher needs. Looked up by `bash` on the host, so the calling
+ * Deno's cache; one a variable names, `DENO_DIR` or `npm_config_cache`, only when it holds such a
+ * cache); never the home folder itself, `/`, or a folder above the home, however written
+ * (`home/`, `home/.`, a link to it), whichever home (the command's `HOME`, the host's, the
+ * user's own); and the registries an installing launcher needs. Looked up by `bash` on the host, so the calling
  * process needs no read permission for any of it.
  *
  * Requires `allow-run` for `bash`.
@@ -117,9 +148,13 @@ export async function commandNeeds(
   const paths = [...spawn.args, ...(spawn.cwd === undefined ? [] : [spawn.cwd])]
     .filter((path) => path.startsWith("/"));
   const probeEnv: Record<string, string> = {};
-  for (const key of ["PATH", "HOME", "DENO_DIR", "npm_config_cache"]) {
+  for (const key of ["HOME", "DENO_DIR", "npm_config_cache"]) {
     if (env[key] !== undefined) probeEnv[key] = env[key];
   }
+  // The program is looked up on the command's PATH; bash and the tools the probe runs on the
+  // host's first: a config's PATH without /usr/bin must not stop the probe (or unguard the home).
+  probeEnv.CHILD_PATH = env.PATH ?? "";
+  probeEnv.PATH = bwrapHostPath(env.PATH);
   const output = await new Deno.Command("bash", {
     args: [
       "-c",
@@ -128,6 +163,7 @@ export async function commandNeeds(
       spawn.command,
       (RUNTIMES[name] ?? []).join(" "),
       BWRAP_SYSTEM_DIRS.join(" "),
+      hostHome() ?? "",
       ...paths,
     ],
     env: probeEnv,
@@ -144,4 +180,13 @@ export async function commandNeeds(
     registries: launcherRegistries(spawn.command),
     ...(program === undefined ? {} : { program }),
   };
+}
+
+/** The serve process's own `HOME`, guarded besides the command's (which its config may move). */
+function hostHome(): string | undefined {
+  try {
+    return Deno.env.get("HOME");
+  } catch {
+    return undefined; // Not readable: the password database's home is still guarded.
+  }
 }

@@ -59,6 +59,29 @@ export function hostAllowed(host: string, allow: readonly string[]): boolean {
   });
 }
 
+/**
+ * Whether the proxy may talk to the address an allowed name resolved to: not the machine itself
+ * (loopback, unspecified) nor a link-local address (a cloud's metadata service), unless the
+ * allowed name is `localhost` or below it. An allowed name's DNS is its owner's (a server's own
+ * API host, say): it could answer `127.0.0.1` and reach the host's services from the sandbox.
+ *
+ * @param address The address connected to.
+ * @param host The allowed name.
+ * @returns Whether to go on.
+ */
+export function addressReachable(address: string, host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  if (name === "localhost" || name.endsWith(".localhost")) return true;
+  // An IPv4-mapped IPv6 address, dotted or in hex (`::ffff:7f00:1`), is its IPv4 address.
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address.toLowerCase());
+  const ip = hex === null
+    ? address.toLowerCase().replace(/^::ffff:(?=\d+\.)/, "")
+    : [parseInt(hex[1], 16) >> 8, parseInt(hex[1], 16) & 255, parseInt(hex[2], 16) >> 8, 0]
+      .join(".");
+  return !(/^(127|0)\./.test(ip) || /^169\.254\./.test(ip) || ip === "::1" || ip === "::" ||
+    /^fe[89ab][0-9a-f]:/.test(ip));
+}
+
 function isIpLiteral(name: string): boolean {
   return /^\[.*\]$/.test(name) || name.includes(":") || /^[0-9.]+$/.test(name) ||
     /^0x[0-9a-f]+$/.test(name);
@@ -68,7 +91,9 @@ function isIpLiteral(name: string): boolean {
  * An HTTP proxy outside the sandbox, listening on a Unix socket that is the sandbox's only way
  * out (the session bridges `127.0.0.1:3128` inside to it). It serves `CONNECT host:port` (HTTPS
  * and any TCP) and plain `http://` requests, only to names on the allowlist; any other name and
- * any IP address get `403 Forbidden`. Names are resolved by the host, never inside the sandbox.
+ * any IP address get `403 Forbidden`, and so does an allowed name that resolves to this machine
+ * (loopback) or a link-local address (see {@linkcode addressReachable}), unless it is
+ * `localhost`. Names are resolved by the host, never inside the sandbox.
  *
  * Every resource it takes on the host is bounded per session ({@linkcode ProxyLimits}): at most
  * `maxConnections` connections from the sandbox at once (each holds two of the host's file
@@ -201,6 +226,12 @@ export class NetworkProxy {
       });
       pair.upstream = upstream;
       if (pair.closed) return;
+      if (!addressReachable((upstream.remoteAddr as Deno.NetAddr).hostname, request.host)) {
+        // Nothing was sent: the name answered with the host itself or a link-local address.
+        this.counts.refused++;
+        await refuse(client, request.host, "resolves to this machine or a link-local address");
+        return;
+      }
       pair.last = performance.now();
       this.counts.allowed++;
       if (request.connect) {
@@ -296,9 +327,11 @@ async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Arr
   return undefined;
 }
 
-async function refuse(conn: Deno.Conn, host: string | undefined): Promise<void> {
+async function refuse(conn: Deno.Conn, host: string | undefined, why?: string): Promise<void> {
   const body = host === undefined
     ? "toolroute: the sandbox's proxy takes CONNECT host:port or http:// requests only\n"
+    : why !== undefined
+    ? `toolroute: "${host}" ${why}: only a name "localhost" reaches those; list it to allow\n`
     : `toolroute: "${host}" is not on the sandbox's network allowlist (names only, no IP addresses)\n`;
   await writeAll(
     conn,

@@ -1,4 +1,4 @@
-import { bwrapSearchPath } from "./bwrap_search_path.ts";
+import { bwrapHostPath, bwrapSearchPath } from "./bwrap_search_path.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
 import { commandNeeds } from "./command_needs.ts";
 import { DEFAULT_PROXY_LIMITS, NetworkProxy } from "./network_proxy.ts";
@@ -119,7 +119,7 @@ export async function spawnSandboxed(
     // among them.
     ...CA_FOLDERS.map((path) => ({ source: path, dest: path })),
   ];
-  const path = bwrapSearchPath(command.env.PATH, roots as BwrapMount[]);
+  const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
   const hosts = [
     ...new Set([...sandbox.allow ?? [], ...(sandbox.registries === false ? [] : needs.registries)]),
   ];

@@ -102,8 +102,11 @@ Deno.test({
   name: "without bubblewrap a server runs unconfined with one warning; an explicit sandbox fails",
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "toolroute_nobwrap_" });
+    const hostPath = Deno.env.get("PATH");
     try {
       const path = await pathWithoutBwrap(dir);
+      // bubblewrap is looked for on the host's PATH too (a config's PATH cannot drop it).
+      Deno.env.set("PATH", path);
       const events: McpGatewayEvent[] = [];
       await using gateway = createDenoGateway({
         servers: {
@@ -132,6 +135,7 @@ Deno.test({
       assertStringIncludes(status?.lastError ?? "", "bubblewrap (bwrap) is not installed");
       assertStringIncludes(status?.lastError ?? "", '"sandbox": "none"');
     } finally {
+      if (hostPath !== undefined) Deno.env.set("PATH", hostPath);
       await Deno.remove(dir, { recursive: true });
     }
   },

@@ -91,9 +91,19 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     if (env.BASH_ENV) restore += `[ -r "$BASH_ENV" ] && . "$BASH_ENV"; `;
     return { clean, restore };
   };
+  // bash from the supervisor's own PATH (the host's, set by the launch): a command's PATH is its
+  // config's, which may hold no bash (a stdio server started by its full path).
+  const shell = (Deno.env.get("PATH") ?? "").split(":").map((dir) => `${dir}/bash`)
+    .find((path) => {
+      try {
+        return path.startsWith("/") && Deno.statSync(path).isFile;
+      } catch {
+        return false;
+      }
+    }) ?? "bash";
   const bash = (request: Received<"exec"> | Received<"spawn">, background: boolean) => {
     const { clean, restore } = startup(request.env as Record<string, string>);
-    return new Deno.Command("bash", {
+    return new Deno.Command(shell, {
       args: ["-c", enter + String(request.prefix ?? "") + restore + String(request.command)],
       cwd: String(request.cwd),
       env: clean,
