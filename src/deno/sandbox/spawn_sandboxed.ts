@@ -142,8 +142,10 @@ export async function spawnSandboxed(
     throw error;
   }
   session.onEnd(() => void proxy?.close());
+  // Its working folder where the sandbox shows it (a root, a read-only path, or what its command
+  // needs, such as the project of a script named relative to it); else its fresh home.
   const inside = (dir: string) =>
-    [...sandbox.roots, ...sandbox.readOnly].some((root) =>
+    [...sandbox.roots, ...sandbox.readOnly, ...needs.readOnly].some((root) =>
       dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`)
     );
   const cwd = command.cwd !== undefined && inside(command.cwd) ? command.cwd : SANDBOX_HOME;

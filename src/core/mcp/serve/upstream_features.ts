@@ -89,6 +89,8 @@ function parseServed(uri: string): { serverId: string; uri: string } | undefined
  */
 export class UpstreamFeatures {
   #servers: { server: UpstreamServer; views: string[] }[];
+  /** Ids of the selected servers that are not up now (the tool set's missing ones). */
+  #absent: string[];
   #context: { signal: AbortSignal; userId?: string };
 
   /**
@@ -97,6 +99,8 @@ export class UpstreamFeatures {
    */
   constructor(toolSet: ToolSet, signal: AbortSignal) {
     this.#servers = toolSet.upstreams();
+    this.#absent = toolSet.missing.filter((entry) => entry.selection === "mcpServers")
+      .map((entry) => entry.name);
     this.#context = { signal, userId: toolSet.userId };
   }
 
@@ -285,11 +289,13 @@ export class UpstreamFeatures {
     // (`bank_summary`) free for another server's prompt of that literal name: a client's request
     // meant for it, arguments and all, would reach that other server. No other server gets them.
     const answered = new Set(lists.map(({ server }) => server.id));
-    const missing = this.#servers.filter(({ server }) => !answered.has(server.id))
-      .map(({ server }) => ({
-        id: server.id,
-        prefix: toApiFunctionName(server.id, "x").slice(0, -1),
-      }));
+    // A server that is down altogether is not visible, and its names are reserved all the same.
+    const missing = [
+      ...this.#servers.filter(({ server }) => !answered.has(server.id)).map(({ server }) =>
+        server.id
+      ),
+      ...this.#absent,
+    ].map((id) => ({ id, prefix: toApiFunctionName(id, "x").slice(0, -1) }));
     for (const [name, target] of names) {
       if (missing.some(({ id, prefix }) => target.serverId !== id && name.startsWith(prefix))) {
         names.delete(name);

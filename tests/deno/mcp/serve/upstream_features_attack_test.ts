@@ -194,8 +194,8 @@ Deno.test("while a server's prompts cannot be listed, another server's prompt do
   assertEquals(w.log, ["bank:prompt ACCT-1"]);
 
   await w.servers.bank.close();
-  // The bank's tool is still served (its server is visible) but its prompts cannot be listed.
-  assert((await w.client.listTools()).tools.some((tool) => tool.name === "bank_tool"));
+  // The bank's prompts cannot be listed now (whether its tools are still listed depends on when
+  // the gateway notices it went: a standing stream ends at once); either way its names stay its own.
   assert(!(await names()).includes("bank_summary"));
   assertMatch(
     String(
