@@ -10,7 +10,7 @@ import {
   type StdioServerCommand,
 } from "./stdio_child_command.ts";
 import { stdioSandboxPlan } from "./stdio_sandbox.ts";
-import { hostServerPaths, type ServerIdentity } from "../sandbox/server_paths.ts";
+import { hostServerPaths } from "../sandbox/server_paths.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
 import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
 
@@ -44,7 +44,7 @@ export interface DenoStdioClientTransportOptions {
    * keeps its own package cache between starts (see `serverPaths`). Without it, the socket is
    * in a new temporary folder and each start downloads its packages again.
    */
-  identity?: ServerIdentity;
+  identity?: { readonly scope: string; readonly serverId: string; readonly userId?: string };
 }
 
 /** Commands (with their arguments) that answered once in this process: downloads are done. */

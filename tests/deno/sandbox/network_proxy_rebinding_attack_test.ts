@@ -32,7 +32,7 @@ function hostService() {
 }
 
 async function through(proxy: NetworkProxy, request: string): Promise<string> {
-  const conn = await Deno.connect({ transport: "unix", path: `${proxy.directory}/proxy.sock` });
+  const conn = await Deno.connect({ transport: "unix", path: proxy.socket });
   try {
     await conn.write(new TextEncoder().encode(request));
     let text = "";
