@@ -15,6 +15,7 @@
 import { assert, assertEquals, assertNotEquals } from "@std/assert";
 import { dirname } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { listToolsUntil } from "../_helpers/list_tools_until.ts";
 import { skipWithoutBwrap } from "../_helpers/bwrap.ts";
 import { startHttpServe } from "../deno/cli/_serve_process.ts";
 
@@ -92,15 +93,8 @@ Deno.test({
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
       const wanted = ["read_text_file", "list_directory", "get-env", "read_graph"];
-      let { tools } = await client.listTools();
-      // A cold npx start outlasts serve's list bound: those servers' tools arrive later (with a
-      // list_changed notice), so list again until they are there or their connect gave up.
-      const until = Date.now() + 180_000;
-      while (!wanted.every((name) => tools.some((tool) => tool.name === name))) {
-        if (Date.now() > until) break;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        ({ tools } = await client.listTools());
-      }
+      // A cold npx start outlasts serve's list bound: those servers arrive later.
+      const tools = await listToolsUntil(client, wanted);
       const names = tools.map((tool) => tool.name);
       for (const name of wanted) {
         assert(names.includes(name), `${name} in ${names.join(", ")}\n${serve.stderr()}`);

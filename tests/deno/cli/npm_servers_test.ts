@@ -11,6 +11,7 @@ import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { ToolRouter } from "../../../mod.ts";
 import type { McpStdioServerConfig } from "../../../src/core/mcp/mod.ts";
 import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
+import { listToolsUntil } from "../../_helpers/list_tools_until.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { dirname } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
@@ -87,15 +88,8 @@ Deno.test({
       await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
       // The servers' own read_file/write_file, not toolroute's built-ins.
       const wanted = ["read_text_file", "list_directory", "write_file", "echo"];
-      let { tools } = await client.listTools();
-      // A cold npx start outlasts serve's list bound: those servers' tools arrive later (with a
-      // list_changed notice), so list again until they are there or their connect gave up.
-      const until = Date.now() + 180_000;
-      while (!wanted.every((name) => tools.some((tool) => tool.name === name))) {
-        if (Date.now() > until) break;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        ({ tools } = await client.listTools());
-      }
+      // A cold npx start outlasts serve's list bound: those servers arrive later.
+      const tools = await listToolsUntil(client, wanted);
       const names = tools.map((tool) => tool.name);
       for (const name of wanted) {
         assert(names.includes(name), `${name} in ${names.join(", ")}\n${serve.stderr()}`);

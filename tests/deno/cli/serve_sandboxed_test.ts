@@ -10,6 +10,7 @@ import { fromFileUrl, join } from "@std/path";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { listToolsUntil } from "../../_helpers/list_tools_until.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
@@ -63,7 +64,7 @@ Deno.test({
         mcpServers: {
           fetcher: {
             command: Deno.execPath(),
-            args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", script],
+            args: ["run", "--frozen", "--config", join(REPO, "deno.json"), "-A", script],
             sandbox: { readOnly: [REPO, dir], network: { allow: ["localhost"] } },
           },
         },
@@ -84,6 +85,9 @@ Deno.test({
       const client = new Client({ name: "sdk-client", version: "1.0.0" });
       try {
         await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
+        // A sandbox's first start can outlast serve's list bound on a loaded machine.
+        const listed = await listToolsUntil(client, ["fetch"], { timeoutMs: 60_000 });
+        assert(listed.some((tool) => tool.name === "fetch"), serve.stderr());
         const result = await client.callTool({
           name: "fetch",
           arguments: { url: `http://localhost:${web.addr.port}/through-serve` },

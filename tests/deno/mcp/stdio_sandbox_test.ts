@@ -29,7 +29,7 @@ const REPO = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "
 // read-only (the program, its runtime and the caches are shown by default).
 const fixture = (sandbox: McpStdioServerConfig["sandbox"], env?: Record<string, string>) => ({
   command: Deno.execPath(),
-  args: ["run", "--no-lock", "--allow-read", "--allow-env", FIXTURE],
+  args: ["run", "--frozen", "--allow-read", "--allow-env", FIXTURE],
   cwd: REPO,
   sandbox,
   ...(env === undefined ? {} : { env }),
@@ -171,7 +171,7 @@ await server.connect(new DenoStdioServerTransport());
         servers: {
           hog: {
             command: Deno.execPath(),
-            args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", hog],
+            args: ["run", "--frozen", "--config", join(REPO, "deno.json"), "-A", hog],
             sandbox: { readOnly: [REPO], roots: [dirname(hog)], limits: { memoryMiB: 256 } },
           },
         },
@@ -233,7 +233,7 @@ await server.connect(new DenoStdioServerTransport());
         servers: {
           fetcher: {
             command: Deno.execPath(),
-            args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", script],
+            args: ["run", "--frozen", "--config", join(REPO, "deno.json"), "-A", script],
             sandbox: { readOnly: [REPO, folder], network: { allow: ["localhost"] } },
           },
         },
@@ -307,7 +307,7 @@ const filesServer = (
   sandbox: Exclude<McpStdioServerConfig["sandbox"], "none" | "bwrap" | undefined>,
 ): McpStdioServerConfig => ({
   command: Deno.execPath(),
-  args: ["run", "--no-lock", "--config", join(REPO, "deno.json"), "-A", server],
+  args: ["run", "--frozen", "--config", join(REPO, "deno.json"), "-A", server],
   sandbox: { ...sandbox, readOnly: [REPO, dirname(server), ...sandbox.readOnly ?? []] },
 });
 
