@@ -6,9 +6,9 @@
  * Use: `Deno.test({ name, ignore: skipWithoutBwrap(), fn })`.
  *
  * `deno test` runs every test module in its own worker, so a count kept here is one module's.
- * Under `deno task test` (the task sets `TOOLROUTE_BWRAP_TALLY=1`) each module adds its count to
- * a tally file shared by the run, and `bwrap_notice.ts`, run by the task after the tests, prints
- * the one line. Run directly (`deno test file_test.ts`), each module prints its own line.
+ * Under `deno task test` (`deno_tests.ts` sets `TOOLROUTE_BWRAP_TALLY=1` for the `deno test` runs
+ * it starts) each module adds its count to a tally file shared by the run (named by the parent's
+ * pid), and `deno_tests.ts` prints the one line after the tests (`takeBwrapNotice`). Run directly (`deno test file_test.ts`), each module prints its own line.
  *
  * @module
  */

@@ -1,6 +1,7 @@
 /**
- * The last step of `deno task test:deno`: prints the run's one bubblewrap notice line when its
- * test modules skipped tests for want of bwrap (see `bwrap.ts`), and removes the tally. Prints
+ * The last step of a test run whose modules tallied their skips (`deno_tests.ts` calls
+ * {@linkcode takeBwrapNotice} itself): prints the run's one bubblewrap notice line when its test
+ * modules skipped tests for want of bwrap (see `bwrap.ts`), and removes the tally. Prints
  * nothing when nothing was skipped.
  *
  * Run: `deno run --no-prompt --allow-read --allow-write --allow-env tests/_helpers/bwrap_notice.ts`

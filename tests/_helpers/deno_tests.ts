@@ -11,13 +11,19 @@
  * named (a module ignored in a folder given on the command line still ran).
  * `tests/dev/serial_tests_test.ts` keeps {@linkcode SERIAL} complete.
  *
- * Usage: `deno run --allow-read --allow-run --allow-env tests/_helpers/deno_tests.ts parallel|serial`
+ * Both parts run (each even after the other failed), then the run's one bubblewrap notice line
+ * (when tests were skipped for want of bwrap), and the process fails if either part failed.
+ *
+ * Usage: `deno run --allow-read --allow-write --allow-run --allow-env tests/_helpers/deno_tests.ts
+ * [parallel|serial]`
  *
  * @module
  */
 
 import { walk } from "@std/fs";
 import { join, relative } from "@std/path";
+import { TALLY_VARIABLE, tallyPath } from "./bwrap.ts";
+import { takeBwrapNotice } from "./bwrap_notice.ts";
 
 /** The modules that change process-wide state, run one at a time after the others. */
 export const SERIAL: readonly string[] = [
@@ -67,12 +73,8 @@ export async function denoSideModules(): Promise<string[]> {
   return found.sort();
 }
 
-if (import.meta.main) {
-  const part = Deno.args[0];
-  if (part !== "parallel" && part !== "serial") {
-    console.error("deno_tests: name the part to run: parallel or serial");
-    Deno.exit(2);
-  }
+/** Runs one part's `deno test`; its modules tally their bubblewrap skips for this process. */
+async function runPart(part: "parallel" | "serial"): Promise<number> {
   const serial = new Set(SERIAL);
   const modules = part === "serial"
     ? [...SERIAL]
@@ -91,10 +93,30 @@ if (import.meta.main) {
       ...modules,
     ],
     cwd: ROOT,
-    env: { TOOLROUTE_BWRAP_TALLY: "1" },
+    env: { [TALLY_VARIABLE]: "1" },
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  Deno.exit(code);
+  return code;
+}
+
+if (import.meta.main) {
+  const asked = Deno.args[0];
+  if (asked !== undefined && asked !== "parallel" && asked !== "serial") {
+    console.error("deno_tests: name no part (both run) or one: parallel or serial");
+    Deno.exit(2);
+  }
+  const parts: ("parallel" | "serial")[] = asked === undefined ? ["parallel", "serial"] : [asked];
+  const results: [string, number][] = [];
+  for (const part of parts) results.push([part, await runPart(part)]);
+  // Both parts' modules are this process's children: one tally, one notice line for the run.
+  const notice = takeBwrapNotice(tallyPath(Deno.pid));
+  if (notice !== undefined) console.error(notice);
+  if (parts.length > 1) {
+    console.log(
+      results.map(([part, code]) => `${code === 0 ? "ok" : "FAILED"} ${part}`).join(", "),
+    );
+  }
+  Deno.exit(results.some(([, code]) => code !== 0) ? 1 : 0);
 }

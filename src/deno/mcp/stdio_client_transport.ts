@@ -9,7 +9,7 @@ import {
   stdioChildCommand,
   type StdioServerCommand,
 } from "./stdio_child_command.ts";
-import { stdioSandboxPlan } from "./stdio_sandbox.ts";
+import { stdioSandboxPlan, unconfinedWarning } from "./stdio_sandbox.ts";
 import { hostServerPaths } from "../sandbox/server_paths.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
 import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
@@ -46,6 +46,9 @@ export interface DenoStdioClientTransportOptions {
    */
   identity?: { readonly scope: string; readonly serverId: string; readonly userId?: string };
 }
+
+/** How a sandbox start says bubblewrap is not installed (`bwrapMissing`). */
+const BWRAP_GONE = /bubblewrap \(bwrap\) is not installed/;
 
 /** Commands (with their arguments) that answered once in this process: downloads are done. */
 const answeredOnce = new Set<string>();
@@ -218,27 +221,42 @@ export class DenoStdioClientTransport implements McpTransport {
             this.#wire(sandboxed.child);
           },
           (error) => {
+            // bubblewrap could not be looked for up front (no read permission on the PATH's
+            // folders) and turned out missing: a server whose config asked for nothing runs as
+            // it would have, unconfined with the warning; one that asked fails.
+            if (this.#config.sandbox === undefined && BWRAP_GONE.test(String(error))) {
+              this.#options.onUnconfined?.(
+                unconfinedWarning([resolved.command, ...resolved.args].join(" ")),
+              );
+              this.#spawnUnconfined(resolved);
+              return;
+            }
             this.#closed = true;
             throw this.#startError(error);
           },
         );
       }
       if (plan.warning !== undefined) this.#options.onUnconfined?.(plan.warning);
-      this.#child = new Deno.Command(resolved.command, {
-        args: resolved.args,
-        env: resolved.env,
-        clearEnv: true,
-        cwd: resolved.cwd,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+      this.#spawnUnconfined(resolved);
     } catch (error) {
       this.#closed = true;
       return Promise.reject(this.#startError(error));
     }
-    this.#wire(this.#child);
     return Promise.resolve();
+  }
+
+  /** Starts the server as a plain process of the user and reads it. */
+  #spawnUnconfined(resolved: ReturnType<typeof stdioChildCommand>): void {
+    this.#child = new Deno.Command(resolved.command, {
+      args: resolved.args,
+      env: resolved.env,
+      clearEnv: true,
+      cwd: resolved.cwd,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#wire(this.#child);
   }
 
   #startError(error: unknown): Error {

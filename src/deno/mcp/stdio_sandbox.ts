@@ -66,13 +66,7 @@ export function stdioSandboxPlan(
           `plain process of the user`,
       );
     }
-    return {
-      kind: "unconfined",
-      warning: `"${spawn.command}" runs unconfined: bubblewrap (bwrap) is not installed, so it ` +
-        `reads and writes the user's whole home folder (SSH keys, cloud credentials), reaches ` +
-        `the whole network and has no process or memory limit. Install it: ${BWRAP_INSTALL} ` +
-        `(sandboxed by default then); or set "sandbox": "none" in its config to keep it unconfined`,
-    };
+    return { kind: "unconfined", warning: unconfinedWarning(spawn.command) };
   }
   const fields = typeof setting === "object" ? setting : {};
   for (const [key, paths] of [["roots", fields.roots], ["readOnly", fields.readOnly]] as const) {
@@ -126,4 +120,17 @@ function realPath(path: string): string {
   } catch {
     return path;
   }
+}
+
+/**
+ * The one warning for a server that runs unconfined because bubblewrap is missing.
+ *
+ * @param command The server's command line.
+ * @returns What is unconfined and how to install bubblewrap.
+ */
+export function unconfinedWarning(command: string): string {
+  return `"${command}" runs unconfined: bubblewrap (bwrap) is not installed, so it reads and ` +
+    `writes the user's whole home folder (SSH keys, cloud credentials), reaches the whole ` +
+    `network and has no process or memory limit. Install it: ${BWRAP_INSTALL} (sandboxed by ` +
+    `default then); or set "sandbox": "none" in its config to keep it unconfined`;
 }
