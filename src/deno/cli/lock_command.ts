@@ -57,6 +57,9 @@ export async function lockCommand(
   const store = check ? await storeFromLock(existing!) : new MemoryStore();
   await using gateway = createDenoGateway({
     servers: config.mcpServers,
+    // Sandboxed servers' proxy sockets and caches are serve's (named after the config), so the
+    // flags `toolroute flags` prints for serve hold for lock too.
+    sandboxScope: config.path,
     // Declared as serve declares it: a tool listed only to clients that elicit is locked too.
     ...UPSTREAM_CLIENT,
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },

@@ -1,6 +1,9 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { fromFileUrl } from "@std/path";
+import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
+import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { CLI, cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
 /** An upstream whose tools (name → description) the test changes; new sessions see the change. */
 async function upstream(tools: Record<string, string>) {
@@ -260,3 +263,57 @@ Deno.test("toolroute lock and lock --check fail when a configured server is not 
     await mail.server.close();
   }
 });
+
+Deno.test({
+  name:
+    "toolroute lock and lock --check run with exactly the flags toolroute flags prints for a sandboxed server with a network",
+  ignore: skipWithoutBwrap(),
+  sanitizeResources: false,
+  async fn() {
+    const repo = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
+    const fixtureServer = `${repo}/tests/_fixtures/stdio_server.ts`;
+    await using fixture = await makeFixture({
+      expose: { builtins: [] },
+      mcpServers: {
+        // A network makes the sandbox start an egress proxy, whose socket `flags` names after
+        // the config: lock must put it there too, not in a new temporary folder.
+        files: {
+          command: Deno.execPath(),
+          args: ["run", "--frozen", "--config", `${repo}/deno.json`, "-A", fixtureServer],
+          sandbox: { readOnly: [repo], network: { allow: ["localhost"] } },
+        },
+      },
+    });
+    const { socketFolder } = socketPathOf(
+      hostServerPaths({ scope: fixture.config, serverId: "files" }),
+      "files",
+    );
+    try {
+      const flags = await exactFlags(["--config", fixture.config]);
+      const path = `${fixture.dir}/toolroute.lock`;
+      const written = await cliChild(flags, ["lock", "--config", fixture.config]);
+      assertEquals(written.code, 0, written.err);
+      // The server was reached through its sandbox: its tools are in the lock.
+      const lock = JSON.parse(await Deno.readTextFile(path));
+      assert("echo" in lock.servers.files, JSON.stringify(lock));
+      const checked = await cliChild(flags, ["lock", "--check", "--config", fixture.config]);
+      assertEquals(checked.code, 0, checked.err);
+      assert(!/Requires write access/.test(written.err + checked.err), written.err + checked.err);
+    } finally {
+      await Deno.remove(socketFolder, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+/** The CLI as a child process with the given flags, as a user runs it. */
+async function cliChild(flags: string[], args: string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, CLI, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
+}
