@@ -50,13 +50,12 @@ export async function configFromFlags(
     // Serving nothing in silence (an empty table, exit 0) leaves a new user guessing.
     const clients: string[] = [];
     for (const candidate of CLIENT_CONFIGS) if (await found(candidate)) clients.push(candidate);
+    const named = clients.map((file) => `"${file}"`).join(", ");
     const hint = clients.length === 0
       ? ""
-      : `; ${clients.map((file) => `"${file}"`).join(", ")} ${
-        clients.length === 1
-          ? "is an MCP client's config here: it"
-          : "are MCP clients' configs here: they"
-      } work as they are with --config ${clients[0]}`;
+      : clients.length === 1
+      ? `; ${named} is an MCP client's config: use it as it is with --config ${clients[0]}`
+      : `; ${named} are MCP clients' configs: use one as it is, e.g. --config ${clients[0]}`;
     throw new UsageError(
       `No config: there is no ${DEFAULT_CONFIG} in this folder and no --config was given${hint}. ` +
         `Run "toolroute init" to write a starter ${DEFAULT_CONFIG}, pass --config FILE (an MCP ` +

@@ -164,8 +164,18 @@ Deno.test("no config in the folder is a clear message with the next step, naming
     await writeJson(join(`${dir}`, ".cursor", "mcp.json"), { mcpServers: {} });
     const hinted = await cli(["serve"]);
     assertEquals(hinted.code, 2);
-    assertStringIncludes(hinted.err, '".cursor/mcp.json" is an MCP client\'s config here');
-    assertStringIncludes(hinted.err, "--config .cursor/mcp.json");
+    assertStringIncludes(
+      hinted.err,
+      `".cursor/mcp.json" is an MCP client's config: use it as it is with --config .cursor/mcp.json`,
+    );
+    await writeJson(join(`${dir}`, ".vscode", "mcp.json"), { servers: {} });
+    const two = await cli(["tools"]);
+    assertEquals(two.code, 2);
+    assertStringIncludes(
+      two.err,
+      `".vscode/mcp.json", ".cursor/mcp.json" are MCP clients' configs: use one as it is, ` +
+        "e.g. --config .vscode/mcp.json",
+    );
   });
 });
 
