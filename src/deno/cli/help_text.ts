@@ -83,7 +83,7 @@ Options:
   --store FILE|URL   Use serve's store (SQLite file or redis:// URL): its grants, approvals
                      and policy limit counts apply to this call and count it
   -h, --help         Show this help`,
-  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http HOST:PORT] [--explain]
+  flags: `Usage: toolroute flags [--config FILE] [--workspace DIR] [--http [HOST:PORT]] [--explain]
 
 Prints the exact deno run permission flags serving the config needs, so that:
   deno run $(toolroute flags) jsr:@toolroute/toolroute/cli serve
@@ -92,7 +92,8 @@ runs with least privilege.
 Options:
   --config FILE      The config. Default: toolroute.json if it exists
   --workspace DIR    The workspace, overriding the config's
-  --http HOST:PORT   Include the permission to listen on this address
+  --http [HOST:PORT] Include the permission to listen on this address (default 127.0.0.1:8787)
+                     and to read TOOLROUTE_TOKEN
   --audit FILE       Include the permission to append to this audit file
   --store FILE|URL   Include the permissions to use this SQLite store or Redis server
   --token-file FILE  Include the permission to write the token file of serve --http

@@ -11,15 +11,21 @@ import { UsageError } from "./usage_error.ts";
 import { grantsCommand } from "./grants_command.ts";
 
 const COMMON = ["config", "workspace"];
+/** `--http` alone means serve's default address, for `serve` and for the `flags` that run it. */
+const HTTP = { http: "127.0.0.1:8787" };
 const SPECS: Record<string, ArgSpec> = {
   serve: {
     string: [...COMMON, "user", "audit", "store", "token-file"],
-    optional: { http: "127.0.0.1:8787" },
+    optional: HTTP,
     boolean: ["stdio", "allow-excess", "shared-workspace", "defer"],
   },
   tools: { string: [...COMMON, "user"], boolean: ["json"] },
   call: { string: [...COMMON, "user", "timeout", "store"] },
-  flags: { string: [...COMMON, "http", "audit", "store", "token-file"], boolean: ["explain"] },
+  flags: {
+    string: [...COMMON, "audit", "store", "token-file"],
+    optional: HTTP,
+    boolean: ["explain"],
+  },
   lock: { string: COMMON, boolean: ["check"] },
   init: { string: COMMON },
   grants: { string: ["store", "user"], boolean: ["json"] },

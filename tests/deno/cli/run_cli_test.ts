@@ -132,6 +132,21 @@ Deno.test("runCli() flags prints the least-privilege flags of a config", async (
   ]);
 });
 
+Deno.test("runCli() flags --http alone means serve's default address, as docs/cli.md writes it", async () => {
+  await using fixture = await makeFixture();
+  const config = ["--config", fixture.config];
+  const alone = await cli(["flags", ...config, "--http"]);
+  assertEquals(alone.code, 0, alone.err);
+  const explicit = await cli(["flags", ...config, "--http", "127.0.0.1:8787"]);
+  assertEquals(alone.out, explicit.out);
+  assertStringIncludes(alone.out, "--allow-env=TOOLROUTE_TOKEN");
+  assertStringIncludes(alone.out, "--allow-net=127.0.0.1:8787");
+  // Followed by another flag, it is still the default address.
+  const explained = await cli(["flags", ...config, "--http", "--explain"]);
+  assertEquals(explained.code, 0, explained.err);
+  assertEquals(explained.out.split("\n")[0], explicit.out);
+});
+
 Deno.test("runCli() call cannot rewrite the config that lives in the workspace", async () => {
   await using fixture = await makeFixture();
   await Deno.writeTextFile(`${fixture.workspace}/toolroute.json`, '{ "bash": false }');
