@@ -50,6 +50,10 @@ export async function initCommand(
     ? relative(folder, resolve(flags.workspace)) || "."
     : ".";
   const schema = join(folder, SCHEMA_FILE);
+  // A new project's folders are made (`--config app/toolroute.json --workspace app/src`); the
+  // config file itself is still created only where none is.
+  await makeFolder(folder, path);
+  await makeFolder(resolve(folder, workspace), path);
   await checkSchemaPath(schema);
   try {
     await Deno.writeTextFile(path, starterConfig(workspace), { createNew: true });
@@ -60,10 +64,7 @@ export async function initCommand(
           `--config FILE to write another)`,
       );
     }
-    if (error instanceof Deno.errors.NotCapable) {
-      throw new UsageError(`Cannot write "${path}": add --allow-write=${folder}`);
-    }
-    throw new UsageError(`Cannot write "${path}": ${(error as Error).message}`);
+    throw cannotWrite(path, folder, error);
   }
   await Deno.writeTextFile(schema, configSchemaText());
   const config = basename(path) === DEFAULT_CONFIG && folder === resolve(".")
@@ -75,6 +76,22 @@ export async function initCommand(
       `prints the deno run flags for "toolroute serve${config}".`,
   );
   return 0;
+}
+
+/** Makes a folder and the folders above it, or says why it cannot. */
+async function makeFolder(folder: string, path: string): Promise<void> {
+  try {
+    await Deno.mkdir(folder, { recursive: true });
+  } catch (error) {
+    throw cannotWrite(path, folder, error);
+  }
+}
+
+function cannotWrite(path: string, folder: string, error: unknown): UsageError {
+  if (error instanceof Deno.errors.NotCapable) {
+    return new UsageError(`Cannot write "${path}": add --allow-write=${folder}`);
+  }
+  return new UsageError(`Cannot write "${path}" (in "${folder}"): ${(error as Error).message}`);
 }
 
 /**

@@ -223,3 +223,28 @@ Deno.test("toolroute init never writes through a toolroute.schema.json link a re
   assertEquals(await Deno.readTextFile(victim), "the user's own file\n");
   assertEquals(await Deno.stat(join(repo, "toolroute.json")).then(() => true, () => false), false);
 });
+
+Deno.test("toolroute init --config DIR/F --workspace DIR2 makes the folders a new project needs, and the config serves", async () => {
+  await using dir = await tempDir();
+  await inDir(`${dir}`, async () => {
+    const config = join("app", "conf", "toolroute.json");
+    const made = await cli(["init", "--config", config, "--workspace", join("app", "src")]);
+    assertEquals(made.code, 0, made.err);
+    // Both folders were absent: init made them.
+    assert((await Deno.stat(join(`${dir}`, "app", "src"))).isDirectory);
+    assertEquals(
+      (parseJsonc(await Deno.readTextFile(join(`${dir}`, config))) as { workspace: string })
+        .workspace,
+      "../src",
+    );
+    await Deno.writeTextFile(join(`${dir}`, "app", "src", "a.txt"), "in the new workspace\n");
+    const read = await cli(["call", "--config", config, "read_file", '{"path":"a.txt"}']);
+    assertEquals(read.code, 0, read.err);
+    assert(read.out.includes("in the new workspace"), read.out);
+    // A file where a folder goes is named, not an OS error alone.
+    await Deno.writeTextFile(join(`${dir}`, "file"), "");
+    const blocked = await cli(["init", "--config", join("file", "toolroute.json")]);
+    assertEquals(blocked.code, 2);
+    assert(blocked.err.includes(`Cannot write "${dir}/file/toolroute.json"`), blocked.err);
+  });
+});
