@@ -11,7 +11,7 @@ export interface CliIo {
   /** Writes a line of logs or errors. */
   err(line: string): void;
   /** Asks a person a question and returns the answer line; absent when nobody can be asked. */
-  ask?: (question: string) => Promise<string | null>;
+  ask?: (question: string, options?: { readonly hidden?: boolean }) => Promise<string | null>;
   /** `true` when `err` writes to a terminal: a person watches, progress lines help. */
   terminal?: boolean;
 }

@@ -6,7 +6,7 @@ import { UsageError } from "./usage_error.ts";
 /** Options of {@linkcode adaptClientConfig}. */
 export interface AdaptClientConfigOptions {
   /** Asks a person for an `${input:…}` value; absent when nobody can be asked. */
-  ask?: (question: string) => Promise<string | null>;
+  ask?: (question: string, options?: { readonly hidden?: boolean }) => Promise<string | null>;
   /** `false` leaves `${input:…}` as written (to list flags without asking). */
   inputs?: boolean;
 }
@@ -96,7 +96,7 @@ async function askInput(
   where: {
     path: string;
     at: PropertyKey[];
-    ask: ((question: string) => Promise<string | null>) | undefined;
+    ask: AdaptClientConfigOptions["ask"];
   },
 ): Promise<string> {
   const input = inputs.find((each) => each.id === name);
@@ -115,7 +115,10 @@ async function askInput(
         `write \${env:NAME} in place of \${input:${name}}, or run toolroute on a terminal`,
     );
   }
-  const answer = await where.ask(`toolroute: input "${name}"${described}: `);
+  // VS Code hides a `password` input as it is typed; so does the terminal here.
+  const answer = await where.ask(`toolroute: input "${name}"${described}: `, {
+    hidden: input.password === true,
+  });
   if (answer === null || answer === "") {
     throw new UsageError(`No value was given for input "${name}"${described}, ${used}`);
   }

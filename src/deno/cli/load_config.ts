@@ -27,7 +27,7 @@ export interface LoadConfigOptions {
   /** Receives warnings, such as the keys of an MCP client's config that are ignored. */
   onWarning?: (message: string) => void;
   /** Asks a person for a VS Code `${input:…}` value; without it such a file is refused. */
-  ask?: (question: string) => Promise<string | null>;
+  ask?: (question: string, options?: { readonly hidden?: boolean }) => Promise<string | null>;
 }
 
 const VARIABLE_NAMES = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;

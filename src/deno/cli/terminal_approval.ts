@@ -4,15 +4,27 @@ import { summarizeShown } from "../../core/policy/shown_arguments.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** How the asker is told to keep an answer off the screen (a password). */
+export interface AskOptions {
+  /** `true`: the typed answer is not echoed. */
+  readonly hidden?: boolean;
+}
+
 /**
  * Asks a question on the terminal (stderr) and reads one line of stdin, or `undefined` when
- * stdin is not a terminal: nobody can be asked.
+ * stdin is not a terminal: nobody can be asked. A hidden answer is read with the terminal's echo
+ * off (raw mode: Enter ends it, Backspace erases, Ctrl-C or Ctrl-D on an empty line give no
+ * answer), so a password stays off the screen and out of the scrollback.
  *
  * @returns The asker, or `undefined`.
  */
-export function terminalAsker(): ((question: string) => Promise<string | null>) | undefined {
+export function terminalAsker():
+  | ((question: string, options?: AskOptions) => Promise<string | null>)
+  | undefined {
   if (!Deno.stdin.isTerminal()) return undefined;
-  return async (question) => {
+  return async (question, options = {}) => {
+    // Echo goes off before the question shows, so nothing typed after it can be echoed.
+    if (options.hidden === true) return await readHidden(question);
     Deno.stderr.writeSync(encoder.encode(question));
     const buffer = new Uint8Array(1024);
     let line = "";
@@ -23,6 +35,28 @@ export function terminalAsker(): ((question: string) => Promise<string | null>) 
     }
     return line.slice(0, line.indexOf("\n"));
   };
+}
+
+async function readHidden(question: string): Promise<string | null> {
+  Deno.stdin.setRaw(true);
+  const buffer = new Uint8Array(256);
+  let answer = "";
+  try {
+    Deno.stderr.writeSync(encoder.encode(question));
+    for (;;) {
+      const read = await Deno.stdin.read(buffer);
+      if (read === null) return answer === "" ? null : answer;
+      for (const char of decoder.decode(buffer.subarray(0, read), { stream: true })) {
+        if (char === "\r" || char === "\n") return answer;
+        if (char === "\u0003" || (char === "\u0004" && answer === "")) return null;
+        if (char === "\u007f" || char === "\b") answer = [...answer].slice(0, -1).join("");
+        else if (char >= " ") answer += char;
+      }
+    }
+  } finally {
+    Deno.stdin.setRaw(false);
+    Deno.stderr.writeSync(encoder.encode("\n"));
+  }
 }
 
 /** Most characters of the arguments in the question before the rest is offered with "show". */

@@ -248,3 +248,67 @@ Deno.test("toolroute init --config DIR/F --workspace DIR2 makes the folders a ne
     assert(blocked.err.includes(`Cannot write "${dir}/file/toolroute.json"`), blocked.err);
   });
 });
+
+/**
+ * Runs the CLI on a terminal of its own (`script` gives it one), types each input's answer once
+ * its question appears, and returns all the terminal showed.
+ */
+async function onTerminal(args: string[], answers: Record<string, string>): Promise<string> {
+  const quoted = [Deno.execPath(), "run", "-A", CLI_ENTRY, ...args]
+    .map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(" ");
+  const child = new Deno.Command("script", {
+    args: ["-qec", quoted, "/dev/null"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const decoder = new TextDecoder();
+  let shown = "";
+  const asked = new Set<string>();
+  for await (const chunk of child.stdout) {
+    shown += decoder.decode(chunk, { stream: true });
+    // Typed only once its question is up: the terminal is then in the mode the CLI chose.
+    for (const [input, answer] of Object.entries(answers)) {
+      if (asked.has(input) || !shown.includes(`input "${input}"`)) continue;
+      asked.add(input);
+      await writer.write(new TextEncoder().encode(`${answer}\r`));
+    }
+  }
+  await writer.close().catch(() => {});
+  await child.status;
+  await child.stderr.cancel();
+  assertEquals([...asked].sort(), Object.keys(answers).sort(), shown);
+  return shown;
+}
+
+const CLI_ENTRY = `${REPO}src/deno/cli/mod.ts`;
+
+Deno.test("VS Code's password input is asked on a terminal without echoing the answer; another input is echoed", async () => {
+  await using dir = await tempDir();
+  const path = await writeJson(join(`${dir}`, ".vscode", "mcp.json"), {
+    inputs: [
+      { type: "promptString", id: "api-key", description: "API key", password: true },
+      { type: "promptString", id: "region", description: "Region" },
+    ],
+    servers: {
+      fixture: {
+        ...FIXTURE_SERVER,
+        env: { API_KEY: "${input:api-key}" },
+        args: [...FIXTURE_SERVER.args, "${input:region}"],
+      },
+    },
+  });
+  const secret = "typed-secret-0123456789";
+  const hidden = await onTerminal(
+    ["call", "--config", path, "env", '{"name":"API_KEY"}'],
+    { "api-key": secret, region: "eu-west-typed" },
+  );
+  // The server got the typed value (its answer is that value, redacted as a secret) ...
+  assertStringIncludes(hidden, "[redacted]");
+  // ... and the terminal never showed it.
+  assert(!hidden.includes(secret), hidden);
+  // The terminal does echo what is typed for an input that is not a password.
+  assertStringIncludes(hidden, "eu-west-typed");
+});
