@@ -56,8 +56,8 @@ export async function servedCall(
   options: ServedCallOptions,
 ): Promise<CallToolResult> {
   const { ctx } = request;
-  const extra = handlerExtra(ctx);
-  const eliciting = extra as unknown as ElicitingExtra;
+  const { signal, id, notify } = ctx.mcpReq;
+  const eliciting = { sendRequest: ctx.mcpReq.send } as unknown as ElicitingExtra;
   const { name, arguments: args, _meta } = request.params;
   let toolSet: ToolSet;
   try {
@@ -71,11 +71,11 @@ export async function servedCall(
     name,
     args: args ?? {},
     options: {
-      signal: extra.signal,
+      signal,
       timeoutMs: options.timeoutMs,
-      onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
-      ...traceOf(_meta, extra.requestId),
-      runId: servedRunId(_meta, extra.sessionId, { userId: toolSet.userId }),
+      onProgress: progressSender(_meta?.progressToken, notify),
+      ...traceOf(_meta, id),
+      runId: servedRunId(_meta, ctx.sessionId, { userId: toolSet.userId }),
       // The legacy era asks on this request's stream; the modern one asks in rounds instead
       // (callInRounds puts its own in place of this one).
       onElicitation: capability
@@ -83,8 +83,8 @@ export async function servedCall(
         : undefined,
       onLog: (entry) => {
         const level = LOG_LEVELS.indexOf(entry.level);
-        if (level < 0 || level < (options.levels.get(extra.sessionId ?? "") ?? 0)) return;
-        send(extra.sendNotification, { method: "notifications/message", params: entry });
+        if (level < 0 || level < (options.levels.get(ctx.sessionId ?? "") ?? 0)) return;
+        send(notify, { method: "notifications/message", params: entry });
       },
     } satisfies CallOptions,
   };
@@ -103,7 +103,7 @@ export async function servedCall(
   // client on this request's stream, in both eras, so it lists them (a client that drops
   // the notice sees them on its next tools/list, which lists them from the same tool set).
   if (toolSet.names !== listed) {
-    send(extra.sendNotification, { method: "notifications/tools/list_changed" });
+    send(notify, { method: "notifications/tools/list_changed" });
   }
   return callResult(toolSet, name, answer) as CallToolResult;
 }
@@ -113,24 +113,6 @@ export interface CallParams {
   name: string;
   arguments?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
-}
-
-/**
- * What the handlers read of the SDK's request context, flattened: the signal, session, user,
- * request id, and the senders of notifications and requests related to this request.
- *
- * @param ctx The SDK's request context.
- * @returns The parts.
- */
-export function handlerExtra(ctx: ServerContext) {
-  return {
-    signal: ctx.mcpReq.signal,
-    sessionId: ctx.sessionId,
-    authInfo: ctx.http?.authInfo,
-    requestId: ctx.mcpReq.id,
-    sendNotification: ctx.mcpReq.notify,
-    sendRequest: ctx.mcpReq.send,
-  };
 }
 
 /** Sends a notification related to the request; a client gone meanwhile changes nothing. */

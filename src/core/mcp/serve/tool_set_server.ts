@@ -4,11 +4,12 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
   type Transport,
 } from "../mcp_sdk.ts";
 import type { ElicitationCapability } from "./approval_elicitation.ts";
 import { UpstreamFeatures } from "./upstream_features.ts";
-import { handlerExtra, LOG_LEVELS, servedCall } from "./_served_call.ts";
+import { LOG_LEVELS, servedCall } from "./_served_call.ts";
 
 /** The protocol era an SDK server instance serves (the serving entries know it). */
 export type ServedEra = "legacy" | "modern";
@@ -172,7 +173,7 @@ export class ToolSetServer implements AsyncDisposable {
       return {};
     });
     this.#server.setRequestHandler("tools/list", async (_request, ctx) => {
-      const toolSet = await this.#toolSet(handlerExtra(ctx));
+      const toolSet = await this.#toolSet(ctx);
       // toMcp() gives what the protocol's tool shape holds; its own type is looser.
       return { tools: toolSet.toMcp() } as ListToolsResult;
     });
@@ -180,8 +181,7 @@ export class ToolSetServer implements AsyncDisposable {
     // from (see UpstreamFeatures), on the user's own connections.
     for (const [method, answer] of FEATURES) {
       this.#server.setRequestHandler(method as "resources/read", async (request, ctx) => {
-        const extra = handlerExtra(ctx);
-        const features = new UpstreamFeatures(await this.#toolSet(extra), extra.signal);
+        const features = new UpstreamFeatures(await this.#toolSet(ctx), ctx.mcpReq.signal);
         return await answer(features, request.params as Record<string, unknown>) as never;
       });
     }
@@ -189,7 +189,7 @@ export class ToolSetServer implements AsyncDisposable {
       "tools/call",
       (request, ctx) =>
         servedCall({ params: request.params, ctx }, {
-          toolSet: () => this.#toolSet(handlerExtra(ctx)),
+          toolSet: () => this.#toolSet(ctx),
           modern,
           capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
           timeoutMs: this.#options.timeoutMs,
@@ -222,17 +222,12 @@ export class ToolSetServer implements AsyncDisposable {
     return this.close();
   }
 
-  async #toolSet(
-    extra: {
-      signal: AbortSignal;
-      sessionId?: string;
-      authInfo?: { extra?: Record<string, unknown> };
-    },
-  ): Promise<ToolSet> {
-    const fromAuth = extra.authInfo?.extra?.userId;
+  async #toolSet(ctx: ServerContext): Promise<ToolSet> {
+    const fromAuth = ctx.http?.authInfo?.extra?.userId;
     const userId = typeof fromAuth === "string" ? fromAuth : this.#options.userId;
+    const { sessionId, mcpReq: { signal } } = ctx;
     try {
-      return await this.#provide({ userId, sessionId: extra.sessionId, signal: extra.signal });
+      return await this.#provide({ userId, sessionId, signal });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot list the tools: ${message}`);
