@@ -113,19 +113,14 @@ export class ServerResolver {
     const { servers, pins } = this.#parts;
     const own = userId === undefined ? undefined : servers.users.connection(userId, serverId);
     const global = servers.global.get(serverId);
+    const cannot = `Cannot accept the tools of MCP server "${serverId}"`;
     if (own === undefined && global === undefined) {
       const whose = userId === undefined
         ? "no global server"
         : `user "${userId}" has no server and there is no global server`;
-      throw new TypeError(
-        `Cannot accept the tools of MCP server "${serverId}": ${whose} with this id`,
-      );
+      throw new TypeError(`${cannot}: ${whose} with this id`);
     }
-    if (pins === undefined) {
-      throw new TypeError(
-        `Cannot accept the tools of MCP server "${serverId}": pinning is off ("pinning: false")`,
-      );
-    }
+    if (pins === undefined) throw new TypeError(`${cannot}: pinning is off ("pinning: false")`);
     if (own !== undefined) await pins.accept({ serverId, userId }, await own.listTools());
     // A user's acceptance of a global server's tools is that user's only.
     if (global !== undefined) {
@@ -194,12 +189,7 @@ export class ServerResolver {
   }
 }
 
-/**
- * The tier key of a user's own servers.
- *
- * @param userId The user.
- * @returns The key.
- */
+/** The tier key of a user's own servers (for their last known tool names). */
 export function userTier(userId: string): string {
   return `user\u0000${userId}`;
 }
