@@ -105,7 +105,7 @@ export async function servedCall(
   if (toolSet.names !== listed) {
     send(notify, { method: "notifications/tools/list_changed" });
   }
-  return callResult(toolSet, name, answer) as CallToolResult;
+  return callResult(toolSet, name, answer);
 }
 
 /** A `tools/call` request's params, as the SDK checked them. */
@@ -146,32 +146,23 @@ function progressSender(
  * the tool (or upstream server) gave them. A tool that declares an output schema but returned no
  * structured content gets an error result: SDK clients reject such an answer outright.
  */
-function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): CallAnswer {
+function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): CallToolResult {
+  const { structuredContent, isError } = result;
+  if (!isError && structuredContent === undefined && toolSet.has(name)) {
+    const tool = toolSet.toMcp().find((entry) => entry.name === name);
+    if (tool?.outputSchema !== undefined) {
+      return errorResult(
+        `Tool "${name}" declares an output schema but returned no structured content`,
+      ) as CallToolResult;
+    }
+  }
   // A link to a resource of the tool's server names it in the form that reads back through serve.
   const server = toolSet.upstreamOf(name);
-  const answer: CallAnswer = {
+  return {
     content: server === undefined ? result.content : servedLinks(result.content, server.id),
-  };
-  if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
-  if (result.isError) answer.isError = true;
-  else if (answer.structuredContent === undefined && declaresOutput(toolSet, name)) {
-    return errorResult(
-      `Tool "${name}" declares an output schema but returned no structured content`,
-    );
-  }
-  return answer;
-}
-
-interface CallAnswer {
-  content: unknown[];
-  structuredContent?: Record<string, unknown>;
-  isError?: true;
-  [key: string]: unknown;
-}
-
-function declaresOutput(toolSet: ToolSet, name: string): boolean {
-  return toolSet.has(name) &&
-    toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
+    ...(structuredContent === undefined ? {} : { structuredContent }),
+    ...(isError ? { isError: true } : {}),
+  } as CallToolResult;
 }
 
 /**

@@ -29,22 +29,12 @@ function asClientReads(uri: string): string {
   return /^toolroute:/i.test(trimmed) ? `toolroute:${trimmed.slice("toolroute:".length)}` : uri;
 }
 
-/**
- * Whether a URI names a server in serve's own form, as a client reads it.
- *
- * @param uri The URI.
- * @returns `true` for a `toolroute:` URI in any case, after spaces.
- */
+/** Whether a URI names a server in serve's own form, as a client reads it. */
 export function looksServed(uri: string): boolean {
   return asClientReads(uri).startsWith("toolroute:");
 }
 
-/**
- * The server and its own URI of a `toolroute://` URI.
- *
- * @param uri The URI as the client has it.
- * @returns The server id and its own URI, or `undefined` for a URI of any other form.
- */
+/** The server and its own URI of a `toolroute://` URI, or `undefined` for any other. */
 export function parseServed(uri: string): { serverId: string; uri: string } | undefined {
   uri = asClientReads(uri);
   if (!uri.startsWith(SERVED)) return undefined;
