@@ -4,6 +4,8 @@ import { SharedSchemaValidator } from "./connection/shared_schema_validator.ts";
 import { SharedToolDefinitions } from "./connection/shared_tool_definitions.ts";
 import { EraVerdicts } from "./connection/era_verdicts.ts";
 import { REMOTE_TEXT_DEFAULTS, type RemoteTextLimits } from "./tools/remote_tool_guard.ts";
+import type { ToolNamesStore } from "./tools/known_tool_names.ts";
+import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 
 /** The gateway's options, checked and with defaults applied. */
 export interface GatewaySettings {
@@ -19,18 +21,29 @@ export interface GatewaySettings {
   maxResultChars: number;
   /** Longest wait of a request for servers still connecting (`Infinity`: no bound of its own). */
   listWaitMs: number;
+  /** The authorization flow (also in `settings`, for the connections). */
+  oauth?: McpOAuth;
+  /** Where the last known tool lists are kept across runs. */
+  toolNames?: ToolNamesStore;
 }
 
 /**
- * Checks the gateway's options (a `RangeError` names a bad number) and applies the defaults.
+ * Checks the gateway's options (a `RangeError` names a bad number, a `TypeError` a bad object)
+ * and applies the defaults.
  *
  * @param options The options.
- * @param emit Delivers events.
+ * @param emit Delivers events; default: to `onEvent`, whose failure is ignored.
  * @returns The settings.
  */
 export function gatewaySettings(
   options: McpGatewayOptions,
-  emit: (event: McpGatewayEvent) => void,
+  emit = (event: McpGatewayEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // An observer's failure must not change the gateway.
+    }
+  },
 ): GatewaySettings {
   const reconnect = options.reconnect ?? {};
   const number = (name: string, value: number | undefined, fallback: number, min = 1) => {
@@ -47,6 +60,21 @@ export function gatewaySettings(
   if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) {
     throw new TypeError('Cannot create McpGateway: "allowedHosts" must be an array of host names');
   }
+  const { oauth, toolNames } = options;
+  if (oauth !== undefined && typeof oauth?.attach !== "function") {
+    throw new TypeError(
+      'Cannot create McpGateway: "oauth" must be a McpOAuth (new McpOAuth({ … }))',
+    );
+  }
+  const store = toolNames?.store;
+  if (
+    toolNames !== undefined &&
+    (typeof store?.get !== "function" || typeof store?.set !== "function")
+  ) {
+    throw new TypeError(
+      'Cannot create McpGateway: "toolNames.store" needs get and set; pass a KeyValueStore such as MemoryStore',
+    );
+  }
   const requestTimeoutMs = number("requestTimeoutMs", options.requestTimeoutMs, 60_000);
   return {
     settings: {
@@ -55,7 +83,7 @@ export function gatewaySettings(
       maxTotalTimeoutMs: options.maxTotalTimeoutMs === undefined
         ? undefined
         : number("maxTotalTimeoutMs", options.maxTotalTimeoutMs, 0),
-      progressTokens: progressTokens(options.progressTokens),
+      progressTokens: oneOf("progressTokens", options.progressTokens, ["auto", "always"]),
       toolListTtlMs: options.toolListTtlMs === undefined
         ? undefined
         : number("toolListTtlMs", options.toolListTtlMs, 0, 0),
@@ -75,11 +103,14 @@ export function gatewaySettings(
       // The era each connection found, kept past the connection (per server and user).
       eras: new EraVerdicts(),
       transportFactory: options.transportFactory,
-      eventStream: eventStream(options.eventStream),
+      eventStream: oneOf("eventStream", options.eventStream, ["session", "always"]),
       onElicitation: options.onElicitation,
       relayElicitation: options.relayElicitation === true,
+      oauth,
       emit,
     },
+    oauth,
+    toolNames: store,
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
     listWaitMs: options.listWaitMs === undefined || options.listWaitMs === Infinity
       ? Infinity
@@ -101,20 +132,17 @@ export function gatewaySettings(
   };
 }
 
-function eventStream(value: McpGatewayOptions["eventStream"]): "session" | "always" {
-  if (value === undefined || value === "session" || value === "always") return value ?? "session";
+/** A value of a few words, the first the default; a `RangeError` for any other. */
+function oneOf<const T extends string>(
+  name: string,
+  value: T | undefined,
+  choices: readonly T[],
+): T {
+  if (value === undefined) return choices[0];
+  if (choices.includes(value)) return value;
   throw new RangeError(
-    `Cannot create McpGateway: "eventStream" must be "session" or "always", received ${
-      JSON.stringify(value)
-    }`,
-  );
-}
-
-function progressTokens(value: McpGatewayOptions["progressTokens"]): "auto" | "always" {
-  if (value === undefined || value === "auto" || value === "always") return value ?? "auto";
-  throw new RangeError(
-    `Cannot create McpGateway: "progressTokens" must be "auto" or "always", received ${
-      JSON.stringify(value)
-    }`,
+    `Cannot create McpGateway: "${name}" must be ${
+      choices.map((choice) => `"${choice}"`).join(" or ")
+    }, received ${JSON.stringify(value)}`,
   );
 }

@@ -1,30 +1,14 @@
-import type {
-  GatewayRequest,
-  GatewayResolution,
-  GatewaySource,
-  MissingTool,
-  ToolContext,
-} from "../../tool_source.ts";
-import type { ToolOutput } from "../../tool_output.ts";
-import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
-import { connectSelected, type SelectedServer } from "./connection/connect_selected.ts";
-import { gatewaySettings } from "./gateway_settings.ts";
-import type { McpGatewayEvent, McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
+import type { GatewayRequest, GatewayResolution, GatewaySource } from "../../tool_source.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
-import { ToolError } from "../../tool_error.ts";
-import { KnownToolNames, type ToolNamesStore } from "./tools/known_tool_names.ts";
-import {
-  type ConnectionLookup,
-  type RemoteCallee,
-  RemoteRoutedTools,
-} from "./tools/remote_routed_tools.ts";
-import type { McpOAuth } from "./oauth/mcp_oauth.ts";
-import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
+import { ServerResolver, userTier } from "./_server_resolver.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
+import { gatewaySettings } from "./gateway_settings.ts";
+import type { McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
+import type { McpOAuth } from "./oauth/mcp_oauth.ts";
+import { ToolPins } from "./pinning/tool_pins.ts";
+import { KnownToolNames } from "./tools/known_tool_names.ts";
+import { RemoteRoutedTools } from "./tools/remote_routed_tools.ts";
 import { UserServers } from "./users/user_servers.ts";
-import { type PinScope, ToolPins } from "./pinning/tool_pins.ts";
-import { pinSelected } from "./pinning/pin_selected.ts";
-import { tracedRemoteCall } from "./calls/traced_remote_call.ts";
 
 type BaseSettings = Omit<ConnectionSettings, "serverId" | "userId" | "config">;
 
@@ -91,23 +75,13 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #global = new Map<string, ServerConnection>();
   #globalConfigs = new Map<string, McpServerConfig>();
   #users: UserServers;
-  #tools: RemoteRoutedTools;
   #oauth?: McpOAuth;
   #known: KnownToolNames;
-  #globalLookup: ConnectionLookup = {
-    connection: (id) =>
-      this.#oauth?.authorizesPerUser(id) && this.#global.has(id)
-        ? this.#perUserCallee(id)
-        : this.#callee(id, undefined, this.#global.get(id)),
-  };
-  #callees = new WeakMap<ServerConnection, RemoteCallee>();
+  #resolver: ServerResolver;
   #closed = false;
   #pins?: ToolPins;
   /** The router's budget of this gateway's results, in characters (see `McpGatewayOptions`). */
   readonly maxResultChars: number;
-  #listWaitMs: number;
-  /** The tool list version of each connection whose late arrival was announced. */
-  #announced = new WeakMap<ServerConnection, number>();
 
   /**
    * Creates a gateway; nothing connects until a request selects a server.
@@ -116,39 +90,41 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, userIdleMs, maxUserConnections, remoteText, maxResultChars, listWaitMs } =
-      gatewaySettings(
-        options,
-        (event) => this.#emit(options.onEvent, event),
-      );
-    if (options.oauth !== undefined && typeof options.oauth?.attach !== "function") {
-      throw new TypeError(
-        'Cannot create McpGateway: "oauth" must be a McpOAuth (new McpOAuth({ … }))',
-      );
-    }
-    this.#oauth = options.oauth;
-    this.maxResultChars = maxResultChars;
-    this.#oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
-    this.#settings = { ...settings, oauth: this.#oauth };
-    this.#listWaitMs = listWaitMs;
-    this.#tools = new RemoteRoutedTools(remoteText);
+    const { settings, oauth, toolNames, remoteText, ...limits } = gatewaySettings(options);
+    this.maxResultChars = limits.maxResultChars;
+    this.#oauth = oauth;
+    oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
+    this.#settings = settings;
+    const emit = this.#settings.emit;
     this.#known = new KnownToolNames({
-      store: toolNamesStore(options.toolNames),
+      store: toolNames,
       maxChars: remoteText.maxToolListChars,
-      emit: this.#settings.emit,
+      emit,
     });
     this.#users = new UserServers({
-      idleMs: userIdleMs,
-      maxConnections: maxUserConnections,
+      idleMs: limits.userIdleMs,
+      maxConnections: limits.maxUserConnections,
       connect: (serverId, userId, config) => this.#connection(serverId, userId, config),
-      onClose: (userId, serverId, reason) =>
-        this.#settings.emit({ type: "closed", serverId, userId, reason }),
+      onClose: (userId, serverId, reason) => emit({ type: "closed", serverId, userId, reason }),
+    });
+    const pinning = options.pinning ?? true;
+    if (pinning !== false) this.#pins = new ToolPins(pinning === true ? {} : pinning, emit);
+    const servers = {
+      global: this.#global,
+      globalConfigs: this.#globalConfigs,
+      users: this.#users,
+      perUser: (id: string) => this.#oauth?.authorizesPerUser(id) === true,
+    };
+    this.#resolver = new ServerResolver({
+      servers,
+      tools: new RemoteRoutedTools(remoteText),
+      known: this.#known,
+      pins: this.#pins,
+      waitMs: limits.listWaitMs,
+      emit,
+      closed: () => this.#closed,
     });
     for (const [id, config] of Object.entries(options.servers ?? {})) this.addServer(id, config);
-    const pinning = options.pinning ?? true;
-    if (pinning !== false) {
-      this.#pins = new ToolPins(pinning === true ? {} : pinning, this.#settings.emit);
-    }
   }
 
   /**
@@ -190,13 +166,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param config The config; its headers are sent on this user's connection only.
    */
   addUserServer(userId: string, id: string, config: McpServerConfig): void {
-    if (typeof userId !== "string" || userId === "") {
-      throw new TypeError(
-        `Cannot add MCP server "${id}": "userId" must be a non-empty string, received ${
-          JSON.stringify(userId)
-        }`,
-      );
-    }
+    checkUserId(userId, `add MCP server "${id}"`);
     this.#check(id, config);
     this.#users.add(userId, id, config);
   }
@@ -255,108 +225,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @returns The user's tools, the global tools and the missing servers.
    */
   resolve(request: GatewayRequest): Promise<GatewayResolution> {
-    return this.#resolve(request, true);
-  }
-
-  async #resolve(request: GatewayRequest, first: boolean): Promise<GatewayResolution> {
-    const { userId, signal } = request;
-    const perUser = (id: string) => this.#oauth?.authorizesPerUser(id) === true;
-    const missing: MissingTool[] = [];
-    const wanted: SelectedServer[] = [];
-    // Held until listed: acquiring a later server must not evict an earlier one of this request.
-    const holds: (() => void)[] = [];
-    let connected;
-    try {
-      for (const id of new Set(request.serverIds)) {
-        const mine = userId === undefined ? undefined : this.#users.connection(userId, id);
-        if (mine !== undefined) {
-          holds.push(mine.hold());
-          wanted.push({ id, user: true, connection: mine });
-        }
-        const global = this.#global.get(id);
-        if (global !== undefined && !perUser(id)) {
-          wanted.push({ id, user: false, connection: global });
-        } else if (global !== undefined && userId === undefined) {
-          missing.push({
-            selection: "mcpServers",
-            name: id,
-            reason: `the global MCP server is unavailable: ${
-              new AuthorizationRequiredError(id, { perUser: true }).message
-            }`,
-          });
-        } else if (global !== undefined) {
-          // The user's own session with the global server: their sign-in, their token.
-          const own = this.#users.globalFor(userId!, id, this.#globalConfigs.get(id)!);
-          holds.push(own.hold());
-          wanted.push({ id, user: false, connection: own });
-        }
-        if (mine === undefined && global === undefined) {
-          missing.push({ selection: "mcpServers", name: id, reason: "no MCP server has this id" });
-        }
-      }
-      connected = await connectSelected(wanted, {
-        signal,
-        waitMs: this.#listWaitMs,
-        onArrived: (server) => this.#arrived(server, userId),
-      });
-    } finally {
-      for (const release of holds) release();
-    }
-    // A global server found just now to authorize each user: asked again through the user's own
-    // connection (once), so the user is asked to sign in rather than told it is unavailable.
-    if (
-      first && userId !== undefined &&
-      wanted.some((s) => !s.user && s.connection === this.#global.get(s.id) && perUser(s.id))
-    ) {
-      return await this.#resolve(request, false);
-    }
-    missing.push(...connected.missing);
-    // Names follow every configured server's last known list, before pins withhold anything.
-    const known = this.#known;
-    for (const { id, connection } of connected.user) {
-      known.update(userTier(userId!), id, connection.tools.map((tool) => tool.name));
-    }
-    for (const { id, connection } of connected.global) {
-      known.update("global", id, connection.tools.map((tool) => tool.name));
-    }
-    // Servers that have not answered in this process name as the last run saw them.
-    await Promise.all([
-      known.restore("global", this.#global.keys()),
-      userId === undefined ? undefined : known.restore(userTier(userId), this.#users.ids(userId)),
-    ]);
-    const { user, global, missing: withheld, cacheSuffix } = await pinSelected(
-      this.#pins,
-      connected,
-      { userId },
-    );
-    missing.push(...withheld);
-    return {
-      // Built also without a ready server: a missing server's tools get their names (see
-      // `MissingTool.tools`), so a call to one names the server.
-      user: userId === undefined ? [] : this.#tools.build(
-        "user_mcp",
-        user,
-        {
-          userId,
-          connection: (id) => this.#callee(id, userId, this.#users.connection(userId!, id)),
-        },
-        `${userTier(userId!)}${cacheSuffix}`,
-        {
-          lists: known.lists(userTier(userId!), this.#users.ids(userId!)),
-          version: known.version,
-        },
-        missing,
-      ),
-      global: this.#global.size === 0 ? [] : this.#tools.build(
-        "global_mcp",
-        global,
-        this.#globalLookup,
-        `global${cacheSuffix}`,
-        { lists: known.lists("global", this.#global.keys()), version: known.version },
-        missing,
-      ),
-      missing,
-    };
+    return this.#resolver.resolve(request);
   }
 
   /**
@@ -477,35 +346,8 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   async acceptToolChanges(serverId: string, options: { userId?: string } = {}): Promise<void> {
     const { userId } = options;
     // An empty id would share the server-wide pin's in-memory key: accepting for "" accepted for all.
-    if (userId !== undefined && (typeof userId !== "string" || userId === "")) {
-      throw new TypeError(
-        `Cannot accept the tools of MCP server "${serverId}": "userId" must be a non-empty string, received ${
-          JSON.stringify(userId)
-        }`,
-      );
-    }
-    const own = userId === undefined ? undefined : this.#users.connection(userId, serverId);
-    const global = this.#global.get(serverId);
-    if (own === undefined && global === undefined) {
-      throw new TypeError(
-        `Cannot accept the tools of MCP server "${serverId}": ${
-          userId === undefined
-            ? "no global server"
-            : `user "${userId}" has no server and there is no global server`
-        } with this id`,
-      );
-    }
-    if (this.#pins === undefined) {
-      throw new TypeError(
-        `Cannot accept the tools of MCP server "${serverId}": pinning is off ("pinning: false")`,
-      );
-    }
-    const pins = this.#pins;
-    if (own !== undefined) await pins.accept({ serverId, userId }, await own.listTools());
-    // A user's acceptance of a global server's tools is that user's only.
-    if (global !== undefined) {
-      await pins.accept({ serverId, userId, global: true }, await global.listTools());
-    }
+    if (userId !== undefined) checkUserId(userId, `accept the tools of MCP server "${serverId}"`);
+    await this.#resolver.acceptTools(serverId, userId);
   }
 
   /** Closes every connection, stream and child process. */
@@ -522,131 +364,6 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     return this.close();
   }
 
-  /**
-   * What a remote tool's call reaches at call time: the connection, behind the pin check (a tool
-   * whose definition changed after it was exposed is refused) and the remote call's span.
-   */
-  #callee(
-    serverId: string,
-    userId: string | undefined,
-    connection: ServerConnection | undefined,
-  ): RemoteCallee | undefined {
-    if (connection === undefined) return undefined;
-    // One callee per connection (a connection serves one server for one user, or globally).
-    let callee = this.#callees.get(connection);
-    if (callee !== undefined) return callee;
-    // A global server's pins are the calling user's (`userId` is set for a user's own server);
-    // the scope is kept for the last user, so a run of calls makes no new one.
-    let scope: PinScope = userId === undefined ? { serverId, global: true } : { serverId, userId };
-    callee = {
-      callTool: (toolName, args, context) => {
-        const pins = this.#pins;
-        if (pins === undefined) {
-          return this.#remoteCall(serverId, connection, toolName, args, context);
-        }
-        if (userId === undefined && scope.userId !== context.userId) {
-          scope = { serverId, userId: context.userId, global: true };
-        }
-        // A tool list already found to match its pins (every call but a drift's) is called at
-        // once; anything else waits for the full check.
-        if (pins.verified(scope, connection.tools)) {
-          return this.#remoteCall(serverId, connection, toolName, args, context);
-        }
-        return this.#checkPin(pins, scope, toolName, connection).then(() =>
-          this.#remoteCall(serverId, connection, toolName, args, context)
-        );
-      },
-      request: (method, params, context) => connection.request(method, params, context.signal),
-    };
-    this.#callees.set(connection, callee);
-    return callee;
-  }
-
-  /**
-   * What a call to a global server that authorizes each user reaches: the calling user's own
-   * connection, never another user's; a call without a user is refused.
-   */
-  #perUserCallee(serverId: string): RemoteCallee {
-    return {
-      callTool: (toolName, args, context) => {
-        const config = this.#globalConfigs.get(serverId);
-        if (config === undefined) {
-          return Promise.reject(
-            new ToolError(
-              "upstream_unavailable",
-              `The MCP server "${serverId}" was removed; expose the tools again`,
-            ),
-          );
-        }
-        if (context.userId === undefined) {
-          return Promise.reject(
-            new ToolError(
-              "upstream_unavailable",
-              new AuthorizationRequiredError(serverId, { perUser: true }).message,
-            ),
-          );
-        }
-        const own = this.#users.globalFor(context.userId, serverId, config);
-        return this.#callee(serverId, undefined, own)!.callTool(toolName, args, context);
-      },
-      // A resource or prompt of such a server is read on the user's own connection, as a call is.
-      request: (method, params, context) => {
-        const config = this.#globalConfigs.get(serverId);
-        if (config === undefined || context.userId === undefined) {
-          return Promise.reject(new Error(`The MCP server "${serverId}" cannot be reached now`));
-        }
-        const own = this.#users.globalFor(context.userId, serverId, config);
-        return own.request(method, params, context.signal);
-      },
-    };
-  }
-
-  /** Calls the tool on the connection, inside the remote call's span when something traces. */
-  #remoteCall(
-    serverId: string,
-    connection: ServerConnection,
-    toolName: string,
-    args: Record<string, unknown>,
-    context: ToolContext,
-  ): Promise<ToolOutput> {
-    // Without an SDK a client span would only repeat the caller's context: no span, no closure.
-    if (tracingIsOff()) return connection.callTool(toolName, args, context);
-    return tracedRemoteCall(
-      { serverId, toolName, context },
-      (traced) => connection.callTool(toolName, args, traced),
-    );
-  }
-
-  /** Refuses a call to a tool whose definition changed after it was exposed. */
-  async #checkPin(
-    pins: ToolPins,
-    scope: { serverId: string; userId?: string; global?: boolean },
-    toolName: string,
-    connection: ServerConnection,
-  ): Promise<void> {
-    const refusal = await pins.refusal(scope, toolName, connection.tools);
-    if (refusal !== undefined) {
-      throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
-    }
-  }
-
-  /**
-   * A server a tool list was answered without (it was still starting) is ready: announced once
-   * per connection and list, as a change of the tools (`toolroute serve` tells its clients).
-   */
-  #arrived(server: SelectedServer, userId: string | undefined): void {
-    const { connection } = server;
-    if (this.#closed || this.#announced.get(connection) === connection.version) return;
-    this.#announced.set(connection, connection.version);
-    this.#settings.emit({
-      type: "tools_changed",
-      serverId: server.id,
-      ...(server.user && userId !== undefined ? { userId } : {}),
-      tools: connection.tools.length,
-      message: "ready after a tool list was answered without it",
-    });
-  }
-
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {
     return new ServerConnection({ ...this.#settings, serverId, userId, config });
   }
@@ -661,29 +378,13 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       );
     }
   }
-
-  #emit(onEvent: ((event: McpGatewayEvent) => void) | undefined, event: McpGatewayEvent): void {
-    try {
-      onEvent?.(event);
-    } catch {
-      // An observer's failure must not change the gateway.
-    }
-  }
 }
 
-/** The `toolNames` option's store, checked. */
-function toolNamesStore(option: McpGatewayOptions["toolNames"]): ToolNamesStore | undefined {
-  if (option === undefined) return undefined;
-  const store = option?.store;
-  if (typeof store?.get !== "function" || typeof store?.set !== "function") {
+/** Throws a `TypeError` for a user id that is not a non-empty string. */
+function checkUserId(userId: unknown, action: string): void {
+  if (typeof userId !== "string" || userId === "") {
     throw new TypeError(
-      'Cannot create McpGateway: "toolNames.store" needs get and set; pass a KeyValueStore such as MemoryStore',
+      `Cannot ${action}: "userId" must be a non-empty string, received ${JSON.stringify(userId)}`,
     );
   }
-  return store;
-}
-
-/** The tier key of a user's own servers. */
-function userTier(userId: string): string {
-  return `user\u0000${userId}`;
 }

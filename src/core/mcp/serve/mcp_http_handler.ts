@@ -19,6 +19,8 @@ import {
   type ToolSetServerOptions,
 } from "./tool_set_server.ts";
 
+type HandleOptions = Parameters<WebStandardStreamableHTTPServerTransport["handleRequest"]>[1];
+
 /** Options of {@linkcode mcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends ToolSetServerOptions {
   /** The tool set, or a function returning the tool set of each request's user. */
@@ -157,13 +159,8 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const sessionIdleMs = positive(options.sessionIdleMs, "sessionIdleMs") ?? 30 * 60_000;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
   const tokenDigests = digestTokens(options.tokens);
-  const serverOptions: ToolSetServerOptions = {
-    name: options.name,
-    version: options.version,
-    instructions: options.instructions,
-    userId: options.userId,
-    timeoutMs: options.timeoutMs,
-  };
+  const { name, version, instructions, userId, timeoutMs } = options;
+  const serverOptions: ToolSetServerOptions = { name, version, instructions, userId, timeoutMs };
   const sessions = new McpSessions(tools, serverOptions, {
     maxSessions,
     maxSessionsPerUser,
@@ -181,12 +178,10 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     return await options.authenticate?.(request);
   }
 
-  async function handleStateless(request: Request, userId: string | undefined): Promise<Response> {
+  async function handleStateless(request: Request, authInfo: unknown): Promise<Response> {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
-        headers: {
-          allow: "POST",
-        },
+        headers: { allow: "POST" },
       });
     }
     const server = new ToolSetServer(tools, serverOptions);
@@ -197,7 +192,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     await server.connect(transport);
     let response: Response;
     try {
-      response = await transport.handleRequest(request, { authInfo: authInfo(userId) });
+      response = await transport.handleRequest(request, { authInfo } as HandleOptions);
     } catch (error) {
       await server.close();
       throw error;
@@ -221,26 +216,24 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   };
 
   async function answer(request: Request): Promise<Response> {
-    let userId = options.userId;
-    if (authRequired) {
-      userId = await authenticate(request);
-      if (userId === undefined) {
-        return jsonRpcErrorResponse(401, "Unauthorized: send a valid bearer token", {
-          headers: {
-            "www-authenticate": 'Bearer realm="toolroute"',
-          },
-        });
-      }
+    const user = authRequired ? await authenticate(request) : userId;
+    if (authRequired && user === undefined) {
+      return jsonRpcErrorResponse(401, "Unauthorized: send a valid bearer token", {
+        headers: { "www-authenticate": 'Bearer realm="toolroute"' },
+      });
     }
     if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
+    const auth = user === undefined
+      ? undefined
+      : { token: "", clientId: user, scopes: [], extra: { userId: user } };
     // The SDK's own classification: a request that claims the 2026-07-28 envelope (or a modern
     // protocol-version header) is the modern side's, even when that side must refuse it.
     if (!(await isLegacyRequest(request))) {
-      return await modern.handle(request, { userId, authInfo: authInfo(userId) });
+      return await modern.handle(request, { userId: user, authInfo: auth });
     }
     return stateless
-      ? await handleStateless(request, userId)
-      : await sessions.handle(request, userId, authInfo(userId));
+      ? await handleStateless(request, auth)
+      : await sessions.handle(request, user, auth);
   }
   Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
   Object.defineProperty(handler, "close", {
@@ -253,15 +246,6 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     },
   });
   return handler as McpHttpHandler;
-}
-
-function authInfo(userId: string | undefined) {
-  return userId === undefined ? undefined : {
-    token: "",
-    clientId: userId,
-    scopes: [],
-    extra: { userId },
-  };
 }
 
 function digestTokens(

@@ -1,9 +1,5 @@
-import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
 import type { ToolSet } from "../../tool_set.ts";
-import type { ToolProgress } from "../../tool_source.ts";
-import type { ToolElicitation, ToolElicitationResult, ToolLogEntry } from "../../tool_source.ts";
 import {
-  type CallToolResult,
   type ListToolsResult,
   ProtocolError,
   ProtocolErrorCode,
@@ -11,19 +7,35 @@ import {
   type ServerContext,
   type Transport,
 } from "../mcp_sdk.ts";
-import {
-  callWithElicitation,
-  type ElicitationCapability,
-  type ElicitingExtra,
-} from "./approval_elicitation.ts";
-import { callInRounds } from "./modern_call_rounds.ts";
-import { servedLinks, UpstreamFeatures } from "./upstream_features.ts";
-import { servedRunId } from "./_served_run_id.ts";
+import type { ElicitationCapability } from "./approval_elicitation.ts";
+import { UpstreamFeatures } from "./upstream_features.ts";
+import { LOG_LEVELS, servedCall } from "./_served_call.ts";
 
 /** The protocol era an SDK server instance serves (the serving entries know it). */
 export type ServedEra = "legacy" | "modern";
 
 const ERA = Symbol("era");
+/** The answers that are the request's user's own (2026-07-28 cache hints): never shared. */
+const PRIVATE = [
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+];
+
+/** The requests answered by the request's upstream features, and how. */
+const FEATURES: [
+  string,
+  (features: UpstreamFeatures, params: Record<string, unknown>) => Promise<unknown>,
+][] = [
+  ["resources/list", (features) => features.listResources()],
+  ["resources/templates/list", (features) => features.listTemplates()],
+  ["resources/read", (features, params) => features.read(String(params.uri))],
+  ["prompts/list", (features) => features.listPrompts()],
+  ["prompts/get", (features, params) => features.getPrompt(params)],
+  ["completion/complete", (features, params) => features.complete(params)],
+];
 const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
 
 /**
@@ -150,100 +162,40 @@ export class ToolSetServer implements AsyncDisposable {
           logging: {},
         },
         instructions: options.instructions,
-        // Every list is the request's user's own (2026-07-28 cache hints): never shared.
-        cacheHints: {
-          "tools/list": { ttlMs: 0, cacheScope: "private" },
-          "resources/list": { ttlMs: 0, cacheScope: "private" },
-          "resources/templates/list": { ttlMs: 0, cacheScope: "private" },
-          "resources/read": { ttlMs: 0, cacheScope: "private" },
-          "prompts/list": { ttlMs: 0, cacheScope: "private" },
-        },
+        cacheHints: Object.fromEntries(
+          PRIVATE.map((method) => [method, { ttlMs: 0, cacheScope: "private" as const }]),
+        ),
       },
     );
     SDK_SERVERS.set(this, this.#server);
     this.#server.setRequestHandler("logging/setLevel", (request, ctx) => {
-      this.#levels.set(ctx.sessionId ?? "", LEVELS.indexOf(request.params.level));
+      this.#levels.set(ctx.sessionId ?? "", LOG_LEVELS.indexOf(request.params.level));
       return {};
     });
     this.#server.setRequestHandler("tools/list", async (_request, ctx) => {
-      const toolSet = await this.#toolSet(handlerExtra(ctx));
+      const toolSet = await this.#toolSet(ctx);
       // toMcp() gives what the protocol's tool shape holds; its own type is looser.
       return { tools: toolSet.toMcp() } as ListToolsResult;
     });
     // Resources, prompts and completions: those of the MCP servers the request's own tools come
     // from (see UpstreamFeatures), on the user's own connections.
-    const features = async (ctx: ServerContext) => {
-      const extra = handlerExtra(ctx);
-      return new UpstreamFeatures(await this.#toolSet(extra), extra.signal);
-    };
-    this.#server.setRequestHandler("resources/list", async (_request, ctx) => {
-      return await (await features(ctx)).listResources() as never;
-    });
-    this.#server.setRequestHandler("resources/templates/list", async (_request, ctx) => {
-      return await (await features(ctx)).listTemplates() as never;
-    });
-    this.#server.setRequestHandler("resources/read", async (request, ctx) => {
-      return await (await features(ctx)).read(request.params.uri) as never;
-    });
-    this.#server.setRequestHandler("prompts/list", async (_request, ctx) => {
-      return await (await features(ctx)).listPrompts() as never;
-    });
-    this.#server.setRequestHandler("prompts/get", async (request, ctx) => {
-      return await (await features(ctx)).getPrompt(request.params) as never;
-    });
-    this.#server.setRequestHandler("completion/complete", async (request, ctx) => {
-      return await (await features(ctx)).complete(request.params as never) as never;
-    });
-    this.#server.setRequestHandler("tools/call", async (request, ctx) => {
-      const extra = handlerExtra(ctx);
-      const { name, arguments: args, _meta } = request.params;
-      let toolSet: ToolSet;
-      try {
-        toolSet = await this.#toolSet(extra);
-      } catch (error) {
-        return errorResult((error as Error).message);
-      }
-      const listed = toolSet.names;
-      const runId = servedRunId(_meta, extra.sessionId, { userId: toolSet.userId });
-      const capability = this.#server.getClientCapabilities()?.elicitation as ElicitationCapability;
-      const options: CallOptions = {
-        signal: extra.signal,
-        timeoutMs: this.#options.timeoutMs,
-        onProgress: progressSender(_meta?.progressToken, extra.sendNotification),
-        ...traceOf(_meta, extra.requestId),
-        runId,
-        // The legacy era asks on this request's stream; the modern one asks in rounds instead
-        // (callInRounds puts its own in place of this one).
-        onElicitation: capability
-          ? (request, signal) => elicit(extra.sendRequest, request, { signal, capability })
-          : undefined,
-        onLog: (entry) => this.#log(entry, extra.sessionId, extra.sendNotification),
-      };
-      const call = { name, args: args ?? {}, options };
-      const answer = modern
-        ? await callInRounds(toolSet, {
-          ...call,
-          round: {
-            inputResponses: ctx.mcpReq.inputResponses,
-            requestState: ctx.mcpReq.requestState(),
-            capability,
-          },
-        })
-        : await callWithElicitation(toolSet, call, {
-          capability,
-          extra: extra as unknown as ElicitingExtra,
-        });
-      if ("resultType" in answer) return answer as unknown as CallToolResult;
-      // The call listed more tools (a search, or the first cut result's read_result): tell this
-      // client on this request's stream, in both eras, so it lists them (a client that drops
-      // the notice sees them on its next tools/list, which lists them from the same tool set).
-      if (toolSet.names !== listed) {
-        (extra.sendNotification as (n: { method: string }) => Promise<void>)({
-          method: "notifications/tools/list_changed",
-        }).catch(() => {});
-      }
-      return callResult(toolSet, name, answer) as CallToolResult;
-    });
+    for (const [method, answer] of FEATURES) {
+      this.#server.setRequestHandler(method as "resources/read", async (request, ctx) => {
+        const features = new UpstreamFeatures(await this.#toolSet(ctx), ctx.mcpReq.signal);
+        return await answer(features, request.params as Record<string, unknown>) as never;
+      });
+    }
+    this.#server.setRequestHandler(
+      "tools/call",
+      (request, ctx) =>
+        servedCall({ params: request.params, ctx }, {
+          toolSet: () => this.#toolSet(ctx),
+          modern,
+          capability: this.#server.getClientCapabilities()?.elicitation as ElicitationCapability,
+          timeoutMs: this.#options.timeoutMs,
+          levels: this.#levels,
+        }),
+    );
   }
 
   /**
@@ -270,168 +222,15 @@ export class ToolSetServer implements AsyncDisposable {
     return this.close();
   }
 
-  /** Relays a tool's log message on the call's stream, at or above the session's level. */
-  #log(entry: ToolLogEntry, sessionId: string | undefined, send: unknown): void {
-    const level = LEVELS.indexOf(entry.level);
-    if (level < 0 || level < (this.#levels.get(sessionId ?? "") ?? 0)) return;
-    (send as (notification: unknown) => Promise<void>)({
-      method: "notifications/message",
-      params: entry,
-    }).catch(() => {});
-  }
-
-  async #toolSet(
-    extra: {
-      signal: AbortSignal;
-      sessionId?: string;
-      authInfo?: { extra?: Record<string, unknown> };
-    },
-  ): Promise<ToolSet> {
-    const fromAuth = extra.authInfo?.extra?.userId;
+  async #toolSet(ctx: ServerContext): Promise<ToolSet> {
+    const fromAuth = ctx.http?.authInfo?.extra?.userId;
     const userId = typeof fromAuth === "string" ? fromAuth : this.#options.userId;
+    const { sessionId, mcpReq: { signal } } = ctx;
     try {
-      return await this.#provide({ userId, sessionId: extra.sessionId, signal: extra.signal });
+      return await this.#provide({ userId, sessionId, signal });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot list the tools: ${message}`);
     }
   }
-}
-
-/**
- * What the handlers read of the SDK's request context, flattened: the signal, session, user,
- * request id, and the senders of notifications and requests related to this request.
- */
-function handlerExtra(ctx: ServerContext) {
-  return {
-    signal: ctx.mcpReq.signal,
-    sessionId: ctx.sessionId,
-    authInfo: ctx.http?.authInfo,
-    requestId: ctx.mcpReq.id,
-    sendNotification: ctx.mcpReq.notify,
-    sendRequest: ctx.mcpReq.send,
-  };
-}
-
-function errorResult(text: string): { isError: true; content: { type: "text"; text: string }[] } {
-  return { isError: true, content: [{ type: "text", text }] };
-}
-
-type SendNotification = (notification: {
-  method: "notifications/progress";
-  params: { progressToken: string | number; progress: number; total?: number; message?: string };
-}) => Promise<void>;
-
-function progressSender(
-  token: unknown,
-  send: unknown,
-): ((progress: ToolProgress) => void) | undefined {
-  if (typeof token !== "string" && typeof token !== "number") return undefined;
-  let last = -Infinity;
-  return (report) => {
-    // MCP requires progress to increase with each notification; drop reports that do not.
-    if (!(typeof report?.progress === "number" && report.progress > last)) return;
-    last = report.progress;
-    const params: Parameters<SendNotification>[0]["params"] = {
-      progressToken: token,
-      progress: report.progress,
-    };
-    if (typeof report.total === "number") params.total = report.total;
-    if (typeof report.message === "string") params.message = report.message;
-    (send as SendNotification)({ method: "notifications/progress", params }).catch(() => {});
-  };
-}
-
-/**
- * The MCP answer for a call: the result's content blocks, `structuredContent` and `isError` as
- * the tool (or upstream server) gave them. A tool that declares an output schema but returned no
- * structured content gets an error result: SDK clients reject such an answer outright.
- */
-function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): CallAnswer {
-  // A link to a resource of the tool's server names it in the form that reads back through serve.
-  const server = toolSet.upstreamOf(name);
-  const answer: CallAnswer = {
-    content: server === undefined ? result.content : servedLinks(result.content, server.id),
-  };
-  if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
-  if (result.isError) answer.isError = true;
-  else if (answer.structuredContent === undefined && declaresOutput(toolSet, name)) {
-    return errorResult(
-      `Tool "${name}" declares an output schema but returned no structured content`,
-    );
-  }
-  return answer;
-}
-
-interface CallAnswer {
-  content: unknown[];
-  structuredContent?: Record<string, unknown>;
-  isError?: true;
-  [key: string]: unknown;
-}
-
-function declaresOutput(toolSet: ToolSet, name: string): boolean {
-  return toolSet.has(name) &&
-    toolSet.toMcp().some((entry) => entry.name === name && entry.outputSchema !== undefined);
-}
-
-/** The syslog levels, least severe first (MCP `LoggingLevel`). */
-const LEVELS: readonly ToolLogEntry["level"][] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
-
-type SendRequest = (
-  request: { method: "elicitation/create"; params: Record<string, unknown> },
-  options?: { signal?: AbortSignal },
-) => Promise<unknown>;
-
-/**
- * Asks the serving client (the person behind the call) for input: MCP form elicitation, or URL
- * elicitation (a link for the person to open) when the request has a `url` and the client
- * declared it; a `url` request to a client without it fails, so the link is never shown as form
- * text the client may pass to the model.
- */
-async function elicit(
-  send: unknown,
-  request: ToolElicitation,
-  options: { signal: AbortSignal; capability: ElicitationCapability },
-): Promise<ToolElicitationResult> {
-  const { signal, capability } = options;
-  if (request.url !== undefined && (capability === undefined || capability?.url === undefined)) {
-    throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
-  }
-  const params = request.url === undefined
-    ? { message: request.message, requestedSchema: request.requestedSchema }
-    : {
-      mode: "url",
-      message: request.message,
-      url: request.url,
-      elicitationId: crypto.randomUUID(),
-    };
-  const answer = await (send as SendRequest)(
-    { method: "elicitation/create", params },
-    { signal },
-  );
-  return answer as ToolElicitationResult;
-}
-
-/** The caller's W3C trace context from `_meta` (MCP 2026-07-28), and the request id. */
-function traceOf(
-  meta: Record<string, unknown> | undefined,
-  requestId: string | number,
-): { traceparent?: string; tracestate?: string; baggage?: string; toolCallId: string } {
-  const { traceparent, tracestate, baggage } = meta ?? {};
-  return {
-    ...(typeof traceparent === "string" ? { traceparent } : {}),
-    ...(typeof tracestate === "string" ? { tracestate } : {}),
-    ...(typeof baggage === "string" ? { baggage } : {}),
-    toolCallId: String(requestId),
-  };
 }

@@ -4,72 +4,14 @@ import { ProtocolError, ProtocolErrorCode, UriTemplate } from "../mcp_sdk.ts";
 import { assignRemoteToolNames } from "../gateway/tools/remote_tool_names.ts";
 import { escapeRemoteResult } from "../gateway/tools/remote_text.ts";
 import { toApiFunctionName } from "../../api_function_name.ts";
-
-/**
- * The scheme of a resource URI that names its server: `toolroute://SERVER/URI`, the server's
- * own URI after the server id's slash, as it is (so a template stays a template).
- */
-const SERVED = "toolroute://";
-/** Pages of one list asked of one server, at most. */
-const MAX_PAGES = 10;
-/** Entries of one list taken from one server, at most. */
-const MAX_ENTRIES = 1000;
-/**
- * Characters (as JSON) of one list taken from one server, at most: each page may be as large as
- * a response may be (`maxResponseBytes`), and ten of them kept for every request would let one
- * server hold the process's memory. The entries past it are left out.
- */
-const MAX_LIST_CHARS = 1_048_576;
+import { boundedList } from "./_bounded_list.ts";
+import { looksServed, parseServed, servedLinks, servedUri } from "./_served_uri.ts";
 
 /** One server's entries of a list. */
 interface Listed {
   server: UpstreamServer;
   views: readonly string[];
   entries: Record<string, unknown>[];
-}
-
-/**
- * The resource URI that names its server: what `serve` lists for a URI two of a user's servers
- * both offer, and what a `resource_link` a tool returns is rewritten to. Reading it reads `uri`
- * from that server.
- *
- * @param serverId The server id.
- * @param uri The server's own URI (or URI template).
- * @returns `toolroute://SERVER/URI`.
- */
-export function servedUri(serverId: string, uri: string): string {
-  return `${SERVED}${encodeURIComponent(serverId)}/${uri}`;
-}
-
-/**
- * A URI as a client that parses it as a URL reads its scheme: without leading spaces and
- * controls, tabs and newlines anywhere, the scheme in lower case. `TOOLROUTE://bank/x` and
- * ` toolroute://bank/x` are `toolroute://bank/x` to such a client, so serve treats them alike:
- * one server cannot list a URI that a client takes for another server's.
- */
-function asClientReads(uri: string): string {
-  // deno-lint-ignore no-control-regex
-  const trimmed = uri.replace(/[\t\n\r]/g, "").replace(/^[\u0000-\u0020]+/, "");
-  return /^toolroute:/i.test(trimmed) ? `toolroute:${trimmed.slice("toolroute:".length)}` : uri;
-}
-
-/** Whether a URI names a server in serve's own form, as a client reads it. */
-function looksServed(uri: string): boolean {
-  return asClientReads(uri).startsWith("toolroute:");
-}
-
-/** The server and its own URI of a `toolroute://` URI, or `undefined` for any other. */
-function parseServed(uri: string): { serverId: string; uri: string } | undefined {
-  uri = asClientReads(uri);
-  if (!uri.startsWith(SERVED)) return undefined;
-  const rest = uri.slice(SERVED.length);
-  const slash = rest.indexOf("/");
-  if (slash <= 0) return undefined;
-  try {
-    return { serverId: decodeURIComponent(rest.slice(0, slash)), uri: rest.slice(slash + 1) };
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -218,19 +160,15 @@ export class UpstreamFeatures {
     }
     if (ref?.type === "ref/resource") {
       const uri = String(ref.uri);
-      const served = parseServed(uri);
-      let target: { server: UpstreamServer; own: string } | undefined;
-      if (served !== undefined) {
-        const server = this.#visible(served.serverId);
-        if (server !== undefined) target = { server, own: served.uri };
-      } else {
+      let target = this.#named(uri);
+      if (target === undefined) {
         const lists = await this.#listAll("resources/templates/list", "resourceTemplates");
         const offering = lists.filter((listed) =>
           listed.entries.some((entry) => entry.uriTemplate === uri)
         );
-        if (offering.length === 1) target = { server: offering[0].server, own: uri };
+        if (offering.length !== 1) throw notFound(uri);
+        target = { server: offering[0].server, own: uri };
       }
-      if (target === undefined) throw notFound(uri);
       return await this.#send(target.server, "completion/complete", {
         ...params,
         ref: { ...ref, uri: target.own },
@@ -244,14 +182,19 @@ export class UpstreamFeatures {
     return this.#servers.find((entry) => entry.server.id === serverId)?.server;
   }
 
+  /** The visible server a `toolroute://` URI names (not found: none); `undefined` for another. */
+  #named(uri: string): { server: UpstreamServer; own: string } | undefined {
+    const served = parseServed(uri);
+    if (served === undefined) return undefined;
+    const server = this.#visible(served.serverId);
+    if (server === undefined) throw notFound(uri);
+    return { server, own: served.uri };
+  }
+
   /** The one visible server that offers a URI, and the URI it knows it by. */
   async #owner(uri: string): Promise<{ server: UpstreamServer; own: string }> {
-    const served = parseServed(uri);
-    if (served !== undefined) {
-      const server = this.#visible(served.serverId);
-      if (server === undefined) throw notFound(uri);
-      return { server, own: served.uri };
-    }
+    const named = this.#named(uri);
+    if (named !== undefined) return named;
     const [resources, templates] = await Promise.all([
       this.#listAll("resources/list", "resources"),
       this.#listAll("resources/templates/list", "resourceTemplates"),
@@ -318,26 +261,11 @@ export class UpstreamFeatures {
   /** One list of every visible server, each bounded; a server that fails it is left out. */
   async #listAll(method: UpstreamMethod, key: string): Promise<Listed[]> {
     const settled = await Promise.allSettled(
-      this.#servers.map(async ({ server, views }) => {
-        const entries: Record<string, unknown>[] = [];
-        let cursor: string | undefined;
-        let chars = 0;
-        for (let page = 0; page < MAX_PAGES && entries.length < MAX_ENTRIES; page++) {
-          const answer = await this.#send(server, method, cursor === undefined ? {} : { cursor });
-          const items = Array.isArray(answer[key]) ? answer[key] as unknown[] : [];
-          for (const item of items) {
-            if (item === null || typeof item !== "object") continue;
-            chars += JSON.stringify(item).length;
-            if (chars > MAX_LIST_CHARS) break;
-            entries.push(item as Record<string, unknown>);
-          }
-          cursor = typeof answer.nextCursor === "string" && chars <= MAX_LIST_CHARS
-            ? answer.nextCursor
-            : undefined;
-          if (cursor === undefined) break;
-        }
-        return { server, views, entries: entries.slice(0, MAX_ENTRIES) };
-      }),
+      this.#servers.map(async ({ server, views }) => ({
+        server,
+        views,
+        entries: await boundedList(key, (params) => this.#send(server, method, params)),
+      })),
     );
     return settled.flatMap((outcome) => outcome.status === "fulfilled" ? [outcome.value] : []);
   }
@@ -353,45 +281,6 @@ export class UpstreamFeatures {
       escapeRemoteResult({ structuredContent: answer }).structuredContent
     );
   }
-}
-
-/**
- * A tool's content blocks with each `resource_link`'s URI in the `toolroute://` form of the
- * tool's server, so the client can read what the link names through `serve`.
- *
- * @param content The content blocks.
- * @param serverId The server the tool comes from.
- * @returns The same blocks, or a copy with the links rewritten.
- */
-export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
-  if (!content.some((block) => isLink(block) || isServedResource(block))) {
-    return content as unknown[];
-  }
-  return content.map((block) => {
-    if (isLink(block)) return { ...block, uri: servedUri(serverId, block.uri) };
-    // An embedded resource claiming serve's form of another server's URI is shown as this one's.
-    if (isServedResource(block)) {
-      return {
-        ...block,
-        resource: { ...block.resource, uri: servedUri(serverId, block.resource.uri) },
-      };
-    }
-    return block;
-  });
-}
-
-function isServedResource(
-  block: unknown,
-): block is { type: "resource"; resource: { uri: string } } {
-  const resource = (block as { resource?: { uri?: unknown } } | null)?.resource;
-  return (block as { type?: unknown } | null)?.type === "resource" &&
-    typeof resource?.uri === "string" && looksServed(resource.uri);
-}
-
-function isLink(block: unknown): block is { type: "resource_link"; uri: string } {
-  return block !== null && typeof block === "object" &&
-    (block as { type?: unknown }).type === "resource_link" &&
-    typeof (block as { uri?: unknown }).uri === "string";
 }
 
 /** How many servers offer each URI. */

@@ -1,3 +1,4 @@
+import { concat } from "@std/bytes";
 import { rateLimitedResponse } from "../../upstream_rate_limit.ts";
 import { checkAllowedHost } from "../../mcp_server_config.ts";
 import { AuthorizationRequiredError } from "../oauth/authorization_required_error.ts";
@@ -180,7 +181,7 @@ export class GuardedFetch {
         if (bytes > max) throw new TooLargeError(max);
         chunks.push(chunk.value);
       }
-      body = chunks.length === 1 ? chunks[0] : concat(chunks, bytes);
+      body = chunks.length === 1 ? chunks[0] : concat(chunks);
     } catch (error) {
       end = error instanceof TooLargeError ? "too_large" : "error";
       await reader.cancel().catch(() => {});
@@ -279,16 +280,6 @@ class TooLargeError extends Error {
     super(`The response exceeded ${max} bytes and was cut`);
     this.name = "TooLargeError";
   }
-}
-
-function concat(chunks: readonly Uint8Array[], bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function requestIds(body: BodyInit | null | undefined): unknown[] {

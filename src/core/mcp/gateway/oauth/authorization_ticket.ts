@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../../sha256_hex.ts";
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
-import type { PendingAuthorization } from "./store_oauth_provider.ts";
+import { type PendingAuthorization, randomToken } from "./store_oauth_provider.ts";
 
 /** What a ticket stands for, under `["oauth", "ticket", sha256(ticket)]`. */
 interface TicketRecord {
@@ -92,11 +92,4 @@ export async function redeemAuthorizationTicket(
     user: record.user,
     serverId: record.serverId,
   };
-}
-
-/** 32 random bytes, base64url. */
-function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
 }

@@ -134,9 +134,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async state(): Promise<string> {
-    const bytes = crypto.getRandomValues(new Uint8Array(32));
-    this.#state = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-      .replace(/=+$/, "");
+    this.#state = randomToken();
     const discovery = await this.discoveryState();
     const metadata = discovery?.authorizationServerMetadata as
       | { issuer?: string; authorization_response_iss_parameter_supported?: boolean }
@@ -280,4 +278,15 @@ export function normalise(issuer: string): string {
     // Compared as written.
   }
   return text.endsWith("/") ? text.slice(0, -1) : text;
+}
+
+/**
+ * A value no one can guess: 32 random bytes, base64url (an OAuth `state`, a ticket).
+ *
+ * @returns The token.
+ */
+export function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
+    .replace(/=+$/, "");
 }

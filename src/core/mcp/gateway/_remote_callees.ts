@@ -1,0 +1,126 @@
+import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
+import { ToolError } from "../../tool_error.ts";
+import type { McpServerConfig } from "../mcp_server_config.ts";
+import { tracedRemoteCall } from "./calls/traced_remote_call.ts";
+import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
+import type { ServerConnection } from "./connection/server_connection.ts";
+import type { PinScope, ToolPins } from "./pinning/tool_pins.ts";
+import type { ConnectionLookup, RemoteCallee } from "./tools/remote_routed_tools.ts";
+import type { UserServers } from "./users/user_servers.ts";
+
+/** The gateway's servers as its callees and its resolution read them (the gateway keeps them). */
+export interface GatewayServers {
+  /** The global servers' connections, by id. */
+  readonly global: ReadonlyMap<string, ServerConnection>;
+  /** The global servers' configs, by id. */
+  readonly globalConfigs: ReadonlyMap<string, McpServerConfig>;
+  /** Each user's own servers, and each user's own session with a global server. */
+  readonly users: UserServers;
+  /** Whether a global server authorizes each user (its calls go on the user's own session). */
+  perUser(serverId: string): boolean;
+}
+
+/**
+ * What a remote tool's call reaches at call time: the connection, behind the pin check (a tool
+ * whose definition changed after it was exposed is refused) and the remote call's span. A global
+ * server that authorizes each user is reached on the calling user's own connection, never
+ * another user's.
+ */
+export class RemoteCallees {
+  #servers: GatewayServers;
+  #pins?: ToolPins;
+  #byConnection = new WeakMap<ServerConnection, RemoteCallee>();
+  /** Where the global tier's tools find their connection. */
+  readonly global: ConnectionLookup = {
+    connection: (id) =>
+      this.#servers.perUser(id) && this.#servers.global.has(id)
+        ? this.#perUser(id)
+        : this.#of(id, undefined, this.#servers.global.get(id)),
+  };
+
+  /**
+   * @param servers The gateway's servers.
+   * @param pins The tool pins, unless pinning is off.
+   */
+  constructor(servers: GatewayServers, pins: ToolPins | undefined) {
+    this.#servers = servers;
+    this.#pins = pins;
+  }
+
+  /**
+   * Where one user's own tools find their connection.
+   *
+   * @param userId The user.
+   * @returns The lookup (a call of another user is refused by the routed tool).
+   */
+  user(userId: string): ConnectionLookup {
+    const users = this.#servers.users;
+    return { userId, connection: (id) => this.#of(id, userId, users.connection(userId, id)) };
+  }
+
+  #of(
+    serverId: string,
+    userId: string | undefined,
+    connection: ServerConnection | undefined,
+  ): RemoteCallee | undefined {
+    if (connection === undefined) return undefined;
+    // One callee per connection (a connection serves one server for one user, or globally).
+    let callee = this.#byConnection.get(connection);
+    if (callee !== undefined) return callee;
+    // A global server's pins are the calling user's (`userId` is set for a user's own server);
+    // the scope is kept for the last user, so a run of calls makes no new one.
+    let scope: PinScope = userId === undefined ? { serverId, global: true } : { serverId, userId };
+    callee = {
+      callTool: async (toolName, args, context) => {
+        const pins = this.#pins;
+        if (userId === undefined && scope.userId !== context.userId) {
+          scope = { serverId, userId: context.userId, global: true };
+        }
+        // A tool list already found to match its pins (every call but a drift's) needs no check.
+        if (pins !== undefined && !pins.verified(scope, connection.tools)) {
+          const refusal = await pins.refusal(scope, toolName, connection.tools);
+          if (refusal !== undefined) {
+            throw new ToolError(
+              "permission_denied",
+              `Tool "${toolName}" was not called: ${refusal}`,
+            );
+          }
+        }
+        // Without an SDK a client span would only repeat the caller's context: no span, no closure.
+        if (tracingIsOff()) return await connection.callTool(toolName, args, context);
+        return await tracedRemoteCall(
+          { serverId, toolName, context },
+          (traced) => connection.callTool(toolName, args, traced),
+        );
+      },
+      request: (method, params, context) => connection.request(method, params, context.signal),
+    };
+    this.#byConnection.set(connection, callee);
+    return callee;
+  }
+
+  /** A global server that authorizes each user: calls and reads go on the user's own session. */
+  #perUser(serverId: string): RemoteCallee {
+    const own = (userId: string | undefined): ServerConnection => {
+      const config = this.#servers.globalConfigs.get(serverId);
+      if (config === undefined) {
+        throw new ToolError(
+          "upstream_unavailable",
+          `The MCP server "${serverId}" was removed; expose the tools again`,
+        );
+      }
+      if (userId === undefined) {
+        const { message } = new AuthorizationRequiredError(serverId, { perUser: true });
+        throw new ToolError("upstream_unavailable", message);
+      }
+      return this.#servers.users.globalFor(userId, serverId, config);
+    };
+    return {
+      callTool: async (toolName, args, context) =>
+        await this.#of(serverId, undefined, own(context.userId))!.callTool(toolName, args, context),
+      // A resource or prompt of such a server is read on the user's own session, as a call is.
+      request: async (method, params, context) =>
+        await own(context.userId).request(method, params, context.signal),
+    };
+  }
+}

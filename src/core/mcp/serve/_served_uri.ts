@@ -1,0 +1,88 @@
+/**
+ * The scheme of a resource URI that names its server: `toolroute://SERVER/URI`, the server's
+ * own URI after the server id's slash, as it is (so a template stays a template).
+ */
+const SERVED = "toolroute://";
+
+/**
+ * The resource URI that names its server: what `serve` lists for a URI two of a user's servers
+ * both offer, and what a `resource_link` a tool returns is rewritten to. Reading it reads `uri`
+ * from that server.
+ *
+ * @param serverId The server id.
+ * @param uri The server's own URI (or URI template).
+ * @returns `toolroute://SERVER/URI`.
+ */
+export function servedUri(serverId: string, uri: string): string {
+  return `${SERVED}${encodeURIComponent(serverId)}/${uri}`;
+}
+
+/**
+ * A URI as a client that parses it as a URL reads its scheme: without leading spaces and
+ * controls, tabs and newlines anywhere, the scheme in lower case. `TOOLROUTE://bank/x` and
+ * ` toolroute://bank/x` are `toolroute://bank/x` to such a client, so serve treats them alike:
+ * one server cannot list a URI that a client takes for another server's.
+ */
+function asClientReads(uri: string): string {
+  // deno-lint-ignore no-control-regex
+  const trimmed = uri.replace(/[\t\n\r]/g, "").replace(/^[\u0000-\u0020]+/, "");
+  return /^toolroute:/i.test(trimmed) ? `toolroute:${trimmed.slice("toolroute:".length)}` : uri;
+}
+
+/** Whether a URI names a server in serve's own form, as a client reads it. */
+export function looksServed(uri: string): boolean {
+  return asClientReads(uri).startsWith("toolroute:");
+}
+
+/** The server and its own URI of a `toolroute://` URI, or `undefined` for any other. */
+export function parseServed(uri: string): { serverId: string; uri: string } | undefined {
+  uri = asClientReads(uri);
+  if (!uri.startsWith(SERVED)) return undefined;
+  const rest = uri.slice(SERVED.length);
+  const slash = rest.indexOf("/");
+  if (slash <= 0) return undefined;
+  try {
+    return { serverId: decodeURIComponent(rest.slice(0, slash)), uri: rest.slice(slash + 1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A tool's content blocks with each `resource_link`'s URI in the `toolroute://` form of the
+ * tool's server, so the client can read what the link names through `serve`.
+ *
+ * @param content The content blocks.
+ * @param serverId The server the tool comes from.
+ * @returns The same blocks, or a copy with the links rewritten.
+ */
+export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
+  if (!content.some((block) => isLink(block) || isServedResource(block))) {
+    return content as unknown[];
+  }
+  return content.map((block) => {
+    if (isLink(block)) return { ...block, uri: servedUri(serverId, block.uri) };
+    // An embedded resource claiming serve's form of another server's URI is shown as this one's.
+    if (isServedResource(block)) {
+      return {
+        ...block,
+        resource: { ...block.resource, uri: servedUri(serverId, block.resource.uri) },
+      };
+    }
+    return block;
+  });
+}
+
+function isServedResource(
+  block: unknown,
+): block is { type: "resource"; resource: { uri: string } } {
+  const resource = (block as { resource?: { uri?: unknown } } | null)?.resource;
+  return (block as { type?: unknown } | null)?.type === "resource" &&
+    typeof resource?.uri === "string" && looksServed(resource.uri);
+}
+
+function isLink(block: unknown): block is { type: "resource_link"; uri: string } {
+  return block !== null && typeof block === "object" &&
+    (block as { type?: unknown }).type === "resource_link" &&
+    typeof (block as { uri?: unknown }).uri === "string";
+}
