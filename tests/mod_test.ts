@@ -38,7 +38,7 @@ async function moduleGraph(entry: string): Promise<GraphModule[]> {
 const HOST_ENTRIES = [
   "mod.ts",
   "src/core/hooks/mod.ts",
-  "src/core/store/mod.ts",
+  "src/core/stores.ts",
   "src/core/formats.ts",
   "src/core/options.ts",
 ];
@@ -171,7 +171,7 @@ const ENTRIES: Record<string, string[]> = {
     "secretScannerHook",
   ],
   // Where a router keeps what outlives a call: approval and result stores, the audit sink.
-  "src/core/store/mod.ts": [
+  "src/core/stores.ts": [
     "AuditDecision",
     "AuditRecord",
     "AuditSink",
@@ -324,7 +324,7 @@ Deno.test("deno.json maps each entry the lists name, and doc:lint reads them all
   assertEquals(config.exports, {
     ".": "./mod.ts",
     "./hooks": "./src/core/hooks/mod.ts",
-    "./stores": "./src/core/store/mod.ts",
+    "./stores": "./src/core/stores.ts",
     "./formats": "./src/core/formats.ts",
     "./options": "./src/core/options.ts",
     "./mcp": "./src/core/mcp/mod.ts",

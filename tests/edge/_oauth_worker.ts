@@ -11,7 +11,7 @@
  */
 
 import { ToolRouter } from "../../mod.ts";
-import { MemoryStore } from "../../src/core/store/mod.ts";
+import { MemoryStore } from "../../src/core/stores.ts";
 import { McpGateway, McpOAuth } from "../../src/core/mcp/mod.ts";
 
 /** The worker's bindings. */

@@ -1,5 +1,5 @@
 import { CfWorkerJsonSchemaValidator } from "./mcp_sdk.ts";
-import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "./mcp_transport.ts";
+import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
 
 /** Options of {@linkcode cfWorkerJsonSchemaValidator}. */
 export interface CfWorkerValidatorOptions {

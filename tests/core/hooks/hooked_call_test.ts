@@ -7,7 +7,7 @@ import {
   type ToolRouterOptions,
 } from "../../../mod.ts";
 import type { HookCall, ToolHook } from "../../../src/core/hooks/mod.ts";
-import type { AuditRecord } from "../../../src/core/store/mod.ts";
+import type { AuditRecord } from "../../../src/core/stores.ts";
 
 function setup(options: Partial<ToolRouterOptions> = {}) {
   const runs: Record<string, unknown>[] = [];

@@ -7,7 +7,7 @@ import {
   ToolRouter,
   type ToolRouterOptions,
 } from "../../../mod.ts";
-import { MemoryStore } from "../../../src/core/store/mod.ts";
+import { MemoryStore } from "../../../src/core/stores.ts";
 
 const HOUR = 60 * 60_000;
 

@@ -9,7 +9,7 @@ import {
   ToolRouter,
   type ToolRouterOptions,
 } from "../../../mod.ts";
-import { MemoryStore } from "../../../src/core/store/mod.ts";
+import { MemoryStore } from "../../../src/core/stores.ts";
 
 const SECRET = "a secret of at least sixteen bytes";
 

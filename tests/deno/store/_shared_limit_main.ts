@@ -3,7 +3,7 @@
 // "attempts N admitted N ran N limited N" on one line.
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../mod.ts";
-import type { KeyValueStore } from "../../../src/core/store/mod.ts";
+import type { KeyValueStore } from "../../../src/core/stores.ts";
 import { SqliteStore } from "../../../src/deno/store/sqlite_store.ts";
 import { type DenoKvLike, DenoKvStore } from "../../../src/deno/store/deno_kv_store.ts";
 import { RedisStore } from "../../../src/deno/store/redis_store.ts";

@@ -19,15 +19,15 @@
  * @module
  */
 
-export { MemoryStore } from "./memory_store.ts";
-export { EncryptedStore } from "./encrypted_store.ts";
-export type { StoreKey } from "./encrypted_store.ts";
+export { MemoryStore } from "./store/memory_store.ts";
+export { EncryptedStore } from "./store/encrypted_store.ts";
+export type { StoreKey } from "./store/encrypted_store.ts";
 export type {
   KeyValueEntry,
   KeyValueIncrementOptions,
   KeyValueSetOptions,
   KeyValueStore,
-} from "./key_value_store.ts";
-export { KeyValueResultStore } from "../key_value_result_store.ts";
-export type { ResultStore, StoredResultInfo } from "../result_store.ts";
-export type { AuditDecision, AuditRecord, AuditSink } from "../audit_sink.ts";
+} from "./store/key_value_store.ts";
+export { KeyValueResultStore } from "./key_value_result_store.ts";
+export type { ResultStore, StoredResultInfo } from "./result_store.ts";
+export type { AuditDecision, AuditRecord, AuditSink } from "./audit_sink.ts";
