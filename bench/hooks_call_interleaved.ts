@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { type ToolHook, ToolRouter, type ToolSet } from "../mod.ts";
+import { ToolRouter, type ToolSet } from "../mod.ts";
+import type { ToolHook } from "../src/core/hooks/mod.ts";
 import { interleave } from "./_interleave.ts";
 import { forecast, FORECAST_ARGS } from "./_forecast_tool.ts";
 

@@ -15,7 +15,7 @@ const HASH_LENGTH = 8;
  *
  * @example Join a service and a tool
  * ```ts
- * import { toApiFunctionName } from "@toolroute/toolroute";
+ * import { toApiFunctionName } from "@toolroute/toolroute/formats";
  * import { assertEquals, assertNotEquals } from "@std/assert";
  *
  * assertEquals(toApiFunctionName("weather-service", "query_weather"), "weather-service_query_weather");

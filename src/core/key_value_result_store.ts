@@ -11,7 +11,7 @@ const CHUNK_BYTES = 32 * 1024;
  *
  * @example Store a result and read a part of it
  * ```ts
- * import { KeyValueResultStore, MemoryStore } from "@toolroute/toolroute";
+ * import { KeyValueResultStore, MemoryStore } from "@toolroute/toolroute/stores";
  * import { assertEquals } from "@std/assert";
  *
  * const results = new KeyValueResultStore(new MemoryStore());

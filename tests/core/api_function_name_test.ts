@@ -1,5 +1,5 @@
 import { assertEquals, assertMatch, assertNotEquals } from "@std/assert";
-import { toApiFunctionName } from "../../mod.ts";
+import { toApiFunctionName } from "../../src/core/formats.ts";
 import { API_FUNCTION_NAME_PATTERN } from "../../src/core/api_function_name.ts";
 
 Deno.test("toApiFunctionName() joins service and tool as they are when both are valid", () => {

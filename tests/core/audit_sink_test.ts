@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import { type AuditRecord, defineTool, ToolError, ToolRouter } from "../../mod.ts";
+import { defineTool, ToolError, ToolRouter } from "../../mod.ts";
+import type { AuditRecord } from "../../src/core/stores.ts";
 import { McpGateway, type McpTransport } from "../../src/core/mcp/mod.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter, ran } from "./policy/_policy_fixture.ts";

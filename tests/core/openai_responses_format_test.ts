@@ -2,13 +2,8 @@
 // with one namespace per MCP server or service, covering exactly what the request may use.
 import { assert, assertEquals, assertFalse } from "@std/assert";
 import { z } from "zod";
-import {
-  defineMcpService,
-  defineTool,
-  type OpenAIResponsesFunction,
-  type OpenAIResponsesTool,
-  ToolRouter,
-} from "../../mod.ts";
+import { defineMcpService, defineTool, ToolRouter } from "../../mod.ts";
+import type { OpenAIResponsesFunction, OpenAIResponsesTool } from "../../src/core/formats.ts";
 
 const service = (name: string, tools: string[]) =>
   defineMcpService({

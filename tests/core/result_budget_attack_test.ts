@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import { defineTool, secretScannerHook, ToolRouter } from "../../mod.ts";
+import { defineTool, ToolRouter } from "../../mod.ts";
+import { secretScannerHook } from "../../src/core/hooks/mod.ts";
 
 const TOKEN = "ghp_" + "Q7w8E9r0".repeat(5);
 

@@ -36,7 +36,10 @@ export async function deno(args: string[]): Promise<string> {
     args,
     cwd: ROOT,
     stdin: "null",
-    env: { NO_COLOR: "1" },
+    // npm packages resolve with the `module` condition, as `deno task bundle:edge` does (esbuild and
+    // webpack add it by default): @opentelemetry/api's ES module build, which tree-shakes, instead
+    // of its CommonJS one.
+    env: { NO_COLOR: "1", DENO_CONDITIONS: "module" },
   }).output();
   const decoder = new TextDecoder();
   if (!output.success) {

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { MemoryStore, ToolRouter } from "../../mod.ts";
+import { ToolRouter } from "../../mod.ts";
+import { MemoryStore } from "../../src/core/stores.ts";
 import { McpGateway, McpOAuth } from "../../src/core/mcp/mod.ts";
 
 /** The worker's bindings. */

@@ -29,9 +29,13 @@ import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.
  * (`mcpHttpHandler`): each SDK package ships its own copy of the protocol core, so most of the
  * bundle is the SDK's. The budget is the last measure plus about 1 %; raising it needs a reason in
  * the commit that raises it (history: `git log -L` on this constant). A worker with function tools
- * only stays far below (its own test).
+ * only stays far below (its own test). Lowered from 217 KB to 207 KB (measured 204.9 KB): the
+ * bundle had carried the cfworker engine three times (toolroute's copy and the SDK client's and
+ * server's defaults; now `cfWorkerJsonSchemaValidator` is the SDK's own, so twice), and
+ * @opentelemetry/api as CommonJS, which no bundler tree-shakes (now its ES module build, through
+ * the `module` condition esbuild and webpack add by default).
  */
-const BUNDLE_BUDGET_BYTES = 217 * 1024;
+const BUNDLE_BUDGET_BYTES = 207 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**

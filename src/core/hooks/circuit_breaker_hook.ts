@@ -30,7 +30,8 @@ interface Circuit {
  *
  * @example Open after two failures
  * ```ts
- * import { circuitBreakerHook, defineMcpService, ToolError, ToolRouter } from "@toolroute/toolroute";
+ * import { defineMcpService, ToolError, ToolRouter } from "@toolroute/toolroute";
+ * import { circuitBreakerHook } from "@toolroute/toolroute/hooks";
  * import { z } from "zod";
  * import { assertEquals, assertMatch } from "@std/assert";
  *

@@ -22,7 +22,8 @@ export interface ResultCacheOptions {
  *
  * @example Answer a repeated read from the cache
  * ```ts
- * import { defineTool, resultCacheHook, ToolRouter } from "@toolroute/toolroute";
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { resultCacheHook } from "@toolroute/toolroute/hooks";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";
  *

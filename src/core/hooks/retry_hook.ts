@@ -22,7 +22,8 @@ export interface RetryHookOptions {
  *
  * @example Retry a flaky read-only tool
  * ```ts
- * import { defineTool, retryHook, ToolRouter } from "@toolroute/toolroute";
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { retryHook } from "@toolroute/toolroute/hooks";
  * import { ToolError } from "@toolroute/toolroute";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";

@@ -22,7 +22,7 @@ export interface SecretScannerOptions {
  *
  * @example Which formats the scanner knows
  * ```ts
- * import { WELL_KNOWN_SECRETS } from "@toolroute/toolroute";
+ * import { WELL_KNOWN_SECRETS } from "@toolroute/toolroute/hooks";
  * import { assert } from "@std/assert";
  *
  * const names = WELL_KNOWN_SECRETS.map((secret) => secret.name);
@@ -74,7 +74,8 @@ export const WELL_KNOWN_SECRETS: readonly SecretPattern[] = Object.freeze([
  *
  * @example Redact a key a tool printed
  * ```ts
- * import { defineTool, secretScannerHook, ToolRouter } from "@toolroute/toolroute";
+ * import { defineTool, ToolRouter } from "@toolroute/toolroute";
+ * import { secretScannerHook } from "@toolroute/toolroute/hooks";
  * import { z } from "zod";
  * import { assertEquals } from "@std/assert";
  *

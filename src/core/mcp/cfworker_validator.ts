@@ -1,5 +1,5 @@
-import { type Schema, Validator } from "@cfworker/json-schema";
-import type { McpJsonSchemaValidation, McpJsonSchemaValidator } from "./mcp_transport.ts";
+import { CfWorkerJsonSchemaValidator } from "./mcp_sdk.ts";
+import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
 
 /** Options of {@linkcode cfWorkerJsonSchemaValidator}. */
 export interface CfWorkerValidatorOptions {
@@ -11,8 +11,10 @@ export interface CfWorkerValidatorOptions {
 
 /**
  * A JSON Schema validator that never generates code (npm `@cfworker/json-schema`), for MCP
- * clients on edge runtimes. It behaves as the MCP SDK's `CfWorkerJsonSchemaValidator` (same
- * defaults, same error text).
+ * clients on edge runtimes: the MCP SDK's `CfWorkerJsonSchemaValidator` with one draft for every
+ * schema (2020-12 unless told). It is the SDK's own copy, not a second one: the SDK bundles its
+ * cfworker engine into its edge builds as their default validator anyway, so an edge bundle
+ * carries the engine once.
  *
  * The MCP SDK validates tool output schemas with ajv by default, which compiles each schema with
  * `new Function`; Cloudflare Workers and other edge runtimes forbid that, and listing a server
@@ -41,21 +43,9 @@ export interface CfWorkerValidatorOptions {
 export function cfWorkerJsonSchemaValidator(
   options: CfWorkerValidatorOptions = {},
 ): McpJsonSchemaValidator {
-  const draft = options.draft ?? "2020-12";
-  const shortcircuit = options.shortcircuit ?? true;
-  return {
-    getValidator<T>(
-      schema: Record<string, unknown>,
-    ): (input: unknown) => McpJsonSchemaValidation<T> {
-      const validator = new Validator(schema as Schema, draft, shortcircuit);
-      return (input: unknown): McpJsonSchemaValidation<T> => {
-        const result = validator.validate(input);
-        if (result.valid) return { valid: true, data: input as T, errorMessage: undefined };
-        const errorMessage = result.errors
-          .map((error) => `${error.instanceLocation}: ${error.error}`)
-          .join("; ");
-        return { valid: false, data: undefined, errorMessage };
-      };
-    },
-  };
+  // A forced draft: the SDK's own dispatch on `$schema` would reject schemas this accepted.
+  return new CfWorkerJsonSchemaValidator({
+    draft: options.draft ?? "2020-12",
+    shortcircuit: options.shortcircuit ?? true,
+  });
 }

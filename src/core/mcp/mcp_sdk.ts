@@ -29,6 +29,9 @@ export {
 // The runtime's default validator: ajv where code generation is allowed (Deno, Node.js), the
 // cfworker one in browser and workerd builds, so an edge bundle carries no ajv.
 export { DefaultJsonSchemaValidator } from "@modelcontextprotocol/client/_shims";
+// The cfworker validator by name: in a browser or workerd build it is the default's own module,
+// so naming it adds no second copy of the engine.
+export { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 export type {
   AddClientAuthentication,
   CallToolResult,

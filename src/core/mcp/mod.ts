@@ -71,3 +71,5 @@ export type {
   McpTransportRequest,
 } from "./mcp_transport.ts";
 export type { PinningOptions, PinStore, ToolPin } from "./gateway/pin_store.ts";
+// What a tool set relays of its upstream servers (resources, prompts, completions) when served.
+export type { UpstreamMethod, UpstreamServer } from "../tool_source.ts";

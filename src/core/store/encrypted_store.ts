@@ -50,7 +50,7 @@ export function isSecretKey(key: readonly string[]): boolean {
  * @example Seal OAuth tokens in any store
  * ```ts
  * import { assertEquals } from "@std/assert";
- * import { EncryptedStore, MemoryStore } from "@toolroute/toolroute";
+ * import { EncryptedStore, MemoryStore } from "@toolroute/toolroute/stores";
  *
  * const inner = new MemoryStore();
  * const key = crypto.getRandomValues(new Uint8Array(32));

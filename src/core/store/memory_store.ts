@@ -27,7 +27,7 @@ const FROZEN_KEYS = new WeakMap<readonly string[], string>();
  * @example Store, read and claim a single-use key
  * ```ts
  * import { assertEquals } from "@std/assert";
- * import { MemoryStore } from "./memory_store.ts";
+ * import { MemoryStore } from "@toolroute/toolroute/stores";
  *
  * const store = new MemoryStore();
  * await store.set(["pins", "alice", "docs"], { hash: "abc" });

@@ -1,13 +1,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
-import {
-  defineTool,
-  resultCacheHook,
-  retryHook,
-  secretScannerHook,
-  ToolError,
-  ToolRouter,
-} from "../../../mod.ts";
+import { defineTool, ToolError, ToolRouter } from "../../../mod.ts";
+import { resultCacheHook, retryHook, secretScannerHook } from "../../../src/core/hooks/mod.ts";
 
 const TOKEN = "ghp_" + "Z1x2C3v4".repeat(5);
 

@@ -1,14 +1,13 @@
 import { assert, assertEquals, assertMatch, assertThrows } from "@std/assert";
 import { z } from "zod";
 import {
-  type AuditRecord,
   defineTool,
-  type HookCall,
   type ToolCallEvent,
-  type ToolHook,
   ToolRouter,
   type ToolRouterOptions,
 } from "../../../mod.ts";
+import type { HookCall, ToolHook } from "../../../src/core/hooks/mod.ts";
+import type { AuditRecord } from "../../../src/core/stores.ts";
 
 function setup(options: Partial<ToolRouterOptions> = {}) {
   const runs: Record<string, unknown>[] = [];
@@ -229,7 +228,7 @@ Deno.test("property: no hook, grant or edit ever turns a policy deny into a run"
 });
 
 Deno.test("property: no grant or cache entry applies to another user", async () => {
-  const { resultCacheHook } = await import("../../../mod.ts");
+  const { resultCacheHook } = await import("../../../src/core/hooks/mod.ts");
   for (let seed = 1; seed <= 20; seed++) {
     const next = random(seed);
     const users = ["alice", "bob", "carol"];

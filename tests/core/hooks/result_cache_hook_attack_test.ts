@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import { defineTool, resultCacheHook, ToolRouter } from "../../../mod.ts";
+import { defineTool, ToolRouter } from "../../../mod.ts";
+import { resultCacheHook } from "../../../src/core/hooks/mod.ts";
 
 const MARKER = "CONVERSATION-A-ONLY-4e1d";
 

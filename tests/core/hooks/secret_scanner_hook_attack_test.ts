@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
-import { defineTool, secretScannerHook, toolOutput, ToolRouter } from "../../../mod.ts";
+import { defineTool, toolOutput, ToolRouter } from "../../../mod.ts";
+import { secretScannerHook } from "../../../src/core/hooks/mod.ts";
 
 const TOKEN = "ghp_" + "A1b2C3d4".repeat(5);
 const KEY = "sk-ant-" + "x9Y8z7W6".repeat(4);

@@ -1,12 +1,7 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
-import {
-  circuitBreakerHook,
-  defineMcpService,
-  secretScannerHook,
-  ToolError,
-  ToolRouter,
-} from "../../../mod.ts";
+import { defineMcpService, ToolError, ToolRouter } from "../../../mod.ts";
+import { circuitBreakerHook, secretScannerHook } from "../../../src/core/hooks/mod.ts";
 
 Deno.test("attack: a user who makes a shared server's calls time out does not open the circuit for others", async () => {
   let reached = 0;

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
-import { MemoryStore, type PendingApproval, type ToolCallEvent } from "../../../mod.ts";
+import type { PendingApproval, ToolCallEvent } from "../../../mod.ts";
+import { MemoryStore } from "../../../src/core/stores.ts";
 import { EVERYTHING, policyRouter, ran } from "./_policy_fixture.ts";
 
 const POLICY = { ask: ["deploy", "bash(git push*)"] };

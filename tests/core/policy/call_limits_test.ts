@@ -2,12 +2,12 @@ import { assert, assertEquals, assertMatch, assertThrows } from "@std/assert";
 import { z } from "zod";
 import {
   defineTool,
-  MemoryStore,
   type Policy,
   type ToolCallEvent,
   ToolRouter,
   type ToolRouterOptions,
 } from "../../../mod.ts";
+import { MemoryStore } from "../../../src/core/stores.ts";
 
 const HOUR = 60 * 60_000;
 

@@ -4,12 +4,12 @@ import {
   type ApprovalAnswer,
   type ApprovalRequest,
   defineTool,
-  MemoryStore,
   type Policy,
   type ToolCallEvent,
   ToolRouter,
   type ToolRouterOptions,
 } from "../../../mod.ts";
+import { MemoryStore } from "../../../src/core/stores.ts";
 
 const SECRET = "a secret of at least sixteen bytes";
 

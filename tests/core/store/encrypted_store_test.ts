@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
 import { z } from "zod";
-import { defineTool, EncryptedStore, MemoryStore, ToolRouter } from "../../../mod.ts";
+import { defineTool, ToolRouter } from "../../../mod.ts";
+import { EncryptedStore, MemoryStore } from "../../../src/core/stores.ts";
 import { checkKeyValueStore } from "../../_helpers/key_value_store_contract.ts";
 
 const KEY = crypto.getRandomValues(new Uint8Array(32));

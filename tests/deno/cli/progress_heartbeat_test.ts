@@ -1,6 +1,6 @@
 import { assertEquals } from "@std/assert";
 import { withBashProgress } from "../../../src/deno/cli/progress_heartbeat.ts";
-import type { ToolProgress } from "../../../mod.ts";
+import type { ToolProgress } from "../../../src/core/options.ts";
 import type { BuiltinSource, RoutedTool } from "../../../src/core/unstable_source.ts";
 
 function tool(name: string, ms: number): RoutedTool {

@@ -4,15 +4,14 @@
  */
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
+import { type ToolCallEvent, ToolRouter } from "../../../mod.ts";
 import {
   circuitBreakerHook,
   resultCacheHook,
   retryHook,
   secretScannerHook,
-  type ToolCallEvent,
   type ToolHook,
-  ToolRouter,
-} from "../../../mod.ts";
+} from "../../../src/core/hooks/mod.ts";
 import { McpGateway, type McpServerConfig } from "../../../src/core/mcp/mod.ts";
 import { startMcpTestServer, type TestServer } from "../../_helpers/mcp_test_server.ts";
 

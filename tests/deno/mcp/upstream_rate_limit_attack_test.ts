@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "@std/assert";
-import { circuitBreakerHook, retryHook, ToolRouter } from "../../../mod.ts";
+import { ToolRouter } from "../../../mod.ts";
+import { circuitBreakerHook, retryHook } from "../../../src/core/hooks/mod.ts";
 import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 

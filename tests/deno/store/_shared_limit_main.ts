@@ -2,7 +2,8 @@
 // "sqlite:PATH", "kv:PATH" (run with --unstable-kv) or "redis:URL". Prints
 // "attempts N admitted N ran N limited N" on one line.
 import { z } from "zod";
-import { defineTool, type KeyValueStore, ToolRouter } from "../../../mod.ts";
+import { defineTool, ToolRouter } from "../../../mod.ts";
+import type { KeyValueStore } from "../../../src/core/stores.ts";
 import { SqliteStore } from "../../../src/deno/store/sqlite_store.ts";
 import { type DenoKvLike, DenoKvStore } from "../../../src/deno/store/deno_kv_store.ts";
 import { RedisStore } from "../../../src/deno/store/redis_store.ts";

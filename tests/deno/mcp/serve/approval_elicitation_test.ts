@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { z } from "zod";
-import { type AuditRecord, defineTool, ToolRouter } from "../../../../mod.ts";
+import { defineTool, ToolRouter } from "../../../../mod.ts";
+import type { AuditRecord } from "../../../../src/core/stores.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 
