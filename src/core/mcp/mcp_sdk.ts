@@ -22,6 +22,7 @@ export {
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  specTypeSchemas,
   SSEClientTransport,
   SseError,
   StreamableHTTPClientTransport,
