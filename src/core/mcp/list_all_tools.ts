@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { specTypeSchemas } from "./mcp_sdk.ts";
+import * as z from "zod";
 import type { Client, McpTool } from "./mcp_sdk_types.ts";
 import { MAX_REMOTE_DEPTH, nestedDeeperThan } from "./remote_depth.ts";
 
@@ -16,13 +15,19 @@ export interface McpToolLister {
 const TOO_DEEP = "toolroute/too_deep";
 
 /**
- * The SDK's tool schema with the two fields whose check recurses through every level (the
- * legacy era validates each property of a schema as a JSON value, a few stack frames a level)
- * checked at their top only: a few hundred levels overflowed the smaller stack of a worker.
+ * A listed tool, checked at the top of each field only. (The SDK's own check of a 2025-era list
+ * walks every property of a schema, a few stack frames a level: a few hundred levels overflowed
+ * the smaller stack of a worker.) What is below the top is the guard's to walk, bounded.
  */
-const LISTED_TOOL = (specTypeSchemas.Tool as unknown as z.ZodObject).extend({
+const LISTED_TOOL = z.looseObject({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
   inputSchema: z.looseObject({ type: z.literal("object") }),
   outputSchema: z.looseObject({}).optional(),
+  annotations: z.looseObject({}).optional(),
+  _meta: z.looseObject({}).optional(),
+  icons: z.array(z.looseObject({ src: z.string() })).optional(),
 });
 
 /**

@@ -22,7 +22,6 @@ export {
   SdkError,
   SdkErrorCode,
   SdkHttpError,
-  specTypeSchemas,
   SSEClientTransport,
   SseError,
   StreamableHTTPClientTransport,
