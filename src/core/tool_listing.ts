@@ -84,52 +84,28 @@ export class ToolListing {
     return this.#names ??= Object.freeze(this.#ordered.map((tool) => tool.name));
   }
 
-  /**
-   * A listed tool, or after a native rendering any tool of the deferred catalog.
-   *
-   * @param name The name.
-   * @returns The tool, or `undefined`.
-   */
+  /** A listed tool, or after a native rendering any tool of the deferred catalog. */
   lookup(name: string): RoutedTool | undefined {
     return this.#byName.get(name) ??
       (this.#native ? this.#deferred!.byName.get(name) : undefined);
   }
 
-  /**
-   * A listed tool or one a deferred set's search may find (listed or not).
-   *
-   * @param name The name.
-   * @returns The tool, or `undefined`.
-   */
+  /** A listed tool or one a deferred set's search may find (listed or not). */
   findable(name: string): RoutedTool | undefined {
     return this.#byName.get(name) ?? this.#deferred?.byName.get(name);
   }
 
-  /**
-   * Whether a name is listed now.
-   *
-   * @param name The name.
-   * @returns `true` when listed.
-   */
+  /** Whether a name is listed now. */
   listed(name: string): boolean {
     return this.#byName.has(name);
   }
 
-  /**
-   * Whether a name is this deferred set's own `search_tools`.
-   *
-   * @param name The name.
-   * @returns `true` for the search tool.
-   */
+  /** Whether a name is this deferred set's own `search_tools`. */
   isSearch(name: string): boolean {
     return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
   }
 
-  /**
-   * Lists a tool after the ones listed, leaving earlier renderings as they were.
-   *
-   * @param tool The tool.
-   */
+  /** Lists a tool after the ones listed, leaving earlier renderings as they were. */
   append(tool: RoutedTool): void {
     this.#ordered.push(tool);
     this.#byName.set(tool.name, tool);
@@ -137,12 +113,7 @@ export class ToolListing {
     this.#names = undefined;
   }
 
-  /**
-   * The Anthropic rendering; `native` renders a deferred set for Anthropic's tool search.
-   *
-   * @param native Whether to render for Anthropic's own tool search.
-   * @returns The entries.
-   */
+  /** The Anthropic rendering; `native` renders a deferred set for Anthropic's tool search. */
   anthropic(native: boolean): (AnthropicTool | AnthropicToolSearchTool)[] {
     const split = native ? this.#nativeSplit() : undefined;
     if (split === undefined) return this.#ordered.map(toAnthropicTool);
@@ -153,23 +124,14 @@ export class ToolListing {
     ];
   }
 
-  /**
-   * The OpenAI Responses rendering; `native` renders a deferred set for OpenAI's tool search.
-   *
-   * @param native Whether to render for OpenAI's own tool search.
-   * @returns The entries.
-   */
+  /** The OpenAI Responses rendering; `native` renders a deferred set for OpenAI's tool search. */
   responses(native: boolean): OpenAIResponsesTool[] {
     const split = native ? this.#nativeSplit() : undefined;
     if (split === undefined) return this.#ordered.map(toOpenAIResponsesFunction);
     return toOpenAIResponsesSearch(split.listed, split.rest);
   }
 
-  /**
-   * The MCP `tools/list` rendering.
-   *
-   * @returns The entries.
-   */
+  /** The MCP `tools/list` rendering. */
   mcp(): McpToolDescription[] {
     return this.#ordered.map(toMcpTool);
   }

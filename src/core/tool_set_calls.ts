@@ -67,14 +67,7 @@ export class ToolSetCalls {
     if (this.#results?.holds(this.#owner) === true) this.#listReadResult();
   }
 
-  /**
-   * Calls an exposed tool (see `ToolSet#call`).
-   *
-   * @param name The tool name the model called.
-   * @param args The model's arguments.
-   * @param options Signal, deadline and progress listener.
-   * @returns The result.
-   */
+  /** Calls an exposed tool (see `ToolSet#call`). */
   call(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
     // The search reveals only tools the request may use, and read_result only results of calls
     // the policy let run, so no policy rule is asked about them.
@@ -101,13 +94,7 @@ export class ToolSetCalls {
       : called.then((result) => this.#budget(result, found));
   }
 
-  /**
-   * Settles an approval this set's policy issued (see `ToolSet#approve` and `ToolSet#reject`).
-   *
-   * @param approvalOrId The approval or its id.
-   * @param answer The person's answer and the call's options.
-   * @returns The call's result, or why nothing ran.
-   */
+  /** Settles an approval this set's policy issued (see `ToolSet#approve` and `ToolSet#reject`). */
   settle(
     approvalOrId: PendingApproval | string,
     answer: ApprovalAnswer & CallOptions,
@@ -142,13 +129,7 @@ export class ToolSetCalls {
     });
   }
 
-  /**
-   * Reads a stored result of this set's owner (what `read_result` runs).
-   *
-   * @param handle The result's handle.
-   * @param range The characters to read.
-   * @returns The text, or why not.
-   */
+  /** Reads a stored result of this set's owner (what `read_result` runs). */
   read(
     handle: string,
     range: { offset?: number; limit?: number },
