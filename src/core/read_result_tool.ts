@@ -2,7 +2,7 @@ import * as z from "zod";
 import { defineTool } from "./define_tool.ts";
 import { toolOutput } from "./tool_output.ts";
 import type { RoutedTool } from "./tool_source.ts";
-import type { ResultPage } from "./result_budget.ts";
+import type { ResultPage } from "./result_page.ts";
 
 /** The name of the tool that reads results a budget cut; reserved when the router has budgets. */
 export const READ_RESULT_NAME = "read_result";

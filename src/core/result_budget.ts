@@ -3,6 +3,9 @@ import type { ToolContent } from "./tool_output.ts";
 import type { ToolCallResult } from "./tool_call_types.ts";
 import type { RoutedTool } from "./tool_source.ts";
 import type { ResultStore, StoredResultInfo } from "./result_store.ts";
+import { readResultPage, type ResultPage } from "./result_page.ts";
+
+export type { ResultPage };
 
 /**
  * How many tokens a tool result may put into the model's context. A result over its budget keeps
@@ -38,20 +41,6 @@ export interface ResultOwner {
   userId?: string;
   /** The tool set's id, or the host's session. */
   scope: string;
-}
-
-/** One page of a stored result. */
-export interface ResultPage {
-  /** The page's exact text. */
-  text: string;
-  /** Where it starts, in UTF-8 bytes. */
-  offset: number;
-  /** Its length in UTF-8 bytes. */
-  bytes: number;
-  /** The whole result's length in UTF-8 bytes. */
-  totalBytes: number;
-  /** Where the next page starts; absent at the end. */
-  nextOffset?: number;
 }
 
 interface Kept {
@@ -219,45 +208,7 @@ export class ResultBudgets {
         } in this conversation: pass a handle a cut result of this conversation named (results are kept for a limited time)`,
       );
     }
-    const offset = range.offset ?? 0;
-    const limit = Math.min(range.limit ?? info.pageBytes, info.pageBytes);
-    if (offset > info.bytes) {
-      throw new ToolError(
-        "invalid_arguments",
-        `Offset ${offset} is past the end of the result (${info.bytes} bytes)`,
-      );
-    }
-    // A few bytes more than the page, to see whether its end falls inside a character (and to
-    // finish the character a page smaller than one starts).
-    const last = Math.min(info.bytes, offset + limit + 4);
-    const bytes = await store.read(handle, offset, last);
-    if (bytes === undefined) {
-      throw new ToolError("unknown_tool", `The stored result ${handle} is gone: it expired`);
-    }
-    if (bytes.length > 0 && isContinuation(bytes[0])) {
-      throw new ToolError(
-        "invalid_arguments",
-        `Offset ${offset} is inside a character: pass the offset the previous page named`,
-      );
-    }
-    let end = Math.min(limit, bytes.length);
-    if (end < bytes.length) {
-      while (end > 0 && isContinuation(bytes[end])) end--;
-      // A page smaller than one character still returns that character.
-      if (end === 0) {
-        end = 1;
-        while (end < bytes.length && isContinuation(bytes[end])) end++;
-      }
-    }
-    const text = new TextDecoder().decode(bytes.subarray(0, end));
-    const next = offset + end;
-    return {
-      text,
-      offset,
-      bytes: end,
-      totalBytes: info.bytes,
-      ...(next < info.bytes ? { nextOffset: next } : {}),
-    };
+    return readResultPage(store, { handle, info, range });
   }
 
   async #store(
@@ -388,10 +339,6 @@ function owns(info: StoredResultInfo, owner: ResultOwner): boolean {
 
 function ownerKey(owner: ResultOwner): string {
   return JSON.stringify([owner.userId ?? null, owner.scope]);
-}
-
-function isContinuation(byte: number): boolean {
-  return (byte & 0xc0) === 0x80;
 }
 
 /** The first `length` characters, one fewer when that would split a surrogate pair. */

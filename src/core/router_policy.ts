@@ -163,7 +163,7 @@ export async function resumeApproval(
       fields: { decision: "ask", rule: "", approval: "invalid" },
     });
   }
-  const { approved, reason, shownDigest, scope, arguments: edited, hooks, ...options } = answer;
+  const { approved, hooks, ...options } = answer;
   const toolSet = await context.expose({
     ...approval.selection,
     ...(hooks === undefined ? {} : { hooks }),
@@ -171,15 +171,10 @@ export async function resumeApproval(
     userId: approval.userId,
     signal: options.signal,
   });
+  // The answer's fields and the call's options go on as they are: the set keeps those given.
   return approved
-    ? await toolSet.approve(approval, {
-      ...options,
-      ...(shownDigest === undefined ? {} : { shownDigest }),
-      ...(scope === undefined ? {} : { scope }),
-      ...(edited === undefined ? {} : { arguments: edited }),
-      ...(reason === undefined ? {} : { reason }),
-    })
-    : await toolSet.reject(approval, reason);
+    ? await toolSet.approve(approval, options)
+    : await toolSet.reject(approval, options.reason);
 }
 
 function snapshot(selection: ToolSelection): ApprovalSelection {

@@ -1,33 +1,20 @@
-import { ToolError } from "./tool_error.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
-import { callTool, type ToolCall } from "./tool_call.ts";
-import {
-  type AnthropicTool,
-  type AnthropicToolSearchTool,
-  type McpToolDescription,
-  type OpenAITool,
-  toAnthropicTool,
-  toMcpTool,
-  toOpenAITool,
+import type {
+  AnthropicTool,
+  AnthropicToolSearchTool,
+  McpToolDescription,
+  OpenAITool,
 } from "./tool_formats.ts";
 import type { MissingTool, RoutedTool, SourceKind, UpstreamServer } from "./tool_source.ts";
-import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
 import { policyGates } from "./policy/_gates.ts";
-import { stoppedResult } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
-import { ToolSearchIndex } from "./tool_search_index.ts";
-import { SEARCH_TOOLS_NAME, searchToolsTool } from "./search_tools_tool.ts";
-import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
+import { type DeferSetting, ToolListing } from "./tool_listing.ts";
 import { resultBudgetsOf } from "./_result_budgets.ts";
-import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
-import {
-  type OpenAIResponsesTool,
-  toOpenAIResponsesFunction,
-  toOpenAIResponsesSearch,
-} from "./openai_responses_format.ts";
+import { readResultTool } from "./read_result_tool.ts";
+import { ToolSetCalls } from "./tool_set_calls.ts";
+import type { OpenAIResponsesTool } from "./openai_responses_format.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
-import { callHooked } from "./hooks/hooked_call.ts";
 import { isReadOnlyTool } from "./read_only_tool.ts";
 
 /** A name that more than one selected source offers, and which source won. */
@@ -68,17 +55,7 @@ export interface ToolSetInit {
   hooks?: readonly ToolHook[];
 }
 
-/**
- * Deferred exposure: the tool set lists only the kept tools and `search_tools`; a search lists
- * the tools it returns as well. `true` keeps none.
- */
-export type DeferSetting = boolean | {
-  /**
-   * Tools listed from the start, in this order (after `search_tools`). Names the request may not
-   * use are ignored.
-   */
-  keep?: readonly string[];
-};
+export type { DeferSetting };
 
 /**
  * The tools one request may use, and the only way a model's tool call gets executed.
@@ -92,21 +69,8 @@ export class ToolSet {
   readonly missing: readonly MissingTool[];
   /** The request's user, if any. */
   readonly userId?: string;
-  #byName: Map<string, RoutedTool>;
-  #ordered: RoutedTool[];
-  /** Deferred sets: every tool the request may use, which searches load from; else undefined. */
-  #deferred?: { tools: readonly RoutedTool[]; byName: Map<string, RoutedTool> };
-  #index?: ToolSearchIndex;
-  /** Set once the host rendered the deferred tools for Anthropic's own search: all are callable. */
-  #native = false;
-  #settings: CallSettings;
-  #names?: readonly string[];
-  #openai?: OpenAITool[];
-  #policy?: PolicyGate;
-  #results?: ResultBudgets;
-  /** Whose stored results this set reads: its user and its own id, or the host's session. */
-  #owner: ResultOwner;
-  #hooks?: readonly ToolHook[];
+  #list: ToolListing;
+  #calls: ToolSetCalls;
 
   /**
    * Builds a tool set. Hosts use `ToolRouter#expose` instead (the router's plumbing: left out
@@ -116,41 +80,22 @@ export class ToolSet {
    * @ignore
    */
   constructor(init: ToolSetInit) {
-    const sorted = [...init.tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    const keep = keptNames(init.defer);
     const results = resultBudgetsOf.get(init);
-    if (keep === undefined) this.#ordered = sorted;
-    else {
-      // The catalog is exactly the list an eager set would expose: one source of truth for what
-      // a search may return. The tool set's own search tool is never part of it.
-      const catalog = sorted.filter((tool) => tool.name !== SEARCH_TOOLS_NAME);
-      const byName = new Map(catalog.map((tool) => [tool.name, tool]));
-      this.#deferred = { tools: catalog, byName };
-      this.#ordered = [searchToolsTool(this.#search)];
-      for (const name of new Set(keep)) {
-        const tool = name === READ_RESULT_NAME && results !== undefined
-          ? readResultTool(this.#read)
-          : byName.get(name);
-        if (tool !== undefined) this.#ordered.push(tool);
-      }
-    }
-    this.#results = results;
-    this.#owner = {
-      userId: init.userId,
-      scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
-    };
-    // A set of a session whose earlier sets cut results can read them from the start.
-    if (
-      this.#results?.holds(this.#owner) === true &&
-      !this.#ordered.some((tool) => tool.name === READ_RESULT_NAME)
-    ) this.#ordered.push(readResultTool(this.#read));
-    this.#byName = new Map(this.#ordered.map((tool) => [tool.name, tool]));
+    // One `read_result` for the set: it reads through the set's calls, made next.
+    const readResult = results === undefined
+      ? undefined
+      : readResultTool((handle, range) => this.#calls.read(handle, range));
+    this.#list = new ToolListing(init.tools, { defer: init.defer, readResult });
+    this.#calls = new ToolSetCalls({
+      ...init,
+      list: this.#list,
+      policy: policyGates.get(init),
+      results,
+      readResult,
+    });
     this.shadowed = init.shadowed;
     this.missing = init.missing;
     this.userId = init.userId;
-    this.#settings = init.settings;
-    this.#policy = policyGates.get(init);
-    if (init.hooks !== undefined && init.hooks.length > 0) this.#hooks = init.hooks;
   }
 
   /**
@@ -161,12 +106,12 @@ export class ToolSet {
    * valid across the set's life.
    */
   get tools(): OpenAITool[] {
-    return this.#openai ??= this.#ordered.map(toOpenAITool);
+    return this.#list.openai;
   }
 
   /** The exposed names, in the order of {@linkcode ToolSet#tools}. */
   get names(): readonly string[] {
-    return this.#names ??= Object.freeze(this.#ordered.map((tool) => tool.name));
+    return this.#list.names;
   }
 
   /**
@@ -176,7 +121,7 @@ export class ToolSet {
    * @returns `true` when calls to it execute.
    */
   has(name: string): boolean {
-    return this.#lookup(name) !== undefined;
+    return this.#list.lookup(name) !== undefined;
   }
 
   /**
@@ -186,7 +131,7 @@ export class ToolSet {
    * @returns The source, or `undefined` when the name is not exposed.
    */
   sourceOf(name: string): SourceKind | undefined {
-    return this.#lookup(name)?.source;
+    return this.#list.lookup(name)?.source;
   }
 
   /**
@@ -239,18 +184,7 @@ export class ToolSet {
     if (options === null || typeof options !== "object") {
       throw new TypeError("Cannot render tools: pass { native: true } or nothing");
     }
-    const deferred = this.#deferred;
-    if (options.native !== true || deferred === undefined) {
-      return this.#ordered.map(toAnthropicTool);
-    }
-    this.#native = true;
-    const listed = this.#ordered.filter((tool) => !this.#isSearch(tool.name));
-    const rest = deferred.tools.filter((tool) => !this.#byName.has(tool.name));
-    return [
-      { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" },
-      ...listed.map(toAnthropicTool),
-      ...rest.map((tool) => ({ ...toAnthropicTool(tool), defer_loading: true as const })),
-    ];
+    return this.#list.anthropic(options.native === true);
   }
 
   /**
@@ -298,16 +232,7 @@ export class ToolSet {
     if (options === null || typeof options !== "object") {
       throw new TypeError("Cannot render tools: pass { native: true } or nothing");
     }
-    const deferred = this.#deferred;
-    if (options.native !== true || deferred === undefined) {
-      return this.#ordered.map(toOpenAIResponsesFunction);
-    }
-    this.#native = true;
-    const listed = this.#ordered.filter((tool) => !this.#isSearch(tool.name));
-    return toOpenAIResponsesSearch(
-      listed,
-      deferred.tools.filter((tool) => !this.#byName.has(tool.name)),
-    );
+    return this.#list.responses(options.native === true);
   }
 
   /**
@@ -321,19 +246,7 @@ export class ToolSet {
    * @returns The servers, in the order of their first tool.
    */
   upstreams(): { server: UpstreamServer; views: string[] }[] {
-    const found = new Map<string, { server: UpstreamServer; views: string[] }>();
-    const tools = [...this.#ordered, ...(this.#deferred?.tools ?? [])];
-    // A user's own server shadows a global one of the same id, as its tools do.
-    tools.sort((a, b) => Number(b.source === "user_mcp") - Number(a.source === "user_mcp"));
-    for (const tool of tools) {
-      const server = tool.upstream;
-      if (server === undefined) continue;
-      let entry = found.get(server.id);
-      if (entry === undefined) found.set(server.id, entry = { server, views: [] });
-      if (entry.server !== server) continue;
-      for (const view of viewsOf(tool)) if (!entry.views.includes(view)) entry.views.push(view);
-    }
-    return [...found.values()];
+    return this.#list.upstreams();
   }
 
   /**
@@ -343,7 +256,7 @@ export class ToolSet {
    * @returns The server, or `undefined` for a tool of another source or a name not exposed.
    */
   upstreamOf(name: string): UpstreamServer | undefined {
-    return (this.#byName.get(name) ?? this.#deferred?.byName.get(name))?.upstream;
+    return this.#list.findable(name)?.upstream;
   }
 
   /**
@@ -352,7 +265,7 @@ export class ToolSet {
    * @returns One entry per exposed tool, in the order of {@linkcode ToolSet#tools}.
    */
   toMcp(): McpToolDescription[] {
-    return this.#ordered.map(toMcpTool);
+    return this.#list.mcp();
   }
 
   /**
@@ -366,27 +279,7 @@ export class ToolSet {
    * @returns The result text with its error state, code and source.
    */
   call(name: string, args?: unknown, options: CallOptions = {}): Promise<ToolCallResult> {
-    // The search reveals only tools the request may use, and read_result only results of calls
-    // the policy let run, so no policy rule is asked about them.
-    const own = this.#isSearch(name) || this.#isReadResult(name);
-    const tool = this.#policy === undefined || own ? undefined : this.#lookup(name);
-    if (tool !== undefined) return this.#policy!.call(tool, args, options, this.#run);
-    const found = this.#lookup(name);
-    const call: ToolCall = {
-      tool: found,
-      name,
-      args,
-      options,
-      userId: this.userId,
-      known: this.#known,
-      unavailable: this.#unavailable,
-    };
-    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
-    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
-    const called = own ? callTool(call, this.#settings) : this.#exec(call);
-    return own || found === undefined
-      ? called
-      : called.then((result) => this.#budget(result, found));
+    return this.#calls.call(name, args, options);
   }
 
   /**
@@ -454,13 +347,7 @@ export class ToolSet {
     approvalOrId: PendingApproval | string,
     options: CallOptions & Omit<ApprovalAnswer, "approved"> = {},
   ): Promise<ToolCallResult> {
-    const { shownDigest, scope, arguments: edited, reason, ...callOptions } = options;
-    const answer: ApprovalAnswer = { approved: true };
-    if (shownDigest !== undefined) answer.shownDigest = shownDigest;
-    if (scope !== undefined) answer.scope = scope;
-    if (edited !== undefined) answer.arguments = edited;
-    if (reason !== undefined) answer.reason = reason;
-    return this.#settle(approvalOrId, answer, callOptions);
+    return this.#calls.settle(approvalOrId, { ...options, approved: true });
   }
 
   /**
@@ -472,7 +359,7 @@ export class ToolSet {
    * @returns The result for the model.
    */
   reject(approvalOrId: PendingApproval | string, reason?: string): Promise<ToolCallResult> {
-    return this.#settle(approvalOrId, { approved: false, reason }, {});
+    return this.#calls.settle(approvalOrId, { approved: false, reason });
   }
 
   /**
@@ -489,152 +376,14 @@ export class ToolSet {
     const { concurrency: _, ...callOptions } = options;
     return callAll(calls, {
       readOnly: (name) => {
-        const tool = this.#lookup(name);
+        const tool = this.#list.lookup(name);
         return tool === undefined || isReadOnlyTool(tool);
       },
       call: (call) => this.call(call.name, call.arguments, callOptions),
     }, options);
   }
-
-  #known = (): readonly string[] => this.names;
-
-  /** A call to a tool of a server that is down or still starting names the server. */
-  #unavailable = (name: string): ToolError | undefined => {
-    const entry = this.missing.find((missing) => missing.tools?.includes(name) === true);
-    if (entry === undefined) return undefined;
-    return new ToolError(
-      "upstream_unavailable",
-      `Tool ${JSON.stringify(name)} belongs to the MCP server "${entry.name}", which is not ` +
-        `available now: ${entry.reason}. Try again later; the server's tools come back when it ` +
-        `is reachable`,
-    );
-  };
-
-  /** A listed tool, or after a native rendering any tool of the deferred catalog. */
-  #lookup(name: string): RoutedTool | undefined {
-    return this.#byName.get(name) ??
-      (this.#native ? this.#deferred!.byName.get(name) : undefined);
-  }
-
-  #isSearch(name: string): boolean {
-    return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
-  }
-
-  #isReadResult(name: string): boolean {
-    return this.#results !== undefined && name === READ_RESULT_NAME;
-  }
-
-  /** Cuts a result over its budget; the first cut lists `read_result`, appended. */
-  async #budget(result: ToolCallResult, tool: RoutedTool): Promise<ToolCallResult> {
-    if (this.#results === undefined) return result;
-    const budgeted = await this.#results.apply(result, tool, this.#owner);
-    if (budgeted.resultHandle !== undefined && !this.#byName.has(READ_RESULT_NAME)) {
-      this.#append(readResultTool(this.#read));
-    }
-    return budgeted;
-  }
-
-  #read = (handle: string, range: { offset?: number; limit?: number }) =>
-    this.#results!.read(handle, this.#owner, range);
-
-  /** Lists a tool after the ones listed, leaving earlier renderings as they were. */
-  #append(tool: RoutedTool): void {
-    this.#ordered.push(tool);
-    this.#byName.set(tool.name, tool);
-    this.#openai = undefined;
-    this.#names = undefined;
-  }
-
-  /** Searches the deferred catalog and lists what it found, appended after what was listed. */
-  #search = (query: string, limit: number): readonly RoutedTool[] => {
-    const deferred = this.#deferred!;
-    const found = (this.#index ??= new ToolSearchIndex(deferred.tools)).search(query, limit);
-    for (const tool of found) {
-      if (!this.#byName.has(tool.name)) this.#append(tool);
-    }
-    return found;
-  };
-
-  #run: RunTool = (tool, args, options, decision) =>
-    this.#exec({
-      tool,
-      name: tool.name,
-      args,
-      options,
-      userId: this.userId,
-      known: this.#known,
-      decision,
-    }).then((result) => this.#budget(result, tool));
-
-  /**
-   * Runs a call the policy let through: through the hooks when the set has any. Budgets cut the
-   * result after the hooks, so an `after` hook (a secret scanner) sees the whole result.
-   */
-  #exec(call: ToolCall): Promise<ToolCallResult> {
-    if (this.#hooks === undefined) return callTool(call, this.#settings);
-    return callHooked(call, this.#settings, {
-      hooks: this.#hooks,
-      engine: this.#policy?.init.engine,
-    });
-  }
-
-  #settle(
-    approvalOrId: PendingApproval | string,
-    answer: ApprovalAnswer,
-    options: CallOptions,
-  ): Promise<ToolCallResult> {
-    if (this.#policy === undefined) {
-      const known = approvalOrId !== null && typeof approvalOrId === "object";
-      return stoppedResult({ name: known ? String(approvalOrId.tool) : "" }, {
-        code: "permission_denied",
-        text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
-      }, {
-        settings: this.#settings,
-        userId: this.userId,
-        fields: {
-          decision: "ask",
-          rule: known ? String(approvalOrId.rule) : "",
-          approval: "invalid",
-        },
-      });
-    }
-    return this.#policy.settle(approvalOrId, answer, {
-      // An approval is for a tool this request may use even when this set has not listed it
-      // (a later process rebuilds a deferred set with nothing found yet).
-      lookup: (name) => this.#lookup(name) ?? this.#deferred?.byName.get(name),
-      options,
-      run: this.#run,
-    });
-  }
-}
-
-function keptNames(defer: DeferSetting | undefined): readonly string[] | undefined {
-  if (defer === undefined || defer === false) return undefined;
-  if (defer === true) return [];
-  const keep = defer !== null && typeof defer === "object" ? defer.keep ?? [] : undefined;
-  if (!Array.isArray(keep) || keep.some((name) => typeof name !== "string")) {
-    throw new TypeError(
-      `Cannot expose tools: "defer" must be true or { keep: ["name", ...] }, received ${
-        JSON.stringify(defer)
-      }`,
-    );
-  }
-  return keep;
 }
 
 function textOf(result: ToolCallResult): string {
   return result.text;
-}
-
-/** The resources a tool's `_meta` names (MCP Apps' `ui.resourceUri`, or the older keys). */
-function viewsOf(tool: RoutedTool): string[] {
-  const meta = tool.meta;
-  if (meta === undefined) return [];
-  const ui = meta.ui as { resourceUri?: unknown } | null | undefined;
-  const named = [
-    ui !== null && typeof ui === "object" ? ui.resourceUri : undefined,
-    meta["ui/resourceUri"],
-    meta["openai/outputTemplate"],
-  ];
-  return named.filter((uri): uri is string => typeof uri === "string");
 }

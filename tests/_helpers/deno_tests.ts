@@ -34,9 +34,6 @@ export const SERIAL: readonly string[] = [
   "tests/deno/cli/client_config_test.ts",
   "tests/deno/cli/grants_command_test.ts",
   "tests/deno/mcp/deno_gateway_test.ts",
-  // Not process-wide state: its hostile server's 100-deep description overflows the smaller stack
-  // of a worker (where --parallel runs modules); on the main thread it is escaped and listed.
-  "tests/deno/mcp/gateway/tools/remote_text_test.ts",
   "tests/deno/mcp/load_mcp_config_test.ts",
   "tests/deno/mcp/stdio_child_command_test.ts",
   "tests/deno/mcp/stdio_client_transport_test.ts",

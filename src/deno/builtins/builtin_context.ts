@@ -6,6 +6,7 @@ import {
   dedupe,
   describe,
   envName,
+  knownFields,
   limit,
   protectedPath,
   stringList,
@@ -94,7 +95,7 @@ export const CONTEXT_DEFAULTS: ContextDefaults = Object.freeze({
   env: Object.freeze(["PATH", "HOME", "LANG", "TERM"]) as readonly string[],
 });
 
-const KNOWN_FIELDS = new Set([
+const KNOWN_FIELDS = [
   "workspace",
   "readOnlyRoots",
   "readMaxChars",
@@ -105,7 +106,7 @@ const KNOWN_FIELDS = new Set([
   "protectedPaths",
   "env",
   "allowBroadRoots",
-]);
+];
 
 /**
  * Validates a built-in context and fills in its defaults.
@@ -119,20 +120,10 @@ const KNOWN_FIELDS = new Set([
  * @returns The frozen, validated context.
  */
 export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext {
-  if (context === null || typeof context !== "object" || Array.isArray(context)) {
-    throw new TypeError(
-      'Cannot use built-in context: pass an object such as { workspace: "/abs/path" }',
-    );
-  }
-  for (const key of Object.keys(context)) {
-    if (!KNOWN_FIELDS.has(key)) {
-      throw new TypeError(
-        `Cannot use built-in context: unknown field "${key}", expected one of ${
-          [...KNOWN_FIELDS].join(", ")
-        }`,
-      );
-    }
-  }
+  knownFields(context, {
+    known: KNOWN_FIELDS,
+    shape: 'an object such as { workspace: "/abs/path" }',
+  });
   const workspace = absolutePath(context.workspace, "workspace");
   const broad = broadRootReason(workspace);
   if (broad !== undefined && context.allowBroadRoots !== true) {
@@ -196,22 +187,11 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
       limits: DEFAULT_LIMITS,
     });
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: "bash" must be true, false or { sandbox: "bwrap" | "none" }, received ${
-        describe(value)
-      }`,
-    );
-  }
-  const { sandbox, env: bashEnv, limits, network, ...rest } = value as Record<string, unknown>;
-  const extra = Object.keys(rest);
-  if (extra.length > 0) {
-    throw new TypeError(
-      `Cannot use built-in context: unknown field "bash.${
-        extra[0]
-      }", expected sandbox, env, limits or network`,
-    );
-  }
+  const { sandbox, env: bashEnv, limits, network } = knownFields(value, {
+    field: "bash",
+    known: ["sandbox", "env", "limits", "network"],
+    shape: 'true, false or { sandbox: "bwrap" | "none" }',
+  });
   if (sandbox !== "bwrap" && sandbox !== "none") {
     throw new TypeError(
       `Cannot use built-in context: "bash.sandbox" must be "bwrap" or "none", received ${
@@ -241,20 +221,20 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   });
 }
 
-const NETWORK_FIELDS = new Set(["allow", "maxConnections", "idleTimeoutMs"]);
-
 function resolveNetwork(
   value: unknown,
 ): Exclude<ResolvedBash, false>["network"] | undefined {
   if (value === undefined || value === "none") return undefined;
-  const fields = value !== null && typeof value === "object" && !Array.isArray(value)
-    ? value as Record<string, unknown>
-    : undefined;
-  const allow = fields?.allow;
-  if (!Array.isArray(allow) || Object.keys(fields!).some((key) => !NETWORK_FIELDS.has(key))) {
+  const fields = knownFields(value, {
+    field: "bash.network",
+    known: ["allow", "maxConnections", "idleTimeoutMs"],
+    shape: '"none" or { allow: ["registry.npmjs.org"], maxConnections?, idleTimeoutMs? }',
+  });
+  const allow = fields.allow;
+  if (!Array.isArray(allow)) {
     throw new TypeError(
-      `Cannot use built-in context: "bash.network" must be "none" or { allow: ["registry.npmjs.org"], maxConnections?, idleTimeoutMs? }, received ${
-        describe(value)
+      `Cannot use built-in context: "bash.network.allow" must list the host names the sandbox may reach, such as ["registry.npmjs.org"], received ${
+        describe(allow)
       }`,
     );
   }
@@ -273,11 +253,11 @@ function resolveNetwork(
   });
   return Object.freeze({
     allow: Object.freeze(dedupe(names)),
-    maxConnections: limit(fields!.maxConnections, {
+    maxConnections: limit(fields.maxConnections, {
       field: "bash.network.maxConnections",
       fallback: DEFAULT_PROXY_LIMITS.maxConnections,
     }),
-    idleTimeoutMs: limit(fields!.idleTimeoutMs, {
+    idleTimeoutMs: limit(fields.idleTimeoutMs, {
       field: "bash.network.idleTimeoutMs",
       fallback: DEFAULT_PROXY_LIMITS.idleTimeoutMs,
     }),
@@ -286,23 +266,15 @@ function resolveNetwork(
 
 function resolveLimits(value: unknown): ResourceLimits {
   if (value === undefined) return DEFAULT_LIMITS;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: "bash.limits" must be an object such as { processes: 512, memoryMiB: 2048, tmpMiB: 512, fileMiB: 1024, backgroundCpuSeconds: 3600 }, received ${
-        describe(value)
-      }`,
-    );
-  }
-  const { processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds, diskMiB, ...rest } =
-    value as Record<string, unknown>;
-  const extra = Object.keys(rest);
-  if (extra.length > 0) {
-    throw new TypeError(
-      `Cannot use built-in context: unknown field "bash.limits.${
-        extra[0]
-      }", expected processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds or diskMiB`,
-    );
-  }
+  const { processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds, diskMiB } = knownFields(
+    value,
+    {
+      field: "bash.limits",
+      known: ["processes", "memoryMiB", "tmpMiB", "fileMiB", "backgroundCpuSeconds", "diskMiB"],
+      shape:
+        "an object such as { processes: 512, memoryMiB: 2048, tmpMiB: 512, fileMiB: 1024, backgroundCpuSeconds: 3600 }",
+    },
+  );
   return Object.freeze({
     processes: limit(processes, {
       field: "bash.limits.processes",

@@ -60,6 +60,38 @@ export function protectedPath(
 }
 
 /**
+ * Validates an object of the context (the context itself, or one of its object fields): a plain
+ * object whose fields are all known.
+ *
+ * @param value The value.
+ * @param options The `field` name for the message (absent: the context itself), the `known`
+ *   field names, and the `shape` a message shows (`an object such as { … }`).
+ * @returns The object's fields.
+ */
+export function knownFields(
+  value: unknown,
+  options: { field?: string; known: readonly string[]; shape: string },
+): Record<string, unknown> {
+  const { field, known, shape } = options;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot use built-in context: ${
+        field === undefined ? "pass" : `"${field}" must be`
+      } ${shape}, received ${describe(value)}`,
+    );
+  }
+  const extra = Object.keys(value).find((key) => !known.includes(key));
+  if (extra !== undefined) {
+    throw new TypeError(
+      `Cannot use built-in context: unknown field "${
+        field === undefined ? "" : `${field}.`
+      }${extra}", expected ${known.slice(0, -1).join(", ")} or ${known.at(-1)}`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
  * Validates an optional array of strings.
  *
  * @param value The field's value.

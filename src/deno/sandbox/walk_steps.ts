@@ -29,33 +29,21 @@ export function* readDirStep(path: string): WalkSteps<Deno.DirEntry[]> {
 /** How long a walk runs before it lets the event loop in (`runStepsYielding`). */
 export const WALK_SLICE_MS = 4;
 
-/** What the driver hands the walk's next step: a folder's entries, or the error its read threw. */
+/** What a runner hands the walk's next step: a folder's entries, or the error its read threw. */
 type StepAnswer = { entries: Deno.DirEntry[] } | { error: unknown } | undefined;
 
 /**
- * The one step loop of both runners: hands each step its answer (entries, or the error thrown
- * into the walk) and yields what the walk asks for (a folder, or a bare pause). A runner reads
- * the folder its way and sends the answer back; `runSteps` and `runStepsYielding` differ only in
- * how they read and when they pause.
+ * The walk's next step, given the answer to what it asked (the error a read threw is thrown into
+ * the walk): what it asks for next (a folder, or a bare pause), or its result. Both runners step
+ * through this; they differ only in how they read a folder and when they pause.
  */
-function* driven<T>(steps: WalkSteps<T>): Generator<WalkRequest | undefined, T, StepAnswer> {
-  let answer: StepAnswer;
-  for (;;) {
-    const step = answer !== undefined && "error" in answer
-      ? steps.throw(answer.error)
-      : steps.next(answer?.entries);
-    if (step.done) return step.value;
-    answer = yield step.value;
-  }
-}
-
-/** Reads a folder for a step: its entries, or the error the read threw (given to the walk). */
-function settle(read: () => Deno.DirEntry[]): StepAnswer {
-  try {
-    return { entries: read() };
-  } catch (error) {
-    return { error };
-  }
+function advance<T>(
+  steps: WalkSteps<T>,
+  answer: StepAnswer,
+): IteratorResult<WalkRequest | undefined, T> {
+  return answer !== undefined && "error" in answer
+    ? steps.throw(answer.error)
+    : steps.next(answer?.entries);
 }
 
 /**
@@ -68,20 +56,23 @@ function settle(read: () => Deno.DirEntry[]): StepAnswer {
  */
 export function runSteps<T>(steps: WalkSteps<T>, budgetMs = Infinity): T | undefined {
   const started = performance.now();
-  const driver = driven(steps);
-  let answer: StepAnswer;
-  for (;;) {
-    const step = driver.next(answer);
-    if (step.done) return step.value;
-    const request = step.value;
-    answer = request === undefined
-      ? undefined
-      : settle(() => [...Deno.readDirSync(request.readDir)]);
+  let step = advance(steps, undefined);
+  while (!step.done) {
+    let answer: StepAnswer;
+    if (step.value !== undefined) {
+      try {
+        answer = { entries: [...Deno.readDirSync(step.value.readDir)] };
+      } catch (error) {
+        answer = { error };
+      }
+    }
     if (performance.now() - started > budgetMs) {
       steps.return(undefined as T);
       return undefined;
     }
+    step = advance(steps, answer);
   }
+  return step.value;
 }
 
 /**
@@ -93,24 +84,19 @@ export function runSteps<T>(steps: WalkSteps<T>, budgetMs = Infinity): T | undef
  */
 export async function runStepsYielding<T>(steps: WalkSteps<T>): Promise<T> {
   let sliceStarted = performance.now();
-  const driver = driven(steps);
-  let answer: StepAnswer;
-  for (;;) {
-    const step = driver.next(answer);
-    if (step.done) return step.value;
-    const request = step.value;
-    answer = undefined;
-    if (request !== undefined) {
+  let step = advance(steps, undefined);
+  while (!step.done) {
+    let answer: StepAnswer;
+    if (step.value !== undefined) {
       // A folder of many thousand entries is listed off the event loop (`Deno.readDir`).
-      try {
-        answer = { entries: await Array.fromAsync(Deno.readDir(request.readDir)) };
-      } catch (error) {
-        answer = { error };
-      }
+      answer = await Array.fromAsync(Deno.readDir(step.value.readDir))
+        .then((entries) => ({ entries }), (error) => ({ error }));
       sliceStarted = performance.now();
     } else if (performance.now() - sliceStarted >= WALK_SLICE_MS) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       sliceStarted = performance.now();
     }
+    step = advance(steps, answer);
   }
+  return step.value;
 }

@@ -1,5 +1,6 @@
-import { assertEquals } from "@std/assert";
-import { listAllTools, toolPagesOf } from "../../../src/core/mcp/list_all_tools.ts";
+import { assertEquals, assertRejects } from "@std/assert";
+import { isTooDeepTool, listAllTools, toolPagesOf } from "../../../src/core/mcp/list_all_tools.ts";
+import { MAX_REMOTE_DEPTH, nestedDeeperThan } from "../../../src/core/mcp/remote_depth.ts";
 import { Client, Server } from "../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 
@@ -47,6 +48,64 @@ Deno.test("listAllTools() stops at a repeated cursor", async () => {
   try {
     assertEquals((await listAllTools(toolPagesOf(client))).length, 2);
     assertEquals(requests(), 2);
+  } finally {
+    await close();
+  }
+});
+
+/** A client of a server whose one page lists `tools` as they are. */
+async function listing(tools: unknown[]): Promise<{ client: Client; close: () => Promise<void> }> {
+  const server = new Server({ name: "deep", version: "1" }, { capabilities: { tools: {} } });
+  server.setRequestHandler("tools/list", () => ({ tools: tools as never }));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "c", version: "1" });
+  await client.connect(a);
+  return { client, close: async () => (await client.close(), await server.close()) };
+}
+
+/** A value nesting `levels` objects below itself. */
+function deep(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++) value = { d: value };
+  return value;
+}
+
+Deno.test("nestedDeeperThan() counts levels of objects and arrays with no recursion", () => {
+  assertEquals(nestedDeeperThan(deep(3), 3), false);
+  assertEquals(nestedDeeperThan(deep(4), 3), true);
+  assertEquals(nestedDeeperThan([[["x"]]], 2), false);
+  assertEquals(nestedDeeperThan([[[[]]]], 2), true);
+  assertEquals(nestedDeeperThan("text", 0), false);
+  // Far deeper than any call stack: answered, not overflowed.
+  assertEquals(nestedDeeperThan(deep(200_000), MAX_REMOTE_DEPTH), true);
+});
+
+Deno.test("listAllTools() puts a name-only stand-in for a tool nested too deep, lists the others as they are", async () => {
+  const schema = (levels: number) => ({ type: "object", properties: { q: deep(levels) } });
+  const { client, close } = await listing([
+    { name: "fine", inputSchema: schema(MAX_REMOTE_DEPTH - 3) },
+    { name: "abyss", description: "hidden", inputSchema: schema(MAX_REMOTE_DEPTH) },
+  ]);
+  try {
+    const [fine, abyss] = await listAllTools(toolPagesOf(client));
+    assertEquals([fine.name, isTooDeepTool(fine)], ["fine", false]);
+    assertEquals(nestedDeeperThan(fine.inputSchema, MAX_REMOTE_DEPTH - 2), true, "kept whole");
+    assertEquals(abyss, {
+      name: "abyss",
+      inputSchema: { type: "object" },
+      _meta: { "toolroute/too_deep": true },
+    });
+    assertEquals(isTooDeepTool(abyss), true);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("listAllTools() still refuses a page with a tool that is not one", async () => {
+  const { client, close } = await listing([{ name: 7, inputSchema: { type: "object" } }]);
+  try {
+    await assertRejects(() => listAllTools(toolPagesOf(client)));
   } finally {
     await close();
   }

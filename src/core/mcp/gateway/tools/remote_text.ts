@@ -1,6 +1,7 @@
 import { isToolOutput, type ToolOutput, toolOutput } from "../../../tool_output.ts";
 import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
+import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
 
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
@@ -50,8 +51,7 @@ export function safeRemoteText(text: string, max: number): string {
   } […truncated by toolroute: ${escaped.length} characters, first ${max} shown]`;
 }
 
-/** Deepest nesting of a remote result or schema that is walked; deeper is refused, not passed. */
-export const MAX_REMOTE_DEPTH = 1_000;
+export { MAX_REMOTE_DEPTH };
 
 /**
  * Escapes the text of a remote tool result: a string; or every string of a result object's

@@ -1,10 +1,7 @@
 import type { MissingTool } from "../../../tool_source.ts";
-import {
-  escapeUnsafeChars,
-  hasUnsafeChars,
-  MAX_REMOTE_DEPTH,
-  safeRemoteText,
-} from "./remote_text.ts";
+import { isTooDeepTool } from "../../list_all_tools.ts";
+import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
+import { escapeUnsafeChars, hasUnsafeChars, safeRemoteText } from "./remote_text.ts";
 
 /** Bounds on what one remote server's tool list may put in front of a model. */
 export interface RemoteTextLimits {
@@ -75,6 +72,8 @@ export function guardRemoteTools<T extends ListedTool>(
     }
     let safe: T;
     try {
+      // Listing put a stand-in for a tool too deep to walk (see `isTooDeepTool`).
+      if (isTooDeepTool(tool)) throw new TooDeep();
       safe = safeTool(tool, limits);
     } catch (error) {
       if (!(error instanceof TooDeep)) throw error;

@@ -93,3 +93,64 @@ Deno.test("a hostile MCP server on 127.0.0.1: resource text, structuredContent a
     await server.close();
   }
 });
+
+/** The JSON text of {@linkcode nested} `depth` levels, written flat (no recursion to build it). */
+function nestedText(depth: number): string {
+  const level = '{"type":"object","description":"deep \\u001b","properties":{"next":';
+  return level.repeat(depth) + '{"type":"string"}' + "}}".repeat(depth);
+}
+
+Deno.test("a hostile MCP server's deep tool schemas, listed in a worker's smaller stack: the too-deep tool is refused by name, the others listed escaped", async () => {
+  let served = 0;
+  const server = await startMcpTestServer({
+    tools: (mcp) => {
+      mcp.server.registerCapabilities({ tools: {} });
+      mcp.server.setRequestHandler("tools/list", () => ({ tools: [] }));
+    },
+    // The list is answered as raw JSON text: 6,000 levels that no recursive walk of this side
+    // (the SDK's schema check, before the fix) gets through in a worker.
+    intercept: async (request) => {
+      if (request.method !== "POST") return undefined;
+      const message = await request.clone().json() as { id?: unknown; method?: unknown };
+      if (message.method !== "tools/list") return undefined;
+      served++;
+      const tool = (name: string, depth: number) =>
+        `{"name":"${name}","inputSchema":{"type":"object","properties":{"q":${
+          nestedText(depth)
+        }}}}`;
+      const tools = [tool("report", 100), tool("brink", 495), tool("abyss", 3_000)];
+      return new Response(
+        `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"tools":[${tools}]}}`,
+        { headers: { "content-type": "application/json" } },
+      );
+    },
+  });
+  const worker = new Worker(import.meta.resolve("./_expose_in_worker.ts"), { type: "module" });
+  try {
+    const answer = await new Promise<{
+      names?: string[];
+      missing?: string[];
+      listed?: string;
+      error?: string;
+    }>((resolve, reject) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(event.message));
+      };
+      worker.postMessage({ url: server.url });
+    });
+    assertEquals(served, 1, "the hostile tool list was really served");
+    assertEquals(answer.error, undefined);
+    // 495 levels of nesting (about 1,000 levels of JSON) are still walked, in the worker too.
+    assertEquals(answer.names, ["brink", "report"], JSON.stringify(answer.missing));
+    assertEquals(answer.missing, [
+      'tool "abyss" refused: its schemas or annotations are nested deeper than 1000 levels, too deep to check their descriptions',
+    ]);
+    assert(!answer.listed!.includes("\x1b"), "raw escape listed");
+    assertStringIncludes(answer.listed!, "deep \\\\u001B");
+  } finally {
+    worker.terminate();
+    await server.close();
+  }
+});

@@ -1,0 +1,189 @@
+import { ToolError } from "./tool_error.ts";
+import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
+import { callTool, type ToolCall } from "./tool_call.ts";
+import type { MissingTool, RoutedTool } from "./tool_source.ts";
+import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
+import { stoppedResult } from "./policy/policy_results.ts";
+import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
+import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
+import { READ_RESULT_NAME } from "./read_result_tool.ts";
+import type { ToolHook } from "./hooks/tool_hook.ts";
+import { callHooked } from "./hooks/hooked_call.ts";
+import type { ToolListing } from "./tool_listing.ts";
+
+/** What the call path of one tool set is made of. */
+export interface ToolSetCallsInit {
+  /** What the set lists (calls find their tools there; `read_result` is appended to it). */
+  list: ToolListing;
+  /** The router's call settings. */
+  settings: CallSettings;
+  /** The request's user. */
+  userId?: string;
+  /** The set's `missing`: a call to a tool of a server not up now names the server. */
+  missing: readonly MissingTool[];
+  /** The policy gate, when the router or the request has a policy. */
+  policy?: PolicyGate;
+  /** The result budgets, when the router has them, and the set's `read_result` tool. */
+  results?: ResultBudgets;
+  /** The `read_result` tool, listed once a result is cut (with `results`). */
+  readResult?: RoutedTool;
+  /** The host's session: result handles are shared by the sets of one user and session. */
+  session?: string;
+  /** Hooks around every call, in order. */
+  hooks?: readonly ToolHook[];
+}
+
+/**
+ * How a tool set's calls run: the policy gate (and settling its approvals), the hooks, the result
+ * budgets with `read_result`, and the answer for a tool of a server that is not up now.
+ */
+export class ToolSetCalls {
+  #list: ToolListing;
+  #settings: CallSettings;
+  #userId?: string;
+  #missing: readonly MissingTool[];
+  #policy?: PolicyGate;
+  #results?: ResultBudgets;
+  #readResult?: RoutedTool;
+  /** Whose stored results this set reads: its user and its own id, or the host's session. */
+  #owner: ResultOwner;
+  #hooks?: readonly ToolHook[];
+
+  /** @param init The parts (see {@linkcode ToolSetCallsInit}). */
+  constructor(init: ToolSetCallsInit) {
+    this.#list = init.list;
+    this.#settings = init.settings;
+    this.#userId = init.userId;
+    this.#missing = init.missing;
+    this.#policy = init.policy;
+    this.#results = init.results;
+    this.#readResult = init.readResult;
+    this.#owner = {
+      userId: init.userId,
+      scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
+    };
+    if (init.hooks !== undefined && init.hooks.length > 0) this.#hooks = init.hooks;
+    // A set of a session whose earlier sets cut results can read them from the start.
+    if (this.#results?.holds(this.#owner) === true) this.#listReadResult();
+  }
+
+  /** Calls an exposed tool (see `ToolSet#call`). */
+  call(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
+    // The search reveals only tools the request may use, and read_result only results of calls
+    // the policy let run, so no policy rule is asked about them.
+    const own = this.#list.isSearch(name) ||
+      (this.#results !== undefined && name === READ_RESULT_NAME);
+    const found = this.#list.lookup(name);
+    if (this.#policy !== undefined && !own && found !== undefined) {
+      return this.#policy.call(found, args, options, this.#run);
+    }
+    const call: ToolCall = {
+      tool: found,
+      name,
+      args,
+      options,
+      userId: this.#userId,
+      known: this.#known,
+      unavailable: this.#unavailable,
+    };
+    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
+    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
+    const called = own ? callTool(call, this.#settings) : this.#exec(call);
+    return own || found === undefined
+      ? called
+      : called.then((result) => this.#budget(result, found));
+  }
+
+  /** Settles an approval this set's policy issued (see `ToolSet#approve` and `ToolSet#reject`). */
+  settle(
+    approvalOrId: PendingApproval | string,
+    answer: ApprovalAnswer & CallOptions,
+  ): Promise<ToolCallResult> {
+    const { approved, shownDigest, scope, arguments: edited, reason, ...options } = answer;
+    if (this.#policy === undefined) {
+      const known = approvalOrId !== null && typeof approvalOrId === "object";
+      return stoppedResult({ name: known ? String(approvalOrId.tool) : "" }, {
+        code: "permission_denied",
+        text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
+      }, {
+        settings: this.#settings,
+        userId: this.#userId,
+        fields: {
+          decision: "ask",
+          rule: known ? String(approvalOrId.rule) : "",
+          approval: "invalid",
+        },
+      });
+    }
+    const decided: ApprovalAnswer = { approved };
+    if (shownDigest !== undefined) decided.shownDigest = shownDigest;
+    if (scope !== undefined) decided.scope = scope;
+    if (edited !== undefined) decided.arguments = edited;
+    if (reason !== undefined) decided.reason = reason;
+    return this.#policy.settle(approvalOrId, decided, {
+      // An approval is for a tool this request may use even when this set has not listed it
+      // (a later process rebuilds a deferred set with nothing found yet).
+      lookup: (name) => this.#list.findable(name),
+      options,
+      run: this.#run,
+    });
+  }
+
+  /** Reads a stored result of this set's owner (what `read_result` runs). */
+  read(
+    handle: string,
+    range: { offset?: number; limit?: number },
+  ): ReturnType<ResultBudgets["read"]> {
+    return this.#results!.read(handle, this.#owner, range);
+  }
+
+  #known = (): readonly string[] => this.#list.names;
+
+  /** A call to a tool of a server that is down or still starting names the server. */
+  #unavailable = (name: string): ToolError | undefined => {
+    const entry = this.#missing.find((missing) => missing.tools?.includes(name) === true);
+    if (entry === undefined) return undefined;
+    return new ToolError(
+      "upstream_unavailable",
+      `Tool ${JSON.stringify(name)} belongs to the MCP server "${entry.name}", which is not ` +
+        `available now: ${entry.reason}. Try again later; the server's tools come back when it ` +
+        `is reachable`,
+    );
+  };
+
+  #listReadResult(): void {
+    const tool = this.#readResult;
+    if (tool !== undefined && !this.#list.listed(READ_RESULT_NAME)) this.#list.append(tool);
+  }
+
+  /** Cuts a result over its budget; the first cut lists `read_result`, appended. */
+  async #budget(result: ToolCallResult, tool: RoutedTool): Promise<ToolCallResult> {
+    if (this.#results === undefined) return result;
+    const budgeted = await this.#results.apply(result, tool, this.#owner);
+    if (budgeted.resultHandle !== undefined) this.#listReadResult();
+    return budgeted;
+  }
+
+  #run: RunTool = (tool, args, options, decision) =>
+    this.#exec({
+      tool,
+      name: tool.name,
+      args,
+      options,
+      userId: this.#userId,
+      known: this.#known,
+      decision,
+    }).then((result) => this.#budget(result, tool));
+
+  /**
+   * Runs a call the policy let through: through the hooks when the set has any. Budgets cut the
+   * result after the hooks, so an `after` hook (a secret scanner) sees the whole result.
+   */
+  #exec(call: ToolCall): Promise<ToolCallResult> {
+    if (this.#hooks === undefined) return callTool(call, this.#settings);
+    return callHooked(call, this.#settings, {
+      hooks: this.#hooks,
+      engine: this.#policy?.init.engine,
+    });
+  }
+}
