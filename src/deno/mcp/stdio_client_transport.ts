@@ -13,6 +13,7 @@ import { stdioSandboxPlan, unconfinedWarning } from "./stdio_sandbox.ts";
 import { hostServerPaths } from "../sandbox/server_paths.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
 import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
+import { SandboxMissing } from "../sandbox/bwrap_missing.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
 export interface DenoStdioClientTransportOptions {
@@ -46,9 +47,6 @@ export interface DenoStdioClientTransportOptions {
    */
   identity?: { readonly scope: string; readonly serverId: string; readonly userId?: string };
 }
-
-/** How a sandbox start says bubblewrap is not installed (`bwrapMissing`). */
-const BWRAP_GONE = /bubblewrap \(bwrap\) is not installed/;
 
 /** Commands (with their arguments) that answered once in this process: downloads are done. */
 const answeredOnce = new Set<string>();
@@ -224,7 +222,7 @@ export class DenoStdioClientTransport implements McpTransport {
             // bubblewrap could not be looked for up front (no read permission on the PATH's
             // folders) and turned out missing: a server whose config asked for nothing runs as
             // it would have, unconfined with the warning; one that asked fails.
-            if (this.#config.sandbox === undefined && BWRAP_GONE.test(String(error))) {
+            if (this.#config.sandbox === undefined && error instanceof SandboxMissing) {
               this.#options.onUnconfined?.(
                 unconfinedWarning([resolved.command, ...resolved.args].join(" ")),
               );

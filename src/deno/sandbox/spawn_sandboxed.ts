@@ -1,3 +1,4 @@
+import { SandboxMissing } from "./bwrap_missing.ts";
 import { bwrapHostPath, bwrapSearchPath } from "./bwrap_search_path.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
 import { commandNeeds } from "./command_needs.ts";
@@ -6,6 +7,7 @@ import { limitPrefix, type ResourceLimits, withResourceLimits } from "./resource
 import { SandboxSession } from "./sandbox_session.ts";
 import { PROXY_ENV } from "./session_launch.ts";
 import { spawnInSession } from "./session_process.ts";
+import { stdioStandIn } from "./stdio_stand_in.ts";
 
 /** The sandbox of one long-lived command (a stdio MCP server), resolved by its caller. */
 export interface CommandSandbox {
@@ -81,7 +83,8 @@ export const SANDBOX_HOME = "/home/sandbox";
  * (whose socket alone is bound in). When the command ends, its session, cgroups and proxy are
  * removed.
  *
- * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path).
+ * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path), and a
+ * `SandboxMissing` when bubblewrap is not installed.
  *
  * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and read-only paths
  * of the config, `allow-write` for its cache, and, with a network, `allow-read` and
@@ -127,6 +130,15 @@ export async function spawnSandboxed(
     ? undefined
     : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket });
   const limits = sandbox.limits;
+  // The command's own pipes, handed to bubblewrap at its launch: its bytes pass no supervisor.
+  let standIn: ReturnType<typeof stdioStandIn>;
+  try {
+    standIn = stdioStandIn(path);
+  } catch (error) {
+    await proxy?.close();
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new SandboxMissing("session", { cause: error });
+  }
   let session: SandboxSession;
   try {
     session = await SandboxSession.start({
@@ -135,11 +147,20 @@ export async function spawnSandboxed(
       startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
       proxySocket: proxy?.socket,
       tmpfsBytes: limits.tmpMiB * 1024 * 1024,
+      stdioPid: standIn.child.pid,
       wrap: withResourceLimits(limits),
     });
   } catch (error) {
+    standIn.release();
+    await Promise.allSettled([
+      standIn.child.stdin.abort(),
+      standIn.child.stdout.cancel(),
+      standIn.child.stderr.cancel(),
+    ]);
     await proxy?.close();
     throw error;
+  } finally {
+    standIn.release();
   }
   session.onEnd(() => void proxy?.close());
   // Its working folder where the sandbox shows it (a root, a read-only path, or what its command
@@ -176,7 +197,7 @@ export async function spawnSandboxed(
     ),
     cwd,
     env,
-  });
+  }, { stdio: standIn.child });
   return {
     child,
     limitReason(code, stderr) {
