@@ -107,7 +107,8 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
     return new Deno.Command(spawned.program, {
       args: spawned.args,
       // Commands can read the supervisor's environment: only names they have anyway.
-      env: { PATH: setup.path, HOME: HOME_INSIDE },
+      // Deno looks for a newer version of itself at each start in a fresh home, unless told.
+      env: { PATH: setup.path, HOME: HOME_INSIDE, DENO_NO_UPDATE_CHECK: "1" },
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",

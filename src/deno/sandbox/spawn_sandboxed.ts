@@ -1,7 +1,7 @@
 import { SandboxMissing } from "./bwrap_missing.ts";
 import { bwrapHostPath, bwrapSearchPath } from "./bwrap_search_path.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
-import { commandNeeds } from "./command_needs.ts";
+import { commandNeeds, launcherRegistries } from "./command_needs.ts";
 import { DEFAULT_PROXY_LIMITS, NetworkProxy } from "./network_proxy.ts";
 import { limitPrefix, type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
 import { SandboxSession } from "./sandbox_session.ts";
@@ -100,17 +100,36 @@ export async function spawnSandboxed(
   command: SandboxedCommand,
   sandbox: CommandSandbox,
 ): Promise<SandboxedChild> {
-  const needs = await commandNeeds(command, command.env);
-  if (needs.program === undefined) {
-    // As a plain spawn says it: the caller names the PATH searched.
-    throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
-  }
   const roots = sandbox.roots.map((root) => mountOf(root, true));
   if (sandbox.cache !== undefined) {
     for (const tool of ["npm", "uv"]) {
       await Deno.mkdir(`${sandbox.cache}/${tool}`, { recursive: true, mode: 0o700 });
     }
     roots.push({ source: sandbox.cache, dest: sandbox.cache });
+  }
+  // The egress proxy starts while the command's needs are looked for (it needs only the hosts).
+  const hosts = [
+    ...new Set([
+      ...sandbox.allow ?? [],
+      ...(sandbox.registries === false ? [] : launcherRegistries(command.command)),
+    ]),
+  ];
+  const [found, started] = await Promise.allSettled([
+    commandNeeds(command, command.env),
+    hosts.length === 0
+      ? undefined
+      : NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket }),
+  ]);
+  const proxy = started.status === "fulfilled" ? started.value : undefined;
+  if (found.status === "rejected" || started.status === "rejected") {
+    await proxy?.close();
+    throw found.status === "rejected" ? found.reason : (started as PromiseRejectedResult).reason;
+  }
+  const needs = found.value;
+  if (needs.program === undefined) {
+    await proxy?.close();
+    // As a plain spawn says it: the caller names the PATH searched.
+    throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
   }
   // What the command needs is bound as found (bubblewrap follows the source's links); what the
   // config lists, from its real path.
@@ -123,12 +142,6 @@ export async function spawnSandboxed(
     ...CA_FOLDERS.map((path) => ({ source: path, dest: path })),
   ];
   const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
-  const hosts = [
-    ...new Set([...sandbox.allow ?? [], ...(sandbox.registries === false ? [] : needs.registries)]),
-  ];
-  const proxy = hosts.length === 0
-    ? undefined
-    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket });
   const limits = sandbox.limits;
   // The command's own pipes, handed to bubblewrap at its launch: its bytes pass no supervisor.
   let standIn: ReturnType<typeof stdioStandIn>;
