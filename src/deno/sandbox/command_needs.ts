@@ -20,6 +20,8 @@ const REGISTRIES: Readonly<Record<string, readonly string[]>> = Object.freeze({
   npm: ["registry.npmjs.org"],
   pnpm: ["registry.npmjs.org"],
   bunx: ["registry.npmjs.org"],
+  // `npm:` imports, and `jsr:` ones (jsr.io's modules, npm.jsr.io's packages).
+  deno: ["registry.npmjs.org", "jsr.io", "npm.jsr.io"],
   uvx: ["pypi.org", "files.pythonhosted.org"],
   uv: ["pypi.org", "files.pythonhosted.org"],
   pipx: ["pypi.org", "files.pythonhosted.org"],

@@ -2,6 +2,7 @@ import { SandboxMissing } from "./bwrap_missing.ts";
 import { bwrapHostPath, bwrapSearchPath } from "./bwrap_search_path.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
 import { commandNeeds, launcherRegistries } from "./command_needs.ts";
+import { denoPackageMounts, runsDeno } from "./deno_package_mounts.ts";
 import { DEFAULT_PROXY_LIMITS, NetworkProxy } from "./network_proxy.ts";
 import { limitPrefix, type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
 import { SandboxSession } from "./sandbox_session.ts";
@@ -31,7 +32,9 @@ export interface CommandSandbox {
   readonly socket?: string;
   /**
    * Its own package cache on the host (see `serverPaths`), made when missing and bound
-   * read-write: npm's cache in `npm/`, uv's in `uv/`. Default: none (a start downloads again).
+   * read-write: npm's cache in `npm/`, uv's in `uv/`, Deno's `DENO_DIR` in `deno/` (with the
+   * packages its lockfile names that the host's Deno cache holds, bound read-only there).
+   * Default: none (a start downloads again).
    */
   readonly cache?: string;
   /** How long bubblewrap and the supervisor may take to start, in ms; default 30000. */
@@ -102,7 +105,7 @@ export async function spawnSandboxed(
 ): Promise<SandboxedChild> {
   const roots = sandbox.roots.map((root) => mountOf(root, true));
   if (sandbox.cache !== undefined) {
-    for (const tool of ["npm", "uv"]) {
+    for (const tool of ["npm", "uv", "deno"]) {
       await Deno.mkdir(`${sandbox.cache}/${tool}`, { recursive: true, mode: 0o700 });
     }
     roots.push({ source: sandbox.cache, dest: sandbox.cache });
@@ -131,9 +134,19 @@ export async function spawnSandboxed(
     // As a plain spawn says it: the caller names the PATH searched.
     throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
   }
+  // A Deno command downloads into its own cache, and takes what its lockfile names from the
+  // host's cache where that holds it (bound read-only into its own).
+  const denoDir = sandbox.cache !== undefined && runsDeno(command.command)
+    ? `${sandbox.cache}/deno`
+    : undefined;
+  const hostPackages = denoDir === undefined ? [] : await denoPackageMounts(
+    { args: command.args, projects: needs.readOnly },
+    { own: denoDir, host: command.env.DENO_DIR || `${command.env.HOME}/.cache/deno` },
+  ).catch(() => []);
   // What the command needs is bound as found (bubblewrap follows the source's links); what the
   // config lists, from its real path.
   const readOnly = [
+    ...hostPackages,
     ...needs.readOnly.map((path) => ({ source: path, dest: path })),
     ...sandbox.readOnly.map((path) => mountOf(path, false)).filter((mount) => mount !== undefined),
     // The CA certificates, so that a Python or curl-based server verifies HTTPS through the
@@ -196,6 +209,7 @@ export async function spawnSandboxed(
       npm_config_update_notifier: "false",
       UV_CACHE_DIR: `${sandbox.cache}/uv`,
     }),
+    ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }),
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
   const child = spawnInSession({ session, release: () => void session.close() }, {
