@@ -21,7 +21,12 @@ import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { ToolRouter } from "../../../mod.ts";
 import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
-import { filesServer, filesSetup, removePaths } from "../../_helpers/sandboxed_files_server.ts";
+import {
+  filesServer,
+  filesSetup,
+  removePaths,
+  writeFetcher,
+} from "../../_helpers/stdio_fixture_servers.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
 const REPO = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
@@ -206,29 +211,7 @@ Deno.test({
     const port = web.addr.port;
     const folder = await Deno.makeTempDir({ prefix: "toolroute_fetch_" });
     const script = join(folder, "fetcher.ts");
-    await Deno.writeTextFile(
-      script,
-      `${
-        (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
-          .replaceAll('"../../src/', `"${REPO}/src/`)
-      }
-const server = new McpServer({ name: "fetcher", version: "1.0.0" });
-server.registerTool("fetch", {
-  description: "fetches a URL",
-  inputSchema: z.object({ url: z.string() }),
-}, async ({ url }) => {
-  let text: string;
-  try {
-    const response = await fetch(url);
-    text = response.status + " " + await response.text();
-  } catch (error) {
-    text = "failed: " + (error instanceof Error ? error.message : String(error));
-  }
-  return { content: [{ type: "text", text }] };
-});
-await server.connect(new DenoStdioServerTransport());
-`,
-    );
+    await writeFetcher(script);
     try {
       await using gateway = createDenoGateway({
         servers: {

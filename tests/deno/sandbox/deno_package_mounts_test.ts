@@ -13,7 +13,7 @@ import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { denoPackageMounts } from "../../../src/deno/sandbox/deno_package_mounts.ts";
 import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
-import { filesServer, filesSetup, removePaths } from "../../_helpers/sandboxed_files_server.ts";
+import { filesServer, filesSetup, removePaths } from "../../_helpers/stdio_fixture_servers.ts";
 
 const REPO = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
 const HOST_CACHE = Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno`;

@@ -1,7 +1,8 @@
 /**
- * A stdio server for the sandbox tests that reads and writes files and reads variables (tools
- * `read`, `write`, `list`, `env`, each answering `failed: <error>` when refused), written into a
- * temporary folder with the imports of `tests/_fixtures/stdio_server.ts`, and its config.
+ * Stdio servers for the sandbox tests, written into a temporary folder with the imports of
+ * `tests/_fixtures/stdio_server.ts` (`writeFixtureServer`): one that reads and writes files and
+ * reads variables (tools `read`, `write`, `list`, `env`, each answering `failed: <error>` when
+ * refused), with its config; and one that fetches a URL (`writeFetcher`).
  *
  * @module
  */
@@ -12,15 +13,59 @@ import { hostServerPaths } from "../../src/deno/sandbox/server_paths.ts";
 const FIXTURE = fromFileUrl(new URL("../_fixtures/stdio_server.ts", import.meta.url));
 const REPO = fromFileUrl(new URL("../../", import.meta.url)).replace(/\/$/, "");
 
-/** A server (the fixture's imports) that reads and writes files and reads variables. */
-async function writeFilesServer(path: string): Promise<void> {
+/**
+ * Writes a stdio server: the fixture's imports (`McpServer`, `z`, `DenoStdioServerTransport`),
+ * then `tools` (code registering tools on `server`), then the connect.
+ *
+ * @param path Where to write it.
+ * @param name The server's name.
+ * @param tools The code that registers its tools.
+ */
+export async function writeFixtureServer(path: string, name: string, tools: string) {
+  const imports = (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
+    .replaceAll('"../../src/', `"${REPO}/src/`);
   await Deno.writeTextFile(
     path,
-    `${
-      (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
-        .replaceAll('"../../src/', `"${REPO}/src/`)
-    }
-const server = new McpServer({ name: "files", version: "1.0.0" });
+    `${imports}
+const server = new McpServer({ name: ${JSON.stringify(name)}, version: "1.0.0" });
+${tools}
+await server.connect(new DenoStdioServerTransport());
+`,
+  );
+}
+
+/**
+ * Writes a stdio server whose one tool, `fetch`, fetches a URL and says what came back (its
+ * status and body, or `failed: <why>`).
+ *
+ * @param path Where to write it.
+ */
+export async function writeFetcher(path: string): Promise<void> {
+  await writeFixtureServer(
+    path,
+    "fetcher",
+    `server.registerTool("fetch", {
+  description: "fetches a URL",
+  inputSchema: z.object({ url: z.string() }),
+}, async ({ url }) => {
+  let text: string;
+  try {
+    const response = await fetch(url);
+    text = response.status + " " + await response.text();
+  } catch (error) {
+    text = "failed: " + (error instanceof Error ? error.message : String(error));
+  }
+  return { content: [{ type: "text", text }] };
+});`,
+  );
+}
+
+/** A server (the fixture's imports) that reads and writes files and reads variables. */
+async function writeFilesServer(path: string): Promise<void> {
+  await writeFixtureServer(
+    path,
+    "files",
+    `
 const said = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 const tried = (run: () => string) => {
   try {
@@ -44,9 +89,7 @@ server.registerTool("list", {
 server.registerTool("env", {
   description: "reads a variable",
   inputSchema: z.object({ name: z.string() }),
-}, ({ name }) => said(Deno.env.get(name) ?? "(unset)"));
-await server.connect(new DenoStdioServerTransport());
-`,
+}, ({ name }) => said(Deno.env.get(name) ?? "(unset)"));`,
   );
 }
 
