@@ -9,6 +9,33 @@ export interface DenoCaches {
   readonly host: string;
 }
 
+// Run by bash on the host (as the command probe: the serve process needs no read permission on
+// the lockfiles or the host's cache): prints the folder of each npm package a lockfile names
+// (`name@version` keys under its "npm", as Deno writes them) that the host's cache ($2) holds
+// and the command's own ($1) does not. An empty folder left in its own by an earlier start (a
+// mount point) for a package the host's cache no longer holds is removed: Deno would take it
+// for the package. $3…: the lockfiles.
+const PACKAGES = `own=$1 host=$2; shift 2
+shopt -s nullglob dotglob; declare -A seen
+key='^ {4}"(@?[^@"]+)@([^_"]+)[^"]*": [{]'
+for lock in "$@"; do
+  [ -r "$lock" ] || continue; npm=
+  while IFS= read -r line; do
+    [[ $line == '  "npm": {' ]] && { npm=1; continue; }
+    [[ $line == '  "'* ]] && npm=
+    [ -n "$npm" ] && [[ $line =~ $key ]] || continue
+    n=\${BASH_REMATCH[1]} v=\${BASH_REMATCH[2]}; f="npm/registry.npmjs.org/$n/$v"
+    [[ $n == *..* || $v == */* || $v == .* || -n \${seen[$f]} ]] && continue; seen[$f]=1
+    held=("$own/$f"/*)
+    if [ ! -d "$host/$f" ]; then
+      [ -d "$own/$f" ] && [ \${#held[@]} = 0 ] && rmdir -- "$own/$f" 2>/dev/null
+      continue
+    fi
+    [ \${#held[@]} = 0 ] && printf '%s\\n' "$f"
+  done < "$lock"
+done
+exit 0`;
+
 /**
  * The npm packages a sandboxed `deno` command may take from the host's Deno cache instead of
  * downloading them: each `name@version` its lockfiles name that the host's cache holds and its
@@ -17,9 +44,9 @@ export interface DenoCaches {
  * the one `--lock` names, and the `deno.lock` beside its `--config` or in its project folders.
  * What cannot be read is left out (then downloaded, as without the host's cache).
  *
- * Requires `allow-read` for the lockfiles and the host's cache (else nothing is taken from it).
+ * Requires `allow-run` permission for `bash`.
  *
- * @tags allow-read
+ * @tags allow-run
  * @param command The command's arguments and its project folders (`commandNeeds`).
  * @param caches Its own and the host's `DENO_DIR`.
  * @returns The read-only mounts.
@@ -28,37 +55,19 @@ export async function denoPackageMounts(
   command: { readonly args: readonly string[]; readonly projects: readonly string[] },
   caches: DenoCaches,
 ): Promise<BwrapMount[]> {
-  const mounts: BwrapMount[] = [];
-  const seen = new Set<string>();
-  for (const lock of lockfiles(command)) {
-    let packages: Record<string, unknown>;
-    try {
-      packages = JSON.parse(await Deno.readTextFile(lock)).npm ?? {};
-    } catch {
-      continue; // No such lockfile, or not one.
-    }
-    for (const key of Object.keys(packages)) {
-      // "name@1.2.3" or "@scope/name@1.2.3_peer@4.5.6": one folder per version in the cache.
-      const at = key.indexOf("@", 1);
-      if (at < 0) continue;
-      const name = key.slice(0, at);
-      const version = key.slice(at + 1).split("_")[0];
-      const folder = `npm/registry.npmjs.org/${name}/${version}`;
-      if (seen.has(folder) || name.includes("..") || version.includes("/")) continue;
-      seen.add(folder);
-      const source = join(caches.host, folder);
-      const dest = join(caches.own, folder);
-      if (!await isFolder(source)) {
-        // A mount point an earlier start left, for a package the host no longer holds: Deno
-        // would take the empty folder for the package.
-        await Deno.remove(dest).catch(() => {});
-        continue;
-      }
-      if (await holds(dest)) continue;
-      mounts.push({ source, dest });
-    }
-  }
-  return mounts;
+  const locks = lockfiles(command);
+  if (locks.length === 0) return [];
+  const output = await new Deno.Command("bash", {
+    args: ["-c", PACKAGES, "toolroute-packages", caches.own, caches.host, ...locks],
+    env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(output.stdout).split("\n")
+    .filter((folder) => folder.startsWith("npm/registry.npmjs.org/"))
+    .map((folder) => ({ source: join(caches.host, folder), dest: join(caches.own, folder) }));
 }
 
 /** The lockfiles a `deno` command uses: `--lock`'s, beside `--config`, in its projects. */
@@ -74,24 +83,6 @@ function lockfiles(command: { args: readonly string[]; projects: readonly string
   }
   for (const project of command.projects) found.push(join(project, "deno.lock"));
   return [...new Set(found)];
-}
-
-async function isFolder(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a folder holds anything (an empty one is a mount point left by an earlier start). */
-async function holds(path: string): Promise<boolean> {
-  try {
-    for await (const _ of Deno.readDir(path)) return true;
-  } catch {
-    return false;
-  }
-  return false;
 }
 
 /** Whether a command runs Deno (by its program's name). */
