@@ -77,11 +77,13 @@ export const SANDBOX_HOME = "/home/sandbox";
 /**
  * Starts one long-lived command in a sandbox session of its own, the same sandbox `bash` runs
  * in (`SandboxSession`: bubblewrap with the ptrace filter, the supervisor, the cgroup and rlimit
- * limits, the egress proxy): the command is a background process of the supervisor, its stdin
- * and stdout the host's pipes to it (through the session's frames). Its sandbox shows the system
+ * limits, the egress proxy): the command is a background process of the supervisor, which
+ * starts it, signals it and reports its end, but its stdin, stdout and stderr are the host's own
+ * pipes, handed to bubblewrap at the launch (`stdioStandIn`): its bytes pass no supervisor. Its
+ * sandbox shows the system
  * folders, its roots read-write, its read-only paths, the program, runtime and package caches
  * it needs ({@linkcode commandNeeds}) and the CA certificates read-only, its own package cache
- * read-write (`cache`, when given: npm's and uv's), a fresh empty home (`HOME`, a tmpfs) and its
+ * read-write (`cache`, when given: npm's, uv's and Deno's), a fresh empty home (`HOME`, a tmpfs) and its
  * own `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`
  * (whose socket alone is bound in). When the command ends, its session, cgroups and proxy are
  * removed.
