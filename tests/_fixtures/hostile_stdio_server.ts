@@ -9,6 +9,7 @@
  * - `whoami`: its pid, parent pid, `HOME`, temporary folder and working folder;
  * - `read_file {path}`, `write_file {path, text}`: a file's text / a write;
  * - `env`: its whole environment;
+ * - `descriptors`: its open file descriptors (`/proc/self/fd`) and where each leads;
  * - `processes {match}`: how many processes it sees in `/proc`, and those whose command line
  *   holds `match`;
  * - `http_fetch {url}`: `fetch` (which goes through `HTTP_PROXY` when the sandbox sets one);
@@ -81,6 +82,18 @@ attack(
 );
 
 attack("env", "Its whole environment", {}, () => ({ env: Deno.env.toObject() }));
+
+attack("descriptors", "Its open file descriptors and where each leads", {}, async () => {
+  const fds: Record<string, string> = {};
+  for await (const entry of Deno.readDir("/proc/self/fd")) {
+    try {
+      fds[entry.name] = await Deno.readLink(`/proc/self/fd/${entry.name}`);
+    } catch {
+      // The listing's own descriptor, closed since.
+    }
+  }
+  return { fds };
+});
 
 attack(
   "processes",

@@ -9,10 +9,9 @@ import {
   stdioChildCommand,
   type StdioServerCommand,
 } from "./stdio_child_command.ts";
-import { stdioSandboxPlan, unconfinedWarning } from "./stdio_sandbox.ts";
-import { hostServerPaths } from "../sandbox/server_paths.ts";
-import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
-import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
+import { spawnStdioServer } from "./_stdio_spawn.ts";
+import { stdioExitReason, stdioStartError } from "./_stdio_failure.ts";
+import type { SandboxedChild } from "../sandbox/spawn_sandboxed.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
 export interface DenoStdioClientTransportOptions {
@@ -46,9 +45,6 @@ export interface DenoStdioClientTransportOptions {
    */
   identity?: { readonly scope: string; readonly serverId: string; readonly userId?: string };
 }
-
-/** How a sandbox start says bubblewrap is not installed (`bwrapMissing`). */
-const BWRAP_GONE = /bubblewrap \(bwrap\) is not installed/;
 
 /** Commands (with their arguments) that answered once in this process: downloads are done. */
 const answeredOnce = new Set<string>();
@@ -189,91 +185,38 @@ export class DenoStdioClientTransport implements McpTransport {
       return Promise.reject(new Error("The stdio transport was already started; create a new one"));
     }
     this.#starting = true;
+    let resolved: ReturnType<typeof stdioChildCommand>;
     try {
-      const resolved = stdioChildCommand(this.#config, { inheritEnv: this.#inheritEnv });
-      const own = new Set(Object.keys(this.#config.env ?? {}));
-      this.#passed = Object.keys(resolved.env).filter((name) => !own.has(name)).sort();
-      this.#path = resolved.env.PATH;
-      this.#unread = Deno.build.os === "windows"
-        ? []
-        : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
-      const plan = stdioSandboxPlan(this.#config.sandbox, {
-        command: [resolved.command, ...resolved.args].join(" "),
-        path: bwrapHostPath(resolved.env.PATH),
-        os: Deno.build.os,
-      });
-      if (plan.kind === "sandboxed") {
-        const identity = this.#options.identity;
-        const paths = identity === undefined ? undefined : hostServerPaths(identity);
-        const sandbox = paths === undefined ? plan.sandbox : {
-          ...plan.sandbox,
-          socket: paths.socket,
-          ...(paths.cache ? { cache: paths.cache } : {}),
-        };
-        return spawnSandboxed({ ...resolved, args: resolved.args }, sandbox).then(
-          (sandboxed) => {
-            this.#sandboxed = sandboxed;
-            this.#child = sandboxed.child;
-            if (this.#closed) {
-              kill(sandboxed.child, "SIGKILL");
-              throw new Error("The stdio transport was closed while its sandbox started");
-            }
-            this.#wire(sandboxed.child);
-          },
-          (error) => {
-            // bubblewrap could not be looked for up front (no read permission on the PATH's
-            // folders) and turned out missing: a server whose config asked for nothing runs as
-            // it would have, unconfined with the warning; one that asked fails.
-            if (this.#config.sandbox === undefined && BWRAP_GONE.test(String(error))) {
-              this.#options.onUnconfined?.(
-                unconfinedWarning([resolved.command, ...resolved.args].join(" ")),
-              );
-              this.#spawnUnconfined(resolved);
-              return;
-            }
-            this.#closed = true;
-            throw this.#startError(error);
-          },
-        );
-      }
-      if (plan.warning !== undefined) this.#options.onUnconfined?.(plan.warning);
-      this.#spawnUnconfined(resolved);
+      resolved = stdioChildCommand(this.#config, { inheritEnv: this.#inheritEnv });
     } catch (error) {
       this.#closed = true;
-      return Promise.reject(this.#startError(error));
+      return Promise.reject(stdioStartError(error, this.#seen()));
     }
-    return Promise.resolve();
+    const own = new Set(Object.keys(this.#config.env ?? {}));
+    this.#passed = Object.keys(resolved.env).filter((name) => !own.has(name)).sort();
+    this.#path = resolved.env.PATH;
+    this.#unread = Deno.build.os === "windows"
+      ? []
+      : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
+    return spawnStdioServer(this.#config, resolved, this.#options).then(
+      ({ child, sandboxed }) => {
+        this.#sandboxed = sandboxed;
+        this.#child = child;
+        if (this.#closed) {
+          kill(child, "SIGKILL");
+          throw new Error("The stdio transport was closed while its sandbox started");
+        }
+        this.#wire(child);
+      },
+      (error) => {
+        this.#closed = true;
+        throw stdioStartError(error, this.#seen());
+      },
+    );
   }
 
-  /** Starts the server as a plain process of the user and reads it. */
-  #spawnUnconfined(resolved: ReturnType<typeof stdioChildCommand>): void {
-    this.#child = new Deno.Command(resolved.command, {
-      args: resolved.args,
-      env: resolved.env,
-      clearEnv: true,
-      cwd: resolved.cwd,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    this.#wire(this.#child);
-  }
-
-  #startError(error: unknown): Error {
-    const denied = error instanceof Deno.errors.NotCapable &&
-      /"(bash|bwrap)"/.test(error.message);
-    const reason = error instanceof Deno.errors.NotFound
-      ? `the command was not found: ${this.#notFound()}`
-      : denied
-      ? `its sandbox could not start (${error.message}): it runs bubblewrap through bash, so ` +
-        `grant --allow-run=bash,bwrap, or set "sandbox": "none" in its config to run it ` +
-        `unconfined`
-      : error instanceof Error
-      ? error.message
-      : String(error);
-    return new Error(`Cannot start stdio server "${this.#config.command}": ${reason}`, {
-      cause: error,
-    });
+  #seen() {
+    return { command: this.#config.command, path: this.#path, unread: this.#unread };
   }
 
   /** Reads the child's stdout and stderr, and finishes the transport when it exits. */
@@ -404,23 +347,6 @@ export class DenoStdioClientTransport implements McpTransport {
     this.#inbox.push({ jsonrpc: "2.0", id, error: { code: -32603, message: text } });
   }
 
-  /**
-   * Why a program was not found and what to do: the `PATH` the child saw, and the flag that
-   * passes the host's when the host may not read it (an `npx` server without `PATH` and `HOME`
-   * cannot find what it installs).
-   */
-  #notFound(): string {
-    const command = `"${this.#config.command}"`;
-    if (this.#unread.length > 0) {
-      return `${command} ran without the host's ${this.#unread.join(" and ")}` +
-        `${this.#path === undefined ? "" : ` (PATH=${this.#path})`}, which this process may not ` +
-        `read: run Deno with --allow-env=${this.#unread.join(",")} (\`toolroute flags\` prints ` +
-        `every flag the config needs), or set them under "env" in the server's config`;
-    }
-    return `${command} looked on PATH=${this.#path}; install the program, give its full path as ` +
-      `"command", or set "PATH" under "env" in the server's config`;
-  }
-
   #key(): string {
     return JSON.stringify([this.#config.command, this.#config.args ?? [], this.#config.cwd ?? ""]);
   }
@@ -438,15 +364,8 @@ export class DenoStdioClientTransport implements McpTransport {
       // "Connection closed"): a start-up error on stderr becomes the gateway's last error.
       // deno-lint-ignore no-control-regex
       const plain = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
-      const tail = plain.replace(/\s+/g, " ").trim().slice(-300);
       const limit = this.#sandboxed?.limitReason(status.code, plain);
-      const how = (status.signal ? `signal ${status.signal}` : `code ${status.code}`) +
-        (limit === undefined ? "" : `, ${limit}`);
-      // 127: a shell (or `npx`'s) could not find a program it was to run.
-      const hint = status.code === 127 && /not found|No such file/i.test(tail)
-        ? `. A program it starts was not found: ${this.#notFound()}`
-        : "";
-      const message = `The stdio server exited (${how})${tail ? `: ${tail}` : ""}${hint}`;
+      const message = stdioExitReason({ ...status, limit }, { ...this.#seen(), stderr: plain });
       this.#endReason = message;
       for (const id of this.#pending) {
         this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message } });

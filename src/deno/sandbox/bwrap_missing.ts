@@ -1,3 +1,5 @@
+import { ToolError } from "../../core/tool_error.ts";
+
 // What a missing bubblewrap means, for every room that starts it: bash's environment check (here,
 // below the sandbox) and the sandbox's own launch.
 
@@ -28,3 +30,21 @@ export function bwrapMissing(use: SandboxUse): string {
 export const BWRAP_STILL_WORKS = "Without it the MCP servers and functions still work, and " +
   'without bash ("bash": false, the default) the file tools run unsandboxed, confined by ' +
   "their path checks and Deno's permissions";
+
+/**
+ * The error of a sandbox that could not start because bubblewrap is not installed: a
+ * `tool_error` with {@linkcode bwrapMissing}'s message, which a caller that may run without the
+ * sandbox (a stdio server whose config asked for none) recognises by its type.
+ */
+export class SandboxMissing extends ToolError {
+  /**
+   * Creates the error.
+   *
+   * @param use What the sandbox was for (the message says what did not run).
+   * @param options The standard error options (`cause`).
+   */
+  constructor(use: SandboxUse, options?: ErrorOptions) {
+    super("tool_error", bwrapMissing(use), options);
+    this.name = "SandboxMissing";
+  }
+}

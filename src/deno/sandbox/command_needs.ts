@@ -20,6 +20,8 @@ const REGISTRIES: Readonly<Record<string, readonly string[]>> = Object.freeze({
   npm: ["registry.npmjs.org"],
   pnpm: ["registry.npmjs.org"],
   bunx: ["registry.npmjs.org"],
+  // `npm:` imports, and `jsr:` ones (jsr.io's modules, npm.jsr.io's packages).
+  deno: ["registry.npmjs.org", "jsr.io", "npm.jsr.io"],
   uvx: ["pypi.org", "files.pythonhosted.org"],
   uv: ["pypi.org", "files.pythonhosted.org"],
   pipx: ["pypi.org", "files.pythonhosted.org"],
@@ -51,19 +53,24 @@ export function launcherRegistries(command: string): string[] {
 // working directory.
 const PROBE = `
 main=$1 runtimes=$2 system=$3 hosthome=$4; shift 4
-declare -A seen
-canon() { readlink -m -- "$1" 2>/dev/null || printf '%s\\n' "$1"; }
+declare -A seen canons
+# Sets $c to the path resolved, once per path (each lookup is a program run: a start's cost).
+canon() {
+  c=$1; [ -n "$1" ] || return 0; c=\${canons[$1]-}; [ -n "$c" ] && return
+  c=$(readlink -m -- "$1" 2>/dev/null); [ -n "$c" ] || c=$1; canons[$1]=$c
+}
 # Every home the path must not expose, as written and resolved: the command's $HOME (its config
 # may set it), the host's, and the user's own from the password database (a config that moves
 # $HOME must not unguard the real one).
 homes=(); for h in "$HOME" "$hosthome" "$(unset HOME; echo ~)"; do
-  [[ $h == /?* ]] && homes+=("$h" "$(canon "$h")")
+  [[ $h == /?* ]] && canon "$h" && homes+=("$h" "$c")
 done
 # A path is too broad when it is /, a home, or above a home, written or resolved: "/home/u/",
 # "/home/u/.", "//home/u" and a link to the home are the home.
 broad() {
   local p q h; [ -z "$1" ] && return 0
-  for p in "$1" "$(canon "$1")"; do
+  canon "$1"
+  for p in "$1" "$c"; do
     q=\${p%/}; [ -z "$q" ] && return 0
     for h in "\${homes[@]}"; do [ "$q" = "$h" ] || [[ $h == "$q"/* ]] && return 0; done
   done
@@ -72,23 +79,24 @@ broad() {
 # A folder right in a home (~/.local, ~/.cargo): the parent of its bin/ holds more than the
 # program (keyrings, shell history, registry tokens), so only bin/ itself is shown.
 inhome() {
-  local r h; r=$(canon "$1")
+  local r h; canon "$1"; r=$c
   for h in "\${homes[@]}"; do [ "\${r%/*}" = "$h" ] && return 0; done; return 1
 }
 add() {
   local d; for d in $system; do [[ $1 == "$d" || $1 == "$d"/* ]] && return; done
   broad "$1" || [ -n "\${seen[ro:$1]}" ] || { seen[ro:$1]=1; echo "ro $1"; }
 }
-folder() { # the install folder: a bin/ folder's parent, else the folder, else the file
+folder() { # adds the install folder: a bin/ folder's parent, else the folder, else the file
   local f=\${1%/*} p; p=$f; [ "\${f##*/}" = bin ] && ! inhome "\${f%/*}" && p=\${f%/*}
-  if ! broad "$p"; then echo "$p"; elif ! broad "$f"; then echo "$f"; else echo "$1"; fi
+  if ! broad "$p"; then add "$p"; elif ! broad "$f"; then add "$f"; else add "$1"; fi
 }
 program() {
   local found real line words i w
   found=$(PATH=$CHILD_PATH command -v -- "$1" 2>/dev/null) && [[ $found == /* ]] || return 1
   [ -n "\${seen[p:$found]}" ] && return 0; seen[p:$found]=1
   real=$(readlink -f -- "$found" 2>/dev/null)
-  add "$(folder "$found")"; [ -n "$real" ] && add "$(folder "$real")"
+  [ -n "$main_found" ] || main_found=$found
+  folder "$found"; [ -n "$real" ] && folder "$real"
   IFS= read -r -n 256 line < "\${real:-$found}" 2>/dev/null
   if [[ $line == '#!'* ]]; then
     read -r -a words <<< "\${line#??}"; i=\${words[0]}
@@ -97,7 +105,8 @@ program() {
   fi
   return 0
 }
-if program "$main"; then echo "program $(PATH=$CHILD_PATH command -v -- "$main")"; fi
+main_found=
+if program "$main"; then echo "program $main_found"; fi
 for r in $runtimes; do program "$r"; done
 for p in "$@"; do # the project of a script or folder: the nearest folder with a project file
   [ -e "$p" ] || continue; [ -d "$p" ] || p=\${p%/*}; start=$p

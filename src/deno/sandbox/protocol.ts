@@ -42,7 +42,13 @@ interface Requests {
     env: Record<string, string>;
     timeoutMs: number;
   };
-  spawn: { command: string; prefix: string; cwd: string; env: Record<string, string> };
+  spawn: {
+    command: string;
+    prefix: string;
+    cwd: string;
+    env: Record<string, string>;
+    stdio?: "passed";
+  };
   cancel: { target: number };
   stopSearch: { target: number };
   signal: { target: number; signal: Deno.Signal };

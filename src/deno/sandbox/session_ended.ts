@@ -1,5 +1,5 @@
 import { ToolError } from "../../core/tool_error.ts";
-import { bwrapMissing } from "./bwrap_missing.ts";
+import { SandboxMissing } from "./bwrap_missing.ts";
 import { sandboxFailure } from "./sandbox_failure.ts";
 import type { SessionStderr } from "./session_stderr.ts";
 
@@ -26,9 +26,11 @@ export function sessionEnded(why: string): ToolError {
  */
 export function sessionExited(code: number, stderr: SessionStderr): ToolError {
   const text = stderr.text;
-  const failure = /bubblewrap \(bwrap\) is not installed/.test(text)
-    ? bwrapMissing("session")
-    : sandboxFailure({ exitCode: code, stdout: "", stderr: text }, "session");
+  // The launch's own line (session_launch.ts, resource_limits.ts) when `bwrap` is not on PATH.
+  if (/^bwrap: bubblewrap \(bwrap\) is not installed$/m.test(text)) {
+    return new SandboxMissing("session");
+  }
+  const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text }, "session");
   if (failure !== undefined) return new ToolError("tool_error", failure);
   const last = text.trim() === "" ? "" : `: ${stderr.lastLine}`;
   return sessionEnded(`its supervisor exited (code ${code}${last})`);

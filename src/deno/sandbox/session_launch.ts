@@ -1,5 +1,4 @@
-import { ToolError } from "../../core/tool_error.ts";
-import { bwrapMissing } from "./bwrap_missing.ts";
+import { SandboxMissing } from "./bwrap_missing.ts";
 import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
 import { bwrapSizeSupported } from "./bwrap_size_support.ts";
 import { supervisorScript } from "./supervisor/supervisor_script.ts";
@@ -26,6 +25,13 @@ export interface SessionSetup {
   readonly proxySocket?: string;
   /** The size of each tmpfs commands can write (`/tmp`, home, `/dev/shm`), in bytes. */
   readonly tmpfsBytes?: number;
+  /**
+   * The host process whose stdin, stdout and stderr pipes a background process of the session
+   * takes over as its own (see `spawnInSession`'s `stdio`): the launch opens them again through
+   * its `/proc/<pid>/fd` and hands them to bubblewrap, so that the process's bytes pass no
+   * supervisor. Default: none.
+   */
+  readonly stdioPid?: number;
   /** Wraps the `bwrap` program and arguments (resource limits); default: unchanged. */
   readonly wrap?: (program: string, args: string[]) => { program: string; args: string[] };
 }
@@ -93,14 +99,16 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
       "--allow-all",
       script,
       SUPERVISOR_FDS,
+      ...(setup.stdioPid === undefined ? [] : [SUPERVISOR_STDIO]),
     ],
   });
-  const spawned = withPtraceFilter(setup.wrap, args);
+  const spawned = withPtraceFilter(setup.wrap, args, setup.stdioPid);
   try {
     return new Deno.Command(spawned.program, {
       args: spawned.args,
       // Commands can read the supervisor's environment: only names they have anyway.
-      env: { PATH: setup.path, HOME: HOME_INSIDE },
+      // Deno looks for a newer version of itself at each start in a fresh home, unless told.
+      env: { PATH: setup.path, HOME: HOME_INSIDE, DENO_NO_UPDATE_CHECK: "1" },
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",
@@ -108,7 +116,7 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
     }).spawn();
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new ToolError("tool_error", bwrapMissing("session"), { cause: error });
+    throw new SandboxMissing("session", { cause: error });
   }
 }
 
@@ -116,14 +124,25 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
 // stdout: bubblewrap's init (pid 1 of the sandbox) closes every descriptor above 2 but keeps 0,
 // 1 and 2 for its whole life, and any process of the sandbox could open those through
 // /proc/1/fd (a request written into the supervisor's input, an answer forged); the supervisor
-// alone holds 4 and 5 (`SUPERVISOR_FDS`). Then opens the filter's bytes, if any, on fd 3 (a
-// pipe: no file to write) and runs the rest in its place.
-const STAGE = `command -v "$2" >/dev/null ||
+// alone holds 4 and 5 (`SUPERVISOR_FDS`). With a stand-in's pid, opens its stdin, stdout and
+// stderr pipes again on 6, 7 and 8 (the pipes of a long-lived command, which the supervisor
+// hands to it: `SUPERVISOR_STDIO`). Closes every other descriptor: one the host inherited
+// without close-on-exec (from the shell or agent that started it) would otherwise reach every
+// process of the sandbox. Then opens the filter's bytes, if any, on fd 3 (a pipe: no file to
+// write) and runs the rest in its place.
+const STAGE = `command -v "$3" >/dev/null ||
   { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
 exec 4<&0 5>&1 </dev/null >/dev/null
-[ -z "$1" ] || exec 3< <(printf %b "$1"); shift; exec "$@"`;
+[ -z "$2" ] || exec 6<"/proc/$2/fd/0" 7>"/proc/$2/fd/1" 8>"/proc/$2/fd/2" || exit 1
+keep='^[0-24-5]$'; [ -z "$2" ] || keep='^[0-24-8]$'; fds=(/proc/$BASHPID/fd/*)
+for f in "\${fds[@]##*/}"; do
+  [[ $f =~ $keep || ! -e /proc/$BASHPID/fd/$f ]] || exec {f}>&-
+done
+[ -z "$1" ] || exec 3< <(printf %b "$1"); shift 2; exec "$@"`;
 /** The supervisor's argument naming the descriptors of the host's pipes (see `STAGE`). */
 export const SUPERVISOR_FDS = "--toolroute-fds=4,5";
+/** The supervisor's argument naming the descriptors of a command's own pipes (see `STAGE`). */
+export const SUPERVISOR_STDIO = "--toolroute-stdio=6,7,8";
 let filter: string | undefined | null;
 
 /**
@@ -134,6 +153,7 @@ let filter: string | undefined | null;
 function withPtraceFilter(
   wrap: SessionSetup["wrap"],
   args: string[],
+  stdioPid: number | undefined,
 ): { program: string; args: string[] } {
   if (filter === undefined) {
     const bytes = ptraceFilter(Deno.build.arch);
@@ -143,7 +163,15 @@ function withPtraceFilter(
   const inner = wrap?.("bwrap", bwrapArgs) ?? { program: "bwrap", args: bwrapArgs };
   return {
     program: "bash",
-    args: ["-c", STAGE, "toolroute-seccomp", filter ?? "", inner.program, ...inner.args],
+    args: [
+      "-c",
+      STAGE,
+      "toolroute-seccomp",
+      filter ?? "",
+      stdioPid === undefined ? "" : String(stdioPid),
+      inner.program,
+      ...inner.args,
+    ],
   };
 }
 

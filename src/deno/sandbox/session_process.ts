@@ -22,6 +22,16 @@ export interface SessionSpawn {
   readonly env: Record<string, string>;
 }
 
+/** Options of {@linkcode spawnInSession}. */
+export interface SessionSpawnOptions {
+  /**
+   * The host's pipes to the process (a stand-in's, see `stdioStandIn`), passed to the session
+   * at its launch (`SessionSetup.stdioPid`): the process takes them over as its stdin, stdout
+   * and stderr, and its bytes pass no supervisor. Default: its pipes are the session's frames.
+   */
+  readonly stdio?: Pick<Deno.ChildProcess, "stdin" | "stdout" | "stderr">;
+}
+
 /**
  * Starts a background process in a sandbox session and returns it in the shape of a
  * `Deno.ChildProcess` (stdin, stdout, stderr, status, kill), so that `BackgroundProcess` manages
@@ -31,9 +41,15 @@ export interface SessionSpawn {
  *
  * @param lease The session lease, released when the process ended.
  * @param spawn The command, limits prefix, directory and environment.
+ * @param options The pipes passed to the session, if any.
  * @returns The child-process view.
  */
-export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.ChildProcess {
+export function spawnInSession(
+  lease: SessionLease,
+  spawn: SessionSpawn,
+  options: SessionSpawnOptions = {},
+): Deno.ChildProcess {
+  const passed = options.stdio;
   const session = lease.session;
   const controllers: Partial<Record<1 | 2, ReadableStreamDefaultController<Uint8Array>>> = {};
   const stream = (which: 1 | 2) =>
@@ -50,7 +66,8 @@ export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.C
   };
   const ask = (header: SupervisorRequest, body?: Uint8Array) =>
     session.request(header, body, forever);
-  const status = session.request({ op: "spawn", ...spawn }, undefined, {
+  const request = passed === undefined ? { ...spawn } : { ...spawn, stdio: "passed" as const };
+  const status = session.request({ op: "spawn", ...request }, undefined, {
     ...forever,
     onId: (sent) => id = sent,
     onStream: (which, bytes) => controllers[which]?.enqueue(bytes),
@@ -76,7 +93,7 @@ export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.C
   });
   return {
     pid: 0,
-    stdin: new WritableStream<Uint8Array>({
+    stdin: passed?.stdin ?? new WritableStream<Uint8Array>({
       async write(chunk) {
         const frame = await ask({ op: "stdin", target: id }, chunk);
         if (frame.header.ok === undefined) throw new Error("the process's stdin is closed");
@@ -85,8 +102,8 @@ export function spawnInSession(lease: SessionLease, spawn: SessionSpawn): Deno.C
         await ask({ op: "stdin", target: id, close: true }).catch(() => {});
       },
     }),
-    stdout,
-    stderr,
+    stdout: passed?.stdout ?? stdout,
+    stderr: passed?.stderr ?? stderr,
     status,
     kill(signal: Deno.Signal = "SIGTERM") {
       session.notify({ op: "signal", target: id, signal });

@@ -1,11 +1,14 @@
+import { SandboxMissing } from "./bwrap_missing.ts";
 import { bwrapHostPath, bwrapSearchPath } from "./bwrap_search_path.ts";
 import type { BwrapMount } from "./bwrap_command.ts";
-import { commandNeeds } from "./command_needs.ts";
+import { commandNeeds, launcherRegistries } from "./command_needs.ts";
+import { denoPackageMounts, runsDeno } from "./deno_package_mounts.ts";
 import { DEFAULT_PROXY_LIMITS, NetworkProxy } from "./network_proxy.ts";
 import { limitPrefix, type ResourceLimits, withResourceLimits } from "./resource_limits.ts";
 import { SandboxSession } from "./sandbox_session.ts";
 import { PROXY_ENV } from "./session_launch.ts";
 import { spawnInSession } from "./session_process.ts";
+import { stdioStandIn } from "./stdio_stand_in.ts";
 
 /** The sandbox of one long-lived command (a stdio MCP server), resolved by its caller. */
 export interface CommandSandbox {
@@ -29,7 +32,9 @@ export interface CommandSandbox {
   readonly socket?: string;
   /**
    * Its own package cache on the host (see `serverPaths`), made when missing and bound
-   * read-write: npm's cache in `npm/`, uv's in `uv/`. Default: none (a start downloads again).
+   * read-write: npm's cache in `npm/`, uv's in `uv/`, Deno's `DENO_DIR` in `deno/` (with the
+   * packages its lockfile names that the host's Deno cache holds, bound read-only there).
+   * Default: none (a start downloads again).
    */
   readonly cache?: string;
   /** How long bubblewrap and the supervisor may take to start, in ms; default 30000. */
@@ -72,16 +77,19 @@ export const SANDBOX_HOME = "/home/sandbox";
 /**
  * Starts one long-lived command in a sandbox session of its own, the same sandbox `bash` runs
  * in (`SandboxSession`: bubblewrap with the ptrace filter, the supervisor, the cgroup and rlimit
- * limits, the egress proxy): the command is a background process of the supervisor, its stdin
- * and stdout the host's pipes to it (through the session's frames). Its sandbox shows the system
+ * limits, the egress proxy): the command is a background process of the supervisor, which
+ * starts it, signals it and reports its end, but its stdin, stdout and stderr are the host's own
+ * pipes, handed to bubblewrap at the launch (`stdioStandIn`): its bytes pass no supervisor. Its
+ * sandbox shows the system
  * folders, its roots read-write, its read-only paths, the program, runtime and package caches
  * it needs ({@linkcode commandNeeds}) and the CA certificates read-only, its own package cache
- * read-write (`cache`, when given: npm's and uv's), a fresh empty home (`HOME`, a tmpfs) and its
+ * read-write (`cache`, when given: npm's, uv's and Deno's), a fresh empty home (`HOME`, a tmpfs) and its
  * own `/tmp` (a tmpfs); it has its own PID namespace and no network but the proxy to `allow`
  * (whose socket alone is bound in). When the command ends, its session, cgroups and proxy are
  * removed.
  *
- * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path).
+ * Throws `Deno.errors.NotFound` when the program is not found (on `PATH`, or at its path), and a
+ * `SandboxMissing` when bubblewrap is not installed.
  *
  * Requires `allow-run` for `bash` and `bwrap`, `allow-read` for the roots and read-only paths
  * of the config, `allow-write` for its cache, and, with a network, `allow-read` and
@@ -97,21 +105,50 @@ export async function spawnSandboxed(
   command: SandboxedCommand,
   sandbox: CommandSandbox,
 ): Promise<SandboxedChild> {
-  const needs = await commandNeeds(command, command.env);
-  if (needs.program === undefined) {
-    // As a plain spawn says it: the caller names the PATH searched.
-    throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
-  }
   const roots = sandbox.roots.map((root) => mountOf(root, true));
   if (sandbox.cache !== undefined) {
-    for (const tool of ["npm", "uv"]) {
+    for (const tool of ["npm", "uv", "deno"]) {
       await Deno.mkdir(`${sandbox.cache}/${tool}`, { recursive: true, mode: 0o700 });
     }
     roots.push({ source: sandbox.cache, dest: sandbox.cache });
   }
+  // The egress proxy starts while the command's needs are looked for (it needs only the hosts).
+  const hosts = [
+    ...new Set([
+      ...sandbox.allow ?? [],
+      ...(sandbox.registries === false ? [] : launcherRegistries(command.command)),
+    ]),
+  ];
+  const [found, started] = await Promise.allSettled([
+    commandNeeds(command, command.env),
+    hosts.length === 0
+      ? undefined
+      : NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket }),
+  ]);
+  const proxy = started.status === "fulfilled" ? started.value : undefined;
+  if (found.status === "rejected" || started.status === "rejected") {
+    await proxy?.close();
+    throw found.status === "rejected" ? found.reason : (started as PromiseRejectedResult).reason;
+  }
+  const needs = found.value;
+  if (needs.program === undefined) {
+    await proxy?.close();
+    // As a plain spawn says it: the caller names the PATH searched.
+    throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
+  }
+  // A Deno command downloads into its own cache, and takes what its lockfile names from the
+  // host's cache where that holds it (bound read-only into its own).
+  const denoDir = sandbox.cache !== undefined && runsDeno(command.command)
+    ? `${sandbox.cache}/deno`
+    : undefined;
+  const hostPackages = denoDir === undefined ? [] : await denoPackageMounts(
+    { args: command.args, projects: needs.readOnly },
+    { own: denoDir, host: command.env.DENO_DIR || `${command.env.HOME}/.cache/deno` },
+  ).catch(() => []);
   // What the command needs is bound as found (bubblewrap follows the source's links); what the
   // config lists, from its real path.
   const readOnly = [
+    ...hostPackages,
     ...needs.readOnly.map((path) => ({ source: path, dest: path })),
     ...sandbox.readOnly.map((path) => mountOf(path, false)).filter((mount) => mount !== undefined),
     // The CA certificates, so that a Python or curl-based server verifies HTTPS through the
@@ -120,13 +157,16 @@ export async function spawnSandboxed(
     ...CA_FOLDERS.map((path) => ({ source: path, dest: path })),
   ];
   const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
-  const hosts = [
-    ...new Set([...sandbox.allow ?? [], ...(sandbox.registries === false ? [] : needs.registries)]),
-  ];
-  const proxy = hosts.length === 0
-    ? undefined
-    : await NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket });
   const limits = sandbox.limits;
+  // The command's own pipes, handed to bubblewrap at its launch: its bytes pass no supervisor.
+  let standIn: ReturnType<typeof stdioStandIn>;
+  try {
+    standIn = stdioStandIn(path);
+  } catch (error) {
+    await proxy?.close();
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new SandboxMissing("session", { cause: error });
+  }
   let session: SandboxSession;
   try {
     session = await SandboxSession.start({
@@ -135,11 +175,20 @@ export async function spawnSandboxed(
       startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
       proxySocket: proxy?.socket,
       tmpfsBytes: limits.tmpMiB * 1024 * 1024,
+      stdioPid: standIn.child.pid,
       wrap: withResourceLimits(limits),
     });
   } catch (error) {
+    standIn.release();
+    await Promise.allSettled([
+      standIn.child.stdin.abort(),
+      standIn.child.stdout.cancel(),
+      standIn.child.stderr.cancel(),
+    ]);
     await proxy?.close();
     throw error;
+  } finally {
+    standIn.release();
   }
   session.onEnd(() => void proxy?.close());
   // Its working folder where the sandbox shows it (a root, a read-only path, or what its command
@@ -162,6 +211,7 @@ export async function spawnSandboxed(
       npm_config_update_notifier: "false",
       UV_CACHE_DIR: `${sandbox.cache}/uv`,
     }),
+    ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }),
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
   const child = spawnInSession({ session, release: () => void session.close() }, {
@@ -176,7 +226,7 @@ export async function spawnSandboxed(
     ),
     cwd,
     env,
-  });
+  }, { stdio: standIn.child });
   return {
     child,
     limitReason(code, stderr) {

@@ -11,37 +11,10 @@ import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp
 import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { listToolsUntil } from "../../_helpers/list_tools_until.ts";
+import { writeFetcher } from "../../_helpers/stdio_fixture_servers.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
 
-const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
 const REPO = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
-
-/** A stdio server (the fixture's imports) whose one tool fetches a URL and says what came back. */
-async function writeFetcher(path: string): Promise<void> {
-  await Deno.writeTextFile(
-    path,
-    `${
-      (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
-        .replaceAll('"../../src/', `"${REPO}/src/`)
-    }
-const server = new McpServer({ name: "fetcher", version: "1.0.0" });
-server.registerTool("fetch", {
-  description: "fetches a URL",
-  inputSchema: z.object({ url: z.string() }),
-}, async ({ url }) => {
-  let text: string;
-  try {
-    const response = await fetch(url);
-    text = response.status + " " + await response.text();
-  } catch (error) {
-    text = "failed: " + (error instanceof Error ? error.message : String(error));
-  }
-  return { content: [{ type: "text", text }] };
-});
-await server.connect(new DenoStdioServerTransport());
-`,
-  );
-}
 
 Deno.test({
   name:

@@ -21,6 +21,12 @@ import { createDenoGateway } from "../../../src/deno/mcp/deno_gateway.ts";
 import { ToolRouter } from "../../../mod.ts";
 import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import {
+  filesServer,
+  filesSetup,
+  removePaths,
+  writeFetcher,
+} from "../../_helpers/stdio_fixture_servers.ts";
 
 const FIXTURE = fromFileUrl(new URL("../../_fixtures/stdio_server.ts", import.meta.url));
 const REPO = fromFileUrl(new URL("../../../", import.meta.url)).replace(/\/$/, "");
@@ -205,29 +211,7 @@ Deno.test({
     const port = web.addr.port;
     const folder = await Deno.makeTempDir({ prefix: "toolroute_fetch_" });
     const script = join(folder, "fetcher.ts");
-    await Deno.writeTextFile(
-      script,
-      `${
-        (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
-          .replaceAll('"../../src/', `"${REPO}/src/`)
-      }
-const server = new McpServer({ name: "fetcher", version: "1.0.0" });
-server.registerTool("fetch", {
-  description: "fetches a URL",
-  inputSchema: z.object({ url: z.string() }),
-}, async ({ url }) => {
-  let text: string;
-  try {
-    const response = await fetch(url);
-    text = response.status + " " + await response.text();
-  } catch (error) {
-    text = "failed: " + (error instanceof Error ? error.message : String(error));
-  }
-  return { content: [{ type: "text", text }] };
-});
-await server.connect(new DenoStdioServerTransport());
-`,
-    );
+    await writeFetcher(script);
     try {
       await using gateway = createDenoGateway({
         servers: {
@@ -255,73 +239,6 @@ await server.connect(new DenoStdioServerTransport());
     }
   },
 });
-
-/** A server (the fixture's imports) that reads and writes files and reads variables. */
-async function writeFilesServer(path: string): Promise<void> {
-  await Deno.writeTextFile(
-    path,
-    `${
-      (await Deno.readTextFile(FIXTURE)).split("const server = new McpServer")[0]
-        .replaceAll('"../../src/', `"${REPO}/src/`)
-    }
-const server = new McpServer({ name: "files", version: "1.0.0" });
-const said = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
-const tried = (run: () => string) => {
-  try {
-    return said(run());
-  } catch (error) {
-    return said("failed: " + (error as Error).name);
-  }
-};
-server.registerTool("read", {
-  description: "reads a file",
-  inputSchema: z.object({ path: z.string() }),
-}, ({ path }) => tried(() => Deno.readTextFileSync(path)));
-server.registerTool("write", {
-  description: "writes a file",
-  inputSchema: z.object({ path: z.string(), text: z.string() }),
-}, ({ path, text }) => tried(() => (Deno.writeTextFileSync(path, text), "written")));
-server.registerTool("list", {
-  description: "lists a folder",
-  inputSchema: z.object({ path: z.string() }),
-}, ({ path }) => tried(() => [...Deno.readDirSync(path)].map((entry) => entry.name).sort().join(",")));
-server.registerTool("env", {
-  description: "reads a variable",
-  inputSchema: z.object({ name: z.string() }),
-}, ({ name }) => said(Deno.env.get(name) ?? "(unset)"));
-await server.connect(new DenoStdioServerTransport());
-`,
-  );
-}
-
-/** A folder holding the files server and the config path its servers are named after. */
-async function filesSetup(): Promise<{ dir: string; scope: string; server: string }> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_scope_" }));
-  const server = join(dir, "files.ts");
-  await writeFilesServer(server);
-  return { dir, scope: join(dir, "mcp.json"), server };
-}
-
-const filesServer = (
-  server: string,
-  sandbox: Exclude<McpStdioServerConfig["sandbox"], "none" | "bwrap" | undefined>,
-): McpStdioServerConfig => ({
-  command: Deno.execPath(),
-  args: ["run", "--frozen", "--config", join(REPO, "deno.json"), "-A", server],
-  sandbox: { ...sandbox, readOnly: [REPO, dirname(server), ...sandbox.readOnly ?? []] },
-});
-
-async function removePaths(scope: string, ids: string[]): Promise<void> {
-  for (const serverId of ids) {
-    const paths = hostServerPaths({ scope, serverId });
-    if (paths.socketFolder !== undefined) {
-      await Deno.remove(paths.socketFolder, { recursive: true }).catch(() => {});
-    }
-    if (paths.cache !== undefined) {
-      await Deno.remove(paths.cache, { recursive: true }).catch(() => {});
-    }
-  }
-}
 
 Deno.test({
   name:

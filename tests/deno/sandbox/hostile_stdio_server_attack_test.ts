@@ -123,6 +123,32 @@ const CASES: Case[] = [
     },
   },
   {
+    // Its pipes are handed to bubblewrap at the launch: nothing else the launch or the
+    // supervisor held (the supervisor's frames, the other pipes) may reach it.
+    name: "holds a descriptor beyond its own stdin, stdout and stderr",
+    async attack(run) {
+      return { fds: await run("descriptors") };
+    },
+    works(outcome) {
+      const fds = outcome.fds.fds as Record<string, string>;
+      for (const fd of ["0", "1", "2"]) assertMatch(fds[fd], /^pipe:/, `its fd ${fd}`);
+    },
+    contained(outcome) {
+      const fds = outcome.fds.fds as Record<string, string>;
+      for (const fd of ["0", "1", "2"]) assertMatch(fds[fd], /^pipe:/, `its fd ${fd}`);
+      const own = new Set([fds["0"], fds["1"], fds["2"]]);
+      assertEquals(own.size, 3, `three pipes of its own: ${JSON.stringify(fds)}`);
+      // Deno opens its own descriptors (its event loop, caches, copies of its stdio); a pipe it
+      // did not get as stdin, stdout or stderr came from the launch: the supervisor's frames,
+      // the host's pipes, a descriptor the host itself inherited.
+      for (const [fd, target] of Object.entries(fds)) {
+        if (target.startsWith("pipe:")) {
+          assert(own.has(target), `fd ${fd} leads to ${target}: ${JSON.stringify(fds)}`);
+        }
+      }
+    },
+  },
+  {
     name: "reads /proc/<pid>/cmdline of other processes",
     async attack(run, world) {
       return {

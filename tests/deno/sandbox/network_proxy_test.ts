@@ -3,6 +3,7 @@ import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import { hostAllowed, NetworkProxy } from "../../../src/deno/sandbox/network_proxy.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { sandboxedBash } from "../../_helpers/sandboxed_bash.ts";
 
 Deno.test("hostAllowed() takes exact names and *. wildcards, never an IP address", () => {
   const allow = ["registry.npmjs.org", "*.example.com", "localhost"];
@@ -90,14 +91,13 @@ Deno.test({
   name: 'without a network setting ("none"), the sandbox has no proxy and no way out',
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_net_" }));
     let served = 0;
     await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
       served++;
       return new Response("hello\n");
     });
-    await using router = new ToolRouter({ builtins: builtinTools({ workspace: ws, bash: true }) });
-    const tools = await router.expose({ builtins: ["bash"] });
+    await using box = await sandboxedBash({ bash: true }, { prefix: "toolroute_net_" });
+    const { tools } = box;
     const result = JSON.parse(
       (await tools.call("bash", {
         command:
@@ -106,8 +106,6 @@ Deno.test({
     );
     assert(result.exitCode !== 0, result.stdout);
     assertEquals(served, 0);
-    await router.close();
-    await Deno.remove(ws, { recursive: true });
   },
 });
 

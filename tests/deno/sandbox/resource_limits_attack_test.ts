@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS } from "../../../src/deno/builtins/context_limits.ts";
 import { withResourceLimits } from "../../../src/deno/sandbox/resource_limits.ts";
 import type { SandboxSession } from "../../../src/deno/sandbox/sandbox_session.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { sandboxedBash } from "../../_helpers/sandboxed_bash.ts";
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 
@@ -270,14 +271,10 @@ Deno.test({
     "a session's commands cannot fill the disk: files stop at fileMiB, fallocate past the size is refused, /tmp, home and /dev/shm stop at tmpMiB, /dev is read-only",
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_disk_" }));
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        workspace: ws,
-        bash: { sandbox: "bwrap", limits: { fileMiB: 4, tmpMiB: 8 } },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash"] });
+    await using box = await sandboxedBash({
+      bash: { sandbox: "bwrap", limits: { fileMiB: 4, tmpMiB: 8 } },
+    }, { prefix: "toolroute_disk_" });
+    const { tools, ws } = box;
     // The attack of the report: a 2 GiB fallocate in the workspace, and its variant that keeps
     // the file's size (FALLOC_FL_KEEP_SIZE, where RLIMIT_FSIZE does not look).
     const fall = await sh(
@@ -316,8 +313,6 @@ Deno.test({
     }
     const dev = await sh(tools, "{ echo x > /dev/planted; } 2>&1; echo dev=$?");
     assertMatch(dev.stdout, /Read-only file system[\s\S]*dev=1/);
-    await router.close();
-    await Deno.remove(ws, { recursive: true });
   },
 });
 
@@ -325,14 +320,10 @@ Deno.test({
   name: "a background process that spins is stopped at backgroundCpuSeconds",
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_cpu_" }));
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        workspace: ws,
-        bash: { sandbox: "bwrap", limits: { backgroundCpuSeconds: 1 } },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash"] });
+    await using box = await sandboxedBash({
+      bash: { sandbox: "bwrap", limits: { backgroundCpuSeconds: 1 } },
+    }, { prefix: "toolroute_cpu_" });
+    const { tools, ws } = box;
     const started = JSON.parse(
       (await tools.call("bash", {
         action: "start",
@@ -352,7 +343,5 @@ Deno.test({
     assertEquals(await Deno.readTextFile(`${ws}/spun`), "spinning\n");
     assertEquals(info.running, false, "the spinning process was not stopped");
     assert(info.exitCode === 128 + 24 || info.exitCode === 128 + 9, String(info.exitCode));
-    await router.close();
-    await Deno.remove(ws, { recursive: true });
   },
 });

@@ -5,6 +5,7 @@ import { builtinTools } from "@toolroute/toolroute/deno";
 import { DEFAULT_LIMITS } from "../../../src/deno/builtins/context_limits.ts";
 import { limitPrefix, withResourceLimits } from "../../../src/deno/sandbox/resource_limits.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { sandboxedBash } from "../../_helpers/sandboxed_bash.ts";
 
 /** The host's process count (ps, not /proc: Deno reads /proc only under --allow-all). */
 async function hostProcesses(): Promise<number> {
@@ -83,15 +84,11 @@ Deno.test({
   name: "a memory hog fails inside the session with a clear result while the host keeps serving",
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        workspace: ws,
-        commandTimeoutMs: 10_000,
-        bash: { sandbox: "bwrap", limits: { processes: 64, memoryMiB: 256 } },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash"] });
+    await using box = await sandboxedBash({
+      commandTimeoutMs: 10_000,
+      bash: { sandbox: "bwrap", limits: { processes: 64, memoryMiB: 256 } },
+    }, { prefix: "toolroute_limits_" });
+    const { tools } = box;
     const { result, minFree } = await sampled(() =>
       tools.call("bash", {
         command: "python3 -c 'b = bytearray(1 << 30); print(len(b))' 2>&1 || " +
@@ -106,8 +103,6 @@ Deno.test({
       JSON.parse((await tools.call("bash", { command: "echo ok" })).text).stdout,
       "ok\n",
     );
-    await router.close();
-    await Deno.remove(ws, { recursive: true });
   },
 });
 
@@ -115,14 +110,10 @@ Deno.test({
   name: "a fork bomb started in the background stays bounded by the session's limits",
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_limits_" }));
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        workspace: ws,
-        bash: { sandbox: "bwrap", limits: { processes: 64, memoryMiB: 512 } },
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash"] });
+    await using box = await sandboxedBash({
+      bash: { sandbox: "bwrap", limits: { processes: 64, memoryMiB: 512 } },
+    }, { prefix: "toolroute_limits_" });
+    const { tools } = box;
     const { result, before, maxProcesses } = await sampled(async () => {
       const started = JSON.parse(
         (await tools.call("bash", { action: "start", command: "b() { b | b & }; b; sleep 2" }))
@@ -139,8 +130,6 @@ Deno.test({
     // The bomb ran into the limit.
     assert(/fork|Resource temporarily unavailable/.test(result.logs), result.logs);
     assert(maxProcesses - before < 200, `${maxProcesses - before} more processes`);
-    await router.close();
-    await Deno.remove(ws, { recursive: true });
   },
 });
 

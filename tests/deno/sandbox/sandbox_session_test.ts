@@ -333,33 +333,46 @@ async function assertGone(path: string): Promise<void> {
   assert(!found, `${path} was written`);
 }
 
+/**
+ * A workspace whose sessions' mounts change with a new protected entry (`.envrc`; a new `.git`
+ * would be renamed aside instead), with its context and sessions; disposing it closes the
+ * sessions and removes the workspace.
+ */
+async function protectedEntrySetup() {
+  const ws = await workspace();
+  const ctx = resolveBuiltinContext({
+    workspace: ws,
+    bash: true,
+    protectedPaths: [".git", ".envrc"],
+  });
+  const sessions = new SandboxSessions();
+  return {
+    ws,
+    ctx,
+    sessions,
+    async [Symbol.asyncDispose]() {
+      await sessions.close();
+      await Deno.remove(ws, { recursive: true });
+    },
+  };
+}
+
 Deno.test({
   name: "acquire() for a read takes the running session; for a write it checks the mounts again",
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await workspace();
-    // A new protected entry changes the mounts (a new .git would be renamed aside instead).
-    const ctx = resolveBuiltinContext({
-      workspace: ws,
-      bash: true,
-      protectedPaths: [".git", ".envrc"],
-    });
-    const sessions = new SandboxSessions();
-    try {
-      const first = await sessions.acquire(ctx);
-      first.release();
-      await Deno.mkdir(`${ws}/.envrc`);
-      const read = await sessions.acquire(ctx, { reading: true });
-      read.release();
-      assert(read.session === first.session, "a read started another session");
-      const write = await sessions.acquire(ctx);
-      write.release();
-      assert(write.session !== first.session, "a write kept the session without the new .envrc");
-      assert(first.session.ended);
-    } finally {
-      await sessions.close();
-      await Deno.remove(ws, { recursive: true });
-    }
+    await using setup = await protectedEntrySetup();
+    const { ws, ctx, sessions } = setup;
+    const first = await sessions.acquire(ctx);
+    first.release();
+    await Deno.mkdir(`${ws}/.envrc`);
+    const read = await sessions.acquire(ctx, { reading: true });
+    read.release();
+    assert(read.session === first.session, "a read started another session");
+    const write = await sessions.acquire(ctx);
+    write.release();
+    assert(write.session !== first.session, "a write kept the session without the new .envrc");
+    assert(first.session.ended);
   },
 });
 
@@ -407,46 +420,35 @@ Deno.test({
     "leaseNow() takes the running session without a wait only as acquire() would: never before a start, after a new protected entry only for a read, never after close",
   ignore: skipWithoutBwrap(),
   async fn() {
-    const ws = await workspace();
-    // A new protected entry changes the mounts (a new .git would be renamed aside instead).
-    const ctx = resolveBuiltinContext({
-      workspace: ws,
-      bash: true,
-      protectedPaths: [".git", ".envrc"],
-    });
-    const sessions = new SandboxSessions();
-    try {
-      assertEquals(sessions.leaseNow(ctx), undefined);
-      assertEquals(sessions.leaseNow(ctx, { reading: true }), undefined);
-      const first = await sessions.acquire(ctx);
-      first.release();
-      for (const reading of [false, true]) {
-        const now = sessions.leaseNow(ctx, { reading });
-        assert(now?.session === first.session, `no lease for a use that fits (reading ${reading})`);
-        now?.release();
-      }
-      await Deno.mkdir(`${ws}/.envrc`);
-      const read = sessions.leaseNow(ctx, { reading: true });
-      assert(read?.session === first.session, "a read did not take the running session");
-      read?.release();
-      assertEquals(
-        sessions.leaseNow(ctx),
-        undefined,
-        "a write took the session without the .envrc",
-      );
-      assert(!first.session.ended, "leaseNow() changed a session");
-      const write = await sessions.acquire(ctx);
-      write.release();
-      assert(write.session !== first.session && first.session.ended);
-      const fresh = sessions.leaseNow(ctx);
-      assert(fresh?.session === write.session, "the fresh session's mounts were not taken");
-      fresh?.release();
-      await sessions.close();
-      assertEquals(sessions.leaseNow(ctx, { reading: true }), undefined);
-    } finally {
-      await sessions.close();
-      await Deno.remove(ws, { recursive: true });
+    await using setup = await protectedEntrySetup();
+    const { ws, ctx, sessions } = setup;
+    assertEquals(sessions.leaseNow(ctx), undefined);
+    assertEquals(sessions.leaseNow(ctx, { reading: true }), undefined);
+    const first = await sessions.acquire(ctx);
+    first.release();
+    for (const reading of [false, true]) {
+      const now = sessions.leaseNow(ctx, { reading });
+      assert(now?.session === first.session, `no lease for a use that fits (reading ${reading})`);
+      now?.release();
     }
+    await Deno.mkdir(`${ws}/.envrc`);
+    const read = sessions.leaseNow(ctx, { reading: true });
+    assert(read?.session === first.session, "a read did not take the running session");
+    read?.release();
+    assertEquals(
+      sessions.leaseNow(ctx),
+      undefined,
+      "a write took the session without the .envrc",
+    );
+    assert(!first.session.ended, "leaseNow() changed a session");
+    const write = await sessions.acquire(ctx);
+    write.release();
+    assert(write.session !== first.session && first.session.ended);
+    const fresh = sessions.leaseNow(ctx);
+    assert(fresh?.session === write.session, "the fresh session's mounts were not taken");
+    fresh?.release();
+    await sessions.close();
+    assertEquals(sessions.leaseNow(ctx, { reading: true }), undefined);
   },
 });
 

@@ -101,17 +101,25 @@ export function processOps(context: SupervisorContext): SupervisorOps {
         return false;
       }
     }) ?? "bash";
-  const bash = (request: Received<"exec"> | Received<"spawn">, background: boolean) => {
+  // A process given the command's own pipes (fds 6, 7 and 8) moves them to 0, 1 and 2 first
+  // and keeps no other descriptor of them.
+  const bash = (
+    request: Received<"exec"> | Received<"spawn">,
+    background: boolean,
+    passed = false,
+  ) => {
     const { clean, restore } = startup(request.env as Record<string, string>);
+    const own = passed ? "exec 0<&6 1>&7 2>&8 6<&- 7>&- 8>&-; " : "";
+    const io = passed ? "null" : "piped";
     return new Deno.Command(shell, {
-      args: ["-c", enter + String(request.prefix ?? "") + restore + String(request.command)],
+      args: ["-c", own + enter + String(request.prefix ?? "") + restore + String(request.command)],
       cwd: String(request.cwd),
       env: clean,
       clearEnv: true,
       detached: background,
-      stdin: background ? "piped" : "null",
-      stdout: "piped",
-      stderr: "piped",
+      stdin: background && !passed ? "piped" : "null",
+      stdout: io,
+      stderr: io,
     }).spawn();
   };
 
@@ -167,7 +175,16 @@ export function processOps(context: SupervisorContext): SupervisorOps {
   // then what it left in its group is killed (as when its own sandbox ended).
   const spawn = async (request: Received<"spawn">) => {
     const id = Number(request.id);
-    const child = bash(request, true);
+    const release = request.stdio === "passed" ? context.takeStdio?.() : undefined;
+    if (request.stdio === "passed" && release === undefined) {
+      throw new TypeError("no pipes were passed to the sandbox for this process");
+    }
+    let child: Deno.ChildProcess;
+    try {
+      child = bash(request, true, release !== undefined);
+    } finally {
+      release?.();
+    }
     const group = (name: Deno.Signal) => {
       try {
         Deno.kill(-child.pid, name);
@@ -175,11 +192,17 @@ export function processOps(context: SupervisorContext): SupervisorOps {
         // Gone already.
       }
     };
-    runs.set(id, { cancel: () => group("SIGKILL"), signal: group, stdin: child.stdin.getWriter() });
+    runs.set(id, {
+      cancel: () => group("SIGKILL"),
+      signal: group,
+      stdin: release === undefined ? child.stdin.getWriter() : undefined,
+    });
     const pump = async (stream: ReadableStream<Uint8Array>, which: 1 | 2) => {
       for await (const chunk of stream) await send({ id, stream: which }, chunk);
     };
-    const pumps = Promise.allSettled([pump(child.stdout, 1), pump(child.stderr, 2)]);
+    const pumps = Promise.allSettled(
+      release === undefined ? [pump(child.stdout, 1), pump(child.stderr, 2)] : [],
+    );
     const status = await child.status;
     group("SIGKILL");
     runs.get(id)?.stdin?.abort().catch(() => {});

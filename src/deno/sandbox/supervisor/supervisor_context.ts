@@ -41,6 +41,12 @@ export interface SupervisorContext {
    * loop. Given by the supervisor's main loop (`supervisorMain`); a context of fakes may omit it.
    */
   hold?(work: Promise<unknown>): void;
+  /**
+   * Takes the long-lived command's own pipes, once (on fds 6, 7 and 8, see `supervisorMain`):
+   * returns what closes the supervisor's copies once the command holds them, or `undefined` when
+   * there are none (or they were taken). Given by `supervisorMain`; a context of fakes may omit it.
+   */
+  takeStdio?(): (() => void) | undefined;
 }
 
 /**

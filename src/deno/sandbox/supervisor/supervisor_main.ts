@@ -21,6 +21,10 @@ export async function supervisorMain(
   // capabilities) can no longer open its /proc/<pid>/fd, task/*/fd or mem, through which a
   // command wrote requests into its input or answers into its output. Where libc cannot be
   // loaded, or the descriptors are not these pipes, stdin and stdout are used as they are.
+  // A long-lived command's own pipes come on 6, 7 and 8 (`--toolroute-stdio=6,7,8`): handed to
+  // the one background process that asks for them (`spawn` with `stdio: "passed"`), then closed
+  // here, so that its bytes never pass the supervisor and its end is seen as theirs.
+  let releaseStdio: (() => void) | undefined;
   if (Deno.args.includes("--toolroute-fds=4,5")) {
     try {
       const libc = Deno.dlopen("libc.so.6", {
@@ -34,6 +38,15 @@ export async function supervisorMain(
         if (libc.dup2(4, 0) !== 0 || libc.dup2(5, 1) !== 1) Deno.exit(70);
         libc.close(4);
         libc.close(5);
+      }
+      if (
+        Deno.args.includes("--toolroute-stdio=6,7,8") && (libc.fcntl(6, 3) & 3) === 0 &&
+        (libc.fcntl(7, 3) & 3) === 1 && (libc.fcntl(8, 3) & 3) === 1
+      ) {
+        releaseStdio = () => {
+          releaseStdio = undefined;
+          for (const fd of [6, 7, 8]) libc.close(fd);
+        };
       }
       // PR_SET_DUMPABLE, 0
       if (libc.prctl(4, 0n, 0n, 0n, 0n) !== 0) Deno.exit(70);
@@ -50,6 +63,11 @@ export async function supervisorMain(
     hold(work) {
       held++;
       work.finally(() => held--).catch(() => {});
+    },
+    takeStdio: () => {
+      const release = releaseStdio;
+      releaseStdio = undefined;
+      return release;
     },
   };
   // No prototype: an `op` such as "constructor" names no operation.
