@@ -3,11 +3,8 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { Root } from "../paths/allowed_roots.ts";
 import { normalizeComponent } from "../paths/protected_match.ts";
-import {
-  type GitSignatureFound,
-  protectedMountsSteps,
-  type ProtectedScan,
-} from "./protected_mounts.ts";
+import { protectedMountsSteps, type ProtectedScan } from "./protected_mounts.ts";
+import type { GitSignatureFound } from "./_git_signatures.ts";
 import {
   runSteps,
   runStepsYielding,

@@ -2,7 +2,7 @@ import { basename, join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
 import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
-import { isGitDirectorySync, isGitSignature } from "../paths/git_signature.ts";
+import { isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "../../sandbox/bwrap_command.ts";
 import {
   readDirStep,
@@ -10,6 +10,8 @@ import {
   runStepsYielding,
   type WalkSteps,
 } from "../../sandbox/walk_steps.ts";
+import { identityOf, lstatOrUndefined, readDirOrEmpty, realPathOrUndefined } from "./_fs_probes.ts";
+import { type GitSignatureFound, isGitDirEntry, signatureOf } from "./_git_signatures.ts";
 
 /** Options of {@linkcode protectedMounts}. */
 export interface ProtectedMountsOptions {
@@ -51,16 +53,6 @@ export interface ProtectedScan {
   readonly signatures: readonly GitSignatureFound[];
   /** With `keepOverflow`: why no sandbox can bind these mounts (throw it before running anything). */
   readonly overflow?: ToolError;
-}
-
-/** A git directory signature in a workspace. */
-export interface GitSignatureFound {
-  /** Relative to the workspace's real path; `""` for the workspace itself. */
-  readonly rel: string;
-  /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
-  readonly identity: string | undefined;
-  /** A folder, or a `.git` that is not one (a file or link naming one). */
-  readonly kind: "folder" | "file";
 }
 
 interface DirEntryCache {
@@ -306,21 +298,6 @@ export function* protectedMountsSteps(
   };
 }
 
-function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
-  const path = join(real, rel);
-  const info = lstatOrUndefined(path);
-  if (info === undefined) return undefined;
-  if (info.isDirectory && isGitDirectorySync(path)) {
-    return { rel, identity: identityOf(info), kind: "folder" };
-  }
-  // Any other `.git` (a file naming a gitdir, a symbolic link git follows, a folder that is no
-  // repository but is walked no further, so it could hide one) is where git looks first.
-  if (normalizeComponent(basename(rel)) === ".git") {
-    return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
-  }
-  return undefined;
-}
-
 function* listDirectory(
   path: string,
   rel: string,
@@ -348,7 +325,7 @@ function* listDirectory(
       const childRel = rel === "" ? item.name : `${rel}/${item.name}`;
       if (
         protectedMatch(childRel, protectedPaths) !== undefined ||
-        (signature && GIT_DIR_ENTRIES.has(normalizeComponent(item.name)))
+        (signature && isGitDirEntry(item.name))
       ) hits.push(childRel);
       else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
     }
@@ -366,23 +343,6 @@ function* listDirectory(
   }
   return { ...identity, subdirs, hits, signature };
 }
-
-// What git reads in a repository folder: bound read-only when the workspace itself is one.
-const GIT_DIR_ENTRIES = new Set([
-  "head",
-  "objects",
-  "refs",
-  "commondir",
-  "config",
-  "config.worktree",
-  "hooks",
-  "info",
-  "packed-refs",
-  "worktrees",
-  "modules",
-  "branches",
-  "gitdir",
-]);
 
 // Synchronous like the walk: every workspace with a repository has a `.git` here, and one
 // asynchronous `lstat` waited for the event loop longer than the rest of the scan took.
@@ -410,37 +370,6 @@ function tooLarge(workspace: string, max: number): ToolError {
     `The workspace "${workspace}" has more than ${max} directories: the sandbox cannot make ` +
       "every protected path in it read-only, so the command was not run; use a smaller workspace",
   );
-}
-
-// Synchronous on purpose: the walk is many tiny calls, and each asynchronous one costs several
-// times its work in scheduling (measured: 10,000 directories, see docs/security.md).
-function readDirOrEmpty(path: string): Deno.DirEntry[] {
-  try {
-    return [...Deno.readDirSync(path)];
-  } catch {
-    return [];
-  }
-}
-
-function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return Deno.lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function realPathOrUndefined(path: string): string | undefined {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function identityOf(info: Deno.FileInfo | undefined): string | undefined {
-  if (info === undefined) return undefined;
-  return info.dev === null || info.ino === null ? undefined : `${info.dev}:${info.ino}`;
 }
 
 function tooManyEntries(workspace: string): ToolError {
