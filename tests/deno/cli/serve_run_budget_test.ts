@@ -1,16 +1,7 @@
 import { assertEquals, assertMatch } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import type { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { connectAs } from "../../_helpers/serve_http_in_process.ts";
 import { exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
-
-async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 /** What each call answered: "ran" when the tool really read the file, else its error text. */
 async function calls(client: Client, count: number, runId?: string): Promise<string[]> {

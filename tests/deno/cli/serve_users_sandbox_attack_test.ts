@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import type { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { connectAs } from "../../_helpers/serve_http_in_process.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
 
@@ -14,16 +15,6 @@ const TOKENS = {
   TOKEN_BOB: "bob-token-0123456789abcdef",
 };
 const USERS = { TOKEN_ALICE: { id: "alice" }, TOKEN_BOB: { id: "bob" } };
-
-async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "attack", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 interface Answer {
   isError: boolean;

@@ -1,18 +1,9 @@
 import { assertEquals, assertMatch } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { connectAs } from "../../_helpers/serve_http_in_process.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 import { CLI, cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
-
-async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 function text(result: unknown): string {
   return (result as { content: { text: string }[] }).content[0].text;
