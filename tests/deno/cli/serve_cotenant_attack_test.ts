@@ -10,6 +10,7 @@ import { assert, assertEquals, assertFalse, assertMatch } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 import { connectAs, startServeHttp } from "../../_helpers/serve_http_in_process.ts";
+import { exists } from "../../_helpers/exists.ts";
 
 const ALICE = "alice-token-0123456789";
 const BOB = "bob-token-0123456789ab";
@@ -274,15 +275,6 @@ Deno.test("a 2026-07-28 request naming another user's 2025 session id is served 
     await alice.close();
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test("arguments and a requestState nested 100,000 deep are answered as errors, and serve keeps serving", async () => {
   await using serve = await startServe({ policy: { ask: ["write_file"] } });

@@ -6,6 +6,7 @@ import {
   scanAndContainNow,
 } from "../../../../src/deno/builtins/sandbox/planted_repositories.ts";
 import { protectedMountsSync } from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
+import { exists } from "../../../_helpers/exists.ts";
 
 /** Counts how often a zero-delay timer chain runs while `work` runs. */
 async function ticksDuring<T>(work: () => T | Promise<T>): Promise<{ value: T; ticks: number }> {
@@ -55,12 +56,3 @@ Deno.test("scanAndContain walks thousands of folders to a planted repository, le
     await Deno.remove(root, { recursive: true });
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
