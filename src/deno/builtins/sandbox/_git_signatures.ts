@@ -1,7 +1,7 @@
 import { basename, join } from "@std/path";
 import { normalizeComponent } from "../paths/protected_match.ts";
 import { isGitDirectorySync } from "../paths/git_signature.ts";
-import { identityOf, lstatOrUndefined } from "./_fs_probes.ts";
+import { identityOf, lstatOrUndefined } from "../paths/fs_probes.ts";
 
 /** A git directory signature in a workspace. */
 export interface GitSignatureFound {

@@ -4,16 +4,16 @@ import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
 import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
 import { isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "../../sandbox/bwrap_command.ts";
+import { readDirStep, type WalkSteps } from "../../sandbox/walk_steps.ts";
 import {
-  readDirStep,
-  runSteps,
-  runStepsYielding,
-  type WalkSteps,
-} from "../../sandbox/walk_steps.ts";
-import { identityOf, lstatOrUndefined, readDirOrEmpty, realPathOrUndefined } from "./_fs_probes.ts";
+  identityOf,
+  lstatOrUndefined,
+  readDirOrEmpty,
+  realPathOrUndefined,
+} from "../paths/fs_probes.ts";
 import { type GitSignatureFound, isGitDirEntry, signatureOf } from "./_git_signatures.ts";
 
-/** Options of {@linkcode protectedMounts}. */
+/** Options of {@linkcode protectedMountsSteps}. */
 export interface ProtectedMountsOptions {
   /**
    * Most directories a command's sandbox is prepared for; more is refused (the command does not
@@ -76,7 +76,7 @@ export type ProtectedScanCache = Map<string, Map<string, DirEntryCache>>;
  */
 export const MAX_PROTECTED_ENTRIES = 1_500;
 
-/** The default directory bound of {@linkcode protectedMounts}. */
+/** The default directory bound of {@linkcode protectedMountsSteps}. */
 export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 
 // A directory changed this recently may change again within the same timestamp tick (Deno
@@ -84,6 +84,13 @@ export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 const RACY_MS = 3_000;
 const processCache: ProtectedScanCache = new Map();
 const MAX_CACHED_WORKSPACES = 64;
+
+// Directories walked between two chances for the driver to pause (`walk_steps.ts`).
+const DIRECTORIES_PER_STEP = 16;
+// A folder this large (in bytes of its own entries) is listed through the walk's driver.
+const LARGE_FOLDER_BYTES = 32 * 1024;
+// Entries of one folder matched between two chances to pause.
+const ENTRIES_PER_STEP = 512;
 
 /**
  * Finds every existing protected entry of a workspace at any depth, exactly as the file tools
@@ -94,9 +101,15 @@ const MAX_CACHED_WORKSPACES = 64;
  * is bound at its real target when that lies inside the workspace (elsewhere the sandbox cannot
  * write it anyway). The directories leading to each entry are returned too (`pinned`): bound onto
  * themselves they are mount points, which a command cannot rename away. Each mount carries the
- * `dev:ino` found here, which the sandbox checks before the command runs. A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
- * precision in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than `maxDirectories`
- * directories throws a `ToolError` (`tool_error`): the command must not run half protected.
+ * `dev:ino` found here, which the sandbox checks before the command runs. A directory whose
+ * inode and change and modification times are unchanged since the last walk, and older than a
+ * few seconds (`ctime`, which no unprivileged process can set back, has whole-second precision
+ * in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than
+ * `maxDirectories` directories throws a `ToolError` (`tool_error`): the command must not run
+ * half protected.
+ *
+ * The walk is steps (`walk_steps.ts`): run them at once (`runSteps`, every step is a metadata
+ * call) or with the event loop let in between (`runStepsYielding`).
  *
  * Requires `allow-read` permission for the workspace.
  *
@@ -104,48 +117,7 @@ const MAX_CACHED_WORKSPACES = 64;
  * @param workspace The workspace, declared and real.
  * @param protectedPaths The context's protected paths, relative to the workspace.
  * @param options The bound and the cache.
- * @returns The mounts and the cost of finding them.
- */
-export function protectedMounts(
-  workspace: Root,
-  protectedPaths: readonly string[],
-  options: ProtectedMountsOptions = {},
-): Promise<ProtectedScan> {
-  return runStepsYielding(protectedMountsSteps(workspace, protectedPaths, options));
-}
-
-/**
- * {@linkcode protectedMounts}, synchronously (every step is a metadata call of microseconds):
- * for a walk known to be small, or a caller that gives up after a budget (`runSteps`).
- *
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths, relative to the workspace.
- * @param options The bound and the cache.
- * @returns The mounts and the cost of finding them.
- */
-export function protectedMountsSync(
-  workspace: Root,
-  protectedPaths: readonly string[],
-  options: ProtectedMountsOptions = {},
-): ProtectedScan {
-  return runSteps(protectedMountsSteps(workspace, protectedPaths, options))!;
-}
-
-// Directories walked between two chances for the driver to pause (`walk_steps.ts`).
-const DIRECTORIES_PER_STEP = 16;
-// A folder this large (in bytes of its own entries) is listed through the walk's driver.
-const LARGE_FOLDER_BYTES = 32 * 1024;
-// Entries of one folder matched between two chances to pause.
-const ENTRIES_PER_STEP = 512;
-
-/**
- * {@linkcode protectedMounts} as steps (`walk_steps.ts`): the one walk, run at once or with
- * the event loop let in between.
- *
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths, relative to the workspace.
- * @param options The bound and the cache.
- * @returns The walk, whose result is the scan.
+ * @returns The walk, whose result is the mounts and the cost of finding them.
  */
 export function* protectedMountsSteps(
   workspace: Root,

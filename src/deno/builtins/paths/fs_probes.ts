@@ -1,7 +1,8 @@
-// The protected walk's metadata calls. Synchronous on purpose: the walk is many tiny calls, and
-// each asynchronous one costs several times its work in scheduling (see docs/security.md). A
-// path that cannot be looked at (gone, or refused) reads as absent: the walk decides what that
-// means.
+// Metadata calls for walks and checks that decide for themselves what an unreadable path means:
+// a path that cannot be looked at (gone, or refused) reads as absent. Synchronous on purpose: a
+// walk is many tiny calls, and each asynchronous one costs several times its work in scheduling
+// (see docs/security.md). `lstatSyncOrUndefined` is the strict one, for path checks: it throws
+// all but `NotFound`.
 
 /**
  * The entries of a folder, or none when it cannot be listed.
@@ -29,6 +30,16 @@ export function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether something (a file, a folder, a link, even a dangling one) is at a path.
+ *
+ * @param path An absolute path.
+ * @returns `true` when `lstat` finds it.
+ */
+export function lexists(path: string): boolean {
+  return lstatOrUndefined(path) !== undefined;
 }
 
 /**
