@@ -158,15 +158,37 @@ export async function startServeHttp(
   };
 }
 
+/** Options of {@linkcode connectAs}. */
+export interface ConnectAsOptions {
+  /** The era to speak; default: the first the client negotiates. */
+  era?: "legacy" | "modern";
+  /** Called on each `notifications/tools/list_changed`. */
+  onToolListChanged?: () => void;
+}
+
 /**
- * An MCP client (2.x SDK, first era it negotiates) connected to serve with a bearer token.
+ * An MCP client (2.x SDK) connected to serve with a bearer token.
  *
  * @param url The MCP endpoint.
  * @param token The bearer token.
+ * @param options The era and a tool-list listener.
  * @returns The connected client.
  */
-export async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
+export async function connectAs(
+  url: string,
+  token: string,
+  options: ConnectAsOptions = {},
+): Promise<Client> {
+  const { era, onToolListChanged } = options;
+  const client = new Client(
+    { name: "test", version: "1.0.0" },
+    era === undefined
+      ? {}
+      : { versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" } },
+  );
+  if (onToolListChanged !== undefined) {
+    client.setNotificationHandler("notifications/tools/list_changed", onToolListChanged);
+  }
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
