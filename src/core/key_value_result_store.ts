@@ -1,3 +1,4 @@
+import { decodeBase64, encodeBase64 } from "./base64.ts";
 import type { KeyValueStore } from "./store/key_value_store.ts";
 import type { ResultStore, StoredResultInfo } from "./result_store.ts";
 
@@ -41,7 +42,7 @@ export class KeyValueResultStore implements ResultStore {
   ): Promise<void> {
     for (let start = 0, index = 0; start < bytes.length; start += CHUNK_BYTES, index++) {
       const chunk = bytes.subarray(start, start + CHUNK_BYTES);
-      await this.#store.set(key(handle, index), toBase64(chunk), options);
+      await this.#store.set(key(handle, index), encodeBase64(chunk), options);
     }
     // The info goes last: a result is readable only once all of it is stored.
     await this.#store.set(key(handle), info, options);
@@ -56,7 +57,7 @@ export class KeyValueResultStore implements ResultStore {
     for (let index = Math.floor(start / CHUNK_BYTES); index * CHUNK_BYTES < end; index++) {
       const text = await this.#store.get<string>(key(handle, index));
       if (typeof text !== "string") return undefined;
-      const chunk = fromBase64(text);
+      const chunk = decodeBase64(text);
       const from = Math.max(start, index * CHUNK_BYTES);
       const to = Math.min(end, index * CHUNK_BYTES + chunk.length);
       out.set(chunk.subarray(from - index * CHUNK_BYTES, to - index * CHUNK_BYTES), from - start);
@@ -76,29 +77,4 @@ function key(handle: string, chunk?: number): string[] {
   return chunk === undefined
     ? ["toolroute", "results", handle, "info"]
     : ["toolroute", "results", handle, String(chunk)];
-}
-
-/** The runtime's own base64 (ES2026), where it has it: hundreds of times faster than a loop. */
-interface Base64Bytes {
-  toBase64?: () => string;
-}
-const fromBase64Native = (Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array })
-  .fromBase64;
-
-function toBase64(bytes: Uint8Array): string {
-  const native = (bytes as Base64Bytes).toBase64;
-  if (typeof native === "function") return native.call(bytes);
-  let binary = "";
-  for (let start = 0; start < bytes.length; start += 8192) {
-    binary += String.fromCharCode(...bytes.subarray(start, start + 8192));
-  }
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  if (typeof fromBase64Native === "function") return fromBase64Native(text);
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }

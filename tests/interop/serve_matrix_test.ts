@@ -14,7 +14,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startMcpTestServer } from "../_helpers/mcp_test_server.ts";
-import { exactFlags, makeFixture, startHttpServe } from "../deno/cli/_serve_process.ts";
+import { makeFixture, startExactServe } from "../deno/cli/_serve_process.ts";
 
 type Cell = "2.x pinned to 2026-07-28" | "2.x auto" | "2.x legacy" | "1.x";
 
@@ -94,8 +94,7 @@ for (const cell of CELLS) {
           TOKEN_BOB: { id: "bob" },
         },
       });
-      const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-      await using serve = await startHttpServe(flags, ["--config", fixture.config], {
+      await using serve = await startExactServe(fixture.config, {
         TOKEN_ALICE: "alice-token",
         TOKEN_BOB: "bob-token",
       });

@@ -1,3 +1,4 @@
+import { delay } from "@std/async";
 import type { ToolCallResult } from "../tool_call_types.ts";
 import type { ToolHook } from "./tool_hook.ts";
 import { isTransientFailure } from "./transient_failure.ts";
@@ -64,24 +65,12 @@ export function retryHook(options: RetryHookOptions = {}): ToolHook {
       if (!call.readOnly || !isTransientFailure(result)) return undefined;
       let last = result;
       for (let attempt = 0; attempt < retries && isTransientFailure(last); attempt++) {
-        await pause(backoffMs * 2 ** attempt, call.signal);
+        // An abort ends the wait early (std's delay rejects then): the check below stops.
+        await delay(backoffMs * 2 ** attempt, { signal: call.signal }).catch(() => {});
         if (call.signal.aborted) break;
         last = await call.rerun();
       }
       return last === result ? undefined : last;
     },
-  });
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms === 0) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
   });
 }

@@ -1,3 +1,4 @@
+import { decodeBase64, encodeBase64 } from "../base64.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { PendingApproval } from "../policy_types.ts";
 
@@ -39,7 +40,7 @@ export class ApprovalSigner {
    */
   async sign(approval: Omit<PendingApproval, "signature">): Promise<string> {
     const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), signedBytes(approval));
-    return base64url(new Uint8Array(mac));
+    return encodeBase64(new Uint8Array(mac), { url: true });
   }
 
   /**
@@ -66,7 +67,7 @@ export class ApprovalSigner {
   async signRecord(kind: string, record: Record<string, unknown>): Promise<string> {
     const bytes = encoder.encode(`toolroute-${kind}-v1\n${canonicalJson(record)}`);
     const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), bytes);
-    return base64url(new Uint8Array(mac));
+    return encodeBase64(new Uint8Array(mac), { url: true });
   }
 
   /**
@@ -113,7 +114,7 @@ export function toolHash(tool: RoutedTool): Promise<string> {
       inputSchema: tool.inputSchema,
     });
     hash = crypto.subtle.digest("SHA-256", encoder.encode(definition)).then((digest) =>
-      base64url(new Uint8Array(digest))
+      encodeBase64(new Uint8Array(digest), { url: true })
     );
     toolHashes.set(tool, hash);
   }
@@ -140,14 +141,7 @@ function signedBytes(approval: Omit<PendingApproval, "signature">): Uint8Array<A
   return encoder.encode(`toolroute-approval-v1\n${canonicalJson(approval)}`);
 }
 
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
 function fromBase64url(text: unknown): Uint8Array<ArrayBuffer> | undefined {
   if (typeof text !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(text)) return undefined;
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "=");
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+  return decodeBase64(text, { url: true });
 }

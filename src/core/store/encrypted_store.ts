@@ -1,3 +1,4 @@
+import { decodeBase64, encodeBase64 } from "../base64.ts";
 import type {
   KeyValueEntry,
   KeyValueIncrementOptions,
@@ -196,17 +197,4 @@ function keyMaterial(key: StoreKey): Uint8Array<ArrayBuffer> | CryptoKey {
     throw new TypeError(`Cannot use the storeKey: it has ${bytes.length} bytes; ${hint}`);
   }
   return new Uint8Array(bytes);
-}
-
-// The platform's base64 (atob, btoa): no module of its own in the edge bundle.
-function encodeBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let index = 0; index < bytes.length; index += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  }
-  return btoa(binary);
-}
-
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 }

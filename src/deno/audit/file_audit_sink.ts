@@ -303,7 +303,6 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   for (let done = 0; done < bytes.length;) done += await file.write(bytes.subarray(done));
 }
 
-/** Whether the file is non-empty and does not end with a newline (a line cut by a crash). */
 function symlinkError(path: string): TypeError {
   return new TypeError(
     `Cannot open the audit file "${path}": it is a symbolic link (or was replaced while being opened); give the path of the file itself`,
@@ -324,6 +323,7 @@ async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined
   }
 }
 
+/** Whether the file is non-empty and does not end with a newline (a line cut by a crash). */
 async function endsCut(path: string, file: Deno.FsFile): Promise<boolean> {
   const { size } = await file.stat();
   if (size === 0) return false;

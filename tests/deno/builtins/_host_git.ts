@@ -1,5 +1,5 @@
 // What the planted-repository attack tests share: the host's own git, run where a user would run
-// it, and a check that a file is there.
+// it.
 
 /** Runs the host's own `git status` in a folder, with no user or system config of the host. */
 export async function hostGitStatus(cwd: string, home: string): Promise<void> {
@@ -11,14 +11,4 @@ export async function hostGitStatus(cwd: string, home: string): Promise<void> {
     stdout: "null",
     stderr: "null",
   }).output();
-}
-
-/** Whether something (a file, a folder, a link) is at `path`; links are not followed. */
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

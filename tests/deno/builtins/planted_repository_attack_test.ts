@@ -8,7 +8,8 @@ import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/as
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
-import { exists, hostGitStatus } from "./_host_git.ts";
+import { hostGitStatus } from "./_host_git.ts";
+import { exists } from "../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 /** A config that makes `git status` in the folder run `touch <marker>`. */

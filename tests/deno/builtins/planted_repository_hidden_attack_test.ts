@@ -10,7 +10,8 @@ import { assertEquals, assertFalse, assertStringIncludes } from "@std/assert";
 import { ToolRouter } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
-import { exists, hostGitStatus } from "./_host_git.ts";
+import { hostGitStatus } from "./_host_git.ts";
+import { exists } from "../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 const sandboxed = (workspace: string): BuiltinContext => ({

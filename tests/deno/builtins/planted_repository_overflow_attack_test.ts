@@ -11,7 +11,8 @@ import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/as
 import { ToolRouter } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
-import { exists, hostGitStatus } from "./_host_git.ts";
+import { hostGitStatus } from "./_host_git.ts";
+import { exists } from "../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 function plantedConfig(marker: string): string {

@@ -11,10 +11,7 @@ import { assertEquals } from "@std/assert";
 import { type Policy, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.lstat(path).then(() => true, () => false);
-}
+import { exists } from "../../_helpers/exists.ts";
 
 const SCRIPTS = [
   "{rm,-f,victim}",

@@ -8,10 +8,7 @@ import { assertEquals, assertMatch } from "@std/assert";
 import { type Policy, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
-}
+import { exists } from "../../_helpers/exists.ts";
 
 async function toolsUnder(workspace: string, policy?: Policy, bash = false) {
   const router = new ToolRouter({

@@ -6,7 +6,7 @@ import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/as
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
-import { exists } from "./_host_git.ts";
+import { exists } from "../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 
 Deno.test({

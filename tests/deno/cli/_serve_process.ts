@@ -150,3 +150,18 @@ export async function startHttpServe(
     [Symbol.asyncDispose]: async () => void await stop(),
   };
 }
+
+/**
+ * {@linkcode startHttpServe} of a config with exactly the flags `toolroute flags` prints for it.
+ *
+ * @param config The config file.
+ * @param env Extra environment variables (see {@linkcode startHttpServe}).
+ * @returns The running server.
+ */
+export async function startExactServe(
+  config: string,
+  env: Record<string, string> = {},
+): Promise<HttpServe> {
+  const args = ["--config", config];
+  return await startHttpServe(await exactFlags([...args, "--http", "127.0.0.1:0"]), args, env);
+}

@@ -1,25 +1,12 @@
 import { assertEquals, assertRejects, assertStringIncludes, assertThrows } from "@std/assert";
 import type { ToolCallEvent } from "../../../src/core/tool_call_types.ts";
 import { buildRouter, checkUser, describeMissing } from "../../../src/deno/cli/build_router.ts";
-import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
+import { baseConfig } from "../../_helpers/serve_http_in_process.ts";
 import { ToolSetServer } from "../../../src/core/mcp/mod.ts";
 import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
-
-function config(workspace: string, overrides: Partial<ToolrouteConfig> = {}): ToolrouteConfig {
-  return {
-    context: { workspace },
-    modules: [],
-    expose: {},
-    mcpServers: {},
-    users: [],
-    http: {},
-    variables: [],
-    ...overrides,
-  };
-}
 
 async function tempWorkspace(): Promise<{ path: string } & AsyncDisposable> {
   const path = await Deno.makeTempDir({ prefix: "toolroute_build_" });
@@ -29,18 +16,18 @@ async function tempWorkspace(): Promise<{ path: string } & AsyncDisposable> {
 
 Deno.test("buildRouter() exposes every built-in of the context when the config lists none", async () => {
   await using ws = await tempWorkspace();
-  await using files = await buildRouter(config(ws.path));
+  await using files = await buildRouter(baseConfig(ws.path));
   const fileTools = ["apply_patch", "edit", "glob", "grep", "read_file", "write_file"];
   assertEquals((await files.expose()).names, fileTools);
   await using withBash = await buildRouter(
-    config(ws.path, { context: { workspace: ws.path, bash: { sandbox: "none" } } }),
+    baseConfig(ws.path, { context: { workspace: ws.path, bash: { sandbox: "none" } } }),
   );
   assertEquals((await withBash.expose()).names, [...fileTools, "bash"].sort());
 });
 
 Deno.test("buildRouter() builds a user's tool set once without MCP servers or a policy, per request otherwise", async () => {
   await using ws = await tempWorkspace();
-  await using plain = await buildRouter(config(ws.path, {
+  await using plain = await buildRouter(baseConfig(ws.path, {
     users: [{ id: "alice", tokenVariable: "T_ALICE", mcpServers: {} }],
   }));
   const first = await plain.expose();
@@ -54,7 +41,7 @@ Deno.test("buildRouter() builds a user's tool set once without MCP servers or a 
     JSON.parse((await first.call("read_file", { path: "hello.txt" })).text).content,
     "hello\n",
   );
-  await using withPolicy = await buildRouter(config(ws.path, { policy: { deny: ["edit"] } }));
+  await using withPolicy = await buildRouter(baseConfig(ws.path, { policy: { deny: ["edit"] } }));
   assertEquals((await withPolicy.expose()) === (await withPolicy.expose()), false);
 });
 
@@ -63,7 +50,7 @@ Deno.test("buildRouter() serves no built-in for a config that did not ask for th
   const upstream = await startMcpTestServer();
   try {
     await using served = await buildRouter(
-      config(ws.path, { builtins: false, mcpServers: { up: { url: upstream.url } } }),
+      baseConfig(ws.path, { builtins: false, mcpServers: { up: { url: upstream.url } } }),
     );
     const tools = await served.expose();
     assertEquals(tools.names.includes("read_file") || tools.names.includes("write_file"), false);
@@ -80,7 +67,7 @@ Deno.test("buildRouter() serves no built-in for a config that did not ask for th
 
 Deno.test("buildRouter() exposes exactly the config's names and reports the rest as missing", async () => {
   await using ws = await tempWorkspace();
-  await using served = await buildRouter(config(ws.path, {
+  await using served = await buildRouter(baseConfig(ws.path, {
     expose: { builtins: ["read_file", "bash"], functions: ["ghost"], mcpServers: ["nowhere"] },
   }));
   const tools = await served.expose();
@@ -101,7 +88,7 @@ Deno.test("buildRouter() passes call events, the call deadline and the result li
   await Deno.writeTextFile(`${ws.path}/big.txt`, "x".repeat(5000));
   const events: ToolCallEvent[] = [];
   await using served = await buildRouter(
-    config(ws.path, { maxResultChars: 300, callTimeoutMs: 5000 }),
+    baseConfig(ws.path, { maxResultChars: 300, callTimeoutMs: 5000 }),
     { onEvent: (event) => events.push(event) },
   );
   const tools = await served.expose("alice");
@@ -127,7 +114,7 @@ Deno.test("buildRouter() gives a user the global servers plus their own, never a
   });
   try {
     await using ws = await tempWorkspace();
-    await using served = await buildRouter(config(ws.path, {
+    await using served = await buildRouter(baseConfig(ws.path, {
       expose: { builtins: [] },
       mcpServers: { shared: { url: shared.url } },
       users: [
@@ -153,7 +140,7 @@ Deno.test("buildRouter() gives a user the global servers plus their own, never a
 Deno.test("buildRouter() throws a UsageError for a module that cannot be loaded", async () => {
   await using ws = await tempWorkspace();
   await assertRejects(
-    () => buildRouter(config(ws.path, { modules: [`${ws.path}/missing_module.ts`] })),
+    () => buildRouter(baseConfig(ws.path, { modules: [`${ws.path}/missing_module.ts`] })),
     UsageError,
     "missing_module.ts",
   );
@@ -164,7 +151,7 @@ Deno.test("checkUser() returns a configured id, undefined without one, and names
     { tokenVariable: "A", id: "alice", mcpServers: {} },
     { tokenVariable: "B", id: "bob", mcpServers: {} },
   ];
-  const withUsers = config("/srv/ws", { users });
+  const withUsers = baseConfig("/srv/ws", { users });
   assertEquals(checkUser(withUsers, "bob"), "bob");
   assertEquals(checkUser(withUsers, undefined), undefined);
   assertThrows(
@@ -173,7 +160,7 @@ Deno.test("checkUser() returns a configured id, undefined without one, and names
     `Unknown user "carol"; the config's users are: "alice", "bob"`,
   );
   assertThrows(
-    () => checkUser(config("/srv/ws"), "carol"),
+    () => checkUser(baseConfig("/srv/ws"), "carol"),
     UsageError,
     `Unknown user "carol"; the config's users are: none`,
   );
@@ -194,7 +181,7 @@ Deno.test("describeMissing() writes one line per missing name with its selection
 
 Deno.test("buildRouter() applies the config's policy; served, an ask becomes the client's elicitation", async () => {
   await using ws = await tempWorkspace();
-  await using served = await buildRouter(config(ws.path, {
+  await using served = await buildRouter(baseConfig(ws.path, {
     policy: { deny: ["apply_patch", "read_file(.env)"], ask: ["write_file"] },
   }));
   const toolSet = await served.expose();

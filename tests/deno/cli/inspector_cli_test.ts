@@ -9,7 +9,7 @@
  */
 import { assertEquals } from "@std/assert";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { CLI, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { CLI, exactFlags, makeFixture, startExactServe } from "./_serve_process.ts";
 
 /**
  * Runs one Inspector CLI method. The method's options come first (`--tool-arg` takes several
@@ -86,8 +86,7 @@ Deno.test("the MCP Inspector CLI lists and calls tools of toolroute serve over s
       "--config",
       fixture.config,
     ]);
-    const httpFlags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-    await using serve = await startHttpServe(httpFlags, ["--config", fixture.config]);
+    await using serve = await startExactServe(fixture.config);
     await checkTarget(cwd, [
       serve.url,
       "--transport",

@@ -3,7 +3,7 @@ import { exists } from "@std/fs";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
-import { CLI, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { CLI, exactFlags, makeFixture, startExactServe } from "./_serve_process.ts";
 
 const REPO_MOD = new URL("../../../mod.ts", import.meta.url).href;
 
@@ -47,8 +47,7 @@ Deno.test("serve --http with exact flags serves only the exposed tools to an SDK
       mcpServers: { remote: { url: remote.url } },
     }),
   );
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+  await using serve = await startExactServe(fixture.config);
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
   const { tools } = await client.listTools();
@@ -76,8 +75,7 @@ Deno.test("serve --http with exact flags serves only the exposed tools to an SDK
 
 Deno.test("serve --http answers 403 to a foreign Host or Origin and 401 without a token", async () => {
   await using fixture = await makeFixture({ users: { TOKEN_ALICE: { id: "alice" } } });
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config], {
+  await using serve = await startExactServe(fixture.config, {
     TOKEN_ALICE: "s3cret",
   });
   const post = (headers: Record<string, string>) =>
@@ -220,8 +218,7 @@ Deno.test("serve passes a remote server's tool-list change on to its clients", a
       expose: { builtins: [] },
       mcpServers: { remote: { url: remote.url } },
     });
-    const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-    await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+    await using serve = await startExactServe(fixture.config);
     const client = new Client({ name: "test", version: "1.0.0" });
     const changed = Promise.withResolvers<void>();
     client.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve());
@@ -248,8 +245,7 @@ Deno.test("serve starts when a configured MCP server is down, reports it and ser
     expose: { builtins: ["read_file"] },
     mcpServers: { down: { url: "http://127.0.0.1:1/mcp" } },
   });
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+  await using serve = await startExactServe(fixture.config);
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
   const { tools } = await client.listTools();

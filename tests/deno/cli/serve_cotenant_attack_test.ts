@@ -9,7 +9,8 @@
 import { assert, assertEquals, assertFalse, assertMatch } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
-import { startServeHttp } from "../../_helpers/serve_http_in_process.ts";
+import { connectAs, startServeHttp } from "../../_helpers/serve_http_in_process.ts";
+import { exists } from "../../_helpers/exists.ts";
 
 const ALICE = "alice-token-0123456789";
 const BOB = "bob-token-0123456789ab";
@@ -31,16 +32,6 @@ function startServe(
 }
 
 /** A 2.x SDK client in a 2025 session. */
-async function legacyClient(url: string, token: string) {
-  const client = new Client({ name: "legacy", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
-
 /** One raw 2026-07-28 request (no initialize, no session); returns the HTTP status and body. */
 async function modern(
   url: string,
@@ -96,7 +87,7 @@ function namesOf(body: Record<string, unknown>): string[] {
 
 Deno.test("a second user's 2026-07-28 search_tools loads nothing for the first user, in either era, and finds nothing denied", async () => {
   await using serve = await startServe({ policy: { deny: ["write_file"] } }, { defer: true });
-  const aliceLegacy = await legacyClient(serve.url, ALICE);
+  const aliceLegacy = await connectAs(serve.url, ALICE);
   try {
     assertEquals((await aliceLegacy.listTools()).tools.map((t) => t.name), ["search_tools"]);
     // Bob searches in the session-less era for everything, the denied tool by name included.
@@ -132,7 +123,7 @@ Deno.test("a second user's 2026-07-28 search_tools loads nothing for the first u
 
 Deno.test("a second user cannot read the first user's cut result by its handle, in either era", async () => {
   await using serve = await startServe({ maxResultChars: 2000 });
-  const alice = await legacyClient(serve.url, ALICE);
+  const alice = await connectAs(serve.url, ALICE);
   try {
     const cut = await alice.callTool({ name: "read_file", arguments: { path: "big.txt" } });
     const handle = textOf(cut).match(/"handle":"(res_\w+)"/)?.[1];
@@ -153,7 +144,7 @@ Deno.test("a second user cannot read the first user's cut result by its handle, 
     assert(modernResult.isError, "Bob's read ran and was refused");
     assertMatch(textOf(modernResult), /No stored result has the handle/);
     assertFalse(/line of text/.test(textOf(modernResult)));
-    const bobLegacy = await legacyClient(serve.url, BOB);
+    const bobLegacy = await connectAs(serve.url, BOB);
     try {
       await bobLegacy.callTool({ name: "read_file", arguments: { path: "big.txt" } });
       const stolen = await bobLegacy.callTool({ name: "read_result", arguments: { handle } });
@@ -171,7 +162,7 @@ Deno.test("one user exhausting a per-user limit through both eras leaves the oth
   await using serve = await startServe({
     policy: { limits: [{ match: "read_file", max: 3, windowMs: 3_600_000 }] },
   });
-  const alice = await legacyClient(serve.url, ALICE);
+  const alice = await connectAs(serve.url, ALICE);
   try {
     const outcomes: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -285,15 +276,6 @@ Deno.test("a 2026-07-28 request naming another user's 2025 session id is served 
   }
 });
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 Deno.test("arguments and a requestState nested 100,000 deep are answered as errors, and serve keeps serving", async () => {
   await using serve = await startServe({ policy: { ask: ["write_file"] } });
   const deep = "[".repeat(100_000) + "]".repeat(100_000);
@@ -339,8 +321,8 @@ Deno.test("under a policy, where serve builds a tool set per request, a cut resu
     maxResultChars: 2000,
     policy: { deny: ["write_file"], default: "allow" },
   });
-  const alice = await legacyClient(serve.url, ALICE);
-  const bob = await legacyClient(serve.url, BOB);
+  const alice = await connectAs(serve.url, ALICE);
+  const bob = await connectAs(serve.url, BOB);
   try {
     const cut = await alice.callTool({ name: "read_file", arguments: { path: "big.txt" } });
     const handle = textOf(cut).match(/"handle":"(res_\w+)"/)?.[1];

@@ -1,9 +1,8 @@
 // `serve --defer`: tools/list holds search_tools (and the kept tools); a client's search lists
 // the tools it found for that client alone, which is told with notifications/tools/list_changed.
 import { assert, assertEquals, assertFalse, assertMatch } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
-import { startServeHttp } from "../../_helpers/serve_http_in_process.ts";
+import { connectAs, startServeHttp } from "../../_helpers/serve_http_in_process.ts";
 import { cli, makeFixture } from "./_serve_process.ts";
 
 const TOKENS = { "alice-token-0123456789": "alice", "bob-token-0123456789ab": "bob" };
@@ -27,16 +26,8 @@ function startDeferred(
 }
 
 async function connect(url: string, token: string) {
-  const client = new Client({ name: "test", version: "1.0.0" });
   let changes = 0;
-  client.setNotificationHandler("notifications/tools/list_changed", () => {
-    changes++;
-  });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  const client = await connectAs(url, token, { onToolListChanged: () => changes++ });
   return {
     client,
     changes: () => changes,

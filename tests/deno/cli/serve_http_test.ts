@@ -1,84 +1,22 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
-import type { ToolCallEvent } from "../../../src/core/tool_call_types.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
-import { buildRouter } from "../../../src/deno/cli/build_router.ts";
-import { ANONYMOUS, type HttpAuth, serveHttp } from "../../../src/deno/cli/serve_http.ts";
-import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
 import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
+import {
+  ANONYMOUS_TOKEN,
+  type InProcessServe,
+  startServeHttp,
+} from "../../_helpers/serve_http_in_process.ts";
 
-const LOOPBACK = { hostname: "127.0.0.1", port: 0, loopback: true };
-
-/** `serveHttp` running in this process on a free loopback port; dispose stops it. */
-interface Running extends AsyncDisposable {
-  url: string;
-  port: number;
-  logs: string[];
-  events: ToolCallEvent[];
-  context: ServeContext;
-  /** Aborts the stop signal and waits until serveHttp returned. */
-  stop(): Promise<void>;
-}
-
-const SINGLE_TOKEN = "single-token-0123456789";
-
-async function startServeHttp(
+/** Serve over a workspace with `hello.txt`, exposing `read_file` unless the config says. */
+function startServe(
   overrides: Partial<ToolrouteConfig> = {},
   tokens?: Record<string, string>,
-): Promise<Running> {
-  const workspace = await Deno.makeTempDir({ prefix: "toolroute_http_" });
-  await Deno.writeTextFile(`${workspace}/hello.txt`, "hello\n");
-  const config: ToolrouteConfig = {
-    context: { workspace },
-    modules: [],
-    expose: { builtins: ["read_file"] },
-    mcpServers: {},
-    users: [],
-    http: {},
-    variables: [],
-    ...overrides,
-  };
-  const events: ToolCallEvent[] = [];
-  const served = await buildRouter(config, { onEvent: (event) => events.push(event) });
-  const logs: string[] = [];
-  const listening = Promise.withResolvers<string>();
-  const controller = new AbortController();
-  const context: ServeContext = {
-    served,
-    config,
-    io: {
-      out: (line) => logs.push(`out: ${line}`),
-      err: (line) => {
-        logs.push(line);
-        const url = line.match(/at (http:\S+\/mcp)/)?.[1];
-        if (url !== undefined) listening.resolve(url);
-      },
-    },
-    stop: controller.signal,
-    toolsChanged: new Set(),
-  };
-  const auth: HttpAuth = tokens === undefined
-    ? { tokens: { [SINGLE_TOKEN]: ANONYMOUS }, anonymous: true, generated: true }
-    : { tokens, anonymous: false, generated: false };
-  const finished = serveHttp(context, { http: LOOPBACK, auth });
-  finished.catch((error) => listening.reject(error));
-  const url = await listening.promise;
-  let stopped: Promise<void> | undefined;
-  const stop = () =>
-    stopped ??= (async () => {
-      controller.abort();
-      await finished;
-      await served.close();
-      await Deno.remove(workspace, { recursive: true });
-    })();
-  return {
-    url,
-    port: Number(new URL(url).port),
-    logs,
-    events,
-    context,
-    stop,
-    [Symbol.asyncDispose]: stop,
-  };
+): Promise<InProcessServe> {
+  return startServeHttp({ expose: { builtins: ["read_file"] }, ...overrides }, {
+    tokens,
+    files: { "hello.txt": "hello\n" },
+    prefix: "toolroute_http_",
+  });
 }
 
 async function rawStatus(port: number, host: string): Promise<number> {
@@ -101,12 +39,12 @@ function connect(url: string, headers: Record<string, string> = {}): Promise<Cli
 }
 
 Deno.test("serveHttp() logs its URL, serves the tool set and returns once stopped", async () => {
-  await using serve = await startServeHttp();
+  await using serve = await startServe();
   assertMatch(serve.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   assertEquals(serve.logs[0], `toolroute: serving at ${serve.url} (bearer token required)`);
-  assertEquals(serve.logs[2], `  Authorization: Bearer ${SINGLE_TOKEN}`);
+  assertEquals(serve.logs[2], `  Authorization: Bearer ${ANONYMOUS_TOKEN}`);
   assertEquals(await rawStatus(serve.port, `127.0.0.1:${serve.port}`), 401);
-  const client = await connect(serve.url, { authorization: `Bearer ${SINGLE_TOKEN}` });
+  const client = await connect(serve.url, { authorization: `Bearer ${ANONYMOUS_TOKEN}` });
   const { tools } = await client.listTools();
   assertEquals(tools.map((tool: { name: string }) => tool.name), ["read_file"]);
   const result = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
@@ -118,7 +56,7 @@ Deno.test("serveHttp() logs its URL, serves the tool set and returns once stoppe
 });
 
 Deno.test("serveHttp() with tokens requires one and serves each request as its token's user", async () => {
-  await using serve = await startServeHttp({}, { "alice-token": "alice" });
+  await using serve = await startServe({}, { "alice-token": "alice" });
   assertEquals(serve.logs, [`toolroute: serving at ${serve.url} (bearer token required)`]);
   assertEquals(await rawStatus(serve.port, `127.0.0.1:${serve.port}`), 401);
   const client = await connect(serve.url, { authorization: "Bearer alice-token" });
@@ -128,7 +66,7 @@ Deno.test("serveHttp() with tokens requires one and serves each request as its t
 });
 
 Deno.test("serveHttp() on loopback accepts only loopback Host headers", async () => {
-  await using serve = await startServeHttp();
+  await using serve = await startServe();
   for (const host of [`127.0.0.1:${serve.port}`, `localhost:${serve.port}`, "[::1]"]) {
     assertEquals(await rawStatus(serve.port, host) === 403, false, host);
   }
@@ -137,20 +75,20 @@ Deno.test("serveHttp() on loopback accepts only loopback Host headers", async ()
 });
 
 Deno.test("serveHttp() uses the config's allowedHosts instead of the loopback names", async () => {
-  await using serve = await startServeHttp({ http: { allowedHosts: ["toolroute.test"] } });
+  await using serve = await startServe({ http: { allowedHosts: ["toolroute.test"] } });
   assertEquals(await rawStatus(serve.port, `127.0.0.1:${serve.port}`), 403);
   assertEquals(await rawStatus(serve.port, "toolroute.test") === 403, false);
 });
 
 Deno.test("serveHttp() forwards a tool-list change to connected clients", async () => {
-  await using serve = await startServeHttp();
+  await using serve = await startServe();
   assertEquals(serve.context.toolsChanged.size, 1, "serveHttp adds one listener");
   const client = new Client({ name: "test", version: "1.0.0" });
   const changed = Promise.withResolvers<void>();
   client.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve());
   await client.connect(
     new StreamableHTTPClientTransport(new URL(serve.url), {
-      requestInit: { headers: { authorization: `Bearer ${SINGLE_TOKEN}` } },
+      requestInit: { headers: { authorization: `Bearer ${ANONYMOUS_TOKEN}` } },
     }),
   );
   await client.listTools();
@@ -213,7 +151,7 @@ async function slowloris(port: number): Promise<{ sent: number; closed: boolean 
 }
 
 Deno.test("serveHttp() closes connections whose request head trickles in, and keeps serving", async () => {
-  await using serve = await startServeHttp({ http: { headTimeoutMs: 400 } });
+  await using serve = await startServe({ http: { headTimeoutMs: 400 } });
   // The attack of the report: request heads sent a byte at a time, never finished.
   const attacks = await Promise.all(Array.from({ length: 20 }, () => slowloris(serve.port)));
   for (const attack of attacks) {
@@ -224,7 +162,7 @@ Deno.test("serveHttp() closes connections whose request head trickles in, and ke
     assertEquals(attack.closed, true);
   }
   // A normal request still succeeds.
-  const client = await connect(serve.url, { authorization: `Bearer ${SINGLE_TOKEN}` });
+  const client = await connect(serve.url, { authorization: `Bearer ${ANONYMOUS_TOKEN}` });
   const result = await client.callTool({ name: "read_file", arguments: { path: "hello.txt" } });
   assertEquals(
     JSON.parse((result as { content: { text: string }[] }).content[0].text).content,
@@ -234,14 +172,14 @@ Deno.test("serveHttp() closes connections whose request head trickles in, and ke
 });
 
 Deno.test("serveHttp() answers 503 past maxConnections and serves again once they end", async () => {
-  await using serve = await startServeHttp({ http: { maxConnections: 5, headTimeoutMs: 60_000 } });
+  await using serve = await startServe({ http: { maxConnections: 5, headTimeoutMs: 60_000 } });
   // Five connections take every slot: each sent a whole head (an idle one would be given up for
   // a newcomer), seen read by the server's 100 Continue, and holds the body it announced.
   const held = await Promise.all(
     Array.from({ length: 5 }, async () => {
       const conn = await Deno.connect({ hostname: "127.0.0.1", port: serve.port });
       await conn.write(new TextEncoder().encode(
-        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${serve.port}\r\nAuthorization: Bearer ${SINGLE_TOKEN}\r\n` +
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${serve.port}\r\nAuthorization: Bearer ${ANONYMOUS_TOKEN}\r\n` +
           "Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n",
       ));
       const answer = new Uint8Array(64);

@@ -1,16 +1,7 @@
 import { assertEquals, assertMatch } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
-import { exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
-
-async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
+import type { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { connectAs } from "../../_helpers/serve_http_in_process.ts";
+import { makeFixture, startExactServe } from "./_serve_process.ts";
 
 /** What each call answered: "ran" when the tool really read the file, else its error text. */
 async function calls(client: Client, count: number, runId?: string): Promise<string[]> {
@@ -40,8 +31,7 @@ Deno.test("serve counts a per-run budget per run the client names, per user", as
     users: { TOKEN_ALICE: { id: "alice" }, TOKEN_BOB: { id: "bob" } },
     sharedWorkspace: true,
   });
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config], {
+  await using serve = await startExactServe(fixture.config, {
     TOKEN_ALICE: "alice-token",
     TOKEN_BOB: "bob-token",
   });
@@ -69,8 +59,7 @@ Deno.test("serve counts a per-run budget per MCP session when the client names n
     expose: { builtins: ["read_file"] },
     policy: { limits: [{ match: "read_file", max: 3 }] },
   });
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+  await using serve = await startExactServe(fixture.config);
   const first = await connectAs(serve.url, serve.token);
   const second = await connectAs(serve.url, serve.token);
   try {
@@ -87,8 +76,7 @@ Deno.test("serve refuses a run id that is not a short string", async () => {
     expose: { builtins: ["read_file"] },
     policy: { limits: [{ match: "read_file", max: 3 }] },
   });
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config]);
+  await using serve = await startExactServe(fixture.config);
   const client = await connectAs(serve.url, serve.token);
   try {
     for (const runId of [42, "", "r".repeat(257)]) {

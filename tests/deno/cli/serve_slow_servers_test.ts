@@ -2,10 +2,7 @@
 // servers that are ready, and the client is told (notifications/tools/list_changed) when it is.
 import { assert, assertEquals } from "@std/assert";
 import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
-import { buildRouter } from "../../../src/deno/cli/build_router.ts";
-import { type HttpAuth, serveHttp } from "../../../src/deno/cli/serve_http.ts";
-import type { ServeContext } from "../../../src/deno/cli/serve_stdio.ts";
-import type { ToolrouteConfig } from "../../../src/deno/cli/toolroute_config.ts";
+import { startServeHttp } from "../../_helpers/serve_http_in_process.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 
 const TOKEN = "alice-token-0123456789";
@@ -25,61 +22,25 @@ async function slowServerArrives(era: "2025" | "2026-07-28"): Promise<void> {
       return undefined;
     },
   });
-  const workspace = await Deno.makeTempDir({ prefix: "toolroute_slow_" });
-  const config: ToolrouteConfig = {
-    context: { workspace },
-    modules: [],
+  const serve = await startServeHttp({
     expose: { builtins: ["read_file"] },
     mcpServers: {
       slow: { url: upstream.url },
       // Reads stdin and never answers; its own deadline only keeps close() short.
       quiet: { command: "/bin/sh", args: ["-c", "cat > /dev/null"], connectTimeoutMs: 3000 },
     },
-    users: [],
-    http: {},
-    variables: [],
     listWaitMs: 200,
-  };
-  const toolsChanged = new Set<(userId?: string) => void>();
-  // As serve_command wires it: a gateway's tools_changed event reaches every client.
-  const served = await buildRouter(config, {
-    onGatewayEvent: (event) => {
-      if (event.type === "tools_changed") {
-        for (const notify of toolsChanged) notify(event.userId);
-      }
-    },
-  });
-  const listening = Promise.withResolvers<string>();
-  const controller = new AbortController();
-  const context: ServeContext = {
-    served,
-    config,
-    io: {
-      out: () => {},
-      err: (line) => {
-        const url = line.match(/at (http:\S+\/mcp)/)?.[1];
-        if (url !== undefined) listening.resolve(url);
-      },
-    },
-    stop: controller.signal,
-    toolsChanged,
-  };
-  const auth: HttpAuth = { tokens: { [TOKEN]: "alice" }, anonymous: false, generated: false };
-  const finished = serveHttp(context, {
-    http: { hostname: "127.0.0.1", port: 0, loopback: true },
-    auth,
-  });
-  finished.catch((error) => listening.reject(error));
+  }, { tokens: { [TOKEN]: "alice" }, prefix: "toolroute_slow_", notifyToolsChanged: true });
+  const { served } = serve;
   const client = new Client({ name: "slow-test", version: "1.0.0" }, {
     versionNegotiation: { mode: era === "2025" ? "legacy" : { pin: "2026-07-28" } },
   });
   let subscription: { close(): Promise<void> } | undefined;
   try {
-    const url = await listening.promise;
     const changed = Promise.withResolvers<void>();
     client.setNotificationHandler("notifications/tools/list_changed", () => changed.resolve());
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
+      new StreamableHTTPClientTransport(new URL(serve.url), {
         requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
       }),
     );
@@ -105,10 +66,7 @@ async function slowServerArrives(era: "2025" | "2026-07-28"): Promise<void> {
     held.resolve();
     await subscription?.close();
     await client.close();
-    controller.abort();
-    await finished;
-    await served.close();
+    await serve.stop();
     await upstream.close();
-    await Deno.remove(workspace, { recursive: true });
   }
 }

@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import type { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { connectAs } from "../../_helpers/serve_http_in_process.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
-import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { cli, makeFixture, startExactServe } from "./_serve_process.ts";
 
 // Security round 3, finding 3: the users of one `serve --http` shared one sandbox session, PID
 // namespace, /tmp and background-process table. Bob read the logs of and stopped Alice's jobs,
@@ -14,16 +15,6 @@ const TOKENS = {
   TOKEN_BOB: "bob-token-0123456789abcdef",
 };
 const USERS = { TOKEN_ALICE: { id: "alice" }, TOKEN_BOB: { id: "bob" } };
-
-async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "attack", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 interface Answer {
   isError: boolean;
@@ -89,8 +80,7 @@ async function jobsAndTmpStayApart(config: Record<string, unknown>): Promise<voi
   const perUser = config.workspace === "work/{user}";
   await using fixture = await makeFixture({ ...config, bash: true, users: USERS });
   if (!perUser) await Deno.mkdir(`${fixture.dir}/work`);
-  const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", fixture.config], TOKENS);
+  await using serve = await startExactServe(fixture.config, TOKENS);
   const alice = await connectAs(serve.url, TOKENS.TOKEN_ALICE);
   const bob = await connectAs(serve.url, TOKENS.TOKEN_BOB);
   try {
@@ -191,8 +181,7 @@ Deno.test({
       users: USERS,
     });
     await Deno.mkdir(`${fixture.dir}/work`);
-    const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-    await using serve = await startHttpServe(flags, ["--config", fixture.config], TOKENS);
+    await using serve = await startExactServe(fixture.config, TOKENS);
     const alice = await connectAs(serve.url, TOKENS.TOKEN_ALICE);
     const bob = await connectAs(serve.url, TOKENS.TOKEN_BOB);
     try {
@@ -251,8 +240,7 @@ Deno.test("serve refuses several users with unsandboxed bash: a command reads th
     bash: { sandbox: "none" },
     users: { TOKEN_ALICE: { id: "alice" } },
   });
-  const flags = await exactFlags(["--config", single.config, "--http", "127.0.0.1:0"]);
-  await using serve = await startHttpServe(flags, ["--config", single.config], TOKENS);
+  await using serve = await startExactServe(single.config, TOKENS);
   const alice = await connectAs(serve.url, TOKENS.TOKEN_ALICE);
   try {
     const stolen = await call(alice, "bash", {

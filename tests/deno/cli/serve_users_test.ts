@@ -1,18 +1,9 @@
 import { assertEquals, assertMatch } from "@std/assert";
-import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp_sdk.ts";
+import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
+import { connectAs } from "../../_helpers/serve_http_in_process.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
-import { CLI, cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
-
-async function connectAs(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
+import { CLI, cli, exactFlags, makeFixture, startExactServe } from "./_serve_process.ts";
 
 function text(result: unknown): string {
   return (result as { content: { text: string }[] }).content[0].text;
@@ -42,8 +33,7 @@ Deno.test("serve --http gives each token's user its own servers and never anothe
         TOKEN_BOB: { id: "bob" },
       },
     });
-    const flags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-    await using serve = await startHttpServe(flags, ["--config", fixture.config], {
+    await using serve = await startExactServe(fixture.config, {
       TOKEN_ALICE: "alice-token",
       TOKEN_BOB: "bob-token",
     });
@@ -159,8 +149,7 @@ Deno.test("serve --stdio --user serves that user's servers; http.stateless serve
     );
     assertEquals(text(await stdio.callTool({ name: "inbox", arguments: {} })), "3 messages");
     await stdio.close();
-    const httpFlags = await exactFlags(["--config", fixture.config, "--http", "127.0.0.1:0"]);
-    await using serve = await startHttpServe(httpFlags, ["--config", fixture.config], {
+    await using serve = await startExactServe(fixture.config, {
       TOKEN_ALICE: "alice-token",
     });
     const http = await connectAs(serve.url, "alice-token");

@@ -11,6 +11,7 @@ import { commit } from "./staged_commit.ts";
 import { putFile } from "./put_file.ts";
 import { type ResolvedPath, resolveWritePath } from "../paths/workspace_paths.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
+import { protectedList, WRITE_ANNOTATIONS } from "./write_tool_hints.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -55,12 +56,7 @@ export function createWriteFileTool(ctx: ResolvedContext, files: FileAccess): Ro
         protectedList(ctx.protectedPaths)
       } cannot be written. Returns JSON { path, mode, created, bytesWritten }.`,
     inputSchema: input.jsonSchema,
-    annotations: Object.freeze({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    }),
+    annotations: WRITE_ANNOTATIONS,
     source: "builtin" as const,
     origin: "write_file",
     policySubjects: pathSubjects,
@@ -140,14 +136,4 @@ function refuse(shown: string, before: FileStat | undefined): never {
     "tool_error",
     `File ${quote(shown)} already exists: use mode "overwrite" to replace it or "append"`,
   );
-}
-
-// The description names at most this many protected paths (serve can protect thousands).
-const LISTED_PROTECTED = 8;
-
-function protectedList(paths: readonly string[]): string {
-  if (paths.length === 0) return "nothing";
-  const shown = paths.slice(0, LISTED_PROTECTED).map((p) => quote(p)).join(", ");
-  const more = paths.length - LISTED_PROTECTED;
-  return more > 0 ? `${shown} and ${more} more protected paths` : shown;
 }

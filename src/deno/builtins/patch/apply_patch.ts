@@ -6,6 +6,7 @@ import type { FileAccess } from "../files/file_access.ts";
 import { applyEdits, type ApplyPatchResult } from "./patch_transaction.ts";
 import { parsePatchText } from "./parse_patch_text.ts";
 import { patchSubjects } from "./patch_subjects.ts";
+import { WRITE_ANNOTATIONS } from "../files/write_tool_hints.ts";
 
 const schema = z.object({
   patch: z.string().describe(
@@ -48,12 +49,7 @@ export function createApplyPatchTool(ctx: ResolvedContext, files: FileAccess): R
     name: "apply_patch",
     description: DESCRIPTION,
     inputSchema: input.jsonSchema,
-    annotations: Object.freeze({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    }),
+    annotations: WRITE_ANNOTATIONS,
     source: "builtin" as const,
     origin: "apply_patch",
     policySubjects: patchSubjects,

@@ -9,6 +9,7 @@ import { applyEdits } from "./patch_transaction.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { MAX_EDIT_BYTES } from "../files/current_text.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
+import { protectedList, WRITE_ANNOTATIONS } from "../files/write_tool_hints.ts";
 
 const schema = z.object({
   path: z.string().describe("The file, relative to the workspace"),
@@ -48,15 +49,10 @@ export function createEditTool(ctx: ResolvedContext, files: FileAccess): RoutedT
       "occur exactly once (include surrounding lines to make it unique) unless replaceAll is " +
       "true; whitespace and indentation must match. Read the file first. Paths are relative to " +
       `the workspace; ${
-        ctx.protectedPaths.map((p) => quote(p)).join(", ") || "nothing"
+        protectedList(ctx.protectedPaths)
       } cannot be written. Returns JSON { path, replacements }.`,
     inputSchema: input.jsonSchema,
-    annotations: Object.freeze({
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    }),
+    annotations: WRITE_ANNOTATIONS,
     source: "builtin" as const,
     origin: "edit",
     policySubjects: pathSubjects,

@@ -2,6 +2,7 @@ import { join } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import { quote } from "./fs_tool_error.ts";
 import { normalizeComponent } from "./protected_match.ts";
+import { lexists } from "./fs_probes.ts";
 
 // What git looks for when it decides a folder is a repository (`is_git_directory` in git's
 // setup.c): `HEAD`, then `objects/` and `refs/` in the folder or in the one its `commondir` file
@@ -133,13 +134,4 @@ function completesError(shown: string, dir: string): ToolError {
       quote(dir === "" ? "." : dir)
     } a git directory (HEAD beside objects/, refs/ or commondir), whose config and hooks git on the host would run by itself; use other names, or ask the user to create the repository`,
   );
-}
-
-function lexists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -12,21 +12,9 @@ const MAX_LINKS = 40;
  * Throws what `Deno.realPath`, `Deno.lstat` or `Deno.readLink` throw, other than `NotFound`,
  * and a `Deno.errors.FilesystemLoop` for more than 40 links.
  *
- * @param path An absolute, normalized path.
- * @returns The absolute real path.
- */
-export function realTarget(path: string): Promise<string> {
-  try {
-    return Promise.resolve(realTargetSync(path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * {@linkcode realTarget}, synchronously: the path checks make a few metadata calls per tool call,
- * each microseconds synchronously where an asynchronous one costs a thread hop of tens (none of
- * them opens a file, so a FIFO cannot block them).
+ * Synchronous: the path checks make a few metadata calls per tool call, and an asynchronous one
+ * costs a thread hop of several times its work (none of them opens a file, so a FIFO cannot
+ * block them).
  *
  * @param path An absolute, normalized path.
  * @returns The absolute real path.

@@ -8,6 +8,7 @@ import { contextRoots } from "./context_roots.ts";
 import { protectedMatch } from "./protected_match.ts";
 import { checkGitSignatures } from "./git_signature.ts";
 import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
+import { realPathOrUndefined } from "./fs_probes.ts";
 
 export { realRoots, within } from "./allowed_roots.ts";
 
@@ -112,7 +113,8 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
   for (const protectedPath of ctx.protectedPaths) {
     const lexicalProtected = join(workspace.declared, protectedPath);
     // Synchronous: serve protects its whole start-up graph (hundreds of paths), and one
-    // asynchronous call each made a write cost tens of milliseconds more.
+    // asynchronous call each made a write cost tens of milliseconds more. Absent or refused:
+    // realOf decides.
     const protectedReal = realPathOrUndefined(lexicalProtected) ?? realOf(
       ctx,
       lexicalProtected,
@@ -245,12 +247,4 @@ function displayOf(workspace: Root, lexical: string): string {
 function below(base: string, path: string): string {
   if (path === base) return ".";
   return path.slice(base === "/" ? 1 : base.length + 1);
-}
-
-function realPathOrUndefined(path: string): string | undefined {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined; // Absent, or refused: realOf decides.
-  }
 }

@@ -3,11 +3,9 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { Root } from "../paths/allowed_roots.ts";
 import { normalizeComponent } from "../paths/protected_match.ts";
-import {
-  type GitSignatureFound,
-  protectedMountsSteps,
-  type ProtectedScan,
-} from "./protected_mounts.ts";
+import { lexists } from "../paths/fs_probes.ts";
+import { protectedMountsSteps, type ProtectedScan } from "./protected_mounts.ts";
+import type { GitSignatureFound } from "./_git_signatures.ts";
 import {
   runSteps,
   runStepsYielding,
@@ -122,7 +120,7 @@ function* containSteps(
   if (baseline === undefined || !placedBaselines.has(placedKey)) {
     placedBaselines.set(
       placedKey,
-      new Set(placed.filter((rel) => exists(join(workspace.real, rel)))),
+      new Set(placed.filter((rel) => lexists(join(workspace.real, rel)))),
     );
     while (placedBaselines.size > MAX_WORKSPACES) {
       placedBaselines.delete(placedBaselines.keys().next().value!);
@@ -139,7 +137,7 @@ function* containSteps(
   // it; toolroute or Deno would read it at the next start. One created since the first walk is
   // renamed aside like a repository.
   const present = placedBaselines.get(placedKey)!;
-  const created = placed.filter((rel) => !present.has(rel) && exists(join(workspace.real, rel)));
+  const created = placed.filter((rel) => !present.has(rel) && lexists(join(workspace.real, rel)));
   if (created.length > 0) {
     const done = created.map((rel): PlantedRepository => {
       try {
@@ -269,7 +267,7 @@ function renameAside(
   // the documented race; see docs/security.md).
   if (Deno.realPathSync(folder) !== folder) throw new Deno.errors.NotFound();
   let to = `${name}${SUFFIX}`;
-  for (let i = 2; exists(join(folder, to)); i++) to = `${name}${SUFFIX}-${i}`;
+  for (let i = 2; lexists(join(folder, to)); i++) to = `${name}${SUFFIX}-${i}`;
   try {
     Deno.renameSync(join(folder, name), join(folder, to));
   } catch (error) {
@@ -282,15 +280,6 @@ function renameAside(
   }
   const rel = folder === real ? "" : folder.slice(real.length + 1) + "/";
   return { renamed: `${rel}${name}`, to: `${rel}${to}` };
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // The protected paths at one place (`./name`, `dir/name`), as written, relative to the workspace.

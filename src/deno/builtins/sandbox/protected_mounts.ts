@@ -2,16 +2,18 @@ import { basename, join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
 import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
-import { isGitDirectorySync, isGitSignature } from "../paths/git_signature.ts";
+import { isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "../../sandbox/bwrap_command.ts";
+import { readDirStep, type WalkSteps } from "../../sandbox/walk_steps.ts";
 import {
-  readDirStep,
-  runSteps,
-  runStepsYielding,
-  type WalkSteps,
-} from "../../sandbox/walk_steps.ts";
+  identityOf,
+  lstatOrUndefined,
+  readDirOrEmpty,
+  realPathOrUndefined,
+} from "../paths/fs_probes.ts";
+import { type GitSignatureFound, isGitDirEntry, signatureOf } from "./_git_signatures.ts";
 
-/** Options of {@linkcode protectedMounts}. */
+/** Options of {@linkcode protectedMountsSteps}. */
 export interface ProtectedMountsOptions {
   /**
    * Most directories a command's sandbox is prepared for; more is refused (the command does not
@@ -53,16 +55,6 @@ export interface ProtectedScan {
   readonly overflow?: ToolError;
 }
 
-/** A git directory signature in a workspace. */
-export interface GitSignatureFound {
-  /** Relative to the workspace's real path; `""` for the workspace itself. */
-  readonly rel: string;
-  /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
-  readonly identity: string | undefined;
-  /** A folder, or a `.git` that is not one (a file or link naming one). */
-  readonly kind: "folder" | "file";
-}
-
 interface DirEntryCache {
   readonly ino: number | null;
   readonly ctime: number;
@@ -84,7 +76,7 @@ export type ProtectedScanCache = Map<string, Map<string, DirEntryCache>>;
  */
 export const MAX_PROTECTED_ENTRIES = 1_500;
 
-/** The default directory bound of {@linkcode protectedMounts}. */
+/** The default directory bound of {@linkcode protectedMountsSteps}. */
 export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 
 // A directory changed this recently may change again within the same timestamp tick (Deno
@@ -92,6 +84,13 @@ export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 const RACY_MS = 3_000;
 const processCache: ProtectedScanCache = new Map();
 const MAX_CACHED_WORKSPACES = 64;
+
+// Directories walked between two chances for the driver to pause (`walk_steps.ts`).
+const DIRECTORIES_PER_STEP = 16;
+// A folder this large (in bytes of its own entries) is listed through the walk's driver.
+const LARGE_FOLDER_BYTES = 32 * 1024;
+// Entries of one folder matched between two chances to pause.
+const ENTRIES_PER_STEP = 512;
 
 /**
  * Finds every existing protected entry of a workspace at any depth, exactly as the file tools
@@ -102,9 +101,15 @@ const MAX_CACHED_WORKSPACES = 64;
  * is bound at its real target when that lies inside the workspace (elsewhere the sandbox cannot
  * write it anyway). The directories leading to each entry are returned too (`pinned`): bound onto
  * themselves they are mount points, which a command cannot rename away. Each mount carries the
- * `dev:ino` found here, which the sandbox checks before the command runs. A directory whose inode and change and modification times are unchanged since the last walk, and older than a few seconds (`ctime`, which no unprivileged process can set back, has whole-second
- * precision in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than `maxDirectories`
- * directories throws a `ToolError` (`tool_error`): the command must not run half protected.
+ * `dev:ino` found here, which the sandbox checks before the command runs. A directory whose
+ * inode and change and modification times are unchanged since the last walk, and older than a
+ * few seconds (`ctime`, which no unprivileged process can set back, has whole-second precision
+ * in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than
+ * `maxDirectories` directories throws a `ToolError` (`tool_error`): the command must not run
+ * half protected.
+ *
+ * The walk is steps (`walk_steps.ts`): run them at once (`runSteps`, every step is a metadata
+ * call) or with the event loop let in between (`runStepsYielding`).
  *
  * Requires `allow-read` permission for the workspace.
  *
@@ -112,48 +117,7 @@ const MAX_CACHED_WORKSPACES = 64;
  * @param workspace The workspace, declared and real.
  * @param protectedPaths The context's protected paths, relative to the workspace.
  * @param options The bound and the cache.
- * @returns The mounts and the cost of finding them.
- */
-export function protectedMounts(
-  workspace: Root,
-  protectedPaths: readonly string[],
-  options: ProtectedMountsOptions = {},
-): Promise<ProtectedScan> {
-  return runStepsYielding(protectedMountsSteps(workspace, protectedPaths, options));
-}
-
-/**
- * {@linkcode protectedMounts}, synchronously (every step is a metadata call of microseconds):
- * for a walk known to be small, or a caller that gives up after a budget (`runSteps`).
- *
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths, relative to the workspace.
- * @param options The bound and the cache.
- * @returns The mounts and the cost of finding them.
- */
-export function protectedMountsSync(
-  workspace: Root,
-  protectedPaths: readonly string[],
-  options: ProtectedMountsOptions = {},
-): ProtectedScan {
-  return runSteps(protectedMountsSteps(workspace, protectedPaths, options))!;
-}
-
-// Directories walked between two chances for the driver to pause (`walk_steps.ts`).
-const DIRECTORIES_PER_STEP = 16;
-// A folder this large (in bytes of its own entries) is listed through the walk's driver.
-const LARGE_FOLDER_BYTES = 32 * 1024;
-// Entries of one folder matched between two chances to pause.
-const ENTRIES_PER_STEP = 512;
-
-/**
- * {@linkcode protectedMounts} as steps (`walk_steps.ts`): the one walk, run at once or with
- * the event loop let in between.
- *
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths, relative to the workspace.
- * @param options The bound and the cache.
- * @returns The walk, whose result is the scan.
+ * @returns The walk, whose result is the mounts and the cost of finding them.
  */
 export function* protectedMountsSteps(
   workspace: Root,
@@ -306,21 +270,6 @@ export function* protectedMountsSteps(
   };
 }
 
-function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
-  const path = join(real, rel);
-  const info = lstatOrUndefined(path);
-  if (info === undefined) return undefined;
-  if (info.isDirectory && isGitDirectorySync(path)) {
-    return { rel, identity: identityOf(info), kind: "folder" };
-  }
-  // Any other `.git` (a file naming a gitdir, a symbolic link git follows, a folder that is no
-  // repository but is walked no further, so it could hide one) is where git looks first.
-  if (normalizeComponent(basename(rel)) === ".git") {
-    return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
-  }
-  return undefined;
-}
-
 function* listDirectory(
   path: string,
   rel: string,
@@ -348,7 +297,7 @@ function* listDirectory(
       const childRel = rel === "" ? item.name : `${rel}/${item.name}`;
       if (
         protectedMatch(childRel, protectedPaths) !== undefined ||
-        (signature && GIT_DIR_ENTRIES.has(normalizeComponent(item.name)))
+        (signature && isGitDirEntry(item.name))
       ) hits.push(childRel);
       else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
     }
@@ -366,23 +315,6 @@ function* listDirectory(
   }
   return { ...identity, subdirs, hits, signature };
 }
-
-// What git reads in a repository folder: bound read-only when the workspace itself is one.
-const GIT_DIR_ENTRIES = new Set([
-  "head",
-  "objects",
-  "refs",
-  "commondir",
-  "config",
-  "config.worktree",
-  "hooks",
-  "info",
-  "packed-refs",
-  "worktrees",
-  "modules",
-  "branches",
-  "gitdir",
-]);
 
 // Synchronous like the walk: every workspace with a repository has a `.git` here, and one
 // asynchronous `lstat` waited for the event loop longer than the rest of the scan took.
@@ -410,37 +342,6 @@ function tooLarge(workspace: string, max: number): ToolError {
     `The workspace "${workspace}" has more than ${max} directories: the sandbox cannot make ` +
       "every protected path in it read-only, so the command was not run; use a smaller workspace",
   );
-}
-
-// Synchronous on purpose: the walk is many tiny calls, and each asynchronous one costs several
-// times its work in scheduling (measured: 10,000 directories, see docs/security.md).
-function readDirOrEmpty(path: string): Deno.DirEntry[] {
-  try {
-    return [...Deno.readDirSync(path)];
-  } catch {
-    return [];
-  }
-}
-
-function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
-  try {
-    return Deno.lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function realPathOrUndefined(path: string): string | undefined {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function identityOf(info: Deno.FileInfo | undefined): string | undefined {
-  if (info === undefined) return undefined;
-  return info.dev === null || info.ino === null ? undefined : `${info.dev}:${info.ino}`;
 }
 
 function tooManyEntries(workspace: string): ToolError {

@@ -11,7 +11,7 @@ export type SandboxMounts =
 /**
  * The sandbox's mounts for a context: the workspace (read-write) and the read-only roots, each
  * from its real path onto its declared path, and the existing protected entries at any depth
- * (read-only, with the directories leading to them pinned; see `protectedMounts`). Git
+ * (read-only, with the directories leading to them pinned; see `protectedMountsSteps`). Git
  * repositories that appeared since the workspace's first walk are disabled first
  * (`scanAndContain`): a command may have planted one that git on the host would run.
  *

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { fileTools, makeFixture, SECRET } from "../_fixture.ts";
 import { createWriteFileTool } from "../../../../src/deno/builtins/files/write_file.ts";
+import { createEditTool } from "../../../../src/deno/builtins/patch/edit.ts";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { hostFileAccess } from "../../../../src/deno/builtins/files/host_file_access.ts";
 import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
@@ -107,12 +108,15 @@ Deno.test("write_file refuses to write over a directory", async () => {
   assertStringIncludes(result.text, "not a regular file");
 });
 
-Deno.test("write_file's description names at most 8 protected paths, then how many more", () => {
+Deno.test("write_file's and edit's descriptions name at most 8 protected paths, then how many more", () => {
+  // serve can protect thousands of paths: edit's description used to list every one.
   const protectedPaths = Array.from({ length: 20 }, (_, i) => `./f${i}.ts`);
   const ctx = resolveBuiltinContext({ workspace: "/srv/ws", protectedPaths });
-  const tool = createWriteFileTool(ctx, hostFileAccess(ctx));
-  assertStringIncludes(tool.description, '"./f7.ts" and 12 more protected paths cannot be written');
-  assertEquals(tool.description.includes("f8.ts"), false);
+  for (const create of [createWriteFileTool, createEditTool]) {
+    const tool = create(ctx, hostFileAccess(ctx));
+    assertStringIncludes(tool.description, '"./f7.ts" and 12 more protected paths cannot be');
+    assertEquals(tool.description.includes("f8.ts"), false, tool.name);
+  }
 });
 
 Deno.test({

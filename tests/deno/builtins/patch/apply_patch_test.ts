@@ -1,14 +1,6 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { fileTools, makeFixture } from "../_fixture.ts";
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { exists } from "../../../_helpers/exists.ts";
 
 async function listing(dir: string): Promise<string[]> {
   const found: string[] = [];

@@ -5,7 +5,9 @@ import {
   scanAndContain,
   scanAndContainNow,
 } from "../../../../src/deno/builtins/sandbox/planted_repositories.ts";
-import { protectedMountsSync } from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
+import { protectedMountsSteps } from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
+import { runSteps } from "../../../../src/deno/sandbox/walk_steps.ts";
+import { exists } from "../../../_helpers/exists.ts";
 
 /** Counts how often a zero-delay timer chain runs while `work` runs. */
 async function ticksDuring<T>(work: () => T | Promise<T>): Promise<{ value: T; ticks: number }> {
@@ -38,7 +40,7 @@ Deno.test("scanAndContain walks thousands of folders to a planted repository, le
     await Deno.writeTextFile(`${plant}/HEAD`, "ref: refs/heads/main\n");
     // Control: the walk the sandbox's mounts used to take holds the event loop throughout.
     const held = await ticksDuring(() =>
-      protectedMountsSync(workspace, [".git"], { keepOverflow: true })
+      runSteps(protectedMountsSteps(workspace, [".git"], { keepOverflow: true }))!
     );
     assertEquals(held.ticks, 0);
     assert(held.value.directories > 10_000);
@@ -55,12 +57,3 @@ Deno.test("scanAndContain walks thousands of folders to a planted repository, le
     await Deno.remove(root, { recursive: true });
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -6,12 +6,17 @@ import {
   assertStringIncludes,
 } from "@std/assert";
 import {
-  protectedMounts,
+  protectedMountsSteps,
   type ProtectedScanCache,
 } from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
+import { runStepsYielding } from "../../../../src/deno/sandbox/walk_steps.ts";
 import { ToolError } from "../../../../src/core/tool_error.ts";
 import { bashFixture, bashUnderTest } from "../_bash_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+
+/** The walk, with the event loop let in between, as the sandbox runs it. */
+const protectedMounts = (...args: Parameters<typeof protectedMountsSteps>) =>
+  runStepsYielding(protectedMountsSteps(...args));
 
 async function tree(paths: string[]): Promise<{ root: string } & AsyncDisposable> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_prot_" }));

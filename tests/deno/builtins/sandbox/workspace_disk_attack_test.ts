@@ -7,19 +7,11 @@ import { assert, assertEquals, assertFalse, assertStringIncludes } from "@std/as
 import { ToolRouter } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
+import { exists } from "../../../_helpers/exists.ts";
 
 async function usedMiB(dir: string): Promise<number> {
   const out = await new Deno.Command("du", { args: ["-skx", dir], stdout: "piped" }).output();
   return Number.parseInt(new TextDecoder().decode(out.stdout), 10) / 1024;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test({

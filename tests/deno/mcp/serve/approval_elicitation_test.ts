@@ -4,6 +4,7 @@ import { defineTool, ToolRouter } from "../../../../mod.ts";
 import type { AuditRecord } from "../../../../src/core/stores.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { exists } from "../../../_helpers/exists.ts";
 
 const PADDING = " ".repeat(400);
 const ATTACK = `npm test${PADDING}; echo PAYLOAD > hidden.txt`;
@@ -65,15 +66,6 @@ function digestOf(params: Record<string, unknown>): string {
 
 function text(result: unknown): string {
   return (result as { content: { text: string }[] }).content[0].text;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("finding 10 through serve's elicitation: the approver sees the payload past 400 spaces, and an approval never fits changed arguments", async () => {

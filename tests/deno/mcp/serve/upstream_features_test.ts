@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { completable, type McpServer, ResourceTemplate } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { startEraTestServer } from "../../../_helpers/mcp_era_test_server.ts";
-import { startServeHttp } from "../../../_helpers/serve_http_in_process.ts";
+import { connectAs, startServeHttp } from "../../../_helpers/serve_http_in_process.ts";
 
 const ALICE = "alice-token-0123456789";
 const BOB = "bob-token-0123456789ab";
@@ -81,18 +81,8 @@ function single(label: string, reads: string[]) {
 }
 
 async function connect(url: string, token: string, era: Era) {
-  const client = new Client({ name: "reader", version: "1.0.0" }, {
-    versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" },
-  });
   let changes = 0;
-  client.setNotificationHandler("notifications/tools/list_changed", () => {
-    changes++;
-  });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  const client = await connectAs(url, token, { era, onToolListChanged: () => changes++ });
   return { client, changes: () => changes };
 }
 

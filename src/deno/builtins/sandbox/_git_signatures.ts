@@ -1,0 +1,65 @@
+import { basename, join } from "@std/path";
+import { normalizeComponent } from "../paths/protected_match.ts";
+import { isGitDirectorySync } from "../paths/git_signature.ts";
+import { identityOf, lstatOrUndefined } from "../paths/fs_probes.ts";
+
+/** A git directory signature in a workspace. */
+export interface GitSignatureFound {
+  /** Relative to the workspace's real path; `""` for the workspace itself. */
+  readonly rel: string;
+  /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
+  readonly identity: string | undefined;
+  /** A folder, or a `.git` that is not one (a file or link naming one). */
+  readonly kind: "folder" | "file";
+}
+
+/**
+ * The git directory signature at a path of a workspace, if it is one: a folder git takes for a
+ * repository (`isGitDirectorySync`), or any other `.git`.
+ *
+ * @param real The workspace's real path.
+ * @param rel The path, relative to it.
+ * @returns The signature, or `undefined`.
+ */
+export function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
+  const path = join(real, rel);
+  const info = lstatOrUndefined(path);
+  if (info === undefined) return undefined;
+  if (info.isDirectory && isGitDirectorySync(path)) {
+    return { rel, identity: identityOf(info), kind: "folder" };
+  }
+  // Any other `.git` (a file naming a gitdir, a symbolic link git follows, a folder that is no
+  // repository but is walked no further, so it could hide one) is where git looks first.
+  if (normalizeComponent(basename(rel)) === ".git") {
+    return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
+  }
+  return undefined;
+}
+
+// What git reads in a repository folder: bound read-only when the workspace itself is one.
+const GIT_DIR_ENTRIES = new Set([
+  "head",
+  "objects",
+  "refs",
+  "commondir",
+  "config",
+  "config.worktree",
+  "hooks",
+  "info",
+  "packed-refs",
+  "worktrees",
+  "modules",
+  "branches",
+  "gitdir",
+]);
+
+/**
+ * Whether an entry of a repository folder is one git reads (`HEAD`, `config`, `hooks`, …, in
+ * any case and with trailing dots and spaces, as protected paths are compared).
+ *
+ * @param name One entry's name.
+ * @returns `true` for an entry git reads.
+ */
+export function isGitDirEntry(name: string): boolean {
+  return GIT_DIR_ENTRIES.has(normalizeComponent(name));
+}
