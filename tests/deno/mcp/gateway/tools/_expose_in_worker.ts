@@ -10,18 +10,24 @@
 import { ToolRouter } from "../../../../../mod.ts";
 import { McpGateway } from "../../../../../src/core/mcp/mod.ts";
 
-self.onmessage = async ({ data }: MessageEvent<{ url: string }>) => {
+// Type-checked with the window library beside the other tests: the worker's scope, typed by hand.
+const scope = self as unknown as {
+  onmessage: (event: MessageEvent<{ url: string }>) => void;
+  postMessage(message: unknown): void;
+};
+
+scope.onmessage = async ({ data }: MessageEvent<{ url: string }>) => {
   try {
     await using gateway = new McpGateway({
       servers: { evil: { url: data.url, protocol: "2025" } },
     });
     const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["evil"] });
-    self.postMessage({
+    scope.postMessage({
       names: toolSet.names,
       missing: toolSet.missing.map((entry) => entry.reason),
       listed: JSON.stringify(toolSet.toMcp()),
     });
   } catch (error) {
-    self.postMessage({ error: String(error) });
+    scope.postMessage({ error: String(error) });
   }
 };
