@@ -59,8 +59,17 @@ export interface OpenClientSettings {
   onElicitation?: McpGatewayOptions["onElicitation"];
   /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
   oauth?: ConnectionOAuth;
-  /** Declares the elicitation capability so calls can relay requests (see `elicit`). */
+  /** Declares the elicitation capability so calls can relay requests (see `ClientRoutes`). */
   relayElicitation?: boolean;
+  /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
+  eras?: EraVerdicts;
+}
+
+/**
+ * Where one connection's client sends what the server asks or tells during its calls (kept apart
+ * from the settings, which thousands of connections share).
+ */
+export interface ClientRoutes {
   /** Routes an elicitation request (to the call that caused it); wins over `onElicitation`. */
   elicit?: (
     request: McpElicitationRequest,
@@ -68,8 +77,6 @@ export interface OpenClientSettings {
   ) => Promise<McpElicitationResult>;
   /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
-  /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
-  eras?: EraVerdicts;
 }
 
 /** An initialised client and how it is connected. */
@@ -91,11 +98,13 @@ export interface OpenedClient {
  * @param settings The server and connection settings.
  * @param preferred The kind that worked last time, tried first; `"sse"` still falls back to
  *   Streamable HTTP, so a server upgraded since is reached again.
+ * @param routes Where the server's requests and logs during calls go.
  * @returns The client and its transport kind.
  */
 export async function openMcpClient(
   settings: OpenClientSettings,
   preferred?: TransportKind,
+  routes: ClientRoutes = {},
 ): Promise<OpenedClient> {
   const { config } = settings;
   const key = eraKey(settings);
@@ -104,7 +113,7 @@ export async function openMcpClient(
   const custom = await settings.transportFactory?.(config, request);
   if (custom !== undefined) {
     try {
-      return opened(settings, key, await initialise(settings, custom, prior), "custom");
+      return opened(settings, key, await initialise(settings, custom, { prior, routes }), "custom");
     } catch (error) {
       if (prior !== undefined || protocolOf(config) !== "auto" || !probeMayHaveEnded(error)) {
         throw error;
@@ -113,7 +122,7 @@ export async function openMcpClient(
       // `initialize`) is a 2025 server: once more, on a fresh process, with `initialize` only.
       const again = await settings.transportFactory?.(config, request);
       if (again === undefined) throw error;
-      const client = await initialise(settings, again, { kind: "legacy" });
+      const client = await initialise(settings, again, { prior: { kind: "legacy" }, routes });
       return opened(settings, key, client, "custom");
     }
   }
@@ -134,7 +143,8 @@ export async function openMcpClient(
       eventStream: settings.eventStream,
     });
     try {
-      return opened(settings, key, await initialise(settings, transport, prior), kinds[i]);
+      const client = await initialise(settings, transport, { prior, routes });
+      return opened(settings, key, client, kinds[i]);
     } catch (error) {
       const status = error instanceof SdkHttpError
         ? error.status
@@ -229,8 +239,9 @@ function withOAuth(
 async function initialise(
   settings: OpenClientSettings,
   transport: McpTransport,
-  prior: PriorDiscovery | undefined,
+  how: { prior: PriorDiscovery | undefined; routes: ClientRoutes },
 ): Promise<Client> {
+  const { prior, routes } = how;
   const options: ClientOptions = {
     capabilities: {},
     versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),
@@ -239,7 +250,7 @@ async function initialise(
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
   }
-  const answer = settings.elicit ?? settings.onElicitation;
+  const answer = routes.elicit ?? settings.onElicitation;
   const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
   if (elicits) {
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
@@ -257,7 +268,7 @@ async function initialise(
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
-  const onLog = settings.onLog;
+  const onLog = routes.onLog;
   if (onLog !== undefined) {
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;

@@ -8,6 +8,7 @@ import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { listAllTools, toolPagesOf } from "../../list_all_tools.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
+import { toolListIndex } from "./tool_list_index.ts";
 import { findAuthorizationRequired } from "../oauth/authorization_required_error.ts";
 import {
   callMcpToolOutput,
@@ -34,7 +35,13 @@ import type {
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
-import { type Client, type McpTool, ProtocolError, ProtocolErrorCode } from "../../mcp_sdk.ts";
+import {
+  type Client,
+  type McpTool,
+  type ProtocolEra,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "../../mcp_sdk.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
 import {
   eraKey,
@@ -84,14 +91,18 @@ export class ServerConnection {
   lastUsedAt: number = performance.now();
   #s: ConnectionSettings;
   #redact: Redactor;
-  /** Keeps the connection's credentials out of every result (see `Redactor#result`). */
-  #redactResult: (result: McpResultParts) => McpResultParts;
+  /** Keeps the connection's credentials out of every result (see `Redactor#result`); made on use. */
+  #redactResultFn?: (result: McpResultParts) => McpResultParts;
   #state: McpConnectionState = "closed";
+  /**
+   * The SDK client; absent while closed or failed, and while parked: `ready` without a client is
+   * an idle connection of a sessionless server that let its client go (see `park`).
+   */
   #client?: Client;
-  /** The tools whose results the client validates (with an output schema), per list. */
-  #withOutput?: WithOutput;
-  /** The tools that run as tasks, per list. */
-  #taskTools?: { tools: readonly McpTool[]; names: ReadonlySet<string> };
+  /** The era of the last connect. */
+  #era?: ProtocolEra;
+  /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
+  #listening = false;
   #opening?: Promise<Client>;
   #tools: readonly McpTool[] = [];
   #version = 0;
@@ -104,8 +115,11 @@ export class ServerConnection {
   #lastError?: string;
   #backoff: Backoff;
   #disposed = false;
-  /** The contexts of the calls in flight, to route a server's requests and logs to their call. */
-  #calls = new Set<ToolContext>();
+  /**
+   * The contexts of the calls in flight, to route a server's requests and logs to their call
+   * (made on the first call).
+   */
+  #calls?: Set<ToolContext>;
   /** The request options of calls without their own deadline (see `#callOptions`). */
   #callDefaults?: CallDefaults;
   /** Which calls carry a progress token, learned per tool. */
@@ -117,17 +131,40 @@ export class ServerConnection {
    * @param settings The server, its config and the gateway's settings.
    */
   constructor(settings: ConnectionSettings) {
-    // A server's own deadline (a slow starter's) replaces the gateway's.
+    // A server's own deadline (a slow starter's) replaces the gateway's (the rest is inherited,
+    // not copied: thousands of user connections share one settings object).
     const own = settings.config.connectTimeoutMs;
-    this.#s = own === undefined ? settings : { ...settings, connectTimeoutMs: own };
+    this.#s = own === undefined
+      ? settings
+      : Object.assign(Object.create(settings) as ConnectionSettings, { connectTimeoutMs: own });
     const { oauth, serverId, userId } = settings;
-    const redact = this.#redact = new Redactor(
+    this.#redact = new Redactor(
       settings.config,
       oauth === undefined ? undefined : () => oauth.secrets(serverId, userId),
     );
-    this.#redactResult = (result) => redact.result(result);
     this.#backoff = new Backoff(settings.reconnect);
     this.#progress = new ProgressTokens(settings.progressTokens === "always");
+  }
+
+  /**
+   * Whether the connection is idle, ready and holds a client it can let go of: the server is a
+   * 2026-07-28 one over HTTP (no session, no process: the next call builds a client from the
+   * kept discover verdict, without a round trip) and no stream or listing of its own is open.
+   */
+  get parkable(): boolean {
+    return this.#era === "modern" && this.#kind === "http" && this.#state === "ready" &&
+      this.#client !== undefined &&
+      this.inFlight === 0 && !this.#listening && this.#opening === undefined &&
+      this.#refreshing === undefined;
+  }
+
+  /**
+   * Lets an idle connection's client go (see `parkable`; otherwise nothing happens). It stays
+   * `ready` with its tool list, credentials and era verdict; the next use builds a client again.
+   */
+  park(): void {
+    if (!this.parkable) return;
+    void this.#drop();
   }
 
   /** The server's config (its trust in the server's annotations among it). */
@@ -201,8 +238,8 @@ export class ServerConnection {
   async #listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
     if (this.#state === "ready") {
       const ttl = this.#s.toolListTtlMs;
-      if (ttl !== undefined && this.#client && performance.now() - this.#listedAt >= ttl) {
-        const refresh = this.#refresh(this.#client, false);
+      if (ttl !== undefined && performance.now() - this.#listedAt >= ttl) {
+        const refresh = this.#reopened().then((client) => this.#refresh(client, false));
         await (signal === undefined ? refresh : abortable(refresh, signal));
       }
       return this.#tools;
@@ -264,16 +301,8 @@ export class ServerConnection {
 
   /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
   #runsAsTask(toolName: string): boolean {
-    let tasks = this.#taskTools;
-    if (tasks?.tools !== this.#tools) {
-      const names = new Set<string>();
-      for (const tool of this.#tools) {
-        const execution = (tool as { execution?: { taskSupport?: unknown } }).execution;
-        if (execution?.taskSupport === "required") names.add(tool.name);
-      }
-      tasks = this.#taskTools = { tools: this.#tools, names };
-    }
-    return tasks.names.size > 0 && tasks.names.has(toolName);
+    const { taskNames } = toolListIndex(this.#tools);
+    return taskNames.size > 0 && taskNames.has(toolName);
   }
 
   /**
@@ -324,26 +353,15 @@ export class ServerConnection {
   // when it ends (one clock read per call, not two).
   #started(context: ToolContext): void {
     this.inFlight++;
-    this.#calls.add(context);
+    (this.#calls ??= new Set()).add(context);
   }
 
   #ended(context: ToolContext): void {
-    this.#calls.delete(context);
+    const calls = this.#calls!;
+    calls.delete(context);
+    if (calls.size === 0) this.#calls = undefined; // an idle connection holds no empty set
     this.inFlight--;
     this.lastUsedAt = performance.now();
-  }
-
-  /** The tools with an output schema, made once per tool list. */
-  #withOutputTools(): WithOutput {
-    let withOutput = this.#withOutput;
-    if (withOutput?.tools !== this.#tools) {
-      const byName = new Map<string, McpTool>();
-      for (const tool of this.#tools) {
-        if (tool.outputSchema !== undefined) byName.set(tool.name, tool);
-      }
-      withOutput = this.#withOutput = { tools: this.#tools, byName };
-    }
-    return withOutput;
   }
 
   /**
@@ -351,7 +369,7 @@ export class ServerConnection {
    * SDK client validates the result against it (other tools' options stay the shared ones).
    */
   #withDefinition<T extends object>(toolName: string, options: T): T {
-    const definition = this.#withOutputTools().byName.get(toolName);
+    const definition = toolListIndex(this.#tools).withOutput.get(toolName);
     return definition === undefined ? options : { ...options, toolDefinition: definition };
   }
 
@@ -456,7 +474,7 @@ export class ServerConnection {
       maxMediaBytes: this.#s.maxMediaBytes,
       resetTimeoutOnProgress: hardMs > timeoutMs,
       maxTotalTimeoutMs: hardMs,
-      redact: this.#redactResult,
+      redact: this.#redactResult(),
     });
   }
 
@@ -490,7 +508,7 @@ export class ServerConnection {
               maxMediaBytes: this.#s.maxMediaBytes,
               resetTimeoutOnProgress: extendable,
               maxTotalTimeoutMs: hardMs,
-              redact: this.#redactResult,
+              redact: this.#redactResult(),
             }),
           );
         } catch (error) {
@@ -540,7 +558,7 @@ export class ServerConnection {
         signal,
         timeout: this.#s.requestTimeoutMs,
       });
-      return this.#redactResult({ content: [], structuredContent: answer }).structuredContent!;
+      return this.#redactResult()({ content: [], structuredContent: answer }).structuredContent!;
     } catch (error) {
       const message = this.#redact.text(error instanceof Error ? error.message : String(error));
       const code = mcpErrorCodeOf(error);
@@ -579,22 +597,35 @@ export class ServerConnection {
     if (this.#disposed) {
       return Promise.reject(new Error(`MCP server "${this.#s.serverId}" was closed`));
     }
-    return this.#opening ??= this.#connect().finally(() => this.#opening = undefined);
+    // Ready without a client: parked, so only the client is built again (no listing, no events).
+    const reopen = this.#state === "ready";
+    return this.#opening ??= this.#connect(reopen).finally(() => this.#opening = undefined);
   }
 
-  async #connect(): Promise<Client> {
+  /** The client of a ready connection, built again when it was parked. */
+  #reopened(): Promise<Client> {
+    return this.#client === undefined ? this.#open() : Promise.resolve(this.#client);
+  }
+
+  /**
+   * Opens the client: connects and lists the tools, or with `reopen` (a parked connection) only
+   * builds the client again from the era verdict, quietly.
+   */
+  async #connect(reopen = false): Promise<Client> {
     await this.#drop();
-    this.#state = "connecting";
-    this.#s.emit({ ...this.#who(), type: "connecting" });
+    if (!reopen) {
+      this.#state = "connecting";
+      this.#s.emit({ ...this.#who(), type: "connecting" });
+    }
     let client: Client | undefined;
     try {
-      const opened = await openMcpClient({
-        ...this.#s,
+      const opened = await openMcpClient(this.#s, this.#kind, {
         elicit: (request, signal) => this.#elicit(request, signal),
         onLog: (entry) => this.#log(entry),
-      }, this.#kind);
+      });
       client = opened.client;
       this.#kind = opened.kind;
+      this.#era = opened.era;
       this.#protocol = client.getNegotiatedProtocolVersion();
       const ready = client;
       // The client lets go of its transport before `onclose`: kept here for its end reason.
@@ -603,6 +634,11 @@ export class ServerConnection {
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
         void this.#refresh(ready, true);
       });
+      if (reopen && opened.era === "modern") {
+        if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
+        this.#client = ready;
+        return ready;
+      }
       if (opened.era === "modern") await this.#listen(ready);
       this.#tools = this.#shared(
         await listAllTools(toolPagesOf(ready), { timeoutMs: this.#s.connectTimeoutMs }),
@@ -649,6 +685,7 @@ export class ServerConnection {
       const subscription = await client.listen({ toolsListChanged: true }, {
         timeout: this.#s.connectTimeoutMs,
       });
+      this.#listening = true;
       void subscription.closed.then(() => this.#lost(client));
     } catch {
       // No stream: the tool list is listed again by age.
@@ -697,6 +734,7 @@ export class ServerConnection {
   #lost(client: Client, transport?: McpTransport): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    this.#listening = false;
     if (this.#disposed) return;
     this.#state = "failed";
     // A stdio server that exited says why (its exit code, a sandbox limit, its stderr).
@@ -719,10 +757,11 @@ export class ServerConnection {
   async #drop(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    this.#listening = false;
     await client?.close().catch(() => {});
   }
 
-  #shared(tools: McpTool[]): readonly McpTool[] {
+  #shared(tools: readonly McpTool[]): readonly McpTool[] {
     return this.#s.toolDefinitions?.share(tools) ?? tools;
   }
 
@@ -735,8 +774,9 @@ export class ServerConnection {
     request: McpElicitationRequest,
     signal: AbortSignal,
   ): Promise<McpElicitationResult> {
-    const relays = [...this.#calls].filter((call) => call.elicit !== undefined);
-    if (relays.length === 1 && this.#calls.size === 1) {
+    const calls = this.#calls ?? new Set<ToolContext>();
+    const relays = [...calls].filter((call) => call.elicit !== undefined);
+    if (relays.length === 1 && calls.size === 1) {
       return await relays[0].elicit!(
         { message: request.message, requestedSchema: request.requestedSchema },
         signal,
@@ -748,13 +788,17 @@ export class ServerConnection {
 
   /** A server's log message goes to the call in flight, when exactly one is. */
   #log(entry: ToolLogEntry): void {
-    if (this.#calls.size !== 1) return;
+    if (this.#calls?.size !== 1) return;
     const [call] = this.#calls;
     try {
       call.log?.(entry);
     } catch {
       // A listener's failure must not break the connection.
     }
+  }
+
+  #redactResult(): (result: McpResultParts) => McpResultParts {
+    return this.#redactResultFn ??= (result) => this.#redact.result(result);
   }
 
   #who(): { serverId: string; userId?: string } {
@@ -765,12 +809,6 @@ export class ServerConnection {
 }
 
 /** The request options of a ready call, made once per connection for the default deadline. */
-/** The tools of a list with an output schema, whose results the SDK client validates. */
-interface WithOutput {
-  tools: readonly McpTool[];
-  byName: ReadonlyMap<string, McpTool>;
-}
-
 type CallDefaults = Readonly<
   & Required<Omit<McpCallOptions, "maxResultChars" | "maxMediaBytes" | "toolDefinition">>
   & Pick<McpCallOptions, "maxMediaBytes" | "toolDefinition">
