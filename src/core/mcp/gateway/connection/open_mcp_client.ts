@@ -22,7 +22,7 @@ import {
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
-import { surfaceTaskAnswers } from "./task_call.ts";
+import { surfaceTaskAnswers } from "./task_answers.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
@@ -66,10 +66,15 @@ export interface OpenClientSettings {
 }
 
 /**
- * Where one connection's client sends what the server asks or tells during its calls (kept apart
- * from the settings, which thousands of connections share).
+ * How one connection opens its client, and where the client sends what the server asks or tells
+ * during calls (kept apart from the settings, which thousands of connections share).
  */
-export interface ClientRoutes {
+export interface OpenClientOptions {
+  /**
+   * The kind that worked last time, tried first; `"sse"` still falls back to Streamable HTTP, so
+   * a server upgraded since is reached again.
+   */
+  preferred?: TransportKind;
   /** Routes an elicitation request (to the call that caused it); wins over `onElicitation`. */
   elicit?: (
     request: McpElicitationRequest,
@@ -96,16 +101,14 @@ export interface OpenedClient {
  * server speaking only the other kind refuses. Everything opened is closed again when it fails.
  *
  * @param settings The server and connection settings.
- * @param preferred The kind that worked last time, tried first; `"sse"` still falls back to
- *   Streamable HTTP, so a server upgraded since is reached again.
- * @param routes Where the server's requests and logs during calls go.
+ * @param routes The kind tried first, and where the server's requests and logs during calls go.
  * @returns The client and its transport kind.
  */
 export async function openMcpClient(
   settings: OpenClientSettings,
-  preferred?: TransportKind,
-  routes: ClientRoutes = {},
+  routes: OpenClientOptions = {},
 ): Promise<OpenedClient> {
+  const { preferred } = routes;
   const { config } = settings;
   const key = eraKey(settings);
   const prior = settings.eras?.get(key);
@@ -239,7 +242,7 @@ function withOAuth(
 async function initialise(
   settings: OpenClientSettings,
   transport: McpTransport,
-  how: { prior: PriorDiscovery | undefined; routes: ClientRoutes },
+  how: { prior: PriorDiscovery | undefined; routes: OpenClientOptions },
 ): Promise<Client> {
   const { prior, routes } = how;
   const options: ClientOptions = {
