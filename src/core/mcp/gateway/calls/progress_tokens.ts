@@ -31,8 +31,11 @@ const MAX_PROBED = 4096;
  */
 export class ProgressTokens {
   #always: boolean;
-  /** Tools called with a token at least once (the probe is spent); made on first use. */
-  #probed?: Set<string>;
+  /**
+   * Tools called with a token at least once (the probe is spent): the first one's name alone, a
+   * set from the second on (most connections call one tool).
+   */
+  #probed?: string | Set<string>;
   /** Tools that reported progress: every later call carries a token; made on first use. */
   #reporting?: Set<string>;
 
@@ -58,9 +61,7 @@ export class ProgressTokens {
       return onProgress ?? (extendable ? ignoreProgress : undefined);
     }
     if (onProgress === undefined) {
-      const probed = this.#probed ??= new Set();
-      if (!extendable || probed.has(toolName) || probed.size >= MAX_PROBED) return undefined;
-      probed.add(toolName);
+      if (!extendable || !this.#probe(toolName)) return undefined;
     }
     // Until the tool reports progress, a call with a token learns whether it does.
     return (progress) => {
@@ -68,6 +69,23 @@ export class ProgressTokens {
       if (reporting.size < MAX_PROBED) reporting.add(toolName);
       onProgress?.(progress);
     };
+  }
+
+  /** Spends a tool's probe; `false` when it was spent already (or too many tools were probed). */
+  #probe(toolName: string): boolean {
+    const probed = this.#probed;
+    if (probed === undefined) {
+      this.#probed = toolName;
+      return true;
+    }
+    if (probed === toolName) return false;
+    if (typeof probed === "string") {
+      this.#probed = new Set([probed, toolName]);
+      return true;
+    }
+    if (probed.has(toolName) || probed.size >= MAX_PROBED) return false;
+    probed.add(toolName);
+    return true;
   }
 
   /**

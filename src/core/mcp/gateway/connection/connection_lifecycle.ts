@@ -2,47 +2,21 @@ import type { ToolLogEntry } from "../../../tool_source.ts";
 import { abortable, delay } from "@std/async";
 import { Backoff } from "./backoff.ts";
 import { ToolListCache } from "./tool_list_cache.ts";
-import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import { findAuthorizationRequired } from "../oauth/authorization_required_error.ts";
 import { mcpErrorToToolError } from "../../mcp_call.ts";
 import type {
   McpConnectionState,
   McpElicitationRequest,
   McpElicitationResult,
-  McpGatewayEvent,
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
 import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
-import {
-  eraKey,
-  type OpenClientSettings,
-  openMcpClient,
-  type TransportKind,
-} from "./open_mcp_client.ts";
+import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import type { ConnectionSettings } from "./connection_settings.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
-
-/** Everything one connection needs, resolved from the gateway's options. */
-export interface ConnectionSettings extends OpenClientSettings {
-  /** Deadline of a call without its own. */
-  requestTimeoutMs: number;
-  /** Age after which a ready connection's tool list is listed again on use. */
-  toolListTtlMs?: number;
-  /** Hard deadline of a call that reports progress; default: 4 × its deadline. */
-  maxTotalTimeoutMs?: number;
-  /** Which calls carry a progress token (see `ProgressTokens`); default: `"auto"`. */
-  progressTokens?: "auto" | "always";
-  /** Most decoded bytes of a result's media. */
-  maxMediaBytes?: number;
-  /** Backoff: first delay, longest delay, factor, attempts per call. */
-  reconnect: { initialDelayMs: number; maxDelayMs: number; factor: number; attempts: number };
-  /** Receives events (without server and user, which the connection adds). */
-  emit: (event: McpGatewayEvent) => void;
-  /** Shares tool definitions between the gateway's connections; absent: each keeps its own. */
-  toolDefinitions?: SharedToolDefinitions;
-}
 
 /**
  * The client side of one lazy connection to one MCP server (for one user, or global): the state
@@ -78,7 +52,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   /** The protocol version the last connect negotiated. */
   #protocol?: string;
   #lastError?: string;
-  #backoff: Backoff;
+  /** Failures since the last success; made on the first failure, dropped on success. */
+  #backoff?: Backoff;
   #disposed = false;
 
   /**
@@ -99,7 +74,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       settings.config,
       oauth === undefined ? undefined : () => oauth.secrets(serverId, userId),
     );
-    this.#backoff = new Backoff(settings.reconnect);
   }
 
   /**
@@ -151,7 +125,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       state: this.#state,
       tools: this.tools.length,
       ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
-      reconnectAttempts: this.#backoff.attempts,
+      reconnectAttempts: this.#backoff?.attempts ?? 0,
       ...(this.#kind === undefined ? {} : { transport: this.#kind }),
       ...(this.#protocol === undefined ? {} : { protocol: this.#protocol }),
     };
@@ -200,7 +174,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       }
       return this.tools;
     }
-    const wait = this.#backoff.waitMs;
+    const wait = this.#backoff?.waitMs ?? 0;
     if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
       throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
     }
@@ -228,7 +202,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     for (let tries = 1;; tries++) {
       if (this.#state === "ready" && this.#client !== undefined) return this.#client;
       try {
-        const wait = this.#backoff.waitMs;
+        const wait = this.#backoff?.waitMs ?? 0;
         if (wait > 0 && this.#opening === undefined) await delay(wait, { signal });
         return await abortable(this.#open(), signal);
       } catch (error) {
@@ -293,7 +267,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#client = ready;
       this.keep(tools);
       this.#state = "ready";
-      this.#backoff.succeeded();
+      this.#backoff = undefined;
       this.#lastError = undefined;
       this.#s.emit({ ...this.#who(), type: "connected", tools: tools.length });
       return ready;
@@ -303,10 +277,10 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#s.eras?.forget(eraKey(this.#s));
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
-      this.#backoff.failed();
+      this.#failures().failed();
       // Waiting for the user to authorize: the next use may try again at once.
       const authorization = findAuthorizationRequired(error);
-      if (authorization !== undefined) this.#backoff.retryIn(0);
+      if (authorization !== undefined) this.#failures().retryIn(0);
       this.#lastError = authorization?.summary ?? describe(error, this.#redact);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
@@ -348,7 +322,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     this.#lastError = reason === undefined
       ? "The connection was lost"
       : describe(new Error(reason), this.#redact);
-    this.#backoff.retryIn(0);
+    this.#failures().retryIn(0);
     this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
   }
 
@@ -363,7 +337,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     if (this.#client !== client) return;
     this.#lost(client);
     this.#lastError = describe(error, this.#redact);
-    if (!retryNow) this.#backoff.retryIn(this.#s.reconnect.initialDelayMs);
+    if (!retryNow) this.#failures().retryIn(this.#s.reconnect.initialDelayMs);
     await client.close().catch(() => {});
   }
 
@@ -372,6 +346,10 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     this.#client = undefined;
     this.#listening = false;
     await client?.close().catch(() => {});
+  }
+
+  #failures(): Backoff {
+    return this.#backoff ??= new Backoff(this.#s.reconnect);
   }
 
   #who(): { serverId: string; userId?: string } {

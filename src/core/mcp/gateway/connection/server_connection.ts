@@ -14,9 +14,10 @@ import { callTask } from "./task_call.ts";
 import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
-import { ConnectionLifecycle, type ConnectionSettings } from "./connection_lifecycle.ts";
+import { ConnectionLifecycle } from "./connection_lifecycle.ts";
+import type { ConnectionSettings } from "./connection_settings.ts";
 
-export type { ConnectionSettings } from "./connection_lifecycle.ts";
+export type { ConnectionSettings } from "./connection_settings.ts";
 
 /**
  * One lazy connection to one MCP server (for one user, or global): its calls and requests, made
