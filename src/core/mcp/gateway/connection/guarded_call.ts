@@ -8,8 +8,8 @@ import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
-import type { Client, McpTool } from "../../mcp_sdk.ts";
-import { toolListIndex } from "./tool_list_index.ts";
+import type { Client } from "../../mcp_sdk.ts";
+import type { ToolListIndex } from "./tool_list_cache.ts";
 
 /** What a call needs of its connection (a `ServerConnection` gives it itself). */
 export interface CallingConnection {
@@ -17,8 +17,8 @@ export interface CallingConnection {
   readonly settings: { requestTimeoutMs: number; maxTotalTimeoutMs?: number };
   /** Keeps the connection's credentials out of errors. */
   readonly redactor: Redactor;
-  /** The listed tools (their output schemas are validated). */
-  readonly tools: readonly McpTool[];
+  /** The listed tools' index (their output schemas are validated). */
+  readonly index: ToolListIndex;
   /** Which calls carry a progress token. */
   readonly progressTokens: ProgressTokens;
   /**
@@ -48,44 +48,8 @@ export interface ToolCall {
   context: ToolContext;
 }
 
-/** What {@linkcode callReady} returns when its request could not be delivered. */
+/** What a ready call returns when its request could not be delivered (see `readyFailed`). */
 export const NOT_SENT: unique symbol = Symbol("not sent");
-
-/**
- * The common case, kept lean: a ready client, the SDK's own request deadline (restarted by
- * progress up to the hard one) and the caller's signal, no timer or signal of ours. Returns
- * `NOT_SENT` when the request could not be delivered (after dropping the client), so that
- * {@linkcode callGuarded} reconnects and sends it once more.
- *
- * @param connection The connection.
- * @param call The call, and the ready client to make it on.
- * @returns The result, or `NOT_SENT`.
- */
-export async function callReady(
-  connection: CallingConnection,
-  call: ToolCall & { client: Client },
-): Promise<ToolOutput | typeof NOT_SENT> {
-  const { client, toolName, args, context } = call;
-  const options = connection.callOptions(context.timeoutMs);
-  try {
-    return await callMcpToolOutput(client, {
-      toolName,
-      args,
-      context: {
-        // The call's own signal (the router makes one per call): the SDK's listener ends with it.
-        signal: context.signal,
-        // A progress token only where it can be of use.
-        onProgress: connection.progressTokens.listener(toolName, {
-          onProgress: context.onProgress,
-          extendable: options.resetTimeoutOnProgress,
-        }),
-        trace: context.trace,
-      },
-    }, withDefinition(connection.tools, toolName, options));
-  } catch (error) {
-    return await readyFailed(connection, { ...call, options }, error as ToolError);
-  }
-}
 
 /**
  * Calls under a deadline of ours that also bounds connecting: a call that cannot be delivered
@@ -93,8 +57,7 @@ export async function callReady(
  * delivered is never sent twice.
  *
  * @param connection The connection.
- * @param call The call; `firstAttempt` 1 when it was tried once already (by
- *   {@linkcode callReady}).
+ * @param call The call; `firstAttempt` 1 when it was tried once already (on a ready client).
  * @returns The result.
  */
 export async function callGuarded(
@@ -110,7 +73,7 @@ export async function callGuarded(
     extendable,
   });
   const base = connection.callOptions(undefined);
-  const options = withDefinition(connection.tools, toolName, {
+  const options = withDefinition(connection.index, toolName, {
     ...base,
     timeoutMs,
     resetTimeoutOnProgress: extendable,
@@ -143,12 +106,12 @@ export async function callGuarded(
  * The call options with the listed definition of a tool that declares an output schema: the SDK
  * client validates the result against it (other tools' options stay the shared ones).
  */
-function withDefinition<T extends object>(
-  tools: readonly McpTool[],
+export function withDefinition<T extends object>(
+  index: ToolListIndex,
   toolName: string,
   options: T,
 ): T {
-  const definition = toolListIndex(tools).withOutput.get(toolName);
+  const definition = index.withOutput.get(toolName);
   return definition === undefined ? options : { ...options, toolDefinition: definition };
 }
 
@@ -156,13 +119,16 @@ function withDefinition<T extends object>(
  * What a ready call's failure becomes: the abort reason, `NOT_SENT` (after dropping the client)
  * when the request was not delivered, a timeout naming the deadline that passed, or the error
  * with the connection's credentials redacted (thrown).
+ *
+ * @param connection The connection.
+ * @param call The call, its client and options, and what it threw.
+ * @returns `NOT_SENT`, or throws.
  */
-async function readyFailed(
+export async function readyFailed(
   connection: CallingConnection,
-  call: ToolCall & { client: Client; options: CallDefaults },
-  error: ToolError,
+  call: ToolCall & { client: Client; options: CallDefaults; error: ToolError },
 ): Promise<typeof NOT_SENT> {
-  const { context, toolName, options } = call;
+  const { context, toolName, options, error } = call;
   if (context.signal.aborted) {
     const reason = context.signal.reason;
     throw reason instanceof ToolError

@@ -1,15 +1,18 @@
 import type { ToolContext, ToolLogEntry, UpstreamMethod } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
-import { toolListIndex } from "./tool_list_index.ts";
 import type { McpResultParts } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
 import {
   type CallDefaults,
   callGuarded,
   type CallingConnection,
-  callReady,
   NOT_SENT,
+  readyFailed,
+  type ToolCall,
 } from "./guarded_call.ts";
+import type { ToolError } from "../../../tool_error.ts";
+import { callMcpToolOutput } from "../../mcp_call.ts";
+import type { Client } from "../../mcp_sdk.ts";
 import { callTask } from "./task_call.ts";
 import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
@@ -95,7 +98,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
       if (this.#runsAsTask(toolName)) return await callTask(this, call);
       const client = this.heldClient;
       if (client !== undefined && !context.signal.aborted) {
-        const output = await callReady(this, { ...call, client });
+        const output = await this.#callReady({ ...call, client });
         if (output !== NOT_SENT) return output;
         return await callGuarded(this, { ...call, firstAttempt: 1 });
       }
@@ -110,9 +113,39 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     }
   }
 
+  /**
+   * The common case, kept lean (here, not in `guarded_call.ts`, so a call runs in few files): a
+   * ready client, the SDK's own request deadline (restarted by progress up to the hard one) and
+   * the caller's signal, no timer or signal of ours. Returns `NOT_SENT` when the request could
+   * not be delivered (after dropping the client), so that `callGuarded` sends it once more.
+   */
+  async #callReady(call: ToolCall & { client: Client }): Promise<ToolOutput | typeof NOT_SENT> {
+    const { client, toolName, args, context } = call;
+    const options = this.callOptions(context.timeoutMs);
+    const definition = this.index.withOutput.get(toolName);
+    try {
+      return await callMcpToolOutput(client, {
+        toolName,
+        args,
+        context: {
+          // The call's own signal (the router makes one per call): the SDK's listener ends with it.
+          signal: context.signal,
+          // A progress token only where it can be of use.
+          onProgress: this.progressTokens.listener(toolName, {
+            onProgress: context.onProgress,
+            extendable: options.resetTimeoutOnProgress,
+          }),
+          trace: context.trace,
+        },
+      }, definition === undefined ? options : { ...options, toolDefinition: definition });
+    } catch (error) {
+      return await readyFailed(this, { ...call, options, error: error as ToolError });
+    }
+  }
+
   /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
   #runsAsTask(toolName: string): boolean {
-    const { taskNames } = toolListIndex(this.tools);
+    const { taskNames } = this.index;
     return taskNames.size > 0 && taskNames.has(toolName);
   }
 

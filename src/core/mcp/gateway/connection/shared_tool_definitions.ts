@@ -7,7 +7,7 @@ import type { McpTool } from "../../mcp_sdk.ts";
  * that gives one user a different definition gives that user a different object.
  *
  * The lists are shared too: users who got the same definitions in the same order hold one frozen
- * array (and so one index of it, see `toolListIndex`).
+ * array (and so one index of it, see `ToolListCache#index`).
  *
  * Shared definitions are deep-frozen: nothing can change one user's copy under another. An entry
  * lives as long as some connection holds it (a `WeakRef`); dead entries are swept as new ones come.
