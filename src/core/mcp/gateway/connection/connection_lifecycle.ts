@@ -42,7 +42,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * The SDK client; absent while closed or failed, and while parked: `ready` without a client is
    * an idle connection of a sessionless server that let its client go (see `park`).
    */
-  #client?: Client;
+  protected client?: Client;
   /** The era of the last connect. */
   #era?: ProtocolEra;
   /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
@@ -83,7 +83,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    */
   get parkable(): boolean {
     return this.#era === "modern" && this.#kind === "http" && this.#state === "ready" &&
-      this.#client !== undefined &&
+      this.client !== undefined &&
       this.inFlight === 0 && !this.#listening && this.#opening === undefined &&
       !this.refreshing;
   }
@@ -95,7 +95,11 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   park(): void {
     if (!this.parkable) return;
     void this.#drop();
+    this.parked();
   }
+
+  /** Lets go of what the calls keep between them (rebuilt on the next call). */
+  protected parked(): void {}
 
   /** The settings (for the call modules, see `CallingConnection`). */
   get settings(): ConnectionSettings {
@@ -200,7 +204,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    */
   async readyClient(toolName: string, signal: AbortSignal): Promise<Client> {
     for (let tries = 1;; tries++) {
-      if (this.#state === "ready" && this.#client !== undefined) return this.#client;
+      if (this.#state === "ready" && this.client !== undefined) return this.client;
       try {
         const wait = this.#backoff?.waitMs ?? 0;
         if (wait > 0 && this.#opening === undefined) await delay(wait, { signal });
@@ -225,7 +229,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   /** The client of a ready connection, built again when it was parked. */
   #reopened(): Promise<Client> {
-    return this.#client === undefined ? this.#open() : Promise.resolve(this.#client);
+    return this.client === undefined ? this.#open() : Promise.resolve(this.client);
   }
 
   /**
@@ -258,13 +262,13 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       });
       if (reopen && opened.era === "modern") {
         if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
-        this.#client = ready;
+        this.client = ready;
         return ready;
       }
       if (opened.era === "modern") await this.#listen(ready);
       const tools = await this.listOf(ready);
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
-      this.#client = ready;
+      this.client = ready;
       this.keep(tools);
       this.#state = "ready";
       this.#backoff = undefined;
@@ -312,8 +316,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   #lost(client: Client, transport?: McpTransport): void {
-    if (this.#client !== client) return;
-    this.#client = undefined;
+    if (this.client !== client) return;
+    this.client = undefined;
     this.#listening = false;
     if (this.#disposed) return;
     this.#state = "failed";
@@ -334,7 +338,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * @param retryNow Whether the next attempt may start at once (an expired session).
    */
   async broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
-    if (this.#client !== client) return;
+    if (this.client !== client) return;
     this.#lost(client);
     this.#lastError = describe(error, this.#redact);
     if (!retryNow) this.#failures().retryIn(this.#s.reconnect.initialDelayMs);
@@ -342,8 +346,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   async #drop(): Promise<void> {
-    const client = this.#client;
-    this.#client = undefined;
+    const client = this.client;
+    this.client = undefined;
     this.#listening = false;
     await client?.close().catch(() => {});
   }
@@ -359,7 +363,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   protected holds(client: Client): boolean {
-    return this.#client === client;
+    return this.client === client;
   }
 
   protected get listSettings(): ConnectionSettings {
@@ -368,11 +372,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   protected listChanged(tools: number): void {
     this.#s.emit({ ...this.#who(), type: "tools_changed", tools });
-  }
-
-  /** The client of a ready connection that holds one (not parked), for a call's fast path. */
-  protected get heldClient(): Client | undefined {
-    return this.#state === "ready" ? this.#client : undefined;
   }
 
   /** Routes a server's elicitation request during a call (see `ServerConnection`). */

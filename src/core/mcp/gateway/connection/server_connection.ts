@@ -55,6 +55,12 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     return this.#progress;
   }
 
+  /** A parked connection keeps no call options: they are made again on the next call. */
+  protected override parked(): void {
+    this.#callDefaults = undefined;
+    this.#redactResultFn = undefined;
+  }
+
   /**
    * The request options of a call: its deadline, the hard one, the result bounds; one frozen
    * object, made once, for every call without a deadline of its own.
@@ -96,7 +102,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     this.#started(context);
     try {
       if (this.#runsAsTask(toolName)) return await callTask(this, call);
-      const client = this.heldClient;
+      // Set only while ready (and not parked): a property read, no code of another file.
+      const client = this.client;
       if (client !== undefined && !context.signal.aborted) {
         const output = await this.#callReady({ ...call, client });
         if (output !== NOT_SENT) return output;

@@ -15,25 +15,21 @@ export interface ToolListSettings {
  * a time per client, and shared with every other connection that got the same definitions.
  */
 export abstract class ToolListCache {
-  #tools: readonly McpTool[] = [];
+  /**
+   * The cached tool list (empty until connected). Fields, not getters, as `index`: a call reads
+   * them without running code of this file. Set only here.
+   */
+  tools: readonly McpTool[] = [];
+  /** What calls look up in the list, made once per (shared) list. */
+  index: ToolListIndex = EMPTY;
   #version = 0;
   #listedAt = 0;
   /** The one refresh running (per client), and whether a change was announced during it. */
   #refreshing?: { client: Client; done: Promise<void>; again: boolean };
 
-  /** The cached tool list (empty until connected). */
-  get tools(): readonly McpTool[] {
-    return this.#tools;
-  }
-
   /** Increases whenever the tool list changes. */
   get version(): number {
     return this.#version;
-  }
-
-  /** What calls look up in the list, made once per (shared) list. */
-  get index(): ToolListIndex {
-    return toolListIndex(this.#tools);
   }
 
   /** When the list was last listed (`performance.now()`). */
@@ -73,7 +69,8 @@ export abstract class ToolListCache {
    * @param tools The tools.
    */
   protected keep(tools: readonly McpTool[]): void {
-    this.#tools = tools;
+    this.tools = tools;
+    this.index = toolListIndex(tools);
     this.#listedAt = performance.now();
     this.#version++;
   }
