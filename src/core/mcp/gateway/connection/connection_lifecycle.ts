@@ -36,7 +36,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   /** When the connection was last used (`performance.now()`). */
   lastUsedAt: number = performance.now();
   #s: ConnectionSettings;
-  #redact: Redactor;
+  /** Made from the config on use; a parked connection lets it go (see `park`). */
+  #redact?: Redactor;
   #state: McpConnectionState = "closed";
   /**
    * The SDK client; absent while closed or failed, and while parked: `ready` without a client is
@@ -69,11 +70,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     this.#s = own === undefined
       ? settings
       : Object.assign(Object.create(settings) as ConnectionSettings, { connectTimeoutMs: own });
-    const { oauth, serverId, userId } = settings;
-    this.#redact = new Redactor(
-      settings.config,
-      oauth === undefined ? undefined : () => oauth.secrets(serverId, userId),
-    );
   }
 
   /**
@@ -95,6 +91,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   park(): void {
     if (!this.parkable) return;
     void this.#drop();
+    this.#redact = undefined;
     this.parked();
   }
 
@@ -108,6 +105,13 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   /** Keeps the connection's credentials out of errors and results. */
   get redactor(): Redactor {
+    if (this.#redact === undefined) {
+      const { oauth, serverId, userId, config } = this.#s;
+      this.#redact = new Redactor(
+        config,
+        oauth === undefined ? undefined : () => oauth.secrets(serverId, userId),
+      );
+    }
     return this.#redact;
   }
 
@@ -212,7 +216,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       } catch (error) {
         const stop = findAuthorizationRequired(error) !== undefined;
         if (stop || signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
-          throw this.#redact.toolError(mcpErrorToToolError(error, { toolName, signal }));
+          throw this.redactor.toolError(mcpErrorToToolError(error, { toolName, signal }));
         }
       }
     }
@@ -285,7 +289,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       // Waiting for the user to authorize: the next use may try again at once.
       const authorization = findAuthorizationRequired(error);
       if (authorization !== undefined) this.#failures().retryIn(0);
-      this.#lastError = authorization?.summary ?? describe(error, this.#redact);
+      this.#lastError = authorization?.summary ?? describe(error, this.redactor);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
     }
@@ -325,7 +329,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     const reason = transport?.endReason?.();
     this.#lastError = reason === undefined
       ? "The connection was lost"
-      : describe(new Error(reason), this.#redact);
+      : describe(new Error(reason), this.redactor);
     this.#failures().retryIn(0);
     this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
   }
@@ -340,7 +344,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   async broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
     if (this.client !== client) return;
     this.#lost(client);
-    this.#lastError = describe(error, this.#redact);
+    this.#lastError = describe(error, this.redactor);
     if (!retryNow) this.#failures().retryIn(this.#s.reconnect.initialDelayMs);
     await client.close().catch(() => {});
   }

@@ -229,7 +229,12 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   }
 
   #redactResult(): (result: McpResultParts) => McpResultParts {
-    return this.#redactResultFn ??= (result) => this.redactor.result(result);
+    if (this.#redactResultFn === undefined) {
+      // The redactor itself, not the getter, so a result's redaction runs no code of the base.
+      const redactor = this.redactor;
+      this.#redactResultFn = (result) => redactor.result(result);
+    }
+    return this.#redactResultFn;
   }
 }
 
