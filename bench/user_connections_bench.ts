@@ -2,7 +2,9 @@
  * Memory and cold start per pooled user connection: `users` users each add one server (a stateless JSON server in
  * its own process), expose it and make one call, through toolroute's gateway and, in another process, through the
  * raw SDK `Client` doing the same (connect, list, call, keep open). Each side runs in a fresh process so RSS is its
- * own; RSS is read after a full GC.
+ * own; RSS is read after a full GC, once right after the last call ("hot") and once all users have
+ * been idle for 1.5 s (the gateway parks an idle user connection to a 2026-07-28 server after 1 s:
+ * its SDK client is let go, the next call builds one without a round trip).
  *
  * Run: `deno run --no-prompt -A --v8-flags=--expose-gc bench/user_connections_bench.ts [users=2000] [...more]`
  *
@@ -30,6 +32,8 @@ interface Figures {
   /** RSS added by the second half of the users alone: the steady cost of one more connection. */
   marginalRssPerUserKb: number;
   heapPerUserKb: number;
+  /** Heap per user right after the last call, before idle connections are parked. */
+  hotHeapPerUserKb: number;
   heapTotalPerUserKb: number;
   fdsPerUser: number;
   coldMs: { median: number; p99: number };
@@ -110,7 +114,7 @@ if (Deno.args[0] === "--child") {
   await server.status;
   console.log(`era: ${era === "stateless" ? "2025 (stateless 2025 server)" : era}`);
   console.log(
-    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user | heap / raw | cold connect+list+call median (p99) | total RSS |",
+    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user, idle (hot) | heap / raw | cold connect+list+call median (p99) | total RSS |",
   );
   console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
@@ -118,7 +122,7 @@ if (Deno.args[0] === "--child") {
     console.log(
       `| ${r.users} | ${r.side} | ${r.rssPerUserKb.toFixed(0)} KB | ${
         r.marginalRssPerUserKb.toFixed(0)
-      } KB | ${r.heapPerUserKb.toFixed(1)} KB | ${
+      } KB | ${r.heapPerUserKb.toFixed(1)} KB (${r.hotHeapPerUserKb.toFixed(1)}) | ${
         raw === undefined ? "—" : `${(r.heapPerUserKb / raw.heapPerUserKb).toFixed(2)}×`
       } | ` +
         `${r.coldMs.median.toFixed(2)} ms (${r.coldMs.p99.toFixed(2)}) | ${
@@ -269,6 +273,9 @@ async function measure(side: Side, url: string, users: number, era: Era): Promis
   gc();
   await new Promise((resolve) => setTimeout(resolve, 50));
   gc();
+  const hot = Deno.memoryUsage();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  gc();
   const after = Deno.memoryUsage();
   times.sort((a, b) => a - b);
   const figures: Figures = {
@@ -277,6 +284,7 @@ async function measure(side: Side, url: string, users: number, era: Era): Promis
     rssPerUserKb: (after.rss - before.rss) / users / 1024,
     marginalRssPerUserKb: (after.rss - half.rss) / (users - (users >> 1)) / 1024,
     heapPerUserKb: (after.heapUsed - before.heapUsed) / users / 1024,
+    hotHeapPerUserKb: (hot.heapUsed - before.heapUsed) / users / 1024,
     heapTotalPerUserKb: (after.heapTotal - before.heapTotal) / users / 1024,
     fdsPerUser: (openFds() - fdsBefore) / users,
     coldMs: { median: times[times.length >> 1], p99: times[Math.floor(times.length * 0.99)] },

@@ -365,7 +365,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   }
 
   #connection(serverId: string, userId: string | undefined, config: McpServerConfig) {
-    return new ServerConnection({ ...this.#settings, serverId, userId, config });
+    // Inherited, not copied: a gateway's thousands of user connections share its settings.
+    const own = { serverId, userId, config };
+    return new ServerConnection(Object.assign(Object.create(this.#settings), own));
   }
 
   #check(id: string, config: McpServerConfig): void {

@@ -31,10 +31,13 @@ const MAX_PROBED = 4096;
  */
 export class ProgressTokens {
   #always: boolean;
-  /** Tools called with a token at least once (the probe is spent). */
-  #probed = new Set<string>();
-  /** Tools that reported progress: every later call carries a token. */
-  #reporting = new Set<string>();
+  /**
+   * Tools called with a token at least once (the probe is spent): the first one's name alone, a
+   * set from the second on (most connections call one tool).
+   */
+  #probed?: string | Set<string>;
+  /** Tools that reported progress: every later call carries a token; made on first use. */
+  #reporting?: Set<string>;
 
   /**
    * Creates the policy of one connection.
@@ -54,20 +57,35 @@ export class ProgressTokens {
    */
   listener(toolName: string, call: ProgressCall): ProgressListener | undefined {
     const { onProgress, extendable } = call;
-    if (this.#always || this.#reporting.has(toolName)) {
+    if (this.#always || this.#reporting?.has(toolName) === true) {
       return onProgress ?? (extendable ? ignoreProgress : undefined);
     }
     if (onProgress === undefined) {
-      if (!extendable || this.#probed.has(toolName) || this.#probed.size >= MAX_PROBED) {
-        return undefined;
-      }
-      this.#probed.add(toolName);
+      if (!extendable || !this.#probe(toolName)) return undefined;
     }
     // Until the tool reports progress, a call with a token learns whether it does.
     return (progress) => {
-      if (this.#reporting.size < MAX_PROBED) this.#reporting.add(toolName);
+      const reporting = this.#reporting ??= new Set();
+      if (reporting.size < MAX_PROBED) reporting.add(toolName);
       onProgress?.(progress);
     };
+  }
+
+  /** Spends a tool's probe; `false` when it was spent already (or too many tools were probed). */
+  #probe(toolName: string): boolean {
+    const probed = this.#probed;
+    if (probed === undefined) {
+      this.#probed = toolName;
+      return true;
+    }
+    if (probed === toolName) return false;
+    if (typeof probed === "string") {
+      this.#probed = new Set([probed, toolName]);
+      return true;
+    }
+    if (probed.has(toolName) || probed.size >= MAX_PROBED) return false;
+    probed.add(toolName);
+    return true;
   }
 
   /**
@@ -77,6 +95,6 @@ export class ProgressTokens {
    * @returns `true` once a progress report of one of its calls arrived.
    */
   reports(toolName: string): boolean {
-    return this.#reporting.has(toolName);
+    return this.#reporting?.has(toolName) === true;
   }
 }

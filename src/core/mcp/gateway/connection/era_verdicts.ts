@@ -31,6 +31,11 @@ export interface EraVerdictsOptions {
  */
 export class EraVerdicts {
   #byKey = new Map<string, { prior: PriorDiscovery; at: number }>();
+  /**
+   * One verdict object per distinct answer: thousands of users of one server hold the same one
+   * (a server that answers users differently gets one per answer, up to the bound).
+   */
+  #priors = new Map<string, PriorDiscovery>();
   #max: number;
   #legacyMaxAgeMs: number;
 
@@ -79,11 +84,15 @@ export class EraVerdicts {
     this.#byKey.delete(id);
     // A server's discover answer is kept as it came: one too large to hold for thousands of
     // connections (a hostile per-user server's) is not kept, and that server is asked again.
-    if (prior.kind === "modern" && JSON.stringify(prior.discover).length > MAX_DISCOVER_CHARS) {
-      return;
+    const json = JSON.stringify(prior);
+    if (json.length > MAX_DISCOVER_CHARS) return;
+    let shared = this.#priors.get(json);
+    if (shared === undefined) {
+      if (this.#priors.size >= MAX_SHARED_PRIORS) this.#priors.clear();
+      this.#priors.set(json, shared = prior);
     }
     if (this.#byKey.size >= this.#max) this.#byKey.delete(this.#byKey.keys().next().value!);
-    this.#byKey.set(id, { prior, at: performance.now() });
+    this.#byKey.set(id, { prior: shared, at: performance.now() });
   }
 
   /**
@@ -98,6 +107,8 @@ export class EraVerdicts {
 
 /** Most characters of a discover answer that is kept. */
 const MAX_DISCOVER_CHARS = 64 * 1024;
+/** Most distinct answers shared; past it, sharing starts over (answers stay correct, less shared). */
+const MAX_SHARED_PRIORS = 256;
 
 function keyOf(key: EraKey): string {
   // A user id or server id can hold any character: JSON keeps the parts apart.

@@ -22,7 +22,7 @@ import {
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
-import { surfaceTaskAnswers } from "./task_call.ts";
+import { surfaceTaskAnswers } from "./task_answers.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
@@ -59,8 +59,22 @@ export interface OpenClientSettings {
   onElicitation?: McpGatewayOptions["onElicitation"];
   /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
   oauth?: ConnectionOAuth;
-  /** Declares the elicitation capability so calls can relay requests (see `elicit`). */
+  /** Declares the elicitation capability so calls can relay requests (see `ClientRoutes`). */
   relayElicitation?: boolean;
+  /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
+  eras?: EraVerdicts;
+}
+
+/**
+ * How one connection opens its client, and where the client sends what the server asks or tells
+ * during calls (kept apart from the settings, which thousands of connections share).
+ */
+export interface OpenClientOptions {
+  /**
+   * The kind that worked last time, tried first; `"sse"` still falls back to Streamable HTTP, so
+   * a server upgraded since is reached again.
+   */
+  preferred?: TransportKind;
   /** Routes an elicitation request (to the call that caused it); wins over `onElicitation`. */
   elicit?: (
     request: McpElicitationRequest,
@@ -68,8 +82,6 @@ export interface OpenClientSettings {
   ) => Promise<McpElicitationResult>;
   /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
-  /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
-  eras?: EraVerdicts;
 }
 
 /** An initialised client and how it is connected. */
@@ -89,14 +101,14 @@ export interface OpenedClient {
  * server speaking only the other kind refuses. Everything opened is closed again when it fails.
  *
  * @param settings The server and connection settings.
- * @param preferred The kind that worked last time, tried first; `"sse"` still falls back to
- *   Streamable HTTP, so a server upgraded since is reached again.
+ * @param routes The kind tried first, and where the server's requests and logs during calls go.
  * @returns The client and its transport kind.
  */
 export async function openMcpClient(
   settings: OpenClientSettings,
-  preferred?: TransportKind,
+  routes: OpenClientOptions = {},
 ): Promise<OpenedClient> {
+  const { preferred } = routes;
   const { config } = settings;
   const key = eraKey(settings);
   const prior = settings.eras?.get(key);
@@ -104,7 +116,7 @@ export async function openMcpClient(
   const custom = await settings.transportFactory?.(config, request);
   if (custom !== undefined) {
     try {
-      return opened(settings, key, await initialise(settings, custom, prior), "custom");
+      return opened(settings, key, await initialise(settings, custom, { prior, routes }), "custom");
     } catch (error) {
       if (prior !== undefined || protocolOf(config) !== "auto" || !probeMayHaveEnded(error)) {
         throw error;
@@ -113,7 +125,7 @@ export async function openMcpClient(
       // `initialize`) is a 2025 server: once more, on a fresh process, with `initialize` only.
       const again = await settings.transportFactory?.(config, request);
       if (again === undefined) throw error;
-      const client = await initialise(settings, again, { kind: "legacy" });
+      const client = await initialise(settings, again, { prior: { kind: "legacy" }, routes });
       return opened(settings, key, client, "custom");
     }
   }
@@ -134,7 +146,8 @@ export async function openMcpClient(
       eventStream: settings.eventStream,
     });
     try {
-      return opened(settings, key, await initialise(settings, transport, prior), kinds[i]);
+      const client = await initialise(settings, transport, { prior, routes });
+      return opened(settings, key, client, kinds[i]);
     } catch (error) {
       const status = error instanceof SdkHttpError
         ? error.status
@@ -229,8 +242,9 @@ function withOAuth(
 async function initialise(
   settings: OpenClientSettings,
   transport: McpTransport,
-  prior: PriorDiscovery | undefined,
+  how: { prior: PriorDiscovery | undefined; routes: OpenClientOptions },
 ): Promise<Client> {
+  const { prior, routes } = how;
   const options: ClientOptions = {
     capabilities: {},
     versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),
@@ -239,7 +253,7 @@ async function initialise(
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
   }
-  const answer = settings.elicit ?? settings.onElicitation;
+  const answer = routes.elicit ?? settings.onElicitation;
   const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
   if (elicits) {
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
@@ -257,7 +271,7 @@ async function initialise(
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
-  const onLog = settings.onLog;
+  const onLog = routes.onLog;
   if (onLog !== undefined) {
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;

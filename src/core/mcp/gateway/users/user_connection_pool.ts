@@ -12,6 +12,13 @@ export interface PooledConnection {
   readonly lastUsedAt: number;
   /** Closes it. */
   close(): Promise<void>;
+  /**
+   * Whether it holds state it can let go of while idle and rebuild on the next use without a
+   * round trip (see `park`).
+   */
+  readonly parkable?: boolean;
+  /** Lets go of that state (an idle connection of a sessionless server: its client). */
+  park?(): void;
 }
 
 /** Options of {@linkcode UserConnectionPool}. */
@@ -23,6 +30,11 @@ export interface UserConnectionPoolOptions<C extends PooledConnection> {
    * acquired or the idle timer runs.
    */
   maxConnections: number;
+  /**
+   * Idle time after which a parkable connection is parked (it stays open and pooled, lighter).
+   * Default: never.
+   */
+  parkMs?: number;
   /** Told about each connection the pool closes by itself. */
   onClose?: (userId: string, serverId: string, connection: C, reason: "idle" | "evicted") => void;
 }
@@ -42,6 +54,8 @@ export class UserConnectionPool<C extends PooledConnection> {
   /** Insertion order is recency order: a used entry is moved to the end. */
   #entries = new Map<string, Entry<C>>();
   #timer?: ReturnType<typeof setTimeout>;
+  /** When the timer runs (`performance.now()`), `Infinity` without one. */
+  #timerAt = Infinity;
   #closing = new Set<Promise<void>>();
   /**
    * No connection can have been idle for `idleMs` before this time (the earliest `lastUsedAt +
@@ -87,6 +101,13 @@ export class UserConnectionPool<C extends PooledConnection> {
     }
     this.#entries.set(key, entry);
     this.#evict(key);
+    // A connection in use may be parkable once the use ends: the timer runs by then.
+    const parkMs = this.#options.parkMs;
+    if (parkMs !== undefined && this.#timerAt > performance.now() + parkMs + PARK_SLACK_MS) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#timerAt = Infinity;
+    }
     this.#schedule();
     return entry.connection;
   }
@@ -139,6 +160,7 @@ export class UserConnectionPool<C extends PooledConnection> {
   async close(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#timerAt = Infinity;
     const all = [...this.#entries.values()];
     this.#entries.clear();
     await Promise.allSettled([...all.map((entry) => entry.connection.close()), ...this.#closing]);
@@ -156,6 +178,7 @@ export class UserConnectionPool<C extends PooledConnection> {
 
   #sweep(): void {
     this.#timer = undefined;
+    this.#timerAt = Infinity;
     this.#sweepIdle();
     this.#evict();
     this.#schedule();
@@ -163,14 +186,18 @@ export class UserConnectionPool<C extends PooledConnection> {
 
   #sweepIdle(): void {
     const now = performance.now();
-    const { idleMs } = this.#options;
+    const { idleMs, parkMs = Infinity } = this.#options;
     // A connection in use now is used until at least now: idle no sooner than now + idleMs.
     let next = now + idleMs;
     for (const [key, entry] of this.#entries) {
-      const { inFlight, lastUsedAt } = entry.connection;
+      const { connection } = entry;
+      const { inFlight, lastUsedAt } = connection;
       if (inFlight > 0) continue;
       if (now - lastUsedAt >= idleMs) this.#drop(key, entry, "idle");
-      else next = Math.min(next, lastUsedAt + idleMs);
+      else {
+        if (connection.parkable === true && now - lastUsedAt >= parkMs) connection.park?.();
+        next = Math.min(next, lastUsedAt + idleMs);
+      }
     }
     this.#idleCheckAt = this.#entries.size === 0 ? Infinity : next;
   }
@@ -178,11 +205,15 @@ export class UserConnectionPool<C extends PooledConnection> {
   #schedule(): void {
     if (this.#timer !== undefined || this.#entries.size === 0) return;
     const now = performance.now();
-    let oldest = Infinity;
+    const { idleMs, parkMs = Infinity } = this.#options;
+    let due = Infinity;
     for (const { connection } of this.#entries.values()) {
-      oldest = Math.min(oldest, connection.inFlight > 0 ? now : connection.lastUsedAt);
+      const { inFlight, lastUsedAt, parkable } = connection;
+      const after = inFlight > 0 || parkable === true ? Math.min(idleMs, parkMs) : idleMs;
+      due = Math.min(due, (inFlight > 0 ? now : lastUsedAt) + after);
     }
-    const wait = Math.max(oldest + this.#options.idleMs - now, 10);
+    const wait = Math.max(due - now, 10);
+    this.#timerAt = now + wait;
     this.#timer = setTimeout(() => this.#sweep(), wait);
   }
 
@@ -194,6 +225,9 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#options.onClose?.(entry.userId, entry.serverId, entry.connection, reason);
   }
 }
+
+/** How much later than due the timer may run before a use moves it earlier. */
+const PARK_SLACK_MS = 250;
 
 function keyOf(userId: string, serverId: string): string {
   return `${userId.length}:${userId}\u0000${serverId}`;

@@ -19,6 +19,13 @@ export interface UserServersOptions {
 }
 
 /**
+ * Idle time after which a user's connection to a sessionless (2026-07-28) server lets go of its
+ * SDK client: calls in a burst share one client, a user who pauses holds only credentials, tool
+ * list and era verdict, and the next call builds a client without a round trip.
+ */
+const PARK_MS = 1_000;
+
+/**
  * The per-user servers of a gateway: each user's configs, and their connections in a
  * {@linkcode UserConnectionPool}. A config is only ever reachable through its own user id.
  */
@@ -36,6 +43,7 @@ export class UserServers {
     this.#connect = options.connect;
     this.#pool = new UserConnectionPool<ServerConnection>({
       idleMs: options.idleMs,
+      parkMs: PARK_MS,
       maxConnections: options.maxConnections,
       onClose: (userId, serverId, _connection, reason) =>
         options.onClose(userId, serverId.replace(GLOBAL_PREFIX, ""), reason),

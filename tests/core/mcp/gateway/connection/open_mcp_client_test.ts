@@ -131,7 +131,7 @@ Deno.test("openMcpClient() uses only the configured transport, with no fallback"
 
 Deno.test("openMcpClient() tries the preferred sse kind first, skipping Streamable HTTP", async () => {
   const http = inProcessServer(echoServer, { streamable: false });
-  const opened = await openMcpClient(settings({ fetch: http.fetch }), "sse");
+  const opened = await openMcpClient(settings({ fetch: http.fetch }), { preferred: "sse" });
   assertEquals(opened.kind, "sse");
   assertEquals(http.requests[0].method, "GET");
   await opened.client.close();
@@ -140,7 +140,7 @@ Deno.test("openMcpClient() tries the preferred sse kind first, skipping Streamab
 
 Deno.test("openMcpClient() with preferred sse reaches a server that now speaks only Streamable HTTP", async () => {
   const http = inProcessServer(echoServer);
-  const opened = await openMcpClient(settings({ fetch: http.fetch }), "sse");
+  const opened = await openMcpClient(settings({ fetch: http.fetch }), { preferred: "sse" });
   assertEquals(opened.kind, "http");
   assertEquals(http.requests.slice(0, 2).map((r) => r.method), ["GET", "POST"]);
   const result = await opened.client.callTool({ name: "echo", arguments: { text: "new" } });

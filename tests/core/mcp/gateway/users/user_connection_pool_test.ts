@@ -117,3 +117,35 @@ Deno.test("UserConnectionPool.acquire does not scan every connection while none 
   assert(closed.includes("old:idle"));
   await pool.close();
 });
+
+class ParkableConnection extends FakeConnection {
+  holdsClient = true;
+  get parkable(): boolean {
+    return this.holdsClient && this.inFlight === 0;
+  }
+  park(): void {
+    this.holdsClient = false;
+  }
+}
+
+Deno.test("UserConnectionPool parks a connection idle for parkMs, keeps it open, and not one in use", async () => {
+  const pool = new UserConnectionPool<ParkableConnection>({
+    idleMs: 60_000,
+    parkMs: 20,
+    maxConnections: 10,
+  });
+  const idle = pool.acquire("idle", "s", () => new ParkableConnection("idle"));
+  const busy = pool.acquire("busy", "s", () => new ParkableConnection("busy"));
+  busy.inFlight = 1;
+  while (idle.holdsClient) await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals([idle.closed, busy.holdsClient, pool.size], [false, true, 2]);
+  // Used again (its client built again), it is parked again once idle.
+  idle.holdsClient = true;
+  assertEquals(pool.acquire("idle", "s", () => new ParkableConnection("other")), idle);
+  busy.inFlight = 0;
+  while (idle.holdsClient || busy.holdsClient) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assertEquals([idle.closed, busy.closed], [false, false]);
+  await pool.close();
+});

@@ -1,0 +1,395 @@
+import type { ToolLogEntry } from "../../../tool_source.ts";
+import { abortable, delay } from "@std/async";
+import { Backoff } from "./backoff.ts";
+import { ToolListCache } from "./tool_list_cache.ts";
+import { findAuthorizationRequired } from "../oauth/authorization_required_error.ts";
+import { mcpErrorToToolError } from "../../mcp_call.ts";
+import type {
+  McpConnectionState,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpServerStatus,
+} from "../mcp_gateway_types.ts";
+import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
+import type { McpTransport } from "../../mcp_transport.ts";
+import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import type { ConnectionSettings } from "./connection_settings.ts";
+import { Redactor } from "../calls/redactor.ts";
+import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import type { McpServerConfig } from "../../mcp_server_config.ts";
+
+/**
+ * The client side of one lazy connection to one MCP server (for one user, or global): the state
+ * machine `closed → connecting → ready | failed`, reconnection with exponential backoff, the tool
+ * list cached and refreshed on `notifications/tools/list_changed`, and parking (an idle
+ * connection of a sessionless server lets its client go). Calls are `ServerConnection`'s.
+ */
+export abstract class ConnectionLifecycle extends ToolListCache {
+  static #serials = 0;
+  /** Unique per connection object, so caches never confuse two connections of one server. */
+  readonly serial: number = ++ConnectionLifecycle.#serials;
+  /**
+   * Uses running now: calls, tool listings (which include connecting) and holds. A connection in
+   * use is never closed by a pool for idleness or eviction.
+   */
+  inFlight = 0;
+  /** When the connection was last used (`performance.now()`). */
+  lastUsedAt: number = performance.now();
+  #s: ConnectionSettings;
+  /** Made from the config on use; a parked connection lets it go (see `park`). */
+  #redact?: Redactor;
+  #state: McpConnectionState = "closed";
+  /**
+   * The SDK client; absent while closed or failed, and while parked: `ready` without a client is
+   * an idle connection of a sessionless server that let its client go (see `park`).
+   */
+  protected client?: Client;
+  /** The era of the last connect. */
+  #era?: ProtocolEra;
+  /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
+  #listening = false;
+  #opening?: Promise<Client>;
+  #kind?: TransportKind;
+  /** The protocol version the last connect negotiated. */
+  #protocol?: string;
+  #lastError?: string;
+  /** Failures since the last success; made on the first failure, dropped on success. */
+  #backoff?: Backoff;
+  #disposed = false;
+
+  /**
+   * Creates the connection; nothing is opened until it is used.
+   *
+   * @param settings The server, its config and the gateway's settings.
+   */
+  constructor(settings: ConnectionSettings) {
+    super();
+    // A server's own deadline (a slow starter's) replaces the gateway's (the rest is inherited,
+    // not copied: thousands of user connections share one settings object).
+    const own = settings.config.connectTimeoutMs;
+    this.#s = own === undefined
+      ? settings
+      : Object.assign(Object.create(settings) as ConnectionSettings, { connectTimeoutMs: own });
+  }
+
+  /**
+   * Whether the connection is idle, ready and holds a client it can let go of: the server is a
+   * 2026-07-28 one over HTTP (no session, no process: the next call builds a client from the
+   * kept discover verdict, without a round trip) and no stream or listing of its own is open.
+   */
+  get parkable(): boolean {
+    return this.#era === "modern" && this.#kind === "http" && this.#state === "ready" &&
+      this.client !== undefined &&
+      this.inFlight === 0 && !this.#listening && this.#opening === undefined &&
+      !this.refreshing;
+  }
+
+  /**
+   * Lets an idle connection's client go (see `parkable`; otherwise nothing happens). It stays
+   * `ready` with its tool list, credentials and era verdict; the next use builds a client again.
+   */
+  park(): void {
+    if (!this.parkable) return;
+    void this.#drop();
+    this.#redact = undefined;
+    this.parked();
+  }
+
+  /** Lets go of what the calls keep between them (rebuilt on the next call). */
+  protected parked(): void {}
+
+  /** The settings (for the call modules, see `CallingConnection`). */
+  get settings(): ConnectionSettings {
+    return this.#s;
+  }
+
+  /** Keeps the connection's credentials out of errors and results. */
+  get redactor(): Redactor {
+    if (this.#redact === undefined) {
+      const { oauth, serverId, userId, config } = this.#s;
+      this.#redact = new Redactor(
+        config,
+        oauth === undefined ? undefined : () => oauth.secrets(serverId, userId),
+      );
+    }
+    return this.#redact;
+  }
+
+  /** The server's config (its trust in the server's annotations among it). */
+  get config(): McpServerConfig {
+    return this.#s.config;
+  }
+
+  /** The state. */
+  get state(): McpConnectionState {
+    return this.#state;
+  }
+
+  /** The status for `McpGateway#status()`. */
+  status(): McpServerStatus {
+    return {
+      id: this.#s.serverId,
+      ...(this.#s.userId === undefined ? {} : { userId: this.#s.userId }),
+      state: this.#state,
+      tools: this.tools.length,
+      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+      reconnectAttempts: this.#backoff?.attempts ?? 0,
+      ...(this.#kind === undefined ? {} : { transport: this.#kind }),
+      ...(this.#protocol === undefined ? {} : { protocol: this.#protocol }),
+    };
+  }
+
+  /**
+   * Returns the tool list, connecting first when needed. Fails at once while a failed connection
+   * waits for its next attempt, so exposure never waits out a backoff.
+   *
+   * @param signal Ends the wait (the connection attempt goes on for other callers).
+   * @returns The tools.
+   */
+  async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
+    const release = this.hold();
+    try {
+      return await this.#listTools(signal);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Marks the connection in use until the returned function is called (once), so that a pool
+   * keeps it open between being handed out and being used.
+   *
+   * @returns Ends the use.
+   */
+  hold(): () => void {
+    this.inFlight++;
+    this.lastUsedAt = performance.now();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.inFlight--;
+      this.lastUsedAt = performance.now();
+    };
+  }
+
+  async #listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
+    if (this.#state === "ready") {
+      const ttl = this.#s.toolListTtlMs;
+      if (ttl !== undefined && performance.now() - this.listedAt >= ttl) {
+        const refresh = this.#reopened().then((client) => this.refresh(client, false));
+        await (signal === undefined ? refresh : abortable(refresh, signal));
+      }
+      return this.tools;
+    }
+    const wait = this.#backoff?.waitMs ?? 0;
+    if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
+      throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
+    }
+    await (signal === undefined ? this.#open() : abortable(this.#open(), signal));
+    return this.tools;
+  }
+
+  /** Closes the connection for good; later use fails with `upstream_unavailable`. */
+  async close(): Promise<void> {
+    this.#disposed = true;
+    await this.#opening?.catch(() => {});
+    await this.#drop();
+    this.#state = "closed";
+  }
+
+  /**
+   * A ready client for a call: the one held, else one opened (with backoff, the configured
+   * attempts) or built again for a parked connection.
+   *
+   * @param toolName The tool or method, for errors.
+   * @param signal Ends the wait.
+   * @returns The client.
+   */
+  async readyClient(toolName: string, signal: AbortSignal): Promise<Client> {
+    for (let tries = 1;; tries++) {
+      if (this.#state === "ready" && this.client !== undefined) return this.client;
+      try {
+        const wait = this.#backoff?.waitMs ?? 0;
+        if (wait > 0 && this.#opening === undefined) await delay(wait, { signal });
+        return await abortable(this.#open(), signal);
+      } catch (error) {
+        const stop = findAuthorizationRequired(error) !== undefined;
+        if (stop || signal.aborted || this.#disposed || tries >= this.#s.reconnect.attempts) {
+          throw this.redactor.toolError(mcpErrorToToolError(error, { toolName, signal }));
+        }
+      }
+    }
+  }
+
+  #open(): Promise<Client> {
+    if (this.#disposed) {
+      return Promise.reject(new Error(`MCP server "${this.#s.serverId}" was closed`));
+    }
+    // Ready without a client: parked, so only the client is built again (no listing, no events).
+    const reopen = this.#state === "ready";
+    return this.#opening ??= this.#connect(reopen).finally(() => this.#opening = undefined);
+  }
+
+  /** The client of a ready connection, built again when it was parked. */
+  #reopened(): Promise<Client> {
+    return this.client === undefined ? this.#open() : Promise.resolve(this.client);
+  }
+
+  /**
+   * Opens the client: connects and lists the tools, or with `reopen` (a parked connection) only
+   * builds the client again from the era verdict, quietly.
+   */
+  async #connect(reopen = false): Promise<Client> {
+    await this.#drop();
+    if (!reopen) {
+      this.#state = "connecting";
+      this.#s.emit({ ...this.#who(), type: "connecting" });
+    }
+    let client: Client | undefined;
+    try {
+      const opened = await openMcpClient(this.#s, {
+        preferred: this.#kind,
+        elicit: (request, signal) => this.elicit(request, signal),
+        onLog: (entry) => this.log(entry),
+      });
+      client = opened.client;
+      this.#kind = opened.kind;
+      this.#era = opened.era;
+      this.#protocol = client.getNegotiatedProtocolVersion();
+      const ready = client;
+      // The client lets go of its transport before `onclose`: kept here for its end reason.
+      const transport = ready.transport as McpTransport | undefined;
+      ready.onclose = () => this.#lost(ready, transport);
+      ready.setNotificationHandler("notifications/tools/list_changed", () => {
+        void this.refresh(ready, true);
+      });
+      if (reopen && opened.era === "modern") {
+        if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
+        this.client = ready;
+        return ready;
+      }
+      if (opened.era === "modern") await this.#listen(ready);
+      const tools = await this.listOf(ready);
+      if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
+      this.client = ready;
+      this.keep(tools);
+      this.#state = "ready";
+      this.#backoff = undefined;
+      this.#lastError = undefined;
+      this.#s.emit({ ...this.#who(), type: "connected", tools: tools.length });
+      return ready;
+    } catch (error) {
+      if (error instanceof StdioUnsupportedError) this.#disposed = true;
+      // A server that changed era since (or a verdict that no longer fits) is asked again.
+      this.#s.eras?.forget(eraKey(this.#s));
+      await client?.close().catch(() => {});
+      this.#state = this.#disposed ? "closed" : "failed";
+      this.#failures().failed();
+      // Waiting for the user to authorize: the next use may try again at once.
+      const authorization = findAuthorizationRequired(error);
+      if (authorization !== undefined) this.#failures().retryIn(0);
+      this.#lastError = authorization?.summary ?? describe(error, this.redactor);
+      this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
+      throw authorization ?? new Error(this.#lastError);
+    }
+  }
+
+  /**
+   * In the 2026-07-28 era a server sends list changes only on a `subscriptions/listen` stream the
+   * client opened (2025 servers send them unasked): one is opened when the server says its tool
+   * list changes, before the tools are listed, so no change falls between. The SDK hands its
+   * notifications to the same handler as in 2025. When the stream ends the connection counts as
+   * lost, so the next use connects, lists and listens again; without a stream (refused, or not
+   * offered) the list follows `toolListTtlMs`. A user's own connections listen only with
+   * `eventStream: "always"`: a held stream costs each pooled connection a socket on both sides, as
+   * a standing 2025 event stream to a stateless server would.
+   */
+  async #listen(client: Client): Promise<void> {
+    if (this.#s.userId !== undefined && this.#s.eventStream !== "always") return;
+    if (client.getServerCapabilities()?.tools?.listChanged !== true) return;
+    try {
+      const subscription = await client.listen({ toolsListChanged: true }, {
+        timeout: this.#s.connectTimeoutMs,
+      });
+      this.#listening = true;
+      void subscription.closed.then(() => this.#lost(client));
+    } catch {
+      // No stream: the tool list is listed again by age.
+    }
+  }
+
+  #lost(client: Client, transport?: McpTransport): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.#listening = false;
+    if (this.#disposed) return;
+    this.#state = "failed";
+    // A stdio server that exited says why (its exit code, a sandbox limit, its stderr).
+    const reason = transport?.endReason?.();
+    this.#lastError = reason === undefined
+      ? "The connection was lost"
+      : describe(new Error(reason), this.redactor);
+    this.#failures().retryIn(0);
+    this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
+  }
+
+  /**
+   * Drops a client whose request could not be delivered (see `CallingConnection`).
+   *
+   * @param client The client.
+   * @param error Why.
+   * @param retryNow Whether the next attempt may start at once (an expired session).
+   */
+  async broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
+    if (this.client !== client) return;
+    this.#lost(client);
+    this.#lastError = describe(error, this.redactor);
+    if (!retryNow) this.#failures().retryIn(this.#s.reconnect.initialDelayMs);
+    await client.close().catch(() => {});
+  }
+
+  async #drop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.#listening = false;
+    await client?.close().catch(() => {});
+  }
+
+  #failures(): Backoff {
+    return this.#backoff ??= new Backoff(this.#s.reconnect);
+  }
+
+  #who(): { serverId: string; userId?: string } {
+    return this.#s.userId === undefined
+      ? { serverId: this.#s.serverId }
+      : { serverId: this.#s.serverId, userId: this.#s.userId };
+  }
+
+  protected holds(client: Client): boolean {
+    return this.client === client;
+  }
+
+  protected get listSettings(): ConnectionSettings {
+    return this.#s;
+  }
+
+  protected listChanged(tools: number): void {
+    this.#s.emit({ ...this.#who(), type: "tools_changed", tools });
+  }
+
+  /** Routes a server's elicitation request during a call (see `ServerConnection`). */
+  protected abstract elicit(
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ): Promise<McpElicitationResult>;
+
+  /** Routes a server's log message during a call (see `ServerConnection`). */
+  protected abstract log(entry: ToolLogEntry): void;
+}
+
+/** The first line of an error's message, redacted before it is cut (a cut token is not found). */
+function describe(error: unknown, redactor: Redactor): string {
+  const message = redactor.text(error instanceof Error ? error.message : String(error));
+  return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
+}

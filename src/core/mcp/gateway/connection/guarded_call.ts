@@ -1,0 +1,151 @@
+import { ToolError } from "../../../tool_error.ts";
+import type { ToolContext } from "../../../tool_source.ts";
+import type { ToolOutput } from "../../../tool_output.ts";
+import { callDeadline } from "../calls/call_deadline.ts";
+import type { ProgressTokens } from "../calls/progress_tokens.ts";
+import type { Redactor } from "../calls/redactor.ts";
+import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
+import { SessionExpiredError } from "../http/http_client_transport.ts";
+import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
+import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
+import type { Client } from "../../mcp_sdk.ts";
+import type { ToolListIndex } from "./tool_list_cache.ts";
+
+/** What a call needs of its connection (a `ServerConnection` gives it itself). */
+export interface CallingConnection {
+  /** The deadlines of calls without their own. */
+  readonly settings: { requestTimeoutMs: number; maxTotalTimeoutMs?: number };
+  /** Keeps the connection's credentials out of errors. */
+  readonly redactor: Redactor;
+  /** The listed tools' index (their output schemas are validated). */
+  readonly index: ToolListIndex;
+  /** Which calls carry a progress token. */
+  readonly progressTokens: ProgressTokens;
+  /**
+   * The request options of a call: its deadline, the hard one, the result bounds (one frozen
+   * object per connection for calls without a deadline of their own).
+   */
+  callOptions(ownTimeoutMs: number | undefined): CallDefaults;
+  /** A ready client: connects (with backoff) or builds a parked one's client again. */
+  readyClient(toolName: string, signal: AbortSignal): Promise<Client>;
+  /** Drops a client whose request could not be delivered, so the next use opens a new one. */
+  broken(client: Client, error: Error, retryNow: boolean): Promise<void>;
+}
+
+/** The request options of a call on a connection. */
+export type CallDefaults = Readonly<
+  & Required<Omit<McpCallOptions, "maxResultChars" | "maxMediaBytes" | "toolDefinition">>
+  & Pick<McpCallOptions, "maxMediaBytes" | "toolDefinition">
+>;
+
+/** One tool call. */
+export interface ToolCall {
+  /** The tool's name on the server. */
+  toolName: string;
+  /** The arguments. */
+  args: Record<string, unknown>;
+  /** The call's signal, deadline and listeners. */
+  context: ToolContext;
+}
+
+/** What a ready call returns when its request could not be delivered (see `readyFailed`). */
+export const NOT_SENT: unique symbol = Symbol("not sent");
+
+/**
+ * Calls under a deadline of ours that also bounds connecting: a call that cannot be delivered
+ * (server down, session expired) reconnects with backoff and is sent again, once; a call that was
+ * delivered is never sent twice.
+ *
+ * @param connection The connection.
+ * @param call The call; `firstAttempt` 1 when it was tried once already (on a ready client).
+ * @returns The result.
+ */
+export async function callGuarded(
+  connection: CallingConnection,
+  call: ToolCall & { firstAttempt: number },
+): Promise<ToolOutput> {
+  const { toolName, args, context, firstAttempt } = call;
+  const deadline = callDeadline(toolName, context, connection.settings);
+  const { signal, timeoutMs, hardMs, extendable } = deadline;
+  // A progress token only where it can be of use: a listener, or progress that may extend.
+  const onProgress = connection.progressTokens.listener(toolName, {
+    onProgress: context.onProgress,
+    extendable,
+  });
+  const base = connection.callOptions(undefined);
+  const options = withDefinition(connection.index, toolName, {
+    ...base,
+    timeoutMs,
+    resetTimeoutOnProgress: extendable,
+    maxTotalTimeoutMs: hardMs,
+  });
+  try {
+    for (let attempt = firstAttempt;; attempt++) {
+      const client = await connection.readyClient(toolName, signal);
+      try {
+        return await callMcpToolOutput(
+          client,
+          { toolName, args, context: { ...context, signal, onProgress } },
+          options,
+        );
+      } catch (error) {
+        const cause = (error as ToolError).cause;
+        const expired = cause instanceof SessionExpiredError;
+        const notSent = expired || cause instanceof RequestNotDeliveredError;
+        if (notSent) await connection.broken(client, cause as Error, expired);
+        if (notSent && attempt === 0 && !signal.aborted) continue;
+        throw connection.redactor.toolError(error);
+      }
+    }
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/**
+ * The call options with the listed definition of a tool that declares an output schema: the SDK
+ * client validates the result against it (other tools' options stay the shared ones).
+ */
+export function withDefinition<T extends object>(
+  index: ToolListIndex,
+  toolName: string,
+  options: T,
+): T {
+  const definition = index.withOutput.get(toolName);
+  return definition === undefined ? options : { ...options, toolDefinition: definition };
+}
+
+/**
+ * What a ready call's failure becomes: the abort reason, `NOT_SENT` (after dropping the client)
+ * when the request was not delivered, a timeout naming the deadline that passed, or the error
+ * with the connection's credentials redacted (thrown).
+ *
+ * @param connection The connection.
+ * @param call The call, its client and options, and what it threw.
+ * @returns `NOT_SENT`, or throws.
+ */
+export async function readyFailed(
+  connection: CallingConnection,
+  call: ToolCall & { client: Client; options: CallDefaults; error: ToolError },
+): Promise<typeof NOT_SENT> {
+  const { context, toolName, options, error } = call;
+  if (context.signal.aborted) {
+    const reason = context.signal.reason;
+    throw reason instanceof ToolError
+      ? reason
+      : new ToolError("aborted", `The call to "${toolName}" was aborted`, { cause: error });
+  }
+  const cause = error.cause;
+  const expired = cause instanceof SessionExpiredError;
+  if (expired || cause instanceof RequestNotDeliveredError) {
+    await connection.broken(call.client, cause as Error, expired);
+    return NOT_SENT;
+  }
+  if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {
+    // The SDK's timeout error says in `data` which deadline passed.
+    const data = (cause as { data?: { maxTotalTimeout?: unknown } }).data;
+    const ms = data?.maxTotalTimeout !== undefined ? options.maxTotalTimeoutMs : options.timeoutMs;
+    throw new ToolError("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, { cause });
+  }
+  throw connection.redactor.toolError(error);
+}

@@ -1,0 +1,84 @@
+import type { UpstreamMethod } from "../../../tool_source.ts";
+import { mcpErrorCodeOf } from "../../mcp_error_code.ts";
+import { type Client, ProtocolError, ProtocolErrorCode } from "../../mcp_sdk.ts";
+import type { CallingConnection } from "./guarded_call.ts";
+
+/** One resources, prompts or completion request. */
+export interface UpstreamRequest {
+  /** The method. */
+  method: UpstreamMethod;
+  /** Its parameters. */
+  params: Record<string, unknown>;
+  /** Aborts the request. */
+  signal: AbortSignal;
+}
+
+/**
+ * Sends a resources, prompts or completion request (what `toolroute serve` passes on) under the
+ * server's request deadline, with the connection's credentials redacted from the answer and from
+ * errors, as from a call's. A list of a feature the server did not declare answers empty; any
+ * other request for it fails.
+ *
+ * @param connection The connection.
+ * @param request The request.
+ * @returns The server's answer.
+ */
+export async function sendUpstreamRequest(
+  connection: CallingConnection & { readonly settings: { serverId: string } },
+  request: UpstreamRequest,
+): Promise<Record<string, unknown>> {
+  const { method, signal } = request;
+  try {
+    const client = await connection.readyClient(method, signal);
+    const feature = method === "completion/complete" ? "completions" : method.split("/")[0];
+    const declared = client.getServerCapabilities() as Record<string, unknown> | undefined;
+    if (declared?.[feature] === undefined) {
+      if (method in EMPTY_LISTS) return { [EMPTY_LISTS[method]!]: [] };
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `The MCP server "${connection.settings.serverId}" offers no ${feature}`,
+      );
+    }
+    const answer = await sendRequest(client, request, {
+      signal,
+      timeout: connection.settings.requestTimeoutMs,
+    });
+    const { redact } = connection.callOptions(undefined);
+    return redact({ content: [], structuredContent: answer }).structuredContent!;
+  } catch (error) {
+    const redactor = connection.redactor;
+    const message = redactor.text(error instanceof Error ? error.message : String(error));
+    const code = mcpErrorCodeOf(error);
+    throw new ProtocolError(code ?? ProtocolErrorCode.InternalError, message);
+  }
+}
+
+/** The answer to a list of a feature a server does not offer: its list key, empty. */
+const EMPTY_LISTS: Partial<Record<UpstreamMethod, string>> = {
+  "resources/list": "resources",
+  "resources/templates/list": "resourceTemplates",
+  "prompts/list": "prompts",
+};
+
+/** Sends one resources, prompts or completion request through the client's own method. */
+function sendRequest(
+  client: Client,
+  request: { method: UpstreamMethod; params: Record<string, unknown> },
+  options: { signal: AbortSignal; timeout: number },
+): Promise<Record<string, unknown>> {
+  const params = request.params as never;
+  switch (request.method) {
+    case "resources/list":
+      return client.listResources(params, options);
+    case "resources/templates/list":
+      return client.listResourceTemplates(params, options);
+    case "resources/read":
+      return client.readResource(params, options);
+    case "prompts/list":
+      return client.listPrompts(params, options);
+    case "prompts/get":
+      return client.getPrompt(params, options);
+    case "completion/complete":
+      return client.complete(params, options);
+  }
+}
