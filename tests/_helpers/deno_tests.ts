@@ -21,9 +21,10 @@
  */
 
 import { walk } from "@std/fs";
+import { concat } from "@std/bytes";
 import { join, relative } from "@std/path";
-import { TALLY_VARIABLE, tallyPath } from "./bwrap.ts";
-import { takeBwrapNotice } from "./bwrap_notice.ts";
+import { TALLY_VARIABLE } from "./bwrap.ts";
+import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
 
 /** The modules that change process-wide state, run one at a time after the others. */
 export const SERIAL: readonly string[] = [
@@ -76,13 +77,18 @@ export async function denoSideModules(): Promise<string[]> {
   return found.sort();
 }
 
-/** Runs one part's `deno test`; its modules tally their bubblewrap skips for this process. */
-async function runPart(part: "parallel" | "serial"): Promise<number> {
+/**
+ * Runs one part's `deno test`, its modules adding their bubblewrap skips to `tally`. The parallel
+ * part writes to this process's output as it goes; the serial part, which runs beside it, is
+ * collected and written after it, so the two never interleave.
+ */
+async function runPart(part: Part, tally: string): Promise<{ code: number; output?: Uint8Array }> {
   const serial = new Set(SERIAL);
   const modules = part === "serial"
     ? [...SERIAL]
     : [...(await denoSideModules()).filter((path) => !serial.has(path)), "src/deno/"];
-  const { code } = await new Deno.Command(Deno.execPath(), {
+  const collect = part === "serial";
+  const child = new Deno.Command(Deno.execPath(), {
     args: [
       "test",
       "--no-prompt",
@@ -96,13 +102,22 @@ async function runPart(part: "parallel" | "serial"): Promise<number> {
       ...modules,
     ],
     cwd: ROOT,
-    env: { [TALLY_VARIABLE]: "1" },
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  return code;
+    env: { [TALLY_VARIABLE]: tally },
+    stdin: collect ? "null" : "inherit",
+    stdout: collect ? "piped" : "inherit",
+    stderr: collect ? "piped" : "inherit",
+  }).spawn();
+  if (!collect) return { code: (await child.status).code };
+  // Both streams into one, in the order they came: a test's own output stays beside its result.
+  const chunks: Uint8Array[] = [];
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) chunks.push(chunk);
+  };
+  const [{ code }] = await Promise.all([child.status, drain(child.stdout), drain(child.stderr)]);
+  return { code, output: concat(chunks) };
 }
+
+type Part = "parallel" | "serial";
 
 if (import.meta.main) {
   const asked = Deno.args[0];
@@ -110,16 +125,18 @@ if (import.meta.main) {
     console.error("deno_tests: name no part (both run) or one: parallel or serial");
     Deno.exit(2);
   }
-  const parts: ("parallel" | "serial")[] = asked === undefined ? ["parallel", "serial"] : [asked];
-  const results: [string, number][] = [];
-  for (const part of parts) results.push([part, await runPart(part)]);
-  // Both parts' modules are this process's children: one tally, one notice line for the run.
-  const notice = takeBwrapNotice(tallyPath(Deno.pid));
+  const parts: Part[] = asked === undefined ? ["parallel", "serial"] : [asked];
+  const tally = runTally();
+  // The serial part changes only its own process's environment and working directory: it runs
+  // beside the parallel part (another process), one module at a time.
+  const results = await Promise.all(parts.map((part) => runPart(part, tally.path)));
+  for (const { output } of results) if (output !== undefined) await Deno.stdout.write(output);
+  const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
   if (notice !== undefined) console.error(notice);
   if (parts.length > 1) {
     console.log(
-      results.map(([part, code]) => `${code === 0 ? "ok" : "FAILED"} ${part}`).join(", "),
+      results.map(({ code }, i) => `${code === 0 ? "ok" : "FAILED"} ${parts[i]}`).join(", "),
     );
   }
-  Deno.exit(results.some(([, code]) => code !== 0) ? 1 : 0);
+  Deno.exit(results.some(({ code }) => code !== 0) ? 1 : 0);
 }

@@ -3,10 +3,17 @@
  * part's result and fails at the end if any part failed. `deno task a && deno task b` stops at the
  * first red part, so a failure in the core tests hid whether the interop and edge tests passed.
  *
- * Usage: `deno run --allow-run --allow-env tests/_helpers/run_parts.ts test:core test:deno`
+ * The parts' test modules add their bubblewrap skips to one tally (`bwrap_notice.ts`): the run
+ * prints one notice line for all its parts, after their results.
+ *
+ * Usage: `deno run --allow-run --allow-read --allow-write --allow-env tests/_helpers/run_parts.ts
+ * test:core test:deno`
  *
  * @module
  */
+
+import { TALLY_VARIABLE } from "./bwrap.ts";
+import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
 
 const parts = Deno.args;
 if (parts.length === 0) {
@@ -14,11 +21,13 @@ if (parts.length === 0) {
   Deno.exit(2);
 }
 
+const tally = runTally();
 const results: { part: string; code: number; seconds: number }[] = [];
 for (const part of parts) {
   const started = performance.now();
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: ["task", part],
+    env: { [TALLY_VARIABLE]: tally.path },
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit",
@@ -30,6 +39,8 @@ console.log("\nparts:");
 for (const { part, code, seconds } of results) {
   console.log(`  ${code === 0 ? "ok    " : "FAILED"} ${part} (${seconds.toFixed(0)} s)`);
 }
+const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
+if (notice !== undefined) console.error(notice);
 const failed = results.filter((result) => result.code !== 0);
 if (failed.length > 0) {
   console.log(
