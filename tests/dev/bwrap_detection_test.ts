@@ -87,7 +87,7 @@ Deno.test("plain", () => {});
  * test (`needs_bwrap_test.ts`), with no bwrap on PATH.
  */
 async function withoutBwrap(
-  args: (file: string, dir: string) => Promise<string[]>,
+  args: (file: string, dir: string) => string[] | Promise<string[]>,
   env: Record<string, string>,
 ) {
   const dir = await Deno.makeTempDir({ prefix: "toolroute_bwrap_detection_" });
@@ -114,7 +114,7 @@ async function withoutBwrap(
 
 /** One child `deno test` of the module. */
 function runWithoutBwrap(env: Record<string, string>) {
-  return withoutBwrap(async (file) => ["test", "--no-prompt", "--config", CONFIG, "-A", file], env);
+  return withoutBwrap((file) => ["test", "--no-prompt", "--config", CONFIG, "-A", file], env);
 }
 
 Deno.test("without bwrap a deno test run skips the bwrap tests with one notice, outside CI", async () => {
