@@ -21,10 +21,10 @@
  */
 
 import { walk } from "@std/fs";
-import { concat } from "@std/bytes";
 import { join, relative } from "@std/path";
 import { TALLY_VARIABLE } from "./bwrap.ts";
 import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
+import { type ChildResult, runChild } from "./run_child.ts";
 
 /** The modules that change process-wide state, run one at a time after the others. */
 export const SERIAL: readonly string[] = [
@@ -80,41 +80,25 @@ export async function denoSideModules(): Promise<string[]> {
 /**
  * Runs one part's `deno test`, its modules adding their bubblewrap skips to `tally`. The parallel
  * part writes to this process's output as it goes; the serial part, which runs beside it, is
- * collected and written after it, so the two never interleave.
+ * collected and written after it.
  */
-async function runPart(part: Part, tally: string): Promise<{ code: number; output?: Uint8Array }> {
+async function runPart(part: Part, tally: string): Promise<ChildResult> {
   const serial = new Set(SERIAL);
   const modules = part === "serial"
     ? [...SERIAL]
     : [...(await denoSideModules()).filter((path) => !serial.has(path)), "src/deno/"];
-  const collect = part === "serial";
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "test",
-      "--no-prompt",
-      "--allow-read",
-      "--allow-write",
-      "--allow-run",
-      "--allow-env",
-      "--allow-net",
-      "--allow-sys",
-      ...(part === "parallel" ? ["--doc", "--parallel"] : []),
-      ...modules,
-    ],
-    cwd: ROOT,
-    env: { [TALLY_VARIABLE]: tally },
-    stdin: collect ? "null" : "inherit",
-    stdout: collect ? "piped" : "inherit",
-    stderr: collect ? "piped" : "inherit",
-  }).spawn();
-  if (!collect) return { code: (await child.status).code };
-  // Both streams into one, in the order they came: a test's own output stays beside its result.
-  const chunks: Uint8Array[] = [];
-  const drain = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) chunks.push(chunk);
-  };
-  const [{ code }] = await Promise.all([child.status, drain(child.stdout), drain(child.stderr)]);
-  return { code, output: concat(chunks) };
+  return await runChild([
+    "test",
+    "--no-prompt",
+    "--allow-read",
+    "--allow-write",
+    "--allow-run",
+    "--allow-env",
+    "--allow-net",
+    "--allow-sys",
+    ...(part === "parallel" ? ["--doc", "--parallel"] : []),
+    ...modules,
+  ], { cwd: ROOT, env: { [TALLY_VARIABLE]: tally }, collect: part === "serial" });
 }
 
 type Part = "parallel" | "serial";
