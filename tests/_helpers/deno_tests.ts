@@ -1,11 +1,11 @@
 /**
- * Runs the Deno side's test modules (`deno task test:deno`) in two runs at the same time:
+ * Runs the Deno side's test modules (`deno task test:deno`) in three runs at the same time:
  *
  * - `parallel`: every test module of the Deno side but the serial and slow ones, several at a time
  *   in one process (`deno test --parallel`), with the doc tests of `src/deno/`;
- * - `serial`: the modules that change the process's environment or working directory (`PATH`,
- *   `HOME`, a planted host secret), one at a time in a process of their own: in the parallel run
- *   they would change them under every module running beside them.
+ * - `serial 1` and `serial 2`: the modules that change the process's environment or working
+ *   directory (`PATH`, `HOME`, a planted host secret), half each, one at a time in a process of
+ *   their own: in the parallel run they would change them under every module running beside them.
  *
  * `slow` (`deno task test:slow`) runs the {@linkcode SLOW} modules the same way (those also in
  * {@linkcode SERIAL} one at a time).
@@ -15,7 +15,7 @@
  * `tests/dev/serial_tests_test.ts` keeps {@linkcode SERIAL} complete.
  *
  * Every run goes to its end (each even after another failed); the first writes as it goes, the
- * other's output follows it. Then the run's one bubblewrap notice line (when tests were skipped
+ * others' output follows it. Then the run's one bubblewrap notice line (when tests were skipped
  * for want of bwrap; under `run_parts.ts`, the whole task's one line), and the process fails if a
  * run failed.
  *
@@ -61,7 +61,20 @@ export const SERIAL: readonly string[] = [
  * The slow modules, left out of `deno task test` and run by `deno task test:slow` (which CI runs
  * too, in `deno task ok`): cold starts of npm servers, conformance suites, long attack suites.
  */
-export const SLOW: readonly string[] = [];
+export const SLOW: readonly string[] = [
+  // The MCP conformance suite: two cold Deno processes (suite and driver) per scenario, 24 of them.
+  "tests/conformance/conformance_client_test.ts",
+  // Attack suites that build their world big: 50,000 folders; as many mounts as the bound allows;
+  // files built against the matcher, 32 MiB rounds; a memory hog and a fork bomb run to their
+  // limits.
+  "tests/deno/builtins/planted_repository_overflow_attack_test.ts",
+  "tests/deno/builtins/sandbox/protected_mounts_test.ts",
+  "tests/deno/builtins/search/matching_cannot_hang_test.ts",
+  "tests/deno/sandbox/hostile_stdio_server_attack_test.ts",
+  // npm servers and the MCP Inspector started cold through npx.
+  "tests/deno/cli/inspector_cli_test.ts",
+  "tests/deno/cli/npm_servers_test.ts",
+];
 
 /** The folders whose test modules are the Deno side's (the others have tasks of their own). */
 export const FOLDERS: readonly string[] = [
@@ -103,6 +116,7 @@ async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
   const slow = new Set(SLOW);
   const mine = (path: string) => slow.has(path) === (part === "slow");
   const modules = (await denoSideModules()).filter(mine);
+  const alone = SERIAL.filter(mine);
   const runs: Run[] = [
     {
       name: part === "fast" ? "parallel" : "slow",
@@ -112,11 +126,13 @@ async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
       ],
       parallel: true,
     },
-    {
-      name: part === "fast" ? "serial" : "slow serial",
-      modules: SERIAL.filter(mine),
+    // Two processes, each running its share one module at a time: a module changes only its own
+    // process's environment and working directory.
+    ...[0, 1].map((lane) => ({
+      name: `${part === "fast" ? "serial" : "slow serial"} ${lane + 1}`,
+      modules: alone.filter((_, i) => i % 2 === lane),
       parallel: false,
-    },
+    })),
   ];
   return runs.filter((run) => run.modules.length > 0);
 }
@@ -141,18 +157,9 @@ function runTests(run: Run, options: { tally: string; collect: boolean }): Promi
     ...run.modules,
   ], {
     cwd: ROOT,
-    env: { [TALLY_VARIABLE]: options.tally, DENO_JOBS: jobs() },
+    env: { [TALLY_VARIABLE]: options.tally },
     collect: options.collect,
   });
-}
-
-/**
- * How many modules `--parallel` runs at a time: `DENO_JOBS` when set, else twice the cores. Most
- * of the Deno side's tests wait on child processes (servers, sandboxes, the CLI started cold)
- * rather than compute, so one module per core left the cores idle.
- */
-function jobs(): string {
-  return Deno.env.get("DENO_JOBS") ?? String(2 * navigator.hardwareConcurrency);
 }
 
 if (import.meta.main) {
@@ -162,7 +169,7 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const runs = (await runsOf(asked === "slow" ? "slow" : "fast"))
-    .filter((run) => asked === undefined || asked === "slow" || run.name === asked);
+    .filter((run) => asked === undefined || asked === "slow" || run.name.startsWith(asked));
   const tally = runTally();
   // A serial run changes only its own process's environment and working directory: it runs
   // beside the parallel one (another process), one module at a time.
