@@ -129,7 +129,7 @@ async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
     },
     // Two processes, each running its half of the list one module at a time: a module changes
     // only its own process's environment and working directory. Halves of the list, not every
-    // other module: the stdio and sandbox modules, the longest, sit together at its end.
+    // other module: every other one put most of the long modules in one process.
     ...[0, 1].map((lane) => ({
       name: `${part === "fast" ? "serial" : "slow serial"} ${lane + 1}`,
       modules: lane === 0 ? alone.slice(0, half) : alone.slice(half),
