@@ -6,9 +6,10 @@
  * Use: `Deno.test({ name, ignore: skipWithoutBwrap(), fn })`.
  *
  * `deno test` runs every test module in its own worker, so a count kept here is one module's.
- * Under `deno task test` (`deno_tests.ts` sets `TOOLROUTE_BWRAP_TALLY=1` for the `deno test` runs
- * it starts) each module adds its count to a tally file shared by the run (named by the parent's
- * pid), and `deno_tests.ts` prints the one line after the tests (`takeBwrapNotice`). Run directly (`deno test file_test.ts`), each module prints its own line.
+ * Under `deno task test` (`run_parts.ts`, or `deno_tests.ts` run alone, sets
+ * `TOOLROUTE_BWRAP_TALLY` to a tally file for every `deno test` run it starts) each module adds
+ * its count to that file, and the runner prints the one line at the end (`takeBwrapNotice`). Run
+ * directly (`deno test file_test.ts`), each module prints its own line.
  *
  * @module
  */
@@ -26,7 +27,10 @@ export interface BwrapProbe {
 /** The command that installs bubblewrap on Debian and Ubuntu (CI's and this project's machines). */
 export const BWRAP_INSTALL = "sudo apt-get install -y bubblewrap";
 
-/** The variable `deno task test` sets so that modules tally their skips instead of printing. */
+/**
+ * The variable `deno task test` sets, to the path of the run's tally file, so that modules tally
+ * their skips there instead of printing.
+ */
 export const TALLY_VARIABLE = "TOOLROUTE_BWRAP_TALLY";
 
 /**
@@ -83,20 +87,21 @@ export function bwrapNotice(count: number): string {
 }
 
 /**
- * The tally file of one `deno task test` run: every `deno test` module and the notice step are
- * children of the same task process, so its id (their parent's) names the run.
+ * The tally file of one test run, named by the process that runs the parts and prints the notice
+ * (it hands the path to every `deno test` below it in {@linkcode TALLY_VARIABLE}).
  *
- * @param parent The task process id. Default: this process's parent.
+ * @param runner The runner's process id.
  * @returns The path, in the system's temporary directory.
  */
-export function tallyPath(parent: number = Deno.ppid): string {
+export function tallyPath(runner: number): string {
   const tmp = Deno.env.get("TMPDIR") || "/tmp";
-  return join(tmp, `toolroute_bwrap_skipped_${parent}`);
+  return join(tmp, `toolroute_bwrap_skipped_${runner}`);
 }
 
 function reportSkips(): void {
-  if (Deno.env.get(TALLY_VARIABLE) === "1") {
-    Deno.writeTextFileSync(tallyPath(), `${skipped}\n`, { append: true });
+  const tally = Deno.env.get(TALLY_VARIABLE);
+  if (tally) {
+    Deno.writeTextFileSync(tally, `${skipped}\n`, { append: true });
   } else {
     console.error(bwrapNotice(skipped));
   }

@@ -1,31 +1,37 @@
 /**
- * Runs the Deno side's test modules (`deno task test:deno`) in two parts:
+ * Runs the Deno side's test modules (`deno task test:deno`) in three runs at the same time:
  *
- * - `parallel`: every test module of the Deno side but the serial ones, several at a time in one
- *   process (`deno test --parallel`), with the doc tests of `src/deno/`;
- * - `serial`: the modules that change the process's environment or working directory (`PATH`,
- *   `HOME`, a planted host secret), one at a time: in the parallel run they would change them under
- *   every module running beside them.
+ * - `parallel`: every test module of the Deno side but the serial and slow ones, several at a time
+ *   in one process (`deno test --parallel`), with the doc tests of `src/deno/`;
+ * - `serial 1` and `serial 2`: the modules that change the process's environment or working
+ *   directory (`PATH`, `HOME`, a planted host secret), half each, one at a time in a process of
+ *   their own: in the parallel run they would change them under every module running beside them.
  *
- * The parallel part names its modules itself: `deno test --ignore` did not leave out every module it
- * named (a module ignored in a folder given on the command line still ran).
+ * `slow` (`deno task test:slow`) runs the {@linkcode SLOW} modules the same way (those also in
+ * {@linkcode SERIAL} one at a time).
+ *
+ * The parallel run names its modules itself: `deno test --ignore` did not leave out every module
+ * it named (a module ignored in a folder given on the command line still ran).
  * `tests/dev/serial_tests_test.ts` keeps {@linkcode SERIAL} complete.
  *
- * Both parts run (each even after the other failed), then the run's one bubblewrap notice line
- * (when tests were skipped for want of bwrap), and the process fails if either part failed.
+ * Every run goes to its end (each even after another failed); the first writes as it goes, the
+ * others' output follows it. Then the run's one bubblewrap notice line (when tests were skipped
+ * for want of bwrap; under `run_parts.ts`, the whole task's one line), and the process fails if a
+ * run failed.
  *
  * Usage: `deno run --allow-read --allow-write --allow-run --allow-env tests/_helpers/deno_tests.ts
- * [parallel|serial]`
+ * [parallel|serial|slow]`
  *
  * @module
  */
 
 import { walk } from "@std/fs";
 import { join, relative } from "@std/path";
-import { TALLY_VARIABLE, tallyPath } from "./bwrap.ts";
-import { takeBwrapNotice } from "./bwrap_notice.ts";
+import { TALLY_VARIABLE } from "./bwrap.ts";
+import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
+import { type ChildResult, runChild } from "./run_child.ts";
 
-/** The modules that change process-wide state, run one at a time after the others. */
+/** The modules that change process-wide state, run one at a time beside the others. */
 export const SERIAL: readonly string[] = [
   "tests/deno/builtins/adversarial_test.ts",
   "tests/deno/builtins/bash/bash_sandbox_failure_test.ts",
@@ -46,6 +52,28 @@ export const SERIAL: readonly string[] = [
   "tests/deno/sandbox/stdio_sandbox_memory_limit_test.ts",
   "tests/deno/sandbox/stdio_sandbox_tls_test.ts",
   "tests/examples/demo_bash_test.ts",
+];
+
+/**
+ * The slow modules, left out of `deno task test` and run by `deno task test:slow` (which CI runs
+ * too, in `deno task ok`): cold starts of npm servers, conformance suites, long attack suites.
+ */
+export const SLOW: readonly string[] = [
+  // The MCP conformance suite: two cold Deno processes (suite and driver) per scenario, 24 of them.
+  "tests/conformance/conformance_client_test.ts",
+  // Attack suites that build their world big: 50,000 folders; as many mounts as the bound allows;
+  // files built against the matcher, 32 MiB rounds; a memory hog and a fork bomb run to their
+  // limits.
+  "tests/deno/builtins/planted_repository_overflow_attack_test.ts",
+  "tests/deno/builtins/sandbox/protected_mounts_test.ts",
+  // A racer whose 2 s loop must end within its 3 s command timeout: with the other parts of the
+  // test task beside it on a loaded machine, the sandbox was stopped before the loop ended.
+  "tests/deno/builtins/sandbox/session_search_access_attack_test.ts",
+  "tests/deno/builtins/search/matching_cannot_hang_test.ts",
+  "tests/deno/sandbox/hostile_stdio_server_attack_test.ts",
+  // npm servers and the MCP Inspector started cold through npx.
+  "tests/deno/cli/inspector_cli_test.ts",
+  "tests/deno/cli/npm_servers_test.ts",
 ];
 
 /** The folders whose test modules are the Deno side's (the others have tasks of their own). */
@@ -73,50 +101,90 @@ export async function denoSideModules(): Promise<string[]> {
   return found.sort();
 }
 
-/** Runs one part's `deno test`; its modules tally their bubblewrap skips for this process. */
-async function runPart(part: "parallel" | "serial"): Promise<number> {
+/** A `deno test` run of this runner: which modules, and how. */
+interface Run {
+  /** The name its result is reported under. */
+  name: string;
+  modules: string[];
+  /** Several modules at a time, in workers (`--parallel`), or one at a time on the main thread. */
+  parallel: boolean;
+}
+
+/** The runs of a part: the modules of the part that must run alone run beside the others. */
+async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
   const serial = new Set(SERIAL);
-  const modules = part === "serial"
-    ? [...SERIAL]
-    : [...(await denoSideModules()).filter((path) => !serial.has(path)), "src/deno/"];
-  const { code } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "test",
-      "--no-prompt",
-      "--allow-read",
-      "--allow-write",
-      "--allow-run",
-      "--allow-env",
-      "--allow-net",
-      "--allow-sys",
-      ...(part === "parallel" ? ["--doc", "--parallel"] : []),
-      ...modules,
-    ],
+  const slow = new Set(SLOW);
+  const mine = (path: string) => slow.has(path) === (part === "slow");
+  const modules = (await denoSideModules()).filter(mine);
+  const alone = SERIAL.filter(mine);
+  const half = Math.ceil(alone.length / 2);
+  const runs: Run[] = [
+    {
+      name: part === "fast" ? "parallel" : "slow",
+      modules: [
+        ...modules.filter((path) => !serial.has(path)),
+        ...(part === "fast" ? ["src/deno/"] : []),
+      ],
+      parallel: true,
+    },
+    // Two processes, each running its half of the list one module at a time: a module changes
+    // only its own process's environment and working directory. Halves of the list, not every
+    // other module: every other one put most of the long modules in one process.
+    ...[0, 1].map((lane) => ({
+      name: `${part === "fast" ? "serial" : "slow serial"} ${lane + 1}`,
+      modules: lane === 0 ? alone.slice(0, half) : alone.slice(half),
+      parallel: false,
+    })),
+  ];
+  return runs.filter((run) => run.modules.length > 0);
+}
+
+/**
+ * Runs one `deno test`, its modules adding their bubblewrap skips to `tally`. The first run writes
+ * to this process's output as it goes; the others, which run beside it, are collected and written
+ * after it.
+ */
+function runTests(run: Run, options: { tally: string; collect: boolean }): Promise<ChildResult> {
+  return runChild([
+    "test",
+    "--no-prompt",
+    "--allow-read",
+    "--allow-write",
+    "--allow-run",
+    "--allow-env",
+    "--allow-net",
+    "--allow-sys",
+    ...(run.parallel ? ["--parallel"] : []),
+    ...(run.modules.includes("src/deno/") ? ["--doc"] : []),
+    ...run.modules,
+  ], {
     cwd: ROOT,
-    env: { [TALLY_VARIABLE]: "1" },
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  return code;
+    env: { [TALLY_VARIABLE]: options.tally },
+    collect: options.collect,
+  });
 }
 
 if (import.meta.main) {
   const asked = Deno.args[0];
-  if (asked !== undefined && asked !== "parallel" && asked !== "serial") {
-    console.error("deno_tests: name no part (both run) or one: parallel or serial");
+  if (asked !== undefined && asked !== "parallel" && asked !== "serial" && asked !== "slow") {
+    console.error("deno_tests: name no part (the fast runs) or one: parallel, serial or slow");
     Deno.exit(2);
   }
-  const parts: ("parallel" | "serial")[] = asked === undefined ? ["parallel", "serial"] : [asked];
-  const results: [string, number][] = [];
-  for (const part of parts) results.push([part, await runPart(part)]);
-  // Both parts' modules are this process's children: one tally, one notice line for the run.
-  const notice = takeBwrapNotice(tallyPath(Deno.pid));
+  const runs = (await runsOf(asked === "slow" ? "slow" : "fast"))
+    .filter((run) => asked === undefined || asked === "slow" || run.name.startsWith(asked));
+  const tally = runTally();
+  // A serial run changes only its own process's environment and working directory: it runs
+  // beside the parallel one (another process), one module at a time.
+  const results = await Promise.all(
+    runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
+  );
+  for (const { output } of results) if (output !== undefined) await Deno.stdout.write(output);
+  const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
   if (notice !== undefined) console.error(notice);
-  if (parts.length > 1) {
+  if (runs.length > 1) {
     console.log(
-      results.map(([part, code]) => `${code === 0 ? "ok" : "FAILED"} ${part}`).join(", "),
+      results.map(({ code }, i) => `${code === 0 ? "ok" : "FAILED"} ${runs[i].name}`).join(", "),
     );
   }
-  Deno.exit(results.some(([, code]) => code !== 0) ? 1 : 0);
+  Deno.exit(results.some(({ code }) => code !== 0) ? 1 : 0);
 }

@@ -1,39 +1,61 @@
 /**
- * Runs each named `deno task` in turn, every one of them even after a failure, then names each
- * part's result and fails at the end if any part failed. `deno task a && deno task b` stops at the
- * first red part, so a failure in the core tests hid whether the interop and edge tests passed.
+ * Runs each named `deno task`, every one of them even after a failure, then names each part's
+ * result and fails at the end if any part failed. `deno task a && deno task b` stops at the first
+ * red part, so a failure in the core tests hid whether the interop and edge tests passed.
  *
- * Usage: `deno run --allow-run --allow-env tests/_helpers/run_parts.ts test:core test:deno`
+ * The parts run in turn; with `--together` they run at the same time (they are separate
+ * processes: none changes another's environment or working directory). Then the first part writes
+ * as it goes and the others' output is collected and written after it, part by part.
+ *
+ * The parts' test modules add their bubblewrap skips to one tally (`bwrap_notice.ts`): the run
+ * prints one notice line for all its parts, after their results.
+ *
+ * Usage: `deno run --allow-run --allow-read --allow-write --allow-env tests/_helpers/run_parts.ts
+ * [--together] test:core test:deno`
  *
  * @module
  */
 
-const parts = Deno.args;
+import { TALLY_VARIABLE } from "./bwrap.ts";
+import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
+import { type ChildResult, runChild } from "./run_child.ts";
+
+const together = Deno.args[0] === "--together";
+const parts = together ? Deno.args.slice(1) : Deno.args;
 if (parts.length === 0) {
   console.error("run_parts: name at least one deno task to run, e.g. test:core");
   Deno.exit(2);
 }
 
-const results: { part: string; code: number; seconds: number }[] = [];
-for (const part of parts) {
+const tally = runTally();
+const env = { [TALLY_VARIABLE]: tally.path };
+
+async function run(part: string, collect: boolean): Promise<ChildResult & { seconds: number }> {
   const started = performance.now();
-  const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["task", part],
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  results.push({ part, code, seconds: (performance.now() - started) / 1000 });
+  const result = await runChild(["task", part], { env, collect });
+  return { ...result, seconds: (performance.now() - started) / 1000 };
+}
+
+const results: (ChildResult & { seconds: number })[] = [];
+if (together) {
+  results.push(...await Promise.all(parts.map((part, i) => run(part, i > 0))));
+  for (const [i, { output }] of results.entries()) {
+    if (output === undefined) continue;
+    console.log(`\n── ${parts[i]} ──`);
+    await Deno.stdout.write(output);
+  }
+} else {
+  for (const part of parts) results.push(await run(part, false));
 }
 
 console.log("\nparts:");
-for (const { part, code, seconds } of results) {
-  console.log(`  ${code === 0 ? "ok    " : "FAILED"} ${part} (${seconds.toFixed(0)} s)`);
+for (const [i, { code, seconds }] of results.entries()) {
+  console.log(`  ${code === 0 ? "ok    " : "FAILED"} ${parts[i]} (${seconds.toFixed(0)} s)`);
 }
-const failed = results.filter((result) => result.code !== 0);
+const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
+if (notice !== undefined) console.error(notice);
+const failed = parts.filter((_, i) => results[i].code !== 0);
 if (failed.length > 0) {
-  console.log(
-    `${failed.length} of ${results.length} parts failed: ${failed.map((r) => r.part).join(", ")}`,
-  );
+  console.log(`${failed.length} of ${parts.length} parts failed: ${failed.join(", ")}`);
   Deno.exit(1);
 }

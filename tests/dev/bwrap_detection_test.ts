@@ -15,12 +15,12 @@ import {
   hostProbe,
   skipWithoutBwrap,
   TALLY_VARIABLE,
-  tallyPath,
 } from "../_helpers/bwrap.ts";
 import { takeBwrapNotice } from "../_helpers/bwrap_notice.ts";
 
 const HELPER = new URL("../_helpers/bwrap.ts", import.meta.url).href;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const RUN_PARTS = new URL("../_helpers/run_parts.ts", import.meta.url).pathname;
 
 function probe(available: boolean, ci: boolean): BwrapProbe & { probes: number } {
   const fake = {
@@ -75,25 +75,31 @@ Deno.test("where CI=true, bubblewrap is installed (CI never skips the sandbox te
   assert(hostProbe.available(), `CI=true but bwrap is missing: ${BWRAP_INSTALL}`);
 });
 
-/** Two bwrap tests and one plain test, run in a child `deno test` with no bwrap on PATH. */
-async function runWithoutBwrap(env: Record<string, string>) {
-  const dir = await Deno.makeTempDir({ prefix: "toolroute_bwrap_detection_" });
-  const file = join(dir, "needs_bwrap_test.ts");
-  await Deno.writeTextFile(
-    file,
-    `import { skipWithoutBwrap } from "${HELPER}";
+const NEEDS_BWRAP = `import { skipWithoutBwrap } from "${HELPER}";
 const fn = () => { new Deno.Command("bwrap", { args: ["--version"] }).outputSync(); };
 Deno.test({ name: "needs bwrap 1", ignore: skipWithoutBwrap(), fn });
 Deno.test({ name: "needs bwrap 2", ignore: skipWithoutBwrap(), fn });
 Deno.test("plain", () => {});
-`,
-  );
+`;
+
+/**
+ * Runs `args` (a `deno` command) in a folder holding a module with two bwrap tests and one plain
+ * test (`needs_bwrap_test.ts`), with no bwrap on PATH.
+ */
+async function withoutBwrap(
+  args: (file: string, dir: string) => string[] | Promise<string[]>,
+  env: Record<string, string>,
+) {
+  const dir = await Deno.makeTempDir({ prefix: "toolroute_bwrap_detection_" });
+  const file = join(dir, "needs_bwrap_test.ts");
+  await Deno.writeTextFile(file, NEEDS_BWRAP);
   // A PATH with only an empty folder: no bwrap, as on a fresh machine.
   const empty = join(dir, "bin");
   await Deno.mkdir(empty);
   try {
     const output = await new Deno.Command(Deno.execPath(), {
-      args: ["test", "--no-prompt", "--config", CONFIG, "-A", file],
+      args: await args(file, dir),
+      cwd: dir,
       clearEnv: true,
       env: { PATH: empty, HOME: Deno.env.get("HOME") ?? dir, NO_COLOR: "1", ...env },
       stdout: "piped",
@@ -104,6 +110,15 @@ Deno.test("plain", () => {});
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** One child `deno test` of the module. */
+function runWithoutBwrap(env: Record<string, string>) {
+  // No type check: the module is the test's own text, and a check is most of a cold child's time.
+  return withoutBwrap(
+    (file) => ["test", "--no-prompt", "--no-check", "--config", CONFIG, "-A", file],
+    env,
+  );
 }
 
 Deno.test("without bwrap a deno test run skips the bwrap tests with one notice, outside CI", async () => {
@@ -120,12 +135,34 @@ Deno.test("without bwrap the same run fails under CI=true: nothing is skipped", 
   assert(!text.includes("notice:"), text);
 });
 
-Deno.test("under deno task test the modules tally their skips for the task's one notice line", async () => {
-  const { code, text } = await runWithoutBwrap({ ...cacheEnv(), [TALLY_VARIABLE]: "1" });
+Deno.test("under deno task test the modules add their skips to the run's tally and print nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const tally = join(dir, "tally");
+    const { code, text } = await runWithoutBwrap({ ...cacheEnv(), [TALLY_VARIABLE]: tally });
+    assertEquals(code, 0, text);
+    assert(!text.includes("notice:"), text);
+    assertEquals(takeBwrapNotice(tally), bwrapNotice(2));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a run of several parts prints one notice line for all of them, after the parts", async () => {
+  // Two parts, each a deno test of the module (as test:deno and test:interop are): the interop
+  // part used to print a notice of its own.
+  const { code, text } = await withoutBwrap(async (file, dir) => {
+    const part = `${Deno.execPath()} test --no-prompt --no-check --config ${CONFIG} -A ${file}`;
+    await Deno.writeTextFile(
+      join(dir, "deno.json"),
+      JSON.stringify({ tasks: { "part:a": part, "part:b": part } }),
+    );
+    return ["run", "--no-prompt", "-A", "--config", CONFIG, RUN_PARTS, "part:a", "part:b"];
+  }, cacheEnv());
   assertEquals(code, 0, text);
-  assert(!text.includes("notice:"), text);
-  // The child's parent is this process: the tally is the one this process's children share.
-  assertEquals(takeBwrapNotice(tallyPath(Deno.pid)), bwrapNotice(2));
+  assertEquals(text.match(/ok \| 1 passed \| 0 failed \| 2 ignored/g)?.length, 2, text);
+  assertEquals(text.split("\n").filter((line) => line.includes("notice:")), [bwrapNotice(4)]);
+  assert(text.indexOf("notice:") > text.indexOf("part:b ("), text);
 });
 
 /** The child uses this process's Deno cache (it downloads nothing) and temporary folder. */

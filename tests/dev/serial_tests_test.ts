@@ -2,16 +2,17 @@
  * `deno task test:deno` runs test modules in parallel, in one process
  * (`tests/_helpers/deno_tests.ts`): a module that changes the process's environment or working
  * directory (`PATH`, `HOME`, a planted host secret) would change them under every module running
- * beside it. Such modules run after, one at a time. This test keeps that list complete, so a new
- * module that sets an environment variable (itself or through a test helper it imports) cannot land
- * in the parallel run, and keeps every listed module existing.
+ * beside it. Such modules run one at a time, in a process of their own. This test keeps that list
+ * complete, so a new module that sets an environment variable (itself or through a test helper it
+ * imports) cannot land in the parallel run, and keeps every listed module (and every slow one)
+ * existing.
  *
  * @module
  */
 
 import { assert, assertEquals } from "@std/assert";
 import { dirname, join, relative } from "@std/path";
-import { denoSideModules, SERIAL } from "../_helpers/deno_tests.ts";
+import { denoSideModules, SERIAL, SLOW } from "../_helpers/deno_tests.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const PROCESS_WIDE = /Deno\.env\.(set|delete)\(|Deno\.chdir\(/;
@@ -29,10 +30,11 @@ async function textWithHelpers(path: string): Promise<string> {
   return [text, ...texts].join("\n");
 }
 
-Deno.test("every serial test module exists and is a module of the Deno side", async () => {
+Deno.test("every serial and slow test module exists and is a module of the Deno side", async () => {
   const modules = new Set(await denoSideModules());
   assert(modules.size > 100, `only ${modules.size} test modules found: the walk missed the suite`);
   for (const path of SERIAL) assert(modules.has(path), `${path} is listed in SERIAL but not found`);
+  for (const path of SLOW) assert(modules.has(path), `${path} is listed in SLOW but not found`);
 });
 
 Deno.test("every test module that changes the environment or working directory runs serially", async () => {
