@@ -162,7 +162,8 @@ Deno.test({
       // The model writes the file BASH_ENV names (it is in the workspace).
       await tools.call("write_file", {
         path: ".bashenv",
-        content: "grep pids /proc/self/cgroup >> cg.txt; ulimit -u >> cg.txt\n",
+        // Absolute paths: a host-side shell (any cwd) that sourced it would leave its lines too.
+        content: `grep pids /proc/self/cgroup >> ${ws}/cg.txt; ulimit -u >> ${ws}/cg.txt\n`,
       });
       const run = await tools.call("bash", { command: 'echo "$BASH_ENV"' });
       const limitsKind = await limitsOf(tools);
@@ -172,8 +173,12 @@ Deno.test({
       assert(seen.length > 0, `the attack ran (BASH_ENV was used): ${run.text}`);
       // Still honoured: the file was sourced and the variable is the command's.
       assertEquals(JSON.parse(run.text).stdout, `${ws}/.bashenv\n`);
-      // Sourced inside the limits: the cmd cgroup and the process limit of 64.
+      // Sourced inside the limits only: the cmd cgroup and the process limit of 64 on every line
+      // (the workspace's disk measure, a host-side shell, once sourced it with the host's limit).
       assertMatch(seen, /^64$/m, seen);
+      for (const line of seen.split("\n").filter((l) => /^\d+$/.test(l))) {
+        assertEquals(line, "64", `sourced outside the sandbox's limits: ${seen}`);
+      }
       if (limitsKind) {
         for (const line of `${seen}${traced}`.split("\n").filter((l) => l.includes("pids"))) {
           assertMatch(line, /\/cmd$/, `ran outside the limited cgroup: ${seen}${traced}`);

@@ -159,6 +159,10 @@ async function duKiB(real: string): Promise<number> {
   // could not be read and still prints the total of the rest.
   const output = await new Deno.Command("bash", {
     args: ["-c", 'exec du -skx -- "$1"', "du", real],
+    // A clean environment: a host's BASH_ENV (or ENV) could name a file the model can write,
+    // which this host-side shell would otherwise run unconfined.
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", LC_ALL: "C" },
+    clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "null",
