@@ -116,7 +116,12 @@ export async function spawnSandboxed(
   const hosts = [
     ...new Set([
       ...sandbox.allow ?? [],
-      ...(sandbox.registries === false ? [] : launcherRegistries(command.command)),
+      // A Deno command downloads only into a cache of its own: without one (no per-server
+      // cache) it sees the host's read-only and its registries would serve nothing.
+      ...(sandbox.registries === false ||
+          (sandbox.cache === undefined && runsDeno(command.command))
+        ? []
+        : launcherRegistries(command.command)),
     ]),
   ];
   const [found, started] = await Promise.allSettled([

@@ -540,7 +540,9 @@ Deno.test("bash under bwrap gets no host secret, no DENO_* and no token from the
     for (const n of names) assert(!result.stdout.includes(n), `${n} visible: ${result.stdout}`);
     const vars = result.stdout.split("\n").map((l) => l.split("=")[0]).filter((n) => n);
     for (const v of vars) {
-      assert(["PATH", "HOME", "LANG", "TERM", "PWD", "SHLVL", "_", "OLDPWD"].includes(v), v);
+      // DENO_NO_UPDATE_CHECK=1 is the supervisor's own (its /proc environ is readable inside).
+      const known = ["PATH", "HOME", "LANG", "TERM", "PWD", "SHLVL", "_", "OLDPWD"];
+      assert([...known, "DENO_NO_UPDATE_CHECK"].includes(v), v);
     }
   } finally {
     names.forEach((n, i) =>
