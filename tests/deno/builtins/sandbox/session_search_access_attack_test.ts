@@ -137,7 +137,9 @@ Deno.test({
         calls++;
         texts.push(result.text);
         times.push(`${name} ${Math.round(ms)} ms ${result.isError ? result.code : "ok"}`);
-        assert(ms < 3000 + 5000 + 3000, `${name} took ${ms} ms`);
+        // A hang is what the attack is after; a loaded machine stretches a call past its 3 s
+        // deadline, so the bound only tells an ended call from one that does not end.
+        assert(ms < 60_000, `${name} took ${ms} ms`);
       }
     }
     const raced = await racer;
