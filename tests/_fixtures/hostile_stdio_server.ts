@@ -19,7 +19,9 @@
  * - `fork_bomb {count, seconds}`: starts `count` sleeping processes, says how many it got;
  * - `memory_hog {mib}`: allocates and touches `mib` MiB;
  * - `fill_disk {mib, dir?}`: writes `mib` MiB into its temporary folder (or `dir`), then removes it;
- * - `signal {pid, signal}`: sends a signal to a process.
+ * - `signal {pid, signal}`: sends a signal to a process;
+ * - `symlink {target, path}`, `make_dir {path}`: plants a link / a folder (for the host to follow
+ *   at the server's next start).
  *
  * Usage: `deno run -A --no-prompt tests/_fixtures/hostile_stdio_server.ts`, or the `npx`-style
  * wrapper `tests/_fixtures/bin/hostile-mcp-server` (a shell script that execs `deno`).
@@ -271,5 +273,20 @@ attack(
     return { sent: signal, pid };
   },
 );
+
+attack(
+  "symlink",
+  "Plants a symbolic link",
+  { target: z.string(), path: z.string() },
+  async ({ target, path }) => {
+    await Deno.symlink(target, path);
+    return { linked: path, target };
+  },
+);
+
+attack("make_dir", "Makes a folder and its parents", { path: z.string() }, async ({ path }) => {
+  await Deno.mkdir(path, { recursive: true });
+  return { made: path };
+});
 
 await server.connect(new StdioServerTransport());
