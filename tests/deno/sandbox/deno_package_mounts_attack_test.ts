@@ -96,7 +96,7 @@ Deno.test({
   },
 });
 
-Deno.test("a lockfile that never ends, or a huge one, is not read and the host goes on", async () => {
+Deno.test("a lockfile that never ends, or a huge one, is not read, one naming paths mounts nothing outside the host's npm cache, and the host goes on", async () => {
   const base = await Deno.makeTempDir({ prefix: "toolroute_lock_attack_" });
   try {
     const own = join(base, "own");
@@ -107,8 +107,20 @@ Deno.test("a lockfile that never ends, or a huge one, is not read and the host g
       await Deno.writeTextFile(join(host, REGISTRY, name, "1.0.0", "package.json"), "{}");
       await Deno.mkdir(join(base, name));
     }
-    // Read, as the control: a lockfile the host reads names a package its cache holds.
-    await Deno.writeTextFile(join(base, "ok", "deno.lock"), lockfile(["ok@1.0.0"]));
+    // Read, as the control: a lockfile the host reads names a package its cache holds. Beside
+    // it, names that climb out of the host's npm cache to a folder of the host's (`secret/1.0.0`
+    // beside the cache), absolute or by `..`, and a version that is a path.
+    await Deno.mkdir(join(base, "secret", "1.0.0"), { recursive: true });
+    await Deno.writeTextFile(
+      join(base, "ok", "deno.lock"),
+      lockfile([
+        "ok@1.0.0",
+        "../../../secret@1.0.0",
+        `${base}/secret@1.0.0`,
+        "ok@../../../../secret/1.0.0",
+        "ok@..",
+      ]),
+    );
     // Endless: a link to /dev/zero (a repository may ship one) and a FIFO no one writes.
     await Deno.symlink("/dev/zero", join(base, "zero", "deno.lock"));
     const mkfifo = await new Deno.Command("mkfifo", { args: [join(base, "fifo", "deno.lock")] })
@@ -126,6 +138,8 @@ Deno.test("a lockfile that never ends, or a huge one, is not read and the host g
       { args: [], projects: ["zero", "fifo", "huge", "ok", "fine"].map((n) => join(base, n)) },
       { own, host },
     );
+    // Only packages of the host's npm cache, at their place in its own.
+    assert(mounts.every((mount) => mount.source.startsWith(`${host}/${REGISTRY}/`)));
     assertEquals(mounts.map((mount) => mount.dest).sort(), [
       join(own, REGISTRY, "fine", "1.0.0"),
       join(own, REGISTRY, "ok", "1.0.0"),
