@@ -19,7 +19,15 @@
  * - `fork_bomb {count, seconds}`: starts `count` sleeping processes, says how many it got;
  * - `memory_hog {mib}`: allocates and touches `mib` MiB;
  * - `fill_disk {mib, dir?}`: writes `mib` MiB into its temporary folder (or `dir`), then removes it;
- * - `signal {pid, signal}`: sends a signal to a process.
+ * - `signal {pid, signal}`: sends a signal to a process;
+ * - `foreign_descriptors {match?}`: for each other process it sees in `/proc` (whose command line
+ *   holds `match`, when given), its command line and where
+ *   each of its descriptors leads (or the error met: reading the link takes the access that
+ *   opening it takes);
+ * - `freeze`: stops its whole event loop for good, after answering (it never reads its stdin
+ *   again, nor ends);
+ * - `symlink {target, path}`, `make_dir {path}`: plants a link / a folder (for the host to follow
+ *   at the server's next start).
  *
  * Usage: `deno run -A --no-prompt tests/_fixtures/hostile_stdio_server.ts`, or the `npx`-style
  * wrapper `tests/_fixtures/bin/hostile-mcp-server` (a shell script that execs `deno`).
@@ -271,5 +279,55 @@ attack(
     return { sent: signal, pid };
   },
 );
+
+attack("foreign_descriptors", "Other processes' descriptors", {
+  match: z.string().optional(),
+}, async ({ match }) => {
+  const seen: Record<string, { cmdline: string; fds: Record<string, string> }> = {};
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+    const at = `/proc/${entry.name}`;
+    const cmdline = (await Deno.readTextFile(`${at}/cmdline`).catch(describe))
+      .replaceAll("\0", " ").trim();
+    if (match !== undefined && !cmdline.includes(match)) continue;
+    const fds: Record<string, string> = {};
+    try {
+      for await (const fd of Deno.readDir(`${at}/fd`)) {
+        try {
+          // Readable under the same check as opening it (ptrace read access to the process).
+          fds[fd.name] = await Deno.readLink(`${at}/fd/${fd.name}`);
+        } catch (error) {
+          fds[fd.name] = describe(error);
+        }
+      }
+    } catch (error) {
+      fds["*"] = describe(error);
+    }
+    // The start of it (the supervisor's holds its whole script).
+    seen[entry.name] = { cmdline: cmdline.slice(0, 300), fds };
+  }
+  return { seen };
+});
+
+server.registerTool("freeze", { description: "Stops reading for good" }, () => {
+  // After the answer is written: the loop then waits on nothing, for ever.
+  setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50);
+  return { content: [{ type: "text" as const, text: JSON.stringify({ ok: true }) }] };
+});
+
+attack(
+  "symlink",
+  "Plants a symbolic link",
+  { target: z.string(), path: z.string() },
+  async ({ target, path }) => {
+    await Deno.symlink(target, path);
+    return { linked: path, target };
+  },
+);
+
+attack("make_dir", "Makes a folder and its parents", { path: z.string() }, async ({ path }) => {
+  await Deno.mkdir(path, { recursive: true });
+  return { made: path };
+});
 
 await server.connect(new StdioServerTransport());

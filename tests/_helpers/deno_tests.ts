@@ -47,10 +47,12 @@ export const SERIAL: readonly string[] = [
   "tests/deno/mcp/stdio_sandbox_lifecycle_attack_test.ts",
   "tests/deno/mcp/stdio_sandbox_path_attack_test.ts",
   "tests/deno/mcp/stdio_sandbox_test.ts",
+  "tests/deno/sandbox/deno_package_mounts_attack_test.ts",
   "tests/deno/sandbox/hostile_stdio_server_attack_test.ts",
   "tests/deno/sandbox/resource_limits_attack_test.ts",
   "tests/deno/sandbox/stdio_sandbox_memory_limit_test.ts",
   "tests/deno/sandbox/stdio_sandbox_tls_test.ts",
+  "tests/deno/sandbox/stdio_stand_in_attack_test.ts",
   "tests/examples/demo_bash_test.ts",
 ];
 

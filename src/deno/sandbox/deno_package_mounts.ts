@@ -14,27 +14,45 @@ export interface DenoCaches {
 // (`name@version` keys under its "npm", as Deno writes them) that the host's cache ($2) holds
 // and the command's own ($1) does not. An empty folder left in its own by an earlier start (a
 // mount point) for a package the host's cache no longer holds is removed: Deno would take it
-// for the package. $3…: the lockfiles.
-const PACKAGES = `own=$1 host=$2; shift 2
+// for the package. $3: the largest lockfile read, in bytes; $4…: the lockfiles.
+// The server wrote its own cache and may have written its lockfile (a project in its roots, or
+// the repository its author ships): a lockfile is read only when it is a regular file and no
+// larger than $3 (a link to /dev/zero, a FIFO or a huge file would keep this host process busy
+// for ever, past the server's end), and a package's folder in its own cache only when no part of
+// its path is a link (bash runs as the host user: a link planted there would lead this rmdir,
+// and the mount's check, to any folder of the host).
+const PACKAGES = `own=$1 host=$2 most=$3; shift 3
 shopt -s nullglob dotglob; declare -A seen
 key='^ {4}"(@?[^@"]+)@([^_"]+)[^"]*": [{]'
+linked() {
+  local p=$own part parts; [ -L "$p" ] && return 0; IFS=/ read -ra parts <<< "$1"
+  for part in "\${parts[@]}"; do p+=/$part; [ -L "$p" ] && return 0; done; return 1
+}
 for lock in "$@"; do
-  [ -r "$lock" ] || continue; npm=
+  [ -f "$lock" ] && [ -r "$lock" ] && [ "$(stat -L -c %s -- "$lock")" -le "$most" ] || continue
+  npm=
   while IFS= read -r line; do
     [[ $line == '  "npm": {' ]] && { npm=1; continue; }
     [[ $line == '  "'* ]] && npm=
     [ -n "$npm" ] && [[ $line =~ $key ]] || continue
     n=\${BASH_REMATCH[1]} v=\${BASH_REMATCH[2]}; f="npm/registry.npmjs.org/$n/$v"
     [[ $n == *..* || $v == */* || $v == .* || -n \${seen[$f]} ]] && continue; seen[$f]=1
+    linked "$f" && continue
     held=("$own/$f"/*)
     if [ ! -d "$host/$f" ]; then
       [ -d "$own/$f" ] && [ \${#held[@]} = 0 ] && rmdir -- "$own/$f" 2>/dev/null
       continue
     fi
     [ \${#held[@]} = 0 ] && printf '%s\\n' "$f"
-  done < "$lock"
+  done < <(head -c "$most" -- "$lock")
 done
 exit 0`;
+
+/**
+ * The largest lockfile read (a large project's `deno.lock` is a few hundred KiB); a larger one is
+ * left out, its packages then downloaded.
+ */
+export const LOCKFILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * The npm packages a sandboxed `deno` command may take from the host's Deno cache instead of
@@ -58,12 +76,22 @@ export async function denoPackageMounts(
   const locks = lockfiles(command);
   if (locks.length === 0) return [];
   const output = await new Deno.Command("bash", {
-    args: ["-c", PACKAGES, "toolroute-packages", caches.own, caches.host, ...locks],
+    args: [
+      "-c",
+      PACKAGES,
+      "toolroute-packages",
+      caches.own,
+      caches.host,
+      String(LOCKFILE_MAX_BYTES),
+      ...locks,
+    ],
     env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "null",
+    // A backstop: the reading is bounded by the size checked above.
+    signal: AbortSignal.timeout(30_000),
   }).output();
   return new TextDecoder().decode(output.stdout).split("\n")
     .filter((folder) => folder.startsWith("npm/registry.npmjs.org/"))

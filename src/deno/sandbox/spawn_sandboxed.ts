@@ -232,6 +232,15 @@ export async function spawnSandboxed(
     cwd,
     env,
   }, { stdio: standIn.child });
+  // SIGKILL is the last word (the transport's close, a server that stopped answering): it ends
+  // the whole sandbox, its own, from the host. Sent only through the supervisor, it never came
+  // when the command had stopped the supervisor (same user, same PID namespace): the process
+  // never ended and the gateway's close waited for ever.
+  const signal = child.kill.bind(child);
+  child.kill = (name: Deno.Signal = "SIGTERM") => {
+    signal(name);
+    if (name === "SIGKILL") void session.close();
+  };
   return {
     child,
     limitReason(code, stderr) {
