@@ -54,10 +54,19 @@ export function launcherRegistries(command: string): string[] {
 const PROBE = `
 main=$1 runtimes=$2 system=$3 hosthome=$4; shift 4
 declare -A seen canons
-# Sets $c to the path resolved, once per path (each lookup is a program run: a start's cost).
+# Sets $c to the path resolved, once per path. A folder is resolved by entering it (cd -P: the
+# physical path, as readlink -m gives it, without running a program, a start's cost; bash keeps
+# a leading "//", which is "/" here); anything else, or a folder it cannot enter, by readlink.
+here=$PWD
 canon() {
   c=$1; [ -n "$1" ] || return 0; c=\${canons[$1]-}; [ -n "$c" ] && return
-  c=$(readlink -m -- "$1" 2>/dev/null); [ -n "$c" ] || c=$1; canons[$1]=$c
+  if [[ -d $1 && $1 == /* ]] && CDPATH= builtin cd -P -- "$1" 2>/dev/null; then
+    c=$PWD; [[ $c == //* ]] && c=\${c#/}
+    builtin cd -- "$here" 2>/dev/null || builtin cd / || exit 1
+  else
+    c=$(readlink -m -- "$1" 2>/dev/null)
+  fi
+  [ -n "$c" ] || c=$1; canons[$1]=$c
 }
 # Every home the path must not expose, as written and resolved: the command's $HOME (its config
 # may set it), the host's, and the user's own from the password database (a config that moves

@@ -77,11 +77,12 @@ sweep() { for d in "$1"/toolroute-*; do
   [[ $w =~ ^[0-9]+$ && -e /proc/$w ]] && continue
   [ -d "$d" ] && { [ ! -d "$d/sup" ] || rmdir "$d/sup"; } 2>/dev/null && rmdir "$d/cmd" "$d" 2>/dev/null
 done; }
-session() { # $1: hierarchy, $2: controllers to enable below (v2), $3: the file to bind
+session() { # $1: hierarchy, $2: controllers to enable below (v2), $3: the file that moves a
+  # writer (bound for the commands; the wrapper, single-threaded, moves itself through it too)
   mkdir "$1/$n" "$1/$n/sup" "$1/$n/cmd" 2>/dev/null || return 1
   made+=("$1")
   [ -z "$2" ] || echo "$2" > "$1/$n/cgroup.subtree_control" || return 1
-  echo $$ > "$1/$n/sup/cgroup.procs" &&
+  echo $$ > "$1/$n/sup/$3" &&
     binds+=(--bind "$1/$n/cmd/$3" "/.toolroute/cg/$((\${#binds[@]} / 3))") && cmds+=("$1/$n/cmd")
 }
 v2=/sys/fs/cgroup; [ -f $v2/cgroup.controllers ] || v2=/sys/fs/cgroup/unified

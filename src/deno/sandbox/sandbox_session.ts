@@ -106,18 +106,21 @@ export class SandboxSession {
       () => session.#end(sessionEnded(`its supervisor did not start within ${startMs} ms`)),
       startMs,
     );
+    // Inside, 127.0.0.1:3128 leads to the proxy's socket: the sandbox's only way out. Asked for
+    // at once (the supervisor reads it once it is ready): no round trip of its own.
+    const bridged = setup.proxySocket === undefined ? undefined : session.request(
+      { op: "net", path: PROXY_SOCKET_INSIDE, port: PROXY_PORT },
+      undefined,
+      {
+        timeoutMs: startMs + setup.startTimeoutMs,
+        onTimeout: () => sessionEnded("its supervisor did not open the proxy's port in time"),
+      },
+    );
+    bridged?.catch(() => {});
     try {
       await session.#ready;
-      if (setup.proxySocket !== undefined) {
-        // Inside, 127.0.0.1:3128 leads to the proxy's socket: the sandbox's only way out.
-        const answer = await session.request(
-          { op: "net", path: PROXY_SOCKET_INSIDE, port: PROXY_PORT },
-          undefined,
-          {
-            timeoutMs: setup.startTimeoutMs,
-            onTimeout: () => sessionEnded("its supervisor did not open the proxy's port in time"),
-          },
-        );
+      if (bridged !== undefined) {
+        const answer = await bridged;
         if (answer.header.ok === undefined) {
           await session.close();
           throw sessionEnded("its supervisor could not open the proxy's port");

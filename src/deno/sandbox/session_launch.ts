@@ -56,7 +56,7 @@ export const PROXY_ENV: Readonly<Record<string, string>> = Object.freeze({
   npm_config_proxy: PROXY_URL,
   npm_config_https_proxy: PROXY_URL,
 });
-// The supervisor's home (Deno keeps its cache there): a tmpfs of its own, not in /tmp.
+// The supervisor's home: a tmpfs of its own, not in /tmp.
 const HOME_INSIDE = "/.toolroute/home";
 let script: string | undefined;
 
@@ -94,6 +94,11 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
       "--no-prompt",
       "--no-config",
       "--no-lock",
+      // The supervisor imports nothing and starts with an empty cache each time: making the
+      // cache's files (the code cache, the npm resolver's) would only slow its start.
+      "--no-code-cache",
+      "--no-npm",
+      "--no-remote",
       // Deno needs all permissions to read /proc (to end a command's processes) and
       // --allow-run lets a child do anything anyway: the namespace is the boundary.
       "--allow-all",
@@ -108,7 +113,14 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
       args: spawned.args,
       // Commands can read the supervisor's environment: only names they have anyway.
       // Deno looks for a newer version of itself at each start in a fresh home, unless told.
-      env: { PATH: setup.path, HOME: HOME_INSIDE, DENO_NO_UPDATE_CHECK: "1" },
+      // Its DENO_DIR cannot be made (under procfs): Deno then keeps its analysis caches in
+      // memory instead of creating their database files at each start.
+      env: {
+        PATH: setup.path,
+        HOME: HOME_INSIDE,
+        DENO_DIR: "/proc/toolroute-no-cache",
+        DENO_NO_UPDATE_CHECK: "1",
+      },
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",

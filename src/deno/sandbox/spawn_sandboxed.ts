@@ -112,7 +112,17 @@ export async function spawnSandboxed(
     }
     roots.push({ source: sandbox.cache, dest: sandbox.cache });
   }
-  // The egress proxy starts while the command's needs are looked for (it needs only the hosts).
+  // The command's own pipes, handed to bubblewrap at its launch (its bytes pass no supervisor),
+  // are made while its needs are looked for, as the egress proxy starts (it needs only the
+  // hosts): none of the three waits for another.
+  const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
+  let standIn: ReturnType<typeof stdioStandIn> | undefined;
+  let standInFailed: unknown;
+  try {
+    standIn = stdioStandIn(path);
+  } catch (error) {
+    standInFailed = error;
+  }
   const hosts = [
     ...new Set([
       ...sandbox.allow ?? [],
@@ -131,15 +141,24 @@ export async function spawnSandboxed(
       : NetworkProxy.start(hosts, DEFAULT_PROXY_LIMITS, { socket: sandbox.socket }),
   ]);
   const proxy = started.status === "fulfilled" ? started.value : undefined;
-  if (found.status === "rejected" || started.status === "rejected") {
+  const giveUp = async (error: unknown): Promise<never> => {
+    if (standIn !== undefined) await dropStandIn(standIn);
     await proxy?.close();
-    throw found.status === "rejected" ? found.reason : (started as PromiseRejectedResult).reason;
+    throw error;
+  };
+  if (found.status === "rejected" || started.status === "rejected") {
+    return giveUp(
+      found.status === "rejected" ? found.reason : (started as PromiseRejectedResult).reason,
+    );
   }
   const needs = found.value;
   if (needs.program === undefined) {
-    await proxy?.close();
     // As a plain spawn says it: the caller names the PATH searched.
-    throw new Deno.errors.NotFound(`${command.command} is not on PATH`);
+    return giveUp(new Deno.errors.NotFound(`${command.command} is not on PATH`));
+  }
+  if (standIn === undefined) {
+    if (!(standInFailed instanceof Deno.errors.NotFound)) return giveUp(standInFailed);
+    return giveUp(new SandboxMissing("session", { cause: standInFailed }));
   }
   // A Deno command downloads into its own cache, and takes what its lockfile names from the
   // host's cache where that holds it (bound read-only into its own).
@@ -161,17 +180,7 @@ export async function spawnSandboxed(
     // among them.
     ...CA_FOLDERS.map((path) => ({ source: path, dest: path })),
   ];
-  const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
   const limits = sandbox.limits;
-  // The command's own pipes, handed to bubblewrap at its launch: its bytes pass no supervisor.
-  let standIn: ReturnType<typeof stdioStandIn>;
-  try {
-    standIn = stdioStandIn(path);
-  } catch (error) {
-    await proxy?.close();
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new SandboxMissing("session", { cause: error });
-  }
   let session: SandboxSession;
   try {
     session = await SandboxSession.start({
@@ -184,14 +193,7 @@ export async function spawnSandboxed(
       wrap: withResourceLimits(limits),
     });
   } catch (error) {
-    standIn.release();
-    await Promise.allSettled([
-      standIn.child.stdin.abort(),
-      standIn.child.stdout.cancel(),
-      standIn.child.stderr.cancel(),
-    ]);
-    await proxy?.close();
-    throw error;
+    return giveUp(error);
   } finally {
     standIn.release();
   }
@@ -253,6 +255,16 @@ export async function spawnSandboxed(
       return undefined;
     },
   };
+}
+
+/** Ends a stand-in whose pipes no sandbox took, and lets its pipes go. */
+async function dropStandIn(standIn: ReturnType<typeof stdioStandIn>): Promise<void> {
+  standIn.release();
+  await Promise.allSettled([
+    standIn.child.stdin.abort(),
+    standIn.child.stdout.cancel(),
+    standIn.child.stderr.cancel(),
+  ]);
 }
 
 function mountOf(path: string, writable: true): BwrapMount;
