@@ -440,3 +440,33 @@ Deno.test("a ticket's first hop binds the browser: a callback without its cookie
   const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
+
+Deno.test("a user's own oauth client (a service account) never signs in another user's server of the same id and URL", async () => {
+  const world = createOAuthWorld({ clientCredentials: { "alice-svc-id": "alice-svc" } });
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  // Alice's own entry carries her service account; Bob's entry of the same id and URL has none.
+  gateway.addUserServer("alice", "crm", {
+    url: world.mcpUrl,
+    oauth: { clientId: "alice-svc-id", clientSecret: "alice-secret", grant: "client_credentials" },
+  });
+  gateway.addUserServer("bob", "crm", { url: world.mcpUrl });
+  const router = new ToolRouter({ gateway });
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice-svc");
+  const reachedBefore = world.requests.filter((url) => url === world.mcpUrl).length;
+  const bob = await router.expose({ mcpServers: ["crm"], userId: "bob" });
+  // The attack ran: Bob's own connection really went to the server after Alice's was signed in.
+  assert(world.requests.filter((url) => url === world.mcpUrl).length > reachedBefore);
+  // Bob is asked to sign in himself; no token was fetched with Alice's secret for him.
+  assertEquals(bob.names.filter((name) => name.includes("whoami")), []);
+  assertStringIncludes(bob.missing[0].reason, "Authorization required");
+  assertEquals(world.tokenRequests.map((r) => [r.grant, r.clientId]), [
+    ["client_credentials", "alice-svc-id"],
+  ]);
+  assertEquals(gateway.authorizationUrls("bob").length, 1);
+});
