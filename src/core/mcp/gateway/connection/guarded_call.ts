@@ -28,6 +28,11 @@ export interface CallingConnection {
   callOptions(ownTimeoutMs: number | undefined): CallDefaults;
   /** A ready client: connects (with backoff) or builds a parked one's client again. */
   readyClient(toolName: string, signal: AbortSignal): Promise<Client>;
+  /**
+   * Whether a request failed on a client built from a stale era verdict (not run; the verdict
+   * is forgotten): it is then sent again, as one that was not delivered.
+   */
+  staleVerdict(client: Client, error: unknown): boolean;
   /** Drops a client whose request could not be delivered, so the next use opens a new one. */
   broken(client: Client, error: Error, retryNow: boolean): Promise<void>;
 }
@@ -90,7 +95,8 @@ export async function callGuarded(
         );
       } catch (error) {
         const cause = (error as ToolError).cause;
-        const expired = cause instanceof SessionExpiredError;
+        const expired = cause instanceof SessionExpiredError ||
+          connection.staleVerdict(client, cause);
         const notSent = expired || cause instanceof RequestNotDeliveredError;
         if (notSent) await connection.broken(client, cause as Error, expired);
         if (notSent && attempt === 0 && !signal.aborted) continue;
@@ -136,7 +142,8 @@ export async function readyFailed(
       : new ToolError("aborted", `The call to "${toolName}" was aborted`, { cause: error });
   }
   const cause = error.cause;
-  const expired = cause instanceof SessionExpiredError;
+  const expired = cause instanceof SessionExpiredError ||
+    connection.staleVerdict(call.client, cause);
   if (expired || cause instanceof RequestNotDeliveredError) {
     await connection.broken(call.client, cause as Error, expired);
     return NOT_SENT;
