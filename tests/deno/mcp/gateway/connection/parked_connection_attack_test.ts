@@ -207,3 +207,42 @@ Deno.test("the era verdict bound used as an eviction weapon only costs a discove
     await server.close();
   }
 });
+
+Deno.test("a parked user's server removed, or given new credentials: no call goes out with the old token", async () => {
+  const server = startEraTestServer({ legacy: "reject", tools: loginTools });
+  const gateway = new McpGateway({});
+  const { parked, restore } = recordParks();
+  const router = new ToolRouter({ gateway });
+  const add = (user: string, token: string) =>
+    gateway.addUserServer(user, "crm", {
+      url: server.url,
+      headers: { authorization: `Bearer token-of-${token}` },
+    });
+  add("ana", "ana");
+  add("bo", "bo");
+  try {
+    const ana = await router.expose({ mcpServers: ["crm"], userId: "ana" });
+    const bo = await router.expose({ mcpServers: ["crm"], userId: "bo" });
+    assertEquals(await ana.invoke("who", {}), "user:ana");
+    assertEquals(await bo.invoke("who", {}), "user:bo");
+    await parkedOnce(parked, 2);
+    // Ana's credentials change while she is parked: her old tool set's next call uses the new ones.
+    await gateway.removeUserServer("ana", "crm");
+    add("ana", "ana-rotated");
+    const seen = server.headersSeen.length;
+    assertEquals(await ana.invoke("who", {}), "user:ana-rotated");
+    // Ana is removed while parked: her old tool set reaches nothing, Bo's goes on as Bo.
+    await gateway.clearUser("ana");
+    const removed = await ana.call("who", {});
+    assert(removed.isError, removed.text);
+    assertEquals(await bo.invoke("who", {}), "user:bo");
+    // The attack ran (calls were made after each change), and the old token never went out again.
+    const after = server.headersSeen.slice(seen).map((h) => h.get("authorization"));
+    assertEquals(after.filter((t) => t === "Bearer token-of-ana"), []);
+    assert(after.includes("Bearer token-of-ana-rotated") && after.includes("Bearer token-of-bo"));
+  } finally {
+    restore();
+    await router.close();
+    await server.close();
+  }
+});
