@@ -2,6 +2,7 @@ import { assert, assertEquals, assertNotStrictEquals, assertThrows } from "@std/
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { startEraTestServer } from "../../../../_helpers/mcp_era_test_server.ts";
+import { gatewaySettings } from "../../../../../src/core/mcp/gateway/gateway_settings.ts";
 import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
 import { McpGateway } from "../../../../../src/core/mcp/mod.ts";
 import { ToolRouter } from "../../../../../mod.ts";
@@ -75,6 +76,54 @@ Deno.test("a server that changes a shared tool for one parked user only: that us
     ServerConnection.prototype.listTools = listTools;
     ServerConnection.prototype.park = park;
     await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a server that answers discover differently per user: each parked user is rebuilt from their own verdict", async () => {
+  // Ana's answer offers resources (one of hers); Bo's offers none. Their verdicts must not mix.
+  const tools = (server: McpServer, request: Request | undefined) => {
+    const user = (request?.headers.get("authorization") ?? "").replace("Bearer token-of-", "");
+    server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
+      content: [{ type: "text", text }],
+    }));
+    if (user === "ana") {
+      server.registerResource("notes", "notes://ana", {}, () => ({
+        contents: [{ uri: "notes://ana", text: "ana's notes" }],
+      }));
+    }
+  };
+  const server = startEraTestServer({ legacy: "reject", tools });
+  const { settings } = gatewaySettings({}, () => {});
+  const connect = (userId: string) =>
+    new ServerConnection(Object.assign(Object.create(settings), {
+      serverId: "crm",
+      userId,
+      config: { url: server.url, headers: { authorization: `Bearer token-of-${userId}` } },
+    }));
+  const ana = connect("ana");
+  const bo = connect("bo");
+  const signal = AbortSignal.timeout(10_000);
+  try {
+    // Bo connects first, then Ana: the later verdict must not stand for the earlier one's user.
+    await bo.listTools();
+    await ana.listTools();
+    ana.park();
+    bo.park();
+    const discovers = server.methods.filter((m) => m === "server/discover").length;
+    const [anaList, boList] = await Promise.all([
+      ana.request("resources/list", {}, signal),
+      bo.request("resources/list", {}, signal),
+    ]);
+    // The attack ran: both clients were rebuilt from kept verdicts, with no discover on the wire.
+    assertEquals(server.methods.filter((m) => m === "server/discover").length, discovers);
+    assertEquals((anaList.resources as { uri: string }[]).map((r) => r.uri), ["notes://ana"]);
+    assertEquals(boList, { resources: [] });
+    // Bo's verdict offers no resources, so nothing was asked of the server for him.
+    assertEquals(server.methods.filter((m) => m === "resources/list").length, 1);
+  } finally {
+    await ana.close();
+    await bo.close();
     await server.close();
   }
 });
