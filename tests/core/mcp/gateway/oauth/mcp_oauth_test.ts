@@ -470,3 +470,34 @@ Deno.test("a user's own oauth client (a service account) never signs in another 
   ]);
   assertEquals(gateway.authorizationUrls("bob").length, 1);
 });
+
+Deno.test("a user not signed in to a global server that authorizes each user is not given another user's tool names for it", async () => {
+  const world = createOAuthWorld();
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+  );
+  // The attack ran: Alice's own session listed the server's tools under her sign-in.
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  const aliceNames = alice.names.filter((name) => name.includes("whoami"));
+  assertEquals(aliceNames.length, 1);
+  // Bob, not signed in, is asked to sign in, and is not told which tools Alice's session listed.
+  const bob = await router.expose({ mcpServers: ["crm"], userId: "bob" });
+  const entry = bob.missing.find((m) => m.name === "crm");
+  assertStringIncludes(entry?.reason ?? "", "Authorization required");
+  assertEquals(entry?.tools, undefined);
+  assertEquals((await bob.call(aliceNames[0], {})).code, "unknown_tool");
+  // Alice's own names are still hers.
+  const aliceAgain = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals(aliceAgain.names.filter((name) => name.includes("whoami")), aliceNames);
+});
