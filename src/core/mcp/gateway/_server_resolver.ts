@@ -175,7 +175,7 @@ export class ServerResolver {
       const connected = await connectSelected(wanted, {
         signal,
         waitMs,
-        onArrived: (server) => this.#arrived(server, userId),
+        onArrived: (server) => this.#arrived(server),
       });
       return { missing, connected, wanted };
     } finally {
@@ -187,14 +187,16 @@ export class ServerResolver {
    * A server a tool list was answered without (it was still starting) is ready: announced once
    * per connection and list, as a change of the tools (`toolroute serve` tells its clients).
    */
-  #arrived(server: SelectedServer, userId: string | undefined): void {
+  #arrived(server: SelectedServer): void {
     const { connection } = server;
     if (this.#parts.closed() || this.#announced.get(connection) === connection.version) return;
     this.#announced.set(connection, connection.version);
     this.#parts.emit({
       type: "tools_changed",
       serverId: server.id,
-      ...(server.user && userId !== undefined ? { userId } : {}),
+      // A user's own session (of their server, or of a global one that authorizes each user):
+      // that user's change, told to no one else.
+      ...(connection.settings.userId === undefined ? {} : { userId: connection.settings.userId }),
       tools: connection.tools.length,
       message: "ready after a tool list was answered without it",
     });

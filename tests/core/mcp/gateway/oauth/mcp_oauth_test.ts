@@ -501,3 +501,44 @@ Deno.test("a user not signed in to a global server that authorizes each user is 
   const aliceAgain = await router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertEquals(aliceAgain.names.filter((name) => name.includes("whoami")), aliceNames);
 });
+
+Deno.test("a user's own session of a global server that arrives late is announced as that user's change only", async () => {
+  const world = createOAuthWorld();
+  let slow = false;
+  // The MCP server answers slowly while `slow`: a request stops waiting for it (listWaitMs).
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (slow && url.href === world.mcpUrl) await new Promise((r) => setTimeout(r, 300));
+    return await world.fetch(input, init);
+  }) as typeof globalThis.fetch;
+  const events: McpGatewayEvent[] = [];
+  const gateway = new McpGateway({
+    fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+    listWaitMs: 50,
+    onEvent: (event) => events.push(event),
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+  );
+  slow = true;
+  const early = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  // The attack ran: Alice's tool list was answered without her session, which arrived later.
+  assertEquals(early.names.filter((name) => name.includes("whoami")), []);
+  while (!events.some((e) => e.type === "tools_changed" && e.message?.includes("ready after"))) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const arrived = events.filter((e) => e.type === "tools_changed" && e.message?.includes("ready"));
+  // Announced for Alice alone (`serve` tells only her clients), not as every user's change.
+  assertEquals(arrived.map((e) => [e.serverId, (e as { userId?: string }).userId]), [[
+    "crm",
+    "alice",
+  ]]);
+});
