@@ -94,6 +94,8 @@ export async function callGuarded(
           options,
         );
       } catch (error) {
+        // The caller's own cancellation, not our deadline (see `readyFailed`).
+        if (context.signal.aborted) throw aborted(context.signal, toolName, error);
         const cause = (error as ToolError).cause;
         const expired = cause instanceof SessionExpiredError ||
           connection.staleVerdict(client, cause);
@@ -135,12 +137,7 @@ export async function readyFailed(
   call: ToolCall & { client: Client; options: CallDefaults; error: ToolError },
 ): Promise<typeof NOT_SENT> {
   const { context, toolName, options, error } = call;
-  if (context.signal.aborted) {
-    const reason = context.signal.reason;
-    throw reason instanceof ToolError
-      ? reason
-      : new ToolError("aborted", `The call to "${toolName}" was aborted`, { cause: error });
-  }
+  if (context.signal.aborted) throw aborted(context.signal, toolName, error);
   const cause = error.cause;
   const expired = cause instanceof SessionExpiredError ||
     connection.staleVerdict(call.client, cause);
@@ -155,4 +152,12 @@ export async function readyFailed(
     throw new ToolError("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, { cause });
   }
   throw connection.redactor.toolError(error);
+}
+
+/** The error of a call its caller aborted: the abort's own `ToolError`, else `aborted`. */
+function aborted(signal: AbortSignal, toolName: string, error: unknown): ToolError {
+  const reason = signal.reason;
+  return reason instanceof ToolError
+    ? reason
+    : new ToolError("aborted", `The call to "${toolName}" was aborted`, { cause: error });
 }

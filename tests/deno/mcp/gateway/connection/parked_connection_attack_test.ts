@@ -246,3 +246,39 @@ Deno.test("a parked user's server removed, or given new credentials: no call goe
     await server.close();
   }
 });
+
+Deno.test("a parked connection's rebuilt client keeps the call's deadline and cancellation", async () => {
+  const server = startEraTestServer({ legacy: "reject", tools: loginTools });
+  const { settings } = gatewaySettings({}, () => {});
+  const connection = new ServerConnection(Object.assign(Object.create(settings), {
+    serverId: "crm",
+    userId: "ana",
+    config: { url: server.url, headers: { authorization: "Bearer token-of-ana" } },
+  }));
+  try {
+    await connection.listTools();
+    // Each call below goes out on a client built again from the kept verdict (the attack ran).
+    connection.park();
+    const timedOut = connection.callTool("slow_who", { ms: 5_000 }, {
+      signal: new AbortController().signal,
+      timeoutMs: 100,
+    });
+    const error = await timedOut.then(() => undefined, (e) => e);
+    assertEquals(error?.code, "timeout");
+    connection.park();
+    const controller = new AbortController();
+    const cancelled = connection.callTool("slow_who", { ms: 5_000 }, {
+      signal: controller.signal,
+    });
+    while (server.methods.filter((m) => m === "tools/call").length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    controller.abort();
+    const aborted = await cancelled.then(() => undefined, (e) => e);
+    assertEquals(aborted?.code, "aborted");
+    assertEquals(server.methods.filter((m) => m === "server/discover").length, 1);
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
