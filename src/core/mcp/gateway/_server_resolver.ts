@@ -58,15 +58,21 @@ export class ServerResolver {
       )
     ) ({ missing, connected } = await this.#connect(request));
     missing.push(...connected.missing);
-    // Names follow every configured server's last known list, before pins withhold anything.
+    // Names follow every configured server's last known list, before pins withhold anything. A
+    // global server that authorizes each user lists on the user's own session: its names are
+    // that user's, never another user's (who may not even have signed in).
+    const globalIds = [...servers.global.keys()];
+    const ownGlobal = userId === undefined ? [] : globalIds.filter((id) => servers.perUser(id));
+    const globalTier = (id: string) => ownGlobal.includes(id) ? userGlobalTier(userId!) : "global";
     for (const { id, user, connection } of [...connected.user, ...connected.global]) {
-      const tier = user ? userTier(userId!) : "global";
+      const tier = user ? userTier(userId!) : globalTier(id);
       known.update(tier, id, connection.tools.map((tool) => tool.name));
     }
     // Servers that have not answered in this process name as the last run saw them.
     await Promise.all([
-      known.restore("global", servers.global.keys()),
+      known.restore("global", globalIds.filter((id) => !ownGlobal.includes(id))),
       userId === undefined ? undefined : known.restore(userTier(userId), servers.users.ids(userId)),
+      ownGlobal.length === 0 ? undefined : known.restore(userGlobalTier(userId!), ownGlobal),
     ]);
     const { user, global, missing: withheld, cacheSuffix } = await pinSelected(
       this.#parts.pins,
@@ -93,8 +99,14 @@ export class ServerResolver {
         "global_mcp",
         global,
         this.#callees.global,
-        `global${cacheSuffix}`,
-        named("global", servers.global.keys()),
+        // Names of the user's own sessions make the build the user's.
+        ownGlobal.length === 0
+          ? `global${cacheSuffix}`
+          : `${userGlobalTier(userId!)}${cacheSuffix}`,
+        {
+          lists: globalIds.flatMap((id) => known.lists(globalTier(id), [id])),
+          version: known.version,
+        },
         missing,
       ),
       missing,
@@ -163,7 +175,7 @@ export class ServerResolver {
       const connected = await connectSelected(wanted, {
         signal,
         waitMs,
-        onArrived: (server) => this.#arrived(server, userId),
+        onArrived: (server) => this.#arrived(server),
       });
       return { missing, connected, wanted };
     } finally {
@@ -175,14 +187,16 @@ export class ServerResolver {
    * A server a tool list was answered without (it was still starting) is ready: announced once
    * per connection and list, as a change of the tools (`toolroute serve` tells its clients).
    */
-  #arrived(server: SelectedServer, userId: string | undefined): void {
+  #arrived(server: SelectedServer): void {
     const { connection } = server;
     if (this.#parts.closed() || this.#announced.get(connection) === connection.version) return;
     this.#announced.set(connection, connection.version);
     this.#parts.emit({
       type: "tools_changed",
       serverId: server.id,
-      ...(server.user && userId !== undefined ? { userId } : {}),
+      // A user's own session (of their server, or of a global one that authorizes each user):
+      // that user's change, told to no one else.
+      ...(connection.settings.userId === undefined ? {} : { userId: connection.settings.userId }),
       tools: connection.tools.length,
       message: "ready after a tool list was answered without it",
     });
@@ -192,4 +206,12 @@ export class ServerResolver {
 /** The tier key of a user's own servers (for their last known tool names). */
 export function userTier(userId: string): string {
   return `user\u0000${userId}`;
+}
+
+/**
+ * The tier key of a user's own sessions of global servers that authorize each user (for their
+ * last known tool names).
+ */
+export function userGlobalTier(userId: string): string {
+  return `user-global\u0000${userId}`;
 }

@@ -1,6 +1,6 @@
 import type { GatewayRequest, GatewayResolution, GatewaySource } from "../../tool_source.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
-import { ServerResolver, userTier } from "./_server_resolver.ts";
+import { ServerResolver, userGlobalTier, userTier } from "./_server_resolver.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
@@ -189,6 +189,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    */
   async clearUser(userId: string): Promise<void> {
     this.#known.forget(userTier(userId));
+    this.#known.forget(userGlobalTier(userId));
     await this.#users.remove(userId);
   }
 

@@ -9,7 +9,7 @@ const MAX_RUN_ID_CHARS = 256;
 /**
  * The run a served call belongs to, for per-run budgets (policy limits without `windowMs`): the
  * run the client names in `_meta["toolroute/runId"]`, else its MCP session, else one run per user
- * (stdio, and HTTP without sessions; the limit's count is per user already). Throws an
+ * (stdio, 2026-07-28 clients and HTTP without sessions). Throws an
  * invalid-params `ProtocolError` for a run id that is not a non-empty string of at most 256
  * characters. A named run is its user's: another user naming the same run meets it in no count,
  * not even in a limit counted for the whole router (`per: "router"`).
@@ -25,15 +25,21 @@ export function servedRunId(
   options: { userId?: string } = {},
 ): string {
   const named = meta?.[RUN_ID_META];
-  if (named === undefined) return sessionId === undefined ? "served" : `session:${sessionId}`;
+  // The user id is encoded (no `/` in it), so a user and a run cannot be cut elsewhere.
+  const user = options.userId === undefined
+    ? undefined
+    : `user:${encodeURIComponent(options.userId)}`;
+  if (named === undefined) {
+    if (sessionId !== undefined) return `session:${sessionId}`;
+    // Without a session (stdio, 2026-07-28 clients, stateless HTTP) the run is the user's own:
+    // one run for all users would let one of them spend a router-wide budget for the others.
+    return user === undefined ? "served" : `${user}/served`;
+  }
   if (typeof named !== "string" || named.length === 0 || named.length > MAX_RUN_ID_CHARS) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `_meta["${RUN_ID_META}"] must be a string of 1 to ${MAX_RUN_ID_CHARS} characters that names the agent run`,
     );
   }
-  // The user id is encoded (no `/` in it), so a user and a run cannot be cut elsewhere.
-  return options.userId === undefined
-    ? `client:${named}`
-    : `user:${encodeURIComponent(options.userId)}/client:${named}`;
+  return user === undefined ? `client:${named}` : `${user}/client:${named}`;
 }

@@ -10,7 +10,7 @@ import type {
   McpElicitationResult,
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
-import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
+import { type Client, type McpTool, type ProtocolEra, SdkHttpError } from "../../mcp_sdk.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
 import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
@@ -46,6 +46,10 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   protected client?: Client;
   /** The era of the last connect. */
   #era?: ProtocolEra;
+  /**
+   * The client built again from the kept era verdict, without a round trip (see `staleVerdict`).
+   */
+  #fromVerdict?: Client;
   /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
   #listening = false;
   #opening?: Promise<Client>;
@@ -267,6 +271,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       if (reopen && opened.era === "modern") {
         if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
         this.client = ready;
+        this.#fromVerdict = ready;
         return ready;
       }
       if (opened.era === "modern") await this.#listen(ready);
@@ -349,9 +354,29 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     await client.close().catch(() => {});
   }
 
+  /**
+   * Whether a request failed because the era verdict the client was built from no longer fits:
+   * the server at that URL refused the request before running it (HTTP 400, 404 or 405, as a
+   * server refuses an era it does not speak), on a client built from the verdict without a
+   * round trip. The verdict is then forgotten, and the caller drops the client and sends the
+   * request once more on a client that asks the server again. Without this, a server that
+   * changed era while the connection was parked failed every call for as long as it was used.
+   *
+   * @param client The client the request went on.
+   * @param error What the request threw (the SDK's error).
+   * @returns `true` when the request was not run and the verdict is forgotten.
+   */
+  staleVerdict(client: Client, error: unknown): boolean {
+    if (client !== this.#fromVerdict || !(error instanceof SdkHttpError)) return false;
+    if (![400, 404, 405].includes(error.status ?? 0)) return false;
+    this.#s.eras?.forget(eraKey(this.#s));
+    return true;
+  }
+
   async #drop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.#fromVerdict = undefined;
     this.#listening = false;
     await client?.close().catch(() => {});
   }

@@ -28,6 +28,11 @@ export interface CallingConnection {
   callOptions(ownTimeoutMs: number | undefined): CallDefaults;
   /** A ready client: connects (with backoff) or builds a parked one's client again. */
   readyClient(toolName: string, signal: AbortSignal): Promise<Client>;
+  /**
+   * Whether a request failed on a client built from a stale era verdict (not run; the verdict
+   * is forgotten): it is then sent again, as one that was not delivered.
+   */
+  staleVerdict(client: Client, error: unknown): boolean;
   /** Drops a client whose request could not be delivered, so the next use opens a new one. */
   broken(client: Client, error: Error, retryNow: boolean): Promise<void>;
 }
@@ -89,8 +94,11 @@ export async function callGuarded(
           options,
         );
       } catch (error) {
+        // The caller's own cancellation, not our deadline (see `readyFailed`).
+        if (context.signal.aborted) throw aborted(context.signal, toolName, error);
         const cause = (error as ToolError).cause;
-        const expired = cause instanceof SessionExpiredError;
+        const expired = cause instanceof SessionExpiredError ||
+          connection.staleVerdict(client, cause);
         const notSent = expired || cause instanceof RequestNotDeliveredError;
         if (notSent) await connection.broken(client, cause as Error, expired);
         if (notSent && attempt === 0 && !signal.aborted) continue;
@@ -129,14 +137,10 @@ export async function readyFailed(
   call: ToolCall & { client: Client; options: CallDefaults; error: ToolError },
 ): Promise<typeof NOT_SENT> {
   const { context, toolName, options, error } = call;
-  if (context.signal.aborted) {
-    const reason = context.signal.reason;
-    throw reason instanceof ToolError
-      ? reason
-      : new ToolError("aborted", `The call to "${toolName}" was aborted`, { cause: error });
-  }
+  if (context.signal.aborted) throw aborted(context.signal, toolName, error);
   const cause = error.cause;
-  const expired = cause instanceof SessionExpiredError;
+  const expired = cause instanceof SessionExpiredError ||
+    connection.staleVerdict(call.client, cause);
   if (expired || cause instanceof RequestNotDeliveredError) {
     await connection.broken(call.client, cause as Error, expired);
     return NOT_SENT;
@@ -148,4 +152,12 @@ export async function readyFailed(
     throw new ToolError("timeout", `Tool "${toolName}" did not finish within ${ms} ms`, { cause });
   }
   throw connection.redactor.toolError(error);
+}
+
+/** The error of a call its caller aborted: the abort's own `ToolError`, else `aborted`. */
+function aborted(signal: AbortSignal, toolName: string, error: unknown): ToolError {
+  const reason = signal.reason;
+  return reason instanceof ToolError
+    ? reason
+    : new ToolError("aborted", `The call to "${toolName}" was aborted`, { cause: error });
 }

@@ -37,7 +37,9 @@ export async function callTask(
     request: { signal, timeout: connection.settings.requestTimeoutMs },
     ready: (signal) => connection.readyClient(toolName, signal),
     undelivered: (error, client) => {
-      const expired = error instanceof SessionExpiredError;
+      // A client built from an era verdict the server no longer fits: refused unrun, as expired.
+      const expired = error instanceof SessionExpiredError ||
+        connection.staleVerdict(client, error);
       if (expired || error instanceof RequestNotDeliveredError) {
         void connection.broken(client, error as Error, expired);
         return true;

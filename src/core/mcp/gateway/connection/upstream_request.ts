@@ -30,27 +30,44 @@ export async function sendUpstreamRequest(
   const { method, signal } = request;
   try {
     const client = await connection.readyClient(method, signal);
-    const feature = method === "completion/complete" ? "completions" : method.split("/")[0];
-    const declared = client.getServerCapabilities() as Record<string, unknown> | undefined;
-    if (declared?.[feature] === undefined) {
-      if (method in EMPTY_LISTS) return { [EMPTY_LISTS[method]!]: [] };
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `The MCP server "${connection.settings.serverId}" offers no ${feature}`,
-      );
+    try {
+      return await sendOn(connection, client, request);
+    } catch (error) {
+      // Built from an era verdict the server no longer fits (refused unrun): once more, asking.
+      if (!connection.staleVerdict(client, error)) throw error;
+      await connection.broken(client, error as Error, true);
+      return await sendOn(connection, await connection.readyClient(method, signal), request);
     }
-    const answer = await sendRequest(client, request, {
-      signal,
-      timeout: connection.settings.requestTimeoutMs,
-    });
-    const { redact } = connection.callOptions(undefined);
-    return redact({ content: [], structuredContent: answer }).structuredContent!;
   } catch (error) {
     const redactor = connection.redactor;
     const message = redactor.text(error instanceof Error ? error.message : String(error));
     const code = mcpErrorCodeOf(error);
     throw new ProtocolError(code ?? ProtocolErrorCode.InternalError, message);
   }
+}
+
+/** Sends the request on one client (a feature the server did not declare: see above). */
+async function sendOn(
+  connection: CallingConnection & { readonly settings: { serverId: string } },
+  client: Client,
+  request: UpstreamRequest,
+): Promise<Record<string, unknown>> {
+  const { method, signal } = request;
+  const feature = method === "completion/complete" ? "completions" : method.split("/")[0];
+  const declared = client.getServerCapabilities() as Record<string, unknown> | undefined;
+  if (declared?.[feature] === undefined) {
+    if (method in EMPTY_LISTS) return { [EMPTY_LISTS[method]!]: [] };
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `The MCP server "${connection.settings.serverId}" offers no ${feature}`,
+    );
+  }
+  const answer = await sendRequest(client, request, {
+    signal,
+    timeout: connection.settings.requestTimeoutMs,
+  });
+  const { redact } = connection.callOptions(undefined);
+  return redact({ content: [], structuredContent: answer }).structuredContent!;
 }
 
 /** The answer to a list of a feature a server does not offer: its list key, empty. */

@@ -71,7 +71,10 @@ export class McpOAuth {
   #store: KeyValueStore;
   #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
   #sessions = new Map<string, OAuthSession>();
-  /** The `oauth` clients of server configs, by server id and URL (for the code exchange). */
+  /**
+   * The `oauth` clients of server configs, by user, server id and URL (for the code exchange): a
+   * client one user's own entry names (a service account, say) is never another user's.
+   */
   #configured = new Map<string, McpOAuthClient>();
   /** Global servers that asked their shared connection for authorization. */
   #perUser = new Set<string>();
@@ -141,7 +144,10 @@ export class McpOAuth {
     const { serverId, userId } = target;
     const client = target.client ?? this.#options.clients?.[serverId];
     if (target.client !== undefined) {
-      this.#configured.set(JSON.stringify([serverId, target.serverUrl]), target.client);
+      this.#configured.set(
+        JSON.stringify([userId ?? "", serverId, target.serverUrl]),
+        target.client,
+      );
     }
     // A global server's connection (no user) holds one shared account only when the config says
     // so (a `client_credentials` client): a user's sign-in must never become everyone's.
@@ -311,7 +317,7 @@ export class McpOAuth {
     userId: string | undefined,
     serverId: string,
     serverUrl: string,
-    client = this.#configured.get(JSON.stringify([serverId, serverUrl])) ??
+    client = this.#configured.get(JSON.stringify([userId ?? "", serverId, serverUrl])) ??
       this.#options.clients?.[serverId],
   ): OAuthSession {
     const user = userId ?? "";

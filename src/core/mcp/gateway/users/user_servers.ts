@@ -51,13 +51,20 @@ export class UserServers {
   }
 
   /**
-   * Registers a server for a user; throws a `TypeError` when the user has this id already.
+   * Registers a server for a user; throws a `TypeError` when the user has this id already, or for
+   * an id that starts with the prefix of the pool's keys of global servers.
    *
    * @param userId The user.
    * @param id The server id.
    * @param config The config (copied).
    */
   add(userId: string, id: string, config: McpServerConfig): void {
+    if (id.startsWith(GLOBAL_PREFIX)) {
+      // It would share the pool key of the user's own session with the global server of the rest.
+      throw new TypeError(
+        `Cannot add MCP server ${JSON.stringify(id)}: an id may not start with a NUL character`,
+      );
+    }
     const servers = this.#configs.get(userId) ?? new Map<string, McpServerConfig>();
     if (servers.has(id)) {
       throw new TypeError(

@@ -440,3 +440,105 @@ Deno.test("a ticket's first hop binds the browser: a callback without its cookie
   const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
+
+Deno.test("a user's own oauth client (a service account) never signs in another user's server of the same id and URL", async () => {
+  const world = createOAuthWorld({ clientCredentials: { "alice-svc-id": "alice-svc" } });
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  // Alice's own entry carries her service account; Bob's entry of the same id and URL has none.
+  gateway.addUserServer("alice", "crm", {
+    url: world.mcpUrl,
+    oauth: { clientId: "alice-svc-id", clientSecret: "alice-secret", grant: "client_credentials" },
+  });
+  gateway.addUserServer("bob", "crm", { url: world.mcpUrl });
+  const router = new ToolRouter({ gateway });
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice-svc");
+  const reachedBefore = world.requests.filter((url) => url === world.mcpUrl).length;
+  const bob = await router.expose({ mcpServers: ["crm"], userId: "bob" });
+  // The attack ran: Bob's own connection really went to the server after Alice's was signed in.
+  assert(world.requests.filter((url) => url === world.mcpUrl).length > reachedBefore);
+  // Bob is asked to sign in himself; no token was fetched with Alice's secret for him.
+  assertEquals(bob.names.filter((name) => name.includes("whoami")), []);
+  assertStringIncludes(bob.missing[0].reason, "Authorization required");
+  assertEquals(world.tokenRequests.map((r) => [r.grant, r.clientId]), [
+    ["client_credentials", "alice-svc-id"],
+  ]);
+  assertEquals(gateway.authorizationUrls("bob").length, 1);
+});
+
+Deno.test("a user not signed in to a global server that authorizes each user is not given another user's tool names for it", async () => {
+  const world = createOAuthWorld();
+  const gateway = new McpGateway({
+    fetch: world.fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+  );
+  // The attack ran: Alice's own session listed the server's tools under her sign-in.
+  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  const aliceNames = alice.names.filter((name) => name.includes("whoami"));
+  assertEquals(aliceNames.length, 1);
+  // Bob, not signed in, is asked to sign in, and is not told which tools Alice's session listed.
+  const bob = await router.expose({ mcpServers: ["crm"], userId: "bob" });
+  const entry = bob.missing.find((m) => m.name === "crm");
+  assertStringIncludes(entry?.reason ?? "", "Authorization required");
+  assertEquals(entry?.tools, undefined);
+  assertEquals((await bob.call(aliceNames[0], {})).code, "unknown_tool");
+  // Alice's own names are still hers.
+  const aliceAgain = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  assertEquals(aliceAgain.names.filter((name) => name.includes("whoami")), aliceNames);
+});
+
+Deno.test("a user's own session of a global server that arrives late is announced as that user's change only", async () => {
+  const world = createOAuthWorld();
+  let slow = false;
+  // The MCP server answers slowly while `slow`: a request stops waiting for it (listWaitMs).
+  const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (slow && url.href === world.mcpUrl) await new Promise((r) => setTimeout(r, 300));
+    return await world.fetch(input, init);
+  }) as typeof globalThis.fetch;
+  const events: McpGatewayEvent[] = [];
+  const gateway = new McpGateway({
+    fetch,
+    servers: { crm: { url: world.mcpUrl } },
+    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
+    listWaitMs: 50,
+    onEvent: (event) => events.push(event),
+  });
+  await using _ = gateway;
+  const router = new ToolRouter({ gateway });
+  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  await gateway.completeAuthorization(
+    "alice",
+    "crm",
+    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+  );
+  slow = true;
+  const early = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  // The attack ran: Alice's tool list was answered without her session, which arrived later.
+  assertEquals(early.names.filter((name) => name.includes("whoami")), []);
+  while (!events.some((e) => e.type === "tools_changed" && e.message?.includes("ready after"))) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const arrived = events.filter((e) => e.type === "tools_changed" && e.message?.includes("ready"));
+  // Announced for Alice alone (`serve` tells only her clients), not as every user's change.
+  assertEquals(arrived.map((e) => [e.serverId, (e as { userId?: string }).userId]), [[
+    "crm",
+    "alice",
+  ]]);
+});

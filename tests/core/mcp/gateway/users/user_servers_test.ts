@@ -185,3 +185,18 @@ Deno.test("UserServers closes connections idle for idleMs and reconnects on next
 function textOf(output: { content: readonly unknown[] }): string {
   return output.content.map((block) => (block as { text: string }).text).join("\n\n");
 }
+
+Deno.test("UserServers.add() refuses an id that would take the pool key of the user's session of a global server", async () => {
+  const { servers, made } = registry();
+  const global: McpServerConfig = { url: "http://127.0.0.1:9/global", headers: { "x-user": "g" } };
+  // The user's own entry named as the pool names the user's session of the global server "crm",
+  // then used: its connection would be pooled under that key.
+  const error = assertThrows(() => servers.add("alice", "\u0000global:crm", CONFIG), TypeError);
+  assertEquals(error.message.includes("NUL"), true);
+  assertEquals(servers.connection("alice", "\u0000global:crm"), undefined);
+  // The user's session of the global server is the global server's, with the global config.
+  const own = servers.globalFor("alice", "crm", global);
+  assertEquals(made, [["crm", "alice", global]]);
+  assertStrictEquals(servers.globalFor("alice", "crm", global), own);
+  await servers.close();
+});
