@@ -1,9 +1,10 @@
-import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
-import { ToolError } from "../../tool_error.ts";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { TELEMETRY_SCOPE, tracingIsOff } from "../../telemetry/call_telemetry.ts";
+import { carrierOf, contextFrom } from "../../telemetry/trace_context.ts";
+import { isToolError, ToolError } from "../../tool_error.ts";
 import type { McpServerConfig } from "../mcp_server_config.ts";
 import type { ToolContext, UpstreamMethod } from "../../tool_source.ts";
 import type { ToolOutput } from "../../tool_output.ts";
-import { tracedRemoteCall } from "./calls/traced_remote_call.ts";
 import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import type { ServerConnection } from "./connection/server_connection.ts";
 import type { PinScope, ToolPins } from "./pinning/tool_pins.ts";
@@ -144,7 +145,7 @@ class ConnectionCallee implements RemoteCallee {
     }
     // Without an SDK a client span would only repeat the caller's context: no span, no closure.
     if (tracingIsOff()) return await connection.callTool(toolName, args, context);
-    return await tracedRemoteCall(
+    return await traced(
       { serverId: scope.serverId, toolName, context },
       (traced) => connection.callTool(toolName, args, traced),
     );
@@ -156,5 +157,38 @@ class ConnectionCallee implements RemoteCallee {
     context: { signal: AbortSignal },
   ): Promise<Record<string, unknown>> {
     return this.#connection.request(method, params, context.signal);
+  }
+}
+
+/**
+ * Runs one remote MCP `tools/call` inside a client span (`tools/call {tool}`, a child of the
+ * tool call's span), and hands the call a context whose `trace` is that span, so the request's
+ * `_meta` carries it upstream.
+ */
+async function traced<T>(
+  call: { serverId: string; toolName: string; context: ToolContext },
+  run: (context: ToolContext) => Promise<T>,
+): Promise<T> {
+  const { serverId, toolName, context } = call;
+  const span = trace.getTracer(TELEMETRY_SCOPE).startSpan(`tools/call ${toolName}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      "mcp.method.name": "tools/call",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": toolName,
+      "toolroute.mcp.server.id": serverId,
+    },
+  }, contextFrom(context.trace));
+  const own = carrierOf(span.spanContext());
+  const baggage = context.trace?.baggage;
+  const carrier = own === undefined || baggage === undefined ? own : { ...own, baggage };
+  try {
+    return await run(carrier === undefined ? context : { ...context, trace: carrier });
+  } catch (error) {
+    span.setAttribute("error.type", isToolError(error) ? error.code : "tool_error");
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
   }
 }
