@@ -21,6 +21,8 @@ interface TaskState {
   /** For `approve`: whose request started it, and the word its `tasks/update` answered. */
   owner?: string;
   word?: string;
+  /** For `nag`: asks again after every answer. */
+  nags?: boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ function startModernTaskServer(taskMs: number) {
     server.registerTool("report", { inputSchema: z.object({}) }, () => ({ content: [] }));
     server.registerTool("forged", { inputSchema: z.object({}) }, () => ({ content: [] }));
     server.registerTool("approve", { inputSchema: z.object({}) }, () => ({ content: [] }));
+    server.registerTool("nag", { inputSchema: z.object({}) }, () => ({ content: [] }));
     // SDK 2.4.0 has no server runtime for the extension: the low-level handlers answer it.
     server.server.setRequestHandler("tools/call", (request, ctx) => {
       if (request.params.name === "forged") {
@@ -74,7 +77,8 @@ function startModernTaskServer(taskMs: number) {
       const taskId = `task-${tasks.size + 1}`;
       const state: TaskState = { startedAt: Date.now(), cancelled: false };
       // `approve` waits for a word from the person behind the call before it completes.
-      if (request.params.name === "approve") state.owner = who;
+      if (request.params.name === "approve" || request.params.name === "nag") state.owner = who;
+      state.nags = request.params.name === "nag";
       tasks.set(taskId, state);
       return { resultType: "task", ...stamp(state, taskId, "working") } as never;
     });
@@ -82,7 +86,7 @@ function startModernTaskServer(taskMs: number) {
     server.server.setRequestHandler("tasks/get", params, ({ taskId }) => {
       const state = tasks.get(taskId)!;
       if (state.cancelled) return stamp(state, taskId, "cancelled") as never;
-      if (state.owner !== undefined && state.word === undefined) {
+      if (state.owner !== undefined && (state.word === undefined || state.nags)) {
         return {
           ...stamp(state, taskId, "input_required"),
           inputRequests: {
@@ -317,6 +321,34 @@ Deno.test("a 2026-07-28 task's input request without a person to ask is cancelle
     assertEquals(server.tasks.get("task-1")?.cancelled, true);
     assertEquals(result.isError, true, result.text);
     assert(/cancelled/.test(result.text), result.text);
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a 2026-07-28 task that keeps asking for input is cancelled after ten rounds", async () => {
+  const server = startModernTaskServer(0);
+  const gateway = new McpGateway({ relayElicitation: true, servers: { crm: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["crm"] });
+    let asked = 0;
+    const result = await tools.call("nag", {}, {
+      onElicitation: () => {
+        asked++;
+        return Promise.resolve({ action: "accept", content: { word: "again" } });
+      },
+    });
+    // Every round was really asked and answered, up to the bound, and no further.
+    assertEquals(asked, 10);
+    assertEquals(server.updates.length, 10);
+    assertEquals(result.isError, true, result.text);
+    assert(/more than 10 times/.test(result.text), result.text);
+    for (let i = 0; i < 50 && !server.tasks.get("task-1")?.cancelled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertEquals(server.tasks.get("task-1")?.cancelled, true, "the task was cancelled");
   } finally {
     await router.close();
     await server.close();

@@ -173,7 +173,6 @@ const MODERN: TaskEra<CreatedTask> = {
     for (const [key, { method, params }] of asked) {
       const form = params as { mode?: unknown; message?: unknown; requestedSchema?: unknown };
       if (method !== "elicitation/create" || (form.mode ?? "form") !== "form") {
-        void cancelTask(host, task.taskId);
         throw new Error(
           `The server's task asks for "${method.slice(0, 60)}", which toolroute does not ` +
             `answer for tasks; it was cancelled`,
@@ -221,13 +220,18 @@ async function driveTask<T extends { taskId: string; status: string }>(
     let rounds = 0;
     for (;;) {
       if (task.status === "input_required" && era.answer !== undefined) {
-        if (++rounds > MAX_INPUT_ROUNDS) {
-          void cancelTask(host, taskId);
-          throw new Error(
-            `The server's task asked for input more than ${MAX_INPUT_ROUNDS} times; it was cancelled`,
-          );
+        try {
+          if (++rounds > MAX_INPUT_ROUNDS) {
+            throw new Error(
+              `The server's task asked for input more than ${MAX_INPUT_ROUNDS} times; it was cancelled`,
+            );
+          }
+          task = await era.answer(host, task);
+        } catch (error) {
+          // A question that could not be put (or answered) leaves no task waiting on the server.
+          if (!signal.aborted) void cancelTask(host, taskId);
+          throw error;
         }
-        task = await era.answer(host, task);
       }
       if (!era.running.includes(task.status)) break;
       await delay(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, era.pollMs(task) ?? 500)), {
