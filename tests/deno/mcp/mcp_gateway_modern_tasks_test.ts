@@ -354,3 +354,37 @@ Deno.test("a 2026-07-28 task that keeps asking for input is cancelled after ten 
     await server.close();
   }
 });
+
+Deno.test("serve's 2026-07-28 client is asked a task's question and its answer completes the upstream task", async () => {
+  const server = startModernTaskServer(0);
+  const gateway = new McpGateway({ relayElicitation: true, servers: { crm: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  const toolSet = await router.expose({ mcpServers: ["crm"] });
+  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const client = new Client({ name: "modern", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  const asked: string[] = [];
+  client.setRequestHandler("elicitation/create", (request) => {
+    asked.push(String((request.params as { message?: unknown }).message));
+    return { action: "accept", content: { word: "from-serve" } };
+  });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
+        fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
+      }),
+    );
+    assertEquals(client.getProtocolEra(), "modern");
+    const result = await client.callTool({ name: "approve", arguments: {} });
+    assertEquals(asked, ["word for anonymous"], "serve's client was asked the task's question");
+    assertEquals(server.updates.length, 1);
+    assertEquals(result.content, [{ type: "text", text: "anonymous said from-serve" }]);
+  } finally {
+    await client.close();
+    await handler.close();
+    await router.close();
+    await server.close();
+  }
+});
