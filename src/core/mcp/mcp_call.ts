@@ -1,5 +1,4 @@
 import { upstreamRateLimit } from "./upstream_rate_limit.ts";
-import { toolResultProblem } from "./tool_result_problem.ts";
 import { ToolError } from "../tool_error.ts";
 import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
@@ -8,7 +7,7 @@ import type { ToolContext } from "../tool_source.ts";
 import type { CallToolResult, McpTool } from "./mcp_sdk_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
 
-/** What a tool call needs of a client: the SDK's `Client`, or the in-process client of a mount. */
+/** What a tool call needs of a client: the SDK's `Client`. */
 export interface McpToolCaller {
   /** Sends `tools/call` and returns the result. */
   callTool(
@@ -162,30 +161,24 @@ export function toolOutputOf(
 ): ToolOutput {
   const problem = toolResultProblem(value);
   if (problem !== undefined) {
-    throw new ToolError(
-      "tool_error",
-      `Tool "${toolName}" failed: the server sent a malformed result (${problem})`,
-    );
+    const why = `the server sent a malformed result (${problem})`;
+    throw new ToolError("tool_error", `Tool "${toolName}" failed: ${why}`);
   }
   const result = value as CallToolResult;
   const structured = result.structuredContent;
   let parts: McpResultParts = {
     content: Array.isArray(result.content) ? result.content as ToolContent[] : [],
-    structuredContent:
-      structured !== null && typeof structured === "object" && !Array.isArray(structured)
-        ? structured as Record<string, unknown>
-        : undefined,
+    structuredContent: isObject(structured) ? structured as Record<string, unknown> : undefined,
   };
   if (options.redact !== undefined) parts = options.redact(parts);
   const content = boundContent(parts.content, {
     maxTextChars: options.maxResultChars,
     maxMediaBytes: options.maxMediaBytes,
   });
-  const output: {
-    content: readonly ToolContent[];
-    structuredContent?: Record<string, unknown>;
-    isError?: boolean;
-  } = { content, structuredContent: parts.structuredContent };
+  const output: { -readonly [K in keyof ToolOutput]: ToolOutput[K] } = {
+    content,
+    structuredContent: parts.structuredContent,
+  };
   if (result.isError === true) {
     // The SDK's McpServer reports invalid params (an unknown tool, invalid input) as error
     // results, not JSON-RPC errors.
@@ -218,15 +211,12 @@ export async function callMcpTool(
   call: McpToolCall & { context: ToolContext },
   options: McpCallOptions = {},
 ): Promise<string> {
-  const { toolName } = call;
   const output = await callMcpToolOutput(client, call, options);
   let text = contentText(output.content, output.structuredContent);
   if (options.maxResultChars !== undefined) text = truncateMiddle(text, options.maxResultChars);
   if (output.isError) {
-    throw new ToolError(
-      "tool_error",
-      text || `Tool "${toolName}" reported an error without a message`,
-    );
+    const message = text || `Tool "${call.toolName}" reported an error without a message`;
+    throw new ToolError("tool_error", message);
   }
   return text;
 }
@@ -338,4 +328,71 @@ function unknownTool(
 
 function stripPrefix(message: string): string {
   return message.replace(/^MCP error -?\d+: /, "");
+}
+
+/**
+ * What is wrong with a `tools/call` result, in a few words, or `undefined` when it has the shape
+ * the MCP schema gives it: an object whose `content` (when present) is a list of known blocks,
+ * each with its fields' types; `structuredContent` an object and `isError` a boolean when
+ * present. Checked by hand (a few property reads per block), in place of the SDK client's schema,
+ * so that every result a server sends is checked, whichever way the call went, before any of it
+ * reaches a model or a serving client.
+ *
+ * @param value The result as received.
+ * @returns The problem, such as `content[1] is an "image" block without a string "data"`.
+ */
+export function toolResultProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return "it is not an object";
+  const { content, structuredContent, isError } = value as Record<string, unknown>;
+  if (content !== undefined) {
+    if (!Array.isArray(content)) return '"content" is not a list';
+    for (let i = 0; i < content.length; i++) {
+      const problem = blockProblem(content[i]);
+      if (problem !== undefined) return `content[${i}] ${problem}`;
+    }
+  }
+  if (structuredContent !== undefined && !isObject(structuredContent)) {
+    return '"structuredContent" is not an object';
+  }
+  if (isError !== undefined && typeof isError !== "boolean") {
+    return '"isError" is not true or false';
+  }
+  return undefined;
+}
+
+// The fields each kind of block must have as strings (optional ones are not checked).
+const REQUIRED: Record<string, readonly string[]> = {
+  text: ["text"],
+  image: ["data", "mimeType"],
+  audio: ["data", "mimeType"],
+  resource_link: ["uri", "name"],
+  resource: [],
+};
+
+function blockProblem(block: unknown): string | undefined {
+  if (!isObject(block)) return "is not an object";
+  const fields = block as Record<string, unknown>;
+  const { type } = fields;
+  if (typeof type !== "string" || !Object.hasOwn(REQUIRED, type)) {
+    // Quoted whole or not at all: a cut could keep part of a credential that redaction (which
+    // looks for whole ones) would then miss.
+    const quoted = JSON.stringify(type) ?? "undefined";
+    return `has an unknown type ${quoted.length <= 40 ? quoted : `(${quoted.length} characters)`}`;
+  }
+  const missing = REQUIRED[type].find((field) => typeof fields[field] !== "string");
+  if (missing !== undefined) return `is a "${type}" block without a string "${missing}"`;
+  if (type === "resource") {
+    const { resource } = fields;
+    if (!isObject(resource)) return 'is a "resource" block without a "resource" object';
+    const { uri, text, blob } = resource as Record<string, unknown>;
+    if (typeof uri !== "string") return 'is a "resource" block whose resource has no string "uri"';
+    if (typeof text !== "string" && typeof blob !== "string") {
+      return 'is a "resource" block whose resource has neither a string "text" nor "blob"';
+    }
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

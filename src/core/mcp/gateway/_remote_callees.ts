@@ -1,7 +1,10 @@
-import { tracingIsOff } from "../../telemetry/call_telemetry.ts";
-import { ToolError } from "../../tool_error.ts";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { TELEMETRY_SCOPE, tracingIsOff } from "../../telemetry/call_telemetry.ts";
+import { carrierOf, contextFrom } from "../../telemetry/trace_context.ts";
+import { isToolError, ToolError } from "../../tool_error.ts";
 import type { McpServerConfig } from "../mcp_server_config.ts";
-import { tracedRemoteCall } from "./calls/traced_remote_call.ts";
+import type { ToolContext, UpstreamMethod } from "../../tool_source.ts";
+import type { ToolOutput } from "../../tool_output.ts";
 import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import type { ServerConnection } from "./connection/server_connection.ts";
 import type { PinScope, ToolPins } from "./pinning/tool_pins.ts";
@@ -29,6 +32,7 @@ export interface GatewayServers {
 export class RemoteCallees {
   #servers: GatewayServers;
   #pins?: ToolPins;
+  /** Held as long as its connection (a parked user's callee is one small object, no closure). */
   #byConnection = new WeakMap<ServerConnection, RemoteCallee>();
   /** Where the global tier's tools find their connection. */
   readonly global: ConnectionLookup = {
@@ -67,34 +71,7 @@ export class RemoteCallees {
     // One callee per connection (a connection serves one server for one user, or globally).
     let callee = this.#byConnection.get(connection);
     if (callee !== undefined) return callee;
-    // A global server's pins are the calling user's (`userId` is set for a user's own server);
-    // the scope is kept for the last user, so a run of calls makes no new one.
-    let scope: PinScope = userId === undefined ? { serverId, global: true } : { serverId, userId };
-    callee = {
-      callTool: async (toolName, args, context) => {
-        const pins = this.#pins;
-        if (userId === undefined && scope.userId !== context.userId) {
-          scope = { serverId, userId: context.userId, global: true };
-        }
-        // A tool list already found to match its pins (every call but a drift's) needs no check.
-        if (pins !== undefined && !pins.verified(scope, connection.tools)) {
-          const refusal = await pins.refusal(scope, toolName, connection.tools);
-          if (refusal !== undefined) {
-            throw new ToolError(
-              "permission_denied",
-              `Tool "${toolName}" was not called: ${refusal}`,
-            );
-          }
-        }
-        // Without an SDK a client span would only repeat the caller's context: no span, no closure.
-        if (tracingIsOff()) return await connection.callTool(toolName, args, context);
-        return await tracedRemoteCall(
-          { serverId, toolName, context },
-          (traced) => connection.callTool(toolName, args, traced),
-        );
-      },
-      request: (method, params, context) => connection.request(method, params, context.signal),
-    };
+    callee = new ConnectionCallee(connection, { serverId, userId, pins: this.#pins });
     this.#byConnection.set(connection, callee);
     return callee;
   }
@@ -122,5 +99,96 @@ export class RemoteCallees {
       request: async (method, params, context) =>
         await own(context.userId).request(method, params, context.signal),
     };
+  }
+}
+
+/**
+ * One connection's callee: the pin check and the span around its calls. Its methods live on the
+ * class, not in closures over the connection, so each pooled connection adds only this object.
+ */
+class ConnectionCallee implements RemoteCallee {
+  #connection: ServerConnection;
+  #pins?: ToolPins;
+  /**
+   * Whose pins: a global server's are the calling user's (`userId` is set for a user's own
+   * server); kept for the last user, so a run of calls makes no new one.
+   */
+  #scope: PinScope;
+
+  constructor(
+    connection: ServerConnection,
+    options: { serverId: string; userId: string | undefined; pins: ToolPins | undefined },
+  ) {
+    const { serverId, userId } = options;
+    this.#connection = connection;
+    this.#pins = options.pins;
+    this.#scope = userId === undefined ? { serverId, global: true } : { serverId, userId };
+  }
+
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<ToolOutput> {
+    const connection = this.#connection;
+    const pins = this.#pins;
+    let scope = this.#scope;
+    if (scope.global === true && scope.userId !== context.userId) {
+      this.#scope = scope = { serverId: scope.serverId, userId: context.userId, global: true };
+    }
+    // A tool list already found to match its pins (every call but a drift's) needs no check.
+    if (pins !== undefined && !pins.verified(scope, connection.tools)) {
+      const refusal = await pins.refusal(scope, toolName, connection.tools);
+      if (refusal !== undefined) {
+        throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
+      }
+    }
+    // Without an SDK a client span would only repeat the caller's context: no span, no closure.
+    if (tracingIsOff()) return await connection.callTool(toolName, args, context);
+    return await traced(
+      { serverId: scope.serverId, toolName, context },
+      (traced) => connection.callTool(toolName, args, traced),
+    );
+  }
+
+  request(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    context: { signal: AbortSignal },
+  ): Promise<Record<string, unknown>> {
+    return this.#connection.request(method, params, context.signal);
+  }
+}
+
+/**
+ * Runs one remote MCP `tools/call` inside a client span (`tools/call {tool}`, a child of the
+ * tool call's span), and hands the call a context whose `trace` is that span, so the request's
+ * `_meta` carries it upstream.
+ */
+async function traced<T>(
+  call: { serverId: string; toolName: string; context: ToolContext },
+  run: (context: ToolContext) => Promise<T>,
+): Promise<T> {
+  const { serverId, toolName, context } = call;
+  const span = trace.getTracer(TELEMETRY_SCOPE).startSpan(`tools/call ${toolName}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      "mcp.method.name": "tools/call",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": toolName,
+      "toolroute.mcp.server.id": serverId,
+    },
+  }, contextFrom(context.trace));
+  const own = carrierOf(span.spanContext());
+  const baggage = context.trace?.baggage;
+  const carrier = own === undefined || baggage === undefined ? own : { ...own, baggage };
+  try {
+    return await run(carrier === undefined ? context : { ...context, trace: carrier });
+  } catch (error) {
+    span.setAttribute("error.type", isToolError(error) ? error.code : "tool_error");
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
   }
 }

@@ -27,10 +27,17 @@ export interface EraVerdictsOptions {
  * round trip: a 2026-07-28 server's discover result is adopted as it was, a 2025 server gets
  * `initialize` at once. Verdicts are kept per server and per user, and per target (a changed URL
  * or `protocol` asks again): one user's answer never stands for another's credentials. A connect
- * that fails forgets the verdict, so a server that changed era is asked again.
+ * that fails forgets the verdict, so a server that changed era is asked again. The bound drops
+ * the least recently used user of the least recently used server first.
  */
 export class EraVerdicts {
-  #byKey = new Map<string, { prior: PriorDiscovery; at: number }>();
+  /**
+   * Verdicts by server and target, then by user (`undefined` for a global connection): a user's
+   * entry is keyed by the user id string the connection already holds, and a 2026-07-28 verdict
+   * is the shared answer itself, so a pooled user adds one map slot, no key text or wrapper.
+   */
+  #byServer = new Map<string, Map<string | undefined, Held>>();
+  #size = 0;
   /**
    * One verdict object per distinct answer: thousands of users of one server hold the same one
    * (a server that answers users differently gets one per answer, up to the bound).
@@ -51,7 +58,7 @@ export class EraVerdicts {
 
   /** How many verdicts are kept (for tests). */
   get size(): number {
-    return this.#byKey.size;
+    return this.#size;
   }
 
   /**
@@ -61,16 +68,20 @@ export class EraVerdicts {
    * @returns The verdict to connect with.
    */
   get(key: EraKey): PriorDiscovery | undefined {
-    const id = keyOf(key);
-    const entry = this.#byKey.get(id);
-    if (entry === undefined) return undefined;
-    if (entry.prior.kind === "legacy" && performance.now() - entry.at > this.#legacyMaxAgeMs) {
-      this.#byKey.delete(id);
+    const id = serverKeyOf(key);
+    const users = this.#byServer.get(id);
+    const held = users?.get(key.userId);
+    if (users === undefined || held === undefined) return undefined;
+    if (held.kind === "aged" && performance.now() - held.at > this.#legacyMaxAgeMs) {
+      this.#delete(id, users, key.userId);
       return undefined;
     }
-    this.#byKey.delete(id); // re-inserted: most recently used last
-    this.#byKey.set(id, entry);
-    return entry.prior;
+    // Re-inserted: most recently used last, the user within its server and the server.
+    users.delete(key.userId);
+    users.set(key.userId, held);
+    this.#byServer.delete(id);
+    this.#byServer.set(id, users);
+    return held.kind === "aged" ? held.prior : held;
   }
 
   /**
@@ -80,8 +91,7 @@ export class EraVerdicts {
    * @param prior What it found.
    */
   set(key: EraKey, prior: PriorDiscovery): void {
-    const id = keyOf(key);
-    this.#byKey.delete(id);
+    this.forget(key);
     // A server's discover answer is kept as it came: one too large to hold for thousands of
     // connections (a hostile per-user server's) is not kept, and that server is asked again.
     const json = JSON.stringify(prior);
@@ -91,8 +101,16 @@ export class EraVerdicts {
       if (this.#priors.size >= MAX_SHARED_PRIORS) this.#priors.clear();
       this.#priors.set(json, shared = prior);
     }
-    if (this.#byKey.size >= this.#max) this.#byKey.delete(this.#byKey.keys().next().value!);
-    this.#byKey.set(id, { prior: shared, at: performance.now() });
+    if (this.#size >= this.#max) this.#evictOldest();
+    const id = serverKeyOf(key);
+    let users = this.#byServer.get(id);
+    if (users === undefined) this.#byServer.set(id, users = new Map());
+    // Only a 2025 verdict ages: it alone carries its time.
+    users.set(
+      key.userId,
+      shared.kind === "legacy" ? { kind: "aged", prior: shared, at: performance.now() } : shared,
+    );
+    this.#size++;
   }
 
   /**
@@ -101,16 +119,33 @@ export class EraVerdicts {
    * @param key The connection.
    */
   forget(key: EraKey): void {
-    this.#byKey.delete(keyOf(key));
+    const id = serverKeyOf(key);
+    const users = this.#byServer.get(id);
+    if (users?.has(key.userId)) this.#delete(id, users, key.userId);
+  }
+
+  /** Drops the least recently used verdict of the least recently used server. */
+  #evictOldest(): void {
+    const [id, users] = this.#byServer.entries().next().value!;
+    this.#delete(id, users, users.keys().next().value);
+  }
+
+  #delete(id: string, users: Map<string | undefined, Held>, userId: string | undefined): void {
+    users.delete(userId);
+    this.#size--;
+    if (users.size === 0) this.#byServer.delete(id);
   }
 }
+
+/** A kept verdict: a 2026-07-28 one as it is, a 2025 one with when it was found. */
+type Held = PriorDiscovery | { kind: "aged"; prior: PriorDiscovery; at: number };
 
 /** Most characters of a discover answer that is kept. */
 const MAX_DISCOVER_CHARS = 64 * 1024;
 /** Most distinct answers shared; past it, sharing starts over (answers stay correct, less shared). */
 const MAX_SHARED_PRIORS = 256;
 
-function keyOf(key: EraKey): string {
-  // A user id or server id can hold any character: JSON keeps the parts apart.
-  return JSON.stringify([key.serverId, key.userId ?? null, key.target]);
+function serverKeyOf(key: EraKey): string {
+  // A server id can hold any character: JSON keeps the parts apart.
+  return JSON.stringify([key.serverId, key.target]);
 }

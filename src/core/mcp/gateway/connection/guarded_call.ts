@@ -10,11 +10,17 @@ import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
 import type { ToolListIndex } from "./tool_list_cache.ts";
+import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 
 /** What a call needs of its connection (a `ServerConnection` gives it itself). */
 export interface CallingConnection {
   /** The deadlines of calls without their own. */
-  readonly settings: { requestTimeoutMs: number; maxTotalTimeoutMs?: number };
+  readonly settings: {
+    serverId: string;
+    userId?: string;
+    requestTimeoutMs: number;
+    maxTotalTimeoutMs?: number;
+  };
   /** Keeps the connection's credentials out of errors. */
   readonly redactor: Redactor;
   /** The listed tools' index (their output schemas are validated). */
@@ -35,6 +41,11 @@ export interface CallingConnection {
   staleVerdict(client: Client, error: unknown): boolean;
   /** Drops a client whose request could not be delivered, so the next use opens a new one. */
   broken(client: Client, error: Error, retryNow: boolean): Promise<void>;
+  /** Answers a server's input request on behalf of one call (see `ServerConnection`). */
+  answerInput(
+    call: ToolContext | undefined,
+    asked: { request: McpElicitationRequest; signal: AbortSignal },
+  ): Promise<McpElicitationResult>;
 }
 
 /** The request options of a call on a connection. */

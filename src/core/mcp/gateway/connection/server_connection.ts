@@ -205,10 +205,27 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     request: McpElicitationRequest,
     signal: AbortSignal,
   ): Promise<McpElicitationResult> {
-    const calls = this.#calls ?? new Set<ToolContext>();
-    const relays = [...calls].filter((call) => call.elicit !== undefined);
-    if (relays.length === 1 && calls.size === 1) {
-      return await relays[0].elicit!(
+    const calls = this.#calls;
+    const [only] = calls?.size === 1 ? calls : [];
+    return await this.answerInput(only, { request, signal });
+  }
+
+  /**
+   * Answers a server's input request on behalf of one call: relayed to that call when it can
+   * relay, else to the gateway's `onElicitation`, else cancelled. A task's input requests come
+   * here with the call that started the task (see `callTask`), never another user's call.
+   *
+   * @param call The call the request belongs to, or `undefined` when none can be told.
+   * @param asked The request and the signal that ends it.
+   * @returns The answer.
+   */
+  async answerInput(
+    call: ToolContext | undefined,
+    asked: { request: McpElicitationRequest; signal: AbortSignal },
+  ): Promise<McpElicitationResult> {
+    const { request, signal } = asked;
+    if (call?.elicit !== undefined) {
+      return await call.elicit(
         { message: request.message, requestedSchema: request.requestedSchema },
         signal,
       );

@@ -10,6 +10,11 @@ export const ModernTaskSchema = z.looseObject({
   result: z.looseObject({}).optional(),
   error: z.looseObject({ code: z.number().optional(), message: z.string().optional() })
     .optional(),
+  /** What a task in `input_required` asks, by the server's keys (answered with `tasks/update`). */
+  inputRequests: z.record(
+    z.string().max(256),
+    z.looseObject({ method: z.string(), params: z.looseObject({}).optional() }),
+  ).optional(),
 });
 
 /** A task handle a modern server answered a `tools/call` with (see {@linkcode createdTaskOf}). */

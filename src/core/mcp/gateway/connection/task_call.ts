@@ -8,6 +8,7 @@ import { mcpErrorToToolError, toolOutputOf } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf, McpRpcError } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
 import type { CallingConnection, ToolCall } from "./guarded_call.ts";
+import type { McpElicitationResult } from "../mcp_gateway_types.ts";
 import { type CreatedTask, ModernTaskSchema } from "./task_answers.ts";
 
 /**
@@ -36,6 +37,12 @@ export async function callTask(
     signal,
     request: { signal, timeout: connection.settings.requestTimeoutMs },
     ready: (signal) => connection.readyClient(toolName, signal),
+    // A task's questions go to the call that started it, as a call's own `input_required` does.
+    ask: (asked, signal) => {
+      const { serverId, userId } = connection.settings;
+      const request = { serverId, ...(userId === undefined ? {} : { userId }), ...asked };
+      return connection.answerInput(context, { request, signal });
+    },
     undelivered: (error, client) => {
       // A client built from an era verdict the server no longer fits: refused unrun, as expired.
       const expired = error instanceof SessionExpiredError ||
@@ -86,6 +93,11 @@ interface TaskHost {
   request: { signal: AbortSignal; timeout: number };
   /** A ready client: the one in use, or a new one after a lost connection. */
   ready(signal: AbortSignal): Promise<Client>;
+  /** Puts a task's form question to the person behind the call. */
+  ask(
+    asked: { message: string; requestedSchema: Record<string, unknown> },
+    signal: AbortSignal,
+  ): Promise<McpElicitationResult>;
   /**
    * Whether a failed poll may be asked again (its request or answer was lost); a broken client is
    * dropped here, so the next `ready` opens a new one.
@@ -103,6 +115,11 @@ interface TaskEra<T extends { taskId: string; status: string }> {
   pollMs(task: T): number | undefined;
   /** The result of an ended task (or throws the error it ended with). */
   finish(host: TaskHost, task: T): unknown;
+  /**
+   * Answers a task that waits for input (`input_required`) and returns it as running again;
+   * an era without it ends such a task through `finish`.
+   */
+  answer?(host: TaskHost, task: T): Promise<T>;
 }
 
 const TaskSchema = z.looseObject({
@@ -133,14 +150,14 @@ const LEGACY: TaskEra<z.infer<typeof TaskSchema>> = {
 
 /**
  * The 2026-07-28 Tasks extension: the last `tasks/get` answer carries the result. A task that
- * asks for input (`input_required`) is cancelled: toolroute does not relay a task's input
- * requests yet.
+ * asks for input (`input_required`, its `inputRequests` in the `tasks/get` answer) has its form
+ * questions put to the calling user (see `answer`), and the answers sent with `tasks/update`.
  */
 const MODERN: TaskEra<CreatedTask> = {
   schema: ModernTaskSchema,
   running: ["working"],
   pollMs: (task) => task.pollIntervalMs,
-  finish(host, task) {
+  finish(_host, task) {
     if (task.status === "completed" && task.result !== undefined) return task.result;
     if (task.status === "failed" && task.error !== undefined) {
       const { code, message } = task.error;
@@ -149,14 +166,37 @@ const MODERN: TaskEra<CreatedTask> = {
         (message ?? "The task failed").slice(0, 2000),
       );
     }
-    if (task.status === "input_required") void cancelTask(host, task.taskId);
-    throw new Error(
-      task.status === "input_required"
-        ? "The server's task asks for input, which toolroute does not relay for tasks; it was cancelled"
-        : `The server's task ended as "${task.status.slice(0, 40)}" without a result`,
-    );
+    throw new Error(`The server's task ended as "${task.status.slice(0, 40)}" without a result`);
+  },
+  async answer(host, task) {
+    const asked = Object.entries(task.inputRequests ?? {});
+    if (asked.length === 0) return { ...task, status: "working" }; // nothing to answer: poll on
+    const inputResponses: Record<string, McpElicitationResult> = {};
+    for (const [key, { method, params }] of asked) {
+      const form = params as { mode?: unknown; message?: unknown; requestedSchema?: unknown };
+      if (method !== "elicitation/create" || (form.mode ?? "form") !== "form") {
+        throw new Error(
+          `The server's task asks for "${method.slice(0, 60)}", which toolroute does not ` +
+            `answer for tasks; it was cancelled`,
+        );
+      }
+      const schema = form.requestedSchema;
+      inputResponses[key] = await host.ask({
+        message: String(form.message ?? ""),
+        requestedSchema: typeof schema === "object" && schema !== null
+          ? schema as Record<string, unknown>
+          : {},
+      }, host.signal);
+    }
+    const client = await host.ready(host.signal);
+    const params = { taskId: task.taskId, inputResponses };
+    await client.request({ method: "tasks/update", params }, ResultSchema, host.request);
+    return { ...task, status: "working", inputRequests: undefined };
   },
 };
+
+/** Most rounds of questions one task may ask (as a call's own `input_required` rounds). */
+const MAX_INPUT_ROUNDS = 10;
 
 /** Polling bounds: the server's interval is kept within them. */
 const MIN_POLL_MS = 100;
@@ -179,7 +219,23 @@ async function driveTask<T extends { taskId: string; status: string }>(
   try {
     let task = first;
     let undelivered = 0;
-    while (era.running.includes(task.status)) {
+    let rounds = 0;
+    for (;;) {
+      if (task.status === "input_required" && era.answer !== undefined) {
+        try {
+          if (++rounds > MAX_INPUT_ROUNDS) {
+            throw new Error(
+              `The server's task asked for input more than ${MAX_INPUT_ROUNDS} times; it was cancelled`,
+            );
+          }
+          task = await era.answer(host, task);
+        } catch (error) {
+          // A question that could not be put (or answered) leaves no task waiting on the server.
+          if (!signal.aborted) void cancelTask(host, taskId);
+          throw error;
+        }
+      }
+      if (!era.running.includes(task.status)) break;
       await delay(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, era.pollMs(task) ?? 500)), {
         signal,
       });

@@ -29,13 +29,16 @@ export interface KnownToolNamesOptions {
  * `["tool-names", "global", serverId]` and `["tool-names", "user", userId, serverId]`.
  */
 export class KnownToolNames {
+  /**
+   * Per tier, each server's last known names; a server whose kept list was read (or is being
+   * read) without names yet holds `UNKNOWN`, so one map per tier says both (a pooled user holds
+   * one map, not a map and a set).
+   */
   #tiers = new Map<string, Map<string, readonly string[]>>();
   #version = 0;
   #store?: ToolNamesStore;
   #maxChars: number;
   #emit: (event: McpGatewayEvent) => void;
-  /** Per tier, the servers whose kept list was read (or is being read), or that answered. */
-  #restored = new Map<string, Set<string>>();
   /** The writes in flight, in order (a later list of a server is never overwritten by an earlier). */
   #writes: Promise<void> = Promise.resolve();
 
@@ -62,7 +65,6 @@ export class KnownToolNames {
    */
   update(tier: string, serverId: string, names: readonly string[]): void {
     // Listed now: a kept list read later must not replace this one.
-    this.#restoredOf(tier).add(serverId);
     if (!this.#set(tier, serverId, names)) return;
     const store = this.#store;
     if (store === undefined) return;
@@ -91,10 +93,10 @@ export class KnownToolNames {
     const store = this.#store;
     if (store === undefined) return;
     const reads: Promise<void>[] = [];
-    const restored = this.#restoredOf(tier);
+    const lists = this.#listsOf(tier);
     for (const serverId of serverIds) {
-      if (restored.has(serverId)) continue;
-      restored.add(serverId);
+      if (lists.has(serverId)) continue;
+      lists.set(serverId, UNKNOWN);
       reads.push((async () => {
         let value: unknown;
         try {
@@ -107,7 +109,8 @@ export class KnownToolNames {
         const names = this.#checked(value);
         if (typeof names === "string") return this.#ignored(tier, serverId, names);
         // A server that answered meanwhile keeps its own list.
-        if (this.#tiers.get(tier)?.has(serverId)) return;
+        const now = this.#tiers.get(tier)?.get(serverId);
+        if (now !== undefined && now !== UNKNOWN) return;
         this.#set(tier, serverId, names);
       })());
     }
@@ -127,8 +130,6 @@ export class KnownToolNames {
    * @param serverId The server id; every server of the tier when absent.
    */
   forget(tier: string, serverId?: string): void {
-    if (serverId === undefined) this.#restored.delete(tier);
-    else this.#restored.get(tier)?.delete(serverId);
     const lists = this.#tiers.get(tier);
     if (lists === undefined) return;
     if (serverId === undefined) this.#tiers.delete(tier);
@@ -155,16 +156,15 @@ export class KnownToolNames {
     return out;
   }
 
-  #restoredOf(tier: string): Set<string> {
-    let restored = this.#restored.get(tier);
-    if (restored === undefined) this.#restored.set(tier, restored = new Set());
-    return restored;
+  #listsOf(tier: string): Map<string, readonly string[]> {
+    let lists = this.#tiers.get(tier);
+    if (lists === undefined) this.#tiers.set(tier, lists = new Map());
+    return lists;
   }
 
   /** Sets a list in memory; returns whether it changed. */
   #set(tier: string, serverId: string, names: readonly string[]): boolean {
-    let lists = this.#tiers.get(tier);
-    if (lists === undefined) this.#tiers.set(tier, lists = new Map());
+    const lists = this.#listsOf(tier);
     const old = lists.get(serverId);
     if (old !== undefined && old.length === names.length && old.every((n, i) => n === names[i])) {
       return false;
@@ -196,6 +196,9 @@ export class KnownToolNames {
 }
 
 /** The store key of a server's kept list. */
+/** A server whose names are not known yet (its kept list is read, or was read empty). */
+const UNKNOWN: readonly string[] = Object.freeze([]);
+
 function storeKey(tier: string, serverId: string): string[] {
   return tier === "global"
     ? ["tool-names", "global", serverId]

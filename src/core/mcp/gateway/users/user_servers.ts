@@ -30,7 +30,11 @@ const PARK_MS = 1_000;
  * {@linkcode UserConnectionPool}. A config is only ever reachable through its own user id.
  */
 export class UserServers {
-  #configs = new Map<string, Map<string, McpServerConfig>>();
+  /**
+   * Each user's configs as `[id, config, id, config, ...]`: most users have one or two servers,
+   * and a two-slot array weighs a fraction of a `Map` (a parked user holds little else).
+   */
+  #configs = new Map<string, (string | McpServerConfig)[]>();
   #pool: UserConnectionPool<ServerConnection>;
   #connect: UserServersOptions["connect"];
 
@@ -59,20 +63,21 @@ export class UserServers {
    * @param config The config (copied).
    */
   add(userId: string, id: string, config: McpServerConfig): void {
-    if (id.startsWith(GLOBAL_PREFIX)) {
+    if (id.startsWith("\u0000")) {
       // It would share the pool key of the user's own session with the global server of the rest.
       throw new TypeError(
         `Cannot add MCP server ${JSON.stringify(id)}: an id may not start with a NUL character`,
       );
     }
-    const servers = this.#configs.get(userId) ?? new Map<string, McpServerConfig>();
-    if (servers.has(id)) {
+    const servers = this.#configs.get(userId);
+    if (servers !== undefined && indexOf(servers, id) >= 0) {
       throw new TypeError(
         `Cannot add MCP server "${id}": user "${userId}" has a server with this id`,
       );
     }
-    servers.set(id, structuredClone(config));
-    this.#configs.set(userId, servers);
+    const copy = structuredClone(config);
+    if (servers === undefined) this.#configs.set(userId, [id, copy]);
+    else servers.push(id, copy);
   }
 
   /**
@@ -85,8 +90,12 @@ export class UserServers {
     const servers = this.#configs.get(userId);
     if (servers === undefined) return;
     if (id === undefined) this.#configs.delete(userId);
-    else if (!servers.delete(id)) return;
-    else if (servers.size === 0) this.#configs.delete(userId);
+    else {
+      const at = indexOf(servers, id);
+      if (at < 0) return;
+      servers.splice(at, 2);
+      if (servers.length === 0) this.#configs.delete(userId);
+    }
     await this.#pool.remove(userId, id);
   }
 
@@ -98,7 +107,8 @@ export class UserServers {
    * @returns `true` when it is registered.
    */
   has(userId: string, id: string): boolean {
-    return this.#configs.get(userId)?.has(id) === true;
+    const servers = this.#configs.get(userId);
+    return servers !== undefined && indexOf(servers, id) >= 0;
   }
 
   /**
@@ -108,7 +118,10 @@ export class UserServers {
    * @returns The ids.
    */
   ids(userId: string): string[] {
-    return [...(this.#configs.get(userId)?.keys() ?? [])];
+    const servers = this.#configs.get(userId) ?? [];
+    const ids: string[] = [];
+    for (let i = 0; i < servers.length; i += 2) ids.push(servers[i] as string);
+    return ids;
   }
 
   /**
@@ -119,8 +132,10 @@ export class UserServers {
    * @returns The connection, or `undefined` when the user has no such server.
    */
   connection(userId: string, id: string): ServerConnection | undefined {
-    const config = this.#configs.get(userId)?.get(id);
-    if (config === undefined) return undefined;
+    const servers = this.#configs.get(userId);
+    const at = servers === undefined ? -1 : indexOf(servers, id);
+    if (at < 0) return undefined;
+    const config = servers![at + 1] as McpServerConfig;
     return this.#pool.acquire(userId, id, () => this.#connect(id, userId, config));
   }
 
@@ -153,8 +168,8 @@ export class UserServers {
    */
   status(): McpServerStatus[] {
     const out: McpServerStatus[] = [];
-    for (const [userId, servers] of this.#configs) {
-      for (const id of servers.keys()) {
+    for (const userId of this.#configs.keys()) {
+      for (const id of this.ids(userId)) {
         out.push(
           this.#pool.peek(userId, id)?.status() ??
             { id, userId, state: "closed", tools: 0, reconnectAttempts: 0 },
@@ -169,4 +184,10 @@ export class UserServers {
     this.#configs.clear();
     await this.#pool.close();
   }
+}
+
+/** Where a server id stands in a user's `[id, config, ...]`, or -1. */
+function indexOf(servers: (string | McpServerConfig)[], id: string): number {
+  for (let i = 0; i < servers.length; i += 2) if (servers[i] === id) return i;
+  return -1;
 }
