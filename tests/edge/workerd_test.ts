@@ -33,9 +33,11 @@ import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.
  * bundle had carried the cfworker engine three times (toolroute's copy and the SDK client's and
  * server's defaults; now `cfWorkerJsonSchemaValidator` is the SDK's own, so twice), and
  * @opentelemetry/api as CommonJS, which no bundler tree-shakes (now its ES module build, through
- * the `module` condition esbuild and webpack add by default).
+ * the `module` condition esbuild and webpack add by default). Raised to 210 KB (measured 207.3 KB)
+ * by what the gateway gained beside that: parked connections, a task's input relay, the
+ * deep-schema page check and the stale-verdict retry (toolroute's own code 60.7 → 61.8 KB).
  */
-const BUNDLE_BUDGET_BYTES = 207 * 1024;
+const BUNDLE_BUDGET_BYTES = 210 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
