@@ -14,6 +14,7 @@ import { type Client, type McpTool, type ProtocolEra, SdkHttpError } from "../..
 import type { McpTransport } from "../../mcp_transport.ts";
 import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
+import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
@@ -274,7 +275,12 @@ export abstract class ConnectionLifecycle extends ToolListCache {
         this.#fromVerdict = ready;
         return ready;
       }
-      if (opened.era === "modern") await this.#listen(ready);
+      if (opened.era === "modern") {
+        this.#listening = await listenForListChanges(ready, {
+          settings: this.#s,
+          onEnd: () => this.#lost(ready),
+        });
+      }
       const tools = await this.listOf(ready);
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.client = ready;
@@ -297,30 +303,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#lastError = authorization?.summary ?? describe(error, this.redactor);
       this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
       throw authorization ?? new Error(this.#lastError);
-    }
-  }
-
-  /**
-   * In the 2026-07-28 era a server sends list changes only on a `subscriptions/listen` stream the
-   * client opened (2025 servers send them unasked): one is opened when the server says its tool
-   * list changes, before the tools are listed, so no change falls between. The SDK hands its
-   * notifications to the same handler as in 2025. When the stream ends the connection counts as
-   * lost, so the next use connects, lists and listens again; without a stream (refused, or not
-   * offered) the list follows `toolListTtlMs`. A user's own connections listen only with
-   * `eventStream: "always"`: a held stream costs each pooled connection a socket on both sides, as
-   * a standing 2025 event stream to a stateless server would.
-   */
-  async #listen(client: Client): Promise<void> {
-    if (this.#s.userId !== undefined && this.#s.eventStream !== "always") return;
-    if (client.getServerCapabilities()?.tools?.listChanged !== true) return;
-    try {
-      const subscription = await client.listen({ toolsListChanged: true }, {
-        timeout: this.#s.connectTimeoutMs,
-      });
-      this.#listening = true;
-      void subscription.closed.then(() => this.#lost(client));
-    } catch {
-      // No stream: the tool list is listed again by age.
     }
   }
 
@@ -355,12 +337,11 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   /**
-   * Whether a request failed because the era verdict the client was built from no longer fits:
-   * the server at that URL refused the request before running it (HTTP 400, 404 or 405, as a
-   * server refuses an era it does not speak), on a client built from the verdict without a
-   * round trip. The verdict is then forgotten, and the caller drops the client and sends the
-   * request once more on a client that asks the server again. Without this, a server that
-   * changed era while the connection was parked failed every call for as long as it was used.
+   * Whether a request on a client built from the era verdict (no round trip) failed because the
+   * verdict no longer fits: the server refused it unrun (HTTP 400, 404 or 405, as for an era it
+   * does not speak). The verdict is forgotten; the caller drops the client and sends the request
+   * once more on a client that asks again (a server that changed era while parked failed every
+   * call otherwise).
    *
    * @param client The client the request went on.
    * @param error What the request threw (the SDK's error).
@@ -386,9 +367,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   #who(): { serverId: string; userId?: string } {
-    return this.#s.userId === undefined
-      ? { serverId: this.#s.serverId }
-      : { serverId: this.#s.serverId, userId: this.#s.userId };
+    const { serverId, userId } = this.#s;
+    return userId === undefined ? { serverId } : { serverId, userId };
   }
 
   protected holds(client: Client): boolean {
