@@ -7,11 +7,8 @@ import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/
 
 const META = { "toolroute/runId": "run-1" };
 
-/**
- * A limit counted for the whole router (`per: "router"`) per run: a second user who names the
- * run another user named would spend that user's budget. A named run is its user's.
- */
-Deno.test("a user who names another user's run does not spend that run's router-wide budget", async () => {
+/** A router whose one tool, `pay`, may run twice per run across the whole router. */
+function payingRouter(): { ran: string[]; router: ToolRouter } {
   const ran: string[] = [];
   const pay = defineTool({
     name: "pay",
@@ -26,6 +23,15 @@ Deno.test("a user who names another user's run does not spend that run's router-
     functions: [pay],
     policy: { limits: [{ match: "pay", max: 2, per: "router" }] },
   });
+  return { ran, router };
+}
+
+/**
+ * A limit counted for the whole router (`per: "router"`) per run: a second user who names the
+ * run another user named would spend that user's budget. A named run is its user's.
+ */
+Deno.test("a user who names another user's run does not spend that run's router-wide budget", async () => {
+  const { ran, router } = payingRouter();
   const call = async (userId: string) => {
     const toolSet = await router.expose({ userId, functions: ["pay"] });
     const runId = servedRunId(META, undefined, { userId });
@@ -60,20 +66,7 @@ Deno.test("a user who names another user's run does not spend that run's router-
  * user of `serve`, so one user spending a router-wide per-run budget refused every other user.
  */
 Deno.test("a sessionless user who names no run does not spend another user's router-wide run budget", async () => {
-  const ran: string[] = [];
-  const pay = defineTool({
-    name: "pay",
-    description: "Pays",
-    input: z.object({}),
-    run: (_args, context) => {
-      ran.push(context.userId ?? "");
-      return "paid";
-    },
-  });
-  const router = new ToolRouter({
-    functions: [pay],
-    policy: { limits: [{ match: "pay", max: 2, per: "router" }] },
-  });
+  const { ran, router } = payingRouter();
   const handler = mcpHttpHandler({
     tools: (request) => router.expose({ functions: ["pay"], userId: request.userId }),
     tokens: { "tok-alice": "alice", "tok-bob": "bob" },
