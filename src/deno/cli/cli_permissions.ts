@@ -6,7 +6,12 @@ import {
   type McpStdioServerConfig,
 } from "../../core/mcp/mcp_server_config.ts";
 import { launcherRegistries } from "../sandbox/command_needs.ts";
-import { hostServerPaths, type ServerPaths, socketPathOf } from "../sandbox/server_paths.ts";
+import {
+  hostServerPaths,
+  RUNTIME_DIR_VARIABLE,
+  type ServerPaths,
+  socketPathOf,
+} from "../sandbox/server_paths.ts";
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
@@ -143,6 +148,8 @@ export function cliPermissions(
           }
         }
         for (const host of needs.net) net.add(host);
+        // The proxy socket's folder is under the user's runtime folder when it names one.
+        if (needs.sys.length > 0) env.add(RUNTIME_DIR_VARIABLE);
       }
     } else {
       const url = safeUrl(server.url);

@@ -154,10 +154,7 @@ export class NetworkProxy {
     options: { socket?: string } = {},
   ): Promise<NetworkProxy> {
     if (options.socket !== undefined) {
-      const socket = options.socket;
-      const { listener, release } = await listenAtSocket(socket);
-      // Only its own socket goes: the folder is shared by the config's other servers.
-      const cleanUp = () => Deno.remove(socket).catch(() => {}).finally(release);
+      const { listener, socket, cleanUp } = await listenAtSocket(options.socket);
       return new NetworkProxy(listener, { socket, cleanUp, allow, limits });
     }
     const directory = await Deno.makeTempDir({ prefix: "toolroute_net_" });

@@ -7,21 +7,44 @@ const held = new Map<string, Promise<void>>();
 /**
  * Listens on a proxy socket at a fixed path (see `serverPaths`). Its folder is made 0700; a
  * folder there already is used only when it is a real folder (not a link), owned by this
- * process's user and 0700: otherwise another user could have made it to swap the socket. A
+ * process's user and 0700, in a parent that only its owner (or root) may rename entries in:
+ * otherwise another local user could have made it first, to swap the socket or to keep the
+ * server from starting. Such a folder is never written into or followed: the socket goes into a
+ * new private temporary folder instead (`Deno.makeTempDir`, removed again by `cleanUp`). A
  * socket file left by a process that ended is replaced; one another process still listens on is
  * never removed: that throws, naming the likely cause.
  *
- * Requires `allow-read` and `allow-write` for the folder, `allow-net` for `unix:<socket>` and
- * `allow-sys` for `uid`.
+ * Requires `allow-read` and `allow-write` for the folder (and the temporary folder when it is
+ * taken), `allow-net` for `unix:<socket>` and `allow-sys` for `uid`.
  *
  * @tags allow-read, allow-write, allow-net, allow-sys
  * @param socket The socket's path.
- * @returns The listener, and a function to call once it is closed.
+ * @returns The listener, the path it listens at (`socket`, or one in a new temporary folder) and
+ *   a function to call once it is closed, which removes the socket (and that folder).
  */
 export async function listenAtSocket(
   socket: string,
-): Promise<{ listener: Deno.UnixListener; release: () => void }> {
-  await ownFolder(dirname(socket));
+): Promise<{ listener: Deno.UnixListener; socket: string; cleanUp: () => Promise<void> }> {
+  const problem = await ownFolder(dirname(socket));
+  if (problem !== undefined) {
+    let directory: string;
+    try {
+      directory = await Deno.makeTempDir({ prefix: "toolroute_net_" });
+    } catch (error) {
+      throw new Error(
+        `the folder of its egress proxy socket, ${dirname(socket)}, ${problem}: another user ` +
+          `may have made it. A private temporary folder could not be made instead (${
+            error instanceof Error ? error.message : String(error)
+          }): remove that folder (or find out who made it), or grant write access to the ` +
+          `temporary folder, and start again`,
+        { cause: error },
+      );
+    }
+    const path = `${directory}/proxy.sock`;
+    const listener = Deno.listen({ transport: "unix", path });
+    const cleanUp = () => Deno.remove(directory, { recursive: true }).catch(() => {});
+    return { listener, socket: path, cleanUp };
+  }
   const previous = held.get(socket);
   if (previous !== undefined) {
     // This process's previous proxy for the server ends with its sandbox.
@@ -48,25 +71,38 @@ export async function listenAtSocket(
   held.set(socket, released);
   return {
     listener,
-    release() {
-      if (held.get(socket) === released) held.delete(socket);
-      release();
-    },
+    socket,
+    // Only its own socket goes: the folder is shared by the config's other servers.
+    cleanUp: () =>
+      Deno.remove(socket).catch(() => {}).finally(() => {
+        if (held.get(socket) === released) held.delete(socket);
+        release();
+      }),
   };
 }
 
-async function ownFolder(folder: string): Promise<void> {
+/** Makes or checks the socket folder; returns why it is not provably ours, if it is not. */
+async function ownFolder(folder: string): Promise<string | undefined> {
+  const uid = Deno.uid();
+  const parent = await Deno.lstat(dirname(folder));
+  const parentMode = parent.mode ?? 0;
+  // Another user who may rename entries in the parent could swap the folder after the check.
+  if (
+    !parent.isDirectory || (parent.uid !== uid && parent.uid !== 0) ||
+    ((parentMode & 0o022) !== 0 && (parentMode & 0o1000) === 0)
+  ) {
+    return `is in ${dirname(folder)}, which another user may change`;
+  }
   try {
     await Deno.mkdir(folder, { mode: 0o700 });
     // The umask may have taken the owner's bits away too; nobody else can change a new folder.
     await Deno.chmod(folder, 0o700);
-    return;
+    return undefined;
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
   }
   const info = await Deno.lstat(folder);
-  const uid = Deno.uid();
-  const problem = info.isSymlink
+  return info.isSymlink
     ? "is a symbolic link"
     : !info.isDirectory
     ? "is not a folder"
@@ -75,12 +111,6 @@ async function ownFolder(folder: string): Promise<void> {
     : ((info.mode ?? 0) & 0o777) !== 0o700
     ? `has mode ${((info.mode ?? 0) & 0o777).toString(8)}, not 700`
     : undefined;
-  if (problem !== undefined) {
-    throw new Error(
-      `the folder of its egress proxy socket, ${folder}, ${problem}: another user may have ` +
-        `made it to take over the socket. Remove it (or find out who made it) and start again`,
-    );
-  }
 }
 
 async function answers(socket: string): Promise<boolean> {

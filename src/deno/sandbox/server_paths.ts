@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
 
+/** The variable naming the user's own runtime folder, where the proxy sockets go when set. */
+export const RUNTIME_DIR_VARIABLE = "XDG_RUNTIME_DIR";
+
 /** Whose sandboxed server the paths are for: the config it comes from, its user and its id. */
 export interface ServerIdentity {
   /** The config's path (what two serve processes of one config share). */
@@ -14,7 +17,9 @@ export interface ServerIdentity {
 export interface ServerPaths {
   /**
    * The folder of the proxy sockets of one config's servers for one host user: 0700, owned by
-   * that user, under `/tmp` (a Unix socket's path has at most 107 bytes).
+   * that user, under `$XDG_RUNTIME_DIR` (the user's own) when it is set and short enough (a Unix
+   * socket's path has at most 107 bytes), else under `/tmp`, where another user may have taken
+   * the name first: then the socket goes to a new private folder instead (`listenAtSocket`).
    */
   readonly socketFolder?: string;
   /** The server's egress proxy socket, in `socketFolder`. */
@@ -38,12 +43,15 @@ export interface ServerPaths {
  */
 export function serverPaths(
   identity: ServerIdentity,
-  host: { readonly uid?: number; readonly home?: string },
+  host: { readonly uid?: number; readonly home?: string; readonly runtimeDir?: string },
 ): ServerPaths {
   const server = [identity.userId ?? "", identity.serverId];
-  const socketFolder = host.uid === undefined
-    ? undefined
-    : `/tmp/toolroute-${hash([identity.scope, String(host.uid)], 16)}`;
+  const name = `toolroute-${hash([identity.scope, String(host.uid)], 16)}`;
+  const runtime = host.runtimeDir?.replace(/\/+$/, "");
+  // The folder, a slash, 16 hex digits and ".sock" must fit a socket's 107 bytes.
+  const usable = runtime !== undefined && runtime.startsWith("/") &&
+    new TextEncoder().encode(`${runtime}/${name}/`).length + 21 <= 107;
+  const socketFolder = host.uid === undefined ? undefined : `${usable ? runtime : "/tmp"}/${name}`;
   return {
     ...(socketFolder === undefined
       ? {}
@@ -57,10 +65,11 @@ export function serverPaths(
 }
 
 /**
- * {@linkcode serverPaths} for this process's user: its id (`Deno.uid()`) and `HOME`; without
- * the id, no socket path (see {@linkcode socketPathOf}); without `HOME`, no cache.
+ * {@linkcode serverPaths} for this process's user: its id (`Deno.uid()`), `HOME` and
+ * `XDG_RUNTIME_DIR`; without the id, no socket path (see {@linkcode socketPathOf}); without
+ * `HOME`, no cache.
  *
- * Requires `allow-sys` for `uid`, `allow-env` for `HOME`.
+ * Requires `allow-sys` for `uid`, `allow-env` for `HOME` and `XDG_RUNTIME_DIR`.
  *
  * @tags allow-sys, allow-env
  * @param identity The config, user and server.
@@ -79,9 +88,16 @@ export function hostServerPaths(identity: ServerIdentity): ServerPaths {
   } catch {
     // Not readable: no package cache of its own.
   }
+  let runtimeDir: string | undefined;
+  try {
+    runtimeDir = Deno.env.get(RUNTIME_DIR_VARIABLE) || undefined;
+  } catch {
+    // Not readable: the socket folder is under /tmp.
+  }
   return serverPaths(identity, {
     ...(uid === undefined ? {} : { uid }),
     ...(home === undefined ? {} : { home }),
+    ...(runtimeDir === undefined ? {} : { runtimeDir }),
   });
 }
 

@@ -5,7 +5,11 @@ import {
   cliPermissions,
 } from "../../../src/deno/cli/cli_permissions.ts";
 import { resolveConfig } from "../../../src/deno/cli/load_config.ts";
-import { hostServerPaths, socketPathOf } from "../../../src/deno/sandbox/server_paths.ts";
+import {
+  hostServerPaths,
+  serverPaths,
+  socketPathOf,
+} from "../../../src/deno/sandbox/server_paths.ts";
 import { hostProbe } from "../../_helpers/bwrap.ts";
 
 /** Probed with this module's permissions, before a test narrows them. */
@@ -177,7 +181,15 @@ Deno.test("cliPermissions() gives a sandboxed stdio server its roots, read-only 
     assertEquals(needed.write.includes(path), true, `${path} written`);
   }
   assertEquals(needed.read.includes(socketFolder), true);
-  assertEquals(socket.startsWith("/tmp/toolroute-") && socket.length <= 107, true, socket);
+  const runtime = Deno.env.get("XDG_RUNTIME_DIR");
+  assertEquals(
+    socket.startsWith(runtime ? `${runtime}/toolroute-` : "/tmp/toolroute-") &&
+      socket.length <= 107,
+    true,
+    socket,
+  );
+  // The socket folder follows XDG_RUNTIME_DIR, so serve may read that variable.
+  assertEquals(needed.env.includes("XDG_RUNTIME_DIR"), true);
   // Another server, user or config has another socket and cache.
   const others = [
     hostServerPaths({ scope: "/srv/ws/toolroute.json", serverId: "other" }),
@@ -186,4 +198,22 @@ Deno.test("cliPermissions() gives a sandboxed stdio server its roots, read-only 
   ];
   assertEquals(new Set([paths, ...others].map((each) => each.socket)).size, 4);
   assertEquals(new Set([paths, ...others].map((each) => each.cache)).size, 4);
+});
+
+Deno.test("the proxy socket folder is under XDG_RUNTIME_DIR when it is set, absolute and short enough", () => {
+  const identity = { scope: "/srv/ws/toolroute.json", serverId: "files" };
+  const own = serverPaths(identity, { uid: 1000, runtimeDir: "/run/user/1000/" });
+  assertEquals(own.socketFolder?.startsWith("/run/user/1000/toolroute-"), true, own.socketFolder);
+  assertEquals(own.socket?.startsWith(`${own.socketFolder}/`), true);
+  // Unset, relative or so long that the socket would not fit: /tmp, as without it.
+  for (const runtimeDir of [undefined, "run/user/1000", `/run/${"x".repeat(80)}`]) {
+    const paths = serverPaths(identity, { uid: 1000, ...(runtimeDir ? { runtimeDir } : {}) });
+    assertEquals(paths.socketFolder?.startsWith("/tmp/toolroute-"), true, runtimeDir);
+    assertEquals((paths.socket?.length ?? 0) <= 107, true);
+  }
+  // The same name in either place: one config and user share it.
+  assertEquals(
+    own.socket?.slice("/run/user/1000".length),
+    serverPaths(identity, { uid: 1000 }).socket?.slice("/tmp".length),
+  );
 });
