@@ -3,7 +3,8 @@
  * (newline-delimited JSON-RPC). Runs as a child process; needs no permission for its own work.
  *
  * Tools: `echo {text}`, `add {a,b}`, `sleep {ms}`, `crash` (exits the process mid-call), `pid`,
- * `read {path}` (reads a file, or reports why it cannot), `env {name}` (reads a variable),
+ * `read {path}` (reads a file, or reports why it cannot), `env {name}` (reads a variable), `argv`
+ * (its own arguments),
  * `big {chars}` (a result of `chars` characters), `garbage` (writes a non-JSON line, then answers),
  * `malformed` (answers with a broken JSON line), `progress_burst {count}` (writes `count` progress
  * notifications and the answer in one write, as a fast server's output arrives in one chunk).
@@ -113,6 +114,11 @@ server.registerTool(
       return text(`cannot read: ${(error as Error).name}`);
     }
   },
+);
+server.registerTool(
+  "argv",
+  { description: "Its own arguments", inputSchema: z.object({}) },
+  () => text(Deno.args.join(" ")),
 );
 server.registerTool(
   "big",

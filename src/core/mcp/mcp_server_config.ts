@@ -97,6 +97,12 @@ export interface McpStdioServerConfig {
    * `${VAR}`.
    */
   secretEnv?: string[];
+  /**
+   * The indexes in `args` whose values are secrets, kept out of its results and errors as
+   * `secretEnv`'s are (the whole argument, each word of it, and what follows its first `=`, as
+   * in `--password=…`). A VS Code config's `${input:…}` answers in `args` are listed.
+   */
+  secretArgs?: number[];
   /** Its working directory. */
   cwd?: string;
   /**

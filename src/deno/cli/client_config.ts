@@ -32,7 +32,8 @@ const INPUT = /\$\{input:([^}]+)\}/g;
  *   server entry, since VS Code expands it in `command`, `args` and `cwd` too.
  * - `${input:ID}` (VS Code) is asked for on the terminal, once per ID, with the input's
  *   description; where nobody can be asked it is refused, naming the input and where it is used.
- *   The `env` names it fills are secrets (`secretEnv`), as VS Code's inputs usually are.
+ *   The `env` names and `args` it fills are secrets (`secretEnv`, `secretArgs`), as VS Code's
+ *   inputs usually are.
  *
  * Cursor's `${env:NAME}` is expanded with `${NAME}` by the config loader itself.
  *
@@ -63,6 +64,7 @@ export async function adaptClientConfig(
       continue;
     }
     const secret = new Set<string>();
+    const secretArgs = new Set<number>();
     const replace = async (text: string, at: PropertyKey[]): Promise<string> => {
       let out = text.replace(WORKSPACE_FOLDER, () => folder);
       if (options.inputs === false) return out;
@@ -72,6 +74,9 @@ export async function adaptClientConfig(
         answers.set(name, answer);
         out = out.replaceAll(`\${input:${name}}`, answer);
         if (at[0] === "env" && typeof at[1] === "string") secret.add(at[1]);
+        if (at[0] === "args" && at.length === 2 && typeof at[1] === "number") {
+          secretArgs.add(at[1]);
+        }
       }
       return out;
     };
@@ -79,6 +84,10 @@ export async function adaptClientConfig(
     if (secret.size > 0) {
       const listed = Array.isArray(adapted.secretEnv) ? adapted.secretEnv : [];
       adapted.secretEnv = [...new Set([...listed, ...secret])];
+    }
+    if (secretArgs.size > 0) {
+      const listed = Array.isArray(adapted.secretArgs) ? adapted.secretArgs : [];
+      adapted.secretArgs = [...new Set([...listed, ...secretArgs])];
     }
     servers[id] = adapted;
   }

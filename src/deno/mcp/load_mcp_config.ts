@@ -187,6 +187,7 @@ function toConfig(
     ...(raw.args ? { args: raw.args } : {}),
     ...(raw.env ? { env: map(raw.env, "env") } : {}),
     ...(secretEnv.length > 0 ? { secretEnv } : {}),
+    ...(raw.secretArgs?.length ? { secretArgs: [...new Set(raw.secretArgs)] } : {}),
     ...(raw.cwd ? { cwd: raw.cwd } : {}),
     ...(raw.protocol ? { protocol: raw.protocol } : {}),
     ...(raw.sandbox === undefined ? {} : { sandbox: raw.sandbox }),

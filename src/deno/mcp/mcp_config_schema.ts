@@ -43,6 +43,9 @@ const serverSchema = z.strictObject({
   secretEnv: z.array(z.string().min(1)).optional().describe(
     "Names in env whose values are secrets, redacted from results; values from ${VAR} and names such as *_TOKEN, *_KEY, *_SECRET, *PASSWORD are secrets without being listed",
   ),
+  secretArgs: z.array(z.int().min(0)).optional().describe(
+    "Indexes in args whose values are secrets, redacted from results (the argument, each word of it, and what follows its first =)",
+  ),
   cwd: z.string().min(1).optional().describe("The child's working directory"),
   sandbox: z.union([
     z.enum(["none", "bwrap"]),
@@ -100,7 +103,7 @@ const serverSchema = z.strictObject({
     return;
   }
   const other = remote
-    ? ["command", "args", "env", "secretEnv", "cwd", "sandbox"]
+    ? ["command", "args", "env", "secretEnv", "secretArgs", "cwd", "sandbox"]
     : ["headers", "transport", "oauth"];
   for (const key of other) {
     if (server[key as keyof typeof server] !== undefined) {
@@ -117,6 +120,15 @@ const serverSchema = z.strictObject({
         code: "custom",
         path: ["secretEnv", index],
         message: `"${name}" is not a name in "env"`,
+      });
+    }
+  }
+  for (const [index, at] of (stdio ? server.secretArgs ?? [] : []).entries()) {
+    if (at >= (server.args?.length ?? 0)) {
+      context.addIssue({
+        code: "custom",
+        path: ["secretArgs", index],
+        message: `${at} is not an index in "args"`,
       });
     }
   }

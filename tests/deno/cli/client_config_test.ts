@@ -132,6 +132,34 @@ Deno.test("VS Code's .vscode/mcp.json: servers, ${workspaceFolder} and an ${inpu
   assertEquals(key.out, "[redacted]");
 });
 
+Deno.test("VS Code's ${input:…} answers in args are secrets: a server echoing its argv shows them redacted", async () => {
+  await using dir = await tempDir();
+  const path = await writeJson(join(`${dir}`, ".vscode", "mcp.json"), {
+    inputs: [
+      { type: "promptString", id: "db-password", description: "Database password", password: true },
+    ],
+    servers: {
+      fixture: {
+        ...FIXTURE_SERVER,
+        args: [...FIXTURE_SERVER.args, "--password=${input:db-password}", "${input:db-password}"],
+      },
+    },
+  });
+  const answer = "pw-0123456789-secret";
+  const ask = () => Promise.resolve(answer);
+  const config = await loadConfig(path, { ask });
+  const server = config.mcpServers.fixture as { args: string[]; secretArgs: number[] };
+  const last = FIXTURE_SERVER.args.length;
+  assertEquals(server.args.slice(last), [`--password=${answer}`, answer]);
+  assertEquals(server.secretArgs.sort(), [last, last + 1]);
+  // The server really got both arguments and echoed them (the answer is what was redacted) ...
+  const argv = await cli(["call", "--config", path, "argv", "{}"], ask);
+  assertEquals(argv.code, 0, argv.err);
+  assertEquals(argv.out, "[redacted] [redacted]");
+  // ... and the answer itself is never shown.
+  assert(!argv.out.includes(answer) && !argv.err.includes(answer), argv.out);
+});
+
 Deno.test("VS Code's ${input:…} where nobody can be asked is refused, naming the input and its use", async () => {
   await using dir = await tempDir();
   const path = await writeJson(join(`${dir}`, ".vscode", "mcp.json"), {

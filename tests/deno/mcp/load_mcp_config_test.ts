@@ -240,6 +240,27 @@ Deno.test("parseMcpConfig() refuses a secretEnv name that is not in env, and sec
   assert(error.message.includes('mcpServers.b.secretEnv: "secretEnv" does not apply'));
 });
 
+Deno.test("parseMcpConfig() keeps secretArgs, and refuses an index past args and secretArgs on a remote server", () => {
+  assertEquals(
+    parseMcpConfig({
+      mcpServers: { a: { command: "x", args: ["--token", "tok"], secretArgs: [1, 1] } },
+    }, { env: {} }).a,
+    { command: "x", args: ["--token", "tok"], secretArgs: [1] },
+  );
+  const error = assertThrows(
+    () =>
+      parseMcpConfig({
+        mcpServers: {
+          a: { command: "x", args: ["--token", "tok"], secretArgs: [2] },
+          b: { url: "http://127.0.0.1/mcp", secretArgs: [0] },
+        },
+      }, { env: {} }),
+    TypeError,
+  );
+  assert(error.message.includes('mcpServers.a.secretArgs[0]: 2 is not an index in "args"'));
+  assert(error.message.includes('mcpServers.b.secretArgs: "secretArgs" does not apply'));
+});
+
 Deno.test("parseMcpConfig() takes protocol on either kind of server and refuses another value", () => {
   assertEquals(
     parseMcpConfig({

@@ -27,8 +27,9 @@ function isSecretEnv(name: string, value: string, listed: readonly string[]): bo
 
 /**
  * Removes one connection's secrets from error messages and tool results: every header value (and
- * each word of it, such as a bearer's token), OAuth tokens, and the environment values of a
- * stdio server that are secrets (see `McpStdioServerConfig.secretEnv`), so a server that echoes a request's headers cannot put them in
+ * each word of it, such as a bearer's token), OAuth tokens, and the environment values and
+ * arguments of a stdio server that are secrets (see `McpStdioServerConfig.secretEnv` and
+ * `secretArgs`), so a server that echoes a request's headers or its argv cannot put them in
  * front of a model.
  */
 export class Redactor {
@@ -44,10 +45,15 @@ export class Redactor {
   constructor(config: McpServerConfig, more?: () => readonly string[]) {
     this.#more = more;
     const values = isStdioConfig(config)
-      ? Object.entries(config.env ?? {})
-        .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
-        // Each word too, as for headers: the token of "Bearer ${TOKEN}" when echoed alone.
-        .flatMap(([, value]) => [value, ...value.split(/\s+/)])
+      ? [
+        ...Object.entries(config.env ?? {})
+          .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
+          // Each word too, as for headers: the token of "Bearer ${TOKEN}" when echoed alone.
+          .flatMap(([, value]) => [value, ...value.split(/\s+/)]),
+        // An argument's value alone too: the password of `--password=…` when echoed alone.
+        ...(config.secretArgs ?? []).map((index) => config.args?.[index] ?? "")
+          .flatMap((arg) => [arg, ...arg.split(/\s+/), arg.slice(arg.indexOf("=") + 1)]),
+      ]
       : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
     this.#secrets = longestFirst(values);
   }

@@ -83,6 +83,19 @@ Deno.test("Redactor removes a stdio server's env values listed in secretEnv", ()
   );
 });
 
+Deno.test("Redactor removes a stdio server's args listed in secretArgs, the value after = alone too, and no other arg", () => {
+  const redactor = new Redactor({
+    command: "server",
+    args: ["--verbose", "--password=hunter2-0123456789", "/srv/data/projects"],
+    secretArgs: [1],
+  });
+  assertEquals(
+    redactor.text("argv: --verbose --password=hunter2-0123456789 /srv/data/projects"),
+    "argv: --verbose [redacted] /srv/data/projects",
+  );
+  assertEquals(redactor.text("login with hunter2-0123456789"), "login with [redacted]");
+});
+
 Deno.test("Redactor.secrets() gives the same list on every use when nothing changes, and reads changing tokens anew", () => {
   const none = new Redactor({ url: "https://x.example/mcp" });
   assertEquals(none.secrets(), []);
