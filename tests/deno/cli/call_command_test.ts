@@ -359,3 +359,35 @@ Deno.test("callCommand() places a plain name through toolroute.lock and starts o
     await pong.close();
   }
 });
+
+Deno.test("callCommand() of a known tool whose server became unreachable exits 1 and names the server", async () => {
+  const pong = await startMcpTestServer({
+    tools: (server) => {
+      server.registerTool("pong", { description: "Answers pong" }, () => ({
+        content: [{ type: "text", text: "pong" }],
+      }));
+    },
+  });
+  let closed = false;
+  try {
+    await using fixture = await makeFixture({ mcpServers: { b: { url: pong.url } } });
+    const call = async () => {
+      const { out, err, io } = capture();
+      const code = await callCommand(
+        { flags: { config: fixture.config }, positionals: ["pong"] },
+        io,
+      );
+      return { code, out: out.join("\n"), err: err.join("\n") };
+    };
+    // Reachable: the call runs (and the tool's name is kept for later starts).
+    const up = await call();
+    assertEquals([up.code, up.out], [0, "pong"], up.err);
+    await pong.close();
+    closed = true;
+    const down = await call();
+    assertEquals(down.code, 1, down.out);
+    assertMatch(down.out, /"b"/);
+  } finally {
+    if (!closed) await pong.close();
+  }
+});
