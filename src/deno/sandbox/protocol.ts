@@ -144,6 +144,11 @@ export const exitInfo = z.object({
   code: z.int(),
   timedOut: z.boolean(),
   cancelled: z.boolean(),
+  /**
+   * The kernel's OOM killer acted in the session's limited cgroup while it ran, and it was
+   * killed (137): its memory limit, not another sender of SIGKILL. Absent without a cgroup.
+   */
+  oom: z.boolean().optional(),
 });
 
 /** An operation that failed inside the sandbox: the error's class name and message. */

@@ -67,7 +67,7 @@ export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string 
 // as a child until it ends, the wrapper gets TERM or the host is gone, then removes the
 // cgroups; leftovers of ended sessions are removed on the way.
 const CGROUP_WRAPPER = `
-p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=() cmds=() keeper=
+p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=() cmds=() keeper= oom=
 command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
 # A leftover is a session whose wrapper (the pid in its name) is gone and whose sup is empty or
 # gone (bubblewrap ended): a running session's cmd is empty whenever no command runs, and a
@@ -96,6 +96,7 @@ if [[ " $sub " == *" pids "* && " $sub " == *" memory "* ]]; then
   if session "$v2" "+pids +memory" cgroup.procs; then
     echo "$p" > "$v2/$n/cmd/pids.max" && echo "$m" > "$v2/$n/cmd/memory.max" && kind=cgroup2
     echo 0 > "$v2/$n/cmd/memory.swap.max" 2>/dev/null
+    oom="$v2/$n/cmd/memory.events"
   fi
 fi
 if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory ]; then
@@ -104,9 +105,13 @@ if [ $kind = none ] && [ -w /sys/fs/cgroup/pids ] && [ -w /sys/fs/cgroup/memory 
     echo "$p" > "/sys/fs/cgroup/pids/$n/cmd/pids.max" &&
       echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.limit_in_bytes" && kind=cgroup1
     echo "$m" > "/sys/fs/cgroup/memory/$n/cmd/memory.memsw.limit_in_bytes" 2>/dev/null
+    oom="/sys/fs/cgroup/memory/$n/cmd/memory.oom_control"
   fi
 fi
 [ $kind = none ] && binds=()
+# Its OOM kill count (oom_kill in memory.events on v2, memory.oom_control on v1), read-only: the
+# supervisor tells a kill at the memory limit from another SIGKILL by it.
+[ $kind != none ] && [ -f "$oom" ] && binds+=(--ro-bind "$oom" /.toolroute/oom)
 # While the session lives, a process of the wrapper's stays in each cmd cgroup (outside the
 # sandbox's PID namespace: commands do not see it): an empty cmd cgroup would look like a
 # leftover to the sweep of another session (older versions removed any empty one), and its

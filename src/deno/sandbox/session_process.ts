@@ -30,6 +30,11 @@ export interface SessionSpawnOptions {
    * and stderr, and its bytes pass no supervisor. Default: its pipes are the session's frames.
    */
   readonly stdio?: Pick<Deno.ChildProcess, "stdin" | "stdout" | "stderr">;
+  /**
+   * Called with how the process ended as the supervisor reported it (before `status` settles):
+   * `oom` says the memory limit killed it. Not called when the session ended under it.
+   */
+  readonly onExit?: (exit: { readonly code: number; readonly oom?: boolean }) => void;
 }
 
 /**
@@ -74,7 +79,10 @@ export function spawnInSession(
   }).then(
     (frame) => {
       const { exit, error } = frame.header;
-      if (exit !== undefined) return exit.code;
+      if (exit !== undefined) {
+        options.onExit?.(exit);
+        return exit.code;
+      }
       if (error !== undefined) return 127;
       session.fail("it reported the end of a process without an exit code");
       return 137;

@@ -58,8 +58,9 @@ export interface SandboxedChild {
   /** The process, in the shape of a `Deno.ChildProcess` (stdin, stdout, stderr, status, kill). */
   readonly child: Deno.ChildProcess;
   /**
-   * Why the command ended, when its sandbox's limits say more than its exit code (a SIGKILL
-   * under the memory limit); `undefined` otherwise.
+   * Why the command ended, when its sandbox's limits say more than its exit code: a SIGKILL by
+   * the kernel at the memory limit (its cgroup's OOM kill count rose), `killed by signal 9` for
+   * any other; `undefined` otherwise.
    *
    * @param code The exit code.
    * @param stderr The end of its stderr.
@@ -221,6 +222,7 @@ export async function spawnSandboxed(
     ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }),
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
+  let oomKilled = false;
   const child = spawnInSession({ session, release: () => void session.close() }, {
     command: ["exec", ...[command.command, ...command.args].map(quoted)].join(" "),
     // Under a cgroup, the cgroup bounds the memory really used: the per-process RLIMIT_DATA
@@ -233,7 +235,7 @@ export async function spawnSandboxed(
     ),
     cwd,
     env,
-  }, { stdio: standIn.child });
+  }, { stdio: standIn.child, onExit: (exit) => oomKilled = exit.oom === true });
   // SIGKILL is the last word (the transport's close, a server that stopped answering): it ends
   // the whole sandbox, its own, from the host. Sent only through the supervisor, it never came
   // when the command had stopped the supervisor (same user, same PID namespace): the process
@@ -246,9 +248,13 @@ export async function spawnSandboxed(
   return {
     child,
     limitReason(code, stderr) {
-      // The kernel kills a cgroup's process with SIGKILL at its memory limit; under rlimits
-      // only (no cgroup), an allocation past RLIMIT_DATA fails and the runtime aborts.
-      if (code === 137) return `killed: memory limit ${limits.memoryMiB} MiB`;
+      // The kernel kills a cgroup's process with SIGKILL at its memory limit, and counts it (the
+      // supervisor compares the count); any other SIGKILL (its own `kill -9`, its session's end)
+      // is only a signal. Under rlimits only (no cgroup), an allocation past RLIMIT_DATA fails
+      // and the runtime aborts.
+      if (code === 137) {
+        return oomKilled ? `killed: memory limit ${limits.memoryMiB} MiB` : "killed by signal 9";
+      }
       if (/out of memory|Cannot allocate memory|MemoryError/i.test(stderr)) {
         return `out of memory at the memory limit of ${limits.memoryMiB} MiB`;
       }

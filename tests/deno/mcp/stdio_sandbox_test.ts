@@ -149,7 +149,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "a sandboxed server killed at its memory limit is upstream_unavailable, says why, and comes back",
+    "a sandboxed server killed at its memory limit is upstream_unavailable, says why, and comes back; its own kill -9 is no memory limit",
   ignore: skipWithoutBwrap(),
   async fn() {
     const hog = join(await Deno.makeTempDir({ prefix: "toolroute_hog_" }), "hog.ts");
@@ -169,6 +169,11 @@ server.registerTool("hog", { description: "eats memory", inputSchema: z.object({
 server.registerTool("ok", { description: "answers", inputSchema: z.object({}) }, () => ({
   content: [{ type: "text", text: "ok" }],
 }));
+server.registerTool("die", { description: "kill -9 itself", inputSchema: z.object({}) }, () => {
+  Deno.writeTextFileSync("${dirname(hog)}/die-started", "1");
+  Deno.kill(Deno.pid, "SIGKILL");
+  return new Promise(() => {});
+});
 await server.connect(new DenoStdioServerTransport());
 `,
     );
@@ -193,6 +198,13 @@ await server.connect(new DenoStdioServerTransport());
       assertStringIncludes(status?.lastError ?? "", "killed: memory limit 256 MiB");
       // It reconnects as any server that went away.
       assertEquals(await tools.invoke("ok", {}), "ok");
+      // Its own `kill -9` ends it with the same 137, but that is no memory limit.
+      const died = await tools.call("die", {});
+      assertEquals(died.code, "upstream_unavailable", died.text);
+      assertEquals(await Deno.readTextFile(join(dirname(hog), "die-started")), "1");
+      const after = gateway.status().find((s) => s.id === "hog")?.lastError ?? "";
+      assertStringIncludes(after, "code 137, killed by signal 9");
+      assert(!after.includes("memory limit"), after);
     } finally {
       await Deno.remove(dirname(hog), { recursive: true });
     }

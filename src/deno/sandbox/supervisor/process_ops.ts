@@ -70,6 +70,13 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     const index = signals.indexOf(status.signal.slice(3));
     return 129 + (index < 0 ? signals.indexOf("KILL") : index);
   };
+  // Killed (137: by SIGKILL, or a shell whose child was) while the cgroup's OOM kill count rose:
+  // the memory limit. Any other SIGKILL (its own `kill -9`, a reaper's) is not reported so.
+  const exitOf = (status: Deno.CommandStatus, oomBefore: number | undefined) => {
+    const code = exitCode(status);
+    const after = code === 137 && oomBefore !== undefined ? context.oomKills?.() : undefined;
+    return after !== undefined && after > oomBefore! ? { code, oom: true } : { code };
+  };
   // Variables bash acts on at its start, before the script's first word: BASH_ENV (and ENV) name
   // a file it sources, SHELLOPTS/BASHOPTS with xtrace expand PS4 (command substitutions). One
   // naming a file the model can write would run outside the limits, so the shell starts without
@@ -134,6 +141,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
       end();
     }, Number(request.timeoutMs));
     let started: Deno.ChildProcess;
+    const oomBefore = context.oomKills?.();
     try {
       started = bash(request, false);
     } catch (error) {
@@ -168,7 +176,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     const grace = setTimeout(() => stop.abort(), 250);
     await pumps;
     clearTimeout(grace);
-    await send({ id, exit: { code: exitCode(status), timedOut, cancelled } });
+    await send({ id, exit: { ...exitOf(status, oomBefore), timedOut, cancelled } });
   };
 
   // A background process: its own process group, stdin open, output streamed until it ends;
@@ -180,6 +188,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
       throw new TypeError("no pipes were passed to the sandbox for this process");
     }
     let child: Deno.ChildProcess;
+    const oomBefore = context.oomKills?.();
     try {
       child = bash(request, true, release !== undefined);
     } finally {
@@ -209,7 +218,7 @@ export function processOps(context: SupervisorContext): SupervisorOps {
     runs.delete(id);
     await reap(child.pid, true);
     await pumps;
-    await send({ id, exit: { code: exitCode(status), timedOut: false, cancelled: false } });
+    await send({ id, exit: { ...exitOf(status, oomBefore), timedOut: false, cancelled: false } });
   };
 
   return {

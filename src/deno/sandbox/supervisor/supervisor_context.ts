@@ -36,6 +36,13 @@ export interface SupervisorContext {
    */
   readonly cgroups: readonly string[];
   /**
+   * How many processes the kernel's OOM killer has killed in the session's limited cgroup (its
+   * `oom_kill` count, bound read-only at `/.toolroute/oom` by the resource-limit wrapper);
+   * `undefined` without a cgroup (or a kernel that does not count them). A context of fakes may
+   * omit it.
+   */
+  oomKills?(): number | undefined;
+  /**
    * Registers work that goes on outside any request (the proxy's bridge): until it settles, the
    * supervisor never waits for its input on the main thread, so the work always gets the event
    * loop. Given by the supervisor's main loop (`supervisorMain`); a context of fakes may omit it.
@@ -79,6 +86,14 @@ export function supervisorContext(): SupervisorContext {
   cgroups.sort();
   return {
     cgroups,
+    oomKills() {
+      try {
+        const found = /^oom_kill (\d+)$/m.exec(Deno.readTextFileSync("/.toolroute/oom"));
+        return found === null ? undefined : Number(found[1]);
+      } catch {
+        return undefined;
+      }
+    },
     // Synchronous: a frame is written whole before the next one (no interleaving, no queue),
     // and skipping the thread pool saves a round of scheduling per answer. The host reads its
     // end of the pipe all the time, so a full pipe only waits for it to catch up.
