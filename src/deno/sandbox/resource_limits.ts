@@ -122,19 +122,30 @@ if [ $kind != none ]; then
   keeper=$!
 fi
 [ "$report" = report ] && echo "toolroute-limits: $kind" >&2
-program=$1 host=$PPID; shift
+program=$1 host=$PPID init=; shift
 # bubblewrap in the background with this stdin: TERM (the host closing the session) or the
 # host's end (even by SIGKILL) kills it; then the cgroups are removed.
 "$program" "\${binds[@]}" "$@" <&0 &
 pid=$!
-trap 'kill -KILL $pid 2>/dev/null' TERM
+# Its child is the init of the sandbox's PID namespace, noted before bubblewrap is killed.
+# (No \`read\` here: one in the trap would disturb the loop's interrupted \`read\`.)
+stop() { init=$(< "/proc/$pid/task/$pid/children"); init=\${init%% *}; kill -KILL $pid; } 2>/dev/null
+trap stop TERM
 exec 4<> <(:)
 while kill -0 $pid 2>/dev/null; do
-  kill -0 $host 2>/dev/null || kill -KILL $pid 2>/dev/null
+  kill -0 $host 2>/dev/null || stop
   read -t 1 -u 4
 done
 wait $pid
 rc=$?
+# A killed bubblewrap's init ends by --die-with-parent: the kernel kills every process of the
+# namespace (those that left their session or nested their own namespace too) and ends the init
+# last. The session ends once it has (gone, or a zombie nobody reaps), so nothing of it runs on.
+[ -z "$init" ] || for i in {1..100}; do
+  st=; { while read -r k v _; do [ "$k" = State: ] && st=$v && break; done < "/proc/$init/status"; } 2>/dev/null
+  { [ -z "$st" ] || [ "$st" = Z ]; } && break
+  read -t 0.05 -u 4
+done
 [ -z "$keeper" ] || kill -KILL $keeper 2>/dev/null
 for h in "\${made[@]}"; do
   echo $$ > "$h/cgroup.procs" 2>/dev/null

@@ -6,8 +6,11 @@ import type { SupervisorRequest } from "./protocol.ts";
 export interface SessionLease {
   /** The session. */
   readonly session: SandboxSession;
-  /** Ends this use (the session may then close when idle). */
-  release(): void;
+  /**
+   * Ends this use (the session may then close when idle). A lease that ends its session returns
+   * the session's end: the process's `status` settles only after it.
+   */
+  release(): void | Promise<void>;
 }
 
 /** A background command to start in a session. */
@@ -41,8 +44,9 @@ export interface SessionSpawnOptions {
  * Starts a background process in a sandbox session and returns it in the shape of a
  * `Deno.ChildProcess` (stdin, stdout, stderr, status, kill), so that `BackgroundProcess` manages
  * it as any other child. `kill` signals its whole process group inside the sandbox. The lease is
- * held until the process ended (the session does not idle-close under it). A session that ends
- * ends the process (exit code 137).
+ * held until the process ended (the session does not idle-close under it); `status` settles once
+ * the lease is released (for a lease that ends its session: once the session ended). A session
+ * that ends ends the process (exit code 137).
  *
  * @param lease The session lease, released when the process ended.
  * @param spawn The command, limits prefix, directory and environment.
@@ -88,7 +92,7 @@ export function spawnInSession(
       return 137;
     },
     () => 137,
-  ).then((code) => {
+  ).then(async (code) => {
     for (const controller of Object.values(controllers)) {
       try {
         controller.close();
@@ -96,7 +100,7 @@ export function spawnInSession(
         // Closed already.
       }
     }
-    lease.release();
+    await lease.release();
     return { code, success: code === 0, signal: null };
   });
   return {

@@ -223,7 +223,9 @@ export async function spawnSandboxed(
     ...(proxy === undefined ? {} : PROXY_ENV),
   };
   let oomKilled = false;
-  const child = spawnInSession({ session, release: () => void session.close() }, {
+  // The command's end is reported once its whole session ended (every process of it is gone):
+  // a leftover of this start must not run on while the next start checks and binds the cache.
+  const child = spawnInSession({ session, release: () => session.close() }, {
     command: ["exec", ...[command.command, ...command.args].map(quoted)].join(" "),
     // Under a cgroup, the cgroup bounds the memory really used: the per-process RLIMIT_DATA
     // gets room over it, since V8 reserves more than a small limit at its start (a Deno server
