@@ -84,12 +84,18 @@ export async function listenAtSocket(
 /** Makes or checks the socket folder; returns why it is not provably ours, if it is not. */
 async function ownFolder(folder: string): Promise<string | undefined> {
   const uid = Deno.uid();
-  const parent = await Deno.lstat(dirname(folder));
-  const parentMode = parent.mode ?? 0;
   // Another user who may rename entries in the parent could swap the folder after the check.
+  // The parent is checked where this process may read it (`toolroute flags` grants the folder
+  // only; /tmp is sticky, and XDG_RUNTIME_DIR the user's own, wherever they are set up right).
+  const parent = await Deno.lstat(dirname(folder)).catch((error) => {
+    if (error instanceof Deno.errors.NotCapable) return undefined;
+    throw error;
+  });
+  const parentMode = parent?.mode ?? 0;
   if (
-    !parent.isDirectory || (parent.uid !== uid && parent.uid !== 0) ||
-    ((parentMode & 0o022) !== 0 && (parentMode & 0o1000) === 0)
+    parent !== undefined &&
+    (!parent.isDirectory || (parent.uid !== uid && parent.uid !== 0) ||
+      ((parentMode & 0o022) !== 0 && (parentMode & 0o1000) === 0))
   ) {
     return `is in ${dirname(folder)}, which another user may change`;
   }
