@@ -3,9 +3,6 @@ import { rateLimitedResponse } from "../../upstream_rate_limit.ts";
 import { checkAllowedHost } from "../../mcp_server_config.ts";
 import { AuthorizationRequiredError } from "../oauth/authorization_required_error.ts";
 
-/** How far into a POST's event stream an SSE `id:` field (a priming event) is looked for. */
-const PRIMING_SCAN_BYTES = 4096;
-
 /** Why a request through a {@linkcode GuardedFetch} failed before the server could process it. */
 export class RequestNotDeliveredError extends Error {
   /**
@@ -20,8 +17,8 @@ export class RequestNotDeliveredError extends Error {
   }
 }
 
-/** How a response body of a POST ended: normally, with an error, or cut at the size limit. */
-export type BodyEnd = "done" | "error" | "too_large";
+/** How a response body ended: normally, with an error, or cut at the size limit. */
+type BodyEnd = "done" | "error" | "too_large";
 
 /** Options of {@linkcode GuardedFetch}. */
 export interface GuardedFetchOptions {
@@ -32,15 +29,16 @@ export interface GuardedFetchOptions {
   /** Most bytes of one response body; longer bodies are cut with an error. */
   maxBodyBytes: number;
   /**
-   * Called when the body of a POST that carried requests ends; `resumable` tells whether the
-   * stream carried SSE event ids (the SDK then resumes it with `Last-Event-ID`).
+   * Called when the body of a POST that carried requests was cut at the size limit. (Any other
+   * end of a POST's event stream the SDK's transport reports per request, `onRequestStreamEnd`.)
    */
-  onPostBodyEnd?: (requestIds: readonly unknown[], end: BodyEnd, resumable: boolean) => void;
+  onBodyCut?: (requestIds: readonly unknown[]) => void;
   /**
-   * Told when a POST's answer is a whole JSON body within the limit, returned as the runtime gave
-   * it (no body-end report follows: whoever parses it knows when it is done).
+   * Told when a POST's answer is a whole JSON body within the limit (whoever parses it knows when
+   * it is done). The ids are read from the request only when asked for: nearly every caller
+   * needs them only when the answer lacked its request's response.
    */
-  onWholeJson?: (requestIds: readonly unknown[]) => void;
+  onWholeJson?: (requestIds: () => readonly unknown[]) => void;
 }
 
 /**
@@ -71,16 +69,17 @@ export class GuardedFetch {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await this.send(input, init);
     if (response.body === null) return response;
-    const ids = init?.method === "POST" ? requestIds(init.body) : [];
-    if (this.#wholeJson(response)) {
-      if (ids.length > 0) this.#options.onWholeJson?.(ids);
+    // Read from the request body only when needed (an answer cut, or one without its response).
+    const ids = init?.method === "POST" ? () => requestIds(init.body) : undefined;
+    const type = response.headers.get("content-type") ?? "";
+    const json = /^application\/json\b/i.test(type);
+    if (json && this.#whole(response)) {
+      if (ids !== undefined) this.#options.onWholeJson?.(ids);
       return response;
     }
     // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
     // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
-    if (response.headers.get("content-type")?.includes("application/json")) {
-      return await this.#readJson(response, ids);
-    }
+    if (json || type.includes("application/json")) return await this.#readJson(response, ids);
     return new Response(this.#own(response.body, ids), {
       status: response.status,
       statusText: response.statusText,
@@ -157,18 +156,16 @@ export class GuardedFetch {
    * declared length and reads it natively in one piece, which costs a fraction of streaming it
    * through JavaScript (time, and on a pool of thousands of connections, memory).
    */
-  #wholeJson(response: Response): boolean {
+  #whole(response: Response): boolean {
     const length = Number(response.headers.get("content-length") ?? Number.NaN);
-    const type = response.headers.get("content-type") ?? "";
     // Not with a `content-encoding`: the length is of the compressed bytes (a gzip bomb).
     return Number.isSafeInteger(length) && length <= this.#options.maxBodyBytes &&
-      /^application\/json\b/i.test(type) && !response.headers.has("content-encoding");
+      !response.headers.has("content-encoding");
   }
 
-  async #readJson(response: Response, ids: unknown[]): Promise<Response> {
+  async #readJson(response: Response, ids: (() => unknown[]) | undefined): Promise<Response> {
     const max = this.#options.maxBodyBytes;
     const declared = Number(response.headers.get("content-length") ?? NaN);
-    let end: BodyEnd = "done";
     let body: Uint8Array | undefined;
     const reader = response.body!.getReader();
     this.#readers.add(reader);
@@ -183,14 +180,16 @@ export class GuardedFetch {
       }
       body = chunks.length === 1 ? chunks[0] : concat(chunks);
     } catch (error) {
-      end = error instanceof TooLargeError ? "too_large" : "error";
       await reader.cancel().catch(() => {});
-      if (end === "error") throw error;
+      if (!(error instanceof TooLargeError)) throw error;
     } finally {
       this.#readers.delete(reader);
-      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, end, false);
     }
-    if (body === undefined) throw new TooLargeError(max);
+    if (body === undefined) {
+      this.#cut(ids);
+      throw new TooLargeError(max);
+    }
+    if (ids !== undefined) this.#options.onWholeJson?.(ids);
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status: response.status,
       statusText: response.statusText,
@@ -198,18 +197,27 @@ export class GuardedFetch {
     });
   }
 
-  #own(body: ReadableStream<Uint8Array>, ids: unknown[]): ReadableStream<Uint8Array> {
+  /** Tells which requests a body cut at the limit carried, when they are asked for. */
+  #cut(ids: (() => unknown[]) | undefined): void {
+    const onBodyCut = this.#options.onBodyCut;
+    if (onBodyCut === undefined || ids === undefined) return;
+    const carried = ids();
+    if (carried.length > 0) onBodyCut(carried);
+  }
+
+  #own(
+    body: ReadableStream<Uint8Array>,
+    ids: (() => unknown[]) | undefined,
+  ): ReadableStream<Uint8Array> {
     const reader = body.getReader();
     this.#readers.add(reader);
     let bytes = 0;
     let ended = false;
-    let resumable = false;
-    const decoder = new TextDecoder();
     const end = (how: BodyEnd) => {
       if (ended) return;
       ended = true;
       this.#readers.delete(reader);
-      if (ids.length > 0) this.#options.onPostBodyEnd?.(ids, how, resumable);
+      if (how === "too_large") this.#cut(ids);
     };
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -225,9 +233,6 @@ export class GuardedFetch {
           end("done");
           controller.close();
           return;
-        }
-        if (ids.length > 0 && !resumable && bytes < PRIMING_SCAN_BYTES) {
-          resumable = /(^|\n)id:/.test(decoder.decode(chunk.value, { stream: true }));
         }
         bytes += chunk.value.byteLength;
         if (bytes > this.#options.maxBodyBytes) {
@@ -283,6 +288,7 @@ class TooLargeError extends Error {
 }
 
 function requestIds(body: BodyInit | null | undefined): unknown[] {
+  // A request's body here is the SDK's own JSON text of its messages.
   if (typeof body !== "string" || !body.includes('"method"')) return [];
   try {
     const parsed = JSON.parse(body);

@@ -1,4 +1,4 @@
-import { type BodyEnd, GuardedFetch } from "./guarded_fetch.ts";
+import { GuardedFetch } from "./guarded_fetch.ts";
 import {
   type JSONRPCMessage,
   SdkHttpError,
@@ -70,8 +70,15 @@ export class HttpClientTransport implements McpTransport {
    * (another request's) leaves them for the request they belong to.
    */
   #malformed = new Set<Error>();
-  /** Requests answered by a whole JSON body: the SDK has read all of it when `send()` returns. */
-  #answeredWhole = new Set<unknown>();
+  /**
+   * The requests of POSTs answered by a whole JSON body, read from a request only when a `send()`
+   * returns with its request unanswered (the SDK has read such a body when `send()` returns).
+   */
+  #wholeBodies = new Set<() => readonly unknown[]>();
+  /** Pending requests a whole JSON body carried (see `#answeredWhole`). */
+  #wholeIds = new Set<unknown>();
+  /** Requests whose answer's body was cut at the size limit. */
+  #cut = new Set<unknown>();
   #closed = false;
   #started = false;
   #maxBodyBytes: number;
@@ -88,13 +95,12 @@ export class HttpClientTransport implements McpTransport {
       fetch: requestScopedFetch(options.fetch),
       allowedHosts: options.allowedHosts,
       maxBodyBytes: options.maxBodyBytes,
-      onWholeJson: (ids) => {
-        for (const id of ids) this.#answeredWhole.add(id);
-      },
-      onPostBodyEnd: (ids, end, resumable) => {
-        // A stream with event ids is resumed by the SDK (GET with Last-Event-ID); if that fails,
-        // its retries run out and the connection is reported lost, failing the call then.
-        if (!resumable || end === "too_large") setTimeout(() => this.#bodyEnded(ids, end), 0);
+      onWholeJson: (ids) => void this.#wholeBodies.add(ids),
+      onBodyCut: (ids) => {
+        for (const id of ids) this.#cut.add(id);
+        // After what the SDK still parses of the part before the cut (a stream with event ids
+        // would otherwise be resumed).
+        setTimeout(() => this.#bodyEnded(ids), 0);
       },
     });
     const requestInit = { headers: { ...options.headers } };
@@ -153,18 +159,35 @@ export class HttpClientTransport implements McpTransport {
    */
   async send(message: McpJsonRpcMessage, options?: unknown): Promise<void> {
     const id = "method" in message ? message.id : undefined;
-    if (id !== undefined) this.#pending.add(id);
+    let sendOptions = options as TransportSendOptions | undefined;
+    if (id !== undefined) {
+      this.#pending.add(id);
+      // The SDK says when the event stream answering this POST ended for good (read to its end,
+      // broken, or its resumption given up), after it handed on every message the stream carried.
+      const theirs = sendOptions?.onRequestStreamEnd;
+      sendOptions = {
+        ...sendOptions,
+        onRequestStreamEnd: () => {
+          theirs?.();
+          this.#bodyEnded([id]);
+        },
+      };
+      // A request the client cancelled (its stream torn down on purpose) has no stream end.
+      sendOptions.requestSignal?.addEventListener("abort", () => this.#pending.delete(id), {
+        once: true,
+      });
+    }
     try {
-      await (this.#inner as Transport).send(
-        message as JSONRPCMessage,
-        options as TransportSendOptions | undefined,
-      );
+      await (this.#inner as Transport).send(message as JSONRPCMessage, sendOptions);
       // A JSON answer without this request's response: it will not come on that body.
-      if (id !== undefined && this.#answeredWhole.delete(id)) this.#bodyEnded([id], "done");
+      if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) {
+        this.#bodyEnded([id]);
+      }
+      if (this.#pending.size === 0) this.#wholeBodies.clear();
     } catch (error) {
       if (id !== undefined) {
         this.#pending.delete(id);
-        this.#answeredWhole.delete(id);
+        this.#wholeIds.delete(id);
       }
       this.#malformed.delete(error as Error);
       if (error instanceof SdkHttpError && error.status === 404 && this.sessionId) {
@@ -198,7 +221,9 @@ export class HttpClientTransport implements McpTransport {
     await this.#inner.close().catch(() => {});
     await this.#guard.close();
     this.#pending.clear();
-    this.#answeredWhole.clear();
+    this.#wholeBodies.clear();
+    this.#wholeIds.clear();
+    this.#cut.clear();
     this.#malformed.clear();
     this.onclose?.();
   }
@@ -215,11 +240,23 @@ export class HttpClientTransport implements McpTransport {
     }
   }
 
-  #bodyEnded(ids: readonly unknown[], end: BodyEnd): void {
+  /** Whether a whole JSON body answered a request (without its response: it is still pending). */
+  #answeredWhole(id: unknown): boolean {
+    for (const ids of this.#wholeBodies) {
+      for (const carried of ids()) if (this.#pending.has(carried)) this.#wholeIds.add(carried);
+    }
+    this.#wholeBodies.clear();
+    return this.#wholeIds.delete(id);
+  }
+
+  /** The bodies that could answer these requests ended: those still unanswered fail now. */
+  #bodyEnded(ids: readonly unknown[]): void {
     if (this.#closed) return;
     for (const id of ids) {
+      const cut = this.#cut.delete(id);
+      this.#wholeIds.delete(id);
       if (!this.#pending.delete(id)) continue;
-      const error = end === "too_large"
+      const error = cut
         ? {
           code: McpErrorCode.InternalError,
           message: `The server's answer is larger than ${this.#maxBodyBytes} bytes`,

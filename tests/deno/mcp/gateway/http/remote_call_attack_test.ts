@@ -226,6 +226,7 @@ Deno.test("a stream with an event id and a huge retry that breaks leaves no time
   let broken = 0;
   // Counts the long sleeps still pending (the resumption waits `retry` before it resumes).
   const pending = new Set<unknown>();
+  let slept = 0;
   const set = globalThis.setTimeout;
   const clear = globalThis.clearTimeout;
   const timers = globalThis as unknown as Record<string, unknown>;
@@ -234,7 +235,10 @@ Deno.test("a stream with an event id and a huge retry that breaks leaves no time
       pending.delete(id);
       fn();
     }, delay);
-    if ((delay ?? 0) > 1_000_000) pending.add(id);
+    if ((delay ?? 0) > 1_000_000) {
+      pending.add(id);
+      slept++;
+    }
     return id;
   };
   timers.clearTimeout = (id?: unknown) => {
@@ -245,7 +249,10 @@ Deno.test("a stream with an event id and a huge retry that breaks leaves no time
   try {
     outcome = await attacked(() => {
       broken++;
-      return new Response("id: 1\nretry: 2000000000\n\n", {
+      // An event (empty data) with an id: the SDK takes it for a priming event and resumes the
+      // stream after `retry`. (Without `data:` no event is dispatched, nothing is resumed, and the
+      // call fails at once as closed.)
+      return new Response("id: 1\nretry: 2000000000\ndata:\n\n", {
         headers: { "content-type": "text/event-stream" },
       });
     }, 300);
@@ -257,6 +264,7 @@ Deno.test("a stream with an event id and a huge retry that breaks leaves no time
   const left = pending.size;
   for (const id of pending) clear(id as number);
   assert(calls > 0 && broken > 0);
+  assert(slept > 0, "the resumption's long sleep was never scheduled: the attack did not run");
   assertEquals(left, 0, "a resumption's sleep outlived the call");
   assertInstanceOf(error, Error);
   assertEquals(mcpErrorCodeOf(error), McpErrorCode.RequestTimeout);
