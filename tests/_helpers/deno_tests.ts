@@ -1,6 +1,6 @@
 /**
- * Runs the Deno side's test modules (`deno task test:deno`): one type check of them all, then
- * three test runs at the same time, without checking again:
+ * Runs the Deno side's test modules (`deno task test:deno`): one type check of them all, and
+ * beside it three test runs at the same time, which do not check again:
  *
  * - `parallel`: three in five of the modules that may share a process, several at a time in one
  *   process (`deno test --parallel`), with the doc tests of `src/deno/`;
@@ -12,8 +12,9 @@
  * The serial halves alone took a fifth of the parallel run's time: the two processes stood idle
  * for most of it while the parallel one, two modules at a time, was the whole part's length. With
  * a share of the other modules each, the three end close together. The modules are dealt in their
- * sorted order, so each folder's long modules are spread over the three. The one check up front
- * replaces each run's own, which checked `src/` once per run.
+ * sorted order, so each folder's long modules are spread over the three. The one check replaces
+ * each run's own, which checked `src/` once per run; it runs beside the tests rather than before
+ * them, its work filling the time the tests spend waiting on their servers and sandboxes.
  *
  * `slow` (`deno task test:slow`) runs the {@linkcode SLOW} modules the same way (those also in
  * {@linkcode SERIAL} one at a time).
@@ -22,8 +23,8 @@
  * it named (a module ignored in a folder given on the command line still ran).
  * `tests/dev/serial_tests_test.ts` keeps {@linkcode SERIAL} complete.
  *
- * Every run goes to its end (each even after another failed, and after a failed check); the first
- * writes as it goes, the others' output follows it. Then the run's one bubblewrap notice line
+ * Every run goes to its end (each even after another failed, or the check); the first writes as
+ * it goes, the others' output (and the check's) follows it. Then the run's one bubblewrap notice line
  * (when tests were skipped for want of bwrap; under `run_parts.ts`, the whole task's one line),
  * and the process fails if the check or a run failed.
  *
@@ -156,13 +157,13 @@ export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
 }
 
 /** Every module of the runs, and the doc tests of the folders they name, type-checked once. */
-function checkAll(runs: Run[]): Promise<ChildResult> {
+function checkAll(runs: Run[], options: { collect: boolean }): Promise<ChildResult> {
   const modules = runs.flatMap((run) => run.modules);
   return runChild([
     "check",
     ...(modules.some((path) => path.endsWith("/")) ? ["--doc"] : []),
     ...modules,
-  ], { cwd: ROOT });
+  ], { cwd: ROOT, collect: options.collect });
 }
 
 /**
@@ -174,7 +175,7 @@ function runTests(run: Run, options: { tally: string; collect: boolean }): Promi
   return runChild([
     "test",
     "--no-prompt",
-    // Checked once before the runs (`checkAll`).
+    // Checked once, beside the runs (`checkAll`).
     "--no-check",
     "--allow-read",
     "--allow-write",
@@ -201,13 +202,15 @@ if (import.meta.main) {
   const runs = (await runsOf(asked === "slow" ? "slow" : "fast"))
     .filter((run) => asked === undefined || asked === "slow" || run.name.startsWith(asked));
   const tally = runTally();
-  const checked = await checkAll(runs);
   // A serial run changes only its own process's environment and working directory: it runs
   // beside the parallel one (another process), one module at a time.
-  const results = await Promise.all(
-    runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
-  );
-  for (const { output } of results) if (output !== undefined) await Deno.stdout.write(output);
+  const [checked, ...results] = await Promise.all([
+    checkAll(runs, { collect: true }),
+    ...runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
+  ]);
+  for (const { output } of [...results, checked]) {
+    if (output !== undefined) await Deno.stdout.write(output);
+  }
   const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
   if (notice !== undefined) console.error(notice);
   console.log(
