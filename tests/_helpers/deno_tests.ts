@@ -1,11 +1,20 @@
 /**
- * Runs the Deno side's test modules (`deno task test:deno`) in three runs at the same time:
+ * Runs the Deno side's test modules (`deno task test:deno`): one type check of them all, and
+ * beside it three test runs at the same time, which do not check again:
  *
- * - `parallel`: every test module of the Deno side but the serial and slow ones, several at a time
- *   in one process (`deno test --parallel`), with the doc tests of `src/deno/`;
+ * - `parallel`: three in five of the modules that may share a process, several at a time in one
+ *   process (`deno test --parallel`), with the doc tests of `src/deno/`;
  * - `serial 1` and `serial 2`: the modules that change the process's environment or working
- *   directory (`PATH`, `HOME`, a planted host secret), half each, one at a time in a process of
- *   their own: in the parallel run they would change them under every module running beside them.
+ *   directory (`PATH`, `HOME`, a planted host secret), half each, then one in five of the others
+ *   each, one at a time in a process of their own: in the parallel run they would change them
+ *   under every module running beside them.
+ *
+ * The serial halves alone took a fifth of the parallel run's time: the two processes stood idle
+ * for most of it while the parallel one, two modules at a time, was the whole part's length. With
+ * a share of the other modules each, the three end close together. The modules are dealt in their
+ * sorted order, so each folder's long modules are spread over the three. The one check replaces
+ * each run's own, which checked `src/` once per run; it runs beside the tests rather than before
+ * them, its work filling the time the tests spend waiting on their servers and sandboxes.
  *
  * `slow` (`deno task test:slow`) runs the {@linkcode SLOW} modules the same way (those also in
  * {@linkcode SERIAL} one at a time).
@@ -14,10 +23,10 @@
  * it named (a module ignored in a folder given on the command line still ran).
  * `tests/dev/serial_tests_test.ts` keeps {@linkcode SERIAL} complete.
  *
- * Every run goes to its end (each even after another failed); the first writes as it goes, the
- * others' output follows it. Then the run's one bubblewrap notice line (when tests were skipped
- * for want of bwrap; under `run_parts.ts`, the whole task's one line), and the process fails if a
- * run failed.
+ * Every run goes to its end (each even after another failed, or the check); the first writes as
+ * it goes, the others' output (and the check's) follows it. Then the run's one bubblewrap notice line
+ * (when tests were skipped for want of bwrap; under `run_parts.ts`, the whole task's one line),
+ * and the process fails if the check or a run failed.
  *
  * Usage: `deno run --allow-read --allow-write --allow-run --allow-env tests/_helpers/deno_tests.ts
  * [parallel|serial|slow]`
@@ -101,7 +110,7 @@ export async function denoSideModules(): Promise<string[]> {
 }
 
 /** A `deno test` run of this runner: which modules, and how. */
-interface Run {
+export interface Run {
   /** The name its result is reported under. */
   name: string;
   modules: string[];
@@ -109,19 +118,28 @@ interface Run {
   parallel: boolean;
 }
 
+/**
+ * The share of the modules that may share a process dealt to the parallel run: three in
+ * {@linkcode DEAL}, and one each to the two serial runs.
+ */
+const DEAL = 5;
+
 /** The runs of a part: the modules of the part that must run alone run beside the others. */
-async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
+export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
   const serial = new Set(SERIAL);
   const slow = new Set(SLOW);
   const mine = (path: string) => slow.has(path) === (part === "slow");
   const modules = (await denoSideModules()).filter(mine);
   const alone = SERIAL.filter(mine);
   const half = Math.ceil(alone.length / 2);
+  const shared = modules.filter((path) => !serial.has(path));
+  // Dealt in sorted order: a folder's long modules (the CLI's, the sandbox's) go to all three.
+  const dealt = (lane: number) => shared.filter((_, i) => i % DEAL === DEAL - 2 + lane);
   const runs: Run[] = [
     {
       name: part === "fast" ? "parallel" : "slow",
       modules: [
-        ...modules.filter((path) => !serial.has(path)),
+        ...shared.filter((_, i) => i % DEAL < DEAL - 2),
         ...(part === "fast" ? ["src/deno/"] : []),
       ],
       parallel: true,
@@ -131,11 +149,21 @@ async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
     // other module: every other one put most of the long modules in one process.
     ...[0, 1].map((lane) => ({
       name: `${part === "fast" ? "serial" : "slow serial"} ${lane + 1}`,
-      modules: lane === 0 ? alone.slice(0, half) : alone.slice(half),
+      modules: [...(lane === 0 ? alone.slice(0, half) : alone.slice(half)), ...dealt(lane)],
       parallel: false,
     })),
   ];
   return runs.filter((run) => run.modules.length > 0);
+}
+
+/** Every module of the runs, and the doc tests of the folders they name, type-checked once. */
+function checkAll(runs: Run[], options: { collect: boolean }): Promise<ChildResult> {
+  const modules = runs.flatMap((run) => run.modules);
+  return runChild([
+    "check",
+    ...(modules.some((path) => path.endsWith("/")) ? ["--doc"] : []),
+    ...modules,
+  ], { cwd: ROOT, collect: options.collect });
 }
 
 /**
@@ -147,6 +175,8 @@ function runTests(run: Run, options: { tally: string; collect: boolean }): Promi
   return runChild([
     "test",
     "--no-prompt",
+    // Checked once, beside the runs (`checkAll`).
+    "--no-check",
     "--allow-read",
     "--allow-write",
     "--allow-run",
@@ -174,16 +204,20 @@ if (import.meta.main) {
   const tally = runTally();
   // A serial run changes only its own process's environment and working directory: it runs
   // beside the parallel one (another process), one module at a time.
-  const results = await Promise.all(
-    runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
-  );
-  for (const { output } of results) if (output !== undefined) await Deno.stdout.write(output);
+  const [checked, ...results] = await Promise.all([
+    checkAll(runs, { collect: true }),
+    ...runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
+  ]);
+  for (const { output } of [...results, checked]) {
+    if (output !== undefined) await Deno.stdout.write(output);
+  }
   const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
   if (notice !== undefined) console.error(notice);
-  if (runs.length > 1) {
-    console.log(
-      results.map(({ code }, i) => `${code === 0 ? "ok" : "FAILED"} ${runs[i].name}`).join(", "),
-    );
-  }
-  Deno.exit(results.some(({ code }) => code !== 0) ? 1 : 0);
+  console.log(
+    [
+      `${checked.code === 0 ? "ok" : "FAILED"} check`,
+      ...results.map(({ code }, i) => `${code === 0 ? "ok" : "FAILED"} ${runs[i].name}`),
+    ].join(", "),
+  );
+  Deno.exit(checked.code !== 0 || results.some(({ code }) => code !== 0) ? 1 : 0);
 }

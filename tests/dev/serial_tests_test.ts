@@ -12,7 +12,7 @@
 
 import { assert, assertEquals } from "@std/assert";
 import { dirname, join, relative } from "@std/path";
-import { denoSideModules, SERIAL, SLOW } from "../_helpers/deno_tests.ts";
+import { denoSideModules, runsOf, SERIAL, SLOW } from "../_helpers/deno_tests.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const PROCESS_WIDE = /Deno\.env\.(set|delete)\(|Deno\.chdir\(/;
@@ -46,4 +46,25 @@ Deno.test("every test module that changes the environment or working directory r
     }
   }
   assertEquals(missing, [], "add these to SERIAL in tests/_helpers/deno_tests.ts");
+});
+
+Deno.test("each part runs each of its modules once, and a serial module never in the parallel run", async () => {
+  const all = await denoSideModules();
+  for (const part of ["fast", "slow"] as const) {
+    const runs = await runsOf(part);
+    const ran = runs.flatMap((run) => run.modules).filter((path) => path.endsWith("_test.ts"));
+    const slow = new Set(SLOW);
+    const expected = all.filter((path) => slow.has(path) === (part === "slow"));
+    assertEquals(ran.toSorted(), expected, `${part}: a module runs twice or not at all`);
+    const parallel = runs.filter((run) => run.parallel).flatMap((run) => run.modules);
+    assertEquals(parallel.filter((path) => SERIAL.includes(path)), [], part);
+    // The serial runs take a share of the others: none stands idle beside the parallel one.
+    const serialRuns = runs.filter((run) => !run.parallel);
+    if (part === "fast") {
+      assertEquals(serialRuns.length, 2);
+      for (const run of serialRuns) {
+        assert(run.modules.some((path) => !SERIAL.includes(path)), `${run.name} has no share`);
+      }
+    }
+  }
 });

@@ -173,6 +173,8 @@ Deno.test("with an approve handler the call waits for it: approved runs, rejecte
 
 Deno.test("a call's deadline and abort signal apply while it waits for approval", async () => {
   let signalled = 0;
+  // Called once the handler listens: the abort comes while it waits, however slow the machine.
+  let asked = () => {};
   const router = policyRouter({
     policy: POLICY,
     approve: (request) =>
@@ -181,14 +183,17 @@ Deno.test("a call's deadline and abort signal apply while it waits for approval"
           signalled++;
           resolve(true);
         });
+        asked();
       }),
   });
   const toolSet = await router.expose(EVERYTHING);
   ran.length = 0;
-  const timedOut = await toolSet.call("deploy", { env: "x" }, { timeoutMs: 30 });
+  // Long enough that the handler is asked before it passes, also on a loaded machine (30 ms
+  // was not, under the test parts running together).
+  const timedOut = await toolSet.call("deploy", { env: "x" }, { timeoutMs: 500 });
   assertEquals(timedOut.code, "timeout");
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 20);
+  asked = () => setTimeout(() => controller.abort(), 20);
   const aborted = await toolSet.call("deploy", { env: "x" }, { signal: controller.signal });
   assertEquals(aborted.code, "aborted");
   assertEquals(signalled, 2, "the handler saw both ends");

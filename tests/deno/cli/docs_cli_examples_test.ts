@@ -146,9 +146,20 @@ async function runIn(dir: string, lines: string[][]) {
   return JSON.parse(decode(output.stdout)) as { code: number; out: string; err: string }[];
 }
 
-/** `toolroute serve` over stdio with exactly the flags `toolroute flags` prints; stdin closed. */
-async function serveOnce(dir: string, args: string[]) {
-  const [printed] = await runIn(dir, [["flags", ...args.filter((arg) => arg !== "--defer")]]);
+/** The `toolroute flags` command line for a `serve` example's arguments. */
+function flagsFor(args: string[]): string[] {
+  return ["flags", ...args.filter((arg) => arg !== "--defer")];
+}
+
+/**
+ * `toolroute serve` over stdio with exactly the flags `toolroute flags` printed for it (`printed`,
+ * run by `runIn`); stdin closed.
+ */
+async function serveOnce(
+  dir: string,
+  args: string[],
+  printed: { code: number; out: string; err: string },
+) {
   assertEquals(printed.code, 0, printed.err);
   const flags = printed.out.split(" ");
   const output = await new Deno.Command(Deno.execPath(), {
@@ -180,9 +191,10 @@ Deno.test({
       let ran = 0;
       // In order (init first), runs of in-process commands between the serve runs.
       let batch: [string, string[], number][] = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
-        const results = await runIn(dir, batch.map(([, args]) => args));
+      // `extra` command lines run after the batch, in its process; their results are returned.
+      const flush = async (extra: string[][] = []) => {
+        if (batch.length === 0 && extra.length === 0) return [];
+        const results = await runIn(dir, [...batch.map(([, args]) => args), ...extra]);
         for (const [index, [command, args, documented]] of batch.entries()) {
           const { code, out, err } = results[index];
           if (code !== documented) {
@@ -194,15 +206,26 @@ Deno.test({
           }
         }
         ran += batch.length;
+        const rest = results.slice(batch.length);
         batch = [];
+        return rest;
       };
+      const serveArgs = (example: { serve: string[] }) =>
+        example.serve.map((arg) => arg.replaceAll("DIR", dir));
+      // Every serve example's flags, printed in the process of the batch before the first serve
+      // (no command after it changes the config): not one process more per example.
+      let printedFlags: Map<string, { code: number; out: string; err: string }> | undefined;
       for (const [command, example] of EXAMPLES) {
         if ("notRun" in example) continue;
         if ("serve" in example) {
-          await flush();
+          if (printedFlags === undefined) {
+            const serves = EXAMPLES.flatMap(([, e]) => "serve" in e ? [serveArgs(e)] : []);
+            const printed = await flush(serves.map(flagsFor));
+            printedFlags = new Map(serves.map((args, i) => [args.join(" "), printed[i]]));
+          } else await flush();
           ran++;
-          const args = example.serve.map((arg) => arg.replaceAll("DIR", dir));
-          const { code, err } = await serveOnce(dir, args);
+          const args = serveArgs(example);
+          const { code, err } = await serveOnce(dir, args, printedFlags.get(args.join(" "))!);
           if (code !== 0 || !/\d+ tools exposed/.test(err)) {
             failed.push(`${command}: exit ${code}\n${err}`);
           }
