@@ -44,6 +44,8 @@ export interface ServedRouter extends AsyncDisposable {
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
   readonly gateway?: ReturnType<typeof createDenoGateway>;
+  /** The gateway's MCP authorization, with `serve --http`'s redirect URI and MCP servers. */
+  readonly oauth?: McpOAuth;
   /**
    * The servers waiting for a user to sign in, each with a fresh single-use link to serve's
    * first hop (for the person only: never put in model-visible text). Empty without OAuth.
@@ -174,14 +176,14 @@ export async function buildRouter(
     : undefined;
   // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.
   const signInLinks = async (userId?: string): Promise<SignInLink[]> => {
-    if (oauth === undefined || gateway === undefined) return [];
+    if (oauth === undefined) return [];
     const start = new URL(OAUTH_START_PATH, options.oauthRedirectUrl);
     const links: SignInLink[] = [];
     for (const entry of (await served.expose(userId)).missing) {
       if (entry.selection !== "mcpServers" || !/Authorization required/.test(entry.reason)) {
         continue;
       }
-      const ticket = await gateway.authorizationTicket(userId, entry.name);
+      const ticket = await oauth.ticket(userId, entry.name);
       if (ticket === undefined) continue;
       start.searchParams.set("ticket", ticket);
       links.push({ serverId: entry.name, link: start.href });
@@ -224,6 +226,7 @@ export async function buildRouter(
   const served: ServedRouter = {
     router,
     ...(gateway === undefined ? {} : { gateway }),
+    ...(oauth === undefined ? {} : { oauth }),
     startupFiles: startupFilesInside(config.context, startup),
     linkedStartupFiles: startup.linked,
     expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet> {
