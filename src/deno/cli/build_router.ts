@@ -49,8 +49,6 @@ export interface ServedRouter extends AsyncDisposable {
   /**
    * The servers waiting for a user to sign in, each with a fresh single-use link to serve's
    * first hop (for the person only: never put in model-visible text). Empty without OAuth.
-   *
-   * @param userId The user.
    */
   signInLinks(userId?: string): Promise<SignInLink[]>;
   /** The tool lock file in force (`toolroute.lock` beside the config), if any. */
@@ -113,7 +111,6 @@ export interface BuildRouterOptions {
  * Throws a {@linkcode UsageError} for a module that cannot be loaded.
  *
  * @tags allow-read, allow-write, allow-run, allow-env, allow-net
- * @param config The loaded config.
  * @param options Call events and progress interval.
  * @returns The router and the per-user exposure.
  */
@@ -311,7 +308,6 @@ function readableCwd(): string | undefined {
  * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones, and when
  * no user is given for a workspace with `{user}` (a folder per user: it names none).
  *
- * @param config The config.
  * @param userId The id from `--user`.
  * @returns The id, checked.
  */
@@ -334,7 +330,6 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
  * Describes names of the config that could not be exposed, one line each.
  *
  * @param missing The tool set's missing entries.
- * @returns The lines.
  */
 export function describeMissing(missing: readonly MissingTool[]): string[] {
   return missing.map((entry) => `not exposed: ${entry.selection} "${entry.name}": ${entry.reason}`);

@@ -27,7 +27,6 @@ export interface SignInLink {
  * opens it link an account in the user's name, so it never appears in the model's text.
  *
  * @param links The sign-in links of the calling user (each call issues fresh single-use ones).
- * @returns The tool.
  */
 export function connectAccountsTool(
   links: (userId: string | undefined) => Promise<readonly SignInLink[]>,
@@ -135,7 +134,6 @@ export async function answerOAuthStart(request: Request, oauth: McpOAuth): Promi
  * @param request The browser's request.
  * @param oauth The gateway's authorization.
  * @param options `onAuthorized`, told which user's tools changed.
- * @returns The answer.
  */
 export async function answerOAuthCallback(
   request: Request,
@@ -167,7 +165,6 @@ export async function answerOAuthCallback(
  * Answers `GET /oauth/status` for a user authenticated by their bearer token: the sign-in links
  * of the servers waiting for them (fresh single-use ones), for a client without URL elicitation.
  *
- * @param request The request.
  * @param options Finds the user of a request's token, and that user's links.
  * @returns The plain-text list.
  */

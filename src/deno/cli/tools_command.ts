@@ -4,9 +4,7 @@ import { type CliIo, configFromFlags } from "./cli_io.ts";
 /**
  * `toolroute tools`: prints the exposed tools as a table (name, source, shadowed-by) or JSON.
  *
- * @param flags The parsed flags.
  * @param io Output.
- * @returns The exit code.
  */
 export async function toolsCommand(
   flags: Record<string, string | true>,
