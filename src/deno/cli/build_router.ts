@@ -59,8 +59,6 @@ export interface ServedRouter extends AsyncDisposable {
 export interface BuildRouterOptions {
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
-  /** How often a long `bash` call reports progress, in ms. Default: 1000. */
-  progressIntervalMs?: number;
   /** Receives the gateway's connection events (connected, failed, tools changed, …). */
   onGatewayEvent?: (event: McpGatewayEvent) => void;
   /** Decides the policy's asks (`toolroute call` on a terminal). */
@@ -194,7 +192,7 @@ export async function buildRouter(
     }
   }
   const router = new ToolRouter({
-    builtins: builtins && withBashProgress(builtins, options.progressIntervalMs),
+    builtins: builtins && withBashProgress(builtins),
     functions,
     mcpServices,
     gateway,
