@@ -5,7 +5,6 @@ import { sha256Hex } from "./sha256_hex.ts";
  * always gives equal text (for hashes of tool definitions and of call arguments).
  *
  * @param value Plain JSON data.
- * @returns The canonical text.
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
@@ -21,7 +20,6 @@ export function canonicalJson(value: unknown): string {
  * The hex SHA-256 of a text (WebCrypto), prefixed `sha256-`.
  *
  * @param text The text (UTF-8).
- * @returns The digest.
  */
 export async function sha256(text: string): Promise<string> {
   return `sha256-${await sha256Hex(text)}`;

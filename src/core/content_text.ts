@@ -15,9 +15,7 @@ export interface ContentLimits {
  * `structuredContent` is used (as JSON) only when there is no content at all, so media payloads
  * never reach the text.
  *
- * @param content The content blocks.
  * @param structuredContent The structured result, when any.
- * @returns The text.
  */
 export function contentText(
   content: readonly ToolContent[],
@@ -35,8 +33,6 @@ export function contentText(
  * to its length), and media past `maxMediaBytes` is replaced by a text block saying what was
  * left out. Blocks within the bounds are returned as they are.
  *
- * @param content The content blocks.
- * @param limits The bounds.
  * @returns The bounded blocks (the same array when nothing was cut).
  */
 export function boundContent(
@@ -97,12 +93,7 @@ function mediaBytes(block: ToolContent): number {
   return 0;
 }
 
-/**
- * One block as the model's text shows it: a text block's text, a placeholder for media.
- *
- * @param block The block.
- * @returns The text.
- */
+/** One block as the model's text shows it: a text block's text, a placeholder for media. */
 export function describeBlock(block: ToolContent): string {
   switch (block.type) {
     case "text":
@@ -129,7 +120,6 @@ export function describeBlock(block: ToolContent): string {
 /**
  * The decoded size of base64 text, without decoding it.
  *
- * @param base64 The base64 text.
  * @returns The bytes it encodes (0 for a non-string).
  */
 export function base64Bytes(base64: unknown): number {

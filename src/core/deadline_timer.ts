@@ -38,7 +38,6 @@ export class DeadlineTimer {
   /**
    * Moves a deadline to `ms` from now.
    *
-   * @param deadline A deadline of this timer.
    * @param ms Milliseconds from now.
    */
   restart(deadline: Deadline, ms: number): void {
@@ -46,11 +45,7 @@ export class DeadlineTimer {
     if (this.#deadlines.has(deadline) && deadline.at < this.#due) this.#arm(deadline.at);
   }
 
-  /**
-   * Removes a deadline: it will not expire.
-   *
-   * @param deadline A deadline of this timer.
-   */
+  /** Removes a deadline: it will not expire. */
   delete(deadline: Deadline): void {
     this.#deadlines.delete(deadline);
   }

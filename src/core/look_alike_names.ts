@@ -9,7 +9,6 @@ import type { RoutedTool } from "./tool_source.ts";
  *
  * @param tool The lower-priority tool.
  * @param taken Lower-cased names already used or offered by any selected source.
- * @returns The qualified name.
  */
 export function qualifiedLookAlikeName(tool: RoutedTool, taken: ReadonlySet<string>): string {
   const slash = tool.origin.indexOf("/");

@@ -6,7 +6,6 @@ import type { RoutedTool } from "./tool_source.ts";
  * tool whose code the host runs itself (built-in, function, local MCP). A remote server's
  * `readOnlyHint` alone does not count: the server could say anything.
  *
- * @param tool The tool.
  * @returns `true` when `callAll` may run it alongside others and the retry and cache hooks may
  *   repeat or reuse its calls.
  */

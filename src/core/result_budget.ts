@@ -88,17 +88,17 @@ export class ResultBudgets {
     if (budget === null || typeof budget !== "object") {
       throw new TypeError('Cannot create router: "resultBudget" must be an object');
     }
-    checkTokens(budget.tokens, "resultBudget.tokens");
+    checkPositive(budget.tokens, "resultBudget.tokens");
     for (const [group, map] of [["sources", budget.sources], ["tools", budget.tools]] as const) {
       for (const [name, tokens] of Object.entries(map ?? {})) {
-        checkTokens(tokens, `resultBudget.${group}.${name}`);
+        checkPositive(tokens, `resultBudget.${group}.${name}`);
       }
     }
     if (budget.countTokens !== undefined && typeof budget.countTokens !== "function") {
       throw new TypeError('Cannot create router: "resultBudget.countTokens" must be a function');
     }
-    checkTokens(budget.maxStoredBytes, "resultBudget.maxStoredBytes");
-    checkTokens(budget.ttlMs, "resultBudget.ttlMs");
+    checkPositive(budget.maxStoredBytes, "resultBudget.maxStoredBytes");
+    checkPositive(budget.ttlMs, "resultBudget.ttlMs");
     this.#budget = budget;
     this.#count = budget.countTokens ?? estimateTokens;
     this.#stores = { router: stores.router, builtins: stores.builtins };
@@ -354,7 +354,8 @@ function sliceStart(text: string, start: number): string {
   return text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start);
 }
 
-function checkTokens(value: number | undefined, name: string): void {
+/** Throws a `RangeError` for a router option that is set but not a positive finite number. */
+export function checkPositive(value: number | undefined, name: string): void {
   if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
     throw new RangeError(
       `Cannot create router: "${name}" must be a positive number, received ${String(value)}`,

@@ -18,7 +18,6 @@ export interface ResultPage {
 /**
  * Reads one page of a stored result, its ends on whole UTF-8 characters.
  *
- * @param store The store that holds it.
  * @param page The `handle`, its stored `info`, and the `range` asked: `offset` (default 0) and
  *   `limit` (default and most: the stored page size) in bytes.
  * @returns The page; throws a `ToolError` (`invalid_arguments` for an offset inside a character

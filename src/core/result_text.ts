@@ -6,7 +6,6 @@ import { ToolError } from "./tool_error.ts";
  * A string is used as it is, `undefined` becomes `""`, anything else is JSON-encoded compactly.
  *
  * @param value What the tool returned.
- * @returns The text for the model.
  */
 export function toResultText(value: unknown): string {
   if (typeof value === "string") return value;
@@ -44,7 +43,6 @@ export function toResultText(value: unknown): string {
  * assertEquals(truncateMiddle("a".repeat(100) + "b".repeat(100), 120).includes("truncated"), true);
  * ```
  *
- * @param text The text.
  * @param maxChars The most characters to keep (the marker is extra).
  * @returns The text, or its head and tail with `[... N characters truncated ...]` between.
  */

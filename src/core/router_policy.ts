@@ -36,7 +36,6 @@ const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
  * The router's approval settings from its options: signer, store, lifetime and handler.
  *
  * @param options The router's options.
- * @returns The settings.
  */
 export function approvalSettings(options: {
   approve?: ApprovalHandler;
@@ -69,7 +68,6 @@ export function approvalSettings(options: {
  * @param resolved The selection's tools after source priority.
  * @param selection The selection (its `policy` is compiled here; a malformed one throws).
  * @param context The router's policy, approvals, settings and the workspace.
- * @returns The tool set.
  */
 export function exposeWithPolicy(
   resolved: ResolvedSelection,
@@ -134,10 +132,8 @@ export function exposeWithPolicy(
  * anything else (a forged selection must not make the router connect anywhere), rebuilds the
  * request's tool set and settles the approval through it.
  *
- * @param approval The approval.
  * @param answer The decision and the call's options.
  * @param context The router's approvals, call settings and its `expose`.
- * @returns The result.
  */
 export async function resumeApproval(
   approval: PendingApproval,

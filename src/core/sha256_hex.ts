@@ -2,7 +2,6 @@
  * The hex SHA-256 of a text (UTF-8), by WebCrypto: every runtime toolroute runs on (Deno, edge
  * workers, browsers) has it, so no hand-written hash is needed.
  *
- * @param text The text.
  * @returns 64 hex digits.
  */
 export async function sha256Hex(text: string): Promise<string> {

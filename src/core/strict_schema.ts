@@ -82,7 +82,6 @@ function strictNode(node: unknown, depth: number): boolean {
  * (`@openai/agents`) need it said.
  *
  * @param schema The schema as the server listed it.
- * @returns The schema.
  */
 export function upstreamInputSchema(schema: unknown): JsonObjectSchema {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {

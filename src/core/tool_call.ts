@@ -217,7 +217,6 @@ function unknownTool(name: string, known: readonly string[]): ToolError {
  *
  * @param error What was thrown.
  * @param name The tool's name.
- * @returns The code and message.
  */
 export function toFailure(error: unknown, name: string): { code: ErrorCode; message: string } {
   if (isToolError(error)) return { code: error.code, message: error.message };

@@ -8,11 +8,7 @@ export class ToolRegistry {
   #serviceTools = new Map<string, string>();
   #closers: (() => Promise<void>)[] = [];
 
-  /**
-   * Adds a function tool; throws a `TypeError` naming both tools when the name is taken.
-   *
-   * @param tool The tool.
-   */
+  /** Adds a function tool; throws a `TypeError` naming both tools when the name is taken. */
   addFunction(tool: FunctionTool): void {
     if (tool === null || typeof tool !== "object" || tool.source !== "function") {
       throw new TypeError("Cannot register function tool: pass a tool made by defineTool()");
@@ -25,11 +21,7 @@ export class ToolRegistry {
     this.#functions.set(tool.name, tool);
   }
 
-  /**
-   * Throws a `TypeError` when a local MCP service of that name exists.
-   *
-   * @param name The service name.
-   */
+  /** Throws a `TypeError` when a local MCP service of that name exists. */
   checkServiceName(name: string): void {
     if (typeof name !== "string" || name === "") {
       throw new TypeError("Cannot register MCP service: the name must be a non-empty string");
@@ -44,7 +36,6 @@ export class ToolRegistry {
   /**
    * Adds a local MCP service; throws a `TypeError` when its name or an exposed tool name is taken.
    *
-   * @param service The service.
    * @param close Closes what the service holds, when the router closes.
    */
   addService(service: McpService, close?: () => Promise<void>): void {
@@ -70,7 +61,6 @@ export class ToolRegistry {
   /**
    * The function tool of that name.
    *
-   * @param name The name.
    * @returns The tool, or `undefined`.
    */
   getFunction(name: string): FunctionTool | undefined {
@@ -80,7 +70,6 @@ export class ToolRegistry {
   /**
    * The local MCP service of that name.
    *
-   * @param name The name.
    * @returns The service, or `undefined`.
    */
   getService(name: string): McpService | undefined {

@@ -10,7 +10,7 @@ import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
 import { approvalSettings, exposeWithPolicy, resumeApproval } from "./router_policy.ts";
-import { ResultBudgets } from "./result_budget.ts";
+import { checkPositive, ResultBudgets } from "./result_budget.ts";
 import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
 import { READ_RESULT_NAME } from "./read_result_tool.ts";
@@ -317,13 +317,5 @@ export class ToolRouter implements AsyncDisposable {
   /** Same as {@linkcode ToolRouter#close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
-  }
-}
-
-function checkPositive(value: number | undefined, name: string): void {
-  if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
-    throw new RangeError(
-      `Cannot create router: "${name}" must be a positive number, received ${String(value)}`,
-    );
   }
 }

@@ -223,24 +223,14 @@ function checkSelection(selection: ToolSelection): void {
       );
     }
   }
-  if (
-    selection.userId !== undefined &&
-    (typeof selection.userId !== "string" || selection.userId === "")
-  ) {
-    throw new TypeError(
-      `Cannot expose tools: "userId" must be a non-empty string, received ${
-        JSON.stringify(selection.userId)
-      }`,
-    );
-  }
-  if (
-    selection.session !== undefined &&
-    (typeof selection.session !== "string" || selection.session === "")
-  ) {
-    throw new TypeError(
-      `Cannot expose tools: "session" must be a non-empty string, received ${
-        JSON.stringify(selection.session)
-      }`,
-    );
+  for (const key of ["userId", "session"] as const) {
+    const value = selection[key];
+    if (value !== undefined && (typeof value !== "string" || value === "")) {
+      throw new TypeError(
+        `Cannot expose tools: "${key}" must be a non-empty string, received ${
+          JSON.stringify(value)
+        }`,
+      );
+    }
   }
 }

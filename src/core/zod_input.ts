@@ -21,9 +21,7 @@ export interface ZodInput<S extends ZodObjectSchema> {
  *
  * Throws a `TypeError` when the schema is not a zod object schema.
  *
- * @param input The zod object schema.
  * @param owner The tool's name, for the error message.
- * @returns The compiled input.
  */
 export function compileZodInput(input: unknown, owner: string): ZodInput<ZodObjectSchema> {
   if (!(input instanceof z.ZodObject)) {
@@ -55,9 +53,7 @@ export function compileZodInput(input: unknown, owner: string): ZodInput<ZodObje
  * Formats zod issues as one message a model can act on: each problem with its path, then the
  * parameters a valid call takes.
  *
- * @param issues The issues.
  * @param tool The tool's name and its JSON Schema, for the hint.
- * @returns The message.
  */
 export function formatIssues(
   issues: readonly z.core.$ZodIssue[],

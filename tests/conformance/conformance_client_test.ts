@@ -29,7 +29,7 @@ const SCENARIOS: Record<string, number> = {
  * The `auth/*` client scenarios of the suite's dated spec versions (2025-03-26, 2025-06-18,
  * 2025-11-25) and its three drafts, with the number of successful checks each reports. The driver
  * plays the user: it opens the authorization URL the gateway reports and hands the redirect to
- * `completeAuthorization()`.
+ * `McpOAuth.complete()`.
  */
 // Each count is one more than before the gateway learned both protocol eras: its first request to
 // a server is now `server/discover`, which the scenario's server checks for a valid bearer token

@@ -65,15 +65,15 @@ function context(): {
  * Plays the user: opens the authorization URL (the suite's server consents at once and
  * redirects), then hands the redirect to the gateway as a host's redirect endpoint would.
  */
-async function authorize(gateway: McpGateway, text: string): Promise<boolean> {
+async function authorize(oauth: McpOAuth, text: string): Promise<boolean> {
   // The model-visible text only says a sign-in is needed; the URL is the host's to hand over.
-  const waiting = gateway.authorizationUrls(USER)[0]?.authorizationUrl;
+  const waiting = oauth.waiting(USER)[0]?.authorizationUrl;
   if (!/Authorization required/.test(text) || waiting === undefined) return false;
   const response = await fetch(waiting, { redirect: "manual" });
   await response.body?.cancel();
   const location = response.headers.get("location");
   if (location === null) throw new Error(`The authorization URL answered ${response.status}`);
-  await gateway.completeAuthorization(USER, "conformance", location);
+  await oauth.complete(USER, "conformance", location);
   return true;
 }
 
@@ -81,36 +81,37 @@ let failed = false;
 {
   // A machine client (client credentials) connects a global server; a user's account, a user's.
   const machine = scenario.startsWith("auth/client-credentials");
-  const oauth = scenario.startsWith("auth/") && !machine;
+  const perUser = scenario.startsWith("auth/") && !machine;
   const { client_id, client_secret, private_key_pem, signing_algorithm } = context();
-  await using gateway = new McpGateway({
-    servers: oauth ? {} : { conformance: { url } },
-    onElicitation: acceptWithDefaults,
-    requestTimeoutMs: 20_000,
-    oauth: new McpOAuth({
-      redirectUrl: REDIRECT_URL,
-      clientMetadataUrl: CLIENT_METADATA_URL,
-      clientName: "toolroute-conformance",
-      ...(client_id === undefined ? {} : {
-        clients: {
-          conformance: {
-            clientId: client_id,
-            clientSecret: client_secret,
-            ...(machine ? { grant: "client_credentials" as const } : {}),
-            ...(private_key_pem === undefined
-              ? {}
-              : { privateKey: private_key_pem, signingAlgorithm: signing_algorithm }),
-          },
+  const oauth = new McpOAuth({
+    redirectUrl: REDIRECT_URL,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientName: "toolroute-conformance",
+    ...(client_id === undefined ? {} : {
+      clients: {
+        conformance: {
+          clientId: client_id,
+          clientSecret: client_secret,
+          ...(machine ? { grant: "client_credentials" as const } : {}),
+          ...(private_key_pem === undefined
+            ? {}
+            : { privateKey: private_key_pem, signingAlgorithm: signing_algorithm }),
         },
-      }),
+      },
     }),
   });
-  if (oauth) gateway.addUserServer(USER, "conformance", { url });
+  await using gateway = new McpGateway({
+    servers: perUser ? {} : { conformance: { url } },
+    onElicitation: acceptWithDefaults,
+    requestTimeoutMs: 20_000,
+    oauth,
+  });
+  if (perUser) gateway.addUserServer(USER, "conformance", { url });
   const router = new ToolRouter({ gateway });
-  const userId = oauth ? USER : undefined;
+  const userId = perUser ? USER : undefined;
   let toolSet = await router.expose({ mcpServers: ["conformance"], userId });
   for (let round = 0; round < MAX_AUTHORIZATIONS && toolSet.missing.length > 0; round++) {
-    if (!await authorize(gateway, toolSet.missing[0].reason)) break;
+    if (!await authorize(oauth, toolSet.missing[0].reason)) break;
     toolSet = await router.expose({ mcpServers: ["conformance"], userId });
   }
   for (const missing of toolSet.missing) {
@@ -126,7 +127,7 @@ let failed = false;
   for (const [name, args] of calls) {
     let result = await toolSet.call(name, args);
     for (let round = 0; round < MAX_AUTHORIZATIONS && result.isError; round++) {
-      if (!await authorize(gateway, result.text)) break;
+      if (!await authorize(oauth, result.text)) break;
       result = await toolSet.call(name, args);
     }
     console.log(`${name} -> ${result.isError ? `error ${result.code}: ` : ""}${result.text}`);

@@ -33,13 +33,12 @@ export default {
   async fetch(request: Request, env: OAuthWorkerEnv): Promise<Response> {
     const url = new URL(request.url);
     const userId = request.headers.get("x-user") ?? "";
-    await using gateway = new McpGateway({
-      oauth: new McpOAuth({ redirectUrl: `${url.origin}/oauth/callback`, store }),
-    });
+    const oauth = new McpOAuth({ redirectUrl: `${url.origin}/oauth/callback`, store });
+    await using gateway = new McpGateway({ oauth });
     gateway.addUserServer(userId, "crm", { url: env.REMOTE_MCP_URL });
     try {
       if (url.pathname === "/oauth/callback") {
-        await gateway.completeAuthorization(userId, "crm", request.url);
+        await oauth.complete(userId, "crm", request.url);
         return Response.json({ done: true });
       }
       const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["crm"], userId });
@@ -52,7 +51,7 @@ export default {
         return Response.json({ text: result.text, isError: result.isError });
       }
       // The host hands the authorization URL to the person (here: the test), never to a model.
-      const waiting = gateway.authorizationUrls(userId)[0]?.authorizationUrl;
+      const waiting = oauth.waiting(userId)[0]?.authorizationUrl;
       return Response.json({
         names: toolSet.names,
         missing: toolSet.missing,

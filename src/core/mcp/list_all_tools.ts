@@ -50,7 +50,6 @@ function standInIfTooDeep(tool: unknown): unknown {
  * Whether a listed tool is the stand-in for one nested deeper than {@linkcode MAX_REMOTE_DEPTH}
  * levels, to be refused. (A server that sends the mark itself only has its own tool refused.)
  *
- * @param tool A tool as listed.
  * @returns `true` for a stand-in.
  */
 export function isTooDeepTool(tool: { _meta?: unknown }): boolean {
@@ -63,9 +62,6 @@ export function isTooDeepTool(tool: { _meta?: unknown }): boolean {
  * checked without recursing into its schemas and bounded in depth (see `TOOLS_PAGE`). (The
  * client's own `listTools()` without a cursor walks every page itself, with other bounds than
  * the ones here, and keeps the list in its cache.)
- *
- * @param client The connected SDK client.
- * @returns The lister.
  */
 export function toolPagesOf(client: Client): McpToolLister {
   return {
@@ -86,7 +82,6 @@ const MAX_PAGES = 1000;
  *
  * Stops at a repeated cursor or after 1000 pages, so a faulty server cannot loop forever.
  *
- * @param client The connected client.
  * @param options The signal and deadline of each page request.
  * @returns All tools.
  */

@@ -48,7 +48,6 @@ export function rateLimitedResponse(
  * A `Retry-After` value (seconds, or an HTTP date) in milliseconds from `now`.
  *
  * @param value The header's value.
- * @param now The clock.
  * @returns The milliseconds, or `undefined` when absent or unreadable.
  */
 export function parseRetryAfter(value: string | null, now: number): number | undefined {

@@ -11,9 +11,7 @@
  * so `test`, `match`) steps through the text once with the set of places the glob may be at, and
  * never backtracks.
  *
- * @param pattern The glob.
  * @param mode `"text"` or `"path"`.
- * @returns The regular expression.
  */
 export function globToRegExp(pattern: string, mode: "text" | "path"): RegExp {
   let source = "";

@@ -12,7 +12,6 @@ import { replacedArguments } from "./replaced_arguments.ts";
  * (checked against the tool's schema, then by the policy: a deny refuses it), else the call's.
  *
  * @param init The gate's policies and settings.
- * @param tool The tool.
  * @param approved The person's answer and the call's arguments, as approved.
  * @returns The arguments to run with, or why nothing runs.
  */
@@ -53,7 +52,6 @@ export function editedCall(
  * `neverSticky` rule or tool forbids it: a grant for the rule that asked.
  *
  * @param init The gate's policies, grants and user.
- * @param tool The tool.
  * @param ask The answer, the arguments asked about and run, the ask decision and the approval.
  * @returns The grant's id, or `undefined` when none was made (a store that fails makes none;
  *   the approved call runs all the same).

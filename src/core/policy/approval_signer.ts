@@ -46,7 +46,6 @@ export class ApprovalSigner {
   /**
    * Checks an approval's signature in constant time.
    *
-   * @param approval The approval as it came back.
    * @returns `true` when no field changed since it was signed.
    */
   async verify(approval: PendingApproval): Promise<boolean> {
@@ -100,7 +99,6 @@ export class ApprovalSigner {
  * SHA-256 of what defines a tool for an approval: name, source, origin, description and input
  * schema. A tool that changes between the ask and the approval no longer matches.
  *
- * @param tool The tool.
  * @returns The hash, base64url.
  */
 export function toolHash(tool: RoutedTool): Promise<string> {
@@ -125,7 +123,6 @@ export function toolHash(tool: RoutedTool): Promise<string> {
  * JSON with object keys sorted at every level, so equal data always encodes the same.
  *
  * @param value Plain JSON data.
- * @returns The canonical encoding.
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";

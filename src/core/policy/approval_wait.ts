@@ -6,7 +6,6 @@ import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../policy
  * Rejects with a `ToolError` (`aborted` or `timeout`) when either ends the wait first; a
  * handler that throws or answers nonsense counts as a rejection that says so.
  *
- * @param handler The handler.
  * @param request The request, without its signal.
  * @param options The call's signal and deadline.
  * @returns The answer, normalised.

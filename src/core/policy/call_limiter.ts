@@ -64,9 +64,7 @@ export class CallLimiter {
    * Wraps a tool runner so that each call is counted against the limits about its tool first.
    * Calls of tools no limit names go straight through.
    *
-   * @param run The runner.
    * @param context The user, the run and the router's settings.
-   * @returns The limited runner.
    */
   wrap(
     run: RunTool,

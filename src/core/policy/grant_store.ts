@@ -39,9 +39,7 @@ export class GrantStore {
   /**
    * Records a grant for the rule that asked about a call.
    *
-   * @param tool The tool.
    * @param ask The user, the ask decision, the scope, the approval's id and the reason.
-   * @returns The signed grant.
    */
   async grant(
     tool: RoutedTool,
@@ -84,9 +82,7 @@ export class GrantStore {
    * The grant that lets a call the policy asks about run, if any: same user, tool (and tool
    * definition), rule and policy, unexpired, with its signature intact.
    *
-   * @param tool The tool.
    * @param userId The request's user.
-   * @param decision The ask decision.
    * @returns The grant, or `undefined`.
    */
   async find(

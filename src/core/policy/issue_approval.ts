@@ -10,9 +10,7 @@ import type { PendingApproval } from "../policy_types.ts";
  * definition hash, all plain JSON.
  *
  * @param init The gate's approvals, selection and user.
- * @param tool The tool.
  * @param ask The parsed arguments and the rule that asked.
- * @returns The signed approval.
  */
 export async function issueApproval(
   init: Pick<PolicyGateInit, "approvals" | "selection" | "userId">,

@@ -128,7 +128,6 @@ export class PolicyEngine {
    * The decision that hides a tool: a deny rule without specifier names it, or the default
    * denies and no allow or ask rule names it.
    *
-   * @param tool The tool.
    * @returns The deny decision, or `undefined` when the tool is exposed.
    */
   hidden(tool: RoutedTool): PolicyDecision | undefined {
@@ -146,7 +145,6 @@ export class PolicyEngine {
   /**
    * Decides a call. `args` is read only when a rule about the tool has a specifier.
    *
-   * @param tool The tool.
    * @param args The call's arguments, parsed (a thunk, so fixed decisions never parse).
    * @returns The stricter of the policies' decisions.
    */
@@ -168,7 +166,6 @@ export class PolicyEngine {
    * Whether a call must ask every time: the tool says so (`neverSticky`), or a policy's
    * `neverSticky` rule matches it the way a deny rule would.
    *
-   * @param tool The tool.
    * @param args The call's arguments.
    * @returns `true` when no grant may cover the call.
    */
@@ -187,7 +184,6 @@ export class PolicyEngine {
    * would: what a grant for that rule may run (`write_file(src/**)` never covers `.env`, nor a
    * patch that also touches `.env`).
    *
-   * @param tool The tool.
    * @param args The call's arguments.
    * @param decision The ask decision (its rule and scope).
    * @returns `true` when a grant for that rule may run this call.

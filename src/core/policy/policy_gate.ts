@@ -50,11 +50,9 @@ export class PolicyGate {
   /**
    * Calls an exposed tool under the policies.
    *
-   * @param tool The tool.
    * @param args The model's arguments.
    * @param options The call's options, and a per-call approval handler.
    * @param run Runs the tool.
-   * @returns The result.
    */
   call(
     tool: RoutedTool,
@@ -213,7 +211,6 @@ export class PolicyGate {
    * Approves or rejects a pending approval of this request (or one it can check).
    *
    * @param approvalOrId The approval, or the id of one this tool set issued.
-   * @param answer The decision.
    * @param context The tool lookup, call options and runner.
    * @returns The result of the call, or the text of the rejection or refusal.
    */

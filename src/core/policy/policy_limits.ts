@@ -22,7 +22,6 @@ const LIMIT_KEYS = ["match", "max", "windowMs", "per"];
  *
  * @param limits The `limits` array as the host wrote it.
  * @param scope Whose policy it is.
- * @returns The parsed limits.
  */
 export function compileLimits(limits: unknown, scope: PolicyScope): readonly CompiledLimit[] {
   if (limits === undefined) return [];

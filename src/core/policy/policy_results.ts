@@ -29,10 +29,8 @@ export interface PolicyEventFields {
  * waiting for room in the audit sink, so a full sink holds the caller back; a record that found
  * no room in time is still written, since nothing ran).
  *
- * @param tool The tool.
  * @param stop The code and the text for the model.
  * @param context Settings, user, the decision's fields, the arguments and the pending approval.
- * @returns The result.
  */
 export async function stoppedResult(
   tool: { name: string; source?: SourceKind; origin?: string },
@@ -88,7 +86,6 @@ export async function stoppedResult(
  * answers), after waiting for room in the sink like every record.
  *
  * @param event The decision as an event (not sent to `onEvent`: a call has one event).
- * @param args The arguments.
  * @param context The settings, the tool and the call's signal.
  */
 export async function recordDecision(
@@ -109,7 +106,6 @@ function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedT
 /**
  * Says which rule decided, for messages.
  *
- * @param decision The decision.
  * @returns For example `policy rule "bash(rm *)" of the router`.
  */
 export function describeRule(decision: Pick<PolicyDecision, "rule" | "scope">): string {
@@ -122,9 +118,7 @@ export function describeRule(decision: Pick<PolicyDecision, "rule" | "scope">): 
 /**
  * The text a model reads when a person declined its call.
  *
- * @param name The tool.
  * @param reason The person's reason.
- * @returns The text.
  */
 export function declined(name: string, reason: string | undefined): string {
   const why = reason === undefined || reason === "" ? "" : `: ${reason}`;

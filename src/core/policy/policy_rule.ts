@@ -46,8 +46,6 @@ const MCP_SOURCES: readonly SourceKind[] = ["user_mcp", "local_mcp", "global_mcp
  * Parses one rule; throws a `TypeError` naming it when it is malformed.
  *
  * @param value The rule as written in the policy.
- * @param action The list it is in.
- * @returns The parsed rule.
  */
 export function parseRule(value: unknown, action: PolicyAction): PolicyRule {
   if (typeof value !== "string") {
@@ -93,8 +91,6 @@ export function parseRule(value: unknown, action: PolicyAction): PolicyRule {
 /**
  * Whether a rule's `NAME` part matches a tool (the specifier is not looked at).
  *
- * @param rule The rule.
- * @param tool The exposed tool.
  * @returns `true` when the rule is about this tool.
  */
 export function ruleNamesTool(rule: PolicyRule, tool: RoutedTool): boolean {

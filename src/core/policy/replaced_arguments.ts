@@ -22,8 +22,6 @@ const JSON_TYPES: Record<string, (value: unknown) => boolean> = {
  *
  * Throws a `ToolError` with code `invalid_arguments` saying what does not fit.
  *
- * @param tool The tool.
- * @param args The replacement.
  * @param options The router's argument limits, and who replaced them (for the message).
  * @returns A private copy of the arguments.
  */

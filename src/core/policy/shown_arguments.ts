@@ -48,9 +48,7 @@ function kindsOf(): Uint8Array {
  * Nothing is left out; every escape starts with a backslash, which the text itself cannot forge.
  * One pass with a table lookup per character: a megabyte of arguments takes milliseconds.
  *
- * @param text The text.
  * @param json Whether the text is JSON (its backslashes are escapes already and stay single).
- * @returns The visible text.
  */
 export function visibleText(text: string, json = false): string {
   const table = kindsOf();
@@ -111,9 +109,6 @@ function escapeOf(char: string): string {
  * The full arguments of a call as a person is shown them before approving it: one line per
  * argument, `name: value`, a string as its text, anything else as JSON, all through
  * {@linkcode visibleText}. Nothing is cut.
- *
- * @param args The parsed arguments.
- * @returns The text to show.
  */
 export function showArguments(args: Record<string, unknown>): string {
   const keys = Object.keys(args);
@@ -134,7 +129,6 @@ export function showArguments(args: Record<string, unknown>): string {
  *
  * @param shown The text of {@linkcode showArguments}.
  * @param max Most characters kept.
- * @returns The summary.
  */
 export function summarizeShown(shown: string, max: number = SUMMARY_CHARS): string {
   if (shown.length <= max) return shown;
@@ -165,7 +159,6 @@ export function shownDigest(
  * A private copy of the arguments, when they still show as the approved text (their digest is
  * `digest`); `undefined` when they changed or are not plain JSON.
  *
- * @param args The arguments as they are now.
  * @param approved The tool's exposed name and the `shownDigest` the approval is bound to.
  * @returns The copy to run, or `undefined`.
  */
@@ -188,7 +181,6 @@ export async function argumentsAsShown(
 /**
  * Whether an approver's answer is for this approval: it names no digest, or the approval's.
  *
- * @param answer The answer.
  * @param approval The approval's digest.
  * @returns `true` when it fits.
  */

@@ -33,7 +33,6 @@ export class SpecifierMatch {
   #items?: CallItems;
 
   /**
-   * @param tool The tool called.
    * @param args The call's arguments (a plain object).
    * @param workspace The workspace paths resolve against.
    */

@@ -25,7 +25,6 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
  * carrier, the active context (a host's span, when it registered a context manager).
  *
  * @param carrier `traceparent` and `tracestate`, as received.
- * @returns The parent context.
  */
 export function contextFrom(carrier: Partial<TraceCarrier> | undefined): Context {
   if (carrier?.traceparent === undefined) return otelContext.active();

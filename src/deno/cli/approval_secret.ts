@@ -8,7 +8,6 @@ export const APPROVAL_SECRET_VARIABLE = "TOOLROUTE_APPROVAL_SECRET";
  * Requires `allow-env` permission for that variable.
  *
  * @tags allow-env
- * @returns The secret.
  */
 export function approvalSecret(): string | undefined {
   const secret = Deno.env.get(APPROVAL_SECRET_VARIABLE);
@@ -23,7 +22,6 @@ export function approvalSecret(): string | undefined {
  *
  * @tags allow-env
  * @param store The shared store (`--store`).
- * @returns The secret.
  */
 export async function sharedApprovalSecret(store: KeyValueStore): Promise<string> {
   const given = approvalSecret();

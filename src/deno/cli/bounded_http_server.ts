@@ -70,7 +70,6 @@ const encoder = new TextEncoder();
  * @tags allow-net
  * @param options Address, bounds, stop signal.
  * @param handler Answers a request.
- * @returns The running server.
  */
 export function serveBounded(
   options: BoundedServeOptions,

@@ -44,11 +44,11 @@ export interface ServedRouter extends AsyncDisposable {
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
   readonly gateway?: ReturnType<typeof createDenoGateway>;
+  /** The gateway's MCP authorization, with `serve --http`'s redirect URI and MCP servers. */
+  readonly oauth?: McpOAuth;
   /**
    * The servers waiting for a user to sign in, each with a fresh single-use link to serve's
    * first hop (for the person only: never put in model-visible text). Empty without OAuth.
-   *
-   * @param userId The user.
    */
   signInLinks(userId?: string): Promise<SignInLink[]>;
   /** The tool lock file in force (`toolroute.lock` beside the config), if any. */
@@ -59,8 +59,6 @@ export interface ServedRouter extends AsyncDisposable {
 export interface BuildRouterOptions {
   /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
-  /** How often a long `bash` call reports progress, in ms. Default: 1000. */
-  progressIntervalMs?: number;
   /** Receives the gateway's connection events (connected, failed, tools changed, …). */
   onGatewayEvent?: (event: McpGatewayEvent) => void;
   /** Decides the policy's asks (`toolroute call` on a terminal). */
@@ -111,7 +109,6 @@ export interface BuildRouterOptions {
  * Throws a {@linkcode UsageError} for a module that cannot be loaded.
  *
  * @tags allow-read, allow-write, allow-run, allow-env, allow-net
- * @param config The loaded config.
  * @param options Call events and progress interval.
  * @returns The router and the per-user exposure.
  */
@@ -174,14 +171,14 @@ export async function buildRouter(
     : undefined;
   // Exposing again (for the servers only) starts fresh authorizations; each gets a ticket link.
   const signInLinks = async (userId?: string): Promise<SignInLink[]> => {
-    if (oauth === undefined || gateway === undefined) return [];
+    if (oauth === undefined) return [];
     const start = new URL(OAUTH_START_PATH, options.oauthRedirectUrl);
     const links: SignInLink[] = [];
     for (const entry of (await served.expose(userId)).missing) {
       if (entry.selection !== "mcpServers" || !/Authorization required/.test(entry.reason)) {
         continue;
       }
-      const ticket = await gateway.authorizationTicket(userId, entry.name);
+      const ticket = await oauth.ticket(userId, entry.name);
       if (ticket === undefined) continue;
       start.searchParams.set("ticket", ticket);
       links.push({ serverId: entry.name, link: start.href });
@@ -195,7 +192,7 @@ export async function buildRouter(
     }
   }
   const router = new ToolRouter({
-    builtins: builtins && withBashProgress(builtins, options.progressIntervalMs),
+    builtins: builtins && withBashProgress(builtins),
     functions,
     mcpServices,
     gateway,
@@ -224,6 +221,7 @@ export async function buildRouter(
   const served: ServedRouter = {
     router,
     ...(gateway === undefined ? {} : { gateway }),
+    ...(oauth === undefined ? {} : { oauth }),
     startupFiles: startupFilesInside(config.context, startup),
     linkedStartupFiles: startup.linked,
     expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet> {
@@ -308,7 +306,6 @@ function readableCwd(): string | undefined {
  * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones, and when
  * no user is given for a workspace with `{user}` (a folder per user: it names none).
  *
- * @param config The config.
  * @param userId The id from `--user`.
  * @returns The id, checked.
  */
@@ -331,7 +328,6 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
  * Describes names of the config that could not be exposed, one line each.
  *
  * @param missing The tool set's missing entries.
- * @returns The lines.
  */
 export function describeMissing(missing: readonly MissingTool[]): string[] {
   return missing.map((entry) => `not exposed: ${entry.selection} "${entry.name}": ${entry.reason}`);

@@ -10,7 +10,6 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
  * `callCommand`).
  *
  * @tags allow-read
- * @param config The config.
  * @param options The tool name as called and the user (whose own servers count too).
  * @returns The server ids, with the name the tool has when only they are up (a prefixed
  *   name loses its prefix when no other server clashes); `undefined` when the name cannot be

@@ -64,7 +64,6 @@ const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
  * Lists what serving a config needs: the built-in context's permissions plus the config file,
  * modules, MCP servers, variables and the HTTP address.
  *
- * @param config The loaded config.
  * @param http The `--http` address (`host:port`), when serving over HTTP.
  * @param options The `--token-file` of `serve --http`, the `--audit` file (written) and the
  *   `--store` file (read and written).
@@ -174,9 +173,6 @@ export function cliPermissions(
 /**
  * The exact `deno run` flags for {@linkcode cliPermissions}, in a stable order, ending with
  * `--no-prompt`.
- *
- * @param needed The permissions.
- * @returns The flags.
  */
 export function cliDenoFlags(needed: CliPermissions): string[] {
   const flags: string[] = [];
@@ -205,9 +201,7 @@ export interface CliPermissionReport {
  * (`checkPermissions`), plus each path, program, variable and host of the config.
  *
  * @tags allow-read
- * @param config The loaded config.
  * @param needed What the config needs.
- * @returns The missing and excess flags.
  */
 export function checkCliPermissions(
   config: ToolrouteConfig,

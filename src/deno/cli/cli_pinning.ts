@@ -16,7 +16,6 @@ export interface CliPinning {
  * from it or different is withheld); otherwise trust on first use, in `store` (shared by
  * several `serve` processes) or in memory.
  *
- * @param config The config.
  * @param store The store of `serve --store`, if any.
  * @returns The pinning option and the lock in force.
  */

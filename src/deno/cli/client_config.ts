@@ -37,7 +37,6 @@ const INPUT = /\$\{input:([^}]+)\}/g;
  *
  * Cursor's `${env:NAME}` is expanded with `${NAME}` by the config loader itself.
  *
- * @param value The parsed file.
  * @param path The file's absolute path.
  * @param options How to ask for inputs.
  * @returns The value to validate (the same object when nothing applies).

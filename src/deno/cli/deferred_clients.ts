@@ -27,7 +27,6 @@ export class DeferredClients {
   /**
    * The key of one client: its user and MCP session.
    *
-   * @param userId The user.
    * @param session The MCP session id, when the transport has one.
    * @returns The key, also used as the tool set's `session` (result handles).
    */
@@ -39,7 +38,6 @@ export class DeferredClients {
    * The tool set this client was served last, if any.
    *
    * @param key The client's key.
-   * @returns The set.
    */
   last(key: string): ToolSet | undefined {
     return this.#last.get(key);
@@ -63,7 +61,6 @@ export class DeferredClients {
    * Remembers the set a client was served.
    *
    * @param key The client's key.
-   * @param toolSet The set.
    */
   remember(key: string, toolSet: ToolSet): void {
     this.#last.delete(key);

@@ -14,7 +14,6 @@ export interface DeferredLines {
  * load), and `flush` writes what is left.
  *
  * @param write Writes lines joined by newlines (such as `CliIo#err`, which adds the last one).
- * @returns The queue.
  */
 export function deferredLines(write: (lines: string) => void): DeferredLines {
   let queued: string[] = [];

@@ -14,9 +14,7 @@ import { storeLocation, storePermissions } from "./store_location.ts";
 /**
  * `toolroute flags`: prints the exact `deno run` flags serving the config needs.
  *
- * @param flags The parsed flags.
  * @param io Output.
- * @returns The exit code.
  */
 export async function flagsCommand(
   flags: Record<string, string | true>,

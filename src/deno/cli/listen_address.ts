@@ -17,7 +17,6 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
  * anything else.
  *
  * @param text The `--http` value.
- * @returns The address.
  */
 export function listenAddress(text: string): ListenAddress {
   const match = text.match(/^(?:(\[[^\]]+\]|[^:]*):)?(\d{1,5})$/);
@@ -32,9 +31,6 @@ export function listenAddress(text: string): ListenAddress {
 /**
  * The `--allow-net` value listening needs: `host:port`, or the host alone for port 0 (a free
  * port is not known in advance).
- *
- * @param address The address.
- * @returns The permission value.
  */
 export function listenPermission(address: ListenAddress): string {
   return address.port === 0 ? address.hostname : `${address.hostname}:${address.port}`;

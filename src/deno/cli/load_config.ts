@@ -46,7 +46,6 @@ const VARIABLE_NAMES = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
  * @tags allow-read, allow-env
  * @param path The config file, or `undefined` for the defaults.
  * @param options Workspace override, variables and current directory.
- * @returns The resolved config.
  */
 export async function loadConfig(
   path: string | undefined,
@@ -83,10 +82,8 @@ export async function loadConfig(
 /**
  * Validates and resolves a config value already parsed, as {@linkcode loadConfig} does.
  *
- * @param value The parsed JSON.
  * @param options The file's absolute `path` (none for the defaults), the current directory
  *   (`cwd`), the workspace override and variables.
- * @returns The resolved config.
  */
 export function resolveConfig(
   value: unknown,

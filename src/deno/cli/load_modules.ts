@@ -22,7 +22,6 @@ export interface LoadedModules {
  *
  * @tags allow-read
  * @param paths Absolute module paths.
- * @returns The tools.
  */
 export async function loadModules(paths: readonly string[]): Promise<LoadedModules> {
   const functions: FunctionTool[] = [];

@@ -25,7 +25,6 @@ export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_
  *
  * @param flags `config`, `workspace`, `check`.
  * @param io Where output goes.
- * @returns The exit code.
  */
 export async function lockCommand(
   flags: Record<string, string | true>,

@@ -14,7 +14,6 @@ const TOOLROUTE_FILES = ["toolroute.json", "toolroute.jsonc"];
  * named, for one warning line. Any other file stays strict, so a misspelt `toolroute.json` key is
  * still an error.
  *
- * @param value The parsed file.
  * @param path The file's path, when read from a file.
  * @returns The value to validate, and the top-level keys that were dropped.
  */
@@ -36,13 +35,7 @@ export function dropMcpClientKeys(
   return { value: Object.fromEntries(entries), ignored };
 }
 
-/**
- * The warning line for the dropped keys.
- *
- * @param path The file.
- * @param ignored The dropped keys.
- * @returns The line.
- */
+/** The warning line for the dropped keys. */
 export function mcpClientKeysWarning(path: string, ignored: readonly string[]): string {
   const keys = ignored.map((key) => `"${key}"`).join(", ");
   return `warning: ignoring ${keys} in "${path}": read as an MCP client's config (Claude ` +

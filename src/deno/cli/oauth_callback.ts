@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, type FunctionTool } from "../../core/define_tool.ts";
-import type { McpGateway } from "../../core/mcp/gateway/mcp_gateway.ts";
+import type { McpOAuth } from "../../core/mcp/gateway/oauth/mcp_oauth.ts";
 import { sha256Hex } from "../../core/sha256_hex.ts";
 
 /** The path of `serve --http`'s OAuth redirect endpoint. */
@@ -27,7 +27,6 @@ export interface SignInLink {
  * opens it link an account in the user's name, so it never appears in the model's text.
  *
  * @param links The sign-in links of the calling user (each call issues fresh single-use ones).
- * @returns The tool.
  */
 export function connectAccountsTool(
   links: (userId: string | undefined) => Promise<readonly SignInLink[]>,
@@ -79,13 +78,13 @@ export function connectAccountsTool(
  * framed, and sends no referrer.
  *
  * @param request The browser's request.
- * @param gateway The gateway.
+ * @param oauth The gateway's authorization.
  * @returns The page, or a plain-text refusal.
  */
-export async function answerOAuthStart(request: Request, gateway: McpGateway): Promise<Response> {
+export async function answerOAuthStart(request: Request, oauth: McpOAuth): Promise<Response> {
   if (request.method !== "GET") return text(405, "Use GET");
   const url = new URL(request.url);
-  const redeemed = await gateway.redeemAuthorizationTicket(url.searchParams.get("ticket") ?? "");
+  const redeemed = await oauth.redeemTicket(url.searchParams.get("ticket") ?? "");
   if (redeemed === undefined) {
     return text(
       400,
@@ -133,25 +132,24 @@ export async function answerOAuthStart(request: Request, gateway: McpGateway): P
  * back. Answers are plain text (nothing from the URL is rendered as HTML).
  *
  * @param request The browser's request.
- * @param gateway The gateway.
+ * @param oauth The gateway's authorization.
  * @param options `onAuthorized`, told which user's tools changed.
- * @returns The answer.
  */
 export async function answerOAuthCallback(
   request: Request,
-  gateway: McpGateway,
+  oauth: McpOAuth,
   options: { onAuthorized: (userId: string | undefined) => void },
 ): Promise<Response> {
   const { onAuthorized } = options;
   if (request.method !== "GET") return text(405, "Use GET");
-  const target = await gateway.pendingAuthorization(request.url);
+  const target = await oauth.pending(request.url);
   if (target === undefined) {
     return text(400, "This authorization is unknown, expired or used already: start it again.");
   }
   const state = new URL(request.url).searchParams.get("state") ?? "";
   const binding = cookieValue(request, await cookieName(state)) ?? "";
   try {
-    await gateway.completeAuthorization(target.userId, target.serverId, request.url, { binding });
+    await oauth.complete(target.userId, target.serverId, request.url, { binding });
   } catch (error) {
     return text(400, `Authorization failed: ${(error as Error).message}`);
   }
@@ -167,7 +165,6 @@ export async function answerOAuthCallback(
  * Answers `GET /oauth/status` for a user authenticated by their bearer token: the sign-in links
  * of the servers waiting for them (fresh single-use ones), for a client without URL elicitation.
  *
- * @param request The request.
  * @param options Finds the user of a request's token, and that user's links.
  * @returns The plain-text list.
  */

@@ -25,9 +25,7 @@ export interface ParsedArgs {
  * to a boolean flag, which std would accept silently.
  *
  * @param args The arguments after the command name.
- * @param spec The flags the command takes.
  * @param options The `command`, for messages.
- * @returns The flags and positionals.
  */
 export function parseArgs(
   args: readonly string[],

@@ -8,7 +8,6 @@ import { parse } from "@std/jsonc";
  * gives a character offset, which a person editing the file cannot find.
  *
  * @param text The file's text.
- * @returns The parsed value.
  */
 export function parseJsonc(text: string): unknown {
   try {

@@ -33,14 +33,10 @@ export function withBashProgress(source: BuiltinSource, intervalMs = 1000): Buil
 }
 
 function heartbeat(tool: RoutedTool, intervalMs: number): RoutedTool {
+  // Everything of the tool but `execute` goes on: the policy reads bash's commands through
+  // `policySubjects`, and a built-in without it fails every `bash(...)` rule closed.
   return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
-    source: tool.source,
-    origin: tool.origin,
+    ...tool,
     async execute(args, context) {
       const report = context.onProgress;
       if (report === undefined) return await tool.execute(args, context);

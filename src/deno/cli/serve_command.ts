@@ -31,9 +31,7 @@ const SERVE_LIST_WAIT_MS = 3_000;
  * `toolroute serve`: checks the process's permissions against the config, then serves the
  * exposed tool set over stdio or Streamable HTTP until stdin ends or SIGINT/SIGTERM.
  *
- * @param flags The parsed flags.
  * @param io Logs (stderr only: stdout belongs to the protocol in stdio mode).
- * @returns The exit code.
  */
 export async function serveCommand(
   flags: Record<string, string | true>,

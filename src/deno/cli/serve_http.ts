@@ -62,7 +62,7 @@ export async function serveHttp(
     timeoutMs: config.callTimeoutMs,
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
-  const gateway = served.gateway;
+  const oauth = served.oauth;
   // Looked up by digest, as the MCP handler does, never compared by prefix.
   const digests = new Map(
     await Promise.all(
@@ -77,15 +77,15 @@ export async function serveHttp(
   };
   const answer = (request: Request): Response | Promise<Response> => {
     const path = new URL(request.url).pathname;
-    if (gateway === undefined) return handler(request);
+    if (oauth === undefined) return handler(request);
     if (path === OAUTH_CALLBACK_PATH) {
-      return answerOAuthCallback(request, gateway, {
+      return answerOAuthCallback(request, oauth, {
         onAuthorized: (userId) => {
           for (const notify of toolsChanged) notify(userId);
         },
       });
     }
-    if (path === OAUTH_START_PATH) return answerOAuthStart(request, gateway);
+    if (path === OAUTH_START_PATH) return answerOAuthStart(request, oauth);
     if (path === OAUTH_STATUS_PATH) {
       return answerOAuthStatus(request, {
         userOf,

@@ -47,8 +47,6 @@ export function serveToken(): ServeToken {
  * Requires `allow-write` permission for the file.
  *
  * @tags allow-write
- * @param path The file.
- * @param token The token.
  */
 export async function writeTokenFile(path: string, token: string): Promise<void> {
   await Deno.remove(path).catch((error) => {
@@ -66,10 +64,7 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
  * The lines `serve` prints once to stderr for a generated token: the header and a client
  * configuration to paste.
  *
- * @param token The token.
- * @param url The MCP endpoint.
  * @param options Where the token was also written (`tokenFile`), if anywhere.
- * @returns The lines.
  */
 export function tokenBanner(
   token: string,

@@ -20,7 +20,6 @@ export const STORE_KEY_VARIABLE = "TOOLROUTE_STORE_KEY";
  * @tags allow-env
  * @param store The store file's store.
  * @param options What to call the file in the warning, the warning's output, the environment.
- * @returns The store to use.
  */
 export function servedStore(
   store: KeyValueStore,

@@ -51,7 +51,6 @@ const SPECIFIERS = [
  * Requires `allow-read` permission for the files (what Deno cannot read is left out).
  *
  * @tags allow-read
- * @param config The loaded config.
  * @param options The current directory and the bound.
  * @returns The files and the absent config candidates.
  */

@@ -17,7 +17,6 @@ import type { StartupFiles } from "./startup_files.ts";
  * @param context The config's built-in context.
  * @param startup What the next start runs or reads.
  * @param options Absolute paths of the trust files (`trusted`, from `trustFiles`).
- * @returns A new context.
  */
 export function withStartupProtection(
   context: BuiltinContext,
@@ -61,7 +60,6 @@ export function startupFilesInside(context: BuiltinContext, startup: StartupFile
  * `-journal`), and the `--audit` file.
  *
  * @param files The absolute paths given to `--store` and `--audit`, when given.
- * @returns The absolute paths.
  */
 export function trustFiles(files: { store?: string; audit?: string }): string[] {
   const store = files.store === undefined

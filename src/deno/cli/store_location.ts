@@ -66,7 +66,6 @@ export function storePermissions(
  * reached.
  *
  * @tags allow-read, allow-write, allow-net
- * @param location The location.
  * @returns The store, its name for messages, and how to close it.
  */
 export async function openStore(

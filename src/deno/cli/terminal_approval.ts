@@ -71,7 +71,6 @@ const QUESTION_CHARS = 2_000;
  * are, and "show" prints all of them before asking again.
  *
  * @param ask Asks a question and returns the answer line (`null` at the end of input).
- * @returns The handler.
  */
 export function terminalApprover(
   ask: (question: string) => Promise<string | null>,

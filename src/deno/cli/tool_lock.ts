@@ -29,7 +29,6 @@ export interface ToolLock {
 /**
  * Where a config's lock file is: beside the config file, when the config has remote servers.
  *
- * @param config The config.
  * @returns The path, or `undefined` when there is no config file or no remote server.
  */
 export function lockPath(config: ToolrouteConfig): string | undefined {
@@ -44,7 +43,6 @@ export function lockPath(config: ToolrouteConfig): string | undefined {
  * Throws a `TypeError` naming the file (and the entry) when it is not a valid lock or an entry's
  * definition does not match its hash.
  *
- * @param path The file.
  * @returns The lock, or `undefined` when the file does not exist.
  */
 export async function readToolLock(path: string): Promise<ToolLock | undefined> {
@@ -99,12 +97,7 @@ export async function readToolLock(path: string): Promise<ToolLock | undefined> 
   return { version: 1, servers: lock.servers ?? {}, users: lock.users ?? {} };
 }
 
-/**
- * A pin store holding exactly the lock's pins (for `serve` and `lock --check`).
- *
- * @param lock The lock.
- * @returns The store.
- */
+/** A pin store holding exactly the lock's pins (for `serve` and `lock --check`). */
 export async function storeFromLock(lock: ToolLock): Promise<MemoryStore> {
   const store = new MemoryStore();
   const put = async (key: string[], tool: LockedTool) => {
@@ -125,12 +118,7 @@ export async function storeFromLock(lock: ToolLock): Promise<MemoryStore> {
   return store;
 }
 
-/**
- * The lock of every pin in a store.
- *
- * @param store The pins.
- * @returns The lock.
- */
+/** The lock of every pin in a store. */
 export async function lockFromStore(store: PinStore): Promise<ToolLock> {
   const lock: ToolLock = { version: 1, servers: {}, users: {} };
   for (const { key, value } of await store.list<ToolPin>(["pins"])) {
@@ -148,7 +136,6 @@ export async function lockFromStore(store: PinStore): Promise<ToolLock> {
  * The lock file's text: keys sorted at every depth, two-space indent, so diffs show exactly
  * which definitions changed.
  *
- * @param lock The lock.
  * @returns The text, ending with a newline.
  */
 export function formatToolLock(lock: ToolLock): string {

@@ -10,7 +10,6 @@ export const TOOL_NAMES_FILE = "toolroute.names.json";
  * Where a config's tool names file is: beside the config file, when the config has remote
  * servers (like `toolroute.lock`).
  *
- * @param config The config.
  * @returns The path, or `undefined` when there is no config file or no remote server.
  */
 export function toolNamesPath(config: ToolrouteConfig): string | undefined {
@@ -56,7 +55,6 @@ export class ToolNamesFile implements ToolNamesStore {
    * The list kept under a key (`["tool-names", "global", id]` or
    * `["tool-names", "user", userId, id]`), as the file has it (the gateway checks it).
    *
-   * @param key The key.
    * @returns The value, or `undefined`.
    */
   async get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
@@ -70,12 +68,7 @@ export class ToolNamesFile implements ToolNamesStore {
     return value as T | undefined;
   }
 
-  /**
-   * Keeps a list and rewrites the file.
-   *
-   * @param key The key.
-   * @param value The tool names.
-   */
+  /** Keeps a list and rewrites the file. */
   set(key: readonly string[], value: unknown): Promise<void> {
     const write = this.#writes.then(async () => {
       // A file that could not be read is replaced by what this process knows.

@@ -10,7 +10,6 @@ const MAX_COMPONENT_BYTES = 255;
 /**
  * Whether a workspace path names a folder per user (holds {@linkcode USER_PLACEHOLDER}).
  *
- * @param workspace The workspace as configured.
  * @returns Whether it does.
  */
 export function isPerUserWorkspace(workspace: string): boolean {
@@ -21,7 +20,6 @@ export function isPerUserWorkspace(workspace: string): boolean {
  * Why a user id cannot be one path component, or `undefined` when it can: not empty, not `.` or
  * `..`, no `/`, `\`, NUL or other control character, at most 255 bytes.
  *
- * @param userId The id.
  * @returns The reason, or `undefined`.
  */
 export function unsafeUserIdReason(userId: string): string | undefined {
@@ -42,7 +40,6 @@ export function unsafeUserIdReason(userId: string): string | undefined {
  * `.`), so that no id can name a folder outside its own.
  *
  * @param template The workspace with `{user}` (checked by {@linkcode workspaceProblems}).
- * @param userId The user id.
  * @returns The absolute path of the user's folder.
  */
 export function userWorkspace(template: string, userId: string): string {
@@ -62,8 +59,6 @@ export function userWorkspace(template: string, userId: string): string {
  * holds `{user}`. Without `{user}` it is the config's context itself (a shared workspace).
  *
  * @param context The config's built-in context.
- * @param userId The user id.
- * @returns The context.
  */
 export function userContext(context: BuiltinContext, userId: string): BuiltinContext {
   if (!isPerUserWorkspace(context.workspace)) return context;
@@ -73,9 +68,6 @@ export function userContext(context: BuiltinContext, userId: string): BuiltinCon
 /**
  * The built-in contexts a config can serve: one per configured user when `workspace` holds
  * `{user}` (for the permission flags and checks), else the config's own.
- *
- * @param config The loaded config.
- * @returns The contexts.
  */
 export function servedContexts(config: ToolrouteConfig): BuiltinContext[] {
   if (!isPerUserWorkspace(config.context.workspace)) return [config.context];
@@ -90,7 +82,6 @@ export function servedContexts(config: ToolrouteConfig): BuiltinContext[] {
  * would reach every folder.
  *
  * @param config The config (its `context`, `users` and `sharedWorkspace`).
- * @returns The problems.
  */
 export function workspaceProblems(
   config: Pick<ToolrouteConfig, "context" | "users" | "sharedWorkspace">,
@@ -178,7 +169,6 @@ export function workspaceProblems(
  * user serve runs as: they could read each other's files and processes, and the users' bearer
  * tokens in serve's own environment).
  *
- * @param config The loaded config.
  * @param sharedFlag Whether `--shared-workspace` was given.
  */
 export function checkUserSeparation(config: ToolrouteConfig, sharedFlag = false): void {

@@ -38,7 +38,6 @@ export class LineWriter {
   /**
    * Writes one line (the bytes include the newline).
    *
-   * @param line The bytes.
    * @param options `sync: false` queues the line even when it could be written at once.
    */
   write(line: Uint8Array, options: { sync?: boolean } = {}): Promise<void> {

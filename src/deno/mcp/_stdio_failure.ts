@@ -14,7 +14,6 @@ export interface StdioPathSeen {
  * find what it installs).
  *
  * @param seen The command and the `PATH` it was looked for on.
- * @returns The explanation.
  */
 export function stdioNotFound(seen: StdioPathSeen): string {
   const command = `"${seen.command}"`;
@@ -56,7 +55,6 @@ export function stdioStartError(error: unknown, seen: StdioPathSeen): Error {
  *
  * @param status How it exited, and the limit that killed it (`limitReason`), if any.
  * @param seen Its stderr (ANSI codes removed) and the `PATH` it was started with.
- * @returns The sentence.
  */
 export function stdioExitReason(
   status: { readonly code: number; readonly signal: string | null; readonly limit?: string },

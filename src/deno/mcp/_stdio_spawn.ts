@@ -39,7 +39,6 @@ export interface StdioSpawnOptions {
  * @param config The server's config (its `sandbox` setting).
  * @param resolved Its command as resolved for the child (`stdioChildCommand`).
  * @param options Its identity and the unconfined warning's receiver.
- * @returns The running process.
  */
 export async function spawnStdioServer(
   config: StdioServerCommand,

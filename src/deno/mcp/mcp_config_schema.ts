@@ -149,12 +149,7 @@ export const mcpConfigFileSchema = z.object({
 /** A server entry as the file holds it, before `${VAR}` expansion. */
 export type RawMcpServer = z.output<typeof serverSchema>;
 
-/**
- * Formats zod issues as one line each, `mcpServers.github.url: expected string`.
- *
- * @param issues The issues.
- * @returns The lines.
- */
+/** Formats zod issues as one line each, `mcpServers.github.url: expected string`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((issue) => `${jsonPath(issue.path)}: ${issue.message}`);
 }
@@ -163,7 +158,6 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
  * Formats a path into a JSON value the way the error messages show it: `mcpServers.github.url`,
  * `mcpServers["my server"].env`, `args[0]`.
  *
- * @param path The keys.
  * @returns The path, `(root)` when empty.
  */
 export function jsonPath(path: readonly PropertyKey[]): string {

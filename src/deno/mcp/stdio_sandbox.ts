@@ -39,7 +39,6 @@ export type StdioSandboxPlan =
  * @param setting The config's `sandbox`.
  * @param spawn The command, the `PATH` bubblewrap is looked for on, and the system (default:
  *   this one's).
- * @returns The plan.
  */
 export function stdioSandboxPlan(
   setting: McpStdioSandboxSetting | undefined,

@@ -64,11 +64,7 @@ export class DenoStdioServerTransport {
     return Promise.resolve();
   }
 
-  /**
-   * Writes one message as a line.
-   *
-   * @param message The message.
-   */
+  /** Writes one message as a line. */
   async send(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new Error("Cannot send: the stdio transport is closed");
     // Only answers are written at once. The SDK client handles a notification one microtask

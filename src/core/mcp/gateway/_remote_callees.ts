@@ -54,7 +54,6 @@ export class RemoteCallees {
   /**
    * Where one user's own tools find their connection.
    *
-   * @param userId The user.
    * @returns The lookup (a call of another user is refused by the routed tool).
    */
   user(userId: string): ConnectionLookup {

@@ -118,7 +118,6 @@ export class ServerResolver {
    * user's own server's and the user's view of the global one, or the global server's
    * server-wide pins without a user. Throws a `TypeError` for no such server or pinning off.
    *
-   * @param serverId The server id.
    * @param userId The user, or `undefined` for the server-wide pins.
    */
   async acceptTools(serverId: string, userId: string | undefined): Promise<void> {

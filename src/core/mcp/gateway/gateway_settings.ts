@@ -31,9 +31,7 @@ export interface GatewaySettings {
  * Checks the gateway's options (a `RangeError` names a bad number, a `TypeError` a bad object)
  * and applies the defaults.
  *
- * @param options The options.
  * @param emit Delivers events; default: to `onEvent`, whose failure is ignored.
- * @returns The settings.
  */
 export function gatewaySettings(
   options: McpGatewayOptions,

@@ -4,7 +4,6 @@ import { ServerResolver, userGlobalTier, userTier } from "./_server_resolver.ts"
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
-import type { McpOAuth } from "./oauth/mcp_oauth.ts";
 import { ToolPins } from "./pinning/tool_pins.ts";
 import { KnownToolNames } from "./tools/known_tool_names.ts";
 import { RemoteRoutedTools } from "./tools/remote_routed_tools.ts";
@@ -75,7 +74,6 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #global = new Map<string, ServerConnection>();
   #globalConfigs = new Map<string, McpServerConfig>();
   #users: UserServers;
-  #oauth?: McpOAuth;
   #known: KnownToolNames;
   #resolver: ServerResolver;
   #closed = false;
@@ -92,7 +90,6 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   constructor(options: McpGatewayOptions = {}) {
     const { settings, oauth, toolNames, remoteText, ...limits } = gatewaySettings(options);
     this.maxResultChars = limits.maxResultChars;
-    this.#oauth = oauth;
     oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = settings;
     const emit = this.#settings.emit;
@@ -113,7 +110,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       global: this.#global,
       globalConfigs: this.#globalConfigs,
       users: this.#users,
-      perUser: (id: string) => this.#oauth?.authorizesPerUser(id) === true,
+      perUser: (id: string) => oauth?.authorizesPerUser(id) === true,
     };
     this.#resolver = new ServerResolver({
       servers,
@@ -227,111 +224,6 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    */
   resolve(request: GatewayRequest): Promise<GatewayResolution> {
     return this.#resolver.resolve(request);
-  }
-
-  /**
-   * Completes an authorization the user granted: call it from the redirect URI's handler with the
-   * URL the authorization server redirected to. The `state` in it must be one this gateway issued
-   * for this user and server, unexpired and unused; the code is exchanged for tokens, kept for
-   * this (user, server) only, and the next request exposes the server's tools. Throws a
-   * `TypeError` for a callback that does not fit and an `Error` when the exchange fails.
-   *
-   * @param userId The user of the host's session (`undefined` for a global server).
-   * @param serverId The server id.
-   * @param callbackUrl The whole redirect URL (with `code`, `state`, maybe `iss`).
-   * @param options `binding`: the cookie value the browser brought, where the host bound the
-   *   browser with a ticket's first hop ({@linkcode McpGateway.redeemAuthorizationTicket});
-   *   `""` for a browser without it, which is refused.
-   */
-  async completeAuthorization(
-    userId: string | undefined,
-    serverId: string,
-    callbackUrl: string | URL,
-    options: { binding?: string } = {},
-  ): Promise<void> {
-    if (this.#oauth === undefined) {
-      throw new TypeError(
-        `Cannot complete authorization for MCP server "${serverId}": the gateway has no "oauth" (McpOAuth)`,
-      );
-    }
-    if (!this.serverIds(userId).includes(serverId)) {
-      throw new TypeError(
-        `Cannot complete authorization for MCP server "${serverId}": no such server${
-          userId === undefined ? "" : ` for user "${userId}"`
-        }`,
-      );
-    }
-    await this.#oauth.complete(userId, serverId, callbackUrl, options);
-  }
-
-  /**
-   * A single-use ticket for the authorization the user was last asked for on a server, for a
-   * link through the host's own first hop (see {@linkcode McpGateway.redeemAuthorizationTicket}):
-   * the person gets a link to the host, never the authorization URL itself.
-   *
-   * @param userId The user (`undefined` for a global server's service account).
-   * @param serverId The server id.
-   * @returns The ticket, or `undefined` when no authorization waits (or there is no `oauth`).
-   */
-  async authorizationTicket(
-    userId: string | undefined,
-    serverId: string,
-  ): Promise<string | undefined> {
-    return await this.#oauth?.ticket(userId, serverId);
-  }
-
-  /**
-   * Redeems a ticket once, in the host's first hop: returns the authorization URL to redirect
-   * the browser to and a random value for a cookie (HttpOnly, SameSite=Lax) that binds this
-   * browser to the authorization; the callback then passes the cookie to
-   * `completeAuthorization(…, { binding })`. `undefined` for a ticket unknown, expired or used.
-   *
-   * @param ticket The ticket from the link.
-   * @returns The redirect, the cookie value, the `state`, the user (`""` for none) and the server.
-   */
-  async redeemAuthorizationTicket(ticket: string): Promise<
-    | { location: string; binding: string; state: string; user: string; serverId: string }
-    | undefined
-  > {
-    return await this.#oauth?.redeemTicket(ticket);
-  }
-
-  /**
-   * The user and server a pending authorization belongs to, read from its callback URL's `state`
-   * (not used up). For a redirect endpoint that cannot tell the user itself, such as `toolroute
-   * serve --http`; a web host passes its own session's user to `completeAuthorization()` instead.
-   *
-   * @param callbackUrl The redirect URL.
-   * @returns The user (absent for a global server) and server id, or `undefined` when unknown.
-   */
-  async pendingAuthorization(
-    callbackUrl: string | URL,
-  ): Promise<{ userId?: string; serverId: string } | undefined> {
-    return await this.#oauth?.pending(callbackUrl);
-  }
-
-  /**
-   * The servers of a user that wait for the user to authorize, each with the newest authorization
-   * URL (from the latest `expose` or call that needed it): for a host that shows "Connect" links
-   * to the signed-in person. Never put these in model-visible text: whoever opens one can link
-   * their own account in the user's name.
-   *
-   * @param userId The user (global servers are authorized per user too).
-   * @returns One entry per waiting server; empty without `oauth`.
-   */
-  authorizationUrls(userId?: string): { serverId: string; authorizationUrl: string }[] {
-    return this.#oauth?.waiting(userId) ?? [];
-  }
-
-  /**
-   * Forgets the OAuth tokens and registrations of a user's server (or of every server of the user):
-   * the next use asks the user to authorize again.
-   *
-   * @param userId The user (`undefined` for global servers).
-   * @param serverId The server id, or `undefined` for all.
-   */
-  async forgetAuthorization(userId: string | undefined, serverId?: string): Promise<void> {
-    await this.#oauth?.forget(userId, serverId);
   }
 
   /**

@@ -218,7 +218,7 @@ export interface McpGatewayOptions {
    * The MCP authorization flow (`new McpOAuth({ redirectUrl })`) for HTTP servers configured
    * without an `Authorization` header: a server that answers `401` is reported in `missing` (the
    * text says the user must sign in and carries no URL; the host hands the person
-   * `authorizationUrls(userId)`) until `completeAuthorization()` is called with the redirect.
+   * `oauth.waiting(userId)`) until `oauth.complete()` is called with the redirect.
    * Global servers are authorized per user too, unless their `oauth` client is a
    * `client_credentials` service account.
    */

@@ -16,7 +16,6 @@ const MAX_LIST_CHARS = 1_048_576;
  *
  * @param key The list's key in an answer (`resources`, `prompts`, ...).
  * @param page Asks for one page (`{}`, then `{ cursor }`).
- * @returns The entries.
  */
 export async function boundedList(
   key: string,

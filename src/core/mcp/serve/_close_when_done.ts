@@ -3,9 +3,7 @@
  * or been cancelled (the client went away): how a per-request server is closed after its SSE
  * stream without cutting it short.
  *
- * @param response The response.
  * @param done The clean-up; its failure is ignored.
- * @returns The response to send.
  */
 export function closeWhenDone(response: Response, done: () => Promise<void>): Response {
   const body = response.body;

@@ -10,7 +10,6 @@ const ALLOW_HEADERS = [
  * Answers a CORS preflight (`OPTIONS`) from an origin that already passed the allowlist.
  *
  * @param origin The request's `Origin`.
- * @returns The 204 response.
  */
 export function corsPreflight(origin: string): Response {
   return new Response(null, {
@@ -28,7 +27,6 @@ export function corsPreflight(origin: string): Response {
 /**
  * Lets a browser page of an allowed origin read the response (and its session id).
  *
- * @param response The response.
  * @param origin The request's `Origin`, or `null` for non-browser clients (no headers added).
  * @returns The response with CORS headers.
  */

@@ -66,10 +66,7 @@ export class McpSessions {
   /**
    * Answers a request: on its session, or by opening one (an `initialize` POST).
    *
-   * @param request The request.
-   * @param userId The authenticated user.
    * @param authInfo What reaches the server's handlers.
-   * @returns The response.
    */
   async handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");

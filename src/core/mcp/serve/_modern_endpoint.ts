@@ -37,7 +37,6 @@ export class ModernEndpoint {
    *
    * @param request The request (its body unread, or read into `parsedBody`).
    * @param options The user, what reaches the handlers, and the body when already parsed.
-   * @returns The response.
    */
   handle(
     request: Request,

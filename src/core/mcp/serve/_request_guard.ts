@@ -9,7 +9,6 @@ export const LOOPBACK_HOSTNAMES: readonly string[] = Object.freeze([
  * Checks a request's `Host` (or, without one, its URL's host) against allowed hosts. An entry
  * without a port allows any port; an entry with a port allows only that port.
  *
- * @param request The request.
  * @param allowed Allowed `host` or `host:port` entries.
  * @returns Whether the host is allowed.
  */
@@ -37,7 +36,6 @@ export function hostAllowed(request: Request, allowed: readonly string[]): boole
  * clients) pass; `Origin: null` does not. An entry without a port allows any port of that scheme
  * and host.
  *
- * @param request The request.
  * @param allowed Allowed origins, such as `http://localhost` or `https://app.example:8443`.
  * @returns Whether the origin is allowed.
  */
@@ -57,7 +55,6 @@ export function originAllowed(request: Request, allowed: readonly string[]): boo
 /**
  * Reads the bearer token of a request's `Authorization` header.
  *
- * @param request The request.
  * @returns The token, or `undefined` without a bearer header.
  */
 export function bearerToken(request: Request): string | undefined {
@@ -69,10 +66,7 @@ export function bearerToken(request: Request): string | undefined {
 /**
  * A JSON-RPC error response, as the SDK's transport answers rejected requests.
  *
- * @param status The HTTP status.
- * @param message The error message.
  * @param options Extra `headers`.
- * @returns The response.
  */
 export function jsonRpcErrorResponse(
   status: number,

@@ -49,7 +49,6 @@ export interface ServedCallOptions {
  *
  * @param request The call's `params` and the SDK's request context.
  * @param options The tool set, era, capability, deadline and log levels.
- * @returns The MCP answer.
  */
 export async function servedCall(
   request: { params: CallParams; ctx: ServerContext },

@@ -16,8 +16,6 @@ const MAX_RUN_ID_CHARS = 256;
  *
  * @param meta The request's `_meta`.
  * @param sessionId The MCP session, when the transport has one.
- * @param options The user the call is made for.
- * @returns The run id.
  */
 export function servedRunId(
   meta: Record<string, unknown> | undefined,

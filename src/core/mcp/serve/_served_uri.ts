@@ -9,7 +9,6 @@ const SERVED = "toolroute://";
  * both offer, and what a `resource_link` a tool returns is rewritten to. Reading it reads `uri`
  * from that server.
  *
- * @param serverId The server id.
  * @param uri The server's own URI (or URI template).
  * @returns `toolroute://SERVER/URI`.
  */
@@ -52,7 +51,6 @@ export function parseServed(uri: string): { serverId: string; uri: string } | un
  * A tool's content blocks with each `resource_link`'s URI in the `toolroute://` form of the
  * tool's server, so the client can read what the link names through `serve`.
  *
- * @param content The content blocks.
  * @param serverId The server the tool comes from.
  * @returns The same blocks, or a copy with the links rewritten.
  */

@@ -23,7 +23,6 @@ export type ElicitationCapability = { form?: unknown; url?: unknown } | undefine
  * @param toolSet The request's tool set.
  * @param call The tool, its arguments and the call's options.
  * @param client The client's elicitation capability and the request's `extra`.
- * @returns The result.
  */
 export async function callWithElicitation(
   toolSet: ToolSet,
@@ -40,8 +39,6 @@ export async function callWithElicitation(
  * elicitation declared); any other result is returned as it is.
  *
  * @param result The call's result.
- * @param name The tool called.
- * @returns The result for the client.
  */
 export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult {
   if (result.code !== "approval_required") return result;
@@ -133,7 +130,6 @@ export function approvalForm(
  * approves, and a digest it sends back is kept (an approval of another text then runs nothing).
  *
  * @param answer The elicitation result, as the client sent it (untrusted).
- * @returns The approval answer.
  */
 export function approvalAnswerOf(
   answer: { action?: unknown; content?: Record<string, unknown> },

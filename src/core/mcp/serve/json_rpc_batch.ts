@@ -7,7 +7,6 @@ export const BATCH_MESSAGE =
  * byte order mark) is `[`, however much padding comes first. Reads a clone of the body; the
  * request itself stays unread.
  *
- * @param request The request.
  * @returns `true` for a batch.
  */
 export async function isJsonRpcBatch(request: Request): Promise<boolean> {
@@ -24,11 +23,7 @@ export async function isJsonRpcBatch(request: Request): Promise<boolean> {
   return false;
 }
 
-/**
- * The JSON-RPC error response to a batch: `-32600` (invalid request), HTTP 400.
- *
- * @returns The response.
- */
+/** The JSON-RPC error response to a batch: `-32600` (invalid request), HTTP 400. */
 export function batchErrorResponse(): Response {
   return new Response(
     JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: BATCH_MESSAGE } }),

@@ -26,7 +26,6 @@ export interface ToolSetConnection {
  * @param tools The tool set, or a provider.
  * @param options The server's options and the transport (an SDK `Transport`, never stdio of a
  *   process the SDK opens itself).
- * @returns The connection.
  */
 export function serveToolSetConnection(
   tools: ToolSet | ToolSetProvider,

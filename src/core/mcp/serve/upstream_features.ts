@@ -89,7 +89,6 @@ export class UpstreamFeatures {
   /**
    * `resources/read`: from the one visible server that offers the URI.
    *
-   * @param uri The URI as the client has it.
    * @returns The server's contents, their URIs as the client asked.
    */
   async read(uri: string): Promise<Record<string, unknown>> {
@@ -108,11 +107,7 @@ export class UpstreamFeatures {
     return { ...answer, contents };
   }
 
-  /**
-   * `prompts/list`: every visible server's prompts, named as tools are.
-   *
-   * @returns The prompts.
-   */
+  /** `prompts/list`: every visible server's prompts, named as tools are. */
   async listPrompts(): Promise<{ prompts: Record<string, unknown>[] }> {
     const { lists, names } = await this.#prompts();
     const exposed = new Map<string, string>();

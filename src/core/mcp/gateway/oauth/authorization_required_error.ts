@@ -1,9 +1,9 @@
 /**
  * A user must authorize toolroute at an MCP server's authorization server before the server can be
  * used. The message reaches the model (as a call's error or a `missing` reason), so it never holds
- * the authorization URL: the URL is in `authorizationUrl` (and `gateway.authorizationUrls()`) for
+ * the authorization URL: the URL is in `authorizationUrl` (and `oauth.waiting()`) for
  * the host to hand to the person, who completes the flow at the host's redirect URI
- * (`gateway.completeAuthorization()`). Whoever holds the URL can link their account in the user's
+ * (`oauth.complete()`). Whoever holds the URL can link their account in the user's
  * name, so it must not reach the model, logs or anyone else.
  *
  * @example Hand the link to the person, keep it from the model

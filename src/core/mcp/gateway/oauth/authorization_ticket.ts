@@ -34,7 +34,6 @@ export interface RedeemedTicket {
  * @param store The store of pending authorizations.
  * @param target The pending authorization's `state`, user and server.
  * @param options How long the ticket can be redeemed (`ttlMs`).
- * @returns The ticket.
  */
 export async function issueAuthorizationTicket(
   store: KeyValueStore,
@@ -58,7 +57,6 @@ export async function issueAuthorizationTicket(
  * `undefined` for a ticket that is unknown, expired or used, or whose authorization is gone.
  *
  * @param store The store of pending authorizations.
- * @param ticket The ticket from the link.
  * @param options How long the binding lasts (`ttlMs`, the pending authorization's lifetime).
  * @returns The redirect and the cookie value, or `undefined`.
  */

@@ -42,9 +42,9 @@ export interface ConnectionOAuth {
  * A server configured without an `Authorization` header that answers `401` is reported in the
  * tool set's `missing` (and a call to it returns an error) saying the user must sign in; the
  * text reaches the model, so it never carries the authorization URL. The host hands the URL to
- * the person (`gateway.authorizationUrls(userId)`, or a ticket link through its own first hop,
- * `gateway.authorizationTicket()`); its redirect URI hands the redirect to
- * `gateway.completeAuthorization(userId, serverId, callbackUrl)`, and the next request exposes
+ * the person (`oauth.waiting(userId)`, or a ticket link through its own first hop,
+ * `oauth.ticket()`); its redirect URI hands the redirect to
+ * `oauth.complete(userId, serverId, callbackUrl)`, and the next request exposes
  * the server's tools. A global server is authorized per user too: its shared connection never
  * signs in (unless its client is a `client_credentials` service account), each user's
  * connection carries that user's own token.
@@ -54,16 +54,15 @@ export interface ConnectionOAuth {
  * import { ToolRouter } from "@toolroute/toolroute";
  * import { McpGateway, McpOAuth } from "@toolroute/toolroute/mcp";
  *
- * const gateway = new McpGateway({
- *   oauth: new McpOAuth({ redirectUrl: "https://app.example.com/oauth/callback" }),
- * });
+ * const oauth = new McpOAuth({ redirectUrl: "https://app.example.com/oauth/callback" });
+ * const gateway = new McpGateway({ oauth });
  * gateway.addUserServer("alice", "tracker", { url: "https://tracker.example.com/mcp" });
  * const router = new ToolRouter({ gateway });
  * const toolSet = await router.expose({ mcpServers: ["tracker"], userId: "alice" });
  * // toolSet.missing[0].reason: 'Authorization required for MCP server "tracker": the user must sign in…'
- * // The app shows the person (never the model) gateway.authorizationUrls("alice")[0].authorizationUrl.
+ * // The app shows the person (never the model) oauth.waiting("alice")[0].authorizationUrl.
  * // Later, in the handler of /oauth/callback, for the signed-in user:
- * await gateway.completeAuthorization("alice", "tracker", request.url);
+ * await oauth.complete("alice", "tracker", request.url);
  * ```
  */
 export class McpOAuth {

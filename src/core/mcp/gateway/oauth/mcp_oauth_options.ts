@@ -13,7 +13,7 @@ export type { McpOAuthClient };
 export interface McpOAuthOptions {
   /**
    * The redirect URI: the host's endpoint that receives the authorization server's answer and
-   * passes it to `gateway.completeAuthorization(userId, serverId, callbackUrl)`.
+   * passes it to `oauth.complete(userId, serverId, callbackUrl)`.
    */
   redirectUrl: string;
   /**

@@ -49,7 +49,6 @@ export function oauthRequestFetch(options: OAuthRequestFetchOptions): typeof fet
 /**
  * Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}).
  *
- * @param url The URL.
  * @param options The allowlist (`allowedHosts`) and the MCP server's URL (`serverUrl`).
  */
 export function checkOAuthUrl(

@@ -43,7 +43,6 @@ export class OAuthSession {
    * Wraps the fetch of the MCP connection.
    *
    * @param next The fetch that reaches the MCP server.
-   * @returns The fetch with authorization.
    */
   fetchFor(next: typeof fetch): typeof fetch {
     return async (input, init) => {
@@ -80,7 +79,6 @@ export class OAuthSession {
    * Exchanges the code of a completed authorization for tokens.
    *
    * @param pending The pending authorization (checked by the caller).
-   * @param code The authorization code.
    * @param iss The callback's `iss` (RFC 9207), already checked.
    */
   async complete(pending: PendingAuthorization, code: string, iss?: string): Promise<void> {

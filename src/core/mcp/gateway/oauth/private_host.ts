@@ -7,7 +7,6 @@
  * that carry an IPv4 address (mapped `::ffff:a.b.c.d`, compatible `::a.b.c.d`, NAT64
  * `64:ff9b::/96`, 6to4 `2002::/16`) are judged by that address.
  *
- * @param url A parsed URL.
  * @returns `true` for a host that must not be reached without an allowlist.
  */
 export function isPrivateHost(url: URL): boolean {
@@ -21,7 +20,6 @@ export function isPrivateHost(url: URL): boolean {
 /**
  * Whether a URL's host is a loopback address or name (`http:` is allowed to it).
  *
- * @param url A parsed URL.
  * @returns `true` for loopback.
  */
 export function isLoopbackHost(url: URL): boolean {

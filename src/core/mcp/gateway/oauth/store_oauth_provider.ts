@@ -280,11 +280,7 @@ export function normalise(issuer: string): string {
   return text.endsWith("/") ? text.slice(0, -1) : text;
 }
 
-/**
- * A value no one can guess: 32 random bytes, base64url (an OAuth `state`, a ticket).
- *
- * @returns The token.
- */
+/** A value no one can guess: 32 random bytes, base64url (an OAuth `state`, a ticket). */
 export function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")

@@ -30,7 +30,6 @@ export class PinRecords {
    * definition is pinned now (atomically, so of two racing instances one pin wins) and returned.
    *
    * @param scope The server (and user).
-   * @param tool The current definition.
    * @param hashed Its hash.
    * @param pinNew Whether an unpinned tool is pinned now (trust on first use).
    * @returns The pin, or `undefined` when the tool is not pinned (synchronously without a store).
@@ -59,7 +58,6 @@ export class PinRecords {
    * Pins a definition at a scope, replacing its pin.
    *
    * @param scope The server (and user).
-   * @param tool The definition.
    * @param hashed Its hash.
    */
   async put(scope: PinScope, tool: McpTool, hashed: ToolDefinitionHash): Promise<void> {

@@ -31,7 +31,6 @@ export function isOwnServer(scope: PinScope): boolean {
  *
  * @param scope The server (and user).
  * @param toolName The tool's name on the server.
- * @returns The key.
  */
 export function pinKey(scope: PinScope, toolName: string): string[] {
   if (isOwnServer(scope)) return ["pins", "user", scope.userId!, scope.serverId, toolName];

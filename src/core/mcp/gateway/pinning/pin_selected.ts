@@ -35,7 +35,6 @@ export interface PinnedSelection {
  * against the request's user's pins (their own acceptances over the server-wide pins).
  *
  * @param pins The gateway's pins, or `undefined` when pinning is off.
- * @param connected The ready servers by tier.
  * @param request The request's user.
  * @returns The filtered servers and the withheld tools.
  */

@@ -59,7 +59,6 @@ async function compute(tool: Readonly<Record<string, unknown>>): Promise<ToolDef
  * The hash of a definition already hashed, without waiting: lets a check of a shared definition
  * (the same object for every user of a server) skip the asynchronous step.
  *
- * @param tool The definition object.
  * @returns Its hash, or `undefined` when it has not been hashed yet.
  */
 export function knownToolDefinitionHash(

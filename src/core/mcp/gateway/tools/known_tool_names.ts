@@ -60,8 +60,6 @@ export class KnownToolNames {
    * Records a server's current tool names (and keeps them in the store when they changed).
    *
    * @param tier `"global"` or the user's tier key.
-   * @param serverId The server id.
-   * @param names The tool names it lists now.
    */
   update(tier: string, serverId: string, names: readonly string[]): void {
     // Listed now: a kept list read later must not replace this one.
@@ -86,7 +84,6 @@ export class KnownToolNames {
    * per server). A kept list that is not an array of strings within the bound is ignored with a
    * `names_ignored` event; a store that fails is reported the same way, never thrown.
    *
-   * @param tier The tier key.
    * @param serverIds The tier's configured server ids.
    */
   async restore(tier: string, serverIds: Iterable<string>): Promise<void> {
@@ -126,7 +123,6 @@ export class KnownToolNames {
    * Forgets one server's list, or a whole tier's, when servers are removed from the configuration.
    * (A kept list stays in the store: it is read again for a server configured again.)
    *
-   * @param tier The tier key.
    * @param serverId The server id; every server of the tier when absent.
    */
   forget(tier: string, serverId?: string): void {
@@ -143,7 +139,6 @@ export class KnownToolNames {
    * server that answers first cannot hand out a `SERVER_tool` name that moves to that server's
    * tool when it arrives.
    *
-   * @param tier The tier key.
    * @param serverIds The tier's configured server ids.
    * @returns The servers with their last known tool names.
    */

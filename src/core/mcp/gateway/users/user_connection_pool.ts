@@ -81,10 +81,7 @@ export class UserConnectionPool<C extends PooledConnection> {
   /**
    * Returns the connection of a user's server, creating it when there is none, and marks it used.
    *
-   * @param userId The user.
-   * @param serverId The server id.
    * @param create Makes the connection.
-   * @returns The connection.
    */
   acquire(userId: string, serverId: string, create: () => C): C {
     // Also swept here: edge runtimes run timers only while a request runs.
@@ -115,8 +112,6 @@ export class UserConnectionPool<C extends PooledConnection> {
   /**
    * Returns the connection of a user's server, if open, without marking it used.
    *
-   * @param userId The user.
-   * @param serverId The server id.
    * @returns The connection, or `undefined`.
    */
   peek(userId: string, serverId: string): C | undefined {
@@ -126,7 +121,6 @@ export class UserConnectionPool<C extends PooledConnection> {
   /**
    * Closes and forgets the connections of a user (one server, or all when `serverId` is absent).
    *
-   * @param userId The user.
    * @param serverId The server id, or `undefined` for every server of the user.
    */
   async remove(userId: string, serverId?: string): Promise<void> {
@@ -141,11 +135,7 @@ export class UserConnectionPool<C extends PooledConnection> {
     await Promise.allSettled(closing);
   }
 
-  /**
-   * Closes and forgets every user's connection to one server.
-   *
-   * @param serverId The server id.
-   */
+  /** Closes and forgets every user's connection to one server. */
   async removeServer(serverId: string): Promise<void> {
     const closing: Promise<void>[] = [];
     for (const [key, entry] of this.#entries) {

@@ -58,8 +58,6 @@ export class UserServers {
    * Registers a server for a user; throws a `TypeError` when the user has this id already, or for
    * an id that starts with the prefix of the pool's keys of global servers.
    *
-   * @param userId The user.
-   * @param id The server id.
    * @param config The config (copied).
    */
   add(userId: string, id: string, config: McpServerConfig): void {
@@ -83,7 +81,6 @@ export class UserServers {
   /**
    * Forgets one server of a user (or all of them) and closes the connections.
    *
-   * @param userId The user.
    * @param id The server id, or `undefined` for every server of the user.
    */
   async remove(userId: string, id?: string): Promise<void> {
@@ -102,8 +99,6 @@ export class UserServers {
   /**
    * Returns whether the user has a server with this id.
    *
-   * @param userId The user.
-   * @param id The server id.
    * @returns `true` when it is registered.
    */
   has(userId: string, id: string): boolean {
@@ -111,12 +106,7 @@ export class UserServers {
     return servers !== undefined && indexOf(servers, id) >= 0;
   }
 
-  /**
-   * The ids of a user's servers.
-   *
-   * @param userId The user.
-   * @returns The ids.
-   */
+  /** The ids of a user's servers. */
   ids(userId: string): string[] {
     const servers = this.#configs.get(userId) ?? [];
     const ids: string[] = [];
@@ -127,8 +117,6 @@ export class UserServers {
   /**
    * The connection of a user's server, created when needed and marked used.
    *
-   * @param userId The user.
-   * @param id The server id.
    * @returns The connection, or `undefined` when the user has no such server.
    */
   connection(userId: string, id: string): ServerConnection | undefined {
@@ -143,10 +131,8 @@ export class UserServers {
    * A user's own connection to a global server that authorizes each user (OAuth): its own
    * session and tokens, pooled with the user's servers (same limits, closed with the user's).
    *
-   * @param userId The user.
    * @param id The global server's id.
    * @param config The global server's config.
-   * @returns The connection.
    */
   globalFor(userId: string, id: string, config: McpServerConfig): ServerConnection {
     return this.#pool.acquire(userId, GLOBAL_PREFIX + id, () => this.#connect(id, userId, config));

@@ -30,9 +30,10 @@ Deno.test("a hostile server's insufficient_scope text never reaches the model un
     }
     return await world.fetch(request);
   };
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
   const gateway = new McpGateway({
     fetch: hostileFetch,
-    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   await using _ = gateway;
@@ -40,8 +41,8 @@ Deno.test("a hostile server's insufficient_scope text never reaches the model un
   const router = new ToolRouter({ gateway });
   const expose = () => router.expose({ mcpServers: ["crm"], userId: "alice" });
   const consent = async () => {
-    const [waiting] = gateway.authorizationUrls("alice");
-    await gateway.completeAuthorization(
+    const [waiting] = oauth.waiting("alice");
+    await oauth.complete(
       "alice",
       "crm",
       world.consent(waiting.authorizationUrl, "alice"),
@@ -56,7 +57,7 @@ Deno.test("a hostile server's insufficient_scope text never reaches the model un
   for (let round = 0; round < 5; round++) {
     const result = await tools.call(whoami, {});
     text = result.text;
-    if (gateway.authorizationUrls("alice").length === 0) break;
+    if (oauth.waiting("alice").length === 0) break;
     await consent();
   }
   // The attack ran: the server's challenges reached toolroute's step-up, which gave up.

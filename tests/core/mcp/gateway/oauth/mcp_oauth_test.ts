@@ -20,8 +20,8 @@ const halfLife = () => new Promise((resolve) => setTimeout(resolve, 600));
  * The authorization URL the host hands to the user, after checking that the model-visible text
  * of the same moment carries neither it nor its `state`.
  */
-function urlIn(gateway: McpGateway, user: string, text: string): string {
-  const waiting = gateway.authorizationUrls(user);
+function urlIn(oauth: McpOAuth, user: string, text: string): string {
+  const waiting = oauth.waiting(user);
   if (waiting.length !== 1) throw new Error(`No authorization URL for ${user}`);
   const url = waiting[0].authorizationUrl;
   assert(!/https?:/.test(text), `a URL reached the model: ${text}`);
@@ -36,10 +36,14 @@ function whoamiOf(toolSet: { names: readonly string[] }): string {
 
 function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: MemoryStore } = {}) {
   const events: McpGatewayEvent[] = [];
+  const oauth = new McpOAuth({
+    redirectUrl: REDIRECT,
+    ...(extra.store ? { store: extra.store } : {}),
+  });
   const gateway = new McpGateway({
     fetch: world.fetch,
     ...(extra.allowedHosts ? { allowedHosts: extra.allowedHosts } : {}),
-    oauth: new McpOAuth({ redirectUrl: REDIRECT, ...(extra.store ? { store: extra.store } : {}) }),
+    oauth,
     onEvent: (event) => events.push(event),
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
@@ -51,12 +55,12 @@ function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: Memo
     assertEquals(first.names, []);
     assertStringIncludes(first.missing[0].reason, "Authorization required");
     // The same URL, structured, for a host's "Connect" link.
-    const callback = world.consent(urlIn(gateway, user, first.missing[0].reason), login);
-    await gateway.completeAuthorization(user, "crm", callback);
-    assertEquals(gateway.authorizationUrls(user), []);
+    const callback = world.consent(urlIn(oauth, user, first.missing[0].reason), login);
+    await oauth.complete(user, "crm", callback);
+    assertEquals(oauth.waiting(user), []);
     return await router.expose({ mcpServers: ["crm"], userId: user });
   }
-  return { gateway, router, events, signIn };
+  return { gateway, oauth, router, events, signIn };
 }
 
 Deno.test("two users authorising the same server get different tokens, and each call carries its own", async () => {
@@ -99,36 +103,36 @@ Deno.test("in the 2026-07-28 era too, two users authorising a server each call w
   assertEquals(gateway.status().map((s) => s.protocol), ["2026-07-28", "2026-07-28"]);
 });
 
-Deno.test("completeAuthorization() refuses a callback of another user, a reused state and a wrong iss", async () => {
+Deno.test("complete() refuses a callback of another user, a reused state and a wrong iss", async () => {
   const world = createOAuthWorld();
-  const { gateway, router } = setup(world);
+  const { gateway, oauth, router } = setup(world);
   await using _ = gateway;
   const exposed = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  const aliceCallback = world.consent(urlIn(gateway, "alice", exposed.missing[0].reason), "alice");
+  const aliceCallback = world.consent(urlIn(oauth, "alice", exposed.missing[0].reason), "alice");
   let refused = 0;
   // Bob's session cannot complete Alice's authorization (and burns the state).
   await assertRejects(
-    () => gateway.completeAuthorization("bob", "crm", aliceCallback),
+    () => oauth.complete("bob", "crm", aliceCallback),
     TypeError,
     "another user or server",
   ).then(() => refused++);
   await assertRejects(
-    () => gateway.completeAuthorization("alice", "crm", aliceCallback),
+    () => oauth.complete("alice", "crm", aliceCallback),
     TypeError,
     "completed already",
   ).then(() => refused++);
   // A fresh authorization whose redirect names another issuer (RFC 9207 mix-up defence).
   const again = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  const mixedUp = world.consent(urlIn(gateway, "alice", again.missing[0].reason), "alice", {
+  const mixedUp = world.consent(urlIn(oauth, "alice", again.missing[0].reason), "alice", {
     iss: "https://evil.example.com",
   });
   await assertRejects(
-    () => gateway.completeAuthorization("alice", "crm", mixedUp),
+    () => oauth.complete("alice", "crm", mixedUp),
     TypeError,
     '"iss"',
   ).then(() => refused++);
   await assertRejects(
-    () => gateway.completeAuthorization("alice", "crm", "https://elsewhere.example.com/cb?state=x"),
+    () => oauth.complete("alice", "crm", "https://elsewhere.example.com/cb?state=x"),
     TypeError,
     "redirect URI",
   ).then(() => refused++);
@@ -140,7 +144,7 @@ Deno.test("completeAuthorization() refuses a callback of another user, a reused 
 Deno.test("a revoked refresh token asks the user again, once, without a refresh loop", async () => {
   // Tokens live 1 s and are refreshed at half their life.
   const world = createOAuthWorld({ expiresIn: 1 });
-  const { gateway, signIn } = setup(world);
+  const { gateway, oauth, signIn } = setup(world);
   await using _ = gateway;
   const alice = await signIn("alice");
   const whoami = whoamiOf(alice);
@@ -156,17 +160,17 @@ Deno.test("a revoked refresh token asks the user again, once, without a refresh 
   assertMatch(result.text, /Authorization required for MCP server "crm"/);
   assertEquals(refreshes() - before, 1, "one refresh attempt, then the user is asked");
   // Authorizing again works.
-  await gateway.completeAuthorization(
+  await oauth.complete(
     "alice",
     "crm",
-    world.consent(urlIn(gateway, "alice", result.text), "alice"),
+    world.consent(urlIn(oauth, "alice", result.text), "alice"),
   );
   assertEquals((await alice.call(whoami, {})).text, "alice");
 });
 
 Deno.test("a server that refuses even a refreshed token asks the user again after one refresh", async () => {
   const world = createOAuthWorld();
-  const { gateway, signIn } = setup(world);
+  const { gateway, oauth, signIn } = setup(world);
   await using _ = gateway;
   const alice = await signIn("alice");
   world.refuseBearers(true);
@@ -177,17 +181,17 @@ Deno.test("a server that refuses even a refreshed token asks the user again afte
   const refreshes = world.tokenRequests.slice(before).filter((r) => r.grant === "refresh_token");
   assertEquals(refreshes.length, 1, "one refresh, then the user is asked");
   world.refuseBearers(false);
-  await gateway.completeAuthorization(
+  await oauth.complete(
     "alice",
     "crm",
-    world.consent(urlIn(gateway, "alice", result.text), "alice"),
+    world.consent(urlIn(oauth, "alice", result.text), "alice"),
   );
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
 
 Deno.test("an issuer switch never presents the old credentials to the new authorization server", async () => {
   const world = createOAuthWorld();
-  const { gateway, signIn } = setup(world);
+  const { gateway, oauth, signIn } = setup(world);
   await using _ = gateway;
   const alice = await signIn("alice");
   const oldRefresh = world.issued.filter((t) => t.startsWith("rt-"));
@@ -195,13 +199,13 @@ Deno.test("an issuer switch never presents the old credentials to the new author
   world.switchIssuer("https://auth2.example.com");
   const result = await alice.call(whoamiOf(alice), {});
   assert(result.isError);
-  const url = urlIn(gateway, "alice", result.text);
+  const url = urlIn(oauth, "alice", result.text);
   assert(url.startsWith("https://auth2.example.com/authorize"), url);
   assert(!oldClients.includes(new URL(url).searchParams.get("client_id")!));
   const toNew = world.tokenRequests.filter((r) => r.issuer === "https://auth2.example.com");
   assertEquals(toNew.filter((r) => oldRefresh.includes(r.refreshToken ?? "")), []);
   assertEquals(world.registrations.at(-1)?.issuer, "https://auth2.example.com");
-  await gateway.completeAuthorization("alice", "crm", world.consent(url, "alice"));
+  await oauth.complete("alice", "crm", world.consent(url, "alice"));
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
 
@@ -284,7 +288,7 @@ Deno.test("tokens kept in a shared store serve a second gateway, per user only",
   assertEquals(alice.missing, []);
   const bob = await second.router.expose({ mcpServers: ["crm"], userId: "bob" });
   assertStringIncludes(bob.missing[0].reason, "Authorization required");
-  await second.gateway.forgetAuthorization("alice", "crm");
+  await second.oauth.forget("alice", "crm");
   assertEquals(await store.list(["oauth", "tokens", "alice"]), []);
 });
 
@@ -310,10 +314,11 @@ Deno.test("new McpOAuth() checks its options, and one McpOAuth serves one gatewa
 
 Deno.test("a global server behind OAuth is authorized per user: after Alice signs in, Bob's calls never carry her token", async () => {
   const world = createOAuthWorld();
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
   const gateway = new McpGateway({
     fetch: world.fetch,
     servers: { crm: { url: world.mcpUrl } },
-    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   await using _ = gateway;
@@ -321,8 +326,8 @@ Deno.test("a global server behind OAuth is authorized per user: after Alice sign
   const expose = (userId?: string) => router.expose({ mcpServers: ["crm"], userId });
   // The attack: Alice signs in first, on the global server.
   const asked = await expose("alice");
-  const callback = world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice");
-  await gateway.completeAuthorization("alice", "crm", callback);
+  const callback = world.consent(urlIn(oauth, "alice", asked.missing[0].reason), "alice");
+  await oauth.complete("alice", "crm", callback);
   const alice = await expose("alice");
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
   const aliceTokens = world.issued.filter((t) => t.startsWith("at-alice-"));
@@ -331,14 +336,14 @@ Deno.test("a global server behind OAuth is authorized per user: after Alice sign
   const sentBefore = world.bearers.length;
   const bob = await expose("bob");
   assertEquals(bob.names, []);
-  urlIn(gateway, "bob", bob.missing[0].reason);
+  urlIn(oauth, "bob", bob.missing[0].reason);
   assert(world.requests.length > 0);
   assertEquals(world.bearers.slice(sentBefore).filter((t) => aliceTokens.includes(t)), []);
   // Bob signs in with his own account; each call carries its caller's token.
-  await gateway.completeAuthorization(
+  await oauth.complete(
     "bob",
     "crm",
-    world.consent(gateway.authorizationUrls("bob")[0].authorizationUrl, "bob"),
+    world.consent(oauth.waiting("bob")[0].authorizationUrl, "bob"),
   );
   const bobs = await expose("bob");
   assertEquals((await bobs.call(whoamiOf(bobs), {})).text, "bob");
@@ -347,20 +352,21 @@ Deno.test("a global server behind OAuth is authorized per user: after Alice sign
   const anonymous = await expose();
   assertEquals(anonymous.names, []);
   assertStringIncludes(anonymous.missing[0].reason, "authorizes each user");
-  assertEquals(gateway.authorizationUrls(), []);
+  assertEquals(oauth.waiting(), []);
 });
 
 Deno.test("a global server with a client_credentials client shares one service account, explicitly", async () => {
   const world = createOAuthWorld({ clientCredentials: { "svc-id": "svc" } });
+  const oauth = new McpOAuth({
+    redirectUrl: REDIRECT,
+    clients: {
+      crm: { clientId: "svc-id", clientSecret: "svc-secret", grant: "client_credentials" },
+    },
+  });
   const gateway = new McpGateway({
     fetch: world.fetch,
     servers: { crm: { url: world.mcpUrl } },
-    oauth: new McpOAuth({
-      redirectUrl: REDIRECT,
-      clients: {
-        crm: { clientId: "svc-id", clientSecret: "svc-secret", grant: "client_credentials" },
-      },
-    }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   await using _ = gateway;
@@ -373,7 +379,7 @@ Deno.test("a global server with a client_credentials client shares one service a
   }
   assertEquals(results, ["svc", "svc", "svc"]);
   assertEquals(world.tokenRequests.map((r) => r.grant), ["client_credentials"]);
-  assertEquals(gateway.authorizationUrls("alice"), []);
+  assertEquals(oauth.waiting("alice"), []);
 });
 
 Deno.test("a user's own server with a global server's id never gets the user's token for the global one", async () => {
@@ -389,19 +395,20 @@ Deno.test("a user's own server with a global server's id never gets the user's t
       new URL(input instanceof Request ? input.url : input).origin === "https://evil.example.com"
         ? evil.fetch(input, init)
         : world.fetch(input, init)) as typeof globalThis.fetch;
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
   const gateway = new McpGateway({
     fetch,
     servers: { crm: { url: world.mcpUrl } },
-    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   await using _ = gateway;
   const router = new ToolRouter({ gateway });
   const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  await gateway.completeAuthorization(
+  await oauth.complete(
     "alice",
     "crm",
-    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+    world.consent(urlIn(oauth, "alice", asked.missing[0].reason), "alice"),
   );
   const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
@@ -416,19 +423,19 @@ Deno.test("a user's own server with a global server's id never gets the user's t
 
 Deno.test("a ticket's first hop binds the browser: a callback without its cookie is refused before anything is used up", async () => {
   const world = createOAuthWorld();
-  const { gateway, router } = setup(world);
+  const { gateway, oauth, router } = setup(world);
   await using _ = gateway;
   const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  urlIn(gateway, "alice", asked.missing[0].reason);
-  const ticket = (await gateway.authorizationTicket("alice", "crm"))!;
-  const hop = (await gateway.redeemAuthorizationTicket(ticket))!;
+  urlIn(oauth, "alice", asked.missing[0].reason);
+  const ticket = (await oauth.ticket("alice", "crm"))!;
+  const hop = (await oauth.redeemTicket(ticket))!;
   assertEquals([hop.user, hop.serverId], ["alice", "crm"]);
-  assertEquals(await gateway.redeemAuthorizationTicket(ticket), undefined, "single-use");
+  assertEquals(await oauth.redeemTicket(ticket), undefined, "single-use");
   // The leaked URL, opened by someone else, comes back without the cookie, or with a guess.
   const leaked = world.consent(hop.location, "mallory");
   for (const binding of ["", "a-guess"]) {
     await assertRejects(
-      () => gateway.completeAuthorization("alice", "crm", leaked, { binding }),
+      () => oauth.complete("alice", "crm", leaked, { binding }),
       TypeError,
       "this browser did not start the authorization",
     );
@@ -436,16 +443,17 @@ Deno.test("a ticket's first hop binds the browser: a callback without its cookie
   assertEquals(world.tokenRequests, [], "no code was exchanged");
   // The browser that redeemed the ticket completes it: the state was not used up.
   const own = world.consent(hop.location, "alice");
-  await gateway.completeAuthorization("alice", "crm", own, { binding: hop.binding });
+  await oauth.complete("alice", "crm", own, { binding: hop.binding });
   const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
 });
 
 Deno.test("a user's own oauth client (a service account) never signs in another user's server of the same id and URL", async () => {
   const world = createOAuthWorld({ clientCredentials: { "alice-svc-id": "alice-svc" } });
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
   const gateway = new McpGateway({
     fetch: world.fetch,
-    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   await using _ = gateway;
@@ -468,24 +476,25 @@ Deno.test("a user's own oauth client (a service account) never signs in another 
   assertEquals(world.tokenRequests.map((r) => [r.grant, r.clientId]), [
     ["client_credentials", "alice-svc-id"],
   ]);
-  assertEquals(gateway.authorizationUrls("bob").length, 1);
+  assertEquals(oauth.waiting("bob").length, 1);
 });
 
 Deno.test("a user not signed in to a global server that authorizes each user is not given another user's tool names for it", async () => {
   const world = createOAuthWorld();
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
   const gateway = new McpGateway({
     fetch: world.fetch,
     servers: { crm: { url: world.mcpUrl } },
-    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   await using _ = gateway;
   const router = new ToolRouter({ gateway });
   const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  await gateway.completeAuthorization(
+  await oauth.complete(
     "alice",
     "crm",
-    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+    world.consent(urlIn(oauth, "alice", asked.missing[0].reason), "alice"),
   );
   // The attack ran: Alice's own session listed the server's tools under her sign-in.
   const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
@@ -512,10 +521,11 @@ Deno.test("a user's own session of a global server that arrives late is announce
     return await world.fetch(input, init);
   }) as typeof globalThis.fetch;
   const events: McpGatewayEvent[] = [];
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
   const gateway = new McpGateway({
     fetch,
     servers: { crm: { url: world.mcpUrl } },
-    oauth: new McpOAuth({ redirectUrl: REDIRECT }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
     listWaitMs: 50,
     onEvent: (event) => events.push(event),
@@ -523,10 +533,10 @@ Deno.test("a user's own session of a global server that arrives late is announce
   await using _ = gateway;
   const router = new ToolRouter({ gateway });
   const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  await gateway.completeAuthorization(
+  await oauth.complete(
     "alice",
     "crm",
-    world.consent(urlIn(gateway, "alice", asked.missing[0].reason), "alice"),
+    world.consent(urlIn(oauth, "alice", asked.missing[0].reason), "alice"),
   );
   slow = true;
   const early = await router.expose({ mcpServers: ["crm"], userId: "alice" });

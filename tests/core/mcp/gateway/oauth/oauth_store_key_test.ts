@@ -7,13 +7,14 @@ import { createOAuthWorld, type OAuthWorld } from "../../../../_helpers/oauth_wo
 const REDIRECT = "https://host.example.com/oauth/callback";
 
 function gatewayOn(world: OAuthWorld, store: MemoryStore, storeKey: Uint8Array) {
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT, store, storeKey });
   const gateway = new McpGateway({
     fetch: world.fetch,
-    oauth: new McpOAuth({ redirectUrl: REDIRECT, store, storeKey }),
+    oauth,
     reconnect: { initialDelayMs: 0, maxAttemptsPerCall: 2 },
   });
   gateway.addUserServer("alice", "crm", { url: world.mcpUrl });
-  return { gateway, router: new ToolRouter({ gateway }) };
+  return { gateway, oauth, router: new ToolRouter({ gateway }) };
 }
 
 Deno.test("McpOAuth with storeKey keeps tokens sealed in its store; the same key reads them in another gateway", async () => {
@@ -23,8 +24,8 @@ Deno.test("McpOAuth with storeKey keeps tokens sealed in its store; the same key
   const first = gatewayOn(world, store, key);
   const asked = await first.router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertStringIncludes(asked.missing[0].reason, "Authorization required");
-  const url = first.gateway.authorizationUrls("alice")[0].authorizationUrl;
-  await first.gateway.completeAuthorization("alice", "crm", world.consent(url, "alice"));
+  const url = first.oauth.waiting("alice")[0].authorizationUrl;
+  await first.oauth.complete("alice", "crm", world.consent(url, "alice"));
   const signedIn = await first.router.expose({ mcpServers: ["crm"], userId: "alice" });
   assertEquals(signedIn.missing, [], "the sign-in really happened");
   await first.gateway.close();
