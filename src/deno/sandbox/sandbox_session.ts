@@ -30,6 +30,8 @@ function startDeadline(setup: SessionSetup): number {
 
 // The most bytes of the supervisor's output read at once.
 const READ_CHUNK = 64 * 1024;
+// The operations the supervisor serves over many turns of its event loop (see `request`).
+const LONG_SERVED: ReadonlySet<string> = new Set(["exec", "list", "grep"]);
 
 /**
  * One long-lived bubblewrap sandbox with a supervisor inside, driven over its stdin and stdout
@@ -163,6 +165,11 @@ export class SandboxSession {
       const frame = await answer;
       const final = parseFinalAnswer(header.op as R["op"], frame.header);
       if (typeof final === "string") throw this.fail(`it sent ${final}`);
+      // While a long operation ran, the supervisor's read of its next request went through
+      // Deno's thread pool and is still pending: a ping takes it now, while the caller finishes
+      // its own work, so that the next request is read on the supervisor's main thread (one
+      // wake-up fewer for the call after a command or a search).
+      if (LONG_SERVED.has(header.op) && this.#requests.size === 0) this.notify({ op: "ping" });
       return { header: final, body: frame.body };
     } catch (error) {
       // A failed write means the pipe closed: the session ended, say how.

@@ -119,10 +119,10 @@ function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: P
   // next command is refused with the figures).
   const unwatch = watchWorkspaceDisk(ctx, () => void process.stop(0));
   process.finished.then(() => {
-    unwatch();
+    void unwatch();
     watchWhileRunning(ctx, -1);
     return containAfterCommand(ctx);
-  }, () => (unwatch(), watchWhileRunning(ctx, -1)));
+  }, () => (void unwatch(), watchWhileRunning(ctx, -1)));
 }
 
 /** How often a context with running background processes is walked for planted repositories. */
@@ -186,9 +186,10 @@ async function runBash(
       } catch (error) {
         throw over ? diskStoppedError(ctx) : error;
       } finally {
-        unwatch();
         context.signal.removeEventListener("abort", abort);
-        await containAfterCommand(ctx); // What the command planted is disabled before it returns.
+        // What the command planted is disabled, and what it wrote measured, before it returns
+        // (at once: one walks on the host, the other waits for `du`).
+        await Promise.all([unwatch(), containAfterCommand(ctx)]);
       }
     }
     case "start": {

@@ -11,7 +11,8 @@ import { lexists } from "./fs_probes.ts";
 const HEAD = "head";
 const BESIDE_HEAD = new Set(["objects", "refs", "commondir"]);
 const MARKERS = new Set([HEAD, ...BESIDE_HEAD]);
-const ON_DISK = ["HEAD", "objects", "refs", "commondir"];
+const BESIDE_ON_DISK = ["objects", "refs", "commondir"];
+const ON_DISK = ["HEAD", ...BESIDE_ON_DISK];
 
 /**
  * Whether a folder holding these names is a git directory signature: `HEAD` beside `objects`,
@@ -56,7 +57,10 @@ export function isSignatureName(name: string): boolean {
  * @returns `true` for a signature.
  */
 export function isGitDirectorySync(dir: string): boolean {
-  return isGitSignature(ON_DISK.filter((name) => lexists(join(dir, name))));
+  // HEAD, then what must be beside it until one is found: a repository's own folder, which every
+  // walk of a workspace with a repository looks at, costs no look-up of a name it lacks (a
+  // failed look-up costs several found ones).
+  return lexists(join(dir, "HEAD")) && BESIDE_ON_DISK.some((name) => lexists(join(dir, name)));
 }
 
 /**

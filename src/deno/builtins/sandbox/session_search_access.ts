@@ -22,6 +22,7 @@ const GRACE_MS = 5000;
  * more than a round and a file.
  */
 const ROUND_BYTES = 32 << 20;
+const READ_ONLY = Object.freeze({ reading: true });
 
 /**
  * The searches' access of a context whose bash is sandboxed: the walk and the reads run in the
@@ -179,8 +180,9 @@ async function ask(
   ) => string | void,
 ): Promise<{ stop: string | undefined; ok: OkOf<"list" | "grep"> }> {
   budget.check();
-  // A search only reads: the running session serves it without a mounts check.
-  const lease = await sessions.acquire(ctx, { reading: true });
+  // A search only reads: the running session serves it without a mounts check (`?.`: a
+  // stand-in for the sessions may offer `acquire` alone).
+  const lease = sessions.leaseNow?.(ctx, READ_ONLY) ?? await sessions.acquire(ctx, READ_ONLY);
   try {
     budget.check(); // starting the session may have taken a while
   } catch (error) {

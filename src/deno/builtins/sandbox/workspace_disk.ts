@@ -85,18 +85,23 @@ export function noteWorkspaceWrite(ctx: ResolvedContext, bytes: number): void {
  *
  * @param ctx The context (bash sandboxed, with limits).
  * @param onOver Stops the command.
- * @returns Ends the watch (and measures once more, in the background).
+ * @returns Ends the watch and measures once more: a command's call awaits that measure, so the
+ *   calls after it find the figure current (a file tool's write would otherwise wait for it,
+ *   and every call would share the machine with it); a background process's end need not.
  */
-export function watchWorkspaceDisk(ctx: ResolvedContext, onOver: () => void): () => void {
+export function watchWorkspaceDisk(
+  ctx: ResolvedContext,
+  onOver: () => void,
+): () => Promise<void> {
   const bound = boundKiB(ctx);
   let real: string;
   try {
     real = Deno.realPathSync(ctx.workspace);
   } catch {
-    return () => {};
+    return () => Promise.resolve();
   }
   const state = states.get(real);
-  if (bound === undefined || state === undefined) return () => {};
+  if (bound === undefined || state === undefined) return () => Promise.resolve();
   let fired = false;
   const poll = () =>
     measure(real, state).then(() => {
@@ -109,7 +114,9 @@ export function watchWorkspaceDisk(ctx: ResolvedContext, onOver: () => void): ()
   Deno.unrefTimer(timer);
   return () => {
     clearInterval(timer);
-    poll();
+    // A measure that started while the command ran may have missed its last writes.
+    const under = state.measuring;
+    return under === undefined ? poll() : under.then(poll, poll);
   };
 }
 

@@ -137,3 +137,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a write right after a command that passed diskMiB is refused: the command's call returns only once what it wrote is measured",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_diskafter_" }));
+    try {
+      await using router = new ToolRouter({
+        builtins: builtinTools({
+          workspace: ws,
+          bash: { sandbox: "bwrap", limits: { fileMiB: 8, diskMiB: 1 } },
+        }),
+      });
+      const tools = await router.expose({ builtins: ["write_file", "bash"] });
+      assertFalse((await tools.call("bash", { command: "true" })).isError);
+      // The attack: one quick command writes 3 MiB (past the bound, under fileMiB), then at once
+      // a file tool writes more.
+      const command = await tools.call("bash", { command: "head -c 3M /dev/urandom > big" });
+      assertEquals((await Deno.stat(`${ws}/big`)).size, 3 * 1024 * 1024, command.text);
+      const write = await tools.call("write_file", { path: "more.txt", content: "x".repeat(4096) });
+      // Contained: the write is refused with the figures, and writes nothing.
+      assert(write.isError, write.text);
+      assertEquals(write.code, "tool_error");
+      assertStringIncludes(write.text, "diskMiB: 1 MiB");
+      assertFalse(await exists(`${ws}/more.txt`));
+    } finally {
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
