@@ -129,15 +129,24 @@ program=$1 host=$PPID init=; shift
 pid=$!
 # Its child is the init of the sandbox's PID namespace, noted before bubblewrap is killed.
 # (No \`read\` here: one in the trap would disturb the loop's interrupted \`read\`.)
-stop() { init=$(< "/proc/$pid/task/$pid/children"); init=\${init%% *}; kill -KILL $pid; } 2>/dev/null
+# Once only: the host repeats its TERM (one that lands just before \`wait\` blocks is not seen until
+# the next signal), and a second look would find bubblewrap gone and forget the init.
+stop() { [ -n "$init" ] && return; init=$(< "/proc/$pid/task/$pid/children"); init=\${init%% *}; kill -KILL $pid; } 2>/dev/null
 trap stop TERM
 exec 4<> <(:)
-while kill -0 $pid 2>/dev/null; do
-  kill -0 $host 2>/dev/null || stop
-  read -t 1 -u 4
-done
-wait $pid
-rc=$?
+# The host's end is polled by a watcher that sends the wrapper TERM (and ends once the wrapper is
+# gone: then it is no longer the watcher's parent); the wrapper itself waits on bubblewrap, so a
+# session that ends, or is stopped (the trap interrupts wait), is over at once.
+( me=$BASHPID
+  ours() { local s; read -r s < "/proc/$me/stat"; s=\${s##*) }; s=\${s#* }; [ "\${s%% *}" = $$ ]; }
+  while ours && kill -0 $host; do read -t 1 -u 4; done
+  ours && kill -TERM $$ ) </dev/null >/dev/null 2>&1 &
+watcher=$!
+rc=
+while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done
+# A wait the trap interrupted says 128+TERM: bubblewrap's own status, if it is still to be had.
+[ "\${rc:-0}" -gt 128 ] && { wait $pid 2>/dev/null; r=$?; [ $r = 127 ] || rc=$r; }
+kill -KILL $watcher 2>/dev/null
 # A killed bubblewrap's init ends by --die-with-parent: the kernel kills every process of the
 # namespace (those that left their session or nested their own namespace too) and ends the init
 # last. The session ends once it has (gone, or a zombie nobody reaps), so nothing of it runs on.

@@ -189,8 +189,9 @@ function withPtraceFilter(
 
 /**
  * Stops a session's bubblewrap and so everything in its PID namespace. Wrapped in the resource
- * limits, it gets TERM (the wrapper then kills bubblewrap and removes the session's cgroups) and
- * KILL after 3 s; otherwise KILL at once.
+ * limits, it gets TERM (the wrapper then kills bubblewrap and removes the session's cgroups),
+ * repeated until it ends (a shell's \`wait\` misses a signal that arrives just before it blocks),
+ * and KILL after 3 s; otherwise KILL at once.
  *
  * @param child The spawned process.
  * @param wrapped Whether the resource-limit wrapper runs it.
@@ -205,7 +206,11 @@ export function stopSandbox(child: Deno.ChildProcess, wrapped: boolean): void {
   };
   kill(wrapped ? "SIGTERM" : "SIGKILL");
   if (wrapped) {
+    const again = setInterval(() => kill("SIGTERM"), 100);
     const last = setTimeout(() => kill("SIGKILL"), 3000);
-    void child.status.then(() => clearTimeout(last));
+    void child.status.then(() => {
+      clearInterval(again);
+      clearTimeout(last);
+    });
   }
 }

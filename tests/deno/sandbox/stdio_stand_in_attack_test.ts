@@ -191,7 +191,7 @@ Deno.test({
         // the host waits, each call ends at its deadline.
         const text = "x".repeat(900 * 1024);
         const calls = await Promise.all(
-          [1, 2, 3, 4].map(() => run("frozen")("write_file", { path: "/tmp/x", text })),
+          [1, 2, 3, 4].map(() => run("frozen")("write_file", { path: `/tmp/${marker}.txt`, text })),
         );
         for (const call of calls) assertMatch(call.error ?? "", /^timeout/, JSON.stringify(call));
         assert(
