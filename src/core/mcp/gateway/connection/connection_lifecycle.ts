@@ -17,6 +17,8 @@ import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import { type ParkedSession, parkedSessionOf, sessionParkable } from "./parked_session.ts";
+import type { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
 
 /**
@@ -53,6 +55,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   #fromVerdict?: Client;
   /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
   #listening = false;
+  /** A parked 2025-era connection's session, to go on with on the next use (see `park`). */
+  #parked?: ParkedSession;
   #opening?: Promise<Client>;
   #kind?: TransportKind;
   /** The protocol version the last connect negotiated. */
@@ -78,23 +82,30 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   /**
-   * Whether the connection is idle, ready and holds a client it can let go of: the server is a
-   * 2026-07-28 one over HTTP (no session, no process: the next call builds a client from the
-   * kept discover verdict, without a round trip) and no stream or listing of its own is open.
+   * Whether the connection is idle, ready and holds a client it can let go of, over Streamable
+   * HTTP (no process), with no stream or listing of its own open: the next call builds a client
+   * without a round trip, for a 2026-07-28 server from the kept discover verdict, for a 2025 one
+   * on its session (see `sessionParkable`: not while it holds a standing event stream).
    */
   get parkable(): boolean {
-    return this.#era === "modern" && this.#kind === "http" && this.#state === "ready" &&
-      this.client !== undefined &&
+    const client = this.client;
+    return this.#kind === "http" && this.#state === "ready" && client !== undefined &&
       this.inFlight === 0 && !this.#listening && this.#opening === undefined &&
-      !this.refreshing;
+      !this.refreshing && (this.#era === "modern" || sessionParkable(client));
   }
 
   /**
    * Lets an idle connection's client go (see `parkable`; otherwise nothing happens). It stays
-   * `ready` with its tool list, credentials and era verdict; the next use builds a client again.
+   * `ready` with its tool list, credentials and era verdict, and a 2025 one with its session
+   * (left open on the server); the next use builds a client again.
    */
   park(): void {
     if (!this.parkable) return;
+    const client = this.client!;
+    if (this.#era === "legacy") {
+      this.#parked = parkedSessionOf(client);
+      (client.transport as HttpClientTransport).keepSession();
+    }
     void this.#drop();
     this.#redact = undefined;
     this.parked();
@@ -195,12 +206,29 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     return this.tools;
   }
 
-  /** Closes the connection for good; later use fails with `upstream_unavailable`. */
+  /**
+   * Closes the connection for good; later use fails with `upstream_unavailable`. A session is
+   * ended on the server (`DELETE`), a parked one too.
+   */
   async close(): Promise<void> {
     this.#disposed = true;
     await this.#opening?.catch(() => {});
     await this.#drop();
+    await this.#endParked();
     this.#state = "closed";
+  }
+
+  /** Ends a parked session on the server: on a client built on it (no round trip), closed. */
+  async #endParked(): Promise<void> {
+    const parked = this.#parked;
+    this.#parked = undefined;
+    if (parked === undefined || parked.sessionId === "") return;
+    try {
+      const { client } = await openMcpClient(this.#s, { resume: parked });
+      await client.close();
+    } catch {
+      // Best effort, as for a live session: the server expires it in time.
+    }
   }
 
   /**
@@ -247,6 +275,9 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    */
   async #connect(reopen = false): Promise<Client> {
     await this.#drop();
+    // A 2025 session is gone on use: held by the client built on it, or replaced by a new one.
+    const resume = reopen ? this.#parked : undefined;
+    this.#parked = undefined;
     if (!reopen) {
       this.#state = "connecting";
       this.#s.emit({ ...this.#who(), type: "connecting" });
@@ -257,6 +288,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
         preferred: this.#kind,
         elicit: (request, signal) => this.elicit(request, signal),
         onLog: (entry) => this.log(entry),
+        ...(resume === undefined ? {} : { resume }),
       });
       client = opened.client;
       this.#kind = opened.kind;
@@ -269,7 +301,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       ready.setNotificationHandler("notifications/tools/list_changed", () => {
         void this.refresh(ready, true);
       });
-      if (reopen && opened.era === "modern") {
+      if (reopen) {
         if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
         this.client = ready;
         this.#fromVerdict = ready;
@@ -309,6 +341,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   #lost(client: Client, transport?: McpTransport): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.#parked = undefined;
     this.#listening = false;
     if (this.#disposed) return;
     this.#state = "failed";

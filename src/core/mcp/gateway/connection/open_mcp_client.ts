@@ -10,6 +10,7 @@ import type {
 } from "../mcp_gateway_types.ts";
 import type { ToolLogEntry } from "../../../tool_source.ts";
 import {
+  adoptLegacyHandshake,
   Client,
   type ClientOptions,
   type PriorDiscovery,
@@ -22,8 +23,13 @@ import {
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
+import type { ParkedSession } from "./parked_session.ts";
 import { surfaceTaskAnswers } from "./task_answers.ts";
-import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
+import {
+  isStdioConfig,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+} from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
   McpTransport,
@@ -82,6 +88,11 @@ export interface OpenClientOptions {
   ) => Promise<McpElicitationResult>;
   /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
+  /**
+   * The session of a parked 2025-era connection to go on with: the client is built on it with
+   * no round trip (no `initialize`), over Streamable HTTP; the era verdict is left as it is.
+   */
+  resume?: ParkedSession;
 }
 
 /** An initialised client and how it is connected. */
@@ -108,8 +119,14 @@ export async function openMcpClient(
   settings: OpenClientSettings,
   routes: OpenClientOptions = {},
 ): Promise<OpenedClient> {
-  const { preferred } = routes;
+  const { preferred, resume } = routes;
   const { config } = settings;
+  if (resume !== undefined && !isStdioConfig(config)) {
+    const { sessionId } = resume;
+    const transport = httpTransport(settings, { config, kind: "http", sessionId });
+    const client = await initialise(settings, transport, { prior: undefined, routes });
+    return { client, kind: "http", era: "legacy" };
+  }
   const key = eraKey(settings);
   const prior = settings.eras?.get(key);
   const request = { serverId: settings.serverId, userId: settings.userId };
@@ -136,15 +153,7 @@ export async function openMcpClient(
     ? ["sse", "http"]
     : ["http", "sse"];
   for (let i = 0;; i++) {
-    const transport = new HttpClientTransport({
-      url: new URL(config.url),
-      headers: config.headers,
-      kind: kinds[i],
-      fetch: withOAuth(settings, config),
-      allowedHosts: settings.allowedHosts,
-      maxBodyBytes: settings.maxResponseBytes,
-      eventStream: settings.eventStream,
-    });
+    const transport = httpTransport(settings, { config, kind: kinds[i] });
     try {
       const client = await initialise(settings, transport, { prior, routes });
       return opened(settings, key, client, kinds[i]);
@@ -158,6 +167,24 @@ export async function openMcpClient(
       if (i + 1 >= kinds.length || !unsupported) throw error;
     }
   }
+}
+
+/** The HTTP transport of a server's config, on a session to go on with when `sessionId` is set. */
+function httpTransport(
+  settings: OpenClientSettings,
+  how: { config: McpHttpServerConfig; kind: "http" | "sse"; sessionId?: string },
+): HttpClientTransport {
+  const { config, kind, sessionId } = how;
+  return new HttpClientTransport({
+    url: new URL(config.url),
+    headers: config.headers,
+    kind,
+    fetch: withOAuth(settings, config),
+    allowedHosts: settings.allowedHosts,
+    maxBodyBytes: settings.maxResponseBytes,
+    eventStream: settings.eventStream,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
 }
 
 /**
@@ -259,6 +286,8 @@ async function initialise(
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  // A parked session: the client connects on it with no `initialize` (see `adoptLegacyHandshake`).
+  if (routes.resume !== undefined) adoptLegacyHandshake(client, routes.resume.handshake);
   if (elicits && answer !== undefined) {
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const params = request.params as { message: string; requestedSchema?: object };
