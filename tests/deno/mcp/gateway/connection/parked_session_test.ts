@@ -74,8 +74,7 @@ async function sessionServer(options: TestServerOptions = {}) {
 }
 
 /** The JSON-RPC methods of what was seen from index `from` on. */
-const rpcs = (seen: Seen[], from: number) =>
-  seen.slice(from).map((s) => s.rpc ?? s.http);
+const rpcs = (seen: Seen[], from: number) => seen.slice(from).map((s) => s.rpc ?? s.http);
 
 Deno.test("a parked connection to a 2025 server goes on with its session: no initialize, the same session id and protocol version", async () => {
   const { server, seen } = await sessionServer();
