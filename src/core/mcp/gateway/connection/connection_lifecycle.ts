@@ -103,7 +103,9 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     if (!this.parkable) return;
     const client = this.client!;
     if (this.#era === "legacy") {
-      this.#parked = parkedSessionOf(client);
+      const parked = this.#parked = parkedSessionOf(client);
+      // The shared copy of the version (the live client's was parsed per user).
+      if (parked !== undefined) this.#protocol = parked.handshake.protocolVersion;
       (client.transport as HttpClientTransport).keepSession();
     }
     void this.#drop();

@@ -45,6 +45,12 @@ export class EraVerdicts {
   #priors = new Map<string, PriorDiscovery>();
   #max: number;
   #legacyMaxAgeMs: number;
+  /**
+   * The 2025-era verdict of the moment, with its time: the users whose verdict is set within a
+   * 64th of `legacyMaxAgeMs` of one another share it (asked again that much sooner, at most),
+   * so a pooled 2025 user adds no object of its own either.
+   */
+  #agedNow?: Aged;
 
   /**
    * Creates an empty store.
@@ -106,10 +112,7 @@ export class EraVerdicts {
     let users = this.#byServer.get(id);
     if (users === undefined) this.#byServer.set(id, users = new Map());
     // Only a 2025 verdict ages: it alone carries its time.
-    users.set(
-      key.userId,
-      shared.kind === "legacy" ? { kind: "aged", prior: shared, at: performance.now() } : shared,
-    );
+    users.set(key.userId, shared.kind === "legacy" ? this.#aged(shared) : shared);
     this.#size++;
   }
 
@@ -122,6 +125,14 @@ export class EraVerdicts {
     const id = serverKeyOf(key);
     const users = this.#byServer.get(id);
     if (users?.has(key.userId)) this.#delete(id, users, key.userId);
+  }
+
+  /** A 2025-era verdict with its time, shared with those set at about the same time. */
+  #aged(prior: PriorDiscovery): Aged {
+    const now = performance.now();
+    const current = this.#agedNow;
+    if (current?.prior === prior && now - current.at <= this.#legacyMaxAgeMs / 64) return current;
+    return this.#agedNow = { kind: "aged", prior, at: now };
   }
 
   /** Drops the least recently used verdict of the least recently used server. */
@@ -138,7 +149,8 @@ export class EraVerdicts {
 }
 
 /** A kept verdict: a 2026-07-28 one as it is, a 2025 one with when it was found. */
-type Held = PriorDiscovery | { kind: "aged"; prior: PriorDiscovery; at: number };
+type Held = PriorDiscovery | Aged;
+type Aged = { kind: "aged"; prior: PriorDiscovery; at: number };
 
 /** Most characters of a discover answer that is kept. */
 const MAX_DISCOVER_CHARS = 64 * 1024;

@@ -38,26 +38,38 @@ export function parkedSessionOf(client: Client): ParkedSession | undefined {
   const transport = client.transport as HttpClientTransport | undefined;
   const handshake = legacyHandshakeOf(client);
   if (transport === undefined || handshake === undefined) return undefined;
-  return { sessionId: transport.sessionId ?? "", handshake: shared(handshake) };
+  const kept = shared(handshake);
+  const sessionId = transport.sessionId;
+  return sessionId ? { sessionId, handshake: kept.handshake } : kept.stateless;
+}
+
+/** A handshake, and the parked state of a stateless server that gave it (the same for all). */
+interface Shared {
+  handshake: LegacyHandshake;
+  stateless: ParkedSession;
 }
 
 /**
  * One handshake object per distinct answer (content only, no session or credential in it), so
- * thousands of parked users of one server hold one; past the bound sharing starts over. One too
- * large to key by is kept unshared (as the live client held it).
+ * thousands of parked users of one server hold one, and users of a stateless server hold one
+ * parked state; past the bound sharing starts over. One too large to key by is kept unshared
+ * (as the live client held it).
  */
-function shared(handshake: LegacyHandshake): LegacyHandshake {
+function shared(handshake: LegacyHandshake): Shared {
   const json = JSON.stringify(handshake);
-  if (json.length > MAX_SHARED_CHARS) return handshake;
+  if (json.length > MAX_SHARED_CHARS) {
+    return { handshake, stateless: { sessionId: "", handshake } };
+  }
   let kept = handshakes.get(json);
   if (kept === undefined) {
     if (handshakes.size >= MAX_SHARED_HANDSHAKES) handshakes.clear();
-    handshakes.set(json, kept = handshake);
+    kept = { handshake, stateless: Object.freeze({ sessionId: "", handshake }) };
+    handshakes.set(json, kept);
   }
   return kept;
 }
 
-const handshakes = new Map<string, LegacyHandshake>();
+const handshakes = new Map<string, Shared>();
 const MAX_SHARED_HANDSHAKES = 256;
 /** Most characters (as JSON) of a handshake that is shared. */
 const MAX_SHARED_CHARS = 64 * 1024;
