@@ -17,7 +17,12 @@ import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
-import { type ParkedSession, parkedSessionOf, sessionParkable } from "./parked_session.ts";
+import {
+  endParkedSession,
+  type ParkedSession,
+  parkedSessionOf,
+  sessionParkable,
+} from "./parked_session.ts";
 import type { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
 
@@ -216,21 +221,10 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     this.#disposed = true;
     await this.#opening?.catch(() => {});
     await this.#drop();
-    await this.#endParked();
-    this.#state = "closed";
-  }
-
-  /** Ends a parked session on the server: on a client built on it (no round trip), closed. */
-  async #endParked(): Promise<void> {
     const parked = this.#parked;
     this.#parked = undefined;
-    if (parked === undefined || parked.sessionId === "") return;
-    try {
-      const { client } = await openMcpClient(this.#s, { resume: parked });
-      await client.close();
-    } catch {
-      // Best effort, as for a live session: the server expires it in time.
-    }
+    if (parked !== undefined) await endParkedSession(this.#s, parked);
+    this.#state = "closed";
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type Client, type LegacyHandshake, legacyHandshakeOf } from "../../mcp_sdk.ts";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
+import { type OpenClientSettings, openMcpClient } from "./open_mcp_client.ts";
 
 /**
  * What a parked 2025-era connection keeps to go on with its session on a new client, with no
@@ -41,6 +42,27 @@ export function parkedSessionOf(client: Client): ParkedSession | undefined {
   const kept = shared(handshake);
   const sessionId = transport.sessionId;
   return sessionId ? { sessionId, handshake: kept.handshake } : kept.stateless;
+}
+
+/**
+ * Ends a parked session on the server (`DELETE`, as closing a live one does): on a client built on
+ * it with no round trip, closed at once. Best effort, as for a live session: a server that does
+ * not answer expires the session in time.
+ *
+ * @param settings The connection's settings (its own headers and OAuth).
+ * @param parked What the connection kept.
+ */
+export async function endParkedSession(
+  settings: OpenClientSettings,
+  parked: ParkedSession,
+): Promise<void> {
+  if (parked.sessionId === "") return; // a stateless server has nothing to end
+  try {
+    const { client } = await openMcpClient(settings, { resume: parked });
+    await client.close();
+  } catch {
+    // Nothing more to do.
+  }
 }
 
 /** A handshake, and the parked state of a stateless server that gave it (the same for all). */
