@@ -13,6 +13,7 @@ import {
   adoptLegacyHandshake,
   Client,
   type ClientOptions,
+  type LegacyHandshake,
   type PriorDiscovery,
   type ProtocolEra,
   SdkError,
@@ -23,7 +24,6 @@ import {
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
-import type { ParkedSession } from "./parked_session.ts";
 import { surfaceTaskAnswers } from "./task_answers.ts";
 import {
   isStdioConfig,
@@ -88,11 +88,19 @@ export interface OpenClientOptions {
   ) => Promise<McpElicitationResult>;
   /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
+  /** Told of `notifications/tools/list_changed`, with the client it came on. */
+  onToolsChanged?: (client: Client) => void;
+  /**
+   * Told when the client closes, with its transport (the client lets go of it before telling,
+   * and a stdio transport says why its process ended).
+   */
+  onClose?: (client: Client, transport: McpTransport) => void;
   /**
    * The session of a parked 2025-era connection to go on with: the client is built on it with
    * no round trip (no `initialize`), over Streamable HTTP; the era verdict is left as it is.
+   * A `ParkedSession` (typed by its shape: parked_session.ts opens clients through this file).
    */
-  resume?: ParkedSession;
+  resume?: { readonly sessionId: string; readonly handshake: LegacyHandshake };
 }
 
 /** An initialised client and how it is connected. */
@@ -300,7 +308,11 @@ async function initialise(
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
-  const onLog = routes.onLog;
+  const { onLog, onToolsChanged, onClose } = routes;
+  if (onToolsChanged !== undefined) {
+    client.setNotificationHandler("notifications/tools/list_changed", () => onToolsChanged(client));
+  }
+  if (onClose !== undefined) client.onclose = () => onClose(client, transport);
   if (onLog !== undefined) {
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
