@@ -1,4 +1,4 @@
-import type { PriorDiscovery } from "../../mcp_sdk.ts";
+import { type PriorDiscovery, SdkHttpError } from "../../mcp_sdk.ts";
 
 /** Which connection a verdict belongs to. */
 export interface EraKey {
@@ -160,4 +160,16 @@ const MAX_SHARED_PRIORS = 256;
 function serverKeyOf(key: EraKey): string {
   // A server id can hold any character: JSON keeps the parts apart.
   return JSON.stringify([key.serverId, key.target]);
+}
+
+/**
+ * Whether a request on a client built from a kept verdict (no round trip) was refused unrun as
+ * for an era the server does not speak (HTTP 400, 404 or 405): the verdict no longer fits (a
+ * server that changed era while its users were parked would fail every call otherwise).
+ *
+ * @param error What the request threw (the SDK's error).
+ * @returns `true` when the verdict is to be forgotten and the request sent once more.
+ */
+export function verdictRefused(error: unknown): boolean {
+  return error instanceof SdkHttpError && [400, 404, 405].includes(error.status ?? 0);
 }

@@ -30,13 +30,15 @@ export function sessionParkable(client: Client): boolean {
 }
 
 /**
- * What a parkable 2025-era client (see `sessionParkable`) keeps when it is let go of.
+ * What a parkable 2025-era client (see `sessionParkable`) keeps when it is let go of; its
+ * transport is told to leave the session open on the server when the client closes.
  *
  * @param client The connected client.
  * @returns What to keep, the handshake shared with every connection that got the same answer.
  */
 export function parkedSessionOf(client: Client): ParkedSession | undefined {
   const transport = client.transport as HttpClientTransport | undefined;
+  transport?.keepSession();
   const handshake = legacyHandshakeOf(client);
   if (transport === undefined || handshake === undefined) return undefined;
   const kept = shared(handshake);

@@ -37,28 +37,23 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   #calls?: Set<ToolContext>;
   /** The request options of calls without their own deadline (see `callOptions`). */
   #callDefaults?: CallDefaults;
-  /** Which calls carry a progress token, learned per tool. */
-  #progress: ProgressTokens;
-
-  /**
-   * Creates the connection; nothing is opened until it is used.
-   *
-   * @param settings The server, its config and the gateway's settings.
-   */
-  constructor(settings: ConnectionSettings) {
-    super(settings);
-    this.#progress = new ProgressTokens(settings.progressTokens === "always");
-  }
+  /** Which calls carry a progress token, learned per tool; made on use (see `parked`). */
+  #progress?: ProgressTokens;
 
   /** Which calls carry a progress token, learned per tool. */
   get progressTokens(): ProgressTokens {
-    return this.#progress;
+    return this.#progress ??= new ProgressTokens(this.settings.progressTokens === "always");
   }
 
-  /** A parked connection keeps no call options: they are made again on the next call. */
+  /**
+   * A parked connection keeps no call options: they are made again on the next call. Nor its
+   * progress policy, unless a tool reported progress: the rest is spent probes, and the next
+   * call of a tool probes again (one token more per idle spell, not an object per idle user).
+   */
   protected override parked(): void {
     this.#callDefaults = undefined;
     this.#redactResultFn = undefined;
+    if (this.#progress?.learned === false) this.#progress = undefined;
   }
 
   /**
@@ -168,7 +163,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     calls.delete(context);
     if (calls.size === 0) this.#calls = undefined; // an idle connection holds no empty set
     this.inFlight--;
-    this.lastUsedAt = performance.now();
+    this.lastUsedAt = Math.floor(performance.now());
   }
 
   /**
@@ -192,7 +187,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
       return await sendUpstreamRequest(this, { method, params, signal });
     } finally {
       this.inFlight--;
-      this.lastUsedAt = performance.now();
+      this.lastUsedAt = Math.floor(performance.now());
     }
   }
 
