@@ -39,20 +39,18 @@ export interface UserConnectionPoolOptions<C extends PooledConnection> {
   onClose?: (userId: string, serverId: string, connection: C, reason: "idle" | "evicted") => void;
 }
 
-interface Entry<C> {
-  userId: string;
-  serverId: string;
-  connection: C;
-}
-
 /**
  * One connection per (user, server), reused across requests, closed after `idleMs` without use,
  * at most `maxConnections` open with least-recently-used eviction.
  */
 export class UserConnectionPool<C extends PooledConnection> {
   #options: UserConnectionPoolOptions<C>;
-  /** Insertion order is recency order: a used entry is moved to the end. */
-  #entries = new Map<string, Entry<C>>();
+  /**
+   * The connections by key (see `keyOf`: the user and server are read back from it, so an entry
+   * is the connection alone, no record per user). Insertion order is recency order: a used
+   * entry is moved to the end.
+   */
+  #entries = new Map<string, C>();
   #timer?: ReturnType<typeof setTimeout>;
   /** When the timer runs (`performance.now()`), `Infinity` without one. */
   #timerAt = Infinity;
@@ -90,19 +88,16 @@ export class UserConnectionPool<C extends PooledConnection> {
     // Also swept here: edge runtimes run timers only while a request runs.
     if (performance.now() >= this.#idleCheckAt) this.#sweepIdle();
     const key = keyOf(userId, serverId);
-    let entry = this.#entries.get(key);
-    if (entry !== undefined) this.#entries.delete(key);
+    let connection = this.#entries.get(key);
+    if (connection !== undefined) this.#entries.delete(key);
     else {
-      entry = { userId, serverId, connection: create() };
-      this.#idleCheckAt = Math.min(
-        this.#idleCheckAt,
-        entry.connection.lastUsedAt + this.#options.idleMs,
-      );
+      connection = create();
+      this.#idleCheckAt = Math.min(this.#idleCheckAt, connection.lastUsedAt + this.#options.idleMs);
     }
-    this.#entries.set(key, entry);
+    this.#entries.set(key, connection);
     this.#evict(key);
     this.#touched();
-    return entry.connection;
+    return connection;
   }
 
   /**
@@ -113,7 +108,7 @@ export class UserConnectionPool<C extends PooledConnection> {
    * @returns The connection, or `undefined`.
    */
   peek(userId: string, serverId: string): C | undefined {
-    return this.#entries.get(keyOf(userId, serverId))?.connection;
+    return this.#entries.get(keyOf(userId, serverId));
   }
 
   /**
@@ -124,12 +119,12 @@ export class UserConnectionPool<C extends PooledConnection> {
    */
   async remove(userId: string, serverId?: string): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const [key, entry] of this.#entries) {
-      if (entry.userId !== userId || (serverId !== undefined && entry.serverId !== serverId)) {
-        continue;
-      }
+    const only = serverId === undefined ? undefined : keyOf(userId, serverId);
+    const prefix = keyOf(userId, "");
+    for (const [key, connection] of this.#entries) {
+      if (only === undefined ? !key.startsWith(prefix) : key !== only) continue;
       this.#entries.delete(key);
-      closing.push(entry.connection.close());
+      closing.push(connection.close());
     }
     await Promise.allSettled(closing);
   }
@@ -141,10 +136,10 @@ export class UserConnectionPool<C extends PooledConnection> {
    */
   async removeServer(serverId: string): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const [key, entry] of this.#entries) {
-      if (entry.serverId !== serverId) continue;
+    for (const [key, connection] of this.#entries) {
+      if (partsOf(key).serverId !== serverId) continue;
       this.#entries.delete(key);
-      closing.push(entry.connection.close());
+      closing.push(connection.close());
     }
     await Promise.allSettled(closing);
   }
@@ -156,16 +151,16 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#timerAt = Infinity;
     const all = [...this.#entries.values()];
     this.#entries.clear();
-    await Promise.allSettled([...all.map((entry) => entry.connection.close()), ...this.#closing]);
+    await Promise.allSettled([...all.map((connection) => connection.close()), ...this.#closing]);
   }
 
   /** Closes the least recently used connections not in use (nor `keep`) over the limit. */
   #evict(keep?: string): void {
     if (this.#entries.size <= this.#options.maxConnections) return;
-    for (const [key, entry] of this.#entries) {
+    for (const [key, connection] of this.#entries) {
       if (this.#entries.size <= this.#options.maxConnections) break;
-      if (entry.connection.inFlight > 0 || key === keep) continue;
-      this.#drop(key, entry, "evicted");
+      if (connection.inFlight > 0 || key === keep) continue;
+      this.#drop(key, connection, "evicted");
     }
   }
 
@@ -182,11 +177,10 @@ export class UserConnectionPool<C extends PooledConnection> {
     const { idleMs, parkMs = Infinity } = this.#options;
     // A connection in use now is used until at least now: idle no sooner than now + idleMs.
     let next = now + idleMs;
-    for (const [key, entry] of this.#entries) {
-      const { connection } = entry;
+    for (const [key, connection] of this.#entries) {
       const { inFlight, lastUsedAt } = connection;
       if (inFlight > 0) continue;
-      if (now - lastUsedAt >= idleMs) this.#drop(key, entry, "idle");
+      if (now - lastUsedAt >= idleMs) this.#drop(key, connection, "idle");
       else {
         if (connection.parkable === true && now - lastUsedAt >= parkMs) connection.park?.();
         next = Math.min(next, lastUsedAt + idleMs);
@@ -217,7 +211,7 @@ export class UserConnectionPool<C extends PooledConnection> {
     const now = performance.now();
     const { idleMs, parkMs = Infinity } = this.#options;
     let due = Infinity;
-    for (const { connection } of this.#entries.values()) {
+    for (const connection of this.#entries.values()) {
       const { inFlight, lastUsedAt, parkable } = connection;
       const after = inFlight > 0 || parkable === true ? Math.min(idleMs, parkMs) : idleMs;
       due = Math.min(due, (inFlight > 0 ? now : lastUsedAt) + after);
@@ -227,18 +221,28 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#timer = setTimeout(() => this.#sweep(), wait);
   }
 
-  #drop(key: string, entry: Entry<C>, reason: "idle" | "evicted"): void {
+  #drop(key: string, connection: C, reason: "idle" | "evicted"): void {
     this.#entries.delete(key);
-    const closing = entry.connection.close().catch(() => {});
+    const closing = connection.close().catch(() => {});
     this.#closing.add(closing);
     closing.finally(() => this.#closing.delete(closing));
-    this.#options.onClose?.(entry.userId, entry.serverId, entry.connection, reason);
+    const { userId, serverId } = partsOf(key);
+    this.#options.onClose?.(userId, serverId, connection, reason);
   }
 }
 
 /** How much later than due the timer may run before a use moves it earlier (fewer timers). */
 const PARK_SLACK_MS = 250;
 
+/** The pool key: the user's length first, so the user and server read back exactly (any text). */
 function keyOf(userId: string, serverId: string): string {
   return `${userId.length}:${userId}\u0000${serverId}`;
+}
+
+/** The user and server of a pool key (see `keyOf`). */
+function partsOf(key: string): { userId: string; serverId: string } {
+  const colon = key.indexOf(":");
+  const start = colon + 1;
+  const end = start + Number(key.slice(0, colon));
+  return { userId: key.slice(start, end), serverId: key.slice(end + 1) };
 }
