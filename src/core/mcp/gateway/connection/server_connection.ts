@@ -18,7 +18,6 @@ import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 import { ConnectionLifecycle } from "./connection_lifecycle.ts";
-import type { ConnectionSettings } from "./connection_settings.ts";
 
 export type { ConnectionSettings } from "./connection_settings.ts";
 
