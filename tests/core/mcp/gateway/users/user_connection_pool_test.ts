@@ -207,3 +207,25 @@ Deno.test("UserConnectionPool with parking: a use reads no other connection, and
   assertEquals([closed, busy.closed, small.size], [["idle:idle"], false, 1]);
   await small.close();
 });
+
+Deno.test("UserConnectionPool tells users and servers apart by key alone, whatever their ids hold", async () => {
+  // The pool keeps no record per entry: user and server are read back from the key. Ids made to
+  // look like another user's key must not reach that user's connection, on removal or close.
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<FakeConnection>({
+    idleMs: 60_000,
+    maxConnections: 3,
+    onClose: (userId, serverId, _c, reason) => closed.push(`${userId}|${serverId}|${reason}`),
+  });
+  const plain = pool.acquire("u", "s", () => new FakeConnection("plain"));
+  const tricky = pool.acquire("u\u0000s", "x", () => new FakeConnection("tricky"));
+  const colon = pool.acquire("1:u", "s:\u0000t", () => new FakeConnection("colon"));
+  assertEquals(pool.peek("u", "s\u0000x"), undefined);
+  await pool.remove("u");
+  assertEquals([plain.closed, tricky.closed, colon.closed], [true, false, false]);
+  await pool.removeServer("x");
+  assertEquals([tricky.closed, colon.closed], [true, false]);
+  for (const user of ["a", "b", "c"]) pool.acquire(user, "s", () => new FakeConnection(user));
+  assertEquals(closed, ["1:u|s:\u0000t|evicted"], "the evicted entry's user and server, exactly");
+  await pool.close();
+});
