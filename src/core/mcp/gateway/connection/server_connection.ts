@@ -36,6 +36,11 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   #calls?: Set<ToolContext>;
   /** The request options of calls without their own deadline (see `callOptions`). */
   #callDefaults?: CallDefaults;
+  /**
+   * What the gateway's routing reaches this connection through (its callee: pin check and span),
+   * made on the first call and held exactly as long as the connection.
+   */
+  callee?: object;
   /** Which calls carry a progress token, learned per tool; made on use (see `parked`). */
   #progress?: ProgressTokens;
 

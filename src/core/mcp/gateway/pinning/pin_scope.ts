@@ -12,6 +12,19 @@ export interface PinScope {
   userId?: string;
   /** Whether the server is a global one (default: global only when there is no `userId`). */
   global?: boolean;
+  /** Its `scopeKey`, made once by a caller that keeps the scope (see `keyedScope`). */
+  readonly key?: string;
+}
+
+/**
+ * A scope that carries its key, for a caller that keeps it across calls (a connection's callee):
+ * each check then reads the key instead of making it.
+ *
+ * @param scope The server (and user).
+ * @returns The scope with its key.
+ */
+export function keyedScope(scope: PinScope): PinScope {
+  return { ...scope, key: scopeKey(scope) };
 }
 
 /** Whether the scope is a global server seen by one user (own acceptances over server-wide pins). */
