@@ -24,7 +24,12 @@ export interface PinScope {
  * @returns The scope with its key.
  */
 export function keyedScope(scope: PinScope): PinScope {
-  return { ...scope, key: scopeKey(scope) };
+  const { serverId, userId } = scope;
+  const key = scopeKey(scope);
+  // Literals, not a spread plus a field (that adds a separate property store per scope).
+  return scope.global === true
+    ? { serverId, userId, global: true, key }
+    : { serverId, userId, key };
 }
 
 /** Whether the scope is a global server seen by one user (own acceptances over server-wide pins). */
