@@ -1,4 +1,4 @@
-import { deadline } from "@std/async";
+import { abortable } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
@@ -325,7 +325,7 @@ async function initialise(
   const ms = configured ?? Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
     const connect = { timeout: ms, ...(prior === undefined ? {} : { prior }) };
-    await deadline(client.connect(transport as Transport, connect), ms).catch(
+    await timeLimited(client.connect(transport as Transport, connect), ms).catch(
       (error: unknown) => {
         if (!(error instanceof DOMException && error.name === "TimeoutError")) throw error;
         const why = transport.describeStall?.();
@@ -356,4 +356,22 @@ function probeCause(error: unknown): unknown {
       cause instanceof Error
     ? cause
     : error;
+}
+
+/**
+ * A promise rejected with a `TimeoutError` once `ms` pass, as std's `deadline`, but with its timer
+ * cleared when the promise settles: `deadline`'s `AbortSignal.timeout` keeps its signal (and what
+ * hangs on it) for the whole deadline after a connect ended, for each connect of each user.
+ */
+async function timeLimited<T>(promise: Promise<T>, ms: number): Promise<T> {
+  const timer = new AbortController();
+  const id = setTimeout(
+    () => timer.abort(new DOMException("Signal timed out.", "TimeoutError")),
+    ms,
+  );
+  try {
+    return await abortable(promise, timer.signal);
+  } finally {
+    clearTimeout(id);
+  }
 }
