@@ -3,8 +3,9 @@
  * its own process), expose it and make one call, through toolroute's gateway and, in another process, through the
  * raw SDK `Client` doing the same (connect, list, call, keep open). Each side runs in a fresh process so RSS is its
  * own; RSS is read after a full GC, once right after the last call ("hot") and once all users have
- * been idle for 1.5 s (the gateway parks an idle user connection to a 2026-07-28 server after 1 s:
- * its SDK client is let go, the next call builds one without a round trip).
+ * been idle for 1.5 s (the gateway parks an idle user connection over HTTP after 1 s: its SDK
+ * client is let go, the next call builds one without a round trip, from the discover verdict of a
+ * 2026-07-28 server or on the session of a 2025 one).
  *
  * Run: `deno run --no-prompt -A --v8-flags=--expose-gc bench/user_connections_bench.ts [users=2000] [...more]`
  *

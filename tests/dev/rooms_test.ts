@@ -145,6 +145,33 @@ Deno.test("src: imports between files point one way (no file imports itself thro
   assertEquals(fileCycles(SRC.slice(0, -1)), []);
 });
 
+/** Most lines of one file in src/: a longer file holds more than one concept; split it. */
+const MAX_LINES = 400;
+
+/** The files below a directory with more than `max` lines, as `path: lines`, sorted. */
+function longFiles(dir: string, max: number): string[] {
+  return filesBelow(dir).flatMap((file) => {
+    const lines = Deno.readTextFileSync(file).replace(/\n$/, "").split("\n").length;
+    return lines > max ? [`${relative(dir, file)}: ${lines}`] : [];
+  }).sort();
+}
+
+Deno.test(`src: no file is over ${MAX_LINES} lines`, () => {
+  assertEquals(longFiles(SRC.slice(0, -1), MAX_LINES), []);
+});
+
+Deno.test("longFiles() finds a file over the bound and leaves one at the bound alone", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "toolroute_lines_" });
+  try {
+    Deno.mkdirSync(join(dir, "room"));
+    Deno.writeTextFileSync(join(dir, "room", "long.ts"), "x;\n".repeat(MAX_LINES + 1));
+    Deno.writeTextFileSync(join(dir, "at_bound.ts"), "x;\n".repeat(MAX_LINES));
+    assertEquals(longFiles(dir, MAX_LINES), [`room${SEPARATOR}long.ts: ${MAX_LINES + 1}`]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
 const DOCS = [
   ...[...Deno.readDirSync(join(ROOT, "docs"))].map((entry) => join("docs", entry.name)),
   "README.md",

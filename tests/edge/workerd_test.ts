@@ -42,9 +42,9 @@ const BUNDLE_BUDGET_BYTES = 210 * 1024;
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
  * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth: the last
- * measure plus about 3 %.
+ * measure plus about 3 %. Raised from 62 KB (measured 62.5 KB) by parked 2025-era sessions.
  */
-const OWN_CODE_CEILING_BYTES = 62 * 1024;
+const OWN_CODE_CEILING_BYTES = 64 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 

@@ -10,6 +10,12 @@
  * @module
  */
 
+import type {
+  Client as SdkClient,
+  Implementation,
+  ServerCapabilities,
+} from "@modelcontextprotocol/client";
+
 export {
   auth as oauthAuthorize,
   Client,
@@ -73,3 +79,61 @@ export type {
 // Both eras over one stdio connection: the opening message picks the era (SDK 2.x). Its
 // `process` shim is only touched without a transport of one's own, which toolroute never does.
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
+
+/** What a 2025-era client learnt from `initialize`: enough to go on with its session on a new client. */
+export interface LegacyHandshake {
+  /** The negotiated protocol version (sent as `MCP-Protocol-Version` on every request). */
+  protocolVersion: string;
+  /** The server's capabilities (the client's list methods answer empty without `tools` etc.). */
+  capabilities: ServerCapabilities;
+  /** The server's name and version. */
+  serverVersion?: Implementation;
+  /** The server's instructions. */
+  instructions?: string;
+}
+
+/**
+ * The handshake of a connected 2025-era client, read through its public getters.
+ *
+ * @param client The client.
+ * @returns The handshake, or `undefined` when the client is not a connected 2025-era one.
+ */
+export function legacyHandshakeOf(client: SdkClient): LegacyHandshake | undefined {
+  const protocolVersion = client.getNegotiatedProtocolVersion();
+  const capabilities = client.getServerCapabilities();
+  if (client.getProtocolEra() !== "legacy" || protocolVersion === undefined) return undefined;
+  if (capabilities === undefined) return undefined;
+  const serverVersion = client.getServerVersion();
+  const instructions = client.getInstructions();
+  return {
+    protocolVersion,
+    capabilities,
+    ...(serverVersion === undefined ? {} : { serverVersion }),
+    ...(instructions === undefined ? {} : { instructions }),
+  };
+}
+
+/**
+ * Gives a new, not yet connected client the handshake of an earlier one, so that connecting it
+ * to a transport that carries that session (`sessionId`) resumes the session: SDK 2.4.0's
+ * `Client#connect` runs no `initialize` for a transport with a session id and passes the
+ * negotiated version it holds to the transport (the way the SDK documents for rebuilding a
+ * transport under one client). The SDK keeps these fields private and has no setter: they are
+ * written here, the one module that knows the SDK, and `tests/core/mcp/mcp_sdk_test.ts` fails if
+ * a new SDK stops reading them.
+ *
+ * @param client A new client.
+ * @param handshake What the earlier client learnt.
+ */
+export function adoptLegacyHandshake(client: SdkClient, handshake: LegacyHandshake): void {
+  const fields = client as unknown as {
+    _negotiatedProtocolVersion?: string;
+    _serverCapabilities?: ServerCapabilities;
+    _serverVersion?: Implementation;
+    _instructions?: string;
+  };
+  fields._negotiatedProtocolVersion = handshake.protocolVersion;
+  fields._serverCapabilities = handshake.capabilities;
+  fields._serverVersion = handshake.serverVersion;
+  fields._instructions = handshake.instructions;
+}

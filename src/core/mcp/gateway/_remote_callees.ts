@@ -7,7 +7,7 @@ import type { ToolContext, UpstreamMethod } from "../../tool_source.ts";
 import type { ToolOutput } from "../../tool_output.ts";
 import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import type { ServerConnection } from "./connection/server_connection.ts";
-import type { PinScope, ToolPins } from "./pinning/tool_pins.ts";
+import { keyedScope, type PinScope, type ToolPins } from "./pinning/tool_pins.ts";
 import type { ConnectionLookup, RemoteCallee } from "./tools/remote_routed_tools.ts";
 import type { UserServers } from "./users/user_servers.ts";
 
@@ -32,8 +32,6 @@ export interface GatewayServers {
 export class RemoteCallees {
   #servers: GatewayServers;
   #pins?: ToolPins;
-  /** Held as long as its connection (a parked user's callee is one small object, no closure). */
-  #byConnection = new WeakMap<ServerConnection, RemoteCallee>();
   /** Where the global tier's tools find their connection. */
   readonly global: ConnectionLookup = {
     connection: (id) =>
@@ -67,12 +65,13 @@ export class RemoteCallees {
     connection: ServerConnection | undefined,
   ): RemoteCallee | undefined {
     if (connection === undefined) return undefined;
-    // One callee per connection (a connection serves one server for one user, or globally).
-    let callee = this.#byConnection.get(connection);
-    if (callee !== undefined) return callee;
-    callee = new ConnectionCallee(connection, { serverId, userId, pins: this.#pins });
-    this.#byConnection.set(connection, callee);
-    return callee;
+    // One callee per connection (a connection serves one server for one user, or globally),
+    // kept on it: held as long as the connection, with no table entry per user.
+    return (connection.callee ??= new ConnectionCallee(connection, {
+      serverId,
+      userId,
+      pins: this.#pins,
+    })) as RemoteCallee;
   }
 
   /** A global server that authorizes each user: calls and reads go on the user's own session. */
@@ -121,7 +120,9 @@ class ConnectionCallee implements RemoteCallee {
     const { serverId, userId } = options;
     this.#connection = connection;
     this.#pins = options.pins;
-    this.#scope = userId === undefined ? { serverId, global: true } : { serverId, userId };
+    this.#scope = keyedScope(
+      userId === undefined ? { serverId, global: true } : { serverId, userId },
+    );
   }
 
   async callTool(
@@ -133,7 +134,11 @@ class ConnectionCallee implements RemoteCallee {
     const pins = this.#pins;
     let scope = this.#scope;
     if (scope.global === true && scope.userId !== context.userId) {
-      this.#scope = scope = { serverId: scope.serverId, userId: context.userId, global: true };
+      this.#scope = scope = keyedScope({
+        serverId: scope.serverId,
+        userId: context.userId,
+        global: true,
+      });
     }
     // A tool list already found to match its pins (every call but a drift's) needs no check.
     if (pins !== undefined && !pins.verified(scope, connection.tools)) {

@@ -6,7 +6,7 @@ import type { McpGatewayEvent } from "./mcp_gateway_types.ts";
 import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
 import type { ToolPins } from "./pinning/tool_pins.ts";
-import type { KnownToolNames } from "./tools/known_tool_names.ts";
+import { type KnownToolNames, toolNamesOf } from "./tools/known_tool_names.ts";
 import type { RemoteRoutedTools } from "./tools/remote_routed_tools.ts";
 
 /** What a {@linkcode ServerResolver} works with; the gateway owns each part. */
@@ -66,7 +66,7 @@ export class ServerResolver {
     const globalTier = (id: string) => ownGlobal.includes(id) ? userGlobalTier(userId!) : "global";
     for (const { id, user, connection } of [...connected.user, ...connected.global]) {
       const tier = user ? userTier(userId!) : globalTier(id);
-      known.update(tier, id, connection.tools.map((tool) => tool.name));
+      known.update(tier, id, toolNamesOf(connection.tools));
     }
     // Servers that have not answered in this process name as the last run saw them.
     await Promise.all([

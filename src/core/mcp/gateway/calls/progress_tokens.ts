@@ -88,6 +88,11 @@ export class ProgressTokens {
     return true;
   }
 
+  /** Whether any tool has reported progress (else only spent probes are known, cheap to lose). */
+  get learned(): boolean {
+    return this.#reporting !== undefined;
+  }
+
   /**
    * Whether a tool has reported progress on this connection.
    *

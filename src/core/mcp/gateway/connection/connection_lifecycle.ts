@@ -1,6 +1,6 @@
 import type { ToolLogEntry } from "../../../tool_source.ts";
 import { abortable, delay } from "@std/async";
-import { Backoff } from "./backoff.ts";
+import { ConnectionFailures } from "./connection_failures.ts";
 import { ToolListCache } from "./tool_list_cache.ts";
 import { findAuthorizationRequired } from "../oauth/authorization_required_error.ts";
 import { mcpErrorToToolError } from "../../mcp_call.ts";
@@ -10,13 +10,20 @@ import type {
   McpElicitationResult,
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
-import { type Client, type McpTool, type ProtocolEra, SdkHttpError } from "../../mcp_sdk.ts";
+import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
+import { verdictRefused } from "./era_verdicts.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
 import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import {
+  endParkedSession,
+  type ParkedSession,
+  parkedSessionOf,
+  sessionParkable,
+} from "./parked_session.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
 
 /**
@@ -34,8 +41,11 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * use is never closed by a pool for idleness or eviction.
    */
   inFlight = 0;
-  /** When the connection was last used (`performance.now()`). */
-  lastUsedAt: number = performance.now();
+  /**
+   * When the connection was last used (`performance.now()`, whole milliseconds: a small integer
+   * is kept in the object itself, a fraction in a number box of its own per connection).
+   */
+  lastUsedAt: number = Math.floor(performance.now());
   #s: ConnectionSettings;
   /** Made from the config on use; a parked connection lets it go (see `park`). */
   #redact?: Redactor;
@@ -53,13 +63,14 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   #fromVerdict?: Client;
   /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
   #listening = false;
+  /** A parked 2025-era connection's session, to go on with on the next use (see `park`). */
+  #parked?: ParkedSession;
   #opening?: Promise<Client>;
   #kind?: TransportKind;
   /** The protocol version the last connect negotiated. */
   #protocol?: string;
-  #lastError?: string;
   /** Failures since the last success; made on the first failure, dropped on success. */
-  #backoff?: Backoff;
+  #failed?: ConnectionFailures;
   #disposed = false;
 
   /**
@@ -78,23 +89,31 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   /**
-   * Whether the connection is idle, ready and holds a client it can let go of: the server is a
-   * 2026-07-28 one over HTTP (no session, no process: the next call builds a client from the
-   * kept discover verdict, without a round trip) and no stream or listing of its own is open.
+   * Whether the connection is idle, ready and holds a client it can let go of, over Streamable
+   * HTTP (no process), with no stream or listing of its own open: the next call builds a client
+   * without a round trip, for a 2026-07-28 server from the kept discover verdict, for a 2025 one
+   * on its session (see `sessionParkable`: not while it holds a standing event stream).
    */
   get parkable(): boolean {
-    return this.#era === "modern" && this.#kind === "http" && this.#state === "ready" &&
-      this.client !== undefined &&
+    const client = this.client;
+    return this.#kind === "http" && this.#state === "ready" && client !== undefined &&
       this.inFlight === 0 && !this.#listening && this.#opening === undefined &&
-      !this.refreshing;
+      !this.refreshing && (this.#era === "modern" || sessionParkable(client));
   }
 
   /**
    * Lets an idle connection's client go (see `parkable`; otherwise nothing happens). It stays
-   * `ready` with its tool list, credentials and era verdict; the next use builds a client again.
+   * `ready` with its tool list, credentials and era verdict, and a 2025 one with its session
+   * (left open on the server); the next use builds a client again.
    */
   park(): void {
     if (!this.parkable) return;
+    const client = this.client!;
+    if (this.#era === "legacy") {
+      const parked = this.#parked = parkedSessionOf(client);
+      // The shared copy of the version (the live client's was parsed per user).
+      if (parked !== undefined) this.#protocol = parked.handshake.protocolVersion;
+    }
     void this.#drop();
     this.#redact = undefined;
     this.parked();
@@ -137,8 +156,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       ...(this.#s.userId === undefined ? {} : { userId: this.#s.userId }),
       state: this.#state,
       tools: this.tools.length,
-      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
-      reconnectAttempts: this.#backoff?.attempts ?? 0,
+      ...(this.#failed === undefined ? {} : { lastError: this.#failed.message }),
+      reconnectAttempts: this.#failed?.attempts ?? 0,
       ...(this.#kind === undefined ? {} : { transport: this.#kind }),
       ...(this.#protocol === undefined ? {} : { protocol: this.#protocol }),
     };
@@ -154,7 +173,17 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
     const release = this.hold();
     try {
-      return await this.#listTools(signal);
+      if (this.#state === "ready") {
+        // A parked connection builds its client again only when the list is listed again.
+        return await this.current(
+          () => this.client ? Promise.resolve(this.client) : this.#open(),
+          signal,
+        );
+      }
+      const waiting = this.#state === "failed" && this.#opening === undefined;
+      if (waiting) this.#failed?.throwIfWaiting();
+      await (signal === undefined ? this.#open() : abortable(this.#open(), signal));
+      return this.tools;
     } finally {
       release();
     }
@@ -168,38 +197,27 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    */
   hold(): () => void {
     this.inFlight++;
-    this.lastUsedAt = performance.now();
+    this.lastUsedAt = Math.floor(performance.now());
     let held = true;
     return () => {
       if (!held) return;
       held = false;
       this.inFlight--;
-      this.lastUsedAt = performance.now();
+      this.lastUsedAt = Math.floor(performance.now());
     };
   }
 
-  async #listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
-    if (this.#state === "ready") {
-      const ttl = this.#s.toolListTtlMs;
-      if (ttl !== undefined && performance.now() - this.listedAt >= ttl) {
-        const refresh = this.#reopened().then((client) => this.refresh(client, false));
-        await (signal === undefined ? refresh : abortable(refresh, signal));
-      }
-      return this.tools;
-    }
-    const wait = this.#backoff?.waitMs ?? 0;
-    if (this.#state === "failed" && wait > 0 && this.#opening === undefined) {
-      throw new Error(`${this.#lastError}; next attempt in ${Math.ceil(wait)} ms`);
-    }
-    await (signal === undefined ? this.#open() : abortable(this.#open(), signal));
-    return this.tools;
-  }
-
-  /** Closes the connection for good; later use fails with `upstream_unavailable`. */
+  /**
+   * Closes the connection for good; later use fails with `upstream_unavailable`. A session is
+   * ended on the server (`DELETE`), a parked one too.
+   */
   async close(): Promise<void> {
     this.#disposed = true;
     await this.#opening?.catch(() => {});
     await this.#drop();
+    const parked = this.#parked;
+    this.#parked = undefined;
+    if (parked !== undefined) await endParkedSession(this.#s, parked);
     this.#state = "closed";
   }
 
@@ -215,7 +233,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     for (let tries = 1;; tries++) {
       if (this.#state === "ready" && this.client !== undefined) return this.client;
       try {
-        const wait = this.#backoff?.waitMs ?? 0;
+        const wait = this.#failed?.waitMs ?? 0;
         if (wait > 0 && this.#opening === undefined) await delay(wait, { signal });
         return await abortable(this.#open(), signal);
       } catch (error) {
@@ -236,17 +254,15 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     return this.#opening ??= this.#connect(reopen).finally(() => this.#opening = undefined);
   }
 
-  /** The client of a ready connection, built again when it was parked. */
-  #reopened(): Promise<Client> {
-    return this.client === undefined ? this.#open() : Promise.resolve(this.client);
-  }
-
   /**
    * Opens the client: connects and lists the tools, or with `reopen` (a parked connection) only
    * builds the client again from the era verdict, quietly.
    */
   async #connect(reopen = false): Promise<Client> {
     await this.#drop();
+    // A 2025 session is gone on use: held by the client built on it, or replaced by a new one.
+    const resume = reopen ? this.#parked : undefined;
+    this.#parked = undefined;
     if (!reopen) {
       this.#state = "connecting";
       this.#s.emit({ ...this.#who(), type: "connecting" });
@@ -257,19 +273,16 @@ export abstract class ConnectionLifecycle extends ToolListCache {
         preferred: this.#kind,
         elicit: (request, signal) => this.elicit(request, signal),
         onLog: (entry) => this.log(entry),
+        onToolsChanged: (ready) => void this.refresh(ready, true),
+        onClose: (ready, transport) => this.#lost(ready, transport),
+        ...(resume === undefined ? {} : { resume }),
       });
       client = opened.client;
       this.#kind = opened.kind;
       this.#era = opened.era;
       this.#protocol = client.getNegotiatedProtocolVersion();
       const ready = client;
-      // The client lets go of its transport before `onclose`: kept here for its end reason.
-      const transport = ready.transport as McpTransport | undefined;
-      ready.onclose = () => this.#lost(ready, transport);
-      ready.setNotificationHandler("notifications/tools/list_changed", () => {
-        void this.refresh(ready, true);
-      });
-      if (reopen && opened.era === "modern") {
+      if (reopen) {
         if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
         this.client = ready;
         this.#fromVerdict = ready;
@@ -286,8 +299,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.client = ready;
       this.keep(tools);
       this.#state = "ready";
-      this.#backoff = undefined;
-      this.#lastError = undefined;
+      this.#failed = undefined;
       this.#s.emit({ ...this.#who(), type: "connected", tools: tools.length });
       return ready;
     } catch (error) {
@@ -296,29 +308,25 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#s.eras?.forget(eraKey(this.#s));
       await client?.close().catch(() => {});
       this.#state = this.#disposed ? "closed" : "failed";
-      this.#failures().failed();
-      // Waiting for the user to authorize: the next use may try again at once.
-      const authorization = findAuthorizationRequired(error);
-      if (authorization !== undefined) this.#failures().retryIn(0);
-      this.#lastError = authorization?.summary ?? describe(error, this.redactor);
-      this.#s.emit({ ...this.#who(), type: "connect_failed", message: this.#lastError });
-      throw authorization ?? new Error(this.#lastError);
+      const failures = this.#failures();
+      const thrown = failures.connectFailed(error);
+      this.#s.emit({ ...this.#who(), type: "connect_failed", message: failures.message });
+      throw thrown;
     }
   }
 
   #lost(client: Client, transport?: McpTransport): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.#parked = undefined;
     this.#listening = false;
     if (this.#disposed) return;
     this.#state = "failed";
     // A stdio server that exited says why (its exit code, a sandbox limit, its stderr).
     const reason = transport?.endReason?.();
-    this.#lastError = reason === undefined
-      ? "The connection was lost"
-      : describe(new Error(reason), this.redactor);
-    this.#failures().retryIn(0);
-    this.#s.emit({ ...this.#who(), type: "disconnected", message: this.#lastError });
+    const failures = this.#failures();
+    failures.lost(reason === undefined ? undefined : new Error(reason));
+    this.#s.emit({ ...this.#who(), type: "disconnected", message: failures.message });
   }
 
   /**
@@ -331,25 +339,21 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   async broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
     if (this.client !== client) return;
     this.#lost(client);
-    this.#lastError = describe(error, this.redactor);
-    if (!retryNow) this.#failures().retryIn(this.#s.reconnect.initialDelayMs);
+    this.#failures().lost(error, retryNow ? 0 : this.#s.reconnect.initialDelayMs);
     await client.close().catch(() => {});
   }
 
   /**
    * Whether a request on a client built from the era verdict (no round trip) failed because the
-   * verdict no longer fits: the server refused it unrun (HTTP 400, 404 or 405, as for an era it
-   * does not speak). The verdict is forgotten; the caller drops the client and sends the request
-   * once more on a client that asks again (a server that changed era while parked failed every
-   * call otherwise).
+   * verdict no longer fits (see `verdictRefused`); the verdict is then forgotten, and the caller
+   * sends the request once more on a client that asks again.
    *
    * @param client The client the request went on.
    * @param error What the request threw (the SDK's error).
    * @returns `true` when the request was not run and the verdict is forgotten.
    */
   staleVerdict(client: Client, error: unknown): boolean {
-    if (client !== this.#fromVerdict || !(error instanceof SdkHttpError)) return false;
-    if (![400, 404, 405].includes(error.status ?? 0)) return false;
+    if (client !== this.#fromVerdict || !verdictRefused(error)) return false;
     this.#s.eras?.forget(eraKey(this.#s));
     return true;
   }
@@ -362,8 +366,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     await client?.close().catch(() => {});
   }
 
-  #failures(): Backoff {
-    return this.#backoff ??= new Backoff(this.#s.reconnect);
+  #failures(): ConnectionFailures {
+    return this.#failed ??= new ConnectionFailures(this.#s.reconnect, this.redactor);
   }
 
   #who(): { serverId: string; userId?: string } {
@@ -391,10 +395,4 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   /** Routes a server's log message during a call (see `ServerConnection`). */
   protected abstract log(entry: ToolLogEntry): void;
-}
-
-/** The first line of an error's message, redacted before it is cut (a cut token is not found). */
-function describe(error: unknown, redactor: Redactor): string {
-  const message = redactor.text(error instanceof Error ? error.message : String(error));
-  return message.replace(/^(TypeError|Error): /, "").split("\n", 1)[0].slice(0, 500);
 }

@@ -1,4 +1,4 @@
-import type { PriorDiscovery } from "../../mcp_sdk.ts";
+import { type PriorDiscovery, SdkHttpError } from "../../mcp_sdk.ts";
 
 /** Which connection a verdict belongs to. */
 export interface EraKey {
@@ -45,6 +45,12 @@ export class EraVerdicts {
   #priors = new Map<string, PriorDiscovery>();
   #max: number;
   #legacyMaxAgeMs: number;
+  /**
+   * The 2025-era verdict of the moment, with its time: the users whose verdict is set within a
+   * 64th of `legacyMaxAgeMs` of one another share it (asked again that much sooner, at most),
+   * so a pooled 2025 user adds no object of its own either.
+   */
+  #agedNow?: Aged;
 
   /**
    * Creates an empty store.
@@ -106,10 +112,7 @@ export class EraVerdicts {
     let users = this.#byServer.get(id);
     if (users === undefined) this.#byServer.set(id, users = new Map());
     // Only a 2025 verdict ages: it alone carries its time.
-    users.set(
-      key.userId,
-      shared.kind === "legacy" ? { kind: "aged", prior: shared, at: performance.now() } : shared,
-    );
+    users.set(key.userId, shared.kind === "legacy" ? this.#aged(shared) : shared);
     this.#size++;
   }
 
@@ -122,6 +125,14 @@ export class EraVerdicts {
     const id = serverKeyOf(key);
     const users = this.#byServer.get(id);
     if (users?.has(key.userId)) this.#delete(id, users, key.userId);
+  }
+
+  /** A 2025-era verdict with its time, shared with those set at about the same time. */
+  #aged(prior: PriorDiscovery): Aged {
+    const now = performance.now();
+    const current = this.#agedNow;
+    if (current?.prior === prior && now - current.at <= this.#legacyMaxAgeMs / 64) return current;
+    return this.#agedNow = { kind: "aged", prior, at: now };
   }
 
   /** Drops the least recently used verdict of the least recently used server. */
@@ -138,7 +149,8 @@ export class EraVerdicts {
 }
 
 /** A kept verdict: a 2026-07-28 one as it is, a 2025 one with when it was found. */
-type Held = PriorDiscovery | { kind: "aged"; prior: PriorDiscovery; at: number };
+type Held = PriorDiscovery | Aged;
+type Aged = { kind: "aged"; prior: PriorDiscovery; at: number };
 
 /** Most characters of a discover answer that is kept. */
 const MAX_DISCOVER_CHARS = 64 * 1024;
@@ -148,4 +160,16 @@ const MAX_SHARED_PRIORS = 256;
 function serverKeyOf(key: EraKey): string {
   // A server id can hold any character: JSON keeps the parts apart.
   return JSON.stringify([key.serverId, key.target]);
+}
+
+/**
+ * Whether a request on a client built from a kept verdict (no round trip) was refused unrun as
+ * for an era the server does not speak (HTTP 400, 404 or 405): the verdict no longer fits (a
+ * server that changed era while its users were parked would fail every call otherwise).
+ *
+ * @param error What the request threw (the SDK's error).
+ * @returns `true` when the verdict is to be forgotten and the request sent once more.
+ */
+export function verdictRefused(error: unknown): boolean {
+  return error instanceof SdkHttpError && [400, 404, 405].includes(error.status ?? 0);
 }

@@ -1,4 +1,4 @@
-import { deadline } from "@std/async";
+import { abortable } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
@@ -10,8 +10,10 @@ import type {
 } from "../mcp_gateway_types.ts";
 import type { ToolLogEntry } from "../../../tool_source.ts";
 import {
+  adoptLegacyHandshake,
   Client,
   type ClientOptions,
+  type LegacyHandshake,
   type PriorDiscovery,
   type ProtocolEra,
   SdkError,
@@ -23,7 +25,11 @@ import {
 } from "../../mcp_sdk.ts";
 import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
 import { surfaceTaskAnswers } from "./task_answers.ts";
-import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
+import {
+  isStdioConfig,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+} from "../../mcp_server_config.ts";
 import type {
   McpJsonSchemaValidator,
   McpTransport,
@@ -82,6 +88,19 @@ export interface OpenClientOptions {
   ) => Promise<McpElicitationResult>;
   /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
+  /** Told of `notifications/tools/list_changed`, with the client it came on. */
+  onToolsChanged?: (client: Client) => void;
+  /**
+   * Told when the client closes, with its transport (the client lets go of it before telling,
+   * and a stdio transport says why its process ended).
+   */
+  onClose?: (client: Client, transport: McpTransport) => void;
+  /**
+   * The session of a parked 2025-era connection to go on with: the client is built on it with
+   * no round trip (no `initialize`), over Streamable HTTP; the era verdict is left as it is.
+   * A `ParkedSession` (typed by its shape: parked_session.ts opens clients through this file).
+   */
+  resume?: { readonly sessionId: string; readonly handshake: LegacyHandshake };
 }
 
 /** An initialised client and how it is connected. */
@@ -108,8 +127,14 @@ export async function openMcpClient(
   settings: OpenClientSettings,
   routes: OpenClientOptions = {},
 ): Promise<OpenedClient> {
-  const { preferred } = routes;
+  const { preferred, resume } = routes;
   const { config } = settings;
+  if (resume !== undefined && !isStdioConfig(config)) {
+    const { sessionId } = resume;
+    const transport = httpTransport(settings, { config, kind: "http", sessionId });
+    const client = await initialise(settings, transport, { prior: undefined, routes });
+    return { client, kind: "http", era: "legacy" };
+  }
   const key = eraKey(settings);
   const prior = settings.eras?.get(key);
   const request = { serverId: settings.serverId, userId: settings.userId };
@@ -136,15 +161,7 @@ export async function openMcpClient(
     ? ["sse", "http"]
     : ["http", "sse"];
   for (let i = 0;; i++) {
-    const transport = new HttpClientTransport({
-      url: new URL(config.url),
-      headers: config.headers,
-      kind: kinds[i],
-      fetch: withOAuth(settings, config),
-      allowedHosts: settings.allowedHosts,
-      maxBodyBytes: settings.maxResponseBytes,
-      eventStream: settings.eventStream,
-    });
+    const transport = httpTransport(settings, { config, kind: kinds[i] });
     try {
       const client = await initialise(settings, transport, { prior, routes });
       return opened(settings, key, client, kinds[i]);
@@ -158,6 +175,24 @@ export async function openMcpClient(
       if (i + 1 >= kinds.length || !unsupported) throw error;
     }
   }
+}
+
+/** The HTTP transport of a server's config, on a session to go on with when `sessionId` is set. */
+function httpTransport(
+  settings: OpenClientSettings,
+  how: { config: McpHttpServerConfig; kind: "http" | "sse"; sessionId?: string },
+): HttpClientTransport {
+  const { config, kind, sessionId } = how;
+  return new HttpClientTransport({
+    url: new URL(config.url),
+    headers: config.headers,
+    kind,
+    fetch: withOAuth(settings, config),
+    allowedHosts: settings.allowedHosts,
+    maxBodyBytes: settings.maxResponseBytes,
+    eventStream: settings.eventStream,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
 }
 
 /**
@@ -259,6 +294,8 @@ async function initialise(
     options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  // A parked session: the client connects on it with no `initialize` (see `adoptLegacyHandshake`).
+  if (routes.resume !== undefined) adoptLegacyHandshake(client, routes.resume.handshake);
   if (elicits && answer !== undefined) {
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const params = request.params as { message: string; requestedSchema?: object };
@@ -271,7 +308,11 @@ async function initialise(
       return result as { action: "accept" | "decline" | "cancel" };
     });
   }
-  const onLog = routes.onLog;
+  const { onLog, onToolsChanged, onClose } = routes;
+  if (onToolsChanged !== undefined) {
+    client.setNotificationHandler("notifications/tools/list_changed", () => onToolsChanged(client));
+  }
+  if (onClose !== undefined) client.onclose = () => onClose(client, transport);
   if (onLog !== undefined) {
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
@@ -284,7 +325,7 @@ async function initialise(
   const ms = configured ?? Math.max(settings.connectTimeoutMs, transport.connectTimeoutMs ?? 0);
   try {
     const connect = { timeout: ms, ...(prior === undefined ? {} : { prior }) };
-    await deadline(client.connect(transport as Transport, connect), ms).catch(
+    await timeLimited(client.connect(transport as Transport, connect), ms).catch(
       (error: unknown) => {
         if (!(error instanceof DOMException && error.name === "TimeoutError")) throw error;
         const why = transport.describeStall?.();
@@ -315,4 +356,22 @@ function probeCause(error: unknown): unknown {
       cause instanceof Error
     ? cause
     : error;
+}
+
+/**
+ * A promise rejected with a `TimeoutError` once `ms` pass, as std's `deadline`, but with its timer
+ * cleared when the promise settles: `deadline`'s `AbortSignal.timeout` keeps its signal (and what
+ * hangs on it) for the whole deadline after a connect ended, for each connect of each user.
+ */
+async function timeLimited<T>(promise: Promise<T>, ms: number): Promise<T> {
+  const timer = new AbortController();
+  const id = setTimeout(
+    () => timer.abort(new DOMException("Signal timed out.", "TimeoutError")),
+    ms,
+  );
+  try {
+    return await abortable(promise, timer.signal);
+  } finally {
+    clearTimeout(id);
+  }
 }

@@ -18,7 +18,6 @@ import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 import { ConnectionLifecycle } from "./connection_lifecycle.ts";
-import type { ConnectionSettings } from "./connection_settings.ts";
 
 export type { ConnectionSettings } from "./connection_settings.ts";
 
@@ -37,28 +36,28 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   #calls?: Set<ToolContext>;
   /** The request options of calls without their own deadline (see `callOptions`). */
   #callDefaults?: CallDefaults;
-  /** Which calls carry a progress token, learned per tool. */
-  #progress: ProgressTokens;
-
   /**
-   * Creates the connection; nothing is opened until it is used.
-   *
-   * @param settings The server, its config and the gateway's settings.
+   * What the gateway's routing reaches this connection through (its callee: pin check and span),
+   * made on the first call and held exactly as long as the connection.
    */
-  constructor(settings: ConnectionSettings) {
-    super(settings);
-    this.#progress = new ProgressTokens(settings.progressTokens === "always");
-  }
+  callee?: object;
+  /** Which calls carry a progress token, learned per tool; made on use (see `parked`). */
+  #progress?: ProgressTokens;
 
   /** Which calls carry a progress token, learned per tool. */
   get progressTokens(): ProgressTokens {
-    return this.#progress;
+    return this.#progress ??= new ProgressTokens(this.settings.progressTokens === "always");
   }
 
-  /** A parked connection keeps no call options: they are made again on the next call. */
+  /**
+   * A parked connection keeps no call options: they are made again on the next call. Nor its
+   * progress policy, unless a tool reported progress: the rest is spent probes, and the next
+   * call of a tool probes again (one token more per idle spell, not an object per idle user).
+   */
   protected override parked(): void {
     this.#callDefaults = undefined;
     this.#redactResultFn = undefined;
+    if (this.#progress?.learned === false) this.#progress = undefined;
   }
 
   /**
@@ -168,7 +167,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     calls.delete(context);
     if (calls.size === 0) this.#calls = undefined; // an idle connection holds no empty set
     this.inFlight--;
-    this.lastUsedAt = performance.now();
+    this.lastUsedAt = Math.floor(performance.now());
   }
 
   /**
@@ -192,7 +191,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
       return await sendUpstreamRequest(this, { method, params, signal });
     } finally {
       this.inFlight--;
-      this.lastUsedAt = performance.now();
+      this.lastUsedAt = Math.floor(performance.now());
     }
   }
 

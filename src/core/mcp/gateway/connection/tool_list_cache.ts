@@ -1,3 +1,4 @@
+import { abortable } from "@std/async";
 import { listAllTools, toolPagesOf } from "../../list_all_tools.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
@@ -6,6 +7,8 @@ import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 export interface ToolListSettings {
   /** Deadline of one listing (all its pages). */
   connectTimeoutMs: number;
+  /** Age after which the list is listed again on use. */
+  toolListTtlMs?: number;
   /** Shares tool definitions (and lists) between the gateway's connections. */
   toolDefinitions?: SharedToolDefinitions;
 }
@@ -23,6 +26,7 @@ export abstract class ToolListCache {
   /** What calls look up in the list, made once per (shared) list. */
   index: ToolListIndex = EMPTY;
   #version = 0;
+  /** Whole milliseconds, as `lastUsedAt` (no number box per connection). */
   #listedAt = 0;
   /** The one refresh running (per client), and whether a change was announced during it. */
   #refreshing?: { client: Client; done: Promise<void>; again: boolean };
@@ -32,9 +36,23 @@ export abstract class ToolListCache {
     return this.#version;
   }
 
-  /** When the list was last listed (`performance.now()`). */
-  protected get listedAt(): number {
-    return this.#listedAt;
+  /**
+   * The list, listed again first when it is older than `toolListTtlMs`.
+   *
+   * @param client The client to list on (a parked connection builds one again).
+   * @param signal Ends the wait (the listing goes on).
+   * @returns The tools.
+   */
+  protected async current(
+    client: () => Promise<Client>,
+    signal?: AbortSignal,
+  ): Promise<readonly McpTool[]> {
+    const ttl = this.listSettings.toolListTtlMs;
+    if (ttl !== undefined && performance.now() - this.#listedAt >= ttl) {
+      const refresh = client().then((ready) => this.refresh(ready, false));
+      await (signal === undefined ? refresh : abortable(refresh, signal));
+    }
+    return this.tools;
   }
 
   /** Whether a listing runs now. */
@@ -71,7 +89,7 @@ export abstract class ToolListCache {
   protected keep(tools: readonly McpTool[]): void {
     this.tools = tools;
     this.index = toolListIndex(tools);
-    this.#listedAt = performance.now();
+    this.#listedAt = Math.floor(performance.now());
     this.#version++;
   }
 

@@ -2,6 +2,8 @@ import type { UpstreamMethod } from "../../../tool_source.ts";
 import { mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import { type Client, ProtocolError, ProtocolErrorCode } from "../../mcp_sdk.ts";
 import type { CallingConnection } from "./guarded_call.ts";
+import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
+import { SessionExpiredError } from "../http/http_client_transport.ts";
 
 /** One resources, prompts or completion request. */
 export interface UpstreamRequest {
@@ -33,9 +35,13 @@ export async function sendUpstreamRequest(
     try {
       return await sendOn(connection, client, request);
     } catch (error) {
-      // Built from an era verdict the server no longer fits (refused unrun): once more, asking.
-      if (!connection.staleVerdict(client, error)) throw error;
-      await connection.broken(client, error as Error, true);
+      // Not delivered, as a tool call's (see `callGuarded`): a session the server forgot (also
+      // one parked meanwhile), a client built from an era verdict the server no longer fits, a
+      // request that never reached the server. The client is dropped; once more on a new one.
+      const expired = error instanceof SessionExpiredError ||
+        connection.staleVerdict(client, error);
+      if (!expired && !(error instanceof RequestNotDeliveredError)) throw error;
+      await connection.broken(client, error as Error, expired);
       return await sendOn(connection, await connection.readyClient(method, signal), request);
     }
   } catch (error) {

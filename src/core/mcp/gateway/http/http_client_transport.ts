@@ -43,6 +43,12 @@ export interface HttpClientTransportOptions {
    * once the server gave a session id, `"always"` also for a stateless server.
    */
   eventStream?: "session" | "always";
+  /**
+   * Goes on with the session of an earlier transport (a parked connection's; Streamable HTTP
+   * only): its id, or `""` for a server that gave none (stateless), so that the SDK client takes
+   * the transport as one with a session and runs no `initialize` (see `adoptLegacyHandshake`).
+   */
+  sessionId?: string;
 }
 
 type Inner = StreamableHTTPClientTransport | SSEClientTransport;
@@ -81,6 +87,10 @@ export class HttpClientTransport implements McpTransport {
   #cut = new Set<unknown>();
   #closed = false;
   #started = false;
+  /** Whether a standing event stream (GET) was asked for and not refused: one may be held. */
+  #eventStream = false;
+  /** Whether `close()` leaves the session on the server (see `keepSession`). */
+  #keepSession = false;
   #maxBodyBytes: number;
 
   /**
@@ -108,11 +118,24 @@ export class HttpClientTransport implements McpTransport {
     // A stateless server (no session id) has no session to address notifications to, so a
     // standing stream would only hold a socket per connection on both sides. It is answered here
     // as a server without one answers (405); tool lists then follow `toolListTtlMs`.
-    const fetch: typeof globalThis.fetch = (input, init) =>
-      options.kind === "http" && options.eventStream !== "always" && init?.method === "GET" &&
-        this.sessionId === undefined && !new Headers(init.headers).has("last-event-id")
-        ? Promise.resolve(new Response(null, { status: 405 }))
-        : guarded(input, init);
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      if (init?.method !== "GET") return guarded(input, init);
+      if (
+        options.kind === "http" && options.eventStream !== "always" && !this.sessionId &&
+        !new Headers(init.headers).has("last-event-id")
+      ) {
+        return Promise.resolve(new Response(null, { status: 405 }));
+      }
+      // Held from the request on (an answer still on its way may open it), until refused.
+      this.#eventStream = true;
+      return guarded(input, init).then((response) => {
+        if (!response.ok) this.#eventStream = false;
+        return response;
+      }, (error) => {
+        this.#eventStream = false;
+        throw error;
+      });
+    };
     this.#inner = options.kind === "http"
       ? new StreamableHTTPClientTransport(options.url, {
         fetch,
@@ -125,6 +148,7 @@ export class HttpClientTransport implements McpTransport {
           maxReconnectionDelay: 2000,
           reconnectionDelayGrowFactor: 2,
         },
+        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       })
       : new SSEClientTransport(options.url, {
         fetch,
@@ -143,6 +167,19 @@ export class HttpClientTransport implements McpTransport {
   /** The session id, once the server gave one. */
   get sessionId(): string | undefined {
     return this.#inner instanceof StreamableHTTPClientTransport ? this.#inner.sessionId : undefined;
+  }
+
+  /**
+   * Whether the transport holds a standing event stream (a GET the server answered, for its
+   * notifications, or the older HTTP+SSE transport's): a connection that holds one is not parked.
+   */
+  get holdsEventStream(): boolean {
+    return this.#eventStream || this.#inner instanceof SSEClientTransport;
+  }
+
+  /** Makes the next `close()` leave the session on the server, to be resumed (parking). */
+  keepSession(): void {
+    this.#keepSession = true;
   }
 
   /** Opens the transport. */
@@ -210,10 +247,11 @@ export class HttpClientTransport implements McpTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#inner instanceof StreamableHTTPClientTransport && this.#inner.sessionId) {
+    const inner = this.#inner;
+    if (inner instanceof StreamableHTTPClientTransport && inner.sessionId && !this.#keepSession) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        this.#inner.terminateSession().catch(() => {}),
+        inner.terminateSession().catch(() => {}),
         new Promise<void>((resolve) => timer = setTimeout(resolve, 1000)),
       ]);
       clearTimeout(timer);

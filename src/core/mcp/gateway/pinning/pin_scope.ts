@@ -12,6 +12,24 @@ export interface PinScope {
   userId?: string;
   /** Whether the server is a global one (default: global only when there is no `userId`). */
   global?: boolean;
+  /** Its `scopeKey`, made once by a caller that keeps the scope (see `keyedScope`). */
+  readonly key?: string;
+}
+
+/**
+ * A scope that carries its key, for a caller that keeps it across calls (a connection's callee):
+ * each check then reads the key instead of making it.
+ *
+ * @param scope The server (and user).
+ * @returns The scope with its key.
+ */
+export function keyedScope(scope: PinScope): PinScope {
+  const { serverId, userId } = scope;
+  const key = scopeKey(scope);
+  // Literals, not a spread plus a field (that adds a separate property store per scope).
+  return scope.global === true
+    ? { serverId, userId, global: true, key }
+    : { serverId, userId, key };
 }
 
 /** Whether the scope is a global server seen by one user (own acceptances over server-wide pins). */

@@ -11,7 +11,7 @@ import {
   type ToolDefinitionHash,
 } from "./tool_definition_hash.ts";
 
-export { pinKey, type PinScope } from "./pin_scope.ts";
+export { keyedScope, pinKey, type PinScope } from "./pin_scope.ts";
 
 /** The tools of one server that may be exposed, and those withheld. */
 export interface PinnedTools {
@@ -40,8 +40,6 @@ export class ToolPins {
    * list with withheld tools is never cached, so an acceptance elsewhere is seen at once.
    */
   #verified = new WeakMap<readonly McpTool[], Set<string>>();
-  /** The key of each scope object `verified` was asked about (callers keep their scopes). */
-  #keys = new WeakMap<PinScope, string>();
 
   /**
    * Creates the pin keeper.
@@ -84,7 +82,7 @@ export class ToolPins {
    * @returns The tools to expose and the withheld ones.
    */
   async check(scope: PinScope, tools: readonly McpTool[]): Promise<PinnedTools> {
-    const key = scopeKey(scope);
+    const key = scope.key ?? scopeKey(scope);
     if (this.#verified.get(tools)?.has(key)) return { tools, missing: [] };
     // Shared definitions are hashed once for every user; an in-memory check then never waits.
     const known = tools.map((tool) => knownToolDefinitionHash(tool));
@@ -128,9 +126,7 @@ export class ToolPins {
   verified(scope: PinScope, tools: readonly McpTool[]): boolean {
     const scopes = this.#verified.get(tools);
     if (scopes === undefined) return false;
-    let key = this.#keys.get(scope);
-    if (key === undefined) this.#keys.set(scope, key = scopeKey(scope));
-    return scopes.has(key);
+    return scopes.has(scope.key ?? scopeKey(scope));
   }
 
   /**

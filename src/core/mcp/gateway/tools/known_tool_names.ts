@@ -30,11 +30,12 @@ export interface KnownToolNamesOptions {
  */
 export class KnownToolNames {
   /**
-   * Per tier, each server's last known names; a server whose kept list was read (or is being
-   * read) without names yet holds `UNKNOWN`, so one map per tier says both (a pooled user holds
-   * one map, not a map and a set).
+   * Per tier, each server's last known names as `[id, names, id, names, ...]`; a server whose
+   * kept list was read (or is being read) without names yet holds `UNKNOWN`, so one list per tier
+   * says both. A flat list, not a map: most tiers (a user's) hold one or two servers, and a
+   * pooled user holds little else.
    */
-  #tiers = new Map<string, Map<string, readonly string[]>>();
+  #tiers = new Map<string, TierLists>();
   #version = 0;
   #store?: ToolNamesStore;
   #maxChars: number;
@@ -90,10 +91,8 @@ export class KnownToolNames {
     const store = this.#store;
     if (store === undefined) return;
     const reads: Promise<void>[] = [];
-    const lists = this.#listsOf(tier);
     for (const serverId of serverIds) {
-      if (lists.has(serverId)) continue;
-      lists.set(serverId, UNKNOWN);
+      if (!this.#put(tier, serverId, UNKNOWN)) continue;
       reads.push((async () => {
         let value: unknown;
         try {
@@ -106,7 +105,7 @@ export class KnownToolNames {
         const names = this.#checked(value);
         if (typeof names === "string") return this.#ignored(tier, serverId, names);
         // A server that answered meanwhile keeps its own list.
-        const now = this.#tiers.get(tier)?.get(serverId);
+        const now = namesIn(this.#tiers.get(tier), serverId);
         if (now !== undefined && now !== UNKNOWN) return;
         this.#set(tier, serverId, names);
       })());
@@ -129,7 +128,12 @@ export class KnownToolNames {
     const lists = this.#tiers.get(tier);
     if (lists === undefined) return;
     if (serverId === undefined) this.#tiers.delete(tier);
-    else if (!lists.delete(serverId)) return;
+    else {
+      const i = at(lists, serverId);
+      if (i < 0) return;
+      lists.splice(i, 2);
+      if (lists.length === 0) this.#tiers.delete(tier);
+    }
     this.#version++;
   }
 
@@ -146,25 +150,35 @@ export class KnownToolNames {
     const lists = this.#tiers.get(tier);
     const out: ServerToolNames[] = [];
     for (const serverId of serverIds) {
-      out.push({ serverId, toolNames: lists?.get(serverId) ?? [] });
+      out.push({ serverId, toolNames: namesIn(lists, serverId) ?? [] });
     }
     return out;
   }
 
-  #listsOf(tier: string): Map<string, readonly string[]> {
-    let lists = this.#tiers.get(tier);
-    if (lists === undefined) this.#tiers.set(tier, lists = new Map());
-    return lists;
+  /** Adds a server's names to a tier unless it is there; returns whether it was added. */
+  #put(tier: string, serverId: string, names: readonly string[]): boolean {
+    const lists = this.#tiers.get(tier);
+    // A literal is laid out for its two items; a push would make room for many more.
+    if (lists === undefined) this.#tiers.set(tier, [serverId, names]);
+    else if (at(lists, serverId) >= 0) return false;
+    else lists.push(serverId, names);
+    return true;
   }
 
-  /** Sets a list in memory; returns whether it changed. */
+  /**
+   * Sets a list in memory; returns whether it changed. A frozen list is kept as it is (see
+   * `toolNamesOf`: the users of one server share it), any other is copied.
+   */
   #set(tier: string, serverId: string, names: readonly string[]): boolean {
-    const lists = this.#listsOf(tier);
-    const old = lists.get(serverId);
-    if (old !== undefined && old.length === names.length && old.every((n, i) => n === names[i])) {
+    const lists = this.#tiers.get(tier);
+    const i = lists === undefined ? -1 : at(lists, serverId);
+    const old = i < 0 ? undefined : lists![i + 1] as readonly string[];
+    if (old !== undefined && old.length === names.length && old.every((n, j) => n === names[j])) {
       return false;
     }
-    lists.set(serverId, Object.freeze([...names]));
+    const kept = Object.isFrozen(names) ? names : Object.freeze([...names]);
+    if (i < 0) this.#put(tier, serverId, kept);
+    else lists![i + 1] = kept;
     this.#version++;
     return true;
   }
@@ -190,10 +204,42 @@ export class KnownToolNames {
   }
 }
 
-/** The store key of a server's kept list. */
+/** A tier's servers and their names: `[id, names, id, names, ...]`. */
+type TierLists = (string | readonly string[])[];
+
 /** A server whose names are not known yet (its kept list is read, or was read empty). */
 const UNKNOWN: readonly string[] = Object.freeze([]);
 
+/** One frozen list of names per tool list object (the users of a server share their list). */
+const namesOfList = new WeakMap<readonly { name: string }[], readonly string[]>();
+
+/**
+ * The names of a tool list, frozen and made once per list object: tool lists are shared by
+ * content between a gateway's connections, so a thousand users of one server keep one list of
+ * names, not one each.
+ *
+ * @param tools The tool list.
+ * @returns Its tools' names.
+ */
+export function toolNamesOf(tools: readonly { name: string }[]): readonly string[] {
+  let names = namesOfList.get(tools);
+  if (names === undefined) namesOfList.set(tools, names = Object.freeze(tools.map((t) => t.name)));
+  return names;
+}
+
+/** Where a server stands in a tier's lists, or -1. */
+function at(lists: TierLists, serverId: string): number {
+  for (let i = 0; i < lists.length; i += 2) if (lists[i] === serverId) return i;
+  return -1;
+}
+
+/** A server's names in a tier's lists, if any. */
+function namesIn(lists: TierLists | undefined, serverId: string): readonly string[] | undefined {
+  const i = lists === undefined ? -1 : at(lists, serverId);
+  return i < 0 ? undefined : lists![i + 1] as readonly string[];
+}
+
+/** The store key of a server's kept list. */
 function storeKey(tier: string, serverId: string): string[] {
   return tier === "global"
     ? ["tool-names", "global", serverId]

@@ -39,20 +39,18 @@ export interface UserConnectionPoolOptions<C extends PooledConnection> {
   onClose?: (userId: string, serverId: string, connection: C, reason: "idle" | "evicted") => void;
 }
 
-interface Entry<C> {
-  userId: string;
-  serverId: string;
-  connection: C;
-}
-
 /**
  * One connection per (user, server), reused across requests, closed after `idleMs` without use,
  * at most `maxConnections` open with least-recently-used eviction.
  */
 export class UserConnectionPool<C extends PooledConnection> {
   #options: UserConnectionPoolOptions<C>;
-  /** Insertion order is recency order: a used entry is moved to the end. */
-  #entries = new Map<string, Entry<C>>();
+  /**
+   * The connections by key (see `keyOf`: the user and server are read back from it, so an entry
+   * is the connection alone, no record per user). Insertion order is recency order: a used
+   * entry is moved to the end.
+   */
+  #entries = new Map<string, C>();
   #timer?: ReturnType<typeof setTimeout>;
   /** When the timer runs (`performance.now()`), `Infinity` without one. */
   #timerAt = Infinity;
@@ -87,26 +85,16 @@ export class UserConnectionPool<C extends PooledConnection> {
     // Also swept here: edge runtimes run timers only while a request runs.
     if (performance.now() >= this.#idleCheckAt) this.#sweepIdle();
     const key = keyOf(userId, serverId);
-    let entry = this.#entries.get(key);
-    if (entry !== undefined) this.#entries.delete(key);
+    let connection = this.#entries.get(key);
+    if (connection !== undefined) this.#entries.delete(key);
     else {
-      entry = { userId, serverId, connection: create() };
-      this.#idleCheckAt = Math.min(
-        this.#idleCheckAt,
-        entry.connection.lastUsedAt + this.#options.idleMs,
-      );
+      connection = create();
+      this.#idleCheckAt = Math.min(this.#idleCheckAt, connection.lastUsedAt + this.#options.idleMs);
     }
-    this.#entries.set(key, entry);
+    this.#entries.set(key, connection);
     this.#evict(key);
-    // A connection in use may be parkable once the use ends: the timer runs by then.
-    const parkMs = this.#options.parkMs;
-    if (parkMs !== undefined && this.#timerAt > performance.now() + parkMs + PARK_SLACK_MS) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#timerAt = Infinity;
-    }
-    this.#schedule();
-    return entry.connection;
+    this.#touched();
+    return connection;
   }
 
   /**
@@ -115,7 +103,7 @@ export class UserConnectionPool<C extends PooledConnection> {
    * @returns The connection, or `undefined`.
    */
   peek(userId: string, serverId: string): C | undefined {
-    return this.#entries.get(keyOf(userId, serverId))?.connection;
+    return this.#entries.get(keyOf(userId, serverId));
   }
 
   /**
@@ -125,12 +113,12 @@ export class UserConnectionPool<C extends PooledConnection> {
    */
   async remove(userId: string, serverId?: string): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const [key, entry] of this.#entries) {
-      if (entry.userId !== userId || (serverId !== undefined && entry.serverId !== serverId)) {
-        continue;
-      }
+    const only = serverId === undefined ? undefined : keyOf(userId, serverId);
+    const prefix = keyOf(userId, "");
+    for (const [key, connection] of this.#entries) {
+      if (only === undefined ? !key.startsWith(prefix) : key !== only) continue;
       this.#entries.delete(key);
-      closing.push(entry.connection.close());
+      closing.push(connection.close());
     }
     await Promise.allSettled(closing);
   }
@@ -138,10 +126,10 @@ export class UserConnectionPool<C extends PooledConnection> {
   /** Closes and forgets every user's connection to one server. */
   async removeServer(serverId: string): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const [key, entry] of this.#entries) {
-      if (entry.serverId !== serverId) continue;
+    for (const [key, connection] of this.#entries) {
+      if (partsOf(key).serverId !== serverId) continue;
       this.#entries.delete(key);
-      closing.push(entry.connection.close());
+      closing.push(connection.close());
     }
     await Promise.allSettled(closing);
   }
@@ -153,16 +141,16 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#timerAt = Infinity;
     const all = [...this.#entries.values()];
     this.#entries.clear();
-    await Promise.allSettled([...all.map((entry) => entry.connection.close()), ...this.#closing]);
+    await Promise.allSettled([...all.map((connection) => connection.close()), ...this.#closing]);
   }
 
   /** Closes the least recently used connections not in use (nor `keep`) over the limit. */
   #evict(keep?: string): void {
     if (this.#entries.size <= this.#options.maxConnections) return;
-    for (const [key, entry] of this.#entries) {
+    for (const [key, connection] of this.#entries) {
       if (this.#entries.size <= this.#options.maxConnections) break;
-      if (entry.connection.inFlight > 0 || key === keep) continue;
-      this.#drop(key, entry, "evicted");
+      if (connection.inFlight > 0 || key === keep) continue;
+      this.#drop(key, connection, "evicted");
     }
   }
 
@@ -179,11 +167,10 @@ export class UserConnectionPool<C extends PooledConnection> {
     const { idleMs, parkMs = Infinity } = this.#options;
     // A connection in use now is used until at least now: idle no sooner than now + idleMs.
     let next = now + idleMs;
-    for (const [key, entry] of this.#entries) {
-      const { connection } = entry;
+    for (const [key, connection] of this.#entries) {
       const { inFlight, lastUsedAt } = connection;
       if (inFlight > 0) continue;
-      if (now - lastUsedAt >= idleMs) this.#drop(key, entry, "idle");
+      if (now - lastUsedAt >= idleMs) this.#drop(key, connection, "idle");
       else {
         if (connection.parkable === true && now - lastUsedAt >= parkMs) connection.park?.();
         next = Math.min(next, lastUsedAt + idleMs);
@@ -192,12 +179,29 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#idleCheckAt = this.#entries.size === 0 ? Infinity : next;
   }
 
+  /**
+   * Keeps the timer due when the connection just handed out may need it (parked, or closed for
+   * idleness): that is no sooner than `min(parkMs, idleMs)` from now, and every other
+   * connection's time is already covered by the timer set. So a use only moves the timer
+   * earlier, without reading any other connection (a scan per use made a cold connect cost more
+   * the more users are pooled); the sweep reads them all, once per run.
+   */
+  #touched(): void {
+    const { idleMs, parkMs = Infinity } = this.#options;
+    const now = performance.now();
+    const due = now + Math.min(idleMs, parkMs);
+    if (this.#timerAt <= due + PARK_SLACK_MS) return;
+    clearTimeout(this.#timer);
+    this.#timerAt = due;
+    this.#timer = setTimeout(() => this.#sweep(), Math.max(due - now, 10));
+  }
+
   #schedule(): void {
     if (this.#timer !== undefined || this.#entries.size === 0) return;
     const now = performance.now();
     const { idleMs, parkMs = Infinity } = this.#options;
     let due = Infinity;
-    for (const { connection } of this.#entries.values()) {
+    for (const connection of this.#entries.values()) {
       const { inFlight, lastUsedAt, parkable } = connection;
       const after = inFlight > 0 || parkable === true ? Math.min(idleMs, parkMs) : idleMs;
       due = Math.min(due, (inFlight > 0 ? now : lastUsedAt) + after);
@@ -207,18 +211,28 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#timer = setTimeout(() => this.#sweep(), wait);
   }
 
-  #drop(key: string, entry: Entry<C>, reason: "idle" | "evicted"): void {
+  #drop(key: string, connection: C, reason: "idle" | "evicted"): void {
     this.#entries.delete(key);
-    const closing = entry.connection.close().catch(() => {});
+    const closing = connection.close().catch(() => {});
     this.#closing.add(closing);
     closing.finally(() => this.#closing.delete(closing));
-    this.#options.onClose?.(entry.userId, entry.serverId, entry.connection, reason);
+    const { userId, serverId } = partsOf(key);
+    this.#options.onClose?.(userId, serverId, connection, reason);
   }
 }
 
-/** How much later than due the timer may run before a use moves it earlier. */
+/** How much later than due the timer may run before a use moves it earlier (fewer timers). */
 const PARK_SLACK_MS = 250;
 
+/** The pool key: the user's length first, so the user and server read back exactly (any text). */
 function keyOf(userId: string, serverId: string): string {
   return `${userId.length}:${userId}\u0000${serverId}`;
+}
+
+/** The user and server of a pool key (see `keyOf`). */
+function partsOf(key: string): { userId: string; serverId: string } {
+  const colon = key.indexOf(":");
+  const start = colon + 1;
+  const end = start + Number(key.slice(0, colon));
+  return { userId: key.slice(start, end), serverId: key.slice(end + 1) };
 }

@@ -73,7 +73,7 @@ export class UserServers {
         `Cannot add MCP server "${id}": user "${userId}" has a server with this id`,
       );
     }
-    const copy = structuredClone(config);
+    const copy = copyOf(config);
     if (servers === undefined) this.#configs.set(userId, [id, copy]);
     else servers.push(id, copy);
   }
@@ -176,4 +176,26 @@ export class UserServers {
 function indexOf(servers: (string | McpServerConfig)[], id: string): number {
   for (let i = 0; i < servers.length; i += 2) if (servers[i] === id) return i;
   return -1;
+}
+
+/**
+ * A copy of a config, so the host's later changes do not reach it: its objects and arrays are
+ * new, its strings the host's own (a string cannot change; `structuredClone` would copy the URL
+ * and every header value once per user). Anything else is cloned as `structuredClone` does (and
+ * refused as it refuses, e.g. a function).
+ */
+function copyOf<T>(value: T): T {
+  if (typeof value !== "object" || value === null) {
+    return typeof value === "function" ? structuredClone(value) : value;
+  }
+  if (Array.isArray(value)) return value.map((item) => copyOf(item)) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+  // A spread copies the host's object as it is laid out (no room for properties it lacks).
+  const copy = { ...value } as Record<string, unknown>;
+  for (const key of Object.keys(copy)) {
+    if (typeof copy[key] === "object" || typeof copy[key] === "function") {
+      copy[key] = copyOf(copy[key]);
+    }
+  }
+  return copy as T;
 }

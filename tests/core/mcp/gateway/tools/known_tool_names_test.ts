@@ -6,6 +6,10 @@ import {
   type McpTransport,
 } from "../../../../../src/core/mcp/mod.ts";
 import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
+import {
+  KnownToolNames,
+  toolNamesOf,
+} from "../../../../../src/core/mcp/gateway/tools/known_tool_names.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 
 const URL_CONFIG = { url: "http://127.0.0.1:1/mcp" };
@@ -204,4 +208,28 @@ Deno.test("McpGateway with toolNames: corrupt kept lists and a failing store are
     TypeError,
     '"toolNames.store" needs get and set',
   );
+});
+
+Deno.test("Users of one tool list share one frozen names list; each tier keeps and forgets its own", () => {
+  const known = new KnownToolNames();
+  const tools = [{ name: "a" }, { name: "b" }];
+  const names = toolNamesOf(tools);
+  assertEquals(toolNamesOf(tools), names);
+  assert(Object.isFrozen(names) && toolNamesOf(tools) === names, "one list per tool list object");
+  known.update("user\u0000u1", "s", names);
+  known.update("user\u0000u2", "s", names);
+  known.update("user\u0000u2", "t", ["c"]);
+  const [u1] = known.lists("user\u0000u1", ["s"]);
+  const [u2s, u2t] = known.lists("user\u0000u2", ["s", "t"]);
+  assert(u1.toolNames === names && u2s.toolNames === names, "the frozen list is kept, not copied");
+  assertEquals(u2t.toolNames, ["c"]);
+  const mutable = ["d"];
+  known.update("user\u0000u1", "t", mutable);
+  mutable.push("e");
+  assertEquals(known.lists("user\u0000u1", ["t"])[0].toolNames, ["d"], "a mutable list is copied");
+  known.forget("user\u0000u2", "s");
+  assertEquals(known.lists("user\u0000u2", ["s", "t"]).map((l) => l.toolNames), [[], ["c"]]);
+  assertEquals(known.lists("user\u0000u1", ["s"])[0].toolNames, ["a", "b"], "another user's stays");
+  known.forget("user\u0000u2", "t");
+  assertEquals(known.lists("user\u0000u2", ["t"])[0].toolNames, []);
 });

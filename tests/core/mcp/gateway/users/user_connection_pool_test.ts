@@ -149,3 +149,83 @@ Deno.test("UserConnectionPool parks a connection idle for parkMs, keeps it open,
   assertEquals([idle.closed, busy.closed], [false, false]);
   await pool.close();
 });
+
+Deno.test("UserConnectionPool with parking: a use reads no other connection, and idle ones are still parked and closed", async () => {
+  let reads = 0;
+  class Counted {
+    inFlight = 0;
+    #at = performance.now();
+    constructor(readonly name: string) {}
+    // Not parkable (a stdio server's, or one holding an event stream): the timer is due only
+    // at the far idle time, and each use wants it at the near park time.
+    get parkable(): boolean {
+      reads++;
+      return false;
+    }
+    park(): void {}
+    get lastUsedAt(): number {
+      reads++;
+      return this.#at;
+    }
+    close(): Promise<void> {
+      return Promise.resolve();
+    }
+  }
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<Counted>({
+    idleMs: 600_000,
+    parkMs: 60_000,
+    maxConnections: 10_000,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  for (let u = 0; u < 2000; u++) {
+    pool.acquire(`u${u}`, "s", () => new Counted(`c${u}`));
+    pool.acquire(`u${u}`, "s", () => new Counted("unused"));
+  }
+  // A scan of the pool per use (to set the timer) would read millions of times; with none, a new
+  // connection is read once (its idle bound) and a reused one not at all.
+  assert(reads <= 2_000, `read parkable or lastUsedAt ${reads} times for 4 000 uses`);
+  await pool.close();
+
+  // The behaviour that the scan served is kept: an idle connection is parked, a longer idle one
+  // closed, one in use neither, while uses keep coming.
+  const small = new UserConnectionPool<ParkableConnection>({
+    idleMs: 150,
+    parkMs: 20,
+    maxConnections: 10,
+    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+  });
+  const idle = small.acquire("idle", "s", () => new ParkableConnection("idle"));
+  const busy = small.acquire("busy", "s", () => new ParkableConnection("busy"));
+  busy.inFlight = 1;
+  while (idle.holdsClient) {
+    small.acquire("busy", "s", () => new ParkableConnection("other"));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assertEquals([idle.closed, busy.holdsClient], [false, true]);
+  while (!idle.closed) await new Promise((resolve) => setTimeout(resolve, 10));
+  assertEquals([closed, busy.closed, small.size], [["idle:idle"], false, 1]);
+  await small.close();
+});
+
+Deno.test("UserConnectionPool tells users and servers apart by key alone, whatever their ids hold", async () => {
+  // The pool keeps no record per entry: user and server are read back from the key. Ids made to
+  // look like another user's key must not reach that user's connection, on removal or close.
+  const closed: string[] = [];
+  const pool = new UserConnectionPool<FakeConnection>({
+    idleMs: 60_000,
+    maxConnections: 3,
+    onClose: (userId, serverId, _c, reason) => closed.push(`${userId}|${serverId}|${reason}`),
+  });
+  const plain = pool.acquire("u", "s", () => new FakeConnection("plain"));
+  const tricky = pool.acquire("u\u0000s", "x", () => new FakeConnection("tricky"));
+  const colon = pool.acquire("1:u", "s:\u0000t", () => new FakeConnection("colon"));
+  assertEquals(pool.peek("u", "s\u0000x"), undefined);
+  await pool.remove("u");
+  assertEquals([plain.closed, tricky.closed, colon.closed], [true, false, false]);
+  await pool.removeServer("x");
+  assertEquals([tricky.closed, colon.closed], [true, false]);
+  for (const user of ["a", "b", "c"]) pool.acquire(user, "s", () => new FakeConnection(user));
+  assertEquals(closed, ["1:u|s:\u0000t|evicted"], "the evicted entry's user and server, exactly");
+  await pool.close();
+});

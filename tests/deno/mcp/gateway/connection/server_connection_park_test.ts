@@ -61,7 +61,7 @@ Deno.test("a parked connection to a 2026-07-28 server calls again with no discov
   }
 });
 
-Deno.test("a connection to a 2025 server is never parked: its session would be lost", async () => {
+Deno.test("a connection to a 2025 server that holds its standing event stream is never parked", async () => {
   const server = await startMcpTestServer();
   const connection = userConnections()("ana", { url: server.url });
   try {
