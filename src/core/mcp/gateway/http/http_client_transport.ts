@@ -81,6 +81,11 @@ export class HttpClientTransport implements McpTransport {
    * returns with its request unanswered (the SDK has read such a body when `send()` returns).
    */
   #wholeBodies = new Set<() => readonly unknown[]>();
+  /**
+   * How many whole bodies are kept before those that answered every request they carried are
+   * let go (see `#sweep`).
+   */
+  #sweepAt = MIN_SWEEP;
   /** Pending requests a whole JSON body carried (see `#answeredWhole`). */
   #wholeIds = new Set<unknown>();
   /** Requests whose answer's body was cut at the size limit. */
@@ -221,6 +226,7 @@ export class HttpClientTransport implements McpTransport {
         this.#bodyEnded([id]);
       }
       if (this.#pending.size === 0) this.#wholeBodies.clear();
+      else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
     } catch (error) {
       if (id !== undefined) {
         this.#pending.delete(id);
@@ -287,6 +293,22 @@ export class HttpClientTransport implements McpTransport {
     return this.#wholeIds.delete(id);
   }
 
+  /**
+   * Lets go of the whole bodies whose requests were all answered. The bodies are let go of
+   * together once nothing is pending, but on a connection that always has a request in flight
+   * (a slow call, one a server holds open, many users' calls on one connection) that never
+   * happens: each body answered meanwhile, and the request text it holds, would be kept. Reading
+   * their ids costs a parse of each request; the bound doubles with what stays, so each body is
+   * read about once.
+   */
+  #sweep(): void {
+    for (const ids of this.#wholeBodies) {
+      if (!ids().some((id) => this.#pending.has(id))) this.#wholeBodies.delete(ids);
+    }
+    for (const id of this.#wholeIds) if (!this.#pending.has(id)) this.#wholeIds.delete(id);
+    this.#sweepAt = Math.max(MIN_SWEEP, 2 * this.#wholeBodies.size);
+  }
+
   /** The bodies that could answer these requests ended: those still unanswered fail now. */
   #bodyEnded(ids: readonly unknown[]): void {
     if (this.#closed) return;
@@ -314,6 +336,9 @@ export class HttpClientTransport implements McpTransport {
     return true;
   }
 }
+
+/** Whole bodies kept at least before those of answered requests are let go (see `#sweep`). */
+const MIN_SWEEP = 8;
 
 /**
  * Wraps a fetch so that a connection kept across requests works on edge runtimes: it drops an
