@@ -276,7 +276,7 @@ export class HttpClientTransport implements McpTransport {
     if (this.#closed) return;
     const lostStream = /^Maximum reconnection attempts/.test(error.message) ||
       (error instanceof SseError && this.#started);
-    if (error.name === "ZodError" || error instanceof SyntaxError) this.#malformed.add(error);
+    if (error.name === "ZodError" || error instanceof SyntaxError) this.#keepMalformed(error);
     this.onerror?.(error);
     if (lostStream) {
       this.onerror?.(new Error("The server closed the event stream"));
@@ -328,6 +328,18 @@ export class HttpClientTransport implements McpTransport {
     }
   }
 
+  /**
+   * Keeps a parse error for the request it may explain. A few at most: each explains one request,
+   * and a server may send a body's worth of events that are no JSON (millions within the body
+   * bound) while its requests are answered; the oldest goes first.
+   */
+  #keepMalformed(error: Error): void {
+    if (this.#malformed.size >= MAX_MALFORMED) {
+      this.#malformed.delete(this.#malformed.values().next().value!);
+    }
+    this.#malformed.add(error);
+  }
+
   /** Takes the oldest unattributed parse error, if any, for a request that ended unanswered. */
   #attributeMalformed(): boolean {
     const oldest = this.#malformed.values().next();
@@ -336,6 +348,9 @@ export class HttpClientTransport implements McpTransport {
     return true;
   }
 }
+
+/** Parse errors kept at most for the requests they may explain (see `#keepMalformed`). */
+const MAX_MALFORMED = 16;
 
 /** Whole bodies kept at least before those of answered requests are let go (see `#sweep`). */
 const MIN_SWEEP = 8;

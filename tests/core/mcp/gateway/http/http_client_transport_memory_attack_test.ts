@@ -2,7 +2,8 @@
  * What an `HttpClientTransport` keeps of the requests it sent while a server keeps one request
  * unanswered: a server that holds one call open (a slow tool, or a hostile one that never ends it)
  * while the connection's other calls are answered with JSON bodies, as on a connection shared by
- * many users' calls where one is always in flight.
+ * many users' calls where one is always in flight; and what it keeps of a server's events that are
+ * no JSON, sent by the body's worth.
  *
  * @module
  */
@@ -90,6 +91,57 @@ Deno.test("a transport keeps no request body once answered while another call st
   assert(kept < 4_000_000, `the transport kept ${(kept / 1e6).toFixed(1)} MB of answered requests`);
   release();
   assertEquals(((await hold).content as { text: string }[])[0].text, "released");
+  await client.close();
+  await http.close();
+});
+
+Deno.test("a transport keeps a bounded number of a server's malformed events, however many come", async () => {
+  const events = 30_000;
+  let flooded = 0;
+  const make = () => {
+    const server = new McpServer({ name: "echo", version: "1.0.0" });
+    server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
+      content: [{ type: "text", text }],
+    }));
+    return server;
+  };
+  const http = inProcessServer(make, {
+    // The call's answer: a flood of events that are no JSON, then the answer itself.
+    intercept: async (request) => {
+      const body = request.method === "POST" ? await request.clone().text() : "";
+      if (!body.includes('"tools/call"')) return undefined;
+      flooded++;
+      const { id } = JSON.parse(body);
+      const answer = { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "done" }] } };
+      const text = "data: x\n\n".repeat(events) + `data: ${JSON.stringify(answer)}\n\n`;
+      return new Response(text, { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  const transport = new HttpClientTransport({
+    url: new URL("http://127.0.0.1:9/mcp"),
+    kind: "http",
+    fetch: http.fetch,
+    maxBodyBytes: 1_000_000,
+  });
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(transport as unknown as Transport);
+  let malformed = 0;
+  const onerror = transport.onerror;
+  transport.onerror = (error) => {
+    if (error instanceof SyntaxError) malformed++;
+    onerror?.(error);
+  };
+  collect();
+  const before = Deno.memoryUsage().heapUsed;
+  const result = await client.callTool({ name: "echo", arguments: { text: "x" } });
+  assertEquals((result.content as { text: string }[])[0].text, "done");
+  // The attack ran: every event was parsed and reported as malformed.
+  assertEquals(flooded, 1);
+  assertEquals(malformed, events);
+  http.requests.length = 0;
+  collect();
+  const kept = Deno.memoryUsage().heapUsed - before;
+  assert(kept < 2_000_000, `the transport kept ${(kept / 1e6).toFixed(1)} MB of parse errors`);
   await client.close();
   await http.close();
 });
