@@ -225,8 +225,10 @@ export class HttpClientTransport implements McpTransport {
       if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) {
         this.#bodyEnded([id]);
       }
-      if (this.#pending.size === 0) this.#wholeBodies.clear();
-      else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
+      if (this.#pending.size === 0) {
+        this.#wholeBodies.clear();
+        this.#wholeIds.clear();
+      } else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
     } catch (error) {
       if (id !== undefined) {
         this.#pending.delete(id);
