@@ -56,6 +56,7 @@ export const SERIAL: readonly string[] = [
   "tests/deno/mcp/stdio_sandbox_lifecycle_attack_test.ts",
   "tests/deno/mcp/stdio_sandbox_path_attack_test.ts",
   "tests/deno/mcp/stdio_sandbox_test.ts",
+  "tests/deno/mcp/stdio_secret_args_attack_test.ts",
   "tests/deno/sandbox/deno_package_mounts_attack_test.ts",
   "tests/deno/sandbox/hostile_stdio_server_attack_test.ts",
   "tests/deno/sandbox/resource_limits_attack_test.ts",

@@ -45,7 +45,7 @@ export async function spawnStdioServer(
   resolved: ReturnType<typeof stdioChildCommand>,
   options: StdioSpawnOptions = {},
 ): Promise<StdioServerProcess> {
-  const line = [resolved.command, ...resolved.args].join(" ");
+  const line = shownCommand(config, resolved);
   const plan = stdioSandboxPlan(config.sandbox, {
     command: line,
     path: bwrapHostPath(resolved.env.PATH),
@@ -69,6 +69,21 @@ export async function spawnStdioServer(
     options.onUnconfined?.(unconfinedWarning(line));
     return { child: spawnUnconfined(resolved) };
   }
+}
+
+/**
+ * The command line as a warning shows it: an argument that is a secret (`secretArgs`, such as a
+ * VS Code input's answer) reads `[redacted]`, whatever its length (a log line is no result whose
+ * words a redaction could garble). The child's arguments are the config's with flags added, so a
+ * secret is told by its value.
+ */
+function shownCommand(
+  config: StdioServerCommand,
+  resolved: ReturnType<typeof stdioChildCommand>,
+): string {
+  const secrets = new Set((config.secretArgs ?? []).map((index) => config.args?.[index]));
+  const args = resolved.args.map((arg) => secrets.has(arg) ? "[redacted]" : arg);
+  return [resolved.command, ...args].join(" ");
 }
 
 /** Starts the server as a plain process of the user. */

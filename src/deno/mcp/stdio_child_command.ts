@@ -11,6 +11,8 @@ export interface StdioServerCommand {
   env?: Record<string, string>;
   /** The child's working directory. */
   cwd?: string;
+  /** The indexes in `args` whose values are secrets (never shown in a warning or message). */
+  secretArgs?: number[];
   /** Where it runs: its own bubblewrap sandbox (the default where installed), or `"none"`. */
   sandbox?: McpStdioSandboxSetting;
 }

@@ -81,6 +81,11 @@ export class HttpClientTransport implements McpTransport {
    * returns with its request unanswered (the SDK has read such a body when `send()` returns).
    */
   #wholeBodies = new Set<() => readonly unknown[]>();
+  /**
+   * How many whole bodies are kept before those that answered every request they carried are
+   * let go (see `#sweep`).
+   */
+  #sweepAt = MIN_SWEEP;
   /** Pending requests a whole JSON body carried (see `#answeredWhole`). */
   #wholeIds = new Set<unknown>();
   /** Requests whose answer's body was cut at the size limit. */
@@ -220,7 +225,10 @@ export class HttpClientTransport implements McpTransport {
       if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) {
         this.#bodyEnded([id]);
       }
-      if (this.#pending.size === 0) this.#wholeBodies.clear();
+      if (this.#pending.size === 0) {
+        this.#wholeBodies.clear();
+        this.#wholeIds.clear();
+      } else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
     } catch (error) {
       if (id !== undefined) {
         this.#pending.delete(id);
@@ -270,7 +278,7 @@ export class HttpClientTransport implements McpTransport {
     if (this.#closed) return;
     const lostStream = /^Maximum reconnection attempts/.test(error.message) ||
       (error instanceof SseError && this.#started);
-    if (error.name === "ZodError" || error instanceof SyntaxError) this.#malformed.add(error);
+    if (error.name === "ZodError" || error instanceof SyntaxError) this.#keepMalformed(error);
     this.onerror?.(error);
     if (lostStream) {
       this.onerror?.(new Error("The server closed the event stream"));
@@ -285,6 +293,22 @@ export class HttpClientTransport implements McpTransport {
     }
     this.#wholeBodies.clear();
     return this.#wholeIds.delete(id);
+  }
+
+  /**
+   * Lets go of the whole bodies whose requests were all answered. The bodies are let go of
+   * together once nothing is pending, but on a connection that always has a request in flight
+   * (a slow call, one a server holds open, many users' calls on one connection) that never
+   * happens: each body answered meanwhile, and the request text it holds, would be kept. Reading
+   * their ids costs a parse of each request; the bound doubles with what stays, so each body is
+   * read about once.
+   */
+  #sweep(): void {
+    for (const ids of this.#wholeBodies) {
+      if (!ids().some((id) => this.#pending.has(id))) this.#wholeBodies.delete(ids);
+    }
+    for (const id of this.#wholeIds) if (!this.#pending.has(id)) this.#wholeIds.delete(id);
+    this.#sweepAt = Math.max(MIN_SWEEP, 2 * this.#wholeBodies.size);
   }
 
   /** The bodies that could answer these requests ended: those still unanswered fail now. */
@@ -306,6 +330,18 @@ export class HttpClientTransport implements McpTransport {
     }
   }
 
+  /**
+   * Keeps a parse error for the request it may explain. A few at most: each explains one request,
+   * and a server may send a body's worth of events that are no JSON (millions within the body
+   * bound) while its requests are answered; the oldest goes first.
+   */
+  #keepMalformed(error: Error): void {
+    if (this.#malformed.size >= MAX_MALFORMED) {
+      this.#malformed.delete(this.#malformed.values().next().value!);
+    }
+    this.#malformed.add(error);
+  }
+
   /** Takes the oldest unattributed parse error, if any, for a request that ended unanswered. */
   #attributeMalformed(): boolean {
     const oldest = this.#malformed.values().next();
@@ -314,6 +350,12 @@ export class HttpClientTransport implements McpTransport {
     return true;
   }
 }
+
+/** Parse errors kept at most for the requests they may explain (see `#keepMalformed`). */
+const MAX_MALFORMED = 16;
+
+/** Whole bodies kept at least before those of answered requests are let go (see `#sweep`). */
+const MIN_SWEEP = 8;
 
 /**
  * Wraps a fetch so that a connection kept across requests works on edge runtimes: it drops an
