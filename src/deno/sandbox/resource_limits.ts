@@ -142,8 +142,12 @@ exec 4<> <(:)
   while ours && kill -0 $host; do read -t 1 -u 4; done
   ours && kill -TERM $$ ) </dev/null >/dev/null 2>&1 &
 watcher=$!
+# Not this shell's jobs (their kill at the end would be reported on the session's stderr).
+disown $watcher \${keeper:+$keeper}
 rc=
 while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done
+# Ended (and reaped) before the first look: its status is still this shell's to ask for.
+[ -n "$rc" ] || { wait $pid; rc=$?; }
 # A wait the trap interrupted says 128+TERM: bubblewrap's own status, if it is still to be had.
 [ "\${rc:-0}" -gt 128 ] && { wait $pid 2>/dev/null; r=$?; [ $r = 127 ] || rc=$r; }
 kill -KILL $watcher 2>/dev/null
