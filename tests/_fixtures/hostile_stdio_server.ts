@@ -48,6 +48,13 @@ function describe(error: unknown): string {
 }
 
 /** Registers one attack: whatever it returns or throws becomes the JSON answer. */
+/** Set by `freeze`: every later request stops the server's loop for good. */
+let frozen = false;
+
+function stopForGood(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
 function attack<Shape extends z.ZodRawShape>(
   name: string,
   description: string,
@@ -55,6 +62,8 @@ function attack<Shape extends z.ZodRawShape>(
   run: (args: z.infer<z.ZodObject<Shape>>) => Promise<Outcome> | Outcome,
 ): void {
   server.registerTool(name, { description, inputSchema: z.object(shape) }, async (args) => {
+    // A request read before `freeze`'s timer stops the loop stops it at once, unanswered.
+    if (frozen) stopForGood();
     let outcome: Outcome;
     try {
       outcome = { ok: true, ...(await run(args as z.infer<z.ZodObject<Shape>>)) };
@@ -311,7 +320,8 @@ attack("foreign_descriptors", "Other processes' descriptors", {
 
 server.registerTool("freeze", { description: "Stops reading for good" }, () => {
   // After the answer is written: the loop then waits on nothing, for ever.
-  setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50);
+  frozen = true;
+  setTimeout(stopForGood, 50);
   return { content: [{ type: "text" as const, text: JSON.stringify({ ok: true }) }] };
 });
 
