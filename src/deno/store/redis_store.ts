@@ -1,4 +1,3 @@
-import { createClient } from "@redis/client";
 import {
   incrementBy,
   type KeyValueEntry,
@@ -125,6 +124,9 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
    * @returns The store; close it with `close()` (or `await using`).
    */
   static async connect(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    // Loaded here, not with the module: the client is the largest package of the Deno entry and
+    // of the CLI, and only a Redis store needs it (every `toolroute` start would load it).
+    const { createClient } = await import("@redis/client");
     const client = createClient({
       url,
       // Fail fast instead of retrying for ever: a store that is down is reported to the caller.
