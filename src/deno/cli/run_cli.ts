@@ -1,14 +1,7 @@
-import { callCommand } from "./call_command.ts";
 import { type CliIo, DENO_IO } from "./cli_io.ts";
-import { flagsCommand } from "./flags_command.ts";
 import { HELP_TEXT } from "./help_text.ts";
-import { initCommand } from "./init_command.ts";
-import { lockCommand } from "./lock_command.ts";
 import { type ArgSpec, parseArgs } from "./parse_args.ts";
-import { serveCommand } from "./serve_command.ts";
-import { toolsCommand } from "./tools_command.ts";
 import { UsageError } from "./usage_error.ts";
-import { grantsCommand } from "./grants_command.ts";
 
 const COMMON = ["config", "workspace"];
 /** `--http` alone means serve's default address, for `serve` and for the `flags` that run it. */
@@ -72,21 +65,26 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
         }" for "toolroute ${command}"; see "toolroute ${command} --help"`,
       );
     }
+    // Each command's module is loaded when it runs: a start loads only what its command uses
+    // (`--help`, `init` and `grants` load no MCP SDK at all).
     switch (command) {
       case "serve":
-        return await serveCommand(flags, io);
+        return await (await import("./serve_command.ts")).serveCommand(flags, io);
       case "tools":
-        return await toolsCommand(flags, io);
+        return await (await import("./tools_command.ts")).toolsCommand(flags, io);
       case "call":
-        return await callCommand({ flags, positionals }, io);
+        return await (await import("./call_command.ts")).callCommand({ flags, positionals }, io);
       case "lock":
-        return await lockCommand(flags, io);
+        return await (await import("./lock_command.ts")).lockCommand(flags, io);
       case "init":
-        return await initCommand(flags, io);
+        return await (await import("./init_command.ts")).initCommand(flags, io);
       case "grants":
-        return await grantsCommand({ flags, positionals }, io);
+        return await (await import("./grants_command.ts")).grantsCommand(
+          { flags, positionals },
+          io,
+        );
       default:
-        return await flagsCommand(flags, io);
+        return await (await import("./flags_command.ts")).flagsCommand(flags, io);
     }
   } catch (error) {
     if (error instanceof UsageError) {
