@@ -187,11 +187,15 @@ function withPtraceFilter(
   };
 }
 
+/** When a wrapper that has not ended is killed: after its waits (init 5 s, cgroups 1 s each). */
+const LAST_RESORT_MS = 10_000;
+
 /**
  * Stops a session's bubblewrap and so everything in its PID namespace. Wrapped in the resource
  * limits, it gets TERM (the wrapper then kills bubblewrap and removes the session's cgroups),
  * repeated until it ends (a shell's \`wait\` misses a signal that arrives just before it blocks),
- * and KILL after 3 s; otherwise KILL at once.
+ * and KILL only after the wrapper's own bounded waits (the namespace's init, then each cgroup)
+ * could have run out; otherwise KILL at once.
  *
  * @param child The spawned process.
  * @param wrapped Whether the resource-limit wrapper runs it.
@@ -207,7 +211,10 @@ export function stopSandbox(child: Deno.ChildProcess, wrapped: boolean): void {
   kill(wrapped ? "SIGTERM" : "SIGKILL");
   if (wrapped) {
     const again = setInterval(() => kill("SIGTERM"), 100);
-    const last = setTimeout(() => kill("SIGKILL"), 3000);
+    // Not sooner: a wrapper killed while it waits for the sandbox's init ends the session while
+    // the namespace's processes are still being killed (on a loaded machine that takes seconds),
+    // and `close()` would return with them still there.
+    const last = setTimeout(() => kill("SIGKILL"), LAST_RESORT_MS);
     void child.status.then(() => {
       clearInterval(again);
       clearTimeout(last);
