@@ -21,6 +21,16 @@ async function processesNaming(text: string, goneWithinMs = 3000): Promise<numbe
   }
 }
 
+/** The processes, as `ps` shows them (for a failure's message). */
+async function described(pids: number[]): Promise<string> {
+  if (pids.length === 0) return "";
+  const { stdout } = await new Deno.Command("ps", {
+    args: ["-o", "pid,ppid,stat,etime,args", "-p", pids.join(",")],
+    stdin: "null",
+  }).output();
+  return `left running:\n${new TextDecoder().decode(stdout)}`;
+}
+
 async function workspace(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_session_" }));
 }
@@ -126,9 +136,36 @@ Deno.test({
     await exec(theirs, "sleep 30 &");
     assert((await processesNaming(b, 0)).length > 0, "the session did not start");
     await router.close();
-    assertEquals(await processesNaming(b, 0), []);
+    // At once: close() returns only once the session's processes are gone.
+    const left = await processesNaming(b, 0);
+    assertEquals(left, [], await described(left));
     await Deno.remove(a, { recursive: true });
     await Deno.remove(b, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "a session asked for while the sessions close is refused, not started after close()",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await workspace();
+    const ctx = resolveBuiltinContext({ workspace: ws, bash: true });
+    const sessions = new SandboxSessions();
+    // acquire() is past its first check and waits on the workspace's mounts when close() runs.
+    const asked = sessions.acquire(ctx);
+    await sessions.close();
+    // Until the ask settles, no process of a session for this workspace may appear: one started
+    // after close() would outlive it (closed only later, when its start saw the close).
+    let settled = false;
+    const outcome = asked.then((lease) => (lease.release(), "started"), (error) => error)
+      .finally(() => settled = true);
+    const seen = new Set<number>();
+    while (!settled) for (const pid of await processesNaming(ws, 0)) seen.add(pid);
+    const error = await outcome;
+    assert(error instanceof ToolError, `the session was ${String(error)}`);
+    assertMatch(error.message, /closed/);
+    assertEquals([...seen], [], "a session was started after close()");
+    await Deno.remove(ws, { recursive: true });
   },
 });
 

@@ -110,6 +110,11 @@ export class SandboxSessions {
     // `sandboxMounts` tries the synchronous way first; the calls that fit the running session
     // as it is take `leaseNow` and never come here.
     const mounts = await sandboxMounts(ctx);
+    // Again after the wait: a close() meanwhile did not see this start, and would return while
+    // it still ran (its sandbox closed only once started, after close() had returned).
+    if (this.#closed) {
+      throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
+    }
     let entry = this.#entries.get(key);
     if (
       entry !== undefined &&
