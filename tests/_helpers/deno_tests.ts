@@ -1,6 +1,7 @@
 /**
- * Runs the Deno side's test modules (`deno task test:deno`): one type check of them all, and
- * beside it three test runs at the same time, which do not check again:
+ * Runs the Deno side's test modules (`deno task test:deno`): one type check of them all and of
+ * the core's tests (which `deno task test:core` runs unchecked: the code both share is checked
+ * once), and beside it three test runs at the same time, which do not check again:
  *
  * - `parallel`: three in five of the modules that may share a process, several at a time in one
  *   process (`deno test --parallel`), with the doc tests of `src/deno/`;
@@ -157,9 +158,21 @@ export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
   return runs.filter((run) => run.modules.length > 0);
 }
 
-/** Every module of the runs, and the doc tests of the folders they name, type-checked once. */
-function checkAll(runs: Run[], options: { collect: boolean }): Promise<ChildResult> {
-  const modules = runs.flatMap((run) => run.modules);
+/**
+ * The core's tests and doc tests (`deno task test:core` runs them without a check of its own):
+ * checked with the Deno side's, the code they share is checked once, not twice.
+ */
+export const CORE_CHECKED: readonly string[] = ["mod.ts", "src/core/", "tests/core/"];
+
+/**
+ * Every module of the runs, the doc tests of the folders they name, and (for the fast runs) the
+ * core's tests and doc tests, type-checked once.
+ */
+function checkAll(
+  runs: Run[],
+  options: { collect: boolean; core: boolean },
+): Promise<ChildResult> {
+  const modules = [...runs.flatMap((run) => run.modules), ...(options.core ? CORE_CHECKED : [])];
   return runChild([
     "check",
     ...(modules.some((path) => path.endsWith("/")) ? ["--doc"] : []),
@@ -206,7 +219,7 @@ if (import.meta.main) {
   // A serial run changes only its own process's environment and working directory: it runs
   // beside the parallel one (another process), one module at a time.
   const [checked, ...results] = await Promise.all([
-    checkAll(runs, { collect: true }),
+    checkAll(runs, { collect: true, core: asked === undefined }),
     ...runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
   ]);
   for (const { output } of [...results, checked]) {
