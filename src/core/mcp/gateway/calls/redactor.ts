@@ -1,5 +1,6 @@
 import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContent } from "../../../tool_output.ts";
+import type { ToolLogEntry, ToolProgress } from "../../../tool_source.ts";
 import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
 
 /** Shorter values are not treated as secrets (they would redact ordinary words). */
@@ -98,6 +99,30 @@ export class Redactor {
    * @param error A thrown value (usually a `ToolError`).
    * @returns The same error, or a copy with a redacted message.
    */
+  /**
+   * A JSON value with the secrets of the moment replaced in every string and name, however deep
+   * (a log message's data, an input request's schema): a copy where something was replaced, else
+   * the value itself.
+   *
+   * @param value The value.
+   * @returns The value, redacted.
+   * @throws ToolError when it is nested too deeply to be checked.
+   */
+  value<T>(value: T): T {
+    if (typeof value === "string") return this.text(value) as T;
+    const secrets = this.secrets();
+    if (secrets.length === 0 || !isRecord(value) || !jsonMentions(value, secrets)) return value;
+    try {
+      return redactValue(value, secrets) as T;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      throw new ToolError(
+        "tool_error",
+        "The server's message was withheld: it is nested too deeply to be checked for credentials",
+      );
+    }
+  }
+
   toolError(error: unknown): unknown {
     if (!isToolError(error)) return error;
     const message = this.text(error.message);
@@ -109,6 +134,48 @@ export class Redactor {
 }
 
 /** The values long enough to be secrets, once each, longest first (a bearer before its token). */
+/**
+ * A call's progress listener that gets each message without the connection's credentials
+ * (`undefined` stays `undefined`: a call without a listener carries no progress token).
+ *
+ * @param redactor The connection's redactor.
+ * @param onProgress The call's listener.
+ * @returns The listener to hand on.
+ */
+export function redactedProgress(
+  redactor: Redactor,
+  onProgress: ((progress: ToolProgress) => void) | undefined,
+): ((progress: ToolProgress) => void) | undefined {
+  if (onProgress === undefined) return undefined;
+  return (progress) => {
+    const message = progress.message;
+    if (typeof message !== "string") return onProgress(progress);
+    const redacted = redactor.text(message);
+    onProgress(redacted === message ? progress : { ...progress, message: redacted });
+  };
+}
+
+/**
+ * A server's log message without the connection's credentials, in its logger's name and its
+ * data; data nested too deeply to be checked is withheld.
+ *
+ * @param redactor The connection's redactor.
+ * @param entry The message.
+ * @returns The message to hand on (the same object when nothing was replaced).
+ */
+export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogEntry {
+  let data: unknown;
+  try {
+    data = redactor.value(entry.data);
+  } catch (error) {
+    if (!isToolError(error)) throw error;
+    data = error.message;
+  }
+  const logger = entry.logger === undefined ? undefined : redactor.text(entry.logger);
+  if (data === entry.data && logger === entry.logger) return entry;
+  return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
+}
+
 function longestFirst(values: readonly string[]): readonly string[] {
   return [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]
     .sort((a, b) => b.length - a.length);

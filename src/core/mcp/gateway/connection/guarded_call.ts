@@ -3,7 +3,7 @@ import type { ToolContext } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import type { ProgressTokens } from "../calls/progress_tokens.ts";
-import type { Redactor } from "../calls/redactor.ts";
+import { redactedProgress, type Redactor } from "../calls/redactor.ts";
 import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
@@ -85,7 +85,7 @@ export async function callGuarded(
   const { signal, timeoutMs, hardMs, extendable } = deadline;
   // A progress token only where it can be of use: a listener, or progress that may extend.
   const onProgress = connection.progressTokens.listener(toolName, {
-    onProgress: context.onProgress,
+    onProgress: redactedProgress(connection.redactor, context.onProgress),
     extendable,
   });
   const base = connection.callOptions(undefined);

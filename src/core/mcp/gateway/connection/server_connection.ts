@@ -2,6 +2,7 @@ import type { ToolContext, ToolLogEntry, UpstreamMethod } from "../../../tool_so
 import type { ToolOutput } from "../../../tool_output.ts";
 import type { McpResultParts } from "../../mcp_call.ts";
 import { ProgressTokens } from "../calls/progress_tokens.ts";
+import { redactedEntry, redactedProgress } from "../calls/redactor.ts";
 import {
   type CallDefaults,
   callGuarded,
@@ -138,7 +139,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
           signal: context.signal,
           // A progress token only where it can be of use.
           onProgress: this.progressTokens.listener(toolName, {
-            onProgress: context.onProgress,
+            onProgress: redactedProgress(this.redactor, context.onProgress),
             extendable: options.resetTimeoutOnProgress,
           }),
           trace: context.trace,
@@ -222,7 +223,13 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     call: ToolContext | undefined,
     asked: { request: McpElicitationRequest; signal: AbortSignal },
   ): Promise<McpElicitationResult> {
-    const { request, signal } = asked;
+    const { signal } = asked;
+    // Shown to a person (or the host): without the connection's credentials, as a result is.
+    const request = {
+      ...asked.request,
+      message: this.redactor.text(asked.request.message),
+      requestedSchema: this.redactor.value(asked.request.requestedSchema),
+    };
     if (call?.elicit !== undefined) {
       return await call.elicit(
         { message: request.message, requestedSchema: request.requestedSchema },
@@ -237,8 +244,11 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   protected log(entry: ToolLogEntry): void {
     if (this.#calls?.size !== 1) return;
     const [call] = this.#calls;
+    if (call.log === undefined) return;
     try {
-      call.log?.(entry);
+      // The connection's credentials are kept out of a log message as out of a result: it goes
+      // to the person behind the call (a serve client), who must not see a global server's key.
+      call.log(redactedEntry(this.redactor, entry));
     } catch {
       // A listener's failure must not break the connection.
     }

@@ -2,6 +2,7 @@ import { abortable } from "@std/async";
 import { listAllTools, toolPagesOf } from "../../list_all_tools.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
+import type { Redactor } from "../calls/redactor.ts";
 
 /** What listing a connection's tools needs. */
 export interface ToolListSettings {
@@ -66,6 +67,9 @@ export abstract class ToolListCache {
   /** The listing's deadline and the shared definitions. */
   protected abstract get listSettings(): ToolListSettings;
 
+  /** Keeps the connection's credentials out of what it lists. */
+  abstract get redactor(): Redactor;
+
   /** Told when a listing changed the list (after connect). */
   protected abstract listChanged(tools: number): void;
 
@@ -77,7 +81,10 @@ export abstract class ToolListCache {
    */
   protected async listOf(client: Client): Promise<readonly McpTool[]> {
     const { connectTimeoutMs, toolDefinitions } = this.listSettings;
-    const tools = await listAllTools(toolPagesOf(client), { timeoutMs: connectTimeoutMs });
+    const listed = await listAllTools(toolPagesOf(client), { timeoutMs: connectTimeoutMs });
+    // Without the connection's credentials, as its results: a definition reaches every model
+    // this server's tools are shown to (a global server's, every user's).
+    const tools = this.redactor.value(listed);
     return toolDefinitions?.share(tools) ?? tools;
   }
 
