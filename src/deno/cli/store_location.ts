@@ -6,11 +6,12 @@ import { UsageError } from "./usage_error.ts";
 
 /**
  * Where `--store` keeps serve's state: a SQLite file (`file`, absolute), or a Redis server
- * (`url`, `redis://` or `rediss://`, with `host` the `host:port` the process must reach).
+ * (`url`, `redis://` or `rediss://`, with `host` its `host:port`, and `net` what `--allow-net`
+ * must grant to reach it).
  */
 export type StoreLocation =
   | { readonly file: string }
-  | { readonly url: string; readonly host: string; readonly name: string };
+  | { readonly url: string; readonly host: string; readonly net: string; readonly name: string };
 
 /** The variables the Redis client reads (its debug switches), so it needs their permission. */
 export const REDIS_CLIENT_ENV: readonly string[] = [
@@ -44,21 +45,26 @@ export function storeLocation(flag: string | true | undefined): StoreLocation | 
     throw new UsageError('"--store" names no Redis host: use redis://host[:port][/db]');
   }
   const host = `${url.hostname}:${url.port || REDIS_PORT}`;
+  // The Redis client connects through node's net, which looks a name up first; Deno checks that
+  // lookup against the name without a port, so a name needs the whole host, an address only its
+  // port (it is not looked up).
+  const address = /^\d+(\.\d+){3}$/.test(url.hostname) || url.hostname.startsWith("[");
+  const net = address ? host : url.hostname;
   // The name said in messages and warnings carries no password.
-  return { url: flag, host, name: `${url.protocol}//${host}${url.pathname}` };
+  return { url: flag, host, net, name: `${url.protocol}//${host}${url.pathname}` };
 }
 
 /**
  * What a store location adds to the permissions: the file read and written, or the Redis host.
  *
  * @param location The location, when `--store` was given.
- * @returns `store` (the file) or `storeHost` (`host:port`).
+ * @returns `store` (the file) or `storeHost` (what `--allow-net` grants for the server).
  */
 export function storePermissions(
   location: StoreLocation | undefined,
 ): { store?: string; storeHost?: string } {
   if (location === undefined) return {};
-  return "file" in location ? { store: location.file } : { storeHost: location.host };
+  return "file" in location ? { store: location.file } : { storeHost: location.net };
 }
 
 /**

@@ -13,10 +13,15 @@ Deno.test("--store reads a redis:// or rediss:// URL as a Redis server and anyth
   assertEquals(storeLocation("redis://127.0.0.1"), {
     url: "redis://127.0.0.1",
     host: "127.0.0.1:6379",
+    net: "127.0.0.1:6379",
     name: "redis://127.0.0.1:6379",
   });
   const secret = storeLocation("rediss://app:hunter2-secret@cache.example.com:6380/2");
   assertEquals(secret && "host" in secret ? secret.host : undefined, "cache.example.com:6380");
+  // A name is looked up before the connection, and Deno checks the lookup without the port.
+  assertEquals(secret && "net" in secret ? secret.net : undefined, "cache.example.com");
+  const v6 = storeLocation("redis://[::1]:7000");
+  assertEquals(v6 && "net" in v6 ? v6.net : undefined, "[::1]:7000");
   // Messages name the server, never its password.
   assert(secret && "name" in secret && !secret.name.includes("hunter2"));
   assertThrows(() => storeLocation("redis://"), UsageError, "Redis");
@@ -97,6 +102,37 @@ Deno.test({
     assertEquals(counts.map((entry) => entry.value), [3]);
     assertEquals(await serve.stop(), 0);
     assertMatch(serve.stderr(), /unencrypted in redis:\/\/127\.0\.0\.1:\d+/);
+  },
+});
+
+Deno.test({
+  name:
+    "serve --store redis://localhost:PORT (a host name, not an address) runs with exactly the printed flags",
+  ignore: skipWithoutRedis(),
+  fn: async () => {
+    await using redis = await startRedis();
+    await using fixture = await makeFixture(LIMITED);
+    // The Redis client looks a name up before it connects: the printed flags must allow that.
+    const url = redis.url.replace("127.0.0.1", "localhost");
+    assert(url.startsWith("redis://localhost:"), url);
+    const args = ["--config", fixture.config, "--store", url];
+    const flags = await exactFlags([...args, "--http", "127.0.0.1:0"]);
+    await using serve = await startHttpServe(flags, args);
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
+    try {
+      const served = await client.callTool({
+        name: "read_file",
+        arguments: { path: "hello.txt" },
+      }) as { isError?: boolean; content: { text: string }[] };
+      assertMatch(served.content[0].text, /hello from the workspace/);
+    } finally {
+      await client.close();
+    }
+    // serve really used that server: its call was counted there.
+    await using store = await RedisStore.connect(redis.url);
+    assertEquals((await store.list<number>(["limits"])).map((entry) => entry.value), [1]);
+    assertEquals(await serve.stop(), 0);
   },
 });
 

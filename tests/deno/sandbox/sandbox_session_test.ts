@@ -171,6 +171,43 @@ Deno.test({
 
 Deno.test({
   name:
+    "close() ends a session that was replaced while a command still ran in it, not only the current one",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await workspace();
+    const router = new ToolRouter({
+      builtins: builtinTools({ workspace: ws, bash: true, protectedPaths: [".git", "secret"] }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    // The command creates a protected entry, so the next command's mounts differ: its session is
+    // retired (closed once its last lease ends), and a fresh one serves the next command.
+    let settled = false;
+    const long = exec(tools, "echo first > /tmp/mark; touch secret; sleep 60")
+      .finally(() => settled = true);
+    while (!(await exists(`${ws}/secret`))) await new Promise((r) => setTimeout(r, 20));
+    const next = await exec(tools, "cat /tmp/mark");
+    assertMatch(next.json.stderr, /No such file/, "the next command ran in the same session");
+    assert(!settled, "the first command ended before close() ran");
+    await router.close();
+    // At once: the retired session's command would otherwise run on after close() returned.
+    const left = await processesNaming(ws, 0);
+    assertEquals(left, [], await described(left));
+    assert((await long).isError, "the first command was not stopped");
+    await Deno.remove(ws, { recursive: true });
+  },
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name:
     "a session's idle time counts from its last use (no timer per use), and a lease held past it keeps it open",
   ignore: skipWithoutBwrap(),
   async fn() {

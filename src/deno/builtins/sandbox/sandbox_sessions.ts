@@ -67,6 +67,10 @@ export class SandboxSessions {
   #entries = new Map<string, Entry>();
   #keys = new WeakMap<ResolvedContext, string>();
   #starting = new Map<string, Promise<Entry>>();
+  // Every session started and not yet gone, the replaced ones too: a retired session still runs
+  // its commands (it closes on its last release), and one closed when idle or retired is still
+  // being stopped. close() ends and waits for each, not only those in `#entries`.
+  #live = new Set<SandboxSession>();
   #idleMs: number;
   #startTimeoutMs: number;
   #principal: string | undefined;
@@ -193,9 +197,8 @@ export class SandboxSessions {
     this.#closed = true;
     const starting = [...this.#starting.values()];
     await Promise.allSettled(starting);
-    const entries = [...this.#entries.values()];
     this.#entries.clear();
-    await Promise.allSettled(entries.map((entry) => entry.session.close()));
+    await Promise.allSettled([...this.#live].map((session) => session.close()));
   }
 
   async #start(
@@ -226,6 +229,10 @@ export class SandboxSessions {
       throw error;
     }
     if (proxy !== undefined) session.onEnd(() => void proxy.close());
+    this.#live.add(session);
+    // Ended is not yet gone: close() awaits the wrapper's exit, which follows its clean-up.
+    const gone = () => void this.#live.delete(session);
+    session.onEnd(() => void session.close().then(gone, gone));
     const entry: Entry = { session, leases: 0, lastUsed: 0, retired: false };
     if (this.#closed) {
       await session.close();
