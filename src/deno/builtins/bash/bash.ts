@@ -118,11 +118,11 @@ function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: P
   // Past the workspace's disk bound the process is stopped (its logs say nothing of why; the
   // next command is refused with the figures).
   const unwatch = watchWorkspaceDisk(ctx, () => void process.stop(0));
-  process.finished.then(() => {
-    void unwatch();
+  // The table's close() waits for the last measure and walk (a `du` would outlive it).
+  processes.afterEnd(process.finished.then(() => {
     watchWhileRunning(ctx, -1);
-    return containAfterCommand(ctx);
-  }, () => (void unwatch(), watchWhileRunning(ctx, -1)));
+    return Promise.all([unwatch(), containAfterCommand(ctx)]);
+  }, () => (watchWhileRunning(ctx, -1), unwatch())));
 }
 
 /** How often a context with running background processes is walked for planted repositories. */

@@ -21,6 +21,8 @@ export class ProcessTable implements AsyncDisposable {
   readonly #processes = new Map<string, BackgroundProcess>();
   #next = 1;
   #closed?: Promise<void>;
+  /** What runs once a process ended (its last disk measure and walk): `close()` waits for it. */
+  #afterEnd = new Set<Promise<unknown>>();
 
   /**
    * Creates the empty table of a context.
@@ -93,10 +95,22 @@ export class ProcessTable implements AsyncDisposable {
     return this.get(processId).logs(offset, limit);
   }
 
-  /** Kills every process (SIGKILL to each group) and waits for them. Idempotent. */
+  /**
+   * Keeps work that follows a process's end (see `containWhenEnded`), so that `close()` returns
+   * only once it is done: nothing of the table's runs on after it.
+   *
+   * @param work The work, from the process's start on.
+   */
+  afterEnd(work: Promise<unknown>): void {
+    const settled = () => void this.#afterEnd.delete(kept);
+    const kept = work.then(settled, settled);
+    this.#afterEnd.add(kept);
+  }
+
+  /** Kills every process (SIGKILL to each group), waits for them and what follows their end. */
   close(): Promise<void> {
     this.#closed ??= Promise.all([...this.#processes.values()].map((p) => p.stop(0)))
-      .then(() => {});
+      .then(() => Promise.all(this.#afterEnd)).then(() => {});
     return this.#closed;
   }
 

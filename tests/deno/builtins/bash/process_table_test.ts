@@ -1,7 +1,11 @@
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { ToolRouter } from "../../../../src/core/tool_router.ts";
 import { builtinTools } from "../../../../src/deno/builtins/builtin_tools.ts";
-import { MAX_RUNNING_PROCESSES } from "../../../../src/deno/builtins/bash/process_table.ts";
+import {
+  MAX_RUNNING_PROCESSES,
+  ProcessTable,
+} from "../../../../src/deno/builtins/bash/process_table.ts";
+import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "../_bash_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
@@ -222,4 +226,18 @@ Deno.test("bash write to a process that never reads its stdin ends at the deadli
   assertStringIncludes(second.text, "has not read the previous input");
   await bash.json({ action: "stop", processId });
   assertEquals(await leftovers(`sleep ${sleep}`), []);
+});
+
+Deno.test("ProcessTable close() returns only once the work that follows a process's end is done", async () => {
+  const workspace = await Deno.makeTempDir();
+  const table = new ProcessTable(resolveBuiltinContext({ workspace }));
+  // As `containWhenEnded` registers a background process's last disk measure and walk.
+  let done = false;
+  table.afterEnd(new Promise((resolve) => setTimeout(resolve, 200)).then(() => done = true));
+  let failed = false;
+  table.afterEnd(Promise.reject(new Error("a walk that failed")).catch(() => failed = true));
+  await table.close();
+  assert(done, "close() returned before the work was done");
+  assert(failed);
+  await Deno.remove(workspace, { recursive: true });
 });
