@@ -71,6 +71,23 @@ Deno.test("toolroute call --store FILE counts policy limits in serve's SQLite st
   );
 });
 
+/** One `read_file` call through a running `serve --http`, as a client makes it. */
+async function readThroughServe(
+  serve: { url: string; auth: { requestInit: { headers: Record<string, string> } } },
+): Promise<void> {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
+  try {
+    const served = await client.callTool({
+      name: "read_file",
+      arguments: { path: "hello.txt" },
+    }) as { isError?: boolean; content: { text: string }[] };
+    assertMatch(served.content[0].text, /hello from the workspace/);
+  } finally {
+    await client.close();
+  }
+}
+
 Deno.test({
   name: "serve --store redis://… and toolroute call --store redis://… share one limit in Redis",
   ignore: skipWithoutRedis(),
@@ -80,17 +97,7 @@ Deno.test({
     const args = ["--config", fixture.config, "--store", redis.url];
     const flags = await exactFlags([...args, "--http", "127.0.0.1:0"]);
     await using serve = await startHttpServe(flags, args);
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
-    try {
-      const served = await client.callTool({
-        name: "read_file",
-        arguments: { path: "hello.txt" },
-      }) as { isError?: boolean; content: { text: string }[] };
-      assertMatch(served.content[0].text, /hello from the workspace/);
-    } finally {
-      await client.close();
-    }
+    await readThroughServe(serve);
     // serve counted its call in Redis: the call command gets the one call left, then the limit.
     assertEquals([await call(fixture.config, redis.url), await call(fixture.config, redis.url)], [
       "ran",
@@ -118,17 +125,7 @@ Deno.test({
     const args = ["--config", fixture.config, "--store", url];
     const flags = await exactFlags([...args, "--http", "127.0.0.1:0"]);
     await using serve = await startHttpServe(flags, args);
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(serve.url), serve.auth));
-    try {
-      const served = await client.callTool({
-        name: "read_file",
-        arguments: { path: "hello.txt" },
-      }) as { isError?: boolean; content: { text: string }[] };
-      assertMatch(served.content[0].text, /hello from the workspace/);
-    } finally {
-      await client.close();
-    }
+    await readThroughServe(serve);
     // serve really used that server: its call was counted there.
     await using store = await RedisStore.connect(redis.url);
     assertEquals((await store.list<number>(["limits"])).map((entry) => entry.value), [1]);

@@ -6,6 +6,7 @@ import { SandboxSessions } from "../../../src/deno/builtins/sandbox/sandbox_sess
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
 import { encodeFrame } from "../../../src/deno/sandbox/session_frames.ts";
 import { concat } from "@std/bytes";
+import { exists } from "@std/fs";
 import { forgeAnswers } from "./_host_forge.ts";
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
@@ -196,15 +197,6 @@ Deno.test({
     await Deno.remove(ws, { recursive: true });
   },
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test({
   name:
