@@ -5,16 +5,21 @@ import { ToolRouter } from "../../../mod.ts";
 import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { startEraTestServer } from "../../_helpers/mcp_era_test_server.ts";
 
-/** `confirm`: answers `input_required` (a form elicitation naming the caller's token) until given. */
+/**
+ * `confirm`: answers `input_required` (a form elicitation naming the caller, read from its token)
+ * until given; the result names the token itself.
+ */
 function confirmTool(server: McpServer, request: Request | undefined): void {
   const who = request?.headers.get("authorization") ?? "anonymous";
+  // A name, not the token: an input request's text is redacted as a result's is.
+  const name = who.replace("Bearer secret-of-", "");
   const schema = z.object({ word: z.string() });
   server.registerTool("confirm", { inputSchema: z.object({}) }, (_args, ctx) => {
     const answer = acceptedContent(ctx.mcpReq.inputResponses, "word", schema);
     if (answer === undefined) {
       return inputRequired({
         inputRequests: {
-          word: inputRequired.elicit({ message: `word for ${who}`, requestedSchema: schema }),
+          word: inputRequired.elicit({ message: `word for ${name}`, requestedSchema: schema }),
         },
       });
     }
@@ -49,12 +54,11 @@ Deno.test("an upstream's input_required reaches the calling user only, two users
       });
     };
     const [ana, bo] = await Promise.all([call("ana"), call("bo")]);
-    // The server's elicitation names the token of the request that carried the call: each user is
-    // asked by the request their own call made (elicitation text is escaped, not redacted; see
-    // docs/gateway.md), never by the other's.
+    // The server's elicitation names the caller read from the token of the request that carried
+    // the call: each user is asked by the request their own call made, never by the other's.
     assertEquals(asked, {
-      ana: ["word for Bearer secret-of-ana"],
-      bo: ["word for Bearer secret-of-bo"],
+      ana: ["word for ana"],
+      bo: ["word for bo"],
     });
     assertEquals(ana.text, "[redacted] said yes-from-ana");
     assertEquals(bo.text, "[redacted] said yes-from-bo");

@@ -94,7 +94,8 @@ function startModernTaskServer(taskMs: number) {
               method: "elicitation/create",
               params: {
                 mode: "form",
-                message: `word for ${state.owner}`,
+                // The caller's name from its token (the token itself would be redacted).
+                message: `word for ${state.owner.replace("Bearer secret-of-", "")}`,
                 requestedSchema: { type: "object", properties: { word: { type: "string" } } },
               },
             },
@@ -288,8 +289,8 @@ Deno.test("a 2026-07-28 task's input request reaches the calling user only, and 
     assertEquals(server.updates.length, 2, JSON.stringify(server.updates));
     // Each user was asked by their own task only, never by the other's.
     assertEquals(asked, {
-      ana: ["word for Bearer secret-of-ana"],
-      bo: ["word for Bearer secret-of-bo"],
+      ana: ["word for ana"],
+      bo: ["word for bo"],
     });
     // Each answer went, on its user's own credentials, to that user's task, and completed it.
     for (const { taskId, by, inputResponses } of server.updates) {
