@@ -72,8 +72,10 @@ export const SERIAL: readonly string[] = [
  * too, in `deno task ok`): cold starts of npm servers, conformance suites, long attack suites.
  */
 export const SLOW: readonly string[] = [
-  // The MCP conformance suite: two cold Deno processes (suite and driver) per scenario, 24 of them.
+  // The MCP conformance suites: two cold Deno processes (suite and driver) per client scenario,
+  // 24 of them; the server scenarios of two suite versions against serve.
   "tests/conformance/conformance_client_test.ts",
+  "tests/deno/cli/conformance_server_test.ts",
   // Attack suites that build their world big: 50,000 folders; as many mounts as the bound allows;
   // files built against the matcher, 32 MiB rounds; a memory hog and a fork bomb run to their
   // limits.
@@ -81,6 +83,8 @@ export const SLOW: readonly string[] = [
   "tests/deno/builtins/sandbox/protected_mounts_test.ts",
   "tests/deno/builtins/search/matching_cannot_hang_test.ts",
   "tests/deno/sandbox/hostile_stdio_server_attack_test.ts",
+  // Two processes racing 10,000 calls for one limit in a shared Deno KV file.
+  "tests/deno/store/shared_limit_test.ts",
   // npm servers and the MCP Inspector started cold through npx.
   "tests/deno/cli/inspector_cli_test.ts",
   "tests/deno/cli/npm_servers_test.ts",
