@@ -42,6 +42,12 @@ export class KnownToolNames {
   #emit: (event: McpGatewayEvent) => void;
   /** The writes in flight, in order (a later list of a server is never overwritten by an earlier). */
   #writes: Promise<void> = Promise.resolve();
+  /**
+   * The kept lists being read, by tier and server: a second restore of the same server waits for
+   * the first one's read (else it would name with the list still unknown: at a start, serve's own
+   * first resolve and a client's first `tools/list` overlap).
+   */
+  #reading = new Map<string, Promise<void>>();
 
   /**
    * @param options The store the lists are kept in, the bound of a kept list, the events.
@@ -92,8 +98,13 @@ export class KnownToolNames {
     if (store === undefined) return;
     const reads: Promise<void>[] = [];
     for (const serverId of serverIds) {
-      if (!this.#put(tier, serverId, UNKNOWN)) continue;
-      reads.push((async () => {
+      const key = `${tier}\u0000${serverId}`;
+      if (!this.#put(tier, serverId, UNKNOWN)) {
+        const reading = this.#reading.get(key);
+        if (reading !== undefined) reads.push(reading);
+        continue;
+      }
+      const read = (async () => {
         let value: unknown;
         try {
           value = await store.get(storeKey(tier, serverId));
@@ -108,7 +119,9 @@ export class KnownToolNames {
         const now = namesIn(this.#tiers.get(tier), serverId);
         if (now !== undefined && now !== UNKNOWN) return;
         this.#set(tier, serverId, names);
-      })());
+      })();
+      this.#reading.set(key, read);
+      reads.push(read.finally(() => this.#reading.delete(key)));
     }
     await Promise.all(reads);
   }

@@ -233,3 +233,30 @@ Deno.test("Users of one tool list share one frozen names list; each tier keeps a
   known.forget("user\u0000u2", "t");
   assertEquals(known.lists("user\u0000u2", ["t"])[0].toolNames, []);
 });
+
+Deno.test("KnownToolNames: a restore that overlaps another's read of the same list waits for it", async () => {
+  const store = new MemoryStore();
+  await store.set(["tool-names", "global", "a"], ["search", "alpha"]);
+  // The store answers the first read only when let go: the second restore starts meanwhile.
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => letGo = resolve);
+  let reads = 0;
+  const slow = Object.assign(Object.create(store), {
+    get: async (key: readonly string[]) => {
+      reads++;
+      await held;
+      return await store.get(key);
+    },
+  });
+  const known = new KnownToolNames({ store: slow });
+  const first = known.restore("global", ["a"]);
+  let secondDone = false;
+  const second = known.restore("global", ["a"]).then(() => secondDone = true);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The race ran: one read under way, and the second restore did not end before it.
+  assertEquals(reads, 1);
+  assert(!secondDone, "the second restore ended while the list was still being read");
+  letGo();
+  await Promise.all([first, second]);
+  assertEquals(known.lists("global", ["a"]), [{ serverId: "a", toolNames: ["search", "alpha"] }]);
+});
