@@ -94,12 +94,6 @@ export class Redactor {
   }
 
   /**
-   * Returns the error as a `ToolError` whose message holds no secret.
-   *
-   * @param error A thrown value (usually a `ToolError`).
-   * @returns The same error, or a copy with a redacted message.
-   */
-  /**
    * A JSON value with the secrets of the moment replaced in every string and name, however deep
    * (a log message's data, an input request's schema): a copy where something was replaced, else
    * the value itself.
@@ -123,6 +117,12 @@ export class Redactor {
     }
   }
 
+  /**
+   * Returns the error as a `ToolError` whose message holds no secret.
+   *
+   * @param error A thrown value (usually a `ToolError`).
+   * @returns The same error, or a copy with a redacted message.
+   */
   toolError(error: unknown): unknown {
     if (!isToolError(error)) return error;
     const message = this.text(error.message);
@@ -133,7 +133,6 @@ export class Redactor {
   }
 }
 
-/** The values long enough to be secrets, once each, longest first (a bearer before its token). */
 /**
  * A call's progress listener that gets each message without the connection's credentials
  * (`undefined` stays `undefined`: a call without a listener carries no progress token).
@@ -176,6 +175,7 @@ export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogE
   return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
 }
 
+/** The values long enough to be secrets, once each, longest first (a bearer before its token). */
 function longestFirst(values: readonly string[]): readonly string[] {
   return [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]
     .sort((a, b) => b.length - a.length);
