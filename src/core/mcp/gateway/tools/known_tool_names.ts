@@ -186,7 +186,12 @@ export class KnownToolNames {
     const lists = this.#tiers.get(tier);
     const i = lists === undefined ? -1 : at(lists, serverId);
     const old = i < 0 ? undefined : lists![i + 1] as readonly string[];
-    if (old !== undefined && old.length === names.length && old.every((n, j) => n === names[j])) {
+    // `UNKNOWN` is empty but is no list: a server that answers with no tools while its kept list
+    // is read replaces it, else the read would then put the stale kept list in its place.
+    if (
+      old !== undefined && old !== UNKNOWN && old.length === names.length &&
+      old.every((n, j) => n === names[j])
+    ) {
       return false;
     }
     const kept = Object.isFrozen(names) ? names : Object.freeze([...names]);

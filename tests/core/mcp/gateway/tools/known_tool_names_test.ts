@@ -260,3 +260,36 @@ Deno.test("KnownToolNames: a restore that overlaps another's read of the same li
   await Promise.all([first, second]);
   assertEquals(known.lists("global", ["a"]), [{ serverId: "a", toolNames: ["search", "alpha"] }]);
 });
+
+Deno.test("KnownToolNames: a server that answers with no tools while its kept list is read keeps its own (empty) list", async () => {
+  const store = new MemoryStore();
+  // The last run saw server a offer `search`; it offers nothing now.
+  await store.set(["tool-names", "global", "a"], ["search"]);
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => letGo = resolve);
+  let reads = 0;
+  const slow = {
+    get: async (key: readonly string[]) => {
+      reads++;
+      await held;
+      return await store.get(key);
+    },
+    set: (key: readonly string[], value: unknown) => store.set(key, value),
+  };
+  const known = new KnownToolNames({ store: slow });
+  const restoring = known.restore("global", ["a", "b"]);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  // The race ran: the kept list is being read when the server answers with its own list.
+  assertEquals(reads, 2);
+  known.update("global", "a", toolNamesOf([]));
+  known.update("global", "b", toolNamesOf([{ name: "search" }]));
+  letGo();
+  await restoring;
+  await known.settled();
+  // The server's own list stands: the stale kept one neither names with it nor stays kept.
+  assertEquals(known.lists("global", ["a", "b"]), [
+    { serverId: "a", toolNames: [] },
+    { serverId: "b", toolNames: ["search"] },
+  ]);
+  assertEquals(await store.get(["tool-names", "global", "a"]), []);
+});
