@@ -11,6 +11,7 @@ import {
   toolNamesOf,
 } from "../../../../../src/core/mcp/gateway/tools/known_tool_names.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
+import { userGlobalTier, userTier } from "../../../../../src/core/mcp/gateway/_server_resolver.ts";
 
 const URL_CONFIG = { url: "http://127.0.0.1:1/mcp" };
 
@@ -292,4 +293,26 @@ Deno.test("KnownToolNames: a server that answers with no tools while its kept li
     { serverId: "b", toolNames: ["search"] },
   ]);
   assertEquals(await store.get(["tool-names", "global", "a"]), []);
+});
+
+Deno.test("KnownToolNames: a user's own server and the user's session of a global server with the same id keep separate lists", async () => {
+  const store = new MemoryStore();
+  const own = userTier("alice");
+  const session = userGlobalTier("alice");
+  let writes = 0;
+  const counting = {
+    get: (key: readonly string[]) => store.get(key),
+    set: (key: readonly string[], value: unknown) => (writes++, store.set(key, value)),
+  };
+  const before = new KnownToolNames({ store: counting });
+  before.update(own, "gh", ["search"]);
+  before.update(session, "gh", ["transfer"]);
+  await before.settled();
+  // The attack ran: both lists were kept.
+  assertEquals(writes, 2);
+  const after = new KnownToolNames({ store });
+  await Promise.all([after.restore(own, ["gh"]), after.restore(session, ["gh"])]);
+  // Each tier names with its own list after a restart, never with the other's.
+  assertEquals(after.lists(own, ["gh"]), [{ serverId: "gh", toolNames: ["search"] }]);
+  assertEquals(after.lists(session, ["gh"]), [{ serverId: "gh", toolNames: ["transfer"] }]);
 });
