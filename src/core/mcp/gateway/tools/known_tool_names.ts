@@ -26,7 +26,8 @@ export interface KnownToolNamesOptions {
  * down, never lead a name to another server's tool.
  *
  * Tiers are `"global"` and `"user\u0000" + userId`; they are kept under
- * `["tool-names", "global", serverId]` and `["tool-names", "user", userId, serverId]`.
+ * `["tool-names", "global", serverId]` and `["tool-names", "user", userId, serverId]` (a user's
+ * session of a global server: see `storeKey`).
  */
 export class KnownToolNames {
   /**
@@ -186,7 +187,12 @@ export class KnownToolNames {
     const lists = this.#tiers.get(tier);
     const i = lists === undefined ? -1 : at(lists, serverId);
     const old = i < 0 ? undefined : lists![i + 1] as readonly string[];
-    if (old !== undefined && old.length === names.length && old.every((n, j) => n === names[j])) {
+    // `UNKNOWN` is empty but is no list: a server that answers with no tools while its kept list
+    // is read replaces it, else the read would then put the stale kept list in its place.
+    if (
+      old !== undefined && old !== UNKNOWN && old.length === names.length &&
+      old.every((n, j) => n === names[j])
+    ) {
       return false;
     }
     const kept = Object.isFrozen(names) ? names : Object.freeze([...names]);
@@ -252,11 +258,18 @@ function namesIn(lists: TierLists | undefined, serverId: string): readonly strin
   return i < 0 ? undefined : lists![i + 1] as readonly string[];
 }
 
-/** The store key of a server's kept list. */
+/**
+ * The store key of a server's kept list. A user's session of a global server (tier
+ * `user-global\u0000…`) is kept beside the user's own servers under its id prefixed as the pool
+ * keys such a session (`\u0000global:`, which no user server id may start with): under the bare id
+ * it would share the key of a user's own server of the same id, and each would name, after a
+ * restart, with the other's list.
+ */
 function storeKey(tier: string, serverId: string): string[] {
-  return tier === "global"
-    ? ["tool-names", "global", serverId]
-    : ["tool-names", "user", tier.slice(tier.indexOf("\u0000") + 1), serverId];
+  if (tier === "global") return ["tool-names", "global", serverId];
+  const userId = tier.slice(tier.indexOf("\u0000") + 1);
+  const id = tier.startsWith("user-global\u0000") ? `\u0000global:${serverId}` : serverId;
+  return ["tool-names", "user", userId, id];
 }
 
 /** The event fields naming a server of a tier. */

@@ -11,6 +11,7 @@ import {
   toolNamesOf,
 } from "../../../../../src/core/mcp/gateway/tools/known_tool_names.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
+import { userGlobalTier, userTier } from "../../../../../src/core/mcp/gateway/_server_resolver.ts";
 
 const URL_CONFIG = { url: "http://127.0.0.1:1/mcp" };
 
@@ -259,4 +260,59 @@ Deno.test("KnownToolNames: a restore that overlaps another's read of the same li
   letGo();
   await Promise.all([first, second]);
   assertEquals(known.lists("global", ["a"]), [{ serverId: "a", toolNames: ["search", "alpha"] }]);
+});
+
+Deno.test("KnownToolNames: a server that answers with no tools while its kept list is read keeps its own (empty) list", async () => {
+  const store = new MemoryStore();
+  // The last run saw server a offer `search`; it offers nothing now.
+  await store.set(["tool-names", "global", "a"], ["search"]);
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => letGo = resolve);
+  let reads = 0;
+  const slow = {
+    get: async (key: readonly string[]) => {
+      reads++;
+      await held;
+      return await store.get(key);
+    },
+    set: (key: readonly string[], value: unknown) => store.set(key, value),
+  };
+  const known = new KnownToolNames({ store: slow });
+  const restoring = known.restore("global", ["a", "b"]);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  // The race ran: the kept list is being read when the server answers with its own list.
+  assertEquals(reads, 2);
+  known.update("global", "a", toolNamesOf([]));
+  known.update("global", "b", toolNamesOf([{ name: "search" }]));
+  letGo();
+  await restoring;
+  await known.settled();
+  // The server's own list stands: the stale kept one neither names with it nor stays kept.
+  assertEquals(known.lists("global", ["a", "b"]), [
+    { serverId: "a", toolNames: [] },
+    { serverId: "b", toolNames: ["search"] },
+  ]);
+  assertEquals(await store.get(["tool-names", "global", "a"]), []);
+});
+
+Deno.test("KnownToolNames: a user's own server and the user's session of a global server with the same id keep separate lists", async () => {
+  const store = new MemoryStore();
+  const own = userTier("alice");
+  const session = userGlobalTier("alice");
+  let writes = 0;
+  const counting = {
+    get: (key: readonly string[]) => store.get(key),
+    set: (key: readonly string[], value: unknown) => (writes++, store.set(key, value)),
+  };
+  const before = new KnownToolNames({ store: counting });
+  before.update(own, "gh", ["search"]);
+  before.update(session, "gh", ["transfer"]);
+  await before.settled();
+  // The attack ran: both lists were kept.
+  assertEquals(writes, 2);
+  const after = new KnownToolNames({ store });
+  await Promise.all([after.restore(own, ["gh"]), after.restore(session, ["gh"])]);
+  // Each tier names with its own list after a restart, never with the other's.
+  assertEquals(after.lists(own, ["gh"]), [{ serverId: "gh", toolNames: ["search"] }]);
+  assertEquals(after.lists(session, ["gh"]), [{ serverId: "gh", toolNames: ["transfer"] }]);
 });
