@@ -9,6 +9,7 @@ import { MemoryStore } from "../../../../../src/core/store/memory_store.ts";
 import {
   KnownToolNames,
   toolNamesOf,
+  type ToolNamesStore,
 } from "../../../../../src/core/mcp/gateway/tools/known_tool_names.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { userGlobalTier, userTier } from "../../../../../src/core/mcp/gateway/_server_resolver.ts";
@@ -269,11 +270,11 @@ Deno.test("KnownToolNames: a server that answers with no tools while its kept li
   let letGo!: () => void;
   const held = new Promise<void>((resolve) => letGo = resolve);
   let reads = 0;
-  const slow = {
-    get: async (key: readonly string[]) => {
+  const slow: ToolNamesStore = {
+    get: async <T>(key: readonly string[]) => {
       reads++;
       await held;
-      return await store.get(key);
+      return await store.get<T>(key);
     },
     set: (key: readonly string[], value: unknown) => store.set(key, value),
   };
@@ -300,8 +301,8 @@ Deno.test("KnownToolNames: a user's own server and the user's session of a globa
   const own = userTier("alice");
   const session = userGlobalTier("alice");
   let writes = 0;
-  const counting = {
-    get: (key: readonly string[]) => store.get(key),
+  const counting: ToolNamesStore = {
+    get: <T>(key: readonly string[]) => store.get<T>(key),
     set: (key: readonly string[], value: unknown) => (writes++, store.set(key, value)),
   };
   const before = new KnownToolNames({ store: counting });
