@@ -39,7 +39,7 @@ import { walk } from "@std/fs";
 import { join, relative } from "@std/path";
 import { TALLY_VARIABLE } from "./bwrap.ts";
 import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
-import { type ChildResult, runChild } from "./run_child.ts";
+import { type ChildResult, runChild, writeAll } from "./run_child.ts";
 
 /** The modules that change process-wide state, run one at a time beside the others. */
 export const SERIAL: readonly string[] = [
@@ -226,8 +226,8 @@ if (import.meta.main) {
     checkAll(runs, { collect: true, core: asked === undefined }),
     ...runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
   ]);
-  for (const { output } of [...results, checked]) {
-    if (output !== undefined) await Deno.stdout.write(output);
+  for (const { output, written } of [...results, checked]) {
+    if (!written) await writeAll(Deno.stdout, output);
   }
   const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
   if (notice !== undefined) console.error(notice);

@@ -8,7 +8,8 @@
  * as it goes and the others' output is collected and written after it, part by part.
  *
  * The parts' test modules add their bubblewrap skips to one tally (`bwrap_notice.ts`): the run
- * prints one notice line for all its parts, after their results.
+ * prints one notice line for all its parts, after their results. Last come the failed tests of
+ * each failed part, short (`failure_digest.ts`): CI keeps a run's last lines.
  *
  * Usage: `deno run --allow-run --allow-read --allow-write --allow-env tests/_helpers/run_parts.ts
  * [--together] test:core test:deno`
@@ -18,7 +19,8 @@
 
 import { TALLY_VARIABLE } from "./bwrap.ts";
 import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
-import { type ChildResult, runChild } from "./run_child.ts";
+import { failureDigest } from "./failure_digest.ts";
+import { type ChildResult, runChild, writeAll } from "./run_child.ts";
 
 const together = Deno.args[0] === "--together";
 const parts = together ? Deno.args.slice(1) : Deno.args;
@@ -39,10 +41,10 @@ async function run(part: string, collect: boolean): Promise<ChildResult & { seco
 const results: (ChildResult & { seconds: number })[] = [];
 if (together) {
   results.push(...await Promise.all(parts.map((part, i) => run(part, i > 0))));
-  for (const [i, { output }] of results.entries()) {
-    if (output === undefined) continue;
+  for (const [i, { output, written }] of results.entries()) {
+    if (written) continue;
     console.log(`\n── ${parts[i]} ──`);
-    await Deno.stdout.write(output);
+    await writeAll(Deno.stdout, output);
   }
 } else {
   for (const part of parts) results.push(await run(part, false));
@@ -55,6 +57,15 @@ for (const [i, { code, seconds }] of results.entries()) {
 const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
 if (notice !== undefined) console.error(notice);
 const failed = parts.filter((_, i) => results[i].code !== 0);
+const decoder = new TextDecoder();
+for (const [i, { code, output }] of results.entries()) {
+  if (code === 0) continue;
+  const digest = failureDigest(decoder.decode(output));
+  console.log(
+    `\nfailed in ${parts[i]}:${digest.length === 0 ? " (no test failed: see above)" : ""}`,
+  );
+  for (const line of digest) console.log(`  ${line}`);
+}
 if (failed.length > 0) {
   console.log(`${failed.length} of ${parts.length} parts failed: ${failed.join(", ")}`);
   Deno.exit(1);

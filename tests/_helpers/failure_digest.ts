@@ -1,0 +1,54 @@
+/**
+ * The failed tests of a run, short, for the last lines a run prints. CI keeps only a run's last
+ * lines: a failure's report, written minutes before the parts' results and the publish dry run,
+ * was cut away, and a failed gate named its part but not its test.
+ *
+ * @module
+ */
+
+import { stripAnsiCode } from "@std/fmt/colors";
+
+/** The lines kept of one failed test's error, after its `name => place` line. */
+const ERROR_LINES = 6;
+/** The lines a digest holds at most. */
+const DIGEST_LINES = 60;
+
+/**
+ * Reads every `ERRORS` section `deno test` wrote in `output` and keeps, per failed test (or
+ * module), its `name => place` line and the first lines of its error.
+ *
+ * @param output What the runs wrote, colours and all.
+ * @returns The digest's lines, none when no test failed; at most {@linkcode DIGEST_LINES}, the
+ *   last saying how many more there were.
+ */
+export function failureDigest(output: string): string[] {
+  const lines = stripAnsiCode(output).split("\n");
+  const digest: string[] = [];
+  let inErrors = false;
+  let kept = 0;
+  for (const line of lines) {
+    const header = line.trim();
+    if (header === "ERRORS") {
+      inErrors = true;
+      kept = ERROR_LINES + 1;
+      continue;
+    }
+    if (!inErrors) continue;
+    if (header === "FAILURES") {
+      inErrors = false;
+      continue;
+    }
+    if (line.includes(" => ./") || line.includes(" => file:")) {
+      digest.push(line);
+      kept = 0;
+    } else if (kept < ERROR_LINES && header !== "") {
+      digest.push(`    ${line}`);
+      kept++;
+    }
+  }
+  if (digest.length <= DIGEST_LINES) return digest;
+  return [
+    ...digest.slice(0, DIGEST_LINES - 1),
+    `    … and ${digest.length - DIGEST_LINES + 1} more lines`,
+  ];
+}
