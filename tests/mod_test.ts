@@ -8,6 +8,7 @@
 import { assert, assertEquals } from "@std/assert";
 import { walk } from "@std/fs";
 import { join, relative } from "@std/path";
+import { runsOf } from "./_helpers/deno_tests.ts";
 
 const fromFileUrl = (url: string | URL): string => decodeURIComponent(new URL(url).pathname);
 
@@ -98,11 +99,15 @@ Deno.test("the core sources never name Deno, process or node: modules", async ()
   assertEquals(offending, []);
 });
 
-Deno.test("the core test task runs with no permission flags", async () => {
+Deno.test("the core test task runs the core's tests and doc tests with no permission flags", async () => {
   const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
   const task: string = config.tasks["test:core"];
-  assert(task.startsWith("deno test --no-prompt"), task);
-  assert(!/--allow-|\s-A\b/.test(task), `the core task must not grant permissions: ${task}`);
+  assert(task.endsWith("tests/_helpers/deno_tests.ts core"), task);
+  const [run, ...others] = await runsOf("core");
+  assertEquals(others, []);
+  assertEquals(run.permitted, false);
+  assertEquals(run.doc, ["mod.ts", "src/core/"]);
+  assert(run.modules.length > 50 && run.modules.every((path) => path.startsWith("tests/core/")));
 });
 
 // The public surface of each web-standard entry, values and types, as `deno doc` sees it. Adding

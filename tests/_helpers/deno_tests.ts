@@ -18,7 +18,11 @@
  * them, its work filling the time the tests spend waiting on their servers and sandboxes.
  *
  * `slow` (`deno task test:slow`) runs the {@linkcode SLOW} modules the same way (those also in
- * {@linkcode SERIAL} one at a time).
+ * {@linkcode SERIAL} one at a time). `core` (`deno task test:core`) runs the core's tests and doc
+ * tests in parallel without permissions, unchecked.
+ *
+ * Each run names `deno test` a few entry modules that import its modules, not the modules
+ * themselves (`writeEntries`): a module named alone costs an isolate and a load of the library.
  *
  * The parallel run names its modules itself: `deno test --ignore` did not leave out every module
  * it named (a module ignored in a folder given on the command line still ran).
@@ -30,13 +34,13 @@
  * and the process fails if the check or a run failed.
  *
  * Usage: `deno run --allow-read --allow-write --allow-run --allow-env tests/_helpers/deno_tests.ts
- * [parallel|serial|slow]`
+ * [parallel|serial|slow|core]`
  *
  * @module
  */
 
 import { walk } from "@std/fs";
-import { join, relative } from "@std/path";
+import { join, relative, toFileUrl } from "@std/path";
 import { TALLY_VARIABLE } from "./bwrap.ts";
 import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
 import { type ChildResult, runChild, writeAll } from "./run_child.ts";
@@ -120,8 +124,12 @@ export interface Run {
   /** The name its result is reported under. */
   name: string;
   modules: string[];
-  /** Several modules at a time, in workers (`--parallel`), or one at a time on the main thread. */
+  /** Several entry modules at a time, in workers (`--parallel`), or one on the main thread. */
   parallel: boolean;
+  /** The files and folders whose doc examples the run tests too. */
+  doc: string[];
+  /** Whether the run has the permissions the Deno side's tests need (the core's have none). */
+  permitted: boolean;
 }
 
 /**
@@ -130,8 +138,20 @@ export interface Run {
  */
 const DEAL = 5;
 
+/** The entry modules a parallel run's modules are dealt into (see {@linkcode writeEntries}). */
+const PARALLEL_ENTRIES = 6;
+
 /** The runs of a part: the modules of the part that must run alone run beside the others. */
-export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
+export async function runsOf(part: "fast" | "slow" | "core"): Promise<Run[]> {
+  if (part === "core") {
+    return [{
+      name: "core",
+      modules: await coreModules(),
+      parallel: true,
+      doc: ["mod.ts", "src/core/"],
+      permitted: false,
+    }];
+  }
   const serial = new Set(SERIAL);
   const slow = new Set(SLOW);
   const mine = (path: string) => slow.has(path) === (part === "slow");
@@ -144,11 +164,10 @@ export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
   const runs: Run[] = [
     {
       name: part === "fast" ? "parallel" : "slow",
-      modules: [
-        ...shared.filter((_, i) => i % DEAL < DEAL - 2),
-        ...(part === "fast" ? ["src/deno/"] : []),
-      ],
+      modules: shared.filter((_, i) => i % DEAL < DEAL - 2),
       parallel: true,
+      doc: part === "fast" ? ["src/deno/"] : [],
+      permitted: true,
     },
     // Two processes, each running its half of the list one module at a time: a module changes
     // only its own process's environment and working directory. Halves of the list, not every
@@ -157,9 +176,20 @@ export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
       name: `${part === "fast" ? "serial" : "slow serial"} ${lane + 1}`,
       modules: [...(lane === 0 ? alone.slice(0, half) : alone.slice(half)), ...dealt(lane)],
       parallel: false,
+      doc: [],
+      permitted: true,
     })),
   ];
   return runs.filter((run) => run.modules.length > 0);
+}
+
+/** The core's test modules (`tests/core/`), relative to the repository, sorted. */
+async function coreModules(): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of walk(join(ROOT, "tests/core"), { exts: [".ts"] })) {
+    if (entry.isFile && entry.name.endsWith("_test.ts")) found.push(relative(ROOT, entry.path));
+  }
+  return found.sort();
 }
 
 /**
@@ -169,19 +199,48 @@ export async function runsOf(part: "fast" | "slow"): Promise<Run[]> {
 export const CORE_CHECKED: readonly string[] = ["mod.ts", "src/core/", "tests/core/"];
 
 /**
- * Every module of the runs, the doc tests of the folders they name, and (for the fast runs) the
- * core's tests and doc tests, type-checked once.
+ * Every module of the runs, the doc tests they run, and (for the fast runs) the core's tests and
+ * doc tests, type-checked once.
  */
 function checkAll(
   runs: Run[],
   options: { collect: boolean; core: boolean },
 ): Promise<ChildResult> {
-  const modules = [...runs.flatMap((run) => run.modules), ...(options.core ? CORE_CHECKED : [])];
+  const modules = [
+    ...runs.flatMap((run) => [...run.modules, ...run.doc]),
+    ...(options.core ? CORE_CHECKED : []),
+  ];
   return runChild([
     "check",
-    ...(modules.some((path) => path.endsWith("/")) ? ["--doc"] : []),
+    ...(runs.some((run) => run.doc.length > 0) || options.core ? ["--doc"] : []),
     ...modules,
   ], { cwd: ROOT, collect: options.collect });
+}
+
+/**
+ * Writes the entry modules of a run into `dir`: each imports its share of the run's modules (a
+ * parallel run's dealt in sorted order over {@linkcode PARALLEL_ENTRIES}, a serial run's all in
+ * one, in their order). `deno test` gives each module it is named a V8 isolate of its own, which
+ * then loads the library and the MCP SDK again: about a quarter of a second of CPU for an empty
+ * module, more than half of the suite's CPU in all. Modules named by an entry share its isolate
+ * and its one load; their tests still run one at a time, each with its own sanitizers, and report
+ * the place of their own module. A module's top level runs when its entry loads, before the
+ * entry's first test: no module of this suite changes the process at its top level
+ * (`tests/dev/serial_tests_test.ts` keeps that so).
+ *
+ * @returns The entries' paths.
+ */
+async function writeEntries(run: Run, dir: string): Promise<string[]> {
+  const count = run.parallel ? Math.min(PARALLEL_ENTRIES, run.modules.length) : 1;
+  const paths: string[] = [];
+  for (let entry = 0; entry < count; entry++) {
+    const modules = run.modules.filter((_, i) => i % count === entry);
+    const path = join(dir, `${run.name.replaceAll(" ", "_")}_${entry + 1}_of_${count}.ts`);
+    const lines = modules.map((module) => `import "${toFileUrl(join(ROOT, module)).href}";`);
+    await Deno.writeTextFile(path, `${lines.join("\n")}\n`);
+    paths.push(path);
+  }
+  return paths;
 }
 
 /**
@@ -189,21 +248,28 @@ function checkAll(
  * to this process's output as it goes; the others, which run beside it, are collected and written
  * after it.
  */
-function runTests(run: Run, options: { tally: string; collect: boolean }): Promise<ChildResult> {
+async function runTests(
+  run: Run,
+  options: { tally: string; collect: boolean; dir: string },
+): Promise<ChildResult> {
   return runChild([
     "test",
     "--no-prompt",
-    // Checked once, beside the runs (`checkAll`).
+    // Checked once, beside the runs (`checkAll`); the core's by the Deno side's check.
     "--no-check",
-    "--allow-read",
-    "--allow-write",
-    "--allow-run",
-    "--allow-env",
-    "--allow-net",
-    "--allow-sys",
+    ...(run.permitted
+      ? [
+        "--allow-read",
+        "--allow-write",
+        "--allow-run",
+        "--allow-env",
+        "--allow-net",
+        "--allow-sys",
+      ]
+      : []),
     ...(run.parallel ? ["--parallel"] : []),
-    ...(run.modules.includes("src/deno/") ? ["--doc"] : []),
-    ...run.modules,
+    ...(run.doc.length > 0 ? ["--doc", ...run.doc] : []),
+    ...await writeEntries(run, options.dir),
   ], {
     cwd: ROOT,
     env: { [TALLY_VARIABLE]: options.tally },
@@ -213,19 +279,28 @@ function runTests(run: Run, options: { tally: string; collect: boolean }): Promi
 
 if (import.meta.main) {
   const asked = Deno.args[0];
-  if (asked !== undefined && asked !== "parallel" && asked !== "serial" && asked !== "slow") {
-    console.error("deno_tests: name no part (the fast runs) or one: parallel, serial or slow");
+  const parts = [undefined, "parallel", "serial", "slow", "core"];
+  if (!parts.includes(asked)) {
+    console.error(
+      "deno_tests: name no part (the fast runs) or one: parallel, serial, slow or core",
+    );
     Deno.exit(2);
   }
-  const runs = (await runsOf(asked === "slow" ? "slow" : "fast"))
-    .filter((run) => asked === undefined || asked === "slow" || run.name.startsWith(asked));
+  const part = asked === "slow" || asked === "core" ? asked : "fast";
+  const runs = (await runsOf(part))
+    .filter((run) => part !== "fast" || asked === undefined || run.name.startsWith(asked));
   const tally = runTally();
+  const dir = await Deno.makeTempDir({ prefix: "toolroute_test_entries_" });
   // A serial run changes only its own process's environment and working directory: it runs
-  // beside the parallel one (another process), one module at a time.
+  // beside the parallel one (another process), one module at a time. The core's run is checked
+  // by the Deno side's check (`CORE_CHECKED`).
   const [checked, ...results] = await Promise.all([
-    checkAll(runs, { collect: true, core: asked === undefined }),
-    ...runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0 })),
+    part === "core"
+      ? { code: 0, output: new Uint8Array(), written: true }
+      : checkAll(runs, { collect: true, core: asked === undefined }),
+    ...runs.map((run, i) => runTests(run, { tally: tally.path, collect: i > 0, dir })),
   ]);
+  await Deno.remove(dir, { recursive: true });
   for (const { output, written } of [...results, checked]) {
     if (!written) await writeAll(Deno.stdout, output);
   }
@@ -233,7 +308,7 @@ if (import.meta.main) {
   if (notice !== undefined) console.error(notice);
   console.log(
     [
-      `${checked.code === 0 ? "ok" : "FAILED"} check`,
+      ...(part === "core" ? [] : [`${checked.code === 0 ? "ok" : "FAILED"} check`]),
       ...results.map(({ code }, i) => `${code === 0 ? "ok" : "FAILED"} ${runs[i].name}`),
     ].join(", "),
   );

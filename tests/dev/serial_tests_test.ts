@@ -48,6 +48,19 @@ Deno.test("every test module that changes the environment or working directory r
   assertEquals(missing, [], "add these to SERIAL in tests/_helpers/deno_tests.ts");
 });
 
+Deno.test("no test module changes the environment or working directory at its top level", async () => {
+  // The runner's entry modules load several test modules before the first test runs
+  // (`writeEntries`): a change at a module's top level would reach the tests of every other.
+  const offending: string[] = [];
+  for (const path of [...await denoSideModules(), ...(await runsOf("core"))[0].modules]) {
+    const lines = (await Deno.readTextFile(join(ROOT, path))).split("\n");
+    lines.forEach((line, i) => {
+      if (/^\S/.test(line) && PROCESS_WIDE.test(line)) offending.push(`${path}:${i + 1}`);
+    });
+  }
+  assertEquals(offending, [], "move these into a test (and the module into SERIAL)");
+});
+
 Deno.test("each part runs each of its modules once, and a serial module never in the parallel run", async () => {
   const all = await denoSideModules();
   for (const part of ["fast", "slow"] as const) {
