@@ -29,9 +29,10 @@ interface TaskState {
  * A modern-only 2.x server whose `report` tool answers with a task of `taskMs` to a client that
  * declares the Tasks extension on the request, and with an error to one that does not. Its tasks
  * outlive the listener: `restart()` stops listening for `downMs` and listens again on the same
- * port (a server restart that keeps its task store).
+ * port (a server restart that keeps its task store). With `offers: false` its capabilities do
+ * not name the extension.
  */
-function startModernTaskServer(taskMs: number) {
+function startModernTaskServer(taskMs: number, { offers = true } = {}) {
   const methods: string[] = [];
   const tasks = new Map<string, TaskState>();
   const declared: boolean[] = [];
@@ -47,7 +48,7 @@ function startModernTaskServer(taskMs: number) {
   const handler = createMcpHandler((ctx) => {
     const who = ctx.requestInfo?.headers.get("authorization") ?? "anonymous";
     const server = new McpServer({ name: "tasks", version: "1.0.0" }, {
-      capabilities: { extensions: { [TASKS]: {} } },
+      capabilities: offers ? { extensions: { [TASKS]: {} } } : {},
     });
     server.registerTool("report", { inputSchema: z.object({}) }, () => ({ content: [] }));
     server.registerTool("forged", { inputSchema: z.object({}) }, () => ({ content: [] }));
@@ -185,6 +186,23 @@ Deno.test("a 2026-07-28 server's task completes through the gateway, across a se
     // The restart was seen: a poll failed, the connection was dropped and opened again.
     assert(events.includes("disconnected"), events.join());
     assertEquals(events.filter((e) => e === "connected").length, 2, events.join());
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a 2026-07-28 server that does not offer the tasks extension is never told the gateway follows tasks", async () => {
+  const server = startModernTaskServer(1_500, { offers: false });
+  const gateway = new McpGateway({ servers: { work: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["work"] });
+    const result = await tools.call("report", {});
+    // The server answers a call that does not declare the extension with its error.
+    assertEquals(result.text, "report needs the tasks extension");
+    assertEquals(server.declared, [false]);
+    assertEquals(server.tasks.size, 0);
   } finally {
     await router.close();
     await server.close();

@@ -336,7 +336,9 @@ async function initialise(
         );
       },
     );
-    if (client.getProtocolEra() === "modern") surfaceTaskAnswers(transport as Transport);
+    if (client.getProtocolEra() === "modern") {
+      surfaceTaskAnswers(transport as Transport, { capabilities: client.getServerCapabilities() });
+    }
     return client;
   } catch (error) {
     await client.close().catch(() => {});

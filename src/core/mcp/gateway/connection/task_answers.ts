@@ -27,20 +27,28 @@ const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const surfaced = new WeakSet<object>();
 
 /**
- * Lets a modern connection's calls run as tasks (the Tasks extension of 2026-07-28). Each
- * `tools/call` sent declares the extension in its per-request client capabilities (only there:
- * a 2025 connection never declares what it could not follow). SDK 2.4.0 has no runtime for the
- * extension: its client rejects a `tools/call` answered with `resultType: "task"` as an
- * unsupported result and keeps nothing of it, so the handle is turned into an error answer to that
- * request here, whose data {@linkcode createdTaskOf} finds, and the call goes on by polling.
+ * Lets a modern connection's calls run as tasks (the Tasks extension of 2026-07-28). When the
+ * server offers the extension (in what `server/discover` answered), each `tools/call` sent
+ * declares it in its per-request client capabilities (only there: a 2025 connection never
+ * declares what it could not follow). An extension is used when both sides declare it: to a
+ * server that does not offer it, nothing is declared. SDK 2.4.0 has no runtime for the extension: its client rejects a
+ * `tools/call` answered with `resultType: "task"` as an unsupported result and keeps nothing of
+ * it, so the handle is turned into an error answer to that request here, whose data
+ * {@linkcode createdTaskOf} finds, and the call goes on by polling.
  *
  * @param transport The connected transport (its `onmessage` is the client's, set on connect).
+ * @param server What the server offers: its capabilities, as the client holds them.
  */
-export function surfaceTaskAnswers(transport: Transport): void {
+export function surfaceTaskAnswers(
+  transport: Transport,
+  server: { capabilities: { extensions?: Record<string, unknown> } | undefined },
+): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => send(declaringTasks(message), options);
+  if (server.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined) {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(declaringTasks(message), options);
+  }
   transport.onmessage = (message, extra) => {
     const result = (message as { result?: { resultType?: unknown } }).result;
     if (result?.resultType !== "task") return deliver(message, extra);
