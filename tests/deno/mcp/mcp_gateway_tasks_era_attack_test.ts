@@ -226,3 +226,73 @@ Deno.test("a server that stops offering tasks while one runs, then offers them a
     await server.close();
   }
 });
+
+Deno.test("a user's server re-added with other credentials is discovered again, not connected from the old credentials' verdict", async () => {
+  const server = startServer(100, { to: (who) => who === ANA });
+  const gateway = new McpGateway();
+  const router = new ToolRouter({ gateway });
+  try {
+    // First on a token the server does not offer tasks to.
+    gateway.addUserServer("ana", "crm", { url: server.url, headers: { Authorization: BO } });
+    let tools = await router.expose({ mcpServers: ["crm"], userId: "ana" });
+    const before = await tools.call("report", {});
+    assertEquals(before.isError, false, before.text);
+    // The user's server is replaced: same id and URL, her own token, which is offered tasks.
+    await gateway.removeUserServer("ana", "crm");
+    gateway.addUserServer("ana", "crm", { url: server.url, headers: { Authorization: ANA } });
+    tools = await router.expose({ mcpServers: ["crm"], userId: "ana" });
+    const after = await tools.call("report", {});
+    assertEquals(after.isError, false, after.text);
+    const calls = server.seen.filter((s) => s.method === "tools/call");
+    assertEquals(calls.map((c) => [c.who, c.declares]), [[BO, false], [ANA, true]]);
+    // The new credentials were asked what the server offers them.
+    const discovers = server.seen.filter((s) => s.method === "server/discover");
+    assertEquals(discovers.map((d) => d.who), [BO, ANA], JSON.stringify(server.seen));
+    assert(/task-1/.test(after.text), after.text);
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a global server re-added with other credentials, and a cleared user's server re-added, are discovered again", async () => {
+  const server = startServer(100, { to: (who) => who === ANA });
+  const gateway = new McpGateway({
+    servers: { crm: { url: server.url, headers: { Authorization: BO } } },
+  });
+  const router = new ToolRouter({ gateway });
+  try {
+    const call = async (userId?: string) => {
+      const tools = await router.expose({ mcpServers: ["crm"], ...(userId ? { userId } : {}) });
+      const result = await tools.call("report", {});
+      assertEquals(result.isError, false, result.text);
+    };
+    await call();
+    await gateway.removeServer("crm");
+    gateway.addServer("crm", { url: server.url, headers: { Authorization: ANA } });
+    await call();
+    // A user's own server, the user cleared and added again with other credentials.
+    gateway.addUserServer("cy", "own", { url: server.url, headers: { Authorization: BO } });
+    const own = async () => {
+      const tools = await router.expose({ mcpServers: ["own"], userId: "cy" });
+      const result = await tools.call("report", {});
+      assertEquals(result.isError, false, result.text);
+    };
+    await own();
+    await gateway.clearUser("cy");
+    gateway.addUserServer("cy", "own", { url: server.url, headers: { Authorization: ANA } });
+    await own();
+    const calls = server.seen.filter((s) => s.method === "tools/call");
+    assertEquals(calls.map((c) => [c.who, c.declares]), [
+      [BO, false],
+      [ANA, true],
+      [BO, false],
+      [ANA, true],
+    ]);
+    const discovers = server.seen.filter((s) => s.method === "server/discover");
+    assertEquals(discovers.map((d) => d.who), [BO, ANA, BO, ANA], JSON.stringify(server.seen));
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
