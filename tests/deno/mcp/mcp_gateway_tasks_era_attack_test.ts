@@ -9,7 +9,8 @@ import { assert, assertEquals } from "@std/assert";
 import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
-import { McpGateway } from "../../../src/core/mcp/mod.ts";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { McpGateway, mcpHttpHandler } from "../../../src/core/mcp/mod.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 
@@ -152,10 +153,7 @@ Deno.test("a server that offers tasks to one user's token only is told the gatew
     const polls = server.seen.filter((s) => s.method === "tasks/get");
     assert(polls.length >= 3, JSON.stringify(polls));
     assert(polls.every((p) => p.who === ANA), JSON.stringify(polls));
-    assertEquals(
-      texts.map((t) => t.replace(/secret-of-\w+/, "X")).filter((t) => /inline/.test(t)).length,
-      3,
-    );
+    assertEquals(texts.filter((t) => /inline/.test(t)).length, 3, texts.join());
   } finally {
     await router.close();
     await server.close();
@@ -208,7 +206,7 @@ Deno.test("a server that stops offering tasks while one runs, then offers them a
     const first = await tools.call("report", {});
     await restarted;
     assertEquals(first.isError, false, first.text);
-    assert(/^task-1 for/.test(first.text) || first.text.includes("task-1"), first.text);
+    assert(first.text.includes("task-1"), first.text);
     // A later call: whatever the gateway declares, the server that no longer offers runs it inline.
     const second = await tools.call("report", {}, { timeoutMs: 3_000 });
     assertEquals(second.isError, false, second.text);
@@ -292,6 +290,52 @@ Deno.test("a global server re-added with other credentials, and a cleared user's
     const discovers = server.seen.filter((s) => s.method === "server/discover");
     assertEquals(discovers.map((d) => d.who), [BO, ANA, BO, ANA], JSON.stringify(server.seen));
   } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
+Deno.test("a serve client that abandons its call while the upstream task runs gets the task cancelled, and no poll goes on", async () => {
+  const server = startServer(60_000, { to: () => true });
+  const gateway = new McpGateway({ servers: { work: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  const toolSet = await router.expose({ mcpServers: ["work"] });
+  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const client = new Client({ name: "modern", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
+        fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
+      }),
+    );
+    const abandon = new AbortController();
+    const call = client.callTool({ name: "report", arguments: {} }, { signal: abandon.signal });
+    // Abandoned once the upstream task is being polled.
+    for (let i = 0; i < 100 && !server.seen.some((s) => s.method === "tasks/get"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert(server.seen.some((s) => s.method === "tasks/get"), JSON.stringify(server.seen));
+    abandon.abort();
+    await call.catch(() => {});
+    for (let i = 0; i < 100 && !server.tasks.get("task-1")?.cancelled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assertEquals(server.tasks.get("task-1")?.cancelled, true, JSON.stringify(server.seen));
+    const polls = server.seen.filter((s) => s.method === "tasks/get").length;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assertEquals(server.seen.filter((s) => s.method === "tasks/get").length, polls);
+    // Nor can a serve client poll an upstream task by its id: serve is no task proxy.
+    const asked = await client.request(
+      { method: "tasks/get", params: { taskId: "task-1" } },
+      z.looseObject({}),
+    ).then(() => "answered", (error: Error) => error.message);
+    assert(asked !== "answered", asked);
+    assertEquals(server.seen.filter((s) => s.method === "tasks/get").length, polls);
+  } finally {
+    await client.close();
+    await handler.close();
     await router.close();
     await server.close();
   }
