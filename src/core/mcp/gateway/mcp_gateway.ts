@@ -2,6 +2,7 @@ import type { GatewayRequest, GatewayResolution, GatewaySource } from "../../too
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { ServerResolver, userGlobalTier, userTier } from "./_server_resolver.ts";
 import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
+import { eraKey } from "./connection/open_mcp_client.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";
 import { ToolPins } from "./pinning/tool_pins.ts";
@@ -102,6 +103,10 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       idleMs: limits.userIdleMs,
       maxConnections: limits.maxUserConnections,
       connect: (serverId, userId, config) => this.#connection(serverId, userId, config),
+      // The era verdict (with the capabilities, such as the Tasks extension) was found with the
+      // removed config's credentials; the id re-added with other ones must be asked again.
+      onRemoved: (serverId, userId, config) =>
+        settings.eras?.forget(eraKey({ serverId, userId, config })),
       onClose: (userId, serverId, reason) => emit({ type: "closed", serverId, userId, reason }),
     });
     const pinning = options.pinning ?? true;
@@ -148,6 +153,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   async removeServer(id: string): Promise<void> {
     const connection = this.#global.get(id);
     if (connection === undefined) return;
+    // What its users' connections found was found with its credentials (see `onRemoved`).
+    const config = this.#globalConfigs.get(id);
+    if (config !== undefined) this.#settings.eras?.forgetServer(eraKey({ serverId: id, config }));
     this.#global.delete(id);
     this.#globalConfigs.delete(id);
     this.#known.forget("global", id);

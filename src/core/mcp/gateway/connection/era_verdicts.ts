@@ -127,6 +127,21 @@ export class EraVerdicts {
     if (users?.has(key.userId)) this.#delete(id, users, key.userId);
   }
 
+  /**
+   * Forgets the verdicts of every user of a server at a target (the server was removed): a
+   * server added again under the id may carry other credentials (its headers are no part of the
+   * key), and a verdict found with one credential must not stand for another's.
+   *
+   * @param key The server and target (any `userId` is ignored).
+   */
+  forgetServer(key: EraKey): void {
+    const id = serverKeyOf(key);
+    const users = this.#byServer.get(id);
+    if (users === undefined) return;
+    this.#size -= users.size;
+    this.#byServer.delete(id);
+  }
+
   /** A 2025-era verdict with its time, shared with those set at about the same time. */
   #aged(prior: PriorDiscovery): Aged {
     const now = performance.now();

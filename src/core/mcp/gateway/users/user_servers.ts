@@ -14,6 +14,11 @@ export interface UserServersOptions {
   maxConnections: number;
   /** Makes a (lazy) connection for a user's server. */
   connect: (serverId: string, userId: string, config: McpServerConfig) => ServerConnection;
+  /**
+   * Told of each config removed (before its connection closes), so what was learnt with its
+   * credentials is forgotten.
+   */
+  onRemoved?: (serverId: string, userId: string, config: McpServerConfig) => void;
   /** Told about connections closed for idleness or eviction. */
   onClose: (userId: string, serverId: string, reason: "idle" | "evicted") => void;
 }
@@ -37,6 +42,7 @@ export class UserServers {
   #configs = new Map<string, (string | McpServerConfig)[]>();
   #pool: UserConnectionPool<ServerConnection>;
   #connect: UserServersOptions["connect"];
+  #onRemoved: UserServersOptions["onRemoved"];
 
   /**
    * Creates an empty registry.
@@ -45,6 +51,7 @@ export class UserServers {
    */
   constructor(options: UserServersOptions) {
     this.#connect = options.connect;
+    this.#onRemoved = options.onRemoved;
     this.#pool = new UserConnectionPool<ServerConnection>({
       idleMs: options.idleMs,
       parkMs: PARK_MS,
@@ -86,10 +93,15 @@ export class UserServers {
   async remove(userId: string, id?: string): Promise<void> {
     const servers = this.#configs.get(userId);
     if (servers === undefined) return;
-    if (id === undefined) this.#configs.delete(userId);
-    else {
+    if (id === undefined) {
+      this.#configs.delete(userId);
+      for (let i = 0; i < servers.length; i += 2) {
+        this.#onRemoved?.(servers[i] as string, userId, servers[i + 1] as McpServerConfig);
+      }
+    } else {
       const at = indexOf(servers, id);
       if (at < 0) return;
+      this.#onRemoved?.(id, userId, servers[at + 1] as McpServerConfig);
       servers.splice(at, 2);
       if (servers.length === 0) this.#configs.delete(userId);
     }
