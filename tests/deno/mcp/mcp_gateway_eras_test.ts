@@ -93,15 +93,26 @@ Deno.test('protocol "2026-07-28" fails on a 2025-only server and says so in miss
 
 Deno.test("the discover verdict is kept: a reconnect sends no second server/discover", async () => {
   const server = startEraTestServer({ legacy: "stateless" });
-  const gateway = new McpGateway({ servers: { dual: { url: server.url } }, userIdleMs: 1 });
+  const events: string[] = [];
+  const gateway = new McpGateway({
+    userIdleMs: 1,
+    onEvent: (event) => events.push(event.type === "closed" ? `closed ${event.reason}` : event.type),
+  });
+  gateway.addUserServer("ana", "dual", { url: server.url });
   const router = new ToolRouter({ gateway });
   try {
-    const first = await router.expose({ mcpServers: ["dual"] });
+    const first = await router.expose({ mcpServers: ["dual"], userId: "ana" });
     assertEquals(await first.invoke("echo", { text: "1" }), "1");
-    await gateway.removeServer("dual");
-    gateway.addServer("dual", { url: server.url });
-    const second = await router.expose({ mcpServers: ["dual"] });
+    // The idle connection closes (a removed and re-added server is discovered again: its new
+    // config may carry other credentials).
+    for (let i = 0; i < 500 && !events.includes("closed idle"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert(events.includes("closed idle"), events.join());
+    const second = await router.expose({ mcpServers: ["dual"], userId: "ana" });
     assertEquals(await second.invoke("echo", { text: "2" }), "2");
+    // Connected again (more than once: the idle connection closes between listing and calling).
+    assert(events.filter((e) => e === "connected").length >= 2, events.join());
     assertEquals(server.methods.filter((m) => m === "server/discover").length, 1);
     assertEquals(server.methods.filter((m) => m === "initialize"), []);
   } finally {
