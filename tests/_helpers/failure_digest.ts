@@ -18,8 +18,9 @@ const DIGEST_LINES = 60;
  * module), its `name => place` line and the first lines of its error.
  *
  * @param output What the runs wrote, colours and all.
- * @returns The digest's lines, none when no test failed; at most {@linkcode DIGEST_LINES}, the
- *   last saying how many more there were.
+ * @returns The digest's lines, at most {@linkcode DIGEST_LINES}, the last saying how many more
+ *   there were; when no test failed (a check, the formatter or the linter did), the last lines
+ *   written before Deno's backtrace.
  */
 export function failureDigest(output: string): string[] {
   const lines = stripAnsiCode(output).split("\n");
@@ -46,9 +47,20 @@ export function failureDigest(output: string): string[] {
       kept++;
     }
   }
+  if (digest.length === 0) return lastLines(lines);
   if (digest.length <= DIGEST_LINES) return digest;
   return [
     ...digest.slice(0, DIGEST_LINES - 1),
     `    … and ${digest.length - DIGEST_LINES + 1} more lines`,
   ];
+}
+
+/** The lines kept of a failure that no test reported. */
+const LAST_LINES = 12;
+
+/** The last non-empty lines before the first `Stack backtrace:` (which names no place of ours). */
+function lastLines(lines: string[]): string[] {
+  const end = lines.findIndex((line) => line.startsWith("Stack backtrace:"));
+  const kept = (end < 0 ? lines : lines.slice(0, end)).filter((line) => line.trim() !== "");
+  return kept.slice(-LAST_LINES);
 }

@@ -92,5 +92,18 @@ Deno.test("failureDigest keeps a few lines per failure and bounds the whole", ()
   ]);
   assertEquals(digest.filter((line) => line.startsWith("test 0 ")).length, 1);
   assertStringIncludes(digest.at(-1)!, "more lines");
-  assertEquals(failureDigest("ok | 3 passed | 0 failed\n"), []);
+  // No test failed (a check, the formatter): the last lines before Deno's backtrace.
+  const fmt = [
+    "Task fmt:check deno fmt --check",
+    "",
+    "from /repo/tests/a_test.ts:",
+    " 99 | -    onEvent: (event) => events.push(event),",
+    " 99 | +    onEvent: (event) =>",
+    "",
+    "error: Found 1 not formatted file in 826 files",
+    "",
+    "Stack backtrace:",
+    "   0: <unknown>",
+  ].join("\n");
+  assertEquals(failureDigest(fmt), fmt.split("\n").slice(0, 7).filter((line) => line !== ""));
 });

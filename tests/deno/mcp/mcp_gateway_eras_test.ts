@@ -96,7 +96,8 @@ Deno.test("the discover verdict is kept: a reconnect sends no second server/disc
   const events: string[] = [];
   const gateway = new McpGateway({
     userIdleMs: 1,
-    onEvent: (event) => events.push(event.type === "closed" ? `closed ${event.reason}` : event.type),
+    onEvent: (event) =>
+      events.push(event.type === "closed" ? `closed ${event.reason}` : event.type),
   });
   gateway.addUserServer("ana", "dual", { url: server.url });
   const router = new ToolRouter({ gateway });
