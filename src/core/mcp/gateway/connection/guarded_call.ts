@@ -2,8 +2,8 @@ import { ToolError } from "../../../tool_error.ts";
 import type { ToolContext } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
-import type { ProgressTokens } from "../calls/progress_tokens.ts";
-import { redactedProgress, type Redactor } from "../calls/redactor.ts";
+import type { ProgressCall, ProgressListener } from "../calls/progress_tokens.ts";
+import type { Redactor } from "../calls/redactor.ts";
 import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
@@ -25,8 +25,8 @@ export interface CallingConnection {
   readonly redactor: Redactor;
   /** The listed tools' index (their output schemas are validated). */
   readonly index: ToolListIndex;
-  /** Which calls carry a progress token. */
-  readonly progressTokens: ProgressTokens;
+  /** The progress listener to give a call (a token is sent exactly when it is defined). */
+  progressListener(toolName: string, call: ProgressCall): ProgressListener | undefined;
   /**
    * The request options of a call: its deadline, the hard one, the result bounds (one frozen
    * object per connection for calls without a deadline of their own).
@@ -84,8 +84,8 @@ export async function callGuarded(
   const deadline = callDeadline(toolName, context, connection.settings);
   const { signal, timeoutMs, hardMs, extendable } = deadline;
   // A progress token only where it can be of use: a listener, or progress that may extend.
-  const onProgress = connection.progressTokens.listener(toolName, {
-    onProgress: redactedProgress(connection.redactor, context.onProgress),
+  const onProgress = connection.progressListener(toolName, {
+    onProgress: context.onProgress,
     extendable,
   });
   const base = connection.callOptions(undefined);

@@ -1,7 +1,11 @@
 import type { ToolContext, ToolLogEntry, UpstreamMethod } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import type { McpResultParts } from "../../mcp_call.ts";
-import { ProgressTokens } from "../calls/progress_tokens.ts";
+import {
+  type ProgressCall,
+  type ProgressListener,
+  ProgressTokens,
+} from "../calls/progress_tokens.ts";
 import { redactedEntry, redactedProgress } from "../calls/redactor.ts";
 import {
   type CallDefaults,
@@ -45,9 +49,23 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   /** Which calls carry a progress token, learned per tool; made on use (see `parked`). */
   #progress?: ProgressTokens;
 
-  /** Which calls carry a progress token, learned per tool. */
-  get progressTokens(): ProgressTokens {
-    return this.#progress ??= new ProgressTokens(this.settings.progressTokens === "always");
+  /**
+   * The progress listener to give a call (a token is sent exactly when it is defined; see
+   * {@linkcode ProgressTokens}): the caller's own gets each message without the connection's
+   * credentials, as a result is.
+   *
+   * @param toolName The tool's name on the server.
+   * @param call The caller's listener, if any, and whether progress may extend the deadline.
+   * @returns The listener, or `undefined` (no token).
+   */
+  progressListener(toolName: string, call: ProgressCall): ProgressListener | undefined {
+    const tokens = this.#progress ??= new ProgressTokens(
+      this.settings.progressTokens === "always",
+    );
+    return tokens.listener(toolName, {
+      onProgress: redactedProgress(this.redactor, call.onProgress),
+      extendable: call.extendable,
+    });
   }
 
   /**
@@ -138,8 +156,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
           // The call's own signal (the router makes one per call): the SDK's listener ends with it.
           signal: context.signal,
           // A progress token only where it can be of use.
-          onProgress: this.progressTokens.listener(toolName, {
-            onProgress: redactedProgress(this.redactor, context.onProgress),
+          onProgress: this.progressListener(toolName, {
+            onProgress: context.onProgress,
             extendable: options.resetTimeoutOnProgress,
           }),
           trace: context.trace,

@@ -31,10 +31,10 @@ const surfaced = new WeakSet<object>();
  * server offers the extension (in what `server/discover` answered), each `tools/call` sent
  * declares it in its per-request client capabilities (only there: a 2025 connection never
  * declares what it could not follow). An extension is used when both sides declare it: to a
- * server that does not offer it, nothing is declared. SDK 2.4.0 has no runtime for the extension: its client rejects a
- * `tools/call` answered with `resultType: "task"` as an unsupported result and keeps nothing of
- * it, so the handle is turned into an error answer to that request here, whose data
- * {@linkcode createdTaskOf} finds, and the call goes on by polling.
+ * server that does not offer it, nothing is declared. SDK 2.4.0 has no runtime for the
+ * extension: its client rejects a `tools/call` answered with `resultType: "task"` as an
+ * unsupported result and keeps nothing of it, so the handle is turned into an error answer to that
+ * request here, whose data {@linkcode createdTaskOf} finds, and the call goes on by polling.
  *
  * @param transport The connected transport (its `onmessage` is the client's, set on connect).
  * @param server What the server offers: its capabilities, as the client holds them.
