@@ -12,8 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
 import { McpGateway, mcpHttpHandler } from "../../../src/core/mcp/mod.ts";
-
-const TASKS = "io.modelcontextprotocol/tasks";
+import { declaresTasks, listenRestartable, TASKS } from "../../_helpers/task_server_parts.ts";
 
 interface TaskState {
   startedAt: number;
@@ -62,12 +61,7 @@ function startModernTaskServer(taskMs: number, { offers = true } = {}) {
           task: { taskId: "forged-1", status: "working", pollIntervalMs: 100 },
         });
       }
-      // The SDK types the envelope as `{}`; its keys are the spec's reserved `_meta` names.
-      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const capabilities = envelope?.["io.modelcontextprotocol/clientCapabilities"] as
-        | { extensions?: Record<string, unknown> }
-        | undefined;
-      const declares = capabilities?.extensions?.[TASKS] !== undefined;
+      const declares = declaresTasks(ctx.mcpReq.envelope);
       declared.push(declares);
       if (!declares) {
         return {
@@ -133,30 +127,19 @@ function startModernTaskServer(taskMs: number, { offers = true } = {}) {
     });
     return server;
   }, { legacy: "reject" });
-  const serve = (port = 0) =>
-    Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
-      if (request.method === "POST") {
-        const message = await request.clone().json().catch(() => ({}));
-        if (typeof message.method === "string") methods.push(message.method);
-      }
-      return await handler.fetch(request);
-    });
-  let http = serve();
-  const port = http.addr.port;
+  const listener = listenRestartable((request) => handler.fetch(request), (message) => {
+    if (typeof message.method === "string") methods.push(message.method);
+  });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: listener.url,
     methods,
     tasks,
     declared,
     updates,
-    async restart(downMs: number) {
-      await http.shutdown();
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      http = serve(port);
-    },
+    restart: listener.restart,
     async close() {
       await handler.close();
-      await http.shutdown();
+      await listener.close();
     },
   };
 }

@@ -11,8 +11,7 @@ import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { McpGateway, mcpHttpHandler } from "../../../src/core/mcp/mod.ts";
-
-const TASKS = "io.modelcontextprotocol/tasks";
+import { declaresTasks, listenRestartable, TASKS } from "../../_helpers/task_server_parts.ts";
 
 /** One request the server saw: whose token, which method, and for `tools/call` what it declared. */
 interface Seen {
@@ -49,11 +48,7 @@ function startServer(taskMs: number, offers: { to: (who: string) => boolean }) {
     server.registerTool("report", { inputSchema: z.object({}) }, () => ({ content: [] }));
     server.registerTool("rogue", { inputSchema: z.object({}) }, () => ({ content: [] }));
     server.server.setRequestHandler("tools/call", (request, ctx) => {
-      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-      const capabilities = envelope?.["io.modelcontextprotocol/clientCapabilities"] as
-        | { extensions?: Record<string, unknown> }
-        | undefined;
-      const declares = capabilities?.extensions?.[TASKS] !== undefined;
+      const declares = declaresTasks(ctx.mcpReq.envelope);
       const rogue = request.params.name === "rogue";
       if (!rogue && !(declares && offered)) {
         seen.push({ who, method: "tools/call", declares });
@@ -86,30 +81,19 @@ function startServer(taskMs: number, offers: { to: (who: string) => boolean }) {
     });
     return server;
   }, { legacy: "reject" });
-  const serve = (port = 0) =>
-    Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
-      if (request.method === "POST") {
-        const message = await request.clone().json().catch(() => ({}));
-        if (message.method === "server/discover") {
-          seen.push({ who: request.headers.get("authorization") ?? "", method: "server/discover" });
-        }
-      }
-      return await handler.fetch(request);
-    });
-  let http = serve();
-  const port = http.addr.port;
+  const listener = listenRestartable((request) => handler.fetch(request), (message, request) => {
+    if (message.method === "server/discover") {
+      seen.push({ who: request.headers.get("authorization") ?? "", method: "server/discover" });
+    }
+  });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: listener.url,
     seen,
     tasks,
-    async restart(downMs: number) {
-      await http.shutdown();
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      http = serve(port);
-    },
+    restart: listener.restart,
     async close() {
       await handler.close();
-      await http.shutdown();
+      await listener.close();
     },
   };
 }
