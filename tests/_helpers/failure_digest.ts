@@ -55,6 +55,34 @@ export function failureDigest(output: string): string[] {
   ];
 }
 
+/** The failed tests a run's very last lines name at most. */
+const LAST_NAMED = 4;
+/** The characters of one such line at most. */
+const NAMED_WIDTH = 150;
+
+/**
+ * The failed tests of some digests, one short line each, place first: the very last lines of a
+ * run. CI kept only the last seven lines of a gate: the digest before them was cut in the middle
+ * of a failure's error, which named no test.
+ *
+ * @param digests Digests made by {@linkcode failureDigest}.
+ * @returns At most {@linkcode LAST_NAMED} lines and one saying how many more failed.
+ */
+export function failedTestsInShort(digests: readonly string[][]): string[] {
+  const named = digests.flat().flatMap((line) => {
+    const at = line.lastIndexOf(" => ");
+    if (at < 0 || line.startsWith(" ")) return [];
+    const place = line.slice(at + 4).trim().replace(/^\.\//, "");
+    const text = `FAILED ${place} ${line.slice(0, at).trim()}`;
+    return [text.length <= NAMED_WIDTH ? text : `${text.slice(0, NAMED_WIDTH - 1)}…`];
+  });
+  if (named.length <= LAST_NAMED) return named;
+  return [
+    ...named.slice(0, LAST_NAMED - 1),
+    `FAILED … and ${named.length - LAST_NAMED + 1} more tests, named above`,
+  ];
+}
+
 /** The lines kept of a failure that no test reported. */
 const LAST_LINES = 12;
 

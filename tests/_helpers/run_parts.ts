@@ -9,7 +9,8 @@
  *
  * The parts' test modules add their bubblewrap skips to one tally (`bwrap_notice.ts`): the run
  * prints one notice line for all its parts, after their results. Last come the failed tests of
- * each failed part, short (`failure_digest.ts`): CI keeps a run's last lines.
+ * each failed part, short (`failure_digest.ts`), and last of all one line per failed test: CI keeps
+ * a run's last lines.
  *
  * Usage: `deno run --allow-run --allow-read --allow-write --allow-env tests/_helpers/run_parts.ts
  * [--together] test:core test:deno`
@@ -19,7 +20,7 @@
 
 import { TALLY_VARIABLE } from "./bwrap.ts";
 import { runTally, takeBwrapNotice } from "./bwrap_notice.ts";
-import { failureDigest } from "./failure_digest.ts";
+import { failedTestsInShort, failureDigest } from "./failure_digest.ts";
 import { type ChildResult, runChild, writeAll } from "./run_child.ts";
 
 const together = Deno.args[0] === "--together";
@@ -58,13 +59,18 @@ const notice = tally.owned ? takeBwrapNotice(tally.path) : undefined;
 if (notice !== undefined) console.error(notice);
 const failed = parts.filter((_, i) => results[i].code !== 0);
 const decoder = new TextDecoder();
+const digests: string[][] = [];
 for (const [i, { code, output }] of results.entries()) {
   if (code === 0) continue;
   const digest = failureDigest(decoder.decode(output));
+  digests.push(digest);
   console.log(`\nfailed in ${parts[i]}:`);
   for (const line of digest) console.log(`  ${line}`);
 }
 if (failed.length > 0) {
+  const short = failedTestsInShort(digests);
+  if (short.length > 0) console.log("");
+  for (const line of short) console.log(line);
   console.log(`${failed.length} of ${parts.length} parts failed: ${failed.join(", ")}`);
   Deno.exit(1);
 }

@@ -7,7 +7,7 @@
 
 import { assert, assertEquals, assertStringIncludes } from "@std/assert";
 import { join } from "@std/path";
-import { failureDigest } from "../_helpers/failure_digest.ts";
+import { failedTestsInShort, failureDigest } from "../_helpers/failure_digest.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -63,6 +63,12 @@ Deno.test("run_parts ends with each failed test's name, place and error, after t
     assertStringIncludes(tail, "expected b_search, got search");
     assert(!tail.includes("adds up"), `a passing test is in the digest:\n${tail}`);
     assert(!tail.includes("failed in u"), `a passing part has a digest:\n${tail}`);
+    // The very last lines name the failed tests, one line each: CI kept only seven lines.
+    assertEquals(text.trimEnd().split("\n").slice(-3), [
+      "FAILED failing_test.ts:3:6 a race the gate lost",
+      "FAILED failing_test.ts:6:6 a refused name",
+      "1 of 2 parts failed: t",
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -106,4 +112,25 @@ Deno.test("failureDigest keeps a few lines per failure and bounds the whole", ()
     "   0: <unknown>",
   ].join("\n");
   assertEquals(failureDigest(fmt), fmt.split("\n").slice(0, 7).filter((line) => line !== ""));
+});
+
+Deno.test("failedTestsInShort names each failed test on one short line, at most four lines", () => {
+  const digest = (i: number) => [
+    `test ${i} ${"long ".repeat(i === 1 ? 60 : 0)}=> ./a_test.ts:${i}:6`,
+    `    error: Error: failure ${i} => not a name`,
+  ];
+  assertEquals(failedTestsInShort([digest(0), digest(2)]), [
+    "FAILED a_test.ts:0:6 test 0",
+    "FAILED a_test.ts:2:6 test 2",
+  ]);
+  const long = failedTestsInShort([digest(1)]);
+  assertEquals(long.length, 1);
+  assertEquals(long[0].length, 150);
+  assert(long[0].startsWith("FAILED a_test.ts:1:6 test 1 long long") && long[0].endsWith("…"));
+  assertEquals(failedTestsInShort([[0, 1, 2].flatMap(digest), [3, 4].flatMap(digest)]), [
+    "FAILED a_test.ts:0:6 test 0",
+    long[0],
+    "FAILED a_test.ts:2:6 test 2",
+    "FAILED … and 2 more tests, named above",
+  ]);
 });
