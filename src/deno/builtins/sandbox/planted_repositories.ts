@@ -101,7 +101,15 @@ export function scanAndContainNow(
 // and try to disable, the same repository).
 const walking = new Map<string, Promise<void>>();
 
-function* containSteps(
+/**
+ * The walk of {@linkcode scanAndContain} as steps (see `walk_steps.ts`): run to the end, or given
+ * up at any step by a quick try, and walked again from the start.
+ *
+ * @param workspace The workspace, declared and real.
+ * @param protectedPaths The context's protected paths.
+ * @returns The steps, whose value is the scan after disabling.
+ */
+export function* containSteps(
   workspace: Root,
   protectedPaths: readonly string[],
 ): WalkSteps<ProtectedScan> {
@@ -170,12 +178,15 @@ function* containSteps(
     if (planted.length === 0) return checked(scan);
     const done: PlantedRepository[] = [];
     for (const found of planted) {
-      done.push(disable(workspace.real, found));
+      const disabled = disable(workspace.real, found);
+      // Kept before the pause: a walk run for a few milliseconds only (`scanAndContainNow`) may
+      // be left at it, and then walked again from the start, which no longer finds this one.
+      const list = unreported.get(workspace.real) ?? [];
+      list.push(disabled);
+      unreported.set(workspace.real, list);
+      done.push(disabled);
       yield;
     }
-    const list = unreported.get(workspace.real) ?? [];
-    list.push(...done);
-    unreported.set(workspace.real, list);
     if (done.some(({ outcome }) => "error" in outcome) || round >= MAX_ROUNDS) {
       // Left as it is, it stays planted for the next walk; nothing runs meanwhile.
       throw new ToolError("tool_error", plantedNotice(workspace.real)!);

@@ -2,6 +2,8 @@
 // repository, so it may be long: it must let the host's event loop run while it walks.
 import { assert, assertEquals, assertFalse } from "@std/assert";
 import {
+  containSteps,
+  plantedNotice,
   scanAndContain,
   scanAndContainNow,
 } from "../../../../src/deno/builtins/sandbox/planted_repositories.ts";
@@ -57,3 +59,50 @@ Deno.test("scanAndContain walks thousands of folders to a planted repository, le
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a walk given up while it disables repositories loses none of them from the notice", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_plant_" }));
+  try {
+    const workspace = { declared: root, real: root };
+    await scanAndContain(workspace, [".git"]);
+    const count = 30;
+    for (let i = 0; i < count; i++) {
+      Deno.mkdirSync(`${root}/r${i}/objects`, { recursive: true });
+      Deno.writeTextFileSync(`${root}/r${i}/HEAD`, "ref: refs/heads/main\n");
+    }
+    const disabled = () =>
+      Array.from({ length: count }, (_, i) => i).filter((i) => !existsSync(`${root}/r${i}/HEAD`))
+        .length;
+    // What `scanAndContainNow` does when its few milliseconds run out: the steps are given up
+    // at a pause, here one between two renames.
+    const steps = containSteps(workspace, [".git"]);
+    let step = steps.next();
+    while (!step.done && (step.value !== undefined || disabled() === 0)) {
+      step = steps.next(
+        step.value === undefined ? undefined : [...Deno.readDirSync(step.value.readDir)],
+      );
+    }
+    assertFalse(step.done, "the walk ended before it was given up");
+    steps.return(undefined as never);
+    const early = disabled();
+    assert(early > 0 && early < count, `${early} disabled before the walk was given up`);
+    // Walked again from the start: it finds only the rest.
+    await scanAndContain(workspace, [".git"]);
+    assertEquals(disabled(), count);
+    const notice = plantedNotice(root)!;
+    const named = notice.match(/: renamed /g)?.length ?? 0;
+    const more = Number(notice.match(/and (\d+) more/)?.[1] ?? 0);
+    assertEquals(named + more, count, notice.slice(-300));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+function existsSync(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
