@@ -112,12 +112,7 @@ async function withPlantedNotice(ctx: ResolvedContext, run: Promise<unknown>): P
  * Contains what a sandboxed background process plants: while it runs, every few seconds (a
  * `git status` of the user's shell prompt must not wait for its end), and once it has ended.
  */
-function containWhenEnded(
-  ctx: ResolvedContext,
-  processes: ProcessTable,
-  started: { info: ProcessInfo; sessions: SandboxSessions },
-): void {
-  const { info, sessions } = started;
+function containWhenEnded(ctx: ResolvedContext, processes: ProcessTable, info: ProcessInfo): void {
   watchWhileRunning(ctx, 1);
   const process = processes.get(info.processId);
   // Past the workspace's disk bound the process is stopped (its logs say nothing of why; the
@@ -126,7 +121,7 @@ function containWhenEnded(
   // The table's close() waits for the last measure and walk (a `du` would outlive it).
   processes.afterEnd(process.finished.then(() => {
     watchWhileRunning(ctx, -1);
-    return Promise.all([unwatch(), sessions.afterCommand(ctx)]);
+    return Promise.all([unwatch(), containAfterCommand(ctx)]);
   }, () => (watchWhileRunning(ctx, -1), unwatch())));
 }
 
@@ -194,7 +189,7 @@ async function runBash(
         context.signal.removeEventListener("abort", abort);
         // What the command planted is disabled, and what it wrote measured, before it returns
         // (at once: one walks on the host, the other waits for `du`).
-        await Promise.all([unwatch(), sandboxSessions(sessions).afterCommand(ctx)]);
+        await Promise.all([unwatch(), containAfterCommand(ctx)]);
       }
     }
     case "start": {
@@ -205,7 +200,7 @@ async function runBash(
       await sessionStarted(ctx, sandboxSessions(sessions));
       await checkWorkspaceDisk(ctx);
       const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
-      containWhenEnded(ctx, processes, { info: started, sessions: sandboxSessions(sessions) });
+      containWhenEnded(ctx, processes, started);
       return started;
     }
     case "status":

@@ -15,18 +15,16 @@ export type SandboxMounts =
  * repositories that appeared since the workspace's first walk are disabled first
  * (`scanAndContain`): a command may have planted one that git on the host would run.
  *
- * This is the one place that decides what is protected inside bubblewrap. It runs before and
- * after every sandboxed command, and before a file operation that writes unless no sandboxed
- * process started or ended since a walk found the session's mounts current: a session whose
- * mounts differ from the current ones (a `.git` created since it started) is replaced by a fresh
- * one, so protections are re-established at each command's start (see `sandbox_sessions.ts`).
- * The walk is cached per directory.
+ * This is the one place that decides what is protected inside bubblewrap. It runs before every
+ * sandboxed command and file operation: a session whose mounts differ from the current ones (a
+ * `.git` created since it started) is replaced by a fresh one, so protections are re-established
+ * at each command's start (see `sandbox_sessions.ts`). The walk is cached per directory.
  *
  * @param ctx The resolved context.
  * @returns The mounts for `bwrapCommand`.
  */
 export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
-  // Synchronous first (this runs around every sandboxed command, and an asynchronous real
+  // Synchronous first (this runs before every sandboxed operation, and an asynchronous real
   // path costs several times its work in scheduling); any failure takes the checked way, which
   // says what is wrong.
   const now = sandboxMountsSync(ctx);
@@ -64,34 +62,18 @@ export function sandboxMountsSync(ctx: ResolvedContext): SandboxMounts | undefin
   // A walk longer than a few milliseconds takes the asynchronous way, which lets the event loop in.
   const scan = scanAndContainNow(workspace, ctx.protectedPaths);
   if (scan === undefined) return undefined;
-  const roots = sandboxRootsSync(ctx, workspace);
-  if (roots === undefined) return undefined;
-  return { ...roots, protectedPaths: scan.mounts, pinnedDirs: scan.pinned };
-}
-
-/**
- * The workspace and read-only roots of {@linkcode sandboxMountsSync}, without the walk for
- * protected entries: whether a running session's roots are still the context's.
- *
- * Requires `allow-read` permission for the roots.
- *
- * @tags allow-read
- * @param ctx The resolved context.
- * @param workspace The workspace's root, when resolved already.
- * @returns The roots' mounts, or `undefined` when one does not resolve now.
- */
-export function sandboxRootsSync(
-  ctx: ResolvedContext,
-  workspace: Root | undefined = realRootSync(ctx.workspace),
-): Pick<SandboxMounts, "workspace" | "readOnlyRoots"> | undefined {
-  if (workspace === undefined) return undefined;
   const readOnly: { source: string; dest: string }[] = [];
   for (const declared of ctx.readOnlyRoots) {
     const root = realRootSync(declared);
     if (root === undefined) return undefined;
     readOnly.push(mount(root));
   }
-  return { workspace: mount(workspace), readOnlyRoots: readOnly };
+  return {
+    workspace: mount(workspace),
+    readOnlyRoots: readOnly,
+    protectedPaths: scan.mounts,
+    pinnedDirs: scan.pinned,
+  };
 }
 
 function mount(root: Root): { source: string; dest: string } {

@@ -4,12 +4,7 @@ import { bashEnvironment } from "../command/bash_environment.ts";
 import { bwrapSearchPath } from "../../sandbox/bwrap_search_path.ts";
 import { SandboxSession } from "../../sandbox/sandbox_session.ts";
 import type { SessionLease } from "../../sandbox/session_process.ts";
-import {
-  type SandboxMounts,
-  sandboxMounts,
-  sandboxMountsSync,
-  sandboxRootsSync,
-} from "./sandbox_mounts.ts";
+import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
 import type { ResourceLimits } from "../context_limits.ts";
 import { withResourceLimits } from "../../sandbox/resource_limits.ts";
 import { NetworkProxy } from "../../sandbox/network_proxy.ts";
@@ -36,18 +31,6 @@ export interface AcquireOptions {
    * anything that fresh ones would refuse. Default `false`: the mounts are checked.
    */
   readonly reading?: boolean;
-  /**
-   * The use is a file tool's write: made by the supervisor itself, at a path the host checked
-   * first (`resolveWritePath` refuses protected paths and git directory signatures), so it adds
-   * no protected entry. When no sandboxed process runs in this host process (no command and no
-   * background process, of any session and any user), and none has started or ended since a walk
-   * found the session's mounts current, the mounts are not walked again: only such writes changed
-   * the workspace since (or writers outside toolroute, which a walk before the write could not
-   * stop either: they may act right after it). The session's roots are checked. Default `false`:
-   * a use without `reading` or `fileWrite` is a process's (a command's, or a background
-   * process's until it ends).
-   */
-  readonly fileWrite?: boolean;
 }
 
 export type { SessionLease } from "../../sandbox/session_process.ts";
@@ -55,13 +38,6 @@ export type { SessionLease } from "../../sandbox/session_process.ts";
 interface Entry {
   session: SandboxSession;
   leases: number;
-  /**
-   * The {@linkcode processes} epoch at which a walk, with no process running, found the mounts
-   * current: while the epoch is unchanged a file tool's write needs no walk (`fileWrite`).
-   */
-  currentAt?: number;
-  /** The session's workspace and read-only roots, real onto declared: checked on every write. */
-  roots: string;
   // The idle timer, armed when the last lease ends and not cleared by the next use: when it
   // fires it closes the session only if unused since `lastUsed + idleMs`, else it is set again
   // for the rest. A setTimeout and clearTimeout pair per command cost more than the rest of
@@ -70,14 +46,6 @@ interface Entry {
   lastUsed: number;
   retired: boolean;
 }
-
-/**
- * The sandboxed processes of this host process: how many run (commands and background
- * processes, of every session of every `SandboxSessions`, so of every user of a `serve`), and an
- * epoch that moves whenever one starts or ends. Process-wide because users' sessions may share a
- * workspace: a file write may skip its walk only while no process anywhere can write beside it.
- */
-const processes = { running: 0, epoch: 0 };
 
 /** The default idle time of a session. */
 export const SESSION_IDLE_MS = 120_000;
@@ -93,10 +61,7 @@ export const SESSION_IDLE_MS = 120_000;
  * differ from those of the running session (say a `.git` appeared), that session is retired
  * (closed once its running calls end) and a fresh one started, so protections are as current as
  * with one bubblewrap per command. A use that only reads (`reading`) takes the running session
- * as it is: the read-only binds are there against writes, and a write checks them first. A file
- * tool's write (`fileWrite`) takes the walk made after the last command (`afterCommand`) while no
- * sandboxed process has started or ended since: the host checked its path, and nothing else of
- * this process wrote.
+ * as it is: the read-only binds are there against writes, and a write checks them first.
  */
 export class SandboxSessions {
   #entries = new Map<string, Entry>();
@@ -144,14 +109,10 @@ export class SandboxSessions {
     const key = this.#keyOf(ctx);
     if (options.reading === true) {
       const running = this.#entries.get(key);
-      if (running !== undefined && !running.session.ended) {
-        return this.#lease(key, running, options);
-      }
+      if (running !== undefined && !running.session.ended) return this.#lease(key, running);
     }
     // `sandboxMounts` tries the synchronous way first; the calls that fit the running session
-    // as it is take `leaseNow` and never come here. A walk that no process could have raced
-    // (none ran during it) lets later file writes skip theirs.
-    const quiet = processes.running === 0 ? processes.epoch : undefined;
+    // as it is take `leaseNow` and never come here.
     const mounts = await sandboxMounts(ctx);
     // Again after the wait: a close() meanwhile did not see this start, and would return while
     // it still ran (its sandbox closed only once started, after close() had returned).
@@ -175,10 +136,7 @@ export class SandboxSessions {
       }
       entry = await starting;
     }
-    if (quiet !== undefined && processes.running === 0 && processes.epoch === quiet) {
-      entry.currentAt = quiet;
-    }
-    return this.#lease(key, entry, options);
+    return this.#lease(key, entry);
   }
 
   /**
@@ -199,60 +157,17 @@ export class SandboxSessions {
     const key = this.#keyOf(ctx);
     const running = this.#entries.get(key);
     if (running === undefined || running.session.ended) return undefined;
-    if (options.reading === true) return this.#lease(key, running, options);
-    if (
-      options.fileWrite === true && processes.running === 0 &&
-      running.currentAt === processes.epoch
-    ) {
-      return rootsKey(ctx) === running.roots ? this.#lease(key, running, options) : undefined;
+    if (options.reading !== true) {
+      const mounts = sandboxMountsSync(ctx);
+      if (mounts === undefined || running.session.mountsKey !== JSON.stringify(mounts)) {
+        return undefined;
+      }
     }
-    const mounts = sandboxMountsSync(ctx);
-    if (mounts === undefined || running.session.mountsKey !== JSON.stringify(mounts)) {
-      return undefined;
-    }
-    // Synchronous: no process started or ended during the walk.
-    if (processes.running === 0) running.currentAt = processes.epoch;
-    return this.#lease(key, running, options);
+    return this.#lease(key, running);
   }
 
-  /**
-   * Runs after a sandboxed command or background process ended: the walk of `sandboxMounts`,
-   * which disables what it planted (`scanAndContain`), and, when the context's running session
-   * still has the mounts this walk found and no sandboxed process started or ended meanwhile, lets
-   * the file writes that follow skip their walk (see `AcquireOptions.fileWrite`). Never rejects:
-   * a walk that fails (a workspace too large, a rename refused) is walked again, and refuses,
-   * before the next command.
-   *
-   * Requires `allow-read` and `allow-write` permission for the workspace.
-   *
-   * @tags allow-read, allow-write
-   * @param ctx The context the command ran in.
-   * @returns When the walk is done.
-   */
-  async afterCommand(ctx: ResolvedContext): Promise<void> {
-    if (ctx.bash === false) return;
-    const quiet = processes.running === 0 ? processes.epoch : undefined;
-    let mounts: SandboxMounts;
-    try {
-      mounts = await sandboxMounts(ctx);
-    } catch {
-      return;
-    }
-    const entry = this.#entries.get(this.#keyOf(ctx));
-    if (
-      entry !== undefined && !entry.session.ended && quiet !== undefined &&
-      processes.running === 0 && processes.epoch === quiet &&
-      entry.session.mountsKey === JSON.stringify(mounts)
-    ) entry.currentAt = quiet;
-  }
-
-  #lease(key: string, held: Entry, options: AcquireOptions): SessionLease {
-    const byProcess = options.reading !== true && options.fileWrite !== true;
+  #lease(key: string, held: Entry): SessionLease {
     held.leases++;
-    if (byProcess) {
-      processes.running++;
-      processes.epoch++;
-    }
     let released = false;
     return {
       session: held.session,
@@ -260,10 +175,6 @@ export class SandboxSessions {
         if (released) return;
         released = true;
         held.leases--;
-        if (byProcess) {
-          processes.running--;
-          processes.epoch++;
-        }
         if (held.leases === 0) this.#idle(key, held);
       },
     };
@@ -322,13 +233,7 @@ export class SandboxSessions {
     // Ended is not yet gone: close() awaits the wrapper's exit, which follows its clean-up.
     const gone = () => void this.#live.delete(session);
     session.onEnd(() => void session.close().then(gone, gone));
-    const entry: Entry = {
-      session,
-      leases: 0,
-      roots: JSON.stringify([mounts.workspace, mounts.readOnlyRoots]),
-      lastUsed: 0,
-      retired: false,
-    };
+    const entry: Entry = { session, leases: 0, lastUsed: 0, retired: false };
     if (this.#closed) {
       await session.close();
       throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
@@ -378,10 +283,4 @@ export class SandboxSessions {
       void entry.session.close();
     }, ms);
   }
-}
-
-/** The context's roots as `Entry.roots` has them; `undefined` when one does not resolve now. */
-function rootsKey(ctx: ResolvedContext): string | undefined {
-  const roots = sandboxRootsSync(ctx);
-  return roots === undefined ? undefined : JSON.stringify([roots.workspace, roots.readOnlyRoots]);
 }

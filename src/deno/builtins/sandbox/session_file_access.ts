@@ -22,9 +22,9 @@ const PREFETCH_BYTES = 64 * 1024;
 // The operations that write nothing.
 const READING: ReadonlySet<string> = new Set(["stat", "readDir"]);
 
-// A session's use: only reads, or a write the host checked first (see `AcquireOptions`).
+// A session's use: only reads, or may write (its mounts checked first).
 const READ_ONLY = Object.freeze({ reading: true });
-const WRITING = Object.freeze({ fileWrite: true });
+const WRITING = Object.freeze({ reading: false });
 
 /**
  * The file access of a context whose bash is sandboxed: every operation runs in the context's
@@ -39,8 +39,7 @@ const WRITING = Object.freeze({ fileWrite: true });
  * @returns The file access.
  */
 export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
-  // Reads take the running session as it is; writes check its mounts first, unless no process of
-  // the session ran since they were last found current (`AcquireOptions.fileWrite`).
+  // Reads take the running session as it is; writes check its mounts first (`acquire`).
   const call = async <R extends SupervisorRequest>(header: R, body?: Uint8Array) => {
     const options = READING.has(header.op) ? READ_ONLY : WRITING;
     // `?.`: a stand-in for the sessions (tests give one) may offer `acquire` alone.
