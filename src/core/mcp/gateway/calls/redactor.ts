@@ -175,10 +175,20 @@ export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogE
   return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
 }
 
-/** The values long enough to be secrets, once each, longest first (a bearer before its token). */
+/**
+ * The values long enough to be secrets, once each, longest first (a bearer before its token),
+ * each also as a server that echoes it inside JSON text or a URL writes it: JSON-escaped (a
+ * password with a quote or a backslash; `/` also as `\/`) and percent-encoded.
+ */
 function longestFirst(values: readonly string[]): readonly string[] {
-  return [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH))]
-    .sort((a, b) => b.length - a.length);
+  const secrets = new Set<string>();
+  for (const value of values) {
+    if (value.length < MIN_SECRET_LENGTH) continue;
+    const escaped = JSON.stringify(value).slice(1, -1);
+    secrets.add(value).add(escaped).add(escaped.replaceAll("/", "\\/"));
+    secrets.add(encodeURIComponent(value));
+  }
+  return [...secrets].sort((a, b) => b.length - a.length);
 }
 
 /** What a model (or a host showing a result) can see of a tool result. */

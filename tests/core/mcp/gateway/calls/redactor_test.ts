@@ -130,3 +130,20 @@ Deno.test("Redactor.result() redacts a result with the tokens of the moment, and
   const plain = echo("at-second-0123456789");
   assertStrictEquals(none.result(plain), plain);
 });
+
+Deno.test("Redactor removes a secret as a server echoes it inside JSON text or a URL", () => {
+  const secret = 'pa"ss\\w/rd é 42';
+  const redactor = new Redactor({ command: "server", env: { DB_PASSWORD: secret } });
+  const echoed = [
+    JSON.stringify({ password: secret }),
+    JSON.stringify({ password: secret }).replaceAll("/", "\\/"),
+    `https://db.example/login?password=${encodeURIComponent(secret)}`,
+  ];
+  for (const text of echoed) {
+    const redacted = redactor.text(text);
+    assertEquals(redacted.includes("[redacted]"), true, redacted);
+    for (const part of ['pa\\"ss', "pa%22ss", "w/rd", "w\\/rd"]) {
+      assertEquals(redacted.includes(part), false, `${part} left in ${redacted}`);
+    }
+  }
+});
