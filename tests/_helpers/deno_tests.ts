@@ -88,9 +88,7 @@ export const SLOW: readonly string[] = [
   "tests/deno/builtins/search/matching_cannot_hang_test.ts",
   // Swap races: a process exchanging a folder with a link as fast as it can for seconds (a core
   // each) while file writes go through that folder.
-  "tests/deno/builtins/sandbox/file_write_walk_attack_test.ts",
-  "tests/deno/builtins/sandbox/other_host_swap_attack_test.ts",
-  "tests/deno/builtins/sandbox/stdio_server_swap_attack_test.ts",
+  "tests/deno/builtins/sandbox/file_write_swap_attack_test.ts",
   "tests/deno/sandbox/hostile_stdio_server_attack_test.ts",
   // Two processes racing 10,000 calls for one limit in a shared Deno KV file.
   "tests/deno/store/shared_limit_test.ts",

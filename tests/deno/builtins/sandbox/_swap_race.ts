@@ -1,0 +1,85 @@
+// What the file-write swap attacks share (`file_write_swap_attack_test.ts` and the second host
+// process it starts, `_other_host_swapper_main.ts`): a racer that exchanges a folder with a link
+// as fast as it can, a repository as the user's `git init` makes it, and the check that no write
+// reached its hooks.
+
+import { assert, assertFalse } from "@std/assert";
+import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
+import { builtinTools } from "@toolroute/toolroute/deno";
+import { exists } from "../../../_helpers/exists.ts";
+
+/**
+ * Python for a racer: in its working folder, makes the link `link` (to `target`) when given,
+ * then exchanges `folder` and the link (renameat2's RENAME_EXCHANGE, atomic) for `seconds`, and
+ * writes how many times to `swaps.txt`.
+ */
+export function swapperScript(
+  options: { folder: string; link: string; target: string; seconds: number },
+): string {
+  return [
+    "import ctypes, os, time",
+    `os.symlink(${JSON.stringify(options.target)}, ${JSON.stringify(options.link)})`,
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    "n = 0",
+    `end = time.time() + ${options.seconds}`,
+    "while time.time() < end:",
+    `    if libc.renameat2(-100, b${JSON.stringify(options.folder)}, -100, b${
+      JSON.stringify(options.link)
+    }, 2) == 0: n += 1`,
+    'open("swaps.txt", "w").write(str(n))',
+  ].join("\n");
+}
+
+/** The built-in tools of one user, sandboxed, on a workspace. */
+export async function sandboxTools(
+  workspace: string,
+): Promise<{ tools: ToolSet } & AsyncDisposable> {
+  const router = new ToolRouter({
+    builtins: builtinTools({ workspace, bash: { sandbox: "bwrap" } }),
+  });
+  const tools = await router.expose({ builtins: ["bash", "write_file"] });
+  return { tools, [Symbol.asyncDispose]: () => router.close() };
+}
+
+/** A repository as the person at the keyboard makes it (`git init`), with its hooks folder. */
+export async function userRepository(dir: string): Promise<void> {
+  await Deno.mkdir(`${dir}/objects`, { recursive: true });
+  await Deno.mkdir(`${dir}/refs/heads`, { recursive: true });
+  await Deno.mkdir(`${dir}/hooks`);
+  await Deno.writeTextFile(`${dir}/HEAD`, "ref: refs/heads/main\n");
+}
+
+/**
+ * Writes a hook-named file through the raced folder until the racer is done (its `swaps.txt`),
+ * at most 15 s.
+ *
+ * @returns How many writes were made.
+ */
+export async function writeUntilSwapped(
+  tools: ToolSet,
+  options: { path: string; swaps: string },
+): Promise<number> {
+  let writes = 0;
+  const until = performance.now() + 15_000;
+  while (performance.now() < until && !await exists(options.swaps)) {
+    await tools.call("write_file", { path: options.path, content: "#!/bin/sh\n" });
+    writes++;
+  }
+  return writes;
+}
+
+/** The attack ran (many swaps and writes), and no write landed in the repository's hooks. */
+export async function assertNoHookWritten(
+  workspace: string,
+  race: { swaps: string; writes: number },
+): Promise<void> {
+  const swaps = Number(await Deno.readTextFile(race.swaps));
+  assert(swaps > 1000, `only ${swaps} swaps`);
+  assert(race.writes > 10, `only ${race.writes} writes`);
+  for (const hooks of ["late/.git/hooks", "late/.git.disabled-by-toolroute/hooks"]) {
+    assertFalse(
+      await exists(`${workspace}/${hooks}/pre-commit`),
+      `a write went through the link into ${hooks}`,
+    );
+  }
+}
