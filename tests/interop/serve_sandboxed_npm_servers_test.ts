@@ -19,6 +19,10 @@ import { listToolsUntil } from "../_helpers/list_tools_until.ts";
 import { skipWithoutBwrap } from "../_helpers/bwrap.ts";
 import { startHttpServe } from "../deno/cli/_serve_process.ts";
 
+// A cold npx start in a sandbox (a download through the egress proxy, then node's start) took more
+// than the default 10 s to connect under CI's load; how long is not what these tests ask.
+const COLD_START_MS = 120_000;
+
 async function registryReachable(): Promise<boolean> {
   try {
     const response = await fetch(
@@ -70,13 +74,19 @@ Deno.test({
             command: "npx",
             args: ["-y", "@modelcontextprotocol/server-filesystem", files],
             sandbox: { roots: [files] },
+            connectTimeoutMs: COLD_START_MS,
           },
-          everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+          everything: {
+            command: "npx",
+            args: ["-y", "@modelcontextprotocol/server-everything"],
+            connectTimeoutMs: COLD_START_MS,
+          },
           memory: {
             command: "npx",
             args: ["-y", "@modelcontextprotocol/server-memory"],
             env: { MEMORY_FILE_PATH: `${memory}/memory.jsonl` },
             sandbox: { roots: [memory] },
+            connectTimeoutMs: COLD_START_MS,
           },
         },
       }),

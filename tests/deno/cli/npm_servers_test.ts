@@ -18,6 +18,10 @@ import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp
 import { hostServerPaths } from "../../../src/deno/sandbox/server_paths.ts";
 import { exactFlags, startHttpServe } from "./_serve_process.ts";
 
+// A cold npx start in a sandbox (a download through the egress proxy, then node's start) took more
+// than the default 10 s to connect under CI's load; how long is not what these tests ask.
+const COLD_START_MS = 120_000;
+
 async function registryReachable(): Promise<boolean> {
   try {
     const response = await fetch(
@@ -64,8 +68,13 @@ Deno.test({
             command: "npx",
             args: ["-y", "@modelcontextprotocol/server-filesystem", dir],
             sandbox: { roots: [dir] },
+            connectTimeoutMs: COLD_START_MS,
           },
-          everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+          everything: {
+            command: "npx",
+            args: ["-y", "@modelcontextprotocol/server-everything"],
+            connectTimeoutMs: COLD_START_MS,
+          },
         },
       }),
     );
@@ -137,6 +146,7 @@ Deno.test({
       command: "npx",
       args: ["-y", "@modelcontextprotocol/server-memory"],
       sandbox,
+      connectTimeoutMs: COLD_START_MS,
     });
     const toolNames = async (gateway: ReturnType<typeof createDenoGateway>) => {
       const tools = await new ToolRouter({ gateway }).expose({ mcpServers: ["memory"] });
