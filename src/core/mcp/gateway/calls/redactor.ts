@@ -28,7 +28,8 @@ function isSecretEnv(name: string, value: string, listed: readonly string[]): bo
 
 /**
  * Removes one connection's secrets from error messages and tool results: every header value (and
- * each word of it, such as a bearer's token), OAuth tokens, and the environment values and
+ * each word of it, such as a bearer's token; a `Basic` one's user and password, decoded), OAuth
+ * tokens, and the environment values and
  * arguments of a stdio server that are secrets (see `McpStdioServerConfig.secretEnv` and
  * `secretArgs`), so a server that echoes a request's headers or its argv cannot put them in
  * front of a model.
@@ -50,12 +51,16 @@ export class Redactor {
         ...Object.entries(config.env ?? {})
           .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
           // Each word too, as for headers: the token of "Bearer ${TOKEN}" when echoed alone.
-          .flatMap(([, value]) => [value, ...value.split(/\s+/)]),
+          .flatMap(([, value]) => [value, ...value.split(/\s+/), ...basicCredentials(value)]),
         // An argument's value alone too: the password of `--password=…` when echoed alone.
         ...(config.secretArgs ?? []).map((index) => config.args?.[index] ?? "")
           .flatMap((arg) => [arg, ...arg.split(/\s+/), arg.slice(arg.indexOf("=") + 1)]),
       ]
-      : Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]);
+      : Object.values(config.headers ?? {}).flatMap((value) => [
+        value,
+        ...value.split(/\s+/),
+        ...basicCredentials(value),
+      ]);
     this.#secrets = longestFirst(values);
   }
 
@@ -173,6 +178,24 @@ export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogE
   const logger = entry.logger === undefined ? undefined : redactor.text(entry.logger);
   if (data === entry.data && logger === entry.logger) return entry;
   return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
+}
+
+/**
+ * What a `Basic` authorization header carries, decoded: `user:password` and the password alone,
+ * which a server that checks them may echo as it read them.
+ */
+function basicCredentials(value: string): string[] {
+  const encoded = /^Basic\s+([A-Za-z0-9+/]+={0,2})$/i.exec(value.trim())?.[1];
+  if (encoded === undefined) return [];
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true })
+      .decode(Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)));
+  } catch {
+    return [];
+  }
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? [decoded] : [decoded, decoded.slice(colon + 1)];
 }
 
 /**

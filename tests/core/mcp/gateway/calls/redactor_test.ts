@@ -147,3 +147,20 @@ Deno.test("Redactor removes a secret as a server echoes it inside JSON text or a
     }
   }
 });
+
+Deno.test("Redactor removes a Basic header's user and password as a server that decoded them echoes them", () => {
+  const redactor = new Redactor({
+    url: "https://x.example/mcp",
+    headers: { Authorization: `Basic ${btoa("deploy-bot:correct horse battery")}` },
+  });
+  assertEquals(
+    redactor.text("denied: deploy-bot:correct horse battery; password correct horse battery"),
+    "denied: [redacted]; password [redacted]",
+  );
+  // Not base64 of text, or no Basic scheme: only the header's own words, as before.
+  const other = new Redactor({
+    url: "https://x.example/mcp",
+    headers: { Authorization: "Basic %%%not-base64%%%", "X-Key": "Basic-ish value" },
+  });
+  assertEquals(other.text("Basic %%%not-base64%%%"), "[redacted]");
+});
