@@ -73,6 +73,10 @@ export async function assertNoHookWritten(
   workspace: string,
   race: { swaps: string; writes: number },
 ): Promise<void> {
+  assert(
+    await exists(race.swaps),
+    "the racer wrote no count: it needs Debian's python3 (/usr/bin/python3, with ctypes)",
+  );
   const swaps = Number(await Deno.readTextFile(race.swaps));
   assert(swaps > 1000, `only ${swaps} swaps`);
   assert(race.writes > 10, `only ${race.writes} writes`);
