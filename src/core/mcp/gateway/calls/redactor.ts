@@ -1,37 +1,13 @@
 import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContent } from "../../../tool_output.ts";
 import type { ToolLogEntry, ToolProgress } from "../../../tool_source.ts";
-import { isStdioConfig, type McpServerConfig } from "../../mcp_server_config.ts";
-
-/** Shorter values are not treated as secrets (they would redact ordinary words). */
-const MIN_SECRET_LENGTH = 8;
+import type { McpServerConfig } from "../../mcp_server_config.ts";
+import { configSecrets, withSecrets } from "./connection_secrets.ts";
 
 /**
- * A variable name that reads as a secret: one of its `_`/`-`/`.` separated words is or ends in
- * one of these (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `APIKEY`, `DB_PASSWORD`, `CLIENT_SECRET`,
- * `AZURE_DEVOPS_PAT`).
- */
-const SECRET_NAME =
-  /(?:^|[_.-])[A-Z0-9]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH|PAT|COOKIE)(?:$|[_.-])/i;
-
-/** A URL with a password in it (`postgres://me:pw@db/app`): a secret whatever its name. */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
-
-/**
- * Whether a stdio server's variable holds a secret: listed in `secretEnv` (the loader lists those
- * that came from a `${VAR}`), named like one, or a URL with a password. Plain configuration (`NODE_ENV=production`, a
- * path) is not: redacting it would garble every result that mentions it.
- */
-function isSecretEnv(name: string, value: string, listed: readonly string[]): boolean {
-  return listed.includes(name) || SECRET_NAME.test(name) || URL_WITH_PASSWORD.test(value);
-}
-
-/**
- * Removes one connection's secrets from error messages and tool results: every header value (and
- * each word of it, such as a bearer's token; a `Basic` one's user and password, decoded), OAuth
- * tokens, and the environment values and
- * arguments of a stdio server that are secrets (see `McpStdioServerConfig.secretEnv` and
- * `secretArgs`), so a server that echoes a request's headers or its argv cannot put them in
+ * Removes one connection's secrets from error messages and tool results: those of its config
+ * (`configSecrets`: header values, a stdio server's secret environment values and arguments) and
+ * its OAuth tokens, so a server that echoes a request's headers or its argv cannot put them in
  * front of a model.
  */
 export class Redactor {
@@ -46,22 +22,7 @@ export class Redactor {
    */
   constructor(config: McpServerConfig, more?: () => readonly string[]) {
     this.#more = more;
-    const values = isStdioConfig(config)
-      ? [
-        ...Object.entries(config.env ?? {})
-          .filter(([name, value]) => isSecretEnv(name, value, config.secretEnv ?? []))
-          // Each word too, as for headers: the token of "Bearer ${TOKEN}" when echoed alone.
-          .flatMap(([, value]) => [value, ...value.split(/\s+/), ...basicCredentials(value)]),
-        // An argument's value alone too: the password of `--password=…` when echoed alone.
-        ...(config.secretArgs ?? []).map((index) => config.args?.[index] ?? "")
-          .flatMap((arg) => [arg, ...arg.split(/\s+/), arg.slice(arg.indexOf("=") + 1)]),
-      ]
-      : Object.values(config.headers ?? {}).flatMap((value) => [
-        value,
-        ...value.split(/\s+/),
-        ...basicCredentials(value),
-      ]);
-    this.#secrets = longestFirst(values);
+    this.#secrets = configSecrets(config);
   }
 
   /**
@@ -73,7 +34,7 @@ export class Redactor {
   secrets(): readonly string[] {
     const more = this.#more?.();
     if (more === undefined || more.length === 0) return this.#secrets;
-    return longestFirst([...more, ...this.#secrets]);
+    return withSecrets(this.#secrets, more);
   }
 
   /**
@@ -178,40 +139,6 @@ export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogE
   const logger = entry.logger === undefined ? undefined : redactor.text(entry.logger);
   if (data === entry.data && logger === entry.logger) return entry;
   return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
-}
-
-/**
- * What a `Basic` authorization header carries, decoded: `user:password` and the password alone,
- * which a server that checks them may echo as it read them.
- */
-function basicCredentials(value: string): string[] {
-  const encoded = /^Basic\s+([A-Za-z0-9+/]+={0,2})$/i.exec(value.trim())?.[1];
-  if (encoded === undefined) return [];
-  let decoded: string;
-  try {
-    decoded = new TextDecoder("utf-8", { fatal: true })
-      .decode(Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)));
-  } catch {
-    return [];
-  }
-  const colon = decoded.indexOf(":");
-  return colon < 0 ? [decoded] : [decoded, decoded.slice(colon + 1)];
-}
-
-/**
- * The values long enough to be secrets, once each, longest first (a bearer before its token),
- * each also as a server that echoes it inside JSON text or a URL writes it: JSON-escaped (a
- * password with a quote or a backslash; `/` also as `\/`) and percent-encoded.
- */
-function longestFirst(values: readonly string[]): readonly string[] {
-  const secrets = new Set<string>();
-  for (const value of values) {
-    if (value.length < MIN_SECRET_LENGTH) continue;
-    const escaped = JSON.stringify(value).slice(1, -1);
-    secrets.add(value).add(escaped).add(escaped.replaceAll("/", "\\/"));
-    secrets.add(encodeURIComponent(value));
-  }
-  return [...secrets].sort((a, b) => b.length - a.length);
 }
 
 /** What a model (or a host showing a result) can see of a tool result. */
