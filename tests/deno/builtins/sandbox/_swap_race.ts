@@ -21,12 +21,14 @@ export function swapperScript(
     `os.symlink(${JSON.stringify(options.target)}, ${JSON.stringify(options.link)})`,
     "libc = ctypes.CDLL(None, use_errno=True)",
     "n = 0",
+    "errors = {}",
     `end = time.time() + ${options.seconds}`,
     "while time.time() < end:",
     `    if libc.renameat2(-100, b${JSON.stringify(options.folder)}, -100, b${
       JSON.stringify(options.link)
     }, 2) == 0: n += 1`,
-    'open("swaps.txt", "w").write(str(n))',
+    "    else: e = os.strerror(ctypes.get_errno()); errors[e] = errors.get(e, 0) + 1",
+    'open("swaps.txt", "w").write(f"{n} {errors}")',
   ].join("\n");
 }
 
@@ -77,8 +79,10 @@ export async function assertNoHookWritten(
     await exists(race.swaps),
     "the racer wrote no count: it needs Debian's python3 (/usr/bin/python3, with ctypes)",
   );
-  const swaps = Number(await Deno.readTextFile(race.swaps));
-  assert(swaps > 1000, `only ${swaps} swaps`);
+  // "<count> {<error>: <times>}": what the exchanges that failed failed with.
+  const report = await Deno.readTextFile(race.swaps);
+  const swaps = Number(report.split(" ")[0]);
+  assert(swaps > 1000, `only ${swaps} swaps; failed: ${report.slice(report.indexOf(" ") + 1)}`);
   assert(race.writes > 10, `only ${race.writes} writes`);
   for (const hooks of ["late/.git/hooks", "late/.git.disabled-by-toolroute/hooks"]) {
     assertFalse(
