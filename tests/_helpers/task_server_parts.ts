@@ -1,10 +1,31 @@
 /**
  * Parts of the 2026-07-28 task servers of the gateway's tests: whether a request declares the
- * Tasks extension, and a loopback listener that can restart on its port (a server restart that
- * keeps its task store).
+ * Tasks extension, a loopback listener that can restart on its port (a server restart that keeps
+ * its task store), and the transport of a `serve` client to a tool set in this process.
  *
  * @module
  */
+
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { ToolSet } from "../../mod.ts";
+import { mcpHttpHandler } from "../../src/core/mcp/mod.ts";
+
+/**
+ * A client transport to `mcpHttpHandler` serving a tool set in this process, as `serve` serves
+ * it (no socket: each request is handed to the handler).
+ *
+ * @param toolSet The tool set served.
+ * @returns The transport, to connect a client with, and the handler's `close`.
+ */
+export function serveTransport(
+  toolSet: ToolSet,
+): { transport: StreamableHTTPClientTransport; close(): Promise<void> } {
+  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const transport = new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
+    fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
+  });
+  return { transport, close: () => handler.close() };
+}
 
 /** The identifier of the Tasks extension of the 2026-07-28 revision. */
 export const TASKS = "io.modelcontextprotocol/tasks";

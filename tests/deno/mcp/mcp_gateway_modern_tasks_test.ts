@@ -8,11 +8,16 @@
  */
 import { assert, assertEquals } from "@std/assert";
 import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
-import { McpGateway, mcpHttpHandler } from "../../../src/core/mcp/mod.ts";
-import { declaresTasks, listenRestartable, TASKS } from "../../_helpers/task_server_parts.ts";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
+import {
+  declaresTasks,
+  listenRestartable,
+  serveTransport,
+  TASKS,
+} from "../../_helpers/task_server_parts.ts";
 
 interface TaskState {
   startedAt: number;
@@ -235,23 +240,19 @@ Deno.test("serve's 2026-07-28 client gets the result of an upstream's task as th
   const gateway = new McpGateway({ servers: { work: { url: server.url } } });
   const router = new ToolRouter({ gateway });
   const toolSet = await router.expose({ mcpServers: ["work"] });
-  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const serving = serveTransport(toolSet);
   const client = new Client({ name: "modern", version: "1.0.0" }, {
     versionNegotiation: { mode: { pin: "2026-07-28" } },
   });
   try {
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
-        fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
-      }),
-    );
+    await client.connect(serving.transport);
     assertEquals(client.getProtocolEra(), "modern");
     const result = await client.callTool({ name: "report", arguments: {} });
     assertEquals(result.content, [{ type: "text", text: "report of task-1" }]);
     assert(server.methods.filter((m) => m === "tasks/get").length >= 3, server.methods.join());
   } finally {
     await client.close();
-    await handler.close();
+    await serving.close();
     await router.close();
     await server.close();
   }
@@ -362,7 +363,7 @@ Deno.test("serve's 2026-07-28 client is asked a task's question and its answer c
   const gateway = new McpGateway({ relayElicitation: true, servers: { crm: { url: server.url } } });
   const router = new ToolRouter({ gateway });
   const toolSet = await router.expose({ mcpServers: ["crm"] });
-  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const serving = serveTransport(toolSet);
   const client = new Client({ name: "modern", version: "1.0.0" }, {
     capabilities: { elicitation: { form: {} } },
     versionNegotiation: { mode: { pin: "2026-07-28" } },
@@ -373,11 +374,7 @@ Deno.test("serve's 2026-07-28 client is asked a task's question and its answer c
     return { action: "accept", content: { word: "from-serve" } };
   });
   try {
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
-        fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
-      }),
-    );
+    await client.connect(serving.transport);
     assertEquals(client.getProtocolEra(), "modern");
     const result = await client.callTool({ name: "approve", arguments: {} });
     assertEquals(asked, ["word for anonymous"], "serve's client was asked the task's question");
@@ -385,7 +382,7 @@ Deno.test("serve's 2026-07-28 client is asked a task's question and its answer c
     assertEquals(result.content, [{ type: "text", text: "anonymous said from-serve" }]);
   } finally {
     await client.close();
-    await handler.close();
+    await serving.close();
     await router.close();
     await server.close();
   }

@@ -9,9 +9,14 @@ import { assert, assertEquals } from "@std/assert";
 import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ToolRouter } from "../../../mod.ts";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { McpGateway, mcpHttpHandler } from "../../../src/core/mcp/mod.ts";
-import { declaresTasks, listenRestartable, TASKS } from "../../_helpers/task_server_parts.ts";
+import { Client } from "@modelcontextprotocol/client";
+import { McpGateway } from "../../../src/core/mcp/mod.ts";
+import {
+  declaresTasks,
+  listenRestartable,
+  serveTransport,
+  TASKS,
+} from "../../_helpers/task_server_parts.ts";
 
 /** One request the server saw: whose token, which method, and for `tools/call` what it declared. */
 interface Seen {
@@ -287,16 +292,12 @@ Deno.test("a serve client that abandons its call while the upstream task runs ge
   const gateway = new McpGateway({ servers: { work: { url: server.url } } });
   const router = new ToolRouter({ gateway });
   const toolSet = await router.expose({ mcpServers: ["work"] });
-  const handler = mcpHttpHandler({ tools: () => toolSet });
+  const serving = serveTransport(toolSet);
   const client = new Client({ name: "modern", version: "1.0.0" }, {
     versionNegotiation: { mode: { pin: "2026-07-28" } },
   });
   try {
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://127.0.0.1:8787/mcp"), {
-        fetch: (url: string | URL, init?: RequestInit) => handler(new Request(url, init)),
-      }),
-    );
+    await client.connect(serving.transport);
     const abandon = new AbortController();
     const call = client.callTool({ name: "report", arguments: {} }, { signal: abandon.signal });
     // Abandoned once the upstream task is being polled.
@@ -322,7 +323,7 @@ Deno.test("a serve client that abandons its call while the upstream task runs ge
     assertEquals(server.seen.filter((s) => s.method === "tasks/get").length, polls);
   } finally {
     await client.close();
-    await handler.close();
+    await serving.close();
     await router.close();
     await server.close();
   }
