@@ -26,6 +26,14 @@ export interface PlantedRepository {
 const baselines = new Map<string, Map<string, string | undefined>>();
 // Per workspace: what was done at a walk that had no command result to report it in.
 const unreported = new Map<string, PlantedRepository[]>();
+
+/** Keeps what a walk did for the next bash result's notice ({@linkcode plantedNotice}). */
+function keepUnreported(workspaceReal: string, done: readonly PlantedRepository[]): void {
+  const list = unreported.get(workspaceReal) ?? [];
+  list.push(...done);
+  unreported.set(workspaceReal, list);
+}
+
 const MAX_WORKSPACES = 64;
 // Per workspace and set of protected paths at fixed places: those that existed at the first walk.
 const placedBaselines = new Map<string, Set<string>>();
@@ -158,9 +166,7 @@ export function* containSteps(
         };
       }
     });
-    const list = unreported.get(workspace.real) ?? [];
-    list.push(...done);
-    unreported.set(workspace.real, list);
+    keepUnreported(workspace.real, done);
     if (done.some(({ outcome }) => "error" in outcome)) {
       throw new ToolError("tool_error", plantedNotice(workspace.real)!);
     }
@@ -181,9 +187,7 @@ export function* containSteps(
       const disabled = disable(workspace.real, found);
       // Kept before the pause: a walk run for a few milliseconds only (`scanAndContainNow`) may
       // be left at it, and then walked again from the start, which no longer finds this one.
-      const list = unreported.get(workspace.real) ?? [];
-      list.push(disabled);
-      unreported.set(workspace.real, list);
+      keepUnreported(workspace.real, [disabled]);
       done.push(disabled);
       yield;
     }
