@@ -13,6 +13,8 @@ import { configSecrets, withSecrets } from "./connection_secrets.ts";
 export class Redactor {
   #secrets: readonly string[];
   #more?: () => readonly string[];
+  #lastMore?: readonly string[];
+  #lastSecrets: readonly string[] = [];
 
   /**
    * Collects the secrets of a config.
@@ -34,7 +36,16 @@ export class Redactor {
   secrets(): readonly string[] {
     const more = this.#more?.();
     if (more === undefined || more.length === 0) return this.#secrets;
-    return withSecrets(this.#secrets, more);
+    // Expanded once per set of tokens, not on every message: a token is as long as its
+    // authorization server likes (up to its 1 MiB response), and a server may send thousands of
+    // progress or log messages, each redacted on the one event loop every user shares.
+    const last = this.#lastMore;
+    if (last?.length === more.length && last.every((token, i) => token === more[i])) {
+      return this.#lastSecrets;
+    }
+    this.#lastSecrets = withSecrets(this.#secrets, more);
+    this.#lastMore = [...more];
+    return this.#lastSecrets;
   }
 
   /**
