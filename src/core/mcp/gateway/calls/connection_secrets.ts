@@ -77,7 +77,9 @@ function basicCredentials(value: string): string[] {
 /**
  * The values long enough to be secrets, once each, longest first, each also as a server that
  * echoes it inside JSON text or a URL writes it: JSON-escaped (a password with a quote or a
- * backslash; `/` also as `\/`) and percent-encoded.
+ * backslash; `/` also as `\/`; non-ASCII as `\u00e9`, as Python's `json.dumps` writes it; `<`,
+ * `>`, `&` as `\u003c`, as Go's `encoding/json` does), percent-encoded and form-encoded (a space
+ * as `+`, `!'()~` escaped: Python's `urlencode`, `URLSearchParams`).
  */
 function expanded(values: readonly string[]): readonly string[] {
   const secrets = new Set<string>();
@@ -85,7 +87,15 @@ function expanded(values: readonly string[]): readonly string[] {
     if (value.length < MIN_SECRET_LENGTH) continue;
     const escaped = JSON.stringify(value).slice(1, -1);
     secrets.add(value).add(escaped).add(escaped.replaceAll("/", "\\/"));
+    secrets.add(escaped.replace(/[\u007f-\uffff]/g, unicodeEscape));
+    secrets.add(escaped.replace(/[<>&\u2028\u2029]/g, unicodeEscape));
     secrets.add(encodeURIComponent(value));
+    secrets.add(new URLSearchParams([["", value]]).toString().slice(1));
   }
   return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/** A UTF-16 code unit as a JSON `\uXXXX` escape (lower-case hex, as Python and Go write it). */
+function unicodeEscape(char: string): string {
+  return "\\u" + char.charCodeAt(0).toString(16).padStart(4, "0");
 }
