@@ -63,19 +63,3 @@ export async function removeQuietly(path: string): Promise<void> {
     // Clean-up is best effort; the original failure is what the caller reports.
   }
 }
-
-/**
- * Returns the file's information without following a final symlink, or `undefined` when the
- * path does not exist.
- *
- * @param path The path.
- * @returns The information, or `undefined`.
- */
-export async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-}

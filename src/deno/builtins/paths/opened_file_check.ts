@@ -26,27 +26,6 @@ import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
  * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
  */
-export function checkOpenedFile(
-  ctx: ResolvedContext,
-  file: Deno.FsFile,
-  path: { target: ResolvedPath; shown: string },
-): Promise<Deno.FileInfo | undefined> {
-  const { target, shown } = path;
-  try {
-    return Promise.resolve(checkOpenedFileSync(ctx, file, { target, shown }));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * {@linkcode checkOpenedFile}, synchronously.
- *
- * @param ctx The request's context.
- * @param file The file opened at `target.real`.
- * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
- * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
- */
 export function checkOpenedFileSync(
   ctx: ResolvedContext,
   file: Deno.FsFile,
@@ -87,7 +66,7 @@ export function checkPathStillLeadsTo(
  * content is written to it: Deno checks `utime` of an open file against write access to the path
  * resolved when it was opened (so under the context's exact flags a file created through a
  * swapped symlink is refused), and its directory must still resolve inside the workspace. Like
- * {@linkcode checkOpenedFile}, this narrows the race; it cannot close it.
+ * {@linkcode checkOpenedFileSync}, this narrows the race; it cannot close it.
  *
  * @param ctx The request's context.
  * @param file The new, empty temporary file.
@@ -99,12 +78,7 @@ export function checkStagedFile(
   path: { temp: string; target: ResolvedPath; shown: string },
 ): Promise<void> {
   const { temp, target, shown } = path;
-  try {
-    checkStaged(ctx, file, temp, target, shown);
-    return Promise.resolve();
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return Promise.try(() => checkStaged(ctx, file, temp, target, shown));
 }
 
 function checkStaged(

@@ -10,8 +10,6 @@ import { checkGitSignatures } from "./git_signature.ts";
 import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
 import { realPathOrUndefined } from "./fs_probes.ts";
 
-export { realRoots, within } from "./allowed_roots.ts";
-
 /** A path a tool may use, after both containment checks. */
 export interface ResolvedPath {
   /**
@@ -35,11 +33,7 @@ export interface ResolvedPath {
  * @returns The checked path.
  */
 export function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  try {
-    return Promise.resolve(resolveReadPathSync(ctx, path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return Promise.try(() => resolveReadPathSync(ctx, path));
 }
 
 /**
@@ -65,11 +59,7 @@ export function resolveReadPathSync(ctx: ResolvedContext, path: unknown): Resolv
  * @returns The checked path.
  */
 export function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  try {
-    return Promise.resolve(resolveWriteSync(ctx, path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return Promise.try(() => resolveWriteSync(ctx, path));
 }
 
 function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
@@ -140,15 +130,8 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
  * @param path The directory as the model gave it, or `undefined`.
  * @returns The checked directory.
  */
-export function resolveDirectory(
-  ctx: ResolvedContext,
-  path: unknown,
-): Promise<ResolvedPath> {
-  try {
-    return Promise.resolve(resolveDirectorySync(ctx, path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+export function resolveDirectory(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+  return Promise.try(() => resolveDirectorySync(ctx, path));
 }
 
 // Synchronous, as the path checks before it: between a command's process spawns an asynchronous

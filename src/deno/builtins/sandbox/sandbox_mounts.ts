@@ -1,4 +1,4 @@
-import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
+import { readOnlyRootsSync, type Root, workspaceRootSync } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { BwrapMount, BwrapOptions } from "../../sandbox/bwrap_command.ts";
 import { scanAndContain, scanAndContainNow } from "./planted_repositories.ts";
@@ -29,15 +29,14 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
   // says what is wrong.
   const now = sandboxMountsSync(ctx);
   if (now !== undefined) return now;
-  const workspace = realRootSync(ctx.workspace) ?? await workspaceRoot(ctx);
+  const workspace = realRootSync(ctx.workspace) ?? workspaceRootSync(ctx);
   const scan = await scanAndContain(workspace, ctx.protectedPaths);
   const roots = ctx.readOnlyRoots.map(realRootSync);
   return {
     workspace: mount(workspace),
     readOnlyRoots:
-      (roots.every((root) => root !== undefined) ? roots as Root[] : await readOnlyRoots(ctx)).map(
-        mount,
-      ),
+      (roots.every((root) => root !== undefined) ? roots as Root[] : readOnlyRootsSync(ctx).roots)
+        .map(mount),
     protectedPaths: scan.mounts,
     pinnedDirs: scan.pinned,
   };
