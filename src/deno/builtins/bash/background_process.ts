@@ -1,6 +1,6 @@
 import { deadline } from "@std/async";
 import { ToolError } from "../../../core/tool_error.ts";
-import type { BashInvocation } from "./bash_invocation.ts";
+import { type BashInvocation, PIPE_GRACE_MS, spawnOnHost } from "./bash_invocation.ts";
 import { drainInto } from "../command/bounded_output.ts";
 import { LogBuffer, type LogSlice } from "../command/log_buffer.ts";
 import { reap, type ReapTarget, trackForExit } from "./process_reaper.ts";
@@ -23,8 +23,6 @@ export interface ProcessInfo {
 
 // How long `stop` waits after SIGTERM before SIGKILL.
 const STOP_GRACE_MS = 2000;
-// How long pipes may stay open after the group was killed.
-const PIPE_GRACE_MS = 250;
 
 /** One command running in the background, its stdin open and its output in a bounded log. */
 export class BackgroundProcess {
@@ -54,16 +52,7 @@ export class BackgroundProcess {
     this.#id = id;
     this.#command = command;
     this.#log = new LogBuffer(logChars);
-    this.#child = invocation.spawn?.() ?? new Deno.Command(invocation.program, {
-      args: invocation.args,
-      cwd: invocation.cwd,
-      env: invocation.env,
-      clearEnv: true,
-      detached: invocation.detached,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    this.#child = invocation.spawn?.() ?? spawnOnHost(invocation, "piped");
     this.#stdin = this.#child.stdin.getWriter();
     this.#target = invocation.target(this.#child);
     const untrack = trackForExit(this.#target);

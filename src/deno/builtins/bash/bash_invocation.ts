@@ -36,6 +36,27 @@ export interface BashInvocationOptions {
   readonly background: boolean;
 }
 
+// After a kill, pipes still held by a process that left the group (its own `setsid`) are
+// abandoned after this long instead of waiting for them.
+export const PIPE_GRACE_MS = 250;
+
+/** Spawns an unsandboxed invocation on the host, with its environment only and output piped. */
+export function spawnOnHost(
+  invocation: BashInvocation,
+  stdin: "null" | "piped",
+): Deno.ChildProcess {
+  return new Deno.Command(invocation.program, {
+    args: invocation.args,
+    cwd: invocation.cwd,
+    env: invocation.env,
+    clearEnv: true,
+    detached: invocation.detached,
+    stdin,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
 // The shell leads its own process group (spawned `detached`); it checks that before signalling
 // the group, so that a spawn that was not detached can never signal the host's group.
 const OWN_GROUP = `{ read -r _ _ _ _ g _ </proc/$$/stat; [ "$g" = "$$" ]; } 2>/dev/null`;

@@ -1,7 +1,7 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
-import type { CommandResult, RunLimits } from "../command/command_result.ts";
+import { abortedError, type CommandResult, type RunLimits } from "../command/command_result.ts";
 import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
 import { PROXY_ENV } from "../../sandbox/session_launch.ts";
@@ -41,7 +41,7 @@ export async function execInSession(
 ): Promise<CommandResult> {
   const { sessions, command, limits } = run;
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
-  if (limits.signal.aborted) throw aborted();
+  if (limits.signal.aborted) throw abortedError();
   const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);
   const session = lease.session;
   // A stream's collector and decoder are made on its first output (`true` prints nothing).
@@ -80,7 +80,7 @@ export async function execInSession(
     if (exit === undefined) {
       throw session.fail("it reported the end of a command without an exit code");
     }
-    if (limits.signal.aborted) throw aborted();
+    if (limits.signal.aborted) throw abortedError();
     for (const text of [streams[1], streams[2]]) text?.output.push(text.decoder.decode());
     const out = streams[1]?.output;
     const err = streams[2]?.output;
@@ -143,8 +143,4 @@ export function startFailure(error: { name: string; message: string }): string {
   }
   return "The sandbox could not start the command (bash is missing inside it or the working " +
     "directory is gone)";
-}
-
-function aborted(): ToolError {
-  return new ToolError("aborted", "The bash command was aborted and its processes were killed");
 }
