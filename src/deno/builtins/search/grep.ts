@@ -14,7 +14,7 @@ import { LongLineMatcher } from "./long_line_matcher.ts";
 import { LiteralFinder } from "../../sandbox/supervisor/literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
-import { listFiles, readFiles } from "./search_files.ts";
+import { listFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
 
@@ -122,7 +122,6 @@ async function grep(
   let truncated = false;
   const decoder = new TextDecoder();
   const finder = pattern.literal === undefined ? undefined : new LiteralFinder(pattern.literal);
-  const request = { files, budget, literal: pattern.literal };
   const pause = () => budget.tick();
   // The budget's pause throws at the deadline: it never asks to give up otherwise.
   const unstopped = () => pause().then(() => false);
@@ -136,9 +135,10 @@ async function grep(
       msLeft: budget.msLeft,
       onTimeout: () => budget.timeout(),
     });
-  await readFiles(access, target, {
-    ...request,
-    onFile: async (path, data) => {
+  await access.read(
+    target.root,
+    { files, budget, literal: pattern.literal },
+    async (path, data) => {
       if (data === undefined) return false;
       if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
       if (data.includes(0)) return false;
@@ -157,6 +157,6 @@ async function grep(
         matches.push(result);
       }
     },
-  });
+  );
   return { matches, truncated };
 }

@@ -1,4 +1,4 @@
-import type { OnFile, ReadRequest, SearchAccess } from "./search_access.ts";
+import type { SearchAccess } from "./search_access.ts";
 import type { SearchBudget } from "./search_budget.ts";
 import type { SearchTarget } from "./search_target.ts";
 import { walkTree } from "./walk_tree.ts";
@@ -34,21 +34,4 @@ export async function listFiles(
   const { onFile, ...list } = options;
   const view = await access.list(target.root, { start: target.start, ...list });
   return await walkTree(view, { start: target.start, ...list, onFile });
-}
-
-/**
- * Reads files of a search target in the order given, until `onFile` returns `true` (see
- * `SearchAccess.read`: files that cannot match may be passed over).
- *
- * @param access The context's search access.
- * @param target The checked folder or file.
- * @param options The read request, and `onFile`, called per file read.
- */
-export async function readFiles(
-  access: SearchAccess,
-  target: SearchTarget,
-  options: ReadRequest & { onFile: OnFile },
-): Promise<void> {
-  const { onFile, ...request } = options;
-  await access.read(target.root, request, onFile);
 }
