@@ -124,7 +124,7 @@ export function* containSteps(
   // A command can plant a repository and, in the same run, more protected entries (or folders)
   // than a sandbox binds: the repositories are disabled first, and only then is the overflow
   // refused.
-  const walk = () => protectedMountsSteps(workspace, protectedPaths, { keepOverflow: true });
+  const walk = () => protectedMountsSteps(workspace, protectedPaths);
   const checked = (scan: ProtectedScan): ProtectedScan => {
     if (scan.overflow !== undefined) throw scan.overflow;
     return scan;
