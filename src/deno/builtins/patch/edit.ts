@@ -9,6 +9,7 @@ import { applyEdits } from "./patch_transaction.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { MAX_EDIT_BYTES } from "../files/current_text.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
+import { countOf } from "./text_lines.ts";
 import { protectedList, WRITE_ANNOTATIONS } from "../files/write_tool_hints.ts";
 
 const schema = z.object({
@@ -117,12 +118,12 @@ export function replaceIn(
 ): EditResult & { replacements: number } {
   const { path } = options;
   let { oldString, newString } = args;
-  let count = occurrences(text, oldString);
+  let count = countOf(text, oldString);
   if (count === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {
     // A file with Windows line endings, a string written with "\n": match it with "\r\n".
     oldString = oldString.replace(/\r?\n/g, "\r\n");
     newString = newString.replace(/\r?\n/g, "\r\n");
-    count = occurrences(text, oldString);
+    count = countOf(text, oldString);
   }
   if (count === 0) {
     throw new ToolError(
@@ -177,14 +178,6 @@ export function editedSize(
 ): number {
   const { count, oldString, newString } = change;
   return utf8Length(text) + count * (utf8Length(newString) - utf8Length(oldString));
-}
-
-function occurrences(text: string, search: string): number {
-  let count = 0;
-  for (let at = text.indexOf(search); at >= 0; at = text.indexOf(search, at + search.length)) {
-    count++;
-  }
-  return count;
 }
 
 // Counted without encoding: the text may be the whole 16 MiB file.
