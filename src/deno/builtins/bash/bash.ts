@@ -71,10 +71,11 @@ export function createBashTool(
   if (ctx.bash === false) {
     throw new TypeError("Cannot create the bash tool: bash is off in this context");
   }
-  const sessions = options.sessions;
-  if (ctx.bash.sandbox === "bwrap" && sessions === undefined) {
+  if (ctx.bash.sandbox === "bwrap" && options.sessions === undefined) {
     throw new TypeError("Cannot create a sandboxed bash tool without its sandbox sessions");
   }
+  // Only a sandboxed command uses them, and a sandboxed context has them (checked above).
+  const sessions = options.sessions as SandboxSessions;
   return Object.freeze({
     name: "bash",
     description: describeBash(ctx),
@@ -159,7 +160,7 @@ async function runBash(
   processes: ProcessTable,
   args: BashArgs,
   context: ToolContext,
-  sessions: SandboxSessions | undefined,
+  sessions: SandboxSessions,
 ): Promise<unknown> {
   const action = args.action ?? "exec";
   switch (action) {
@@ -168,7 +169,7 @@ async function runBash(
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
-      await sessionStarted(ctx, sandboxSessions(sessions));
+      await sessionStarted(ctx, sessions);
       await checkWorkspaceDisk(ctx);
       // Past the workspace's disk bound the command is stopped as an abort would stop it.
       const stopped = new AbortController();
@@ -179,8 +180,9 @@ async function runBash(
       const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
       try {
         return await execInSession(ctx, {
-          sessions: sandboxSessions(sessions),
-          command: inside(invocation),
+          sessions,
+          // A sandboxed invocation has it (see `prepareBashCommand`).
+          command: invocation.inside!,
           limits: { ...limits, signal: stopped.signal },
         });
       } catch (error) {
@@ -197,9 +199,9 @@ async function runBash(
       if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }
-      await sessionStarted(ctx, sandboxSessions(sessions));
+      await sessionStarted(ctx, sessions);
       await checkWorkspaceDisk(ctx);
-      const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
+      const started = await startInSession(ctx, sessions, processes, invocation);
       containWhenEnded(ctx, processes, started);
       return started;
     }
@@ -234,11 +236,8 @@ async function startInSession(
   processes: ProcessTable,
   invocation: BashInvocation,
 ): Promise<ProcessInfo> {
-  if (ctx.bash === false || invocation.inside === undefined) {
-    throw new TypeError("Cannot start a process: bash is not sandboxed");
-  }
   const lease = await sessions.acquire(ctx);
-  const inside = invocation.inside;
+  const inside = invocation.inside!; // a sandboxed invocation has it
   try {
     return processes.start(invocation.command, {
       ...invocation,
@@ -297,7 +296,6 @@ function request(args: BashArgs, background: boolean): BashRequest {
   };
 }
 
-/** The sessions a sandboxed command runs in: never on the host instead. */
 /**
  * Starts the context's sandbox session (or finds it running) before the checks around a command,
  * so that a sandbox that cannot start (bubblewrap missing) says so before the disk bound is
@@ -305,16 +303,6 @@ function request(args: BashArgs, background: boolean): BashRequest {
  */
 async function sessionStarted(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
   (sessions.leaseNow(ctx) ?? await sessions.acquire(ctx)).release();
-}
-
-function sandboxSessions(sessions: SandboxSessions | undefined): SandboxSessions {
-  if (sessions === undefined) throw new TypeError("A sandboxed command needs its sandbox sessions");
-  return sessions;
-}
-
-function inside(invocation: BashInvocation): NonNullable<BashInvocation["inside"]> {
-  if (invocation.inside === undefined) throw new TypeError("A sandboxed command needs `inside`");
-  return invocation.inside;
 }
 
 /** Spawns on the host (`sandbox: "none"`), turning a missing bash into a clear `tool_error`. */
