@@ -1,9 +1,10 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { broadRootReason } from "./broad_root.ts";
-import { DEFAULT_LIMITS, DEFAULT_PROXY_LIMITS, type ResourceLimits } from "./context_limits.ts";
+import { DEFAULT_LIMITS } from "./context_limits.ts";
+import { DEFAULT_PROXY_LIMITS } from "../sandbox/network_proxy.ts";
+import type { ResourceLimits } from "../sandbox/resource_limits.ts";
 import {
   absolutePath,
-  dedupe,
   describe,
   envName,
   knownFields,
@@ -149,7 +150,7 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
   ) => envName(name, `env[${i}]`));
   return Object.freeze({
     workspace,
-    readOnlyRoots: Object.freeze(dedupe(readOnlyRoots)),
+    readOnlyRoots: Object.freeze([...new Set(readOnlyRoots)]),
     ...Object.fromEntries(
       CONTEXT_LIMITS.map((field) => [
         field,
@@ -158,15 +159,17 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
     ) as Record<typeof CONTEXT_LIMITS[number], number>,
     bash: resolveBash(context.bash, env),
     protectedPaths: Object.freeze(
-      dedupe(
-        stringList(context.protectedPaths, {
-          field: "protectedPaths",
-          fallback: CONTEXT_DEFAULTS.protectedPaths,
-        })
-          .map((path, i) => protectedPath(path, { workspace, field: `protectedPaths[${i}]` })),
-      ),
+      [
+        ...new Set(
+          stringList(context.protectedPaths, {
+            field: "protectedPaths",
+            fallback: CONTEXT_DEFAULTS.protectedPaths,
+          })
+            .map((path, i) => protectedPath(path, { workspace, field: `protectedPaths[${i}]` })),
+        ),
+      ],
     ),
-    env: Object.freeze(dedupe(env)),
+    env: Object.freeze([...new Set(env)]),
   });
 }
 
@@ -203,12 +206,12 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
         'Cannot use built-in context: "bash.limits" and "bash.network" need sandbox "bwrap" (nothing bounds an unconfined command)',
       );
     }
-    return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+    return Object.freeze({ sandbox, env: Object.freeze([...new Set(names)]) });
   }
   const resolvedNetwork = resolveNetwork(network);
   return Object.freeze({
     sandbox,
-    env: Object.freeze(dedupe(names)),
+    env: Object.freeze([...new Set(names)]),
     limits: resolveLimits(limits),
     ...(resolvedNetwork === undefined ? {} : { network: resolvedNetwork }),
   });
@@ -245,7 +248,7 @@ function resolveNetwork(
     return name.toLowerCase();
   });
   return Object.freeze({
-    allow: Object.freeze(dedupe(names)),
+    allow: Object.freeze([...new Set(names)]),
     maxConnections: limit(fields.maxConnections, {
       field: "bash.network.maxConnections",
       fallback: DEFAULT_PROXY_LIMITS.maxConnections,

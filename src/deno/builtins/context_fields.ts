@@ -151,16 +151,6 @@ export function limit(value: unknown, options: { field: string; fallback: number
 }
 
 /**
- * Removes repeated values, keeping the first of each.
- *
- * @param values The values.
- * @returns The distinct values.
- */
-export function dedupe(values: readonly string[]): string[] {
-  return [...new Set(values)];
-}
-
-/**
  * Describes a value for an error message without echoing objects.
  *
  * @param value Any value.

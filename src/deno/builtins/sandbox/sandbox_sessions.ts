@@ -5,7 +5,7 @@ import { bwrapSearchPath } from "../../sandbox/bwrap_search_path.ts";
 import { SandboxSession } from "../../sandbox/sandbox_session.ts";
 import type { SessionLease } from "../../sandbox/session_process.ts";
 import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
-import type { ResourceLimits } from "../context_limits.ts";
+import type { ResourceLimits } from "../../sandbox/resource_limits.ts";
 import { withResourceLimits } from "../../sandbox/resource_limits.ts";
 import { NetworkProxy } from "../../sandbox/network_proxy.ts";
 
@@ -32,8 +32,6 @@ export interface AcquireOptions {
    */
   readonly reading?: boolean;
 }
-
-export type { SessionLease } from "../../sandbox/session_process.ts";
 
 interface Entry {
   session: SandboxSession;

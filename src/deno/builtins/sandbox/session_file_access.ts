@@ -13,7 +13,8 @@ import {
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "../../sandbox/sandbox_session.ts";
-import type { SandboxSessions, SessionLease } from "./sandbox_sessions.ts";
+import type { SandboxSessions } from "./sandbox_sessions.ts";
+import type { SessionLease } from "../../sandbox/session_process.ts";
 import type { OkOf, SupervisorRequest } from "../../sandbox/protocol.ts";
 import { checkWorkspaceDisk, noteWorkspaceWrite } from "./workspace_disk.ts";
 
