@@ -30,11 +30,6 @@ export class GitignoreRules {
     this.#rules.set(dir, rules);
   }
 
-  /** Whether any `.gitignore` file was added. */
-  get empty(): boolean {
-    return this.#rules.size === 0;
-  }
-
   /**
    * Whether a path is ignored by the rules of its folder and the folders above it.
    *
