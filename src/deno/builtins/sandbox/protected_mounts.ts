@@ -37,8 +37,6 @@ export interface ProtectedScan {
   readonly directories: number;
   /** Directories whose entries were read (`readDir`): the others came from the cache. */
   readonly listed: number;
-  /** Wall time of the walk, in milliseconds. */
-  readonly ms: number;
   /**
    * Every git directory signature found (see `git_signature.ts`): a folder holding `HEAD` beside
    * `objects/`, `refs/` or `commondir`, or any other `.git` (file, link, or a folder that is no repository); relative to the workspace (`""` for the
@@ -122,7 +120,6 @@ export function* protectedMountsSteps(
   protectedPaths: readonly string[],
   options: ProtectedMountsOptions = {},
 ): WalkSteps<ProtectedScan> {
-  const started = performance.now();
   const max = options.maxDirectories ?? MAX_PROTECTED_SCAN_DIRECTORIES;
   const cacheRoot = options.cache ?? processCache;
   const key = `${workspace.real}\0${protectedPaths.join("\0")}`;
@@ -256,7 +253,6 @@ export function* protectedMountsSteps(
     pinned: [...pinned.values()],
     directories,
     listed,
-    ms: performance.now() - started,
     signatures,
     ...(overflow === undefined ? {} : { overflow }),
   };

@@ -42,7 +42,6 @@ const READ_ONLY = Object.freeze({ reading: true });
  */
 export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessions): SearchAccess {
   return Object.freeze({
-    where: "sandbox" as const,
     async list(root: string, request: ListRequest) {
       const tree = new ListedTree();
       const decoder = new TextDecoder();

@@ -44,8 +44,6 @@ export type OnFile = (
  * Chosen once per context (see `searchAccessFor`); the tools never branch on the sandbox.
  */
 export interface SearchAccess {
-  /** `"host"` or `"sandbox"`: for descriptions and tests only. */
-  readonly where: "host" | "sandbox";
   /**
    * Lists the tree below a folder of a root (never through a symbolic link, never into `.git`).
    *

@@ -12,8 +12,6 @@ export interface SearchTarget {
   readonly start: string;
   /** Whether `start` is a folder or a regular file. */
   readonly kind: "dir" | "file";
-  /** The path as the model gave it (for messages). */
-  readonly shown: string;
   /**
    * The path of a result: relative to the workspace, or absolute in a read-only root.
    *
@@ -61,7 +59,6 @@ export async function resolveSearchTarget(
     root,
     start: relative(root, target.real),
     kind: info.isDirectory ? "dir" : "file",
-    shown,
     display: (rel) => inWorkspace ? rel || "." : rel === "" ? root : `${root}/${rel}`,
   };
 }
