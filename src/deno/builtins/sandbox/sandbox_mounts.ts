@@ -29,14 +29,12 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
   // says what is wrong.
   const now = sandboxMountsSync(ctx);
   if (now !== undefined) return now;
-  const workspace = realRootSync(ctx.workspace) ?? workspaceRootSync(ctx);
+  // The checked roots: the same real paths, or the error that says what is wrong.
+  const workspace = workspaceRootSync(ctx);
   const scan = await scanAndContain(workspace, ctx.protectedPaths);
-  const roots = ctx.readOnlyRoots.map(realRootSync);
   return {
     workspace: mount(workspace),
-    readOnlyRoots:
-      (roots.every((root) => root !== undefined) ? roots as Root[] : readOnlyRootsSync(ctx).roots)
-        .map(mount),
+    readOnlyRoots: readOnlyRootsSync(ctx).roots.map(mount),
     protectedPaths: scan.mounts,
     pinnedDirs: scan.pinned,
   };

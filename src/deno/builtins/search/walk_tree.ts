@@ -19,8 +19,6 @@ export interface TreeView {
   list(dir: string): readonly TreeEntry[] | undefined;
   /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
   gitignore(dir: string): string | undefined;
-  /** The size of a listed file, when the listing knows it. */
-  size?(path: string): number | undefined;
 }
 
 /** What {@linkcode walkTree} walks. */
