@@ -208,7 +208,7 @@ async function runBash(
     case "status":
       return processes.get(need(args, "processId", action)).info();
     case "logs":
-      return processes.logs(need(args, "processId", action), args.offset, args.limit);
+      return processes.get(need(args, "processId", action)).logs(args.offset, args.limit);
     case "write": {
       const process = processes.get(need(args, "processId", action));
       const text = need(args, "input", action);
