@@ -43,9 +43,6 @@ export class BackgroundProcess {
   /**
    * Spawns the command.
    *
-   * @param id The process id.
-   * @param command The command text, for reports.
-   * @param invocation How to spawn it.
    * @param logChars Most characters kept in the log.
    */
   constructor(id: string, command: string, invocation: BashInvocation, logChars: number) {
@@ -98,7 +95,6 @@ export class BackgroundProcess {
    *
    * @param offset Where to start; default: the oldest kept character.
    * @param limit Most characters returned.
-   * @returns The slice.
    */
   logs(offset?: number, limit?: number): LogSlice {
     return this.#log.read(offset, limit);
@@ -111,7 +107,6 @@ export class BackgroundProcess {
    * signal's abort) the call ends and the input stays queued; a second write is refused while
    * one is still pending.
    *
-   * @param input The text.
    * @param limits The call's deadline and signal.
    * @returns How many bytes were written.
    */

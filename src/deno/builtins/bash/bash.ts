@@ -61,7 +61,6 @@ export interface BashToolOptions {
  * @param ctx The resolved context; its `bash` must not be `false`.
  * @param processes The background processes of this context.
  * @param options The sandbox sessions (required when sandboxed).
- * @returns The tool.
  */
 export function createBashTool(
   ctx: ResolvedContext,

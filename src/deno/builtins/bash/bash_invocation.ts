@@ -6,7 +6,6 @@ export interface BashInvocation {
   readonly command: string;
   /** The program: `"bash"` (a sandboxed command runs in the session: `spawn`, `inside`). */
   readonly program: string;
-  /** Its arguments. */
   readonly args: string[];
   /** The real working directory on the host. */
   readonly cwd: string;

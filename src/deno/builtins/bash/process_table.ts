@@ -35,8 +35,6 @@ export class ProcessTable implements AsyncDisposable {
   /**
    * Starts a background process.
    *
-   * @param command The command text, for reports.
-   * @param invocation How to spawn it.
    * @returns Its state right after the start.
    */
   start(command: string, invocation: BashInvocation): ProcessInfo {

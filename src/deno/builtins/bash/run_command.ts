@@ -9,7 +9,6 @@ import { abortedError, type CommandResult, type RunLimits } from "../command/com
  * On timeout or abort every process of the command gets SIGKILL, background children included
  * (see `process_reaper.ts`); the run ends within about the pipe grace period after that.
  *
- * @param invocation How to spawn it.
  * @param limits The deadline, output limit and abort signal.
  * @returns Exit code, output and whether it timed out.
  */

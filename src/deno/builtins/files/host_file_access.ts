@@ -35,8 +35,6 @@ import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
  * workspace.
  *
  * @tags allow-read, allow-write
- * @param ctx The request's context.
- * @returns The file access.
  */
 export function hostFileAccess(ctx: ResolvedContext): FileAccess {
   const stage = (target: ResolvedPath, data: Uint8Array, options: StageOptions) =>

@@ -41,9 +41,6 @@ export interface ReadFileResult {
  * Requires `allow-read` permission for the workspace and the read-only roots.
  *
  * @tags allow-read
- * @param ctx The resolved context.
- * @param files How the context reaches the file system (see `fileAccessFor`).
- * @returns The tool.
  */
 export function createReadFileTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({

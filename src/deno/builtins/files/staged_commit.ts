@@ -6,15 +6,13 @@ import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
 /** Device and inode of a file. */
 export interface FileIdentity {
-  /** The device. */
   dev: number;
-  /** The inode (`null` where the platform has none). */
+  /** `null` where the platform has none. */
   ino: number | null;
 }
 
 /** The planned final state of one file: its text, or `null` when it is deleted. */
 export interface Target {
-  /** The checked path. */
   readonly path: ResolvedPath;
   /** The content on disk before the change (`""` when unread), `null` when there is no file. */
   readonly onDisk: string | null;
@@ -40,7 +38,6 @@ export interface Target {
  * file needs none: nothing can fail after it); on any failure restores what was already changed,
  * removes the directories it created and throws a `ToolError` naming the file.
  *
- * @param files How the context reaches the file system.
  * @param targets The files whose content changes.
  * @param options A `signal` that stops before the first file on disk changes.
  */

@@ -53,8 +53,6 @@ export function tempPathFor(target: string): string {
 
 /**
  * Removes a file, ignoring every failure (for clean-up paths).
- *
- * @param path The file.
  */
 export async function removeQuietly(path: string): Promise<void> {
   try {

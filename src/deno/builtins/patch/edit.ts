@@ -39,9 +39,7 @@ export interface EditFileResult {
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param ctx The resolved context.
  * @param files How the context reaches files: on the host, or in its sandbox session.
- * @returns The tool.
  */
 export function createEditTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({
@@ -106,7 +104,6 @@ async function edit(
  * Replaces `oldString` in a text as `edit` does; throws a `ToolError` when it occurs not at all,
  * or more than once without `replaceAll`, saying how many times it occurs.
  *
- * @param text The file's text.
  * @param args The strings and `replaceAll`.
  * @param options The `path` as the model gave it, for messages.
  * @returns The new text, the lines changed, and the number of replacements.
@@ -168,7 +165,6 @@ export function replaceIn(
  * The UTF-8 size of a text after `count` occurrences of `oldString` are replaced with
  * `newString`, computed without building it: what `edit` checks before it builds the result.
  *
- * @param text The file's text.
  * @param change The number of occurrences and the two strings.
  * @returns The size in bytes.
  */

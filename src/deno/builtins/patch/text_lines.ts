@@ -11,7 +11,6 @@ export interface TextLines {
 /**
  * Splits text into lines, remembering its line ending and whether it ends with one.
  *
- * @param text The text.
  * @returns The lines and the layout.
  */
 export function splitText(text: string): TextLines {

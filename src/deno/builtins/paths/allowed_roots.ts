@@ -15,8 +15,6 @@ export interface Root {
  * Returns whether `path` is `root` or inside it, comparing whole path components
  * (`/ws_evil` is not inside `/ws`). Both must be absolute and normalized.
  *
- * @param root The root.
- * @param path The path.
  * @returns `true` when inside.
  */
 export function within(root: string, path: string): boolean {
@@ -28,7 +26,6 @@ export function within(root: string, path: string): boolean {
  * Deno may not read it. Synchronous: a metadata call takes microseconds, where an asynchronous
  * one costs a thread hop of tens.
  *
- * @param ctx The request's context.
  * @returns The workspace root.
  */
 export function workspaceRootSync(ctx: ResolvedContext): Root {
@@ -50,7 +47,6 @@ export function workspaceRootSync(ctx: ResolvedContext): Root {
  * root resolved. A root Deno may not resolve is kept as declared, so reads under it report the
  * missing flag.
  *
- * @param ctx The request's context.
  * @returns The roots that exist, and `complete: false` when one was missing or unresolvable.
  */
 export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; complete: boolean } {
@@ -74,7 +70,6 @@ export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; comple
 /**
  * The first root containing a path, comparing the declared or the real form of the roots.
  *
- * @param roots The roots.
  * @param where An absolute, normalized `path`, and which form of the roots to compare with
  *   (`kind`).
  * @returns The root, or `undefined`.

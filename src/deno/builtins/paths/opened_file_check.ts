@@ -21,7 +21,6 @@ import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
  * The checks are synchronous metadata calls: microseconds each, where an asynchronous call costs
  * a thread hop of tens (none opens anything, so none can block on a FIFO).
  *
- * @param ctx The request's context.
  * @param file The file opened at `target.real`.
  * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
@@ -45,7 +44,6 @@ export function checkOpenedFileSync(
  * keeps its file (`dev`, `ino`) and Deno checks it against the path resolved when it was opened,
  * so a second `fstat` answers the same.
  *
- * @param ctx The request's context.
  * @param opened What {@linkcode checkOpenedFileSync} returned for the open file.
  * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  */
@@ -68,7 +66,6 @@ export function checkPathStillLeadsTo(
  * swapped symlink is refused), and its directory must still resolve inside the workspace. Like
  * {@linkcode checkOpenedFileSync}, this narrows the race; it cannot close it.
  *
- * @param ctx The request's context.
  * @param file The new, empty temporary file.
  * @param path The temporary file's path (`temp`), the checked `target` it is staged for, and the path as the model gave it (`shown`).
  */

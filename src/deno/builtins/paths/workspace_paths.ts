@@ -28,7 +28,6 @@ export interface ResolvedPath {
  * as written and after following symlinks. Throws a `ToolError`: `invalid_arguments` for an
  * empty path, a NUL byte or `~`; `permission_denied` (`outside allowed roots`) otherwise.
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it, relative to the workspace or absolute.
  * @returns The checked path.
  */
@@ -40,7 +39,6 @@ export function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<Re
  * {@linkcode resolveReadPath}, synchronously (its few metadata calls take microseconds each; the
  * opened-file check repeats it).
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it, relative to the workspace or absolute.
  * @returns The checked path.
  */
@@ -54,7 +52,6 @@ export function resolveReadPathSync(ctx: ResolvedContext, path: unknown): Resolv
  * parent). Throws a `ToolError` like {@linkcode resolveReadPath}, saying `read-only` for a
  * read-only root or a protected path.
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it.
  * @returns The checked path.
  */
@@ -126,7 +123,6 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
  * a read-only root), checked like {@linkcode resolveReadPath}. An absent or empty path means
  * the workspace.
  *
- * @param ctx The request's context.
  * @param path The directory as the model gave it, or `undefined`.
  * @returns The checked directory.
  */

@@ -67,8 +67,6 @@ const MAX_NAMED = 20;
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths.
  * @returns The scan after disabling (its mounts are current).
  */
 export function scanAndContain(
@@ -93,8 +91,6 @@ export function scanAndContain(
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths.
  * @returns The scan after disabling, or `undefined`.
  */
 export function scanAndContainNow(
@@ -113,8 +109,6 @@ const walking = new Map<string, Promise<void>>();
  * The walk of {@linkcode scanAndContain} as steps (see `walk_steps.ts`): run to the end, or given
  * up at any step by a quick try, and walked again from the start.
  *
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths.
  * @returns The steps, whose value is the scan after disabling.
  */
 export function* containSteps(

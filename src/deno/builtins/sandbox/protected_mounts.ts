@@ -110,7 +110,6 @@ const ENTRIES_PER_STEP = 512;
  * Requires `allow-read` permission for the workspace.
  *
  * @tags allow-read
- * @param workspace The workspace, declared and real.
  * @param protectedPaths The context's protected paths, relative to the workspace.
  * @param options The bound and the cache.
  * @returns The walk, whose result is the mounts and the cost of finding them.

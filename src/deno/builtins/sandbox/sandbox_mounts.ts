@@ -20,7 +20,6 @@ export type SandboxMounts =
  * `.git` created since it started) is replaced by a fresh one, so protections are re-established
  * at each command's start (see `sandbox_sessions.ts`). The walk is cached per directory.
  *
- * @param ctx The resolved context.
  * @returns The mounts for `bwrapCommand`.
  */
 export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
@@ -50,7 +49,6 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
  * Requires `allow-read` permission for the roots.
  *
  * @tags allow-read
- * @param ctx The resolved context.
  * @returns The mounts, or `undefined` when a root needs the checked way.
  */
 export function sandboxMountsSync(ctx: ResolvedContext): SandboxMounts | undefined {

@@ -95,7 +95,6 @@ export class SandboxSessions {
    * Requires `allow-run` permission for `bwrap`.
    *
    * @tags allow-run
-   * @param ctx The request's context (bash sandboxed).
    * @param options Whether the use only reads.
    * @returns The lease.
    */
@@ -146,7 +145,6 @@ export class SandboxSessions {
    * Requires `allow-read` permission for the roots.
    *
    * @tags allow-read
-   * @param ctx The request's context (bash sandboxed).
    * @param options Whether the use only reads.
    * @returns The lease, or `undefined`.
    */
@@ -180,8 +178,6 @@ export class SandboxSessions {
 
   /**
    * Closes the session of one context.
-   *
-   * @param ctx The context.
    */
   async closeContext(ctx: ResolvedContext): Promise<void> {
     const key = this.#keyOf(ctx);

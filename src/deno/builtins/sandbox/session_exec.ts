@@ -30,7 +30,6 @@ const REPORT_GRACE_MS = 5_000;
  * Requires `allow-run` permission for `bwrap`.
  *
  * @tags allow-run
- * @param ctx The request's context (bash sandboxed).
  * @param run The sessions of the `builtinTools` instance, the command (its text, directory and
  *   environment) and its limits (deadline, output limit and abort signal).
  * @returns Exit code, output and whether it timed out.
@@ -113,7 +112,6 @@ function streamText(maxChars: number): StreamText {
  * The environment of a command in a session: the context's variables, and with a network
  * allowlist the proxy variables.
  *
- * @param ctx The request's context.
  * @param env The context's variables.
  * @returns The command's environment.
  */

@@ -35,9 +35,6 @@ const WRITING = Object.freeze({ reading: false });
  * Requires `allow-run` permission for `bwrap`.
  *
  * @tags allow-run
- * @param ctx The request's context (bash sandboxed).
- * @param sessions The sessions of the `builtinTools` instance.
- * @returns The file access.
  */
 export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
   // Reads take the running session as it is; writes check its mounts first (`acquire`).

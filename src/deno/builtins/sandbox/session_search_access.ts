@@ -36,9 +36,6 @@ const READ_ONLY = Object.freeze({ reading: true });
  * Requires `allow-run` permission for `bwrap`.
  *
  * @tags allow-run
- * @param ctx The request's context (bash sandboxed).
- * @param sessions The sessions of the `builtinTools` instance.
- * @returns The search access.
  */
 export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessions): SearchAccess {
   return Object.freeze({

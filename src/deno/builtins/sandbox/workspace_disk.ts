@@ -65,7 +65,6 @@ export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<void> {
  * estimate from above (an overwrite counts in full), and the next {@linkcode checkWorkspaceDisk}
  * that finds it over the bound measures the workspace again before it refuses.
  *
- * @param ctx The context.
  * @param bytes The bytes written.
  */
 export function noteWorkspaceWrite(ctx: ResolvedContext, bytes: number): void {
@@ -116,7 +115,6 @@ export function watchWorkspaceDisk(
 /**
  * The error of a command stopped at the bound.
  *
- * @param ctx The context.
  * @returns The `tool_error`.
  */
 export function diskStoppedError(ctx: ResolvedContext): ToolError {

@@ -22,7 +22,6 @@ export class GitignoreRules {
    * Adds the text of the `.gitignore` file of a folder.
    *
    * @param dir The folder, relative to the root of the search ("" for the root).
-   * @param text The file's text.
    */
   add(dir: string, text: string): void {
     const lines = text.split(/\r?\n/).filter((line) => !tooManyGlobstars(line));

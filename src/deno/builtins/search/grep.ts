@@ -67,9 +67,7 @@ export interface GrepResult {
  * `bwrap` when bash is sandboxed: the search then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
- * @param ctx The resolved context.
  * @param access How the context's searches reach the files (see `searchAccessFor`).
- * @returns The tool.
  */
 export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): RoutedTool {
   return Object.freeze({

@@ -13,7 +13,6 @@ import {
  * Requires `allow-read` permission for the roots.
  *
  * @tags allow-read
- * @returns The search access.
  */
 export function hostSearchAccess(): SearchAccess {
   return Object.freeze({

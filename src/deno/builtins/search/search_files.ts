@@ -13,7 +13,6 @@ export interface ListOptions {
   readonly only?: string;
   /** A `*`-and-literals pattern of names (a filter the walk applies again anyway). */
   readonly name?: string;
-  /** The limits. */
   readonly budget: SearchBudget;
 }
 

@@ -27,7 +27,6 @@ export interface SearchTarget {
  * Throws a `ToolError`: `permission_denied` outside the roots, `tool_error` when it does not exist
  * or is neither a folder nor a regular file (or not a folder when `folderOnly`).
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it; absent or empty means the workspace.
  * @param options `folderOnly`: refuse a file.
  * @returns The search target.

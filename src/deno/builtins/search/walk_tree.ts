@@ -4,7 +4,6 @@ import type { SearchBudget } from "./search_budget.ts";
 
 /** One entry of a folder: a regular file, a folder, or anything else (never followed). */
 export interface TreeEntry {
-  /** The name. */
   readonly name: string;
   /** `"file"`, `"dir"`, or `"other"` (a symbolic link, FIFO, socket or device). */
   readonly kind: "file" | "dir" | "other";
