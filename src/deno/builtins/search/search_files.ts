@@ -1,20 +1,9 @@
-import type { SearchAccess } from "./search_access.ts";
-import type { SearchBudget } from "./search_budget.ts";
+import type { ListRequest, SearchAccess } from "./search_access.ts";
 import type { SearchTarget } from "./search_target.ts";
-import { walkTree } from "./walk_tree.ts";
+import { type WalkOptions, walkTree } from "./walk_tree.ts";
 
-/** What {@linkcode listFiles} lists. */
-export interface ListOptions {
-  /** Apply the `.gitignore` files. */
-  readonly gitignore: boolean;
-  /** The deepest level below the target folder to list. */
-  readonly maxDepth?: number;
-  /** A folder below the target (relative to it): only it is entered. */
-  readonly only?: string;
-  /** A `*`-and-literals pattern of names (a filter the walk applies again anyway). */
-  readonly name?: string;
-  readonly budget: SearchBudget;
-}
+/** What {@linkcode listFiles} lists: the walk's options below the target, and the name filter. */
+export type ListOptions = Omit<WalkOptions, "start"> & Pick<ListRequest, "name">;
 
 /**
  * Lists the regular files of a search target (see `walkTree` for the rules) through the
