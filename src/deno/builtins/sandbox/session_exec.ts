@@ -68,7 +68,10 @@ export async function execInSession(
             `The sandbox did not report the end of the command within ${REPORT_GRACE_MS} ms of its deadline; the whole sandbox was stopped`,
           ),
         onStream: (stream, bytes) => {
-          const text = streams[stream] ??= streamText(limits.maxChars);
+          const text = streams[stream] ??= {
+            output: new BoundedOutput(limits.maxChars),
+            decoder: new TextDecoder(),
+          };
           text.output.push(text.decoder.decode(bytes, { stream: true }));
         },
         onId: (sent) => id = sent,
@@ -99,14 +102,7 @@ export async function execInSession(
   }
 }
 
-interface StreamText {
-  readonly output: BoundedOutput;
-  readonly decoder: TextDecoder;
-}
-
-function streamText(maxChars: number): StreamText {
-  return { output: new BoundedOutput(maxChars), decoder: new TextDecoder() };
-}
+type StreamText = { readonly output: BoundedOutput; readonly decoder: TextDecoder };
 
 /**
  * The environment of a command in a session: the context's variables, and with a network
