@@ -107,15 +107,14 @@ async function readFile(
         }, which has ${read.totalLines} lines`,
       );
     }
-    const result: ReadFileResult = {
+    return {
       path: target.display,
       content: read.content,
       startLine,
       endLine: read.endLine,
       truncated: read.truncated,
+      ...(read.totalLines === undefined ? {} : { totalLines: read.totalLines }),
     };
-    if (read.totalLines !== undefined) result.totalLines = read.totalLines;
-    return result;
   } catch (error) {
     throw toFsToolError(error, operation);
   }
