@@ -71,19 +71,17 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
               info,
               // A regular file (checked on the handle): reading it never waits for a writer.
               read: (buffer: Uint8Array) => Promise.resolve(file.readSync(buffer)),
-              close() {
-                try {
-                  // Checking again after reading makes a racing swap win twice in a row.
-                  if (opened !== undefined) {
-                    checkPathStillLeadsTo(ctx, opened, { target: path, shown });
+              // Checking again after reading makes a racing swap win twice in a row.
+              close: () =>
+                Promise.try(() => {
+                  try {
+                    if (opened !== undefined) {
+                      checkPathStillLeadsTo(ctx, opened, { target: path, shown });
+                    }
+                  } finally {
+                    file.close();
                   }
-                  return Promise.resolve();
-                } catch (error) {
-                  return Promise.reject(error);
-                } finally {
-                  file.close();
-                }
-              },
+                }),
             },
           };
         } catch (error) {

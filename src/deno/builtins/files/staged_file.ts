@@ -1,7 +1,7 @@
 import { basename, dirname, join } from "@std/path";
 
 /** Checks a new, still empty temporary file before content is written to it; throws to refuse. */
-export type StagedFileCheck = (file: Deno.FsFile, temp: string) => Promise<void>;
+export type StagedFileCheck = (file: Deno.FsFile, temp: string) => void;
 
 /**
  * Writes data to a new temporary file next to `target` (same directory, so that a rename onto
@@ -27,7 +27,7 @@ export async function stageFile(
       // symlink there fails it), so nothing can block, and each call costs microseconds where an
       // asynchronous one costs a thread hop of tens.
       using file = Deno.openSync(temp, { write: true, createNew: true, mode: mode ?? 0o666 });
-      await check?.(file, temp);
+      check?.(file, temp);
       for (let written = 0; written < data.length;) {
         written += file.writeSync(data.subarray(written));
       }

@@ -73,18 +73,8 @@ export function checkStagedFile(
   ctx: ResolvedContext,
   file: Deno.FsFile,
   path: { temp: string; target: ResolvedPath; shown: string },
-): Promise<void> {
-  const { temp, target, shown } = path;
-  return Promise.try(() => checkStaged(ctx, file, temp, target, shown));
-}
-
-function checkStaged(
-  ctx: ResolvedContext,
-  file: Deno.FsFile,
-  temp: string,
-  target: ResolvedPath,
-  shown: string,
 ): void {
+  const { temp, target, shown } = path;
   const opened = describeOpened(ctx, file, target, shown, "writes");
   if (opened === undefined) return;
   checkNoSymlinkBelow({ ...target, real: temp }, shown);

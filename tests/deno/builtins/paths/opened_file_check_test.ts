@@ -70,7 +70,7 @@ Deno.test({
     try {
       using file = await Deno.open(temp, { write: true, createNew: true });
       const error = await assertRejects(
-        () => checkStagedFile(ctx, file, { temp, target, shown: "d/new.txt" }),
+        () => Promise.try(() => checkStagedFile(ctx, file, { temp, target, shown: "d/new.txt" })),
         ToolError,
       );
       assertEquals(error.code, "permission_denied");
