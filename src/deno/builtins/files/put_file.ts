@@ -65,13 +65,8 @@ export async function withParents<T>(
  * @param created The directories, outermost first.
  */
 export async function removeDirs(files: FileAccess, created: readonly string[]): Promise<void> {
-  for (const dir of [...created].reverse()) {
-    try {
-      await files.remove(dir);
-    } catch {
-      // Clean-up is best effort; the original failure is what the caller reports.
-    }
-  }
+  // Clean-up is best effort; the original failure is what the caller reports.
+  for (const dir of [...created].reverse()) await files.remove(dir).catch(() => {});
 }
 
 async function makeParents(files: FileAccess, dir: string, created: string[]): Promise<void> {

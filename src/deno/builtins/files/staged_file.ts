@@ -35,7 +35,8 @@ export async function stageFile(
     if (mode !== undefined) Deno.chmodSync(temp, mode);
     return temp;
   } catch (error) {
-    await removeQuietly(temp);
+    // Clean-up is best effort; the original failure is what the caller reports.
+    await Deno.remove(temp).catch(() => {});
     throw error;
   }
 }
@@ -49,15 +50,4 @@ export async function stageFile(
 export function tempPathFor(target: string): string {
   const name = basename(target).slice(0, 100);
   return join(dirname(target), `.${name}.toolroute-${crypto.randomUUID().slice(0, 8)}.tmp`);
-}
-
-/**
- * Removes a file, ignoring every failure (for clean-up paths).
- */
-export async function removeQuietly(path: string): Promise<void> {
-  try {
-    await Deno.remove(path);
-  } catch {
-    // Clean-up is best effort; the original failure is what the caller reports.
-  }
 }
