@@ -172,9 +172,6 @@ async function runBash(
       await checkWorkspaceDisk(ctx);
       // Past the workspace's disk bound the command is stopped as an abort would stop it.
       const stopped = new AbortController();
-      const abort = () => stopped.abort(context.signal.reason);
-      if (context.signal.aborted) abort();
-      context.signal.addEventListener("abort", abort, { once: true });
       let over = false;
       const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
       try {
@@ -182,12 +179,11 @@ async function runBash(
           sessions,
           // A sandboxed invocation has it (see `prepareBashCommand`).
           command: invocation.inside!,
-          limits: { ...limits, signal: stopped.signal },
+          limits: { ...limits, signal: AbortSignal.any([context.signal, stopped.signal]) },
         });
       } catch (error) {
         throw over ? diskStoppedError(ctx) : error;
       } finally {
-        context.signal.removeEventListener("abort", abort);
         // What the command planted is disabled, and what it wrote measured, before it returns
         // (at once: one walks on the host, the other waits for `du`).
         await Promise.all([unwatch(), containAfterCommand(ctx)]);
