@@ -45,7 +45,7 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
       const prefix = request.start === "" ? "" : `${request.start}/`;
       const parts = request.start === "" ? [] : request.start.split("/");
       let bytes = 0;
-      await ask(
+      const { stop } = await ask(
         ctx,
         sessions,
         request.budget,
@@ -79,14 +79,13 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
             tree.add(path, kind);
           }
         },
-      ).then(({ stop }) => {
-        if (stop === "too big") {
-          throw new ToolError(
-            "tool_error",
-            `The search lists more than ${MAX_LISTING_BYTES} bytes of paths: narrow it with "path"`,
-          );
-        }
-      });
+      );
+      if (stop === "too big") {
+        throw new ToolError(
+          "tool_error",
+          `The search lists more than ${MAX_LISTING_BYTES} bytes of paths: narrow it with "path"`,
+        );
+      }
       return tree;
     },
     async read(root: string, request: ReadRequest, onFile: OnFile): Promise<void> {
