@@ -1,9 +1,10 @@
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { broadRootReason } from "./broad_root.ts";
-import { DEFAULT_LIMITS, DEFAULT_PROXY_LIMITS, type ResourceLimits } from "./context_limits.ts";
+import { DEFAULT_LIMITS } from "./context_limits.ts";
+import { DEFAULT_PROXY_LIMITS } from "../sandbox/network_proxy.ts";
+import type { ResourceLimits } from "../sandbox/resource_limits.ts";
 import {
   absolutePath,
-  dedupe,
   describe,
   envName,
   knownFields,
@@ -95,13 +96,16 @@ export const CONTEXT_DEFAULTS: ContextDefaults = Object.freeze({
   env: Object.freeze(["PATH", "HOME", "LANG", "TERM"]) as readonly string[],
 });
 
-const KNOWN_FIELDS = [
-  "workspace",
-  "readOnlyRoots",
+const CONTEXT_LIMITS = [
   "readMaxChars",
   "commandTimeoutMs",
   "outputMaxChars",
   "processLogChars",
+] as const;
+const KNOWN_FIELDS = [
+  "workspace",
+  "readOnlyRoots",
+  ...CONTEXT_LIMITS,
   "bash",
   "protectedPaths",
   "env",
@@ -146,34 +150,26 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
   ) => envName(name, `env[${i}]`));
   return Object.freeze({
     workspace,
-    readOnlyRoots: Object.freeze(dedupe(readOnlyRoots)),
-    readMaxChars: limit(context.readMaxChars, {
-      field: "readMaxChars",
-      fallback: CONTEXT_DEFAULTS.readMaxChars,
-    }),
-    commandTimeoutMs: limit(context.commandTimeoutMs, {
-      field: "commandTimeoutMs",
-      fallback: CONTEXT_DEFAULTS.commandTimeoutMs,
-    }),
-    outputMaxChars: limit(context.outputMaxChars, {
-      field: "outputMaxChars",
-      fallback: CONTEXT_DEFAULTS.outputMaxChars,
-    }),
-    processLogChars: limit(context.processLogChars, {
-      field: "processLogChars",
-      fallback: CONTEXT_DEFAULTS.processLogChars,
-    }),
+    readOnlyRoots: Object.freeze([...new Set(readOnlyRoots)]),
+    ...Object.fromEntries(
+      CONTEXT_LIMITS.map((field) => [
+        field,
+        limit(context[field], { field, fallback: CONTEXT_DEFAULTS[field] }),
+      ]),
+    ) as Record<typeof CONTEXT_LIMITS[number], number>,
     bash: resolveBash(context.bash, env),
     protectedPaths: Object.freeze(
-      dedupe(
-        stringList(context.protectedPaths, {
-          field: "protectedPaths",
-          fallback: CONTEXT_DEFAULTS.protectedPaths,
-        })
-          .map((path, i) => protectedPath(path, { workspace, field: `protectedPaths[${i}]` })),
-      ),
+      [
+        ...new Set(
+          stringList(context.protectedPaths, {
+            field: "protectedPaths",
+            fallback: CONTEXT_DEFAULTS.protectedPaths,
+          })
+            .map((path, i) => protectedPath(path, { workspace, field: `protectedPaths[${i}]` })),
+        ),
+      ],
     ),
-    env: Object.freeze(dedupe(env)),
+    env: Object.freeze([...new Set(env)]),
   });
 }
 
@@ -210,12 +206,12 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
         'Cannot use built-in context: "bash.limits" and "bash.network" need sandbox "bwrap" (nothing bounds an unconfined command)',
       );
     }
-    return Object.freeze({ sandbox, env: Object.freeze(dedupe(names)) });
+    return Object.freeze({ sandbox, env: Object.freeze([...new Set(names)]) });
   }
   const resolvedNetwork = resolveNetwork(network);
   return Object.freeze({
     sandbox,
-    env: Object.freeze(dedupe(names)),
+    env: Object.freeze([...new Set(names)]),
     limits: resolveLimits(limits),
     ...(resolvedNetwork === undefined ? {} : { network: resolvedNetwork }),
   });
@@ -252,7 +248,7 @@ function resolveNetwork(
     return name.toLowerCase();
   });
   return Object.freeze({
-    allow: Object.freeze(dedupe(names)),
+    allow: Object.freeze([...new Set(names)]),
     maxConnections: limit(fields.maxConnections, {
       field: "bash.network.maxConnections",
       fallback: DEFAULT_PROXY_LIMITS.maxConnections,
@@ -264,32 +260,19 @@ function resolveNetwork(
   });
 }
 
+// In the order of `ResourceLimits`: processes, memoryMiB, tmpMiB, fileMiB, …
+const LIMIT_FIELDS = Object.keys(DEFAULT_LIMITS) as (keyof ResourceLimits)[];
+
 function resolveLimits(value: unknown): ResourceLimits {
   if (value === undefined) return DEFAULT_LIMITS;
-  const { processes, memoryMiB, tmpMiB, fileMiB, backgroundCpuSeconds, diskMiB } = knownFields(
-    value,
-    {
-      field: "bash.limits",
-      known: ["processes", "memoryMiB", "tmpMiB", "fileMiB", "backgroundCpuSeconds", "diskMiB"],
-      shape:
-        "an object such as { processes: 512, memoryMiB: 2048, tmpMiB: 512, fileMiB: 1024, backgroundCpuSeconds: 3600 }",
-    },
-  );
-  return Object.freeze({
-    processes: limit(processes, {
-      field: "bash.limits.processes",
-      fallback: DEFAULT_LIMITS.processes,
-    }),
-    memoryMiB: limit(memoryMiB, {
-      field: "bash.limits.memoryMiB",
-      fallback: DEFAULT_LIMITS.memoryMiB,
-    }),
-    tmpMiB: limit(tmpMiB, { field: "bash.limits.tmpMiB", fallback: DEFAULT_LIMITS.tmpMiB }),
-    fileMiB: limit(fileMiB, { field: "bash.limits.fileMiB", fallback: DEFAULT_LIMITS.fileMiB }),
-    backgroundCpuSeconds: limit(backgroundCpuSeconds, {
-      field: "bash.limits.backgroundCpuSeconds",
-      fallback: DEFAULT_LIMITS.backgroundCpuSeconds,
-    }),
-    diskMiB: limit(diskMiB, { field: "bash.limits.diskMiB", fallback: DEFAULT_LIMITS.diskMiB }),
+  const fields = knownFields(value, {
+    field: "bash.limits",
+    known: LIMIT_FIELDS,
+    shape:
+      "an object such as { processes: 512, memoryMiB: 2048, tmpMiB: 512, fileMiB: 1024, backgroundCpuSeconds: 3600 }",
   });
+  return Object.freeze(Object.fromEntries(LIMIT_FIELDS.map((name) => [
+    name,
+    limit(fields[name], { field: `bash.limits.${name}`, fallback: DEFAULT_LIMITS[name] }),
+  ]))) as unknown as ResourceLimits;
 }

@@ -69,15 +69,7 @@ export interface BuiltinTools extends BuiltinSource, AsyncDisposable {
 }
 
 const FILE_TOOLS = ["apply_patch", "edit", "glob", "grep", "read_file", "write_file"] as const;
-const ALL_TOOLS = [
-  "apply_patch",
-  "bash",
-  "edit",
-  "glob",
-  "grep",
-  "read_file",
-  "write_file",
-] as const;
+const ALL_TOOLS = [...FILE_TOOLS, "bash"].sort();
 
 /**
  * Creates the built-in tools confined by a context, for `new ToolRouter({ builtins })`.

@@ -5,8 +5,6 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Validates an absolute path field and normalizes it (no trailing slash).
  *
- * @param value The field's value.
- * @param field The field's name, for the message.
  * @returns The normalized path.
  */
 export function absolutePath(value: unknown, field: string): string {
@@ -63,7 +61,6 @@ export function protectedPath(
  * Validates an object of the context (the context itself, or one of its object fields): a plain
  * object whose fields are all known.
  *
- * @param value The value.
  * @param options The `field` name for the message (absent: the context itself), the `known`
  *   field names, and the `shape` a message shows (`an object such as { … }`).
  * @returns The object's fields.
@@ -94,7 +91,6 @@ export function knownFields(
 /**
  * Validates an optional array of strings.
  *
- * @param value The field's value.
  * @param options The `field` name for the message, and the `fallback` when the value is absent.
  * @returns A copy of the array.
  */
@@ -117,8 +113,6 @@ export function stringList(
 /**
  * Validates an environment variable name.
  *
- * @param value The name.
- * @param field The field's name, for the message.
  * @returns The name.
  */
 export function envName(value: string, field: string): string {
@@ -133,7 +127,6 @@ export function envName(value: string, field: string): string {
 /**
  * Validates an optional positive integer limit.
  *
- * @param value The field's value.
  * @param options The `field` name for the message, and the `fallback` when the value is absent.
  * @returns The limit.
  */
@@ -148,16 +141,6 @@ export function limit(value: unknown, options: { field: string; fallback: number
     );
   }
   return value;
-}
-
-/**
- * Removes repeated values, keeping the first of each.
- *
- * @param values The values.
- * @returns The distinct values.
- */
-export function dedupe(values: readonly string[]): string[] {
-  return [...new Set(values)];
 }
 
 /**

@@ -1,8 +1,5 @@
 import type { ResourceLimits } from "../sandbox/resource_limits.ts";
 
-export type { ResourceLimits } from "../sandbox/resource_limits.ts";
-export { DEFAULT_PROXY_LIMITS, type ProxyLimits } from "../sandbox/network_proxy.ts";
-
 /** The defaults: room for `npm install` or `cargo build`, not for a fork bomb or a full disk. */
 export const DEFAULT_LIMITS: ResourceLimits = Object.freeze({
   processes: 512,

@@ -10,8 +10,6 @@ import type { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
  * the path checks, and only then is bubblewrap known to be wanted and allowed), on the host
  * otherwise.
  *
- * @param ctx The resolved context.
- * @param sessions The sandbox sessions of the `builtinTools` instance.
  * @returns The file access every file tool of the context uses.
  */
 export function fileAccessFor(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {

@@ -9,8 +9,6 @@ import type { SearchAccess } from "./search/search_access.ts";
  * context's sandbox session exactly when bash runs sandboxed (as the file tools do, see
  * `fileAccessFor`), on the host otherwise.
  *
- * @param ctx The resolved context.
- * @param sessions The sandbox sessions of the `builtinTools` instance.
  * @returns The search access of the context.
  */
 export function searchAccessFor(ctx: ResolvedContext, sessions: SandboxSessions): SearchAccess {

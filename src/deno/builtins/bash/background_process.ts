@@ -1,6 +1,6 @@
 import { deadline } from "@std/async";
 import { ToolError } from "../../../core/tool_error.ts";
-import type { BashInvocation } from "./bash_invocation.ts";
+import { type BashInvocation, PIPE_GRACE_MS, spawnOnHost } from "./bash_invocation.ts";
 import { drainInto } from "../command/bounded_output.ts";
 import { LogBuffer, type LogSlice } from "../command/log_buffer.ts";
 import { reap, type ReapTarget, trackForExit } from "./process_reaper.ts";
@@ -23,8 +23,6 @@ export interface ProcessInfo {
 
 // How long `stop` waits after SIGTERM before SIGKILL.
 const STOP_GRACE_MS = 2000;
-// How long pipes may stay open after the group was killed.
-const PIPE_GRACE_MS = 250;
 
 /** One command running in the background, its stdin open and its output in a bounded log. */
 export class BackgroundProcess {
@@ -45,25 +43,13 @@ export class BackgroundProcess {
   /**
    * Spawns the command.
    *
-   * @param id The process id.
-   * @param command The command text, for reports.
-   * @param invocation How to spawn it.
    * @param logChars Most characters kept in the log.
    */
   constructor(id: string, command: string, invocation: BashInvocation, logChars: number) {
     this.#id = id;
     this.#command = command;
     this.#log = new LogBuffer(logChars);
-    this.#child = invocation.spawn?.() ?? new Deno.Command(invocation.program, {
-      args: invocation.args,
-      cwd: invocation.cwd,
-      env: invocation.env,
-      clearEnv: true,
-      detached: invocation.detached,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    this.#child = invocation.spawn?.() ?? spawnOnHost(invocation, "piped");
     this.#stdin = this.#child.stdin.getWriter();
     this.#target = invocation.target(this.#child);
     const untrack = trackForExit(this.#target);
@@ -109,7 +95,6 @@ export class BackgroundProcess {
    *
    * @param offset Where to start; default: the oldest kept character.
    * @param limit Most characters returned.
-   * @returns The slice.
    */
   logs(offset?: number, limit?: number): LogSlice {
     return this.#log.read(offset, limit);
@@ -122,7 +107,6 @@ export class BackgroundProcess {
    * signal's abort) the call ends and the input stays queued; a second write is refused while
    * one is still pending.
    *
-   * @param input The text.
    * @param limits The call's deadline and signal.
    * @returns How many bytes were written.
    */

@@ -61,7 +61,6 @@ export interface BashToolOptions {
  * @param ctx The resolved context; its `bash` must not be `false`.
  * @param processes The background processes of this context.
  * @param options The sandbox sessions (required when sandboxed).
- * @returns The tool.
  */
 export function createBashTool(
   ctx: ResolvedContext,
@@ -71,10 +70,11 @@ export function createBashTool(
   if (ctx.bash === false) {
     throw new TypeError("Cannot create the bash tool: bash is off in this context");
   }
-  const sessions = options.sessions;
-  if (ctx.bash.sandbox === "bwrap" && sessions === undefined) {
+  if (ctx.bash.sandbox === "bwrap" && options.sessions === undefined) {
     throw new TypeError("Cannot create a sandboxed bash tool without its sandbox sessions");
   }
+  // Only a sandboxed command uses them, and a sandboxed context has them (checked above).
+  const sessions = options.sessions as SandboxSessions;
   return Object.freeze({
     name: "bash",
     description: describeBash(ctx),
@@ -159,7 +159,7 @@ async function runBash(
   processes: ProcessTable,
   args: BashArgs,
   context: ToolContext,
-  sessions: SandboxSessions | undefined,
+  sessions: SandboxSessions,
 ): Promise<unknown> {
   const action = args.action ?? "exec";
   switch (action) {
@@ -168,25 +168,22 @@ async function runBash(
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
-      await sessionStarted(ctx, sandboxSessions(sessions));
+      await sessionStarted(ctx, sessions);
       await checkWorkspaceDisk(ctx);
       // Past the workspace's disk bound the command is stopped as an abort would stop it.
       const stopped = new AbortController();
-      const abort = () => stopped.abort(context.signal.reason);
-      if (context.signal.aborted) abort();
-      context.signal.addEventListener("abort", abort, { once: true });
       let over = false;
       const unwatch = watchWorkspaceDisk(ctx, () => (over = true, stopped.abort()));
       try {
         return await execInSession(ctx, {
-          sessions: sandboxSessions(sessions),
-          command: inside(invocation),
-          limits: { ...limits, signal: stopped.signal },
+          sessions,
+          // A sandboxed invocation has it (see `prepareBashCommand`).
+          command: invocation.inside!,
+          limits: { ...limits, signal: AbortSignal.any([context.signal, stopped.signal]) },
         });
       } catch (error) {
         throw over ? diskStoppedError(ctx) : error;
       } finally {
-        context.signal.removeEventListener("abort", abort);
         // What the command planted is disabled, and what it wrote measured, before it returns
         // (at once: one walks on the host, the other waits for `du`).
         await Promise.all([unwatch(), containAfterCommand(ctx)]);
@@ -197,16 +194,16 @@ async function runBash(
       if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }
-      await sessionStarted(ctx, sandboxSessions(sessions));
+      await sessionStarted(ctx, sessions);
       await checkWorkspaceDisk(ctx);
-      const started = await startInSession(ctx, sandboxSessions(sessions), processes, invocation);
+      const started = await startInSession(ctx, sessions, processes, invocation);
       containWhenEnded(ctx, processes, started);
       return started;
     }
     case "status":
       return processes.get(need(args, "processId", action)).info();
     case "logs":
-      return processes.logs(need(args, "processId", action), args.offset, args.limit);
+      return processes.get(need(args, "processId", action)).logs(args.offset, args.limit);
     case "write": {
       const process = processes.get(need(args, "processId", action));
       const text = need(args, "input", action);
@@ -234,11 +231,8 @@ async function startInSession(
   processes: ProcessTable,
   invocation: BashInvocation,
 ): Promise<ProcessInfo> {
-  if (ctx.bash === false || invocation.inside === undefined) {
-    throw new TypeError("Cannot start a process: bash is not sandboxed");
-  }
   const lease = await sessions.acquire(ctx);
-  const inside = invocation.inside;
+  const inside = invocation.inside!; // a sandboxed invocation has it
   try {
     return processes.start(invocation.command, {
       ...invocation,
@@ -297,7 +291,6 @@ function request(args: BashArgs, background: boolean): BashRequest {
   };
 }
 
-/** The sessions a sandboxed command runs in: never on the host instead. */
 /**
  * Starts the context's sandbox session (or finds it running) before the checks around a command,
  * so that a sandbox that cannot start (bubblewrap missing) says so before the disk bound is
@@ -305,16 +298,6 @@ function request(args: BashArgs, background: boolean): BashRequest {
  */
 async function sessionStarted(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
   (sessions.leaseNow(ctx) ?? await sessions.acquire(ctx)).release();
-}
-
-function sandboxSessions(sessions: SandboxSessions | undefined): SandboxSessions {
-  if (sessions === undefined) throw new TypeError("A sandboxed command needs its sandbox sessions");
-  return sessions;
-}
-
-function inside(invocation: BashInvocation): NonNullable<BashInvocation["inside"]> {
-  if (invocation.inside === undefined) throw new TypeError("A sandboxed command needs `inside`");
-  return invocation.inside;
 }
 
 /** Spawns on the host (`sandbox: "none"`), turning a missing bash into a clear `tool_error`. */

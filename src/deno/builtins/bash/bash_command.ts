@@ -7,7 +7,6 @@ import { resolveDirectory } from "../paths/workspace_paths.ts";
 
 /** What a model asked to run. */
 export interface BashRequest {
-  /** The command text. */
   readonly command: string;
   /** The working directory as the model gave it; default: the workspace. */
   readonly cwd?: string;
@@ -22,7 +21,6 @@ export interface BashRequest {
  * command runs in the context's sandbox session, which has its mounts: it needs only its text,
  * directory and environment (`inside`).
  *
- * @param ctx The resolved context; bash must be on.
  * @param request The command, directory and mode.
  * @returns How to spawn it.
  */

@@ -4,7 +4,6 @@ import type { ResolvedContext } from "../builtin_context.ts";
  * The description of the `bash` tool for the model: what it can do, and plainly what confines
  * it (bubblewrap) or that nothing does (`sandbox: "none"`).
  *
- * @param ctx The resolved context; bash must be on.
  * @returns The description.
  */
 export function describeBash(ctx: ResolvedContext): string {

@@ -6,7 +6,6 @@ export interface BashInvocation {
   readonly command: string;
   /** The program: `"bash"` (a sandboxed command runs in the session: `spawn`, `inside`). */
   readonly program: string;
-  /** Its arguments. */
   readonly args: string[];
   /** The real working directory on the host. */
   readonly cwd: string;
@@ -34,6 +33,27 @@ export interface BashInvocationOptions {
   readonly env: Record<string, string>;
   /** `true` for a background process: adds the host-exit watchdog. */
   readonly background: boolean;
+}
+
+// After a kill, pipes still held by a process that left the group (its own `setsid`) are
+// abandoned after this long instead of waiting for them.
+export const PIPE_GRACE_MS = 250;
+
+/** Spawns an unsandboxed invocation on the host, with its environment only and output piped. */
+export function spawnOnHost(
+  invocation: BashInvocation,
+  stdin: "null" | "piped",
+): Deno.ChildProcess {
+  return new Deno.Command(invocation.program, {
+    args: invocation.args,
+    cwd: invocation.cwd,
+    env: invocation.env,
+    clearEnv: true,
+    detached: invocation.detached,
+    stdin,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
 }
 
 // The shell leads its own process group (spawned `detached`); it checks that before signalling

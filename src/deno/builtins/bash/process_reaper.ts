@@ -46,7 +46,6 @@ let listening = false;
 /**
  * Remembers a target so that it is killed when the host process exits.
  *
- * @param target The target.
  * @returns A function that forgets it again.
  */
 export function trackForExit(target: ReapTarget): () => void {
@@ -63,7 +62,6 @@ export function trackForExit(target: ReapTarget): () => void {
 /**
  * Sends a signal to every process of a target; one that is already gone is not an error.
  *
- * @param target The target.
  * @param signal The signal; default `SIGKILL`.
  */
 export async function reap(target: ReapTarget, signal: Deno.Signal = "SIGKILL"): Promise<void> {

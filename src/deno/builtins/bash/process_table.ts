@@ -2,7 +2,6 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { BashInvocation } from "./bash_invocation.ts";
 import { BackgroundProcess, type ProcessInfo } from "./background_process.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
-import type { LogSlice } from "../command/log_buffer.ts";
 
 /** Most background processes running at once per context. */
 export const MAX_RUNNING_PROCESSES = 16;
@@ -36,8 +35,6 @@ export class ProcessTable implements AsyncDisposable {
   /**
    * Starts a background process.
    *
-   * @param command The command text, for reports.
-   * @param invocation How to spawn it.
    * @returns Its state right after the start.
    */
   start(command: string, invocation: BashInvocation): ProcessInfo {
@@ -81,18 +78,6 @@ export class ProcessTable implements AsyncDisposable {
   /** Every known process, oldest first. */
   list(): ProcessInfo[] {
     return [...this.#processes.values()].map((p) => p.info());
-  }
-
-  /**
-   * Reads a process's log.
-   *
-   * @param processId The id.
-   * @param offset Where to start.
-   * @param limit Most characters.
-   * @returns The slice.
-   */
-  logs(processId: string, offset?: number, limit?: number): LogSlice {
-    return this.get(processId).logs(offset, limit);
   }
 
   /**

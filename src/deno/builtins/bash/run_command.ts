@@ -1,12 +1,7 @@
-import { ToolError } from "../../../core/tool_error.ts";
-import type { BashInvocation } from "./bash_invocation.ts";
+import { type BashInvocation, PIPE_GRACE_MS, spawnOnHost } from "./bash_invocation.ts";
 import { BoundedOutput, drainInto, splitBudget } from "../command/bounded_output.ts";
 import { reap, trackForExit } from "./process_reaper.ts";
-import type { CommandResult, RunLimits } from "../command/command_result.ts";
-
-// After a kill, pipes still held by a process that left the group (its own `setsid`) are
-// abandoned after this long instead of waiting for them.
-const PIPE_GRACE_MS = 250;
+import { abortedError, type CommandResult, type RunLimits } from "../command/command_result.ts";
 
 /**
  * Runs a command to its end with stdin closed, collecting bounded output while it streams.
@@ -14,7 +9,6 @@ const PIPE_GRACE_MS = 250;
  * On timeout or abort every process of the command gets SIGKILL, background children included
  * (see `process_reaper.ts`); the run ends within about the pipe grace period after that.
  *
- * @param invocation How to spawn it.
  * @param limits The deadline, output limit and abort signal.
  * @returns Exit code, output and whether it timed out.
  */
@@ -23,16 +17,7 @@ export async function runCommand(
   limits: RunLimits,
 ): Promise<CommandResult> {
   if (limits.signal.aborted) throw abortedError();
-  const child = new Deno.Command(invocation.program, {
-    args: invocation.args,
-    cwd: invocation.cwd,
-    env: invocation.env,
-    clearEnv: true,
-    detached: invocation.detached,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnOnHost(invocation, "null");
   const target = invocation.target(child);
   const untrack = trackForExit(target);
   const stdout = new BoundedOutput(limits.maxChars);
@@ -75,8 +60,4 @@ export async function runCommand(
     limits.signal.removeEventListener("abort", kill);
     untrack();
   }
-}
-
-function abortedError(): ToolError {
-  return new ToolError("aborted", "The bash command was aborted and its processes were killed");
 }

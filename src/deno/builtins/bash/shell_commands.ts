@@ -39,7 +39,6 @@ export const MAX_POLICY_SCRIPT_CHARS = 16_384;
  * parsed with the bash grammar (npm `unbash`). Throws when the script does not parse or is
  * longer than {@linkcode MAX_POLICY_SCRIPT_CHARS}, so that the policy fails closed.
  *
- * @param args The call's arguments.
  * @returns The commands (none for calls without a command).
  */
 export function bashSubjects(args: Record<string, unknown>): PolicySubjects {

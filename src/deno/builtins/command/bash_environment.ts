@@ -1,5 +1,5 @@
 import { ToolError } from "../../../core/tool_error.ts";
-import { programInstalled } from "../permissions/program_installed.ts";
+import { granted, programInstalled } from "../permissions/program_installed.ts";
 import { bwrapMissing } from "../../sandbox/bwrap_missing.ts";
 
 /**
@@ -61,8 +61,4 @@ export function bashEnvironment(
     if (value !== undefined) env[name] = value;
   }
   return env;
-}
-
-function granted(descriptor: Deno.PermissionDescriptor): boolean {
-  return Deno.permissions.querySync(descriptor).state === "granted";
 }

@@ -1,3 +1,5 @@
+import { ToolError } from "../../../core/tool_error.ts";
+
 /** The result of `bash` `exec`. A non-zero exit code is a normal result. */
 export interface CommandResult {
   /** The exit code; 128 + N when a signal N ended the command (137 after a timeout's SIGKILL). */
@@ -18,4 +20,9 @@ export interface RunLimits {
   readonly maxChars: number;
   /** Aborting kills the process group and the run ends with `aborted`. */
   readonly signal: AbortSignal;
+}
+
+/** The error of a command aborted by its call's signal, on the host or in a sandbox session. */
+export function abortedError(): ToolError {
+  return new ToolError("aborted", "The bash command was aborted and its processes were killed");
 }

@@ -22,8 +22,6 @@ export class LogBuffer {
 
   /**
    * Creates a log.
-   *
-   * @param maxChars The most characters kept.
    */
   constructor(maxChars: number) {
     this.#maxChars = maxChars;
@@ -46,8 +44,6 @@ export class LogBuffer {
 
   /**
    * Appends text, forgetting the oldest characters beyond the limit.
-   *
-   * @param text The text.
    */
   push(text: string): void {
     if (text.length >= this.#maxChars) {

@@ -28,8 +28,6 @@ export interface CurrentText {
  * checked (so a swapped symlink cannot feed it an outside file). Returns `undefined` when the
  * file does not exist; throws a `ToolError` for a file that is not a regular text file.
  *
- * @param files How the context reaches the file system.
- * @param path The checked path.
  * @param options The path as the patch names it (`shown`).
  * @returns The text, or `undefined`.
  */
@@ -56,8 +54,6 @@ export async function readCurrent(
  * Reads the bytes of an existing regular file (at most {@linkcode MAX_EDIT_BYTES}) through the
  * file that was opened and checked, with its permission bits and identity.
  *
- * @param files How the context reaches the file system.
- * @param path The checked path.
  * @param options The path as the model gave it (`shown`).
  * @returns The bytes, permission bits and identity.
  */

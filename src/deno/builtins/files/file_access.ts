@@ -3,25 +3,19 @@ import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
 /** What the file tools learn of a file (the fields of `Deno.FileInfo` they use). */
 export interface FileStat {
-  /** A regular file. */
   readonly isFile: boolean;
-  /** A directory. */
   readonly isDirectory: boolean;
-  /** A symbolic link (only from `lstat`). */
+  /** Only from `lstat`. */
   readonly isSymlink: boolean;
-  /** A FIFO (named pipe). */
   readonly isFifo: boolean;
   /** A character or block device. */
   readonly isDevice: boolean;
-  /** A socket. */
   readonly isSocket: boolean;
-  /** The size in bytes. */
   readonly size: number;
   /** The mode (type and permission bits), `null` where the platform has none. */
   readonly mode: number | null;
-  /** The device. */
   readonly dev: number;
-  /** The inode, `null` where the platform has none. */
+  /** `null` where the platform has none. */
   readonly ino: number | null;
 }
 
@@ -35,13 +29,9 @@ export interface OpenedFile extends ByteSource {
 
 /** A directory entry. */
 export interface FileEntry {
-  /** The name. */
   readonly name: string;
-  /** A regular file. */
   readonly isFile: boolean;
-  /** A directory. */
   readonly isDirectory: boolean;
-  /** A symbolic link. */
   readonly isSymlink: boolean;
 }
 
@@ -151,7 +141,6 @@ export interface FileAccess {
 /**
  * Converts a `Deno.FileInfo` into a {@linkcode FileStat}.
  *
- * @param info The information.
  * @returns The fields the tools use.
  */
 export function fileStat(info: Deno.FileInfo): FileStat {

@@ -35,8 +35,6 @@ import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
  * workspace.
  *
  * @tags allow-read, allow-write
- * @param ctx The request's context.
- * @returns The file access.
  */
 export function hostFileAccess(ctx: ResolvedContext): FileAccess {
   const stage = (target: ResolvedPath, data: Uint8Array, options: StageOptions) =>
@@ -47,9 +45,9 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
   return Object.freeze(
     {
       where: "host" as const,
-      stat: (path: string) => settle(() => fileStat(Deno.statSync(path))),
+      stat: (path: string) => Promise.try(() => fileStat(Deno.statSync(path))),
       lstat: (path: string) =>
-        settle(() => {
+        Promise.try(() => {
           const info = lstatSyncOrUndefined(path);
           return info === undefined ? undefined : fileStat(info);
         }),
@@ -73,19 +71,17 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
               info,
               // A regular file (checked on the handle): reading it never waits for a writer.
               read: (buffer: Uint8Array) => Promise.resolve(file.readSync(buffer)),
-              close() {
-                try {
-                  // Checking again after reading makes a racing swap win twice in a row.
-                  if (opened !== undefined) {
-                    checkPathStillLeadsTo(ctx, opened, { target: path, shown });
+              // Checking again after reading makes a racing swap win twice in a row.
+              close: () =>
+                Promise.try(() => {
+                  try {
+                    if (opened !== undefined) {
+                      checkPathStillLeadsTo(ctx, opened, { target: path, shown });
+                    }
+                  } finally {
+                    file.close();
                   }
-                  return Promise.resolve();
-                } catch (error) {
-                  return Promise.reject(error);
-                } finally {
-                  file.close();
-                }
-              },
+                }),
             },
           };
         } catch (error) {
@@ -110,19 +106,19 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
             // Only where nothing is at this moment: a link never replaces (a rename would
             // replace a file that appeared since the look, e.g. one of a concurrent create).
             const found = linkNew(temp, target.real);
-            await settle(() => Deno.removeSync(temp)).catch(() => {});
+            await Promise.try(() => Deno.removeSync(temp)).catch(() => {});
             if (found !== undefined) return { written: false, before: fileStat(found) };
           } else Deno.renameSync(temp, target.real);
         } catch (error) {
-          await settle(() => Deno.removeSync(temp)).catch(() => {});
+          await Promise.try(() => Deno.removeSync(temp)).catch(() => {});
           throw error;
         }
         return { written: true, before };
       },
-      mkdir: (path: string) => settle(() => Deno.mkdirSync(path)),
-      rename: (from: string, to: string) => settle(() => Deno.renameSync(from, to)),
-      link: (from: string, to: string) => settle(() => Deno.linkSync(from, to)),
-      remove: (path: string) => settle(() => Deno.removeSync(path)),
+      mkdir: (path: string) => Promise.try(() => Deno.mkdirSync(path)),
+      rename: (from: string, to: string) => Promise.try(() => Deno.renameSync(from, to)),
+      link: (from: string, to: string) => Promise.try(() => Deno.linkSync(from, to)),
+      remove: (path: string) => Promise.try(() => Deno.removeSync(path)),
       async readDir(path: string): Promise<FileEntry[]> {
         const entries: FileEntry[] = [];
         for await (const { name, isFile, isDirectory, isSymlink } of Deno.readDir(path)) {
@@ -132,15 +128,6 @@ export function hostFileAccess(ctx: ResolvedContext): FileAccess {
       },
     } satisfies FileAccess & { stat(path: string): Promise<FileStat> },
   );
-}
-
-/** Runs a synchronous call as a promise: what it throws becomes a rejection. */
-function settle<T>(run: () => T): Promise<T> {
-  try {
-    return Promise.resolve(run());
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 /**

@@ -9,7 +9,6 @@ import type { FileAccess, PutOptions, PutResult } from "./file_access.ts";
  * removing the directories it created again when the file was not written. Throws a
  * `ToolError` naming the file.
  *
- * @param files How the context reaches the file system.
  * @param target The checked path.
  * @param options The complete new content (`data`), and the rest as for `FileAccess.put` (with `expect`, the file may be left unwritten).
  * @returns What `put` did.
@@ -40,7 +39,6 @@ export async function putFile(
  * first) and runs the step once more. Usually the directory exists: only a missing one costs the
  * look for parents.
  *
- * @param files How the context reaches the file system.
  * @param target The checked path the step writes.
  * @param options `created` receives the directories created; `step` is the step.
  * @returns What the step returned.
@@ -64,17 +62,11 @@ export async function withParents<T>(
  * Removes directories that `withParents` created, the deepest first (best effort: one that is
  * not empty any more stays).
  *
- * @param files How the context reaches the file system.
  * @param created The directories, outermost first.
  */
 export async function removeDirs(files: FileAccess, created: readonly string[]): Promise<void> {
-  for (const dir of [...created].reverse()) {
-    try {
-      await files.remove(dir);
-    } catch {
-      // Clean-up is best effort; the original failure is what the caller reports.
-    }
-  }
+  // Clean-up is best effort; the original failure is what the caller reports.
+  for (const dir of [...created].reverse()) await files.remove(dir).catch(() => {});
 }
 
 async function makeParents(files: FileAccess, dir: string, created: string[]): Promise<void> {

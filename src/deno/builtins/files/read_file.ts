@@ -41,9 +41,6 @@ export interface ReadFileResult {
  * Requires `allow-read` permission for the workspace and the read-only roots.
  *
  * @tags allow-read
- * @param ctx The resolved context.
- * @param files How the context reaches the file system (see `fileAccessFor`).
- * @returns The tool.
  */
 export function createReadFileTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({
@@ -110,15 +107,14 @@ async function readFile(
         }, which has ${read.totalLines} lines`,
       );
     }
-    const result: ReadFileResult = {
+    return {
       path: target.display,
       content: read.content,
       startLine,
       endLine: read.endLine,
       truncated: read.truncated,
+      ...(read.totalLines === undefined ? {} : { totalLines: read.totalLines }),
     };
-    if (read.totalLines !== undefined) result.totalLines = read.totalLines;
-    return result;
   } catch (error) {
     throw toFsToolError(error, operation);
   }

@@ -6,15 +6,13 @@ import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
 /** Device and inode of a file. */
 export interface FileIdentity {
-  /** The device. */
   dev: number;
-  /** The inode (`null` where the platform has none). */
+  /** `null` where the platform has none. */
   ino: number | null;
 }
 
 /** The planned final state of one file: its text, or `null` when it is deleted. */
 export interface Target {
-  /** The checked path. */
   readonly path: ResolvedPath;
   /** The content on disk before the change (`""` when unread), `null` when there is no file. */
   readonly onDisk: string | null;
@@ -40,7 +38,6 @@ export interface Target {
  * file needs none: nothing can fail after it); on any failure restores what was already changed,
  * removes the directories it created and throws a `ToolError` naming the file.
  *
- * @param files How the context reaches the file system.
  * @param targets The files whose content changes.
  * @param options A `signal` that stops before the first file on disk changes.
  */
@@ -147,7 +144,7 @@ async function removeBackup(files: FileAccess, backup: string, file: Target): Pr
   } catch {
     return; // not ours any more: leave it
   }
-  await quietly(files.remove(backup));
+  await files.remove(backup).catch(() => {});
 }
 
 async function rollBack(
@@ -155,21 +152,15 @@ async function rollBack(
   targets: Target[],
   createdDirs: string[],
 ): Promise<void> {
+  // Clean-up is best effort; the original failure is what the caller reports.
+  const quietly = () => {};
   for (const file of [...targets].reverse()) {
-    if (file.temp !== undefined) await quietly(files.remove(file.temp));
+    if (file.temp !== undefined) await files.remove(file.temp).catch(quietly);
     if (file.backup !== undefined) {
-      // Best effort: the backup stays next to the file under a recognisable name.
-      await quietly(files.rename(file.backup, file.path.real));
-      await quietly(files.remove(file.backup)); // still there when it was a second link
-    } else if (file.done) await quietly(files.remove(file.path.real));
+      // The backup stays next to the file under a recognisable name when this fails.
+      await files.rename(file.backup, file.path.real).catch(quietly);
+      await files.remove(file.backup).catch(quietly); // still there when it was a second link
+    } else if (file.done) await files.remove(file.path.real).catch(quietly);
   }
   await removeDirs(files, createdDirs);
-}
-
-async function quietly(operation: Promise<void>): Promise<void> {
-  try {
-    await operation;
-  } catch {
-    // Clean-up is best effort; the original failure is what the caller reports.
-  }
 }

@@ -1,7 +1,7 @@
 import { basename, dirname, join } from "@std/path";
 
 /** Checks a new, still empty temporary file before content is written to it; throws to refuse. */
-export type StagedFileCheck = (file: Deno.FsFile, temp: string) => Promise<void>;
+export type StagedFileCheck = (file: Deno.FsFile, temp: string) => void;
 
 /**
  * Writes data to a new temporary file next to `target` (same directory, so that a rename onto
@@ -27,7 +27,7 @@ export async function stageFile(
       // symlink there fails it), so nothing can block, and each call costs microseconds where an
       // asynchronous one costs a thread hop of tens.
       using file = Deno.openSync(temp, { write: true, createNew: true, mode: mode ?? 0o666 });
-      await check?.(file, temp);
+      check?.(file, temp);
       for (let written = 0; written < data.length;) {
         written += file.writeSync(data.subarray(written));
       }
@@ -35,7 +35,8 @@ export async function stageFile(
     if (mode !== undefined) Deno.chmodSync(temp, mode);
     return temp;
   } catch (error) {
-    await removeQuietly(temp);
+    // Clean-up is best effort; the original failure is what the caller reports.
+    await Deno.remove(temp).catch(() => {});
     throw error;
   }
 }
@@ -49,33 +50,4 @@ export async function stageFile(
 export function tempPathFor(target: string): string {
   const name = basename(target).slice(0, 100);
   return join(dirname(target), `.${name}.toolroute-${crypto.randomUUID().slice(0, 8)}.tmp`);
-}
-
-/**
- * Removes a file, ignoring every failure (for clean-up paths).
- *
- * @param path The file.
- */
-export async function removeQuietly(path: string): Promise<void> {
-  try {
-    await Deno.remove(path);
-  } catch {
-    // Clean-up is best effort; the original failure is what the caller reports.
-  }
-}
-
-/**
- * Returns the file's information without following a final symlink, or `undefined` when the
- * path does not exist.
- *
- * @param path The path.
- * @returns The information, or `undefined`.
- */
-export async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
 }

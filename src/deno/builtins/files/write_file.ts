@@ -43,9 +43,6 @@ export interface WriteFileResult {
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param ctx The resolved context.
- * @param files How the context reaches the file system (see `fileAccessFor`).
- * @returns The tool.
  */
 export function createWriteFileTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({

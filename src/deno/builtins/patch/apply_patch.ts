@@ -40,9 +40,6 @@ Returns JSON { filesChanged, fileChanges: [{ path, operation, linesAdded, linesR
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param ctx The resolved context.
- * @param files How the context reaches the file system (see `fileAccessFor`).
- * @returns The tool.
  */
 export function createApplyPatchTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({

@@ -14,7 +14,6 @@ const UNIFIED_RANGE = /^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
 /**
  * Returns whether a patch text uses the Codex envelope (`*** Begin Patch`).
  *
- * @param patch The patch text.
  * @returns `true` for the Codex format.
  */
 export function isCodexPatch(patch: string): boolean {

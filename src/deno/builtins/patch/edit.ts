@@ -9,6 +9,7 @@ import { applyEdits } from "./patch_transaction.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { MAX_EDIT_BYTES } from "../files/current_text.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
+import { countOf } from "./text_lines.ts";
 import { protectedList, WRITE_ANNOTATIONS } from "../files/write_tool_hints.ts";
 
 const schema = z.object({
@@ -38,9 +39,7 @@ export interface EditFileResult {
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param ctx The resolved context.
  * @param files How the context reaches files: on the host, or in its sandbox session.
- * @returns The tool.
  */
 export function createEditTool(ctx: ResolvedContext, files: FileAccess): RoutedTool {
   return Object.freeze({
@@ -105,7 +104,6 @@ async function edit(
  * Replaces `oldString` in a text as `edit` does; throws a `ToolError` when it occurs not at all,
  * or more than once without `replaceAll`, saying how many times it occurs.
  *
- * @param text The file's text.
  * @param args The strings and `replaceAll`.
  * @param options The `path` as the model gave it, for messages.
  * @returns The new text, the lines changed, and the number of replacements.
@@ -117,12 +115,12 @@ export function replaceIn(
 ): EditResult & { replacements: number } {
   const { path } = options;
   let { oldString, newString } = args;
-  let count = occurrences(text, oldString);
+  let count = countOf(text, oldString);
   if (count === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {
     // A file with Windows line endings, a string written with "\n": match it with "\r\n".
     oldString = oldString.replace(/\r?\n/g, "\r\n");
     newString = newString.replace(/\r?\n/g, "\r\n");
-    count = occurrences(text, oldString);
+    count = countOf(text, oldString);
   }
   if (count === 0) {
     throw new ToolError(
@@ -167,7 +165,6 @@ export function replaceIn(
  * The UTF-8 size of a text after `count` occurrences of `oldString` are replaced with
  * `newString`, computed without building it: what `edit` checks before it builds the result.
  *
- * @param text The file's text.
  * @param change The number of occurrences and the two strings.
  * @returns The size in bytes.
  */
@@ -177,14 +174,6 @@ export function editedSize(
 ): number {
   const { count, oldString, newString } = change;
   return utf8Length(text) + count * (utf8Length(newString) - utf8Length(oldString));
-}
-
-function occurrences(text: string, search: string): number {
-  let count = 0;
-  for (let at = text.indexOf(search); at >= 0; at = text.indexOf(search, at + search.length)) {
-    count++;
-  }
-  return count;
 }
 
 // Counted without encoding: the text may be the whole 16 MiB file.

@@ -7,7 +7,6 @@ import { parseUnifiedPatch } from "./unified_patch.ts";
  * Parses patch text in either supported format into file edits. Throws a `ToolError`
  * (`invalid_arguments`) for text that is neither.
  *
- * @param patch The patch text.
  * @returns The file edits.
  */
 export function parsePatchText(patch: string): FileEdit[] {

@@ -7,7 +7,6 @@ import { parsePatchText } from "./parse_patch_text.ts";
  * names the path that is written). Throws, and the policy fails closed, when the patch does not
  * parse or `patch` is not a string.
  *
- * @param args The call's arguments.
  * @returns The paths, as the patch names them.
  */
 export function patchSubjects(args: Record<string, unknown>): PolicySubjects {

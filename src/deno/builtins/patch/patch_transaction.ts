@@ -41,8 +41,6 @@ export interface ApplyPatchResult {
  * in memory and every new content is staged in a temporary file before the first file on disk
  * changes; a failure while committing restores the files already changed.
  *
- * @param ctx The request's context.
- * @param files How the context reaches the file system.
  * @param options The `edits`, in patch order, and a `signal` that stops the patch before it commits.
  * @returns What changed.
  */

@@ -11,7 +11,6 @@ export interface TextLines {
 /**
  * Splits text into lines, remembering its line ending and whether it ends with one.
  *
- * @param text The text.
  * @returns The lines and the layout.
  */
 export function splitText(text: string): TextLines {
@@ -36,7 +35,8 @@ export function joinText(lines: readonly string[], layout: Omit<TextLines, "line
   return lines.join(layout.eol) + (layout.trailingNewline ? layout.eol : "");
 }
 
-function countOf(text: string, needle: string): number {
+/** How many times `needle` occurs in `text`, not overlapping. */
+export function countOf(text: string, needle: string): number {
   let count = 0;
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
     count++;

@@ -12,28 +12,9 @@ export interface Root {
 }
 
 /**
- * The real paths of the workspace and the read-only roots that exist, for sandboxes that bind
- * them (such as bubblewrap). Throws a `ToolError` when the workspace does not exist.
- *
- * @param ctx The request's context.
- * @returns The real workspace and the real read-only roots.
- */
-export async function realRoots(
-  ctx: ResolvedContext,
-): Promise<{ workspace: string; readOnlyRoots: string[] }> {
-  const workspace = await workspaceRoot(ctx);
-  return {
-    workspace: workspace.real,
-    readOnlyRoots: (await readOnlyRoots(ctx)).map((r) => r.real),
-  };
-}
-
-/**
  * Returns whether `path` is `root` or inside it, comparing whole path components
  * (`/ws_evil` is not inside `/ws`). Both must be absolute and normalized.
  *
- * @param root The root.
- * @param path The path.
  * @returns `true` when inside.
  */
 export function within(root: string, path: string): boolean {
@@ -42,39 +23,9 @@ export function within(root: string, path: string): boolean {
 
 /**
  * The workspace as declared and as it really is. Throws a `ToolError` when it does not exist or
- * Deno may not read it.
+ * Deno may not read it. Synchronous: a metadata call takes microseconds, where an asynchronous
+ * one costs a thread hop of tens.
  *
- * @param ctx The request's context.
- * @returns The workspace root.
- */
-export function workspaceRoot(ctx: ResolvedContext): Promise<Root> {
-  try {
-    return Promise.resolve(workspaceRootSync(ctx));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * The read-only roots that exist, as declared and as they really are. A root Deno may not
- * resolve is kept as declared, so reads under it report the missing flag.
- *
- * @param ctx The request's context.
- * @returns The read-only roots.
- */
-export function readOnlyRoots(ctx: ResolvedContext): Promise<Root[]> {
-  try {
-    return Promise.resolve(readOnlyRootsSync(ctx).roots);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * {@linkcode workspaceRoot}, synchronously (a metadata call: microseconds, where an asynchronous
- * one costs a thread hop of tens).
- *
- * @param ctx The request's context.
  * @returns The workspace root.
  */
 export function workspaceRootSync(ctx: ResolvedContext): Root {
@@ -92,9 +43,10 @@ export function workspaceRootSync(ctx: ResolvedContext): Root {
 }
 
 /**
- * {@linkcode readOnlyRoots}, synchronously, and whether every declared root resolved.
+ * The read-only roots that exist, as declared and as they really are, and whether every declared
+ * root resolved. A root Deno may not resolve is kept as declared, so reads under it report the
+ * missing flag.
  *
- * @param ctx The request's context.
  * @returns The roots that exist, and `complete: false` when one was missing or unresolvable.
  */
 export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; complete: boolean } {
@@ -118,7 +70,6 @@ export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; comple
 /**
  * The first root containing a path, comparing the declared or the real form of the roots.
  *
- * @param roots The roots.
  * @param where An absolute, normalized `path`, and which form of the roots to compare with
  *   (`kind`).
  * @returns The root, or `undefined`.

@@ -3,7 +3,6 @@ import { readOnlyRootsSync, type Root, workspaceRootSync } from "./allowed_roots
 
 /** The roots a path check compares with: the workspace first, then the read-only roots. */
 export interface ContextRoots {
-  /** The workspace. */
   readonly workspace: Root;
   /** The read-only roots that exist. */
   readonly readOnly: readonly Root[];
@@ -23,7 +22,6 @@ const canonicalRoots = new WeakMap<ResolvedContext, ContextRoots>();
  * `/tmp` on macOS), a missing read-only root or one Deno may not resolve is resolved on each
  * call, as before.
  *
- * @param ctx The request's context.
  * @returns The workspace and the read-only roots.
  */
 export function contextRoots(ctx: ResolvedContext): ContextRoots {

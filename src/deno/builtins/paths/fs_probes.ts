@@ -7,7 +7,6 @@
 /**
  * The entries of a folder, or none when it cannot be listed.
  *
- * @param path An absolute path.
  * @returns Its entries.
  */
 export function readDirOrEmpty(path: string): Deno.DirEntry[] {
@@ -21,7 +20,6 @@ export function readDirOrEmpty(path: string): Deno.DirEntry[] {
 /**
  * The metadata of a path itself (a link is not followed), or `undefined` when it cannot be had.
  *
- * @param path An absolute path.
  * @returns Its metadata.
  */
 export function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
@@ -35,7 +33,6 @@ export function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
 /**
  * Whether something (a file, a folder, a link, even a dangling one) is at a path.
  *
- * @param path An absolute path.
  * @returns `true` when `lstat` finds it.
  */
 export function lexists(path: string): boolean {
@@ -45,7 +42,6 @@ export function lexists(path: string): boolean {
 /**
  * Where a path leads (links resolved), or `undefined` when it cannot be resolved.
  *
- * @param path An absolute path.
  * @returns Its real path.
  */
 export function realPathOrUndefined(path: string): string | undefined {
@@ -59,7 +55,6 @@ export function realPathOrUndefined(path: string): string | undefined {
 /**
  * The `dev:ino` of a file, which the sandbox checks again before a command runs.
  *
- * @param info The file's metadata.
  * @returns `dev:ino`, or `undefined` when the platform has no inodes.
  */
 export function identityOf(info: Deno.FileInfo | undefined): string | undefined {

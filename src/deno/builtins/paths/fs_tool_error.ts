@@ -26,38 +26,22 @@ export function toFsToolError(error: unknown, operation: FsOperation): ToolError
   if (isToolError(error)) return error;
   const { access, shown, root } = operation;
   const quoted = quote(shown);
-  if (error instanceof Deno.errors.NotCapable) {
-    return new ToolError(
-      "permission_denied",
-      `The sandbox denied ${access} access to ${quoted}: the host must run Deno with --allow-${access}=${root}`,
-      { cause: error },
-    );
-  }
-  if (error instanceof Deno.errors.PermissionDenied) {
-    return new ToolError(
-      "permission_denied",
-      `The operating system denied ${access} access to ${quoted}: its file permissions do not allow it`,
-      { cause: error },
-    );
-  }
-  if (error instanceof Deno.errors.NotFound) {
-    return new ToolError("tool_error", `File ${quoted} does not exist`, { cause: error });
-  }
-  if (error instanceof Deno.errors.NotADirectory) {
-    return new ToolError(
-      "tool_error",
-      `Cannot ${access} ${quoted}: a parent of it is a file, not a directory`,
-      { cause: error },
-    );
-  }
-  if (error instanceof Deno.errors.IsADirectory) {
-    return new ToolError("tool_error", `Cannot ${access} ${quoted}: it is a directory`, {
-      cause: error,
-    });
-  }
-  return new ToolError("tool_error", `Cannot ${access} ${quoted}: ${osReason(error)}`, {
-    cause: error,
-  });
+  const denied = error instanceof Deno.errors.NotCapable
+    ? `The sandbox denied ${access} access to ${quoted}: the host must run Deno with --allow-${access}=${root}`
+    : error instanceof Deno.errors.PermissionDenied
+    ? `The operating system denied ${access} access to ${quoted}: its file permissions do not allow it`
+    : undefined;
+  if (denied !== undefined) return new ToolError("permission_denied", denied, { cause: error });
+  const message = error instanceof Deno.errors.NotFound
+    ? `File ${quoted} does not exist`
+    : `Cannot ${access} ${quoted}: ${
+      error instanceof Deno.errors.NotADirectory
+        ? "a parent of it is a file, not a directory"
+        : error instanceof Deno.errors.IsADirectory
+        ? "it is a directory"
+        : osReason(error)
+    }`;
+  return new ToolError("tool_error", message, { cause: error });
 }
 
 /**

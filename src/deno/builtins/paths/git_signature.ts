@@ -39,7 +39,6 @@ export function isGitSignature(names: Iterable<string>): boolean {
  * Whether a name is one that completes a git directory signature (`HEAD`, `objects`, `refs`,
  * `commondir`, in any case).
  *
- * @param name One path component.
  * @returns `true` for a signature name.
  */
 export function isSignatureName(name: string): boolean {
@@ -53,7 +52,6 @@ export function isSignatureName(name: string): boolean {
  * Requires `allow-read` permission for the folder.
  *
  * @tags allow-read
- * @param dir The folder.
  * @returns `true` for a signature.
  */
 export function isGitDirectorySync(dir: string): boolean {

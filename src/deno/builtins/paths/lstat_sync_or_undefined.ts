@@ -3,7 +3,6 @@
  * Synchronous: a path check is many tiny calls, and each asynchronous one costs several times its
  * work in scheduling; `lstat` opens nothing, so it cannot hang on a named pipe.
  *
- * @param path An absolute path.
  * @returns Its metadata, or `undefined` when it does not exist.
  * @throws Any other error of `Deno.lstatSync` (permission denied, not a directory, …).
  */

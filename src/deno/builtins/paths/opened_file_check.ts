@@ -21,28 +21,6 @@ import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
  * The checks are synchronous metadata calls: microseconds each, where an asynchronous call costs
  * a thread hop of tens (none opens anything, so none can block on a FIFO).
  *
- * @param ctx The request's context.
- * @param file The file opened at `target.real`.
- * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
- * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
- */
-export function checkOpenedFile(
-  ctx: ResolvedContext,
-  file: Deno.FsFile,
-  path: { target: ResolvedPath; shown: string },
-): Promise<Deno.FileInfo | undefined> {
-  const { target, shown } = path;
-  try {
-    return Promise.resolve(checkOpenedFileSync(ctx, file, { target, shown }));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * {@linkcode checkOpenedFile}, synchronously.
- *
- * @param ctx The request's context.
  * @param file The file opened at `target.real`.
  * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  * @returns The open file's information, or `undefined` when a symlinked root prevents the check.
@@ -66,7 +44,6 @@ export function checkOpenedFileSync(
  * keeps its file (`dev`, `ino`) and Deno checks it against the path resolved when it was opened,
  * so a second `fstat` answers the same.
  *
- * @param ctx The request's context.
  * @param opened What {@linkcode checkOpenedFileSync} returned for the open file.
  * @param path The path as checked before opening (`target`) and as the model gave it (`shown`).
  */
@@ -87,9 +64,8 @@ export function checkPathStillLeadsTo(
  * content is written to it: Deno checks `utime` of an open file against write access to the path
  * resolved when it was opened (so under the context's exact flags a file created through a
  * swapped symlink is refused), and its directory must still resolve inside the workspace. Like
- * {@linkcode checkOpenedFile}, this narrows the race; it cannot close it.
+ * {@linkcode checkOpenedFileSync}, this narrows the race; it cannot close it.
  *
- * @param ctx The request's context.
  * @param file The new, empty temporary file.
  * @param path The temporary file's path (`temp`), the checked `target` it is staged for, and the path as the model gave it (`shown`).
  */
@@ -97,23 +73,8 @@ export function checkStagedFile(
   ctx: ResolvedContext,
   file: Deno.FsFile,
   path: { temp: string; target: ResolvedPath; shown: string },
-): Promise<void> {
-  const { temp, target, shown } = path;
-  try {
-    checkStaged(ctx, file, temp, target, shown);
-    return Promise.resolve();
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-function checkStaged(
-  ctx: ResolvedContext,
-  file: Deno.FsFile,
-  temp: string,
-  target: ResolvedPath,
-  shown: string,
 ): void {
+  const { temp, target, shown } = path;
   const opened = describeOpened(ctx, file, target, shown, "writes");
   if (opened === undefined) return;
   checkNoSymlinkBelow({ ...target, real: temp }, shown);

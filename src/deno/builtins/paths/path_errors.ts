@@ -33,7 +33,6 @@ export function checkPathInput(path: unknown): string {
 /**
  * The error for a path outside the allowed roots; it never names where a symlink leads.
  *
- * @param shown The path as the model gave it.
  * @param what What was refused: reads, writes, or running commands in a directory.
  * @param options Whether the path leaves only after following symlinks (`viaLink`), and the context (`ctx`), to say whether read-only roots exist.
  * @returns The `permission_denied` error.
@@ -58,7 +57,6 @@ export function outsideError(
 /**
  * The error for a write to a read-only root.
  *
- * @param shown The path as the model gave it.
  * @returns The `permission_denied` error.
  */
 export function readOnlyError(shown: string): ToolError {
@@ -71,7 +69,6 @@ export function readOnlyError(shown: string): ToolError {
 /**
  * The error for a write to a protected path.
  *
- * @param shown The path as the model gave it.
  * @param protectedPath The protected path it falls under.
  * @returns The `permission_denied` error.
  */

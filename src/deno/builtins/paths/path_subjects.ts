@@ -5,7 +5,6 @@ import type { PolicySubjects } from "../../../core/tool_source.ts";
  * `write_file`, `edit`; `glob` and `grep` with `searched`: the folder searched, the workspace
  * when `path` is absent). Throws, and the policy fails closed, for a `path` that is not a string.
  *
- * @param args The call's arguments.
  * @param options `searched`: `path` is a folder searched (optional, default the workspace).
  * @returns The path, as the model wrote it.
  */

@@ -10,8 +10,6 @@ import { checkGitSignatures } from "./git_signature.ts";
 import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
 import { realPathOrUndefined } from "./fs_probes.ts";
 
-export { realRoots, within } from "./allowed_roots.ts";
-
 /** A path a tool may use, after both containment checks. */
 export interface ResolvedPath {
   /**
@@ -30,23 +28,17 @@ export interface ResolvedPath {
  * as written and after following symlinks. Throws a `ToolError`: `invalid_arguments` for an
  * empty path, a NUL byte or `~`; `permission_denied` (`outside allowed roots`) otherwise.
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it, relative to the workspace or absolute.
  * @returns The checked path.
  */
 export function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  try {
-    return Promise.resolve(resolveReadPathSync(ctx, path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return Promise.try(() => resolveReadPathSync(ctx, path));
 }
 
 /**
  * {@linkcode resolveReadPath}, synchronously (its few metadata calls take microseconds each; the
  * opened-file check repeats it).
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it, relative to the workspace or absolute.
  * @returns The checked path.
  */
@@ -60,16 +52,11 @@ export function resolveReadPathSync(ctx: ResolvedContext, path: unknown): Resolv
  * parent). Throws a `ToolError` like {@linkcode resolveReadPath}, saying `read-only` for a
  * read-only root or a protected path.
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it.
  * @returns The checked path.
  */
 export function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  try {
-    return Promise.resolve(resolveWriteSync(ctx, path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  return Promise.try(() => resolveWriteSync(ctx, path));
 }
 
 function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
@@ -136,19 +123,11 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
  * a read-only root), checked like {@linkcode resolveReadPath}. An absent or empty path means
  * the workspace.
  *
- * @param ctx The request's context.
  * @param path The directory as the model gave it, or `undefined`.
  * @returns The checked directory.
  */
-export function resolveDirectory(
-  ctx: ResolvedContext,
-  path: unknown,
-): Promise<ResolvedPath> {
-  try {
-    return Promise.resolve(resolveDirectorySync(ctx, path));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+export function resolveDirectory(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
+  return Promise.try(() => resolveDirectorySync(ctx, path));
 }
 
 // Synchronous, as the path checks before it: between a command's process spawns an asynchronous

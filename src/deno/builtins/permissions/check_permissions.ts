@@ -2,6 +2,7 @@ import { dirname } from "@std/path";
 import type { BuiltinContext } from "../../../core/tool_source.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { denoFlags } from "./deno_flags.ts";
+import { granted } from "./program_installed.ts";
 import { requiredPermissions } from "./required_permissions.ts";
 
 /** One permission that is missing or in excess. */
@@ -111,10 +112,6 @@ export function assertNoExcess(context: BuiltinContext | ResolvedContext): void 
       excess.map((e) => e.flag).join(" ")
     }); run Deno with exactly ${denoFlags(context).join(" ")}`,
   );
-}
-
-function granted(descriptor: Deno.PermissionDescriptor): boolean {
-  return Deno.permissions.querySync(descriptor).state === "granted";
 }
 
 function gap(name: Deno.PermissionName, value?: string): PermissionGap {

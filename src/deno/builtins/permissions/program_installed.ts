@@ -14,7 +14,7 @@
  * told without running it or prompting (it is granted, or a prompt could appear).
  */
 export function programInstalled(command: string): boolean | undefined {
-  if (Deno.permissions.querySync({ name: "run", command }).state === "granted") return undefined;
+  if (granted({ name: "run", command })) return undefined;
   if (Deno.stdin.isTerminal() && Deno.stderr.isTerminal()) return undefined;
   try {
     const child = new Deno.Command(command, { stdin: "null", stdout: "null", stderr: "null" })
@@ -27,4 +27,9 @@ export function programInstalled(command: string): boolean | undefined {
     if (error instanceof Deno.errors.NotCapable) return true;
     return undefined;
   }
+}
+
+/** Whether Deno grants a permission at this moment (`querySync` never prompts). */
+export function granted(descriptor: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(descriptor).state === "granted";
 }

@@ -57,7 +57,6 @@ const GIT_DIR_ENTRIES = new Set([
  * Whether an entry of a repository folder is one git reads (`HEAD`, `config`, `hooks`, …, in
  * any case and with trailing dots and spaces, as protected paths are compared).
  *
- * @param name One entry's name.
  * @returns `true` for an entry git reads.
  */
 export function isGitDirEntry(name: string): boolean {

@@ -67,8 +67,6 @@ const MAX_NAMED = 20;
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths.
  * @returns The scan after disabling (its mounts are current).
  */
 export function scanAndContain(
@@ -93,8 +91,6 @@ export function scanAndContain(
  * Requires `allow-read` and `allow-write` permission for the workspace.
  *
  * @tags allow-read, allow-write
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths.
  * @returns The scan after disabling, or `undefined`.
  */
 export function scanAndContainNow(
@@ -113,8 +109,6 @@ const walking = new Map<string, Promise<void>>();
  * The walk of {@linkcode scanAndContain} as steps (see `walk_steps.ts`): run to the end, or given
  * up at any step by a quick try, and walked again from the start.
  *
- * @param workspace The workspace, declared and real.
- * @param protectedPaths The context's protected paths.
  * @returns The steps, whose value is the scan after disabling.
  */
 export function* containSteps(
@@ -124,7 +118,7 @@ export function* containSteps(
   // A command can plant a repository and, in the same run, more protected entries (or folders)
   // than a sandbox binds: the repositories are disabled first, and only then is the overflow
   // refused.
-  const walk = () => protectedMountsSteps(workspace, protectedPaths, { keepOverflow: true });
+  const walk = () => protectedMountsSteps(workspace, protectedPaths);
   const checked = (scan: ProtectedScan): ProtectedScan => {
     if (scan.overflow !== undefined) throw scan.overflow;
     return scan;

@@ -17,20 +17,14 @@ import { type GitSignatureFound, isGitDirEntry, signatureOf } from "./_git_signa
 export interface ProtectedMountsOptions {
   /**
    * Most directories a command's sandbox is prepared for; more is refused (the command does not
-   * run). Without `keepOverflow` the walk stops there; with it the walk goes on to the end (every
-   * repository is found) and sets `overflow`. Default: 50,000.
+   * run): the walk goes on to the end (every repository is found) and sets `overflow`. Default:
+   * 50,000.
    */
   readonly maxDirectories?: number;
   /** The cache to reuse between calls; default: one cache per process. */
   readonly cache?: ProtectedScanCache;
   /** The clock, in epoch milliseconds; default `Date.now` (tests move it). */
   readonly now?: () => number;
-  /**
-   * Return a scan with more protected entries than a sandbox can bind, or more directories than
-   * `maxDirectories`, with its `overflow` set, instead of throwing: the containment walk must
-   * still see every repository in the workspace.
-   */
-  readonly keepOverflow?: boolean;
 }
 
 /** The protected entries of a workspace, and what finding them cost. */
@@ -43,15 +37,17 @@ export interface ProtectedScan {
   readonly directories: number;
   /** Directories whose entries were read (`readDir`): the others came from the cache. */
   readonly listed: number;
-  /** Wall time of the walk, in milliseconds. */
-  readonly ms: number;
   /**
    * Every git directory signature found (see `git_signature.ts`): a folder holding `HEAD` beside
    * `objects/`, `refs/` or `commondir`, or any other `.git` (file, link, or a folder that is no repository); relative to the workspace (`""` for the
    * workspace itself), with its `dev:ino`.
    */
   readonly signatures: readonly GitSignatureFound[];
-  /** With `keepOverflow`: why no sandbox can bind these mounts (throw it before running anything). */
+  /**
+   * Why no sandbox can bind these mounts (more protected entries than it binds, or more
+   * directories than `maxDirectories`): throw it before running anything. The scan is complete
+   * all the same: the containment walk must still see every repository in the workspace.
+   */
   readonly overflow?: ToolError;
 }
 
@@ -105,8 +101,8 @@ const ENTRIES_PER_STEP = 512;
  * inode and change and modification times are unchanged since the last walk, and older than a
  * few seconds (`ctime`, which no unprivileged process can set back, has whole-second precision
  * in Deno), is not read again: a repeated walk costs one `lstat` per directory. More than
- * `maxDirectories` directories throws a `ToolError` (`tool_error`): the command must not run
- * half protected.
+ * `maxDirectories` directories, or more mounts than a sandbox binds, set `overflow` (a
+ * `ToolError`, `tool_error`) for the caller to throw: the command must not run half protected.
  *
  * The walk is steps (`walk_steps.ts`): run them at once (`runSteps`, every step is a metadata
  * call) or with the event loop let in between (`runStepsYielding`).
@@ -114,7 +110,6 @@ const ENTRIES_PER_STEP = 512;
  * Requires `allow-read` permission for the workspace.
  *
  * @tags allow-read
- * @param workspace The workspace, declared and real.
  * @param protectedPaths The context's protected paths, relative to the workspace.
  * @param options The bound and the cache.
  * @returns The walk, whose result is the mounts and the cost of finding them.
@@ -124,7 +119,6 @@ export function* protectedMountsSteps(
   protectedPaths: readonly string[],
   options: ProtectedMountsOptions = {},
 ): WalkSteps<ProtectedScan> {
-  const started = performance.now();
   const max = options.maxDirectories ?? MAX_PROTECTED_SCAN_DIRECTORIES;
   const cacheRoot = options.cache ?? processCache;
   const key = `${workspace.real}\0${protectedPaths.join("\0")}`;
@@ -148,10 +142,6 @@ export function* protectedMountsSteps(
       // The containment walk goes on to the end: a repository planted past the bound must be
       // found as surely as one before it (the bound only refuses the next command).
       overflow = tooLarge(workspace.declared, max);
-      if (!options.keepOverflow) {
-        cacheRoot.delete(key);
-        throw overflow;
-      }
     }
     if (directories % DIRECTORIES_PER_STEP === 0) yield;
     const path = rel === "" ? workspace.real : join(workspace.real, rel);
@@ -218,7 +208,6 @@ export function* protectedMountsSteps(
   while (cacheRoot.size > MAX_CACHED_WORKSPACES) cacheRoot.delete(cacheRoot.keys().next().value!);
   if (overflow === undefined && hits.length > MAX_PROTECTED_ENTRIES) {
     overflow = tooManyEntries(workspace.declared);
-    if (!options.keepOverflow) throw overflow;
   }
   const mounts: BwrapMount[] = [];
   const pinned = new Map<string, BwrapMount>();
@@ -257,14 +246,12 @@ export function* protectedMountsSteps(
   }
   if (overflow === undefined && mounts.length + pinned.size > MAX_PROTECTED_ENTRIES) {
     overflow = tooManyEntries(workspace.declared);
-    if (!options.keepOverflow) throw overflow;
   }
   return {
     mounts,
     pinned: [...pinned.values()],
     directories,
     listed,
-    ms: performance.now() - started,
     signatures,
     ...(overflow === undefined ? {} : { overflow }),
   };

@@ -1,4 +1,4 @@
-import { readOnlyRoots, type Root, workspaceRoot } from "../paths/allowed_roots.ts";
+import { readOnlyRootsSync, type Root, workspaceRootSync } from "../paths/allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { BwrapMount, BwrapOptions } from "../../sandbox/bwrap_command.ts";
 import { scanAndContain, scanAndContainNow } from "./planted_repositories.ts";
@@ -20,7 +20,6 @@ export type SandboxMounts =
  * `.git` created since it started) is replaced by a fresh one, so protections are re-established
  * at each command's start (see `sandbox_sessions.ts`). The walk is cached per directory.
  *
- * @param ctx The resolved context.
  * @returns The mounts for `bwrapCommand`.
  */
 export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts> {
@@ -29,15 +28,12 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
   // says what is wrong.
   const now = sandboxMountsSync(ctx);
   if (now !== undefined) return now;
-  const workspace = realRootSync(ctx.workspace) ?? await workspaceRoot(ctx);
+  // The checked roots: the same real paths, or the error that says what is wrong.
+  const workspace = workspaceRootSync(ctx);
   const scan = await scanAndContain(workspace, ctx.protectedPaths);
-  const roots = ctx.readOnlyRoots.map(realRootSync);
   return {
     workspace: mount(workspace),
-    readOnlyRoots:
-      (roots.every((root) => root !== undefined) ? roots as Root[] : await readOnlyRoots(ctx)).map(
-        mount,
-      ),
+    readOnlyRoots: readOnlyRootsSync(ctx).roots.map(mount),
     protectedPaths: scan.mounts,
     pinnedDirs: scan.pinned,
   };
@@ -53,7 +49,6 @@ export async function sandboxMounts(ctx: ResolvedContext): Promise<SandboxMounts
  * Requires `allow-read` permission for the roots.
  *
  * @tags allow-read
- * @param ctx The resolved context.
  * @returns The mounts, or `undefined` when a root needs the checked way.
  */
 export function sandboxMountsSync(ctx: ResolvedContext): SandboxMounts | undefined {

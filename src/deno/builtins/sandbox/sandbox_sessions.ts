@@ -5,7 +5,7 @@ import { bwrapSearchPath } from "../../sandbox/bwrap_search_path.ts";
 import { SandboxSession } from "../../sandbox/sandbox_session.ts";
 import type { SessionLease } from "../../sandbox/session_process.ts";
 import { sandboxMounts, sandboxMountsSync } from "./sandbox_mounts.ts";
-import type { ResourceLimits } from "../context_limits.ts";
+import type { ResourceLimits } from "../../sandbox/resource_limits.ts";
 import { withResourceLimits } from "../../sandbox/resource_limits.ts";
 import { NetworkProxy } from "../../sandbox/network_proxy.ts";
 
@@ -32,8 +32,6 @@ export interface AcquireOptions {
    */
   readonly reading?: boolean;
 }
-
-export type { SessionLease } from "../../sandbox/session_process.ts";
 
 interface Entry {
   session: SandboxSession;
@@ -97,7 +95,6 @@ export class SandboxSessions {
    * Requires `allow-run` permission for `bwrap`.
    *
    * @tags allow-run
-   * @param ctx The request's context (bash sandboxed).
    * @param options Whether the use only reads.
    * @returns The lease.
    */
@@ -148,7 +145,6 @@ export class SandboxSessions {
    * Requires `allow-read` permission for the roots.
    *
    * @tags allow-read
-   * @param ctx The request's context (bash sandboxed).
    * @param options Whether the use only reads.
    * @returns The lease, or `undefined`.
    */
@@ -182,8 +178,6 @@ export class SandboxSessions {
 
   /**
    * Closes the session of one context.
-   *
-   * @param ctx The context.
    */
   async closeContext(ctx: ResolvedContext): Promise<void> {
     const key = this.#keyOf(ctx);

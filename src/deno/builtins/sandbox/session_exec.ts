@@ -1,7 +1,7 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
-import type { CommandResult, RunLimits } from "../command/command_result.ts";
+import { abortedError, type CommandResult, type RunLimits } from "../command/command_result.ts";
 import { limitPrefix } from "../../sandbox/resource_limits.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
 import { PROXY_ENV } from "../../sandbox/session_launch.ts";
@@ -30,7 +30,6 @@ const REPORT_GRACE_MS = 5_000;
  * Requires `allow-run` permission for `bwrap`.
  *
  * @tags allow-run
- * @param ctx The request's context (bash sandboxed).
  * @param run The sessions of the `builtinTools` instance, the command (its text, directory and
  *   environment) and its limits (deadline, output limit and abort signal).
  * @returns Exit code, output and whether it timed out.
@@ -41,7 +40,7 @@ export async function execInSession(
 ): Promise<CommandResult> {
   const { sessions, command, limits } = run;
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
-  if (limits.signal.aborted) throw aborted();
+  if (limits.signal.aborted) throw abortedError();
   const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);
   const session = lease.session;
   // A stream's collector and decoder are made on its first output (`true` prints nothing).
@@ -69,7 +68,10 @@ export async function execInSession(
             `The sandbox did not report the end of the command within ${REPORT_GRACE_MS} ms of its deadline; the whole sandbox was stopped`,
           ),
         onStream: (stream, bytes) => {
-          const text = streams[stream] ??= streamText(limits.maxChars);
+          const text = streams[stream] ??= {
+            output: new BoundedOutput(limits.maxChars),
+            decoder: new TextDecoder(),
+          };
           text.output.push(text.decoder.decode(bytes, { stream: true }));
         },
         onId: (sent) => id = sent,
@@ -80,7 +82,7 @@ export async function execInSession(
     if (exit === undefined) {
       throw session.fail("it reported the end of a command without an exit code");
     }
-    if (limits.signal.aborted) throw aborted();
+    if (limits.signal.aborted) throw abortedError();
     for (const text of [streams[1], streams[2]]) text?.output.push(text.decoder.decode());
     const out = streams[1]?.output;
     const err = streams[2]?.output;
@@ -100,20 +102,12 @@ export async function execInSession(
   }
 }
 
-interface StreamText {
-  readonly output: BoundedOutput;
-  readonly decoder: TextDecoder;
-}
-
-function streamText(maxChars: number): StreamText {
-  return { output: new BoundedOutput(maxChars), decoder: new TextDecoder() };
-}
+type StreamText = { readonly output: BoundedOutput; readonly decoder: TextDecoder };
 
 /**
  * The environment of a command in a session: the context's variables, and with a network
  * allowlist the proxy variables.
  *
- * @param ctx The request's context.
  * @param env The context's variables.
  * @returns The command's environment.
  */
@@ -143,8 +137,4 @@ export function startFailure(error: { name: string; message: string }): string {
   }
   return "The sandbox could not start the command (bash is missing inside it or the working " +
     "directory is gone)";
-}
-
-function aborted(): ToolError {
-  return new ToolError("aborted", "The bash command was aborted and its processes were killed");
 }

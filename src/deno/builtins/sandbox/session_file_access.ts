@@ -13,7 +13,8 @@ import {
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "../../sandbox/sandbox_session.ts";
-import type { SandboxSessions, SessionLease } from "./sandbox_sessions.ts";
+import type { SandboxSessions } from "./sandbox_sessions.ts";
+import type { SessionLease } from "../../sandbox/session_process.ts";
 import type { OkOf, SupervisorRequest } from "../../sandbox/protocol.ts";
 import { checkWorkspaceDisk, noteWorkspaceWrite } from "./workspace_disk.ts";
 
@@ -34,9 +35,6 @@ const WRITING = Object.freeze({ reading: false });
  * Requires `allow-run` permission for `bwrap`.
  *
  * @tags allow-run
- * @param ctx The request's context (bash sandboxed).
- * @param sessions The sessions of the `builtinTools` instance.
- * @returns The file access.
  */
 export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
   // Reads take the running session as it is; writes check its mounts first (`acquire`).

@@ -36,20 +36,16 @@ const READ_ONLY = Object.freeze({ reading: true });
  * Requires `allow-run` permission for `bwrap`.
  *
  * @tags allow-run
- * @param ctx The request's context (bash sandboxed).
- * @param sessions The sessions of the `builtinTools` instance.
- * @returns The search access.
  */
 export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessions): SearchAccess {
   return Object.freeze({
-    where: "sandbox" as const,
     async list(root: string, request: ListRequest) {
       const tree = new ListedTree();
       const decoder = new TextDecoder();
       const prefix = request.start === "" ? "" : `${request.start}/`;
       const parts = request.start === "" ? [] : request.start.split("/");
       let bytes = 0;
-      await ask(
+      const { stop } = await ask(
         ctx,
         sessions,
         request.budget,
@@ -83,14 +79,13 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
             tree.add(path, kind);
           }
         },
-      ).then(({ stop }) => {
-        if (stop === "too big") {
-          throw new ToolError(
-            "tool_error",
-            `The search lists more than ${MAX_LISTING_BYTES} bytes of paths: narrow it with "path"`,
-          );
-        }
-      });
+      );
+      if (stop === "too big") {
+        throw new ToolError(
+          "tool_error",
+          `The search lists more than ${MAX_LISTING_BYTES} bytes of paths: narrow it with "path"`,
+        );
+      }
       return tree;
     },
     async read(root: string, request: ReadRequest, onFile: OnFile): Promise<void> {

@@ -1,5 +1,6 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
+import { realPathOrUndefined } from "../paths/fs_probes.ts";
 
 /** How often the workspace is measured while a sandboxed command or background process runs. */
 export const DISK_POLL_MS = 1_000;
@@ -64,17 +65,11 @@ export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<void> {
  * estimate from above (an overwrite counts in full), and the next {@linkcode checkWorkspaceDisk}
  * that finds it over the bound measures the workspace again before it refuses.
  *
- * @param ctx The context.
  * @param bytes The bytes written.
  */
 export function noteWorkspaceWrite(ctx: ResolvedContext, bytes: number): void {
-  if (boundKiB(ctx) === undefined) return;
-  let real: string;
-  try {
-    real = Deno.realPathSync(ctx.workspace);
-  } catch {
-    return;
-  }
+  const real = realPathOrUndefined(ctx.workspace);
+  if (boundKiB(ctx) === undefined || real === undefined) return;
   const state = states.get(real);
   if (state !== undefined) state.usedKiB += Math.ceil(bytes / 1024);
 }
@@ -94,14 +89,11 @@ export function watchWorkspaceDisk(
   onOver: () => void,
 ): () => Promise<void> {
   const bound = boundKiB(ctx);
-  let real: string;
-  try {
-    real = Deno.realPathSync(ctx.workspace);
-  } catch {
+  const real = realPathOrUndefined(ctx.workspace);
+  const state = real === undefined ? undefined : states.get(real);
+  if (bound === undefined || real === undefined || state === undefined) {
     return () => Promise.resolve();
   }
-  const state = states.get(real);
-  if (bound === undefined || state === undefined) return () => Promise.resolve();
   let fired = false;
   const poll = () =>
     measure(real, state).then(() => {
@@ -123,7 +115,6 @@ export function watchWorkspaceDisk(
 /**
  * The error of a command stopped at the bound.
  *
- * @param ctx The context.
  * @returns The `tool_error`.
  */
 export function diskStoppedError(ctx: ResolvedContext): ToolError {

@@ -22,17 +22,11 @@ export class GitignoreRules {
    * Adds the text of the `.gitignore` file of a folder.
    *
    * @param dir The folder, relative to the root of the search ("" for the root).
-   * @param text The file's text.
    */
   add(dir: string, text: string): void {
     const lines = text.split(/\r?\n/).filter((line) => !tooManyGlobstars(line));
     const rules = ignore({ allowRelativePaths: true }).add(lines);
     this.#rules.set(dir, rules);
-  }
-
-  /** Whether any `.gitignore` file was added. */
-  get empty(): boolean {
-    return this.#rules.size === 0;
   }
 
   /**

@@ -14,7 +14,7 @@ import { LongLineMatcher } from "./long_line_matcher.ts";
 import { LiteralFinder } from "../../sandbox/supervisor/literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
 import type { SearchAccess } from "./search_access.ts";
-import { listFiles, readFiles } from "./search_files.ts";
+import { listFiles } from "./search_files.ts";
 import { resolveSearchTarget } from "./search_target.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
 
@@ -67,9 +67,7 @@ export interface GrepResult {
  * `bwrap` when bash is sandboxed: the search then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
- * @param ctx The resolved context.
  * @param access How the context's searches reach the files (see `searchAccessFor`).
- * @returns The tool.
  */
 export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): RoutedTool {
   return Object.freeze({
@@ -122,7 +120,6 @@ async function grep(
   let truncated = false;
   const decoder = new TextDecoder();
   const finder = pattern.literal === undefined ? undefined : new LiteralFinder(pattern.literal);
-  const request = { files, budget, literal: pattern.literal };
   const pause = () => budget.tick();
   // The budget's pause throws at the deadline: it never asks to give up otherwise.
   const unstopped = () => pause().then(() => false);
@@ -136,9 +133,10 @@ async function grep(
       msLeft: budget.msLeft,
       onTimeout: () => budget.timeout(),
     });
-  await readFiles(access, target, {
-    ...request,
-    onFile: async (path, data) => {
+  await access.read(
+    target.root,
+    { files, budget, literal: pattern.literal },
+    async (path, data) => {
       if (data === undefined) return false;
       if (finder !== undefined && !await finder.containsPaused(data, unstopped)) return false;
       if (data.includes(0)) return false;
@@ -157,6 +155,6 @@ async function grep(
         matches.push(result);
       }
     },
-  });
+  );
   return { matches, truncated };
 }

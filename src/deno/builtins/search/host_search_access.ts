@@ -1,5 +1,10 @@
 import { HostTree } from "./host_tree.ts";
-import { MAX_SEARCH_BYTES, type OnFile, type SearchAccess } from "./search_access.ts";
+import {
+  MAX_SEARCH_BYTES,
+  type OnFile,
+  type ReadRequest,
+  type SearchAccess,
+} from "./search_access.ts";
 
 /**
  * The searches' access to the host's file system (bash off or not sandboxed): the tree is read
@@ -8,17 +13,11 @@ import { MAX_SEARCH_BYTES, type OnFile, type SearchAccess } from "./search_acces
  * Requires `allow-read` permission for the roots.
  *
  * @tags allow-read
- * @returns The search access.
  */
 export function hostSearchAccess(): SearchAccess {
   return Object.freeze({
-    where: "host" as const,
     list: (root: string) => Promise.resolve(new HostTree(root)),
-    async read(
-      root: string,
-      request: { files: readonly string[]; budget: { tick(): Promise<void> } },
-      onFile: OnFile,
-    ): Promise<void> {
+    async read(root: string, request: ReadRequest, onFile: OnFile): Promise<void> {
       const buffer = new Uint8Array(64 * 1024);
       for (const path of request.files) {
         await request.budget.tick();

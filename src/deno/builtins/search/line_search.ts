@@ -217,7 +217,6 @@ export interface SearchLinesOptions {
  * text is worked through in slices of whole lines, with `pause` between them, so that no single
  * step holds the event loop long.
  *
- * @param text The file's text.
  * @param pattern The compiled pattern.
  * @param options The limit and the pause.
  * @returns The matching lines, in order.

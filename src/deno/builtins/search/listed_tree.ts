@@ -6,17 +6,13 @@ export class ListedTree implements TreeView {
   #dirs = new Map<string, TreeEntry[]>();
   readonly gitignores = new Map<string, string>();
 
-  #sizes = new Map<string, number>();
-
   /**
    * Adds a listed folder or file.
    *
    * @param path Its path relative to the root.
    * @param kind Folder or regular file.
-   * @param size A file's size.
    */
-  add(path: string, kind: "dir" | "file", size?: number): void {
-    if (size !== undefined) this.#sizes.set(path, size);
+  add(path: string, kind: "dir" | "file"): void {
     const slash = path.lastIndexOf("/");
     const dir = slash < 0 ? "" : path.slice(0, slash);
     let entries = this.#dirs.get(dir);
@@ -31,9 +27,5 @@ export class ListedTree implements TreeView {
 
   gitignore(dir: string): string | undefined {
     return this.gitignores.get(dir);
-  }
-
-  size(path: string): number | undefined {
-    return this.#sizes.get(path);
   }
 }

@@ -14,7 +14,6 @@ export interface ListRequest {
   readonly maxDepth?: number;
   /** Files whose name does not match this `*`-and-literals pattern may be left out. */
   readonly name?: string;
-  /** The limits. */
   readonly budget: SearchBudget;
 }
 
@@ -22,7 +21,6 @@ export interface ListRequest {
 export interface ReadRequest {
   /** The files, relative to the root, in the order wanted. */
   readonly files: readonly string[];
-  /** The limits. */
   readonly budget: SearchBudget;
   /** The UTF-8 bytes every wanted file contains (a plain pattern matched with case). */
   readonly literal?: Uint8Array;
@@ -44,12 +42,9 @@ export type OnFile = (
  * Chosen once per context (see `searchAccessFor`); the tools never branch on the sandbox.
  */
 export interface SearchAccess {
-  /** `"host"` or `"sandbox"`: for descriptions and tests only. */
-  readonly where: "host" | "sandbox";
   /**
    * Lists the tree below a folder of a root (never through a symbolic link, never into `.git`).
    *
-   * @param root The declared root.
    * @param request What to list.
    * @returns The tree, for `walkTree`.
    */
@@ -60,7 +55,6 @@ export interface SearchAccess {
    * byte (binary), or (given `literal`) cannot match, may be passed over: it comes without data,
    * or not at all. The next file is read only once `onFile` has resolved.
    *
-   * @param root The declared root.
    * @param request The files, the limits and what a wanted file contains.
    * @param onFile Receives a file's path and content; returns `true` to stop.
    */

@@ -16,7 +16,6 @@ const YIELD_EVERY_MS = 4;
  * loop from its start to its end).
  */
 export class SearchBudget {
-  readonly #signal: AbortSignal;
   readonly #deadline: number;
   readonly #timeoutMs: number;
   #lastYield = -Infinity; // the first tick yields
@@ -27,8 +26,7 @@ export class SearchBudget {
    * @param timeoutMs The search's own deadline, from now.
    * @param outputMaxChars The most characters of output.
    */
-  constructor(signal: AbortSignal, timeoutMs: number, outputMaxChars: number) {
-    this.#signal = signal;
+  constructor(readonly signal: AbortSignal, timeoutMs: number, outputMaxChars: number) {
     this.#timeoutMs = timeoutMs;
     this.#deadline = performance.now() + timeoutMs;
     this.#charsLeft = outputMaxChars;
@@ -39,14 +37,9 @@ export class SearchBudget {
     return Math.max(1, Math.ceil(this.#deadline - performance.now()));
   }
 
-  /** The call's abort signal. */
-  get signal(): AbortSignal {
-    return this.#signal;
-  }
-
   /** Throws the abort reason, or a `timeout` tool error past the deadline. */
   check(): void {
-    this.#signal.throwIfAborted();
+    this.signal.throwIfAborted();
     if (performance.now() > this.#deadline) throw this.timeout();
   }
 

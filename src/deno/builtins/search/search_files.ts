@@ -1,21 +1,9 @@
-import type { OnFile, ReadRequest, SearchAccess } from "./search_access.ts";
-import type { SearchBudget } from "./search_budget.ts";
+import type { ListRequest, SearchAccess } from "./search_access.ts";
 import type { SearchTarget } from "./search_target.ts";
-import { walkTree } from "./walk_tree.ts";
+import { type WalkOptions, walkTree } from "./walk_tree.ts";
 
-/** What {@linkcode listFiles} lists. */
-export interface ListOptions {
-  /** Apply the `.gitignore` files. */
-  readonly gitignore: boolean;
-  /** The deepest level below the target folder to list. */
-  readonly maxDepth?: number;
-  /** A folder below the target (relative to it): only it is entered. */
-  readonly only?: string;
-  /** A `*`-and-literals pattern of names (a filter the walk applies again anyway). */
-  readonly name?: string;
-  /** The limits. */
-  readonly budget: SearchBudget;
-}
+/** What {@linkcode listFiles} lists: the walk's options below the target, and the name filter. */
+export type ListOptions = Omit<WalkOptions, "start"> & Pick<ListRequest, "name">;
 
 /**
  * Lists the regular files of a search target (see `walkTree` for the rules) through the
@@ -34,21 +22,4 @@ export async function listFiles(
   const { onFile, ...list } = options;
   const view = await access.list(target.root, { start: target.start, ...list });
   return await walkTree(view, { start: target.start, ...list, onFile });
-}
-
-/**
- * Reads files of a search target in the order given, until `onFile` returns `true` (see
- * `SearchAccess.read`: files that cannot match may be passed over).
- *
- * @param access The context's search access.
- * @param target The checked folder or file.
- * @param options The read request, and `onFile`, called per file read.
- */
-export async function readFiles(
-  access: SearchAccess,
-  target: SearchTarget,
-  options: ReadRequest & { onFile: OnFile },
-): Promise<void> {
-  const { onFile, ...request } = options;
-  await access.read(target.root, request, onFile);
 }

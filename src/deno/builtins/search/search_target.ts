@@ -12,8 +12,6 @@ export interface SearchTarget {
   readonly start: string;
   /** Whether `start` is a folder or a regular file. */
   readonly kind: "dir" | "file";
-  /** The path as the model gave it (for messages). */
-  readonly shown: string;
   /**
    * The path of a result: relative to the workspace, or absolute in a read-only root.
    *
@@ -29,7 +27,6 @@ export interface SearchTarget {
  * Throws a `ToolError`: `permission_denied` outside the roots, `tool_error` when it does not exist
  * or is neither a folder nor a regular file (or not a folder when `folderOnly`).
  *
- * @param ctx The request's context.
  * @param path The path as the model gave it; absent or empty means the workspace.
  * @param options `folderOnly`: refuse a file.
  * @returns The search target.
@@ -61,7 +58,6 @@ export async function resolveSearchTarget(
     root,
     start: relative(root, target.real),
     kind: info.isDirectory ? "dir" : "file",
-    shown,
     display: (rel) => inWorkspace ? rel || "." : rel === "" ? root : `${root}/${rel}`,
   };
 }

@@ -4,7 +4,6 @@ import type { SearchBudget } from "./search_budget.ts";
 
 /** One entry of a folder: a regular file, a folder, or anything else (never followed). */
 export interface TreeEntry {
-  /** The name. */
   readonly name: string;
   /** `"file"`, `"dir"`, or `"other"` (a symbolic link, FIFO, socket or device). */
   readonly kind: "file" | "dir" | "other";
@@ -19,8 +18,6 @@ export interface TreeView {
   list(dir: string): readonly TreeEntry[] | undefined;
   /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
   gitignore(dir: string): string | undefined;
-  /** The size of a listed file, when the listing knows it. */
-  size?(path: string): number | undefined;
 }
 
 /** What {@linkcode walkTree} walks. */

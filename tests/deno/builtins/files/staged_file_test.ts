@@ -1,9 +1,6 @@
 import { assert, assertEquals } from "@std/assert";
-import {
-  lstatOrUndefined,
-  stageFile,
-  tempPathFor,
-} from "../../../../src/deno/builtins/files/staged_file.ts";
+import { stageFile, tempPathFor } from "../../../../src/deno/builtins/files/staged_file.ts";
+import { lstatSyncOrUndefined } from "../../../../src/deno/builtins/paths/lstat_sync_or_undefined.ts";
 
 Deno.test("stageFile() writes a hidden temporary file next to the target with the given mode", async () => {
   const dir = await Deno.makeTempDir();
@@ -14,7 +11,7 @@ Deno.test("stageFile() writes a hidden temporary file next to the target with th
     assert(temp.startsWith(`${dir}/.target.sh.toolroute-`));
     assertEquals(await Deno.readTextFile(temp), "x");
     assertEquals((await Deno.stat(temp)).mode! & 0o777, 0o751);
-    assertEquals(await lstatOrUndefined(`${dir}/target.sh`), undefined);
+    assertEquals(lstatSyncOrUndefined(`${dir}/target.sh`), undefined);
     assert(tempPathFor(`${dir}/t`) !== tempPathFor(`${dir}/t`));
   } finally {
     await Deno.remove(dir, { recursive: true });

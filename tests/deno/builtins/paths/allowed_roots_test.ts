@@ -3,9 +3,10 @@ import { assertEquals } from "@std/assert";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
   findRoot,
-  realRoots,
+  readOnlyRootsSync,
   underDeclared,
   within,
+  workspaceRootSync,
 } from "../../../../src/deno/builtins/paths/allowed_roots.ts";
 import { makeFixture } from "../_fixture.ts";
 
@@ -34,17 +35,15 @@ Deno.test("underDeclared() gives a real path back as it is under a canonical roo
   }
 });
 
-Deno.test("realRoots() resolves symlinked roots and skips read-only roots that do not exist", async () => {
+Deno.test("workspaceRootSync() and readOnlyRootsSync() resolve symlinked roots and skip read-only roots that do not exist", async () => {
   await using f = await makeFixture();
   await Deno.symlink(f.workspace, `${f.base}/ws_link`);
-  const roots = await realRoots(
-    resolveBuiltinContext({
-      workspace: `${f.base}/ws_link`,
-      readOnlyRoots: [f.readOnly, `${f.base}/gone`],
-    }),
-  );
-  assertEquals(roots, {
-    workspace: await Deno.realPath(f.workspace),
-    readOnlyRoots: [await Deno.realPath(f.readOnly)],
+  const ctx = resolveBuiltinContext({
+    workspace: `${f.base}/ws_link`,
+    readOnlyRoots: [f.readOnly, `${f.base}/gone`],
   });
+  assertEquals(workspaceRootSync(ctx).real, await Deno.realPath(f.workspace));
+  assertEquals(readOnlyRootsSync(ctx).roots.map((root) => root.real), [
+    await Deno.realPath(f.readOnly),
+  ]);
 });

@@ -2,7 +2,6 @@ import { assertEquals, assertRejects } from "@std/assert";
 import { ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
-  checkOpenedFile,
   checkOpenedFileSync,
   checkPathStillLeadsTo,
   checkStagedFile,
@@ -32,7 +31,7 @@ async function swap(): Promise<void> {
 }
 
 Deno.test({
-  name: "checkOpenedFile() refuses a file opened after its directory was swapped for a symlink",
+  name: "checkOpenedFileSync() refuses a file opened after its directory was swapped for a symlink",
   permissions: { read: [workspace], write: [workspace] },
   async fn() {
     const target = await resolveReadPath(ctx, "d/f.txt"); // checked while `d` is real
@@ -40,7 +39,7 @@ Deno.test({
     try {
       using file = await Deno.open(target.real);
       const error = await assertRejects(
-        () => checkOpenedFile(ctx, file, { target, shown: "d/f.txt" }),
+        () => Promise.try(() => checkOpenedFileSync(ctx, file, { target, shown: "d/f.txt" })),
         ToolError,
       );
       assertEquals(error.code, "permission_denied");
@@ -51,12 +50,12 @@ Deno.test({
 });
 
 Deno.test({
-  name: "checkOpenedFile() accepts the checked file and returns its information",
+  name: "checkOpenedFileSync() accepts the checked file and returns its information",
   permissions: { read: [workspace] },
   async fn() {
     const target = await resolveReadPath(ctx, "d/f.txt");
     using file = await Deno.open(target.real);
-    const info = await checkOpenedFile(ctx, file, { target, shown: "d/f.txt" });
+    const info = checkOpenedFileSync(ctx, file, { target, shown: "d/f.txt" });
     assertEquals(info?.size, 7);
   },
 });
@@ -71,7 +70,7 @@ Deno.test({
     try {
       using file = await Deno.open(temp, { write: true, createNew: true });
       const error = await assertRejects(
-        () => checkStagedFile(ctx, file, { temp, target, shown: "d/new.txt" }),
+        () => Promise.try(() => checkStagedFile(ctx, file, { temp, target, shown: "d/new.txt" })),
         ToolError,
       );
       assertEquals(error.code, "permission_denied");
@@ -82,7 +81,7 @@ Deno.test({
   },
 });
 
-Deno.test("checkOpenedFile() walks a path whose first name starts with two dots, also with broad permissions", async () => {
+Deno.test("checkOpenedFileSync() walks a path whose first name starts with two dots, also with broad permissions", async () => {
   // "..d" is a name inside the workspace, not a way out: the symlink walk must not skip it.
   await Deno.mkdir(`${workspace}/..d`);
   await Deno.writeTextFile(`${workspace}/..d/f.txt`, "inside\n");
@@ -93,7 +92,7 @@ Deno.test("checkOpenedFile() walks a path whose first name starts with two dots,
   try {
     using file = await Deno.open(target.real);
     const error = await assertRejects(
-      () => checkOpenedFile(ctx, file, { target, shown: "..d/f.txt" }),
+      () => Promise.try(() => checkOpenedFileSync(ctx, file, { target, shown: "..d/f.txt" })),
       ToolError,
     );
     assertEquals(error.code, "permission_denied");

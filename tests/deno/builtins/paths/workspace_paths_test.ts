@@ -5,8 +5,8 @@ import {
   resolveDirectory,
   resolveReadPath,
   resolveWritePath,
-  within,
 } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
+import { within } from "../../../../src/deno/builtins/paths/allowed_roots.ts";
 import { makeFixture } from "../_fixture.ts";
 
 async function denied(
