@@ -4,7 +4,12 @@ import { toResultText } from "./result_text.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
-import { auditRoom, observeCall, type ObservedCall } from "./telemetry/call_telemetry.ts";
+import {
+  auditRoom,
+  emitEvent,
+  observeCall,
+  type ObservedCall,
+} from "./telemetry/call_telemetry.ts";
 import type {
   CallDecision,
   CallOptions,
@@ -114,13 +119,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
   };
   // The sink has the record before the call returns (the digest is asynchronous).
   await observed.finish(event, args);
-  if (settings.onEvent !== undefined) {
-    try {
-      settings.onEvent(event);
-    } catch {
-      // An observer's failure must not change the result.
-    }
-  }
+  emitEvent(settings, event);
   return result;
 }
 

@@ -20,8 +20,6 @@ export interface ApprovalSettings {
   grants: GrantStore;
 }
 
-export type { RunTool } from "./run_tool.ts";
-
 /** What a {@linkcode PolicyGate} is built from. */
 export interface PolicyGateInit {
   /** The policies of this request. */

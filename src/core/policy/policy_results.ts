@@ -1,28 +1,26 @@
-import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call_types.ts";
-import type { HookRecord } from "../hook_record.ts";
+import type {
+  CallDecision,
+  CallOptions,
+  CallSettings,
+  ToolCallEvent,
+  ToolCallResult,
+} from "../tool_call_types.ts";
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
-import { auditEvent, auditRoom } from "../telemetry/call_telemetry.ts";
+import { auditEvent, auditRoom, emitEvent } from "../telemetry/call_telemetry.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import type { ApprovalOutcome, PendingApproval, PolicyAction } from "../policy_types.ts";
+import type { PendingApproval, PolicyAction } from "../policy_types.ts";
 
-/** What a call event says about the policy. */
-export interface PolicyEventFields {
-  /** The decision. */
-  decision: PolicyAction;
-  /** The rule that decided (`"default"` when none matched). */
-  rule: string;
-  /** For asks: what became of the approval. */
-  approval?: ApprovalOutcome;
-  /** For asks: the approval's id. */
-  approvalId?: string;
-  /** For asks a grant let run, or an answer made lasting: the grant's id. */
-  grantId?: string;
-  /** For asks: the person edited the arguments. */
-  argumentsEdited?: true;
-  /** What the hooks decided. */
-  hooks?: HookRecord[];
-}
+/** What a call event says about the policy: a decision and its rule, always. */
+export type PolicyEventFields = CallDecision & { decision: PolicyAction; rule: string };
+
+/** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */
+export type RunTool = (
+  tool: RoutedTool,
+  args: unknown,
+  options: CallOptions,
+  decision?: PolicyEventFields,
+) => Promise<ToolCallResult>;
 
 /**
  * An error result for a call the policy stopped, with its event and its audit record (after
@@ -71,13 +69,7 @@ export async function stoppedResult(
     tool: routedOrUndefined(tool),
     signal: context.signal,
   });
-  if (settings.onEvent !== undefined) {
-    try {
-      settings.onEvent(event);
-    } catch {
-      // An observer's failure must not change the result.
-    }
-  }
+  emitEvent(settings, event);
   return result;
 }
 
