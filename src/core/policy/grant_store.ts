@@ -68,7 +68,7 @@ export class GrantStore {
     if (ask.reason !== undefined) unsigned.reason = ask.reason;
     const grant: Grant = {
       ...unsigned,
-      signature: await this.#signer.signRecord("grant", { ...unsigned }),
+      signature: await this.#signer.sign("grant", unsigned),
     };
     await this.#store.set(
       [GRANT_PREFIX, userKey(ask.userId), grant.id],
@@ -101,7 +101,7 @@ export class GrantStore {
         grant.ruleScope !== decision.scope || grant.userId !== userId
       ) continue;
       if (grant.scope !== "always" && !(Date.parse(grant.expiresAt ?? "") > now)) continue;
-      if (await this.#signer.verifyRecord("grant", grant)) return grant;
+      if (await this.#signer.verify("grant", grant)) return grant;
     }
     return undefined;
   }
@@ -119,7 +119,7 @@ export class GrantStore {
     for (const { value } of await this.#store.list<Grant>(prefix)) {
       if (value === null || typeof value !== "object") continue;
       if (value.scope !== "always" && !(Date.parse(value.expiresAt ?? "") > now)) continue;
-      if (await this.#signer.verifyRecord("grant", value)) out.push(value);
+      if (await this.#signer.verify("grant", value)) out.push(value);
     }
     return out;
   }

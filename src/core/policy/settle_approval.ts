@@ -170,7 +170,7 @@ export async function approvalIsGenuine(
   signer: ApprovalSigner,
   approval: unknown,
 ): Promise<boolean> {
-  return wellFormed(approval) && await signer.verify(approval);
+  return wellFormed(approval) && await signer.verify("approval", approval);
 }
 
 function wellFormed(value: unknown): value is PendingApproval {
