@@ -16,9 +16,8 @@ import type {
   PendingApproval,
 } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
-import { policyGates } from "./policy/_gates.ts";
 import type { ResultBudgets } from "./result_budget.ts";
-import { resultBudgetsOf } from "./_result_budgets.ts";
+import { toolSetParts } from "./_tool_set_parts.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
 import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
 import { CallLimiter } from "./policy/call_limiter.ts";
@@ -122,8 +121,7 @@ export function exposeWithPolicy(
     session: selection.session,
     hooks: context.hooks,
   };
-  policyGates.set(init, gate);
-  if (context.results !== undefined) resultBudgetsOf.set(init, context.results);
+  toolSetParts.set(init, { policy: gate, results: context.results });
   return new ToolSet(init);
 }
 

@@ -1,5 +1,6 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
+import { untilStopped } from "./until_stopped.ts";
 import { toResultText } from "./result_text.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
@@ -170,23 +171,7 @@ async function runGuarded(
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
   }
-  const controller = new AbortController();
-  let fail!: (error: ToolError) => void;
-  const stopped = new Promise<never>((_, reject) => fail = reject);
-  stopped.catch(() => {});
-  const abort = (error: ToolError) => {
-    controller.abort(error);
-    fail(error);
-  };
-  const onAbort = () => abort(new ToolError("aborted", `The call to "${tool.name}" was aborted`));
-  outer?.addEventListener("abort", onAbort, { once: true });
-  const timer = timeoutMs === undefined ? undefined : setTimeout(
-    () =>
-      abort(new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const context: ToolContext = {
-    signal: controller.signal,
+  const context: Omit<ToolContext, "signal"> = {
     userId,
     onProgress: options.onProgress,
     timeoutMs,
@@ -194,14 +179,13 @@ async function runGuarded(
     elicit: options.onElicitation,
     log: options.onLog,
   };
-  try {
-    return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);
-  } catch (error) {
-    throw controller.signal.aborted ? controller.signal.reason : error;
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
-  }
+  return await untilStopped((signal) => tool.execute(args, { signal, ...context }), {
+    signal: outer,
+    timeoutMs,
+    aborted: () => new ToolError("aborted", `The call to "${tool.name}" was aborted`),
+    timedOut: () =>
+      new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`),
+  });
 }
 
 function unknownTool(name: string, known: readonly string[]): ToolError {

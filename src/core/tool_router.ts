@@ -14,7 +14,7 @@ import { checkPositive, ResultBudgets } from "./result_budget.ts";
 import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
 import { READ_RESULT_NAME } from "./read_result_tool.ts";
-import { resultBudgetsOf } from "./_result_budgets.ts";
+import { toolSetParts } from "./_tool_set_parts.ts";
 import type { Grant } from "./policy_types.ts";
 import { checkHooks, type ToolHook } from "./hooks/tool_hook.ts";
 import type { RouterInvokeOptions, ToolRouterOptions } from "./tool_router_options.ts";
@@ -188,7 +188,7 @@ export class ToolRouter implements AsyncDisposable {
         session: selection.session,
         hooks,
       };
-      if (this.#results !== undefined) resultBudgetsOf.set(init, this.#results);
+      toolSetParts.set(init, { results: this.#results });
       return new ToolSet(init);
     }
     return exposeWithPolicy(resolved, selection, {

@@ -155,47 +155,35 @@ function merge(
   for (const name of reserved) taken.add(name);
   for (const source of SOURCE_PRIORITY) {
     for (const tool of tiers[source]) {
-      if (reserved.includes(tool.name.toLowerCase())) {
-        // A remote `search_tools` or `read_result` must not stand in for the router's: it keeps
-        // working under a qualified name, and a search may return it like any other tool.
-        const exposedAs = qualifiedLookAlikeName(tool, taken);
-        taken.add(exposedAs.toLowerCase());
-        const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
-        winners.set(exposedAs, renamed);
-        folded.set(exposedAs.toLowerCase(), renamed);
-        shadowed.set(`${tool.name}\u0000${source}`, {
-          name: tool.name,
-          winner: "router",
-          hidden: [source],
-          exposedAs,
-        });
-        continue;
-      }
       const winner = winners.get(tool.name);
-      if (winner === undefined) {
-        const lookAlike = folded.get(tool.name.toLowerCase());
-        if (lookAlike === undefined) {
-          winners.set(tool.name, tool);
-          folded.set(tool.name.toLowerCase(), tool);
-          continue;
-        }
-        const exposedAs = qualifiedLookAlikeName(tool, taken);
-        taken.add(exposedAs.toLowerCase());
-        const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
-        winners.set(exposedAs, renamed);
-        folded.set(exposedAs.toLowerCase(), renamed);
-        shadowed.set(`${tool.name}\u0000${source}`, {
-          name: tool.name,
-          winner: lookAlike.source,
-          hidden: [source],
-          exposedAs,
-        });
+      if (winner !== undefined && !reserved.includes(tool.name.toLowerCase())) {
+        const entry = shadowed.get(tool.name);
+        if (entry === undefined) {
+          shadowed.set(tool.name, { name: tool.name, winner: winner.source, hidden: [source] });
+        } else entry.hidden.push(source);
         continue;
       }
-      const entry = shadowed.get(tool.name);
-      if (entry === undefined) {
-        shadowed.set(tool.name, { name: tool.name, winner: winner.source, hidden: [source] });
-      } else entry.hidden.push(source);
+      // A remote `search_tools` or `read_result` must not stand in for the router's: it keeps
+      // working under a qualified name, and a search may return it like any other tool.
+      const owner = reserved.includes(tool.name.toLowerCase())
+        ? "router"
+        : folded.get(tool.name.toLowerCase())?.source;
+      if (owner === undefined) {
+        winners.set(tool.name, tool);
+        folded.set(tool.name.toLowerCase(), tool);
+        continue;
+      }
+      const exposedAs = qualifiedLookAlikeName(tool, taken);
+      taken.add(exposedAs.toLowerCase());
+      const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
+      winners.set(exposedAs, renamed);
+      folded.set(exposedAs.toLowerCase(), renamed);
+      shadowed.set(`${tool.name}\u0000${source}`, {
+        name: tool.name,
+        winner: owner,
+        hidden: [source],
+        exposedAs,
+      });
     }
   }
   return { tools: [...winners.values()], shadowed: [...shadowed.values()], missing };

@@ -6,11 +6,10 @@ import type {
   OpenAITool,
 } from "./tool_formats.ts";
 import type { MissingTool, RoutedTool, SourceKind, UpstreamServer } from "./tool_source.ts";
-import { policyGates } from "./policy/_gates.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 import { type DeferSetting, ToolListing } from "./tool_listing.ts";
-import { resultBudgetsOf } from "./_result_budgets.ts";
+import { toolSetParts } from "./_tool_set_parts.ts";
 import { readResultTool } from "./read_result_tool.ts";
 import { ToolSetCalls } from "./tool_set_calls.ts";
 import type { OpenAIResponsesTool } from "./openai_responses_format.ts";
@@ -80,7 +79,7 @@ export class ToolSet {
    * @ignore
    */
   constructor(init: ToolSetInit) {
-    const results = resultBudgetsOf.get(init);
+    const { policy, results } = toolSetParts.get(init) ?? {};
     // One `read_result` for the set: it reads through the set's calls, made next.
     const readResult = results === undefined
       ? undefined
@@ -89,7 +88,7 @@ export class ToolSet {
     this.#calls = new ToolSetCalls({
       ...init,
       list: this.#list,
-      policy: policyGates.get(init),
+      policy,
       results,
       readResult,
     });
@@ -181,10 +180,7 @@ export class ToolSet {
    */
   toAnthropic(options: { native?: boolean }): (AnthropicTool | AnthropicToolSearchTool)[];
   toAnthropic(options: { native?: boolean } = {}): (AnthropicTool | AnthropicToolSearchTool)[] {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
-    }
-    return this.#list.anthropic(options.native === true);
+    return this.#list.anthropic(native(options));
   }
 
   /**
@@ -229,10 +225,7 @@ export class ToolSet {
    * @returns The Responses `tools`.
    */
   toOpenAIResponses(options: { native?: boolean } = {}): OpenAIResponsesTool[] {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
-    }
-    return this.#list.responses(options.native === true);
+    return this.#list.responses(native(options));
   }
 
   /**
@@ -308,7 +301,7 @@ export class ToolSet {
    * @returns The result, or a plain-sentence error; never rejects for the model's mistakes.
    */
   invoke(name: string, args?: unknown, options: CallOptions = {}): Promise<string> {
-    return this.call(name, args, options).then(textOf);
+    return this.call(name, args, options).then((result) => result.text);
   }
 
   /**
@@ -384,6 +377,9 @@ export class ToolSet {
   }
 }
 
-function textOf(result: ToolCallResult): string {
-  return result.text;
+function native(options: { native?: boolean }): boolean {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Cannot render tools: pass { native: true } or nothing");
+  }
+  return options.native === true;
 }

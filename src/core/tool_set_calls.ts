@@ -41,23 +41,21 @@ export class ToolSetCalls {
   #list: ToolListing;
   #settings: CallSettings;
   #userId?: string;
-  #missing: readonly MissingTool[];
   #policy?: PolicyGate;
   #results?: ResultBudgets;
-  #readResult?: RoutedTool;
+  #init: ToolSetCallsInit;
   /** Whose stored results this set reads: its user and its own id, or the host's session. */
   #owner: ResultOwner;
   #hooks?: readonly ToolHook[];
 
   /** @param init The parts (see {@linkcode ToolSetCallsInit}). */
   constructor(init: ToolSetCallsInit) {
+    this.#init = init;
     this.#list = init.list;
     this.#settings = init.settings;
     this.#userId = init.userId;
-    this.#missing = init.missing;
     this.#policy = init.policy;
     this.#results = init.results;
-    this.#readResult = init.readResult;
     this.#owner = {
       userId: init.userId,
       scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
@@ -141,7 +139,7 @@ export class ToolSetCalls {
 
   /** A call to a tool of a server that is down or still starting names the server. */
   #unavailable = (name: string): ToolError | undefined => {
-    const entry = this.#missing.find((missing) => missing.tools?.includes(name) === true);
+    const entry = this.#init.missing.find((missing) => missing.tools?.includes(name) === true);
     if (entry === undefined) return undefined;
     return new ToolError(
       "upstream_unavailable",
@@ -152,7 +150,7 @@ export class ToolSetCalls {
   };
 
   #listReadResult(): void {
-    const tool = this.#readResult;
+    const tool = this.#init.readResult;
     if (tool !== undefined && !this.#list.listed(READ_RESULT_NAME)) this.#list.append(tool);
   }
 
