@@ -91,14 +91,10 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     }
   } catch (error) {
     const failure = toFailure(error, name);
-    result = {
-      text: failure.message,
-      isError: true,
+    result = errorResult({ name, source: tool?.source }, {
       code: failure.code,
-      source: tool?.source,
-      tool: name,
-      content: [textBlock(failure.message)],
-    };
+      text: failure.message,
+    });
     if (isToolError(error) && error.retryAfterMs !== undefined) {
       result.retryAfterMs = error.retryAfterMs;
     }
@@ -126,6 +122,28 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
 
 function textBlock(text: string): ToolContent {
   return { type: "text", text };
+}
+
+/**
+ * A failed call's result: the text for the model, also its one content block.
+ *
+ * @param tool The tool name as called, and the source that ran it when known.
+ * @param failure The error's code and the text for the model.
+ */
+export function errorResult(
+  tool: { name: string; source?: SourceKind },
+  failure: { code: ErrorCode; text: string },
+): ToolCallResult {
+  const { code, text } = failure;
+  const result: ToolCallResult = {
+    text,
+    isError: true,
+    code,
+    tool: tool.name,
+    content: [textBlock(text)],
+  };
+  if (tool.source !== undefined) result.source = tool.source;
+  return result;
 }
 
 /** The result of a tool that returned content blocks: bounded, with text that has no media. */

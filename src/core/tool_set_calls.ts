@@ -113,11 +113,7 @@ export class ToolSetCalls {
         },
       });
     }
-    const decided: ApprovalAnswer = { approved };
-    if (shownDigest !== undefined) decided.shownDigest = shownDigest;
-    if (scope !== undefined) decided.scope = scope;
-    if (edited !== undefined) decided.arguments = edited;
-    if (reason !== undefined) decided.reason = reason;
+    const decided = { approved, shownDigest, scope, arguments: edited, reason };
     return this.#policy.settle(approvalOrId, decided, {
       // An approval is for a tool this request may use even when this set has not listed it
       // (a later process rebuilds a deferred set with nothing found yet).

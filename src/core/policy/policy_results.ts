@@ -8,6 +8,7 @@ import type {
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
 import { auditEvent, auditRoom, emitEvent } from "../telemetry/call_telemetry.ts";
+import { errorResult } from "../tool_call.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
 import type { PendingApproval, PolicyAction } from "../policy_types.ts";
 
@@ -42,15 +43,7 @@ export async function stoppedResult(
     signal?: AbortSignal;
   },
 ): Promise<ToolCallResult> {
-  const { code, text } = stop;
-  const result: ToolCallResult = {
-    text,
-    isError: true,
-    code,
-    tool: tool.name,
-    content: [{ type: "text", text }],
-  };
-  if (tool.source !== undefined) result.source = tool.source;
+  const result = errorResult(tool, stop);
   if (context.approval !== undefined) result.approval = context.approval;
   const { settings } = context;
   if (settings.onEvent === undefined && settings.audit === undefined) return result;
@@ -61,7 +54,7 @@ export async function stoppedResult(
     userId: context.userId,
     durationMs: 0,
     isError: true,
-    code,
+    code: stop.code,
     ...context.fields,
   };
   await recordDecision(event, context.args, {
