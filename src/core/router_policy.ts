@@ -3,7 +3,7 @@ import type { KeyValueStore } from "./store/key_value_store.ts";
 import { EncryptedStore, type StoreKey } from "./store/encrypted_store.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import type { ResolvedSelection, ToolSelection } from "./tool_selection.ts";
-import { ToolSet } from "./tool_set.ts";
+import type { ToolSet } from "./tool_set.ts";
 import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "./tool_source.ts";
 import { ApprovalSigner } from "./policy/approval_signer.ts";
 import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy/policy_engine.ts";
@@ -16,8 +16,6 @@ import type {
   PendingApproval,
 } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
-import type { ResultBudgets } from "./result_budget.ts";
-import { toolSetParts } from "./_tool_set_parts.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
 import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
 import { CallLimiter } from "./policy/call_limiter.ts";
@@ -61,14 +59,14 @@ export function approvalSettings(options: {
 }
 
 /**
- * Builds the tool set of a request under the router's and the request's policies: tools a deny
- * rule without specifier names are left out and reported in `missing`.
+ * The tools of a request under the router's and the request's policies, and the gate of their
+ * calls: tools a deny rule without specifier names are left out and reported in `missing`.
  *
  * @param resolved The selection's tools after source priority.
  * @param selection The selection (its `policy` is compiled here; a malformed one throws).
  * @param context The router's policy, approvals, settings and the workspace.
  */
-export function exposeWithPolicy(
+export function applyPolicies(
   resolved: ResolvedSelection,
   selection: ToolSelection,
   context: {
@@ -76,10 +74,8 @@ export function exposeWithPolicy(
     approvals: ApprovalSettings;
     settings: CallSettings;
     workspace?: string;
-    results?: ResultBudgets;
-    hooks?: readonly ToolHook[];
   },
-): ToolSet {
+): { tools: RoutedTool[]; missing: MissingTool[]; policy: PolicyGate } {
   const policies = [context.router];
   if (selection.policy !== undefined) policies.push(compilePolicy(selection.policy, "request"));
   const engine = new PolicyEngine(
@@ -100,7 +96,7 @@ export function exposeWithPolicy(
     }
   }
   const limits = policies.flatMap((policy) => policy?.limits ?? []);
-  const gate = new PolicyGate({
+  const policy = new PolicyGate({
     engine,
     approvals: context.approvals,
     selection: snapshot(selection),
@@ -111,18 +107,7 @@ export function exposeWithPolicy(
       workspace: context.workspace,
     }),
   });
-  const init = {
-    tools,
-    shadowed: resolved.shadowed,
-    missing,
-    userId: selection.userId,
-    settings: context.settings,
-    defer: selection.defer,
-    session: selection.session,
-    hooks: context.hooks,
-  };
-  toolSetParts.set(init, { policy: gate, results: context.results });
-  return new ToolSet(init);
+  return { tools, missing, policy };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_ca
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
-import { approvalSettings, exposeWithPolicy, resumeApproval } from "./router_policy.ts";
+import { applyPolicies, approvalSettings, resumeApproval } from "./router_policy.ts";
 import { checkPositive, ResultBudgets } from "./result_budget.ts";
 import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
@@ -179,26 +179,26 @@ export class ToolRouter implements AsyncDisposable {
     });
     const requestHooks = checkHooks(selection.hooks, "request");
     const hooks = requestHooks.length === 0 ? this.#hooks : [...this.#hooks, ...requestHooks];
-    if (this.#policy === undefined && selection.policy === undefined) {
-      const init = {
-        ...resolved,
-        userId: selection.userId,
+    const policed = this.#policy === undefined && selection.policy === undefined
+      ? undefined
+      : applyPolicies(resolved, selection, {
+        router: this.#policy,
+        approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
         settings: this.#settings,
-        defer: selection.defer,
-        session: selection.session,
-        hooks,
-      };
-      toolSetParts.set(init, { results: this.#results });
-      return new ToolSet(init);
-    }
-    return exposeWithPolicy(resolved, selection, {
-      hooks,
-      router: this.#policy,
-      approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+        workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
+      });
+    const init = {
+      tools: policed?.tools ?? resolved.tools,
+      shadowed: resolved.shadowed,
+      missing: policed?.missing ?? resolved.missing,
+      userId: selection.userId,
       settings: this.#settings,
-      workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
-      results: this.#results,
-    });
+      defer: selection.defer,
+      session: selection.session,
+      hooks,
+    };
+    toolSetParts.set(init, { policy: policed?.policy, results: this.#results });
+    return new ToolSet(init);
   }
 
   /**

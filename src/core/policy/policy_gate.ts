@@ -21,7 +21,7 @@ import type { PolicyGateInit } from "./policy_gate_init.ts";
 // The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
 // imports point one way: the gate over its parts.
 export type { ApprovalSettings } from "./policy_gate_init.ts";
-import { editedCall, lastingGrant } from "./approval_scope.ts";
+import { approvedCall } from "./approval_scope.ts";
 
 /** The id of a grant that lets an asked call run without asking, if one does. */
 async function grantedCall(
@@ -200,24 +200,22 @@ export class PolicyGate {
       }, { ...asked, approval: "invalid" });
     }
     // A person's edit replaces the arguments, checked like the model's: schema, then policy.
-    const edited = editedCall(this.init, tool, { answer, args: now });
-    if ("refused" in edited) {
-      return await stop(edited.refused, { ...asked, approval: "invalid" });
-    }
-    const grantId = await lastingGrant(this.init, tool, {
+    const edited = await approvedCall(this.init, tool, {
       answer,
-      args: [parsed, edited.args],
+      args: now,
       decision,
       approvalId: approval.id,
     });
+    if ("refused" in edited) {
+      return await stop(edited.refused, { ...asked, approval: "invalid" });
+    }
     const left = timeoutMs === undefined
       ? undefined
       : Math.max(1, timeoutMs - (performance.now() - started));
     return await run(tool, edited.args, { ...options, timeoutMs: left }, {
       ...asked,
       approval: "approved",
-      ...(grantId === undefined ? {} : { grantId }),
-      ...(edited.args === now ? {} : { argumentsEdited: true as const }),
+      ...edited.fields,
     });
   }
 

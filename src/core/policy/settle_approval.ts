@@ -7,7 +7,7 @@ import { declined, describeRule, type RunTool, stoppedResult } from "./policy_re
 import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import { editedCall, lastingGrant } from "./approval_scope.ts";
+import { approvedCall } from "./approval_scope.ts";
 
 /**
  * Settles a pending approval: checks its signature, lifetime, single use, user, tool definition,
@@ -138,24 +138,22 @@ export async function settleApproval(
   if (!answer.approved) {
     return await refuse(declined(name, answer.reason), tool, { approval: "rejected" });
   }
-  const edited = editedCall(init, tool, { answer, args: args! });
+  const edited = await approvedCall(init, tool, {
+    answer,
+    args: args!,
+    // A grant only for a rule that still asks: a call the policy now allows needs none.
+    decision: asked?.action === "ask" ? asked : undefined,
+    approvalId: approval.id,
+  });
   if ("refused" in edited) {
     return await refuse(edited.refused.text, tool, { code: edited.refused.code });
   }
-  // A grant only for a rule that still asks: a call the policy now allows needs none.
-  const grantId = asked?.action !== "ask" ? undefined : await lastingGrant(init, tool, {
-    answer,
-    args: [args!, edited.args],
-    decision: asked,
-    approvalId: approval.id,
-  });
   return await context.run(tool, edited.args, context.options, {
     decision: "ask",
     rule: approval.rule,
     approvalId: approval.id,
     approval: "approved",
-    ...(grantId === undefined ? {} : { grantId }),
-    ...(edited.args === args ? {} : { argumentsEdited: true as const }),
+    ...edited.fields,
   });
 }
 
