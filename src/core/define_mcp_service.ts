@@ -1,6 +1,5 @@
 import { toApiFunctionName } from "./api_function_name.ts";
-import { checkDescription } from "./define_tool.ts";
-import { compileZodInput } from "./zod_input.ts";
+import { zodTool } from "./define_tool.ts";
 import type { InferArgs, InputSchema } from "./input_schema.ts";
 import type { RoutedTool, ToolContext } from "./tool_source.ts";
 
@@ -101,18 +100,7 @@ export function defineMcpService<T extends Record<string, InputSchema>>(
         `Cannot define tool "${owner}": pass an object with description, input and run`,
       );
     }
-    checkDescription(tool.description, owner);
-    const input = compileZodInput(tool.input, owner);
-    const run = tool.run;
-    tools.push(Object.freeze({
-      name,
-      description: tool.description,
-      inputSchema: input.jsonSchema,
-      source: "local_mcp" as const,
-      origin: owner,
-      execute: (args: Record<string, unknown>, context: ToolContext) =>
-        run(input.parse(args, name), context),
-    }));
+    tools.push(Object.freeze(zodTool({ name, source: "local_mcp", origin: owner }, tool)));
   }
   return Object.freeze({
     name: service,
