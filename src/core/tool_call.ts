@@ -23,13 +23,11 @@ import type {
 export interface ToolCall {
   /** The tool, or `undefined` when the name is not exposed. */
   tool: RoutedTool | undefined;
-  /** The name as called. */
   name: string;
   /** The model's arguments: JSON text or a parsed object. */
   args: unknown;
   /** The call's signal, deadline and listeners. */
   options: CallOptions;
-  /** The request's user. */
   userId?: string;
   /** The exposed names, for the unknown-tool message. */
   known: () => readonly string[];
@@ -213,13 +211,8 @@ function unknownTool(name: string, known: readonly string[]): ToolError {
   return new ToolError("unknown_tool", `Unknown tool ${JSON.stringify(String(name))}. ${list}`);
 }
 
-/**
- * Converts anything thrown by a call into a code and a plain-sentence message.
- *
- * @param error What was thrown.
- * @param name The tool's name.
- */
-export function toFailure(error: unknown, name: string): { code: ErrorCode; message: string } {
+/** Converts anything thrown by a call into a code and a plain-sentence message. */
+function toFailure(error: unknown, name: string): { code: ErrorCode; message: string } {
   if (isToolError(error)) return { code: error.code, message: error.message };
   if (error instanceof Error && error.name === "NotCapable") {
     return {

@@ -15,9 +15,7 @@ import type { ToolListing } from "./tool_listing.ts";
 export interface ToolSetCallsInit {
   /** What the set lists (calls find their tools there; `read_result` is appended to it). */
   list: ToolListing;
-  /** The router's call settings. */
   settings: CallSettings;
-  /** The request's user. */
   userId?: string;
   /** The set's `missing`: a call to a tool of a server not up now names the server. */
   missing: readonly MissingTool[];
@@ -29,7 +27,6 @@ export interface ToolSetCallsInit {
   readResult?: RoutedTool;
   /** The host's session: result handles are shared by the sets of one user and session. */
   session?: string;
-  /** Hooks around every call, in order. */
   hooks?: readonly ToolHook[];
 }
 

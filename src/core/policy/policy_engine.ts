@@ -6,7 +6,6 @@ import { type CompiledLimit, compileLimits } from "./policy_limits.ts";
 
 /** What the policies decided for one call, and which rule decided it. */
 export interface PolicyDecision {
-  /** The action. */
   action: PolicyAction;
   /** The rule as written, or `"default"` when no rule matched. */
   rule: string;
@@ -16,19 +15,13 @@ export interface PolicyDecision {
 
 /** A policy with its rules parsed. */
 export interface CompiledPolicy {
-  /** The policy's scope. */
   readonly scope: PolicyScope;
-  /** Deny rules, in order. */
   readonly deny: readonly PolicyRule[];
-  /** Ask rules, in order. */
   readonly ask: readonly PolicyRule[];
-  /** Allow rules, in order. */
   readonly allow: readonly PolicyRule[];
-  /** The default action. */
   readonly default: PolicyAction;
   /** Rules whose asks are never remembered by a grant. */
   readonly neverSticky: readonly PolicyRule[];
-  /** The limits, in order. */
   readonly limits: readonly CompiledLimit[];
 }
 
