@@ -69,10 +69,15 @@ export class ToolSetCalls {
     const own = this.#list.isSearch(name) ||
       (this.#results !== undefined && name === READ_RESULT_NAME);
     const found = this.#list.lookup(name);
-    if (this.#policy !== undefined && !own && found !== undefined) {
-      return this.#policy.call(found, args, options, this.#run);
+    if (found !== undefined && !own) {
+      return this.#policy === undefined
+        ? this.#run(found, args, options)
+        : this.#policy.call(found, args, options, this.#run);
     }
-    const call: ToolCall = {
+    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
+    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
+    // An unknown name runs nothing either: no hook, no budget.
+    return callTool({
       tool: found,
       name,
       args,
@@ -80,13 +85,7 @@ export class ToolSetCalls {
       userId: this.#userId,
       known: this.#known,
       unavailable: this.#unavailable,
-    };
-    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
-    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
-    const called = own ? callTool(call, this.#settings) : this.#exec(call);
-    return own || found === undefined
-      ? called
-      : called.then((result) => this.#budget(result, found));
+    }, this.#settings);
   }
 
   /** Settles an approval this set's policy issued (see `ToolSet#approve` and `ToolSet#reject`). */
