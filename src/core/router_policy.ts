@@ -1,6 +1,6 @@
 import { MemoryStore } from "./store/memory_store.ts";
-import type { KeyValueStore } from "./store/key_value_store.ts";
-import { EncryptedStore, type StoreKey } from "./store/encrypted_store.ts";
+import type { ToolRouterOptions } from "./tool_router_options.ts";
+import { EncryptedStore } from "./store/encrypted_store.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import type { ResolvedSelection, ToolSelection } from "./tool_selection.ts";
 import type { ToolSet } from "./tool_set.ts";
@@ -9,12 +9,7 @@ import { ApprovalSigner } from "./policy/approval_signer.ts";
 import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy/policy_engine.ts";
 import { type ApprovalSettings, PolicyGate } from "./policy/policy_gate.ts";
 import { describeRule, stoppedResult } from "./policy/policy_results.ts";
-import type {
-  ApprovalAnswer,
-  ApprovalHandler,
-  ApprovalSelection,
-  PendingApproval,
-} from "./policy_types.ts";
+import type { ApprovalAnswer, ApprovalSelection, PendingApproval } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
 import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
@@ -34,14 +29,7 @@ const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
  *
  * @param options The router's options.
  */
-export function approvalSettings(options: {
-  approve?: ApprovalHandler;
-  approvalSecret?: string | Uint8Array;
-  approvalTtlMs?: number;
-  store?: KeyValueStore;
-  grantTtlMs?: number;
-  storeKey?: StoreKey;
-}): ApprovalSettings {
+export function approvalSettings(options: ToolRouterOptions): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');
   }
