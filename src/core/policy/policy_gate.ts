@@ -146,21 +146,14 @@ export class PolicyGate {
       );
     }
     // The ask leaves its record before anyone is asked: a question never answered still shows.
-    await recordDecision(
-      {
-        type: "call",
-        tool: tool.name,
-        source: tool.source,
-        userId,
-        durationMs: 0,
-        isError: true,
-        code: "approval_required",
-        ...asked,
-        approval: "pending",
-      },
+    await recordDecision(tool, {
+      code: "approval_required",
+      settings,
+      userId,
+      fields: { ...asked, approval: "pending" },
       args,
-      { settings, tool, signal: options.signal },
-    );
+      signal: options.signal,
+    });
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const started = performance.now();
     let answer;

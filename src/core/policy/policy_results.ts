@@ -47,41 +47,45 @@ export async function stoppedResult(
   if (context.approval !== undefined) result.approval = context.approval;
   const { settings } = context;
   if (settings.onEvent === undefined && settings.audit === undefined) return result;
-  const event: ToolCallEvent = {
-    type: "call",
-    tool: tool.name,
-    source: tool.source,
-    userId: context.userId,
-    durationMs: 0,
-    isError: true,
-    code: stop.code,
-    ...context.fields,
-  };
-  await recordDecision(event, context.args, {
-    settings,
-    tool: routedOrUndefined(tool),
-    signal: context.signal,
-  });
-  emitEvent(settings, event);
+  emitEvent(settings, await recordDecision(tool, { ...context, code: stop.code }));
   return result;
 }
 
 /**
- * Writes the audit record of a decision that is not the end of a call (an ask, before the person
- * answers), after waiting for room in the sink like every record.
+ * The event of a decision that ran nothing (a stop, or an ask before the person answers) and its
+ * audit record, written after waiting for room in the sink like every record; a record that found
+ * no room in time is written all the same: what it records did not run.
  *
- * @param event The decision as an event (not sent to `onEvent`: a call has one event).
- * @param context The settings, the tool and the call's signal.
+ * @param decided The code, the decision's fields, who asked with which arguments, the call's signal.
+ * @returns The event (for `onEvent` when it ends the call: a call has one event).
  */
 export async function recordDecision(
-  event: ToolCallEvent,
-  args: unknown,
-  context: { settings: CallSettings; tool?: RoutedTool; signal?: AbortSignal },
-): Promise<void> {
-  if (context.settings.audit === undefined) return;
-  // A record that found no room in time is written all the same: what it records did not run.
-  await auditRoom(context.settings, event.tool, { signal: context.signal });
-  await auditEvent(event, args, context);
+  tool: { name: string; source?: SourceKind },
+  decided: {
+    code: ErrorCode;
+    settings: CallSettings;
+    userId?: string;
+    fields: PolicyEventFields;
+    args?: unknown;
+    signal?: AbortSignal;
+  },
+): Promise<ToolCallEvent> {
+  const { settings, signal } = decided;
+  const event: ToolCallEvent = {
+    type: "call",
+    tool: tool.name,
+    source: tool.source,
+    userId: decided.userId,
+    durationMs: 0,
+    isError: true,
+    code: decided.code,
+    ...decided.fields,
+  };
+  if (settings.audit !== undefined) {
+    await auditRoom(settings, tool.name, { signal });
+    await auditEvent(event, decided.args, { settings, tool: routedOrUndefined(tool) });
+  }
+  return event;
 }
 
 function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedTool | undefined {
