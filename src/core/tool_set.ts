@@ -8,9 +8,8 @@ import type {
 import type { MissingTool, RoutedTool, SourceKind, UpstreamServer } from "./tool_source.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
-import { type DeferSetting, ToolListing } from "./tool_listing.ts";
+import type { DeferSetting, ToolListing } from "./tool_listing.ts";
 import { toolSetParts } from "./_tool_set_parts.ts";
-import { readResultTool } from "./read_result_tool.ts";
 import { ToolSetCalls } from "./tool_set_calls.ts";
 import type { OpenAIResponsesTool } from "./openai_responses_format.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
@@ -79,19 +78,8 @@ export class ToolSet {
    * @ignore
    */
   constructor(init: ToolSetInit) {
-    const { policy, results } = toolSetParts.get(init) ?? {};
-    // One `read_result` for the set: it reads through the set's calls, made next.
-    const readResult = results === undefined
-      ? undefined
-      : readResultTool((handle, range) => this.#calls.read(handle, range));
-    this.#list = new ToolListing(init.tools, { defer: init.defer, readResult });
-    this.#calls = new ToolSetCalls({
-      ...init,
-      list: this.#list,
-      policy,
-      results,
-      readResult,
-    });
+    this.#calls = new ToolSetCalls({ ...init, ...toolSetParts.get(init) });
+    this.#list = this.#calls.list;
     this.shadowed = init.shadowed;
     this.missing = init.missing;
     this.userId = init.userId;

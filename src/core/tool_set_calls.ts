@@ -6,25 +6,25 @@ import type { PolicyGate } from "./policy/policy_gate.ts";
 import { type RunTool, stoppedResult } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
-import { READ_RESULT_NAME } from "./read_result_tool.ts";
+import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
 import { callHooked } from "./hooks/hooked_call.ts";
-import type { ToolListing } from "./tool_listing.ts";
+import { type DeferSetting, ToolListing } from "./tool_listing.ts";
 
 /** What the call path of one tool set is made of. */
 export interface ToolSetCallsInit {
-  /** What the set lists (calls find their tools there; `read_result` is appended to it). */
-  list: ToolListing;
+  /** The tools the request may use, one per name. */
+  tools: readonly RoutedTool[];
+  /** Deferred exposure, when the request asked for it. */
+  defer?: DeferSetting;
   settings: CallSettings;
   userId?: string;
   /** The set's `missing`: a call to a tool of a server not up now names the server. */
   missing: readonly MissingTool[];
   /** The policy gate, when the router or the request has a policy. */
   policy?: PolicyGate;
-  /** The result budgets, when the router has them, and the set's `read_result` tool. */
+  /** The result budgets, when the router has them (the set then has its own `read_result`). */
   results?: ResultBudgets;
-  /** The `read_result` tool, listed once a result is cut (with `results`). */
-  readResult?: RoutedTool;
   /** The host's session: result handles are shared by the sets of one user and session. */
   session?: string;
   hooks?: readonly ToolHook[];
@@ -35,7 +35,10 @@ export interface ToolSetCallsInit {
  * budgets with `read_result`, and the answer for a tool of a server that is not up now.
  */
 export class ToolSetCalls {
-  #list: ToolListing;
+  /** What the set lists: calls find their tools there, and `read_result` is appended to it. */
+  readonly list: ToolListing;
+  /** The set's `read_result`, listed once a result is cut (with `results`). */
+  #readResult?: RoutedTool;
   #settings: CallSettings;
   #userId?: string;
   #policy?: PolicyGate;
@@ -48,7 +51,11 @@ export class ToolSetCalls {
   /** @param init The parts (see {@linkcode ToolSetCallsInit}). */
   constructor(init: ToolSetCallsInit) {
     this.#init = init;
-    this.#list = init.list;
+    // One `read_result` for the set, reading the results of the set's owner only.
+    this.#readResult = init.results === undefined
+      ? undefined
+      : readResultTool((handle, range) => init.results!.read(handle, this.#owner, range));
+    this.list = new ToolListing(init.tools, { defer: init.defer, readResult: this.#readResult });
     this.#settings = init.settings;
     this.#userId = init.userId;
     this.#policy = init.policy;
@@ -66,9 +73,9 @@ export class ToolSetCalls {
   call(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
     // The search reveals only tools the request may use, and read_result only results of calls
     // the policy let run, so no policy rule is asked about them.
-    const own = this.#list.isSearch(name) ||
+    const own = this.list.isSearch(name) ||
       (this.#results !== undefined && name === READ_RESULT_NAME);
-    const found = this.#list.lookup(name);
+    const found = this.list.lookup(name);
     if (found !== undefined && !own) {
       return this.#policy === undefined
         ? this.#run(found, args, options)
@@ -113,21 +120,13 @@ export class ToolSetCalls {
     return this.#policy.settle(approvalOrId, decided, {
       // An approval is for a tool this request may use even when this set has not listed it
       // (a later process rebuilds a deferred set with nothing found yet).
-      lookup: (name) => this.#list.findable(name),
+      lookup: (name) => this.list.findable(name),
       options,
       run: this.#run,
     });
   }
 
-  /** Reads a stored result of this set's owner (what `read_result` runs). */
-  read(
-    handle: string,
-    range: { offset?: number; limit?: number },
-  ): ReturnType<ResultBudgets["read"]> {
-    return this.#results!.read(handle, this.#owner, range);
-  }
-
-  #known = (): readonly string[] => this.#list.names;
+  #known = (): readonly string[] => this.list.names;
 
   /** A call to a tool of a server that is down or still starting names the server. */
   #unavailable = (name: string): ToolError | undefined => {
@@ -142,8 +141,8 @@ export class ToolSetCalls {
   };
 
   #listReadResult(): void {
-    const tool = this.#init.readResult;
-    if (tool !== undefined && !this.#list.listed(READ_RESULT_NAME)) this.#list.append(tool);
+    const tool = this.#readResult;
+    if (tool !== undefined && !this.list.listed(READ_RESULT_NAME)) this.list.append(tool);
   }
 
   /** Cuts a result over its budget; the first cut lists `read_result`, appended. */
