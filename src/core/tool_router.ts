@@ -49,8 +49,7 @@ export class ToolRouter implements AsyncDisposable {
   #builtins?: BuiltinSource;
   #settings: CallSettings;
   #policy?: CompiledPolicy;
-  #approvalOptions: ToolRouterOptions;
-  #approvals?: ApprovalSettings;
+  #approvals: ApprovalSettings;
   #results?: ResultBudgets;
   #hooks: readonly ToolHook[];
 
@@ -97,13 +96,7 @@ export class ToolRouter implements AsyncDisposable {
     checkPositive(options.approvalTtlMs, "approvalTtlMs");
     checkPositive(options.grantTtlMs, "grantTtlMs");
     this.#hooks = checkHooks(options.hooks, "router");
-    this.#approvalOptions = options;
-    if (
-      options.approvalSecret !== undefined || options.approve !== undefined ||
-      options.storeKey !== undefined
-    ) {
-      this.#approvals = approvalSettings(options);
-    }
+    this.#approvals = approvalSettings(options);
   }
 
   /**
@@ -183,7 +176,7 @@ export class ToolRouter implements AsyncDisposable {
       ? undefined
       : applyPolicies(resolved, selection, {
         router: this.#policy,
-        approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+        approvals: this.#approvals,
         settings: this.#settings,
         workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
       });
@@ -224,7 +217,7 @@ export class ToolRouter implements AsyncDisposable {
       );
     }
     return resumeApproval(approval, answer, {
-      approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      approvals: this.#approvals,
       settings: this.#settings,
       expose: (selection) => this.expose(selection),
     });
@@ -267,7 +260,7 @@ export class ToolRouter implements AsyncDisposable {
    * @returns The grants, each with its id, user, tool, rule, scope and end.
    */
   grants(filter?: { userId?: string }): Promise<Grant[]> {
-    return (this.#approvals ??= approvalSettings(this.#approvalOptions)).grants.list(filter);
+    return this.#approvals.grants.list(filter);
   }
 
   /**
@@ -280,7 +273,7 @@ export class ToolRouter implements AsyncDisposable {
     if (typeof id !== "string") {
       throw new TypeError("Cannot revoke the grant: pass its id, a string");
     }
-    return (this.#approvals ??= approvalSettings(this.#approvalOptions)).grants.revoke(id);
+    return this.#approvals.grants.revoke(id);
   }
 
   /**
