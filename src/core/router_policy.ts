@@ -12,7 +12,7 @@ import { describeRule, stoppedResult } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, ApprovalSelection, PendingApproval } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
-import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
+import { GrantStore } from "./policy/grant_store.ts";
 import { CallLimiter } from "./policy/call_limiter.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
@@ -42,7 +42,7 @@ export function approvalSettings(options: ToolRouterOptions): ApprovalSettings {
     store,
     ttlMs: options.approvalTtlMs ?? FIFTEEN_MINUTES,
     approve: options.approve,
-    grants: new GrantStore(store, signer, options.grantTtlMs ?? DEFAULT_GRANT_TTL_MS),
+    grants: new GrantStore(store, signer, options.grantTtlMs),
   };
 }
 

@@ -7,7 +7,7 @@ import type { PolicyDecision } from "./policy_engine.ts";
 /** The store's key prefix of grants (a store that encrypts by prefix names it). */
 export const GRANT_PREFIX = "grants";
 /** Eight hours: how long a `session` grant lasts by default. */
-export const DEFAULT_GRANT_TTL_MS = 8 * 60 * 60_000;
+const DEFAULT_GRANT_TTL_MS = 8 * 60 * 60_000;
 
 /** Requests that name no user share one principal, kept apart from every named user. */
 function userKey(userId: string | undefined): string {
@@ -25,11 +25,7 @@ export class GrantStore {
   #signer: ApprovalSigner;
   #ttlMs: number;
 
-  /**
-   * @param store The router's store.
-   * @param signer The approvals' signer.
-   * @param ttlMs How long a `session` grant lasts.
-   */
+  /** @param ttlMs How long a `session` grant lasts; default eight hours. */
   constructor(store: KeyValueStore, signer: ApprovalSigner, ttlMs: number = DEFAULT_GRANT_TTL_MS) {
     this.#store = store;
     this.#signer = signer;
