@@ -1,58 +1,20 @@
-import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
+import type { CallOptions, ToolCallResult } from "./tool_call_types.ts";
 import type {
   AnthropicTool,
   AnthropicToolSearchTool,
   McpToolDescription,
   OpenAITool,
 } from "./tool_formats.ts";
-import type { MissingTool, RoutedTool, SourceKind, UpstreamServer } from "./tool_source.ts";
+import type { MissingTool, SourceKind, UpstreamServer } from "./tool_source.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
 import type { DeferSetting, ToolListing } from "./tool_listing.ts";
 import { toolSetParts } from "./_tool_set_parts.ts";
-import { ToolSetCalls } from "./tool_set_calls.ts";
+import { type ShadowedTool, ToolSetCalls, type ToolSetInit } from "./tool_set_calls.ts";
 import type { OpenAIResponsesTool } from "./openai_responses_format.ts";
-import type { ToolHook } from "./hooks/tool_hook.ts";
 import { isReadOnlyTool } from "./read_only_tool.ts";
 
-/** A name that more than one selected source offers, and which source won. */
-export interface ShadowedTool {
-  /** The exposed name. */
-  name: string;
-  /**
-   * The source whose tool is exposed; `"router"` when the name is reserved by the router
-   * (`search_tools` in a deferred tool set).
-   */
-  winner: SourceKind | "router";
-  /** The sources whose tools of that name are hidden, highest first. */
-  hidden: SourceKind[];
-  /**
-   * For a name equal to the winner's only ignoring case (`Read_File` and `read_file`): the
-   * qualified name the lower tool is exposed under instead of being hidden.
-   */
-  exposedAs?: string;
-}
-
-/** What `ToolSet` is built from; `ToolRouter#expose` makes it. */
-export interface ToolSetInit {
-  /** The exposed tools, one per name. */
-  tools: readonly RoutedTool[];
-  /** Names that lost to a higher source. */
-  shadowed: ShadowedTool[];
-  /** Names of the selection that could not be exposed. */
-  missing: MissingTool[];
-  /** The request's user. */
-  userId?: string;
-  /** The router's call settings. */
-  settings: CallSettings;
-  /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
-  defer?: DeferSetting;
-  /** The host's session: result handles are shared by the sets of one user and session. */
-  session?: string;
-  /** Hooks around every call, in order (the router's, then the request's). */
-  hooks?: readonly ToolHook[];
-}
-
+export type { ShadowedTool, ToolSetInit } from "./tool_set_calls.ts";
 export type { DeferSetting };
 
 /**

@@ -1,7 +1,7 @@
 import { ToolError } from "./tool_error.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import { callTool, type ToolCall } from "./tool_call.ts";
-import type { MissingTool, RoutedTool } from "./tool_source.ts";
+import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate } from "./policy/policy_gate.ts";
 import { type RunTool, stoppedResult } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
@@ -11,24 +11,51 @@ import type { ToolHook } from "./hooks/tool_hook.ts";
 import { callHooked } from "./hooks/hooked_call.ts";
 import { type DeferSetting, ToolListing } from "./tool_listing.ts";
 
-/** What the call path of one tool set is made of. */
-export interface ToolSetCallsInit {
-  /** The tools the request may use, one per name. */
+/** A name that more than one selected source offers, and which source won. */
+export interface ShadowedTool {
+  /** The exposed name. */
+  name: string;
+  /**
+   * The source whose tool is exposed; `"router"` when the name is reserved by the router
+   * (`search_tools` in a deferred tool set).
+   */
+  winner: SourceKind | "router";
+  /** The sources whose tools of that name are hidden, highest first. */
+  hidden: SourceKind[];
+  /**
+   * For a name equal to the winner's only ignoring case (`Read_File` and `read_file`): the
+   * qualified name the lower tool is exposed under instead of being hidden.
+   */
+  exposedAs?: string;
+}
+
+/** What `ToolSet` is built from; `ToolRouter#expose` makes it. */
+export interface ToolSetInit {
+  /** The exposed tools, one per name. */
   tools: readonly RoutedTool[];
-  /** Deferred exposure, when the request asked for it. */
-  defer?: DeferSetting;
-  settings: CallSettings;
+  /** Names that lost to a higher source. */
+  shadowed: ShadowedTool[];
+  /** Names of the selection that could not be exposed. */
+  missing: MissingTool[];
+  /** The request's user. */
   userId?: string;
-  /** The set's `missing`: a call to a tool of a server not up now names the server. */
-  missing: readonly MissingTool[];
+  /** The router's call settings. */
+  settings: CallSettings;
+  /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
+  defer?: DeferSetting;
+  /** The host's session: result handles are shared by the sets of one user and session. */
+  session?: string;
+  /** Hooks around every call, in order (the router's, then the request's). */
+  hooks?: readonly ToolHook[];
+}
+
+/** What the call path of one tool set is made of: its init, and the router's gate and budgets. */
+export type ToolSetCallsInit = ToolSetInit & {
   /** The policy gate, when the router or the request has a policy. */
   policy?: PolicyGate;
   /** The result budgets, when the router has them (the set then has its own `read_result`). */
   results?: ResultBudgets;
-  /** The host's session: result handles are shared by the sets of one user and session. */
-  session?: string;
-  hooks?: readonly ToolHook[];
-}
+};
 
 /**
  * How a tool set's calls run: the policy gate (and settling its approvals), the hooks, the result

@@ -14,7 +14,7 @@ import {
   stoppedResult,
 } from "./policy_results.ts";
 import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
-import type { ApprovalAnswer, ApprovalHandler, PendingApproval } from "../policy_types.ts";
+import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 import type { PolicyGateInit } from "./policy_gate_init.ts";
 
@@ -58,13 +58,13 @@ export class PolicyGate {
    * Calls an exposed tool under the policies.
    *
    * @param args The model's arguments.
-   * @param options The call's options, and a per-call approval handler.
+   * @param options The call's options (with its own approval handler, if any).
    * @param run Runs the tool.
    */
   call(
     tool: RoutedTool,
     args: unknown,
-    options: CallOptions & { approve?: ApprovalHandler },
+    options: CallOptions,
     run: RunTool,
   ): Promise<ToolCallResult> {
     const { engine, settings } = this.init;
@@ -89,7 +89,7 @@ export class PolicyGate {
     args: unknown,
     parsed: Record<string, unknown> | undefined,
     decision: PolicyDecision,
-    options: CallOptions & { approve?: ApprovalHandler },
+    options: CallOptions,
     run: RunTool,
   ): Promise<ToolCallResult> {
     const { settings, userId } = this.init;
