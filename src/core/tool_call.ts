@@ -88,11 +88,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       };
     }
   } catch (error) {
-    const failure = toFailure(error, name);
-    result = errorResult({ name, source: tool?.source }, {
-      code: failure.code,
-      text: failure.message,
-    });
+    result = errorResult({ name, source: tool?.source }, toFailure(error, name));
     if (isToolError(error) && error.retryAfterMs !== undefined) {
       result.retryAfterMs = error.retryAfterMs;
     }
@@ -211,22 +207,22 @@ function unknownTool(name: string, known: readonly string[]): ToolError {
   return new ToolError("unknown_tool", `Unknown tool ${JSON.stringify(String(name))}. ${list}`);
 }
 
-/** Converts anything thrown by a call into a code and a plain-sentence message. */
-function toFailure(error: unknown, name: string): { code: ErrorCode; message: string } {
-  if (isToolError(error)) return { code: error.code, message: error.message };
+/** Converts anything thrown by a call into a code and a plain-sentence text for the model. */
+function toFailure(error: unknown, name: string): { code: ErrorCode; text: string } {
+  if (isToolError(error)) return { code: error.code, text: error.message };
   if (error instanceof Error && error.name === "NotCapable") {
     return {
       code: "permission_denied",
-      message: `The sandbox denied the operation: ${error.message}`,
+      text: `The sandbox denied the operation: ${error.message}`,
     };
   }
   if (error instanceof Error && error.name === "PermissionDenied") {
     return {
       code: "permission_denied",
-      message: `The operating system denied the operation: ${error.message}`,
+      text: `The operating system denied the operation: ${error.message}`,
     };
   }
-  return { code: "tool_error", message: `Tool "${name}" failed: ${describeThrown(error)}` };
+  return { code: "tool_error", text: `Tool "${name}" failed: ${describeThrown(error)}` };
 }
 
 function describeThrown(error: unknown): string {
