@@ -1,4 +1,4 @@
-import { type ErrorCode, isToolError } from "../tool_error.ts";
+import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { ApprovalAnswer } from "../policy_types.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
@@ -34,15 +34,12 @@ export async function approvedCall(
   let args = approved.args;
   const fields: { grantId?: string; argumentsEdited?: true } = {};
   if (answer.arguments !== undefined) {
-    try {
-      args = replacedArguments(tool, answer.arguments, {
-        limits: init.settings.argumentLimits,
-        by: "the approver",
-      });
-    } catch (error) {
-      if (!isToolError(error)) throw error;
-      return { refused: { code: error.code, text: error.message } };
-    }
+    const replaced = replacedArguments(tool, answer.arguments, {
+      limits: init.settings.argumentLimits,
+      by: "the approver",
+    });
+    if ("refused" in replaced) return replaced;
+    args = replaced.args;
     // The person may approve what the policy asks about, never what it denies.
     const now = init.engine.decide(tool, () => args);
     if (now.action === "deny") {
