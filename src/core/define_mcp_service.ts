@@ -80,12 +80,7 @@ export function defineMcpService<T extends Record<string, InputSchema>>(
   }
   const tools: RoutedTool[] = [];
   const byName = new Map<string, string>();
-  for (
-    const [toolName, tool] of Object.entries(spec.tools) as [
-      string,
-      McpServiceToolSpec<InputSchema>,
-    ][]
-  ) {
+  for (const [toolName, tool] of Object.entries(spec.tools)) {
     const name = toApiFunctionName(service, toolName);
     const owner = `${service}/${toolName}`;
     const clash = byName.get(name);

@@ -145,12 +145,15 @@ export async function resumeApproval(
 }
 
 function snapshot(selection: ToolSelection): ApprovalSelection {
-  const out: ApprovalSelection = {};
-  for (const key of ["functions", "mcpServices", "mcpServers", "builtins"] as const) {
-    if (selection[key] !== undefined) out[key] = [...selection[key]!];
-  }
-  if (selection.context !== undefined) out.context = selection.context;
-  if (selection.policy !== undefined) out.policy = selection.policy;
-  if (selection.defer !== undefined && selection.defer !== false) out.defer = true;
-  return JSON.parse(JSON.stringify(out));
+  const { functions, mcpServices, mcpServers, builtins, context, policy, defer } = selection;
+  // A JSON copy: plain data, its absent fields left out, nothing shared with the host's objects.
+  return JSON.parse(JSON.stringify({
+    functions,
+    mcpServices,
+    mcpServers,
+    builtins,
+    context,
+    policy,
+    defer: defer === undefined || defer === false ? undefined : true,
+  }));
 }
