@@ -8,6 +8,7 @@ import {
   type GatewaySource,
   type MissingTool,
   type RoutedTool,
+  type SelectionKey,
   SOURCE_PRIORITY,
   type SourceKind,
 } from "./tool_source.ts";
@@ -82,6 +83,8 @@ export async function resolveSelection(
   const { registry, builtins, gateway } = sources;
   checkSelection(selection);
   const missing: MissingTool[] = [];
+  const absent = (key: SelectionKey, name: string, reason: string) =>
+    missing.push({ selection: key, name, reason });
   const tiers: Record<SourceKind, RoutedTool[]> = {
     builtin: [],
     user_mcp: [],
@@ -92,9 +95,7 @@ export async function resolveSelection(
   const builtinNames = unique(selection.builtins);
   if (builtinNames.length > 0) {
     if (builtins === undefined) {
-      for (const name of builtinNames) {
-        missing.push({ selection: "builtins", name, reason: "no built-in tools are registered" });
-      }
+      for (const name of builtinNames) absent("builtins", name, "no built-in tools are registered");
     } else {
       const found = builtins.resolve(builtinNames, selection.context, {
         userId: selection.userId,
@@ -106,9 +107,7 @@ export async function resolveSelection(
   const serverIds = unique(selection.mcpServers);
   if (serverIds.length > 0) {
     if (gateway === undefined) {
-      for (const name of serverIds) {
-        missing.push({ selection: "mcpServers", name, reason: "no MCP gateway is registered" });
-      }
+      for (const name of serverIds) absent("mcpServers", name, "no MCP gateway is registered");
     } else {
       const found = await gateway.resolve({
         serverIds,
@@ -122,19 +121,13 @@ export async function resolveSelection(
   }
   for (const name of unique(selection.mcpServices)) {
     const service = registry.getService(name);
-    if (service === undefined) {
-      missing.push({
-        selection: "mcpServices",
-        name,
-        reason: "no local MCP service has this name",
-      });
-    } else tiers.local_mcp.push(...service.tools);
+    if (service === undefined) absent("mcpServices", name, "no local MCP service has this name");
+    else tiers.local_mcp.push(...service.tools);
   }
   for (const name of unique(selection.functions)) {
     const tool = registry.getFunction(name);
-    if (tool === undefined) {
-      missing.push({ selection: "functions", name, reason: "no function tool has this name" });
-    } else tiers.function.push(tool);
+    if (tool === undefined) absent("functions", name, "no function tool has this name");
+    else tiers.function.push(tool);
   }
   const deferred = selection.defer !== undefined && selection.defer !== false;
   const reserved = deferred ? [SEARCH_TOOLS_NAME] : [];
