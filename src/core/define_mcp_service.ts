@@ -1,6 +1,5 @@
 import { toApiFunctionName } from "./api_function_name.ts";
-import { checkDescription } from "./define_tool.ts";
-import { compileZodInput } from "./zod_input.ts";
+import { zodTool } from "./define_tool.ts";
 import type { InferArgs, InputSchema } from "./input_schema.ts";
 import type { RoutedTool, ToolContext } from "./tool_source.ts";
 
@@ -81,12 +80,7 @@ export function defineMcpService<T extends Record<string, InputSchema>>(
   }
   const tools: RoutedTool[] = [];
   const byName = new Map<string, string>();
-  for (
-    const [toolName, tool] of Object.entries(spec.tools) as [
-      string,
-      McpServiceToolSpec<InputSchema>,
-    ][]
-  ) {
+  for (const [toolName, tool] of Object.entries(spec.tools)) {
     const name = toApiFunctionName(service, toolName);
     const owner = `${service}/${toolName}`;
     const clash = byName.get(name);
@@ -101,18 +95,7 @@ export function defineMcpService<T extends Record<string, InputSchema>>(
         `Cannot define tool "${owner}": pass an object with description, input and run`,
       );
     }
-    checkDescription(tool.description, owner);
-    const input = compileZodInput(tool.input, owner);
-    const run = tool.run;
-    tools.push(Object.freeze({
-      name,
-      description: tool.description,
-      inputSchema: input.jsonSchema,
-      source: "local_mcp" as const,
-      origin: owner,
-      execute: (args: Record<string, unknown>, context: ToolContext) =>
-        run(input.parse(args, name), context),
-    }));
+    tools.push(Object.freeze(zodTool({ name, source: "local_mcp", origin: owner }, tool)));
   }
   return Object.freeze({
     name: service,

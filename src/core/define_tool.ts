@@ -60,7 +60,7 @@ export function defineTool<S extends InputSchema>(spec: FunctionToolSpec<S>): Fu
   if (spec === null || typeof spec !== "object") {
     throw new TypeError("Cannot define tool: pass an object with name, description, input and run");
   }
-  const { name, description, run } = spec;
+  const { name } = spec;
   if (typeof name !== "string" || !API_FUNCTION_NAME_PATTERN.test(name)) {
     const hint = typeof name === "string"
       ? `; "${toApiFunctionName("tool", name)}" would be valid`
@@ -71,35 +71,37 @@ export function defineTool<S extends InputSchema>(spec: FunctionToolSpec<S>): Fu
       }: the name must match ${API_FUNCTION_NAME_PATTERN}${hint}`,
     );
   }
-  checkDescription(description, name);
-  if (typeof run !== "function") {
-    throw new TypeError(`Cannot define tool "${name}": "run" must be a function`);
-  }
-  const input = compileZodInput(spec.input, name);
   return Object.freeze({
-    name,
-    description,
-    inputSchema: input.jsonSchema,
-    source: "function" as const,
-    origin: name,
+    ...zodTool({ name, source: "function", origin: name }, spec),
     ...(spec.readOnly === true ? { readOnly: true, annotations: { readOnlyHint: true } } : {}),
     ...(spec.neverSticky === true ? { neverSticky: true } : {}),
-    execute: (args: Record<string, unknown>, context: ToolContext) =>
-      run(input.parse(args, name), context),
-  });
+  }) as FunctionTool;
 }
 
 /**
- * Checks a tool description, throwing a `TypeError` naming the tool when it is not a string.
+ * The tool of `defineTool` or of a `defineMcpService` tool: its description and `run` checked,
+ * its zod input compiled, and its arguments parsed by it before `run`.
  *
- * @param description The description.
- * @param owner The tool's name.
+ * @param tool The exposed name, the source and the origin (the name in messages).
+ * @param spec The description, input schema and handler as the host gave them.
  */
-export function checkDescription(
-  description: unknown,
-  owner: string,
-): asserts description is string {
+export function zodTool(
+  tool: { name: string; source: "function" | "local_mcp"; origin: string },
+  spec: { description: unknown; input: unknown; run: unknown },
+): RoutedTool {
+  const { description, run } = spec;
   if (typeof description !== "string") {
-    throw new TypeError(`Cannot define tool "${owner}": "description" must be a string`);
+    throw new TypeError(`Cannot define tool "${tool.origin}": "description" must be a string`);
   }
+  if (typeof run !== "function") {
+    throw new TypeError(`Cannot define tool "${tool.origin}": "run" must be a function`);
+  }
+  const input = compileZodInput(spec.input, tool.origin);
+  return {
+    ...tool,
+    description,
+    inputSchema: input.jsonSchema,
+    execute: (args: Record<string, unknown>, context: ToolContext) =>
+      run(input.parse(args, tool.name), context),
+  };
 }

@@ -74,7 +74,5 @@ export class KeyValueResultStore implements ResultStore {
 }
 
 function key(handle: string, chunk?: number): string[] {
-  return chunk === undefined
-    ? ["toolroute", "results", handle, "info"]
-    : ["toolroute", "results", handle, String(chunk)];
+  return ["toolroute", "results", handle, chunk === undefined ? "info" : String(chunk)];
 }

@@ -1,26 +1,18 @@
 import { MemoryStore } from "./store/memory_store.ts";
-import type { KeyValueStore } from "./store/key_value_store.ts";
-import { EncryptedStore, type StoreKey } from "./store/encrypted_store.ts";
+import type { ToolRouterOptions } from "./tool_router_options.ts";
+import { EncryptedStore } from "./store/encrypted_store.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import type { ResolvedSelection, ToolSelection } from "./tool_selection.ts";
-import { ToolSet } from "./tool_set.ts";
+import type { ToolSet } from "./tool_set.ts";
 import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "./tool_source.ts";
 import { ApprovalSigner } from "./policy/approval_signer.ts";
 import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy/policy_engine.ts";
 import { type ApprovalSettings, PolicyGate } from "./policy/policy_gate.ts";
 import { describeRule, stoppedResult } from "./policy/policy_results.ts";
-import type {
-  ApprovalAnswer,
-  ApprovalHandler,
-  ApprovalSelection,
-  PendingApproval,
-} from "./policy_types.ts";
+import type { ApprovalAnswer, ApprovalSelection, PendingApproval } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
-import { policyGates } from "./policy/_gates.ts";
-import type { ResultBudgets } from "./result_budget.ts";
-import { resultBudgetsOf } from "./_result_budgets.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
-import { DEFAULT_GRANT_TTL_MS, GrantStore } from "./policy/grant_store.ts";
+import { GrantStore } from "./policy/grant_store.ts";
 import { CallLimiter } from "./policy/call_limiter.ts";
 
 const FIFTEEN_MINUTES = 15 * 60_000;
@@ -37,14 +29,7 @@ const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
  *
  * @param options The router's options.
  */
-export function approvalSettings(options: {
-  approve?: ApprovalHandler;
-  approvalSecret?: string | Uint8Array;
-  approvalTtlMs?: number;
-  store?: KeyValueStore;
-  grantTtlMs?: number;
-  storeKey?: StoreKey;
-}): ApprovalSettings {
+export function approvalSettings(options: ToolRouterOptions): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');
   }
@@ -57,19 +42,19 @@ export function approvalSettings(options: {
     store,
     ttlMs: options.approvalTtlMs ?? FIFTEEN_MINUTES,
     approve: options.approve,
-    grants: new GrantStore(store, signer, options.grantTtlMs ?? DEFAULT_GRANT_TTL_MS),
+    grants: new GrantStore(store, signer, options.grantTtlMs),
   };
 }
 
 /**
- * Builds the tool set of a request under the router's and the request's policies: tools a deny
- * rule without specifier names are left out and reported in `missing`.
+ * The tools of a request under the router's and the request's policies, and the gate of their
+ * calls: tools a deny rule without specifier names are left out and reported in `missing`.
  *
  * @param resolved The selection's tools after source priority.
  * @param selection The selection (its `policy` is compiled here; a malformed one throws).
  * @param context The router's policy, approvals, settings and the workspace.
  */
-export function exposeWithPolicy(
+export function applyPolicies(
   resolved: ResolvedSelection,
   selection: ToolSelection,
   context: {
@@ -77,10 +62,8 @@ export function exposeWithPolicy(
     approvals: ApprovalSettings;
     settings: CallSettings;
     workspace?: string;
-    results?: ResultBudgets;
-    hooks?: readonly ToolHook[];
   },
-): ToolSet {
+): { tools: RoutedTool[]; missing: MissingTool[]; policy: PolicyGate } {
   const policies = [context.router];
   if (selection.policy !== undefined) policies.push(compilePolicy(selection.policy, "request"));
   const engine = new PolicyEngine(
@@ -101,7 +84,7 @@ export function exposeWithPolicy(
     }
   }
   const limits = policies.flatMap((policy) => policy?.limits ?? []);
-  const gate = new PolicyGate({
+  const policy = new PolicyGate({
     engine,
     approvals: context.approvals,
     selection: snapshot(selection),
@@ -112,19 +95,7 @@ export function exposeWithPolicy(
       workspace: context.workspace,
     }),
   });
-  const init = {
-    tools,
-    shadowed: resolved.shadowed,
-    missing,
-    userId: selection.userId,
-    settings: context.settings,
-    defer: selection.defer,
-    session: selection.session,
-    hooks: context.hooks,
-  };
-  policyGates.set(init, gate);
-  if (context.results !== undefined) resultBudgetsOf.set(init, context.results);
-  return new ToolSet(init);
+  return { tools, missing, policy };
 }
 
 /**
@@ -174,12 +145,15 @@ export async function resumeApproval(
 }
 
 function snapshot(selection: ToolSelection): ApprovalSelection {
-  const out: ApprovalSelection = {};
-  for (const key of ["functions", "mcpServices", "mcpServers", "builtins"] as const) {
-    if (selection[key] !== undefined) out[key] = [...selection[key]!];
-  }
-  if (selection.context !== undefined) out.context = selection.context;
-  if (selection.policy !== undefined) out.policy = selection.policy;
-  if (selection.defer !== undefined && selection.defer !== false) out.defer = true;
-  return JSON.parse(JSON.stringify(out));
+  const { functions, mcpServices, mcpServers, builtins, context, policy, defer } = selection;
+  // A JSON copy: plain data, its absent fields left out, nothing shared with the host's objects.
+  return JSON.parse(JSON.stringify({
+    functions,
+    mcpServices,
+    mcpServers,
+    builtins,
+    context,
+    policy,
+    defer: defer === undefined || defer === false ? undefined : true,
+  }));
 }

@@ -1,10 +1,16 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
+import { untilStopped } from "./until_stopped.ts";
 import { toResultText } from "./result_text.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
-import { auditRoom, observeCall, type ObservedCall } from "./telemetry/call_telemetry.ts";
+import {
+  auditRoom,
+  emitEvent,
+  observeCall,
+  type ObservedCall,
+} from "./telemetry/call_telemetry.ts";
 import type {
   CallDecision,
   CallOptions,
@@ -17,13 +23,11 @@ import type {
 export interface ToolCall {
   /** The tool, or `undefined` when the name is not exposed. */
   tool: RoutedTool | undefined;
-  /** The name as called. */
   name: string;
   /** The model's arguments: JSON text or a parsed object. */
   args: unknown;
   /** The call's signal, deadline and listeners. */
   options: CallOptions;
-  /** The request's user. */
   userId?: string;
   /** The exposed names, for the unknown-tool message. */
   known: () => readonly string[];
@@ -84,15 +88,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       };
     }
   } catch (error) {
-    const failure = toFailure(error, name);
-    result = {
-      text: failure.message,
-      isError: true,
-      code: failure.code,
-      source: tool?.source,
-      tool: name,
-      content: [textBlock(failure.message)],
-    };
+    result = errorResult({ name, source: tool?.source }, toFailure(error, name));
     if (isToolError(error) && error.retryAfterMs !== undefined) {
       result.retryAfterMs = error.retryAfterMs;
     }
@@ -114,18 +110,34 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
   };
   // The sink has the record before the call returns (the digest is asynchronous).
   await observed.finish(event, args);
-  if (settings.onEvent !== undefined) {
-    try {
-      settings.onEvent(event);
-    } catch {
-      // An observer's failure must not change the result.
-    }
-  }
+  emitEvent(settings, event);
   return result;
 }
 
 function textBlock(text: string): ToolContent {
   return { type: "text", text };
+}
+
+/**
+ * A failed call's result: the text for the model, also its one content block.
+ *
+ * @param tool The tool name as called, and the source that ran it when known.
+ * @param failure The error's code and the text for the model.
+ */
+export function errorResult(
+  tool: { name: string; source?: SourceKind },
+  failure: { code: ErrorCode; text: string },
+): ToolCallResult {
+  const { code, text } = failure;
+  const result: ToolCallResult = {
+    text,
+    isError: true,
+    code,
+    tool: tool.name,
+    content: [textBlock(text)],
+  };
+  if (tool.source !== undefined) result.source = tool.source;
+  return result;
 }
 
 /** The result of a tool that returned content blocks: bounded, with text that has no media. */
@@ -171,23 +183,7 @@ async function runGuarded(
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
   }
-  const controller = new AbortController();
-  let fail!: (error: ToolError) => void;
-  const stopped = new Promise<never>((_, reject) => fail = reject);
-  stopped.catch(() => {});
-  const abort = (error: ToolError) => {
-    controller.abort(error);
-    fail(error);
-  };
-  const onAbort = () => abort(new ToolError("aborted", `The call to "${tool.name}" was aborted`));
-  outer?.addEventListener("abort", onAbort, { once: true });
-  const timer = timeoutMs === undefined ? undefined : setTimeout(
-    () =>
-      abort(new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`)),
-    timeoutMs,
-  );
-  const context: ToolContext = {
-    signal: controller.signal,
+  const context: Omit<ToolContext, "signal"> = {
     userId,
     onProgress: options.onProgress,
     timeoutMs,
@@ -195,14 +191,13 @@ async function runGuarded(
     elicit: options.onElicitation,
     log: options.onLog,
   };
-  try {
-    return await Promise.race([(async () => await tool.execute(args, context))(), stopped]);
-  } catch (error) {
-    throw controller.signal.aborted ? controller.signal.reason : error;
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
-  }
+  return await untilStopped((signal) => tool.execute(args, { signal, ...context }), {
+    signal: outer,
+    timeoutMs,
+    aborted: () => new ToolError("aborted", `The call to "${tool.name}" was aborted`),
+    timedOut: () =>
+      new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`),
+  });
 }
 
 function unknownTool(name: string, known: readonly string[]): ToolError {
@@ -212,27 +207,22 @@ function unknownTool(name: string, known: readonly string[]): ToolError {
   return new ToolError("unknown_tool", `Unknown tool ${JSON.stringify(String(name))}. ${list}`);
 }
 
-/**
- * Converts anything thrown by a call into a code and a plain-sentence message.
- *
- * @param error What was thrown.
- * @param name The tool's name.
- */
-export function toFailure(error: unknown, name: string): { code: ErrorCode; message: string } {
-  if (isToolError(error)) return { code: error.code, message: error.message };
+/** Converts anything thrown by a call into a code and a plain-sentence text for the model. */
+function toFailure(error: unknown, name: string): { code: ErrorCode; text: string } {
+  if (isToolError(error)) return { code: error.code, text: error.message };
   if (error instanceof Error && error.name === "NotCapable") {
     return {
       code: "permission_denied",
-      message: `The sandbox denied the operation: ${error.message}`,
+      text: `The sandbox denied the operation: ${error.message}`,
     };
   }
   if (error instanceof Error && error.name === "PermissionDenied") {
     return {
       code: "permission_denied",
-      message: `The operating system denied the operation: ${error.message}`,
+      text: `The operating system denied the operation: ${error.message}`,
     };
   }
-  return { code: "tool_error", message: `Tool "${name}" failed: ${describeThrown(error)}` };
+  return { code: "tool_error", text: `Tool "${name}" failed: ${describeThrown(error)}` };
 }
 
 function describeThrown(error: unknown): string {

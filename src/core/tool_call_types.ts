@@ -121,18 +121,12 @@ export type CallDecision = Pick<
   "decision" | "rule" | "approval" | "approvalId" | "grantId" | "argumentsEdited" | "hooks"
 >;
 
-/** Settings the router passes to every call. */
+/** Settings the router passes to every call: its options of the same names (`ToolRouterOptions`). */
 export interface CallSettings {
-  /** Deadline of calls without their own `timeoutMs`. */
   timeoutMs?: number;
-  /** Limits on argument text. */
   argumentLimits?: ArgumentLimits;
-  /** Most decoded bytes of a result's media (images, audio, blobs); more is left out. */
   maxMediaBytes?: number;
-  /** Receives one event per call. */
   onEvent?: (event: ToolCallEvent) => void;
-  /** Receives one audit record per decision; a full sink holds calls back (`waitForRoom`). */
   audit?: AuditSink;
-  /** Whether audit records carry the arguments themselves (not only their digest). */
   auditArguments?: boolean;
 }

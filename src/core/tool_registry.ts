@@ -58,20 +58,10 @@ export class ToolRegistry {
     if (close) this.#closers.push(close);
   }
 
-  /**
-   * The function tool of that name.
-   *
-   * @returns The tool, or `undefined`.
-   */
   getFunction(name: string): FunctionTool | undefined {
     return this.#functions.get(name);
   }
 
-  /**
-   * The local MCP service of that name.
-   *
-   * @returns The service, or `undefined`.
-   */
   getService(name: string): McpService | undefined {
     return this.#services.get(name);
   }

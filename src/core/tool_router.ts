@@ -9,12 +9,12 @@ import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_ca
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
 import type { ApprovalSettings } from "./policy/policy_gate.ts";
-import { approvalSettings, exposeWithPolicy, resumeApproval } from "./router_policy.ts";
+import { applyPolicies, approvalSettings, resumeApproval } from "./router_policy.ts";
 import { checkPositive, ResultBudgets } from "./result_budget.ts";
 import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
 import { READ_RESULT_NAME } from "./read_result_tool.ts";
-import { resultBudgetsOf } from "./_result_budgets.ts";
+import { toolSetParts } from "./_tool_set_parts.ts";
 import type { Grant } from "./policy_types.ts";
 import { checkHooks, type ToolHook } from "./hooks/tool_hook.ts";
 import type { RouterInvokeOptions, ToolRouterOptions } from "./tool_router_options.ts";
@@ -49,8 +49,7 @@ export class ToolRouter implements AsyncDisposable {
   #builtins?: BuiltinSource;
   #settings: CallSettings;
   #policy?: CompiledPolicy;
-  #approvalOptions: ToolRouterOptions;
-  #approvals?: ApprovalSettings;
+  #approvals: ApprovalSettings;
   #results?: ResultBudgets;
   #hooks: readonly ToolHook[];
 
@@ -97,13 +96,7 @@ export class ToolRouter implements AsyncDisposable {
     checkPositive(options.approvalTtlMs, "approvalTtlMs");
     checkPositive(options.grantTtlMs, "grantTtlMs");
     this.#hooks = checkHooks(options.hooks, "router");
-    this.#approvalOptions = options;
-    if (
-      options.approvalSecret !== undefined || options.approve !== undefined ||
-      options.storeKey !== undefined
-    ) {
-      this.#approvals = approvalSettings(options);
-    }
+    this.#approvals = approvalSettings(options);
   }
 
   /**
@@ -179,26 +172,26 @@ export class ToolRouter implements AsyncDisposable {
     });
     const requestHooks = checkHooks(selection.hooks, "request");
     const hooks = requestHooks.length === 0 ? this.#hooks : [...this.#hooks, ...requestHooks];
-    if (this.#policy === undefined && selection.policy === undefined) {
-      const init = {
-        ...resolved,
-        userId: selection.userId,
+    const policed = this.#policy === undefined && selection.policy === undefined
+      ? undefined
+      : applyPolicies(resolved, selection, {
+        router: this.#policy,
+        approvals: this.#approvals,
         settings: this.#settings,
-        defer: selection.defer,
-        session: selection.session,
-        hooks,
-      };
-      if (this.#results !== undefined) resultBudgetsOf.set(init, this.#results);
-      return new ToolSet(init);
-    }
-    return exposeWithPolicy(resolved, selection, {
-      hooks,
-      router: this.#policy,
-      approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+        workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
+      });
+    const init = {
+      tools: policed?.tools ?? resolved.tools,
+      shadowed: resolved.shadowed,
+      missing: policed?.missing ?? resolved.missing,
+      userId: selection.userId,
       settings: this.#settings,
-      workspace: selection.context?.workspace ?? this.#builtins?.context?.workspace,
-      results: this.#results,
-    });
+      defer: selection.defer,
+      session: selection.session,
+      hooks,
+    };
+    toolSetParts.set(init, { policy: policed?.policy, results: this.#results });
+    return new ToolSet(init);
   }
 
   /**
@@ -224,7 +217,7 @@ export class ToolRouter implements AsyncDisposable {
       );
     }
     return resumeApproval(approval, answer, {
-      approvals: this.#approvals ??= approvalSettings(this.#approvalOptions),
+      approvals: this.#approvals,
       settings: this.#settings,
       expose: (selection) => this.expose(selection),
     });
@@ -267,7 +260,7 @@ export class ToolRouter implements AsyncDisposable {
    * @returns The grants, each with its id, user, tool, rule, scope and end.
    */
   grants(filter?: { userId?: string }): Promise<Grant[]> {
-    return (this.#approvals ??= approvalSettings(this.#approvalOptions)).grants.list(filter);
+    return this.#approvals.grants.list(filter);
   }
 
   /**
@@ -280,7 +273,7 @@ export class ToolRouter implements AsyncDisposable {
     if (typeof id !== "string") {
       throw new TypeError("Cannot revoke the grant: pass its id, a string");
     }
-    return (this.#approvals ??= approvalSettings(this.#approvalOptions)).grants.revoke(id);
+    return this.#approvals.grants.revoke(id);
   }
 
   /**

@@ -8,6 +8,7 @@ import {
   type GatewaySource,
   type MissingTool,
   type RoutedTool,
+  type SelectionKey,
   SOURCE_PRIORITY,
   type SourceKind,
 } from "./tool_source.ts";
@@ -82,6 +83,8 @@ export async function resolveSelection(
   const { registry, builtins, gateway } = sources;
   checkSelection(selection);
   const missing: MissingTool[] = [];
+  const absent = (key: SelectionKey, name: string, reason: string) =>
+    missing.push({ selection: key, name, reason });
   const tiers: Record<SourceKind, RoutedTool[]> = {
     builtin: [],
     user_mcp: [],
@@ -92,9 +95,7 @@ export async function resolveSelection(
   const builtinNames = unique(selection.builtins);
   if (builtinNames.length > 0) {
     if (builtins === undefined) {
-      for (const name of builtinNames) {
-        missing.push({ selection: "builtins", name, reason: "no built-in tools are registered" });
-      }
+      for (const name of builtinNames) absent("builtins", name, "no built-in tools are registered");
     } else {
       const found = builtins.resolve(builtinNames, selection.context, {
         userId: selection.userId,
@@ -106,9 +107,7 @@ export async function resolveSelection(
   const serverIds = unique(selection.mcpServers);
   if (serverIds.length > 0) {
     if (gateway === undefined) {
-      for (const name of serverIds) {
-        missing.push({ selection: "mcpServers", name, reason: "no MCP gateway is registered" });
-      }
+      for (const name of serverIds) absent("mcpServers", name, "no MCP gateway is registered");
     } else {
       const found = await gateway.resolve({
         serverIds,
@@ -122,19 +121,13 @@ export async function resolveSelection(
   }
   for (const name of unique(selection.mcpServices)) {
     const service = registry.getService(name);
-    if (service === undefined) {
-      missing.push({
-        selection: "mcpServices",
-        name,
-        reason: "no local MCP service has this name",
-      });
-    } else tiers.local_mcp.push(...service.tools);
+    if (service === undefined) absent("mcpServices", name, "no local MCP service has this name");
+    else tiers.local_mcp.push(...service.tools);
   }
   for (const name of unique(selection.functions)) {
     const tool = registry.getFunction(name);
-    if (tool === undefined) {
-      missing.push({ selection: "functions", name, reason: "no function tool has this name" });
-    } else tiers.function.push(tool);
+    if (tool === undefined) absent("functions", name, "no function tool has this name");
+    else tiers.function.push(tool);
   }
   const deferred = selection.defer !== undefined && selection.defer !== false;
   const reserved = deferred ? [SEARCH_TOOLS_NAME] : [];
@@ -155,47 +148,35 @@ function merge(
   for (const name of reserved) taken.add(name);
   for (const source of SOURCE_PRIORITY) {
     for (const tool of tiers[source]) {
-      if (reserved.includes(tool.name.toLowerCase())) {
-        // A remote `search_tools` or `read_result` must not stand in for the router's: it keeps
-        // working under a qualified name, and a search may return it like any other tool.
-        const exposedAs = qualifiedLookAlikeName(tool, taken);
-        taken.add(exposedAs.toLowerCase());
-        const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
-        winners.set(exposedAs, renamed);
-        folded.set(exposedAs.toLowerCase(), renamed);
-        shadowed.set(`${tool.name}\u0000${source}`, {
-          name: tool.name,
-          winner: "router",
-          hidden: [source],
-          exposedAs,
-        });
-        continue;
-      }
       const winner = winners.get(tool.name);
-      if (winner === undefined) {
-        const lookAlike = folded.get(tool.name.toLowerCase());
-        if (lookAlike === undefined) {
-          winners.set(tool.name, tool);
-          folded.set(tool.name.toLowerCase(), tool);
-          continue;
-        }
-        const exposedAs = qualifiedLookAlikeName(tool, taken);
-        taken.add(exposedAs.toLowerCase());
-        const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
-        winners.set(exposedAs, renamed);
-        folded.set(exposedAs.toLowerCase(), renamed);
-        shadowed.set(`${tool.name}\u0000${source}`, {
-          name: tool.name,
-          winner: lookAlike.source,
-          hidden: [source],
-          exposedAs,
-        });
+      if (winner !== undefined && !reserved.includes(tool.name.toLowerCase())) {
+        const entry = shadowed.get(tool.name);
+        if (entry === undefined) {
+          shadowed.set(tool.name, { name: tool.name, winner: winner.source, hidden: [source] });
+        } else entry.hidden.push(source);
         continue;
       }
-      const entry = shadowed.get(tool.name);
-      if (entry === undefined) {
-        shadowed.set(tool.name, { name: tool.name, winner: winner.source, hidden: [source] });
-      } else entry.hidden.push(source);
+      // A remote `search_tools` or `read_result` must not stand in for the router's: it keeps
+      // working under a qualified name, and a search may return it like any other tool.
+      const owner = reserved.includes(tool.name.toLowerCase())
+        ? "router"
+        : folded.get(tool.name.toLowerCase())?.source;
+      if (owner === undefined) {
+        winners.set(tool.name, tool);
+        folded.set(tool.name.toLowerCase(), tool);
+        continue;
+      }
+      const exposedAs = qualifiedLookAlikeName(tool, taken);
+      taken.add(exposedAs.toLowerCase());
+      const renamed: RoutedTool = Object.freeze({ ...tool, name: exposedAs });
+      winners.set(exposedAs, renamed);
+      folded.set(exposedAs.toLowerCase(), renamed);
+      shadowed.set(`${tool.name}\u0000${source}`, {
+        name: tool.name,
+        winner: owner,
+        hidden: [source],
+        exposedAs,
+      });
     }
   }
   return { tools: [...winners.values()], shadowed: [...shadowed.values()], missing };

@@ -1,60 +1,20 @@
-import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
+import type { CallOptions, ToolCallResult } from "./tool_call_types.ts";
 import type {
   AnthropicTool,
   AnthropicToolSearchTool,
   McpToolDescription,
   OpenAITool,
 } from "./tool_formats.ts";
-import type { MissingTool, RoutedTool, SourceKind, UpstreamServer } from "./tool_source.ts";
-import { policyGates } from "./policy/_gates.ts";
+import type { MissingTool, SourceKind, UpstreamServer } from "./tool_source.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type BatchCall, callAll, type CallAllOptions } from "./policy/call_all.ts";
-import { type DeferSetting, ToolListing } from "./tool_listing.ts";
-import { resultBudgetsOf } from "./_result_budgets.ts";
-import { readResultTool } from "./read_result_tool.ts";
-import { ToolSetCalls } from "./tool_set_calls.ts";
+import type { DeferSetting, ToolListing } from "./tool_listing.ts";
+import { toolSetParts } from "./_tool_set_parts.ts";
+import { type ShadowedTool, ToolSetCalls, type ToolSetInit } from "./tool_set_calls.ts";
 import type { OpenAIResponsesTool } from "./openai_responses_format.ts";
-import type { ToolHook } from "./hooks/tool_hook.ts";
 import { isReadOnlyTool } from "./read_only_tool.ts";
 
-/** A name that more than one selected source offers, and which source won. */
-export interface ShadowedTool {
-  /** The exposed name. */
-  name: string;
-  /**
-   * The source whose tool is exposed; `"router"` when the name is reserved by the router
-   * (`search_tools` in a deferred tool set).
-   */
-  winner: SourceKind | "router";
-  /** The sources whose tools of that name are hidden, highest first. */
-  hidden: SourceKind[];
-  /**
-   * For a name equal to the winner's only ignoring case (`Read_File` and `read_file`): the
-   * qualified name the lower tool is exposed under instead of being hidden.
-   */
-  exposedAs?: string;
-}
-
-/** What `ToolSet` is built from; `ToolRouter#expose` makes it. */
-export interface ToolSetInit {
-  /** The exposed tools, one per name. */
-  tools: readonly RoutedTool[];
-  /** Names that lost to a higher source. */
-  shadowed: ShadowedTool[];
-  /** Names of the selection that could not be exposed. */
-  missing: MissingTool[];
-  /** The request's user. */
-  userId?: string;
-  /** The router's call settings. */
-  settings: CallSettings;
-  /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
-  defer?: DeferSetting;
-  /** The host's session: result handles are shared by the sets of one user and session. */
-  session?: string;
-  /** Hooks around every call, in order (the router's, then the request's). */
-  hooks?: readonly ToolHook[];
-}
-
+export type { ShadowedTool, ToolSetInit } from "./tool_set_calls.ts";
 export type { DeferSetting };
 
 /**
@@ -80,19 +40,8 @@ export class ToolSet {
    * @ignore
    */
   constructor(init: ToolSetInit) {
-    const results = resultBudgetsOf.get(init);
-    // One `read_result` for the set: it reads through the set's calls, made next.
-    const readResult = results === undefined
-      ? undefined
-      : readResultTool((handle, range) => this.#calls.read(handle, range));
-    this.#list = new ToolListing(init.tools, { defer: init.defer, readResult });
-    this.#calls = new ToolSetCalls({
-      ...init,
-      list: this.#list,
-      policy: policyGates.get(init),
-      results,
-      readResult,
-    });
+    this.#calls = new ToolSetCalls({ ...init, ...toolSetParts.get(init) });
+    this.#list = this.#calls.list;
     this.shadowed = init.shadowed;
     this.missing = init.missing;
     this.userId = init.userId;
@@ -181,10 +130,7 @@ export class ToolSet {
    */
   toAnthropic(options: { native?: boolean }): (AnthropicTool | AnthropicToolSearchTool)[];
   toAnthropic(options: { native?: boolean } = {}): (AnthropicTool | AnthropicToolSearchTool)[] {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
-    }
-    return this.#list.anthropic(options.native === true);
+    return this.#list.anthropic(native(options));
   }
 
   /**
@@ -229,10 +175,7 @@ export class ToolSet {
    * @returns The Responses `tools`.
    */
   toOpenAIResponses(options: { native?: boolean } = {}): OpenAIResponsesTool[] {
-    if (options === null || typeof options !== "object") {
-      throw new TypeError("Cannot render tools: pass { native: true } or nothing");
-    }
-    return this.#list.responses(options.native === true);
+    return this.#list.responses(native(options));
   }
 
   /**
@@ -308,7 +251,7 @@ export class ToolSet {
    * @returns The result, or a plain-sentence error; never rejects for the model's mistakes.
    */
   invoke(name: string, args?: unknown, options: CallOptions = {}): Promise<string> {
-    return this.call(name, args, options).then(textOf);
+    return this.call(name, args, options).then((result) => result.text);
   }
 
   /**
@@ -384,6 +327,9 @@ export class ToolSet {
   }
 }
 
-function textOf(result: ToolCallResult): string {
-  return result.text;
+function native(options: { native?: boolean }): boolean {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Cannot render tools: pass { native: true } or nothing");
+  }
+  return options.native === true;
 }

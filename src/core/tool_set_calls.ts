@@ -1,63 +1,92 @@
 import { ToolError } from "./tool_error.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
 import { callTool, type ToolCall } from "./tool_call.ts";
-import type { MissingTool, RoutedTool } from "./tool_source.ts";
-import type { PolicyGate, RunTool } from "./policy/policy_gate.ts";
-import { stoppedResult } from "./policy/policy_results.ts";
+import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
+import type { PolicyGate } from "./policy/policy_gate.ts";
+import { type RunTool, stoppedResult } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
-import { READ_RESULT_NAME } from "./read_result_tool.ts";
+import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
 import { callHooked } from "./hooks/hooked_call.ts";
-import type { ToolListing } from "./tool_listing.ts";
+import { type DeferSetting, ToolListing } from "./tool_listing.ts";
 
-/** What the call path of one tool set is made of. */
-export interface ToolSetCallsInit {
-  /** What the set lists (calls find their tools there; `read_result` is appended to it). */
-  list: ToolListing;
-  /** The router's call settings. */
-  settings: CallSettings;
+/** A name that more than one selected source offers, and which source won. */
+export interface ShadowedTool {
+  /** The exposed name. */
+  name: string;
+  /**
+   * The source whose tool is exposed; `"router"` when the name is reserved by the router
+   * (`search_tools` in a deferred tool set).
+   */
+  winner: SourceKind | "router";
+  /** The sources whose tools of that name are hidden, highest first. */
+  hidden: SourceKind[];
+  /**
+   * For a name equal to the winner's only ignoring case (`Read_File` and `read_file`): the
+   * qualified name the lower tool is exposed under instead of being hidden.
+   */
+  exposedAs?: string;
+}
+
+/** What `ToolSet` is built from; `ToolRouter#expose` makes it. */
+export interface ToolSetInit {
+  /** The exposed tools, one per name. */
+  tools: readonly RoutedTool[];
+  /** Names that lost to a higher source. */
+  shadowed: ShadowedTool[];
+  /** Names of the selection that could not be exposed. */
+  missing: MissingTool[];
   /** The request's user. */
   userId?: string;
-  /** The set's `missing`: a call to a tool of a server not up now names the server. */
-  missing: readonly MissingTool[];
-  /** The policy gate, when the router or the request has a policy. */
-  policy?: PolicyGate;
-  /** The result budgets, when the router has them, and the set's `read_result` tool. */
-  results?: ResultBudgets;
-  /** The `read_result` tool, listed once a result is cut (with `results`). */
-  readResult?: RoutedTool;
+  /** The router's call settings. */
+  settings: CallSettings;
+  /** Deferred exposure (see {@linkcode ToolSelection}`.defer`); absent: every tool is listed. */
+  defer?: DeferSetting;
   /** The host's session: result handles are shared by the sets of one user and session. */
   session?: string;
-  /** Hooks around every call, in order. */
+  /** Hooks around every call, in order (the router's, then the request's). */
   hooks?: readonly ToolHook[];
 }
+
+/** What the call path of one tool set is made of: its init, and the router's gate and budgets. */
+export type ToolSetCallsInit = ToolSetInit & {
+  /** The policy gate, when the router or the request has a policy. */
+  policy?: PolicyGate;
+  /** The result budgets, when the router has them (the set then has its own `read_result`). */
+  results?: ResultBudgets;
+};
 
 /**
  * How a tool set's calls run: the policy gate (and settling its approvals), the hooks, the result
  * budgets with `read_result`, and the answer for a tool of a server that is not up now.
  */
 export class ToolSetCalls {
-  #list: ToolListing;
+  /** What the set lists: calls find their tools there, and `read_result` is appended to it. */
+  readonly list: ToolListing;
+  /** The set's `read_result`, listed once a result is cut (with `results`). */
+  #readResult?: RoutedTool;
   #settings: CallSettings;
   #userId?: string;
-  #missing: readonly MissingTool[];
   #policy?: PolicyGate;
   #results?: ResultBudgets;
-  #readResult?: RoutedTool;
+  #init: ToolSetCallsInit;
   /** Whose stored results this set reads: its user and its own id, or the host's session. */
   #owner: ResultOwner;
   #hooks?: readonly ToolHook[];
 
   /** @param init The parts (see {@linkcode ToolSetCallsInit}). */
   constructor(init: ToolSetCallsInit) {
-    this.#list = init.list;
+    this.#init = init;
+    // One `read_result` for the set, reading the results of the set's owner only.
+    this.#readResult = init.results === undefined
+      ? undefined
+      : readResultTool((handle, range) => init.results!.read(handle, this.#owner, range));
+    this.list = new ToolListing(init.tools, { defer: init.defer, readResult: this.#readResult });
     this.#settings = init.settings;
     this.#userId = init.userId;
-    this.#missing = init.missing;
     this.#policy = init.policy;
     this.#results = init.results;
-    this.#readResult = init.readResult;
     this.#owner = {
       userId: init.userId,
       scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
@@ -71,13 +100,18 @@ export class ToolSetCalls {
   call(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
     // The search reveals only tools the request may use, and read_result only results of calls
     // the policy let run, so no policy rule is asked about them.
-    const own = this.#list.isSearch(name) ||
+    const own = this.list.isSearch(name) ||
       (this.#results !== undefined && name === READ_RESULT_NAME);
-    const found = this.#list.lookup(name);
-    if (this.#policy !== undefined && !own && found !== undefined) {
-      return this.#policy.call(found, args, options, this.#run);
+    const found = this.list.lookup(name);
+    if (found !== undefined && !own) {
+      return this.#policy === undefined
+        ? this.#run(found, args, options)
+        : this.#policy.call(found, args, options, this.#run);
     }
-    const call: ToolCall = {
+    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
+    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
+    // An unknown name runs nothing either: no hook, no budget.
+    return callTool({
       tool: found,
       name,
       args,
@@ -85,13 +119,7 @@ export class ToolSetCalls {
       userId: this.#userId,
       known: this.#known,
       unavailable: this.#unavailable,
-    };
-    // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
-    // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
-    const called = own ? callTool(call, this.#settings) : this.#exec(call);
-    return own || found === undefined
-      ? called
-      : called.then((result) => this.#budget(result, found));
+    }, this.#settings);
   }
 
   /** Settles an approval this set's policy issued (see `ToolSet#approve` and `ToolSet#reject`). */
@@ -115,33 +143,21 @@ export class ToolSetCalls {
         },
       });
     }
-    const decided: ApprovalAnswer = { approved };
-    if (shownDigest !== undefined) decided.shownDigest = shownDigest;
-    if (scope !== undefined) decided.scope = scope;
-    if (edited !== undefined) decided.arguments = edited;
-    if (reason !== undefined) decided.reason = reason;
+    const decided = { approved, shownDigest, scope, arguments: edited, reason };
     return this.#policy.settle(approvalOrId, decided, {
       // An approval is for a tool this request may use even when this set has not listed it
       // (a later process rebuilds a deferred set with nothing found yet).
-      lookup: (name) => this.#list.findable(name),
+      lookup: (name) => this.list.findable(name),
       options,
       run: this.#run,
     });
   }
 
-  /** Reads a stored result of this set's owner (what `read_result` runs). */
-  read(
-    handle: string,
-    range: { offset?: number; limit?: number },
-  ): ReturnType<ResultBudgets["read"]> {
-    return this.#results!.read(handle, this.#owner, range);
-  }
-
-  #known = (): readonly string[] => this.#list.names;
+  #known = (): readonly string[] => this.list.names;
 
   /** A call to a tool of a server that is down or still starting names the server. */
   #unavailable = (name: string): ToolError | undefined => {
-    const entry = this.#missing.find((missing) => missing.tools?.includes(name) === true);
+    const entry = this.#init.missing.find((missing) => missing.tools?.includes(name) === true);
     if (entry === undefined) return undefined;
     return new ToolError(
       "upstream_unavailable",
@@ -153,7 +169,7 @@ export class ToolSetCalls {
 
   #listReadResult(): void {
     const tool = this.#readResult;
-    if (tool !== undefined && !this.#list.listed(READ_RESULT_NAME)) this.#list.append(tool);
+    if (tool !== undefined && !this.list.listed(READ_RESULT_NAME)) this.list.append(tool);
   }
 
   /** Cuts a result over its budget; the first cut lists `read_result`, appended. */

@@ -6,14 +6,12 @@ import { ToolError } from "./tool_error.ts";
 // deno-lint-ignore no-explicit-any
 export type ZodObjectSchema = z.ZodObject<any>;
 
-/** A tool input schema compiled once: the strict zod schema and its JSON Schema. */
-export interface ZodInput<S extends ZodObjectSchema> {
-  /** The strict schema that parses arguments (unknown keys are errors). */
-  readonly schema: S;
+/** A tool input schema compiled once: its JSON Schema, and the strict parse of arguments. */
+export interface ZodInput {
   /** The JSON Schema the model sees. */
   readonly jsonSchema: JsonObjectSchema;
-  /** Parses arguments or throws `invalid_arguments` naming each problem. */
-  parse(args: Record<string, unknown>, toolName: string): z.output<S>;
+  /** Parses arguments (unknown keys are errors) or throws `invalid_arguments` naming each problem. */
+  parse(args: Record<string, unknown>, toolName: string): z.output<ZodObjectSchema>;
 }
 
 /**
@@ -23,7 +21,7 @@ export interface ZodInput<S extends ZodObjectSchema> {
  *
  * @param owner The tool's name, for the error message.
  */
-export function compileZodInput(input: unknown, owner: string): ZodInput<ZodObjectSchema> {
+export function compileZodInput(input: unknown, owner: string): ZodInput {
   if (!(input instanceof z.ZodObject)) {
     throw new TypeError(
       `Cannot define tool "${owner}": "input" must be a zod object schema, such as z.object({})`,
@@ -36,7 +34,6 @@ export function compileZodInput(input: unknown, owner: string): ZodInput<ZodObje
   }) as Record<string, unknown>;
   const schema = jsonSchema as JsonObjectSchema;
   return {
-    schema: strict,
     jsonSchema: schema,
     parse(args, toolName) {
       const result = strict.safeParse(args);

@@ -1,6 +1,6 @@
 import type { ToolCall } from "../tool_call.ts";
 import type { CallSettings } from "../tool_call_types.ts";
-import { type ErrorCode, isToolError } from "../tool_error.ts";
+import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
 import { describeRule } from "../policy/policy_results.ts";
@@ -24,13 +24,9 @@ export function checkRewrite(
   },
 ): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
   const by = `hook "${context.name}"`;
-  let args: Record<string, unknown>;
-  try {
-    args = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
-  } catch (error) {
-    if (!isToolError(error)) throw error;
-    return { refused: { code: error.code, text: error.message } };
-  }
+  const replaced = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
+  if ("refused" in replaced) return replaced;
+  const { args } = replaced;
   const engine = context.context.engine;
   if (engine === undefined) return { args };
   // A rewrite narrows: it runs when the policy allows it, or when the rule that asked about the

@@ -2,6 +2,7 @@ import type { ToolCallResult } from "../tool_call_types.ts";
 import { ERROR_CODES, type ErrorCode, ToolError } from "../tool_error.ts";
 import type { ToolContent } from "../tool_output.ts";
 import { toolOutput } from "../tool_output.ts";
+import { errorResult } from "../tool_call.ts";
 
 /** A hook's result as a call result; `undefined` when it is not one. */
 export function asResult(
@@ -41,12 +42,5 @@ export function replay(result: ToolCallResult): unknown {
 
 /** The `tool_error` result that replaces a result when a hook failed on it. */
 export function failed(result: ToolCallResult, text: string): ToolCallResult {
-  return {
-    text,
-    isError: true,
-    code: "tool_error",
-    ...(result.source === undefined ? {} : { source: result.source }),
-    tool: result.tool,
-    content: [{ type: "text", text }],
-  };
+  return errorResult({ name: result.tool, source: result.source }, { code: "tool_error", text });
 }

@@ -1,4 +1,4 @@
-import type { ToolCallResult } from "../tool_call_types.ts";
+import { errorResult } from "../tool_call.ts";
 import type { HookCall, ToolHook } from "./tool_hook.ts";
 import { isTransientFailure } from "./transient_failure.ts";
 
@@ -93,15 +93,12 @@ export function circuitBreakerHook(options: CircuitBreakerOptions = {}): ToolHoo
         `The circuit of server "${call.server}" is open after ${circuit.failures} failures in a row; "${call.tool}" was not called. Try again in ${
           Math.ceil(wait / 1000)
         } s`;
-      const result: ToolCallResult = {
-        text,
-        isError: true,
-        code: "upstream_unavailable",
-        source: call.source,
-        tool: call.tool,
-        content: [{ type: "text", text }],
+      return {
+        result: errorResult({ name: call.tool, source: call.source }, {
+          code: "upstream_unavailable",
+          text,
+        }),
       };
-      return { result };
     },
     after(call, result) {
       const key = circuitKey(call);

@@ -10,6 +10,7 @@ import { stoppedResult } from "../policy/policy_results.ts";
 import { checkRewrite } from "./_check_rewrite.ts";
 import { asResult, failed, replay } from "./_hook_results.ts";
 import { SeenCall } from "./_seen_call.ts";
+import { untilStopped } from "../until_stopped.ts";
 import type { HookAfterCall, ToolHook } from "./tool_hook.ts";
 
 const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
@@ -224,21 +225,11 @@ function withinTime(
 ): Promise<unknown> {
   const { hook, signal } = context;
   const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`it did not answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    onAbort = () => reject(new Error("the call was aborted"));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  stopped.catch(() => {});
-  return Promise.race([Promise.resolve(answer), stopped]).finally(() => {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort!);
+  return untilStopped(() => answer, {
+    signal,
+    timeoutMs,
+    aborted: () => new Error("the call was aborted"),
+    timedOut: () => new Error(`it did not answer within ${timeoutMs} ms`),
   });
 }
 

@@ -1,5 +1,4 @@
 import type { ErrorCode } from "../tool_error.ts";
-import { isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { ApprovalAnswer } from "../policy_types.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
@@ -8,77 +7,66 @@ import { describeRule } from "./policy_results.ts";
 import { replacedArguments } from "./replaced_arguments.ts";
 
 /**
- * The arguments an approved call runs with: the person's edit when the answer carries one
- * (checked against the tool's schema, then by the policy: a deny refuses it), else the call's.
+ * What an approved call runs with: the person's edit when the answer carries one (checked against
+ * the tool's schema, then by the policy: a deny refuses it), else the approved arguments; and the
+ * grant made when the answer asks for one (`scope: "session"` or `"always"`) for an ask that no
+ * `neverSticky` rule or tool forbids. A store that fails makes no grant; the call runs all the same.
  *
- * @param init The gate's policies and settings.
- * @param approved The person's answer and the call's arguments, as approved.
- * @returns The arguments to run with, or why nothing runs.
+ * @param init The gate's policies, settings, grants and user.
+ * @param approved The answer, the arguments as approved (a private copy), the decision that asks
+ *   now (none when the policy no longer asks: no grant) and the approval's id.
+ * @returns The arguments and the event fields of the run, or why nothing runs.
  */
-export function editedCall(
-  init: Pick<PolicyGateInit, "engine" | "settings">,
+export async function approvedCall(
+  init: Pick<PolicyGateInit, "engine" | "settings" | "approvals" | "userId">,
   tool: RoutedTool,
-  approved: { answer: ApprovalAnswer; args: Record<string, unknown> },
-): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
-  const { answer, args } = approved;
-  if (answer.arguments === undefined) return { args };
-  let edited: Record<string, unknown>;
-  try {
-    edited = replacedArguments(tool, answer.arguments, {
+  approved: {
+    answer: ApprovalAnswer;
+    args: Record<string, unknown>;
+    decision?: Pick<PolicyDecision, "rule" | "scope">;
+    approvalId: string;
+  },
+): Promise<
+  | { args: Record<string, unknown>; fields: { grantId?: string; argumentsEdited?: true } }
+  | { refused: { code: ErrorCode; text: string } }
+> {
+  const { answer, decision } = approved;
+  let args = approved.args;
+  const fields: { grantId?: string; argumentsEdited?: true } = {};
+  if (answer.arguments !== undefined) {
+    const replaced = replacedArguments(tool, answer.arguments, {
       limits: init.settings.argumentLimits,
       by: "the approver",
     });
-  } catch (error) {
-    if (!isToolError(error)) throw error;
-    return { refused: { code: error.code, text: error.message } };
+    if ("refused" in replaced) return replaced;
+    args = replaced.args;
+    // The person may approve what the policy asks about, never what it denies.
+    const now = init.engine.decide(tool, () => args);
+    if (now.action === "deny") {
+      const text = `The edited arguments of the call to "${tool.name}" are denied by ${
+        describeRule(now)
+      }; it did not run`;
+      return { refused: { code: "permission_denied", text } };
+    }
+    fields.argumentsEdited = true;
   }
-  // The person may approve what the policy asks about, never what it denies.
-  const decision = init.engine.decide(tool, () => edited);
-  if (decision.action === "deny") {
-    return {
-      refused: {
-        code: "permission_denied",
-        text: `The edited arguments of the call to "${tool.name}" are denied by ${
-          describeRule(decision)
-        }; it did not run`,
-      },
-    };
+  const lasting = answer.approved && (answer.scope === "session" || answer.scope === "always");
+  if (
+    decision !== undefined && lasting &&
+    ![approved.args, args].some((asked) => init.engine.neverSticky(tool, asked))
+  ) {
+    try {
+      const grant = await init.approvals.grants.grant(tool, {
+        userId: init.userId,
+        decision,
+        scope: answer.scope as "session" | "always",
+        approvalId: approved.approvalId,
+        reason: answer.reason,
+      });
+      fields.grantId = grant.id;
+    } catch {
+      // No grant: the approved call runs all the same.
+    }
   }
-  return { args: edited };
-}
-
-/**
- * Makes an approval last when the answer asks for it (`scope: "session"` or `"always"`) and no
- * `neverSticky` rule or tool forbids it: a grant for the rule that asked.
- *
- * @param init The gate's policies, grants and user.
- * @param ask The answer, the arguments asked about and run, the ask decision and the approval.
- * @returns The grant's id, or `undefined` when none was made (a store that fails makes none;
- *   the approved call runs all the same).
- */
-export async function lastingGrant(
-  init: Pick<PolicyGateInit, "engine" | "approvals" | "userId">,
-  tool: RoutedTool,
-  ask: {
-    answer: ApprovalAnswer;
-    args: readonly Record<string, unknown>[];
-    decision: Pick<PolicyDecision, "rule" | "scope">;
-    approvalId: string;
-  },
-): Promise<string | undefined> {
-  const { answer } = ask;
-  if (!answer.approved || (answer.scope !== "session" && answer.scope !== "always")) return;
-  if (ask.args.some((args) => init.engine.neverSticky(tool, args))) return;
-  try {
-    const grant = await init.approvals.grants.grant(tool, {
-      userId: init.userId,
-      decision: ask.decision,
-      scope: answer.scope,
-      approvalId: ask.approvalId,
-      reason: answer.reason,
-    });
-    return grant.id;
-  } catch {
-    return undefined;
-  }
+  return { args, fields };
 }

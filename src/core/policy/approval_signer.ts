@@ -1,6 +1,6 @@
 import { decodeBase64, encodeBase64 } from "../base64.ts";
 import type { RoutedTool } from "../tool_source.ts";
-import type { PendingApproval } from "../policy_types.ts";
+import { canonicalJson } from "../canonical_json.ts";
 
 const encoder = new TextEncoder();
 const toolHashes = new WeakMap<RoutedTool, Promise<string>>();
@@ -33,55 +33,28 @@ export class ApprovalSigner {
   }
 
   /**
-   * Signs an approval.
-   *
-   * @param approval Every field but the signature.
-   * @returns The signature, base64url.
-   */
-  async sign(approval: Omit<PendingApproval, "signature">): Promise<string> {
-    const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), signedBytes(approval));
-    return encodeBase64(new Uint8Array(mac), { url: true });
-  }
-
-  /**
-   * Checks an approval's signature in constant time.
-   *
-   * @returns `true` when no field changed since it was signed.
-   */
-  async verify(approval: PendingApproval): Promise<boolean> {
-    const mac = fromBase64url(approval.signature);
-    if (mac === undefined) return false;
-    const { signature: _, ...rest } = approval;
-    return await crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, signedBytes(rest));
-  }
-
-  /**
-   * Signs another record with the same key, under its own label: a record signed as one kind
-   * never verifies as another (a grant is never an approval).
-   *
-   * @param kind The record's kind, such as `"grant"`.
-   * @param record Every field but the signature.
-   * @returns The signature, base64url.
-   */
-  async signRecord(kind: string, record: Record<string, unknown>): Promise<string> {
-    const bytes = encoder.encode(`toolroute-${kind}-v1\n${canonicalJson(record)}`);
-    const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), bytes);
-    return encodeBase64(new Uint8Array(mac), { url: true });
-  }
-
-  /**
-   * Checks a record signed by {@linkcode ApprovalSigner#signRecord} in constant time.
+   * Signs a record (every field but its signature) under its kind's label: a record signed as one
+   * kind never verifies as another (a grant is never an approval).
    *
    * @param kind The record's kind.
-   * @param record The record with its `signature`.
+   * @returns The signature, base64url.
+   */
+  async sign(kind: "approval" | "grant", record: object): Promise<string> {
+    const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), signed(kind, record));
+    return encodeBase64(new Uint8Array(mac), { url: true });
+  }
+
+  /**
+   * Checks a record's `signature` in constant time.
+   *
+   * @param kind The record's kind.
    * @returns `true` when no field changed since it was signed.
    */
-  async verifyRecord(kind: string, record: { signature?: unknown }): Promise<boolean> {
+  async verify(kind: "approval" | "grant", record: { signature?: unknown }): Promise<boolean> {
     const mac = fromBase64url(record.signature);
     if (mac === undefined) return false;
     const { signature: _, ...rest } = record;
-    const bytes = encoder.encode(`toolroute-${kind}-v1\n${canonicalJson(rest)}`);
-    return await crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, bytes);
+    return await crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, signed(kind, rest));
   }
 
   #cryptoKey(): Promise<CryptoKey> {
@@ -119,23 +92,8 @@ export function toolHash(tool: RoutedTool): Promise<string> {
   return hash;
 }
 
-/**
- * JSON with object keys sorted at every level, so equal data always encodes the same.
- *
- * @param value Plain JSON data.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.keys(value).sort().flatMap((key) => {
-    const item = (value as Record<string, unknown>)[key];
-    return item === undefined ? [] : [`${JSON.stringify(key)}:${canonicalJson(item)}`];
-  });
-  return `{${entries.join(",")}}`;
-}
-
-function signedBytes(approval: Omit<PendingApproval, "signature">): Uint8Array<ArrayBuffer> {
-  return encoder.encode(`toolroute-approval-v1\n${canonicalJson(approval)}`);
+function signed(kind: string, record: object): Uint8Array<ArrayBuffer> {
+  return encoder.encode(`toolroute-${kind}-v1\n${canonicalJson(record)}`);
 }
 
 function fromBase64url(text: unknown): Uint8Array<ArrayBuffer> | undefined {

@@ -1,4 +1,5 @@
 import { ToolError } from "../tool_error.ts";
+import { untilStopped } from "../until_stopped.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../policy_types.ts";
 
 /**
@@ -20,45 +21,28 @@ export async function waitForApproval(
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${name}" was aborted before it started`);
   }
-  const controller = new AbortController();
-  let fail!: (error: ToolError) => void;
-  const stopped = new Promise<never>((_, reject) => fail = reject);
-  stopped.catch(() => {});
-  const stop = (error: ToolError) => {
-    controller.abort(error);
-    fail(error);
-  };
-  const onAbort = () =>
-    stop(new ToolError("aborted", `The call to "${name}" was aborted while waiting for approval`));
-  outer?.addEventListener("abort", onAbort, { once: true });
-  const timer = options.timeoutMs === undefined ? undefined : setTimeout(
-    () =>
-      stop(
-        new ToolError(
-          "timeout",
-          `The call to "${name}" was not approved within ${options.timeoutMs} ms; it did not run`,
-        ),
+  return await untilStopped(async (signal) => {
+    try {
+      return normalise(await handler({ ...request, signal }));
+    } catch (error) {
+      return {
+        approved: false,
+        reason: `the approval could not be obtained (${
+          error instanceof Error ? error.message : String(error)
+        })`,
+      };
+    }
+  }, {
+    signal: outer,
+    timeoutMs: options.timeoutMs,
+    aborted: () =>
+      new ToolError("aborted", `The call to "${name}" was aborted while waiting for approval`),
+    timedOut: () =>
+      new ToolError(
+        "timeout",
+        `The call to "${name}" was not approved within ${options.timeoutMs} ms; it did not run`,
       ),
-    options.timeoutMs,
-  );
-  try {
-    const answer = await Promise.race([
-      (async () => await handler({ ...request, signal: controller.signal }))().then(
-        normalise,
-        (error) => ({
-          approved: false,
-          reason: `the approval could not be obtained (${
-            error instanceof Error ? error.message : String(error)
-          })`,
-        }),
-      ),
-      stopped,
-    ]);
-    return answer;
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
-  }
+  });
 }
 
 function normalise(answer: unknown): ApprovalAnswer {

@@ -1,13 +1,12 @@
 import type { KeyValueStore } from "../store/key_value_store.ts";
 import { parseArguments } from "../parse_arguments.ts";
-import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
-import { isToolError } from "../tool_error.ts";
+import type { CallSettings } from "../tool_call_types.ts";
+import { type ErrorCode, isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { ruleNamesTool } from "./policy_rule.ts";
 import { SpecifierMatch } from "./specifier_match.ts";
 import type { CompiledLimit } from "./policy_limits.ts";
-import type { RunTool } from "./run_tool.ts";
-import { stoppedResult } from "./policy_results.ts";
+import { type RunTool, stoppedResult } from "./policy_results.ts";
 
 /** How long a run's count is kept after its last counted call: a run longer than that starts over. */
 const RUN_KEPT_MS = 24 * 60 * 60_000;
@@ -73,28 +72,31 @@ export class CallLimiter {
     return (tool, args, options, decision) => {
       const limits = this.#of(tool);
       if (limits.length === 0) return run(tool, args, options, decision);
+      const stop = (code: ErrorCode, text: string) =>
+        stoppedResult(tool, { code, text }, {
+          settings: context.settings,
+          userId: context.userId,
+          fields: decision ?? { decision: "allow", rule: "default" },
+          args,
+          signal: options.signal,
+        });
       return this.#admit(tool, limits, args, {
         argumentLimits: context.settings.argumentLimits,
         userId: context.userId,
         runId: options.runId ?? context.runId(),
       }).then(
-        (refusal) =>
-          refusal === undefined
-            ? run(tool, args, options, decision)
-            : refused(tool, refusal, { ...context, args, options, decision }),
+        async (refusal) => {
+          if (refusal === undefined) return run(tool, args, options, decision);
+          const result = await stop("rate_limited", refusalText(tool, refusal));
+          if (refusal.retryAfterMs !== undefined) result.retryAfterMs = refusal.retryAfterMs;
+          return result;
+        },
         // A store that fails (a database down) fails the call closed: unchecked, it does not run.
         () =>
-          stoppedResult(tool, {
-            code: "tool_error",
-            text:
-              `The call to "${tool.name}" did not run: its limits could not be checked, because the store that keeps their counts failed. Try again later`,
-          }, {
-            settings: context.settings,
-            userId: context.userId,
-            fields: decision ?? { decision: "allow", rule: "default" },
-            args,
-            signal: options.signal,
-          }),
+          stop(
+            "tool_error",
+            `The call to "${tool.name}" did not run: its limits could not be checked, because the store that keeps their counts failed. Try again later`,
+          ),
       );
     };
   }
@@ -210,21 +212,11 @@ function count(
   return { key: last.key, expireIn: end - now, retryAfterMs: end - now };
 }
 
-function refused(
-  tool: RoutedTool,
-  refusal: Refusal,
-  context: {
-    userId?: string;
-    settings: CallSettings;
-    args: unknown;
-    options: { signal?: AbortSignal };
-    decision?: Parameters<RunTool>[3];
-  },
-): Promise<ToolCallResult> {
+function refusalText(tool: RoutedTool, refusal: Refusal): string {
   const { limit, retryAfterMs } = refusal;
   const owner = limit.scope === "router" ? "the router's policy" : "this request's policy";
   const whose = limit.per === "router" ? "all users together" : "each user";
-  const text = limit.windowMs === undefined
+  return limit.windowMs === undefined
     ? `The call to "${tool.name}" was not run: limit ${
       JSON.stringify(limit.rule.text)
     } of ${owner} allows ${limit.max} call(s) per run (${whose}), and this run has used them. Do not call it again in this run; finish without it or ask the user`
@@ -233,14 +225,4 @@ function refused(
     } of ${owner} allows ${limit.max} call(s) per ${limit.windowMs} ms (${whose}). Retry after ${
       Math.ceil(retryAfterMs! / 1000)
     } s (retryAfterMs ${retryAfterMs}), or continue without it`;
-  return stoppedResult(tool, { code: "rate_limited", text }, {
-    settings: context.settings,
-    userId: context.userId,
-    fields: context.decision ?? { decision: "allow", rule: "default" },
-    args: context.args,
-    signal: context.options.signal,
-  }).then((result) => {
-    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
-    return result;
-  });
 }

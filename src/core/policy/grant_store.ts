@@ -7,7 +7,7 @@ import type { PolicyDecision } from "./policy_engine.ts";
 /** The store's key prefix of grants (a store that encrypts by prefix names it). */
 export const GRANT_PREFIX = "grants";
 /** Eight hours: how long a `session` grant lasts by default. */
-export const DEFAULT_GRANT_TTL_MS = 8 * 60 * 60_000;
+const DEFAULT_GRANT_TTL_MS = 8 * 60 * 60_000;
 
 /** Requests that name no user share one principal, kept apart from every named user. */
 function userKey(userId: string | undefined): string {
@@ -25,11 +25,7 @@ export class GrantStore {
   #signer: ApprovalSigner;
   #ttlMs: number;
 
-  /**
-   * @param store The router's store.
-   * @param signer The approvals' signer.
-   * @param ttlMs How long a `session` grant lasts.
-   */
+  /** @param ttlMs How long a `session` grant lasts; default eight hours. */
   constructor(store: KeyValueStore, signer: ApprovalSigner, ttlMs: number = DEFAULT_GRANT_TTL_MS) {
     this.#store = store;
     this.#signer = signer;
@@ -68,7 +64,7 @@ export class GrantStore {
     if (ask.reason !== undefined) unsigned.reason = ask.reason;
     const grant: Grant = {
       ...unsigned,
-      signature: await this.#signer.signRecord("grant", { ...unsigned }),
+      signature: await this.#signer.sign("grant", unsigned),
     };
     await this.#store.set(
       [GRANT_PREFIX, userKey(ask.userId), grant.id],
@@ -90,20 +86,11 @@ export class GrantStore {
     userId: string | undefined,
     decision: Pick<PolicyDecision, "rule" | "scope">,
   ): Promise<Grant | undefined> {
-    const entries = await this.#store.list<Grant>([GRANT_PREFIX, userKey(userId)]);
-    if (entries.length === 0) return undefined;
     const hash = await toolHash(tool);
-    const now = Date.now();
-    for (const { value: grant } of entries) {
-      if (
-        grant === null || typeof grant !== "object" || grant.tool !== tool.name ||
-        grant.source !== tool.source || grant.toolHash !== hash || grant.rule !== decision.rule ||
-        grant.ruleScope !== decision.scope || grant.userId !== userId
-      ) continue;
-      if (grant.scope !== "always" && !(Date.parse(grant.expiresAt ?? "") > now)) continue;
-      if (await this.#signer.verifyRecord("grant", grant)) return grant;
-    }
-    return undefined;
+    return (await this.list({ userId })).find((grant) =>
+      grant.tool === tool.name && grant.source === tool.source && grant.toolHash === hash &&
+      grant.rule === decision.rule && grant.ruleScope === decision.scope && grant.userId === userId
+    );
   }
 
   /**
@@ -119,7 +106,7 @@ export class GrantStore {
     for (const { value } of await this.#store.list<Grant>(prefix)) {
       if (value === null || typeof value !== "object") continue;
       if (value.scope !== "always" && !(Date.parse(value.expiresAt ?? "") > now)) continue;
-      if (await this.#signer.verifyRecord("grant", value)) out.push(value);
+      if (await this.#signer.verify("grant", value)) out.push(value);
     }
     return out;
   }

@@ -39,5 +39,5 @@ export async function issueApproval(
   };
   if (init.userId !== undefined) unsigned.userId = init.userId;
   const plain = JSON.parse(JSON.stringify(unsigned)) as Omit<PendingApproval, "signature">;
-  return { ...plain, signature: await init.approvals.signer.sign(plain) };
+  return { ...plain, signature: await init.approvals.signer.sign("approval", plain) };
 }

@@ -1,16 +1,11 @@
 import type { RoutedTool } from "../tool_source.ts";
-import { parseRule, type PolicyRule, ruleNamesTool } from "./policy_rule.ts";
+import { parseRule, type PolicyRule, type PolicyScope, ruleNamesTool } from "./policy_rule.ts";
 import type { Policy, PolicyAction } from "../policy_types.ts";
 import { SpecifierMatch } from "./specifier_match.ts";
 import { type CompiledLimit, compileLimits } from "./policy_limits.ts";
 
-/** Which policy a decision came from. */
-import type { PolicyScope } from "./policy_rule.ts";
-export type { PolicyScope };
-
 /** What the policies decided for one call, and which rule decided it. */
 export interface PolicyDecision {
-  /** The action. */
   action: PolicyAction;
   /** The rule as written, or `"default"` when no rule matched. */
   rule: string;
@@ -20,19 +15,13 @@ export interface PolicyDecision {
 
 /** A policy with its rules parsed. */
 export interface CompiledPolicy {
-  /** The policy's scope. */
   readonly scope: PolicyScope;
-  /** Deny rules, in order. */
   readonly deny: readonly PolicyRule[];
-  /** Ask rules, in order. */
   readonly ask: readonly PolicyRule[];
-  /** Allow rules, in order. */
   readonly allow: readonly PolicyRule[];
-  /** The default action. */
   readonly default: PolicyAction;
   /** Rules whose asks are never remembered by a grant. */
   readonly neverSticky: readonly PolicyRule[];
-  /** The limits, in order. */
   readonly limits: readonly CompiledLimit[];
 }
 
@@ -152,14 +141,7 @@ export class PolicyEngine {
     const entry = this.#rules(tool);
     if (entry.fixed) return entry.fixed;
     const call = new SpecifierMatch(tool, args(), this.#workspace);
-    let worst: PolicyDecision | undefined;
-    for (const rules of entry.rules) {
-      const decision = this.#decideOne(rules, call);
-      if (worst === undefined || SEVERITY[decision.action] > SEVERITY[worst.action]) {
-        worst = decision;
-      }
-    }
-    return worst ?? { action: "allow", rule: "default", scope: "router" };
+    return strictest(entry.rules.map((rules) => this.#decideOne(rules, call)));
   }
 
   /**
@@ -236,7 +218,9 @@ export class PolicyEngine {
       return own;
     });
     entry = { rules };
-    if (rules.every((own) => own.fixed !== undefined)) entry.fixed = decideFixed(rules);
+    if (rules.every((own) => own.fixed !== undefined)) {
+      entry.fixed = strictest(rules.map((own) => own.fixed!));
+    }
     this.#byTool.set(tool, entry);
     return entry;
   }
@@ -246,11 +230,11 @@ function decision(action: PolicyAction, rule: PolicyRule, scope: PolicyScope): P
   return { action, rule: rule.text, scope };
 }
 
-function decideFixed(rules: ToolRules[]): PolicyDecision {
-  let worst: PolicyDecision = rules[0]?.fixed ??
-    { action: "allow", rule: "default", scope: "router" };
-  for (const own of rules) {
-    if (SEVERITY[own.fixed!.action] > SEVERITY[worst.action]) worst = own.fixed!;
+/** The first of the strictest decisions; with none, the default allow. */
+function strictest(decisions: readonly PolicyDecision[]): PolicyDecision {
+  let worst: PolicyDecision = decisions[0] ?? { action: "allow", rule: "default", scope: "router" };
+  for (const decision of decisions) {
+    if (SEVERITY[decision.action] > SEVERITY[worst.action]) worst = decision;
   }
   return worst;
 }

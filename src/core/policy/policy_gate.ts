@@ -1,20 +1,27 @@
 import { parseArguments } from "../parse_arguments.ts";
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
-import { isToolError } from "../tool_error.ts";
+import { type ErrorCode, isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { issueApproval } from "./issue_approval.ts";
 import { waitForApproval } from "./approval_wait.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import { declined, describeRule, recordDecision, stoppedResult } from "./policy_results.ts";
+import {
+  declined,
+  describeRule,
+  type PolicyEventFields,
+  recordDecision,
+  type RunTool,
+  stoppedResult,
+} from "./policy_results.ts";
 import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
-import type { ApprovalAnswer, ApprovalHandler, PendingApproval } from "../policy_types.ts";
+import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
-import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
+import type { PolicyGateInit } from "./policy_gate_init.ts";
 
 // The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
 // imports point one way: the gate over its parts.
-export type { ApprovalSettings, PolicyGateInit, RunTool } from "./policy_gate_init.ts";
-import { editedCall, lastingGrant } from "./approval_scope.ts";
+export type { ApprovalSettings } from "./policy_gate_init.ts";
+import { approvedCall } from "./approval_scope.ts";
 
 /** The id of a grant that lets an asked call run without asking, if one does. */
 async function grantedCall(
@@ -51,13 +58,13 @@ export class PolicyGate {
    * Calls an exposed tool under the policies.
    *
    * @param args The model's arguments.
-   * @param options The call's options, and a per-call approval handler.
+   * @param options The call's options (with its own approval handler, if any).
    * @param run Runs the tool.
    */
   call(
     tool: RoutedTool,
     args: unknown,
-    options: CallOptions & { approve?: ApprovalHandler },
+    options: CallOptions,
     run: RunTool,
   ): Promise<ToolCallResult> {
     const { engine, settings } = this.init;
@@ -82,19 +89,31 @@ export class PolicyGate {
     args: unknown,
     parsed: Record<string, unknown> | undefined,
     decision: PolicyDecision,
-    options: CallOptions & { approve?: ApprovalHandler },
+    options: CallOptions,
     run: RunTool,
   ): Promise<ToolCallResult> {
     const { settings, userId } = this.init;
     const fields = { decision: decision.action, rule: decision.rule };
-    const recorded = { settings, userId, args, signal: options.signal };
+    const stop = (
+      stopped: { code: ErrorCode; text: string },
+      recorded: PolicyEventFields,
+      approval?: PendingApproval,
+    ) =>
+      stoppedResult(tool, stopped, {
+        settings,
+        userId,
+        args,
+        signal: options.signal,
+        fields: recorded,
+        approval,
+      });
     if (decision.action === "deny") {
-      return await stoppedResult(tool, {
+      return await stop({
         code: "permission_denied",
         text: `The call to "${tool.name}" was denied by ${
           describeRule(decision)
         }; it did not run. Do not retry it; choose another way or ask the user`,
-      }, { ...recorded, fields });
+      }, fields);
     }
     try {
       parsed ??= parseArguments(args, settings.argumentLimits);
@@ -115,29 +134,26 @@ export class PolicyGate {
     const handler = options.approve ?? this.init.approvals.approve;
     if (handler === undefined) {
       this.#pending.set(approval.id, approval);
-      return await stoppedResult(tool, {
-        code: "approval_required",
-        text: `The call to "${tool.name}" needs a person's approval (${
-          describeRule(decision)
-        }); it has not run yet. Wait for the user's decision before relying on it`,
-      }, { ...recorded, fields: { ...asked, approval: "pending" }, approval });
+      return await stop(
+        {
+          code: "approval_required",
+          text: `The call to "${tool.name}" needs a person's approval (${
+            describeRule(decision)
+          }); it has not run yet. Wait for the user's decision before relying on it`,
+        },
+        { ...asked, approval: "pending" },
+        approval,
+      );
     }
     // The ask leaves its record before anyone is asked: a question never answered still shows.
-    await recordDecision(
-      {
-        type: "call",
-        tool: tool.name,
-        source: tool.source,
-        userId,
-        durationMs: 0,
-        isError: true,
-        code: "approval_required",
-        ...asked,
-        approval: "pending",
-      },
+    await recordDecision(tool, {
+      code: "approval_required",
+      settings,
+      userId,
+      fields: { ...asked, approval: "pending" },
       args,
-      { settings, tool, signal: options.signal },
-    );
+      signal: options.signal,
+    });
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const started = performance.now();
     let answer;
@@ -156,54 +172,43 @@ export class PolicyGate {
       }, { signal: options.signal, timeoutMs });
     } catch (error) {
       if (!isToolError(error)) throw error;
-      return await stoppedResult(tool, { code: error.code, text: error.message }, {
-        ...recorded,
-        fields: asked,
-      });
+      return await stop({ code: error.code, text: error.message }, asked);
     }
     if (!answer.approved) {
-      return await stoppedResult(tool, {
+      return await stop({
         code: "permission_denied",
         text: declined(tool.name, answer.reason),
-      }, {
-        ...recorded,
-        fields: { ...asked, approval: "rejected" },
-      });
+      }, { ...asked, approval: "rejected" });
     }
     // What runs is a private copy of the arguments as they are now, and only when it is exactly
     // what the person was shown: arguments changed during the wait, or an answer given for
     // another text, run nothing.
     const now = await argumentsAsShown(parsed, { tool: tool.name, digest: approval.shownDigest });
     if (now === undefined || !answerFits(answer, approval)) {
-      return await stoppedResult(tool, {
+      return await stop({
         code: "permission_denied",
         text: now === undefined
           ? `The arguments of the call to "${tool.name}" changed after they were shown for approval; it did not run. Call it again to ask anew`
           : `The approval names other arguments than the ones shown for this call to "${tool.name}"; it did not run. Call it again to ask anew`,
-      }, { ...recorded, fields: { ...asked, approval: "invalid" } });
+      }, { ...asked, approval: "invalid" });
     }
     // A person's edit replaces the arguments, checked like the model's: schema, then policy.
-    const edited = editedCall(this.init, tool, { answer, args: now });
-    if ("refused" in edited) {
-      return await stoppedResult(tool, edited.refused, {
-        ...recorded,
-        fields: { ...asked, approval: "invalid" },
-      });
-    }
-    const grantId = await lastingGrant(this.init, tool, {
+    const edited = await approvedCall(this.init, tool, {
       answer,
-      args: [parsed, edited.args],
+      args: now,
       decision,
       approvalId: approval.id,
     });
+    if ("refused" in edited) {
+      return await stop(edited.refused, { ...asked, approval: "invalid" });
+    }
     const left = timeoutMs === undefined
       ? undefined
       : Math.max(1, timeoutMs - (performance.now() - started));
     return await run(tool, edited.args, { ...options, timeoutMs: left }, {
       ...asked,
       approval: "approved",
-      ...(grantId === undefined ? {} : { grantId }),
-      ...(edited.args === now ? {} : { argumentsEdited: true as const }),
+      ...edited.fields,
     });
   }
 

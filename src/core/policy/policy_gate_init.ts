@@ -8,31 +8,24 @@ import type { CallLimiter } from "./call_limiter.ts";
 
 /** What every tool set of one router shares for approvals. */
 export interface ApprovalSettings {
-  /** Signs and checks approvals. */
   signer: ApprovalSigner;
   /** Remembers used approval ids. */
   store: KeyValueStore;
   /** How long an approval stays valid, in milliseconds. */
   ttlMs: number;
-  /** The router's handler, when it has one. */
   approve?: ApprovalHandler;
   /** Lasting approvals (`scope: "session"` or `"always"`). */
   grants: GrantStore;
 }
 
-export type { RunTool } from "./run_tool.ts";
-
 /** What a {@linkcode PolicyGate} is built from. */
 export interface PolicyGateInit {
   /** The policies of this request. */
   engine: PolicyEngine;
-  /** Signer, store, lifetime and handler. */
   approvals: ApprovalSettings;
   /** The request's selection, as plain data. */
   selection: ApprovalSelection;
-  /** The request's user. */
   userId?: string;
-  /** The router's call settings. */
   settings: CallSettings;
   /** Counts calls against the policies' limits, when they have any. */
   limiter?: CallLimiter;

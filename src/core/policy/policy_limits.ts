@@ -3,7 +3,6 @@ import { parseRule, type PolicyRule, type PolicyScope } from "./policy_rule.ts";
 
 /** A limit of a policy, checked and parsed. */
 export interface CompiledLimit {
-  /** The policy it belongs to. */
   readonly scope: PolicyScope;
   /** The `match` rule, parsed. */
   readonly rule: PolicyRule;

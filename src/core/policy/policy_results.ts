@@ -1,28 +1,27 @@
-import type { CallSettings, ToolCallEvent, ToolCallResult } from "../tool_call_types.ts";
-import type { HookRecord } from "../hook_record.ts";
+import type {
+  CallDecision,
+  CallOptions,
+  CallSettings,
+  ToolCallEvent,
+  ToolCallResult,
+} from "../tool_call_types.ts";
 import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool, SourceKind } from "../tool_source.ts";
-import { auditEvent, auditRoom } from "../telemetry/call_telemetry.ts";
+import { auditEvent, auditRoom, emitEvent } from "../telemetry/call_telemetry.ts";
+import { errorResult } from "../tool_call.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import type { ApprovalOutcome, PendingApproval, PolicyAction } from "../policy_types.ts";
+import type { PendingApproval, PolicyAction } from "../policy_types.ts";
 
-/** What a call event says about the policy. */
-export interface PolicyEventFields {
-  /** The decision. */
-  decision: PolicyAction;
-  /** The rule that decided (`"default"` when none matched). */
-  rule: string;
-  /** For asks: what became of the approval. */
-  approval?: ApprovalOutcome;
-  /** For asks: the approval's id. */
-  approvalId?: string;
-  /** For asks a grant let run, or an answer made lasting: the grant's id. */
-  grantId?: string;
-  /** For asks: the person edited the arguments. */
-  argumentsEdited?: true;
-  /** What the hooks decided. */
-  hooks?: HookRecord[];
-}
+/** What a call event says about the policy: a decision and its rule, always. */
+export type PolicyEventFields = CallDecision & { decision: PolicyAction; rule: string };
+
+/** Runs a tool through the router's catch boundary (`callTool`), with what the policy decided. */
+export type RunTool = (
+  tool: RoutedTool,
+  args: unknown,
+  options: CallOptions,
+  decision?: PolicyEventFields,
+) => Promise<ToolCallResult>;
 
 /**
  * An error result for a call the policy stopped, with its event and its audit record (after
@@ -44,59 +43,49 @@ export async function stoppedResult(
     signal?: AbortSignal;
   },
 ): Promise<ToolCallResult> {
-  const { code, text } = stop;
-  const result: ToolCallResult = {
-    text,
-    isError: true,
-    code,
-    tool: tool.name,
-    content: [{ type: "text", text }],
-  };
-  if (tool.source !== undefined) result.source = tool.source;
+  const result = errorResult(tool, stop);
   if (context.approval !== undefined) result.approval = context.approval;
   const { settings } = context;
   if (settings.onEvent === undefined && settings.audit === undefined) return result;
-  const event: ToolCallEvent = {
-    type: "call",
-    tool: tool.name,
-    source: tool.source,
-    userId: context.userId,
-    durationMs: 0,
-    isError: true,
-    code,
-    ...context.fields,
-  };
-  await recordDecision(event, context.args, {
-    settings,
-    tool: routedOrUndefined(tool),
-    signal: context.signal,
-  });
-  if (settings.onEvent !== undefined) {
-    try {
-      settings.onEvent(event);
-    } catch {
-      // An observer's failure must not change the result.
-    }
-  }
+  emitEvent(settings, await recordDecision(tool, { ...context, code: stop.code }));
   return result;
 }
 
 /**
- * Writes the audit record of a decision that is not the end of a call (an ask, before the person
- * answers), after waiting for room in the sink like every record.
+ * The event of a decision that ran nothing (a stop, or an ask before the person answers) and its
+ * audit record, written after waiting for room in the sink like every record; a record that found
+ * no room in time is written all the same: what it records did not run.
  *
- * @param event The decision as an event (not sent to `onEvent`: a call has one event).
- * @param context The settings, the tool and the call's signal.
+ * @param decided The code, the decision's fields, who asked with which arguments, the call's signal.
+ * @returns The event (for `onEvent` when it ends the call: a call has one event).
  */
 export async function recordDecision(
-  event: ToolCallEvent,
-  args: unknown,
-  context: { settings: CallSettings; tool?: RoutedTool; signal?: AbortSignal },
-): Promise<void> {
-  if (context.settings.audit === undefined) return;
-  // A record that found no room in time is written all the same: what it records did not run.
-  await auditRoom(context.settings, event.tool, { signal: context.signal });
-  await auditEvent(event, args, context);
+  tool: { name: string; source?: SourceKind },
+  decided: {
+    code: ErrorCode;
+    settings: CallSettings;
+    userId?: string;
+    fields: PolicyEventFields;
+    args?: unknown;
+    signal?: AbortSignal;
+  },
+): Promise<ToolCallEvent> {
+  const { settings, signal } = decided;
+  const event: ToolCallEvent = {
+    type: "call",
+    tool: tool.name,
+    source: tool.source,
+    userId: decided.userId,
+    durationMs: 0,
+    isError: true,
+    code: decided.code,
+    ...decided.fields,
+  };
+  if (settings.audit !== undefined) {
+    await auditRoom(settings, tool.name, { signal });
+    await auditEvent(event, decided.args, { settings, tool: routedOrUndefined(tool) });
+  }
+  return event;
 }
 
 function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedTool | undefined {

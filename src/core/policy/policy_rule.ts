@@ -7,11 +7,9 @@ export type PolicyScope = "router" | "request";
 
 /** The argument part of a rule. */
 export interface RuleSpecifier {
-  /** The specifier as written. */
   readonly text: string;
   /** The argument it reads, in the `KEY=GLOB` form. */
   readonly key?: string;
-  /** The glob. */
   readonly glob: string;
   /** The glob over text (`*` crosses everything). */
   readonly valuePattern: RegExp;

@@ -1,5 +1,5 @@
 import { type ArgumentLimits, parseArguments } from "../parse_arguments.ts";
-import { ToolError } from "../tool_error.ts";
+import { type ErrorCode, isToolError } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 
 const JSON_TYPES: Record<string, (value: unknown) => boolean> = {
@@ -20,34 +20,34 @@ const JSON_TYPES: Record<string, (value: unknown) => boolean> = {
  * The tool still checks the rest when it runs (a function tool's zod schema, an MCP server's own
  * validation), before doing anything.
  *
- * Throws a `ToolError` with code `invalid_arguments` saying what does not fit.
- *
  * @param options The router's argument limits, and who replaced them (for the message).
- * @returns A private copy of the arguments.
+ * @returns A private copy of the arguments, or why they do not fit (`invalid_arguments`).
  */
 export function replacedArguments(
   tool: RoutedTool,
   args: unknown,
   options: { limits?: ArgumentLimits; by: string },
-): Record<string, unknown> {
+): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
+  const refused = (why: string) => ({
+    refused: {
+      code: "invalid_arguments" as const,
+      text: `The arguments ${options.by} gave for "${tool.name}" ${why}; the call did not run`,
+    },
+  });
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
-    throw new ToolError(
-      "invalid_arguments",
-      `The arguments ${options.by} gave for "${tool.name}" are not an object; the call did not run`,
-    );
+    return refused("are not an object");
   }
-  const parsed = parseArguments(args, options.limits);
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseArguments(args, options.limits);
+  } catch (error) {
+    if (!isToolError(error)) throw error;
+    return { refused: { code: error.code, text: error.message } };
+  }
   const copy = JSON.parse(JSON.stringify(parsed)) as Record<string, unknown>;
   const problems = schemaProblems(tool.inputSchema, copy);
-  if (problems.length > 0) {
-    throw new ToolError(
-      "invalid_arguments",
-      `The arguments ${options.by} gave for "${tool.name}" do not fit its schema (${
-        problems.join("; ")
-      }); the call did not run`,
-    );
-  }
-  return copy;
+  if (problems.length > 0) return refused(`do not fit its schema (${problems.join("; ")})`);
+  return { args: copy };
 }
 
 function schemaProblems(

@@ -1,12 +1,13 @@
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
+import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
-import type { PolicyGateInit, RunTool } from "./policy_gate_init.ts";
-import { declined, describeRule, stoppedResult } from "./policy_results.ts";
+import type { PolicyGateInit } from "./policy_gate_init.ts";
+import { declined, describeRule, type RunTool, stoppedResult } from "./policy_results.ts";
 import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
-import { editedCall, lastingGrant } from "./approval_scope.ts";
+import { approvedCall } from "./approval_scope.ts";
 
 /**
  * Settles a pending approval: checks its signature, lifetime, single use, user, tool definition,
@@ -33,9 +34,14 @@ export async function settleApproval(
   const { settings, userId, approvals } = init;
   // A private copy first: what is checked is what runs, whatever the caller does to its object.
   const approval = typeof given === "string" ? given : plainCopy(given);
-  const refuse = (text: string, tool?: RoutedTool) =>
+  // Every stop records the approval as invalid, unless it was the person's rejection.
+  const refuse = (
+    text: string,
+    tool?: RoutedTool,
+    stop: { code?: ErrorCode; approval?: "rejected" } = {},
+  ) =>
     stoppedResult(tool ?? { name: typeof approval === "object" ? String(approval.tool) : "" }, {
-      code: "permission_denied",
+      code: stop.code ?? "permission_denied",
       text,
     }, {
       settings,
@@ -45,17 +51,12 @@ export async function settleApproval(
       fields: {
         decision: "ask",
         rule: typeof approval === "object" ? String(approval.rule) : "",
-        approval: "invalid",
+        approval: stop.approval ?? "invalid",
         ...(typeof approval === "object" && typeof approval.id === "string"
           ? { approvalId: approval.id }
           : {}),
       },
     });
-  if (approval === undefined) {
-    return await refuse(
-      "The approval was changed after it was issued, or another router issued it; nothing ran",
-    );
-  }
   if (typeof approval === "string") {
     return await refuse(
       `Approval ${
@@ -63,7 +64,7 @@ export async function settleApproval(
       } is unknown to this tool set; nothing ran. Pass the approval object itself`,
     );
   }
-  if (!(await approvalIsGenuine(approvals.signer, approval))) {
+  if (approval === undefined || !(await approvalIsGenuine(approvals.signer, approval))) {
     return await refuse(
       "The approval was changed after it was issued, or another router issued it; nothing ran",
     );
@@ -134,41 +135,25 @@ export async function settleApproval(
       tool,
     );
   }
-  const fields = { decision: "ask" as const, rule: approval.rule, approvalId: approval.id };
   if (!answer.approved) {
-    return await stoppedResult(tool, {
-      code: "permission_denied",
-      text: declined(name, answer.reason),
-    }, {
-      settings,
-      userId,
-      args: approval.arguments,
-      signal: context.options.signal,
-      fields: { ...fields, approval: "rejected" },
-    });
+    return await refuse(declined(name, answer.reason), tool, { approval: "rejected" });
   }
-  const edited = editedCall(init, tool, { answer, args: args! });
-  if ("refused" in edited) {
-    return await stoppedResult(tool, edited.refused, {
-      settings,
-      userId,
-      args: approval.arguments,
-      signal: context.options.signal,
-      fields: { ...fields, approval: "invalid" },
-    });
-  }
-  // A grant only for a rule that still asks: a call the policy now allows needs none.
-  const grantId = asked?.action !== "ask" ? undefined : await lastingGrant(init, tool, {
+  const edited = await approvedCall(init, tool, {
     answer,
-    args: [args!, edited.args],
-    decision: asked,
+    args: args!,
+    // A grant only for a rule that still asks: a call the policy now allows needs none.
+    decision: asked?.action === "ask" ? asked : undefined,
     approvalId: approval.id,
   });
+  if ("refused" in edited) {
+    return await refuse(edited.refused.text, tool, { code: edited.refused.code });
+  }
   return await context.run(tool, edited.args, context.options, {
-    ...fields,
+    decision: "ask",
+    rule: approval.rule,
+    approvalId: approval.id,
     approval: "approved",
-    ...(grantId === undefined ? {} : { grantId }),
-    ...(edited.args === args ? {} : { argumentsEdited: true as const }),
+    ...edited.fields,
   });
 }
 
@@ -183,7 +168,7 @@ export async function approvalIsGenuine(
   signer: ApprovalSigner,
   approval: unknown,
 ): Promise<boolean> {
-  return wellFormed(approval) && await signer.verify(approval);
+  return wellFormed(approval) && await signer.verify("approval", approval);
 }
 
 function wellFormed(value: unknown): value is PendingApproval {

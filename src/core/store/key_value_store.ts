@@ -59,13 +59,23 @@ export function incrementBy(options: KeyValueIncrementOptions = {}): number {
   if (!Number.isSafeInteger(by)) {
     throw new RangeError(`Cannot increment by ${by}: pass a safe integer`);
   }
-  const expireIn = options.expireIn;
+  checkExpireIn(options.expireIn);
+  return by;
+}
+
+/**
+ * Checks an `expireIn` the same way in every store: absent, or a positive number of milliseconds
+ * (else a `RangeError`).
+ *
+ * @returns The `expireIn`.
+ */
+export function checkExpireIn(expireIn: number | undefined): number | undefined {
   if (expireIn !== undefined && !(Number.isFinite(expireIn) && expireIn > 0)) {
     throw new RangeError(
       `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
     );
   }
-  return by;
+  return expireIn;
 }
 
 /** One entry listed by {@linkcode KeyValueStore.list}. */

@@ -1,4 +1,5 @@
 import {
+  checkExpireIn,
   incrementBy,
   type KeyValueEntry,
   type KeyValueIncrementOptions,
@@ -112,12 +113,7 @@ export class MemoryStore implements KeyValueStore {
     if (json === undefined) {
       throw new TypeError("Cannot store a value that is not JSON: pass plain data");
     }
-    const expireIn = options.expireIn;
-    if (expireIn !== undefined && !(Number.isFinite(expireIn) && expireIn > 0)) {
-      throw new RangeError(
-        `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
-      );
-    }
+    const expireIn = checkExpireIn(options.expireIn);
     return {
       key: [...key],
       json,

@@ -260,6 +260,15 @@ export function auditEvent(
   });
 }
 
+/** Hands a call's event to the router's `onEvent`, if any: an observer's failure must not change the result. */
+export function emitEvent(settings: CallSettings, event: ToolCallEvent): void {
+  try {
+    settings.onEvent?.(event);
+  } catch {
+    // Ignored, as `ToolRouterOptions.onEvent` says.
+  }
+}
+
 /** Whether the metrics API has no SDK behind it (its no-op meter provider is in place). */
 function metricsAreOff(): boolean {
   if (nothingRegistered()) return true;
