@@ -86,11 +86,20 @@ export class GrantStore {
     userId: string | undefined,
     decision: Pick<PolicyDecision, "rule" | "scope">,
   ): Promise<Grant | undefined> {
+    const entries = await this.#store.list<Grant>([GRANT_PREFIX, userKey(userId)]);
+    if (entries.length === 0) return undefined;
     const hash = await toolHash(tool);
-    return (await this.list({ userId })).find((grant) =>
-      grant.tool === tool.name && grant.source === tool.source && grant.toolHash === hash &&
-      grant.rule === decision.rule && grant.ruleScope === decision.scope && grant.userId === userId
-    );
+    const now = Date.now();
+    for (const { value: grant } of entries) {
+      if (
+        grant === null || typeof grant !== "object" || grant.tool !== tool.name ||
+        grant.source !== tool.source || grant.toolHash !== hash || grant.rule !== decision.rule ||
+        grant.ruleScope !== decision.scope || grant.userId !== userId
+      ) continue;
+      if (grant.scope !== "always" && !(Date.parse(grant.expiresAt ?? "") > now)) continue;
+      if (await this.#signer.verify("grant", grant)) return grant;
+    }
+    return undefined;
   }
 
   /**
