@@ -4,8 +4,6 @@ import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import type { ProgressCall, ProgressListener } from "../calls/progress_tokens.ts";
 import type { Redactor } from "../calls/redactor.ts";
-import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
-import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
@@ -35,12 +33,10 @@ export interface CallingConnection {
   /** A ready client: connects (with backoff) or builds a parked one's client again. */
   readyClient(toolName: string, signal: AbortSignal): Promise<Client>;
   /**
-   * Whether a request failed on a client built from a stale era verdict (not run; the verdict
-   * is forgotten): it is then sent again, as one that was not delivered.
+   * Drops the client when a request on it was not delivered (an expired session, a stale era
+   * verdict, no connection), so the next use opens a new one; `undefined` when it was delivered.
    */
-  staleVerdict(client: Client, error: unknown): boolean;
-  /** Drops a client whose request could not be delivered, so the next use opens a new one. */
-  broken(client: Client, error: Error, retryNow: boolean): Promise<void>;
+  undelivered(client: Client, error: unknown): Promise<void> | undefined;
   /** Answers a server's input request on behalf of one call (see `ServerConnection`). */
   answerInput(
     call: ToolContext | undefined,
@@ -107,12 +103,9 @@ export async function callGuarded(
       } catch (error) {
         // The caller's own cancellation, not our deadline (see `readyFailed`).
         if (context.signal.aborted) throw aborted(context.signal, toolName, error);
-        const cause = (error as ToolError).cause;
-        const expired = cause instanceof SessionExpiredError ||
-          connection.staleVerdict(client, cause);
-        const notSent = expired || cause instanceof RequestNotDeliveredError;
-        if (notSent) await connection.broken(client, cause as Error, expired);
-        if (notSent && attempt === 0 && !signal.aborted) continue;
+        const dropped = connection.undelivered(client, (error as ToolError).cause);
+        if (dropped !== undefined) await dropped;
+        if (dropped !== undefined && attempt === 0 && !signal.aborted) continue;
         throw connection.redactor.toolError(error);
       }
     }
@@ -150,10 +143,9 @@ export async function readyFailed(
   const { context, toolName, options, error } = call;
   if (context.signal.aborted) throw aborted(context.signal, toolName, error);
   const cause = error.cause;
-  const expired = cause instanceof SessionExpiredError ||
-    connection.staleVerdict(call.client, cause);
-  if (expired || cause instanceof RequestNotDeliveredError) {
-    await connection.broken(call.client, cause as Error, expired);
+  const dropped = connection.undelivered(call.client, cause);
+  if (dropped !== undefined) {
+    await dropped;
     return NOT_SENT;
   }
   if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {
