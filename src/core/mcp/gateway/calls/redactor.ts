@@ -2,6 +2,7 @@ import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContent } from "../../../tool_output.ts";
 import type { ToolLogEntry, ToolProgress } from "../../../tool_source.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
+import type { McpResultParts } from "../../mcp_call.ts";
 import { configSecrets, withSecrets } from "./connection_secrets.ts";
 
 /**
@@ -65,7 +66,7 @@ export class Redactor {
    * @param result The result's content blocks and structured content.
    * @returns The same result, or a redacted copy.
    */
-  result<T extends ResultParts>(result: T): T {
+  result<T extends McpResultParts>(result: T): T {
     const secrets = this.secrets();
     return secrets.length === 0 ? result : redactResult(result, secrets);
   }
@@ -152,14 +153,6 @@ export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogE
   return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
 }
 
-/** What a model (or a host showing a result) can see of a tool result. */
-export interface ResultParts {
-  /** The content blocks. */
-  readonly content: readonly ToolContent[];
-  /** The structured result, when any. */
-  readonly structuredContent?: Record<string, unknown>;
-}
-
 const REDACTED = "[redacted]";
 
 /**
@@ -180,7 +173,7 @@ const REDACTED = "[redacted]";
  * @param secrets The secrets, longest first, each non-empty.
  * @returns The same result, or a copy with the secrets replaced.
  */
-export function redactResult<T extends ResultParts>(result: T, secrets: readonly string[]): T {
+export function redactResult<T extends McpResultParts>(result: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return result;
   const { content, structuredContent } = result;
   try {
