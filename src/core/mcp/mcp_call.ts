@@ -86,11 +86,27 @@ export async function callMcpToolOutput(
   call: McpToolCall,
   options: McpCallOptions = {},
 ): Promise<ToolOutput> {
-  const { toolName, context } = call;
+  const { toolName, args, context } = call;
+  // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
+  const params = {
+    name: toolName,
+    arguments: args,
+    ...(context.trace === undefined ? {} : { _meta: { ...context.trace } }),
+  };
+  const onProgress = context.onProgress;
   let result: unknown;
   try {
-    const request = toolCallRequest(call, options);
-    result = await client.callTool(request.params, request.options);
+    result = await client.callTool(params, {
+      signal: context.signal,
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeout: options.maxTotalTimeoutMs,
+      // A progress token only with a listener.
+      onprogress: onProgress === undefined || onProgress === ignoreProgress
+        ? onProgress
+        : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
+      ...(options.toolDefinition === undefined ? {} : { toolDefinition: options.toolDefinition }),
+    });
   } catch (error) {
     throw mcpErrorToToolError(error, { toolName, signal: context.signal });
   }
@@ -105,43 +121,6 @@ export interface McpToolCall {
   args: Record<string, unknown>;
   /** The call's signal, progress listener and trace context. */
   context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal };
-}
-
-/** The params and request options of one `tools/call` (see {@linkcode toolCallRequest}). */
-export interface ToolCallRequest {
-  /** The request's params: name, arguments, and the caller's trace context in `_meta`. */
-  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> };
-  /** Deadline, signal and progress listener. */
-  options: McpCallRequestOptions;
-}
-
-/**
- * Makes the params and request options of one `tools/call`: the caller's trace context travels
- * in `_meta` (W3C traceparent / tracestate / baggage), a progress token only with a listener.
- *
- * @param call The tool's name on the server, the arguments, and the call's signal, progress
- *   listener and trace context.
- * @param options Deadline.
- * @returns The params and options.
- */
-export function toolCallRequest(call: McpToolCall, options: McpCallOptions): ToolCallRequest {
-  const { toolName, args, context } = call;
-  const params: ToolCallRequest["params"] = { name: toolName, arguments: args };
-  if (context.trace !== undefined) params._meta = { ...context.trace };
-  const onProgress = context.onProgress;
-  return {
-    params,
-    options: {
-      signal: context.signal,
-      timeout: options.timeoutMs,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeout: options.maxTotalTimeoutMs,
-      onprogress: onProgress === undefined || onProgress === ignoreProgress
-        ? onProgress
-        : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
-      ...(options.toolDefinition === undefined ? {} : { toolDefinition: options.toolDefinition }),
-    },
-  };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   NOT_SENT,
   readyFailed,
   type ToolCall,
+  withDefinition,
 } from "./guarded_call.ts";
 import type { ToolError } from "../../../tool_error.ts";
 import { callMcpToolOutput } from "../../mcp_call.ts";
@@ -147,7 +148,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   async #callReady(call: ToolCall & { client: Client }): Promise<ToolOutput | typeof NOT_SENT> {
     const { client, toolName, args, context } = call;
     const options = this.callOptions(context.timeoutMs);
-    const definition = this.index.withOutput.get(toolName);
     try {
       return await callMcpToolOutput(client, {
         toolName,
@@ -162,7 +162,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
           }),
           trace: context.trace,
         },
-      }, definition === undefined ? options : { ...options, toolDefinition: definition });
+      }, withDefinition(this.index, toolName, options));
     } catch (error) {
       return await readyFailed(this, { ...call, options, error: error as ToolError });
     }
