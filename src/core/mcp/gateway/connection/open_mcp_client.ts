@@ -1,6 +1,6 @@
 import { abortable } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
-import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
+import type { McpOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
@@ -64,7 +64,7 @@ export interface OpenClientSettings {
   /** Answers elicitation requests; declares the capability when set. */
   onElicitation?: McpGatewayOptions["onElicitation"];
   /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
-  oauth?: ConnectionOAuth;
+  oauth?: Pick<McpOAuth, "fetchFor" | "secrets">;
   /** Declares the elicitation capability so calls can relay requests (see `ClientRoutes`). */
   relayElicitation?: boolean;
   /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
