@@ -51,8 +51,6 @@ export function safeRemoteText(text: string, max: number): string {
   } […truncated by toolroute: ${escaped.length} characters, first ${max} shown]`;
 }
 
-export { MAX_REMOTE_DEPTH };
-
 /**
  * Escapes the text of a remote tool result: a string; or every string of a result object's
  * content blocks (a text block's `text`, an embedded resource's `text` and `uri`, a resource
