@@ -4,37 +4,11 @@ import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
 import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
-import type { CallToolResult, McpTool } from "./mcp_sdk_types.ts";
+import type { CallToolResult, Client, McpTool } from "./mcp_sdk_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
 
-/** What a tool call needs of a client: the SDK's `Client`. */
-export interface McpToolCaller {
-  /** Sends `tools/call` and returns the result. */
-  callTool(
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    options: McpCallRequestOptions,
-  ): Promise<unknown>;
-}
-
-/** The request options of {@linkcode McpToolCaller} (a subset of the SDK's). */
-export interface McpCallRequestOptions {
-  /** Ends the request. */
-  signal?: AbortSignal;
-  /** The request deadline. */
-  timeout?: number;
-  /** Whether progress restarts the deadline. */
-  resetTimeoutOnProgress?: boolean;
-  /** The hard deadline when progress restarts it. */
-  maxTotalTimeout?: number;
-  /** Receives progress; a progress token is sent only with it. */
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /**
-   * The tool's definition as listed: the SDK client validates the result's structured content
-   * against its `outputSchema` (the client lists tools page by page here, so its own list cache,
-   * which it would read otherwise, stays empty).
-   */
-  toolDefinition?: McpTool;
-}
+/** What a tool call needs of a client: the SDK's `Client` (a type only: no SDK code here). */
+type McpToolCaller = Pick<Client, "callTool">;
 
 /** Options of one MCP tool call. */
 export interface McpCallOptions {
