@@ -3,26 +3,18 @@ import type { ToolContext } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import type { ProgressCall, ProgressListener } from "../calls/progress_tokens.ts";
-import type { Redactor } from "../calls/redactor.ts";
-import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
+import { callMcpToolOutput, type McpCallOptions, type McpToolCall } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
+import type { ConnectionLifecycle } from "./connection_lifecycle.ts";
 import type { ToolListIndex } from "./tool_list_cache.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 
-/** What a call needs of its connection (a `ServerConnection` gives it itself). */
-export interface CallingConnection {
-  /** The deadlines of calls without their own. */
-  readonly settings: {
-    serverId: string;
-    userId?: string;
-    requestTimeoutMs: number;
-    maxTotalTimeoutMs?: number;
-  };
-  /** Keeps the connection's credentials out of errors. */
-  readonly redactor: Redactor;
-  /** The listed tools' index (their output schemas are validated). */
-  readonly index: ToolListIndex;
+/**
+ * What a call needs of its connection: a `ServerConnection` (named by its base and the call
+ * methods it adds, since `server_connection.ts` imports this file).
+ */
+export interface CallingConnection extends ConnectionLifecycle {
   /** The progress listener to give a call (a token is sent exactly when it is defined). */
   progressListener(toolName: string, call: ProgressCall): ProgressListener | undefined;
   /**
@@ -30,13 +22,6 @@ export interface CallingConnection {
    * object per connection for calls without a deadline of their own).
    */
   callOptions(ownTimeoutMs: number | undefined): CallDefaults;
-  /** A ready client: connects (with backoff) or builds a parked one's client again. */
-  readyClient(toolName: string, signal: AbortSignal): Promise<Client>;
-  /**
-   * Drops the client when a request on it was not delivered (an expired session, a stale era
-   * verdict, no connection), so the next use opens a new one; `undefined` when it was delivered.
-   */
-  undelivered(client: Client, error: unknown): Promise<void> | undefined;
   /** Answers a server's input request on behalf of one call (see `ServerConnection`). */
   answerInput(
     call: ToolContext | undefined,
@@ -51,14 +36,7 @@ export type CallDefaults = Readonly<
 >;
 
 /** One tool call. */
-export interface ToolCall {
-  /** The tool's name on the server. */
-  toolName: string;
-  /** The arguments. */
-  args: Record<string, unknown>;
-  /** The call's signal, deadline and listeners. */
-  context: ToolContext;
-}
+export type ToolCall = McpToolCall & { context: ToolContext };
 
 /** What a ready call returns when its request could not be delivered (see `readyFailed`). */
 export const NOT_SENT: unique symbol = Symbol("not sent");
