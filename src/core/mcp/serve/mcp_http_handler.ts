@@ -8,7 +8,7 @@ import {
 } from "./_request_guard.ts";
 import { sha256Hex } from "../../sha256_hex.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
-import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
+import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
 import { ModernEndpoint } from "./_modern_endpoint.ts";
@@ -222,7 +222,10 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
         headers: { "www-authenticate": 'Bearer realm="toolroute"' },
       });
     }
-    if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
+    if (request.method === "POST" && await isJsonRpcBatch(request)) {
+      // -32600 (invalid request): MCP 2025-06-18 removed batches.
+      return jsonRpcErrorResponse(400, BATCH_MESSAGE, { code: -32600 });
+    }
     const auth = user === undefined
       ? undefined
       : { token: "", clientId: user, scopes: [], extra: { userId: user } };
