@@ -124,8 +124,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   /** Lets go of what the calls keep between them (rebuilt on the next call). */
   protected parked(): void {}
 
-  /** The settings (for the call modules, see `CallingConnection`). */
-  get settings(): ConnectionSettings {
+  /** The settings (for the listing and the call modules, see `CallingConnection`). */
+  override get settings(): ConnectionSettings {
     return this.#s;
   }
 
@@ -373,10 +373,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   protected holds(client: Client): boolean {
     return this.client === client;
-  }
-
-  protected get listSettings(): ConnectionSettings {
-    return this.#s;
   }
 
   protected listChanged(tools: number): void {

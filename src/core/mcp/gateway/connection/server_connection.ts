@@ -205,12 +205,11 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    this.inFlight++;
+    const release = this.hold();
     try {
       return await sendUpstreamRequest(this, { method, params, signal });
     } finally {
-      this.inFlight--;
-      this.lastUsedAt = Math.floor(performance.now());
+      release();
     }
   }
 

@@ -48,7 +48,7 @@ export abstract class ToolListCache {
     client: () => Promise<Client>,
     signal?: AbortSignal,
   ): Promise<readonly McpTool[]> {
-    const ttl = this.listSettings.toolListTtlMs;
+    const ttl = this.settings.toolListTtlMs;
     if (ttl !== undefined && performance.now() - this.#listedAt >= ttl) {
       const refresh = client().then((ready) => this.refresh(ready, false));
       await (signal === undefined ? refresh : abortable(refresh, signal));
@@ -65,7 +65,7 @@ export abstract class ToolListCache {
   protected abstract holds(client: Client): boolean;
 
   /** The listing's deadline and the shared definitions. */
-  protected abstract get listSettings(): ToolListSettings;
+  abstract get settings(): ToolListSettings;
 
   /** Keeps the connection's credentials out of what it lists. */
   abstract get redactor(): Redactor;
@@ -80,7 +80,7 @@ export abstract class ToolListCache {
    * @returns The tools (not kept yet: see `keep`).
    */
   protected async listOf(client: Client): Promise<readonly McpTool[]> {
-    const { connectTimeoutMs, toolDefinitions } = this.listSettings;
+    const { connectTimeoutMs, toolDefinitions } = this.settings;
     const listed = await listAllTools(toolPagesOf(client), { timeoutMs: connectTimeoutMs });
     // Without the connection's credentials, as its results: a definition reaches every model
     // this server's tools are shown to (a global server's, every user's).
