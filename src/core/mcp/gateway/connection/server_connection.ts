@@ -25,8 +25,6 @@ import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 import { ConnectionLifecycle } from "./connection_lifecycle.ts";
 
-export type { ConnectionSettings } from "./connection_settings.ts";
-
 /**
  * One lazy connection to one MCP server (for one user, or global): its calls and requests, made
  * on the client its {@linkcode ConnectionLifecycle} keeps (connecting, reconnecting with backoff,
