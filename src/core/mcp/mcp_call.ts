@@ -91,7 +91,6 @@ export async function callMcpToolOutput(
 export interface McpToolCall {
   /** The tool's name on the server. */
   toolName: string;
-  /** The arguments. */
   args: Record<string, unknown>;
   /** The call's signal, progress listener and trace context. */
   context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal };

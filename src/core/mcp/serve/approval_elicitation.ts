@@ -37,8 +37,6 @@ export async function callWithElicitation(
 /**
  * Turns an `approval_required` result into the text for a client that cannot be asked (no
  * elicitation declared); any other result is returned as it is.
- *
- * @param result The call's result.
  */
 export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult {
   if (result.code !== "approval_required") return result;

@@ -20,7 +20,6 @@ export class Redactor {
   /**
    * Collects the secrets of a config.
    *
-   * @param config The server's config.
    * @param more Secrets that change (OAuth tokens), read on each use.
    */
   constructor(config: McpServerConfig, more?: () => readonly string[]) {
@@ -52,7 +51,6 @@ export class Redactor {
   /**
    * Returns the text with every secret replaced by `[redacted]`.
    *
-   * @param text The text.
    * @returns The redacted text.
    */
   text(text: string): string {
@@ -76,7 +74,6 @@ export class Redactor {
    * (a log message's data, an input request's schema): a copy where something was replaced, else
    * the value itself.
    *
-   * @param value The value.
    * @returns The value, redacted.
    * @throws ToolError when it is nested too deeply to be checked.
    */
@@ -115,8 +112,6 @@ export class Redactor {
  * A call's progress listener that gets each message without the connection's credentials
  * (`undefined` stays `undefined`: a call without a listener carries no progress token).
  *
- * @param redactor The connection's redactor.
- * @param onProgress The call's listener.
  * @returns The listener to hand on.
  */
 export function redactedProgress(
@@ -136,7 +131,6 @@ export function redactedProgress(
  * A server's log message without the connection's credentials, in its logger's name and its
  * data; data nested too deeply to be checked is withheld.
  *
- * @param redactor The connection's redactor.
  * @param entry The message.
  * @returns The message to hand on (the same object when nothing was replaced).
  */
@@ -203,7 +197,6 @@ export function redactResult<T extends McpResultParts>(result: T, secrets: reado
 /**
  * Returns the text with every secret replaced by `[redacted]`.
  *
- * @param text The text.
  * @param secrets The secrets, longest first (a bearer before its token).
  * @returns The same text, or the redacted one.
  */

@@ -146,7 +146,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     return this.#s.config;
   }
 
-  /** The state. */
   get state(): McpConnectionState {
     return this.#state;
   }

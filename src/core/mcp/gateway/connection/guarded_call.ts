@@ -46,7 +46,6 @@ export const NOT_SENT: unique symbol = Symbol("not sent");
  * (server down, session expired) reconnects with backoff and is sent again, once; a call that was
  * delivered is never sent twice.
  *
- * @param connection The connection.
  * @param call The call; `firstAttempt` 1 when it was tried once already (on a ready client).
  * @returns The result.
  */
@@ -110,7 +109,6 @@ export function withDefinition<T extends object>(
  * when the request was not delivered, a timeout naming the deadline that passed, or the error
  * with the connection's credentials redacted (thrown).
  *
- * @param connection The connection.
  * @param call The call, its client and options, and what it threw.
  * @returns `NOT_SENT`, or throws.
  */

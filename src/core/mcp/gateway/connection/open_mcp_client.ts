@@ -41,11 +41,9 @@ export type TransportKind = "http" | "sse" | "custom";
 
 /** What opening one client needs. */
 export interface OpenClientSettings {
-  /** The server id. */
   serverId: string;
   /** The user, for per-user servers. */
   userId?: string;
-  /** The server's config. */
   config: McpServerConfig;
   /** Deadline of transport start and `initialize`. */
   connectTimeoutMs: number;
@@ -53,7 +51,6 @@ export interface OpenClientSettings {
   maxResponseBytes: number;
   /** The fetch of HTTP transports. */
   fetch?: typeof fetch;
-  /** The host allowlist. */
   allowedHosts?: readonly string[];
   /** The validator of structured output. */
   jsonSchemaValidator?: McpJsonSchemaValidator;
@@ -107,7 +104,6 @@ export interface OpenClientOptions {
 export interface OpenedClient {
   /** The client, initialised. */
   client: Client;
-  /** The transport kind that worked. */
   kind: TransportKind;
   /** The protocol era it speaks: `"modern"` (2026-07-28) or `"legacy"` (2025). */
   era: ProtocolEra;

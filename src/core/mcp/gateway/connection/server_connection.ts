@@ -193,7 +193,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    * and from errors, as from a call's. A list of a feature the server did not declare answers
    * empty; any other request for it fails.
    *
-   * @param method The request.
    * @param params Its parameters.
    * @param signal Aborts the request.
    * @returns The server's answer.

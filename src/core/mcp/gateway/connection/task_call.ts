@@ -19,7 +19,6 @@ import { type CreatedTask, ModernTaskSchema } from "./task_answers.ts";
  * same task, so a reconnect does not start the work again. An abort cancels the task on the
  * server, best effort.
  *
- * @param connection The connection.
  * @param call The call; with `created`, the handle a modern server answered it with.
  * @returns The tool's result.
  */

@@ -76,7 +76,6 @@ export abstract class ToolListCache {
   /**
    * Lists a client's tools, shared by content with the gateway's other connections.
    *
-   * @param client The client.
    * @returns The tools (not kept yet: see `keep`).
    */
   protected async listOf(client: Client): Promise<readonly McpTool[]> {
@@ -90,8 +89,6 @@ export abstract class ToolListCache {
 
   /**
    * Keeps a listed tool list as the current one.
-   *
-   * @param tools The tools.
    */
   protected keep(tools: readonly McpTool[]): void {
     this.tools = tools;

@@ -5,9 +5,7 @@ import type { CallingConnection } from "./guarded_call.ts";
 
 /** One resources, prompts or completion request. */
 export interface UpstreamRequest {
-  /** The method. */
   method: UpstreamMethod;
-  /** Its parameters. */
   params: Record<string, unknown>;
   /** Aborts the request. */
   signal: AbortSignal;
@@ -19,8 +17,6 @@ export interface UpstreamRequest {
  * errors, as from a call's. A list of a feature the server did not declare answers empty; any
  * other request for it fails.
  *
- * @param connection The connection.
- * @param request The request.
  * @returns The server's answer.
  */
 export async function sendUpstreamRequest(

@@ -26,15 +26,12 @@ export class SessionExpiredError extends Error {
 
 /** Options of {@linkcode HttpClientTransport}. */
 export interface HttpClientTransportOptions {
-  /** The MCP endpoint. */
   url: URL;
   /** Headers of every request, for this connection only. */
   headers?: Record<string, string>;
   /** Streamable HTTP or the older HTTP+SSE transport. */
   kind: "http" | "sse";
-  /** The fetch to use. */
   fetch?: typeof fetch;
-  /** The host allowlist. */
   allowedHosts?: readonly string[];
   /** Most bytes of one response body. */
   maxBodyBytes: number;

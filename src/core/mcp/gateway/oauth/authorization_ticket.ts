@@ -8,7 +8,6 @@ interface TicketRecord {
   state: string;
   /** The user (`""` for none). */
   user: string;
-  /** The server id. */
   serverId: string;
 }
 

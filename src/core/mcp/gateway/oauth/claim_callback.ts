@@ -6,7 +6,6 @@ import { sha256Hex } from "../../../sha256_hex.ts";
 export interface ClaimSettings {
   /** The store of pending authorizations. */
   store: KeyValueStore;
-  /** The redirect URI. */
   redirect: URL;
   /** How long a used `state` is remembered. */
   stateTtlMs: number;

@@ -117,7 +117,6 @@ export class OAuthSession {
     return tokens?.access_token;
   }
 
-  /** The server id. */
   get serverId(): string {
     return this.#s.serverId;
   }

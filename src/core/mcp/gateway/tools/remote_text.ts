@@ -28,7 +28,6 @@ export function escapeUnsafeChars(text: string): string {
 /**
  * Whether text holds a character {@linkcode escapeUnsafeChars} escapes.
  *
- * @param text The text.
  * @returns `true` when it does.
  */
 export function hasUnsafeChars(text: string): boolean {

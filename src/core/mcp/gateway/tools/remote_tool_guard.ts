@@ -19,17 +19,11 @@ export const REMOTE_TEXT_DEFAULTS: RemoteTextLimits = Object.freeze({
 
 /** A remote tool as the server lists it (the fields toolroute passes on). */
 export interface ListedTool {
-  /** The name. */
   name: string;
-  /** The title. */
   title?: string;
-  /** The description. */
   description?: string;
-  /** The input schema. */
   inputSchema?: unknown;
-  /** The output schema. */
   outputSchema?: unknown;
-  /** The annotations. */
   annotations?: unknown;
   /** Metadata for clients (MCP Apps' `ui`, vendor keys). */
   _meta?: unknown;
