@@ -1,6 +1,5 @@
 import { upstreamRateLimit } from "./upstream_rate_limit.ts";
 import { ToolError } from "../tool_error.ts";
-import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
 import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
@@ -146,31 +145,6 @@ export function toolOutputOf(
     output.isError = true;
   }
   return toolOutput(output);
-}
-
-/**
- * Calls a tool over an MCP client and returns its text (see {@linkcode contentText}), converting
- * errors, error results included, to `ToolError`s.
- *
- * @param client The connected client.
- * @param call The tool's name on the server (`toolName`), the arguments (`args`), and the call's
- *   signal and progress listener (`context`).
- * @param options Deadline and result size.
- * @returns The result text.
- */
-export async function callMcpTool(
-  client: McpToolCaller,
-  call: McpToolCall & { context: ToolContext },
-  options: McpCallOptions = {},
-): Promise<string> {
-  const output = await callMcpToolOutput(client, call, options);
-  let text = contentText(output.content, output.structuredContent);
-  if (options.maxResultChars !== undefined) text = truncateMiddle(text, options.maxResultChars);
-  if (output.isError) {
-    const message = text || `Tool "${call.toolName}" reported an error without a message`;
-    throw new ToolError("tool_error", message);
-  }
-  return text;
 }
 
 /**
