@@ -1,5 +1,5 @@
 import { abortable } from "@std/async";
-import { listAllTools, toolPagesOf } from "../../list_all_tools.ts";
+import { listAllTools } from "../../list_all_tools.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import type { Redactor } from "../calls/redactor.ts";
@@ -80,7 +80,7 @@ export abstract class ToolListCache {
    */
   protected async listOf(client: Client): Promise<readonly McpTool[]> {
     const { connectTimeoutMs, toolDefinitions } = this.settings;
-    const listed = await listAllTools(toolPagesOf(client), { timeoutMs: connectTimeoutMs });
+    const listed = await listAllTools(client, { timeoutMs: connectTimeoutMs });
     // Without the connection's credentials, as its results: a definition reaches every model
     // this server's tools are shown to (a global server's, every user's).
     const tools = this.redactor.value(listed);
