@@ -8,7 +8,8 @@ import type {
 } from "../../tool_source.ts";
 import type { CallToolResult, ServerContext } from "../mcp_sdk.ts";
 import {
-  callWithElicitation,
+  cannotAsk,
+  elicitationApprover,
   type ElicitationCapability,
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
@@ -96,7 +97,14 @@ export async function servedCall(
         capability,
       },
     })
-    : await callWithElicitation(toolSet, call, { capability, extra: eliciting });
+    // A policy's ask becomes a form-mode elicitation to this client when it declared elicitation.
+    : cannotAsk(
+      await toolSet.call(name, call.args, {
+        ...call.options,
+        approve: elicitationApprover(capability, eliciting),
+      }),
+      name,
+    );
   if ("resultType" in answer) return answer as unknown as CallToolResult;
   // The call listed more tools (a search, or the first cut result's read_result): tell this
   // client on this request's stream, in both eras, so it lists them (a client that drops
