@@ -52,7 +52,6 @@ export function ignoreProgress(): void {}
  * @param call The tool's name on the server (`toolName`), the arguments (`args`), and the call's
  *   signal and progress listener (`context`).
  * @param options Deadline and result size.
- * @returns The tool output.
  */
 export async function callMcpToolOutput(
   client: McpToolCaller,
@@ -103,7 +102,6 @@ export interface McpToolCall {
  * @param value The result.
  * @param toolName The tool's name on the server.
  * @param options Result size and redaction.
- * @returns The tool output.
  */
 export function toolOutputOf(
   value: unknown,
@@ -153,7 +151,6 @@ export function toolOutputOf(
  * @param error What was thrown.
  * @param call The tool's name on the server (`toolName`), and the call's `signal`, whose reason
  *   wins when it aborted.
- * @returns The tool error.
  */
 export function mcpErrorToToolError(
   error: unknown,

@@ -50,8 +50,6 @@ export class Redactor {
 
   /**
    * Returns the text with every secret replaced by `[redacted]`.
-   *
-   * @returns The redacted text.
    */
   text(text: string): string {
     return redactText(text, this.secrets());
@@ -131,7 +129,6 @@ export function redactedProgress(
  * A server's log message without the connection's credentials, in its logger's name and its
  * data; data nested too deeply to be checked is withheld.
  *
- * @param entry The message.
  * @returns The message to hand on (the same object when nothing was replaced).
  */
 export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogEntry {

@@ -169,7 +169,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * waits for its next attempt, so exposure never waits out a backoff.
    *
    * @param signal Ends the wait (the connection attempt goes on for other callers).
-   * @returns The tools.
    */
   async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
     const release = this.hold();
@@ -228,7 +227,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    *
    * @param toolName The tool or method, for errors.
    * @param signal Ends the wait.
-   * @returns The client.
    */
   async readyClient(toolName: string, signal: AbortSignal): Promise<Client> {
     for (let tries = 1;; tries++) {

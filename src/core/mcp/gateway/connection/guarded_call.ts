@@ -47,7 +47,6 @@ export const NOT_SENT: unique symbol = Symbol("not sent");
  * delivered is never sent twice.
  *
  * @param call The call; `firstAttempt` 1 when it was tried once already (on a ready client).
- * @returns The result.
  */
 export async function callGuarded(
   connection: CallingConnection,

@@ -196,7 +196,6 @@ function httpTransport(
  * is and which era to speak (a changed URL, command or `protocol` asks again).
  *
  * @param settings The connection's settings.
- * @returns The key.
  */
 export function eraKey(
   settings: Pick<OpenClientSettings, "serverId" | "userId" | "config">,

@@ -83,7 +83,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    * object, made once, for every call without a deadline of its own.
    *
    * @param ownTimeoutMs The call's own deadline, if any.
-   * @returns The options.
    */
   callOptions(ownTimeoutMs: number | undefined): CallDefaults {
     if (ownTimeoutMs === undefined && this.#callDefaults !== undefined) return this.#callDefaults;
@@ -231,7 +230,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    *
    * @param call The call the request belongs to, or `undefined` when none can be told.
    * @param asked The request and the signal that ends it.
-   * @returns The answer.
    */
   async answerInput(
     call: ToolContext | undefined,

@@ -42,7 +42,6 @@ export abstract class ToolListCache {
    *
    * @param client The client to list on (a parked connection builds one again).
    * @param signal Ends the wait (the listing goes on).
-   * @returns The tools.
    */
   protected async current(
     client: () => Promise<Client>,
@@ -157,7 +156,6 @@ const EMPTY: ToolListIndex = Object.freeze({
  * The index of a tool list, made once per list object (lists are shared between the connections
  * of a gateway, see `SharedToolDefinitions`).
  *
- * @param tools The list.
  * @returns Its index.
  */
 function toolListIndex(tools: readonly McpTool[]): ToolListIndex {

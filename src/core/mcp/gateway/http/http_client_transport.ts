@@ -366,7 +366,6 @@ const MIN_SWEEP = 8;
  * browsers, Node.js) reading a signal never throws and the fetch is called unchanged.
  *
  * @param base The fetch to wrap. Default: the global `fetch`, looked up on each call.
- * @returns The wrapped fetch.
  */
 export function requestScopedFetch(base?: typeof fetch): typeof fetch {
   return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {

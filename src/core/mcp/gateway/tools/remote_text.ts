@@ -168,7 +168,6 @@ function setOwn(record: Record<string, unknown>, key: string, value: unknown) {
  * stays).
  *
  * @param pending The remote call's result.
- * @returns The escaped result.
  */
 export function escapedResult<T>(pending: Promise<T>): Promise<T> {
   // One reaction on the call's promise, no async frame or closure of its own (every call).
