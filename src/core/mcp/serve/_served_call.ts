@@ -204,11 +204,9 @@ function traceOf(
   meta: Record<string, unknown> | undefined,
   requestId: string | number,
 ): { traceparent?: string; tracestate?: string; baggage?: string; toolCallId: string } {
-  const { traceparent, tracestate, baggage } = meta ?? {};
-  return {
-    ...(typeof traceparent === "string" ? { traceparent } : {}),
-    ...(typeof tracestate === "string" ? { tracestate } : {}),
-    ...(typeof baggage === "string" ? { baggage } : {}),
-    toolCallId: String(requestId),
-  };
+  const trace: ReturnType<typeof traceOf> = { toolCallId: String(requestId) };
+  for (const key of ["traceparent", "tracestate", "baggage"] as const) {
+    if (typeof meta?.[key] === "string") trace[key] = meta[key];
+  }
+  return trace;
 }

@@ -238,17 +238,16 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       ? await handleStateless(request, auth)
       : await sessions.handle(request, user, auth);
   }
-  Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
-  Object.defineProperty(handler, "close", {
-    value: async () => void await Promise.all([sessions.close(), modern.close()]),
-  });
-  Object.defineProperty(handler, "notifyToolListChanged", {
-    value: async (userId?: string) => {
-      modern.notifyToolListChanged(userId);
-      await sessions.notifyToolListChanged(userId);
+  return Object.defineProperties(handler, {
+    sessionCount: { get: () => sessions.size },
+    close: { value: async () => void await Promise.all([sessions.close(), modern.close()]) },
+    notifyToolListChanged: {
+      value: async (userId?: string) => {
+        modern.notifyToolListChanged(userId);
+        await sessions.notifyToolListChanged(userId);
+      },
     },
-  });
-  return handler as McpHttpHandler;
+  }) as McpHttpHandler;
 }
 
 function digestTokens(
