@@ -166,9 +166,10 @@ export class McpOAuth {
    */
   waiting(userId?: string): { serverId: string; authorizationUrl: string }[] {
     const waiting = new Map<string, string>();
-    for (const session of this.#sessions.values()) {
+    for (const [key, session] of this.#sessions) {
+      const [user, serverId] = JSON.parse(key) as [string, string];
       const url = session.authorizationUrl;
-      if (session.user === (userId ?? "") && url !== undefined) waiting.set(session.serverId, url);
+      if (user === (userId ?? "") && url !== undefined) waiting.set(serverId, url);
     }
     return [...waiting].map(([serverId, authorizationUrl]) => ({ serverId, authorizationUrl }));
   }
