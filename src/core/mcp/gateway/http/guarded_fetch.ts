@@ -77,11 +77,8 @@ export class GuardedFetch {
     // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
     // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
     if (json || type.includes("application/json")) return await this.#readJson(response, ids);
-    return new Response(this.#own(response.body, ids), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    // The response itself as the init: its status, status text and headers.
+    return new Response(this.#own(response.body, ids), response);
   };
 
   /** Sends a request with the host check and redirect refusal; the body is bounded by the caller. */
@@ -167,11 +164,7 @@ export class GuardedFetch {
       throw new TooLargeError(max);
     }
     if (ids !== undefined) this.#options.onWholeJson?.(ids);
-    return new Response(body as Uint8Array<ArrayBuffer>, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return new Response(body as Uint8Array<ArrayBuffer>, response);
   }
 
   /** Tells which requests a body cut at the limit carried, when they are asked for. */
