@@ -7,8 +7,7 @@ import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
 // deno-lint-ignore no-control-regex
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
-// deno-lint-ignore no-control-regex
-const UNSAFE_ONE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+const UNSAFE_ONE = new RegExp(UNSAFE.source);
 
 /**
  * Shows control and bidi characters of remote text escaped (`\u001B`, `\u202E`), so a remote
@@ -175,18 +174,14 @@ export function escapedResult<T>(pending: Promise<T>): Promise<T> {
 }
 
 function rethrowEscaped(error: unknown): never {
-  throw escapedError(error);
-}
-
-function escapedError(error: unknown): unknown {
   if (isToolError(error)) {
-    return new ToolError(error.code, escapeUnsafeChars(error.message), {
+    throw new ToolError(error.code, escapeUnsafeChars(error.message), {
       cause: error,
       retryAfterMs: error.retryAfterMs,
     });
   }
   if (error instanceof Error) error.message = escapeUnsafeChars(error.message);
-  return error;
+  throw error;
 }
 
 /** Most questions one remote call may put to the person; past it they are cancelled unasked. */
