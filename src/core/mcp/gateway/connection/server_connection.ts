@@ -117,7 +117,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     const call = { toolName, args, context };
     this.#started(context);
     try {
-      if (this.#runsAsTask(toolName)) return await callTask(this, call);
+      // A listed tool that must run as a task (`execution.taskSupport: "required"`).
+      if (this.index.taskNames.has(toolName)) return await callTask(this, call);
       // Set only while ready (and not parked): a property read, no code of another file.
       const client = this.client;
       if (client !== undefined && !context.signal.aborted) {
@@ -163,12 +164,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     } catch (error) {
       return await readyFailed(this, { ...call, options, error: error as ToolError });
     }
-  }
-
-  /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
-  #runsAsTask(toolName: string): boolean {
-    const { taskNames } = this.index;
-    return taskNames.size > 0 && taskNames.has(toolName);
   }
 
   // `inFlight` keeps the connection from being closed while a call runs; `lastUsedAt` is set
