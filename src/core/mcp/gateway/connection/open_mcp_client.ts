@@ -139,7 +139,9 @@ export async function openMcpClient(
     try {
       return opened(settings, key, await initialise(settings, custom, { prior, routes }), "custom");
     } catch (error) {
-      if (prior !== undefined || protocolOf(config) !== "auto" || !probeMayHaveEnded(error)) {
+      if (
+        prior !== undefined || (config.protocol ?? "auto") !== "auto" || !probeMayHaveEnded(error)
+      ) {
         throw error;
       }
       // A local server that exits on the probe (SDKs that end on any request before
@@ -207,12 +209,8 @@ export function eraKey(
   return {
     serverId: settings.serverId,
     ...(settings.userId === undefined ? {} : { userId: settings.userId }),
-    target: `${protocolOf(config)} ${where}`,
+    target: `${config.protocol ?? "auto"} ${where}`,
   };
-}
-
-function protocolOf(config: McpServerConfig): "auto" | "2025" | "2026-07-28" {
-  return config.protocol ?? "auto";
 }
 
 /** The opened client, its era kept for the next connect. */
@@ -242,7 +240,7 @@ class ConnectDeadlineError extends Error {}
 
 /** The SDK's negotiation mode for a config's `protocol`. */
 function negotiation(config: McpServerConfig, custom: boolean): VersionNegotiationOptions {
-  const protocol = protocolOf(config);
+  const protocol = config.protocol;
   if (protocol === "2025") return { mode: "legacy" };
   if (protocol === "2026-07-28") return { mode: { pin: "2026-07-28" } };
   // A local server that does not answer an unknown request is a 2025 one: it is not waited for
@@ -275,18 +273,15 @@ async function initialise(
   how: { prior: PriorDiscovery | undefined; routes: OpenClientOptions },
 ): Promise<Client> {
   const { prior, routes } = how;
+  const answer = routes.elicit ?? settings.onElicitation;
+  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
   const options: ClientOptions = {
-    capabilities: {},
+    capabilities: elicits ? { elicitation: { form: { applyDefaults: true } } } : {},
     versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),
   };
   if (settings.jsonSchemaValidator !== undefined) {
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
-  }
-  const answer = routes.elicit ?? settings.onElicitation;
-  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
-  if (elicits) {
-    options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
   // A parked session: the client connects on it with no `initialize` (see `adoptLegacyHandshake`).
