@@ -26,16 +26,12 @@ export abstract class ToolListCache {
   tools: readonly McpTool[] = [];
   /** What calls look up in the list, made once per (shared) list. */
   index: ToolListIndex = EMPTY;
-  #version = 0;
+  /** Increases whenever the tool list changes (a field as `tools`; set only here). */
+  version = 0;
   /** Whole milliseconds, as `lastUsedAt` (no number box per connection). */
   #listedAt = 0;
   /** The one refresh running (per client), and whether a change was announced during it. */
   #refreshing?: { client: Client; done: Promise<void>; again: boolean };
-
-  /** Increases whenever the tool list changes. */
-  get version(): number {
-    return this.#version;
-  }
 
   /**
    * The list, listed again first when it is older than `toolListTtlMs`.
@@ -93,7 +89,7 @@ export abstract class ToolListCache {
     this.tools = tools;
     this.index = toolListIndex(tools);
     this.#listedAt = Math.floor(performance.now());
-    this.#version++;
+    this.version++;
   }
 
   /**
