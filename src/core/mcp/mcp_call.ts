@@ -164,18 +164,19 @@ export function mcpErrorToToolError(
   const cause = { cause: error };
   const code = mcpErrorCodeOf(error);
   if (code !== undefined) {
-    const message = (error as Error).message;
+    const detail = stripPrefix((error as Error).message);
     switch (code) {
       case McpErrorCode.InvalidParams:
-        return unknownTool(stripPrefix(message), toolName, cause) ?? new ToolError(
-          "invalid_arguments",
-          `Invalid arguments for tool "${toolName}": ${stripPrefix(message)}`,
-          cause,
-        );
+        return unknownTool(detail, toolName, cause) ??
+          new ToolError(
+            "invalid_arguments",
+            `Invalid arguments for tool "${toolName}": ${detail}`,
+            cause,
+          );
       case McpErrorCode.RequestTimeout:
         return new ToolError(
           "timeout",
-          `Tool "${toolName}" did not answer in time: ${stripPrefix(message)}`,
+          `Tool "${toolName}" did not answer in time: ${detail}`,
           cause,
         );
       case McpErrorCode.ConnectionClosed:
@@ -187,11 +188,7 @@ export function mcpErrorToToolError(
       case McpErrorCode.MethodNotFound:
         return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`, cause);
       default:
-        return new ToolError(
-          "tool_error",
-          `Tool "${toolName}" failed: ${stripPrefix(message)}`,
-          cause,
-        );
+        return new ToolError("tool_error", `Tool "${toolName}" failed: ${detail}`, cause);
     }
   }
   if (error instanceof Error && error.name === "AbortError") {
