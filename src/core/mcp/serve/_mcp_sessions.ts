@@ -58,7 +58,6 @@ export class McpSessions {
     this.#limits = limits;
   }
 
-  /** The number of open sessions. */
   get size(): number {
     return this.#sessions.size;
   }

@@ -57,11 +57,8 @@ type Inner = StreamableHTTPClientTransport | SSEClientTransport;
  * session reported as {@linkcode SessionExpiredError}.
  */
 export class HttpClientTransport implements McpTransport {
-  /** Set by the client. */
   onclose?: () => void;
-  /** Set by the client. */
   onerror?: (error: Error) => void;
-  /** Set by the client. */
   onmessage?: (message: McpJsonRpcMessage, extra?: unknown) => void;
   #inner: Inner;
   #guard: GuardedFetch;
@@ -184,7 +181,6 @@ export class HttpClientTransport implements McpTransport {
     this.#keepSession = true;
   }
 
-  /** Opens the transport. */
   async start(): Promise<void> {
     await this.#inner.start();
     this.#started = true;
@@ -243,7 +239,6 @@ export class HttpClientTransport implements McpTransport {
     }
   }
 
-  /** Sets the negotiated protocol version. */
   setProtocolVersion(version: string): void {
     this.#inner.setProtocolVersion(version);
   }

@@ -71,7 +71,6 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#options = options;
   }
 
-  /** How many connections are open. */
   get size(): number {
     return this.#entries.size;
   }
