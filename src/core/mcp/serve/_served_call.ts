@@ -63,7 +63,7 @@ export async function servedCall(
   try {
     toolSet = await options.toolSet();
   } catch (error) {
-    return errorResult((error as Error).message) as CallToolResult;
+    return errorResult((error as Error).message);
   }
   const listed = toolSet.names;
   const { capability } = options;
@@ -127,7 +127,7 @@ function send(notify: unknown, notification: { method: string; params?: unknown 
   (notify as (n: typeof notification) => Promise<void>)(notification).catch(() => {});
 }
 
-function errorResult(text: string): { isError: true; content: { type: "text"; text: string }[] } {
+function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
@@ -160,7 +160,7 @@ function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): Cal
     if (tool?.outputSchema !== undefined) {
       return errorResult(
         `Tool "${name}" declares an output schema but returned no structured content`,
-      ) as CallToolResult;
+      );
     }
   }
   // A link to a resource of the tool's server names it in the form that reads back through serve.

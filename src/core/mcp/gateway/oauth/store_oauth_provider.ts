@@ -201,11 +201,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     scope: "all" | "client" | "tokens" | "verifier" | "discovery",
   ): Promise<void> {
     const issuer = this.#issuer;
-    if ((scope === "all" || scope === "tokens") && issuer !== undefined) {
-      await this.#s.store.delete(this.#key("tokens", issuer));
-    }
-    if ((scope === "all" || scope === "client") && issuer !== undefined) {
-      await this.#s.store.delete(this.#key("client", issuer));
+    for (const kind of ["tokens", "client"] as const) {
+      if ((scope === "all" || scope === kind) && issuer !== undefined) {
+        await this.#s.store.delete(this.#key(kind, issuer));
+      }
     }
     if (scope === "all" || scope === "discovery") {
       await this.#s.store.delete(this.#discoveryKey);
