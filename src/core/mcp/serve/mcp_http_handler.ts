@@ -10,7 +10,7 @@ import { sha256Hex } from "../../sha256_hex.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
-import { McpSessions } from "./_mcp_sessions.ts";
+import { type HandleOptions, McpSessions } from "./_mcp_sessions.ts";
 import { ModernEndpoint } from "./_modern_endpoint.ts";
 import { isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
 import {
@@ -18,8 +18,6 @@ import {
   ToolSetServer,
   type ToolSetServerOptions,
 } from "./tool_set_server.ts";
-
-type HandleOptions = Parameters<WebStandardStreamableHTTPServerTransport["handleRequest"]>[1];
 
 /** Options of {@linkcode mcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends ToolSetServerOptions {
