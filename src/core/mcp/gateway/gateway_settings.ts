@@ -90,7 +90,7 @@ export function gatewaySettings(
     /** Where the last known tool lists are kept across runs. */
     toolNames: store,
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
-    listWaitMs: options.listWaitMs === undefined || options.listWaitMs === Infinity
+    listWaitMs: options.listWaitMs === Infinity
       ? Infinity
       : number("listWaitMs", options.listWaitMs, Infinity, 0),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),
