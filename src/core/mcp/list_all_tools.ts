@@ -2,15 +2,6 @@ import * as z from "zod";
 import type { Client, McpTool } from "./mcp_sdk_types.ts";
 import { MAX_REMOTE_DEPTH, nestedDeeperThan } from "./remote_depth.ts";
 
-/** What listing needs of a client: the SDK's `Client`, or the in-process client of a mount. */
-export interface McpToolLister {
-  /** Lists one page of tools. */
-  listTools(
-    params: { cursor?: string },
-    options: { signal?: AbortSignal; timeout?: number },
-  ): Promise<{ tools: McpTool[]; nextCursor?: string }>;
-}
-
 /** The `_meta` key of a stand-in for a tool nested too deep (see {@linkcode isTooDeepTool}). */
 const TOO_DEEP = "toolroute/too_deep";
 
@@ -57,28 +48,14 @@ export function isTooDeepTool(tool: { _meta?: unknown }): boolean {
   return meta?.[TOO_DEEP] === true;
 }
 
-/**
- * The SDK client as a {@linkcode McpToolLister}: one `tools/list` request per page, each tool
- * checked without recursing into its schemas and bounded in depth (see `TOOLS_PAGE`). (The
- * client's own `listTools()` without a cursor walks every page itself, with other bounds than
- * the ones here, and keeps the list in its cache.)
- */
-export function toolPagesOf(client: Client): McpToolLister {
-  return {
-    listTools: async (params, options) =>
-      await client.request(
-        { method: "tools/list", params: { ...params } },
-        TOOLS_PAGE,
-        options,
-      ) as { tools: McpTool[]; nextCursor?: string },
-  };
-}
-
 /** Most pages read from one `tools/list`, against servers whose cursors never end. */
 const MAX_PAGES = 1000;
 
 /**
- * Lists every tool of a server, following `nextCursor` through all pages.
+ * Lists every tool of a server, one `tools/list` request per page following `nextCursor`, each
+ * tool checked without recursing into its schemas and bounded in depth (see `TOOLS_PAGE`). (The
+ * client's own `listTools()` without a cursor walks every page itself, with other bounds than
+ * the ones here, and keeps the list in its cache.)
  *
  * Stops at a repeated cursor or after 1000 pages, so a faulty server cannot loop forever.
  *
@@ -86,17 +63,18 @@ const MAX_PAGES = 1000;
  * @returns All tools.
  */
 export async function listAllTools(
-  client: McpToolLister,
+  client: Client,
   options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<McpTool[]> {
   const tools: McpTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-      signal: options.signal,
-      timeout: options.timeoutMs,
-    });
+    const result = await client.request(
+      { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+      TOOLS_PAGE,
+      { signal: options.signal, timeout: options.timeoutMs },
+    ) as { tools: McpTool[]; nextCursor?: string };
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (cursor === undefined || seen.has(cursor)) break;

@@ -1,40 +1,13 @@
 import { upstreamRateLimit } from "./upstream_rate_limit.ts";
 import { ToolError } from "../tool_error.ts";
-import { truncateMiddle } from "../result_text.ts";
 import { boundContent, contentText } from "../content_text.ts";
 import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
-import type { CallToolResult, McpTool } from "./mcp_sdk_types.ts";
+import type { CallToolResult, Client, McpTool } from "./mcp_sdk_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
 
-/** What a tool call needs of a client: the SDK's `Client`. */
-export interface McpToolCaller {
-  /** Sends `tools/call` and returns the result. */
-  callTool(
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
-    options: McpCallRequestOptions,
-  ): Promise<unknown>;
-}
-
-/** The request options of {@linkcode McpToolCaller} (a subset of the SDK's). */
-export interface McpCallRequestOptions {
-  /** Ends the request. */
-  signal?: AbortSignal;
-  /** The request deadline. */
-  timeout?: number;
-  /** Whether progress restarts the deadline. */
-  resetTimeoutOnProgress?: boolean;
-  /** The hard deadline when progress restarts it. */
-  maxTotalTimeout?: number;
-  /** Receives progress; a progress token is sent only with it. */
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /**
-   * The tool's definition as listed: the SDK client validates the result's structured content
-   * against its `outputSchema` (the client lists tools page by page here, so its own list cache,
-   * which it would read otherwise, stays empty).
-   */
-  toolDefinition?: McpTool;
-}
+/** What a tool call needs of a client: the SDK's `Client` (a type only: no SDK code here). */
+type McpToolCaller = Pick<Client, "callTool">;
 
 /** Options of one MCP tool call. */
 export interface McpCallOptions {
@@ -79,18 +52,33 @@ export function ignoreProgress(): void {}
  * @param call The tool's name on the server (`toolName`), the arguments (`args`), and the call's
  *   signal and progress listener (`context`).
  * @param options Deadline and result size.
- * @returns The tool output.
  */
 export async function callMcpToolOutput(
   client: McpToolCaller,
   call: McpToolCall,
   options: McpCallOptions = {},
 ): Promise<ToolOutput> {
-  const { toolName, context } = call;
+  const { toolName, args, context } = call;
+  // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
+  const params = {
+    name: toolName,
+    arguments: args,
+    ...(context.trace === undefined ? {} : { _meta: { ...context.trace } }),
+  };
+  const onProgress = context.onProgress;
   let result: unknown;
   try {
-    const request = toolCallRequest(call, options);
-    result = await client.callTool(request.params, request.options);
+    result = await client.callTool(params, {
+      signal: context.signal,
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeout: options.maxTotalTimeoutMs,
+      // A progress token only with a listener.
+      onprogress: onProgress === undefined || onProgress === ignoreProgress
+        ? onProgress
+        : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
+      ...(options.toolDefinition === undefined ? {} : { toolDefinition: options.toolDefinition }),
+    });
   } catch (error) {
     throw mcpErrorToToolError(error, { toolName, signal: context.signal });
   }
@@ -101,47 +89,9 @@ export async function callMcpToolOutput(
 export interface McpToolCall {
   /** The tool's name on the server. */
   toolName: string;
-  /** The arguments. */
   args: Record<string, unknown>;
   /** The call's signal, progress listener and trace context. */
   context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal };
-}
-
-/** The params and request options of one `tools/call` (see {@linkcode toolCallRequest}). */
-export interface ToolCallRequest {
-  /** The request's params: name, arguments, and the caller's trace context in `_meta`. */
-  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> };
-  /** Deadline, signal and progress listener. */
-  options: McpCallRequestOptions;
-}
-
-/**
- * Makes the params and request options of one `tools/call`: the caller's trace context travels
- * in `_meta` (W3C traceparent / tracestate / baggage), a progress token only with a listener.
- *
- * @param call The tool's name on the server, the arguments, and the call's signal, progress
- *   listener and trace context.
- * @param options Deadline.
- * @returns The params and options.
- */
-export function toolCallRequest(call: McpToolCall, options: McpCallOptions): ToolCallRequest {
-  const { toolName, args, context } = call;
-  const params: ToolCallRequest["params"] = { name: toolName, arguments: args };
-  if (context.trace !== undefined) params._meta = { ...context.trace };
-  const onProgress = context.onProgress;
-  return {
-    params,
-    options: {
-      signal: context.signal,
-      timeout: options.timeoutMs,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeout: options.maxTotalTimeoutMs,
-      onprogress: onProgress === undefined || onProgress === ignoreProgress
-        ? onProgress
-        : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
-      ...(options.toolDefinition === undefined ? {} : { toolDefinition: options.toolDefinition }),
-    },
-  };
 }
 
 /**
@@ -152,7 +102,6 @@ export function toolCallRequest(call: McpToolCall, options: McpCallOptions): Too
  * @param value The result.
  * @param toolName The tool's name on the server.
  * @param options Result size and redaction.
- * @returns The tool output.
  */
 export function toolOutputOf(
   value: unknown,
@@ -197,37 +146,11 @@ export function toolOutputOf(
 }
 
 /**
- * Calls a tool over an MCP client and returns its text (see {@linkcode contentText}), converting
- * errors, error results included, to `ToolError`s.
- *
- * @param client The connected client.
- * @param call The tool's name on the server (`toolName`), the arguments (`args`), and the call's
- *   signal and progress listener (`context`).
- * @param options Deadline and result size.
- * @returns The result text.
- */
-export async function callMcpTool(
-  client: McpToolCaller,
-  call: McpToolCall & { context: ToolContext },
-  options: McpCallOptions = {},
-): Promise<string> {
-  const output = await callMcpToolOutput(client, call, options);
-  let text = contentText(output.content, output.structuredContent);
-  if (options.maxResultChars !== undefined) text = truncateMiddle(text, options.maxResultChars);
-  if (output.isError) {
-    const message = text || `Tool "${call.toolName}" reported an error without a message`;
-    throw new ToolError("tool_error", message);
-  }
-  return text;
-}
-
-/**
  * Converts what an MCP client call threw into a `ToolError` with the right code.
  *
  * @param error What was thrown.
  * @param call The tool's name on the server (`toolName`), and the call's `signal`, whose reason
  *   wins when it aborted.
- * @returns The tool error.
  */
 export function mcpErrorToToolError(
   error: unknown,
@@ -241,18 +164,19 @@ export function mcpErrorToToolError(
   const cause = { cause: error };
   const code = mcpErrorCodeOf(error);
   if (code !== undefined) {
-    const message = (error as Error).message;
+    const detail = stripPrefix((error as Error).message);
     switch (code) {
       case McpErrorCode.InvalidParams:
-        return unknownTool(stripPrefix(message), toolName, cause) ?? new ToolError(
-          "invalid_arguments",
-          `Invalid arguments for tool "${toolName}": ${stripPrefix(message)}`,
-          cause,
-        );
+        return unknownTool(detail, toolName, cause) ??
+          new ToolError(
+            "invalid_arguments",
+            `Invalid arguments for tool "${toolName}": ${detail}`,
+            cause,
+          );
       case McpErrorCode.RequestTimeout:
         return new ToolError(
           "timeout",
-          `Tool "${toolName}" did not answer in time: ${stripPrefix(message)}`,
+          `Tool "${toolName}" did not answer in time: ${detail}`,
           cause,
         );
       case McpErrorCode.ConnectionClosed:
@@ -264,11 +188,7 @@ export function mcpErrorToToolError(
       case McpErrorCode.MethodNotFound:
         return new ToolError("unknown_tool", `The server does not know tool "${toolName}"`, cause);
       default:
-        return new ToolError(
-          "tool_error",
-          `Tool "${toolName}" failed: ${stripPrefix(message)}`,
-          cause,
-        );
+        return new ToolError("tool_error", `Tool "${toolName}" failed: ${detail}`, cause);
     }
   }
   if (error instanceof Error && error.name === "AbortError") {

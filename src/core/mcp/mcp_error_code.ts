@@ -11,8 +11,6 @@ export const McpErrorCode = Object.freeze(
   {
     ConnectionClosed: -32000,
     RequestTimeout: -32001,
-    ParseError: -32700,
-    InvalidRequest: -32600,
     MethodNotFound: -32601,
     InvalidParams: -32602,
     InternalError: -32603,

@@ -86,16 +86,13 @@ export interface LegacyHandshake {
   protocolVersion: string;
   /** The server's capabilities (the client's list methods answer empty without `tools` etc.). */
   capabilities: ServerCapabilities;
-  /** The server's name and version. */
   serverVersion?: Implementation;
-  /** The server's instructions. */
   instructions?: string;
 }
 
 /**
  * The handshake of a connected 2025-era client, read through its public getters.
  *
- * @param client The client.
  * @returns The handshake, or `undefined` when the client is not a connected 2025-era one.
  */
 export function legacyHandshakeOf(client: SdkClient): LegacyHandshake | undefined {

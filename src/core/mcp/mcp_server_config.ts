@@ -199,35 +199,29 @@ export function checkServerConfig(
   config: McpServerConfig,
   options: { allowedHosts?: readonly string[] },
 ): void {
-  const { allowedHosts } = options;
   if (typeof id !== "string" || id === "") {
     throw new TypeError(
       `Cannot add MCP server: the id must be a non-empty string, received ${JSON.stringify(id)}`,
     );
   }
+  const fail = (why: string) => new TypeError(`Cannot add MCP server "${id}": ${why}`);
   if (config === null || typeof config !== "object") {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": the config must be an object with "url" or "command"`,
-    );
+    throw fail('the config must be an object with "url" or "command"');
   }
   if (config.trusted !== undefined && typeof config.trusted !== "boolean") {
-    throw new TypeError(`Cannot add MCP server "${id}": "trusted" must be true or false`);
+    throw fail('"trusted" must be true or false');
   }
   if (
     config.readOnlyTools !== undefined &&
     !(Array.isArray(config.readOnlyTools) &&
       config.readOnlyTools.every((name) => typeof name === "string"))
   ) {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": "readOnlyTools" must be an array of the server's tool names`,
-    );
+    throw fail('"readOnlyTools" must be an array of the server\'s tool names');
   }
   const protocol = (config as { protocol?: unknown }).protocol;
   if (protocol !== undefined && !MCP_PROTOCOL_SETTINGS.includes(protocol as McpProtocolSetting)) {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": "protocol" must be "auto", "2025" or "2026-07-28", received ${
-        JSON.stringify(protocol)
-      }`,
+    throw fail(
+      `"protocol" must be "auto", "2025" or "2026-07-28", received ${JSON.stringify(protocol)}`,
     );
   }
   const connectTimeoutMs = config.connectTimeoutMs;
@@ -236,46 +230,36 @@ export function checkServerConfig(
     !(typeof connectTimeoutMs === "number" && connectTimeoutMs >= 1 &&
       connectTimeoutMs !== Infinity)
   ) {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": "connectTimeoutMs" must be a number of milliseconds of at least 1, received ${
+    throw fail(
+      `"connectTimeoutMs" must be a number of milliseconds of at least 1, received ${
         JSON.stringify(connectTimeoutMs)
       }`,
     );
   }
   if (isStdioConfig(config)) {
-    if (config.command === "") {
-      throw new TypeError(`Cannot add MCP server "${id}": "command" must not be empty`);
-    }
+    if (config.command === "") throw fail('"command" must not be empty');
     const problem = sandboxProblem((config as { sandbox?: unknown }).sandbox);
-    if (problem !== undefined) throw new TypeError(`Cannot add MCP server "${id}": ${problem}`);
+    if (problem !== undefined) throw fail(problem);
     return;
   }
   if (typeof config.url !== "string") {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": the config needs a "url" (HTTP) or a "command" (stdio)`,
-    );
+    throw fail('the config needs a "url" (HTTP) or a "command" (stdio)');
   }
   let url: URL;
   try {
     url = new URL(config.url);
   } catch {
-    throw new TypeError(`Cannot add MCP server "${id}": "url" is not a valid URL`);
+    throw fail('"url" is not a valid URL');
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": "url" must use http: or https:, received "${url.protocol}"`,
-    );
+    throw fail(`"url" must use http: or https:, received "${url.protocol}"`);
   }
   if (config.transport !== undefined && config.transport !== "http" && config.transport !== "sse") {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": "transport" must be "http" or "sse", received ${
-        JSON.stringify(config.transport)
-      }`,
-    );
+    throw fail(`"transport" must be "http" or "sse", received ${JSON.stringify(config.transport)}`);
   }
   const headers = config.headers ?? {};
   if (typeof headers !== "object" || Object.values(headers).some((v) => typeof v !== "string")) {
-    throw new TypeError(`Cannot add MCP server "${id}": "headers" must map names to strings`);
+    throw fail('"headers" must map names to strings');
   }
   const oauth = config.oauth;
   if (
@@ -285,14 +269,14 @@ export function checkServerConfig(
       (oauth.grant !== undefined && oauth.grant !== "authorization_code" &&
         oauth.grant !== "client_credentials"))
   ) {
-    throw new TypeError(
-      `Cannot add MCP server "${id}": "oauth" must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }`,
+    throw fail(
+      '"oauth" must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }',
     );
   }
   try {
-    checkAllowedHost(url, allowedHosts);
+    checkAllowedHost(url, options.allowedHosts);
   } catch (error) {
-    throw new TypeError(`Cannot add MCP server "${id}": ${(error as Error).message}`);
+    throw fail((error as Error).message);
   }
 }
 

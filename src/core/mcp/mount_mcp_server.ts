@@ -3,7 +3,7 @@ import type { McpService } from "../define_mcp_service.ts";
 import type { JsonObjectSchema, RoutedTool, ToolContext } from "../tool_source.ts";
 import { callMcpToolOutput } from "./mcp_call.ts";
 import { upstreamInputSchema } from "../strict_schema.ts";
-import { isTooDeepTool, listAllTools, toolPagesOf } from "./list_all_tools.ts";
+import { isTooDeepTool, listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
 import { Client, type ClientOptions, InMemoryTransport, type McpTool } from "./mcp_sdk.ts";
 
@@ -82,12 +82,11 @@ export async function mountMcpServer(
     await server.close().catch(() => {});
     throw error;
   }
-  const pages = toolPagesOf(client);
   // A server that registered no tool yet does not offer `tools/list` at all.
   const list = async () =>
     client.getServerCapabilities()?.tools === undefined
       ? []
-      : (await listAllTools(pages)).filter((tool) => !isTooDeepTool(tool))
+      : (await listAllTools(client)).filter((tool) => !isTooDeepTool(tool))
         .map((tool) => toRoutedTool(id, client, tool, validator));
   let tools = await list();
   client.setNotificationHandler("notifications/tools/list_changed", async () => {

@@ -1,5 +1,5 @@
 import { assertEquals, assertRejects } from "@std/assert";
-import { isTooDeepTool, listAllTools, toolPagesOf } from "../../../src/core/mcp/list_all_tools.ts";
+import { isTooDeepTool, listAllTools } from "../../../src/core/mcp/list_all_tools.ts";
 import { MAX_REMOTE_DEPTH, nestedDeeperThan } from "../../../src/core/mcp/remote_depth.ts";
 import { Client, Server } from "../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
@@ -33,7 +33,7 @@ async function pagedServer(
 Deno.test("listAllTools() follows nextCursor through every page", async () => {
   const { client, close } = await pagedServer(3);
   try {
-    assertEquals((await listAllTools(toolPagesOf(client))).map((t) => t.name), [
+    assertEquals((await listAllTools(client)).map((t) => t.name), [
       "tool_0",
       "tool_1",
       "tool_2",
@@ -46,7 +46,7 @@ Deno.test("listAllTools() follows nextCursor through every page", async () => {
 Deno.test("listAllTools() stops at a repeated cursor", async () => {
   const { client, close, requests } = await pagedServer(1, true);
   try {
-    assertEquals((await listAllTools(toolPagesOf(client))).length, 2);
+    assertEquals((await listAllTools(client)).length, 2);
     assertEquals(requests(), 2);
   } finally {
     await close();
@@ -88,7 +88,7 @@ Deno.test("listAllTools() puts a name-only stand-in for a tool nested too deep, 
     { name: "abyss", description: "hidden", inputSchema: schema(MAX_REMOTE_DEPTH) },
   ]);
   try {
-    const [fine, abyss] = await listAllTools(toolPagesOf(client));
+    const [fine, abyss] = await listAllTools(client);
     assertEquals([fine.name, isTooDeepTool(fine)], ["fine", false]);
     assertEquals(nestedDeeperThan(fine.inputSchema, MAX_REMOTE_DEPTH - 2), true, "kept whole");
     assertEquals(abyss, {
@@ -105,7 +105,7 @@ Deno.test("listAllTools() puts a name-only stand-in for a tool nested too deep, 
 Deno.test("listAllTools() still refuses a page with a tool that is not one", async () => {
   const { client, close } = await listing([{ name: 7, inputSchema: { type: "object" } }]);
   try {
-    await assertRejects(() => listAllTools(toolPagesOf(client)));
+    await assertRejects(() => listAllTools(client));
   } finally {
     await close();
   }

@@ -1,11 +1,11 @@
 import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "@std/assert";
 import { z } from "zod";
 import {
-  callMcpTool,
   mcpErrorToToolError,
   toolOutputOf,
   toolResultProblem,
 } from "../../../src/core/mcp/mcp_call.ts";
+import { callMcpTool } from "./_call_mcp_tool.ts";
 import { Redactor } from "../../../src/core/mcp/gateway/calls/redactor.ts";
 import { Client, ProtocolError } from "../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "@std/assert";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { Client } from "../../../src/core/mcp/mcp_sdk.ts";
-import { callMcpTool } from "../../../src/core/mcp/mcp_call.ts";
+import { callMcpTool } from "../../core/mcp/_call_mcp_tool.ts";
 import { ToolError } from "../../../src/core/tool_error.ts";
 import { processAlive as alive } from "./_process_alive.ts";
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";

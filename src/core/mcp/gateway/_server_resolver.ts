@@ -80,10 +80,6 @@ export class ServerResolver {
       { userId },
     );
     missing.push(...withheld);
-    const named = (tier: string, ids: Iterable<string>) => ({
-      lists: known.lists(tier, ids),
-      version: known.version,
-    });
     return {
       // Built also without a ready server: a missing server's tools get their names (see
       // `MissingTool.tools`), so a call to one names the server.
@@ -92,7 +88,7 @@ export class ServerResolver {
         user,
         this.#callees.user(userId),
         `${userTier(userId)}${cacheSuffix}`,
-        named(userTier(userId), servers.users.ids(userId)),
+        { lists: known.lists(userTier(userId), servers.users.ids(userId)), version: known.version },
         missing,
       ),
       global: servers.global.size === 0 ? [] : tools.build(

@@ -1,31 +1,9 @@
 import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
-import type { ConnectionSettings } from "./connection/server_connection.ts";
+import type { ConnectionSettings } from "./connection/connection_settings.ts";
 import { SharedSchemaValidator } from "./connection/shared_schema_validator.ts";
 import { SharedToolDefinitions } from "./connection/shared_tool_definitions.ts";
 import { EraVerdicts } from "./connection/era_verdicts.ts";
-import { REMOTE_TEXT_DEFAULTS, type RemoteTextLimits } from "./tools/remote_tool_guard.ts";
-import type { ToolNamesStore } from "./tools/known_tool_names.ts";
-import type { McpOAuth } from "./oauth/mcp_oauth.ts";
-
-/** The gateway's options, checked and with defaults applied. */
-export interface GatewaySettings {
-  /** What every connection shares. */
-  settings: Omit<ConnectionSettings, "serverId" | "userId" | "config">;
-  /** Idle time of per-user connections. */
-  userIdleMs: number;
-  /** Most open per-user connections. */
-  maxUserConnections: number;
-  /** Caps on remote descriptions and on each server's tool list. */
-  remoteText: RemoteTextLimits;
-  /** The router's budget of remote results, in characters, where its own gives none. */
-  maxResultChars: number;
-  /** Longest wait of a request for servers still connecting (`Infinity`: no bound of its own). */
-  listWaitMs: number;
-  /** The authorization flow (also in `settings`, for the connections). */
-  oauth?: McpOAuth;
-  /** Where the last known tool lists are kept across runs. */
-  toolNames?: ToolNamesStore;
-}
+import { REMOTE_TEXT_DEFAULTS } from "./tools/remote_tool_guard.ts";
 
 /**
  * Checks the gateway's options (a `RangeError` names a bad number, a `TypeError` a bad object)
@@ -42,7 +20,7 @@ export function gatewaySettings(
       // An observer's failure must not change the gateway.
     }
   },
-): GatewaySettings {
+) {
   const reconnect = options.reconnect ?? {};
   const number = (name: string, value: number | undefined, fallback: number, min = 1) => {
     if (value === undefined) return fallback;
@@ -106,11 +84,13 @@ export function gatewaySettings(
       relayElicitation: options.relayElicitation === true,
       oauth,
       emit,
-    },
+    } satisfies Omit<ConnectionSettings, "serverId" | "userId" | "config">,
+    /** The authorization flow (also in `settings`, for the connections). */
     oauth,
+    /** Where the last known tool lists are kept across runs. */
     toolNames: store,
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),
-    listWaitMs: options.listWaitMs === undefined || options.listWaitMs === Infinity
+    listWaitMs: options.listWaitMs === Infinity
       ? Infinity
       : number("listWaitMs", options.listWaitMs, Infinity, 0),
     maxUserConnections: number("maxUserConnections", options.maxUserConnections, 1000),

@@ -1,7 +1,8 @@
 import type { GatewayRequest, GatewayResolution, GatewaySource } from "../../tool_source.ts";
 import { checkServerConfig, isStdioConfig, type McpServerConfig } from "../mcp_server_config.ts";
 import { ServerResolver, userGlobalTier, userTier } from "./_server_resolver.ts";
-import { type ConnectionSettings, ServerConnection } from "./connection/server_connection.ts";
+import { ServerConnection } from "./connection/server_connection.ts";
+import type { ConnectionSettings } from "./connection/connection_settings.ts";
 import { eraKey } from "./connection/open_mcp_client.ts";
 import { gatewaySettings } from "./gateway_settings.ts";
 import type { McpGatewayOptions, McpServerStatus } from "./mcp_gateway_types.ts";

@@ -36,9 +36,5 @@ export function closeWhenDone(response: Response, done: () => Promise<void>): Re
       await reader.cancel(reason);
     },
   });
-  return new Response(stream, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return new Response(stream, response); // status, status text and headers as they were
 }

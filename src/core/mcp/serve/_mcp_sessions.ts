@@ -7,6 +7,11 @@ import {
 } from "./tool_set_server.ts";
 import type { ToolSet } from "../../tool_set.ts";
 
+/** What a request handler of the SDK's transport gets besides the request. */
+export type HandleOptions = Parameters<
+  WebStandardStreamableHTTPServerTransport["handleRequest"]
+>[1];
+
 interface Session {
   server: ToolSetServer;
   transport: WebStandardStreamableHTTPServerTransport;
@@ -58,7 +63,6 @@ export class McpSessions {
     this.#limits = limits;
   }
 
-  /** The number of open sessions. */
   get size(): number {
     return this.#sessions.size;
   }
@@ -70,9 +74,7 @@ export class McpSessions {
    */
   async handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
-    const options = { authInfo } as Parameters<
-      WebStandardStreamableHTTPServerTransport["handleRequest"]
-    >[1];
+    const options = { authInfo } as HandleOptions;
     if (sessionId !== null) {
       const session = this.#sessions.get(sessionId);
       if (session === undefined || session.userId !== userId) {

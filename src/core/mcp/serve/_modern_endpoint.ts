@@ -35,18 +35,15 @@ export class ModernEndpoint {
   /**
    * Answers one 2026-07-28 request of an authenticated user.
    *
-   * @param request The request (its body unread, or read into `parsedBody`).
-   * @param options The user, what reaches the handlers, and the body when already parsed.
+   * @param request The request, its body unread.
+   * @param options The user, and what reaches the handlers.
    */
   handle(
     request: Request,
-    options: { userId: string | undefined; authInfo: unknown; parsedBody?: unknown },
+    options: { userId: string | undefined; authInfo: unknown },
   ): Promise<Response> {
     const handler = this.#handlerOf(options.userId ?? "");
-    return handler.fetch(request, {
-      authInfo: options.authInfo as never,
-      ...(options.parsedBody === undefined ? {} : { parsedBody: options.parsedBody }),
-    });
+    return handler.fetch(request, { authInfo: options.authInfo as never });
   }
 
   /**

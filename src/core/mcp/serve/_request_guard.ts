@@ -66,16 +66,16 @@ export function bearerToken(request: Request): string | undefined {
 /**
  * A JSON-RPC error response, as the SDK's transport answers rejected requests.
  *
- * @param options Extra `headers`.
+ * @param options Extra `headers`, and the JSON-RPC `code` (default -32000).
  */
 export function jsonRpcErrorResponse(
   status: number,
   message: string,
-  options: { headers?: Record<string, string> } = {},
+  options: { headers?: Record<string, string>; code?: number } = {},
 ): Response {
-  const { headers = {} } = options;
+  const { headers = {}, code = -32000 } = options;
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }),
     { status, headers: { "content-type": "application/json", ...headers } },
   );
 }

@@ -8,7 +8,8 @@ import type {
 } from "../../tool_source.ts";
 import type { CallToolResult, ServerContext } from "../mcp_sdk.ts";
 import {
-  callWithElicitation,
+  cannotAsk,
+  elicitationApprover,
   type ElicitationCapability,
   type ElicitingExtra,
 } from "./approval_elicitation.ts";
@@ -62,7 +63,7 @@ export async function servedCall(
   try {
     toolSet = await options.toolSet();
   } catch (error) {
-    return errorResult((error as Error).message) as CallToolResult;
+    return errorResult((error as Error).message);
   }
   const listed = toolSet.names;
   const { capability } = options;
@@ -96,7 +97,14 @@ export async function servedCall(
         capability,
       },
     })
-    : await callWithElicitation(toolSet, call, { capability, extra: eliciting });
+    // A policy's ask becomes a form-mode elicitation to this client when it declared elicitation.
+    : cannotAsk(
+      await toolSet.call(name, call.args, {
+        ...call.options,
+        approve: elicitationApprover(capability, eliciting),
+      }),
+      name,
+    );
   if ("resultType" in answer) return answer as unknown as CallToolResult;
   // The call listed more tools (a search, or the first cut result's read_result): tell this
   // client on this request's stream, in both eras, so it lists them (a client that drops
@@ -119,7 +127,7 @@ function send(notify: unknown, notification: { method: string; params?: unknown 
   (notify as (n: typeof notification) => Promise<void>)(notification).catch(() => {});
 }
 
-function errorResult(text: string): { isError: true; content: { type: "text"; text: string }[] } {
+function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
@@ -152,7 +160,7 @@ function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): Cal
     if (tool?.outputSchema !== undefined) {
       return errorResult(
         `Tool "${name}" declares an output schema but returned no structured content`,
-      ) as CallToolResult;
+      );
     }
   }
   // A link to a resource of the tool's server names it in the form that reads back through serve.
@@ -196,11 +204,9 @@ function traceOf(
   meta: Record<string, unknown> | undefined,
   requestId: string | number,
 ): { traceparent?: string; tracestate?: string; baggage?: string; toolCallId: string } {
-  const { traceparent, tracestate, baggage } = meta ?? {};
-  return {
-    ...(typeof traceparent === "string" ? { traceparent } : {}),
-    ...(typeof tracestate === "string" ? { tracestate } : {}),
-    ...(typeof baggage === "string" ? { baggage } : {}),
-    toolCallId: String(requestId),
-  };
+  const trace: ReturnType<typeof traceOf> = { toolCallId: String(requestId) };
+  for (const key of ["traceparent", "tracestate", "baggage"] as const) {
+    if (typeof meta?.[key] === "string") trace[key] = meta[key];
+  }
+  return trace;
 }

@@ -1,5 +1,4 @@
-import type { CallOptions, ToolCallResult } from "../../tool_call_types.ts";
-import type { ToolSet } from "../../tool_set.ts";
+import type { ToolCallResult } from "../../tool_call_types.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../../policy_types.ts";
 import { summarizeShown } from "../../policy/shown_arguments.ts";
 
@@ -16,29 +15,8 @@ export interface ElicitingExtra {
 export type ElicitationCapability = { form?: unknown; url?: unknown } | undefined;
 
 /**
- * Calls a tool for an MCP client: a policy's ask becomes a form-mode elicitation to the client
- * that made the call (when it declared elicitation); otherwise an ask ends in an error result
- * saying approval is required and this client cannot be asked.
- *
- * @param toolSet The request's tool set.
- * @param call The tool, its arguments and the call's options.
- * @param client The client's elicitation capability and the request's `extra`.
- */
-export async function callWithElicitation(
-  toolSet: ToolSet,
-  call: { name: string; args: unknown; options: CallOptions },
-  client: { capability: ElicitationCapability; extra: ElicitingExtra },
-): Promise<ToolCallResult> {
-  const approve = elicitationApprover(client.capability, client.extra);
-  const result = await toolSet.call(call.name, call.args, { ...call.options, approve });
-  return cannotAsk(result, call.name);
-}
-
-/**
  * Turns an `approval_required` result into the text for a client that cannot be asked (no
  * elicitation declared); any other result is returned as it is.
- *
- * @param result The call's result.
  */
 export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult {
   if (result.code !== "approval_required") return result;

@@ -22,11 +22,3 @@ export async function isJsonRpcBatch(request: Request): Promise<boolean> {
   }
   return false;
 }
-
-/** The JSON-RPC error response to a batch: `-32600` (invalid request), HTTP 400. */
-export function batchErrorResponse(): Response {
-  return new Response(
-    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: BATCH_MESSAGE } }),
-    { status: 400, headers: { "content-type": "application/json" } },
-  );
-}

@@ -8,9 +8,9 @@ import {
 } from "./_request_guard.ts";
 import { sha256Hex } from "../../sha256_hex.ts";
 import { closeWhenDone } from "./_close_when_done.ts";
-import { batchErrorResponse, isJsonRpcBatch } from "./json_rpc_batch.ts";
+import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
-import { McpSessions } from "./_mcp_sessions.ts";
+import { type HandleOptions, McpSessions } from "./_mcp_sessions.ts";
 import { ModernEndpoint } from "./_modern_endpoint.ts";
 import { isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
 import {
@@ -18,8 +18,6 @@ import {
   ToolSetServer,
   type ToolSetServerOptions,
 } from "./tool_set_server.ts";
-
-type HandleOptions = Parameters<WebStandardStreamableHTTPServerTransport["handleRequest"]>[1];
 
 /** Options of {@linkcode mcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends ToolSetServerOptions {
@@ -222,7 +220,10 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
         headers: { "www-authenticate": 'Bearer realm="toolroute"' },
       });
     }
-    if (request.method === "POST" && await isJsonRpcBatch(request)) return batchErrorResponse();
+    if (request.method === "POST" && await isJsonRpcBatch(request)) {
+      // -32600 (invalid request): MCP 2025-06-18 removed batches.
+      return jsonRpcErrorResponse(400, BATCH_MESSAGE, { code: -32600 });
+    }
     const auth = user === undefined
       ? undefined
       : { token: "", clientId: user, scopes: [], extra: { userId: user } };
@@ -235,17 +236,16 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       ? await handleStateless(request, auth)
       : await sessions.handle(request, user, auth);
   }
-  Object.defineProperty(handler, "sessionCount", { get: () => sessions.size });
-  Object.defineProperty(handler, "close", {
-    value: async () => void await Promise.all([sessions.close(), modern.close()]),
-  });
-  Object.defineProperty(handler, "notifyToolListChanged", {
-    value: async (userId?: string) => {
-      modern.notifyToolListChanged(userId);
-      await sessions.notifyToolListChanged(userId);
+  return Object.defineProperties(handler, {
+    sessionCount: { get: () => sessions.size },
+    close: { value: async () => void await Promise.all([sessions.close(), modern.close()]) },
+    notifyToolListChanged: {
+      value: async (userId?: string) => {
+        modern.notifyToolListChanged(userId);
+        await sessions.notifyToolListChanged(userId);
+      },
     },
-  });
-  return handler as McpHttpHandler;
+  }) as McpHttpHandler;
 }
 
 function digestTokens(

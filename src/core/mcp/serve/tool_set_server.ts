@@ -1,6 +1,7 @@
 import type { ToolSet } from "../../tool_set.ts";
 import {
   type ListToolsResult,
+  type ProtocolEra,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -10,9 +11,6 @@ import {
 import type { ElicitationCapability } from "./approval_elicitation.ts";
 import { UpstreamFeatures } from "./upstream_features.ts";
 import { LOG_LEVELS, servedCall } from "./_served_call.ts";
-
-/** The protocol era an SDK server instance serves (the serving entries know it). */
-export type ServedEra = "legacy" | "modern";
 
 const ERA = Symbol("era");
 /** The answers that are the request's user's own (2026-07-28 cache hints): never shared. */
@@ -49,7 +47,7 @@ const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
  */
 export function toolSetServerForEra(
   tools: ToolSet | ToolSetProvider,
-  options: ToolSetServerOptions & { era: ServedEra },
+  options: ToolSetServerOptions & { era: ProtocolEra },
 ): { server: ToolSetServer; sdk: Server } {
   const { era, ...rest } = options;
   const server = new ToolSetServer(tools, { ...rest, [ERA]: era } as ToolSetServerOptions);
@@ -149,7 +147,7 @@ export class ToolSetServer implements AsyncDisposable {
       );
     }
     this.#options = options;
-    const modern = (options as { [ERA]?: ServedEra })[ERA] === "modern";
+    const modern = (options as { [ERA]?: ProtocolEra })[ERA] === "modern";
     this.#server = new Server(
       { name: options.name ?? "toolroute", version: options.version ?? "0.1.0" },
       {

@@ -7,7 +7,6 @@ export interface CallDeadline {
   signal: AbortSignal;
   /** The request deadline the SDK applies (restarted by progress when `extendable`). */
   timeoutMs: number;
-  /** The hard deadline. */
   hardMs: number;
   /** Whether progress notifications restart the request deadline (up to `hardMs`). */
   extendable: boolean;

@@ -22,9 +22,6 @@ const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
  * would garble every result with) the same way, and the arguments listed in `secretArgs`, whole,
  * by word and after their `=`. Each also JSON-escaped and percent-encoded; each at least 8
  * characters; longest first (a bearer before its token).
- *
- * @param config The server's config.
- * @returns The secrets.
  */
 export function configSecrets(config: McpServerConfig): readonly string[] {
   const words = (value: string) => [value, ...value.split(/\s+/), ...basicCredentials(value)];

@@ -2,6 +2,7 @@ import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContent } from "../../../tool_output.ts";
 import type { ToolLogEntry, ToolProgress } from "../../../tool_source.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
+import type { McpResultParts } from "../../mcp_call.ts";
 import { configSecrets, withSecrets } from "./connection_secrets.ts";
 
 /**
@@ -19,7 +20,6 @@ export class Redactor {
   /**
    * Collects the secrets of a config.
    *
-   * @param config The server's config.
    * @param more Secrets that change (OAuth tokens), read on each use.
    */
   constructor(config: McpServerConfig, more?: () => readonly string[]) {
@@ -50,9 +50,6 @@ export class Redactor {
 
   /**
    * Returns the text with every secret replaced by `[redacted]`.
-   *
-   * @param text The text.
-   * @returns The redacted text.
    */
   text(text: string): string {
     return redactText(text, this.secrets());
@@ -65,7 +62,7 @@ export class Redactor {
    * @param result The result's content blocks and structured content.
    * @returns The same result, or a redacted copy.
    */
-  result<T extends ResultParts>(result: T): T {
+  result<T extends McpResultParts>(result: T): T {
     const secrets = this.secrets();
     return secrets.length === 0 ? result : redactResult(result, secrets);
   }
@@ -75,7 +72,6 @@ export class Redactor {
    * (a log message's data, an input request's schema): a copy where something was replaced, else
    * the value itself.
    *
-   * @param value The value.
    * @returns The value, redacted.
    * @throws ToolError when it is nested too deeply to be checked.
    */
@@ -114,8 +110,6 @@ export class Redactor {
  * A call's progress listener that gets each message without the connection's credentials
  * (`undefined` stays `undefined`: a call without a listener carries no progress token).
  *
- * @param redactor The connection's redactor.
- * @param onProgress The call's listener.
  * @returns The listener to hand on.
  */
 export function redactedProgress(
@@ -135,8 +129,6 @@ export function redactedProgress(
  * A server's log message without the connection's credentials, in its logger's name and its
  * data; data nested too deeply to be checked is withheld.
  *
- * @param redactor The connection's redactor.
- * @param entry The message.
  * @returns The message to hand on (the same object when nothing was replaced).
  */
 export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogEntry {
@@ -150,14 +142,6 @@ export function redactedEntry(redactor: Redactor, entry: ToolLogEntry): ToolLogE
   const logger = entry.logger === undefined ? undefined : redactor.text(entry.logger);
   if (data === entry.data && logger === entry.logger) return entry;
   return { ...entry, data, ...(logger === undefined ? {} : { logger }) };
-}
-
-/** What a model (or a host showing a result) can see of a tool result. */
-export interface ResultParts {
-  /** The content blocks. */
-  readonly content: readonly ToolContent[];
-  /** The structured result, when any. */
-  readonly structuredContent?: Record<string, unknown>;
 }
 
 const REDACTED = "[redacted]";
@@ -180,7 +164,7 @@ const REDACTED = "[redacted]";
  * @param secrets The secrets, longest first, each non-empty.
  * @returns The same result, or a copy with the secrets replaced.
  */
-export function redactResult<T extends ResultParts>(result: T, secrets: readonly string[]): T {
+export function redactResult<T extends McpResultParts>(result: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return result;
   const { content, structuredContent } = result;
   try {
@@ -210,7 +194,6 @@ export function redactResult<T extends ResultParts>(result: T, secrets: readonly
 /**
  * Returns the text with every secret replaced by `[redacted]`.
  *
- * @param text The text.
  * @param secrets The secrets, longest first (a bearer before its token).
  * @returns The same text, or the redacted one.
  */

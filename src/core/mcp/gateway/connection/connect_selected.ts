@@ -3,7 +3,6 @@ import type { ServerConnection } from "./server_connection.ts";
 
 /** One server a request selected: a user's own, or a global one. */
 export interface SelectedServer {
-  /** The server id. */
   id: string;
   /** Whether it is the request user's own server. */
   user: boolean;

@@ -18,6 +18,8 @@ import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
+import { SessionExpiredError } from "../http/http_client_transport.ts";
+import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import {
   endParkedSession,
   type ParkedSession,
@@ -58,7 +60,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   /** The era of the last connect. */
   #era?: ProtocolEra;
   /**
-   * The client built again from the kept era verdict, without a round trip (see `staleVerdict`).
+   * The client built again from the kept era verdict, without a round trip (see `undelivered`).
    */
   #fromVerdict?: Client;
   /** Whether the client holds a `subscriptions/listen` stream (it is then never parked). */
@@ -122,8 +124,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   /** Lets go of what the calls keep between them (rebuilt on the next call). */
   protected parked(): void {}
 
-  /** The settings (for the call modules, see `CallingConnection`). */
-  get settings(): ConnectionSettings {
+  /** The settings (for the listing and the call modules, see `CallingConnection`). */
+  override get settings(): ConnectionSettings {
     return this.#s;
   }
 
@@ -144,7 +146,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     return this.#s.config;
   }
 
-  /** The state. */
   get state(): McpConnectionState {
     return this.#state;
   }
@@ -168,7 +169,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * waits for its next attempt, so exposure never waits out a backoff.
    *
    * @param signal Ends the wait (the connection attempt goes on for other callers).
-   * @returns The tools.
    */
   async listTools(signal?: AbortSignal): Promise<readonly McpTool[]> {
     const release = this.hold();
@@ -227,7 +227,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    *
    * @param toolName The tool or method, for errors.
    * @param signal Ends the wait.
-   * @returns The client.
    */
   async readyClient(toolName: string, signal: AbortSignal): Promise<Client> {
     for (let tries = 1;; tries++) {
@@ -330,32 +329,26 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   }
 
   /**
-   * Drops a client whose request could not be delivered (see `CallingConnection`).
-   *
-   * @param client The client.
-   * @param error Why.
-   * @param retryNow Whether the next attempt may start at once (an expired session).
-   */
-  async broken(client: Client, error: Error, retryNow: boolean): Promise<void> {
-    if (this.client !== client) return;
-    this.#lost(client);
-    this.#failures().lost(error, retryNow ? 0 : this.#s.reconnect.initialDelayMs);
-    await client.close().catch(() => {});
-  }
-
-  /**
-   * Whether a request on a client built from the era verdict (no round trip) failed because the
-   * verdict no longer fits (see `verdictRefused`); the verdict is then forgotten, and the caller
-   * sends the request once more on a client that asks again.
+   * Drops the client when a request on it was not delivered (see `CallingConnection`): a session
+   * the server forgot, a request that never reached the server, or one refused unrun on a client
+   * built from the era verdict (no round trip) because the verdict no longer fits (see
+   * `verdictRefused`; the verdict is then forgotten). The next attempt may start at once, after a
+   * request that never reached the server only after the first backoff delay.
    *
    * @param client The client the request went on.
-   * @param error What the request threw (the SDK's error).
-   * @returns `true` when the request was not run and the verdict is forgotten.
+   * @param error What the request threw (the SDK's or the transport's error).
+   * @returns Settles once the client is dropped; `undefined` when the request was delivered.
    */
-  staleVerdict(client: Client, error: unknown): boolean {
-    if (client !== this.#fromVerdict || !verdictRefused(error)) return false;
-    this.#s.eras?.forget(eraKey(this.#s));
-    return true;
+  undelivered(client: Client, error: unknown): Promise<void> | undefined {
+    const stale = !(error instanceof SessionExpiredError) && client === this.#fromVerdict &&
+      verdictRefused(error);
+    if (stale) this.#s.eras?.forget(eraKey(this.#s));
+    const expired = stale || error instanceof SessionExpiredError;
+    if (!expired && !(error instanceof RequestNotDeliveredError)) return undefined;
+    if (this.client !== client) return Promise.resolve();
+    this.#lost(client);
+    this.#failures().lost(error as Error, expired ? 0 : this.#s.reconnect.initialDelayMs);
+    return client.close().catch(() => {});
   }
 
   async #drop(): Promise<void> {
@@ -377,10 +370,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   protected holds(client: Client): boolean {
     return this.client === client;
-  }
-
-  protected get listSettings(): ConnectionSettings {
-    return this.#s;
   }
 
   protected listChanged(tools: number): void {

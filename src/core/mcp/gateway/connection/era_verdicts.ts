@@ -2,7 +2,6 @@ import { type PriorDiscovery, SdkHttpError } from "../../mcp_sdk.ts";
 
 /** Which connection a verdict belongs to. */
 export interface EraKey {
-  /** The server id. */
   serverId: string;
   /** The user, for a connection of one user (own server, or a global one authorized per user). */
   userId?: string;
@@ -70,7 +69,6 @@ export class EraVerdicts {
   /**
    * The verdict of a connection, if one is known and still fresh.
    *
-   * @param key The connection.
    * @returns The verdict to connect with.
    */
   get(key: EraKey): PriorDiscovery | undefined {
@@ -93,7 +91,6 @@ export class EraVerdicts {
   /**
    * Keeps the verdict of a connection that succeeded.
    *
-   * @param key The connection.
    * @param prior What it found.
    */
   set(key: EraKey, prior: PriorDiscovery): void {
@@ -118,8 +115,6 @@ export class EraVerdicts {
 
   /**
    * Forgets the verdict of a connection (its connect failed).
-   *
-   * @param key The connection.
    */
   forget(key: EraKey): void {
     const id = serverKeyOf(key);

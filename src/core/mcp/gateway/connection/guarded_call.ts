@@ -3,28 +3,18 @@ import type { ToolContext } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import type { ProgressCall, ProgressListener } from "../calls/progress_tokens.ts";
-import type { Redactor } from "../calls/redactor.ts";
-import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
-import { SessionExpiredError } from "../http/http_client_transport.ts";
-import { callMcpToolOutput, type McpCallOptions } from "../../mcp_call.ts";
+import { callMcpToolOutput, type McpCallOptions, type McpToolCall } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
+import type { ConnectionLifecycle } from "./connection_lifecycle.ts";
 import type { ToolListIndex } from "./tool_list_cache.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 
-/** What a call needs of its connection (a `ServerConnection` gives it itself). */
-export interface CallingConnection {
-  /** The deadlines of calls without their own. */
-  readonly settings: {
-    serverId: string;
-    userId?: string;
-    requestTimeoutMs: number;
-    maxTotalTimeoutMs?: number;
-  };
-  /** Keeps the connection's credentials out of errors. */
-  readonly redactor: Redactor;
-  /** The listed tools' index (their output schemas are validated). */
-  readonly index: ToolListIndex;
+/**
+ * What a call needs of its connection: a `ServerConnection` (named by its base and the call
+ * methods it adds, since `server_connection.ts` imports this file).
+ */
+export interface CallingConnection extends ConnectionLifecycle {
   /** The progress listener to give a call (a token is sent exactly when it is defined). */
   progressListener(toolName: string, call: ProgressCall): ProgressListener | undefined;
   /**
@@ -32,15 +22,6 @@ export interface CallingConnection {
    * object per connection for calls without a deadline of their own).
    */
   callOptions(ownTimeoutMs: number | undefined): CallDefaults;
-  /** A ready client: connects (with backoff) or builds a parked one's client again. */
-  readyClient(toolName: string, signal: AbortSignal): Promise<Client>;
-  /**
-   * Whether a request failed on a client built from a stale era verdict (not run; the verdict
-   * is forgotten): it is then sent again, as one that was not delivered.
-   */
-  staleVerdict(client: Client, error: unknown): boolean;
-  /** Drops a client whose request could not be delivered, so the next use opens a new one. */
-  broken(client: Client, error: Error, retryNow: boolean): Promise<void>;
   /** Answers a server's input request on behalf of one call (see `ServerConnection`). */
   answerInput(
     call: ToolContext | undefined,
@@ -55,14 +36,7 @@ export type CallDefaults = Readonly<
 >;
 
 /** One tool call. */
-export interface ToolCall {
-  /** The tool's name on the server. */
-  toolName: string;
-  /** The arguments. */
-  args: Record<string, unknown>;
-  /** The call's signal, deadline and listeners. */
-  context: ToolContext;
-}
+export type ToolCall = McpToolCall & { context: ToolContext };
 
 /** What a ready call returns when its request could not be delivered (see `readyFailed`). */
 export const NOT_SENT: unique symbol = Symbol("not sent");
@@ -72,9 +46,7 @@ export const NOT_SENT: unique symbol = Symbol("not sent");
  * (server down, session expired) reconnects with backoff and is sent again, once; a call that was
  * delivered is never sent twice.
  *
- * @param connection The connection.
  * @param call The call; `firstAttempt` 1 when it was tried once already (on a ready client).
- * @returns The result.
  */
 export async function callGuarded(
   connection: CallingConnection,
@@ -107,12 +79,9 @@ export async function callGuarded(
       } catch (error) {
         // The caller's own cancellation, not our deadline (see `readyFailed`).
         if (context.signal.aborted) throw aborted(context.signal, toolName, error);
-        const cause = (error as ToolError).cause;
-        const expired = cause instanceof SessionExpiredError ||
-          connection.staleVerdict(client, cause);
-        const notSent = expired || cause instanceof RequestNotDeliveredError;
-        if (notSent) await connection.broken(client, cause as Error, expired);
-        if (notSent && attempt === 0 && !signal.aborted) continue;
+        const dropped = connection.undelivered(client, (error as ToolError).cause);
+        if (dropped !== undefined) await dropped;
+        if (dropped !== undefined && attempt === 0 && !signal.aborted) continue;
         throw connection.redactor.toolError(error);
       }
     }
@@ -139,7 +108,6 @@ export function withDefinition<T extends object>(
  * when the request was not delivered, a timeout naming the deadline that passed, or the error
  * with the connection's credentials redacted (thrown).
  *
- * @param connection The connection.
  * @param call The call, its client and options, and what it threw.
  * @returns `NOT_SENT`, or throws.
  */
@@ -150,10 +118,9 @@ export async function readyFailed(
   const { context, toolName, options, error } = call;
   if (context.signal.aborted) throw aborted(context.signal, toolName, error);
   const cause = error.cause;
-  const expired = cause instanceof SessionExpiredError ||
-    connection.staleVerdict(call.client, cause);
-  if (expired || cause instanceof RequestNotDeliveredError) {
-    await connection.broken(call.client, cause as Error, expired);
+  const dropped = connection.undelivered(call.client, cause);
+  if (dropped !== undefined) {
+    await dropped;
     return NOT_SENT;
   }
   if (error.code === "timeout" && mcpErrorCodeOf(cause) === McpErrorCode.RequestTimeout) {

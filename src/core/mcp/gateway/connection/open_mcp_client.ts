@@ -1,6 +1,6 @@
 import { abortable } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
-import type { ConnectionOAuth } from "../oauth/mcp_oauth.ts";
+import type { McpOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
 import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
@@ -41,11 +41,9 @@ export type TransportKind = "http" | "sse" | "custom";
 
 /** What opening one client needs. */
 export interface OpenClientSettings {
-  /** The server id. */
   serverId: string;
   /** The user, for per-user servers. */
   userId?: string;
-  /** The server's config. */
   config: McpServerConfig;
   /** Deadline of transport start and `initialize`. */
   connectTimeoutMs: number;
@@ -53,7 +51,6 @@ export interface OpenClientSettings {
   maxResponseBytes: number;
   /** The fetch of HTTP transports. */
   fetch?: typeof fetch;
-  /** The host allowlist. */
   allowedHosts?: readonly string[];
   /** The validator of structured output. */
   jsonSchemaValidator?: McpJsonSchemaValidator;
@@ -64,7 +61,7 @@ export interface OpenClientSettings {
   /** Answers elicitation requests; declares the capability when set. */
   onElicitation?: McpGatewayOptions["onElicitation"];
   /** The MCP authorization flow, for HTTP servers configured without an `Authorization` header. */
-  oauth?: ConnectionOAuth;
+  oauth?: Pick<McpOAuth, "fetchFor" | "secrets">;
   /** Declares the elicitation capability so calls can relay requests (see `ClientRoutes`). */
   relayElicitation?: boolean;
   /** The protocol era each connection found, so the next connect asks no more (see `EraVerdicts`). */
@@ -107,7 +104,6 @@ export interface OpenClientOptions {
 export interface OpenedClient {
   /** The client, initialised. */
   client: Client;
-  /** The transport kind that worked. */
   kind: TransportKind;
   /** The protocol era it speaks: `"modern"` (2026-07-28) or `"legacy"` (2025). */
   era: ProtocolEra;
@@ -143,7 +139,9 @@ export async function openMcpClient(
     try {
       return opened(settings, key, await initialise(settings, custom, { prior, routes }), "custom");
     } catch (error) {
-      if (prior !== undefined || protocolOf(config) !== "auto" || !probeMayHaveEnded(error)) {
+      if (
+        prior !== undefined || (config.protocol ?? "auto") !== "auto" || !probeMayHaveEnded(error)
+      ) {
         throw error;
       }
       // A local server that exits on the probe (SDKs that end on any request before
@@ -200,7 +198,6 @@ function httpTransport(
  * is and which era to speak (a changed URL, command or `protocol` asks again).
  *
  * @param settings The connection's settings.
- * @returns The key.
  */
 export function eraKey(
   settings: Pick<OpenClientSettings, "serverId" | "userId" | "config">,
@@ -212,12 +209,8 @@ export function eraKey(
   return {
     serverId: settings.serverId,
     ...(settings.userId === undefined ? {} : { userId: settings.userId }),
-    target: `${protocolOf(config)} ${where}`,
+    target: `${config.protocol ?? "auto"} ${where}`,
   };
-}
-
-function protocolOf(config: McpServerConfig): "auto" | "2025" | "2026-07-28" {
-  return config.protocol ?? "auto";
 }
 
 /** The opened client, its era kept for the next connect. */
@@ -247,7 +240,7 @@ class ConnectDeadlineError extends Error {}
 
 /** The SDK's negotiation mode for a config's `protocol`. */
 function negotiation(config: McpServerConfig, custom: boolean): VersionNegotiationOptions {
-  const protocol = protocolOf(config);
+  const protocol = config.protocol;
   if (protocol === "2025") return { mode: "legacy" };
   if (protocol === "2026-07-28") return { mode: { pin: "2026-07-28" } };
   // A local server that does not answer an unknown request is a 2025 one: it is not waited for
@@ -280,18 +273,15 @@ async function initialise(
   how: { prior: PriorDiscovery | undefined; routes: OpenClientOptions },
 ): Promise<Client> {
   const { prior, routes } = how;
+  const answer = routes.elicit ?? settings.onElicitation;
+  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
   const options: ClientOptions = {
-    capabilities: {},
+    capabilities: elicits ? { elicitation: { form: { applyDefaults: true } } } : {},
     versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),
   };
   if (settings.jsonSchemaValidator !== undefined) {
     options.jsonSchemaValidator = settings
       .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
-  }
-  const answer = routes.elicit ?? settings.onElicitation;
-  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
-  if (elicits) {
-    options.capabilities = { elicitation: { form: { applyDefaults: true } } };
   }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
   // A parked session: the client connects on it with no `initialize` (see `adoptLegacyHandshake`).

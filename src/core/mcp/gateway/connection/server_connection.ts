@@ -14,6 +14,7 @@ import {
   NOT_SENT,
   readyFailed,
   type ToolCall,
+  withDefinition,
 } from "./guarded_call.ts";
 import type { ToolError } from "../../../tool_error.ts";
 import { callMcpToolOutput } from "../../mcp_call.ts";
@@ -23,8 +24,6 @@ import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 import { ConnectionLifecycle } from "./connection_lifecycle.ts";
-
-export type { ConnectionSettings } from "./connection_settings.ts";
 
 /**
  * One lazy connection to one MCP server (for one user, or global): its calls and requests, made
@@ -84,7 +83,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    * object, made once, for every call without a deadline of its own.
    *
    * @param ownTimeoutMs The call's own deadline, if any.
-   * @returns The options.
    */
   callOptions(ownTimeoutMs: number | undefined): CallDefaults {
     if (ownTimeoutMs === undefined && this.#callDefaults !== undefined) return this.#callDefaults;
@@ -119,7 +117,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     const call = { toolName, args, context };
     this.#started(context);
     try {
-      if (this.#runsAsTask(toolName)) return await callTask(this, call);
+      // A listed tool that must run as a task (`execution.taskSupport: "required"`).
+      if (this.index.taskNames.has(toolName)) return await callTask(this, call);
       // Set only while ready (and not parked): a property read, no code of another file.
       const client = this.client;
       if (client !== undefined && !context.signal.aborted) {
@@ -147,7 +146,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   async #callReady(call: ToolCall & { client: Client }): Promise<ToolOutput | typeof NOT_SENT> {
     const { client, toolName, args, context } = call;
     const options = this.callOptions(context.timeoutMs);
-    const definition = this.index.withOutput.get(toolName);
     try {
       return await callMcpToolOutput(client, {
         toolName,
@@ -162,16 +160,10 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
           }),
           trace: context.trace,
         },
-      }, definition === undefined ? options : { ...options, toolDefinition: definition });
+      }, withDefinition(this.index, toolName, options));
     } catch (error) {
       return await readyFailed(this, { ...call, options, error: error as ToolError });
     }
-  }
-
-  /** Whether the listed tool must run as a task (`execution.taskSupport: "required"`). */
-  #runsAsTask(toolName: string): boolean {
-    const { taskNames } = this.index;
-    return taskNames.size > 0 && taskNames.has(toolName);
   }
 
   // `inFlight` keeps the connection from being closed while a call runs; `lastUsedAt` is set
@@ -195,7 +187,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    * and from errors, as from a call's. A list of a feature the server did not declare answers
    * empty; any other request for it fails.
    *
-   * @param method The request.
    * @param params Its parameters.
    * @param signal Aborts the request.
    * @returns The server's answer.
@@ -205,12 +196,11 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    this.inFlight++;
+    const release = this.hold();
     try {
       return await sendUpstreamRequest(this, { method, params, signal });
     } finally {
-      this.inFlight--;
-      this.lastUsedAt = Math.floor(performance.now());
+      release();
     }
   }
 
@@ -235,7 +225,6 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    *
    * @param call The call the request belongs to, or `undefined` when none can be told.
    * @param asked The request and the signal that ends it.
-   * @returns The answer.
    */
   async answerInput(
     call: ToolContext | undefined,

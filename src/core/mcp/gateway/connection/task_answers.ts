@@ -92,7 +92,6 @@ const TASK_ANSWER_CODE = -32099;
  * {@linkcode surfaceTaskAnswers}); `undefined` otherwise, or when the handle is malformed.
  *
  * @param error What a call threw (a `ToolError` whose cause is the client's error, or that error).
- * @returns The task.
  */
 export function createdTaskOf(error: unknown): CreatedTask | undefined {
   for (let e = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {

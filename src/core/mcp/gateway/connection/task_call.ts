@@ -2,8 +2,6 @@ import { delay } from "@std/async";
 import * as z from "zod";
 import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
-import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
-import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { mcpErrorToToolError, toolOutputOf } from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf, McpRpcError } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
@@ -21,7 +19,6 @@ import { type CreatedTask, ModernTaskSchema } from "./task_answers.ts";
  * same task, so a reconnect does not start the work again. An abort cancels the task on the
  * server, best effort.
  *
- * @param connection The connection.
  * @param call The call; with `created`, the handle a modern server answered it with.
  * @returns The tool's result.
  */
@@ -44,13 +41,7 @@ export async function callTask(
       return connection.answerInput(context, { request, signal });
     },
     undelivered: (error, client) => {
-      // A client built from an era verdict the server no longer fits: refused unrun, as expired.
-      const expired = error instanceof SessionExpiredError ||
-        connection.staleVerdict(client, error);
-      if (expired || error instanceof RequestNotDeliveredError) {
-        void connection.broken(client, error as Error, expired);
-        return true;
-      }
+      if (connection.undelivered(client, error) !== undefined) return true;
       // A poll is a read: one whose answer was lost may be asked again.
       const code = mcpErrorCodeOf(error);
       return code === McpErrorCode.ConnectionClosed || code === undefined;

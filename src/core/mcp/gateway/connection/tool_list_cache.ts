@@ -1,5 +1,5 @@
 import { abortable } from "@std/async";
-import { listAllTools, toolPagesOf } from "../../list_all_tools.ts";
+import { listAllTools } from "../../list_all_tools.ts";
 import type { Client, McpTool } from "../../mcp_sdk.ts";
 import type { SharedToolDefinitions } from "./shared_tool_definitions.ts";
 import type { Redactor } from "../calls/redactor.ts";
@@ -26,29 +26,24 @@ export abstract class ToolListCache {
   tools: readonly McpTool[] = [];
   /** What calls look up in the list, made once per (shared) list. */
   index: ToolListIndex = EMPTY;
-  #version = 0;
+  /** Increases whenever the tool list changes (a field as `tools`; set only here). */
+  version = 0;
   /** Whole milliseconds, as `lastUsedAt` (no number box per connection). */
   #listedAt = 0;
   /** The one refresh running (per client), and whether a change was announced during it. */
   #refreshing?: { client: Client; done: Promise<void>; again: boolean };
-
-  /** Increases whenever the tool list changes. */
-  get version(): number {
-    return this.#version;
-  }
 
   /**
    * The list, listed again first when it is older than `toolListTtlMs`.
    *
    * @param client The client to list on (a parked connection builds one again).
    * @param signal Ends the wait (the listing goes on).
-   * @returns The tools.
    */
   protected async current(
     client: () => Promise<Client>,
     signal?: AbortSignal,
   ): Promise<readonly McpTool[]> {
-    const ttl = this.listSettings.toolListTtlMs;
+    const ttl = this.settings.toolListTtlMs;
     if (ttl !== undefined && performance.now() - this.#listedAt >= ttl) {
       const refresh = client().then((ready) => this.refresh(ready, false));
       await (signal === undefined ? refresh : abortable(refresh, signal));
@@ -65,7 +60,7 @@ export abstract class ToolListCache {
   protected abstract holds(client: Client): boolean;
 
   /** The listing's deadline and the shared definitions. */
-  protected abstract get listSettings(): ToolListSettings;
+  abstract get settings(): ToolListSettings;
 
   /** Keeps the connection's credentials out of what it lists. */
   abstract get redactor(): Redactor;
@@ -76,12 +71,11 @@ export abstract class ToolListCache {
   /**
    * Lists a client's tools, shared by content with the gateway's other connections.
    *
-   * @param client The client.
    * @returns The tools (not kept yet: see `keep`).
    */
   protected async listOf(client: Client): Promise<readonly McpTool[]> {
-    const { connectTimeoutMs, toolDefinitions } = this.listSettings;
-    const listed = await listAllTools(toolPagesOf(client), { timeoutMs: connectTimeoutMs });
+    const { connectTimeoutMs, toolDefinitions } = this.settings;
+    const listed = await listAllTools(client, { timeoutMs: connectTimeoutMs });
     // Without the connection's credentials, as its results: a definition reaches every model
     // this server's tools are shown to (a global server's, every user's).
     const tools = this.redactor.value(listed);
@@ -90,14 +84,12 @@ export abstract class ToolListCache {
 
   /**
    * Keeps a listed tool list as the current one.
-   *
-   * @param tools The tools.
    */
   protected keep(tools: readonly McpTool[]): void {
     this.tools = tools;
     this.index = toolListIndex(tools);
     this.#listedAt = Math.floor(performance.now());
-    this.#version++;
+    this.version++;
   }
 
   /**
@@ -160,7 +152,6 @@ const EMPTY: ToolListIndex = Object.freeze({
  * The index of a tool list, made once per list object (lists are shared between the connections
  * of a gateway, see `SharedToolDefinitions`).
  *
- * @param tools The list.
  * @returns Its index.
  */
 function toolListIndex(tools: readonly McpTool[]): ToolListIndex {

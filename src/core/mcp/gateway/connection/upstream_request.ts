@@ -2,14 +2,10 @@ import type { UpstreamMethod } from "../../../tool_source.ts";
 import { mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import { type Client, ProtocolError, ProtocolErrorCode } from "../../mcp_sdk.ts";
 import type { CallingConnection } from "./guarded_call.ts";
-import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
-import { SessionExpiredError } from "../http/http_client_transport.ts";
 
 /** One resources, prompts or completion request. */
 export interface UpstreamRequest {
-  /** The method. */
   method: UpstreamMethod;
-  /** Its parameters. */
   params: Record<string, unknown>;
   /** Aborts the request. */
   signal: AbortSignal;
@@ -21,12 +17,10 @@ export interface UpstreamRequest {
  * errors, as from a call's. A list of a feature the server did not declare answers empty; any
  * other request for it fails.
  *
- * @param connection The connection.
- * @param request The request.
  * @returns The server's answer.
  */
 export async function sendUpstreamRequest(
-  connection: CallingConnection & { readonly settings: { serverId: string } },
+  connection: CallingConnection,
   request: UpstreamRequest,
 ): Promise<Record<string, unknown>> {
   const { method, signal } = request;
@@ -38,10 +32,9 @@ export async function sendUpstreamRequest(
       // Not delivered, as a tool call's (see `callGuarded`): a session the server forgot (also
       // one parked meanwhile), a client built from an era verdict the server no longer fits, a
       // request that never reached the server. The client is dropped; once more on a new one.
-      const expired = error instanceof SessionExpiredError ||
-        connection.staleVerdict(client, error);
-      if (!expired && !(error instanceof RequestNotDeliveredError)) throw error;
-      await connection.broken(client, error as Error, expired);
+      const dropped = connection.undelivered(client, error);
+      if (dropped === undefined) throw error;
+      await dropped;
       return await sendOn(connection, await connection.readyClient(method, signal), request);
     }
   } catch (error) {
@@ -54,7 +47,7 @@ export async function sendUpstreamRequest(
 
 /** Sends the request on one client (a feature the server did not declare: see above). */
 async function sendOn(
-  connection: CallingConnection & { readonly settings: { serverId: string } },
+  connection: CallingConnection,
   client: Client,
   request: UpstreamRequest,
 ): Promise<Record<string, unknown>> {

@@ -17,9 +17,6 @@ export class RequestNotDeliveredError extends Error {
   }
 }
 
-/** How a response body ended: normally, with an error, or cut at the size limit. */
-type BodyEnd = "done" | "error" | "too_large";
-
 /** Options of {@linkcode GuardedFetch}. */
 export interface GuardedFetchOptions {
   /** The fetch to wrap; default: the global one. */
@@ -67,7 +64,7 @@ export class GuardedFetch {
 
   /** The fetch function to hand to an SDK transport. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const response = await this.send(input, init);
+    const response = await this.#send(input, init);
     if (response.body === null) return response;
     // Read from the request body only when needed (an answer cut, or one without its response).
     const ids = init?.method === "POST" ? () => requestIds(init.body) : undefined;
@@ -80,23 +77,12 @@ export class GuardedFetch {
     // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
     // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
     if (json || type.includes("application/json")) return await this.#readJson(response, ids);
-    return new Response(this.#own(response.body, ids), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    // The response itself as the init: its status, status text and headers.
+    return new Response(this.#own(response.body, ids), response);
   };
 
-  /**
-   * Sends a request with the host check and redirect refusal of `fetch`, and returns the
-   * response as the runtime gave it: whoever reads its body bounds it and registers its reader
-   * with {@linkcode GuardedFetch.own}.
-   *
-   * @param input The URL or request.
-   * @param init The request options.
-   * @returns The response.
-   */
-  send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  /** Sends a request with the host check and redirect refusal; the body is bounded by the caller. */
+  #send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     if (this.#closed) {
       return Promise.reject(new RequestNotDeliveredError("The connection is closed"));
     }
@@ -128,18 +114,6 @@ export class GuardedFetch {
         throw failure(error, url);
       },
     );
-  }
-
-  /**
-   * Registers a body reader so that `close()` cancels it.
-   *
-   * @param reader The reader of a response body from {@linkcode GuardedFetch.send}.
-   * @returns Unregisters it (once its body ended).
-   */
-  own(reader: ReadableStreamDefaultReader<Uint8Array>): () => void {
-    if (this.#closed) void reader.cancel().catch(() => {});
-    this.#readers.add(reader);
-    return () => this.#readers.delete(reader);
   }
 
   /** Cancels every response body still open and refuses further requests. */
@@ -190,11 +164,7 @@ export class GuardedFetch {
       throw new TooLargeError(max);
     }
     if (ids !== undefined) this.#options.onWholeJson?.(ids);
-    return new Response(body as Uint8Array<ArrayBuffer>, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return new Response(body as Uint8Array<ArrayBuffer>, response);
   }
 
   /** Tells which requests a body cut at the limit carried, when they are asked for. */
@@ -213,11 +183,11 @@ export class GuardedFetch {
     this.#readers.add(reader);
     let bytes = 0;
     let ended = false;
-    const end = (how: BodyEnd) => {
+    const end = (tooLarge = false) => {
       if (ended) return;
       ended = true;
       this.#readers.delete(reader);
-      if (how === "too_large") this.#cut(ids);
+      if (tooLarge) this.#cut(ids);
     };
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -225,18 +195,18 @@ export class GuardedFetch {
         try {
           chunk = await reader.read();
         } catch (error) {
-          end("error");
+          end();
           controller.error(error);
           return;
         }
         if (chunk.done) {
-          end("done");
+          end();
           controller.close();
           return;
         }
         bytes += chunk.value.byteLength;
         if (bytes > this.#options.maxBodyBytes) {
-          end("too_large");
+          end(true);
           await reader.cancel().catch(() => {});
           controller.error(
             new Error(`The response exceeded ${this.#options.maxBodyBytes} bytes and was cut`),
@@ -246,7 +216,7 @@ export class GuardedFetch {
         controller.enqueue(chunk.value);
       },
       cancel: async (reason) => {
-        end("done");
+        end();
         await reader.cancel(reason).catch(() => {});
       },
     });

@@ -26,15 +26,12 @@ export class SessionExpiredError extends Error {
 
 /** Options of {@linkcode HttpClientTransport}. */
 export interface HttpClientTransportOptions {
-  /** The MCP endpoint. */
   url: URL;
   /** Headers of every request, for this connection only. */
   headers?: Record<string, string>;
   /** Streamable HTTP or the older HTTP+SSE transport. */
   kind: "http" | "sse";
-  /** The fetch to use. */
   fetch?: typeof fetch;
-  /** The host allowlist. */
   allowedHosts?: readonly string[];
   /** Most bytes of one response body. */
   maxBodyBytes: number;
@@ -60,11 +57,8 @@ type Inner = StreamableHTTPClientTransport | SSEClientTransport;
  * session reported as {@linkcode SessionExpiredError}.
  */
 export class HttpClientTransport implements McpTransport {
-  /** Set by the client. */
   onclose?: () => void;
-  /** Set by the client. */
   onerror?: (error: Error) => void;
-  /** Set by the client. */
   onmessage?: (message: McpJsonRpcMessage, extra?: unknown) => void;
   #inner: Inner;
   #guard: GuardedFetch;
@@ -187,7 +181,6 @@ export class HttpClientTransport implements McpTransport {
     this.#keepSession = true;
   }
 
-  /** Opens the transport. */
   async start(): Promise<void> {
     await this.#inner.start();
     this.#started = true;
@@ -246,7 +239,6 @@ export class HttpClientTransport implements McpTransport {
     }
   }
 
-  /** Sets the negotiated protocol version. */
   setProtocolVersion(version: string): void {
     this.#inner.setProtocolVersion(version);
   }
@@ -369,7 +361,6 @@ const MIN_SWEEP = 8;
  * browsers, Node.js) reading a signal never throws and the fetch is called unchanged.
  *
  * @param base The fetch to wrap. Default: the global `fetch`, looked up on each call.
- * @returns The wrapped fetch.
  */
 export function requestScopedFetch(base?: typeof fetch): typeof fetch {
   return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {

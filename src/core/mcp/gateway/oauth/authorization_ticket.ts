@@ -8,21 +8,6 @@ interface TicketRecord {
   state: string;
   /** The user (`""` for none). */
   user: string;
-  /** The server id. */
-  serverId: string;
-}
-
-/** A redeemed ticket: where to send the browser, and the cookie that binds it. */
-export interface RedeemedTicket {
-  /** The authorization server's URL for this authorization. */
-  location: string;
-  /** The value of the binding cookie to set (its digest is kept with the pending state). */
-  binding: string;
-  /** The `state` of the authorization (names the cookie). */
-  state: string;
-  /** The user (`""` for none). */
-  user: string;
-  /** The server id. */
   serverId: string;
 }
 
@@ -42,11 +27,8 @@ export async function issueAuthorizationTicket(
 ): Promise<string> {
   const { ttlMs } = options;
   const ticket = randomToken();
-  const record: TicketRecord = {
-    state: target.state,
-    user: target.user,
-    serverId: target.serverId,
-  };
+  const { state, user, serverId } = target;
+  const record: TicketRecord = { state, user, serverId };
   await store.set(["oauth", "ticket", await sha256Hex(ticket)], record, { expireIn: ttlMs });
   return ticket;
 }
@@ -58,13 +40,14 @@ export async function issueAuthorizationTicket(
  *
  * @param store The store of pending authorizations.
  * @param options How long the binding lasts (`ttlMs`, the pending authorization's lifetime).
- * @returns The redirect and the cookie value, or `undefined`.
+ * @returns Where to send the browser (`location`), the binding cookie's value (`binding`; its
+ *   digest is kept with the pending state) and what the ticket stood for, or `undefined`.
  */
 export async function redeemAuthorizationTicket(
   store: KeyValueStore,
   ticket: string,
   options: { ttlMs: number },
-): Promise<RedeemedTicket | undefined> {
+): Promise<(TicketRecord & { location: string; binding: string }) | undefined> {
   const { ttlMs } = options;
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(ticket)) return undefined;
   const digest = await sha256Hex(ticket);

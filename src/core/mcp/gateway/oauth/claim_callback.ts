@@ -2,16 +2,6 @@ import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import { normalise, type PendingAuthorization } from "./store_oauth_provider.ts";
 import { sha256Hex } from "../../../sha256_hex.ts";
 
-/** What the redirect's checks need. */
-export interface ClaimSettings {
-  /** The store of pending authorizations. */
-  store: KeyValueStore;
-  /** The redirect URI. */
-  redirect: URL;
-  /** How long a used `state` is remembered. */
-  stateTtlMs: number;
-}
-
 /**
  * Checks the redirect of an authorization and uses up its `state`: the URL is the redirect URI;
  * with `binding`, the browser brought the cookie the first hop set when it started this
@@ -20,13 +10,14 @@ export interface ClaimSettings {
  * for this user and server; no `error`; `iss` names the authorization server that was asked (RFC
  * 9207). Throws a `TypeError` for a redirect that does not fit, an `Error` for an `error` answer.
  *
- * @param settings The store, redirect URI and state lifetime.
+ * @param settings The store of pending authorizations, the redirect URI, and how long a used
+ *   `state` is remembered.
  * @param target The user (`""` for a global server), the server id, the redirect URL and the
  *   browser's binding cookie (`""` when it brought none) where the host requires one.
  * @returns The pending authorization and the code to exchange.
  */
 export async function claimCallback(
-  settings: ClaimSettings,
+  settings: { store: KeyValueStore; redirect: URL; stateTtlMs: number },
   target: { user: string; serverId: string; callbackUrl: string | URL; binding?: string },
 ): Promise<{ pending: PendingAuthorization; code: string; iss?: string }> {
   const { store, redirect } = settings;

@@ -10,29 +10,6 @@ import { issueAuthorizationTicket, redeemAuthorizationTicket } from "./authoriza
 import type { PendingAuthorization } from "./store_oauth_provider.ts";
 import { AuthorizationRequiredError } from "./authorization_required_error.ts";
 
-/** What a connection asks of the gateway's OAuth: its fetch with authorization, and secrets. */
-export interface ConnectionOAuth {
-  /**
-   * Wraps the fetch of one connection.
-   *
-   * @param target The server id, the user, the server's URL and its configured OAuth client.
-   * @param next The fetch that reaches the MCP server.
-   * @returns The fetch with authorization.
-   */
-  fetchFor(
-    target: { serverId: string; userId?: string; serverUrl: string; client?: McpOAuthClient },
-    next: typeof fetch,
-  ): typeof fetch;
-  /**
-   * The tokens a connection used lately, to be removed from error texts.
-   *
-   * @param serverId The server id.
-   * @param userId The user.
-   * @returns The tokens.
-   */
-  secrets(serverId: string, userId?: string): string[];
-}
-
 /**
  * The MCP authorization flow for a gateway's HTTP servers: OAuth 2.1 with PKCE through the MCP
  * SDK's `auth()`, with tokens, refresh tokens and client registrations kept per (user, server,
@@ -189,9 +166,10 @@ export class McpOAuth {
    */
   waiting(userId?: string): { serverId: string; authorizationUrl: string }[] {
     const waiting = new Map<string, string>();
-    for (const session of this.#sessions.values()) {
+    for (const [key, session] of this.#sessions) {
+      const [user, serverId] = JSON.parse(key) as [string, string];
       const url = session.authorizationUrl;
-      if (session.user === (userId ?? "") && url !== undefined) waiting.set(session.serverId, url);
+      if (user === (userId ?? "") && url !== undefined) waiting.set(serverId, url);
     }
     return [...waiting].map(([serverId, authorizationUrl]) => ({ serverId, authorizationUrl }));
   }

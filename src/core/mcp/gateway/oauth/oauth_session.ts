@@ -117,16 +117,6 @@ export class OAuthSession {
     return tokens?.access_token;
   }
 
-  /** The server id. */
-  get serverId(): string {
-    return this.#s.serverId;
-  }
-
-  /** The user (`""` for a global server). */
-  get user(): string {
-    return this.#s.user;
-  }
-
   /** The authorization URL the user was last asked to open, until tokens arrive. */
   get authorizationUrl(): string | undefined {
     return this.#provider.authorizationUrl?.href;

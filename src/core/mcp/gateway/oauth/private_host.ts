@@ -10,7 +10,7 @@
  * @returns `true` for a host that must not be reached without an allowlist.
  */
 export function isPrivateHost(url: URL): boolean {
-  const host = url.hostname.toLowerCase().replace(/\.+$/, "");
+  const host = canonicalHost(url);
   if (host === "" || host === "localhost" || host.endsWith(".localhost")) return true;
   if (host.startsWith("[")) return privateV6(groupsOf(host.slice(1, -1)));
   const v4 = ipv4(host);
@@ -23,7 +23,7 @@ export function isPrivateHost(url: URL): boolean {
  * @returns `true` for loopback.
  */
 export function isLoopbackHost(url: URL): boolean {
-  const host = url.hostname.toLowerCase().replace(/\.+$/, "");
+  const host = canonicalHost(url);
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   if (host.startsWith("[")) {
     const groups = groupsOf(host.slice(1, -1));

@@ -17,11 +17,8 @@ export type StoredTokens = OAuthTokens & { issuer?: string; expires_at?: number 
 export interface PendingAuthorization {
   /** The user (`""` for a global server). */
   user: string;
-  /** The server id. */
   serverId: string;
-  /** The MCP server's URL. */
   serverUrl: string;
-  /** The PKCE verifier. */
   codeVerifier?: string;
   /** The issuer the authorization server's metadata names, for the `iss` check (RFC 9207). */
   issuer?: string;
@@ -38,17 +35,12 @@ export interface PendingAuthorization {
 
 /** What one provider needs. */
 export interface StoreOAuthProviderSettings {
-  /** The store. */
   store: KeyValueStore;
   /** The user (`""` for a global server). */
   user: string;
-  /** The server id. */
   serverId: string;
-  /** The MCP server's URL. */
   serverUrl: string;
-  /** The redirect URI. */
   redirectUrl: string;
-  /** The client name. */
   clientName: string;
   /** The Client ID Metadata Document URL. */
   clientMetadataUrl?: string;
@@ -209,11 +201,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     scope: "all" | "client" | "tokens" | "verifier" | "discovery",
   ): Promise<void> {
     const issuer = this.#issuer;
-    if ((scope === "all" || scope === "tokens") && issuer !== undefined) {
-      await this.#s.store.delete(this.#key("tokens", issuer));
-    }
-    if ((scope === "all" || scope === "client") && issuer !== undefined) {
-      await this.#s.store.delete(this.#key("client", issuer));
+    for (const kind of ["tokens", "client"] as const) {
+      if ((scope === "all" || scope === kind) && issuer !== undefined) {
+        await this.#s.store.delete(this.#key(kind, issuer));
+      }
     }
     if (scope === "all" || scope === "discovery") {
       await this.#s.store.delete(this.#discoveryKey);

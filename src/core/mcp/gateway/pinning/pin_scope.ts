@@ -6,7 +6,6 @@
  * withheld, not pinned in its drifted form.
  */
 export interface PinScope {
-  /** The server id. */
   serverId: string;
   /** The user: of a user's own server, or the request's user of a global server. */
   userId?: string;

@@ -1,29 +1,21 @@
 import type { MissingTool } from "../../../tool_source.ts";
-import type { McpTool } from "../../mcp_sdk.ts";
 import type { SelectedServer } from "../connection/connect_selected.ts";
 import type { ToolPins } from "./tool_pins.ts";
-import type { McpServerConfig } from "../../mcp_server_config.ts";
+import type { ServerConnection } from "../connection/server_connection.ts";
 
-/** A selected server seen through its pins: only the tools that may be exposed. */
+/**
+ * A selected server seen through its pins: its connection's identity and version, with only the
+ * tools that may be exposed.
+ */
 export interface PinnedServer {
-  /** The server id. */
   id: string;
-  /** The connection's identity and version, with the tool list filtered. */
-  connection: {
-    serial: number;
-    version: number;
-    tools: readonly McpTool[];
-    config?: McpServerConfig;
-  };
+  connection: Pick<ServerConnection, "serial" | "version" | "tools" | "config">;
 }
 
-/** The servers of one request after pinning. */
+/** The servers of one request after pinning: the user's, the global ones, the withheld tools. */
 export interface PinnedSelection {
-  /** The user's servers. */
   user: PinnedServer[];
-  /** The global servers. */
   global: PinnedServer[];
-  /** The withheld tools. */
   missing: MissingTool[];
   /** Names the withheld tools, so a cached tool list is reused only for the same verdicts. */
   cacheSuffix: string;

@@ -124,9 +124,7 @@ export class ToolPins {
    * @returns `true` when the list is verified for the scope.
    */
   verified(scope: PinScope, tools: readonly McpTool[]): boolean {
-    const scopes = this.#verified.get(tools);
-    if (scopes === undefined) return false;
-    return scopes.has(scope.key ?? scopeKey(scope));
+    return this.#verified.get(tools)?.has(scope.key ?? scopeKey(scope)) === true;
   }
 
   /**

@@ -237,7 +237,6 @@ const namesOfList = new WeakMap<readonly { name: string }[], readonly string[]>(
  * content between a gateway's connections, so a thousand users of one server keep one list of
  * names, not one each.
  *
- * @param tools The tool list.
  * @returns Its tools' names.
  */
 export function toolNamesOf(tools: readonly { name: string }[]): readonly string[] {

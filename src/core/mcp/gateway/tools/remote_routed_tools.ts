@@ -124,15 +124,14 @@ export class RemoteRoutedTools {
     const upstreamOf = (serverId: string): UpstreamServer => {
       let upstream = upstreams.get(serverId);
       if (upstream === undefined) {
-        upstream = Object.freeze({
-          id: serverId,
-          source,
-          request: (
-            method: UpstreamMethod,
-            params: Record<string, unknown>,
-            context: { signal: AbortSignal; userId?: string },
-          ) => requestRemote(lookup, serverId, { method, params }, context),
-        });
+        upstream = Object.freeze(
+          {
+            id: serverId,
+            source,
+            request: (method, params, context) =>
+              requestRemote(lookup, serverId, { method, params }, context),
+          } satisfies UpstreamServer,
+        );
         upstreams.set(serverId, upstream);
       }
       return upstream;

@@ -7,8 +7,7 @@ import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
 // deno-lint-ignore no-control-regex
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
-// deno-lint-ignore no-control-regex
-const UNSAFE_ONE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+const UNSAFE_ONE = new RegExp(UNSAFE.source);
 
 /**
  * Shows control and bidi characters of remote text escaped (`\u001B`, `\u202E`), so a remote
@@ -28,7 +27,6 @@ export function escapeUnsafeChars(text: string): string {
 /**
  * Whether text holds a character {@linkcode escapeUnsafeChars} escapes.
  *
- * @param text The text.
  * @returns `true` when it does.
  */
 export function hasUnsafeChars(text: string): boolean {
@@ -50,8 +48,6 @@ export function safeRemoteText(text: string, max: number): string {
     escaped.slice(0, max)
   } […truncated by toolroute: ${escaped.length} characters, first ${max} shown]`;
 }
-
-export { MAX_REMOTE_DEPTH };
 
 /**
  * Escapes the text of a remote tool result: a string; or every string of a result object's
@@ -171,7 +167,6 @@ function setOwn(record: Record<string, unknown>, key: string, value: unknown) {
  * stays).
  *
  * @param pending The remote call's result.
- * @returns The escaped result.
  */
 export function escapedResult<T>(pending: Promise<T>): Promise<T> {
   // One reaction on the call's promise, no async frame or closure of its own (every call).
@@ -179,18 +174,14 @@ export function escapedResult<T>(pending: Promise<T>): Promise<T> {
 }
 
 function rethrowEscaped(error: unknown): never {
-  throw escapedError(error);
-}
-
-function escapedError(error: unknown): unknown {
   if (isToolError(error)) {
-    return new ToolError(error.code, escapeUnsafeChars(error.message), {
+    throw new ToolError(error.code, escapeUnsafeChars(error.message), {
       cause: error,
       retryAfterMs: error.retryAfterMs,
     });
   }
   if (error instanceof Error) error.message = escapeUnsafeChars(error.message);
-  return error;
+  throw error;
 }
 
 /** Most questions one remote call may put to the person; past it they are cancelled unasked. */

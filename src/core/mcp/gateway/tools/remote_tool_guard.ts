@@ -19,17 +19,11 @@ export const REMOTE_TEXT_DEFAULTS: RemoteTextLimits = Object.freeze({
 
 /** A remote tool as the server lists it (the fields toolroute passes on). */
 export interface ListedTool {
-  /** The name. */
   name: string;
-  /** The title. */
   title?: string;
-  /** The description. */
   description?: string;
-  /** The input schema. */
   inputSchema?: unknown;
-  /** The output schema. */
   outputSchema?: unknown;
-  /** The annotations. */
   annotations?: unknown;
   /** Metadata for clients (MCP Apps' `ui`, vendor keys). */
   _meta?: unknown;
@@ -106,28 +100,19 @@ export function guardRemoteTools<T extends ListedTool>(
 
 /** The tool with its title and descriptions, at any depth of its schemas, escaped and capped. */
 function safeTool<T extends ListedTool>(tool: T, limits: RemoteTextLimits): T {
-  return {
-    ...tool,
-    ...(tool.title === undefined
-      ? {}
-      : { title: safeRemoteText(tool.title, limits.maxDescriptionChars) }),
-    ...(tool.description === undefined
-      ? {}
-      : { description: safeRemoteText(tool.description, limits.maxDescriptionChars) }),
-    ...(tool.inputSchema === undefined
-      ? {}
-      : { inputSchema: safeTexts(tool.inputSchema, limits, 0) }),
-    ...(tool.outputSchema === undefined
-      ? {}
-      : { outputSchema: safeTexts(tool.outputSchema, limits, 0) }),
-    ...(tool.annotations === undefined
-      ? {}
-      : { annotations: safeTexts(tool.annotations, limits, 0) }),
-    // Passed on to serve's clients, which show parts of them to the person (an icon's title, an
-    // app's "invoking…" text): every string and key escaped.
-    ...(tool._meta === undefined ? {} : { _meta: escapedAll(tool._meta, 0) }),
-    ...(tool.icons === undefined ? {} : { icons: escapedAll(tool.icons, 0) }),
-  };
+  const max = limits.maxDescriptionChars;
+  const safe: ListedTool = { ...tool };
+  if (tool.title !== undefined) safe.title = safeRemoteText(tool.title, max);
+  if (tool.description !== undefined) safe.description = safeRemoteText(tool.description, max);
+  for (const key of ["inputSchema", "outputSchema", "annotations"] as const) {
+    if (tool[key] !== undefined) safe[key] = safeTexts(tool[key], limits, 0);
+  }
+  // Passed on to serve's clients, which show parts of them to the person (an icon's title, an
+  // app's "invoking…" text): every string and key escaped.
+  for (const key of ["_meta", "icons"] as const) {
+    if (tool[key] !== undefined) safe[key] = escapedAll(tool[key], 0);
+  }
+  return safe as T;
 }
 
 /** Every string and key escaped, at any depth; throws `TooDeep` past the depth bound. */

@@ -5,7 +5,6 @@ const OWN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The tools of one selected server of a tier. */
 export interface ServerToolNames {
-  /** The server id. */
   serverId: string;
   /** The tool names as the server lists them. */
   toolNames: readonly string[];
@@ -13,7 +12,6 @@ export interface ServerToolNames {
 
 /** Where an exposed name leads. */
 export interface RemoteToolTarget {
-  /** The server id. */
   serverId: string;
   /** The tool's name on that server. */
   toolName: string;

@@ -71,7 +71,6 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#options = options;
   }
 
-  /** How many connections are open. */
   get size(): number {
     return this.#entries.size;
   }
@@ -112,22 +111,20 @@ export class UserConnectionPool<C extends PooledConnection> {
    * @param serverId The server id, or `undefined` for every server of the user.
    */
   async remove(userId: string, serverId?: string): Promise<void> {
-    const closing: Promise<void>[] = [];
     const only = serverId === undefined ? undefined : keyOf(userId, serverId);
     const prefix = keyOf(userId, "");
-    for (const [key, connection] of this.#entries) {
-      if (only === undefined ? !key.startsWith(prefix) : key !== only) continue;
-      this.#entries.delete(key);
-      closing.push(connection.close());
-    }
-    await Promise.allSettled(closing);
+    await this.#removeWhere((key) => only === undefined ? key.startsWith(prefix) : key === only);
   }
 
   /** Closes and forgets every user's connection to one server. */
   async removeServer(serverId: string): Promise<void> {
+    await this.#removeWhere((key) => partsOf(key).serverId === serverId);
+  }
+
+  async #removeWhere(matches: (key: string) => boolean): Promise<void> {
     const closing: Promise<void>[] = [];
     for (const [key, connection] of this.#entries) {
-      if (partsOf(key).serverId !== serverId) continue;
+      if (!matches(key)) continue;
       this.#entries.delete(key);
       closing.push(connection.close());
     }

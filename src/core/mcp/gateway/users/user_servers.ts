@@ -108,16 +108,6 @@ export class UserServers {
     await this.#pool.remove(userId, id);
   }
 
-  /**
-   * Returns whether the user has a server with this id.
-   *
-   * @returns `true` when it is registered.
-   */
-  has(userId: string, id: string): boolean {
-    const servers = this.#configs.get(userId);
-    return servers !== undefined && indexOf(servers, id) >= 0;
-  }
-
   /** The ids of a user's servers. */
   ids(userId: string): string[] {
     const servers = this.#configs.get(userId) ?? [];

@@ -1,9 +1,6 @@
 import { assert, assertEquals, assertStrictEquals, assertThrows } from "@std/assert";
-import {
-  redactResult,
-  redactText,
-  type ResultParts,
-} from "../../../../../src/core/mcp/gateway/calls/redactor.ts";
+import { redactResult, redactText } from "../../../../../src/core/mcp/gateway/calls/redactor.ts";
+import type { McpResultParts } from "../../../../../src/core/mcp/mcp_call.ts";
 import { ToolError } from "../../../../../src/core/tool_error.ts";
 import type { ToolContent } from "../../../../../src/core/tool_output.ts";
 
@@ -52,7 +49,7 @@ Deno.test("redactResult() keeps a base64 payload even when it reads like a secre
 });
 
 Deno.test("redactResult() replaces secrets in structuredContent's strings and names, however deep", () => {
-  const result: ResultParts = {
+  const result: McpResultParts = {
     content: [],
     structuredContent: {
       echo: `Bearer ${TOKEN}`,
@@ -69,7 +66,7 @@ Deno.test("redactResult() replaces secrets in structuredContent's strings and na
 
 Deno.test("redactResult() finds a secret that JSON escapes (quotes, backslashes) in structured content", () => {
   const secret = 'pa"ss\\word-42';
-  const result: ResultParts = { content: [], structuredContent: { value: `is ${secret}` } };
+  const result: McpResultParts = { content: [], structuredContent: { value: `is ${secret}` } };
   assertEquals(redactResult(result, [secret]).structuredContent, { value: "is [redacted]" });
 });
 

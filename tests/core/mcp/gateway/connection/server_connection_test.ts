@@ -19,10 +19,8 @@ import type {
 import { Server } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import { inProcessServer } from "../../_in_process_http.ts";
-import {
-  type ConnectionSettings,
-  ServerConnection,
-} from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
+import { ServerConnection } from "../../../../../src/core/mcp/gateway/connection/server_connection.ts";
+import type { ConnectionSettings } from "../../../../../src/core/mcp/gateway/connection/connection_settings.ts";
 
 const URL_CONFIG: McpServerConfig = { url: "http://127.0.0.1:9/mcp" };
 

@@ -8,14 +8,13 @@ import { HttpClientTransport } from "../../../../../src/core/mcp/gateway/http/ht
 import { McpErrorCode, mcpErrorCodeOf } from "../../../../../src/core/mcp/mcp_error_code.ts";
 import { Client } from "../../../../../src/core/mcp/mcp_sdk.ts";
 import type { Transport } from "../../../../../src/core/mcp/mcp_sdk.ts";
-import type { McpCallRequestOptions } from "../../../../../src/core/mcp/mcp_call.ts";
 
 const enc = new TextEncoder();
 
 /** A server whose `tools/call` answer is an event stream of progress (token: `token(id)`) every 20 ms, never an answer. */
 async function flooded(
   token: (id: number) => unknown,
-  options: McpCallRequestOptions,
+  options: NonNullable<Parameters<Client["callTool"]>[1]>,
   closeAfterMs?: number,
 ): Promise<{ error: unknown; ms: number; sent: number; heard: number }> {
   const stats = { sent: 0 };
