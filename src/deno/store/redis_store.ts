@@ -5,6 +5,7 @@ import {
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
+import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /** The part of a node-redis client this store uses. */
 export interface RedisClientLike {
@@ -181,9 +182,7 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
       return Number(text);
     } catch (error) {
       if (error instanceof Error && /NOT_A_NUMBER/.test(error.message)) {
-        throw new TypeError(
-          `Cannot increment ${JSON.stringify(key)}: it holds something not a number`,
-        );
+        throw notANumber(key);
       }
       throw error;
     }
@@ -233,39 +232,19 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
   }
 
   #write(value: unknown, options: KeyValueSetOptions): string[] {
-    const json = JSON.stringify(value);
-    if (json === undefined) {
-      throw new TypeError("Cannot store a value that is not JSON: pass plain data");
-    }
-    return [json, ...this.#expiry(options.expireIn)];
+    return [encodeValue(value), ...this.#expiry(options.expireIn)];
   }
 
   /** The deadline and Redis's own expiry, or two empty strings for none. */
   #expiry(expireIn: number | undefined): [string, string] {
-    if (expireIn === undefined) return ["", ""];
-    if (!(Number.isFinite(expireIn) && expireIn > 0)) {
-      throw new RangeError(
-        `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
-      );
-    }
-    return [String(this.#now() + expireIn), String(Math.ceil(expireIn) + GRACE_MS)];
+    const ms = checkExpireIn(expireIn);
+    if (ms === undefined) return ["", ""];
+    return [String(this.#now() + ms), String(Math.ceil(ms) + GRACE_MS)];
   }
 
   #expired(deadline: string | null): boolean {
     return deadline !== null && Number(deadline) <= this.#now();
   }
-}
-
-function checkKey(key: readonly string[]): readonly string[] {
-  if (!Array.isArray(key) || key.length === 0) {
-    throw new TypeError("Cannot use an empty key: pass at least one part");
-  }
-  for (const part of key) {
-    if (typeof part !== "string") {
-      throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
-    }
-  }
-  return key;
 }
 
 /** Escapes Redis's glob characters, so a key prefix matches only itself. */
