@@ -9,7 +9,7 @@ import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { loadModules } from "./load_modules.ts";
 import { connectAccountsTool, OAUTH_START_PATH, type SignInLink } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
-import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { besideConfig, hasMcpServers, type ToolrouteConfig } from "./toolroute_config.ts";
 import { sharedApprovalSecret } from "./approval_secret.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
@@ -17,12 +17,12 @@ import type { AuditSink } from "../../core/audit_sink.ts";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
-import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
+import { filesInside, withStartupProtection } from "./startup_protection.ts";
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { DeferredClients } from "./deferred_clients.ts";
 import { UPSTREAM_CLIENT } from "./upstream_client.ts";
-import { ToolNamesFile, toolNamesPath } from "./tool_names_file.ts";
+import { TOOL_NAMES_FILE, ToolNamesFile } from "./tool_names_file.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
@@ -118,13 +118,13 @@ export async function buildRouter(
 ): Promise<ServedRouter> {
   // The last known tool lists (without a store: beside the config) exist before the start-up
   // files are computed, so serve's own first write is not taken for a planted file.
-  const namesPath = options.store === undefined ? toolNamesPath(config) : undefined;
+  const namesPath = options.store === undefined ? besideConfig(config, TOOL_NAMES_FILE) : undefined;
   const names = options.store ??
     (namesPath === undefined ? undefined : new ToolNamesFile(namesPath));
   if (names instanceof ToolNamesFile) await names.create();
   // What the next start runs or reads as config, computed before any module runs: the tools
   // must not be able to rewrite it (RT-2).
-  const startup = await startupFiles(config, { cwd: readableCwd() });
+  const startup = await startupFiles(config);
   const { functions, mcpServices } = await loadModules(config.modules);
   // Built-ins only when the config asks for them: an mcp.json grants no file access.
   // With {user} the config's workspace is a template: no request runs in it (its default
@@ -145,8 +145,7 @@ export async function buildRouter(
     }
     return context;
   };
-  const hasServers = Object.keys(config.mcpServers).length > 0 ||
-    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+  const hasServers = hasMcpServers(config);
   // With `serve --store`, approvals (their secret and used ids) and OAuth tokens live in the
   // store too, so several serve processes on it answer one population of users.
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
@@ -222,7 +221,7 @@ export async function buildRouter(
     router,
     ...(gateway === undefined ? {} : { gateway }),
     ...(oauth === undefined ? {} : { oauth }),
-    startupFiles: startupFilesInside(config.context, startup),
+    startupFiles: filesInside(config.context, startup.files),
     linkedStartupFiles: startup.linked,
     expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet> {
       if (clients !== undefined) return exposeDeferred(userId, signal, client);
@@ -292,14 +291,6 @@ export async function buildRouter(
     return waiting ? await router.expose(selection(true)) : toolSet;
   }
   return served;
-}
-
-function readableCwd(): string | undefined {
-  try {
-    return Deno.cwd();
-  } catch {
-    return undefined; // Not readable: Deno's own config lookup from there is not seen.
-  }
 }
 
 /**

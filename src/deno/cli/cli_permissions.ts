@@ -1,5 +1,6 @@
 import { STORE_KEY_VARIABLE } from "./served_store.ts";
-import { REDIS_CLIENT_ENV } from "./store_location.ts";
+import { resolve } from "@std/path";
+import { REDIS_CLIENT_ENV, type StoreLocation } from "./store_location.ts";
 import {
   isStdioConfig,
   type McpServerConfig,
@@ -16,9 +17,9 @@ import { checkPermissions, type PermissionGap } from "../builtins/permissions/ch
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
-import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
-import { toolNamesPath } from "./tool_names_file.ts";
+import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
 import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
 import { servedContexts } from "./user_workspace.ts";
@@ -57,6 +58,29 @@ export interface CliPermissionOptions {
   storeHost?: string;
 }
 
+/**
+ * The files of `--audit`, `--store` and `--token-file` (absolute), or the Redis host `--store`
+ * names, as `serve` and `flags` read them.
+ *
+ * @param store The `--store` location (`storeLocation`).
+ */
+export function flagFiles(
+  flags: Record<string, string | true>,
+  store: StoreLocation | undefined,
+): CliPermissionOptions {
+  const path = (flag: string | true | undefined) =>
+    typeof flag === "string" ? resolve(flag) : undefined;
+  return {
+    audit: path(flags.audit),
+    ...(store === undefined
+      ? {}
+      : "file" in store
+      ? { store: store.file }
+      : { storeHost: store.net }),
+    tokenFile: path(flags["token-file"]),
+  };
+}
+
 /** Variables a stdio server child inherits when the host may read them (see the gateway). */
 const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
 
@@ -85,7 +109,7 @@ export function cliPermissions(
   const read = [...base.read];
   const write = [...base.write];
   // Without a store, the servers' last known tool lists are kept in a file beside the config.
-  const names = options.store === undefined ? toolNamesPath(config) : undefined;
+  const names = options.store === undefined ? besideConfig(config, TOOL_NAMES_FILE) : undefined;
   for (
     const path of [
       config.path,
@@ -240,7 +264,6 @@ export function checkCliPermissions(
   for (const kind of needed.sys) {
     probe({ name: "sys", kind } as Deno.PermissionDescriptor, `--allow-sys=${kind}`);
   }
-  for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
     !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value)) &&

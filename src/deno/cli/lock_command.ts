@@ -5,6 +5,7 @@ import { type CliIo, configFromFlags } from "./cli_io.ts";
 import {
   formatToolLock,
   LOCK_FILE,
+  lockedTools,
   lockFromStore,
   lockPath,
   readToolLock,
@@ -145,29 +146,11 @@ function serverOf(origin: string): string {
 }
 
 function origins(lock: ToolLock): Set<string> {
-  const out = new Set<string>();
-  for (const [id, tools] of Object.entries(lock.servers)) {
-    for (const name of Object.keys(tools)) out.add(`global/${id}/${name}`);
-  }
-  for (const [user, servers] of Object.entries(lock.users)) {
-    for (const [id, tools] of Object.entries(servers)) {
-      for (const name of Object.keys(tools)) out.add(`user/${user}/${id}/${name}`);
-    }
-  }
-  return out;
+  return new Set(lockedTools(lock).map(([where]) => where.join("/")));
 }
 
 function hashes(lock: ToolLock | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (lock === undefined) return out;
-  for (const origin of origins(lock)) {
-    const parts = origin.split("/");
-    const tool = parts[0] === "global"
-      ? lock.servers[parts[1]][parts[2]]
-      : lock.users[parts[1]][parts[2]][parts[3]];
-    out.set(origin, tool.hash);
-  }
-  return out;
+  return new Map(lock && lockedTools(lock).map(([where, tool]) => [where.join("/"), tool.hash]));
 }
 
 function count(lock: ToolLock): number {

@@ -55,19 +55,6 @@ export function storeLocation(flag: string | true | undefined): StoreLocation | 
 }
 
 /**
- * What a store location adds to the permissions: the file read and written, or the Redis host.
- *
- * @param location The location, when `--store` was given.
- * @returns `store` (the file) or `storeHost` (what `--allow-net` grants for the server).
- */
-export function storePermissions(
-  location: StoreLocation | undefined,
-): { store?: string; storeHost?: string } {
-  if (location === undefined) return {};
-  return "file" in location ? { store: location.file } : { storeHost: location.net };
-}
-
-/**
  * Opens the store at a location. Throws a {@linkcode UsageError} when a Redis server cannot be
  * reached.
  *

@@ -1,3 +1,4 @@
+import { dirname, join } from "@std/path";
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import type { Policy } from "../../core/policy_types.ts";
@@ -78,4 +79,23 @@ export interface ToolrouteConfig {
   policy?: Policy;
   /** Names of the environment variables the file reads (`${VAR}` and token variables). */
   variables: string[];
+}
+
+/** Whether the config names MCP servers, global or a user's own. */
+export function hasMcpServers(config: ToolrouteConfig): boolean {
+  return Object.keys(config.mcpServers).length > 0 ||
+    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+}
+
+/**
+ * Where a file that serves the config's MCP servers is kept (`toolroute.lock`,
+ * `toolroute.names.json`): beside the config file.
+ *
+ * @param name The file's name.
+ * @returns The path, or `undefined` when there is no config file or no MCP server.
+ */
+export function besideConfig(config: ToolrouteConfig, name: string): string | undefined {
+  return config.path !== undefined && hasMcpServers(config)
+    ? join(dirname(config.path), name)
+    : undefined;
 }
