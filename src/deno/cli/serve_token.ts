@@ -52,12 +52,7 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
   await Deno.remove(path).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
-  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
-  try {
-    await file.write(new TextEncoder().encode(`${token}\n`));
-  } finally {
-    file.close();
-  }
+  await Deno.writeTextFile(path, `${token}\n`, { createNew: true, mode: 0o600 });
 }
 
 /**
