@@ -1,12 +1,13 @@
 import { basename, dirname } from "@std/path";
 import { jsonPath } from "../mcp/mcp_config_schema.ts";
 import { toolrouteConfigSchema } from "./config_schema.ts";
+import type { Ask } from "./terminal_approval.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** Options of {@linkcode adaptClientConfig}. */
 export interface AdaptClientConfigOptions {
   /** Asks a person for an `${input:…}` value; absent when nobody can be asked. */
-  ask?: (question: string, options?: { readonly hidden?: boolean }) => Promise<string | null>;
+  ask?: Ask;
   /** `false` leaves `${input:…}` as written (to list flags without asking). */
   inputs?: boolean;
 }

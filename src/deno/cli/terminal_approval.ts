@@ -4,11 +4,13 @@ import { summarizeShown } from "../../core/policy/shown_arguments.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** How the asker is told to keep an answer off the screen (a password). */
-export interface AskOptions {
-  /** `true`: the typed answer is not echoed. */
-  readonly hidden?: boolean;
-}
+/**
+ * Asks a person a question and returns the answer line (`null`: none); `hidden` keeps the typed
+ * answer off the screen (a password).
+ */
+export type Ask = (question: string, options?: { readonly hidden?: boolean }) => Promise<
+  string | null
+>;
 
 /**
  * Asks a question on the terminal (stderr) and reads one line of stdin, or `undefined` when
@@ -18,9 +20,7 @@ export interface AskOptions {
  *
  * @returns The asker, or `undefined`.
  */
-export function terminalAsker():
-  | ((question: string, options?: AskOptions) => Promise<string | null>)
-  | undefined {
+export function terminalAsker(): Ask | undefined {
   if (!Deno.stdin.isTerminal()) return undefined;
   return async (question, options = {}) => {
     // Echo goes off before the question shows, so nothing typed after it can be echoed.
