@@ -1,6 +1,6 @@
 import { basename, dirname } from "@std/path";
 import { jsonPath } from "../mcp/mcp_config_schema.ts";
-import { toolrouteConfigSchema } from "./config_schema.ts";
+import { hasToolrouteKeys } from "./mcp_client_keys.ts";
 import type { Ask } from "./terminal_approval.ts";
 import { UsageError } from "./usage_error.ts";
 
@@ -92,11 +92,6 @@ export async function adaptClientConfig(
     servers[id] = adapted;
   }
   return { ...file, mcpServers: servers };
-}
-
-function hasToolrouteKeys(file: Record<string, unknown>): boolean {
-  return Object.keys(toolrouteConfigSchema.shape)
-    .some((key) => key !== "mcpServers" && key !== "$schema" && key in file);
 }
 
 async function askInput(

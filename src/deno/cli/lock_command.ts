@@ -76,14 +76,7 @@ export async function lockCommand(
   // Every configured server must answer: a server not reached is named, with its user and why.
   const unreachable: string[] = [];
   const down = new Set<string>();
-  const collect = (
-    resolution: {
-      user: { origin: string }[];
-      global: { origin: string }[];
-      missing: MissingTool[];
-    },
-    userId?: string,
-  ) => {
+  const collect = (resolution: Awaited<ReturnType<typeof gateway.resolve>>, userId?: string) => {
     for (const tool of resolution.global) seen.add(`global/${tool.origin}`);
     for (const tool of resolution.user) seen.add(`user/${userId}/${tool.origin}`);
     for (const entry of resolution.missing) {

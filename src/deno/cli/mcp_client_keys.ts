@@ -24,15 +24,18 @@ export function dropMcpClientKeys(
   const keep = { value, ignored: [] };
   if (path === undefined || TOOLROUTE_FILES.includes(basename(path).toLowerCase())) return keep;
   if (typeof value !== "object" || value === null || Array.isArray(value)) return keep;
-  const known = Object.keys(toolrouteConfigSchema.shape);
   const keys = Object.keys(value);
-  const own = keys.filter((key) =>
-    known.includes(key) && key !== "mcpServers" && key !== "$schema"
-  );
-  if (!keys.includes("mcpServers") || own.length > 0) return keep;
+  if (!keys.includes("mcpServers") || hasToolrouteKeys(value)) return keep;
+  const known = Object.keys(toolrouteConfigSchema.shape);
   const ignored = keys.filter((key) => !known.includes(key));
   const entries = Object.entries(value).filter(([key]) => known.includes(key));
   return { value: Object.fromEntries(entries), ignored };
+}
+
+/** Whether a file has a key of `toolroute.json` besides `mcpServers` and `$schema`. */
+export function hasToolrouteKeys(file: object): boolean {
+  return Object.keys(toolrouteConfigSchema.shape)
+    .some((key) => key !== "mcpServers" && key !== "$schema" && Object.hasOwn(file, key));
 }
 
 /** The warning line for the dropped keys. */
