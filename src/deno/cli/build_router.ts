@@ -301,9 +301,9 @@ export async function buildRouter(
  * @returns The id, checked.
  */
 export function checkUser(config: ToolrouteConfig, userId: string | undefined): string | undefined {
+  const known = config.users.map((user) => `"${user.id}"`).join(", ");
   if (userId === undefined) {
     if (config.builtins !== false && isPerUserWorkspace(config.context.workspace)) {
-      const known = config.users.map((user) => `"${user.id}"`).join(", ");
       throw new UsageError(
         `The workspace "${config.context.workspace}" is a folder per user: pass --user ID (one of ${known})`,
       );
@@ -311,8 +311,7 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
     return undefined;
   }
   if (config.users.some((user) => user.id === userId)) return userId;
-  const known = config.users.map((user) => `"${user.id}"`).join(", ") || "none";
-  throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known}`);
+  throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known || "none"}`);
 }
 
 /**

@@ -1,11 +1,7 @@
 import { STORE_KEY_VARIABLE } from "./served_store.ts";
 import { resolve } from "@std/path";
 import { REDIS_CLIENT_ENV, type StoreLocation } from "./store_location.ts";
-import {
-  isStdioConfig,
-  type McpServerConfig,
-  type McpStdioServerConfig,
-} from "../../core/mcp/mcp_server_config.ts";
+import { isStdioConfig, type McpStdioServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { launcherRegistries } from "../sandbox/command_needs.ts";
 import {
   hostServerPaths,
@@ -100,14 +96,8 @@ export function cliPermissions(
 ): CliPermissions {
   // With {user} in the workspace: each configured user's folder, and never the folder above.
   const each = config.builtins !== false ? servedContexts(config).map(requiredPermissions) : [];
-  const base = {
-    read: [...new Set(each.flatMap((needed) => needed.read))],
-    write: [...new Set(each.flatMap((needed) => needed.write))],
-    run: each.flatMap((needed) => needed.run),
-    env: each.flatMap((needed) => needed.env),
-  };
-  const read = [...base.read];
-  const write = [...base.write];
+  const read = [...new Set(each.flatMap((needed) => needed.read))];
+  const write = [...new Set(each.flatMap((needed) => needed.write))];
   // Without a store, the servers' last known tool lists are kept in a file beside the config.
   const names = options.store === undefined ? besideConfig(config, TOOL_NAMES_FILE) : undefined;
   for (
@@ -122,8 +112,8 @@ export function cliPermissions(
   ) {
     if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
   }
-  const run = new Set(base.run);
-  const env = new Set([...base.env, ...config.variables]);
+  const run = new Set(each.flatMap((needed) => needed.run));
+  const env = new Set([...each.flatMap((needed) => needed.env), ...config.variables]);
   const net = new Set<string>();
   if (http !== undefined) net.add(http);
   // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
@@ -138,20 +128,19 @@ export function cliPermissions(
     for (const name of REDIS_CLIENT_ENV) env.add(name);
   }
   const sys = new Set<string>();
-  type Ids = { serverId: string; userId?: string };
-  const servers: [McpServerConfig, Ids][] = [
-    ...Object.entries(config.mcpServers).map(([serverId, server]): [McpServerConfig, Ids] => [
+  const servers = [
+    ...Object.entries(config.mcpServers).map(([serverId, server]) => ({
       server,
-      { serverId },
-    ]),
+      ids: { serverId },
+    })),
     ...config.users.flatMap((user) =>
-      Object.entries(user.mcpServers).map(([serverId, server]): [McpServerConfig, Ids] => [
+      Object.entries(user.mcpServers).map(([serverId, server]) => ({
         server,
-        { serverId, userId: user.id },
-      ])
+        ids: { serverId, userId: user.id },
+      }))
     ),
   ];
-  for (const [server, ids] of servers) {
+  for (const { server, ids } of servers) {
     if (isStdioConfig(server)) {
       run.add(server.command);
       for (const name of [...STDIO_ENV, ...NETWORK_ENV]) env.add(name);
