@@ -123,9 +123,7 @@ export async function serveCommand(
       io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
       // A missing name's reason may be a remote server's text.
       for (const line of describeMissing(toolSet.missing)) {
-        io.err(
-          `toolroute: ${escapeLogText(line)}`,
-        );
+        io.err(`toolroute: ${escapeLogText(line)}`);
       }
     },
     (error) =>
