@@ -63,9 +63,7 @@ export function formatCallLog(event: ToolCallEvent): string {
  * @returns The line, without a newline.
  */
 export function formatGatewayLog(event: McpGatewayEvent): string {
-  const who = `mcp server ${escapeLogText(JSON.stringify(event.serverId))}${
-    event.userId ? ` of user ${escapeLogText(JSON.stringify(event.userId))}` : ""
-  }`;
+  const who = `mcp server ${serverOf(event)}`;
   // A stdio server without its sandbox (bubblewrap missing): one warning line per server.
   if (event.type === "unconfined") {
     return `toolroute: warning: ${who}: ${escapeLogText(event.message ?? "runs unconfined")}`;
@@ -78,4 +76,11 @@ export function formatGatewayLog(event: McpGatewayEvent): string {
     ? `: ${escapeLogText(event.message)}`
     : "";
   return `toolroute: ${who} ${event.type.replace("_", " ")}${detail}`;
+}
+
+/** A gateway event's server as log lines name it, quoted and escaped: `"search" of user "a"`. */
+export function serverOf(event: { serverId: string; userId?: string }): string {
+  return `${escapeLogText(JSON.stringify(event.serverId))}${
+    event.userId ? ` of user ${escapeLogText(JSON.stringify(event.userId))}` : ""
+  }`;
 }

@@ -18,7 +18,7 @@ import { lockPath } from "./tool_lock.ts";
 import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
 import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
-import { servedContexts } from "./user_workspace.ts";
+import { servedContexts, within } from "./user_workspace.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
 export interface CliPermissions {
@@ -265,7 +265,7 @@ export function checkCliPermissions(
 }
 
 function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+  return within(root, path) !== undefined;
 }
 
 function safeUrl(text: string): URL | undefined {

@@ -195,7 +195,7 @@ export function checkUserSeparation(config: ToolrouteConfig, sharedFlag = false)
 }
 
 /** The path of `path` below `root` ("" for the root itself), or `undefined` when not inside. */
-function within(root: string, path: string): string | undefined {
+export function within(root: string, path: string): string | undefined {
   if (path === root) return "";
   const prefix = root.endsWith("/") ? root : `${root}/`;
   return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
