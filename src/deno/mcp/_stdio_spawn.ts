@@ -62,7 +62,7 @@ export async function spawnStdioServer(
     ...(paths.cache ? { cache: paths.cache } : {}),
   };
   try {
-    const sandboxed = await spawnSandboxed({ ...resolved, args: resolved.args }, sandbox);
+    const sandboxed = await spawnSandboxed(resolved, sandbox);
     return { child: sandboxed.child, sandboxed };
   } catch (error) {
     if (config.sandbox !== undefined || !(error instanceof SandboxMissing)) throw error;

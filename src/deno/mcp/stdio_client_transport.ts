@@ -138,8 +138,7 @@ export class DenoStdioClientTransport implements McpTransport {
    */
   describeStall(): string | undefined {
     if (!this.#child) return undefined;
-    // deno-lint-ignore no-control-regex
-    const tail = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ").trim();
+    const tail = withoutAnsi(this.#stderr).replace(/\s+/g, " ").trim();
     if (this.#heard || tail !== "") {
       return tail === "" ? undefined : `its stderr ends: ${tail.slice(-300)}`;
     }
@@ -362,8 +361,7 @@ export class DenoStdioClientTransport implements McpTransport {
     if (!this.#stopping) {
       // Requests in flight fail with why the server went away (the SDK would only say
       // "Connection closed"): a start-up error on stderr becomes the gateway's last error.
-      // deno-lint-ignore no-control-regex
-      const plain = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+      const plain = withoutAnsi(this.#stderr);
       const limit = this.#sandboxed?.limitReason(status.code, plain);
       const message = stdioExitReason({ ...status, limit }, { ...this.#seen(), stderr: plain });
       this.#endReason = message;
@@ -379,6 +377,11 @@ export class DenoStdioClientTransport implements McpTransport {
 /** Whether a promise settles within `ms` milliseconds (its rejection counts as settled). */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return deadline(promise.then(() => true, () => true), ms).catch(() => false);
+}
+
+function withoutAnsi(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 }
 
 function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {
