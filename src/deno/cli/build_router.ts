@@ -1,11 +1,11 @@
 import { ToolRouter } from "../../core/tool_router.ts";
 import { McpOAuth } from "../../core/mcp/gateway/oauth/mcp_oauth.ts";
+import type { McpGateway } from "../../core/mcp/gateway/mcp_gateway.ts";
 import type { ToolCallEvent } from "../../core/tool_call_types.ts";
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
 import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";
-import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { loadModules } from "./load_modules.ts";
 import { connectAccountsTool, OAUTH_START_PATH, type SignInLink } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
@@ -21,7 +21,7 @@ import { filesInside, withStartupProtection } from "./startup_protection.ts";
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { DeferredClients } from "./deferred_clients.ts";
-import { UPSTREAM_CLIENT } from "./upstream_client.ts";
+import { configGateway } from "./config_gateway.ts";
 import { TOOL_NAMES_FILE, ToolNamesFile } from "./tool_names_file.ts";
 
 /** The router a config describes, and the tool set each user is served. */
@@ -43,7 +43,7 @@ export interface ServedRouter extends AsyncDisposable {
   /** Closes the gateway, the modules' services and background processes. */
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
-  readonly gateway?: ReturnType<typeof createDenoGateway>;
+  readonly gateway?: McpGateway;
   /** The gateway's MCP authorization, with `serve --http`'s redirect URI and MCP servers. */
   readonly oauth?: McpOAuth;
   /**
@@ -154,15 +154,10 @@ export async function buildRouter(
   const pins = await cliPinning(config, options.store);
   const listWaitMs = options.listWaitMs ?? config.listWaitMs;
   const gateway = hasServers
-    ? createDenoGateway({
-      servers: config.mcpServers,
-      // Sandboxed servers' proxy sockets and caches are named after the config (as `flags`).
-      sandboxScope: config.path,
+    ? configGateway(config, {
       onEvent: options.onGatewayEvent,
       pinning: pins.pinning,
       oauth,
-      // Upstream servers' questions during a call reach the serving client that made the call.
-      ...UPSTREAM_CLIENT,
       // Names as the last run gave them, so a server down at start renames no other's tool.
       ...(names === undefined ? {} : { toolNames: { store: names } }),
       ...(listWaitMs === undefined ? {} : { listWaitMs }),
@@ -185,11 +180,6 @@ export async function buildRouter(
     return links;
   };
   if (oauth !== undefined) functions.push(connectAccountsTool(signInLinks));
-  for (const user of config.users) {
-    for (const [id, server] of Object.entries(user.mcpServers)) {
-      gateway?.addUserServer(user.id, id, server);
-    }
-  }
   const router = new ToolRouter({
     builtins: builtins && withBashProgress(builtins),
     functions,

@@ -1,6 +1,5 @@
 import type { MissingTool } from "../../core/tool_source.ts";
 import { MemoryStore } from "../../core/store/memory_store.ts";
-import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import {
   formatToolLock,
@@ -13,7 +12,7 @@ import {
   type ToolLock,
 } from "./tool_lock.ts";
 import { UsageError } from "./usage_error.ts";
-import { UPSTREAM_CLIENT } from "./upstream_client.ts";
+import { configGateway } from "./config_gateway.ts";
 
 /** What a withheld or changed tool's reason tells the reader to do, in CLI terms. */
 export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_FILE}`;
@@ -55,22 +54,11 @@ export async function lockCommand(
     return 1;
   }
   const store = check ? await storeFromLock(existing!) : new MemoryStore();
-  await using gateway = createDenoGateway({
-    servers: config.mcpServers,
-    // Sandboxed servers' proxy sockets and caches are serve's (named after the config), so the
-    // flags `toolroute flags` prints for serve hold for lock too.
-    sandboxScope: config.path,
-    // Declared as serve declares it: a tool listed only to clients that elicit is locked too.
-    ...UPSTREAM_CLIENT,
+  await using gateway = configGateway(config, {
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
     // The lock must see every server: each gets its whole connect deadline.
     listWaitMs: Infinity,
   });
-  for (const user of config.users) {
-    for (const [id, server] of Object.entries(user.mcpServers)) {
-      gateway.addUserServer(user.id, id, server);
-    }
-  }
   const seen = new Set<string>();
   const missing: MissingTool[] = [];
   // Every configured server must answer: a server not reached is named, with its user and why.
