@@ -68,8 +68,6 @@ const encoder = new TextEncoder();
  * 64 KiB (`431`) and anything but HTTP/1.x.
  *
  * @tags allow-net
- * @param options Address, bounds, stop signal.
- * @param handler Answers a request.
  */
 export function serveBounded(
   options: BoundedServeOptions,

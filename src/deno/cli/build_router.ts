@@ -109,8 +109,6 @@ export interface BuildRouterOptions {
  * Throws a {@linkcode UsageError} for a module that cannot be loaded.
  *
  * @tags allow-read, allow-write, allow-run, allow-env, allow-net
- * @param options Call events and progress interval.
- * @returns The router and the per-user exposure.
  */
 export async function buildRouter(
   config: ToolrouteConfig,
@@ -286,9 +284,6 @@ export async function buildRouter(
 /**
  * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones, and when
  * no user is given for a workspace with `{user}` (a folder per user: it names none).
- *
- * @param userId The id from `--user`.
- * @returns The id, checked.
  */
 export function checkUser(config: ToolrouteConfig, userId: string | undefined): string | undefined {
   const known = config.users.map((user) => `"${user.id}"`).join(", ");
@@ -304,11 +299,7 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
   throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known || "none"}`);
 }
 
-/**
- * Describes names of the config that could not be exposed, one line each.
- *
- * @param missing The tool set's missing entries.
- */
+/** Describes names of the config that could not be exposed, one line each. */
 export function describeMissing(missing: readonly MissingTool[]): string[] {
   return missing.map((entry) => `not exposed: ${entry.selection} "${entry.name}": ${entry.reason}`);
 }

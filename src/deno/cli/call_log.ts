@@ -40,7 +40,6 @@ function field(text: string): string {
  * (an unknown tool's name is the client's choice) is printed quoted, escaped
  * ({@linkcode escapeLogText}) and cut to 200 characters.
  *
- * @param event The router's call event.
  * @returns The line, without a newline.
  */
 export function formatCallLog(event: ToolCallEvent): string {
@@ -59,7 +58,6 @@ export function formatCallLog(event: ToolCallEvent): string {
  * Formats a gateway connection event as one stderr line:
  * `toolroute: mcp server "search" connected (12 tools)`; ids and the message escaped.
  *
- * @param event The gateway's event.
  * @returns The line, without a newline.
  */
 export function formatGatewayLog(event: McpGatewayEvent): string {

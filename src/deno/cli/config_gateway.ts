@@ -8,8 +8,6 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
  * flags `toolroute flags` prints hold for both. Both declare elicitation to every server: `serve`
  * relays a server's questions to its own client, and a server may list some tools only to clients
  * that can elicit, so a lock that saw fewer tools than serve would withhold those forever.
- *
- * @param options The rest of the gateway's options.
  */
 export function configGateway(
   config: ToolrouteConfig,

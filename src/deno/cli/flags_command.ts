@@ -5,11 +5,7 @@ import { filesInside, trustFiles, withStartupProtection } from "./startup_protec
 import { listenAddress, listenPermission } from "./listen_address.ts";
 import { storeLocation } from "./store_location.ts";
 
-/**
- * `toolroute flags`: prints the exact `deno run` flags serving the config needs.
- *
- * @param io Output.
- */
+/** `toolroute flags`: prints the exact `deno run` flags serving the config needs. */
 export async function flagsCommand(
   flags: Record<string, string | true>,
   io: CliIo,

@@ -24,7 +24,6 @@ export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_
  * server that cannot be reached), for CI.
  *
  * @param flags `config`, `workspace`, `check`.
- * @param io Where output goes.
  */
 export async function lockCommand(
   flags: Record<string, string | true>,

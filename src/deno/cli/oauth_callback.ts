@@ -77,8 +77,6 @@ export function connectAccountsTool(
  * link their account to that user) is seen for what it is; the page runs no script, cannot be
  * framed, and sends no referrer.
  *
- * @param request The browser's request.
- * @param oauth The gateway's authorization.
  * @returns The page, or a plain-text refusal.
  */
 export async function answerOAuthStart(request: Request, oauth: McpOAuth): Promise<Response> {
@@ -131,8 +129,6 @@ export async function answerOAuthStart(request: Request, oauth: McpOAuth): Promi
  * anything is used up: a leaked URL opened elsewhere links nothing), then tells the user to go
  * back. Answers are plain text (nothing from the URL is rendered as HTML).
  *
- * @param request The browser's request.
- * @param oauth The gateway's authorization.
  * @param options `onAuthorized`, told which user's tools changed.
  */
 export async function answerOAuthCallback(

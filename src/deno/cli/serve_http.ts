@@ -41,7 +41,6 @@ export interface HttpAuth {
  * head that is not whole within `http.headTimeoutMs` (default 10000) of the connection ends it.
  *
  * @tags allow-net
- * @param context The router, config, logs and stop signal.
  * @param listen Where to listen (`http`) and the bearer tokens (`auth`, always required).
  */
 export async function serveHttp(
@@ -125,7 +124,6 @@ export async function serveHttp(
  * port 0 (not known before listening), which leaves OAuth off.
  *
  * @param http Where the server listens.
- * @returns The URI, or `undefined`.
  */
 export function oauthRedirectUrl(http: ListenAddress): string | undefined {
   if (http.port === 0) return undefined;

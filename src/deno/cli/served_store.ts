@@ -13,7 +13,6 @@ export const STORE_KEY_VARIABLE = "TOOLROUTE_STORE_KEY";
  * Throws a {@linkcode UsageError} when the key is set but is not 32 bytes of base64.
  *
  * @tags allow-env
- * @param store The store file's store.
  * @param options What to call the file in the warning, the warning's output, the environment.
  */
 export function servedStore(

@@ -14,7 +14,6 @@ import type { StartupFiles } from "./startup_files.ts";
  * Requires `allow-read` permission for the workspace (to compare real paths).
  *
  * @tags allow-read
- * @param context The config's built-in context.
  * @param startup What the next start runs or reads.
  * @param options Absolute paths of the trust files (`trusted`, from `trustFiles`).
  */
@@ -42,7 +41,6 @@ export function withStartupProtection(
  * The files (start-up files, trust files) inside the workspace, as given or after following
  * symlinks: for `toolroute flags --explain` and serve's warning.
  *
- * @param context The config's built-in context.
  * @param paths Absolute paths.
  * @returns Those inside the workspace.
  */

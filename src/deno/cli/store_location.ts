@@ -27,7 +27,6 @@ const REDIS_PORT = "6379";
  * SQLite file (resolved against the current folder). Throws a {@linkcode UsageError} for a Redis
  * URL that does not parse or names no host.
  *
- * @param flag The flag's value.
  * @returns The location, or `undefined` without the flag.
  */
 export function storeLocation(flag: string | true | undefined): StoreLocation | undefined {

@@ -17,8 +17,6 @@ export type Ask = (question: string, options?: { readonly hidden?: boolean }) =>
  * stdin is not a terminal: nobody can be asked. A hidden answer is read with the terminal's echo
  * off (raw mode: Enter ends it, Backspace erases, Ctrl-C or Ctrl-D on an empty line give no
  * answer), so a password stays off the screen and out of the scrollback.
- *
- * @returns The asker, or `undefined`.
  */
 export function terminalAsker(): Ask | undefined {
   if (!Deno.stdin.isTerminal()) return undefined;

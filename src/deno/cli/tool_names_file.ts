@@ -39,8 +39,6 @@ export class ToolNamesFile implements ToolNamesStore {
   /**
    * The list kept under a key (`["tool-names", "global", id]` or
    * `["tool-names", "user", userId, id]`), as the file has it (the gateway checks it).
-   *
-   * @returns The value, or `undefined`.
    */
   async get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
     const lists = await this.#read();

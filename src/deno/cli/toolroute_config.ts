@@ -91,7 +91,6 @@ export function hasMcpServers(config: ToolrouteConfig): boolean {
  * Where a file that serves the config's MCP servers is kept (`toolroute.lock`,
  * `toolroute.names.json`): beside the config file.
  *
- * @param name The file's name.
  * @returns The path, or `undefined` when there is no config file or no MCP server.
  */
 export function besideConfig(config: ToolrouteConfig, name: string): string | undefined {

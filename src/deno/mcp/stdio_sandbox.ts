@@ -36,7 +36,6 @@ export type StdioSandboxPlan =
  * Requires `allow-read` for the `PATH` folders.
  *
  * @tags allow-read
- * @param setting The config's `sandbox`.
  * @param spawn The command, the `PATH` bubblewrap is looked for on, and the system (default:
  *   this one's).
  */
@@ -119,7 +118,6 @@ function realPath(path: string): string {
 /**
  * The one warning for a server that runs unconfined because bubblewrap is missing.
  *
- * @param command The server's command line.
  * @returns What is unconfined and how to install bubblewrap.
  */
 export function unconfinedWarning(command: string): string {
