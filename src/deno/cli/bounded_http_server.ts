@@ -100,14 +100,15 @@ export function serveBounded(
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (live(connections) >= options.maxConnections) {
+      // Ended connections leave the set only once their serve() settles: they are not counted.
+      const live = [...connections].filter((connection) => !connection.ended());
+      if (live.length >= options.maxConnections) {
         // A slot still waiting for its head, or past its whole answer, is given up for the new
         // connection (the oldest first): otherwise a client without a token holds every slot
         // with half-sent heads (renewed each timeout) or with answered requests whose announced
         // body never comes, and no user's whole request gets in.
-        const all = [...connections];
-        const waiting = all.find((connection) => connection.waitingForHead()) ??
-          all.find((connection) => connection.answered());
+        const waiting = live.find((connection) => connection.waitingForHead()) ??
+          live.find((connection) => connection.answered());
         if (waiting === undefined) {
           refuseBusy(conn, options.maxConnections);
           continue;
@@ -127,13 +128,6 @@ export function serveBounded(
   })();
   if (options.signal.aborted) stop();
   return { addr, open: () => connections.size, finished };
-}
-
-// Connections not ended yet (an ended one leaves the set once its serve() settles).
-function live(connections: Set<HttpConnection>): number {
-  let count = 0;
-  for (const connection of connections) if (!connection.ended()) count++;
-  return count;
 }
 
 // Past the limit: answered and closed without reading, so it holds a descriptor only for the
