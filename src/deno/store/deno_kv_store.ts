@@ -137,9 +137,7 @@ export class DenoKvStore implements KeyValueStore, Disposable {
       const entry = await retryLocked(() => this.#kv.get(k));
       const stored = entry.versionstamp === null ? undefined : entry.value;
       const current = this.#live(stored) ?? 0;
-      if (typeof current !== "number") {
-        throw notANumber(key);
-      }
+      if (typeof current !== "number") throw notANumber(key);
       const next = current + by;
       // Without a new expiry a live entry keeps its deadline (Deno KV's own one goes with it).
       const kept = this.#live(stored) === undefined
