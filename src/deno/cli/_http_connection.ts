@@ -49,7 +49,6 @@ export class HttpConnection {
     return !this.#ended && this.#answered;
   }
 
-  /** Whether the connection ended. */
   ended(): boolean {
     return this.#ended;
   }

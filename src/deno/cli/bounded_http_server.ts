@@ -30,7 +30,6 @@ export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({
 
 /** Where and how {@linkcode serveBounded} listens. */
 export interface BoundedServeOptions extends HttpBounds {
-  /** The address to listen on. */
   readonly hostname: string;
   /** The port (0: any free one). */
   readonly port: number;
@@ -42,7 +41,6 @@ export interface BoundedServeOptions extends HttpBounds {
 
 /** A running {@linkcode serveBounded}. */
 export interface BoundedServer {
-  /** The address it listens on. */
   readonly addr: Deno.NetAddr;
   /** Connections open now. */
   readonly open: () => number;

@@ -26,7 +26,6 @@ import { TOOL_NAMES_FILE, ToolNamesFile } from "./tool_names_file.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
-  /** The router. */
   readonly router: ToolRouter;
   /** What the next start runs or reads as config, inside the workspace: protected from the tools. */
   readonly startupFiles: readonly string[];

@@ -14,7 +14,6 @@ export const OAUTH_STATUS_PATH = "/oauth/status";
 
 /** A server waiting for the user to sign in, with the single-use link to serve's first hop. */
 export interface SignInLink {
-  /** The server id. */
   serverId: string;
   /** `http://HOST:PORT/oauth/start?ticket=…`: for the person, never for the model. */
   link: string;

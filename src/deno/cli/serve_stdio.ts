@@ -6,9 +6,7 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
 
 /** What both serve modes share. */
 export interface ServeContext {
-  /** The router of the config. */
   served: ServedRouter;
-  /** The config. */
   config: ToolrouteConfig;
   /** Logs (stderr). */
   io: CliIo;

@@ -8,7 +8,6 @@ export const MIN_TOKEN_LENGTH = 16;
 
 /** The bearer token of a `serve --http` without `users`. */
 export interface ServeToken {
-  /** The token. */
   readonly token: string;
   /** Whether it was generated at start (then it is printed once), or came from the variable. */
   readonly generated: boolean;

@@ -17,7 +17,6 @@ export interface LockedTool {
 
 /** The lock file: every remote tool's pinned definition, by server (and user). */
 export interface ToolLock {
-  /** The format version: 1. */
   version: 1;
   /** Global servers: server id → tool name → locked tool. */
   servers: Record<string, Record<string, LockedTool>>;

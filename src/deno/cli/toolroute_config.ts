@@ -24,7 +24,6 @@ export interface ExposeConfig {
 export interface UserConfig {
   /** The environment variable that holds the user's bearer token. */
   tokenVariable: string;
-  /** The user id. */
   id: string;
   /** The user's own MCP servers, `${VAR}` expanded. */
   mcpServers: Record<string, McpServerConfig>;
