@@ -206,8 +206,8 @@ export async function buildRouter(
     : new DeferredClients(defer === true ? [] : defer.keep ?? []);
   const served: ServedRouter = {
     router,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(oauth === undefined ? {} : { oauth }),
+    gateway,
+    oauth,
     startupFiles: filesInside(config.context, startup.files),
     linkedStartupFiles: startup.linked,
     expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet> {
@@ -228,7 +228,7 @@ export async function buildRouter(
     signInLinks,
     close,
     [Symbol.asyncDispose]: close,
-    ...(pins.lock === undefined ? {} : { lock: pins.lock }),
+    lock: pins.lock,
   };
   async function exposeDeferred(
     userId: string | undefined,
