@@ -12,7 +12,7 @@ import {
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
-import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
+import { NETWORK_ENV, readEnv } from "../mcp/stdio_child_command.ts";
 import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
 import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
@@ -326,15 +326,9 @@ function sandboxedServerNeeds(
   ];
   const network = hosts.length > 0;
   const fixed = network && paths !== undefined ? socketPathOf(paths, serverId) : undefined;
-  let folder = "/tmp";
-  if (fixed !== undefined) folder = fixed.socketFolder;
-  else {
-    try {
-      folder = Deno.env.get("TMPDIR") ?? folder;
-    } catch {
-      // Not readable: Deno's default.
-    }
-  }
+  // Without a fixed socket, a new temporary folder: TMPDIR's, else (unset or not readable) Deno's
+  // default.
+  const folder = fixed?.socketFolder ?? readEnv("TMPDIR") ?? "/tmp";
   const cache = paths?.cache === undefined ? [] : [paths.cache];
   return {
     run: ["bash", "bwrap"],

@@ -1,5 +1,6 @@
 import { EncryptedStore, isSecretKey } from "../../core/store/encrypted_store.ts";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
+import { readEnv } from "../mcp/stdio_child_command.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** The variable that holds the key that encrypts the secrets in `serve --store`. */
@@ -23,6 +24,7 @@ export function servedStore(
     env?: (name: string) => string | undefined;
   },
 ): KeyValueStore {
+  // Not permitted reads as unset: the warning says how to encrypt.
   const key = (options.env ?? readEnv)(STORE_KEY_VARIABLE);
   if (key !== undefined && key !== "") {
     try {
@@ -35,14 +37,6 @@ export function servedStore(
     options.warn(
       `warning: storing OAuth tokens and approvals unencrypted in ${options.name}; set ${STORE_KEY_VARIABLE} to 32 random bytes in base64 (openssl rand -base64 32) to encrypt them`,
     ));
-}
-
-function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined; // not permitted: the warning says how to encrypt
-  }
 }
 
 /** A store that says once, when the first secret is written, that secrets are stored plain. */
