@@ -81,13 +81,10 @@ export async function adaptClientConfig(
       return out;
     };
     const adapted = await mapStrings(entry, [], replace) as Record<string, unknown>;
-    if (secret.size > 0) {
-      const listed = Array.isArray(adapted.secretEnv) ? adapted.secretEnv : [];
-      adapted.secretEnv = [...new Set([...listed, ...secret])];
-    }
-    if (secretArgs.size > 0) {
-      const listed = Array.isArray(adapted.secretArgs) ? adapted.secretArgs : [];
-      adapted.secretArgs = [...new Set([...listed, ...secretArgs])];
+    for (const [field, added] of [["secretEnv", secret], ["secretArgs", secretArgs]] as const) {
+      if (added.size === 0) continue;
+      const listed = Array.isArray(adapted[field]) ? adapted[field] : [];
+      adapted[field] = [...new Set([...listed, ...added])];
     }
     servers[id] = adapted;
   }
