@@ -59,7 +59,7 @@ export async function lockCommand(
     listWaitMs: Infinity,
   });
   const seen = new Set<string>();
-  const missing: MissingTool[] = [];
+  const drift: MissingTool[] = [];
   // Every configured server must answer: a server not reached is named, with its user and why.
   const unreachable: string[] = [];
   const down = new Set<string>();
@@ -73,7 +73,7 @@ export async function lockCommand(
         down.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
         continue;
       }
-      missing.push(entry);
+      drift.push(entry);
       seen.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
     }
   };
@@ -94,10 +94,9 @@ export async function lockCommand(
     }
     const lock = await lockFromStore(store);
     await Deno.writeTextFile(path, formatToolLock(lock));
-    io.err(`toolroute: locked ${count(lock)} tools in "${path}"${changes(existing, lock)}`);
+    io.err(`toolroute: locked ${origins(lock).size} tools in "${path}"${changes(existing, lock)}`);
     return 0;
   }
-  const drift = missing;
   for (const entry of drift) io.err(`toolroute: drift: ${entry.name}: ${entry.reason}`);
   // The tools of a server not reached are not known to be gone: it is reported above instead.
   const removed = [...origins(existing!)].filter((origin) =>
@@ -115,7 +114,7 @@ export async function lockCommand(
     );
     return 1;
   }
-  io.err(`toolroute: all ${count(existing!)} tools match "${path}"`);
+  io.err(`toolroute: all ${origins(existing!).size} tools match "${path}"`);
   return 0;
 }
 
@@ -131,10 +130,6 @@ function origins(lock: ToolLock): Set<string> {
 
 function hashes(lock: ToolLock | undefined): Map<string, string> {
   return new Map(lock && lockedTools(lock).map(([where, tool]) => [where.join("/"), tool.hash]));
-}
-
-function count(lock: ToolLock): number {
-  return origins(lock).size;
 }
 
 function changes(before: ToolLock | undefined, after: ToolLock): string {
