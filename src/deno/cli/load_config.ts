@@ -6,7 +6,7 @@ import { formatIssues, jsonPath, type RawMcpServer } from "../mcp/mcp_config_sch
 import { expandMcpServers, type UnsetVariable, VARIABLE } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
 import { adaptClientConfig } from "./client_config.ts";
-import { dropMcpClientKeys, mcpClientKeysWarning } from "./mcp_client_keys.ts";
+import { dropMcpClientKeys } from "./mcp_client_keys.ts";
 import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
 import type { Ask } from "./terminal_approval.ts";
@@ -90,11 +90,7 @@ export function resolveConfig(
 ): ToolrouteConfig {
   const { path, cwd } = options;
   const source = path === undefined ? "config" : `config "${path}"`;
-  const client = dropMcpClientKeys(value, path);
-  if (client.ignored.length > 0 && path !== undefined) {
-    options.onWarning?.(mcpClientKeysWarning(path, client.ignored));
-  }
-  const parsed = toolrouteConfigSchema.safeParse(client.value);
+  const parsed = toolrouteConfigSchema.safeParse(dropMcpClientKeys(value, path, options));
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues).map((line) => `  - ${line}`);
     throw new UsageError(`Invalid ${source}:\n${lines.join("\n")}`);
