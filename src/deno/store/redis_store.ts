@@ -140,9 +140,7 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
   }
 
   async get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
-    const [value, deadline] = await this.#client.hmGet(this.#key(key), ["v", "e"]);
-    if (value === null || this.#expired(deadline)) return undefined;
-    return JSON.parse(value) as T;
+    return await this.#read(this.#key(key)) as T | undefined;
   }
 
   async set(
@@ -204,17 +202,12 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
       for (const name of page.keys) names.add(name);
     } while (cursor !== "0");
     const sorted = [...names].sort();
-    const values = await Promise.all(sorted.map((name) => this.#client.hmGet(name, ["v", "e"])));
-    const entries: KeyValueEntry<T>[] = [];
-    sorted.forEach((name, index) => {
-      const [value, deadline] = values[index];
-      if (value === null || this.#expired(deadline)) return;
-      entries.push({
-        key: JSON.parse(name.slice(this.#prefix.length)) as string[],
-        value: JSON.parse(value) as T,
-      });
-    });
-    return entries;
+    const values = await Promise.all(sorted.map((name) => this.#read(name)));
+    return sorted.flatMap((name, index) =>
+      values[index] === undefined
+        ? []
+        : [{ key: JSON.parse(name.slice(this.#prefix.length)), value: values[index] as T }]
+    );
   }
 
   /** Closes the connection. */
@@ -242,8 +235,11 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
     return [String(this.#now() + ms), String(Math.ceil(ms) + GRACE_MS)];
   }
 
-  #expired(deadline: string | null): boolean {
-    return deadline !== null && Number(deadline) <= this.#now();
+  /** The live value of a Redis key, parsed; `undefined` when absent or past its deadline. */
+  async #read(name: string): Promise<unknown> {
+    const [value, deadline] = await this.#client.hmGet(name, ["v", "e"]);
+    const expired = deadline !== null && Number(deadline) <= this.#now();
+    return value === null || expired ? undefined : JSON.parse(value);
   }
 }
 
