@@ -24,6 +24,11 @@ export interface FileAuditSinkOptions {
 }
 
 const encoder = new TextEncoder();
+const OPTION_RANGES = [
+  ["batchMs", 0, 60_000],
+  ["maxWaitMs", 1, 600_000],
+  ["maxQueued", 1, Infinity],
+] as const;
 
 /**
  * An {@linkcode AuditSink} that appends one JSON line per decision to a file (created `0600`).
@@ -89,23 +94,14 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
    * @returns The sink.
    */
   static async open(path: string, options: FileAuditSinkOptions = {}): Promise<FileAuditSink> {
-    if (options.batchMs !== undefined && !(options.batchMs >= 0 && options.batchMs <= 60_000)) {
-      throw new RangeError(
-        `Cannot open the audit file: "batchMs" must be 0 to 60000, received ${options.batchMs}`,
-      );
-    }
-    if (
-      options.maxWaitMs !== undefined &&
-      !(options.maxWaitMs >= 1 && options.maxWaitMs <= 600_000)
-    ) {
-      throw new RangeError(
-        `Cannot open the audit file: "maxWaitMs" must be 1 to 600000, received ${options.maxWaitMs}`,
-      );
-    }
-    if (options.maxQueued !== undefined && !(options.maxQueued >= 1)) {
-      throw new RangeError(
-        `Cannot open the audit file: "maxQueued" must be at least 1, received ${options.maxQueued}`,
-      );
+    for (const [name, min, max] of OPTION_RANGES) {
+      const value = options[name];
+      if (value !== undefined && !(value >= min && value <= max)) {
+        const range = max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+        throw new RangeError(
+          `Cannot open the audit file: "${name}" must be ${range}, received ${value}`,
+        );
+      }
     }
     // A link would send the trail wherever it points, chosen by whoever can replace it: refused.
     // The file is opened once and written through that descriptor, so a link swapped in later
@@ -159,18 +155,15 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
           reject(error);
         },
       };
-      const onAbort = () => {
+      // Given up before room came: out of the line.
+      const leave = (error: unknown) => {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        waiter.reject(signal!.reason);
+        waiter.reject(error);
       };
-      const timer = setTimeout(() => {
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        waiter.reject(
-          new Error(
-            `the audit queue stayed full (${this.#maxQueued} records) for ${this.#maxWaitMs} ms`,
-          ),
-        );
-      }, this.#maxWaitMs);
+      const onAbort = () => leave(signal!.reason);
+      const full =
+        `the audit queue stayed full (${this.#maxQueued} records) for ${this.#maxWaitMs} ms`;
+      const timer = setTimeout(() => leave(new Error(full)), this.#maxWaitMs);
       const settle = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
@@ -269,14 +262,14 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
             try {
               batch += JSON.stringify(entry()) + "\n";
             } catch (error) {
-              this.#report(error instanceof Error ? error : new Error(String(error)));
+              this.#report(error);
             }
           }
         }
         try {
           await writeAll(this.#file, encoder.encode(batch));
         } catch (error) {
-          this.#report(error instanceof Error ? error : new Error(String(error)));
+          this.#report(error);
         }
       }
     } finally {
@@ -284,9 +277,9 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     }
   }
 
-  #report(error: Error): void {
+  #report(error: unknown): void {
     try {
-      this.#onError?.(error);
+      this.#onError?.(error instanceof Error ? error : new Error(String(error)));
     } catch {
       // A listener's failure must not stop the trail.
     }

@@ -1,3 +1,7 @@
+import { concat, indexOfNeedle } from "@std/bytes";
+
+const CRLF = new TextEncoder().encode("\r\n");
+
 // The largest request body passed on (the handler buffers it whole); a longer one is answered
 // 413 (Content-Length) or cut with an error (chunked).
 export const MAX_BODY = 16 * 1024 * 1024;
@@ -49,19 +53,14 @@ export function chunkedReader(
   };
   const line = async (): Promise<string> => {
     for (;;) {
-      for (let i = 0; i + 1 < buffered.length; i++) {
-        if (buffered[i] === 13 && buffered[i + 1] === 10) {
-          const text = new TextDecoder("latin1").decode(buffered.subarray(0, i));
-          buffered = buffered.subarray(i + 2);
-          return text;
-        }
+      const end = indexOfNeedle(buffered, CRLF);
+      if (end !== -1) {
+        const text = new TextDecoder("latin1").decode(buffered.subarray(0, end));
+        buffered = buffered.subarray(end + 2);
+        return text;
       }
       if (buffered.length > 4096) throw new Error("a chunk line is too long");
-      const bytes = await more();
-      const next = new Uint8Array(buffered.length + bytes.length);
-      next.set(buffered);
-      next.set(bytes, buffered.length);
-      buffered = next;
+      buffered = concat([buffered, await more()]);
     }
   };
   return async () => {

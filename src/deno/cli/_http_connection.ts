@@ -1,5 +1,6 @@
 import { capped, chunkedReader, lengthReader, MAX_BODY } from "./_body_readers.ts";
-import { indexOfHeadEnd, type ParsedHead, parseHead } from "./_parse_head.ts";
+import { indexOfNeedle } from "@std/bytes";
+import { type ParsedHead, parseHead } from "./_parse_head.ts";
 
 /** The bounds a connection keeps (those of `HttpBounds` it uses). */
 interface ConnectionBounds {
@@ -10,6 +11,7 @@ interface ConnectionBounds {
 // The largest request head read; a longer one is answered 431.
 const MAX_HEAD = 64 * 1024;
 const encoder = new TextEncoder();
+const HEAD_END = encoder.encode("\r\n\r\n");
 
 /**
  * One connection of `serveBounded`: reads its one request's head under the timeout, passes the
@@ -49,7 +51,6 @@ export class HttpConnection {
     return !this.#ended && this.#answered;
   }
 
-  /** Whether the connection ended. */
   ended(): boolean {
     return this.#ended;
   }
@@ -187,7 +188,9 @@ export class HttpConnection {
       }
       const count = await this.#conn.read(buffer.subarray(length));
       if (count === null) return undefined;
-      const end = indexOfHeadEnd(buffer.subarray(0, length + count), Math.max(0, length - 3));
+      // The blank line that ends the head, searched from the last bytes before these.
+      const read = buffer.subarray(0, length + count);
+      const end = indexOfNeedle(read, HEAD_END, Math.max(0, length - 3));
       length += count;
       if (end >= 0 && end <= MAX_HEAD) {
         return { bytes: buffer.subarray(0, end), rest: buffer.subarray(end + 4, length) };

@@ -31,13 +31,3 @@ export function parseHead(bytes: Uint8Array): ParsedHead | number {
   if (line[3] === "1" && !headers.has("host")) return 400;
   return { method: line[1], target: line[2], headers };
 }
-
-// Where the blank line that ends a head starts, searched from `from`; -1 while it has not come.
-export function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
-  for (let i = from; i + 3 < bytes.length; i++) {
-    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
-      return i;
-    }
-  }
-  return -1;
-}

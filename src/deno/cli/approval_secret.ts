@@ -4,17 +4,6 @@ import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 export const APPROVAL_SECRET_VARIABLE = "TOOLROUTE_APPROVAL_SECRET";
 
 /**
- * The secret from `TOOLROUTE_APPROVAL_SECRET`, or `undefined` when it is unset or empty.
- * Requires `allow-env` permission for that variable.
- *
- * @tags allow-env
- */
-export function approvalSecret(): string | undefined {
-  const secret = Deno.env.get(APPROVAL_SECRET_VARIABLE);
-  return secret === undefined || secret === "" ? undefined : secret;
-}
-
-/**
  * The secret every `serve` process on one store signs approvals and grants with: the variable's
  * when it is set, else one made once at random by the first process (atomically) and read by all,
  * so an approval one process issued another can settle, and a grant outlives a restart. (With a
@@ -24,8 +13,9 @@ export function approvalSecret(): string | undefined {
  * @param store The shared store (`--store`).
  */
 export async function sharedApprovalSecret(store: KeyValueStore): Promise<string> {
-  const given = approvalSecret();
-  if (given !== undefined) return given;
+  // Needs allow-env for the variable; empty counts as unset.
+  const given = Deno.env.get(APPROVAL_SECRET_VARIABLE);
+  if (given !== undefined && given !== "") return given;
   const key = ["approvals", "secret"];
   const made = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
   await store.setIfAbsent(key, made);

@@ -30,7 +30,6 @@ export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({
 
 /** Where and how {@linkcode serveBounded} listens. */
 export interface BoundedServeOptions extends HttpBounds {
-  /** The address to listen on. */
   readonly hostname: string;
   /** The port (0: any free one). */
   readonly port: number;
@@ -42,7 +41,6 @@ export interface BoundedServeOptions extends HttpBounds {
 
 /** A running {@linkcode serveBounded}. */
 export interface BoundedServer {
-  /** The address it listens on. */
   readonly addr: Deno.NetAddr;
   /** Connections open now. */
   readonly open: () => number;
@@ -68,8 +66,6 @@ const encoder = new TextEncoder();
  * 64 KiB (`431`) and anything but HTTP/1.x.
  *
  * @tags allow-net
- * @param options Address, bounds, stop signal.
- * @param handler Answers a request.
  */
 export function serveBounded(
   options: BoundedServeOptions,
@@ -102,14 +98,15 @@ export function serveBounded(
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (live(connections) >= options.maxConnections) {
+      // Ended connections leave the set only once their serve() settles: they are not counted.
+      const live = [...connections].filter((connection) => !connection.ended());
+      if (live.length >= options.maxConnections) {
         // A slot still waiting for its head, or past its whole answer, is given up for the new
         // connection (the oldest first): otherwise a client without a token holds every slot
         // with half-sent heads (renewed each timeout) or with answered requests whose announced
         // body never comes, and no user's whole request gets in.
-        const all = [...connections];
-        const waiting = all.find((connection) => connection.waitingForHead()) ??
-          all.find((connection) => connection.answered());
+        const waiting = live.find((connection) => connection.waitingForHead()) ??
+          live.find((connection) => connection.answered());
         if (waiting === undefined) {
           refuseBusy(conn, options.maxConnections);
           continue;
@@ -129,13 +126,6 @@ export function serveBounded(
   })();
   if (options.signal.aborted) stop();
   return { addr, open: () => connections.size, finished };
-}
-
-// Connections not ended yet (an ended one leaves the set once its serve() settles).
-function live(connections: Set<HttpConnection>): number {
-  let count = 0;
-  for (const connection of connections) if (!connection.ended()) count++;
-  return count;
 }
 
 // Past the limit: answered and closed without reading, so it holds a descriptor only for the

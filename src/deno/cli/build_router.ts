@@ -1,15 +1,15 @@
 import { ToolRouter } from "../../core/tool_router.ts";
 import { McpOAuth } from "../../core/mcp/gateway/oauth/mcp_oauth.ts";
+import type { McpGateway } from "../../core/mcp/gateway/mcp_gateway.ts";
 import type { ToolCallEvent } from "../../core/tool_call_types.ts";
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
 import type { ToolSet } from "../../core/tool_set.ts";
 import type { MissingTool } from "../../core/tool_source.ts";
 import { builtinTools } from "../builtins/builtin_tools.ts";
-import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { loadModules } from "./load_modules.ts";
 import { connectAccountsTool, OAUTH_START_PATH, type SignInLink } from "./oauth_callback.ts";
 import { withBashProgress } from "./progress_heartbeat.ts";
-import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { besideConfig, hasMcpServers, type ToolrouteConfig } from "./toolroute_config.ts";
 import { sharedApprovalSecret } from "./approval_secret.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
@@ -17,16 +17,15 @@ import type { AuditSink } from "../../core/audit_sink.ts";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { cliPinning } from "./cli_pinning.ts";
 import { startupFiles } from "./startup_files.ts";
-import { startupFilesInside, withStartupProtection } from "./startup_protection.ts";
+import { filesInside, withStartupProtection } from "./startup_protection.ts";
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { DeferredClients } from "./deferred_clients.ts";
-import { UPSTREAM_CLIENT } from "./upstream_client.ts";
-import { ToolNamesFile, toolNamesPath } from "./tool_names_file.ts";
+import { configGateway } from "./config_gateway.ts";
+import { TOOL_NAMES_FILE, ToolNamesFile } from "./tool_names_file.ts";
 
 /** The router a config describes, and the tool set each user is served. */
 export interface ServedRouter extends AsyncDisposable {
-  /** The router. */
   readonly router: ToolRouter;
   /** What the next start runs or reads as config, inside the workspace: protected from the tools. */
   readonly startupFiles: readonly string[];
@@ -43,7 +42,7 @@ export interface ServedRouter extends AsyncDisposable {
   /** Closes the gateway, the modules' services and background processes. */
   close(): Promise<void>;
   /** The gateway, when the config has MCP servers. */
-  readonly gateway?: ReturnType<typeof createDenoGateway>;
+  readonly gateway?: McpGateway;
   /** The gateway's MCP authorization, with `serve --http`'s redirect URI and MCP servers. */
   readonly oauth?: McpOAuth;
   /**
@@ -109,8 +108,6 @@ export interface BuildRouterOptions {
  * Throws a {@linkcode UsageError} for a module that cannot be loaded.
  *
  * @tags allow-read, allow-write, allow-run, allow-env, allow-net
- * @param options Call events and progress interval.
- * @returns The router and the per-user exposure.
  */
 export async function buildRouter(
   config: ToolrouteConfig,
@@ -118,13 +115,13 @@ export async function buildRouter(
 ): Promise<ServedRouter> {
   // The last known tool lists (without a store: beside the config) exist before the start-up
   // files are computed, so serve's own first write is not taken for a planted file.
-  const namesPath = options.store === undefined ? toolNamesPath(config) : undefined;
+  const namesPath = options.store === undefined ? besideConfig(config, TOOL_NAMES_FILE) : undefined;
   const names = options.store ??
     (namesPath === undefined ? undefined : new ToolNamesFile(namesPath));
   if (names instanceof ToolNamesFile) await names.create();
   // What the next start runs or reads as config, computed before any module runs: the tools
   // must not be able to rewrite it (RT-2).
-  const startup = await startupFiles(config, { cwd: readableCwd() });
+  const startup = await startupFiles(config);
   const { functions, mcpServices } = await loadModules(config.modules);
   // Built-ins only when the config asks for them: an mcp.json grants no file access.
   // With {user} the config's workspace is a template: no request runs in it (its default
@@ -145,8 +142,7 @@ export async function buildRouter(
     }
     return context;
   };
-  const hasServers = Object.keys(config.mcpServers).length > 0 ||
-    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+  const hasServers = hasMcpServers(config);
   // With `serve --store`, approvals (their secret and used ids) and OAuth tokens live in the
   // store too, so several serve processes on it answer one population of users.
   const oauth = hasServers && options.oauthRedirectUrl !== undefined
@@ -155,15 +151,10 @@ export async function buildRouter(
   const pins = await cliPinning(config, options.store);
   const listWaitMs = options.listWaitMs ?? config.listWaitMs;
   const gateway = hasServers
-    ? createDenoGateway({
-      servers: config.mcpServers,
-      // Sandboxed servers' proxy sockets and caches are named after the config (as `flags`).
-      sandboxScope: config.path,
+    ? configGateway(config, {
       onEvent: options.onGatewayEvent,
       pinning: pins.pinning,
       oauth,
-      // Upstream servers' questions during a call reach the serving client that made the call.
-      ...UPSTREAM_CLIENT,
       // Names as the last run gave them, so a server down at start renames no other's tool.
       ...(names === undefined ? {} : { toolNames: { store: names } }),
       ...(listWaitMs === undefined ? {} : { listWaitMs }),
@@ -186,11 +177,6 @@ export async function buildRouter(
     return links;
   };
   if (oauth !== undefined) functions.push(connectAccountsTool(signInLinks));
-  for (const user of config.users) {
-    for (const [id, server] of Object.entries(user.mcpServers)) {
-      gateway?.addUserServer(user.id, id, server);
-    }
-  }
   const router = new ToolRouter({
     builtins: builtins && withBashProgress(builtins),
     functions,
@@ -220,9 +206,9 @@ export async function buildRouter(
     : new DeferredClients(defer === true ? [] : defer.keep ?? []);
   const served: ServedRouter = {
     router,
-    ...(gateway === undefined ? {} : { gateway }),
-    ...(oauth === undefined ? {} : { oauth }),
-    startupFiles: startupFilesInside(config.context, startup),
+    gateway,
+    oauth,
+    startupFiles: filesInside(config.context, startup.files),
     linkedStartupFiles: startup.linked,
     expose(userId?: string, signal?: AbortSignal, client?: string): Promise<ToolSet> {
       if (clients !== undefined) return exposeDeferred(userId, signal, client);
@@ -242,7 +228,7 @@ export async function buildRouter(
     signInLinks,
     close,
     [Symbol.asyncDispose]: close,
-    ...(pins.lock === undefined ? {} : { lock: pins.lock }),
+    lock: pins.lock,
   };
   async function exposeDeferred(
     userId: string | undefined,
@@ -294,25 +280,14 @@ export async function buildRouter(
   return served;
 }
 
-function readableCwd(): string | undefined {
-  try {
-    return Deno.cwd();
-  } catch {
-    return undefined; // Not readable: Deno's own config lookup from there is not seen.
-  }
-}
-
 /**
  * Finds a configured user by id; throws a {@linkcode UsageError} naming the known ones, and when
  * no user is given for a workspace with `{user}` (a folder per user: it names none).
- *
- * @param userId The id from `--user`.
- * @returns The id, checked.
  */
 export function checkUser(config: ToolrouteConfig, userId: string | undefined): string | undefined {
+  const known = config.users.map((user) => `"${user.id}"`).join(", ");
   if (userId === undefined) {
     if (config.builtins !== false && isPerUserWorkspace(config.context.workspace)) {
-      const known = config.users.map((user) => `"${user.id}"`).join(", ");
       throw new UsageError(
         `The workspace "${config.context.workspace}" is a folder per user: pass --user ID (one of ${known})`,
       );
@@ -320,15 +295,10 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
     return undefined;
   }
   if (config.users.some((user) => user.id === userId)) return userId;
-  const known = config.users.map((user) => `"${user.id}"`).join(", ") || "none";
-  throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known}`);
+  throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known || "none"}`);
 }
 
-/**
- * Describes names of the config that could not be exposed, one line each.
- *
- * @param missing The tool set's missing entries.
- */
+/** Describes names of the config that could not be exposed, one line each. */
 export function describeMissing(missing: readonly MissingTool[]): string[] {
   return missing.map((entry) => `not exposed: ${entry.selection} "${entry.name}": ${entry.reason}`);
 }

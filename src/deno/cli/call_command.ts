@@ -12,7 +12,6 @@ import { startProgress } from "./start_progress.ts";
  * `toolroute call NAME ARGS`: calls one exposed tool and prints its result.
  *
  * @param parsed The flags, and the positionals: the tool name and its JSON arguments.
- * @param io Output.
  * @returns 0 for a result, 1 for an error result.
  */
 export async function callCommand(

@@ -40,7 +40,6 @@ function field(text: string): string {
  * (an unknown tool's name is the client's choice) is printed quoted, escaped
  * ({@linkcode escapeLogText}) and cut to 200 characters.
  *
- * @param event The router's call event.
  * @returns The line, without a newline.
  */
 export function formatCallLog(event: ToolCallEvent): string {
@@ -59,13 +58,10 @@ export function formatCallLog(event: ToolCallEvent): string {
  * Formats a gateway connection event as one stderr line:
  * `toolroute: mcp server "search" connected (12 tools)`; ids and the message escaped.
  *
- * @param event The gateway's event.
  * @returns The line, without a newline.
  */
 export function formatGatewayLog(event: McpGatewayEvent): string {
-  const who = `mcp server ${escapeLogText(JSON.stringify(event.serverId))}${
-    event.userId ? ` of user ${escapeLogText(JSON.stringify(event.userId))}` : ""
-  }`;
+  const who = `mcp server ${serverOf(event)}`;
   // A stdio server without its sandbox (bubblewrap missing): one warning line per server.
   if (event.type === "unconfined") {
     return `toolroute: warning: ${who}: ${escapeLogText(event.message ?? "runs unconfined")}`;
@@ -78,4 +74,11 @@ export function formatGatewayLog(event: McpGatewayEvent): string {
     ? `: ${escapeLogText(event.message)}`
     : "";
   return `toolroute: ${who} ${event.type.replace("_", " ")}${detail}`;
+}
+
+/** A gateway event's server as log lines name it, quoted and escaped: `"search" of user "a"`. */
+export function serverOf(event: { serverId: string; userId?: string }): string {
+  return `${escapeLogText(JSON.stringify(event.serverId))}${
+    event.userId ? ` of user ${escapeLogText(JSON.stringify(event.userId))}` : ""
+  }`;
 }

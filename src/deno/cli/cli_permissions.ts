@@ -1,10 +1,7 @@
 import { STORE_KEY_VARIABLE } from "./served_store.ts";
-import { REDIS_CLIENT_ENV } from "./store_location.ts";
-import {
-  isStdioConfig,
-  type McpServerConfig,
-  type McpStdioServerConfig,
-} from "../../core/mcp/mcp_server_config.ts";
+import { resolve } from "@std/path";
+import { REDIS_CLIENT_ENV, type StoreLocation } from "./store_location.ts";
+import { isStdioConfig, type McpStdioServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { launcherRegistries } from "../sandbox/command_needs.ts";
 import {
   hostServerPaths,
@@ -15,13 +12,13 @@ import {
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
-import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
-import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { NETWORK_ENV, readEnv } from "../mcp/stdio_child_command.ts";
+import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
-import { toolNamesPath } from "./tool_names_file.ts";
+import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
 import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
-import { servedContexts } from "./user_workspace.ts";
+import { servedContexts, within } from "./user_workspace.ts";
 
 /** Everything `toolroute serve` needs from Deno's permission system for one config. */
 export interface CliPermissions {
@@ -57,6 +54,29 @@ export interface CliPermissionOptions {
   storeHost?: string;
 }
 
+/**
+ * The files of `--audit`, `--store` and `--token-file` (absolute), or the Redis host `--store`
+ * names, as `serve` and `flags` read them.
+ *
+ * @param store The `--store` location (`storeLocation`).
+ */
+export function flagFiles(
+  flags: Record<string, string | true>,
+  store: StoreLocation | undefined,
+): CliPermissionOptions {
+  const path = (flag: string | true | undefined) =>
+    typeof flag === "string" ? resolve(flag) : undefined;
+  return {
+    audit: path(flags.audit),
+    ...(store === undefined
+      ? {}
+      : "file" in store
+      ? { store: store.file }
+      : { storeHost: store.net }),
+    tokenFile: path(flags["token-file"]),
+  };
+}
+
 /** Variables a stdio server child inherits when the host may read them (see the gateway). */
 const STDIO_ENV = ["DENO_DIR", "HOME", "PATH"];
 
@@ -76,16 +96,10 @@ export function cliPermissions(
 ): CliPermissions {
   // With {user} in the workspace: each configured user's folder, and never the folder above.
   const each = config.builtins !== false ? servedContexts(config).map(requiredPermissions) : [];
-  const base = {
-    read: [...new Set(each.flatMap((needed) => needed.read))],
-    write: [...new Set(each.flatMap((needed) => needed.write))],
-    run: each.flatMap((needed) => needed.run),
-    env: each.flatMap((needed) => needed.env),
-  };
-  const read = [...base.read];
-  const write = [...base.write];
+  const read = [...new Set(each.flatMap((needed) => needed.read))];
+  const write = [...new Set(each.flatMap((needed) => needed.write))];
   // Without a store, the servers' last known tool lists are kept in a file beside the config.
-  const names = options.store === undefined ? toolNamesPath(config) : undefined;
+  const names = options.store === undefined ? besideConfig(config, TOOL_NAMES_FILE) : undefined;
   for (
     const path of [
       config.path,
@@ -98,8 +112,8 @@ export function cliPermissions(
   ) {
     if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
   }
-  const run = new Set(base.run);
-  const env = new Set([...base.env, ...config.variables]);
+  const run = new Set(each.flatMap((needed) => needed.run));
+  const env = new Set([...each.flatMap((needed) => needed.env), ...config.variables]);
   const net = new Set<string>();
   if (http !== undefined) net.add(http);
   // Without users, `serve --http` takes its bearer token from TOOLROUTE_TOKEN (or generates one).
@@ -114,20 +128,19 @@ export function cliPermissions(
     for (const name of REDIS_CLIENT_ENV) env.add(name);
   }
   const sys = new Set<string>();
-  type Ids = { serverId: string; userId?: string };
-  const servers: [McpServerConfig, Ids][] = [
-    ...Object.entries(config.mcpServers).map(([serverId, server]): [McpServerConfig, Ids] => [
+  const servers = [
+    ...Object.entries(config.mcpServers).map(([serverId, server]) => ({
       server,
-      { serverId },
-    ]),
+      ids: { serverId },
+    })),
     ...config.users.flatMap((user) =>
-      Object.entries(user.mcpServers).map(([serverId, server]): [McpServerConfig, Ids] => [
+      Object.entries(user.mcpServers).map(([serverId, server]) => ({
         server,
-        { serverId, userId: user.id },
-      ])
+        ids: { serverId, userId: user.id },
+      }))
     ),
   ];
-  for (const [server, ids] of servers) {
+  for (const { server, ids } of servers) {
     if (isStdioConfig(server)) {
       run.add(server.command);
       for (const name of [...STDIO_ENV, ...NETWORK_ENV]) env.add(name);
@@ -240,7 +253,6 @@ export function checkCliPermissions(
   for (const kind of needed.sys) {
     probe({ name: "sys", kind } as Deno.PermissionDescriptor, `--allow-sys=${kind}`);
   }
-  for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   const excess = report.excess.filter((gap: PermissionGap) =>
     !(gap.value !== undefined && gap.name === "net" && needed.net.includes(gap.value)) &&
     !(gap.value !== undefined && gap.name === "run" && needed.run.includes(gap.value)) &&
@@ -253,7 +265,7 @@ export function checkCliPermissions(
 }
 
 function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+  return within(root, path) !== undefined;
 }
 
 function safeUrl(text: string): URL | undefined {
@@ -314,15 +326,9 @@ function sandboxedServerNeeds(
   ];
   const network = hosts.length > 0;
   const fixed = network && paths !== undefined ? socketPathOf(paths, serverId) : undefined;
-  let folder = "/tmp";
-  if (fixed !== undefined) folder = fixed.socketFolder;
-  else {
-    try {
-      folder = Deno.env.get("TMPDIR") ?? folder;
-    } catch {
-      // Not readable: Deno's default.
-    }
-  }
+  // Without a fixed socket, a new temporary folder: TMPDIR's, else (unset or not readable) Deno's
+  // default.
+  const folder = fixed?.socketFolder ?? readEnv("TMPDIR") ?? "/tmp";
   const cache = paths?.cache === undefined ? [] : [paths.cache];
   return {
     run: ["bash", "bwrap"],

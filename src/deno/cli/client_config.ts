@@ -1,12 +1,13 @@
 import { basename, dirname } from "@std/path";
 import { jsonPath } from "../mcp/mcp_config_schema.ts";
-import { toolrouteConfigSchema } from "./config_schema.ts";
+import { hasToolrouteKeys } from "./mcp_client_keys.ts";
+import type { Ask } from "./terminal_approval.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** Options of {@linkcode adaptClientConfig}. */
 export interface AdaptClientConfigOptions {
   /** Asks a person for an `${input:…}` value; absent when nobody can be asked. */
-  ask?: (question: string, options?: { readonly hidden?: boolean }) => Promise<string | null>;
+  ask?: Ask;
   /** `false` leaves `${input:…}` as written (to list flags without asking). */
   inputs?: boolean;
 }
@@ -80,22 +81,14 @@ export async function adaptClientConfig(
       return out;
     };
     const adapted = await mapStrings(entry, [], replace) as Record<string, unknown>;
-    if (secret.size > 0) {
-      const listed = Array.isArray(adapted.secretEnv) ? adapted.secretEnv : [];
-      adapted.secretEnv = [...new Set([...listed, ...secret])];
-    }
-    if (secretArgs.size > 0) {
-      const listed = Array.isArray(adapted.secretArgs) ? adapted.secretArgs : [];
-      adapted.secretArgs = [...new Set([...listed, ...secretArgs])];
+    for (const [field, added] of [["secretEnv", secret], ["secretArgs", secretArgs]] as const) {
+      if (added.size === 0) continue;
+      const listed = Array.isArray(adapted[field]) ? adapted[field] : [];
+      adapted[field] = [...new Set([...listed, ...added])];
     }
     servers[id] = adapted;
   }
   return { ...file, mcpServers: servers };
-}
-
-function hasToolrouteKeys(file: Record<string, unknown>): boolean {
-  return Object.keys(toolrouteConfigSchema.shape)
-    .some((key) => key !== "mcpServers" && key !== "$schema" && key in file);
 }
 
 async function askInput(

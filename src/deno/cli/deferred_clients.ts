@@ -34,11 +34,7 @@ export class DeferredClients {
     return JSON.stringify([userId ?? null, session ?? null]);
   }
 
-  /**
-   * The tool set this client was served last, if any.
-   *
-   * @param key The client's key.
-   */
+  /** The tool set this client was served last, if any. */
   last(key: string): ToolSet | undefined {
     return this.#last.get(key);
   }
@@ -47,7 +43,6 @@ export class DeferredClients {
    * The names a new set of this client lists from the start: what its last set listed (the
    * searches it made included), else the configured ones.
    *
-   * @param key The client's key.
    * @returns The names, in order, without `search_tools` (always first).
    */
   keepOf(key: string): string[] {
@@ -57,11 +52,7 @@ export class DeferredClients {
       : last.names.filter((name) => name !== SEARCH_TOOLS_NAME);
   }
 
-  /**
-   * Remembers the set a client was served.
-   *
-   * @param key The client's key.
-   */
+  /** Remembers the set a client was served. */
   remember(key: string, toolSet: ToolSet): void {
     this.#last.delete(key);
     this.#last.set(key, toolSet);

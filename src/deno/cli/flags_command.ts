@@ -1,21 +1,11 @@
-import { resolve } from "@std/path";
-import { cliDenoFlags, cliPermissions } from "./cli_permissions.ts";
+import { cliDenoFlags, cliPermissions, flagFiles } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { startupFiles } from "./startup_files.ts";
-import {
-  startupFilesInside,
-  trustFiles,
-  trustFilesInside,
-  withStartupProtection,
-} from "./startup_protection.ts";
+import { filesInside, trustFiles, withStartupProtection } from "./startup_protection.ts";
 import { listenAddress, listenPermission } from "./listen_address.ts";
-import { storeLocation, storePermissions } from "./store_location.ts";
+import { storeLocation } from "./store_location.ts";
 
-/**
- * `toolroute flags`: prints the exact `deno run` flags serving the config needs.
- *
- * @param io Output.
- */
+/** `toolroute flags`: prints the exact `deno run` flags serving the config needs. */
 export async function flagsCommand(
   flags: Record<string, string | true>,
   io: CliIo,
@@ -26,24 +16,13 @@ export async function flagsCommand(
     onWarning: (line) => io.err(`toolroute: ${line}`),
   });
   const address = http === undefined ? undefined : listenPermission(http);
-  const files = {
-    audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
-    ...storePermissions(storeLocation(flags.store)),
-    tokenFile: typeof flags["token-file"] === "string" ? resolve(flags["token-file"]) : undefined,
-  };
+  const files = flagFiles(flags, storeLocation(flags.store));
   io.out(cliDenoFlags(cliPermissions(config, address, files)).join(" "));
   if (flags.explain === true) {
-    const cwd = (() => {
-      try {
-        return Deno.cwd();
-      } catch {
-        return undefined;
-      }
-    })();
-    const startup = await startupFiles(config, { cwd });
-    const inside = startupFilesInside(config.context, startup);
+    const startup = await startupFiles(config);
+    const inside = filesInside(config.context, startup.files);
     const trusted = trustFiles(files);
-    const trustedInside = trustFilesInside(config.context, trusted);
+    const trustedInside = filesInside(config.context, trusted);
     const protectedContext = withStartupProtection(config.context, startup, { trusted });
     io.out(
       `Protected from write_file, apply_patch, edit and the bash sandbox (serve runs or reads them at its next start): ${inside.length} files`,

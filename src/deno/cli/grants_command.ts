@@ -13,7 +13,6 @@ import { sharedApprovalSecret } from "./approval_secret.ts";
  * @tags allow-read, allow-write, allow-env
  * @param parsed The flags (`--store FILE`, `--user ID`, `--json`) and the positionals (`ls`,
  *   or `revoke ID`).
- * @param io Output.
  * @returns 0, or 1 when `revoke` found no such grant.
  */
 export async function grantsCommand(

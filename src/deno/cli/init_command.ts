@@ -37,7 +37,6 @@ export function starterConfig(workspace: string): string {
  *
  * @tags allow-read, allow-write
  * @param flags `--config` (the file to write) and `--workspace` (its workspace, default `.`).
- * @param io Where output goes.
  */
 export async function initCommand(
   flags: Record<string, string | true>,

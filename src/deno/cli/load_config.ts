@@ -3,12 +3,13 @@ import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_c
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";
 import { formatIssues, jsonPath, type RawMcpServer } from "../mcp/mcp_config_schema.ts";
-import { expandMcpServers, type UnsetVariable } from "../mcp/load_mcp_config.ts";
+import { expandMcpServers, type UnsetVariable, VARIABLE } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
 import { adaptClientConfig } from "./client_config.ts";
-import { dropMcpClientKeys, mcpClientKeysWarning } from "./mcp_client_keys.ts";
+import { dropMcpClientKeys } from "./mcp_client_keys.ts";
 import { parseJsonc } from "./parse_jsonc.ts";
 import type { ToolrouteConfig, UserConfig } from "./toolroute_config.ts";
+import type { Ask } from "./terminal_approval.ts";
 import { UsageError } from "./usage_error.ts";
 import { compilePolicy } from "../../core/policy/policy_engine.ts";
 import { workspaceProblems } from "./user_workspace.ts";
@@ -27,10 +28,8 @@ export interface LoadConfigOptions {
   /** Receives warnings, such as the keys of an MCP client's config that are ignored. */
   onWarning?: (message: string) => void;
   /** Asks a person for a VS Code `${input:…}` value; without it such a file is refused. */
-  ask?: (question: string, options?: { readonly hidden?: boolean }) => Promise<string | null>;
+  ask?: Ask;
 }
-
-const VARIABLE_NAMES = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 
 /**
  * Reads, validates and resolves a `toolroute.json` (JSON with comments allowed). Without a path,
@@ -91,11 +90,7 @@ export function resolveConfig(
 ): ToolrouteConfig {
   const { path, cwd } = options;
   const source = path === undefined ? "config" : `config "${path}"`;
-  const client = dropMcpClientKeys(value, path);
-  if (client.ignored.length > 0 && path !== undefined) {
-    options.onWarning?.(mcpClientKeysWarning(path, client.ignored));
-  }
-  const parsed = toolrouteConfigSchema.safeParse(client.value);
+  const parsed = toolrouteConfigSchema.safeParse(dropMcpClientKeys(value, path, options));
   if (!parsed.success) {
     const lines = formatIssues(parsed.error.issues).map((line) => `  - ${line}`);
     throw new UsageError(`Invalid ${source}:\n${lines.join("\n")}`);
@@ -128,7 +123,7 @@ export function resolveConfig(
 
   const variables = new Set<string>();
   const users = Object.entries(file.users ?? {});
-  for (const name of JSON.stringify([file.mcpServers, users]).matchAll(VARIABLE_NAMES)) {
+  for (const name of JSON.stringify([file.mcpServers, users]).matchAll(VARIABLE)) {
     variables.add(name[1]);
   }
   for (const [tokenVariable] of users) variables.add(tokenVariable);

@@ -1,3 +1,4 @@
+import { toFileUrl } from "@std/path";
 import type { FunctionTool } from "../../core/define_tool.ts";
 import type { McpService } from "../../core/define_mcp_service.ts";
 import { UsageError } from "./usage_error.ts";
@@ -29,7 +30,7 @@ export async function loadModules(paths: readonly string[]): Promise<LoadedModul
   for (const path of paths) {
     let module: Record<string, unknown>;
     try {
-      module = await import(fileUrl(path));
+      module = await import(toFileUrl(path).href);
     } catch (error) {
       throw new UsageError(`Cannot load module "${path}": ${(error as Error).message}`);
     }
@@ -57,8 +58,4 @@ function isMcpService(value: unknown): value is McpService {
   const service = value as McpService;
   return typeof value === "object" && value !== null && typeof service.name === "string" &&
     Array.isArray(service.tools) && service.tools.every((tool) => tool.source === "local_mcp");
-}
-
-function fileUrl(path: string): string {
-  return "file://" + path.split("/").map(encodeURIComponent).join("/");
 }

@@ -1,10 +1,10 @@
 import type { MissingTool } from "../../core/tool_source.ts";
 import { MemoryStore } from "../../core/store/memory_store.ts";
-import { createDenoGateway } from "../mcp/deno_gateway.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import {
   formatToolLock,
   LOCK_FILE,
+  lockedTools,
   lockFromStore,
   lockPath,
   readToolLock,
@@ -12,7 +12,7 @@ import {
   type ToolLock,
 } from "./tool_lock.ts";
 import { UsageError } from "./usage_error.ts";
-import { UPSTREAM_CLIENT } from "./upstream_client.ts";
+import { configGateway } from "./config_gateway.ts";
 
 /** What a withheld or changed tool's reason tells the reader to do, in CLI terms. */
 export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_FILE}`;
@@ -24,7 +24,6 @@ export const LOCK_HINT = `review it, then run "toolroute lock" to update ${LOCK_
  * server that cannot be reached), for CI.
  *
  * @param flags `config`, `workspace`, `check`.
- * @param io Where output goes.
  */
 export async function lockCommand(
   flags: Record<string, string | true>,
@@ -54,35 +53,17 @@ export async function lockCommand(
     return 1;
   }
   const store = check ? await storeFromLock(existing!) : new MemoryStore();
-  await using gateway = createDenoGateway({
-    servers: config.mcpServers,
-    // Sandboxed servers' proxy sockets and caches are serve's (named after the config), so the
-    // flags `toolroute flags` prints for serve hold for lock too.
-    sandboxScope: config.path,
-    // Declared as serve declares it: a tool listed only to clients that elicit is locked too.
-    ...UPSTREAM_CLIENT,
+  await using gateway = configGateway(config, {
     pinning: { store, trustOnFirstUse: !check, reviewHint: LOCK_HINT },
     // The lock must see every server: each gets its whole connect deadline.
     listWaitMs: Infinity,
   });
-  for (const user of config.users) {
-    for (const [id, server] of Object.entries(user.mcpServers)) {
-      gateway.addUserServer(user.id, id, server);
-    }
-  }
   const seen = new Set<string>();
-  const missing: MissingTool[] = [];
+  const drift: MissingTool[] = [];
   // Every configured server must answer: a server not reached is named, with its user and why.
   const unreachable: string[] = [];
   const down = new Set<string>();
-  const collect = (
-    resolution: {
-      user: { origin: string }[];
-      global: { origin: string }[];
-      missing: MissingTool[];
-    },
-    userId?: string,
-  ) => {
+  const collect = (resolution: Awaited<ReturnType<typeof gateway.resolve>>, userId?: string) => {
     for (const tool of resolution.global) seen.add(`global/${tool.origin}`);
     for (const tool of resolution.user) seen.add(`user/${userId}/${tool.origin}`);
     for (const entry of resolution.missing) {
@@ -92,7 +73,7 @@ export async function lockCommand(
         down.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
         continue;
       }
-      missing.push(entry);
+      drift.push(entry);
       seen.add(userId === undefined ? `global/${entry.name}` : `user/${userId}/${entry.name}`);
     }
   };
@@ -113,10 +94,9 @@ export async function lockCommand(
     }
     const lock = await lockFromStore(store);
     await Deno.writeTextFile(path, formatToolLock(lock));
-    io.err(`toolroute: locked ${count(lock)} tools in "${path}"${changes(existing, lock)}`);
+    io.err(`toolroute: locked ${origins(lock).size} tools in "${path}"${changes(existing, lock)}`);
     return 0;
   }
-  const drift = missing;
   for (const entry of drift) io.err(`toolroute: drift: ${entry.name}: ${entry.reason}`);
   // The tools of a server not reached are not known to be gone: it is reported above instead.
   const removed = [...origins(existing!)].filter((origin) =>
@@ -134,7 +114,7 @@ export async function lockCommand(
     );
     return 1;
   }
-  io.err(`toolroute: all ${count(existing!)} tools match "${path}"`);
+  io.err(`toolroute: all ${origins(existing!).size} tools match "${path}"`);
   return 0;
 }
 
@@ -145,33 +125,11 @@ function serverOf(origin: string): string {
 }
 
 function origins(lock: ToolLock): Set<string> {
-  const out = new Set<string>();
-  for (const [id, tools] of Object.entries(lock.servers)) {
-    for (const name of Object.keys(tools)) out.add(`global/${id}/${name}`);
-  }
-  for (const [user, servers] of Object.entries(lock.users)) {
-    for (const [id, tools] of Object.entries(servers)) {
-      for (const name of Object.keys(tools)) out.add(`user/${user}/${id}/${name}`);
-    }
-  }
-  return out;
+  return new Set(lockedTools(lock).map(([where]) => where.join("/")));
 }
 
 function hashes(lock: ToolLock | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (lock === undefined) return out;
-  for (const origin of origins(lock)) {
-    const parts = origin.split("/");
-    const tool = parts[0] === "global"
-      ? lock.servers[parts[1]][parts[2]]
-      : lock.users[parts[1]][parts[2]][parts[3]];
-    out.set(origin, tool.hash);
-  }
-  return out;
-}
-
-function count(lock: ToolLock): number {
-  return origins(lock).size;
+  return new Map(lock && lockedTools(lock).map(([where, tool]) => [where.join("/"), tool.hash]));
 }
 
 function changes(before: ToolLock | undefined, after: ToolLock): string {

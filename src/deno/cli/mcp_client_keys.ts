@@ -11,33 +11,35 @@ const TOOLROUTE_FILES = ["toolroute.json", "toolroute.jsonc"];
  *
  * A file is read as such when it is not named `toolroute.json(c)`, has `mcpServers`, and has no
  * key of `toolroute.json` besides `mcpServers` and `$schema`: then its other keys are dropped and
- * named, for one warning line. Any other file stays strict, so a misspelt `toolroute.json` key is
+ * named in one warning line. Any other file stays strict, so a misspelt `toolroute.json` key is
  * still an error.
  *
  * @param path The file's path, when read from a file.
- * @returns The value to validate, and the top-level keys that were dropped.
+ * @param options `onWarning` receives the warning line.
+ * @returns The value to validate.
  */
 export function dropMcpClientKeys(
   value: unknown,
   path: string | undefined,
-): { value: unknown; ignored: string[] } {
-  const keep = { value, ignored: [] };
-  if (path === undefined || TOOLROUTE_FILES.includes(basename(path).toLowerCase())) return keep;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return keep;
-  const known = Object.keys(toolrouteConfigSchema.shape);
+  options: { onWarning?: (line: string) => void },
+): unknown {
+  if (path === undefined || TOOLROUTE_FILES.includes(basename(path).toLowerCase())) return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const keys = Object.keys(value);
-  const own = keys.filter((key) =>
-    known.includes(key) && key !== "mcpServers" && key !== "$schema"
-  );
-  if (!keys.includes("mcpServers") || own.length > 0) return keep;
-  const ignored = keys.filter((key) => !known.includes(key));
-  const entries = Object.entries(value).filter(([key]) => known.includes(key));
-  return { value: Object.fromEntries(entries), ignored };
+  if (!keys.includes("mcpServers") || hasToolrouteKeys(value)) return value;
+  const known = Object.keys(toolrouteConfigSchema.shape);
+  const ignored = keys.filter((key) => !known.includes(key)).map((key) => `"${key}"`);
+  if (ignored.length > 0) {
+    options.onWarning?.(
+      `warning: ignoring ${ignored.join(", ")} in "${path}": read as an MCP client's config ` +
+        `(Claude Desktop, Cursor, Cline), of which toolroute uses only "mcpServers"`,
+    );
+  }
+  return Object.fromEntries(Object.entries(value).filter(([key]) => known.includes(key)));
 }
 
-/** The warning line for the dropped keys. */
-export function mcpClientKeysWarning(path: string, ignored: readonly string[]): string {
-  const keys = ignored.map((key) => `"${key}"`).join(", ");
-  return `warning: ignoring ${keys} in "${path}": read as an MCP client's config (Claude ` +
-    `Desktop, Cursor, Cline), of which toolroute uses only "mcpServers"`;
+/** Whether a file has a key of `toolroute.json` besides `mcpServers` and `$schema`. */
+export function hasToolrouteKeys(file: object): boolean {
+  return Object.keys(toolrouteConfigSchema.shape)
+    .some((key) => key !== "mcpServers" && key !== "$schema" && Object.hasOwn(file, key));
 }

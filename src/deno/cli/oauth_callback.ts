@@ -14,7 +14,6 @@ export const OAUTH_STATUS_PATH = "/oauth/status";
 
 /** A server waiting for the user to sign in, with the single-use link to serve's first hop. */
 export interface SignInLink {
-  /** The server id. */
   serverId: string;
   /** `http://HOST:PORT/oauth/start?ticket=…`: for the person, never for the model. */
   link: string;
@@ -77,8 +76,6 @@ export function connectAccountsTool(
  * link their account to that user) is seen for what it is; the page runs no script, cannot be
  * framed, and sends no referrer.
  *
- * @param request The browser's request.
- * @param oauth The gateway's authorization.
  * @returns The page, or a plain-text refusal.
  */
 export async function answerOAuthStart(request: Request, oauth: McpOAuth): Promise<Response> {
@@ -131,8 +128,6 @@ export async function answerOAuthStart(request: Request, oauth: McpOAuth): Promi
  * anything is used up: a leaked URL opened elsewhere links nothing), then tells the user to go
  * back. Answers are plain text (nothing from the URL is rendered as HTML).
  *
- * @param request The browser's request.
- * @param oauth The gateway's authorization.
  * @param options `onAuthorized`, told which user's tools changed.
  */
 export async function answerOAuthCallback(

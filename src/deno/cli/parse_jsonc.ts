@@ -6,8 +6,6 @@ import { parse } from "@std/jsonc";
  *
  * Throws a `SyntaxError` that says what is wrong and where, by line and column: std's own message
  * gives a character offset, which a person editing the file cannot find.
- *
- * @param text The file's text.
  */
 export function parseJsonc(text: string): unknown {
   try {

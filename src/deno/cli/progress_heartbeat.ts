@@ -10,7 +10,6 @@ import type {
  * progress every `intervalMs` (the seconds elapsed), which `serve` turns into MCP progress
  * notifications: clients see a long command is alive instead of a silent wait.
  *
- * @param source The built-in source.
  * @param intervalMs How often to report. Default: 1000.
  * @returns The same source, with `bash` reporting progress.
  */

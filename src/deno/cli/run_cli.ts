@@ -67,25 +67,17 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
     }
     // Each command's module is loaded when it runs: a start loads only what its command uses
     // (`--help`, `init` and `grants` load no MCP SDK at all).
-    switch (command) {
-      case "serve":
-        return await (await import("./serve_command.ts")).serveCommand(flags, io);
-      case "tools":
-        return await (await import("./tools_command.ts")).toolsCommand(flags, io);
-      case "call":
-        return await (await import("./call_command.ts")).callCommand({ flags, positionals }, io);
-      case "lock":
-        return await (await import("./lock_command.ts")).lockCommand(flags, io);
-      case "init":
-        return await (await import("./init_command.ts")).initCommand(flags, io);
-      case "grants":
-        return await (await import("./grants_command.ts")).grantsCommand(
-          { flags, positionals },
-          io,
-        );
-      default:
-        return await (await import("./flags_command.ts")).flagsCommand(flags, io);
-    }
+    const commands: Record<string, () => Promise<number>> = {
+      serve: async () => (await import("./serve_command.ts")).serveCommand(flags, io),
+      tools: async () => (await import("./tools_command.ts")).toolsCommand(flags, io),
+      call: async () => (await import("./call_command.ts")).callCommand({ flags, positionals }, io),
+      flags: async () => (await import("./flags_command.ts")).flagsCommand(flags, io),
+      lock: async () => (await import("./lock_command.ts")).lockCommand(flags, io),
+      init: async () => (await import("./init_command.ts")).initCommand(flags, io),
+      grants: async () =>
+        (await import("./grants_command.ts")).grantsCommand({ flags, positionals }, io),
+    };
+    return await commands[command]();
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`toolroute: ${error.message}`);

@@ -1,4 +1,3 @@
-import { resolve } from "@std/path";
 import { buildRouter, checkUser, describeMissing } from "./build_router.ts";
 import { escapeLogText, formatCallLog, formatGatewayLog } from "./call_log.ts";
 import {
@@ -6,6 +5,7 @@ import {
   cliDenoFlags,
   type CliPermissionOptions,
   cliPermissions,
+  flagFiles,
 } from "./cli_permissions.ts";
 import { type CliIo, configFromFlags } from "./cli_io.ts";
 import { type ListenAddress, listenAddress, listenPermission } from "./listen_address.ts";
@@ -19,7 +19,7 @@ import { startProgress } from "./start_progress.ts";
 import { trustFiles } from "./startup_protection.ts";
 import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation, servedContexts } from "./user_workspace.ts";
-import { openStore, storeLocation, storePermissions } from "./store_location.ts";
+import { openStore, storeLocation } from "./store_location.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
 import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../sandbox/bwrap_missing.ts";
@@ -47,11 +47,7 @@ export async function serveCommand(
     );
   }
   const storeAt = storeLocation(flags.store);
-  const files = {
-    audit: typeof flags.audit === "string" ? resolve(flags.audit) : undefined,
-    ...storePermissions(storeAt),
-    tokenFile: typeof flags["token-file"] === "string" ? resolve(flags["token-file"]) : undefined,
-  };
+  const files = flagFiles(flags, storeAt);
   const tokenFile = files.tokenFile;
   if (tokenFile !== undefined && http === undefined) {
     throw new UsageError('"--token-file" applies to --http; over stdio there is no token');
@@ -127,9 +123,7 @@ export async function serveCommand(
       io.err(`toolroute: ${toolSet.names.length} tools exposed${userId ? ` to "${userId}"` : ""}`);
       // A missing name's reason may be a remote server's text.
       for (const line of describeMissing(toolSet.missing)) {
-        io.err(
-          `toolroute: ${escapeLogText(line)}`,
-        );
+        io.err(`toolroute: ${escapeLogText(line)}`);
       }
     },
     (error) =>

@@ -41,7 +41,6 @@ export interface HttpAuth {
  * head that is not whole within `http.headTimeoutMs` (default 10000) of the connection ends it.
  *
  * @tags allow-net
- * @param context The router, config, logs and stop signal.
  * @param listen Where to listen (`http`) and the bearer tokens (`auth`, always required).
  */
 export async function serveHttp(
@@ -96,30 +95,25 @@ export async function serveHttp(
   };
   let server: { finished: Promise<void> };
   try {
-    server = listenOrExplain(http, () =>
-      serveBounded({
-        hostname: http.hostname,
-        port: http.port,
-        signal: stop,
-        maxConnections: config.http.maxConnections ?? DEFAULT_HTTP_BOUNDS.maxConnections,
-        headTimeoutMs: config.http.headTimeoutMs ?? DEFAULT_HTTP_BOUNDS.headTimeoutMs,
-        maxConnectionsPerUser: config.http.maxConnectionsPerUser ??
-          DEFAULT_HTTP_BOUNDS.maxConnectionsPerUser,
-        onListen: ({ hostname, port }) => {
-          const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
-          io.err(`toolroute: serving at ${url} (bearer token required)`);
-          if (auth.generated) {
-            for (
-              const line of tokenBanner(Object.keys(tokens)[0], url, { tokenFile: auth.tokenFile })
-            ) {
-              io.err(line);
-            }
-          }
-        },
-      }, answer));
+    server = serveBounded({
+      hostname: http.hostname,
+      port: http.port,
+      signal: stop,
+      maxConnections: config.http.maxConnections ?? DEFAULT_HTTP_BOUNDS.maxConnections,
+      headTimeoutMs: config.http.headTimeoutMs ?? DEFAULT_HTTP_BOUNDS.headTimeoutMs,
+      maxConnectionsPerUser: config.http.maxConnectionsPerUser ??
+        DEFAULT_HTTP_BOUNDS.maxConnectionsPerUser,
+      onListen: ({ hostname, port }) => {
+        const url = `http://${hostForHeader(hostname)}:${port}/mcp`;
+        io.err(`toolroute: serving at ${url} (bearer token required)`);
+        if (!auth.generated) return;
+        const token = Object.keys(tokens)[0];
+        tokenBanner(token, url, { tokenFile: auth.tokenFile }).forEach((line) => io.err(line));
+      },
+    }, answer);
   } catch (error) {
     await handler.close();
-    throw error;
+    throw explainListen(http, error);
   }
   await server.finished;
   await handler.close();
@@ -130,7 +124,6 @@ export async function serveHttp(
  * port 0 (not known before listening), which leaves OAuth off.
  *
  * @param http Where the server listens.
- * @returns The URI, or `undefined`.
  */
 export function oauthRedirectUrl(http: ListenAddress): string | undefined {
   if (http.port === 0) return undefined;
@@ -138,26 +131,22 @@ export function oauthRedirectUrl(http: ListenAddress): string | undefined {
   return `http://${hostForHeader(host)}:${http.port}${OAUTH_CALLBACK_PATH}`;
 }
 
-/** Turns a failure to listen into a usage error (exit 2) that names the address and what to do. */
-function listenOrExplain<T>(http: ListenAddress, listen: () => T): T {
-  try {
-    return listen();
-  } catch (error) {
-    const address = `${hostForHeader(http.hostname)}:${http.port}`;
-    if (error instanceof Deno.errors.AddrInUse) {
-      throw new UsageError(
-        `Cannot listen on ${address}: the address is already in use; stop the program using it or pass another port, e.g. --http ${
-          hostForHeader(http.hostname)
-        }:${http.port === 8787 ? 8788 : 8787}`,
-      );
-    }
-    if (error instanceof Deno.errors.AddrNotAvailable) {
-      throw new UsageError(
-        `Cannot listen on ${address}: no network interface of this machine has that address; use 127.0.0.1`,
-      );
-    }
-    throw error;
+/** A failure to listen as a usage error (exit 2) that names the address and what to do. */
+function explainListen(http: ListenAddress, error: unknown): unknown {
+  const address = `${hostForHeader(http.hostname)}:${http.port}`;
+  if (error instanceof Deno.errors.AddrInUse) {
+    return new UsageError(
+      `Cannot listen on ${address}: the address is already in use; stop the program using it or pass another port, e.g. --http ${
+        hostForHeader(http.hostname)
+      }:${http.port === 8787 ? 8788 : 8787}`,
+    );
   }
+  if (error instanceof Deno.errors.AddrNotAvailable) {
+    return new UsageError(
+      `Cannot listen on ${address}: no network interface of this machine has that address; use 127.0.0.1`,
+    );
+  }
+  return error;
 }
 
 function hostForHeader(hostname: string): string {

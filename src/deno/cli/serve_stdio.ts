@@ -6,9 +6,7 @@ import type { ToolrouteConfig } from "./toolroute_config.ts";
 
 /** What both serve modes share. */
 export interface ServeContext {
-  /** The router of the config. */
   served: ServedRouter;
-  /** The config. */
   config: ToolrouteConfig;
   /** Logs (stderr). */
   io: CliIo;
@@ -23,7 +21,6 @@ export interface ServeContext {
  * process is told to stop, in the MCP era the client's first message picks (2025 `initialize`,
  * or 2026-07-28 `server/discover` / a request with the per-request envelope).
  *
- * @param context The router, config, logs and stop signal.
  * @param userId The user of `--user`.
  */
 export async function serveStdio(context: ServeContext, userId: string | undefined): Promise<void> {

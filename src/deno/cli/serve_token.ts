@@ -8,7 +8,6 @@ export const MIN_TOKEN_LENGTH = 16;
 
 /** The bearer token of a `serve --http` without `users`. */
 export interface ServeToken {
-  /** The token. */
   readonly token: string;
   /** Whether it was generated at start (then it is printed once), or came from the variable. */
   readonly generated: boolean;
@@ -52,12 +51,7 @@ export async function writeTokenFile(path: string, token: string): Promise<void>
   await Deno.remove(path).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
-  const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
-  try {
-    await file.write(new TextEncoder().encode(`${token}\n`));
-  } finally {
-    file.close();
-  }
+  await Deno.writeTextFile(path, `${token}\n`, { createNew: true, mode: 0o600 });
 }
 
 /**

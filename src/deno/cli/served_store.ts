@@ -1,10 +1,6 @@
 import { EncryptedStore, isSecretKey } from "../../core/store/encrypted_store.ts";
-import type {
-  KeyValueEntry,
-  KeyValueIncrementOptions,
-  KeyValueSetOptions,
-  KeyValueStore,
-} from "../../core/store/key_value_store.ts";
+import type { KeyValueStore } from "../../core/store/key_value_store.ts";
+import { readEnv } from "../mcp/stdio_child_command.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** The variable that holds the key that encrypts the secrets in `serve --store`. */
@@ -18,7 +14,6 @@ export const STORE_KEY_VARIABLE = "TOOLROUTE_STORE_KEY";
  * Throws a {@linkcode UsageError} when the key is set but is not 32 bytes of base64.
  *
  * @tags allow-env
- * @param store The store file's store.
  * @param options What to call the file in the warning, the warning's output, the environment.
  */
 export function servedStore(
@@ -29,6 +24,7 @@ export function servedStore(
     env?: (name: string) => string | undefined;
   },
 ): KeyValueStore {
+  // Not permitted reads as unset: the warning says how to encrypt.
   const key = (options.env ?? readEnv)(STORE_KEY_VARIABLE);
   if (key !== undefined && key !== "") {
     try {
@@ -37,64 +33,32 @@ export function servedStore(
       throw new UsageError(`${STORE_KEY_VARIABLE}: ${(error as Error).message}`);
     }
   }
-  return new PlainSecretsStore(store, () =>
+  return plainSecretsStore(store, () =>
     options.warn(
       `warning: storing OAuth tokens and approvals unencrypted in ${options.name}; set ${STORE_KEY_VARIABLE} to 32 random bytes in base64 (openssl rand -base64 32) to encrypt them`,
     ));
 }
 
-function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined; // not permitted: the warning says how to encrypt
-  }
-}
-
 /** A store that says once, when the first secret is written, that secrets are stored plain. */
-class PlainSecretsStore implements KeyValueStore {
-  #inner: KeyValueStore;
-  #warn?: () => void;
-
-  constructor(inner: KeyValueStore, warn: () => void) {
-    this.#inner = inner;
-    this.#warn = warn;
-  }
-
-  get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
-    return this.#inner.get<T>(key);
-  }
-
-  set(key: readonly string[], value: unknown, options?: KeyValueSetOptions): Promise<void> {
-    this.#check(key);
-    return this.#inner.set(key, value, options);
-  }
-
-  setIfAbsent(
-    key: readonly string[],
-    value: unknown,
-    options?: KeyValueSetOptions,
-  ): Promise<boolean> {
-    this.#check(key);
-    return this.#inner.setIfAbsent(key, value, options);
-  }
-
-  increment(key: readonly string[], options?: KeyValueIncrementOptions): Promise<number> {
-    return this.#inner.increment(key, options);
-  }
-
-  delete(key: readonly string[]): Promise<void> {
-    return this.#inner.delete(key);
-  }
-
-  list<T = unknown>(prefix: readonly string[]): Promise<KeyValueEntry<T>[]> {
-    return this.#inner.list<T>(prefix);
-  }
-
-  #check(key: readonly string[]): void {
-    if (this.#warn === undefined || !isSecretKey(key)) return;
-    const warn = this.#warn;
-    this.#warn = undefined;
+function plainSecretsStore(inner: KeyValueStore, warn: () => void): KeyValueStore {
+  let warned = false;
+  const check = (key: readonly string[]) => {
+    if (warned || !isSecretKey(key)) return;
+    warned = true;
     warn();
-  }
+  };
+  return {
+    get: (key) => inner.get(key),
+    set(key, value, options) {
+      check(key);
+      return inner.set(key, value, options);
+    },
+    setIfAbsent(key, value, options) {
+      check(key);
+      return inner.setIfAbsent(key, value, options);
+    },
+    increment: (key, options) => inner.increment(key, options),
+    delete: (key) => inner.delete(key),
+    list: (prefix) => inner.list(prefix),
+  };
 }

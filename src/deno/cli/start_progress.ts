@@ -1,5 +1,5 @@
 import type { McpGatewayEvent } from "../../core/mcp/gateway/mcp_gateway_types.ts";
-import { escapeLogText } from "./call_log.ts";
+import { serverOf } from "./call_log.ts";
 import type { CliIo } from "./cli_io.ts";
 
 /**
@@ -18,10 +18,6 @@ export function startProgress(io: CliIo): ((event: McpGatewayEvent) => void) | u
     const key = JSON.stringify([event.serverId, event.userId ?? null]);
     if (started.has(key)) return; // A reconnect is not a start.
     started.add(key);
-    io.err(
-      `toolroute: starting MCP server ${escapeLogText(JSON.stringify(event.serverId))}${
-        event.userId ? ` of user ${escapeLogText(JSON.stringify(event.userId))}` : ""
-      }…`,
-    );
+    io.err(`toolroute: starting MCP server ${serverOf(event)}…`);
   };
 }

@@ -17,7 +17,10 @@ export interface StartupFiles {
 
 /** Options of {@linkcode startupFiles}. */
 export interface StartupFilesOptions {
-  /** The directory `serve` runs in (Deno discovers its config from there), when known. */
+  /**
+   * The directory `serve` runs in (Deno discovers its config from there). Default: the current
+   * one, when it may be read.
+   */
   readonly cwd?: string;
   /** Most local files followed through the import graph. Default: 1,000 (the sandbox binds each). */
   readonly maxFiles?: number;
@@ -62,8 +65,9 @@ export async function startupFiles(
   const files = new Set<string>();
   const candidates = new Set<string>();
   const imports: [string, string][] = [];
+  const cwd = options.cwd ?? readableCwd();
   const dirs = new Set<string>([
-    ...(options.cwd === undefined ? [] : [options.cwd]),
+    ...(cwd === undefined ? [] : [cwd]),
     ...config.modules.map((module) => dirname(module)),
   ]);
   if (config.path !== undefined) {
@@ -125,6 +129,14 @@ export async function startupFiles(
     if (links > 1) linked.push(file);
   }
   return { files: [...files].sort(), candidates: [...candidates].sort(), linked: linked.sort() };
+}
+
+function readableCwd(): string | undefined {
+  try {
+    return Deno.cwd();
+  } catch {
+    return undefined; // Not readable: Deno's own config lookup from there is not seen.
+  }
 }
 
 async function specifiersOf(file: string): Promise<string[]> {

@@ -14,7 +14,6 @@ import type { StartupFiles } from "./startup_files.ts";
  * Requires `allow-read` permission for the workspace (to compare real paths).
  *
  * @tags allow-read
- * @param context The config's built-in context.
  * @param startup What the next start runs or reads.
  * @param options Absolute paths of the trust files (`trusted`, from `trustFiles`).
  */
@@ -39,16 +38,16 @@ export function withStartupProtection(
 }
 
 /**
- * The start-up files inside the workspace, for `toolroute flags --explain` and the warning.
+ * The files (start-up files, trust files) inside the workspace, as given or after following
+ * symlinks: for `toolroute flags --explain` and serve's warning.
  *
- * @param context The config's built-in context.
- * @param startup What the next start runs or reads.
- * @returns The absolute paths inside the workspace.
+ * @param paths Absolute paths.
+ * @returns Those inside the workspace.
  */
-export function startupFilesInside(context: BuiltinContext, startup: StartupFiles): string[] {
+export function filesInside(context: BuiltinContext, paths: readonly string[]): string[] {
   const workspace = context.workspace;
   const realWorkspace = realOrSelf(workspace);
-  return startup.files.filter((path) =>
+  return paths.filter((path) =>
     insideOf(workspace, path) !== undefined ||
     insideOf(realWorkspace, realOrSelf(path)) !== undefined
   );
@@ -66,23 +65,6 @@ export function trustFiles(files: { store?: string; audit?: string }): string[] 
     ? []
     : ["", "-wal", "-shm", "-journal"].map((suffix) => files.store + suffix);
   return [...store, ...(files.audit === undefined ? [] : [files.audit])];
-}
-
-/**
- * The trust files inside the workspace (as given, or after following symlinks), for
- * `toolroute flags --explain`.
- *
- * @param context The config's built-in context.
- * @param trusted The trust files (`trustFiles`).
- * @returns The absolute paths inside the workspace.
- */
-export function trustFilesInside(context: BuiltinContext, trusted: readonly string[]): string[] {
-  const workspace = context.workspace;
-  const realWorkspace = realOrSelf(workspace);
-  return trusted.filter((path) =>
-    insideOf(workspace, path) !== undefined ||
-    insideOf(realWorkspace, realOrSelf(path)) !== undefined
-  );
 }
 
 function insideOf(root: string, path: string): string | undefined {

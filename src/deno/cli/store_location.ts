@@ -27,7 +27,6 @@ const REDIS_PORT = "6379";
  * SQLite file (resolved against the current folder). Throws a {@linkcode UsageError} for a Redis
  * URL that does not parse or names no host.
  *
- * @param flag The flag's value.
  * @returns The location, or `undefined` without the flag.
  */
 export function storeLocation(flag: string | true | undefined): StoreLocation | undefined {
@@ -52,19 +51,6 @@ export function storeLocation(flag: string | true | undefined): StoreLocation | 
   const net = address ? host : url.hostname;
   // The name said in messages and warnings carries no password.
   return { url: flag, host, net, name: `${url.protocol}//${host}${url.pathname}` };
-}
-
-/**
- * What a store location adds to the permissions: the file read and written, or the Redis host.
- *
- * @param location The location, when `--store` was given.
- * @returns `store` (the file) or `storeHost` (what `--allow-net` grants for the server).
- */
-export function storePermissions(
-  location: StoreLocation | undefined,
-): { store?: string; storeHost?: string } {
-  if (location === undefined) return {};
-  return "file" in location ? { store: location.file } : { storeHost: location.net };
 }
 
 /**

@@ -4,23 +4,21 @@ import { summarizeShown } from "../../core/policy/shown_arguments.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** How the asker is told to keep an answer off the screen (a password). */
-export interface AskOptions {
-  /** `true`: the typed answer is not echoed. */
-  readonly hidden?: boolean;
-}
+/**
+ * Asks a person a question and returns the answer line (`null`: none); `hidden` keeps the typed
+ * answer off the screen (a password).
+ */
+export type Ask = (question: string, options?: { readonly hidden?: boolean }) => Promise<
+  string | null
+>;
 
 /**
  * Asks a question on the terminal (stderr) and reads one line of stdin, or `undefined` when
  * stdin is not a terminal: nobody can be asked. A hidden answer is read with the terminal's echo
  * off (raw mode: Enter ends it, Backspace erases, Ctrl-C or Ctrl-D on an empty line give no
  * answer), so a password stays off the screen and out of the scrollback.
- *
- * @returns The asker, or `undefined`.
  */
-export function terminalAsker():
-  | ((question: string, options?: AskOptions) => Promise<string | null>)
-  | undefined {
+export function terminalAsker(): Ask | undefined {
   if (!Deno.stdin.isTerminal()) return undefined;
   return async (question, options = {}) => {
     // Echo goes off before the question shows, so nothing typed after it can be echoed.

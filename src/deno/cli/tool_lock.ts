@@ -1,9 +1,8 @@
-import { dirname, join } from "@std/path";
 import { canonicalJson } from "../../core/canonical_json.ts";
 import type { PinStore, ToolPin } from "../../core/mcp/gateway/pin_store.ts";
 import { hashToolDefinition } from "../../core/mcp/gateway/pinning/tool_definition_hash.ts";
 import { MemoryStore } from "../../core/store/memory_store.ts";
-import type { ToolrouteConfig } from "./toolroute_config.ts";
+import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 
 /** The lock file's name, beside the config (like `deno.lock`). */
 export const LOCK_FILE = "toolroute.lock";
@@ -18,7 +17,6 @@ export interface LockedTool {
 
 /** The lock file: every remote tool's pinned definition, by server (and user). */
 export interface ToolLock {
-  /** The format version: 1. */
   version: 1;
   /** Global servers: server id → tool name → locked tool. */
   servers: Record<string, Record<string, LockedTool>>;
@@ -26,16 +24,9 @@ export interface ToolLock {
   users: Record<string, Record<string, Record<string, LockedTool>>>;
 }
 
-/**
- * Where a config's lock file is: beside the config file, when the config has remote servers.
- *
- * @returns The path, or `undefined` when there is no config file or no remote server.
- */
+/** Where a config's lock file is (see `besideConfig`). */
 export function lockPath(config: ToolrouteConfig): string | undefined {
-  if (config.path === undefined) return undefined;
-  const remote = Object.keys(config.mcpServers).length > 0 ||
-    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
-  return remote ? join(dirname(config.path), LOCK_FILE) : undefined;
+  return besideConfig(config, LOCK_FILE);
 }
 
 /**
@@ -97,23 +88,30 @@ export async function readToolLock(path: string): Promise<ToolLock | undefined> 
   return { version: 1, servers: lock.servers ?? {}, users: lock.users ?? {} };
 }
 
-/** A pin store holding exactly the lock's pins (for `serve` and `lock --check`). */
-export async function storeFromLock(lock: ToolLock): Promise<MemoryStore> {
-  const store = new MemoryStore();
-  const put = async (key: string[], tool: LockedTool) => {
-    const { fields } = await hashToolDefinition(tool.definition);
-    const pin: ToolPin = { hash: tool.hash, fields, definition: tool.definition };
-    await store.set(key, pin);
-  };
+/**
+ * Every tool of a lock with where it is: `["global", server, tool]` or
+ * `["user", user, server, tool]` (its pin's key after `"pins"`).
+ */
+export function lockedTools(lock: ToolLock): [string[], LockedTool][] {
+  const out: [string[], LockedTool][] = [];
   for (const [id, tools] of Object.entries(lock.servers)) {
-    for (const [name, tool] of Object.entries(tools)) await put(["pins", "global", id, name], tool);
+    for (const [name, tool] of Object.entries(tools)) out.push([["global", id, name], tool]);
   }
   for (const [user, servers] of Object.entries(lock.users)) {
     for (const [id, tools] of Object.entries(servers)) {
-      for (const [name, tool] of Object.entries(tools)) {
-        await put(["pins", "user", user, id, name], tool);
-      }
+      for (const [name, tool] of Object.entries(tools)) out.push([["user", user, id, name], tool]);
     }
+  }
+  return out;
+}
+
+/** A pin store holding exactly the lock's pins (for `serve` and `lock --check`). */
+export async function storeFromLock(lock: ToolLock): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  for (const [where, tool] of lockedTools(lock)) {
+    const { fields } = await hashToolDefinition(tool.definition);
+    const pin: ToolPin = { hash: tool.hash, fields, definition: tool.definition };
+    await store.set(["pins", ...where], pin);
   }
   return store;
 }

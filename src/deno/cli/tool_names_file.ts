@@ -1,23 +1,8 @@
-import { dirname, join } from "@std/path";
 import type { ToolNamesStore } from "../../core/mcp/gateway/tools/known_tool_names.ts";
 import { canonicalJson } from "../../core/canonical_json.ts";
-import type { ToolrouteConfig } from "./toolroute_config.ts";
 
 /** The file beside the config that keeps the servers' last known tool lists (without a store). */
 export const TOOL_NAMES_FILE = "toolroute.names.json";
-
-/**
- * Where a config's tool names file is: beside the config file, when the config has remote
- * servers (like `toolroute.lock`).
- *
- * @returns The path, or `undefined` when there is no config file or no remote server.
- */
-export function toolNamesPath(config: ToolrouteConfig): string | undefined {
-  if (config.path === undefined) return undefined;
-  const remote = Object.keys(config.mcpServers).length > 0 ||
-    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
-  return remote ? join(dirname(config.path), TOOL_NAMES_FILE) : undefined;
-}
 
 /** The file's contents: server id → tool names, and per user the same. */
 interface Lists {
@@ -54,8 +39,6 @@ export class ToolNamesFile implements ToolNamesStore {
   /**
    * The list kept under a key (`["tool-names", "global", id]` or
    * `["tool-names", "user", userId, id]`), as the file has it (the gateway checks it).
-   *
-   * @returns The value, or `undefined`.
    */
   async get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
     const lists = await this.#read();

@@ -1,3 +1,4 @@
+import { dirname, join } from "@std/path";
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import type { Policy } from "../../core/policy_types.ts";
@@ -23,7 +24,6 @@ export interface ExposeConfig {
 export interface UserConfig {
   /** The environment variable that holds the user's bearer token. */
   tokenVariable: string;
-  /** The user id. */
   id: string;
   /** The user's own MCP servers, `${VAR}` expanded. */
   mcpServers: Record<string, McpServerConfig>;
@@ -78,4 +78,22 @@ export interface ToolrouteConfig {
   policy?: Policy;
   /** Names of the environment variables the file reads (`${VAR}` and token variables). */
   variables: string[];
+}
+
+/** Whether the config names MCP servers, global or a user's own. */
+export function hasMcpServers(config: ToolrouteConfig): boolean {
+  return Object.keys(config.mcpServers).length > 0 ||
+    config.users.some((user) => Object.keys(user.mcpServers).length > 0);
+}
+
+/**
+ * Where a file that serves the config's MCP servers is kept (`toolroute.lock`,
+ * `toolroute.names.json`): beside the config file.
+ *
+ * @returns The path, or `undefined` when there is no config file or no MCP server.
+ */
+export function besideConfig(config: ToolrouteConfig, name: string): string | undefined {
+  return config.path !== undefined && hasMcpServers(config)
+    ? join(dirname(config.path), name)
+    : undefined;
 }

@@ -7,7 +7,6 @@ import { type CliIo, configFromFlags } from "./cli_io.ts";
  * has (the other tools, and why each server is missing) and exits 1: a script that checks the
  * setup must not read "every server is down" as success.
  *
- * @param io Output.
  * @returns The exit code: 0, or 1 when every configured MCP server is unreachable.
  */
 export async function toolsCommand(

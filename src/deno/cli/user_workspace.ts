@@ -7,11 +7,7 @@ export const USER_PLACEHOLDER = "{user}";
 
 const MAX_COMPONENT_BYTES = 255;
 
-/**
- * Whether a workspace path names a folder per user (holds {@linkcode USER_PLACEHOLDER}).
- *
- * @returns Whether it does.
- */
+/** Whether a workspace path names a folder per user (holds {@linkcode USER_PLACEHOLDER}). */
 export function isPerUserWorkspace(workspace: string): boolean {
   return workspace.includes(USER_PLACEHOLDER);
 }
@@ -19,8 +15,6 @@ export function isPerUserWorkspace(workspace: string): boolean {
 /**
  * Why a user id cannot be one path component, or `undefined` when it can: not empty, not `.` or
  * `..`, no `/`, `\`, NUL or other control character, at most 255 bytes.
- *
- * @returns The reason, or `undefined`.
  */
 export function unsafeUserIdReason(userId: string): string | undefined {
   if (userId === "") return "it is empty";
@@ -57,8 +51,6 @@ export function userWorkspace(template: string, userId: string): string {
 /**
  * The built-in context of one user: the config's, with the user's own folder when `workspace`
  * holds `{user}`. Without `{user}` it is the config's context itself (a shared workspace).
- *
- * @param context The config's built-in context.
  */
 export function userContext(context: BuiltinContext, userId: string): BuiltinContext {
   if (!isPerUserWorkspace(context.workspace)) return context;
@@ -195,7 +187,7 @@ export function checkUserSeparation(config: ToolrouteConfig, sharedFlag = false)
 }
 
 /** The path of `path` below `root` ("" for the root itself), or `undefined` when not inside. */
-function within(root: string, path: string): string | undefined {
+export function within(root: string, path: string): string | undefined {
   if (path === root) return "";
   const prefix = root.endsWith("/") ? root : `${root}/`;
   return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;

@@ -11,8 +11,6 @@ const ID_AT_START = new RegExp(
  * Returns `undefined` unless the text looks like a response (a `result` or `error` member and no
  * `method`): an error for a server's own request id would be taken for an answer to the client.
  *
- * @param head The first characters of the message.
- * @param tail The last characters of the message.
  * @returns The id (a number or string), or `undefined`.
  */
 export function salvageResponseId(head: string, tail: string): number | string | undefined {

@@ -2,7 +2,7 @@ import type { stdioChildCommand, StdioServerCommand } from "./stdio_child_comman
 import { stdioSandboxPlan, unconfinedWarning } from "./stdio_sandbox.ts";
 import { SandboxMissing } from "../sandbox/bwrap_missing.ts";
 import { bwrapHostPath } from "../sandbox/bwrap_search_path.ts";
-import { hostServerPaths } from "../sandbox/server_paths.ts";
+import { hostServerPaths, type ServerIdentity } from "../sandbox/server_paths.ts";
 import { type SandboxedChild, spawnSandboxed } from "../sandbox/spawn_sandboxed.ts";
 
 /** A stdio server's process: its sandbox's when it runs in one. */
@@ -16,11 +16,7 @@ export interface StdioServerProcess {
 /** Options of {@linkcode spawnStdioServer}. */
 export interface StdioSpawnOptions {
   /** The config's identity, for the sandbox's fixed socket and package cache (`serverPaths`). */
-  readonly identity?: {
-    readonly scope: string;
-    readonly serverId: string;
-    readonly userId?: string;
-  };
+  readonly identity?: ServerIdentity;
   /** Called with the warning when the server runs unconfined because bubblewrap is missing. */
   readonly onUnconfined?: (warning: string) => void;
 }
@@ -62,7 +58,7 @@ export async function spawnStdioServer(
     ...(paths.cache ? { cache: paths.cache } : {}),
   };
   try {
-    const sandboxed = await spawnSandboxed({ ...resolved, args: resolved.args }, sandbox);
+    const sandboxed = await spawnSandboxed(resolved, sandbox);
     return { child: sandboxed.child, sandboxed };
   } catch (error) {
     if (config.sandbox !== undefined || !(error instanceof SandboxMissing)) throw error;

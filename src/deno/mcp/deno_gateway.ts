@@ -75,11 +75,7 @@ export function createDenoGateway(options: DenoGatewayOptions = {}): McpGateway 
       ? new DenoStdioClientTransport(config, {
         ...stdio,
         ...(sandboxScope === undefined || request === undefined ? {} : {
-          identity: {
-            scope: sandboxScope,
-            serverId: request.serverId,
-            ...(request.userId === undefined ? {} : { userId: request.userId }),
-          },
+          identity: { scope: sandboxScope, serverId: request.serverId, userId: request.userId },
         }),
         onUnconfined: (message) => {
           stdio?.onUnconfined?.(message);

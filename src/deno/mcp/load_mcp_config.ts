@@ -11,7 +11,7 @@ export interface LoadMcpConfigOptions {
 }
 
 /** `${VAR}`, `${VAR:-default}`, and Cursor's `${env:VAR}`, which means the same. */
-const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+export const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /**
  * Reads an MCP config file in the Claude Desktop format, `{ "mcpServers": { id: config } }`,

@@ -91,53 +91,40 @@ const serverSchema = z.strictObject({
     ),
 }).superRefine((server, context) => {
   if (typeof server !== "object" || server === null) return;
+  const issue = (message: string, path?: (string | number)[]) =>
+    context.addIssue({ code: "custom", message, ...(path === undefined ? {} : { path }) });
   const remote = server.url !== undefined;
   const stdio = server.command !== undefined;
   if (remote === stdio) {
-    context.addIssue({
-      code: "custom",
-      message: remote
+    return issue(
+      remote
         ? 'give either "url" (remote) or "command" (stdio), not both'
         : 'give "url" (remote server) or "command" (stdio server)',
-    });
-    return;
+    );
   }
   const other = remote
     ? ["command", "args", "env", "secretEnv", "secretArgs", "cwd", "sandbox"]
     : ["headers", "transport", "oauth"];
   for (const key of other) {
     if (server[key as keyof typeof server] !== undefined) {
-      context.addIssue({
-        code: "custom",
-        path: [key],
-        message: `"${key}" does not apply to a ${remote ? "remote" : "stdio"} server`,
-      });
+      issue(`"${key}" does not apply to a ${remote ? "remote" : "stdio"} server`, [key]);
     }
   }
   for (const [index, name] of (stdio ? server.secretEnv ?? [] : []).entries()) {
     if (server.env?.[name] === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["secretEnv", index],
-        message: `"${name}" is not a name in "env"`,
-      });
+      issue(`"${name}" is not a name in "env"`, ["secretEnv", index]);
     }
   }
   for (const [index, at] of (stdio ? server.secretArgs ?? [] : []).entries()) {
     if (at >= (server.args?.length ?? 0)) {
-      context.addIssue({
-        code: "custom",
-        path: ["secretArgs", index],
-        message: `${at} is not an index in "args"`,
-      });
+      issue(`${at} is not an index in "args"`, ["secretArgs", index]);
     }
   }
   if (server.type !== undefined && (server.type === "stdio") !== stdio) {
-    context.addIssue({
-      code: "custom",
-      path: ["type"],
-      message: `"type" is "${server.type}" but the server has ${remote ? '"url"' : '"command"'}`,
-    });
+    issue(
+      `"type" is "${server.type}" but the server has ${remote ? '"url"' : '"command"'}`,
+      ["type"],
+    );
   }
 }, { when: () => true }); // Also when fields are invalid: all problems are reported at once.
 

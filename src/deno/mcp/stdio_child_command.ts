@@ -143,7 +143,8 @@ function safeExecPath(): string | undefined {
   }
 }
 
-function readEnv(name: string): string | undefined {
+/** A host variable, or `undefined` when it is unset or may not be read. */
+export function readEnv(name: string): string | undefined {
   try {
     return Deno.env.get(name);
   } catch {

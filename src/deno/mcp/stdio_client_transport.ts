@@ -10,7 +10,7 @@ import {
   type StdioServerCommand,
 } from "./stdio_child_command.ts";
 import { spawnStdioServer } from "./_stdio_spawn.ts";
-import { stdioExitReason, stdioStartError } from "./_stdio_failure.ts";
+import { stdioExitReason, type StdioPathSeen, stdioStartError } from "./_stdio_failure.ts";
 import type { SandboxedChild } from "../sandbox/spawn_sandboxed.ts";
 
 /** Options of {@linkcode DenoStdioClientTransport}. */
@@ -87,10 +87,8 @@ export class DenoStdioClientTransport implements McpTransport {
   #starting = false;
   #endReason?: string;
   #passed: string[] = [];
-  /** The child's `PATH`, `undefined` when the host's could not be read and was not configured. */
-  #path?: string;
-  /** `PATH` and `HOME` when the child did not get them (the host may not read them). */
-  #unread: string[] = [];
+  /** The child's `PATH` and what it did not get of the host's, for start and exit messages. */
+  #seen: StdioPathSeen;
   #heard = false;
   #answered = false;
   #child?: Deno.ChildProcess;
@@ -118,6 +116,7 @@ export class DenoStdioClientTransport implements McpTransport {
     this.#inheritEnv = options.inheritEnv ?? NETWORK_ENV;
     this.#firstConnectMs = options.firstConnectTimeoutMs ?? 120_000;
     this.#options = options;
+    this.#seen = { command: config.command, unread: [] };
   }
 
   /**
@@ -138,8 +137,7 @@ export class DenoStdioClientTransport implements McpTransport {
    */
   describeStall(): string | undefined {
     if (!this.#child) return undefined;
-    // deno-lint-ignore no-control-regex
-    const tail = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/\s+/g, " ").trim();
+    const tail = withoutAnsi(this.#stderr).replace(/\s+/g, " ").trim();
     if (this.#heard || tail !== "") {
       return tail === "" ? undefined : `its stderr ends: ${tail.slice(-300)}`;
     }
@@ -190,14 +188,17 @@ export class DenoStdioClientTransport implements McpTransport {
       resolved = stdioChildCommand(this.#config, { inheritEnv: this.#inheritEnv });
     } catch (error) {
       this.#closed = true;
-      return Promise.reject(stdioStartError(error, this.#seen()));
+      return Promise.reject(stdioStartError(error, this.#seen));
     }
     const own = new Set(Object.keys(this.#config.env ?? {}));
     this.#passed = Object.keys(resolved.env).filter((name) => !own.has(name)).sort();
-    this.#path = resolved.env.PATH;
-    this.#unread = Deno.build.os === "windows"
-      ? []
-      : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined);
+    this.#seen = {
+      command: this.#config.command,
+      path: resolved.env.PATH,
+      unread: Deno.build.os === "windows"
+        ? []
+        : ["PATH", "HOME"].filter((name) => resolved.env[name] === undefined),
+    };
     return spawnStdioServer(this.#config, resolved, this.#options).then(
       ({ child, sandboxed }) => {
         this.#sandboxed = sandboxed;
@@ -210,13 +211,9 @@ export class DenoStdioClientTransport implements McpTransport {
       },
       (error) => {
         this.#closed = true;
-        throw stdioStartError(error, this.#seen());
+        throw stdioStartError(error, this.#seen);
       },
     );
-  }
-
-  #seen() {
-    return { command: this.#config.command, path: this.#path, unread: this.#unread };
   }
 
   /** Reads the child's stdout and stderr, and finishes the transport when it exits. */
@@ -362,10 +359,9 @@ export class DenoStdioClientTransport implements McpTransport {
     if (!this.#stopping) {
       // Requests in flight fail with why the server went away (the SDK would only say
       // "Connection closed"): a start-up error on stderr becomes the gateway's last error.
-      // deno-lint-ignore no-control-regex
-      const plain = this.#stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+      const plain = withoutAnsi(this.#stderr);
       const limit = this.#sandboxed?.limitReason(status.code, plain);
-      const message = stdioExitReason({ ...status, limit }, { ...this.#seen(), stderr: plain });
+      const message = stdioExitReason({ ...status, limit }, { ...this.#seen, stderr: plain });
       this.#endReason = message;
       for (const id of this.#pending) {
         this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message } });
@@ -379,6 +375,11 @@ export class DenoStdioClientTransport implements McpTransport {
 /** Whether a promise settles within `ms` milliseconds (its rejection counts as settled). */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return deadline(promise.then(() => true, () => true), ms).catch(() => false);
+}
+
+function withoutAnsi(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 }
 
 function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {

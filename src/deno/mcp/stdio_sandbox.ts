@@ -36,7 +36,6 @@ export type StdioSandboxPlan =
  * Requires `allow-read` for the `PATH` folders.
  *
  * @tags allow-read
- * @param setting The config's `sandbox`.
  * @param spawn The command, the `PATH` bubblewrap is looked for on, and the system (default:
  *   this one's).
  */
@@ -45,27 +44,22 @@ export function stdioSandboxPlan(
   spawn: { command: string; path: string | undefined; os?: typeof Deno.build.os },
 ): StdioSandboxPlan {
   if (setting === "none") return { kind: "unconfined" };
-  if ((spawn.os ?? Deno.build.os) !== "linux") {
-    if (setting === undefined) return { kind: "unconfined" };
-    throw new Error(
+  const refused = (why: string, fix: string) =>
+    new Error(
       `its config asks for a sandbox ("sandbox": ${
         JSON.stringify(setting === "bwrap" ? setting : "{…}")
-      }) but the bubblewrap sandbox runs on Linux only, and a server that asks for one never ` +
-        `runs unconfined. Run it on Linux, or set "sandbox": "none" to run it as a plain ` +
-        `process of the user`,
+      }) but ${why}, and a server that asks for one never runs unconfined. ${fix} set ` +
+        `"sandbox": "none" to run it as a plain process of the user`,
     );
+  if ((spawn.os ?? Deno.build.os) !== "linux") {
+    if (setting === undefined) return { kind: "unconfined" };
+    throw refused("the bubblewrap sandbox runs on Linux only", "Run it on Linux, or");
   }
   if (bwrapInstalled(spawn.path) === false) {
-    if (setting !== undefined) {
-      throw new Error(
-        `its config asks for a sandbox ("sandbox": ${
-          JSON.stringify(setting === "bwrap" ? setting : "{…}")
-        }) but bubblewrap (bwrap) is not installed, and a server that asks for one never runs ` +
-          `unconfined. Install it: ${BWRAP_INSTALL}; or set "sandbox": "none" to run it as a ` +
-          `plain process of the user`,
-      );
+    if (setting === undefined) {
+      return { kind: "unconfined", warning: unconfinedWarning(spawn.command) };
     }
-    return { kind: "unconfined", warning: unconfinedWarning(spawn.command) };
+    throw refused("bubblewrap (bwrap) is not installed", `Install it: ${BWRAP_INSTALL}; or`);
   }
   const fields = typeof setting === "object" ? setting : {};
   for (const [key, paths] of [["roots", fields.roots], ["readOnly", fields.readOnly]] as const) {
@@ -124,7 +118,6 @@ function realPath(path: string): string {
 /**
  * The one warning for a server that runs unconfined because bubblewrap is missing.
  *
- * @param command The server's command line.
  * @returns What is unconfined and how to install bubblewrap.
  */
 export function unconfinedWarning(command: string): string {

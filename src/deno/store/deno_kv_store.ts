@@ -6,6 +6,7 @@ import {
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
+import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /**
  * The part of a `Deno.Kv` this adapter uses, typed here so that the module type-checks without
@@ -136,11 +137,7 @@ export class DenoKvStore implements KeyValueStore, Disposable {
       const entry = await retryLocked(() => this.#kv.get(k));
       const stored = entry.versionstamp === null ? undefined : entry.value;
       const current = this.#live(stored) ?? 0;
-      if (typeof current !== "number") {
-        throw new TypeError(
-          `Cannot increment ${JSON.stringify(key)}: it holds something not a number`,
-        );
-      }
+      if (typeof current !== "number") throw notANumber(key);
       const next = current + by;
       // Without a new expiry a live entry keeps its deadline (Deno KV's own one goes with it).
       const kept = this.#live(stored) === undefined
@@ -183,14 +180,9 @@ export class DenoKvStore implements KeyValueStore, Disposable {
   }
 
   #wrap(value: unknown, options: KeyValueSetOptions): { json: string; expiresAt?: number } {
-    const json = JSON.stringify(value);
-    if (json === undefined) {
-      throw new TypeError("Cannot store a value that is not JSON: pass plain data");
-    }
-    kvOptions(options);
-    return options.expireIn === undefined
-      ? { json }
-      : { json, expiresAt: this.#now() + options.expireIn };
+    const json = encodeValue(value);
+    const expireIn = checkExpireIn(options.expireIn);
+    return expireIn === undefined ? { json } : { json, expiresAt: this.#now() + expireIn };
   }
 
   #live(stored: unknown): unknown {
@@ -220,24 +212,6 @@ async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 function kvOptions(options: KeyValueSetOptions): { expireIn?: number } | undefined {
-  const expireIn = options.expireIn;
-  if (expireIn === undefined) return undefined;
-  if (!(Number.isFinite(expireIn) && expireIn > 0)) {
-    throw new RangeError(
-      `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
-    );
-  }
-  return { expireIn };
-}
-
-function checkKey(key: readonly string[]): string[] {
-  if (!Array.isArray(key) || key.length === 0) {
-    throw new TypeError("Cannot use an empty key: pass at least one part");
-  }
-  for (const part of key) {
-    if (typeof part !== "string") {
-      throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
-    }
-  }
-  return [...key];
+  const expireIn = checkExpireIn(options.expireIn);
+  return expireIn === undefined ? undefined : { expireIn };
 }

@@ -183,8 +183,6 @@ export class FileResultStore implements ResultStore {
           throw new Error(`The result folder ${this.#dir} leads elsewhere through a link`);
         }
       }
-    }
-    if (this.#root !== undefined) {
       // A model's tools can write in the workspace: a link put where the folder was would send
       // these writes (and the sweep's removals) elsewhere.
       const expected = join(await Deno.realPath(this.#root), relative(this.#root, this.#dir));
@@ -270,19 +268,18 @@ function checked(handle: string): string {
   return handle;
 }
 
+// AES-GCM with `data` (the handle and the record's place) bound as additional data.
+function gcm(iv: Uint8Array<ArrayBuffer>, data: string): AesGcmParams {
+  return { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(data) };
+}
+
 async function seal(
   key: CryptoKey,
   plain: Uint8Array<ArrayBuffer>,
   iv: Uint8Array<ArrayBuffer>,
   data: string,
 ): Promise<Uint8Array> {
-  return new Uint8Array(
-    await crypto.subtle.encrypt(
-      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(data) },
-      key,
-      plain,
-    ),
-  );
+  return new Uint8Array(await crypto.subtle.encrypt(gcm(iv, data), key, plain));
 }
 
 async function open(
@@ -291,15 +288,6 @@ async function open(
   iv: Uint8Array<ArrayBuffer>,
   data: string,
 ): Promise<Uint8Array | undefined> {
-  try {
-    return new Uint8Array(
-      await crypto.subtle.decrypt(
-        { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(data) },
-        key,
-        sealed,
-      ),
-    );
-  } catch {
-    return undefined;
-  }
+  return await crypto.subtle.decrypt(gcm(iv, data), key, sealed)
+    .then((plain) => new Uint8Array(plain), () => undefined);
 }

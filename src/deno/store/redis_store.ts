@@ -5,6 +5,7 @@ import {
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
+import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /** The part of a node-redis client this store uses. */
 export interface RedisClientLike {
@@ -139,9 +140,7 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
   }
 
   async get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
-    const [value, deadline] = await this.#client.hmGet(this.#key(key), ["v", "e"]);
-    if (value === null || this.#expired(deadline)) return undefined;
-    return JSON.parse(value) as T;
+    return await this.#read(this.#key(key)) as T | undefined;
   }
 
   async set(
@@ -181,9 +180,7 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
       return Number(text);
     } catch (error) {
       if (error instanceof Error && /NOT_A_NUMBER/.test(error.message)) {
-        throw new TypeError(
-          `Cannot increment ${JSON.stringify(key)}: it holds something not a number`,
-        );
+        throw notANumber(key);
       }
       throw error;
     }
@@ -205,17 +202,12 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
       for (const name of page.keys) names.add(name);
     } while (cursor !== "0");
     const sorted = [...names].sort();
-    const values = await Promise.all(sorted.map((name) => this.#client.hmGet(name, ["v", "e"])));
-    const entries: KeyValueEntry<T>[] = [];
-    sorted.forEach((name, index) => {
-      const [value, deadline] = values[index];
-      if (value === null || this.#expired(deadline)) return;
-      entries.push({
-        key: JSON.parse(name.slice(this.#prefix.length)) as string[],
-        value: JSON.parse(value) as T,
-      });
-    });
-    return entries;
+    const values = await Promise.all(sorted.map((name) => this.#read(name)));
+    return sorted.flatMap((name, index) =>
+      values[index] === undefined
+        ? []
+        : [{ key: JSON.parse(name.slice(this.#prefix.length)), value: values[index] as T }]
+    );
   }
 
   /** Closes the connection. */
@@ -233,39 +225,22 @@ export class RedisStore implements KeyValueStore, AsyncDisposable {
   }
 
   #write(value: unknown, options: KeyValueSetOptions): string[] {
-    const json = JSON.stringify(value);
-    if (json === undefined) {
-      throw new TypeError("Cannot store a value that is not JSON: pass plain data");
-    }
-    return [json, ...this.#expiry(options.expireIn)];
+    return [encodeValue(value), ...this.#expiry(options.expireIn)];
   }
 
   /** The deadline and Redis's own expiry, or two empty strings for none. */
   #expiry(expireIn: number | undefined): [string, string] {
-    if (expireIn === undefined) return ["", ""];
-    if (!(Number.isFinite(expireIn) && expireIn > 0)) {
-      throw new RangeError(
-        `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
-      );
-    }
-    return [String(this.#now() + expireIn), String(Math.ceil(expireIn) + GRACE_MS)];
+    const ms = checkExpireIn(expireIn);
+    if (ms === undefined) return ["", ""];
+    return [String(this.#now() + ms), String(Math.ceil(ms) + GRACE_MS)];
   }
 
-  #expired(deadline: string | null): boolean {
-    return deadline !== null && Number(deadline) <= this.#now();
+  /** The live value of a Redis key, parsed; `undefined` when absent or past its deadline. */
+  async #read(name: string): Promise<unknown> {
+    const [value, deadline] = await this.#client.hmGet(name, ["v", "e"]);
+    const expired = deadline !== null && Number(deadline) <= this.#now();
+    return value === null || expired ? undefined : JSON.parse(value);
   }
-}
-
-function checkKey(key: readonly string[]): readonly string[] {
-  if (!Array.isArray(key) || key.length === 0) {
-    throw new TypeError("Cannot use an empty key: pass at least one part");
-  }
-  for (const part of key) {
-    if (typeof part !== "string") {
-      throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
-    }
-  }
-  return key;
 }
 
 /** Escapes Redis's glob characters, so a key prefix matches only itself. */

@@ -6,6 +6,7 @@ import {
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
+import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /** Options of {@linkcode SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -122,9 +123,7 @@ export class SqliteStore implements KeyValueStore, Disposable {
     ) as { v: string } | undefined;
     if (row === undefined) {
       // The WHERE clause refused the update: the key holds something that is not an integer.
-      return Promise.reject(
-        new TypeError(`Cannot increment ${JSON.stringify(key)}: it holds something not a number`),
-      );
+      return Promise.reject(notANumber(key));
     }
     return Promise.resolve(Number(row.v));
   }
@@ -172,33 +171,11 @@ export class SqliteStore implements KeyValueStore, Disposable {
   }
 
   #expiry(options: KeyValueSetOptions): number | null {
-    const expireIn = options.expireIn;
-    if (expireIn === undefined) return null;
-    if (!(Number.isFinite(expireIn) && expireIn > 0)) {
-      throw new RangeError(
-        `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
-      );
-    }
-    return this.#now() + expireIn;
+    const expireIn = checkExpireIn(options.expireIn);
+    return expireIn === undefined ? null : this.#now() + expireIn;
   }
 }
 
 function encodeKey(key: readonly string[]): string {
-  if (!Array.isArray(key) || key.length === 0) {
-    throw new TypeError("Cannot use an empty key: pass at least one part");
-  }
-  for (const part of key) {
-    if (typeof part !== "string") {
-      throw new TypeError(`Cannot use key part "${String(part)}": parts are strings`);
-    }
-  }
-  return JSON.stringify(key);
-}
-
-function encodeValue(value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) {
-    throw new TypeError("Cannot store a value that is not JSON: pass plain data");
-  }
-  return json;
+  return JSON.stringify(checkKey(key));
 }
