@@ -4,11 +4,13 @@ import type { CliIo } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ParsedArgs } from "./parse_args.ts";
 import { sharedApprovalSecret } from "./approval_secret.ts";
+import { servedStore } from "./served_store.ts";
 
 /**
  * `toolroute grants ls|revoke`: lists or ends the grants (approvals answered "session" or
  * "always") that `serve --store FILE` keeps in its store. Listing checks each grant's signature,
- * with the secret serve signs them with (`TOOLROUTE_APPROVAL_SECRET`, else the one in the store).
+ * with the secret serve signs them with (`TOOLROUTE_APPROVAL_SECRET`, else the one in the store);
+ * with `TOOLROUTE_STORE_KEY` set, the store is read as serve seals it.
  *
  * @tags allow-read, allow-write, allow-env
  * @param parsed The flags (`--store FILE`, `--user ID`, `--json`) and the positionals (`ls`,
@@ -28,7 +30,11 @@ export async function grantsCommand(
     throw new UsageError('"toolroute grants" needs --store FILE: the store serve keeps grants in');
   }
   await using opened = await openStore(storeLocation(flags.store)!);
-  const store = opened.store;
+  // As serve reads it: sealed with TOOLROUTE_STORE_KEY when that is set.
+  const store = servedStore(opened.store, {
+    name: opened.name,
+    warn: (line) => io.err(`toolroute: ${line}`),
+  });
   if (action === "revoke") {
     if (id === undefined) {
       throw new UsageError('Missing the grant id: "toolroute grants revoke ID"');

@@ -6,7 +6,12 @@ import { grantsCommand } from "../../../src/deno/cli/grants_command.ts";
 import { terminalApprover } from "../../../src/deno/cli/terminal_approval.ts";
 import { SqliteStore } from "../../../src/deno/store/sqlite_store.ts";
 import { UsageError } from "../../../src/deno/cli/usage_error.ts";
-import { APPROVAL_SECRET_VARIABLE } from "../../../src/deno/cli/approval_secret.ts";
+import {
+  APPROVAL_SECRET_VARIABLE,
+  sharedApprovalSecret,
+} from "../../../src/deno/cli/approval_secret.ts";
+import { EncryptedStore } from "../../../src/core/store/encrypted_store.ts";
+import { STORE_KEY_VARIABLE } from "../../../src/deno/cli/served_store.ts";
 
 const SECRET = "the operator's approval secret";
 
@@ -131,6 +136,58 @@ Deno.test("toolroute grants ls and revoke read and end the grants a router keeps
   } finally {
     if (previous === undefined) Deno.env.delete(APPROVAL_SECRET_VARIABLE);
     else Deno.env.set(APPROVAL_SECRET_VARIABLE, previous);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("toolroute grants ls and revoke read a store that serve sealed with TOOLROUTE_STORE_KEY", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = join(dir, "store.db");
+  const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  const previous = [APPROVAL_SECRET_VARIABLE, STORE_KEY_VARIABLE].map((name) => Deno.env.get(name));
+  try {
+    Deno.env.delete(APPROVAL_SECRET_VARIABLE);
+    {
+      // What serve --store does with the key set: the approval secret and the grants are sealed.
+      using sqlite = new SqliteStore(file);
+      const store = new EncryptedStore(sqlite, key);
+      const router = new ToolRouter({
+        functions: [defineTool({
+          name: "send",
+          description: "Sends",
+          input: z.object({ to: z.string() }),
+          run: ({ to }) => `sent to ${to}`,
+        })],
+        policy: { ask: ["send"] },
+        store,
+        approvalSecret: await sharedApprovalSecret(store),
+        approve: () => ({ approved: true, scope: "always" }),
+      });
+      const tools = await router.expose({ functions: ["send"], userId: "alice" });
+      await tools.call("send", { to: "bob" });
+      // The store really holds sealed values: read plain, the secret is not a string.
+      assert(typeof (await sqlite.get(["approvals", "secret"])) !== "string");
+    }
+    Deno.env.set(STORE_KEY_VARIABLE, key);
+    const { out, io } = capture();
+    assertEquals(await grantsCommand({ flags: { store: file }, positionals: ["ls"] }, io), 0);
+    assertEquals(out.length, 1);
+    const [id, user, tool] = out[0].split("  ");
+    assertEquals([user, tool], ["alice", "send"]);
+    assertEquals(
+      await grantsCommand({ flags: { store: file }, positionals: ["revoke", id] }, io),
+      0,
+    );
+    assertEquals(
+      await grantsCommand({ flags: { store: file, json: true }, positionals: ["ls"] }, io),
+      0,
+    );
+    assertEquals(JSON.parse(out[1]), []);
+  } finally {
+    [APPROVAL_SECRET_VARIABLE, STORE_KEY_VARIABLE].forEach((name, i) => {
+      if (previous[i] === undefined) Deno.env.delete(name);
+      else Deno.env.set(name, previous[i]!);
+    });
     await Deno.remove(dir, { recursive: true });
   }
 });
