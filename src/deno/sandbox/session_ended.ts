@@ -1,6 +1,5 @@
 import { ToolError } from "../../core/tool_error.ts";
 import { SandboxMissing } from "./bwrap_missing.ts";
-import { sandboxFailure } from "./sandbox_failure.ts";
 import type { SessionStderr } from "./session_stderr.ts";
 
 /**
@@ -30,8 +29,32 @@ export function sessionExited(code: number, stderr: SessionStderr): ToolError {
   if (/^bwrap: bubblewrap \(bwrap\) is not installed$/m.test(text)) {
     return new SandboxMissing("session");
   }
-  const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text }, "session");
+  const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text });
   if (failure !== undefined) return new ToolError("tool_error", failure);
   const last = text.trim() === "" ? "" : `: ${stderr.lastLine}`;
   return sessionEnded(`its supervisor exited (code ${code}${last})`);
+}
+
+/**
+ * Recognizes a run in which bubblewrap itself failed (it could not create its namespaces or
+ * mounts), so that the session fails with the cause instead of passing bubblewrap's error off as
+ * the supervisor's.
+ *
+ * bubblewrap reports its own failures as exit code 1 with a message starting `bwrap: ` on
+ * stderr and nothing on stdout. A command could imitate that, but it would only fail its own
+ * call.
+ *
+ * @param run The exit code, standard output and standard error.
+ * @returns The error message, or `undefined` when the command ran.
+ */
+export function sandboxFailure(
+  run: { readonly exitCode: number; readonly stdout: string; readonly stderr: string },
+): string | undefined {
+  const { exitCode, stdout, stderr } = run;
+  if (exitCode !== 1 || stdout !== "" || !stderr.startsWith("bwrap: ")) return undefined;
+  const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
+  return `The sandbox could not start: bubblewrap failed (${cause}). Nothing was read, ` +
+    "written or run and are never run unconfined instead; check that unprivileged user " +
+    "namespaces are enabled (sysctl kernel.unprivileged_userns_clone=1) or that bwrap is " +
+    "installed setuid";
 }
