@@ -1,6 +1,6 @@
 import { basename } from "@std/path";
 import { BWRAP_SYSTEM_DIRS } from "./bwrap_command.ts";
-import { bwrapHostPath } from "./bwrap_search_path.ts";
+import { bwrapHostPath, hostEnv } from "./bwrap_search_path.ts";
 
 /** What a command needs to see read-only to start, and the hosts its first start downloads from. */
 export interface CommandNeeds {
@@ -181,7 +181,9 @@ export async function commandNeeds(
       spawn.command,
       (RUNTIMES[name] ?? []).join(" "),
       BWRAP_SYSTEM_DIRS.join(" "),
-      hostHome() ?? "",
+      // The serve process's own HOME, guarded besides the command's (which its config may move);
+      // not readable: the password database's home is still guarded.
+      hostEnv("HOME") ?? "",
       ...paths,
     ],
     env: probeEnv,
@@ -198,13 +200,4 @@ export async function commandNeeds(
     registries: launcherRegistries(spawn.command),
     ...(program === undefined ? {} : { program }),
   };
-}
-
-/** The serve process's own `HOME`, guarded besides the command's (which its config may move). */
-function hostHome(): string | undefined {
-  try {
-    return Deno.env.get("HOME");
-  } catch {
-    return undefined; // Not readable: the password database's home is still guarded.
-  }
 }
