@@ -165,11 +165,7 @@ export class NetworkProxy {
   /** Stops listening, ends every connection and removes the socket. */
   async close(): Promise<void> {
     this.#closed = true;
-    try {
-      this.#listener.close();
-    } catch {
-      // Closed already.
-    }
+    closeQuietly(this.#listener);
     for (const pair of this.#pairs) closePair(pair);
     this.#stopSweep();
     await this.#cleanUp();
@@ -345,11 +341,7 @@ async function pipe(from: Deno.Conn, to: Deno.Conn, seen: () => void): Promise<v
       seen();
     }
   } finally {
-    try {
-      await to.closeWrite();
-    } catch {
-      // Closed already.
-    }
+    await to.closeWrite().catch(() => {}); // Closed already.
   }
 }
 
@@ -372,7 +364,7 @@ function closePair(pair: Pair): void {
   if (pair.upstream !== undefined) closeQuietly(pair.upstream);
 }
 
-function closeQuietly(conn: Deno.Conn): void {
+function closeQuietly(conn: { close(): void }): void {
   try {
     conn.close();
   } catch {
