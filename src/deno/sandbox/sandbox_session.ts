@@ -108,7 +108,7 @@ export class SandboxSession {
     void child.status.then(async (status) => {
       // The exit can be seen before the last of stderr is read: the cause is in it.
       await deadline(this.#stderr.done, 500).catch(() => {});
-      this.#end(sessionExited(status.code, this.#stderr));
+      this.#end(sessionExited(status.code, this.#stderr.text));
     });
   }
 

@@ -1,6 +1,5 @@
 import { ToolError } from "../../core/tool_error.ts";
 import { SandboxMissing } from "./bwrap_missing.ts";
-import type { SessionStderr } from "./session_stderr.ts";
 
 /**
  * The error of a sandbox session that ended (closed, died, hung or broke the protocol).
@@ -20,18 +19,18 @@ export function sessionEnded(why: string): ToolError {
  * when its stderr names one, else the supervisor's exit code and last line of stderr.
  *
  * @param code The exit code.
- * @param stderr The session's stderr.
+ * @param text The end of the session's stderr.
  * @returns The error, code `tool_error`.
  */
-export function sessionExited(code: number, stderr: SessionStderr): ToolError {
-  const text = stderr.text;
+export function sessionExited(code: number, text: string): ToolError {
   // The launch's own line (session_launch.ts, resource_limits.ts) when `bwrap` is not on PATH.
   if (/^bwrap: bubblewrap \(bwrap\) is not installed$/m.test(text)) {
     return new SandboxMissing("session");
   }
   const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text });
   if (failure !== undefined) return new ToolError("tool_error", failure);
-  const last = text.trim() === "" ? "" : `: ${stderr.lastLine}`;
+  // Its last line, at most 200 characters.
+  const last = text.trim() === "" ? "" : `: ${text.trim().split("\n").at(-1)!.slice(0, 200)}`;
   return sessionEnded(`its supervisor exited (code ${code}${last})`);
 }
 
