@@ -68,8 +68,7 @@ export async function listenAtSocket(
     await Deno.remove(socket);
     listener = Deno.listen({ transport: "unix", path: socket });
   }
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => release = resolve);
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
   held.set(socket, released);
   return {
     listener,

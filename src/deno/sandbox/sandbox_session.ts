@@ -98,11 +98,10 @@ export class SandboxSession {
     this.#wrapped = setup.wrap !== undefined;
     this.mountsKey = JSON.stringify(setup.mounts);
     this.#writer = child.stdin.getWriter();
-    let ready!: () => void;
-    let failed!: (error: unknown) => void;
-    this.#ready = new Promise((resolve, reject) => (ready = resolve, failed = reject));
+    const ready = Promise.withResolvers<void>();
+    this.#ready = ready.promise;
     this.#ready.catch(() => {});
-    this.#requests.set(0, { resolve: () => ready(), reject: (error) => failed(error) });
+    this.#requests.set(0, { resolve: () => ready.resolve(), reject: ready.reject });
     this.#stderr = new SessionStderr(child.stderr);
     void this.#readFrames();
     void child.status.then(async (status) => {
