@@ -273,8 +273,7 @@ export class SandboxSession {
         buffer = new Uint8Array(value.buffer);
       }
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      this.#end(sessionEnded(`its supervisor answered out of protocol (${why})`));
+      this.fail(error instanceof Error ? error.message : String(error));
     }
   }
 }
