@@ -107,38 +107,27 @@ interface Mount {
 export function bwrapCommand(options: BwrapOptions): string[] {
   const size = options.tmpfsBytes === undefined ? [] : ["--size", String(options.tmpfsBytes)];
   const tmpfs = (dest: string): Mount => ({ dest, args: [...size, "--tmpfs", dest] });
+  const bind = (flag: string) => ({ source, dest }: BwrapMount): Mount => ({
+    dest,
+    args: [flag, source, dest],
+  });
   const mounts: Mount[] = [
-    ...BWRAP_SYSTEM_DIRS.map((dir) => ({ dest: dir, args: ["--ro-bind-try", dir, dir] })),
-    ...BWRAP_ETC_FILES.map((file) => ({ dest: file, args: ["--ro-bind-try", file, file] })),
+    ...[...BWRAP_SYSTEM_DIRS, ...BWRAP_ETC_FILES]
+      .map((path) => ({ dest: path, args: ["--ro-bind-try", path, path] })),
     { dest: "/proc", args: ["--proc", "/proc"] },
     { dest: "/dev", args: ["--dev", "/dev"] },
     // bubblewrap's /dev is a writable tmpfs of its own: read-only below (--remount-ro), with a
     // bounded /dev/shm for the programs that need one.
     tmpfs("/dev/shm"),
     tmpfs("/tmp"),
-    ...options.readOnlyRoots.map(({ source, dest }) => ({
-      dest,
-      args: ["--ro-bind-try", source, dest],
-    })),
-    ...[
-      ...(options.workspace === undefined ? [] : [options.workspace]),
-      ...options.writableRoots ?? [],
-    ]
-      .map(({ source, dest }) => ({ dest, args: ["--bind", source, dest] })),
-    ...(options.pinnedDirs ?? []).map(({ source, dest }) => ({
-      dest,
-      args: ["--bind-try", source, dest],
-    })),
-    ...(options.protectedPaths ?? []).map(({ source, dest }) => ({
-      dest,
-      args: ["--ro-bind-try", source, dest],
-    })),
+    ...options.readOnlyRoots.map(bind("--ro-bind-try")),
+    ...(options.workspace === undefined ? [] : [options.workspace]).map(bind("--bind")),
+    ...(options.writableRoots ?? []).map(bind("--bind")),
+    ...(options.pinnedDirs ?? []).map(bind("--bind-try")),
+    ...(options.protectedPaths ?? []).map(bind("--ro-bind-try")),
     ...(options.scratch === undefined ? [] : [tmpfs(options.scratch)]),
     ...(options.home === undefined ? [] : [tmpfs(options.home)]),
-    ...(options.extras ?? []).map(({ source, dest }) => ({
-      dest,
-      args: ["--ro-bind", source, dest],
-    })),
+    ...(options.extras ?? []).map(bind("--ro-bind")),
   ];
   const checked = [...(options.pinnedDirs ?? []), ...(options.protectedPaths ?? [])]
     .filter((mount) => mount.identity !== undefined);

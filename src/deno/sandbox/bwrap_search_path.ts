@@ -44,11 +44,21 @@ function clean(path: string): string {
  * @returns The `PATH` to look for bubblewrap on.
  */
 export function bwrapHostPath(path: string | undefined): string {
-  let host: string | undefined;
+  // Not readable: the command's PATH, as before.
+  return [hostEnv("PATH"), path].filter((entry) => entry !== undefined && entry !== "").join(":");
+}
+
+/**
+ * A variable of this process's environment; `undefined` when it is not set or may not be read
+ * (no `allow-env` for it).
+ *
+ * @param name The variable.
+ * @returns Its value.
+ */
+export function hostEnv(name: string): string | undefined {
   try {
-    host = Deno.env.get("PATH");
+    return Deno.env.get(name);
   } catch {
-    host = undefined; // Not readable: the command's PATH, as before.
+    return undefined;
   }
-  return [host, path].filter((entry) => entry !== undefined && entry !== "").join(":");
 }

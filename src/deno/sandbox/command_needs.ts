@@ -1,13 +1,11 @@
 import { basename } from "@std/path";
 import { BWRAP_SYSTEM_DIRS } from "./bwrap_command.ts";
-import { bwrapHostPath } from "./bwrap_search_path.ts";
+import { bwrapHostPath, hostEnv } from "./bwrap_search_path.ts";
 
-/** What a command needs to see read-only to start, and the hosts its first start downloads from. */
+/** What a command needs to see read-only to start. */
 export interface CommandNeeds {
   /** Host folders (or files) shown read-only at their own paths: program, runtime, caches. */
   readonly readOnly: string[];
-  /** Package registries the command downloads from on its first start (`npx -y`, `uvx`). */
-  readonly registries: string[];
   /** Where the program is on the host; `undefined` when it is not found. */
   readonly program?: string;
 }
@@ -148,15 +146,15 @@ exit 0`;
  * Deno's cache; one a variable names, `DENO_DIR` or `npm_config_cache`, only when it holds such a
  * cache); never the home folder itself, `/`, or a folder above the home, however written
  * (`home/`, `home/.`, a link to it), whichever home (the command's `HOME`, the host's, the
- * user's own); and the registries an installing launcher needs. Looked up by `bash` on the host, so the calling
- * process needs no read permission for any of it.
+ * user's own). Looked up by `bash` on the host, so the calling process needs no read permission
+ * for any of it.
  *
  * Requires `allow-run` for `bash`.
  *
  * @tags allow-run
  * @param spawn The program, its arguments and working directory.
  * @param env The environment the program gets on the host (`PATH`, `HOME`, `DENO_DIR`).
- * @returns The paths and registries.
+ * @returns The paths, and the program's.
  */
 export async function commandNeeds(
   spawn: { readonly command: string; readonly args: readonly string[]; readonly cwd?: string },
@@ -181,7 +179,9 @@ export async function commandNeeds(
       spawn.command,
       (RUNTIMES[name] ?? []).join(" "),
       BWRAP_SYSTEM_DIRS.join(" "),
-      hostHome() ?? "",
+      // The serve process's own HOME, guarded besides the command's (which its config may move);
+      // not readable: the password database's home is still guarded.
+      hostEnv("HOME") ?? "",
       ...paths,
     ],
     env: probeEnv,
@@ -193,18 +193,5 @@ export async function commandNeeds(
   const lines = new TextDecoder().decode(output.stdout).split("\n");
   const readOnly = lines.filter((line) => line.startsWith("ro /")).map((line) => line.slice(3));
   const program = lines.find((line) => line.startsWith("program /"))?.slice(8);
-  return {
-    readOnly,
-    registries: launcherRegistries(spawn.command),
-    ...(program === undefined ? {} : { program }),
-  };
-}
-
-/** The serve process's own `HOME`, guarded besides the command's (which its config may move). */
-function hostHome(): string | undefined {
-  try {
-    return Deno.env.get("HOME");
-  } catch {
-    return undefined; // Not readable: the password database's home is still guarded.
-  }
+  return { readOnly, ...(program === undefined ? {} : { program }) };
 }

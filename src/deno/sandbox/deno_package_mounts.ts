@@ -1,14 +1,6 @@
 import { basename, dirname, join } from "@std/path";
 import type { BwrapMount } from "./bwrap_command.ts";
 
-/** Where a Deno command's packages are: its own cache and the host's, seen read-only. */
-export interface DenoCaches {
-  /** The command's own `DENO_DIR` (read-write, where it downloads). */
-  readonly own: string;
-  /** The host's `DENO_DIR` (read-only, where its packages may already be). */
-  readonly host: string;
-}
-
 // Run by bash on the host (as the command probe: the serve process needs no read permission on
 // the lockfiles or the host's cache): prints the folder of each npm package a lockfile names
 // (`name@version` keys under its "npm", as Deno writes them) that the host's cache ($2) holds
@@ -66,12 +58,13 @@ export const LOCKFILE_MAX_BYTES = 8 * 1024 * 1024;
  *
  * @tags allow-run
  * @param command The command's arguments and its project folders (`commandNeeds`).
- * @param caches Its own and the host's `DENO_DIR`.
+ * @param caches Its own `DENO_DIR` (read-write, where it downloads) and the host's (read-only,
+ *   where its packages may already be).
  * @returns The read-only mounts.
  */
 export async function denoPackageMounts(
   command: { readonly args: readonly string[]; readonly projects: readonly string[] },
-  caches: DenoCaches,
+  caches: { readonly own: string; readonly host: string },
 ): Promise<BwrapMount[]> {
   const locks = lockfiles(command);
   if (locks.length === 0) return [];

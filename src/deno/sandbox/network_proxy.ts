@@ -153,14 +153,7 @@ export class NetworkProxy {
     limits: ProxyLimits = DEFAULT_PROXY_LIMITS,
     options: { socket?: string } = {},
   ): Promise<NetworkProxy> {
-    if (options.socket !== undefined) {
-      const { listener, socket, cleanUp } = await listenAtSocket(options.socket);
-      return new NetworkProxy(listener, { socket, cleanUp, allow, limits });
-    }
-    const directory = await Deno.makeTempDir({ prefix: "toolroute_net_" });
-    const socket = `${directory}/proxy.sock`;
-    const listener = Deno.listen({ transport: "unix", path: socket });
-    const cleanUp = () => Deno.remove(directory, { recursive: true }).catch(() => {});
+    const { listener, socket, cleanUp } = await listenAtSocket(options.socket);
     return new NetworkProxy(listener, { socket, cleanUp, allow, limits });
   }
 
@@ -172,11 +165,7 @@ export class NetworkProxy {
   /** Stops listening, ends every connection and removes the socket. */
   async close(): Promise<void> {
     this.#closed = true;
-    try {
-      this.#listener.close();
-    } catch {
-      // Closed already.
-    }
+    closeQuietly(this.#listener);
     for (const pair of this.#pairs) closePair(pair);
     this.#stopSweep();
     await this.#cleanUp();
@@ -330,13 +319,15 @@ async function refuse(conn: Deno.Conn, host: string | undefined, why?: string): 
     : why !== undefined
     ? `toolroute: "${host}" ${why}: only a name "localhost" reaches those; list it to allow\n`
     : `toolroute: "${host}" is not on the sandbox's network allowlist (names only, no IP addresses)\n`;
-  await writeAll(
-    conn,
-    new TextEncoder().encode(
-      `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    ),
-  ).catch(() => {});
+  await writeAll(conn, answer("403 Forbidden", body)).catch(() => {});
+}
+
+// A plain-text answer that closes the connection.
+function answer(status: string, body: string): Uint8Array {
+  return new TextEncoder().encode(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 async function pipe(from: Deno.Conn, to: Deno.Conn, seen: () => void): Promise<void> {
@@ -350,11 +341,7 @@ async function pipe(from: Deno.Conn, to: Deno.Conn, seen: () => void): Promise<v
       seen();
     }
   } finally {
-    try {
-      await to.closeWrite();
-    } catch {
-      // Closed already.
-    }
+    await to.closeWrite().catch(() => {}); // Closed already.
   }
 }
 
@@ -367,12 +354,8 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
 function overLimit(conn: Deno.Conn, max: number): void {
   const body =
     `toolroute: the sandbox already has ${max} connections open through its proxy (the session's limit); close some and retry\n`;
-  conn.write(
-    new TextEncoder().encode(
-      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    ),
-  ).catch(() => {}).finally(() => closeQuietly(conn));
+  conn.write(answer("503 Service Unavailable", body)).catch(() => {})
+    .finally(() => closeQuietly(conn));
 }
 
 function closePair(pair: Pair): void {
@@ -381,7 +364,7 @@ function closePair(pair: Pair): void {
   if (pair.upstream !== undefined) closeQuietly(pair.upstream);
 }
 
-function closeQuietly(conn: Deno.Conn): void {
+function closeQuietly(conn: { close(): void }): void {
   try {
     conn.close();
   } catch {

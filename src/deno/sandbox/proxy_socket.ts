@@ -5,7 +5,8 @@ import { dirname } from "@std/path";
 const held = new Map<string, Promise<void>>();
 
 /**
- * Listens on a proxy socket at a fixed path (see `serverPaths`). Its folder is made 0700; a
+ * Listens on a proxy socket at a fixed path (see `serverPaths`), or without one in a new private
+ * temporary folder. Its folder is made 0700; a
  * folder there already is used only when it is a real folder (not a link), owned by this
  * process's user and 0700, in a parent that only its owner (or root) may rename entries in:
  * otherwise another local user could have made it first, to swap the socket or to keep the
@@ -18,19 +19,20 @@ const held = new Map<string, Promise<void>>();
  * taken), `allow-net` for `unix:<socket>` and `allow-sys` for `uid`.
  *
  * @tags allow-read, allow-write, allow-net, allow-sys
- * @param socket The socket's path.
+ * @param socket The socket's path; none: `proxy.sock` in a new temporary folder.
  * @returns The listener, the path it listens at (`socket`, or one in a new temporary folder) and
  *   a function to call once it is closed, which removes the socket (and that folder).
  */
 export async function listenAtSocket(
-  socket: string,
+  socket?: string,
 ): Promise<{ listener: Deno.UnixListener; socket: string; cleanUp: () => Promise<void> }> {
-  const problem = await ownFolder(dirname(socket));
-  if (problem !== undefined) {
+  const problem = socket === undefined ? undefined : await ownFolder(dirname(socket));
+  if (socket === undefined || problem !== undefined) {
     let directory: string;
     try {
       directory = await Deno.makeTempDir({ prefix: "toolroute_net_" });
     } catch (error) {
+      if (socket === undefined) throw error;
       throw new Error(
         `the folder of its egress proxy socket, ${dirname(socket)}, ${problem}: another user ` +
           `may have made it. A private temporary folder could not be made instead (${
@@ -66,8 +68,7 @@ export async function listenAtSocket(
     await Deno.remove(socket);
     listener = Deno.listen({ transport: "unix", path: socket });
   }
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => release = resolve);
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
   held.set(socket, released);
   return {
     listener,

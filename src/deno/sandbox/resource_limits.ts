@@ -67,7 +67,7 @@ export function limitPrefix(limits: ResourceLimits, timeoutMs?: number): string 
 // as a child until it ends, the wrapper gets TERM or the host is gone, then removes the
 // cgroups; leftovers of ended sessions are removed on the way.
 const CGROUP_WRAPPER = `
-p=$1 m=$2 report=$3 n=toolroute-$$-$RANDOM; shift 3; made=() binds=() cmds=() keeper= oom=
+p=$1 m=$2 n=toolroute-$$-$RANDOM; shift 2; made=() binds=() cmds=() keeper= oom=
 command -v "$1" >/dev/null || { echo "bwrap: bubblewrap (bwrap) is not installed" >&2; exit 1; }
 # A leftover is a session whose wrapper (the pid in its name) is gone and whose sup is empty or
 # gone (bubblewrap ended): a running session's cmd is empty whenever no command runs, and a
@@ -121,7 +121,7 @@ if [ $kind != none ]; then
     exec 4<> <(:); while kill -0 $$ 2>/dev/null; do read -t 1 -u 4; done ) </dev/null >/dev/null 2>&1 &
   keeper=$!
 fi
-[ "$report" = report ] && echo "toolroute-limits: $kind" >&2
+echo "toolroute-limits: $kind" >&2
 program=$1 host=$PPID init=; shift
 # bubblewrap in the background with this stdin: TERM (the host closing the session) or the
 # host's end (even by SIGKILL) kills it; then the cgroups are removed.
@@ -180,13 +180,13 @@ exit $rc
  * Requires `allow-run` permission for `bash`.
  *
  * @tags allow-run
+ * The first line on stderr says which limits hold.
+ *
  * @param limits The limits.
- * @param report Whether the first line on stderr says which limits hold (for a session).
- * @returns The wrapper for `SandboxSession.start` (or a bubblewrap command).
+ * @returns The wrapper for `SandboxSession.start`.
  */
 export function withResourceLimits(
   limits: ResourceLimits,
-  report = true,
 ): (program: string, args: string[]) => { program: string; args: string[] } {
   return (program, args) => ({
     program: "bash",
@@ -196,7 +196,6 @@ export function withResourceLimits(
       "toolroute-limits",
       String(limits.processes),
       String(limits.memoryMiB * 1024 * 1024),
-      report ? "report" : "quiet",
       program,
       ...args,
     ],

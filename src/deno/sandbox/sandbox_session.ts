@@ -11,7 +11,6 @@ import {
   type SessionSetup,
   stopSandbox,
 } from "./session_launch.ts";
-import { type RequestOptions, SessionRequests } from "./session_requests.ts";
 import { type LimitsKind, SessionStderr } from "./session_stderr.ts";
 
 // bubblewrap before its use of mount_setattr (0.8, Debian's, among them) reads the whole mount
@@ -26,6 +25,28 @@ function startDeadline(setup: SessionSetup): number {
   const { readOnlyRoots, protectedPaths = [], pinnedDirs = [] } = setup.mounts;
   const binds = readOnlyRoots.length + protectedPaths.length + pinnedDirs.length;
   return Math.round(setup.startTimeoutMs * (1 + (binds / BINDS_PER_START) ** 2));
+}
+
+/** How one request waits. */
+export interface RequestOptions {
+  /**
+   * The deadline: then the whole session is ended (a hung supervisor) and this is the error.
+   * `Infinity` for none.
+   */
+  readonly timeoutMs: number;
+  /** The error at the deadline. */
+  readonly onTimeout: () => ToolError;
+  /** Receives `stream` frames of an `exec`. */
+  readonly onStream?: (stream: 1 | 2, bytes: Uint8Array) => void;
+  /** Learns the request's id (to `cancel` it). */
+  readonly onId?: (id: number) => void;
+}
+
+// A request waiting for its answer.
+interface PendingRequest {
+  resolve(frame: SessionFrame): void;
+  reject(error: unknown): void;
+  onStream?: (stream: 1 | 2, bytes: Uint8Array) => void;
 }
 
 // The most bytes of the supervisor's output read at once.
@@ -45,7 +66,8 @@ const LONG_SERVED: ReadonlySet<string> = new Set(["exec", "list", "grep"]);
 export class SandboxSession {
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #requests = new SessionRequests();
+  // The requests sent and not answered yet, by id (0 is the supervisor's `ready`).
+  #requests = new Map<number, PendingRequest>();
   #nextId = 1;
   #ended?: ToolError;
   #bystander?: ToolError;
@@ -76,17 +98,16 @@ export class SandboxSession {
     this.#wrapped = setup.wrap !== undefined;
     this.mountsKey = JSON.stringify(setup.mounts);
     this.#writer = child.stdin.getWriter();
-    let ready!: () => void;
-    let failed!: (error: unknown) => void;
-    this.#ready = new Promise((resolve, reject) => (ready = resolve, failed = reject));
+    const ready = Promise.withResolvers<void>();
+    this.#ready = ready.promise;
     this.#ready.catch(() => {});
-    this.#requests.add(0, { resolve: () => ready(), reject: (error) => failed(error) });
+    this.#requests.set(0, { resolve: () => ready.resolve(), reject: ready.reject });
     this.#stderr = new SessionStderr(child.stderr);
     void this.#readFrames();
     void child.status.then(async (status) => {
       // The exit can be seen before the last of stderr is read: the cause is in it.
       await deadline(this.#stderr.done, 500).catch(() => {});
-      this.#end(sessionExited(status.code, this.#stderr));
+      this.#end(sessionExited(status.code, this.#stderr.text));
     });
   }
 
@@ -153,7 +174,7 @@ export class SandboxSession {
     const id = this.#nextId++;
     options.onId?.(id);
     const answer = new Promise<SessionFrame>((resolve, reject) => {
-      this.#requests.add(id, { resolve, reject, onStream: options.onStream });
+      this.#requests.set(id, { resolve, reject, onStream: options.onStream });
     });
     // No deadline for a background process (and its stdin), which may run for long. A request
     // past its deadline means a hung supervisor: the session ends.
@@ -188,7 +209,7 @@ export class SandboxSession {
   notify(header: SupervisorRequest): void {
     if (this.#ended !== undefined) return;
     const id = this.#nextId++;
-    this.#requests.add(id, { resolve: () => this.#requests.delete(id), reject: () => {} });
+    this.#requests.set(id, { resolve: () => this.#requests.delete(id), reject: () => {} });
     this.#writer.write(encodeFrame({ ...header, id })).catch(() => {});
   }
 
@@ -230,7 +251,9 @@ export class SandboxSession {
     this.#deadlines.close();
     stopSandbox(this.#child, this.#wrapped);
     this.#writer.close().catch(() => {});
-    this.#requests.rejectAll((id) => id === culprit ? error : this.#bystander);
+    const waiting = [...this.#requests];
+    this.#requests.clear();
+    for (const [id, request] of waiting) request.reject(id === culprit ? error : this.#bystander);
     for (const listener of this.#onEnd) listener();
     this.#onEnd.clear();
   }
@@ -245,13 +268,39 @@ export class SandboxSession {
       for (;;) {
         const { done, value } = await reader.read(buffer);
         if (done || value === undefined) break;
-        for (const frame of frames.push(value)) this.#requests.dispatch(frame);
+        for (const frame of frames.push(value)) dispatch(this.#requests, frame);
         // The read took the buffer over; its bytes are consumed (`push` keeps copies).
         buffer = new Uint8Array(value.buffer);
       }
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      this.#end(sessionEnded(`its supervisor answered out of protocol (${why})`));
+      this.fail(error instanceof Error ? error.message : String(error));
     }
+  }
+}
+
+/**
+ * Hands an answer frame to its request: `ready` (id 0), a `stream` chunk of an `exec`, or the
+ * final `ok`, `error` or `exit`. A frame that answers nothing or is not an answer throws a
+ * `RangeError`: the supervisor broke the protocol, the session must end.
+ */
+function dispatch(requests: Map<number, PendingRequest>, frame: SessionFrame): void {
+  const { id } = frame.header;
+  const pending = typeof id === "number" ? requests.get(id) : undefined;
+  if (pending === undefined) throw new RangeError(`an answer to no request (id ${id})`);
+  if (id === 0) {
+    if (typeof frame.header.ready !== "object") throw new RangeError("no ready message");
+    requests.delete(0);
+    pending.resolve(frame);
+  } else if ("stream" in frame.header) {
+    const stream = frame.header.stream;
+    if ((stream !== 1 && stream !== 2) || pending.onStream === undefined) {
+      throw new RangeError("an output stream where none is expected");
+    }
+    pending.onStream(stream, frame.body);
+  } else if ("ok" in frame.header || "error" in frame.header || "exit" in frame.header) {
+    requests.delete(id as number);
+    pending.resolve(frame);
+  } else {
+    throw new RangeError("an answer without ok, error or exit");
   }
 }

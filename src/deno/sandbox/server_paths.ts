@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { hostEnv } from "./bwrap_search_path.ts";
 
 /** The variable naming the user's own runtime folder, where the proxy sockets go when set. */
 export const RUNTIME_DIR_VARIABLE = "XDG_RUNTIME_DIR";
@@ -82,18 +83,9 @@ export function hostServerPaths(identity: ServerIdentity): ServerPaths {
   } catch {
     // Not readable: no fixed socket path.
   }
-  let home: string | undefined;
-  try {
-    home = Deno.env.get("HOME");
-  } catch {
-    // Not readable: no package cache of its own.
-  }
-  let runtimeDir: string | undefined;
-  try {
-    runtimeDir = Deno.env.get(RUNTIME_DIR_VARIABLE) || undefined;
-  } catch {
-    // Not readable: the socket folder is under /tmp.
-  }
+  // Not readable: no package cache of its own, and the socket folder is under /tmp.
+  const home = hostEnv("HOME");
+  const runtimeDir = hostEnv(RUNTIME_DIR_VARIABLE) || undefined;
   return serverPaths(identity, {
     ...(uid === undefined ? {} : { uid }),
     ...(home === undefined ? {} : { home }),

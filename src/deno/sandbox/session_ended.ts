@@ -1,7 +1,5 @@
 import { ToolError } from "../../core/tool_error.ts";
 import { SandboxMissing } from "./bwrap_missing.ts";
-import { sandboxFailure } from "./sandbox_failure.ts";
-import type { SessionStderr } from "./session_stderr.ts";
 
 /**
  * The error of a sandbox session that ended (closed, died, hung or broke the protocol).
@@ -21,17 +19,41 @@ export function sessionEnded(why: string): ToolError {
  * when its stderr names one, else the supervisor's exit code and last line of stderr.
  *
  * @param code The exit code.
- * @param stderr The session's stderr.
+ * @param text The end of the session's stderr.
  * @returns The error, code `tool_error`.
  */
-export function sessionExited(code: number, stderr: SessionStderr): ToolError {
-  const text = stderr.text;
+export function sessionExited(code: number, text: string): ToolError {
   // The launch's own line (session_launch.ts, resource_limits.ts) when `bwrap` is not on PATH.
   if (/^bwrap: bubblewrap \(bwrap\) is not installed$/m.test(text)) {
     return new SandboxMissing("session");
   }
-  const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text }, "session");
+  const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text });
   if (failure !== undefined) return new ToolError("tool_error", failure);
-  const last = text.trim() === "" ? "" : `: ${stderr.lastLine}`;
+  // Its last line, at most 200 characters.
+  const last = text.trim() === "" ? "" : `: ${text.trim().split("\n").at(-1)!.slice(0, 200)}`;
   return sessionEnded(`its supervisor exited (code ${code}${last})`);
+}
+
+/**
+ * Recognizes a run in which bubblewrap itself failed (it could not create its namespaces or
+ * mounts), so that the session fails with the cause instead of passing bubblewrap's error off as
+ * the supervisor's.
+ *
+ * bubblewrap reports its own failures as exit code 1 with a message starting `bwrap: ` on
+ * stderr and nothing on stdout. A command could imitate that, but it would only fail its own
+ * call.
+ *
+ * @param run The exit code, standard output and standard error.
+ * @returns The error message, or `undefined` when the command ran.
+ */
+export function sandboxFailure(
+  run: { readonly exitCode: number; readonly stdout: string; readonly stderr: string },
+): string | undefined {
+  const { exitCode, stdout, stderr } = run;
+  if (exitCode !== 1 || stdout !== "" || !stderr.startsWith("bwrap: ")) return undefined;
+  const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
+  return `The sandbox could not start: bubblewrap failed (${cause}). Nothing was read, ` +
+    "written or run and are never run unconfined instead; check that unprivileged user " +
+    "namespaces are enabled (sysctl kernel.unprivileged_userns_clone=1) or that bwrap is " +
+    "installed setuid";
 }

@@ -1,6 +1,6 @@
 import { ToolError } from "../../core/tool_error.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
-import type { SupervisorRequest } from "./protocol.ts";
+import type { RequestOf, SupervisorRequest } from "./protocol.ts";
 
 /** A use of a session; `release` it when done. */
 export interface SessionLease {
@@ -13,17 +13,12 @@ export interface SessionLease {
   release(): void | Promise<void>;
 }
 
-/** A background command to start in a session. */
-export interface SessionSpawn {
-  /** The command text, run by `bash -c`. */
-  readonly command: string;
-  /** Bash code run first (the resource limits). */
-  readonly prefix: string;
-  /** The working directory inside the sandbox. */
-  readonly cwd: string;
-  /** The whole environment of the command. */
-  readonly env: Record<string, string>;
-}
+/**
+ * A background command to start in a session: its text (run by `bash -c`), the bash code run
+ * first (the resource limits), its working directory inside the sandbox and its whole
+ * environment.
+ */
+export type SessionSpawn = Omit<RequestOf<"spawn">, "op" | "stdio">;
 
 /** Options of {@linkcode spawnInSession}. */
 export interface SessionSpawnOptions {

@@ -22,11 +22,6 @@ export class SessionStderr {
     this.done = this.#read(stream).catch(() => {});
   }
 
-  /** The last line, at most 200 characters (empty when there was none). */
-  get lastLine(): string {
-    return (this.text.trim().split("\n").at(-1) ?? "").slice(0, 200);
-  }
-
   async #read(stream: ReadableStream<Uint8Array>): Promise<void> {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {

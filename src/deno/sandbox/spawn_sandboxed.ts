@@ -116,7 +116,7 @@ export async function spawnSandboxed(
   // The command's own pipes, handed to bubblewrap at its launch (its bytes pass no supervisor),
   // are made while its needs are looked for, as the egress proxy starts (it needs only the
   // hosts): none of the three waits for another.
-  const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots as BwrapMount[]);
+  const path = bwrapSearchPath(bwrapHostPath(command.env.PATH), roots);
   let standIn: ReturnType<typeof stdioStandIn> | undefined;
   let standInFailed: unknown;
   try {
@@ -185,7 +185,7 @@ export async function spawnSandboxed(
   let session: SandboxSession;
   try {
     session = await SandboxSession.start({
-      mounts: { readOnlyRoots: readOnly, writableRoots: roots as BwrapMount[], home: SANDBOX_HOME },
+      mounts: { readOnlyRoots: readOnly, writableRoots: roots, home: SANDBOX_HOME },
       path,
       startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
       proxySocket: proxy?.socket,

@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes } from "@std/assert";
-import { sandboxFailure } from "../../../src/deno/sandbox/sandbox_failure.ts";
+import { sandboxFailure } from "../../../src/deno/sandbox/session_ended.ts";
 
 Deno.test("sandboxFailure() names bubblewrap's own error", () => {
   const message = sandboxFailure({

@@ -105,14 +105,3 @@ export class LiteralFinder {
     return 10;
   }
 }
-
-/**
- * Whether bytes contain a byte sequence (one search: see {@linkcode LiteralFinder} for many).
- *
- * @param data The bytes searched.
- * @param needle The sequence, non-empty.
- * @returns `true` when found.
- */
-export function containsBytes(data: Uint8Array, needle: Uint8Array): boolean {
-  return new LiteralFinder(needle).contains(data);
-}

@@ -1,10 +1,10 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import {
-  containsBytes,
-  LiteralFinder,
-} from "../../../../src/deno/sandbox/supervisor/literal_finder.ts";
+import { LiteralFinder } from "../../../../src/deno/sandbox/supervisor/literal_finder.ts";
 
-Deno.test("containsBytes() finds a sequence anywhere, including at the very end", () => {
+const containsBytes = (data: Uint8Array, needle: Uint8Array) =>
+  new LiteralFinder(needle).contains(data);
+
+Deno.test("LiteralFinder#contains() finds a sequence anywhere, including at the very end", () => {
   const bytes = new TextEncoder().encode("xxabxabc");
   assertEquals(containsBytes(bytes, new TextEncoder().encode("abc")), true);
   assertEquals(containsBytes(bytes, new TextEncoder().encode("abd")), false);
