@@ -53,7 +53,7 @@ export function sandboxFailure(
   if (exitCode !== 1 || stdout !== "" || !stderr.startsWith("bwrap: ")) return undefined;
   const cause = stderr.split("\n", 1)[0].slice("bwrap: ".length).trim();
   return `The sandbox could not start: bubblewrap failed (${cause}). Nothing was read, ` +
-    "written or run and are never run unconfined instead; check that unprivileged user " +
+    "written or run, and nothing runs unconfined instead; check that unprivileged user " +
     "namespaces are enabled (sysctl kernel.unprivileged_userns_clone=1) or that bwrap is " +
     "installed setuid";
 }

@@ -9,6 +9,10 @@ Deno.test("sandboxFailure() names bubblewrap's own error", () => {
   });
   assertStringIncludes(String(message), "could not start");
   assertStringIncludes(String(message), "setting up uid map: Permission denied");
+  assertStringIncludes(
+    String(message),
+    "Nothing was read, written or run, and nothing runs unconfined",
+  );
 });
 
 Deno.test("sandboxFailure() leaves the command's own failures alone", () => {
