@@ -5,8 +5,7 @@ import { quote, toFsToolError } from "./fs_tool_error.ts";
 import { contextRoots, findRoot, type Root, underDeclared, within } from "./allowed_roots.ts";
 import { protectedMatch } from "./protected_match.ts";
 import { checkGitSignatures } from "./git_signature.ts";
-import { lstatSyncOrUndefined } from "./lstat_sync_or_undefined.ts";
-import { realPathOrUndefined } from "./fs_probes.ts";
+import { lstatSyncOrUndefined, realPathOrUndefined } from "./fs_probes.ts";
 
 /** A path a tool may use, after both containment checks. */
 export interface ResolvedPath {
