@@ -1,5 +1,4 @@
-import { truncateMiddle } from "./result_text.ts";
-import type { ToolContent } from "./tool_output.ts";
+import { type ToolContent, truncateMiddle } from "./tool_output.ts";
 
 /** Bounds of a result's content blocks. */
 export interface ContentLimits {

@@ -1,5 +1,5 @@
 import { API_FUNCTION_NAME_PATTERN, toApiFunctionName } from "./api_function_name.ts";
-import { compileZodInput } from "./zod_input.ts";
+import { compileZodInput } from "./parse_arguments.ts";
 import type { InferArgs, InputSchema } from "./input_schema.ts";
 import type { RoutedTool, ToolContext } from "./tool_source.ts";
 

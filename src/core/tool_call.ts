@@ -1,9 +1,8 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
-import { untilStopped } from "./until_stopped.ts";
-import { toResultText } from "./result_text.ts";
+import { untilStopped } from "./deadline_timer.ts";
 import { boundContent, contentText } from "./content_text.ts";
-import { isToolOutput, type ToolContent, type ToolOutput } from "./tool_output.ts";
+import { isToolOutput, type ToolContent, type ToolOutput, toResultText } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
 import {
   auditRoom,

@@ -35,8 +35,16 @@ export type DeferSetting = boolean | {
  * request may use, which `search_tools` and the providers' own tool searches load from.
  */
 export class ToolListing {
+  /**
+   * What calls find, by name: the listed tools, and once the set was rendered for a provider's
+   * own search every tool of the deferred catalog. A call reads it directly, without a lookup.
+   */
+  readonly callable: ReadonlyMap<string, RoutedTool>;
+  /** A deferred set's own `search_tools`: the policy asks nothing about a call to it. */
+  readonly search?: RoutedTool;
   #ordered: RoutedTool[];
   #byName: Map<string, RoutedTool>;
+  #callable: Map<string, RoutedTool>;
   /** Deferred sets: every tool the request may use, which searches load from; else undefined. */
   #deferred?: { tools: readonly RoutedTool[]; byName: Map<string, RoutedTool> };
   #index?: ToolSearchIndex;
@@ -63,7 +71,8 @@ export class ToolListing {
       const catalog = sorted.filter((tool) => tool.name !== SEARCH_TOOLS_NAME);
       const byName = new Map(catalog.map((tool) => [tool.name, tool]));
       this.#deferred = { tools: catalog, byName };
-      this.#ordered = [searchToolsTool(this.#search)];
+      this.search = searchToolsTool(this.#search);
+      this.#ordered = [this.search];
       for (const name of new Set(keep)) {
         const tool = name === READ_RESULT_NAME && options.readResult !== undefined
           ? options.readResult
@@ -72,6 +81,7 @@ export class ToolListing {
       }
     }
     this.#byName = new Map(this.#ordered.map((tool) => [tool.name, tool]));
+    this.callable = this.#callable = new Map(this.#byName);
   }
 
   /** The listed tools in the OpenAI function format (cached until a tool is appended). */
@@ -86,8 +96,7 @@ export class ToolListing {
 
   /** A listed tool, or after a native rendering any tool of the deferred catalog. */
   lookup(name: string): RoutedTool | undefined {
-    return this.#byName.get(name) ??
-      (this.#native ? this.#deferred!.byName.get(name) : undefined);
+    return this.#callable.get(name);
   }
 
   /** A listed tool or one a deferred set's search may find (listed or not). */
@@ -100,15 +109,11 @@ export class ToolListing {
     return this.#byName.has(name);
   }
 
-  /** Whether a name is this deferred set's own `search_tools`. */
-  isSearch(name: string): boolean {
-    return this.#deferred !== undefined && name === SEARCH_TOOLS_NAME;
-  }
-
   /** Lists a tool after the ones listed, leaving earlier renderings as they were. */
   append(tool: RoutedTool): void {
     this.#ordered.push(tool);
     this.#byName.set(tool.name, tool);
+    this.#callable.set(tool.name, tool);
     this.#openai = undefined;
     this.#names = undefined;
   }
@@ -162,9 +167,15 @@ export class ToolListing {
   #nativeSplit(): { listed: RoutedTool[]; rest: RoutedTool[] } | undefined {
     const deferred = this.#deferred;
     if (deferred === undefined) return undefined;
-    this.#native = true;
+    if (!this.#native) {
+      this.#native = true;
+      // A listed tool keeps its name; the rest of the catalog becomes callable.
+      for (const tool of deferred.tools) {
+        if (!this.#callable.has(tool.name)) this.#callable.set(tool.name, tool);
+      }
+    }
     return {
-      listed: this.#ordered.filter((tool) => !this.isSearch(tool.name)),
+      listed: this.#ordered.filter((tool) => tool !== this.search),
       rest: deferred.tools.filter((tool) => !this.#byName.has(tool.name)),
     };
   }

@@ -100,9 +100,9 @@ export class ToolSetCalls {
   call(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
     // The search reveals only tools the request may use, and read_result only results of calls
     // the policy let run, so no policy rule is asked about them.
-    const own = this.list.isSearch(name) ||
-      (this.#results !== undefined && name === READ_RESULT_NAME);
-    const found = this.list.lookup(name);
+    const found = this.list.callable.get(name);
+    const own = found !== undefined &&
+      (found === this.list.search || (this.#results !== undefined && name === READ_RESULT_NAME));
     if (found !== undefined && !own) {
       return this.#policy === undefined
         ? this.#run(found, args, options)

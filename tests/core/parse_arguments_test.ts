@@ -1,5 +1,10 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { parseArguments } from "../../src/core/parse_arguments.ts";
+import { z } from "zod";
+import {
+  compileZodInput,
+  describeParameters,
+  parseArguments,
+} from "../../src/core/parse_arguments.ts";
 import { ToolError } from "../../mod.ts";
 
 function rejects(args: unknown, pattern: RegExp, limits = {}): void {
@@ -85,4 +90,53 @@ Deno.test("parseArguments() applies the size limit to an object the host passes,
   const value = { path: "a.txt", content: "y".repeat(900_000) };
   assertEquals(parseArguments(value), value);
   assertEquals(parseArguments(JSON.stringify(value)), value);
+});
+
+Deno.test("compileZodInput() makes the schema strict and drops $schema from the JSON Schema", () => {
+  const input = compileZodInput(z.object({ a: z.string() }), "t");
+  assertEquals(input.jsonSchema, {
+    type: "object",
+    properties: { a: { type: "string" } },
+    required: ["a"],
+    additionalProperties: false,
+  });
+  assertEquals(input.parse({ a: "x" }, "t"), { a: "x" });
+});
+
+Deno.test("compileZodInput() lists up to five problems with their paths", () => {
+  const input = compileZodInput(
+    z.object({
+      a: z.string(),
+      b: z.string(),
+      c: z.string(),
+      d: z.string(),
+      e: z.string(),
+      f: z.string(),
+    }),
+    "t",
+  );
+  const error = assertThrows(() => input.parse({}, "t"), ToolError);
+  assertEquals(error.code, "invalid_arguments");
+  assertEquals(error.message.includes('"e":') && !error.message.includes('"f":'), true);
+  assertEquals(error.message.includes("and 1 more"), true);
+});
+
+Deno.test("compileZodInput() rejects a schema that is not a zod object", () => {
+  assertThrows(() => compileZodInput(z.array(z.string()), "t"), TypeError, "zod object schema");
+});
+
+Deno.test("describeParameters() names types, enums and required fields", () => {
+  assertEquals(
+    describeParameters({
+      type: "object",
+      properties: {
+        a: { type: "string" },
+        b: { enum: ["x", "y"] },
+        c: { anyOf: [{ type: "number" }, { type: "null" }] },
+      },
+      required: ["a"],
+    }),
+    'Expected parameters: a (string, required), b ("x" | "y"), c (number | null)',
+  );
+  assertEquals(describeParameters({ type: "object" }), "This tool takes no parameters: send {}");
 });

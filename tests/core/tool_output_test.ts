@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
-import { defineTool, isToolOutput, toolOutput, ToolRouter } from "../../mod.ts";
+import { defineTool, isToolOutput, ToolError, toolOutput, ToolRouter } from "../../mod.ts";
+import { toResultText, truncateMiddle } from "../../src/core/tool_output.ts";
 import { z } from "zod";
 
 Deno.test("toolOutput() marks a value so isToolOutput() recognises it, plain objects are not", () => {
@@ -78,4 +79,27 @@ Deno.test("ToolSet#call() gives plain results and errors one text block equal to
   assertEquals((await tools.call("t", {})).content, [{ type: "text", text: '{"a":1}' }]);
   const missing = await tools.call("nope", {});
   assertEquals(missing.content, [{ type: "text", text: missing.text }]);
+});
+
+Deno.test("toResultText() keeps strings, encodes the rest compactly, and maps undefined to empty", () => {
+  assertEquals(toResultText("x"), "x");
+  assertEquals(toResultText({ a: 1, b: [2] }), '{"a":1,"b":[2]}');
+  assertEquals(toResultText(undefined), "");
+  assertEquals(toResultText(false), "false");
+});
+
+Deno.test("toResultText() encodes bigints as strings", () => {
+  assertEquals(toResultText({ n: 10n }), '{"n":"10"}');
+});
+
+Deno.test("toResultText() throws tool_error for cyclic values", () => {
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  assertEquals(assertThrows(() => toResultText(cyclic), ToolError).code, "tool_error");
+});
+
+Deno.test("truncateMiddle() keeps head and tail with a marker saying how much was cut", () => {
+  assertEquals(truncateMiddle("abcdefghij", 4), "ab\n[... 6 characters truncated ...]\nij");
+  assertEquals(truncateMiddle("abc", 3), "abc");
+  assertEquals(truncateMiddle("abcdef", 1), "a\n[... 5 characters truncated ...]\n");
 });

@@ -10,7 +10,7 @@ import { stoppedResult } from "../policy/policy_results.ts";
 import { checkRewrite } from "./_check_rewrite.ts";
 import { asResult, failed, replay } from "./_hook_results.ts";
 import { SeenCall } from "./_seen_call.ts";
-import { untilStopped } from "../until_stopped.ts";
+import { untilStopped } from "../deadline_timer.ts";
 import type { HookAfterCall, ToolHook } from "./tool_hook.ts";
 
 const DEFAULT_HOOK_TIMEOUT_MS = 10_000;

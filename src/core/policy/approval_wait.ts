@@ -1,5 +1,5 @@
 import { ToolError } from "../tool_error.ts";
-import { untilStopped } from "../until_stopped.ts";
+import { untilStopped } from "../deadline_timer.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../policy_types.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
-import { compileZodInput } from "../../../core/zod_input.ts";
+import { compileZodInput } from "../../../core/parse_arguments.ts";
 import { type BashRequest, prepareBashCommand } from "./bash_command.ts";
 import { describeBash } from "./bash_description.ts";
 import { bashSubjects } from "./shell_commands.ts";

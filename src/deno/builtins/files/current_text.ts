@@ -2,7 +2,7 @@ import { ToolError } from "../../../core/tool_error.ts";
 import { concat } from "@std/bytes";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
 import type { FileAccess } from "./file_access.ts";
-import type { ByteSource } from "./read_lines.ts";
+import type { ByteSource } from "./file_access.ts";
 import type { FileIdentity } from "./staged_commit.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 

@@ -1,4 +1,3 @@
-import type { ByteSource } from "./read_lines.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
 /** What the file tools learn of a file (the fields of `Deno.FileInfo` they use). */
@@ -17,6 +16,12 @@ export interface FileStat {
   readonly dev: number;
   /** `null` where the platform has none. */
   readonly ino: number | null;
+}
+
+/** Something to read bytes from, like `Deno.FsFile`. */
+export interface ByteSource {
+  /** Reads into `buffer`; resolves to the number of bytes, or `null` at the end. */
+  read(buffer: Uint8Array): Promise<number | null>;
 }
 
 /** A regular file opened for reading; `close` it (which may throw what went wrong). */

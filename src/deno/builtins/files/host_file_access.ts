@@ -18,7 +18,7 @@ import {
 } from "./file_access.ts";
 import { checkSameFile } from "./staged_commit.ts";
 import { stageFile } from "./staged_file.ts";
-import { lstatSyncOrUndefined } from "../paths/lstat_sync_or_undefined.ts";
+import { lstatSyncOrUndefined } from "../paths/fs_probes.ts";
 
 /**
  * The file access of a context whose bash is not sandboxed: Deno's file API in the host process.

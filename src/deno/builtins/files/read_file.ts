@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
-import { compileZodInput } from "../../../core/zod_input.ts";
+import { compileZodInput } from "../../../core/parse_arguments.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote, toFsToolError } from "../paths/fs_tool_error.ts";
-import type { FileAccess, FileStat } from "./file_access.ts";
-import { type LinesRead, readLines } from "./read_lines.ts";
+import type { ByteSource, FileAccess, FileStat } from "./file_access.ts";
 import { resolveReadPath } from "../paths/workspace_paths.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
 
@@ -131,4 +130,167 @@ function notRegular(info: FileStat, shown: string): ToolError {
     ? "a socket"
     : "not a regular file";
   return new ToolError("tool_error", `Cannot read ${quote(shown)}: it is ${kind}`);
+}
+
+/** Which lines to read, and how much text at most. */
+export interface LineRange {
+  /** The first line, 1-based. */
+  readonly startLine: number;
+  /** The last line, inclusive; `undefined` reads until `maxChars`. */
+  readonly endLine?: number;
+  /** Most characters of content. */
+  readonly maxChars: number;
+  /** Stops reading when it aborts. */
+  readonly signal?: AbortSignal;
+}
+
+/** The lines read. */
+export interface LinesRead {
+  /** The text of the lines, with their own line endings. */
+  content: string;
+  /** The last line returned (`startLine - 1` when nothing was returned). */
+  endLine: number;
+  /** The number of lines of the file, when the whole file was seen. */
+  totalLines?: number;
+  /** Whether `maxChars` cut the content short of the range. */
+  truncated: boolean;
+  /** Whether a NUL byte was seen up to the end of the range: the file is not text. */
+  binary: boolean;
+}
+
+const CHUNK_BYTES = 64 * 1024;
+/** The smallest read buffer, for empty and tiny files. */
+const MIN_BUFFER_BYTES = 1024;
+/** For files of at most this size, the lines after the range are counted. */
+const COUNT_ALL_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads a range of lines from an open file, streaming: it reads only up to the end of the range
+ * (files of at most 4 MiB are scanned to the end to count their lines), so the first lines of a
+ * huge file cost one chunk and memory stays bounded even for a file without line breaks.
+ *
+ * @param file The open file (or another source of its bytes), at offset 0.
+ * @param options The file's `size` in bytes, and the `range`: the lines and the character limit.
+ * @returns The content and what was seen.
+ */
+export async function readLines(
+  file: ByteSource,
+  options: { size: number; range: LineRange },
+): Promise<LinesRead> {
+  const { size, range } = options;
+  const { startLine, endLine = Infinity, maxChars, signal } = range;
+  const countAll = size <= COUNT_ALL_BYTES;
+  const parts: string[] = [];
+  let length = 0;
+  let last = startLine - 1;
+  let current = "";
+  let line = 1;
+  let open = false; // whether the line `line` has text already
+  let truncated = false;
+  let stopped = false;
+  // One await per chunk, not per line: the lines of a chunk are handled in one synchronous loop.
+  const scanned = { bytes: 0 };
+  reading: for await (const batch of segments(file, { size, scanned, signal })) {
+    for (const segment of batch) {
+      if (line > endLine || truncated) {
+        // A file that grew past the counted size while read (a command appending to it) is
+        // not scanned on: it could grow faster than it is read, and the read would never end.
+        if (!countAll || scanned.bytes > COUNT_ALL_BYTES) {
+          stopped = true;
+          break reading;
+        }
+      } else {
+        if (segment.text.includes("\0")) {
+          return { content: "", endLine: startLine - 1, truncated: false, binary: true };
+        }
+        if (line >= startLine) {
+          current += segment.text;
+          if (length + current.length > maxChars) {
+            truncated = true;
+            if (parts.length === 0) { // the first line alone is too long: return its head
+              parts.push(current.slice(0, maxChars));
+              last = line;
+            }
+            current = "";
+          } else if (segment.end) {
+            parts.push(current);
+            length += current.length;
+            current = "";
+            last = line;
+          }
+        }
+      }
+      open = !segment.end;
+      if (segment.end) line++;
+    }
+  }
+  if (current.length > 0) { // the last line, without a line break
+    parts.push(current);
+    last = line;
+  }
+  const read: LinesRead = { content: parts.join(""), endLine: last, truncated, binary: false };
+  if (!stopped) read.totalLines = open ? line : line - 1;
+  return read;
+}
+
+interface Segment {
+  /** Text of one line, or of a part of a very long line. */
+  text: string;
+  /** Whether the text ends the line (with its `\n`). */
+  end: boolean;
+}
+
+/**
+ * The buffer for a file of `size` bytes: the whole file and a byte more (so a file that grew
+ * since it was measured is noticed), at most a chunk. A small file then costs a small
+ * allocation, not a zeroed 64 KiB one per call; a file that grew is still read to its end.
+ */
+function bufferBytes(size: number): number {
+  if (!Number.isSafeInteger(size) || size < 0) return CHUNK_BYTES; // a size nobody measured
+  return Math.min(CHUNK_BYTES, Math.max(MIN_BUFFER_BYTES, size + 1));
+}
+
+/**
+ * The segments of each chunk read, one batch per chunk. A short read that brings the bytes read
+ * to exactly the measured size ends the file, as Node's `readFile` does: the read that would
+ * only confirm the end is skipped (a file that grew is still read on; one read at the measured
+ * size is as of the moment it was measured).
+ */
+async function* segments(
+  file: ByteSource,
+  options: { size: number; scanned: { bytes: number }; signal?: AbortSignal },
+): AsyncGenerator<Segment[]> {
+  const { size, scanned, signal } = options;
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(bufferBytes(size));
+  let pending = "";
+  let total = 0;
+  while (true) {
+    signal?.throwIfAborted();
+    const read = await file.read(buffer);
+    if (read !== null) total += read;
+    scanned.bytes = total;
+    const atEnd = read === null || (read < buffer.length && total === size);
+    const text = pending +
+      (read === null ? decoder.decode() : decoder.decode(buffer.subarray(0, read), {
+        stream: !atEnd,
+      }));
+    const batch: Segment[] = [];
+    let from = 0;
+    for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", from)) {
+      batch.push({ text: text.slice(from, newline + 1), end: true });
+      from = newline + 1;
+    }
+    pending = text.slice(from);
+    if (atEnd) {
+      if (pending.length > 0) batch.push({ text: pending, end: false });
+      yield batch;
+      return;
+    }
+    if (pending.length >= CHUNK_BYTES) {
+      batch.push({ text: pending, end: false });
+      pending = "";
+    }
+    yield batch;
+  }
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
-import { compileZodInput } from "../../../core/zod_input.ts";
+import { compileZodInput } from "../../../core/parse_arguments.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { applyEdits, type ApplyPatchResult } from "./patch_transaction.ts";

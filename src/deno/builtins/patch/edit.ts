@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isToolError, ToolError } from "../../../core/tool_error.ts";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
-import { compileZodInput } from "../../../core/zod_input.ts";
+import { compileZodInput } from "../../../core/parse_arguments.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote } from "../paths/fs_tool_error.ts";
 import type { EditResult } from "./file_edit.ts";

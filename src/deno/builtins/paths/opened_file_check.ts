@@ -1,11 +1,9 @@
 import { dirname, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
-import { within } from "./allowed_roots.ts";
+import { contextRoots, within } from "./allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote } from "./fs_tool_error.ts";
-import { outsideError } from "./path_errors.ts";
-import { contextRoots } from "./context_roots.ts";
-import { type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
+import { outsideError, type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
 
 /**
  * Checks that a file opened for reading is the file its path leads to inside the allowed roots,

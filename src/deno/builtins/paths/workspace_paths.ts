@@ -1,14 +1,11 @@
-import { isAbsolute, join, normalize, relative } from "@std/path";
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
-import { realTargetSync } from "./real_path.ts";
-import { findRoot, type Root, underDeclared, within } from "./allowed_roots.ts";
-import { contextRoots } from "./context_roots.ts";
+import { contextRoots, findRoot, type Root, underDeclared, within } from "./allowed_roots.ts";
 import { protectedMatch } from "./protected_match.ts";
 import { checkGitSignatures } from "./git_signature.ts";
-import { checkPathInput, outsideError, protectedError, readOnlyError } from "./path_errors.ts";
-import { realPathOrUndefined } from "./fs_probes.ts";
+import { lstatSyncOrUndefined, realPathOrUndefined } from "./fs_probes.ts";
 
 /** A path a tool may use, after both containment checks. */
 export interface ResolvedPath {
@@ -202,6 +199,46 @@ function realOf(
   }
 }
 
+const MAX_LINKS = 40;
+
+/**
+ * Returns where a path really leads: symlinks resolved, also for a path that does not exist yet
+ * (its nearest existing parent is resolved and the rest appended) and for a dangling symlink
+ * (its target is followed as the operating system would when creating the file).
+ *
+ * Deno's permission check does not follow symlinks, so containment must be checked on this path.
+ * Throws what `Deno.realPath`, `Deno.lstat` or `Deno.readLink` throw, other than `NotFound`,
+ * and a `Deno.errors.FilesystemLoop` for more than 40 links.
+ *
+ * Synchronous: the path checks make a few metadata calls per tool call, and an asynchronous one
+ * costs a thread hop of several times its work (none of them opens a file, so a FIFO cannot
+ * block them).
+ *
+ * @param path An absolute, normalized path.
+ * @returns The absolute real path.
+ */
+export function realTargetSync(path: string): string {
+  return follow(path, 0);
+}
+
+function follow(path: string, links: number): string {
+  if (links > MAX_LINKS) throw new Deno.errors.FilesystemLoop("Too many levels of symbolic links");
+  try {
+    return Deno.realPathSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  const info = lstatSyncOrUndefined(path);
+  if (info?.isSymlink) {
+    // A dangling link: creating the path would create the link's target.
+    const target = Deno.readLinkSync(path);
+    return follow(resolve(dirname(path), target), links + 1);
+  }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  return join(follow(parent, links), basename(path));
+}
+
 /**
  * Refuses a workspace-relative path under a protected path, ignoring case. A protected name
  * without a slash (the default `.git`) is protected at any depth, like a `.gitignore` pattern, so
@@ -226,4 +263,83 @@ function displayOf(workspace: Root, lexical: string): string {
 function below(base: string, path: string): string {
   if (path === base) return ".";
   return path.slice(base === "/" ? 1 : base.length + 1);
+}
+
+/**
+ * Checks a path argument: a non-empty string without NUL bytes, not starting with `~`. Throws a
+ * `ToolError` (`invalid_arguments`) otherwise.
+ *
+ * @param path The argument.
+ * @returns The path.
+ */
+export function checkPathInput(path: unknown): string {
+  if (typeof path !== "string" || path.length === 0) {
+    throw new ToolError(
+      "invalid_arguments",
+      '"path" must be a non-empty string, such as "src/main.ts"',
+    );
+  }
+  if (path.includes("\0")) {
+    throw new ToolError("invalid_arguments", '"path" must not contain NUL bytes');
+  }
+  if (path.startsWith("~")) {
+    throw new ToolError(
+      "invalid_arguments",
+      `Path ${
+        quote(path)
+      } starts with "~", which is not expanded: give a path relative to the workspace`,
+    );
+  }
+  return path;
+}
+
+/**
+ * The error for a path outside the allowed roots; it never names where a symlink leads.
+ *
+ * @param what What was refused: reads, writes, or running commands in a directory.
+ * @param options Whether the path leaves only after following symlinks (`viaLink`), and the context (`ctx`), to say whether read-only roots exist.
+ * @returns The `permission_denied` error.
+ */
+export function outsideError(
+  shown: string,
+  what: "reads" | "writes" | "commands",
+  options: { viaLink?: boolean; ctx?: ResolvedContext } = {},
+): ToolError {
+  const { viaLink = false, ctx } = options;
+  const allowed = what === "reads" && (ctx?.readOnlyRoots.length ?? 0) > 0
+    ? "the workspace and the read-only roots"
+    : "the workspace";
+  return new ToolError(
+    "permission_denied",
+    `Path ${quote(shown)} ${
+      viaLink ? "resolves (through a symbolic link) " : "is "
+    }outside allowed roots: ${what} are allowed only inside ${allowed}; give a path relative to the workspace`,
+  );
+}
+
+/**
+ * The error for a write to a read-only root.
+ *
+ * @returns The `permission_denied` error.
+ */
+export function readOnlyError(shown: string): ToolError {
+  return new ToolError(
+    "permission_denied",
+    `Path ${quote(shown)} is read-only: writes are allowed only inside the workspace`,
+  );
+}
+
+/**
+ * The error for a write to a protected path.
+ *
+ * @param protectedPath The protected path it falls under.
+ * @returns The `permission_denied` error.
+ */
+export function protectedError(shown: string, protectedPath: string): ToolError {
+  return new ToolError(
+    "permission_denied",
+    `Path ${quote(shown)} is read-only: ${
+      quote(protectedPath)
+    } is protected from writes in this workspace`,
+  );
 }

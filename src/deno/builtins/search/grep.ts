@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RoutedTool, ToolContext } from "../../../core/tool_source.ts";
-import { compileZodInput } from "../../../core/zod_input.ts";
+import { compileZodInput } from "../../../core/parse_arguments.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileFileFilter } from "./glob_pattern.ts";
 import {

@@ -1,5 +1,5 @@
 import { assertEquals } from "@std/assert";
-import { truncateMiddle } from "../../../../src/core/result_text.ts";
+import { truncateMiddle } from "../../../../src/core/tool_output.ts";
 import {
   BoundedOutput,
   drainInto,

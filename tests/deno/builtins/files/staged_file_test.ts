@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "@std/assert";
 import { stageFile, tempPathFor } from "../../../../src/deno/builtins/files/staged_file.ts";
-import { lstatSyncOrUndefined } from "../../../../src/deno/builtins/paths/lstat_sync_or_undefined.ts";
+import { lstatSyncOrUndefined } from "../../../../src/deno/builtins/paths/fs_probes.ts";
 
 Deno.test("stageFile() writes a hidden temporary file next to the target with the given mode", async () => {
   const dir = await Deno.makeTempDir();

@@ -1,7 +1,17 @@
-import { assert, assertEquals, assertRejects, assertStringIncludes } from "@std/assert";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStringIncludes,
+  assertThrows,
+} from "@std/assert";
 import { isToolError, ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
+  checkPathInput,
+  outsideError,
+  protectedError,
+  realTargetSync,
   resolveDirectory,
   resolveReadPath,
   resolveWritePath,
@@ -177,4 +187,48 @@ Deno.test("resolveReadPath() reads a backslash as a separator, for traversal too
   const ctx = resolveBuiltinContext(f.context);
   assertEquals((await resolveReadPath(ctx, ".\\sub\\..\\hello.txt")).display, "hello.txt");
   await denied(resolveReadPath(ctx, "..\\outside\\secret.txt"), "outside allowed roots");
+});
+
+Deno.test("checkPathInput() rejects what could be misread as another path", () => {
+  assertEquals(checkPathInput("src/a.ts"), "src/a.ts");
+  for (const bad of ["", "a\0", "~/.ssh/id_rsa", null]) {
+    assertEquals(assertThrows(() => checkPathInput(bad), ToolError).code, "invalid_arguments");
+  }
+});
+
+Deno.test("the containment errors quote the given path only, shortened when huge", () => {
+  const ctx = resolveBuiltinContext({ workspace: "/ws", readOnlyRoots: ["/ro"] });
+  const viaLink = outsideError("docs", "reads", { viaLink: true, ctx });
+  assertEquals(viaLink.code, "permission_denied");
+  assertStringIncludes(viaLink.message, "through a symbolic link");
+  assertStringIncludes(viaLink.message, "read-only roots");
+  const huge = outsideError("x".repeat(10_000), "writes");
+  assertEquals(huge.message.length < 500, true);
+  assertStringIncludes(protectedError(".git/x", ".git").message, "read-only");
+});
+
+Deno.test("realTargetSync() resolves new paths, chained and dangling symlinks to where they lead", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${base}/real`);
+    await Deno.symlink(`${base}/real`, `${base}/link`);
+    await Deno.symlink("link", `${base}/chain`);
+    await Deno.symlink(`${base}/real/future/file.txt`, `${base}/dangling`);
+    assertEquals(realTargetSync(`${base}/chain/new/deep.txt`), `${base}/real/new/deep.txt`);
+    assertEquals(realTargetSync(`${base}/dangling`), `${base}/real/future/file.txt`);
+    assertEquals(realTargetSync(`${base}/nothing/here`), `${base}/nothing/here`);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("realTargetSync() fails on a symlink loop instead of spinning", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.symlink(`${base}/b`, `${base}/a`);
+    await Deno.symlink(`${base}/a`, `${base}/b`);
+    assertThrows(() => realTargetSync(`${base}/a/x`));
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
 });

@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { join } from "@std/path";
-import { lstatSyncOrUndefined } from "../../../../src/deno/builtins/paths/lstat_sync_or_undefined.ts";
+import { lstatSyncOrUndefined } from "../../../../src/deno/builtins/paths/fs_probes.ts";
 
 Deno.test("lstatSyncOrUndefined() describes a link itself, and gives undefined for a missing path", async () => {
   const dir = await Deno.makeTempDir({ prefix: "toolroute_lstat_" });

@@ -1,7 +1,8 @@
 // A file that keeps growing while it is read (a background command of the model's appending to
 // it): a file measured small is scanned to its end to count its lines, and that end must come.
 import { assert, assertEquals } from "@std/assert";
-import { type ByteSource, readLines } from "../../../../src/deno/builtins/files/read_lines.ts";
+import type { ByteSource } from "../../../../src/deno/builtins/files/file_access.ts";
+import { readLines } from "../../../../src/deno/builtins/files/read_file.ts";
 
 /** A file measured at `size` bytes that grows without end: line after line of "a\n". */
 function endless(): ByteSource & { bytes: number; reads: number } {
