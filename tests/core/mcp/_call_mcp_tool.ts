@@ -1,5 +1,5 @@
 import { contentText } from "../../../src/core/content_text.ts";
-import { truncateMiddle } from "../../../src/core/result_text.ts";
+import { truncateMiddle } from "../../../src/core/tool_output.ts";
 import { ToolError } from "../../../src/core/tool_error.ts";
 import type { ToolContext } from "../../../src/core/tool_source.ts";
 import {
