@@ -1,7 +1,7 @@
 import { upstreamRateLimit } from "./upstream_rate_limit.ts";
 import { ToolError } from "../tool_error.ts";
 import { boundContent, contentText } from "../content_text.ts";
-import { type ToolContent, type ToolOutput, toolOutput, truncateMiddle } from "../tool_output.ts";
+import { type ToolContent, type ToolOutput, toolOutput } from "../tool_output.ts";
 import type { ToolContext } from "../tool_source.ts";
 import type { CallToolResult, Client, McpTool } from "./mcp_sdk_types.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";

@@ -32,7 +32,7 @@ Deno.test("bash under bwrap fails clearly when bubblewrap is missing, never runn
       const result = await bash.call(args);
       assertEquals(result.code, "tool_error", args.action);
       assertStringIncludes(result.text, "bubblewrap (bwrap) is not installed");
-      assertStringIncludes(result.text, "never run unconfined");
+      assertStringIncludes(result.text, "nothing runs unconfined");
     }
   });
   assertEquals(await Deno.lstat(`${fx.workspace}/ran.txt`).then(() => true, () => false), false);
@@ -55,7 +55,7 @@ Deno.test("bash under bwrap fails clearly when bubblewrap cannot create its name
       assertEquals(result.code, "tool_error", args.action);
       assertStringIncludes(result.text, "could not start");
       assertStringIncludes(result.text, "No permissions to create new namespace");
-      assertStringIncludes(result.text, "never run unconfined");
+      assertStringIncludes(result.text, "nothing runs unconfined");
     }
   });
   // The session really ran the fake (the attack path), and nothing ran unconfined.
