@@ -32,7 +32,7 @@ Deno.test("bash under bwrap fails clearly when bubblewrap is missing, never runn
       const result = await bash.call(args);
       assertEquals(result.code, "tool_error", args.action);
       assertStringIncludes(result.text, "bubblewrap (bwrap) is not installed");
-      assertStringIncludes(result.text, "nothing runs unconfined");
+      assertStringIncludes(result.text, "never run unconfined");
     }
   });
   assertEquals(await Deno.lstat(`${fx.workspace}/ran.txt`).then(() => true, () => false), false);
