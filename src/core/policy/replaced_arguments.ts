@@ -70,7 +70,8 @@ function schemaProblems(
       : Array.isArray(property.type)
       ? property.type.filter((type): type is string => typeof type === "string")
       : [];
-    const known = types.filter((type) => JSON_TYPES[type] !== undefined);
+    // Own names only: an inherited member (`hasOwnProperty`, `valueOf`) is no JSON type.
+    const known = types.filter((type) => Object.hasOwn(JSON_TYPES, type));
     if (known.length > 0 && !known.some((type) => JSON_TYPES[type](value))) {
       problems.push(`"${key}" must be ${known.join(" or ")}`);
     }

@@ -47,7 +47,8 @@ export async function runCli(args: readonly string[], io: CliIo = DENO_IO): Prom
       io.out("toolroute 0.1.0");
       return 0;
     }
-    const spec = SPECS[command];
+    // Own names only: an inherited member (`constructor`, `toString`) is no command.
+    const spec = Object.hasOwn(SPECS, command) ? SPECS[command] : undefined;
     if (spec === undefined) {
       throw new UsageError(
         `Unknown command "${command}"; use serve, tools, call, flags, lock, init or grants (see "toolroute --help")`,
