@@ -16,8 +16,10 @@ import { createGrepTool } from "./search/grep.ts";
 // The bash tool, its per-context background processes, and the strict start-up check.
 import { createBashTool } from "./bash/bash.ts";
 import { ProcessTable } from "./bash/process_table.ts";
-import { fileAccessFor } from "./file_access_for.ts";
-import { searchAccessFor } from "./search_access_for.ts";
+import { hostFileAccess } from "./files/host_file_access.ts";
+import { sessionFileAccess } from "./sandbox/session_file_access.ts";
+import { hostSearchAccess } from "./search/host_search_access.ts";
+import { sessionSearchAccess } from "./sandbox/session_search_access.ts";
 import { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
 import { assertNoExcess } from "./permissions/check_permissions.ts";
 import { assertRealRootNotBroad } from "./broad_root.ts";
@@ -226,12 +228,18 @@ function principalOf(request: BuiltinRequest): string | undefined {
 }
 
 function makeFileTool(name: string, ctx: ResolvedContext, sessions: SandboxSessions): RoutedTool {
-  const files = fileAccessFor(ctx, sessions);
+  // The tools reach the files inside the context's sandbox session exactly when bash runs
+  // sandboxed (only then can a command of the model race the path checks, and only then is
+  // bubblewrap known to be wanted and allowed), on the host otherwise.
+  const sandboxed = ctx.bash !== false && ctx.bash.sandbox === "bwrap";
+  if (name === "glob" || name === "grep") {
+    const search = sandboxed ? sessionSearchAccess(ctx, sessions) : hostSearchAccess();
+    return name === "glob" ? createGlobTool(ctx, search) : createGrepTool(ctx, search);
+  }
+  const files = sandboxed ? sessionFileAccess(ctx, sessions) : hostFileAccess(ctx);
   if (name === "read_file") return createReadFileTool(ctx, files);
   if (name === "write_file") return createWriteFileTool(ctx, files);
   if (name === "edit") return createEditTool(ctx, files);
-  if (name === "glob") return createGlobTool(ctx, searchAccessFor(ctx, sessions));
-  if (name === "grep") return createGrepTool(ctx, searchAccessFor(ctx, sessions));
   return createApplyPatchTool(ctx, files);
 }
 

@@ -101,7 +101,7 @@ export function keptPermissions(before: FileStat | undefined): number | undefine
  * that narrow symlink races) or inside the context's sandbox session when bash is sandboxed (a
  * background command of the model could race any check on the host, so every access happens
  * where a swapped symlink can only lead to what a sandboxed command could reach anyway). Chosen
- * once per context (see `fileAccessFor`); a tool never branches on the sandbox itself.
+ * per context in `builtin_tools.ts`; a tool never branches on the sandbox itself.
  *
  * Paths are checked paths (`ResolvedPath.real` or paths next to them). Failures are `Deno.errors`
  * (messages never name a path) or `ToolError`s; callers turn them into tool errors.

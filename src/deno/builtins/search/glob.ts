@@ -47,7 +47,7 @@ export interface GlobResult {
  * `bwrap` when bash is sandboxed: the listing then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
- * @param access How the context's searches reach the files (see `searchAccessFor`).
+ * @param access How the context's searches reach the files (chosen in `builtin_tools.ts`).
  */
 export function createGlobTool(ctx: ResolvedContext, access: SearchAccess): RoutedTool {
   return Object.freeze({

@@ -67,7 +67,7 @@ export interface GrepResult {
  * `bwrap` when bash is sandboxed: the search then runs in the context's sandbox session).
  *
  * @tags allow-read, allow-run
- * @param access How the context's searches reach the files (see `searchAccessFor`).
+ * @param access How the context's searches reach the files (chosen in `builtin_tools.ts`).
  */
 export function createGrepTool(ctx: ResolvedContext, access: SearchAccess): RoutedTool {
   return Object.freeze({

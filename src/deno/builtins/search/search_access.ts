@@ -39,7 +39,7 @@ export type OnFile = (
  * How the searches reach the files of a root: on the host, or inside the context's sandbox
  * session when bash is sandboxed (a sandboxed command could swap a folder for a symbolic link
  * while the host walks; inside, the link leads only to what that command could read anyway).
- * Chosen once per context (see `searchAccessFor`); the tools never branch on the sandbox.
+ * Chosen per context in `builtin_tools.ts`; the tools never branch on the sandbox.
  */
 export interface SearchAccess {
   /**
