@@ -164,7 +164,7 @@ async function runBash(
   const action = args.action ?? "exec";
   switch (action) {
     case "exec": {
-      const invocation = await prepareBashCommand(ctx, request(args, false));
+      const invocation = prepareBashCommand(ctx, request(args, false));
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
@@ -190,7 +190,7 @@ async function runBash(
       }
     }
     case "start": {
-      const invocation = await prepareBashCommand(ctx, request(args, true));
+      const invocation = prepareBashCommand(ctx, request(args, true));
       if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation.command, invocation));
       }

@@ -24,14 +24,11 @@ export interface BashRequest {
  * @param request The command, directory and mode.
  * @returns How to spawn it.
  */
-export async function prepareBashCommand(
-  ctx: ResolvedContext,
-  request: BashRequest,
-): Promise<BashInvocation> {
+export function prepareBashCommand(ctx: ResolvedContext, request: BashRequest): BashInvocation {
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
   const sandboxed = ctx.bash.sandbox === "bwrap";
   const env = bashEnvironment(sandboxed ? ["bash", "bwrap"] : ["bash"], ctx.bash.env);
-  const directory = await resolveDirectory(ctx, request.cwd);
+  const directory = resolveDirectory(ctx, request.cwd);
   if (directory.root !== ctx.workspace) {
     throw new ToolError(
       "permission_denied",

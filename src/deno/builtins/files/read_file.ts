@@ -73,7 +73,7 @@ async function readFile(
       `"endLine" (${args.endLine}) must not be less than "startLine" (${startLine})`,
     );
   }
-  const target = await resolveReadPath(ctx, args.path);
+  const target = resolveReadPath(ctx, args.path);
   const operation = { access: "read", shown: args.path, root: target.root } as const;
   try {
     const range = {

@@ -68,7 +68,7 @@ async function writeFile(
   args: WriteFileArgs,
 ): Promise<WriteFileResult> {
   const mode = args.mode ?? "overwrite";
-  const target = await resolveWritePath(ctx, args.path);
+  const target = resolveWritePath(ctx, args.path);
   const operation = { access: "write", shown: args.path, root: target.root } as const;
   const added = new TextEncoder().encode(args.content);
   try {

@@ -52,7 +52,7 @@ export async function applyEdits(
   const { edits, signal } = options;
   const targets = new Map<string, PatchTarget>();
   const target = async (shown: string): Promise<PatchTarget> => {
-    const path = await resolveWritePath(ctx, shown);
+    const path = resolveWritePath(ctx, shown);
     let found = targets.get(path.real);
     if (found === undefined) {
       const disk = await readCurrent(files, path, { shown });

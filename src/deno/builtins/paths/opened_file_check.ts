@@ -3,7 +3,7 @@ import { ToolError } from "../../../core/tool_error.ts";
 import { contextRoots, within } from "./allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote } from "./fs_tool_error.ts";
-import { outsideError, type ResolvedPath, resolveReadPathSync } from "./workspace_paths.ts";
+import { outsideError, type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";
 
 /**
  * Checks that a file opened for reading is the file its path leads to inside the allowed roots,
@@ -52,7 +52,7 @@ export function checkPathStillLeadsTo(
 ): void {
   const { target, shown } = path;
   checkNoSymlinkBelow(target, shown);
-  const again = resolveReadPathSync(ctx, shown);
+  const again = resolveReadPath(ctx, shown);
   const now = Deno.statSync(again.real);
   if (opened.dev !== now.dev || opened.ino !== now.ino) throw swapped(shown);
 }

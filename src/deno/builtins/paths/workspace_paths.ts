@@ -24,22 +24,13 @@ export interface ResolvedPath {
  * Resolves a path the model gave for reading: inside the workspace or a read-only root, both
  * as written and after following symlinks. Throws a `ToolError`: `invalid_arguments` for an
  * empty path, a NUL byte or `~`; `permission_denied` (`outside allowed roots`) otherwise.
+ * Synchronous, as every path check here: its few metadata calls take microseconds, an
+ * asynchronous one waits for the event loop far longer.
  *
  * @param path The path as the model gave it, relative to the workspace or absolute.
  * @returns The checked path.
  */
-export function resolveReadPath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  return Promise.try(() => resolveReadPathSync(ctx, path));
-}
-
-/**
- * {@linkcode resolveReadPath}, synchronously (its few metadata calls take microseconds each; the
- * opened-file check repeats it).
- *
- * @param path The path as the model gave it, relative to the workspace or absolute.
- * @returns The checked path.
- */
-export function resolveReadPathSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
+export function resolveReadPath(ctx: ResolvedContext, path: unknown): ResolvedPath {
   return resolveInRoots(ctx, checkPathInput(path), true);
 }
 
@@ -52,11 +43,7 @@ export function resolveReadPathSync(ctx: ResolvedContext, path: unknown): Resolv
  * @param path The path as the model gave it.
  * @returns The checked path.
  */
-export function resolveWritePath(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  return Promise.try(() => resolveWriteSync(ctx, path));
-}
-
-function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
+export function resolveWritePath(ctx: ResolvedContext, path: unknown): ResolvedPath {
   const shown = checkPathInput(path);
   const { workspace, readOnly: roots } = contextRoots(ctx);
   const lexical = lexicalPath(ctx, shown);
@@ -123,13 +110,7 @@ function resolveWriteSync(ctx: ResolvedContext, path: unknown): ResolvedPath {
  * @param path The directory as the model gave it, or `undefined`.
  * @returns The checked directory.
  */
-export function resolveDirectory(ctx: ResolvedContext, path: unknown): Promise<ResolvedPath> {
-  return Promise.try(() => resolveDirectorySync(ctx, path));
-}
-
-// Synchronous, as the path checks before it: between a command's process spawns an asynchronous
-// stat waits for the event loop far longer than the stat takes.
-function resolveDirectorySync(ctx: ResolvedContext, path: unknown): ResolvedPath {
+export function resolveDirectory(ctx: ResolvedContext, path: unknown): ResolvedPath {
   const shown = path === undefined || path === "" ? "." : checkPathInput(path);
   const resolved = resolveInRoots(ctx, shown, false);
   let info: Deno.FileInfo;

@@ -37,7 +37,7 @@ export async function resolveSearchTarget(
   options: { folderOnly?: boolean } = {},
 ): Promise<SearchTarget> {
   const shown = path === undefined || path === "" ? "." : path;
-  const target = await resolveReadPath(ctx, shown);
+  const target = resolveReadPath(ctx, shown);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(target.real);

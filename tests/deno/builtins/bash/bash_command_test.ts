@@ -1,4 +1,4 @@
-import { assert, assertEquals, assertRejects } from "@std/assert";
+import { assert, assertEquals, assertRejects, assertThrows } from "@std/assert";
 import { ToolError } from "../../../../src/core/tool_error.ts";
 import { prepareBashCommand } from "../../../../src/deno/builtins/bash/bash_command.ts";
 import { sandboxMounts } from "../../../../src/deno/builtins/sandbox/sandbox_mounts.ts";
@@ -12,7 +12,7 @@ const run = (command: string) => ({ command, background: false });
 Deno.test("prepareBashCommand() throws a TypeError when bash is off", async () => {
   await using fx = await bashFixture();
   const ctx = resolveBuiltinContext({ workspace: fx.workspace });
-  await assertRejects(
+  assertThrows(
     () => prepareBashCommand(ctx, run("true")),
     TypeError,
     "Cannot run a command: bash is off in this context",
@@ -26,7 +26,7 @@ Deno.test("prepareBashCommand() runs in the real workspace with only the context
     workspace: `${fx.root}/link`,
     bash: { sandbox: "none", env: ["PATH", "TOOLROUTE_TEST_UNSET_VARIABLE"] },
   });
-  const invocation = await prepareBashCommand(ctx, run("echo hi"));
+  const invocation = prepareBashCommand(ctx, run("echo hi"));
   assertEquals(invocation.program, "bash");
   assertEquals(invocation.sandboxed, false);
   assertEquals(invocation.cwd, `${fx.root}/link`);
@@ -50,7 +50,7 @@ Deno.test("prepareBashCommand() resolves cwd inside the workspace and refuses di
     readOnlyRoots: [fx.readOnly],
     bash: { sandbox: "none" },
   });
-  const sub = await prepareBashCommand(ctx, { ...run("pwd"), cwd: "sub" });
+  const sub = prepareBashCommand(ctx, { ...run("pwd"), cwd: "sub" });
   assertEquals(sub.cwd, `${fx.workspace}/sub`);
   const cases: [string, string][] = [
     ["../outside", "permission_denied"],
@@ -60,7 +60,7 @@ Deno.test("prepareBashCommand() resolves cwd inside the workspace and refuses di
     ["missing", "tool_error"],
   ];
   for (const [cwd, code] of cases) {
-    const error = await assertRejects(
+    const error = assertThrows(
       () => prepareBashCommand(ctx, { ...run("pwd"), cwd }),
       ToolError,
     );
@@ -72,7 +72,7 @@ Deno.test("prepareBashCommand() resolves cwd inside the workspace and refuses di
 Deno.test("prepareBashCommand() under bwrap gives the command to the session: its text, directory and environment", async () => {
   await using fx = await bashFixture();
   const ctx = resolveBuiltinContext({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
-  const invocation = await prepareBashCommand(ctx, { command: "make", background: true });
+  const invocation = prepareBashCommand(ctx, { command: "make", background: true });
   assertEquals(invocation.sandboxed, true);
   assertEquals(invocation.inside?.command, "make");
   assertEquals(invocation.inside?.cwd, fx.workspace);
@@ -84,12 +84,12 @@ Deno.test({
   // With bubblewrap absent the refusal names that instead (tests/deno/cli/bwrap_missing_test.ts).
   ignore: skipWithoutBwrap(),
   permissions: { read: true, run: ["bash"], env: true },
-  async fn() {
+  fn() {
     const ctx = resolveBuiltinContext({
       workspace: "/tmp/toolroute-ws",
       bash: { sandbox: "bwrap" },
     });
-    const error = await assertRejects(() => prepareBashCommand(ctx, run("true")), ToolError);
+    const error = assertThrows(() => prepareBashCommand(ctx, run("true")), ToolError);
     assertEquals(error.code, "permission_denied");
     assertEquals(
       error.message,

@@ -9,14 +9,14 @@ import { makeFixture } from "../_fixture.ts";
 Deno.test("readCurrent() returns the text with its mode and identity, or undefined when absent", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  const hello = await readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "hello.txt"), {
+  const hello = await readCurrent(hostFileAccess(ctx), resolveWritePath(ctx, "hello.txt"), {
     shown: "hello.txt",
   });
   const info = await Deno.stat(`${f.workspace}/hello.txt`);
   assertEquals(hello?.text, "hello\nworld\n");
   assertEquals(hello?.identity, { dev: info.dev, ino: info.ino });
   assertEquals(
-    await readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "new.txt"), {
+    await readCurrent(hostFileAccess(ctx), resolveWritePath(ctx, "new.txt"), {
       shown: "new.txt",
     }),
     undefined,
@@ -39,8 +39,7 @@ Deno.test("readCurrent() refuses directories and binary files", async () => {
     "not a regular file",
   );
   await assertRejects(
-    async () =>
-      readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "bin"), { shown: "bin" }),
+    () => readCurrent(hostFileAccess(ctx), resolveWritePath(ctx, "bin"), { shown: "bin" }),
     ToolError,
     "not a text file",
   );
@@ -55,8 +54,8 @@ Deno.test("readCurrent() refuses a file over the edit limit without reading it i
   }
   const before = Deno.memoryUsage().rss;
   await assertRejects(
-    async () =>
-      readCurrent(hostFileAccess(ctx), await resolveWritePath(ctx, "huge.log"), {
+    () =>
+      readCurrent(hostFileAccess(ctx), resolveWritePath(ctx, "huge.log"), {
         shown: "huge.log",
       }),
     ToolError,

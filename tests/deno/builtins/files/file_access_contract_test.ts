@@ -148,7 +148,7 @@ async function putPreconditions(files: FileAccess, ctx: ResolvedContext, f: Fixt
   const ws = f.workspace;
   const data = new TextEncoder().encode("new\n");
   const put = async (name: string, expect: PutExpectation, mode?: number) => {
-    const result = await files.put(await resolveWritePath(ctx, name), data, {
+    const result = await files.put(resolveWritePath(ctx, name), data, {
       shown: name,
       expect,
       mode,
@@ -172,7 +172,7 @@ async function putPreconditions(files: FileAccess, ctx: ResolvedContext, f: Fixt
   await Deno.writeTextFile(`${ws}/given.sh`, "old\n");
   await Deno.chmod(`${ws}/given.sh`, 0o755);
   // Checked while absent, then a symlink to an outside file swapped in before the put.
-  const swapped = await resolveWritePath(ctx, "swapped.txt");
+  const swapped = resolveWritePath(ctx, "swapped.txt");
   await Deno.symlink(`${f.outside}/secret.txt`, `${ws}/swapped.txt`);
   const results = [
     await put("dir", "file-or-absent"),

@@ -22,7 +22,7 @@ Deno.test("putFile() creates missing parents after put found one missing, and sa
     ...files,
     put: (target, data, options) => (puts.push(target.display), files.put(target, data, options)),
   };
-  const target = await resolveWritePath(ctx, "a/b/c.txt");
+  const target = resolveWritePath(ctx, "a/b/c.txt");
   const data = new TextEncoder().encode("c\n");
   assertEquals(await putFile(counted, target, { data, shown: "a/b/c.txt", expect: "absent" }), {
     written: true,
@@ -49,7 +49,7 @@ Deno.test("putFile() removes the parents it created when the put then refuses or
       put: () => ++calls === 1 ? Promise.reject(new Deno.errors.NotFound("missing")) : second(),
     };
   };
-  const target = await resolveWritePath(ctx, "new/deep/x.txt");
+  const target = resolveWritePath(ctx, "new/deep/x.txt");
   const refused = secondPut(() =>
     files.lstat(f.workspace).then((dir) => ({ written: false, before: dir }))
   );

@@ -17,13 +17,13 @@ Deno.test("commit() restores the files it already replaced when a later file fai
   const ctx = resolveBuiltinContext(f.context);
   await Deno.writeTextFile(`${f.workspace}/first.txt`, "first\n");
   await Deno.writeTextFile(`${f.workspace}/second.txt`, "second\n");
-  const target = async (path: string, onDisk: string | null, content: string | null) =>
-    ({ path: await resolveWritePath(ctx, path), onDisk, content }) as Target;
+  const target = (path: string, onDisk: string | null, content: string | null) =>
+    ({ path: resolveWritePath(ctx, path), onDisk, content }) as Target;
   const targets = [
-    await target("first.txt", "first\n", "FIRST\n"),
-    await target("new/dir/third.txt", null, "third\n"),
-    await target("second.txt", "second\n", null),
-    await target("late.txt", null, "late\n"),
+    target("first.txt", "first\n", "FIRST\n"),
+    target("new/dir/third.txt", null, "third\n"),
+    target("second.txt", "second\n", null),
+    target("late.txt", null, "late\n"),
   ];
   // A directory appears where the last new file goes: its rename fails after the first three
   // operations are already in place, so all of them must be undone.
@@ -41,7 +41,7 @@ Deno.test("commit() restores the files it already replaced when a later file fai
 Deno.test("commit() changes nothing when the signal aborts before the first rename", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  const path = await resolveWritePath(ctx, "hello.txt");
+  const path = resolveWritePath(ctx, "hello.txt");
   const controller = new AbortController();
   controller.abort();
   await assertRejects(() =>

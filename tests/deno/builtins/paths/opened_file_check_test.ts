@@ -34,7 +34,7 @@ Deno.test({
   name: "checkOpenedFileSync() refuses a file opened after its directory was swapped for a symlink",
   permissions: { read: [workspace], write: [workspace] },
   async fn() {
-    const target = await resolveReadPath(ctx, "d/f.txt"); // checked while `d` is real
+    const target = resolveReadPath(ctx, "d/f.txt"); // checked while `d` is real
     await swap(); // `d` now leads outside
     try {
       using file = await Deno.open(target.real);
@@ -53,7 +53,7 @@ Deno.test({
   name: "checkOpenedFileSync() accepts the checked file and returns its information",
   permissions: { read: [workspace] },
   async fn() {
-    const target = await resolveReadPath(ctx, "d/f.txt");
+    const target = resolveReadPath(ctx, "d/f.txt");
     using file = await Deno.open(target.real);
     const info = checkOpenedFileSync(ctx, file, { target, shown: "d/f.txt" });
     assertEquals(info?.size, 7);
@@ -64,7 +64,7 @@ Deno.test({
   name: "checkStagedFile() refuses a temporary file created through a swapped symlink",
   permissions: { read: [workspace], write: [workspace] },
   async fn() {
-    const target = await resolveWritePath(ctx, "d/new.txt");
+    const target = resolveWritePath(ctx, "d/new.txt");
     await swap();
     const temp = `${workspace}/d/.new.txt.test.tmp`;
     try {
@@ -86,7 +86,7 @@ Deno.test("checkOpenedFileSync() walks a path whose first name starts with two d
   await Deno.mkdir(`${workspace}/..d`);
   await Deno.writeTextFile(`${workspace}/..d/f.txt`, "inside\n");
   await Deno.symlink(outside, `${workspace}/..lnk`);
-  const target = await resolveReadPath(ctx, "..d/f.txt");
+  const target = resolveReadPath(ctx, "..d/f.txt");
   await Deno.rename(`${workspace}/..d`, `${workspace}/..tmp`);
   await Deno.rename(`${workspace}/..lnk`, `${workspace}/..d`);
   try {
@@ -107,7 +107,7 @@ Deno.test({
     "checkPathStillLeadsTo() refuses, after reading, a path whose directory became a symlink or whose file was replaced",
   permissions: { read: [workspace], write: [workspace] },
   async fn() {
-    const target = await resolveReadPath(ctx, "d/f.txt");
+    const target = resolveReadPath(ctx, "d/f.txt");
     using file = await Deno.open(target.real);
     const opened = checkOpenedFileSync(ctx, file, { target, shown: "d/f.txt" })!;
     checkPathStillLeadsTo(ctx, opened, { target, shown: "d/f.txt" }); // nothing changed: accepted

@@ -1,10 +1,4 @@
-import {
-  assert,
-  assertEquals,
-  assertRejects,
-  assertStringIncludes,
-  assertThrows,
-} from "@std/assert";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "@std/assert";
 import { isToolError, ToolError } from "@toolroute/toolroute";
 import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
@@ -19,12 +13,12 @@ import {
 import { within } from "../../../../src/deno/builtins/paths/allowed_roots.ts";
 import { makeFixture } from "../_fixture.ts";
 
-async function denied(
-  promise: Promise<unknown>,
+function denied(
+  resolve: () => unknown,
   words: string,
   hidden?: string,
-): Promise<ToolError> {
-  const error = await assertRejects(() => promise);
+): ToolError {
+  const error = assertThrows(resolve);
   assert(isToolError(error), `expected a ToolError, got ${error}`);
   assertEquals(error.code, "permission_denied", error.message);
   assertStringIncludes(error.message, words);
@@ -43,34 +37,34 @@ Deno.test("within() compares whole path components, not string prefixes", () => 
 Deno.test("resolveReadPath() accepts workspace paths and read-only roots", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  const hello = await resolveReadPath(ctx, "hello.txt");
+  const hello = resolveReadPath(ctx, "hello.txt");
   assertEquals(hello.display, "hello.txt");
   assertEquals(hello.real, await Deno.realPath(`${f.workspace}/hello.txt`));
-  assertEquals((await resolveReadPath(ctx, "./sub/../hello.txt")).display, "hello.txt");
-  assertEquals((await resolveReadPath(ctx, `${f.workspace}/hello.txt`)).display, "hello.txt");
-  assertEquals((await resolveReadPath(ctx, f.workspace)).display, ".");
-  assertEquals((await resolveReadPath(ctx, `${f.workspace}/sub/`)).display, "sub");
-  assertEquals((await resolveReadPath(ctx, "sub//./")).display, "sub");
-  const ro = await resolveReadPath(ctx, `${f.readOnly}/ro.txt`);
+  assertEquals(resolveReadPath(ctx, "./sub/../hello.txt").display, "hello.txt");
+  assertEquals(resolveReadPath(ctx, `${f.workspace}/hello.txt`).display, "hello.txt");
+  assertEquals(resolveReadPath(ctx, f.workspace).display, ".");
+  assertEquals(resolveReadPath(ctx, `${f.workspace}/sub/`).display, "sub");
+  assertEquals(resolveReadPath(ctx, "sub//./").display, "sub");
+  const ro = resolveReadPath(ctx, `${f.readOnly}/ro.txt`);
   assertEquals(ro.root, f.readOnly);
 });
 
 Deno.test("resolveReadPath() refuses .. traversal, absolute paths outside and the sibling prefix", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  await denied(resolveReadPath(ctx, "../outside/secret.txt"), "outside allowed roots");
-  await denied(resolveReadPath(ctx, "sub/../../outside/secret.txt"), "outside allowed roots");
-  await denied(resolveReadPath(ctx, `${f.outside}/secret.txt`), "outside allowed roots");
-  await denied(resolveReadPath(ctx, `${f.sibling}/secret.txt`), "outside allowed roots");
-  await denied(resolveReadPath(ctx, "../ws_evil/secret.txt"), "outside allowed roots");
-  await denied(resolveReadPath(ctx, "/etc/passwd"), "outside allowed roots");
+  denied(() => resolveReadPath(ctx, "../outside/secret.txt"), "outside allowed roots");
+  denied(() => resolveReadPath(ctx, "sub/../../outside/secret.txt"), "outside allowed roots");
+  denied(() => resolveReadPath(ctx, `${f.outside}/secret.txt`), "outside allowed roots");
+  denied(() => resolveReadPath(ctx, `${f.sibling}/secret.txt`), "outside allowed roots");
+  denied(() => resolveReadPath(ctx, "../ws_evil/secret.txt"), "outside allowed roots");
+  denied(() => resolveReadPath(ctx, "/etc/passwd"), "outside allowed roots");
 });
 
 Deno.test("resolveReadPath() rejects empty paths, NUL bytes and ~ as invalid arguments", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
   for (const path of ["", "a\0b", "~/x", "~root/.ssh/id_rsa", 42]) {
-    const error = await assertRejects(() => resolveReadPath(ctx, path), ToolError);
+    const error = assertThrows(() => resolveReadPath(ctx, path), ToolError);
     assertEquals(error.code, "invalid_arguments", String(path));
   }
 });
@@ -83,26 +77,26 @@ Deno.test("resolveReadPath() follows symlinks: inside is fine, outside is refuse
   await Deno.symlink(f.outside, `${f.workspace}/dir_out`);
   await Deno.symlink("link_out.txt", `${f.workspace}/chain.txt`);
   await Deno.symlink(`${f.outside}/missing.txt`, `${f.workspace}/dangling_out`);
-  assertEquals((await resolveReadPath(ctx, "link_in.txt")).display, "link_in.txt");
-  await denied(resolveReadPath(ctx, "link_out.txt"), "symbolic link", f.outside);
-  await denied(resolveReadPath(ctx, "dir_out/secret.txt"), "outside allowed roots", f.outside);
-  await denied(resolveReadPath(ctx, "chain.txt"), "outside allowed roots", f.outside);
-  await denied(resolveReadPath(ctx, "dangling_out"), "outside allowed roots", f.outside);
+  assertEquals(resolveReadPath(ctx, "link_in.txt").display, "link_in.txt");
+  denied(() => resolveReadPath(ctx, "link_out.txt"), "symbolic link", f.outside);
+  denied(() => resolveReadPath(ctx, "dir_out/secret.txt"), "outside allowed roots", f.outside);
+  denied(() => resolveReadPath(ctx, "chain.txt"), "outside allowed roots", f.outside);
+  denied(() => resolveReadPath(ctx, "dangling_out"), "outside allowed roots", f.outside);
 });
 
 Deno.test("resolveWritePath() refuses read-only roots, outside paths and links out", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  await denied(resolveWritePath(ctx, `${f.readOnly}/ro.txt`), "read-only");
-  await denied(resolveWritePath(ctx, `${f.readOnly}/new.txt`), "read-only");
-  await denied(resolveWritePath(ctx, "../x"), "outside allowed roots");
-  await denied(resolveWritePath(ctx, `${f.sibling}/new.txt`), "outside allowed roots");
+  denied(() => resolveWritePath(ctx, `${f.readOnly}/ro.txt`), "read-only");
+  denied(() => resolveWritePath(ctx, `${f.readOnly}/new.txt`), "read-only");
+  denied(() => resolveWritePath(ctx, "../x"), "outside allowed roots");
+  denied(() => resolveWritePath(ctx, `${f.sibling}/new.txt`), "outside allowed roots");
   await Deno.symlink(f.outside, `${f.workspace}/dir_out`);
-  await denied(resolveWritePath(ctx, "dir_out/new/deep.txt"), "outside allowed roots", f.outside);
+  denied(() => resolveWritePath(ctx, "dir_out/new/deep.txt"), "outside allowed roots", f.outside);
   await Deno.symlink(`${f.outside}/created.txt`, `${f.workspace}/dangling_out`);
-  await denied(resolveWritePath(ctx, "dangling_out"), "outside allowed roots", f.outside);
+  denied(() => resolveWritePath(ctx, "dangling_out"), "outside allowed roots", f.outside);
   await Deno.symlink(`${f.readOnly}/ro.txt`, `${f.workspace}/to_ro`);
-  await denied(resolveWritePath(ctx, "to_ro"), "read-only");
+  denied(() => resolveWritePath(ctx, "to_ro"), "read-only");
 });
 
 Deno.test("resolveWritePath() refuses a read-only root inside the workspace", async () => {
@@ -112,20 +106,20 @@ Deno.test("resolveWritePath() refuses a read-only root inside the workspace", as
     workspace: f.workspace,
     readOnlyRoots: [`${f.workspace}/vendor`],
   });
-  await denied(resolveWritePath(ctx, "vendor/lib.js"), "read-only");
+  denied(() => resolveWritePath(ctx, "vendor/lib.js"), "read-only");
   await Deno.symlink("vendor", `${f.workspace}/v`);
-  await denied(resolveWritePath(ctx, "v/lib.js"), "read-only");
-  assertEquals((await resolveReadPath(ctx, "vendor/../hello.txt")).display, "hello.txt");
+  denied(() => resolveWritePath(ctx, "v/lib.js"), "read-only");
+  assertEquals(resolveReadPath(ctx, "vendor/../hello.txt").display, "hello.txt");
   const around = resolveBuiltinContext({ workspace: f.workspace, readOnlyRoots: [f.base] });
-  assertEquals((await resolveWritePath(around, "new.txt")).display, "new.txt");
-  await denied(resolveWritePath(around, `${f.outside}/x`), "read-only");
+  assertEquals(resolveWritePath(around, "new.txt").display, "new.txt");
+  denied(() => resolveWritePath(around, `${f.outside}/x`), "read-only");
 });
 
 Deno.test("resolveWritePath() follows a dangling symlink inside the workspace to its target", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
   await Deno.symlink("new/target.txt", `${f.workspace}/dangling_in`);
-  const resolved = await resolveWritePath(ctx, "dangling_in");
+  const resolved = resolveWritePath(ctx, "dangling_in");
   assertEquals(resolved.real, `${await Deno.realPath(f.workspace)}/new/target.txt`);
 });
 
@@ -133,17 +127,17 @@ Deno.test("resolveWritePath() refuses protected paths, also through case, .. and
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
   await Deno.mkdir(`${f.workspace}/.git/hooks`, { recursive: true });
-  await denied(resolveWritePath(ctx, ".git/hooks/pre-commit"), "read-only");
-  await denied(resolveWritePath(ctx, ".git"), "read-only");
-  await denied(resolveWritePath(ctx, "src/../.git/config"), "read-only");
-  await denied(resolveWritePath(ctx, ".GIT/hooks/pre-commit"), "read-only");
-  await denied(resolveWritePath(ctx, ".git./hooks/pre-commit"), "read-only");
-  await denied(resolveWritePath(ctx, ".git /hooks/pre-commit"), "read-only");
-  await denied(resolveWritePath(ctx, `${f.workspace}/.git/hooks/pre-commit`), "read-only");
+  denied(() => resolveWritePath(ctx, ".git/hooks/pre-commit"), "read-only");
+  denied(() => resolveWritePath(ctx, ".git"), "read-only");
+  denied(() => resolveWritePath(ctx, "src/../.git/config"), "read-only");
+  denied(() => resolveWritePath(ctx, ".GIT/hooks/pre-commit"), "read-only");
+  denied(() => resolveWritePath(ctx, ".git./hooks/pre-commit"), "read-only");
+  denied(() => resolveWritePath(ctx, ".git /hooks/pre-commit"), "read-only");
+  denied(() => resolveWritePath(ctx, `${f.workspace}/.git/hooks/pre-commit`), "read-only");
   await Deno.symlink(".git/hooks", `${f.workspace}/hooks`);
-  await denied(resolveWritePath(ctx, "hooks/pre-commit"), "read-only");
+  denied(() => resolveWritePath(ctx, "hooks/pre-commit"), "read-only");
   assertEquals(
-    (await resolveWritePath(ctx, ".github/workflows/ci.yml")).display,
+    resolveWritePath(ctx, ".github/workflows/ci.yml").display,
     ".github/workflows/ci.yml",
   );
 });
@@ -152,10 +146,10 @@ Deno.test("the path checks use real paths, so a workspace reached through a syml
   await using f = await makeFixture();
   await Deno.symlink(f.workspace, `${f.base}/ws_link`);
   const ctx = resolveBuiltinContext({ workspace: `${f.base}/ws_link` });
-  assertEquals((await resolveReadPath(ctx, "hello.txt")).display, "hello.txt");
-  assertEquals((await resolveWritePath(ctx, `${f.workspace}/new.txt`)).display, "new.txt");
-  await denied(
-    resolveReadPath(ctx, `${f.base}/ws_link/../outside/secret.txt`),
+  assertEquals(resolveReadPath(ctx, "hello.txt").display, "hello.txt");
+  assertEquals(resolveWritePath(ctx, `${f.workspace}/new.txt`).display, "new.txt");
+  denied(
+    () => resolveReadPath(ctx, `${f.base}/ws_link/../outside/secret.txt`),
     "outside allowed roots",
   );
 });
@@ -163,21 +157,21 @@ Deno.test("the path checks use real paths, so a workspace reached through a syml
 Deno.test("resolveDirectory() gives the workspace by default and refuses files and outside directories", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  assertEquals((await resolveDirectory(ctx, undefined)).real, await Deno.realPath(f.workspace));
+  assertEquals(resolveDirectory(ctx, undefined).real, await Deno.realPath(f.workspace));
   await Deno.mkdir(`${f.workspace}/sub`);
-  assertEquals((await resolveDirectory(ctx, "sub")).display, "sub");
-  const file = await assertRejects(() => resolveDirectory(ctx, "hello.txt"), ToolError);
+  assertEquals(resolveDirectory(ctx, "sub").display, "sub");
+  const file = assertThrows(() => resolveDirectory(ctx, "hello.txt"), ToolError);
   assertStringIncludes(file.message, "not a directory");
   await Deno.symlink(f.outside, `${f.workspace}/out`);
-  await denied(resolveDirectory(ctx, "out"), "outside allowed roots", f.outside);
-  await denied(resolveDirectory(ctx, f.sibling), "outside allowed roots");
-  await denied(resolveDirectory(ctx, f.readOnly), "commands are allowed only inside the workspace");
+  denied(() => resolveDirectory(ctx, "out"), "outside allowed roots", f.outside);
+  denied(() => resolveDirectory(ctx, f.sibling), "outside allowed roots");
+  denied(() => resolveDirectory(ctx, f.readOnly), "commands are allowed only inside the workspace");
 });
 
 Deno.test("a missing workspace is a clear tool error", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ workspace: `${f.base}/nope` });
-  const error = await assertRejects(() => resolveReadPath(ctx, "a.txt"), ToolError);
+  const error = assertThrows(() => resolveReadPath(ctx, "a.txt"), ToolError);
   assertEquals(error.code, "tool_error");
   assertStringIncludes(error.message, "does not exist");
 });
@@ -185,8 +179,8 @@ Deno.test("a missing workspace is a clear tool error", async () => {
 Deno.test("resolveReadPath() reads a backslash as a separator, for traversal too", async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext(f.context);
-  assertEquals((await resolveReadPath(ctx, ".\\sub\\..\\hello.txt")).display, "hello.txt");
-  await denied(resolveReadPath(ctx, "..\\outside\\secret.txt"), "outside allowed roots");
+  assertEquals(resolveReadPath(ctx, ".\\sub\\..\\hello.txt").display, "hello.txt");
+  denied(() => resolveReadPath(ctx, "..\\outside\\secret.txt"), "outside allowed roots");
 });
 
 Deno.test("checkPathInput() rejects what could be misread as another path", () => {

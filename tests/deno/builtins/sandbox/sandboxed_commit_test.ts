@@ -89,8 +89,8 @@ Deno.test(
     const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
     await Deno.mkdir(`${f.workspace}/d`);
     await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
-    const write = await resolveWritePath(ctx, "d/new.txt");
-    const append = await resolveWritePath(ctx, "d/secret.txt");
+    const write = resolveWritePath(ctx, "d/new.txt");
+    const append = resolveWritePath(ctx, "d/secret.txt");
     // The swap the race would make, done deterministically between the check and the use.
     await Deno.rename(`${f.workspace}/d`, `${f.workspace}/d.away`);
     await Deno.symlink(f.outside, `${f.workspace}/d`);
@@ -113,7 +113,7 @@ Deno.test("commitInSandbox() refuses to replace a file that is no longer the one
 }, async () => {
   await using f = await makeFixture();
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
-  const path = await resolveWritePath(ctx, "hello.txt");
+  const path = resolveWritePath(ctx, "hello.txt");
   const info = await Deno.lstat(`${f.workspace}/hello.txt`);
   // Replaced by another file (created first, so that it cannot reuse the inode).
   await Deno.writeTextFile(`${f.workspace}/other.txt`, "another file\n");
@@ -170,7 +170,7 @@ Deno.test(
         options,
       ) => (ops.push(String(header.op)), request(header, body, options));
       await commit(files, [{
-        path: await resolveWritePath(ctx, "hello.txt"),
+        path: resolveWritePath(ctx, "hello.txt"),
         onDisk: "",
         content: "put\n",
       }]);
@@ -178,7 +178,7 @@ Deno.test(
       assertEquals(await Deno.readTextFile(`${f.workspace}/hello.txt`), "put\n");
       // A directory where the file goes: the rename fails, the temporary file is removed.
       await Deno.mkdir(`${f.workspace}/dir`);
-      const dir = await resolveWritePath(ctx, "dir");
+      const dir = resolveWritePath(ctx, "dir");
       await assertRejects(() => commit(files, [{ path: dir, onDisk: null, content: "x" }]));
       assertEquals(await listing(f.workspace), ["dir", "hello.txt"]);
       assertEquals(await listing(`${f.workspace}/dir`), []);

@@ -73,7 +73,7 @@ Deno.test(
     const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP });
     await Deno.mkdir(`${f.workspace}/d`);
     await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
-    const path = await resolveReadPath(ctx, "d/secret.txt");
+    const path = resolveReadPath(ctx, "d/secret.txt");
     // The session runs before the swap, as it would in the race (a slow start under load is not
     // what this test is about: it once made the open fail with the start's ToolError instead).
     const sessions = new SandboxSessions({ startTimeoutMs: 60_000 });
@@ -105,7 +105,7 @@ Deno.test("the session's open refuses a FIFO without opening it (it would block)
   const ctx = resolveBuiltinContext({ ...f.context, ...BWRAP, commandTimeoutMs: 2000 });
   const made = await new Deno.Command("mkfifo", { args: [`${f.workspace}/pipe`] }).output();
   assert(made.success);
-  const path = await resolveReadPath(ctx, "pipe");
+  const path = resolveReadPath(ctx, "pipe");
   const sessions = new SandboxSessions();
   try {
     const started = performance.now();
@@ -132,7 +132,7 @@ Deno.test(
       // --allow-all (Deno guards /proc), and this test is about the session's protocol.
       const path = shown.startsWith("/proc/")
         ? { real: shown, display: shown, root: "/proc" }
-        : await resolveReadPath(ctx, shown);
+        : resolveReadPath(ctx, shown);
       const { file } = await files.open(path, shown);
       if (file === undefined) throw new Error(`"${shown}" did not open as a file`);
       const parts: number[] = [];
