@@ -297,7 +297,7 @@ function request(args: BashArgs, background: boolean): BashRequest {
  * measured.
  */
 async function sessionStarted(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
-  (sessions.leaseNow(ctx) ?? await sessions.acquire(ctx)).release();
+  (await sessions.acquire(ctx)).release();
 }
 
 /** Spawns on the host (`sandbox: "none"`), turning a missing bash into a clear `tool_error`. */

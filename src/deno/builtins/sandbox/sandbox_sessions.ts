@@ -95,17 +95,14 @@ export class SandboxSessions {
    * @returns The lease.
    */
   async acquire(ctx: ResolvedContext, options: AcquireOptions = {}): Promise<SessionLease> {
+    // A use the running session fits as it is takes it before any wait.
+    const now = this.leaseNow(ctx, options);
+    if (now !== undefined) return now;
     if (this.#closed) {
       throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
     }
     if (ctx.bash === false) throw new TypeError("Cannot start a sandbox session: bash is off");
     const key = this.#keyOf(ctx);
-    if (options.reading === true) {
-      const running = this.#entries.get(key);
-      if (running !== undefined && !running.session.ended) return this.#lease(key, running);
-    }
-    // `sandboxMounts` tries the synchronous way first; the calls that fit the running session
-    // as it is take `leaseNow` and never come here.
     const mounts = await sandboxMounts(ctx);
     // Again after the wait: a close() meanwhile did not see this start, and would return while
     // it still ran (its sandbox closed only once started, after close() had returned).
@@ -136,7 +133,7 @@ export class SandboxSessions {
    * {@linkcode acquire} without a wait, for a use that the context's running session fits as it
    * is (a read; or mounts, computed again here, equal to the session's): the same checks, and
    * the same errors thrown (a workspace too large to walk). `undefined` when a session must be
-   * started, replaced or waited for, or an error reported: then call `acquire`.
+   * started, replaced or waited for, or an error reported (`acquire` does that).
    *
    * Requires `allow-read` permission for the roots.
    *

@@ -41,7 +41,7 @@ export async function execInSession(
   const { sessions, command, limits } = run;
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");
   if (limits.signal.aborted) throw abortedError();
-  const lease = sessions.leaseNow(ctx) ?? await sessions.acquire(ctx);
+  const lease = await sessions.acquire(ctx);
   const session = lease.session;
   // A stream's collector and decoder are made on its first output (`true` prints nothing).
   const streams: { 1?: StreamText; 2?: StreamText } = {};

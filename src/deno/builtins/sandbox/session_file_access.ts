@@ -39,9 +39,7 @@ const WRITING = Object.freeze({ reading: false });
 export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
   // Reads take the running session as it is; writes check its mounts first (`acquire`).
   const call = async <R extends SupervisorRequest>(header: R, body?: Uint8Array) => {
-    const options = READING.has(header.op) ? READ_ONLY : WRITING;
-    // `?.`: a stand-in for the sessions (tests give one) may offer `acquire` alone.
-    const lease = sessions.leaseNow?.(ctx, options) ?? await sessions.acquire(ctx, options);
+    const lease = await sessions.acquire(ctx, READING.has(header.op) ? READ_ONLY : WRITING);
     try {
       return await ask(ctx, lease.session, header, body);
     } finally {
@@ -62,7 +60,7 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
       }
     },
     async open(path: ResolvedPath): Promise<{ info: FileStat; file?: OpenedFile }> {
-      const lease = sessions.leaseNow?.(ctx, READ_ONLY) ?? await sessions.acquire(ctx, READ_ONLY);
+      const lease = await sessions.acquire(ctx, READ_ONLY);
       try {
         const answer = await ask(ctx, lease.session, {
           op: "open",

@@ -175,9 +175,8 @@ async function ask(
   ) => string | void,
 ): Promise<{ stop: string | undefined; ok: OkOf<"list" | "grep"> }> {
   budget.check();
-  // A search only reads: the running session serves it without a mounts check (`?.`: a
-  // stand-in for the sessions may offer `acquire` alone).
-  const lease = sessions.leaseNow?.(ctx, READ_ONLY) ?? await sessions.acquire(ctx, READ_ONLY);
+  // A search only reads: the running session serves it without a mounts check.
+  const lease = await sessions.acquire(ctx, READ_ONLY);
   try {
     budget.check(); // starting the session may have taken a while
   } catch (error) {
