@@ -1,20 +1,13 @@
 import type { SearchBudget } from "./search_budget.ts";
-import type { TreeView } from "./walk_tree.ts";
+import type { TreeView, WalkOptions } from "./walk_tree.ts";
 
 /** The largest file `grep` reads (16 MiB); larger files are skipped. */
 export const MAX_SEARCH_BYTES = 16 * 1024 * 1024;
 
-/** What {@linkcode SearchAccess.list} lists. */
-export interface ListRequest {
-  /** The folder to list, relative to the root ("" for the root). */
-  readonly start: string;
-  /** Whether the `.gitignore` files are wanted. */
-  readonly gitignore: boolean;
-  /** The deepest level below `start` to list. */
-  readonly maxDepth?: number;
+/** What {@linkcode SearchAccess.list} lists: what the walk will visit, and a name filter. */
+export interface ListRequest extends Omit<WalkOptions, "only"> {
   /** Files whose name does not match this `*`-and-literals pattern may be left out. */
   readonly name?: string;
-  readonly budget: SearchBudget;
 }
 
 /** What {@linkcode SearchAccess.read} reads. */
