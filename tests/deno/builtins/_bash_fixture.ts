@@ -56,9 +56,7 @@ export function bashUnderTest(
 ): BashUnderTest {
   const ctx = resolveBuiltinContext(context);
   const processes = new ProcessTable(ctx);
-  const sessions = ctx.bash !== false && ctx.bash.sandbox === "bwrap"
-    ? new SandboxSessions()
-    : undefined;
+  const sessions = new SandboxSessions();
   const tool = createBashTool(ctx, processes, { sessions });
   const call = (args: Record<string, unknown>, signal?: AbortSignal) =>
     callTool(
@@ -76,7 +74,7 @@ export function bashUnderTest(
     },
     async [Symbol.asyncDispose]() {
       await processes.close();
-      await sessions?.close();
+      await sessions.close();
     },
   };
 }

@@ -8,7 +8,7 @@ import { SandboxSessions } from "../../../src/deno/builtins/sandbox/sandbox_sess
 
 const [workspace, sandbox, command, mode] = Deno.args;
 const ctx = resolveBuiltinContext({ workspace, bash: { sandbox: sandbox as "bwrap" | "none" } });
-const sessions = sandbox === "bwrap" ? new SandboxSessions() : undefined;
+const sessions = new SandboxSessions();
 const tool = createBashTool(ctx, new ProcessTable(ctx), { sessions });
 const signal = new AbortController().signal;
 if (mode === "exit-during-exec") {

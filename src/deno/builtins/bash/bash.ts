@@ -37,11 +37,8 @@ const input = compileZodInput(schema, "bash");
 
 /** Options of {@linkcode createBashTool}. */
 export interface BashToolOptions {
-  /**
-   * The sandbox sessions that sandboxed commands (`exec` and `start`) run in; required with
-   * `sandbox: "bwrap"`.
-   */
-  readonly sessions?: SandboxSessions;
+  /** The sandbox sessions that sandboxed commands (`exec` and `start`) run in. */
+  readonly sessions: SandboxSessions;
 }
 
 /**
@@ -60,21 +57,16 @@ export interface BashToolOptions {
  * @tags allow-run, allow-env, allow-read
  * @param ctx The resolved context; its `bash` must not be `false`.
  * @param processes The background processes of this context.
- * @param options The sandbox sessions (required when sandboxed).
+ * @param options The sandbox sessions.
  */
 export function createBashTool(
   ctx: ResolvedContext,
   processes: ProcessTable,
-  options: BashToolOptions = {},
+  { sessions }: BashToolOptions,
 ): RoutedTool {
   if (ctx.bash === false) {
     throw new TypeError("Cannot create the bash tool: bash is off in this context");
   }
-  if (ctx.bash.sandbox === "bwrap" && options.sessions === undefined) {
-    throw new TypeError("Cannot create a sandboxed bash tool without its sandbox sessions");
-  }
-  // Only a sandboxed command uses them, and a sandboxed context has them (checked above).
-  const sessions = options.sessions as SandboxSessions;
   return Object.freeze({
     name: "bash",
     description: describeBash(ctx),

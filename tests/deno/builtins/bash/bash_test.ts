@@ -2,6 +2,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes, assertThrows }
 import { createBashTool } from "../../../../src/deno/builtins/bash/bash.ts";
 import { resolveBuiltinContext } from "../../../../src/deno/builtins/builtin_context.ts";
 import { ProcessTable } from "../../../../src/deno/builtins/bash/process_table.ts";
+import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { bashFixture, bashUnderTest, leftovers, uniqueSleep } from "../_bash_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
@@ -224,15 +225,14 @@ Deno.test("bash caps a model's timeoutMs at the context's commandTimeoutMs", asy
   assertEquals(result.timedOut, true);
 });
 
-Deno.test("createBashTool() throws a TypeError when bash is off in the context, or sandboxed without its sessions", () => {
+Deno.test("createBashTool() throws a TypeError when bash is off in the context", () => {
   const ctx = resolveBuiltinContext({ workspace: "/tmp/toolroute-ws" });
-  assertThrows(() => createBashTool(ctx, new ProcessTable(ctx)), TypeError, "bash is off");
-  // Sandboxed without the sessions it runs in, it is never made (it would have nowhere to run).
-  const sandboxed = resolveBuiltinContext({
-    workspace: "/tmp/toolroute-ws",
-    bash: { sandbox: "bwrap" },
-  });
-  assertThrows(() => createBashTool(sandboxed, new ProcessTable(sandboxed)), TypeError, "sessions");
+  const sessions = new SandboxSessions();
+  assertThrows(
+    () => createBashTool(ctx, new ProcessTable(ctx), { sessions }),
+    TypeError,
+    "bash is off",
+  );
 });
 
 Deno.test({
