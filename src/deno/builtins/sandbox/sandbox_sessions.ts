@@ -13,6 +13,8 @@ import { NetworkProxy } from "../../sandbox/network_proxy.ts";
 export interface SandboxSessionsOptions {
   /** Close a session unused for this long, in milliseconds; default 120000 (2 minutes). */
   readonly idleMs?: number;
+  /** How long a supervisor may take to start; default 10000 ms. */
+  readonly startTimeoutMs?: number;
   /**
    * The user these sessions act for. It is part of every session's key, so a session never
    * serves two principals, whatever their contexts; `builtinTools` keeps one instance per user.
@@ -68,14 +70,16 @@ export class SandboxSessions {
   // being stopped. close() ends and waits for each, not only those in `#entries`.
   #live = new Set<SandboxSession>();
   #idleMs: number;
+  #startTimeoutMs: number;
   #principal: string | undefined;
   #closed = false;
 
   /**
-   * @param options Idle time and principal.
+   * @param options Idle time and start deadline.
    */
   constructor(options: SandboxSessionsOptions = {}) {
     this.#idleMs = options.idleMs ?? SESSION_IDLE_MS;
+    this.#startTimeoutMs = options.startTimeoutMs ?? 10_000;
     this.#principal = options.principal;
     if (!Number.isInteger(this.#idleMs) || this.#idleMs < 0) {
       throw new RangeError(
@@ -206,7 +210,7 @@ export class SandboxSessions {
       session = await SandboxSession.start({
         mounts,
         path,
-        startTimeoutMs: 10_000,
+        startTimeoutMs: this.#startTimeoutMs,
         proxySocket: proxy?.socket,
         tmpfsBytes: limits === undefined ? undefined : limits.tmpMiB * 1024 * 1024,
         wrap: limits === undefined ? undefined : withResourceLimits(limits),

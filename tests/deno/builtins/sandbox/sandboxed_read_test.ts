@@ -74,8 +74,9 @@ Deno.test(
     await Deno.mkdir(`${f.workspace}/d`);
     await Deno.writeTextFile(`${f.workspace}/d/secret.txt`, "inside\n");
     const path = resolveReadPath(ctx, "d/secret.txt");
-    // The session runs before the swap, as it would in the race.
-    const sessions = new SandboxSessions();
+    // The session runs before the swap, as it would in the race (a slow start under load is not
+    // what this test is about: it once made the open fail with the start's ToolError instead).
+    const sessions = new SandboxSessions({ startTimeoutMs: 60_000 });
     const access = sessionFileAccess(ctx, sessions);
     try {
       assert((await access.stat(`${f.workspace}/d/secret.txt`)).isFile);
