@@ -11,7 +11,7 @@ import type {
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
 import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
-import { verdictRefused } from "./era_verdicts.ts";
+import { refusedAsUnsupported } from "./era_verdicts.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
 import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
@@ -281,21 +281,16 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#era = opened.era;
       this.#protocol = client.getNegotiatedProtocolVersion();
       const ready = client;
-      if (reopen) {
-        if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
-        this.client = ready;
-        this.#fromVerdict = ready;
-        return ready;
-      }
-      if (opened.era === "modern") {
+      if (!reopen && opened.era === "modern") {
         this.#listening = await listenForListChanges(ready, {
           settings: this.#s,
           onEnd: () => this.#lost(ready),
         });
       }
-      const tools = await this.listOf(ready);
+      const tools = reopen ? undefined : await this.listOf(ready);
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.client = ready;
+      if (tools === undefined) return this.#fromVerdict = ready;
       this.keep(tools);
       this.#state = "ready";
       this.#failed = undefined;
@@ -332,7 +327,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * Drops the client when a request on it was not delivered (see `CallingConnection`): a session
    * the server forgot, a request that never reached the server, or one refused unrun on a client
    * built from the era verdict (no round trip) because the verdict no longer fits (see
-   * `verdictRefused`; the verdict is then forgotten). The next attempt may start at once, after a
+   * `refusedAsUnsupported`; the verdict is then forgotten). The next attempt may start at once, after a
    * request that never reached the server only after the first backoff delay.
    *
    * @param client The client the request went on.
@@ -341,7 +336,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    */
   undelivered(client: Client, error: unknown): Promise<void> | undefined {
     const stale = !(error instanceof SessionExpiredError) && client === this.#fromVerdict &&
-      verdictRefused(error);
+      refusedAsUnsupported(error);
     if (stale) this.#s.eras?.forget(eraKey(this.#s));
     const expired = stale || error instanceof SessionExpiredError;
     if (!expired && !(error instanceof RequestNotDeliveredError)) return undefined;

@@ -18,12 +18,10 @@ import {
   type ProtocolEra,
   SdkError,
   SdkErrorCode,
-  SdkHttpError,
-  SseError,
   type Transport,
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
-import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
+import { type EraKey, type EraVerdicts, refusedAsUnsupported } from "./era_verdicts.ts";
 import { surfaceTaskAnswers } from "./task_answers.ts";
 import {
   isStdioConfig,
@@ -164,13 +162,7 @@ export async function openMcpClient(
       const client = await initialise(settings, transport, { prior, routes });
       return opened(settings, key, client, kinds[i]);
     } catch (error) {
-      const status = error instanceof SdkHttpError
-        ? error.status
-        : error instanceof SseError
-        ? error.code
-        : undefined;
-      const unsupported = [400, 404, 405].includes(status ?? 0);
-      if (i + 1 >= kinds.length || !unsupported) throw error;
+      if (i + 1 >= kinds.length || !refusedAsUnsupported(error)) throw error;
     }
   }
 }
