@@ -13,7 +13,7 @@ import type {
 import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
 import { refusedAsUnsupported } from "./era_verdicts.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
-import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import { eraKey, openMcpClient, serverOf, type TransportKind } from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
@@ -57,7 +57,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * an idle connection of a sessionless server that let its client go (see `park`).
    */
   protected client?: Client;
-  /** The era of the last connect. */
   #era?: ProtocolEra;
   /**
    * The client built again from the kept era verdict, without a round trip (see `undelivered`).
@@ -69,7 +68,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   #parked?: ParkedSession;
   #opening?: Promise<Client>;
   #kind?: TransportKind;
-  /** The protocol version the last connect negotiated. */
   #protocol?: string;
   /** Failures since the last success; made on the first failure, dropped on success. */
   #failed?: ConnectionFailures;
@@ -264,7 +262,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     this.#parked = undefined;
     if (!reopen) {
       this.#state = "connecting";
-      this.#s.emit({ ...this.#who(), type: "connecting" });
+      this.#s.emit({ ...serverOf(this.#s), type: "connecting" });
     }
     let client: Client | undefined;
     try {
@@ -294,7 +292,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.keep(tools);
       this.#state = "ready";
       this.#failed = undefined;
-      this.#s.emit({ ...this.#who(), type: "connected", tools: tools.length });
+      this.#s.emit({ ...serverOf(this.#s), type: "connected", tools: tools.length });
       return ready;
     } catch (error) {
       if (error instanceof StdioUnsupportedError) this.#disposed = true;
@@ -304,7 +302,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#state = this.#disposed ? "closed" : "failed";
       const failures = this.#failures();
       const thrown = failures.connectFailed(error);
-      this.#s.emit({ ...this.#who(), type: "connect_failed", message: failures.message });
+      this.#s.emit({ ...serverOf(this.#s), type: "connect_failed", message: failures.message });
       throw thrown;
     }
   }
@@ -320,7 +318,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     const reason = transport?.endReason?.();
     const failures = this.#failures();
     failures.lost(reason === undefined ? undefined : new Error(reason));
-    this.#s.emit({ ...this.#who(), type: "disconnected", message: failures.message });
+    this.#s.emit({ ...serverOf(this.#s), type: "disconnected", message: failures.message });
   }
 
   /**
@@ -358,17 +356,12 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     return this.#failed ??= new ConnectionFailures(this.#s.reconnect, this.redactor);
   }
 
-  #who(): { serverId: string; userId?: string } {
-    const { serverId, userId } = this.#s;
-    return userId === undefined ? { serverId } : { serverId, userId };
-  }
-
   protected holds(client: Client): boolean {
     return this.client === client;
   }
 
   protected listChanged(tools: number): void {
-    this.#s.emit({ ...this.#who(), type: "tools_changed", tools });
+    this.#s.emit({ ...serverOf(this.#s), type: "tools_changed", tools });
   }
 
   /** Routes a server's elicitation request during a call (see `ServerConnection`). */

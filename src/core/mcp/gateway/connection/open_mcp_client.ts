@@ -40,17 +40,14 @@ export type TransportKind = "http" | "sse" | "custom";
 /** What opening one client needs. */
 export interface OpenClientSettings {
   serverId: string;
-  /** The user, for per-user servers. */
   userId?: string;
   config: McpServerConfig;
   /** Deadline of transport start and `initialize`. */
   connectTimeoutMs: number;
   /** Most bytes of one HTTP response body. */
   maxResponseBytes: number;
-  /** The fetch of HTTP transports. */
   fetch?: typeof fetch;
   allowedHosts?: readonly string[];
-  /** The validator of structured output. */
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** When a Streamable HTTP connection keeps a standing event stream (GET) open. */
   eventStream?: "session" | "always";
@@ -81,7 +78,6 @@ export interface OpenClientOptions {
     request: McpElicitationRequest,
     signal: AbortSignal,
   ) => Promise<McpElicitationResult>;
-  /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
   /** Told of `notifications/tools/list_changed`, with the client it came on. */
   onToolsChanged?: (client: Client) => void;
@@ -100,7 +96,6 @@ export interface OpenClientOptions {
 
 /** An initialised client and how it is connected. */
 export interface OpenedClient {
-  /** The client, initialised. */
   client: Client;
   kind: TransportKind;
   /** The protocol era it speaks: `"modern"` (2026-07-28) or `"legacy"` (2025). */
@@ -198,11 +193,18 @@ export function eraKey(
   const where = isStdioConfig(config)
     ? JSON.stringify([config.command, config.args ?? [], config.cwd ?? null])
     : config.url;
-  return {
-    serverId: settings.serverId,
-    ...(settings.userId === undefined ? {} : { userId: settings.userId }),
-    target: `${config.protocol ?? "auto"} ${where}`,
-  };
+  return { ...serverOf(settings), target: `${config.protocol ?? "auto"} ${where}` };
+}
+
+/**
+ * The server and, for a user's connection, the user (no `userId` key for a global one), as
+ * events, era keys and questions to the person name them.
+ */
+export function serverOf(
+  settings: Pick<OpenClientSettings, "serverId" | "userId">,
+): { serverId: string; userId?: string } {
+  const { serverId, userId } = settings;
+  return userId === undefined ? { serverId } : { serverId, userId };
 }
 
 /** The opened client, its era kept for the next connect. */
@@ -282,8 +284,7 @@ async function initialise(
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const params = request.params as { message: string; requestedSchema?: object };
       const result = await answer({
-        serverId: settings.serverId,
-        ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+        ...serverOf(settings),
         message: params.message,
         requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
       }, ctx.mcpReq.signal);
