@@ -13,11 +13,16 @@ import type {
 import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
 import { refusedAsUnsupported } from "./era_verdicts.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
-import { eraKey, openMcpClient, serverOf, type TransportKind } from "./open_mcp_client.ts";
+import {
+  eraKey,
+  openMcpClient,
+  serverOf,
+  StdioUnsupportedError,
+  type TransportKind,
+} from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
-import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import {

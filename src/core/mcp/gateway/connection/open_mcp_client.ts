@@ -2,7 +2,6 @@ import { abortable } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
-import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
   McpElicitationResult,
@@ -227,6 +226,20 @@ function opened(
 function probeMayHaveEnded(error: unknown): boolean {
   return !(error instanceof ConnectDeadlineError) &&
     !(error instanceof Error && /authoriz/i.test(error.name));
+}
+
+/**
+ * Thrown when a `{ command }` (stdio) config reaches a gateway that cannot run it: no transport
+ * factory gave a transport for it. Retrying cannot help, so the connection gives up for good.
+ */
+export class StdioUnsupportedError extends TypeError {
+  override name = "StdioUnsupportedError";
+  constructor(serverId: string) {
+    super(
+      `Cannot connect to MCP server "${serverId}": stdio servers ("command") need the ` +
+        `"@toolroute/toolroute/deno" entry (createDenoGateway) or a "transportFactory"`,
+    );
+  }
 }
 
 /** The connect deadline passed (a second attempt would only wait again). */
