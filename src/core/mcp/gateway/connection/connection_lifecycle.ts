@@ -330,8 +330,8 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * Drops the client when a request on it was not delivered (see `CallingConnection`): a session
    * the server forgot, a request that never reached the server, or one refused unrun on a client
    * built from the era verdict (no round trip) because the verdict no longer fits (see
-   * `refusedAsUnsupported`; the verdict is then forgotten). The next attempt may start at once, after a
-   * request that never reached the server only after the first backoff delay.
+   * `refusedAsUnsupported`; the verdict is then forgotten). The next attempt may start at once,
+   * after a request that never reached the server only after the first backoff delay.
    *
    * @param client The client the request went on.
    * @param error What the request threw (the SDK's or the transport's error).
