@@ -4,6 +4,7 @@ import type { ToolLogEntry, ToolProgress } from "../../../tool_source.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
 import type { McpResultParts } from "../../mcp_call.ts";
 import { configSecrets, withSecrets } from "./connection_secrets.ts";
+import { type JsonStringsOptions, mapBlockStrings, mapJsonStrings } from "./json_strings.ts";
 
 /**
  * Removes one connection's secrets from error messages and tool results: those of its config
@@ -171,7 +172,9 @@ export function redactResult<T extends McpResultParts>(result: T, secrets: reado
     let blocks: ToolContent[] | undefined;
     for (let i = 0; i < content.length; i++) {
       const block = content[i];
-      const redacted = blockMentions(block, secrets) ? redactBlock(block, secrets) : block;
+      const redacted = blockMentions(block, secrets)
+        ? mapBlockStrings(block, redacting(secrets)) as ToolContent
+        : block;
       if (redacted === block) continue;
       blocks ??= [...content];
       blocks[i] = redacted;
@@ -216,24 +219,6 @@ function blockMentions(block: ToolContent, secrets: readonly string[]): boolean 
         (isRecord(block.resource) && fieldsMention(block.resource, secrets, "blob"));
     default:
       return fieldsMention(block, secrets, undefined);
-  }
-}
-
-function redactBlock(block: ToolContent, secrets: readonly string[]): ToolContent {
-  switch (block.type) {
-    case "image":
-    case "audio":
-      return redactFields(block, secrets, "data") as ToolContent;
-    case "resource": {
-      const fields = redactFields(block, secrets, "resource");
-      const resource = isRecord(block.resource)
-        ? redactFields(block.resource, secrets, "blob")
-        : block.resource;
-      if (resource === block.resource) return fields as ToolContent;
-      return { ...fields, resource } as ToolContent;
-    }
-    default:
-      return redactFields(block, secrets, undefined) as ToolContent;
   }
 }
 
@@ -288,42 +273,14 @@ function jsonMentions(value: object, secrets: readonly string[]): boolean {
 // deno-lint-ignore no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001F\uD800-\uDFFF]/;
 
-/**
- * The record with its names and values redacted, `kept`'s value as it is: a copy when something
- * was replaced, else the record itself (a scan's false alarm copies nothing).
- */
-function redactFields(
-  record: Record<string, unknown>,
-  secrets: readonly string[],
-  kept: string | undefined,
-): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
-  let changed = false;
-  for (const key in record) {
-    const name = key === kept ? key : redactText(key, secrets);
-    const value = key === kept ? record[key] : redactValue(record[key], secrets);
-    changed ||= name !== key || value !== record[key];
-    // A JSON name `__proto__` is an own field: assigning it would set the copy's prototype.
-    if (name === "__proto__") {
-      Object.defineProperty(copy, name, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else copy[name] = value;
-  }
-  return changed ? copy : record;
+/** Every string and name of a value redacted (a value too deep to walk: a `RangeError`). */
+function redactValue(value: unknown, secrets: readonly string[]): unknown {
+  return mapJsonStrings(value, redacting(secrets));
 }
 
-function redactValue(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") return redactText(value, secrets);
-  if (Array.isArray(value)) {
-    const items = value.map((item) => redactValue(item, secrets));
-    return items.some((item, i) => item !== value[i]) ? items : value;
-  }
-  if (isRecord(value)) return redactFields(value, secrets, undefined);
-  return value;
+function redacting(secrets: readonly string[]): JsonStringsOptions {
+  // Refused as a value too deep for the stack is (see the callers' `RangeError`).
+  return { map: (text) => redactText(text, secrets), tooDeep: () => new RangeError("too deep") };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -11,13 +11,18 @@ import type {
   McpServerStatus,
 } from "../mcp_gateway_types.ts";
 import type { Client, McpTool, ProtocolEra } from "../../mcp_sdk.ts";
-import { verdictRefused } from "./era_verdicts.ts";
+import { refusedAsUnsupported } from "./era_verdicts.ts";
 import type { McpTransport } from "../../mcp_transport.ts";
-import { eraKey, openMcpClient, type TransportKind } from "./open_mcp_client.ts";
+import {
+  eraKey,
+  openMcpClient,
+  serverOf,
+  StdioUnsupportedError,
+  type TransportKind,
+} from "./open_mcp_client.ts";
 import type { ConnectionSettings } from "./connection_settings.ts";
 import { listenForListChanges } from "./list_change_stream.ts";
 import { Redactor } from "../calls/redactor.ts";
-import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import { SessionExpiredError } from "../http/http_client_transport.ts";
 import { RequestNotDeliveredError } from "../http/guarded_fetch.ts";
 import {
@@ -57,7 +62,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    * an idle connection of a sessionless server that let its client go (see `park`).
    */
   protected client?: Client;
-  /** The era of the last connect. */
   #era?: ProtocolEra;
   /**
    * The client built again from the kept era verdict, without a round trip (see `undelivered`).
@@ -69,7 +73,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   #parked?: ParkedSession;
   #opening?: Promise<Client>;
   #kind?: TransportKind;
-  /** The protocol version the last connect negotiated. */
   #protocol?: string;
   /** Failures since the last success; made on the first failure, dropped on success. */
   #failed?: ConnectionFailures;
@@ -264,7 +267,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     this.#parked = undefined;
     if (!reopen) {
       this.#state = "connecting";
-      this.#s.emit({ ...this.#who(), type: "connecting" });
+      this.#s.emit({ ...serverOf(this.#s), type: "connecting" });
     }
     let client: Client | undefined;
     try {
@@ -281,25 +284,20 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#era = opened.era;
       this.#protocol = client.getNegotiatedProtocolVersion();
       const ready = client;
-      if (reopen) {
-        if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
-        this.client = ready;
-        this.#fromVerdict = ready;
-        return ready;
-      }
-      if (opened.era === "modern") {
+      if (!reopen && opened.era === "modern") {
         this.#listening = await listenForListChanges(ready, {
           settings: this.#s,
           onEnd: () => this.#lost(ready),
         });
       }
-      const tools = await this.listOf(ready);
+      const tools = reopen ? undefined : await this.listOf(ready);
       if (this.#disposed) throw new Error(`MCP server "${this.#s.serverId}" was closed`);
       this.client = ready;
+      if (tools === undefined) return this.#fromVerdict = ready;
       this.keep(tools);
       this.#state = "ready";
       this.#failed = undefined;
-      this.#s.emit({ ...this.#who(), type: "connected", tools: tools.length });
+      this.#s.emit({ ...serverOf(this.#s), type: "connected", tools: tools.length });
       return ready;
     } catch (error) {
       if (error instanceof StdioUnsupportedError) this.#disposed = true;
@@ -309,7 +307,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
       this.#state = this.#disposed ? "closed" : "failed";
       const failures = this.#failures();
       const thrown = failures.connectFailed(error);
-      this.#s.emit({ ...this.#who(), type: "connect_failed", message: failures.message });
+      this.#s.emit({ ...serverOf(this.#s), type: "connect_failed", message: failures.message });
       throw thrown;
     }
   }
@@ -325,15 +323,15 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     const reason = transport?.endReason?.();
     const failures = this.#failures();
     failures.lost(reason === undefined ? undefined : new Error(reason));
-    this.#s.emit({ ...this.#who(), type: "disconnected", message: failures.message });
+    this.#s.emit({ ...serverOf(this.#s), type: "disconnected", message: failures.message });
   }
 
   /**
    * Drops the client when a request on it was not delivered (see `CallingConnection`): a session
    * the server forgot, a request that never reached the server, or one refused unrun on a client
    * built from the era verdict (no round trip) because the verdict no longer fits (see
-   * `verdictRefused`; the verdict is then forgotten). The next attempt may start at once, after a
-   * request that never reached the server only after the first backoff delay.
+   * `refusedAsUnsupported`; the verdict is then forgotten). The next attempt may start at once,
+   * after a request that never reached the server only after the first backoff delay.
    *
    * @param client The client the request went on.
    * @param error What the request threw (the SDK's or the transport's error).
@@ -341,7 +339,7 @@ export abstract class ConnectionLifecycle extends ToolListCache {
    */
   undelivered(client: Client, error: unknown): Promise<void> | undefined {
     const stale = !(error instanceof SessionExpiredError) && client === this.#fromVerdict &&
-      verdictRefused(error);
+      refusedAsUnsupported(error);
     if (stale) this.#s.eras?.forget(eraKey(this.#s));
     const expired = stale || error instanceof SessionExpiredError;
     if (!expired && !(error instanceof RequestNotDeliveredError)) return undefined;
@@ -363,17 +361,12 @@ export abstract class ConnectionLifecycle extends ToolListCache {
     return this.#failed ??= new ConnectionFailures(this.#s.reconnect, this.redactor);
   }
 
-  #who(): { serverId: string; userId?: string } {
-    const { serverId, userId } = this.#s;
-    return userId === undefined ? { serverId } : { serverId, userId };
-  }
-
   protected holds(client: Client): boolean {
     return this.client === client;
   }
 
   protected listChanged(tools: number): void {
-    this.#s.emit({ ...this.#who(), type: "tools_changed", tools });
+    this.#s.emit({ ...serverOf(this.#s), type: "tools_changed", tools });
   }
 
   /** Routes a server's elicitation request during a call (see `ServerConnection`). */

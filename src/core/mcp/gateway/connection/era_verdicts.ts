@@ -1,4 +1,4 @@
-import { type PriorDiscovery, SdkHttpError } from "../../mcp_sdk.ts";
+import { type PriorDiscovery, SdkHttpError, SseError } from "../../mcp_sdk.ts";
 
 /** Which connection a verdict belongs to. */
 export interface EraKey {
@@ -173,13 +173,18 @@ function serverKeyOf(key: EraKey): string {
 }
 
 /**
- * Whether a request on a client built from a kept verdict (no round trip) was refused unrun as
- * for an era the server does not speak (HTTP 400, 404 or 405): the verdict no longer fits (a
- * server that changed era while its users were parked would fail every call otherwise).
+ * Whether the server refused a request unrun as one of a kind or era it does not speak (HTTP 400,
+ * 404 or 405): a first connect then tries the other transport kind, and a request on a client
+ * built from a kept verdict (no round trip) forgets the verdict and is sent once more (a server
+ * that changed era while its users were parked would fail every call otherwise).
  *
- * @param error What the request threw (the SDK's error).
- * @returns `true` when the verdict is to be forgotten and the request sent once more.
+ * @param error What the request or connect threw (the SDK's error).
  */
-export function verdictRefused(error: unknown): boolean {
-  return error instanceof SdkHttpError && [400, 404, 405].includes(error.status ?? 0);
+export function refusedAsUnsupported(error: unknown): boolean {
+  const status = error instanceof SdkHttpError
+    ? error.status
+    : error instanceof SseError
+    ? error.code
+    : undefined;
+  return [400, 404, 405].includes(status ?? 0);
 }

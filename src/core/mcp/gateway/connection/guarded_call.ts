@@ -77,11 +77,9 @@ export async function callGuarded(
           options,
         );
       } catch (error) {
-        // The caller's own cancellation, not our deadline (see `readyFailed`).
-        if (context.signal.aborted) throw aborted(context.signal, toolName, error);
-        const dropped = connection.undelivered(client, (error as ToolError).cause);
-        if (dropped !== undefined) await dropped;
-        if (dropped !== undefined && attempt === 0 && !signal.aborted) continue;
+        // Throws unless the request was not delivered (and the client dropped): then once more.
+        await readyFailed(connection, { ...call, client, options, error: error as ToolError });
+        if (attempt === 0 && !signal.aborted) continue;
         throw connection.redactor.toolError(error);
       }
     }
@@ -104,7 +102,7 @@ export function withDefinition<T extends object>(
 }
 
 /**
- * What a ready call's failure becomes: the abort reason, `NOT_SENT` (after dropping the client)
+ * What a call's failure becomes: the abort reason, `NOT_SENT` (after dropping the client)
  * when the request was not delivered, a timeout naming the deadline that passed, or the error
  * with the connection's credentials redacted (thrown).
  *

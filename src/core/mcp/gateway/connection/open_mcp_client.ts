@@ -2,7 +2,6 @@ import { abortable } from "@std/async";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import type { McpOAuth } from "../oauth/mcp_oauth.ts";
 import type { McpOAuthClient } from "../../mcp_server_config.ts";
-import { StdioUnsupportedError } from "./stdio_unsupported_error.ts";
 import type {
   McpElicitationRequest,
   McpElicitationResult,
@@ -18,12 +17,10 @@ import {
   type ProtocolEra,
   SdkError,
   SdkErrorCode,
-  SdkHttpError,
-  SseError,
   type Transport,
   type VersionNegotiationOptions,
 } from "../../mcp_sdk.ts";
-import type { EraKey, EraVerdicts } from "./era_verdicts.ts";
+import { type EraKey, type EraVerdicts, refusedAsUnsupported } from "./era_verdicts.ts";
 import { surfaceTaskAnswers } from "./task_answers.ts";
 import {
   isStdioConfig,
@@ -42,17 +39,14 @@ export type TransportKind = "http" | "sse" | "custom";
 /** What opening one client needs. */
 export interface OpenClientSettings {
   serverId: string;
-  /** The user, for per-user servers. */
   userId?: string;
   config: McpServerConfig;
   /** Deadline of transport start and `initialize`. */
   connectTimeoutMs: number;
   /** Most bytes of one HTTP response body. */
   maxResponseBytes: number;
-  /** The fetch of HTTP transports. */
   fetch?: typeof fetch;
   allowedHosts?: readonly string[];
-  /** The validator of structured output. */
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** When a Streamable HTTP connection keeps a standing event stream (GET) open. */
   eventStream?: "session" | "always";
@@ -83,7 +77,6 @@ export interface OpenClientOptions {
     request: McpElicitationRequest,
     signal: AbortSignal,
   ) => Promise<McpElicitationResult>;
-  /** Receives the server's log messages. */
   onLog?: (entry: ToolLogEntry) => void;
   /** Told of `notifications/tools/list_changed`, with the client it came on. */
   onToolsChanged?: (client: Client) => void;
@@ -102,7 +95,6 @@ export interface OpenClientOptions {
 
 /** An initialised client and how it is connected. */
 export interface OpenedClient {
-  /** The client, initialised. */
   client: Client;
   kind: TransportKind;
   /** The protocol era it speaks: `"modern"` (2026-07-28) or `"legacy"` (2025). */
@@ -164,13 +156,7 @@ export async function openMcpClient(
       const client = await initialise(settings, transport, { prior, routes });
       return opened(settings, key, client, kinds[i]);
     } catch (error) {
-      const status = error instanceof SdkHttpError
-        ? error.status
-        : error instanceof SseError
-        ? error.code
-        : undefined;
-      const unsupported = [400, 404, 405].includes(status ?? 0);
-      if (i + 1 >= kinds.length || !unsupported) throw error;
+      if (i + 1 >= kinds.length || !refusedAsUnsupported(error)) throw error;
     }
   }
 }
@@ -206,11 +192,18 @@ export function eraKey(
   const where = isStdioConfig(config)
     ? JSON.stringify([config.command, config.args ?? [], config.cwd ?? null])
     : config.url;
-  return {
-    serverId: settings.serverId,
-    ...(settings.userId === undefined ? {} : { userId: settings.userId }),
-    target: `${config.protocol ?? "auto"} ${where}`,
-  };
+  return { ...serverOf(settings), target: `${config.protocol ?? "auto"} ${where}` };
+}
+
+/**
+ * The server and, for a user's connection, the user (no `userId` key for a global one), as
+ * events, era keys and questions to the person name them.
+ */
+export function serverOf(
+  settings: Pick<OpenClientSettings, "serverId" | "userId">,
+): { serverId: string; userId?: string } {
+  const { serverId, userId } = settings;
+  return userId === undefined ? { serverId } : { serverId, userId };
 }
 
 /** The opened client, its era kept for the next connect. */
@@ -233,6 +226,20 @@ function opened(
 function probeMayHaveEnded(error: unknown): boolean {
   return !(error instanceof ConnectDeadlineError) &&
     !(error instanceof Error && /authoriz/i.test(error.name));
+}
+
+/**
+ * Thrown when a `{ command }` (stdio) config reaches a gateway that cannot run it: no transport
+ * factory gave a transport for it. Retrying cannot help, so the connection gives up for good.
+ */
+export class StdioUnsupportedError extends TypeError {
+  override name = "StdioUnsupportedError";
+  constructor(serverId: string) {
+    super(
+      `Cannot connect to MCP server "${serverId}": stdio servers ("command") need the ` +
+        `"@toolroute/toolroute/deno" entry (createDenoGateway) or a "transportFactory"`,
+    );
+  }
 }
 
 /** The connect deadline passed (a second attempt would only wait again). */
@@ -290,8 +297,7 @@ async function initialise(
     client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const params = request.params as { message: string; requestedSchema?: object };
       const result = await answer({
-        serverId: settings.serverId,
-        ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+        ...serverOf(settings),
         message: params.message,
         requestedSchema: (params.requestedSchema ?? {}) as Record<string, unknown>,
       }, ctx.mcpReq.signal);

@@ -8,6 +8,7 @@ import type { Client } from "../../mcp_sdk.ts";
 import type { CallingConnection, ToolCall } from "./guarded_call.ts";
 import type { McpElicitationResult } from "../mcp_gateway_types.ts";
 import { type CreatedTask, ModernTaskSchema } from "./task_answers.ts";
+import { serverOf } from "./open_mcp_client.ts";
 
 /**
  * Runs a call as a task, under the call's deadline and signal: a tool that must run as one
@@ -36,8 +37,7 @@ export async function callTask(
     ready: (signal) => connection.readyClient(toolName, signal),
     // A task's questions go to the call that started it, as a call's own `input_required` does.
     ask: (asked, signal) => {
-      const { serverId, userId } = connection.settings;
-      const request = { serverId, ...(userId === undefined ? {} : { userId }), ...asked };
+      const request = { ...serverOf(connection.settings), ...asked };
       return connection.answerInput(context, { request, signal });
     },
     undelivered: (error, client) => {

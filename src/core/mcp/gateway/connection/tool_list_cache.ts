@@ -51,7 +51,6 @@ export abstract class ToolListCache {
     return this.tools;
   }
 
-  /** Whether a listing runs now. */
   protected get refreshing(): boolean {
     return this.#refreshing !== undefined;
   }

@@ -2,6 +2,7 @@ import { isToolOutput, type ToolOutput, toolOutput } from "../../../tool_output.
 import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
 import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
+import { mapBlockStrings, mapJsonStrings } from "../calls/json_strings.ts";
 
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
@@ -72,15 +73,13 @@ export function escapeRemoteResult<T>(result: T): T {
   let blocks: unknown[] | undefined;
   if (Array.isArray(content)) {
     for (let i = 0; i < content.length; i++) {
-      const escaped = escapeBlock(content[i]);
+      const escaped = mapBlockStrings(content[i], ESCAPE);
       if (escaped === content[i]) continue;
       blocks ??= [...content];
       blocks[i] = escaped;
     }
   }
-  const structured = structuredContent === undefined
-    ? undefined
-    : escapeDeep(structuredContent, undefined, 1);
+  const structured = structuredContent === undefined ? undefined : escapeDeep(structuredContent);
   // Nearly every result has nothing to escape: it is passed on as it is, not copied.
   if (blocks === undefined && structured === structuredContent) return result;
   const escaped = {
@@ -92,73 +91,18 @@ export function escapeRemoteResult<T>(result: T): T {
   return (isToolOutput(result) ? toolOutput(escaped as unknown as ToolOutput) : escaped) as T;
 }
 
-/** A content block with every string escaped but its base64 payload. */
-function escapeBlock(block: unknown): unknown {
-  if (block === null || typeof block !== "object" || Array.isArray(block)) {
-    return escapeDeep(block, undefined, 1);
-  }
-  const type = (block as { type?: unknown }).type;
-  if (type === "image" || type === "audio") return escapeDeep(block, "data", 1);
-  if (type !== "resource") return escapeDeep(block, undefined, 1);
-  const fields = escapeDeep(block, "resource", 1) as Record<string, unknown>;
-  const resource = (block as { resource?: unknown }).resource;
-  const inner = resource !== null && typeof resource === "object" && !Array.isArray(resource)
-    ? escapeDeep(resource, "blob", 2)
-    : escapeDeep(resource, undefined, 2);
-  if (inner === resource) return fields;
-  return setOwn(fields === block ? { ...fields } : fields, "resource", inner);
-}
-
-/**
- * Every string and name of a JSON value escaped, `kept`'s value (on the top object) as it is: the
- * same value when nothing changed, else a copy. Throws a `ToolError` past the depth bound.
- */
-function escapeDeep(value: unknown, kept: string | undefined, depth: number): unknown {
-  if (typeof value === "string") return hasUnsafeChars(value) ? escapeUnsafeChars(value) : value;
-  if (value === null || typeof value !== "object") return value;
-  if (depth > MAX_REMOTE_DEPTH) {
-    throw new ToolError(
+const ESCAPE = {
+  map: (text: string) => hasUnsafeChars(text) ? escapeUnsafeChars(text) : text,
+  tooDeep: () =>
+    new ToolError(
       "tool_error",
       `The server's result was withheld: it is nested deeper than ${MAX_REMOTE_DEPTH} levels, too deep to be checked for control characters`,
-    );
-  }
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const item = escapeDeep(value[i], undefined, depth + 1);
-      if (item === value[i]) continue;
-      copy ??= [...value];
-      copy[i] = item;
-    }
-    return copy ?? value;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  let copy: Record<string, unknown> | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const name = hasUnsafeChars(key) ? escapeUnsafeChars(key) : key;
-    const item = key === kept ? record[key] : escapeDeep(record[key], undefined, depth + 1);
-    if (copy === undefined && name === key && item === record[key]) continue;
-    if (copy === undefined) {
-      // The first change: copy what came before it, then go on copying.
-      copy = {};
-      for (const earlier of keys.slice(0, i)) setOwn(copy, earlier, record[earlier]);
-    }
-    setOwn(copy, name, item);
-  }
-  return copy ?? value;
-}
+    ),
+};
 
-/** Sets an own field, even `__proto__` (a JSON name, which an assignment would take as the prototype). */
-function setOwn(record: Record<string, unknown>, key: string, value: unknown) {
-  Object.defineProperty(record, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-  return record;
+/** Every string and name of a JSON value escaped (see `mapJsonStrings`). */
+function escapeDeep(value: unknown): unknown {
+  return mapJsonStrings(value, ESCAPE);
 }
 
 /**
@@ -216,7 +160,7 @@ export function escapedContext(context: ToolContext, maxChars: number): ToolCont
       log: (entry) => {
         let escaped: ToolLogEntry;
         try {
-          escaped = escapeDeep(entry, undefined, 1) as ToolLogEntry;
+          escaped = escapeDeep(entry) as ToolLogEntry;
         } catch {
           return; // nested too deep to check: not passed on
         }
@@ -229,7 +173,7 @@ export function escapedContext(context: ToolContext, maxChars: number): ToolCont
         return elicit({
           ...request,
           message: safeRemoteText(String(request.message), maxChars),
-          requestedSchema: escapeDeep(request.requestedSchema, undefined, 1) as Record<
+          requestedSchema: escapeDeep(request.requestedSchema) as Record<
             string,
             unknown
           >,

@@ -6,9 +6,9 @@ import { InMemoryTransport, McpServer } from "@modelcontextprotocol/server";
 import {
   type OpenClientSettings,
   openMcpClient,
+  StdioUnsupportedError,
 } from "../../../../../src/core/mcp/gateway/connection/open_mcp_client.ts";
 import { inProcessServer } from "../../_in_process_http.ts";
-import { StdioUnsupportedError } from "../../../../../src/core/mcp/gateway/connection/stdio_unsupported_error.ts";
 
 function echoServer(): McpServer {
   const server = new McpServer({ name: "echo", version: "1.0.0" });
