@@ -215,8 +215,11 @@ function blockMentions(block: ToolContent, secrets: readonly string[]): boolean 
     case "audio":
       return fieldsMention(block, secrets, "data");
     case "resource":
+      // A `resource` that is no object is text a server wrote where the schema wants one.
       return fieldsMention(block, secrets, "resource") ||
-        (isRecord(block.resource) && fieldsMention(block.resource, secrets, "blob"));
+        (isRecord(block.resource)
+          ? fieldsMention(block.resource, secrets, "blob")
+          : fieldsMention({ resource: block.resource }, secrets, undefined));
     default:
       return fieldsMention(block, secrets, undefined);
   }

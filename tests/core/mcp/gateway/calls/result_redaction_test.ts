@@ -132,3 +132,12 @@ Deno.test("redactText() replaces every occurrence, longest secret first", () => 
   const text = "nothing here";
   assertStrictEquals(redactText(text, SECRETS), text);
 });
+
+Deno.test("a resource block whose resource is text, not an object, is redacted too", () => {
+  for (const resource of [`key ${TOKEN}`, [`key ${TOKEN}`]]) {
+    const block = { type: "resource", resource } as unknown as ToolContent;
+    const out = redactResult({ content: [block] }, SECRETS);
+    assert(!JSON.stringify(out).includes(TOKEN), JSON.stringify(out));
+    assert(JSON.stringify(out).includes("[redacted]"), JSON.stringify(out));
+  }
+});
