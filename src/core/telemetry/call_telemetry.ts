@@ -6,6 +6,7 @@ import {
   type MeterProvider,
   metrics,
   ProxyTracerProvider,
+  type Span,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -95,25 +96,42 @@ export function observeCall(
 ): ObservedCall {
   const { name, options, settings } = call;
   const startedAt = settings.audit === undefined ? 0 : Date.now();
-  if (tracingIsOff()) {
-    // No SDK and nothing to audit or pass on (the common case): nothing to do, per call.
-    if (options.traceparent === undefined && settings.audit === undefined && metricsAreOff()) {
-      return UNOBSERVED;
-    }
-    // No SDK: no span, but a caller's trace context still passes on unchanged.
-    const passed = options.traceparent === undefined ? undefined : withBaggage(
-      carrierOf(trace.getSpanContext(contextFrom(options)) ?? INVALID),
-      options.baggage,
-    );
-    return {
-      trace: passed,
-      needsEvent: true,
-      finish(event, args) {
-        record(name, event);
-        return auditEvent(event, args, { tool, settings, startedAt, carrier: passed });
-      },
-    };
-  }
+  const off = tracingIsOff();
+  // No SDK and nothing to audit or pass on (the common case): nothing to do, per call.
+  if (
+    off && options.traceparent === undefined && settings.audit === undefined && metricsAreOff()
+  ) return UNOBSERVED;
+  const span = off ? undefined : startSpan(tool, name, options);
+  // No SDK: no span, but a caller's trace context still passes on unchanged.
+  const context = span?.spanContext() ??
+    (options.traceparent === undefined
+      ? undefined
+      : trace.getSpanContext(contextFrom(options)) ?? INVALID);
+  const carrier = context === undefined
+    ? undefined
+    : withBaggage(carrierOf(context), options.baggage);
+  return {
+    trace: carrier,
+    needsEvent: true,
+    finish(event, args) {
+      if (span !== undefined) {
+        if (event.userId !== undefined && span.isRecording()) {
+          span.setAttribute("enduser.id", event.userId);
+        }
+        if (event.isError) {
+          span.setAttribute("error.type", event.code ?? "tool_error");
+          span.setStatus({ code: SpanStatusCode.ERROR, message: event.code });
+        }
+        span.end();
+      }
+      record(name, event);
+      return auditEvent(event, args, { tool, settings, startedAt, carrier });
+    },
+  };
+}
+
+/** An `execute_tool {name}` span, a child of the caller's `traceparent` or the active context. */
+function startSpan(tool: RoutedTool | undefined, name: string, options: CallOptions): Span {
   const provider = trace.getTracerProvider();
   if (tracing?.provider !== provider) {
     tracing = { provider, tracer: provider.getTracer(TELEMETRY_SCOPE, VERSION) };
@@ -125,37 +143,25 @@ export function observeCall(
   );
   // Attributes only for a recording span: without an SDK a call pays for none of this.
   if (span.isRecording()) {
-    span.setAttribute("gen_ai.operation.name", "execute_tool");
-    span.setAttribute("gen_ai.tool.name", name);
-    if (options.toolCallId !== undefined) {
-      span.setAttribute("gen_ai.tool.call.id", options.toolCallId);
-    }
+    const attributes = callAttributes(name, tool?.source);
+    if (options.toolCallId !== undefined) attributes["gen_ai.tool.call.id"] = options.toolCallId;
     if (tool !== undefined) {
-      span.setAttribute(
-        "gen_ai.tool.type",
-        tool.source.endsWith("_mcp") ? "extension" : "function",
-      );
-      span.setAttribute("toolroute.tool.source", tool.source);
-      span.setAttribute("toolroute.tool.origin", tool.origin);
+      attributes["gen_ai.tool.type"] = tool.source.endsWith("_mcp") ? "extension" : "function";
+      attributes["toolroute.tool.origin"] = tool.origin;
     }
+    span.setAttributes(attributes);
   }
-  const carrier = withBaggage(carrierOf(span.spanContext()), options.baggage);
-  return {
-    trace: carrier,
-    needsEvent: true,
-    finish(event, args) {
-      if (event.userId !== undefined && span.isRecording()) {
-        span.setAttribute("enduser.id", event.userId);
-      }
-      if (event.isError) {
-        span.setAttribute("error.type", event.code ?? "tool_error");
-        span.setStatus({ code: SpanStatusCode.ERROR, message: event.code });
-      }
-      span.end();
-      record(name, event);
-      return auditEvent(event, args, { tool, settings, startedAt, carrier });
-    },
+  return span;
+}
+
+/** The attributes a call's span and its metrics share. */
+function callAttributes(name: string, source: string | undefined): Attributes {
+  const attributes: Attributes = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": name,
   };
+  if (source !== undefined) attributes["toolroute.tool.source"] = source;
+  return attributes;
 }
 
 /**
@@ -297,11 +303,7 @@ function instrumentsOf(provider: MeterProvider): NonNullable<typeof instruments>
 function record(name: string, event: ToolCallEvent): void {
   const instruments = instrumentsOf(metrics.getMeterProvider());
   if (instruments.noop) return;
-  const attributes: Attributes = {
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": name,
-  };
-  if (event.source !== undefined) attributes["toolroute.tool.source"] = event.source;
+  const attributes = callAttributes(name, event.source);
   if (event.isError) attributes["error.type"] = event.code ?? "tool_error";
   instruments.calls.add(1, attributes);
   instruments.duration.record(event.durationMs / 1000, attributes);
