@@ -1,4 +1,5 @@
 import { jsonRpcErrorResponse } from "./_request_guard.ts";
+import { closeWhenDone } from "./_close_when_done.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
 import {
   type ToolSetProvider,
@@ -7,8 +8,8 @@ import {
 } from "./tool_set_server.ts";
 import type { ToolSet } from "../../tool_set.ts";
 
-/** What a request handler of the SDK's transport gets besides the request. */
-export type HandleOptions = Parameters<
+// What a request handler of the SDK's transport gets besides the request.
+type HandleOptions = Parameters<
   WebStandardStreamableHTTPServerTransport["handleRequest"]
 >[1];
 
@@ -29,6 +30,8 @@ export interface McpSessionLimits {
   sessionIdleMs: number;
   /** Answer JSON instead of SSE streams. */
   jsonResponse: boolean;
+  /** No sessions: every POST gets a fresh server, closed once its response is read. */
+  stateless: boolean;
 }
 
 /** Session ids closed to make room, remembered (this many) for a clear 404. */
@@ -38,7 +41,8 @@ const REMEMBERED_EVICTIONS = 1024;
  * The sessions of a stateful MCP HTTP endpoint: one server and transport per session, bound to
  * the user that opened it. A user beyond its own limit, or beyond the global one, loses its own
  * least recently used session, never another user's; a user with no session when the server is
- * full gets a 503 error. Sessions idle longer than the idle limit are closed for everyone.
+ * full gets a 503 error. Sessions idle longer than the idle limit are closed for everyone. In
+ * stateless mode there are none: each POST gets its own server.
  */
 export class McpSessions {
   #sessions = new Map<string, Session>();
@@ -48,11 +52,6 @@ export class McpSessions {
   #serverOptions: ToolSetServerOptions;
   #limits: McpSessionLimits;
 
-  /**
-   * @param tools The tool set or provider each session serves.
-   * @param serverOptions The servers' options.
-   * @param limits Session limits.
-   */
   constructor(
     tools: ToolSet | ToolSetProvider,
     serverOptions: ToolSetServerOptions,
@@ -67,14 +66,24 @@ export class McpSessions {
     return this.#sessions.size;
   }
 
-  /**
-   * Answers a request: on its session, or by opening one (an `initialize` POST).
-   *
-   * @param authInfo What reaches the server's handlers.
-   */
+  /** Answers a request: on its session, or by opening one (an `initialize` POST). */
   async handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
     const options = { authInfo } as HandleOptions;
+    if (this.#limits.stateless) {
+      if (request.method !== "POST") {
+        return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
+          headers: { allow: "POST" },
+        });
+      }
+      const { server, transport } = await this.#open(userId, undefined);
+      try {
+        return closeWhenDone(await transport.handleRequest(request, options), () => server.close());
+      } catch (error) {
+        await server.close();
+        throw error;
+      }
+    }
     if (sessionId !== null) {
       const session = this.#sessions.get(sessionId);
       if (session === undefined || session.userId !== userId) {
@@ -105,7 +114,7 @@ export class McpSessions {
     // Counted until the transport has answered: concurrent initializes cannot pass the limits.
     this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
     try {
-      const session = await this.#open(userId);
+      const session = await this.#open(userId, () => crypto.randomUUID());
       const response = await session.transport.handleRequest(request, options);
       // Not an initialize request: no session was created, so nothing keeps this server.
       if (session.transport.sessionId === undefined) await session.server.close();
@@ -117,11 +126,7 @@ export class McpSessions {
     }
   }
 
-  /**
-   * Sends `notifications/tools/list_changed` to the open sessions: those of one user, or all.
-   *
-   * @param userId Only this user's sessions; all sessions when absent.
-   */
+  /** Sends `notifications/tools/list_changed` to the open sessions of one user, or all. */
   async notifyToolListChanged(userId?: string): Promise<void> {
     const targets = [...this.#sessions.values()].filter((session) =>
       userId === undefined || session.userId === userId
@@ -129,18 +134,21 @@ export class McpSessions {
     await Promise.allSettled(targets.map((session) => session.server.notifyToolListChanged()));
   }
 
-  /** Closes every session. */
   async close(): Promise<void> {
     const open = [...this.#sessions.values()];
     this.#sessions.clear();
     await Promise.allSettled(open.map((session) => session.server.close()));
   }
 
-  async #open(userId: string | undefined): Promise<Session> {
+  /** A fresh server on a fresh transport; a session only with a session id generator. */
+  async #open(
+    userId: string | undefined,
+    sessionIdGenerator: (() => string) | undefined,
+  ): Promise<Session> {
     const server = new ToolSetServer(this.#tools, this.#serverOptions);
     const sessions = this.#sessions;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator,
       enableJsonResponse: this.#limits.jsonResponse,
       onsessioninitialized: (id: string) => void sessions.set(id, session),
       onsessionclosed: (id: string) => void sessions.delete(id),
