@@ -48,7 +48,6 @@ const UNOBSERVED: ObservedCall = Object.freeze({ needsEvent: false, finish(): vo
 let instruments:
   | { provider: MeterProvider; noop: boolean; calls: Counter; duration: Histogram }
   | undefined;
-/** The tracer of the current global provider (a proxy that follows a later registration). */
 let tracing: { provider: unknown; tracer: Tracer } | undefined;
 /** The API's no-op provider and meter, to skip all work while no SDK is registered. */
 let noopTracing: object | undefined;
@@ -66,11 +65,7 @@ function nothingRegistered(): boolean {
   return (globalThis as Record<symbol, unknown>)[OTEL_GLOBAL] === undefined;
 }
 
-/**
- * Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place).
- *
- * @returns `true` while tracing does nothing.
- */
+/** Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place). */
 export function tracingIsOff(): boolean {
   if (nothingRegistered()) return true;
   const provider = trace.getTracerProvider();
@@ -83,12 +78,8 @@ export function tracingIsOff(): boolean {
  * Starts observing one tool call: an `execute_tool {name}` span following the OpenTelemetry
  * GenAI conventions (a child of the caller's `traceparent`, or of the active context), the call
  * metrics and the audit record. A no-op until the host registers an OpenTelemetry SDK, apart
- * from the audit sink and passing a caller's trace context on.
- *
- * @param tool The exposed tool, or `undefined` for an unknown name.
- * @param call The name as called, the call's options (`traceparent`, `tracestate`, `toolCallId`)
- *   and the router's settings (`audit`, `auditArguments`).
- * @returns The trace context and the finisher.
+ * from the audit sink and passing a caller's trace context on. `tool` is `undefined` for an
+ * unknown name.
  */
 export function observeCall(
   tool: RoutedTool | undefined,
@@ -169,11 +160,6 @@ function callAttributes(name: string, source: string | undefined): Attributes {
  * nothing to wait for (`undefined`, the common case), or a promise of `undefined` once room is
  * there, or of a `ToolError` (`audit_unavailable`, or `aborted` when the call's signal aborts
  * first) when the sink gave up waiting: the call must then not run.
- *
- * @param settings The router's settings (`audit`).
- * @param name The tool name as called, for the message.
- * @param call The call's signal.
- * @returns Nothing, or the wait.
  */
 export function auditRoom(
   settings: CallSettings,
@@ -209,13 +195,8 @@ function roomError(name: string, error: unknown, signal: AbortSignal | undefined
  * Hands one decision's audit record to the sink, if any (never throwing or rejecting): the
  * record says which decision (`allow`, `deny`, `ask`, `approve`, `reject`, `unknown_tool`,
  * `invalid_arguments`), the rule, the user and the tool; the arguments only as a digest unless
- * `auditArguments` is on.
- *
- * @param event The call's event, with the policy's fields.
- * @param args The arguments as the call received them.
- * @param context The tool, the router's settings, when the call started and its trace context.
- * @returns With a sink, a promise that settles once the sink has the record (WebCrypto's digest
- * is asynchronous).
+ * `auditArguments` is on. With a sink, the promise settles once the sink has the record
+ * (WebCrypto's digest is asynchronous).
  */
 export function auditEvent(
   event: ToolCallEvent,

@@ -23,21 +23,12 @@ export class ModernEndpoint {
   #serverOptions: ToolSetServerOptions;
   #byUser = new Map<string, SdkMcpHandler>();
 
-  /**
-   * @param tools The tool set or provider each request serves.
-   * @param serverOptions The servers' options.
-   */
   constructor(tools: ToolSet | ToolSetProvider, serverOptions: ToolSetServerOptions) {
     this.#tools = tools;
     this.#serverOptions = serverOptions;
   }
 
-  /**
-   * Answers one 2026-07-28 request of an authenticated user.
-   *
-   * @param request The request, its body unread.
-   * @param options The user, and what reaches the handlers.
-   */
+  /** Answers one 2026-07-28 request of an authenticated user (its body unread). */
   handle(
     request: Request,
     options: { userId: string | undefined; authInfo: unknown },
@@ -46,11 +37,7 @@ export class ModernEndpoint {
     return handler.fetch(request, { authInfo: options.authInfo as never });
   }
 
-  /**
-   * Publishes `notifications/tools/list_changed` on the listen streams of one user, or all.
-   *
-   * @param userId The user; all users when absent.
-   */
+  /** Publishes `notifications/tools/list_changed` on the listen streams of one user, or all. */
   notifyToolListChanged(userId?: string): void {
     if (userId === undefined) {
       for (const handler of this.#byUser.values()) handler.notify.toolsChanged();

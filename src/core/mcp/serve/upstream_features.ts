@@ -31,14 +31,10 @@ interface Listed {
  */
 export class UpstreamFeatures {
   #servers: { server: UpstreamServer; views: string[] }[];
-  /** Ids of the selected servers that are not up now (the tool set's missing ones). */
+  // Ids of the selected servers that are not up now (the tool set's missing ones).
   #absent: string[];
   #context: { signal: AbortSignal; userId?: string };
 
-  /**
-   * @param toolSet The request's tool set.
-   * @param signal Aborts the request.
-   */
   constructor(toolSet: ToolSet, signal: AbortSignal) {
     this.#servers = toolSet.upstreams();
     this.#absent = toolSet.missing.filter((entry) => entry.selection === "mcpServers")
@@ -46,11 +42,7 @@ export class UpstreamFeatures {
     this.#context = { signal, userId: toolSet.userId };
   }
 
-  /**
-   * `resources/list`: every visible server's resources and tools' views.
-   *
-   * @returns The resources, with URIs that read back through `serve`.
-   */
+  /** `resources/list`: every visible server's resources and tools' views. */
   async listResources(): Promise<{ resources: Record<string, unknown>[] }> {
     const lists = await this.#listAll("resources/list", "resources");
     const owners = countOwners(lists, (listed) => [
@@ -69,11 +61,7 @@ export class UpstreamFeatures {
     return { resources };
   }
 
-  /**
-   * `resources/templates/list`: every visible server's resource templates.
-   *
-   * @returns The templates; one two servers share is listed in the `toolroute://` form.
-   */
+  /** `resources/templates/list`: every visible server's resource templates. */
   async listTemplates(): Promise<{ resourceTemplates: Record<string, unknown>[] }> {
     const lists = await this.#listAll("resources/templates/list", "resourceTemplates");
     const owners = countOwners(lists, (listed) => listed.entries.map((entry) => entry.uriTemplate));
@@ -86,11 +74,7 @@ export class UpstreamFeatures {
     return { resourceTemplates };
   }
 
-  /**
-   * `resources/read`: from the one visible server that offers the URI.
-   *
-   * @returns The server's contents, their URIs as the client asked.
-   */
+  /** `resources/read`: from the one visible server that offers the URI, as the client named it. */
   async read(uri: string): Promise<Record<string, unknown>> {
     const { server, own } = await this.#owner(uri);
     const answer = await this.#send(server, "resources/read", { uri: own });
@@ -123,12 +107,7 @@ export class UpstreamFeatures {
     return { prompts };
   }
 
-  /**
-   * `prompts/get`: from the server whose prompt the name leads to.
-   *
-   * @param params The request's `name` and `arguments`.
-   * @returns The server's messages; resource links in them read back through `serve`.
-   */
+  /** `prompts/get`: from the server whose prompt the name leads to; its links read back. */
   async getPrompt(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { server, name } = await this.#prompt(String(params.name));
     const answer = await this.#send(server, "prompts/get", { ...params, name });
@@ -141,12 +120,7 @@ export class UpstreamFeatures {
     return { ...answer, messages };
   }
 
-  /**
-   * `completion/complete`: from the server whose prompt or resource template the `ref` names.
-   *
-   * @param params The request's `ref`, `argument` and `context`.
-   * @returns The server's completion.
-   */
+  /** `completion/complete`: from the server whose prompt or resource template `ref` names. */
   async complete(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
     if (ref?.type === "ref/prompt") {
@@ -172,7 +146,6 @@ export class UpstreamFeatures {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Unknown completion reference");
   }
 
-  /** The visible server of an id. */
   #visible(serverId: string): UpstreamServer | undefined {
     return this.#servers.find((entry) => entry.server.id === serverId)?.server;
   }
@@ -242,7 +215,6 @@ export class UpstreamFeatures {
     return { lists, names };
   }
 
-  /** The server and own name of an exposed prompt name. */
   async #prompt(name: string): Promise<{ server: UpstreamServer; name: string }> {
     const { names } = await this.#prompts();
     const target = names.get(name);
