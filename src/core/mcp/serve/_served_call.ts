@@ -47,9 +47,6 @@ export interface ServedCallOptions {
  * Answers one `tools/call` of a `ToolSetServer`: runs the call through the request's tool set with
  * its progress, logs, trace context, run and elicitation relayed to the client, and shapes the
  * result (or the `input_required` round) for the protocol.
- *
- * @param request The call's `params` and the SDK's request context.
- * @param options The tool set, era, capability, deadline and log levels.
  */
 export async function servedCall(
   request: { params: CallParams; ctx: ServerContext },

@@ -32,10 +32,6 @@ export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult 
  * decline, an optional reason, for how long (`once`, `session`, `always`), and the digest of the arguments shown, which the answer may send
  * back), or `undefined` when the client cannot be asked. The message shows the full arguments
  * with control, bidi and invisible characters made visible.
- *
- * @param capability The client's elicitation capability.
- * @param extra The request's `extra`.
- * @returns The handler, or `undefined`.
  */
 export function elicitationApprover(
   capability: ElicitationCapability,
@@ -65,9 +61,6 @@ export type ApprovalQuestion = Pick<
 /**
  * The form-mode elicitation that asks a person to approve a call (both eras use it: pushed as
  * `elicitation/create` in 2025, embedded in an `input_required` result in 2026-07-28).
- *
- * @param request What is approved.
- * @returns The elicitation's `message` and `requestedSchema`.
  */
 export function approvalForm(
   request: ApprovalQuestion,
@@ -106,8 +99,6 @@ export function approvalForm(
 /**
  * Reads a client's answer to {@linkcode approvalForm}: only an accepted form with `approve: true`
  * approves, and a digest it sends back is kept (an approval of another text then runs nothing).
- *
- * @param answer The elicitation result, as the client sent it (untrusted).
  */
 export function approvalAnswerOf(
   answer: { action?: unknown; content?: Record<string, unknown> },
