@@ -11,7 +11,7 @@ import {
   cannotAsk,
   elicitationApprover,
   type ElicitationCapability,
-  type ElicitingExtra,
+  type SendToClient,
 } from "./approval_elicitation.ts";
 import { callInRounds } from "./modern_call_rounds.ts";
 import { servedLinks } from "./_served_uri.ts";
@@ -54,7 +54,7 @@ export async function servedCall(
 ): Promise<CallToolResult> {
   const { ctx } = request;
   const { signal, id, notify } = ctx.mcpReq;
-  const eliciting = { sendRequest: ctx.mcpReq.send } as unknown as ElicitingExtra;
+  const sendRequest = ctx.mcpReq.send as unknown as SendToClient;
   const { name, arguments: args, _meta } = request.params;
   let toolSet: ToolSet;
   try {
@@ -76,7 +76,7 @@ export async function servedCall(
       // The legacy era asks on this request's stream; the modern one asks in rounds instead
       // (callInRounds puts its own in place of this one).
       onElicitation: capability
-        ? (request, signal) => elicit(eliciting.sendRequest, request, { signal, capability })
+        ? (request, signal) => elicit(sendRequest, request, { signal, capability })
         : undefined,
       onLog: (entry) => {
         const level = LOG_LEVELS.indexOf(entry.level);
@@ -98,7 +98,7 @@ export async function servedCall(
     : cannotAsk(
       await toolSet.call(name, call.args, {
         ...call.options,
-        approve: elicitationApprover(capability, eliciting),
+        approve: elicitationApprover(capability, sendRequest),
       }),
       name,
     );
@@ -176,12 +176,12 @@ function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): Cal
  * text the client may pass to the model.
  */
 async function elicit(
-  send: ElicitingExtra["sendRequest"],
+  send: SendToClient,
   request: ToolElicitation,
   options: { signal: AbortSignal; capability: ElicitationCapability },
 ): Promise<ToolElicitationResult> {
   const { signal, capability } = options;
-  if (request.url !== undefined && (capability === undefined || capability?.url === undefined)) {
+  if (request.url !== undefined && capability?.url === undefined) {
     throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
   }
   const params = request.url === undefined

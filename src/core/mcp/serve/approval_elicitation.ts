@@ -2,14 +2,11 @@ import type { ToolCallResult } from "../../tool_call_types.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../../policy_types.ts";
 import { summarizeShown } from "../../policy/shown_arguments.ts";
 
-/** What the SDK hands a request handler, as far as asking the client goes. */
-export interface ElicitingExtra {
-  /** Sends a request to the client, related to the current request (the SDK knows its result). */
-  sendRequest: (
-    request: { method: string; params: Record<string, unknown> },
-    options?: { signal?: AbortSignal },
-  ) => Promise<{ action: string; content?: Record<string, unknown> }>;
-}
+/** Sends a request to the client, related to the current request (the SDK's `mcpReq.send`). */
+export type SendToClient = (
+  request: { method: string; params: Record<string, unknown> },
+  options?: { signal?: AbortSignal },
+) => Promise<{ action: string; content?: Record<string, unknown> }>;
 
 /** The client's elicitation capability, as it declared it at initialisation. */
 export type ElicitationCapability = { form?: unknown; url?: unknown } | undefined;
@@ -35,7 +32,7 @@ export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult 
  */
 export function elicitationApprover(
   capability: ElicitationCapability,
-  extra: ElicitingExtra,
+  send: SendToClient,
 ): ApprovalHandler | undefined {
   if (capability === undefined || capability === null) return undefined;
   const form = capability.form !== undefined;
@@ -44,10 +41,7 @@ export function elicitationApprover(
   return async (request): Promise<ApprovalAnswer> => {
     const params: Record<string, unknown> = approvalForm(request);
     if (form) params.mode = "form";
-    const answer = await extra.sendRequest(
-      { method: "elicitation/create", params },
-      { signal: request.signal },
-    );
+    const answer = await send({ method: "elicitation/create", params }, { signal: request.signal });
     return approvalAnswerOf(answer);
   };
 }
