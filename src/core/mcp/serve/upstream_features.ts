@@ -44,34 +44,13 @@ export class UpstreamFeatures {
 
   /** `resources/list`: every visible server's resources and tools' views. */
   async listResources(): Promise<{ resources: Record<string, unknown>[] }> {
-    const lists = await this.#listAll("resources/list", "resources");
-    const owners = countOwners(lists, (listed) => [
-      ...listed.entries.map((entry) => entry.uri),
-      ...listed.views,
-    ]);
-    const resources = lists.flatMap(({ server, views, entries }) => {
-      const own = entries.map((entry) => String(entry.uri));
-      const extra = views.filter((view) => !own.includes(view))
-        .map((uri) => ({ uri, name: `${server.id} view` }));
-      return [...entries, ...extra].map((entry) => ({
-        ...entry,
-        uri: shownUri(server.id, String(entry.uri), owners),
-      }));
-    });
-    return { resources };
+    return { resources: await this.#listShown("resources/list", "resources", "uri") };
   }
 
   /** `resources/templates/list`: every visible server's resource templates. */
   async listTemplates(): Promise<{ resourceTemplates: Record<string, unknown>[] }> {
-    const lists = await this.#listAll("resources/templates/list", "resourceTemplates");
-    const owners = countOwners(lists, (listed) => listed.entries.map((entry) => entry.uriTemplate));
-    const resourceTemplates = lists.flatMap(({ server, entries }) =>
-      entries.map((entry) => ({
-        ...entry,
-        uriTemplate: shownUri(server.id, String(entry.uriTemplate), owners),
-      }))
-    );
-    return { resourceTemplates };
+    const method = "resources/templates/list";
+    return { resourceTemplates: await this.#listShown(method, "resourceTemplates", "uriTemplate") };
   }
 
   /** `resources/read`: from the one visible server that offers the URI, as the client named it. */
@@ -225,6 +204,37 @@ export class UpstreamFeatures {
     return { server, name: target.toolName };
   }
 
+  /**
+   * One list of every visible server (with the tools' views for resources), each URI the
+   * server's own where only it offers it, else in the `toolroute://` form.
+   */
+  async #listShown(
+    method: UpstreamMethod,
+    key: string,
+    uriKey: "uri" | "uriTemplate",
+  ): Promise<Record<string, unknown>[]> {
+    const lists = (await this.#listAll(method, key)).map(({ server, views, entries }) => {
+      if (uriKey !== "uri") return { server, entries };
+      const own = entries.map((entry) => String(entry.uri));
+      const extra = views.filter((view) => !own.includes(view))
+        .map((uri) => ({ uri, name: `${server.id} view` }));
+      return { server, entries: [...entries, ...extra] as Record<string, unknown>[] };
+    });
+    const owners = new Map<string, number>();
+    for (const { entries } of lists) {
+      for (const uri of new Set(entries.map((entry) => String(entry[uriKey])))) {
+        owners.set(uri, (owners.get(uri) ?? 0) + 1);
+      }
+    }
+    return lists.flatMap(({ server, entries }) =>
+      entries.map((entry) => {
+        const uri = String(entry[uriKey]);
+        const shown = owners.get(uri) === 1 && !looksServed(uri) ? uri : servedUri(server.id, uri);
+        return { ...entry, [uriKey]: shown };
+      })
+    );
+  }
+
   /** One list of every visible server, each bounded; a server that fails it is left out. */
   async #listAll(method: UpstreamMethod, key: string): Promise<Listed[]> {
     const settled = await Promise.allSettled(
@@ -248,22 +258,6 @@ export class UpstreamFeatures {
       escapeRemoteResult({ structuredContent: answer }).structuredContent
     );
   }
-}
-
-/** How many servers offer each URI. */
-function countOwners(lists: Listed[], urisOf: (listed: Listed) => unknown[]): Map<string, number> {
-  const owners = new Map<string, number>();
-  for (const listed of lists) {
-    for (const uri of new Set(urisOf(listed).map(String))) {
-      owners.set(uri, (owners.get(uri) ?? 0) + 1);
-    }
-  }
-  return owners;
-}
-
-/** A server's URI as listed: its own where only it offers it, else the `toolroute://` form. */
-function shownUri(serverId: string, uri: string, owners: Map<string, number>): string {
-  return owners.get(uri) === 1 && !looksServed(uri) ? uri : servedUri(serverId, uri);
 }
 
 function matches(template: unknown, uri: string): boolean {
