@@ -20,17 +20,12 @@ interface Session {
   lastUsed: number;
 }
 
-/** Limits of {@linkcode McpSessions}. */
+/** Limits and mode of {@linkcode McpSessions}, as `McpHttpHandlerOptions` describes them. */
 export interface McpSessionLimits {
-  /** Most sessions kept in all (bounds memory); a new one beyond it closes the same user's oldest. */
   maxSessions: number;
-  /** Most sessions of one user; a new one beyond it closes that user's least recently used. */
   maxSessionsPerUser: number;
-  /** Sessions idle this long are closed when a new one starts. */
   sessionIdleMs: number;
-  /** Answer JSON instead of SSE streams. */
   jsonResponse: boolean;
-  /** No sessions: every POST gets a fresh server, closed once its response is read. */
   stateless: boolean;
 }
 

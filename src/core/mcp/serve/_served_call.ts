@@ -35,9 +35,7 @@ export interface ServedCallOptions {
   toolSet: () => Promise<ToolSet>;
   /** Whether the 2026-07-28 era is served (asks become `input_required` results). */
   modern: boolean;
-  /** The client's elicitation capability. */
   capability: ElicitationCapability;
-  /** The server's call deadline. */
   timeoutMs?: number;
   /** The log level each session set, by session id (`""`: a session-less one). */
   levels: ReadonlyMap<string, number>;

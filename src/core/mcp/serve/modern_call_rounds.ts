@@ -36,7 +36,6 @@ export interface CallRound {
   inputResponses?: Record<string, unknown>;
   /** The `requestState` the retried request echoes, untrusted. */
   requestState?: unknown;
-  /** The elicitation capability of the request's envelope. */
   capability: ElicitationCapability;
 }
 

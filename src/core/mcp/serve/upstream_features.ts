@@ -7,7 +7,6 @@ import { toApiFunctionName } from "../../api_function_name.ts";
 import { boundedList } from "./_bounded_list.ts";
 import { looksServed, parseServed, servedLinks, servedUri } from "./_served_uri.ts";
 
-/** One server's entries of a list. */
 interface Listed {
   server: UpstreamServer;
   views: readonly string[];
