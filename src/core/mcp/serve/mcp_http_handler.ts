@@ -10,7 +10,7 @@ import { sha256Hex } from "../../sha256_hex.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
-import { ModernEndpoint } from "./_modern_endpoint.ts";
+import { modernEndpoint } from "./_modern_endpoint.ts";
 import { isLegacyRequest } from "../mcp_sdk.ts";
 import type { ToolSetProvider, ToolSetServerOptions } from "./tool_set_server.ts";
 
@@ -161,7 +161,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     jsonResponse,
     stateless,
   });
-  const modern = new ModernEndpoint(tools, serverOptions);
+  const modern = modernEndpoint(tools, serverOptions);
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
@@ -204,7 +204,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     // The SDK's own classification: a request that claims the 2026-07-28 envelope (or a modern
     // protocol-version header) is the modern side's, even when that side must refuse it.
     if (!(await isLegacyRequest(request))) {
-      return await modern.handle(request, { userId: user, authInfo: auth });
+      return await modern.handle(request, user, auth);
     }
     return await sessions.handle(request, user, auth);
   }
