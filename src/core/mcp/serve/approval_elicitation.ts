@@ -112,9 +112,7 @@ export function approvalAnswerOf(
     const scope = content?.scope;
     return {
       approved: true,
-      ...(digest === undefined
-        ? {}
-        : { shownDigest: typeof digest === "string" ? digest : String(digest) }),
+      ...(digest === undefined ? {} : { shownDigest: String(digest) }),
       // Anything but a scope the form offered is this call only.
       ...(scope === "session" || scope === "always" ? { scope } : {}),
     };
