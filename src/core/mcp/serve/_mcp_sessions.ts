@@ -71,13 +71,7 @@ export class McpSessions {
           headers: { allow: "POST" },
         });
       }
-      const { server, transport } = await this.#open(userId, undefined);
-      try {
-        return closeWhenDone(await transport.handleRequest(request, options), () => server.close());
-      } catch (error) {
-        await server.close();
-        throw error;
-      }
+      return await this.#answerFresh(request, options, userId);
     }
     if (sessionId !== null) {
       const session = this.#sessions.get(sessionId);
@@ -109,11 +103,7 @@ export class McpSessions {
     // Counted until the transport has answered: concurrent initializes cannot pass the limits.
     this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
     try {
-      const session = await this.#open(userId, () => crypto.randomUUID());
-      const response = await session.transport.handleRequest(request, options);
-      // Not an initialize request: no session was created, so nothing keeps this server.
-      if (session.transport.sessionId === undefined) await session.server.close();
-      return response;
+      return await this.#answerFresh(request, options, userId, () => crypto.randomUUID());
     } finally {
       const left = (this.#pending.get(key) ?? 1) - 1;
       if (left === 0) this.#pending.delete(key);
@@ -135,11 +125,16 @@ export class McpSessions {
     await Promise.allSettled(open.map((session) => session.server.close()));
   }
 
-  /** A fresh server on a fresh transport; a session only with a session id generator. */
-  async #open(
+  /**
+   * Answers on a fresh server and transport. Without a session (stateless, or a request that is
+   * not an `initialize`) nothing keeps the server: it closes once its response is read.
+   */
+  async #answerFresh(
+    request: Request,
+    options: HandleOptions,
     userId: string | undefined,
-    sessionIdGenerator: (() => string) | undefined,
-  ): Promise<Session> {
+    sessionIdGenerator?: () => string,
+  ): Promise<Response> {
     const server = new ToolSetServer(this.#tools, this.#serverOptions);
     const sessions = this.#sessions;
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -153,7 +148,16 @@ export class McpSessions {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return session;
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, options);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    return transport.sessionId === undefined
+      ? closeWhenDone(response, () => server.close())
+      : response;
   }
 
   /**
@@ -169,17 +173,15 @@ export class McpSessions {
     const pendingOwn = this.#pending.get(key) ?? 0;
     let pendingAll = 0;
     for (const count of this.#pending.values()) pendingAll += count;
+    const fits = () =>
+      own.length + pendingOwn < this.#limits.maxSessionsPerUser &&
+      this.#sessions.size + pendingAll < this.#limits.maxSessions;
     // Least recently used first: the map is kept in order of use.
-    while (
-      own.length > 0 &&
-      (own.length + pendingOwn >= this.#limits.maxSessionsPerUser ||
-        this.#sessions.size + pendingAll >= this.#limits.maxSessions)
-    ) {
+    while (own.length > 0 && !fits()) {
       const [id, session] = own.shift()!;
       this.#close(id, session, true);
     }
-    return own.length + pendingOwn < this.#limits.maxSessionsPerUser &&
-      this.#sessions.size + pendingAll < this.#limits.maxSessions;
+    return fits();
   }
 
   #close(id: string, session: Session, evicted: boolean): void {
