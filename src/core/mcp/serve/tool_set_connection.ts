@@ -48,9 +48,7 @@ export function serveToolSetConnection(
   });
   return {
     closed,
-    notifyToolListChanged: async () => {
-      await current?.notifyToolListChanged();
-    },
+    notifyToolListChanged: async () => await current?.notifyToolListChanged(),
     close: () => handle.close(),
   };
 }

@@ -180,9 +180,7 @@ export class UpstreamFeatures {
     const answered = new Set(lists.map(({ server }) => server.id));
     // A server that is down altogether is not visible, and its names are reserved all the same.
     const missing = [
-      ...this.#servers.filter(({ server }) => !answered.has(server.id)).map(({ server }) =>
-        server.id
-      ),
+      ...this.#servers.map(({ server }) => server.id).filter((id) => !answered.has(id)),
       ...this.#absent,
     ].map((id) => ({ id, prefix: toApiFunctionName(id, "x").slice(0, -1) }));
     for (const [name, target] of names) {
