@@ -8,10 +8,8 @@ import { replacedArguments } from "../policy/replaced_arguments.ts";
 
 /**
  * Checks the arguments a hook's `before` gave instead: against the tool's schema and limits, then
- * by the policy again, so a rewrite can narrow a call but never widen it.
- *
- * @param context The hook's name, the router's settings, the request's policy engine and the call.
- * @returns The arguments to run, or why the call does not run.
+ * by the policy again, so a rewrite can narrow a call but never widen it: the arguments to run,
+ * or why the call does not run.
  */
 export function checkRewrite(
   tool: RoutedTool,

@@ -20,12 +20,8 @@ let neverAborted: AbortSignal | undefined;
  * Runs one call through hooks: each `before` in order (a rewrite is checked against the schema
  * and by the policy again, a deny or a failure stops the call), then the call through the
  * router's catch boundary (`callTool`) with each `after` applied to its result before the event
- * and audit record are made, so both report the hooks and the result the model gets.
- *
- * @param call The call, as `callTool` takes it, with what the policy decided.
- * @param settings The router's call settings.
- * @param context The hooks, and the request's policy engine when it has one.
- * @returns The result; never rejects for anything the call or a hook caused.
+ * and audit record are made, so both report the hooks and the result the model gets. Never
+ * rejects for anything the call or a hook caused.
  */
 export async function callHooked(
   call: ToolCall,

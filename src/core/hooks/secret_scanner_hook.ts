@@ -117,19 +117,31 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
     name: "secret-scanner",
     after(_call, result: ToolCallResult) {
       let changed = false;
-      const clean = (text: string) => {
-        const out = redact(text);
-        if (out !== text) changed = true;
-        return out;
+      // Every string at any depth, keys included, but the one key `kept` (base64 bytes).
+      const clean: Clean = (value, depth = 0, kept) => {
+        if (typeof value === "string") {
+          const out = redact(value);
+          if (out !== value) changed = true;
+          return out;
+        }
+        if (value === null || typeof value !== "object") return value;
+        if (depth > 64) {
+          // Deeper than the scan goes: withheld as a whole rather than passed on unread.
+          changed = true;
+          return "[redacted: nested too deep to scan]";
+        }
+        if (Array.isArray(value)) return value.map((item) => clean(item, depth + 1));
+        return Object.fromEntries(
+          Object.entries(value).map(([key, item]) =>
+            key === kept ? [key, item] : [clean(key), clean(item, depth + 1)]
+          ),
+        );
       };
-      const text = clean(result.text);
-      const content = result.content.map((block) => cleanBlock(block, clean, () => changed = true));
+      const text = clean(result.text) as string;
+      const content = result.content.map((block) => cleanBlock(block, clean));
       const structured = result.structuredContent === undefined
         ? undefined
-        : cleanValue(result.structuredContent, clean, 0, () => changed = true) as Record<
-          string,
-          unknown
-        >;
+        : clean(result.structuredContent) as Record<string, unknown>;
       if (!changed) return undefined;
       const out: ToolCallResult = { ...result, text, content };
       if (structured !== undefined) out.structuredContent = structured;
@@ -137,6 +149,8 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
     },
   });
 }
+
+type Clean = (value: unknown, depth?: number, kept?: string) => unknown;
 
 const KEY_MARKERS = /-----(BEGIN|END) (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----/g;
 
@@ -169,42 +183,11 @@ function privateKeysRedacted(text: string): string {
  * `description`, a resource's `uri`, annotations, `_meta`: all reach a client's model), but the
  * base64 bytes of an image, audio or resource `blob`.
  */
-function cleanBlock(
-  block: ToolContent,
-  clean: (text: string) => string,
-  mark: () => void,
-): ToolContent {
+function cleanBlock(block: ToolContent, clean: Clean): ToolContent {
   const type = (block as { type?: unknown }).type;
   const bytes = type === "image" || type === "audio" ? "data" : undefined;
-  const out = cleanValue(block, clean, 0, mark, bytes ?? "resource") as Record<string, unknown>;
+  const out = clean(block, 0, bytes ?? "resource") as Record<string, unknown>;
   const resource = (block as { resource?: unknown }).resource;
-  if (bytes === undefined && resource !== undefined) {
-    out.resource = cleanValue(resource, clean, 1, mark, "blob");
-  }
+  if (bytes === undefined && resource !== undefined) out.resource = clean(resource, 1, "blob");
   return out as unknown as ToolContent;
-}
-
-function cleanValue(
-  value: unknown,
-  clean: (text: string) => string,
-  depth: number,
-  mark: () => void,
-  kept?: string,
-): unknown {
-  if (typeof value === "string") return clean(value);
-  if (value === null || typeof value !== "object") return value;
-  if (depth > 64) {
-    // Deeper than the scan goes: withheld as a whole rather than passed on unread.
-    mark();
-    return "[redacted: nested too deep to scan]";
-  }
-  if (Array.isArray(value)) return value.map((item) => cleanValue(item, clean, depth + 1, mark));
-  return Object.fromEntries(
-    Object.entries(value).map((
-      [key, item],
-    ) => [
-      key === kept ? key : clean(key),
-      key === kept ? item : cleanValue(item, clean, depth + 1, mark),
-    ]),
-  );
 }

@@ -6,6 +6,7 @@ import {
   type MeterProvider,
   metrics,
   ProxyTracerProvider,
+  type Span,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -47,7 +48,6 @@ const UNOBSERVED: ObservedCall = Object.freeze({ needsEvent: false, finish(): vo
 let instruments:
   | { provider: MeterProvider; noop: boolean; calls: Counter; duration: Histogram }
   | undefined;
-/** The tracer of the current global provider (a proxy that follows a later registration). */
 let tracing: { provider: unknown; tracer: Tracer } | undefined;
 /** The API's no-op provider and meter, to skip all work while no SDK is registered. */
 let noopTracing: object | undefined;
@@ -65,11 +65,7 @@ function nothingRegistered(): boolean {
   return (globalThis as Record<symbol, unknown>)[OTEL_GLOBAL] === undefined;
 }
 
-/**
- * Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place).
- *
- * @returns `true` while tracing does nothing.
- */
+/** Whether no OpenTelemetry SDK is registered (the API's no-op provider is in place). */
 export function tracingIsOff(): boolean {
   if (nothingRegistered()) return true;
   const provider = trace.getTracerProvider();
@@ -82,12 +78,8 @@ export function tracingIsOff(): boolean {
  * Starts observing one tool call: an `execute_tool {name}` span following the OpenTelemetry
  * GenAI conventions (a child of the caller's `traceparent`, or of the active context), the call
  * metrics and the audit record. A no-op until the host registers an OpenTelemetry SDK, apart
- * from the audit sink and passing a caller's trace context on.
- *
- * @param tool The exposed tool, or `undefined` for an unknown name.
- * @param call The name as called, the call's options (`traceparent`, `tracestate`, `toolCallId`)
- *   and the router's settings (`audit`, `auditArguments`).
- * @returns The trace context and the finisher.
+ * from the audit sink and passing a caller's trace context on. `tool` is `undefined` for an
+ * unknown name.
  */
 export function observeCall(
   tool: RoutedTool | undefined,
@@ -95,25 +87,42 @@ export function observeCall(
 ): ObservedCall {
   const { name, options, settings } = call;
   const startedAt = settings.audit === undefined ? 0 : Date.now();
-  if (tracingIsOff()) {
-    // No SDK and nothing to audit or pass on (the common case): nothing to do, per call.
-    if (options.traceparent === undefined && settings.audit === undefined && metricsAreOff()) {
-      return UNOBSERVED;
-    }
-    // No SDK: no span, but a caller's trace context still passes on unchanged.
-    const passed = options.traceparent === undefined ? undefined : withBaggage(
-      carrierOf(trace.getSpanContext(contextFrom(options)) ?? INVALID),
-      options.baggage,
-    );
-    return {
-      trace: passed,
-      needsEvent: true,
-      finish(event, args) {
-        record(name, event);
-        return auditEvent(event, args, { tool, settings, startedAt, carrier: passed });
-      },
-    };
-  }
+  const off = tracingIsOff();
+  // No SDK and nothing to audit or pass on (the common case): nothing to do, per call.
+  if (
+    off && options.traceparent === undefined && settings.audit === undefined && metricsAreOff()
+  ) return UNOBSERVED;
+  const span = off ? undefined : startSpan(tool, name, options);
+  // No SDK: no span, but a caller's trace context still passes on unchanged.
+  const context = span?.spanContext() ??
+    (options.traceparent === undefined
+      ? undefined
+      : trace.getSpanContext(contextFrom(options)) ?? INVALID);
+  const carrier = context === undefined
+    ? undefined
+    : withBaggage(carrierOf(context), options.baggage);
+  return {
+    trace: carrier,
+    needsEvent: true,
+    finish(event, args) {
+      if (span !== undefined) {
+        if (event.userId !== undefined && span.isRecording()) {
+          span.setAttribute("enduser.id", event.userId);
+        }
+        if (event.isError) {
+          span.setAttribute("error.type", event.code ?? "tool_error");
+          span.setStatus({ code: SpanStatusCode.ERROR, message: event.code });
+        }
+        span.end();
+      }
+      record(name, event);
+      return auditEvent(event, args, { tool, settings, startedAt, carrier });
+    },
+  };
+}
+
+/** An `execute_tool {name}` span, a child of the caller's `traceparent` or the active context. */
+function startSpan(tool: RoutedTool | undefined, name: string, options: CallOptions): Span {
   const provider = trace.getTracerProvider();
   if (tracing?.provider !== provider) {
     tracing = { provider, tracer: provider.getTracer(TELEMETRY_SCOPE, VERSION) };
@@ -125,37 +134,25 @@ export function observeCall(
   );
   // Attributes only for a recording span: without an SDK a call pays for none of this.
   if (span.isRecording()) {
-    span.setAttribute("gen_ai.operation.name", "execute_tool");
-    span.setAttribute("gen_ai.tool.name", name);
-    if (options.toolCallId !== undefined) {
-      span.setAttribute("gen_ai.tool.call.id", options.toolCallId);
-    }
+    const attributes = callAttributes(name, tool?.source);
+    if (options.toolCallId !== undefined) attributes["gen_ai.tool.call.id"] = options.toolCallId;
     if (tool !== undefined) {
-      span.setAttribute(
-        "gen_ai.tool.type",
-        tool.source.endsWith("_mcp") ? "extension" : "function",
-      );
-      span.setAttribute("toolroute.tool.source", tool.source);
-      span.setAttribute("toolroute.tool.origin", tool.origin);
+      attributes["gen_ai.tool.type"] = tool.source.endsWith("_mcp") ? "extension" : "function";
+      attributes["toolroute.tool.origin"] = tool.origin;
     }
+    span.setAttributes(attributes);
   }
-  const carrier = withBaggage(carrierOf(span.spanContext()), options.baggage);
-  return {
-    trace: carrier,
-    needsEvent: true,
-    finish(event, args) {
-      if (event.userId !== undefined && span.isRecording()) {
-        span.setAttribute("enduser.id", event.userId);
-      }
-      if (event.isError) {
-        span.setAttribute("error.type", event.code ?? "tool_error");
-        span.setStatus({ code: SpanStatusCode.ERROR, message: event.code });
-      }
-      span.end();
-      record(name, event);
-      return auditEvent(event, args, { tool, settings, startedAt, carrier });
-    },
+  return span;
+}
+
+/** The attributes a call's span and its metrics share. */
+function callAttributes(name: string, source: string | undefined): Attributes {
+  const attributes: Attributes = {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": name,
   };
+  if (source !== undefined) attributes["toolroute.tool.source"] = source;
+  return attributes;
 }
 
 /**
@@ -163,11 +160,6 @@ export function observeCall(
  * nothing to wait for (`undefined`, the common case), or a promise of `undefined` once room is
  * there, or of a `ToolError` (`audit_unavailable`, or `aborted` when the call's signal aborts
  * first) when the sink gave up waiting: the call must then not run.
- *
- * @param settings The router's settings (`audit`).
- * @param name The tool name as called, for the message.
- * @param call The call's signal.
- * @returns Nothing, or the wait.
  */
 export function auditRoom(
   settings: CallSettings,
@@ -203,13 +195,8 @@ function roomError(name: string, error: unknown, signal: AbortSignal | undefined
  * Hands one decision's audit record to the sink, if any (never throwing or rejecting): the
  * record says which decision (`allow`, `deny`, `ask`, `approve`, `reject`, `unknown_tool`,
  * `invalid_arguments`), the rule, the user and the tool; the arguments only as a digest unless
- * `auditArguments` is on.
- *
- * @param event The call's event, with the policy's fields.
- * @param args The arguments as the call received them.
- * @param context The tool, the router's settings, when the call started and its trace context.
- * @returns With a sink, a promise that settles once the sink has the record (WebCrypto's digest
- * is asynchronous).
+ * `auditArguments` is on. With a sink, the promise settles once the sink has the record
+ * (WebCrypto's digest is asynchronous).
  */
 export function auditEvent(
   event: ToolCallEvent,
@@ -297,11 +284,7 @@ function instrumentsOf(provider: MeterProvider): NonNullable<typeof instruments>
 function record(name: string, event: ToolCallEvent): void {
   const instruments = instrumentsOf(metrics.getMeterProvider());
   if (instruments.noop) return;
-  const attributes: Attributes = {
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": name,
-  };
-  if (event.source !== undefined) attributes["toolroute.tool.source"] = event.source;
+  const attributes = callAttributes(name, event.source);
   if (event.isError) attributes["error.type"] = event.code ?? "tool_error";
   instruments.calls.add(1, attributes);
   instruments.duration.record(event.durationMs / 1000, attributes);

@@ -23,8 +23,6 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 /**
  * The OpenTelemetry context a carrier continues: the remote span as parent. Without a valid
  * carrier, the active context (a host's span, when it registered a context manager).
- *
- * @param carrier `traceparent` and `tracestate`, as received.
  */
 export function contextFrom(carrier: Partial<TraceCarrier> | undefined): Context {
   if (carrier?.traceparent === undefined) return otelContext.active();
@@ -47,12 +45,7 @@ export function contextFrom(carrier: Partial<TraceCarrier> | undefined): Context
   return trace.setSpanContext(ROOT_CONTEXT, spanContext);
 }
 
-/**
- * The carrier of a span context, or `undefined` when it is not valid (no SDK and no parent).
- *
- * @param spanContext The span's context.
- * @returns `traceparent` and `tracestate`.
- */
+/** The carrier of a span context, or `undefined` when it is not valid (no SDK and no parent). */
 export function carrierOf(spanContext: SpanContext): TraceCarrier | undefined {
   if (!isSpanContextValid(spanContext)) return undefined;
   const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, "0");

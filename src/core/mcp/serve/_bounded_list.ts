@@ -13,9 +13,6 @@ const MAX_LIST_CHARS = 1_048_576;
  * One list of one server (resources, templates, prompts), page after page while it has a
  * `nextCursor`, bounded: at most 10 pages, 1000 entries and 1 MiB of entries as JSON. Entries
  * that are not objects are left out.
- *
- * @param key The list's key in an answer (`resources`, `prompts`, ...).
- * @param page Asks for one page (`{}`, then `{ cursor }`).
  */
 export async function boundedList(
   key: string,

@@ -1,9 +1,7 @@
 /**
  * Returns a copy of a response whose body runs `done` once it has been read to its end, failed
  * or been cancelled (the client went away): how a per-request server is closed after its SSE
- * stream without cutting it short.
- *
- * @param done The clean-up; its failure is ignored.
+ * stream without cutting it short. A failing `done` is ignored.
  */
 export function closeWhenDone(response: Response, done: () => Promise<void>): Response {
   const body = response.body;

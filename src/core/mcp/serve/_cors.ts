@@ -6,11 +6,7 @@ const ALLOW_HEADERS = [
   "mcp-session-id",
 ].join(", ");
 
-/**
- * Answers a CORS preflight (`OPTIONS`) from an origin that already passed the allowlist.
- *
- * @param origin The request's `Origin`.
- */
+/** Answers a CORS preflight (`OPTIONS`) from an origin that already passed the allowlist. */
 export function corsPreflight(origin: string): Response {
   return new Response(null, {
     status: 204,
@@ -25,10 +21,8 @@ export function corsPreflight(origin: string): Response {
 }
 
 /**
- * Lets a browser page of an allowed origin read the response (and its session id).
- *
- * @param origin The request's `Origin`, or `null` for non-browser clients (no headers added).
- * @returns The response with CORS headers.
+ * Lets a browser page of an allowed origin read the response (and its session id); a `null`
+ * origin (non-browser clients) adds nothing.
  */
 export function withCors(response: Response, origin: string | null): Response {
   if (origin === null) return response;

@@ -1,4 +1,5 @@
 import { jsonRpcErrorResponse } from "./_request_guard.ts";
+import { closeWhenDone } from "./_close_when_done.ts";
 import { WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
 import {
   type ToolSetProvider,
@@ -7,8 +8,8 @@ import {
 } from "./tool_set_server.ts";
 import type { ToolSet } from "../../tool_set.ts";
 
-/** What a request handler of the SDK's transport gets besides the request. */
-export type HandleOptions = Parameters<
+// What a request handler of the SDK's transport gets besides the request.
+type HandleOptions = Parameters<
   WebStandardStreamableHTTPServerTransport["handleRequest"]
 >[1];
 
@@ -19,16 +20,13 @@ interface Session {
   lastUsed: number;
 }
 
-/** Limits of {@linkcode McpSessions}. */
+/** Limits and mode of {@linkcode McpSessions}, as `McpHttpHandlerOptions` describes them. */
 export interface McpSessionLimits {
-  /** Most sessions kept in all (bounds memory); a new one beyond it closes the same user's oldest. */
   maxSessions: number;
-  /** Most sessions of one user; a new one beyond it closes that user's least recently used. */
   maxSessionsPerUser: number;
-  /** Sessions idle this long are closed when a new one starts. */
   sessionIdleMs: number;
-  /** Answer JSON instead of SSE streams. */
   jsonResponse: boolean;
+  stateless: boolean;
 }
 
 /** Session ids closed to make room, remembered (this many) for a clear 404. */
@@ -38,7 +36,8 @@ const REMEMBERED_EVICTIONS = 1024;
  * The sessions of a stateful MCP HTTP endpoint: one server and transport per session, bound to
  * the user that opened it. A user beyond its own limit, or beyond the global one, loses its own
  * least recently used session, never another user's; a user with no session when the server is
- * full gets a 503 error. Sessions idle longer than the idle limit are closed for everyone.
+ * full gets a 503 error. Sessions idle longer than the idle limit are closed for everyone. In
+ * stateless mode there are none: each POST gets its own server.
  */
 export class McpSessions {
   #sessions = new Map<string, Session>();
@@ -48,11 +47,6 @@ export class McpSessions {
   #serverOptions: ToolSetServerOptions;
   #limits: McpSessionLimits;
 
-  /**
-   * @param tools The tool set or provider each session serves.
-   * @param serverOptions The servers' options.
-   * @param limits Session limits.
-   */
   constructor(
     tools: ToolSet | ToolSetProvider,
     serverOptions: ToolSetServerOptions,
@@ -67,14 +61,18 @@ export class McpSessions {
     return this.#sessions.size;
   }
 
-  /**
-   * Answers a request: on its session, or by opening one (an `initialize` POST).
-   *
-   * @param authInfo What reaches the server's handlers.
-   */
+  /** Answers a request: on its session, or by opening one (an `initialize` POST). */
   async handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
     const options = { authInfo } as HandleOptions;
+    if (this.#limits.stateless) {
+      if (request.method !== "POST") {
+        return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
+          headers: { allow: "POST" },
+        });
+      }
+      return await this.#answerFresh(request, options, userId);
+    }
     if (sessionId !== null) {
       const session = this.#sessions.get(sessionId);
       if (session === undefined || session.userId !== userId) {
@@ -105,11 +103,7 @@ export class McpSessions {
     // Counted until the transport has answered: concurrent initializes cannot pass the limits.
     this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
     try {
-      const session = await this.#open(userId);
-      const response = await session.transport.handleRequest(request, options);
-      // Not an initialize request: no session was created, so nothing keeps this server.
-      if (session.transport.sessionId === undefined) await session.server.close();
-      return response;
+      return await this.#answerFresh(request, options, userId, () => crypto.randomUUID());
     } finally {
       const left = (this.#pending.get(key) ?? 1) - 1;
       if (left === 0) this.#pending.delete(key);
@@ -117,11 +111,7 @@ export class McpSessions {
     }
   }
 
-  /**
-   * Sends `notifications/tools/list_changed` to the open sessions: those of one user, or all.
-   *
-   * @param userId Only this user's sessions; all sessions when absent.
-   */
+  /** Sends `notifications/tools/list_changed` to the open sessions of one user, or all. */
   async notifyToolListChanged(userId?: string): Promise<void> {
     const targets = [...this.#sessions.values()].filter((session) =>
       userId === undefined || session.userId === userId
@@ -129,18 +119,26 @@ export class McpSessions {
     await Promise.allSettled(targets.map((session) => session.server.notifyToolListChanged()));
   }
 
-  /** Closes every session. */
   async close(): Promise<void> {
     const open = [...this.#sessions.values()];
     this.#sessions.clear();
     await Promise.allSettled(open.map((session) => session.server.close()));
   }
 
-  async #open(userId: string | undefined): Promise<Session> {
+  /**
+   * Answers on a fresh server and transport. Without a session (stateless, or a request that is
+   * not an `initialize`) nothing keeps the server: it closes once its response is read.
+   */
+  async #answerFresh(
+    request: Request,
+    options: HandleOptions,
+    userId: string | undefined,
+    sessionIdGenerator?: () => string,
+  ): Promise<Response> {
     const server = new ToolSetServer(this.#tools, this.#serverOptions);
     const sessions = this.#sessions;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator,
       enableJsonResponse: this.#limits.jsonResponse,
       onsessioninitialized: (id: string) => void sessions.set(id, session),
       onsessionclosed: (id: string) => void sessions.delete(id),
@@ -150,7 +148,16 @@ export class McpSessions {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return session;
+    let response: Response;
+    try {
+      response = await transport.handleRequest(request, options);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    return transport.sessionId === undefined
+      ? closeWhenDone(response, () => server.close())
+      : response;
   }
 
   /**
@@ -166,17 +173,15 @@ export class McpSessions {
     const pendingOwn = this.#pending.get(key) ?? 0;
     let pendingAll = 0;
     for (const count of this.#pending.values()) pendingAll += count;
+    const fits = () =>
+      own.length + pendingOwn < this.#limits.maxSessionsPerUser &&
+      this.#sessions.size + pendingAll < this.#limits.maxSessions;
     // Least recently used first: the map is kept in order of use.
-    while (
-      own.length > 0 &&
-      (own.length + pendingOwn >= this.#limits.maxSessionsPerUser ||
-        this.#sessions.size + pendingAll >= this.#limits.maxSessions)
-    ) {
+    while (own.length > 0 && !fits()) {
       const [id, session] = own.shift()!;
       this.#close(id, session, true);
     }
-    return own.length + pendingOwn < this.#limits.maxSessionsPerUser &&
-      this.#sessions.size + pendingAll < this.#limits.maxSessions;
+    return fits();
   }
 
   #close(id: string, session: Session, evicted: boolean): void {

@@ -18,70 +18,40 @@ const KEPT_USERS = 4096;
  * (past 4096 users) is not closed: its calls finish, its listen streams stop hearing changes
  * until the client listens again.
  */
-export class ModernEndpoint {
-  #tools: ToolSet | ToolSetProvider;
-  #serverOptions: ToolSetServerOptions;
-  #byUser = new Map<string, SdkMcpHandler>();
-
-  /**
-   * @param tools The tool set or provider each request serves.
-   * @param serverOptions The servers' options.
-   */
-  constructor(tools: ToolSet | ToolSetProvider, serverOptions: ToolSetServerOptions) {
-    this.#tools = tools;
-    this.#serverOptions = serverOptions;
-  }
-
-  /**
-   * Answers one 2026-07-28 request of an authenticated user.
-   *
-   * @param request The request, its body unread.
-   * @param options The user, and what reaches the handlers.
-   */
-  handle(
-    request: Request,
-    options: { userId: string | undefined; authInfo: unknown },
-  ): Promise<Response> {
-    const handler = this.#handlerOf(options.userId ?? "");
-    return handler.fetch(request, { authInfo: options.authInfo as never });
-  }
-
-  /**
-   * Publishes `notifications/tools/list_changed` on the listen streams of one user, or all.
-   *
-   * @param userId The user; all users when absent.
-   */
-  notifyToolListChanged(userId?: string): void {
-    if (userId === undefined) {
-      for (const handler of this.#byUser.values()) handler.notify.toolsChanged();
-    } else this.#byUser.get(userId)?.notify.toolsChanged();
-  }
-
-  /** Ends every in-flight exchange and listen stream. */
-  async close(): Promise<void> {
-    const open = [...this.#byUser.values()];
-    this.#byUser.clear();
-    await Promise.allSettled(open.map((handler) => handler.close()));
-  }
-
-  #handlerOf(key: string): SdkMcpHandler {
-    let handler = this.#byUser.get(key);
-    if (handler !== undefined) {
-      // Kept in order of use: the first entry is the least recently used.
-      this.#byUser.delete(key);
-      this.#byUser.set(key, handler);
-      return handler;
-    }
-    const tools = this.#tools;
-    const serverOptions = this.#serverOptions;
-    handler = createMcpHandler(
+export function modernEndpoint(
+  tools: ToolSet | ToolSetProvider,
+  serverOptions: ToolSetServerOptions,
+): {
+  handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response>;
+  notifyToolListChanged(userId?: string): void;
+  close(): Promise<void>;
+} {
+  // Kept in order of use: the first entry is the least recently used.
+  const byUser = new Map<string, SdkMcpHandler>();
+  const handlerOf = (key: string): SdkMcpHandler => {
+    const handler = byUser.get(key) ?? createMcpHandler(
       () => toolSetServerForEra(tools, { ...serverOptions, era: "modern" }).sdk,
       // The SDK's "auto" answers JSON unless the call sends something first (progress, logs);
       // its "json" mode prints a warning per handler, and library code prints nothing.
       { legacy: "reject" },
     );
-    this.#byUser.set(key, handler);
-    if (this.#byUser.size > KEPT_USERS) this.#byUser.delete(this.#byUser.keys().next().value!);
+    byUser.delete(key);
+    byUser.set(key, handler);
+    if (byUser.size > KEPT_USERS) byUser.delete(byUser.keys().next().value!);
     return handler;
-  }
+  };
+  return {
+    handle: (request, userId, authInfo) =>
+      handlerOf(userId ?? "").fetch(request, { authInfo: authInfo as never }),
+    notifyToolListChanged(userId) {
+      const targets = userId === undefined ? byUser.values() : [byUser.get(userId)];
+      for (const handler of targets) handler?.notify.toolsChanged();
+    },
+    // Ends every in-flight exchange and listen stream.
+    async close() {
+      const open = [...byUser.values()];
+      byUser.clear();
+      await Promise.allSettled(open.map((handler) => handler.close()));
+    },
+  };
 }

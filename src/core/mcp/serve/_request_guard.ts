@@ -1,4 +1,3 @@
-/** Hostnames a loopback server answers to by default. */
 export const LOOPBACK_HOSTNAMES: readonly string[] = Object.freeze([
   "localhost",
   "127.0.0.1",
@@ -6,11 +5,8 @@ export const LOOPBACK_HOSTNAMES: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Checks a request's `Host` (or, without one, its URL's host) against allowed hosts. An entry
- * without a port allows any port; an entry with a port allows only that port.
- *
- * @param allowed Allowed `host` or `host:port` entries.
- * @returns Whether the host is allowed.
+ * Whether a request's `Host` (or, without one, its URL's host) is allowed. An entry without a
+ * port allows any port; an entry with a port allows only that port.
  */
 export function hostAllowed(request: Request, allowed: readonly string[]): boolean {
   const header = request.headers.get("host") ?? safeUrl(request.url)?.host;
@@ -32,12 +28,8 @@ export function hostAllowed(request: Request, allowed: readonly string[]): boole
 }
 
 /**
- * Checks a request's `Origin` against allowed origins. Requests without `Origin` (non-browser
- * clients) pass; `Origin: null` does not. An entry without a port allows any port of that scheme
- * and host.
- *
- * @param allowed Allowed origins, such as `http://localhost` or `https://app.example:8443`.
- * @returns Whether the origin is allowed.
+ * Whether a request's `Origin` is allowed. Requests without `Origin` (non-browser clients) pass;
+ * `Origin: null` does not. An entry without a port allows any port of that scheme and host.
  */
 export function originAllowed(request: Request, allowed: readonly string[]): boolean {
   const origin = request.headers.get("origin");
@@ -52,22 +44,14 @@ export function originAllowed(request: Request, allowed: readonly string[]): boo
   });
 }
 
-/**
- * Reads the bearer token of a request's `Authorization` header.
- *
- * @returns The token, or `undefined` without a bearer header.
- */
+/** The bearer token of a request's `Authorization` header, if any. */
 export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get("authorization");
   const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
   return match?.[1];
 }
 
-/**
- * A JSON-RPC error response, as the SDK's transport answers rejected requests.
- *
- * @param options Extra `headers`, and the JSON-RPC `code` (default -32000).
- */
+/** A JSON-RPC error response (code -32000 unless given), as the SDK's transport answers. */
 export function jsonRpcErrorResponse(
   status: number,
   message: string,

@@ -11,7 +11,7 @@ import {
   cannotAsk,
   elicitationApprover,
   type ElicitationCapability,
-  type ElicitingExtra,
+  type SendToClient,
 } from "./approval_elicitation.ts";
 import { callInRounds } from "./modern_call_rounds.ts";
 import { servedLinks } from "./_served_uri.ts";
@@ -35,9 +35,7 @@ export interface ServedCallOptions {
   toolSet: () => Promise<ToolSet>;
   /** Whether the 2026-07-28 era is served (asks become `input_required` results). */
   modern: boolean;
-  /** The client's elicitation capability. */
   capability: ElicitationCapability;
-  /** The server's call deadline. */
   timeoutMs?: number;
   /** The log level each session set, by session id (`""`: a session-less one). */
   levels: ReadonlyMap<string, number>;
@@ -47,9 +45,6 @@ export interface ServedCallOptions {
  * Answers one `tools/call` of a `ToolSetServer`: runs the call through the request's tool set with
  * its progress, logs, trace context, run and elicitation relayed to the client, and shapes the
  * result (or the `input_required` round) for the protocol.
- *
- * @param request The call's `params` and the SDK's request context.
- * @param options The tool set, era, capability, deadline and log levels.
  */
 export async function servedCall(
   request: { params: CallParams; ctx: ServerContext },
@@ -57,7 +52,7 @@ export async function servedCall(
 ): Promise<CallToolResult> {
   const { ctx } = request;
   const { signal, id, notify } = ctx.mcpReq;
-  const eliciting = { sendRequest: ctx.mcpReq.send } as unknown as ElicitingExtra;
+  const sendRequest = ctx.mcpReq.send as unknown as SendToClient;
   const { name, arguments: args, _meta } = request.params;
   let toolSet: ToolSet;
   try {
@@ -79,7 +74,7 @@ export async function servedCall(
       // The legacy era asks on this request's stream; the modern one asks in rounds instead
       // (callInRounds puts its own in place of this one).
       onElicitation: capability
-        ? (request, signal) => elicit(eliciting.sendRequest, request, { signal, capability })
+        ? (request, signal) => elicit(sendRequest, request, { signal, capability })
         : undefined,
       onLog: (entry) => {
         const level = LOG_LEVELS.indexOf(entry.level);
@@ -101,7 +96,7 @@ export async function servedCall(
     : cannotAsk(
       await toolSet.call(name, call.args, {
         ...call.options,
-        approve: elicitationApprover(capability, eliciting),
+        approve: elicitationApprover(capability, sendRequest),
       }),
       name,
     );
@@ -179,12 +174,12 @@ function callResult(toolSet: ToolSet, name: string, result: ToolCallResult): Cal
  * text the client may pass to the model.
  */
 async function elicit(
-  send: ElicitingExtra["sendRequest"],
+  send: SendToClient,
   request: ToolElicitation,
   options: { signal: AbortSignal; capability: ElicitationCapability },
 ): Promise<ToolElicitationResult> {
   const { signal, capability } = options;
-  if (request.url !== undefined && (capability === undefined || capability?.url === undefined)) {
+  if (request.url !== undefined && capability?.url === undefined) {
     throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
   }
   const params = request.url === undefined

@@ -13,9 +13,6 @@ const MAX_RUN_ID_CHARS = 256;
  * invalid-params `ProtocolError` for a run id that is not a non-empty string of at most 256
  * characters. A named run is its user's: another user naming the same run meets it in no count,
  * not even in a limit counted for the whole router (`per: "router"`).
- *
- * @param meta The request's `_meta`.
- * @param sessionId The MCP session, when the transport has one.
  */
 export function servedRunId(
   meta: Record<string, unknown> | undefined,

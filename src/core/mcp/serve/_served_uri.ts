@@ -8,9 +8,6 @@ const SERVED = "toolroute://";
  * The resource URI that names its server: what `serve` lists for a URI two of a user's servers
  * both offer, and what a `resource_link` a tool returns is rewritten to. Reading it reads `uri`
  * from that server.
- *
- * @param uri The server's own URI (or URI template).
- * @returns `toolroute://SERVER/URI`.
  */
 export function servedUri(serverId: string, uri: string): string {
   return `${SERVED}${encodeURIComponent(serverId)}/${uri}`;
@@ -50,9 +47,6 @@ export function parseServed(uri: string): { serverId: string; uri: string } | un
 /**
  * A tool's content blocks with each `resource_link`'s URI in the `toolroute://` form of the
  * tool's server, so the client can read what the link names through `serve`.
- *
- * @param serverId The server the tool comes from.
- * @returns The same blocks, or a copy with the links rewritten.
  */
 export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
   if (!content.some((block) => isLink(block) || isServedResource(block))) {

@@ -2,14 +2,11 @@ import type { ToolCallResult } from "../../tool_call_types.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../../policy_types.ts";
 import { summarizeShown } from "../../policy/shown_arguments.ts";
 
-/** What the SDK hands a request handler, as far as asking the client goes. */
-export interface ElicitingExtra {
-  /** Sends a request to the client, related to the current request (the SDK knows its result). */
-  sendRequest: (
-    request: { method: string; params: Record<string, unknown> },
-    options?: { signal?: AbortSignal },
-  ) => Promise<{ action: string; content?: Record<string, unknown> }>;
-}
+/** Sends a request to the client, related to the current request (the SDK's `mcpReq.send`). */
+export type SendToClient = (
+  request: { method: string; params: Record<string, unknown> },
+  options?: { signal?: AbortSignal },
+) => Promise<{ action: string; content?: Record<string, unknown> }>;
 
 /** The client's elicitation capability, as it declared it at initialisation. */
 export type ElicitationCapability = { form?: unknown; url?: unknown } | undefined;
@@ -32,14 +29,10 @@ export function cannotAsk(result: ToolCallResult, name: string): ToolCallResult 
  * decline, an optional reason, for how long (`once`, `session`, `always`), and the digest of the arguments shown, which the answer may send
  * back), or `undefined` when the client cannot be asked. The message shows the full arguments
  * with control, bidi and invisible characters made visible.
- *
- * @param capability The client's elicitation capability.
- * @param extra The request's `extra`.
- * @returns The handler, or `undefined`.
  */
 export function elicitationApprover(
   capability: ElicitationCapability,
-  extra: ElicitingExtra,
+  send: SendToClient,
 ): ApprovalHandler | undefined {
   if (capability === undefined || capability === null) return undefined;
   const form = capability.form !== undefined;
@@ -48,10 +41,7 @@ export function elicitationApprover(
   return async (request): Promise<ApprovalAnswer> => {
     const params: Record<string, unknown> = approvalForm(request);
     if (form) params.mode = "form";
-    const answer = await extra.sendRequest(
-      { method: "elicitation/create", params },
-      { signal: request.signal },
-    );
+    const answer = await send({ method: "elicitation/create", params }, { signal: request.signal });
     return approvalAnswerOf(answer);
   };
 }
@@ -65,9 +55,6 @@ export type ApprovalQuestion = Pick<
 /**
  * The form-mode elicitation that asks a person to approve a call (both eras use it: pushed as
  * `elicitation/create` in 2025, embedded in an `input_required` result in 2026-07-28).
- *
- * @param request What is approved.
- * @returns The elicitation's `message` and `requestedSchema`.
  */
 export function approvalForm(
   request: ApprovalQuestion,
@@ -106,8 +93,6 @@ export function approvalForm(
 /**
  * Reads a client's answer to {@linkcode approvalForm}: only an accepted form with `approve: true`
  * approves, and a digest it sends back is kept (an approval of another text then runs nothing).
- *
- * @param answer The elicitation result, as the client sent it (untrusted).
  */
 export function approvalAnswerOf(
   answer: { action?: unknown; content?: Record<string, unknown> },
@@ -127,9 +112,7 @@ export function approvalAnswerOf(
     const scope = content?.scope;
     return {
       approved: true,
-      ...(digest === undefined
-        ? {}
-        : { shownDigest: typeof digest === "string" ? digest : String(digest) }),
+      ...(digest === undefined ? {} : { shownDigest: String(digest) }),
       // Anything but a scope the form offered is this call only.
       ...(scope === "session" || scope === "always" ? { scope } : {}),
     };

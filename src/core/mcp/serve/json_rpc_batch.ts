@@ -6,8 +6,6 @@ export const BATCH_MESSAGE =
  * Whether a POST body is a JSON-RPC batch: its first character other than white space (or a
  * byte order mark) is `[`, however much padding comes first. Reads a clone of the body; the
  * request itself stays unread.
- *
- * @returns `true` for a batch.
  */
 export async function isJsonRpcBatch(request: Request): Promise<boolean> {
   if (request.body === null) return false;

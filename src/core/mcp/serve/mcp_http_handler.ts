@@ -7,17 +7,12 @@ import {
   originAllowed,
 } from "./_request_guard.ts";
 import { sha256Hex } from "../../sha256_hex.ts";
-import { closeWhenDone } from "./_close_when_done.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
-import { type HandleOptions, McpSessions } from "./_mcp_sessions.ts";
-import { ModernEndpoint } from "./_modern_endpoint.ts";
-import { isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "../mcp_sdk.ts";
-import {
-  type ToolSetProvider,
-  ToolSetServer,
-  type ToolSetServerOptions,
-} from "./tool_set_server.ts";
+import { McpSessions } from "./_mcp_sessions.ts";
+import { modernEndpoint } from "./_modern_endpoint.ts";
+import { isLegacyRequest } from "../mcp_sdk.ts";
+import type { ToolSetProvider, ToolSetServerOptions } from "./tool_set_server.ts";
 
 /** Options of {@linkcode mcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends ToolSetServerOptions {
@@ -164,8 +159,9 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     maxSessionsPerUser,
     sessionIdleMs,
     jsonResponse,
+    stateless,
   });
-  const modern = new ModernEndpoint(tools, serverOptions);
+  const modern = modernEndpoint(tools, serverOptions);
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
@@ -174,28 +170,6 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       if (userId !== undefined) return userId;
     }
     return await options.authenticate?.(request);
-  }
-
-  async function handleStateless(request: Request, authInfo: unknown): Promise<Response> {
-    if (request.method !== "POST") {
-      return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
-        headers: { allow: "POST" },
-      });
-    }
-    const server = new ToolSetServer(tools, serverOptions);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: jsonResponse,
-    });
-    await server.connect(transport);
-    let response: Response;
-    try {
-      response = await transport.handleRequest(request, { authInfo } as HandleOptions);
-    } catch (error) {
-      await server.close();
-      throw error;
-    }
-    return closeWhenDone(response, () => server.close());
   }
 
   const handler = async (request: Request): Promise<Response> => {
@@ -230,11 +204,9 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     // The SDK's own classification: a request that claims the 2026-07-28 envelope (or a modern
     // protocol-version header) is the modern side's, even when that side must refuse it.
     if (!(await isLegacyRequest(request))) {
-      return await modern.handle(request, { userId: user, authInfo: auth });
+      return await modern.handle(request, user, auth);
     }
-    return stateless
-      ? await handleStateless(request, auth)
-      : await sessions.handle(request, user, auth);
+    return await sessions.handle(request, user, auth);
   }
   return Object.defineProperties(handler, {
     sessionCount: { get: () => sessions.size },

@@ -36,7 +36,6 @@ export interface CallRound {
   inputResponses?: Record<string, unknown>;
   /** The `requestState` the retried request echoes, untrusted. */
   requestState?: unknown;
-  /** The elicitation capability of the request's envelope. */
   capability: ElicitationCapability;
 }
 
@@ -53,11 +52,6 @@ export interface CallRound {
  *   n-th question of the run gets the answer given to the n-th question of the previous round,
  *   and only when it is the same question. A call that was approved cannot ask mid-call this
  *   way (its approval is used up): its questions fail, as for a client that cannot answer.
- *
- * @param toolSet The request's tool set.
- * @param call The tool, arguments and options of the call, and its `round`: the client's answers,
- *   state and capability.
- * @returns The call's result, or the `input_required` result.
  */
 export async function callInRounds(
   toolSet: ToolSet,

@@ -13,7 +13,6 @@ export interface ToolSetConnection {
   readonly closed: Promise<void>;
   /** Tells the client that the tool list changed (a listen stream's, in the 2026-07-28 era). */
   notifyToolListChanged(): Promise<void>;
-  /** Closes the connection. */
   close(): Promise<void>;
 }
 
@@ -49,9 +48,7 @@ export function serveToolSetConnection(
   });
   return {
     closed,
-    notifyToolListChanged: async () => {
-      await current?.notifyToolListChanged();
-    },
+    notifyToolListChanged: async () => await current?.notifyToolListChanged(),
     close: () => handle.close(),
   };
 }

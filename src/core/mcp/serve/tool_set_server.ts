@@ -40,10 +40,6 @@ const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
  * The SDK server of a new {@linkcode ToolSetServer} for one era, for the serving entries that
  * make one per request or connection (`createMcpHandler`, `serveStdio`). In the modern era a
  * policy's ask and a tool's question become `input_required` results.
- *
- * @param tools The tool set or provider.
- * @param options The server's options and the `era` the instance serves.
- * @returns The tool set server and its SDK server.
  */
 export function toolSetServerForEra(
   tools: ToolSet | ToolSetProvider,

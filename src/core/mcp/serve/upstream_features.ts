@@ -7,7 +7,6 @@ import { toApiFunctionName } from "../../api_function_name.ts";
 import { boundedList } from "./_bounded_list.ts";
 import { looksServed, parseServed, servedLinks, servedUri } from "./_served_uri.ts";
 
-/** One server's entries of a list. */
 interface Listed {
   server: UpstreamServer;
   views: readonly string[];
@@ -31,14 +30,10 @@ interface Listed {
  */
 export class UpstreamFeatures {
   #servers: { server: UpstreamServer; views: string[] }[];
-  /** Ids of the selected servers that are not up now (the tool set's missing ones). */
+  // Ids of the selected servers that are not up now (the tool set's missing ones).
   #absent: string[];
   #context: { signal: AbortSignal; userId?: string };
 
-  /**
-   * @param toolSet The request's tool set.
-   * @param signal Aborts the request.
-   */
   constructor(toolSet: ToolSet, signal: AbortSignal) {
     this.#servers = toolSet.upstreams();
     this.#absent = toolSet.missing.filter((entry) => entry.selection === "mcpServers")
@@ -46,51 +41,18 @@ export class UpstreamFeatures {
     this.#context = { signal, userId: toolSet.userId };
   }
 
-  /**
-   * `resources/list`: every visible server's resources and tools' views.
-   *
-   * @returns The resources, with URIs that read back through `serve`.
-   */
+  /** `resources/list`: every visible server's resources and tools' views. */
   async listResources(): Promise<{ resources: Record<string, unknown>[] }> {
-    const lists = await this.#listAll("resources/list", "resources");
-    const owners = countOwners(lists, (listed) => [
-      ...listed.entries.map((entry) => entry.uri),
-      ...listed.views,
-    ]);
-    const resources = lists.flatMap(({ server, views, entries }) => {
-      const own = entries.map((entry) => String(entry.uri));
-      const extra = views.filter((view) => !own.includes(view))
-        .map((uri) => ({ uri, name: `${server.id} view` }));
-      return [...entries, ...extra].map((entry) => ({
-        ...entry,
-        uri: shownUri(server.id, String(entry.uri), owners),
-      }));
-    });
-    return { resources };
+    return { resources: await this.#listShown("resources/list", "resources", "uri") };
   }
 
-  /**
-   * `resources/templates/list`: every visible server's resource templates.
-   *
-   * @returns The templates; one two servers share is listed in the `toolroute://` form.
-   */
+  /** `resources/templates/list`: every visible server's resource templates. */
   async listTemplates(): Promise<{ resourceTemplates: Record<string, unknown>[] }> {
-    const lists = await this.#listAll("resources/templates/list", "resourceTemplates");
-    const owners = countOwners(lists, (listed) => listed.entries.map((entry) => entry.uriTemplate));
-    const resourceTemplates = lists.flatMap(({ server, entries }) =>
-      entries.map((entry) => ({
-        ...entry,
-        uriTemplate: shownUri(server.id, String(entry.uriTemplate), owners),
-      }))
-    );
-    return { resourceTemplates };
+    const method = "resources/templates/list";
+    return { resourceTemplates: await this.#listShown(method, "resourceTemplates", "uriTemplate") };
   }
 
-  /**
-   * `resources/read`: from the one visible server that offers the URI.
-   *
-   * @returns The server's contents, their URIs as the client asked.
-   */
+  /** `resources/read`: from the one visible server that offers the URI, as the client named it. */
   async read(uri: string): Promise<Record<string, unknown>> {
     const { server, own } = await this.#owner(uri);
     const answer = await this.#send(server, "resources/read", { uri: own });
@@ -123,12 +85,7 @@ export class UpstreamFeatures {
     return { prompts };
   }
 
-  /**
-   * `prompts/get`: from the server whose prompt the name leads to.
-   *
-   * @param params The request's `name` and `arguments`.
-   * @returns The server's messages; resource links in them read back through `serve`.
-   */
+  /** `prompts/get`: from the server whose prompt the name leads to; its links read back. */
   async getPrompt(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { server, name } = await this.#prompt(String(params.name));
     const answer = await this.#send(server, "prompts/get", { ...params, name });
@@ -141,12 +98,7 @@ export class UpstreamFeatures {
     return { ...answer, messages };
   }
 
-  /**
-   * `completion/complete`: from the server whose prompt or resource template the `ref` names.
-   *
-   * @param params The request's `ref`, `argument` and `context`.
-   * @returns The server's completion.
-   */
+  /** `completion/complete`: from the server whose prompt or resource template `ref` names. */
   async complete(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
     if (ref?.type === "ref/prompt") {
@@ -172,7 +124,6 @@ export class UpstreamFeatures {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Unknown completion reference");
   }
 
-  /** The visible server of an id. */
   #visible(serverId: string): UpstreamServer | undefined {
     return this.#servers.find((entry) => entry.server.id === serverId)?.server;
   }
@@ -229,9 +180,7 @@ export class UpstreamFeatures {
     const answered = new Set(lists.map(({ server }) => server.id));
     // A server that is down altogether is not visible, and its names are reserved all the same.
     const missing = [
-      ...this.#servers.filter(({ server }) => !answered.has(server.id)).map(({ server }) =>
-        server.id
-      ),
+      ...this.#servers.map(({ server }) => server.id).filter((id) => !answered.has(id)),
       ...this.#absent,
     ].map((id) => ({ id, prefix: toApiFunctionName(id, "x").slice(0, -1) }));
     for (const [name, target] of names) {
@@ -242,7 +191,6 @@ export class UpstreamFeatures {
     return { lists, names };
   }
 
-  /** The server and own name of an exposed prompt name. */
   async #prompt(name: string): Promise<{ server: UpstreamServer; name: string }> {
     const { names } = await this.#prompts();
     const target = names.get(name);
@@ -251,6 +199,37 @@ export class UpstreamFeatures {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt not found: ${name}`);
     }
     return { server, name: target.toolName };
+  }
+
+  /**
+   * One list of every visible server (with the tools' views for resources), each URI the
+   * server's own where only it offers it, else in the `toolroute://` form.
+   */
+  async #listShown(
+    method: UpstreamMethod,
+    key: string,
+    uriKey: "uri" | "uriTemplate",
+  ): Promise<Record<string, unknown>[]> {
+    const lists = (await this.#listAll(method, key)).map(({ server, views, entries }) => {
+      if (uriKey !== "uri") return { server, entries };
+      const own = entries.map((entry) => String(entry.uri));
+      const extra = views.filter((view) => !own.includes(view))
+        .map((uri) => ({ uri, name: `${server.id} view` }));
+      return { server, entries: [...entries, ...extra] as Record<string, unknown>[] };
+    });
+    const owners = new Map<string, number>();
+    for (const { entries } of lists) {
+      for (const uri of new Set(entries.map((entry) => String(entry[uriKey])))) {
+        owners.set(uri, (owners.get(uri) ?? 0) + 1);
+      }
+    }
+    return lists.flatMap(({ server, entries }) =>
+      entries.map((entry) => {
+        const uri = String(entry[uriKey]);
+        const shown = owners.get(uri) === 1 && !looksServed(uri) ? uri : servedUri(server.id, uri);
+        return { ...entry, [uriKey]: shown };
+      })
+    );
   }
 
   /** One list of every visible server, each bounded; a server that fails it is left out. */
@@ -276,22 +255,6 @@ export class UpstreamFeatures {
       escapeRemoteResult({ structuredContent: answer }).structuredContent
     );
   }
-}
-
-/** How many servers offer each URI. */
-function countOwners(lists: Listed[], urisOf: (listed: Listed) => unknown[]): Map<string, number> {
-  const owners = new Map<string, number>();
-  for (const listed of lists) {
-    for (const uri of new Set(urisOf(listed).map(String))) {
-      owners.set(uri, (owners.get(uri) ?? 0) + 1);
-    }
-  }
-  return owners;
-}
-
-/** A server's URI as listed: its own where only it offers it, else the `toolroute://` form. */
-function shownUri(serverId: string, uri: string, owners: Map<string, number>): string {
-  return owners.get(uri) === 1 && !looksServed(uri) ? uri : servedUri(serverId, uri);
 }
 
 function matches(template: unknown, uri: string): boolean {
