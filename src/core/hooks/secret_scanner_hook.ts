@@ -184,10 +184,16 @@ function privateKeysRedacted(text: string): string {
  * base64 bytes of an image, audio or resource `blob`.
  */
 function cleanBlock(block: ToolContent, clean: Clean): ToolContent {
-  const type = (block as { type?: unknown }).type;
-  const bytes = type === "image" || type === "audio" ? "data" : undefined;
-  const out = clean(block, 0, bytes ?? "resource") as Record<string, unknown>;
-  const resource = (block as { resource?: unknown }).resource;
-  if (bytes === undefined && resource !== undefined) out.resource = clean(resource, 1, "blob");
+  const { type, data, resource } = block as { type?: unknown; data?: unknown; resource?: unknown };
+  // Bytes only where a block of that kind has them, and only a string: any other value is text.
+  if (type === "image" || type === "audio") {
+    return clean(block, 0, typeof data === "string" ? "data" : undefined) as ToolContent;
+  }
+  if (type !== "resource") return clean(block) as ToolContent;
+  const out = clean(block, 0, "resource") as Record<string, unknown>;
+  const blob = (resource as { blob?: unknown } | null | undefined)?.blob;
+  if (resource !== undefined) {
+    out.resource = clean(resource, 1, typeof blob === "string" ? "blob" : undefined);
+  }
   return out as unknown as ToolContent;
 }
