@@ -62,14 +62,27 @@ export function mapBlockStrings(
 ): unknown {
   const type = (block as { type?: unknown } | null | undefined)?.type;
   if (type === "image" || type === "audio") {
-    return mapJsonStrings(block, { ...options, kept: "data" });
+    return mapJsonStrings(block, { ...options, kept: bytesField(block, "data") });
   }
   if (type !== "resource") return mapJsonStrings(block, options);
   const fields = mapJsonStrings(block, { ...options, kept: "resource" }) as Record<string, unknown>;
   const resource = (block as { resource?: unknown }).resource;
-  const inner = mapJsonStrings(resource, { ...options, kept: "blob", depth: 2 });
+  const inner = mapJsonStrings(resource, {
+    ...options,
+    kept: bytesField(resource, "blob"),
+    depth: 2,
+  });
   if (inner === resource) return fields;
   return setOwn(fields === block ? { ...fields } : fields, "resource", inner);
+}
+
+/**
+ * `name` when the value's field of that name is a string (base64 bytes), else `undefined`: a
+ * `data` or `blob` that is no string is no bytes, and a server can hide any text in it.
+ */
+export function bytesField(value: unknown, name: string): string | undefined {
+  const field = (value as Record<string, unknown> | null | undefined)?.[name];
+  return typeof field === "string" ? name : undefined;
 }
 
 /** Sets an own field, even `__proto__` (a JSON name, which an assignment would take as the prototype). */

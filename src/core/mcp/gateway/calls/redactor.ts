@@ -4,7 +4,12 @@ import type { ToolLogEntry, ToolProgress } from "../../../tool_source.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
 import type { McpResultParts } from "../../mcp_call.ts";
 import { configSecrets, withSecrets } from "./connection_secrets.ts";
-import { type JsonStringsOptions, mapBlockStrings, mapJsonStrings } from "./json_strings.ts";
+import {
+  bytesField,
+  type JsonStringsOptions,
+  mapBlockStrings,
+  mapJsonStrings,
+} from "./json_strings.ts";
 
 /**
  * Removes one connection's secrets from error messages and tool results: those of its config
@@ -213,12 +218,12 @@ function blockMentions(block: ToolContent, secrets: readonly string[]): boolean 
   switch (block.type) {
     case "image":
     case "audio":
-      return fieldsMention(block, secrets, "data");
+      return fieldsMention(block, secrets, bytesField(block, "data"));
     case "resource":
       // A `resource` that is no object is text a server wrote where the schema wants one.
       return fieldsMention(block, secrets, "resource") ||
         (isRecord(block.resource)
-          ? fieldsMention(block.resource, secrets, "blob")
+          ? fieldsMention(block.resource, secrets, bytesField(block.resource, "blob"))
           : fieldsMention({ resource: block.resource }, secrets, undefined));
     default:
       return fieldsMention(block, secrets, undefined);
