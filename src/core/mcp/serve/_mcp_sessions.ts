@@ -92,6 +92,10 @@ export class McpSessions {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(400, "Missing Mcp-Session-Id header; initialize a session first");
     }
+    if (await surelyNoInitialize(request)) {
+      // It opens no session (the transport answers 400): it must not close the user's own.
+      return await this.#answerFresh(request, options, userId, () => crypto.randomUUID());
+    }
     const key = userId ?? "";
     if (!this.#makeRoom(key)) {
       return jsonRpcErrorResponse(
@@ -194,4 +198,19 @@ export class McpSessions {
     }
     void session.server.close().catch(() => {});
   }
+}
+
+/**
+ * Whether a POST body is one JSON-RPC message whose method is not `initialize` (read from a clone,
+ * decoded as the transport decodes it). Anything else may open a session and is counted.
+ */
+async function surelyNoInitialize(request: Request): Promise<boolean> {
+  let message: unknown;
+  try {
+    message = JSON.parse(await request.clone().text());
+  } catch {
+    return false;
+  }
+  return message !== null && typeof message === "object" && !Array.isArray(message) &&
+    (message as { method?: unknown }).method !== "initialize";
 }
