@@ -214,13 +214,14 @@ Deno.test({
   async fn() {
     const ws = await workspace();
     const ctx = resolveBuiltinContext({ workspace: ws, bash: true });
-    const sessions = new SandboxSessions({ idleMs: 300 });
+    const sessions = new SandboxSessions({ idleMs: 1_000 });
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     try {
       const first = await sessions.acquire(ctx);
       first.release();
-      // Used again every 100 ms for 600 ms: twice the idle time, never idle for 300 ms.
-      for (let i = 0; i < 6; i++) {
+      // Used again every 100 ms for 1.2 s: past the idle time, never idle for 1 s (a loaded
+      // machine's timers come late, so the idle time is ten uses' worth).
+      for (let i = 0; i < 12; i++) {
         await sleep(100);
         const again = await sessions.acquire(ctx);
         again.release();
@@ -228,11 +229,11 @@ Deno.test({
       }
       // A lease held past the idle time: the session stays open while leased.
       const held = await sessions.acquire(ctx);
-      await sleep(500);
+      await sleep(1_500);
       assert(!held.session.ended, "a leased session was closed as idle");
       held.release();
       // Unused from now on: it closes once the idle time has passed.
-      const deadline = Date.now() + 3000;
+      const deadline = Date.now() + 10_000;
       while (!first.session.ended && Date.now() < deadline) await sleep(50);
       assert(first.session.ended, "the idle session was not closed");
     } finally {
