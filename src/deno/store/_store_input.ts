@@ -1,5 +1,6 @@
 // The checks every store of this folder makes of its input, with the same messages as
-// `MemoryStore`'s: a key of string parts, a JSON value, a positive `expireIn`.
+// `MemoryStore`'s: a key of string parts, a JSON value (a positive `expireIn` is core's
+// `checkExpireIn`).
 
 // The key's parts, checked (a copy: Deno KV takes a mutable array).
 export function checkKey(key: readonly string[]): string[] {
@@ -20,16 +21,6 @@ export function encodeValue(value: unknown): string {
     throw new TypeError("Cannot store a value that is not JSON: pass plain data");
   }
   return json;
-}
-
-// The `expireIn` given, checked; `undefined` for none.
-export function checkExpireIn(expireIn: number | undefined): number | undefined {
-  if (expireIn !== undefined && !(Number.isFinite(expireIn) && expireIn > 0)) {
-    throw new RangeError(
-      `Cannot store with expireIn ${expireIn}: pass a positive number of milliseconds`,
-    );
-  }
-  return expireIn;
 }
 
 export function notANumber(key: readonly string[]): TypeError {

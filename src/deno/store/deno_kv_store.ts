@@ -1,12 +1,13 @@
 import { delay } from "@std/async";
 import {
+  checkExpireIn,
   incrementBy,
   type KeyValueEntry,
   type KeyValueIncrementOptions,
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
-import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
+import { checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /**
  * The part of a `Deno.Kv` this adapter uses, typed here so that the module type-checks without

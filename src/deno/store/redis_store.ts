@@ -1,11 +1,12 @@
 import {
+  checkExpireIn,
   incrementBy,
   type KeyValueEntry,
   type KeyValueIncrementOptions,
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
-import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
+import { checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /** The part of a node-redis client this store uses. */
 export interface RedisClientLike {

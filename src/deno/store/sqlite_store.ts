@@ -1,12 +1,13 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
+  checkExpireIn,
   incrementBy,
   type KeyValueEntry,
   type KeyValueIncrementOptions,
   type KeyValueSetOptions,
   type KeyValueStore,
 } from "../../core/store/key_value_store.ts";
-import { checkExpireIn, checkKey, encodeValue, notANumber } from "./_store_input.ts";
+import { checkKey, encodeValue, notANumber } from "./_store_input.ts";
 
 /** Options of {@linkcode SqliteStore}. */
 export interface SqliteStoreOptions {
