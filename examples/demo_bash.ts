@@ -58,8 +58,13 @@ export async function demoBash(print: (line: string) => void): Promise<string | 
     ];
     const rows: string[][] = [];
     for (const [what, args] of script) {
-      if (what === "its log") await new Promise((resolve) => setTimeout(resolve, 300));
-      const result = await tools.call("bash", args);
+      let result = await tools.call("bash", args);
+      // The process writes once the machine gets to it: its log is read again until it has a
+      // line, as an agent would (for at most 5 s).
+      for (let i = 0; what === "its log" && result.text.includes('"text":""') && i < 50; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        result = await tools.call("bash", args);
+      }
       if (result.isError && /bubblewrap \(bwrap\) is not installed/.test(result.text)) {
         print(
           "bubblewrap (bwrap) is not installed, so this part is skipped: the model's bash calls",
