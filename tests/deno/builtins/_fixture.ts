@@ -86,3 +86,23 @@ export async function sandboxedTools(
   const tools = await router.expose({ builtins });
   return { router, tools, [Symbol.asyncDispose]: () => router.close() };
 }
+
+/**
+ * Waits until a background process ends (at most 30 s) and returns its log: the race commands of
+ * the attack tests stop on their own clock, and under a gate's load their last round can outlast
+ * any fixed wait.
+ *
+ * @param tools A tool set with bash.
+ * @param processId The background process.
+ * @returns The process's log text.
+ */
+export async function logsWhenEnded(tools: ToolSet, processId: string): Promise<string> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    const status = await tools.call("bash", { action: "status", processId });
+    if (!JSON.parse(status.text).running) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const logs = await tools.call("bash", { action: "logs", processId });
+  return JSON.parse(logs.text).text;
+}

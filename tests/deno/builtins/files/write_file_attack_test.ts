@@ -2,7 +2,7 @@
 // and a sandboxed background command that swaps the target between a symlink, a directory, a
 // FIFO and a file while write_file runs (session access).
 import { assert, assertEquals } from "@std/assert";
-import { fileTools, makeFixture, sandboxedTools, SECRET } from "../_fixture.ts";
+import { fileTools, logsWhenEnded, makeFixture, sandboxedTools, SECRET } from "../_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 Deno.test("concurrent write_file calls in create mode on one new path: exactly one creates it, the others are refused", async () => {
@@ -76,10 +76,7 @@ Deno.test({
         assert(result.code === "tool_error" || result.code === "permission_denied", result.text);
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const logs = JSON.parse(
-      (await tools.call("bash", { action: "logs", processId: started.processId })).text,
-    ).text as string;
+    const logs = await logsWhenEnded(tools, started.processId);
     const swaps = Number(/swaps=(\d+)/.exec(logs)?.[1] ?? 0);
     console.log(`write_file race: ${calls} calls (${written} written), ${swaps} swap rounds`);
     console.log([...errors].join("\n"));
@@ -119,10 +116,7 @@ Deno.test({
       await tools.call("write_file", { path: "t", content: "tool\n", mode: "create" });
       calls++;
     }
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const logs = JSON.parse(
-      (await tools.call("bash", { action: "logs", processId: started.processId })).text,
-    ).text as string;
+    const logs = await logsWhenEnded(tools, started.processId);
     console.log(`create race: ${calls} creates of write_file; ${logs.trim()}`);
     const creates = Number(/creates=(\d+)/.exec(logs)?.[1] ?? 0);
     assert(calls > 0 && creates > 0, logs);

@@ -3,7 +3,7 @@
 // symlink out): every read ends with a result or a plain refusal, the session lives on, nothing
 // from outside is read.
 import { assert, assertEquals } from "@std/assert";
-import { makeFixture, sandboxedTools, SECRET } from "../_fixture.ts";
+import { logsWhenEnded, makeFixture, sandboxedTools, SECRET } from "../_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 Deno.test({
@@ -47,10 +47,7 @@ Deno.test({
         assert(/^(0{15}\n)*0*$/.test(content), "text that was never in the file");
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const logs = JSON.parse(
-      (await tools.call("bash", { action: "logs", processId: started.processId })).text,
-    ).text as string;
+    const logs = await logsWhenEnded(tools, started.processId);
     const swaps = Number(/swaps=(\d+)/.exec(logs)?.[1] ?? 0);
     console.log(`read race: ${reads} reads, ${swaps} swap rounds`, Object.fromEntries(outcomes));
     assert(reads > 0 && swaps > 0, logs);
