@@ -84,6 +84,33 @@ Deno.test("allowedHosts rejects other hosts when adding a server", () => {
   );
 });
 
+Deno.test("a tools/call answered with a redirect is sent once: the server had it, and may have run it", async () => {
+  let posts = 0;
+  const server = await startMcpTestServer({
+    intercept: async (request) => {
+      if (request.method !== "POST") return undefined;
+      const body = await request.clone().json().catch(() => undefined);
+      if (body?.method !== "tools/call") return undefined;
+      posts++;
+      // 303 See Other after a POST: "done, the answer is elsewhere".
+      return new Response(null, { status: 303, headers: { location: "/elsewhere" } });
+    },
+  });
+  const router = new ToolRouter({
+    gateway: new McpGateway({ servers: { moved: { url: server.url } } }),
+  });
+  try {
+    const toolSet = await router.expose({ mcpServers: ["moved"] });
+    const result = await toolSet.call("echo", { text: "once" });
+    assert(result.isError);
+    assertMatch(result.text, /redirect \(HTTP 303/);
+    assertEquals(posts, 1);
+  } finally {
+    await router.close();
+    await server.close();
+  }
+});
+
 Deno.test("a redirect is not followed and is reported clearly", async () => {
   const target = await startMcpTestServer();
   const server = await startMcpTestServer({

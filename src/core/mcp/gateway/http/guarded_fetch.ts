@@ -239,7 +239,9 @@ function refuseRedirect(response: Response, url: URL): Response | Promise<never>
     return response;
   }
   const location = response.headers.get("location");
-  const error = new RequestNotDeliveredError(
+  // Delivered: the server read the request and may have run it (a 303 after a POST says so), so
+  // the call must not be sent again as one that never arrived.
+  const error = new Error(
     `The server at ${url.origin} answered with a redirect (HTTP ${response.status}${
       location ? ` to ${safeLocation(location, url)}` : ""
     }), which is not followed: configure the final URL instead`,
