@@ -1,7 +1,7 @@
 import { ToolError } from "./tool_error.ts";
 import type { ToolContent } from "./tool_output.ts";
 import type { ToolCallResult } from "./tool_call_types.ts";
-import type { RoutedTool } from "./tool_source.ts";
+import { type RoutedTool, serverOf } from "./tool_source.ts";
 import type { ResultStore, StoredResultInfo } from "./result_store.ts";
 import { readResultPage, type ResultPage } from "./result_page.ts";
 
@@ -115,7 +115,7 @@ export class ResultBudgets {
    */
   budgetOf(tool: RoutedTool): number | undefined {
     const { tools, sources, tokens } = this.#budget;
-    return own(tools, tool.name) ?? own(sources, tool.origin.split("/")[0]) ??
+    return own(tools, tool.name) ?? own(sources, serverOf(tool)) ??
       own(sources, tool.source) ?? tokens ??
       (tool.source === "global_mcp" || tool.source === "user_mcp" ? this.#remoteTokens : undefined);
   }
@@ -329,8 +329,11 @@ function outsideText(result: ToolCallResult): string | undefined {
   return JSON.stringify({ content });
 }
 
-function own(map: Readonly<Record<string, number>> | undefined, key: string): number | undefined {
-  return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
+function own(
+  map: Readonly<Record<string, number>> | undefined,
+  key: string | undefined,
+): number | undefined {
+  return map !== undefined && key !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
 function owns(info: StoredResultInfo, owner: ResultOwner): boolean {

@@ -3,7 +3,7 @@ import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import type { HookRecord } from "../hook_record.ts";
 import { type ErrorCode, isToolError } from "../tool_error.ts";
 import { parseArguments } from "../parse_arguments.ts";
-import type { RoutedTool } from "../tool_source.ts";
+import { type RoutedTool, serverOf } from "../tool_source.ts";
 import { isReadOnlyTool } from "../read_only_tool.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
 import { stoppedResult } from "../policy/policy_results.ts";
@@ -255,12 +255,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function hookName(hook: ToolHook, index: number): string {
   return typeof hook.name === "string" && hook.name !== "" ? hook.name : `hook ${index + 1}`;
-}
-
-function serverOf(tool: RoutedTool): string | undefined {
-  if (tool.source === "builtin" || tool.source === "function") return undefined;
-  const slash = tool.origin.indexOf("/");
-  return slash < 0 ? tool.origin : tool.origin.slice(0, slash);
 }
 
 function messageOf(error: unknown): string {

@@ -16,7 +16,7 @@ import { canonicalJson } from "../canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call_types.ts";
 import { ToolError } from "../tool_error.ts";
-import type { RoutedTool } from "../tool_source.ts";
+import { type RoutedTool, serverOf } from "../tool_source.ts";
 import type { AuditRecord } from "../audit_sink.ts";
 import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
 
@@ -214,6 +214,7 @@ export function auditEvent(
   const startedAt = context.startedAt ?? Date.now();
   const { userId, source, isError, code, durationMs } = event;
   const policy = policyOf(event);
+  const server = tool === undefined ? undefined : serverOf(tool);
   const withArguments = settings.auditArguments === true;
   // The text is taken now: object arguments may change once the call is over.
   return sha256Hex(digestText(args)).then((digest) => {
@@ -224,7 +225,8 @@ export function auditEvent(
         ...(userId === undefined ? {} : { userId }),
         tool: event.tool,
         ...(source === undefined ? {} : { source }),
-        ...serverOf(tool),
+        ...(server === undefined ? {} : { server }),
+        ...(tool === undefined ? {} : { origin: tool.origin }),
         ...policy,
         argumentsDigest: `sha256-${digest}`,
         ...(withArguments ? { arguments: plain(args) } : {}),
@@ -288,13 +290,6 @@ function record(name: string, event: ToolCallEvent): void {
   if (event.isError) attributes["error.type"] = event.code ?? "tool_error";
   instruments.calls.add(1, attributes);
   instruments.duration.record(event.durationMs / 1000, attributes);
-}
-
-function serverOf(tool: RoutedTool | undefined): { server?: string; origin?: string } {
-  if (tool === undefined) return {};
-  if (tool.source === "builtin" || tool.source === "function") return { origin: tool.origin };
-  const slash = tool.origin.indexOf("/");
-  return { server: slash < 0 ? tool.origin : tool.origin.slice(0, slash), origin: tool.origin };
 }
 
 type PolicyFields = Pick<
