@@ -8,7 +8,7 @@ import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "./tool_s
 import { ApprovalSigner } from "./policy/approval_signer.ts";
 import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy/policy_engine.ts";
 import { type ApprovalSettings, PolicyGate } from "./policy/policy_gate.ts";
-import { describeRule, stoppedResult } from "./policy/policy_results.ts";
+import { describeRule, refusedApproval } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, ApprovalSelection, PendingApproval } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
@@ -116,9 +116,7 @@ export async function resumeApproval(
   },
 ): Promise<ToolCallResult> {
   if (!(await approvalIsGenuine(context.approvals.signer, approval))) {
-    const name = approval !== null && typeof approval === "object" ? String(approval.tool) : "";
-    return stoppedResult({ name }, {
-      code: "permission_denied",
+    return refusedApproval(approval, {
       text:
         "The approval was changed after it was issued, or another router issued it; nothing ran",
     }, {
@@ -127,7 +125,6 @@ export async function resumeApproval(
           typeof approval.userId === "string"
         ? approval.userId
         : undefined,
-      fields: { decision: "ask", rule: "", approval: "invalid" },
     });
   }
   const { approved, hooks, ...options } = answer;

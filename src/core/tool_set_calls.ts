@@ -3,7 +3,7 @@ import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_type
 import { callTool, type ToolCall } from "./tool_call.ts";
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate } from "./policy/policy_gate.ts";
-import { type RunTool, stoppedResult } from "./policy/policy_results.ts";
+import { refusedApproval, type RunTool } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
 import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
@@ -121,19 +121,9 @@ export class ToolSetCalls {
     const { approved, shownDigest, scope, arguments: edited, reason, ...options } = answer;
     const { policy, settings, userId } = this.#init;
     if (policy === undefined) {
-      const known = approvalOrId !== null && typeof approvalOrId === "object";
-      return stoppedResult({ name: known ? String(approvalOrId.tool) : "" }, {
-        code: "permission_denied",
+      return refusedApproval(approvalOrId, {
         text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
-      }, {
-        settings,
-        userId,
-        fields: {
-          decision: "ask",
-          rule: known ? String(approvalOrId.rule) : "",
-          approval: "invalid",
-        },
-      });
+      }, { settings, userId });
     }
     const decided = { approved, shownDigest, scope, arguments: edited, reason };
     return policy.settle(approvalOrId, decided, {

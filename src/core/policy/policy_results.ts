@@ -52,6 +52,37 @@ export async function stoppedResult(
 }
 
 /**
+ * The result of settling an approval that runs nothing (`permission_denied` unless `code` says
+ * otherwise), recorded as an ask whose approval was `invalid` (or `rejected` by the person), with
+ * what the approval names of itself: its tool, rule, id and arguments.
+ *
+ * @param given The approval as given (anything), or an id.
+ * @param stop The text, and the tool when it was found.
+ */
+export function refusedApproval(
+  given: unknown,
+  stop: { text: string; tool?: RoutedTool; code?: ErrorCode; approval?: "rejected" },
+  context: { settings: CallSettings; userId?: string; signal?: AbortSignal },
+): Promise<ToolCallResult> {
+  const approval = given !== null && typeof given === "object"
+    ? given as Partial<PendingApproval>
+    : undefined;
+  return stoppedResult(stop.tool ?? { name: approval ? String(approval.tool) : "" }, {
+    code: stop.code ?? "permission_denied",
+    text: stop.text,
+  }, {
+    ...context,
+    args: approval?.arguments,
+    fields: {
+      decision: "ask",
+      rule: approval ? String(approval.rule) : "",
+      approval: stop.approval ?? "invalid",
+      ...(typeof approval?.id === "string" ? { approvalId: approval.id } : {}),
+    },
+  });
+}
+
+/**
  * The event of a decision that ran nothing (a stop, or an ask before the person answers) and its
  * audit record, written after waiting for room in the sink like every record; a record that found
  * no room in time is written all the same: what it records did not run.

@@ -3,7 +3,7 @@ import type { ErrorCode } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit } from "./policy_gate_init.ts";
-import { declined, describeRule, type RunTool, stoppedResult } from "./policy_results.ts";
+import { declined, describeRule, refusedApproval, type RunTool } from "./policy_results.ts";
 import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
@@ -34,28 +34,15 @@ export async function settleApproval(
   const { settings, userId, approvals } = init;
   // A private copy first: what is checked is what runs, whatever the caller does to its object.
   const approval = typeof given === "string" ? given : plainCopy(given);
-  // Every stop records the approval as invalid, unless it was the person's rejection.
   const refuse = (
     text: string,
     tool?: RoutedTool,
     stop: { code?: ErrorCode; approval?: "rejected" } = {},
   ) =>
-    stoppedResult(tool ?? { name: typeof approval === "object" ? String(approval.tool) : "" }, {
-      code: stop.code ?? "permission_denied",
-      text,
-    }, {
+    refusedApproval(approval, { text, tool, ...stop }, {
       settings,
       userId,
-      args: typeof approval === "object" ? approval.arguments : undefined,
       signal: context.options.signal,
-      fields: {
-        decision: "ask",
-        rule: typeof approval === "object" ? String(approval.rule) : "",
-        approval: stop.approval ?? "invalid",
-        ...(typeof approval === "object" && typeof approval.id === "string"
-          ? { approvalId: approval.id }
-          : {}),
-      },
     });
   if (typeof approval === "string") {
     return await refuse(
