@@ -32,12 +32,7 @@ export function asResult(
 /** What a hook's `rerun` hands back: the result's output, or its error thrown. */
 export function replay(result: ToolCallResult): unknown {
   if (result.isError) throw new ToolError(result.code ?? "tool_error", result.text);
-  return toolOutput({
-    content: result.content,
-    ...(result.structuredContent === undefined
-      ? {}
-      : { structuredContent: result.structuredContent }),
-  });
+  return toolOutput({ content: result.content, structuredContent: result.structuredContent });
 }
 
 /** The `tool_error` result that replaces a result when a hook failed on it. */
