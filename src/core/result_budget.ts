@@ -1,4 +1,5 @@
 import { ToolError } from "./tool_error.ts";
+import { checkPositive } from "./check_positive.ts";
 import type { ToolContent } from "./tool_output.ts";
 import type { ToolCallResult } from "./tool_call_types.ts";
 import { type RoutedTool, serverOf } from "./tool_source.ts";
@@ -355,13 +356,4 @@ function sliceStart(text: string, start: number): string {
   if (start >= text.length) return "";
   const code = text.charCodeAt(start);
   return text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start);
-}
-
-/** Throws a `RangeError` for a router option that is set but not a positive finite number. */
-export function checkPositive(value: number | undefined, name: string): void {
-  if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
-    throw new RangeError(
-      `Cannot create router: "${name}" must be a positive number, received ${String(value)}`,
-    );
-  }
 }

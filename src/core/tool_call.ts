@@ -1,6 +1,7 @@
 import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
 import { untilStopped } from "./deadline_timer.ts";
+import { checkPositive } from "./check_positive.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolContent, type ToolOutput, toResultText } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
@@ -50,14 +51,7 @@ export interface ToolCall {
  */
 export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
   const { tool, name, args, options, userId, known, decision } = call;
-  if (
-    options.timeoutMs !== undefined &&
-    !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))
-  ) {
-    throw new RangeError(
-      `Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`,
-    );
-  }
+  checkPositive(options.timeoutMs, "timeoutMs", { where: `Cannot call "${name}"` });
   const observed = observeCall(tool, { name, options, settings });
   // Without an observer (no span, metrics, audit or `onEvent`) the call is not timed.
   const observe = observed.needsEvent || settings.onEvent !== undefined;
