@@ -233,37 +233,31 @@ export class ResultBudgets {
       pageBytes,
     };
     const random = crypto.randomUUID().replaceAll("-", "");
-    const builtins = tool.source === "builtin" ? this.#stores.builtins : undefined;
-    let handle = builtins === undefined ? undefined : `res_b${random}`;
-    let store = builtins;
-    if (builtins !== undefined) {
-      try {
-        await builtins.put(handle!, bytes, info, { expireIn: this.#ttlMs });
-      } catch {
-        // The built-ins' folder could not be written: the router's store keeps it instead.
-        handle = undefined;
-      }
-    }
-    if (handle === undefined) {
-      handle = `res_r${random}`;
-      store = this.#stores.router;
+    // A built-in's result in the built-ins' own store; when that cannot be written, the router's.
+    const stores: [string, ResultStore | undefined][] = [
+      [`res_b${random}`, tool.source === "builtin" ? this.#stores.builtins : undefined],
+      [`res_r${random}`, this.#stores.router],
+    ];
+    for (const [handle, store] of stores) {
+      if (store === undefined) continue;
       try {
         await store.put(handle, bytes, info, { expireIn: this.#ttlMs });
       } catch {
         await store.delete(handle).catch(() => {});
-        return undefined;
+        continue;
       }
+      const key = ownerKey(owner);
+      this.#kept.set(handle, {
+        bytes: bytes.length,
+        store,
+        owner: key,
+        expiresAt: Date.now() + this.#ttlMs,
+      });
+      this.#keptBytes += bytes.length;
+      this.#owners.set(key, (this.#owners.get(key) ?? 0) + 1);
+      return handle;
     }
-    const key = ownerKey(owner);
-    this.#kept.set(handle, {
-      bytes: bytes.length,
-      store: store!,
-      owner: key,
-      expiresAt: Date.now() + this.#ttlMs,
-    });
-    this.#keptBytes += bytes.length;
-    this.#owners.set(key, (this.#owners.get(key) ?? 0) + 1);
-    return handle;
+    return undefined;
   }
 
   /** Forgets expired handles (their stores drop them by themselves). */
