@@ -29,10 +29,8 @@ export interface ToolCall {
   /** The call's signal, deadline and listeners. */
   options: CallOptions;
   userId?: string;
-  /** The exposed names, for the unknown-tool message. */
-  known: () => readonly string[];
-  /** The error of a name whose source is down or starting (`upstream_unavailable`), if it is one. */
-  unavailable?: (name: string) => ToolError | undefined;
+  /** Why the name is not exposed, when `tool` is `undefined` (`unknown_tool` by default). */
+  missing?: () => ToolError;
   /** What the policy decided, for the call's event and audit record. */
   decision?: CallDecision;
   /** The hooks' `after` steps: the result they return is the call's (never rejects). */
@@ -50,7 +48,7 @@ export interface ToolCall {
  * @returns The result; never rejects for anything the call caused.
  */
 export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
-  const { tool, name, args, options, userId, known, decision } = call;
+  const { tool, name, args, options, userId, decision } = call;
   checkPositive(options.timeoutMs, "timeoutMs", { where: `Cannot call "${name}"` });
   const observed = observeCall(tool, { name, options, settings });
   // Without an observer (no span, metrics, audit or `onEvent`) the call is not timed.
@@ -63,7 +61,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       const failure = await room;
       if (failure !== undefined) throw failure;
     }
-    if (tool === undefined) throw call.unavailable?.(name) ?? unknownTool(name, known());
+    if (tool === undefined) throw call.missing?.() ?? unknownTool(name, []);
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const value = await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
@@ -193,7 +191,8 @@ async function runGuarded(
   });
 }
 
-function unknownTool(name: string, known: readonly string[]): ToolError {
+/** The error of a name that is not exposed, naming the ones that are. */
+export function unknownTool(name: string, known: readonly string[]): ToolError {
   const list = known.length === 0
     ? "No tools are available in this request"
     : `Available tools: ${known.slice(0, 30).join(", ")}${known.length > 30 ? ", …" : ""}`;

@@ -1,6 +1,6 @@
 import { ToolError } from "./tool_error.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
-import { callTool, type ToolCall } from "./tool_call.ts";
+import { callTool, type ToolCall, unknownTool } from "./tool_call.ts";
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate } from "./policy/policy_gate.ts";
 import { refusedApproval, type RunTool } from "./policy/policy_results.ts";
@@ -108,8 +108,7 @@ export class ToolSetCalls {
       args,
       options,
       userId,
-      known: this.#known,
-      unavailable: this.#unavailable,
+      missing: () => this.#missing(name),
     }, settings);
   }
 
@@ -135,19 +134,17 @@ export class ToolSetCalls {
     });
   }
 
-  #known = (): readonly string[] => this.list.names;
-
-  /** A call to a tool of a server that is down or still starting names the server. */
-  #unavailable = (name: string): ToolError | undefined => {
+  /** A name not exposed is unknown, unless it is a tool of a server down or still starting. */
+  #missing(name: string): ToolError {
     const entry = this.#init.missing.find((missing) => missing.tools?.includes(name) === true);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) return unknownTool(name, this.list.names);
     return new ToolError(
       "upstream_unavailable",
       `Tool ${JSON.stringify(name)} belongs to the MCP server "${entry.name}", which is not ` +
         `available now: ${entry.reason}. Try again later; the server's tools come back when it ` +
         `is reachable`,
     );
-  };
+  }
 
   #listReadResult(): void {
     const tool = this.#readResult;
@@ -170,7 +167,6 @@ export class ToolSetCalls {
       args,
       options,
       userId: this.#init.userId,
-      known: this.#known,
       decision,
     }).then((result) => this.#budget(result, tool));
 
@@ -178,7 +174,7 @@ export class ToolSetCalls {
    * Runs a call the policy let through: through the hooks when the set has any. Budgets cut the
    * result after the hooks, so an `after` hook (a secret scanner) sees the whole result.
    */
-  #exec(call: ToolCall): Promise<ToolCallResult> {
+  #exec(call: ToolCall & { tool: RoutedTool }): Promise<ToolCallResult> {
     const { hooks, settings, policy } = this.#init;
     if (hooks === undefined || hooks.length === 0) return callTool(call, settings);
     return callHooked(call, settings, { hooks, engine: policy?.init.engine });
