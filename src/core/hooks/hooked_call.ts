@@ -24,12 +24,11 @@ let neverAborted: AbortSignal | undefined;
  * rejects for anything the call or a hook caused.
  */
 export async function callHooked(
-  call: ToolCall,
+  call: ToolCall & { tool: RoutedTool },
   settings: CallSettings,
   context: { hooks: readonly ToolHook[]; engine?: PolicyEngine },
 ): Promise<ToolCallResult> {
   const { tool } = call;
-  if (tool === undefined) return callTool(call, settings);
   let args: Record<string, unknown>;
   try {
     args = parseArguments(call.args, settings.argumentLimits);
@@ -207,7 +206,7 @@ export async function callHooked(
   const given = answered;
   return await callTool({
     ...run,
-    tool: { ...tool, execute: () => replay(given) } as RoutedTool,
+    tool: { ...tool, execute: () => replay(given) },
   }, settings);
 }
 
