@@ -17,7 +17,7 @@ export function checkRewrite(
   context: {
     name: string;
     settings: CallSettings;
-    context: { engine?: PolicyEngine };
+    engine?: PolicyEngine;
     call: ToolCall;
   },
 ): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
@@ -25,7 +25,7 @@ export function checkRewrite(
   const replaced = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
   if ("refused" in replaced) return replaced;
   const { args } = replaced;
-  const engine = context.context.engine;
+  const { engine } = context;
   if (engine === undefined) return { args };
   // A rewrite narrows: it runs when the policy allows it, or when the rule that asked about the
   // call (and was answered) asks about it too and covers it; never when it needs more.

@@ -3,8 +3,7 @@ import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import type { HookRecord } from "../hook_record.ts";
 import { type ErrorCode, isToolError } from "../tool_error.ts";
 import { parseArguments } from "../parse_arguments.ts";
-import { type RoutedTool, serverOf } from "../tool_source.ts";
-import { isReadOnlyTool } from "../read_only_tool.ts";
+import type { RoutedTool } from "../tool_source.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
 import { stoppedResult } from "../policy/policy_results.ts";
 import { checkRewrite } from "./_check_rewrite.ts";
@@ -39,14 +38,12 @@ export async function callHooked(
   const records: HookRecord[] = [];
   const decision = { ...call.decision, hooks: records };
   const signal = call.options.signal ?? (neverAborted ??= new AbortController().signal);
-  const readOnly = isReadOnlyTool(tool);
-  const server = serverOf(tool);
   // One view of the call serves the hooks in a row until one reads the arguments (it got its own
   // copy); the next hook then gets a fresh view, so no hook sees another's changes to its copy.
   let view: SeenCall | undefined;
   const seen = (args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>) => {
     if (view === undefined || !view.fits(args, rerun)) {
-      view = new SeenCall({ tool, userId: call.userId, server, readOnly, signal, rerun }, args);
+      view = new SeenCall({ tool, userId: call.userId, signal, rerun }, args);
     }
     return view;
   };
@@ -87,7 +84,12 @@ export async function callHooked(
       );
     }
     if (typeof out === "object" && Object.hasOwn(shape, "args")) {
-      const rewritten = checkRewrite(tool, shape.args, { name, settings, context, call });
+      const rewritten = checkRewrite(tool, shape.args, {
+        name,
+        settings,
+        engine: context.engine,
+        call,
+      });
       if ("refused" in rewritten) {
         records.push({ hook: name, action: "fail", reason: rewritten.refused.text });
         return await stop(rewritten.refused.code, rewritten.refused.text);
