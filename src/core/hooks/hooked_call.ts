@@ -1,13 +1,13 @@
-import { callTool, type ToolCall } from "../tool_call.ts";
+import { callTool, errorResult, type ToolCall } from "../tool_call.ts";
 import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import type { HookRecord } from "../hook_record.ts";
-import { type ErrorCode, isToolError } from "../tool_error.ts";
+import { ERROR_CODES, type ErrorCode, isToolError, ToolError } from "../tool_error.ts";
 import { parseArguments } from "../parse_arguments.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
-import { stoppedResult } from "../policy/policy_results.ts";
-import { checkRewrite } from "./_check_rewrite.ts";
-import { asResult, failed, replay } from "./_hook_results.ts";
+import { describeRule, stoppedResult } from "../policy/policy_results.ts";
+import { replacedArguments } from "../policy/replaced_arguments.ts";
+import { type ToolContent, toolOutput } from "../tool_output.ts";
 import { SeenCall } from "./_seen_call.ts";
 import { untilStopped } from "../deadline_timer.ts";
 import type { HookAfterCall, ToolHook } from "./tool_hook.ts";
@@ -260,4 +260,84 @@ function hookName(hook: ToolHook, index: number): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message || error.name : String(error);
+}
+
+/**
+ * Checks the arguments a hook's `before` gave instead: against the tool's schema and limits, then
+ * by the policy again, so a rewrite can narrow a call but never widen it: the arguments to run,
+ * or why the call does not run.
+ */
+function checkRewrite(
+  tool: RoutedTool,
+  given: unknown,
+  context: {
+    name: string;
+    settings: CallSettings;
+    engine?: PolicyEngine;
+    call: ToolCall;
+  },
+): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
+  const by = `hook "${context.name}"`;
+  const replaced = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
+  if ("refused" in replaced) return replaced;
+  const { args } = replaced;
+  const { engine } = context;
+  if (engine === undefined) return { args };
+  // A rewrite narrows: it runs when the policy allows it, or when the rule that asked about the
+  // call (and was answered) asks about it too and covers it; never when it needs more.
+  const now = engine.decide(tool, () => args);
+  const before = context.call.decision;
+  if (now.action === "allow") return { args };
+  if (
+    now.action === "ask" && before?.decision === "ask" && before.approval === "approved" &&
+    before.rule === now.rule && engine.covers(tool, args, now)
+  ) return { args };
+  return {
+    refused: {
+      code: "permission_denied",
+      text: now.action === "deny"
+        ? `The arguments ${by} gave for "${tool.name}" are denied by ${
+          describeRule(now)
+        }; the call did not run`
+        : `The arguments ${by} gave for "${tool.name}" would need a person's approval (${
+          describeRule(now)
+        }); the call did not run`,
+    },
+  };
+}
+
+/** A hook's result as a call result; `undefined` when it is not one. */
+function asResult(
+  value: unknown,
+  call: { tool: string; previous?: ToolCallResult },
+): ToolCallResult | undefined {
+  const { tool, previous } = call;
+  if (value === null || typeof value !== "object") return undefined;
+  const given = value as Partial<ToolCallResult>;
+  if (typeof given.text !== "string") return undefined;
+  const isError = given.isError === true;
+  const content: ToolContent[] = Array.isArray(given.content)
+    ? given.content
+    : [{ type: "text", text: given.text }];
+  const result: ToolCallResult = { text: given.text, isError, tool, content };
+  const source = previous?.source ?? given.source;
+  if (source !== undefined) result.source = source;
+  if (isError) {
+    result.code = ERROR_CODES.includes(given.code as ErrorCode) ? given.code : "tool_error";
+  }
+  if (given.structuredContent !== null && typeof given.structuredContent === "object") {
+    result.structuredContent = given.structuredContent;
+  }
+  return result;
+}
+
+/** What a hook's `rerun` hands back: the result's output, or its error thrown. */
+function replay(result: ToolCallResult): unknown {
+  if (result.isError) throw new ToolError(result.code ?? "tool_error", result.text);
+  return toolOutput({ content: result.content, structuredContent: result.structuredContent });
+}
+
+/** The `tool_error` result that replaces a result when a hook failed on it. */
+function failed(result: ToolCallResult, text: string): ToolCallResult {
+  return errorResult({ name: result.tool, source: result.source }, { code: "tool_error", text });
 }
