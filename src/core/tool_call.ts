@@ -1,4 +1,4 @@
-import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
+import { type ErrorCode, errorMessage, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
 import { untilStopped } from "./deadline_timer.ts";
 import { checkPositive } from "./check_positive.ts";
@@ -214,21 +214,5 @@ function toFailure(error: unknown, name: string): { code: ErrorCode; text: strin
       text: `The operating system denied the operation: ${error.message}`,
     };
   }
-  return { code: "tool_error", text: `Tool "${name}" failed: ${describeThrown(error)}` };
-}
-
-function describeThrown(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error || "it threw an empty string";
-  if (error === undefined || error === null) return "it failed without a message";
-  if (typeof error === "object") {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === "string" && message !== "") return message;
-    try {
-      return JSON.stringify(error) ?? String(error);
-    } catch {
-      return Object.prototype.toString.call(error);
-    }
-  }
-  return String(error);
+  return { code: "tool_error", text: `Tool "${name}" failed: ${errorMessage(error)}` };
 }

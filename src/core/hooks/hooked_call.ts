@@ -1,7 +1,13 @@
 import { callTool, errorResult, type ToolCall } from "../tool_call.ts";
 import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import type { HookRecord } from "../hook_record.ts";
-import { ERROR_CODES, type ErrorCode, isToolError, ToolError } from "../tool_error.ts";
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  errorMessage,
+  isToolError,
+  ToolError,
+} from "../tool_error.ts";
 import { parseArguments } from "../parse_arguments.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
@@ -66,11 +72,11 @@ export async function callHooked(
       out = hook.before(seen(args));
       if (isThenable(out)) out = await withinTime(out, { hook, signal });
     } catch (error) {
-      records.push({ hook: name, action: "fail", reason: messageOf(error) });
+      records.push({ hook: name, action: "fail", reason: errorMessage(error) });
       return await stop(
         "tool_error",
         `Hook "${name}" failed before the call to "${tool.name}" (${
-          messageOf(error)
+          errorMessage(error)
         }); the call did not run`,
       );
     }
@@ -136,11 +142,11 @@ export async function callHooked(
     }).then((fresh) => afterFrom(0, fresh, upTo));
   };
   const withheld = (name: string, error: unknown, result: ToolCallResult) => {
-    records.push({ hook: name, action: "fail", reason: messageOf(error) });
+    records.push({ hook: name, action: "fail", reason: errorMessage(error) });
     return failed(
       result,
       `Hook "${name}" failed after the call to "${tool.name}" (${
-        messageOf(error)
+        errorMessage(error)
       }); its result is withheld`,
     );
   };
@@ -256,10 +262,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function hookName(hook: ToolHook, index: number): string {
   return typeof hook.name === "string" && hook.name !== "" ? hook.name : `hook ${index + 1}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message || error.name : String(error);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
-import type { ErrorCode } from "../tool_error.ts";
+import { type ErrorCode, errorMessage } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit } from "./policy_gate_init.ts";
@@ -111,7 +111,7 @@ export async function settleApproval(
   } catch (error) {
     return await refuse(
       `The approval of the call to "${name}" could not be recorded as used (${
-        error instanceof Error ? error.message : String(error)
+        errorMessage(error)
       }); nothing ran. Try again`,
       tool,
     );

@@ -15,7 +15,7 @@ import {
 import { canonicalJson } from "../canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call_types.ts";
-import { ToolError } from "../tool_error.ts";
+import { errorMessage, ToolError } from "../tool_error.ts";
 import { type RoutedTool, serverOf } from "../tool_source.ts";
 import type { AuditRecord } from "../audit_sink.ts";
 import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
@@ -186,7 +186,7 @@ function roomError(name: string, error: unknown, signal: AbortSignal | undefined
   return new ToolError(
     "audit_unavailable",
     `The call to "${name}" did not run: the audit trail has no room for its record (${
-      error instanceof Error ? error.message : String(error)
+      errorMessage(error)
     }). Try again later`,
   );
 }
