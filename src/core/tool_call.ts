@@ -3,7 +3,7 @@ import { parseArguments } from "./parse_arguments.ts";
 import { untilStopped } from "./deadline_timer.ts";
 import { checkPositive } from "./check_positive.ts";
 import { boundContent, contentText } from "./content_text.ts";
-import { isToolOutput, type ToolContent, type ToolOutput, toResultText } from "./tool_output.ts";
+import { isToolOutput, type ToolOutput, toResultText } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
 import {
   auditRoom,
@@ -75,7 +75,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
         isError: false,
         source: tool.source,
         tool: name,
-        content: [textBlock(text)],
+        content: [{ type: "text", text }],
       };
     }
   } catch (error) {
@@ -105,10 +105,6 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
   return result;
 }
 
-function textBlock(text: string): ToolContent {
-  return { type: "text", text };
-}
-
 /**
  * A failed call's result: the text for the model, also its one content block.
  *
@@ -125,7 +121,7 @@ export function errorResult(
     isError: true,
     code,
     tool: tool.name,
-    content: [textBlock(text)],
+    content: [{ type: "text", text }],
   };
   if (tool.source !== undefined) result.source = tool.source;
   return result;
@@ -149,7 +145,7 @@ function outputResult(
     result.code = "tool_error";
     if (text === "") {
       result.text = `Tool "${name}" reported an error without a message`;
-      if (content.length === 0) result.content = [textBlock(result.text)];
+      if (content.length === 0) result.content = [{ type: "text", text: result.text }];
     }
   }
   return result;
