@@ -41,12 +41,7 @@ export type OpenAIResponsesTool =
   | OpenAIResponsesNamespace
   | OpenAIResponsesToolSearch;
 
-/**
- * Describes a tool as a Responses API function.
- *
- * @param tool The tool.
- * @returns The function.
- */
+/** Describes a tool as a Responses API function. */
 export function toOpenAIResponsesFunction(tool: RoutedTool): OpenAIResponsesFunction {
   return {
     type: "function",

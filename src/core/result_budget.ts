@@ -111,7 +111,6 @@ export class ResultBudgets {
   /**
    * The budget of a tool's results, in tokens.
    *
-   * @param tool The exposed tool.
    * @returns The tokens, or `undefined` for no budget.
    */
   budgetOf(tool: RoutedTool): number | undefined {
@@ -124,9 +123,6 @@ export class ResultBudgets {
   /**
    * Whether an owner has stored results this router still counts (a set of the same session
    * then lists `read_result` from the start).
-   *
-   * @param owner The user and scope.
-   * @returns `true` when it has.
    */
   holds(owner: ResultOwner): boolean {
     this.#expire();
@@ -136,9 +132,6 @@ export class ResultBudgets {
   /**
    * Cuts a result over its tool's budget and stores it whole behind a handle.
    *
-   * @param result The call's result.
-   * @param tool The tool that made it.
-   * @param owner Whose it is.
    * @returns The result, cut when over budget, with `resultHandle` when stored.
    */
   async apply(
@@ -296,12 +289,7 @@ export class ResultBudgets {
   }
 }
 
-/**
- * The default token count: about four characters a token.
- *
- * @param text The text.
- * @returns The estimated tokens.
- */
+/** The default token count: about four characters a token. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }

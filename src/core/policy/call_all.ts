@@ -25,7 +25,6 @@ export interface CallAllOptions extends CallOptions {
  * Throws a `TypeError` when `calls` is not an array of `{ name, arguments }`, and a
  * `RangeError` for a bad `concurrency`.
  *
- * @param calls The calls.
  * @param run Whether a name is safe to run alongside others, and how to run one call.
  * @param options Options for every call, and the concurrency.
  * @returns One result per call, in order.

@@ -78,7 +78,6 @@ export class GrantStore {
    * The grant that lets a call the policy asks about run, if any: same user, tool (and tool
    * definition), rule and policy, unexpired, with its signature intact.
    *
-   * @param userId The request's user.
    * @returns The grant, or `undefined`.
    */
   async find(
@@ -120,12 +119,7 @@ export class GrantStore {
     return out;
   }
 
-  /**
-   * Ends a grant.
-   *
-   * @param id The grant's id.
-   * @returns Whether a grant with that id was found.
-   */
+  /** Ends a grant. */
   async revoke(id: string): Promise<boolean> {
     let found = false;
     for (const { key, value } of await this.#store.list<Grant>([GRANT_PREFIX])) {
