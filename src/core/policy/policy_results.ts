@@ -32,7 +32,7 @@ export type RunTool = (
  * @param context Settings, user, the decision's fields, the arguments and the pending approval.
  */
 export async function stoppedResult(
-  tool: { name: string; source?: SourceKind; origin?: string },
+  tool: { name: string; source?: SourceKind },
   stop: { code: ErrorCode; text: string },
   context: {
     settings: CallSettings;
@@ -114,13 +114,11 @@ export async function recordDecision(
   };
   if (settings.audit !== undefined) {
     await auditRoom(settings, tool.name, { signal });
-    await auditEvent(event, decided.args, { settings, tool: routedOrUndefined(tool) });
+    // A tool the set has (not a name it does not know) names its server and origin.
+    const routed = "execute" in tool ? tool as RoutedTool : undefined;
+    await auditEvent(event, decided.args, { settings, tool: routed });
   }
   return event;
-}
-
-function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedTool | undefined {
-  return "execute" in tool ? tool as RoutedTool : undefined;
 }
 
 /**

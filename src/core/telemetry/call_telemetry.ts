@@ -98,9 +98,11 @@ export function observeCall(
     (options.traceparent === undefined
       ? undefined
       : trace.getSpanContext(contextFrom(options)) ?? INVALID);
-  const carrier = context === undefined
-    ? undefined
-    : withBaggage(carrierOf(context), options.baggage);
+  let carrier = context === undefined ? undefined : carrierOf(context);
+  const { baggage } = options;
+  if (carrier !== undefined && typeof baggage === "string" && baggage !== "") {
+    carrier = { ...carrier, baggage };
+  }
   return {
     trace: carrier,
     needsEvent: true,
@@ -343,13 +345,4 @@ function digestText(args: unknown): string {
   } catch {
     return String(args);
   }
-}
-
-function withBaggage(
-  carrier: TraceCarrier | undefined,
-  baggage: string | undefined,
-): TraceCarrier | undefined {
-  return carrier === undefined || typeof baggage !== "string" || baggage === ""
-    ? carrier
-    : { ...carrier, baggage };
 }
