@@ -8,7 +8,7 @@ import { ToolRegistry } from "./tool_registry.ts";
 import type { CallOptions as PolicyCallOptions, ToolCallResult } from "./tool_call_types.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import { type CompiledPolicy, compilePolicy } from "./policy/policy_engine.ts";
-import type { ApprovalSettings } from "./policy/policy_gate.ts";
+import type { ApprovalSettings } from "./policy/policy_gate_init.ts";
 import { applyPolicies, approvalSettings, resumeApproval } from "./router_policy.ts";
 import { ResultBudgets } from "./result_budget.ts";
 import { checkPositive } from "./check_positive.ts";

@@ -17,10 +17,6 @@ import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 import type { PolicyGateInit } from "./policy_gate_init.ts";
-
-// The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
-// imports point one way: the gate over its parts.
-export type { ApprovalSettings } from "./policy_gate_init.ts";
 import { approvedCall } from "./approval_scope.ts";
 
 /** The id of a grant that lets an asked call run without asking, if one does. */
