@@ -6,8 +6,6 @@ import { type RoutedTool, serverOf } from "./tool_source.ts";
 import type { ResultStore, StoredResultInfo } from "./result_store.ts";
 import { readResultPage, type ResultPage } from "./result_page.ts";
 
-export type { ResultPage };
-
 /**
  * How many tokens a tool result may put into the model's context. A result over its budget keeps
  * its head and tail in the text, and the whole of it is stored behind a handle the model reads
