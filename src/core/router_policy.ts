@@ -25,11 +25,7 @@ const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
   function: "functions",
 };
 
-/**
- * The router's approval settings from its options: signer, store, lifetime and handler.
- *
- * @param options The router's options.
- */
+/** The router's approval settings from its options: signer, store, lifetime and handler. */
 export function approvalSettings(options: ToolRouterOptions): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');

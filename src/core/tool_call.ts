@@ -44,7 +44,6 @@ export interface ToolCall {
  * catch boundary.
  *
  * @param call The tool, name, arguments, options, user and exposed names.
- * @param settings The router's settings.
  * @returns The result; never rejects for anything the call caused.
  */
 export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {

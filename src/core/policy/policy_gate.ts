@@ -36,9 +36,7 @@ export class PolicyGate {
   /**
    * Calls an exposed tool under the policies.
    *
-   * @param args The model's arguments.
    * @param options The call's options (with its own approval handler, if any).
-   * @param run Runs the tool.
    */
   call(
     tool: RoutedTool,

@@ -147,8 +147,6 @@ export async function settleApproval(
 /**
  * Whether an approval is well formed and its signature holds.
  *
- * @param signer The router's signer.
- * @param approval Anything.
  * @returns `true` when no field changed since the router signed it.
  */
 export async function approvalIsGenuine(

@@ -48,7 +48,6 @@ export class SpecifierMatch {
    * Whether a deny or ask rule's specifier matches: one command, path or string matching is
    * enough, and arguments that cannot be read match.
    *
-   * @param specifier The rule's specifier.
    * @returns `true` when the rule applies to this call.
    */
   matches(specifier: RuleSpecifier): boolean {
