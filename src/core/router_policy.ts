@@ -118,10 +118,8 @@ export async function resumeApproval(
         "The approval was changed after it was issued, or another router issued it; nothing ran",
     }, {
       settings: context.settings,
-      userId: approval !== null && typeof approval === "object" &&
-          typeof approval.userId === "string"
-        ? approval.userId
-        : undefined,
+      // What a forged approval names (anything at all) is recorded only when it is a user id.
+      userId: typeof approval?.userId === "string" ? approval.userId : undefined,
     });
   }
   const { approved, hooks, ...options } = answer;
