@@ -1,5 +1,5 @@
 import { toApiFunctionName } from "./api_function_name.ts";
-import type { RoutedTool } from "./tool_source.ts";
+import { type RoutedTool, serverOf } from "./tool_source.ts";
 
 /**
  * The name a lower-priority tool gets when its name equals a higher one's ignoring case (a remote
@@ -11,13 +11,7 @@ import type { RoutedTool } from "./tool_source.ts";
  * @param taken Lower-cased names already used or offered by any selected source.
  */
 export function qualifiedLookAlikeName(tool: RoutedTool, taken: ReadonlySet<string>): string {
-  const slash = tool.origin.indexOf("/");
-  const qualifier = slash > 0
-    ? tool.origin.slice(0, slash)
-    : tool.source === "local_mcp"
-    ? tool.origin
-    : tool.source;
-  const base = toApiFunctionName(qualifier, tool.name);
+  const base = toApiFunctionName(serverOf(tool) || tool.source, tool.name);
   if (!taken.has(base.toLowerCase())) return base;
   for (let n = 2;; n++) {
     const suffix = `_${n}`;

@@ -1,4 +1,4 @@
-import type { JsonObjectSchema, RoutedTool } from "./tool_source.ts";
+import { type JsonObjectSchema, type RoutedTool, serverOf } from "./tool_source.ts";
 import { isOpenAIStrictSchema } from "./strict_schema.ts";
 
 /** A function tool in the OpenAI Responses API format. */
@@ -41,12 +41,7 @@ export type OpenAIResponsesTool =
   | OpenAIResponsesNamespace
   | OpenAIResponsesToolSearch;
 
-/**
- * Describes a tool as a Responses API function.
- *
- * @param tool The tool.
- * @returns The function.
- */
+/** Describes a tool as a Responses API function. */
 export function toOpenAIResponsesFunction(tool: RoutedTool): OpenAIResponsesFunction {
   return {
     type: "function",
@@ -75,9 +70,7 @@ export function toOpenAIResponsesSearch(
   const loose: OpenAIResponsesFunction[] = [];
   for (const tool of deferred) {
     const entry = { ...toOpenAIResponsesFunction(tool), defer_loading: true as const };
-    const server = tool.source === "builtin" || tool.source === "function"
-      ? undefined
-      : tool.origin.split("/")[0];
+    const server = serverOf(tool);
     if (server === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(server)) loose.push(entry);
     else namespaces.set(server, [...namespaces.get(server) ?? [], entry]);
   }

@@ -18,7 +18,7 @@ export const READ_RESULT_NAME = "read_result";
 export function readResultTool(
   read: (handle: string, range: { offset?: number; limit?: number }) => Promise<ResultPage>,
 ): RoutedTool {
-  const tool = defineTool({
+  return defineTool({
     name: READ_RESULT_NAME,
     description:
       "Reads a tool result that was too long and was cut: pass the handle the cut result named, " +
@@ -47,6 +47,6 @@ export function readResultTool(
       const { text: _, ...where } = page;
       return toolOutput({ content, structuredContent: { handle, ...where } });
     },
+    readOnly: true,
   });
-  return Object.freeze({ ...tool, annotations: { readOnlyHint: true } });
 }

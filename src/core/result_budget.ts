@@ -1,11 +1,10 @@
 import { ToolError } from "./tool_error.ts";
+import { checkPositive } from "./check_positive.ts";
 import type { ToolContent } from "./tool_output.ts";
 import type { ToolCallResult } from "./tool_call_types.ts";
-import type { RoutedTool } from "./tool_source.ts";
+import { type RoutedTool, serverOf } from "./tool_source.ts";
 import type { ResultStore, StoredResultInfo } from "./result_store.ts";
 import { readResultPage, type ResultPage } from "./result_page.ts";
-
-export type { ResultPage };
 
 /**
  * How many tokens a tool result may put into the model's context. A result over its budget keeps
@@ -110,12 +109,11 @@ export class ResultBudgets {
   /**
    * The budget of a tool's results, in tokens.
    *
-   * @param tool The exposed tool.
    * @returns The tokens, or `undefined` for no budget.
    */
   budgetOf(tool: RoutedTool): number | undefined {
     const { tools, sources, tokens } = this.#budget;
-    return own(tools, tool.name) ?? own(sources, tool.origin.split("/")[0]) ??
+    return own(tools, tool.name) ?? own(sources, serverOf(tool)) ??
       own(sources, tool.source) ?? tokens ??
       (tool.source === "global_mcp" || tool.source === "user_mcp" ? this.#remoteTokens : undefined);
   }
@@ -123,9 +121,6 @@ export class ResultBudgets {
   /**
    * Whether an owner has stored results this router still counts (a set of the same session
    * then lists `read_result` from the start).
-   *
-   * @param owner The user and scope.
-   * @returns `true` when it has.
    */
   holds(owner: ResultOwner): boolean {
     this.#expire();
@@ -135,9 +130,6 @@ export class ResultBudgets {
   /**
    * Cuts a result over its tool's budget and stores it whole behind a handle.
    *
-   * @param result The call's result.
-   * @param tool The tool that made it.
-   * @param owner Whose it is.
    * @returns The result, cut when over budget, with `resultHandle` when stored.
    */
   async apply(
@@ -232,37 +224,31 @@ export class ResultBudgets {
       pageBytes,
     };
     const random = crypto.randomUUID().replaceAll("-", "");
-    const builtins = tool.source === "builtin" ? this.#stores.builtins : undefined;
-    let handle = builtins === undefined ? undefined : `res_b${random}`;
-    let store = builtins;
-    if (builtins !== undefined) {
-      try {
-        await builtins.put(handle!, bytes, info, { expireIn: this.#ttlMs });
-      } catch {
-        // The built-ins' folder could not be written: the router's store keeps it instead.
-        handle = undefined;
-      }
-    }
-    if (handle === undefined) {
-      handle = `res_r${random}`;
-      store = this.#stores.router;
+    // A built-in's result in the built-ins' own store; when that cannot be written, the router's.
+    const stores: [string, ResultStore | undefined][] = [
+      [`res_b${random}`, tool.source === "builtin" ? this.#stores.builtins : undefined],
+      [`res_r${random}`, this.#stores.router],
+    ];
+    for (const [handle, store] of stores) {
+      if (store === undefined) continue;
       try {
         await store.put(handle, bytes, info, { expireIn: this.#ttlMs });
       } catch {
         await store.delete(handle).catch(() => {});
-        return undefined;
+        continue;
       }
+      const key = ownerKey(owner);
+      this.#kept.set(handle, {
+        bytes: bytes.length,
+        store,
+        owner: key,
+        expiresAt: Date.now() + this.#ttlMs,
+      });
+      this.#keptBytes += bytes.length;
+      this.#owners.set(key, (this.#owners.get(key) ?? 0) + 1);
+      return handle;
     }
-    const key = ownerKey(owner);
-    this.#kept.set(handle, {
-      bytes: bytes.length,
-      store: store!,
-      owner: key,
-      expiresAt: Date.now() + this.#ttlMs,
-    });
-    this.#keptBytes += bytes.length;
-    this.#owners.set(key, (this.#owners.get(key) ?? 0) + 1);
-    return handle;
+    return undefined;
   }
 
   /** Forgets expired handles (their stores drop them by themselves). */
@@ -301,12 +287,7 @@ export class ResultBudgets {
   }
 }
 
-/**
- * The default token count: about four characters a token.
- *
- * @param text The text.
- * @returns The estimated tokens.
- */
+/** The default token count: about four characters a token. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
@@ -329,8 +310,11 @@ function outsideText(result: ToolCallResult): string | undefined {
   return JSON.stringify({ content });
 }
 
-function own(map: Readonly<Record<string, number>> | undefined, key: string): number | undefined {
-  return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
+function own(
+  map: Readonly<Record<string, number>> | undefined,
+  key: string | undefined,
+): number | undefined {
+  return map !== undefined && key !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
 function owns(info: StoredResultInfo, owner: ResultOwner): boolean {
@@ -352,13 +336,4 @@ function sliceStart(text: string, start: number): string {
   if (start >= text.length) return "";
   const code = text.charCodeAt(start);
   return text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start);
-}
-
-/** Throws a `RangeError` for a router option that is set but not a positive finite number. */
-export function checkPositive(value: number | undefined, name: string): void {
-  if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
-    throw new RangeError(
-      `Cannot create router: "${name}" must be a positive number, received ${String(value)}`,
-    );
-  }
 }

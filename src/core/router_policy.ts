@@ -7,8 +7,9 @@ import type { ToolSet } from "./tool_set.ts";
 import type { MissingTool, RoutedTool, SelectionKey, SourceKind } from "./tool_source.ts";
 import { ApprovalSigner } from "./policy/approval_signer.ts";
 import { type CompiledPolicy, compilePolicy, PolicyEngine } from "./policy/policy_engine.ts";
-import { type ApprovalSettings, PolicyGate } from "./policy/policy_gate.ts";
-import { describeRule, stoppedResult } from "./policy/policy_results.ts";
+import { PolicyGate } from "./policy/policy_gate.ts";
+import type { ApprovalSettings } from "./policy/policy_gate_init.ts";
+import { describeRule, refusedApproval } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, ApprovalSelection, PendingApproval } from "./policy_types.ts";
 import { approvalIsGenuine } from "./policy/settle_approval.ts";
 import type { ToolHook } from "./hooks/tool_hook.ts";
@@ -24,11 +25,7 @@ const SELECTION_KEYS: Record<SourceKind, SelectionKey> = {
   function: "functions",
 };
 
-/**
- * The router's approval settings from its options: signer, store, lifetime and handler.
- *
- * @param options The router's options.
- */
+/** The router's approval settings from its options: signer, store, lifetime and handler. */
 export function approvalSettings(options: ToolRouterOptions): ApprovalSettings {
   if (options.approve !== undefined && typeof options.approve !== "function") {
     throw new TypeError('Cannot create router: "approve" must be a function');
@@ -116,18 +113,13 @@ export async function resumeApproval(
   },
 ): Promise<ToolCallResult> {
   if (!(await approvalIsGenuine(context.approvals.signer, approval))) {
-    const name = approval !== null && typeof approval === "object" ? String(approval.tool) : "";
-    return stoppedResult({ name }, {
-      code: "permission_denied",
+    return refusedApproval(approval, {
       text:
         "The approval was changed after it was issued, or another router issued it; nothing ran",
     }, {
       settings: context.settings,
-      userId: approval !== null && typeof approval === "object" &&
-          typeof approval.userId === "string"
-        ? approval.userId
-        : undefined,
-      fields: { decision: "ask", rule: "", approval: "invalid" },
+      // What a forged approval names (anything at all) is recorded only when it is a user id.
+      userId: typeof approval?.userId === "string" ? approval.userId : undefined,
     });
   }
   const { approved, hooks, ...options } = answer;

@@ -19,7 +19,7 @@ export const SEARCH_TOOLS_MAX_LIMIT = 20;
 export function searchToolsTool(
   find: (query: string, limit: number) => readonly RoutedTool[],
 ): RoutedTool {
-  const tool = defineTool({
+  return defineTool({
     name: SEARCH_TOOLS_NAME,
     description:
       "Finds tools for a task and loads them: describe what you want to do in plain words " +
@@ -39,6 +39,6 @@ export function searchToolsTool(
         tools: found.map((entry) => ({ name: entry.name, description: entry.description })),
       });
     },
+    readOnly: true,
   });
-  return Object.freeze({ ...tool, annotations: { readOnlyHint: true } });
 }

@@ -1,8 +1,9 @@
-import { type ErrorCode, isToolError, ToolError } from "./tool_error.ts";
+import { type ErrorCode, errorMessage, isToolError, ToolError } from "./tool_error.ts";
 import { parseArguments } from "./parse_arguments.ts";
 import { untilStopped } from "./deadline_timer.ts";
+import { checkPositive } from "./check_positive.ts";
 import { boundContent, contentText } from "./content_text.ts";
-import { isToolOutput, type ToolContent, type ToolOutput, toResultText } from "./tool_output.ts";
+import { isToolOutput, type ToolOutput, toResultText } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
 import {
   auditRoom,
@@ -28,10 +29,8 @@ export interface ToolCall {
   /** The call's signal, deadline and listeners. */
   options: CallOptions;
   userId?: string;
-  /** The exposed names, for the unknown-tool message. */
-  known: () => readonly string[];
-  /** The error of a name whose source is down or starting (`upstream_unavailable`), if it is one. */
-  unavailable?: (name: string) => ToolError | undefined;
+  /** Why the name is not exposed, when `tool` is `undefined` (`unknown_tool` by default). */
+  missing?: () => ToolError;
   /** What the policy decided, for the call's event and audit record. */
   decision?: CallDecision;
   /** The hooks' `after` steps: the result they return is the call's (never rejects). */
@@ -45,19 +44,11 @@ export interface ToolCall {
  * catch boundary.
  *
  * @param call The tool, name, arguments, options, user and exposed names.
- * @param settings The router's settings.
  * @returns The result; never rejects for anything the call caused.
  */
 export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
-  const { tool, name, args, options, userId, known, decision } = call;
-  if (
-    options.timeoutMs !== undefined &&
-    !(options.timeoutMs > 0 && Number.isFinite(options.timeoutMs))
-  ) {
-    throw new RangeError(
-      `Cannot call "${name}": "timeoutMs" must be a positive number, received ${options.timeoutMs}`,
-    );
-  }
+  const { tool, name, args, options, userId, decision } = call;
+  checkPositive(options.timeoutMs, "timeoutMs", { where: `Cannot call "${name}"` });
   const observed = observeCall(tool, { name, options, settings });
   // Without an observer (no span, metrics, audit or `onEvent`) the call is not timed.
   const observe = observed.needsEvent || settings.onEvent !== undefined;
@@ -69,7 +60,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
       const failure = await room;
       if (failure !== undefined) throw failure;
     }
-    if (tool === undefined) throw call.unavailable?.(name) ?? unknownTool(name, known());
+    if (tool === undefined) throw call.missing?.() ?? unknownTool(name, []);
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const value = await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
@@ -83,7 +74,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
         isError: false,
         source: tool.source,
         tool: name,
-        content: [textBlock(text)],
+        content: [{ type: "text", text }],
       };
     }
   } catch (error) {
@@ -113,10 +104,6 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
   return result;
 }
 
-function textBlock(text: string): ToolContent {
-  return { type: "text", text };
-}
-
 /**
  * A failed call's result: the text for the model, also its one content block.
  *
@@ -133,7 +120,7 @@ export function errorResult(
     isError: true,
     code,
     tool: tool.name,
-    content: [textBlock(text)],
+    content: [{ type: "text", text }],
   };
   if (tool.source !== undefined) result.source = tool.source;
   return result;
@@ -157,7 +144,7 @@ function outputResult(
     result.code = "tool_error";
     if (text === "") {
       result.text = `Tool "${name}" reported an error without a message`;
-      if (content.length === 0) result.content = [textBlock(result.text)];
+      if (content.length === 0) result.content = [{ type: "text", text: result.text }];
     }
   }
   return result;
@@ -199,7 +186,8 @@ async function runGuarded(
   });
 }
 
-function unknownTool(name: string, known: readonly string[]): ToolError {
+/** The error of a name that is not exposed, naming the ones that are. */
+export function unknownTool(name: string, known: readonly string[]): ToolError {
   const list = known.length === 0
     ? "No tools are available in this request"
     : `Available tools: ${known.slice(0, 30).join(", ")}${known.length > 30 ? ", …" : ""}`;
@@ -221,21 +209,5 @@ function toFailure(error: unknown, name: string): { code: ErrorCode; text: strin
       text: `The operating system denied the operation: ${error.message}`,
     };
   }
-  return { code: "tool_error", text: `Tool "${name}" failed: ${describeThrown(error)}` };
-}
-
-function describeThrown(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error || "it threw an empty string";
-  if (error === undefined || error === null) return "it failed without a message";
-  if (typeof error === "object") {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === "string" && message !== "") return message;
-    try {
-      return JSON.stringify(error) ?? String(error);
-    } catch {
-      return Object.prototype.toString.call(error);
-    }
-  }
-  return String(error);
+  return { code: "tool_error", text: `Tool "${name}" failed: ${errorMessage(error)}` };
 }

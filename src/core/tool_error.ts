@@ -91,3 +91,20 @@ export function isToolError(value: unknown): value is ToolError {
     (value instanceof Error && value.name === "ToolError" &&
       ERROR_CODES.includes((value as { code?: ErrorCode }).code as ErrorCode));
 }
+
+/** What anything thrown says, in words: its message, or a sentence for a throw without one. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error || "it threw an empty string";
+  if (error === undefined || error === null) return "it failed without a message";
+  if (typeof error === "object") {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === "string" && message !== "") return message;
+    try {
+      return JSON.stringify(error) ?? String(error);
+    } catch {
+      return Object.prototype.toString.call(error);
+    }
+  }
+  return String(error);
+}

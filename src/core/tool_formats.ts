@@ -58,12 +58,7 @@ export interface McpToolDescription {
   _meta?: Record<string, unknown>;
 }
 
-/**
- * Describes a tool in the OpenAI function format.
- *
- * @param tool The tool.
- * @returns The OpenAI tool.
- */
+/** Describes a tool in the OpenAI function format. */
 export function toOpenAITool(tool: RoutedTool): OpenAITool {
   const out: OpenAITool = {
     type: "function",
@@ -73,22 +68,12 @@ export function toOpenAITool(tool: RoutedTool): OpenAITool {
   return out;
 }
 
-/**
- * Describes a tool in the Anthropic format.
- *
- * @param tool The tool.
- * @returns The Anthropic tool.
- */
+/** Describes a tool in the Anthropic format. */
 export function toAnthropicTool(tool: RoutedTool): AnthropicTool {
   return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
 }
 
-/**
- * Describes a tool in the MCP format.
- *
- * @param tool The tool.
- * @returns The MCP tool.
- */
+/** Describes a tool in the MCP format. */
 export function toMcpTool(tool: RoutedTool): McpToolDescription {
   const out: McpToolDescription = {
     name: tool.name,

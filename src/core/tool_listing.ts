@@ -94,11 +94,6 @@ export class ToolListing {
     return this.#names ??= Object.freeze(this.#ordered.map((tool) => tool.name));
   }
 
-  /** A listed tool, or after a native rendering any tool of the deferred catalog. */
-  lookup(name: string): RoutedTool | undefined {
-    return this.#callable.get(name);
-  }
-
   /** A listed tool or one a deferred set's search may find (listed or not). */
   findable(name: string): RoutedTool | undefined {
     return this.#byName.get(name) ?? this.#deferred?.byName.get(name);

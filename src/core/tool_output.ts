@@ -1,4 +1,4 @@
-import { ToolError } from "./tool_error.ts";
+import { errorMessage, ToolError } from "./tool_error.ts";
 
 /** A text block of a tool result (MCP `TextContent`). */
 export interface ToolTextContent {
@@ -150,7 +150,7 @@ export function toResultText(value: unknown): string {
   try {
     text = JSON.stringify(value, (_key, item) => typeof item === "bigint" ? item.toString() : item);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new ToolError(
       "tool_error",
       `The tool returned a value that cannot be encoded as JSON: ${reason}`,

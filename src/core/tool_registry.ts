@@ -21,18 +21,6 @@ export class ToolRegistry {
     this.#functions.set(tool.name, tool);
   }
 
-  /** Throws a `TypeError` when a local MCP service of that name exists. */
-  checkServiceName(name: string): void {
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError("Cannot register MCP service: the name must be a non-empty string");
-    }
-    if (this.#services.has(name)) {
-      throw new TypeError(
-        `Cannot register MCP service "${name}": a service named "${name}" is already registered`,
-      );
-    }
-  }
-
   /**
    * Adds a local MCP service; throws a `TypeError` when its name or an exposed tool name is taken.
    *
@@ -42,7 +30,15 @@ export class ToolRegistry {
     if (service === null || typeof service !== "object" || !Array.isArray(service.tools)) {
       throw new TypeError("Cannot register MCP service: pass a service made by defineMcpService()");
     }
-    this.checkServiceName(service.name);
+    const { name } = service;
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError("Cannot register MCP service: the name must be a non-empty string");
+    }
+    if (this.#services.has(name)) {
+      throw new TypeError(
+        `Cannot register MCP service "${name}": a service named "${name}" is already registered`,
+      );
+    }
     const seen = new Map<string, string>();
     for (const tool of service.tools) {
       const clash = this.#serviceTools.get(tool.name) ?? seen.get(tool.name);

@@ -47,18 +47,10 @@ export interface OpenAIToolOutput {
 
 /** Image types both vendors accept inline. */
 type InlineImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
-/** The set of {@linkcode InlineImageType}s. */
-const IMAGE_TYPES: ReadonlySet<string> = new Set<InlineImageType>([
-  "image/jpeg",
-  "image/png",
-  "image/gif",
-  "image/webp",
-]);
-
-/** Whether a MIME type is one both vendors accept inline. */
 function isInlineImage(mimeType: string): mimeType is InlineImageType {
-  return IMAGE_TYPES.has(mimeType);
+  return IMAGE_TYPES.includes(mimeType);
 }
 
 /**
@@ -157,10 +149,9 @@ export function toOpenAIToolOutput(result: ToolCallResult, callId: string): Open
 
 /** The result's blocks; an old-style result without `content` is its text. */
 function blocksOf(result: ToolCallResult): readonly ToolContent[] {
-  const content = Array.isArray(result.content) && result.content.length > 0
+  return Array.isArray(result.content) && result.content.length > 0
     ? result.content
-    : [{ type: "text" as const, text: result.text }];
-  return content;
+    : [{ type: "text", text: result.text }];
 }
 
 /** The base64 bytes and type of an image, audio or blob resource block. */

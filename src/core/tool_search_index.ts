@@ -1,4 +1,4 @@
-import type { RoutedTool } from "./tool_source.ts";
+import { type RoutedTool, serverOf } from "./tool_source.ts";
 
 // BM25 constants as the literature uses them; the fields repeat by weight (a cheap BM25F).
 const K1 = 1.2;
@@ -145,8 +145,8 @@ type Field = keyof typeof WEIGHTS;
 
 function* fieldsOf(tool: RoutedTool): Generator<[Field, string]> {
   yield ["name", tool.name];
-  const slash = tool.origin.indexOf("/");
-  if (slash > 0) yield ["server", tool.origin.slice(0, slash)];
+  const server = serverOf(tool);
+  if (server) yield ["server", server];
   const title = (tool as { title?: unknown }).title ?? tool.annotations?.title;
   if (typeof title === "string") yield ["title", title];
   yield ["description", tool.description];

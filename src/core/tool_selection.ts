@@ -66,7 +66,6 @@ export interface ResolvedSelection {
  *
  * Throws a `TypeError` when the selection is not well formed (host misuse).
  *
- * @param selection The selection.
  * @param sources Function tools and local services (`registry`), the built-in slot, the remote
  *   MCP slot, and a name to `reserve` for the router's own tool.
  * @returns The winners, the shadowed names and the missing names.

@@ -70,7 +70,7 @@ export class ToolSet {
    * @returns `true` when calls to it execute.
    */
   has(name: string): boolean {
-    return this.#list.lookup(name) !== undefined;
+    return this.#list.callable.has(name);
   }
 
   /**
@@ -80,7 +80,7 @@ export class ToolSet {
    * @returns The source, or `undefined` when the name is not exposed.
    */
   sourceOf(name: string): SourceKind | undefined {
-    return this.#list.lookup(name)?.source;
+    return this.#list.callable.get(name)?.source;
   }
 
   /**
@@ -319,7 +319,7 @@ export class ToolSet {
     const { concurrency: _, ...callOptions } = options;
     return callAll(calls, {
       readOnly: (name) => {
-        const tool = this.#list.lookup(name);
+        const tool = this.#list.callable.get(name);
         return tool === undefined || isReadOnlyTool(tool);
       },
       call: (call) => this.call(call.name, call.arguments, callOptions),

@@ -1,9 +1,9 @@
 import { ToolError } from "./tool_error.ts";
 import type { CallOptions, CallSettings, ToolCallResult } from "./tool_call_types.ts";
-import { callTool, type ToolCall } from "./tool_call.ts";
+import { callTool, type ToolCall, unknownTool } from "./tool_call.ts";
 import type { MissingTool, RoutedTool, SourceKind } from "./tool_source.ts";
 import type { PolicyGate } from "./policy/policy_gate.ts";
-import { type RunTool, stoppedResult } from "./policy/policy_results.ts";
+import { refusedApproval, type RunTool } from "./policy/policy_results.ts";
 import type { ApprovalAnswer, PendingApproval } from "./policy_types.ts";
 import type { ResultBudgets, ResultOwner } from "./result_budget.ts";
 import { READ_RESULT_NAME, readResultTool } from "./read_result_tool.ts";
@@ -66,14 +66,9 @@ export class ToolSetCalls {
   readonly list: ToolListing;
   /** The set's `read_result`, listed once a result is cut (with `results`). */
   #readResult?: RoutedTool;
-  #settings: CallSettings;
-  #userId?: string;
-  #policy?: PolicyGate;
-  #results?: ResultBudgets;
   #init: ToolSetCallsInit;
   /** Whose stored results this set reads: its user and its own id, or the host's session. */
   #owner: ResultOwner;
-  #hooks?: readonly ToolHook[];
 
   /** @param init The parts (see {@linkcode ToolSetCallsInit}). */
   constructor(init: ToolSetCallsInit) {
@@ -83,30 +78,26 @@ export class ToolSetCalls {
       ? undefined
       : readResultTool((handle, range) => init.results!.read(handle, this.#owner, range));
     this.list = new ToolListing(init.tools, { defer: init.defer, readResult: this.#readResult });
-    this.#settings = init.settings;
-    this.#userId = init.userId;
-    this.#policy = init.policy;
-    this.#results = init.results;
     this.#owner = {
       userId: init.userId,
       scope: init.session === undefined ? `set:${crypto.randomUUID()}` : `session:${init.session}`,
     };
-    if (init.hooks !== undefined && init.hooks.length > 0) this.#hooks = init.hooks;
     // A set of a session whose earlier sets cut results can read them from the start.
-    if (this.#results?.holds(this.#owner) === true) this.#listReadResult();
+    if (init.results?.holds(this.#owner) === true) this.#listReadResult();
   }
 
   /** Calls an exposed tool (see `ToolSet#call`). */
   call(name: string, args: unknown, options: CallOptions): Promise<ToolCallResult> {
     // The search reveals only tools the request may use, and read_result only results of calls
     // the policy let run, so no policy rule is asked about them.
+    const { policy, results, userId, settings } = this.#init;
     const found = this.list.callable.get(name);
     const own = found !== undefined &&
-      (found === this.list.search || (this.#results !== undefined && name === READ_RESULT_NAME));
+      (found === this.list.search || (results !== undefined && name === READ_RESULT_NAME));
     if (found !== undefined && !own) {
-      return this.#policy === undefined
+      return policy === undefined
         ? this.#run(found, args, options)
-        : this.#policy.call(found, args, options, this.#run);
+        : policy.call(found, args, options, this.#run);
     }
     // The set's own tools answer from this set alone (its allowlist, its handles), which a hook
     // cannot see: a cache keyed by user and arguments would hand one set's answer to another.
@@ -116,10 +107,9 @@ export class ToolSetCalls {
       name,
       args,
       options,
-      userId: this.#userId,
-      known: this.#known,
-      unavailable: this.#unavailable,
-    }, this.#settings);
+      userId,
+      missing: () => this.#missing(name),
+    }, settings);
   }
 
   /** Settles an approval this set's policy issued (see `ToolSet#approve` and `ToolSet#reject`). */
@@ -128,23 +118,14 @@ export class ToolSetCalls {
     answer: ApprovalAnswer & CallOptions,
   ): Promise<ToolCallResult> {
     const { approved, shownDigest, scope, arguments: edited, reason, ...options } = answer;
-    if (this.#policy === undefined) {
-      const known = approvalOrId !== null && typeof approvalOrId === "object";
-      return stoppedResult({ name: known ? String(approvalOrId.tool) : "" }, {
-        code: "permission_denied",
+    const { policy, settings, userId } = this.#init;
+    if (policy === undefined) {
+      return refusedApproval(approvalOrId, {
         text: "This tool set has no policy, so it has no approvals to settle; nothing ran",
-      }, {
-        settings: this.#settings,
-        userId: this.#userId,
-        fields: {
-          decision: "ask",
-          rule: known ? String(approvalOrId.rule) : "",
-          approval: "invalid",
-        },
-      });
+      }, { settings, userId });
     }
     const decided = { approved, shownDigest, scope, arguments: edited, reason };
-    return this.#policy.settle(approvalOrId, decided, {
+    return policy.settle(approvalOrId, decided, {
       // An approval is for a tool this request may use even when this set has not listed it
       // (a later process rebuilds a deferred set with nothing found yet).
       lookup: (name) => this.list.findable(name),
@@ -153,19 +134,17 @@ export class ToolSetCalls {
     });
   }
 
-  #known = (): readonly string[] => this.list.names;
-
-  /** A call to a tool of a server that is down or still starting names the server. */
-  #unavailable = (name: string): ToolError | undefined => {
+  /** A name not exposed is unknown, unless it is a tool of a server down or still starting. */
+  #missing(name: string): ToolError {
     const entry = this.#init.missing.find((missing) => missing.tools?.includes(name) === true);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) return unknownTool(name, this.list.names);
     return new ToolError(
       "upstream_unavailable",
       `Tool ${JSON.stringify(name)} belongs to the MCP server "${entry.name}", which is not ` +
         `available now: ${entry.reason}. Try again later; the server's tools come back when it ` +
         `is reachable`,
     );
-  };
+  }
 
   #listReadResult(): void {
     const tool = this.#readResult;
@@ -174,8 +153,9 @@ export class ToolSetCalls {
 
   /** Cuts a result over its budget; the first cut lists `read_result`, appended. */
   async #budget(result: ToolCallResult, tool: RoutedTool): Promise<ToolCallResult> {
-    if (this.#results === undefined) return result;
-    const budgeted = await this.#results.apply(result, tool, this.#owner);
+    const { results } = this.#init;
+    if (results === undefined) return result;
+    const budgeted = await results.apply(result, tool, this.#owner);
     if (budgeted.resultHandle !== undefined) this.#listReadResult();
     return budgeted;
   }
@@ -186,8 +166,7 @@ export class ToolSetCalls {
       name: tool.name,
       args,
       options,
-      userId: this.#userId,
-      known: this.#known,
+      userId: this.#init.userId,
       decision,
     }).then((result) => this.#budget(result, tool));
 
@@ -195,11 +174,9 @@ export class ToolSetCalls {
    * Runs a call the policy let through: through the hooks when the set has any. Budgets cut the
    * result after the hooks, so an `after` hook (a secret scanner) sees the whole result.
    */
-  #exec(call: ToolCall): Promise<ToolCallResult> {
-    if (this.#hooks === undefined) return callTool(call, this.#settings);
-    return callHooked(call, this.#settings, {
-      hooks: this.#hooks,
-      engine: this.#policy?.init.engine,
-    });
+  #exec(call: ToolCall & { tool: RoutedTool }): Promise<ToolCallResult> {
+    const { hooks, settings, policy } = this.#init;
+    if (hooks === undefined || hooks.length === 0) return callTool(call, settings);
+    return callHooked(call, settings, { hooks, engine: policy?.init.engine });
   }
 }

@@ -20,6 +20,16 @@ export const SOURCE_PRIORITY: readonly SourceKind[] = Object.freeze([
   "global_mcp",
 ]);
 
+/**
+ * The MCP server (remote) or service (local) a tool belongs to: its origin up to the first `/`;
+ * `undefined` for built-in and function tools.
+ */
+export function serverOf(tool: RoutedTool): string | undefined {
+  if (tool.source === "builtin" || tool.source === "function") return undefined;
+  const slash = tool.origin.indexOf("/");
+  return slash < 0 ? tool.origin : tool.origin.slice(0, slash);
+}
+
 /** A JSON Schema that describes an object, as tools take. */
 export interface JsonObjectSchema {
   /** Always `"object"`. */

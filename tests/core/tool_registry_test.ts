@@ -23,8 +23,8 @@ Deno.test("ToolRegistry refuses duplicate names within a source but not across s
   registry.addFunction(tool);
   assertThrows(() => registry.addFunction(tool), TypeError, "already registered");
   registry.addService(defineMcpService({ name: "t", tools: {} }));
-  assertThrows(() => registry.checkServiceName("t"), TypeError);
-  assertThrows(() => registry.checkServiceName(""), TypeError, "non-empty");
+  assertThrows(() => registry.addService({ name: "t", tools: [] }), TypeError, "already");
+  assertThrows(() => registry.addService({ name: "", tools: [] }), TypeError, "non-empty");
 });
 
 Deno.test("ToolRegistry.close() runs each closer once", async () => {

@@ -1,5 +1,6 @@
 import type { ToolCallResult } from "../tool_call_types.ts";
-import type { RoutedTool } from "../tool_source.ts";
+import { type RoutedTool, serverOf } from "../tool_source.ts";
+import { isReadOnlyTool } from "../read_only_tool.ts";
 import type { HookCall } from "./tool_hook.ts";
 
 /**
@@ -23,8 +24,6 @@ export class SeenCall implements HookCall {
     from: {
       tool: RoutedTool;
       userId?: string;
-      server?: string;
-      readOnly: boolean;
       signal: AbortSignal;
       rerun?: () => Promise<ToolCallResult>;
     },
@@ -34,8 +33,8 @@ export class SeenCall implements HookCall {
     this.source = from.tool.source;
     this.userId = from.userId;
     this.origin = from.tool.origin;
-    this.server = from.server;
-    this.readOnly = from.readOnly;
+    this.server = serverOf(from.tool);
+    this.readOnly = isReadOnlyTool(from.tool);
     this.signal = from.signal;
     if (from.rerun !== undefined) this.rerun = from.rerun;
     this.#given = args;

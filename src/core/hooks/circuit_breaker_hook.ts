@@ -1,4 +1,5 @@
 import { errorResult } from "../tool_call.ts";
+import { checkPositive } from "../check_positive.ts";
 import type { HookCall, ToolHook } from "./tool_hook.ts";
 import { isTransientFailure } from "./transient_failure.ts";
 
@@ -65,15 +66,12 @@ interface Circuit {
  * @returns The hook.
  */
 export function circuitBreakerHook(options: CircuitBreakerOptions = {}): ToolHook {
+  const where = "Cannot make the circuit breaker";
+  checkPositive(options.failures, "failures", { where, min: 1 });
+  checkPositive(options.openMs, "openMs", { where });
   const threshold = options.failures ?? 5;
   const openMs = options.openMs ?? 30_000;
   const now = options.now ?? Date.now;
-  if (!(Number.isInteger(threshold) && threshold >= 1)) {
-    throw new RangeError(`Cannot make the circuit breaker: "failures" must be a whole number ≥ 1`);
-  }
-  if (!(openMs > 0 && Number.isFinite(openMs))) {
-    throw new RangeError(`Cannot make the circuit breaker: "openMs" must be a positive number`);
-  }
   const circuits = new Map<string, Circuit>();
   return Object.freeze<ToolHook>({
     name: "circuit-breaker",

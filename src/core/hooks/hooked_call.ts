@@ -1,14 +1,19 @@
-import { callTool, type ToolCall } from "../tool_call.ts";
+import { callTool, errorResult, type ToolCall } from "../tool_call.ts";
 import type { CallSettings, ToolCallResult } from "../tool_call_types.ts";
 import type { HookRecord } from "../hook_record.ts";
-import { type ErrorCode, isToolError } from "../tool_error.ts";
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  errorMessage,
+  isToolError,
+  ToolError,
+} from "../tool_error.ts";
 import { parseArguments } from "../parse_arguments.ts";
 import type { RoutedTool } from "../tool_source.ts";
-import { isReadOnlyTool } from "../read_only_tool.ts";
 import type { PolicyEngine } from "../policy/policy_engine.ts";
-import { stoppedResult } from "../policy/policy_results.ts";
-import { checkRewrite } from "./_check_rewrite.ts";
-import { asResult, failed, replay } from "./_hook_results.ts";
+import { describeRule, stoppedResult } from "../policy/policy_results.ts";
+import { replacedArguments } from "../policy/replaced_arguments.ts";
+import { type ToolContent, toolOutput } from "../tool_output.ts";
 import { SeenCall } from "./_seen_call.ts";
 import { untilStopped } from "../deadline_timer.ts";
 import type { HookAfterCall, ToolHook } from "./tool_hook.ts";
@@ -24,12 +29,11 @@ let neverAborted: AbortSignal | undefined;
  * rejects for anything the call or a hook caused.
  */
 export async function callHooked(
-  call: ToolCall,
+  call: ToolCall & { tool: RoutedTool },
   settings: CallSettings,
   context: { hooks: readonly ToolHook[]; engine?: PolicyEngine },
 ): Promise<ToolCallResult> {
   const { tool } = call;
-  if (tool === undefined) return callTool(call, settings);
   let args: Record<string, unknown>;
   try {
     args = parseArguments(call.args, settings.argumentLimits);
@@ -40,14 +44,12 @@ export async function callHooked(
   const records: HookRecord[] = [];
   const decision = { ...call.decision, hooks: records };
   const signal = call.options.signal ?? (neverAborted ??= new AbortController().signal);
-  const readOnly = isReadOnlyTool(tool);
-  const server = serverOf(tool);
   // One view of the call serves the hooks in a row until one reads the arguments (it got its own
   // copy); the next hook then gets a fresh view, so no hook sees another's changes to its copy.
   let view: SeenCall | undefined;
   const seen = (args: Record<string, unknown>, rerun?: () => Promise<ToolCallResult>) => {
     if (view === undefined || !view.fits(args, rerun)) {
-      view = new SeenCall({ tool, userId: call.userId, server, readOnly, signal, rerun }, args);
+      view = new SeenCall({ tool, userId: call.userId, signal, rerun }, args);
     }
     return view;
   };
@@ -70,11 +72,11 @@ export async function callHooked(
       out = hook.before(seen(args));
       if (isThenable(out)) out = await withinTime(out, { hook, signal });
     } catch (error) {
-      records.push({ hook: name, action: "fail", reason: messageOf(error) });
+      records.push({ hook: name, action: "fail", reason: errorMessage(error) });
       return await stop(
         "tool_error",
         `Hook "${name}" failed before the call to "${tool.name}" (${
-          messageOf(error)
+          errorMessage(error)
         }); the call did not run`,
       );
     }
@@ -88,7 +90,12 @@ export async function callHooked(
       );
     }
     if (typeof out === "object" && Object.hasOwn(shape, "args")) {
-      const rewritten = checkRewrite(tool, shape.args, { name, settings, context, call });
+      const rewritten = checkRewrite(tool, shape.args, {
+        name,
+        settings,
+        engine: context.engine,
+        call,
+      });
       if ("refused" in rewritten) {
         records.push({ hook: name, action: "fail", reason: rewritten.refused.text });
         return await stop(rewritten.refused.code, rewritten.refused.text);
@@ -135,11 +142,11 @@ export async function callHooked(
     }).then((fresh) => afterFrom(0, fresh, upTo));
   };
   const withheld = (name: string, error: unknown, result: ToolCallResult) => {
-    records.push({ hook: name, action: "fail", reason: messageOf(error) });
+    records.push({ hook: name, action: "fail", reason: errorMessage(error) });
     return failed(
       result,
       `Hook "${name}" failed after the call to "${tool.name}" (${
-        messageOf(error)
+        errorMessage(error)
       }); its result is withheld`,
     );
   };
@@ -207,7 +214,7 @@ export async function callHooked(
   const given = answered;
   return await callTool({
     ...run,
-    tool: { ...tool, execute: () => replay(given) } as RoutedTool,
+    tool: { ...tool, execute: () => replay(given) },
   }, settings);
 }
 
@@ -257,12 +264,82 @@ function hookName(hook: ToolHook, index: number): string {
   return typeof hook.name === "string" && hook.name !== "" ? hook.name : `hook ${index + 1}`;
 }
 
-function serverOf(tool: RoutedTool): string | undefined {
-  if (tool.source === "builtin" || tool.source === "function") return undefined;
-  const slash = tool.origin.indexOf("/");
-  return slash < 0 ? tool.origin : tool.origin.slice(0, slash);
+/**
+ * Checks the arguments a hook's `before` gave instead: against the tool's schema and limits, then
+ * by the policy again, so a rewrite can narrow a call but never widen it: the arguments to run,
+ * or why the call does not run.
+ */
+function checkRewrite(
+  tool: RoutedTool,
+  given: unknown,
+  context: {
+    name: string;
+    settings: CallSettings;
+    engine?: PolicyEngine;
+    call: ToolCall;
+  },
+): { args: Record<string, unknown> } | { refused: { code: ErrorCode; text: string } } {
+  const by = `hook "${context.name}"`;
+  const replaced = replacedArguments(tool, given, { limits: context.settings.argumentLimits, by });
+  if ("refused" in replaced) return replaced;
+  const { args } = replaced;
+  const { engine } = context;
+  if (engine === undefined) return { args };
+  // A rewrite narrows: it runs when the policy allows it, or when the rule that asked about the
+  // call (and was answered) asks about it too and covers it; never when it needs more.
+  const now = engine.decide(tool, () => args);
+  const before = context.call.decision;
+  if (now.action === "allow") return { args };
+  if (
+    now.action === "ask" && before?.decision === "ask" && before.approval === "approved" &&
+    before.rule === now.rule && engine.covers(tool, args, now)
+  ) return { args };
+  return {
+    refused: {
+      code: "permission_denied",
+      text: now.action === "deny"
+        ? `The arguments ${by} gave for "${tool.name}" are denied by ${
+          describeRule(now)
+        }; the call did not run`
+        : `The arguments ${by} gave for "${tool.name}" would need a person's approval (${
+          describeRule(now)
+        }); the call did not run`,
+    },
+  };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message || error.name : String(error);
+/** A hook's result as a call result; `undefined` when it is not one. */
+function asResult(
+  value: unknown,
+  call: { tool: string; previous?: ToolCallResult },
+): ToolCallResult | undefined {
+  const { tool, previous } = call;
+  if (value === null || typeof value !== "object") return undefined;
+  const given = value as Partial<ToolCallResult>;
+  if (typeof given.text !== "string") return undefined;
+  const isError = given.isError === true;
+  const content: ToolContent[] = Array.isArray(given.content)
+    ? given.content
+    : [{ type: "text", text: given.text }];
+  const result: ToolCallResult = { text: given.text, isError, tool, content };
+  const source = previous?.source ?? given.source;
+  if (source !== undefined) result.source = source;
+  if (isError) {
+    result.code = ERROR_CODES.includes(given.code as ErrorCode) ? given.code : "tool_error";
+  }
+  if (given.structuredContent !== null && typeof given.structuredContent === "object") {
+    result.structuredContent = given.structuredContent;
+  }
+  return result;
+}
+
+/** What a hook's `rerun` hands back: the result's output, or its error thrown. */
+function replay(result: ToolCallResult): unknown {
+  if (result.isError) throw new ToolError(result.code ?? "tool_error", result.text);
+  return toolOutput({ content: result.content, structuredContent: result.structuredContent });
+}
+
+/** The `tool_error` result that replaces a result when a hook failed on it. */
+function failed(result: ToolCallResult, text: string): ToolCallResult {
+  return errorResult({ name: result.tool, source: result.source }, { code: "tool_error", text });
 }

@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical_json.ts";
+import { checkPositive } from "../check_positive.ts";
 import type { ToolCallResult } from "../tool_call_types.ts";
 import type { HookCall, ToolHook } from "./tool_hook.ts";
 
@@ -46,15 +47,12 @@ export interface ResultCacheOptions {
  * @returns The hook.
  */
 export function resultCacheHook(options: ResultCacheOptions = {}): ToolHook {
+  const where = "Cannot make the result cache";
+  checkPositive(options.ttlMs, "ttlMs", { where });
+  checkPositive(options.maxEntries, "maxEntries", { where, min: 1 });
   const ttlMs = options.ttlMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 1_000;
   const now = options.now ?? Date.now;
-  if (!(ttlMs > 0 && Number.isFinite(ttlMs))) {
-    throw new RangeError(`Cannot make the result cache: "ttlMs" must be a positive number`);
-  }
-  if (!(Number.isInteger(maxEntries) && maxEntries >= 1)) {
-    throw new RangeError(`Cannot make the result cache: "maxEntries" must be a whole number ≥ 1`);
-  }
   const entries = new Map<string, { result: ToolCallResult; until: number }>();
   return Object.freeze<ToolHook>({
     name: "result-cache",

@@ -2,6 +2,7 @@ import { delay } from "@std/async";
 import type { ToolCallResult } from "../tool_call_types.ts";
 import type { ToolHook } from "./tool_hook.ts";
 import { isTransientFailure } from "./transient_failure.ts";
+import { checkPositive } from "../check_positive.ts";
 
 /** Options of {@linkcode retryHook}. */
 export interface RetryHookOptions {
@@ -50,11 +51,9 @@ export interface RetryHookOptions {
  * @returns The hook.
  */
 export function retryHook(options: RetryHookOptions = {}): ToolHook {
+  checkPositive(options.retries, "retries", { where: "Cannot make the retry hook", min: 0 });
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 200;
-  if (!(Number.isInteger(retries) && retries >= 0)) {
-    throw new RangeError(`Cannot make the retry hook: "retries" must be a whole number ≥ 0`);
-  }
   if (!(backoffMs >= 0 && Number.isFinite(backoffMs))) {
     throw new RangeError(`Cannot make the retry hook: "backoffMs" must be a number ≥ 0`);
   }

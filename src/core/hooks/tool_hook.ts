@@ -1,5 +1,6 @@
 import type { SourceKind } from "../tool_source.ts";
 import type { ToolCallResult } from "../tool_call_types.ts";
+import { checkPositive } from "../check_positive.ts";
 
 /** One call as a hook sees it. */
 export interface HookCall {
@@ -92,14 +93,7 @@ export function checkHooks(hooks: unknown, owner: "router" | "request"): readonl
         throw new TypeError(`${where}: "${step}" of hook ${index + 1} must be a function`);
       }
     }
-    const timeout = hook.timeoutMs;
-    if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
-      throw new RangeError(
-        `${where}: "timeoutMs" of hook ${index + 1} must be a positive number, received ${
-          String(timeout)
-        }`,
-      );
-    }
+    checkPositive(hook.timeoutMs, `hooks[${index}].timeoutMs`, { where });
   });
   return Object.freeze([...hooks]);
 }

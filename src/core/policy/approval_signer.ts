@@ -36,7 +36,6 @@ export class ApprovalSigner {
    * Signs a record (every field but its signature) under its kind's label: a record signed as one
    * kind never verifies as another (a grant is never an approval).
    *
-   * @param kind The record's kind.
    * @returns The signature, base64url.
    */
   async sign(kind: "approval" | "grant", record: object): Promise<string> {
@@ -47,7 +46,6 @@ export class ApprovalSigner {
   /**
    * Checks a record's `signature` in constant time.
    *
-   * @param kind The record's kind.
    * @returns `true` when no field changed since it was signed.
    */
   async verify(kind: "approval" | "grant", record: { signature?: unknown }): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { ToolError } from "../tool_error.ts";
+import { errorMessage, ToolError } from "../tool_error.ts";
 import { untilStopped } from "../deadline_timer.ts";
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "../policy_types.ts";
 
@@ -27,9 +27,7 @@ export async function waitForApproval(
     } catch (error) {
       return {
         approved: false,
-        reason: `the approval could not be obtained (${
-          error instanceof Error ? error.message : String(error)
-        })`,
+        reason: `the approval could not be obtained (${errorMessage(error)})`,
       };
     }
   }, {

@@ -1,4 +1,5 @@
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
+import { checkPositive } from "../check_positive.ts";
 
 /** One call of a batch, as a model's reply lists them. */
 export interface BatchCall {
@@ -24,7 +25,6 @@ export interface CallAllOptions extends CallOptions {
  * Throws a `TypeError` when `calls` is not an array of `{ name, arguments }`, and a
  * `RangeError` for a bad `concurrency`.
  *
- * @param calls The calls.
  * @param run Whether a name is safe to run alongside others, and how to run one call.
  * @param options Options for every call, and the concurrency.
  * @returns One result per call, in order.
@@ -35,12 +35,8 @@ export async function callAll(
   options: CallAllOptions = {},
 ): Promise<ToolCallResult[]> {
   checkCalls(calls);
+  checkPositive(options.concurrency, "concurrency", { where: "Cannot call tools", min: 1 });
   const limit = options.concurrency ?? 8;
-  if (!(Number.isInteger(limit) && limit >= 1)) {
-    throw new RangeError(
-      `Cannot call tools: "concurrency" must be a positive integer, received ${String(limit)}`,
-    );
-  }
   const results: ToolCallResult[] = new Array(calls.length);
   const one = async (index: number) => {
     const result = await run.call(calls[index]);

@@ -32,7 +32,6 @@ export class CallLimiter {
   #limits: readonly CompiledLimit[];
   #store: KeyValueStore;
   #workspace?: string;
-  #now: () => number;
   #byTool = new Map<RoutedTool, readonly CompiledLimit[]>();
   /**
    * Counts seen over their limit, by key, until their window ends: a count only grows within its
@@ -47,16 +46,15 @@ export class CallLimiter {
 
   /**
    * @param limits The limits of the request's policies.
-   * @param options The store that keeps the counts, the workspace paths resolve against, the clock.
+   * @param options The store that keeps the counts, and the workspace paths resolve against.
    */
   constructor(
     limits: readonly CompiledLimit[],
-    options: { store: KeyValueStore; workspace?: string; now?: () => number },
+    options: { store: KeyValueStore; workspace?: string },
   ) {
     this.#limits = limits;
     this.#store = options.store;
     this.#workspace = options.workspace;
-    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -119,7 +117,7 @@ export class CallLimiter {
   ): Promise<Refusal | undefined> {
     const applying = this.#applying(tool, limits, args, context);
     if (applying.length === 0) return undefined;
-    const now = this.#now();
+    const now = Date.now();
     const counts = applying.map((limit) => count(limit, context, { now, keys: this.#keys }));
     if (this.#full.size > 0) {
       for (const [index, { key }] of counts.entries()) {

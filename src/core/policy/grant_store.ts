@@ -78,7 +78,6 @@ export class GrantStore {
    * The grant that lets a call the policy asks about run, if any: same user, tool (and tool
    * definition), rule and policy, unexpired, with its signature intact.
    *
-   * @param userId The request's user.
    * @returns The grant, or `undefined`.
    */
   async find(
@@ -86,30 +85,23 @@ export class GrantStore {
     userId: string | undefined,
     decision: Pick<PolicyDecision, "rule" | "scope">,
   ): Promise<Grant | undefined> {
-    const entries = await this.#store.list<Grant>([GRANT_PREFIX, userKey(userId)]);
-    if (entries.length === 0) return undefined;
+    const grants = await this.list({ userId });
+    if (grants.length === 0) return undefined;
     const hash = await toolHash(tool);
-    const now = Date.now();
-    for (const { value: grant } of entries) {
-      if (
-        grant === null || typeof grant !== "object" || grant.tool !== tool.name ||
-        grant.source !== tool.source || grant.toolHash !== hash || grant.rule !== decision.rule ||
-        grant.ruleScope !== decision.scope || grant.userId !== userId
-      ) continue;
-      if (grant.scope !== "always" && !(Date.parse(grant.expiresAt ?? "") > now)) continue;
-      if (await this.#signer.verify("grant", grant)) return grant;
-    }
-    return undefined;
+    return grants.find((grant) =>
+      grant.tool === tool.name && grant.source === tool.source && grant.toolHash === hash &&
+      grant.rule === decision.rule && grant.ruleScope === decision.scope && grant.userId === userId
+    );
   }
 
   /**
    * The grants in force, of one user or of everyone.
    *
-   * @param userId The user, or `undefined` for every user's.
+   * @param filter `userId` for one user's grants; without it, every user's.
    * @returns The grants, with signatures that verify.
    */
-  async list(userId?: { userId?: string }): Promise<Grant[]> {
-    const prefix = userId === undefined ? [GRANT_PREFIX] : [GRANT_PREFIX, userKey(userId.userId)];
+  async list(filter?: { userId?: string }): Promise<Grant[]> {
+    const prefix = filter === undefined ? [GRANT_PREFIX] : [GRANT_PREFIX, userKey(filter.userId)];
     const out: Grant[] = [];
     const now = Date.now();
     for (const { value } of await this.#store.list<Grant>(prefix)) {
@@ -120,12 +112,7 @@ export class GrantStore {
     return out;
   }
 
-  /**
-   * Ends a grant.
-   *
-   * @param id The grant's id.
-   * @returns Whether a grant with that id was found.
-   */
+  /** Ends a grant. */
   async revoke(id: string): Promise<boolean> {
     let found = false;
     for (const { key, value } of await this.#store.list<Grant>([GRANT_PREFIX])) {

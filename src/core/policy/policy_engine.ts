@@ -148,7 +148,6 @@ export class PolicyEngine {
    * Whether a call must ask every time: the tool says so (`neverSticky`), or a policy's
    * `neverSticky` rule matches it the way a deny rule would.
    *
-   * @param args The call's arguments.
    * @returns `true` when no grant may cover the call.
    */
   neverSticky(tool: RoutedTool, args: Record<string, unknown>): boolean {
@@ -166,7 +165,6 @@ export class PolicyEngine {
    * would: what a grant for that rule may run (`write_file(src/**)` never covers `.env`, nor a
    * patch that also touches `.env`).
    *
-   * @param args The call's arguments.
    * @param decision The ask decision (its rule and scope).
    * @returns `true` when a grant for that rule may run this call.
    */

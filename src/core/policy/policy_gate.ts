@@ -17,28 +17,7 @@ import { answerFits, argumentsAsShown } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import { settleApproval } from "./settle_approval.ts";
 import type { PolicyGateInit } from "./policy_gate_init.ts";
-
-// The gate's parts (issue_approval.ts, settle_approval.ts) take what it is built from there, so
-// imports point one way: the gate over its parts.
-export type { ApprovalSettings } from "./policy_gate_init.ts";
 import { approvedCall } from "./approval_scope.ts";
-
-/** The id of a grant that lets an asked call run without asking, if one does. */
-async function grantedCall(
-  init: PolicyGateInit,
-  tool: RoutedTool,
-  args: Record<string, unknown>,
-  decision: PolicyDecision,
-): Promise<string | undefined> {
-  const { engine, approvals, userId } = init;
-  if (engine.neverSticky(tool, args) || !engine.covers(tool, args, decision)) return undefined;
-  try {
-    return (await approvals.grants.find(tool, userId, decision))?.id;
-  } catch {
-    // A store that cannot be read grants nothing: the person is asked.
-    return undefined;
-  }
-}
 
 /**
  * Applies one request's policies to its calls: runs allowed calls, refuses denied ones, and
@@ -57,9 +36,7 @@ export class PolicyGate {
   /**
    * Calls an exposed tool under the policies.
    *
-   * @param args The model's arguments.
    * @param options The call's options (with its own approval handler, if any).
-   * @param run Runs the tool.
    */
   call(
     tool: RoutedTool,
@@ -121,7 +98,11 @@ export class PolicyGate {
       if (!isToolError(error)) throw error;
       return await run(tool, args, options); // reports (and records) the invalid arguments
     }
-    const granted = await grantedCall(this.init, tool, parsed, decision);
+    const { engine, approvals } = this.init;
+    // A grant may let the call run without asking; a store that cannot be read grants nothing.
+    const granted = engine.neverSticky(tool, parsed) || !engine.covers(tool, parsed, decision)
+      ? undefined
+      : (await approvals.grants.find(tool, userId, decision).catch(() => undefined))?.id;
     if (granted !== undefined) {
       return await run(tool, parsed, options, {
         ...fields,
@@ -131,7 +112,7 @@ export class PolicyGate {
     }
     const approval = await issueApproval(this.init, tool, { args: parsed, rule: decision.rule });
     const asked = { ...fields, approvalId: approval.id };
-    const handler = options.approve ?? this.init.approvals.approve;
+    const handler = options.approve ?? approvals.approve;
     if (handler === undefined) {
       this.#pending.set(approval.id, approval);
       return await stop(

@@ -6,6 +6,9 @@ import type { PolicyEngine } from "./policy_engine.ts";
 import type { GrantStore } from "./grant_store.ts";
 import type { CallLimiter } from "./call_limiter.ts";
 
+// What the gate is built from lives here, apart from the gate: its parts (issue_approval.ts,
+// settle_approval.ts, approval_scope.ts) and the router import it, so imports point one way.
+
 /** What every tool set of one router shares for approvals. */
 export interface ApprovalSettings {
   signer: ApprovalSigner;

@@ -32,7 +32,7 @@ export type RunTool = (
  * @param context Settings, user, the decision's fields, the arguments and the pending approval.
  */
 export async function stoppedResult(
-  tool: { name: string; source?: SourceKind; origin?: string },
+  tool: { name: string; source?: SourceKind },
   stop: { code: ErrorCode; text: string },
   context: {
     settings: CallSettings;
@@ -49,6 +49,37 @@ export async function stoppedResult(
   if (settings.onEvent === undefined && settings.audit === undefined) return result;
   emitEvent(settings, await recordDecision(tool, { ...context, code: stop.code }));
   return result;
+}
+
+/**
+ * The result of settling an approval that runs nothing (`permission_denied` unless `code` says
+ * otherwise), recorded as an ask whose approval was `invalid` (or `rejected` by the person), with
+ * what the approval names of itself: its tool, rule, id and arguments.
+ *
+ * @param given The approval as given (anything), or an id.
+ * @param stop The text, and the tool when it was found.
+ */
+export function refusedApproval(
+  given: unknown,
+  stop: { text: string; tool?: RoutedTool; code?: ErrorCode; approval?: "rejected" },
+  context: { settings: CallSettings; userId?: string; signal?: AbortSignal },
+): Promise<ToolCallResult> {
+  const approval = given !== null && typeof given === "object"
+    ? given as Partial<PendingApproval>
+    : undefined;
+  return stoppedResult(stop.tool ?? { name: approval ? String(approval.tool) : "" }, {
+    code: stop.code ?? "permission_denied",
+    text: stop.text,
+  }, {
+    ...context,
+    args: approval?.arguments,
+    fields: {
+      decision: "ask",
+      rule: approval ? String(approval.rule) : "",
+      approval: stop.approval ?? "invalid",
+      ...(typeof approval?.id === "string" ? { approvalId: approval.id } : {}),
+    },
+  });
 }
 
 /**
@@ -83,13 +114,11 @@ export async function recordDecision(
   };
   if (settings.audit !== undefined) {
     await auditRoom(settings, tool.name, { signal });
-    await auditEvent(event, decided.args, { settings, tool: routedOrUndefined(tool) });
+    // A tool the set has (not a name it does not know) names its server and origin.
+    const routed = "execute" in tool ? tool as RoutedTool : undefined;
+    await auditEvent(event, decided.args, { settings, tool: routed });
   }
   return event;
-}
-
-function routedOrUndefined(tool: { name: string; source?: SourceKind }): RoutedTool | undefined {
-  return "execute" in tool ? tool as RoutedTool : undefined;
 }
 
 /**

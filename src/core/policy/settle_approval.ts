@@ -1,9 +1,9 @@
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
-import type { ErrorCode } from "../tool_error.ts";
+import { type ErrorCode, errorMessage } from "../tool_error.ts";
 import type { RoutedTool } from "../tool_source.ts";
 import { type ApprovalSigner, toolHash } from "./approval_signer.ts";
 import type { PolicyGateInit } from "./policy_gate_init.ts";
-import { declined, describeRule, type RunTool, stoppedResult } from "./policy_results.ts";
+import { declined, describeRule, refusedApproval, type RunTool } from "./policy_results.ts";
 import { answerFits, argumentsAsShown, showArguments } from "./shown_arguments.ts";
 import type { ApprovalAnswer, PendingApproval } from "../policy_types.ts";
 import type { PolicyDecision } from "./policy_engine.ts";
@@ -34,28 +34,15 @@ export async function settleApproval(
   const { settings, userId, approvals } = init;
   // A private copy first: what is checked is what runs, whatever the caller does to its object.
   const approval = typeof given === "string" ? given : plainCopy(given);
-  // Every stop records the approval as invalid, unless it was the person's rejection.
   const refuse = (
     text: string,
     tool?: RoutedTool,
     stop: { code?: ErrorCode; approval?: "rejected" } = {},
   ) =>
-    stoppedResult(tool ?? { name: typeof approval === "object" ? String(approval.tool) : "" }, {
-      code: stop.code ?? "permission_denied",
-      text,
-    }, {
+    refusedApproval(approval, { text, tool, ...stop }, {
       settings,
       userId,
-      args: typeof approval === "object" ? approval.arguments : undefined,
       signal: context.options.signal,
-      fields: {
-        decision: "ask",
-        rule: typeof approval === "object" ? String(approval.rule) : "",
-        approval: stop.approval ?? "invalid",
-        ...(typeof approval === "object" && typeof approval.id === "string"
-          ? { approvalId: approval.id }
-          : {}),
-      },
     });
   if (typeof approval === "string") {
     return await refuse(
@@ -124,7 +111,7 @@ export async function settleApproval(
   } catch (error) {
     return await refuse(
       `The approval of the call to "${name}" could not be recorded as used (${
-        error instanceof Error ? error.message : String(error)
+        errorMessage(error)
       }); nothing ran. Try again`,
       tool,
     );
@@ -160,8 +147,6 @@ export async function settleApproval(
 /**
  * Whether an approval is well formed and its signature holds.
  *
- * @param signer The router's signer.
- * @param approval Anything.
  * @returns `true` when no field changed since the router signed it.
  */
 export async function approvalIsGenuine(

@@ -1,7 +1,5 @@
 import type { RoutedTool } from "../tool_source.ts";
-import { argumentLeaves } from "./_argument_leaves.ts";
 import { globToRegExp } from "./_glob.ts";
-import { resolveWorkspacePath } from "./_workspace_path.ts";
 import type { PolicyRule, RuleSpecifier } from "./policy_rule.ts";
 
 /**
@@ -19,6 +17,10 @@ interface CallItems {
   unreadable?: boolean;
 }
 
+/** How deep specifiers look into an argument; deeper arguments cannot be read (fail closed). */
+const MAX_DEPTH = 64;
+/** How many strings specifiers read in one call; more cannot be read (fail closed). */
+const MAX_LEAVES = 10_000;
 const UNREADABLE: CallItems = { kind: "value", items: [], coverable: false, unreadable: true };
 const pathGlobs = new WeakMap<RuleSpecifier, Map<string, { glob: string; pattern: RegExp }>>();
 
@@ -46,7 +48,6 @@ export class SpecifierMatch {
    * Whether a deny or ask rule's specifier matches: one command, path or string matching is
    * enough, and arguments that cannot be read match.
    *
-   * @param specifier The rule's specifier.
    * @returns `true` when the rule applies to this call.
    */
   matches(specifier: RuleSpecifier): boolean {
@@ -192,4 +193,42 @@ function mayHold(glob: string, folder: string): boolean {
     if (!globToRegExp(segment, "path").test(part)) return false;
   }
   return segments.length > parts.length;
+}
+
+/**
+ * The strings of a value at any depth (array elements, object keys and property values), for
+ * value specifiers, in document order; with `scalars`, numbers, booleans and `null` too, as text.
+ * `undefined` when the value is nested deeper or holds more than specifiers read (fail closed).
+ */
+function argumentLeaves(value: unknown, scalars: boolean): string[] | undefined {
+  const leaves: string[] = [];
+  const walk = (node: unknown, depth: number): boolean => {
+    if (typeof node === "string") leaves.push(node);
+    else if (node !== null && typeof node === "object") {
+      if (depth >= MAX_DEPTH) return false;
+      // An object's keys are data too (a record of addresses, of headers): [key, value, …].
+      for (const child of Array.isArray(node) ? node : Object.entries(node).flat()) {
+        if (!walk(child, depth + 1)) return false;
+      }
+    } else if (scalars && node !== undefined) leaves.push(String(node));
+    return leaves.length <= MAX_LEAVES;
+  };
+  return walk(value, 0) ? leaves : undefined;
+}
+
+/**
+ * Resolves a path against a workspace lexically (no file system): `.` and `..` removed, POSIX
+ * separators. A relative path without a workspace stays relative to an imaginary root `/`. Path
+ * globs are made absolute the same way (their wildcards stay).
+ */
+function resolveWorkspacePath(path: string, workspace: string | undefined): string {
+  const slashed = path.replaceAll("\\", "/");
+  const joined = slashed.startsWith("/") ? slashed : `${workspace ?? ""}/${slashed}`;
+  const parts: string[] = [];
+  for (const part of joined.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return "/" + parts.join("/");
 }

@@ -30,7 +30,6 @@ interface Sealed {
 /**
  * Whether values under `key` are secrets that an {@linkcode EncryptedStore} seals.
  *
- * @param key A store key.
  * @returns `true` when its first part is one of {@linkcode SECRET_KEY_PARTS}.
  */
 export function isSecretKey(key: readonly string[]): boolean {

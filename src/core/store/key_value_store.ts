@@ -50,9 +50,6 @@ export interface KeyValueIncrementOptions {
 
 /**
  * Checks the options of {@linkcode KeyValueStore.increment} the same way in every store.
- *
- * @param options The options.
- * @returns The amount to add.
  */
 export function incrementBy(options: KeyValueIncrementOptions = {}): number {
   const by = options.by ?? 1;

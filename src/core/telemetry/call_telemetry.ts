@@ -15,8 +15,8 @@ import {
 import { canonicalJson } from "../canonical_json.ts";
 import { sha256Hex } from "../sha256_hex.ts";
 import type { CallOptions, CallSettings, ToolCallEvent } from "../tool_call_types.ts";
-import { ToolError } from "../tool_error.ts";
-import type { RoutedTool } from "../tool_source.ts";
+import { errorMessage, ToolError } from "../tool_error.ts";
+import { type RoutedTool, serverOf } from "../tool_source.ts";
 import type { AuditRecord } from "../audit_sink.ts";
 import { carrierOf, contextFrom, type TraceCarrier } from "./trace_context.ts";
 
@@ -98,9 +98,11 @@ export function observeCall(
     (options.traceparent === undefined
       ? undefined
       : trace.getSpanContext(contextFrom(options)) ?? INVALID);
-  const carrier = context === undefined
-    ? undefined
-    : withBaggage(carrierOf(context), options.baggage);
+  let carrier = context === undefined ? undefined : carrierOf(context);
+  const { baggage } = options;
+  if (carrier !== undefined && typeof baggage === "string" && baggage !== "") {
+    carrier = { ...carrier, baggage };
+  }
   return {
     trace: carrier,
     needsEvent: true,
@@ -186,7 +188,7 @@ function roomError(name: string, error: unknown, signal: AbortSignal | undefined
   return new ToolError(
     "audit_unavailable",
     `The call to "${name}" did not run: the audit trail has no room for its record (${
-      error instanceof Error ? error.message : String(error)
+      errorMessage(error)
     }). Try again later`,
   );
 }
@@ -214,6 +216,7 @@ export function auditEvent(
   const startedAt = context.startedAt ?? Date.now();
   const { userId, source, isError, code, durationMs } = event;
   const policy = policyOf(event);
+  const server = tool === undefined ? undefined : serverOf(tool);
   const withArguments = settings.auditArguments === true;
   // The text is taken now: object arguments may change once the call is over.
   return sha256Hex(digestText(args)).then((digest) => {
@@ -224,7 +227,8 @@ export function auditEvent(
         ...(userId === undefined ? {} : { userId }),
         tool: event.tool,
         ...(source === undefined ? {} : { source }),
-        ...serverOf(tool),
+        ...(server === undefined ? {} : { server }),
+        ...(tool === undefined ? {} : { origin: tool.origin }),
         ...policy,
         argumentsDigest: `sha256-${digest}`,
         ...(withArguments ? { arguments: plain(args) } : {}),
@@ -290,13 +294,6 @@ function record(name: string, event: ToolCallEvent): void {
   instruments.duration.record(event.durationMs / 1000, attributes);
 }
 
-function serverOf(tool: RoutedTool | undefined): { server?: string; origin?: string } {
-  if (tool === undefined) return {};
-  if (tool.source === "builtin" || tool.source === "function") return { origin: tool.origin };
-  const slash = tool.origin.indexOf("/");
-  return { server: slash < 0 ? tool.origin : tool.origin.slice(0, slash), origin: tool.origin };
-}
-
 type PolicyFields = Pick<
   AuditRecord,
   "decision" | "rule" | "approval" | "approvalId" | "grantId" | "argumentsEdited" | "hooks"
@@ -348,13 +345,4 @@ function digestText(args: unknown): string {
   } catch {
     return String(args);
   }
-}
-
-function withBaggage(
-  carrier: TraceCarrier | undefined,
-  baggage: string | undefined,
-): TraceCarrier | undefined {
-  return carrier === undefined || typeof baggage !== "string" || baggage === ""
-    ? carrier
-    : { ...carrier, baggage };
 }

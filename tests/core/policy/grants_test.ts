@@ -279,3 +279,15 @@ Deno.test("a pending approval resumed with a scope and an edit makes a grant and
   assertEquals([grant.scope, grant.approvalId], ["always", pending.approval!.id]);
   await assertRejects(async () => await first.revokeGrant(42 as unknown as string), TypeError);
 });
+
+Deno.test("a store whose grants cannot be read grants nothing: every call asks again", async () => {
+  const store = new MemoryStore();
+  const { router: r, runs, asked } = router({ policy: { ask: ["send"] }, store });
+  const tools = await r.expose({ ...EVERYTHING, userId: "alice" });
+  await tools.call("send", { to: "a@example.com" });
+  assertEquals((await r.grants({ userId: "alice" })).length, 1);
+  store.list = () => Promise.reject(new Error("the database is down"));
+  const second = await tools.call("send", { to: "b@example.com" });
+  assertEquals(second.isError, false, second.text);
+  assertEquals([asked.length, runs.length], [2, 2]);
+});

@@ -60,7 +60,7 @@ export function bashUnderTest(
   const tool = createBashTool(ctx, processes, { sessions });
   const call = (args: Record<string, unknown>, signal?: AbortSignal) =>
     callTool(
-      { tool, name: "bash", args, options: { signal }, known: () => ["bash"] },
+      { tool, name: "bash", args, options: { signal } },
       options.settings ?? {},
     );
   return {
