@@ -70,11 +70,6 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   /** The scope of the last authorization started. */
   lastScope?: string;
 
-  /**
-   * Creates the provider.
-   *
-   * @param settings The store, user, server and client settings.
-   */
   constructor(settings: StoreOAuthProviderSettings) {
     this.#s = settings;
   }

@@ -12,8 +12,6 @@ import {
   type ToolDefinitionHash,
 } from "./tool_definition_hash.ts";
 
-export { keyedScope, pinKey, type PinScope } from "./pin_scope.ts";
-
 /** The tools of one server that may be exposed, and those withheld. */
 export interface PinnedTools {
   /** The tools whose definitions match their pins (new ones pinned now). */
@@ -42,12 +40,6 @@ export class ToolPins {
    */
   #verified = new WeakMap<readonly McpTool[], Set<string>>();
 
-  /**
-   * Creates the pin keeper.
-   *
-   * @param options The store, first-use policy and review hint.
-   * @param emit Receives `tool_withheld` and `tools_accepted` events.
-   */
   constructor(options: PinningOptions, emit: (event: McpGatewayEvent) => void) {
     if (options === null || typeof options !== "object") {
       throw new TypeError(
