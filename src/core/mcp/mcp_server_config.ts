@@ -185,6 +185,35 @@ export function isStdioConfig(config: McpServerConfig): config is McpStdioServer
   return typeof (config as McpStdioServerConfig).command === "string";
 }
 
+/** What each checked field of a server config must be, as the problem names it. */
+const FIELD_RULES = {
+  trusted: "must be true or false",
+  readOnlyTools: "must be an array of the server's tool names",
+  protocol: 'must be "auto", "2025" or "2026-07-28"',
+  connectTimeoutMs: "must be a number of milliseconds of at least 1",
+  transport: 'must be "http" or "sse"',
+  headers: "must map names to strings",
+  oauth: 'must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }',
+};
+
+/** The fields every config may set (other fields pass: a host's config may carry more). */
+const CONFIG_FIELDS = z.object({
+  trusted: z.boolean().optional(),
+  readOnlyTools: z.array(z.string()).optional(),
+  protocol: mcpProtocolSchema.optional(),
+  connectTimeoutMs: z.number().min(1).optional(),
+});
+
+/** The fields of an HTTP config. */
+const HTTP_CONFIG_FIELDS = CONFIG_FIELDS.extend({
+  transport: z.enum(["http", "sse"]).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  oauth: z.looseObject({
+    clientId: z.string().min(1),
+    grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+  }).optional(),
+});
+
 /**
  * Checks a server config when it is registered; throws a `TypeError` naming what is wrong.
  *
@@ -206,35 +235,14 @@ export function checkServerConfig(
   if (config === null || typeof config !== "object") {
     throw fail('the config must be an object with "url" or "command"');
   }
-  if (config.trusted !== undefined && typeof config.trusted !== "boolean") {
-    throw fail('"trusted" must be true or false');
+  const stdio = isStdioConfig(config);
+  const issue = (stdio ? CONFIG_FIELDS : HTTP_CONFIG_FIELDS).safeParse(config).error?.issues[0];
+  if (issue !== undefined) {
+    const field = issue.path[0] as keyof typeof FIELD_RULES;
+    const value = JSON.stringify((config as unknown as Record<string, unknown>)[field]);
+    throw fail(`"${field}" ${FIELD_RULES[field]}, received ${value}`);
   }
-  if (
-    config.readOnlyTools !== undefined &&
-    !(Array.isArray(config.readOnlyTools) &&
-      config.readOnlyTools.every((name) => typeof name === "string"))
-  ) {
-    throw fail('"readOnlyTools" must be an array of the server\'s tool names');
-  }
-  const protocol = (config as { protocol?: unknown }).protocol;
-  if (protocol !== undefined && !mcpProtocolSchema.safeParse(protocol).success) {
-    throw fail(
-      `"protocol" must be "auto", "2025" or "2026-07-28", received ${JSON.stringify(protocol)}`,
-    );
-  }
-  const connectTimeoutMs = config.connectTimeoutMs;
-  if (
-    connectTimeoutMs !== undefined &&
-    !(typeof connectTimeoutMs === "number" && connectTimeoutMs >= 1 &&
-      connectTimeoutMs !== Infinity)
-  ) {
-    throw fail(
-      `"connectTimeoutMs" must be a number of milliseconds of at least 1, received ${
-        JSON.stringify(connectTimeoutMs)
-      }`,
-    );
-  }
-  if (isStdioConfig(config)) {
+  if (stdio) {
     if (config.command === "") throw fail('"command" must not be empty');
     const problem = sandboxProblem((config as { sandbox?: unknown }).sandbox);
     if (problem !== undefined) throw fail(problem);
@@ -251,25 +259,6 @@ export function checkServerConfig(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw fail(`"url" must use http: or https:, received "${url.protocol}"`);
-  }
-  if (config.transport !== undefined && config.transport !== "http" && config.transport !== "sse") {
-    throw fail(`"transport" must be "http" or "sse", received ${JSON.stringify(config.transport)}`);
-  }
-  const headers = config.headers ?? {};
-  if (typeof headers !== "object" || Object.values(headers).some((v) => typeof v !== "string")) {
-    throw fail('"headers" must map names to strings');
-  }
-  const oauth = config.oauth;
-  if (
-    oauth !== undefined &&
-    (oauth === null || typeof oauth !== "object" || typeof oauth.clientId !== "string" ||
-      oauth.clientId === "" ||
-      (oauth.grant !== undefined && oauth.grant !== "authorization_code" &&
-        oauth.grant !== "client_credentials"))
-  ) {
-    throw fail(
-      '"oauth" must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }',
-    );
   }
   try {
     checkAllowedHost(url, options.allowedHosts);
