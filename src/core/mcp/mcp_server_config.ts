@@ -1,3 +1,5 @@
+import * as z from "zod";
+
 /** A client registered with an authorization server ahead of time, for one MCP server. */
 export interface McpOAuthClient {
   /** The `client_id` the authorization server issued. */
@@ -31,12 +33,8 @@ export interface McpOAuthClient {
  */
 export type McpProtocolSetting = "auto" | "2025" | "2026-07-28";
 
-/** The values of {@linkcode McpProtocolSetting}, for checks and schemas. */
-export const MCP_PROTOCOL_SETTINGS: readonly McpProtocolSetting[] = Object.freeze([
-  "auto",
-  "2025",
-  "2026-07-28",
-]);
+/** The values of {@linkcode McpProtocolSetting}, for the gateway's check and the files' schema. */
+export const mcpProtocolSchema = z.enum(["auto", "2025", "2026-07-28"]);
 
 /**
  * A remote MCP server over HTTP, as in Claude Desktop's `mcpServers` entries.
@@ -187,6 +185,35 @@ export function isStdioConfig(config: McpServerConfig): config is McpStdioServer
   return typeof (config as McpStdioServerConfig).command === "string";
 }
 
+/** What each checked field of a server config must be, as the problem names it. */
+const FIELD_RULES = {
+  trusted: "must be true or false",
+  readOnlyTools: "must be an array of the server's tool names",
+  protocol: 'must be "auto", "2025" or "2026-07-28"',
+  connectTimeoutMs: "must be a number of milliseconds of at least 1",
+  transport: 'must be "http" or "sse"',
+  headers: "must map names to strings",
+  oauth: 'must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }',
+};
+
+/** The fields every config may set (other fields pass: a host's config may carry more). */
+const CONFIG_FIELDS = z.object({
+  trusted: z.boolean().optional(),
+  readOnlyTools: z.array(z.string()).optional(),
+  protocol: mcpProtocolSchema.optional(),
+  connectTimeoutMs: z.number().min(1).optional(),
+});
+
+/** The fields of an HTTP config. */
+const HTTP_CONFIG_FIELDS = CONFIG_FIELDS.extend({
+  transport: z.enum(["http", "sse"]).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  oauth: z.looseObject({
+    clientId: z.string().min(1),
+    grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+  }).optional(),
+});
+
 /**
  * Checks a server config when it is registered; throws a `TypeError` naming what is wrong.
  *
@@ -208,35 +235,14 @@ export function checkServerConfig(
   if (config === null || typeof config !== "object") {
     throw fail('the config must be an object with "url" or "command"');
   }
-  if (config.trusted !== undefined && typeof config.trusted !== "boolean") {
-    throw fail('"trusted" must be true or false');
+  const stdio = isStdioConfig(config);
+  const issue = (stdio ? CONFIG_FIELDS : HTTP_CONFIG_FIELDS).safeParse(config).error?.issues[0];
+  if (issue !== undefined) {
+    const field = issue.path[0] as keyof typeof FIELD_RULES;
+    const value = JSON.stringify((config as unknown as Record<string, unknown>)[field]);
+    throw fail(`"${field}" ${FIELD_RULES[field]}, received ${value}`);
   }
-  if (
-    config.readOnlyTools !== undefined &&
-    !(Array.isArray(config.readOnlyTools) &&
-      config.readOnlyTools.every((name) => typeof name === "string"))
-  ) {
-    throw fail('"readOnlyTools" must be an array of the server\'s tool names');
-  }
-  const protocol = (config as { protocol?: unknown }).protocol;
-  if (protocol !== undefined && !MCP_PROTOCOL_SETTINGS.includes(protocol as McpProtocolSetting)) {
-    throw fail(
-      `"protocol" must be "auto", "2025" or "2026-07-28", received ${JSON.stringify(protocol)}`,
-    );
-  }
-  const connectTimeoutMs = config.connectTimeoutMs;
-  if (
-    connectTimeoutMs !== undefined &&
-    !(typeof connectTimeoutMs === "number" && connectTimeoutMs >= 1 &&
-      connectTimeoutMs !== Infinity)
-  ) {
-    throw fail(
-      `"connectTimeoutMs" must be a number of milliseconds of at least 1, received ${
-        JSON.stringify(connectTimeoutMs)
-      }`,
-    );
-  }
-  if (isStdioConfig(config)) {
+  if (stdio) {
     if (config.command === "") throw fail('"command" must not be empty');
     const problem = sandboxProblem((config as { sandbox?: unknown }).sandbox);
     if (problem !== undefined) throw fail(problem);
@@ -253,25 +259,6 @@ export function checkServerConfig(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw fail(`"url" must use http: or https:, received "${url.protocol}"`);
-  }
-  if (config.transport !== undefined && config.transport !== "http" && config.transport !== "sse") {
-    throw fail(`"transport" must be "http" or "sse", received ${JSON.stringify(config.transport)}`);
-  }
-  const headers = config.headers ?? {};
-  if (typeof headers !== "object" || Object.values(headers).some((v) => typeof v !== "string")) {
-    throw fail('"headers" must map names to strings');
-  }
-  const oauth = config.oauth;
-  if (
-    oauth !== undefined &&
-    (oauth === null || typeof oauth !== "object" || typeof oauth.clientId !== "string" ||
-      oauth.clientId === "" ||
-      (oauth.grant !== undefined && oauth.grant !== "authorization_code" &&
-        oauth.grant !== "client_credentials"))
-  ) {
-    throw fail(
-      '"oauth" must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }',
-    );
   }
   try {
     checkAllowedHost(url, options.allowedHosts);
@@ -303,65 +290,59 @@ export function checkAllowedHost(url: URL, allowedHosts: readonly string[] | und
   }
 }
 
-const SANDBOX_KEYS = ["roots", "readOnly", "network", "limits"];
-
 /**
- * What is wrong with a stdio server's `sandbox` setting, or `undefined` when it is valid (or
- * absent).
- *
- * @param sandbox The setting as given.
- * @returns The problem, one sentence naming the field.
+ * A stdio server's `sandbox` object (see {@linkcode McpStdioSandbox}): what the gateway checks a
+ * config against and what the config files' schema (`loadMcpConfig`, `toolroute.json`) says.
  */
-export function sandboxProblem(sandbox: unknown): string | undefined {
+export const stdioSandboxSchema = z.strictObject({
+  roots: z.array(z.string().startsWith("/")).optional()
+    .describe("Host paths the server may read and write (absolute)"),
+  readOnly: z.array(z.string().startsWith("/")).optional()
+    .describe("Host paths the server may read only (absolute)"),
+  network: z.union([
+    z.literal("none"),
+    z.strictObject({
+      allow: z.array(z.string().min(1))
+        .describe("Host names it may reach (api.example.com, *.example.com)"),
+    }),
+  ]).optional().describe(
+    '"none" (default): no network; { "allow": [...] }: those hosts, through the egress proxy',
+  ),
+  limits: z.strictObject({
+    processes: z.int().positive().optional().describe("Most processes and threads alive at once"),
+    memoryMiB: z.int().positive().optional().describe("Most memory of the whole sandbox"),
+  }).optional(),
+});
+
+/** What each field of the `sandbox` object must be, as a problem names it. */
+const SANDBOX_RULES: Record<string, string> = {
+  roots: "must be an array of absolute paths",
+  readOnly: "must be an array of absolute paths",
+  network: 'must be "none" or { "allow": ["host", ...] }',
+  limits: 'must be an object with "processes" and/or "memoryMiB"',
+};
+
+/** What is wrong with a stdio server's `sandbox` setting (one sentence naming the field), if anything. */
+function sandboxProblem(sandbox: unknown): string | undefined {
   if (sandbox === undefined || sandbox === "none" || sandbox === "bwrap") return undefined;
-  const shape = '"sandbox" must be "none", "bwrap" or an object';
   if (sandbox === null || typeof sandbox !== "object" || Array.isArray(sandbox)) {
-    return `${shape}, received ${JSON.stringify(sandbox)}`;
+    return `"sandbox" must be "none", "bwrap" or an object, received ${JSON.stringify(sandbox)}`;
   }
-  const fields = sandbox as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((key) => !SANDBOX_KEYS.includes(key));
-  if (unknown !== undefined) {
-    return `"sandbox.${unknown}" is not a sandbox field (${SANDBOX_KEYS.join(", ")})`;
+  const issue = stdioSandboxSchema.safeParse(sandbox).error?.issues[0];
+  if (issue === undefined) return undefined;
+  const [field, limit] = issue.path as string[];
+  if (issue.code === "unrecognized_keys") {
+    return field === undefined
+      ? `"sandbox.${issue.keys[0]}" is not a sandbox field (${
+        Object.keys(SANDBOX_RULES).join(", ")
+      })`
+      : `"sandbox.limits.${issue.keys[0]}" is not a limit ("processes", "memoryMiB")`;
   }
-  for (const key of ["roots", "readOnly"]) {
-    const paths = fields[key];
-    if (paths === undefined) continue;
-    if (
-      !Array.isArray(paths) ||
-      !paths.every((path) => typeof path === "string" && path.startsWith("/"))
-    ) {
-      return `"sandbox.${key}" must be an array of absolute paths, received ${
-        JSON.stringify(paths)
-      }`;
-    }
+  const value = (sandbox as Record<string, Record<string, unknown>>)[field];
+  if (field === "limits" && limit !== undefined) {
+    return `"sandbox.limits.${limit}" must be a positive integer, received ${
+      JSON.stringify(value[limit])
+    }`;
   }
-  const network = fields.network;
-  if (network !== undefined && network !== "none") {
-    const allow = (network as { allow?: unknown } | null)?.allow;
-    if (
-      typeof network !== "object" || network === null || Object.keys(network).length !== 1 ||
-      !Array.isArray(allow) || !allow.every((host) => typeof host === "string" && host !== "")
-    ) {
-      return `"sandbox.network" must be "none" or { "allow": ["host", ...] }, received ${
-        JSON.stringify(network)
-      }`;
-    }
-  }
-  const limits = fields.limits;
-  if (limits !== undefined) {
-    if (limits === null || typeof limits !== "object" || Array.isArray(limits)) {
-      return `"sandbox.limits" must be an object with "processes" and/or "memoryMiB"`;
-    }
-    for (const [key, value] of Object.entries(limits)) {
-      if (key !== "processes" && key !== "memoryMiB") {
-        return `"sandbox.limits.${key}" is not a limit ("processes", "memoryMiB")`;
-      }
-      if (!Number.isInteger(value) || (value as number) < 1) {
-        return `"sandbox.limits.${key}" must be a positive integer, received ${
-          JSON.stringify(value)
-        }`;
-      }
-    }
-  }
-  return undefined;
+  return `"sandbox.${field}" ${SANDBOX_RULES[field]}, received ${JSON.stringify(value)}`;
 }

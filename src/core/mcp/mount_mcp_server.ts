@@ -68,13 +68,12 @@ export async function mountMcpServer(
   options: MountOptions = {},
 ): Promise<MountedMcpService> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const clientOptions: ClientOptions = { capabilities: {} };
   const validator = options.jsonSchemaValidator;
-  if (validator !== undefined) {
-    clientOptions.jsonSchemaValidator =
-      validator as unknown as ClientOptions["jsonSchemaValidator"];
-  }
-  const client = new Client({ name: "toolroute", version: "0.1.0" }, clientOptions);
+  const client = new Client({ name: "toolroute", version: "0.1.0" }, {
+    capabilities: {},
+    // Absent: the SDK's default validator.
+    jsonSchemaValidator: validator as ClientOptions["jsonSchemaValidator"],
+  });
   await server.connect(serverSide);
   try {
     await client.connect(clientSide);

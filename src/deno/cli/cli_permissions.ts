@@ -12,7 +12,8 @@ import {
 import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
 import { programInstalled } from "../builtins/permissions/program_installed.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
-import { NETWORK_ENV, readEnv } from "../mcp/stdio_child_command.ts";
+import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
+import { hostEnv } from "../sandbox/bwrap_search_path.ts";
 import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
 import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
@@ -328,7 +329,7 @@ function sandboxedServerNeeds(
   const fixed = network && paths !== undefined ? socketPathOf(paths, serverId) : undefined;
   // Without a fixed socket, a new temporary folder: TMPDIR's, else (unset or not readable) Deno's
   // default.
-  const folder = fixed?.socketFolder ?? readEnv("TMPDIR") ?? "/tmp";
+  const folder = fixed?.socketFolder ?? hostEnv("TMPDIR") ?? "/tmp";
   const cache = paths?.cache === undefined ? [] : [paths.cache];
   return {
     run: ["bash", "bwrap"],

@@ -1,6 +1,6 @@
 import { EncryptedStore, isSecretKey } from "../../core/store/encrypted_store.ts";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
-import { readEnv } from "../mcp/stdio_child_command.ts";
+import { hostEnv } from "../sandbox/bwrap_search_path.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** The variable that holds the key that encrypts the secrets in `serve --store`. */
@@ -25,7 +25,7 @@ export function servedStore(
   },
 ): KeyValueStore {
   // Not permitted reads as unset: the warning says how to encrypt.
-  const key = (options.env ?? readEnv)(STORE_KEY_VARIABLE);
+  const key = (options.env ?? hostEnv)(STORE_KEY_VARIABLE);
   if (key !== undefined && key !== "") {
     try {
       return new EncryptedStore(store, key);

@@ -144,52 +144,44 @@ function toConfig(
   raw: RawMcpServer,
   expand: (text: string, field: string[]) => string,
 ): McpServerConfig {
-  // A value that came from a variable is a secret as far as toolroute can tell (a token kept out
-  // of the file); one written in the file is configuration unless it is listed or named as one.
-  const substituted = Object.entries(raw.env ?? {})
-    .filter(([, text]) => text.search(VARIABLE) !== -1)
-    .map(([name]) => name);
-  const secretEnv = [...new Set([...(raw.secretEnv ?? []), ...substituted])];
-  const map = (record: Record<string, string> | undefined, field: string) =>
-    record &&
+  // The keys other clients write: `type` is read here, the rest only accepted.
+  const { type, disabled: _, autoApprove: _a, alwaysAllow: _b, ...config } = raw;
+  const map = (record: Record<string, string>, field: string) =>
     Object.fromEntries(
       Object.entries(record).map(([key, text]) => [key, expand(text, [field, key])]),
     );
-  const trust = {
-    ...(raw.trusted === undefined ? {} : { trusted: raw.trusted }),
-    ...(raw.readOnlyTools === undefined ? {} : { readOnlyTools: raw.readOnlyTools }),
-    ...(raw.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: raw.connectTimeoutMs }),
-  };
-  if (raw.url !== undefined) {
-    const transport = raw.transport ?? (raw.type === "sse" ? "sse" : undefined);
+  const { url, headers, oauth, env, secretEnv: listed, secretArgs, ...rest } = config;
+  if (url !== undefined) {
+    const transport = config.transport ?? (type === "sse" ? "sse" : undefined);
     return {
-      url: expand(raw.url, ["url"]),
-      ...trust,
-      ...(raw.headers ? { headers: map(raw.headers, "headers") } : {}),
+      ...rest,
+      url: expand(url, ["url"]),
+      ...(headers ? { headers: map(headers, "headers") } : {}),
       ...(transport ? { transport } : {}),
-      ...(raw.protocol ? { protocol: raw.protocol } : {}),
-      ...(raw.oauth
+      ...(oauth
         ? {
           oauth: {
-            ...raw.oauth,
-            clientId: expand(raw.oauth.clientId, ["oauth", "clientId"]),
-            ...(raw.oauth.clientSecret === undefined
+            ...oauth,
+            clientId: expand(oauth.clientId, ["oauth", "clientId"]),
+            ...(oauth.clientSecret === undefined
               ? {}
-              : { clientSecret: expand(raw.oauth.clientSecret, ["oauth", "clientSecret"]) }),
+              : { clientSecret: expand(oauth.clientSecret, ["oauth", "clientSecret"]) }),
           },
         }
         : {}),
     };
   }
+  // A value that came from a variable is a secret as far as toolroute can tell (a token kept out
+  // of the file); one written in the file is configuration unless it is listed or named as one.
+  const substituted = Object.entries(env ?? {})
+    .filter(([, text]) => text.search(VARIABLE) !== -1)
+    .map(([name]) => name);
+  const secretEnv = [...new Set([...(listed ?? []), ...substituted])];
   return {
-    command: raw.command as string,
-    ...trust,
-    ...(raw.args ? { args: raw.args } : {}),
-    ...(raw.env ? { env: map(raw.env, "env") } : {}),
+    ...rest,
+    command: rest.command as string,
+    ...(env ? { env: map(env, "env") } : {}),
     ...(secretEnv.length > 0 ? { secretEnv } : {}),
-    ...(raw.secretArgs?.length ? { secretArgs: [...new Set(raw.secretArgs)] } : {}),
-    ...(raw.cwd ? { cwd: raw.cwd } : {}),
-    ...(raw.protocol ? { protocol: raw.protocol } : {}),
-    ...(raw.sandbox === undefined ? {} : { sandbox: raw.sandbox }),
+    ...(secretArgs?.length ? { secretArgs: [...new Set(secretArgs)] } : {}),
   };
 }

@@ -6,6 +6,7 @@
  */
 
 import * as z from "zod";
+import { mcpProtocolSchema, stdioSandboxSchema } from "../../core/mcp/mcp_server_config.ts";
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -29,7 +30,7 @@ const serverSchema = z.strictObject({
   ),
   transport: z.enum(["http", "sse"]).optional()
     .describe('"http" (Streamable HTTP) or "sse"; default: Streamable HTTP, falling back to SSE'),
-  protocol: z.enum(["auto", "2025", "2026-07-28"]).optional().describe(
+  protocol: mcpProtocolSchema.optional().describe(
     '"auto" (default): the 2026-07-28 revision where the server offers it (asked once with server/discover), else the 2025 era; "2025": always initialize and sessions; "2026-07-28": that revision only',
   ),
   connectTimeoutMs: z.number().int().min(1).optional().describe(
@@ -49,26 +50,7 @@ const serverSchema = z.strictObject({
   cwd: z.string().min(1).optional().describe("The child's working directory"),
   sandbox: z.union([
     z.enum(["none", "bwrap"]),
-    z.strictObject({
-      roots: z.array(z.string().startsWith("/")).optional()
-        .describe("Host paths the server may read and write (absolute)"),
-      readOnly: z.array(z.string().startsWith("/")).optional()
-        .describe("Host paths the server may read only (absolute)"),
-      network: z.union([
-        z.literal("none"),
-        z.strictObject({
-          allow: z.array(z.string().min(1))
-            .describe("Host names it may reach (api.example.com, *.example.com)"),
-        }),
-      ]).optional().describe(
-        '"none" (default): no network; { "allow": [...] }: those hosts, through the egress proxy',
-      ),
-      limits: z.strictObject({
-        processes: z.int().positive().optional()
-          .describe("Most processes and threads alive at once"),
-        memoryMiB: z.int().positive().optional().describe("Most memory of the whole sandbox"),
-      }).optional(),
-    }),
+    stdioSandboxSchema,
   ]).optional().describe(
     'Where a stdio server runs: "bwrap" (default where bubblewrap is installed: a fresh home, its own /tmp, no network, its program, runtime and package caches read-only), an object widening or bounding that sandbox, or "none" (a plain process of the user)',
   ),

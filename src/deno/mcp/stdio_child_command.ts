@@ -1,4 +1,5 @@
 import { basename } from "@std/path";
+import { hostEnv } from "../sandbox/bwrap_search_path.ts";
 import type { McpStdioSandboxSetting } from "../../core/mcp/mcp_server_config.ts";
 
 /** How to start a stdio MCP server: the `{ command, args?, env?, cwd? }` form of a config. */
@@ -101,7 +102,7 @@ export function stdioChildCommand(
   const args = [...(config.args ?? [])];
   const env: Record<string, string> = {};
   for (const name of [...INHERITED_ENV, ...(options.inheritEnv ?? NETWORK_ENV)]) {
-    const value = readEnv(name);
+    const value = hostEnv(name);
     if (value !== undefined && !value.startsWith("()")) env[name] = value;
   }
   if (isDeno(config.command)) {
@@ -115,7 +116,7 @@ export function stdioChildCommand(
     if (runner !== -1 && DENO_RUNNERS.has(args[runner]) && !args.includes("--no-prompt")) {
       args.splice(runner + 1, 0, "--no-prompt");
     }
-    const denoDir = readEnv("DENO_DIR") ?? defaultDenoDir();
+    const denoDir = hostEnv("DENO_DIR") ?? defaultDenoDir();
     if (denoDir !== undefined) env.DENO_DIR = denoDir;
     env.NO_COLOR = "1"; // Its stderr is read by a program, not shown on a terminal.
   }
@@ -143,27 +144,18 @@ function safeExecPath(): string | undefined {
   }
 }
 
-/** A host variable, or `undefined` when it is unset or may not be read. */
-export function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Deno's default cache folder, as the host resolves it, so the child shares it. */
 function defaultDenoDir(): string | undefined {
-  const home = readEnv("HOME");
+  const home = hostEnv("HOME");
   switch (Deno.build.os) {
     case "windows": {
-      const local = readEnv("LOCALAPPDATA");
+      const local = hostEnv("LOCALAPPDATA");
       return local ? `${local}\\deno` : undefined;
     }
     case "darwin":
       return home ? `${home}/Library/Caches/deno` : undefined;
     default: {
-      const xdg = readEnv("XDG_CACHE_HOME");
+      const xdg = hostEnv("XDG_CACHE_HOME");
       if (xdg) return `${xdg}/deno`;
       return home ? `${home}/.cache/deno` : undefined;
     }

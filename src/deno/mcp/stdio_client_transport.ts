@@ -1,4 +1,5 @@
 import { deadline } from "@std/async";
+import { stripAnsiCode } from "@std/fmt/colors";
 import { parseJSONRPCMessage } from "../../core/mcp/mcp_sdk.ts";
 import type { McpJsonRpcMessage, McpTransport } from "../../core/mcp/mcp_transport.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
@@ -137,7 +138,7 @@ export class DenoStdioClientTransport implements McpTransport {
    */
   describeStall(): string | undefined {
     if (!this.#child) return undefined;
-    const tail = withoutAnsi(this.#stderr).replace(/\s+/g, " ").trim();
+    const tail = stripAnsiCode(this.#stderr).replace(/\s+/g, " ").trim();
     if (this.#heard || tail !== "") {
       return tail === "" ? undefined : `its stderr ends: ${tail.slice(-300)}`;
     }
@@ -359,7 +360,7 @@ export class DenoStdioClientTransport implements McpTransport {
     if (!this.#stopping) {
       // Requests in flight fail with why the server went away (the SDK would only say
       // "Connection closed"): a start-up error on stderr becomes the gateway's last error.
-      const plain = withoutAnsi(this.#stderr);
+      const plain = stripAnsiCode(this.#stderr);
       const limit = this.#sandboxed?.limitReason(status.code, plain);
       const message = stdioExitReason({ ...status, limit }, { ...this.#seen, stderr: plain });
       this.#endReason = message;
@@ -375,11 +376,6 @@ export class DenoStdioClientTransport implements McpTransport {
 /** Whether a promise settles within `ms` milliseconds (its rejection counts as settled). */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   return deadline(promise.then(() => true, () => true), ms).catch(() => false);
-}
-
-function withoutAnsi(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 }
 
 function kill(child: Deno.ChildProcess, signal: Deno.Signal): void {

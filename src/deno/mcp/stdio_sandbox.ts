@@ -1,5 +1,6 @@
 import { join, normalize } from "@std/path";
 import { broadRootReason } from "../builtins/broad_root.ts";
+import { realPathOrUndefined } from "../builtins/paths/fs_probes.ts";
 import type { McpStdioSandboxSetting } from "../../core/mcp/mcp_server_config.ts";
 import { BWRAP_INSTALL } from "../sandbox/bwrap_missing.ts";
 import type { ResourceLimits } from "../sandbox/resource_limits.ts";
@@ -65,7 +66,7 @@ export function stdioSandboxPlan(
   for (const [key, paths] of [["roots", fields.roots], ["readOnly", fields.readOnly]] as const) {
     for (const path of paths ?? []) {
       const reason = broadRootReason(normalize(path).replace(/(.)\/+$/, "$1")) ??
-        broadRootReason(realPath(path));
+        broadRootReason(realPathOrUndefined(path) ?? path);
       if (reason === undefined) continue;
       // A home or a system folder shared with the server is what the sandbox keeps from it (as
       // bash's workspace, which refuses the same paths).
@@ -104,15 +105,6 @@ function bwrapInstalled(path: string | undefined): boolean | undefined {
     }
   }
   return unknown ? undefined : false;
-}
-
-/** A path with its links resolved, or itself when it cannot be resolved here. */
-function realPath(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

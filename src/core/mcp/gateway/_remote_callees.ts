@@ -7,7 +7,8 @@ import type { ToolContext, UpstreamMethod } from "../../tool_source.ts";
 import type { ToolOutput } from "../../tool_output.ts";
 import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import type { ServerConnection } from "./connection/server_connection.ts";
-import { keyedScope, type PinScope, type ToolPins } from "./pinning/tool_pins.ts";
+import type { ToolPins } from "./pinning/tool_pins.ts";
+import { keyedScope, type PinScope } from "./pinning/pin_scope.ts";
 import type { ConnectionLookup, RemoteCallee } from "./tools/remote_routed_tools.ts";
 import type { UserServers } from "./users/user_servers.ts";
 
@@ -40,10 +41,6 @@ export class RemoteCallees {
         : this.#of(id, undefined, this.#servers.global.get(id)),
   };
 
-  /**
-   * @param servers The gateway's servers.
-   * @param pins The tool pins, unless pinning is off.
-   */
   constructor(servers: GatewayServers, pins: ToolPins | undefined) {
     this.#servers = servers;
     this.#pins = pins;

@@ -2,6 +2,7 @@ import type { GatewayRequest, GatewayResolution, MissingTool } from "../../tool_
 import { type GatewayServers, RemoteCallees } from "./_remote_callees.ts";
 import { connectSelected, type SelectedServer } from "./connection/connect_selected.ts";
 import type { ServerConnection } from "./connection/server_connection.ts";
+import { serverOf } from "./connection/open_mcp_client.ts";
 import type { McpGatewayEvent } from "./mcp_gateway_types.ts";
 import { AuthorizationRequiredError } from "./oauth/authorization_required_error.ts";
 import { pinSelected } from "./pinning/pin_selected.ts";
@@ -188,10 +189,9 @@ export class ServerResolver {
     this.#announced.set(connection, connection.version);
     this.#parts.emit({
       type: "tools_changed",
-      serverId: server.id,
       // A user's own session (of their server, or of a global one that authorizes each user):
       // that user's change, told to no one else.
-      ...(connection.settings.userId === undefined ? {} : { userId: connection.settings.userId }),
+      ...serverOf(connection.settings),
       tools: connection.tools.length,
       message: "ready after a tool list was answered without it",
     });

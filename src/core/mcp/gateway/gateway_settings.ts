@@ -85,8 +85,6 @@ export function gatewaySettings(
       oauth,
       emit,
     } satisfies Omit<ConnectionSettings, "serverId" | "userId" | "config">,
-    /** The authorization flow (also in `settings`, for the connections). */
-    oauth,
     /** Where the last known tool lists are kept across runs. */
     toolNames: store,
     userIdleMs: number("userIdleMs", options.userIdleMs, 600_000),

@@ -90,7 +90,8 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
    * @param options Servers, deadlines, limits, and injected capabilities.
    */
   constructor(options: McpGatewayOptions = {}) {
-    const { settings, oauth, toolNames, remoteText, ...limits } = gatewaySettings(options);
+    const { settings, toolNames, remoteText, ...limits } = gatewaySettings(options);
+    const { oauth } = settings;
     this.maxResultChars = limits.maxResultChars;
     oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
     this.#settings = settings;

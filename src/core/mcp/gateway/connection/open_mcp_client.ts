@@ -285,11 +285,9 @@ async function initialise(
   const options: ClientOptions = {
     capabilities: elicits ? { elicitation: { form: { applyDefaults: true } } } : {},
     versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),
+    // Absent: the SDK's default validator.
+    jsonSchemaValidator: settings.jsonSchemaValidator as ClientOptions["jsonSchemaValidator"],
   };
-  if (settings.jsonSchemaValidator !== undefined) {
-    options.jsonSchemaValidator = settings
-      .jsonSchemaValidator as unknown as ClientOptions["jsonSchemaValidator"];
-  }
   const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
   // A parked session: the client connects on it with no `initialize` (see `adoptLegacyHandshake`).
   if (routes.resume !== undefined) adoptLegacyHandshake(client, routes.resume.handshake);

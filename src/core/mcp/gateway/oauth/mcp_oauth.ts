@@ -294,8 +294,7 @@ export class McpOAuth {
     userId: string | undefined,
     serverId: string,
     serverUrl: string,
-    client = this.#configured.get(JSON.stringify([userId ?? "", serverId, serverUrl])) ??
-      this.#options.clients?.[serverId],
+    client?: McpOAuthClient,
   ): OAuthSession {
     const user = userId ?? "";
     const key = JSON.stringify([user, serverId, serverUrl]);
@@ -310,7 +309,7 @@ export class McpOAuth {
         redirectUrl: this.#redirect.href,
         clientName: this.#options.clientName ?? "toolroute",
         clientMetadataUrl: this.#options.clientMetadataUrl,
-        client,
+        client: client ?? this.#configured.get(key) ?? this.#options.clients?.[serverId],
         stateTtlMs: this.#stateTtlMs,
         refreshBeforeMs: this.#refreshBeforeMs,
         maxScopeUpgrades: this.#maxScopeUpgrades,

@@ -29,11 +29,6 @@ export class OAuthSession {
   /** The tokens used lately, so error texts can be cleaned of them. */
   #recent: string[] = [];
 
-  /**
-   * Creates the session.
-   *
-   * @param settings The provider's settings, the guarded fetch and the limits.
-   */
   constructor(settings: OAuthSessionSettings) {
     this.#s = settings;
     this.#provider = new StoreOAuthProvider(settings);

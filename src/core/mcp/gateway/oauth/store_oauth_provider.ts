@@ -1,4 +1,5 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
+import { encodeBase64 } from "../../../base64.ts";
 import {
   type AddClientAuthentication,
   createPrivateKeyJwtAuth,
@@ -70,11 +71,6 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   /** The scope of the last authorization started. */
   lastScope?: string;
 
-  /**
-   * Creates the provider.
-   *
-   * @param settings The store, user, server and client settings.
-   */
   constructor(settings: StoreOAuthProviderSettings) {
     this.#s = settings;
   }
@@ -273,7 +269,5 @@ export function normalise(issuer: string): string {
 
 /** A value no one can guess: 32 random bytes, base64url (an OAuth `state`, a ticket). */
 export function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return encodeBase64(crypto.getRandomValues(new Uint8Array(32)), { url: true });
 }

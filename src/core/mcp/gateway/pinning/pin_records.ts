@@ -17,9 +17,6 @@ export class PinRecords {
   #store?: PinStore;
   #memory = new Map<string, Pinned>();
 
-  /**
-   * @param store Where pins are kept; `undefined`: in this process only.
-   */
   constructor(store?: PinStore) {
     this.#store = store;
   }

@@ -66,10 +66,3 @@ export function serverWide(scope: PinScope): PinScope {
 export function scopeKey(scope: PinScope): string {
   return `${isOwnServer(scope) ? "u" : "g"}\u0000${scope.serverId}\u0000${scope.userId ?? ""}`;
 }
-
-/** The server and user an event names. */
-export function who(scope: PinScope): { serverId: string; userId?: string } {
-  return scope.userId === undefined
-    ? { serverId: scope.serverId }
-    : { serverId: scope.serverId, userId: scope.userId };
-}

@@ -3,15 +3,14 @@ import type { McpTool } from "../../mcp_sdk.ts";
 import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
 import type { PinningOptions } from "../pin_store.ts";
 import { type Pinned, PinRecords } from "./pin_records.ts";
-import { isOwnServer, isUserOfGlobal, type PinScope, scopeKey, who } from "./pin_scope.ts";
+import { isOwnServer, isUserOfGlobal, type PinScope, scopeKey } from "./pin_scope.ts";
+import { serverOf } from "../connection/open_mcp_client.ts";
 import {
   hashToolDefinition,
   knownToolDefinitionHash,
   PINNED_FIELDS,
   type ToolDefinitionHash,
 } from "./tool_definition_hash.ts";
-
-export { keyedScope, pinKey, type PinScope } from "./pin_scope.ts";
 
 /** The tools of one server that may be exposed, and those withheld. */
 export interface PinnedTools {
@@ -41,12 +40,6 @@ export class ToolPins {
    */
   #verified = new WeakMap<readonly McpTool[], Set<string>>();
 
-  /**
-   * Creates the pin keeper.
-   *
-   * @param options The store, first-use policy and review hint.
-   * @param emit Receives `tool_withheld` and `tools_accepted` events.
-   */
   constructor(options: PinningOptions, emit: (event: McpGatewayEvent) => void) {
     if (options === null || typeof options !== "object") {
       throw new TypeError(
@@ -174,7 +167,7 @@ export class ToolPins {
     }
     this.#withheld.delete(scopeKey(scope));
     this.#verified = new WeakMap();
-    this.#emit({ ...who(scope), type: "tools_accepted", tools: changed.length });
+    this.#emit({ ...serverOf(scope), type: "tools_accepted", tools: changed.length });
     return changed;
   }
 
@@ -214,7 +207,7 @@ export class ToolPins {
     if (!this.#reported.has(reported)) {
       this.#reported.add(reported);
       if (this.#reported.size > 10_000) this.#reported.clear();
-      this.#emit({ ...who(scope), type: "tool_withheld", tool: tool.name, message: reason });
+      this.#emit({ ...serverOf(scope), type: "tool_withheld", tool: tool.name, message: reason });
     }
     return reason;
   }

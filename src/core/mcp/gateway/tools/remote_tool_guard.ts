@@ -2,6 +2,7 @@ import type { MissingTool } from "../../../tool_source.ts";
 import { isTooDeepTool } from "../../list_all_tools.ts";
 import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
 import { escapeUnsafeChars, hasUnsafeChars, safeRemoteText } from "./remote_text.ts";
+import { mapJsonStrings } from "../calls/json_strings.ts";
 
 /** Bounds on what one remote server's tool list may put in front of a model. */
 export interface RemoteTextLimits {
@@ -110,26 +111,16 @@ function safeTool<T extends ListedTool>(tool: T, limits: RemoteTextLimits): T {
   // Passed on to serve's clients, which show parts of them to the person (an icon's title, an
   // app's "invoking…" text): every string and key escaped.
   for (const key of ["_meta", "icons"] as const) {
-    if (tool[key] !== undefined) safe[key] = escapedAll(tool[key], 0);
+    if (tool[key] !== undefined) safe[key] = mapJsonStrings(tool[key], ESCAPE_ALL);
   }
   return safe as T;
 }
 
-/** Every string and key escaped, at any depth; throws `TooDeep` past the depth bound. */
-function escapedAll(value: unknown, depth: number): unknown {
-  if (typeof value === "string") return escapeUnsafeChars(value);
-  if (value === null || typeof value !== "object") return value;
-  if (depth > MAX_REMOTE_DEPTH) throw new TooDeep();
-  if (Array.isArray(value)) return value.map((item) => escapedAll(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    out[escapeUnsafeChars(key)] = escapedAll(item, depth + 1);
-  }
-  return out;
-}
-
-/** Thrown by {@linkcode safeTexts} past the depth bound: the tool is refused, not passed on. */
+/** Thrown past the depth bound: the tool is refused, not passed on. */
 class TooDeep extends Error {}
+
+/** Every string and key escaped, at any depth (one level more than a result's). */
+const ESCAPE_ALL = { map: escapeUnsafeChars, depth: 0, tooDeep: () => new TooDeep() };
 
 const TEXT_KEYS = new Set(["description", "title"]);
 

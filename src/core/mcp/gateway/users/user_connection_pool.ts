@@ -62,11 +62,6 @@ export class UserConnectionPool<C extends PooledConnection> {
    */
   #idleCheckAt = Infinity;
 
-  /**
-   * Creates an empty pool.
-   *
-   * @param options Idle time, size limit and close observer.
-   */
   constructor(options: UserConnectionPoolOptions<C>) {
     this.#options = options;
   }

@@ -44,11 +44,6 @@ export class UserServers {
   #connect: UserServersOptions["connect"];
   #onRemoved: UserServersOptions["onRemoved"];
 
-  /**
-   * Creates an empty registry.
-   *
-   * @param options Pool limits, the connection factory and the close observer.
-   */
   constructor(options: UserServersOptions) {
     this.#connect = options.connect;
     this.#onRemoved = options.onRemoved;
