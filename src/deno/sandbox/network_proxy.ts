@@ -47,7 +47,6 @@ const MAX_HEAD = 16 * 1024;
  * (any name below it, not the name itself). An IP address is never allowed: only names.
  *
  * @param host The host name from the request.
- * @param allow The allowlist.
  * @returns Whether it may be reached.
  */
 export function hostAllowed(host: string, allow: readonly string[]): boolean {

@@ -96,7 +96,6 @@ export const SANDBOX_HOME = "/home/sandbox";
  * and `allow-sys` for `uid` (see `listenAtSocket`).
  *
  * @tags allow-run, allow-read, allow-write
- * @param command The command.
  * @param sandbox Its roots, read-only paths, network and limits.
  * @returns The running command.
  */

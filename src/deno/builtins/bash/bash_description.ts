@@ -3,8 +3,6 @@ import type { ResolvedContext } from "../builtin_context.ts";
 /**
  * The description of the `bash` tool for the model: what it can do, and plainly what confines
  * it (bubblewrap) or that nothing does (`sandbox: "none"`).
- *
- * @returns The description.
  */
 export function describeBash(ctx: ResolvedContext): string {
   const sandboxed = ctx.bash !== false && ctx.bash.sandbox === "bwrap";
