@@ -15,7 +15,10 @@ import {
   type PermissionGap,
 } from "../builtins/permissions/check_permissions.ts";
 import { granted, programInstalled } from "../builtins/permissions/program_installed.ts";
-import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
+import {
+  type RequiredPermissions,
+  requiredPermissions,
+} from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV, readEnv } from "../mcp/stdio_child_command.ts";
 import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
@@ -24,19 +27,14 @@ import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
 import { servedContexts, within } from "./user_workspace.ts";
 
-/** Everything `toolroute serve` needs from Deno's permission system for one config. */
-export interface CliPermissions {
-  /** Paths read: workspace, read-only roots, the config file, the modules. */
-  read: string[];
-  /**
-   * Paths written: the workspace, `toolroute.lock` (for `lock`), the audit and store files, and
-   * without a store `toolroute.names.json` (the last known tool lists).
-   */
-  write: string[];
-  /** Programs run: bash (and bwrap), stdio MCP server commands. */
-  run: string[];
-  /** Environment variables read: bash's, `${VAR}`s and token variables, stdio children's. */
-  env: string[];
+/**
+ * Everything `toolroute serve` needs from Deno's permission system for one config: the built-in
+ * contexts' needs, and `read` the config file and the modules too, `write` `toolroute.lock` (for
+ * `lock`), the audit and store files and without a store `toolroute.names.json` (the last known
+ * tool lists), `run` the stdio MCP server commands, `env` the `${VAR}`s, token variables and
+ * stdio children's variables.
+ */
+export interface CliPermissions extends RequiredPermissions {
   /**
    * Hosts reached or listened on: the HTTP address, remote MCP servers, a sandboxed server's
    * hosts and its egress proxy's socket (`unix:<path>`).
