@@ -17,6 +17,7 @@
  * (`unload`, also fired by `Deno.exit`) every target still alive is killed synchronously.
  */
 import { quietly } from "../../sandbox/quietly.ts";
+import { granted } from "../permissions/program_installed.ts";
 
 /** Something the reaper can end. */
 export type ReapTarget =
@@ -67,7 +68,7 @@ export function trackForExit(target: ReapTarget): () => void {
  */
 export async function reap(target: ReapTarget, signal: Deno.Signal = "SIGKILL"): Promise<void> {
   if (target.kind === "group") {
-    if (canKillDirectly()) return quietly(() => Deno.kill(-target.pgid, signal));
+    if (granted({ name: "run" })) return quietly(() => Deno.kill(-target.pgid, signal));
     await runBash(killGroupsArgs([target.pgid], signal));
     return;
   }
@@ -116,12 +117,4 @@ function quiet(args: string[]): Deno.CommandOptions {
 
 function signalName(signal: Deno.Signal): string {
   return signal.replace(/^SIG/, "");
-}
-
-function canKillDirectly(): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "run" }).state === "granted";
-  } catch {
-    return false;
-  }
 }
