@@ -144,33 +144,27 @@ export class FileAuditSink implements AuditSink, AsyncDisposable {
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Full: write what is queued now instead of after the batch delay, and wait for room.
     this.#start();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve: () => {
-          settle();
-          resolve();
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      };
-      // Given up before room came: out of the line.
-      const leave = (error: unknown) => {
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        waiter.reject(error);
-      };
-      const onAbort = () => leave(signal!.reason);
-      const full =
-        `the audit queue stayed full (${this.#maxQueued} records) for ${this.#maxWaitMs} ms`;
-      const timer = setTimeout(() => leave(new Error(full)), this.#maxWaitMs);
-      const settle = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiters.push(waiter);
-    });
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    const settle = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const waiter: Waiter = {
+      resolve: () => (settle(), resolve()),
+      reject: (error) => (settle(), reject(error)),
+    };
+    // Given up before room came: out of the line.
+    const leave = (error: unknown) => {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.reject(error);
+    };
+    const onAbort = () => leave(signal!.reason);
+    const full =
+      `the audit queue stayed full (${this.#maxQueued} records) for ${this.#maxWaitMs} ms`;
+    const timer = setTimeout(() => leave(new Error(full)), this.#maxWaitMs);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#waiters.push(waiter);
+    return promise;
   }
 
   /**

@@ -112,8 +112,6 @@ export function stringList(
 
 /**
  * Validates an environment variable name.
- *
- * @returns The name.
  */
 export function envName(value: string, field: string): string {
   if (!ENV_NAME.test(value)) {
@@ -128,7 +126,6 @@ export function envName(value: string, field: string): string {
  * Validates an optional positive integer limit.
  *
  * @param options The `field` name for the message, and the `fallback` when the value is absent.
- * @returns The limit.
  */
 export function limit(value: unknown, options: { field: string; fallback: number }): number {
   const { field, fallback } = options;

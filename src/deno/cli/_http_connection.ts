@@ -1,6 +1,7 @@
 import { capped, chunkedReader, lengthReader, MAX_BODY } from "./_body_readers.ts";
 import { indexOfNeedle } from "@std/bytes";
 import { type ParsedHead, parseHead } from "./_parse_head.ts";
+import { quietly } from "../sandbox/quietly.ts";
 
 /** The bounds a connection keeps (those of `HttpBounds` it uses). */
 interface ConnectionBounds {
@@ -66,11 +67,7 @@ export class HttpConnection {
     }
     clearTimeout(this.#timer);
     this.#abort.abort(new Error("the connection ended"));
-    try {
-      this.#conn.close();
-    } catch {
-      // Closed already.
-    }
+    quietly(() => this.#conn.close());
   }
 
   // Each read of a body and each write of the answer must finish within the timeout: a client

@@ -1,4 +1,5 @@
 import { HttpConnection } from "./_http_connection.ts";
+import { quietly } from "../sandbox/quietly.ts";
 
 /** The bounds of {@linkcode serveBounded}: what one client can hold of the server. */
 export interface HttpBounds {
@@ -76,11 +77,7 @@ export function serveBounded(
   const connections = new Set<HttpConnection>();
   const perUser = new Map<string, number>();
   const stop = () => {
-    try {
-      listener.close();
-    } catch {
-      // Closed already.
-    }
+    quietly(() => listener.close());
     for (const connection of connections) connection.end();
   };
   options.signal.addEventListener("abort", stop, { once: true });
@@ -135,11 +132,5 @@ function refuseBusy(conn: Deno.Conn, max: number): void {
     `toolroute: the server already has ${max} connections open (its limit); retry shortly\n`;
   conn.write(encoder.encode(
     `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
-  )).catch(() => {}).finally(() => {
-    try {
-      conn.close();
-    } catch {
-      // Closed already.
-    }
-  });
+  )).catch(() => {}).finally(() => quietly(() => conn.close()));
 }

@@ -15,7 +15,9 @@ import { UsageError } from "./usage_error.ts";
 import type { ApprovalHandler } from "../../core/policy_types.ts";
 import type { AuditSink } from "../../core/audit_sink.ts";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
-import { cliPinning } from "./cli_pinning.ts";
+import type { PinningOptions, PinStore } from "../../core/mcp/gateway/pin_store.ts";
+import { LOCK_HINT } from "./lock_command.ts";
+import { lockPath, readToolLock, storeFromLock } from "./tool_lock.ts";
 import { startupFiles } from "./startup_files.ts";
 import { filesInside, withStartupProtection } from "./startup_protection.ts";
 import { isPerUserWorkspace, makeUserWorkspace, userContext } from "./user_workspace.ts";
@@ -296,6 +298,27 @@ export function checkUser(config: ToolrouteConfig, userId: string | undefined): 
   }
   if (config.users.some((user) => user.id === userId)) return userId;
   throw new UsageError(`Unknown user "${userId}"; the config's users are: ${known || "none"}`);
+}
+
+/**
+ * The CLI's pinning: with a `toolroute.lock` beside the config, exactly its pins (a tool missing
+ * from it or different is withheld); otherwise trust on first use, in `store` (shared by
+ * several `serve` processes) or in memory. Also the lock file in force, when there is one.
+ */
+async function cliPinning(
+  config: ToolrouteConfig,
+  store: PinStore | undefined,
+): Promise<{ pinning: PinningOptions; lock?: { path: string; tools: number } }> {
+  const path = lockPath(config);
+  const lock = path === undefined ? undefined : await readToolLock(path);
+  if (path === undefined || lock === undefined) {
+    return { pinning: store === undefined ? {} : { store } };
+  }
+  const pins = await storeFromLock(lock);
+  return {
+    pinning: { store: pins, trustOnFirstUse: false, reviewHint: LOCK_HINT },
+    lock: { path, tools: (await pins.list(["pins"])).length },
+  };
 }
 
 /** Describes names of the config that could not be exposed, one line each. */

@@ -4,7 +4,6 @@ import { UsageError } from "./usage_error.ts";
 import type { ParsedArgs } from "./parse_args.ts";
 import { terminalApprover } from "./terminal_approval.ts";
 import { openStore, storeLocation } from "./store_location.ts";
-import { servedStore } from "./served_store.ts";
 import { callServers } from "./call_servers.ts";
 import { startProgress } from "./start_progress.ts";
 
@@ -44,16 +43,15 @@ export async function callCommand(
   const approve = io.ask === undefined ? undefined : terminalApprover(io.ask);
   // With --store, the grants, approvals and limit counts are serve's (the same file or server).
   const storeAt = storeLocation(flags.store);
-  await using opened = storeAt === undefined ? undefined : await openStore(storeAt);
+  await using opened = storeAt === undefined
+    ? undefined
+    : await openStore(storeAt, (line) => io.err(`toolroute: ${line}`));
   // No server starts until the name is placed: a built-in or module tool needs none, a remote
   // one only its server (from the lock or its prefix), and only a name placed nowhere all.
   let only: readonly string[] | undefined = [];
   await using served = await buildRouter(config, {
     approve,
-    store: opened === undefined ? undefined : servedStore(opened.store, {
-      name: opened.name,
-      warn: (line) => io.err(`toolroute: ${line}`),
-    }),
+    store: opened?.store,
     listWaitMs: Infinity,
     onlyServers: () => only,
     onGatewayEvent: startProgress(io),

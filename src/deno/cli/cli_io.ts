@@ -35,7 +35,6 @@ export const DEFAULT_CONFIG = "toolroute.json";
  * @tags allow-read, allow-env
  * @param flags The parsed flags.
  * @param options Variables (`false` to leave them unexpanded).
- * @returns The config.
  */
 export async function configFromFlags(
   flags: Record<string, string | true>,

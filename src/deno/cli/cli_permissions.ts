@@ -9,9 +9,16 @@ import {
   type ServerPaths,
   socketPathOf,
 } from "../sandbox/server_paths.ts";
-import { checkPermissions, type PermissionGap } from "../builtins/permissions/check_permissions.ts";
-import { programInstalled } from "../builtins/permissions/program_installed.ts";
-import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
+import {
+  checkPermissions,
+  gap,
+  type PermissionGap,
+} from "../builtins/permissions/check_permissions.ts";
+import { granted, programInstalled } from "../builtins/permissions/program_installed.ts";
+import {
+  type RequiredPermissions,
+  requiredPermissions,
+} from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import { hostEnv } from "../sandbox/bwrap_search_path.ts";
 import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
@@ -21,19 +28,14 @@ import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
 import { servedContexts, within } from "./user_workspace.ts";
 
-/** Everything `toolroute serve` needs from Deno's permission system for one config. */
-export interface CliPermissions {
-  /** Paths read: workspace, read-only roots, the config file, the modules. */
-  read: string[];
-  /**
-   * Paths written: the workspace, `toolroute.lock` (for `lock`), the audit and store files, and
-   * without a store `toolroute.names.json` (the last known tool lists).
-   */
-  write: string[];
-  /** Programs run: bash (and bwrap), stdio MCP server commands. */
-  run: string[];
-  /** Environment variables read: bash's, `${VAR}`s and token variables, stdio children's. */
-  env: string[];
+/**
+ * Everything `toolroute serve` needs from Deno's permission system for one config: the built-in
+ * contexts' needs, and `read` the config file and the modules too, `write` `toolroute.lock` (for
+ * `lock`), the audit and store files and without a store `toolroute.names.json` (the last known
+ * tool lists), `run` the stdio MCP server commands, `env` the `${VAR}`s, token variables and
+ * stdio children's variables.
+ */
+export interface CliPermissions extends RequiredPermissions {
   /**
    * Hosts reached or listened on: the HTTP address, remote MCP servers, a sandboxed server's
    * hosts and its egress proxy's socket (`unix:<path>`).
@@ -231,14 +233,13 @@ export function checkCliPermissions(
   };
   const missing = new Set<string>(report.missing.map((gap) => gap.flag));
   const probe = (descriptor: Deno.PermissionDescriptor, flag: string) => {
-    if (Deno.permissions.querySync(descriptor).state !== "granted") missing.add(flag);
+    if (!granted(descriptor)) missing.add(flag);
   };
   for (const path of needed.read) probe({ name: "read", path }, `--allow-read=${path}`);
   for (const path of needed.write) probe({ name: "write", path }, `--allow-write=${path}`);
   // Deno cannot grant a program that is not on PATH: name it as not installed, not as a flag.
   const absent = needed.run.filter((command) =>
-    Deno.permissions.querySync({ name: "run", command }).state !== "granted" &&
-    programInstalled(command) === false
+    !granted({ name: "run", command }) && programInstalled(command) === false
   );
   for (const command of needed.run) {
     if (!absent.includes(command)) probe({ name: "run", command }, `--allow-run=${command}`);
@@ -284,23 +285,17 @@ function safeUrl(text: string): URL | undefined {
 function noBuiltinsReport(
   config: ToolrouteConfig,
 ): { missing: PermissionGap[]; excess: PermissionGap[] } {
-  const granted = (descriptor: Deno.PermissionDescriptor) =>
-    Deno.permissions.querySync(descriptor).state === "granted";
   const excess: PermissionGap[] = [];
   for (const name of ["read", "write", "run", "env", "net", "sys", "ffi"] as const) {
-    if (granted({ name } as Deno.PermissionDescriptor)) {
-      excess.push({ name, flag: `--allow-${name}` });
-    }
+    if (granted({ name } as Deno.PermissionDescriptor)) excess.push(gap(name));
   }
   const workspace = config.context.workspace;
   if (!excess.some((gap) => gap.name === "write") && granted({ name: "write", path: workspace })) {
-    excess.push({ name: "write", value: workspace, flag: `--allow-write=${workspace}` });
+    excess.push(gap("write", workspace));
   }
   if (!excess.some((gap) => gap.name === "run")) {
     for (const command of ["bash", "bwrap"]) {
-      if (granted({ name: "run", command })) {
-        excess.push({ name: "run", value: command, flag: `--allow-run=${command}` });
-      }
+      if (granted({ name: "run", command })) excess.push(gap("run", command));
     }
   }
   return { missing: [], excess };

@@ -4,7 +4,6 @@ import type { CliIo } from "./cli_io.ts";
 import { UsageError } from "./usage_error.ts";
 import type { ParsedArgs } from "./parse_args.ts";
 import { sharedApprovalSecret } from "./approval_secret.ts";
-import { servedStore } from "./served_store.ts";
 
 /**
  * `toolroute grants ls|revoke`: lists or ends the grants (approvals answered "session" or
@@ -29,12 +28,12 @@ export async function grantsCommand(
   if (typeof flags.store !== "string") {
     throw new UsageError('"toolroute grants" needs --store FILE: the store serve keeps grants in');
   }
-  await using opened = await openStore(storeLocation(flags.store)!);
   // As serve reads it: sealed with TOOLROUTE_STORE_KEY when that is set.
-  const store = servedStore(opened.store, {
-    name: opened.name,
-    warn: (line) => io.err(`toolroute: ${line}`),
-  });
+  await using opened = await openStore(
+    storeLocation(flags.store)!,
+    (line) => io.err(`toolroute: ${line}`),
+  );
+  const store = opened.store;
   if (action === "revoke") {
     if (id === undefined) {
       throw new UsageError('Missing the grant id: "toolroute grants revoke ID"');

@@ -21,7 +21,6 @@ import { FileAuditSink } from "../audit/file_audit_sink.ts";
 import { checkUserSeparation, servedContexts } from "./user_workspace.ts";
 import { openStore, storeLocation } from "./store_location.ts";
 import { requiredPermissions } from "../builtins/permissions/required_permissions.ts";
-import { servedStore } from "./served_store.ts";
 import { BWRAP_INSTALL, BWRAP_STILL_WORKS } from "../sandbox/bwrap_missing.ts";
 
 /** How long serve's `tools/list` waits for servers still starting, unless the config says. */
@@ -52,9 +51,9 @@ export async function serveCommand(
   if (tokenFile !== undefined && http === undefined) {
     throw new UsageError('"--token-file" applies to --http; over stdio there is no token');
   }
-  const warn = { onWarning: (line: string) => io.err(`toolroute: ${line}`) };
+  const warn = (line: string) => io.err(`toolroute: ${line}`);
   checkPermissionsOrRefuse(
-    await configFromFlags(flags, { env: false, ...warn }),
+    await configFromFlags(flags, { env: false, onWarning: warn }),
     http,
     flags,
     files,
@@ -75,15 +74,12 @@ export async function serveCommand(
     files.audit,
     { onError: (error) => io.err(`toolroute: audit "${files.audit}": ${error.message}`) },
   );
-  await using opened = storeAt === undefined ? undefined : await openStore(storeAt);
+  await using opened = storeAt === undefined ? undefined : await openStore(storeAt, warn);
   const progress = startProgress(io);
   await using served = await buildRouter(config, {
     oauthRedirectUrl: http === undefined ? undefined : oauthRedirectUrl(http),
     audit,
-    store: opened === undefined ? undefined : servedStore(opened.store, {
-      name: opened.name,
-      warn: (line) => io.err(`toolroute: ${line}`),
-    }),
+    store: opened?.store,
     trustFiles: trustFiles(files),
     defer: flags.defer === true,
     // Clients hear of a server that starts later (list_changed): a list never waits long.

@@ -2,6 +2,7 @@ import { resolve } from "@std/path";
 import type { KeyValueStore } from "../../core/store/key_value_store.ts";
 import { RedisStore } from "../store/redis_store.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
+import { servedStore } from "./served_store.ts";
 import { UsageError } from "./usage_error.ts";
 
 /**
@@ -54,26 +55,32 @@ export function storeLocation(flag: string | true | undefined): StoreLocation | 
 }
 
 /**
- * Opens the store at a location. Throws a {@linkcode UsageError} when a Redis server cannot be
- * reached.
+ * Opens the store at a location, as serve keeps its state there (`servedStore`: sealed with
+ * `TOOLROUTE_STORE_KEY` when that is set, else `warn` is told once). Throws a
+ * {@linkcode UsageError} when a Redis server cannot be reached.
  *
- * @tags allow-read, allow-write, allow-net
- * @returns The store, its name for messages, and how to close it.
+ * @tags allow-read, allow-write, allow-net, allow-env
+ * @param warn Receives the warning line of a store that keeps secrets unencrypted.
+ * @returns The store, and how to close it.
  */
 export async function openStore(
   location: StoreLocation,
-): Promise<{ store: KeyValueStore; name: string } & AsyncDisposable> {
-  if ("file" in location) {
-    const store = new SqliteStore(location.file);
-    return {
-      store,
-      name: `"${location.file}"`,
-      [Symbol.asyncDispose]: () => Promise.resolve(store.close()),
-    };
-  }
-  let store: RedisStore;
+  warn: (line: string) => void,
+): Promise<{ store: KeyValueStore } & AsyncDisposable> {
+  const opened = "file" in location ? new SqliteStore(location.file) : await connect(location);
+  const close = () => Promise.resolve(opened.close());
   try {
-    store = await RedisStore.connect(location.url);
+    const name = "file" in location ? `"${location.file}"` : location.name;
+    return { store: servedStore(opened, { name, warn }), [Symbol.asyncDispose]: close };
+  } catch (error) {
+    await close(); // A key that is not one: the store is not used.
+    throw error;
+  }
+}
+
+async function connect(location: { url: string; name: string }): Promise<RedisStore> {
+  try {
+    return await RedisStore.connect(location.url);
   } catch (error) {
     throw new UsageError(
       `Cannot reach the Redis store ${location.name}: ${
@@ -81,5 +88,4 @@ export async function openStore(
       }; check that it runs and that the URL is right`,
     );
   }
-  return { store, name: location.name, [Symbol.asyncDispose]: () => store.close() };
 }

@@ -1,28 +1,30 @@
+import { z } from "zod";
 import { canonicalJson } from "../../core/canonical_json.ts";
 import type { PinStore, ToolPin } from "../../core/mcp/gateway/pin_store.ts";
 import { hashToolDefinition } from "../../core/mcp/gateway/pinning/tool_definition_hash.ts";
 import { MemoryStore } from "../../core/store/memory_store.ts";
+import { formatIssues } from "../mcp/mcp_config_schema.ts";
 import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 
 /** The lock file's name, beside the config (like `deno.lock`). */
 export const LOCK_FILE = "toolroute.lock";
 
+// One locked tool: `hash` (`sha256-…` over the pinned fields, see `hashToolDefinition`) and the
+// pinned fields a reviewer approved (`definition`: name, title, description, schemas, annotations).
+const lockedTool = z.object({ hash: z.string(), definition: z.record(z.string(), z.unknown()) });
+const toolsOf = z.record(z.string(), lockedTool);
+// Global servers: server id → tool name → locked tool; users' own: user id → server id → ….
+const toolLockSchema = z.object({
+  version: z.literal(1),
+  servers: z.record(z.string(), toolsOf).default({}),
+  users: z.record(z.string(), z.record(z.string(), toolsOf)).default({}),
+});
+
 /** One locked tool: its hash and the definition a reviewer approved. */
-export interface LockedTool {
-  /** `sha256-…` over the pinned fields (see `hashToolDefinition`). */
-  hash: string;
-  /** The pinned fields (name, title, description, schemas, annotations). */
-  definition: Record<string, unknown>;
-}
+export type LockedTool = z.infer<typeof lockedTool>;
 
 /** The lock file: every remote tool's pinned definition, by server (and user). */
-export interface ToolLock {
-  version: 1;
-  /** Global servers: server id → tool name → locked tool. */
-  servers: Record<string, Record<string, LockedTool>>;
-  /** Users' own servers: user id → server id → tool name → locked tool. */
-  users: Record<string, Record<string, Record<string, LockedTool>>>;
-}
+export type ToolLock = z.infer<typeof toolLockSchema>;
 
 /** Where a config's lock file is (see `besideConfig`). */
 export function lockPath(config: ToolrouteConfig): string | undefined {
@@ -44,48 +46,32 @@ export async function readToolLock(path: string): Promise<ToolLock | undefined> 
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw error;
   }
-  let lock: ToolLock;
-  try {
-    lock = JSON.parse(text);
-  } catch (error) {
-    throw new TypeError(`Cannot read the lock file "${path}": ${(error as Error).message}`);
-  }
   const bad = (why: string) =>
     new TypeError(
       `Cannot read the lock file "${path}": ${why}; run "toolroute lock" to rewrite it`,
     );
-  if (lock === null || typeof lock !== "object" || lock.version !== 1) {
-    throw bad('"version" must be 1');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw bad((error as Error).message);
   }
-  const entries: [string, LockedTool][] = [];
-  const check = (tools: unknown, where: string) => {
-    if (tools === null || typeof tools !== "object") throw bad(`${where} is not an object`);
-    for (const [name, tool] of Object.entries(tools as Record<string, LockedTool>)) {
-      if (
-        typeof tool?.hash !== "string" || tool.definition === null ||
-        typeof tool.definition !== "object" || Array.isArray(tool.definition)
-      ) {
-        throw bad(`${where}/${name} needs "hash" and "definition"`);
-      }
-      entries.push([`${where}/${name}`, tool]);
-    }
-  };
-  for (const [id, tools] of Object.entries(lock.servers ?? {})) check(tools, id);
-  for (const [user, servers] of Object.entries(lock.users ?? {})) {
-    if (servers === null || typeof servers !== "object") throw bad(`${user} is not an object`);
-    for (const [id, tools] of Object.entries(servers)) check(tools, `${user}/${id}`);
-  }
+  const checked = toolLockSchema.safeParse(data);
+  if (!checked.success) throw bad(formatIssues(checked.error.issues).join("; "));
+  const lock = checked.data;
   // The readable definition is what a reviewer approves; the hash is what serve pins. A lock
   // whose two disagree would show one tool and serve another: refused, entry by entry.
-  for (const [where, tool] of entries) {
+  for (const [where, tool] of lockedTools(lock)) {
     const { hash } = await hashToolDefinition(tool.definition);
     if (hash !== tool.hash) {
       throw new TypeError(
-        `Cannot read the lock file "${path}": the entry ${where} does not match its own hash (its "definition" hashes to ${hash}, its "hash" says ${tool.hash}), so the definition shown for review is not the one it pins; the file was edited by hand or tampered with: check the entry, then run "toolroute lock" to rewrite it from the servers`,
+        `Cannot read the lock file "${path}": the entry ${
+          where.slice(1).join("/")
+        } does not match its own hash (its "definition" hashes to ${hash}, its "hash" says ${tool.hash}), so the definition shown for review is not the one it pins; the file was edited by hand or tampered with: check the entry, then run "toolroute lock" to rewrite it from the servers`,
       );
     }
   }
-  return { version: 1, servers: lock.servers ?? {}, users: lock.users ?? {} };
+  return lock;
 }
 
 /**

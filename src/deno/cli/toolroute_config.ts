@@ -2,23 +2,7 @@ import { dirname, join } from "@std/path";
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import type { Policy } from "../../core/policy_types.ts";
-
-/** What the served tool set contains; an absent list means "everything of that kind". */
-export interface ExposeConfig {
-  /** Built-in tool names. */
-  builtins?: string[];
-  /** Global MCP server ids. */
-  mcpServers?: string[];
-  /** Local MCP service names (from modules). */
-  mcpServices?: string[];
-  /** Function tool names (from modules). */
-  functions?: string[];
-  /**
-   * List only these tools and `search_tools`; a client's searches list the rest for that client
-   * (`true`: keep none).
-   */
-  defer?: boolean | { keep?: string[] };
-}
+import type { ToolrouteConfigFile } from "./config_schema.ts";
 
 /** One user of `serve --http`: the token's variable, the id and the user's own servers. */
 export interface UserConfig {
@@ -49,8 +33,8 @@ export interface ToolrouteConfig {
   builtins?: boolean;
   /** Modules to import for function tools and local services (absolute paths). */
   modules: string[];
-  /** What is exposed. */
-  expose: ExposeConfig;
+  /** What is exposed, as the file says; an absent list means "everything of that kind". */
+  expose: NonNullable<ToolrouteConfigFile["expose"]>;
   /** Global MCP servers by id. */
   mcpServers: Record<string, McpServerConfig>;
   /** The users, in file order. */
@@ -66,14 +50,7 @@ export interface ToolrouteConfig {
    * 64, per bearer token) and `headTimeoutMs` (default 10000) bound what clients hold of the
    * server.
    */
-  http: {
-    allowedHosts?: string[];
-    allowedOrigins?: string[];
-    stateless?: boolean;
-    maxConnections?: number;
-    headTimeoutMs?: number;
-    maxConnectionsPerUser?: number;
-  };
+  http: NonNullable<ToolrouteConfigFile["http"]>;
   /** Allow, ask and deny rules over the served tools. */
   policy?: Policy;
   /** Names of the environment variables the file reads (`${VAR}` and token variables). */

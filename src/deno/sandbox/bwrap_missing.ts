@@ -15,7 +15,6 @@ export const BWRAP_INSTALL =
  * what works without it.
  *
  * @param use What the sandbox was for.
- * @returns The message.
  */
 export function bwrapMissing(use: SandboxUse): string {
   const head = use === "bash"

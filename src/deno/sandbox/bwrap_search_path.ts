@@ -52,7 +52,6 @@ export function bwrapHostPath(path: string | undefined): string {
  * A variable of this process's environment; `undefined` when it is not set or may not be read
  * (no `allow-env` for it).
  *
- * @param name The variable.
  * @returns Its value.
  */
 export function hostEnv(name: string): string | undefined {

@@ -37,7 +37,6 @@ const RUNTIMES: Readonly<Record<string, readonly string[]>> = Object.freeze({
 /**
  * The registries an installing launcher (`npx`, `uvx`, …) downloads from on its first start.
  *
- * @param command The program.
  * @returns The host names; none for other programs.
  */
 export function launcherRegistries(command: string): string[] {

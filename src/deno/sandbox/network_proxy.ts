@@ -1,5 +1,6 @@
 import { concat } from "@std/bytes";
 import { listenAtSocket } from "./proxy_socket.ts";
+import { quietly } from "./quietly.ts";
 
 /** Bounds of one sandbox's network proxy: what the host holds for one sandbox session. */
 export interface ProxyLimits {
@@ -47,7 +48,6 @@ const MAX_HEAD = 16 * 1024;
  * (any name below it, not the name itself). An IP address is never allowed: only names.
  *
  * @param host The host name from the request.
- * @param allow The allowlist.
  * @returns Whether it may be reached.
  */
 export function hostAllowed(host: string, allow: readonly string[]): boolean {
@@ -165,7 +165,7 @@ export class NetworkProxy {
   /** Stops listening, ends every connection and removes the socket. */
   async close(): Promise<void> {
     this.#closed = true;
-    closeQuietly(this.#listener);
+    quietly(() => this.#listener.close());
     for (const pair of this.#pairs) closePair(pair);
     this.#stopSweep();
     await this.#cleanUp();
@@ -355,19 +355,11 @@ function overLimit(conn: Deno.Conn, max: number): void {
   const body =
     `toolroute: the sandbox already has ${max} connections open through its proxy (the session's limit); close some and retry\n`;
   conn.write(answer("503 Service Unavailable", body)).catch(() => {})
-    .finally(() => closeQuietly(conn));
+    .finally(() => quietly(() => conn.close()));
 }
 
 function closePair(pair: Pair): void {
   pair.closed = true;
-  closeQuietly(pair.client);
-  if (pair.upstream !== undefined) closeQuietly(pair.upstream);
-}
-
-function closeQuietly(conn: { close(): void }): void {
-  try {
-    conn.close();
-  } catch {
-    // Closed already.
-  }
+  quietly(() => pair.client.close());
+  quietly(() => pair.upstream?.close());
 }

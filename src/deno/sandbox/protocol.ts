@@ -13,7 +13,10 @@
  */
 import { z } from "zod";
 
-/** How `put` looks at its target first (see `files/file_access.ts`). */
+/**
+ * What `put` requires of its target before it writes: `"file-or-absent"` (a regular file or
+ * nothing) or `"absent"` (nothing there).
+ */
 export type PutExpectation = "absent" | "file-or-absent";
 
 /** The fields of each operation's request, by `op`. */
@@ -104,6 +107,8 @@ export const dirEntry = z.object({
   isDirectory: z.boolean(),
   isSymlink: z.boolean(),
 });
+/** One directory entry (see {@linkcode dirEntry}). */
+export type DirEntry = z.infer<typeof dirEntry>;
 
 const done = z.object({});
 const searched = z.object({ stopped: z.enum(["deadline", "stopped"]).nullable() });

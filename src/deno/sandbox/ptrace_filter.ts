@@ -96,7 +96,6 @@ const FAMILIES: Record<string, readonly Family[]> = {
  * The bytes as a `printf %b` argument: each one a `\0NNN` octal escape (NUL included, which no
  * shell variable can hold).
  *
- * @param bytes The bytes.
  * @returns The escaped text.
  */
 export function printfEscaped(bytes: Uint8Array): string {

@@ -40,7 +40,6 @@ export interface ResourceLimits {
  * write or `truncate` past `fileMiB` with `EFBIG`; `-t` (RLIMIT_CPU) stops a process after the
  * command's deadline in CPU seconds, or after `backgroundCpuSeconds` for a background process.
  *
- * @param limits The limits.
  * @param timeoutMs The command's deadline (none: a background process).
  * @returns Bash code ending in `;`.
  */
@@ -182,7 +181,6 @@ exit $rc
  * @tags allow-run
  * The first line on stderr says which limits hold.
  *
- * @param limits The limits.
  * @returns The wrapper for `SandboxSession.start`.
  */
 export function withResourceLimits(

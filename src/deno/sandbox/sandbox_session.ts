@@ -203,8 +203,6 @@ export class SandboxSession {
 
   /**
    * Sends a request whose answer nobody waits for (such as `cancel`).
-   *
-   * @param header The request.
    */
   notify(header: SupervisorRequest): void {
     if (this.#ended !== undefined) return;
@@ -218,7 +216,6 @@ export class SandboxSession {
    * asked for: it may be under the control of a command), and returns the error to throw.
    *
    * @param why What was wrong with the answer.
-   * @returns The error.
    */
   fail(why: string): ToolError {
     const error = sessionEnded(`its supervisor answered out of protocol (${why})`);
@@ -228,8 +225,6 @@ export class SandboxSession {
 
   /**
    * Calls `listener` once when the session ends.
-   *
-   * @param listener The function.
    */
   onEnd(listener: () => void): void {
     if (this.#ended !== undefined) listener();

@@ -40,7 +40,6 @@ export interface ServerPaths {
  *
  * @param identity The config, user and server.
  * @param host The host user's id and home folder.
- * @returns The paths.
  */
 export function serverPaths(
   identity: ServerIdentity,
@@ -74,7 +73,6 @@ export function serverPaths(
  *
  * @tags allow-sys, allow-env
  * @param identity The config, user and server.
- * @returns The paths.
  */
 export function hostServerPaths(identity: ServerIdentity): ServerPaths {
   let uid: number | undefined;

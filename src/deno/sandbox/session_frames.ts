@@ -18,7 +18,6 @@ export const MAX_FRAME_BODY = 17 << 20;
  * part, the body.
  *
  * @param header The JSON part.
- * @param body The body.
  * @returns The bytes to write.
  */
 export function encodeFrame(

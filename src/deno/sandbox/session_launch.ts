@@ -3,6 +3,7 @@ import { bwrapCommand, type BwrapOptions } from "./bwrap_command.ts";
 import { bwrapSizeSupported } from "./bwrap_size_support.ts";
 import { supervisorScript } from "./supervisor/supervisor_script.ts";
 import { printfEscaped, ptraceFilter } from "./ptrace_filter.ts";
+import { quietly } from "./quietly.ts";
 
 /** What a session shows and how it starts. */
 export interface SessionSetup {
@@ -201,13 +202,7 @@ const LAST_RESORT_MS = 10_000;
  * @param wrapped Whether the resource-limit wrapper runs it.
  */
 export function stopSandbox(child: Deno.ChildProcess, wrapped: boolean): void {
-  const kill = (signal: Deno.Signal) => {
-    try {
-      child.kill(signal);
-    } catch {
-      // It ended already.
-    }
-  };
+  const kill = (signal: Deno.Signal) => quietly(() => child.kill(signal));
   kill(wrapped ? "SIGTERM" : "SIGKILL");
   if (wrapped) {
     const again = setInterval(() => kill("SIGTERM"), 100);

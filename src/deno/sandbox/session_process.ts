@@ -1,6 +1,7 @@
 import { ToolError } from "../../core/tool_error.ts";
 import type { SandboxSession } from "./sandbox_session.ts";
 import type { RequestOf, SupervisorRequest } from "./protocol.ts";
+import { quietly } from "./quietly.ts";
 
 /** A use of a session; `release` it when done. */
 export interface SessionLease {
@@ -88,13 +89,7 @@ export function spawnInSession(
     },
     () => 137,
   ).then(async (code) => {
-    for (const controller of Object.values(controllers)) {
-      try {
-        controller.close();
-      } catch {
-        // Closed already.
-      }
-    }
+    for (const controller of Object.values(controllers)) quietly(() => controller.close());
     await lease.release();
     return { code, success: code === 0, signal: null };
   });

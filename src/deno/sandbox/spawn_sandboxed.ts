@@ -37,8 +37,6 @@ export interface CommandSandbox {
    * Default: none (a start downloads again).
    */
   readonly cache?: string;
-  /** How long bubblewrap and the supervisor may take to start, in ms; default 30000. */
-  readonly startTimeoutMs?: number;
 }
 
 /** The command to run: program, arguments, environment and working directory, as on the host. */
@@ -98,7 +96,6 @@ export const SANDBOX_HOME = "/home/sandbox";
  * and `allow-sys` for `uid` (see `listenAtSocket`).
  *
  * @tags allow-run, allow-read, allow-write
- * @param command The command.
  * @param sandbox Its roots, read-only paths, network and limits.
  * @returns The running command.
  */
@@ -187,7 +184,7 @@ export async function spawnSandboxed(
     session = await SandboxSession.start({
       mounts: { readOnlyRoots: readOnly, writableRoots: roots, home: SANDBOX_HOME },
       path,
-      startTimeoutMs: sandbox.startTimeoutMs ?? 30_000,
+      startTimeoutMs: 30_000, // bubblewrap and the supervisor
       proxySocket: proxy?.socket,
       tmpfsBytes: limits.tmpMiB * 1024 * 1024,
       stdioPid: standIn.child.pid,

@@ -1,3 +1,5 @@
+import { quietly } from "./quietly.ts";
+
 /**
  * The pipes of a long-lived command, made on the host before its sandbox starts: a stopped
  * `bash` with its stdin, stdout and stderr piped to this process. The sandbox's launch opens
@@ -24,12 +26,6 @@ export function stdioStandIn(path: string): { child: Deno.ChildProcess; release(
   }).spawn();
   return {
     child,
-    release() {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // It ended already.
-      }
-    },
+    release: () => quietly(() => child.kill("SIGKILL")),
   };
 }

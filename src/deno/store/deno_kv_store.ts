@@ -77,7 +77,6 @@ export class DenoKvStore implements KeyValueStore, Disposable {
    * the flag when Deno KV is not enabled.
    *
    * @param path A file for a local database; absent for Deno Deploy's or the default one.
-   * @returns The store.
    */
   static async open(path?: string): Promise<DenoKvStore> {
     const unstable = new TypeError(

@@ -45,9 +45,9 @@ export class BackgroundProcess {
    *
    * @param logChars Most characters kept in the log.
    */
-  constructor(id: string, command: string, invocation: BashInvocation, logChars: number) {
+  constructor(id: string, invocation: BashInvocation, logChars: number) {
     this.#id = id;
-    this.#command = command;
+    this.#command = invocation.command;
     this.#log = new LogBuffer(logChars);
     this.#child = invocation.spawn?.() ?? spawnOnHost(invocation, "piped");
     this.#stdin = this.#child.stdin.getWriter();

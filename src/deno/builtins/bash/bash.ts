@@ -184,7 +184,7 @@ async function runBash(
     case "start": {
       const invocation = prepareBashCommand(ctx, request(args, true));
       if (!invocation.sandboxed) {
-        return await spawnOrExplain(() => processes.start(invocation.command, invocation));
+        return await spawnOrExplain(() => processes.start(invocation));
       }
       await sessionStarted(ctx, sessions);
       await checkWorkspaceDisk(ctx);
@@ -226,7 +226,7 @@ async function startInSession(
   const lease = await sessions.acquire(ctx);
   const inside = invocation.inside!; // a sandboxed invocation has it
   try {
-    return processes.start(invocation.command, {
+    return processes.start({
       ...invocation,
       spawn: () =>
         spawnInSession(lease, {

@@ -16,6 +16,8 @@
  * bash (it reads `/proc/<pid>/environ`, Linux only). When the host process exits normally
  * (`unload`, also fired by `Deno.exit`) every target still alive is killed synchronously.
  */
+import { quietly } from "../../sandbox/quietly.ts";
+import { granted } from "../permissions/program_installed.ts";
 
 /** Something the reaper can end. */
 export type ReapTarget =
@@ -66,15 +68,11 @@ export function trackForExit(target: ReapTarget): () => void {
  */
 export async function reap(target: ReapTarget, signal: Deno.Signal = "SIGKILL"): Promise<void> {
   if (target.kind === "group") {
-    if (canKillDirectly()) return killQuietly(-target.pgid, signal);
+    if (granted({ name: "run" })) return quietly(() => Deno.kill(-target.pgid, signal));
     await runBash(killGroupsArgs([target.pgid], signal));
     return;
   }
-  try {
-    target.child.kill(signal);
-  } catch {
-    // Already gone.
-  }
+  quietly(() => target.child.kill(signal));
   if (target.kind === "marked") await runBash(killMarkedArgs([target.marker], signal));
 }
 
@@ -86,11 +84,7 @@ function reapAllSync(): void {
   for (const target of targets) {
     if (target.kind === "group") groups.push(target.pgid);
     else {
-      try {
-        target.child.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
+      quietly(() => target.child.kill("SIGKILL"));
       if (target.kind === "marked") markers.push(target.marker);
     }
   }
@@ -123,20 +117,4 @@ function quiet(args: string[]): Deno.CommandOptions {
 
 function signalName(signal: Deno.Signal): string {
   return signal.replace(/^SIG/, "");
-}
-
-function killQuietly(pid: number, signal: Deno.Signal): void {
-  try {
-    Deno.kill(pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-function canKillDirectly(): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "run" }).state === "granted";
-  } catch {
-    return false;
-  }
 }

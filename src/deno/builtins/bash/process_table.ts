@@ -37,7 +37,7 @@ export class ProcessTable implements AsyncDisposable {
    *
    * @returns Its state right after the start.
    */
-  start(command: string, invocation: BashInvocation): ProcessInfo {
+  start(invocation: BashInvocation): ProcessInfo {
     if (this.#closed !== undefined) {
       throw new ToolError("tool_error", "Cannot start a process: the built-in tools were closed");
     }
@@ -50,7 +50,7 @@ export class ProcessTable implements AsyncDisposable {
     }
     this.#forgetOldEnded();
     const id = `p${this.#next++}`;
-    const process = new BackgroundProcess(id, command, invocation, this.#logChars);
+    const process = new BackgroundProcess(id, invocation, this.#logChars);
     this.#processes.set(id, process);
     return process.info();
   }
@@ -59,7 +59,6 @@ export class ProcessTable implements AsyncDisposable {
    * Finds a process by id, or throws a `tool_error` naming the known ids.
    *
    * @param processId The id, such as `"p1"`.
-   * @returns The process.
    */
   get(processId: string): BackgroundProcess {
     const process = this.#processes.get(processId);

@@ -153,7 +153,6 @@ export function commandVariants(commands: readonly ShellCommand[]): string[] {
  * (`2>&1`). A keyword, subshell, group, function or test adds a command that is never plain,
  * named by its node type, so that no allow rule covers a script holding one.
  *
- * @param script The script.
  * @returns The commands, in source order.
  */
 export function shellCommands(script: string): ShellCommand[] {

@@ -1,22 +1,14 @@
+import type { DirEntry, FileInfo, PutExpectation } from "../../sandbox/protocol.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 
-/** What the file tools learn of a file (the fields of `Deno.FileInfo` they use). */
-export interface FileStat {
-  readonly isFile: boolean;
-  readonly isDirectory: boolean;
-  /** Only from `lstat`. */
-  readonly isSymlink: boolean;
-  readonly isFifo: boolean;
-  /** A character or block device. */
-  readonly isDevice: boolean;
-  readonly isSocket: boolean;
-  readonly size: number;
-  /** The mode (type and permission bits), `null` where the platform has none. */
-  readonly mode: number | null;
-  readonly dev: number;
-  /** `null` where the platform has none. */
-  readonly ino: number | null;
-}
+export type { PutExpectation };
+
+/**
+ * What the file tools learn of a file (the fields of `Deno.FileInfo` they use, as the sandbox's
+ * supervisor answers them too): `isSymlink` only from `lstat`, `isDevice` for a character or
+ * block device, `mode` (type and permission bits) and `ino` `null` where the platform has none.
+ */
+export type FileStat = Readonly<FileInfo>;
 
 /** Something to read bytes from, like `Deno.FsFile`. */
 export interface ByteSource {
@@ -33,12 +25,7 @@ export interface OpenedFile extends ByteSource {
 }
 
 /** A directory entry. */
-export interface FileEntry {
-  readonly name: string;
-  readonly isFile: boolean;
-  readonly isDirectory: boolean;
-  readonly isSymlink: boolean;
-}
+export type FileEntry = Readonly<DirEntry>;
 
 /** How `FileAccess.stage` writes a new file. */
 export interface StageOptions {
@@ -47,12 +34,6 @@ export interface StageOptions {
   /** The path as the model wrote it (for messages). */
   readonly shown: string;
 }
-
-/**
- * What `FileAccess.put` requires of the target before it writes: `"file-or-absent"` (a regular
- * file or nothing) or `"absent"` (nothing there).
- */
-export type PutExpectation = "file-or-absent" | "absent";
 
 /** How `FileAccess.put` writes a file. */
 export interface PutOptions extends StageOptions {

@@ -26,9 +26,7 @@ export function splitText(text: string): TextLines {
 /**
  * Joins lines back into text with the given layout. An empty list gives empty text.
  *
- * @param lines The lines.
  * @param layout The line ending and trailing newline to keep.
- * @returns The text.
  */
 export function joinText(lines: readonly string[], layout: Omit<TextLines, "lines">): string {
   if (lines.length === 0) return "";

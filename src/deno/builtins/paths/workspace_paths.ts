@@ -249,9 +249,6 @@ function below(base: string, path: string): string {
 /**
  * Checks a path argument: a non-empty string without NUL bytes, not starting with `~`. Throws a
  * `ToolError` (`invalid_arguments`) otherwise.
- *
- * @param path The argument.
- * @returns The path.
  */
 export function checkPathInput(path: unknown): string {
   if (typeof path !== "string" || path.length === 0) {

@@ -114,7 +114,8 @@ export function assertNoExcess(context: BuiltinContext | ResolvedContext): void 
   );
 }
 
-function gap(name: Deno.PermissionName, value?: string): PermissionGap {
+/** The gap of one permission: unscoped without `value`, else of that path, program or host. */
+export function gap(name: Deno.PermissionName, value?: string): PermissionGap {
   return {
     name,
     value,

@@ -96,7 +96,6 @@ export class SandboxSessions {
    *
    * @tags allow-run
    * @param options Whether the use only reads.
-   * @returns The lease.
    */
   async acquire(ctx: ResolvedContext, options: AcquireOptions = {}): Promise<SessionLease> {
     // A use the running session fits as it is takes it before any wait.

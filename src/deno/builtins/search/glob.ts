@@ -4,8 +4,7 @@ import { compileZodInput } from "../../../core/parse_arguments.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { compileGlob } from "./glob_pattern.ts";
 import { SearchBudget } from "./search_budget.ts";
-import type { SearchAccess } from "./search_access.ts";
-import { listFiles } from "./search_files.ts";
+import { listFiles, type SearchAccess } from "./search_access.ts";
 import { resolveSearchTarget } from "./search_target.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
 

@@ -42,7 +42,6 @@ const WILD = /[*?[\]{}()!+@\\]/;
  *
  * @param pattern The glob, relative to the search folder.
  * @param field The argument's name, for messages.
- * @returns The matcher.
  */
 export function compileGlob(pattern: string, field: string): GlobMatcher {
   const cleaned = checkGlob(pattern, field);
@@ -134,7 +133,6 @@ function compileSegment(segment: string, field: string): (name: string) => boole
  * (`*.ts`), one with a slash matches the path relative to the search folder (`src/**\/*.ts`).
  * The same glob syntax and matching as {@linkcode compileGlob}.
  *
- * @param pattern The glob.
  * @returns The test of a path relative to the search folder.
  */
 export function compileFileFilter(pattern: string): (path: string) => boolean {

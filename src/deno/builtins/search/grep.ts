@@ -13,8 +13,7 @@ import {
 import { LongLineMatcher } from "./long_line_matcher.ts";
 import { LiteralFinder } from "../../sandbox/supervisor/literal_finder.ts";
 import { SearchBudget } from "./search_budget.ts";
-import type { SearchAccess } from "./search_access.ts";
-import { listFiles } from "./search_files.ts";
+import { listFiles, type SearchAccess } from "./search_access.ts";
 import { resolveSearchTarget } from "./search_target.ts";
 import { pathSubjects } from "../paths/path_subjects.ts";
 

@@ -374,7 +374,6 @@ async function matchLine(
 /**
  * Cuts a line longer than {@linkcode MAX_LINE_CHARS} around a position, marking what was cut.
  *
- * @param text The line.
  * @param at The position to keep (the match's start).
  * @returns The line, or its cut.
  */

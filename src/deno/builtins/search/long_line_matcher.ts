@@ -59,7 +59,6 @@ export class LongLineMatcher {
   >();
 
   /**
-   * @param expression The expression.
    * @param short A line up to this long needs no position (it is shown whole).
    */
   constructor(expression: WorkerExpression, short: number) {

@@ -1,5 +1,6 @@
 import type { SearchBudget } from "./search_budget.ts";
-import type { TreeView, WalkOptions } from "./walk_tree.ts";
+import type { SearchTarget } from "./search_target.ts";
+import { type TreeView, type WalkOptions, walkTree } from "./walk_tree.ts";
 
 /** The largest file `grep` reads (16 MiB); larger files are skipped. */
 export const MAX_SEARCH_BYTES = 16 * 1024 * 1024;
@@ -52,4 +53,26 @@ export interface SearchAccess {
    * @param onFile Receives a file's path and content; returns `true` to stop.
    */
   read(root: string, request: ReadRequest, onFile: OnFile): Promise<void>;
+}
+
+/** What {@linkcode listFiles} lists: the walk's options below the target, and the name filter. */
+export type ListOptions = Omit<WalkOptions, "start"> & Pick<ListRequest, "name">;
+
+/**
+ * Lists the regular files of a search target (see `walkTree` for the rules) through the
+ * context's search access: on the host, or inside its sandbox session when bash is sandboxed.
+ *
+ * @param access The context's search access.
+ * @param target The checked folder.
+ * @param options The walk's options, and `onFile`, called per file (`true` stops the walk).
+ * @returns Whether it stopped early.
+ */
+export async function listFiles(
+  access: SearchAccess,
+  target: SearchTarget,
+  options: ListOptions & { onFile: (path: string) => boolean | void },
+): Promise<boolean> {
+  const { onFile, ...list } = options;
+  const view = await access.list(target.root, { start: target.start, ...list });
+  return await walkTree(view, { start: target.start, ...list, onFile });
 }

@@ -40,7 +40,6 @@ export interface WalkOptions {
  * `true` (stop). Never enters a folder named `.git` (in any case) nor a symbolic link, and skips
  * what `.gitignore` files exclude (those of `start`'s parent folders from the root down included).
  *
- * @param view The tree.
  * @param options The walk's options, and `onFile`, called per file (`true` stops the walk).
  * @returns Whether `onFile` stopped the walk.
  */

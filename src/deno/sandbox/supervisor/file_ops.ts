@@ -10,7 +10,6 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  * `readDir`. Self-contained: its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
- * @returns The operations.
  */
 export function fileOps(context: SupervisorContext): SupervisorOps {
   const { send } = context;

@@ -6,7 +6,6 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  * its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
- * @returns The operations.
  */
 export function networkOps(context: SupervisorContext): SupervisorOps {
   const { send } = context;

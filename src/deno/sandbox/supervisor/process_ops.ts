@@ -9,7 +9,6 @@ import type { SupervisorContext, SupervisorOps } from "./supervisor_context.ts";
  * Self-contained: its source text runs inside the sandbox.
  *
  * @param context The supervisor's shared context.
- * @returns The operations.
  */
 export function processOps(context: SupervisorContext): SupervisorOps {
   const { send, processIds, kill, cgroups } = context;

@@ -7,7 +7,6 @@
  * without being opened (for a `.gitignore`). A global of the supervisor
  * (`supervisor_script.ts`): self-contained.
  *
- * @param path The file.
  * @param options The most bytes, the buffer of the first read, whether to `lstat` first.
  * @returns The bytes (a view of `buffer` when they fit in it), or `undefined`.
  */

@@ -18,7 +18,6 @@ export interface SearchLimits {
  *
  * @param running The running searches' stop functions, by request id.
  * @param request The request (its `id` and `timeoutMs`).
- * @returns The limits.
  */
 export function searchLimits(
   running: Map<number, () => void>,

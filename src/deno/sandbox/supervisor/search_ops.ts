@@ -34,7 +34,6 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
  * the sandbox.
  *
  * @param context The supervisor's shared context.
- * @returns The operations.
  */
 export function searchOps(context: SupervisorContext): SupervisorOps {
   const { send } = context;

@@ -7,7 +7,6 @@
  * Self-contained (no outside names): the sandbox session's supervisor runs its source text too.
  *
  * @param parts The glob's parts between its stars (one part: no star).
- * @param name The name.
  * @returns `true` on a match.
  */
 export function starMatch(parts: readonly string[], name: string): boolean {

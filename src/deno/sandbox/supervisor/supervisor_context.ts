@@ -59,8 +59,6 @@ export interface SupervisorContext {
 /**
  * Makes the supervisor's shared context. Never called in the host: its source text runs inside
  * the sandbox.
- *
- * @returns The context.
  */
 export function supervisorContext(): SupervisorContext {
   const encoder = new TextEncoder();

@@ -11,7 +11,7 @@ function start(command: string, logChars = 1000): BackgroundProcess {
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
     background: true,
   });
-  return new BackgroundProcess("p1", command, invocation, logChars);
+  return new BackgroundProcess("p1", invocation, logChars);
 }
 
 async function waitForLog(process: BackgroundProcess, text: string): Promise<void> {

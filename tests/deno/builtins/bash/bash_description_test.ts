@@ -26,3 +26,14 @@ Deno.test("describeBash() names what the bwrap sandbox shows, and the limits", (
   assertStringIncludes(text, "900 characters");
   assert(!text.includes("NOT sandboxed"));
 });
+
+Deno.test("describeBash() names the hosts a sandbox with a network reaches, not 'no network'", () => {
+  const text = describeBash(
+    resolveBuiltinContext({
+      workspace: "/ws",
+      bash: { sandbox: "bwrap", network: { allow: ["registry.npmjs.org"] } },
+    }),
+  );
+  assertStringIncludes(text, "the network reaches only registry.npmjs.org");
+  assert(!text.includes("no network"));
+});
