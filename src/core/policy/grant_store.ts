@@ -85,23 +85,30 @@ export class GrantStore {
     userId: string | undefined,
     decision: Pick<PolicyDecision, "rule" | "scope">,
   ): Promise<Grant | undefined> {
-    const grants = await this.list({ userId });
-    if (grants.length === 0) return undefined;
+    const entries = await this.#store.list<Grant>([GRANT_PREFIX, userKey(userId)]);
+    if (entries.length === 0) return undefined;
     const hash = await toolHash(tool);
-    return grants.find((grant) =>
-      grant.tool === tool.name && grant.source === tool.source && grant.toolHash === hash &&
-      grant.rule === decision.rule && grant.ruleScope === decision.scope && grant.userId === userId
-    );
+    const now = Date.now();
+    for (const { value: grant } of entries) {
+      if (
+        grant === null || typeof grant !== "object" || grant.tool !== tool.name ||
+        grant.source !== tool.source || grant.toolHash !== hash || grant.rule !== decision.rule ||
+        grant.ruleScope !== decision.scope || grant.userId !== userId
+      ) continue;
+      if (grant.scope !== "always" && !(Date.parse(grant.expiresAt ?? "") > now)) continue;
+      if (await this.#signer.verify("grant", grant)) return grant;
+    }
+    return undefined;
   }
 
   /**
    * The grants in force, of one user or of everyone.
    *
-   * @param filter `userId` for one user's grants; without it, every user's.
+   * @param userId The user, or `undefined` for every user's.
    * @returns The grants, with signatures that verify.
    */
-  async list(filter?: { userId?: string }): Promise<Grant[]> {
-    const prefix = filter === undefined ? [GRANT_PREFIX] : [GRANT_PREFIX, userKey(filter.userId)];
+  async list(userId?: { userId?: string }): Promise<Grant[]> {
+    const prefix = userId === undefined ? [GRANT_PREFIX] : [GRANT_PREFIX, userKey(userId.userId)];
     const out: Grant[] = [];
     const now = Date.now();
     for (const { value } of await this.#store.list<Grant>(prefix)) {
