@@ -108,12 +108,26 @@ export async function lockFromStore(store: PinStore): Promise<ToolLock> {
   for (const { key, value } of await store.list<ToolPin>(["pins"])) {
     const tool = { hash: value.hash, definition: value.definition ?? {} };
     if (key[1] === "global" && key.length === 4) {
-      (lock.servers[key[2]] ??= {})[key[3]] = tool;
+      own(lock.servers, key[2])[key[3]] = tool;
     } else if (key[1] === "user" && key.length === 5) {
-      ((lock.users[key[2]] ??= {})[key[3]] ??= {})[key[4]] = tool;
+      own(own(lock.users, key[2]), key[3])[key[4]] = tool;
     }
   }
   return lock;
+}
+
+// An id is a key of the operator's config: "toString" must name a server, not reach
+// Object.prototype's member (whose tools would be written onto the shared function).
+function own<T>(map: Record<string, Record<string, T>>, key: string): Record<string, T> {
+  if (!Object.hasOwn(map, key)) {
+    Object.defineProperty(map, key, {
+      value: {},
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return map[key];
 }
 
 /**
