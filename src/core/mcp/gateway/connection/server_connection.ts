@@ -122,7 +122,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
       // Set only while ready (and not parked): a property read, no code of another file.
       const client = this.client;
       if (client !== undefined && !context.signal.aborted) {
-        const output = await this.#callReady({ ...call, client });
+        const output = await this.#callReady(call, client);
         if (output !== NOT_SENT) return output;
         return await callGuarded(this, { ...call, firstAttempt: 1 });
       }
@@ -143,8 +143,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    * the caller's signal, no timer or signal of ours. Returns `NOT_SENT` when the request could
    * not be delivered (after dropping the client), so that `callGuarded` sends it once more.
    */
-  async #callReady(call: ToolCall & { client: Client }): Promise<ToolOutput | typeof NOT_SENT> {
-    const { client, toolName, args, context } = call;
+  async #callReady(call: ToolCall, client: Client): Promise<ToolOutput | typeof NOT_SENT> {
+    const { toolName, args, context } = call;
     const options = this.callOptions(context.timeoutMs);
     try {
       return await callMcpToolOutput(client, {
@@ -162,7 +162,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
         },
       }, withDefinition(this.index, toolName, options));
     } catch (error) {
-      return await readyFailed(this, { ...call, options, error: error as ToolError });
+      return await readyFailed(this, { ...call, client, options, error: error as ToolError });
     }
   }
 
