@@ -92,30 +92,47 @@ export class DeadlineTimer {
  * away, even when the work ignores its signal; work that fails once stopped fails with it too.
  * One timer per run, cleared when the run ends.
  */
-export async function untilStopped<T>(
+export function untilStopped<T>(
   work: (signal: AbortSignal) => T | PromiseLike<T>,
   stop: { signal?: AbortSignal; timeoutMs?: number; aborted: () => Error; timedOut: () => Error },
 ): Promise<T> {
   const controller = new AbortController();
-  let fail!: (error: Error) => void;
-  const stopped = new Promise<never>((_, reject) => fail = reject);
-  stopped.catch(() => {});
-  const end = (error: Error) => {
-    controller.abort(error);
-    fail(error);
-  };
-  const onAbort = () => end(stop.aborted());
-  if (stop.signal?.aborted) onAbort();
-  else stop.signal?.addEventListener("abort", onAbort, { once: true });
-  const timer = stop.timeoutMs === undefined
-    ? undefined
-    : setTimeout(() => end(stop.timedOut()), stop.timeoutMs);
-  try {
-    return await Promise.race([(async () => await work(controller.signal))(), stopped]);
-  } catch (error) {
-    throw controller.signal.aborted ? controller.signal.reason : error;
-  } finally {
-    clearTimeout(timer);
-    stop.signal?.removeEventListener("abort", onAbort);
-  }
+  const { signal: outer, timeoutMs } = stop;
+  // Nothing can stop this run (nearly every call of a host that sets no deadline or signal): no
+  // race to set up, only the run's own signal (on workerd a signal belongs to its request).
+  if (outer === undefined && timeoutMs === undefined) return run(work, controller.signal);
+  // One promise settled by whichever comes first, the work or a stop (not `Promise.race` over an
+  // async wrapper and a second promise: every call pays for those).
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settle = () => {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    };
+    const end = (error: Error) => {
+      controller.abort(error);
+      settle();
+      reject(error);
+    };
+    const onAbort = () => end(stop.aborted());
+    // Stopped already: the promise rejects at once, and the work still runs (as ever; its signal
+    // says it was stopped), its own failure handled.
+    if (outer?.aborted) onAbort();
+    else {
+      outer?.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== undefined) timer = setTimeout(() => end(stop.timedOut()), timeoutMs);
+    }
+    run(work, controller.signal).then((value) => {
+      settle();
+      resolve(value);
+    }, (error) => {
+      settle();
+      reject(controller.signal.aborted ? controller.signal.reason : error);
+    });
+  });
+}
+
+/** Runs the work, its synchronous throw a rejection. */
+async function run<T>(work: (signal: AbortSignal) => T | PromiseLike<T>, signal: AbortSignal) {
+  return await work(signal);
 }

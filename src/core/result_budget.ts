@@ -113,8 +113,16 @@ export class ResultBudgets {
    */
   budgetOf(tool: RoutedTool): number | undefined {
     const { tools, sources, tokens } = this.#budget;
+<<<<<<< HEAD
     return own(tools, tool.name) ?? own(sources, serverOf(tool)) ??
       own(sources, tool.source) ?? tokens ??
+=======
+    // The origin is split only when budgets by source are set (not on every call).
+    const bySource = sources === undefined
+      ? undefined
+      : own(sources, tool.origin.split("/")[0]) ?? own(sources, tool.source);
+    return own(tools, tool.name) ?? bySource ?? tokens ??
+>>>>>>> callcost
       (tool.source === "global_mcp" || tool.source === "user_mcp" ? this.#remoteTokens : undefined);
   }
 
@@ -130,13 +138,21 @@ export class ResultBudgets {
   /**
    * Cuts a result over its tool's budget and stores it whole behind a handle.
    *
+<<<<<<< HEAD
    * @returns The result, cut when over budget, with `resultHandle` when stored.
+=======
+   * @param result The call's result.
+   * @param tool The tool that made it.
+   * @param owner Whose it is.
+   * @returns The result, cut when over budget, with `resultHandle` when stored; a result within
+   *   its budget (nearly every one) as it is, not in a promise: each call's result passes here.
+>>>>>>> callcost
    */
-  async apply(
+  apply(
     result: ToolCallResult,
     tool: RoutedTool,
     owner: ResultOwner,
-  ): Promise<ToolCallResult> {
+  ): ToolCallResult | Promise<ToolCallResult> {
     const budget = this.budgetOf(tool);
     if (budget === undefined) return result;
     // What a result's blocks carry beside their text (a block's `_meta`, a link's description)
@@ -149,6 +165,15 @@ export class ResultBudgets {
       ? outside
       : result.text;
     if (this.#count(text) <= budget) return result;
+    return this.#stored(result, { text, budget, tool, owner });
+  }
+
+  /** A result over its budget, cut, its whole text stored behind a handle when it fits. */
+  async #stored(
+    result: ToolCallResult,
+    over: { text: string; budget: number; tool: RoutedTool; owner: ResultOwner },
+  ): Promise<ToolCallResult> {
+    const { text, budget, tool, owner } = over;
     const bytes = new TextEncoder().encode(text);
     const pageBytes = Math.max(MIN_PAGE_BYTES, budget * 4);
     const handle = await this.#store(bytes, tool, owner, pageBytes);

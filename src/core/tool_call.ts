@@ -169,15 +169,21 @@ async function runGuarded(
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
   }
-  const context: Omit<ToolContext, "signal"> = {
-    userId,
-    onProgress: options.onProgress,
-    timeoutMs,
-    trace: options.observed.trace,
-    elicit: options.onElicitation,
-    log: options.onLog,
-  };
-  return await untilStopped((signal) => tool.execute(args, { signal, ...context }), {
+  // The context is built with the run's signal, in one object (not spread into a second).
+  const execute = (signal: AbortSignal) =>
+    tool.execute(
+      args,
+      {
+        signal,
+        userId,
+        onProgress: options.onProgress,
+        timeoutMs,
+        trace: options.observed.trace,
+        elicit: options.onElicitation,
+        log: options.onLog,
+      } satisfies ToolContext,
+    );
+  return await untilStopped(execute, {
     signal: outer,
     timeoutMs,
     aborted: () => new ToolError("aborted", `The call to "${tool.name}" was aborted`),

@@ -60,11 +60,9 @@ export async function callMcpToolOutput(
 ): Promise<ToolOutput> {
   const { toolName, args, context } = call;
   // The caller's trace context travels in `_meta` (W3C traceparent / tracestate / baggage).
-  const params = {
-    name: toolName,
-    arguments: args,
-    ...(context.trace === undefined ? {} : { _meta: { ...context.trace } }),
-  };
+  const params = context.trace === undefined
+    ? { name: toolName, arguments: args }
+    : { name: toolName, arguments: args, _meta: { ...context.trace } };
   const onProgress = context.onProgress;
   let result: unknown;
   try {
@@ -77,7 +75,8 @@ export async function callMcpToolOutput(
       onprogress: onProgress === undefined || onProgress === ignoreProgress
         ? onProgress
         : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
-      ...(options.toolDefinition === undefined ? {} : { toolDefinition: options.toolDefinition }),
+      // Undefined for a tool without an output schema: the SDK reads it as absent.
+      toolDefinition: options.toolDefinition,
     });
   } catch (error) {
     throw mcpErrorToToolError(error, { toolName, signal: context.signal });

@@ -122,7 +122,10 @@ class ConnectionCallee implements RemoteCallee {
     );
   }
 
-  async callTool(
+  // Not async: a call whose tools match their pins (every call but a drift's) is handed to the
+  // connection with no frame of its own; a synchronous throw is the caller's rejection
+  // (`callRemote`).
+  callTool(
     toolName: string,
     args: Record<string, unknown>,
     context: ToolContext,
@@ -137,16 +140,36 @@ class ConnectionCallee implements RemoteCallee {
         global: true,
       });
     }
-    // A tool list already found to match its pins (every call but a drift's) needs no check.
+    // A tool list already found to match its pins needs no check.
     if (pins !== undefined && !pins.verified(scope, connection.tools)) {
-      const refusal = await pins.refusal(scope, toolName, connection.tools);
-      if (refusal !== undefined) {
-        throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
-      }
+      return this.#checked(pins, scope, { toolName, args, context });
     }
+    return this.#call(scope, { toolName, args, context });
+  }
+
+  /** Calls after the pin check of a tool list not yet found to match its pins. */
+  async #checked(
+    pins: ToolPins,
+    scope: PinScope,
+    call: { toolName: string; args: Record<string, unknown>; context: ToolContext },
+  ): Promise<ToolOutput> {
+    const { toolName } = call;
+    const refusal = await pins.refusal(scope, toolName, this.#connection.tools);
+    if (refusal !== undefined) {
+      throw new ToolError("permission_denied", `Tool "${toolName}" was not called: ${refusal}`);
+    }
+    return await this.#call(scope, call);
+  }
+
+  #call(
+    scope: PinScope,
+    call: { toolName: string; args: Record<string, unknown>; context: ToolContext },
+  ): Promise<ToolOutput> {
+    const { toolName, args, context } = call;
+    const connection = this.#connection;
     // Without an SDK a client span would only repeat the caller's context: no span, no closure.
-    if (tracingIsOff()) return await connection.callTool(toolName, args, context);
-    return await traced(
+    if (tracingIsOff()) return connection.callTool(toolName, args, context);
+    return traced(
       { serverId: scope.serverId, toolName, context },
       (traced) => connection.callTool(toolName, args, traced),
     );

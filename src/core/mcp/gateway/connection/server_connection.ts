@@ -34,10 +34,11 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   /** Keeps the connection's credentials out of every result (see `Redactor#result`); made on use. */
   #redactResultFn?: (result: McpResultParts) => McpResultParts;
   /**
-   * The contexts of the calls in flight, to route a server's requests and logs to their call
-   * (made on the first call).
+   * The contexts of the calls in flight, to route a server's requests and logs to their call:
+   * the one call's context itself (nearly always), a set only while several run at once, so a
+   * run of calls one after another makes no set per call and an idle connection holds none.
    */
-  #calls?: Set<ToolContext>;
+  #calls?: ToolContext | Set<ToolContext>;
   /** The request options of calls without their own deadline (see `callOptions`). */
   #callDefaults?: CallDefaults;
   /**
@@ -122,7 +123,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
       // Set only while ready (and not parked): a property read, no code of another file.
       const client = this.client;
       if (client !== undefined && !context.signal.aborted) {
-        const output = await this.#callReady({ ...call, client });
+        const output = await this.#callReady(call, client);
         if (output !== NOT_SENT) return output;
         return await callGuarded(this, { ...call, firstAttempt: 1 });
       }
@@ -143,8 +144,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    * the caller's signal, no timer or signal of ours. Returns `NOT_SENT` when the request could
    * not be delivered (after dropping the client), so that `callGuarded` sends it once more.
    */
-  async #callReady(call: ToolCall & { client: Client }): Promise<ToolOutput | typeof NOT_SENT> {
-    const { client, toolName, args, context } = call;
+  async #callReady(call: ToolCall, client: Client): Promise<ToolOutput | typeof NOT_SENT> {
+    const { toolName, args, context } = call;
     const options = this.callOptions(context.timeoutMs);
     try {
       return await callMcpToolOutput(client, {
@@ -162,7 +163,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
         },
       }, withDefinition(this.index, toolName, options));
     } catch (error) {
-      return await readyFailed(this, { ...call, options, error: error as ToolError });
+      return await readyFailed(this, { ...call, client, options, error: error as ToolError });
     }
   }
 
@@ -170,15 +171,27 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   // when it ends (one clock read per call, not two).
   #started(context: ToolContext): void {
     this.inFlight++;
-    (this.#calls ??= new Set()).add(context);
+    const calls = this.#calls;
+    if (calls === undefined) this.#calls = context;
+    else if (calls instanceof Set) calls.add(context);
+    else if (calls !== context) this.#calls = new Set([calls, context]);
   }
 
   #ended(context: ToolContext): void {
-    const calls = this.#calls!;
-    calls.delete(context);
-    if (calls.size === 0) this.#calls = undefined; // an idle connection holds no empty set
+    const calls = this.#calls;
+    if (calls === context) this.#calls = undefined;
+    else if (calls instanceof Set) {
+      calls.delete(context);
+      if (calls.size <= 1) this.#calls = calls.values().next().value;
+    }
     this.inFlight--;
     this.lastUsedAt = Math.floor(performance.now());
+  }
+
+  /** The context of the one call in flight, when exactly one is. */
+  #only(): ToolContext | undefined {
+    const calls = this.#calls;
+    return calls instanceof Set ? undefined : calls;
   }
 
   /**
@@ -213,9 +226,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     request: McpElicitationRequest,
     signal: AbortSignal,
   ): Promise<McpElicitationResult> {
-    const calls = this.#calls;
-    const [only] = calls?.size === 1 ? calls : [];
-    return await this.answerInput(only, { request, signal });
+    return await this.answerInput(this.#only(), { request, signal });
   }
 
   /**
@@ -249,9 +260,8 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
 
   /** A server's log message goes to the call in flight, when exactly one is. */
   protected log(entry: ToolLogEntry): void {
-    if (this.#calls?.size !== 1) return;
-    const [call] = this.#calls;
-    if (call.log === undefined) return;
+    const call = this.#only();
+    if (call?.log === undefined) return;
     try {
       // The connection's credentials are kept out of a log message as out of a result: it goes
       // to the person behind the call (a serve client), who must not see a global server's key.

@@ -112,7 +112,9 @@ export class HttpClientTransport implements McpTransport {
         setTimeout(() => this.#bodyEnded(ids), 0);
       },
     });
-    const requestInit = { headers: { ...options.headers } };
+    // `redirect: "manual"` is what the guarded fetch sends every request with: said here, the
+    // SDK's init already carries it and the guard need not copy the init on each request.
+    const requestInit: RequestInit = { headers: { ...options.headers }, redirect: "manual" };
     const guarded = this.#guard.fetch;
     // A stateless server (no session id) has no session to address notifications to, so a
     // standing stream would only hold a socket per connection on both sides. It is answered here
@@ -280,6 +282,8 @@ export class HttpClientTransport implements McpTransport {
 
   /** Whether a whole JSON body answered a request (without its response: it is still pending). */
   #answeredWhole(id: unknown): boolean {
+    // An event stream's request (every SSE answer): no whole body to read ids from.
+    if (this.#wholeBodies.size === 0 && this.#wholeIds.size === 0) return false;
     for (const ids of this.#wholeBodies) {
       for (const carried of ids()) if (this.#pending.has(carried)) this.#wholeIds.add(carried);
     }
