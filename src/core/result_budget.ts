@@ -113,16 +113,11 @@ export class ResultBudgets {
    */
   budgetOf(tool: RoutedTool): number | undefined {
     const { tools, sources, tokens } = this.#budget;
-<<<<<<< HEAD
-    return own(tools, tool.name) ?? own(sources, serverOf(tool)) ??
-      own(sources, tool.source) ?? tokens ??
-=======
     // The origin is split only when budgets by source are set (not on every call).
     const bySource = sources === undefined
       ? undefined
-      : own(sources, tool.origin.split("/")[0]) ?? own(sources, tool.source);
+      : own(sources, serverOf(tool)) ?? own(sources, tool.source);
     return own(tools, tool.name) ?? bySource ?? tokens ??
->>>>>>> callcost
       (tool.source === "global_mcp" || tool.source === "user_mcp" ? this.#remoteTokens : undefined);
   }
 
