@@ -226,12 +226,14 @@ export function* protectedMountsSteps(
   for (const rel of hits) {
     if (++steps % ENTRIES_PER_STEP === 0) yield;
     // A protected entry that is a repository (a `.git` folder, or a `.git` file) is walked no
-    // further, so it is looked at here, at every walk: its own listing is not cached.
+    // further, so it is looked at here, at every walk: its own listing is not cached. One `lstat`
+    // serves its signature and its mount.
+    const info = lstatOrUndefined(join(workspace.real, rel));
     if (!signatureSet.has(rel)) {
-      const found = signatureOf(workspace.real, rel);
+      const found = signatureOf(workspace.real, rel, { info });
       if (found !== undefined) signatures.push(found);
     }
-    const mount = mountOf(workspace, rel);
+    const mount = mountOf(workspace, rel, info);
     if (mount === undefined) continue;
     mounts.push(mount);
     const parts = relative(workspace.real, mount.source).split("/").slice(0, -1);
@@ -305,9 +307,12 @@ function* listDirectory(
 
 // Synchronous like the walk: every workspace with a repository has a `.git` here, and one
 // asynchronous `lstat` waited for the event loop longer than the rest of the scan took.
-function mountOf(workspace: Root, rel: string): BwrapMount | undefined {
+function mountOf(
+  workspace: Root,
+  rel: string,
+  info: Deno.FileInfo | undefined,
+): BwrapMount | undefined {
   const source = join(workspace.real, rel);
-  const info = lstatOrUndefined(source);
   if (info === undefined) return undefined;
   if (!info.isSymlink) {
     return { source, dest: join(workspace.declared, rel), identity: identityOf(info) };
