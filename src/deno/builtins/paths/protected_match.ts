@@ -67,3 +67,35 @@ function compiled(protectedPaths: readonly string[]): readonly CompiledPath[] {
   if (Object.isFrozen(protectedPaths)) compiledLists.set(protectedPaths, list);
   return list;
 }
+
+/**
+ * {@linkcode protectedMatch} for the entries of one folder: `match(name)` is
+ * `protectedMatch(folder === "" ? name : `${folder}/${name}`, protectedPaths)`, with the folder's
+ * part normalized once instead of at every entry (the sandbox's walk matches every entry of each
+ * folder it lists again, before every write and command).
+ *
+ * @param folder The folder, a normalized path relative to the workspace (`""` for the workspace).
+ * @param protectedPaths The context's protected paths, relative to the workspace.
+ * @returns The matcher of one entry's name: the matching protected path, or `undefined`.
+ */
+export function protectedChildMatch(
+  folder: string,
+  protectedPaths: readonly string[],
+): (name: string) => string | undefined {
+  const list = compiled(protectedPaths);
+  const parents = folder === "" ? [] : folder.split("/").map(normalizeComponent);
+  const prefix = folder === "" ? "" : `${parents.join("/")}/`;
+  // A name protected at any depth that is one of the folder's own components matches every entry.
+  const inFolder = list.map(({ anchored, name }) => !anchored && parents.includes(name));
+  return (name) => {
+    const own = normalizeComponent(name);
+    const lower = prefix + own;
+    for (let i = 0; i < list.length; i++) {
+      const { path, anchored, name: protectedName } = list[i];
+      if (anchored ? within(protectedName, lower) : inFolder[i] || own === protectedName) {
+        return path;
+      }
+    }
+    return undefined;
+  };
+}

@@ -19,19 +19,26 @@ export interface GitSignatureFound {
  *
  * @param real The workspace's real path.
  * @param rel The path, relative to it.
+ * @param options `info`: its `lstat`, when the caller has just taken it (one look for the
+ *   signature and the mount); default: taken here.
  * @returns The signature, or `undefined`.
  */
-export function signatureOf(real: string, rel: string): GitSignatureFound | undefined {
-  const path = join(real, rel);
-  const info = lstatOrUndefined(path);
+export function signatureOf(
+  real: string,
+  rel: string,
+  options: { readonly info?: Deno.FileInfo } = {},
+): GitSignatureFound | undefined {
+  const info = "info" in options ? options.info : lstatOrUndefined(join(real, rel));
   if (info === undefined) return undefined;
-  if (info.isDirectory && isGitDirectorySync(path)) {
-    return { rel, identity: identityOf(info), kind: "folder" };
-  }
-  // Any other `.git` (a file naming a gitdir, a symbolic link git follows, a folder that is no
-  // repository but is walked no further, so it could hide one) is where git looks first.
+  // Any `.git` (a repository, a file naming a gitdir, a symbolic link git follows, a folder that
+  // is no repository but is walked no further, so it could hide one) is where git looks first.
+  // Named first: it is a signature whatever it holds, so its HEAD and objects/ are not looked up
+  // (two calls at every walk for each repository of the workspace).
   if (normalizeComponent(basename(rel)) === ".git") {
     return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
+  }
+  if (info.isDirectory && isGitDirectorySync(join(real, rel))) {
+    return { rel, identity: identityOf(info), kind: "folder" };
   }
   return undefined;
 }

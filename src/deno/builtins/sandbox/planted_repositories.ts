@@ -3,8 +3,8 @@ import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { Root } from "../paths/allowed_roots.ts";
 import { normalizeComponent } from "../paths/protected_match.ts";
-import { lexists } from "../paths/fs_probes.ts";
-import { protectedMountsSteps, type ProtectedScan } from "./protected_mounts.ts";
+import { lexists, lstatOrUndefined } from "../paths/fs_probes.ts";
+import { protectedMountsSteps, type ProtectedScan, RACY_MS } from "./protected_mounts.ts";
 import type { GitSignatureFound } from "./_git_signatures.ts";
 import {
   runSteps,
@@ -147,7 +147,7 @@ export function* containSteps(
   // it; toolroute or Deno would read it at the next start. One created since the first walk is
   // renamed aside like a repository.
   const present = placedBaselines.get(placedKey)!;
-  const created = placed.filter((rel) => !present.has(rel) && lexists(join(workspace.real, rel)));
+  const created = createdPlaced(workspace.real, { placed, present, key: placedKey });
   if (created.length > 0) {
     const done = created.map((rel): PlantedRepository => {
       try {
@@ -192,6 +192,49 @@ export function* containSteps(
     // The walk's answer named the planted folders as protected entries: walk again.
     scan = yield* walk();
   }
+}
+
+// Per workspace and set of placed paths: the workspace folder when its placed names (those not
+// in the baseline) were last looked up and all were absent.
+const placedChecks = new Map<
+  string,
+  { ino: number | null; ctime: number; mtime: number; at: number }
+>();
+
+/**
+ * The placed paths not in the baseline that exist now (`lexists`, at every walk). Those in the
+ * workspace folder itself (`./deno.json`) are not looked up again while that folder is unchanged
+ * since a look that found none: adding or renaming an entry changes its ctime and mtime, and one
+ * changed within `RACY_MS` of that look is looked at again, as the walk's listings are. A name
+ * that is absent costs a thrown `NotFound` (tens of microseconds), and a serve context places
+ * several (the Deno config candidates, the lock).
+ */
+function createdPlaced(
+  real: string,
+  { placed, present, key }: {
+    placed: readonly string[];
+    present: ReadonlySet<string>;
+    key: string;
+  },
+): string[] {
+  const root = lstatOrUndefined(real);
+  const ctime = root?.ctime?.getTime() ?? Number.NaN;
+  const mtime = root?.mtime?.getTime() ?? Number.NaN;
+  const kept = placedChecks.get(key);
+  const unchanged = root !== undefined && kept !== undefined && kept.ino === root.ino &&
+    kept.ctime === ctime && kept.mtime === mtime && ctime < kept.at - RACY_MS;
+  const at = Date.now();
+  const created = placed.filter((rel) =>
+    !present.has(rel) && !(unchanged && !rel.includes("/")) && lexists(join(real, rel))
+  );
+  placedChecks.delete(key);
+  if (created.length === 0 && root !== undefined) {
+    placedChecks.set(key, unchanged ? kept : { ino: root.ino, ctime, mtime, at });
+    while (placedChecks.size > MAX_WORKSPACES) {
+      placedChecks.delete(placedChecks.keys().next().value!);
+    }
+  }
+  return created;
 }
 
 /**
@@ -296,9 +339,16 @@ function renameAside(
 // removes them while it runs, and one renamed under it would lose committed writes. (The store is
 // in WAL mode, where a planted `-journal` is never replayed; its `-wal` and `-shm` exist, bound
 // read-only, while `serve` runs.)
-function anchoredPaths(protectedPaths: readonly string[]): string[] {
-  return protectedPaths
+function anchoredPaths(protectedPaths: readonly string[]): readonly string[] {
+  const kept = anchoredLists.get(protectedPaths);
+  if (kept !== undefined) return kept;
+  const placed = protectedPaths
     .filter((path) => path.includes("/") && !/-(wal|shm|journal)$/i.test(path))
     .map((path) => path.startsWith("./") ? path.slice(2) : path)
     .filter((path) => path !== "" && !path.split("/").includes(".."));
+  // A context's list is frozen: worked out once, not at every walk.
+  if (Object.isFrozen(protectedPaths)) anchoredLists.set(protectedPaths, placed);
+  return placed;
 }
+
+const anchoredLists = new WeakMap<readonly string[], readonly string[]>();

@@ -1,7 +1,7 @@
 import { basename, join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
 import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
-import { normalizeComponent, protectedMatch } from "../paths/protected_match.ts";
+import { normalizeComponent, protectedChildMatch } from "../paths/protected_match.ts";
 import { isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "../../sandbox/bwrap_command.ts";
 import { readDirStep, type WalkSteps } from "../../sandbox/walk_steps.ts";
@@ -75,9 +75,12 @@ export const MAX_PROTECTED_ENTRIES = 1_500;
 /** The default directory bound of {@linkcode protectedMountsSteps}. */
 export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 
-// A directory changed this recently may change again within the same timestamp tick (Deno
-// reports ctime in whole seconds): its cached entries are not trusted, as git treats a "racy" index.
-const RACY_MS = 3_000;
+/**
+ * A directory changed this recently may change again within the same timestamp tick (Deno
+ * reports ctime in whole seconds): what was read of its entries is not trusted, as git treats a
+ * "racy" index.
+ */
+export const RACY_MS = 3_000;
 const processCache: ProtectedScanCache = new Map();
 const MAX_CACHED_WORKSPACES = 64;
 
@@ -136,6 +139,7 @@ export function* protectedMountsSteps(
   // They are walked for git directory signatures only.
   const below = new Set<string>();
   let overflow: ToolError | undefined;
+  const base = workspace.real === "/" ? "" : workspace.real;
   while (stack.length > 0) {
     const rel = stack.pop()!;
     if (++directories > max && overflow === undefined) {
@@ -144,7 +148,8 @@ export function* protectedMountsSteps(
       overflow = tooLarge(workspace.declared, max);
     }
     if (directories % DIRECTORIES_PER_STEP === 0) yield;
-    const path = rel === "" ? workspace.real : join(workspace.real, rel);
+    // `rel` is names of listed entries joined by "/": appended as it is, not normalized again.
+    const path = rel === "" ? workspace.real : `${base}/${rel}`;
     const info = lstatOrUndefined(path);
     if (info === undefined || !info.isDirectory) continue;
     const ctime = info.ctime?.getTime() ?? Number.NaN;
@@ -226,12 +231,14 @@ export function* protectedMountsSteps(
   for (const rel of hits) {
     if (++steps % ENTRIES_PER_STEP === 0) yield;
     // A protected entry that is a repository (a `.git` folder, or a `.git` file) is walked no
-    // further, so it is looked at here, at every walk: its own listing is not cached.
+    // further, so it is looked at here, at every walk: its own listing is not cached. One `lstat`
+    // serves its signature and its mount.
+    const info = lstatOrUndefined(join(workspace.real, rel));
     if (!signatureSet.has(rel)) {
-      const found = signatureOf(workspace.real, rel);
+      const found = signatureOf(workspace.real, rel, { info });
       if (found !== undefined) signatures.push(found);
     }
-    const mount = mountOf(workspace, rel);
+    const mount = mountOf(workspace, rel, info);
     if (mount === undefined) continue;
     mounts.push(mount);
     const parts = relative(workspace.real, mount.source).split("/").slice(0, -1);
@@ -278,15 +285,13 @@ function* listDirectory(
     // A repository below the workspace is bound read-only whole and walked no further; the
     // workspace itself (which cannot be) has its repository entries bound.
     if (signature && rel !== "") return { ...identity, subdirs: [], hits: [rel], signature };
+    const protectedEntry = protectedChildMatch(rel, protectedPaths);
     for (let i = 0; i < items.length; i++) {
       if (i % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
       const item = items[i];
-      const childRel = rel === "" ? item.name : `${rel}/${item.name}`;
-      if (
-        protectedMatch(childRel, protectedPaths) !== undefined ||
-        (signature && isGitDirEntry(item.name))
-      ) hits.push(childRel);
-      else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
+      if (protectedEntry(item.name) !== undefined || (signature && isGitDirEntry(item.name))) {
+        hits.push(rel === "" ? item.name : `${rel}/${item.name}`);
+      } else if (item.isDirectory && !item.isSymlink) subdirs.push(item.name);
     }
   } catch (error) {
     // A directory we may not list (a command ran `chmod 000` on it) could hide a protected entry:
@@ -305,9 +310,12 @@ function* listDirectory(
 
 // Synchronous like the walk: every workspace with a repository has a `.git` here, and one
 // asynchronous `lstat` waited for the event loop longer than the rest of the scan took.
-function mountOf(workspace: Root, rel: string): BwrapMount | undefined {
+function mountOf(
+  workspace: Root,
+  rel: string,
+  info: Deno.FileInfo | undefined,
+): BwrapMount | undefined {
   const source = join(workspace.real, rel);
-  const info = lstatOrUndefined(source);
   if (info === undefined) return undefined;
   if (!info.isSymlink) {
     return { source, dest: join(workspace.declared, rel), identity: identityOf(info) };

@@ -16,7 +16,7 @@ import type { SandboxSession } from "../../sandbox/sandbox_session.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
 import type { SessionLease } from "../../sandbox/session_process.ts";
 import type { OkOf, SupervisorRequest } from "../../sandbox/protocol.ts";
-import { checkWorkspaceDisk, noteWorkspaceWrite } from "./workspace_disk.ts";
+import { checkWorkspaceDisk } from "./workspace_disk.ts";
 
 // The first bytes of a file come with the answer to `open`: a small file costs one round trip.
 const PREFETCH_BYTES = 64 * 1024;
@@ -88,16 +88,16 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
     },
     async stage(target: ResolvedPath, data: Uint8Array, options: StageOptions) {
       // The file tools' writes count toward the workspace's disk bound, as commands' do.
-      await checkWorkspaceDisk(ctx);
+      const noteWrite = await checkWorkspaceDisk(ctx);
       const temp = tempPathFor(target.real);
       await call({ op: "create", path: temp, mode: options.mode ?? null }, data);
-      noteWorkspaceWrite(ctx, data.byteLength);
+      noteWrite(data.byteLength);
       return temp;
     },
     async put(target: ResolvedPath, data: Uint8Array, options: PutOptions): Promise<PutResult> {
       // One round trip: the supervisor looks at the target (with `expect`), creates the
       // temporary file, checks the target's identity and renames the file into place.
-      await checkWorkspaceDisk(ctx);
+      const noteWrite = await checkWorkspaceDisk(ctx);
       const temp = tempPathFor(target.real);
       const { ok, session } = await call({
         op: "put",
@@ -107,7 +107,7 @@ export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSession
         identity: options.identity ?? null,
         expect: options.expect ?? null,
       }, data);
-      noteWorkspaceWrite(ctx, data.byteLength);
+      noteWrite(data.byteLength);
       return asPutResult(session, ok, options);
     },
     mkdir: async (path: string) => void await call({ op: "mkdir", path }),

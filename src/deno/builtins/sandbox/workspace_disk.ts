@@ -20,6 +20,16 @@ const states = new Map<string, DiskState>();
 const MAX_WORKSPACES = 64;
 
 /**
+ * Counts bytes a file tool wrote into the workspace of a sandboxed context toward its disk bound,
+ * so that many writes (no command between them, so no measure) cannot pass it: the count is an
+ * estimate from above (an overwrite counts in full), and the next {@linkcode checkWorkspaceDisk}
+ * that finds it over the bound measures the workspace again before it refuses.
+ */
+export type NoteWrite = (bytes: number) => void;
+
+const NOTHING_TO_NOTE: NoteWrite = () => {};
+
+/**
  * Refuses a sandboxed command when the session's commands have added more than
  * `bash.limits.diskMiB` to the workspace (measured again first: files may have been deleted
  * since). The first call for a workspace takes its baseline. The measure is `du -skx` in a child
@@ -30,18 +40,24 @@ const MAX_WORKSPACES = 64;
  *
  * @tags allow-run
  * @param ctx The context (bash sandboxed, with limits).
+ * @returns What a file tool calls with the bytes it then wrote ({@linkcode NoteWrite}): the
+ *   workspace as resolved here, so a write resolves its real path once for both.
  */
-export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<void> {
+export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<NoteWrite> {
   const bound = boundKiB(ctx);
-  if (bound === undefined) return;
+  if (bound === undefined) return NOTHING_TO_NOTE;
   let real: string;
   try {
     real = Deno.realPathSync(ctx.workspace);
   } catch (error) {
     // A workspace that is gone holds nothing to bound; the command or write fails on its own.
-    if (error instanceof Deno.errors.NotFound) return;
+    if (error instanceof Deno.errors.NotFound) return NOTHING_TO_NOTE;
     throw error;
   }
+  const note: NoteWrite = (bytes) => {
+    const state = states.get(real);
+    if (state !== undefined) state.usedKiB += Math.ceil(bytes / 1024);
+  };
   let state = states.get(real);
   if (state === undefined) {
     const kib = await duKiB(real);
@@ -51,27 +67,13 @@ export async function checkWorkspaceDisk(ctx: ResolvedContext): Promise<void> {
       states.set(real, state);
       while (states.size > MAX_WORKSPACES) states.delete(states.keys().next().value!);
     }
-    return;
+    return note;
   }
   if (state.measuring !== undefined) await state.measuring.catch(() => {});
-  if (state.usedKiB - state.baselineKiB <= bound) return;
+  if (state.usedKiB - state.baselineKiB <= bound) return note;
   await measure(real, state);
   if (state.usedKiB - state.baselineKiB > bound) throw overError(ctx, state);
-}
-
-/**
- * Counts bytes a file tool wrote into the workspace of a sandboxed context toward its disk bound,
- * so that many writes (no command between them, so no measure) cannot pass it: the count is an
- * estimate from above (an overwrite counts in full), and the next {@linkcode checkWorkspaceDisk}
- * that finds it over the bound measures the workspace again before it refuses.
- *
- * @param bytes The bytes written.
- */
-export function noteWorkspaceWrite(ctx: ResolvedContext, bytes: number): void {
-  const real = realPathOrUndefined(ctx.workspace);
-  if (boundKiB(ctx) === undefined || real === undefined) return;
-  const state = states.get(real);
-  if (state !== undefined) state.usedKiB += Math.ceil(bytes / 1024);
+  return note;
 }
 
 /**

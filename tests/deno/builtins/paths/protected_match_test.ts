@@ -1,5 +1,8 @@
 import { assert, assertEquals } from "@std/assert";
-import { protectedMatch } from "../../../../src/deno/builtins/paths/protected_match.ts";
+import {
+  protectedChildMatch,
+  protectedMatch,
+} from "../../../../src/deno/builtins/paths/protected_match.ts";
 
 Deno.test("protectedMatch() matches a bare name at any depth, any case, trailing dots and spaces", () => {
   for (const rel of [".git", "a/.git/hooks/x", "a/.GIT", "b/.git./c", "c/.git /d"]) {
@@ -61,6 +64,48 @@ Deno.test("protectedMatch() answers as the uncompiled matcher for names and path
           for (const rel of [a, `${a}/${b}`, `src/${a}/${b}`, `config/${b}`, `${b}.json`]) {
             const expected = previousMatch(rel, paths);
             assertEquals(protectedMatch(rel, paths), expected, `${rel} in ${paths.join(",")}`);
+            compared++;
+            if (expected !== undefined) matched++;
+          }
+        }
+      }
+    }
+  }
+  assert(compared > 1000 && matched > 100, `compared ${compared}, matched ${matched}`);
+});
+
+Deno.test("protectedChildMatch() answers as protectedMatch for every entry of a folder", () => {
+  const names = [
+    ".git",
+    ".GIT.",
+    ".git ",
+    "GiT",
+    "a",
+    "A.",
+    "src",
+    "config",
+    "secrets",
+    ". ",
+    "...",
+  ];
+  const lists: string[][] = [
+    [".git"],
+    [".git", "config/secrets", "./deno.json"],
+    ["./a", "src/.git", "A", ". "],
+    [],
+    ["./", "secrets.", "CONFIG/SECRETS "],
+  ];
+  let compared = 0;
+  let matched = 0;
+  for (const list of lists) {
+    for (const paths of [list, Object.freeze([...list])]) {
+      for (const a of names) {
+        for (const folder of ["", a, `${a}/src`, `src/${a}`, "config", `config/${a}/secrets`]) {
+          const match = protectedChildMatch(folder, paths);
+          for (const name of [...names, "deno.json", "DENO.JSON."]) {
+            const rel = folder === "" ? name : `${folder}/${name}`;
+            const expected = protectedMatch(rel, paths);
+            assertEquals(match(name), expected, `${rel} in ${paths.join(",")}`);
             compared++;
             if (expected !== undefined) matched++;
           }

@@ -104,3 +104,33 @@ function existsSync(path: string): boolean {
     return false;
   }
 }
+
+Deno.test("a protected file created at its place after quiet walks is renamed aside at the next walk", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_plant_" }));
+  try {
+    const workspace = { declared: root, real: root };
+    const placed = Object.freeze([".git", "./deno.json", "./toolroute.lock", "cfg/deno.jsonc"]);
+    const walk = () => runSteps(containSteps(workspace, placed))!;
+    walk(); // the baseline: none of them exists
+    // Past the racy window: the workspace folder is unchanged since a look that found none, so
+    // the next walks do not look its names up again.
+    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    walk();
+    walk();
+    assertEquals(plantedNotice(root), undefined);
+    // What a command may do between two walks: create them (and set the folder's times back).
+    await Deno.writeTextFile(`${root}/deno.json`, "{}");
+    await Deno.mkdir(`${root}/cfg`);
+    await Deno.writeTextFile(`${root}/cfg/deno.jsonc`, "{}");
+    const stat = await Deno.stat(root);
+    await Deno.utime(root, stat.atime!, new Date(stat.mtime!.getTime() - 10_000));
+    walk();
+    assertFalse(await exists(`${root}/deno.json`));
+    assert(await exists(`${root}/deno.json.disabled-by-toolroute`));
+    assert(await exists(`${root}/cfg/deno.jsonc.disabled-by-toolroute`));
+    const notice = plantedNotice(root) ?? "";
+    assert(notice.includes('"deno.json"') && notice.includes('"cfg/deno.jsonc"'), notice);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
