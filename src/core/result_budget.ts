@@ -133,15 +133,8 @@ export class ResultBudgets {
   /**
    * Cuts a result over its tool's budget and stores it whole behind a handle.
    *
-<<<<<<< HEAD
-   * @returns The result, cut when over budget, with `resultHandle` when stored.
-=======
-   * @param result The call's result.
-   * @param tool The tool that made it.
-   * @param owner Whose it is.
    * @returns The result, cut when over budget, with `resultHandle` when stored; a result within
    *   its budget (nearly every one) as it is, not in a promise: each call's result passes here.
->>>>>>> callcost
    */
   apply(
     result: ToolCallResult,
