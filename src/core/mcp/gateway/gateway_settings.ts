@@ -1,4 +1,5 @@
 import { numberAtLeast } from "../../check_positive.ts";
+import { checkStore } from "./pin_store.ts";
 import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
 import type { ConnectionSettings } from "./connection/connection_settings.ts";
 import { SharedSchemaValidator } from "./connection/shared_schema_validator.ts";
@@ -35,13 +36,8 @@ export function gatewaySettings(
     );
   }
   const store = toolNames?.store;
-  if (
-    toolNames !== undefined &&
-    (typeof store?.get !== "function" || typeof store?.set !== "function")
-  ) {
-    throw new TypeError(
-      'Cannot create McpGateway: "toolNames.store" needs get and set; pass a KeyValueStore such as MemoryStore',
-    );
+  if (toolNames !== undefined) {
+    checkStore(store, { name: "toolNames.store", methods: ["get", "set"] });
   }
   const requestTimeoutMs = number("requestTimeoutMs", options.requestTimeoutMs, 60_000);
   return {
