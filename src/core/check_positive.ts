@@ -18,3 +18,20 @@ export function checkPositive(
   const what = min === undefined ? "a positive number" : `a whole number ≥ ${min}`;
   throw new RangeError(`${where}: "${name}" must be ${what}, received ${String(value)}`);
 }
+
+/**
+ * A host's number option, or `fallback` when it is not set; a `RangeError` when it is set but not
+ * a finite number of at least `min`.
+ */
+export function numberAtLeast(
+  value: unknown,
+  name: string,
+  options: { where: string; min: number; fallback: number },
+): number {
+  const { where, min, fallback } = options;
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && value >= min && value !== Infinity) return value;
+  throw new RangeError(
+    `${where}: "${name}" must be a finite number of at least ${min}, received ${String(value)}`,
+  );
+}

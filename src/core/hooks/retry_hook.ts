@@ -2,7 +2,7 @@ import { delay } from "@std/async";
 import type { ToolCallResult } from "../tool_call_types.ts";
 import type { ToolHook } from "./tool_hook.ts";
 import { isTransientFailure } from "./transient_failure.ts";
-import { checkPositive } from "../check_positive.ts";
+import { checkPositive, numberAtLeast } from "../check_positive.ts";
 
 /** Options of {@linkcode retryHook}. */
 export interface RetryHookOptions {
@@ -51,12 +51,10 @@ export interface RetryHookOptions {
  * @returns The hook.
  */
 export function retryHook(options: RetryHookOptions = {}): ToolHook {
-  checkPositive(options.retries, "retries", { where: "Cannot make the retry hook", min: 0 });
+  const where = "Cannot make the retry hook";
+  checkPositive(options.retries, "retries", { where, min: 0 });
   const retries = options.retries ?? 2;
-  const backoffMs = options.backoffMs ?? 200;
-  if (!(backoffMs >= 0 && Number.isFinite(backoffMs))) {
-    throw new RangeError(`Cannot make the retry hook: "backoffMs" must be a number ≥ 0`);
-  }
+  const backoffMs = numberAtLeast(options.backoffMs, "backoffMs", { where, min: 0, fallback: 200 });
   return Object.freeze<ToolHook>({
     name: "retry",
     timeoutMs: options.timeoutMs ?? 60_000,

@@ -1,3 +1,4 @@
+import { mapBlockStrings, mapJsonStrings } from "../json_strings.ts";
 import type { ToolCallResult } from "../tool_call_types.ts";
 import type { ToolContent } from "../tool_output.ts";
 import type { ToolHook } from "./tool_hook.ts";
@@ -113,35 +114,23 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
     for (const { marker, pattern } of patterns) out = out.replace(pattern, marker);
     return out;
   };
+  // Every string at any depth, keys included, but a block's base64 bytes; deeper than the scan
+  // goes (64 levels below the top), withheld as a whole rather than passed on unread.
+  const scan = {
+    map: redact,
+    max: 65,
+    tooDeep: () => "[redacted: nested too deep to scan]",
+  };
   return Object.freeze<ToolHook>({
     name: "secret-scanner",
     after(_call, result: ToolCallResult) {
-      let changed = false;
-      // Every string at any depth, keys included, but the one key `kept` (base64 bytes).
-      const clean: Clean = (value, depth = 0, kept) => {
-        if (typeof value === "string") {
-          const out = redact(value);
-          if (out !== value) changed = true;
-          return out;
-        }
-        if (value === null || typeof value !== "object") return value;
-        if (depth > 64) {
-          // Deeper than the scan goes: withheld as a whole rather than passed on unread.
-          changed = true;
-          return "[redacted: nested too deep to scan]";
-        }
-        if (Array.isArray(value)) return value.map((item) => clean(item, depth + 1));
-        return Object.fromEntries(
-          Object.entries(value).map(([key, item]) =>
-            key === kept ? [key, item] : [clean(key), clean(item, depth + 1)]
-          ),
-        );
-      };
-      const text = clean(result.text) as string;
-      const content = result.content.map((block) => cleanBlock(block, clean));
-      const structured = result.structuredContent === undefined
-        ? undefined
-        : clean(result.structuredContent) as Record<string, unknown>;
+      const text = mapJsonStrings(result.text, scan) as string;
+      const content = result.content.map((block) => mapBlockStrings(block, scan) as ToolContent);
+      const structured = mapJsonStrings(result.structuredContent, scan) as
+        | Record<string, unknown>
+        | undefined;
+      const changed = text !== result.text || structured !== result.structuredContent ||
+        content.some((block, i) => block !== result.content[i]);
       if (!changed) return undefined;
       const out: ToolCallResult = { ...result, text, content };
       if (structured !== undefined) out.structuredContent = structured;
@@ -149,8 +138,6 @@ export function secretScannerHook(options: SecretScannerOptions = {}): ToolHook 
     },
   });
 }
-
-type Clean = (value: unknown, depth?: number, kept?: string) => unknown;
 
 const KEY_MARKERS = /-----(BEGIN|END) (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----/g;
 
@@ -176,24 +163,4 @@ function privateKeysRedacted(text: string): string {
   }
   if (open >= 0) return `${out}${text.slice(kept, open)}[redacted private-key]`;
   return kept === 0 ? text : out + text.slice(kept);
-}
-
-/**
- * A content block with every string cleaned, at any depth (a link's `uri`, `name` and
- * `description`, a resource's `uri`, annotations, `_meta`: all reach a client's model), but the
- * base64 bytes of an image, audio or resource `blob`.
- */
-function cleanBlock(block: ToolContent, clean: Clean): ToolContent {
-  const { type, data, resource } = block as { type?: unknown; data?: unknown; resource?: unknown };
-  // Bytes only where a block of that kind has them, and only a string: any other value is text.
-  if (type === "image" || type === "audio") {
-    return clean(block, 0, typeof data === "string" ? "data" : undefined) as ToolContent;
-  }
-  if (type !== "resource") return clean(block) as ToolContent;
-  const out = clean(block, 0, "resource") as Record<string, unknown>;
-  const blob = (resource as { blob?: unknown } | null | undefined)?.blob;
-  if (resource !== undefined) {
-    out.resource = clean(resource, 1, typeof blob === "string" ? "blob" : undefined);
-  }
-  return out as unknown as ToolContent;
 }

@@ -251,12 +251,8 @@ export function checkServerConfig(
   if (typeof config.url !== "string") {
     throw fail('the config needs a "url" (HTTP) or a "command" (stdio)');
   }
-  let url: URL;
-  try {
-    url = new URL(config.url);
-  } catch {
-    throw fail('"url" is not a valid URL');
-  }
+  const url = URL.parse(config.url);
+  if (url === null) throw fail('"url" is not a valid URL');
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw fail(`"url" must use http: or https:, received "${url.protocol}"`);
   }

@@ -1,3 +1,5 @@
+import { numberAtLeast } from "../../check_positive.ts";
+import { checkStore } from "./pin_store.ts";
 import type { McpGatewayEvent, McpGatewayOptions } from "./mcp_gateway_types.ts";
 import type { ConnectionSettings } from "./connection/connection_settings.ts";
 import { SharedSchemaValidator } from "./connection/shared_schema_validator.ts";
@@ -22,17 +24,8 @@ export function gatewaySettings(
   },
 ) {
   const reconnect = options.reconnect ?? {};
-  const number = (name: string, value: number | undefined, fallback: number, min = 1) => {
-    if (value === undefined) return fallback;
-    if (typeof value !== "number" || !(value >= min) || value === Infinity) {
-      throw new RangeError(
-        `Cannot create McpGateway: "${name}" must be a finite number of at least ${min}, received ${
-          String(value)
-        }`,
-      );
-    }
-    return value;
-  };
+  const number = (name: string, value: number | undefined, fallback: number, min = 1) =>
+    numberAtLeast(value, name, { where: "Cannot create McpGateway", min, fallback });
   if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) {
     throw new TypeError('Cannot create McpGateway: "allowedHosts" must be an array of host names');
   }
@@ -43,13 +36,8 @@ export function gatewaySettings(
     );
   }
   const store = toolNames?.store;
-  if (
-    toolNames !== undefined &&
-    (typeof store?.get !== "function" || typeof store?.set !== "function")
-  ) {
-    throw new TypeError(
-      'Cannot create McpGateway: "toolNames.store" needs get and set; pass a KeyValueStore such as MemoryStore',
-    );
+  if (toolNames !== undefined) {
+    checkStore(store, { name: "toolNames.store", methods: ["get", "set"] });
   }
   const requestTimeoutMs = number("requestTimeoutMs", options.requestTimeoutMs, 60_000);
   return {

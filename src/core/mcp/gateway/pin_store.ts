@@ -1,4 +1,4 @@
-import type { KeyValueEntry } from "../../store/key_value_store.ts";
+import type { KeyValueEntry, KeyValueStore } from "../../store/key_value_store.ts";
 
 /**
  * Where tool pins are kept: the part of a `KeyValueStore` pinning uses, so any key-value store
@@ -43,4 +43,20 @@ export interface PinningOptions {
   trustOnFirstUse?: boolean;
   /** What a withheld tool's reason tells the reader to do. Default: call `acceptToolChanges`. */
   reviewHint?: string;
+}
+
+/** Throws a `TypeError` naming each of `methods` that the store of the option `name` lacks. */
+export function checkStore(
+  store: unknown,
+  { name, methods }: { name: string; methods: readonly (keyof KeyValueStore)[] },
+): void {
+  const lacking = methods.filter((method) =>
+    typeof (store as Record<string, unknown> | undefined)?.[method] !== "function"
+  );
+  if (lacking.length === 0) return;
+  throw new TypeError(
+    `Cannot create McpGateway: "${name}" lacks ${
+      lacking.join(", ")
+    }; pass a KeyValueStore such as MemoryStore`,
+  );
 }

@@ -9,18 +9,18 @@ export const LOOPBACK_HOSTNAMES: readonly string[] = Object.freeze([
  * port allows any port; an entry with a port allows only that port.
  */
 export function hostAllowed(request: Request, allowed: readonly string[]): boolean {
-  const header = request.headers.get("host") ?? safeUrl(request.url)?.host;
+  const header = request.headers.get("host") ?? URL.parse(request.url)?.host;
   if (header === undefined || header === "") return false;
-  const candidate = safeUrl(`http://${header}`);
-  if (candidate === undefined) return false;
+  const candidate = URL.parse(`http://${header}`);
+  if (candidate === null) return false;
   const port = candidate.port !== ""
     ? candidate.port
-    : safeUrl(request.url)?.protocol === "https:"
+    : URL.parse(request.url)?.protocol === "https:"
     ? "443"
     : "80";
   return allowed.some((entry) => {
-    const rule = safeUrl(`http://${entry}`);
-    if (rule === undefined) return false;
+    const rule = URL.parse(`http://${entry}`);
+    if (rule === null) return false;
     // `new URL("http://h:80").port` is "" (the default port): read an explicit ":80" back.
     const rulePort = rule.port === "" && /:80$/.test(entry) ? "80" : rule.port;
     return rule.hostname === candidate.hostname && (rulePort === "" || rulePort === port);
@@ -34,11 +34,11 @@ export function hostAllowed(request: Request, allowed: readonly string[]): boole
 export function originAllowed(request: Request, allowed: readonly string[]): boolean {
   const origin = request.headers.get("origin");
   if (origin === null) return true;
-  const candidate = safeUrl(origin);
-  if (candidate === undefined || candidate.origin === "null") return false;
+  const candidate = URL.parse(origin);
+  if (candidate === null || candidate.origin === "null") return false;
   return allowed.some((entry) => {
-    const rule = safeUrl(entry);
-    if (rule === undefined) return false;
+    const rule = URL.parse(entry);
+    if (rule === null) return false;
     return rule.protocol === candidate.protocol && rule.hostname === candidate.hostname &&
       (rule.port === "" || rule.port === candidate.port);
   });
@@ -62,12 +62,4 @@ export function jsonRpcErrorResponse(
     JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }),
     { status, headers: { "content-type": "application/json", ...headers } },
   );
-}
-
-function safeUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -7,6 +7,7 @@ import {
   originAllowed,
 } from "./_request_guard.ts";
 import { sha256Hex } from "../../sha256_hex.ts";
+import { checkPositive } from "../../check_positive.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
@@ -144,12 +145,12 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTNAMES;
   const allowedOrigins = options.allowedOrigins ??
     LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]);
-  const maxSessions = positive(options.maxSessions, "maxSessions") ?? 1000;
-  const maxSessionsPerUser = Math.min(
-    positive(options.maxSessionsPerUser, "maxSessionsPerUser") ?? 100,
-    maxSessions,
-  );
-  const sessionIdleMs = positive(options.sessionIdleMs, "sessionIdleMs") ?? 30 * 60_000;
+  for (const name of ["maxSessions", "maxSessionsPerUser", "sessionIdleMs"] as const) {
+    checkPositive(options[name], name, { where: "Cannot create MCP handler" });
+  }
+  const maxSessions = options.maxSessions ?? 1000;
+  const maxSessionsPerUser = Math.min(options.maxSessionsPerUser ?? 100, maxSessions);
+  const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
   const tokenDigests = digestTokens(options.tokens);
   const { name, version, instructions, userId, timeoutMs } = options;
@@ -236,13 +237,4 @@ function digestTokens(
     entries.map(async ([token, userId]) => [await sha256Hex(token), userId] as const),
   )
     .then((pairs) => new Map(pairs));
-}
-
-function positive(value: number | undefined, name: string): number | undefined {
-  if (value !== undefined && !(value > 0 && Number.isFinite(value))) {
-    throw new RangeError(
-      `Cannot create MCP handler: "${name}" must be a positive number, received ${String(value)}`,
-    );
-  }
-  return value;
 }

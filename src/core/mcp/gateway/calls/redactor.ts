@@ -9,7 +9,8 @@ import {
   type JsonStringsOptions,
   mapBlockStrings,
   mapJsonStrings,
-} from "./json_strings.ts";
+} from "../../../json_strings.ts";
+import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
 
 /**
  * Removes one connection's secrets from error messages and tool results: those of its config
@@ -288,7 +289,13 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
 
 function redacting(secrets: readonly string[]): JsonStringsOptions {
   // Refused as a value too deep for the stack is (see the callers' `RangeError`).
-  return { map: (text) => redactText(text, secrets), tooDeep: () => new RangeError("too deep") };
+  return {
+    map: (text) => redactText(text, secrets),
+    max: MAX_REMOTE_DEPTH,
+    tooDeep: () => {
+      throw new RangeError("too deep");
+    },
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

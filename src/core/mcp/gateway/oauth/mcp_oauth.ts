@@ -9,6 +9,7 @@ import { claimCallback } from "./claim_callback.ts";
 import { issueAuthorizationTicket, redeemAuthorizationTicket } from "./authorization_ticket.ts";
 import type { PendingAuthorization } from "./store_oauth_provider.ts";
 import { AuthorizationRequiredError } from "./authorization_required_error.ts";
+import { numberAtLeast } from "../../../check_positive.ts";
 
 /**
  * The MCP authorization flow for a gateway's HTTP servers: OAuth 2.1 with PKCE through the MCP
@@ -87,9 +88,13 @@ export class McpOAuth {
     this.#store = options.storeKey === undefined
       ? store
       : new EncryptedStore(store, options.storeKey);
-    this.#stateTtlMs = positive("stateTtlMs", options.stateTtlMs, 600_000);
-    this.#refreshBeforeMs = positive("refreshBeforeMs", options.refreshBeforeMs, 60_000);
-    this.#maxScopeUpgrades = positive("maxScopeUpgrades", options.maxScopeUpgrades, 2);
+    const setting = (
+      name: "stateTtlMs" | "refreshBeforeMs" | "maxScopeUpgrades",
+      fallback: number,
+    ) => numberAtLeast(options[name], name, { where: "Cannot create McpOAuth", min: 0, fallback });
+    this.#stateTtlMs = setting("stateTtlMs", 600_000);
+    this.#refreshBeforeMs = setting("refreshBeforeMs", 60_000);
+    this.#maxScopeUpgrades = setting("maxScopeUpgrades", 2);
   }
 
   /**
@@ -323,16 +328,4 @@ export class McpOAuth {
     }
     return session;
   }
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
-    throw new RangeError(
-      `Cannot create McpOAuth: "${name}" must be a finite number of at least 0, received ${
-        String(value)
-      }`,
-    );
-  }
-  return value;
 }

@@ -80,10 +80,5 @@ export function checkOAuthUrl(
 }
 
 function sameOrigin(location: string | null, url: URL): boolean {
-  if (location === null) return false;
-  try {
-    return new URL(location, url).origin === url.origin;
-  } catch {
-    return false;
-  }
+  return location !== null && URL.parse(location, url)?.origin === url.origin;
 }

@@ -258,12 +258,8 @@ function checkIssuer(state: OAuthDiscoveryState): void {
 
 /** An issuer URL without a trailing slash, parsed where it is a URL. */
 export function normalise(issuer: string): string {
-  let text = issuer;
-  try {
-    text = new URL(issuer).href;
-  } catch {
-    // Compared as written.
-  }
+  // What is no URL is compared as written.
+  const text = URL.parse(issuer)?.href ?? issuer;
   return text.endsWith("/") ? text.slice(0, -1) : text;
 }
 

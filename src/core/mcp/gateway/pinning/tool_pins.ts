@@ -1,7 +1,7 @@
 import type { MissingTool } from "../../../tool_source.ts";
 import type { McpTool } from "../../mcp_sdk.ts";
 import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
-import type { PinningOptions } from "../pin_store.ts";
+import { checkStore, type PinningOptions } from "../pin_store.ts";
 import { type Pinned, PinRecords } from "./pin_records.ts";
 import { isOwnServer, isUserOfGlobal, type PinScope, scopeKey } from "./pin_scope.ts";
 import { serverOf } from "../connection/open_mcp_client.ts";
@@ -50,16 +50,7 @@ export class ToolPins {
     }
     const store = options.store;
     if (store !== undefined) {
-      const lacking = (["get", "set", "setIfAbsent", "list"] as const).filter((method) =>
-        typeof store?.[method] !== "function"
-      );
-      if (lacking.length > 0) {
-        throw new TypeError(
-          `Cannot create McpGateway: "pinning.store" lacks ${
-            lacking.join(", ")
-          }; pass a KeyValueStore such as MemoryStore`,
-        );
-      }
+      checkStore(store, { name: "pinning.store", methods: ["get", "set", "setIfAbsent", "list"] });
     }
     this.#records = new PinRecords(store);
     this.#tofu = options.trustOnFirstUse ?? true;

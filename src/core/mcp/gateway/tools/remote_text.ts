@@ -2,7 +2,7 @@ import { isToolOutput, type ToolOutput, toolOutput } from "../../../tool_output.
 import { isToolError, ToolError } from "../../../tool_error.ts";
 import type { ToolContext, ToolLogEntry } from "../../../tool_source.ts";
 import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
-import { mapBlockStrings, mapJsonStrings } from "../calls/json_strings.ts";
+import { mapBlockStrings, mapJsonStrings } from "../../../json_strings.ts";
 
 // C0 controls except tab (U+0009) and newline (U+000A), DEL and the C1 controls, and the bidi
 // embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
@@ -93,11 +93,13 @@ export function escapeRemoteResult<T>(result: T): T {
 
 const ESCAPE = {
   map: (text: string) => hasUnsafeChars(text) ? escapeUnsafeChars(text) : text,
-  tooDeep: () =>
-    new ToolError(
+  max: MAX_REMOTE_DEPTH,
+  tooDeep: () => {
+    throw new ToolError(
       "tool_error",
       `The server's result was withheld: it is nested deeper than ${MAX_REMOTE_DEPTH} levels, too deep to be checked for control characters`,
-    ),
+    );
+  },
 };
 
 /** Every string and name of a JSON value escaped (see `mapJsonStrings`). */

@@ -2,7 +2,7 @@ import type { MissingTool } from "../../../tool_source.ts";
 import { isTooDeepTool } from "../../list_all_tools.ts";
 import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
 import { escapeUnsafeChars, hasUnsafeChars, safeRemoteText } from "./remote_text.ts";
-import { mapJsonStrings } from "../calls/json_strings.ts";
+import { mapJsonStrings } from "../../../json_strings.ts";
 
 /** Bounds on what one remote server's tool list may put in front of a model. */
 export interface RemoteTextLimits {
@@ -120,7 +120,14 @@ function safeTool<T extends ListedTool>(tool: T, limits: RemoteTextLimits): T {
 class TooDeep extends Error {}
 
 /** Every string and key escaped, at any depth (one level more than a result's). */
-const ESCAPE_ALL = { map: escapeUnsafeChars, depth: 0, tooDeep: () => new TooDeep() };
+const ESCAPE_ALL = {
+  map: escapeUnsafeChars,
+  depth: 0,
+  max: MAX_REMOTE_DEPTH,
+  tooDeep: () => {
+    throw new TooDeep();
+  },
+};
 
 const TEXT_KEYS = new Set(["description", "title"]);
 

@@ -208,7 +208,7 @@ Deno.test("McpGateway with toolNames: corrupt kept lists and a failing store are
   assertThrows(
     () => new McpGateway({ toolNames: { store: {} as never } }),
     TypeError,
-    '"toolNames.store" needs get and set',
+    '"toolNames.store" lacks get, set',
   );
 });
 

@@ -1,29 +1,28 @@
-import { MAX_REMOTE_DEPTH } from "../../remote_depth.ts";
-
 /** How {@linkcode mapJsonStrings} walks a value. */
 export interface JsonStringsOptions {
   /** Returns the string itself when it has nothing to change. */
   map: (text: string) => string;
   /** A field of the top object whose value is kept as it is (a base64 payload). */
   kept?: string;
-  /** The level of the value (1 for a whole value); deeper than `MAX_REMOTE_DEPTH` is refused. */
+  /** The level of the value (1 for a whole value). */
   depth?: number;
-  /** The error thrown for a value nested too deep to be walked. */
-  tooDeep: () => Error;
+  /** The deepest level walked (a bound, before the stack runs out). */
+  max: number;
+  /** What a value deeper than `max` becomes; it throws to refuse the whole value. */
+  tooDeep: () => unknown;
 }
 
 /**
  * Every string and name of a JSON value passed through `map` (the escaping of remote text, the
- * redaction of secrets): the same value when nothing changed, else a copy of only what changed.
- *
- * @throws What `tooDeep` makes, for a value nested deeper than `MAX_REMOTE_DEPTH` levels.
+ * redaction of secrets, the secret scanner hook): the same value when nothing changed, else a copy
+ * of only what changed.
  */
 export function mapJsonStrings(value: unknown, options: JsonStringsOptions): unknown {
-  const { map, kept, depth = 1, tooDeep } = options;
+  const { map, kept, depth = 1, max, tooDeep } = options;
   if (typeof value === "string") return map(value);
   if (value === null || typeof value !== "object") return value;
-  if (depth > MAX_REMOTE_DEPTH) throw tooDeep();
-  const inner = { map, depth: depth + 1, tooDeep };
+  if (depth > max) return tooDeep();
+  const inner = { map, depth: depth + 1, max, tooDeep };
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
@@ -58,7 +57,7 @@ export function mapJsonStrings(value: unknown, options: JsonStringsOptions): unk
  */
 export function mapBlockStrings(
   block: unknown,
-  options: Pick<JsonStringsOptions, "map" | "tooDeep">,
+  options: Pick<JsonStringsOptions, "map" | "max" | "tooDeep">,
 ): unknown {
   const type = (block as { type?: unknown } | null | undefined)?.type;
   if (type === "image" || type === "audio") {
