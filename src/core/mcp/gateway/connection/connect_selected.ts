@@ -74,25 +74,20 @@ export async function connectSelected(
     const shadowsGlobal = user && selected.some((s) => !s.user && s.id === id);
     const whose = user ? "the user's" : "the global";
     const instead = shadowsGlobal ? "; the global server of this id is not used instead" : "";
-    if (result === STARTING) {
-      // Still connecting: its tools come with the next list, which its arrival announces. Joined
-      // without the request's signal: the connect outlives the request that started it.
-      if (!signal?.aborted && wait.onArrived !== undefined) {
-        server.connection.listTools().then(() => wait.onArrived!(server), () => {});
-      }
-      missing.push({
-        selection: "mcpServers",
-        name: id,
-        reason: `${whose} MCP server is starting (not ready within ${waitMs} ms); its ` +
-          `tools are listed once it answers${instead}`,
-      });
-      return;
+    // Still connecting: its tools come with the next list, which its arrival announces. Joined
+    // without the request's signal: the connect outlives the request that started it.
+    if (result === STARTING && !signal?.aborted && wait.onArrived !== undefined) {
+      server.connection.listTools().then(() => wait.onArrived!(server), () => {});
     }
-    const why = result.reason instanceof Error ? result.reason.message : String(result.reason);
+    const state = result === STARTING
+      ? `is starting (not ready within ${waitMs} ms); its tools are listed once it answers`
+      : `is unavailable: ${
+        result.reason instanceof Error ? result.reason.message : String(result.reason)
+      }`;
     missing.push({
       selection: "mcpServers",
       name: id,
-      reason: `${whose} MCP server is unavailable: ${why}${instead}`,
+      reason: `${whose} MCP server ${state}${instead}`,
     });
   });
   return {

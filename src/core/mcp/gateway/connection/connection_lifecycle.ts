@@ -57,11 +57,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
   /** Made from the config on use; a parked connection lets it go (see `park`). */
   #redact?: Redactor;
   #state: McpConnectionState = "closed";
-  /**
-   * The SDK client; absent while closed or failed, and while parked: `ready` without a client is
-   * an idle connection of a sessionless server that let its client go (see `park`).
-   */
-  protected client?: Client;
   #era?: ProtocolEra;
   /**
    * The client built again from the kept era verdict, without a round trip (see `undelivered`).
@@ -359,10 +354,6 @@ export abstract class ConnectionLifecycle extends ToolListCache {
 
   #failures(): ConnectionFailures {
     return this.#failed ??= new ConnectionFailures(this.#s.reconnect, this.redactor);
-  }
-
-  protected holds(client: Client): boolean {
-    return this.client === client;
   }
 
   protected listChanged(tools: number): void {

@@ -97,13 +97,8 @@ export class EraVerdicts {
     this.forget(key);
     // A server's discover answer is kept as it came: one too large to hold for thousands of
     // connections (a hostile per-user server's) is not kept, and that server is asked again.
-    const json = JSON.stringify(prior);
-    if (json.length > MAX_DISCOVER_CHARS) return;
-    let shared = this.#priors.get(json);
-    if (shared === undefined) {
-      if (this.#priors.size >= MAX_SHARED_PRIORS) this.#priors.clear();
-      this.#priors.set(json, shared = prior);
-    }
+    const shared = sharedByJson(this.#priors, prior, () => prior);
+    if (shared === undefined) return;
     if (this.#size >= this.#max) this.#evictOldest();
     const id = serverKeyOf(key);
     let users = this.#byServer.get(id);
@@ -162,10 +157,26 @@ export class EraVerdicts {
 type Held = PriorDiscovery | Aged;
 type Aged = { kind: "aged"; prior: PriorDiscovery; at: number };
 
-/** Most characters of a discover answer that is kept. */
-const MAX_DISCOVER_CHARS = 64 * 1024;
-/** Most distinct answers shared; past it, sharing starts over (answers stay correct, less shared). */
-const MAX_SHARED_PRIORS = 256;
+/**
+ * The one object `pool` holds for a value's JSON text, made with `make` the first time: an answer
+ * thousands of connections got alike (a discover verdict, a handshake) is held once. Past 256
+ * texts the sharing starts over (answers stay correct, less shared); `undefined` for a value of
+ * more than 64 KiB as JSON, too large to key by.
+ */
+export function sharedByJson<T>(
+  pool: Map<string, T>,
+  value: unknown,
+  make: () => T,
+): T | undefined {
+  const json = JSON.stringify(value);
+  if (json.length > 64 * 1024) return undefined;
+  let shared = pool.get(json);
+  if (shared === undefined) {
+    if (pool.size >= 256) pool.clear();
+    pool.set(json, shared = make());
+  }
+  return shared;
+}
 
 function serverKeyOf(key: EraKey): string {
   // A server id can hold any character: JSON keeps the parts apart.

@@ -1,6 +1,7 @@
 import { type Client, type LegacyHandshake, legacyHandshakeOf } from "../../mcp_sdk.ts";
 import { HttpClientTransport } from "../http/http_client_transport.ts";
 import { type OpenClientSettings, openMcpClient } from "./open_mcp_client.ts";
+import { sharedByJson } from "./era_verdicts.ts";
 
 /**
  * What a parked 2025-era connection keeps to go on with its session on a new client, with no
@@ -76,24 +77,13 @@ interface Shared {
 /**
  * One handshake object per distinct answer (content only, no session or credential in it), so
  * thousands of parked users of one server hold one, and users of a stateless server hold one
- * parked state; past the bound sharing starts over. One too large to key by is kept unshared
- * (as the live client held it).
+ * parked state (see `sharedByJson`). One too large to key by is kept unshared (as the live client
+ * held it).
  */
 function shared(handshake: LegacyHandshake): Shared {
-  const json = JSON.stringify(handshake);
-  if (json.length > MAX_SHARED_CHARS) {
-    return { handshake, stateless: { sessionId: "", handshake } };
-  }
-  let kept = handshakes.get(json);
-  if (kept === undefined) {
-    if (handshakes.size >= MAX_SHARED_HANDSHAKES) handshakes.clear();
-    kept = { handshake, stateless: Object.freeze({ sessionId: "", handshake }) };
-    handshakes.set(json, kept);
-  }
-  return kept;
+  const stateless = () => Object.freeze({ sessionId: "", handshake });
+  return sharedByJson(handshakes, handshake, () => ({ handshake, stateless: stateless() })) ??
+    { handshake, stateless: stateless() };
 }
 
 const handshakes = new Map<string, Shared>();
-const MAX_SHARED_HANDSHAKES = 256;
-/** Most characters (as JSON) of a handshake that is shared. */
-const MAX_SHARED_CHARS = 64 * 1024;

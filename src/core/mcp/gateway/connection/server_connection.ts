@@ -194,27 +194,13 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     return calls instanceof Set ? undefined : calls;
   }
 
-  /**
-   * Sends a resources, prompts or completion request (what `toolroute serve` passes on), under
-   * the server's request deadline, with the connection's credentials redacted from the answer
-   * and from errors, as from a call's. A list of a feature the server did not declare answers
-   * empty; any other request for it fails.
-   *
-   * @param params Its parameters.
-   * @param signal Aborts the request.
-   * @returns The server's answer.
-   */
-  async request(
+  /** Sends a resources, prompts or completion request: see {@linkcode sendUpstreamRequest}. */
+  request(
     method: UpstreamMethod,
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    const release = this.hold();
-    try {
-      return await sendUpstreamRequest(this, { method, params, signal });
-    } finally {
-      release();
-    }
+    return sendUpstreamRequest(this, { method, params, signal });
   }
 
   /**

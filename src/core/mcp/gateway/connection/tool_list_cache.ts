@@ -20,6 +20,12 @@ export interface ToolListSettings {
  */
 export abstract class ToolListCache {
   /**
+   * The SDK client; absent while closed or failed, and while parked: `ready` without a client is
+   * an idle connection of a sessionless server that let its client go (see `park`). A listing of
+   * a client that is no longer this one is dropped.
+   */
+  protected client?: Client;
+  /**
    * The cached tool list (empty until connected). Fields, not getters, as `index`: a call reads
    * them without running code of this file. Set only here.
    */
@@ -54,9 +60,6 @@ export abstract class ToolListCache {
   protected get refreshing(): boolean {
     return this.#refreshing !== undefined;
   }
-
-  /** Whether the client is the connection's current one (an older client's list is dropped). */
-  protected abstract holds(client: Client): boolean;
 
   /** The listing's deadline and the shared definitions. */
   abstract get settings(): ToolListSettings;
@@ -120,12 +123,12 @@ export abstract class ToolListCache {
       refresh.again = false;
       try {
         const tools = await this.listOf(client);
-        if (!this.holds(client)) return;
+        if (this.client !== client) return;
         this.keep(tools);
         this.listChanged(tools.length);
       } catch {
         // The list stays as it was; a lost connection is reported by onclose.
-        if (!this.holds(client)) return;
+        if (this.client !== client) return;
       }
     } while (refresh.again);
   }

@@ -3,11 +3,10 @@ import { mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import { type Client, ProtocolError, ProtocolErrorCode } from "../../mcp_sdk.ts";
 import type { CallingConnection } from "./guarded_call.ts";
 
-/** One resources, prompts or completion request. */
-export interface UpstreamRequest {
+/** One resources, prompts or completion request; its signal aborts it. */
+interface UpstreamRequest {
   method: UpstreamMethod;
   params: Record<string, unknown>;
-  /** Aborts the request. */
   signal: AbortSignal;
 }
 
@@ -15,15 +14,14 @@ export interface UpstreamRequest {
  * Sends a resources, prompts or completion request (what `toolroute serve` passes on) under the
  * server's request deadline, with the connection's credentials redacted from the answer and from
  * errors, as from a call's. A list of a feature the server did not declare answers empty; any
- * other request for it fails.
- *
- * @returns The server's answer.
+ * other request for it fails. The connection is held (see `hold`) until the answer is in.
  */
 export async function sendUpstreamRequest(
   connection: CallingConnection,
   request: UpstreamRequest,
 ): Promise<Record<string, unknown>> {
   const { method, signal } = request;
+  const release = connection.hold();
   try {
     const client = await connection.readyClient(method, signal);
     try {
@@ -42,6 +40,8 @@ export async function sendUpstreamRequest(
     const message = redactor.text(error instanceof Error ? error.message : String(error));
     const code = mcpErrorCodeOf(error);
     throw new ProtocolError(code ?? ProtocolErrorCode.InternalError, message);
+  } finally {
+    release();
   }
 }
 
@@ -79,7 +79,7 @@ const EMPTY_LISTS: Partial<Record<UpstreamMethod, string>> = {
 /** Sends one resources, prompts or completion request through the client's own method. */
 function sendRequest(
   client: Client,
-  request: { method: UpstreamMethod; params: Record<string, unknown> },
+  request: UpstreamRequest,
   options: { signal: AbortSignal; timeout: number },
 ): Promise<Record<string, unknown>> {
   const params = request.params as never;

@@ -25,11 +25,10 @@ export async function issueAuthorizationTicket(
   target: TicketRecord,
   options: { ttlMs: number },
 ): Promise<string> {
-  const { ttlMs } = options;
   const ticket = randomToken();
-  const { state, user, serverId } = target;
-  const record: TicketRecord = { state, user, serverId };
-  await store.set(["oauth", "ticket", await sha256Hex(ticket)], record, { expireIn: ttlMs });
+  await store.set(["oauth", "ticket", await sha256Hex(ticket)], target, {
+    expireIn: options.ttlMs,
+  });
   return ticket;
 }
 
@@ -66,11 +65,5 @@ export async function redeemAuthorizationTicket(
   if (pending.binding !== undefined) return undefined;
   const binding = randomToken();
   await store.set(key, { ...pending, binding: await sha256Hex(binding) }, { expireIn: ttlMs });
-  return {
-    location: pending.authorizationUrl,
-    binding,
-    state: record.state,
-    user: record.user,
-    serverId: record.serverId,
-  };
+  return { ...record, location: pending.authorizationUrl, binding };
 }

@@ -164,12 +164,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
     const issuer = (tokens as { issuer?: string }).issuer ?? this.#issuer;
     if (issuer === undefined) return;
     this.authorizationUrl = undefined;
-    const expiresAt = tokens.expires_in === undefined
-      ? undefined
-      : Date.now() + tokens.expires_in * 1000;
+    const expiresIn = tokens.expires_in;
     await this.#s.store.set(this.#key("tokens", issuer), {
       ...tokens,
-      ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+      ...(expiresIn === undefined ? {} : { expires_at: Date.now() + expiresIn * 1000 }),
     });
   }
 
@@ -214,9 +212,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    const state = await this.#s.store.get<OAuthDiscoveryState>(
-      this.#discoveryKey,
-    );
+    const state = await this.#s.store.get<OAuthDiscoveryState>(this.#discoveryKey);
     if (state !== undefined) this.#issuer = state.authorizationServerUrl;
     return state;
   }

@@ -46,25 +46,10 @@ export async function pinSelected(
   }
   const view = async (server: SelectedServer): Promise<[PinnedServer, MissingTool[]]> => {
     const { connection } = server;
-    let checked;
-    try {
-      checked = await pins.check(
-        { serverId: server.id, userId, global: !server.user },
-        connection.tools,
-      );
-    } catch (error) {
-      // Fail closed: a server whose pins cannot be read exposes nothing, and says why.
-      const why = error instanceof Error ? error.message : String(error);
-      checked = {
-        tools: [],
-        missing: [{
-          selection: "mcpServers" as const,
-          name: server.id,
-          reason:
-            `the tool pins of this MCP server cannot be checked (${why}); its tools are withheld`,
-        }],
-      };
-    }
+    const checked = await pins.check(
+      { serverId: server.id, userId, global: !server.user },
+      connection.tools,
+    );
     return [{
       id: server.id,
       connection: {

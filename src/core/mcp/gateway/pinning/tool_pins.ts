@@ -1,4 +1,5 @@
 import type { MissingTool } from "../../../tool_source.ts";
+import { errorMessage } from "../../../tool_error.ts";
 import type { McpTool } from "../../mcp_sdk.ts";
 import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
 import { checkStore, type PinningOptions } from "../pin_store.ts";
@@ -60,12 +61,26 @@ export class ToolPins {
 
   /**
    * Checks a server's current tools against their pins, pinning tools seen for the first time.
+   * Fails closed: when the pins cannot be read, every tool is withheld, under one `missing` entry
+   * named by the server that says why.
    *
    * @param scope The server (and user).
    * @param tools The server's current tool list.
    * @returns The tools to expose and the withheld ones.
    */
   async check(scope: PinScope, tools: readonly McpTool[]): Promise<PinnedTools> {
+    try {
+      return await this.#check(scope, tools);
+    } catch (error) {
+      const name = scope.serverId;
+      const reason = `the tool pins of this MCP server cannot be checked (${
+        errorMessage(error)
+      }); its tools are withheld`;
+      return { tools: [], missing: [{ selection: "mcpServers", name, reason }] };
+    }
+  }
+
+  async #check(scope: PinScope, tools: readonly McpTool[]): Promise<PinnedTools> {
     const key = scope.key ?? scopeKey(scope);
     if (this.#verified.get(tools)?.has(key)) return { tools, missing: [] };
     // Shared definitions are hashed once for every user; an in-memory check then never waits.
@@ -126,15 +141,10 @@ export class ToolPins {
     toolName: string,
     tools: readonly McpTool[],
   ): Promise<string | undefined> {
-    let checked: PinnedTools;
-    try {
-      checked = await this.check(scope, tools);
-    } catch (error) {
-      return `the tool pins of MCP server "${scope.serverId}" cannot be checked (${
-        error instanceof Error ? error.message : String(error)
-      })`;
-    }
-    return checked.missing.find((entry) => entry.name === `${scope.serverId}/${toolName}`)?.reason;
+    const { missing } = await this.check(scope, tools);
+    // The tool's own entry, or the server's when its pins could not be read.
+    const names = [`${scope.serverId}/${toolName}`, scope.serverId];
+    return missing.find((entry) => names.includes(entry.name))?.reason;
   }
 
   /**

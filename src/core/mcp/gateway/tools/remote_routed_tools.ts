@@ -205,13 +205,10 @@ function withCurrent(
 }
 
 /** What a server's listing carries for people's clients: the title, icons and `_meta`. */
-function passedOn(tool: {
-  title?: string;
-  icons?: unknown;
-  _meta?: unknown;
-}): { title?: string; icons?: Record<string, unknown>[]; meta?: Record<string, unknown> } {
-  const out: { title?: string; icons?: Record<string, unknown>[]; meta?: Record<string, unknown> } =
-    {};
+function passedOn(
+  tool: { title?: string; icons?: unknown; _meta?: unknown },
+): Pick<RoutedTool, "title" | "icons" | "meta"> {
+  const out: { -readonly [K in "title" | "icons" | "meta"]?: RoutedTool[K] } = {};
   if (typeof tool.title === "string") out.title = tool.title;
   if (Array.isArray(tool.icons)) {
     out.icons = tool.icons.filter((icon) => icon !== null && typeof icon === "object");

@@ -79,7 +79,7 @@ export function escapeRemoteResult<T>(result: T): T {
       blocks[i] = escaped;
     }
   }
-  const structured = structuredContent === undefined ? undefined : escapeDeep(structuredContent);
+  const structured = mapJsonStrings(structuredContent, ESCAPE);
   // Nearly every result has nothing to escape: it is passed on as it is, not copied.
   if (blocks === undefined && structured === structuredContent) return result;
   const escaped = {
@@ -101,11 +101,6 @@ const ESCAPE = {
     );
   },
 };
-
-/** Every string and name of a JSON value escaped (see `mapJsonStrings`). */
-function escapeDeep(value: unknown): unknown {
-  return mapJsonStrings(value, ESCAPE);
-}
 
 /**
  * Escapes what a remote call brings back to the model: the result's text, and the message of an
@@ -162,7 +157,7 @@ export function escapedContext(context: ToolContext, maxChars: number): ToolCont
       log: (entry) => {
         let escaped: ToolLogEntry;
         try {
-          escaped = escapeDeep(entry) as ToolLogEntry;
+          escaped = mapJsonStrings(entry, ESCAPE) as ToolLogEntry;
         } catch {
           return; // nested too deep to check: not passed on
         }
@@ -175,7 +170,7 @@ export function escapedContext(context: ToolContext, maxChars: number): ToolCont
         return elicit({
           ...request,
           message: safeRemoteText(String(request.message), maxChars),
-          requestedSchema: escapeDeep(request.requestedSchema) as Record<
+          requestedSchema: mapJsonStrings(request.requestedSchema, ESCAPE) as Record<
             string,
             unknown
           >,

@@ -366,6 +366,24 @@ Deno.test("pinning fails closed when the pin store fails: the server's tools are
   }]);
 });
 
+Deno.test("a call is refused when the pin store fails at call time (fail closed), with the reason", async () => {
+  const broken = {
+    get: () => Promise.reject(new Error("database is locked")),
+    set: () => Promise.resolve(),
+    setIfAbsent: () => Promise.resolve(false),
+    list: () => Promise.resolve([]),
+  };
+  const pins = new ToolPins({ store: broken }, () => {});
+  const tools = [{ ...PLAIN, inputSchema: { type: "object" as const } }];
+  for (const scope of [{ serverId: "docs" }, { serverId: "docs", userId: "alice" }]) {
+    assertEquals(
+      await pins.refusal(scope, PLAIN.name, tools),
+      "the tool pins of this MCP server cannot be checked (database is locked); its tools are withheld",
+    );
+    assertEquals(pins.verified(scope, tools), false);
+  }
+});
+
 Deno.test("a tool exposed before its definition drifted is refused at call time, not called", async () => {
   const store = new MemoryStore();
   const events: McpGatewayEvent[] = [];
