@@ -139,13 +139,16 @@ function safeTexts(value: unknown, limits: RemoteTextLimits, depth: number): unk
   if (value === null || typeof value !== "object") return value;
   if (depth > MAX_REMOTE_DEPTH) throw new TooDeep();
   if (Array.isArray(value)) return value.map((item) => safeTexts(item, limits, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    out[key] = TEXT_KEYS.has(key) && typeof item === "string"
-      ? safeRemoteText(item, limits.maxDescriptionChars)
-      : safeTexts(item, limits, depth + 1);
-  }
-  return out;
+  // `fromEntries` defines own properties: a schema's own "__proto__" key stays a key (an
+  // assignment would set the copy's prototype on runtimes that keep the setter, as workerd does).
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      TEXT_KEYS.has(key) && typeof item === "string"
+        ? safeRemoteText(item, limits.maxDescriptionChars)
+        : safeTexts(item, limits, depth + 1),
+    ]),
+  );
 }
 
 function jsonLength(value: unknown): number {

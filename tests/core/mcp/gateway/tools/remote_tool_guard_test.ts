@@ -112,3 +112,35 @@ Deno.test("a remote error result's text is escaped too", async () => {
   assert(!result.text.includes("\x1b") && !result.text.includes("\u202E"), result.text);
   assertStringIncludes(result.text, "boom \\u001B[2J\\u202Ecleared");
 });
+
+Deno.test("guardRemoteTools() keeps a schema's own __proto__ key as a key where the runtime has the setter", () => {
+  // Deno's `__proto__` setter does nothing; workerd's and Node's set the prototype. Put one in
+  // place for the test, as those runtimes have it.
+  const original = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")!;
+  let sets = 0;
+  Object.defineProperty(Object.prototype, "__proto__", {
+    get(this: object) {
+      return Object.getPrototypeOf(this);
+    },
+    set(this: object, proto: object | null) {
+      sets++;
+      Object.setPrototypeOf(this, proto);
+    },
+    configurable: true,
+  });
+  try {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string","description":"kept"}}}',
+    );
+    const { tools } = guardRemoteTools("s", [{ name: "t", inputSchema: schema }]);
+    const properties = tools[0].inputSchema.properties as Record<string, unknown>;
+    assertEquals(Object.keys(properties), ["__proto__"]);
+    assertEquals(Object.getPrototypeOf(properties), Object.prototype);
+    // The setter is live: a plain assignment would have gone through it.
+    const probe: Record<string, unknown> = {};
+    probe["__proto__"] = {};
+    assert(sets > 0);
+  } finally {
+    Object.defineProperty(Object.prototype, "__proto__", original);
+  }
+});
