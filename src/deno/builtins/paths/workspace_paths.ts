@@ -50,19 +50,11 @@ export function resolveWritePath(ctx: ResolvedContext, path: unknown): ResolvedP
   // The more specific root wins: a read-only root inside the workspace (a vendored directory)
   // is read-only, a read-only root around it (the home directory) does not affect it.
   const nested = roots.filter((root) => within(workspace.real, root.real));
-  const inWorkspace = findRoot([workspace], { path: lexical, kind: "declared" }) ??
-    findRoot([workspace], { path: lexical, kind: "real" });
-  if (inWorkspace === undefined) {
-    const readOnly = findRoot(roots, { path: lexical, kind: "declared" }) ??
-      findRoot(roots, { path: lexical, kind: "real" });
+  if (findRoot([workspace], { path: lexical }) === undefined) {
+    const readOnly = findRoot(roots, { path: lexical });
     throw readOnly === undefined ? outsideError(shown, "writes") : readOnlyError(shown);
   }
-  if (
-    findRoot(nested, { path: lexical, kind: "declared" }) ??
-      findRoot(nested, { path: lexical, kind: "real" })
-  ) {
-    throw readOnlyError(shown);
-  }
+  if (findRoot(nested, { path: lexical }) !== undefined) throw readOnlyError(shown);
   const lexicalRoot = lexicalBase(workspace, lexical);
   const lexicalRel = relative(lexicalRoot, lexical);
   checkProtected(ctx, lexicalRel, shown);
@@ -135,8 +127,7 @@ function resolveInRoots(
   const { workspace, readOnly } = contextRoots(ctx);
   const roots = reading ? [workspace, ...readOnly] : [workspace];
   const lexical = lexicalPath(ctx, shown);
-  const root = findRoot(roots, { path: lexical, kind: "declared" }) ??
-    findRoot(roots, { path: lexical, kind: "real" });
+  const root = findRoot(roots, { path: lexical });
   if (root === undefined) throw outsideError(shown, what, { viaLink: false, ctx });
   const real = realOf(ctx, lexical, shown, "read", root.declared, what);
   const realRoot = findRoot(roots, { path: real, kind: "real" });
