@@ -187,13 +187,10 @@ const MAX_LINKS = 40;
  * block them).
  *
  * @param path An absolute, normalized path.
+ * @param links The links followed so far.
  * @returns The absolute real path.
  */
-export function realTargetSync(path: string): string {
-  return follow(path, 0);
-}
-
-function follow(path: string, links: number): string {
+export function realTargetSync(path: string, links = 0): string {
   if (links > MAX_LINKS) throw new Deno.errors.FilesystemLoop("Too many levels of symbolic links");
   try {
     return Deno.realPathSync(path);
@@ -204,11 +201,11 @@ function follow(path: string, links: number): string {
   if (info?.isSymlink) {
     // A dangling link: creating the path would create the link's target.
     const target = Deno.readLinkSync(path);
-    return follow(resolve(dirname(path), target), links + 1);
+    return realTargetSync(resolve(dirname(path), target), links + 1);
   }
   const parent = dirname(path);
   if (parent === path) return path;
-  return join(follow(parent, links), basename(path));
+  return join(realTargetSync(parent, links), basename(path));
 }
 
 /**
