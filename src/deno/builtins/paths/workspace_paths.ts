@@ -85,7 +85,7 @@ export function resolveWritePath(ctx: ResolvedContext, path: unknown): ResolvedP
       "write",
       workspace.declared,
     );
-    if (within(protectedReal, real)) throw protectedError(shown, protectedPath);
+    if (within(protectedReal, real)) throw readOnlyError(shown, protectedPath);
   }
   return {
     real: underDeclared(workspace, real),
@@ -215,7 +215,7 @@ export function realTargetSync(path: string, links = 0): string {
  */
 function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void {
   const hit = protectedMatch(rel, ctx.protectedPaths);
-  if (hit !== undefined) throw protectedError(shown, hit);
+  if (hit !== undefined) throw readOnlyError(shown, hit);
 }
 
 function displayOf(workspace: Root, lexical: string): string {
@@ -284,28 +284,18 @@ export function outsideError(
 }
 
 /**
- * The error for a write to a read-only root.
+ * The error for a write to a read-only root, or (given the protected path it falls under) to a
+ * protected path.
  *
  * @returns The `permission_denied` error.
  */
-export function readOnlyError(shown: string): ToolError {
-  return new ToolError(
-    "permission_denied",
-    `Path ${quote(shown)} is read-only: writes are allowed only inside the workspace`,
-  );
-}
-
-/**
- * The error for a write to a protected path.
- *
- * @param protectedPath The protected path it falls under.
- * @returns The `permission_denied` error.
- */
-export function protectedError(shown: string, protectedPath: string): ToolError {
+export function readOnlyError(shown: string, protectedPath?: string): ToolError {
   return new ToolError(
     "permission_denied",
     `Path ${quote(shown)} is read-only: ${
-      quote(protectedPath)
-    } is protected from writes in this workspace`,
+      protectedPath === undefined
+        ? "writes are allowed only inside the workspace"
+        : `${quote(protectedPath)} is protected from writes in this workspace`
+    }`,
   );
 }
