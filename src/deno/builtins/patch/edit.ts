@@ -145,9 +145,8 @@ export function replaceIn(
       `the result would be ${size} bytes (${count} replacements), over the ${MAX_EDIT_BYTES}-byte limit of files a patch edits; replace fewer occurrences or use bash`,
     );
   }
-  const lines = (s: string) => s.split("\n").length - 1;
-  const replaced = lines(oldString) + 1;
-  const added = lines(newString) + 1;
+  const replaced = countOf(oldString, "\n") + 1;
+  const added = countOf(newString, "\n") + 1;
   return {
     // A function as the replacement: "$&" and friends in newString stay literal.
     text: text.replaceAll(oldString, () => newString),
