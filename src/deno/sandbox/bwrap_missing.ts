@@ -31,7 +31,7 @@ export const BWRAP_STILL_WORKS = "Without it the MCP servers and functions still
   "their path checks and Deno's permissions";
 
 /**
- * The error of a sandbox that could not start because bubblewrap is not installed: a
+ * The error of a sandbox session that could not start because bubblewrap is not installed: a
  * `tool_error` with {@linkcode bwrapMissing}'s message, which a caller that may run without the
  * sandbox (a stdio server whose config asked for none) recognises by its type.
  */
@@ -39,11 +39,10 @@ export class SandboxMissing extends ToolError {
   /**
    * Creates the error.
    *
-   * @param use What the sandbox was for (the message says what did not run).
    * @param options The standard error options (`cause`).
    */
-  constructor(use: SandboxUse, options?: ErrorOptions) {
-    super("tool_error", bwrapMissing(use), options);
+  constructor(options?: ErrorOptions) {
+    super("tool_error", bwrapMissing("session"), options);
     this.name = "SandboxMissing";
   }
 }

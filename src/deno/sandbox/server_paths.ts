@@ -84,11 +84,7 @@ export function hostServerPaths(identity: ServerIdentity): ServerPaths {
   // Not readable: no package cache of its own, and the socket folder is under /tmp.
   const home = hostEnv("HOME");
   const runtimeDir = hostEnv(RUNTIME_DIR_VARIABLE) || undefined;
-  return serverPaths(identity, {
-    ...(uid === undefined ? {} : { uid }),
-    ...(home === undefined ? {} : { home }),
-    ...(runtimeDir === undefined ? {} : { runtimeDir }),
-  });
+  return serverPaths(identity, { uid, home, runtimeDir });
 }
 
 /**

@@ -25,7 +25,7 @@ export function sessionEnded(why: string): ToolError {
 export function sessionExited(code: number, text: string): ToolError {
   // The launch's own line (session_launch.ts, resource_limits.ts) when `bwrap` is not on PATH.
   if (/^bwrap: bubblewrap \(bwrap\) is not installed$/m.test(text)) {
-    return new SandboxMissing("session");
+    return new SandboxMissing();
   }
   const failure = sandboxFailure({ exitCode: code, stdout: "", stderr: text });
   if (failure !== undefined) return new ToolError("tool_error", failure);

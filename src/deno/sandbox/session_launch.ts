@@ -129,7 +129,7 @@ export function launchSession(setup: SessionSetup): Deno.ChildProcess {
     }).spawn();
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new SandboxMissing("session", { cause: error });
+    throw new SandboxMissing({ cause: error });
   }
 }
 

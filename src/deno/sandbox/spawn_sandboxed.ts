@@ -156,7 +156,7 @@ export async function spawnSandboxed(
   }
   if (standIn === undefined) {
     if (!(standInFailed instanceof Deno.errors.NotFound)) return giveUp(standInFailed);
-    return giveUp(new SandboxMissing("session", { cause: standInFailed }));
+    return giveUp(new SandboxMissing({ cause: standInFailed }));
   }
   // A Deno command downloads into its own cache, and takes what its lockfile names from the
   // host's cache where that holds it (bound read-only into its own).

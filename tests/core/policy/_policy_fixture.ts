@@ -8,7 +8,7 @@ import type {
 } from "../../../src/core/unstable_source.ts";
 // The real built-ins' declarations of what policy specifiers read (pure modules, no I/O).
 import { bashSubjects } from "../../../src/deno/builtins/bash/shell_commands.ts";
-import { patchSubjects } from "../../../src/deno/builtins/patch/patch_subjects.ts";
+import { patchSubjects } from "../../../src/deno/builtins/patch/parse_patch_text.ts";
 import { pathSubjects } from "../../../src/deno/builtins/paths/path_subjects.ts";
 
 const SUBJECTS: Record<string, (args: Record<string, unknown>) => PolicySubjects> = {

@@ -4,8 +4,7 @@ import { compileZodInput } from "../../../core/parse_arguments.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { FileAccess } from "../files/file_access.ts";
 import { applyEdits, type ApplyPatchResult } from "./patch_transaction.ts";
-import { parsePatchText } from "./parse_patch_text.ts";
-import { patchSubjects } from "./patch_subjects.ts";
+import { parsePatchText, patchSubjects } from "./parse_patch_text.ts";
 import { WRITE_ANNOTATIONS } from "../files/write_tool_hints.ts";
 
 const schema = z.object({

@@ -100,6 +100,11 @@ function parseChunks(
 ): { chunks: CodexChunk[]; next: number } {
   const chunks: CodexChunk[] = [];
   let chunk: CodexChunk | undefined;
+  const open = (line: number, header?: string) => {
+    chunk = { header, old: [], new: [], added: 0, removed: 0, eof: false, line };
+    chunks.push(chunk);
+    return chunk;
+  };
   let at = from;
   for (; at < end; at++) {
     const line = lines[at];
@@ -113,22 +118,12 @@ function parseChunks(
     if (line.startsWith("@@")) {
       // Models sometimes write unified-diff ranges (`@@ -3,4 +3,5 @@ fn`): keep only the text.
       const header = line.slice(2).trim().replace(UNIFIED_RANGE, "").trim();
-      chunk = {
-        header: header === "" ? undefined : header,
-        old: [],
-        new: [],
-        added: 0,
-        removed: 0,
-        eof: false,
-        line: at + 1,
-      };
-      chunks.push(chunk);
+      open(at + 1, header === "" ? undefined : header);
       continue;
     }
     if (chunk === undefined) {
       if (chunks.length > 0) throw syntax(at + 1, 'a hunk must start with "@@"');
-      chunk = { old: [], new: [], added: 0, removed: 0, eof: false, line: at + 1 };
-      chunks.push(chunk);
+      chunk = open(at + 1);
     }
     const mark = line[0];
     const body = line.slice(1);

@@ -122,36 +122,31 @@ export function replaceIn(
     newString = newString.replace(/\r?\n/g, "\r\n");
     count = countOf(text, oldString);
   }
+  const failed = (code: "tool_error" | "invalid_arguments", problem: string) =>
+    new ToolError(code, `Edit failed on ${quote(path)}: ${problem}. Nothing was changed`);
   if (count === 0) {
-    throw new ToolError(
+    throw failed(
       "tool_error",
-      `Edit failed on ${
-        quote(path)
-      }: "oldString" was not found (found 0 occurrences); read the file and copy the text exactly, including whitespace and indentation. Nothing was changed`,
+      '"oldString" was not found (found 0 occurrences); read the file and copy the text exactly, including whitespace and indentation',
     );
   }
   if (count > 1 && args.replaceAll !== true) {
-    throw new ToolError(
+    throw failed(
       "tool_error",
-      `Edit failed on ${
-        quote(path)
-      }: "oldString" is not unique: found ${count} occurrences; pass replaceAll or include more context. Nothing was changed`,
+      `"oldString" is not unique: found ${count} occurrences; pass replaceAll or include more context`,
     );
   }
   // The result's size is known before it is built: a short newString times many occurrences
   // must not make the host build a string of hundreds of MiB (the input's bound, for the output).
   const size = editedSize(text, { count, oldString, newString });
   if (size > MAX_EDIT_BYTES) {
-    throw new ToolError(
+    throw failed(
       "invalid_arguments",
-      `Edit failed on ${
-        quote(path)
-      }: the result would be ${size} bytes (${count} replacements), over the ${MAX_EDIT_BYTES}-byte limit of files a patch edits; replace fewer occurrences or use bash. Nothing was changed`,
+      `the result would be ${size} bytes (${count} replacements), over the ${MAX_EDIT_BYTES}-byte limit of files a patch edits; replace fewer occurrences or use bash`,
     );
   }
-  const lines = (s: string) => s.split("\n").length - 1;
-  const replaced = lines(oldString) + 1;
-  const added = lines(newString) + 1;
+  const replaced = countOf(oldString, "\n") + 1;
+  const added = countOf(newString, "\n") + 1;
   return {
     // A function as the replacement: "$&" and friends in newString stay literal.
     text: text.replaceAll(oldString, () => newString),

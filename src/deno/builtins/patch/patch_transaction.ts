@@ -1,6 +1,7 @@
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { FileEdit } from "./file_edit.ts";
+import { splitText } from "./text_lines.ts";
 import { quote } from "../paths/fs_tool_error.ts";
 import { commit, type Target } from "../files/staged_commit.ts";
 import { readCurrent } from "../files/current_text.ts";
@@ -78,7 +79,7 @@ export async function applyEdits(
       fileChanges.push(change(file, "add", edit.lines, 0));
     } else if (edit.kind === "delete") {
       if (file.content === null) throw failed(edit.path, "it does not exist");
-      fileChanges.push(change(file, "delete", 0, countLines(file.content)));
+      fileChanges.push(change(file, "delete", 0, splitText(file.content).lines.length));
       file.content = null;
     } else {
       if (file.content === null) throw failed(edit.path, "it does not exist");
@@ -122,12 +123,6 @@ function change(
   linesRemoved: number,
 ): FileChange {
   return { path: file.path.display, operation, linesAdded, linesRemoved };
-}
-
-function countLines(text: string): number {
-  if (text.length === 0) return 0;
-  const breaks = text.split("\n").length - 1;
-  return text.endsWith("\n") ? breaks : breaks + 1;
 }
 
 function failed(path: string, problem: string): ToolError {

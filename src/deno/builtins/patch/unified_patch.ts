@@ -29,9 +29,7 @@ export function parseUnifiedPatch(patch: string): FileEdit[] {
         `the diff of ${JSON.stringify(file.newFileName ?? file.oldFileName)} has no hunks`,
       );
     }
-    const git = isGitStyle(file);
-    const oldName = cleanName(file.oldFileName, git ? "a/" : "");
-    const newName = cleanName(file.newFileName, git ? "b/" : "");
+    const [oldName, newName] = fileNames(file);
     if (oldName === undefined && newName === undefined) {
       throw invalid('a file diff has no file names: start it with "--- a/path" and "+++ b/path"');
     }
@@ -109,20 +107,18 @@ function added(file: StructuredPatch): { text: string; count: number } {
   return { text, count: lines.length };
 }
 
-function cleanName(name: string | undefined, prefix: string): string | undefined {
-  if (name === undefined || name === "") return undefined;
-  const trimmed = name.trim().split("\t")[0];
-  if (trimmed === DEV_NULL) return DEV_NULL;
-  return prefix !== "" && trimmed.startsWith(prefix) ? trimmed.slice(prefix.length) : trimmed;
-}
-
-/** Git names files `a/path` and `b/path`; plain diffs name them as they are. */
-function isGitStyle(file: StructuredPatch): boolean {
-  const prefixed = (name: string | undefined, prefix: string): boolean => {
-    const trimmed = name?.trim().split("\t")[0];
-    return trimmed === DEV_NULL || (trimmed?.startsWith(prefix) ?? false);
-  };
-  return prefixed(file.oldFileName, "a/") && prefixed(file.newFileName, "b/");
+/**
+ * The old and new names of a file diff, without a tab-separated timestamp; git's `a/` and `b/`
+ * are dropped when both names carry them (plain diffs name files as they are).
+ */
+// Without a tab-separated timestamp. Git names files `a/path` and `b/path` (both dropped when
+// both names carry them); plain diffs name them as they are.
+function fileNames(file: StructuredPatch): (string | undefined)[] {
+  const names = [file.oldFileName, file.newFileName].map((name) =>
+    name === undefined || name === "" ? undefined : name.trim().split("\t")[0]
+  );
+  const git = names.every((name, i) => name === DEV_NULL || name?.startsWith("ab"[i] + "/"));
+  return names.map((name) => git && name !== DEV_NULL ? name?.slice(2) : name);
 }
 
 function invalid(problem: string): ToolError {

@@ -71,15 +71,16 @@ export function readOnlyRootsSync(ctx: ResolvedContext): { roots: Root[]; comple
  * The first root containing a path, comparing the declared or the real form of the roots.
  *
  * @param where An absolute, normalized `path`, and which form of the roots to compare with
- *   (`kind`).
+ *   (`kind`); without `kind` (a path as written), the declared forms first, then the real ones.
  * @returns The root, or `undefined`.
  */
 export function findRoot(
   roots: readonly Root[],
-  where: { path: string; kind: keyof Root },
+  where: { path: string; kind?: keyof Root },
 ): Root | undefined {
   const { path, kind } = where;
-  return roots.find((root) => within(root[kind], path));
+  if (kind !== undefined) return roots.find((root) => within(root[kind], path));
+  return findRoot(roots, { path, kind: "declared" }) ?? findRoot(roots, { path, kind: "real" });
 }
 
 /**

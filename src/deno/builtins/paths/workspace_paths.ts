@@ -50,19 +50,11 @@ export function resolveWritePath(ctx: ResolvedContext, path: unknown): ResolvedP
   // The more specific root wins: a read-only root inside the workspace (a vendored directory)
   // is read-only, a read-only root around it (the home directory) does not affect it.
   const nested = roots.filter((root) => within(workspace.real, root.real));
-  const inWorkspace = findRoot([workspace], { path: lexical, kind: "declared" }) ??
-    findRoot([workspace], { path: lexical, kind: "real" });
-  if (inWorkspace === undefined) {
-    const readOnly = findRoot(roots, { path: lexical, kind: "declared" }) ??
-      findRoot(roots, { path: lexical, kind: "real" });
+  if (findRoot([workspace], { path: lexical }) === undefined) {
+    const readOnly = findRoot(roots, { path: lexical });
     throw readOnly === undefined ? outsideError(shown, "writes") : readOnlyError(shown);
   }
-  if (
-    findRoot(nested, { path: lexical, kind: "declared" }) ??
-      findRoot(nested, { path: lexical, kind: "real" })
-  ) {
-    throw readOnlyError(shown);
-  }
+  if (findRoot(nested, { path: lexical }) !== undefined) throw readOnlyError(shown);
   const lexicalRoot = lexicalBase(workspace, lexical);
   const lexicalRel = relative(lexicalRoot, lexical);
   checkProtected(ctx, lexicalRel, shown);
@@ -93,7 +85,7 @@ export function resolveWritePath(ctx: ResolvedContext, path: unknown): ResolvedP
       "write",
       workspace.declared,
     );
-    if (within(protectedReal, real)) throw protectedError(shown, protectedPath);
+    if (within(protectedReal, real)) throw readOnlyError(shown, protectedPath);
   }
   return {
     real: underDeclared(workspace, real),
@@ -135,8 +127,7 @@ function resolveInRoots(
   const { workspace, readOnly } = contextRoots(ctx);
   const roots = reading ? [workspace, ...readOnly] : [workspace];
   const lexical = lexicalPath(ctx, shown);
-  const root = findRoot(roots, { path: lexical, kind: "declared" }) ??
-    findRoot(roots, { path: lexical, kind: "real" });
+  const root = findRoot(roots, { path: lexical });
   if (root === undefined) throw outsideError(shown, what, { viaLink: false, ctx });
   const real = realOf(ctx, lexical, shown, "read", root.declared, what);
   const realRoot = findRoot(roots, { path: real, kind: "real" });
@@ -196,13 +187,10 @@ const MAX_LINKS = 40;
  * block them).
  *
  * @param path An absolute, normalized path.
+ * @param links The links followed so far.
  * @returns The absolute real path.
  */
-export function realTargetSync(path: string): string {
-  return follow(path, 0);
-}
-
-function follow(path: string, links: number): string {
+export function realTargetSync(path: string, links = 0): string {
   if (links > MAX_LINKS) throw new Deno.errors.FilesystemLoop("Too many levels of symbolic links");
   try {
     return Deno.realPathSync(path);
@@ -213,11 +201,11 @@ function follow(path: string, links: number): string {
   if (info?.isSymlink) {
     // A dangling link: creating the path would create the link's target.
     const target = Deno.readLinkSync(path);
-    return follow(resolve(dirname(path), target), links + 1);
+    return realTargetSync(resolve(dirname(path), target), links + 1);
   }
   const parent = dirname(path);
   if (parent === path) return path;
-  return join(follow(parent, links), basename(path));
+  return join(realTargetSync(parent, links), basename(path));
 }
 
 /**
@@ -227,7 +215,7 @@ function follow(path: string, links: number): string {
  */
 function checkProtected(ctx: ResolvedContext, rel: string, shown: string): void {
   const hit = protectedMatch(rel, ctx.protectedPaths);
-  if (hit !== undefined) throw protectedError(shown, hit);
+  if (hit !== undefined) throw readOnlyError(shown, hit);
 }
 
 function displayOf(workspace: Root, lexical: string): string {
@@ -296,28 +284,18 @@ export function outsideError(
 }
 
 /**
- * The error for a write to a read-only root.
+ * The error for a write to a read-only root, or (given the protected path it falls under) to a
+ * protected path.
  *
  * @returns The `permission_denied` error.
  */
-export function readOnlyError(shown: string): ToolError {
-  return new ToolError(
-    "permission_denied",
-    `Path ${quote(shown)} is read-only: writes are allowed only inside the workspace`,
-  );
-}
-
-/**
- * The error for a write to a protected path.
- *
- * @param protectedPath The protected path it falls under.
- * @returns The `permission_denied` error.
- */
-export function protectedError(shown: string, protectedPath: string): ToolError {
+export function readOnlyError(shown: string, protectedPath?: string): ToolError {
   return new ToolError(
     "permission_denied",
     `Path ${quote(shown)} is read-only: ${
-      quote(protectedPath)
-    } is protected from writes in this workspace`,
+      protectedPath === undefined
+        ? "writes are allowed only inside the workspace"
+        : `${quote(protectedPath)} is protected from writes in this workspace`
+    }`,
   );
 }

@@ -118,11 +118,10 @@ function compileSegment(segment: string, field: string): (name: string) => boole
     // Only its source is used: JavaScript's engine never matches with it.
     re2 = RE2JS.compile(globToRegExp(segment, { extended: false, globstar: false }).source);
   } catch {
-    throw new ToolError(
-      "invalid_arguments",
-      `"${field}" has a segment that is not a valid glob: ${
-        JSON.stringify(segment.slice(0, 200))
-      }; escape [ ] { } * ? with a backslash to match them literally`,
+    throw invalid(
+      field,
+      `has a segment that is not a valid glob: ${JSON.stringify(segment.slice(0, 200))}; ` +
+        "escape [ ] { } * ? with a backslash to match them literally",
     );
   }
   return (name) => re2.testExact(name);
@@ -143,39 +142,32 @@ export function compileFileFilter(pattern: string): (path: string) => boolean {
 }
 
 function checkGlob(pattern: string, field: string): string {
-  if (pattern.length === 0) {
-    throw new ToolError(
-      "invalid_arguments",
-      `"${field}" must be a non-empty glob such as "**/*.ts"`,
-    );
-  }
+  if (pattern.length === 0) throw invalid(field, 'must be a non-empty glob such as "**/*.ts"');
   if (pattern.length > MAX_GLOB_CHARS) {
-    throw new ToolError(
-      "invalid_arguments",
-      `"${field}" has ${pattern.length} characters, more than the ${MAX_GLOB_CHARS} a glob may ` +
-        'have: give the folder as "path" and a shorter pattern',
+    throw invalid(
+      field,
+      `has ${pattern.length} characters, more than the ${MAX_GLOB_CHARS} a glob may have: ` +
+        'give the folder as "path" and a shorter pattern',
     );
   }
-  if (pattern.includes("\0")) {
-    throw new ToolError("invalid_arguments", `"${field}" must not contain NUL bytes`);
-  }
+  if (pattern.includes("\0")) throw invalid(field, "must not contain NUL bytes");
   if (pattern.startsWith("/") || pattern.startsWith("~")) {
-    throw new ToolError(
-      "invalid_arguments",
-      `"${field}" must be relative to the search folder, received ${
-        JSON.stringify(pattern.slice(0, 200))
-      }: give the folder as "path" and a relative pattern such as "**/*.ts"`,
+    throw invalid(
+      field,
+      `must be relative to the search folder, received ${JSON.stringify(pattern.slice(0, 200))}: ` +
+        'give the folder as "path" and a relative pattern such as "**/*.ts"',
     );
   }
   refuseExtglob(pattern, field);
   const cleaned = pattern.replace(/^(\.\/)+/, "");
   if (cleaned.split("/").includes("..")) {
-    throw new ToolError(
-      "invalid_arguments",
-      `"${field}" must not contain "..": give the folder to search as "path" instead`,
-    );
+    throw invalid(field, 'must not contain "..": give the folder to search as "path" instead');
   }
   return cleaned;
+}
+
+function invalid(field: string, problem: string): ToolError {
+  return new ToolError("invalid_arguments", `"${field}" ${problem}`);
 }
 
 /** Refuses an extglob group (`@(`, `!(`, `+(`, `*(`, `?(` outside brackets and escapes). */
@@ -187,10 +179,10 @@ function refuseExtglob(pattern: string, field: string): void {
     else if (inClass) inClass = char !== "]";
     else if (char === "[") inClass = true;
     else if ("@!+*?".includes(char) && pattern[i + 1] === "(") {
-      throw new ToolError(
-        "invalid_arguments",
-        `"${field}" uses extglob syntax "${char}(…)", which is not supported: write {a,b} for ` +
-          `alternatives, * and ? for any characters, or escape it (\\${char}\\() to match it literally`,
+      throw invalid(
+        field,
+        `uses extglob syntax "${char}(…)", which is not supported: write {a,b} for alternatives, ` +
+          `* and ? for any characters, or escape it (\\${char}\\() to match it literally`,
       );
     }
   }

@@ -126,12 +126,9 @@ async function grep(
   using longLines = pattern.expression === undefined
     ? undefined
     : new LongLineMatcher(pattern.expression, MAX_LINE_CHARS);
-  const longLine = longLines === undefined ? undefined : (line: string) =>
-    longLines.match(line, {
-      signal: budget.signal,
-      msLeft: budget.msLeft,
-      onTimeout: () => budget.timeout(),
-    });
+  const longLine = longLines === undefined
+    ? undefined
+    : (line: string) => longLines.match(line, budget);
   await access.read(
     target.root,
     { files, budget, literal: pattern.literal },

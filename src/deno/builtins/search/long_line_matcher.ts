@@ -1,3 +1,5 @@
+import type { SearchBudget } from "./search_budget.ts";
+
 /**
  * The version of `re2js` the worker imports: a worker made from a `blob:` URL (which needs no
  * read permission for toolroute's own files, unlike a worker module on disk) sees no import
@@ -70,16 +72,17 @@ export class LongLineMatcher {
    * Where a line matches (the position to keep when it is cut), or `undefined`.
    *
    * @param line The line (already cut to what is matched of a long line).
-   * @param options The search's signal and the milliseconds left before its deadline; at
-   *   either the worker is terminated and the promise rejects with `onTimeout()` or the signal's
-   *   reason.
+   * @param budget The search's signal and the milliseconds left before its deadline; at either
+   *   the worker is terminated and the promise rejects with the budget's `timeout()` error or the
+   *   signal's reason.
    * @returns The position, or `undefined`.
    */
   match(
     line: string,
-    options: { signal: AbortSignal; msLeft: number; onTimeout: () => unknown },
+    budget: Pick<SearchBudget, "signal" | "msLeft" | "timeout">,
   ): Promise<number | undefined> {
-    options.signal.throwIfAborted();
+    const { signal } = budget;
+    signal.throwIfAborted();
     const worker = this.#worker ??= this.#start();
     const id = this.#next++;
     return new Promise<number | undefined>((resolve, reject) => {
@@ -87,12 +90,12 @@ export class LongLineMatcher {
         this.close();
         reject(error);
       };
-      const onAbort = () => stop(options.signal.reason);
-      const timer = setTimeout(() => stop(options.onTimeout()), options.msLeft);
-      options.signal.addEventListener("abort", onAbort, { once: true });
+      const onAbort = () => stop(signal.reason);
+      const timer = setTimeout(() => stop(budget.timeout()), budget.msLeft);
+      signal.addEventListener("abort", onAbort, { once: true });
       const done = () => {
         clearTimeout(timer);
-        options.signal.removeEventListener("abort", onAbort);
+        signal.removeEventListener("abort", onAbort);
       };
       this.#pending.set(id, {
         resolve: (at) => (done(), resolve(at)),
@@ -113,9 +116,13 @@ export class LongLineMatcher {
     this.#worker = undefined;
     if (this.#url !== undefined) URL.revokeObjectURL(this.#url);
     this.#url = undefined;
+    this.#rejectAll(new Error("The line matcher was closed"));
+  }
+
+  #rejectAll(error: Error): void {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    for (const { reject } of pending) reject(new Error("The line matcher was closed"));
+    for (const { reject } of pending) reject(error);
   }
 
   #start(): Worker {
@@ -132,11 +139,8 @@ export class LongLineMatcher {
     };
     worker.onerror = (event) => {
       event.preventDefault();
-      const error = new Error(`The line matcher failed: ${event.message}`);
       this.#worker = undefined;
-      const pending = [...this.#pending.values()];
-      this.#pending.clear();
-      for (const { reject } of pending) reject(error);
+      this.#rejectAll(new Error(`The line matcher failed: ${event.message}`));
     };
     return worker;
   }

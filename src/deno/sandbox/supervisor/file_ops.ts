@@ -173,11 +173,10 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
           // Only where nothing is at this moment: a link never replaces (a rename would replace
           // a file that appeared since the look, e.g. one of a concurrent create).
           const found = linkNew(p, to);
+          await Deno.remove(p).catch(() => {});
           if (found !== undefined) {
-            await Deno.remove(p).catch(() => {});
             return send({ id: request.id, ok: { written: false, before: info(found) } });
           }
-          await Deno.remove(p).catch(() => {});
         } else Deno.renameSync(p, to);
       } catch (error) {
         await Deno.remove(p).catch(() => {});

@@ -4,7 +4,7 @@ import { resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import {
   checkPathInput,
   outsideError,
-  protectedError,
+  readOnlyError,
   realTargetSync,
   resolveDirectory,
   resolveReadPath,
@@ -198,7 +198,7 @@ Deno.test("the containment errors quote the given path only, shortened when huge
   assertStringIncludes(viaLink.message, "read-only roots");
   const huge = outsideError("x".repeat(10_000), "writes");
   assertEquals(huge.message.length < 500, true);
-  assertStringIncludes(protectedError(".git/x", ".git").message, "read-only");
+  assertStringIncludes(readOnlyError(".git/x", ".git").message, "read-only");
 });
 
 Deno.test("realTargetSync() resolves new paths, chained and dangling symlinks to where they lead", async () => {
