@@ -8,6 +8,7 @@ import {
 } from "./_request_guard.ts";
 import { sha256Hex } from "../../sha256_hex.ts";
 import { checkPositive } from "../../check_positive.ts";
+import { boundedRequest } from "./_bounded_body.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
 import { McpSessions } from "./_mcp_sessions.ts";
@@ -65,6 +66,11 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
    * 2026-07-28 side answers JSON unless a call sends progress or logs first. Default: `false`.
    */
   jsonResponse?: boolean;
+  /**
+   * Most bytes of a request's body; a larger one answers 413 and is not read further. Default:
+   * 16 MiB (as `toolroute serve --http`).
+   */
+  maxBodyBytes?: number;
 }
 
 /** A web-standard MCP endpoint: a `(request) => Promise<Response>` function with `close()`. */
@@ -145,12 +151,15 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTNAMES;
   const allowedOrigins = options.allowedOrigins ??
     LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]);
-  for (const name of ["maxSessions", "maxSessionsPerUser", "sessionIdleMs"] as const) {
+  for (
+    const name of ["maxSessions", "maxSessionsPerUser", "sessionIdleMs", "maxBodyBytes"] as const
+  ) {
     checkPositive(options[name], name, { where: "Cannot create MCP handler" });
   }
   const maxSessions = options.maxSessions ?? 1000;
   const maxSessionsPerUser = Math.min(options.maxSessionsPerUser ?? 100, maxSessions);
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
   const tokenDigests = digestTokens(options.tokens);
   const { name, version, instructions, userId, timeoutMs } = options;
@@ -188,12 +197,20 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
     return withCors(await answer(request), origin);
   };
 
-  async function answer(request: Request): Promise<Response> {
-    const user = authRequired ? await authenticate(request) : userId;
+  async function answer(received: Request): Promise<Response> {
+    const user = authRequired ? await authenticate(received) : userId;
     if (authRequired && user === undefined) {
+      await received.body?.cancel().catch(() => {});
       return jsonRpcErrorResponse(401, "Unauthorized: send a valid bearer token", {
         headers: { "www-authenticate": 'Bearer realm="toolroute"' },
       });
+    }
+    const request = await boundedRequest(received, maxBodyBytes);
+    if (request === undefined) {
+      return jsonRpcErrorResponse(
+        413,
+        `Payload too large: the body is over ${maxBodyBytes} bytes; send less, or raise maxBodyBytes`,
+      );
     }
     if (request.method === "POST" && await isJsonRpcBatch(request)) {
       // -32600 (invalid request): MCP 2025-06-18 removed batches.

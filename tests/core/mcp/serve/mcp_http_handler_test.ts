@@ -1,4 +1,4 @@
-import { assertEquals, assertMatch, assertRejects } from "@std/assert";
+import { assertEquals, assertMatch, assertRejects, assertThrows } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
@@ -259,4 +259,49 @@ Deno.test("mcpHttpHandler streams progress and the result in stateless mode", as
   assertEquals(seen, [1, 2, 3]);
   await client.close();
   await handler.close();
+});
+
+Deno.test("mcpHttpHandler answers 413 to a body over maxBodyBytes, declared or streamed, and reads no further", async () => {
+  const handler = mcpHttpHandler({ tools: provider, stateless: true, maxBodyBytes: 1024 });
+  try {
+    // Declared too large.
+    const declared = await handler(initialize("http://127.0.0.1:8787/mcp", {
+      "content-length": "5000000",
+    }));
+    assertEquals(declared.status, 413);
+    assertMatch((await declared.json()).error.message, /over 1024 bytes.*maxBodyBytes/);
+    // Streamed without a length: a client that never stops sending is cut at the bound.
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(256).fill(32));
+      },
+    });
+    const streamed = await handler(
+      new Request("http://127.0.0.1:8787/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: endless,
+      }),
+    );
+    assertEquals(streamed.status, 413);
+    await streamed.body?.cancel();
+    // The handler pulled only about the bound (a few chunks past it at most), not forever.
+    assertEquals(pulled > 4 && pulled < 16, true, `${pulled} chunks pulled`);
+    // A body within the bound is served as before.
+    const within = await handler(initialize("http://127.0.0.1:8787/mcp"));
+    assertEquals(within.status, 200);
+    await within.body?.cancel();
+  } finally {
+    await handler.close();
+  }
+});
+
+Deno.test("mcpHttpHandler refuses a maxBodyBytes that is not a positive number", () => {
+  assertThrows(
+    () => mcpHttpHandler({ tools: provider, maxBodyBytes: 0 }),
+    RangeError,
+    "maxBodyBytes",
+  );
 });
