@@ -165,6 +165,16 @@ export class HttpClientTransport implements McpTransport {
     this.#inner.onclose = () => {};
   }
 
+  /**
+   * Whether each request has its own answer stream (Streamable HTTP): the SDK then cancels a
+   * 2026-07-28 request by aborting its POST, which a server without sessions sees, instead of
+   * sending `notifications/cancelled`, which such a server cannot tie to the request (it went on
+   * working, and the POST stayed open until it answered).
+   */
+  get hasPerRequestStream(): boolean {
+    return this.#inner instanceof StreamableHTTPClientTransport;
+  }
+
   /** The session id, once the server gave one. */
   get sessionId(): string | undefined {
     return this.#inner instanceof StreamableHTTPClientTransport ? this.#inner.sessionId : undefined;
