@@ -48,7 +48,10 @@ export interface ToolCall {
  */
 export async function callTool(call: ToolCall, settings: CallSettings): Promise<ToolCallResult> {
   const { tool, name, args, options, userId, decision } = call;
-  checkPositive(options.timeoutMs, "timeoutMs", { where: `Cannot call "${name}"` });
+  // Most calls set no deadline of their own: no message built for them.
+  if (options.timeoutMs !== undefined) {
+    checkPositive(options.timeoutMs, "timeoutMs", { where: `Cannot call "${name}"` });
+  }
   const observed = observeCall(tool, { name, options, settings });
   // Without an observer (no span, metrics, audit or `onEvent`) the call is not timed.
   const observe = observed.needsEvent || settings.onEvent !== undefined;
