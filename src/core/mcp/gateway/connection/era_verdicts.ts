@@ -97,7 +97,7 @@ export class EraVerdicts {
     this.forget(key);
     // A server's discover answer is kept as it came: one too large to hold for thousands of
     // connections (a hostile per-user server's) is not kept, and that server is asked again.
-    const shared = sharedByJson(this.#priors, prior, () => prior);
+    const shared = sharedByJson(this.#priors, { value: prior, make: () => prior });
     if (shared === undefined) return;
     if (this.#size >= this.#max) this.#evictOldest();
     const id = serverKeyOf(key);
@@ -165,8 +165,7 @@ type Aged = { kind: "aged"; prior: PriorDiscovery; at: number };
  */
 export function sharedByJson<T>(
   pool: Map<string, T>,
-  value: unknown,
-  make: () => T,
+  { value, make }: { value: unknown; make: () => T },
 ): T | undefined {
   const json = JSON.stringify(value);
   if (json.length > 64 * 1024) return undefined;

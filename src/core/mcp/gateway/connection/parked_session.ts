@@ -82,7 +82,10 @@ interface Shared {
  */
 function shared(handshake: LegacyHandshake): Shared {
   const stateless = () => Object.freeze({ sessionId: "", handshake });
-  return sharedByJson(handshakes, handshake, () => ({ handshake, stateless: stateless() })) ??
+  return sharedByJson(handshakes, {
+    value: handshake,
+    make: () => ({ handshake, stateless: stateless() }),
+  }) ??
     { handshake, stateless: stateless() };
 }
 
