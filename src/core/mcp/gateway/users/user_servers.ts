@@ -52,7 +52,7 @@ export class UserServers {
       idleMs: options.idleMs,
       parkMs: PARK_MS,
       maxConnections: options.maxConnections,
-      onClose: (userId, serverId, _connection, reason) =>
+      onClose: (userId, serverId, reason) =>
         options.onClose(userId, serverId.replace(GLOBAL_PREFIX, ""), reason),
     });
   }
