@@ -21,12 +21,13 @@ import {
 } from "../builtins/permissions/required_permissions.ts";
 import { NETWORK_ENV } from "../mcp/stdio_child_command.ts";
 import { hostEnv } from "../sandbox/bwrap_search_path.ts";
+import { within } from "../sandbox/within.ts";
 import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 import { lockPath } from "./tool_lock.ts";
 import { TOOL_NAMES_FILE } from "./tool_names_file.ts";
 import { APPROVAL_SECRET_VARIABLE } from "./approval_secret.ts";
 import { TOKEN_VARIABLE } from "./serve_token.ts";
-import { servedContexts, within } from "./user_workspace.ts";
+import { servedContexts } from "./user_workspace.ts";
 
 /**
  * Everything `toolroute serve` needs from Deno's permission system for one config: the built-in
@@ -113,7 +114,7 @@ export function cliPermissions(
       options.store,
     ]
   ) {
-    if (path !== undefined && !read.some((root) => inside(root, path))) read.push(path);
+    if (path !== undefined && !read.some((root) => within(root, path))) read.push(path);
   }
   const run = new Set(each.flatMap((needed) => needed.run));
   const env = new Set([...each.flatMap((needed) => needed.env), ...config.variables]);
@@ -157,8 +158,8 @@ export function cliPermissions(
         // A folder that holds paths listed already takes their place (one flag, no excess).
         for (const [list, paths] of [[read, needs.read], [write, needs.write]]) {
           for (const path of paths) {
-            if (list.some((root) => inside(root, path))) continue;
-            const kept = list.filter((listed) => !inside(path, listed));
+            if (list.some((root) => within(root, path))) continue;
+            const kept = list.filter((listed) => !within(path, listed));
             list.splice(0, list.length, ...kept, path);
           }
         }
@@ -167,14 +168,14 @@ export function cliPermissions(
         if (needs.sys.length > 0) env.add(RUNTIME_DIR_VARIABLE);
       }
     } else {
-      const url = safeUrl(server.url);
-      if (url !== undefined) net.add(url.host);
+      const url = URL.parse(server.url);
+      if (url !== null) net.add(url.host);
     }
   }
   // The lock is written too, so that one set of flags runs `lock` as well as `serve`, `tools`
   // and `call` (the tools cannot write it: it is a protected path when inside the workspace).
   for (const path of [options.audit, options.store, lockPath(config), names]) {
-    if (path !== undefined && !write.some((root) => inside(root, path))) write.push(path);
+    if (path !== undefined && !write.some((root) => within(root, path))) write.push(path);
   }
   return {
     read,
@@ -261,21 +262,9 @@ export function checkCliPermissions(
     // A path inside one the config needs written (a sandboxed server's root, the temporary
     // folder of its proxy) is granted by that need, not in excess.
     !(gap.value !== undefined && gap.name === "write" &&
-      needed.write.some((root) => inside(root, gap.value!)))
+      needed.write.some((root) => within(root, gap.value!)))
   ).map((gap) => gap.flag);
   return { missing: [...missing], excess, absent };
-}
-
-function inside(root: string, path: string): boolean {
-  return within(root, path) !== undefined;
-}
-
-function safeUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -99,9 +99,9 @@ export async function lockCommand(
   }
   for (const entry of drift) io.err(`toolroute: drift: ${entry.name}: ${entry.reason}`);
   // The tools of a server not reached are not known to be gone: it is reported above instead.
-  const removed = [...origins(existing!)].filter((origin) =>
-    !seen.has(origin) && !down.has(serverOf(origin))
-  );
+  const removed = lockedTools(existing!).map(([where]) => where).filter((where) =>
+    !seen.has(where.join("/")) && !down.has(where.slice(0, -1).join("/"))
+  ).map((where) => where.join("/"));
   for (const origin of removed) {
     io.err(`toolroute: drift: ${origin.replace(/^global\//, "")}: locked but no longer offered`);
   }
@@ -116,12 +116,6 @@ export async function lockCommand(
   }
   io.err(`toolroute: all ${origins(existing!).size} tools match "${path}"`);
   return 0;
-}
-
-/** `global/<server>` or `user/<user>/<server>` of a locked tool's origin. */
-function serverOf(origin: string): string {
-  const parts = origin.split("/");
-  return parts.slice(0, parts[0] === "global" ? 2 : 3).join("/");
 }
 
 function origins(lock: ToolLock): Set<string> {

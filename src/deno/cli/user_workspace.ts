@@ -1,4 +1,6 @@
+import { relative } from "@std/path";
 import type { BuiltinContext } from "../../core/tool_source.ts";
+import { within } from "../sandbox/within.ts";
 import type { ToolrouteConfig } from "./toolroute_config.ts";
 import { UsageError } from "./usage_error.ts";
 
@@ -129,9 +131,8 @@ export function workspaceProblems(
       );
       continue;
     }
-    const rest = within(parent, root);
-    const around = within(root, parent) !== undefined;
-    if (around || (rest !== undefined && ids.has(rest.split("/")[0]))) {
+    const around = within(root, parent);
+    if (around || (within(parent, root) && ids.has(relative(parent, root).split("/")[0]))) {
       problems.push(
         `readOnlyRoots "${root}" ${
           around ? "contains" : "is inside"
@@ -184,13 +185,6 @@ export function checkUserSeparation(config: ToolrouteConfig, sharedFlag = false)
       workspace.replace(/\/+$/, "")
     }/${USER_PLACEHOLDER}", created on first use), or say that they share it with "sharedWorkspace": true in the config (or --shared-workspace). Each user has their own sandbox either way`,
   );
-}
-
-/** The path of `path` below `root` ("" for the root itself), or `undefined` when not inside. */
-export function within(root: string, path: string): string | undefined {
-  if (path === root) return "";
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  return path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
 }
 
 /**

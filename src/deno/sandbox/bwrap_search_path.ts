@@ -1,5 +1,6 @@
 import { normalize } from "@std/path";
 import type { BwrapMount } from "./bwrap_command.ts";
+import { within } from "./within.ts";
 
 /**
  * The `PATH` Deno searches for `bwrap` when it spawns the sandbox: the command's `PATH` without
@@ -16,20 +17,13 @@ import type { BwrapMount } from "./bwrap_command.ts";
  */
 export function bwrapSearchPath(path: string | undefined, roots: readonly BwrapMount[]): string {
   const inside = (dir: string) =>
-    roots.some(({ source, dest }) => within(clean(source), dir) || within(clean(dest), dir));
+    roots.some(({ source, dest }) =>
+      within(normalize(source), dir) || within(normalize(dest), dir)
+    );
   return (path ?? "")
     .split(":")
-    .filter((dir) => dir.startsWith("/") && !inside(clean(dir)))
+    .filter((dir) => dir.startsWith("/") && !inside(normalize(dir)))
     .join(":");
-}
-
-function within(root: string, path: string): boolean {
-  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
-}
-
-function clean(path: string): string {
-  const normalized = normalize(path);
-  return normalized.length > 1 ? normalized.replace(/\/+$/, "") : normalized;
 }
 
 /**

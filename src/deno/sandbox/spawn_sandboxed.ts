@@ -9,6 +9,7 @@ import { SandboxSession } from "./sandbox_session.ts";
 import { PROXY_ENV } from "./session_launch.ts";
 import { spawnInSession } from "./session_process.ts";
 import { stdioStandIn } from "./stdio_stand_in.ts";
+import { within } from "./within.ts";
 
 /** The sandbox of one long-lived command (a stdio MCP server), resolved by its caller. */
 export interface CommandSandbox {
@@ -199,9 +200,7 @@ export async function spawnSandboxed(
   // Its working folder where the sandbox shows it (a root, a read-only path, or what its command
   // needs, such as the project of a script named relative to it); else its fresh home.
   const inside = (dir: string) =>
-    [...sandbox.roots, ...sandbox.readOnly, ...needs.readOnly].some((root) =>
-      dir === root || dir.startsWith(root.endsWith("/") ? root : `${root}/`)
-    );
+    [...sandbox.roots, ...sandbox.readOnly, ...needs.readOnly].some((root) => within(root, dir));
   const cwd = command.cwd !== undefined && inside(command.cwd) ? command.cwd : SANDBOX_HOME;
   const env = {
     ...command.env,

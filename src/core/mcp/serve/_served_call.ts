@@ -9,6 +9,7 @@ import type {
 import type { CallToolResult, ServerContext } from "../mcp_sdk.ts";
 import {
   cannotAsk,
+  checkLinkShown,
   elicitationApprover,
   type ElicitationCapability,
   type SendToClient,
@@ -179,9 +180,7 @@ async function elicit(
   options: { signal: AbortSignal; capability: ElicitationCapability },
 ): Promise<ToolElicitationResult> {
   const { signal, capability } = options;
-  if (request.url !== undefined && capability?.url === undefined) {
-    throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
-  }
+  checkLinkShown(request, capability);
   const params = request.url === undefined
     ? { message: request.message, requestedSchema: request.requestedSchema }
     : {

@@ -12,6 +12,16 @@ export type SendToClient = (
 export type ElicitationCapability = { form?: unknown; url?: unknown } | undefined;
 
 /**
+ * Throws when a tool's question is a link (URL elicitation) and the client did not declare URL
+ * elicitation: the link is never sent as form text, which the client may pass to the model.
+ */
+export function checkLinkShown(request: { url?: string }, capability: ElicitationCapability): void {
+  if (request.url !== undefined && capability?.url === undefined) {
+    throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
+  }
+}
+
+/**
  * Turns an `approval_required` result into the text for a client that cannot be asked (no
  * elicitation declared); any other result is returned as it is.
  */

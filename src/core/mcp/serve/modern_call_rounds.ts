@@ -9,6 +9,7 @@ import {
   approvalAnswerOf,
   approvalForm,
   cannotAsk,
+  checkLinkShown,
   type ElicitationCapability,
 } from "./approval_elicitation.ts";
 
@@ -89,9 +90,7 @@ export async function callInRounds(
       const digest = await questionDigest(request);
       const known = answers[key];
       if (known !== undefined && known.digest === digest) return known.answer;
-      if (request.url !== undefined && capability.url === undefined) {
-        throw new Error("The MCP client did not declare URL elicitation: it cannot show a link");
-      }
+      checkLinkShown(request, capability);
       if (request.url === undefined && !form) {
         throw new Error("The MCP client did not declare form elicitation: it cannot be asked");
       }

@@ -1,5 +1,6 @@
 import { join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
+import { within } from "../../sandbox/within.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
 
@@ -9,16 +10,6 @@ export interface Root {
   readonly declared: string;
   /** The path with every symlink resolved. */
   readonly real: string;
-}
-
-/**
- * Returns whether `path` is `root` or inside it, comparing whole path components
- * (`/ws_evil` is not inside `/ws`). Both must be absolute and normalized.
- *
- * @returns `true` when inside.
- */
-export function within(root: string, path: string): boolean {
-  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { dirname, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
-import { contextRoots, within } from "./allowed_roots.ts";
+import { within } from "../../sandbox/within.ts";
+import { contextRoots } from "./allowed_roots.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote } from "./fs_tool_error.ts";
 import { outsideError, type ResolvedPath, resolveReadPath } from "./workspace_paths.ts";

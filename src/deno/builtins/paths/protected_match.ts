@@ -1,4 +1,4 @@
-import { within } from "./allowed_roots.ts";
+import { within } from "../../sandbox/within.ts";
 
 /**
  * Normalizes one path component the way a case-insensitive file system, or Windows, may treat it:

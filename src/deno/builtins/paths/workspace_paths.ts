@@ -2,7 +2,8 @@ import { basename, dirname, isAbsolute, join, normalize, relative, resolve } fro
 import { ToolError } from "../../../core/tool_error.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { quote, toFsToolError } from "./fs_tool_error.ts";
-import { contextRoots, findRoot, type Root, underDeclared, within } from "./allowed_roots.ts";
+import { within } from "../../sandbox/within.ts";
+import { contextRoots, findRoot, type Root, underDeclared } from "./allowed_roots.ts";
 import { protectedMatch } from "./protected_match.ts";
 import { checkGitSignatures } from "./git_signature.ts";
 import { lstatSyncOrUndefined, realPathOrUndefined } from "./fs_probes.ts";

@@ -1,5 +1,6 @@
 import { dirname } from "@std/path";
 import type { BuiltinContext } from "../../../core/tool_source.ts";
+import { within } from "../../sandbox/within.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import { denoFlags } from "./deno_flags.ts";
 import { granted } from "./program_installed.ts";
@@ -124,5 +125,5 @@ export function gap(name: Deno.PermissionName, value?: string): PermissionGap {
 }
 
 function covered(roots: readonly string[], path: string): boolean {
-  return roots.some((root) => path === root || path.startsWith(root === "/" ? "/" : `${root}/`));
+  return roots.some((root) => within(root, path));
 }

@@ -1,6 +1,7 @@
 import { basename, join, relative } from "@std/path";
 import { ToolError } from "../../../core/tool_error.ts";
-import { type Root, underDeclared, within } from "../paths/allowed_roots.ts";
+import { within } from "../../sandbox/within.ts";
+import { type Root, underDeclared } from "../paths/allowed_roots.ts";
 import { normalizeComponent, protectedChildMatch } from "../paths/protected_match.ts";
 import { isGitSignature } from "../paths/git_signature.ts";
 import type { BwrapMount } from "../../sandbox/bwrap_command.ts";

@@ -13,9 +13,9 @@ import {
   findRoot,
   readOnlyRootsSync,
   underDeclared,
-  within,
   workspaceRootSync,
 } from "../../../../src/deno/builtins/paths/allowed_roots.ts";
+import { within } from "../../../../src/deno/sandbox/within.ts";
 import { resolveReadPath } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
 import { makeFixture } from "../_fixture.ts";
 

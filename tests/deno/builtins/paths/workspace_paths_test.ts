@@ -10,7 +10,7 @@ import {
   resolveReadPath,
   resolveWritePath,
 } from "../../../../src/deno/builtins/paths/workspace_paths.ts";
-import { within } from "../../../../src/deno/builtins/paths/allowed_roots.ts";
+import { within } from "../../../../src/deno/sandbox/within.ts";
 import { makeFixture } from "../_fixture.ts";
 
 function denied(
@@ -32,6 +32,10 @@ Deno.test("within() compares whole path components, not string prefixes", () => 
   assert(!within("/ws", "/ws_evil"));
   assert(!within("/ws", "/ws_evil/x"));
   assert(within("/", "/anything"));
+  // A root written with a trailing slash holds itself, and still not its sibling.
+  assert(within("/srv/data/", "/srv/data"));
+  assert(within("/srv/data/", "/srv/data/x"));
+  assert(!within("/srv/data/", "/srv/data2"));
 });
 
 Deno.test("resolveReadPath() accepts workspace paths and read-only roots", async () => {

@@ -86,15 +86,7 @@ export class Redactor {
     if (typeof value === "string") return this.text(value) as T;
     const secrets = this.secrets();
     if (secrets.length === 0 || !isRecord(value) || !jsonMentions(value, secrets)) return value;
-    try {
-      return redactValue(value, secrets) as T;
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error;
-      throw new ToolError(
-        "tool_error",
-        "The server's message was withheld: it is nested too deeply to be checked for credentials",
-      );
-    }
+    return withheldTooDeep("message", () => redactValue(value, secrets) as T);
   }
 
   /**
@@ -174,7 +166,7 @@ const REDACTED = "[redacted]";
 export function redactResult<T extends McpResultParts>(result: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return result;
   const { content, structuredContent } = result;
-  try {
+  return withheldTooDeep("result", () => {
     let blocks: ToolContent[] | undefined;
     for (let i = 0; i < content.length; i++) {
       const block = content[i];
@@ -191,11 +183,18 @@ export function redactResult<T extends McpResultParts>(result: T, secrets: reado
     if (blocks === undefined && structured === structuredContent) return result;
     const copy = { ...result, content: blocks ?? content };
     return structured === undefined ? copy : { ...copy, structuredContent: structured };
+  });
+}
+
+/** Runs a redaction; a value nested too deeply for it (a `RangeError`) is withheld as a `ToolError`. */
+function withheldTooDeep<T>(what: "message" | "result", redact: () => T): T {
+  try {
+    return redact();
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new ToolError(
       "tool_error",
-      "The server's result was withheld: it is nested too deeply to be checked for credentials",
+      `The server's ${what} was withheld: it is nested too deeply to be checked for credentials`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { KeyValueStore } from "../../../store/key_value_store.ts";
 import type { McpGatewayEvent } from "../mcp_gateway_types.ts";
+import { pairIndex } from "../connection/pair_index.ts";
 import type { ServerToolNames } from "./remote_tool_names.ts";
 
 /** Where the last known tool lists are kept past the process (`McpGatewayOptions.toolNames`). */
@@ -143,7 +144,7 @@ export class KnownToolNames {
     if (lists === undefined) return;
     if (serverId === undefined) this.#tiers.delete(tier);
     else {
-      const i = at(lists, serverId);
+      const i = pairIndex(lists, serverId);
       if (i < 0) return;
       lists.splice(i, 2);
       if (lists.length === 0) this.#tiers.delete(tier);
@@ -174,7 +175,7 @@ export class KnownToolNames {
     const lists = this.#tiers.get(tier);
     // A literal is laid out for its two items; a push would make room for many more.
     if (lists === undefined) this.#tiers.set(tier, [serverId, names]);
-    else if (at(lists, serverId) >= 0) return false;
+    else if (pairIndex(lists, serverId) >= 0) return false;
     else lists.push(serverId, names);
     return true;
   }
@@ -185,7 +186,7 @@ export class KnownToolNames {
    */
   #set(tier: string, serverId: string, names: readonly string[]): boolean {
     const lists = this.#tiers.get(tier);
-    const i = lists === undefined ? -1 : at(lists, serverId);
+    const i = pairIndex(lists, serverId);
     const old = i < 0 ? undefined : lists![i + 1] as readonly string[];
     // `UNKNOWN` is empty but is no list: a server that answers with no tools while its kept list
     // is read replaces it, else the read would then put the stale kept list in its place.
@@ -245,15 +246,9 @@ export function toolNamesOf(tools: readonly { name: string }[]): readonly string
   return names;
 }
 
-/** Where a server stands in a tier's lists, or -1. */
-function at(lists: TierLists, serverId: string): number {
-  for (let i = 0; i < lists.length; i += 2) if (lists[i] === serverId) return i;
-  return -1;
-}
-
 /** A server's names in a tier's lists, if any. */
 function namesIn(lists: TierLists | undefined, serverId: string): readonly string[] | undefined {
-  const i = lists === undefined ? -1 : at(lists, serverId);
+  const i = pairIndex(lists, serverId);
   return i < 0 ? undefined : lists![i + 1] as readonly string[];
 }
 

@@ -36,7 +36,7 @@ export interface UserConnectionPoolOptions<C extends PooledConnection> {
    */
   parkMs?: number;
   /** Told about each connection the pool closes by itself. */
-  onClose?: (userId: string, serverId: string, connection: C, reason: "idle" | "evicted") => void;
+  onClose?: (userId: string, serverId: string, reason: "idle" | "evicted") => void;
 }
 
 /**
@@ -209,7 +209,7 @@ export class UserConnectionPool<C extends PooledConnection> {
     this.#closing.add(closing);
     closing.finally(() => this.#closing.delete(closing));
     const { userId, serverId } = partsOf(key);
-    this.#options.onClose?.(userId, serverId, connection, reason);
+    this.#options.onClose?.(userId, serverId, reason);
   }
 }
 

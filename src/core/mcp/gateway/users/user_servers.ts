@@ -1,5 +1,6 @@
 import type { McpServerStatus } from "../mcp_gateway_types.ts";
 import type { McpServerConfig } from "../../mcp_server_config.ts";
+import { pairIndex } from "../connection/pair_index.ts";
 import type { ServerConnection } from "../connection/server_connection.ts";
 import { UserConnectionPool } from "./user_connection_pool.ts";
 
@@ -51,7 +52,7 @@ export class UserServers {
       idleMs: options.idleMs,
       parkMs: PARK_MS,
       maxConnections: options.maxConnections,
-      onClose: (userId, serverId, _connection, reason) =>
+      onClose: (userId, serverId, reason) =>
         options.onClose(userId, serverId.replace(GLOBAL_PREFIX, ""), reason),
     });
   }
@@ -70,7 +71,7 @@ export class UserServers {
       );
     }
     const servers = this.#configs.get(userId);
-    if (servers !== undefined && indexOf(servers, id) >= 0) {
+    if (pairIndex(servers, id) >= 0) {
       throw new TypeError(
         `Cannot add MCP server "${id}": user "${userId}" has a server with this id`,
       );
@@ -94,7 +95,7 @@ export class UserServers {
         this.#onRemoved?.(servers[i] as string, userId, servers[i + 1] as McpServerConfig);
       }
     } else {
-      const at = indexOf(servers, id);
+      const at = pairIndex(servers, id);
       if (at < 0) return;
       this.#onRemoved?.(id, userId, servers[at + 1] as McpServerConfig);
       servers.splice(at, 2);
@@ -118,7 +119,7 @@ export class UserServers {
    */
   connection(userId: string, id: string): ServerConnection | undefined {
     const servers = this.#configs.get(userId);
-    const at = servers === undefined ? -1 : indexOf(servers, id);
+    const at = pairIndex(servers, id);
     if (at < 0) return undefined;
     const config = servers![at + 1] as McpServerConfig;
     return this.#pool.acquire(userId, id, () => this.#connect(id, userId, config));
@@ -167,12 +168,6 @@ export class UserServers {
     this.#configs.clear();
     await this.#pool.close();
   }
-}
-
-/** Where a server id stands in a user's `[id, config, ...]`, or -1. */
-function indexOf(servers: (string | McpServerConfig)[], id: string): number {
-  for (let i = 0; i < servers.length; i += 2) if (servers[i] === id) return i;
-  return -1;
 }
 
 /**

@@ -30,7 +30,7 @@ Deno.test("UserConnectionPool evicts the least recently used idle connection", a
   const pool = new UserConnectionPool<FakeConnection>({
     idleMs: 60_000,
     maxConnections: 2,
-    onClose: (userId, serverId, _c, reason) => closed.push(`${userId}/${serverId}:${reason}`),
+    onClose: (userId, serverId, reason) => closed.push(`${userId}/${serverId}:${reason}`),
   });
   const a = pool.acquire("u1", "s", () => new FakeConnection("a"));
   pool.acquire("u2", "s", () => new FakeConnection("b"));
@@ -49,7 +49,7 @@ Deno.test("UserConnectionPool closes connections idle for idleMs", async () => {
   const pool = new UserConnectionPool<FakeConnection>({
     idleMs: 30,
     maxConnections: 10,
-    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+    onClose: (userId, _s, reason) => closed.push(`${userId}:${reason}`),
   });
   const busy = pool.acquire("busy", "s", () => new FakeConnection("busy"));
   busy.inFlight = 1;
@@ -65,7 +65,7 @@ Deno.test("UserConnectionPool never evicts the connection it hands out, nor any 
   const pool = new UserConnectionPool<FakeConnection>({
     idleMs: 60_000,
     maxConnections: 1,
-    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+    onClose: (userId, _s, reason) => closed.push(`${userId}:${reason}`),
   });
   const a = pool.acquire("u1", "s", () => new FakeConnection("a"));
   a.inFlight = 1;
@@ -98,7 +98,7 @@ Deno.test("UserConnectionPool.acquire does not scan every connection while none 
   const pool = new UserConnectionPool<Counted>({
     idleMs: 200,
     maxConnections: 10_000,
-    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+    onClose: (userId, _s, reason) => closed.push(`${userId}:${reason}`),
   });
   for (let u = 0; u < 2000; u++) {
     pool.acquire(`u${u}`, "s", () => new Counted(`c${u}`));
@@ -176,7 +176,7 @@ Deno.test("UserConnectionPool with parking: a use reads no other connection, and
     idleMs: 600_000,
     parkMs: 60_000,
     maxConnections: 10_000,
-    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+    onClose: (userId, _s, reason) => closed.push(`${userId}:${reason}`),
   });
   for (let u = 0; u < 2000; u++) {
     pool.acquire(`u${u}`, "s", () => new Counted(`c${u}`));
@@ -193,7 +193,7 @@ Deno.test("UserConnectionPool with parking: a use reads no other connection, and
     idleMs: 150,
     parkMs: 20,
     maxConnections: 10,
-    onClose: (userId, _s, _c, reason) => closed.push(`${userId}:${reason}`),
+    onClose: (userId, _s, reason) => closed.push(`${userId}:${reason}`),
   });
   const idle = small.acquire("idle", "s", () => new ParkableConnection("idle"));
   const busy = small.acquire("busy", "s", () => new ParkableConnection("busy"));
@@ -215,7 +215,7 @@ Deno.test("UserConnectionPool tells users and servers apart by key alone, whatev
   const pool = new UserConnectionPool<FakeConnection>({
     idleMs: 60_000,
     maxConnections: 3,
-    onClose: (userId, serverId, _c, reason) => closed.push(`${userId}|${serverId}|${reason}`),
+    onClose: (userId, serverId, reason) => closed.push(`${userId}|${serverId}|${reason}`),
   });
   const plain = pool.acquire("u", "s", () => new FakeConnection("plain"));
   const tricky = pool.acquire("u\u0000s", "x", () => new FakeConnection("tricky"));
