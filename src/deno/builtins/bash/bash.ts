@@ -169,8 +169,7 @@ async function runBash(
       try {
         return await execInSession(ctx, {
           sessions,
-          // A sandboxed invocation has it (see `prepareBashCommand`).
-          command: invocation.inside!,
+          command: invocation,
           limits: { ...limits, signal: AbortSignal.any([context.signal, stopped.signal]) },
         });
       } catch (error) {
@@ -224,18 +223,17 @@ async function startInSession(
   invocation: BashInvocation,
 ): Promise<ProcessInfo> {
   const lease = await sessions.acquire(ctx);
-  const inside = invocation.inside!; // a sandboxed invocation has it
   try {
     return processes.start({
       ...invocation,
       spawn: () =>
         spawnInSession(lease, {
-          command: inside.command,
+          command: invocation.command,
           prefix: ctx.bash === false || ctx.bash.limits === undefined
             ? ""
             : limitPrefix(ctx.bash.limits),
-          cwd: inside.cwd,
-          env: sessionEnv(ctx, inside.env),
+          cwd: invocation.cwd,
+          env: sessionEnv(ctx, invocation.env),
         }),
     });
   } catch (error) {
