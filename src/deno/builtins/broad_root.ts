@@ -50,16 +50,12 @@ export function broadRootReason(path: string): string | undefined {
 }
 
 function homeDirectory(): string | undefined {
-  try {
-    // Only when already allowed: a context check never asks for a permission.
-    if (Deno.permissions.querySync({ name: "env", variable: "HOME" }).state !== "granted") {
-      return undefined;
-    }
-    const home = Deno.env.get("HOME");
-    return home === undefined || home === "" || home === "/" ? undefined : home.replace(/\/+$/, "");
-  } catch {
+  // Only when already allowed: a context check never asks for a permission.
+  if (Deno.permissions.querySync({ name: "env", variable: "HOME" }).state !== "granted") {
     return undefined;
   }
+  const home = Deno.env.get("HOME");
+  return home === undefined || home === "" || home === "/" ? undefined : home.replace(/\/+$/, "");
 }
 
 /**

@@ -5,10 +5,10 @@ import { DEFAULT_PROXY_LIMITS } from "../sandbox/network_proxy.ts";
 import type { ResourceLimits } from "../sandbox/resource_limits.ts";
 import {
   absolutePath,
-  describe,
   envName,
   knownFields,
   limit,
+  mustBe,
   protectedPath,
   stringList,
 } from "./context_fields.ts";
@@ -136,21 +136,20 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
     );
   }
   if (context.allowBroadRoots !== undefined && typeof context.allowBroadRoots !== "boolean") {
-    throw new TypeError(
-      `Cannot use built-in context: "allowBroadRoots" must be true or false, received ${
-        describe(context.allowBroadRoots)
-      }`,
-    );
+    throw mustBe('"allowBroadRoots" must be true or false', context.allowBroadRoots);
   }
-  const readOnlyRoots = stringList(context.readOnlyRoots, { field: "readOnlyRoots", fallback: [] })
-    .map((root, i) => absolutePath(root, `readOnlyRoots[${i}]`));
-  const env = stringList(context.env, { field: "env", fallback: CONTEXT_DEFAULTS.env }).map((
-    name,
-    i,
-  ) => envName(name, `env[${i}]`));
+  const env = stringList(context.env, {
+    field: "env",
+    fallback: CONTEXT_DEFAULTS.env,
+    each: envName,
+  });
   return Object.freeze({
     workspace,
-    readOnlyRoots: Object.freeze([...new Set(readOnlyRoots)]),
+    readOnlyRoots: stringList(context.readOnlyRoots, {
+      field: "readOnlyRoots",
+      fallback: [],
+      each: absolutePath,
+    }),
     ...Object.fromEntries(
       CONTEXT_LIMITS.map((field) => [
         field,
@@ -158,18 +157,12 @@ export function resolveBuiltinContext(context: BuiltinContext): ResolvedContext 
       ]),
     ) as Record<typeof CONTEXT_LIMITS[number], number>,
     bash: resolveBash(context.bash, env),
-    protectedPaths: Object.freeze(
-      [
-        ...new Set(
-          stringList(context.protectedPaths, {
-            field: "protectedPaths",
-            fallback: CONTEXT_DEFAULTS.protectedPaths,
-          })
-            .map((path, i) => protectedPath(path, { workspace, field: `protectedPaths[${i}]` })),
-        ),
-      ],
-    ),
-    env: Object.freeze([...new Set(env)]),
+    protectedPaths: stringList(context.protectedPaths, {
+      field: "protectedPaths",
+      fallback: CONTEXT_DEFAULTS.protectedPaths,
+      each: (path, field) => protectedPath(path, { workspace, field }),
+    }),
+    env,
   });
 }
 
@@ -177,11 +170,7 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
   if (value === undefined || value === false) return false;
   // `true` picks the confined setting: a command never runs unconfined unless asked to.
   if (value === true) {
-    return Object.freeze({
-      sandbox: "bwrap" as const,
-      env: Object.freeze([...env]),
-      limits: DEFAULT_LIMITS,
-    });
+    return Object.freeze({ sandbox: "bwrap" as const, env, limits: DEFAULT_LIMITS });
   }
   const { sandbox, env: bashEnv, limits, network } = knownFields(value, {
     field: "bash",
@@ -189,29 +178,23 @@ function resolveBash(value: unknown, env: readonly string[]): ResolvedBash {
     shape: 'true, false or { sandbox: "bwrap" | "none" }',
   });
   if (sandbox !== "bwrap" && sandbox !== "none") {
-    throw new TypeError(
-      `Cannot use built-in context: "bash.sandbox" must be "bwrap" or "none", received ${
-        describe(sandbox)
-      }`,
-    );
+    throw mustBe('"bash.sandbox" must be "bwrap" or "none"', sandbox);
   }
   const names = bashEnv === undefined
-    ? [...env]
-    : stringList(bashEnv, { field: "bash.env", fallback: [] }).map((name, i) =>
-      envName(name, `bash.env[${i}]`)
-    );
+    ? env
+    : stringList(bashEnv, { field: "bash.env", fallback: [], each: envName });
   if (sandbox === "none") {
     if (limits !== undefined || (network !== undefined && network !== "none")) {
       throw new TypeError(
         'Cannot use built-in context: "bash.limits" and "bash.network" need sandbox "bwrap" (nothing bounds an unconfined command)',
       );
     }
-    return Object.freeze({ sandbox, env: Object.freeze([...new Set(names)]) });
+    return Object.freeze({ sandbox, env: names });
   }
   const resolvedNetwork = resolveNetwork(network);
   return Object.freeze({
     sandbox,
-    env: Object.freeze([...new Set(names)]),
+    env: names,
     limits: resolveLimits(limits),
     ...(resolvedNetwork === undefined ? {} : { network: resolvedNetwork }),
   });
@@ -228,10 +211,9 @@ function resolveNetwork(
   });
   const allow = fields.allow;
   if (!Array.isArray(allow)) {
-    throw new TypeError(
-      `Cannot use built-in context: "bash.network.allow" must list the host names the sandbox may reach, such as ["registry.npmjs.org"], received ${
-        describe(allow)
-      }`,
+    throw mustBe(
+      '"bash.network.allow" must list the host names the sandbox may reach, such as ["registry.npmjs.org"]',
+      allow,
     );
   }
   const names = allow.map((name, i) => {
@@ -239,10 +221,9 @@ function resolveNetwork(
       typeof name !== "string" || !/^(\*\.)?([a-z0-9_-]+\.)*[a-z0-9_-]+$/i.test(name) ||
       /^[0-9.]+$/.test(name)
     ) {
-      throw new TypeError(
-        `Cannot use built-in context: "bash.network.allow[${i}]" must be a host name such as "registry.npmjs.org" or "*.example.com" (no IP address, port or scheme), received ${
-          describe(name)
-        }`,
+      throw mustBe(
+        `"bash.network.allow[${i}]" must be a host name such as "registry.npmjs.org" or "*.example.com" (no IP address, port or scheme)`,
+        name,
       );
     }
     return name.toLowerCase();

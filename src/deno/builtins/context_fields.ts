@@ -9,19 +9,11 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function absolutePath(value: unknown, field: string): string {
   if (typeof value !== "string" || value.length === 0) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an absolute path, received ${
-        describe(value)
-      }`,
-    );
+    throw mustBe(`"${field}" must be an absolute path`, value);
   }
-  if (value.includes("\0")) {
-    throw new TypeError(`Cannot use built-in context: "${field}" contains a NUL byte`);
-  }
+  if (value.includes("\0")) throw contextError(`"${field}" contains a NUL byte`);
   if (!isAbsolute(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an absolute path, received "${value}"`,
-    );
+    throw contextError(`"${field}" must be an absolute path, received "${value}"`);
   }
   const normalized = normalize(value);
   return normalized.length > 1 && normalized.endsWith("/") ? normalized.slice(0, -1) : normalized;
@@ -41,15 +33,11 @@ export function protectedPath(
 ): string {
   const { workspace, field } = options;
   if (value.length === 0 || value.includes("\0")) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be a non-empty path without NUL bytes`,
-    );
+    throw contextError(`"${field}" must be a non-empty path without NUL bytes`);
   }
   const rel = relative(workspace, isAbsolute(value) ? normalize(value) : `${workspace}/${value}`);
   if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must name a path inside the workspace, received "${value}"`,
-    );
+    throw contextError(`"${field}" must name a path inside the workspace, received "${value}"`);
   }
   // "./name" names that one entry at the top of the workspace; a bare "name" (such as ".git")
   // is protected at any depth. A path with a slash is always anchored.
@@ -71,43 +59,40 @@ export function knownFields(
 ): Record<string, unknown> {
   const { field, known, shape } = options;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: ${
-        field === undefined ? "pass" : `"${field}" must be`
-      } ${shape}, received ${describe(value)}`,
-    );
+    throw mustBe(`${field === undefined ? "pass" : `"${field}" must be`} ${shape}`, value);
   }
   const extra = Object.keys(value).find((key) => !known.includes(key));
   if (extra !== undefined) {
-    throw new TypeError(
-      `Cannot use built-in context: unknown field "${
-        field === undefined ? "" : `${field}.`
-      }${extra}", expected ${known.slice(0, -1).join(", ")} or ${known.at(-1)}`,
+    throw contextError(
+      `unknown field "${field === undefined ? "" : `${field}.`}${extra}", expected ${
+        known.slice(0, -1).join(", ")
+      } or ${known.at(-1)}`,
     );
   }
   return value as Record<string, unknown>;
 }
 
 /**
- * Validates an optional array of strings.
+ * Validates an optional array of strings, checks each item with `each` (given the item's field,
+ * such as `env[0]`), and drops repeats.
  *
  * @param options The `field` name for the message, and the `fallback` when the value is absent.
- * @returns A copy of the array.
+ * @returns The checked items, frozen.
  */
 export function stringList(
   value: unknown,
-  options: { field: string; fallback: readonly string[] },
-): string[] {
-  const { field, fallback } = options;
-  if (value === undefined) return [...fallback];
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an array of strings, received ${
-        describe(value)
-      }`,
-    );
+  options: {
+    field: string;
+    fallback: readonly string[];
+    each?: (item: string, field: string) => string;
+  },
+): readonly string[] {
+  const { field, fallback, each = (item) => item } = options;
+  if (value !== undefined && (!Array.isArray(value) || value.some((i) => typeof i !== "string"))) {
+    throw mustBe(`"${field}" must be an array of strings`, value);
   }
-  return [...value];
+  const items = (value ?? fallback) as readonly string[];
+  return Object.freeze([...new Set(items.map((item, i) => each(item, `${field}[${i}]`)))]);
 }
 
 /**
@@ -115,8 +100,8 @@ export function stringList(
  */
 export function envName(value: string, field: string): string {
   if (!ENV_NAME.test(value)) {
-    throw new TypeError(
-      `Cannot use built-in context: "${field}" must be an environment variable name such as "PATH", received "${value}"`,
+    throw contextError(
+      `"${field}" must be an environment variable name such as "PATH", received "${value}"`,
     );
   }
   return value;
@@ -138,6 +123,15 @@ export function limit(value: unknown, options: { field: string; fallback: number
     );
   }
   return value;
+}
+
+/** A context field that is not what `text` says it must be: `text, received <value>`. */
+export function mustBe(text: string, value: unknown): TypeError {
+  return contextError(`${text}, received ${describe(value)}`);
+}
+
+function contextError(message: string): TypeError {
+  return new TypeError(`Cannot use built-in context: ${message}`);
 }
 
 /**

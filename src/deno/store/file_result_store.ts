@@ -1,3 +1,4 @@
+import { concat } from "@std/bytes";
 import { join, relative, SEPARATOR } from "@std/path";
 import type { ResultStore, StoredResultInfo } from "../../core/result_store.ts";
 
@@ -83,19 +84,18 @@ export class FileResultStore implements ResultStore {
     const iv = crypto.getRandomValues(new Uint8Array(12));
     const sealed = await seal(key, new TextEncoder().encode(record), iv, `${name}\u0000info`);
     // The info goes last: a result is readable only once all of it is written.
-    const out = new Uint8Array(iv.length + sealed.length);
-    out.set(iv);
-    out.set(sealed, iv.length);
-    await Deno.writeFile(this.#path(name, "info"), out, { mode: 0o600, createNew: true });
+    await Deno.writeFile(this.#path(name, "info"), concat([iv, sealed]), {
+      mode: 0o600,
+      createNew: true,
+    });
   }
 
   async info(handle: string): Promise<StoredResultInfo | undefined> {
-    const name = HANDLE.test(handle) ? handle : undefined;
-    if (name === undefined) return undefined;
+    if (!HANDLE.test(handle)) return undefined;
     let sealed: Uint8Array<ArrayBuffer>;
     try {
-      if (!await storedFile(this.#path(name, "info"))) return undefined;
-      sealed = await Deno.readFile(this.#path(name, "info"));
+      if (!await storedFile(this.#path(handle, "info"))) return undefined;
+      sealed = await Deno.readFile(this.#path(handle, "info"));
     } catch {
       return undefined;
     }
@@ -103,26 +103,25 @@ export class FileResultStore implements ResultStore {
       await this.#cryptoKey(),
       sealed.subarray(12),
       sealed.subarray(0, 12),
-      `${name}\u0000info`,
+      `${handle}\u0000info`,
     );
     if (plain === undefined) return undefined;
     const { expiresAt, ...info } = JSON.parse(new TextDecoder().decode(plain));
     if (!(expiresAt > Date.now())) {
-      await this.delete(name);
+      await this.delete(handle);
       return undefined;
     }
     return info as StoredResultInfo;
   }
 
   async read(handle: string, start: number, end: number): Promise<Uint8Array | undefined> {
-    const name = HANDLE.test(handle) ? handle : undefined;
-    if (name === undefined) return undefined;
+    if (!HANDLE.test(handle)) return undefined;
     const key = await this.#cryptoKey();
     const out = new Uint8Array(Math.max(0, end - start));
     let file: Deno.FsFile;
     try {
-      if (!await storedFile(this.#path(name, "data"))) return undefined;
-      file = await Deno.open(this.#path(name, "data"), { read: true });
+      if (!await storedFile(this.#path(handle, "data"))) return undefined;
+      file = await Deno.open(this.#path(handle, "data"), { read: true });
     } catch {
       return undefined;
     }
@@ -134,7 +133,7 @@ export class FileResultStore implements ResultStore {
         const sealed = await readAt(file, at, RECORD_BYTES + TAG_BYTES);
         const plain = prefix.length < PREFIX_BYTES
           ? undefined
-          : await open(key, sealed, nonce(prefix, index), `${name}\u0000${index}`);
+          : await open(key, sealed, nonce(prefix, index), `${handle}\u0000${index}`);
         if (plain === undefined) return undefined;
         const from = Math.max(start, index * RECORD_BYTES);
         const to = Math.min(end, index * RECORD_BYTES + plain.length);

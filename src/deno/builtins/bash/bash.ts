@@ -160,8 +160,7 @@ async function runBash(
       const timeoutMs = Math.min(args.timeoutMs ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
       const limits = { timeoutMs, maxChars: ctx.outputMaxChars, signal: context.signal };
       if (!invocation.sandboxed) return await spawnOrExplain(() => runCommand(invocation, limits));
-      await sessionStarted(ctx, sessions);
-      await checkWorkspaceDisk(ctx);
+      await sessionReady(ctx, sessions);
       // Past the workspace's disk bound the command is stopped as an abort would stop it.
       const stopped = new AbortController();
       let over = false;
@@ -169,8 +168,7 @@ async function runBash(
       try {
         return await execInSession(ctx, {
           sessions,
-          // A sandboxed invocation has it (see `prepareBashCommand`).
-          command: invocation.inside!,
+          command: invocation,
           limits: { ...limits, signal: AbortSignal.any([context.signal, stopped.signal]) },
         });
       } catch (error) {
@@ -186,8 +184,7 @@ async function runBash(
       if (!invocation.sandboxed) {
         return await spawnOrExplain(() => processes.start(invocation));
       }
-      await sessionStarted(ctx, sessions);
-      await checkWorkspaceDisk(ctx);
+      await sessionReady(ctx, sessions);
       const started = await startInSession(ctx, sessions, processes, invocation);
       containWhenEnded(ctx, processes, started);
       return started;
@@ -224,18 +221,17 @@ async function startInSession(
   invocation: BashInvocation,
 ): Promise<ProcessInfo> {
   const lease = await sessions.acquire(ctx);
-  const inside = invocation.inside!; // a sandboxed invocation has it
   try {
     return processes.start({
       ...invocation,
       spawn: () =>
         spawnInSession(lease, {
-          command: inside.command,
+          command: invocation.command,
           prefix: ctx.bash === false || ctx.bash.limits === undefined
             ? ""
             : limitPrefix(ctx.bash.limits),
-          cwd: inside.cwd,
-          env: sessionEnv(ctx, inside.env),
+          cwd: invocation.cwd,
+          env: sessionEnv(ctx, invocation.env),
         }),
     });
   } catch (error) {
@@ -284,12 +280,13 @@ function request(args: BashArgs, background: boolean): BashRequest {
 }
 
 /**
- * Starts the context's sandbox session (or finds it running) before the checks around a command,
- * so that a sandbox that cannot start (bubblewrap missing) says so before the disk bound is
- * measured.
+ * Starts the context's sandbox session (or finds it running), then refuses a command while the
+ * workspace is past its disk bound: a sandbox that cannot start (bubblewrap missing) says so
+ * before the disk bound is measured.
  */
-async function sessionStarted(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
+async function sessionReady(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
   (await sessions.acquire(ctx)).release();
+  await checkWorkspaceDisk(ctx);
 }
 
 /** Spawns on the host (`sandbox: "none"`), turning a missing bash into a clear `tool_error`. */

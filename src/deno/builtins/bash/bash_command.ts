@@ -19,7 +19,7 @@ export interface BashRequest {
  * variables Deno must allow (`permission_denied` otherwise, never a prompt), the working directory
  * (inside the workspace, also after following symlinks) and the scrubbed environment. A sandboxed
  * command runs in the context's sandbox session, which has its mounts: it needs only its text,
- * directory and environment (`inside`).
+ * directory and environment.
  *
  * @param request The command, directory and mode.
  * @returns How to spawn it.
@@ -36,17 +36,15 @@ export function prepareBashCommand(ctx: ResolvedContext, request: BashRequest): 
     );
   }
   if (sandboxed) {
-    const inside = { command: request.command, cwd: directory.real, env };
     return {
-      command: inside.command,
-      cwd: inside.cwd,
+      command: request.command,
+      cwd: directory.real,
       env,
       program: "bwrap",
       args: [],
       sandboxed: true,
       detached: false,
       target: sandboxTarget,
-      inside,
     };
   }
   return bashInvocation({

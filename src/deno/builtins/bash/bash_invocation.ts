@@ -4,7 +4,10 @@ import { KILL_MARKED_LOOP, type ReapTarget, RUN_MARKER } from "./process_reaper.
 export interface BashInvocation {
   /** The command text as the model gave it. */
   readonly command: string;
-  /** The program: `"bash"` (a sandboxed command runs in the session: `spawn`, `inside`). */
+  /**
+   * The program: `"bash"` (a sandboxed command runs in the session: `spawn`, and its command,
+   * directory and environment are what the session runs).
+   */
   readonly program: string;
   readonly args: string[];
   /** The real working directory on the host. */
@@ -19,8 +22,6 @@ export interface BashInvocation {
   readonly target: (child: Deno.ChildProcess) => ReapTarget;
   /** Spawns it another way than `Deno.Command` (in a sandbox session). */
   readonly spawn?: () => Deno.ChildProcess;
-  /** Sandboxed: the command as run inside (in a session), with its own environment. */
-  readonly inside?: { command: string; cwd: string; env: Record<string, string> };
 }
 
 /** What {@linkcode bashInvocation} needs. */

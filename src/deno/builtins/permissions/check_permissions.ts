@@ -24,6 +24,8 @@ export interface PermissionReport {
   excess: PermissionGap[];
 }
 
+// The field of each scoped permission's descriptor, in the order of `missing`.
+const SCOPE = { read: "path", write: "path", run: "command", env: "variable" } as const;
 const OTHER_PERMISSIONS = ["net", "sys", "ffi"] as const;
 const LOOPBACK_HOSTS = ["127.0.0.1", "localhost"];
 
@@ -53,16 +55,12 @@ const LOOPBACK_HOSTS = ["127.0.0.1", "localhost"];
  */
 export function checkPermissions(context: BuiltinContext | ResolvedContext): PermissionReport {
   const needed = requiredPermissions(context);
-  const missing: PermissionGap[] = [
-    ...needed.read.filter((path) => !granted({ name: "read", path }))
-      .map((path) => gap("read", path)),
-    ...needed.write.filter((path) => !granted({ name: "write", path }))
-      .map((path) => gap("write", path)),
-    ...needed.run.filter((command) => !granted({ name: "run", command }))
-      .map((command) => gap("run", command)),
-    ...needed.env.filter((variable) => !granted({ name: "env", variable }))
-      .map((variable) => gap("env", variable)),
-  ];
+  const missing = (Object.keys(SCOPE) as (keyof typeof SCOPE)[]).flatMap((name) =>
+    needed[name].filter((value) =>
+      !granted({ name, [SCOPE[name]]: value } as Deno.PermissionDescriptor)
+    )
+      .map((value) => gap(name, value))
+  );
   const excess: PermissionGap[] = [];
   const unscoped = (name: Deno.PermissionName) => granted({ name } as Deno.PermissionDescriptor);
   const parent = dirname(needed.write[0]);

@@ -74,8 +74,8 @@ Deno.test("prepareBashCommand() under bwrap gives the command to the session: it
   const ctx = resolveBuiltinContext({ workspace: fx.workspace, bash: { sandbox: "bwrap" } });
   const invocation = prepareBashCommand(ctx, { command: "make", background: true });
   assertEquals(invocation.sandboxed, true);
-  assertEquals(invocation.inside?.command, "make");
-  assertEquals(invocation.inside?.cwd, fx.workspace);
+  assertEquals(invocation.command, "make");
+  assertEquals(invocation.cwd, fx.workspace);
   assertEquals(invocation.args, []);
 });
 
