@@ -196,6 +196,9 @@ const FIELD_RULES = {
   oauth: 'must be { clientId, clientSecret?, grant?: "authorization_code" | "client_credentials" }',
 };
 
+/** The fields whose values carry credentials: never echoed in a problem. */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(["headers", "oauth"]);
+
 /** The fields every config may set (other fields pass: a host's config may carry more). */
 const CONFIG_FIELDS = z.object({
   trusted: z.boolean().optional(),
@@ -239,8 +242,12 @@ export function checkServerConfig(
   const issue = (stdio ? CONFIG_FIELDS : HTTP_CONFIG_FIELDS).safeParse(config).error?.issues[0];
   if (issue !== undefined) {
     const field = issue.path[0] as keyof typeof FIELD_RULES;
-    const value = JSON.stringify((config as unknown as Record<string, unknown>)[field]);
-    throw fail(`"${field}" ${FIELD_RULES[field]}, received ${value}`);
+    // Header values and the OAuth client's secret are credentials: their problem names the
+    // place (`at "Authorization"`), never the value, which a host's log would keep.
+    const received = SECRET_FIELDS.has(field)
+      ? issue.path.length > 1 ? ` (at ${JSON.stringify(issue.path.slice(1).join("."))})` : ""
+      : `, received ${JSON.stringify((config as unknown as Record<string, unknown>)[field])}`;
+    throw fail(`"${field}" ${FIELD_RULES[field]}${received}`);
   }
   if (stdio) {
     if (config.command === "") throw fail('"command" must not be empty');

@@ -9,8 +9,12 @@ export interface GitSignatureFound {
   readonly rel: string;
   /** `dev:ino` of the folder (or `.git` file), when the platform has them. */
   readonly identity: string | undefined;
-  /** A folder, or a `.git` that is not one (a file or link naming one). */
-  readonly kind: "folder" | "file";
+  /**
+   * A folder, or a `.git` that is not one: a file naming one, or a symbolic link. Part of what a
+   * baseline compares: a link the sandbox does not bind can be swapped for a folder that takes
+   * its freed inode (ext4 reuses it at once), the same `dev:ino`.
+   */
+  readonly kind: "folder" | "file" | "link";
 }
 
 /**
@@ -35,7 +39,8 @@ export function signatureOf(
   // Named first: it is a signature whatever it holds, so its HEAD and objects/ are not looked up
   // (two calls at every walk for each repository of the workspace).
   if (normalizeComponent(basename(rel)) === ".git") {
-    return { rel, identity: identityOf(info), kind: info.isDirectory ? "folder" : "file" };
+    const kind = info.isDirectory ? "folder" : info.isSymlink ? "link" : "file";
+    return { rel, identity: identityOf(info), kind };
   }
   if (info.isDirectory && isGitDirectorySync(join(real, rel))) {
     return { rel, identity: identityOf(info), kind: "folder" };

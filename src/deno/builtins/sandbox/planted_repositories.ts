@@ -22,8 +22,9 @@ export interface PlantedRepository {
 }
 
 // Per workspace (real path): the repositories there before any command ran, by place and
-// identity. Process-wide, as the walk's cache: every context on that workspace shares the facts.
-const baselines = new Map<string, Map<string, string | undefined>>();
+// identity (`signatureKey`). Process-wide, as the walk's cache: every context on that workspace
+// shares the facts.
+const baselines = new Map<string, Map<string, string>>();
 // Per workspace: what was done at a walk that had no command result to report it in.
 const unreported = new Map<string, PlantedRepository[]>();
 
@@ -137,7 +138,7 @@ export function* containSteps(
     }
   }
   if (baseline === undefined) {
-    baseline = new Map(scan.signatures.map((found) => [found.rel, found.identity]));
+    baseline = new Map(scan.signatures.map((found) => [found.rel, signatureKey(found)]));
     baselines.set(workspace.real, baseline);
     while (baselines.size > MAX_WORKSPACES) baselines.delete(baselines.keys().next().value!);
     return checked(scan);
@@ -173,7 +174,7 @@ export function* containSteps(
     const present = new Set(scan.signatures.map((found) => found.rel));
     for (const rel of [...baseline.keys()]) if (!present.has(rel)) baseline.delete(rel);
     const planted = scan.signatures.filter((found) =>
-      !baseline.has(found.rel) || baseline.get(found.rel) !== found.identity
+      !baseline.has(found.rel) || baseline.get(found.rel) !== signatureKey(found)
     );
     if (planted.length === 0) return checked(scan);
     const done: PlantedRepository[] = [];
@@ -192,6 +193,13 @@ export function* containSteps(
     // The walk's answer named the planted folders as protected entries: walk again.
     scan = yield* walk();
   }
+}
+
+// What a baseline compares: the kind with the `dev:ino`. A user's `.git` link is no mount (the
+// sandbox binds a link's target, and only inside the workspace), so a command can remove it and
+// make a `.git` folder there, which takes the freed inode: the same `dev:ino`, another kind.
+function signatureKey(found: GitSignatureFound): string {
+  return `${found.kind} ${found.identity}`;
 }
 
 // Per workspace and set of placed paths: the workspace folder when its placed names (those not
