@@ -214,12 +214,7 @@ export class McpOAuth {
   ): Promise<void> {
     const { pending, code, iss } = await claimCallback(
       { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
-      {
-        user: userId ?? "",
-        serverId,
-        callbackUrl,
-        ...(options.binding === undefined ? {} : { binding: options.binding }),
-      },
+      { user: userId ?? "", serverId, callbackUrl, binding: options.binding },
     );
     await this.#session(userId, serverId, pending.serverUrl).complete(pending, code, iss);
   }
