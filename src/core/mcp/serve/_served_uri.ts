@@ -49,19 +49,12 @@ export function parseServed(uri: string): { serverId: string; uri: string } | un
  * tool's server, so the client can read what the link names through `serve`.
  */
 export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
-  if (!content.some((block) => isLink(block) || isServedResource(block))) {
-    return content as unknown[];
-  }
   return content.map((block) => {
     if (isLink(block)) return { ...block, uri: servedUri(serverId, block.uri) };
     // An embedded resource claiming serve's form of another server's URI is shown as this one's.
-    if (isServedResource(block)) {
-      return {
-        ...block,
-        resource: { ...block.resource, uri: servedUri(serverId, block.resource.uri) },
-      };
-    }
-    return block;
+    if (!isServedResource(block)) return block;
+    const resource = { ...block.resource, uri: servedUri(serverId, block.resource.uri) };
+    return { ...block, resource };
   });
 }
 
