@@ -303,7 +303,6 @@ export class McpOAuth {
       session = new OAuthSession({
         store: this.#store,
         user,
-        ...(userId === undefined ? {} : { userId }),
         serverId,
         serverUrl,
         redirectUrl: this.#redirect.href,
