@@ -140,16 +140,15 @@ export class McpSessions {
     sessionIdGenerator?: () => string,
   ): Promise<Response> {
     const server = new ToolSetServer(this.#tools, this.#serverOptions);
-    const sessions = this.#sessions;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator,
       enableJsonResponse: this.#limits.jsonResponse,
-      onsessioninitialized: (id: string) => void sessions.set(id, session),
-      onsessionclosed: (id: string) => void sessions.delete(id),
+      onsessioninitialized: (id: string) => void this.#sessions.set(id, session),
+      onsessionclosed: (id: string) => void this.#sessions.delete(id),
     });
     const session: Session = { server, transport, userId, lastUsed: Date.now() };
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     let response: Response;
