@@ -204,12 +204,11 @@ export class McpSessions {
  * decoded as the transport decodes it). Anything else may open a session and is counted.
  */
 async function surelyNoInitialize(request: Request): Promise<boolean> {
-  let message: unknown;
   try {
-    message = JSON.parse(await request.clone().text());
+    const message = await request.clone().json();
+    return message !== null && typeof message === "object" && !Array.isArray(message) &&
+      message.method !== "initialize";
   } catch {
     return false;
   }
-  return message !== null && typeof message === "object" && !Array.isArray(message) &&
-    (message as { method?: unknown }).method !== "initialize";
 }
