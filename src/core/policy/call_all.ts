@@ -1,4 +1,5 @@
 import type { CallOptions, ToolCallResult } from "../tool_call_types.ts";
+import { pooledMap } from "@std/async";
 import { checkPositive } from "../check_positive.ts";
 
 /** One call of a batch, as a model's reply lists them. */
@@ -48,14 +49,9 @@ export async function callAll(
       await one(index++);
       continue;
     }
-    const start = index;
-    while (index < calls.length && run.readOnly(calls[index].name)) index++;
-    let next = start;
-    const end = index;
-    const worker = async () => {
-      while (next < end) await one(next++);
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, end - start) }, worker));
+    const together: number[] = [];
+    while (index < calls.length && run.readOnly(calls[index].name)) together.push(index++);
+    await Array.fromAsync(pooledMap(limit, together, one));
   }
   return results;
 }

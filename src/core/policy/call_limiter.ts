@@ -165,9 +165,7 @@ export class CallLimiter {
       throw error;
     }
     const call = new SpecifierMatch(tool, parsed, this.#workspace);
-    return limits.filter((limit) =>
-      limit.rule.specifier === undefined || call.matches(limit.rule.specifier)
-    );
+    return limits.filter((limit) => call.matches(limit.rule));
   }
 }
 

@@ -62,10 +62,7 @@ export class GrantStore {
     if (ask.userId !== undefined) unsigned.userId = ask.userId;
     if (ask.scope === "session") unsigned.expiresAt = new Date(now + this.#ttlMs).toISOString();
     if (ask.reason !== undefined) unsigned.reason = ask.reason;
-    const grant: Grant = {
-      ...unsigned,
-      signature: await this.#signer.sign("grant", unsigned),
-    };
+    const grant: Grant = { ...unsigned, signature: await this.#signer.sign("grant", unsigned) };
     await this.#store.set(
       [GRANT_PREFIX, userKey(ask.userId), grant.id],
       grant,
@@ -85,11 +82,10 @@ export class GrantStore {
     userId: string | undefined,
     decision: Pick<PolicyDecision, "rule" | "scope">,
   ): Promise<Grant | undefined> {
-    const entries = await this.#store.list<Grant>([GRANT_PREFIX, userKey(userId)]);
-    if (entries.length === 0) return undefined;
+    // The tool's hash is cached, and an ask that finds no grant needs it for its approval anyway.
     const hash = await toolHash(tool);
     const now = Date.now();
-    for (const { value: grant } of entries) {
+    for (const { value: grant } of await this.#store.list<Grant>([GRANT_PREFIX, userKey(userId)])) {
       if (
         grant === null || typeof grant !== "object" || grant.tool !== tool.name ||
         grant.source !== tool.source || grant.toolHash !== hash || grant.rule !== decision.rule ||

@@ -157,7 +157,7 @@ export class PolicyEngine {
     );
     if (rules.length === 0) return false;
     const call = new SpecifierMatch(tool, args, this.#workspace);
-    return rules.some((rule) => rule.specifier === undefined || call.matches(rule.specifier));
+    return rules.some((rule) => call.matches(rule));
   }
 
   /**
@@ -174,27 +174,19 @@ export class PolicyEngine {
     const own = this.#rules(tool).rules.find((rules) => rules.policy.scope === decision.scope);
     const rule = own?.ask.find((rule) => rule.text === decision.rule);
     if (rule === undefined) return false;
-    if (rule.specifier === undefined) return true;
     return new SpecifierMatch(tool, args, this.#workspace).allowingRule([rule]) !== undefined;
   }
 
   #decideOne(rules: ToolRules, call: SpecifierMatch): PolicyDecision {
     if (rules.fixed) return rules.fixed;
     const scope = rules.policy.scope;
-    for (const rule of rules.deny) {
-      if (rule.specifier === undefined || call.matches(rule.specifier)) {
-        return decision("deny", rule, scope);
-      }
+    // The strictest list first: a deny rule that matches wins over an ask, an ask over an allow.
+    for (const action of ["deny", "ask"] as const) {
+      const rule = rules[action].find((rule) => call.matches(rule));
+      if (rule !== undefined) return { action, rule: rule.text, scope };
     }
-    for (const rule of rules.ask) {
-      if (rule.specifier === undefined || call.matches(rule.specifier)) {
-        return decision("ask", rule, scope);
-      }
-    }
-    if (rules.allow.length > 0) {
-      const allowed = call.allowingRule(rules.allow);
-      if (allowed !== undefined) return decision("allow", allowed, scope);
-    }
+    const allowed = rules.allow.length > 0 ? call.allowingRule(rules.allow) : undefined;
+    if (allowed !== undefined) return { action: "allow", rule: allowed.text, scope };
     return rules.fallback ??= { action: rules.policy.default, rule: "default", scope };
   }
 
@@ -222,10 +214,6 @@ export class PolicyEngine {
     this.#byTool.set(tool, entry);
     return entry;
   }
-}
-
-function decision(action: PolicyAction, rule: PolicyRule, scope: PolicyScope): PolicyDecision {
-  return { action, rule: rule.text, scope };
 }
 
 /** The first of the strictest decisions; with none, the default allow. */

@@ -45,12 +45,13 @@ export class SpecifierMatch {
   }
 
   /**
-   * Whether a deny or ask rule's specifier matches: one command, path or string matching is
-   * enough, and arguments that cannot be read match.
-   *
-   * @returns `true` when the rule applies to this call.
+   * Whether a deny or ask rule about the tool applies: one without specifier always does; for a
+   * specifier, one command, path or string matching is enough, and arguments that cannot be read
+   * match.
    */
-  matches(specifier: RuleSpecifier): boolean {
+  matches(rule: PolicyRule): boolean {
+    const specifier = rule.specifier;
+    if (specifier === undefined) return true;
     if (specifier.key !== undefined) {
       const leaves = keyLeaves(specifier, this.#args);
       return leaves === undefined || leaves.some((leaf) => specifier.valuePattern.test(leaf));

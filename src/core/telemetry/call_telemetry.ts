@@ -304,9 +304,7 @@ type PolicyFields = Pick<
  * ran), then the policy's fields (an ask that a person answered is `approve` or `reject`), and
  * `allow` by the `default` when no policy decided.
  */
-function policyOf(
-  event: ToolCallEvent,
-): PolicyFields {
+function policyOf(event: ToolCallEvent): PolicyFields {
   const { decision, rule, approval, approvalId, code } = event;
   const fields: PolicyFields = {
     decision: code === "unknown_tool" || code === "invalid_arguments"

@@ -1,4 +1,4 @@
-import { serveToolSetConnection } from "../../core/mcp/serve/tool_set_connection.ts";
+import { serveToolSetConnection } from "../../core/mcp/serve/tool_set_server.ts";
 import type { ServedRouter } from "./build_router.ts";
 import type { CliIo } from "./cli_io.ts";
 import { DenoStdioServerTransport } from "../mcp/stdio_server_transport.ts";

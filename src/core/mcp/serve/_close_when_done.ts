@@ -4,35 +4,14 @@
  * stream without cutting it short. A failing `done` is ignored.
  */
 export function closeWhenDone(response: Response, done: () => Promise<void>): Response {
-  const body = response.body;
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    void done().catch(() => {});
-  };
-  if (body === null) {
+  const finish = () => void done().catch(() => {});
+  if (response.body === null) {
     finish();
     return response;
   }
-  const reader = body.getReader();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          controller.close();
-          finish();
-        } else controller.enqueue(value);
-      } catch (error) {
-        controller.error(error);
-        finish();
-      }
-    },
-    async cancel(reason) {
-      finish();
-      await reader.cancel(reason);
-    },
-  });
-  return new Response(stream, response); // status, status text and headers as they were
+  // The pipe settles once: at the body's end, on its error, or when the reader cancels the copy
+  // (which cancels the body too).
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  response.body.pipeTo(writable).catch(() => {}).finally(finish);
+  return new Response(readable, response); // status, status text and headers as they were
 }

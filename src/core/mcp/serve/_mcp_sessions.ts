@@ -140,16 +140,15 @@ export class McpSessions {
     sessionIdGenerator?: () => string,
   ): Promise<Response> {
     const server = new ToolSetServer(this.#tools, this.#serverOptions);
-    const sessions = this.#sessions;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator,
       enableJsonResponse: this.#limits.jsonResponse,
-      onsessioninitialized: (id: string) => void sessions.set(id, session),
-      onsessionclosed: (id: string) => void sessions.delete(id),
+      onsessioninitialized: (id: string) => void this.#sessions.set(id, session),
+      onsessionclosed: (id: string) => void this.#sessions.delete(id),
     });
     const session: Session = { server, transport, userId, lastUsed: Date.now() };
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     let response: Response;
@@ -205,12 +204,11 @@ export class McpSessions {
  * decoded as the transport decodes it). Anything else may open a session and is counted.
  */
 async function surelyNoInitialize(request: Request): Promise<boolean> {
-  let message: unknown;
   try {
-    message = JSON.parse(await request.clone().text());
+    const message = await request.clone().json();
+    return message !== null && typeof message === "object" && !Array.isArray(message) &&
+      message.method !== "initialize";
   } catch {
     return false;
   }
-  return message !== null && typeof message === "object" && !Array.isArray(message) &&
-    (message as { method?: unknown }).method !== "initialize";
 }

@@ -9,15 +9,12 @@ export const LOOPBACK_HOSTNAMES: readonly string[] = Object.freeze([
  * port allows any port; an entry with a port allows only that port.
  */
 export function hostAllowed(request: Request, allowed: readonly string[]): boolean {
-  const header = request.headers.get("host") ?? URL.parse(request.url)?.host;
-  if (header === undefined || header === "") return false;
+  const url = URL.parse(request.url);
+  const header = request.headers.get("host") ?? url?.host;
+  if (!header) return false;
   const candidate = URL.parse(`http://${header}`);
   if (candidate === null) return false;
-  const port = candidate.port !== ""
-    ? candidate.port
-    : URL.parse(request.url)?.protocol === "https:"
-    ? "443"
-    : "80";
+  const port = candidate.port || (url?.protocol === "https:" ? "443" : "80");
   return allowed.some((entry) => {
     const rule = URL.parse(`http://${entry}`);
     if (rule === null) return false;

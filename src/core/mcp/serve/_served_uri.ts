@@ -49,32 +49,14 @@ export function parseServed(uri: string): { serverId: string; uri: string } | un
  * tool's server, so the client can read what the link names through `serve`.
  */
 export function servedLinks(content: readonly unknown[], serverId: string): unknown[] {
-  if (!content.some((block) => isLink(block) || isServedResource(block))) {
-    return content as unknown[];
-  }
   return content.map((block) => {
-    if (isLink(block)) return { ...block, uri: servedUri(serverId, block.uri) };
-    // An embedded resource claiming serve's form of another server's URI is shown as this one's.
-    if (isServedResource(block)) {
-      return {
-        ...block,
-        resource: { ...block.resource, uri: servedUri(serverId, block.resource.uri) },
-      };
+    const shape = block as { type?: unknown; uri?: unknown; resource?: { uri?: unknown } } | null;
+    if (shape?.type === "resource_link" && typeof shape.uri === "string") {
+      return { ...shape, uri: servedUri(serverId, shape.uri) };
     }
-    return block;
+    // An embedded resource claiming serve's form of another server's URI is shown as this one's.
+    const uri = shape?.type === "resource" ? shape.resource?.uri : undefined;
+    if (typeof uri !== "string" || !looksServed(uri)) return block;
+    return { ...shape, resource: { ...shape!.resource, uri: servedUri(serverId, uri) } };
   });
-}
-
-function isServedResource(
-  block: unknown,
-): block is { type: "resource"; resource: { uri: string } } {
-  const resource = (block as { resource?: { uri?: unknown } } | null)?.resource;
-  return (block as { type?: unknown } | null)?.type === "resource" &&
-    typeof resource?.uri === "string" && looksServed(resource.uri);
-}
-
-function isLink(block: unknown): block is { type: "resource_link"; uri: string } {
-  return block !== null && typeof block === "object" &&
-    (block as { type?: unknown }).type === "resource_link" &&
-    typeof (block as { uri?: unknown }).uri === "string";
 }

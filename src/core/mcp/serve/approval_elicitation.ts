@@ -107,9 +107,8 @@ export function approvalForm(
 export function approvalAnswerOf(
   answer: { action?: unknown; content?: Record<string, unknown> },
 ): ApprovalAnswer {
-  const content = answer.content !== null && typeof answer.content === "object"
-    ? answer.content
-    : undefined;
+  // A client's content may be anything: optional chaining reads nothing from null or a primitive.
+  const content = answer.content;
   const reason = typeof content?.reason === "string" && content.reason !== ""
     ? content.reason
     : undefined;

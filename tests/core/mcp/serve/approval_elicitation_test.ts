@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "@std/assert";
 import { mcpHttpHandler, ToolSetServer } from "../../../../src/core/mcp/mod.ts";
+import { approvalAnswerOf } from "../../../../src/core/mcp/serve/approval_elicitation.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { EVERYTHING, policyRouter, ran } from "../../policy/_policy_fixture.ts";
@@ -129,3 +130,21 @@ for (const stateless of [false, true]) {
     await handler.close();
   });
 }
+
+Deno.test("approvalAnswerOf approves only an accepted object with approve: true, whatever else a client sends as content", () => {
+  for (const content of [null, "approve", 1, true, [true], { approve: "true" }]) {
+    const answer = approvalAnswerOf({ action: "accept", content: content as never });
+    assertEquals(answer, { approved: false, reason: "the user did not approve it" });
+  }
+  assertEquals(
+    approvalAnswerOf({ action: "accept", content: { approve: true, scope: "always" } }),
+    {
+      approved: true,
+      scope: "always",
+    },
+  );
+  assertEquals(approvalAnswerOf({ action: "decline", content: { approve: true } }), {
+    approved: false,
+    reason: "the user declined",
+  });
+});

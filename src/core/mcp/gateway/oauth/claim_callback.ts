@@ -24,8 +24,8 @@ export async function claimCallback(
   const { serverId } = target;
   const fail = (why: string) =>
     new TypeError(`Cannot complete authorization for MCP server "${serverId}": ${why}`);
-  const url = URL.canParse(target.callbackUrl) ? new URL(target.callbackUrl) : undefined;
-  if (url === undefined) throw fail("the callback URL is not a URL");
+  const url = URL.parse(target.callbackUrl);
+  if (url === null) throw fail("the callback URL is not a URL");
   if (url.origin + url.pathname !== redirect.origin + redirect.pathname) {
     throw fail(`the callback URL is not the redirect URI "${redirect.href}"`);
   }

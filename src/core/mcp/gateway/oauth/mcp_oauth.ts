@@ -66,8 +66,8 @@ export class McpOAuth {
    * @param options The redirect URI, client settings, store and limits.
    */
   constructor(options: McpOAuthOptions) {
-    const redirect = URL.canParse(options?.redirectUrl) ? new URL(options.redirectUrl) : undefined;
-    if (redirect === undefined || !/^https?:$/.test(redirect.protocol)) {
+    const redirect = URL.parse(options?.redirectUrl);
+    if (redirect === null || !/^https?:$/.test(redirect.protocol)) {
       throw new TypeError(
         `Cannot create McpOAuth: "redirectUrl" must be an http(s) URL, received ${
           JSON.stringify(options?.redirectUrl)
@@ -214,12 +214,7 @@ export class McpOAuth {
   ): Promise<void> {
     const { pending, code, iss } = await claimCallback(
       { store: this.#store, redirect: this.#redirect, stateTtlMs: this.#stateTtlMs },
-      {
-        user: userId ?? "",
-        serverId,
-        callbackUrl,
-        ...(options.binding === undefined ? {} : { binding: options.binding }),
-      },
+      { user: userId ?? "", serverId, callbackUrl, binding: options.binding },
     );
     await this.#session(userId, serverId, pending.serverUrl).complete(pending, code, iss);
   }
@@ -268,13 +263,12 @@ export class McpOAuth {
   async pending(
     callbackUrl: string | URL,
   ): Promise<{ userId?: string; serverId: string } | undefined> {
-    const state = URL.canParse(callbackUrl) ? new URL(callbackUrl).searchParams.get("state") : null;
+    const state = URL.parse(callbackUrl)?.searchParams.get("state");
     if (!state || await this.#store.get(["oauth", "used", state]) !== undefined) return undefined;
     const pending = await this.#store.get<PendingAuthorization>(["oauth", "pending", state]);
     if (pending === undefined) return undefined;
-    return pending.user === ""
-      ? { serverId: pending.serverId }
-      : { userId: pending.user, serverId: pending.serverId };
+    const { user, serverId } = pending;
+    return user === "" ? { serverId } : { userId: user, serverId };
   }
 
   /**
@@ -308,7 +302,6 @@ export class McpOAuth {
       session = new OAuthSession({
         store: this.#store,
         user,
-        ...(userId === undefined ? {} : { userId }),
         serverId,
         serverUrl,
         redirectUrl: this.#redirect.href,

@@ -4,27 +4,18 @@ import { canonicalHost, isLoopbackHost, isPrivateHost } from "./private_host.ts"
 /** Most bytes of a metadata, registration or token response. */
 const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
 
-/** Options of {@linkcode oauthRequestFetch}. */
-export interface OAuthRequestFetchOptions {
-  /** The fetch to wrap; default: the global one. */
-  fetch?: typeof fetch;
-  /** The gateway's host allowlist; absent: any public host. */
-  allowedHosts?: readonly string[];
-  /** The MCP server's URL: its own host is trusted even when private. */
-  serverUrl: URL;
-}
-
 /**
  * The fetch of one server's authorization requests (metadata, registration, token): URLs follow
  * the gateway's `allowedHosts`; `http:` only to loopback; without an allowlist, no private or
  * loopback address other than the MCP server's own host (a server cannot point the gateway at an
  * internal one); redirects to another origin are refused, bodies are bounded. Names that resolve to private
  * addresses cannot be seen from web-standard code: set `allowedHosts` where that matters.
- *
- * @param options The wrapped fetch, the allowlist and the server's URL.
- * @returns The fetch to pass to the SDK's `auth()`.
+ * `fetch` is the one to wrap (default: the global one); `serverUrl` the MCP server's, whose own
+ * host is trusted even when private. The result is the fetch to pass to the SDK's `auth()`.
  */
-export function oauthRequestFetch(options: OAuthRequestFetchOptions): typeof fetch {
+export function oauthRequestFetch(
+  options: { fetch?: typeof fetch; allowedHosts?: readonly string[]; serverUrl: URL },
+): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input);
     checkOAuthUrl(url, options);
@@ -46,12 +37,8 @@ export function oauthRequestFetch(options: OAuthRequestFetchOptions): typeof fet
   };
 }
 
-/**
- * Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}).
- *
- * @param options The allowlist (`allowedHosts`) and the MCP server's URL (`serverUrl`).
- */
-export function checkOAuthUrl(
+/** Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}). */
+function checkOAuthUrl(
   url: URL,
   options: { allowedHosts?: readonly string[]; serverUrl: URL },
 ): void {

@@ -5,8 +5,6 @@ import { StoreOAuthProvider, type StoreOAuthProviderSettings } from "./store_oau
 
 /** What one session needs beyond its provider's settings. */
 export interface OAuthSessionSettings extends StoreOAuthProviderSettings {
-  /** The user, as the host named it (absent for a global server). */
-  userId?: string;
   /** The fetch of authorization requests (guarded). */
   authFetch: typeof fetch;
   /** Refresh this long before expiry. */
@@ -155,7 +153,7 @@ export class OAuthSession {
     const count = (this.#upgrades.get(key) ?? 0) + 1;
     if (count > this.#s.maxScopeUpgrades) {
       throw new AuthorizationRequiredError(this.#s.serverId, {
-        userId: this.#s.userId,
+        userId: this.#s.user || undefined,
         // The scope is the server's own text: it reaches the model, so it is not quoted here.
         reason: `the server still answers "insufficient_scope" (it asks for more access) after ${
           count - 1
@@ -180,7 +178,7 @@ export class OAuthSession {
   #required(reason?: string): AuthorizationRequiredError {
     const url = this.#provider.authorizationUrl;
     return new AuthorizationRequiredError(this.#s.serverId, {
-      userId: this.#s.userId,
+      userId: this.#s.user || undefined,
       ...(url === undefined ? { reason: reason ?? "no authorization was started" } : {
         authorizationUrl: url.href,
       }),
