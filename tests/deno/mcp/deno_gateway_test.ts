@@ -76,8 +76,13 @@ Deno.test("createDenoGateway() ends a call with upstream_unavailable at once whe
 });
 
 Deno.test("createDenoGateway() close() stops every stdio child, including busy ones", async () => {
-  const gateway = createDenoGateway({ servers: { a: hostStdio(), b: hostStdio() } });
+  // Two Deno children start at once: under a gate's load that can take longer than the default.
+  const gateway = createDenoGateway({
+    servers: { a: hostStdio(), b: hostStdio() },
+    connectTimeoutMs: 60_000,
+  });
   const toolSet = await new ToolRouter({ gateway }).expose({ mcpServers: ["a", "b"] });
+  assertEquals(toolSet.missing, []);
   const pids = [
     Number(await toolSet.invoke("a_pid", {})),
     Number(await toolSet.invoke("b_pid", {})),
