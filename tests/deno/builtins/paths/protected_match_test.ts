@@ -33,28 +33,20 @@ function previousMatch(rel: string, protectedPaths: readonly string[]): string |
   });
 }
 
+// Names in the spellings the matchers fold (case, trailing dots and spaces), and protected lists
+// with folders, anchored paths and repeats: both matchers are compared over them.
+const NAMES = [".git", ".GIT.", ".git ", "GiT", "a", "A.", "src", "config", "secrets", ". ", "..."];
+const LISTS: string[][] = [
+  [".git"],
+  [".git", "config/secrets", "./deno.json"],
+  ["./a", "src/.git", "A", ". "],
+  [],
+  ["./", "secrets.", "CONFIG/SECRETS "],
+];
+
 Deno.test("protectedMatch() answers as the uncompiled matcher for names and paths, frozen lists or not", () => {
-  const parts = [
-    "",
-    ".git",
-    ".GIT.",
-    ".git ",
-    "GiT",
-    "a",
-    "A.",
-    "src",
-    "config",
-    "secrets",
-    ". ",
-    "...",
-  ];
-  const lists: string[][] = [
-    [".git"],
-    [".git", "config/secrets", "./deno.json"],
-    ["./a", "src/.git", "A", ". "],
-    [],
-    ["./", "secrets.", "CONFIG/SECRETS "],
-  ];
+  const parts = ["", ...NAMES];
+  const lists = LISTS;
   let compared = 0;
   let matched = 0;
   for (const list of lists) {
@@ -75,26 +67,8 @@ Deno.test("protectedMatch() answers as the uncompiled matcher for names and path
 });
 
 Deno.test("protectedChildMatch() answers as protectedMatch for every entry of a folder", () => {
-  const names = [
-    ".git",
-    ".GIT.",
-    ".git ",
-    "GiT",
-    "a",
-    "A.",
-    "src",
-    "config",
-    "secrets",
-    ". ",
-    "...",
-  ];
-  const lists: string[][] = [
-    [".git"],
-    [".git", "config/secrets", "./deno.json"],
-    ["./a", "src/.git", "A", ". "],
-    [],
-    ["./", "secrets.", "CONFIG/SECRETS "],
-  ];
+  const names = NAMES;
+  const lists = LISTS;
   let compared = 0;
   let matched = 0;
   for (const list of lists) {
