@@ -4,8 +4,8 @@
  *
  * Arguments: WORKSPACE [USER] [STOP_AFTER_MS]. Calls carry the user id into stderr as
  * `event read_file user=ID`. After serveStdio returns it writes `serveStdio returned` to stderr.
- * With `NOTIFY_AFTER_MS` set it then reports tool-list changes for another user, for USER (if
- * any) and for everyone.
+ * With `NOTIFY_WHEN` set (a file name), once that file appears in the workspace it reports tool-list
+ * changes for another user, for USER (if any) and for everyone.
  *
  * @module
  */
@@ -30,12 +30,19 @@ await using served = await buildRouter(config, {
 const controller = new AbortController();
 if (stopAfter !== "") setTimeout(() => controller.abort(), Number(stopAfter));
 const toolsChanged = new Set<(userId?: string) => void>();
-if (Deno.env.get("NOTIFY_AFTER_MS") !== undefined) {
-  setTimeout(() => {
+const notifyWhen = Deno.env.get("NOTIFY_WHEN");
+if (notifyWhen !== undefined) {
+  const poll = setInterval(() => {
+    try {
+      Deno.statSync(`${workspace}/${notifyWhen}`);
+    } catch {
+      return;
+    }
+    clearInterval(poll);
     for (const listener of toolsChanged) listener("someone-else");
     if (user !== "") { for (const listener of toolsChanged) listener(user); }
     for (const listener of toolsChanged) listener(undefined);
-  }, Number(Deno.env.get("NOTIFY_AFTER_MS")));
+  }, 20);
 }
 await serveStdio({
   served,

@@ -10,6 +10,8 @@ interface StdioChild extends AsyncDisposable {
   next(): Promise<Record<string, unknown>>;
   /** Closes stdin, waits for the exit; returns the code, stdout's rest and stderr. */
   end(closeStdin?: boolean): Promise<{ code: number; rest: string; stderr: string }>;
+  /** The child's workspace. */
+  readonly workspace: string;
 }
 
 async function startChild(args: string[], env: Record<string, string> = {}): Promise<StdioChild> {
@@ -62,6 +64,7 @@ async function startChild(args: string[], env: Record<string, string> = {}): Pro
       return JSON.parse(line);
     },
     end,
+    workspace,
     [Symbol.asyncDispose]: async () => void await end(),
   };
 }
@@ -133,8 +136,11 @@ Deno.test("serveStdio() returns when the stop signal aborts, with stdin still op
 });
 
 Deno.test("serveStdio() notifies its client of tool-list changes for its user or for everyone", async () => {
-  await using child = await startChild(["alice"], { NOTIFY_AFTER_MS: "100" });
+  // The child reports the changes once the file appears: after the client initialized, never on
+  // a clock that a loaded machine may outrun (the notices then went before the session existed).
+  await using child = await startChild(["alice"], { NOTIFY_WHEN: "notify-now" });
   await initialize(child);
+  await Deno.writeTextFile(`${child.workspace}/notify-now`, "");
   const notice = { jsonrpc: "2.0", method: "notifications/tools/list_changed" };
   assertEquals(await child.next(), notice, "for alice");
   assertEquals(await child.next(), notice, "for everyone");
