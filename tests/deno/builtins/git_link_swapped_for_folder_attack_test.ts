@@ -31,15 +31,20 @@ Deno.test("a .git link swapped for a repository folder with the link's inode is 
   try {
     const workspace = { declared: root, real: root };
     const paths = Object.freeze([".git"]);
-    // The user's own: a `.git` link to a gitdir outside the workspace (absent here).
-    await Deno.symlink("/nonexistent/gitdirs/ws.git", `${root}/.git`);
-    const linkIno = (await Deno.lstat(`${root}/.git`)).ino!;
-    runSteps(containSteps(workspace, paths)); // the baseline: the link is the user's
-    assertEquals(plantedNotice(root), undefined);
-    // The attack, between two walks.
-    const folderIno = plantFolderOverLink(`${root}/.git`);
-    // It ran, and it hit the seam: the folder has the link's inode (ext4 reuses it at once).
-    assertEquals(folderIno, linkIno, "the file system did not reuse the inode");
+    // The user's own: a `.git` link to a gitdir outside the workspace (absent here), then the
+    // attack between two walks. Other tests running beside this one may take the freed inode
+    // first, so the swap is repeated until the folder has the link's inode: the seam under test.
+    let reused = false;
+    for (let attempt = 0; attempt < 50 && !reused; attempt++) {
+      await Deno.remove(`${root}/.git`, { recursive: true }).catch(() => {});
+      await Deno.symlink("/nonexistent/gitdirs/ws.git", `${root}/.git`);
+      const linkIno = (await Deno.lstat(`${root}/.git`)).ino!;
+      runSteps(containSteps(workspace, paths)); // the baseline: the link is the user's
+      assertEquals(plantedNotice(root), undefined);
+      reused = plantFolderOverLink(`${root}/.git`) === linkIno;
+    }
+    // It ran, and it hit the seam: the folder has the link's inode.
+    assert(reused, "the file system never reused the link's inode in 50 swaps");
     runSteps(containSteps(workspace, paths));
     assertFalse(await exists(`${root}/.git`), "the planted .git folder was left active");
     assert(await exists(`${root}/.git.disabled-by-toolroute/config`));
