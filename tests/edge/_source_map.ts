@@ -9,6 +9,8 @@
 export interface SourceMap {
   /** The inputs, as written by the bundler. */
   sources: string[];
+  /** The inputs' source text, in the order of `sources`, when the bundler wrote it. */
+  sourcesContent?: (string | null)[];
   /** Base64 VLQ segments: `;` between generated lines, `,` between segments. */
   mappings: string;
 }
@@ -40,13 +42,14 @@ function decodeSegment(segment: string): number[] {
  *
  * @param code The bundle.
  * @param map Its source map.
- * @param select Whether an input counts.
+ * @param select Whether an input counts, by its path and its index in `sources` (a bundle may
+ *   hold two copies of one path, one from each package that inlined it).
  * @returns The code of the selected inputs.
  */
 export function codeOfInputs(
   code: string,
   map: SourceMap,
-  select: (source: string) => boolean,
+  select: (source: string, index: number) => boolean,
 ): string {
   const lines = code.split("\n");
   const parts: string[] = [];
@@ -63,7 +66,8 @@ export function codeOfInputs(
       segments.push({ column, source: values.length > 1 ? source : undefined });
     }
     segments.forEach((segment, i) => {
-      if (segment.source === undefined || !select(map.sources[segment.source])) return;
+      if (segment.source === undefined) return;
+      if (!select(map.sources[segment.source], segment.source)) return;
       parts.push(text.slice(segment.column, segments[i + 1]?.column ?? text.length));
     });
   });
