@@ -1,14 +1,17 @@
 /**
  * The client's own CPU per remote call, without the network or a server process: the raw SDK 2.x
- * `Client` and toolroute's gateway (through a router) call `echo` on one dual-era SDK 2.x
- * handler in this process, whose `tools/call` answers are canned after the first (so the server
- * costs nothing per call; what is measured is each client's work). Blocks of calls alternate in a
- * shuffled order; CPU time of the process per call (user + system), median and lowest of the
- * blocks. `--json` answers with JSON bodies (of declared length, as a server sends them), else
+ * `Client`, the same client over toolroute's transport, and toolroute's gateway (through a router)
+ * call `echo` on one dual-era SDK 2.x handler in this process, whose `tools/call` answers are
+ * canned after the first (so the server costs nothing per call; what is measured is each client's
+ * work). Blocks of calls alternate in a shuffled order; CPU time of the process per call (user +
+ * system): the median of the blocks, and the median of each block's difference to the raw SDK
+ * block run next to it (steadier under load from other processes). `--json` answers with JSON bodies (of declared length, as a server sends them), else
  * with SSE streams; `--2025` speaks the 2025 era, else 2026-07-28 (pinned on both sides).
+ * `--remote` calls `_era_bench_server.ts` in its own process instead (real sockets and bodies; the
+ * CPU measured is still this process's, the client's).
  *
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/era_call_cpu.ts [calls=200]
- * [--blocks=21] [--json] [--2025]`
+ * [--blocks=21] [--json] [--2025] [--remote]`
  *
  * @module
  */
@@ -18,11 +21,13 @@ import { z } from "zod";
 import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
 import { ToolRouter } from "../mod.ts";
 import { McpGateway } from "../src/core/mcp/mod.ts";
+import { HttpClientTransport } from "../src/core/mcp/gateway/http/http_client_transport.ts";
 
 const json = Deno.args.includes("--json");
 const legacy = Deno.args.includes("--2025");
 const calls = Number(Deno.args.find((arg) => /^\d+$/.test(arg)) ?? 200);
 const blocks = Number(Deno.args.find((arg) => arg.startsWith("--blocks="))?.slice(9) ?? 21);
+const remote = Deno.args.includes("--remote");
 
 const handler = createMcpHandler(() => {
   const server = new McpServer({ name: "era-bench", version: "1.0.0" });
@@ -57,14 +62,52 @@ const fetchInProcess: typeof fetch = async (input, init) => {
   return new Response(body, { status: answer.status, headers });
 };
 
-const url = "http://127.0.0.1:9/mcp";
-const raw = new Client(
-  { name: "bench", version: "1.0.0" },
-  legacy ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+/** `_era_bench_server.ts` in its own process: its URL and how to stop it. */
+async function startServer() {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--config",
+      new URL("./deno.json", import.meta.url).pathname,
+      "--no-prompt",
+      "--allow-net=127.0.0.1",
+      new URL("./_era_bench_server.ts", import.meta.url).pathname,
+      ...(json ? ["--json"] : []),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) text += (await reader.read()).value ?? "";
+  return { url: text.trim(), close: () => child.kill() };
+}
+
+const server = remote ? await startServer() : undefined;
+const url = server?.url ?? "http://127.0.0.1:9/mcp";
+const clientFetch = remote ? undefined : fetchInProcess;
+const sdkClient = async (transport: StreamableHTTPClientTransport | HttpClientTransport) => {
+  const client = new Client(
+    { name: "bench", version: "1.0.0" },
+    legacy ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(transport);
+  return client;
+};
+const raw = await sdkClient(
+  new StreamableHTTPClientTransport(new URL(url), { fetch: clientFetch }),
 );
-await raw.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchInProcess }));
+// The SDK client over toolroute's transport (guarded fetch, request tracking): the layer apart.
+const overOurs = await sdkClient(
+  new HttpClientTransport({
+    url: new URL(url),
+    kind: "http",
+    fetch: clientFetch,
+    maxBodyBytes: 64 * 1024 * 1024,
+  }),
+);
 const gateway = new McpGateway({
-  fetch: fetchInProcess,
+  fetch: clientFetch,
   servers: { s: { url, protocol: legacy ? "2025" : "2026-07-28" } },
 });
 const router = new ToolRouter({ gateway });
@@ -72,6 +115,7 @@ const tools = await router.expose({ mcpServers: ["s"] });
 const args = { text: "hi" };
 const paths: Record<string, () => Promise<unknown>> = {
   "raw SDK": () => raw.callTool({ name: "echo", arguments: args }),
+  "SDK over toolroute's transport": () => overOurs.callTool({ name: "echo", arguments: args }),
   toolroute: () => tools.invoke(tools.names[0], args),
 };
 const cpu: Record<string, number[]> = {};
@@ -84,18 +128,25 @@ for (let block = 0; block < blocks; block++) {
     (cpu[name] ??= []).push((used.user + used.system) / calls);
   }
 }
-const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const rawMedian = median(cpu["raw SDK"]);
-const rawLowest = Math.min(...cpu["raw SDK"]);
-console.log(`${json ? "JSON" : "SSE"} answers, ${legacy ? "2025" : "2026-07-28"}, CPU per call:`);
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+console.log(
+  `${json ? "JSON" : "SSE"} answers, ${legacy ? "2025" : "2026-07-28"}, ${
+    remote ? "server in its own process" : "canned"
+  }, CPU per call (median of ${blocks} blocks; beyond the raw SDK: median of the differences ` +
+    `between blocks run back to back, and their middle half):`,
+);
 for (const name of Object.keys(paths)) {
-  const mid = median(cpu[name]);
-  const lowest = Math.min(...cpu[name]);
+  const gaps = cpu[name].map((value, block) => value - cpu["raw SDK"][block]).sort((a, b) => a - b);
+  const quarter = (at: number) => gaps[Math.floor(gaps.length * at)].toFixed(0);
   console.log(
-    `  ${name}: median ${mid.toFixed(0)} µs (+${(mid - rawMedian).toFixed(0)}), lowest ${
-      lowest.toFixed(0)
-    } µs (+${(lowest - rawLowest).toFixed(0)})`,
+    `  ${name}: ${median(cpu[name]).toFixed(0)} µs` +
+      (name === "raw SDK"
+        ? ""
+        : `, +${median(gaps).toFixed(0)} (${quarter(0.25)}..${quarter(0.75)})`),
   );
 }
 await raw.close();
+await overOurs.close();
 await router.close();
+server?.close();

@@ -77,8 +77,7 @@ export class GuardedFetch {
     // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
     // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
     if (json || type.includes("application/json")) return await this.#readJson(response, ids);
-    // The response itself as the init: its status, status text and headers.
-    return new Response(this.#own(response.body, ids), response);
+    return withBody(response, this.#own(response.body, ids));
   };
 
   /** Sends a request with the host check and redirect refusal; the body is bounded by the caller. */
@@ -221,6 +220,31 @@ export class GuardedFetch {
       },
     });
   }
+}
+
+/**
+ * The runtime's response with its body read through `owned`. Building a second `Response` around
+ * the stream costs more than the stream itself on every event-stream answer; the runtime's own
+ * body is locked by `owned`'s reader, so nothing reads around the bound.
+ */
+function withBody(response: Response, owned: ReadableStream<Uint8Array>): Response {
+  Object.defineProperty(response, "body", { value: owned });
+  response.text = wholeText;
+  response.json = wholeJson;
+  return response;
+}
+
+/**
+ * `text()` and `json()` of a response given to {@linkcode withBody} (what the SDK reads a body
+ * with, besides `body`: an error status's text, a body drained): through a `Response` around its
+ * owned body, built only then. Any other reader finds the runtime's body locked and throws.
+ */
+function wholeText(this: Response): Promise<string> {
+  return new Response(this.body, this).text();
+}
+
+function wholeJson(this: Response): Promise<unknown> {
+  return new Response(this.body, this).json();
 }
 
 /** Why a fetch failed, as the error to throw (an abort and an authorization request as they are). */

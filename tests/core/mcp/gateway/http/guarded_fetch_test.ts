@@ -62,6 +62,29 @@ Deno.test("GuardedFetch cuts a body over maxBodyBytes and tells which requests i
   assertEquals(ends, [[7]]);
 });
 
+Deno.test("GuardedFetch leaves no way of reading a watched body around the limit", async () => {
+  const guard = new GuardedFetch({
+    maxBodyBytes: 10,
+    fetch: fakeFetch(() =>
+      new Response("x".repeat(100), { status: 500, headers: { "content-type": "text/plain" } })
+    ),
+  });
+  const get = () => guard.fetch("https://api.example/mcp");
+  // An error status's text (the SDK's error message) and a body drained as JSON: cut.
+  await assertRejects(async () => await (await get()).text(), Error, "exceeded 10 bytes");
+  await assertRejects(async () => await (await get()).json(), Error, "exceeded 10 bytes");
+  const response = await get();
+  assertEquals(response.status, 500);
+  assertEquals(response.headers.get("content-type"), "text/plain");
+  // Any other reader finds the runtime's own body locked by the watch.
+  for (
+    const read of [() => response.arrayBuffer(), () => response.bytes(), () => response.blob()]
+  ) {
+    await assertRejects(read, TypeError);
+  }
+  await assertRejects(() => new Response(response.body).text(), Error, "exceeded 10 bytes");
+});
+
 Deno.test("GuardedFetch close() cancels open bodies and refuses new requests", async () => {
   let cancelled = false;
   const endless = new ReadableStream<Uint8Array>({
@@ -107,9 +130,14 @@ Deno.test("GuardedFetch returns a whole JSON answer within the limit as given, a
       headers: { "content-type": "application/json", "content-length": String(json.length) },
     });
   let given: Response | undefined;
+  let givenBody: ReadableStream | null = null;
   const guard = new GuardedFetch({
     maxBodyBytes: 1000,
-    fetch: fakeFetch(() => given = answer()),
+    fetch: fakeFetch(() => {
+      given = answer();
+      givenBody = given.body;
+      return given;
+    }),
     onWholeJson: (ids) => void told.push([...ids()]),
   });
   const post = { method: "POST", body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' };
@@ -132,7 +160,7 @@ Deno.test("GuardedFetch returns a whole JSON answer within the limit as given, a
   for (const headers of kinds) {
     answer = () => new Response(json, { headers });
     const watched = await guard.fetch("https://api.example/mcp", post);
-    assertEquals(watched === given, false, JSON.stringify(headers));
+    assertEquals(watched.body === givenBody, false, JSON.stringify(headers));
     await watched.body?.cancel();
   }
   // The JSON answer without a declared length was read here whole: told too, the stream not.
