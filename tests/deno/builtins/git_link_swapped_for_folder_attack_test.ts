@@ -27,30 +27,32 @@ function plantFolderOverLink(path: string): number {
 }
 
 Deno.test("a .git link swapped for a repository folder with the link's inode is disabled at the next walk", async () => {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_gitlink_" }));
+  const parent = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_gitlink_" }));
   try {
-    const workspace = { declared: root, real: root };
     const paths = Object.freeze([".git"]);
     // The user's own: a `.git` link to a gitdir outside the workspace (absent here), then the
-    // attack between two walks. Other tests running beside this one may take the freed inode
-    // first, so the swap is repeated until the folder has the link's inode: the seam under test.
+    // attack between two walks. Whether a new folder takes the freed inode depends on where
+    // ext4 places folders (near their parent while that block group has room), so each attempt
+    // uses a new workspace, placed where there is room; the attack must hit the seam to count.
+    let root = "";
     let reused = false;
     for (let attempt = 0; attempt < 50 && !reused; attempt++) {
-      await Deno.remove(`${root}/.git`, { recursive: true }).catch(() => {});
+      root = `${parent}/ws${attempt}`;
+      await Deno.mkdir(root);
       await Deno.symlink("/nonexistent/gitdirs/ws.git", `${root}/.git`);
       const linkIno = (await Deno.lstat(`${root}/.git`)).ino!;
-      runSteps(containSteps(workspace, paths)); // the baseline: the link is the user's
+      runSteps(containSteps({ declared: root, real: root }, paths)); // the baseline: the user's
       assertEquals(plantedNotice(root), undefined);
       reused = plantFolderOverLink(`${root}/.git`) === linkIno;
     }
     // It ran, and it hit the seam: the folder has the link's inode.
-    assert(reused, "the file system never reused the link's inode in 50 swaps");
-    runSteps(containSteps(workspace, paths));
+    assert(reused, "the file system never reused the link's inode in 50 workspaces");
+    runSteps(containSteps({ declared: root, real: root }, paths));
     assertFalse(await exists(`${root}/.git`), "the planted .git folder was left active");
     assert(await exists(`${root}/.git.disabled-by-toolroute/config`));
     assert((plantedNotice(root) ?? "").includes('".git"'));
   } finally {
-    await Deno.remove(root, { recursive: true });
+    await Deno.remove(parent, { recursive: true });
   }
 });
 
