@@ -148,7 +148,11 @@ export function* containSteps(
   // it; toolroute or Deno would read it at the next start. One created since the first walk is
   // renamed aside like a repository.
   const present = placedBaselines.get(placedKey)!;
-  const created = createdPlaced(workspace.real, { placed, present, key: placedKey });
+  // No protected path at a fixed place (the default context's `.git` is at any depth): nothing
+  // to look up, so not even the workspace folder's `lstat`.
+  const created = placed.length === 0
+    ? []
+    : createdPlaced(workspace.real, { placed, present, key: placedKey });
   if (created.length > 0) {
     const done = created.map((rel): PlantedRepository => {
       try {

@@ -43,21 +43,15 @@ export function fileOps(context: SupervisorContext): SupervisorOps {
     }
     return { bytes: buffer, eof: false };
   };
-  // A new file with `body` as content and permission bits `mode` (`null`: the default).
+  // A new file with `body` as content and permission bits `mode` (`null`: the default): one
+  // call (open, `fchmod` before any byte is written, the whole write, close), not four. A file
+  // that was there already is not ours to remove; any later failure removes the one made here.
   const createFile = async (p: string, modeValue: unknown, body: Uint8Array) => {
     const mode = modeValue === null ? undefined : Number(modeValue);
-    const file = Deno.openSync(p, { write: true, createNew: true, mode: mode ?? 0o666 });
     try {
-      for (let at = 0; at < body.length;) at += file.writeSync(body.subarray(at));
-      file.close();
-      if (mode !== undefined) Deno.chmodSync(p, mode);
+      Deno.writeFileSync(p, body, { createNew: true, mode });
     } catch (error) {
-      try {
-        file.close();
-      } catch {
-        // Closed already.
-      }
-      await Deno.remove(p).catch(() => {});
+      if (!(error instanceof Deno.errors.AlreadyExists)) await Deno.remove(p).catch(() => {});
       throw error;
     }
   };

@@ -130,3 +130,42 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "create and put make their temporary file with exactly the bits asked (no umask), and never remove a file that was at its name already",
+  ignore: skipWithoutBwrap(),
+  async fn() {
+    const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_create_" }));
+    const session = await testSession(ws);
+    const ask = (header: Parameters<typeof session.request>[0], body: Uint8Array) =>
+      session.request(header, body, options);
+    const bytes = new TextEncoder().encode("mine");
+    try {
+      const made = await ask({ op: "create", path: `${ws}/made`, mode: 0o777 }, bytes);
+      assertEquals(made.header.ok, { info: hostInfo(`${ws}/made`) });
+      assertEquals(Deno.statSync(`${ws}/made`).mode! & 0o7777, 0o777);
+      assertEquals(await Deno.readTextFile(`${ws}/made`), "mine");
+
+      await Deno.writeTextFile(`${ws}/theirs`, "theirs");
+      const theirMode = Deno.statSync(`${ws}/theirs`).mode;
+      const taken = await ask({ op: "create", path: `${ws}/theirs`, mode: 0o600 }, bytes);
+      assertEquals((taken.header.error as { name: string }).name, "AlreadyExists");
+      const put = await ask({
+        op: "put",
+        path: `${ws}/theirs`,
+        to: `${ws}/target`,
+        mode: null,
+        identity: null,
+        expect: "file-or-absent",
+      }, bytes);
+      assertEquals((put.header.error as { name: string }).name, "AlreadyExists");
+      assertEquals(await Deno.readTextFile(`${ws}/theirs`), "theirs");
+      assertEquals(Deno.statSync(`${ws}/theirs`).mode, theirMode);
+      assertEquals([...Deno.readDirSync(ws)].map((e) => e.name).sort(), ["made", "theirs"]);
+    } finally {
+      await session.close();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
