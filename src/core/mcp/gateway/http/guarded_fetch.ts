@@ -130,10 +130,13 @@ export class GuardedFetch {
    * through JavaScript (time, and on a pool of thousands of connections, memory).
    */
   #whole(response: Response): boolean {
-    const length = Number(response.headers.get("content-length") ?? Number.NaN);
-    // Not with a `content-encoding`: the length is of the compressed bytes (a gzip bomb).
+    const headers = response.headers;
+    const length = Number(headers.get("content-length") ?? Number.NaN);
+    // Not with a `content-encoding`: the length is of the compressed bytes (a gzip bomb). Not
+    // with a `transfer-encoding`: the runtime reads a chunked body to its last chunk and still
+    // shows the `content-length` sent beside it, which then declares nothing.
     return Number.isSafeInteger(length) && length <= this.#options.maxBodyBytes &&
-      !response.headers.has("content-encoding");
+      !headers.has("content-encoding") && !headers.has("transfer-encoding");
   }
 
   async #readJson(response: Response, ids: (() => unknown[]) | undefined): Promise<Response> {
