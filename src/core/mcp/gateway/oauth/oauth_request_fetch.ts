@@ -22,7 +22,7 @@ export function oauthRequestFetch(
     const response = await (options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
     if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
       // The SDK follows a redirect within the origin itself, through this fetch again.
-      if (sameOrigin(response.headers.get("location"), url)) return response;
+      if (sameOrigin(response.headers.get("location"), url)) return bounded(response, url);
       await response.body?.cancel();
       throw new Error(
         `The authorization request to ${url.origin}${url.pathname} answered with a redirect (HTTP ${response.status}), which is not followed`,
@@ -31,10 +31,32 @@ export function oauthRequestFetch(
     const length = Number(response.headers.get("content-length") ?? "0");
     if (length > MAX_AUTH_RESPONSE_BYTES) {
       await response.body?.cancel();
-      throw new Error(`The authorization response of ${url.origin} is larger than 1 MiB`);
+      throw new Error(tooLarge(url));
     }
-    return response;
+    return bounded(response, url);
   };
+}
+
+function tooLarge(url: URL): string {
+  return `The authorization response of ${url.origin} is larger than 1 MiB`;
+}
+
+/**
+ * The response with its body cut at the bound as it is read: a body of undeclared length (or one
+ * chunked beside a `content-length`, which then declares nothing) is otherwise read whole by the
+ * SDK's `json()`, however long.
+ */
+function bounded(response: Response, url: URL): Response {
+  if (response.body === null) return response;
+  let bytes = 0;
+  const limit = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_AUTH_RESPONSE_BYTES) controller.error(new Error(tooLarge(url)));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(limit), response);
 }
 
 /** Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}). */
