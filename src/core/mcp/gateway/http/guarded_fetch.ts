@@ -65,6 +65,12 @@ export class GuardedFetch {
   /** The fetch function to hand to an SDK transport. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await this.#send(input, init);
+    // Answered after `close()` (whose abort need not reach a request in flight): its body
+    // would be owned by nothing that ends it. Delivered, so not "not delivered".
+    if (this.#closed) {
+      await response.body?.cancel().catch(() => {});
+      throw new Error("The connection was closed before the server answered");
+    }
     if (response.body === null) return response;
     // Read from the request body only when needed (an answer cut, or one without its response).
     const ids = init?.method === "POST" ? () => requestIds(init.body) : undefined;

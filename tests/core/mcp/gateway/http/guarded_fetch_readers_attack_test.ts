@@ -194,3 +194,58 @@ Deno.test("a JSON answer that declares a small content-length beside transfer-en
     await serving.catch(() => {});
   }
 });
+
+Deno.test("an event stream whose headers a server holds back until after close() is ended, not kept", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  let cancelled = false;
+  let beats = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async () => {
+    await held;
+    let ended = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) =>
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            if (!ended) {
+              beats++;
+              controller.enqueue(new TextEncoder().encode(": beat\n\n"));
+            }
+            resolve();
+          }, 10)
+        ),
+      cancel: () => {
+        ended = true;
+        cancelled = true;
+      },
+    });
+    return new Response(endless, { headers: { "content-type": "text/event-stream" } });
+  });
+  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+  let response: Response | undefined;
+  try {
+    // The transport's abort no longer reaching the request (Deno holds its signal weakly).
+    const guard = new GuardedFetch({
+      maxBodyBytes: MAX,
+      fetch: (input, init) => fetch(input, { ...init, signal: undefined }),
+    });
+    const pending = guard.fetch(url, { headers: { accept: "text/event-stream" } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await guard.close();
+    release();
+    try {
+      response = await pending;
+    } catch {
+      // Refused after close: also an end.
+    }
+    for (let i = 0; i < 50 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
+    // The attack ran: the server answered after the close.
+    assert(beats > 0 || cancelled, "the server answered");
+    assert(cancelled, `the stream lives on after close (${beats} beats)`);
+    assertEquals(response, undefined, "a response handed on after close()");
+  } finally {
+    release();
+    await response?.body?.cancel().catch(() => {});
+    await server.shutdown();
+  }
+});
