@@ -79,6 +79,9 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   #known: KnownToolNames;
   #resolver: ServerResolver;
   #closed = false;
+  // Ends the authorization requests still under way (OAuth's discovery, registration, tokens)
+  // at close: they belong to no connection, so closing the connections does not reach them.
+  #closing = new AbortController();
   #pins?: ToolPins;
   /** The router's budget of this gateway's results, in characters (see `McpGatewayOptions`). */
   readonly maxResultChars: number;
@@ -93,7 +96,11 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
     const { settings, toolNames, remoteText, ...limits } = gatewaySettings(options);
     const { oauth } = settings;
     this.maxResultChars = limits.maxResultChars;
-    oauth?.attach({ fetch: settings.fetch, allowedHosts: settings.allowedHosts });
+    oauth?.attach({
+      fetch: settings.fetch,
+      allowedHosts: settings.allowedHosts,
+      signal: this.#closing.signal,
+    });
     this.#settings = settings;
     const emit = this.#settings.emit;
     this.#known = new KnownToolNames({
@@ -256,6 +263,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
   /** Closes every connection, stream and child process. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const global = [...this.#global.values()];
     this.#global.clear();
     await Promise.allSettled([...global.map((c) => c.close()), this.#users.close()]);

@@ -46,7 +46,7 @@ import { numberAtLeast } from "../../../check_positive.ts";
 export class McpOAuth {
   #options: McpOAuthOptions;
   #store: KeyValueStore;
-  #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[] };
+  #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[]; signal?: AbortSignal };
   #sessions = new Map<string, OAuthSession>();
   /**
    * The `oauth` clients of server configs, by user, server id and URL (for the code exchange): a
@@ -101,9 +101,12 @@ export class McpOAuth {
    * Binds it to a gateway's fetch and host allowlist; called by `McpGateway`. Throws a
    * `TypeError` the second time: one `McpOAuth` serves one gateway.
    *
-   * @param net The gateway's fetch and `allowedHosts`.
+   * @param net The gateway's fetch and `allowedHosts`, and the `signal` of its close, which
+   *   ends the authorization requests under way.
    */
-  attach(net: { fetch?: typeof fetch; allowedHosts?: readonly string[] }): void {
+  attach(
+    net: { fetch?: typeof fetch; allowedHosts?: readonly string[]; signal?: AbortSignal },
+  ): void {
     if (this.#net !== undefined) {
       throw new TypeError("Cannot create McpGateway: this McpOAuth serves another gateway already");
     }
@@ -314,6 +317,7 @@ export class McpOAuth {
         authFetch: oauthRequestFetch({
           fetch: this.#net?.fetch,
           allowedHosts: this.#net?.allowedHosts,
+          signal: this.#net?.signal,
           serverUrl: new URL(serverUrl),
         }),
       });

@@ -14,15 +14,25 @@ const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
  * host is trusted even when private. The result is the fetch to pass to the SDK's `auth()`.
  */
 export function oauthRequestFetch(
-  options: { fetch?: typeof fetch; allowedHosts?: readonly string[]; serverUrl: URL },
+  options: {
+    fetch?: typeof fetch;
+    allowedHosts?: readonly string[];
+    serverUrl: URL;
+    signal?: AbortSignal;
+  },
 ): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input);
     checkOAuthUrl(url, options);
-    const response = await (options.fetch ?? fetch)(input, { ...init, redirect: "manual" });
+    const closing = options.signal;
+    closing?.throwIfAborted();
+    const signal = closing === undefined || !init?.signal
+      ? init?.signal ?? closing
+      : AbortSignal.any([init.signal, closing]);
+    const response = await (options.fetch ?? fetch)(input, { ...init, redirect: "manual", signal });
     if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
       // The SDK follows a redirect within the origin itself, through this fetch again.
-      if (sameOrigin(response.headers.get("location"), url)) return bounded(response, url);
+      if (sameOrigin(response.headers.get("location"), url)) return bounded(response, url, closing);
       await response.body?.cancel();
       throw new Error(
         `The authorization request to ${url.origin}${url.pathname} answered with a redirect (HTTP ${response.status}), which is not followed`,
@@ -33,7 +43,7 @@ export function oauthRequestFetch(
       await response.body?.cancel();
       throw new Error(tooLarge(url));
     }
-    return bounded(response, url);
+    return bounded(response, url, closing);
   };
 }
 
@@ -44,9 +54,10 @@ function tooLarge(url: URL): string {
 /**
  * The response with its body cut at the bound as it is read: a body of undeclared length (or one
  * chunked beside a `content-length`, which then declares nothing) is otherwise read whole by the
- * SDK's `json()`, however long.
+ * SDK's `json()`, however long. `closing` (the gateway's close) cancels a body still being read,
+ * whatever fetch was given (one that dropped the request's signal too).
  */
-function bounded(response: Response, url: URL): Response {
+function bounded(response: Response, url: URL, closing: AbortSignal | undefined): Response {
   if (response.body === null) return response;
   let bytes = 0;
   const limit = new TransformStream<Uint8Array, Uint8Array>({
@@ -56,7 +67,7 @@ function bounded(response: Response, url: URL): Response {
       else controller.enqueue(chunk);
     },
   });
-  return new Response(response.body.pipeThrough(limit), response);
+  return new Response(response.body.pipeThrough(limit, { signal: closing }), response);
 }
 
 /** Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}). */

@@ -1,0 +1,53 @@
+/**
+ * A hostile MCP server against the gateway's OAuth discovery: its protected-resource metadata
+ * sends its headers, then holds the body open (a byte now and then, far below the size bound).
+ *
+ * @module
+ */
+
+import { assert } from "@std/assert";
+import { ToolRouter } from "../../../../../mod.ts";
+import { McpGateway, McpOAuth } from "../../../../../src/core/mcp/mod.ts";
+import { createOAuthWorld } from "../../../../_helpers/oauth_world.ts";
+
+const REDIRECT = "https://host.example.com/oauth/callback";
+
+Deno.test("a metadata body held open by the server does not outlive the gateway's close", async () => {
+  const world = createOAuthWorld();
+  let asked = 0;
+  let cancelled = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const hostileFetch: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    if (new URL(request.url).pathname.startsWith("/.well-known/oauth-protected-resource")) {
+      asked++;
+      const drip = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("{"));
+          timer = setInterval(() => controller.enqueue(new TextEncoder().encode(" ")), 50);
+        },
+        cancel() {
+          cancelled = true;
+          clearInterval(timer);
+        },
+      });
+      return new Response(drip, { headers: { "content-type": "application/json" } });
+    }
+    return await world.fetch(request);
+  };
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
+  const gateway = new McpGateway({ fetch: hostileFetch, oauth, listWaitMs: 300 });
+  try {
+    gateway.addUserServer("alice", "crm", { url: world.mcpUrl });
+    const router = new ToolRouter({ gateway });
+    await router.expose({ mcpServers: ["crm"], userId: "alice" });
+    await router.close();
+  } finally {
+    await gateway.close();
+  }
+  for (let i = 0; i < 50 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
+  clearInterval(timer);
+  // The attack ran: the gateway asked for the metadata and got the held body.
+  assert(asked > 0, "the metadata was asked for");
+  assert(cancelled, "the held metadata body is still being read after close()");
+});
