@@ -139,7 +139,7 @@ export async function buildRouter(
     if (context === undefined) {
       const own = userContext(config.context, userId);
       await makeUserWorkspace(own.workspace, userId);
-      context = withStartupProtection(own, startup);
+      context = withStartupProtection(own, startup, { trusted: options.trustFiles });
       contexts.set(userId, context);
     }
     return context;

@@ -118,3 +118,39 @@ Deno.test("toolroute flags --explain lists the lock, --store, its journals, --au
   assertStringIncludes(out, `  ${ws.root}/audit.jsonl`);
   assert(out.includes("every git directory"), out);
 });
+
+Deno.test("with a folder per user, --store and --audit inside a user's folder resist that user's file tools", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolroute_trust_users_" }));
+  try {
+    const config = {
+      workspace: "work/{user}",
+      users: { TOKEN_A: { id: "alice" }, TOKEN_B: { id: "bob" } },
+      expose: { builtins: ["write_file", "apply_patch", "edit"] },
+    };
+    await Deno.writeTextFile(`${root}/toolroute.json`, JSON.stringify(config));
+    // The operator's mistake this guards: the trust files placed inside a user's own folder.
+    await Deno.mkdir(`${root}/work/alice/state`, { recursive: true });
+    await Deno.writeTextFile(`${root}/work/alice/state/pins.db`, "pins\n");
+    await Deno.writeTextFile(`${root}/work/alice/audit.jsonl`, '{"outcome":"ok"}\n');
+    await using served = await buildRouter(
+      resolveConfig(config, { path: `${root}/toolroute.json`, cwd: root }),
+      {
+        trustFiles: trustFiles({
+          store: `${root}/work/alice/state/pins.db`,
+          audit: `${root}/work/alice/audit.jsonl`,
+        }),
+      },
+    );
+    const tools = await served.expose("alice");
+    for (const path of ["state/pins.db", "state/pins.db-wal", "audit.jsonl"]) {
+      const written = await tools.call("write_file", { path, content: "{}" });
+      assertEquals(written.code, "permission_denied", `write_file ${path}: ${written.text}`);
+    }
+    assertEquals(await Deno.readTextFile(`${root}/work/alice/state/pins.db`), "pins\n");
+    // The user's own files stay writable: the protection is exact.
+    const free = await tools.call("write_file", { path: "state/notes.txt", content: "ok\n" });
+    assertEquals(free.isError, false, free.text);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
