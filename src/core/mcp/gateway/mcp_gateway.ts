@@ -100,6 +100,7 @@ export class McpGateway implements GatewaySource, AsyncDisposable {
       fetch: settings.fetch,
       allowedHosts: settings.allowedHosts,
       signal: this.#closing.signal,
+      timeoutMs: settings.connectTimeoutMs,
     });
     this.#settings = settings;
     const emit = this.#settings.emit;

@@ -46,7 +46,12 @@ import { numberAtLeast } from "../../../check_positive.ts";
 export class McpOAuth {
   #options: McpOAuthOptions;
   #store: KeyValueStore;
-  #net?: { fetch?: typeof fetch; allowedHosts?: readonly string[]; signal?: AbortSignal };
+  #net?: {
+    fetch?: typeof fetch;
+    allowedHosts?: readonly string[];
+    signal?: AbortSignal;
+    timeoutMs?: number;
+  };
   #sessions = new Map<string, OAuthSession>();
   /**
    * The `oauth` clients of server configs, by user, server id and URL (for the code exchange): a
@@ -101,11 +106,16 @@ export class McpOAuth {
    * Binds it to a gateway's fetch and host allowlist; called by `McpGateway`. Throws a
    * `TypeError` the second time: one `McpOAuth` serves one gateway.
    *
-   * @param net The gateway's fetch and `allowedHosts`, and the `signal` of its close, which
-   *   ends the authorization requests under way.
+   * @param net The gateway's fetch and `allowedHosts`, the `signal` of its close, which ends the
+   *   authorization requests under way, and its connect deadline (`timeoutMs`), each request's.
    */
   attach(
-    net: { fetch?: typeof fetch; allowedHosts?: readonly string[]; signal?: AbortSignal },
+    net: {
+      fetch?: typeof fetch;
+      allowedHosts?: readonly string[];
+      signal?: AbortSignal;
+      timeoutMs?: number;
+    },
   ): void {
     if (this.#net !== undefined) {
       throw new TypeError("Cannot create McpGateway: this McpOAuth serves another gateway already");
@@ -318,6 +328,7 @@ export class McpOAuth {
           fetch: this.#net?.fetch,
           allowedHosts: this.#net?.allowedHosts,
           signal: this.#net?.signal,
+          timeoutMs: this.#net?.timeoutMs,
           serverUrl: new URL(serverUrl),
         }),
       });

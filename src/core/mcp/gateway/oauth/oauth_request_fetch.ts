@@ -19,20 +19,24 @@ export function oauthRequestFetch(
     allowedHosts?: readonly string[];
     serverUrl: URL;
     signal?: AbortSignal;
+    timeoutMs?: number;
   },
 ): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input);
     checkOAuthUrl(url, options);
-    const closing = options.signal;
-    closing?.throwIfAborted();
-    const signal = closing === undefined || !init?.signal
-      ? init?.signal ?? closing
-      : AbortSignal.any([init.signal, closing]);
+    options.signal?.throwIfAborted();
+    // The gateway's close, and a deadline of the request's own: the SDK gives these requests
+    // none, and one held open by its server would hold that user's next connects behind it.
+    const ends = [init?.signal, options.signal].filter((each) => each != null);
+    if (options.timeoutMs !== undefined && Number.isFinite(options.timeoutMs)) {
+      ends.push(AbortSignal.timeout(options.timeoutMs));
+    }
+    const signal = ends.length <= 1 ? ends[0] : AbortSignal.any(ends);
     const response = await (options.fetch ?? fetch)(input, { ...init, redirect: "manual", signal });
     if ((response.status >= 300 && response.status < 400) || response.type === "opaqueredirect") {
       // The SDK follows a redirect within the origin itself, through this fetch again.
-      if (sameOrigin(response.headers.get("location"), url)) return bounded(response, url, closing);
+      if (sameOrigin(response.headers.get("location"), url)) return bounded(response, url, signal);
       await response.body?.cancel();
       throw new Error(
         `The authorization request to ${url.origin}${url.pathname} answered with a redirect (HTTP ${response.status}), which is not followed`,
@@ -43,7 +47,7 @@ export function oauthRequestFetch(
       await response.body?.cancel();
       throw new Error(tooLarge(url));
     }
-    return bounded(response, url, closing);
+    return bounded(response, url, signal);
   };
 }
 
@@ -54,10 +58,10 @@ function tooLarge(url: URL): string {
 /**
  * The response with its body cut at the bound as it is read: a body of undeclared length (or one
  * chunked beside a `content-length`, which then declares nothing) is otherwise read whole by the
- * SDK's `json()`, however long. `closing` (the gateway's close) cancels a body still being read,
- * whatever fetch was given (one that dropped the request's signal too).
+ * SDK's `json()`, however long. `signal` (the request's, the gateway's close, the deadline)
+ * cancels a body still being read, whatever fetch was given (one that dropped the signal too).
  */
-function bounded(response: Response, url: URL, closing: AbortSignal | undefined): Response {
+function bounded(response: Response, url: URL, signal: AbortSignal | undefined): Response {
   if (response.body === null) return response;
   let bytes = 0;
   const limit = new TransformStream<Uint8Array, Uint8Array>({
@@ -67,7 +71,7 @@ function bounded(response: Response, url: URL, closing: AbortSignal | undefined)
       else controller.enqueue(chunk);
     },
   });
-  return new Response(response.body.pipeThrough(limit, { signal: closing }), response);
+  return new Response(response.body.pipeThrough(limit, { signal }), response);
 }
 
 /** Throws when an authorization URL may not be fetched (see {@linkcode oauthRequestFetch}). */

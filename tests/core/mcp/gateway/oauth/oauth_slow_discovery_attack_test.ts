@@ -5,7 +5,7 @@
  * @module
  */
 
-import { assert } from "@std/assert";
+import { assert, assertEquals } from "@std/assert";
 import { ToolRouter } from "../../../../../mod.ts";
 import { McpGateway, McpOAuth } from "../../../../../src/core/mcp/mod.ts";
 import { createOAuthWorld } from "../../../../_helpers/oauth_world.ts";
@@ -50,4 +50,51 @@ Deno.test("a metadata body held open by the server does not outlive the gateway'
   // The attack ran: the gateway asked for the metadata and got the held body.
   assert(asked > 0, "the metadata was asked for");
   assert(cancelled, "the held metadata body is still being read after close()");
+});
+
+Deno.test("a metadata body held open by the server ends at the gateway's connect deadline, before close", async () => {
+  const world = createOAuthWorld();
+  let asked = 0;
+  let cancelled = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const hostileFetch: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    if (new URL(request.url).pathname.startsWith("/.well-known/oauth-protected-resource")) {
+      asked++;
+      const drip = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("{"));
+          timer = setInterval(() => controller.enqueue(new TextEncoder().encode(" ")), 50);
+        },
+        cancel() {
+          cancelled = true;
+          clearInterval(timer);
+        },
+      });
+      return new Response(drip, { headers: { "content-type": "application/json" } });
+    }
+    return await world.fetch(request);
+  };
+  const oauth = new McpOAuth({ redirectUrl: REDIRECT });
+  const gateway = new McpGateway({
+    fetch: hostileFetch,
+    oauth,
+    listWaitMs: 300,
+    connectTimeoutMs: 500,
+  });
+  try {
+    gateway.addUserServer("alice", "crm", { url: world.mcpUrl });
+    const router = new ToolRouter({ gateway });
+    const first = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+    assertEquals(first.tools.length, 0);
+    // Without a deadline of its own the held body is read until close(): the user's requests to
+    // that server wait behind it.
+    for (let i = 0; i < 250 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
+    assert(asked > 0, "the metadata was asked for");
+    assert(cancelled, "the held metadata body was still being read with the gateway open");
+    await router.close();
+  } finally {
+    clearInterval(timer);
+    await gateway.close();
+  }
 });
