@@ -12,22 +12,22 @@ import { createOAuthWorld } from "../../../../_helpers/oauth_world.ts";
 
 const REDIRECT = "https://host.example.com/oauth/callback";
 
-Deno.test("a metadata body held open by the server does not outlive the gateway's close", async () => {
-  const world = createOAuthWorld();
-  let asked = 0;
-  let cancelled = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const hostileFetch: typeof fetch = async (input, init) => {
+/** A fetch whose protected-resource metadata drips a byte every 50 ms; what it saw. */
+function drippingMetadata(world: ReturnType<typeof createOAuthWorld>) {
+  const seen = { asked: 0, cancelled: false, stop: () => {} };
+  const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input, init);
     if (new URL(request.url).pathname.startsWith("/.well-known/oauth-protected-resource")) {
-      asked++;
+      seen.asked++;
+      let timer: ReturnType<typeof setInterval> | undefined;
+      seen.stop = () => clearInterval(timer);
       const drip = new ReadableStream<Uint8Array>({
         start(controller) {
           controller.enqueue(new TextEncoder().encode("{"));
           timer = setInterval(() => controller.enqueue(new TextEncoder().encode(" ")), 50);
         },
         cancel() {
-          cancelled = true;
+          seen.cancelled = true;
           clearInterval(timer);
         },
       });
@@ -35,8 +35,18 @@ Deno.test("a metadata body held open by the server does not outlive the gateway'
     }
     return await world.fetch(request);
   };
+  return { fetch, seen };
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !done(); i++) await new Promise((r) => setTimeout(r, 20));
+}
+
+Deno.test("a metadata body held open by the server does not outlive the gateway's close", async () => {
+  const world = createOAuthWorld();
+  const { fetch, seen } = drippingMetadata(world);
   const oauth = new McpOAuth({ redirectUrl: REDIRECT });
-  const gateway = new McpGateway({ fetch: hostileFetch, oauth, listWaitMs: 300 });
+  const gateway = new McpGateway({ fetch, oauth, listWaitMs: 300 });
   try {
     gateway.addUserServer("alice", "crm", { url: world.mcpUrl });
     const router = new ToolRouter({ gateway });
@@ -45,43 +55,18 @@ Deno.test("a metadata body held open by the server does not outlive the gateway'
   } finally {
     await gateway.close();
   }
-  for (let i = 0; i < 50 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
-  clearInterval(timer);
+  await until(() => seen.cancelled);
+  seen.stop();
   // The attack ran: the gateway asked for the metadata and got the held body.
-  assert(asked > 0, "the metadata was asked for");
-  assert(cancelled, "the held metadata body is still being read after close()");
+  assert(seen.asked > 0, "the metadata was asked for");
+  assert(seen.cancelled, "the held metadata body is still being read after close()");
 });
 
 Deno.test("a metadata body held open by the server ends at the gateway's connect deadline, before close", async () => {
   const world = createOAuthWorld();
-  let asked = 0;
-  let cancelled = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const hostileFetch: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).pathname.startsWith("/.well-known/oauth-protected-resource")) {
-      asked++;
-      const drip = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(new TextEncoder().encode("{"));
-          timer = setInterval(() => controller.enqueue(new TextEncoder().encode(" ")), 50);
-        },
-        cancel() {
-          cancelled = true;
-          clearInterval(timer);
-        },
-      });
-      return new Response(drip, { headers: { "content-type": "application/json" } });
-    }
-    return await world.fetch(request);
-  };
+  const { fetch, seen } = drippingMetadata(world);
   const oauth = new McpOAuth({ redirectUrl: REDIRECT });
-  const gateway = new McpGateway({
-    fetch: hostileFetch,
-    oauth,
-    listWaitMs: 300,
-    connectTimeoutMs: 500,
-  });
+  const gateway = new McpGateway({ fetch, oauth, listWaitMs: 300, connectTimeoutMs: 500 });
   try {
     gateway.addUserServer("alice", "crm", { url: world.mcpUrl });
     const router = new ToolRouter({ gateway });
@@ -89,12 +74,12 @@ Deno.test("a metadata body held open by the server ends at the gateway's connect
     assertEquals(first.tools.length, 0);
     // Without a deadline of its own the held body is read until close(): the user's requests to
     // that server wait behind it.
-    for (let i = 0; i < 250 && !cancelled; i++) await new Promise((r) => setTimeout(r, 20));
-    assert(asked > 0, "the metadata was asked for");
-    assert(cancelled, "the held metadata body was still being read with the gateway open");
+    await until(() => seen.cancelled);
+    assert(seen.asked > 0, "the metadata was asked for");
+    assert(seen.cancelled, "the held metadata body was still being read with the gateway open");
     await router.close();
   } finally {
-    clearInterval(timer);
+    seen.stop();
     await gateway.close();
   }
 });
