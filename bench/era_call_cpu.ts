@@ -22,6 +22,7 @@ import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.t
 import { ToolRouter } from "../mod.ts";
 import { McpGateway } from "../src/core/mcp/mod.ts";
 import { HttpClientTransport } from "../src/core/mcp/gateway/http/http_client_transport.ts";
+import { startBenchServer } from "./_bench_server.ts";
 
 const json = Deno.args.includes("--json");
 const legacy = Deno.args.includes("--2025");
@@ -64,23 +65,8 @@ const fetchInProcess: typeof fetch = async (input, init) => {
 
 /** `_era_bench_server.ts` in its own process: its URL and how to stop it. */
 async function startServer() {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--config",
-      new URL("./deno.json", import.meta.url).pathname,
-      "--no-prompt",
-      "--allow-net=127.0.0.1",
-      new URL("./_era_bench_server.ts", import.meta.url).pathname,
-      ...(json ? ["--json"] : []),
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) text += (await reader.read()).value ?? "";
-  return { url: text.trim(), close: () => child.kill() };
+  const server = await startBenchServer("./_era_bench_server.ts", { args: json ? ["--json"] : [] });
+  return { url: server.line, close: server.close };
 }
 
 const server = remote ? await startServer() : undefined;
@@ -149,4 +135,4 @@ for (const name of Object.keys(paths)) {
 await raw.close();
 await overOurs.close();
 await router.close();
-server?.close();
+await server?.close();

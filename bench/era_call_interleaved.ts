@@ -17,28 +17,14 @@
 import { createMCPClient } from "npm:@ai-sdk/mcp@2.0.99";
 import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
 import { ToolRouter } from "../mod.ts";
+import { startBenchServer } from "./_bench_server.ts";
 import { McpGateway } from "../src/core/mcp/mod.ts";
 
 const rounds = Number(Deno.args[0] ?? 500);
 
 async function startServer(json: boolean) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--config",
-      new URL("./deno.json", import.meta.url).pathname,
-      "--no-prompt",
-      "--allow-net=127.0.0.1",
-      new URL("./_era_bench_server.ts", import.meta.url).pathname,
-      ...(json ? ["--json"] : []),
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) text += (await reader.read()).value ?? "";
-  return { url: text.trim(), close: () => child.kill() };
+  const server = await startBenchServer("./_era_bench_server.ts", { args: json ? ["--json"] : [] });
+  return { url: server.line, close: server.close };
 }
 
 async function clientsOf(url: string) {
@@ -112,5 +98,5 @@ for (const mode of ["sse", "json"] as const) {
 }
 await clients.sse.close();
 await clients.json.close();
-servers.sse.close();
-servers.json.close();
+await servers.sse.close();
+await servers.json.close();

@@ -10,29 +10,13 @@
  *
  * @module
  */
+import { startBenchServer } from "./_bench_server.ts";
+
 const phases = Number(Deno.args[0] ?? 6);
 const seconds = Number(Deno.args[1] ?? 2);
 const CLIENTS = 100;
-const child = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--config",
-    new URL("./deno.json", import.meta.url).pathname,
-    "--no-prompt",
-    "-A",
-    new URL("./_serve_throughput_server.ts", import.meta.url).pathname,
-  ],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let line = "";
-while (!line.includes("\n")) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error("the bench servers did not start");
-  line += value;
-}
-const urls = JSON.parse(line) as { toolroute: string; raw: string };
+const servers = await startBenchServer("./_serve_throughput_server.ts", { permission: "-A" });
+const urls = JSON.parse(servers.line) as { toolroute: string; raw: string };
 const body = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
@@ -98,5 +82,4 @@ for (const name of ["toolroute", "raw"] as const) {
   );
 }
 console.log(`ratio toolroute / raw: ${(rate("toolroute") / rate("raw")).toFixed(2)}`);
-child.kill("SIGTERM");
-await child.status;
+await servers.close();
