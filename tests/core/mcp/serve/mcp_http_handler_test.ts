@@ -289,6 +289,28 @@ Deno.test("mcpHttpHandler answers 413 to a body over maxBodyBytes, declared or s
     await streamed.body?.cancel();
     // The handler pulled only about the bound (a few chunks past it at most), not forever.
     assertEquals(pulled > 4 && pulled < 16, true, `${pulled} chunks pulled`);
+    // A small length beside a transfer-encoding declares nothing: read through the bound too.
+    let smuggled = 0;
+    const chunked = await handler(
+      new Request("http://127.0.0.1:8787/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          "content-length": "10",
+          "transfer-encoding": "chunked",
+        },
+        body: new ReadableStream<Uint8Array>({
+          pull(controller) {
+            smuggled++;
+            controller.enqueue(new Uint8Array(256).fill(32));
+          },
+        }),
+      }),
+    );
+    assertEquals(chunked.status, 413);
+    await chunked.body?.cancel();
+    assertEquals(smuggled > 4 && smuggled < 16, true, `${smuggled} chunks pulled`);
     // A body within the bound is served as before.
     const within = await handler(initialize("http://127.0.0.1:8787/mcp"));
     assertEquals(within.status, 200);
