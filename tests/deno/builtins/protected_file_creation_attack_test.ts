@@ -8,6 +8,8 @@ import { builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
 import { exists } from "../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { SqliteStore } from "../../../src/deno/store/sqlite_store.ts";
+import { trustFiles } from "../../../src/deno/cli/startup_protection.ts";
 
 Deno.test({
   name:
@@ -55,5 +57,46 @@ Deno.test({
     assertFalse(again.isError, again.text);
     assertFalse(await exists(`${ws}/toolroute.lock`));
     assertEquals(await Deno.readTextFile(`${ws}/toolroute.lock.disabled-by-toolroute-2`), "evil2");
+  },
+});
+
+Deno.test({
+  name:
+    "a sandboxed command that plants a -journal beside the --store database finds it renamed aside (SQLite replays it at the next open, even in WAL mode)",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using fx = await makeFixture();
+    const ws = fx.workspace;
+    await Deno.mkdir(`${ws}/state`);
+    const db = `${ws}/state/pins.db`;
+    // The host's store, open in WAL mode (its -wal and -shm exist, and are bound read-only).
+    using store = new SqliteStore(db);
+    await store.set(["pin"], "legit");
+    await using router = new ToolRouter({
+      builtins: builtinTools({
+        workspace: ws,
+        bash: { sandbox: "bwrap" },
+        protectedPaths: [
+          ".git",
+          ...trustFiles({ store: db }).map((p) => `./${p.slice(ws.length + 1)}`),
+        ],
+      }),
+    });
+    const tools = await router.expose({ builtins: ["bash"] });
+    assertFalse((await tools.call("bash", { command: "true" })).isError);
+    // The attack: a rollback journal planted where SQLite looks for a hot one.
+    const result = await tools.call("bash", {
+      command: "printf evil > state/pins.db-journal && cat state/pins.db-journal",
+    });
+    assertFalse(result.isError, result.text);
+    const body = JSON.parse(result.text);
+    assertEquals(body.stdout, "evil", "the command created the journal");
+    assertFalse(await exists(`${db}-journal`), "the planted journal was left in place");
+    assertEquals(await Deno.readTextFile(`${db}-journal.disabled-by-toolroute`), "evil");
+    assertStringIncludes(body.notice ?? "", "state/pins.db-journal");
+    // The store's own WAL files are left alone, and it goes on working.
+    assert(await exists(`${db}-wal`));
+    await store.set(["pin"], "still");
+    assertEquals(await store.get(["pin"]), "still");
   },
 });

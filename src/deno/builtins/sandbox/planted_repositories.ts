@@ -347,15 +347,15 @@ function renameAside(
 }
 
 // The protected paths at one place (`./name`, `dir/name`), as written, relative to the workspace.
-// SQLite's companions of a `--store` database are left out: the host's own SQLite creates and
-// removes them while it runs, and one renamed under it would lose committed writes. (The store is
-// in WAL mode, where a planted `-journal` is never replayed; its `-wal` and `-shm` exist, bound
-// read-only, while `serve` runs.)
+// A `--store` database's `-wal` and `-shm` are left out: the host's own SQLite creates and
+// removes them while it runs, and one renamed under it would lose committed writes (they exist,
+// bound read-only, while `serve` runs). Its `-journal` is not: the store is in WAL mode, which
+// never writes one, yet SQLite replays a planted one as a hot journal at the next open.
 function anchoredPaths(protectedPaths: readonly string[]): readonly string[] {
   const kept = anchoredLists.get(protectedPaths);
   if (kept !== undefined) return kept;
   const placed = protectedPaths
-    .filter((path) => path.includes("/") && !/-(wal|shm|journal)$/i.test(path))
+    .filter((path) => path.includes("/") && !/-(wal|shm)$/i.test(path))
     .map((path) => path.startsWith("./") ? path.slice(2) : path)
     .filter((path) => path !== "" && !path.split("/").includes(".."));
   // A context's list is frozen: worked out once, not at every walk.
