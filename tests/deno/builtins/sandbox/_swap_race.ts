@@ -31,7 +31,10 @@ export function swapperScript(
       JSON.stringify(options.link)
     }, 2) == 0: n += 1`,
     "    else: e = os.strerror(ctypes.get_errno()); errors[e] = errors.get(e, 0) + 1",
-    'open("swaps.txt", "w").write(f"{n} {errors}")',
+    // Written whole, then renamed into place: the host stops at the name's first sight and
+    // kills the racer, which must not leave the count half written.
+    'with open("swaps.tmp", "w") as f: f.write(f"{n} {errors}")',
+    'os.rename("swaps.tmp", "swaps.txt")',
   ].join("\n");
 }
 
