@@ -19,21 +19,14 @@ Deno.test({
     await using fx = await makeFixture();
     const ws = fx.workspace;
     await Deno.writeTextFile(`${ws}/toolroute.json`, '{"servers":{}}\n');
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        workspace: ws,
-        bash: { sandbox: "bwrap" },
-        protectedPaths: [
-          ".git",
-          "./toolroute.json",
-          "./toolroute.lock",
-          "./deno.json",
-          "cfg/deno.jsonc",
-        ],
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash"] });
-    assertFalse((await tools.call("bash", { command: "true" })).isError);
+    await using router = sandboxedBash(ws, [
+      ".git",
+      "./toolroute.json",
+      "./toolroute.lock",
+      "./deno.json",
+      "cfg/deno.jsonc",
+    ]);
+    const tools = await started(router);
     // The attack: create each absent protected file, and try the existing one.
     const result = await tools.call("bash", {
       command: `printf evil > toolroute.lock && printf '{"tasks":{}}' > deno.json && ` +
@@ -72,18 +65,9 @@ Deno.test({
     // The host's store, open in WAL mode (its -wal and -shm exist, and are bound read-only).
     using store = new SqliteStore(db);
     await store.set(["pin"], "legit");
-    await using router = new ToolRouter({
-      builtins: builtinTools({
-        workspace: ws,
-        bash: { sandbox: "bwrap" },
-        protectedPaths: [
-          ".git",
-          ...trustFiles({ store: db }).map((p) => `./${p.slice(ws.length + 1)}`),
-        ],
-      }),
-    });
-    const tools = await router.expose({ builtins: ["bash"] });
-    assertFalse((await tools.call("bash", { command: "true" })).isError);
+    const trust = trustFiles({ store: db }).map((p) => `./${p.slice(ws.length + 1)}`);
+    await using router = sandboxedBash(ws, [".git", ...trust]);
+    const tools = await started(router);
     // The attack: a rollback journal planted where SQLite looks for a hot one.
     const result = await tools.call("bash", {
       command: "printf evil > state/pins.db-journal && cat state/pins.db-journal",
@@ -100,3 +84,17 @@ Deno.test({
     assertEquals(await store.get(["pin"]), "still");
   },
 });
+
+/** A router whose sandboxed `bash` protects `protectedPaths`. */
+function sandboxedBash(workspace: string, protectedPaths: string[]): ToolRouter {
+  return new ToolRouter({
+    builtins: builtinTools({ workspace, bash: { sandbox: "bwrap" }, protectedPaths }),
+  });
+}
+
+/** The router's `bash`, its session started by a first command (the walk's baseline). */
+async function started(router: ToolRouter) {
+  const tools = await router.expose({ builtins: ["bash"] });
+  assertFalse((await tools.call("bash", { command: "true" })).isError);
+  return tools;
+}

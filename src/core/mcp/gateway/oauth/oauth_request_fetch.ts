@@ -60,6 +60,8 @@ function tooLarge(url: URL): string {
  * chunked beside a `content-length`, which then declares nothing) is otherwise read whole by the
  * SDK's `json()`, however long. `signal` (the request's, the gateway's close, the deadline)
  * cancels a body still being read, whatever fetch was given (one that dropped the signal too).
+ * Not std's `LimitedBytesTransformStream`: its error reaches the user through the SDK's sign-in
+ * failure, and names neither the server nor the bound.
  */
 function bounded(response: Response, url: URL, signal: AbortSignal | undefined): Response {
   if (response.body === null) return response;
