@@ -62,6 +62,21 @@ async function serveWith(
   };
 }
 
+/** `serve --http` on `port` with one user, Alice (`alice-token`), and her own `crm` server. */
+function serveAliceCrm(net: ReturnType<typeof loopbackWorld>, port: number) {
+  return serveWith(
+    {
+      issuerPort: net.issuerPort,
+      config: {
+        expose: { builtins: [] },
+        users: { TOKEN_ALICE: { id: "alice", mcpServers: { crm: { url: net.world.mcpUrl } } } },
+      },
+    },
+    { TOKEN_ALICE: "alice-token" },
+    port,
+  );
+}
+
 /**
  * An MCP client of one user. With `urlElicitation`, it declares URL elicitation and records the
  * links serve asks it to show (the person's side); `seen` is everything the model would read.
@@ -142,17 +157,7 @@ Deno.test("serve --http asks the user to sign in through URL elicitation, binds 
   await using net = loopbackWorld();
   const { world } = net;
   const port = freePort();
-  await using run = await serveWith(
-    {
-      issuerPort: net.issuerPort,
-      config: {
-        expose: { builtins: [] },
-        users: { TOKEN_ALICE: { id: "alice", mcpServers: { crm: { url: world.mcpUrl } } } },
-      },
-    },
-    { TOKEN_ALICE: "alice-token" },
-    port,
-  );
+  await using run = await serveAliceCrm(net, port);
   const alice = await userClient(run.served.url, "alice-token", { urlElicitation: true });
   assertEquals(await alice.names(), ["connect_accounts"]);
   const answer = await alice.call("connect_accounts");
@@ -186,17 +191,7 @@ Deno.test("a leaked authorization URL opened in another browser is refused at se
   await using net = loopbackWorld();
   const { world } = net;
   const port = freePort();
-  await using run = await serveWith(
-    {
-      issuerPort: net.issuerPort,
-      config: {
-        expose: { builtins: [] },
-        users: { TOKEN_ALICE: { id: "alice", mcpServers: { crm: { url: world.mcpUrl } } } },
-      },
-    },
-    { TOKEN_ALICE: "alice-token" },
-    port,
-  );
+  await using run = await serveAliceCrm(net, port);
   const alice = await userClient(run.served.url, "alice-token", { urlElicitation: true });
   await alice.call("connect_accounts");
   const browser = await openLink(alice.shown[0].url, { user: "alice", server: "crm" });
