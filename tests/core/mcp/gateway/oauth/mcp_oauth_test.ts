@@ -34,6 +34,17 @@ function whoamiOf(toolSet: { names: readonly string[] }): string {
   return toolSet.names.find((name) => name.includes("whoami"))!;
 }
 
+/** `user`'s tools of `crm`, after signing in as that user when asked (a global `crm`). */
+async function signedIn(
+  at: { router: ToolRouter; oauth: McpOAuth; world: OAuthWorld },
+  user: string,
+) {
+  const asked = await at.router.expose({ mcpServers: ["crm"], userId: user });
+  const url = urlIn(at.oauth, user, asked.missing[0].reason);
+  await at.oauth.complete(user, "crm", at.world.consent(url, user));
+  return await at.router.expose({ mcpServers: ["crm"], userId: user });
+}
+
 function setup(world: OAuthWorld, extra: { allowedHosts?: string[]; store?: MemoryStore } = {}) {
   const events: McpGatewayEvent[] = [];
   const oauth = new McpOAuth({
@@ -404,13 +415,7 @@ Deno.test("a user's own server with a global server's id never gets the user's t
   });
   await using _ = gateway;
   const router = new ToolRouter({ gateway });
-  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  await oauth.complete(
-    "alice",
-    "crm",
-    world.consent(urlIn(oauth, "alice", asked.missing[0].reason), "alice"),
-  );
-  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  const alice = await signedIn({ router, oauth, world }, "alice");
   assertEquals((await alice.call(whoamiOf(alice), {})).text, "alice");
   const aliceTokens = world.issued.filter((t) => t.startsWith("at-alice-"));
   // Alice's own server of the same id, at the other URL, is reached (the attack ran)...
@@ -490,14 +495,8 @@ Deno.test("a user not signed in to a global server that authorizes each user is 
   });
   await using _ = gateway;
   const router = new ToolRouter({ gateway });
-  const asked = await router.expose({ mcpServers: ["crm"], userId: "alice" });
-  await oauth.complete(
-    "alice",
-    "crm",
-    world.consent(urlIn(oauth, "alice", asked.missing[0].reason), "alice"),
-  );
   // The attack ran: Alice's own session listed the server's tools under her sign-in.
-  const alice = await router.expose({ mcpServers: ["crm"], userId: "alice" });
+  const alice = await signedIn({ router, oauth, world }, "alice");
   const aliceNames = alice.names.filter((name) => name.includes("whoami"));
   assertEquals(aliceNames.length, 1);
   // Bob, not signed in, is asked to sign in, and is not told which tools Alice's session listed.
