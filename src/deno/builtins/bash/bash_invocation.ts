@@ -76,12 +76,16 @@ const QUOTED_LOOP = KILL_MARKED_LOOP.replaceAll("'", `'"'"'`);
 const MARKED_REAP = `trap '[ -n "$!" ] && { s=TERM; ids=$${RUN_MARKER}; ${QUOTED_LOOP}; ` +
   `command sleep 0.05 2>/dev/null; ${QUOTED_LOOP}; }' EXIT; `;
 
-// A background process also watches the host: once the host's pid is gone (even when it was
-// killed by a signal and could not clean up) the watchdog kills the whole group. `read -t 1`
-// on a pipe that never gets data sleeps without starting a process each second. In the
-// subshell `$$` is still the leader's pid.
+// A background process also watches the host: once the host is gone (even when it was killed
+// by a signal and could not clean up) the watchdog kills the whole group. The host is its pid
+// and its start time (field 22 of its stat): after the host's end the kernel may give the pid
+// to another process, which `kill -0` would take for the host. `read -t 1` on a pipe that never
+// gets data sleeps without starting a process each second. In the subshell `$$` is still the
+// leader's pid.
 function watchdog(hostPid: number): string {
-  return `( exec 3<> <(:); while kill -0 ${hostPid} 2>/dev/null; do read -t 1 -u 3; done; ` +
+  return `( exec 3<> <(:); started() { local s; read -r s </proc/${hostPid}/stat && ` +
+    `s=\${s##*) } && set -- $s && REPLY=\${20}; }; started; t=$REPLY; ` +
+    `while started && [ "$REPLY" = "$t" ]; do read -t 1 -u 3; done; ` +
     `${OWN_GROUP} && kill -KILL -$$ ) </dev/null >/dev/null 2>&1 & `;
 }
 
