@@ -47,17 +47,3 @@ Deno.test("callDeadline() follows the caller's abort, with the caller's reason",
   assertEquals(followed.signal.reason, "stop");
   followed.dispose();
 });
-
-Deno.test("callDeadline() starts aborted when the caller already aborted, and lets go of the caller's signal when disposed", () => {
-  const early = new AbortController();
-  early.abort("gone");
-  const stopped = callDeadline("t", { signal: early.signal }, { requestTimeoutMs: 60_000 });
-  assertEquals([stopped.signal.aborted, stopped.signal.reason], [true, "gone"]);
-  stopped.dispose();
-  const caller = new AbortController();
-  const ended = callDeadline("t", { signal: caller.signal }, { requestTimeoutMs: 60_000 });
-  ended.dispose();
-  // The call is over: a later abort of the caller no longer reaches it.
-  caller.abort("late");
-  assertEquals(ended.signal.aborted, false);
-});
