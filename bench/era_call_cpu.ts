@@ -1,9 +1,10 @@
 /**
  * The client's own CPU per remote call, without the network or a server process: the raw SDK 2.x
- * `Client`, the same client over toolroute's transport, and toolroute's gateway (through a router)
- * call `echo` on one dual-era SDK 2.x handler in this process, whose `tools/call` answers are
- * canned after the first (so the server costs nothing per call; what is measured is each client's
- * work). Blocks of calls alternate in a shuffled order; CPU time of the process per call (user +
+ * `Client`, the client the gateway makes (`CallingClient`: the SDK client without its per-call
+ * result-schema probe) on the SDK's transport and on toolroute's, toolroute's gateway (through a
+ * router) and, in the 2026-07-28 era, `@ai-sdk/mcp` call `echo` on one dual-era SDK 2.x handler
+ * in this process, whose `tools/call` answers are canned after the first (so the server costs
+ * nothing per call; what is measured is each client's work). Blocks of calls alternate in a shuffled order; CPU time of the process per call (user +
  * system): the median of the blocks, and the median of each block's difference to the raw SDK
  * block run next to it (steadier under load from other processes). `--json` answers with JSON bodies (of declared length, as a server sends them), else
  * with SSE streams; `--2025` speaks the 2025 era, else 2026-07-28 (pinned on both sides).
@@ -18,7 +19,10 @@
 import process from "node:process";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
+// Comparison-only peer: imported here, never a dependency of the library.
+// deno-lint-ignore no-import-prefix
+import { createMCPClient } from "npm:@ai-sdk/mcp@2.0.99";
+import { CallingClient, Client, StreamableHTTPClientTransport } from "../src/core/mcp/mcp_sdk.ts";
 import { ToolRouter } from "../mod.ts";
 import { McpGateway } from "../src/core/mcp/mod.ts";
 import { HttpClientTransport } from "../src/core/mcp/gateway/http/http_client_transport.ts";
@@ -72,19 +76,24 @@ async function startServer() {
 const server = remote ? await startServer() : undefined;
 const url = server?.url ?? "http://127.0.0.1:9/mcp";
 const clientFetch = remote ? undefined : fetchInProcess;
-const sdkClient = async (transport: StreamableHTTPClientTransport | HttpClientTransport) => {
-  const client = new Client(
+const sdkClient = async (
+  Made: typeof Client,
+  transport: StreamableHTTPClientTransport | HttpClientTransport,
+) => {
+  const client = new Made(
     { name: "bench", version: "1.0.0" },
     legacy ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
   await client.connect(transport);
   return client;
 };
-const raw = await sdkClient(
-  new StreamableHTTPClientTransport(new URL(url), { fetch: clientFetch }),
-);
-// The SDK client over toolroute's transport (guarded fetch, request tracking): the layer apart.
+const sdkTransport = () => new StreamableHTTPClientTransport(new URL(url), { fetch: clientFetch });
+const raw = await sdkClient(Client, sdkTransport());
+// The gateway's client on the SDK's transport: what the SDK's probe costs, apart.
+const calling = await sdkClient(CallingClient, sdkTransport());
+// The gateway's client over toolroute's transport (guarded fetch, request tracking).
 const overOurs = await sdkClient(
+  CallingClient,
   new HttpClientTransport({
     url: new URL(url),
     kind: "http",
@@ -99,10 +108,20 @@ const gateway = new McpGateway({
 const router = new ToolRouter({ gateway });
 const tools = await router.expose({ mcpServers: ["s"] });
 const args = { text: "hi" };
+// `@ai-sdk/mcp` speaks 2026-07-28 whenever the server does: compared in that era only.
+const ai = legacy
+  ? undefined
+  : await createMCPClient({ transport: { type: "http", url, fetch: clientFetch } });
+const aiEcho = (await ai?.tools())?.echo;
 const paths: Record<string, () => Promise<unknown>> = {
   "raw SDK": () => raw.callTool({ name: "echo", arguments: args }),
-  "SDK over toolroute's transport": () => overOurs.callTool({ name: "echo", arguments: args }),
+  "SDK client without the probe": () => calling.callTool({ name: "echo", arguments: args }),
+  "the same over toolroute's transport": () => overOurs.callTool({ name: "echo", arguments: args }),
   toolroute: () => tools.invoke(tools.names[0], args),
+  ...(aiEcho === undefined ? {} : {
+    "@ai-sdk/mcp": async () =>
+      await aiEcho.execute!(args, { toolCallId: "1", messages: [], context: {} }),
+  }),
 };
 const cpu: Record<string, number[]> = {};
 for (const call of Object.values(paths)) for (let i = 0; i < 300; i++) await call();
@@ -114,6 +133,7 @@ for (let block = 0; block < blocks; block++) {
     (cpu[name] ??= []).push((used.user + used.system) / calls);
   }
 }
+const signed = (value: number) => `${Math.round(value) < 0 ? "" : "+"}${Math.round(value)}`;
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 console.log(
@@ -127,12 +147,12 @@ for (const name of Object.keys(paths)) {
   const quarter = (at: number) => gaps[Math.floor(gaps.length * at)].toFixed(0);
   console.log(
     `  ${name}: ${median(cpu[name]).toFixed(0)} µs` +
-      (name === "raw SDK"
-        ? ""
-        : `, +${median(gaps).toFixed(0)} (${quarter(0.25)}..${quarter(0.75)})`),
+      (name === "raw SDK" ? "" : `, ${signed(median(gaps))} (${quarter(0.25)}..${quarter(0.75)})`),
   );
 }
 await raw.close();
+await calling.close();
 await overOurs.close();
+await ai?.close();
 await router.close();
 await server?.close();

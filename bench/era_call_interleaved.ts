@@ -5,7 +5,8 @@
  * 2026-07-28 era is pinned for the raw client and toolroute (`protocol: "2026-07-28"`); the 2025
  * era is `versionNegotiation: legacy` and `protocol: "2025"`. `@ai-sdk/mcp` negotiates as it does.
  * Two upstreams: answers as SSE streams and as plain JSON. Prints medians and ratios to the raw
- * SDK of the same era.
+ * SDK of the same era, and toolroute's 2026-07-28 median to `@ai-sdk/mcp`'s (which speaks that
+ * era with this server).
  *
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/era_call_interleaved.ts [rounds=500]`
  *
@@ -92,8 +93,10 @@ for (const mode of ["sse", "json"] as const) {
   }
   const ai = median(times[`${mode} @ai-sdk/mcp`]);
   const raw = median(times[`${mode} 2026 raw SDK`]);
+  const ours = median(times[`${mode} 2026 toolroute`]);
   console.log(
-    `  @ai-sdk/mcp ${(ai * 1000).toFixed(0)} µs (${(ai / raw).toFixed(2)}× the 2026 raw SDK)`,
+    `  @ai-sdk/mcp ${(ai * 1000).toFixed(0)} µs (${(ai / raw).toFixed(2)}× the 2026 raw SDK; ` +
+      `2026 toolroute ${(ours / ai).toFixed(2)}× @ai-sdk/mcp)`,
   );
 }
 await clients.sse.close();

@@ -10,10 +10,15 @@
  * @module
  */
 
-import type {
+import {
   Client as SdkClient,
-  Implementation,
-  ServerCapabilities,
+  type Implementation,
+  type Request as SdkRequest,
+  type RequestMethod,
+  type RequestOptions,
+  type ResultTypeMap,
+  type ServerCapabilities,
+  type StandardSchemaV1,
 } from "@modelcontextprotocol/client";
 
 export {
@@ -79,6 +84,80 @@ export type {
 // Both eras over one stdio connection: the opening message picks the era (SDK 2.x). Its
 // `process` shim is only touched without a transport of one's own, which toolroute never does.
 export { serveStdio } from "@modelcontextprotocol/server/stdio";
+
+/**
+ * The SDK's `Client` as toolroute makes it (the gateway's connections, mounted servers): the SDK
+ * client unchanged, except that a `tools/call` is sent through the client's own `request()` with
+ * a result schema given, the very check the SDK makes: its negotiated era's `CallToolResult`
+ * validation (`validateResult`), as its wire codec offers it to role classes (`_wireCodec`).
+ *
+ * Given no schema (what `callTool()` does), SDK 2.4's `request()` first probes the era's result
+ * schema with `undefined` to learn whether the method has one, and the probe builds and renders
+ * a `ZodError` on every call: the largest single part of the SDK's own CPU in a call, which
+ * changes nothing for `tools/call` (it has a result schema in both eras). Everything else of
+ * `callTool()` runs as it did: output-schema validation, `Mcp-Param-*` header mirroring and its
+ * retry, the era check of the method, deadlines, progress, cancellation.
+ * `tests/core/mcp/mcp_sdk_test.ts` fails if a new SDK stops calling `request()` from `callTool()`
+ * or probes again.
+ */
+export class CallingClient extends SdkClient {
+  override request<M extends RequestMethod>(
+    request: { method: M; params?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<ResultTypeMap[M]>;
+  override request<T extends StandardSchemaV1>(
+    request: SdkRequest,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<StandardSchemaV1.InferOutput<T>>;
+  override request(
+    request: SdkRequest,
+    schemaOrOptions?: StandardSchemaV1 | RequestOptions,
+    options?: RequestOptions,
+  ): Promise<unknown> {
+    if (request.method !== "tools/call" || isStandardSchema(schemaOrOptions)) {
+      return super.request(request, schemaOrOptions as StandardSchemaV1, options);
+    }
+    return super.request(request, toolResultSchema(this._wireCodec()), schemaOrOptions);
+  }
+}
+
+/** A negotiated era's wire codec, as `_wireCodec()` gives it to role classes. */
+type WireCodec = ReturnType<CallingClient["_wireCodec"]>;
+
+/** The `tools/call` result schema of each era's codec (there are two codecs in all). */
+const toolResultSchemas = new WeakMap<WireCodec, StandardSchemaV1>();
+
+/**
+ * The SDK's own adapter of its codec's result validation (`codecResultValidator` of SDK 2.4),
+ * without the probe: the same validation, the same value, the same issue text.
+ */
+function toolResultSchema(codec: WireCodec): StandardSchemaV1 {
+  let schema = toolResultSchemas.get(codec);
+  if (schema === undefined) {
+    schema = {
+      "~standard": {
+        version: 1,
+        vendor: "mcp-wire-codec",
+        validate(value: unknown) {
+          const outcome = codec.validateResult("tools/call", value);
+          if (outcome.ok) return { value: outcome.value };
+          const message = outcome.reason === "invalid" ? outcome.message : "not-in-era: tools/call";
+          return { issues: [{ message }] };
+        },
+      },
+    };
+    toolResultSchemas.set(codec, schema);
+  }
+  return schema;
+}
+
+/** Whether `request()` takes its second argument for a result schema (as the SDK tells). */
+function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+  const standard = (value as { "~standard"?: { validate?: unknown } })["~standard"];
+  return typeof standard?.validate === "function";
+}
 
 /** What a 2025-era client learnt from `initialize`: enough to go on with its session on a new client. */
 export interface LegacyHandshake {

@@ -5,7 +5,13 @@ import { callMcpToolOutput } from "./mcp_call.ts";
 import { upstreamInputSchema } from "../strict_schema.ts";
 import { isTooDeepTool, listAllTools } from "./list_all_tools.ts";
 import type { McpJsonSchemaValidator } from "./mcp_transport.ts";
-import { Client, type ClientOptions, InMemoryTransport, type McpTool } from "./mcp_sdk.ts";
+import {
+  CallingClient,
+  type Client,
+  type ClientOptions,
+  InMemoryTransport,
+  type McpTool,
+} from "./mcp_sdk.ts";
 
 /**
  * An SDK `McpServer` (or low-level `Server`) that is not connected yet, described structurally
@@ -69,7 +75,7 @@ export async function mountMcpServer(
 ): Promise<MountedMcpService> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const validator = options.jsonSchemaValidator;
-  const client = new Client({ name: "toolroute", version: "0.1.0" }, {
+  const client = new CallingClient({ name: "toolroute", version: "0.1.0" }, {
     capabilities: {},
     // Absent: the SDK's default validator.
     jsonSchemaValidator: validator as ClientOptions["jsonSchemaValidator"],

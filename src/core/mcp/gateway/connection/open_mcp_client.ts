@@ -10,7 +10,8 @@ import type {
 import type { ToolLogEntry } from "../../../tool_source.ts";
 import {
   adoptLegacyHandshake,
-  Client,
+  CallingClient,
+  type Client,
   type ClientOptions,
   type LegacyHandshake,
   type PriorDiscovery,
@@ -288,7 +289,7 @@ async function initialise(
     // Absent: the SDK's default validator.
     jsonSchemaValidator: settings.jsonSchemaValidator as ClientOptions["jsonSchemaValidator"],
   };
-  const client = new Client({ name: "toolroute", version: "0.1.0" }, options);
+  const client = new CallingClient({ name: "toolroute", version: "0.1.0" }, options);
   // A parked session: the client connects on it with no `initialize` (see `adoptLegacyHandshake`).
   if (routes.resume !== undefined) adoptLegacyHandshake(client, routes.resume.handshake);
   if (elicits && answer !== undefined) {

@@ -63,6 +63,8 @@ export class HttpClientTransport implements McpTransport {
   #inner: Inner;
   #guard: GuardedFetch;
   #pending = new Set<unknown>();
+  /** How many `send()`s are under way (their POST not yet answered and read). */
+  #sending = 0;
   /**
    * Parse errors not yet attributed to a request. One the SDK also throws from `send()` (a JSON
    * answer) is that request's. Otherwise the SDK does not say which stream it came on, so each
@@ -224,17 +226,11 @@ export class HttpClientTransport implements McpTransport {
         once: true,
       });
     }
+    this.#sending++;
     try {
       await (this.#inner as Transport).send(message as JSONRPCMessage, sendOptions);
-      // A JSON answer without this request's response: it will not come on that body.
-      if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) {
-        this.#bodyEnded([id]);
-      }
-      if (this.#pending.size === 0) {
-        this.#wholeBodies.clear();
-        this.#wholeIds.clear();
-      } else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
     } catch (error) {
+      this.#sending--;
       if (id !== undefined) {
         this.#pending.delete(id);
         this.#wholeIds.delete(id);
@@ -249,6 +245,15 @@ export class HttpClientTransport implements McpTransport {
       }
       throw error;
     }
+    this.#sending--;
+    // A JSON answer without this request's response: it will not come on that body.
+    if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) this.#bodyEnded([id]);
+    // A whole body is read within the send of the POST it answers, whose check above is the one
+    // that reads it: with no send under way, none is needed (also while a listen stays pending).
+    if (this.#pending.size === 0 || this.#sending === 0) {
+      this.#wholeBodies.clear();
+      this.#wholeIds.clear();
+    } else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
   }
 
   setProtocolVersion(version: string): void {
@@ -302,12 +307,10 @@ export class HttpClientTransport implements McpTransport {
   }
 
   /**
-   * Lets go of the whole bodies whose requests were all answered. The bodies are let go of
-   * together once nothing is pending, but on a connection that always has a request in flight
-   * (a slow call, one a server holds open, many users' calls on one connection) that never
-   * happens: each body answered meanwhile, and the request text it holds, would be kept. Reading
-   * their ids costs a parse of each request; the bound doubles with what stays, so each body is
-   * read about once.
+   * Lets go of the whole bodies whose requests were all answered. They go together once no send
+   * is under way, but a connection with a POST always in flight (a slow call, many users' calls)
+   * would keep each body answered meanwhile and the request text it holds. Reading their ids
+   * costs a parse of each; the bound doubles with what stays, so each is read about once.
    */
   #sweep(): void {
     for (const ids of this.#wholeBodies) {
