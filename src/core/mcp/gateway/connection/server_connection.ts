@@ -188,10 +188,15 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
     this.lastUsedAt = Math.floor(performance.now());
   }
 
-  /** The context of the one call in flight, when exactly one is. */
+  /**
+   * The context of the one call in flight, when it is the connection's only use: a listing or a
+   * resources, prompts or completion request in flight (another user's, on a shared connection)
+   * may be what a server's question or log belongs to (in the 2026-07-28 era it comes in that
+   * request's own `input_required` answer).
+   */
   #only(): ToolContext | undefined {
     const calls = this.#calls;
-    return calls instanceof Set ? undefined : calls;
+    return calls instanceof Set || this.inFlight !== 1 ? undefined : calls;
   }
 
   /** Sends a resources, prompts or completion request: see {@linkcode sendUpstreamRequest}. */
