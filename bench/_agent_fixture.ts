@@ -238,8 +238,9 @@ Dates are ISO days (\`YYYY-MM-DD\`) without a time zone.
 `;
 
 /**
- * Writes the project into `dir` (which must exist and be empty) and makes it a git repository
- * with one commit when `git` is there.
+ * Writes the project into `dir` (which must exist and be empty, but for a `.git` this made
+ * before) and makes it a git repository with one commit when `git` is there (a repository there
+ * already is kept, its index brought back to that commit's tree).
  *
  * @param dir The workspace.
  */

@@ -155,8 +155,12 @@ function raw(workspace: string): Replay {
 }
 
 async function reset(workspace: string): Promise<void> {
-  // The directory itself stays: the sandbox session binds it.
+  // The directory itself stays: the sandbox session binds it. So does `.git`, the user's
+  // repository: one made again would be another folder, which the sandboxed mode's walk takes
+  // for a repository planted since its first walk, disables and then walks into at every call
+  // (no real session has that). `writeFixture` commits the same tree again: nothing changes.
   for await (const entry of Deno.readDir(workspace)) {
+    if (entry.name === ".git") continue;
     await Deno.remove(`${workspace}/${entry.name}`, { recursive: true });
   }
   await writeFixture(workspace);
