@@ -1,4 +1,3 @@
-import { setImmediate } from "node:timers";
 import { BATCH_MESSAGE } from "../../core/mcp/serve/json_rpc_batch.ts";
 import { JsonLineReader, type OversizedLine } from "./_json_line_reader.ts";
 import { type FileSink, LineWriter } from "./_line_writer.ts";

@@ -93,7 +93,8 @@ export async function runStepsYielding<T>(steps: WalkSteps<T>): Promise<T> {
         .then((entries) => ({ entries }), (error) => ({ error }));
       sliceStarted = performance.now();
     } else if (performance.now() - sliceStarted >= WALK_SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      // One turn of the event loop, not a 0 ms timeout (which also sleeps, idle).
+      await new Promise((resolve) => setImmediate(resolve));
       sliceStarted = performance.now();
     }
     step = advance(steps, answer);

@@ -45,7 +45,8 @@ export function searchLimits(
       const why = () => cancelled ? "stopped" : lastYield > deadline ? "deadline" : undefined;
       const now = performance.now();
       if (now - lastYield < YIELD_MS) return cancelled ? "stopped" : undefined;
-      return new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+      // One turn of the event loop, not a 0 ms timeout (which also sleeps, idle).
+      return new Promise((resolve) => setImmediate(resolve)).then(() => {
         lastYield = performance.now();
         return why();
       });
