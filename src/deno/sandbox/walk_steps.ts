@@ -93,8 +93,9 @@ export async function runStepsYielding<T>(steps: WalkSteps<T>): Promise<T> {
         .then((entries) => ({ entries }), (error) => ({ error }));
       sliceStarted = performance.now();
     } else if (performance.now() - sliceStarted >= WALK_SLICE_MS) {
-      // One turn of the event loop, not a 0 ms timeout (which also sleeps, idle).
-      await new Promise((resolve) => setImmediate(resolve));
+      // A timeout, not an immediate: while immediates keep the loop busy, Deno runs timers but
+      // polls sockets and pipes only every few dozen turns (other users' requests waited).
+      await new Promise((resolve) => setTimeout(resolve, 0));
       sliceStarted = performance.now();
     }
     step = advance(steps, answer);

@@ -47,9 +47,13 @@ export class SearchBudget {
   async tick(): Promise<void> {
     const now = performance.now();
     if (now - this.#lastYield >= YIELD_EVERY_MS) {
-      // An immediate runs after one turn of the event loop (expired timers, finished I/O); a 0 ms
-      // timeout also sleeps a millisecond or two, idle, which every search paid at its first tick.
-      await new Promise((resolve) => setImmediate(resolve));
+      // The first tick, before any work, takes an immediate: a 0 ms timeout sleeps a millisecond
+      // or two, idle, which every search paid. Between slices of work it must be a timeout: while
+      // immediates keep the loop busy, Deno runs timers but polls sockets and pipes only every
+      // few dozen turns, so another user's request waited for hundreds of ms of search slices.
+      await new Promise((resolve) =>
+        this.#lastYield === -Infinity ? setImmediate(resolve) : setTimeout(resolve, 0)
+      );
       this.#lastYield = performance.now();
     }
     this.check();
