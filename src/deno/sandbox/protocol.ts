@@ -64,6 +64,7 @@ interface Requests {
     maxDepth: number | null;
     gitignore: boolean;
     name: string;
+    only: string;
     parents: string[];
     timeoutMs: number;
   };

@@ -9,6 +9,7 @@ import {
   type SearchAccess,
 } from "../search/search_access.ts";
 import type { SearchBudget } from "../search/search_budget.ts";
+import { onlyFolder } from "../search/walk_tree.ts";
 import type { SandboxSessions } from "./sandbox_sessions.ts";
 import type { OkOf, RequestOf } from "../../sandbox/protocol.ts";
 
@@ -56,6 +57,7 @@ export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessi
           maxDepth: request.maxDepth ?? null,
           gitignore: request.gitignore,
           name: request.name ?? "",
+          only: onlyFolder(request),
           parents: parts.map((_, i) => parts.slice(0, i).join("/")),
         },
         undefined,

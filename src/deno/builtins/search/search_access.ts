@@ -6,7 +6,7 @@ import { type TreeView, type WalkOptions, walkTree } from "./walk_tree.ts";
 export const MAX_SEARCH_BYTES = 16 * 1024 * 1024;
 
 /** What {@linkcode SearchAccess.list} lists: what the walk will visit, and a name filter. */
-export interface ListRequest extends Omit<WalkOptions, "only"> {
+export interface ListRequest extends WalkOptions {
   /** Files whose name does not match this `*`-and-literals pattern may be left out. */
   readonly name?: string;
 }

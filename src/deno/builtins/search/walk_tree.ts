@@ -54,7 +54,7 @@ export async function walkTree(
     for (let i = 0; i < parts.length; i++) addRules(view, rules, parts.slice(0, i).join("/"));
   }
   const maxDepth = options.maxDepth ?? Infinity;
-  const only = options.only ? join(options.start, options.only) : "";
+  const only = onlyFolder(options);
   const onTheWay = (dir: string) =>
     only === "" || dir === only || only.startsWith(`${dir}/`) || dir.startsWith(`${only}/`);
   const visit = async (dir: string, depth: number): Promise<boolean> => {
@@ -76,6 +76,17 @@ export async function walkTree(
     return false;
   };
   return await visit(options.start, 1);
+}
+
+/**
+ * The folder a walk keeps to (see {@linkcode WalkOptions.only}), relative to the root: "" for
+ * none. A listing made in the sandbox lists the same folders.
+ *
+ * @param options The walk's start and `only`.
+ * @returns The folder, or "".
+ */
+export function onlyFolder(options: Pick<WalkOptions, "start" | "only">): string {
+  return options.only ? join(options.start, options.only) : "";
 }
 
 /**

@@ -13,10 +13,11 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
  * (`timeoutMs`) and on `stopSearch` (`target`: the search's id), and answer `{ ok: { stopped } }`
  * (`null`, `"deadline"` or `"stopped"`) at the end.
  *
- * `list` (`root`, `start`, `maxDepth`, `gitignore`, `name`, `parents`): stream 1 frames of
+ * `list` (`root`, `start`, `maxDepth`, `gitignore`, `name`, `only`, `parents`): stream 1 frames of
  * NUL-ended records, `d` or `f` then a path relative to `root` (never a symbolic link, never a
- * `.git`); with `gitignore`, a stream 2 frame per `.gitignore` file (of a listed folder or of one
- * of `parents`): its folder, a NUL, its text.
+ * `.git`), of the folders the host's walk enters (all below `start`, or only those on the way to
+ * `only`, it and those below it); with `gitignore`, a stream 2 frame per `.gitignore` file (of a
+ * listed folder or of one of `parents`): its folder, a NUL, its text.
  *
  * `grep` (`root`, `maxBytes`, `roundBytes`, `literal`; the body: NUL-separated paths relative to
  * `root`): stream 1 frames of entries, each a 4-byte index into the paths, a 4-byte length and
@@ -26,6 +27,8 @@ import type { SupervisorContext, SupervisorOp, SupervisorOps } from "./superviso
  * for the rest once it has matched these), else `null`. The pattern itself is matched on the
  * host, never here. Given a literal and many files, GNU grep (when the sandbox has it) first
  * picks the files holding it (`grep_prefilter.ts`).
+ *
+ * Stream frames are sent with `hold`: a small answer reaches the host in one write with its end.
  */
 
 /**
@@ -61,6 +64,10 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       : undefined;
     const nameMatches = (entry: string) => parts === undefined || starMatch(parts, entry);
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
+    // Only the folders the host's walk enters (`walkTree`'s `only`, "" for all).
+    const only = typeof request.only === "string" ? request.only : "";
+    const onTheWay = (dir: string) =>
+      only === "" || dir === only || only.startsWith(`${dir}/`) || dir.startsWith(`${only}/`);
     const { release, stop } = limits(request);
     let records: string[] = [];
     let size = 0;
@@ -69,12 +76,13 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       const bytes = encoder.encode(records.join(""));
       records = [];
       size = 0;
-      await send({ id, stream: 1 }, bytes);
+      await send({ id, stream: 1 }, bytes, true);
     };
+    let buffer: Uint8Array | undefined;
     const sendIgnore = async (dir: string) => {
       const text = searchFileRead(`${at(dir)}/.gitignore`, {
         max: 1 << 20,
-        buffer: new Uint8Array(64 * 1024),
+        buffer: buffer ??= new Uint8Array(64 * 1024),
         lstatFirst: true,
       });
       if (text === undefined) return;
@@ -82,43 +90,50 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       const body = new Uint8Array(name.length + 1 + text.length);
       body.set(name);
       body.set(text, name.length + 1);
-      await send({ id, stream: 2 }, body);
+      await send({ id, stream: 2 }, body, true);
     };
     let stopped: string | undefined;
-    const visit = async (dir: string, depth: number): Promise<boolean> => {
-      const check = stop();
-      stopped = check instanceof Promise ? await check : check;
-      if (stopped !== undefined) return true;
-      let entries: Deno.DirEntry[];
-      try {
-        entries = [...Deno.readDirSync(at(dir))];
-      } catch {
-        return false;
+    // Depth-first, the folders to visit on a stack: no await per folder (only when `stop`
+    // yields), so that a small listing ends within the few ticks after which the supervisor's
+    // main loop would read its input through the thread pool.
+    const walk = async () => {
+      const stack: Array<[string, number]> = [[start, 1]];
+      while (stack.length > 0) {
+        const check = stop();
+        stopped = check instanceof Promise ? await check : check;
+        if (stopped !== undefined) return;
+        const [dir, depth] = stack.pop()!;
+        let entries: Deno.DirEntry[];
+        try {
+          entries = [...Deno.readDirSync(at(dir))];
+        } catch {
+          continue;
+        }
+        const below = stack.length;
+        for (const entry of entries) {
+          if (entry.isSymlink || isGit(entry.name)) continue;
+          const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+          if (entry.isDirectory) {
+            records.push(`d${path}\0`);
+            if (depth < maxDepth && onTheWay(path)) stack.push([path, depth + 1]);
+          } else if (entry.isFile) {
+            if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
+            if (!nameMatches(entry.name)) continue;
+            records.push(`f${path}\0`);
+          } else continue;
+          size += path.length + 2;
+        }
+        // This folder's subfolders are visited in the order listed (the first on top).
+        stack.push(...stack.splice(below).reverse());
+        if (size >= BATCH) await flush();
       }
-      const dirs: string[] = [];
-      for (const entry of entries) {
-        if (entry.isSymlink || isGit(entry.name)) continue;
-        const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
-        if (entry.isDirectory) {
-          records.push(`d${path}\0`);
-          if (depth < maxDepth) dirs.push(path);
-        } else if (entry.isFile) {
-          if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
-          if (!nameMatches(entry.name)) continue;
-          records.push(`f${path}\0`);
-        } else continue;
-        size += path.length + 2;
-      }
-      if (size >= BATCH) await flush();
-      for (const path of dirs) if (await visit(path, depth + 1)) return true;
-      return false;
     };
     try {
       if (gitignore && Array.isArray(request.parents)) {
         for (const parent of request.parents) await sendIgnore(String(parent));
       }
       // The start itself must be a folder, not a symbolic link to one.
-      if (Deno.lstatSync(at(start)).isDirectory) await visit(start, 1);
+      if (Deno.lstatSync(at(start)).isDirectory) await walk();
       await flush();
     } finally {
       release();
@@ -152,7 +167,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
       }
       batch = [];
       size = 0;
-      await send({ id, stream: 1 }, all);
+      await send({ id, stream: 1 }, all, true);
     };
     let stopped: string | undefined;
     const pauseFinder = async () => {

@@ -20,8 +20,13 @@ export type SupervisorOps = { readonly [Op in SupervisorOpName]?: SupervisorOp<O
  * runs inside the sandbox.
  */
 export interface SupervisorContext {
-  /** Sends one frame; frames are written in the order of the calls. */
-  send(answer: SupervisorAnswer, body?: Uint8Array): Promise<unknown>;
+  /**
+   * Sends one frame; frames are written in the order of the calls. With `hold`, a frame that fits
+   * the kept buffer (64 KiB with the frames held before it) may wait to be written with the next
+   * frame sent, in one write: a search's small answer wakes the host once, not once per frame.
+   * Every operation ends with a frame sent without `hold` (its final answer), which writes them.
+   */
+  send(answer: SupervisorAnswer, body?: Uint8Array, hold?: boolean): Promise<unknown>;
   /**
    * The ids of every process of the sandbox but the supervisor (and the namespace's init); none
    * outside a bubblewrap PID namespace.
@@ -64,6 +69,8 @@ export function supervisorContext(): SupervisorContext {
   const encoder = new TextEncoder();
   const empty = new Uint8Array();
   const out = new Uint8Array(64 * 1024);
+  // The bytes of `out` held by frames sent with `hold`, not written yet.
+  let held = 0;
   // Inside the sandbox's PID namespace, process 1 is bubblewrap. Anywhere else (a supervisor
   // started by mistake on the host) the process list is the host's: then nothing is ever killed.
   let inSandbox = false;
@@ -95,18 +102,28 @@ export function supervisorContext(): SupervisorContext {
     // Synchronous: a frame is written whole before the next one (no interleaving, no queue),
     // and skipping the thread pool saves a round of scheduling per answer. The host reads its
     // end of the pipe all the time, so a full pipe only waits for it to catch up.
-    // A frame is made in one buffer kept for the next (a larger one gets a buffer of its own).
-    send(header, body = empty) {
+    // A frame is made in one buffer kept for the next, after the frames held (a larger one gets
+    // a buffer of its own, the held frames copied first); held frames never pass the kept one.
+    send(header, body = empty, hold = false) {
       const json = JSON.stringify(header);
-      const most = 8 + json.length * 3 + body.length;
-      const frame = most <= out.length ? out : new Uint8Array(most);
-      const length = encoder.encodeInto(json, frame.subarray(8)).written;
-      const view = new DataView(frame.buffer);
-      view.setUint32(0, length);
-      view.setUint32(4, body.length);
-      frame.set(body, 8 + length);
-      const end = 8 + length + body.length;
-      for (let at = 0; at < end;) at += Deno.stdout.writeSync(frame.subarray(at, end));
+      const most = held + 8 + json.length * 3 + body.length;
+      let frames = out;
+      if (most > out.length) {
+        frames = new Uint8Array(most);
+        frames.set(out.subarray(0, held));
+      }
+      const length = encoder.encodeInto(json, frames.subarray(held + 8)).written;
+      const view = new DataView(frames.buffer);
+      view.setUint32(held, length);
+      view.setUint32(held + 4, body.length);
+      frames.set(body, held + 8 + length);
+      const end = held + 8 + length + body.length;
+      if (hold && frames === out) {
+        held = end;
+        return Promise.resolve();
+      }
+      held = 0;
+      for (let at = 0; at < end;) at += Deno.stdout.writeSync(frames.subarray(at, end));
       return Promise.resolve();
     },
     processIds() {

@@ -4,7 +4,8 @@ import { SandboxSessions } from "../../../../src/deno/builtins/sandbox/sandbox_s
 import { execInSession } from "../../../../src/deno/builtins/sandbox/session_exec.ts";
 import { sessionSearchAccess } from "../../../../src/deno/builtins/sandbox/session_search_access.ts";
 import { SearchBudget } from "../../../../src/deno/builtins/search/search_budget.ts";
-import { walkTree } from "../../../../src/deno/builtins/search/walk_tree.ts";
+import { type TreeView, walkTree } from "../../../../src/deno/builtins/search/walk_tree.ts";
+import { HostTree } from "../../../../src/deno/builtins/search/host_tree.ts";
 import { ToolError } from "../../../../src/core/tool_error.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
@@ -209,6 +210,47 @@ Deno.test({
     const again = await sessions.value.acquire(ctx);
     assert(again.session === session && !session.ended, "the session lived on");
     again.release();
+  },
+});
+
+Deno.test({
+  name: "a listing in the session keeps to the folders a glob with a base enters, as in process",
+  ignore: skipWithoutBwrap(),
+  fn: async () => {
+    await using f = await makeFixture();
+    await using sessions = closing(new SandboxSessions());
+    const access = sessionSearchAccess(resolveBuiltinContext(sandboxed(f.context)), sessions.value);
+    // Three .gitignore files of 30,000 bytes: more than the 64 KiB the supervisor holds back
+    // before it writes, so frames go out both held and at once.
+    const ignored = (name: string) => `${"# padding\n".repeat(3000)}${name}\n`;
+    await writeTree(f.workspace, {
+      ".gitignore": ignored("*.log"),
+      "src/.gitignore": ignored("gen/"),
+      "src/io/.gitignore": ignored("tmp.js"),
+      "src/io/a.js": "",
+      "src/io/tmp.js": "",
+      "src/io/b.log": "",
+      "src/io/gen/c.js": "",
+      "src/util/d.js": "",
+      "tests/e.js": "",
+    });
+    const walked = async (view: TreeView, start: string, only: string) => {
+      const files: string[] = [];
+      const options = { start, only, gitignore: true, budget: budget() };
+      await walkTree(view, { ...options, onFile: (path) => void files.push(path) });
+      return files;
+    };
+    for (const [start, only] of [["", "src/io"], ["src", "io"], ["", ""], ["src", ""]]) {
+      const options = { start, only, gitignore: true, budget: budget() };
+      const listed = await access.list(f.workspace, options);
+      assertEquals(
+        await walked(listed, start, only),
+        await walked(new HostTree(f.workspace), start, only),
+        `start ${start}, only ${only}`,
+      );
+      // Folders off the way are named, not listed.
+      assertEquals(listed.list("src/util")?.length, only === "" ? 1 : 0);
+    }
   },
 });
 
