@@ -4,8 +4,9 @@
  * read). `undefined` for a larger file, one that grows past its size while read, one whose first
  * bytes (a whole `buffer`) hold a NUL byte (binary, skipped anyway), or one that cannot be read.
  * With `lstatFirst`, anything but a regular file (a symbolic link included) is `undefined`
- * without being opened (for a `.gitignore`). A global of the supervisor
- * (`supervisor_script.ts`): self-contained.
+ * without being opened (for a `.gitignore`), and a NUL byte does not skip the file (the host
+ * reads a `.gitignore` whole, whatever its bytes: skipped here, its rules were lost in the sandbox
+ * only). A global of the supervisor (`supervisor_script.ts`): self-contained.
  *
  * @param options The most bytes, the buffer of the first read, whether to `lstat` first.
  * @returns The bytes (a view of `buffer` when they fit in it), or `undefined`.
@@ -23,7 +24,7 @@ export function searchFileRead(
     using file = Deno.openSync(path, { read: true });
     const first = file.readSync(buffer) ?? 0;
     if (first < buffer.length) return buffer.subarray(0, first);
-    if (buffer.includes(0)) return undefined;
+    if (!options.lstatFirst && buffer.includes(0)) return undefined;
     const info = file.statSync();
     if (!info.isFile || info.size > max) return undefined;
     const all = new Uint8Array(Math.max(info.size, first) + 1);

@@ -122,10 +122,17 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
             records.push(`f${path}\0`);
           } else continue;
           size += path.length + 2;
+          // Within the folder too: one folder of a few thousand long paths made a frame over
+          // the host's limit (MAX_FRAME_BODY), and the host ended the whole session.
+          if (size >= BATCH) await flush();
         }
-        // This folder's subfolders are visited in the order listed (the first on top).
-        stack.push(...stack.splice(below).reverse());
-        if (size >= BATCH) await flush();
+        // This folder's subfolders are visited in the order listed (the first on top): reversed
+        // in place, not spread into `push`, which throws past about 120,000 of them.
+        for (let i = below, j = stack.length - 1; i < j; i++, j--) {
+          const swap = stack[i];
+          stack[i] = stack[j];
+          stack[j] = swap;
+        }
       }
     };
     try {
