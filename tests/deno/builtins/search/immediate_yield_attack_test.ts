@@ -11,6 +11,7 @@ import { makeFixture } from "../_fixture.ts";
 import { sandboxed, searchTools, writeTree } from "./_search_fixture.ts";
 import { scanAndContain } from "../../../../src/deno/builtins/sandbox/planted_repositories.ts";
 import { exists } from "../../../_helpers/exists.ts";
+import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 /**
  * Runs `work` while a second user sends one loopback HTTP request after another (standing for
@@ -57,7 +58,10 @@ const TEXT = Array.from({ length: 6000 }, (_, i) => `${"a".repeat(200)}${i % 500
   .join("\n");
 
 for (const mode of ["in process", "sandboxed"] as const) {
-  Deno.test(`two hostile searches at once (${mode}) leave another user's requests served`, async () => {
+  Deno.test({
+    name: `two hostile searches at once (${mode}) leave another user's requests served`,
+    ignore: mode === "sandboxed" && skipWithoutBwrap(),
+  }, async () => {
     await using f = await makeFixture();
     const files: Record<string, string> = {};
     for (let i = 0; i < 8; i++) files[`h/${i}.txt`] = TEXT;
