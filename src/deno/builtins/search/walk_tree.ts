@@ -1,5 +1,6 @@
 import { join } from "@std/path";
 import { GitignoreRules } from "./gitignore_rules.ts";
+import { onTheWay } from "../../sandbox/supervisor/on_the_way.ts";
 import type { SearchBudget } from "./search_budget.ts";
 
 /** One entry of a folder: a regular file, a folder, or anything else (never followed). */
@@ -55,8 +56,6 @@ export async function walkTree(
   }
   const maxDepth = options.maxDepth ?? Infinity;
   const only = onlyFolder(options);
-  const onTheWay = (dir: string) =>
-    only === "" || dir === only || only.startsWith(`${dir}/`) || dir.startsWith(`${only}/`);
   const visit = async (dir: string, depth: number): Promise<boolean> => {
     await options.budget.tick();
     const entries = view.list(dir);
@@ -66,7 +65,7 @@ export async function walkTree(
       if (entry.kind === "other") continue;
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir") {
-        if (depth >= maxDepth || isGitDir(entry.name) || !onTheWay(path)) continue;
+        if (depth >= maxDepth || isGitDir(entry.name) || !onTheWay(only, path)) continue;
         if (options.gitignore && rules.ignored(path, true)) continue;
         if (await visit(path, depth + 1)) return true;
       } else if (!isGitDir(entry.name) && !(options.gitignore && rules.ignored(path, false))) {

@@ -1,6 +1,7 @@
 // Globals of the supervisor: supervisor_script.ts puts their source before the families.
 import { LiteralFinder } from "./literal_finder.ts";
 import { starMatch } from "./star_match.ts";
+import { onTheWay } from "./on_the_way.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
@@ -66,8 +67,6 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
     const at = (dir: string) => dir === "" ? root : `${root}/${dir}`;
     // Only the folders the host's walk enters (`walkTree`'s `only`, "" for all).
     const only = typeof request.only === "string" ? request.only : "";
-    const onTheWay = (dir: string) =>
-      only === "" || dir === only || only.startsWith(`${dir}/`) || dir.startsWith(`${only}/`);
     const { release, stop } = limits(request);
     let records: string[] = [];
     let size = 0;
@@ -115,7 +114,7 @@ export function searchOps(context: SupervisorContext): SupervisorOps {
           const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
           if (entry.isDirectory) {
             records.push(`d${path}\0`);
-            if (depth < maxDepth && onTheWay(path)) stack.push([path, depth + 1]);
+            if (depth < maxDepth && onTheWay(only, path)) stack.push([path, depth + 1]);
           } else if (entry.isFile) {
             if (gitignore && entry.name === ".gitignore") await sendIgnore(dir);
             if (!nameMatches(entry.name)) continue;

@@ -23,6 +23,7 @@ import { processOps } from "./process_ops.ts";
 import { searchOps } from "./search_ops.ts";
 import { LiteralFinder } from "./literal_finder.ts";
 import { starMatch } from "./star_match.ts";
+import { onTheWay } from "./on_the_way.ts";
 import { grepPrefilter } from "./grep_prefilter.ts";
 import { searchFileRead } from "./search_file_read.ts";
 import { searchLimits } from "./search_limits.ts";
@@ -48,6 +49,7 @@ export const SUPERVISOR_FAMILIES: ReadonlyArray<(context: SupervisorContext) => 
 const SUPERVISOR_GLOBALS: Readonly<Record<string, { toString(): string }>> = Object.freeze({
   LiteralFinder,
   starMatch,
+  onTheWay,
   searchLimits,
   searchFileRead,
   grepPrefilter,
