@@ -64,11 +64,12 @@ Deno.test("BackgroundProcess logs() interleaves stderr and keeps only logChars c
 });
 
 Deno.test("BackgroundProcess stop() ends with SIGTERM first: exit code 143", async () => {
-  // Wait until the command runs: a SIGTERM that lands while the background wrapper is still
-  // starting could be missed under load, and the grace period would end in SIGKILL (137).
-  const process = start("echo ready; sleep 30");
+  // "ready" is printed once `sleep` runs, so the SIGTERM finds it (a SIGTERM that lands before
+  // the shell forks it would wait for it). The grace period is long: a loaded machine that
+  // stalls for the default 2 s would end in SIGKILL (137), and that says nothing about SIGTERM.
+  const process = start("sleep 30 & echo ready; wait");
   await waitForLog(process, "ready");
-  await process.stop();
+  await process.stop(25_000);
   assertEquals(process.running, false);
   assertEquals(process.settled, true);
   assertEquals(process.info().exitCode, 143);
