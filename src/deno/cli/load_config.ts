@@ -3,6 +3,7 @@ import { isStdioConfig, type McpServerConfig } from "../../core/mcp/mcp_server_c
 import type { BuiltinContext } from "../../core/tool_source.ts";
 import { CONTEXT_DEFAULTS } from "../builtins/builtin_context.ts";
 import { formatIssues, jsonPath, type RawMcpServer } from "../mcp/mcp_config_schema.ts";
+import { protoKeyIssues } from "../mcp/proto_keys.ts";
 import { expandMcpServers, type UnsetVariable, VARIABLE } from "../mcp/load_mcp_config.ts";
 import { type ToolrouteConfigFile, toolrouteConfigSchema } from "./config_schema.ts";
 import { adaptClientConfig, dropMcpClientKeys } from "./client_config.ts";
@@ -69,6 +70,12 @@ export async function loadConfig(
     value = parseJsonc(text);
   } catch (error) {
     throw new UsageError(`Cannot parse config "${path}": ${(error as Error).message}`);
+  }
+  // Checked on the file's own keys: adapting a client's file rebuilds its objects.
+  const reserved = protoKeyIssues(value);
+  if (reserved.length > 0) {
+    const lines = reserved.map((line) => `  - ${line}`).join("\n");
+    throw new UsageError(`Invalid config "${absolute}":\n${lines}`);
   }
   value = await adaptClientConfig(value, absolute, {
     ask: options.ask,

@@ -9,15 +9,28 @@ import { besideConfig, type ToolrouteConfig } from "./toolroute_config.ts";
 /** The lock file's name, beside the config (like `deno.lock`). */
 export const LOCK_FILE = "toolroute.lock";
 
+// A record that keeps every key: zod's own records skip "__proto__" without a word, and a server
+// may name a tool so (a lock without it would withhold the tool). Read through a Map, whose
+// issues carry the key as their path; `Object.fromEntries` keeps the key as data.
+function keptRecord<T extends z.ZodType>(value: T) {
+  return z.preprocess(
+    (input) =>
+      input !== null && typeof input === "object" && !Array.isArray(input)
+        ? new Map(Object.entries(input))
+        : input,
+    z.map(z.string(), value, { error: "expected an object" }),
+  ).transform((map) => Object.fromEntries(map) as Record<string, z.output<T>>);
+}
+
 // One locked tool: `hash` (`sha256-…` over the pinned fields, see `hashToolDefinition`) and the
 // pinned fields a reviewer approved (`definition`: name, title, description, schemas, annotations).
-const lockedTool = z.object({ hash: z.string(), definition: z.record(z.string(), z.unknown()) });
-const toolsOf = z.record(z.string(), lockedTool);
+const lockedTool = z.object({ hash: z.string(), definition: keptRecord(z.unknown()) });
+const toolsOf = keptRecord(lockedTool);
 // Global servers: server id → tool name → locked tool; users' own: user id → server id → ….
 const toolLockSchema = z.object({
   version: z.literal(1),
-  servers: z.record(z.string(), toolsOf).default({}),
-  users: z.record(z.string(), z.record(z.string(), toolsOf)).default({}),
+  servers: keptRecord(toolsOf).default({}),
+  users: keptRecord(keptRecord(toolsOf)).default({}),
 });
 
 /** One locked tool: its hash and the definition a reviewer approved. */
@@ -108,9 +121,9 @@ export async function lockFromStore(store: PinStore): Promise<ToolLock> {
   for (const { key, value } of await store.list<ToolPin>(["pins"])) {
     const tool = { hash: value.hash, definition: value.definition ?? {} };
     if (key[1] === "global" && key.length === 4) {
-      own(lock.servers, key[2])[key[3]] = tool;
+      define(own(lock.servers, key[2]), key[3], tool);
     } else if (key[1] === "user" && key.length === 5) {
-      own(own(lock.users, key[2]), key[3])[key[4]] = tool;
+      define(own(own(lock.users, key[2]), key[3]), key[4], tool);
     }
   }
   return lock;
@@ -119,15 +132,13 @@ export async function lockFromStore(store: PinStore): Promise<ToolLock> {
 // An id is a key of the operator's config: "toString" must name a server, not reach
 // Object.prototype's member (whose tools would be written onto the shared function).
 function own<T>(map: Record<string, Record<string, T>>, key: string): Record<string, T> {
-  if (!Object.hasOwn(map, key)) {
-    Object.defineProperty(map, key, {
-      value: {},
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  if (!Object.hasOwn(map, key)) define(map, key, {});
   return map[key];
+}
+
+// A tool named "__proto__" is set as data, not as the record's prototype.
+function define<T>(map: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

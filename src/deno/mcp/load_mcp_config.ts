@@ -1,5 +1,6 @@
 import type { McpServerConfig } from "../../core/mcp/mcp_server_config.ts";
 import { formatIssues, mcpConfigFileSchema, type RawMcpServer } from "./mcp_config_schema.ts";
+import { protoKeyIssues } from "./proto_keys.ts";
 
 /** Options of {@linkcode loadMcpConfig} and {@linkcode parseMcpConfig}. */
 export interface LoadMcpConfigOptions {
@@ -83,8 +84,9 @@ export function parseMcpConfig(
 ): Record<string, McpServerConfig> {
   const source = options.source === undefined ? "MCP config" : `MCP config "${options.source}"`;
   const parsed = mcpConfigFileSchema.safeParse(value);
-  if (!parsed.success) {
-    const lines = formatIssues(parsed.error.issues);
+  const reserved = protoKeyIssues(value);
+  if (!parsed.success || reserved.length > 0) {
+    const lines = [...reserved, ...formatIssues(parsed.error?.issues ?? [])];
     throw new TypeError(`Invalid ${source}:\n${lines.map((line) => `  - ${line}`).join("\n")}`);
   }
   const lookup = options.env

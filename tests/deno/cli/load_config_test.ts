@@ -185,3 +185,36 @@ Deno.test("resolveConfig() turns built-ins on only when asked for: workspace, ba
   assertEquals(builtins({ ...servers, bash: true }), true);
   assertEquals(builtins({ ...servers, expose: { builtins: ["read_file"] } }), true);
 });
+
+Deno.test("loadConfig() refuses a server or user named __proto__ by its path, instead of dropping it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/toolroute.json`;
+    await Deno.writeTextFile(
+      path,
+      `{
+        "mcpServers": { "__proto__": { "url": "https://a.example/mcp" }, "ok": { "url": "https://b.example/mcp" } },
+        "users": { "TOKEN_A": { "mcpServers": { "x": { "url": "https://c.example/mcp", "headers": { "__proto__": "v" } } } } }
+      }`,
+    );
+    const error = await assertRejects(() => loadConfig(path, { env: {} }), UsageError);
+    assertMatch(error.message, /mcpServers\.__proto__: "__proto__" cannot name an entry here/);
+    assertMatch(error.message, /users\.TOKEN_A\.mcpServers\.x\.headers\.__proto__:/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadConfig() refuses a __proto__ server of a VS Code file by the file's own path", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/mcp.json`;
+    await Deno.writeTextFile(
+      path,
+      `{ "servers": { "__proto__": { "url": "https://a.example/mcp" } } }`,
+    );
+    await assertRejects(() => loadConfig(path, { env: {} }), UsageError, "servers.__proto__:");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

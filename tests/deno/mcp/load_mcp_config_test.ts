@@ -303,3 +303,12 @@ Deno.test("parseMcpConfig() takes connectTimeoutMs on either kind of server and 
     (error as Error).message,
   );
 });
+
+Deno.test("parseMcpConfig() refuses a server named __proto__ instead of dropping it", () => {
+  const value = JSON.parse('{"mcpServers":{"__proto__":{"url":"https://a.example/mcp"}}}');
+  assertThrows(
+    () => parseMcpConfig(value, { env: {} }),
+    TypeError,
+    'mcpServers.__proto__: "__proto__"',
+  );
+});
