@@ -45,7 +45,11 @@ const WILD = /[*?[\]{}()!+@\\]/;
  */
 export function compileGlob(pattern: string, field: string): GlobMatcher {
   const cleaned = checkGlob(pattern, field);
-  const segments = cleaned.split("/").filter((segment) => segment !== "");
+  // "a//b" and "a/./b" name the path "a/b", which is what the walk gives the test.
+  const segments = cleaned.split("/").filter((segment) => segment !== "" && segment !== ".");
+  if (segments.length === 0) {
+    throw invalid(field, `names only the search folder itself: give a glob such as "**/*.ts"`);
+  }
   let literal = 0;
   while (literal < segments.length - 1 && !WILD.test(segments[literal])) literal++;
   const rest = segments.slice(literal);

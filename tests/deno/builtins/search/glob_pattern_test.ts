@@ -92,3 +92,14 @@ Deno.test("compileGlob() names a segment that is no valid glob", () => {
   assertEquals(error.code, "invalid_arguments");
   assertStringIncludes(error.message, '"[z-a].ts"');
 });
+
+Deno.test('compileGlob() reads "." segments as the folder they stand in, and refuses a glob of only them', () => {
+  const dotted = compileGlob("src/./io/*.js", "pattern");
+  assertEquals([dotted.base, dotted.maxDepth, dotted.name], ["src/io", 3, "*.js"]);
+  assertEquals(["src/io/a.js", "src/a.js"].map(dotted.test), [true, false]);
+  for (const pattern of ["./", ".", "./.", ".//./"]) {
+    const error = assertThrows(() => compileGlob(pattern, "pattern"), ToolError);
+    assertEquals(error.code, "invalid_arguments", pattern);
+    assertStringIncludes(error.message, "names only the search folder itself");
+  }
+});

@@ -53,6 +53,13 @@ for (
         "src/util/strings_test.ts",
       ]);
       assertEquals((await run(s.tools, "glob", { pattern: "nothing/**" })).paths, []);
+      // "." and empty segments name the same folders as without them.
+      for (const pattern of ["src/./util/*.ts", "src//util/*.ts", "./src/util/./*.ts"]) {
+        assertEquals((await run(s.tools, "glob", { pattern })).paths, [
+          "src/util/strings.ts",
+          "src/util/strings_test.ts",
+        ], pattern);
+      }
       // A read-only root: absolute paths.
       assertEquals((await run(s.tools, "glob", { pattern: "*.txt", path: f.readOnly })).paths, [
         `${f.readOnly}/ro.txt`,
