@@ -144,7 +144,8 @@ export class CallLimiter {
         .map(({ key }) => this.#store.increment(key, { by: -1 })),
     );
     if (this.#full.size >= 10_000) this.#full.clear();
-    this.#full.set(JSON.stringify(counts[over].key), { until: now + counts[over].expireIn });
+    const { key, expireIn, retryAfterMs } = counts[over];
+    this.#full.set(JSON.stringify(key), { until: now + (retryAfterMs ?? expireIn) });
     return { limit: applying[over], retryAfterMs: counts[over].retryAfterMs };
   }
 
@@ -176,7 +177,7 @@ interface LastKey {
   key: readonly string[];
 }
 
-/** The key, expiry and retry time of one limit's count for a call at `now`. */
+/** The key, store expiry and retry time (the window's end) of one limit's count at `now`. */
 function count(
   limit: CompiledLimit,
   context: CountContext,
@@ -205,7 +206,10 @@ function count(
   }
   if (window === undefined) return { key: last.key, expireIn: RUN_KEPT_MS };
   const end = (window + 1) * limit.windowMs!;
-  return { key: last.key, expireIn: end - now, retryAfterMs: end - now };
+  // The key names its window, so the store's expiry only clears it away; it outlives the window
+  // by one more, because an increment decided before the end may reach the store after it, and a
+  // count expired by then would start again from 0 and admit calls past a full window.
+  return { key: last.key, expireIn: end - now + limit.windowMs!, retryAfterMs: end - now };
 }
 
 function refusalText(tool: RoutedTool, refusal: Refusal): string {

@@ -208,6 +208,42 @@ Deno.test("routers sharing one store share one limit; a request's policy adds it
   assertMatch(refused.text, /this request's policy/);
 });
 
+Deno.test("a count that reaches the store after its window ended is not reset: the next window still admits max", async () => {
+  // A call counted 10 ms before the window's end whose increment lands 10 ms after it, as a store
+  // under load can make it. Had the count expired with its window, the late increment would start
+  // it again from 0 and admit a second call for a limit of 1 in the next window's first moments.
+  const end = 500_000 * HOUR;
+  let clock = end - 10;
+  let lag = 0;
+  const landed: number[] = [];
+  const store = new MemoryStore({ now: () => clock });
+  const increment = store.increment.bind(store);
+  store.increment = (key, options) => {
+    clock += lag;
+    landed.push(clock - end);
+    return increment(key, options);
+  };
+  const realNow = Date.now;
+  Date.now = () => clock;
+  try {
+    const { router, ran } = limitedRouter({
+      limits: [{ match: "send_email", max: 1, windowMs: HOUR, per: "router" }],
+    }, { store });
+    const tools = await expose(router, "alice");
+    assertEquals((await tools.call("send_email", { to: "in time" })).code, undefined);
+    lag = 20;
+    const late = await tools.call("send_email", { to: "late" });
+    lag = 0;
+    assertEquals((await tools.call("send_email", { to: "next window" })).code, undefined);
+    // The race really ran: the second call's count reached the store after the window's end.
+    assertEquals(landed, [-10, 10, 10]);
+    assertEquals(ran.map((run) => run.to), ["in time", "next window"]);
+    assertEquals(late.code, "rate_limited");
+  } finally {
+    Date.now = realNow;
+  }
+});
+
 Deno.test("an approved ask is counted when it runs; a rejected one is not", async () => {
   const { router, ran } = limitedRouter({
     ask: ["send_email"],
