@@ -79,9 +79,15 @@ export const MAX_PROTECTED_SCAN_DIRECTORIES = 50_000;
 /**
  * A directory changed this recently may change again within the same timestamp tick (Deno
  * reports ctime in whole seconds): what was read of its entries is not trusted, as git treats a
- * "racy" index.
+ * "racy" index. A listing is reused only when the folder's ctime second `C` (floored) is below
+ * `listedAt - RACY_MS`, `listedAt` taken before the read: a change the read missed comes later,
+ * and the kernel stamps it from its coarse clock, which lags `Date.now()` by at most a few ticks
+ * (10 ms each at the lowest common rate), so at `listedAt - 100` or after, which is `C + 1000`
+ * or after: another second, another ctime, whatever the command did to mtime (`utimes` cannot
+ * set ctime). Assumed: ctime is stamped by this kernel's clock in steps of at most a second (not
+ * a network share whose server's clock lags, nor MS-DOS FAT's 2 s steps).
  */
-export const RACY_MS = 3_000;
+export const RACY_MS = 1_100;
 const processCache: ProtectedScanCache = new Map();
 const MAX_CACHED_WORKSPACES = 64;
 

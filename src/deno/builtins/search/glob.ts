@@ -77,7 +77,7 @@ async function glob(
   signal: AbortSignal,
 ): Promise<GlobResult> {
   const matcher = compileGlob(args.pattern, "pattern");
-  const target = await resolveSearchTarget(ctx, args.path, { folderOnly: true });
+  const target = resolveSearchTarget(ctx, args.path, { folderOnly: true });
   const budget = new SearchBudget(signal, ctx.commandTimeoutMs, ctx.outputMaxChars);
   const max = args.maxResults ?? GLOB_MAX_RESULTS;
   const paths: string[] = [];

@@ -100,7 +100,7 @@ async function grep(
 ): Promise<GrepResult> {
   const pattern = compilePattern(args.pattern, args.ignoreCase === true);
   const filter = args.glob === undefined ? undefined : compileFileFilter(args.glob);
-  const target = await resolveSearchTarget(ctx, args.path);
+  const target = resolveSearchTarget(ctx, args.path);
   const budget = new SearchBudget(signal, ctx.commandTimeoutMs, ctx.outputMaxChars);
   const max = args.maxResults ?? GREP_MAX_RESULTS;
   let files: string[] = [target.start];

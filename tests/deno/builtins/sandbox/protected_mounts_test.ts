@@ -9,7 +9,7 @@ import {
   protectedMountsSteps,
   type ProtectedScanCache,
 } from "../../../../src/deno/builtins/sandbox/protected_mounts.ts";
-import { runStepsYielding } from "../../../../src/deno/sandbox/walk_steps.ts";
+import { runSteps, runStepsYielding } from "../../../../src/deno/sandbox/walk_steps.ts";
 import { ToolError } from "../../../../src/core/tool_error.ts";
 import { bashFixture, bashUnderTest } from "../_bash_fixture.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
@@ -102,6 +102,40 @@ Deno.test("protectedMounts() never reuses a listing taken within seconds of its 
   assertEquals(again.listed, again.directories, "every racy listing is taken again");
   const settled = await protectedMounts(workspace, [".git"], later);
   assertEquals(settled.listed, 0, "a listing taken long after the change is reused");
+});
+
+Deno.test("protectedMounts() sees a .git made in the second of its folder's listing, the folder's mtime set back", async () => {
+  // The case RACY_MS exists for: Deno's ctime has whole seconds, and a command can put a folder's
+  // mtime back (utimes), not its ctime. A listing taken late in the second of the folder's last
+  // change, then a .git made in that same second and the mtime put back: inode, ctime and mtime
+  // are all as listed. Only the margin makes the next walk list the folder again (with a margin
+  // below the listing's place in its second, 900 ms and more here, this test fails).
+  await using ws = await tree([]);
+  const workspace = { declared: ws.root, real: ws.root };
+  const cache: ProtectedScanCache = new Map();
+  const walk = () => runSteps(protectedMountsSteps(workspace, [".git"], { cache }))!;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    while (Date.now() % 1000 < 900) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, 895 - Date.now() % 1000)));
+    }
+    const dir = `${ws.root}/a${attempt}`;
+    Deno.mkdirSync(dir);
+    const made = Deno.lstatSync(dir);
+    assertEquals(walk().mounts, []);
+    Deno.mkdirSync(`${dir}/.git`);
+    Deno.utimeSync(dir, made.atime!, made.mtime!);
+    const attacked = Deno.lstatSync(dir);
+    if (attacked.ctime!.getTime() !== made.ctime!.getTime()) {
+      // The second ended meanwhile (a slow machine): the ctime moved, which is no attack; again.
+      Deno.removeSync(dir, { recursive: true });
+      continue;
+    }
+    assertEquals([attacked.ino, attacked.mtime], [made.ino, made.mtime], "the times are put back");
+    const found = walk();
+    assertEquals(found.mounts.map((m) => m.dest), [`${dir}/.git`], "the planted .git is bound");
+    return;
+  }
+  throw new Error("no attempt landed within one second: the machine is too slow to attack");
 });
 
 Deno.test("protectedMounts() refuses a workspace over its directory bound", async () => {
