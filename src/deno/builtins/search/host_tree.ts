@@ -1,4 +1,4 @@
-import type { SearchBudget } from "./search_budget.ts";
+import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
 import type { TreeEntry, TreeView } from "./walk_tree.ts";
 
 /** The largest `.gitignore` file read (1 MiB); a larger one is ignored. */
@@ -53,7 +53,7 @@ export class HostTree implements TreeView {
     for (let next = await read(); next?.done !== true; next = await read()) {
       if (next === undefined) return undefined;
       // The listing arrives whole; going through it is work on the loop like any other.
-      await budget.tick();
+      if (list.length % ENTRIES_PER_TICK === ENTRIES_PER_TICK - 1) await budget.tick();
       const entry = next.value;
       const kind = entry.isSymlink
         ? "other"

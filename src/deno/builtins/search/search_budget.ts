@@ -8,6 +8,12 @@ import { ToolError } from "../../../core/tool_error.ts";
 const YIELD_EVERY_MS = 4;
 
 /**
+ * The entries of a folder a walk goes through between two ticks: a few dozen (a short step even
+ * with `.gitignore` rules to check); a tick for every entry cost the walk a third of its time.
+ */
+export const ENTRIES_PER_TICK = 32;
+
+/**
  * The limits of one search: the call's abort signal, a deadline (the context's
  * `commandTimeoutMs`), and the characters of output left. The walk (per entry of a folder) and
  * `grep` (per slice of matching) call `tick` often: at the first tick and then every few

@@ -1,7 +1,7 @@
 import { join } from "@std/path";
 import { GitignoreRules } from "./gitignore_rules.ts";
 import { onTheWay } from "../../sandbox/supervisor/on_the_way.ts";
-import type { SearchBudget } from "./search_budget.ts";
+import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
 import { sortedEntries } from "./sorted_entries.ts";
 
 /** One entry of a folder: a regular file, a folder, or anything else (never followed). */
@@ -18,7 +18,7 @@ export interface TreeEntry {
 export interface TreeView {
   /**
    * The entries of a folder in any order, or `undefined` when it cannot be read (it is skipped).
-   * A long listing is gone through with the budget's tick between entries.
+   * A long listing is gone through with the budget's tick between slices of entries.
    */
   list(dir: string, budget: SearchBudget): Promise<readonly TreeEntry[] | undefined>;
   /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
@@ -88,8 +88,9 @@ export async function walkTree(
     // The subfolders it enters are known before the first is entered (a folder's rules apply
     // only below it): a few of their listings are read ahead, off the loop, while it walks.
     const subfolders: string[] = [];
+    let steps = 0;
     for (const entry of entries) {
-      await tick();
+      if (++steps % ENTRIES_PER_TICK === 0) await tick();
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir" && enters(path, entry.name, depth)) subfolders.push(path);
     }
@@ -102,7 +103,7 @@ export async function walkTree(
     };
     readAhead();
     for (const entry of entries) {
-      await tick();
+      if (++steps % ENTRIES_PER_TICK === 0) await tick();
       if (entry.kind === "other") continue;
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir") {
