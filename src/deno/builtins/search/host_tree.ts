@@ -1,13 +1,17 @@
+import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
 import type { TreeEntry, TreeView } from "./walk_tree.ts";
 
 /** The largest `.gitignore` file read (1 MiB); a larger one is ignored. */
 const MAX_GITIGNORE_BYTES = 1024 * 1024;
 
 /**
- * The host's file system under one root, read synchronously (a folder at a time, several times
- * faster than `Deno.readDir` or `@std/fs`'s `walk` on trees of thousands of folders). Entry
- * kinds come from the folder listing without following symbolic links. A folder that cannot be
- * read (gone, or refused by the operating system or Deno) is skipped.
+ * The host's file system under one root, a folder at a time as the walk goes. A folder is read
+ * with `Deno.readDir`, off the event loop: `Deno.readDirSync` of one folder of hundreds of
+ * thousands of files (a model's command makes one in seconds) held the loop for the whole read,
+ * and nothing tells such a folder from its name (the walk reads a few folders ahead, so reading
+ * off the loop costs little). Entry kinds come from the folder listing without following
+ * symbolic links. A folder that cannot be read (gone, or refused by the operating system or Deno)
+ * is skipped.
  *
  * Requires `allow-read` permission for the root.
  *
@@ -35,16 +39,22 @@ export class HostTree implements TreeView {
     return path === "" ? this.#root : `${this.#root}/${path}`;
   }
 
-  list(dir: string): readonly TreeEntry[] | undefined {
-    let entries: Deno.DirEntry[];
+  async list(dir: string, budget: SearchBudget): Promise<TreeEntry[] | undefined> {
+    let listing: AsyncIterator<Deno.DirEntry>;
     try {
-      entries = [...Deno.readDirSync(this.pathOf(dir))];
+      listing = Deno.readDir(this.pathOf(dir))[Symbol.asyncIterator]();
     } catch {
       return undefined;
     }
-    this.#listed.add(dir);
+    // A read that fails skips the folder; the budget's errors (deadline, abort) end the search.
+    const read = () => listing.next().catch(() => undefined);
     const list: TreeEntry[] = [];
-    for (const entry of entries) {
+    let gitignore = false;
+    for (let next = await read(); next?.done !== true; next = await read()) {
+      if (next === undefined) return undefined;
+      // The listing arrives whole; going through it is work on the loop like any other.
+      if (list.length % ENTRIES_PER_TICK === ENTRIES_PER_TICK - 1) await budget.tick();
+      const entry = next.value;
       const kind = entry.isSymlink
         ? "other"
         : entry.isDirectory
@@ -52,10 +62,12 @@ export class HostTree implements TreeView {
         : entry.isFile
         ? "file"
         : "other";
-      if (kind === "file" && entry.name === ".gitignore") this.#gitignores.add(dir);
+      if (kind === "file" && entry.name === ".gitignore") gitignore = true;
       list.push({ name: entry.name, kind });
     }
-    return list.sort(byName);
+    this.#listed.add(dir);
+    if (gitignore) this.#gitignores.add(dir);
+    return list;
   }
 
   gitignore(dir: string): string | undefined {
@@ -70,15 +82,4 @@ export class HostTree implements TreeView {
       return undefined;
     }
   }
-}
-
-/**
- * Orders entries by the code points of their names (not by locale).
- *
- * @param a One entry.
- * @param b Another.
- * @returns Their order.
- */
-export function byName(a: TreeEntry, b: TreeEntry): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }

@@ -1,4 +1,3 @@
-import { byName } from "./host_tree.ts";
 import type { TreeEntry, TreeView } from "./walk_tree.ts";
 
 /** A tree listed in the sandbox: folders and files by folder, and the `.gitignore` texts. */
@@ -21,8 +20,8 @@ export class ListedTree implements TreeView {
     if (kind === "dir" && !this.#dirs.has(path)) this.#dirs.set(path, []);
   }
 
-  list(dir: string): readonly TreeEntry[] | undefined {
-    return this.#dirs.get(dir)?.sort(byName) ?? (dir === "" ? [] : undefined);
+  list(dir: string): Promise<readonly TreeEntry[] | undefined> {
+    return Promise.resolve(this.#dirs.get(dir) ?? (dir === "" ? [] : undefined));
   }
 
   gitignore(dir: string): string | undefined {

@@ -8,12 +8,17 @@ import { ToolError } from "../../../core/tool_error.ts";
 const YIELD_EVERY_MS = 4;
 
 /**
+ * The entries of a folder a walk goes through between two ticks: a few dozen (a short step even
+ * with `.gitignore` rules to check); a tick for every entry cost the walk a third of its time.
+ */
+export const ENTRIES_PER_TICK = 32;
+
+/**
  * The limits of one search: the call's abort signal, a deadline (the context's
- * `commandTimeoutMs`), and the characters of output left. The walk reads folders synchronously
- * (several times faster than `Deno.readDir`), and `grep` matches in slices, so both call `tick`
- * often: at the first tick and then every few milliseconds of work it yields to the event loop, so that the
- * router's deadline timer, an abort and other callers' work can run (no search holds the event
- * loop from its start to its end).
+ * `commandTimeoutMs`), and the characters of output left. The walk (per entry of a folder) and
+ * `grep` (per slice of matching) call `tick` often: at the first tick and then every few
+ * milliseconds of work it yields to the event loop, so that the router's deadline timer, an abort
+ * and other callers' work can run (no search holds the event loop from its start to its end).
  */
 export class SearchBudget {
   readonly #deadline: number;

@@ -1,7 +1,8 @@
 import { join } from "@std/path";
 import { GitignoreRules } from "./gitignore_rules.ts";
 import { onTheWay } from "../../sandbox/supervisor/on_the_way.ts";
-import type { SearchBudget } from "./search_budget.ts";
+import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
+import { sortedEntries } from "./sorted_entries.ts";
 
 /** One entry of a folder: a regular file, a folder, or anything else (never followed). */
 export interface TreeEntry {
@@ -15,11 +16,17 @@ export interface TreeEntry {
  * the sandbox. Paths are relative to the root ("" is the root) and use `/`.
  */
 export interface TreeView {
-  /** The entries of a folder, or `undefined` when it cannot be read (it is skipped). */
-  list(dir: string): readonly TreeEntry[] | undefined;
+  /**
+   * The entries of a folder in any order, or `undefined` when it cannot be read (it is skipped).
+   * A long listing is gone through with the budget's tick between slices of entries.
+   */
+  list(dir: string, budget: SearchBudget): Promise<readonly TreeEntry[] | undefined>;
   /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
   gitignore(dir: string): string | undefined;
 }
+
+/** How many folders' listings the walk reads ahead of the one it enters, a folder's own subfolders. */
+const READ_AHEAD = 4;
 
 /** What {@linkcode walkTree} walks. */
 export interface WalkOptions {
@@ -31,7 +38,7 @@ export interface WalkOptions {
   readonly maxDepth?: number;
   /** A folder below `start` (relative to it): only it, its parents and what is below it are entered. */
   readonly only?: string;
-  /** The limits: checked for every folder. */
+  /** The limits: checked for every folder and entry. */
   readonly budget: SearchBudget;
 }
 
@@ -48,7 +55,7 @@ export async function walkTree(
   view: TreeView,
   options: WalkOptions & { onFile: (path: string) => boolean | void },
 ): Promise<boolean> {
-  const { onFile } = options;
+  const { onFile, budget } = options;
   const rules = new GitignoreRules();
   if (options.gitignore) {
     const parts = options.start === "" ? [] : options.start.split("/");
@@ -56,25 +63,62 @@ export async function walkTree(
   }
   const maxDepth = options.maxDepth ?? Infinity;
   const only = onlyFolder(options);
-  const visit = async (dir: string, depth: number): Promise<boolean> => {
-    await options.budget.tick();
-    const entries = view.list(dir);
-    if (entries === undefined) return false;
+  const tick = () => budget.tick();
+  // A listing runs beside the walk, which may end first (stopped, or at the deadline): its error
+  // is handled here, and thrown again where the walk awaits it.
+  const read = (dir: string) => {
+    const listing = view.list(dir, budget);
+    listing.catch(() => {});
+    return listing;
+  };
+  const enters = (path: string, name: string, depth: number) =>
+    depth < maxDepth && !isGitDir(name) && onTheWay(only, path) &&
+    !(options.gitignore && rules.ignored(path, true));
+  const visit = async (
+    dir: string,
+    depth: number,
+    listing: Promise<readonly TreeEntry[] | undefined>,
+  ): Promise<boolean> => {
+    await tick();
+    const listed = await listing;
+    if (listed === undefined) return false;
     if (options.gitignore) addRules(view, rules, dir);
+    // One folder may hold hundreds of thousands of entries: sorted and gone through in slices.
+    const entries = await sortedEntries(listed, tick);
+    // The subfolders it enters are known before the first is entered (a folder's rules apply
+    // only below it): a few of their listings are read ahead, off the loop, while it walks.
+    const subfolders: string[] = [];
+    let steps = 0;
     for (const entry of entries) {
+      if (++steps % ENTRIES_PER_TICK === 0) await tick();
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.kind === "dir" && enters(path, entry.name, depth)) subfolders.push(path);
+    }
+    let entered = 0;
+    const ahead: Promise<readonly TreeEntry[] | undefined>[] = [];
+    const readAhead = () => {
+      while (ahead.length < READ_AHEAD && entered + ahead.length < subfolders.length) {
+        ahead.push(read(subfolders[entered + ahead.length]));
+      }
+    };
+    readAhead();
+    for (const entry of entries) {
+      if (++steps % ENTRIES_PER_TICK === 0) await tick();
       if (entry.kind === "other") continue;
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir") {
-        if (depth >= maxDepth || isGitDir(entry.name) || !onTheWay(only, path)) continue;
-        if (options.gitignore && rules.ignored(path, true)) continue;
-        if (await visit(path, depth + 1)) return true;
+        if (subfolders[entered] !== path) continue;
+        const listing = ahead.shift()!;
+        entered++;
+        readAhead();
+        if (await visit(path, depth + 1, listing)) return true;
       } else if (!isGitDir(entry.name) && !(options.gitignore && rules.ignored(path, false))) {
         if (onFile(path) === true) return true;
       }
     }
     return false;
   };
-  return await visit(options.start, 1);
+  return await visit(options.start, 1, read(options.start));
 }
 
 /**

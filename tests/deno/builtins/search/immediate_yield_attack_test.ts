@@ -8,48 +8,10 @@
  */
 import { assert, assertEquals } from "@std/assert";
 import { makeFixture } from "../_fixture.ts";
-import { sandboxed, searchTools, writeTree } from "./_search_fixture.ts";
+import { besideOtherUser, sandboxed, searchTools, writeTree } from "./_search_fixture.ts";
 import { scanAndContain } from "../../../../src/deno/builtins/sandbox/planted_repositories.ts";
 import { exists } from "../../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
-
-/**
- * Runs `work` while a second user sends one loopback HTTP request after another (standing for
- * `serve --http`) and a zero-delay timer chain counts the event loop's turns.
- */
-async function besideOtherUser<T>(
-  work: () => Promise<T>,
-): Promise<{ value: T; answered: number; turns: number }> {
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen() {} },
-    () => new Response("served"),
-  );
-  const url = `http://127.0.0.1:${server.addr.port}/`;
-  try {
-    assertEquals(await (await fetch(url)).text(), "served");
-    let on = true;
-    let answered = 0;
-    let turns = 0;
-    const chain = () => {
-      if (!on) return;
-      turns++;
-      setTimeout(chain, 0);
-    };
-    const asker = (async () => {
-      while (on) {
-        assertEquals(await (await fetch(url)).text(), "served");
-        if (on) answered++;
-      }
-    })();
-    setTimeout(chain, 0);
-    const value = await work();
-    on = false;
-    await asker;
-    return { value, answered, turns };
-  } finally {
-    await server.shutdown();
-  }
-}
 
 // Hostile for a backtracking engine, matched in many slices; few lines match (those without a
 // `b`), so no search ends early at the output bound.
