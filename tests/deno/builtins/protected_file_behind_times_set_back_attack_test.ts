@@ -9,6 +9,7 @@ import { builtinTools } from "@toolroute/toolroute/deno";
 import { makeFixture } from "./_fixture.ts";
 import { exists } from "../../_helpers/exists.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { RACY_MS } from "../../../src/deno/builtins/sandbox/protected_mounts.ts";
 
 Deno.test({
   name:
@@ -27,7 +28,7 @@ Deno.test({
     const tools = await router.expose({ builtins: ["bash", "write_file"] });
     assertFalse((await tools.call("bash", { command: "true" })).isError);
     // Past the racy window: the walks now trust the folder's look that found none.
-    await new Promise((resolve) => setTimeout(resolve, 3_300));
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 300));
     assertFalse((await tools.call("bash", { command: "true" })).isError);
     const before = await Deno.stat(ws);
     const result = await tools.call("bash", {
