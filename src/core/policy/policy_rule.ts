@@ -92,13 +92,30 @@ export function parseRule(value: unknown, action: PolicyAction): PolicyRule {
  * @returns `true` when the rule is about this tool.
  */
 export function ruleNamesTool(rule: PolicyRule, tool: RoutedTool): boolean {
-  if (rule.kind === "name") return rule.pattern!.test(tool.name);
+  if (rule.kind === "name") {
+    if (rule.pattern!.test(tool.name)) return true;
+    // Another server decides whether a tool keeps its name: one listing the same name qualifies
+    // both (`mail_send_email`), a look-alike of a higher source renames it. A deny or ask rule (a
+    // limit, a neverSticky rule) also names the tool by its own name, so no server can rename a
+    // tool out of it; an allow rule names exposed names only, so a renamed tool is not let in.
+    if (rule.action === "allow") return false;
+    const own = ownName(tool);
+    return own !== tool.name && rule.pattern!.test(own);
+  }
   if (rule.kind === "source") return rule.source === tool.source;
   if (!MCP_SOURCES.includes(tool.source)) return false;
   const slash = tool.origin.indexOf("/");
   if (slash === -1) return false;
   if (!rule.pattern!.test(tool.origin.slice(0, slash))) return false;
   return rule.serverTool === undefined || rule.serverTool.test(tool.origin.slice(slash + 1));
+}
+
+/** A tool's name before any renaming: its server's or service's own name, or a function's. */
+function ownName(tool: RoutedTool): string {
+  if (tool.source === "function") return tool.origin;
+  if (!MCP_SOURCES.includes(tool.source)) return tool.name;
+  const slash = tool.origin.indexOf("/");
+  return slash === -1 ? tool.name : tool.origin.slice(slash + 1);
 }
 
 function parseSpecifier(text: string): RuleSpecifier {

@@ -197,7 +197,9 @@ async function httpAuth(
   if (tokenFile !== undefined) {
     throw new UsageError('"--token-file" applies without "users"; each user has its own token');
   }
-  const tokens: Record<string, string> = {};
+  // By token, in a Map: two users with one token would leave the token to the later user (the
+  // earlier one's requests served as that user), and a token "__proto__" would name no one.
+  const tokens = new Map<string, { id: string; variable: string }>();
   for (const user of config.users) {
     const token = Deno.env.get(user.tokenVariable);
     if (token === undefined || token === "") {
@@ -205,9 +207,16 @@ async function httpAuth(
         `The token of user "${user.id}" is not set: set the environment variable ${user.tokenVariable}`,
       );
     }
-    tokens[token] = user.id;
+    const other = tokens.get(token);
+    if (other !== undefined) {
+      throw new UsageError(
+        `users.${other.variable} and users.${user.tokenVariable} hold the same token, so one user would be served as the other: give each user its own token`,
+      );
+    }
+    tokens.set(token, { id: user.id, variable: user.tokenVariable });
   }
-  return { tokens, anonymous: false, generated: false };
+  const byToken = Object.fromEntries([...tokens].map(([token, { id }]) => [token, id]));
+  return { tokens: byToken, anonymous: false, generated: false };
 }
 
 function stopSignal(): { signal: AbortSignal; dispose(): void } {

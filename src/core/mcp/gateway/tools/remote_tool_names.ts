@@ -24,8 +24,11 @@ export interface RemoteToolTarget {
  * list to hold `bank_transfer` would otherwise take the name the bank's `transfer` had while
  * both offered `transfer`, and a model still calling it would reach that server); otherwise it
  * is exposed as `toApiFunctionName(serverId, toolName)`. Two servers offering the
- * same name are both qualified (never last-writer-wins). The result maps each exposed name back to
- * the original server and tool, in input order.
+ * same name are both qualified (never last-writer-wins). A qualified name that would begin with a
+ * longer selected server's prefix (server `gh`'s tool `x.delete` as `gh_x_delete`, where a server
+ * `gh_x` is selected) doubles the `_` after its own prefix (`gh__x_delete`): every name beginning
+ * `gh_x_` is `gh_x`'s, so a tool of `gh` can never take, or hold, a name of `gh_x`'s tools. The
+ * result maps each exposed name back to the original server and tool, in input order.
  *
  * @param servers The selected servers of one tier, with their tool names.
  * @returns Exposed name → original server and tool name.
@@ -51,7 +54,7 @@ export function assignRemoteToolNames(
         !prefixes.some(({ serverId, prefix }) =>
           serverId !== server.serverId && toolName.startsWith(prefix)
         );
-      const exposed = own ? toolName : toApiFunctionName(server.serverId, toolName);
+      const exposed = own ? toolName : qualified(server.serverId, toolName, prefixes);
       candidates.push({ exposed, target: { serverId: server.serverId, toolName }, own });
     }
   }
@@ -61,12 +64,34 @@ export function assignRemoteToolNames(
   for (const candidate of candidates) {
     let exposed = candidate.exposed;
     if (counts.get(exposed)! > 1 && candidate.own) {
-      exposed = toApiFunctionName(candidate.target.serverId, candidate.target.toolName);
+      exposed = qualified(candidate.target.serverId, candidate.target.toolName, prefixes);
     }
     exposed = unused(exposed, names);
     names.set(exposed, candidate.target);
   }
   return names;
+}
+
+/**
+ * A tool's qualified name, kept out of a longer server prefix: the qualified names of a server
+ * `gh_x` are every `gh_x_…`, so `gh`'s tool `x.delete` (`gh_x_delete`) would take a name of
+ * `gh_x`'s (`delete`, qualified when it clashes) whenever `gh` came first, and move it whenever
+ * `gh` changed its list. A doubled `_` after the own prefix is a name no other server's qualified
+ * names have (they collapse runs of `_`) and no other server's own names keep (they would begin
+ * with this server's prefix).
+ */
+function qualified(
+  serverId: string,
+  toolName: string,
+  prefixes: readonly { serverId: string; prefix: string }[],
+): string {
+  const name = toApiFunctionName(serverId, toolName);
+  const own = prefixes.find((p) => p.serverId === serverId)?.prefix;
+  if (own === undefined || !name.startsWith(own)) return name;
+  const longer = prefixes.some(({ serverId: id, prefix }) =>
+    id !== serverId && prefix.length > own.length && name.startsWith(prefix)
+  );
+  return longer ? `${own}_${name.slice(own.length)}`.slice(0, 64) : name;
 }
 
 /** Returns `name`, or `name` with the first free `_2`, `_3`, … suffix (kept within 64 chars). */
