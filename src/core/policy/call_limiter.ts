@@ -130,17 +130,25 @@ export class CallLimiter {
         this.#full.delete(id);
       }
     }
-    const seen = counts.length === 1
+    // Limits alike but for `max` share one count (one key): a call counts once in it.
+    const first = counts.map(({ key }, index) =>
+      index === 0 ? 0 : counts.findIndex((other) => sameKey(other.key, key))
+    );
+    const stored = counts.length === 1
       ? [await this.#store.increment(counts[0].key, { expireIn: counts[0].expireIn })]
       : await Promise.all(
-        counts.map(({ key, expireIn }) => this.#store.increment(key, { expireIn })),
+        counts.map(({ key, expireIn }, index) =>
+          first[index] === index ? this.#store.increment(key, { expireIn }) : 0
+        ),
       );
+    const seen = first.map((index) => stored[index]);
     const over = seen.findIndex((value, index) => value > applying[index].max);
     if (over === -1) return undefined;
-    // Nothing runs, so the counts that admitted the call are given back; a count over its limit
+    // Nothing runs, so the counts that admitted the call are given back; a count over a limit
     // stays over it until its window ends either way.
+    const full = new Set(first.filter((_, index) => seen[index] > applying[index].max));
     await Promise.all(
-      counts.filter((_, index) => seen[index] <= applying[index].max)
+      counts.filter((_, index) => first[index] === index && !full.has(index))
         .map(({ key }) => this.#store.increment(key, { by: -1 })),
     );
     if (this.#full.size >= 10_000) this.#full.clear();
@@ -168,6 +176,10 @@ export class CallLimiter {
     const call = new SpecifierMatch(tool, parsed, this.#workspace);
     return limits.filter((limit) => call.matches(limit.rule));
   }
+}
+
+function sameKey(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((part, index) => part === b[index]));
 }
 
 /** A limit's last count key, with the user and the window or run it was made for. */

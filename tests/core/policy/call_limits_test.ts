@@ -315,3 +315,24 @@ Deno.test("a store that fails fails the call closed: it does not run, and the ca
   assertMatch(result.text, /did not run: its limits could not be checked/);
   assertEquals(ran, []);
 });
+
+Deno.test("two limits alike but for max share one count, and a call counts once in it", async () => {
+  const store = new MemoryStore();
+  const { router, ran } = limitedRouter({
+    limits: [
+      { match: "send_email", max: 5, windowMs: HOUR },
+      { match: "send_email", max: 3, windowMs: HOUR },
+    ],
+  }, { store });
+  const tools = await expose(router, "alice");
+  const codes = [];
+  for (let i = 0; i < 5; i++) {
+    codes.push((await tools.call("send_email", { to: `x${i}@a.com` })).code ?? "ok");
+  }
+  // The stricter limit decides: three ran, not one (each call had counted twice).
+  assertEquals(codes, ["ok", "ok", "ok", "rate_limited", "rate_limited"]);
+  assertEquals(ran.length, 3);
+  // The two limits really share one key in the store.
+  const keys = (await store.list<number>(["limits"])).map(({ key }) => key.join("/"));
+  assertEquals(keys.length, 1, keys.join(", "));
+});
