@@ -16,6 +16,9 @@ export interface CompiledLimit {
 
 const LIMIT_KEYS = ["match", "max", "windowMs", "per"];
 
+// The longest window a limit may have: ten years.
+const MAX_WINDOW_MS = 10 * 366 * 24 * 60 * 60_000;
+
 /**
  * Checks a policy's `limits`; throws a `TypeError` naming the first malformed one.
  *
@@ -49,6 +52,13 @@ export function compileLimits(limits: unknown, scope: PolicyScope): readonly Com
     const windowMs = limit.windowMs;
     if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs >= 1)) {
       throw invalid(`${at} has "windowMs" ${JSON.stringify(windowMs)}: pass whole milliseconds`);
+    }
+    // A count is kept for two windows: stores bound how long a key may live (Deno KV's expiry
+    // fails past about 8e15 ms, and every call would fail closed).
+    if (windowMs !== undefined && windowMs > MAX_WINDOW_MS) {
+      throw invalid(
+        `${at} has "windowMs" ${windowMs}, over ten years (${MAX_WINDOW_MS}): pass a shorter window`,
+      );
     }
     const per = limit.per ?? "user";
     if (per !== "user" && per !== "router") {
