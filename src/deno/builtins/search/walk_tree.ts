@@ -18,9 +18,10 @@ export interface TreeEntry {
 export interface TreeView {
   /**
    * The entries of a folder in any order, or `undefined` when it cannot be read (it is skipped).
-   * A long listing is gone through with the budget's tick between slices of entries.
+   * A long listing is gone through with `pause` between slices of entries: it yields, and throws
+   * at the search's limits or once the walk is over (a listing read ahead is then given up).
    */
-  list(dir: string, budget: SearchBudget): Promise<readonly TreeEntry[] | undefined>;
+  list(dir: string, pause: () => Promise<void>): Promise<readonly TreeEntry[] | undefined>;
   /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
   gitignore(dir: string): string | undefined;
 }
@@ -64,10 +65,14 @@ export async function walkTree(
   const maxDepth = options.maxDepth ?? Infinity;
   const only = onlyFolder(options);
   const tick = () => budget.tick();
-  // A listing runs beside the walk, which may end first (stopped, or at the deadline): its error
-  // is handled here, and thrown again where the walk awaits it.
+  // A listing read ahead runs beside the walk, which may end first (stopped early, or at the
+  // deadline): it stops at its next pause then, instead of reading on for no one after the
+  // result was given.
+  let over = false;
+  const pause = () => over ? Promise.reject(new Error("the walk is over")) : tick();
+  // Its error is handled here, and thrown again where the walk awaits it.
   const read = (dir: string) => {
-    const listing = view.list(dir, budget);
+    const listing = view.list(dir, pause);
     listing.catch(() => {});
     return listing;
   };
@@ -118,7 +123,11 @@ export async function walkTree(
     }
     return false;
   };
-  return await visit(options.start, 1, read(options.start));
+  try {
+    return await visit(options.start, 1, read(options.start));
+  } finally {
+    over = true;
+  }
 }
 
 /**
