@@ -1,5 +1,5 @@
 import { join } from "@std/path";
-import { GitignoreRules } from "./gitignore_rules.ts";
+import { GitignoreRules, RULE_WORK_PER_TICK } from "./gitignore_rules.ts";
 import { onTheWay } from "../../sandbox/supervisor/on_the_way.ts";
 import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
 import { sortedEntries } from "./sorted_entries.ts";
@@ -65,6 +65,11 @@ export async function walkTree(
   const maxDepth = options.maxDepth ?? Infinity;
   const only = onlyFolder(options);
   const tick = () => budget.tick();
+  // A step of the walk ends after a slice of entries or, with costly `.gitignore` rules, sooner.
+  const step = () => {
+    rules.work = 0;
+    return tick();
+  };
   // A listing read ahead runs beside the walk, which may end first (stopped early, or at the
   // deadline): it stops at its next pause then, instead of reading on for no one after the
   // result was given.
@@ -95,7 +100,7 @@ export async function walkTree(
     const subfolders: string[] = [];
     let steps = 0;
     for (const entry of entries) {
-      if (++steps % ENTRIES_PER_TICK === 0) await tick();
+      if (++steps % ENTRIES_PER_TICK === 0 || rules.work >= RULE_WORK_PER_TICK) await step();
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir" && enters(path, entry.name, depth)) subfolders.push(path);
     }
@@ -108,7 +113,7 @@ export async function walkTree(
     };
     readAhead();
     for (const entry of entries) {
-      if (++steps % ENTRIES_PER_TICK === 0) await tick();
+      if (++steps % ENTRIES_PER_TICK === 0 || rules.work >= RULE_WORK_PER_TICK) await step();
       if (entry.kind === "other") continue;
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir") {
