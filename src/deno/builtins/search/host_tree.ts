@@ -1,4 +1,4 @@
-import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
+import { ENTRIES_PER_TICK } from "./search_budget.ts";
 import type { TreeEntry, TreeView } from "./walk_tree.ts";
 
 /** The largest `.gitignore` file read (1 MiB); a larger one is ignored. */
@@ -39,7 +39,7 @@ export class HostTree implements TreeView {
     return path === "" ? this.#root : `${this.#root}/${path}`;
   }
 
-  async list(dir: string, budget: SearchBudget): Promise<TreeEntry[] | undefined> {
+  async list(dir: string, pause: () => Promise<void>): Promise<TreeEntry[] | undefined> {
     let listing: AsyncIterator<Deno.DirEntry>;
     try {
       listing = Deno.readDir(this.pathOf(dir))[Symbol.asyncIterator]();
@@ -50,20 +50,27 @@ export class HostTree implements TreeView {
     const read = () => listing.next().catch(() => undefined);
     const list: TreeEntry[] = [];
     let gitignore = false;
-    for (let next = await read(); next?.done !== true; next = await read()) {
-      if (next === undefined) return undefined;
-      // The listing arrives whole; going through it is work on the loop like any other.
-      if (list.length % ENTRIES_PER_TICK === ENTRIES_PER_TICK - 1) await budget.tick();
-      const entry = next.value;
-      const kind = entry.isSymlink
-        ? "other"
-        : entry.isDirectory
-        ? "dir"
-        : entry.isFile
-        ? "file"
-        : "other";
-      if (kind === "file" && entry.name === ".gitignore") gitignore = true;
-      list.push({ name: entry.name, kind });
+    try {
+      for (let next = await read(); next?.done !== true; next = await read()) {
+        if (next === undefined) return undefined;
+        // The listing arrives whole; going through it is work on the loop like any other.
+        if (list.length % ENTRIES_PER_TICK === ENTRIES_PER_TICK - 1) await pause();
+        const entry = next.value;
+        const kind = entry.isSymlink
+          ? "other"
+          : entry.isDirectory
+          ? "dir"
+          : entry.isFile
+          ? "file"
+          : "other";
+        if (kind === "file" && entry.name === ".gitignore") gitignore = true;
+        list.push({ name: entry.name, kind });
+      }
+    } finally {
+      // A listing left before its end (the search's deadline, an abort, a walk that stopped)
+      // holds its folder open until closed: never closed, each was a descriptor `serve` lost for
+      // good (no garbage collection closes it), and cancelled searches ran it out of them.
+      listing.return?.().catch(() => {});
     }
     this.#listed.add(dir);
     if (gitignore) this.#gitignores.add(dir);

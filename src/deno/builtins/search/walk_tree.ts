@@ -1,5 +1,5 @@
 import { join } from "@std/path";
-import { GitignoreRules } from "./gitignore_rules.ts";
+import { GitignoreRules, RULE_WORK_PER_TICK } from "./gitignore_rules.ts";
 import { onTheWay } from "../../sandbox/supervisor/on_the_way.ts";
 import { ENTRIES_PER_TICK, type SearchBudget } from "./search_budget.ts";
 import { sortedEntries } from "./sorted_entries.ts";
@@ -18,9 +18,10 @@ export interface TreeEntry {
 export interface TreeView {
   /**
    * The entries of a folder in any order, or `undefined` when it cannot be read (it is skipped).
-   * A long listing is gone through with the budget's tick between slices of entries.
+   * A long listing is gone through with `pause` between slices of entries: it yields, and throws
+   * at the search's limits or once the walk is over (a listing read ahead is then given up).
    */
-  list(dir: string, budget: SearchBudget): Promise<readonly TreeEntry[] | undefined>;
+  list(dir: string, pause: () => Promise<void>): Promise<readonly TreeEntry[] | undefined>;
   /** The text of a folder's `.gitignore` file, or `undefined` when it has none. */
   gitignore(dir: string): string | undefined;
 }
@@ -64,10 +65,19 @@ export async function walkTree(
   const maxDepth = options.maxDepth ?? Infinity;
   const only = onlyFolder(options);
   const tick = () => budget.tick();
-  // A listing runs beside the walk, which may end first (stopped, or at the deadline): its error
-  // is handled here, and thrown again where the walk awaits it.
+  // A step of the walk ends after a slice of entries or, with costly `.gitignore` rules, sooner.
+  const step = () => {
+    rules.work = 0;
+    return tick();
+  };
+  // A listing read ahead runs beside the walk, which may end first (stopped early, or at the
+  // deadline): it stops at its next pause then, instead of reading on for no one after the
+  // result was given.
+  let over = false;
+  const pause = () => over ? Promise.reject(new Error("the walk is over")) : tick();
+  // Its error is handled here, and thrown again where the walk awaits it.
   const read = (dir: string) => {
-    const listing = view.list(dir, budget);
+    const listing = view.list(dir, pause);
     listing.catch(() => {});
     return listing;
   };
@@ -90,7 +100,7 @@ export async function walkTree(
     const subfolders: string[] = [];
     let steps = 0;
     for (const entry of entries) {
-      if (++steps % ENTRIES_PER_TICK === 0) await tick();
+      if (++steps % ENTRIES_PER_TICK === 0 || rules.work >= RULE_WORK_PER_TICK) await step();
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir" && enters(path, entry.name, depth)) subfolders.push(path);
     }
@@ -103,7 +113,7 @@ export async function walkTree(
     };
     readAhead();
     for (const entry of entries) {
-      if (++steps % ENTRIES_PER_TICK === 0) await tick();
+      if (++steps % ENTRIES_PER_TICK === 0 || rules.work >= RULE_WORK_PER_TICK) await step();
       if (entry.kind === "other") continue;
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.kind === "dir") {
@@ -118,7 +128,11 @@ export async function walkTree(
     }
     return false;
   };
-  return await visit(options.start, 1, read(options.start));
+  try {
+    return await visit(options.start, 1, read(options.start));
+  } finally {
+    over = true;
+  }
 }
 
 /**

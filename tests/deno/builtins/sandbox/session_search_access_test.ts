@@ -249,7 +249,10 @@ Deno.test({
         `start ${start}, only ${only}`,
       );
       // Folders off the way are named, not listed.
-      assertEquals((await listed.list("src/util", budget()))?.length, only === "" ? 1 : 0);
+      assertEquals(
+        (await listed.list("src/util", () => Promise.resolve()))?.length,
+        only === "" ? 1 : 0,
+      );
     }
   },
 });
@@ -328,7 +331,7 @@ Deno.test("sessionSearchAccess refuses a listing or files out of protocol and en
       budget: budget(),
     });
   const good = await listing([[1, "fa.txt\0dsub\0fsub/b.txt\0"], [2, "sub\0*.log\n"]]);
-  assertEquals(await good.list("sub", budget()), [{ name: "b.txt", kind: "file" }]);
+  assertEquals(await good.list("sub", () => Promise.resolve()), [{ name: "b.txt", kind: "file" }]);
   assertEquals(good.gitignore("sub"), "*.log\n");
   for (
     const bad of [

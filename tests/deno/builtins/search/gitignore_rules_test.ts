@@ -43,3 +43,27 @@ Deno.test("GitignoreRules checks no path longer than 1024 characters (one ** is 
   assertEquals(rules.ignored(`${deep}/b`, false), false, "1201 characters: listed");
   assertEquals(rules.ignored(`${deep}/x.log`, false), false);
 });
+
+Deno.test("GitignoreRules keeps 16 KiB of rules along a path, whole lines, the folders above first", () => {
+  const rules = new GitignoreRules();
+  // 16,367 characters of rules (the others match nothing) and a comment, then one over the limit.
+  const filler = Array.from({ length: 1487 }, (_, i) => `n${String(i).padStart(9, "0")}`).join(
+    "\n",
+  );
+  rules.add("", `first.txt\n#${"#".repeat(20_000)}\n${filler}\ncut-by-the-limit.txt\npast.txt\n`);
+  // 17 characters are left below the root's rules: for each folder, with those above it.
+  rules.add("sub", "longer-than-what-is-left.txt\n");
+  rules.add("sub/deep", "t.txt\n");
+  rules.add("other", "t.txt\n");
+  assertEquals(rules.ignored("first.txt", false), true);
+  assertEquals(
+    rules.ignored("cut-by-the-limit.txt", false),
+    false,
+    "a line over the limit is left out, and the rest",
+  );
+  assertEquals(rules.ignored("past.txt", false), false);
+  assertEquals(rules.ignored("sub/longer-than-what-is-left.txt", false), false);
+  assertEquals(rules.ignored("sub/first.txt", false), true);
+  assertEquals(rules.ignored("sub/deep/t.txt", false), true, "the folder above kept nothing");
+  assertEquals(rules.ignored("other/t.txt", false), true);
+});
