@@ -18,9 +18,11 @@ import ignore, { type Ignore } from "ignore";
  * of a path's folder and the folders above it times the path's length: a megabyte of rules took
  * over 100 ms a path, seconds a slice of the walk, on the host's event loop. A folder's rules are
  * kept only up to {@linkcode MAX_RULE_CHARS} with those of the folders above it (its first rules,
- * whole lines; comments and blank lines do not count), which bounds one check, and {@linkcode GitignoreRules.work} counts what
- * the checks cost, for the walk to yield by it.
- * Skipping only lists more files: `.gitignore` is a filter of the searches, never a boundary.
+ * whole lines; comments and blank lines do not count), which bounds one check, and
+ * {@linkcode GitignoreRules.work} counts what the checks cost, for the walk to yield by it.
+ * A rule skipped changes only which files a search lists (more, or fewer when it was a `!`
+ * re-include): `.gitignore` is a filter of the searches, never a boundary, and whoever writes it
+ * decides that list anyway.
  */
 export class GitignoreRules {
   #rules = new Map<string, { rules: Ignore; chars: number }>();
