@@ -11,7 +11,7 @@
  * @module
  */
 import { assertEquals, assertThrows } from "@std/assert";
-import { encodeFrame, FrameReader, MAX_FRAME_BODY } from "../../src/deno/sandbox/session_frames.ts";
+import { encodeFrame, FrameReader, MAX_FRAME_BODY } from "../../src/deno/sandbox/protocol.ts";
 
 Deno.test("frames split anywhere and read through one reused buffer come out whole and unchanged", () => {
   let seed = 7;

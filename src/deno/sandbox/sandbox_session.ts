@@ -2,8 +2,14 @@ import { deadline } from "@std/async";
 import { DeadlineTimer } from "../../core/deadline_timer.ts";
 import { ToolError } from "../../core/tool_error.ts";
 import { sessionEnded, sessionExited } from "./session_ended.ts";
-import { encodeFrame, FrameReader, type SessionFrame } from "./session_frames.ts";
-import { type FinalAnswer, parseFinalAnswer, type SupervisorRequest } from "./protocol.ts";
+import {
+  encodeFrame,
+  type FinalAnswer,
+  FrameReader,
+  parseFinalAnswer,
+  type SessionFrame,
+  type SupervisorRequest,
+} from "./protocol.ts";
 import {
   launchSession,
   PROXY_PORT,

@@ -4,7 +4,7 @@ import { ToolError, ToolRouter } from "@toolroute/toolroute";
 import { builtinTools, resolveBuiltinContext } from "@toolroute/toolroute/deno";
 import { SandboxSessions } from "../../../src/deno/builtins/sandbox/sandbox_sessions.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
-import { encodeFrame } from "../../../src/deno/sandbox/session_frames.ts";
+import { encodeFrame } from "../../../src/deno/sandbox/protocol.ts";
 import { concat } from "@std/bytes";
 import { exists } from "@std/fs";
 import { forgeAnswers } from "./_host_forge.ts";

@@ -10,7 +10,7 @@ import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { makeFixture } from "../_fixture.ts";
 import { sandboxed } from "../search/_search_fixture.ts";
-import { MAX_FRAME_BODY } from "../../../../src/deno/sandbox/session_frames.ts";
+import { MAX_FRAME_BODY } from "../../../../src/deno/sandbox/protocol.ts";
 
 async function tools(context: BuiltinContext): Promise<{ tools: ToolSet } & AsyncDisposable> {
   const router = new ToolRouter({ builtins: builtinTools(context) });

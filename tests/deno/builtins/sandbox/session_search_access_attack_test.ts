@@ -9,7 +9,7 @@ import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 import { makeFixture, SECRET } from "../_fixture.ts";
 import { sandboxed, writeTree } from "../search/_search_fixture.ts";
-import { encodeFrame } from "../../../../src/deno/sandbox/session_frames.ts";
+import { encodeFrame } from "../../../../src/deno/sandbox/protocol.ts";
 import { concat } from "@std/bytes";
 import { forgeAnswers } from "../../sandbox/_host_forge.ts";
 

@@ -4,7 +4,7 @@
 // exactly 64 KiB and one a byte past it, a held frame larger than the buffer after held ones, and
 // another request's answer between them all reach the host whole, once each, in the order sent.
 import { assertEquals } from "@std/assert";
-import { FrameReader } from "../../../../src/deno/sandbox/session_frames.ts";
+import { FrameReader } from "../../../../src/deno/sandbox/protocol.ts";
 
 const CONTEXT = new URL(
   "../../../../src/deno/sandbox/supervisor/supervisor_context.ts",

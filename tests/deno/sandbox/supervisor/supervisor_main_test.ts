@@ -1,7 +1,7 @@
 import { testSession } from "../_test_session.ts";
 import { assert, assertEquals } from "@std/assert";
 import type { SandboxSession } from "../../../../src/deno/sandbox/sandbox_session.ts";
-import type { SessionFrame } from "../../../../src/deno/sandbox/session_frames.ts";
+import type { SessionFrame } from "../../../../src/deno/sandbox/protocol.ts";
 import { skipWithoutBwrap } from "../../../_helpers/bwrap.ts";
 
 const options = { timeoutMs: 10_000, onTimeout: () => new Error("timeout") as never };
