@@ -78,16 +78,19 @@ const ERAS = {
 /** What one SDK client makes of a call: its value or its error's name, code and message. */
 async function sdkOutcome(
   Made: typeof Client,
-  url: string,
-  era: keyof typeof ERAS,
-  tool: string,
+  { url, era, tool, timeout }: {
+    url: string;
+    era: keyof typeof ERAS;
+    tool: string;
+    timeout: number;
+  },
 ): Promise<string> {
   const client = new Made({ name: "t", version: "1" }, ERAS[era]);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   try {
     // The output schema is learnt from the listing, as the gateway does.
     await client.listTools();
-    const result = await client.callTool({ name: tool, arguments: {} }, { timeout: 800 });
+    const result = await client.callTool({ name: tool, arguments: {} }, { timeout });
     return `value ${JSON.stringify(result)}`;
   } catch (error) {
     const { name, code, message } = error as { name: string; code?: unknown; message: string };
@@ -101,6 +104,13 @@ const ELICIT = {
   method: "elicitation/create",
   params: { message: "Your password?", requestedSchema: { type: "object", properties: {} } },
 };
+
+/**
+ * The answers the SDK never settles a call on (it waits for the answer of its own id): only these
+ * get a short deadline. Every other answer settles at once, and gets a deadline no loaded machine
+ * reaches, so that a slow run cannot pass a timeout off as the client's verdict.
+ */
+const HANGS = new Set(["the answer of another id", "a request in place of the answer"]);
 
 /** Answers that are no valid `CallToolResult` of their era: the model gets an error result. */
 const INVALID: Record<string, Answer> = {
@@ -144,12 +154,15 @@ Deno.test("a hostile server's invalid tool results: CallingClient refuses each a
   try {
     for (const [name, answer] of Object.entries(INVALID)) {
       server.state.answer = answer;
+      const timeout = HANGS.has(name) ? 800 : 20_000;
       for (const era of ["2025", "2026-07-28"] as const) {
         for (const tool of ["t", "o"]) {
           const calls = server.state.calls;
-          const raw = await sdkOutcome(Client, server.url, era, tool);
-          const ours = await sdkOutcome(CallingClient, server.url, era, tool);
+          const call = { url: server.url, era, tool, timeout };
+          const raw = await sdkOutcome(Client, call);
+          const ours = await sdkOutcome(CallingClient, call);
           assertEquals(ours, raw, `${name}, ${era}, ${tool}`);
+          assertEquals(raw.includes("REQUEST_TIMEOUT"), HANGS.has(name), `${name}: ${raw}`);
           // The attack reached the seam: both clients sent the call and were answered.
           assert(server.state.calls >= calls + 2, `${name}: the server was not called`);
           // Neither client took the answer for a valid result of a tool with an output schema.
@@ -162,7 +175,7 @@ Deno.test("a hostile server's invalid tool results: CallingClient refuses each a
           const tools = await router.expose({ mcpServers: ["s"] });
           for (const tool of ["t", "o"]) {
             // A result, not a throw: `call` rejecting would fail the test here.
-            const result = await tools.call(tool, {}, { timeoutMs: 800 });
+            const result = await tools.call(tool, {}, { timeoutMs: timeout });
             const where = `${name}, ${era}, ${tool}: ${result.text}`;
             if (tool === "o") assertEquals(result.isError, true, where);
             if (result.isError) {
@@ -202,8 +215,8 @@ Deno.test("a hostile server's borderline tool results: extra fields, an output s
           _meta: { note: "server's" },
         });
         assertEquals(
-          await sdkOutcome(CallingClient, server.url, era, "t"),
-          await sdkOutcome(Client, server.url, era, "t"),
+          await sdkOutcome(CallingClient, { url: server.url, era, tool: "t", timeout: 20_000 }),
+          await sdkOutcome(Client, { url: server.url, era, tool: "t", timeout: 20_000 }),
         );
         const extra = await tools.call("t", {});
         assertEquals([extra.isError, extra.text], [false, "x"], era);
