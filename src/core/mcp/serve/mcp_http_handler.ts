@@ -6,8 +6,8 @@ import {
   LOOPBACK_HOSTNAMES,
   originAllowed,
 } from "./_request_guard.ts";
-import { sha256Hex } from "../../sha256_hex.ts";
 import { checkPositive } from "../../check_positive.ts";
+import { bearerUsers } from "./_bearer_users.ts";
 import { boundedBody } from "./_bounded_body.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
@@ -164,7 +164,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
-  const tokenDigests = digestTokens(options.tokens);
+  const usersOfTokens = bearerUsers(options.tokens);
   const { name, version, instructions, userId, timeoutMs } = options;
   const serverOptions: ToolSetServerOptions = { name, version, instructions, userId, timeoutMs };
   const sessions = new McpSessions(tools, serverOptions, {
@@ -178,8 +178,8 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
-    if (token !== undefined && tokenDigests !== undefined) {
-      const userId = (await tokenDigests).get(await sha256Hex(token));
+    if (token !== undefined && usersOfTokens !== undefined) {
+      const userId = await usersOfTokens(token);
       if (userId !== undefined) return userId;
     }
     return await options.authenticate?.(request);
@@ -252,24 +252,6 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       },
     },
   }) as McpHttpHandler;
-}
-
-function digestTokens(
-  tokens: Readonly<Record<string, string>> | undefined,
-): Promise<Map<string, string>> | undefined {
-  if (tokens === undefined) return undefined;
-  const entries = Object.entries(tokens);
-  for (const [token, userId] of entries) {
-    if (token === "" || typeof userId !== "string" || userId === "") {
-      throw new TypeError(
-        "Cannot create MCP handler: every token must be a non-empty string mapped to a non-empty user id",
-      );
-    }
-  }
-  return Promise.all(
-    entries.map(async ([token, userId]) => [await sha256Hex(token), userId] as const),
-  )
-    .then((pairs) => new Map(pairs));
 }
 
 /** A body's JSON message, or `undefined` for a body that is empty or no JSON. */

@@ -140,6 +140,56 @@ Deno.test("mcpHttpHandler requires a known bearer token and takes the user from 
   await handler.close();
 });
 
+Deno.test("mcpHttpHandler keeps each token's user on every request and refuses near misses", async () => {
+  const handler = mcpHttpHandler({
+    tools: provider,
+    tokens: { "tok-alice": "alice", "tok-bob": "bob" },
+  });
+  // A 2026-07-28 call (no session): each request is authenticated on its own.
+  const whoamiAs = async (token: string) => {
+    const response = await handler(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "whoami",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "whoami",
+            arguments: {},
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      }),
+    );
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      return response.status;
+    }
+    return (await response.json()).result.content[0].text;
+  };
+  const nearMisses = ["tok-alic", "tok-alicee", "tok-alicf", "TOK-ALICE", "tok-bo"];
+  // Before and after each token was seen (and remembered): the same answers.
+  for (let round = 0; round < 3; round++) {
+    for (const miss of nearMisses) assertEquals(await whoamiAs(miss), 401, miss);
+    assertEquals(await whoamiAs("tok-alice"), "alice");
+    assertEquals(await whoamiAs("tok-bob"), "bob");
+  }
+  await handler.close();
+});
+
 Deno.test("mcpHttpHandler keeps a session to the user that opened it", async () => {
   const handler = mcpHttpHandler({
     tools: provider,
