@@ -2,9 +2,11 @@ import type { ToolSet } from "../../tool_set.ts";
 import {
   bearerToken,
   hostAllowed,
+  hostRules,
   jsonRpcErrorResponse,
   LOOPBACK_HOSTNAMES,
   originAllowed,
+  originRules,
 } from "./_request_guard.ts";
 import { checkPositive } from "../../check_positive.ts";
 import { bearerUsers } from "./_bearer_users.ts";
@@ -151,9 +153,12 @@ export interface McpHttpHandler {
  */
 export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const { tools, path = "/mcp", stateless = false, jsonResponse = false } = options;
-  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTNAMES;
-  const allowedOrigins = options.allowedOrigins ??
-    LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]);
+  // Parsed once: a request is checked against the rules, not the entries' text.
+  const allowedHosts = hostRules(options.allowedHosts ?? LOOPBACK_HOSTNAMES);
+  const allowedOrigins = originRules(
+    options.allowedOrigins ??
+      LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]),
+  );
   for (
     const name of ["maxSessions", "maxSessionsPerUser", "sessionIdleMs", "maxBodyBytes"] as const
   ) {
