@@ -1,10 +1,12 @@
 /**
  * The servers of `serve_throughput.ts`, in a process of their own: `toolroute`'s `mcpHttpHandler`
  * (a function tool, with a policy and an audit sink) and the raw SDK 2.x `createMcpHandler`
- * (`McpServer` with the same tool), each on 127.0.0.1. Prints `{"toolroute":URL,"raw":URL}`.
+ * (`McpServer` with the same tool), each on 127.0.0.1, and a third that answers this process's CPU
+ * time so far (user + system, µs). Prints `{"toolroute":URL,"raw":URL,"cpu":URL}`.
  *
  * @module
  */
+import process from "node:process";
 import { z } from "zod";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { defineTool, ToolRouter } from "../mod.ts";
@@ -39,12 +41,18 @@ const b = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
   (request) => raw.fetch(request),
 );
+const cpu = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+  const { user, system } = process.cpuUsage();
+  return Response.json(user + system);
+});
 console.log(JSON.stringify({
   toolroute: `http://127.0.0.1:${a.addr.port}/mcp`,
   raw: `http://127.0.0.1:${b.addr.port}/mcp`,
+  cpu: `http://127.0.0.1:${cpu.addr.port}/`,
 }));
 await new Promise<void>((resolve) => Deno.addSignalListener("SIGTERM", resolve));
 console.error(`audit records: ${records}`);
 await a.shutdown();
 await b.shutdown();
+await cpu.shutdown();
 Deno.exit(0);

@@ -4,7 +4,9 @@
  * (the same bytes to both, bearer token included), the servers run in a child process of their
  * own (`_serve_throughput_server.ts`). Phases alternate (toolroute, raw, toolroute, …), so load
  * from other processes on a shared machine hits both alike. Prints calls per second and the p99
- * latency of each, and the ratio (target: toolroute ≥ 0.8 × raw, with policy and audit on).
+ * latency of each, and the ratio (target: toolroute ≥ 0.8 × raw, with policy and audit on); then
+ * calls per CPU-second of the server process (one core's worth of its own time, read from it
+ * before and after each phase), whose ratio stays put when other processes take the cores.
  *
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/serve_throughput.ts [phases=6] [seconds=2]`.
  *
@@ -16,7 +18,7 @@ const phases = Number(Deno.args[0] ?? 6);
 const seconds = Number(Deno.args[1] ?? 2);
 const CLIENTS = 100;
 const servers = await startBenchServer("./_serve_throughput_server.ts", { permission: "-A" });
-const urls = JSON.parse(servers.line) as { toolroute: string; raw: string };
+const urls = JSON.parse(servers.line) as { toolroute: string; raw: string; cpu: string };
 const body = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
@@ -58,16 +60,19 @@ async function phase(url: string): Promise<{ calls: number; latencies: number[] 
 }
 
 const totals = {
-  toolroute: { calls: 0, latencies: [] as number[] },
-  raw: { calls: 0, latencies: [] as number[] },
+  toolroute: { calls: 0, latencies: [] as number[], cpuMicros: 0 },
+  raw: { calls: 0, latencies: [] as number[], cpuMicros: 0 },
 };
+const serverCpu = async () => await (await fetch(urls.cpu)).json() as number;
 // Warm both up first.
 await phase(urls.toolroute);
 await phase(urls.raw);
 for (let i = 0; i < phases; i++) {
   const order: ("toolroute" | "raw")[] = i % 2 === 0 ? ["toolroute", "raw"] : ["raw", "toolroute"];
   for (const name of order) {
+    const before = await serverCpu();
     const result = await phase(urls[name]);
+    totals[name].cpuMicros += await serverCpu() - before;
     totals[name].calls += result.calls;
     totals[name].latencies.push(...result.latencies);
   }
@@ -82,4 +87,12 @@ for (const name of ["toolroute", "raw"] as const) {
   );
 }
 console.log(`ratio toolroute / raw: ${(rate("toolroute") / rate("raw")).toFixed(2)}`);
+const perCore = (name: "toolroute" | "raw") => totals[name].calls / totals[name].cpuMicros * 1e6;
+console.log(
+  `per core: toolroute ${perCore("toolroute").toFixed(0)}, raw ${
+    perCore("raw").toFixed(0)
+  } calls per CPU-second of the server; ratio ${
+    (perCore("toolroute") / perCore("raw")).toFixed(2)
+  }`,
+);
 await servers.close();

@@ -1,29 +1,29 @@
-import { LimitedBytesTransformStream } from "@std/streams/limited-bytes-transform-stream";
-
 /**
- * The request with its body read whole, or `undefined` when the body is over `max` bytes (by its
- * `Content-Length`, or as it arrives: a chunked body has none): the handler reads a POST's body
- * several times (batch check, era, session), so one bounded read up front bounds them all.
+ * A request's body read whole as text (UTF-8, as the SDK's transports decode it), or `undefined`
+ * when it is over `max` bytes: by its `Content-Length`, refused unread, or as it arrives (a
+ * chunked body has no length, and a length beside a `Transfer-Encoding` declares nothing), where
+ * the read stops at the bound. The handler reads the body this once and hands the parsed message
+ * on, so the era check and the SDK's transports read no copy of it.
  */
-export async function boundedRequest(request: Request, max: number): Promise<Request | undefined> {
-  if (request.body === null) return request;
-  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > max) {
+export async function boundedBody(request: Request, max: number): Promise<string | undefined> {
+  if (request.body === null) return "";
+  if (Number(request.headers.get("content-length") ?? Number.NaN) > max) {
     await request.body.cancel().catch(() => {});
     return undefined;
   }
-  // A body of declared length is no longer (the runtime's HTTP framing reads no more of it):
-  // handed on as it came, whose reads cost a busy server less than a copy. Not beside a
-  // `Transfer-Encoding`, which then makes the length declare nothing.
-  if (Number.isSafeInteger(declared) && !request.headers.has("transfer-encoding")) return request;
-  try {
-    const limited: ReadableStream<Uint8Array> = request.body.pipeThrough(
-      new LimitedBytesTransformStream(max, { error: true }),
-    );
-    const body = await new Response(limited).arrayBuffer();
-    return new Request(request, { body });
-  } catch (error) {
-    if (error instanceof RangeError) return undefined;
-    throw error;
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let received = 0;
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    // The stream is closed: nothing to release (a release makes an error object per request).
+    if (done) return text + decoder.decode();
+    received += value.byteLength;
+    if (received > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
   }
 }

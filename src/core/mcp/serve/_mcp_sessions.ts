@@ -20,6 +20,13 @@ interface Session {
   lastUsed: number;
 }
 
+/** Who sends a request, and its body as the handler parsed it (`undefined`: none, or no JSON). */
+export interface SessionRequest {
+  userId: string | undefined;
+  authInfo: unknown;
+  body: { message: unknown } | undefined;
+}
+
 /** Limits and mode of {@linkcode McpSessions}, as `McpHttpHandlerOptions` describes them. */
 export interface McpSessionLimits {
   maxSessions: number;
@@ -62,9 +69,12 @@ export class McpSessions {
   }
 
   /** Answers a request: on its session, or by opening one (an `initialize` POST). */
-  async handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response> {
+  async handle(request: Request, about: SessionRequest): Promise<Response> {
+    const { userId, authInfo, body } = about;
     const sessionId = request.headers.get("mcp-session-id");
-    const options = { authInfo } as HandleOptions;
+    // A parsed body is handed on: the transport then reads no copy of it.
+    const options =
+      (body === undefined ? { authInfo } : { authInfo, parsedBody: body.message }) as HandleOptions;
     if (this.#limits.stateless) {
       if (request.method !== "POST") {
         return jsonRpcErrorResponse(405, "Method not allowed; this stateless server takes POST", {
@@ -92,7 +102,7 @@ export class McpSessions {
     if (request.method !== "POST") {
       return jsonRpcErrorResponse(400, "Missing Mcp-Session-Id header; initialize a session first");
     }
-    if (await surelyNoInitialize(request)) {
+    if (surelyNoInitialize(body)) {
       // It opens no session (the transport answers 400): it must not close the user's own.
       return await this.#answerFresh(request, options, userId, () => crypto.randomUUID());
     }
@@ -200,15 +210,11 @@ export class McpSessions {
 }
 
 /**
- * Whether a POST body is one JSON-RPC message whose method is not `initialize` (read from a clone,
- * decoded as the transport decodes it). Anything else may open a session and is counted.
+ * Whether a POST body is one JSON-RPC message whose method is not `initialize` (as the transport
+ * decodes it). Anything else may open a session and is counted.
  */
-async function surelyNoInitialize(request: Request): Promise<boolean> {
-  try {
-    const message = await request.clone().json();
-    return message !== null && typeof message === "object" && !Array.isArray(message) &&
-      message.method !== "initialize";
-  } catch {
-    return false;
-  }
+function surelyNoInitialize(body: { message: unknown } | undefined): boolean {
+  const message = body?.message as { method?: unknown } | null | undefined;
+  return message !== null && typeof message === "object" && !Array.isArray(message) &&
+    message.method !== "initialize";
 }

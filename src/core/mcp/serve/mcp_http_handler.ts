@@ -2,16 +2,18 @@ import type { ToolSet } from "../../tool_set.ts";
 import {
   bearerToken,
   hostAllowed,
+  hostRules,
   jsonRpcErrorResponse,
   LOOPBACK_HOSTNAMES,
   originAllowed,
+  originRules,
 } from "./_request_guard.ts";
-import { sha256Hex } from "../../sha256_hex.ts";
 import { checkPositive } from "../../check_positive.ts";
-import { boundedRequest } from "./_bounded_body.ts";
+import { bearerUsers } from "./_bearer_users.ts";
+import { boundedBody } from "./_bounded_body.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
-import { McpSessions } from "./_mcp_sessions.ts";
+import { McpSessions, type SessionRequest } from "./_mcp_sessions.ts";
 import { createMcpHandler, isLegacyRequest, type SdkMcpHandler } from "../mcp_sdk.ts";
 import {
   type ToolSetProvider,
@@ -151,9 +153,12 @@ export interface McpHttpHandler {
  */
 export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const { tools, path = "/mcp", stateless = false, jsonResponse = false } = options;
-  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTNAMES;
-  const allowedOrigins = options.allowedOrigins ??
-    LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]);
+  // Parsed once: a request is checked against the rules, not the entries' text.
+  const allowedHosts = hostRules(options.allowedHosts ?? LOOPBACK_HOSTNAMES);
+  const allowedOrigins = originRules(
+    options.allowedOrigins ??
+      LOOPBACK_HOSTNAMES.flatMap((host) => [`http://${host}`, `https://${host}`]),
+  );
   for (
     const name of ["maxSessions", "maxSessionsPerUser", "sessionIdleMs", "maxBodyBytes"] as const
   ) {
@@ -164,7 +169,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
-  const tokenDigests = digestTokens(options.tokens);
+  const usersOfTokens = bearerUsers(options.tokens);
   const { name, version, instructions, userId, timeoutMs } = options;
   const serverOptions: ToolSetServerOptions = { name, version, instructions, userId, timeoutMs };
   const sessions = new McpSessions(tools, serverOptions, {
@@ -178,8 +183,8 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
 
   async function authenticate(request: Request): Promise<string | undefined> {
     const token = bearerToken(request);
-    if (token !== undefined && tokenDigests !== undefined) {
-      const userId = (await tokenDigests).get(await sha256Hex(token));
+    if (token !== undefined && usersOfTokens !== undefined) {
+      const userId = await usersOfTokens(token);
       if (userId !== undefined) return userId;
     }
     return await options.authenticate?.(request);
@@ -208,26 +213,39 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
         headers: { "www-authenticate": 'Bearer realm="toolroute"' },
       });
     }
-    const request = await boundedRequest(received, maxBodyBytes);
-    if (request === undefined) {
+    let text: string | undefined;
+    try {
+      text = await boundedBody(received, maxBodyBytes);
+    } catch {
+      return jsonRpcErrorResponse(400, "Parse error: the request body could not be read", {
+        code: -32700,
+      });
+    }
+    if (text === undefined) {
       return jsonRpcErrorResponse(
         413,
         `Payload too large: the body is over ${maxBodyBytes} bytes; send less, or raise maxBodyBytes`,
       );
     }
-    if (request.method === "POST" && await isJsonRpcBatch(request)) {
+    if (received.method === "POST" && isJsonRpcBatch(text)) {
       // -32600 (invalid request): MCP 2025-06-18 removed batches.
       return jsonRpcErrorResponse(400, BATCH_MESSAGE, { code: -32600 });
     }
+    // The body is read and parsed once, here: the era check and the SDK's transports take the
+    // parsed message. One that does not parse goes on as text, for the SDK's own error answer.
+    const body = parseJson(text);
+    const request = body === undefined && received.body !== null
+      ? new Request(received, { body: text })
+      : received;
     const auth = user === undefined
       ? undefined
       : { token: "", clientId: user, scopes: [], extra: { userId: user } };
     // The SDK's own classification: a request that claims the 2026-07-28 envelope (or a modern
     // protocol-version header) is the modern side's, even when that side must refuse it.
-    if (!(await isLegacyRequest(request))) {
-      return await modern.handle(request, user, auth);
+    if (!(await isLegacyRequest(request, body?.message))) {
+      return await modern.handle(request, { userId: user, authInfo: auth, body });
     }
-    return await sessions.handle(request, user, auth);
+    return await sessions.handle(request, { userId: user, authInfo: auth, body });
   }
   return Object.defineProperties(handler, {
     sessionCount: { get: () => sessions.size },
@@ -241,22 +259,14 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   }) as McpHttpHandler;
 }
 
-function digestTokens(
-  tokens: Readonly<Record<string, string>> | undefined,
-): Promise<Map<string, string>> | undefined {
-  if (tokens === undefined) return undefined;
-  const entries = Object.entries(tokens);
-  for (const [token, userId] of entries) {
-    if (token === "" || typeof userId !== "string" || userId === "") {
-      throw new TypeError(
-        "Cannot create MCP handler: every token must be a non-empty string mapped to a non-empty user id",
-      );
-    }
+/** A body's JSON message, or `undefined` for a body that is empty or no JSON. */
+function parseJson(text: string): { message: unknown } | undefined {
+  if (text === "") return undefined;
+  try {
+    return { message: JSON.parse(text) };
+  } catch {
+    return undefined;
   }
-  return Promise.all(
-    entries.map(async ([token, userId]) => [await sha256Hex(token), userId] as const),
-  )
-    .then((pairs) => new Map(pairs));
 }
 
 /** Users whose endpoint is kept; past it the least recently used one is let go. */
@@ -275,7 +285,7 @@ function modernEndpoint(
   tools: ToolSet | ToolSetProvider,
   serverOptions: ToolSetServerOptions,
 ): {
-  handle(request: Request, userId: string | undefined, authInfo: unknown): Promise<Response>;
+  handle(request: Request, about: SessionRequest): Promise<Response>;
   notifyToolListChanged(userId?: string): void;
   close(): Promise<void>;
 } {
@@ -294,8 +304,11 @@ function modernEndpoint(
     return handler;
   };
   return {
-    handle: (request, userId, authInfo) =>
-      handlerOf(userId ?? "").fetch(request, { authInfo: authInfo as never }),
+    handle: (request, { userId, authInfo, body }) =>
+      handlerOf(userId ?? "").fetch(request, {
+        authInfo: authInfo as never,
+        ...(body === undefined ? {} : { parsedBody: body.message }),
+      }),
     notifyToolListChanged(userId) {
       const targets = userId === undefined ? byUser.values() : [byUser.get(userId)];
       for (const handler of targets) handler?.notify.toolsChanged();

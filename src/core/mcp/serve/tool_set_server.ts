@@ -35,7 +35,12 @@ const FEATURES: [
   ["prompts/get", (features, params) => features.getPrompt(params)],
   ["completion/complete", (features, params) => features.complete(params)],
 ];
-const SDK_SERVERS = new WeakMap<ToolSetServer, Server>();
+/** The answers that are the request's user's own, as the SDK's cache hints say it. */
+const CACHE_HINTS = Object.fromEntries(
+  PRIVATE.map((method) => [method, { ttlMs: 0, cacheScope: "private" as const }]),
+);
+/** The SDK server inside a `ToolSetServer`, for this module only (set in the class's static block). */
+let sdkServerOf: (server: ToolSetServer) => Server;
 
 /**
  * The SDK server of a new {@linkcode ToolSetServer} for one era, for the serving entries that
@@ -48,7 +53,7 @@ export function toolSetServerForEra(
 ): { server: ToolSetServer; sdk: Server } {
   const { era, ...rest } = options;
   const server = new ToolSetServer(tools, { ...rest, [ERA]: era } as ToolSetServerOptions);
-  return { server, sdk: SDK_SERVERS.get(server)! };
+  return { server, sdk: sdkServerOf(server) };
 }
 
 /** Who is asking, for one MCP request a {@linkcode ToolSetServer} answers. */
@@ -128,6 +133,11 @@ export class ToolSetServer implements AsyncDisposable {
   /** The log level each session set (`logging/setLevel`); the key `""` is a session-less one. */
   #levels = new Map<string, number>();
 
+  // A server is made per request in the 2026-07-28 era: a private field read, not a weak map entry.
+  static {
+    sdkServerOf = (server) => server.#server;
+  }
+
   /**
    * Creates the server. Throws a `TypeError` when `tools` is neither a tool set nor a function.
    *
@@ -157,12 +167,9 @@ export class ToolSetServer implements AsyncDisposable {
           logging: {},
         },
         instructions: options.instructions,
-        cacheHints: Object.fromEntries(
-          PRIVATE.map((method) => [method, { ttlMs: 0, cacheScope: "private" as const }]),
-        ),
+        cacheHints: CACHE_HINTS,
       },
     );
-    SDK_SERVERS.set(this, this.#server);
     this.#server.setRequestHandler("logging/setLevel", (request, ctx) => {
       this.#levels.set(ctx.sessionId ?? "", LOG_LEVELS.indexOf(request.params.level));
       return {};
