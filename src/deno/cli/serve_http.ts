@@ -62,7 +62,7 @@ export async function serveHttp(
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
   const oauth = served.oauth;
-  // Looked up by digest, as the MCP handler does, never compared by prefix.
+  // Looked up by digest, never compared by prefix (the MCP handler also keeps the tokens it found).
   const digests = new Map(
     await Promise.all(
       Object.entries(tokens).map(async ([token, user]) => [await sha256Hex(token), user] as const),
