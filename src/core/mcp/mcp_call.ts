@@ -305,8 +305,12 @@ function blockProblem(block: unknown): string | undefined {
     const quoted = JSON.stringify(type) ?? "undefined";
     return `has an unknown type ${quoted.length <= 40 ? quoted : `(${quoted.length} characters)`}`;
   }
-  const missing = REQUIRED[type].find((field) => typeof fields[field] !== "string");
-  if (missing !== undefined) return `is a "${type}" block without a string "${missing}"`;
+  // A loop, not `find` with a closure: every block of every result comes here.
+  for (const field of REQUIRED[type]) {
+    if (typeof fields[field] !== "string") {
+      return `is a "${type}" block without a string "${field}"`;
+    }
+  }
   if (type === "resource") {
     const { resource } = fields;
     if (!isObject(resource)) return 'is a "resource" block without a "resource" object';

@@ -251,9 +251,10 @@ export class HttpClientTransport implements McpTransport {
     if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) this.#bodyEnded([id]);
     // A whole body is read within the send of the POST it answers, whose check above is the one
     // that reads it: with no send under way, none is needed (also while a listen stays pending).
+    // (`clear()` makes a new table even for an empty set: only what holds something.)
     if (this.#pending.size === 0 || this.#sending === 0) {
-      this.#wholeBodies.clear();
-      this.#wholeIds.clear();
+      if (this.#wholeBodies.size > 0) this.#wholeBodies.clear();
+      if (this.#wholeIds.size > 0) this.#wholeIds.clear();
     } else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
   }
 
