@@ -196,8 +196,7 @@ export class GuardedFetch {
 
   /**
    * The body read through a stream of ours: bounded, and cancelled by `close()`. Each pull is one
-   * reaction on the runtime's read (no async frame per chunk), and nothing is read ahead of the
-   * SDK's own reads (`highWaterMark` 0).
+   * reaction on the runtime's read (no async frame per chunk).
    */
   #own(
     body: ReadableStream<Uint8Array>,
@@ -236,7 +235,7 @@ export class GuardedFetch {
         end();
         await reader.cancel(reason).catch(() => {});
       },
-    }, { highWaterMark: 0 });
+    });
   }
 }
 
