@@ -132,7 +132,11 @@ export function untilStopped<T>(
   });
 }
 
-/** Runs the work, its synchronous throw a rejection. */
-async function run<T>(work: (signal: AbortSignal) => T | PromiseLike<T>, signal: AbortSignal) {
-  return await work(signal);
+/** Runs the work, its synchronous throw a rejection (a promise of its own, no async frame). */
+function run<T>(work: (signal: AbortSignal) => T | PromiseLike<T>, signal: AbortSignal) {
+  try {
+    return Promise.resolve(work(signal));
+  } catch (error) {
+    return Promise.reject<T>(error);
+  }
 }

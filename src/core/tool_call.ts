@@ -5,12 +5,7 @@ import { checkPositive } from "./check_positive.ts";
 import { boundContent, contentText } from "./content_text.ts";
 import { isToolOutput, type ToolOutput, toResultText } from "./tool_output.ts";
 import type { RoutedTool, SourceKind, ToolContext } from "./tool_source.ts";
-import {
-  auditRoom,
-  emitEvent,
-  observeCall,
-  type ObservedCall,
-} from "./telemetry/call_telemetry.ts";
+import { auditRoom, emitEvent, observeCall } from "./telemetry/call_telemetry.ts";
 import type {
   CallDecision,
   CallOptions,
@@ -58,7 +53,8 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
   const started = observe ? performance.now() : 0;
   let result: ToolCallResult;
   try {
-    const room = auditRoom(settings, name, { signal: options.signal });
+    // The call's options carry its signal: no object of its own for it.
+    const room = auditRoom(settings, name, options);
     if (room !== undefined) {
       const failure = await room;
       if (failure !== undefined) throw failure;
@@ -66,7 +62,7 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     if (tool === undefined) throw call.missing?.() ?? unknownTool(name, []);
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
-    const value = await runGuarded(tool, parsed, { ...options, observed }, timeoutMs, userId);
+    const value = await runGuarded(tool, parsed, options, observed.trace, { timeoutMs, userId });
     if (isToolOutput(value)) {
       result = outputResult(value, settings, tool.source, name);
     } else {
@@ -159,15 +155,17 @@ function outputResult(
  * even when the tool ignores it. Executors below (the gateway, the sandbox) only listen to this
  * signal and read `timeoutMs`; none keeps a second timer for the same deadline. Every call gets
  * its own signal, also without a deadline or caller's signal: on workerd a signal belongs to the
- * request that made it, and a call's listeners end with it.
+ * request that made it, and a call's listeners end with it. Not async: a call aborted before it
+ * starts throws here, inside the caller's `try`.
  */
-async function runGuarded(
+function runGuarded(
   tool: RoutedTool,
   args: Record<string, unknown>,
-  options: CallOptions & { observed: ObservedCall },
-  timeoutMs: number | undefined,
-  userId: string | undefined,
+  options: CallOptions,
+  trace: ToolContext["trace"],
+  run: { timeoutMs: number | undefined; userId: string | undefined },
 ): Promise<unknown> {
+  const { timeoutMs, userId } = run;
   const outer = options.signal;
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
@@ -181,12 +179,14 @@ async function runGuarded(
         userId,
         onProgress: options.onProgress,
         timeoutMs,
-        trace: options.observed.trace,
+        trace,
         elicit: options.onElicitation,
         log: options.onLog,
       } satisfies ToolContext,
     );
-  return await untilStopped(execute, {
+  // Nothing can stop the run (no caller's signal, no deadline): its errors are never made.
+  if (outer === undefined && timeoutMs === undefined) return untilStopped(execute, UNSTOPPABLE);
+  return untilStopped(execute, {
     signal: outer,
     timeoutMs,
     aborted: () => new ToolError("aborted", `The call to "${tool.name}" was aborted`),
@@ -194,6 +194,12 @@ async function runGuarded(
       new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`),
   });
 }
+
+/** The stop of a run without a caller's signal or a deadline (one object for every such call). */
+const UNSTOPPABLE: Parameters<typeof untilStopped>[1] = Object.freeze({
+  aborted: () => new ToolError("aborted", "The call was aborted"),
+  timedOut: () => new ToolError("timeout", "The call did not finish in time"),
+});
 
 /** The error of a name that is not exposed, naming the ones that are. */
 export function unknownTool(name: string, known: readonly string[]): ToolError {

@@ -106,16 +106,15 @@ export function toolOutput(output: ToolOutput): ToolOutput {
   if (output === null || typeof output !== "object" || !Array.isArray(output.content)) {
     throw new TypeError('Cannot make a tool output: pass an object with a "content" array');
   }
-  const marked: ToolOutput = {
-    content: output.content,
-    ...(output.structuredContent === undefined
-      ? {}
-      : { structuredContent: output.structuredContent }),
-    ...(output.isError === true ? { isError: true } : {}),
-  };
-  Object.defineProperty(marked, BRAND, { value: true });
+  const marked: { -readonly [K in keyof ToolOutput]: ToolOutput[K] } = { content: output.content };
+  if (output.structuredContent !== undefined) marked.structuredContent = output.structuredContent;
+  if (output.isError === true) marked.isError = true;
+  Object.defineProperty(marked, BRAND, MARK);
   return marked;
 }
+
+/** The brand's property: not enumerable, so a copy or JSON of an output does not carry it. */
+const MARK: PropertyDescriptor = Object.freeze({ value: true });
 
 /**
  * Returns whether a value was made by {@linkcode toolOutput} (also across module copies).

@@ -53,7 +53,7 @@ export function ignoreProgress(): void {}
  *   signal and progress listener (`context`).
  * @param options Deadline and result size.
  */
-export async function callMcpToolOutput(
+export function callMcpToolOutput(
   client: McpToolCaller,
   call: McpToolCall,
   options: McpCallOptions = {},
@@ -64,9 +64,9 @@ export async function callMcpToolOutput(
     ? { name: toolName, arguments: args }
     : { name: toolName, arguments: args, _meta: { ...context.trace } };
   const onProgress = context.onProgress;
-  let result: unknown;
+  let sent: Promise<unknown>;
   try {
-    result = await client.callTool(params, {
+    sent = client.callTool(params, {
       signal: context.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
@@ -79,9 +79,16 @@ export async function callMcpToolOutput(
       toolDefinition: options.toolDefinition,
     });
   } catch (error) {
-    throw mcpErrorToToolError(error, { toolName, signal: context.signal });
+    sent = Promise.reject(error);
   }
-  return toolOutputOf(result, toolName, options);
+  // One reaction on the client's promise (every call), not an async frame of its own; a
+  // malformed result's error comes from `toolOutputOf` as it is.
+  return sent.then(
+    (result) => toolOutputOf(result, toolName, options),
+    (error) => {
+      throw mcpErrorToToolError(error, { toolName, signal: context.signal });
+    },
+  );
 }
 
 /** One call of a tool over MCP: its name on the server, its arguments and the call's context. */
@@ -298,8 +305,12 @@ function blockProblem(block: unknown): string | undefined {
     const quoted = JSON.stringify(type) ?? "undefined";
     return `has an unknown type ${quoted.length <= 40 ? quoted : `(${quoted.length} characters)`}`;
   }
-  const missing = REQUIRED[type].find((field) => typeof fields[field] !== "string");
-  if (missing !== undefined) return `is a "${type}" block without a string "${missing}"`;
+  // A loop, not `find` with a closure: every block of every result comes here.
+  for (const field of REQUIRED[type]) {
+    if (typeof fields[field] !== "string") {
+      return `is a "${type}" block without a string "${field}"`;
+    }
+  }
   if (type === "resource") {
     const { resource } = fields;
     if (!isObject(resource)) return 'is a "resource" block without a "resource" object';

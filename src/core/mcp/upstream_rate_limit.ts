@@ -31,10 +31,11 @@ const MAX_RETRY_MS = 24 * 60 * 60_000;
  */
 export function rateLimitedResponse(
   response: Response,
-  now: number = Date.now(),
+  now?: number,
 ): Promise<never> | undefined {
   if (response.status !== 429) return undefined;
-  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now);
+  // The clock is read for a 429 only, not on every response.
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now ?? Date.now());
   const error = new UpstreamRateLimitedError(
     `The server answered HTTP 429 Too Many Requests`,
     retryAfterMs,

@@ -141,14 +141,16 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   /**
    * The common case, kept lean (here, not in `guarded_call.ts`, so a call runs in few files): a
    * ready client, the SDK's own request deadline (restarted by progress up to the hard one) and
-   * the caller's signal, no timer or signal of ours. Returns `NOT_SENT` when the request could
-   * not be delivered (after dropping the client), so that `callGuarded` sends it once more.
+   * the caller's signal, no timer or signal of ours, and no async frame. Returns `NOT_SENT` when
+   * the request could not be delivered (after dropping the client), so that `callGuarded` sends
+   * it once more.
    */
-  async #callReady(call: ToolCall, client: Client): Promise<ToolOutput | typeof NOT_SENT> {
+  #callReady(call: ToolCall, client: Client): Promise<ToolOutput | typeof NOT_SENT> {
     const { toolName, args, context } = call;
     const options = this.callOptions(context.timeoutMs);
+    let output: Promise<ToolOutput>;
     try {
-      return await callMcpToolOutput(client, {
+      output = callMcpToolOutput(client, {
         toolName,
         args,
         context: {
@@ -163,8 +165,11 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
         },
       }, withDefinition(this.index, toolName, options));
     } catch (error) {
-      return await readyFailed(this, { ...call, client, options, error: error as ToolError });
+      output = Promise.reject(error);
     }
+    return output.catch((error) =>
+      readyFailed(this, { ...call, client, options, error: error as ToolError })
+    );
   }
 
   // `inFlight` keeps the connection from being closed while a call runs; `lastUsedAt` is set

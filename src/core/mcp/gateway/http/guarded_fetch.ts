@@ -62,32 +62,12 @@ export class GuardedFetch {
     this.#options = options;
   }
 
-  /** The fetch function to hand to an SDK transport. */
-  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const response = await this.#send(input, init);
-    // Answered after `close()` (whose abort need not reach a request in flight): its body
-    // would be owned by nothing that ends it. Delivered, so not "not delivered".
-    if (this.#closed) {
-      await response.body?.cancel().catch(() => {});
-      throw new Error("The connection was closed before the server answered");
-    }
-    if (response.body === null) return response;
-    // Read from the request body only when needed (an answer cut, or one without its response).
-    const ids = init?.method === "POST" ? () => requestIds(init.body) : undefined;
-    const type = response.headers.get("content-type") ?? "";
-    const json = /^application\/json\b/i.test(type);
-    if (json && this.#whole(response)) {
-      if (ids !== undefined) this.#options.onWholeJson?.(ids);
-      return response;
-    }
-    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
-    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
-    if (json || type.includes("application/json")) return await this.#readJson(response, ids);
-    return withBody(response, this.#own(response.body, ids));
-  };
-
-  /** Sends a request with the host check and redirect refusal; the body is bounded by the caller. */
-  #send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  /**
+   * The fetch function to hand to an SDK transport. Every request's answer is taken in one
+   * reaction on the runtime's promise (no async frame of its own): a JSON answer of declared
+   * length, nearly every call's, comes back from it as it is.
+   */
+  readonly fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     if (this.#closed) {
       return Promise.reject(new RequestNotDeliveredError("The connection is closed"));
     }
@@ -112,13 +92,44 @@ export class GuardedFetch {
     } catch (error) {
       return Promise.reject(failure(error, url));
     }
-    // One reaction on the runtime's promise (every call), not an async frame of its own.
     return sent.then(
-      (response) => rateLimitedResponse(response) ?? refuseRedirect(response, url),
+      (response) => this.#answer(response, url, init),
       (error) => {
         throw failure(error, url);
       },
     );
+  };
+
+  /** A response as the transport gets it: refused, bounded, or as it came (see `fetch`). */
+  #answer(
+    response: Response,
+    url: URL,
+    init: RequestInit | undefined,
+  ): Response | Promise<Response> {
+    const refused = rateLimitedResponse(response) ?? refuseRedirect(response, url);
+    if (refused !== undefined) return refused;
+    // Answered after `close()` (whose abort need not reach a request in flight): its body
+    // would be owned by nothing that ends it. Delivered, so not "not delivered".
+    if (this.#closed) {
+      return (response.body?.cancel() ?? Promise.resolve()).catch(() => {}).then(() => {
+        throw new Error("The connection was closed before the server answered");
+      });
+    }
+    // Read from the request body only when needed (an answer cut, or one without its response).
+    const ids = init?.method === "POST" ? () => requestIds(init.body) : undefined;
+    const type = response.headers.get("content-type") ?? "";
+    const json = /^application\/json\b/i.test(type);
+    // Before `body` is read: on a response a fetch of the host's made from a string, reading it
+    // turns the string into a stream that the SDK's `json()` must then read chunk by chunk.
+    if (json && this.#whole(response)) {
+      if (ids !== undefined) this.#options.onWholeJson?.(ids);
+      return response;
+    }
+    if (response.body === null) return response;
+    // A plain JSON answer is finite: read it here (bounded) and hand over a native body, which
+    // the SDK parses faster than a stream of ours; event streams stay owned (see `close`).
+    if (json || type.includes("application/json")) return this.#readJson(response, ids);
+    return withBody(response, this.#own(response.body, ids));
   }
 
   /** Cancels every response body still open and refuses further requests. */
@@ -183,12 +194,17 @@ export class GuardedFetch {
     if (carried.length > 0) onBodyCut(carried);
   }
 
+  /**
+   * The body read through a stream of ours: bounded, and cancelled by `close()`. Each pull is one
+   * reaction on the runtime's read (no async frame per chunk).
+   */
   #own(
     body: ReadableStream<Uint8Array>,
     ids: (() => unknown[]) | undefined,
   ): ReadableStream<Uint8Array> {
     const reader = body.getReader();
     this.#readers.add(reader);
+    const max = this.#options.maxBodyBytes;
     let bytes = 0;
     let ended = false;
     const end = (tooLarge = false) => {
@@ -198,31 +214,23 @@ export class GuardedFetch {
       if (tooLarge) this.#cut(ids);
     };
     return new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
+      pull: (controller) =>
+        reader.read().then((chunk) => {
+          if (chunk.done) {
+            end();
+            controller.close();
+            return;
+          }
+          bytes += chunk.value.byteLength;
+          if (bytes <= max) return controller.enqueue(chunk.value);
+          end(true);
+          return reader.cancel().catch(() => {}).then(() => {
+            controller.error(new Error(`The response exceeded ${max} bytes and was cut`));
+          });
+        }, (error) => {
           end();
           controller.error(error);
-          return;
-        }
-        if (chunk.done) {
-          end();
-          controller.close();
-          return;
-        }
-        bytes += chunk.value.byteLength;
-        if (bytes > this.#options.maxBodyBytes) {
-          end(true);
-          await reader.cancel().catch(() => {});
-          controller.error(
-            new Error(`The response exceeded ${this.#options.maxBodyBytes} bytes and was cut`),
-          );
-          return;
-        }
-        controller.enqueue(chunk.value);
-      },
+        }),
       cancel: async (reason) => {
         end();
         await reader.cancel(reason).catch(() => {});
@@ -266,10 +274,10 @@ function failure(error: unknown, url: URL): unknown {
   return new Error(`The request to ${url.origin} failed: ${firstLine(message)}`);
 }
 
-/** The response, unless it is a redirect, which is refused with a clear error. */
-function refuseRedirect(response: Response, url: URL): Response | Promise<never> {
+/** For a redirect, its refusal with a clear error; `undefined` for any other response. */
+function refuseRedirect(response: Response, url: URL): Promise<never> | undefined {
   if ((response.status < 300 || response.status >= 400) && response.type !== "opaqueredirect") {
-    return response;
+    return undefined;
   }
   const location = response.headers.get("location");
   // Delivered: the server read the request and may have run it (a 303 after a POST says so), so

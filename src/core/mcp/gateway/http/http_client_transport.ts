@@ -1,4 +1,5 @@
 import { GuardedFetch } from "./guarded_fetch.ts";
+import { requestScopedFetch } from "./request_scoped_fetch.ts";
 import {
   type JSONRPCMessage,
   SdkHttpError,
@@ -116,7 +117,9 @@ export class HttpClientTransport implements McpTransport {
     });
     // `redirect: "manual"` is what the guarded fetch sends every request with: said here, the
     // SDK's init already carries it and the guard need not copy the init on each request.
-    const requestInit: RequestInit = { headers: { ...options.headers }, redirect: "manual" };
+    const requestInit: RequestInit = options.headers === undefined
+      ? { redirect: "manual" }
+      : { headers: { ...options.headers }, redirect: "manual" };
     const guarded = this.#guard.fetch;
     // A stateless server (no session id) has no session to address notifications to, so a
     // standing stream would only hold a socket per connection on both sides. It is answered here
@@ -139,10 +142,15 @@ export class HttpClientTransport implements McpTransport {
         throw error;
       });
     };
+    // Redirects are the guarded fetch's: every request goes with `redirect: "manual"` and a
+    // redirect is refused there. `"follow"` leaves them to that fetch, as the SDK documents; its
+    // default wraps each request in a within-origin follower that would only pass it through.
+    const redirectPolicy = "follow";
     this.#inner = options.kind === "http"
       ? new StreamableHTTPClientTransport(options.url, {
         fetch,
         requestInit,
+        redirectPolicy,
         // Resumes broken streams (the server's `retry` wins); when retries run out the connection
         // is reported lost and the next call reconnects with the gateway's own backoff.
         reconnectionOptions: {
@@ -156,6 +164,7 @@ export class HttpClientTransport implements McpTransport {
       : new SSEClientTransport(options.url, {
         fetch,
         requestInit,
+        redirectPolicy,
         eventSourceInit: { fetch },
       });
     this.#inner.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
@@ -201,12 +210,13 @@ export class HttpClientTransport implements McpTransport {
   }
 
   /**
-   * Sends a message; a request is tracked until its response arrives or its stream breaks.
+   * Sends a message; a request is tracked until its response arrives or its stream breaks. Its
+   * end is taken in one reaction on the SDK's promise (every call), not an async frame.
    *
    * @param message The JSON-RPC message.
    * @param options The SDK's send options.
    */
-  async send(message: McpJsonRpcMessage, options?: unknown): Promise<void> {
+  send(message: McpJsonRpcMessage, options?: unknown): Promise<void> {
     const id = "method" in message ? message.id : undefined;
     let sendOptions = options as TransportSendOptions | undefined;
     if (id !== undefined) {
@@ -222,38 +232,48 @@ export class HttpClientTransport implements McpTransport {
         },
       };
       // A request the client cancelled (its stream torn down on purpose) has no stream end.
-      sendOptions.requestSignal?.addEventListener("abort", () => this.#pending.delete(id), {
-        once: true,
-      });
+      sendOptions.requestSignal?.addEventListener("abort", () => this.#pending.delete(id), ONCE);
     }
     this.#sending++;
+    let sent: Promise<void>;
     try {
-      await (this.#inner as Transport).send(message as JSONRPCMessage, sendOptions);
+      sent = (this.#inner as Transport).send(message as JSONRPCMessage, sendOptions);
     } catch (error) {
-      this.#sending--;
-      if (id !== undefined) {
-        this.#pending.delete(id);
-        this.#wholeIds.delete(id);
-      }
-      this.#malformed.delete(error as Error);
-      if (error instanceof SdkHttpError && error.status === 404 && this.sessionId) {
-        throw new SessionExpiredError();
-      }
-      // A JSON answer that is no JSON-RPC message: the schema's report would only confuse.
-      if (error instanceof Error && (error.name === "ZodError" || error instanceof SyntaxError)) {
-        throw new McpRpcError(McpErrorCode.InternalError, "The server sent a malformed answer");
-      }
-      throw error;
+      sent = Promise.reject(error);
     }
+    return sent.then(() => this.#sent(id), (error) => this.#notSent(id, error));
+  }
+
+  /** After a `send()` whose POST was answered and read. */
+  #sent(id: unknown): void {
     this.#sending--;
     // A JSON answer without this request's response: it will not come on that body.
     if (id !== undefined && this.#pending.has(id) && this.#answeredWhole(id)) this.#bodyEnded([id]);
     // A whole body is read within the send of the POST it answers, whose check above is the one
     // that reads it: with no send under way, none is needed (also while a listen stays pending).
+    // (`clear()` makes a new table even for an empty set: only what holds something.)
     if (this.#pending.size === 0 || this.#sending === 0) {
-      this.#wholeBodies.clear();
-      this.#wholeIds.clear();
+      if (this.#wholeBodies.size > 0) this.#wholeBodies.clear();
+      if (this.#wholeIds.size > 0) this.#wholeIds.clear();
     } else if (this.#wholeBodies.size >= this.#sweepAt) this.#sweep();
+  }
+
+  /** After a `send()` that failed: the error to throw, in the gateway's terms where it has them. */
+  #notSent(id: unknown, error: unknown): never {
+    this.#sending--;
+    if (id !== undefined) {
+      this.#pending.delete(id);
+      this.#wholeIds.delete(id);
+    }
+    this.#malformed.delete(error as Error);
+    if (error instanceof SdkHttpError && error.status === 404 && this.sessionId) {
+      throw new SessionExpiredError();
+    }
+    // A JSON answer that is no JSON-RPC message: the schema's report would only confuse.
+    if (error instanceof Error && (error.name === "ZodError" || error instanceof SyntaxError)) {
+      throw new McpRpcError(McpErrorCode.InternalError, "The server sent a malformed answer");
+    }
+    throw error;
   }
 
   setProtocolVersion(version: string): void {
@@ -360,40 +380,11 @@ export class HttpClientTransport implements McpTransport {
   }
 }
 
+/** The options of a listener called at most once (one object for every request). */
+const ONCE: AddEventListenerOptions = Object.freeze({ once: true });
+
 /** Parse errors kept at most for the requests they may explain (see `#keepMalformed`). */
 const MAX_MALFORMED = 16;
 
 /** Whole bodies kept at least before those of answered requests are let go (see `#sweep`). */
 const MIN_SWEEP = 8;
-
-/**
- * Wraps a fetch so that a connection kept across requests works on edge runtimes: it drops an
- * abort signal that belongs to an earlier request.
- *
- * The SDK's HTTP client transports pass one `AbortController`'s signal, made when the connection
- * opened, to every request. On Cloudflare Workers (workerd) that signal is bound to the request
- * that first used it: in a later request even reading `signal.aborted` throws `Cannot perform I/O
- * on behalf of a different request`, and so does a fetch given that signal. Such a request is
- * sent without the signal instead; the runtime cancels it with its own request. Elsewhere (Deno,
- * browsers, Node.js) reading a signal never throws and the fetch is called unchanged.
- *
- * @param base The fetch to wrap. Default: the global `fetch`, looked up on each call.
- */
-export function requestScopedFetch(base?: typeof fetch): typeof fetch {
-  return (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const call = base ?? fetch;
-    const signal = init?.signal;
-    if (signal === undefined || signal === null || readable(signal)) return call(input, init);
-    const { signal: _otherRequest, ...rest } = init as RequestInit;
-    return call(input, rest);
-  };
-}
-
-function readable(signal: AbortSignal): boolean {
-  try {
-    void signal.aborted;
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,5 @@
 import { assertEquals, assertStrictEquals } from "@std/assert";
-import { requestScopedFetch } from "../../../../../src/core/mcp/gateway/http/http_client_transport.ts";
+import { requestScopedFetch } from "../../../../../src/core/mcp/gateway/http/request_scoped_fetch.ts";
 
 function recorder(): { fetch: typeof fetch; inits: (RequestInit | undefined)[] } {
   const inits: (RequestInit | undefined)[] = [];
