@@ -47,3 +47,17 @@ Deno.test("callDeadline() follows the caller's abort, with the caller's reason",
   assertEquals(followed.signal.reason, "stop");
   followed.dispose();
 });
+
+Deno.test("callDeadline() is aborted at once when the caller aborted before it, and lets go of the caller's signal when disposed", () => {
+  const early = new AbortController();
+  early.abort("gone");
+  const aborted = callDeadline("t", { signal: early.signal }, { requestTimeoutMs: 60_000 });
+  assertEquals([aborted.signal.aborted, aborted.signal.reason], [true, "gone"]);
+  aborted.dispose();
+  // Disposed, the deadline no longer listens: a later abort of the caller leaves it as it was.
+  const caller = new AbortController();
+  const ended = callDeadline("t", { signal: caller.signal }, { requestTimeoutMs: 60_000 });
+  ended.dispose();
+  caller.abort("late");
+  assertEquals(ended.signal.aborted, false);
+});
