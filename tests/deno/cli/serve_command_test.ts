@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from "../../../src/core/mcp/mcp
 import { DenoStdioClientTransport } from "../../../src/deno/mcp/stdio_client_transport.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
 import { CLI, exactFlags, makeFixture, startExactServe } from "./_serve_process.ts";
+import { initializeRequest } from "../../_helpers/initialize_request.ts";
 
 const REPO_MOD = new URL("../../../mod.ts", import.meta.url).href;
 
@@ -78,25 +79,7 @@ Deno.test("serve --http answers 403 to a foreign Host or Origin and 401 without 
   await using serve = await startExactServe(fixture.config, {
     TOKEN_ALICE: "s3cret",
   });
-  const post = (headers: Record<string, string>) =>
-    fetch(serve.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
+  const post = (headers: Record<string, string>) => fetch(initializeRequest(serve.url, headers));
   const port = Number(new URL(serve.url).port);
   assertEquals(await rawStatus(port, "evil.example.com"), 403);
   assertEquals(await rawStatus(port, `localhost:${port}`), 401);

@@ -1,26 +1,9 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "@std/assert";
 import { cli, exactFlags, makeFixture, startHttpServe } from "./_serve_process.ts";
+import { initializeRequest } from "../../_helpers/initialize_request.ts";
 
-function initialize(url: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }),
-  });
-}
+const initialize = (url: string, headers?: Record<string, string>) =>
+  fetch(initializeRequest(url, headers));
 
 async function status(response: Response): Promise<number> {
   await response.body?.cancel();

@@ -2,6 +2,7 @@ import { assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
+import { initializeRequest } from "../../../_helpers/initialize_request.ts";
 
 const whoami = defineTool({
   name: "whoami",
@@ -13,32 +14,11 @@ const router = new ToolRouter({ functions: [whoami] });
 const provider = (request: { userId?: string }) =>
   router.expose({ functions: ["whoami"], userId: request.userId });
 
-function initialize(url: string, headers: Record<string, string> = {}): Request {
-  return new Request(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    }),
-  });
-}
-
 Deno.test("mcpHttpHandler answers 413 to a body over maxBodyBytes, declared or streamed, and reads no further", async () => {
   const handler = mcpHttpHandler({ tools: provider, stateless: true, maxBodyBytes: 1024 });
   try {
     // Declared too large.
-    const declared = await handler(initialize("http://127.0.0.1:8787/mcp", {
+    const declared = await handler(initializeRequest("http://127.0.0.1:8787/mcp", {
       "content-length": "5000000",
     }));
     assertEquals(declared.status, 413);
@@ -85,7 +65,7 @@ Deno.test("mcpHttpHandler answers 413 to a body over maxBodyBytes, declared or s
     await chunked.body?.cancel();
     assertEquals(smuggled > 4 && smuggled < 16, true, `${smuggled} chunks pulled`);
     // A body within the bound is served as before.
-    const within = await handler(initialize("http://127.0.0.1:8787/mcp"));
+    const within = await handler(initializeRequest("http://127.0.0.1:8787/mcp"));
     assertEquals(within.status, 200);
     await within.body?.cancel();
   } finally {
@@ -98,7 +78,7 @@ Deno.test("mcpHttpHandler serves a body up to maxBodyBytes, past the SDK's own 4
   try {
     // 5 MiB of white space before the message: under the default 16 MiB, so served (the SDK's
     // transports, reading the body themselves, stop at 4 MiB).
-    const padded = initialize("http://127.0.0.1:8787/mcp");
+    const padded = initializeRequest("http://127.0.0.1:8787/mcp");
     const large = await handler(
       new Request(padded, { body: " ".repeat(5 * 1024 * 1024) + await padded.text() }),
     );

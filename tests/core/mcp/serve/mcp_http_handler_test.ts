@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
+import { initializeRequest } from "../../../_helpers/initialize_request.ts";
 
 const whoami = defineTool({
   name: "whoami",
@@ -32,27 +33,6 @@ async function connectClient(
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(transport);
   return client;
-}
-
-function initialize(url: string, headers: Record<string, string> = {}): Request {
-  return new Request(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    }),
-  });
 }
 
 Deno.test("mcpHttpHandler serves tools to an SDK client in stateful mode", async () => {
@@ -95,7 +75,7 @@ Deno.test("mcpHttpHandler answers 403 to a foreign Host or Origin and accepts lo
     ["http://127.0.0.1:8787/other", {}, 404],
   ];
   for (const [url, headers, status] of cases) {
-    const response = await handler(initialize(url, headers));
+    const response = await handler(initializeRequest(url, headers));
     assertEquals(response.status, status, `${url} ${JSON.stringify(headers)}`);
     await response.body?.cancel();
   }
@@ -111,21 +91,21 @@ Deno.test("mcpHttpHandler honours custom host and origin allowlists", async () =
     allowedOrigins: ["https://app.example"],
   });
   const ok = await handler(
-    initialize("https://mcp.example/mcp", { origin: "https://app.example:8443" }),
+    initializeRequest("https://mcp.example/mcp", { origin: "https://app.example:8443" }),
   );
   assertEquals(ok.status, 200);
   await ok.body?.cancel();
-  const wrongPort = await handler(initialize("http://mcp.example:8080/mcp"));
+  const wrongPort = await handler(initializeRequest("http://mcp.example:8080/mcp"));
   assertEquals(wrongPort.status, 403);
   await wrongPort.body?.cancel();
-  const loopback = await handler(initialize("http://127.0.0.1/mcp"));
+  const loopback = await handler(initializeRequest("http://127.0.0.1/mcp"));
   assertEquals(loopback.status, 403);
   await loopback.body?.cancel();
 });
 
 Deno.test("mcpHttpHandler requires a known bearer token and takes the user from it", async () => {
   const handler = mcpHttpHandler({ tools: provider, tokens: { "tok-alice": "alice" } });
-  const anonymous = await handler(initialize("http://127.0.0.1/mcp"));
+  const anonymous = await handler(initializeRequest("http://127.0.0.1/mcp"));
   assertEquals(anonymous.status, 401);
   assertMatch(anonymous.headers.get("www-authenticate") ?? "", /Bearer/);
   await anonymous.body?.cancel();
@@ -197,7 +177,9 @@ Deno.test("mcpHttpHandler keeps a session to the user that opened it", async () 
     authenticate: (request) =>
       ({ "Bearer a": "alice", "Bearer b": "bob" })[request.headers.get("authorization") ?? ""],
   });
-  const opened = await handler(initialize("http://127.0.0.1/mcp", { authorization: "Bearer a" }));
+  const opened = await handler(
+    initializeRequest("http://127.0.0.1/mcp", { authorization: "Bearer a" }),
+  );
   assertEquals(opened.status, 200);
   await opened.body?.cancel();
   const sessionId = opened.headers.get("mcp-session-id") ?? "";
@@ -264,13 +246,13 @@ Deno.test("mcpHttpHandler lets browser pages of an allowed origin read responses
   assertEquals(preflight.headers.get("access-control-allow-origin"), "http://localhost:6274");
   assertMatch(preflight.headers.get("access-control-allow-headers") ?? "", /mcp-session-id/);
   const opened = await handler(
-    initialize("http://127.0.0.1:8787/mcp", { origin: "http://localhost:6274" }),
+    initializeRequest("http://127.0.0.1:8787/mcp", { origin: "http://localhost:6274" }),
   );
   assertEquals(opened.status, 200);
   assertEquals(opened.headers.get("access-control-allow-origin"), "http://localhost:6274");
   assertMatch(opened.headers.get("access-control-expose-headers") ?? "", /mcp-session-id/);
   await opened.body?.cancel();
-  const plain = await handler(initialize("http://127.0.0.1:8787/mcp"));
+  const plain = await handler(initializeRequest("http://127.0.0.1:8787/mcp"));
   assertEquals(plain.headers.get("access-control-allow-origin"), null);
   await plain.body?.cancel();
   const foreign = await handler(
