@@ -2,6 +2,7 @@ import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
+import { initializeRequest } from "../../../_helpers/initialize_request.ts";
 
 const whoami = defineTool({
   name: "whoami",
@@ -19,20 +20,7 @@ const HEADERS = {
 };
 
 function initialize(token: string): Request {
-  return new Request(URL_, {
-    method: "POST",
-    headers: { ...HEADERS, authorization: `Bearer ${token}` },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }),
-  });
+  return initializeRequest(URL_, { authorization: `Bearer ${token}` });
 }
 
 function ping(token: string, session: string): Request {
