@@ -41,6 +41,8 @@ export async function callHooked(
     if (!isToolError(error)) throw error;
     return callTool(call, settings); // reports (and records) the invalid arguments
   }
+  // Aborted before it started: no hook runs either (callTool reports and records it).
+  if (call.options.signal?.aborted) return callTool(call, settings);
   const records: HookRecord[] = [];
   const decision = { ...call.decision, hooks: records };
   const signal = call.options.signal ?? (neverAborted ??= new AbortController().signal);
@@ -75,6 +77,10 @@ export async function callHooked(
       step = beforeStep(out, { tool, name, settings, engine: context.engine, call });
     } catch (error) {
       records.push({ hook: name, action: "fail", reason: errorMessage(error) });
+      // Aborted while the hook answered: the call's end, not the hook's failure.
+      if (signal.aborted) {
+        return await stop("aborted", `The call to "${tool.name}" was aborted; it did not run`);
+      }
       return await stop(
         "tool_error",
         `Hook "${name}" failed before the call to "${tool.name}" (${
