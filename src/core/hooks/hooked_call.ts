@@ -41,6 +41,8 @@ export async function callHooked(
     if (!isToolError(error)) throw error;
     return callTool(call, settings); // reports (and records) the invalid arguments
   }
+  // Aborted before it started: no hook runs either (callTool reports and records it).
+  if (call.options.signal?.aborted) return callTool(call, settings);
   const records: HookRecord[] = [];
   const decision = { ...call.decision, hooks: records };
   const signal = call.options.signal ?? (neverAborted ??= new AbortController().signal);
@@ -67,12 +69,18 @@ export async function callHooked(
     const hook = context.hooks[index];
     if (hook.before === undefined) continue;
     const name = hookName(hook, index);
-    let out: unknown;
+    let step: BeforeStep;
     try {
-      out = hook.before(seen(args));
+      let out: unknown = hook.before(seen(args));
       if (isThenable(out)) out = await withinTime(out, { hook, signal });
+      // Read in here: the answer's getters are the hook's code, and their throw its failure.
+      step = beforeStep(out, { tool, name, settings, engine: context.engine, call });
     } catch (error) {
       records.push({ hook: name, action: "fail", reason: errorMessage(error) });
+      // Aborted while the hook answered: the call's end, not the hook's failure.
+      if (signal.aborted) {
+        return await stop("aborted", `The call to "${tool.name}" was aborted; it did not run`);
+      }
       return await stop(
         "tool_error",
         `Hook "${name}" failed before the call to "${tool.name}" (${
@@ -80,22 +88,16 @@ export async function callHooked(
         }); the call did not run`,
       );
     }
-    if (out === undefined || out === null) continue;
-    const shape = out as Record<string, unknown>;
-    if (typeof out === "object" && typeof shape.deny === "string") {
-      records.push({ hook: name, action: "deny", reason: shape.deny });
+    if (step === undefined) continue;
+    if ("deny" in step) {
+      records.push({ hook: name, action: "deny", reason: step.deny });
       return await stop(
         "permission_denied",
-        `The call to "${tool.name}" was refused by hook "${name}": ${shape.deny}. It did not run`,
+        `The call to "${tool.name}" was refused by hook "${name}": ${step.deny}. It did not run`,
       );
     }
-    if (typeof out === "object" && Object.hasOwn(shape, "args")) {
-      const rewritten = checkRewrite(tool, shape.args, {
-        name,
-        settings,
-        engine: context.engine,
-        call,
-      });
+    if ("rewritten" in step) {
+      const { rewritten } = step;
       if ("refused" in rewritten) {
         records.push({ hook: name, action: "fail", reason: rewritten.refused.text });
         return await stop(rewritten.refused.code, rewritten.refused.text);
@@ -104,9 +106,7 @@ export async function callHooked(
       args = rewritten.args;
       continue;
     }
-    const result = typeof out === "object" && Object.hasOwn(shape, "result")
-      ? asResult(shape.result, { tool: tool.name })
-      : undefined;
+    const { result } = step;
     if (result === undefined) {
       records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
       return await stop(
@@ -153,7 +153,13 @@ export async function callHooked(
   /** What one `after` answered: the result to go on with, or the end (a withheld result). */
   const applied = (name: string, out: unknown, result: ToolCallResult) => {
     if (out === undefined || out === null) return { result, done: false };
-    const replaced = asResult(out, { tool: tool.name, previous: result });
+    let replaced: ToolCallResult | undefined;
+    try {
+      replaced = asResult(out, { tool: tool.name, previous: result });
+    } catch (error) {
+      // A getter of the hook's answer threw: the hook failed.
+      return { result: withheld(name, error, result), done: true };
+    }
     if (replaced === undefined) {
       records.push({ hook: name, action: "fail", reason: "it returned something unknown" });
       return {
@@ -262,6 +268,32 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function hookName(hook: ToolHook, index: number): string {
   return typeof hook.name === "string" && hook.name !== "" ? hook.name : `hook ${index + 1}`;
+}
+
+/** What a `before` answered: nothing, a deny, arguments checked, or a result (`undefined`: unknown). */
+type BeforeStep =
+  | undefined
+  | { deny: string }
+  | { rewritten: ReturnType<typeof checkRewrite> }
+  | { result: ToolCallResult | undefined };
+
+/** Reads a `before`'s answer once, each field it may carry read a single time. */
+function beforeStep(
+  out: unknown,
+  context: Parameters<typeof checkRewrite>[2] & { tool: RoutedTool },
+): BeforeStep {
+  if (out === undefined || out === null) return undefined;
+  const { tool, ...rewrite } = context;
+  if (typeof out !== "object") return { result: undefined };
+  const shape = out as Record<string, unknown>;
+  const deny = shape.deny;
+  if (typeof deny === "string") return { deny };
+  if (Object.hasOwn(shape, "args")) return { rewritten: checkRewrite(tool, shape.args, rewrite) };
+  return {
+    result: Object.hasOwn(shape, "result")
+      ? asResult(shape.result, { tool: tool.name })
+      : undefined,
+  };
 }
 
 /**
