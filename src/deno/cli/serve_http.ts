@@ -8,7 +8,7 @@ import {
   OAUTH_START_PATH,
   OAUTH_STATUS_PATH,
 } from "./oauth_callback.ts";
-import { sha256Hex } from "../../core/sha256_hex.ts";
+import { bearerToken, bearerUsers } from "../../core/mcp/serve/bearer_users.ts";
 import type { ServeContext } from "./serve_stdio.ts";
 import { UsageError } from "./usage_error.ts";
 import { tokenBanner } from "./serve_token.ts";
@@ -62,15 +62,11 @@ export async function serveHttp(
   });
   toolsChanged.add((userId) => void handler.notifyToolListChanged(userId).catch(() => {}));
   const oauth = served.oauth;
-  // Looked up by digest, never compared by prefix (the MCP handler also keeps the tokens it found).
-  const digests = new Map(
-    await Promise.all(
-      Object.entries(tokens).map(async ([token, user]) => [await sha256Hex(token), user] as const),
-    ),
-  );
+  // The handler's own lookup: by digest, never compared by prefix.
+  const usersOfTokens = bearerUsers(tokens);
   const userOf = async (request: Request) => {
-    const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-    const user = token === undefined ? undefined : digests.get(await sha256Hex(token));
+    const token = bearerToken(request);
+    const user = token === undefined ? undefined : await usersOfTokens(token);
     if (user === undefined) return undefined;
     return anonymous ? {} : { userId: user };
   };

@@ -62,13 +62,6 @@ export function originAllowed(request: Request, rules: readonly AllowRule[]): bo
   );
 }
 
-/** The bearer token of a request's `Authorization` header, if any. */
-export function bearerToken(request: Request): string | undefined {
-  const header = request.headers.get("authorization");
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match?.[1];
-}
-
 /** A JSON-RPC error response (code -32000 unless given), as the SDK's transport answers. */
 export function jsonRpcErrorResponse(
   status: number,

@@ -1,6 +1,5 @@
 import type { ToolSet } from "../../tool_set.ts";
 import {
-  bearerToken,
   hostAllowed,
   hostRules,
   jsonRpcErrorResponse,
@@ -9,7 +8,7 @@ import {
   originRules,
 } from "./_request_guard.ts";
 import { checkPositive } from "../../check_positive.ts";
-import { bearerUsers } from "./_bearer_users.ts";
+import { bearerToken, bearerUsers } from "./bearer_users.ts";
 import { boundedBody } from "./_bounded_body.ts";
 import { BATCH_MESSAGE, isJsonRpcBatch } from "./json_rpc_batch.ts";
 import { corsPreflight, withCors } from "./_cors.ts";
@@ -169,7 +168,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
-  const usersOfTokens = bearerUsers(options.tokens);
+  const usersOfTokens = options.tokens === undefined ? undefined : bearerUsers(options.tokens);
   const { name, version, instructions, userId, timeoutMs } = options;
   const serverOptions: ToolSetServerOptions = { name, version, instructions, userId, timeoutMs };
   const sessions = new McpSessions(tools, serverOptions, {

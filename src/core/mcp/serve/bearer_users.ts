@@ -4,8 +4,8 @@ import { sha256Hex } from "../../sha256_hex.ts";
 export type BearerUsers = (token: string) => string | undefined | Promise<string | undefined>;
 
 /**
- * The user of each configured bearer token (`mcpHttpHandler`'s `tokens`), or `undefined` when
- * none are configured. Throws a `TypeError` for an empty token or user id.
+ * The user of each configured bearer token (`mcpHttpHandler`'s `tokens`, `serve --http`'s users).
+ * Throws a `TypeError` for an empty token or user id.
  *
  * A token is looked up by its SHA-256, never compared with a configured one byte by byte. A
  * token found that way is remembered as sent, so its next requests skip the digest (WebCrypto's
@@ -14,10 +14,7 @@ export type BearerUsers = (token: string) => string | undefined | Promise<string
  * remembered ones by the runtime's hash table, which compares the bytes of two strings only when
  * their (seeded) hashes are equal: its timing tells no prefix of a token.
  */
-export function bearerUsers(
-  tokens: Readonly<Record<string, string>> | undefined,
-): BearerUsers | undefined {
-  if (tokens === undefined) return undefined;
+export function bearerUsers(tokens: Readonly<Record<string, string>>): BearerUsers {
   const entries = Object.entries(tokens);
   for (const [token, userId] of entries) {
     if (token === "" || typeof userId !== "string" || userId === "") {
@@ -36,4 +33,11 @@ export function bearerUsers(
     return userId;
   };
   return (token) => found.get(token) ?? byDigest(token);
+}
+
+/** The bearer token of a request's `Authorization` header, if any. */
+export function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
 }
