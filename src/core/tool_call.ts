@@ -62,7 +62,12 @@ export async function callTool(call: ToolCall, settings: CallSettings): Promise<
     if (tool === undefined) throw call.missing?.() ?? unknownTool(name, []);
     const parsed = parseArguments(args, settings.argumentLimits);
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
-    const value = await runGuarded(tool, parsed, options, observed.trace, { timeoutMs, userId });
+    const value = await runGuarded(tool, parsed, {
+      options,
+      trace: observed.trace,
+      timeoutMs,
+      userId,
+    });
     if (isToolOutput(value)) {
       result = outputResult(value, settings, tool.source, name);
     } else {
@@ -161,11 +166,14 @@ function outputResult(
 function runGuarded(
   tool: RoutedTool,
   args: Record<string, unknown>,
-  options: CallOptions,
-  trace: ToolContext["trace"],
-  run: { timeoutMs: number | undefined; userId: string | undefined },
+  run: {
+    options: CallOptions;
+    trace: ToolContext["trace"];
+    timeoutMs: number | undefined;
+    userId: string | undefined;
+  },
 ): Promise<unknown> {
-  const { timeoutMs, userId } = run;
+  const { options, trace, timeoutMs, userId } = run;
   const outer = options.signal;
   if (outer?.aborted) {
     throw new ToolError("aborted", `The call to "${tool.name}" was aborted before it started`);
@@ -184,8 +192,6 @@ function runGuarded(
         log: options.onLog,
       } satisfies ToolContext,
     );
-  // Nothing can stop the run (no caller's signal, no deadline): its errors are never made.
-  if (outer === undefined && timeoutMs === undefined) return untilStopped(execute, UNSTOPPABLE);
   return untilStopped(execute, {
     signal: outer,
     timeoutMs,
@@ -194,12 +200,6 @@ function runGuarded(
       new ToolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms`),
   });
 }
-
-/** The stop of a run without a caller's signal or a deadline (one object for every such call). */
-const UNSTOPPABLE: Parameters<typeof untilStopped>[1] = Object.freeze({
-  aborted: () => new ToolError("aborted", "The call was aborted"),
-  timedOut: () => new ToolError("timeout", "The call did not finish in time"),
-});
 
 /** The error of a name that is not exposed, naming the ones that are. */
 export function unknownTool(name: string, known: readonly string[]): ToolError {
