@@ -1,18 +1,7 @@
 import { assertEquals, assertMatch } from "@std/assert";
-import { z } from "zod";
-import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { initializeRequest } from "../../../_helpers/initialize_request.ts";
-
-const whoami = defineTool({
-  name: "whoami",
-  description: "The user of the request",
-  input: z.object({}),
-  run: (_args, ctx) => ctx.userId ?? "nobody",
-});
-const router = new ToolRouter({ functions: [whoami] });
-const provider = (request: { userId?: string }) =>
-  router.expose({ functions: ["whoami"], userId: request.userId });
+import { whoamiProvider as provider } from "./_whoami_provider.ts";
 
 Deno.test("mcpHttpHandler answers 413 to a body over maxBodyBytes, declared or streamed, and reads no further", async () => {
   const handler = mcpHttpHandler({ tools: provider, stateless: true, maxBodyBytes: 1024 });

@@ -3,16 +3,8 @@ import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { initializeRequest } from "../../../_helpers/initialize_request.ts";
+import { whoamiProvider as provider } from "./_whoami_provider.ts";
 
-const whoami = defineTool({
-  name: "whoami",
-  description: "The user of the request",
-  input: z.object({}),
-  run: (_args, ctx) => ctx.userId ?? "nobody",
-});
-const router = new ToolRouter({ functions: [whoami] });
-const provider = (request: { userId?: string }) =>
-  router.expose({ functions: ["whoami"], userId: request.userId });
 const URL_ = "http://127.0.0.1:8787/mcp";
 const HEADERS = {
   "content-type": "application/json",
