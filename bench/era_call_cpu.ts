@@ -2,7 +2,7 @@
  * The client's own CPU per remote call, without the network or a server process: the raw SDK 2.x
  * `Client`, the client the gateway makes (`CallingClient`: the SDK client without its per-call
  * result-schema probe) on the SDK's transport and on toolroute's, toolroute's gateway (through a
- * router) and, in the 2026-07-28 era, `@ai-sdk/mcp` call `echo` on one dual-era SDK 2.x handler
+ * router) and `@ai-sdk/mcp` call `echo` on one dual-era SDK 2.x handler
  * in this process, whose `tools/call` answers are canned after the first (so the server costs
  * nothing per call; what is measured is each client's work). Blocks of calls alternate in a shuffled order; CPU time of the process per call (user +
  * system): the median of the blocks, and the median of each block's difference to the raw SDK
@@ -108,20 +108,19 @@ const gateway = new McpGateway({
 const router = new ToolRouter({ gateway });
 const tools = await router.expose({ mcpServers: ["s"] });
 const args = { text: "hi" };
-// `@ai-sdk/mcp` speaks 2026-07-28 whenever the server does: compared in that era only.
-const ai = legacy
-  ? undefined
-  : await createMCPClient({ transport: { type: "http", url, fetch: clientFetch } });
-const aiEcho = (await ai?.tools())?.echo;
+// `@ai-sdk/mcp` speaks 2026-07-28 whenever the server does, and 2025 without its discovery probe.
+const ai = await createMCPClient({
+  transport: { type: "http", url, fetch: clientFetch },
+  protocolVersionDiscovery: !legacy,
+});
+const aiEcho = (await ai.tools()).echo;
 const paths: Record<string, () => Promise<unknown>> = {
   "raw SDK": () => raw.callTool({ name: "echo", arguments: args }),
   "SDK client without the probe": () => calling.callTool({ name: "echo", arguments: args }),
   "the same over toolroute's transport": () => overOurs.callTool({ name: "echo", arguments: args }),
   toolroute: () => tools.invoke(tools.names[0], args),
-  ...(aiEcho === undefined ? {} : {
-    "@ai-sdk/mcp": async () =>
-      await aiEcho.execute!(args, { toolCallId: "1", messages: [], context: {} }),
-  }),
+  "@ai-sdk/mcp": async () =>
+    await aiEcho!.execute!(args, { toolCallId: "1", messages: [], context: {} }),
 };
 const cpu: Record<string, number[]> = {};
 for (const call of Object.values(paths)) for (let i = 0; i < 300; i++) await call();
@@ -153,6 +152,6 @@ for (const name of Object.keys(paths)) {
 await raw.close();
 await calling.close();
 await overOurs.close();
-await ai?.close();
+await ai.close();
 await router.close();
 await server?.close();

@@ -2,11 +2,12 @@
  * Per remote call in each MCP era, side by side in one run: the raw SDK 2.x `Client`, toolroute's
  * gateway and `@ai-sdk/mcp`, each calling `echo` on one dual-era SDK 2.x server (in its own
  * process), once per round in a shuffled order so load from other processes hits all alike. The
- * 2026-07-28 era is pinned for the raw client and toolroute (`protocol: "2026-07-28"`); the 2025
- * era is `versionNegotiation: legacy` and `protocol: "2025"`. `@ai-sdk/mcp` negotiates as it does.
- * Two upstreams: answers as SSE streams and as plain JSON. Prints medians and ratios to the raw
- * SDK of the same era, and toolroute's 2026-07-28 median to `@ai-sdk/mcp`'s (which speaks that
- * era with this server).
+ * 2026-07-28 era is pinned for the raw client and toolroute (`protocol: "2026-07-28"`) and is what
+ * `@ai-sdk/mcp` negotiates with this server; the 2025 era is `versionNegotiation: legacy`,
+ * `protocol: "2025"` and `protocolVersionDiscovery: false`. Two upstreams: answers as SSE streams
+ * and as plain JSON. Prints each client's median, and toolroute's time per round over the raw
+ * SDK's and over `@ai-sdk/mcp`'s of the same era and round: the median of those ratios and its 95 %
+ * bootstrap interval (an interval that holds 1.000 means no difference this run could tell).
  *
  * Run: `deno run --config bench/deno.json --no-prompt -A bench/era_call_interleaved.ts [rounds=500]`
  *
@@ -46,20 +47,27 @@ async function clientsOf(url: string) {
   const ourLegacy = await router.expose({ mcpServers: ["legacy"] });
   const ai = await createMCPClient({ transport: { type: "http", url } });
   const aiEcho = (await ai.tools()).echo;
+  const aiLegacy = await createMCPClient({
+    transport: { type: "http", url },
+    protocolVersionDiscovery: false,
+  });
+  const aiLegacyEcho = (await aiLegacy.tools()).echo;
+  const options = { toolCallId: "1", messages: [], context: {} };
   const args = { text: "hi" };
   const calls: Record<string, () => Promise<unknown>> = {
     "2026 raw SDK": () => modern.callTool({ name: "echo", arguments: args }),
     "2026 toolroute": () => ourModern.invoke(ourModern.names[0], args),
     "2025 raw SDK": () => legacy.callTool({ name: "echo", arguments: args }),
     "2025 toolroute": () => ourLegacy.invoke(ourLegacy.names[0], args),
-    "@ai-sdk/mcp": async () =>
-      await aiEcho.execute!(args, { toolCallId: "1", messages: [], context: {} }),
+    "2026 @ai-sdk/mcp": async () => await aiEcho.execute!(args, options),
+    "2025 @ai-sdk/mcp": async () => await aiLegacyEcho.execute!(args, options),
   };
   const eras = gateway.status().map((s) => `${s.id}: ${s.protocol}`).join(", ");
   const close = async () => {
     await modern.close();
     await legacy.close();
     await ai.close();
+    await aiLegacy.close();
     await router.close();
   };
   return { calls, close, eras };
@@ -79,25 +87,34 @@ for (let round = 0; round < rounds + 50; round++) {
     if (round >= 50) (times[name] ??= []).push(performance.now() - started); // 50 warm-up rounds
   }
 }
-const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/**
+ * The median of the rounds' ratios of `a` to `b` (each round runs both, in a shuffled order) and
+ * its 95 % bootstrap interval: whether one is slower than the other beyond the run's noise.
+ */
+function pairedRatio(a: number[], b: number[]): string {
+  const ratios = a.map((value, round) => value / b[round]);
+  const medians = Array.from(
+    { length: 1000 },
+    () => median(Array.from(ratios, () => ratios[Math.floor(Math.random() * ratios.length)])),
+  )
+    .sort((x, y) => x - y);
+  return `${median(ratios).toFixed(3)}× (95 % interval ${medians[25].toFixed(3)}–${
+    medians[974].toFixed(3)
+  })`;
+}
+const us = (values: number[]) => `${(median(values) * 1000).toFixed(0)} µs`;
 for (const mode of ["sse", "json"] as const) {
   console.log(`${mode.toUpperCase()} answers (${clients[mode].eras}), median of ${rounds}:`);
   for (const era of ["2026", "2025"]) {
-    const raw = median(times[`${mode} ${era} raw SDK`]);
-    const ours = median(times[`${mode} ${era} toolroute`]);
-    console.log(
-      `  ${era}: raw SDK ${(raw * 1000).toFixed(0)} µs, toolroute ${(ours * 1000).toFixed(0)} µs (${
-        (ours / raw).toFixed(2)
-      }×)`,
+    const [raw, ours, ai] = ["raw SDK", "toolroute", "@ai-sdk/mcp"].map((name) =>
+      times[`${mode} ${era} ${name}`]
     );
+    console.log(`  ${era}: raw SDK ${us(raw)}, toolroute ${us(ours)}, @ai-sdk/mcp ${us(ai)}`);
+    console.log(`    toolroute per round over the raw SDK: ${pairedRatio(ours, raw)}`);
+    console.log(`    toolroute per round over @ai-sdk/mcp: ${pairedRatio(ours, ai)}`);
   }
-  const ai = median(times[`${mode} @ai-sdk/mcp`]);
-  const raw = median(times[`${mode} 2026 raw SDK`]);
-  const ours = median(times[`${mode} 2026 toolroute`]);
-  console.log(
-    `  @ai-sdk/mcp ${(ai * 1000).toFixed(0)} µs (${(ai / raw).toFixed(2)}× the 2026 raw SDK; ` +
-      `2026 toolroute ${(ours / ai).toFixed(2)}× @ai-sdk/mcp)`,
-  );
 }
 await clients.sse.close();
 await clients.json.close();
