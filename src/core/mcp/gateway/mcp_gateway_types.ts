@@ -191,7 +191,11 @@ export interface McpGatewayOptions {
    * connection opens one, a user's own connections only with `"always"`.
    */
   eventStream?: "session" | "always";
-  /** Validates structured tool output; default: the SDK's (ajv). Edge builds pass cfworker's. */
+  /**
+   * Validates structured tool output; default: the SDK's (ajv). Edge builds pass cfworker's. One
+   * is shared by every server and user: give one that keeps each schema apart (cfworker's does;
+   * a single ajv instance does not: the first schema of an `$id` stands for every later one).
+   */
   jsonSchemaValidator?: McpJsonSchemaValidator;
   /** Makes transports for configs the core cannot serve (stdio); see `McpTransportFactory`. */
   transportFactory?: McpTransportFactory;

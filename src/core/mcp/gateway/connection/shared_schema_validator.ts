@@ -14,7 +14,10 @@ export interface SharedSchemaValidatorOptions {
  * distinct schema: a thousand users of one server share the validator of each tool's output
  * schema instead of compiling it a thousand times (each SDK `Client` otherwise builds its own ajv,
  * which holds memory before it compiles anything). Schemas are told apart by their JSON text, so
- * definitions that differ between users stay apart.
+ * definitions that differ between users stay apart. A schema that declares an `$id` is compiled
+ * on an ajv of its own (more memory than one on the shared ajv, for the rare schema with an id):
+ * ajv hands the schema it first compiled under an id to every later schema of that id, whoever's
+ * server listed it.
  *
  * The SDK's runtime default is the default, made on first use: ajv on Deno and Node.js (ajv
  * compiles with `new Function`, which edge runtimes refuse: a browser or workerd build gets the
@@ -58,8 +61,15 @@ export class SharedSchemaValidator implements McpJsonSchemaValidator {
     } else {
       // A copy: validators may annotate the schema they compile (cfworker's marks resolved ids on
       // it), and the listed definitions they get here are frozen and shared between users.
-      validate = this.#inner().getValidator<unknown>(structuredClone(schema));
-      if (this.#given === undefined) this.#compiledByAjv++;
+      // ajv names a schema by its `$id` for all it compiles, and hands the first schema of an id
+      // to every later one: a server's `$id` would decide how another server's results are
+      // checked (another user's too). A schema that declares one gets an ajv of its own.
+      const own = this.#given === undefined && key.includes('"$id"');
+      const engine = own
+        ? new DefaultJsonSchemaValidator() as McpJsonSchemaValidator
+        : this.#inner();
+      validate = engine.getValidator<unknown>(structuredClone(schema));
+      if (this.#given === undefined && !own) this.#compiledByAjv++;
       if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value!);
     }
     this.#cache.set(key, validate);
