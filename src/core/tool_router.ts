@@ -16,6 +16,7 @@ import { KeyValueResultStore } from "./key_value_result_store.ts";
 import { MemoryStore } from "./store/memory_store.ts";
 import { READ_RESULT_NAME } from "./read_result_tool.ts";
 import { toolSetParts } from "./_tool_set_parts.ts";
+import { keepToolSetSigner } from "./tool_set_signer.ts";
 import type { Grant } from "./policy_types.ts";
 import { checkHooks, type ToolHook } from "./hooks/tool_hook.ts";
 import type { RouterInvokeOptions, ToolRouterOptions } from "./tool_router_options.ts";
@@ -192,7 +193,9 @@ export class ToolRouter implements AsyncDisposable {
       hooks,
     };
     toolSetParts.set(init, { policy: policed?.policy, results: this.#results });
-    return new ToolSet(init);
+    const toolSet = new ToolSet(init);
+    keepToolSetSigner(toolSet, this.#approvals.signer);
+    return toolSet;
   }
 
   /**

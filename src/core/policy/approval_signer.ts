@@ -6,8 +6,14 @@ const encoder = new TextEncoder();
 const toolHashes = new WeakMap<RoutedTool, Promise<string>>();
 
 /**
- * Signs and checks pending approvals with HMAC-SHA-256 (WebCrypto), over a canonical JSON
- * encoding of every field but the signature.
+ * What a signer signs: pending approvals, grants, and the state a 2026-07-28 `serve` call carries
+ * from one round to the next (`requestState`, which the client holds between rounds).
+ */
+export type SignedKind = "approval" | "grant" | "round";
+
+/**
+ * Signs and checks pending approvals (and grants and round states) with HMAC-SHA-256 (WebCrypto),
+ * over a canonical JSON encoding of every field but the signature.
  */
 export class ApprovalSigner {
   #secret: Uint8Array<ArrayBuffer>;
@@ -38,7 +44,7 @@ export class ApprovalSigner {
    *
    * @returns The signature, base64url.
    */
-  async sign(kind: "approval" | "grant", record: object): Promise<string> {
+  async sign(kind: SignedKind, record: object): Promise<string> {
     const mac = await crypto.subtle.sign("HMAC", await this.#cryptoKey(), signed(kind, record));
     return encodeBase64(new Uint8Array(mac), { url: true });
   }
@@ -48,7 +54,7 @@ export class ApprovalSigner {
    *
    * @returns `true` when no field changed since it was signed.
    */
-  async verify(kind: "approval" | "grant", record: { signature?: unknown }): Promise<boolean> {
+  async verify(kind: SignedKind, record: { signature?: unknown }): Promise<boolean> {
     const mac = fromBase64url(record.signature);
     if (mac === undefined) return false;
     const { signature: _, ...rest } = record;

@@ -4,6 +4,9 @@ import type { ToolElicitation, ToolElicitationResult } from "../../tool_source.t
 import type { PendingApproval } from "../../policy_types.ts";
 import { showArguments } from "../../policy/shown_arguments.ts";
 import { sha256Hex } from "../../sha256_hex.ts";
+import { canonicalJson } from "../../canonical_json.ts";
+import { toolSetSigner } from "../../tool_set_signer.ts";
+import type { ApprovalSigner } from "../../policy/approval_signer.ts";
 import { inputRequired, type InputRequiredResult } from "../mcp_sdk.ts";
 import {
   approvalAnswerOf,
@@ -19,17 +22,41 @@ export const APPROVAL_KEY = "approval";
 /**
  * What a call carries from one round to the next in `requestState`. It comes back from the
  * client, so nothing in it is trusted: the approval is the router's signed one (the router checks
- * its signature, user, expiry and single use), and an answer is taken only for the very question
- * asked (its digest).
+ * its signature, user, expiry and single use), and a tool's questions and answers are signed by
+ * the router's signer too, bound to the user, the tool and its arguments for a while (see
+ * {@linkcode Questions}); an answer is taken only for the very question asked (its digest).
  */
 interface RoundState {
   /** The approval asked for in the previous round. */
   approval?: PendingApproval;
-  /** Questions a tool asked in the previous round: key to the question's digest. */
-  asked?: Record<string, string>;
-  /** Answers of earlier rounds: key to the question's digest and the answer. */
-  answers?: Record<string, { digest: string; answer: ToolElicitationResult }>;
+  /** A tool's questions and the answers so far, signed. */
+  questions?: Questions;
 }
+
+/**
+ * A tool's questions of the previous round and the answers of earlier ones, as the client holds
+ * them between rounds: signed (MCP 2026-07-28 has servers treat the echoed `requestState` as the
+ * client's, and refuse what fails a check where it decides anything), bound to the user, the tool
+ * and its arguments, and for `ROUND_TTL_MS`. One that fails a check counts for nothing: the tool
+ * asks again.
+ */
+interface Questions {
+  /** Questions a tool asked in the previous round: key to the question's digest. */
+  asked: Record<string, string>;
+  /** Answers of earlier rounds: key to the question's digest and the answer. */
+  answers: Record<string, { digest: string; answer: ToolElicitationResult }>;
+  /** The user of the tool set, or `null`. */
+  user: string | null;
+  tool: string;
+  /** The SHA-256 of the call's arguments (canonical JSON). */
+  args: string;
+  /** When the state stops counting (epoch milliseconds). */
+  expires: number;
+  signature?: string;
+}
+
+/** How long a tool's questions wait for their answers. */
+const ROUND_TTL_MS = 15 * 60_000;
 
 /** One round of a 2026-07-28 `tools/call`: the client's answers and what it can be asked. */
 export interface CallRound {
@@ -76,8 +103,15 @@ export async function callInRounds(
         : await toolSet.reject(approval, answer.reason);
     }
   }
-  const answers = { ...state.answers };
-  for (const [key, digest] of Object.entries(state.asked ?? {})) {
+  const signer = toolSetSigner(toolSet);
+  const binding = {
+    user: toolSet.userId ?? null,
+    tool: call.name,
+    args: await argumentsDigest(call.args),
+  };
+  const earlier = await openQuestions(state.questions, { binding, signer });
+  const answers = { ...earlier?.answers };
+  for (const [key, digest] of Object.entries(earlier?.asked ?? {})) {
     const answer = elicitAnswer(round.inputResponses?.[key]);
     if (answer !== undefined) answers[key] = { digest, answer };
   }
@@ -102,9 +136,14 @@ export async function callInRounds(
   const result = await toolSet.call(call.name, call.args, { ...call.options, onElicitation });
   if (asked.size > 0) {
     const inputRequests: Record<string, ReturnType<typeof inputRequired.elicit>> = {};
-    const next: RoundState = { answers, asked: {} };
+    const questions: Questions = {
+      asked: {},
+      answers,
+      ...binding,
+      expires: Date.now() + ROUND_TTL_MS,
+    };
     for (const [key, { digest, request }] of asked) {
-      next.asked![key] = digest;
+      questions.asked[key] = digest;
       inputRequests[key] = request.url === undefined
         ? inputRequired.elicit({
           message: request.message,
@@ -112,6 +151,8 @@ export async function callInRounds(
         })
         : inputRequired.elicitUrl({ message: request.message, url: request.url });
     }
+    questions.signature = await signer.sign("round", questions);
+    const next: RoundState = { questions };
     return inputRequired({ inputRequests, requestState: JSON.stringify(next) });
   }
   if (result.code === "approval_required" && result.approval !== undefined && form) {
@@ -135,6 +176,57 @@ function readState(raw: unknown): RoundState {
   } catch {
     return {};
   }
+}
+
+/**
+ * The questions and answers an echoed state carries, when they are this server's, unchanged, for
+ * this user, tool and arguments, and not expired; else nothing (the tool asks again).
+ */
+async function openQuestions(
+  questions: unknown,
+  check: { binding: Pick<Questions, "user" | "tool" | "args">; signer: ApprovalSigner },
+): Promise<Pick<Questions, "asked" | "answers"> | undefined> {
+  if (questions === null || typeof questions !== "object" || Array.isArray(questions)) {
+    return undefined;
+  }
+  const sealed = questions as Partial<Questions>;
+  const { binding, signer } = check;
+  if (
+    sealed.user !== binding.user || sealed.tool !== binding.tool || sealed.args !== binding.args ||
+    typeof sealed.expires !== "number" || sealed.expires <= Date.now() ||
+    !isRecord(sealed.asked) || !isRecord(sealed.answers)
+  ) {
+    return undefined;
+  }
+  // Checked last: the checks above cost no digest for a state that cannot count anyway.
+  if (!(await signer.verify("round", sealed).catch(() => false))) return undefined;
+  return {
+    asked: sealed.asked as Questions["asked"],
+    answers: sealed.answers as Questions["answers"],
+  };
+}
+
+/** The SHA-256 of a call's arguments as canonical JSON (a string is parsed first). */
+async function argumentsDigest(args: unknown): Promise<string> {
+  let value = args;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      // Bound as the text it is.
+    }
+  }
+  let text: string;
+  try {
+    text = canonicalJson(value ?? null);
+  } catch {
+    text = String(value);
+  }
+  return await sha256Hex(text);
+}
+
+function isRecord(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Whether a retried call is the one the approval was asked for: same tool, same arguments. */
