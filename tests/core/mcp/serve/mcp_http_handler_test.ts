@@ -4,6 +4,7 @@ import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { initializeRequest } from "../../../_helpers/initialize_request.ts";
+import { modernToolCallRequest } from "../../../_helpers/modern_tool_call_request.ts";
 
 const whoami = defineTool({
   name: "whoami",
@@ -128,30 +129,9 @@ Deno.test("mcpHttpHandler keeps each token's user on every request and refuses n
   // A 2026-07-28 call (no session): each request is authenticated on its own.
   const whoamiAs = async (token: string) => {
     const response = await handler(
-      new Request("http://127.0.0.1/mcp", {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          authorization: `Bearer ${token}`,
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "whoami",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: {
-            name: "whoami",
-            arguments: {},
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
-          },
-        }),
+      modernToolCallRequest("http://127.0.0.1/mcp", {
+        token,
+        params: { name: "whoami", arguments: {} },
       }),
     );
     if (response.status !== 200) {

@@ -11,6 +11,7 @@ import { defineTool } from "../../../../mod.ts";
 import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { Client, StreamableHTTPClientTransport } from "../../../../src/core/mcp/mcp_sdk.ts";
 import { EVERYTHING, functionTools, policyRouter, ran } from "../../policy/_policy_fixture.ts";
+import { modernToolCallRequest } from "../../../_helpers/modern_tool_call_request.ts";
 
 const TOKENS = { "tok-alice": "alice", "tok-bob": "bob" };
 const signIn = defineTool({
@@ -90,29 +91,10 @@ async function rawCall(
   params: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const response = await handler(
-    new Request("http://127.0.0.1:8787/mcp", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${token}`,
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": String(params.name),
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          ...params,
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-          },
-        },
-      }),
+    modernToolCallRequest("http://127.0.0.1:8787/mcp", {
+      token,
+      params: params as { name: string },
+      capabilities: { elicitation: { form: {} } },
     }),
   );
   return await response.json();

@@ -9,6 +9,7 @@ import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
+import { modernToolCallRequest } from "../../../_helpers/modern_tool_call_request.ts";
 
 const TOKENS = { "tok-alice": "alice", "tok-bob": "bob" };
 const wipe = defineTool({
@@ -48,30 +49,10 @@ async function round(
   params: Record<string, unknown>,
 ): Promise<Round> {
   const response = await served(
-    new Request("http://127.0.0.1:8787/mcp", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${token}`,
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "wipe",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "wipe",
-          ...params,
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-          },
-        },
-      }),
+    modernToolCallRequest("http://127.0.0.1:8787/mcp", {
+      token,
+      params: { name: "wipe", ...params },
+      capabilities: { elicitation: { form: {} } },
     }),
   );
   return (await response.json()).result;
@@ -96,6 +77,30 @@ const NAME = { action: "accept", content: { name: "Ada" } };
 const SURE = { action: "accept", content: { sure: true } };
 const args = { disk: "prod" };
 
+/** Answers "yes" to the deletion question on a state: as Alice, for `args`, unless told. */
+function sayYes(
+  served: McpHttpHandler,
+  state: string | undefined,
+  as: { token?: string; args?: Record<string, unknown> } = {},
+): Promise<Round> {
+  return round(served, as.token ?? "tok-alice", {
+    arguments: as.args ?? args,
+    inputResponses: { "input-1": SURE },
+    requestState: state,
+  });
+}
+
+/** Alice's first two rounds: asked her name, then (named) whether to delete. */
+async function twoRounds(served: McpHttpHandler): Promise<{ first: Round; second: Round }> {
+  const first = await round(served, "tok-alice", { arguments: args });
+  const second = await round(served, "tok-alice", {
+    arguments: args,
+    inputResponses: { "input-0": NAME },
+    requestState: first.requestState,
+  });
+  return { first, second };
+}
+
 Deno.test("answered round by round, the tool gets each answer of its own question", async () => {
   const served = handler();
   const first = await round(served, "tok-alice", { arguments: args });
@@ -106,23 +111,14 @@ Deno.test("answered round by round, the tool gets each answer of its own questio
     requestState: first.requestState,
   });
   assertEquals(questions(second), { "input-1": "Delete everything on prod?" });
-  const done = await round(served, "tok-alice", {
-    arguments: args,
-    inputResponses: { "input-1": SURE },
-    requestState: second.requestState,
-  });
+  const done = await sayYes(served, second.requestState);
   assertEquals(done.content?.[0].text, "name Ada, wiped true");
   await served.close();
 });
 
 Deno.test("a state edited to carry an answer to a question not yet asked asks again", async () => {
   const served = handler();
-  const first = await round(served, "tok-alice", { arguments: args });
-  const second = await round(served, "tok-alice", {
-    arguments: args,
-    inputResponses: { "input-0": NAME },
-    requestState: first.requestState,
-  });
+  const { first, second } = await twoRounds(served);
   // The digest of the second question, as the server records it.
   const secondState = JSON.parse(second.requestState!);
   const digest = heldQuestions(secondState).asked["input-1"];
@@ -141,44 +137,23 @@ Deno.test("a state edited to carry an answer to a question not yet asked asks ag
   // A state with only its signature left off counts for nothing either.
   const unsigned = JSON.parse(second.requestState!);
   delete heldQuestions(unsigned).signature;
-  const stripped = await round(served, "tok-alice", {
-    arguments: args,
-    inputResponses: { "input-1": SURE },
-    requestState: JSON.stringify(unsigned),
-  });
+  const stripped = await sayYes(served, JSON.stringify(unsigned));
   assertEquals(questions(stripped), { "input-0": "Your name?" });
   await served.close();
 });
 
 Deno.test("another user's state, or one of other arguments, carries none of its answers", async () => {
   const served = handler();
-  const first = await round(served, "tok-alice", { arguments: args });
-  const second = await round(served, "tok-alice", {
-    arguments: args,
-    inputResponses: { "input-0": NAME },
-    requestState: first.requestState,
-  });
+  const { first, second } = await twoRounds(served);
   assertEquals(questions(second), { "input-1": "Delete everything on prod?" });
   // Bob echoes Alice's state, answering the question it holds: Alice's name is not his.
-  const bob = await round(served, "tok-bob", {
-    arguments: args,
-    inputResponses: { "input-1": SURE },
-    requestState: second.requestState,
-  });
+  const bob = await sayYes(served, second.requestState, { token: "tok-bob" });
   assertEquals(questions(bob), { "input-0": "Your name?" });
   // Alice's own state for another disk: the answers were given about "prod".
-  const other = await round(served, "tok-alice", {
-    arguments: { disk: "backup" },
-    inputResponses: { "input-1": SURE },
-    requestState: second.requestState,
-  });
+  const other = await sayYes(served, second.requestState, { args: { disk: "backup" } });
   assertEquals(questions(other), { "input-0": "Your name?" });
   // Her state for the same arguments still completes the call.
-  const done = await round(served, "tok-alice", {
-    arguments: args,
-    inputResponses: { "input-1": SURE },
-    requestState: second.requestState,
-  });
+  const done = await sayYes(served, second.requestState);
   assertEquals(done.content?.[0].text, "name Ada, wiped true");
   await served.close();
 });
