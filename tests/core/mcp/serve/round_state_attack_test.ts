@@ -144,7 +144,7 @@ Deno.test("a state edited to carry an answer to a question not yet asked asks ag
 
 Deno.test("another user's state, or one of other arguments, carries none of its answers", async () => {
   const served = handler();
-  const { first, second } = await twoRounds(served);
+  const { second } = await twoRounds(served);
   assertEquals(questions(second), { "input-1": "Delete everything on prod?" });
   // Bob echoes Alice's state, answering the question it holds: Alice's name is not his.
   const bob = await sayYes(served, second.requestState, { token: "tok-bob" });
