@@ -225,6 +225,15 @@ async function argumentsDigest(args: unknown): Promise<string> {
   return await sha256Hex(text);
 }
 
+/** Whether an answer's content maps each field to a string, finite number, boolean or strings. */
+function isAnswerContent(content: unknown): boolean {
+  return isRecord(content) &&
+    Object.values(content as object).every((field) =>
+      typeof field === "string" || typeof field === "boolean" || Number.isFinite(field) ||
+      (Array.isArray(field) && field.every((item) => typeof item === "string"))
+    );
+}
+
 function isRecord(value: unknown): boolean {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -250,12 +259,17 @@ function fitsApproval(approval: PendingApproval, call: { name: string; args: unk
   }
 }
 
-/** An elicitation answer (`accept` with content, `decline`, `cancel`), or nothing. */
+/**
+ * An elicitation answer (`accept` with content, `decline`, `cancel`), or nothing. The content must
+ * be MCP's shape, as the SDK checks it for the 2025 era: the tool relies on it, and what is taken
+ * here is signed into the next state, whose canonical JSON must not fail on depth or fold a
+ * non-finite number into `null`.
+ */
 function elicitAnswer(value: unknown): ToolElicitationResult | undefined {
   if (value === null || typeof value !== "object") return undefined;
   const { action, content } = value as { action?: unknown; content?: unknown };
   if (action !== "accept" && action !== "decline" && action !== "cancel") return undefined;
-  if (content !== undefined && (content === null || typeof content !== "object")) return undefined;
+  if (content !== undefined && !isAnswerContent(content)) return undefined;
   return content === undefined
     ? { action }
     : { action, content: content as ToolElicitationResult["content"] };
