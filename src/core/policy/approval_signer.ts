@@ -52,13 +52,20 @@ export class ApprovalSigner {
   /**
    * Checks a record's `signature` in constant time.
    *
-   * @returns `true` when no field changed since it was signed.
+   * @returns `true` when no field changed since it was signed; `false` for a record that cannot
+   *   be encoded (a client's, nested past the stack: it was never signed, and must not throw).
    */
   async verify(kind: SignedKind, record: { signature?: unknown }): Promise<boolean> {
     const mac = fromBase64url(record.signature);
     if (mac === undefined) return false;
     const { signature: _, ...rest } = record;
-    return await crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, signed(kind, rest));
+    let data: Uint8Array<ArrayBuffer>;
+    try {
+      data = signed(kind, rest);
+    } catch {
+      return false;
+    }
+    return await crypto.subtle.verify("HMAC", await this.#cryptoKey(), mac, data);
   }
 
   #cryptoKey(): Promise<CryptoKey> {

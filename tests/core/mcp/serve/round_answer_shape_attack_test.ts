@@ -6,11 +6,12 @@
  *
  * @module
  */
-import { assertEquals } from "@std/assert";
+import { assert, assertEquals, assertMatch } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { type McpHttpHandler, mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
 import { modernToolCallRequest } from "../../../_helpers/modern_tool_call_request.ts";
+import { EVERYTHING, policyRouter, ran } from "../../policy/_policy_fixture.ts";
 
 /** Every answer the tool was given, as it got it. */
 const given: unknown[] = [];
@@ -90,5 +91,32 @@ Deno.test("an answer whose content is not MCP's shape is no answer: the tool ask
     requestState: first.result.requestState,
   });
   assertEquals(done.result.content[0].text, "hello Ada");
+  await served.close();
+});
+
+Deno.test("an approval nested past the stack in requestState is refused as a result, and nothing runs", async () => {
+  const router = policyRouter({ policy: { ask: ["deploy"] } });
+  const served = mcpHttpHandler({
+    tools: (request) => router.expose({ ...EVERYTHING, userId: request.userId }),
+    tokens: { "tok-alice": "alice" },
+  });
+  const args = { env: "prod" };
+  const first = await round(served, { name: "deploy", arguments: args });
+  const state = JSON.parse(first.result.requestState);
+  assert(state.approval.signature !== undefined);
+  state.approval.deep = nested();
+  ran.length = 0;
+  for (const action of ["accept", "decline"]) {
+    const attacked = await round(served, {
+      name: "deploy",
+      arguments: args,
+      inputResponses: { approval: { action, content: { approve: action === "accept" } } },
+      requestState: JSON.stringify(state),
+    });
+    assertEquals(attacked.error, undefined, JSON.stringify(attacked.error));
+    assertEquals(attacked.result.isError, true);
+    assertMatch(attacked.result.content[0].text, /approval/i);
+  }
+  assertEquals(ran, []);
   await served.close();
 });
