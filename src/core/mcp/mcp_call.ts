@@ -9,6 +9,17 @@ import { McpErrorCode, mcpErrorCodeOf } from "./mcp_error_code.ts";
 /** What a tool call needs of a client: the SDK's `Client` (a type only: no SDK code here). */
 type McpToolCaller = Pick<Client, "callTool">;
 
+/**
+ * Answers one question of a call's own `input_required` round (MCP 2026-07-28): the params of the
+ * `elicitation/create` request the server embedded, and the call's signal; resolves with the
+ * answer. `CallingClient` (in `mcp_sdk.ts`) takes it in a `tools/call`'s options, so a question
+ * goes to the call whose answer carried it, also when other calls share the connection.
+ */
+export type McpInputAnswerer = (
+  params: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+) => Promise<unknown>;
+
 /** Options of one MCP tool call. */
 export interface McpCallOptions {
   /** The SDK request deadline in milliseconds. */
@@ -66,7 +77,7 @@ export function callMcpToolOutput(
   const onProgress = context.onProgress;
   let sent: Promise<unknown>;
   try {
-    sent = client.callTool(params, {
+    const request: Parameters<McpToolCaller["callTool"]>[1] & { answerInput?: McpInputAnswerer } = {
       signal: context.signal,
       timeout: options.timeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
@@ -77,7 +88,10 @@ export function callMcpToolOutput(
         : (p) => onProgress({ progress: p.progress, total: p.total, message: p.message }),
       // Undefined for a tool without an output schema: the SDK reads it as absent.
       toolDefinition: options.toolDefinition,
-    });
+      // Undefined where the connection relays no question: the SDK's own handling stays.
+      answerInput: context.answerInput,
+    };
+    sent = client.callTool(params, request);
   } catch (error) {
     sent = Promise.reject(error);
   }
@@ -96,8 +110,11 @@ export interface McpToolCall {
   /** The tool's name on the server. */
   toolName: string;
   args: Record<string, unknown>;
-  /** The call's signal, progress listener and trace context. */
-  context: Pick<ToolContext, "onProgress" | "trace"> & { signal?: AbortSignal };
+  /** The call's signal, progress listener, trace context and answerer of its own questions. */
+  context: Pick<ToolContext, "onProgress" | "trace"> & {
+    signal?: AbortSignal;
+    answerInput?: McpInputAnswerer;
+  };
 }
 
 /**

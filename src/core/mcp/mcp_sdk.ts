@@ -12,14 +12,21 @@
 
 import {
   Client as SdkClient,
+  type ClientContext,
   type Implementation,
+  isInputRequiredResult,
   type Request as SdkRequest,
   type RequestMethod,
   type RequestOptions,
   type ResultTypeMap,
+  SdkError,
+  SdkErrorCode,
   type ServerCapabilities,
   type StandardSchemaV1,
+  withInputRequired,
 } from "@modelcontextprotocol/client";
+import { delay } from "@std/async";
+import type { McpInputAnswerer } from "./mcp_call.ts";
 
 export {
   auth as oauthAuthorize,
@@ -118,8 +125,99 @@ export class CallingClient extends SdkClient {
     if (request.method !== "tools/call" || isStandardSchema(schemaOrOptions)) {
       return super.request(request, schemaOrOptions as StandardSchemaV1, options);
     }
-    return super.request(request, toolResultSchema(this._wireCodec()), schemaOrOptions);
+    const own = schemaOrOptions as
+      | (RequestOptions & { answerInput?: McpInputAnswerer })
+      | undefined;
+    const schema = toolResultSchema(this._wireCodec());
+    if (own?.answerInput === undefined || this.getProtocolEra() !== "modern") {
+      return super.request(request, schema, own);
+    }
+    const { answerInput, ...rest } = own;
+    return this.#inRounds(request, { schema, options: rest, answerInput });
   }
+
+  /**
+   * A 2026-07-28 `tools/call` whose `input_required` rounds are answered by the call's own
+   * answerer: the SDK's manual mode (`allowInputRequired`), its questions checked and their
+   * answers completed (schema defaults) by the SDK's own elicitation wrapper, then sent again with
+   * the answers and the server's `requestState`, as the SDK's driver does (its round cap, its
+   * pause before a round that carries only state, its shrinking total deadline). The SDK's driver
+   * hands each question to the client's one handler, which cannot tell whose call it came in; on
+   * a connection several users' calls share, such a question could only be cancelled.
+   */
+  async #inRounds(
+    request: SdkRequest,
+    call: { schema: StandardSchemaV1; options: RequestOptions; answerInput: McpInputAnswerer },
+  ): Promise<unknown> {
+    const { options, answerInput } = call;
+    const schema = withInputRequired(call.schema);
+    const startedAt = Date.now();
+    const answer = this._wrapHandler(
+      "elicitation/create",
+      async (asked) => await answerInput(asked.params ?? {}, options.signal) as never,
+    );
+    let result: unknown = await super.request(request, schema, {
+      ...options,
+      allowInputRequired: true,
+    });
+    for (let round = 1; isInputRequiredResult(result); round++) {
+      if (round > MAX_INPUT_ROUNDS) {
+        throw new SdkError(
+          SdkErrorCode.InputRequiredRoundsExceeded,
+          `The server still asked for input after ${MAX_INPUT_ROUNDS} rounds of "tools/call"`,
+        );
+      }
+      const asked = Object.entries(result.inputRequests ?? {});
+      if (asked.length === 0) await delay(STATE_ONLY_ROUND_MS, { signal: options.signal });
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, entry] of asked) {
+        inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
+      }
+      const leg: RequestOptions = { ...options, allowInputRequired: true };
+      if (options.maxTotalTimeout !== undefined) {
+        const left = options.maxTotalTimeout - (Date.now() - startedAt);
+        if (left <= 0) {
+          throw new SdkError(SdkErrorCode.RequestTimeout, "Maximum total timeout exceeded");
+        }
+        leg.maxTotalTimeout = left;
+      }
+      const params = {
+        ...request.params,
+        ...(asked.length === 0 ? {} : { inputResponses }),
+        ...(result.requestState === undefined ? {} : { requestState: result.requestState }),
+      };
+      result = await super.request({ method: request.method, params }, schema, leg);
+    }
+    return result;
+  }
+}
+
+/** Most `input_required` rounds of one call (the SDK driver's own cap). */
+const MAX_INPUT_ROUNDS = 10;
+
+/** The pause before a round that answers nothing and only sends the state back (the SDK's). */
+const STATE_ONLY_ROUND_MS = 250;
+
+/**
+ * What the SDK's elicitation wrapper passes on to the answerer as its context: the answerer is
+ * the call's own and needs none.
+ */
+const NO_CONTEXT = Object.freeze({}) as ClientContext;
+
+/** An embedded input request as a JSON-RPC request; one toolroute does not answer fails the call. */
+function embeddedRequest(key: string, entry: unknown) {
+  const { method, params } = (entry ?? {}) as { method?: unknown; params?: unknown };
+  if (method !== "elicitation/create") {
+    throw new SdkError(
+      SdkErrorCode.CapabilityNotSupported,
+      `Cannot fulfil input request '${key.slice(0, 60)}': toolroute answers only ` +
+        `elicitation/create, not ${JSON.stringify(String(method)).slice(0, 60)}`,
+    );
+  }
+  const body = params !== null && typeof params === "object" && !Array.isArray(params)
+    ? { params: params as Record<string, unknown> }
+    : {};
+  return { jsonrpc: "2.0" as const, id: key, method, ...body };
 }
 
 /** A negotiated era's wire codec, as `_wireCodec()` gives it to role classes. */

@@ -73,27 +73,35 @@ Deno.test("an upstream's input_required reaches the calling user only, two users
   }
 });
 
-Deno.test("on a shared connection, an input_required of one of two concurrent calls reaches neither caller", async () => {
-  // A global server's connection carries several users' calls: the embedded request cannot be
-  // tied to one of them, so it goes to the gateway's onElicitation (here none: cancelled).
+Deno.test("on a shared connection, each of two concurrent calls' input_required reaches its own caller", async () => {
+  // A global server's connection carries several users' calls at once. A 2026-07-28 question comes
+  // in the answer to the call that caused it, so it goes to that call, whatever else is in flight.
   const server = startEraTestServer({ legacy: "reject", tools: confirmTool });
   const gateway = new McpGateway({ relayElicitation: true, servers: { crm: { url: server.url } } });
   const router = new ToolRouter({ gateway });
   try {
     const asked: string[] = [];
+    // Both calls wait in their question until the other one is asked too: they overlap.
+    let release!: () => void;
+    const bothAsked = new Promise<void>((resolve) => release = resolve);
     const tools = await router.expose({ mcpServers: ["crm"] });
     const calls = ["ana", "bo"].map((user) =>
       tools.call("confirm", {}, {
-        onElicitation: (request) => {
+        onElicitation: async (request) => {
           asked.push(`${user}: ${request.message}`);
-          return Promise.resolve({ action: "accept", content: { word: user } });
+          if (asked.length === 2) release();
+          await bothAsked;
+          return { action: "accept", content: { word: `yes-from-${user}` } };
         },
       })
     );
-    const results = await Promise.all(calls);
-    assertEquals(asked, []);
-    for (const result of results) assert(result.isError, result.text);
-    assert(server.methods.filter((m) => m === "tools/call").length >= 2);
+    const [ana, bo] = await Promise.all(calls);
+    assertEquals(asked.sort(), ["ana: word for anonymous", "bo: word for anonymous"]);
+    // Each answer went back in its own caller's call: neither got the other's.
+    assertEquals(ana.text, "anonymous said yes-from-ana");
+    assertEquals(bo.text, "anonymous said yes-from-bo");
+    // Both rounds ran on the one shared connection: each call was sent twice.
+    assertEquals(server.methods.filter((m) => m === "tools/call").length, 4);
   } finally {
     await router.close();
     await server.close();

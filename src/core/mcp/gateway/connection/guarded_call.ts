@@ -3,7 +3,12 @@ import type { ToolContext } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
 import { callDeadline } from "../calls/call_deadline.ts";
 import type { ProgressCall, ProgressListener } from "../calls/progress_tokens.ts";
-import { callMcpToolOutput, type McpCallOptions, type McpToolCall } from "../../mcp_call.ts";
+import {
+  callMcpToolOutput,
+  type McpCallOptions,
+  type McpInputAnswerer,
+  type McpToolCall,
+} from "../../mcp_call.ts";
 import { McpErrorCode, mcpErrorCodeOf } from "../../mcp_error_code.ts";
 import type { Client } from "../../mcp_sdk.ts";
 import type { ConnectionLifecycle } from "./connection_lifecycle.ts";
@@ -22,6 +27,8 @@ export interface CallingConnection extends ConnectionLifecycle {
    * object per connection for calls without a deadline of their own).
    */
   callOptions(ownTimeoutMs: number | undefined): CallDefaults;
+  /** The answerer of one call's own `input_required` questions (see `ServerConnection`). */
+  inputAnswerer(call: ToolContext): McpInputAnswerer | undefined;
   /** Answers a server's input request on behalf of one call (see `ServerConnection`). */
   answerInput(
     call: ToolContext | undefined,
@@ -73,7 +80,16 @@ export async function callGuarded(
       try {
         return await callMcpToolOutput(
           client,
-          { toolName, args, context: { ...context, signal, onProgress } },
+          {
+            toolName,
+            args,
+            context: {
+              ...context,
+              signal,
+              onProgress,
+              answerInput: connection.inputAnswerer(context),
+            },
+          },
           options,
         );
       } catch (error) {

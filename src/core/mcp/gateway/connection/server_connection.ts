@@ -1,6 +1,6 @@
 import type { ToolContext, ToolLogEntry, UpstreamMethod } from "../../../tool_source.ts";
 import type { ToolOutput } from "../../../tool_output.ts";
-import type { McpResultParts } from "../../mcp_call.ts";
+import type { McpInputAnswerer, McpResultParts } from "../../mcp_call.ts";
 import {
   type ProgressCall,
   type ProgressListener,
@@ -24,6 +24,7 @@ import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 import { ConnectionLifecycle } from "./connection_lifecycle.ts";
+import { serverOf } from "./open_mcp_client.ts";
 
 /**
  * One lazy connection to one MCP server (for one user, or global): its calls and requests, made
@@ -162,6 +163,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
             extendable: options.resetTimeoutOnProgress,
           }),
           trace: context.trace,
+          answerInput: this.inputAnswerer(context),
         },
       }, withDefinition(this.index, toolName, options));
     } catch (error) {
@@ -202,6 +204,31 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
   #only(): ToolContext | undefined {
     const calls = this.#calls;
     return calls instanceof Set || this.inFlight !== 1 ? undefined : calls;
+  }
+
+  /**
+   * The answerer of one call's own 2026-07-28 `input_required` questions: each goes to that call
+   * (see `answerInput`), whichever other calls share the connection. `undefined` where the
+   * connection relays no question (it declares no elicitation).
+   */
+  inputAnswerer(call: ToolContext): McpInputAnswerer | undefined {
+    const settings = this.settings;
+    if (settings.onElicitation === undefined && settings.relayElicitation !== true) {
+      return undefined;
+    }
+    return (params, signal) => {
+      const { message, requestedSchema } = params;
+      return this.answerInput(call, {
+        request: {
+          ...serverOf(settings),
+          message: typeof message === "string" ? message : "",
+          requestedSchema: requestedSchema !== null && typeof requestedSchema === "object"
+            ? requestedSchema as Record<string, unknown>
+            : {},
+        },
+        signal: signal ?? call.signal,
+      });
+    };
   }
 
   /** Sends a resources, prompts or completion request: see {@linkcode sendUpstreamRequest}. */
