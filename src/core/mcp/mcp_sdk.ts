@@ -150,12 +150,13 @@ export class CallingClient extends SdkClient {
     call: { schema: StandardSchemaV1; options: RequestOptions; answerInput: McpInputAnswerer },
   ): Promise<unknown> {
     const { options, answerInput } = call;
-    const schema = withInputRequired(call.schema);
+    let schema = inputRequiredSchemas.get(call.schema);
+    if (schema === undefined) {
+      schema = withInputRequired(call.schema);
+      inputRequiredSchemas.set(call.schema, schema);
+    }
     const startedAt = Date.now();
-    const answer = this._wrapHandler(
-      "elicitation/create",
-      async (asked) => await answerInput(asked.params ?? {}, options.signal) as never,
-    );
+    let answer: ReturnType<CallingClient["_wrapHandler"]> | undefined;
     let result: unknown = await super.request(request, schema, {
       ...options,
       allowInputRequired: true,
@@ -170,6 +171,10 @@ export class CallingClient extends SdkClient {
       const asked = Object.entries(result.inputRequests ?? {});
       if (asked.length === 0) await delay(STATE_ONLY_ROUND_MS, { signal: options.signal });
       const inputResponses: Record<string, unknown> = {};
+      answer ??= this._wrapHandler(
+        "elicitation/create",
+        async (question) => await answerInput(question.params ?? {}, options.signal) as never,
+      );
       for (const [key, entry] of asked) {
         inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
       }
@@ -191,6 +196,9 @@ export class CallingClient extends SdkClient {
     return result;
   }
 }
+
+/** The result schema of each era's codec that also lets an `input_required` result through. */
+const inputRequiredSchemas = new WeakMap<StandardSchemaV1, StandardSchemaV1>();
 
 /** Most `input_required` rounds of one call (the SDK driver's own cap). */
 const MAX_INPUT_ROUNDS = 10;
