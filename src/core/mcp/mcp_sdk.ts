@@ -15,6 +15,7 @@ import {
   type ClientContext,
   type Implementation,
   isInputRequiredResult,
+  ProtocolError,
   type Request as SdkRequest,
   type RequestMethod,
   type RequestOptions,
@@ -171,7 +172,18 @@ export class CallingClient extends SdkClient {
       if (asked.length === 0) await delay(STATE_ONLY_ROUND_MS, { signal: options.signal });
       const inputResponses: Record<string, unknown> = {};
       for (const [key, entry] of asked) {
-        inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
+        try {
+          inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
+        } catch (error) {
+          // The SDK's checks of a question and its answer throw JSON-RPC "invalid params", which
+          // reads as the model's arguments being wrong: the server's question (or the answer to
+          // it) is what failed, nothing the model could fix by calling again.
+          if (!(error instanceof ProtocolError)) throw error;
+          throw new SdkError(
+            SdkErrorCode.InvalidResult,
+            `Input request '${key.slice(0, 60)}' failed the client's checks: ${error.message}`,
+          );
+        }
       }
       const leg: RequestOptions = { ...options, allowInputRequired: true };
       if (options.maxTotalTimeout !== undefined) {
