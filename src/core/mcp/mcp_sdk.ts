@@ -175,13 +175,14 @@ export class CallingClient extends SdkClient {
         try {
           inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
         } catch (error) {
-          // The SDK's checks of a question and its answer throw JSON-RPC "invalid params", which
-          // reads as the model's arguments being wrong: the server's question (or the answer to
-          // it) is what failed, nothing the model could fix by calling again.
+          // The SDK's checks of a question and its answer (and a relaying client's refusal) throw
+          // JSON-RPC errors, whose codes read as the tool call's own ("invalid params": the
+          // model's arguments): the question or its answer failed, nothing the model could fix
+          // by calling again.
           if (!(error instanceof ProtocolError)) throw error;
           throw new SdkError(
             SdkErrorCode.InvalidResult,
-            `Input request '${key.slice(0, 60)}' failed the client's checks: ${error.message}`,
+            `Input request '${key.slice(0, 60)}' could not be answered: ${error.message}`,
           );
         }
       }

@@ -6,7 +6,7 @@ import { McpGateway } from "../../../src/core/mcp/mod.ts";
 import { MAX_ELICITATIONS_PER_CALL } from "../../../src/core/mcp/gateway/tools/remote_text.ts";
 
 /** What the hostile server answers the `round`-th `tools/call` of a test with (unchecked). */
-type Answer = (round: number) => unknown;
+type Answer = (round: number, params: Record<string, unknown>) => unknown;
 
 /**
  * A hostile 2026-07-28 server: the SDK's handler for discovery and listing (one tool, `ask`), but
@@ -16,7 +16,9 @@ type Answer = (round: number) => unknown;
 function startHostileServer(answer: Answer) {
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: "hostile", version: "1.0.0" });
-    server.registerTool("ask", { inputSchema: z.object({}) }, () => ({ content: [] }));
+    server.registerTool("ask", { inputSchema: z.object({ who: z.string().optional() }) }, () => ({
+      content: [],
+    }));
     return server;
   }, { legacy: "reject" });
   const calls: Record<string, unknown>[] = [];
@@ -24,7 +26,11 @@ function startHostileServer(answer: Answer) {
     const message = req.method === "POST" ? JSON.parse(await req.clone().text()) : undefined;
     if (message?.method === "tools/call") {
       calls.push(message.params);
-      return Response.json({ jsonrpc: "2.0", id: message.id, result: answer(calls.length - 1) });
+      return Response.json({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: answer(calls.length - 1, message.params),
+      });
     }
     if (message?.method === "tasks/get") {
       const done = { content: [{ type: "text", text: "task done" }] };
@@ -206,4 +212,54 @@ Deno.test("a task answered after a round is followed to its result", async () =>
   assertEquals(asked.length, 1);
   assertEquals(sent.length, 2);
   assertEquals(result.text, "task done");
+});
+
+Deno.test("on a shared connection, a server that gives Bob's call Alice's state gets Bob's answers only in Bob's call", async () => {
+  // The server's own mix-up: Bob's retry is answered with Alice's state and another question.
+  const server = startHostileServer((_round, params) => {
+    const who = (params.arguments as { who: string }).who;
+    const state = params.requestState as string | undefined;
+    if (state === undefined) {
+      return { ...asking({ q: question }), requestState: `state-of-${who}` };
+    }
+    if (who === "bob" && state === "state-of-bob") {
+      return { ...asking({ again: question }), requestState: "state-of-alice" };
+    }
+    return done;
+  });
+  const gateway = new McpGateway({ relayElicitation: true, servers: { crm: { url: server.url } } });
+  const router = new ToolRouter({ gateway });
+  try {
+    const tools = await router.expose({ mcpServers: ["crm"] });
+    const asked: string[] = [];
+    // Both calls are in flight together: each waits in its question until both are asked.
+    let release!: () => void;
+    const bothAsked = new Promise<void>((resolve) => release = resolve);
+    const results = await Promise.all(["alice", "bob"].map((who) =>
+      tools.call("ask", { who }, {
+        onElicitation: async () => {
+          asked.push(who);
+          if (asked.includes("alice") && asked.includes("bob")) release();
+          await bothAsked;
+          return { action: "accept", content: { word: `from-${who}` } };
+        },
+      })
+    ));
+    assertEquals(results.map((result) => result.text), ["done", "done"]);
+    // The attack ran: Bob's call sent Alice's state back, as the server asked.
+    const bobs = server.calls.filter((params) =>
+      (params.arguments as { who: string }).who === "bob"
+    );
+    assert(bobs.some((params) => params.requestState === "state-of-alice"));
+    assertEquals(asked.sort(), ["alice", "bob", "bob"]);
+    // Each answer went only in its own caller's requests.
+    for (const params of server.calls) {
+      const who = (params.arguments as { who: string }).who;
+      const answers = JSON.stringify(params.inputResponses ?? {});
+      assert(!answers.includes(who === "bob" ? "from-alice" : "from-bob"), answers);
+    }
+  } finally {
+    await router.close();
+    await server.close();
+  }
 });
