@@ -15,6 +15,7 @@ import {
   type ClientContext,
   type Implementation,
   isInputRequiredResult,
+  ProtocolError,
   type Request as SdkRequest,
   type RequestMethod,
   type RequestOptions,
@@ -176,7 +177,19 @@ export class CallingClient extends SdkClient {
         async (question) => await answerInput(question.params ?? {}, options.signal) as never,
       );
       for (const [key, entry] of asked) {
-        inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
+        try {
+          inputResponses[key] = await answer(embeddedRequest(key, entry), NO_CONTEXT);
+        } catch (error) {
+          // The SDK's checks of a question and its answer (and a relaying client's refusal) throw
+          // JSON-RPC errors, whose codes read as the tool call's own ("invalid params": the
+          // model's arguments): the question or its answer failed, nothing the model could fix
+          // by calling again.
+          if (!(error instanceof ProtocolError)) throw error;
+          throw new SdkError(
+            SdkErrorCode.InvalidResult,
+            `Input request '${key.slice(0, 60)}' could not be answered: ${error.message}`,
+          );
+        }
       }
       const leg: RequestOptions = { ...options, allowInputRequired: true };
       if (options.maxTotalTimeout !== undefined) {
