@@ -36,15 +36,19 @@ import { REQUESTS, searchCatalogSet, searchNames } from "./_tool_search_catalog.
  * the `module` condition esbuild and webpack add by default). Raised to 210 KB (measured 207.3 KB)
  * by what the gateway gained beside that: parked connections, a task's input relay, the
  * deep-schema page check and the stale-verdict retry (toolroute's own code 60.7 → 61.8 KB).
+ * Raised to 213 KB (measured 210.8 KB) by two fixes of the 2026-07-28 era: a call answers its own
+ * `input_required` rounds, so a question reaches its own caller on a shared connection (+0.8 KB),
+ * and `serve` signs the answers a client holds between rounds and checks their shape (+0.3 KB).
  */
-const BUNDLE_BUDGET_BYTES = 210 * 1024;
+const BUNDLE_BUDGET_BYTES = 213 * 1024;
 /** The issue's target for toolroute's own code: reported, not enforced (the budget is). */
 const OWN_CODE_TARGET_BYTES = 15 * 1024;
 /**
  * Catches a dependency counted as toolroute's code (zod alone is ~25 KB), not growth: the last
- * measure plus about 3 %. Raised from 62 KB (measured 62.5 KB) by parked 2025-era sessions.
+ * measure plus about 3 %. Raised from 62 KB (measured 62.5 KB) by parked 2025-era sessions, and
+ * from 64 KB (measured 65.1 KB) by the same two 2026-07-28 fixes as the budget.
  */
-const OWN_CODE_CEILING_BYTES = 64 * 1024;
+const OWN_CODE_CEILING_BYTES = 67 * 1024;
 /** Must not be newer than the pinned workerd (its version is its date). */
 const COMPATIBILITY_DATE = "2026-07-01";
 
