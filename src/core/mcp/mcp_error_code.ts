@@ -49,6 +49,10 @@ const SDK_ERROR_CODES: Readonly<Record<string, number>> = Object.freeze({
   CONNECTION_CLOSED: McpErrorCode.ConnectionClosed,
   // A result that is not one (a tool result without a content list): the server's fault.
   INVALID_RESULT: McpErrorCode.InternalError,
+  // A server that keeps asking for input, or asks what the client does not answer (sampling,
+  // roots): its fault too, and the same again on a retry, so not "unavailable".
+  INPUT_REQUIRED_ROUNDS_EXCEEDED: McpErrorCode.InternalError,
+  CAPABILITY_NOT_SUPPORTED: McpErrorCode.InternalError,
 });
 
 /**
