@@ -199,7 +199,7 @@ async function openQuestions(
     return undefined;
   }
   // Checked last: the checks above cost no digest for a state that cannot count anyway.
-  if (!(await signer.verify("round", sealed).catch(() => false))) return undefined;
+  if (!(await signer.verify("round", sealed))) return undefined;
   return {
     asked: sealed.asked as Questions["asked"],
     answers: sealed.answers as Questions["answers"],

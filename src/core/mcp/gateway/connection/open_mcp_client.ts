@@ -207,6 +207,16 @@ export function serverOf(
   return userId === undefined ? { serverId } : { serverId, userId };
 }
 
+/**
+ * Whether a connection declares elicitation, and so answers a server's questions: to the call
+ * they belong to (`relayElicitation`), or to the gateway's `onElicitation`.
+ */
+export function relaysQuestions(
+  settings: Pick<OpenClientSettings, "onElicitation" | "relayElicitation">,
+): boolean {
+  return settings.onElicitation !== undefined || settings.relayElicitation === true;
+}
+
 /** The opened client, its era kept for the next connect. */
 function opened(
   settings: OpenClientSettings,
@@ -282,7 +292,7 @@ async function initialise(
 ): Promise<Client> {
   const { prior, routes } = how;
   const answer = routes.elicit ?? settings.onElicitation;
-  const elicits = settings.onElicitation !== undefined || settings.relayElicitation === true;
+  const elicits = relaysQuestions(settings);
   const options: ClientOptions = {
     capabilities: elicits ? { elicitation: { form: { applyDefaults: true } } } : {},
     versionNegotiation: negotiation(settings.config, !(transport instanceof HttpClientTransport)),

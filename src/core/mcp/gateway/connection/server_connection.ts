@@ -24,7 +24,7 @@ import { createdTaskOf } from "./task_answers.ts";
 import { sendUpstreamRequest } from "./upstream_request.ts";
 import type { McpElicitationRequest, McpElicitationResult } from "../mcp_gateway_types.ts";
 import { ConnectionLifecycle } from "./connection_lifecycle.ts";
-import { serverOf } from "./open_mcp_client.ts";
+import { relaysQuestions, serverOf } from "./open_mcp_client.ts";
 
 /**
  * One lazy connection to one MCP server (for one user, or global): its calls and requests, made
@@ -213,9 +213,7 @@ export class ServerConnection extends ConnectionLifecycle implements CallingConn
    */
   inputAnswerer(call: ToolContext): McpInputAnswerer | undefined {
     const settings = this.settings;
-    if (settings.onElicitation === undefined && settings.relayElicitation !== true) {
-      return undefined;
-    }
+    if (!relaysQuestions(settings)) return undefined;
     return (params, signal) => {
       const { message, requestedSchema } = params;
       return this.answerInput(call, {
