@@ -10,6 +10,7 @@ import { assert, assertEquals, assertMatch } from "@std/assert";
 import { dirname, join } from "@std/path";
 import { CLI } from "./_serve_process.ts";
 import { startMcpTestServer } from "../../_helpers/mcp_test_server.ts";
+import { INITIALIZE_MESSAGE } from "../../_helpers/initialize_request.ts";
 
 const REPO = new URL("../../..", import.meta.url).pathname;
 const FIXTURE = `${REPO}tests/_fixtures/stdio_server.ts`;
@@ -66,16 +67,7 @@ async function listOverStdio(
   const writer = child.stdin.getWriter();
   const send = (message: unknown) =>
     writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
-  await send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "docs-test", version: "1.0.0" },
-    },
-  });
+  await send(INITIALIZE_MESSAGE);
   await send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
   const stderr = new Response(child.stderr).text();

@@ -2,6 +2,7 @@ import { assert, assertEquals } from "@std/assert";
 import { z } from "zod";
 import { defineTool, ToolRouter } from "../../../../mod.ts";
 import { mcpHttpHandler } from "../../../../src/core/mcp/mod.ts";
+import { INITIALIZE_MESSAGE } from "../../../_helpers/initialize_request.ts";
 
 // A second user, and a hostile client, of one `serve` against `McpSessions` now that it answers
 // both stateless POSTs and stateful POSTs without a session through one `#answerFresh`.
@@ -38,16 +39,6 @@ function post(token: string, body: unknown, session?: string): Request {
     body: JSON.stringify(body),
   });
 }
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-};
 const callWhoami = {
   jsonrpc: "2.0",
   id: 2,
@@ -65,7 +56,7 @@ Deno.test("attack: a second user replays a session id and posts calls without a 
     maxSessions: 4,
     maxSessionsPerUser: 2,
   });
-  const opened = await handler(post("alice-token", initialize));
+  const opened = await handler(post("alice-token", INITIALIZE_MESSAGE));
   await opened.text();
   const alice = opened.headers.get("mcp-session-id")!;
   assert(alice !== null);
@@ -113,7 +104,7 @@ Deno.test("attack: in stateless mode a session id is meaningless, nothing is kep
   );
   assertEquals(get.status, 405);
   await get.body?.cancel();
-  const opened = await handler(post("bob-token", initialize));
+  const opened = await handler(post("bob-token", INITIALIZE_MESSAGE));
   await opened.text();
   assertEquals(opened.headers.get("mcp-session-id"), null, "an initialize opens no session");
   assertEquals(handler.sessionCount, 0);
@@ -129,7 +120,7 @@ Deno.test("attack: a client's POST without a session does not close its own user
     maxSessions: 4,
     maxSessionsPerUser: 1,
   });
-  const opened = await handler(post("alice-token", initialize));
+  const opened = await handler(post("alice-token", INITIALIZE_MESSAGE));
   await opened.text();
   const alice = opened.headers.get("mcp-session-id")!;
   // A second client of Alice's sends a call with no session: it is refused...
