@@ -10,6 +10,10 @@
  * and as plain JSON. Prints each client's median, and toolroute's time per round over the raw
  * SDK's and over `@ai-sdk/mcp`'s of the same era and round: the median of those ratios and its 95 %
  * bootstrap interval (an interval that holds 1.000 means no difference this run could tell).
+ * In the 2026-07-28 era it also splits toolroute's own time over the floor into its layers: the
+ * gateway's transport (`CallingClient` on `HttpClientTransport`), the gateway's routed tool
+ * (`execute` of the tool `McpGateway#resolve` gives, with a signal of its own as the router makes
+ * one) and the router above it (`ToolSet#invoke`), each per round over the layer below.
  * `--cold` walks 32 MiB of memory before each call, as an agent's calls come between other work,
  * so that no client's code finds the caches warm from the call before (each client's code runs a
  * different number of times a round: the SDK's is shared by three clients).
@@ -27,6 +31,7 @@ import { CallingClient, Client, StreamableHTTPClientTransport } from "../src/cor
 import { ToolRouter } from "../mod.ts";
 import { startBenchServer } from "./_bench_server.ts";
 import { McpGateway } from "../src/core/mcp/mod.ts";
+import { HttpClientTransport } from "../src/core/mcp/gateway/http/http_client_transport.ts";
 
 const rounds = Number(Deno.args.find((arg) => /^\d+$/.test(arg)) ?? 500);
 const cold = Deno.args.includes("--cold");
@@ -51,6 +56,16 @@ async function clientsOf(url: string) {
   const legacy = await sdkClient(Client, url, false);
   const floorModern = await sdkClient(CallingClient, url, true);
   const floorLegacy = await sdkClient(CallingClient, url, false);
+  // The layers of toolroute's 2026-07-28 call: its transport alone, then the gateway's routed
+  // tool without a router.
+  const transport = new CallingClient({ name: "bench", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await transport.connect(
+    new HttpClientTransport({ url: new URL(url), kind: "http", maxBodyBytes: 16 << 20 }),
+  );
+  const layerGateway = new McpGateway({ servers: { modern: { url, protocol: "2026-07-28" } } });
+  const routed = (await layerGateway.resolve({ serverIds: ["modern"] })).global[0];
   const gateway = new McpGateway({
     servers: {
       modern: { url, protocol: "2026-07-28" },
@@ -73,6 +88,9 @@ async function clientsOf(url: string) {
     "2026 raw SDK": () => modern.callTool({ name: "echo", arguments: args }),
     "2026 toolroute": () => ourModern.invoke(ourModern.names[0], args),
     "2026 SDK floor": () => floorModern.callTool({ name: "echo", arguments: args }),
+    "2026 transport": () => transport.callTool({ name: "echo", arguments: args }),
+    "2026 gateway": () =>
+      Promise.resolve(routed.execute(args, { signal: new AbortController().signal })),
     "2025 SDK floor": () => floorLegacy.callTool({ name: "echo", arguments: args }),
     "2025 raw SDK": () => legacy.callTool({ name: "echo", arguments: args }),
     "2025 toolroute": () => ourLegacy.invoke(ourLegacy.names[0], args),
@@ -85,6 +103,8 @@ async function clientsOf(url: string) {
     await legacy.close();
     await floorModern.close();
     await floorLegacy.close();
+    await transport.close();
+    await layerGateway.close();
     await ai.close();
     await aiLegacy.close();
     await router.close();
@@ -148,6 +168,13 @@ for (const mode of ["sse", "json"] as const) {
     console.log(`    toolroute per round over the raw SDK: ${pairedRatio(ours, raw)}`);
     console.log(`    toolroute per round over @ai-sdk/mcp: ${pairedRatio(ours, ai)}`);
   }
+  const layer = (name: string) => times[`${mode} 2026 ${name}`];
+  console.log(
+    `  2026 layers over the one below, per round: transport over the SDK floor ${
+      pairedRatio(layer("transport"), layer("SDK floor"))
+    }, gateway over transport ${pairedRatio(layer("gateway"), layer("transport"))}, ` +
+      `router over gateway ${pairedRatio(layer("toolroute"), layer("gateway"))}`,
+  );
 }
 await clients.sse.close();
 await clients.json.close();
