@@ -36,6 +36,8 @@ interface Figures {
   /** Heap per user right after the last call, before idle connections are parked. */
   hotHeapPerUserKb: number;
   heapTotalPerUserKb: number;
+  /** Memory outside the V8 heap that V8 is told of (array buffers' stores and such), per user. */
+  externalPerUserKb: number;
   fdsPerUser: number;
   coldMs: { median: number; p99: number };
   totalRssMb: number;
@@ -115,9 +117,9 @@ if (Deno.args[0] === "--child") {
   await server.status;
   console.log(`era: ${era === "stateless" ? "2025 (stateless 2025 server)" : era}`);
   console.log(
-    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user, idle (hot) | heap / raw | cold connect+list+call median (p99) | total RSS |",
+    "| users | side | RSS per user | marginal RSS per user (second half) | heap per user, idle (hot) | heap / raw | heap committed per user | external per user | cold connect+list+call median (p99) | total RSS |",
   );
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     const raw = rows.find((row) => row.users === r.users && row.side === "raw");
     console.log(
@@ -125,7 +127,7 @@ if (Deno.args[0] === "--child") {
         r.marginalRssPerUserKb.toFixed(0)
       } KB | ${r.heapPerUserKb.toFixed(1)} KB (${r.hotHeapPerUserKb.toFixed(1)}) | ${
         raw === undefined ? "—" : `${(r.heapPerUserKb / raw.heapPerUserKb).toFixed(2)}×`
-      } | ` +
+      } | ${r.heapTotalPerUserKb.toFixed(1)} KB | ${r.externalPerUserKb.toFixed(1)} KB | ` +
         `${r.coldMs.median.toFixed(2)} ms (${r.coldMs.p99.toFixed(2)}) | ${
           r.totalRssMb.toFixed(0)
         } MB |`,
@@ -287,6 +289,7 @@ async function measure(side: Side, url: string, users: number, era: Era): Promis
     heapPerUserKb: (after.heapUsed - before.heapUsed) / users / 1024,
     hotHeapPerUserKb: (hot.heapUsed - before.heapUsed) / users / 1024,
     heapTotalPerUserKb: (after.heapTotal - before.heapTotal) / users / 1024,
+    externalPerUserKb: (after.external - before.external) / users / 1024,
     fdsPerUser: (openFds() - fdsBefore) / users,
     coldMs: { median: times[times.length >> 1], p99: times[Math.floor(times.length * 0.99)] },
     totalRssMb: after.rss / 1024 / 1024,
