@@ -66,7 +66,7 @@ Deno.test("attack: a user's own server named like the global one shares no circu
     // Bob's global bank: not failed fast, not answered from her cache, asked (no grant of hers).
     assertEquals(await bob.invoke("balance", { account: "2" }), "global balance of 2");
     assertEquals(shared.calls, 1);
-    assertEquals(asked, ["mallory", "bob"], "her \"always\" covered her calls only");
+    assertEquals(asked, ["mallory", "bob"], 'her "always" covered her calls only');
   } finally {
     await router.close();
     await global.close();
