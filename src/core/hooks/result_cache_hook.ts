@@ -9,6 +9,12 @@ export interface ResultCacheOptions {
   ttlMs?: number;
   /** Most results kept; the oldest goes first. Default: 1 000. */
   maxEntries?: number;
+  /**
+   * Most bytes the kept results may take in memory (two per character of their text, blocks and
+   * structured content), for every user of the hook together; the oldest go first, and a result
+   * larger than this is not kept. Default: 64 MiB.
+   */
+  maxBytes?: number;
   /** The clock (for tests). Default: `Date.now`. */
   now?: () => number;
 }
@@ -17,7 +23,9 @@ export interface ResultCacheOptions {
  * A hook that answers a repeated call from the result of the same call made within `ttlMs`:
  * keyed by the user, the tool (its source and origin) and its arguments as canonical JSON (key
  * order does not matter), for tools that are read-only by the host's word or a `trusted`
- * server's annotation only, and only successful results. One user never gets another's result;
+ * server's annotation only, and only successful results, within `maxEntries` and `maxBytes` for
+ * all users together (whole results: the budget cuts after the hooks, so a bound by count alone
+ * let one user's large answers fill the process). One user never gets another's result;
  * a host that gives one user several workspaces or contexts makes one cache per request
  * (`expose({ hooks: [resultCacheHook()] })`), since the key does not see the context.
  *
@@ -50,10 +58,19 @@ export function resultCacheHook(options: ResultCacheOptions = {}): ToolHook {
   const where = "Cannot make the result cache";
   checkPositive(options.ttlMs, "ttlMs", { where });
   checkPositive(options.maxEntries, "maxEntries", { where, min: 1 });
+  checkPositive(options.maxBytes, "maxBytes", { where, min: 1 });
   const ttlMs = options.ttlMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 1_000;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const now = options.now ?? Date.now;
-  const entries = new Map<string, { result: ToolCallResult; until: number }>();
+  const entries = new Map<string, { result: ToolCallResult; until: number; bytes: number }>();
+  let held = 0;
+  const drop = (key: string) => {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    held -= entry.bytes;
+    entries.delete(key);
+  };
   return Object.freeze<ToolHook>({
     name: "result-cache",
     before(call: HookCall) {
@@ -62,7 +79,7 @@ export function resultCacheHook(options: ResultCacheOptions = {}): ToolHook {
       const entry = entries.get(key);
       if (entry === undefined) return undefined;
       if (entry.until <= now()) {
-        entries.delete(key);
+        drop(key);
         return undefined;
       }
       return { result: structuredClone(entry.result) };
@@ -70,9 +87,14 @@ export function resultCacheHook(options: ResultCacheOptions = {}): ToolHook {
     after(call, result) {
       if (!call.readOnly || result.isError) return undefined;
       const key = cacheKey(call);
-      entries.delete(key);
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(key, { result: structuredClone(result), until: now() + ttlMs });
+      drop(key);
+      const bytes = bytesOf(result);
+      if (bytes > maxBytes) return undefined;
+      while (entries.size > 0 && (entries.size >= maxEntries || held + bytes > maxBytes)) {
+        drop(entries.keys().next().value!);
+      }
+      entries.set(key, { result: structuredClone(result), until: now() + ttlMs, bytes });
+      held += bytes;
       return undefined;
     },
   });
@@ -86,4 +108,12 @@ function cacheKey(call: HookCall): string {
     call.tool,
     canonicalJson(call.args),
   ]);
+}
+
+/** About what a kept result takes in memory: two bytes per character of what it holds. */
+function bytesOf(result: ToolCallResult): number {
+  const structured = result.structuredContent === undefined
+    ? 0
+    : JSON.stringify(result.structuredContent).length;
+  return 2 * (result.text.length + JSON.stringify(result.content).length + structured);
 }

@@ -22,6 +22,8 @@ interface CountContext {
   argumentLimits?: CallSettings["argumentLimits"];
   userId?: string;
   runId: string;
+  /** The tool is the user's own server's: no one else's calls reach it. */
+  own: boolean;
 }
 
 /**
@@ -82,6 +84,7 @@ export class CallLimiter {
         argumentLimits: context.settings.argumentLimits,
         userId: context.userId,
         runId: options.runId ?? context.runId(),
+        own: tool.source === "user_mcp",
       }).then(
         async (refusal) => {
           if (refusal === undefined) return run(tool, args, options, decision);
@@ -184,6 +187,7 @@ function sameKey(a: readonly string[], b: readonly string[]): boolean {
 
 /** A limit's last count key, with the user and the window or run it was made for. */
 interface LastKey {
+  shared: boolean;
   userId: string | undefined;
   slot: string | number;
   key: readonly string[];
@@ -196,16 +200,18 @@ function count(
   clock: { now: number; keys: Map<CompiledLimit, LastKey> },
 ): { key: readonly string[]; expireIn: number; retryAfterMs?: number } {
   const { now, keys } = clock;
-  const userId = limit.per === "router" ? undefined : context.userId;
+  // Everyone's calls together are the calls of shared tools: a user's own server is reached by
+  // that user's calls alone, which count as theirs (else they would use up everyone's limit of a
+  // shared server of the same id or tool name without ever reaching it).
+  const shared = limit.per === "router" && !context.own;
+  const userId = shared ? undefined : context.userId;
   const window = limit.windowMs === undefined ? undefined : Math.floor(now / limit.windowMs);
   const slot = window ?? context.runId;
   let last = keys.get(limit);
-  if (last === undefined || last.userId !== userId || last.slot !== slot) {
-    const who = limit.per === "router"
-      ? "router"
-      : userId === undefined
-      ? "anonymous"
-      : `user:${userId}`;
+  if (
+    last === undefined || last.shared !== shared || last.userId !== userId || last.slot !== slot
+  ) {
+    const who = shared ? "router" : userId === undefined ? "anonymous" : `user:${userId}`;
     const key = Object.freeze([
       "limits",
       limit.scope,
@@ -214,7 +220,7 @@ function count(
       who,
       window === undefined ? `run:${context.runId}` : String(window),
     ]);
-    keys.set(limit, last = { userId, slot, key });
+    keys.set(limit, last = { shared, userId, slot, key });
   }
   if (window === undefined) return { key: last.key, expireIn: RUN_KEPT_MS };
   const end = (window + 1) * limit.windowMs!;
@@ -227,7 +233,9 @@ function count(
 function refusalText(tool: RoutedTool, refusal: Refusal): string {
   const { limit, retryAfterMs } = refusal;
   const owner = limit.scope === "router" ? "the router's policy" : "this request's policy";
-  const whose = limit.per === "router" ? "all users together" : "each user";
+  const whose = limit.per === "router" && tool.source !== "user_mcp"
+    ? "all users together"
+    : "each user";
   return limit.windowMs === undefined
     ? `The call to "${tool.name}" was not run: limit ${
       JSON.stringify(limit.rule.text)

@@ -22,7 +22,13 @@ import {
 
 /** Options of {@linkcode mcpHttpHandler}. */
 export interface McpHttpHandlerOptions extends ToolSetServerOptions {
-  /** The tool set, or a function returning the tool set of each request's user. */
+  /**
+   * The tool set, or a function returning the tool set of each request's user
+   * (`router.expose({ ..., userId: request.userId })`). A set is one user's (its limits, grants,
+   * approvals, result handles and hooks count by that user): a fixed set with `tokens` of several
+   * users or `authenticate` is a `TypeError`, and a set of another user than the request's fails
+   * the request.
+   */
   tools: ToolSet | ToolSetProvider;
   /**
    * No 2025 sessions: every POST gets a fresh server (for edge runtimes without session
@@ -168,6 +174,7 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const authRequired = options.tokens !== undefined || options.authenticate !== undefined;
+  checkOneUserOfFixedSet(options);
   const usersOfTokens = options.tokens === undefined ? undefined : bearerUsers(options.tokens);
   const { name, version, instructions, userId, timeoutMs } = options;
   const serverOptions: ToolSetServerOptions = { name, version, instructions, userId, timeoutMs };
@@ -319,4 +326,20 @@ function modernEndpoint(
       await Promise.allSettled(open.map((handler) => handler.close()));
     },
   };
+}
+
+/**
+ * A tool set is one user's: its limits, grants, approvals, result handles and hooks count by the
+ * user it was exposed for. A fixed set served to several authenticated users would make them one
+ * principal (one user's "always" another's grant, one user's calls another's limit).
+ */
+function checkOneUserOfFixedSet(options: McpHttpHandlerOptions): void {
+  if (typeof options.tools === "function") return;
+  const users = new Set(Object.values(options.tokens ?? {}));
+  if (options.authenticate === undefined && users.size <= 1) return;
+  throw new TypeError(
+    "Cannot create MCP handler: a tool set is one user's, and these tokens (or authenticate) " +
+      "name several users; pass a function returning each request's user's set: " +
+      "tools: (request) => router.expose({ ..., userId: request.userId })",
+  );
 }

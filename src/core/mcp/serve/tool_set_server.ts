@@ -66,7 +66,10 @@ export interface ToolSetRequest {
   signal: AbortSignal;
 }
 
-/** Returns the tool set one MCP request may use: per user in HTTP mode. */
+/**
+ * Returns the tool set one MCP request may use: per user in HTTP mode, exposed for that user
+ * (`userId: request.userId`); a set of another user fails the request.
+ */
 export type ToolSetProvider = (request: ToolSetRequest) => ToolSet | Promise<ToolSet>;
 
 /** Options of {@linkcode ToolSetServer}. */
@@ -228,12 +231,22 @@ export class ToolSetServer implements AsyncDisposable {
     const fromAuth = ctx.http?.authInfo?.extra?.userId;
     const userId = typeof fromAuth === "string" ? fromAuth : this.#options.userId;
     const { sessionId, mcpReq: { signal } } = ctx;
+    let toolSet: ToolSet;
     try {
-      return await this.#provide({ userId, sessionId, signal });
+      toolSet = await this.#provide({ userId, sessionId, signal });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new ProtocolError(ProtocolErrorCode.InternalError, `Cannot list the tools: ${message}`);
     }
+    // Limits, grants, approvals, result handles and hooks all count by the set's user: another
+    // user's set would run this request as that user.
+    if (userId !== undefined && toolSet.userId !== undefined && toolSet.userId !== userId) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        "Cannot list the tools: the host gave this request the tool set of another user",
+      );
+    }
+    return toolSet;
   }
 }
 

@@ -128,7 +128,9 @@ Deno.test("mcpHttpHandler answers a JSON-RPC batch with a JSON-RPC error and run
     input: z.object({}),
     run: () => String(++ran),
   });
-  const tools = await new ToolRouter({ functions: [marker] }).expose({ functions: ["marker"] });
+  const router = new ToolRouter({ functions: [marker] });
+  const tools = (request: { userId?: string }) =>
+    router.expose({ functions: ["marker"], userId: request.userId });
   for (const stateless of [false, true]) {
     const handler = mcpHttpHandler({ tools, tokens, jsonResponse: true, stateless });
     const first = await open(handler, "alice-token");

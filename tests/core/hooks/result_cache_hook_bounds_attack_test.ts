@@ -1,0 +1,53 @@
+import { assertEquals, assertThrows } from "@std/assert";
+import { z } from "zod";
+import { defineTool, ToolRouter } from "../../../mod.ts";
+import { resultCacheHook } from "../../../src/core/hooks/mod.ts";
+
+/**
+ * The cache keeps whole results (the budget cuts after the hooks), up to `maxEntries` of them for
+ * every user of the router together: bounded only by count, one user's calls of a read-only tool
+ * with large answers (a trusted server's may send up to 64 MiB each) made the process hold
+ * gigabytes for every other user.
+ */
+Deno.test("attack: one user's large cached results are bounded in bytes, not only in count", async () => {
+  let runs = 0;
+  const page = defineTool({
+    name: "page",
+    description: "A large page",
+    input: z.object({ n: z.number() }),
+    readOnly: true,
+    run: ({ n }) => (runs++, `${n} ${"p".repeat(1_000_000)}`),
+  });
+  const router = new ToolRouter({
+    functions: [page],
+    hooks: [resultCacheHook({ maxBytes: 8 * 1024 * 1024 })],
+  });
+  const mallory = await router.expose({ functions: ["page"], userId: "mallory" });
+  for (let n = 0; n < 40; n++) await mallory.call("page", { n });
+  // The attack ran: 40 distinct large results, each run once.
+  assertEquals(runs, 40);
+  // The latest are still cached; the first went out to keep the cache within its bytes.
+  await mallory.call("page", { n: 39 });
+  assertEquals(runs, 40, "the last result is answered from the cache");
+  await mallory.call("page", { n: 0 });
+  assertEquals(runs, 41, "the first result was let go");
+  await router.close();
+});
+
+Deno.test("a result larger than the whole cache is not kept; maxBytes must be positive", async () => {
+  let runs = 0;
+  const big = defineTool({
+    name: "big",
+    description: "A larger page",
+    input: z.object({}),
+    readOnly: true,
+    run: () => (runs++, "b".repeat(100_000)),
+  });
+  const router = new ToolRouter({ functions: [big], hooks: [resultCacheHook({ maxBytes: 1024 })] });
+  const tools = await router.expose({ functions: ["big"] });
+  await tools.call("big", {});
+  await tools.call("big", {});
+  assertEquals(runs, 2);
+  assertThrows(() => resultCacheHook({ maxBytes: 0 }), RangeError, "maxBytes");
+  await router.close();
+});
