@@ -13,6 +13,13 @@ export interface CircuitBreakerOptions {
   now?: () => number;
 }
 
+/**
+ * Most circuits kept (a server and user with failures since its last success); past it the one
+ * whose last failure is oldest is forgotten. A circuit ends only with a success, so without a
+ * bound every user who met a failure and never came back would stay.
+ */
+const MAX_CIRCUITS = 10_000;
+
 interface Circuit {
   failures: number;
   openedAt?: number;
@@ -27,7 +34,8 @@ interface Circuit {
  * call passes as a probe (half-open): its success closes the circuit, its failure opens it again.
  * One circuit per server and user: one user's failing calls (even deliberate ones, such as a
  * deadline of 1 ms) never fail another user's calls; tools that are not an MCP server's pass
- * untouched.
+ * untouched. At most 10 000 circuits with failures are kept; past that the one whose last failure
+ * is oldest is forgotten (its next call is let through).
  *
  * @example Open after two failures
  * ```ts
@@ -109,6 +117,9 @@ export function circuitBreakerHook(options: CircuitBreakerOptions = {}): ToolHoo
       circuit.failures++;
       if (circuit.probeAt !== undefined || circuit.failures >= threshold) circuit.openedAt = now();
       circuit.probeAt = undefined;
+      // Kept in order of the last failure: the first entry is the one to forget.
+      circuits.delete(key);
+      if (circuits.size >= MAX_CIRCUITS) circuits.delete(circuits.keys().next().value!);
       circuits.set(key, circuit);
       return undefined;
     },

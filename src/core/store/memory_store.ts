@@ -21,6 +21,9 @@ interface Slot {
  */
 const FROZEN_KEYS = new WeakMap<readonly string[], string>();
 
+/** Below this many entries no sweep of expired ones runs: a small store costs no scan. */
+const MIN_SWEEP = 1024;
+
 /**
  * A {@linkcode KeyValueStore} in this process's memory: the default. Values are copied in and out as JSON, so a
  * caller can never change what is stored by mutating an object it passed or got.
@@ -39,11 +42,28 @@ const FROZEN_KEYS = new WeakMap<readonly string[], string>();
  */
 export class MemoryStore implements KeyValueStore {
   #slots = new Map<string, Slot>();
+  /**
+   * The size at which the next new entry first drops every expired one. An expired entry is
+   * dropped when read, but most are never read again (a limit's count of a window gone by, a
+   * used approval's id, a finished authorization's state): without sweeps they would pile up
+   * for as long as the process runs. After a sweep the next is due at twice what is left, so
+   * its scan is paid for by as many new entries and the store holds at most about twice its
+   * live entries.
+   */
+  #sweepAt = MIN_SWEEP;
   #now: () => number;
 
   /** `now` is the clock used for `expireIn` (for tests); `Date.now` by default. */
   constructor(options: { now?: () => number } = {}) {
     this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * How many entries it holds, expired ones not dropped yet included: at most about twice the
+   * live ones, or 1024 (for monitoring and tests).
+   */
+  get size(): number {
+    return this.#slots.size;
   }
 
   get<T = unknown>(key: readonly string[]): Promise<T | undefined> {
@@ -52,7 +72,7 @@ export class MemoryStore implements KeyValueStore {
   }
 
   set(key: readonly string[], value: unknown, options: KeyValueSetOptions = {}): Promise<void> {
-    this.#slots.set(encodeKey(key), this.#slot(key, value, options));
+    this.#put(encodeKey(key), this.#slot(key, value, options));
     return Promise.resolve();
   }
 
@@ -63,7 +83,7 @@ export class MemoryStore implements KeyValueStore {
   ): Promise<boolean> {
     const encoded = encodeKey(key);
     if (this.#live(encoded) !== undefined) return Promise.resolve(false);
-    this.#slots.set(encoded, this.#slot(key, value, options));
+    this.#put(encoded, this.#slot(key, value, options));
     return Promise.resolve(true);
   }
 
@@ -82,7 +102,7 @@ export class MemoryStore implements KeyValueStore {
     const next = current + by;
     const expiresAt = options.expireIn !== undefined ? now + options.expireIn : slot?.expiresAt;
     if (slot === undefined) {
-      this.#slots.set(encoded, { key: [...key], json: String(next), count: next, expiresAt });
+      this.#put(encoded, { key: [...key], json: String(next), count: next, expiresAt });
     } else {
       // A count changes in place: the hot path of a limit check allocates no new entry.
       slot.json = String(next);
@@ -120,6 +140,18 @@ export class MemoryStore implements KeyValueStore {
       count: undefined,
       expiresAt: expireIn === undefined ? undefined : this.#now() + expireIn,
     };
+  }
+
+  /** Writes an entry; a new one past the sweep size first drops the expired ones. */
+  #put(encoded: string, slot: Slot): void {
+    if (this.#slots.size >= this.#sweepAt && !this.#slots.has(encoded)) {
+      const now = this.#now();
+      for (const [key, held] of this.#slots) {
+        if (held.expiresAt !== undefined && held.expiresAt <= now) this.#slots.delete(key);
+      }
+      this.#sweepAt = Math.max(MIN_SWEEP, 2 * this.#slots.size);
+    }
+    this.#slots.set(encoded, slot);
   }
 
   #live(encoded: string): Slot | undefined {

@@ -1,3 +1,4 @@
+import { ToolError } from "../../core/tool_error.ts";
 import type {
   BuiltinContext,
   BuiltinRequest,
@@ -20,7 +21,7 @@ import { hostFileAccess } from "./files/host_file_access.ts";
 import { sessionFileAccess } from "./sandbox/session_file_access.ts";
 import { hostSearchAccess } from "./search/host_search_access.ts";
 import { sessionSearchAccess } from "./sandbox/session_search_access.ts";
-import { SandboxSessions } from "./sandbox/sandbox_sessions.ts";
+import { SandboxSessions, type SessionSource } from "./sandbox/sandbox_sessions.ts";
 import { assertNoExcess } from "./permissions/check_permissions.ts";
 import { assertRealRootNotBroad } from "./broad_root.ts";
 import { FileResultStore } from "../store/file_result_store.ts";
@@ -38,6 +39,23 @@ export interface BuiltinToolsOptions {
    * milliseconds. Default: 120000. Sessions always close on `close()`.
    */
   sessionIdleMs?: number;
+}
+
+/**
+ * Below this many users with sandbox sessions, none is let go: a sweep of idle ones runs when the
+ * count reaches twice what the last sweep left, so its scan is paid for by as many new users.
+ */
+const MIN_SESSION_SWEEP = 64;
+
+/** How many users each `builtinTools` instance keeps sandbox sessions for (for tests). */
+const sandboxUserCounts = new WeakMap<BuiltinTools, () => number>();
+
+/**
+ * How many users a `builtinTools` instance keeps sandbox sessions for, idle ones not let go yet
+ * included (for tests).
+ */
+export function sandboxUsersOf(tools: BuiltinTools): number {
+  return sandboxUserCounts.get(tools)?.() ?? 0;
 }
 
 /** The built-in tools: the router's built-in slot, with clean-up of background processes. */
@@ -122,23 +140,41 @@ export function builtinTools(
   let closed = false;
   let defaultFileTools: Map<string, RoutedTool> | undefined;
 
+  let sweepAt = MIN_SESSION_SWEEP;
   const sessionsOf = (userId: string | undefined): SandboxSessions => {
     let sessions = sessionsByUser.get(userId);
     if (sessions === undefined) {
+      // Users come and go: one whose sessions all closed holds nothing worth keeping, and
+      // without this every user who ever ran a sandboxed tool would stay.
+      if (sessionsByUser.size >= sweepAt) {
+        for (const [user, held] of sessionsByUser) if (held.idle) sessionsByUser.delete(user);
+        sweepAt = Math.max(MIN_SESSION_SWEEP, 2 * sessionsByUser.size);
+      }
       sessions = new SandboxSessions({ idleMs: options.sessionIdleMs, principal: userId });
       sessionsByUser.set(userId, sessions);
     }
     return sessions;
   };
+  // A tool asks for its user's sessions at each use (and holds them only while it uses them), so
+  // an idle user's instance can be let go: the next use makes a new one.
+  const sourceOf = (userId: string | undefined): SessionSource => ({
+    // After close() no instance is made again: a use fails as on the closed ones.
+    acquire: (ctx, acquiring) =>
+      closed
+        ? Promise.reject(
+          new ToolError("tool_error", "The built-in tools were closed: no sandbox is started"),
+        )
+        : sessionsOf(userId).acquire(ctx, acquiring),
+  });
   const fileTool = (name: string, ctx: ResolvedContext, userId?: string): RoutedTool => {
     // The cached tools are bound to the sessions of no user: only that principal reuses them.
     if (ctx === defaults && userId === undefined) {
       defaultFileTools ??= new Map(
-        FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults, sessionsOf(undefined))]),
+        FILE_TOOLS.map((n) => [n, makeFileTool(n, defaults, sourceOf(undefined))]),
       );
       return defaultFileTools.get(name)!;
     }
-    return makeFileTool(name, ctx, sessionsOf(userId));
+    return makeFileTool(name, ctx, sourceOf(userId));
   };
   const bashTool = (ctx: ResolvedContext, userId?: string): RoutedTool => {
     const key = tableKey(ctx, userId);
@@ -147,7 +183,7 @@ export function builtinTools(
       table = new ProcessTable(ctx);
       processes.set(key, table);
     }
-    return createBashTool(ctx, table, { sessions: sessionsOf(userId) });
+    return createBashTool(ctx, table, { sessions: sourceOf(userId) });
   };
   const closeAll = async (): Promise<void> => {
     closed = true;
@@ -160,7 +196,7 @@ export function builtinTools(
     ]);
   };
 
-  return Object.freeze({
+  const tools: BuiltinTools = Object.freeze({
     names: Object.freeze(defaults.bash === false ? [...FILE_TOOLS] : [...ALL_TOOLS]),
     context: defaults,
     // Results a router's budget cut, sealed (the model's tools can read the workspace).
@@ -190,8 +226,14 @@ export function builtinTools(
     },
     async closeContext(override: BuiltinContext, request?: BuiltinRequest): Promise<void> {
       const ctx = resolveBuiltinContext(override);
-      // Every user who resolved tools has sessions here (bash and the file tools take them).
-      const users = request === undefined ? [...sessionsByUser.keys()] : [principalOf(request)];
+      // Every user with a process table (bash resolved) or sandbox sessions held (a sandboxed
+      // tool used); a user whose sessions were let go has none to close.
+      const users = request === undefined
+        ? new Set([
+          ...sessionsByUser.keys(),
+          ...[...processes.keys()].map((key) => (JSON.parse(key)[0] ?? undefined) as string),
+        ])
+        : [principalOf(request)];
       const closing: Promise<void>[] = [];
       for (const userId of users) {
         const key = tableKey(ctx, userId);
@@ -206,6 +248,8 @@ export function builtinTools(
     close: closeAll,
     [Symbol.asyncDispose]: closeAll,
   });
+  sandboxUserCounts.set(tools, () => sessionsByUser.size);
+  return tools;
 }
 
 function tableKey(ctx: ResolvedContext, userId: string | undefined): string {
@@ -227,7 +271,7 @@ function principalOf(request: BuiltinRequest): string | undefined {
   return userId;
 }
 
-function makeFileTool(name: string, ctx: ResolvedContext, sessions: SandboxSessions): RoutedTool {
+function makeFileTool(name: string, ctx: ResolvedContext, sessions: SessionSource): RoutedTool {
   // The tools reach the files inside the context's sandbox session exactly when bash runs
   // sandboxed (only then can a command of the model race the path checks, and only then is
   // bubblewrap known to be wanted and allowed), on the host otherwise.

@@ -53,3 +53,33 @@ Deno.test("MemoryStore refuses an empty key, a non-JSON value and a bad expireIn
   assertThrows(() => store.set(["k"], undefined), TypeError, "not JSON");
   assertThrows(() => store.set(["k"], 1, { expireIn: -1 }), RangeError, "expireIn");
 });
+
+Deno.test("MemoryStore drops expired entries that are never read again, so a long run holds about its live ones", async () => {
+  let now = 0;
+  const store = new MemoryStore({ now: () => now });
+  // As a limit's counts do: one key per user and window, each expiring after its window and
+  // never read once the window is gone; 50,000 users come once each, a second apart.
+  for (let user = 0; user < 50_000; user++) {
+    now = user * 1_000;
+    await store.increment(["limits", `user-${user}`, String(user)], { expireIn: 2_000 });
+    await store.setIfAbsent(["used", `approval-${user}`], true, { expireIn: 2_000 });
+  }
+  assertEquals(store.size <= 2_048, true, `the store holds ${store.size} entries`);
+  // What has not expired is all still there, whatever the sweeps dropped.
+  assertEquals(await store.get(["limits", "user-49999", "49999"]), 1);
+  assertEquals(await store.get(["limits", "user-49998", "49998"]), 1);
+  assertEquals(await store.setIfAbsent(["used", "approval-49999"], true), false);
+});
+
+Deno.test("MemoryStore keeps every live entry through its sweeps", async () => {
+  let now = 0;
+  const store = new MemoryStore({ now: () => now });
+  for (let i = 0; i < 5_000; i++) {
+    now = i;
+    await store.set(["kept", String(i)], i);
+    await store.set(["brief", String(i)], i, { expireIn: 1 });
+  }
+  const kept = await store.list(["kept"]);
+  assertEquals(kept.length, 5_000);
+  assertEquals(store.size < 5_000 + 2_048, true, `the store holds ${store.size} entries`);
+});

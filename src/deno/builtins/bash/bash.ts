@@ -8,7 +8,7 @@ import { bashSubjects } from "./shell_commands.ts";
 import type { ResolvedContext } from "../builtin_context.ts";
 import type { ProcessTable } from "./process_table.ts";
 import { runCommand } from "./run_command.ts";
-import type { SandboxSessions } from "../sandbox/sandbox_sessions.ts";
+import type { SessionSource } from "../sandbox/sandbox_sessions.ts";
 import { execInSession, sessionEnv } from "../sandbox/session_exec.ts";
 import { spawnInSession } from "../../sandbox/session_process.ts";
 import { limitPrefix } from "../../sandbox/resource_limits.ts";
@@ -38,7 +38,7 @@ const input = compileZodInput(schema, "bash");
 /** Options of {@linkcode createBashTool}. */
 export interface BashToolOptions {
   /** The sandbox sessions that sandboxed commands (`exec` and `start`) run in. */
-  readonly sessions: SandboxSessions;
+  readonly sessions: SessionSource;
 }
 
 /**
@@ -151,7 +151,7 @@ async function runBash(
   processes: ProcessTable,
   args: BashArgs,
   context: ToolContext,
-  sessions: SandboxSessions,
+  sessions: SessionSource,
 ): Promise<unknown> {
   const action = args.action ?? "exec";
   switch (action) {
@@ -216,7 +216,7 @@ async function runBash(
 /** A background process in the context's sandbox session: its limits, its network. */
 async function startInSession(
   ctx: ResolvedContext,
-  sessions: SandboxSessions,
+  sessions: SessionSource,
   processes: ProcessTable,
   invocation: BashInvocation,
 ): Promise<ProcessInfo> {
@@ -284,7 +284,7 @@ function request(args: BashArgs, background: boolean): BashRequest {
  * workspace is past its disk bound: a sandbox that cannot start (bubblewrap missing) says so
  * before the disk bound is measured.
  */
-async function sessionReady(ctx: ResolvedContext, sessions: SandboxSessions): Promise<void> {
+async function sessionReady(ctx: ResolvedContext, sessions: SessionSource): Promise<void> {
   (await sessions.acquire(ctx)).release();
   await checkWorkspaceDisk(ctx);
 }

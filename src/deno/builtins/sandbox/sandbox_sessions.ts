@@ -45,6 +45,13 @@ interface Entry {
   retired: boolean;
 }
 
+/**
+ * What a tool needs of its user's sandbox sessions: a lease on its context's session. The
+ * built-in tools hold this, not the user's {@linkcode SandboxSessions}, so `builtinTools` can let
+ * go of a user whose sessions are all closed (see its `sessionsOf`).
+ */
+export type SessionSource = Pick<SandboxSessions, "acquire">;
+
 /** The default idle time of a session. */
 export const SESSION_IDLE_MS = 120_000;
 
@@ -73,6 +80,8 @@ export class SandboxSessions {
   #startTimeoutMs: number;
   #principal: string | undefined;
   #closed = false;
+  /** Calls of `acquire` under way: one waits for mounts before its start is in `#starting`. */
+  #acquiring = 0;
 
   /**
    * @param options Idle time and start deadline.
@@ -101,6 +110,23 @@ export class SandboxSessions {
     // A use the running session fits as it is takes it before any wait.
     const now = this.leaseNow(ctx, options);
     if (now !== undefined) return now;
+    this.#acquiring++;
+    try {
+      return await this.#acquireAfterWait(ctx);
+    } finally {
+      this.#acquiring--;
+    }
+  }
+
+  /**
+   * Whether nothing is held: no session running, starting or closing and no `acquire` under
+   * way. Such an instance may be let go; a new one for the same principal starts what it needs.
+   */
+  get idle(): boolean {
+    return this.#live.size === 0 && this.#starting.size === 0 && this.#acquiring === 0;
+  }
+
+  async #acquireAfterWait(ctx: ResolvedContext): Promise<SessionLease> {
     if (this.#closed) {
       throw new ToolError("tool_error", "The built-in tools were closed: no sandbox is started");
     }

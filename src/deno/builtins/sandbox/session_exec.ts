@@ -3,7 +3,7 @@ import type { ResolvedContext } from "../builtin_context.ts";
 import { BoundedOutput, splitBudget } from "../command/bounded_output.ts";
 import { abortedError, type CommandResult, type RunLimits } from "../command/command_result.ts";
 import { limitPrefix } from "../../sandbox/resource_limits.ts";
-import type { SandboxSessions } from "./sandbox_sessions.ts";
+import type { SessionSource } from "./sandbox_sessions.ts";
 import { PROXY_ENV } from "../../sandbox/session_launch.ts";
 
 /** A command to run in a session. */
@@ -36,7 +36,7 @@ const REPORT_GRACE_MS = 5_000;
  */
 export async function execInSession(
   ctx: ResolvedContext,
-  run: { sessions: SandboxSessions; command: SessionCommand; limits: RunLimits },
+  run: { sessions: SessionSource; command: SessionCommand; limits: RunLimits },
 ): Promise<CommandResult> {
   const { sessions, command, limits } = run;
   if (ctx.bash === false) throw new TypeError("Cannot run a command: bash is off in this context");

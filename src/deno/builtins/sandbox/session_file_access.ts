@@ -13,7 +13,7 @@ import {
 import { tempPathFor } from "../files/staged_file.ts";
 import type { ResolvedPath } from "../paths/workspace_paths.ts";
 import type { SandboxSession } from "../../sandbox/sandbox_session.ts";
-import type { SandboxSessions } from "./sandbox_sessions.ts";
+import type { SessionSource } from "./sandbox_sessions.ts";
 import type { SessionLease } from "../../sandbox/session_process.ts";
 import type { OkOf, SupervisorRequest } from "../../sandbox/protocol.ts";
 import { checkWorkspaceDisk } from "./workspace_disk.ts";
@@ -36,7 +36,7 @@ const WRITING = Object.freeze({ reading: false });
  *
  * @tags allow-run
  */
-export function sessionFileAccess(ctx: ResolvedContext, sessions: SandboxSessions): FileAccess {
+export function sessionFileAccess(ctx: ResolvedContext, sessions: SessionSource): FileAccess {
   // Reads take the running session as it is; writes check its mounts first (`acquire`).
   const call = async <R extends SupervisorRequest>(header: R, body?: Uint8Array) => {
     const lease = await sessions.acquire(ctx, READING.has(header.op) ? READ_ONLY : WRITING);

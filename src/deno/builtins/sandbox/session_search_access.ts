@@ -10,7 +10,7 @@ import {
 } from "../search/search_access.ts";
 import type { SearchBudget } from "../search/search_budget.ts";
 import { onlyFolder } from "../search/walk_tree.ts";
-import type { SandboxSessions } from "./sandbox_sessions.ts";
+import type { SessionSource } from "./sandbox_sessions.ts";
 import type { OkOf, RequestOf } from "../../sandbox/protocol.ts";
 
 /** The most bytes of listing one search takes in (64 MiB: about a million paths). */
@@ -38,7 +38,7 @@ const READ_ONLY = Object.freeze({ reading: true });
  *
  * @tags allow-run
  */
-export function sessionSearchAccess(ctx: ResolvedContext, sessions: SandboxSessions): SearchAccess {
+export function sessionSearchAccess(ctx: ResolvedContext, sessions: SessionSource): SearchAccess {
   return Object.freeze({
     async list(root: string, request: ListRequest) {
       const tree = new ListedTree();
@@ -166,7 +166,7 @@ function isBelow(path: string, prefix: string): boolean {
  */
 async function ask(
   ctx: ResolvedContext,
-  sessions: SandboxSessions,
+  sessions: SessionSource,
   budget: SearchBudget,
   header: Omit<RequestOf<"list">, "timeoutMs"> | Omit<RequestOf<"grep">, "timeoutMs">,
   body: Uint8Array | undefined,

@@ -21,6 +21,9 @@ export interface PinnedTools {
   missing: MissingTool[];
 }
 
+/** Most scopes (a user and server each) a tool list is remembered as verified for. */
+const MAX_VERIFIED_SCOPES = 4096;
+
 /**
  * Trust on first use, fail closed: the first definition seen of each (user, server, tool) is
  * pinned by hash; a later definition that differs is withheld until it is accepted.
@@ -107,7 +110,11 @@ export class ToolPins {
     });
     if (withheld.size === 0) {
       this.#withheld.delete(key);
-      const scopes = this.#verified.get(tools) ?? new Set<string>();
+      let scopes = this.#verified.get(tools);
+      // A global server's list lives as long as it does not change, and lists equal in content
+      // are one object for every user: past the bound the list's scopes start over (each is
+      // checked once more), else every user who ever came would stay in the set.
+      if (scopes === undefined || scopes.size >= MAX_VERIFIED_SCOPES) scopes = new Set<string>();
       this.#verified.set(tools, scopes.add(key));
     } else this.#withheld.set(key, withheld);
     return { tools: withheld.size === 0 ? tools : kept, missing };
