@@ -24,6 +24,7 @@ import {
   TOKENS,
   type User,
 } from "./_handler_fuzz_cases.ts";
+import { within } from "../../../_helpers/within.ts";
 
 const SEED = 0x5eed40;
 const CASES = 900;
@@ -95,19 +96,6 @@ const EVERY = tools.map((tool) => tool.name);
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
-
-/** Waits for a promise at most `ms`; `undefined` past it. */
-async function within<T>(pending: Promise<T>, ms: number): Promise<T | "late"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      pending,
-      new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), ms)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function post(user: User, message: unknown, headers: Record<string, string> = {}): Request {
   return new Request(ENDPOINT, {

@@ -17,6 +17,7 @@ import { hasUnsafeChars } from "../../../../../src/core/mcp/gateway/tools/remote
 import { FuzzRandom } from "../../../../_helpers/fuzz_random.ts";
 import { type HostileAnswer, hostileAnswer } from "./_hostile_answers.ts";
 import { mutatedHandshake } from "./_mutated_handshake.ts";
+import { within } from "../../../../_helpers/within.ts";
 
 const SEED = 0x6a7e40;
 const CASES_PER_ERA = 160;
@@ -96,18 +97,6 @@ function shownStrings(value: unknown, out: string[] = [], depth = 0): string[] {
     }
   }
   return out;
-}
-
-async function within<T>(pending: Promise<T>, ms: number): Promise<T | "late"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      pending,
-      new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), ms)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 Deno.test("fuzzing the gateway with a hostile upstream's answers in both eras: every call resolves with a result, errors carry a listed code, nothing unescaped, no unhandled rejection", async () => {
