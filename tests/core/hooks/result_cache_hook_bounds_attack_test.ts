@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { z } from "zod";
-import { defineTool, ToolRouter, toolOutput } from "../../../mod.ts";
+import { defineTool, toolOutput, ToolRouter } from "../../../mod.ts";
 import { resultCacheHook } from "../../../src/core/hooks/mod.ts";
 
 /**
@@ -67,7 +67,8 @@ Deno.test("a result JSON cannot measure is answered, not kept, and does not fail
       description: "Structured content JSON cannot write",
       input: z.object({}),
       readOnly: true,
-      run: () => (runs++, toolOutput({ content: [{ type: "text", text: "hi" }], structuredContent })),
+      run:
+        () => (runs++, toolOutput({ content: [{ type: "text", text: "hi" }], structuredContent })),
     });
     const router = new ToolRouter({ functions: [odd], hooks: [resultCacheHook()] });
     const tools = await router.expose({ functions: ["odd"] });
