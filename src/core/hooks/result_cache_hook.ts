@@ -89,7 +89,7 @@ export function resultCacheHook(options: ResultCacheOptions = {}): ToolHook {
       const key = cacheKey(call);
       drop(key);
       const bytes = bytesOf(result);
-      if (bytes > maxBytes) return undefined;
+      if (bytes === undefined || bytes > maxBytes) return undefined;
       while (entries.size > 0 && (entries.size >= maxEntries || held + bytes > maxBytes)) {
         drop(entries.keys().next().value!);
       }
@@ -110,10 +110,18 @@ function cacheKey(call: HookCall): string {
   ]);
 }
 
-/** About what a kept result takes in memory: two bytes per character of what it holds. */
-function bytesOf(result: ToolCallResult): number {
-  const structured = result.structuredContent === undefined
-    ? 0
-    : JSON.stringify(result.structuredContent).length;
-  return 2 * (result.text.length + JSON.stringify(result.content).length + structured);
+/**
+ * About what a kept result takes in memory: two bytes per character of what it holds;
+ * `undefined` for one JSON cannot measure (a host tool's structured content with a cycle or a
+ * BigInt), which is not kept: the cache must not fail a call that runs without it.
+ */
+function bytesOf(result: ToolCallResult): number | undefined {
+  try {
+    const structured = result.structuredContent === undefined
+      ? 0
+      : JSON.stringify(result.structuredContent).length;
+    return 2 * (result.text.length + JSON.stringify(result.content).length + structured);
+  } catch {
+    return undefined;
+  }
 }

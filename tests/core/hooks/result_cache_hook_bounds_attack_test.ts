@@ -1,6 +1,6 @@
 import { assertEquals, assertThrows } from "@std/assert";
 import { z } from "zod";
-import { defineTool, ToolRouter } from "../../../mod.ts";
+import { defineTool, toolOutput, ToolRouter } from "../../../mod.ts";
 import { resultCacheHook } from "../../../src/core/hooks/mod.ts";
 
 /**
@@ -50,4 +50,34 @@ Deno.test("a result larger than the whole cache is not kept; maxBytes must be po
   assertEquals(runs, 2);
   assertThrows(() => resultCacheHook({ maxBytes: 0 }), RangeError, "maxBytes");
   await router.close();
+});
+
+/**
+ * The cache measures a result by its JSON before keeping it. A host tool's structured content
+ * that JSON cannot write (a cycle, a BigInt) made the measure throw, and the hook failed a call
+ * that succeeds without it ("its result is withheld"). Such a result is answered and not kept.
+ */
+Deno.test("a result JSON cannot measure is answered, not kept, and does not fail the call", async () => {
+  const cyclic: Record<string, unknown> = { n: 1 };
+  cyclic.self = cyclic;
+  for (const structuredContent of [{ n: 1n } as Record<string, unknown>, cyclic]) {
+    let runs = 0;
+    const odd = defineTool({
+      name: "odd",
+      description: "Structured content JSON cannot write",
+      input: z.object({}),
+      readOnly: true,
+      run:
+        () => (runs++, toolOutput({ content: [{ type: "text", text: "hi" }], structuredContent })),
+    });
+    const router = new ToolRouter({ functions: [odd], hooks: [resultCacheHook()] });
+    const tools = await router.expose({ functions: ["odd"] });
+    const first = await tools.call("odd", {});
+    const second = await tools.call("odd", {});
+    assertEquals([first.isError, first.text], [false, "hi"]);
+    assertEquals([second.isError, second.text], [false, "hi"]);
+    // Both calls ran the tool (the cache's after step ran on each and kept nothing).
+    assertEquals(runs, 2);
+    await router.close();
+  }
 });

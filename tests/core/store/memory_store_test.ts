@@ -83,3 +83,35 @@ Deno.test("MemoryStore keeps every live entry through its sweeps", async () => {
   assertEquals(kept.length, 5_000);
   assertEquals(store.size < 5_000 + 2_048, true, `the store holds ${store.size} entries`);
 });
+
+Deno.test("attack: a sweep at the exact millisecond of expiry drops only what a read would treat as gone", async () => {
+  let now = 0;
+  const swept = new MemoryStore({ now: () => now });
+  const unswept = new MemoryStore({ now: () => now });
+  const write = async (store: MemoryStore, many: boolean) => {
+    // A used approval's marker and a limit's count that expire at 100, and ones a millisecond
+    // later; fillers to 2048 entries, the size at which the second sweep is due.
+    await store.setIfAbsent(["used", "at"], true, { expireIn: 100 });
+    await store.setIfAbsent(["used", "after"], true, { expireIn: 101 });
+    await store.increment(["limits", "at"], { expireIn: 100 });
+    await store.increment(["limits", "after"], { expireIn: 101 });
+    for (let i = 0; many && i < 2_044; i++) {
+      await store.set(["filler", String(i)], i, { expireIn: 50 });
+    }
+  };
+  await write(swept, true);
+  await write(unswept, false);
+  now = 100;
+  const before = swept.size;
+  await swept.set(["new"], 1);
+  // The attack ran: the write swept (the store shrank), at expiresAt equal to now.
+  assertEquals(before > swept.size + 2_000, true, `${before} -> ${swept.size}`);
+  for (const store of [swept, unswept]) {
+    // A marker still live cannot be claimed again; one at its expiry is gone either way.
+    assertEquals(await store.setIfAbsent(["used", "after"], true), false);
+    assertEquals(await store.setIfAbsent(["used", "at"], true), true);
+    // A count still in its window goes on; one at its window's end starts over either way.
+    assertEquals(await store.increment(["limits", "after"]), 2);
+    assertEquals(await store.increment(["limits", "at"]), 1);
+  }
+});

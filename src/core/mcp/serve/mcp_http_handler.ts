@@ -54,7 +54,8 @@ export interface McpHttpHandlerOptions extends ToolSetServerOptions {
    */
   tokens?: Readonly<Record<string, string>>;
   /**
-   * Returns the user id of a request, or `undefined` to answer 401. Runs after `tokens` found
+   * Returns the user id of a request (a non-empty string), or `undefined` to answer 401; any
+   * other answer (`null`, `false`, `""`, a number) answers 401 too. Runs after `tokens` found
    * nothing (or when there are none).
    */
   authenticate?: (request: Request) => string | undefined | Promise<string | undefined>;
@@ -193,7 +194,11 @@ export function mcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
       const userId = await usersOfTokens(token);
       if (userId !== undefined) return userId;
     }
-    return await options.authenticate?.(request);
+    const user: unknown = await options.authenticate?.(request);
+    // Only a user id authenticates: a JavaScript host's `null` or `false` for "no such token"
+    // (or an id that is not a string) fell back to the handler's `userId`, so a request with no
+    // token at all ran as that user.
+    return typeof user === "string" && user !== "" ? user : undefined;
   }
 
   const handler = async (request: Request): Promise<Response> => {
