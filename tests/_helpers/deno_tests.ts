@@ -86,6 +86,9 @@ export const SLOW: readonly string[] = [
   "tests/deno/builtins/planted_repository_overflow_attack_test.ts",
   "tests/deno/builtins/sandbox/protected_mounts_test.ts",
   "tests/deno/builtins/search/matching_cannot_hang_test.ts",
+  // Sandbox sessions of 66 users started one after another, past the idle-user sweep's threshold,
+  // racing it.
+  "tests/deno/builtins/builtin_tools_sweep_race_attack_test.ts",
   // Swap races: a process exchanging a folder with a link as fast as it can for seconds (a core
   // each) while file writes go through that folder.
   "tests/deno/builtins/sandbox/file_write_swap_attack_test.ts",
