@@ -7,6 +7,7 @@ import { assert, assertEquals, assertMatch } from "@std/assert";
 import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { type BuiltinContext, builtinTools } from "@toolroute/toolroute/deno";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { leftovers } from "./_bash_fixture.ts";
 
 const SECRET = "ADVERSARIAL-OUTSIDE-SECRET-5d1e";
 const INSIDE = "INSIDE-CONTENT-MARKER-91c2";
@@ -697,17 +698,6 @@ Deno.test("bash sandbox none says plainly it is not confined, and still scrubs t
 });
 
 // ---------------------------------------------------------------------------------------------
-
-async function leftovers(text: string, ms = 1500): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  while (true) {
-    const { stdout } = await new Deno.Command("pgrep", { args: ["-f", text], stdin: "null" })
-      .output();
-    const pids = new TextDecoder().decode(stdout).split("\n").filter((l) => l).map(Number);
-    if (pids.length === 0 || Date.now() > deadline) return pids;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Under the exact flags of denoFlags(): same refusals, same words, no leak

@@ -3,19 +3,9 @@ import { ToolRouter, type ToolSet } from "@toolroute/toolroute";
 import { builtinTools } from "@toolroute/toolroute/deno";
 import { sandboxUsersOf } from "../../../src/deno/builtins/builtin_tools.ts";
 import { skipWithoutBwrap } from "../../_helpers/bwrap.ts";
+import { leftovers } from "./_bash_fixture.ts";
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
-async function processesNaming(text: string, goneWithinMs: number): Promise<number[]> {
-  // pgrep, not /proc: Deno reads /proc only under --allow-all.
-  const deadline = Date.now() + goneWithinMs;
-  while (true) {
-    const { stdout } = await new Deno.Command("pgrep", { args: ["-f", text], stdin: "null" })
-      .output();
-    const pids = new TextDecoder().decode(stdout).split("\n").filter((l) => l).map(Number);
-    if (pids.length === 0 || Date.now() > deadline) return pids;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function stdout(text: string): string {
   return JSON.parse(text).stdout;
@@ -78,12 +68,12 @@ Deno.test({
       assertEquals(JSON.parse(status.text).running, true, status.text);
       const read = await alice.call("bash", { command: "cat /tmp/alice.txt" });
       assertEquals(stdout(read.text), "up\n");
-      assert((await processesNaming(workspace, 0)).length > 0, "Alice's sandbox is not running");
+      assert((await leftovers(workspace, 0)).length > 0, "Alice's sandbox is not running");
     } finally {
       await router.close();
     }
     // close() reached every session: none is left running.
-    assertEquals(await processesNaming(workspace, 15_000), []);
+    assertEquals(await leftovers(workspace, 15_000), []);
     await Deno.remove(workspace, { recursive: true });
   },
 });

@@ -8,19 +8,9 @@ import { encodeFrame } from "../../../src/deno/sandbox/protocol.ts";
 import { concat } from "@std/bytes";
 import { exists } from "@std/fs";
 import { forgeAnswers } from "./_host_forge.ts";
+import { leftovers } from "../builtins/_bash_fixture.ts";
 
 /** Processes whose command line names `text` (the sandbox's arguments name the workspace). */
-async function processesNaming(text: string, goneWithinMs = 3000): Promise<number[]> {
-  // pgrep, not /proc: Deno reads /proc only under --allow-all.
-  const deadline = Date.now() + goneWithinMs;
-  while (true) {
-    const { stdout } = await new Deno.Command("pgrep", { args: ["-f", text], stdin: "null" })
-      .output();
-    const pids = new TextDecoder().decode(stdout).split("\n").filter((l) => l).map(Number);
-    if (pids.length === 0 || Date.now() > deadline) return pids;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The processes, as `ps` shows them (for a failure's message). */
 async function described(pids: number[]): Promise<string> {
@@ -116,7 +106,7 @@ Deno.test({
     const fresh = await exec(tools, "echo fresh");
     assertEquals(fresh.json.stdout, "fresh\n", fresh.text);
     await router.close();
-    assertEquals(await processesNaming(a), []);
+    assertEquals(await leftovers(a), []);
     await Deno.remove(a, { recursive: true });
   },
 });
@@ -133,17 +123,17 @@ Deno.test({
     });
     const tools = await router.expose({ builtins: ["bash", "read_file"] });
     await exec(tools, "true");
-    assert((await processesNaming(a, 0)).length > 0, "the session did not start");
-    assertEquals(await processesNaming(a, 15_000), []);
+    assert((await leftovers(a, 0)).length > 0, "the session did not start");
+    assertEquals(await leftovers(a, 15_000), []);
     const theirs = await router.expose({
       builtins: ["bash"],
       context: { workspace: b, bash: true },
     });
     await exec(theirs, "sleep 30 &");
-    assert((await processesNaming(b, 0)).length > 0, "the session did not start");
+    assert((await leftovers(b, 0)).length > 0, "the session did not start");
     await router.close();
     // At once: close() returns only once the session's processes are gone.
-    const left = await processesNaming(b, 0);
+    const left = await leftovers(b, 0);
     assertEquals(left, [], await described(left));
     await Deno.remove(a, { recursive: true });
     await Deno.remove(b, { recursive: true });
@@ -166,7 +156,7 @@ Deno.test({
     const outcome = asked.then((lease) => (lease.release(), "started"), (error) => error)
       .finally(() => settled = true);
     const seen = new Set<number>();
-    while (!settled) for (const pid of await processesNaming(ws, 0)) seen.add(pid);
+    while (!settled) for (const pid of await leftovers(ws, 0)) seen.add(pid);
     const error = await outcome;
     assert(error instanceof ToolError, `the session was ${String(error)}`);
     assertMatch(error.message, /closed/);
@@ -200,7 +190,7 @@ Deno.test({
     assert(!settled, "the first command ended before close() ran");
     await router.close();
     // At once: the retired session's command would otherwise run on after close() returned.
-    const left = await processesNaming(ws, 0);
+    const left = await leftovers(ws, 0);
     assertEquals(left, [], await described(left));
     assert((await long).isError, "the first command was not stopped");
     await Deno.remove(ws, { recursive: true });
@@ -285,11 +275,11 @@ Deno.test({
     }).spawn();
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     assertEquals((await reader.read()).value, "started\n");
-    assert((await processesNaming(a, 0)).length > 1, "no session was running");
+    assert((await leftovers(a, 0)).length > 1, "no session was running");
     child.kill("SIGKILL");
     await child.status;
     await reader.cancel();
-    assertEquals(await processesNaming(a), []);
+    assertEquals(await leftovers(a), []);
     await Deno.remove(a, { recursive: true });
   },
 });
@@ -318,10 +308,10 @@ Deno.test({
       text = JSON.parse((await tools.call("bash", { action: "logs", processId })).text).text;
     }
     assertEquals(text, "from-exec\ngot abc\n");
-    assert((await processesNaming(`sleep ${tag}`, 0)).length > 0, "the process is not running");
+    assert((await leftovers(`sleep ${tag}`, 0)).length > 0, "the process is not running");
     const stopped = JSON.parse((await tools.call("bash", { action: "stop", processId })).text);
     assertEquals([stopped.running, stopped.exitCode], [false, 143]);
-    assertEquals(await processesNaming(`sleep ${tag}`), []);
+    assertEquals(await leftovers(`sleep ${tag}`), []);
     await router.close();
     await Deno.remove(a, { recursive: true });
   },
